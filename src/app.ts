@@ -1,0 +1,83 @@
+import crypto from 'node:crypto';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import type { Client as TemporalClient } from '@temporalio/client';
+import type { Db } from './db/prisma';
+import { Api } from './http/api';
+import { createAuthenticator } from './http/auth';
+import { ApiError } from './http/errors';
+import { logger as defaultLogger, type Logger } from './http/logger';
+import { registerCustomerRoutes } from './customers/customer.routes';
+import { checkHealth } from './health/health';
+
+export interface AppDeps {
+  prisma: Db;
+  temporal: TemporalClient;
+  logger?: Logger;
+}
+
+export function createApp(deps: AppDeps): express.Express {
+  const log = deps.logger ?? defaultLogger;
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('query parser', 'simple');
+
+  app.use((req, res, next) => {
+    const requestId = req.header('x-request-id')?.slice(0, 100) || crypto.randomUUID();
+    res.setHeader('x-request-id', requestId);
+    res.locals.requestId = requestId;
+    const started = process.hrtime.bigint();
+    res.on('finish', () => {
+      log.info(
+        {
+          requestId,
+          method: req.method,
+          path: req.path,
+          status: res.statusCode,
+          durationMs: Number(process.hrtime.bigint() - started) / 1e6,
+        },
+        'request',
+      );
+    });
+    next();
+  });
+  app.use(express.json({ limit: '1mb' }));
+
+  const api = new Api(deps.prisma, createAuthenticator(deps.prisma));
+  registerCustomerRoutes(api, deps);
+
+  app.get('/health', async (_req, res) => {
+    const health = await checkHealth(deps);
+    res.status(health.status === 'ok' ? 200 : 503).json(health);
+  });
+  const openApi = api.openApiDocument();
+  app.get('/openapi.json', (_req, res) => {
+    res.json(openApi);
+  });
+  app.use(api.router);
+
+  app.use((req) => {
+    throw new ApiError('not_found', 'route_not_found', `No route for ${req.method} ${req.path}`);
+  });
+  app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => {
+    const apiError = toApiError(error, res.locals.requestId as string, log);
+    res.status(apiError.status).json(apiError.toBody());
+  });
+  return app;
+}
+
+function toApiError(error: unknown, requestId?: string, log?: Logger): ApiError {
+  if (error instanceof ApiError) return error;
+  const httpError = error as { type?: string; status?: number; message?: string };
+  if (httpError?.type === 'entity.parse.failed') {
+    return new ApiError('invalid_request_error', 'body_not_json', 'The request body is not valid JSON.', 'body');
+  }
+  if (httpError?.type === 'entity.too.large') {
+    return new ApiError('invalid_request_error', 'body_too_large', 'The request body is larger than 1 MB.', 'body', 413);
+  }
+  if (httpError?.status && httpError.status >= 400 && httpError.status < 500) {
+    return new ApiError('invalid_request_error', 'bad_request', httpError.message ?? 'Bad request', undefined, httpError.status);
+  }
+  log?.error({ requestId, err: error }, 'unhandled error');
+  return new ApiError('api_error', 'internal_error', 'An internal error occurred; it has been logged.');
+}

@@ -1,0 +1,114 @@
+import path from 'node:path';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { config, paths, projectRoot } from '../config';
+import { createAccount } from '../accounts/account.service';
+import { resolveDatabase } from '../db/local-database';
+import { migrate } from '../db/migrator';
+import { createPrisma } from '../db/prisma';
+import { startTemporalDevServer, type DevServer } from '../runtime/temporal-dev-server';
+
+/**
+ * `npm start`: the whole service on one machine. Embedded PostgreSQL (unless DATABASE_URL), the
+ * Temporal dev server (unless TEMPORAL_ADDRESS), pending migrations, then the API and the worker as
+ * child processes, exactly as they run in production.
+ */
+function say(line: string): void {
+  console.log(`[start] ${line}`);
+}
+
+function startChild(name: string, script: string, env: NodeJS.ProcessEnv): ChildProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(projectRoot, 'src', 'cli', script)], {
+    cwd: projectRoot,
+    env,
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  child.on('exit', (code, signal) => say(`${name} exited (${signal ?? `code ${code}`})`));
+  return child;
+}
+
+async function waitForHealth(port: number, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      const response = await fetch(`http://127.0.0.1:${port}/health`);
+      if (response.ok) return true;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 300));
+  }
+  return false;
+}
+
+async function main(): Promise<void> {
+  const database = await resolveDatabase();
+  say(database.embedded ? `embedded PostgreSQL at ${database.url.replace(/:[^:@/]+@/, ':***@')}` : 'PostgreSQL from DATABASE_URL');
+  const migrated = await migrate(database.url, paths.migrations);
+  say(`migrations: ${migrated.applied.length} applied now, ${migrated.alreadyApplied} already applied`);
+
+  let temporal: DevServer | undefined;
+  let temporalAddress = process.env.TEMPORAL_ADDRESS;
+  if (!temporalAddress) {
+    temporal = await startTemporalDevServer({
+      dataDir: path.join(paths.data, 'temporal'),
+      port: 7233,
+      uiPort: config.temporalUiPort,
+      namespace: config.temporalNamespace,
+      logFile: path.join(paths.data, 'temporal.log'),
+    });
+    temporalAddress = temporal.address;
+  }
+
+  const prisma = createPrisma(database.url, 1);
+  let demoKey: string | undefined;
+  if ((await prisma.account.count()) === 0) {
+    demoKey = (await createAccount(prisma, { name: 'Demo', role: 'developer', paymentPlans: true })).api_key;
+  }
+  await prisma.$disconnect();
+
+  const env = { ...process.env, DATABASE_URL: database.url, TEMPORAL_ADDRESS: temporalAddress };
+  const children = [startChild('api', 'api.ts', env), startChild('worker', 'worker.ts', env)];
+
+  let stopping = false;
+  const stop = async (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    say('stopping...');
+    await Promise.all(
+      children.map(
+        (child) =>
+          new Promise<void>((resolve) => {
+            if (child.exitCode !== null || child.signalCode !== null) return resolve();
+            child.once('exit', () => resolve());
+            child.kill('SIGTERM');
+          }),
+      ),
+    );
+    await temporal?.stop();
+    await database.stop();
+    say('stopped');
+    process.exit(code);
+  };
+  process.on('SIGINT', () => void stop(0));
+  process.on('SIGTERM', () => void stop(0));
+  for (const child of children) child.on('exit', () => void stop(1));
+
+  if (!(await waitForHealth(config.port, 120_000))) {
+    say('the API did not become healthy within 120 s');
+    return stop(1);
+  }
+  say(`API:          http://localhost:${config.port}  (OpenAPI: http://localhost:${config.port}/openapi.json)`);
+  if (temporal) say(`Temporal UI:  ${temporal.uiUrl}  (gRPC ${temporal.address}, namespace ${config.temporalNamespace})`);
+  if (demoKey) {
+    say(`Demo account created. API key (shown once): ${demoKey}`);
+    say(`Try: curl -H 'cc-api-key: ${demoKey}' http://localhost:${config.port}/customers`);
+  } else {
+    say('Create an API key with: npm run account:create -- --name "Acme"');
+  }
+  say('Ctrl-C stops everything.');
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,43 @@
+import path from 'node:path';
+
+/** Project root: every git-ignored runtime folder (.data, .tools) lives under it. */
+export const projectRoot = path.resolve(__dirname, '..');
+
+export const paths = {
+  tools: process.env.TOOLS_DIR ?? path.join(projectRoot, '.tools'),
+  data: process.env.DATA_DIR ?? path.join(projectRoot, '.data'),
+  migrations: path.join(projectRoot, 'prisma', 'migrations'),
+};
+
+function intFromEnv(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} must be a positive integer, got "${raw}"`);
+  return value;
+}
+
+export const config = {
+  get port() {
+    return intFromEnv('PORT', 3000);
+  },
+  get databaseUrl() {
+    return process.env.DATABASE_URL || undefined;
+  },
+  get embeddedPostgresPort() {
+    return intFromEnv('EMBEDDED_PG_PORT', 54329);
+  },
+  get temporalAddress() {
+    return process.env.TEMPORAL_ADDRESS || '127.0.0.1:7233';
+  },
+  get temporalNamespace() {
+    return process.env.TEMPORAL_NAMESPACE || 'default';
+  },
+  get temporalUiPort() {
+    return intFromEnv('TEMPORAL_UI_PORT', 8233);
+  },
+  taskQueue: 'billing',
+  get logLevel() {
+    return process.env.LOG_LEVEL || 'info';
+  },
+};

@@ -1,0 +1,123 @@
+import { z } from 'zod';
+import type { AppDeps } from '../app';
+import type { Api } from '../http/api';
+import { notFound } from '../http/errors';
+import { pageEnvelope, pageSchema, paginationQuery } from '../http/pagination';
+import {
+  createCustomerBody,
+  customerIdParams,
+  customerSchema,
+  listCustomersQuery,
+  searchCustomersQuery,
+  updateCustomerBody,
+} from './customer.schemas';
+import {
+  createCustomer,
+  deleteCustomer,
+  getCustomer,
+  listCustomers,
+  searchCustomers,
+  SEARCH_RESULT_LIMIT,
+  updateCustomer,
+  findCustomer,
+} from './customer.service';
+
+export function registerCustomerRoutes(api: Api, { prisma }: AppDeps): void {
+  const tag = 'Customers';
+
+  api.route({
+    method: 'post',
+    path: '/customers',
+    tag,
+    summary: 'Create a customer',
+    body: createCustomerBody,
+    status: 201,
+    response: customerSchema,
+    handler: ({ principal, body }) => createCustomer(prisma, principal.accountId, body),
+  });
+
+  api.route({
+    method: 'get',
+    path: '/customers',
+    tag,
+    summary: 'List customers (a bare array, as the spec says)',
+    query: listCustomersQuery,
+    response: z.array(customerSchema),
+    handler: ({ principal, query }) => listCustomers(prisma, principal.accountId, query),
+  });
+
+  // Declared before /customers/{externalKey} so that "search" is not taken for a customer id.
+  api.route({
+    method: 'get',
+    path: '/customers/search',
+    tag,
+    summary: `Search customers by name or email (at most ${SEARCH_RESULT_LIMIT} results)`,
+    query: searchCustomersQuery,
+    response: z.array(z.object({ id: z.string(), name: z.string(), email: z.string().nullable() })),
+    handler: ({ principal, query }) => searchCustomers(prisma, principal.accountId, query.search),
+  });
+
+  api.route({
+    method: 'get',
+    path: '/customers/{externalKey}',
+    tag,
+    summary: 'Retrieve a customer',
+    params: customerIdParams,
+    response: customerSchema,
+    errors: [404],
+    handler: ({ principal, params }) => getCustomer(prisma, principal.accountId, params.externalKey),
+  });
+
+  api.route({
+    method: 'patch',
+    path: '/customers/{externalKey}',
+    tag,
+    summary: 'Update a customer (billingAddress fills address[0]; shippingAddress fills shipping)',
+    params: customerIdParams,
+    body: updateCustomerBody,
+    response: customerSchema,
+    errors: [404],
+    handler: ({ principal, params, body }) => updateCustomer(prisma, principal.accountId, params.externalKey, body),
+  });
+
+  api.route({
+    method: 'delete',
+    path: '/customers/{externalKey}',
+    tag,
+    summary: 'Delete a customer',
+    params: customerIdParams,
+    response: z.object({ id: z.string(), object: z.literal('customer'), deleted: z.literal(true) }),
+    errors: [404],
+    handler: ({ principal, params }) => deleteCustomer(prisma, principal.accountId, params.externalKey),
+  });
+
+  // Payment methods arrive with the payments issue; until then a customer has none.
+  api.route({
+    method: 'get',
+    path: '/customers/{externalKey}/payment-methods',
+    tag,
+    summary: "List a customer's payment methods",
+    params: customerIdParams,
+    query: z.strictObject(paginationQuery(100)),
+    response: pageSchema(z.object({ id: z.string() })),
+    errors: [404],
+    handler: async ({ principal, params, query }) => {
+      await findCustomer(prisma, principal.accountId, params.externalKey);
+      return pageEnvelope([], 0, query);
+    },
+  });
+
+  api.route({
+    method: 'get',
+    path: '/customers/{externalKey}/payment-methods/{id}',
+    tag,
+    summary: 'Retrieve one payment method of a customer',
+    params: customerIdParams.extend({ id: z.string().min(1).max(64) }),
+    response: z.object({ id: z.string() }),
+    errors: [404],
+    handler: async ({ principal, params }) => {
+      await findCustomer(prisma, principal.accountId, params.externalKey);
+      throw notFound('payment method', params.id);
+    },
+  });
+}

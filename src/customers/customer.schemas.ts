@@ -1,0 +1,124 @@
+import { z } from 'zod';
+import { isCountryCode, isCurrencyCode } from '../lib/iso';
+import { paginationQuery } from '../http/pagination';
+import { resourceId } from '../http/validation';
+
+const text = (max: number) => z.string().max(max, `must be at most ${max} characters`);
+
+export const countryCode = z
+  .string()
+  .refine(isCountryCode, 'must be a two-letter ISO 3166-1 alpha-2 country code')
+  .transform((value) => value.toUpperCase());
+
+export const currencyCode = z
+  .string()
+  .refine(isCurrencyCode, 'must be a three-letter ISO 4217 currency code')
+  .transform((value) => value.toUpperCase());
+
+export const addressInput = z.strictObject({
+  city: text(200).optional(),
+  country: countryCode.optional(),
+  line1: text(200).optional(),
+  line2: text(200).optional(),
+  postal_code: text(20).optional(),
+  state: text(200).optional(),
+});
+
+export const addressSchema = z
+  .object({
+    city: z.string().optional(),
+    country: z.string().optional(),
+    line1: z.string().optional(),
+    line2: z.string().optional(),
+    postal_code: z.string().optional(),
+    state: z.string().optional(),
+  })
+  .openapi('Address');
+
+const email = z.email('must be a valid email address').max(254);
+const phone = text(40).regex(/^[0-9+()\-. ]*$/, 'may contain only digits, spaces and + ( ) - .');
+
+export const createCustomerBody = z
+  .strictObject({
+    name: text(255).min(1, 'must not be empty'),
+    email: email.optional(),
+    description: text(1000).optional(),
+    phone: phone.optional(),
+    currency: currencyCode.optional(),
+    address: z.array(addressInput).max(10).optional(),
+    shipping: z
+      .strictObject({
+        name: text(255).min(1, 'must not be empty'),
+        phone,
+        address: addressInput,
+      })
+      .optional(),
+  })
+  .openapi('CustomerCreate');
+
+/** PATCH has its own body shape (spec; DESIGN.md 3.4). */
+export const updateCustomerBody = z
+  .strictObject({
+    email: email.optional(),
+    name: text(255).min(1, 'must not be empty').optional(),
+    billingAddress: z
+      .strictObject({
+        email: email.optional(),
+        address1: text(200).optional(),
+        address2: text(200).optional(),
+        postalCode: text(20).optional(),
+        city: text(200).optional(),
+        country: countryCode.optional(),
+        state: text(200).optional(),
+        phone: phone.optional(),
+      })
+      .optional(),
+    shippingAddress: z
+      .strictObject({
+        shippingAddress1: text(200).optional(),
+        shippingAddress2: text(200).optional(),
+        shippingPostalCode: text(20).optional(),
+        shippingCity: text(200).optional(),
+        shippingCountry: countryCode.optional(),
+        shippingState: text(200).optional(),
+        shippingPhone: phone.optional(),
+      })
+      .optional(),
+  })
+  .openapi('CustomerUpdate');
+
+export const customerSchema = z
+  .object({
+    id: z.string(),
+    object: z.literal('customer'),
+    name: z.string(),
+    email: z.string().nullable(),
+    description: z.string().nullable(),
+    phone: z.string().nullable(),
+    created: z.number(),
+    currency: z.string().nullable(),
+    address: z.array(addressSchema),
+    shipping: z.object({ name: z.string(), phone: z.string().nullable(), address: addressSchema }).nullable(),
+  })
+  .openapi('Customer');
+
+export const SORTABLE_FIELDS = ['created', 'name', 'email'] as const;
+
+export const listCustomersQuery = z.strictObject({
+  search: text(200).optional().describe('Matches name or email, case-insensitively'),
+  ...paginationQuery(100),
+  order: z.enum(['ASC', 'DESC']).default('DESC'),
+  sortingField: z.enum(SORTABLE_FIELDS).default('created'),
+});
+
+export const searchCustomersQuery = z.strictObject({
+  search: text(200).describe('Matches name or email, case-insensitively'),
+});
+
+export const customerIdParams = z.strictObject({ externalKey: resourceId });
+
+export type CreateCustomerInput = z.output<typeof createCustomerBody>;
+export type UpdateCustomerInput = z.output<typeof updateCustomerBody>;
+export type ListCustomersQuery = z.output<typeof listCustomersQuery>;
+export type Address = z.output<typeof addressSchema>;
+export type CustomerObject = z.output<typeof customerSchema>;

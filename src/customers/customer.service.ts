@@ -1,0 +1,180 @@
+import type { Customer, Prisma } from '../generated/prisma/client';
+import type { Db, Tx } from '../db/prisma';
+import { notFound } from '../http/errors';
+import { pageWindow } from '../http/pagination';
+import { recordEvent } from '../lib/events';
+import { newId } from '../lib/ids';
+import { toUnixSeconds } from '../lib/time';
+import type {
+  Address,
+  CreateCustomerInput,
+  CustomerObject,
+  ListCustomersQuery,
+  UpdateCustomerInput,
+} from './customer.schemas';
+
+type Shipping = {
+  name: string;
+  phone: string | null;
+  address: Address;
+};
+
+export function toCustomerObject(customer: Customer): CustomerObject {
+  return {
+    id: customer.id,
+    object: 'customer',
+    name: customer.name,
+    email: customer.email,
+    description: customer.description,
+    phone: customer.phone,
+    created: toUnixSeconds(customer.createdAt),
+    currency: customer.currency,
+    address: (customer.address as Address[] | null) ?? [],
+    shipping: (customer.shipping as Shipping | null) ?? null,
+  };
+}
+
+/** Drops undefined keys so stored JSON holds only what was given. */
+function compact<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+}
+
+/** A live customer of the account, or 404 (also for another account's customer: no existence leak). */
+export async function findCustomer(db: Db | Tx, accountId: string, id: string): Promise<Customer> {
+  const customer = await db.customer.findFirst({ where: { id, accountId, deletedAt: null } });
+  if (!customer) throw notFound('customer', id);
+  return customer;
+}
+
+export async function createCustomer(prisma: Db, accountId: string, input: CreateCustomerInput): Promise<CustomerObject> {
+  return prisma.$transaction(async (tx) => {
+    const customer = await tx.customer.create({
+      data: {
+        id: newId('customer'),
+        accountId,
+        name: input.name,
+        email: input.email,
+        description: input.description,
+        phone: input.phone,
+        currency: input.currency,
+        address: (input.address ?? []).map(compact),
+        shipping: input.shipping ? { ...input.shipping, address: compact(input.shipping.address) } : undefined,
+      },
+    });
+    const object = toCustomerObject(customer);
+    await recordEvent(tx, accountId, 'customer.created', object);
+    return object;
+  });
+}
+
+function orderBy(query: ListCustomersQuery): Prisma.CustomerOrderByWithRelationInput[] {
+  const direction = query.order === 'ASC' ? 'asc' : 'desc';
+  const field = query.sortingField === 'created' ? 'createdAt' : query.sortingField;
+  // The id tie-breaker keeps pages stable when many rows share a sort value.
+  return [{ [field]: direction }, { id: direction }];
+}
+
+function searchFilter(search: string | undefined) {
+  if (!search) return {};
+  return {
+    OR: [
+      { name: { contains: search, mode: 'insensitive' as const } },
+      { email: { contains: search, mode: 'insensitive' as const } },
+    ],
+  };
+}
+
+export async function listCustomers(prisma: Db, accountId: string, query: ListCustomersQuery): Promise<CustomerObject[]> {
+  const customers = await prisma.customer.findMany({
+    where: { accountId, deletedAt: null, ...searchFilter(query.search) },
+    orderBy: orderBy(query),
+    ...pageWindow(query),
+  });
+  return customers.map(toCustomerObject);
+}
+
+export const SEARCH_RESULT_LIMIT = 100;
+
+export async function searchCustomers(prisma: Db, accountId: string, search: string) {
+  return prisma.customer.findMany({
+    where: { accountId, deletedAt: null, ...searchFilter(search) },
+    select: { id: true, name: true, email: true },
+    orderBy: [{ name: 'asc' }, { id: 'asc' }],
+    take: SEARCH_RESULT_LIMIT,
+  });
+}
+
+export async function getCustomer(prisma: Db, accountId: string, id: string): Promise<CustomerObject> {
+  return toCustomerObject(await findCustomer(prisma, accountId, id));
+}
+
+/**
+ * DESIGN.md 3.4: `billingAddress` fills address[0] (and email/phone), `shippingAddress` fills
+ * `shipping`; only the fields given change.
+ */
+export async function updateCustomer(
+  prisma: Db,
+  accountId: string,
+  id: string,
+  input: UpdateCustomerInput,
+): Promise<CustomerObject> {
+  return prisma.$transaction(async (tx) => {
+    const current = await findCustomer(tx, accountId, id);
+    const data: { name?: string; email?: string; phone?: string; address?: Address[]; shipping?: Shipping } = {};
+    if (input.name !== undefined) data.name = input.name;
+    if (input.email !== undefined) data.email = input.email;
+
+    const billing = input.billingAddress;
+    if (billing) {
+      if (billing.email !== undefined) data.email = billing.email;
+      if (billing.phone !== undefined) data.phone = billing.phone;
+      const addresses = [...((current.address as Address[] | null) ?? [])];
+      addresses[0] = compact({
+        ...addresses[0],
+        line1: billing.address1 ?? addresses[0]?.line1,
+        line2: billing.address2 ?? addresses[0]?.line2,
+        postal_code: billing.postalCode ?? addresses[0]?.postal_code,
+        city: billing.city ?? addresses[0]?.city,
+        country: billing.country ?? addresses[0]?.country,
+        state: billing.state ?? addresses[0]?.state,
+      });
+      data.address = addresses;
+    }
+
+    const shippingInput = input.shippingAddress;
+    if (shippingInput) {
+      const shipping = (current.shipping as Shipping | null) ?? { name: data.name ?? current.name, phone: null, address: {} };
+      data.shipping = {
+        name: shipping.name,
+        phone: shippingInput.shippingPhone ?? shipping.phone,
+        address: compact({
+          ...shipping.address,
+          line1: shippingInput.shippingAddress1 ?? shipping.address.line1,
+          line2: shippingInput.shippingAddress2 ?? shipping.address.line2,
+          postal_code: shippingInput.shippingPostalCode ?? shipping.address.postal_code,
+          city: shippingInput.shippingCity ?? shipping.address.city,
+          country: shippingInput.shippingCountry ?? shipping.address.country,
+          state: shippingInput.shippingState ?? shipping.address.state,
+        }),
+      };
+    }
+
+    const customer = await tx.customer.update({ where: { id: current.id }, data });
+    const object = toCustomerObject(customer);
+    await recordEvent(tx, accountId, 'customer.updated', object);
+    return object;
+  });
+}
+
+/**
+ * Deleting hides the customer from every endpoint. The row is kept (soft delete) so invoices and
+ * payments that name it keep their history.
+ */
+export async function deleteCustomer(prisma: Db, accountId: string, id: string): Promise<{ id: string; object: 'customer'; deleted: true }> {
+  return prisma.$transaction(async (tx) => {
+    const current = await findCustomer(tx, accountId, id);
+    const customer = await tx.customer.update({ where: { id: current.id }, data: { deletedAt: new Date() } });
+    await recordEvent(tx, accountId, 'customer.deleted', toCustomerObject(customer));
+    return { id: customer.id, object: 'customer' as const, deleted: true as const };
+  });
+}

@@ -1,0 +1,26 @@
+import type { AppDeps } from '../app';
+
+export interface Health {
+  status: 'ok' | 'unavailable';
+  database: 'ok' | 'unavailable';
+  temporal: 'ok' | 'unavailable';
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  return Promise.race([promise, new Promise<T>((_, reject) => setTimeout(() => reject(new Error('timeout')), ms).unref())]);
+}
+
+/** Both dependencies answer within 2 s, or the service reports itself unavailable (503). */
+export async function checkHealth(deps: Pick<AppDeps, 'prisma' | 'temporal'>): Promise<Health> {
+  const [database, temporal] = await Promise.all([
+    withTimeout(deps.prisma.$queryRaw`SELECT 1`, 2000).then(
+      () => 'ok' as const,
+      () => 'unavailable' as const,
+    ),
+    withTimeout(deps.temporal.workflowService.getSystemInfo({}), 2000).then(
+      () => 'ok' as const,
+      () => 'unavailable' as const,
+    ),
+  ]);
+  return { status: database === 'ok' && temporal === 'ok' ? 'ok' : 'unavailable', database, temporal };
+}

@@ -1,0 +1,127 @@
+import express, { type Request, type Response } from 'express';
+import { z } from 'zod';
+import { OpenAPIRegistry, OpenApiGeneratorV31, extendZodWithOpenApi } from '@asteasolutions/zod-to-openapi';
+import type { Db } from '../db/prisma';
+import type { Principal, Role } from './auth';
+import { requireRole } from './auth';
+import { parseOrThrow } from './validation';
+
+extendZodWithOpenApi(z);
+
+type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+type AnyObject = z.ZodObject<z.ZodRawShape>;
+
+export interface HandlerContext<P, Q, B> {
+  params: P;
+  query: Q;
+  body: B;
+  principal: Principal;
+  req: Request;
+  res: Response;
+}
+
+export interface RouteDefinition<P extends AnyObject, Q extends AnyObject, B extends z.ZodType> {
+  method: Method;
+  /** OpenAPI-style path, e.g. `/customers/{externalKey}`. */
+  path: string;
+  summary: string;
+  tag: string;
+  description?: string;
+  params?: P;
+  query?: Q;
+  body?: B;
+  /** Roles allowed to call the route; every role when absent. */
+  roles?: readonly Role[];
+  /** Status of a successful answer (200 unless given). */
+  status?: number;
+  response: z.ZodType;
+  /** Error statuses worth documenting besides 400/401. */
+  errors?: number[];
+  handler: (ctx: HandlerContext<z.output<P>, z.output<Q>, z.output<B>>) => Promise<unknown>;
+}
+
+const ERROR_DESCRIPTIONS: Record<number, string> = {
+  400: 'Invalid request: `error.param` names the field',
+  401: 'Missing or unknown cc-api-key',
+  403: 'The key or the account may not do this',
+  404: 'Unknown resource, or one of another account',
+  409: "The resource's state forbids the action",
+};
+
+export const errorBodySchema = z
+  .object({
+    error: z.object({
+      type: z.enum(['invalid_request_error', 'authentication_error', 'permission_error', 'not_found', 'conflict', 'api_error']),
+      code: z.string(),
+      message: z.string(),
+      param: z.string().optional(),
+    }),
+  })
+  .openapi('Error');
+
+/**
+ * Routes are declared once: the same zod schemas validate the request and describe it in
+ * /openapi.json, so the document cannot drift from what the server accepts.
+ */
+export class Api {
+  readonly router = express.Router();
+  readonly registry = new OpenAPIRegistry();
+
+  constructor(readonly prisma: Db, private readonly authenticate: (key: string | undefined) => Promise<Principal>) {
+    this.registry.registerComponent('securitySchemes', 'apiKey', { type: 'apiKey', in: 'header', name: 'cc-api-key' });
+  }
+
+  route<P extends AnyObject, Q extends AnyObject, B extends z.ZodType>(def: RouteDefinition<P, Q, B>): void {
+    const status = def.status ?? 200;
+    const errorStatuses = [...new Set([400, 401, ...(def.roles ? [403] : []), ...(def.errors ?? [])])].sort();
+    this.registry.registerPath({
+      method: def.method,
+      path: def.path,
+      summary: def.summary,
+      description: def.description,
+      tags: [def.tag],
+      security: [{ apiKey: [] }],
+      request: {
+        params: def.params,
+        query: def.query,
+        body: def.body ? { content: { 'application/json': { schema: def.body } } } : undefined,
+      },
+      responses: {
+        [status]: { description: 'Success', content: { 'application/json': { schema: def.response } } },
+        ...Object.fromEntries(
+          errorStatuses.map((code) => [
+            code,
+            { description: ERROR_DESCRIPTIONS[code] ?? 'Error', content: { 'application/json': { schema: errorBodySchema } } },
+          ]),
+        ),
+      },
+    });
+
+    const expressPath = def.path.replace(/\{(\w+)\}/g, ':$1');
+    this.router[def.method](expressPath, async (req, res) => {
+      const principal = await this.authenticate(req.header('cc-api-key'));
+      if (def.roles) requireRole(principal, def.roles);
+      const params = def.params ? parseOrThrow(def.params, req.params, 'path') : {};
+      const query = def.query ? parseOrThrow(def.query, req.query, 'query') : {};
+      const body = def.body ? parseOrThrow(def.body, req.body ?? {}, 'body') : undefined;
+      const result = await def.handler({ params, query, body, principal, req, res } as HandlerContext<
+        z.output<P>,
+        z.output<Q>,
+        z.output<B>
+      >);
+      if (!res.headersSent) res.status(status).json(result);
+    });
+  }
+
+  openApiDocument(): object {
+    return new OpenApiGeneratorV31(this.registry.definitions).generateDocument({
+      openapi: '3.1.0',
+      info: {
+        title: 'Subscription billing API',
+        version: '1.0',
+        description: 'Every endpoint but GET /health needs the cc-api-key header. Unknown body and query fields are rejected with 400.',
+      },
+      servers: [{ url: '/' }],
+    });
+  }
+}

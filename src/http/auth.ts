@@ -1,0 +1,51 @@
+import crypto from 'node:crypto';
+import type { Db } from '../db/prisma';
+import { ApiError } from './errors';
+
+export const ROLES = ['standard', 'developer', 'superadmin'] as const;
+export type Role = (typeof ROLES)[number];
+
+export interface Principal {
+  accountId: string;
+  keyId: string;
+  role: Role;
+}
+
+export function hashApiKey(key: string): string {
+  return crypto.createHash('sha256').update(key).digest('hex');
+}
+
+const CACHE_TTL_MS = 30_000;
+
+/**
+ * Resolves `cc-api-key` to its account. Keys are high-entropy random strings, so a SHA-256 digest is
+ * a safe lookup key. Lookups are cached briefly: an authenticated request then costs no extra query.
+ */
+export function createAuthenticator(prisma: Db) {
+  const cache = new Map<string, { principal: Principal; expires: number }>();
+  return async function authenticate(rawKey: string | undefined): Promise<Principal> {
+    if (!rawKey) {
+      throw new ApiError('authentication_error', 'api_key_missing', 'Missing API key: send it in the cc-api-key header.');
+    }
+    const hash = hashApiKey(rawKey);
+    const now = Date.now();
+    const cached = cache.get(hash);
+    if (cached && cached.expires > now) return cached.principal;
+    const key = await prisma.apiKey.findUnique({ where: { keyHash: hash }, select: { id: true, accountId: true, role: true } });
+    if (!key) throw new ApiError('authentication_error', 'api_key_invalid', 'Invalid API key provided.');
+    const principal: Principal = { accountId: key.accountId, keyId: key.id, role: key.role as Role };
+    if (cache.size > 10_000) cache.clear();
+    cache.set(hash, { principal, expires: now + CACHE_TTL_MS });
+    return principal;
+  };
+}
+
+export function requireRole(principal: Principal, roles: readonly Role[]): void {
+  if (!roles.includes(principal.role)) {
+    throw new ApiError(
+      'permission_error',
+      'insufficient_role',
+      `This action needs a key with role ${roles.join(' or ')}; this key has role ${principal.role}.`,
+    );
+  }
+}

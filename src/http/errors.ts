@@ -1,0 +1,48 @@
+export type ErrorType =
+  | 'invalid_request_error'
+  | 'authentication_error'
+  | 'permission_error'
+  | 'not_found'
+  | 'conflict'
+  | 'api_error';
+
+const STATUS_OF: Record<ErrorType, number> = {
+  invalid_request_error: 400,
+  authentication_error: 401,
+  permission_error: 403,
+  not_found: 404,
+  conflict: 409,
+  api_error: 500,
+};
+
+/** The one error every layer throws; the error handler turns it into DESIGN.md 3.2's body. */
+export class ApiError extends Error {
+  readonly status: number;
+
+  constructor(
+    readonly type: ErrorType,
+    readonly code: string,
+    message: string,
+    readonly param?: string,
+    status?: number,
+  ) {
+    super(message);
+    this.status = status ?? STATUS_OF[type];
+  }
+
+  toBody(): { error: { type: ErrorType; code: string; message: string; param?: string } } {
+    return {
+      error: { type: this.type, code: this.code, message: this.message, ...(this.param ? { param: this.param } : {}) },
+    };
+  }
+}
+
+export const badRequest = (message: string, param?: string, code = 'parameter_invalid') =>
+  new ApiError('invalid_request_error', code, message, param);
+
+export const notFound = (resource: string, id: string) =>
+  new ApiError('not_found', 'resource_missing', `No such ${resource}: '${id}'`, 'id');
+
+export const conflict = (message: string, code = 'invalid_state') => new ApiError('conflict', code, message);
+
+export const forbidden = (message: string, code = 'forbidden') => new ApiError('permission_error', code, message);

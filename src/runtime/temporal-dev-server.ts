@@ -1,0 +1,84 @@
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { SEARCH_ATTRIBUTE_FLAGS } from '../temporal/search-attributes';
+import { temporalCliPath } from './tools';
+
+export interface DevServer {
+  address: string;
+  uiUrl: string;
+  stop(): Promise<void>;
+}
+
+export function portAnswers(port: number, host = '127.0.0.1'): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ port, host });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+async function waitForPort(port: number, child: ChildProcess, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`Temporal dev server exited with code ${child.exitCode}`);
+    if (await portAnswers(port)) return;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`Temporal dev server did not listen on ${port} within ${timeoutMs} ms`);
+}
+
+/**
+ * `temporal server start-dev` with SQLite persistence, Web UI, and the project's search attributes.
+ * If the port already answers (a server left running), it is reused.
+ */
+export async function startTemporalDevServer(options: {
+  dataDir: string;
+  port: number;
+  uiPort: number;
+  namespace: string;
+  logFile?: string;
+}): Promise<DevServer> {
+  const address = `127.0.0.1:${options.port}`;
+  const uiUrl = `http://localhost:${options.uiPort}`;
+  if (await portAnswers(options.port)) return { address, uiUrl, stop: async () => undefined };
+
+  fs.mkdirSync(options.dataDir, { recursive: true });
+  const out = options.logFile ? fs.openSync(options.logFile, 'a') : 'ignore';
+  const child = spawn(
+    temporalCliPath(),
+    [
+      'server',
+      'start-dev',
+      '--ip',
+      '127.0.0.1',
+      '--port',
+      String(options.port),
+      '--ui-port',
+      String(options.uiPort),
+      '--db-filename',
+      path.join(options.dataDir, 'temporal.sqlite'),
+      '--namespace',
+      options.namespace,
+      '--log-level',
+      'warn',
+      ...SEARCH_ATTRIBUTE_FLAGS,
+    ],
+    { stdio: ['ignore', out, out] },
+  );
+  await waitForPort(options.port, child, 60_000);
+  return {
+    address,
+    uiUrl,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}

@@ -1,0 +1,47 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import net from 'node:net';
+import { bundleWorkflowCode } from '@temporalio/worker';
+import { paths } from '../../src/config';
+import { migrate } from '../../src/db/migrator';
+import { startEmbeddedPostgres } from '../../src/runtime/embedded-postgres';
+import { startTemporalDevServer } from '../../src/runtime/temporal-dev-server';
+import { workflowsPath } from '../../src/temporal/worker';
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
+}
+
+/**
+ * One run of the suite gets its own PostgreSQL cluster (in a temp folder, migrated from scratch),
+ * its own Temporal dev server and one workflow bundle, so parallel runs never share state.
+ * Test files isolate themselves further by creating their own accounts.
+ */
+export default async function globalSetup(): Promise<void> {
+  const runDir = fs.mkdtempSync(path.join(os.tmpdir(), 'billing-test-'));
+  fs.chmodSync(runDir, 0o777);
+  const [pgPort, temporalPort, uiPort] = await Promise.all([freePort(), freePort(), freePort()]);
+  const [database, temporal] = await Promise.all([
+    startEmbeddedPostgres({ dataDir: path.join(runDir, 'postgres'), port: pgPort, database: 'billing_test' }),
+    startTemporalDevServer({ dataDir: runDir, port: temporalPort, uiPort, namespace: 'default' }),
+  ]);
+  await migrate(database.url, paths.migrations);
+  const bundle = await bundleWorkflowCode({ workflowsPath, logger: { log() {}, info() {}, warn() {}, error: console.error, debug() {}, trace() {} } });
+  const bundlePath = path.join(runDir, 'workflow-bundle.js');
+  fs.writeFileSync(bundlePath, bundle.code);
+
+  process.env.DATABASE_URL = database.url;
+  process.env.TEMPORAL_ADDRESS = temporal.address;
+  process.env.TEST_WORKFLOW_BUNDLE = bundlePath;
+  process.env.TEST_RUN_DIR = runDir;
+  process.env.LOG_LEVEL = process.env.LOG_LEVEL ?? 'silent';
+  (globalThis as Record<string, unknown>).__billingTestServices = { database, temporal, runDir };
+}

@@ -1,0 +1,123 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection, type Worker } from '@temporalio/worker';
+import { createAccount } from '../../src/accounts/account.service';
+import type { Role } from '../../src/http/auth';
+import { createPrisma, type Db } from '../../src/db/prisma';
+import { createApp } from '../../src/app';
+import { createWorker } from '../../src/temporal/worker';
+
+export interface TestApp {
+  baseUrl: string;
+  prisma: Db;
+  temporal: Client;
+  close(): Promise<void>;
+}
+
+/** The real app on an ephemeral port, against the suite's PostgreSQL and Temporal dev server. */
+export async function startTestApp(): Promise<TestApp> {
+  const prisma = createPrisma(process.env.DATABASE_URL!, 5);
+  const connection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
+  const temporal = new Client({ connection, namespace: 'default' });
+  const server = http.createServer(createApp({ prisma, temporal }));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    prisma,
+    temporal,
+    async close() {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      await connection.close();
+      await prisma.$disconnect();
+    },
+  };
+}
+
+/** A worker on the suite's dev server, with a task queue of its own so test files don't steal each other's tasks. */
+export async function startTestWorker(prisma: Db, taskQueue: string, address = process.env.TEMPORAL_ADDRESS!): Promise<{
+  worker: Worker;
+  running: Promise<void>;
+  stop(): Promise<void>;
+}> {
+  const connection = await NativeConnection.connect({ address });
+  const worker = await createWorker({
+    prisma,
+    connection,
+    taskQueue,
+    workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! },
+  });
+  const running = worker.run();
+  return {
+    worker,
+    running,
+    async stop() {
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+      await running;
+      await connection.close();
+    },
+  };
+}
+
+export interface TestAccount {
+  accountId: string;
+  apiKey: string;
+}
+
+export async function createTestAccount(
+  prisma: Db,
+  options: { role?: Role; paymentPlans?: boolean; name?: string } = {},
+): Promise<TestAccount> {
+  const created = await createAccount(prisma, {
+    name: options.name ?? 'Test account',
+    role: options.role ?? 'developer',
+    paymentPlans: options.paymentPlans,
+  });
+  return { accountId: created.account_id, apiKey: created.api_key };
+}
+
+export interface ApiResponse<T = any> {
+  status: number;
+  body: T;
+  headers: Headers;
+}
+
+/** A small HTTP client bound to one API key. */
+export function apiClient(baseUrl: string, apiKey?: string) {
+  async function request<T = any>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiResponse<T>> {
+    const response = await fetch(`${baseUrl}${path}`, {
+      method,
+      headers: {
+        ...(apiKey ? { 'cc-api-key': apiKey } : {}),
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+        ...headers,
+      },
+      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+    });
+    const text = await response.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      // not JSON: keep the text
+    }
+    return { status: response.status, body: parsed as T, headers: response.headers };
+  }
+  return {
+    get: <T = any>(path: string, headers?: Record<string, string>) => request<T>('GET', path, undefined, headers),
+    post: <T = any>(path: string, body?: unknown, headers?: Record<string, string>) => request<T>('POST', path, body ?? {}, headers),
+    put: <T = any>(path: string, body?: unknown, headers?: Record<string, string>) => request<T>('PUT', path, body ?? {}, headers),
+    patch: <T = any>(path: string, body?: unknown, headers?: Record<string, string>) => request<T>('PATCH', path, body ?? {}, headers),
+    delete: <T = any>(path: string, headers?: Record<string, string>) => request<T>('DELETE', path, undefined, headers),
+    request,
+  };
+}
+
+export type ApiClient = ReturnType<typeof apiClient>;
+
+/** Events the account has written, oldest first. */
+export async function eventsOf(prisma: Db, accountId: string, type?: string) {
+  return prisma.event.findMany({ where: { accountId, ...(type ? { type } : {}) }, orderBy: { seq: 'asc' } });
+}
