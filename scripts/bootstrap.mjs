@@ -13,6 +13,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const tools = process.env.TOOLS_DIR ?? path.join(root, '.tools');
 const TEMPORAL_CLI_VERSION = 'v1.5.1';
 const TEST_SERVER_VERSION = '1.38.0';
+const TEST_SERVER_MARKER = 'slf4j-nop-1.7.36.jar'; // bump with pom.xml changes so an old tools folder is refreshed
 
 function log(line) {
   console.log(`[bootstrap] ${line}`);
@@ -44,7 +45,7 @@ function timeSkippingServer() {
   const dir = path.join(tools, 'temporal-test-server');
   const lib = path.join(dir, 'lib');
   const launcher = path.join(dir, 'temporal-test-server');
-  if (!fs.existsSync(path.join(lib, `temporal-test-server-${TEST_SERVER_VERSION}.jar`))) {
+  if (![`temporal-test-server-${TEST_SERVER_VERSION}.jar`, TEST_SERVER_MARKER].every((jar) => fs.existsSync(path.join(lib, jar)))) {
     if (!has('mvn') || !has('java')) throw new Error('Java and Maven are needed for the Temporal time-skipping test server.');
     log(`fetching io.temporal:temporal-test-server:${TEST_SERVER_VERSION} and its dependencies`);
     fs.rmSync(lib, { recursive: true, force: true });

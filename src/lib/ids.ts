@@ -19,6 +19,8 @@ export const ID_PREFIXES = {
   apiKey: 'key',
   customer: 'cus',
   event: 'evt',
+  subscription: 'sub',
+  subscriptionItem: 'si',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -1,0 +1,34 @@
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker } from '@temporalio/worker';
+import type { Db } from '../../src/db/prisma';
+import { createActivities } from '../../activities';
+import { temporalCliPath, timeSkippingServerPath } from '../../src/runtime/tools';
+import { SEARCH_ATTRIBUTE_FLAGS } from '../../src/temporal/search-attributes';
+
+/** The Java time-skipping test server from .tools (see scripts/bootstrap.mjs): timers of days pass in milliseconds. */
+export function createTimeSkippingEnv(): Promise<TestWorkflowEnvironment> {
+  return TestWorkflowEnvironment.createTimeSkipping({
+    server: { executable: { type: 'existing-path', path: timeSkippingServerPath() } },
+  });
+}
+
+/** A fresh Temporal CLI dev server (real time), with the project's search attributes. */
+export function createLocalEnv(): Promise<TestWorkflowEnvironment> {
+  return TestWorkflowEnvironment.createLocal({
+    server: {
+      executable: { type: 'existing-path', path: temporalCliPath() },
+      extraArgs: SEARCH_ATTRIBUTE_FLAGS,
+    },
+  });
+}
+
+/** A worker on a test environment running the project's workflows (prebuilt bundle) and activities. */
+export function createEnvWorker(env: TestWorkflowEnvironment, prisma: Db, taskQueue: string, activities?: object): Promise<Worker> {
+  return Worker.create({
+    connection: env.nativeConnection,
+    namespace: env.namespace ?? 'default',
+    taskQueue,
+    workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! },
+    activities: activities ?? createActivities({ prisma }),
+  });
+}
