@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
+import { z } from 'zod';
 import type { Client as TemporalClient } from '@temporalio/client';
 import type { Db } from './db/prisma';
 import { Api } from './http/api';
@@ -7,7 +8,7 @@ import { createAuthenticator } from './http/auth';
 import { ApiError } from './http/errors';
 import { logger as defaultLogger, type Logger } from './http/logger';
 import { registerCustomerRoutes } from './customers/customer.routes';
-import { checkHealth } from './health/health';
+import { checkHealth, healthSchema } from './health/health';
 
 export interface AppDeps {
   prisma: Db;
@@ -46,6 +47,23 @@ export function createApp(deps: AppDeps): express.Express {
   const api = new Api(deps.prisma, createAuthenticator(deps.prisma));
   registerCustomerRoutes(api, deps);
 
+  api.registry.registerPath({
+    method: 'get',
+    path: '/health',
+    summary: 'Liveness of the API and its dependencies (no API key needed)',
+    tags: ['Operations'],
+    responses: {
+      200: { description: 'PostgreSQL and Temporal answer', content: { 'application/json': { schema: healthSchema } } },
+      503: { description: 'A dependency does not answer', content: { 'application/json': { schema: healthSchema } } },
+    },
+  });
+  api.registry.registerPath({
+    method: 'get',
+    path: '/openapi.json',
+    summary: 'This OpenAPI 3.1 document (no API key needed)',
+    tags: ['Operations'],
+    responses: { 200: { description: 'The document', content: { 'application/json': { schema: z.object({}).passthrough() } } } },
+  });
   app.get('/health', async (_req, res) => {
     const health = await checkHealth(deps);
     res.status(health.status === 'ok' ? 200 : 503).json(health);
@@ -55,6 +73,7 @@ export function createApp(deps: AppDeps): express.Express {
     res.json(openApi);
   });
   app.use(api.router);
+  app.locals.api = api;
 
   app.use((req) => {
     throw new ApiError('not_found', 'route_not_found', `No route for ${req.method} ${req.path}`);

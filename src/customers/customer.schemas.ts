@@ -33,7 +33,7 @@ export const addressSchema = z
     postal_code: z.string().optional(),
     state: z.string().optional(),
   })
-  .openapi('Address');
+  .meta({ id: 'Address' });
 
 const email = z.email('must be a valid email address').max(254);
 const phone = text(40).regex(/^[0-9+()\-. ]*$/, 'may contain only digits, spaces and + ( ) - .');
@@ -54,7 +54,7 @@ export const createCustomerBody = z
       })
       .optional(),
   })
-  .openapi('CustomerCreate');
+  .meta({ id: 'CustomerCreate' });
 
 /** PATCH has its own body shape (spec; DESIGN.md 3.4). */
 export const updateCustomerBody = z
@@ -85,7 +85,7 @@ export const updateCustomerBody = z
       })
       .optional(),
   })
-  .openapi('CustomerUpdate');
+  .meta({ id: 'CustomerUpdate' });
 
 export const customerSchema = z
   .object({
@@ -100,7 +100,7 @@ export const customerSchema = z
     address: z.array(addressSchema),
     shipping: z.object({ name: z.string(), phone: z.string().nullable(), address: addressSchema }).nullable(),
   })
-  .openapi('Customer');
+  .meta({ id: 'Customer' });
 
 export const SORTABLE_FIELDS = ['created', 'name', 'email'] as const;
 

@@ -1,10 +1,9 @@
+import { z } from 'zod';
 import type { AppDeps } from '../app';
 
-export interface Health {
-  status: 'ok' | 'unavailable';
-  database: 'ok' | 'unavailable';
-  temporal: 'ok' | 'unavailable';
-}
+const state = z.enum(['ok', 'unavailable']);
+export const healthSchema = z.object({ status: state, database: state, temporal: state }).meta({ id: 'Health' });
+export type Health = z.output<typeof healthSchema>;
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   return Promise.race([promise, new Promise<T>((_, reject) => setTimeout(() => reject(new Error('timeout')), ms).unref())]);

@@ -57,7 +57,7 @@ export const errorBodySchema = z
       param: z.string().optional(),
     }),
   })
-  .openapi('Error');
+  .meta({ id: 'Error' });
 
 /**
  * Routes are declared once: the same zod schemas validate the request and describe it in
