@@ -15,12 +15,15 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-/** The real app on an ephemeral port, against the suite's PostgreSQL and Temporal dev server. */
-export async function startTestApp(): Promise<TestApp> {
+/**
+ * The real app on an ephemeral port, against the suite's PostgreSQL and, unless a test passes the
+ * client of its own Temporal environment (e.g. time skipping), the suite's Temporal dev server.
+ */
+export async function startTestApp(options: { temporal?: Client; taskQueue?: string } = {}): Promise<TestApp> {
   const prisma = createPrisma(process.env.DATABASE_URL!, 5);
-  const connection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
-  const temporal = new Client({ connection, namespace: 'default' });
-  const server = http.createServer(createApp({ prisma, temporal }));
+  const connection = options.temporal ? undefined : await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
+  const temporal = options.temporal ?? new Client({ connection, namespace: 'default' });
+  const server = http.createServer(createApp({ prisma, temporal, taskQueue: options.taskQueue }));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
@@ -30,7 +33,7 @@ export async function startTestApp(): Promise<TestApp> {
     async close() {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
-      await connection.close();
+      await connection?.close();
       await prisma.$disconnect();
     },
   };
