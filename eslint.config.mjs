@@ -17,8 +17,7 @@ export default tseslint.config(
       // Workflows replay deterministically: wall-clock time and randomness come from @temporalio/workflow.
       'no-restricted-properties': [
         'error',
-        { object: 'Date', property: 'now', message: 'Use workflow time: Date.now() is replayed from history in workflows, but prefer workflowInfo/sleep.' },
-        { object: 'Math', property: 'random', message: 'Math.random is seeded per workflow; prefer an explicit workflow API.' },
+        { object: 'Date', property: 'now', message: 'Read time with workflowNow() from workflows/clock.ts.' },
       ],
       'no-restricted-imports': ['error', { patterns: ['node:*', 'fs', 'http', 'https', 'net', 'pg', '@prisma/*', '../src/db/*'] }],
     },
