@@ -8,11 +8,14 @@ import { createAuthenticator } from './http/auth';
 import { ApiError } from './http/errors';
 import { logger as defaultLogger, type Logger } from './http/logger';
 import { registerCustomerRoutes } from './customers/customer.routes';
+import { registerCatalogRoutes } from './catalog/catalog.routes';
 import { checkHealth, healthSchema } from './health/health';
 
 export interface AppDeps {
   prisma: Db;
   temporal: TemporalClient;
+  /** Task queue of the workflows the API starts (config.taskQueue unless a test isolates its own). */
+  taskQueue?: string;
   logger?: Logger;
 }
 
@@ -46,6 +49,7 @@ export function createApp(deps: AppDeps): express.Express {
 
   const api = new Api(deps.prisma, createAuthenticator(deps.prisma));
   registerCustomerRoutes(api, deps);
+  registerCatalogRoutes(api, deps);
 
   api.registry.registerPath({
     method: 'get',

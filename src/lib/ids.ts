@@ -21,6 +21,9 @@ export const ID_PREFIXES = {
   event: 'evt',
   subscription: 'sub',
   subscriptionItem: 'si',
+  product: 'prod',
+  price: 'price',
+  taxRate: 'txr',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

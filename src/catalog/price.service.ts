@@ -1,0 +1,212 @@
+import type { Prisma, Price } from '../generated/prisma/client';
+import type { Db, Tx } from '../db/prisma';
+import { badRequest, conflict } from '../http/errors';
+import { pageEnvelope, pageWindow, type Page } from '../http/pagination';
+import { recordEvent } from '../lib/events';
+import { newId } from '../lib/ids';
+import type {
+  CreatePriceInput,
+  ListPricesQuery,
+  PriceObject,
+  RecurringInput,
+  UpdateActivePriceInput,
+  UpdateInactivePriceInput,
+} from './price.schemas';
+import {
+  findPriceRow,
+  lockPrice,
+  lockProduct,
+  subscriptionItemCount,
+  toPriceObject,
+  toProductObject,
+} from './records';
+import { createdWhere } from './search-filter';
+
+type PriceAttributes = Pick<CreatePriceInput, 'currency' | 'unit_amount' | 'type' | 'recurring' | 'tax_behavior'> & {
+  description?: string | null;
+};
+
+function recurringColumns(recurring: RecurringInput | null | undefined) {
+  return { recurringInterval: recurring?.interval ?? null, recurringIntervalCount: recurring?.interval_count ?? null };
+}
+
+/** Inserts a price row; the caller holds the product (locked or just created) and writes the event. */
+export async function insertPrice(tx: Tx, accountId: string, productId: string, input: PriceAttributes, id = newId('price')): Promise<Price> {
+  return tx.price.create({
+    data: {
+      id,
+      accountId,
+      productId,
+      currency: input.currency,
+      unitAmount: input.unit_amount,
+      type: input.type,
+      ...recurringColumns(input.type === 'recurring' ? input.recurring : null),
+      taxBehavior: input.tax_behavior,
+      description: input.description ?? null,
+      createdAt: new Date(),
+    },
+  });
+}
+
+/** A price of the account as the API shows it, or 404 (also for another account's price). */
+export async function findPrice(db: Db | Tx, accountId: string, id: string): Promise<PriceObject> {
+  return toPriceObject(await findPriceRow(db, accountId, id));
+}
+
+/**
+ * Prices about to be attached to something (a subscription item, an invoice line), in the order
+ * given, locked FOR SHARE until the caller's transaction ends so that a concurrent DELETE /prices
+ * cannot remove them between the check and the insert. 404 names the first unknown id.
+ */
+export async function findPricesForUse(tx: Tx, accountId: string, ids: string[]): Promise<PriceObject[]> {
+  const prices: PriceObject[] = [];
+  for (const id of ids) prices.push(toPriceObject(await lockPrice(tx, accountId, id, 'share')));
+  return prices;
+}
+
+/**
+ * The one way a price becomes billed, and therefore active, for good. Call it in the invoicing
+ * transaction that bills the prices. Prices already billed are left alone; each price that changes
+ * gets a `price.updated` event. Unknown ids (or another account's) are a 404. Returns the ids changed.
+ */
+export async function markPricesBilled(tx: Tx, accountId: string, priceIds: string[]): Promise<string[]> {
+  const changed: string[] = [];
+  // Sorted so that two invoices billing the same prices lock them in the same order (no deadlock).
+  for (const id of [...new Set(priceIds)].sort()) {
+    const price = await lockPrice(tx, accountId, id, 'update');
+    if (price.billedAt) continue;
+    const now = new Date();
+    const billed = await tx.price.update({ where: { id: price.id }, data: { billedAt: now, updatedAt: now } });
+    await recordEvent(tx, accountId, 'price.updated', toPriceObject(billed));
+    changed.push(id);
+  }
+  return changed;
+}
+
+export async function createPrice(prisma: Db, accountId: string, productId: string, input: CreatePriceInput): Promise<PriceObject> {
+  return prisma.$transaction(async (tx) => {
+    // FOR SHARE: a concurrent DELETE /products/{id} either sees this price or makes this a 404.
+    await lockProduct(tx, accountId, productId, 'share');
+    const object = toPriceObject(await insertPrice(tx, accountId, productId, input));
+    await recordEvent(tx, accountId, 'price.created', object);
+    return object;
+  });
+}
+
+function searchWhere(query: ListPricesQuery): Prisma.PriceWhereInput {
+  const { text, filter } = query.search;
+  const where: Prisma.PriceWhereInput = {};
+  if (text) where.OR = [{ description: { contains: text, mode: 'insensitive' } }, { id: text }];
+  if (filter) {
+    if (filter.active !== undefined) where.billedAt = filter.active ? { not: null } : null;
+    if (filter.product !== undefined) where.productId = filter.product;
+    if (filter.type !== undefined) where.type = filter.type;
+    if (filter.currency !== undefined) where.currency = filter.currency;
+    if (filter.ids !== undefined) where.id = { in: filter.ids };
+    if (filter.created !== undefined) where.createdAt = createdWhere(filter.created);
+  }
+  return where;
+}
+
+export async function listPrices(prisma: Db, accountId: string, query: ListPricesQuery): Promise<Page<PriceObject>> {
+  const where = { ...searchWhere(query), accountId };
+  const [total, prices] = await Promise.all([
+    prisma.price.count({ where }),
+    prisma.price.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], ...pageWindow(query) }),
+  ]);
+  return pageEnvelope(prices.map(toPriceObject), total, query);
+}
+
+/**
+ * Spec: a price that was billed, or that a subscription uses, cannot be deleted (409). Deleting the
+ * product's default price leaves the product without one (`default_price: null`, product.updated).
+ */
+export async function deletePrice(prisma: Db, accountId: string, id: string): Promise<{ id: string; object: 'price'; deleted: true }> {
+  return prisma.$transaction(async (tx) => {
+    const price = await lockPrice(tx, accountId, id, 'update');
+    if (price.billedAt) {
+      throw conflict(`Price ${id} has been billed and cannot be deleted; billed prices stay active for good.`, 'price_billed');
+    }
+    if ((await subscriptionItemCount(tx, accountId, [id])) > 0) {
+      throw conflict(`Price ${id} is used by a subscription and cannot be deleted.`, 'price_in_use');
+    }
+    await tx.price.delete({ where: { id } });
+    await recordEvent(tx, accountId, 'price.deleted', toPriceObject(price));
+    const { count } = await tx.product.updateMany({
+      where: { id: price.productId, defaultPriceId: id },
+      data: { defaultPriceId: null, updatedAt: new Date() },
+    });
+    if (count > 0) {
+      const product = await tx.product.findUniqueOrThrow({ where: { id: price.productId } });
+      await recordEvent(tx, accountId, 'product.updated', toProductObject(product));
+    }
+    return { id, object: 'price' as const, deleted: true as const };
+  });
+}
+
+export interface PriceUpdateResult {
+  price: PriceObject;
+  /** Fields the request gave that were not applied (a subscription uses the price). */
+  ignored: string[];
+}
+
+async function applyPriceChanges(tx: Tx, accountId: string, price: Price, data: Prisma.PriceUpdateInput): Promise<PriceObject> {
+  if (Object.keys(data).length === 0) return toPriceObject(price);
+  const updated = await tx.price.update({ where: { id: price.id }, data: { ...data, updatedAt: new Date() } });
+  const object = toPriceObject(updated);
+  await recordEvent(tx, accountId, 'price.updated', object);
+  return object;
+}
+
+/** The price's type and recurring after a PATCH, which must still agree with each other. */
+function mergedRecurring(price: Price, input: UpdateInactivePriceInput): { type: string; recurring: RecurringInput | null } {
+  const type = input.type ?? price.type;
+  let recurring: RecurringInput | null;
+  if (input.recurring !== undefined) recurring = input.recurring;
+  else if (type === 'one_time') recurring = null;
+  else recurring = toPriceObject(price).recurring;
+  if (type === 'recurring' && !recurring) throw badRequest('Invalid body parameter \'recurring\': is required when type is recurring', 'recurring');
+  if (type === 'one_time' && recurring) {
+    throw badRequest('Invalid body parameter \'recurring\': must be null or absent when type is one_time', 'recurring');
+  }
+  return { type, recurring };
+}
+
+/**
+ * PATCH /prices/{id}/inactive: edits a price that has never been billed. When a subscription uses
+ * the price only `description` is applied; the other fields given are reported back as ignored.
+ */
+export async function updateInactivePrice(prisma: Db, accountId: string, id: string, input: UpdateInactivePriceInput): Promise<PriceUpdateResult> {
+  return prisma.$transaction(async (tx) => {
+    const price = await lockPrice(tx, accountId, id, 'update');
+    if (price.billedAt) {
+      throw conflict(`Price ${id} is active (it has been billed); only its description can change, with PATCH /prices/${id}/active.`, 'price_active');
+    }
+    const given = Object.keys(input).filter((key) => input[key as keyof UpdateInactivePriceInput] !== undefined);
+    const data: Prisma.PriceUpdateInput = {};
+    if (input.description !== undefined) data.description = input.description;
+
+    if ((await subscriptionItemCount(tx, accountId, [id])) > 0) {
+      const object = await applyPriceChanges(tx, accountId, price, data);
+      return { price: object, ignored: given.filter((key) => key !== 'description') };
+    }
+
+    if (input.currency !== undefined) data.currency = input.currency;
+    if (input.unit_amount !== undefined) data.unitAmount = input.unit_amount;
+    if (input.tax_behavior !== undefined) data.taxBehavior = input.tax_behavior;
+    if (input.type !== undefined || input.recurring !== undefined) {
+      const merged = mergedRecurring(price, input);
+      data.type = merged.type;
+      Object.assign(data, recurringColumns(merged.recurring));
+    }
+    return { price: await applyPriceChanges(tx, accountId, price, data), ignored: [] };
+  });
+}
+
+/** PATCH /prices/{id}/active: the description only; the active flag never changes here. */
+export async function updatePriceDescription(prisma: Db, accountId: string, id: string, input: UpdateActivePriceInput): Promise<PriceObject> {
+  return prisma.$transaction(async (tx) => {
+    const price = await lockPrice(tx, accountId, id, 'update');
+    return applyPriceChanges(tx, accountId, price, input.description !== undefined ? { description: input.description } : {});
+  });
+}

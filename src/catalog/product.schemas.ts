@@ -1,0 +1,87 @@
+import { z } from 'zod';
+import { paginationQuery } from '../http/pagination';
+import { resourceId } from '../http/validation';
+import { description, priceAttributes, withPriceRules } from './price.schemas';
+import { commaSeparatedIds, createdRange, jsonTextFilter } from './search-filter';
+import { DEFAULT_TAX_CODE, isAllowedTaxCode } from './tax-codes';
+
+export const MAX_PRODUCT_NAME = 100;
+export const MAX_PRODUCTS_PAGE = 50;
+
+const TAX_CODE_PATTERN = /^txcd_[a-zA-Z0-9]+$/;
+
+export const productName = z
+  .string()
+  .min(1, 'must not be empty')
+  .max(MAX_PRODUCT_NAME, `must be at most ${MAX_PRODUCT_NAME} characters`)
+  .refine((value) => value.trim() !== '', 'must not be blank');
+
+/** One of the spec's 637 codes; null stands for the default `txcd_00000000`. */
+export const taxCodeInput = z
+  .string()
+  .regex(TAX_CODE_PATTERN, 'must match ^txcd_[a-zA-Z0-9]+$')
+  .refine(isAllowedTaxCode, 'is not one of the allowed tax codes (see GET /products/taxCodes)')
+  .nullable()
+  .transform((value) => value ?? DEFAULT_TAX_CODE);
+
+/**
+ * POST /products: the product plus the attributes of its first price. `description` describes the
+ * product (the price attribute of the same name cannot be told apart here; set it with PATCH /prices).
+ */
+export const createProductBody = withPriceRules(
+  z.strictObject({
+    ...priceAttributes,
+    name: productName,
+    tax_code: taxCodeInput.default(DEFAULT_TAX_CODE),
+  }),
+).meta({ id: 'ProductCreate' });
+
+/** PATCH /products/{id}: only the fields given change (the spec's "required" on name applies when given). */
+export const updateProductBody = z
+  .strictObject({
+    name: productName.optional(),
+    description: description.nullable().optional(),
+    tax_code: taxCodeInput.optional(),
+  })
+  .meta({ id: 'ProductUpdate' });
+
+export const productSchema = z
+  .object({
+    id: z.string(),
+    object: z.literal('product'),
+    active: z.boolean(),
+    created: z.number().int().min(0),
+    default_price: z.string().nullable(),
+    description: z.string().nullable(),
+    name: z.string(),
+    tax_code: z.string(),
+    updated: z.number().int().min(0).nullable(),
+  })
+  .meta({ id: 'Product' });
+
+export const productFilter = z.strictObject({
+  active: z.boolean().optional(),
+  tax_code: z.string().regex(TAX_CODE_PATTERN, 'must match ^txcd_[a-zA-Z0-9]+$').optional(),
+  ids: commaSeparatedIds.optional(),
+  created: createdRange.optional(),
+});
+
+export const listProductsQuery = z.strictObject({
+  search: jsonTextFilter(
+    productFilter,
+    'Plain text matches name or description (case-insensitive); text starting with { is a JSON filter with keys active (boolean), tax_code, ids (comma-separated product ids), created {gt, gte, lt, lte} (Unix seconds)',
+  ),
+  ...paginationQuery(MAX_PRODUCTS_PAGE),
+});
+
+export const taxCodesQuery = z.strictObject({
+  search: z.string().max(200).optional().describe('Matches tax codes or category names (case-insensitive)'),
+});
+
+export const productIdParams = z.strictObject({ id: resourceId });
+
+export type CreateProductInput = z.output<typeof createProductBody>;
+export type UpdateProductInput = z.output<typeof updateProductBody>;
+export type ProductObject = z.output<typeof productSchema>;
+export type ListProductsQuery = z.output<typeof listProductsQuery>;
+export type ProductFilter = z.output<typeof productFilter>;

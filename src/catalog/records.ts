@@ -1,0 +1,83 @@
+import type { Price, Product } from '../generated/prisma/client';
+import type { Db, Tx } from '../db/prisma';
+import { notFound } from '../http/errors';
+import { toUnixSeconds } from '../lib/time';
+import type { PriceObject } from './price.schemas';
+import type { ProductObject } from './product.schemas';
+
+/** Rows and API shapes shared by the product and price services (kept apart to avoid an import cycle). */
+
+export function toProductObject(product: Product): ProductObject {
+  return {
+    id: product.id,
+    object: 'product',
+    active: product.active,
+    created: toUnixSeconds(product.createdAt),
+    default_price: product.defaultPriceId,
+    description: product.description,
+    name: product.name,
+    tax_code: product.taxCode,
+    updated: toUnixSeconds(product.updatedAt),
+  };
+}
+
+export function toPriceObject(price: Price): PriceObject {
+  return {
+    id: price.id,
+    object: 'price',
+    product: price.productId,
+    active: price.billedAt !== null,
+    currency: price.currency,
+    unit_amount: price.unitAmount,
+    type: price.type as PriceObject['type'],
+    recurring:
+      price.recurringInterval && price.recurringIntervalCount
+        ? { interval: price.recurringInterval as 'day' | 'week' | 'month' | 'year', interval_count: price.recurringIntervalCount }
+        : null,
+    tax_behavior: price.taxBehavior as PriceObject['tax_behavior'],
+    description: price.description,
+    created: toUnixSeconds(price.createdAt),
+    updated: toUnixSeconds(price.updatedAt),
+  };
+}
+
+export async function findProductRow(db: Db | Tx, accountId: string, id: string): Promise<Product> {
+  const product = await db.product.findFirst({ where: { id, accountId } });
+  if (!product) throw notFound('product', id);
+  return product;
+}
+
+export async function findPriceRow(db: Db | Tx, accountId: string, id: string): Promise<Price> {
+  const price = await db.price.findFirst({ where: { id, accountId } });
+  if (!price) throw notFound('price', id);
+  return price;
+}
+
+/**
+ * Row locks that serialise the catalog's state checks with concurrent changes: a DELETE takes
+ * FOR UPDATE, while creating a price (or attaching one) takes FOR SHARE, so a check such as
+ * "never billed and not attached" cannot be overtaken between the read and the write.
+ */
+export async function lockProduct(tx: Tx, accountId: string, id: string, mode: 'update' | 'share'): Promise<Product> {
+  const rows =
+    mode === 'update'
+      ? await tx.$queryRaw<{ id: string }[]>`SELECT id FROM products WHERE id = ${id} AND account_id = ${accountId} FOR UPDATE`
+      : await tx.$queryRaw<{ id: string }[]>`SELECT id FROM products WHERE id = ${id} AND account_id = ${accountId} FOR SHARE`;
+  if (rows.length === 0) throw notFound('product', id);
+  return findProductRow(tx, accountId, id);
+}
+
+export async function lockPrice(tx: Tx, accountId: string, id: string, mode: 'update' | 'share'): Promise<Price> {
+  const rows =
+    mode === 'update'
+      ? await tx.$queryRaw<{ id: string }[]>`SELECT id FROM prices WHERE id = ${id} AND account_id = ${accountId} FOR UPDATE`
+      : await tx.$queryRaw<{ id: string }[]>`SELECT id FROM prices WHERE id = ${id} AND account_id = ${accountId} FOR SHARE`;
+  if (rows.length === 0) throw notFound('price', id);
+  return findPriceRow(tx, accountId, id);
+}
+
+/** Number of subscription items (of the price's own account) that use each of the prices. */
+export async function subscriptionItemCount(db: Db | Tx, accountId: string, priceIds: string[]): Promise<number> {
+  if (priceIds.length === 0) return 0;
+  return db.subscriptionItem.count({ where: { accountId, priceId: { in: priceIds } } });
+}

@@ -1,0 +1,99 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { projectRoot } from '../config';
+
+export const DEFAULT_TAX_CODE = 'txcd_00000000';
+
+/**
+ * The spec's list of allowed tax codes (POST /products), copied verbatim: `a-b` is an inclusive range
+ * of 8-digit numbers. Kept as text so it can be compared with the spec by eye.
+ */
+const SPEC_TAX_CODES = `
+99999999 20030000 10000000 00000000 10010001 10101000 10102000 10102001 10103000 10103001 10103100 10103101
+10104001 10201000-10201004 10202000 10202001 10202003 10203000 10203001 10301000 10302000-10302003
+10303000-10303002 10303100-10303102 10303104 10304000-10304003 10304100-10304102 10305000 10305001 10401000
+10401001 10401100 10401200 10402000 10402100 10402110 10402200 10402300 10501000 10502000 10503000-10503005
+10504000 10504003 10505000-10505002 10506000-10506002 10701000 10701100 10701200 10701300 10701400 10701401
+10701410 10701411 10702000 10804001-10804003 10804010 20010001 20010003 20010004 20010006 20010007 20020009
+20020010 20020018 20030002-20030005 20040001-20040011 20060000-20060002 20060008-20060010 20060013 20060017
+20060021 20060022 20060026 20060027 20060029 20060030 20060035 20060040 20060042 20060044 20060045
+20060047-20060059 20070001 20070006-20070008 20070010 20070013 20070016 20080003-20080005 20080007-20080013
+20090001-20090004 20090006 20090010 20090012 20090015 20090018 20090022-20090032 20091000-20091005 20100001
+30011000 30011002 30011003 30011015 30011020 30011028 30011034 30011045 30011100 30011200 30011201 30021000
+30021001 30021200 30030001 30031004 30031041 30031404-30031409 30040003 30040005 30040006 30051302 30060001
+30060004-30060007 30060010 30060011 30060013-30060021 30060101 30070001-30070015 30070017-30070026 30070028
+30070029 30071000 30080001 30080002 30090005 30090009 30090010 31020001-31020003 31030001 31030003
+31031202-31031205 31040001 31040002 31070001 32010001-32010004 32020001-32020006 32020011 32030001-32030010
+32040002-32040005 32050001 32050005-32050007 32050009 32050012-32050015 32050017-32050041 32060001 32060002
+32060007 32060012 32060017 32060018 32060023-32060026 32070003 32070004 32070018-32070020 32070028-32070042
+32080001 32080003-32080005 32090003 32090005-32090008 32090013-32090018 32100001-32100008 32100010-32100013
+33020001-33020014 33020200 33030001 33031001 33080201 33080202 33080300-33080306 33080400 33100001 33100101
+33100200 33110001-33110005 33120000-33120019 33150001-33150006 34010001-34010003 34020001-34020006 34020027
+34021000 34021001 34022000 34022001 34040001-34040018 35010000 35010001 35010400 35010410 35010500 35020100
+35020200 35020220 36010001-36010007 37010000 37010003 37010036 37030002 37030003 37040001 37050001
+37060001-37060003 37060008-37060013 37060035 37060045 37060046 37070001 37070002 37071001-37071003 37071006
+37071007 37071009-37071011 37071014 37071015 37071101 37071103 37071104 37071106 40010000-40010002 40020002
+40020004-40020008 40040000 40040003 40040004 40040009 40040010 40040013 40040016 40040017 40040019-40040022
+40050003-40050010 40051001-40051004 40060003 40070001 40070002 40070005-40070007 40090001 40090002 40090005
+40090008 40100001-40100004 40100010 40100011 40400005 41020001-41020003 41030001-41030003 41040002-41040005
+41040008-41040030 41050001-41050008 41051001 41051002 41052001 41053001 41053002 41054001 41054002 41060003
+41060006 50021001-50021003 50021101 50021103 90000001 90020001 92010001
+`;
+
+function expandSpecList(list: string): string[] {
+  const codes: string[] = [];
+  for (const token of list.trim().split(/\s+/)) {
+    const [first, last = first] = token.split('-') as [string, string?];
+    for (let number = Number(first); number <= Number(last); number += 1) {
+      codes.push(`txcd_${String(number).padStart(8, '0')}`);
+    }
+  }
+  return codes;
+}
+
+/** Every allowed code, in the spec's order. */
+export const ALLOWED_TAX_CODES: ReadonlySet<string> = new Set(expandSpecList(SPEC_TAX_CODES));
+
+export function isAllowedTaxCode(code: string): boolean {
+  return ALLOWED_TAX_CODES.has(code);
+}
+
+export const TAX_CODES_FILE = path.join(projectRoot, 'data', 'tax-codes.tsv');
+
+/**
+ * Parses data/tax-codes.tsv (`code<TAB>name<TAB>category_type`, one header line) and insists that it
+ * names exactly the allowed codes, so the map and the validation can never disagree.
+ */
+export function parseTaxCodesTsv(text: string): Map<string, string> {
+  const [header, ...rows] = text.split(/\r?\n/).filter((line) => line !== '');
+  if (header !== 'code\tname\tcategory_type') throw new Error(`tax codes file: unexpected header "${header}"`);
+  const names = new Map<string, string>();
+  rows.forEach((row, index) => {
+    const [code, name, categoryType, ...extra] = row.split('\t');
+    const line = index + 2;
+    if (!code || !name?.trim() || !categoryType || extra.length > 0) throw new Error(`tax codes file: malformed line ${line}`);
+    if (!ALLOWED_TAX_CODES.has(code)) throw new Error(`tax codes file: line ${line} has ${code}, which the spec does not allow`);
+    if (names.has(code)) throw new Error(`tax codes file: ${code} appears twice`);
+    names.set(code, name.trim());
+  });
+  const missing = [...ALLOWED_TAX_CODES].filter((code) => !names.has(code));
+  if (missing.length > 0) throw new Error(`tax codes file: no name for ${missing.slice(0, 5).join(', ')}`);
+  return names;
+}
+
+let taxCodeNames: ReadonlyMap<string, string> | undefined;
+
+/** Code -> category name, read from disk on first use and kept. */
+export function taxCodeMap(): ReadonlyMap<string, string> {
+  taxCodeNames ??= parseTaxCodesTsv(fs.readFileSync(TAX_CODES_FILE, 'utf8'));
+  return taxCodeNames;
+}
+
+/** GET /products/taxCodes: codes whose code or category name contains `search` (case-insensitive). */
+export function searchTaxCodes(search: string | undefined): Record<string, string> {
+  const needle = search?.trim().toLowerCase() ?? '';
+  const entries = [...taxCodeMap()].filter(
+    ([code, name]) => needle === '' || code.toLowerCase().includes(needle) || name.toLowerCase().includes(needle),
+  );
+  return Object.fromEntries(entries);
+}
