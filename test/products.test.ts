@@ -118,8 +118,7 @@ describe('POST /products', () => {
     [{ currency: 'EUR' }, 'currency', 'parameter_invalid'],
     [{ currency: undefined }, 'currency', 'parameter_missing'],
     [{ type: 'monthly' }, 'type', 'parameter_invalid'],
-    // A missing enum field is reported by the shared validator as parameter_invalid (zod's invalid_value), still naming it.
-    [{ type: undefined }, 'type', 'parameter_invalid'],
+    [{ type: undefined }, 'type', 'parameter_missing'],
     [{ type: 'recurring' }, 'recurring', 'parameter_invalid'],
     [{ type: 'recurring', recurring: null }, 'recurring', 'parameter_invalid'],
     [{ recurring: { interval: 'month', interval_count: 1 } }, 'recurring', 'parameter_invalid'],

@@ -20,7 +20,7 @@ export function zodErrorToApiError(error: z.ZodError, location: 'body' | 'query'
     path = [...path, issue.keys[0]!];
     code = 'parameter_unknown';
     message = `Unknown field (unknown fields are rejected)`;
-  } else if (issue.code === 'invalid_type' && valueAt(input, issue.path) === undefined) {
+  } else if ((issue.code === 'invalid_type' || issue.code === 'invalid_value') && valueAt(input, issue.path) === undefined) {
     code = 'parameter_missing';
     message = 'Required';
   }
