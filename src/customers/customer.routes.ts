@@ -1,8 +1,6 @@
 import { z } from 'zod';
 import type { AppDeps } from '../app';
 import type { Api } from '../http/api';
-import { notFound } from '../http/errors';
-import { pageEnvelope, pageSchema, paginationQuery } from '../http/pagination';
 import {
   createCustomerBody,
   customerIdParams,
@@ -19,7 +17,6 @@ import {
   searchCustomers,
   SEARCH_RESULT_LIMIT,
   updateCustomer,
-  findCustomer,
 } from './customer.service';
 
 export function registerCustomerRoutes(api: Api, { prisma }: AppDeps): void {
@@ -89,35 +86,5 @@ export function registerCustomerRoutes(api: Api, { prisma }: AppDeps): void {
     response: z.object({ id: z.string(), object: z.literal('customer'), deleted: z.literal(true) }),
     errors: [404],
     handler: ({ principal, params }) => deleteCustomer(prisma, principal.accountId, params.externalKey),
-  });
-
-  // Payment methods arrive with the payments issue; until then a customer has none.
-  api.route({
-    method: 'get',
-    path: '/customers/{externalKey}/payment-methods',
-    tag,
-    summary: "List a customer's payment methods",
-    params: customerIdParams,
-    query: z.strictObject(paginationQuery(100)),
-    response: pageSchema(z.object({ id: z.string() })),
-    errors: [404],
-    handler: async ({ principal, params, query }) => {
-      await findCustomer(prisma, principal.accountId, params.externalKey);
-      return pageEnvelope([], 0, query);
-    },
-  });
-
-  api.route({
-    method: 'get',
-    path: '/customers/{externalKey}/payment-methods/{id}',
-    tag,
-    summary: 'Retrieve one payment method of a customer',
-    params: customerIdParams.extend({ id: z.string().min(1).max(64) }),
-    response: z.object({ id: z.string() }),
-    errors: [404],
-    handler: async ({ principal, params }) => {
-      await findCustomer(prisma, principal.accountId, params.externalKey);
-      throw notFound('payment method', params.id);
-    },
   });
 }

@@ -4,6 +4,7 @@ import { OpenAPIRegistry, OpenApiGeneratorV31, extendZodWithOpenApi } from '@ast
 import type { Db } from '../db/prisma';
 import type { Principal, Role } from './auth';
 import { requireRole } from './auth';
+import { idempotencyHeaders, readIdempotencyKey, withIdempotency } from './idempotency';
 import { parseOrThrow } from './validation';
 
 extendZodWithOpenApi(z);
@@ -18,6 +19,8 @@ export interface HandlerContext<P, Q, B> {
   principal: Principal;
   req: Request;
   res: Response;
+  /** The Idempotency-Key header of a POST or PUT, if sent (src/http/idempotency.ts). */
+  idempotencyKey?: string;
 }
 
 export interface RouteDefinition<P extends AnyObject, Q extends AnyObject, B extends z.ZodType> {
@@ -73,7 +76,9 @@ export class Api {
 
   route<P extends AnyObject, Q extends AnyObject, B extends z.ZodType>(def: RouteDefinition<P, Q, B>): void {
     const status = def.status ?? 200;
-    const errorStatuses = [...new Set([400, 401, ...(def.roles ? [403] : []), ...(def.errors ?? [])])].sort();
+    // DESIGN.md 3.11: every POST and PUT takes Idempotency-Key (a duplicate still running answers 409).
+    const idempotent = def.method === 'post' || def.method === 'put';
+    const errorStatuses = [...new Set([400, 401, ...(def.roles ? [403] : []), ...(idempotent ? [409] : []), ...(def.errors ?? [])])].sort();
     this.registry.registerPath({
       method: def.method,
       path: def.path,
@@ -84,6 +89,7 @@ export class Api {
       request: {
         params: def.params,
         query: def.query,
+        headers: idempotent ? idempotencyHeaders : undefined,
         body: def.body ? { content: { 'application/json': { schema: def.body } } } : undefined,
       },
       responses: {
@@ -104,12 +110,19 @@ export class Api {
       const params = def.params ? parseOrThrow(def.params, req.params, 'path') : {};
       const query = def.query ? parseOrThrow(def.query, req.query, 'query') : {};
       const body = def.body ? parseOrThrow(def.body, req.body ?? {}, 'body') : undefined;
-      const result = await def.handler({ params, query, body, principal, req, res } as HandlerContext<
-        z.output<P>,
-        z.output<Q>,
-        z.output<B>
-      >);
-      if (!res.headersSent) res.status(status).json(result);
+      const idempotencyKey = idempotent ? readIdempotencyKey(req) : undefined;
+      const run = async () => {
+        const result = await def.handler({ params, query, body, principal, req, res, idempotencyKey } as HandlerContext<
+          z.output<P>,
+          z.output<Q>,
+          z.output<B>
+        >);
+        return res.headersSent ? null : { status, body: result };
+      };
+      const answer = idempotencyKey ? await withIdempotency(this.prisma, principal.accountId, idempotencyKey, req, run) : await run();
+      if (!answer || res.headersSent) return;
+      if ('replayed' in answer && answer.replayed) res.setHeader('Idempotent-Replayed', 'true');
+      res.status(answer.status).json(answer.body);
     });
   }
 

@@ -24,6 +24,11 @@ export const ID_PREFIXES = {
   product: 'prod',
   price: 'price',
   taxRate: 'txr',
+  paymentMethod: 'pm',
+  transaction: 'txn',
+  gatewayCharge: 'ch',
+  gatewayRefund: 're',
+  invoiceLine: 'il',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

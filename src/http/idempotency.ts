@@ -1,0 +1,137 @@
+import crypto from 'node:crypto';
+import type { Request } from 'express';
+import { z } from 'zod';
+import type { Db } from '../db/prisma';
+import { ApiError, badRequest, conflict } from './errors';
+
+/**
+ * DESIGN.md 3.11. A POST or PUT carrying `Idempotency-Key` is run once per (account, key): for 24 h
+ * the same key with the same method, path and body answers the first response again (status and
+ * body, with `Idempotent-Replayed: true`); with anything different it is a 400 naming the header.
+ * A duplicate arriving while the first is still running gets 409 `idempotency_key_in_use` (it does
+ * not wait). Results of the handler are stored, 4xx errors included; a 5xx or crash releases the
+ * key so that the client can retry. A key still `in_progress` after STALE_SECONDS (its request died)
+ * may be taken over by the same request; the money-moving handlers are themselves keyed on the
+ * Idempotency-Key, so a takeover never charges twice.
+ */
+export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
+const WINDOW = '24 hours';
+const STALE_SECONDS = 60;
+const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+
+export const idempotencyHeaders = z.object({
+  [IDEMPOTENCY_HEADER]: z
+    .string()
+    .regex(KEY_PATTERN)
+    .optional()
+    .describe('1 to 255 visible ASCII characters. The same key and body within 24 h answer the first response again.'),
+});
+
+// Bodies may hold card numbers: the stored digest is keyed, so it cannot be brute-forced offline.
+const HASH_SECRET = process.env.IDEMPOTENCY_HASH_SECRET || 'billing-service/idempotency-request-hash/v1';
+
+/** JSON with object keys sorted, so that key order does not make two equal bodies differ. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.keys(value as object)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`);
+    return `{${entries.join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+function requestHash(req: Request): string {
+  return crypto
+    .createHmac('sha256', HASH_SECRET)
+    .update(`${req.method}\n${req.path}\n${canonicalJson(req.body ?? {})}`)
+    .digest('hex');
+}
+
+/** The header's value, or undefined when absent; 400 naming the header when malformed. */
+export function readIdempotencyKey(req: Request): string | undefined {
+  const raw = req.header(IDEMPOTENCY_HEADER);
+  if (raw === undefined) return undefined;
+  if (!KEY_PATTERN.test(raw)) throw badRequest(`${IDEMPOTENCY_HEADER} must be 1 to 255 visible ASCII characters.`, IDEMPOTENCY_HEADER);
+  return raw;
+}
+
+export interface StoredResponse {
+  status: number;
+  body: unknown;
+}
+
+async function claim(prisma: Db, accountId: string, key: string, req: Request, hash: string): Promise<boolean> {
+  const rows = await prisma.$queryRaw<{ key: string }[]>`
+    INSERT INTO idempotency_keys (account_id, key, method, path, request_hash, state, created_at, locked_at)
+    VALUES (${accountId}, ${key}, ${req.method}, ${req.path}, ${hash}, 'in_progress', now(), now())
+    ON CONFLICT (account_id, key) DO UPDATE SET
+      method = EXCLUDED.method, path = EXCLUDED.path, request_hash = EXCLUDED.request_hash,
+      state = 'in_progress', response_status = NULL, response_body = NULL,
+      created_at = CASE WHEN idempotency_keys.created_at < now() - ${WINDOW}::interval THEN now() ELSE idempotency_keys.created_at END,
+      locked_at = now()
+    WHERE idempotency_keys.created_at < now() - ${WINDOW}::interval
+       OR (idempotency_keys.state = 'in_progress'
+           AND idempotency_keys.locked_at < now() - make_interval(secs => ${STALE_SECONDS})
+           AND idempotency_keys.request_hash = EXCLUDED.request_hash)
+    RETURNING key`;
+  return rows.length > 0;
+}
+
+async function store(prisma: Db, accountId: string, key: string, hash: string, response: StoredResponse): Promise<void> {
+  await prisma.idempotencyKey.updateMany({
+    where: { accountId, key, requestHash: hash, state: 'in_progress' },
+    data: { state: 'completed', responseStatus: response.status, responseBody: JSON.parse(JSON.stringify(response.body ?? null)) },
+  });
+}
+
+async function release(prisma: Db, accountId: string, key: string, hash: string): Promise<void> {
+  await prisma.idempotencyKey.deleteMany({ where: { accountId, key, requestHash: hash, state: 'in_progress' } });
+}
+
+/**
+ * Runs `run` at most once per key (see above). `run` answers null when the handler wrote the
+ * response itself: nothing can be stored then, and the key is released.
+ */
+export async function withIdempotency(
+  prisma: Db,
+  accountId: string,
+  key: string,
+  req: Request,
+  run: () => Promise<StoredResponse | null>,
+): Promise<(StoredResponse & { replayed: boolean }) | null> {
+  const hash = requestHash(req);
+  let claimed = false;
+  // Two rounds: the row we collided with may have been released between our insert and our read.
+  for (let round = 0; round < 2 && !claimed; round++) {
+    claimed = await claim(prisma, accountId, key, req, hash);
+    if (claimed) break;
+    const existing = await prisma.idempotencyKey.findUnique({ where: { accountId_key: { accountId, key } } });
+    if (!existing) continue;
+    if (existing.requestHash !== hash) {
+      throw badRequest(
+        `${IDEMPOTENCY_HEADER} was already used with a different request (method, path or body); use a new key.`,
+        IDEMPOTENCY_HEADER,
+        'idempotency_key_reused',
+      );
+    }
+    if (existing.state !== 'completed') {
+      throw conflict(`A request with this ${IDEMPOTENCY_HEADER} is still in progress; retry once it has finished.`, 'idempotency_key_in_use');
+    }
+    return { status: existing.responseStatus!, body: existing.responseBody, replayed: true };
+  }
+  if (!claimed) throw conflict(`A request with this ${IDEMPOTENCY_HEADER} is still in progress; retry once it has finished.`, 'idempotency_key_in_use');
+
+  let response: StoredResponse | null;
+  try {
+    response = await run();
+  } catch (error) {
+    if (error instanceof ApiError && error.status < 500) await store(prisma, accountId, key, hash, { status: error.status, body: error.toBody() });
+    else await release(prisma, accountId, key, hash);
+    throw error;
+  }
+  if (response) await store(prisma, accountId, key, hash, response);
+  else await release(prisma, accountId, key, hash);
+  return response && { ...response, replayed: false };
+}

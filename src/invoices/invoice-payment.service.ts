@@ -1,0 +1,188 @@
+import type { PaymentMethod, Transaction } from '../generated/prisma/client';
+import type { Db, Tx } from '../db/prisma';
+import { markPricesBilled } from '../catalog/price.service';
+import { ApiError, badRequest } from '../http/errors';
+import { recordEvent } from '../lib/events';
+import { newId } from '../lib/ids';
+import { GatewayRequestError, type ChargeResult, type PaymentGateway } from '../payments/gateway';
+import { findDefaultPaymentMethod, findPaymentMethod, toGatewayPaymentMethod } from '../payments/payment-method.service';
+import { lockInvoice, toInvoiceObject, type InvoiceWithLines } from './invoice.records';
+import type { InvoiceObject } from './invoice.schemas';
+import { assertPayable, finalizeInTx, getInvoice, withParam } from './invoice.service';
+
+export interface PayInvoiceOptions {
+  /** A method attached to the invoice's customer; the customer's default when absent. */
+  paymentMethodId?: string;
+  /**
+   * The caller's name for this attempt (an Idempotency-Key, a workflow id + step). A second call with
+   * the same key finishes or answers that attempt instead of charging again.
+   */
+  attemptKey?: string;
+}
+
+type Step = { kind: 'done'; invoice: InvoiceObject } | { kind: 'settle'; attempt: Transaction; own: boolean };
+
+/** Gateway idempotency key of an attempt: the invoice plus the attempt's number or the caller's key. */
+function gatewayKeyFor(invoiceId: string, attemptNumber: number, attemptKey: string | undefined): string {
+  return attemptKey ? `invoice:${invoiceId}:payment:key:${attemptKey}` : `invoice:${invoiceId}:payment:${attemptNumber}`;
+}
+
+async function resolvePaymentMethod(tx: Tx, accountId: string, invoice: InvoiceWithLines, requested?: string): Promise<PaymentMethod> {
+  if (requested) {
+    const method = await withParam('payment_method', () => findPaymentMethod(tx, accountId, requested));
+    if (method.customerId !== invoice.customerId) {
+      throw badRequest(`Payment method ${requested} is not attached to customer ${invoice.customerId}.`, 'payment_method', 'payment_method_not_attached');
+    }
+    return method;
+  }
+  const method = await findDefaultPaymentMethod(tx, accountId, invoice.customerId);
+  if (!method) {
+    throw badRequest(
+      `Customer ${invoice.customerId} has no payment method on file; attach one or name one in payment_method.`,
+      'payment_method',
+      'payment_method_missing',
+    );
+  }
+  return method;
+}
+
+async function markPaid(tx: Tx, accountId: string, invoice: InvoiceWithLines, amount: bigint, paymentMethodId: string | null): Promise<void> {
+  const paid = await tx.invoice.update({
+    where: { id: invoice.id },
+    data: { status: 'paid', amountPaid: invoice.amountPaid + amount, paidAt: new Date(), paymentMethodId },
+    include: { lines: true },
+  });
+  await recordEvent(tx, accountId, 'invoice.payment_succeeded', toInvoiceObject(paid));
+  // Billing a price activates it for good (spec: price activity), in the transaction that marks it paid.
+  const priceIds = paid.lines.flatMap((line) => (line.priceId ? [line.priceId] : []));
+  if (priceIds.length > 0) await markPricesBilled(tx, accountId, priceIds);
+}
+
+/**
+ * Under the invoice lock: finish what is in flight first (a pending attempt left by a crash or a
+ * concurrent request), else finalize a draft and open a new attempt as a pending transaction. The
+ * attempt is committed before the gateway is called, so its key survives a crash.
+ */
+async function nextStep(tx: Tx, accountId: string, invoiceId: string, opts: PayInvoiceOptions): Promise<Step> {
+  let invoice = await lockInvoice(tx, accountId, invoiceId);
+  if (opts.attemptKey) {
+    const mine = await tx.transaction.findFirst({ where: { accountId, invoiceId, type: 'payment', attemptKey: opts.attemptKey } });
+    if (mine) return mine.status === 'pending' ? { kind: 'settle', attempt: mine, own: true } : { kind: 'done', invoice: toInvoiceObject(invoice) };
+  }
+  const inFlight = await tx.transaction.findFirst({
+    where: { accountId, invoiceId, type: 'payment', status: 'pending' },
+    orderBy: { createdAt: 'asc' },
+  });
+  if (inFlight) return { kind: 'settle', attempt: inFlight, own: false };
+
+  assertPayable(invoice);
+  const amount = invoice.amountDue - invoice.amountPaid;
+  // Checked before anything changes, so a missing method leaves a draft a draft.
+  const method = amount > 0n ? await resolvePaymentMethod(tx, accountId, invoice, opts.paymentMethodId) : null;
+  if (invoice.status === 'draft') invoice = await finalizeInTx(tx, accountId, invoice);
+
+  if (!method) {
+    // Nothing to collect: paid without a charge, recorded as a zero payment so the call has a trace.
+    await tx.transaction.create({
+      data: {
+        id: newId('transaction'),
+        accountId,
+        type: 'payment',
+        status: 'succeeded',
+        amount: 0n,
+        currency: invoice.currency,
+        customerId: invoice.customerId,
+        invoiceId,
+        attemptKey: opts.attemptKey ?? null,
+        description: `Invoice ${invoice.number} (nothing due)`,
+      },
+    });
+    await markPaid(tx, accountId, invoice, 0n, null);
+    return { kind: 'done', invoice: await getInvoice(tx, accountId, invoiceId) };
+  }
+
+  const attemptNumber = invoice.attemptCount + 1;
+  const attempt = await tx.transaction.create({
+    data: {
+      id: newId('transaction'),
+      accountId,
+      type: 'payment',
+      status: 'pending',
+      amount,
+      currency: invoice.currency,
+      customerId: invoice.customerId,
+      invoiceId,
+      paymentMethodId: method.id,
+      attempt: attemptNumber,
+      attemptKey: opts.attemptKey ?? null,
+      gatewayKey: gatewayKeyFor(invoiceId, attemptNumber, opts.attemptKey),
+      description: `Payment of invoice ${invoice.number}`,
+    },
+  });
+  await tx.invoice.update({ where: { id: invoiceId }, data: { attemptCount: attemptNumber } });
+  return { kind: 'settle', attempt, own: true };
+}
+
+/** Charges a pending attempt (idempotently, by its key) and records the outcome once. */
+async function settle(prisma: Db, gateway: PaymentGateway, accountId: string, attempt: Transaction): Promise<ChargeResult['status']> {
+  const method = await prisma.paymentMethod.findFirstOrThrow({ where: { id: attempt.paymentMethodId!, accountId } });
+  let result: ChargeResult;
+  try {
+    result = await gateway.charge({
+      amount: Number(attempt.amount),
+      currency: attempt.currency,
+      paymentMethod: toGatewayPaymentMethod(method),
+      idempotencyKey: attempt.gatewayKey!,
+      description: attempt.description ?? undefined,
+    });
+  } catch (error) {
+    if (error instanceof GatewayRequestError) throw error;
+    throw new ApiError(
+      'api_error',
+      'gateway_unavailable',
+      'The payment gateway did not answer. The attempt stays pending; paying the invoice again completes it without a second charge.',
+      undefined,
+      502,
+    );
+  }
+  await prisma.$transaction(async (tx) => {
+    const invoice = await lockInvoice(tx, accountId, attempt.invoiceId!);
+    const settled = await tx.transaction.updateMany({
+      where: { id: attempt.id, status: 'pending' },
+      data: {
+        status: result.status,
+        gatewayReference: result.chargeId,
+        failureCode: result.status === 'failed' ? result.failureCode : null,
+        failureMessage: result.status === 'failed' ? result.failureMessage : null,
+      },
+    });
+    if (settled.count === 0) return; // a concurrent call recorded this outcome already
+    if (result.status === 'succeeded') await markPaid(tx, accountId, invoice, attempt.amount, attempt.paymentMethodId);
+    else await recordEvent(tx, accountId, 'invoice.payment_failed', toInvoiceObject(invoice));
+  });
+  return result.status;
+}
+
+/**
+ * PUT /invoices/{id}: finalize a draft, charge the named or default payment method, record the
+ * attempt. A decline leaves the invoice open (attempt_count grows, invoice.payment_failed) and is
+ * answered with the invoice, not an error. Safe to repeat: an attempt in flight is completed rather
+ * than charged again, and the same `attemptKey` never charges twice.
+ */
+export async function payInvoice(
+  prisma: Db,
+  gateway: PaymentGateway,
+  accountId: string,
+  invoiceId: string,
+  opts: PayInvoiceOptions = {},
+): Promise<InvoiceObject> {
+  // An attempt left in flight (a crash, a lost gateway answer, a concurrent request) is completed
+  // first; if it paid the invoice that is the answer, otherwise this call makes its own attempt.
+  for (let round = 0; round < 3; round++) {
+    const step = await prisma.$transaction((tx) => nextStep(tx, accountId, invoiceId, opts));
+    if (step.kind === 'done') return step.invoice;
+    const outcome = await settle(prisma, gateway, accountId, step.attempt);
+    if (step.own || outcome === 'succeeded') break;
+  }
+  return getInvoice(prisma, accountId, invoiceId);
+}

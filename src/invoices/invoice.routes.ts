@@ -1,0 +1,114 @@
+import { z } from 'zod';
+import type { AppDeps } from '../app';
+import type { Api } from '../http/api';
+import { pageSchema } from '../http/pagination';
+import type { PaymentGateway } from '../payments/gateway';
+import { transactionSchema } from '../transactions/transaction.schemas';
+import { payInvoice } from './invoice-payment.service';
+import { refundInvoice } from './invoice-refund.service';
+import {
+  createInvoiceBody,
+  invoiceIdParams,
+  invoiceSchema,
+  listInvoicesQuery,
+  payInvoiceBody,
+  refundInvoiceBody,
+} from './invoice.schemas';
+import { createInvoice, finalizeInvoice, getInvoice, listInvoices, voidInvoice } from './invoice.service';
+
+export function registerInvoiceRoutes(api: Api, { prisma }: AppDeps, gateway: PaymentGateway): void {
+  const tag = 'Invoices';
+
+  api.route({
+    method: 'post',
+    path: '/invoices',
+    tag,
+    summary: 'Create a draft invoice',
+    description:
+      'Lines are `{price, quantity?, tax?}` or `{description, amount, quantity?, tax?}` (`amount` is cents per unit). Each tax rate ' +
+      'applies as its `inclusive` flag says. Writes invoice.created.',
+    body: createInvoiceBody,
+    status: 201,
+    response: invoiceSchema,
+    errors: [404],
+    handler: ({ principal, body }) => createInvoice(prisma, principal.accountId, body),
+  });
+
+  api.route({
+    method: 'get',
+    path: '/invoices',
+    tag,
+    summary: 'List invoices, newest first',
+    description: 'Filters: status, customer, subscription, created_gt/created_gte/created_lt/created_lte (Unix seconds).',
+    query: listInvoicesQuery,
+    response: pageSchema(invoiceSchema),
+    handler: ({ principal, query }) => listInvoices(prisma, principal.accountId, query),
+  });
+
+  api.route({
+    method: 'get',
+    path: '/invoices/{id}',
+    tag,
+    summary: 'Retrieve an invoice with its lines and payment information',
+    params: invoiceIdParams,
+    response: invoiceSchema,
+    errors: [404],
+    handler: ({ principal, params }) => getInvoice(prisma, principal.accountId, params.id),
+  });
+
+  api.route({
+    method: 'put',
+    path: '/invoices/{id}',
+    tag,
+    summary: 'Pay an invoice',
+    description:
+      "Finalizes a draft, then charges `payment_method` or the customer's default. Every attempt is a transaction. Success: paid, " +
+      'invoice.payment_succeeded. Decline: 200 with the invoice still open, attempt_count grown, invoice.payment_failed. ' +
+      'A void or paid invoice: 409. With Idempotency-Key a repeat answers the first response and never charges again.',
+    params: invoiceIdParams,
+    body: payInvoiceBody,
+    response: invoiceSchema,
+    errors: [404, 409, 502],
+    handler: ({ principal, params, body, idempotencyKey }) =>
+      payInvoice(prisma, gateway, principal.accountId, params.id, { paymentMethodId: body.payment_method, attemptKey: idempotencyKey }),
+  });
+
+  api.route({
+    method: 'delete',
+    path: '/invoices/{id}',
+    tag,
+    summary: 'Void a draft or open invoice (irreversible; invoice.deleted)',
+    params: invoiceIdParams,
+    response: invoiceSchema,
+    errors: [404, 409],
+    handler: ({ principal, params }) => voidInvoice(prisma, principal.accountId, params.id),
+  });
+
+  api.route({
+    method: 'post',
+    path: '/invoices/{id}/finalize',
+    tag,
+    summary: 'Finalize a draft invoice without paying it',
+    description: 'draft -> open with a number; invoice.finalized, and invoice.sent for send_invoice invoices. Any other state: 409.',
+    params: invoiceIdParams,
+    body: z.strictObject({}).optional(),
+    response: invoiceSchema,
+    errors: [404, 409],
+    handler: ({ principal, params }) => finalizeInvoice(prisma, principal.accountId, params.id),
+  });
+
+  api.route({
+    method: 'post',
+    path: '/invoices/{id}/refund',
+    tag,
+    summary: 'Refund a paid invoice, fully or partly',
+    description: 'Answers the refund transaction (negative amount). More than what is left to refund: 400; an invoice that is not paid: 409.',
+    params: invoiceIdParams,
+    body: refundInvoiceBody,
+    status: 201,
+    response: transactionSchema,
+    errors: [404, 409, 502],
+    handler: ({ principal, params, body, idempotencyKey }) =>
+      refundInvoice(prisma, gateway, principal.accountId, params.id, { amount: body.amount, attemptKey: idempotencyKey }),
+  });
+}

@@ -1,0 +1,165 @@
+import { z } from 'zod';
+import { currencyCode } from '../customers/customer.schemas';
+import { paginationQuery } from '../http/pagination';
+import { resourceId } from '../http/validation';
+import { paymentMethodId } from '../payments/payment-method.schemas';
+
+export const MAX_LINE_UNIT_AMOUNT = 99_999_999;
+export const MAX_QUANTITY = 100_000;
+export const MAX_LINES = 100;
+export const INVOICE_STATUSES = ['draft', 'open', 'paid', 'void'] as const;
+export const COLLECTION_METHODS = ['charge_automatically', 'send_invoice'] as const;
+
+const unixSeconds = z.number().int('must be an integer (Unix seconds)').min(1, 'must be positive Unix seconds').max(253402300799);
+
+const lineInput = z
+  .strictObject({
+    price: resourceId.optional().describe('A price id; the line bills unit_amount x quantity of it'),
+    description: z.string().min(1, 'must not be empty').max(500, 'must be at most 500 characters').optional(),
+    amount: z
+      .number()
+      .int('must be an integer number of cents')
+      .min(0, 'must be at least 0')
+      .max(MAX_LINE_UNIT_AMOUNT, `must be at most ${MAX_LINE_UNIT_AMOUNT} cents`)
+      .optional()
+      .describe('Lines without a price: amount per unit, in cents'),
+    quantity: z.number().int('must be an integer').min(1, 'must be at least 1').max(MAX_QUANTITY, `must be at most ${MAX_QUANTITY}`).default(1),
+    tax: z
+      .array(resourceId)
+      .max(10, 'may name at most 10 tax rates')
+      .refine((ids) => new Set(ids).size === ids.length, 'must not repeat a tax rate')
+      .optional()
+      .describe('Tax rate ids (txr_) applied to this line; each rate says whether it is inclusive'),
+  })
+  .superRefine((line, ctx) => {
+    const missing = (field: string) =>
+      ctx.addIssue({ code: 'invalid_type', expected: field === 'amount' ? 'number' : 'string', path: [field], message: 'Required', input: undefined });
+    if (line.price !== undefined) {
+      if (line.amount !== undefined) ctx.addIssue({ code: 'custom', path: ['amount'], message: 'must not be given with price (the price sets the amount)' });
+      return;
+    }
+    if (line.description === undefined) missing('description');
+    if (line.amount === undefined) missing('amount');
+  });
+
+export const createInvoiceBody = z
+  .strictObject({
+    customer: resourceId,
+    lines: z.array(lineInput).min(1, 'must hold at least one line').max(MAX_LINES, `may hold at most ${MAX_LINES} lines`),
+    collection_method: z.enum(COLLECTION_METHODS).default('charge_automatically'),
+    due_date: unixSeconds.optional().describe('Unix seconds'),
+    currency: currencyCode.optional().describe("Defaults to the prices' currency, else the customer's, else USD"),
+  })
+  .meta({ id: 'InvoiceCreate' });
+
+export const payInvoiceBody = z
+  .strictObject({
+    payment_method: paymentMethodId.optional().describe("A method attached to the invoice's customer; the customer's default when absent"),
+  })
+  .meta({ id: 'InvoicePay' });
+
+export const refundInvoiceBody = z
+  .strictObject({
+    amount: z.number().int('must be an integer number of cents').min(1, 'must be at least 1').optional().describe('Cents; all that is left to refund when absent'),
+  })
+  .meta({ id: 'InvoiceRefund' });
+
+/** Invoice ids are UUIDs. */
+export const invoiceId = z
+  .string()
+  .regex(/^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/, 'must be a UUID')
+  .transform((id) => id.toLowerCase());
+
+export const invoiceIdParams = z.strictObject({ id: invoiceId });
+
+const queryUnixSeconds = z.coerce.number().int('must be an integer (Unix seconds)').min(0, 'must be at least 0');
+
+export const listInvoicesQuery = z.strictObject({
+  ...paginationQuery(100),
+  status: z.enum(INVOICE_STATUSES).optional(),
+  customer: resourceId.optional(),
+  subscription: resourceId.optional(),
+  created_gt: queryUnixSeconds.optional(),
+  created_gte: queryUnixSeconds.optional(),
+  created_lt: queryUnixSeconds.optional(),
+  created_lte: queryUnixSeconds.optional(),
+});
+
+const taxAmountSchema = z.object({
+  amount: z.number(),
+  tax_behavior: z.enum(['inclusive', 'exclusive']),
+  tax_rate: z.string(),
+  taxable_amount: z.number(),
+});
+
+export const invoiceLineSchema = z
+  .object({
+    id: z.string(),
+    object: z.literal('line_item'),
+    description: z.string().nullable(),
+    amount: z.number().describe('unit_amount x quantity: includes inclusive tax, excludes exclusive tax'),
+    amount_excluding_tax: z.number(),
+    currency: z.string(),
+    quantity: z.number(),
+    unit_amount: z.number(),
+    price: z.string().nullable(),
+    tax_rates: z.array(z.string()),
+    tax_amounts: z.array(taxAmountSchema),
+    period: z.object({ start: z.number(), end: z.number() }),
+  })
+  .meta({ id: 'InvoiceLine' });
+
+const addressSchema = z.object({
+  city: z.string().optional(),
+  country: z.string().optional(),
+  line1: z.string().optional(),
+  line2: z.string().optional(),
+  postal_code: z.string().optional(),
+  state: z.string().optional(),
+});
+
+export const invoiceSchema = z
+  .object({
+    id: z.string(),
+    object: z.literal('invoice'),
+    account_country: z.string().nullable(),
+    account_name: z.string().nullable(),
+    amount_due: z.number(),
+    amount_paid: z.number(),
+    amount_remaining: z.number(),
+    amount_refunded: z.number(),
+    attempt_count: z.number(),
+    attempted: z.boolean(),
+    billing_reason: z.string(),
+    collection_method: z.enum(COLLECTION_METHODS),
+    created: z.number(),
+    currency: z.string(),
+    customer: z.string(),
+    customer_address: addressSchema.nullable(),
+    customer_email: z.string().nullable(),
+    customer_name: z.string().nullable(),
+    customer_phone: z.string().nullable(),
+    due_date: z.number().nullable(),
+    lines: z.array(invoiceLineSchema),
+    number: z.string().nullable().describe('INV-000001, per account; given at finalization'),
+    paid: z.boolean(),
+    payment_method: z.string().nullable().describe('The method that paid the invoice'),
+    period_start: z.number(),
+    period_end: z.number(),
+    status: z.enum(INVOICE_STATUSES),
+    status_transitions: z.object({ finalized_at: z.number().nullable(), paid_at: z.number().nullable(), voided_at: z.number().nullable() }),
+    subscription: z.string().nullable(),
+    subtotal: z.number(),
+    subtotal_excluding_tax: z.number(),
+    tax: z.number(),
+    total: z.number(),
+    total_excluding_tax: z.number(),
+    total_taxes: z.array(taxAmountSchema).describe('Tax summed per tax rate over the lines'),
+  })
+  .meta({ id: 'Invoice' });
+
+export type CreateInvoiceInput = z.input<typeof createInvoiceBody>;
+export type ListInvoicesQuery = z.output<typeof listInvoicesQuery>;
+export type InvoiceObject = z.output<typeof invoiceSchema>;
+export type InvoiceLineObject = z.output<typeof invoiceLineSchema>;
+export type TaxAmountObject = z.output<typeof taxAmountSchema>;

@@ -1,0 +1,286 @@
+import type { Prisma } from '../generated/prisma/client';
+import type { Db, Tx } from '../db/prisma';
+import { findPricesForUse } from '../catalog/price.service';
+import { computeTax, type TaxAmount } from '../catalog/tax';
+import { findTaxRates } from '../catalog/tax-rate.service';
+import { findCustomer } from '../customers/customer.service';
+import { ApiError, badRequest, conflict } from '../http/errors';
+import { pageEnvelope, pageWindow, type Page } from '../http/pagination';
+import { parseOrThrow } from '../http/validation';
+import { recordEvent } from '../lib/events';
+import { newId, newUuid } from '../lib/ids';
+import { fromUnixSeconds } from '../lib/time';
+import { allocateInvoiceNumber } from './invoice-number';
+import { findInvoice, lockInvoice, toInvoiceObject, type InvoiceWithLines } from './invoice.records';
+import { createInvoiceBody, type CreateInvoiceInput, type InvoiceObject, type ListInvoicesQuery } from './invoice.schemas';
+
+export interface CreateInvoiceOptions {
+  subscriptionId?: string;
+  /** `manual` for API-created invoices; subscription billing passes e.g. `subscription_create`, `subscription_cycle`. */
+  billingReason?: string;
+  /** Unix seconds; the invoice's and its lines' period (creation time when absent). */
+  periodStart?: number;
+  periodEnd?: number;
+  /** A second call with the same key answers the invoice the first call created. */
+  idempotencyKey?: string;
+}
+
+/** Re-labels a lookup's 404 with the request field that named the missing thing. */
+export async function withParam<T>(param: string, lookup: () => Promise<T>): Promise<T> {
+  try {
+    return await lookup();
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 404) throw new ApiError('not_found', error.code, error.message, param);
+    throw error;
+  }
+}
+
+interface PricedLine {
+  description: string | null;
+  priceId: string | null;
+  currency: string | null;
+  quantity: number;
+  unitAmount: number;
+  amount: number;
+  amountExcludingTax: number;
+  tax: number;
+  total: number;
+  taxRateIds: string[];
+  taxAmounts: TaxAmount[];
+}
+
+async function priceLines(tx: Tx, accountId: string, lines: ReturnType<typeof createInvoiceBody.parse>['lines']): Promise<PricedLine[]> {
+  const priced: PricedLine[] = [];
+  for (const [index, line] of lines.entries()) {
+    let unitAmount = line.amount ?? 0;
+    let description = line.description ?? null;
+    let currency: string | null = null;
+    if (line.price) {
+      const priceId = line.price;
+      // FOR SHARE until commit: a concurrent DELETE /prices cannot remove a price this invoice bills.
+      const [price] = await withParam(`lines.${index}.price`, () => findPricesForUse(tx, accountId, [priceId]));
+      unitAmount = price!.unit_amount;
+      currency = price!.currency;
+      if (description === null) {
+        const product = await tx.product.findFirst({ where: { id: price!.product, accountId }, select: { name: true } });
+        description = price!.description ?? product?.name ?? null;
+      }
+    }
+    const rates = await withParam(`lines.${index}.tax`, () => findTaxRates(tx, accountId, line.tax ?? []));
+    const inactive = rates.find((rate) => !rate.active);
+    if (inactive) throw badRequest(`Tax rate ${inactive.id} is inactive and cannot be applied.`, `lines.${index}.tax`);
+    const amount = unitAmount * line.quantity;
+    const tax = computeTax(amount, rates);
+    priced.push({
+      description,
+      priceId: line.price ?? null,
+      currency,
+      quantity: line.quantity,
+      unitAmount,
+      amount,
+      amountExcludingTax: tax.amount_excluding_tax,
+      tax: tax.tax,
+      total: tax.total,
+      taxRateIds: rates.map((rate) => rate.id),
+      taxAmounts: tax.taxes,
+    });
+  }
+  return priced;
+}
+
+/** Sums each tax rate's amounts over the lines, in first-seen order. */
+function totalTaxes(lines: PricedLine[]): TaxAmount[] {
+  const byRate = new Map<string, TaxAmount>();
+  for (const taxAmount of lines.flatMap((line) => line.taxAmounts)) {
+    const sum = byRate.get(taxAmount.tax_rate);
+    if (sum) {
+      sum.amount += taxAmount.amount;
+      sum.taxable_amount += taxAmount.taxable_amount;
+    } else {
+      byRate.set(taxAmount.tax_rate, { ...taxAmount });
+    }
+  }
+  return [...byRate.values()];
+}
+
+function invoiceCurrency(lines: PricedLine[], requested: string | undefined, customerCurrency: string | null): string {
+  const fromPrices = lines.findIndex((line) => line.currency !== null);
+  const priceCurrency = fromPrices >= 0 ? lines[fromPrices]!.currency! : null;
+  const mismatch = lines.findIndex((line) => line.currency !== null && line.currency !== priceCurrency);
+  if (mismatch >= 0) throw badRequest(`All prices on an invoice must share one currency (${priceCurrency}).`, `lines.${mismatch}.price`);
+  if (requested && priceCurrency && requested !== priceCurrency) {
+    throw badRequest(`currency ${requested} differs from the prices' currency ${priceCurrency}.`, 'currency');
+  }
+  return requested ?? priceCurrency ?? customerCurrency ?? 'USD';
+}
+
+function snapshotCustomer(customer: { name: string; email: string | null; phone: string | null; address: Prisma.JsonValue }) {
+  const addresses = Array.isArray(customer.address) ? customer.address : [];
+  return {
+    customerName: customer.name,
+    customerEmail: customer.email,
+    customerPhone: customer.phone,
+    customerAddress: (addresses[0] as Prisma.InputJsonValue | undefined) ?? undefined,
+  };
+}
+
+async function existingByKey(db: Db | Tx, accountId: string, idempotencyKey: string): Promise<InvoiceWithLines | null> {
+  return db.invoice.findFirst({ where: { accountId, idempotencyKey }, include: { lines: true } });
+}
+
+/**
+ * Creates a draft invoice and writes invoice.created. Line totals come from the catalog's tax
+ * function (each tax rate's own inclusive flag decides); invoice totals are their sums.
+ */
+export async function createInvoice(
+  prisma: Db,
+  accountId: string,
+  rawInput: CreateInvoiceInput,
+  opts: CreateInvoiceOptions = {},
+): Promise<InvoiceObject> {
+  const input = parseOrThrow(createInvoiceBody, rawInput, 'body');
+  if (opts.idempotencyKey) {
+    const existing = await existingByKey(prisma, accountId, opts.idempotencyKey);
+    if (existing) return toInvoiceObject(existing);
+  }
+  try {
+    return await prisma.$transaction(async (tx) => {
+      const customer = await withParam('customer', () => findCustomer(tx, accountId, input.customer));
+      const account = await tx.account.findUniqueOrThrow({ where: { id: accountId }, select: { name: true } });
+      const lines = await priceLines(tx, accountId, input.lines);
+      const currency = invoiceCurrency(lines, input.currency, customer.currency);
+      const now = new Date();
+      const periodStart = opts.periodStart !== undefined ? fromUnixSeconds(opts.periodStart) : now;
+      const periodEnd = opts.periodEnd !== undefined ? fromUnixSeconds(opts.periodEnd) : periodStart;
+      const sum = (pick: (line: PricedLine) => number) => lines.reduce((total, line) => total + pick(line), 0);
+      const subtotal = sum((line) => line.amount);
+      const tax = sum((line) => line.tax);
+      const total = sum((line) => line.total);
+      const id = newUuid();
+      const invoice = await tx.invoice.create({
+        data: {
+          id,
+          accountId,
+          customerId: customer.id,
+          subscriptionId: opts.subscriptionId ?? null,
+          status: 'draft',
+          collectionMethod: input.collection_method,
+          billingReason: opts.billingReason ?? 'manual',
+          currency,
+          dueDate: input.due_date !== undefined ? fromUnixSeconds(input.due_date) : null,
+          periodStart,
+          periodEnd,
+          subtotal: BigInt(subtotal),
+          subtotalExcludingTax: BigInt(sum((line) => line.amountExcludingTax)),
+          tax: BigInt(tax),
+          total: BigInt(total),
+          totalExcludingTax: BigInt(total - tax),
+          totalTaxes: totalTaxes(lines) as unknown as Prisma.InputJsonValue,
+          amountDue: BigInt(total),
+          accountName: account.name,
+          accountCountry: null,
+          ...snapshotCustomer(customer),
+          idempotencyKey: opts.idempotencyKey ?? null,
+          createdAt: now,
+          lines: {
+            create: lines.map((line, position) => ({
+              id: newId('invoiceLine'),
+              accountId,
+              position,
+              description: line.description,
+              priceId: line.priceId,
+              quantity: line.quantity,
+              unitAmount: BigInt(line.unitAmount),
+              amount: BigInt(line.amount),
+              amountExcludingTax: BigInt(line.amountExcludingTax),
+              taxRateIds: line.taxRateIds,
+              taxAmounts: line.taxAmounts as unknown as Prisma.InputJsonValue,
+              periodStart,
+              periodEnd,
+            })),
+          },
+        },
+        include: { lines: true },
+      });
+      const object = toInvoiceObject(invoice);
+      await recordEvent(tx, accountId, 'invoice.created', object);
+      return object;
+    });
+  } catch (error) {
+    // A concurrent call with the same key won the unique index: answer its invoice.
+    const existing = opts.idempotencyKey ? await existingByKey(prisma, accountId, opts.idempotencyKey) : null;
+    if (existing) return toInvoiceObject(existing);
+    throw error;
+  }
+}
+
+/**
+ * draft -> open inside the caller's transaction (the invoice already locked): number, finalized_at,
+ * a fresh customer snapshot, invoice.finalized, and invoice.sent for send_invoice invoices.
+ */
+export async function finalizeInTx(tx: Tx, accountId: string, invoice: InvoiceWithLines): Promise<InvoiceWithLines> {
+  const number = await allocateInvoiceNumber(tx, accountId);
+  const customer = await tx.customer.findFirst({ where: { id: invoice.customerId, accountId } });
+  const finalized = await tx.invoice.update({
+    where: { id: invoice.id },
+    data: { status: 'open', number, finalizedAt: new Date(), ...(customer ? snapshotCustomer(customer) : {}) },
+    include: { lines: true },
+  });
+  const object = toInvoiceObject(finalized);
+  await recordEvent(tx, accountId, 'invoice.finalized', object);
+  if (finalized.collectionMethod === 'send_invoice') await recordEvent(tx, accountId, 'invoice.sent', object);
+  return finalized;
+}
+
+export function assertPayable(invoice: InvoiceWithLines): void {
+  if (invoice.status === 'void') throw conflict(`Invoice ${invoice.id} is void and cannot be paid.`, 'invoice_void');
+  if (invoice.status === 'paid') throw conflict(`Invoice ${invoice.id} is already paid.`, 'invoice_already_paid');
+}
+
+/**
+ * POST /invoices/{id}/finalize: draft -> open, 409 otherwise. With `allowFinalized` (for workflow
+ * activities that may run twice) an open or paid invoice is answered as it is.
+ */
+export async function finalizeInvoice(prisma: Db, accountId: string, id: string, opts: { allowFinalized?: boolean } = {}): Promise<InvoiceObject> {
+  return prisma.$transaction(async (tx) => {
+    const invoice = await lockInvoice(tx, accountId, id);
+    if (invoice.status === 'draft') return toInvoiceObject(await finalizeInTx(tx, accountId, invoice));
+    if (opts.allowFinalized && invoice.status !== 'void') return toInvoiceObject(invoice);
+    throw conflict(`Invoice ${id} is ${invoice.status}; only a draft invoice can be finalized.`, 'invoice_not_draft');
+  });
+}
+
+/** DELETE /invoices/{id}: a draft or open invoice becomes void for good (invoice.deleted). */
+export async function voidInvoice(prisma: Db, accountId: string, id: string): Promise<InvoiceObject> {
+  return prisma.$transaction(async (tx) => {
+    const invoice = await lockInvoice(tx, accountId, id);
+    if (invoice.status === 'void') throw conflict(`Invoice ${id} is already void.`, 'invoice_void');
+    if (invoice.status === 'paid') throw conflict(`Invoice ${id} is paid and cannot be voided; refund it instead.`, 'invoice_already_paid');
+    const inFlight = await tx.transaction.count({ where: { accountId, invoiceId: id, type: 'payment', status: 'pending' } });
+    if (inFlight > 0) throw conflict(`A payment of invoice ${id} is in progress; try again when it has settled.`, 'payment_in_progress');
+    const voided = await tx.invoice.update({ where: { id }, data: { status: 'void', voidedAt: new Date() }, include: { lines: true } });
+    const object = toInvoiceObject(voided);
+    await recordEvent(tx, accountId, 'invoice.deleted', object);
+    return object;
+  });
+}
+
+export async function getInvoice(prisma: Db | Tx, accountId: string, id: string): Promise<InvoiceObject> {
+  return toInvoiceObject(await findInvoice(prisma, accountId, id));
+}
+
+export async function listInvoices(prisma: Db, accountId: string, query: ListInvoicesQuery): Promise<Page<InvoiceObject>> {
+  const at = (seconds: number | undefined) => (seconds === undefined ? undefined : fromUnixSeconds(seconds));
+  const where: Prisma.InvoiceWhereInput = {
+    accountId,
+    ...(query.status ? { status: query.status } : {}),
+    ...(query.customer ? { customerId: query.customer } : {}),
+    ...(query.subscription ? { subscriptionId: query.subscription } : {}),
+    createdAt: { gt: at(query.created_gt), gte: at(query.created_gte), lt: at(query.created_lt), lte: at(query.created_lte) },
+  };
+  const [invoices, total] = await Promise.all([
+    prisma.invoice.findMany({ where, include: { lines: true }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], ...pageWindow(query) }),
+    prisma.invoice.count({ where }),
+  ]);
+  return pageEnvelope(invoices.map(toInvoiceObject), total, query);
+}

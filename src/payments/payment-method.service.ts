@@ -1,0 +1,290 @@
+import type { PaymentMethod, Prisma } from '../generated/prisma/client';
+import type { Db, Tx } from '../db/prisma';
+import { findCustomer } from '../customers/customer.service';
+import { ApiError, conflict, notFound } from '../http/errors';
+import { pageEnvelope, pageWindow, type Page, type PageParams } from '../http/pagination';
+import { recordEvent } from '../lib/events';
+import { newId, newUuid } from '../lib/ids';
+import { toUnixSeconds } from '../lib/time';
+import { cardBrand, fingerprint } from './card-numbers';
+import type { GatewayPaymentMethod } from './gateway';
+import type {
+  AttachPaymentMethodInput,
+  BillingDetails,
+  CreatePaymentMethodInput,
+  ListPaymentMethodsQuery,
+  PaymentMethodObject,
+} from './payment-method.schemas';
+import { bankAccountTestBehavior, cardTestBehavior } from './test-numbers';
+
+const TEST_BANK_NAMES: Record<string, string> = { '110000000': 'STRIPE TEST BANK' };
+
+export function toPaymentMethodObject(method: PaymentMethod): PaymentMethodObject {
+  const object: PaymentMethodObject = {
+    id: method.id,
+    object: 'payment_method',
+    type: method.type,
+    allow_redisplay: method.allowRedisplay,
+    billing_details: method.billingDetails as BillingDetails,
+    created: toUnixSeconds(method.createdAt),
+    customer: method.customerId,
+    livemode: false,
+    metadata: (method.metadata as Record<string, string> | null) ?? {},
+  };
+  if (method.type === 'card') {
+    object.card = {
+      brand: method.cardBrand,
+      last4: method.last4,
+      walletType: null,
+      exp_month: method.cardExpMonth!,
+      exp_year: method.cardExpYear!,
+      fingerprint: method.fingerprint,
+    };
+  } else {
+    object.us_bank_account = {
+      account_holder_type: method.bankAccountHolderType!,
+      account_type: method.bankAccountType!,
+      bank_name: method.bankName!,
+      financial_connections_account: null,
+      fingerprint: method.fingerprint,
+      last4: method.last4,
+      networks: { preferred: 'ach', supported: ['ach'] },
+      routing_number: method.bankRoutingNumber!,
+      status_details: {},
+    };
+  }
+  return object;
+}
+
+/** What the gateway needs to charge a stored method. */
+export function toGatewayPaymentMethod(method: PaymentMethod): GatewayPaymentMethod {
+  return { id: method.id, accountId: method.accountId, type: method.type, testBehavior: method.testBehavior };
+}
+
+/** A payment method of the account, or 404 (also for another account's method). */
+export async function findPaymentMethod(db: Db | Tx, accountId: string, id: string): Promise<PaymentMethod> {
+  const method = await db.paymentMethod.findFirst({ where: { id, accountId } });
+  if (!method) throw notFound('payment method', id);
+  return method;
+}
+
+/** The customer's default payment method, or null when the customer has none attached. */
+export async function findDefaultPaymentMethod(db: Db | Tx, accountId: string, customerId: string): Promise<PaymentMethod | null> {
+  const row = await db.customerDefaultPaymentMethod.findUnique({ where: { accountId_customerId: { accountId, customerId } } });
+  if (!row) return null;
+  return db.paymentMethod.findFirst({ where: { id: row.paymentMethodId, accountId, customerId } });
+}
+
+function billingDetails(input: CreatePaymentMethodInput['billing_details']): BillingDetails {
+  const address = input.address ?? {};
+  return {
+    address: {
+      city: address.city ?? null,
+      country: address.country ?? null,
+      line1: address.line1 ?? null,
+      line2: address.line2 ?? null,
+      postal_code: address.postal_code ?? null,
+      state: address.state ?? null,
+    },
+    email: input.email ?? null,
+    name: input.name,
+    phone: input.phone ?? null,
+  };
+}
+
+/** Serialises attach/detach per customer, so two attaches of one card cannot both be saved. */
+async function lockCustomerMethods(tx: Tx, customerId: string): Promise<void> {
+  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`payment-methods:${customerId}`}, 0))`;
+}
+
+/**
+ * Attaches inside the caller's transaction. A card (or bank account) whose fingerprint the customer
+ * already has answers the saved method instead, and the event carries that one. The first method a
+ * customer gets becomes the default; `makeDefault` moves the default.
+ */
+async function attachInTx(
+  tx: Tx,
+  accountId: string,
+  method: PaymentMethod,
+  customerId: string,
+  makeDefault: boolean,
+): Promise<PaymentMethod> {
+  await lockCustomerMethods(tx, customerId);
+  let attached: PaymentMethod;
+  let changed = true;
+  if (method.customerId === customerId) {
+    attached = method;
+    changed = false;
+  } else {
+    if (method.customerId) {
+      throw conflict(`Payment method ${method.id} is attached to another customer; detach it first.`, 'payment_method_attached_elsewhere');
+    }
+    const saved = await tx.paymentMethod.findFirst({
+      where: { accountId, customerId, fingerprint: method.fingerprint, type: method.type, NOT: { id: method.id } },
+      orderBy: { attachedAt: 'asc' },
+    });
+    attached = saved ?? (await tx.paymentMethod.update({ where: { id: method.id }, data: { customerId, attachedAt: new Date() } }));
+  }
+  const current = await tx.customerDefaultPaymentMethod.findUnique({ where: { accountId_customerId: { accountId, customerId } } });
+  if (!current || (makeDefault && current.paymentMethodId !== attached.id)) {
+    await tx.customerDefaultPaymentMethod.upsert({
+      where: { accountId_customerId: { accountId, customerId } },
+      create: { accountId, customerId, paymentMethodId: attached.id },
+      update: { paymentMethodId: attached.id },
+    });
+  }
+  if (changed) await recordEvent(tx, accountId, 'payment_method.attached', toPaymentMethodObject(attached));
+  return attached;
+}
+
+export async function createPaymentMethod(prisma: Db, accountId: string, input: CreatePaymentMethodInput): Promise<PaymentMethodObject> {
+  const account = await prisma.account.findUniqueOrThrow({ where: { id: accountId }, select: { gatewayKind: true } });
+  const id = account.gatewayKind === 'bank_processor' ? newUuid() : newId('paymentMethod');
+  const common = {
+    id,
+    accountId,
+    type: input.type,
+    billingDetails: billingDetails(input.billing_details),
+    metadata: input.metadata ?? {},
+    allowRedisplay: input.allow_redisplay ?? 'unspecified',
+  };
+  // Only derived values leave this function: the number and CVC go no further than this scope.
+  const data: Prisma.PaymentMethodUncheckedCreateInput =
+    input.type === 'card'
+      ? {
+          ...common,
+          fingerprint: fingerprint(accountId, 'card', input.card.number),
+          last4: input.card.number.slice(-4),
+          cardBrand: cardBrand(input.card.number),
+          cardExpMonth: input.card.exp_month,
+          cardExpYear: input.card.exp_year,
+          testBehavior: cardTestBehavior(input.card.number),
+        }
+      : {
+          ...common,
+          fingerprint: fingerprint(accountId, 'us_bank_account', `${input.us_bank_account.routing_number}:${input.us_bank_account.account_number}`),
+          last4: input.us_bank_account.account_number.slice(-4),
+          bankName: TEST_BANK_NAMES[input.us_bank_account.routing_number] ?? 'TEST BANK',
+          bankRoutingNumber: input.us_bank_account.routing_number,
+          bankAccountHolderType: input.us_bank_account.account_holder_type,
+          bankAccountType: input.us_bank_account.account_type,
+          testBehavior: bankAccountTestBehavior(input.us_bank_account.account_number),
+        };
+
+  return prisma.$transaction(async (tx) => {
+    if (input.customer) {
+      await findCustomerParam(tx, accountId, input.customer);
+      await lockCustomerMethods(tx, input.customer);
+      const saved = await tx.paymentMethod.findFirst({
+        where: { accountId, customerId: input.customer, fingerprint: data.fingerprint, type: data.type },
+        orderBy: { attachedAt: 'asc' },
+      });
+      // Already saved for this customer: answer the saved method rather than keep a duplicate.
+      if (saved) {
+        const object = toPaymentMethodObject(saved);
+        await recordEvent(tx, accountId, 'payment_method.attached', object);
+        return object;
+      }
+    }
+    const method = await tx.paymentMethod.create({ data });
+    const result = input.customer ? await attachInTx(tx, accountId, method, input.customer, false) : method;
+    return toPaymentMethodObject(result);
+  });
+}
+
+async function findCustomerParam(db: Db | Tx, accountId: string, customerId: string) {
+  try {
+    return await findCustomer(db, accountId, customerId);
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 404) {
+      throw new ApiError('not_found', 'resource_missing', error.message, 'customer');
+    }
+    throw error;
+  }
+}
+
+export async function getPaymentMethod(prisma: Db, accountId: string, id: string): Promise<PaymentMethodObject> {
+  return toPaymentMethodObject(await findPaymentMethod(prisma, accountId, id));
+}
+
+export async function listPaymentMethods(prisma: Db, accountId: string, query: ListPaymentMethodsQuery): Promise<Page<PaymentMethodObject>> {
+  const where: Prisma.PaymentMethodWhereInput = {
+    accountId,
+    ...(query.customer ? { customerId: query.customer } : {}),
+    ...(query.type ? { type: query.type } : {}),
+  };
+  const [methods, total] = await Promise.all([
+    prisma.paymentMethod.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], ...pageWindow(query) }),
+    prisma.paymentMethod.count({ where }),
+  ]);
+  return pageEnvelope(methods.map(toPaymentMethodObject), total, query);
+}
+
+export async function attachPaymentMethod(
+  prisma: Db,
+  accountId: string,
+  id: string,
+  input: AttachPaymentMethodInput,
+): Promise<PaymentMethodObject> {
+  return prisma.$transaction(async (tx) => {
+    await findPaymentMethod(tx, accountId, id);
+    await findCustomerParam(tx, accountId, input.customer);
+    await lockCustomerMethods(tx, input.customer);
+    // Read again under the lock: a concurrent attach or detach may have changed it.
+    const method = await findPaymentMethod(tx, accountId, id);
+    return toPaymentMethodObject(await attachInTx(tx, accountId, method, input.customer, input.default ?? false));
+  });
+}
+
+/**
+ * Detaching the default hands the default to the customer's earliest-attached remaining method, so a
+ * customer with methods always has a default (the rule that made the first one default).
+ */
+export async function detachPaymentMethod(prisma: Db, accountId: string, id: string): Promise<PaymentMethodObject> {
+  return prisma.$transaction(async (tx) => {
+    const found = await findPaymentMethod(tx, accountId, id);
+    if (!found.customerId) throw conflict(`Payment method ${id} is not attached to a customer.`, 'payment_method_not_attached');
+    await lockCustomerMethods(tx, found.customerId);
+    const method = await findPaymentMethod(tx, accountId, id);
+    const customerId = method.customerId;
+    if (!customerId) throw conflict(`Payment method ${id} is not attached to a customer.`, 'payment_method_not_attached');
+    const detached = await tx.paymentMethod.update({ where: { id }, data: { customerId: null, attachedAt: null } });
+    const current = await tx.customerDefaultPaymentMethod.findUnique({ where: { accountId_customerId: { accountId, customerId } } });
+    if (current?.paymentMethodId === id) {
+      const next = await tx.paymentMethod.findFirst({ where: { accountId, customerId }, orderBy: [{ attachedAt: 'asc' }, { id: 'asc' }] });
+      if (next) {
+        await tx.customerDefaultPaymentMethod.update({ where: { accountId_customerId: { accountId, customerId } }, data: { paymentMethodId: next.id } });
+      } else {
+        await tx.customerDefaultPaymentMethod.delete({ where: { accountId_customerId: { accountId, customerId } } });
+      }
+    }
+    const object = toPaymentMethodObject(detached);
+    await recordEvent(tx, accountId, 'payment_method.detached', object);
+    return object;
+  });
+}
+
+/** The customer's methods, the default first, then the most recently attached. */
+export async function listCustomerPaymentMethods(
+  prisma: Db,
+  accountId: string,
+  customerId: string,
+  page: PageParams,
+): Promise<Page<PaymentMethodObject>> {
+  await findCustomer(prisma, accountId, customerId);
+  const defaultMethod = await prisma.customerDefaultPaymentMethod.findUnique({ where: { accountId_customerId: { accountId, customerId } } });
+  const methods = await prisma.paymentMethod.findMany({ where: { accountId, customerId }, orderBy: [{ attachedAt: 'desc' }, { id: 'desc' }] });
+  const ordered = [
+    ...methods.filter((method) => method.id === defaultMethod?.paymentMethodId),
+    ...methods.filter((method) => method.id !== defaultMethod?.paymentMethodId),
+  ];
+  const { skip, take } = pageWindow(page);
+  return pageEnvelope(ordered.slice(skip, skip + take).map(toPaymentMethodObject), ordered.length, page);
+}
+
+export async function getCustomerPaymentMethod(prisma: Db, accountId: string, customerId: string, id: string): Promise<PaymentMethodObject> {
+  await findCustomer(prisma, accountId, customerId);
+  const method = await prisma.paymentMethod.findFirst({ where: { id, accountId, customerId } });
+  if (!method) throw notFound('payment method', id);
+  return toPaymentMethodObject(method);
+}

@@ -1,0 +1,123 @@
+import type { Db } from '../db/prisma';
+import type { GatewayCharge } from '../generated/prisma/client';
+import { newId } from '../lib/ids';
+import {
+  GatewayRequestError,
+  type ChargeRequest,
+  type ChargeResult,
+  type PaymentGateway,
+  type RefundRequest,
+  type RefundResult,
+} from './gateway';
+import { FAILURES, TEST_BEHAVIORS, type TestBehavior } from './test-numbers';
+
+function isTestBehavior(value: string): value is TestBehavior {
+  return (TEST_BEHAVIORS as readonly string[]).includes(value);
+}
+
+function assertPositiveCents(amount: number): void {
+  if (!Number.isSafeInteger(amount) || amount <= 0) {
+    throw new GatewayRequestError('amount_invalid', `amount must be a positive integer number of cents, got ${amount}`);
+  }
+}
+
+function toChargeResult(row: GatewayCharge): ChargeResult {
+  const base = { chargeId: row.id, amount: Number(row.amount), currency: row.currency };
+  if (row.status === 'succeeded') return { status: 'succeeded', ...base };
+  return { status: 'failed', ...base, failureCode: row.failureCode!, failureMessage: row.failureMessage!, retryable: row.retryable };
+}
+
+function toRefundResult(row: GatewayCharge): RefundResult {
+  const base = { refundId: row.id, chargeId: row.chargeId!, amount: Number(row.amount) };
+  if (row.status === 'succeeded') return { status: 'succeeded', ...base };
+  return { status: 'failed', ...base, failureCode: row.failureCode!, failureMessage: row.failureMessage! };
+}
+
+/**
+ * A test-mode gateway that keeps its own ledger (gateway_charges). Outcomes come from the stored
+ * test behaviour of the payment method. Each call inserts under its (account, idempotency key) with
+ * ON CONFLICT DO NOTHING and answers whatever row holds the key, so concurrent or repeated calls with
+ * one key charge at most once and all see the same result.
+ */
+export class SimulatedGateway implements PaymentGateway {
+  constructor(private readonly prisma: Db) {}
+
+  async charge(request: ChargeRequest): Promise<ChargeResult> {
+    assertPositiveCents(request.amount);
+    const { paymentMethod } = request;
+    const behavior = isTestBehavior(paymentMethod.testBehavior) ? paymentMethod.testBehavior : 'card_declined';
+    const failure = behavior === 'succeeds' ? null : FAILURES[behavior];
+    await this.prisma.gatewayCharge.createMany({
+      data: {
+        id: newId('gatewayCharge'),
+        accountId: paymentMethod.accountId,
+        idempotencyKey: request.idempotencyKey,
+        kind: 'charge',
+        paymentMethodId: paymentMethod.id,
+        amount: BigInt(request.amount),
+        currency: request.currency,
+        status: failure ? 'failed' : 'succeeded',
+        failureCode: failure ? behavior : null,
+        failureMessage: failure ? (paymentMethod.type === 'card' ? failure.card : failure.bank) : null,
+        retryable: failure?.retryable ?? false,
+        description: request.description ?? null,
+      },
+      skipDuplicates: true,
+    });
+    const stored = await this.stored(paymentMethod.accountId, request.idempotencyKey);
+    if (stored.kind !== 'charge' || stored.paymentMethodId !== paymentMethod.id || Number(stored.amount) !== request.amount) {
+      throw new GatewayRequestError('idempotency_key_reused', `Idempotency key ${request.idempotencyKey} was used for a different request.`);
+    }
+    return toChargeResult(stored);
+  }
+
+  async refund(request: RefundRequest): Promise<RefundResult> {
+    assertPositiveCents(request.amount);
+    return this.prisma.$transaction(async (tx) => {
+      // The charge row is locked so that refunds under different keys cannot together exceed it.
+      const [charge] = await tx.$queryRaw<GatewayCharge[]>`
+        SELECT id, account_id AS "accountId", kind, status, amount, currency FROM gateway_charges WHERE id = ${request.chargeId} FOR UPDATE`;
+      if (!charge || charge.kind !== 'charge') throw new GatewayRequestError('charge_missing', `No such charge: ${request.chargeId}`);
+      const existing = await tx.gatewayCharge.findUnique({
+        where: { accountId_idempotencyKey: { accountId: charge.accountId, idempotencyKey: request.idempotencyKey } },
+      });
+      if (existing) {
+        if (existing.kind !== 'refund' || existing.chargeId !== charge.id || Number(existing.amount) !== request.amount) {
+          throw new GatewayRequestError('idempotency_key_reused', `Idempotency key ${request.idempotencyKey} was used for a different request.`);
+        }
+        return toRefundResult(existing);
+      }
+      if (charge.status !== 'succeeded') throw new GatewayRequestError('charge_not_refundable', `Charge ${charge.id} did not succeed.`);
+      const refunded = await tx.gatewayCharge.aggregate({
+        where: { chargeId: charge.id, kind: 'refund', status: 'succeeded' },
+        _sum: { amount: true },
+      });
+      const remaining = Number(charge.amount) - Number(refunded._sum.amount ?? 0n);
+      if (request.amount > remaining) {
+        throw new GatewayRequestError('amount_too_large', `Refund of ${request.amount} exceeds the ${remaining} left on charge ${charge.id}.`);
+      }
+      const row = await tx.gatewayCharge.create({
+        data: {
+          id: newId('gatewayRefund'),
+          accountId: charge.accountId,
+          idempotencyKey: request.idempotencyKey,
+          kind: 'refund',
+          chargeId: charge.id,
+          amount: BigInt(request.amount),
+          currency: charge.currency,
+          status: 'succeeded',
+        },
+      });
+      return toRefundResult(row);
+    });
+  }
+
+  private async stored(accountId: string, idempotencyKey: string): Promise<GatewayCharge> {
+    return this.prisma.gatewayCharge.findUniqueOrThrow({ where: { accountId_idempotencyKey: { accountId, idempotencyKey } } });
+  }
+}
+
+/** The gateway the service uses; a real processor plugs in here behind the same interface. */
+export function createGateway(prisma: Db): PaymentGateway {
+  return new SimulatedGateway(prisma);
+}

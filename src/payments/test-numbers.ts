@@ -1,0 +1,40 @@
+/**
+ * Test numbers understood by the simulated gateway (DESIGN.md 3.5). Outcomes are decided when the
+ * method is created and stored as a marker, because the number itself is never stored.
+ */
+export const TEST_BEHAVIORS = ['succeeds', 'card_declined', 'insufficient_funds', 'processing_error', 'account_closed'] as const;
+export type TestBehavior = (typeof TEST_BEHAVIORS)[number];
+
+export const TEST_CARDS: Record<string, TestBehavior> = {
+  '4242424242424242': 'succeeds',
+  '4000000000000002': 'card_declined',
+  '4000000000009995': 'insufficient_funds',
+  '4000000000000119': 'processing_error',
+};
+
+/** US bank account test numbers (any valid routing number, e.g. 110000000). */
+export const TEST_BANK_ACCOUNTS: Record<string, TestBehavior> = {
+  '000123456789': 'succeeds',
+  '000111111116': 'account_closed',
+  '000222222227': 'insufficient_funds',
+};
+
+/** Any other valid number succeeds: the simulator is a test-mode gateway. */
+export function cardTestBehavior(number: string): TestBehavior {
+  return TEST_CARDS[number] ?? 'succeeds';
+}
+
+export function bankAccountTestBehavior(accountNumber: string): TestBehavior {
+  return TEST_BANK_ACCOUNTS[accountNumber] ?? 'succeeds';
+}
+
+export const FAILURES: Record<Exclude<TestBehavior, 'succeeds'>, { card: string; bank: string; retryable: boolean }> = {
+  card_declined: { card: 'Your card was declined.', bank: 'The payment was declined by the bank.', retryable: false },
+  insufficient_funds: { card: 'Your card has insufficient funds.', bank: 'The bank account has insufficient funds.', retryable: false },
+  processing_error: {
+    card: 'An error occurred while processing the card; try again later.',
+    bank: 'An error occurred while processing the bank debit; try again later.',
+    retryable: true,
+  },
+  account_closed: { card: 'The card account is closed.', bank: 'The bank account has been closed.', retryable: false },
+};

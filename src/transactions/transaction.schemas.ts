@@ -1,0 +1,55 @@
+import { z } from 'zod';
+import { paginationQuery } from '../http/pagination';
+import { resourceId } from '../http/validation';
+import { invoiceId } from '../invoices/invoice.schemas';
+
+export const TRANSACTION_TYPES = ['payment', 'refund', 'adjustment'] as const;
+export const TRANSACTION_STATUSES = ['succeeded', 'failed', 'pending'] as const;
+
+export const transactionSchema = z
+  .object({
+    id: z.string(),
+    object: z.literal('transaction'),
+    type: z.enum(TRANSACTION_TYPES),
+    status: z.enum(TRANSACTION_STATUSES),
+    amount: z.number().describe('Signed cents: payments positive, refunds negative'),
+    currency: z.string(),
+    customer: z.string().nullable(),
+    invoice: z.string().nullable(),
+    payment_method: z.string().nullable(),
+    source_transaction: z.string().nullable().describe('Refunds: the payment refunded'),
+    attempt: z.number().nullable().describe('Payments: attempt number on the invoice'),
+    gateway_reference: z.string().nullable().describe('The charge (ch_) or refund (re_) id at the gateway'),
+    failure_code: z.string().nullable(),
+    failure_message: z.string().nullable(),
+    description: z.string().nullable(),
+    created: z.number(),
+  })
+  .meta({ id: 'Transaction' });
+
+export const transactionIdParams = z.strictObject({ id: resourceId });
+export const invoiceTransactionParams = z.strictObject({ id: invoiceId, transactionId: resourceId });
+
+export const listTransactionsQuery = z.strictObject({
+  ...paginationQuery(100),
+  type: z.enum(TRANSACTION_TYPES).optional(),
+  status: z.enum(TRANSACTION_STATUSES).optional(),
+  customer: resourceId.optional(),
+  invoice: invoiceId.optional(),
+});
+
+export const invoiceTransactionsQuery = z.strictObject(paginationQuery(100));
+
+const balanceAmount = z.object({ amount: z.number(), currency: z.string() });
+
+export const balanceSchema = z
+  .object({
+    object: z.literal('balance'),
+    available: z.array(balanceAmount).describe('Sum of succeeded transactions per currency'),
+    pending: z.array(balanceAmount).describe('Sum of pending transactions per currency'),
+  })
+  .meta({ id: 'Balance' });
+
+export type TransactionObject = z.output<typeof transactionSchema>;
+export type ListTransactionsQuery = z.output<typeof listTransactionsQuery>;
+export type BalanceObject = z.output<typeof balanceSchema>;

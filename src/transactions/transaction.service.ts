@@ -1,0 +1,117 @@
+import type { Prisma, Transaction } from '../generated/prisma/client';
+import type { Db } from '../db/prisma';
+import { notFound } from '../http/errors';
+import { pageEnvelope, pageWindow, type Page, type PageParams } from '../http/pagination';
+import { newId } from '../lib/ids';
+import { toUnixSeconds } from '../lib/time';
+import { findInvoice } from '../invoices/invoice.records';
+import type { BalanceObject, ListTransactionsQuery, TransactionObject } from './transaction.schemas';
+
+export function toTransactionObject(transaction: Transaction): TransactionObject {
+  return {
+    id: transaction.id,
+    object: 'transaction',
+    type: transaction.type as TransactionObject['type'],
+    status: transaction.status as TransactionObject['status'],
+    amount: Number(transaction.amount),
+    currency: transaction.currency,
+    customer: transaction.customerId,
+    invoice: transaction.invoiceId,
+    payment_method: transaction.paymentMethodId,
+    source_transaction: transaction.sourceTransactionId,
+    attempt: transaction.attempt,
+    gateway_reference: transaction.gatewayReference,
+    failure_code: transaction.failureCode,
+    failure_message: transaction.failureMessage,
+    description: transaction.description,
+    created: toUnixSeconds(transaction.createdAt),
+  };
+}
+
+const NEWEST_FIRST: Prisma.TransactionOrderByWithRelationInput[] = [{ createdAt: 'desc' }, { id: 'desc' }];
+
+async function page(prisma: Db, where: Prisma.TransactionWhereInput, params: PageParams): Promise<Page<TransactionObject>> {
+  const [rows, total] = await Promise.all([
+    prisma.transaction.findMany({ where, orderBy: NEWEST_FIRST, ...pageWindow(params) }),
+    prisma.transaction.count({ where }),
+  ]);
+  return pageEnvelope(rows.map(toTransactionObject), total, params);
+}
+
+export async function listTransactions(prisma: Db, accountId: string, query: ListTransactionsQuery): Promise<Page<TransactionObject>> {
+  return page(
+    prisma,
+    {
+      accountId,
+      ...(query.type ? { type: query.type } : {}),
+      ...(query.status ? { status: query.status } : {}),
+      ...(query.customer ? { customerId: query.customer } : {}),
+      ...(query.invoice ? { invoiceId: query.invoice } : {}),
+    },
+    query,
+  );
+}
+
+export async function getTransaction(prisma: Db, accountId: string, id: string): Promise<TransactionObject> {
+  const transaction = await prisma.transaction.findFirst({ where: { id, accountId } });
+  if (!transaction) throw notFound('transaction', id);
+  return toTransactionObject(transaction);
+}
+
+export async function listInvoiceTransactions(prisma: Db, accountId: string, invoiceId: string, params: PageParams): Promise<Page<TransactionObject>> {
+  await findInvoice(prisma, accountId, invoiceId);
+  return page(prisma, { accountId, invoiceId }, params);
+}
+
+export async function getInvoiceTransaction(prisma: Db, accountId: string, invoiceId: string, id: string): Promise<TransactionObject> {
+  await findInvoice(prisma, accountId, invoiceId);
+  const transaction = await prisma.transaction.findFirst({ where: { id, accountId, invoiceId } });
+  if (!transaction) throw notFound('transaction', id);
+  return toTransactionObject(transaction);
+}
+
+/**
+ * DESIGN.md 3.12: per currency, succeeded transactions are available and pending ones pending.
+ * Amounts are signed (refunds negative), so each figure is a plain sum. Every currency with a
+ * succeeded or pending transaction appears in both lists.
+ */
+export async function getBalance(prisma: Db, accountId: string): Promise<BalanceObject> {
+  const sums = await prisma.transaction.groupBy({
+    by: ['status', 'currency'],
+    where: { accountId, status: { in: ['succeeded', 'pending'] } },
+    _sum: { amount: true },
+  });
+  const currencies = [...new Set(sums.map((row) => row.currency))].sort();
+  const figure = (status: string) =>
+    currencies.map((currency) => ({
+      amount: Number(sums.find((row) => row.status === status && row.currency === currency)?._sum.amount ?? 0n),
+      currency,
+    }));
+  return { object: 'balance', available: figure('succeeded'), pending: figure('pending') };
+}
+
+/**
+ * A manual correction of the balance (signed cents), recorded as a succeeded `adjustment`. No HTTP
+ * endpoint creates one yet; billing code and operators call this.
+ */
+export async function recordAdjustment(
+  prisma: Db,
+  accountId: string,
+  input: { amount: number; currency: string; description: string; customerId?: string; invoiceId?: string },
+): Promise<TransactionObject> {
+  if (!Number.isSafeInteger(input.amount) || input.amount === 0) throw new RangeError('An adjustment is a non-zero integer number of cents.');
+  const row = await prisma.transaction.create({
+    data: {
+      id: newId('transaction'),
+      accountId,
+      type: 'adjustment',
+      status: 'succeeded',
+      amount: BigInt(input.amount),
+      currency: input.currency.toUpperCase(),
+      customerId: input.customerId ?? null,
+      invoiceId: input.invoiceId ?? null,
+      description: input.description,
+    },
+  });
+  return toTransactionObject(row);
+}

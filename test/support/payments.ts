@@ -1,0 +1,75 @@
+import type { Db } from '../../src/db/prisma';
+import type { ApiClient } from './harness';
+
+export const CARDS = {
+  succeeds: '4242424242424242',
+  declined: '4000000000000002',
+  insufficientFunds: '4000000000009995',
+  processingError: '4000000000000119',
+} as const;
+
+export const BANK_ACCOUNTS = {
+  succeeds: '000123456789',
+  accountClosed: '000111111116',
+  insufficientFunds: '000222222227',
+} as const;
+
+export const TEST_ROUTING_NUMBER = '110000000';
+
+const FUTURE_YEAR = new Date().getUTCFullYear() + 3;
+
+export function cardBody(number: string, extra: Record<string, unknown> = {}) {
+  return { type: 'card', card: { number, exp_month: 12, exp_year: FUTURE_YEAR, cvc: '123' }, billing_details: { name: 'Ada Lovelace' }, ...extra };
+}
+
+export function bankBody(accountNumber: string, extra: Record<string, unknown> = {}) {
+  return {
+    type: 'us_bank_account',
+    us_bank_account: { account_number: accountNumber, routing_number: TEST_ROUTING_NUMBER, account_holder_type: 'individual', account_type: 'checking' },
+    billing_details: { name: 'Ada Lovelace' },
+    ...extra,
+  };
+}
+
+async function expectCreated(response: { status: number; body: any }, what: string) {
+  if (response.status !== 201) throw new Error(`${what} answered ${response.status}: ${JSON.stringify(response.body)}`);
+  return response.body;
+}
+
+export async function createCustomer(api: ApiClient, name = 'Grace Hopper') {
+  return expectCreated(await api.post('/customers', { name, email: 'grace@example.com' }), 'POST /customers');
+}
+
+/** A card (or bank account body) created and attached to `customer`. */
+export async function addPaymentMethod(api: ApiClient, customer: string, body: Record<string, unknown>) {
+  return expectCreated(await api.post('/payment-methods', { ...body, customer }), 'POST /payment-methods');
+}
+
+/** A customer whose default payment method is the given card number. */
+export async function customerWithCard(api: ApiClient, number: string = CARDS.succeeds) {
+  const customer = await createCustomer(api);
+  const method = await addPaymentMethod(api, customer.id, cardBody(number));
+  return { customer, method };
+}
+
+export async function createInvoice(api: ApiClient, body: Record<string, unknown>) {
+  return expectCreated(await api.post('/invoices', body), 'POST /invoices');
+}
+
+/** A one-line draft invoice of `amount` cents for the customer. */
+export function simpleInvoice(api: ApiClient, customer: string, amount = 2500, extra: Record<string, unknown> = {}) {
+  return createInvoice(api, { customer, lines: [{ description: 'Consulting', amount }], ...extra });
+}
+
+export async function createTaxRate(api: ApiClient, percentage: number, inclusive: boolean) {
+  return expectCreated(await api.post('/taxRates', { display_name: `Tax ${percentage}%`, percentage, inclusive }), 'POST /taxRates');
+}
+
+/** Charges the simulated gateway has made (its own ledger) for the account. */
+export function gatewayCharges(prisma: Db, accountId: string, kind: 'charge' | 'refund' = 'charge') {
+  return prisma.gatewayCharge.count({ where: { accountId, kind } });
+}
+
+export async function setGatewayKind(prisma: Db, accountId: string, gatewayKind: 'card_processor' | 'bank_processor') {
+  await prisma.account.update({ where: { id: accountId }, data: { gatewayKind } });
+}
