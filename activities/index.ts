@@ -1,12 +1,15 @@
 import type { Db } from '../src/db/prisma';
+import { createWebhookActivities } from './webhooks';
 
 export interface ActivityDeps {
   prisma: Db;
 }
 
 /** Every activity the worker runs, bound to its dependencies. Activities must be idempotent. */
-export function createActivities(_deps: ActivityDeps) {
-  return {};
+export function createActivities(deps: ActivityDeps) {
+  return {
+    ...createWebhookActivities(deps),
+  };
 }
 
 export type Activities = ReturnType<typeof createActivities>;

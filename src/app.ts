@@ -8,6 +8,7 @@ import { createAuthenticator } from './http/auth';
 import { ApiError } from './http/errors';
 import { logger as defaultLogger, type Logger } from './http/logger';
 import { registerCustomerRoutes } from './customers/customer.routes';
+import { registerWebhookRoutes } from './webhooks/webhook.routes';
 import { registerCatalogRoutes } from './catalog/catalog.routes';
 import { registerPaymentRoutes } from './payments/payments.routes';
 import { checkHealth, healthSchema } from './health/health';
@@ -50,6 +51,7 @@ export function createApp(deps: AppDeps): express.Express {
 
   const api = new Api(deps.prisma, createAuthenticator(deps.prisma));
   registerCustomerRoutes(api, deps);
+  registerWebhookRoutes(api, deps);
   registerCatalogRoutes(api, deps);
   registerPaymentRoutes(api, deps);
 

@@ -1,18 +1,29 @@
-import { NativeConnection } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { config } from '../config';
 import { resolveDatabase } from '../db/local-database';
 import { createPrisma } from '../db/prisma';
 import { logger } from '../http/logger';
+import { connectTemporalClient } from '../temporal/client';
 import { createWorker } from '../temporal/worker';
+import { startRelay } from '../webhooks/relay';
 
-/** Production worker entry point (task queue `billing`). Temporal's worker handles SIGINT/SIGTERM itself. */
+/**
+ * Production worker entry point (task queue `billing`). Temporal's worker handles SIGINT/SIGTERM itself.
+ * The webhook outbox relay runs beside it and stops when the worker has stopped.
+ */
 async function main(): Promise<void> {
+  // The SDK logs every bundling step at INFO; warnings and errors are what an operator needs here.
+  Runtime.install({ logger: new DefaultLogger((process.env.TEMPORAL_LOG_LEVEL as 'WARN' | undefined) ?? 'WARN') });
   const database = await resolveDatabase();
   const prisma = createPrisma(database.url);
   const connection = await NativeConnection.connect({ address: config.temporalAddress });
   const worker = await createWorker({ prisma, connection });
+  const temporal = await connectTemporalClient();
+  const relay = startRelay({ prisma, databaseUrl: database.url, temporal: temporal.client, taskQueue: config.taskQueue });
   logger.info({ taskQueue: config.taskQueue, namespace: config.temporalNamespace }, 'worker running');
   await worker.run();
+  await relay.stop();
+  await temporal.connection.close();
   await connection.close();
   await prisma.$disconnect();
   await database.stop();

@@ -29,6 +29,9 @@ export const ID_PREFIXES = {
   gatewayCharge: 'ch',
   gatewayRefund: 're',
   invoiceLine: 'il',
+  webhookDestination: 'we',
+  webhookDelivery: 'whd',
+  webhookAttempt: 'wha',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -3,13 +3,24 @@ import { Worker } from '@temporalio/worker';
 import type { Db } from '../../src/db/prisma';
 import { createActivities } from '../../activities';
 import { temporalCliPath, timeSkippingServerPath } from '../../src/runtime/tools';
-import { SEARCH_ATTRIBUTE_FLAGS } from '../../src/temporal/search-attributes';
+import { BILLING_ACCOUNT_ID, BILLING_CUSTOMER_ID, BILLING_STATUS, SEARCH_ATTRIBUTE_FLAGS } from '../../src/temporal/search-attributes';
 
-/** The Java time-skipping test server from .tools (see scripts/bootstrap.mjs): timers of days pass in milliseconds. */
-export function createTimeSkippingEnv(): Promise<TestWorkflowEnvironment> {
-  return TestWorkflowEnvironment.createTimeSkipping({
+/** temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD */
+const KEYWORD = 2;
+
+/**
+ * The Java time-skipping test server from .tools (see scripts/bootstrap.mjs): timers of days pass in milliseconds.
+ * The project's search attributes are registered as on the dev server (it refuses undefined ones).
+ */
+export async function createTimeSkippingEnv(): Promise<TestWorkflowEnvironment> {
+  const env = await TestWorkflowEnvironment.createTimeSkipping({
     server: { executable: { type: 'existing-path', path: timeSkippingServerPath() } },
   });
+  await env.connection.operatorService.addSearchAttributes({
+    namespace: env.namespace ?? 'default',
+    searchAttributes: Object.fromEntries([BILLING_ACCOUNT_ID, BILLING_CUSTOMER_ID, BILLING_STATUS].map((key) => [key.name, KEYWORD])),
+  });
+  return env;
 }
 
 /** A fresh Temporal CLI dev server (real time), with the project's search attributes. */

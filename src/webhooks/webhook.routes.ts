@@ -1,0 +1,111 @@
+import { z } from 'zod';
+import type { AppDeps } from '../app';
+import type { Api } from '../http/api';
+import type { Role } from '../http/auth';
+import { pageSchema } from '../http/pagination';
+import { listDeliveryLogs } from './delivery-log.service';
+import {
+  createDestination,
+  deleteDestination,
+  listDestinations,
+  setDestinationActive,
+  updateDestination,
+} from './destination.service';
+import {
+  createdDestinationSchema,
+  deliveryLogSchema,
+  destinationBody,
+  destinationIdParams,
+  destinationSchema,
+  logsQuery,
+} from './webhook.schemas';
+
+/** Spec: only Developer and SuperAdmin users manage webhooks (403 for other keys). */
+const WEBHOOK_ROLES: readonly Role[] = ['developer', 'superadmin'];
+
+export function registerWebhookRoutes(api: Api, { prisma }: AppDeps): void {
+  const tag = 'Webhooks';
+  const roles = WEBHOOK_ROLES;
+
+  api.route({
+    method: 'post',
+    path: '/webhook/destination',
+    tag,
+    roles,
+    summary: 'Create a webhook destination (active at once); the signing secret is returned only here',
+    body: destinationBody,
+    status: 201,
+    response: createdDestinationSchema,
+    handler: ({ principal, body }) => createDestination(prisma, principal.accountId, body),
+  });
+
+  api.route({
+    method: 'get',
+    path: '/webhook/destination',
+    tag,
+    roles,
+    summary: "List the account's webhook destinations",
+    response: z.array(destinationSchema),
+    handler: ({ principal }) => listDestinations(prisma, principal.accountId),
+  });
+
+  api.route({
+    method: 'put',
+    path: '/webhook/destination/{id}',
+    tag,
+    roles,
+    summary: "Change a destination's URL (retries in flight use the new URL)",
+    params: destinationIdParams,
+    body: destinationBody,
+    response: destinationSchema,
+    errors: [404],
+    handler: ({ principal, params, body }) => updateDestination(prisma, principal.accountId, params.id, body),
+  });
+
+  api.route({
+    method: 'patch',
+    path: '/webhook/destination/{id}/enable',
+    tag,
+    roles,
+    summary: 'Enable a destination: events dispatched from now on go to it',
+    params: destinationIdParams,
+    response: destinationSchema,
+    errors: [404],
+    handler: ({ principal, params }) => setDestinationActive(prisma, principal.accountId, params.id, true),
+  });
+
+  api.route({
+    method: 'patch',
+    path: '/webhook/destination/{id}/disable',
+    tag,
+    roles,
+    summary: 'Disable a destination: no new deliveries, and its pending retries end as failure',
+    params: destinationIdParams,
+    response: destinationSchema,
+    errors: [404],
+    handler: ({ principal, params }) => setDestinationActive(prisma, principal.accountId, params.id, false),
+  });
+
+  api.route({
+    method: 'delete',
+    path: '/webhook/destination/{id}',
+    tag,
+    roles,
+    summary: 'Delete a destination: no new deliveries, its pending retries end as failure, its log stays',
+    params: destinationIdParams,
+    response: z.object({ id: z.string(), object: z.literal('webhook_destination'), deleted: z.literal(true) }),
+    errors: [404],
+    handler: ({ principal, params }) => deleteDestination(prisma, principal.accountId, params.id),
+  });
+
+  api.route({
+    method: 'get',
+    path: '/webhook/logs',
+    tag,
+    roles,
+    summary: 'Delivery log, newest first: event, payload, status, status code and every attempt',
+    query: logsQuery,
+    response: pageSchema(deliveryLogSchema),
+    handler: ({ principal, query }) => listDeliveryLogs(prisma, principal.accountId, query),
+  });
+}

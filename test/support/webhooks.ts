@@ -1,0 +1,61 @@
+import net from 'node:net';
+import type { Client } from '@temporalio/client';
+import type { Db } from '../../src/db/prisma';
+import { recordEvent } from '../../src/lib/events';
+import { createDestination } from '../../src/webhooks/destination.service';
+import { startRelay, type Relay } from '../../src/webhooks/relay';
+import { webhookWorkflowId } from '../../src/webhooks/workflow-id';
+import { webhookStateQuery, type WebhookDeliveryState } from '../../workflows/webhook-delivery';
+import { createTestAccount } from './harness';
+
+/** Loopback receivers are private addresses: allow them, as development and test setups do. */
+export function allowPrivateWebhookTargets(): void {
+  process.env.WEBHOOK_ALLOW_PRIVATE = 'true';
+}
+
+/** An account with one destination, through the services (no HTTP). */
+export async function accountWithDestination(prisma: Db, url: string) {
+  const account = await createTestAccount(prisma, { name: 'Webhook account' });
+  const destination = await createDestination(prisma, account.accountId, { url });
+  return { ...account, destination };
+}
+
+/** Writes one event the way every service does: in a transaction, through recordEvent. */
+export function writeEvent(prisma: Db, accountId: string, type = 'customer.created', data: object = { id: 'cus_test', name: 'Ada' }) {
+  return prisma.$transaction((tx) => recordEvent(tx, accountId, type, data));
+}
+
+/** A relay driven by hand (runOnce), limited to the given accounts so test files sharing the database don't interfere. */
+export function manualRelay(prisma: Db, temporal: Client, taskQueue: string, accountIds: () => readonly string[]): Relay {
+  return startRelay({ prisma, databaseUrl: process.env.DATABASE_URL!, temporal, taskQueue, accountIds, background: false });
+}
+
+export function deliveryHandle(temporal: Client, eventId: string, destinationId: string) {
+  return temporal.workflow.getHandle(webhookWorkflowId(eventId, destinationId));
+}
+
+export function queryDeliveryState(temporal: Client, eventId: string, destinationId: string): Promise<WebhookDeliveryState> {
+  return deliveryHandle(temporal, eventId, destinationId).query(webhookStateQuery);
+}
+
+export async function waitUntil<T>(probe: () => Promise<T | undefined | null | false>, timeoutMs = 20_000, everyMs = 100): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
+  }
+}
+
+/** A port nothing listens on (yet). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
+}

@@ -1,0 +1,76 @@
+import { defineQuery, proxyActivities, setHandler, sleep, upsertSearchAttributes, workflowRandom } from '@temporalio/workflow';
+import type { WebhookActivities, WebhookAttemptResult, WebhookDeliveryStatus } from '../activities/webhooks';
+import { BILLING_STATUS } from '../src/temporal/search-attributes';
+
+/** Spec delivery rule 5: five retries after the first delivery, about 43 minutes in all. */
+export const WEBHOOK_RETRY_DELAYS_MS = [15_000, 45_000, 120_000, 600_000, 1_800_000] as const;
+export const WEBHOOK_MAX_ATTEMPTS = WEBHOOK_RETRY_DELAYS_MS.length + 1;
+/** Each delay is multiplied by a factor drawn uniformly in [1 - JITTER, 1 + JITTER]. */
+export const WEBHOOK_RETRY_JITTER = 0.2;
+
+export interface DeliverWebhookInput {
+  deliveryId: string;
+  eventId: string;
+  destinationId: string;
+}
+
+export interface WebhookDeliveryState extends DeliverWebhookInput {
+  status: WebhookDeliveryStatus;
+  /** The drawn schedule: the wait before attempt 2, 3, ... 6. */
+  retryDelaysMs: number[];
+  attempts: (WebhookAttemptResult & { scheduledAt: number })[];
+  /** Workflow time (ms) of the next attempt while waiting for a retry, else null. */
+  nextAttemptAt: number | null;
+}
+
+export const webhookStateQuery = defineQuery<WebhookDeliveryState>('state');
+
+const { attemptWebhookDelivery } = proxyActivities<WebhookActivities>({
+  // The HTTP timeout is 10 s; the rest is room for the database writes.
+  startToCloseTimeout: '30 seconds',
+  // Only infrastructure errors reach here (HTTP outcomes are results): retry them until they pass.
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', nonRetryableErrorTypes: ['WebhookDeliveryMissing'] },
+});
+
+/** Workflow time: inside a workflow Date.now() is the current workflow task's time, replayed from history. */
+function workflowNow(): number {
+  // eslint-disable-next-line no-restricted-properties -- deterministic inside the workflow sandbox
+  return Date.now();
+}
+
+/**
+ * One delivery of one event to one destination (workflow id `webhook:<event_id>:<destination_id>`).
+ * The schedule lives here as durable timers, so a worker restart during a wait loses nothing.
+ */
+export async function deliverWebhook(input: DeliverWebhookInput): Promise<WebhookDeliveryState> {
+  const state: WebhookDeliveryState = {
+    ...input,
+    status: 'pending',
+    // workflowRandom is the workflow's seeded Math.random stream: replays draw the same factors.
+    retryDelaysMs: WEBHOOK_RETRY_DELAYS_MS.map((base) =>
+      Math.round(base * (1 - WEBHOOK_RETRY_JITTER + 2 * WEBHOOK_RETRY_JITTER * workflowRandom.random())),
+    ),
+    attempts: [],
+    nextAttemptAt: null,
+  };
+  setHandler(webhookStateQuery, () => state);
+  // Operators filter deliveries in the Web UI with `BillingStatus = "retry"` and the like.
+  const setStatus = (status: WebhookDeliveryStatus) => {
+    if (status !== state.status || state.attempts.length === 0) upsertSearchAttributes([{ key: BILLING_STATUS, value: status }]);
+    state.status = status;
+  };
+  setStatus('pending');
+
+  for (let attempt = 1; attempt <= WEBHOOK_MAX_ATTEMPTS; attempt++) {
+    const retryDelayMs = state.retryDelaysMs[attempt - 1] ?? null;
+    const scheduledAt = workflowNow();
+    state.nextAttemptAt = null;
+    const result = await attemptWebhookDelivery({ deliveryId: input.deliveryId, attempt, scheduledAt, retryDelayMs });
+    state.attempts.push({ ...result, scheduledAt });
+    setStatus(result.status);
+    if (result.status !== 'retry' || retryDelayMs === null) break;
+    state.nextAttemptAt = workflowNow() + retryDelayMs;
+    await sleep(retryDelayMs);
+  }
+  return state;
+}
