@@ -1,5 +1,6 @@
 import type { Db } from '../src/db/prisma';
 import { createWebhookActivities } from './webhooks';
+import { createPaymentPlanActivities } from './payment-plans';
 
 export interface ActivityDeps {
   prisma: Db;
@@ -9,6 +10,7 @@ export interface ActivityDeps {
 export function createActivities(deps: ActivityDeps) {
   return {
     ...createWebhookActivities(deps),
+    ...createPaymentPlanActivities(deps),
   };
 }
 

@@ -11,6 +11,7 @@ import { registerCustomerRoutes } from './customers/customer.routes';
 import { registerWebhookRoutes } from './webhooks/webhook.routes';
 import { registerCatalogRoutes } from './catalog/catalog.routes';
 import { registerPaymentRoutes } from './payments/payments.routes';
+import { registerPaymentPlanRoutes } from './payment-plans/payment-plan.routes';
 import { checkHealth, healthSchema } from './health/health';
 
 export interface AppDeps {
@@ -54,6 +55,7 @@ export function createApp(deps: AppDeps): express.Express {
   registerWebhookRoutes(api, deps);
   registerCatalogRoutes(api, deps);
   registerPaymentRoutes(api, deps);
+  registerPaymentPlanRoutes(api, deps);
 
   api.registry.registerPath({
     method: 'get',

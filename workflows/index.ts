@@ -1,3 +1,4 @@
 // Every workflow the `billing` task queue runs. Workflow code is deterministic: no I/O, no Date.now(),
 // no Math.random(); time and randomness come from @temporalio/workflow.
 export { deliverWebhook } from './webhook-delivery';
+export { paymentPlanWorkflow } from './payment-plan';

@@ -32,6 +32,10 @@ export const ID_PREFIXES = {
   webhookDestination: 'we',
   webhookDelivery: 'whd',
   webhookAttempt: 'wha',
+  terminal: 'tml',
+  terminalSale: 'tms',
+  paymentPlan: 'pp',
+  paymentPlanPayment: 'ppay',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -1,0 +1,83 @@
+import { ApplicationFailure } from '@temporalio/common';
+import { Context } from '@temporalio/activity';
+import type { Db } from '../src/db/prisma';
+import type { PaymentGateway } from '../src/payments/gateway';
+import { createGateway } from '../src/payments/simulated-gateway';
+import { snapshotOf } from '../src/payment-plans/payment-plan.records';
+import { applyPlanRequest, markDefaulted, markInstallmentOverdue } from '../src/payment-plans/payment-plan.service';
+import { chargeInstallment, type AutomaticChargeOutcome } from '../src/payment-plans/plan-payments.service';
+import type {
+  PaymentPlanRequestArgs,
+  PaymentPlanRequestResult,
+  PaymentPlanRequestSignal,
+  PlanSnapshot,
+} from '../workflows/payment-plan-contract';
+
+export interface PaymentPlanActivityDeps {
+  prisma: Db;
+  gateway?: PaymentGateway;
+}
+
+/**
+ * The plan's row is written in the same transaction that starts the workflow, so the first read
+ * may come a moment before the commit: a missing plan is looked for again for a few seconds (then
+ * retried by Temporal a few times), and only then is the workflow told it does not exist.
+ */
+const VISIBILITY_WAIT_MS = 3_000;
+const MISSING_PLAN_ATTEMPTS = 5;
+
+export function createPaymentPlanActivities({ prisma, gateway = createGateway(prisma) }: PaymentPlanActivityDeps) {
+  async function snapshot(planId: string): Promise<PlanSnapshot> {
+    const deadline = Date.now() + VISIBILITY_WAIT_MS;
+    for (;;) {
+      const found = await snapshotOf(prisma, planId);
+      if (found) return found;
+      if (Date.now() > deadline) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const message = `Payment plan ${planId} does not exist`;
+    if (Context.current().info.attempt >= MISSING_PLAN_ATTEMPTS) throw ApplicationFailure.nonRetryable(message, 'PaymentPlanMissing');
+    throw ApplicationFailure.retryable(message, 'PaymentPlanNotYetVisible');
+  }
+
+  return {
+    /** Reads the plan as the workflow needs it. */
+    async syncPaymentPlan(input: { planId: string }): Promise<PlanSnapshot> {
+      return snapshot(input.planId);
+    },
+
+    /** Charges installment `number`, attempt `attempt` (idempotent by the attempt's key). */
+    async chargePaymentPlanInstallment(input: {
+      planId: string;
+      number: number;
+      attempt: number;
+      at: number;
+    }): Promise<{ outcome: AutomaticChargeOutcome; snapshot: PlanSnapshot }> {
+      const outcome = await chargeInstallment(prisma, gateway, { ...input, at: new Date(input.at) });
+      return { outcome, snapshot: await snapshot(input.planId) };
+    },
+
+    async markPaymentPlanInstallmentOverdue(input: { planId: string; number: number; at: number }): Promise<PlanSnapshot> {
+      await markInstallmentOverdue(prisma, input.planId, input.number, new Date(input.at));
+      return snapshot(input.planId);
+    },
+
+    async defaultPaymentPlan(input: { planId: string; pastDueAt: number; at: number }): Promise<PlanSnapshot> {
+      await markDefaulted(prisma, input.planId, input.pastDueAt, new Date(input.at));
+      return snapshot(input.planId);
+    },
+
+    /** Carries out a request signal; a refusal is answered in `result`, not thrown. */
+    async applyPaymentPlanRequest(input: {
+      planId: string;
+      signal: PaymentPlanRequestSignal;
+      args: PaymentPlanRequestArgs;
+      at: number;
+    }): Promise<{ result: PaymentPlanRequestResult; snapshot: PlanSnapshot }> {
+      const result = await applyPlanRequest(prisma, input.planId, input.signal, input.args, new Date(input.at));
+      return { result, snapshot: await snapshot(input.planId) };
+    },
+  };
+}
+
+export type PaymentPlanActivities = ReturnType<typeof createPaymentPlanActivities>;

@@ -1,0 +1,216 @@
+import crypto from 'node:crypto';
+import { parseArgs } from 'node:util';
+import type { Client } from '@temporalio/client';
+import type { Db } from '../db/prisma';
+import { ApiError } from '../http/errors';
+import { toUnixSeconds } from '../lib/time';
+import { OPEN_TERMINAL_STATES, toPaymentObject } from '../payment-plans/payment-plan.records';
+import { applyPlanRequest, DEFAULT_AFTER_DAYS } from '../payment-plans/payment-plan.service';
+import { sendPlanRequest } from '../payment-plans/workflow-client';
+import { connectTemporalClient } from '../temporal/client';
+import type { PaymentPlanRequestArgs, PaymentPlanRequestSignal } from '../../workflows/payment-plan-contract';
+import { fail, withDatabase } from './operator';
+
+const usage = `Usage: npm run support -- <command>
+  terminal:stuck [--minutes N] [--account acct_...] [--json]
+      Terminal payments waiting (or needing a resolution) for more than N minutes (default 15).
+  terminal:resolve <plan_id> <payment_id> [--outcome approved|declined] [--payment-method pm_...] [--external] [--timeout-seconds S] [--json]
+      Signal resolveTerminalPayment with the known outcome; waits for the workflow and prints the result.
+  terminal:cancel <plan_id> <payment_id> [--json]
+      Signal cancelTerminalPayment (asks the terminal to cancel its waiting sale); prints the result.
+  payment-plans:settings <account_id> [--enable | --disable] [--default-after-days N] [--json]
+      Turn payment plans on or off for an account; days a past_due plan waits before it is defaulted.
+Connects to TEMPORAL_ADDRESS (default 127.0.0.1:7233) and the service's database (DATABASE_URL or the embedded one).`;
+
+/** A refusal worth a plain message and exit code 2, raised where exiting at once would skip cleanup. */
+class CliError extends Error {}
+
+interface Options {
+  minutes?: string;
+  account?: string;
+  outcome?: string;
+  'payment-method'?: string;
+  external?: boolean;
+  enable?: boolean;
+  disable?: boolean;
+  'default-after-days'?: string;
+  'timeout-seconds'?: string;
+  json?: boolean;
+}
+
+function positiveInt(value: string | undefined, name: string, fallback: number, min = 0): number {
+  if (value === undefined) return fallback;
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < min) fail(`--${name} must be an integer >= ${min}.\n${usage}`);
+  return parsed;
+}
+
+async function stuck(prisma: Db, options: Options): Promise<number> {
+  const minutes = positiveInt(options.minutes, 'minutes', 15);
+  const now = Date.now();
+  const payments = await prisma.paymentPlanPayment.findMany({
+    where: {
+      method: 'terminal',
+      terminalState: { in: [...OPEN_TERMINAL_STATES] },
+      stateChangedAt: { lte: new Date(now - minutes * 60_000) },
+      ...(options.account ? { accountId: options.account } : {}),
+    },
+    orderBy: { stateChangedAt: 'asc' },
+    take: 500,
+  });
+  const rows = payments.map((payment) => ({
+    account: payment.accountId,
+    plan: payment.planId,
+    payment: payment.id,
+    workflow_id: `payment-plan:${payment.planId}`,
+    terminal: payment.terminalId,
+    sale: payment.terminalSaleId,
+    state: payment.terminalState,
+    deposit: payment.deposit,
+    cancel_requested: payment.cancelRequestedAt !== null,
+    amount: Number(payment.amount),
+    currency: payment.currency,
+    since: toUnixSeconds(payment.stateChangedAt),
+    age_minutes: Math.floor((now - payment.stateChangedAt.getTime()) / 60_000),
+  }));
+  if (options.json) {
+    console.log(JSON.stringify(rows));
+    return 0;
+  }
+  if (rows.length === 0) {
+    console.log(`No terminal payment has waited more than ${minutes} minutes.`);
+    return 0;
+  }
+  const header = ['PLAN', 'PAYMENT', 'TERMINAL', 'STATE', 'AGE', 'AMOUNT', 'NOTE'];
+  const table = rows.map((row) => [
+    row.plan,
+    row.payment,
+    row.terminal ?? '',
+    row.state ?? '',
+    `${row.age_minutes} min`,
+    `${row.amount} ${row.currency}`,
+    [row.deposit ? 'deposit' : '', row.cancel_requested ? 'cancel requested' : ''].filter(Boolean).join(', '),
+  ]);
+  const widths = header.map((title, column) => Math.max(title.length, ...table.map((line) => line[column]!.length)));
+  for (const line of [header, ...table]) console.log(line.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd());
+  return 0;
+}
+
+/** Sends the same signal the API sends and prints what the workflow did with it. */
+async function signalPayment(
+  prisma: Db,
+  temporal: Client,
+  signal: PaymentPlanRequestSignal,
+  planId: string,
+  paymentId: string,
+  args: PaymentPlanRequestArgs,
+  options: Options,
+): Promise<number> {
+  const payment = await prisma.paymentPlanPayment.findFirst({ where: { id: paymentId, planId } });
+  if (!payment) throw new CliError(`No payment ${paymentId} on payment plan ${planId}.`);
+  const record = await sendPlanRequest(
+    temporal,
+    planId,
+    signal,
+    { ...args, payment_id: paymentId, source: 'support-cli', request_id: `support_${crypto.randomUUID()}` },
+    {
+      timeoutMs: positiveInt(options['timeout-seconds'], 'timeout-seconds', 30, 1) * 1000,
+      whenEnded: (sent) => applyPlanRequest(prisma, planId, signal, sent, new Date()),
+    },
+  );
+  const after = toPaymentObject(await prisma.paymentPlanPayment.findUniqueOrThrow({ where: { id: paymentId } }));
+  if (options.json) {
+    console.log(JSON.stringify({ request: record, payment: after }));
+  } else {
+    console.log(`${record.applied ? 'Done' : 'Refused'}: ${record.message}`);
+    console.log(`Payment ${after.id}: status ${after.status}, terminal state ${after.terminal?.state ?? '-'}${after.terminal?.cancel_requested ? ' (cancel requested)' : ''}`);
+  }
+  return record.applied ? 0 : 1;
+}
+
+async function settings(prisma: Db, accountId: string, options: Options): Promise<number> {
+  const account = await prisma.account.findUnique({ where: { id: accountId } });
+  if (!account) throw new CliError(`No account ${accountId}.`);
+  const days = options['default-after-days'] === undefined ? undefined : positiveInt(options['default-after-days'], 'default-after-days', 0, 1);
+  if (options.enable || options.disable) {
+    await prisma.account.update({ where: { id: accountId }, data: { paymentPlansEnabled: Boolean(options.enable) } });
+  }
+  if (days !== undefined) {
+    await prisma.paymentPlanSettings.upsert({ where: { accountId }, create: { accountId, defaultAfterDays: days }, update: { defaultAfterDays: days } });
+  }
+  const enabled = (await prisma.account.findUniqueOrThrow({ where: { id: accountId } })).paymentPlansEnabled;
+  const stored = await prisma.paymentPlanSettings.findUnique({ where: { accountId } });
+  const result = { account_id: accountId, payment_plans: enabled, default_after_days: stored?.defaultAfterDays ?? DEFAULT_AFTER_DAYS };
+  console.log(
+    options.json
+      ? JSON.stringify(result)
+      : `Account ${accountId}: payment plans ${enabled ? 'enabled' : 'disabled'}; a past_due plan defaults after ${result.default_after_days} days (plans created from now on).`,
+  );
+  return 0;
+}
+
+async function main(): Promise<number> {
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: {
+      minutes: { type: 'string' },
+      account: { type: 'string' },
+      outcome: { type: 'string' },
+      'payment-method': { type: 'string' },
+      external: { type: 'boolean' },
+      enable: { type: 'boolean' },
+      disable: { type: 'boolean' },
+      'default-after-days': { type: 'string' },
+      'timeout-seconds': { type: 'string' },
+      json: { type: 'boolean', default: false },
+    },
+  });
+  const options = values as Options;
+  const [command, ...rest] = positionals;
+
+  switch (command) {
+    case 'terminal:stuck':
+      positiveInt(options.minutes, 'minutes', 15);
+      return withDatabase((prisma) => stuck(prisma, options));
+    case 'terminal:resolve':
+    case 'terminal:cancel': {
+      const [planId, paymentId] = rest;
+      if (!planId || !paymentId) fail(usage);
+      if (options.outcome !== undefined && options.outcome !== 'approved' && options.outcome !== 'declined') {
+        fail(`--outcome must be approved or declined.\n${usage}`);
+      }
+      positiveInt(options['timeout-seconds'], 'timeout-seconds', 30, 1);
+      const temporal = await connectTemporalClient();
+      try {
+        return await withDatabase((prisma) =>
+          command === 'terminal:resolve'
+            ? signalPayment(prisma, temporal.client, 'resolveTerminalPayment', planId, paymentId, {
+                outcome: options.outcome as 'approved' | 'declined' | undefined,
+                payment_method: options['payment-method'],
+                external: options.external,
+              }, options)
+            : signalPayment(prisma, temporal.client, 'cancelTerminalPayment', planId, paymentId, {}, options),
+        );
+      } finally {
+        await temporal.connection.close();
+      }
+    }
+    case 'payment-plans:settings': {
+      const [accountId] = rest;
+      if (!accountId) fail(usage);
+      if (options.enable && options.disable) fail('Give --enable or --disable, not both.');
+      positiveInt(options['default-after-days'], 'default-after-days', 0, 1);
+      return withDatabase((prisma) => settings(prisma, accountId, options));
+    }
+    default:
+      fail(usage);
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error) => {
+    console.error(error instanceof ApiError || error instanceof Error ? error.message : error);
+    process.exit(error instanceof CliError ? 2 : 1);
+  },
+);

@@ -1,0 +1,195 @@
+import type { PaymentPlan, PaymentPlanInstallment, PaymentPlanPayment } from '../generated/prisma/client';
+import type { Db, Tx } from '../db/prisma';
+import { notFound } from '../http/errors';
+import { toUnixSeconds } from '../lib/time';
+import type { InstallmentObject, PaymentPlanObject, PlanPaymentObject } from './payment-plan.schemas';
+import type { InstallmentStatus, PlanSnapshot, PlanStatus, TerminalState } from '../../workflows/payment-plan-contract';
+
+export const PLAN_INCLUDE = {
+  installments: { orderBy: { number: 'asc' as const } },
+  payments: { where: { deposit: true }, orderBy: [{ createdAt: 'desc' as const }, { id: 'desc' as const }], take: 1 },
+};
+
+export type PlanWithDetails = PaymentPlan & { installments: PaymentPlanInstallment[]; payments: PaymentPlanPayment[] };
+
+/** Installments still to be collected: unpaid, not canceled. */
+export const OWED_STATUSES: readonly string[] = ['scheduled', 'failed', 'overdue'];
+/** Installments that fell due unpaid. */
+export const OVERDUE_STATUSES: readonly string[] = ['failed', 'overdue'];
+/** Terminal payments that still need the terminal or a person. */
+export const OPEN_TERMINAL_STATES: readonly TerminalState[] = ['waiting', 'resolving', 'approved_no_credential'];
+
+const sum = (rows: PaymentPlanInstallment[]) => rows.reduce((total, row) => total + Number(row.amount), 0);
+
+function depositStatus(plan: PlanWithDetails): PaymentPlanObject['deposit']['status'] {
+  const first = plan.installments[0];
+  const attempt = plan.payments[0];
+  const pendingAction = attempt?.terminalState === 'resolving' || attempt?.terminalState === 'approved_no_credential';
+  if (pendingAction) return 'action_required';
+  if (first?.status === 'paid') return 'paid';
+  if (first?.heldByPaymentId) return 'processing';
+  return 'unpaid';
+}
+
+export function toPlanObject(plan: PlanWithDetails): PaymentPlanObject {
+  const paid = plan.installments.filter((row) => row.status === 'paid');
+  const overdue = plan.installments.filter((row) => OVERDUE_STATUSES.includes(row.status));
+  const next = plan.installments.find((row) => OWED_STATUSES.includes(row.status));
+  const attempt = plan.payments[0];
+  const amountPaid = sum(paid);
+  const open = ['completed', 'canceled'].includes(plan.status) ? [] : plan.installments.filter((row) => row.status !== 'paid');
+  return {
+    id: plan.id,
+    object: 'payment_plan',
+    customer: plan.customerId,
+    status: plan.status as PlanStatus,
+    currency: plan.currency,
+    total_amount: Number(plan.totalAmount),
+    amount_paid: amountPaid,
+    amount_remaining: sum(open),
+    amount_overdue: sum(overdue),
+    installments_count: plan.installmentsCount,
+    installments_paid: paid.length,
+    interval: plan.interval as 'week' | 'month',
+    interval_count: plan.intervalCount,
+    start_date: toUnixSeconds(plan.startDate),
+    payment_method: plan.paymentMethodId,
+    default_after_days: plan.defaultAfterDays,
+    deposit: {
+      installment: 1,
+      amount: Number(plan.installments[0]?.amount ?? 0n),
+      status: depositStatus(plan),
+      attempt: attempt
+        ? {
+            payment: attempt.id,
+            method: attempt.method,
+            status: attempt.status,
+            terminal: attempt.terminalId,
+            state: attempt.terminalState as TerminalState | null,
+            cancel_requested: attempt.cancelRequestedAt !== null,
+            created: toUnixSeconds(attempt.createdAt),
+          }
+        : null,
+    },
+    next_installment: next ? { number: next.number, amount: Number(next.amount), due_date: toUnixSeconds(next.dueAt) } : null,
+    activated_at: toUnixSeconds(plan.activatedAt),
+    past_due_at: toUnixSeconds(plan.pastDueAt),
+    defaulted_at: toUnixSeconds(plan.defaultedAt),
+    completed_at: toUnixSeconds(plan.completedAt),
+    canceled_at: toUnixSeconds(plan.canceledAt),
+    cancellation_reason: plan.cancellationReason,
+    created: toUnixSeconds(plan.createdAt),
+    updated: toUnixSeconds(plan.updatedAt),
+  };
+}
+
+export function toInstallmentObject(row: PaymentPlanInstallment, currency: string): InstallmentObject {
+  const processing = row.heldByPaymentId !== null && OWED_STATUSES.includes(row.status);
+  return {
+    object: 'payment_plan_installment',
+    plan: row.planId,
+    number: row.number,
+    amount: Number(row.amount),
+    currency,
+    due_date: toUnixSeconds(row.dueAt),
+    status: processing ? 'processing' : (row.status as InstallmentStatus),
+    payment: row.paymentId ?? row.heldByPaymentId,
+    paid_at: toUnixSeconds(row.paidAt),
+    automatic_attempts: row.automaticAttempts,
+    failure_code: row.failureCode,
+    failure_message: row.failureMessage,
+  };
+}
+
+type Resolution = NonNullable<PlanPaymentObject['resolution']>;
+
+export function toPaymentObject(row: PaymentPlanPayment): PlanPaymentObject {
+  return {
+    id: row.id,
+    object: 'payment_plan_payment',
+    plan: row.planId,
+    customer: row.customerId,
+    method: row.method as PlanPaymentObject['method'],
+    deposit: row.deposit,
+    status: row.status as PlanPaymentObject['status'],
+    amount: Number(row.amount),
+    currency: row.currency,
+    installments: row.installmentNumbers,
+    payment_method: row.paymentMethodId,
+    transaction: row.transactionId,
+    external_reference: row.externalReference,
+    terminal:
+      row.method === 'terminal'
+        ? {
+            id: row.terminalId!,
+            sale: row.terminalSaleId,
+            state: row.terminalState as TerminalState,
+            cancel_requested: row.cancelRequestedAt !== null,
+            cancel_requested_at: toUnixSeconds(row.cancelRequestedAt),
+          }
+        : null,
+    resolution: (row.resolution as Resolution | null) ?? null,
+    failure_code: row.failureCode,
+    failure_message: row.failureMessage,
+    created: toUnixSeconds(row.createdAt),
+    updated: toUnixSeconds(row.updatedAt),
+  };
+}
+
+/** A plan of the account, or 404 (also for another account's plan). */
+export async function findPlan(db: Db | Tx, accountId: string, id: string): Promise<PlanWithDetails> {
+  const plan = await db.paymentPlan.findFirst({ where: { id, accountId }, include: PLAN_INCLUDE });
+  if (!plan) throw notFound('payment plan', id);
+  return plan;
+}
+
+/**
+ * Locks the plan row for the rest of the transaction and answers it fresh. Every change to a plan,
+ * its installments or its payments takes this lock first (API and activities alike), so two
+ * payments can never take the same installment.
+ */
+export async function lockPlan(tx: Tx, accountId: string, id: string): Promise<PlanWithDetails> {
+  const locked = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM payment_plans WHERE id = ${id} AND account_id = ${accountId} FOR UPDATE`;
+  if (locked.length === 0) throw notFound('payment plan', id);
+  return tx.paymentPlan.findUniqueOrThrow({ where: { id }, include: PLAN_INCLUDE });
+}
+
+export async function reloadPlan(tx: Tx | Db, id: string): Promise<PlanWithDetails> {
+  return tx.paymentPlan.findUniqueOrThrow({ where: { id }, include: PLAN_INCLUDE });
+}
+
+export async function findPayment(db: Db | Tx, accountId: string, planId: string, paymentId: string): Promise<PaymentPlanPayment> {
+  const payment = await db.paymentPlanPayment.findFirst({ where: { id: paymentId, planId, accountId } });
+  if (!payment) throw notFound('payment plan payment', paymentId);
+  return payment;
+}
+
+export async function snapshotOf(db: Db | Tx, planId: string): Promise<PlanSnapshot | null> {
+  const plan = await db.paymentPlan.findUnique({ where: { id: planId }, include: { installments: { orderBy: { number: 'asc' } } } });
+  if (!plan) return null;
+  const open = await db.paymentPlanPayment.findMany({
+    where: { planId, method: 'terminal', terminalState: { in: [...OPEN_TERMINAL_STATES] } },
+    orderBy: { createdAt: 'asc' },
+  });
+  return {
+    planId: plan.id,
+    status: plan.status as PlanStatus,
+    hasPaymentMethod: plan.paymentMethodId !== null,
+    pastDueAt: plan.pastDueAt?.getTime() ?? null,
+    defaultAfterDays: plan.defaultAfterDays,
+    installments: plan.installments.map((row) => ({
+      number: row.number,
+      dueAt: row.dueAt.getTime(),
+      status: row.status as InstallmentStatus,
+      held: row.heldByPaymentId !== null,
+      automaticAttempts: row.automaticAttempts,
+    })),
+    openTerminalPayments: open.map((payment) => ({
+      paymentId: payment.id,
+      terminalId: payment.terminalId,
+      state: payment.terminalState as TerminalState,
+      deposit: payment.deposit,
+      since: payment.stateChangedAt.getTime(),
+    })),
+  };
+}

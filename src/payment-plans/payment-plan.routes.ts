@@ -1,0 +1,298 @@
+import type { AppDeps } from '../app';
+import { config } from '../config';
+import type { Api } from '../http/api';
+import { pageSchema } from '../http/pagination';
+import { createGateway } from '../payments/simulated-gateway';
+import { registerTerminalRoutes } from '../terminals/terminal.routes';
+import type { PaymentPlanRequestArgs, PaymentPlanRequestSignal } from '../../workflows/payment-plan-contract';
+import { assertPlanOpen, chargeStoredMethod, recordExternalPayment } from './plan-payments.service';
+import { findPayment, findPlan, toPaymentObject } from './payment-plan.records';
+import {
+  createPaymentPlanBody,
+  createPlanPaymentBody,
+  depositTerminalBody,
+  installmentSchema,
+  listPaymentPlansQuery,
+  pageQuery,
+  paymentPlanSchema,
+  planIdParams,
+  planPaymentParams,
+  planPaymentSchema,
+  resolveTerminalBody,
+  type CreatePlanPaymentInput,
+} from './payment-plan.schemas';
+import {
+  applyPlanRequest,
+  assertPaymentPlansEnabled,
+  createPaymentPlan,
+  getPaymentPlan,
+  listInstallments,
+  listPaymentPlans,
+  listPlanPayments,
+} from './payment-plan.service';
+import { checkCancellable, checkResolution, currentDepositAttempt, startDepositOnTerminal, startTerminalPayment } from './terminal-payments.service';
+import { notifyPlanUpdated, rejectionError, sendPlanRequest } from './workflow-client';
+
+/** Payment plans, the terminals they use, and (test mode) the simulated terminal's helpers. */
+export function registerPaymentPlanRoutes(api: Api, deps: AppDeps): void {
+  registerTerminalRoutes(api, deps);
+
+  const { prisma, temporal } = deps;
+  const taskQueue = deps.taskQueue ?? config.taskQueue;
+  const gateway = createGateway(prisma);
+  const tag = 'Payment plans';
+  const planErrors = [403, 404, 409];
+
+  /** Sends a request signal, waits for the workflow to carry it out, and turns a refusal into 4xx. */
+  const request = async (planId: string, signal: PaymentPlanRequestSignal, args: PaymentPlanRequestArgs) => {
+    const record = await sendPlanRequest(temporal, planId, signal, { ...args, source: 'api' }, {
+      whenEnded: (sent) => applyPlanRequest(prisma, planId, signal, sent, new Date()),
+    });
+    if (!record.applied) throw rejectionError(record);
+    return record;
+  };
+
+  const enabled = (accountId: string) => assertPaymentPlansEnabled(prisma, accountId);
+
+  api.route({
+    method: 'post',
+    path: '/payment-plans',
+    tag,
+    summary: 'Create a payment plan',
+    description:
+      'Splits total_amount into installments_count integer installments (the remainder cents go to the first installments, ' +
+      'one each). Starts `pending`; with payment_method, installment 1 (the deposit) is charged at once and the rest on their ' +
+      'dates; without one, collect the deposit with POST /payment-plans/{id}/deposit/terminal (or /payments). Clients poll GET.',
+    body: createPaymentPlanBody,
+    status: 201,
+    response: paymentPlanSchema,
+    errors: planErrors,
+    handler: async ({ principal, body }) => {
+      await enabled(principal.accountId);
+      return createPaymentPlan({ prisma, temporal, taskQueue }, principal.accountId, body);
+    },
+  });
+
+  api.route({
+    method: 'get',
+    path: '/payment-plans',
+    tag,
+    summary: 'List payment plans, newest first',
+    query: listPaymentPlansQuery,
+    response: pageSchema(paymentPlanSchema),
+    errors: [403],
+    handler: async ({ principal, query }) => {
+      await enabled(principal.accountId);
+      return listPaymentPlans(prisma, principal.accountId, query);
+    },
+  });
+
+  api.route({
+    method: 'get',
+    path: '/payment-plans/{id}',
+    tag,
+    summary: 'Retrieve a payment plan (deposit.attempt shows a terminal deposit in progress)',
+    params: planIdParams,
+    response: paymentPlanSchema,
+    errors: [403, 404],
+    handler: async ({ principal, params }) => {
+      await enabled(principal.accountId);
+      return getPaymentPlan(prisma, principal.accountId, params.id);
+    },
+  });
+
+  api.route({
+    method: 'get',
+    path: '/payment-plans/{id}/installments',
+    tag,
+    summary: "List a plan's installments, in order",
+    params: planIdParams,
+    query: pageQuery,
+    response: pageSchema(installmentSchema),
+    errors: [403, 404],
+    handler: async ({ principal, params, query }) => {
+      await enabled(principal.accountId);
+      return listInstallments(prisma, principal.accountId, params.id, query);
+    },
+  });
+
+  api.route({
+    method: 'post',
+    path: '/payment-plans/{id}/cancel',
+    tag,
+    summary: 'Cancel a payment plan (signal cancelPlan)',
+    description: 'No further charges; unpaid installments are canceled; a sale waiting on a terminal is asked to cancel. 409 when completed or canceled.',
+    params: planIdParams,
+    response: paymentPlanSchema,
+    errors: planErrors,
+    handler: async ({ principal, params }) => {
+      await enabled(principal.accountId);
+      assertPlanOpen(await findPlan(prisma, principal.accountId, params.id));
+      await request(params.id, 'cancelPlan', {});
+      return getPaymentPlan(prisma, principal.accountId, params.id);
+    },
+  });
+
+  api.route({
+    method: 'post',
+    path: '/payment-plans/{id}/deposit/terminal',
+    tag,
+    summary: 'Send the deposit (installment 1) to a card terminal',
+    description:
+      'The sale waits for the customer (deposit.attempt.state `waiting`); when the terminal reports, the outcome is recorded ' +
+      'and an approved card is stored for the remaining installments. Clients poll GET /payment-plans/{id}.',
+    params: planIdParams,
+    body: depositTerminalBody,
+    status: 202,
+    response: paymentPlanSchema,
+    errors: planErrors,
+    handler: async ({ principal, params, body }) => {
+      await enabled(principal.accountId);
+      await startDepositOnTerminal(prisma, principal.accountId, params.id, body.terminal);
+      await notifyPlanUpdated(temporal, params.id);
+      return getPaymentPlan(prisma, principal.accountId, params.id);
+    },
+  });
+
+  api.route({
+    method: 'post',
+    path: '/payment-plans/{id}/deposit',
+    tag,
+    summary: 'Continue a terminal deposit that is `resolving` or `approved_no_credential` (signal resolveDeposit)',
+    description:
+      '`resolving` (or still `waiting`): give the known `outcome`. `approved_no_credential` (charged, card not kept): give ' +
+      '`payment_method` (a card attached to the customer, stored for the remaining installments) or `external: true` (they are ' +
+      'collected outside the service). Approved without either leaves the deposit `approved_no_credential`.',
+    params: planIdParams,
+    body: resolveTerminalBody,
+    response: paymentPlanSchema,
+    errors: planErrors,
+    handler: async ({ principal, params, body }) => {
+      await enabled(principal.accountId);
+      const plan = await findPlan(prisma, principal.accountId, params.id);
+      const attempt = await currentDepositAttempt(prisma, plan.id);
+      await checkResolution(prisma, plan, attempt, body);
+      await request(plan.id, 'resolveDeposit', body);
+      return getPaymentPlan(prisma, principal.accountId, plan.id);
+    },
+  });
+
+  api.route({
+    method: 'post',
+    path: '/payment-plans/{id}/deposit/cancel',
+    tag,
+    summary: 'Ask the terminal to cancel the waiting deposit sale (signal cancelDeposit)',
+    description: 'The attempt stays `waiting` with cancel_requested until the terminal reports the cancellation; then it is `cancelled`.',
+    params: planIdParams,
+    status: 202,
+    response: paymentPlanSchema,
+    errors: planErrors,
+    handler: async ({ principal, params }) => {
+      await enabled(principal.accountId);
+      const plan = await findPlan(prisma, principal.accountId, params.id);
+      await currentDepositAttempt(prisma, plan.id, ['waiting']);
+      await request(plan.id, 'cancelDeposit', {});
+      return getPaymentPlan(prisma, principal.accountId, plan.id);
+    },
+  });
+
+  const createPlanPayment = (accountId: string, planId: string, body: CreatePlanPaymentInput) => {
+    if (body.external) return recordExternalPayment(prisma, accountId, planId, body.external_reference);
+    if (typeof body.payment_method === 'object') return startTerminalPayment(prisma, accountId, planId, body.payment_method.terminal);
+    return chargeStoredMethod(prisma, gateway, accountId, planId, { paymentMethodId: body.payment_method, save: body.save_payment_method });
+  };
+
+  api.route({
+    method: 'post',
+    path: '/payment-plans/{id}/payments',
+    tag,
+    summary: 'Pay what is owed: charge a stored method, record an external payment, or take it on a terminal',
+    description:
+      'Pays every overdue installment, or the next one when nothing is overdue. payment_method: a pm_ id attached to the ' +
+      'customer (the plan\'s card when absent; save_payment_method keeps it for the next installments); external: true records ' +
+      'money collected elsewhere (no charge); payment_method {type: "terminal", terminal} sends it to a terminal (status ' +
+      '`processing`, terminal.state `waiting`; poll GET .../payments/{payment_id}). A decline answers the failed payment.',
+    params: planIdParams,
+    body: createPlanPaymentBody,
+    status: 201,
+    response: planPaymentSchema,
+    errors: [403, 404, 409, 502],
+    handler: async ({ principal, params, body }) => {
+      await enabled(principal.accountId);
+      const payment = await createPlanPayment(principal.accountId, params.id, body);
+      await notifyPlanUpdated(temporal, params.id);
+      return toPaymentObject(payment);
+    },
+  });
+
+
+  api.route({
+    method: 'get',
+    path: '/payment-plans/{id}/payments',
+    tag,
+    summary: "List a plan's payments, newest first",
+    params: planIdParams,
+    query: pageQuery,
+    response: pageSchema(planPaymentSchema),
+    errors: [403, 404],
+    handler: async ({ principal, params, query }) => {
+      await enabled(principal.accountId);
+      return listPlanPayments(prisma, principal.accountId, params.id, query);
+    },
+  });
+
+  api.route({
+    method: 'get',
+    path: '/payment-plans/{id}/payments/{payment_id}',
+    tag,
+    summary: 'Retrieve a payment of a plan (terminal.state for terminal payments)',
+    params: planPaymentParams,
+    response: planPaymentSchema,
+    errors: [403, 404],
+    handler: async ({ principal, params }) => {
+      await enabled(principal.accountId);
+      await findPlan(prisma, principal.accountId, params.id);
+      return toPaymentObject(await findPayment(prisma, principal.accountId, params.id, params.payment_id));
+    },
+  });
+
+  api.route({
+    method: 'post',
+    path: '/payment-plans/{id}/payments/{payment_id}/resolve',
+    tag,
+    summary: 'Continue a terminal payment that is `resolving`, `approved_no_credential` or still `waiting` (signal resolveTerminalPayment)',
+    description: 'Same body and rules as POST /payment-plans/{id}/deposit. Answers the payment.',
+    params: planPaymentParams,
+    body: resolveTerminalBody,
+    response: planPaymentSchema,
+    errors: planErrors,
+    handler: async ({ principal, params, body }) => {
+      await enabled(principal.accountId);
+      const plan = await findPlan(prisma, principal.accountId, params.id);
+      const payment = await findPayment(prisma, principal.accountId, plan.id, params.payment_id);
+      await checkResolution(prisma, plan, payment, body);
+      await request(plan.id, 'resolveTerminalPayment', { ...body, payment_id: payment.id });
+      return toPaymentObject(await findPayment(prisma, principal.accountId, plan.id, payment.id));
+    },
+  });
+
+  api.route({
+    method: 'post',
+    path: '/payment-plans/{id}/payments/{payment_id}/cancel',
+    tag,
+    summary: 'Ask the terminal to cancel a waiting sale (signal cancelTerminalPayment)',
+    description: 'Answers 202 with the payment (cancel_requested); it ends `cancelled` when the terminal reports it. Clients poll GET.',
+    params: planPaymentParams,
+    status: 202,
+    response: planPaymentSchema,
+    errors: planErrors,
+    handler: async ({ principal, params }) => {
+      await enabled(principal.accountId);
+      const plan = await findPlan(prisma, principal.accountId, params.id);
+      const payment = await findPayment(prisma, principal.accountId, plan.id, params.payment_id);
+      checkCancellable(payment);
+      await request(plan.id, 'cancelTerminalPayment', { payment_id: payment.id });
+      return toPaymentObject(await findPayment(prisma, principal.accountId, plan.id, payment.id));
+    },
+  });
+}

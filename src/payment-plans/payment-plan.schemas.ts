@@ -1,0 +1,232 @@
+import { z } from 'zod';
+import { currencyCode } from '../customers/customer.schemas';
+import { paginationQuery } from '../http/pagination';
+import { resourceId } from '../http/validation';
+import { paymentMethodId } from '../payments/payment-method.schemas';
+
+/** Highest plan total, in cents: the catalog's unit_amount bound. */
+export const MAX_TOTAL_AMOUNT = 99_999_999;
+export const MIN_INSTALLMENTS = 2;
+export const MAX_INSTALLMENTS = 60;
+export const MAX_INTERVAL_COUNT = 12;
+/** A start date may lie this far in the past (clock skew between client and server). */
+export const START_DATE_PAST_TOLERANCE_SECONDS = 300;
+export const START_DATE_MAX_AHEAD_DAYS = 366;
+
+export const PLAN_STATUSES = ['pending', 'active', 'past_due', 'defaulted', 'completed', 'canceled'] as const;
+export const TERMINAL_STATES = ['waiting', 'resolving', 'approved_no_credential', 'approved', 'declined', 'cancelled'] as const;
+
+const positiveInt = (name: string) => z.number({ error: `${name} must be an integer` }).int('must be an integer');
+
+export const createPaymentPlanBody = z
+  .strictObject({
+    customer: resourceId.describe('cus_ id of the customer who pays'),
+    total_amount: positiveInt('total_amount')
+      .min(1, 'must be at least 1 cent')
+      .max(MAX_TOTAL_AMOUNT, `must be at most ${MAX_TOTAL_AMOUNT} cents`)
+      .describe(`Cents, at least installments_count (no installment may be 0), at most ${MAX_TOTAL_AMOUNT}`),
+    currency: currencyCode.describe('ISO 4217 code, stored uppercase'),
+    installments_count: positiveInt('installments_count')
+      .min(MIN_INSTALLMENTS, `must be at least ${MIN_INSTALLMENTS}`)
+      .max(MAX_INSTALLMENTS, `must be at most ${MAX_INSTALLMENTS}`),
+    interval: z.enum(['week', 'month']),
+    interval_count: positiveInt('interval_count')
+      .min(1, 'must be at least 1')
+      .max(MAX_INTERVAL_COUNT, `must be at most ${MAX_INTERVAL_COUNT}`)
+      .default(1),
+    start_date: positiveInt('start_date')
+      .positive('must be positive Unix seconds')
+      .optional()
+      .describe('Unix seconds: due date of installment 1 (the deposit); default now'),
+    payment_method: paymentMethodId
+      .optional()
+      .describe('A payment method attached to the customer: installment 1 is charged at once, the rest on their dates'),
+  })
+  .superRefine((body, ctx) => {
+    if (body.total_amount < body.installments_count) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['total_amount'],
+        message: `must be at least installments_count (${body.installments_count}) cents, so that no installment is 0`,
+      });
+    }
+  })
+  .meta({ id: 'PaymentPlanCreate' });
+
+export const listPaymentPlansQuery = z.strictObject({
+  ...paginationQuery(100),
+  customer: resourceId.optional(),
+  status: z.enum(PLAN_STATUSES).optional(),
+});
+
+export const planIdParams = z.strictObject({ id: resourceId });
+export const planPaymentParams = z.strictObject({ id: resourceId, payment_id: resourceId });
+export const pageQuery = z.strictObject(paginationQuery(100));
+
+const terminalPaymentMethod = z.strictObject({
+  type: z.literal('terminal'),
+  terminal: resourceId.describe('tml_ id of a registered terminal'),
+});
+
+export const createPlanPaymentBody = z
+  .strictObject({
+    payment_method: z
+      .union([paymentMethodId, terminalPaymentMethod])
+      .optional()
+      .describe('A pm_ id to charge, or {type: "terminal", terminal: "tml_..."}; the plan\'s card when absent'),
+    external: z.literal(true).optional().describe('Record a payment collected outside the service (no charge is made)'),
+    external_reference: z.string().min(1).max(200).optional().describe('With external: your reference (receipt, cheque number)'),
+    save_payment_method: z.boolean().optional().describe('With a pm_ id: keep it as the plan\'s card for the next installments'),
+  })
+  .superRefine((body, ctx) => {
+    if (body.external && body.payment_method !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['external'], message: 'give either external or payment_method, not both' });
+    }
+    if (body.external_reference !== undefined && !body.external) {
+      ctx.addIssue({ code: 'custom', path: ['external_reference'], message: 'only with external: true' });
+    }
+    if (body.save_payment_method !== undefined && typeof body.payment_method !== 'string') {
+      ctx.addIssue({ code: 'custom', path: ['save_payment_method'], message: 'only with a payment_method id' });
+    }
+  })
+  .meta({ id: 'PaymentPlanPaymentCreate' });
+
+export const depositTerminalBody = z
+  .strictObject({ terminal: resourceId.describe('tml_ id of a registered terminal') })
+  .meta({ id: 'PaymentPlanDepositTerminal' });
+
+export const resolveTerminalBody = z
+  .strictObject({
+    outcome: z
+      .enum(['approved', 'declined'])
+      .optional()
+      .describe('The outcome known from elsewhere; required for `waiting` and `resolving`, implied for `approved_no_credential`'),
+    payment_method: paymentMethodId.optional().describe('pm_ id attached to the customer, stored as the plan\'s card'),
+    external: z.literal(true).optional().describe('The next installments are collected outside the service (no card on file)'),
+  })
+  .superRefine((body, ctx) => {
+    if (body.external && body.payment_method !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['external'], message: 'give either external or payment_method, not both' });
+    }
+    if (body.outcome === 'declined' && (body.external || body.payment_method !== undefined)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [body.external ? 'external' : 'payment_method'],
+        message: 'only with outcome approved',
+      });
+    }
+  })
+  .meta({ id: 'TerminalPaymentResolve' });
+
+const moneyFields = { amount: z.number(), currency: z.string() };
+
+export const terminalAttemptSchema = z
+  .object({
+    id: z.string().describe('Terminal id (tml_)'),
+    sale: z.string().nullable().describe('Sale id on the terminal (tms_)'),
+    state: z.enum(TERMINAL_STATES),
+    cancel_requested: z.boolean(),
+    cancel_requested_at: z.number().nullable(),
+  })
+  .meta({ id: 'TerminalPaymentState' });
+
+export const planPaymentSchema = z
+  .object({
+    id: z.string(),
+    object: z.literal('payment_plan_payment'),
+    plan: z.string(),
+    customer: z.string(),
+    method: z.enum(['automatic', 'payment_method', 'external', 'terminal']),
+    deposit: z.boolean(),
+    status: z.enum(['processing', 'succeeded', 'failed', 'canceled']),
+    ...moneyFields,
+    installments: z.array(z.number()),
+    payment_method: z.string().nullable(),
+    transaction: z.string().nullable(),
+    external_reference: z.string().nullable(),
+    terminal: terminalAttemptSchema.nullable(),
+    resolution: z
+      .object({
+        outcome: z.enum(['approved', 'declined']),
+        payment_method: z.string().nullable(),
+        external: z.boolean(),
+        source: z.string(),
+        at: z.number(),
+      })
+      .nullable(),
+    failure_code: z.string().nullable(),
+    failure_message: z.string().nullable(),
+    created: z.number(),
+    updated: z.number(),
+  })
+  .meta({ id: 'PaymentPlanPayment' });
+
+export const installmentSchema = z
+  .object({
+    object: z.literal('payment_plan_installment'),
+    plan: z.string(),
+    number: z.number(),
+    ...moneyFields,
+    due_date: z.number(),
+    status: z.enum(['scheduled', 'processing', 'paid', 'failed', 'overdue', 'canceled']),
+    payment: z.string().nullable().describe('The payment that paid it, or the one paying it now'),
+    paid_at: z.number().nullable(),
+    automatic_attempts: z.number(),
+    failure_code: z.string().nullable(),
+    failure_message: z.string().nullable(),
+  })
+  .meta({ id: 'PaymentPlanInstallment' });
+
+export const paymentPlanSchema = z
+  .object({
+    id: z.string(),
+    object: z.literal('payment_plan'),
+    customer: z.string(),
+    status: z.enum(PLAN_STATUSES),
+    currency: z.string(),
+    total_amount: z.number(),
+    amount_paid: z.number(),
+    amount_remaining: z.number(),
+    amount_overdue: z.number(),
+    installments_count: z.number(),
+    installments_paid: z.number(),
+    interval: z.enum(['week', 'month']),
+    interval_count: z.number(),
+    start_date: z.number(),
+    payment_method: z.string().nullable(),
+    default_after_days: z.number(),
+    deposit: z.object({
+      installment: z.literal(1),
+      amount: z.number(),
+      status: z.enum(['unpaid', 'processing', 'action_required', 'paid']),
+      attempt: z
+        .object({
+          payment: z.string(),
+          method: z.string(),
+          status: z.string(),
+          terminal: z.string().nullable(),
+          state: z.enum(TERMINAL_STATES).nullable(),
+          cancel_requested: z.boolean(),
+          created: z.number(),
+        })
+        .nullable(),
+    }),
+    next_installment: z.object({ number: z.number(), amount: z.number(), due_date: z.number() }).nullable(),
+    activated_at: z.number().nullable(),
+    past_due_at: z.number().nullable(),
+    defaulted_at: z.number().nullable(),
+    completed_at: z.number().nullable(),
+    canceled_at: z.number().nullable(),
+    cancellation_reason: z.string().nullable(),
+    created: z.number(),
+    updated: z.number(),
+  })
+  .meta({ id: 'PaymentPlan' });
+
+export type CreatePaymentPlanInput = z.output<typeof createPaymentPlanBody>;
+export type ListPaymentPlansQuery = z.output<typeof listPaymentPlansQuery>;
+export type CreatePlanPaymentInput = z.output<typeof createPlanPaymentBody>;
+export type ResolveTerminalInput = z.output<typeof resolveTerminalBody>;
+export type PaymentPlanObject = z.output<typeof paymentPlanSchema>;
+export type InstallmentObject = z.output<typeof installmentSchema>;
+export type PlanPaymentObject = z.output<typeof planPaymentSchema>;

@@ -1,0 +1,315 @@
+import type { Client } from '@temporalio/client';
+import { z } from 'zod';
+import type { Prisma } from '../generated/prisma/client';
+import type { Db } from '../db/prisma';
+import { findCustomer } from '../customers/customer.service';
+import { ApiError, badRequest, conflict } from '../http/errors';
+import { pageEnvelope, pageWindow, type Page, type PageParams } from '../http/pagination';
+import { newId } from '../lib/ids';
+import { fromUnixSeconds } from '../lib/time';
+import { BILLING_ACCOUNT_ID, BILLING_CUSTOMER_ID, BILLING_STATUS } from '../temporal/search-attributes';
+import {
+  PAYMENT_PLAN_WORKFLOW_TYPE,
+  paymentPlanWorkflowId,
+  type PaymentPlanRequestArgs,
+  type PaymentPlanRequestResult,
+  type PaymentPlanRequestSignal,
+  type PaymentPlanWorkflowInput,
+} from '../../workflows/payment-plan-contract';
+import { methodForPlan } from './plan-payments.service';
+import {
+  findPlan,
+  lockPlan,
+  PLAN_INCLUDE,
+  toInstallmentObject,
+  toPaymentObject,
+  toPlanObject,
+} from './payment-plan.records';
+import {
+  START_DATE_MAX_AHEAD_DAYS,
+  START_DATE_PAST_TOLERANCE_SECONDS,
+  type CreatePaymentPlanInput,
+  type InstallmentObject,
+  type ListPaymentPlansQuery,
+  type PaymentPlanObject,
+  type PlanPaymentObject,
+} from './payment-plan.schemas';
+import { dueDates, splitInstallments } from './schedule';
+import { recordPlanEvent, settleStatus } from './payment-plan.status';
+import { requestTerminalCancel, resolveTerminalPayment } from './terminal-payments.service';
+
+/** DESIGN.md 3.9: days a plan may stay past_due before it is defaulted, unless the account set another. */
+export const DEFAULT_AFTER_DAYS = 14;
+
+export async function assertPaymentPlansEnabled(prisma: Db, accountId: string): Promise<void> {
+  const account = await prisma.account.findUnique({ where: { id: accountId }, select: { paymentPlansEnabled: true } });
+  if (!account?.paymentPlansEnabled) {
+    throw new ApiError(
+      'permission_error',
+      'feature_not_enabled',
+      'Payment plans are not enabled for this account (npm run support -- payment-plans:settings <account> --enable).',
+    );
+  }
+}
+
+export async function defaultAfterDaysOf(prisma: Db, accountId: string): Promise<number> {
+  const settings = await prisma.paymentPlanSettings.findUnique({ where: { accountId } });
+  return settings?.defaultAfterDays ?? DEFAULT_AFTER_DAYS;
+}
+
+function startDateOf(input: CreatePaymentPlanInput, now: Date): Date {
+  if (input.start_date === undefined) return now;
+  const nowSeconds = Math.floor(now.getTime() / 1000);
+  if (input.start_date < nowSeconds - START_DATE_PAST_TOLERANCE_SECONDS) throw badRequest('start_date must not be in the past.', 'start_date');
+  if (input.start_date > nowSeconds + START_DATE_MAX_AHEAD_DAYS * 86_400) {
+    throw badRequest(`start_date must be within ${START_DATE_MAX_AHEAD_DAYS} days from now.`, 'start_date');
+  }
+  return fromUnixSeconds(input.start_date);
+}
+
+async function withParam<T>(param: string, lookup: () => Promise<T>): Promise<T> {
+  try {
+    return await lookup();
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 404) throw new ApiError('not_found', error.code, error.message, param);
+    throw error;
+  }
+}
+
+export interface PlanDeps {
+  prisma: Db;
+  temporal: Client;
+  taskQueue: string;
+}
+
+/**
+ * Creates the plan (status `pending` until its deposit is collected), its installments and the
+ * payment_plan.created event, and starts the workflow `payment-plan:<id>` inside the same database
+ * transaction: if Temporal refuses, nothing is written. (The workflow's first activity waits for the
+ * commit by retrying.) With a payment method the workflow charges installment 1 at once.
+ */
+export async function createPaymentPlan(deps: PlanDeps, accountId: string, input: CreatePaymentPlanInput): Promise<PaymentPlanObject> {
+  const { prisma } = deps;
+  const now = new Date();
+  const startDate = startDateOf(input, now);
+  const amounts = splitInstallments(input.total_amount, input.installments_count);
+  const dates = dueDates(startDate, input.installments_count, input.interval, input.interval_count);
+  const defaultAfterDays = await defaultAfterDaysOf(prisma, accountId);
+  const id = newId('paymentPlan');
+  const workflowId = paymentPlanWorkflowId(id);
+
+  return prisma.$transaction(
+    async (tx) => {
+      const customer = await withParam('customer', () => findCustomer(tx, accountId, input.customer));
+      const plan = await tx.paymentPlan.create({
+        data: {
+          id,
+          accountId,
+          customerId: customer.id,
+          status: 'pending',
+          currency: input.currency,
+          totalAmount: BigInt(input.total_amount),
+          installmentsCount: input.installments_count,
+          interval: input.interval,
+          intervalCount: input.interval_count,
+          startDate,
+          defaultAfterDays,
+          workflowId,
+          taskQueue: deps.taskQueue,
+          installments: {
+            create: amounts.map((amount, index) => ({ number: index + 1, accountId, amount: BigInt(amount), dueAt: dates[index]!, status: 'scheduled' })),
+          },
+        },
+        include: PLAN_INCLUDE,
+      });
+      if (input.payment_method) {
+        const method = await methodForPlan(tx, plan, input.payment_method, 'payment_method');
+        await tx.paymentPlan.update({ where: { id }, data: { paymentMethodId: method.id } });
+      }
+      await recordPlanEvent(tx, id, 'created');
+      const workflowInput: PaymentPlanWorkflowInput = { planId: id, accountId, customerId: customer.id };
+      try {
+        await deps.temporal.workflow.start(PAYMENT_PLAN_WORKFLOW_TYPE, {
+          workflowId,
+          taskQueue: deps.taskQueue,
+          args: [workflowInput],
+          workflowIdReusePolicy: 'REJECT_DUPLICATE',
+          typedSearchAttributes: [
+            { key: BILLING_ACCOUNT_ID, value: accountId },
+            { key: BILLING_CUSTOMER_ID, value: customer.id },
+            { key: BILLING_STATUS, value: 'pending' },
+          ],
+        });
+      } catch (error) {
+        throw new ApiError('api_error', 'workflow_unavailable', `Temporal did not start the plan's workflow: ${(error as Error).message}`, undefined, 503);
+      }
+      return toPlanObject(await findPlan(tx, accountId, id));
+    },
+    { timeout: 15_000 },
+  );
+}
+
+export async function getPaymentPlan(prisma: Db, accountId: string, id: string): Promise<PaymentPlanObject> {
+  return toPlanObject(await findPlan(prisma, accountId, id));
+}
+
+export async function listPaymentPlans(prisma: Db, accountId: string, query: ListPaymentPlansQuery): Promise<Page<PaymentPlanObject>> {
+  const where: Prisma.PaymentPlanWhereInput = {
+    accountId,
+    ...(query.customer ? { customerId: query.customer } : {}),
+    ...(query.status ? { status: query.status } : {}),
+  };
+  const [rows, total] = await Promise.all([
+    prisma.paymentPlan.findMany({ where, include: PLAN_INCLUDE, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], ...pageWindow(query) }),
+    prisma.paymentPlan.count({ where }),
+  ]);
+  return pageEnvelope(rows.map(toPlanObject), total, query);
+}
+
+export async function listInstallments(prisma: Db, accountId: string, id: string, page: PageParams): Promise<Page<InstallmentObject>> {
+  const plan = await findPlan(prisma, accountId, id);
+  const { skip, take } = pageWindow(page);
+  return pageEnvelope(
+    plan.installments.slice(skip, skip + take).map((row) => toInstallmentObject(row, plan.currency)),
+    plan.installments.length,
+    page,
+  );
+}
+
+export async function listPlanPayments(prisma: Db, accountId: string, id: string, page: PageParams): Promise<Page<PlanPaymentObject>> {
+  await findPlan(prisma, accountId, id);
+  const where = { accountId, planId: id };
+  const [rows, total] = await Promise.all([
+    prisma.paymentPlanPayment.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], ...pageWindow(page) }),
+    prisma.paymentPlanPayment.count({ where }),
+  ]);
+  return pageEnvelope(rows.map(toPaymentObject), total, page);
+}
+
+/* ---- Changes the workflow makes (through its activities), at workflow time `at`. ---- */
+
+async function accountOf(prisma: Db, planId: string): Promise<string> {
+  return (await prisma.paymentPlan.findUniqueOrThrow({ where: { id: planId }, select: { accountId: true } })).accountId;
+}
+
+/**
+ * An installment fell due and was not charged (no card on file, or the plan is past_due/defaulted,
+ * which makes no automatic charges): it is overdue, and an active plan becomes past_due.
+ */
+export async function markInstallmentOverdue(prisma: Db, planId: string, number: number, at: Date): Promise<void> {
+  const accountId = await accountOf(prisma, planId);
+  await prisma.$transaction(async (tx) => {
+    const plan = await lockPlan(tx, accountId, planId);
+    const installment = plan.installments.find((row) => row.number === number);
+    if (!installment || installment.status !== 'scheduled' || installment.heldByPaymentId) return;
+    if (!['active', 'past_due', 'defaulted'].includes(plan.status)) return;
+    await tx.paymentPlanInstallment.update({ where: { planId_number: { planId, number } }, data: { status: 'overdue' } });
+    await settleStatus(tx, planId, at);
+  });
+}
+
+/** The past_due deadline passed: defaulted, unless the plan moved on (paid, or past_due again since). */
+export async function markDefaulted(prisma: Db, planId: string, pastDueAt: number, at: Date): Promise<void> {
+  const accountId = await accountOf(prisma, planId);
+  await prisma.$transaction(async (tx) => {
+    const plan = await lockPlan(tx, accountId, planId);
+    if (plan.status !== 'past_due' || plan.pastDueAt?.getTime() !== pastDueAt) return;
+    await tx.paymentPlan.update({ where: { id: planId }, data: { status: 'defaulted', defaultedAt: at } });
+    await recordPlanEvent(tx, planId, 'defaulted');
+  });
+}
+
+/**
+ * Cancels the plan: no more charges, owed installments canceled, a sale waiting on a terminal asked
+ * to cancel. Paid installments stay paid (refunds are a separate matter).
+ */
+export async function cancelPlan(prisma: Db, planId: string, reason: string | undefined, at: Date): Promise<void> {
+  const accountId = await accountOf(prisma, planId);
+  await prisma.$transaction(async (tx) => {
+    const plan = await lockPlan(tx, accountId, planId);
+    if (plan.status === 'completed' || plan.status === 'canceled') {
+      throw conflict(`Payment plan ${planId} is ${plan.status} already.`, 'payment_plan_closed');
+    }
+    await tx.paymentPlan.update({ where: { id: planId }, data: { status: 'canceled', canceledAt: at, cancellationReason: reason ?? 'requested' } });
+    await tx.paymentPlanInstallment.updateMany({ where: { planId, status: { in: ['scheduled', 'failed', 'overdue'] } }, data: { status: 'canceled' } });
+    const waiting = await tx.paymentPlanPayment.findMany({ where: { planId, method: 'terminal', terminalState: 'waiting', cancelRequestedAt: null } });
+    for (const payment of waiting) {
+      await tx.terminalSale.update({ where: { id: payment.terminalSaleId! }, data: { cancelRequestedAt: at } });
+      await tx.paymentPlanPayment.update({ where: { id: payment.id }, data: { cancelRequestedAt: at } });
+    }
+    await recordPlanEvent(tx, planId, 'canceled');
+  });
+}
+
+/**
+ * Carries out one request signal. Refusals (the plan or payment is not in a state for it, a field
+ * is missing) are answered, not thrown, so the workflow records them and carries on.
+ */
+export async function applyPlanRequest(
+  prisma: Db,
+  planId: string,
+  signal: PaymentPlanRequestSignal,
+  args: PaymentPlanRequestArgs,
+  at: Date,
+): Promise<PaymentPlanRequestResult> {
+  const parsed = requestArgs.safeParse(args ?? {});
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const param = issue.path.join('.');
+    return { applied: false, code: 'parameter_invalid', param, message: `Invalid signal argument '${param}': ${issue.message}`, payment_id: null };
+  }
+  args = parsed.data;
+  const source = args.source ?? 'signal';
+  try {
+    switch (signal) {
+      case 'resolveTerminalPayment':
+      case 'resolveDeposit': {
+        const paymentId = signal === 'resolveDeposit' ? 'deposit' : requirePaymentId(args);
+        const payment = await resolveTerminalPayment(prisma, planId, paymentId, args, source);
+        return {
+          applied: true,
+          message: `Payment ${payment.id} resolved: ${payment.terminalState} (${payment.status}).`,
+          payment_id: payment.id,
+          terminal_state: payment.terminalState as PaymentPlanRequestResult['terminal_state'],
+        };
+      }
+      case 'cancelTerminalPayment':
+      case 'cancelDeposit': {
+        const paymentId = signal === 'cancelDeposit' ? 'deposit' : requirePaymentId(args);
+        const payment = await requestTerminalCancel(prisma, planId, paymentId);
+        return {
+          applied: true,
+          message: `Cancellation of payment ${payment.id} requested from terminal ${payment.terminalId}; it ends cancelled when the terminal reports it.`,
+          payment_id: payment.id,
+          terminal_state: payment.terminalState as PaymentPlanRequestResult['terminal_state'],
+        };
+      }
+      case 'cancelPlan':
+        await cancelPlan(prisma, planId, args.reason, at);
+        return { applied: true, message: `Payment plan ${planId} canceled.` };
+    }
+  } catch (error) {
+    if (error instanceof ApiError && error.status < 500) {
+      return { applied: false, code: error.code, param: error.param, message: error.message, payment_id: args.payment_id ?? null };
+    }
+    throw error;
+  }
+}
+
+/** Signal arguments come from people too (Web UI): checked like a request body, unknown fields ignored. */
+const requestArgs = z.object({
+  payment_id: z.string().max(64).optional(),
+  outcome: z.enum(['approved', 'declined']).optional(),
+  payment_method: z.string().max(64).optional(),
+  external: z.boolean().optional(),
+  reason: z.string().max(500).optional(),
+  source: z.string().max(40).optional(),
+  request_id: z.string().max(200).optional(),
+});
+
+function requirePaymentId(args: PaymentPlanRequestArgs): string {
+  if (typeof args.payment_id !== 'string' || !/^[a-z]+_[a-zA-Z0-9]+$/.test(args.payment_id)) {
+    throw badRequest('payment_id (ppay_...) is required.', 'payment_id', 'parameter_missing');
+  }
+  return args.payment_id;
+}

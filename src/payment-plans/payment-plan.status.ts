@@ -1,0 +1,64 @@
+import type { PaymentPlanInstallment, PaymentPlanPayment } from '../generated/prisma/client';
+import type { Tx } from '../db/prisma';
+import { recordEvent } from '../lib/events';
+import { OVERDUE_STATUSES, reloadPlan, toInstallmentObject, toPaymentObject, toPlanObject, type PlanWithDetails } from './payment-plan.records';
+
+/**
+ * `data` of every payment_plan.* event is the plan object after the change; installment events add
+ * `installment`, payment_succeeded adds `payment`.
+ */
+export async function recordPlanEvent(
+  tx: Tx,
+  planId: string,
+  type: string,
+  extra: { installment?: PaymentPlanInstallment; payment?: PaymentPlanPayment } = {},
+): Promise<void> {
+  const plan = await reloadPlan(tx, planId);
+  await recordEvent(tx, plan.accountId, `payment_plan.${type}`, {
+    ...toPlanObject(plan),
+    ...(extra.installment ? { installment: toInstallmentObject(extra.installment, plan.currency) } : {}),
+    ...(extra.payment ? { payment: toPaymentObject(extra.payment) } : {}),
+  });
+}
+
+/** The deposit was charged on a terminal that kept no card, and nobody has said yet how the plan goes on. */
+async function depositAwaitsContinuation(tx: Tx, plan: PlanWithDetails): Promise<boolean> {
+  const paidBy = plan.installments[0]?.paymentId;
+  if (!paidBy) return false;
+  const payment = await tx.paymentPlanPayment.findUnique({ where: { id: paidBy }, select: { terminalState: true } });
+  return payment?.terminalState === 'approved_no_credential';
+}
+
+/**
+ * Brings the plan's status in line with its installments, inside the caller's transaction (plan
+ * locked), and records the event of each move. The rules (spec table, DESIGN.md 3.9):
+ * - every installment paid -> completed (from any state but canceled), with no other event on the way;
+ * - pending -> active (`activated`) once the deposit is paid and not waiting for a continuation;
+ * - active -> past_due when an installment is failed or overdue;
+ * - past_due or defaulted -> active (`reactivated`) when nothing is overdue any more.
+ * defaulted is set only by the workflow's deadline (markDefaulted). `at` is the time of the move
+ * (workflow time when a workflow drives it).
+ */
+export async function settleStatus(tx: Tx, planId: string, at: Date): Promise<void> {
+  const plan = await reloadPlan(tx, planId);
+  if (plan.status === 'canceled' || plan.status === 'completed') return;
+  const allPaid = plan.installments.every((row) => row.status === 'paid');
+  const overdue = plan.installments.some((row) => OVERDUE_STATUSES.includes(row.status));
+
+  if (allPaid) {
+    // Paid off: completed straight away, whatever the state (no activated/reactivated on the way).
+    await tx.paymentPlan.update({ where: { id: planId }, data: { status: 'completed', completedAt: at, pastDueAt: null } });
+    await recordPlanEvent(tx, planId, 'completed');
+  } else if (plan.status === 'pending') {
+    const depositPaid = plan.installments[0]?.status === 'paid';
+    if (!depositPaid || (await depositAwaitsContinuation(tx, plan))) return;
+    await tx.paymentPlan.update({ where: { id: planId }, data: { status: 'active', activatedAt: at } });
+    await recordPlanEvent(tx, planId, 'activated');
+  } else if (plan.status === 'active' && overdue) {
+    await tx.paymentPlan.update({ where: { id: planId }, data: { status: 'past_due', pastDueAt: at } });
+    await recordPlanEvent(tx, planId, 'past_due');
+  } else if ((plan.status === 'past_due' || plan.status === 'defaulted') && !overdue) {
+    await tx.paymentPlan.update({ where: { id: planId }, data: { status: 'active', pastDueAt: null, defaultedAt: null } });
+    await recordPlanEvent(tx, planId, 'reactivated');
+  }
+}

@@ -1,0 +1,310 @@
+import type { PaymentMethod, PaymentPlanPayment, Prisma } from '../generated/prisma/client';
+import type { Db, Tx } from '../db/prisma';
+import { ApiError, badRequest, conflict } from '../http/errors';
+import { newId } from '../lib/ids';
+import { GatewayRequestError, type ChargeResult, type PaymentGateway } from '../payments/gateway';
+import { findPaymentMethod, toGatewayPaymentMethod } from '../payments/payment-method.service';
+import { openPendingTransaction, settleTransaction } from './plan-transactions';
+import { lockPlan, OVERDUE_STATUSES, type PlanWithDetails } from './payment-plan.records';
+import { recordPlanEvent, settleStatus } from './payment-plan.status';
+
+export type PaymentUpdate = Prisma.PaymentPlanPaymentUncheckedUpdateInput;
+
+/** Plans that take no more payments. */
+export function assertPlanOpen(plan: PlanWithDetails): void {
+  if (plan.status === 'completed' || plan.status === 'canceled') {
+    throw conflict(`Payment plan ${plan.id} is ${plan.status}; it takes no more payments.`, 'payment_plan_closed');
+  }
+}
+
+/**
+ * What a payment pays: every overdue installment (failed or fallen due unpaid), oldest first; when
+ * nothing is overdue, the next scheduled one (paying ahead). Installments another payment is
+ * collecting right now are left out.
+ */
+export function owedInstallments(plan: PlanWithDetails): number[] {
+  const free = plan.installments.filter((row) => row.heldByPaymentId === null);
+  const overdue = free.filter((row) => OVERDUE_STATUSES.includes(row.status));
+  if (overdue.length > 0) return overdue.map((row) => row.number);
+  const next = free.find((row) => row.status === 'scheduled');
+  if (next) return [next.number];
+  throw conflict(`Nothing is due on payment plan ${plan.id}: every installment is paid or being paid.`, 'nothing_due');
+}
+
+export function amountOf(plan: PlanWithDetails, numbers: number[]): bigint {
+  return plan.installments.filter((row) => numbers.includes(row.number)).reduce((total, row) => total + row.amount, 0n);
+}
+
+/** A method attached to the plan's customer, or 400/404 naming `param`. */
+export async function methodForPlan(db: Db | Tx, plan: PlanWithDetails, id: string, param: string): Promise<PaymentMethod> {
+  let method: PaymentMethod;
+  try {
+    method = await findPaymentMethod(db, plan.accountId, id);
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 404) throw new ApiError('not_found', error.code, error.message, param);
+    throw error;
+  }
+  if (method.customerId !== plan.customerId) {
+    throw badRequest(`Payment method ${id} is not attached to customer ${plan.customerId}.`, param, 'payment_method_not_attached');
+  }
+  return method;
+}
+
+/** Takes installments for a payment in flight, so no other payment collects them meanwhile. */
+export async function holdInstallments(tx: Tx, planId: string, numbers: number[], paymentId: string): Promise<void> {
+  await tx.paymentPlanInstallment.updateMany({ where: { planId, number: { in: numbers } }, data: { heldByPaymentId: paymentId } });
+}
+
+export function isDeposit(plan: PlanWithDetails, numbers: number[]): boolean {
+  return plan.status === 'pending' && numbers.includes(1);
+}
+
+/**
+ * Money in: the payment succeeds, its installments are paid, events in this order:
+ * payment_succeeded, installment_paid (each), then the status move (activated, reactivated, completed).
+ */
+export async function applyPaymentSucceeded(tx: Tx, payment: PaymentPlanPayment, at: Date, update: PaymentUpdate = {}): Promise<void> {
+  const paid = await tx.paymentPlanPayment.update({ where: { id: payment.id }, data: { status: 'succeeded', ...update } });
+  await recordPlanEvent(tx, payment.planId, 'payment_succeeded', { payment: paid });
+  for (const number of payment.installmentNumbers) {
+    const installment = await tx.paymentPlanInstallment.update({
+      where: { planId_number: { planId: payment.planId, number } },
+      data: { status: 'paid', paymentId: payment.id, paidAt: at, heldByPaymentId: null, failureCode: null, failureMessage: null },
+    });
+    await recordPlanEvent(tx, payment.planId, 'installment_paid', { installment });
+  }
+  if (paid.savePaymentMethod && paid.paymentMethodId) {
+    await tx.paymentPlan.update({ where: { id: payment.planId }, data: { paymentMethodId: paid.paymentMethodId } });
+  }
+  await settleStatus(tx, payment.planId, at);
+}
+
+/**
+ * No money: the payment fails and lets its installments go. Only a declined automatic charge fails
+ * the installments themselves (installment_failed, and past_due for an active plan).
+ */
+export async function applyPaymentFailed(
+  tx: Tx,
+  payment: PaymentPlanPayment,
+  failure: { code: string; message: string },
+  at: Date,
+  update: PaymentUpdate = {},
+): Promise<void> {
+  await tx.paymentPlanPayment.update({
+    where: { id: payment.id },
+    data: { status: 'failed', failureCode: failure.code, failureMessage: failure.message, ...update },
+  });
+  await tx.paymentPlanInstallment.updateMany({ where: { planId: payment.planId, heldByPaymentId: payment.id }, data: { heldByPaymentId: null } });
+  if (payment.method !== 'automatic') return;
+  for (const number of payment.installmentNumbers) {
+    const installment = await tx.paymentPlanInstallment.update({
+      where: { planId_number: { planId: payment.planId, number } },
+      data: { status: 'failed', failureCode: failure.code, failureMessage: failure.message },
+    });
+    await recordPlanEvent(tx, payment.planId, 'installment_failed', { installment });
+  }
+  await settleStatus(tx, payment.planId, at);
+}
+
+export async function applyPaymentCanceled(tx: Tx, payment: PaymentPlanPayment, update: PaymentUpdate = {}): Promise<void> {
+  await tx.paymentPlanPayment.update({ where: { id: payment.id }, data: { status: 'canceled', ...update } });
+  await tx.paymentPlanInstallment.updateMany({ where: { planId: payment.planId, heldByPaymentId: payment.id }, data: { heldByPaymentId: null } });
+}
+
+async function lockPlanById(tx: Tx, planId: string): Promise<PlanWithDetails> {
+  const plan = await tx.paymentPlan.findUniqueOrThrow({ where: { id: planId }, select: { accountId: true } });
+  return lockPlan(tx, plan.accountId, planId);
+}
+
+/**
+ * Charges a processing payment through the gateway, under its own idempotency key (a repeat never
+ * charges twice), and records the outcome once.
+ */
+export async function settleCharge(prisma: Db, gateway: PaymentGateway, paymentId: string, at: Date): Promise<PaymentPlanPayment> {
+  const payment = await prisma.paymentPlanPayment.findUniqueOrThrow({ where: { id: paymentId } });
+  if (payment.status !== 'processing') return payment;
+  const method = await prisma.paymentMethod.findUniqueOrThrow({ where: { id: payment.paymentMethodId! } });
+  const result: ChargeResult = await gateway.charge({
+    amount: Number(payment.amount),
+    currency: payment.currency,
+    paymentMethod: toGatewayPaymentMethod(method),
+    idempotencyKey: payment.gatewayKey!,
+    description: `Payment plan ${payment.planId}, installment ${payment.installmentNumbers.join(', ')}`,
+  });
+  await prisma.$transaction(async (tx) => {
+    await lockPlanById(tx, payment.planId);
+    const fresh = await tx.paymentPlanPayment.findUniqueOrThrow({ where: { id: paymentId } });
+    if (fresh.status !== 'processing') return;
+    if (result.status === 'succeeded') {
+      await settleTransaction(tx, fresh.transactionId!, { status: 'succeeded', gatewayReference: result.chargeId });
+      await applyPaymentSucceeded(tx, fresh, at);
+    } else {
+      const failure = { code: result.failureCode, message: result.failureMessage };
+      await settleTransaction(tx, fresh.transactionId!, { status: 'failed', gatewayReference: result.chargeId, failureCode: failure.code, failureMessage: failure.message });
+      await applyPaymentFailed(tx, fresh, failure, at);
+    }
+  });
+  return prisma.paymentPlanPayment.findUniqueOrThrow({ where: { id: paymentId } });
+}
+
+/** Opens a charge of `method` for `numbers`: payment and pending transaction, installments held. */
+async function openCharge(
+  tx: Tx,
+  plan: PlanWithDetails,
+  numbers: number[],
+  method: PaymentMethod,
+  options: { kind: 'automatic' | 'payment_method'; attemptKey?: string; attempt?: number; gatewayKey?: string; save?: boolean },
+): Promise<PaymentPlanPayment> {
+  const id = newId('paymentPlanPayment');
+  const gatewayKey = options.gatewayKey ?? `payment-plan:${plan.id}:payment:${id}`;
+  const amount = amountOf(plan, numbers);
+  const transaction = await openPendingTransaction(tx, {
+    accountId: plan.accountId,
+    customerId: plan.customerId,
+    amount,
+    currency: plan.currency,
+    paymentMethodId: method.id,
+    gatewayKey,
+    attempt: options.attempt ?? null,
+    description: `Payment plan ${plan.id}, installment ${numbers.join(', ')}`,
+  });
+  const payment = await tx.paymentPlanPayment.create({
+    data: {
+      id,
+      accountId: plan.accountId,
+      planId: plan.id,
+      customerId: plan.customerId,
+      method: options.kind,
+      deposit: isDeposit(plan, numbers),
+      status: 'processing',
+      amount,
+      currency: plan.currency,
+      installmentNumbers: numbers,
+      paymentMethodId: method.id,
+      savePaymentMethod: options.save ?? false,
+      attemptKey: options.attemptKey ?? null,
+      gatewayKey,
+      transactionId: transaction.id,
+    },
+  });
+  await holdInstallments(tx, plan.id, numbers, payment.id);
+  return payment;
+}
+
+export type AutomaticChargeOutcome = 'succeeded' | 'failed' | 'skipped';
+
+/**
+ * The workflow's charge of installment `number` (attempt `attempt`). Idempotent: the attempt is
+ * found again by its key `installment:<n>:attempt:<k>` and the gateway key
+ * `payment-plan:<id>:installment:<n>:attempt:<k>` never charges twice. Skipped when the
+ * installment is no longer to be charged (paid ahead, taken by another payment, plan moved on).
+ */
+export async function chargeInstallment(
+  prisma: Db,
+  gateway: PaymentGateway,
+  input: { planId: string; number: number; attempt: number; at: Date },
+): Promise<AutomaticChargeOutcome> {
+  const attemptKey = `installment:${input.number}:attempt:${input.attempt}`;
+  const opened = await prisma.$transaction(async (tx): Promise<PaymentPlanPayment | 'skipped' | 'failed'> => {
+    const plan = await lockPlanById(tx, input.planId);
+    const existing = await tx.paymentPlanPayment.findUnique({ where: { planId_attemptKey: { planId: plan.id, attemptKey } } });
+    if (existing) return existing;
+    const installment = plan.installments.find((row) => row.number === input.number);
+    const chargeable = plan.status === 'active' || (plan.status === 'pending' && input.number === 1);
+    if (!installment || installment.status !== 'scheduled' || installment.heldByPaymentId || !chargeable || !plan.paymentMethodId) {
+      return 'skipped';
+    }
+    const method = await tx.paymentMethod.findFirst({ where: { id: plan.paymentMethodId, accountId: plan.accountId } });
+    await tx.paymentPlanInstallment.update({
+      where: { planId_number: { planId: plan.id, number: input.number } },
+      data: { automaticAttempts: input.attempt },
+    });
+    if (!method || method.customerId !== plan.customerId) {
+      // The card was detached from the customer: nothing may be charged, the installment fails as a decline would.
+      const installmentRow = await tx.paymentPlanInstallment.update({
+        where: { planId_number: { planId: plan.id, number: input.number } },
+        data: { status: 'failed', failureCode: 'payment_method_unavailable', failureMessage: `Payment method ${plan.paymentMethodId} is no longer attached to the customer.` },
+      });
+      await recordPlanEvent(tx, plan.id, 'installment_failed', { installment: installmentRow });
+      await settleStatus(tx, plan.id, input.at);
+      return 'failed';
+    }
+    return openCharge(tx, plan, [input.number], method, {
+      kind: 'automatic',
+      attemptKey,
+      attempt: input.attempt,
+      gatewayKey: `payment-plan:${plan.id}:installment:${input.number}:attempt:${input.attempt}`,
+    });
+  });
+  if (opened === 'skipped' || opened === 'failed') return opened;
+  const settled = await settleCharge(prisma, gateway, opened.id, input.at);
+  return settled.status === 'succeeded' ? 'succeeded' : 'failed';
+}
+
+/**
+ * POST /payment-plans/{id}/payments with a stored method: charges what is owed now. A charge left
+ * processing by a gateway outage is completed first, under its own key.
+ */
+export async function chargeStoredMethod(
+  prisma: Db,
+  gateway: PaymentGateway,
+  accountId: string,
+  planId: string,
+  input: { paymentMethodId?: string; save?: boolean },
+): Promise<PaymentPlanPayment> {
+  const unfinished = await prisma.paymentPlanPayment.findMany({ where: { accountId, planId, method: 'payment_method', status: 'processing' } });
+  for (const payment of unfinished) await settleOrExplain(prisma, gateway, payment.id);
+
+  const opened = await prisma.$transaction(async (tx) => {
+    const plan = await lockPlan(tx, accountId, planId);
+    assertPlanOpen(plan);
+    const methodId = input.paymentMethodId ?? plan.paymentMethodId;
+    if (!methodId) {
+      throw badRequest(`Payment plan ${planId} has no card on file; name a payment_method, or use external or a terminal.`, 'payment_method', 'payment_method_missing');
+    }
+    const method = await methodForPlan(tx, plan, methodId, 'payment_method');
+    return openCharge(tx, plan, owedInstallments(plan), method, { kind: 'payment_method', save: input.save });
+  });
+  return settleOrExplain(prisma, gateway, opened.id);
+}
+
+async function settleOrExplain(prisma: Db, gateway: PaymentGateway, paymentId: string): Promise<PaymentPlanPayment> {
+  try {
+    return await settleCharge(prisma, gateway, paymentId, new Date());
+  } catch (error) {
+    if (error instanceof GatewayRequestError) throw error;
+    throw new ApiError(
+      'api_error',
+      'gateway_unavailable',
+      `The payment gateway did not answer. Payment ${paymentId} stays processing; the next payment request on this plan completes it without a second charge.`,
+      undefined,
+      502,
+    );
+  }
+}
+
+/** POST /payment-plans/{id}/payments with external: true: money collected elsewhere, recorded as paid (no charge, no transaction). */
+export async function recordExternalPayment(prisma: Db, accountId: string, planId: string, reference: string | undefined): Promise<PaymentPlanPayment> {
+  return prisma.$transaction(async (tx) => {
+    const plan = await lockPlan(tx, accountId, planId);
+    assertPlanOpen(plan);
+    const numbers = owedInstallments(plan);
+    const payment = await tx.paymentPlanPayment.create({
+      data: {
+        id: newId('paymentPlanPayment'),
+        accountId,
+        planId,
+        customerId: plan.customerId,
+        method: 'external',
+        deposit: isDeposit(plan, numbers),
+        status: 'processing',
+        amount: amountOf(plan, numbers),
+        currency: plan.currency,
+        installmentNumbers: numbers,
+        externalReference: reference ?? null,
+      },
+    });
+    await applyPaymentSucceeded(tx, payment, new Date());
+    return tx.paymentPlanPayment.findUniqueOrThrow({ where: { id: payment.id } });
+  });
+}

@@ -1,0 +1,344 @@
+import type { PaymentPlanPayment, TerminalSale } from '../generated/prisma/client';
+import type { Db, Tx } from '../db/prisma';
+import { badRequest, conflict } from '../http/errors';
+import { newId } from '../lib/ids';
+import { cardBrand } from '../payments/card-numbers';
+import { toUnixSeconds } from '../lib/time';
+import { findTerminal } from '../terminals/terminal.service';
+import { saveTerminalCard, type PresentedCard } from '../terminals/terminal-card';
+import type { TerminalState } from '../../workflows/payment-plan-contract';
+import { recordSettledTransaction } from './plan-transactions';
+import {
+  amountOf,
+  applyPaymentCanceled,
+  applyPaymentFailed,
+  applyPaymentSucceeded,
+  assertPlanOpen,
+  holdInstallments,
+  isDeposit,
+  methodForPlan,
+  owedInstallments,
+  type PaymentUpdate,
+} from './plan-payments.service';
+import { findPayment, lockPlan, OPEN_TERMINAL_STATES, type PlanWithDetails } from './payment-plan.records';
+import { settleStatus } from './payment-plan.status';
+
+/** How a terminal reports the end of a sale. `lost`: the sale ended but its outcome never arrived. */
+export type TerminalReport =
+  | { outcome: 'approved'; card: PresentedCard }
+  | { outcome: 'approved_no_credential'; card?: PresentedCard }
+  | { outcome: 'declined'; card?: PresentedCard }
+  | { outcome: 'lost' }
+  | { outcome: 'cancelled' };
+
+export interface ResolutionInput {
+  outcome?: 'approved' | 'declined';
+  payment_method?: string;
+  external?: boolean;
+}
+
+const TERMINAL_DECLINE = { code: 'card_declined', message: 'The card was declined at the terminal.' };
+
+function saleKey(planId: string, saleId: string): string {
+  return `payment-plan:${planId}:terminal-sale:${saleId}`;
+}
+
+/**
+ * Sends installments to a terminal: the terminal is taken (one sale at a time, else 409), the sale
+ * waits for the customer, the payment is `processing` with terminal state `waiting`, and the
+ * installments are held so that nothing else collects them meanwhile.
+ */
+async function startSale(tx: Tx, plan: PlanWithDetails, terminalId: string, numbers: number[], param: string): Promise<PaymentPlanPayment> {
+  const terminal = await findTerminal(tx, plan.accountId, terminalId, param);
+  const paymentId = newId('paymentPlanPayment');
+  const saleId = newId('terminalSale');
+  const taken = await tx.terminal.updateMany({ where: { id: terminal.id, currentSaleId: null }, data: { currentSaleId: saleId } });
+  if (taken.count === 0) {
+    throw conflict(`Terminal ${terminal.id} is busy with another sale; wait for it to end or cancel it.`, 'terminal_busy');
+  }
+  const amount = amountOf(plan, numbers);
+  const payment = await tx.paymentPlanPayment.create({
+    data: {
+      id: paymentId,
+      accountId: plan.accountId,
+      planId: plan.id,
+      customerId: plan.customerId,
+      method: 'terminal',
+      deposit: isDeposit(plan, numbers),
+      status: 'processing',
+      amount,
+      currency: plan.currency,
+      installmentNumbers: numbers,
+      terminalId: terminal.id,
+      terminalSaleId: saleId,
+      terminalState: 'waiting',
+    },
+  });
+  await tx.terminalSale.create({
+    data: { id: saleId, accountId: plan.accountId, terminalId: terminal.id, paymentId, amount, currency: plan.currency, status: 'waiting' },
+  });
+  await holdInstallments(tx, plan.id, numbers, paymentId);
+  return payment;
+}
+
+/** POST /payment-plans/{id}/deposit/terminal: installment 1 of a pending plan goes to the terminal. */
+export async function startDepositOnTerminal(prisma: Db, accountId: string, planId: string, terminalId: string): Promise<void> {
+  await prisma.$transaction(async (tx) => {
+    const plan = await lockPlan(tx, accountId, planId);
+    assertPlanOpen(plan);
+    const deposit = plan.installments[0]!;
+    if (plan.status !== 'pending' || deposit.status === 'paid') {
+      throw conflict(`The deposit of payment plan ${planId} is paid already.`, 'deposit_paid');
+    }
+    if (deposit.heldByPaymentId) {
+      throw conflict(
+        `The deposit of payment plan ${planId} is being collected by payment ${deposit.heldByPaymentId}; cancel or resolve it first.`,
+        'deposit_in_progress',
+      );
+    }
+    await startSale(tx, plan, terminalId, [1], 'terminal');
+  });
+}
+
+/** POST /payment-plans/{id}/payments with a terminal: what is owed now goes to the terminal. */
+export async function startTerminalPayment(prisma: Db, accountId: string, planId: string, terminalId: string): Promise<PaymentPlanPayment> {
+  return prisma.$transaction(async (tx) => {
+    const plan = await lockPlan(tx, accountId, planId);
+    assertPlanOpen(plan);
+    return startSale(tx, plan, terminalId, owedInstallments(plan), 'payment_method.terminal');
+  });
+}
+
+async function customerName(tx: Tx, customerId: string): Promise<string> {
+  const customer = await tx.customer.findUnique({ where: { id: customerId }, select: { name: true } });
+  return customer?.name ?? 'Card holder';
+}
+
+async function endSale(tx: Tx, sale: TerminalSale, status: string, card?: PresentedCard): Promise<void> {
+  await tx.terminalSale.update({
+    where: { id: sale.id },
+    data: {
+      status,
+      endedAt: new Date(),
+      ...(card ? { cardLast4: card.number.slice(-4), cardBrand: cardBrand(card.number) } : {}),
+    },
+  });
+  await tx.terminal.updateMany({ where: { id: sale.terminalId, currentSaleId: sale.id }, data: { currentSaleId: null } });
+}
+
+/** Money taken on the terminal: a succeeded transaction, then the payment and its installments. */
+async function approve(tx: Tx, plan: PlanWithDetails, payment: PaymentPlanPayment, paymentMethodId: string | null, update: PaymentUpdate): Promise<void> {
+  const transaction = await recordSettledTransaction(
+    tx,
+    {
+      accountId: plan.accountId,
+      customerId: plan.customerId,
+      amount: payment.amount,
+      currency: payment.currency,
+      paymentMethodId,
+      gatewayKey: saleKey(plan.id, payment.terminalSaleId!),
+      description: `Payment plan ${plan.id}, installment ${payment.installmentNumbers.join(', ')} (terminal ${payment.terminalId})`,
+    },
+    { status: 'succeeded', gatewayReference: payment.terminalSaleId! },
+  );
+  if (paymentMethodId && !plan.paymentMethodId) {
+    await tx.paymentPlan.update({ where: { id: plan.id }, data: { paymentMethodId } });
+  }
+  await applyPaymentSucceeded(tx, payment, new Date(), { transactionId: transaction.id, paymentMethodId, stateChangedAt: new Date(), ...update });
+}
+
+async function decline(tx: Tx, plan: PlanWithDetails, payment: PaymentPlanPayment, update: PaymentUpdate): Promise<void> {
+  const transaction = await recordSettledTransaction(
+    tx,
+    {
+      accountId: plan.accountId,
+      customerId: plan.customerId,
+      amount: payment.amount,
+      currency: payment.currency,
+      paymentMethodId: null,
+      gatewayKey: saleKey(plan.id, payment.terminalSaleId!),
+      description: `Payment plan ${plan.id}, installment ${payment.installmentNumbers.join(', ')} (terminal ${payment.terminalId})`,
+    },
+    { status: 'failed', gatewayReference: payment.terminalSaleId!, failureCode: TERMINAL_DECLINE.code, failureMessage: TERMINAL_DECLINE.message },
+  );
+  await applyPaymentFailed(tx, payment, TERMINAL_DECLINE, new Date(), {
+    transactionId: transaction.id,
+    terminalState: 'declined',
+    stateChangedAt: new Date(),
+    ...update,
+  });
+}
+
+/**
+ * The terminal reports the end of its waiting sale (in test mode the test helpers play the
+ * terminal). The outcome is recorded here, in one transaction: approved -> paid and the card saved
+ * (it becomes the plan's card when the plan has none); approved_no_credential -> paid, no card kept,
+ * waiting for a continuation; declined -> failed, installments free again; lost -> `resolving`
+ * (installments stay held until someone resolves it); cancelled -> canceled, installments free.
+ * The caller then tells the workflow (planUpdated).
+ */
+export async function reportTerminalOutcome(prisma: Db, accountId: string, terminalId: string, report: TerminalReport): Promise<PaymentPlanPayment> {
+  const terminal = await findTerminal(prisma, accountId, terminalId, 'id');
+  if (!terminal.currentSaleId) throw conflict(`No sale is waiting on terminal ${terminalId}.`, 'terminal_idle');
+  const waiting = await prisma.terminalSale.findUniqueOrThrow({ where: { id: terminal.currentSaleId } });
+  const { planId } = await prisma.paymentPlanPayment.findUniqueOrThrow({ where: { id: waiting.paymentId }, select: { planId: true } });
+
+  return prisma.$transaction(async (tx) => {
+    const plan = await lockPlan(tx, accountId, planId);
+    const sale = await tx.terminalSale.findUniqueOrThrow({ where: { id: waiting.id } });
+    if (sale.status !== 'waiting') throw conflict(`Sale ${sale.id} on terminal ${terminalId} has ended already.`, 'terminal_idle');
+    const payment = await tx.paymentPlanPayment.findUniqueOrThrow({ where: { id: sale.paymentId } });
+    const card = 'card' in report ? report.card : undefined;
+    await endSale(tx, sale, report.outcome, card);
+
+    switch (report.outcome) {
+      case 'approved': {
+        const method = await saveTerminalCard(tx, accountId, plan.customerId, await customerName(tx, plan.customerId), report.card);
+        await approve(tx, plan, payment, method.id, { terminalState: 'approved' });
+        break;
+      }
+      case 'approved_no_credential':
+        await approve(tx, plan, payment, null, { terminalState: 'approved_no_credential' });
+        break;
+      case 'declined':
+        await decline(tx, plan, payment, {});
+        break;
+      case 'lost':
+        await tx.paymentPlanPayment.update({ where: { id: payment.id }, data: { terminalState: 'resolving', stateChangedAt: new Date() } });
+        break;
+      case 'cancelled':
+        await applyPaymentCanceled(tx, payment, { terminalState: 'cancelled', stateChangedAt: new Date() });
+        break;
+    }
+    return tx.paymentPlanPayment.findUniqueOrThrow({ where: { id: payment.id } });
+  });
+}
+
+/** The plan's latest deposit attempt still needing the terminal or a person, or 409. */
+export async function currentDepositAttempt(db: Db | Tx, planId: string, states: readonly TerminalState[] = OPEN_TERMINAL_STATES): Promise<PaymentPlanPayment> {
+  const attempt = await db.paymentPlanPayment.findFirst({
+    where: { planId, deposit: true, method: 'terminal' },
+    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+  });
+  if (!attempt || !states.includes(attempt.terminalState as TerminalState)) {
+    throw conflict(
+      `Payment plan ${planId} has no terminal deposit in ${states.join(' or ')}${attempt ? ` (its last attempt is ${attempt.terminalState})` : ''}.`,
+      'no_deposit_attempt',
+    );
+  }
+  return attempt;
+}
+
+/**
+ * Checks a continuation before anything changes (the API calls it before signalling, the workflow's
+ * activity again under the lock). A payment `waiting` or `resolving` needs the known `outcome`; one
+ * `approved_no_credential` was charged already and needs a card (`payment_method`) or `external`.
+ */
+export async function checkResolution(db: Db | Tx, plan: PlanWithDetails, payment: PaymentPlanPayment, input: ResolutionInput): Promise<void> {
+  if (payment.method !== 'terminal') {
+    throw conflict(`Payment ${payment.id} was not taken on a terminal; there is nothing to resolve.`, 'not_terminal_payment');
+  }
+  if (input.payment_method && input.external) throw badRequest('Give either payment_method or external, not both.', 'external');
+  if (input.outcome === 'declined' && (input.payment_method || input.external)) {
+    throw badRequest('payment_method and external go only with outcome approved.', input.external ? 'external' : 'payment_method');
+  }
+  const state = payment.terminalState as TerminalState;
+  if (!OPEN_TERMINAL_STATES.includes(state)) {
+    throw conflict(`Payment ${payment.id} is ${state}; only waiting, resolving or approved_no_credential payments can be resolved.`, 'payment_not_resolvable');
+  }
+  if (state === 'approved_no_credential') {
+    if (input.outcome === 'declined') {
+      throw badRequest(`Payment ${payment.id} was charged (approved_no_credential); its outcome cannot be declined.`, 'outcome');
+    }
+    if (!input.payment_method && !input.external) {
+      throw badRequest(
+        'The card was charged but not saved: give payment_method (a card attached to the customer) or external: true (the next installments are collected outside the service).',
+        'payment_method',
+        'parameter_missing',
+      );
+    }
+  } else if (!input.outcome) {
+    throw badRequest(`Payment ${payment.id} is ${state}: give the known outcome (approved or declined).`, 'outcome', 'parameter_missing');
+  }
+  if (input.payment_method) await methodForPlan(db, plan, input.payment_method, 'payment_method');
+}
+
+/**
+ * Continues a terminal payment with a known outcome (signals resolveTerminalPayment / resolveDeposit,
+ * sent by the API or by support). A sale still waiting on the terminal is closed there first.
+ * approved: paid; with `payment_method` that card becomes the plan's card, with `external` the plan
+ * goes on without one, with neither the payment stays `approved_no_credential`. declined: failed.
+ */
+export async function resolveTerminalPayment(
+  prisma: Db,
+  planId: string,
+  paymentId: string | 'deposit',
+  input: ResolutionInput,
+  source: string,
+): Promise<PaymentPlanPayment> {
+  return prisma.$transaction(async (tx) => {
+    const { accountId } = await tx.paymentPlan.findUniqueOrThrow({ where: { id: planId }, select: { accountId: true } });
+    const plan = await lockPlan(tx, accountId, planId);
+    const payment = paymentId === 'deposit' ? await currentDepositAttempt(tx, planId) : await findPayment(tx, accountId, planId, paymentId);
+    await checkResolution(tx, plan, payment, input);
+    const at = new Date();
+    const outcome = input.outcome ?? 'approved';
+    const resolution = {
+      outcome,
+      payment_method: input.payment_method ?? null,
+      external: input.external ?? false,
+      source,
+      at: toUnixSeconds(at),
+    };
+    const state = payment.terminalState as TerminalState;
+    if (state === 'waiting') {
+      await endSale(tx, await tx.terminalSale.findUniqueOrThrow({ where: { id: payment.terminalSaleId! } }), 'closed');
+    }
+    const continued = Boolean(input.payment_method || input.external);
+    if (input.payment_method) {
+      await tx.paymentPlan.update({ where: { id: planId }, data: { paymentMethodId: input.payment_method } });
+    }
+    if (state === 'approved_no_credential') {
+      await tx.paymentPlanPayment.update({
+        where: { id: payment.id },
+        data: { terminalState: 'approved', resolution, stateChangedAt: at, paymentMethodId: input.payment_method ?? payment.paymentMethodId },
+      });
+      await settleStatus(tx, planId, at);
+    } else if (outcome === 'declined') {
+      await decline(tx, plan, payment, { resolution });
+    } else {
+      await approve(tx, await lockPlan(tx, accountId, planId), payment, input.payment_method ?? null, {
+        terminalState: continued ? 'approved' : 'approved_no_credential',
+        resolution,
+      });
+    }
+    return tx.paymentPlanPayment.findUniqueOrThrow({ where: { id: payment.id } });
+  });
+}
+
+/**
+ * Asks the terminal to cancel a waiting sale (signals cancelTerminalPayment / cancelDeposit). The
+ * payment stays `waiting` with cancel_requested until the terminal reports the cancellation.
+ */
+export async function requestTerminalCancel(prisma: Db, planId: string, paymentId: string | 'deposit'): Promise<PaymentPlanPayment> {
+  return prisma.$transaction(async (tx) => {
+    const { accountId } = await tx.paymentPlan.findUniqueOrThrow({ where: { id: planId }, select: { accountId: true } });
+    await lockPlan(tx, accountId, planId);
+    const payment =
+      paymentId === 'deposit' ? await currentDepositAttempt(tx, planId, ['waiting']) : await findPayment(tx, accountId, planId, paymentId);
+    checkCancellable(payment);
+    if (payment.cancelRequestedAt) return payment;
+    const at = new Date();
+    await tx.terminalSale.update({ where: { id: payment.terminalSaleId! }, data: { cancelRequestedAt: at } });
+    return tx.paymentPlanPayment.update({ where: { id: payment.id }, data: { cancelRequestedAt: at } });
+  });
+}
+
+export function checkCancellable(payment: PaymentPlanPayment): void {
+  if (payment.method !== 'terminal') {
+    throw conflict(`Payment ${payment.id} was not taken on a terminal; there is no sale to cancel.`, 'not_terminal_payment');
+  }
+  if (payment.terminalState !== 'waiting') {
+    throw conflict(`Payment ${payment.id} is ${payment.terminalState}; only a sale waiting on the terminal can be cancelled.`, 'payment_not_waiting');
+  }
+}

@@ -1,0 +1,56 @@
+import type { Terminal } from '../generated/prisma/client';
+import type { Db, Tx } from '../db/prisma';
+import { ApiError, notFound } from '../http/errors';
+import { pageEnvelope, pageWindow, type Page, type PageParams } from '../http/pagination';
+import { newId } from '../lib/ids';
+import { toUnixSeconds } from '../lib/time';
+import type { CreateTerminalInput, TerminalObject } from './terminal.schemas';
+
+/** A terminal of the account, or 404 naming `param` (also for another account's terminal). */
+export async function findTerminal(db: Db | Tx, accountId: string, id: string, param = 'id'): Promise<Terminal> {
+  const terminal = await db.terminal.findFirst({ where: { id, accountId } });
+  if (!terminal) {
+    const missing = notFound('terminal', id);
+    throw new ApiError('not_found', missing.code, missing.message, param);
+  }
+  return terminal;
+}
+
+async function toTerminalObject(db: Db | Tx, terminal: Terminal): Promise<TerminalObject> {
+  const sale = terminal.currentSaleId ? await db.terminalSale.findUnique({ where: { id: terminal.currentSaleId } }) : null;
+  return {
+    id: terminal.id,
+    object: 'terminal',
+    label: terminal.label,
+    status: sale ? 'busy' : 'idle',
+    current_sale: sale
+      ? {
+          id: sale.id,
+          payment: sale.paymentId,
+          amount: Number(sale.amount),
+          currency: sale.currency,
+          cancel_requested: sale.cancelRequestedAt !== null,
+          created: toUnixSeconds(sale.createdAt),
+        }
+      : null,
+    created: toUnixSeconds(terminal.createdAt),
+  };
+}
+
+export async function createTerminal(prisma: Db, accountId: string, input: CreateTerminalInput): Promise<TerminalObject> {
+  const terminal = await prisma.terminal.create({ data: { id: newId('terminal'), accountId, label: input.label } });
+  return toTerminalObject(prisma, terminal);
+}
+
+export async function getTerminal(prisma: Db, accountId: string, id: string): Promise<TerminalObject> {
+  return toTerminalObject(prisma, await findTerminal(prisma, accountId, id));
+}
+
+export async function listTerminals(prisma: Db, accountId: string, page: PageParams): Promise<Page<TerminalObject>> {
+  const where = { accountId };
+  const [rows, total] = await Promise.all([
+    prisma.terminal.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], ...pageWindow(page) }),
+    prisma.terminal.count({ where }),
+  ]);
+  return pageEnvelope(await Promise.all(rows.map((row) => toTerminalObject(prisma, row))), total, page);
+}

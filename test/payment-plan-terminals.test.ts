@@ -1,0 +1,273 @@
+import { PAYMENT_PLAN_SIGNALS, paymentPlanWorkflowId } from '../workflows/payment-plan-contract';
+import { CARDS, addPaymentMethod, cardBody, createCustomer } from './support/payments';
+import {
+  createTerminal,
+  eventually,
+  expectStatus,
+  getPlan,
+  installmentsOf,
+  planEvents,
+  startPlanWorld,
+  workflowState,
+  type PlanWorld,
+} from './support/payment-plans';
+
+let world: PlanWorld;
+beforeAll(async () => {
+  world = await startPlanWorld();
+});
+afterAll(() => world.close());
+
+/** A plan without a card (300 over 3) and a terminal holding its deposit sale. */
+async function depositWaiting() {
+  const customer = await createCustomer(world.api);
+  const terminal = await createTerminal(world.api);
+  const plan = expectStatus(
+    await world.api.post('/payment-plans', { customer: customer.id, total_amount: 300, currency: 'USD', installments_count: 3, interval: 'month' }),
+    201,
+  );
+  const sent = expectStatus(await world.api.post(`/payment-plans/${plan.id}/deposit/terminal`, { terminal: terminal.id }), 202);
+  return { customer, terminal, plan, sent, paymentId: sent.deposit.attempt.payment as string };
+}
+
+const present = (terminalId: string, body: object) => world.api.post(`/test-helpers/terminals/${terminalId}/present-card`, body);
+
+describe('terminals', () => {
+  it('registers, lists and shows terminals of the account', async () => {
+    const terminal = await createTerminal(world.api, 'Counter 2');
+    expect(terminal).toMatchObject({ object: 'terminal', label: 'Counter 2', status: 'idle', current_sale: null });
+    expect(terminal.id).toMatch(/^tml_[a-zA-Z0-9]+$/);
+    expect(expectStatus(await world.api.get(`/terminals/${terminal.id}`), 200)).toEqual(terminal);
+    const list = expectStatus(await world.api.get('/terminals?take=100'), 200);
+    expect(list.data.map((row: any) => row.id)).toContain(terminal.id);
+    expect((await world.api.post('/terminals', { label: '' })).body.error.param).toBe('label');
+    expect((await world.api.post('/terminals', { label: 'x', model: 'y' })).body.error).toMatchObject({ code: 'parameter_unknown', param: 'model' });
+    expect((await world.api.get('/terminals/tml_doesnotexist')).status).toBe(404);
+  });
+
+  it('test helpers answer 409 when no sale waits', async () => {
+    const terminal = await createTerminal(world.api);
+    expect((await present(terminal.id, { outcome: 'approved' })).body.error.code).toBe('terminal_idle');
+    expect((await world.api.post(`/test-helpers/terminals/${terminal.id}/report-cancel`)).status).toBe(409);
+    expect((await present(terminal.id, { outcome: 'maybe' })).body.error.param).toBe('outcome');
+    expect((await present(terminal.id, { outcome: 'approved', card: { number: '4242424242424241' } })).body.error.param).toBe('card.number');
+  });
+});
+
+describe('a deposit on a terminal', () => {
+  it('approved: the deposit is paid, the card saved and kept for the next installments, the plan activated', async () => {
+    const { customer, terminal, plan, sent, paymentId } = await depositWaiting();
+    expect(sent).toMatchObject({
+      status: 'pending',
+      deposit: { status: 'processing', amount: 100, attempt: { method: 'terminal', terminal: terminal.id, state: 'waiting', cancel_requested: false } },
+    });
+    const busy = expectStatus(await world.api.get(`/terminals/${terminal.id}`), 200);
+    expect(busy).toMatchObject({ status: 'busy', current_sale: { payment: paymentId, amount: 100, currency: 'USD' } });
+    expect((await installmentsOf(world.api, plan.id))[0]).toMatchObject({ status: 'processing', payment: paymentId });
+
+    const payment = expectStatus(await present(terminal.id, { outcome: 'approved', card: { number: '5555 5555 5555 4444' } }), 200);
+    expect(payment).toMatchObject({ id: paymentId, status: 'succeeded', deposit: true, terminal: { state: 'approved' } });
+    const active = await getPlan(world.api, plan.id);
+    expect(active).toMatchObject({ status: 'active', payment_method: payment.payment_method, deposit: { status: 'paid', attempt: { state: 'approved' } } });
+    const card = expectStatus(await world.api.get(`/customers/${customer.id}/payment-methods/${payment.payment_method}`), 200);
+    expect(card).toMatchObject({ customer: customer.id, card: { brand: 'mastercard', last4: '4444' } });
+    const transaction = await world.app.prisma.transaction.findUniqueOrThrow({ where: { id: payment.transaction } });
+    expect(transaction).toMatchObject({ type: 'payment', status: 'succeeded', amount: 100n, paymentMethodId: card.id, gatewayReference: payment.terminal.sale });
+    expect(expectStatus(await world.api.get(`/terminals/${terminal.id}`), 200).status).toBe('idle');
+    // The API told the workflow, which now waits for installment 2 with the saved card.
+    const state = await eventually(
+      () => workflowState(world.env, plan.id),
+      (value) => value.nextAction === 'charge_installment',
+    );
+    expect(state).toMatchObject({ status: 'active', installmentsPaid: 1 });
+  });
+
+  it('declined: nothing paid, the plan stays pending, and another attempt may follow', async () => {
+    const { terminal, plan, paymentId } = await depositWaiting();
+    const payment = expectStatus(await present(terminal.id, { outcome: 'declined' }), 200);
+    expect(payment).toMatchObject({ status: 'failed', failure_code: 'card_declined', terminal: { state: 'declined' } });
+    expect(await getPlan(world.api, plan.id)).toMatchObject({ status: 'pending', deposit: { status: 'unpaid', attempt: { payment: paymentId, state: 'declined' } } });
+    const failed = await world.app.prisma.transaction.findUniqueOrThrow({ where: { id: payment.transaction } });
+    expect(failed).toMatchObject({ type: 'payment', status: 'failed', failureCode: 'card_declined' });
+
+    const again = expectStatus(await world.api.post(`/payment-plans/${plan.id}/deposit/terminal`, { terminal: terminal.id }), 202);
+    expect(again.deposit.attempt.payment).not.toBe(paymentId);
+    expectStatus(await present(terminal.id, { outcome: 'approved' }), 200);
+    expect((await getPlan(world.api, plan.id)).status).toBe('active');
+    expect((await world.api.post(`/payment-plans/${plan.id}/deposit/terminal`, { terminal: terminal.id })).body.error.code).toBe('deposit_paid');
+  });
+
+  it('approved_no_credential: paid, no card kept; POST /deposit continues it with a card', async () => {
+    const { customer, terminal, plan, paymentId } = await depositWaiting();
+    const payment = expectStatus(await present(terminal.id, { outcome: 'approved_no_credential' }), 200);
+    expect(payment).toMatchObject({ status: 'succeeded', payment_method: null, terminal: { state: 'approved_no_credential' } });
+    expect(await getPlan(world.api, plan.id)).toMatchObject({
+      status: 'pending',
+      payment_method: null,
+      amount_paid: 100,
+      deposit: { status: 'action_required', attempt: { state: 'approved_no_credential' } },
+    });
+
+    const missing = await world.api.post(`/payment-plans/${plan.id}/deposit`, {});
+    expect(missing.status).toBe(400);
+    expect(missing.body.error).toMatchObject({ param: 'payment_method', code: 'parameter_missing' });
+    expect((await world.api.post(`/payment-plans/${plan.id}/deposit`, { outcome: 'declined' })).body.error.param).toBe('outcome');
+    const foreign = await addPaymentMethod(world.api, (await createCustomer(world.api)).id, cardBody(CARDS.succeeds));
+    expect((await world.api.post(`/payment-plans/${plan.id}/deposit`, { payment_method: foreign.id })).body.error).toMatchObject({
+      param: 'payment_method',
+      code: 'payment_method_not_attached',
+    });
+
+    const card = await addPaymentMethod(world.api, customer.id, cardBody(CARDS.succeeds));
+    const continued = expectStatus(await world.api.post(`/payment-plans/${plan.id}/deposit`, { payment_method: card.id }), 200);
+    expect(continued).toMatchObject({ status: 'active', payment_method: card.id, deposit: { status: 'paid', attempt: { payment: paymentId, state: 'approved' } } });
+    const resolved = expectStatus(await world.api.get(`/payment-plans/${plan.id}/payments/${paymentId}`), 200);
+    expect(resolved.resolution).toMatchObject({ outcome: 'approved', payment_method: card.id, external: false, source: 'api' });
+    expect((await planEvents(world, plan.id)).slice(-1)).toEqual(['activated']);
+    expect((await world.api.post(`/payment-plans/${plan.id}/deposit`, { external: true })).body.error.code).toBe('no_deposit_attempt');
+  });
+
+  it('lost: the payment goes resolving; the resolveDeposit signal with the known outcome continues it', async () => {
+    const { terminal, plan, paymentId } = await depositWaiting();
+    const payment = expectStatus(await present(terminal.id, { outcome: 'lost' }), 200);
+    expect(payment).toMatchObject({ status: 'processing', terminal: { state: 'resolving' }, transaction: null });
+    expect(await getPlan(world.api, plan.id)).toMatchObject({ status: 'pending', deposit: { status: 'action_required', attempt: { state: 'resolving' } } });
+    expect(expectStatus(await world.api.get(`/terminals/${terminal.id}`), 200).status).toBe('idle');
+    expect((await world.api.post(`/payment-plans/${plan.id}/deposit`, {})).body.error).toMatchObject({ param: 'outcome', code: 'parameter_missing' });
+
+    // What support sends from the Web UI or the CLI.
+    const handle = world.env.client.workflow.getHandle(paymentPlanWorkflowId(plan.id));
+    await handle.signal(PAYMENT_PLAN_SIGNALS.resolveDeposit, { outcome: 'approved', external: true, request_id: 'support-ticket-77' });
+    const state = await eventually(
+      () => workflowState(world.env, plan.id),
+      (value) => value.requests.some((request) => request.request_id === 'support-ticket-77'),
+    );
+    expect(state.requests.at(-1)).toMatchObject({ signal: 'resolveDeposit', applied: true, payment_id: paymentId, terminal_state: 'approved' });
+    expect(state.status).toBe('active');
+    expect(await getPlan(world.api, plan.id)).toMatchObject({ status: 'active', payment_method: null, deposit: { status: 'paid' } });
+    const resolved = expectStatus(await world.api.get(`/payment-plans/${plan.id}/payments/${paymentId}`), 200);
+    expect(resolved).toMatchObject({ status: 'succeeded', terminal: { state: 'approved' }, resolution: { outcome: 'approved', external: true, source: 'signal' } });
+
+    // A second resolution is refused and recorded as such.
+    await handle.signal(PAYMENT_PLAN_SIGNALS.resolveDeposit, { outcome: 'declined', request_id: 'support-ticket-78' });
+    const refused = await eventually(
+      () => workflowState(world.env, plan.id),
+      (value) => value.requests.some((request) => request.request_id === 'support-ticket-78'),
+    );
+    expect(refused.requests.at(-1)).toMatchObject({ applied: false, code: 'no_deposit_attempt' });
+  });
+
+  it('lost, then declined through POST /deposit: the deposit is unpaid again', async () => {
+    const { terminal, plan } = await depositWaiting();
+    expectStatus(await present(terminal.id, { outcome: 'lost' }), 200);
+    const continued = expectStatus(await world.api.post(`/payment-plans/${plan.id}/deposit`, { outcome: 'declined' }), 200);
+    expect(continued).toMatchObject({ status: 'pending', deposit: { status: 'unpaid', attempt: { state: 'declined' } } });
+    expect((await installmentsOf(world.api, plan.id))[0]).toMatchObject({ status: 'scheduled', payment: null });
+  });
+
+  it('cancel: 202 asks the terminal; the attempt ends cancelled when the terminal reports it', async () => {
+    const { terminal, plan, paymentId } = await depositWaiting();
+    const asked = expectStatus(await world.api.post(`/payment-plans/${plan.id}/deposit/cancel`), 202);
+    expect(asked).toMatchObject({ status: 'pending', deposit: { status: 'processing', attempt: { payment: paymentId, state: 'waiting', cancel_requested: true } } });
+    expect(expectStatus(await world.api.get(`/terminals/${terminal.id}`), 200)).toMatchObject({ status: 'busy', current_sale: { cancel_requested: true } });
+
+    const reported = expectStatus(await world.api.post(`/test-helpers/terminals/${terminal.id}/report-cancel`), 200);
+    expect(reported).toMatchObject({ id: paymentId, status: 'canceled', terminal: { state: 'cancelled', cancel_requested: true } });
+    expect(await getPlan(world.api, plan.id)).toMatchObject({ status: 'pending', deposit: { status: 'unpaid', attempt: { state: 'cancelled' } } });
+    expect(expectStatus(await world.api.get(`/terminals/${terminal.id}`), 200).status).toBe('idle');
+    expect((await world.api.post(`/payment-plans/${plan.id}/deposit/cancel`)).body.error.code).toBe('no_deposit_attempt');
+  });
+});
+
+describe('terminal payments (POST /payment-plans/{id}/payments)', () => {
+  async function activePlan() {
+    const customer = await createCustomer(world.api);
+    const plan = expectStatus(
+      await world.api.post('/payment-plans', { customer: customer.id, total_amount: 600, currency: 'USD', installments_count: 3, interval: 'month' }),
+      201,
+    );
+    expectStatus(await world.api.post(`/payment-plans/${plan.id}/payments`, { external: true }), 201);
+    return { customer, plan };
+  }
+
+  it('takes the next installment on a terminal; a busy terminal is refused; /resolve continues a waiting sale', async () => {
+    const { plan } = await activePlan();
+    const terminal = await createTerminal(world.api);
+    const payment = expectStatus(await world.api.post(`/payment-plans/${plan.id}/payments`, { payment_method: { type: 'terminal', terminal: terminal.id } }), 201);
+    expect(payment).toMatchObject({ method: 'terminal', status: 'processing', deposit: false, installments: [2], amount: 200, terminal: { id: terminal.id, state: 'waiting' } });
+
+    const other = await activePlan();
+    const busy = await world.api.post(`/payment-plans/${other.plan.id}/payments`, { payment_method: { type: 'terminal', terminal: terminal.id } });
+    expect(busy.status).toBe(409);
+    expect(busy.body.error.code).toBe('terminal_busy');
+
+    // Installment 2 is held by the sale: an external payment meanwhile pays installment 3.
+    const ahead = expectStatus(await world.api.post(`/payment-plans/${plan.id}/payments`, { external: true }), 201);
+    expect(ahead.installments).toEqual([3]);
+
+    expect((await world.api.post(`/payment-plans/${plan.id}/payments/${payment.id}/resolve`, {})).body.error.param).toBe('outcome');
+    const resolved = expectStatus(await world.api.post(`/payment-plans/${plan.id}/payments/${payment.id}/resolve`, { outcome: 'approved', external: true }), 200);
+    expect(resolved).toMatchObject({ status: 'succeeded', terminal: { state: 'approved' }, resolution: { outcome: 'approved', source: 'api' } });
+    expect(expectStatus(await world.api.get(`/terminals/${terminal.id}`), 200).status).toBe('idle');
+    expect(await getPlan(world.api, plan.id)).toMatchObject({ status: 'completed', amount_paid: 600 });
+    expect((await world.api.post(`/payment-plans/${plan.id}/payments/${payment.id}/resolve`, { outcome: 'approved' })).body.error.code).toBe(
+      'payment_not_resolvable',
+    );
+  });
+
+  it('cancel answers 202 with the payment; a card presented before the terminal cancels still wins', async () => {
+    const { plan } = await activePlan();
+    const terminal = await createTerminal(world.api);
+    const payment = expectStatus(await world.api.post(`/payment-plans/${plan.id}/payments`, { payment_method: { type: 'terminal', terminal: terminal.id } }), 201);
+    const asked = expectStatus(await world.api.post(`/payment-plans/${plan.id}/payments/${payment.id}/cancel`), 202);
+    expect(asked).toMatchObject({ id: payment.id, status: 'processing', terminal: { state: 'waiting', cancel_requested: true } });
+    const approved = expectStatus(await present(terminal.id, { outcome: 'approved' }), 200);
+    expect(approved).toMatchObject({ status: 'succeeded', terminal: { state: 'approved' } });
+    // The plan had no card: the one approved on the terminal becomes its card.
+    expect((await getPlan(world.api, plan.id)).payment_method).toBe(approved.payment_method);
+    expect((await world.api.post(`/payment-plans/${plan.id}/payments/${payment.id}/cancel`)).body.error.code).toBe('payment_not_waiting');
+  });
+
+  it('lost then resolved declined frees the installment; approved_no_credential on a payment is continued with /resolve', async () => {
+    const { plan } = await activePlan();
+    const terminal = await createTerminal(world.api);
+    const first = expectStatus(await world.api.post(`/payment-plans/${plan.id}/payments`, { payment_method: { type: 'terminal', terminal: terminal.id } }), 201);
+    expectStatus(await present(terminal.id, { outcome: 'lost' }), 200);
+    expect(expectStatus(await world.api.get(`/payment-plans/${plan.id}/payments/${first.id}`), 200).terminal.state).toBe('resolving');
+    const declined = expectStatus(await world.api.post(`/payment-plans/${plan.id}/payments/${first.id}/resolve`, { outcome: 'declined' }), 200);
+    expect(declined).toMatchObject({ status: 'failed', terminal: { state: 'declined' } });
+
+    const second = expectStatus(await world.api.post(`/payment-plans/${plan.id}/payments`, { payment_method: { type: 'terminal', terminal: terminal.id } }), 201);
+    expect(second.installments).toEqual([2]);
+    expectStatus(await present(terminal.id, { outcome: 'approved_no_credential' }), 200);
+    expect((await getPlan(world.api, plan.id)).status).toBe('active');
+    const continued = expectStatus(await world.api.post(`/payment-plans/${plan.id}/payments/${second.id}/resolve`, { external: true }), 200);
+    expect(continued).toMatchObject({ status: 'succeeded', terminal: { state: 'approved' }, resolution: { external: true } });
+  });
+
+  it('after the plan is canceled, a sale left resolving can still be resolved (the workflow has ended)', async () => {
+    const { plan } = await activePlan();
+    const terminal = await createTerminal(world.api);
+    const lost = expectStatus(await world.api.post(`/payment-plans/${plan.id}/payments`, { payment_method: { type: 'terminal', terminal: terminal.id } }), 201);
+    const ahead = expectStatus(await world.api.post(`/payment-plans/${plan.id}/payments`, { external: true }), 201);
+    expect(ahead.installments).toEqual([3]);
+    expectStatus(await present(terminal.id, { outcome: 'lost' }), 200);
+
+    expectStatus(await world.api.post(`/payment-plans/${plan.id}/cancel`), 200);
+    await world.env.client.workflow.getHandle(paymentPlanWorkflowId(plan.id)).result();
+    const resolved = expectStatus(await world.api.post(`/payment-plans/${plan.id}/payments/${lost.id}/resolve`, { outcome: 'approved', external: true }), 200);
+    expect(resolved).toMatchObject({ status: 'succeeded', terminal: { state: 'approved' } });
+    expect(await getPlan(world.api, plan.id)).toMatchObject({ status: 'canceled', amount_paid: 600 });
+    expect((await installmentsOf(world.api, plan.id)).map((row: any) => row.status)).toEqual(['paid', 'paid', 'paid']);
+  });
+
+  it('canceling a plan asks the terminal to cancel the sale waiting for it', async () => {
+    const { plan } = await activePlan();
+    const terminal = await createTerminal(world.api);
+    const payment = expectStatus(await world.api.post(`/payment-plans/${plan.id}/payments`, { payment_method: { type: 'terminal', terminal: terminal.id } }), 201);
+    expectStatus(await world.api.post(`/payment-plans/${plan.id}/cancel`), 200);
+    expect(expectStatus(await world.api.get(`/payment-plans/${plan.id}/payments/${payment.id}`), 200).terminal).toMatchObject({ state: 'waiting', cancel_requested: true });
+    expectStatus(await world.api.post(`/test-helpers/terminals/${terminal.id}/report-cancel`), 200);
+    expect(expectStatus(await world.api.get(`/payment-plans/${plan.id}/payments/${payment.id}`), 200)).toMatchObject({ status: 'canceled', terminal: { state: 'cancelled' } });
+  });
+});

@@ -1,0 +1,116 @@
+import crypto from 'node:crypto';
+import path from 'node:path';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { projectRoot } from '../src/config';
+import { apiClient, createTestAccount, startTestApp, startTestWorker, type ApiClient, type TestApp } from './support/harness';
+import { createCustomer } from './support/payments';
+import { createTerminal, eventually, expectStatus, getPlan, quietRuntime } from './support/payment-plans';
+
+// `npm run support` against the suite's Temporal dev server and database, on payments really stuck on a terminal.
+
+const run = promisify(execFile);
+const tsx = path.join(projectRoot, 'node_modules', '.bin', 'tsx');
+
+function support(args: string[]) {
+  return run(tsx, [path.join(projectRoot, 'src', 'cli', 'support.ts'), ...args], {
+    cwd: projectRoot,
+    env: { ...process.env, DATABASE_URL: process.env.DATABASE_URL, TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS },
+  });
+}
+
+let app: TestApp;
+let worker: Awaited<ReturnType<typeof startTestWorker>>;
+let api: ApiClient;
+let accountId: string;
+
+beforeAll(async () => {
+  quietRuntime();
+  const taskQueue = `support-cli-${crypto.randomUUID()}`;
+  app = await startTestApp({ taskQueue });
+  worker = await startTestWorker(app.prisma, taskQueue);
+  const account = await createTestAccount(app.prisma, { paymentPlans: true });
+  accountId = account.accountId;
+  api = apiClient(app.baseUrl, account.apiKey);
+});
+afterAll(async () => {
+  await worker.stop();
+  await app.close();
+});
+
+async function stuckDeposit() {
+  const customer = await createCustomer(api);
+  const terminal = await createTerminal(api);
+  const plan = expectStatus(
+    await api.post('/payment-plans', { customer: customer.id, total_amount: 500, currency: 'USD', installments_count: 5, interval: 'month' }),
+    201,
+  );
+  const sent = expectStatus(await api.post(`/payment-plans/${plan.id}/deposit/terminal`, { terminal: terminal.id }), 202);
+  return { terminal, plan, paymentId: sent.deposit.attempt.payment as string };
+}
+
+describe('npm run support', () => {
+  it('terminal:stuck lists waiting terminal payments older than --minutes', async () => {
+    const { plan, paymentId, terminal } = await stuckDeposit();
+    // Make the sale 20 minutes old, as a real stuck one would be.
+    await app.prisma.paymentPlanPayment.update({ where: { id: paymentId }, data: { stateChangedAt: new Date(Date.now() - 20 * 60_000) } });
+
+    const listed = JSON.parse((await support(['terminal:stuck', '--minutes', '10', '--account', accountId, '--json'])).stdout);
+    expect(listed).toEqual([
+      expect.objectContaining({ plan: plan.id, payment: paymentId, terminal: terminal.id, state: 'waiting', deposit: true, amount: 100, currency: 'USD', workflow_id: `payment-plan:${plan.id}` }),
+    ]);
+    expect(listed[0].age_minutes).toBeGreaterThanOrEqual(20);
+    expect(JSON.parse((await support(['terminal:stuck', '--minutes', '30', '--account', accountId, '--json'])).stdout)).toEqual([]);
+    const table = (await support(['terminal:stuck', '--minutes', '10', '--account', accountId])).stdout;
+    expect(table).toMatch(/PLAN\s+PAYMENT\s+TERMINAL\s+STATE\s+AGE/);
+    expect(table).toContain(paymentId);
+  });
+
+  it('terminal:resolve sends resolveTerminalPayment and prints the outcome', async () => {
+    const { plan, paymentId, terminal } = await stuckDeposit();
+    // Without the outcome the workflow refuses: the sale is still waiting.
+    const refused = await support(['terminal:resolve', plan.id, paymentId, '--json']).catch((error) => error);
+    expect(refused.code).toBe(1);
+    expect(JSON.parse(refused.stdout).request).toMatchObject({ applied: false, code: 'parameter_missing', param: 'outcome' });
+
+    const { stdout } = await support(['terminal:resolve', plan.id, paymentId, '--outcome', 'approved', '--external', '--json']);
+    const printed = JSON.parse(stdout);
+    expect(printed.request).toMatchObject({ applied: true, signal: 'resolveTerminalPayment', payment_id: paymentId, terminal_state: 'approved' });
+    expect(printed.payment).toMatchObject({ id: paymentId, status: 'succeeded', resolution: { outcome: 'approved', external: true, source: 'support-cli' } });
+    expect(await getPlan(api, plan.id)).toMatchObject({ status: 'active', deposit: { status: 'paid' } });
+    expect(expectStatus(await api.get(`/terminals/${terminal.id}`), 200).status).toBe('idle');
+
+    const text = await support(['terminal:resolve', plan.id, paymentId, '--outcome', 'declined']).catch((error) => error);
+    expect(text.code).toBe(1);
+    expect(text.stdout).toMatch(/^Refused: Payment .* is approved/);
+  });
+
+  it('terminal:cancel asks the terminal; the payment ends cancelled when it reports', async () => {
+    const { plan, paymentId, terminal } = await stuckDeposit();
+    const { stdout } = await support(['terminal:cancel', plan.id, paymentId]);
+    expect(stdout).toContain('Done: Cancellation of payment');
+    expect(stdout).toContain('terminal state waiting (cancel requested)');
+    expectStatus(await api.post(`/test-helpers/terminals/${terminal.id}/report-cancel`), 200);
+    await eventually(
+      () => getPlan(api, plan.id),
+      (value) => value.deposit.attempt.state === 'cancelled',
+    );
+    await expect(support(['terminal:cancel', plan.id, 'ppay_unknown'])).rejects.toMatchObject({ code: 2 });
+  });
+
+  it('payment-plans:settings turns the feature on and sets the default delay', async () => {
+    const off = await createTestAccount(app.prisma);
+    const offApi = apiClient(app.baseUrl, off.apiKey);
+    expect((await offApi.get('/payment-plans')).status).toBe(403);
+    const { stdout } = await support(['payment-plans:settings', off.accountId, '--enable', '--default-after-days', '30', '--json']);
+    expect(JSON.parse(stdout)).toEqual({ account_id: off.accountId, payment_plans: true, default_after_days: 30 });
+    expect((await offApi.get('/payment-plans')).status).toBe(200);
+    const customer = await createCustomer(offApi);
+    const plan = expectStatus(
+      await offApi.post('/payment-plans', { customer: customer.id, total_amount: 200, currency: 'USD', installments_count: 2, interval: 'week' }),
+      201,
+    );
+    expect(plan.default_after_days).toBe(30);
+    await expect(support(['payment-plans:settings', off.accountId, '--enable', '--disable'])).rejects.toMatchObject({ code: 2 });
+  });
+});

@@ -1,0 +1,116 @@
+/**
+ * What the payment-plan workflow, its activities, the API and the support CLI agree on: signal and
+ * query names, their JSON arguments, and the plan snapshot the activities hand back. Types and
+ * constants only, so that code outside the workflow sandbox can import it.
+ */
+
+export const PAYMENT_PLAN_WORKFLOW_TYPE = 'paymentPlanWorkflow';
+
+export function paymentPlanWorkflowId(planId: string): string {
+  return `payment-plan:${planId}`;
+}
+
+/** Signals support staff may send too (Temporal Web UI "Send a Signal", or `npm run support`). */
+export const PAYMENT_PLAN_SIGNALS = {
+  resolveTerminalPayment: 'resolveTerminalPayment',
+  cancelTerminalPayment: 'cancelTerminalPayment',
+  resolveDeposit: 'resolveDeposit',
+  cancelDeposit: 'cancelDeposit',
+  cancelPlan: 'cancelPlan',
+  /** Sent by the API after it changed the plan itself (payment recorded, terminal report): re-read it. */
+  planUpdated: 'planUpdated',
+} as const;
+
+export type PaymentPlanRequestSignal = Exclude<keyof typeof PAYMENT_PLAN_SIGNALS, 'planUpdated'>;
+
+export const PAYMENT_PLAN_STATE_QUERY = 'state';
+
+export type TerminalOutcome = 'approved' | 'declined';
+
+/**
+ * Argument of resolveTerminalPayment / resolveDeposit (resolveDeposit has no payment_id: it takes the
+ * plan's current deposit attempt). `outcome` is the outcome known from elsewhere (receipt, processor
+ * dashboard); needed for `waiting` and `resolving`, implied (`approved`) for `approved_no_credential`.
+ * `payment_method` (a pm_ id attached to the customer) is stored as the plan's card; `external: true`
+ * says the next installments are collected outside the service (no card on file).
+ */
+export interface ResolveTerminalPaymentArgs {
+  payment_id?: string;
+  /** Who asked (recorded in the payment's resolution): the API sends `api`, the CLI `support-cli`; default `signal`. */
+  source?: string;
+  outcome?: TerminalOutcome;
+  payment_method?: string;
+  external?: boolean;
+  /** Any string; the outcome is recorded under it in the `state` query's `requests`. */
+  request_id?: string;
+}
+
+export interface CancelTerminalPaymentArgs {
+  payment_id?: string;
+  source?: string;
+  request_id?: string;
+}
+
+export interface CancelPlanArgs {
+  reason?: string;
+  source?: string;
+  request_id?: string;
+}
+
+export type PaymentPlanRequestArgs = ResolveTerminalPaymentArgs & CancelTerminalPaymentArgs & CancelPlanArgs;
+
+export type PlanStatus = 'pending' | 'active' | 'past_due' | 'defaulted' | 'completed' | 'canceled';
+export type InstallmentStatus = 'scheduled' | 'paid' | 'failed' | 'overdue' | 'canceled';
+export type TerminalState = 'waiting' | 'resolving' | 'approved_no_credential' | 'approved' | 'declined' | 'cancelled';
+
+export const FINAL_PLAN_STATUSES: readonly PlanStatus[] = ['completed', 'canceled'];
+
+/** The plan as the workflow needs it; times are epoch milliseconds. */
+export interface PlanSnapshot {
+  planId: string;
+  status: PlanStatus;
+  hasPaymentMethod: boolean;
+  pastDueAt: number | null;
+  defaultAfterDays: number;
+  installments: { number: number; dueAt: number; status: InstallmentStatus; held: boolean; automaticAttempts: number }[];
+  /** Terminal payments not finished yet (waiting on the terminal, or needing a resolution). */
+  openTerminalPayments: { paymentId: string; terminalId: string | null; state: TerminalState; deposit: boolean; since: number }[];
+}
+
+export interface PaymentPlanRequestResult {
+  applied: boolean;
+  /** Error code when not applied (same codes as the API's 4xx answers). */
+  code?: string;
+  /** The request field at fault, when the code is a parameter_* one. */
+  param?: string;
+  message: string;
+  payment_id?: string | null;
+  /** The payment's terminal state after the request, when it concerns a payment. */
+  terminal_state?: TerminalState | null;
+}
+
+export interface PaymentPlanRequestRecord extends PaymentPlanRequestResult {
+  request_id: string;
+  signal: PaymentPlanRequestSignal;
+  /** Workflow time (ms) the request was handled. */
+  at: number;
+}
+
+export interface PaymentPlanWorkflowInput {
+  planId: string;
+  accountId: string;
+  customerId: string;
+}
+
+export interface PaymentPlanWorkflowState {
+  planId: string;
+  status: PlanStatus;
+  /** Workflow time (ms) of the next timer, and what it will do. */
+  nextWakeAt: number | null;
+  nextAction: 'charge_installment' | 'mark_overdue' | 'default' | null;
+  installmentsPaid: number;
+  installmentsCount: number;
+  openTerminalPayments: PlanSnapshot['openTerminalPayments'];
+  /** The last requests (signals) handled, newest last. */
+  requests: PaymentPlanRequestRecord[];
+}

@@ -1,0 +1,42 @@
+import { FINAL_PLAN_STATUSES, type PaymentPlanWorkflowState, type PlanSnapshot } from './payment-plan-contract';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+export type PlanWork =
+  | { kind: 'charge'; number: number; attempt: number }
+  | { kind: 'overdue'; number: number }
+  | { kind: 'default'; pastDueAt: number }
+  | { kind: 'wait'; wakeAt: number | null; action: PaymentPlanWorkflowState['nextAction'] };
+
+/**
+ * What the schedule calls for at `now` (pure, so it is unit-tested). Charges happen only for a
+ * pending plan's deposit (when a card is on file) and for an active plan; an active plan without a
+ * card, and a past_due or defaulted plan, let installments fall due unpaid (overdue) instead: no
+ * automatic retry. A past_due plan defaults `defaultAfterDays` after it became past_due.
+ */
+export function nextWork(snapshot: PlanSnapshot, now: number): PlanWork {
+  if (FINAL_PLAN_STATUSES.includes(snapshot.status)) return { kind: 'wait', wakeAt: null, action: null };
+  const upcoming = snapshot.installments.find((row) => row.status === 'scheduled' && !row.held);
+  const candidates: { at: number; work: Exclude<PlanWork, { kind: 'wait' }>; action: NonNullable<PaymentPlanWorkflowState['nextAction']> }[] = [];
+
+  if (upcoming) {
+    const charge = { kind: 'charge' as const, number: upcoming.number, attempt: upcoming.automaticAttempts + 1 };
+    const overdue = { kind: 'overdue' as const, number: upcoming.number };
+    if (snapshot.status === 'pending') {
+      if (snapshot.hasPaymentMethod && upcoming.number === 1) candidates.push({ at: upcoming.dueAt, work: charge, action: 'charge_installment' });
+    } else if (snapshot.status === 'active' && snapshot.hasPaymentMethod) {
+      candidates.push({ at: upcoming.dueAt, work: charge, action: 'charge_installment' });
+    } else {
+      candidates.push({ at: upcoming.dueAt, work: overdue, action: 'mark_overdue' });
+    }
+  }
+  if (snapshot.status === 'past_due' && snapshot.pastDueAt !== null) {
+    const deadline = snapshot.pastDueAt + snapshot.defaultAfterDays * DAY_MS;
+    candidates.push({ at: deadline, work: { kind: 'default', pastDueAt: snapshot.pastDueAt }, action: 'default' });
+  }
+  candidates.sort((a, b) => a.at - b.at);
+  const first = candidates[0];
+  if (!first) return { kind: 'wait', wakeAt: null, action: null };
+  if (first.at <= now) return first.work;
+  return { kind: 'wait', wakeAt: first.at, action: first.action };
+}
