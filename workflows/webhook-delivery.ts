@@ -1,6 +1,7 @@
 import { defineQuery, proxyActivities, setHandler, sleep, upsertSearchAttributes, workflowRandom } from '@temporalio/workflow';
 import type { WebhookActivities, WebhookAttemptResult, WebhookDeliveryStatus } from '../activities/webhooks';
 import { BILLING_STATUS } from '../src/temporal/search-attributes';
+import { workflowNow } from './clock';
 
 /** Spec delivery rule 5: five retries after the first delivery, about 43 minutes in all. */
 export const WEBHOOK_RETRY_DELAYS_MS = [15_000, 45_000, 120_000, 600_000, 1_800_000] as const;
@@ -31,12 +32,6 @@ const { attemptWebhookDelivery } = proxyActivities<WebhookActivities>({
   // Only infrastructure errors reach here (HTTP outcomes are results): retry them until they pass.
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', nonRetryableErrorTypes: ['WebhookDeliveryMissing'] },
 });
-
-/** Workflow time: inside a workflow Date.now() is the current workflow task's time, replayed from history. */
-function workflowNow(): number {
-  // eslint-disable-next-line no-restricted-properties -- deterministic inside the workflow sandbox
-  return Date.now();
-}
 
 /**
  * One delivery of one event to one destination (workflow id `webhook:<event_id>:<destination_id>`).
