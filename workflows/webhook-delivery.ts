@@ -49,12 +49,12 @@ export async function deliverWebhook(input: DeliverWebhookInput): Promise<Webhoo
     nextAttemptAt: null,
   };
   setHandler(webhookStateQuery, () => state);
-  // Operators filter deliveries in the Web UI with `BillingStatus = "retry"` and the like.
+  // Operators filter deliveries in the Web UI with `BillingStatus = "retry"` and the like; the relay
+  // starts the workflow with `pending`.
   const setStatus = (status: WebhookDeliveryStatus) => {
-    if (status !== state.status || state.attempts.length === 0) upsertSearchAttributes([{ key: BILLING_STATUS, value: status }]);
+    if (status !== state.status) upsertSearchAttributes([{ key: BILLING_STATUS, value: status }]);
     state.status = status;
   };
-  setStatus('pending');
 
   for (let attempt = 1; attempt <= WEBHOOK_MAX_ATTEMPTS; attempt++) {
     const retryDelayMs = state.retryDelaysMs[attempt - 1] ?? null;

@@ -3,7 +3,7 @@ import { config } from '../config';
 import { resolveDatabase } from '../db/local-database';
 import { createPrisma } from '../db/prisma';
 import { logger } from '../http/logger';
-import { connectTemporalClient } from '../temporal/client';
+import { Client } from '@temporalio/client';
 import { createWorker } from '../temporal/worker';
 import { startRelay } from '../webhooks/relay';
 
@@ -18,12 +18,12 @@ async function main(): Promise<void> {
   const prisma = createPrisma(database.url);
   const connection = await NativeConnection.connect({ address: config.temporalAddress });
   const worker = await createWorker({ prisma, connection });
-  const temporal = await connectTemporalClient();
-  const relay = startRelay({ prisma, databaseUrl: database.url, temporal: temporal.client, taskQueue: config.taskQueue });
+  // The relay's client shares the worker's connection, so its workflow starts can be eager.
+  const temporal = new Client({ connection, namespace: config.temporalNamespace });
+  const relay = startRelay({ prisma, databaseUrl: database.url, temporal, taskQueue: config.taskQueue, eagerStart: true });
   logger.info({ taskQueue: config.taskQueue, namespace: config.temporalNamespace }, 'worker running');
   await worker.run();
   await relay.stop();
-  await temporal.connection.close();
   await connection.close();
   await prisma.$disconnect();
   await database.stop();

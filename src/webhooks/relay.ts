@@ -3,7 +3,7 @@ import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/c
 import type { Db } from '../db/prisma';
 import { logger as defaultLogger, type Logger } from '../http/logger';
 import { newId } from '../lib/ids';
-import { BILLING_ACCOUNT_ID } from '../temporal/search-attributes';
+import { BILLING_ACCOUNT_ID, BILLING_STATUS } from '../temporal/search-attributes';
 import type { deliverWebhook } from '../../workflows/webhook-delivery';
 import { envelopeOf } from './envelope';
 import { webhookWorkflowId } from './workflow-id';
@@ -22,6 +22,11 @@ export interface RelayOptions {
   batchSize?: number;
   /** Fallback poll when a notification is missed (listener reconnecting, NOTIFY lost). */
   pollIntervalMs?: number;
+  /**
+   * Ask for eager workflow starts: the server hands the first workflow task straight back to a worker
+   * sharing the client's NativeConnection (the worker process) instead of going through the queue.
+   */
+  eagerStart?: boolean;
   /** Workflow starts in flight at once. */
   startConcurrency?: number;
   /** Relay only these accounts' events: test files sharing one database each relay their own accounts. */
@@ -74,7 +79,12 @@ export function startRelay(options: RelayOptions): Relay {
         args: [{ deliveryId: delivery.id, eventId: delivery.eventId, destinationId: delivery.destinationId }],
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
         workflowIdConflictPolicy: 'FAIL',
-        typedSearchAttributes: [{ key: BILLING_ACCOUNT_ID, value: delivery.accountId }],
+        // Set here rather than upserted by the workflow: one visibility write less per delivery.
+        typedSearchAttributes: [
+          { key: BILLING_ACCOUNT_ID, value: delivery.accountId },
+          { key: BILLING_STATUS, value: 'pending' },
+        ],
+        requestEagerStart: options.eagerStart ?? false,
       });
     } catch (error) {
       if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
