@@ -1,0 +1,61 @@
+import path from 'node:path';
+import { spawn, type ChildProcess } from 'node:child_process';
+import autocannon from 'autocannon';
+import { projectRoot } from '../src/config';
+import { createAccount } from '../src/accounts/account.service';
+import { ratio, type BenchContext } from './support';
+
+const DURATION_S = Number(process.env.BENCH_DURATION ?? 10);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
+
+async function startServer(mode: 'api' | 'baseline', env: NodeJS.ProcessEnv): Promise<{ port: number; child: ChildProcess }> {
+  const child = spawn(path.join(projectRoot, 'node_modules', '.bin', 'tsx'), [path.join(__dirname, 'server-process.ts'), mode], {
+    env: { ...process.env, ...env, LOG_LEVEL: 'silent' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    child.stdout!.once('data', (chunk) => resolve(JSON.parse(String(chunk)).port));
+    child.once('exit', (code) => reject(new Error(`${mode} server exited with ${code}`)));
+  });
+  return { port, child };
+}
+
+async function load(url: string, headers: Record<string, string>) {
+  await autocannon({ url, headers, connections: CONNECTIONS, duration: 2 }); // warm-up: JIT, pools, caches
+  const result = await autocannon({ url, headers, connections: CONNECTIONS, duration: DURATION_S });
+  if (result.errors || result.non2xx) throw new Error(`${url}: ${result.errors} errors, ${result.non2xx} non-2xx answers`);
+  return { requestsPerSecond: result.requests.average, p50Ms: result.latency.p50, p99Ms: result.latency.p99 };
+}
+
+/**
+ * GET /customers/{id} through the API against a baseline measured in the same run: a bare Express
+ * handler doing the same single-row query with `pg` on the same database. Each server runs in a
+ * process of its own so the load generator does not share its CPU time.
+ */
+export async function benchCustomers(ctx: BenchContext): Promise<void> {
+  const account = await createAccount(ctx.prisma, { name: 'Bench', role: 'developer' });
+  const customer = await ctx.prisma.customer.create({
+    data: { id: 'cus_bench0000000000000000001', accountId: account.account_id, name: 'Bench Customer', email: 'bench@example.com' },
+  });
+  const env = { DATABASE_URL: ctx.databaseUrl, TEMPORAL_ADDRESS: ctx.temporalAddress, BENCH_ACCOUNT_ID: account.account_id };
+  const children: ChildProcess[] = [];
+  try {
+    const api = await startServer('api', env);
+    children.push(api.child);
+    const baseline = await startServer('baseline', env);
+    children.push(baseline.child);
+
+    console.log(`\nGET /customers/{id}: ${CONNECTIONS} connections, ${DURATION_S} s each, after a 2 s warm-up`);
+    const base = await load(`http://127.0.0.1:${baseline.port}/customers/${customer.id}`, {});
+    const ours = await load(`http://127.0.0.1:${api.port}/customers/${customer.id}`, { 'cc-api-key': account.api_key });
+    console.table({
+      baseline: { 'req/s': Math.round(base.requestsPerSecond), 'p50 ms': base.p50Ms, 'p99 ms': base.p99Ms },
+      api: { 'req/s': Math.round(ours.requestsPerSecond), 'p50 ms': ours.p50Ms, 'p99 ms': ours.p99Ms },
+    });
+    console.log(
+      `customers api/baseline: throughput ${ratio(ours.requestsPerSecond, base.requestsPerSecond)}, p99 latency ${ratio(ours.p99Ms, base.p99Ms)}`,
+    );
+  } finally {
+    for (const child of children) child.kill('SIGTERM');
+  }
+}

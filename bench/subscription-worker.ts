@@ -1,0 +1,30 @@
+// The project's worker in a process of its own, so its memory can be read apart from the load generator.
+// Usage: tsx bench/subscription-worker.ts <task queue>   (DATABASE_URL, TEMPORAL_ADDRESS from env)
+// Prints {"ready": true} once polling; answers each line "memory" on stdin with one JSON line.
+import readline from 'node:readline';
+import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import { createPrisma } from '../src/db/prisma';
+import { createWorker } from '../src/temporal/worker';
+
+async function main(): Promise<void> {
+  Runtime.install({ logger: new DefaultLogger('WARN') });
+  const prisma = createPrisma(process.env.DATABASE_URL!, 10);
+  const connection = await NativeConnection.connect({ address: process.env.TEMPORAL_ADDRESS! });
+  const worker = await createWorker({ prisma, connection, taskQueue: process.argv[2] });
+  const running = worker.run();
+  readline.createInterface({ input: process.stdin }).on('line', (line) => {
+    if (line.trim() !== 'memory') return;
+    global.gc?.();
+    const { rss, heapUsed } = process.memoryUsage();
+    console.log(JSON.stringify({ rss, heapUsed, cachedWorkflows: worker.getStatus().numCachedWorkflows }));
+  });
+  console.log(JSON.stringify({ ready: true }));
+  await running;
+  await connection.close();
+  await prisma.$disconnect();
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,147 @@
+import crypto from 'node:crypto';
+import path from 'node:path';
+import readline from 'node:readline';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { Client, Connection } from '@temporalio/client';
+import { projectRoot } from '../src/config';
+import { createAccount } from '../src/accounts/account.service';
+import { percentile, ratio, type BenchContext } from './support';
+
+const CREATIONS = Number(process.env.BENCH_SUBSCRIPTIONS ?? 300);
+const IDLE = Number(process.env.BENCH_IDLE_SUBSCRIPTIONS ?? 10_000);
+const LANES = 10;
+/** The task queue the API starts workflows on (config.taskQueue): the bench worker polls it. */
+const TASK_QUEUE = 'billing';
+
+function spawnTsx(file: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess {
+  return spawn(process.execPath, ['--expose-gc', '--import', 'tsx', path.join(__dirname, file), ...args], {
+    cwd: projectRoot,
+    env: { ...process.env, ...env, LOG_LEVEL: 'silent' },
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+}
+
+/** Lines a child prints on stdout, one JSON object each, awaited in order. */
+function jsonLines(child: ChildProcess) {
+  const waiting: ((value: any) => void)[] = [];
+  readline.createInterface({ input: child.stdout! }).on('line', (line) => waiting.shift()?.(JSON.parse(line)));
+  return () => new Promise<any>((resolve) => waiting.push(resolve));
+}
+
+/** `total` jobs over `lanes` concurrent lanes; answers each job's duration in ms and the jobs per second. */
+async function runLanes(total: number, lanes: number, job: (index: number) => Promise<void>) {
+  const durations: number[] = [];
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: lanes }, async () => {
+      while (next < total) {
+        const index = next++;
+        const jobStarted = performance.now();
+        await job(index);
+        durations.push(performance.now() - jobStarted);
+      }
+    }),
+  );
+  const perSecond = total / ((performance.now() - started) / 1000);
+  durations.sort((a, b) => a - b);
+  return { perSecond, p50: percentile(durations, 50), p99: percentile(durations, 99) };
+}
+
+const mb = (bytes: number) => Math.round(bytes / 1024 / 1024);
+
+/**
+ * Subscriptions created per second through the API (update-with-start: the workflow writes the row;
+ * an active one also invoices and charges its first period before the answer) beside bare workflow
+ * starts per second on the same Temporal server; then the worker's memory with IDLE scheduled
+ * subscriptions waiting on their timers.
+ */
+export async function benchSubscriptions(ctx: BenchContext): Promise<void> {
+  const env = { DATABASE_URL: ctx.databaseUrl, TEMPORAL_ADDRESS: ctx.temporalAddress };
+  const children: ChildProcess[] = [];
+  const connection = await Connection.connect({ address: ctx.temporalAddress });
+  try {
+    const worker = spawnTsx('subscription-worker.ts', [TASK_QUEUE], env);
+    children.push(worker);
+    const workerSays = jsonLines(worker);
+    await workerSays();
+    const memory = async () => {
+      worker.stdin!.write('memory\n');
+      return (await workerSays()) as { rss: number; heapUsed: number; cachedWorkflows: number };
+    };
+    const api = spawnTsx('server-process.ts', ['api'], env);
+    children.push(api);
+    const { port } = await jsonLines(api)();
+    const base = `http://127.0.0.1:${port}`;
+
+    const account = await createAccount(ctx.prisma, { name: 'Bench subscriptions', role: 'developer' });
+    const call = async (method: string, route: string, body?: object): Promise<any> => {
+      const response = await fetch(`${base}${route}`, {
+        method,
+        headers: { 'cc-api-key': account.api_key, 'content-type': 'application/json' },
+        body: body ? JSON.stringify(body) : undefined,
+      });
+      const json = await response.json();
+      if (response.status >= 300) throw new Error(`${method} ${route} answered ${response.status}: ${JSON.stringify(json)}`);
+      return json;
+    };
+    const customer = await call('POST', '/customers', { name: 'Bench Customer' });
+    await call('POST', '/payment-methods', {
+      type: 'card',
+      card: { number: '4242424242424242', exp_month: 12, exp_year: new Date().getUTCFullYear() + 3, cvc: '123' },
+      billing_details: { name: 'Bench Customer' },
+      customer: customer.id,
+    });
+    const product = await call('POST', '/products', {
+      name: 'Bench plan',
+      currency: 'USD',
+      unit_amount: 1000,
+      type: 'recurring',
+      recurring: { interval: 'month', interval_count: 1 },
+    });
+    const subscribe = (startDate: number) =>
+      call('POST', '/subscriptions', { customer: customer.id, items: [{ price: product.default_price, quantity: 1 }], trial_days: 0, start_date: startDate });
+    const now = () => Math.floor(Date.now() / 1000);
+    const nextYear = () => now() + 365 * 86_400;
+
+    const client = new Client({ connection });
+    const bareStart = (index: number) =>
+      client.workflow
+        .start('benchIdleWorkflow', { taskQueue: 'bench-no-worker', workflowId: `bench-bare-${crypto.randomUUID()}-${index}` })
+        .then(() => undefined);
+
+    await runLanes(20, LANES, bareStart); // warm-up: connections, JIT, the workflow bundle in the worker
+    await runLanes(20, LANES, () => subscribe(now()).then(() => undefined));
+
+    console.log(`\nSubscriptions: ${CREATIONS} creations per row over ${LANES} concurrent lanes, same Temporal dev server`);
+    const bare = await runLanes(CREATIONS, LANES, bareStart);
+    const scheduled = await runLanes(CREATIONS, LANES, () => subscribe(nextYear()).then(() => undefined));
+    const active = await runLanes(CREATIONS, LANES, () => subscribe(now()).then(() => undefined));
+    const row = (result: { perSecond: number; p50: number; p99: number }) => ({
+      'per s': Math.round(result.perSecond),
+      'p50 ms': +result.p50.toFixed(1),
+      'p99 ms': +result.p99.toFixed(1),
+    });
+    console.table({
+      'bare workflow start': row(bare),
+      'POST /subscriptions, scheduled': row(scheduled),
+      'POST /subscriptions, first invoice charged': row(active),
+    });
+    console.log(
+      `subscriptions via API/bare starts: scheduled ${ratio(scheduled.perSecond, bare.perSecond)}, charged at creation ${ratio(active.perSecond, bare.perSecond)}`,
+    );
+
+    const before = await memory();
+    const idle = await runLanes(IDLE, 20, () => subscribe(nextYear()).then(() => undefined));
+    const after = await memory();
+    const rows = await ctx.prisma.subscription.count({ where: { accountId: account.account_id, status: 'scheduled' } });
+    console.log(`\nWorker memory with ${rows} idle (scheduled) subscriptions, created at ${Math.round(idle.perSecond)}/s:`);
+    console.table({
+      before: { 'rss MB': mb(before.rss), 'heap MB': mb(before.heapUsed), 'cached workflows': before.cachedWorkflows },
+      after: { 'rss MB': mb(after.rss), 'heap MB': mb(after.heapUsed), 'cached workflows': after.cachedWorkflows },
+    });
+  } finally {
+    for (const child of children) child.kill('SIGTERM');
+    await connection.close();
+  }
+}

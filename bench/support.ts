@@ -1,0 +1,54 @@
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { paths } from '../src/config';
+import { migrate } from '../src/db/migrator';
+import { createPrisma, type Db } from '../src/db/prisma';
+import { startEmbeddedPostgres } from '../src/runtime/embedded-postgres';
+import { startTemporalDevServer } from '../src/runtime/temporal-dev-server';
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** What every bench section gets: its own PostgreSQL (migrated) and Temporal dev server. */
+export interface BenchContext {
+  databaseUrl: string;
+  temporalAddress: string;
+  prisma: Db;
+}
+
+export async function startBenchServices(): Promise<BenchContext & { stop(): Promise<void> }> {
+  const runDir = fs.mkdtempSync(path.join(os.tmpdir(), 'billing-bench-'));
+  fs.chmodSync(runDir, 0o777);
+  const database = await startEmbeddedPostgres({ dataDir: path.join(runDir, 'postgres'), port: await freePort(), database: 'bench' });
+  const temporal = await startTemporalDevServer({ dataDir: runDir, port: await freePort(), uiPort: await freePort(), namespace: 'default' });
+  await migrate(database.url, paths.migrations);
+  const prisma = createPrisma(database.url, 10);
+  return {
+    databaseUrl: database.url,
+    temporalAddress: temporal.address,
+    prisma,
+    async stop() {
+      await prisma.$disconnect();
+      await temporal.stop();
+      await database.stop();
+      fs.rmSync(runDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+export function ratio(a: number, b: number): string {
+  return b === 0 ? 'n/a' : `${(a / b).toFixed(2)}x`;
+}

@@ -1,0 +1,99 @@
+import { Client } from '@temporalio/client';
+import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import { createAccount } from '../src/accounts/account.service';
+import { recordEvent } from '../src/lib/events';
+import { createDestination } from '../src/webhooks/destination.service';
+import { startRelay } from '../src/webhooks/relay';
+import { createWorker } from '../src/temporal/worker';
+import { startWebhookReceiver } from '../test/support/webhook-receiver';
+import { percentile, ratio, type BenchContext } from './support';
+
+const EVENTS = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 300);
+const WRITERS = 10;
+const TASK_QUEUE = 'bench-webhooks';
+
+/** `total` jobs over `lanes` concurrent lanes; answers each job's duration in ms. */
+async function runLanes(total: number, lanes: number, job: (index: number) => Promise<void>): Promise<number[]> {
+  const durations: number[] = [];
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: lanes }, async () => {
+      while (next < total) {
+        const index = next++;
+        const started = performance.now();
+        await job(index);
+        durations.push(performance.now() - started);
+      }
+    }),
+  );
+  return durations.sort((a, b) => a - b);
+}
+
+/**
+ * Events written to the outbox and delivered through the relay and one `deliverWebhook` workflow
+ * each, to a receiver on loopback; beside it, bare HTTP POSTs of the same body to the same receiver.
+ */
+export async function benchWebhooks(ctx: BenchContext): Promise<void> {
+  process.env.WEBHOOK_ALLOW_PRIVATE = 'true';
+  Runtime.install({ logger: new DefaultLogger('WARN') });
+  const receiver = await startWebhookReceiver({ reply: 200 });
+  const account = await createAccount(ctx.prisma, { name: 'Bench webhooks', role: 'developer' });
+  await createDestination(ctx.prisma, account.account_id, { url: `${receiver.url}/hooks` });
+
+  const nativeConnection = await NativeConnection.connect({ address: ctx.temporalAddress });
+  const worker = await createWorker({ prisma: ctx.prisma, connection: nativeConnection, taskQueue: TASK_QUEUE });
+  const running = worker.run();
+  // As in the worker process: the relay's client shares the worker's connection (eager starts).
+  const relay = startRelay({ prisma: ctx.prisma, databaseUrl: ctx.databaseUrl, temporal: new Client({ connection: nativeConnection }), taskQueue: TASK_QUEUE, eagerStart: true });
+
+  const writeEvents = (count: number) =>
+    runLanes(count, WRITERS, async (index) => {
+      await ctx.prisma.$transaction((tx) => recordEvent(tx, account.account_id, 'customer.updated', { id: `cus_bench${index}`, name: 'Bench' }));
+    });
+
+  try {
+    await writeEvents(20); // warm-up: bundle loaded, caches, connections
+    await receiver.waitFor(20, { timeoutMs: 60_000 });
+    const warm = receiver.received.length;
+
+    // Throughput: a burst of events, delivered as fast as the pipeline goes.
+    const started = Date.now();
+    await writeEvents(EVENTS);
+    const burst = (await receiver.waitFor(warm + EVENTS, { timeoutMs: 300_000 })).slice(warm);
+    const eventRate = EVENTS / ((Math.max(...burst.map((d) => d.at)) - started) / 1000);
+
+    // Latency: events at a steady rate well under that throughput, so queueing does not dominate.
+    const paced = Math.min(60, EVENTS);
+    const pacedRate = Math.max(1, Math.min(10, Math.floor(eventRate / 2)));
+    for (let index = 0; index < paced; index++) {
+      await ctx.prisma.$transaction((tx) => recordEvent(tx, account.account_id, 'customer.updated', { id: `cus_paced${index}`, name: 'Bench' }));
+      await new Promise((resolve) => setTimeout(resolve, 1000 / pacedRate));
+    }
+    const steady = (await receiver.waitFor(warm + EVENTS + paced, { timeoutMs: 300_000 })).slice(warm + EVENTS);
+    const latencies = steady.map((d) => d.at - Date.parse(d.json.createdAt)).sort((a, b) => a - b);
+
+    const body = burst[0]!.body;
+    const postStarted = Date.now();
+    const posts = await runLanes(EVENTS, WRITERS, async () => {
+      const response = await fetch(`${receiver.url}/bare`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      await response.text();
+    });
+    const postRate = EVENTS / ((Date.now() - postStarted) / 1000);
+
+    console.log(`\nWebhooks: ${EVENTS} events at once from ${WRITERS} writers, then ${paced} at ${pacedRate}/s; one workflow per delivery to a loopback receiver`);
+    console.table({
+      'bare POST': { 'per s': Math.round(postRate), 'p50 ms': +percentile(posts, 50).toFixed(1), 'p99 ms': +percentile(posts, 99).toFixed(1) },
+      'event -> delivery': { 'per s': Math.round(eventRate), 'p50 ms': percentile(latencies, 50), 'p99 ms': percentile(latencies, 99) },
+    });
+    console.log(
+      `webhooks delivered/bare POST: throughput ${ratio(eventRate, postRate)}, p50 latency ${ratio(percentile(latencies, 50), percentile(posts, 50))}, ` +
+        `p99 latency ${ratio(percentile(latencies, 99), percentile(posts, 99))}`,
+    );
+  } finally {
+    await relay.stop();
+    worker.shutdown();
+    await running;
+    await nativeConnection.close();
+    await receiver.close();
+  }
+}
