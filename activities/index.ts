@@ -1,6 +1,7 @@
 import type { Db } from '../src/db/prisma';
 import { createWebhookActivities } from './webhooks';
 import { createPaymentPlanActivities } from './payment-plans';
+import { createSubscriptionActivities } from './subscriptions';
 
 export interface ActivityDeps {
   prisma: Db;
@@ -11,6 +12,7 @@ export function createActivities(deps: ActivityDeps) {
   return {
     ...createWebhookActivities(deps),
     ...createPaymentPlanActivities(deps),
+    ...createSubscriptionActivities(deps),
   };
 }
 

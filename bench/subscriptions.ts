@@ -132,7 +132,7 @@ export async function benchSubscriptions(ctx: BenchContext): Promise<void> {
     );
 
     const before = await memory();
-    const idle = await runLanes(IDLE, 20, () => subscribe(nextYear()).then(() => undefined));
+    const idle = await runLanes(IDLE, 50, () => subscribe(nextYear()).then(() => undefined));
     const after = await memory();
     const rows = await ctx.prisma.subscription.count({ where: { accountId: account.account_id, status: 'scheduled' } });
     console.log(`\nWorker memory with ${rows} idle (scheduled) subscriptions, created at ${Math.round(idle.perSecond)}/s:`);

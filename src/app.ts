@@ -12,6 +12,7 @@ import { registerWebhookRoutes } from './webhooks/webhook.routes';
 import { registerCatalogRoutes } from './catalog/catalog.routes';
 import { registerPaymentRoutes } from './payments/payments.routes';
 import { registerPaymentPlanRoutes } from './payment-plans/payment-plan.routes';
+import { registerSubscriptionRoutes } from './subscriptions/subscription.routes';
 import { checkHealth, healthSchema } from './health/health';
 
 export interface AppDeps {
@@ -56,6 +57,7 @@ export function createApp(deps: AppDeps): express.Express {
   registerCatalogRoutes(api, deps);
   registerPaymentRoutes(api, deps);
   registerPaymentPlanRoutes(api, deps);
+  registerSubscriptionRoutes(api, deps);
 
   api.registry.registerPath({
     method: 'get',

@@ -2,3 +2,4 @@
 // no Math.random(); time and randomness come from @temporalio/workflow.
 export { deliverWebhook } from './webhook-delivery';
 export { paymentPlanWorkflow } from './payment-plan';
+export { subscriptionWorkflow } from './subscription';

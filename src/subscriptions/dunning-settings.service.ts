@@ -1,0 +1,19 @@
+import type { Db, Tx } from '../db/prisma';
+import type { DunningOutcome } from './subscription-machine';
+import type { DunningSettingsInput, DunningSettingsObject } from './subscription.schemas';
+
+/** DESIGN.md 3.7: retries 1, 3 and 5 days after a failed renewal charge, then cancel. */
+export const DEFAULT_DUNNING: DunningSettingsObject = { object: 'dunning_settings', retry_days: [1, 3, 5], outcome: 'cancel' };
+
+export async function getDunningSettings(db: Db | Tx, accountId: string): Promise<DunningSettingsObject> {
+  const row = await db.subscriptionDunningSettings.findUnique({ where: { accountId } });
+  if (!row) return DEFAULT_DUNNING;
+  return { object: 'dunning_settings', retry_days: row.retryDays, outcome: row.outcome as DunningOutcome };
+}
+
+/** Applies to renewal charges that fail from now on; dunning already under way keeps the schedule it started with. */
+export async function putDunningSettings(prisma: Db, accountId: string, input: DunningSettingsInput): Promise<DunningSettingsObject> {
+  const data = { retryDays: input.retry_days, outcome: input.outcome };
+  await prisma.subscriptionDunningSettings.upsert({ where: { accountId }, create: { accountId, ...data }, update: data });
+  return { object: 'dunning_settings', ...input };
+}

@@ -1,0 +1,416 @@
+/**
+ * The subscription state machine, pure and deterministic: the workflow (workflows/subscription.ts)
+ * holds a SubscriptionState and moves it only through these functions, so the rules can be read and
+ * unit-tested in one place. Times are UTC milliseconds of workflow time.
+ */
+import { DAY_MS, periodBounds, periodStart, type BillingCycle, type BillingInterval } from './billing-dates';
+
+export const SUBSCRIPTION_STATUSES = ['scheduled', 'trialing', 'active', 'paused', 'canceled', 'expired'] as const;
+export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
+export const COLLECTION_METHODS = ['charge_automatically', 'send_invoice'] as const;
+export type CollectionMethod = (typeof COLLECTION_METHODS)[number];
+export const DUNNING_OUTCOMES = ['cancel', 'pause', 'keep_active'] as const;
+export type DunningOutcome = (typeof DUNNING_OUTCOMES)[number];
+
+/** Spec: `reason` and `initiated_by` on subscription.canceled|paused|resumed. */
+export type ChangeCause = { reason: 'requested'; initiatedBy: 'merchant' } | { reason: 'dunning'; initiatedBy: 'system' };
+export const REQUESTED: ChangeCause = { reason: 'requested', initiatedBy: 'merchant' };
+export const DUNNING: ChangeCause = { reason: 'dunning', initiatedBy: 'system' };
+
+export interface SubscriptionItemState {
+  id: string;
+  priceId: string;
+  quantity: number;
+  taxRateIds: string[];
+}
+
+export interface DunningState {
+  invoiceId: string;
+  periodStart: number;
+  /** Charges made for the invoice so far: 1 is the renewal charge, each retry adds one. */
+  attempts: number;
+  /** When the renewal charge failed; retries are counted from here. */
+  failedAt: number;
+  /** The account's schedule when the renewal failed: days after `failedAt`. */
+  retryDays: number[];
+  outcome: DunningOutcome;
+  nextRetryAt: number;
+}
+
+export interface SubscriptionState {
+  id: string;
+  accountId: string;
+  customerId: string;
+  currency: string;
+  interval: BillingInterval;
+  intervalCount: number;
+  status: SubscriptionStatus;
+  collectionMethod: CollectionMethod;
+  defaultPaymentMethodId: string | null;
+  items: SubscriptionItemState[];
+  createdAt: number;
+  startDate: number;
+  startBillingDate: number | null;
+  endDate: number | null;
+  trialStart: number | null;
+  trialEnd: number | null;
+  /** billing_cycle_anchor: start of period 0 of the current cycle (moved by a resume). */
+  anchor: number;
+  /** Index, counted from `anchor`, of the next period to bill. */
+  nextPeriodIndex: number;
+  currentPeriodStart: number | null;
+  currentPeriodEnd: number | null;
+  cancelAt: number | null;
+  cancelAtPeriodEnd: boolean;
+  canceledAt: number | null;
+  endedAt: number | null;
+  pausedAt: number | null;
+  latestInvoiceId: string | null;
+  invoicesIssued: number;
+  dunning: DunningState[];
+  /** Bumped by every change the database must show; the projection ignores writes older than what it has. */
+  version: number;
+  /** The last renewal that could not be invoiced (e.g. the customer was deleted), for operators. */
+  lastError: string | null;
+}
+
+export interface SubscriptionCreateSpec {
+  id: string;
+  accountId: string;
+  customerId: string;
+  currency: string;
+  interval: BillingInterval;
+  intervalCount: number;
+  collectionMethod: CollectionMethod;
+  defaultPaymentMethodId: string | null;
+  items: SubscriptionItemState[];
+  trialDays: number;
+  startDate: number;
+  endDate: number | null;
+  startBillingDate: number | null;
+}
+
+export type ItemChange =
+  | { kind: 'add'; id: string; priceId: string; quantity: number; taxRateIds: string[] }
+  | { kind: 'update'; id: string; priceId?: string; quantity?: number; taxRateIds?: string[] }
+  | { kind: 'delete'; id: string };
+
+export interface SubscriptionChanges {
+  /** In request order; `param` is the request field each came from (items.N). */
+  items?: { param: string; change: ItemChange }[];
+  collectionMethod?: CollectionMethod;
+  defaultPaymentMethodId?: string | null;
+  cancelAt?: number | null;
+  cancelAtPeriodEnd?: boolean;
+  endDate?: number | null;
+}
+
+/** A move the state forbids (API 409) or input only the state can judge (API 400). */
+export class SubscriptionRuleError extends Error {
+  constructor(
+    readonly kind: 'conflict' | 'invalid',
+    readonly code: string,
+    message: string,
+    readonly param?: string,
+  ) {
+    super(message);
+  }
+}
+
+const conflict = (code: string, message: string) => new SubscriptionRuleError('conflict', code, message);
+
+export function isEnded(state: SubscriptionState): boolean {
+  return state.status === 'canceled' || state.status === 'expired';
+}
+
+/** Webhook payloads know only active, canceled and paused (spec; DESIGN.md 3.7). */
+export function webhookStatus(status: SubscriptionStatus): 'active' | 'canceled' | 'paused' {
+  if (status === 'paused') return 'paused';
+  if (status === 'canceled' || status === 'expired') return 'canceled';
+  return 'active';
+}
+
+export function billingCycle(state: Pick<SubscriptionState, 'anchor' | 'interval' | 'intervalCount'>): BillingCycle {
+  return { anchorMs: state.anchor, interval: state.interval, intervalCount: state.intervalCount };
+}
+
+/**
+ * DESIGN.md 3.7: `scheduled` when start_date is in the future, else `trialing` with trial days, else
+ * `active`. A start_date in the past starts the subscription now: nothing is billed retroactively.
+ * Billing starts when the trial ends, or at start_billing_date when that is later; that first
+ * billing date is the billing_cycle_anchor.
+ */
+export function initialState(spec: SubscriptionCreateSpec, nowMs: number): SubscriptionState {
+  // Billing dates are whole seconds (the API's unit); `created` keeps the instant, to order lists.
+  const start = Math.max(spec.startDate, Math.floor(nowMs / 1000) * 1000);
+  const trialEnd = spec.trialDays > 0 ? start + spec.trialDays * DAY_MS : null;
+  const anchor = Math.max(start, trialEnd ?? start, spec.startBillingDate ?? start);
+  const status: SubscriptionStatus = spec.startDate > nowMs ? 'scheduled' : trialEnd !== null ? 'trialing' : 'active';
+  return {
+    id: spec.id,
+    accountId: spec.accountId,
+    customerId: spec.customerId,
+    currency: spec.currency,
+    interval: spec.interval,
+    intervalCount: spec.intervalCount,
+    status,
+    collectionMethod: spec.collectionMethod,
+    defaultPaymentMethodId: spec.defaultPaymentMethodId,
+    items: spec.items,
+    createdAt: nowMs,
+    startDate: spec.startDate,
+    startBillingDate: spec.startBillingDate,
+    endDate: spec.endDate,
+    trialStart: trialEnd !== null ? start : null,
+    trialEnd,
+    anchor,
+    nextPeriodIndex: 0,
+    // Before the first invoice the current period is the trial, or the unbilled stretch up to the anchor.
+    currentPeriodStart: status === 'scheduled' || anchor === start ? null : start,
+    currentPeriodEnd: status === 'scheduled' || anchor === start ? null : anchor,
+    cancelAt: null,
+    cancelAtPeriodEnd: false,
+    canceledAt: null,
+    endedAt: null,
+    pausedAt: null,
+    latestInvoiceId: null,
+    invoicesIssued: 0,
+    dunning: [],
+    version: 0,
+    lastError: null,
+  };
+}
+
+/** When the next period is billed, or null when nothing will be billed until something changes. */
+export function nextBillingAt(state: SubscriptionState): number | null {
+  if (isEnded(state) || state.status === 'paused') return null;
+  return periodStart(billingCycle(state), state.nextPeriodIndex);
+}
+
+export type Action =
+  | { kind: 'expire'; at: number }
+  | { kind: 'cancel'; at: number }
+  | { kind: 'start'; at: number }
+  | { kind: 'end_trial'; at: number }
+  | { kind: 'retry'; at: number; invoiceId: string }
+  | { kind: 'bill'; at: number; index: number };
+
+/** Order among actions due at the same instant: an ending comes before any billing at that instant. */
+const PRIORITY: Record<Action['kind'], number> = { expire: 0, cancel: 1, start: 2, end_trial: 3, retry: 4, bill: 5 };
+
+/** The next thing the workflow must do and when, or null when only an outside change can move the subscription. */
+export function nextAction(state: SubscriptionState): Action | null {
+  if (isEnded(state)) return null;
+  const candidates: Action[] = [];
+  if (state.endDate !== null) candidates.push({ kind: 'expire', at: state.endDate });
+  if (state.cancelAt !== null) candidates.push({ kind: 'cancel', at: state.cancelAt });
+  if (state.status === 'scheduled') candidates.push({ kind: 'start', at: state.startDate });
+  if (state.status === 'trialing' && state.trialEnd !== null) candidates.push({ kind: 'end_trial', at: state.trialEnd });
+  if (state.status === 'active') {
+    for (const dunning of state.dunning) candidates.push({ kind: 'retry', at: dunning.nextRetryAt, invoiceId: dunning.invoiceId });
+    candidates.push({ kind: 'bill', at: nextBillingAt(state)!, index: state.nextPeriodIndex });
+  }
+  candidates.sort((a, b) => a.at - b.at || PRIORITY[a.kind] - PRIORITY[b.kind]);
+  return candidates[0] ?? null;
+}
+
+// --- transitions: each returns a new state; the caller persists it (version + 1) ---
+
+function next(state: SubscriptionState, changes: Partial<SubscriptionState>): SubscriptionState {
+  return { ...state, ...changes, version: state.version + 1 };
+}
+
+export function start(state: SubscriptionState, nowMs: number): SubscriptionState {
+  const trialing = state.trialEnd !== null && state.trialEnd > nowMs;
+  const unbilled = state.anchor > state.startDate;
+  return next(state, {
+    status: trialing ? 'trialing' : 'active',
+    currentPeriodStart: unbilled ? state.startDate : null,
+    currentPeriodEnd: unbilled ? state.anchor : null,
+  });
+}
+
+export function endTrial(state: SubscriptionState): SubscriptionState {
+  return next(state, { status: 'active' });
+}
+
+/** Period `index` was invoiced (or could not be: `invoiceId` null); the subscription moves into it. */
+export function billed(state: SubscriptionState, index: number, invoiceId: string | null, error: string | null = null): SubscriptionState {
+  const { start: periodStartMs, end } = periodBounds(billingCycle(state), index);
+  return next(state, {
+    nextPeriodIndex: index + 1,
+    currentPeriodStart: periodStartMs,
+    currentPeriodEnd: end,
+    cancelAt: state.cancelAtPeriodEnd ? end : state.cancelAt,
+    latestInvoiceId: invoiceId ?? state.latestInvoiceId,
+    invoicesIssued: state.invoicesIssued + (invoiceId ? 1 : 0),
+    lastError: error,
+  });
+}
+
+/** A renewal charge failed: start dunning on the account's schedule. Null retry days means none: apply the outcome now. */
+export function startDunning(
+  state: SubscriptionState,
+  failure: { invoiceId: string; periodStart: number; failedAt: number; retryDays: number[]; outcome: DunningOutcome },
+): SubscriptionState {
+  const dunning: DunningState = { ...failure, attempts: 1, nextRetryAt: failure.failedAt + (failure.retryDays[0] ?? 0) * DAY_MS };
+  return { ...state, dunning: [...state.dunning.filter((entry) => entry.invoiceId !== failure.invoiceId), dunning] };
+}
+
+/** Whether the invoice's dunning has no retry left (then its outcome applies). */
+export function dunningExhausted(state: SubscriptionState, invoiceId: string): boolean {
+  const entry = state.dunning.find((candidate) => candidate.invoiceId === invoiceId);
+  return entry !== undefined && entry.attempts > entry.retryDays.length;
+}
+
+export function retryFailed(state: SubscriptionState, invoiceId: string): SubscriptionState {
+  return {
+    ...state,
+    dunning: state.dunning.map((entry) => {
+      if (entry.invoiceId !== invoiceId) return entry;
+      const attempts = entry.attempts + 1;
+      const days = entry.retryDays[attempts - 1];
+      return { ...entry, attempts, nextRetryAt: days === undefined ? entry.nextRetryAt : entry.failedAt + days * DAY_MS };
+    }),
+  };
+}
+
+/** The invoice no longer needs collecting (paid, voided): its dunning ends. */
+export function dunningResolved(state: SubscriptionState, invoiceId: string): SubscriptionState {
+  return { ...state, dunning: state.dunning.filter((entry) => entry.invoiceId !== invoiceId) };
+}
+
+export function assertCanPause(state: SubscriptionState): void {
+  if (state.status !== 'active') {
+    throw conflict('subscription_not_active', `Subscription ${state.id} is ${state.status}; only an active subscription can be paused.`);
+  }
+}
+
+export function pause(state: SubscriptionState, nowMs: number): SubscriptionState {
+  assertCanPause(state);
+  return next(state, { status: 'paused', pausedAt: nowMs });
+}
+
+export function assertCanResume(state: SubscriptionState): void {
+  if (state.status !== 'paused') {
+    throw conflict('subscription_not_paused', `Subscription ${state.id} is ${state.status}; only a paused subscription can be resumed.`);
+  }
+}
+
+/**
+ * Resume shifts the schedule by the paused time (DESIGN.md 3.7): the billing date that was next
+ * when the subscription paused, the current period's end and pending dunning retries all move by
+ * it. The moved billing date becomes the new billing_cycle_anchor.
+ */
+export function resume(state: SubscriptionState, nowMs: number): SubscriptionState {
+  assertCanResume(state);
+  const pausedMs = Math.max(0, nowMs - (state.pausedAt ?? nowMs));
+  const anchor = periodStart(billingCycle(state), state.nextPeriodIndex) + pausedMs;
+  const currentPeriodEnd = state.currentPeriodEnd === null ? null : state.currentPeriodEnd + pausedMs;
+  return next(state, {
+    status: 'active',
+    pausedAt: null,
+    anchor,
+    nextPeriodIndex: 0,
+    currentPeriodEnd,
+    cancelAt: state.cancelAtPeriodEnd ? currentPeriodEnd : state.cancelAt,
+    dunning: state.dunning.map((entry) => ({ ...entry, failedAt: entry.failedAt + pausedMs, nextRetryAt: entry.nextRetryAt + pausedMs })),
+  });
+}
+
+export function assertNotEnded(state: SubscriptionState): void {
+  if (isEnded(state)) throw conflict(`subscription_${state.status}`, `Subscription ${state.id} is ${state.status}.`);
+}
+
+/** Ends the subscription now: canceled (by a request, a cancel_at or dunning) or expired (end_date). */
+export function end(state: SubscriptionState, nowMs: number, status: 'canceled' | 'expired'): SubscriptionState {
+  return next(state, {
+    status,
+    canceledAt: status === 'canceled' ? (state.canceledAt ?? nowMs) : state.canceledAt,
+    endedAt: nowMs,
+    cancelAt: null,
+    pausedAt: null,
+    dunning: [],
+  });
+}
+
+/**
+ * DELETE: at period end when asked and a current period still runs (the subscription is canceled
+ * when it ends, before the next invoice), otherwise at once. canceled_at records the request.
+ */
+export function cancel(state: SubscriptionState, nowMs: number, atPeriodEnd: boolean): SubscriptionState {
+  assertNotEnded(state);
+  if (atPeriodEnd && state.status !== 'paused' && state.currentPeriodEnd !== null && state.currentPeriodEnd > nowMs) {
+    return next(state, { cancelAtPeriodEnd: true, cancelAt: state.currentPeriodEnd, canceledAt: nowMs });
+  }
+  return end({ ...state, canceledAt: nowMs }, nowMs, 'canceled');
+}
+
+function applyItemChanges(items: SubscriptionItemState[], changes: { param: string; change: ItemChange }[]): SubscriptionItemState[] {
+  let result = [...items];
+  for (const { param, change } of changes) {
+    const index = result.findIndex((item) => item.id === change.id);
+    if (change.kind === 'add') {
+      result.push({ id: change.id, priceId: change.priceId, quantity: change.quantity, taxRateIds: change.taxRateIds });
+      continue;
+    }
+    if (index < 0) throw new SubscriptionRuleError('invalid', 'resource_missing', `No such subscription item: '${change.id}'`, `${param}.id`);
+    if (change.kind === 'delete') {
+      result = result.filter((item) => item.id !== change.id);
+    } else {
+      const item = result[index]!;
+      result[index] = {
+        ...item,
+        priceId: change.priceId ?? item.priceId,
+        quantity: change.quantity ?? item.quantity,
+        taxRateIds: change.taxRateIds ?? item.taxRateIds,
+      };
+    }
+  }
+  if (result.length === 0) throw new SubscriptionRuleError('invalid', 'parameter_invalid', 'A subscription must keep at least one item.', 'items');
+  const seen = new Set<string>();
+  for (const item of result) {
+    if (seen.has(item.priceId)) {
+      throw new SubscriptionRuleError('invalid', 'parameter_invalid', `Price ${item.priceId} would appear on two items of the subscription.`, 'items');
+    }
+    seen.add(item.priceId);
+  }
+  return result;
+}
+
+/**
+ * PATCH: item changes take effect from the next invoice (no proration); so do collection method
+ * and payment method. Setting cancel_at clears cancel_at_period_end and the other way round.
+ */
+export function update(state: SubscriptionState, changes: SubscriptionChanges, nowMs: number): SubscriptionState {
+  assertNotEnded(state);
+  const patch: Partial<SubscriptionState> = {};
+  if (changes.items) patch.items = applyItemChanges(state.items, changes.items);
+  if (changes.collectionMethod !== undefined) patch.collectionMethod = changes.collectionMethod;
+  if (changes.defaultPaymentMethodId !== undefined) patch.defaultPaymentMethodId = changes.defaultPaymentMethodId;
+  if (changes.endDate !== undefined) patch.endDate = changes.endDate;
+  if (changes.cancelAt !== undefined) {
+    patch.cancelAt = changes.cancelAt;
+    patch.cancelAtPeriodEnd = false;
+    patch.canceledAt = changes.cancelAt === null ? null : nowMs;
+  }
+  if (changes.cancelAtPeriodEnd !== undefined) {
+    if (changes.cancelAtPeriodEnd) {
+      if (state.currentPeriodEnd === null || state.currentPeriodEnd <= nowMs || state.status === 'paused') {
+        throw new SubscriptionRuleError(
+          'conflict',
+          'no_current_period',
+          `Subscription ${state.id} has no running billing period to cancel at the end of; cancel it now instead.`,
+        );
+      }
+      patch.cancelAtPeriodEnd = true;
+      patch.cancelAt = state.currentPeriodEnd;
+      patch.canceledAt = nowMs;
+    } else if (state.cancelAtPeriodEnd) {
+      patch.cancelAtPeriodEnd = false;
+      patch.cancelAt = null;
+      patch.canceledAt = null;
+    }
+  }
+  return next(state, patch);
+}

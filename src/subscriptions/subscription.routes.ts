@@ -1,0 +1,140 @@
+import type { AppDeps } from '../app';
+import { config } from '../config';
+import type { Api } from '../http/api';
+import { pageSchema } from '../http/pagination';
+import { getDunningSettings, putDunningSettings } from './dunning-settings.service';
+import {
+  cancelSubscriptionQuery,
+  createSubscriptionBody,
+  dunningSettingsBody,
+  dunningSettingsSchema,
+  emptyBody,
+  listSubscriptionsQuery,
+  subscriptionIdParams,
+  subscriptionSchema,
+  updateSubscriptionBody,
+} from './subscription.schemas';
+import {
+  cancelSubscription,
+  createSubscription,
+  getSubscription,
+  listSubscriptions,
+  pauseSubscription,
+  resumeSubscription,
+  updateSubscription,
+} from './subscription.service';
+
+export function registerSubscriptionRoutes(api: Api, appDeps: AppDeps): void {
+  const deps = { prisma: appDeps.prisma, temporal: appDeps.temporal, taskQueue: appDeps.taskQueue ?? config.taskQueue };
+  const { prisma } = deps;
+  const tag = 'Subscriptions';
+  const stateChange = 'Goes through the subscription workflow; 409 when the state forbids it.';
+
+  api.route({
+    method: 'post',
+    path: '/subscriptions',
+    tag,
+    summary: 'Create a subscription (starts its workflow)',
+    description:
+      'Status `scheduled` when start_date is in the future, else `trialing` with trial_days, else `active`. ' +
+      'A subscription that bills at once answers after its first invoice has been created and charged.',
+    body: createSubscriptionBody,
+    status: 201,
+    response: subscriptionSchema,
+    errors: [404],
+    handler: ({ principal, body }) => createSubscription(deps, principal.accountId, body),
+  });
+
+  api.route({
+    method: 'get',
+    path: '/subscriptions',
+    tag,
+    summary: 'List subscriptions, newest first (filters: status, customer)',
+    query: listSubscriptionsQuery,
+    response: pageSchema(subscriptionSchema),
+    handler: ({ principal, query }) => listSubscriptions(prisma, principal.accountId, query),
+  });
+
+  api.route({
+    method: 'get',
+    path: '/subscriptions/{id}',
+    tag,
+    summary: 'Retrieve a subscription',
+    params: subscriptionIdParams,
+    response: subscriptionSchema,
+    errors: [404],
+    handler: ({ principal, params }) => getSubscription(prisma, principal.accountId, params.id),
+  });
+
+  api.route({
+    method: 'patch',
+    path: '/subscriptions/{id}',
+    tag,
+    summary: 'Update items, collection method, payment method, cancel_at, end_date',
+    description: `Item changes take effect from the next invoice (no proration). ${stateChange}`,
+    params: subscriptionIdParams,
+    body: updateSubscriptionBody,
+    response: subscriptionSchema,
+    errors: [404, 409],
+    handler: ({ principal, params, body }) => updateSubscription(deps, principal.accountId, params.id, body),
+  });
+
+  api.route({
+    method: 'delete',
+    path: '/subscriptions/{id}',
+    tag,
+    summary: 'Cancel a subscription now, or at the end of the current period with ?at_period_end=true',
+    description: stateChange,
+    params: subscriptionIdParams,
+    query: cancelSubscriptionQuery,
+    response: subscriptionSchema,
+    errors: [404, 409],
+    handler: ({ principal, params, query }) => cancelSubscription(deps, principal.accountId, params.id, query.at_period_end ?? false),
+  });
+
+  api.route({
+    method: 'post',
+    path: '/subscriptions/{id}/pause',
+    tag,
+    summary: 'Pause an active subscription: nothing is billed or charged while paused',
+    description: stateChange,
+    params: subscriptionIdParams,
+    body: emptyBody,
+    response: subscriptionSchema,
+    errors: [404, 409],
+    handler: ({ principal, params }) => pauseSubscription(deps, principal.accountId, params.id),
+  });
+
+  api.route({
+    method: 'post',
+    path: '/subscriptions/{id}/resume',
+    tag,
+    summary: 'Resume a paused subscription: billing dates move on by the time it was paused',
+    description: stateChange,
+    params: subscriptionIdParams,
+    body: emptyBody,
+    response: subscriptionSchema,
+    errors: [404, 409],
+    handler: ({ principal, params }) => resumeSubscription(deps, principal.accountId, params.id),
+  });
+
+  api.route({
+    method: 'get',
+    path: '/settings/dunning',
+    tag,
+    summary: "The account's retry schedule and outcome for failed renewal charges",
+    response: dunningSettingsSchema,
+    handler: ({ principal }) => getDunningSettings(prisma, principal.accountId),
+  });
+
+  api.route({
+    method: 'put',
+    path: '/settings/dunning',
+    tag,
+    summary: 'Set the retry schedule (days after the failed charge) and the outcome when retries are exhausted',
+    description: 'Applies to renewal charges that fail from now on.',
+    body: dunningSettingsBody,
+    response: dunningSettingsSchema,
+    handler: ({ principal, body }) => putDunningSettings(prisma, principal.accountId, body),
+  });
+}

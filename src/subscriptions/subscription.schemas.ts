@@ -1,0 +1,188 @@
+import { z } from 'zod';
+import { priceSchema } from '../catalog/price.schemas';
+import { paginationQuery } from '../http/pagination';
+import { queryBoolean, resourceId } from '../http/validation';
+import { paymentMethodId } from '../payments/payment-method.schemas';
+import { COLLECTION_METHODS, DUNNING_OUTCOMES, SUBSCRIPTION_STATUSES } from './subscription-machine';
+
+export const MAX_ITEMS = 20;
+export const MAX_QUANTITY = 100_000;
+export const MAX_TRIAL_DAYS = 730;
+export const MAX_RETRY_DAYS = 60;
+
+const unixSeconds = z
+  .number()
+  .int('must be an integer (Unix seconds)')
+  .min(1, 'must be positive Unix seconds')
+  .max(253402300799, 'must be before the year 10000');
+
+const quantity = z.number().int('must be an integer').min(1, 'must be at least 1').max(MAX_QUANTITY, `must be at most ${MAX_QUANTITY}`);
+
+const taxRateIds = z
+  .array(resourceId)
+  .max(10, 'may name at most 10 tax rates')
+  .refine((ids) => new Set(ids).size === ids.length, 'must not repeat a tax rate');
+
+const itemInput = z.strictObject({
+  price: resourceId.describe('A recurring price; every item of a subscription shares one currency and interval'),
+  quantity,
+  tax: taxRateIds.optional().describe('Tax rate ids (txr_) applied to this item on every invoice'),
+});
+
+/** Flags a price named on two items (`items.N.price`). */
+function noRepeatedPrices(items: { price?: string }[], ctx: z.RefinementCtx): void {
+  const seen = new Set<string>();
+  items.forEach((item, index) => {
+    if (item.price === undefined) return;
+    if (seen.has(item.price)) ctx.addIssue({ code: 'custom', path: ['items', index, 'price'], message: 'names a price already on another item' });
+    seen.add(item.price);
+  });
+}
+
+export const createSubscriptionBody = z
+  .strictObject({
+    customer: resourceId,
+    items: z.array(itemInput).min(1, 'must hold at least one item').max(MAX_ITEMS, `may hold at most ${MAX_ITEMS} items`),
+    trial_days: z.number().int('must be an integer').min(0, 'must be at least 0').max(MAX_TRIAL_DAYS, `must be at most ${MAX_TRIAL_DAYS}`),
+    start_date: unixSeconds.describe('Unix seconds; in the future the subscription is `scheduled` until then'),
+    end_date: unixSeconds.optional().describe('Unix seconds; the subscription expires then and bills nothing after'),
+    start_billing_date: unixSeconds.optional().describe('Unix seconds; the first invoice and billing_cycle_anchor (not before the trial ends)'),
+    collection_method: z.enum(COLLECTION_METHODS).default('charge_automatically'),
+    default_payment_method: paymentMethodId.optional().describe("A method attached to the customer; the customer's default when absent"),
+  })
+  .superRefine((body, ctx) => {
+    noRepeatedPrices(body.items, ctx);
+    if (body.end_date !== undefined && body.end_date <= body.start_date) {
+      ctx.addIssue({ code: 'custom', path: ['end_date'], message: 'must be after start_date' });
+    }
+    if (body.start_billing_date !== undefined) {
+      if (body.start_billing_date < body.start_date) {
+        ctx.addIssue({ code: 'custom', path: ['start_billing_date'], message: 'must not be before start_date' });
+      } else if (body.end_date !== undefined && body.start_billing_date >= body.end_date) {
+        ctx.addIssue({ code: 'custom', path: ['start_billing_date'], message: 'must be before end_date' });
+      }
+    }
+  })
+  .meta({ id: 'SubscriptionCreate' });
+
+const itemChangeInput = z
+  .strictObject({
+    id: resourceId.optional().describe('An item of this subscription (si_); absent to add an item'),
+    price: resourceId.optional(),
+    quantity: quantity.optional(),
+    tax: taxRateIds.optional(),
+    deleted: z.literal(true).optional().describe('Removes the item named by id'),
+  })
+  .superRefine((item, ctx) => {
+    if (item.id === undefined) {
+      if (item.deleted) ctx.addIssue({ code: 'custom', path: ['id'], message: 'is required to delete an item' });
+      if (item.price === undefined) ctx.addIssue({ code: 'invalid_type', expected: 'string', path: ['price'], message: 'Required', input: undefined });
+      if (item.quantity === undefined) ctx.addIssue({ code: 'invalid_type', expected: 'number', path: ['quantity'], message: 'Required', input: undefined });
+    } else if (item.deleted && (item.price !== undefined || item.quantity !== undefined || item.tax !== undefined)) {
+      ctx.addIssue({ code: 'custom', path: ['deleted'], message: 'cannot be combined with price, quantity or tax' });
+    }
+  });
+
+export const updateSubscriptionBody = z
+  .strictObject({
+    items: z
+      .array(itemChangeInput)
+      .min(1, 'must hold at least one change')
+      .max(MAX_ITEMS, `may hold at most ${MAX_ITEMS} changes`)
+      .optional()
+      .describe('Changes applied in order; they take effect from the next invoice (no proration)'),
+    collection_method: z.enum(COLLECTION_METHODS).optional(),
+    default_payment_method: paymentMethodId.nullable().optional(),
+    cancel_at: unixSeconds.nullable().optional().describe('Unix seconds in the future; null clears it'),
+    cancel_at_period_end: z.boolean().optional(),
+    end_date: unixSeconds.nullable().optional().describe('Unix seconds in the future; null clears it'),
+  })
+  .superRefine((body, ctx) => {
+    if (body.items) noRepeatedPrices(body.items, ctx);
+    if (body.cancel_at !== undefined && body.cancel_at !== null && body.cancel_at_period_end === true) {
+      ctx.addIssue({ code: 'custom', path: ['cancel_at_period_end'], message: 'cannot be true together with cancel_at' });
+    }
+  })
+  .meta({ id: 'SubscriptionUpdate' });
+
+export const listSubscriptionsQuery = z.strictObject({
+  ...paginationQuery(100),
+  status: z.enum(SUBSCRIPTION_STATUSES).optional(),
+  customer: resourceId.optional(),
+});
+
+export const cancelSubscriptionQuery = z.strictObject({
+  at_period_end: queryBoolean.optional().describe('true: cancel when the current period ends instead of now'),
+});
+
+export const subscriptionIdParams = z.strictObject({ id: resourceId });
+
+/** Pause and resume take no fields; an empty object (or none) is accepted, anything else is refused. */
+export const emptyBody = z.strictObject({});
+
+export const dunningSettingsBody = z
+  .strictObject({
+    retry_days: z
+      .array(z.number().int('must be an integer').min(1, 'must be at least 1').max(MAX_RETRY_DAYS, `must be at most ${MAX_RETRY_DAYS}`))
+      .max(10, 'may hold at most 10 retries')
+      .refine((days) => days.every((day, index) => index === 0 || day > days[index - 1]!), 'must be strictly ascending')
+      .describe('Days after the failed renewal charge at which it is retried'),
+    outcome: z.enum(DUNNING_OUTCOMES).describe('What happens when every retry failed'),
+  })
+  .meta({ id: 'DunningSettingsUpdate' });
+
+export const dunningSettingsSchema = z
+  .object({
+    object: z.literal('dunning_settings'),
+    retry_days: z.array(z.number()),
+    outcome: z.enum(DUNNING_OUTCOMES),
+  })
+  .meta({ id: 'DunningSettings' });
+
+export const subscriptionItemSchema = z
+  .object({
+    id: z.string(),
+    object: z.literal('subscription_item'),
+    price: priceSchema,
+    quantity: z.number(),
+    tax_rates: z.array(z.string()),
+    created: z.number(),
+    subscription: z.string(),
+  })
+  .meta({ id: 'SubscriptionItem' });
+
+export const subscriptionSchema = z
+  .object({
+    id: z.string(),
+    object: z.literal('subscription'),
+    billing_cycle_anchor: z.number().describe('First full invoice; its day of month is the billing day for month and year intervals'),
+    cancel_at: z.number().nullable(),
+    cancel_at_period_end: z.boolean(),
+    canceled_at: z.number().nullable(),
+    collection_method: z.enum(COLLECTION_METHODS),
+    created: z.number(),
+    currency: z.string(),
+    customer: z.string(),
+    ended_at: z.number().nullable(),
+    items: z.object({ data: z.array(subscriptionItemSchema), total_count: z.number() }),
+    latest_invoice: z.string().nullable().describe('Null until the first invoice'),
+    start_date: z.number(),
+    status: z.enum(SUBSCRIPTION_STATUSES),
+    trial_end: z.number().nullable(),
+    trial_start: z.number().nullable(),
+    current_period_start: z.number().nullable(),
+    current_period_end: z.number().nullable(),
+    end_date: z.number().nullable(),
+    start_billing_date: z.number().nullable(),
+    default_payment_method: z.string().nullable(),
+    paused_at: z.number().nullable(),
+  })
+  .meta({ id: 'Subscription' });
+
+export type CreateSubscriptionInput = z.output<typeof createSubscriptionBody>;
+export type UpdateSubscriptionInput = z.output<typeof updateSubscriptionBody>;
+export type ListSubscriptionsQuery = z.output<typeof listSubscriptionsQuery>;
+export type DunningSettingsInput = z.output<typeof dunningSettingsBody>;
+export type DunningSettingsObject = z.output<typeof dunningSettingsSchema>;
+export type SubscriptionItemObject = z.output<typeof subscriptionItemSchema>;
+export type SubscriptionObject = z.output<typeof subscriptionSchema>;

@@ -1,0 +1,187 @@
+import type { Client } from '@temporalio/client';
+import type { Prisma } from '../generated/prisma/client';
+import type { Db } from '../db/prisma';
+import { findPrice } from '../catalog/price.service';
+import type { PriceObject } from '../catalog/price.schemas';
+import { findTaxRates } from '../catalog/tax-rate.service';
+import { findCustomer } from '../customers/customer.service';
+import { badRequest, conflict } from '../http/errors';
+import { pageEnvelope, pageWindow, type Page } from '../http/pagination';
+import { withParam } from '../invoices/invoice.service';
+import { newId } from '../lib/ids';
+import { findPaymentMethod } from '../payments/payment-method.service';
+import { cancelUpdate, changeUpdate, pauseUpdate, resumeUpdate } from '../../workflows/subscription-messages';
+import type { BillingInterval } from './billing-dates';
+import type { ItemChange, SubscriptionChanges, SubscriptionCreateSpec } from './subscription-machine';
+import { startSubscriptionWorkflow, updateSubscriptionWorkflow } from './subscription-workflow.client';
+import { findSubscriptionRow, getSubscriptionObject, toSubscriptionObjects, type SubscriptionWithItems } from './subscription.records';
+import type { CreateSubscriptionInput, ListSubscriptionsQuery, SubscriptionObject, UpdateSubscriptionInput } from './subscription.schemas';
+
+export interface SubscriptionDeps {
+  prisma: Db;
+  temporal: Client;
+  taskQueue: string;
+}
+
+interface Cadence {
+  currency: string;
+  interval: BillingInterval;
+  intervalCount: number;
+}
+
+const describeCadence = ({ currency, interval, intervalCount }: Cadence) => `${currency} every ${intervalCount} ${interval}${intervalCount > 1 ? 's' : ''}`;
+
+/** A recurring price of the account for `param`: 404 when unknown, 400 when one-time or not billed like the subscription. */
+async function recurringPrice(db: Db, accountId: string, priceId: string, param: string, cadence?: Cadence): Promise<{ price: PriceObject; cadence: Cadence }> {
+  const price = await withParam(param, () => findPrice(db, accountId, priceId));
+  if (price.type !== 'recurring' || !price.recurring) {
+    throw badRequest(`Price ${priceId} is a one-time price; subscriptions need recurring prices.`, param);
+  }
+  const own: Cadence = { currency: price.currency, interval: price.recurring.interval, intervalCount: price.recurring.interval_count };
+  if (cadence && describeCadence(own) !== describeCadence(cadence)) {
+    throw badRequest(
+      `Price ${priceId} bills ${describeCadence(own)}, but the subscription's items bill ${describeCadence(cadence)}; all items must share one currency and interval.`,
+      param,
+    );
+  }
+  return { price, cadence: own };
+}
+
+async function activeTaxRates(db: Db, accountId: string, ids: string[] | undefined, param: string): Promise<string[]> {
+  const rates = await withParam(param, () => findTaxRates(db, accountId, ids ?? []));
+  const inactive = rates.find((rate) => !rate.active);
+  if (inactive) throw badRequest(`Tax rate ${inactive.id} is inactive and cannot be applied.`, param);
+  return rates.map((rate) => rate.id);
+}
+
+async function attachedPaymentMethod(db: Db, accountId: string, customerId: string, id: string): Promise<string> {
+  const method = await withParam('default_payment_method', () => findPaymentMethod(db, accountId, id));
+  if (method.customerId !== customerId) {
+    throw badRequest(`Payment method ${id} is not attached to customer ${customerId}.`, 'default_payment_method', 'payment_method_not_attached');
+  }
+  return method.id;
+}
+
+function assertFuture(seconds: number | null | undefined, param: string): void {
+  if (seconds !== undefined && seconds !== null && seconds * 1000 <= Date.now()) {
+    throw badRequest(`Invalid body parameter '${param}': must be in the future`, param);
+  }
+}
+
+/**
+ * POST /subscriptions: everything that needs the database is checked here (customer, prices, tax
+ * rates, payment method: 404 or 400 naming the field), then the workflow is started and writes the
+ * subscription itself.
+ */
+export async function createSubscription(deps: SubscriptionDeps, accountId: string, input: CreateSubscriptionInput): Promise<SubscriptionObject> {
+  const { prisma } = deps;
+  assertFuture(input.end_date, 'end_date');
+  const customer = await withParam('customer', () => findCustomer(prisma, accountId, input.customer));
+  let cadence: Cadence | undefined;
+  const items: SubscriptionCreateSpec['items'] = [];
+  for (const [index, item] of input.items.entries()) {
+    const resolved = await recurringPrice(prisma, accountId, item.price, `items.${index}.price`, cadence);
+    cadence = resolved.cadence;
+    const taxRateIds = await activeTaxRates(prisma, accountId, item.tax, `items.${index}.tax`);
+    items.push({ id: newId('subscriptionItem'), priceId: item.price, quantity: item.quantity, taxRateIds });
+  }
+  const defaultPaymentMethodId =
+    input.default_payment_method === undefined ? null : await attachedPaymentMethod(prisma, accountId, customer.id, input.default_payment_method);
+  return startSubscriptionWorkflow(deps.temporal, deps.taskQueue, {
+    id: newId('subscription'),
+    accountId,
+    customerId: customer.id,
+    ...cadence!,
+    collectionMethod: input.collection_method,
+    defaultPaymentMethodId,
+    items,
+    trialDays: input.trial_days,
+    startDate: input.start_date * 1000,
+    endDate: input.end_date === undefined ? null : input.end_date * 1000,
+    startBillingDate: input.start_billing_date === undefined ? null : input.start_billing_date * 1000,
+  });
+}
+
+export async function listSubscriptions(prisma: Db, accountId: string, query: ListSubscriptionsQuery): Promise<Page<SubscriptionObject>> {
+  const where: Prisma.SubscriptionWhereInput = {
+    accountId,
+    ...(query.status ? { status: query.status } : {}),
+    ...(query.customer ? { customerId: query.customer } : {}),
+  };
+  const [rows, total] = await Promise.all([
+    prisma.subscription.findMany({ where, include: { items: true }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], ...pageWindow(query) }),
+    prisma.subscription.count({ where }),
+  ]);
+  return pageEnvelope(await toSubscriptionObjects(prisma, accountId, rows), total, query);
+}
+
+export function getSubscription(prisma: Db, accountId: string, id: string): Promise<SubscriptionObject> {
+  return getSubscriptionObject(prisma, accountId, id);
+}
+
+/** The live subscription of the account to change: 404 when unknown, 409 once it has ended (its workflow is gone). */
+async function liveSubscription(prisma: Db, accountId: string, id: string): Promise<SubscriptionWithItems> {
+  const row = await findSubscriptionRow(prisma, accountId, id);
+  if (row.status === 'canceled' || row.status === 'expired') {
+    throw conflict(`Subscription ${id} is ${row.status}; it can no longer change.`, `subscription_${row.status}`);
+  }
+  return row;
+}
+
+async function itemChanges(prisma: Db, row: SubscriptionWithItems, input: NonNullable<UpdateSubscriptionInput['items']>) {
+  const cadence: Cadence = { currency: row.currency, interval: row.interval as BillingInterval, intervalCount: row.intervalCount };
+  const changes: { param: string; change: ItemChange }[] = [];
+  for (const [index, item] of input.entries()) {
+    const param = `items.${index}`;
+    const priceId = item.price === undefined ? undefined : (await recurringPrice(prisma, row.accountId, item.price, `${param}.price`, cadence)).price.id;
+    const taxRateIds = item.tax === undefined ? undefined : await activeTaxRates(prisma, row.accountId, item.tax, `${param}.tax`);
+    let change: ItemChange;
+    if (item.id === undefined) change = { kind: 'add', id: newId('subscriptionItem'), priceId: priceId!, quantity: item.quantity!, taxRateIds: taxRateIds ?? [] };
+    else if (item.deleted) change = { kind: 'delete', id: item.id };
+    else change = { kind: 'update', id: item.id, priceId, quantity: item.quantity, taxRateIds };
+    changes.push({ param, change });
+  }
+  return changes;
+}
+
+/** PATCH /subscriptions/{id}: validated here against the database, applied by the workflow (which judges item ids and state). */
+export async function updateSubscription(deps: SubscriptionDeps, accountId: string, id: string, input: UpdateSubscriptionInput): Promise<SubscriptionObject> {
+  const { prisma } = deps;
+  const row = await liveSubscription(prisma, accountId, id);
+  const changes: SubscriptionChanges = {};
+  if (input.items) changes.items = await itemChanges(prisma, row, input.items);
+  if (input.collection_method !== undefined) changes.collectionMethod = input.collection_method;
+  if (input.default_payment_method !== undefined) {
+    changes.defaultPaymentMethodId =
+      input.default_payment_method === null ? null : await attachedPaymentMethod(prisma, accountId, row.customerId, input.default_payment_method);
+  }
+  if (input.cancel_at !== undefined) {
+    assertFuture(input.cancel_at, 'cancel_at');
+    changes.cancelAt = input.cancel_at === null ? null : input.cancel_at * 1000;
+  }
+  if (input.cancel_at_period_end !== undefined) changes.cancelAtPeriodEnd = input.cancel_at_period_end;
+  if (input.end_date !== undefined) {
+    assertFuture(input.end_date, 'end_date');
+    if (input.end_date !== null && input.end_date * 1000 <= row.startDate.getTime()) {
+      throw badRequest("Invalid body parameter 'end_date': must be after start_date", 'end_date');
+    }
+    changes.endDate = input.end_date === null ? null : input.end_date * 1000;
+  }
+  if (Object.keys(changes).length === 0) return getSubscriptionObject(prisma, accountId, id);
+  return updateSubscriptionWorkflow(deps.temporal, id, changeUpdate, [changes]);
+}
+
+export async function cancelSubscription(deps: SubscriptionDeps, accountId: string, id: string, atPeriodEnd: boolean): Promise<SubscriptionObject> {
+  await liveSubscription(deps.prisma, accountId, id);
+  return updateSubscriptionWorkflow(deps.temporal, id, cancelUpdate, [{ atPeriodEnd }]);
+}
+
+export async function pauseSubscription(deps: SubscriptionDeps, accountId: string, id: string): Promise<SubscriptionObject> {
+  await liveSubscription(deps.prisma, accountId, id);
+  return updateSubscriptionWorkflow(deps.temporal, id, pauseUpdate, []);
+}
+
+export async function resumeSubscription(deps: SubscriptionDeps, accountId: string, id: string): Promise<SubscriptionObject> {
+  await liveSubscription(deps.prisma, accountId, id);
+  return updateSubscriptionWorkflow(deps.temporal, id, resumeUpdate, []);
+}

@@ -1,0 +1,33 @@
+import { Worker } from '@temporalio/worker';
+import { quietRuntime, readHistories } from './support/subscriptions';
+
+// The committed histories in test/fixtures/histories were recorded by the subscription scenario
+// tests (monthly renewals across a continue-as-new, trial, scheduled start, end_date, pause and
+// resume, cancels, quantity change, dunning outcomes, worker crash). Replaying them through the
+// current workflow code fails when a change is not replay-compatible with subscriptions already
+// running in production: such a change needs workflow versioning (patched()), not a silent edit.
+
+describe('subscription workflow replay', () => {
+  beforeAll(quietRuntime);
+  const histories = readHistories();
+
+  it('has recorded histories to replay', () => {
+    expect(histories.length).toBeGreaterThanOrEqual(10);
+  });
+
+  it('replays every recorded history with the current workflow code', async () => {
+    const failures: string[] = [];
+    let replayed = 0;
+    for await (const result of Worker.runReplayHistories(
+      { workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! } },
+      histories.map((entry) => ({ workflowId: entry.workflowId, history: entry.history })),
+    )) {
+      // Results come back in the order the histories were given.
+      const { name } = histories[replayed]!;
+      replayed += 1;
+      if (result.error) failures.push(`${name} (${result.workflowId}): ${result.error.message}`);
+    }
+    expect(failures).toEqual([]);
+    expect(replayed).toBe(histories.length);
+  });
+});

@@ -1,0 +1,441 @@
+import { BILLING_ACCOUNT_ID, BILLING_CUSTOMER_ID, BILLING_STATUS } from '../src/temporal/search-attributes';
+import { newId } from '../src/lib/ids';
+import { startSubscriptionWorkflow } from '../src/subscriptions/subscription-workflow.client';
+import { apiClient, createTestAccount, type ApiClient } from './support/harness';
+import { addPaymentMethod, cardBody, CARDS, createCustomer, createTaxRate, customerWithCard } from './support/payments';
+import {
+  createSubscription,
+  DAY_MS,
+  expectStatus,
+  invoicesOf,
+  recurringPrice,
+  startSubscriptionWorld,
+  subscriptionEvents,
+  unix,
+  workflowHandle,
+  type SubscriptionWorld,
+} from './support/subscriptions';
+
+let world: SubscriptionWorld;
+let api: ApiClient;
+let other: ApiClient;
+let customer: string;
+let monthly: string;
+let yearly: string;
+let quarterly: string;
+let oneTime: string;
+let otherCustomer: string;
+let otherPrice: string;
+
+beforeAll(async () => {
+  world = await startSubscriptionWorld();
+  api = world.api;
+  other = apiClient(world.app.baseUrl, (await createTestAccount(world.app.prisma, { name: 'Other' })).apiKey);
+  customer = (await customerWithCard(api, CARDS.succeeds)).customer.id;
+  monthly = await recurringPrice(api, { unitAmount: 1500 });
+  yearly = await recurringPrice(api, { interval: 'year' });
+  quarterly = await recurringPrice(api, { intervalCount: 3 });
+  oneTime = expectStatus(await api.post('/products', { name: `One-off ${Date.now()}`, currency: 'USD', unit_amount: 500, type: 'one_time' }), 201).default_price;
+  otherCustomer = (await createCustomer(other)).id;
+  otherPrice = await recurringPrice(other);
+});
+
+afterAll(() => world.close());
+
+const now = () => world.env.currentTimeMs();
+
+async function validBody(extra: Record<string, unknown> = {}) {
+  return { customer, items: [{ price: monthly, quantity: 1 }], trial_days: 0, start_date: unix(await now()), ...extra };
+}
+
+async function subscriptionCount() {
+  return world.app.prisma.subscription.count({ where: { accountId: world.accountId } });
+}
+
+describe('POST /subscriptions', () => {
+  it('creates an active subscription, bills its first period at once and answers the spec object', async () => {
+    const subscription = await createSubscription(api, await validBody({ items: [{ price: monthly, quantity: 2 }] }));
+    expect(subscription).toMatchObject({
+      object: 'subscription',
+      status: 'active',
+      customer,
+      currency: 'USD',
+      collection_method: 'charge_automatically',
+      cancel_at: null,
+      cancel_at_period_end: false,
+      canceled_at: null,
+      ended_at: null,
+      trial_start: null,
+      trial_end: null,
+      items: { total_count: 1, data: [{ object: 'subscription_item', quantity: 2, price: { id: monthly, recurring: { interval: 'month', interval_count: 1 } } }] },
+    });
+    expect(subscription.id).toMatch(/^sub_[a-zA-Z0-9]+$/);
+    expect(subscription.items.data[0].id).toMatch(/^si_[a-zA-Z0-9]+$/);
+    // A start_date already past starts the subscription when the workflow runs: nothing is billed retroactively.
+    expect(subscription.billing_cycle_anchor - subscription.start_date).toBeGreaterThanOrEqual(0);
+    expect(subscription.billing_cycle_anchor - subscription.start_date).toBeLessThan(5);
+    expect(subscription.current_period_start).toBe(subscription.billing_cycle_anchor);
+    const [invoice] = await invoicesOf(world, subscription.id);
+    expect(subscription.latest_invoice).toBe(invoice!.id);
+    expect(invoice).toMatchObject({ status: 'paid', total: 3000n });
+    expect(expectStatus(await api.get(`/subscriptions/${subscription.id}`), 200)).toEqual(subscription);
+
+    const [created] = await subscriptionEvents(world, subscription.id);
+    expect(created!.type).toBe('subscription.created');
+    expect(created!.data).toMatchObject({ id: subscription.id, status: 'active', items: { object: 'list', total_count: 1 } });
+    expect(created!.data).not.toHaveProperty('reason');
+    expect(created!.data).not.toHaveProperty('initiated_by');
+  });
+
+  it('puts account, customer and status in search attributes and memo, for operators', async () => {
+    const subscription = await createSubscription(api, await validBody({ start_date: unix((await now()) + 30 * DAY_MS) }));
+    expect(subscription.status).toBe('scheduled');
+    const description = await workflowHandle(world, subscription.id).describe();
+    expect(description.typedSearchAttributes.get(BILLING_ACCOUNT_ID)).toBe(world.accountId);
+    expect(description.typedSearchAttributes.get(BILLING_CUSTOMER_ID)).toBe(customer);
+    expect(description.typedSearchAttributes.get(BILLING_STATUS)).toBe('scheduled');
+    expect(description.memo).toEqual({ accountId: world.accountId, customerId: customer });
+    // Webhook payloads know no `scheduled`: it is sent as active.
+    const [created] = await subscriptionEvents(world, subscription.id);
+    expect((created!.data as { status: string }).status).toBe('active');
+  });
+
+  it('send_invoice: the first invoice is finalized and sent, not charged', async () => {
+    const subscription = await createSubscription(api, await validBody({ collection_method: 'send_invoice' }));
+    const [invoice] = await invoicesOf(world, subscription.id);
+    expect(invoice).toMatchObject({ status: 'open', collectionMethod: 'send_invoice', attemptCount: 0 });
+    expect(invoice!.dueDate!.getTime()).toBe(invoice!.periodStart.getTime() + 30 * DAY_MS);
+    const types = (await subscriptionEvents(world, subscription.id)).map((event) => event.type);
+    expect(types).toEqual(['subscription.created', 'invoice.created', 'invoice.finalized', 'invoice.sent', 'subscription.updated']);
+  });
+
+  it('applies tax rates to the invoice lines; default_payment_method pays', async () => {
+    const tax = await createTaxRate(api, 10, false);
+    const card = await addPaymentMethod(api, customer, cardBody(CARDS.succeeds, { billing_details: { name: 'Second card' } }));
+    const subscription = await createSubscription(api, await validBody({ items: [{ price: monthly, quantity: 1, tax: [tax.id] }], default_payment_method: card.id }));
+    expect(subscription).toMatchObject({ default_payment_method: card.id, items: { data: [{ tax_rates: [tax.id] }] } });
+    const [invoice] = await invoicesOf(world, subscription.id);
+    expect(invoice).toMatchObject({ status: 'paid', subtotal: 1500n, tax: 150n, total: 1650n, paymentMethodId: card.id });
+  });
+
+  it('honours Idempotency-Key: the same request twice makes one subscription', async () => {
+    const body = await validBody();
+    const headers = { 'Idempotency-Key': `sub-${Date.now()}` };
+    const first = await api.post('/subscriptions', body, headers);
+    const second = await api.post('/subscriptions', body, headers);
+    expect(first.status).toBe(201);
+    expect(second.body.id).toBe(first.body.id);
+  });
+
+  const past = unix(Date.now()) - 86_400;
+  it.each([
+    [{ customer: undefined }, 'customer', 'parameter_missing'],
+    [{ items: undefined }, 'items', 'parameter_missing'],
+    [{ items: [] }, 'items', 'parameter_invalid'],
+    [{ items: 'price_x' }, 'items', 'parameter_invalid'],
+    [{ items: [{ quantity: 1 }] }, 'items.0.price', 'parameter_missing'],
+    [{ items: [{ price: 'price_abc' }] }, 'items.0.quantity', 'parameter_missing'],
+    [{ items: [{ price: 'price_abc', quantity: 0 }] }, 'items.0.quantity', 'parameter_invalid'],
+    [{ items: [{ price: 'price_abc', quantity: -2 }] }, 'items.0.quantity', 'parameter_invalid'],
+    [{ items: [{ price: 'price_abc', quantity: 1.5 }] }, 'items.0.quantity', 'parameter_invalid'],
+    [{ items: [{ price: 'price_abc', quantity: 1, colour: 'red' }] }, 'items.0.colour', 'parameter_unknown'],
+    [{ items: [{ price: 'price_abc', quantity: 1, tax: ['txr_a', 'txr_a'] }] }, 'items.0.tax', 'parameter_invalid'],
+    [{ items: [{ price: 'not a price', quantity: 1 }] }, 'items.0.price', 'parameter_invalid'],
+    [{ trial_days: undefined }, 'trial_days', 'parameter_missing'],
+    [{ trial_days: -1 }, 'trial_days', 'parameter_invalid'],
+    [{ trial_days: 731 }, 'trial_days', 'parameter_invalid'],
+    [{ trial_days: '3' }, 'trial_days', 'parameter_invalid'],
+    [{ start_date: undefined }, 'start_date', 'parameter_missing'],
+    [{ start_date: 0 }, 'start_date', 'parameter_invalid'],
+    [{ start_date: -100 }, 'start_date', 'parameter_invalid'],
+    [{ start_date: 1.5 }, 'start_date', 'parameter_invalid'],
+    [{ start_date: '2027-01-01' }, 'start_date', 'parameter_invalid'],
+    [{ end_date: 0 }, 'end_date', 'parameter_invalid'],
+    [{ start_date: past, end_date: past - 10 }, 'end_date', 'parameter_invalid'],
+    [{ start_date: past - 100, end_date: past }, 'end_date', 'parameter_invalid'],
+    [{ start_billing_date: -1 }, 'start_billing_date', 'parameter_invalid'],
+    [{ start_date: past, start_billing_date: past - 1 }, 'start_billing_date', 'parameter_invalid'],
+    [{ collection_method: 'cash' }, 'collection_method', 'parameter_invalid'],
+    [{ default_payment_method: 'card_123' }, 'default_payment_method', 'parameter_invalid'],
+    [{ coupon: 'FREE' }, 'coupon', 'parameter_unknown'],
+  ])('rejects %j with 400 naming %s, and writes nothing', async (overrides, param, code) => {
+    const before = await subscriptionCount();
+    const body: Record<string, unknown> = { ...(await validBody()), ...overrides };
+    for (const key of Object.keys(body)) if (body[key] === undefined) delete body[key];
+    const response = await api.post('/subscriptions', body);
+    expect(response.status).toBe(400);
+    expect(response.body.error).toMatchObject({ type: 'invalid_request_error', param, code });
+    expect(await subscriptionCount()).toBe(before);
+  });
+
+  it('rejects prices that cannot be billed together, naming the item: one-time, another interval, another count, another currency, repeated', async () => {
+    const euro = newId('price');
+    const product = await world.app.prisma.price.findUniqueOrThrow({ where: { id: monthly } });
+    await world.app.prisma.price.create({
+      data: { id: euro, accountId: world.accountId, productId: product.productId, currency: 'EUR', unitAmount: 100, type: 'recurring', recurringInterval: 'month', recurringIntervalCount: 1, taxBehavior: 'exclusive' },
+    });
+    const before = await subscriptionCount();
+    for (const [items, param, fragment] of [
+      [[{ price: oneTime, quantity: 1 }], 'items.0.price', 'one-time'],
+      [[{ price: monthly, quantity: 1 }, { price: yearly, quantity: 1 }], 'items.1.price', 'interval'],
+      [[{ price: monthly, quantity: 1 }, { price: quarterly, quantity: 1 }], 'items.1.price', 'interval'],
+      [[{ price: monthly, quantity: 1 }, { price: euro, quantity: 1 }], 'items.1.price', 'currency'],
+      [[{ price: monthly, quantity: 1 }, { price: monthly, quantity: 2 }], 'items.1.price', 'another item'],
+    ] as const) {
+      const response = await api.post('/subscriptions', await validBody({ items }));
+      expect(response.status).toBe(400);
+      expect(response.body.error.param).toBe(param);
+      expect(response.body.error.message).toContain(fragment);
+    }
+    expect(await subscriptionCount()).toBe(before);
+  });
+
+  it('answers 404 naming the field for unknown or other-account customers, prices, tax rates and payment methods', async () => {
+    const before = await subscriptionCount();
+    const foreignTax = await createTaxRate(other, 5, false);
+    for (const [overrides, param] of [
+      [{ customer: 'cus_doesnotexist' }, 'customer'],
+      [{ customer: otherCustomer }, 'customer'],
+      [{ items: [{ price: 'price_doesnotexist', quantity: 1 }] }, 'items.0.price'],
+      [{ items: [{ price: otherPrice, quantity: 1 }] }, 'items.0.price'],
+      [{ items: [{ price: monthly, quantity: 1, tax: ['txr_doesnotexist'] }] }, 'items.0.tax'],
+      [{ items: [{ price: monthly, quantity: 1, tax: [foreignTax.id] }] }, 'items.0.tax'],
+      [{ default_payment_method: 'pm_doesnotexist' }, 'default_payment_method'],
+    ] as const) {
+      const response = await api.post('/subscriptions', await validBody(overrides));
+      expect(response.status).toBe(404);
+      expect(response.body.error).toMatchObject({ type: 'not_found', param });
+    }
+    expect(await subscriptionCount()).toBe(before);
+  });
+
+  it('when a price vanishes between the check and the write, the workflow refuses the creation: 404, no row, workflow ended', async () => {
+    const id = newId('subscription');
+    const creation = startSubscriptionWorkflow(world.env.client, world.taskQueue, {
+      id,
+      accountId: world.accountId,
+      customerId: customer,
+      currency: 'USD',
+      interval: 'month',
+      intervalCount: 1,
+      collectionMethod: 'charge_automatically',
+      defaultPaymentMethodId: null,
+      items: [{ id: newId('subscriptionItem'), priceId: 'price_deletedmeanwhile', quantity: 1, taxRateIds: [] }],
+      trialDays: 0,
+      startDate: await now(),
+      endDate: null,
+      startBillingDate: null,
+    });
+    await expect(creation).rejects.toMatchObject({ status: 404, type: 'not_found', param: 'items.0.price' });
+    expect(await world.app.prisma.subscription.findUnique({ where: { id } })).toBeNull();
+    expect((await workflowHandle(world, id).describe()).status.name).toBe('COMPLETED');
+  });
+
+  it('refuses an inactive tax rate and a payment method of another customer with 400', async () => {
+    const tax = await createTaxRate(api, 7, false);
+    expectStatus(await api.patch(`/taxRates/${tax.id}`, { active: false }), 200);
+    const inactive = await api.post('/subscriptions', await validBody({ items: [{ price: monthly, quantity: 1, tax: [tax.id] }] }));
+    expect(inactive.status).toBe(400);
+    expect(inactive.body.error.param).toBe('items.0.tax');
+    const { method } = await customerWithCard(api);
+    const foreignCard = await api.post('/subscriptions', await validBody({ default_payment_method: method.id }));
+    expect(foreignCard.status).toBe(400);
+    expect(foreignCard.body.error).toMatchObject({ param: 'default_payment_method', code: 'payment_method_not_attached' });
+  });
+});
+
+describe('GET /subscriptions', () => {
+  let listApi: ApiClient;
+  let listAccountId: string;
+  const ids: string[] = [];
+  let firstCustomer: string;
+
+  beforeAll(async () => {
+    const account = await createTestAccount(world.app.prisma, { name: 'Lister' });
+    listAccountId = account.accountId;
+    listApi = apiClient(world.app.baseUrl, account.apiKey);
+    firstCustomer = (await customerWithCard(listApi)).customer.id;
+    const secondCustomer = (await customerWithCard(listApi)).customer.id;
+    const price = await recurringPrice(listApi);
+    const start = unix(await now());
+    for (const [index, body] of [
+      { customer: firstCustomer, start_date: start, trial_days: 0 },
+      { customer: firstCustomer, start_date: start, trial_days: 7 },
+      { customer: secondCustomer, start_date: start + 86_400 * 10, trial_days: 0 },
+    ].entries()) {
+      ids.push((await createSubscription(listApi, { ...body, items: [{ price, quantity: index + 1 }] })).id);
+    }
+  });
+
+  it('lists newest first with the page envelope, and filters by status and customer', async () => {
+    const page = expectStatus(await listApi.get('/subscriptions?take=2'), 200);
+    expect(page.meta).toEqual({ page: 1, take: 2, itemsTotal: 3, pagesTotal: 2 });
+    expect(page.data.map((s: { id: string }) => s.id)).toEqual([ids[2], ids[1]]);
+    expect(expectStatus(await listApi.get('/subscriptions?page=2&take=2'), 200).data.map((s: { id: string }) => s.id)).toEqual([ids[0]]);
+    expect(expectStatus(await listApi.get('/subscriptions?status=trialing'), 200).data.map((s: { id: string }) => s.id)).toEqual([ids[1]]);
+    expect(expectStatus(await listApi.get(`/subscriptions?customer=${firstCustomer}`), 200).meta.itemsTotal).toBe(2);
+    expect(expectStatus(await listApi.get('/subscriptions?status=canceled'), 200).data).toEqual([]);
+    expect(await world.app.prisma.subscription.count({ where: { accountId: listAccountId } })).toBe(3);
+  });
+
+  it.each([
+    ['status=past_due', 'status'],
+    ['take=0', 'take'],
+    ['take=101', 'take'],
+    ['page=0', 'page'],
+    ['customer=not valid', 'customer'],
+    ['sort=asc', 'sort'],
+  ])('rejects ?%s with 400 naming %s', async (query, param) => {
+    const response = await listApi.get(`/subscriptions?${query}`);
+    expect(response.status).toBe(400);
+    expect(response.body.error.param).toBe(param);
+  });
+
+  it("never shows another account's subscriptions", async () => {
+    const listed = expectStatus(await other.get('/subscriptions?take=100'), 200);
+    expect(listed.data.filter((s: { id: string }) => ids.includes(s.id))).toEqual([]);
+  });
+});
+
+describe('changing a subscription', () => {
+  let subscription: any;
+  beforeEach(async () => {
+    subscription = await createSubscription(api, await validBody());
+  });
+
+  it("answers 404 to another account on every endpoint, exactly like an unknown id, and 400 to a malformed id", async () => {
+    const calls: [string, (client: ApiClient, id: string) => Promise<{ status: number; body: any }>][] = [
+      ['GET', (client, id) => client.get(`/subscriptions/${id}`)],
+      ['PATCH', (client, id) => client.patch(`/subscriptions/${id}`, { collection_method: 'send_invoice' })],
+      ['DELETE', (client, id) => client.delete(`/subscriptions/${id}`)],
+      ['DELETE at period end', (client, id) => client.delete(`/subscriptions/${id}?at_period_end=true`)],
+      ['pause', (client, id) => client.post(`/subscriptions/${id}/pause`)],
+      ['resume', (client, id) => client.post(`/subscriptions/${id}/resume`)],
+    ];
+    for (const [name, call] of calls) {
+      const foreign = await call(other, subscription.id);
+      const unknown = await call(api, 'sub_doesnotexist');
+      expect([name, foreign.status, foreign.body.error.type]).toEqual([name, 404, 'not_found']);
+      expect([name, unknown.status]).toEqual([name, 404]);
+      expect(foreign.body.error.message).toBe(unknown.body.error.message.replace('sub_doesnotexist', subscription.id));
+      const malformed = await call(api, 'not-an-id!');
+      expect([name, malformed.status, malformed.body.error.param]).toEqual([name, 400, 'id']);
+    }
+    expect(expectStatus(await api.get(`/subscriptions/${subscription.id}`), 200)).toMatchObject({ status: 'active', collection_method: 'charge_automatically' });
+  });
+
+  it('PATCH changes items, collection method, end_date and cancel_at, each with subscription.updated', async () => {
+    const itemId = subscription.items.data[0].id;
+    const end = unix((await now()) + 400 * DAY_MS);
+    const patched = expectStatus(
+      await api.patch(`/subscriptions/${subscription.id}`, {
+        items: [{ id: itemId, quantity: 5 }, { price: (await recurringPrice(api)) as string, quantity: 2 }],
+        collection_method: 'send_invoice',
+        end_date: end,
+      }),
+      200,
+      'PATCH',
+    );
+    expect(patched).toMatchObject({ collection_method: 'send_invoice', end_date: end, items: { total_count: 2, data: [{ id: itemId, quantity: 5 }, { quantity: 2 }] } });
+    const removed = expectStatus(await api.patch(`/subscriptions/${subscription.id}`, { items: [{ id: itemId, deleted: true }], end_date: null }), 200);
+    expect(removed).toMatchObject({ end_date: null, items: { total_count: 1, data: [{ quantity: 2 }] } });
+    const cancelAt = unix((await now()) + 100 * DAY_MS);
+    expect(expectStatus(await api.patch(`/subscriptions/${subscription.id}`, { cancel_at: cancelAt }), 200)).toMatchObject({ cancel_at: cancelAt });
+    const updates = (await subscriptionEvents(world, subscription.id)).filter((event) => event.type === 'subscription.updated');
+    expect(updates.length).toBeGreaterThanOrEqual(4);
+    expect(updates.at(-1)!.data).toMatchObject({ cancel_at: cancelAt });
+  });
+
+  it('PATCH rejects what the subscription cannot take, naming the field, and changes nothing', async () => {
+    const itemId = subscription.items.data[0].id;
+    for (const [body, status, param] of [
+      [{ items: [{ id: 'si_doesnotexist', quantity: 2 }] }, 400, 'items.0.id'],
+      [{ items: [{ id: itemId, deleted: true }] }, 400, 'items'],
+      [{ items: [{ id: itemId, quantity: 0 }] }, 400, 'items.0.quantity'],
+      [{ items: [{ price: monthly }] }, 400, 'items.0.quantity'],
+      [{ items: [{ quantity: 1 }] }, 400, 'items.0.price'],
+      [{ items: [{ id: itemId, deleted: true, quantity: 1 }] }, 400, 'items.0.deleted'],
+      [{ items: [{ price: yearly, quantity: 1 }] }, 400, 'items.0.price'],
+      [{ items: [{ price: monthly, quantity: 1 }] }, 400, 'items'],
+      [{ items: [{ price: otherPrice, quantity: 1 }] }, 404, 'items.0.price'],
+      [{ cancel_at: unix(Date.now()) - 10 }, 400, 'cancel_at'],
+      [{ cancel_at: unix(Date.now()) + 86_400, cancel_at_period_end: true }, 400, 'cancel_at_period_end'],
+      [{ end_date: 0 }, 400, 'end_date'],
+      [{ default_payment_method: 'pm_doesnotexist' }, 404, 'default_payment_method'],
+      [{ status: 'paused' }, 400, 'status'],
+    ] as const) {
+      const response = await api.patch(`/subscriptions/${subscription.id}`, body);
+      expect([JSON.stringify(body), response.status, response.body.error?.param]).toEqual([JSON.stringify(body), status, param]);
+    }
+    const unchanged = expectStatus(await api.get(`/subscriptions/${subscription.id}`), 200);
+    expect(unchanged).toEqual(subscription);
+  });
+
+  it('refuses forbidden moves with 409: resume an active one, pause a trialing one, anything on a canceled one', async () => {
+    const resume = await api.post(`/subscriptions/${subscription.id}/resume`);
+    expect(resume.status).toBe(409);
+    expect(resume.body.error).toMatchObject({ type: 'conflict', code: 'subscription_not_paused' });
+    expect(resume.body.error.message).toContain('only a paused subscription can be resumed');
+
+    const trialing = await createSubscription(api, await validBody({ trial_days: 5 }));
+    const pauseTrial = await api.post(`/subscriptions/${trialing.id}/pause`);
+    expect(pauseTrial.status).toBe(409);
+    expect(pauseTrial.body.error.code).toBe('subscription_not_active');
+
+    expect(expectStatus(await api.delete(`/subscriptions/${subscription.id}`), 200).status).toBe('canceled');
+    for (const response of [
+      await api.post(`/subscriptions/${subscription.id}/pause`),
+      await api.post(`/subscriptions/${subscription.id}/resume`),
+      await api.delete(`/subscriptions/${subscription.id}`),
+      await api.patch(`/subscriptions/${subscription.id}`, { collection_method: 'send_invoice' }),
+    ]) {
+      expect(response.status).toBe(409);
+      expect(response.body.error).toMatchObject({ type: 'conflict', code: 'subscription_canceled' });
+    }
+  });
+
+  it('rejects bad query and body fields on DELETE, pause and resume', async () => {
+    expect((await api.delete(`/subscriptions/${subscription.id}?at_period_end=maybe`)).body.error.param).toBe('at_period_end');
+    expect((await api.delete(`/subscriptions/${subscription.id}?now=true`)).body.error).toMatchObject({ param: 'now', code: 'parameter_unknown' });
+    expect((await api.post(`/subscriptions/${subscription.id}/pause`, { until: 5 })).body.error).toMatchObject({ param: 'until', code: 'parameter_unknown' });
+    expect((await api.post(`/subscriptions/${subscription.id}/resume`, { now: true })).status).toBe(400);
+    expect(expectStatus(await api.get(`/subscriptions/${subscription.id}`), 200).status).toBe('active');
+  });
+});
+
+describe('dunning settings', () => {
+  it('answers the defaults, stores a schedule and outcome, and validates them', async () => {
+    const settingsApi = apiClient(world.app.baseUrl, (await createTestAccount(world.app.prisma)).apiKey);
+    expect(expectStatus(await settingsApi.get('/settings/dunning'), 200)).toEqual({ object: 'dunning_settings', retry_days: [1, 3, 5], outcome: 'cancel' });
+    expect(expectStatus(await settingsApi.put('/settings/dunning', { retry_days: [2, 4], outcome: 'pause' }), 200)).toEqual({
+      object: 'dunning_settings',
+      retry_days: [2, 4],
+      outcome: 'pause',
+    });
+    expect(expectStatus(await settingsApi.get('/settings/dunning'), 200)).toMatchObject({ retry_days: [2, 4], outcome: 'pause' });
+    expect(expectStatus(await other.get('/settings/dunning'), 200)).toMatchObject({ retry_days: [1, 3, 5] });
+    for (const [body, param] of [
+      [{ retry_days: [3, 1], outcome: 'cancel' }, 'retry_days'],
+      [{ retry_days: [0], outcome: 'cancel' }, 'retry_days.0'],
+      [{ retry_days: [61], outcome: 'cancel' }, 'retry_days.0'],
+      [{ retry_days: [1], outcome: 'refund' }, 'outcome'],
+      [{ outcome: 'cancel' }, 'retry_days'],
+      [{ retry_days: [1], outcome: 'cancel', grace: 3 }, 'grace'],
+    ] as const) {
+      const response = await settingsApi.put('/settings/dunning', body);
+      expect([response.status, response.body.error.param]).toEqual([400, param]);
+    }
+  });
+});
+
+describe('OpenAPI', () => {
+  it('documents every subscription endpoint', async () => {
+    const document = expectStatus(await api.get('/openapi.json'), 200);
+    expect(Object.keys(document.paths['/subscriptions'])).toEqual(expect.arrayContaining(['get', 'post']));
+    expect(Object.keys(document.paths['/subscriptions/{id}'])).toEqual(expect.arrayContaining(['get', 'patch', 'delete']));
+    expect(document.paths['/subscriptions/{id}/pause'].post.responses).toHaveProperty('409');
+    expect(document.paths['/subscriptions/{id}/resume'].post).toBeDefined();
+    expect(Object.keys(document.paths['/settings/dunning'])).toEqual(expect.arrayContaining(['get', 'put']));
+    expect(document.components.schemas.Subscription).toBeDefined();
+  });
+});

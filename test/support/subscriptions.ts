@@ -1,0 +1,208 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { temporal } from '@temporalio/proto';
+import { DefaultLogger, Runtime, type Worker } from '@temporalio/worker';
+import { stateQuery, subscriptionWorkflowId, type SubscriptionStateView } from '../../workflows/subscription-messages';
+import { apiClient, createTestAccount, startTestApp, type ApiClient, type TestApp } from './harness';
+import { createEnvWorker, createTimeSkippingEnv } from './temporal';
+
+export const DAY_MS = 86_400_000;
+const { History } = temporal.api.history.v1;
+export const HISTORIES_DIR = path.join(__dirname, '..', 'fixtures', 'histories');
+
+let runtimeInstalled = false;
+/** The worker SDK logs every state change at INFO; a failing test needs its warnings only. */
+export function quietRuntime(): void {
+  if (runtimeInstalled) return;
+  runtimeInstalled = true;
+  try {
+    Runtime.install({ logger: new DefaultLogger('WARN') });
+  } catch {
+    // another test support module installed it in this process
+  }
+}
+
+/**
+ * The real HTTP app and a worker on a time-skipping Temporal environment of their own, so a
+ * scenario's clock (env.sleep) moves only its own subscriptions. The environment's clock starts at
+ * the real time; the workflow judges dates by it.
+ */
+export interface SubscriptionWorld {
+  env: TestWorkflowEnvironment;
+  app: TestApp;
+  api: ApiClient;
+  accountId: string;
+  taskQueue: string;
+  worker: Worker | null;
+  /** Starts the project's worker (real activities) unless one runs; returns it. */
+  startWorker(): Promise<Worker>;
+  /** Stops the running worker and waits until it has stopped. */
+  stopWorker(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startSubscriptionWorld(options: { worker?: boolean } = {}): Promise<SubscriptionWorld> {
+  quietRuntime();
+  const env = await createTimeSkippingEnv();
+  const taskQueue = `subscriptions-${crypto.randomUUID()}`;
+  const app = await startTestApp({ temporal: env.client, taskQueue });
+  const account = await createTestAccount(app.prisma, { name: 'Subscriptions Co' });
+  let running: Promise<void> | null = null;
+  const world: SubscriptionWorld = {
+    env,
+    app,
+    api: apiClient(app.baseUrl, account.apiKey),
+    accountId: account.accountId,
+    taskQueue,
+    worker: null,
+    async startWorker() {
+      if (world.worker) return world.worker;
+      const worker = await createEnvWorker(env, app.prisma, taskQueue);
+      world.worker = worker;
+      running = worker.run();
+      return worker;
+    },
+    async stopWorker() {
+      if (!world.worker) return;
+      if (world.worker.getState() === 'RUNNING') world.worker.shutdown();
+      await running;
+      world.worker = null;
+    },
+    async close() {
+      await world.stopWorker();
+      await app.close();
+      await env.teardown();
+    },
+  };
+  if (options.worker !== false) await world.startWorker();
+  return world;
+}
+
+export function expectStatus(response: { status: number; body: any }, status: number, what = 'request') {
+  if (response.status !== status) throw new Error(`${what} answered ${response.status}, expected ${status}: ${JSON.stringify(response.body)}`);
+  return response.body;
+}
+
+let productCounter = 0;
+
+/** A product whose first price is recurring (month x1 unless given); answers the price id. */
+export async function recurringPrice(
+  api: ApiClient,
+  options: { unitAmount?: number; interval?: 'day' | 'week' | 'month' | 'year'; intervalCount?: number; currency?: string } = {},
+): Promise<string> {
+  productCounter += 1;
+  const product = expectStatus(
+    await api.post('/products', {
+      name: `Plan ${productCounter} ${crypto.randomUUID().slice(0, 8)}`,
+      currency: options.currency ?? 'USD',
+      unit_amount: options.unitAmount ?? 2000,
+      type: 'recurring',
+      recurring: { interval: options.interval ?? 'month', interval_count: options.intervalCount ?? 1 },
+    }),
+    201,
+    'POST /products',
+  );
+  return product.default_price;
+}
+
+export async function createSubscription(api: ApiClient, body: Record<string, unknown>) {
+  return expectStatus(await api.post('/subscriptions', body), 201, 'POST /subscriptions');
+}
+
+export const unix = (ms: number) => Math.floor(ms / 1000);
+export const iso = (seconds: number) => new Date(seconds * 1000).toISOString();
+
+export function workflowHandle(world: SubscriptionWorld, subscriptionId: string) {
+  return world.env.client.workflow.getHandle(subscriptionWorkflowId(subscriptionId));
+}
+
+export function subscriptionState(world: SubscriptionWorld, subscriptionId: string): Promise<SubscriptionStateView> {
+  return workflowHandle(world, subscriptionId).query(stateQuery);
+}
+
+/**
+ * Waits until the workflow has done everything due at the environment's current time: it waits
+ * for a later action (or for nothing), no step runs, and the database row shows its last change.
+ * A workflow that has ended (canceled, expired) is settled once its row says so.
+ */
+export async function settled(world: SubscriptionWorld, subscriptionId: string, timeoutMs = 30_000): Promise<SubscriptionStateView | null> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const description = await workflowHandle(world, subscriptionId).describe();
+    if (description.status.name !== 'RUNNING' && description.status.name !== 'CONTINUED_AS_NEW') {
+      const row = await world.app.prisma.subscription.findUnique({ where: { id: subscriptionId } });
+      if (row && (row.status === 'canceled' || row.status === 'expired')) return null;
+    } else {
+      const [state, now] = await Promise.all([subscriptionState(world, subscriptionId).catch(() => null), world.env.currentTimeMs()]);
+      if (state && state.settled && !state.busy && (state.nextAction === null || state.nextAction.at > now)) {
+        const row = await world.app.prisma.subscription.findUnique({ where: { id: subscriptionId } });
+        if (row && row.workflowVersion === state.version) return state;
+      }
+    }
+    if (Date.now() > deadline) throw new Error(`subscription ${subscriptionId} did not settle in ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** Moves the test server's clock to `targetMs` (timers fire on the way), then waits for the subscription to settle. */
+export async function advanceTo(world: SubscriptionWorld, subscriptionId: string, targetMs: number) {
+  const now = await world.env.currentTimeMs();
+  if (targetMs > now) await world.env.sleep(targetMs - now);
+  return settled(world, subscriptionId);
+}
+
+export async function advanceBy(world: SubscriptionWorld, subscriptionId: string, ms: number) {
+  return advanceTo(world, subscriptionId, (await world.env.currentTimeMs()) + ms);
+}
+
+export async function invoicesOf(world: SubscriptionWorld, subscriptionId: string) {
+  return world.app.prisma.invoice.findMany({ where: { subscriptionId }, orderBy: { periodStart: 'asc' }, include: { lines: true } });
+}
+
+/** The subscription's own events and those of its invoices, oldest first, as [type, data]. */
+export async function subscriptionEvents(world: SubscriptionWorld, subscriptionId: string) {
+  const events = await world.app.prisma.event.findMany({ where: { accountId: world.accountId }, orderBy: { seq: 'asc' } });
+  return events.filter((event) => {
+    const data = event.data as { id?: string; subscription?: string };
+    return data.id === subscriptionId || data.subscription === subscriptionId;
+  });
+}
+
+/**
+ * Saves the histories of every run of the subscription's workflow (continue-as-new included) for
+ * the replay test. Committed fixtures are kept as recorded: they stand for the workflow code that
+ * made them; UPDATE_HISTORIES=1 records them again after a deliberate, compatible change.
+ */
+export async function recordHistories(world: SubscriptionWorld, subscriptionId: string, name: string): Promise<void> {
+  const file = path.join(HISTORIES_DIR, `${name}.json`);
+  if (fs.existsSync(file) && process.env.UPDATE_HISTORIES !== '1') return;
+  const workflowId = subscriptionWorkflowId(subscriptionId);
+  const current = await world.env.client.workflow.getHandle(workflowId).fetchHistory();
+  const runs: { workflowId: string; history: unknown }[] = [];
+  let runId: string | undefined = current.events?.[0]?.workflowExecutionStartedEventAttributes?.firstExecutionRunId ?? undefined;
+  while (runId) {
+    const history = await world.env.client.workflow.getHandle(workflowId, runId).fetchHistory();
+    // protobufjs's object form (enum names, int64 and bytes as strings), read back with History.fromObject.
+    runs.push({ workflowId, history: History.toObject(History.fromObject(history), { longs: String, enums: String, bytes: String }) });
+    const last = history.events?.at(-1);
+    runId = last?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId ?? undefined;
+  }
+  fs.mkdirSync(HISTORIES_DIR, { recursive: true });
+  const temporary = `${file}.${process.pid}.tmp`;
+  fs.writeFileSync(temporary, `${JSON.stringify({ name, runs })}\n`);
+  fs.renameSync(temporary, file);
+}
+
+export function readHistories(): { name: string; workflowId: string; history: ReturnType<typeof History.fromObject> }[] {
+  if (!fs.existsSync(HISTORIES_DIR)) return [];
+  return fs
+    .readdirSync(HISTORIES_DIR)
+    .filter((file) => file.endsWith('.json'))
+    .sort()
+    .flatMap((file) => {
+      const { name, runs } = JSON.parse(fs.readFileSync(path.join(HISTORIES_DIR, file), 'utf8')) as { name: string; runs: { workflowId: string; history: unknown }[] };
+      return runs.map((run, index) => ({ name: `${name}#${index + 1}`, workflowId: run.workflowId, history: History.fromObject(run.history as object) }));
+    });
+}

@@ -1,0 +1,310 @@
+import {
+  allHandlersFinished,
+  ApplicationFailure,
+  condition,
+  log,
+  makeContinueAsNewFunc,
+  proxyActivities,
+  setHandler,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { PersistSubscriptionInput, SubscriptionActivities } from '../activities/subscriptions';
+import { periodBounds } from '../src/subscriptions/billing-dates';
+import {
+  billed,
+  billingCycle,
+  cancel,
+  DUNNING,
+  dunningExhausted,
+  dunningResolved,
+  end,
+  endTrial,
+  initialState,
+  isEnded,
+  nextAction,
+  nextBillingAt,
+  pause,
+  REQUESTED,
+  resume,
+  retryFailed,
+  start,
+  startDunning,
+  SubscriptionRuleError,
+  update,
+  assertCanPause,
+  assertCanResume,
+  assertNotEnded,
+  type SubscriptionState,
+} from '../src/subscriptions/subscription-machine';
+import { REJECTION_TYPE, RENEWAL_REJECTED, rejectionFailure, rejectionOf, ruleRejection } from '../src/subscriptions/subscription-rejection';
+import type { SubscriptionObject } from '../src/subscriptions/subscription.schemas';
+import { BILLING_STATUS } from '../src/temporal/search-attributes';
+import { workflowNow } from './clock';
+import {
+  cancelUpdate,
+  changeUpdate,
+  createdUpdate,
+  pauseUpdate,
+  resumeUpdate,
+  stateQuery,
+  type SubscriptionWorkflowInput,
+} from './subscription-messages';
+
+/** Renewals per run before continue-as-new: a ten-year monthly subscription keeps a short history per run. */
+export const RENEWALS_PER_RUN = 12;
+/** A run also continues as new when its history grows past this (many updates, long dunning). */
+const MAX_HISTORY_EVENTS = 5_000;
+/** How long the creation answer waits for what is due at once (the first invoice and its charge). */
+const CREATION_WAIT = '20 seconds';
+
+const retry = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', nonRetryableErrorTypes: [REJECTION_TYPE, RENEWAL_REJECTED] };
+const records = proxyActivities<SubscriptionActivities>({ startToCloseTimeout: '30 seconds', retry });
+// The gateway call may take a while; a retry of a charge finishes the same attempt (attempt key).
+const payments = proxyActivities<SubscriptionActivities>({ startToCloseTimeout: '2 minutes', retry });
+
+/** The API speaks Unix seconds: every time the workflow records is a whole second, so what it stores reads back exactly. */
+function wholeSecondsNow(): number {
+  return Math.floor(workflowNow() / 1000) * 1000;
+}
+
+function asRuleFailure(error: unknown): never {
+  if (error instanceof SubscriptionRuleError) throw ruleRejection(error);
+  throw error;
+}
+
+/**
+ * One subscription's whole life (workflow id `subscription:<sub_id>`, DESIGN.md 3.7). The workflow
+ * owns the schedule; the database row is its projection, written by `persistSubscription` with each
+ * change and its event. API changes arrive as updates whose validators refuse forbidden moves, and
+ * every step runs under one lock, so a renewal and an update never interleave.
+ */
+export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Promise<SubscriptionState> {
+  let state: SubscriptionState = 'continued' in input ? input.continued : initialState(input.create, workflowNow());
+  let latest: SubscriptionObject | undefined;
+  let creationFailure: ApplicationFailure | undefined;
+  let busy = false;
+  let settled = false;
+  let renewalsThisRun = 0;
+
+  async function exclusive<T>(step: () => Promise<T>): Promise<T> {
+    await condition(() => !busy);
+    busy = true;
+    try {
+      return await step();
+    } finally {
+      busy = false;
+    }
+  }
+
+  async function commit(next: SubscriptionState, event: PersistSubscriptionInput['event']): Promise<SubscriptionObject> {
+    const object = await records.persistSubscription({ state: next, event });
+    if (next.status !== state.status) upsertSearchAttributes([{ key: BILLING_STATUS, value: next.status }]);
+    state = next;
+    latest = object;
+    return object;
+  }
+
+  /** An update's change: computed from the state it finds once it holds the lock, then persisted. */
+  function changeBy(transition: (current: SubscriptionState, nowMs: number) => SubscriptionState, event: (next: SubscriptionState) => PersistSubscriptionInput['event']) {
+    return () =>
+      exclusive(async () => {
+        let next: SubscriptionState;
+        try {
+          next = transition(state, wholeSecondsNow());
+        } catch (error) {
+          asRuleFailure(error);
+        }
+        try {
+          return await commit(next, event(next));
+        } catch (error) {
+          const rejection = rejectionOf(error);
+          if (rejection) throw rejectionFailure(rejection);
+          throw error;
+        }
+      });
+  }
+
+  function validator(check: (current: SubscriptionState) => void) {
+    return (..._args: unknown[]) => {
+      if (state.version === 0) throw rejectionFailure({ status: 409, code: 'subscription_starting', message: `Subscription ${state.id} is still being created.` });
+      try {
+        check(state);
+      } catch (error) {
+        asRuleFailure(error);
+      }
+    };
+  }
+
+  setHandler(stateQuery, () => ({
+    ...state,
+    nextBillingAt: nextBillingAt(state),
+    nextAction: nextAction(state),
+    busy,
+    settled,
+    renewalsThisRun,
+  }));
+
+  setHandler(
+    createdUpdate,
+    async () => {
+      await condition(() => creationFailure !== undefined || state.version > 0);
+      if (creationFailure) throw creationFailure;
+      await condition(() => settled || isEnded(state), CREATION_WAIT);
+      return latest!;
+    },
+    {
+      validator: () => {
+        if (!('create' in input)) throw rejectionFailure({ status: 409, code: 'subscription_exists', message: `Subscription ${state.id} exists already.` });
+      },
+    },
+  );
+
+  setHandler(pauseUpdate, changeBy(pause, () => ({ type: 'subscription.paused', cause: REQUESTED })), { validator: validator(assertCanPause) });
+  setHandler(resumeUpdate, changeBy(resume, () => ({ type: 'subscription.resumed', cause: REQUESTED })), { validator: validator(assertCanResume) });
+  setHandler(
+    cancelUpdate,
+    ({ atPeriodEnd }) =>
+      changeBy(
+        (current, nowMs) => cancel(current, nowMs, atPeriodEnd),
+        (next) => (next.status === 'canceled' ? { type: 'subscription.canceled', cause: REQUESTED } : { type: 'subscription.updated' }),
+      )(),
+    { validator: validator(assertNotEnded) },
+  );
+  setHandler(changeUpdate, (changes) => changeBy((current, nowMs) => update(current, changes, nowMs), () => ({ type: 'subscription.updated' }))(), {
+    // A dry run on the current state: unknown item ids and forbidden moves are refused before anything is recorded.
+    validator: (changes) => validator((current) => void update(current, changes, wholeSecondsNow()))(),
+  });
+
+  async function applyDunningOutcome(invoiceId: string): Promise<void> {
+    const entry = state.dunning.find((candidate) => candidate.invoiceId === invoiceId)!;
+    state = dunningResolved(state, invoiceId);
+    log.info('dunning exhausted', { subscriptionId: state.id, invoiceId, outcome: entry.outcome });
+    if (entry.outcome === 'cancel') await commit(end(state, wholeSecondsNow(), 'canceled'), { type: 'subscription.canceled', cause: DUNNING });
+    else if (entry.outcome === 'pause' && state.status === 'active') await commit(pause(state, wholeSecondsNow()), { type: 'subscription.paused', cause: DUNNING });
+    // keep_active: the invoice stays open and the subscription bills on.
+  }
+
+  /** The renewal of period `index`: invoice created, finalized, then charged (or sent), in that order. */
+  async function bill(index: number): Promise<void> {
+    const { start: periodStart, end: periodEnd } = periodBounds(billingCycle(state), index);
+    const period = { accountId: state.accountId, subscriptionId: state.id, periodStart };
+    let invoiceId: string;
+    try {
+      ({ invoiceId } = await records.createRenewalInvoice({
+        ...period,
+        periodEnd,
+        customerId: state.customerId,
+        currency: state.currency,
+        collectionMethod: state.collectionMethod,
+        billingReason: state.invoicesIssued === 0 ? 'subscription_create' : 'subscription_cycle',
+        items: state.items,
+      }));
+    } catch (error) {
+      const cause = (error as { cause?: unknown }).cause;
+      if (!(cause instanceof ApplicationFailure && cause.type === RENEWAL_REJECTED)) throw error;
+      log.warn('renewal not invoiced', { subscriptionId: state.id, periodStart, reason: cause.message });
+      await commit(billed(state, index, null, cause.message), { type: 'subscription.updated' });
+      renewalsThisRun += 1;
+      return;
+    }
+    const { status } = await records.finalizeRenewalInvoice({ ...period, invoiceId });
+    const charge =
+      status === 'open' && state.collectionMethod === 'charge_automatically'
+        ? await payments.chargeRenewalInvoice({ ...period, invoiceId, attempt: 1, paymentMethodId: state.defaultPaymentMethodId })
+        : null;
+    let next = billed(state, index, invoiceId);
+    if (charge?.outcome === 'failed') {
+      next = startDunning(next, { invoiceId, periodStart, failedAt: wholeSecondsNow(), retryDays: charge.retryDays, outcome: charge.dunningOutcome });
+    }
+    await commit(next, { type: 'subscription.updated' });
+    renewalsThisRun += 1;
+    if (charge?.outcome === 'failed' && dunningExhausted(state, invoiceId)) await applyDunningOutcome(invoiceId);
+  }
+
+  /** A dunning retry: each failure is its own invoice.payment_failed; the last one applies the account's outcome. */
+  async function retryCharge(invoiceId: string): Promise<void> {
+    const entry = state.dunning.find((candidate) => candidate.invoiceId === invoiceId)!;
+    const result = await payments.chargeRenewalInvoice({
+      accountId: state.accountId,
+      subscriptionId: state.id,
+      periodStart: entry.periodStart,
+      invoiceId,
+      attempt: entry.attempts + 1,
+      paymentMethodId: state.defaultPaymentMethodId,
+    });
+    if (result.outcome !== 'failed') {
+      state = dunningResolved(state, invoiceId);
+      return;
+    }
+    state = retryFailed(state, invoiceId);
+    if (dunningExhausted(state, invoiceId)) await applyDunningOutcome(invoiceId);
+  }
+
+  /** Performs the action due now, judged again under the lock (an update may have changed everything). */
+  async function performDue(): Promise<void> {
+    const action = nextAction(state);
+    if (!action || action.at > workflowNow()) return;
+    switch (action.kind) {
+      case 'expire':
+        await commit(end(state, action.at, 'expired'), { type: 'subscription.canceled', cause: REQUESTED });
+        break;
+      case 'cancel':
+        await commit(end(state, action.at, 'canceled'), { type: 'subscription.canceled', cause: REQUESTED });
+        break;
+      case 'start':
+        await commit(start(state, wholeSecondsNow()), { type: 'subscription.updated' });
+        break;
+      case 'end_trial':
+        await commit(endTrial(state), { type: 'subscription.updated' });
+        break;
+      case 'retry':
+        await retryCharge(action.invoiceId);
+        break;
+      case 'bill':
+        await bill(action.index);
+        break;
+    }
+  }
+
+  if ('create' in input) {
+    // The caller set account and customer; the status is the workflow's to tell.
+    upsertSearchAttributes([{ key: BILLING_STATUS, value: state.status }]);
+    try {
+      await commit({ ...state, version: 1 }, { type: 'subscription.created' });
+    } catch (error) {
+      const rejection = rejectionOf(error);
+      if (!rejection) throw error;
+      creationFailure = rejectionFailure(rejection);
+      await condition(allHandlersFinished);
+      return state;
+    }
+  }
+
+  for (;;) {
+    if (isEnded(state)) break;
+    const info = workflowInfo();
+    if (renewalsThisRun >= RENEWALS_PER_RUN || info.continueAsNewSuggested || info.historyLength > MAX_HISTORY_EVENTS) {
+      await condition(() => !busy && allHandlersFinished());
+      if (!isEnded(state)) {
+        // Memo and search attributes (as upserted until now) go on explicitly: the next run is found by the same filters.
+        const { memo, typedSearchAttributes } = workflowInfo();
+        await makeContinueAsNewFunc<typeof subscriptionWorkflow>({ memo, typedSearchAttributes })({ continued: state });
+      }
+      continue;
+    }
+    const action = nextAction(state);
+    const waitMs = action === null ? null : action.at - workflowNow();
+    if (waitMs === null || waitMs > 0) {
+      settled = true;
+      const seen = state.version;
+      if (waitMs === null) await condition(() => state.version !== seen);
+      else await condition(() => state.version !== seen, waitMs);
+      continue;
+    }
+    settled = false;
+    await exclusive(performDue);
+  }
+  await condition(allHandlersFinished);
+  return state;
+}
