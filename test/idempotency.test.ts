@@ -1,4 +1,4 @@
-import { apiClient, createTestAccount, startTestApp, type ApiClient, type TestApp } from './support/harness';
+import { apiClient, type ApiClient, type TestApp, startTwoAccountApp } from './support/harness';
 import { CARDS, customerWithCard, gatewayCharges, simpleInvoice } from './support/payments';
 
 let app: TestApp;
@@ -7,11 +7,7 @@ let accountId: string;
 let other: ApiClient;
 
 beforeAll(async () => {
-  app = await startTestApp();
-  const account = await createTestAccount(app.prisma);
-  accountId = account.accountId;
-  api = apiClient(app.baseUrl, account.apiKey);
-  other = apiClient(app.baseUrl, (await createTestAccount(app.prisma, { name: 'Other' })).apiKey);
+  ({ app, api, accountId, other } = await startTwoAccountApp());
 });
 
 afterAll(() => app.close());

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { createApp } from '../src/app';
-import { apiClient, createTestAccount, eventsOf, startTestApp, type ApiClient, type TestApp } from './support/harness';
+import { apiClient, createTestAccount, eventsOf, type ApiClient, type TestApp, startTwoAccountApp } from './support/harness';
 import {
   addPaymentMethod,
   BANK_ACCOUNTS,
@@ -22,11 +22,7 @@ let accountId: string;
 let other: ApiClient;
 
 beforeAll(async () => {
-  app = await startTestApp();
-  const account = await createTestAccount(app.prisma);
-  accountId = account.accountId;
-  api = apiClient(app.baseUrl, account.apiKey);
-  other = apiClient(app.baseUrl, (await createTestAccount(app.prisma, { name: 'Other' })).apiKey);
+  ({ app, api, accountId, other } = await startTwoAccountApp());
 });
 
 afterAll(() => app.close());

@@ -2,7 +2,7 @@ import { createGateway } from '../src/payments/simulated-gateway';
 import type { PaymentGateway } from '../src/payments/gateway';
 import { payInvoice } from '../src/invoices/invoice-payment.service';
 import { recordAdjustment } from '../src/transactions/transaction.service';
-import { apiClient, createTestAccount, startTestApp, type ApiClient, type TestApp } from './support/harness';
+import { apiClient, createTestAccount, type ApiClient, type TestApp, startTwoAccountApp } from './support/harness';
 import { CARDS, createCustomer, customerWithCard, simpleInvoice } from './support/payments';
 
 let app: TestApp;
@@ -11,11 +11,7 @@ let accountId: string;
 let other: ApiClient;
 
 beforeAll(async () => {
-  app = await startTestApp();
-  const account = await createTestAccount(app.prisma);
-  accountId = account.accountId;
-  api = apiClient(app.baseUrl, account.apiKey);
-  other = apiClient(app.baseUrl, (await createTestAccount(app.prisma, { name: 'Other' })).apiKey);
+  ({ app, api, accountId, other } = await startTwoAccountApp());
 });
 
 afterAll(() => app.close());

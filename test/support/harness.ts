@@ -124,3 +124,20 @@ export type ApiClient = ReturnType<typeof apiClient>;
 export async function eventsOf(prisma: Db, accountId: string, type?: string) {
   return prisma.event.findMany({ where: { accountId, ...(type ? { type } : {}) }, orderBy: { seq: 'asc' } });
 }
+
+export interface TwoAccountApp {
+  app: TestApp;
+  /** Client of the account under test. */
+  api: ApiClient;
+  accountId: string;
+  /** Client of a second account, for isolation checks. */
+  other: ApiClient;
+}
+
+/** The app plus two accounts: the one under test and another that must never see its data. */
+export async function startTwoAccountApp(): Promise<TwoAccountApp> {
+  const app = await startTestApp();
+  const account = await createTestAccount(app.prisma);
+  const other = apiClient(app.baseUrl, (await createTestAccount(app.prisma, { name: 'Other' })).apiKey);
+  return { app, api: apiClient(app.baseUrl, account.apiKey), accountId: account.accountId, other };
+}
