@@ -1,6 +1,7 @@
 import { findPrice, findPricesForUse, markPricesBilled } from '../src/catalog/price.service';
 import { apiClient, createTestAccount, eventsOf, startTestApp, type ApiClient, type TestApp } from './support/harness';
 import { attachToSubscription, billPrices, createProduct, monthlyPrice, oneTimePrice } from './support/catalog';
+import { createInvoice, customerWithCard } from './support/payments';
 
 let app: TestApp;
 let api: ApiClient;
@@ -193,6 +194,31 @@ describe('DELETE /prices/{id}', () => {
     expect(events.map((event) => event.type)).toEqual(['price.created', 'price.deleted']);
     expect(events[1]!.data).toEqual(price);
     expect((await api.get(`/products/${product.id}`)).body.default_price).toBe(product.default_price);
+  });
+
+  it('refuses (409) to delete a price, or its product, while a draft or open invoice bills it; the invoice can still be paid', async () => {
+    const product = await createProduct(api);
+    const priceId = product.default_price as string;
+    const { customer } = await customerWithCard(api);
+    const invoice = await createInvoice(api, { customer: customer.id, lines: [{ price: priceId, quantity: 1 }] });
+    const refused = await api.delete(`/prices/${priceId}`);
+    expect(refused.status).toBe(409);
+    expect(refused.body.error).toMatchObject({ type: 'conflict', code: 'price_in_use', message: expect.stringContaining('invoice') });
+    expect((await api.delete(`/products/${product.id}`)).body.error.code).toBe('product_in_use');
+    const paid = await api.put(`/invoices/${invoice.id}`, {});
+    expect(paid.status).toBe(200);
+    expect(paid.body.status).toBe('paid');
+    expect((await api.get(`/prices/${priceId}`)).body.active).toBe(true);
+    expect((await api.delete(`/prices/${priceId}`)).body.error.code).toBe('price_billed');
+  });
+
+  it('allows deleting a price once the only invoice billing it is void', async () => {
+    const product = await createProduct(api);
+    const { customer } = await customerWithCard(api);
+    const extra = await api.post(`/prices/${product.id}`, oneTimePrice);
+    const invoice = await createInvoice(api, { customer: customer.id, lines: [{ price: extra.body.id, quantity: 1 }] });
+    expect((await api.delete(`/invoices/${invoice.id}`)).status).toBe(200);
+    expect((await api.delete(`/prices/${extra.body.id}`)).status).toBe(200);
   });
 
   it("clears the product's default_price (product.updated) when the default price goes", async () => {

@@ -17,6 +17,7 @@ import {
   lockPrice,
   lockProduct,
   subscriptionItemCount,
+  unpaidInvoiceLineCount,
   toPriceObject,
   toProductObject,
 } from './records';
@@ -129,6 +130,9 @@ export async function deletePrice(prisma: Db, accountId: string, id: string): Pr
     }
     if ((await subscriptionItemCount(tx, accountId, [id])) > 0) {
       throw conflict(`Price ${id} is used by a subscription and cannot be deleted.`, 'price_in_use');
+    }
+    if ((await unpaidInvoiceLineCount(tx, accountId, [id])) > 0) {
+      throw conflict(`Price ${id} is on a draft or open invoice and cannot be deleted; void the invoice first.`, 'price_in_use');
     }
     await tx.price.delete({ where: { id } });
     await recordEvent(tx, accountId, 'price.deleted', toPriceObject(price));

@@ -6,7 +6,7 @@ import { recordEvent } from '../lib/events';
 import { newId } from '../lib/ids';
 import { insertPrice } from './price.service';
 import type { CreateProductInput, ListProductsQuery, ProductObject, UpdateProductInput } from './product.schemas';
-import { findProductRow, lockProduct, subscriptionItemCount, toPriceObject, toProductObject } from './records';
+import { findProductRow, lockProduct, subscriptionItemCount, toPriceObject, toProductObject, unpaidInvoiceLineCount } from './records';
 import { createdWhere } from './search-filter';
 
 /** Names are unique per account regardless of case and Unicode composition ("Pro" and "pro" clash). */
@@ -113,6 +113,9 @@ export async function deleteProduct(prisma: Db, accountId: string, id: string): 
     }
     if ((await subscriptionItemCount(tx, accountId, prices.map((price) => price.id))) > 0) {
       throw conflict(`Product ${id} cannot be deleted: a subscription uses one of its prices.`, 'product_in_use');
+    }
+    if ((await unpaidInvoiceLineCount(tx, accountId, prices.map((price) => price.id))) > 0) {
+      throw conflict(`Product ${id} cannot be deleted: one of its prices is on a draft or open invoice.`, 'product_in_use');
     }
     await tx.price.deleteMany({ where: { productId: id } });
     for (const price of prices) await recordEvent(tx, accountId, 'price.deleted', toPriceObject(price));

@@ -76,6 +76,15 @@ export async function lockPrice(tx: Tx, accountId: string, id: string, mode: 'up
   return findPriceRow(tx, accountId, id);
 }
 
+/**
+ * Number of lines of draft or open invoices that bill any of the prices: such an invoice may still
+ * be paid, which marks its prices billed, so they must not be deleted under it.
+ */
+export async function unpaidInvoiceLineCount(db: Db | Tx, accountId: string, priceIds: string[]): Promise<number> {
+  if (priceIds.length === 0) return 0;
+  return db.invoiceLine.count({ where: { accountId, priceId: { in: priceIds }, invoice: { status: { in: ['draft', 'open'] } } } });
+}
+
 /** Number of subscription items (of the price's own account) that use each of the prices. */
 export async function subscriptionItemCount(db: Db | Tx, accountId: string, priceIds: string[]): Promise<number> {
   if (priceIds.length === 0) return 0;
