@@ -403,6 +403,19 @@ describe('changing a subscription', () => {
   });
 });
 
+describe('deleting a customer', () => {
+  it('is refused with 409 while a subscription runs, and allowed once it is canceled', async () => {
+    const { customer: owner } = await customerWithCard(api, CARDS.succeeds);
+    const subscription = await createSubscription(api, await validBody({ customer: owner.id }));
+    const refused = await api.delete(`/customers/${owner.id}`);
+    expect(refused.status).toBe(409);
+    expect(refused.body.error).toMatchObject({ type: 'conflict', code: 'customer_has_active_billing' });
+    expect((await api.get(`/customers/${owner.id}`)).status).toBe(200);
+    expectStatus(await api.delete(`/subscriptions/${subscription.id}`), 200);
+    expect((await api.delete(`/customers/${owner.id}`)).status).toBe(200);
+  });
+});
+
 describe('dunning settings', () => {
   it('answers the defaults, stores a schedule and outcome, and validates them', async () => {
     const settingsApi = apiClient(world.app.baseUrl, (await createTestAccount(world.app.prisma)).apiKey);

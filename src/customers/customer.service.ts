@@ -1,6 +1,6 @@
 import type { Customer, Prisma } from '../generated/prisma/client';
 import type { Db, Tx } from '../db/prisma';
-import { notFound } from '../http/errors';
+import { conflict, notFound } from '../http/errors';
 import { pageWindow } from '../http/pagination';
 import { recordEvent } from '../lib/events';
 import { newId } from '../lib/ids';
@@ -166,6 +166,26 @@ export async function updateCustomer(
   });
 }
 
+const LIVE_SUBSCRIPTION_STATUSES = ['scheduled', 'trialing', 'active', 'paused'];
+const LIVE_PLAN_STATUSES = ['pending', 'active', 'past_due', 'defaulted'];
+
+/**
+ * A customer that is still being billed cannot be deleted: its subscriptions and payment plans
+ * would go on running against a customer nobody can see. They are canceled first (409 otherwise).
+ */
+async function refuseWhileBilled(tx: Tx, accountId: string, customerId: string): Promise<void> {
+  const [subscriptions, plans] = await Promise.all([
+    tx.subscription.count({ where: { accountId, customerId, status: { in: LIVE_SUBSCRIPTION_STATUSES } } }),
+    tx.paymentPlan.count({ where: { accountId, customerId, status: { in: LIVE_PLAN_STATUSES } } }),
+  ]);
+  if (subscriptions > 0 || plans > 0) {
+    throw conflict(
+      `Customer ${customerId} still has ${subscriptions} subscription(s) and ${plans} payment plan(s) running; cancel them before deleting the customer.`,
+      'customer_has_active_billing',
+    );
+  }
+}
+
 /**
  * Deleting hides the customer from every endpoint. The row is kept (soft delete) so invoices and
  * payments that name it keep their history.
@@ -173,6 +193,7 @@ export async function updateCustomer(
 export async function deleteCustomer(prisma: Db, accountId: string, id: string): Promise<{ id: string; object: 'customer'; deleted: true }> {
   return prisma.$transaction(async (tx) => {
     const current = await findCustomer(tx, accountId, id);
+    await refuseWhileBilled(tx, accountId, id);
     const customer = await tx.customer.update({ where: { id: current.id }, data: { deletedAt: new Date() } });
     await recordEvent(tx, accountId, 'customer.deleted', toCustomerObject(customer));
     return { id: customer.id, object: 'customer' as const, deleted: true as const };
