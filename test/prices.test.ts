@@ -1,5 +1,5 @@
 import { findPrice, findPricesForUse, markPricesBilled } from '../src/catalog/price.service';
-import { apiClient, createTestAccount, eventsOf, startTestApp, type ApiClient, type TestApp } from './support/harness';
+import { apiClient, createTestAccount, eventsOf, type ApiClient, type TestApp, startTwoAccountApp } from './support/harness';
 import { attachToSubscription, billPrices, createProduct, monthlyPrice, oneTimePrice } from './support/catalog';
 import { createInvoice, customerWithCard } from './support/payments';
 
@@ -10,13 +10,7 @@ let other: ApiClient;
 let otherAccountId: string;
 
 beforeAll(async () => {
-  app = await startTestApp();
-  const account = await createTestAccount(app.prisma);
-  accountId = account.accountId;
-  api = apiClient(app.baseUrl, account.apiKey);
-  const otherAccount = await createTestAccount(app.prisma, { name: 'Other' });
-  otherAccountId = otherAccount.accountId;
-  other = apiClient(app.baseUrl, otherAccount.apiKey);
+  ({ app, api, accountId, other, otherAccountId } = await startTwoAccountApp());
 });
 
 afterAll(() => app.close());

@@ -132,12 +132,19 @@ export interface TwoAccountApp {
   accountId: string;
   /** Client of a second account, for isolation checks. */
   other: ApiClient;
+  otherAccountId: string;
 }
 
 /** The app plus two accounts: the one under test and another that must never see its data. */
 export async function startTwoAccountApp(): Promise<TwoAccountApp> {
   const app = await startTestApp();
   const account = await createTestAccount(app.prisma);
-  const other = apiClient(app.baseUrl, (await createTestAccount(app.prisma, { name: 'Other' })).apiKey);
-  return { app, api: apiClient(app.baseUrl, account.apiKey), accountId: account.accountId, other };
+  const otherAccount = await createTestAccount(app.prisma, { name: 'Other' });
+  return {
+    app,
+    api: apiClient(app.baseUrl, account.apiKey),
+    accountId: account.accountId,
+    other: apiClient(app.baseUrl, otherAccount.apiKey),
+    otherAccountId: otherAccount.accountId,
+  };
 }
