@@ -35,6 +35,8 @@ export interface RouteDefinition<P extends AnyObject, Q extends AnyObject, B ext
   body?: B;
   /** Roles allowed to call the route; every role when absent. */
   roles?: readonly Role[];
+  /** Checked after authentication and before validation, e.g. that the account has a feature on. */
+  guard?: (principal: Principal) => Promise<void>;
   /** Status of a successful answer (200 unless given). */
   status?: number;
   response: z.ZodType;
@@ -107,6 +109,7 @@ export class Api {
     this.router[def.method](expressPath, async (req, res) => {
       const principal = await this.authenticate(req.header('cc-api-key'));
       if (def.roles) requireRole(principal, def.roles);
+      if (def.guard) await def.guard(principal);
       const params = def.params ? parseOrThrow(def.params, req.params, 'path') : {};
       const query = def.query ? parseOrThrow(def.query, req.query, 'query') : {};
       const body = def.body ? parseOrThrow(def.body, req.body ?? {}, 'body') : undefined;

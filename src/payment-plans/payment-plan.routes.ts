@@ -1,6 +1,7 @@
 import type { AppDeps } from '../app';
 import { config } from '../config';
 import type { Api } from '../http/api';
+import type { Principal } from '../http/auth';
 import { pageSchema } from '../http/pagination';
 import { createGateway } from '../payments/simulated-gateway';
 import { registerTerminalRoutes } from '../terminals/terminal.routes';
@@ -52,12 +53,14 @@ export function registerPaymentPlanRoutes(api: Api, deps: AppDeps): void {
     return record;
   };
 
-  const enabled = (accountId: string) => assertPaymentPlansEnabled(prisma, accountId);
+  // Payment plans are off per account until enabled: 403 feature_not_enabled on every route.
+  const guard = (principal: Principal) => assertPaymentPlansEnabled(prisma, principal.accountId);
 
   api.route({
     method: 'post',
     path: '/payment-plans',
     tag,
+    guard,
     summary: 'Create a payment plan',
     description:
       'Splits total_amount into installments_count integer installments (the remainder cents go to the first installments, ' +
@@ -67,66 +70,57 @@ export function registerPaymentPlanRoutes(api: Api, deps: AppDeps): void {
     status: 201,
     response: paymentPlanSchema,
     errors: planErrors,
-    handler: async ({ principal, body }) => {
-      await enabled(principal.accountId);
-      return createPaymentPlan({ prisma, temporal, taskQueue }, principal.accountId, body);
-    },
+    handler: ({ principal, body }) => createPaymentPlan({ prisma, temporal, taskQueue }, principal.accountId, body),
   });
 
   api.route({
     method: 'get',
     path: '/payment-plans',
     tag,
+    guard,
     summary: 'List payment plans, newest first',
     query: listPaymentPlansQuery,
     response: pageSchema(paymentPlanSchema),
     errors: [403],
-    handler: async ({ principal, query }) => {
-      await enabled(principal.accountId);
-      return listPaymentPlans(prisma, principal.accountId, query);
-    },
+    handler: ({ principal, query }) => listPaymentPlans(prisma, principal.accountId, query),
   });
 
   api.route({
     method: 'get',
     path: '/payment-plans/{id}',
     tag,
+    guard,
     summary: 'Retrieve a payment plan (deposit.attempt shows a terminal deposit in progress)',
     params: planIdParams,
     response: paymentPlanSchema,
     errors: [403, 404],
-    handler: async ({ principal, params }) => {
-      await enabled(principal.accountId);
-      return getPaymentPlan(prisma, principal.accountId, params.id);
-    },
+    handler: ({ principal, params }) => getPaymentPlan(prisma, principal.accountId, params.id),
   });
 
   api.route({
     method: 'get',
     path: '/payment-plans/{id}/installments',
     tag,
+    guard,
     summary: "List a plan's installments, in order",
     params: planIdParams,
     query: pageQuery,
     response: pageSchema(installmentSchema),
     errors: [403, 404],
-    handler: async ({ principal, params, query }) => {
-      await enabled(principal.accountId);
-      return listInstallments(prisma, principal.accountId, params.id, query);
-    },
+    handler: ({ principal, params, query }) => listInstallments(prisma, principal.accountId, params.id, query),
   });
 
   api.route({
     method: 'post',
     path: '/payment-plans/{id}/cancel',
     tag,
+    guard,
     summary: 'Cancel a payment plan (signal cancelPlan)',
     description: 'No further charges; unpaid installments are canceled; a sale waiting on a terminal is asked to cancel. 409 when completed or canceled.',
     params: planIdParams,
     response: paymentPlanSchema,
     errors: planErrors,
     handler: async ({ principal, params }) => {
-      await enabled(principal.accountId);
       assertPlanOpen(await findPlan(prisma, principal.accountId, params.id));
       await request(params.id, 'cancelPlan', {});
       return getPaymentPlan(prisma, principal.accountId, params.id);
@@ -137,6 +131,7 @@ export function registerPaymentPlanRoutes(api: Api, deps: AppDeps): void {
     method: 'post',
     path: '/payment-plans/{id}/deposit/terminal',
     tag,
+    guard,
     summary: 'Send the deposit (installment 1) to a card terminal',
     description:
       'The sale waits for the customer (deposit.attempt.state `waiting`); when the terminal reports, the outcome is recorded ' +
@@ -147,7 +142,6 @@ export function registerPaymentPlanRoutes(api: Api, deps: AppDeps): void {
     response: paymentPlanSchema,
     errors: planErrors,
     handler: async ({ principal, params, body }) => {
-      await enabled(principal.accountId);
       await startDepositOnTerminal(prisma, principal.accountId, params.id, body.terminal);
       await notifyPlanUpdated(temporal, params.id);
       return getPaymentPlan(prisma, principal.accountId, params.id);
@@ -158,6 +152,7 @@ export function registerPaymentPlanRoutes(api: Api, deps: AppDeps): void {
     method: 'post',
     path: '/payment-plans/{id}/deposit',
     tag,
+    guard,
     summary: 'Continue a terminal deposit that is `resolving` or `approved_no_credential` (signal resolveDeposit)',
     description:
       '`resolving` (or still `waiting`): give the known `outcome`. `approved_no_credential` (charged, card not kept): give ' +
@@ -168,7 +163,6 @@ export function registerPaymentPlanRoutes(api: Api, deps: AppDeps): void {
     response: paymentPlanSchema,
     errors: planErrors,
     handler: async ({ principal, params, body }) => {
-      await enabled(principal.accountId);
       const plan = await findPlan(prisma, principal.accountId, params.id);
       const attempt = await currentDepositAttempt(prisma, plan.id);
       await checkResolution(prisma, plan, attempt, body);
@@ -181,6 +175,7 @@ export function registerPaymentPlanRoutes(api: Api, deps: AppDeps): void {
     method: 'post',
     path: '/payment-plans/{id}/deposit/cancel',
     tag,
+    guard,
     summary: 'Ask the terminal to cancel the waiting deposit sale (signal cancelDeposit)',
     description: 'The attempt stays `waiting` with cancel_requested until the terminal reports the cancellation; then it is `cancelled`.',
     params: planIdParams,
@@ -188,7 +183,6 @@ export function registerPaymentPlanRoutes(api: Api, deps: AppDeps): void {
     response: paymentPlanSchema,
     errors: planErrors,
     handler: async ({ principal, params }) => {
-      await enabled(principal.accountId);
       const plan = await findPlan(prisma, principal.accountId, params.id);
       await currentDepositAttempt(prisma, plan.id, ['waiting']);
       await request(plan.id, 'cancelDeposit', {});
@@ -206,6 +200,7 @@ export function registerPaymentPlanRoutes(api: Api, deps: AppDeps): void {
     method: 'post',
     path: '/payment-plans/{id}/payments',
     tag,
+    guard,
     summary: 'Pay what is owed: charge a stored method, record an external payment, or take it on a terminal',
     description:
       'Pays every overdue installment, or the next one when nothing is overdue. payment_method: a pm_ id attached to the ' +
@@ -218,7 +213,6 @@ export function registerPaymentPlanRoutes(api: Api, deps: AppDeps): void {
     response: planPaymentSchema,
     errors: [403, 404, 409, 502],
     handler: async ({ principal, params, body }) => {
-      await enabled(principal.accountId);
       const payment = await createPlanPayment(principal.accountId, params.id, body);
       await notifyPlanUpdated(temporal, params.id);
       return toPaymentObject(payment);
@@ -230,27 +224,25 @@ export function registerPaymentPlanRoutes(api: Api, deps: AppDeps): void {
     method: 'get',
     path: '/payment-plans/{id}/payments',
     tag,
+    guard,
     summary: "List a plan's payments, newest first",
     params: planIdParams,
     query: pageQuery,
     response: pageSchema(planPaymentSchema),
     errors: [403, 404],
-    handler: async ({ principal, params, query }) => {
-      await enabled(principal.accountId);
-      return listPlanPayments(prisma, principal.accountId, params.id, query);
-    },
+    handler: ({ principal, params, query }) => listPlanPayments(prisma, principal.accountId, params.id, query),
   });
 
   api.route({
     method: 'get',
     path: '/payment-plans/{id}/payments/{payment_id}',
     tag,
+    guard,
     summary: 'Retrieve a payment of a plan (terminal.state for terminal payments)',
     params: planPaymentParams,
     response: planPaymentSchema,
     errors: [403, 404],
     handler: async ({ principal, params }) => {
-      await enabled(principal.accountId);
       await findPlan(prisma, principal.accountId, params.id);
       return toPaymentObject(await findPayment(prisma, principal.accountId, params.id, params.payment_id));
     },
@@ -260,6 +252,7 @@ export function registerPaymentPlanRoutes(api: Api, deps: AppDeps): void {
     method: 'post',
     path: '/payment-plans/{id}/payments/{payment_id}/resolve',
     tag,
+    guard,
     summary: 'Continue a terminal payment that is `resolving`, `approved_no_credential` or still `waiting` (signal resolveTerminalPayment)',
     description: 'Same body and rules as POST /payment-plans/{id}/deposit. Answers the payment.',
     params: planPaymentParams,
@@ -267,7 +260,6 @@ export function registerPaymentPlanRoutes(api: Api, deps: AppDeps): void {
     response: planPaymentSchema,
     errors: planErrors,
     handler: async ({ principal, params, body }) => {
-      await enabled(principal.accountId);
       const plan = await findPlan(prisma, principal.accountId, params.id);
       const payment = await findPayment(prisma, principal.accountId, plan.id, params.payment_id);
       await checkResolution(prisma, plan, payment, body);
@@ -280,6 +272,7 @@ export function registerPaymentPlanRoutes(api: Api, deps: AppDeps): void {
     method: 'post',
     path: '/payment-plans/{id}/payments/{payment_id}/cancel',
     tag,
+    guard,
     summary: 'Ask the terminal to cancel a waiting sale (signal cancelTerminalPayment)',
     description: 'Answers 202 with the payment (cancel_requested); it ends `cancelled` when the terminal reports it. Clients poll GET.',
     params: planPaymentParams,
@@ -287,7 +280,6 @@ export function registerPaymentPlanRoutes(api: Api, deps: AppDeps): void {
     response: planPaymentSchema,
     errors: planErrors,
     handler: async ({ principal, params }) => {
-      await enabled(principal.accountId);
       const plan = await findPlan(prisma, principal.accountId, params.id);
       const payment = await findPayment(prisma, principal.accountId, plan.id, params.payment_id);
       checkCancellable(payment);
