@@ -45,6 +45,7 @@ describe('POST /products', () => {
       name: 'Pro plan',
       tax_code: 'txcd_10103001',
       updated: null,
+      updated_ms: expect.any(Number),
     });
     expect(Math.abs(product.created - Date.now() / 1000)).toBeLessThan(60);
 
@@ -62,6 +63,7 @@ describe('POST /products', () => {
       description: null,
       created: product.created,
       updated: null,
+      updated_ms: expect.any(Number),
     });
 
     const events = await eventsAbout(product.id);
@@ -317,7 +319,8 @@ describe('GET, PATCH /products/{id}', () => {
     const product = await createProduct(api, { description: 'Old', tax_code: 'txcd_99999999' });
     const renamed = await api.patch(`/products/${product.id}`, { name: 'Renamed product' });
     expect(renamed.status).toBe(200);
-    expect(renamed.body).toEqual({ ...product, name: 'Renamed product', updated: expect.any(Number) });
+    expect(renamed.body).toEqual({ ...product, name: 'Renamed product', updated: expect.any(Number), updated_ms: expect.any(Number) });
+    expect(renamed.body.updated_ms).toBeGreaterThan(product.updated_ms);
     expect(renamed.body.updated).toBeGreaterThanOrEqual(product.created);
 
     const retaxed = await api.patch(`/products/${product.id}`, { description: null, tax_code: 'txcd_10000000' });

@@ -42,6 +42,7 @@ describe('POST /taxRates', () => {
       inclusive: false,
       percentage: 7.25,
       tax_type: 'Custom',
+      updated_ms: expect.any(Number),
     });
     const events = await rateEvents(response.body.id);
     expect(events.map((event) => event.type)).toEqual(['tax.created']);
@@ -145,9 +146,10 @@ describe('GET, PATCH /taxRates/{id}', () => {
     const rate = await createTaxRate(api, { ...salesTax, description: 'Old' });
     const renamed = await api.patch(`/taxRates/${rate.id}`, { display_name: 'CA State Tax' });
     expect(renamed.status).toBe(200);
-    expect(renamed.body).toEqual({ ...rate, display_name: 'CA State Tax' });
+    expect(renamed.body).toEqual({ ...rate, display_name: 'CA State Tax', updated_ms: expect.any(Number) });
     const retyped = await api.patch(`/taxRates/${rate.id}`, { tax_type: 'sales_tax', description: null, active: false });
-    expect(retyped.body).toEqual({ ...rate, display_name: 'CA State Tax', tax_type: 'sales_tax', description: null, active: false });
+    expect(retyped.body).toEqual({ ...rate, display_name: 'CA State Tax', tax_type: 'sales_tax', description: null, active: false, updated_ms: expect.any(Number) });
+    expect(retyped.body.updated_ms).toBeGreaterThan(renamed.body.updated_ms);
     const updates = (await rateEvents(rate.id)).filter((event) => event.type === 'tax.updated');
     expect(updates.map((event) => event.data)).toEqual([renamed.body, retyped.body]);
   });

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { paginationQuery } from '../http/pagination';
 import { resourceId } from '../http/validation';
 import { commaSeparatedIds, createdRange, jsonTextFilter } from './search-filter';
+import { updatedMsField } from '../lib/object-version';
 
 export const MAX_UNIT_AMOUNT = 99_999_999;
 export const MAX_DESCRIPTION = 255;
@@ -104,6 +105,7 @@ export const priceSchema = z
     tax_behavior: z.enum(TAX_BEHAVIORS),
     description: z.string().nullable(),
     created: z.number(),
+    updated_ms: updatedMsField,
     updated: z.number().nullable(),
   })
   .meta({ id: 'Price' });

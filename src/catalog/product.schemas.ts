@@ -4,6 +4,7 @@ import { resourceId } from '../http/validation';
 import { description, priceAttributes, withPriceRules } from './price.schemas';
 import { commaSeparatedIds, createdRange, jsonTextFilter } from './search-filter';
 import { DEFAULT_TAX_CODE, isAllowedTaxCode } from './tax-codes';
+import { updatedMsField } from '../lib/object-version';
 
 export const MAX_PRODUCT_NAME = 100;
 export const MAX_PRODUCTS_PAGE = 50;
@@ -51,6 +52,7 @@ export const productSchema = z
     object: z.literal('product'),
     active: z.boolean(),
     created: z.number().int().min(0),
+    updated_ms: updatedMsField,
     default_price: z.string().nullable(),
     description: z.string().nullable(),
     name: z.string(),

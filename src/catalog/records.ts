@@ -4,6 +4,7 @@ import { notFound } from '../http/errors';
 import { toUnixSeconds } from '../lib/time';
 import type { PriceObject } from './price.schemas';
 import type { ProductObject } from './product.schemas';
+import { updatedMsOf } from '../lib/object-version';
 
 /** Rows and API shapes shared by the product and price services (kept apart to avoid an import cycle). */
 
@@ -13,6 +14,7 @@ export function toProductObject(product: Product): ProductObject {
     object: 'product',
     active: product.active,
     created: toUnixSeconds(product.createdAt),
+    updated_ms: updatedMsOf(product),
     default_price: product.defaultPriceId,
     description: product.description,
     name: product.name,
@@ -37,6 +39,7 @@ export function toPriceObject(price: Price): PriceObject {
     tax_behavior: price.taxBehavior as PriceObject['tax_behavior'],
     description: price.description,
     created: toUnixSeconds(price.createdAt),
+    updated_ms: updatedMsOf(price),
     updated: toUnixSeconds(price.updatedAt),
   };
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { paginationQuery } from '../http/pagination';
 import { queryBoolean, resourceId } from '../http/validation';
+import { updatedMsField } from '../lib/object-version';
 
 /**
  * Accepted `tax_type` values (the spec names only `Custom`). Each but `Custom` has a default
@@ -81,6 +82,7 @@ export const taxRateSchema = z
     active: z.boolean(),
     country: z.string(),
     created: z.number(),
+    updated_ms: updatedMsField,
     description: z.string().nullable(),
     display_name: z.string(),
     inclusive: z.boolean(),

@@ -13,6 +13,7 @@ import {
   type TaxType,
   type UpdateTaxRateInput,
 } from './tax-rate.schemas';
+import { updatedMsOf } from '../lib/object-version';
 
 const PPM_PER_PERCENT = 10_000;
 
@@ -23,6 +24,7 @@ export function toTaxRateObject(rate: TaxRate): TaxRateObject {
     active: rate.active,
     country: rate.country,
     created: toUnixSeconds(rate.createdAt),
+    updated_ms: updatedMsOf(rate),
     description: rate.description,
     display_name: rate.displayName,
     inclusive: rate.inclusive,

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { isCountryCode, isCurrencyCode } from '../lib/iso';
 import { paginationQuery } from '../http/pagination';
 import { resourceId } from '../http/validation';
+import { updatedMsField } from '../lib/object-version';
 
 const text = (max: number) => z.string().max(max, `must be at most ${max} characters`);
 
@@ -96,6 +97,7 @@ export const customerSchema = z
     description: z.string().nullable(),
     phone: z.string().nullable(),
     created: z.number(),
+    updated_ms: updatedMsField,
     currency: z.string().nullable(),
     address: z.array(addressSchema),
     shipping: z.object({ name: z.string(), phone: z.string().nullable(), address: addressSchema }).nullable(),

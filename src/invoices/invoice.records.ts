@@ -3,6 +3,7 @@ import type { Db, Tx } from '../db/prisma';
 import { notFound } from '../http/errors';
 import { toUnixSeconds } from '../lib/time';
 import type { InvoiceLineObject, InvoiceObject, TaxAmountObject } from './invoice.schemas';
+import { updatedMsOf } from '../lib/object-version';
 
 export type InvoiceWithLines = Invoice & { lines: InvoiceLine[] };
 
@@ -42,6 +43,7 @@ export function toInvoiceObject(invoice: InvoiceWithLines): InvoiceObject {
     billing_reason: invoice.billingReason,
     collection_method: invoice.collectionMethod as InvoiceObject['collection_method'],
     created: toUnixSeconds(invoice.createdAt),
+    updated_ms: updatedMsOf(invoice),
     currency: invoice.currency,
     customer: invoice.customerId,
     customer_address: (invoice.customerAddress as Address | null) ?? null,

@@ -3,6 +3,7 @@ import { currencyCode } from '../customers/customer.schemas';
 import { paginationQuery } from '../http/pagination';
 import { resourceId } from '../http/validation';
 import { paymentMethodId } from '../payments/payment-method.schemas';
+import { updatedMsField } from '../lib/object-version';
 
 export const MAX_LINE_UNIT_AMOUNT = 99_999_999;
 export const MAX_QUANTITY = 100_000;
@@ -133,6 +134,7 @@ export const invoiceSchema = z
     billing_reason: z.string(),
     collection_method: z.enum(COLLECTION_METHODS),
     created: z.number(),
+    updated_ms: updatedMsField,
     currency: z.string(),
     customer: z.string(),
     customer_address: addressSchema.nullable(),

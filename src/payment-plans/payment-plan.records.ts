@@ -4,6 +4,7 @@ import { notFound } from '../http/errors';
 import { toUnixSeconds } from '../lib/time';
 import type { InstallmentObject, PaymentPlanObject, PlanPaymentObject } from './payment-plan.schemas';
 import type { InstallmentStatus, PlanSnapshot, PlanStatus, TerminalState } from '../../workflows/payment-plan-contract';
+import { updatedMsOf } from '../lib/object-version';
 
 export const PLAN_INCLUDE = {
   installments: { orderBy: { number: 'asc' as const } },
@@ -79,6 +80,7 @@ export function toPlanObject(plan: PlanWithDetails): PaymentPlanObject {
     canceled_at: toUnixSeconds(plan.canceledAt),
     cancellation_reason: plan.cancellationReason,
     created: toUnixSeconds(plan.createdAt),
+    updated_ms: updatedMsOf(plan),
     updated: toUnixSeconds(plan.updatedAt),
   };
 }

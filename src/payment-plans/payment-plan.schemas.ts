@@ -3,6 +3,7 @@ import { currencyCode } from '../customers/customer.schemas';
 import { paginationQuery } from '../http/pagination';
 import { resourceId } from '../http/validation';
 import { paymentMethodId } from '../payments/payment-method.schemas';
+import { updatedMsField } from '../lib/object-version';
 
 /** Highest plan total, in cents: the catalog's unit_amount bound. */
 export const MAX_TOTAL_AMOUNT = 99_999_999;
@@ -219,6 +220,7 @@ export const paymentPlanSchema = z
     canceled_at: z.number().nullable(),
     cancellation_reason: z.string().nullable(),
     created: z.number(),
+    updated_ms: updatedMsField,
     updated: z.number(),
   })
   .meta({ id: 'PaymentPlan' });

@@ -13,6 +13,9 @@ export async function recordPlanEvent(
   type: string,
   extra: { installment?: PaymentPlanInstallment; payment?: PaymentPlanPayment } = {},
 ): Promise<void> {
+  // Installment and payment changes leave the plan row as it was: touch it, so that `updated_ms`
+  // (bumped by the row's trigger) tells every version of the plan apart, in order.
+  await tx.$executeRaw`UPDATE payment_plans SET updated_at = now() WHERE id = ${planId}`;
   const plan = await reloadPlan(tx, planId);
   await recordEvent(tx, plan.accountId, `payment_plan.${type}`, {
     ...toPlanObject(plan),

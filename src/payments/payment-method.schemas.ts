@@ -3,6 +3,7 @@ import { countryCode } from '../customers/customer.schemas';
 import { paginationQuery } from '../http/pagination';
 import { resourceId } from '../http/validation';
 import { isValidRoutingNumber, passesLuhn } from './card-numbers';
+import { updatedMsField } from '../lib/object-version';
 
 const text = (max: number) => z.string().max(max, `must be at most ${max} characters`);
 
@@ -145,6 +146,7 @@ export const paymentMethodSchema = z
       phone: nullableString,
     }),
     created: z.number(),
+    updated_ms: updatedMsField,
     customer: nullableString,
     livemode: z.boolean(),
     metadata: z.record(z.string(), z.string()),

@@ -6,6 +6,7 @@ import { notFound } from '../http/errors';
 import { toUnixSeconds } from '../lib/time';
 import { webhookStatus, type ChangeCause, type SubscriptionStatus } from './subscription-machine';
 import type { SubscriptionObject } from './subscription.schemas';
+import { updatedMsOf } from '../lib/object-version';
 
 export type SubscriptionWithItems = Subscription & { items: SubscriptionItem[] };
 
@@ -32,6 +33,7 @@ export function toSubscriptionObject(row: SubscriptionWithItems, prices: Map<str
     canceled_at: toUnixSeconds(row.canceledAt),
     collection_method: row.collectionMethod as SubscriptionObject['collection_method'],
     created: toUnixSeconds(row.createdAt),
+    updated_ms: updatedMsOf(row),
     currency: row.currency,
     customer: row.customerId,
     ended_at: toUnixSeconds(row.endedAt),

@@ -4,6 +4,7 @@ import { paginationQuery } from '../http/pagination';
 import { queryBoolean, resourceId } from '../http/validation';
 import { paymentMethodId } from '../payments/payment-method.schemas';
 import { COLLECTION_METHODS, DUNNING_OUTCOMES, SUBSCRIPTION_STATUSES } from './subscription-machine';
+import { updatedMsField } from '../lib/object-version';
 
 export const MAX_ITEMS = 20;
 export const MAX_QUANTITY = 100_000;
@@ -161,6 +162,7 @@ export const subscriptionSchema = z
     canceled_at: z.number().nullable(),
     collection_method: z.enum(COLLECTION_METHODS),
     created: z.number(),
+    updated_ms: updatedMsField,
     currency: z.string(),
     customer: z.string(),
     ended_at: z.number().nullable(),
