@@ -9,6 +9,7 @@ import { pageEnvelope, pageWindow, type Page } from '../http/pagination';
 import { parseOrThrow } from '../http/validation';
 import { recordEvent } from '../lib/events';
 import { newId, newUuid } from '../lib/ids';
+import { MAX_CHARGE_AMOUNT } from '../lib/money';
 import { fromUnixSeconds } from '../lib/time';
 import { allocateInvoiceNumber } from './invoice-number';
 import { findInvoice, lockInvoice, toInvoiceObject, type InvoiceWithLines } from './invoice.records';
@@ -49,7 +50,16 @@ interface PricedLine {
   taxAmounts: TaxAmount[];
 }
 
-async function priceLines(tx: Tx, accountId: string, lines: ReturnType<typeof createInvoiceBody.parse>['lines']): Promise<PricedLine[]> {
+/**
+ * Prices each line. A one-off invoice (no subscription) bills one-time prices only: a recurring
+ * price is billed by a subscription, period by period.
+ */
+async function priceLines(
+  tx: Tx,
+  accountId: string,
+  lines: ReturnType<typeof createInvoiceBody.parse>['lines'],
+  oneOff: boolean,
+): Promise<PricedLine[]> {
   const priced: PricedLine[] = [];
   for (const [index, line] of lines.entries()) {
     let unitAmount = line.amount ?? 0;
@@ -59,6 +69,9 @@ async function priceLines(tx: Tx, accountId: string, lines: ReturnType<typeof cr
       const priceId = line.price;
       // FOR SHARE until commit: a concurrent DELETE /prices cannot remove a price this invoice bills.
       const [price] = await withParam(`lines.${index}.price`, () => findPricesForUse(tx, accountId, [priceId]));
+      if (oneOff && price!.type === 'recurring') {
+        throw badRequest(`Price ${priceId} is recurring; bill it with a subscription (POST /subscriptions), or use a one-time price.`, `lines.${index}.price`);
+      }
       unitAmount = price!.unit_amount;
       currency = price!.currency;
       if (description === null) {
@@ -71,6 +84,13 @@ async function priceLines(tx: Tx, accountId: string, lines: ReturnType<typeof cr
     if (inactive) throw badRequest(`Tax rate ${inactive.id} is inactive and cannot be applied.`, `lines.${index}.tax`);
     const amount = unitAmount * line.quantity;
     const tax = computeTax(amount, rates);
+    if (tax.total > MAX_CHARGE_AMOUNT) {
+      throw badRequest(
+        `Line ${index} comes to ${tax.total} cents with tax; an invoice may bill at most ${MAX_CHARGE_AMOUNT} cents.`,
+        `lines.${index}.quantity`,
+        'amount_too_large',
+      );
+    }
     priced.push({
       description,
       priceId: line.price ?? null,
@@ -139,6 +159,10 @@ export async function createInvoice(
   opts: CreateInvoiceOptions = {},
 ): Promise<InvoiceObject> {
   const input = parseOrThrow(createInvoiceBody, rawInput, 'body');
+  // Subscription renewals may be invoiced late (a worker was down); a merchant's own invoice may not be due in the past.
+  if (!opts.subscriptionId && input.due_date !== undefined && input.due_date < Math.floor(Date.now() / 1000)) {
+    throw badRequest('due_date must not be in the past.', 'due_date');
+  }
   if (opts.idempotencyKey) {
     const existing = await existingByKey(prisma, accountId, opts.idempotencyKey);
     if (existing) return toInvoiceObject(existing);
@@ -147,7 +171,7 @@ export async function createInvoice(
     return await prisma.$transaction(async (tx) => {
       const customer = await withParam('customer', () => findCustomer(tx, accountId, input.customer));
       const account = await tx.account.findUniqueOrThrow({ where: { id: accountId }, select: { name: true } });
-      const lines = await priceLines(tx, accountId, input.lines);
+      const lines = await priceLines(tx, accountId, input.lines, !opts.subscriptionId);
       const currency = invoiceCurrency(lines, input.currency, customer.currency);
       const now = new Date();
       const periodStart = opts.periodStart !== undefined ? fromUnixSeconds(opts.periodStart) : now;
@@ -156,6 +180,9 @@ export async function createInvoice(
       const subtotal = sum((line) => line.amount);
       const tax = sum((line) => line.tax);
       const total = sum((line) => line.total);
+      if (total > MAX_CHARGE_AMOUNT) {
+        throw badRequest(`The invoice comes to ${total} cents; an invoice may bill at most ${MAX_CHARGE_AMOUNT} cents.`, 'lines', 'amount_too_large');
+      }
       const id = newUuid();
       const invoice = await tx.invoice.create({
         data: {
@@ -252,17 +279,20 @@ export async function finalizeInvoice(prisma: Db, accountId: string, id: string,
 
 /** DELETE /invoices/{id}: a draft or open invoice becomes void for good (invoice.deleted). */
 export async function voidInvoice(prisma: Db, accountId: string, id: string): Promise<InvoiceObject> {
-  return prisma.$transaction(async (tx) => {
-    const invoice = await lockInvoice(tx, accountId, id);
-    if (invoice.status === 'void') throw conflict(`Invoice ${id} is already void.`, 'invoice_void');
-    if (invoice.status === 'paid') throw conflict(`Invoice ${id} is paid and cannot be voided; refund it instead.`, 'invoice_already_paid');
-    const inFlight = await tx.transaction.count({ where: { accountId, invoiceId: id, type: 'payment', status: 'pending' } });
-    if (inFlight > 0) throw conflict(`A payment of invoice ${id} is in progress; try again when it has settled.`, 'payment_in_progress');
-    const voided = await tx.invoice.update({ where: { id }, data: { status: 'void', voidedAt: new Date() }, include: { lines: true } });
-    const object = toInvoiceObject(voided);
-    await recordEvent(tx, accountId, 'invoice.deleted', object);
-    return object;
-  });
+  return prisma.$transaction(async (tx) => voidInTx(tx, accountId, id));
+}
+
+/** Voids a draft or open invoice inside the caller's transaction (the invoice is locked here). */
+export async function voidInTx(tx: Tx, accountId: string, id: string): Promise<InvoiceObject> {
+  const invoice = await lockInvoice(tx, accountId, id);
+  if (invoice.status === 'void') throw conflict(`Invoice ${id} is already void.`, 'invoice_void');
+  if (invoice.status === 'paid') throw conflict(`Invoice ${id} is paid and cannot be voided; refund it instead.`, 'invoice_already_paid');
+  const inFlight = await tx.transaction.count({ where: { accountId, invoiceId: id, type: 'payment', status: 'pending' } });
+  if (inFlight > 0) throw conflict(`A payment of invoice ${id} is in progress; try again when it has settled.`, 'payment_in_progress');
+  const voided = await tx.invoice.update({ where: { id }, data: { status: 'void', voidedAt: new Date() }, include: { lines: true } });
+  const object = toInvoiceObject(voided);
+  await recordEvent(tx, accountId, 'invoice.deleted', object);
+  return object;
 }
 
 export async function getInvoice(prisma: Db | Tx, accountId: string, id: string): Promise<InvoiceObject> {

@@ -1,6 +1,7 @@
 import type { Db } from '../db/prisma';
 import type { GatewayCharge } from '../generated/prisma/client';
 import { newId } from '../lib/ids';
+import { MAX_CHARGE_AMOUNT } from '../lib/money';
 import {
   GatewayRequestError,
   type ChargeRequest,
@@ -18,6 +19,10 @@ function isTestBehavior(value: string): value is TestBehavior {
 function assertPositiveCents(amount: number): void {
   if (!Number.isSafeInteger(amount) || amount <= 0) {
     throw new GatewayRequestError('amount_invalid', `amount must be a positive integer number of cents, got ${amount}`);
+  }
+  // The last line of defence: no single charge or refund moves more than the service's ceiling.
+  if (amount > MAX_CHARGE_AMOUNT) {
+    throw new GatewayRequestError('amount_too_large', `amount must be at most ${MAX_CHARGE_AMOUNT} cents, got ${amount}`);
   }
 }
 

@@ -40,7 +40,12 @@ export const listTransactionsQuery = z.strictObject({
 
 export const invoiceTransactionsQuery = z.strictObject(paginationQuery(100));
 
-const balanceAmount = z.object({ amount: z.number(), currency: z.string() });
+const balanceAmount = z.object({
+  amount: z
+    .union([z.number().int(), z.string().regex(/^-?\d+$/)])
+    .describe('Cents, exact: a JSON number while it is a safe integer (|amount| < 2^53), else a string of digits'),
+  currency: z.string(),
+});
 
 export const balanceSchema = z
   .object({

@@ -75,6 +75,12 @@ export async function getInvoiceTransaction(prisma: Db, accountId: string, invoi
  * Amounts are signed (refunds negative), so each figure is a plain sum. Every currency with a
  * succeeded or pending transaction appears in both lists.
  */
+/** A sum of cents as JSON without losing a cent: a number while it is a safe integer, else its digits. */
+function exactCents(sum: bigint): number | string {
+  const safe = sum <= BigInt(Number.MAX_SAFE_INTEGER) && sum >= BigInt(Number.MIN_SAFE_INTEGER);
+  return safe ? Number(sum) : sum.toString();
+}
+
 export async function getBalance(prisma: Db, accountId: string): Promise<BalanceObject> {
   const sums = await prisma.transaction.groupBy({
     by: ['status', 'currency'],
@@ -84,7 +90,7 @@ export async function getBalance(prisma: Db, accountId: string): Promise<Balance
   const currencies = [...new Set(sums.map((row) => row.currency))].sort();
   const figure = (status: string) =>
     currencies.map((currency) => ({
-      amount: Number(sums.find((row) => row.status === status && row.currency === currency)?._sum.amount ?? 0n),
+      amount: exactCents(sums.find((row) => row.status === status && row.currency === currency)?._sum.amount ?? 0n),
       currency,
     }));
   return { object: 'balance', available: figure('succeeded'), pending: figure('pending') };
