@@ -47,6 +47,7 @@ describe('POST /payment-methods (cards)', () => {
         phone: null,
       },
       created: expect.any(Number),
+      updated_ms: expect.any(Number),
       customer: null,
       livemode: false,
       metadata: {},
@@ -213,6 +214,32 @@ describe('attach, detach and the default payment method', () => {
     const listed = await api.get(`/customers/${customer.id}/payment-methods`);
     expect(listed.body.data.map((m: { id: string }) => m.id)).toEqual([saved.id]);
     expect((await api.get(`/payment-methods/${duplicate.id}`)).body.customer).toBeNull();
+  });
+
+  it('re-entering a saved card with a new expiry and billing details updates the saved method', async () => {
+    const customer = await createCustomer(api);
+    const saved = await addPaymentMethod(api, customer.id, cardBody(CARDS.succeeds));
+    const later = new Date().getUTCFullYear() + 6;
+    const renewed = await api.post(
+      '/payment-methods',
+      cardBody(CARDS.succeeds, {
+        customer: customer.id,
+        card: { number: CARDS.succeeds, exp_month: 3, exp_year: later, cvc: '123' },
+        billing_details: { name: 'Ada King', email: 'ada@example.com', address: { country: 'GB', city: 'London' } },
+      }),
+    );
+    expect(renewed.status).toBe(201);
+    expect(renewed.body.id).toBe(saved.id);
+    expect(renewed.body.card).toMatchObject({ exp_month: 3, exp_year: later });
+    expect(renewed.body.billing_details).toMatchObject({ name: 'Ada King', email: 'ada@example.com', address: { country: 'GB', city: 'London' } });
+    expect((await api.get(`/payment-methods/${saved.id}`)).body).toEqual(renewed.body);
+
+    // The same through attach: a new method of the same card answers the saved one, refreshed.
+    const loose = (await api.post('/payment-methods', cardBody(CARDS.succeeds, { card: { number: CARDS.succeeds, exp_month: 9, exp_year: later, cvc: '123' } }))).body;
+    const attached = await api.post(`/payment-methods/${loose.id}/attach`, { customer: customer.id });
+    expect(attached.body).toMatchObject({ id: saved.id, card: { exp_month: 9, exp_year: later }, billing_details: { name: 'Ada Lovelace' } });
+    const [event] = (await eventsOf(app.prisma, accountId, 'payment_method.attached')).slice(-1);
+    expect(event!.data).toEqual(attached.body);
   });
 
   it('re-attaching to the same customer changes nothing; attaching elsewhere while attached is 409', async () => {

@@ -50,6 +50,7 @@ describe('POST /prices/{productId}', () => {
       description: 'd'.repeat(255),
       created: expect.any(Number),
       updated: null,
+      updated_ms: expect.any(Number),
     });
     const events = await priceEvents(response.body.id);
     expect(events.map((event) => event.type)).toEqual(['price.created']);
@@ -254,7 +255,7 @@ describe('PATCH /prices/{id}/inactive', () => {
     const response = await api.patch(`/prices/${price.id}/inactive`, { unit_amount: 99999999, tax_behavior: 'inclusive', description: 'New' });
     expect(response.status).toBe(200);
     expect(response.headers.get('x-ignored-fields')).toBeNull();
-    expect(response.body).toEqual({ ...price, unit_amount: 99999999, tax_behavior: 'inclusive', description: 'New', updated: expect.any(Number) });
+    expect(response.body).toEqual({ ...price, unit_amount: 99999999, tax_behavior: 'inclusive', description: 'New', updated: expect.any(Number), updated_ms: expect.any(Number) });
 
     const recurring = await api.patch(`/prices/${price.id}/inactive`, { type: 'recurring', recurring: { interval: 'year', interval_count: 1 } });
     expect(recurring.body).toMatchObject({ type: 'recurring', recurring: { interval: 'year', interval_count: 1 }, unit_amount: 99999999 });
@@ -310,7 +311,7 @@ describe('PATCH /prices/{id}/inactive', () => {
       description: 'Only this',
     });
     expect(response.status).toBe(200);
-    expect(response.body).toEqual({ ...before, description: 'Only this', updated: expect.any(Number) });
+    expect(response.body).toEqual({ ...before, description: 'Only this', updated: expect.any(Number), updated_ms: expect.any(Number) });
     expect(response.headers.get('x-ignored-fields')).toBe('currency,unit_amount,type,tax_behavior');
 
     const nothing = await api.patch(`/prices/${product.default_price}/inactive`, { unit_amount: 5 });
@@ -327,6 +328,27 @@ describe('PATCH /prices/{id}/inactive', () => {
     expect(response.status).toBe(409);
     expect(response.body.error).toMatchObject({ type: 'conflict', code: 'price_active' });
     expect(response.body.error.message).toContain('/active');
+  });
+});
+
+describe('PATCH /prices/{id}/inactive on a price a draft invoice bills', () => {
+  it('refuses to change what it bills (409 price_in_use, as DELETE) but lets the description change', async () => {
+    const product = await createProduct(api);
+    const { customer } = await customerWithCard(api);
+    const invoice = await createInvoice(api, { customer: customer.id, lines: [{ price: product.default_price }] });
+    const refused = await api.patch(`/prices/${product.default_price}/inactive`, { unit_amount: 1 });
+    expect(refused.status).toBe(409);
+    expect(refused.body.error).toMatchObject({ type: 'conflict', code: 'price_in_use' });
+    expect((await api.get(`/prices/${product.default_price}`)).body.unit_amount).toBe(oneTimePrice.unit_amount);
+
+    const described = await api.patch(`/prices/${product.default_price}/inactive`, { description: 'Still fine' });
+    expect(described.status).toBe(200);
+    expect(described.body.description).toBe('Still fine');
+
+    expect((await api.delete(`/invoices/${invoice.id}`)).status).toBe(200);
+    const changed = await api.patch(`/prices/${product.default_price}/inactive`, { unit_amount: 1 });
+    expect(changed.status).toBe(200);
+    expect(changed.body.unit_amount).toBe(1);
   });
 });
 

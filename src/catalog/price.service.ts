@@ -195,6 +195,14 @@ export async function updateInactivePrice(prisma: Db, accountId: string, id: str
       return { price: object, ignored: given.filter((key) => key !== 'description') };
     }
 
+    // A draft or open invoice billed the price as it stands: what it bills may not change under it (as DELETE).
+    const billingFields = given.filter((key) => key !== 'description');
+    if (billingFields.length > 0 && (await unpaidInvoiceLineCount(tx, accountId, [id])) > 0) {
+      throw conflict(
+        `Price ${id} is on a draft or open invoice; ${billingFields.join(', ')} cannot change until that invoice is paid or voided (description can).`,
+        'price_in_use',
+      );
+    }
     if (input.currency !== undefined) data.currency = input.currency;
     if (input.unit_amount !== undefined) data.unitAmount = input.unit_amount;
     if (input.tax_behavior !== undefined) data.taxBehavior = input.tax_behavior;

@@ -82,9 +82,12 @@ export function registerCustomerRoutes(api: Api, { prisma }: AppDeps): void {
     path: '/customers/{externalKey}',
     tag,
     summary: 'Delete a customer',
+    description:
+      'Refused (409) while the customer has a subscription or payment plan running, or an open invoice. Draft invoices are ' +
+      'voided and every payment method is detached, with their events, in the same transaction.',
     params: customerIdParams,
     response: z.object({ id: z.string(), object: z.literal('customer'), deleted: z.literal(true) }),
-    errors: [404],
+    errors: [404, 409],
     handler: ({ principal, params }) => deleteCustomer(prisma, principal.accountId, params.externalKey),
   });
 }

@@ -12,6 +12,9 @@ import type {
   ListCustomersQuery,
   UpdateCustomerInput,
 } from './customer.schemas';
+import { updatedMsOf } from '../lib/object-version';
+import { voidInTx } from '../invoices/invoice.service';
+import { detachAllInTx } from '../payments/payment-method.service';
 
 type Shipping = {
   name: string;
@@ -28,6 +31,7 @@ export function toCustomerObject(customer: Customer): CustomerObject {
     description: customer.description,
     phone: customer.phone,
     created: toUnixSeconds(customer.createdAt),
+    updated_ms: updatedMsOf(customer),
     currency: customer.currency,
     address: (customer.address as Address[] | null) ?? [],
     shipping: (customer.shipping as Shipping | null) ?? null,
@@ -184,6 +188,11 @@ async function refuseWhileBilled(tx: Tx, accountId: string, customerId: string):
       'customer_has_active_billing',
     );
   }
+  // An open invoice is money owed: the merchant collects it or voids it; deleting the customer does neither.
+  const open = await tx.invoice.count({ where: { accountId, customerId, status: 'open' } });
+  if (open > 0) {
+    throw conflict(`Customer ${customerId} has ${open} open invoice(s); collect or void them before deleting the customer.`, 'customer_has_open_invoices');
+  }
 }
 
 /**
@@ -194,6 +203,10 @@ export async function deleteCustomer(prisma: Db, accountId: string, id: string):
   return prisma.$transaction(async (tx) => {
     const current = await findCustomer(tx, accountId, id);
     await refuseWhileBilled(tx, accountId, id);
+    // Nothing of a deleted customer stays payable or chargeable: drafts are voided, its cards detached.
+    const drafts = await tx.invoice.findMany({ where: { accountId, customerId: id, status: 'draft' }, select: { id: true }, orderBy: { createdAt: 'asc' } });
+    for (const draft of drafts) await voidInTx(tx, accountId, draft.id);
+    await detachAllInTx(tx, accountId, id);
     const customer = await tx.customer.update({ where: { id: current.id }, data: { deletedAt: new Date() } });
     await recordEvent(tx, accountId, 'customer.deleted', toCustomerObject(customer));
     return { id: customer.id, object: 'customer' as const, deleted: true as const };

@@ -16,6 +16,7 @@ import type {
   PaymentMethodObject,
 } from './payment-method.schemas';
 import { bankAccountTestBehavior, cardTestBehavior } from './test-numbers';
+import { updatedMsOf } from '../lib/object-version';
 
 const TEST_BANK_NAMES: Record<string, string> = { '110000000': 'STRIPE TEST BANK' };
 
@@ -27,6 +28,7 @@ export function toPaymentMethodObject(method: PaymentMethod): PaymentMethodObjec
     allow_redisplay: method.allowRedisplay,
     billing_details: method.billingDetails as BillingDetails,
     created: toUnixSeconds(method.createdAt),
+    updated_ms: updatedMsOf(method),
     customer: method.customerId,
     livemode: false,
     metadata: (method.metadata as Record<string, string> | null) ?? {},
@@ -92,6 +94,28 @@ function billingDetails(input: CreatePaymentMethodInput['billing_details']): Bil
   };
 }
 
+/**
+ * The customer entered a card (or bank account) it has saved already: the saved method is kept (and
+ * answered), with the expiry and billing details just entered, since a reissued card keeps its
+ * number but not its expiry.
+ */
+async function refreshSavedMethod(
+  tx: Tx,
+  saved: PaymentMethod,
+  entered: { cardExpMonth?: number | null; cardExpYear?: number | null; billingDetails: Prisma.InputJsonValue | Prisma.JsonValue },
+): Promise<PaymentMethod> {
+  const data: Prisma.PaymentMethodUpdateInput = {};
+  if (saved.type === 'card' && entered.cardExpMonth && entered.cardExpYear) {
+    if (entered.cardExpMonth !== saved.cardExpMonth) data.cardExpMonth = entered.cardExpMonth;
+    if (entered.cardExpYear !== saved.cardExpYear) data.cardExpYear = entered.cardExpYear;
+  }
+  if (JSON.stringify(entered.billingDetails) !== JSON.stringify(saved.billingDetails)) {
+    data.billingDetails = entered.billingDetails as Prisma.InputJsonValue;
+  }
+  if (Object.keys(data).length === 0) return saved;
+  return tx.paymentMethod.update({ where: { id: saved.id }, data });
+}
+
 /** Serialises attach/detach per customer, so two attaches of one card cannot both be saved. */
 async function lockCustomerMethods(tx: Tx, customerId: string): Promise<void> {
   await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`payment-methods:${customerId}`}, 0))`;
@@ -123,7 +147,9 @@ async function attachInTx(
       where: { accountId, customerId, fingerprint: method.fingerprint, type: method.type, NOT: { id: method.id } },
       orderBy: { attachedAt: 'asc' },
     });
-    attached = saved ?? (await tx.paymentMethod.update({ where: { id: method.id }, data: { customerId, attachedAt: new Date() } }));
+    attached = saved
+      ? await refreshSavedMethod(tx, saved, method)
+      : await tx.paymentMethod.update({ where: { id: method.id }, data: { customerId, attachedAt: new Date() } });
   }
   const current = await tx.customerDefaultPaymentMethod.findUnique({ where: { accountId_customerId: { accountId, customerId } } });
   if (!current || (makeDefault && current.paymentMethodId !== attached.id)) {
@@ -181,7 +207,9 @@ export async function createPaymentMethod(prisma: Db, accountId: string, input: 
       });
       // Already saved for this customer: answer the saved method rather than keep a duplicate.
       if (saved) {
-        const object = toPaymentMethodObject(saved);
+        const object = toPaymentMethodObject(
+          await refreshSavedMethod(tx, saved, { cardExpMonth: data.cardExpMonth, cardExpYear: data.cardExpYear, billingDetails: data.billingDetails as Prisma.InputJsonValue }),
+        );
         await recordEvent(tx, accountId, 'payment_method.attached', object);
         return object;
       }
@@ -262,6 +290,17 @@ export async function detachPaymentMethod(prisma: Db, accountId: string, id: str
     await recordEvent(tx, accountId, 'payment_method.detached', object);
     return object;
   });
+}
+
+/** Every method of a deleted customer is detached (payment_method.detached each) and it keeps no default. */
+export async function detachAllInTx(tx: Tx, accountId: string, customerId: string): Promise<void> {
+  await lockCustomerMethods(tx, customerId);
+  const methods = await tx.paymentMethod.findMany({ where: { accountId, customerId }, orderBy: [{ attachedAt: 'asc' }, { id: 'asc' }] });
+  for (const method of methods) {
+    const detached = await tx.paymentMethod.update({ where: { id: method.id }, data: { customerId: null, attachedAt: null } });
+    await recordEvent(tx, accountId, 'payment_method.detached', toPaymentMethodObject(detached));
+  }
+  await tx.customerDefaultPaymentMethod.deleteMany({ where: { accountId, customerId } });
 }
 
 /** The customer's methods, the default first, then the most recently attached. */
