@@ -51,8 +51,8 @@ export const changeUpdate = defineUpdate<SubscriptionObject, [SubscriptionChange
 // parses its arguments in its validator: a missing argument, a wrong type or an unknown field is
 // refused there, visibly, and never reaches a handler (where it would fail the workflow task).
 
-/** No argument (or one empty object, as the Web UI sends `{}`): pause, resume, created. */
-export const noArgs = z.union([z.tuple([]), z.tuple([z.strictObject({})])]);
+/** No argument (or one empty object or null, as a form left empty may send): pause, resume, created. */
+export const noArgs = z.union([z.tuple([]), z.tuple([z.strictObject({}).nullable()])]);
 
 export const cancelArgs = z
   .tuple([

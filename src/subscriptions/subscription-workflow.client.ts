@@ -25,6 +25,14 @@ const temporalUnavailable = () =>
     RETRY_AFTER_SECONDS,
   );
 
+/** Temporal stopped answering after the change was sent: it may still apply, so the answer says so instead of "nothing changed". */
+const lostDuringCall = (subscriptionId: string) =>
+  new ServiceUnavailableError(
+    'temporal_unavailable',
+    `The workflow service (Temporal) stopped answering while the change was sent; it may still apply. GET /subscriptions/${subscriptionId} before asking again.`,
+    RETRY_AFTER_SECONDS,
+  );
+
 /** gRPC status codes DEADLINE_EXCEEDED and UNAVAILABLE: Temporal cannot be reached (as opposed to a refusal of the request). */
 const UNREACHABLE_CODES = [4, 14];
 
@@ -35,10 +43,10 @@ function isUnreachable(error: unknown): boolean {
   return false;
 }
 
-function translated(error: unknown): unknown {
+function translated(error: unknown, subscriptionId: string): unknown {
   const rejection = rejectionOf(error);
   if (rejection) return toApiError(rejection);
-  return isUnreachable(error) ? temporalUnavailable() : error;
+  return isUnreachable(error) ? lostDuringCall(subscriptionId) : error;
 }
 
 /**
@@ -76,7 +84,7 @@ export async function startSubscriptionWorkflow(temporal: Client, taskQueue: str
   try {
     return await temporal.workflow.executeUpdateWithStart(createdUpdate, { startWorkflowOperation });
   } catch (error) {
-    throw translated(error);
+    throw translated(error, spec.id);
   }
 }
 
@@ -97,6 +105,6 @@ export async function updateSubscriptionWorkflow<Args extends [] | [unknown]>(
     return await handle.executeUpdate<SubscriptionObject, [unknown]>(update.name, { args: args as [unknown] });
   } catch (error) {
     if (error instanceof WorkflowNotFoundError) throw conflict(`Subscription ${subscriptionId} has ended.`, 'subscription_ended');
-    throw translated(error);
+    throw translated(error, subscriptionId);
   }
 }
