@@ -5,7 +5,7 @@ import type { Client as TemporalClient } from '@temporalio/client';
 import type { Db } from './db/prisma';
 import { Api } from './http/api';
 import { createAuthenticator } from './http/auth';
-import { ApiError } from './http/errors';
+import { ApiError, ServiceUnavailableError } from './http/errors';
 import { logger as defaultLogger, type Logger } from './http/logger';
 import { registerCustomerRoutes } from './customers/customer.routes';
 import { registerWebhookRoutes } from './webhooks/webhook.routes';
@@ -92,6 +92,7 @@ export function createApp(deps: AppDeps): express.Express {
   });
   app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => {
     const apiError = toApiError(error, res.locals.requestId as string, log);
+    if (apiError instanceof ServiceUnavailableError) res.setHeader('Retry-After', String(apiError.retryAfterSeconds));
     res.status(apiError.status).json(apiError.toBody());
   });
   return app;

@@ -7,6 +7,7 @@ import {
   invoicesOf,
   recordHistories,
   recurringPrice,
+  settled,
   startSubscriptionWorld,
   subscriptionEvents,
   subscriptionState,
@@ -125,6 +126,48 @@ describe('dunning', () => {
       expect(resumed.status).toBe('active');
       const [resumedEvent] = (await subscriptionEvents(world, subscription.id)).filter((event) => event.type === 'subscription.resumed');
       expect(resumedEvent!.data).toMatchObject({ reason: 'requested', initiated_by: 'merchant' });
+      return subscription.id;
+    });
+  });
+
+  it('resuming a subscription paused by dunning charges its open invoice again; a failure starts the dunning schedule again', async () => {
+    await inWorld('dunning-pause-resume-charges', async (world) => {
+      await setDunning(world, [1], 'pause');
+      const { customer } = await customerWithCard(world.api, CARDS.declined);
+      const subscription = await subscribe(world, customer.id);
+      const failedAt = await firstFailure(world, subscription.id);
+      await advanceTo(world, subscription.id, failedAt + DAY_MS + HOUR_MS);
+      expect((await getSubscription(world, subscription.id)).status).toBe('paused');
+      expect((await failedCharges(world, subscription.id)).length).toBe(2);
+
+      // Still the declining card: the resume charges the invoice at once (3rd failure), then retries a day later and pauses again.
+      await advanceTo(world, subscription.id, failedAt + 3 * DAY_MS);
+      expect(expectStatus(await world.api.post(`/subscriptions/${subscription.id}/resume`), 200, 'resume').status).toBe('active');
+      await settled(world, subscription.id);
+      expect((await failedCharges(world, subscription.id)).length).toBe(3);
+      const [invoice] = await invoicesOf(world, subscription.id);
+      expect(invoice).toMatchObject({ status: 'open', attemptCount: 3 });
+      const resumedAt = (await subscriptionState(world, subscription.id)).dunning[0]!.failedAt;
+      expect((await subscriptionState(world, subscription.id)).dunning).toEqual([
+        expect.objectContaining({ invoiceId: invoice!.id, attempts: 1, attemptOffset: 2, nextRetryAt: resumedAt + DAY_MS }),
+      ]);
+      await advanceTo(world, subscription.id, resumedAt + DAY_MS + HOUR_MS);
+      expect((await failedCharges(world, subscription.id)).length).toBe(4);
+      expect(await getSubscription(world, subscription.id)).toMatchObject({ status: 'paused' });
+      const pauses = (await subscriptionEvents(world, subscription.id)).filter((event) => event.type === 'subscription.paused');
+      expect(pauses.map((event) => (event.data as { reason: string }).reason)).toEqual(['dunning', 'dunning']);
+
+      // A working card, then resume: the open invoice is paid (5th attempt, its own key) and dunning ends.
+      const goodCard = await addPaymentMethod(world.api, customer.id, cardBody(CARDS.succeeds));
+      expectStatus(await world.api.patch(`/subscriptions/${subscription.id}`, { default_payment_method: goodCard.id }), 200, 'PATCH');
+      expect(expectStatus(await world.api.post(`/subscriptions/${subscription.id}/resume`), 200, 'resume').status).toBe('active');
+      await settled(world, subscription.id);
+      const [paid] = await invoicesOf(world, subscription.id);
+      expect(paid).toMatchObject({ status: 'paid', attemptCount: 5, paymentMethodId: goodCard.id });
+      expect((await subscriptionState(world, subscription.id)).dunning).toEqual([]);
+      expect(await getSubscription(world, subscription.id)).toMatchObject({ status: 'active' });
+      const charges = await world.app.prisma.transaction.count({ where: { invoiceId: paid!.id, status: 'succeeded' } });
+      expect(charges).toBe(1);
       return subscription.id;
     });
   });

@@ -5,6 +5,7 @@ import {
   dunningExhausted,
   initialState,
   nextAction,
+  nextAttempt,
   nextBillingAt,
   pause,
   resume,
@@ -111,6 +112,15 @@ describe('actions and their order', () => {
     expect(nextAction(canceling)).toEqual({ kind: 'cancel', at: Date.parse('2027-04-10T12:00:00.000Z') });
     expect(cancel(state, NOW + DAY_MS, false)).toMatchObject({ status: 'canceled', canceledAt: NOW + DAY_MS, endedAt: NOW + DAY_MS });
   });
+
+  it('cancel at period end has one rule for DELETE and PATCH: refused without a running period (paused, scheduled), never a cancel now', () => {
+    const paused = pause(billed(initialState(spec(), NOW), 0, 'inv_1'), NOW + DAY_MS);
+    const scheduled = initialState(spec({ startDate: NOW + 10 * DAY_MS }), NOW);
+    for (const state of [paused, scheduled]) {
+      expect(ruleError(() => cancel(state, NOW + 2 * DAY_MS, true))).toMatchObject({ kind: 'conflict', code: 'no_current_period' });
+      expect(ruleError(() => update(state, { cancelAtPeriodEnd: true }, NOW + 2 * DAY_MS))).toMatchObject({ kind: 'conflict', code: 'no_current_period' });
+    }
+  });
 });
 
 describe('pause and resume', () => {
@@ -149,6 +159,21 @@ describe('dunning', () => {
       state = retryFailed(state, 'inv_1');
     }
     expect(retries).toEqual([1, 3, 5]);
+  });
+
+  it('resume restarts an exhausted dunning at once, its attempts counting on; a dunning still running only moves by the paused time', () => {
+    let state: SubscriptionState = billed(initialState(spec(), NOW), 0, 'inv_1');
+    state = startDunning(state, { invoiceId: 'inv_1', periodStart: NOW, failedAt: NOW, retryDays: [1], outcome: 'pause' });
+    state = startDunning(state, { invoiceId: 'inv_2', periodStart: NOW, failedAt: NOW, retryDays: [1, 3], outcome: 'pause' });
+    state = retryFailed(retryFailed(state, 'inv_1'), 'inv_2');
+    expect(dunningExhausted(state, 'inv_1')).toBe(true);
+    const resumedAt = NOW + 5 * DAY_MS;
+    const resumed = resume(pause(state, NOW + DAY_MS), resumedAt);
+    const [first, second] = resumed.dunning;
+    expect(first).toMatchObject({ invoiceId: 'inv_1', attempts: 0, attemptOffset: 2, nextRetryAt: resumedAt });
+    expect(nextAttempt(first!)).toBe(3);
+    expect(second).toMatchObject({ invoiceId: 'inv_2', attempts: 2, nextRetryAt: NOW + 3 * DAY_MS + 4 * DAY_MS });
+    expect(nextAction(resumed)).toEqual({ kind: 'retry', at: resumedAt, invoiceId: 'inv_1' });
   });
 
   it('with no retry days the outcome applies after the first failure', () => {

@@ -1,6 +1,9 @@
 import { BILLING_ACCOUNT_ID, BILLING_CUSTOMER_ID, BILLING_STATUS } from '../src/temporal/search-attributes';
 import { newId } from '../src/lib/ids';
 import { startSubscriptionWorkflow } from '../src/subscriptions/subscription-workflow.client';
+import { MAX_CHARGE_AMOUNT } from '../src/lib/money';
+import { WorkflowUpdateFailedError } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
 import { apiClient, createTestAccount, type ApiClient } from './support/harness';
 import { addPaymentMethod, cardBody, CARDS, createCustomer, createTaxRate, customerWithCard } from './support/payments';
 import {
@@ -231,6 +234,29 @@ describe('POST /subscriptions', () => {
     expect((await workflowHandle(world, id).describe()).status.name).toBe('COMPLETED');
   });
 
+  it('refuses items that would charge more than MAX_CHARGE_AMOUNT per period (exclusive tax on top), naming the field; nothing is written', async () => {
+    const atCeiling = await recurringPrice(api, { unitAmount: MAX_CHARGE_AMOUNT });
+    const large = await recurringPrice(api, { unitAmount: 60_000_000 });
+    const nearCeiling = await recurringPrice(api, { unitAmount: 95_000_000 });
+    const exclusive = await createTaxRate(api, 10, false);
+    const before = await subscriptionCount();
+    for (const [items, param] of [
+      [[{ price: atCeiling, quantity: 100_000 }], 'items.0.quantity'],
+      [[{ price: atCeiling, quantity: 2 }], 'items.0.quantity'],
+      [[{ price: monthly, quantity: 1 }, { price: large, quantity: 1 }, { price: nearCeiling, quantity: 1 }], 'items'],
+      [[{ price: nearCeiling, quantity: 1, tax: [exclusive.id] }], 'items.0.quantity'],
+    ] as const) {
+      const response = await api.post('/subscriptions', await validBody({ items }));
+      expect([JSON.stringify(items), response.status, response.body.error?.param, response.body.error?.code]).toEqual([
+        JSON.stringify(items),
+        400,
+        param,
+        'amount_too_large',
+      ]);
+    }
+    expect(await subscriptionCount()).toBe(before);
+  });
+
   it('refuses an inactive tax rate and a payment method of another customer with 400', async () => {
     const tax = await createTaxRate(api, 7, false);
     expectStatus(await api.patch(`/taxRates/${tax.id}`, { active: false }), 200);
@@ -369,6 +395,72 @@ describe('changing a subscription', () => {
     }
     const unchanged = expectStatus(await api.get(`/subscriptions/${subscription.id}`), 200);
     expect(unchanged).toEqual(subscription);
+  });
+
+  it('PATCH refuses items that would charge more than MAX_CHARGE_AMOUNT per period, naming the field, and changes nothing', async () => {
+    const itemId = subscription.items.data[0].id;
+    const large = await recurringPrice(api, { unitAmount: 60_000_000 });
+    for (const [items, param] of [
+      // 1500 x 100000 = 150000000 cents
+      [[{ id: itemId, quantity: 100_000 }], 'items.0.quantity'],
+      [[{ price: large, quantity: 2 }], 'items.0.quantity'],
+      [[{ price: large, quantity: 1 }, { id: itemId, quantity: 30_000 }], 'items'],
+    ] as const) {
+      const response = await api.patch(`/subscriptions/${subscription.id}`, { items });
+      expect([JSON.stringify(items), response.status, response.body.error?.param]).toEqual([JSON.stringify(items), 400, param]);
+    }
+    expect(expectStatus(await api.get(`/subscriptions/${subscription.id}`), 200)).toEqual(subscription);
+    // Removing the item that would pass the ceiling makes room: the same large price then fits.
+    const swapped = expectStatus(await api.patch(`/subscriptions/${subscription.id}`, { items: [{ price: large, quantity: 1 }, { id: itemId, deleted: true }] }), 200);
+    expect(swapped.items.data.map((item: any) => item.price.unit_amount)).toEqual([60_000_000]);
+  });
+
+  it('cancel at period end follows one rule on a paused subscription: DELETE ?at_period_end=true and PATCH both answer 409, nothing changes', async () => {
+    expect(expectStatus(await api.post(`/subscriptions/${subscription.id}/pause`), 200).status).toBe('paused');
+    const paused = expectStatus(await api.get(`/subscriptions/${subscription.id}`), 200);
+    for (const response of [
+      await api.delete(`/subscriptions/${subscription.id}?at_period_end=true`),
+      await api.patch(`/subscriptions/${subscription.id}`, { cancel_at_period_end: true }),
+    ]) {
+      expect(response.status).toBe(409);
+      expect(response.body.error).toMatchObject({ type: 'conflict', code: 'no_current_period' });
+    }
+    expect(expectStatus(await api.get(`/subscriptions/${subscription.id}`), 200)).toEqual(paused);
+    expect(expectStatus(await api.delete(`/subscriptions/${subscription.id}`), 200).status).toBe('canceled');
+  });
+
+  it('operator updates sent with the Temporal client are validated: no argument, a wrong type, an unknown field are rejected and the workflow keeps working', async () => {
+    const handle = workflowHandle(world, subscription.id);
+    const refusals: [string, unknown[], string][] = [
+      ['cancel', [], 'args'],
+      ['cancel', [{}], 'args.0'],
+      ['cancel', [{ atPeriodEnd: 'yes' }], 'args.0.atPeriodEnd'],
+      ['cancel', [{ atPeriodEnd: true, now: 1 }], 'args.0.now'],
+      ['cancel', [{ atPeriodEnd: true, at_period_end: false }], 'args.0'],
+      ['pause', [{ until: 5 }], 'args.0.until'],
+      ['resume', ['now'], 'args'],
+      ['update', [], 'args'],
+      ['update', [{ cancelAtPeriodEnd: 'true' }], 'args.0.cancelAtPeriodEnd'],
+      ['update', [{ items: [{ param: 'items.0', change: { kind: 'update', id: subscription.items.data[0].id, quantity: -1 } }] }], 'args.0.items.0.change.quantity'],
+      ['update', [{ collection_method: 'send_invoice' }], 'args.0.collection_method'],
+    ];
+    const answers = [];
+    for (const [name, args] of refusals) {
+      const error = await handle.executeUpdate(name, { args: args as [unknown] }).then(
+        () => null,
+        (failure: unknown) => failure,
+      );
+      const cause = error instanceof WorkflowUpdateFailedError ? error.cause : error;
+      answers.push([name, args, cause instanceof ApplicationFailure ? cause.details?.[0] : String(cause)]);
+    }
+    expect(answers).toEqual(refusals.map(([name, args, param]) => [name, args, expect.objectContaining({ status: 400, code: 'parameter_invalid', param })]));
+    // The workflow never failed a task: the next API call is answered at once, and the API's spelling works for operators.
+    expect(expectStatus(await api.patch(`/subscriptions/${subscription.id}`, { collection_method: 'send_invoice' }), 200).collection_method).toBe('send_invoice');
+    const atPeriodEnd: any = await handle.executeUpdate('cancel', { args: [{ at_period_end: true }] });
+    expect(atPeriodEnd).toMatchObject({ status: 'active', cancel_at_period_end: true, cancel_at: subscription.current_period_end });
+    const history = await handle.fetchHistory();
+    expect(history.events?.some((event) => event.workflowTaskFailedEventAttributes)).toBe(false);
+    expect((await handle.describe()).status.name).toBe('RUNNING');
   });
 
   it('refuses forbidden moves with 409: resume an active one, pause a trialing one, anything on a canceled one', async () => {

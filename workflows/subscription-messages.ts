@@ -1,5 +1,6 @@
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
-import type { Action, SubscriptionChanges, SubscriptionCreateSpec, SubscriptionState } from '../src/subscriptions/subscription-machine';
+import { z } from 'zod';
+import { COLLECTION_METHODS, type Action, type SubscriptionChanges, type SubscriptionCreateSpec, type SubscriptionState } from '../src/subscriptions/subscription-machine';
 import type { SubscriptionObject } from '../src/subscriptions/subscription.schemas';
 
 /**
@@ -27,9 +28,75 @@ export interface SubscriptionStateView extends SubscriptionState {
 
 export const stateQuery = defineQuery<SubscriptionStateView>('state');
 
+/**
+ * The `created` update's answer: the subscription as recorded, and whether what is due at creation
+ * (the first invoice and its charge) was still running when the creation wait ran out.
+ */
+export interface SubscriptionCreated {
+  subscription: SubscriptionObject;
+  billingPending: boolean;
+}
+
 /** Sent with the start (update-with-start): answers the subscription once what is due at creation (a first invoice) is done. */
-export const createdUpdate = defineUpdate<SubscriptionObject>('created');
+export const createdUpdate = defineUpdate<SubscriptionCreated>('created');
 export const pauseUpdate = defineUpdate<SubscriptionObject>('pause');
 export const resumeUpdate = defineUpdate<SubscriptionObject>('resume');
-export const cancelUpdate = defineUpdate<SubscriptionObject, [{ atPeriodEnd: boolean }]>('cancel');
+/** `at_period_end` (the API's spelling) is accepted as well as `atPeriodEnd`: operators type either (README). */
+export type CancelArgs = { atPeriodEnd: boolean } | { at_period_end: boolean };
+export const cancelUpdate = defineUpdate<SubscriptionObject, [CancelArgs]>('cancel');
 export const changeUpdate = defineUpdate<SubscriptionObject, [SubscriptionChanges]>('update');
+
+// --- update arguments, as the workflow's validators check them ---
+// Operators send updates too (Temporal Web UI, `temporal workflow update execute`), so every update
+// parses its arguments in its validator: a missing argument, a wrong type or an unknown field is
+// refused there, visibly, and never reaches a handler (where it would fail the workflow task).
+
+/** No argument (or one empty object or null, as a form left empty may send): pause, resume, created. */
+export const noArgs = z.union([z.tuple([]), z.tuple([z.strictObject({}).nullable()])]);
+
+export const cancelArgs = z
+  .tuple([
+    z
+      .strictObject({ atPeriodEnd: z.boolean().optional(), at_period_end: z.boolean().optional() })
+      .refine((args) => args.atPeriodEnd !== undefined || args.at_period_end !== undefined, {
+        message: 'needs atPeriodEnd (or at_period_end): true to cancel at the end of the current period, false to cancel now',
+      })
+      .refine((args) => args.atPeriodEnd === undefined || args.at_period_end === undefined || args.atPeriodEnd === args.at_period_end, {
+        message: 'atPeriodEnd and at_period_end disagree',
+      })
+      .transform((args) => ({ atPeriodEnd: (args.atPeriodEnd ?? args.at_period_end)! })),
+  ])
+  .transform(([args]) => args);
+
+const ids = z.array(z.string().min(1));
+const millis = z.number().int().nonnegative();
+const itemChange = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('add'), id: z.string().min(1), priceId: z.string().min(1), quantity: z.number().int().positive(), taxRateIds: ids }),
+  z.strictObject({
+    kind: z.literal('update'),
+    id: z.string().min(1),
+    priceId: z.string().min(1).optional(),
+    quantity: z.number().int().positive().optional(),
+    taxRateIds: ids.optional(),
+  }),
+  z.strictObject({ kind: z.literal('delete'), id: z.string().min(1) }),
+]);
+
+export const changeArgs = z
+  .tuple([
+    z.strictObject({
+      items: z.array(z.strictObject({ param: z.string(), change: itemChange })).optional(),
+      collectionMethod: z.enum(COLLECTION_METHODS).optional(),
+      defaultPaymentMethodId: z.string().min(1).nullable().optional(),
+      cancelAt: millis.nullable().optional(),
+      cancelAtPeriodEnd: z.boolean().optional(),
+      endDate: millis.nullable().optional(),
+    }),
+  ])
+  .transform(([changes]): SubscriptionChanges => changes);
+
+/** Where a zod issue points, in the update's own terms (`args.0.items.1.change.quantity`): `args` when it is the list itself. */
+export function argumentPath(issue: z.core.$ZodIssue): string {
+  const path = issue.code === 'unrecognized_keys' ? [...issue.path, issue.keys[0]!] : issue.path;
+  return ['args', ...path.map(String)].join('.');
+}

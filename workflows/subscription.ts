@@ -4,6 +4,7 @@ import {
   condition,
   log,
   makeContinueAsNewFunc,
+  patched,
   proxyActivities,
   setHandler,
   upsertSearchAttributes,
@@ -23,6 +24,7 @@ import {
   initialState,
   isEnded,
   nextAction,
+  nextAttempt,
   nextBillingAt,
   pause,
   REQUESTED,
@@ -34,6 +36,7 @@ import {
   update,
   assertCanPause,
   assertCanResume,
+  assertCanCancelAtPeriodEnd,
   assertNotEnded,
   type SubscriptionState,
 } from '../src/subscriptions/subscription-machine';
@@ -42,9 +45,13 @@ import type { SubscriptionObject } from '../src/subscriptions/subscription.schem
 import { BILLING_STATUS } from '../src/temporal/search-attributes';
 import { workflowNow } from './clock';
 import {
+  argumentPath,
+  cancelArgs,
   cancelUpdate,
+  changeArgs,
   changeUpdate,
   createdUpdate,
+  noArgs,
   pauseUpdate,
   resumeUpdate,
   stateQuery,
@@ -57,6 +64,8 @@ export const RENEWALS_PER_RUN = 12;
 const MAX_HISTORY_EVENTS = 5_000;
 /** How long the creation answer waits for what is due at once (the first invoice and its charge). */
 const CREATION_WAIT = '20 seconds';
+/** Since this patch a pause by dunning keeps the open invoice's dunning entry, so that resume charges it again. */
+const RESUME_CHARGES_UNPAID = 'resume-charges-unpaid-invoice';
 
 const retry = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', nonRetryableErrorTypes: [REJECTION_TYPE, RENEWAL_REJECTED] };
 const records = proxyActivities<SubscriptionActivities>({ startToCloseTimeout: '30 seconds', retry });
@@ -71,6 +80,18 @@ function wholeSecondsNow(): number {
 function asRuleFailure(error: unknown): never {
   if (error instanceof SubscriptionRuleError) throw ruleRejection(error);
   throw error;
+}
+
+/**
+ * The update's arguments, parsed: a refusal (400 parameter_invalid naming the argument) when they do
+ * not fit. Run by every validator, and again by the handler (which validators never reach with bad input).
+ */
+function parseArgs<T>(schema: { safeParse(args: unknown[]): { success: true; data: T } | { success: false; error: { issues: Parameters<typeof argumentPath>[0][] } } }, args: unknown[]): T {
+  const result = schema.safeParse(args);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0]!;
+  const param = argumentPath(issue);
+  throw rejectionFailure({ status: 400, code: 'parameter_invalid', message: `Invalid update argument '${param}': ${issue.message}`, param });
 }
 
 /**
@@ -125,11 +146,13 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
       });
   }
 
-  function validator(check: (current: SubscriptionState) => void) {
-    return (..._args: unknown[]) => {
+  /** A validator: the arguments must parse, then `check` judges them against the current state. */
+  function validator<T>(schema: Parameters<typeof parseArgs<T>>[0], check: (current: SubscriptionState, args: T) => void) {
+    return (...args: unknown[]) => {
+      const parsed = parseArgs(schema, args);
       if (state.version === 0) throw rejectionFailure({ status: 409, code: 'subscription_starting', message: `Subscription ${state.id} is still being created.` });
       try {
-        check(state);
+        check(state, parsed);
       } catch (error) {
         asRuleFailure(error);
       }
@@ -150,36 +173,52 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
     async () => {
       await condition(() => creationFailure !== undefined || state.version > 0);
       if (creationFailure) throw creationFailure;
-      await condition(() => settled || isEnded(state), CREATION_WAIT);
-      return latest!;
+      // After the wait the answer says what is true: billing still running is billingPending, not a finished-looking object.
+      const done = await condition(() => settled || isEnded(state), CREATION_WAIT);
+      return { subscription: latest!, billingPending: !done };
     },
     {
-      validator: () => {
+      validator: (...args: unknown[]) => {
+        parseArgs(noArgs, args);
         if (!('create' in input)) throw rejectionFailure({ status: 409, code: 'subscription_exists', message: `Subscription ${state.id} exists already.` });
       },
     },
   );
 
-  setHandler(pauseUpdate, changeBy(pause, () => ({ type: 'subscription.paused', cause: REQUESTED })), { validator: validator(assertCanPause) });
-  setHandler(resumeUpdate, changeBy(resume, () => ({ type: 'subscription.resumed', cause: REQUESTED })), { validator: validator(assertCanResume) });
+  setHandler(pauseUpdate, changeBy(pause, () => ({ type: 'subscription.paused', cause: REQUESTED })), { validator: validator(noArgs, assertCanPause) });
+  setHandler(resumeUpdate, changeBy(resume, () => ({ type: 'subscription.resumed', cause: REQUESTED })), { validator: validator(noArgs, assertCanResume) });
   setHandler(
     cancelUpdate,
-    ({ atPeriodEnd }) =>
-      changeBy(
+    (...args: unknown[]) => {
+      const { atPeriodEnd } = parseArgs(cancelArgs, args);
+      return changeBy(
         (current, nowMs) => cancel(current, nowMs, atPeriodEnd),
         (next) => (next.status === 'canceled' ? { type: 'subscription.canceled', cause: REQUESTED } : { type: 'subscription.updated' }),
-      )(),
-    { validator: validator(assertNotEnded) },
+      )();
+    },
+    {
+      validator: validator(cancelArgs, (current, { atPeriodEnd }) => {
+        assertNotEnded(current);
+        if (atPeriodEnd) assertCanCancelAtPeriodEnd(current, wholeSecondsNow());
+      }),
+    },
   );
-  setHandler(changeUpdate, (changes) => changeBy((current, nowMs) => update(current, changes, nowMs), () => ({ type: 'subscription.updated' }))(), {
+  setHandler(
+    changeUpdate,
+    (...args: unknown[]) => {
+      const changes = parseArgs(changeArgs, args);
+      return changeBy((current, nowMs) => update(current, changes, nowMs), () => ({ type: 'subscription.updated' }))();
+    },
     // A dry run on the current state: unknown item ids and forbidden moves are refused before anything is recorded.
-    validator: (changes) => validator((current) => void update(current, changes, wholeSecondsNow()))(),
-  });
+    { validator: validator(changeArgs, (current, changes) => void update(current, changes, wholeSecondsNow())) },
+  );
 
   async function applyDunningOutcome(invoiceId: string): Promise<void> {
     const entry = state.dunning.find((candidate) => candidate.invoiceId === invoiceId)!;
-    state = dunningResolved(state, invoiceId);
     log.info('dunning exhausted', { subscriptionId: state.id, invoiceId, outcome: entry.outcome });
+    // A pause keeps the exhausted entry: the invoice is still owed, and resume charges it again.
+    const keepForResume = entry.outcome === 'pause' && state.status === 'active' && patched(RESUME_CHARGES_UNPAID);
+    if (!keepForResume) state = dunningResolved(state, invoiceId);
     if (entry.outcome === 'cancel') await commit(end(state, wholeSecondsNow(), 'canceled'), { type: 'subscription.canceled', cause: DUNNING });
     else if (entry.outcome === 'pause' && state.status === 'active') await commit(pause(state, wholeSecondsNow()), { type: 'subscription.paused', cause: DUNNING });
     // keep_active: the invoice stays open and the subscription bills on.
@@ -222,7 +261,11 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
     if (charge?.outcome === 'failed' && dunningExhausted(state, invoiceId)) await applyDunningOutcome(invoiceId);
   }
 
-  /** A dunning retry: each failure is its own invoice.payment_failed; the last one applies the account's outcome. */
+  /**
+   * A dunning retry: each failure is its own invoice.payment_failed; the last one applies the account's
+   * outcome. The charge made on resume (attempts 0) plays the renewal charge's part: its failure starts
+   * a new round on the schedule in force then.
+   */
   async function retryCharge(invoiceId: string): Promise<void> {
     const entry = state.dunning.find((candidate) => candidate.invoiceId === invoiceId)!;
     const result = await payments.chargeRenewalInvoice({
@@ -230,14 +273,24 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
       subscriptionId: state.id,
       periodStart: entry.periodStart,
       invoiceId,
-      attempt: entry.attempts + 1,
+      attempt: nextAttempt(entry),
       paymentMethodId: state.defaultPaymentMethodId,
     });
     if (result.outcome !== 'failed') {
       state = dunningResolved(state, invoiceId);
       return;
     }
-    state = retryFailed(state, invoiceId);
+    state =
+      entry.attempts === 0
+        ? startDunning(state, {
+            invoiceId,
+            periodStart: entry.periodStart,
+            failedAt: wholeSecondsNow(),
+            retryDays: result.retryDays,
+            outcome: result.dunningOutcome,
+            attemptOffset: entry.attemptOffset ?? 0,
+          })
+        : retryFailed(state, invoiceId);
     if (dunningExhausted(state, invoiceId)) await applyDunningOutcome(invoiceId);
   }
 

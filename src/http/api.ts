@@ -39,6 +39,8 @@ export interface RouteDefinition<P extends AnyObject, Q extends AnyObject, B ext
   guard?: (principal: Principal) => Promise<void>;
   /** Status of a successful answer (200 unless given). */
   status?: number;
+  /** Other success statuses the handler may answer with `new Answer(status, body)` (same body schema), and what each means. */
+  otherStatuses?: Record<number, string>;
   response: z.ZodType;
   /** Error statuses worth documenting besides 400/401. */
   errors?: number[];
@@ -63,6 +65,14 @@ export const errorBodySchema = z
     }),
   })
   .meta({ id: 'Error' });
+
+/** A handler's answer with a success status other than the route's own (declared in `otherStatuses`). */
+export class Answer {
+  constructor(
+    readonly status: number,
+    readonly body: unknown,
+  ) {}
+}
 
 /**
  * Routes are declared once: the same zod schemas validate the request and describe it in
@@ -97,6 +107,9 @@ export class Api {
       responses: {
         [status]: { description: 'Success', content: { 'application/json': { schema: def.response } } },
         ...Object.fromEntries(
+          Object.entries(def.otherStatuses ?? {}).map(([code, description]) => [code, { description, content: { 'application/json': { schema: def.response } } }]),
+        ),
+        ...Object.fromEntries(
           errorStatuses.map((code) => [
             code,
             { description: ERROR_DESCRIPTIONS[code] ?? 'Error', content: { 'application/json': { schema: errorBodySchema } } },
@@ -120,7 +133,8 @@ export class Api {
           z.output<Q>,
           z.output<B>
         >);
-        return res.headersSent ? null : { status, body: result };
+        if (res.headersSent) return null;
+        return result instanceof Answer ? { status: result.status, body: result.body } : { status, body: result };
       };
       const answer = idempotencyKey ? await withIdempotency(this.prisma, principal.accountId, idempotencyKey, req, run) : await run();
       if (!answer || res.headersSent) return;

@@ -37,6 +37,17 @@ export class ApiError extends Error {
   }
 }
 
+/** 503: a dependency (Temporal) does not answer; the error handler sends `Retry-After` with it. */
+export class ServiceUnavailableError extends ApiError {
+  constructor(
+    code: string,
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super('api_error', code, message, undefined, 503);
+  }
+}
+
 export const badRequest = (message: string, param?: string, code = 'parameter_invalid') =>
   new ApiError('invalid_request_error', code, message, param);
 

@@ -35,6 +35,11 @@ export interface DunningState {
   retryDays: number[];
   outcome: DunningOutcome;
   nextRetryAt: number;
+  /**
+   * Charges made for the invoice before this round of dunning (absent: none). A round starts at the
+   * renewal charge, or again when a subscription paused by dunning resumes; attempt keys count on.
+   */
+  attemptOffset?: number;
 }
 
 export interface SubscriptionState {
@@ -251,7 +256,7 @@ export function billed(state: SubscriptionState, index: number, invoiceId: strin
 /** A renewal charge failed: start dunning on the account's schedule. Null retry days means none: apply the outcome now. */
 export function startDunning(
   state: SubscriptionState,
-  failure: { invoiceId: string; periodStart: number; failedAt: number; retryDays: number[]; outcome: DunningOutcome },
+  failure: { invoiceId: string; periodStart: number; failedAt: number; retryDays: number[]; outcome: DunningOutcome; attemptOffset?: number },
 ): SubscriptionState {
   const dunning: DunningState = { ...failure, attempts: 1, nextRetryAt: failure.failedAt + (failure.retryDays[0] ?? 0) * DAY_MS };
   return { ...state, dunning: [...state.dunning.filter((entry) => entry.invoiceId !== failure.invoiceId), dunning] };
@@ -273,6 +278,11 @@ export function retryFailed(state: SubscriptionState, invoiceId: string): Subscr
       return { ...entry, attempts, nextRetryAt: days === undefined ? entry.nextRetryAt : entry.failedAt + days * DAY_MS };
     }),
   };
+}
+
+/** The number of the next charge of the invoice, across rounds of dunning (its attempt key). */
+export function nextAttempt(entry: DunningState): number {
+  return (entry.attemptOffset ?? 0) + entry.attempts + 1;
 }
 
 /** The invoice no longer needs collecting (paid, voided): its dunning ends. */
@@ -300,11 +310,17 @@ export function assertCanResume(state: SubscriptionState): void {
 /**
  * Resume shifts the schedule by the paused time (DESIGN.md 3.7): the billing date that was next
  * when the subscription paused, the current period's end and pending dunning retries all move by
- * it. The moved billing date becomes the new billing_cycle_anchor.
+ * it. The moved billing date becomes the new billing_cycle_anchor. An invoice whose exhausted
+ * dunning paused the subscription is still open: it is charged again at once (a new round, whose
+ * failure starts the account's dunning schedule again).
  */
 export function resume(state: SubscriptionState, nowMs: number): SubscriptionState {
   assertCanResume(state);
   const pausedMs = Math.max(0, nowMs - (state.pausedAt ?? nowMs));
+  const shifted = (entry: DunningState): DunningState =>
+    entry.attempts > entry.retryDays.length
+      ? { ...entry, attemptOffset: (entry.attemptOffset ?? 0) + entry.attempts, attempts: 0, failedAt: nowMs, nextRetryAt: nowMs }
+      : { ...entry, failedAt: entry.failedAt + pausedMs, nextRetryAt: entry.nextRetryAt + pausedMs };
   const anchor = periodStart(billingCycle(state), state.nextPeriodIndex) + pausedMs;
   const currentPeriodEnd = state.currentPeriodEnd === null ? null : state.currentPeriodEnd + pausedMs;
   return next(state, {
@@ -314,7 +330,7 @@ export function resume(state: SubscriptionState, nowMs: number): SubscriptionSta
     nextPeriodIndex: 0,
     currentPeriodEnd,
     cancelAt: state.cancelAtPeriodEnd ? currentPeriodEnd : state.cancelAt,
-    dunning: state.dunning.map((entry) => ({ ...entry, failedAt: entry.failedAt + pausedMs, nextRetryAt: entry.nextRetryAt + pausedMs })),
+    dunning: state.dunning.map(shifted),
   });
 }
 
@@ -335,12 +351,23 @@ export function end(state: SubscriptionState, nowMs: number, status: 'canceled' 
 }
 
 /**
- * DELETE: at period end when asked and a current period still runs (the subscription is canceled
- * when it ends, before the next invoice), otherwise at once. canceled_at records the request.
+ * The one rule for "cancel at period end" (DELETE ?at_period_end=true and PATCH
+ * cancel_at_period_end: true alike): only while a billing period runs. A paused subscription bills
+ * nothing and its period's end moves on resume, a scheduled one has no period yet: both are refused
+ * (409 no_current_period) rather than canceled now, which the caller did not ask for.
  */
+export function assertCanCancelAtPeriodEnd(state: SubscriptionState, nowMs: number): void {
+  assertNotEnded(state);
+  if (state.status === 'paused' || state.currentPeriodEnd === null || state.currentPeriodEnd <= nowMs) {
+    throw conflict('no_current_period', `Subscription ${state.id} is ${state.status} with no running billing period to cancel at the end of; cancel it now instead.`);
+  }
+}
+
+/** DELETE: at once, or at the end of the running period (see assertCanCancelAtPeriodEnd). canceled_at records the request. */
 export function cancel(state: SubscriptionState, nowMs: number, atPeriodEnd: boolean): SubscriptionState {
   assertNotEnded(state);
-  if (atPeriodEnd && state.status !== 'paused' && state.currentPeriodEnd !== null && state.currentPeriodEnd > nowMs) {
+  if (atPeriodEnd) {
+    assertCanCancelAtPeriodEnd(state, nowMs);
     return next(state, { cancelAtPeriodEnd: true, cancelAt: state.currentPeriodEnd, canceledAt: nowMs });
   }
   return end({ ...state, canceledAt: nowMs }, nowMs, 'canceled');
@@ -396,13 +423,7 @@ export function update(state: SubscriptionState, changes: SubscriptionChanges, n
   }
   if (changes.cancelAtPeriodEnd !== undefined) {
     if (changes.cancelAtPeriodEnd) {
-      if (state.currentPeriodEnd === null || state.currentPeriodEnd <= nowMs || state.status === 'paused') {
-        throw new SubscriptionRuleError(
-          'conflict',
-          'no_current_period',
-          `Subscription ${state.id} has no running billing period to cancel at the end of; cancel it now instead.`,
-        );
-      }
+      assertCanCancelAtPeriodEnd(state, nowMs);
       patch.cancelAtPeriodEnd = true;
       patch.cancelAt = state.currentPeriodEnd;
       patch.canceledAt = nowMs;

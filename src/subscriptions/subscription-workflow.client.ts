@@ -1,9 +1,9 @@
-import { WithStartWorkflowOperation, type Client } from '@temporalio/client';
+import { isGrpcServiceError, WithStartWorkflowOperation, type Client } from '@temporalio/client';
 import { WorkflowNotFoundError, type UpdateDefinition } from '@temporalio/common';
-import { ApiError, conflict } from '../http/errors';
+import { ApiError, conflict, ServiceUnavailableError } from '../http/errors';
 import { BILLING_ACCOUNT_ID, BILLING_CUSTOMER_ID } from '../temporal/search-attributes';
 import type { subscriptionWorkflow } from '../../workflows/subscription';
-import { createdUpdate, SUBSCRIPTION_WORKFLOW_TYPE, subscriptionWorkflowId } from '../../workflows/subscription-messages';
+import { createdUpdate, SUBSCRIPTION_WORKFLOW_TYPE, subscriptionWorkflowId, type SubscriptionCreated } from '../../workflows/subscription-messages';
 import type { SubscriptionCreateSpec } from './subscription-machine';
 import { rejectionOf, type Rejection } from './subscription-rejection';
 import type { SubscriptionObject } from './subscription.schemas';
@@ -13,9 +13,54 @@ function toApiError(rejection: Rejection): ApiError {
   return new ApiError(type, rejection.code, rejection.message, rejection.param);
 }
 
-function translated(error: unknown): unknown {
+/** How long the API waits for Temporal to answer a health probe before it answers 503. */
+const TEMPORAL_PROBE_MS = 2_000;
+/** What 503 tells the caller in Retry-After (seconds). */
+const RETRY_AFTER_SECONDS = 5;
+
+const temporalUnavailable = () =>
+  new ServiceUnavailableError(
+    'temporal_unavailable',
+    'The workflow service (Temporal) does not answer; nothing was changed. Ask again in a few seconds.',
+    RETRY_AFTER_SECONDS,
+  );
+
+/** Temporal stopped answering after the change was sent: it may still apply, so the answer says so instead of "nothing changed". */
+const lostDuringCall = (subscriptionId: string) =>
+  new ServiceUnavailableError(
+    'temporal_unavailable',
+    `The workflow service (Temporal) stopped answering while the change was sent; it may still apply. GET /subscriptions/${subscriptionId} before asking again.`,
+    RETRY_AFTER_SECONDS,
+  );
+
+/** gRPC status codes DEADLINE_EXCEEDED and UNAVAILABLE: Temporal cannot be reached (as opposed to a refusal of the request). */
+const UNREACHABLE_CODES = [4, 14];
+
+function isUnreachable(error: unknown): boolean {
+  for (let current: unknown = error; current instanceof Error; current = current.cause) {
+    if (isGrpcServiceError(current) && UNREACHABLE_CODES.includes(current.code)) return true;
+  }
+  return false;
+}
+
+function translated(error: unknown, subscriptionId: string): unknown {
   const rejection = rejectionOf(error);
-  return rejection ? toApiError(rejection) : error;
+  if (rejection) return toApiError(rejection);
+  return isUnreachable(error) ? lostDuringCall(subscriptionId) : error;
+}
+
+/**
+ * Asks Temporal a cheap question under a short deadline before a change is sent: when it is down,
+ * the client would otherwise retry for some 20 s before failing. A change then answers 503 with
+ * Retry-After at once, and nothing is started or changed.
+ */
+async function assertTemporalReachable(temporal: Client): Promise<void> {
+  try {
+    await temporal.withDeadline(Date.now() + TEMPORAL_PROBE_MS, () => temporal.workflowService.getSystemInfo({}));
+  } catch (error) {
+    if (isUnreachable(error)) throw temporalUnavailable();
+    throw error;
+  }
 }
 
 /**
@@ -23,7 +68,8 @@ function translated(error: unknown): unknown {
  * answer: the row and subscription.created are written by the workflow, so nothing exists unless the
  * workflow does. Account and customer go into search attributes and memo for operators.
  */
-export async function startSubscriptionWorkflow(temporal: Client, taskQueue: string, spec: SubscriptionCreateSpec): Promise<SubscriptionObject> {
+export async function startSubscriptionWorkflow(temporal: Client, taskQueue: string, spec: SubscriptionCreateSpec): Promise<SubscriptionCreated> {
+  await assertTemporalReachable(temporal);
   const startWorkflowOperation = new WithStartWorkflowOperation<typeof subscriptionWorkflow>(SUBSCRIPTION_WORKFLOW_TYPE, {
     workflowId: subscriptionWorkflowId(spec.id),
     taskQueue,
@@ -38,7 +84,7 @@ export async function startSubscriptionWorkflow(temporal: Client, taskQueue: str
   try {
     return await temporal.workflow.executeUpdateWithStart(createdUpdate, { startWorkflowOperation });
   } catch (error) {
-    throw translated(error);
+    throw translated(error, spec.id);
   }
 }
 
@@ -53,11 +99,12 @@ export async function updateSubscriptionWorkflow<Args extends [] | [unknown]>(
   update: UpdateDefinition<SubscriptionObject, Args>,
   args: Args,
 ): Promise<SubscriptionObject> {
+  await assertTemporalReachable(temporal);
   try {
     const handle = temporal.workflow.getHandle(subscriptionWorkflowId(subscriptionId));
     return await handle.executeUpdate<SubscriptionObject, [unknown]>(update.name, { args: args as [unknown] });
   } catch (error) {
     if (error instanceof WorkflowNotFoundError) throw conflict(`Subscription ${subscriptionId} has ended.`, 'subscription_ended');
-    throw translated(error);
+    throw translated(error, subscriptionId);
   }
 }

@@ -1,6 +1,6 @@
 import type { AppDeps } from '../app';
 import { config } from '../config';
-import type { Api } from '../http/api';
+import { Answer, type Api } from '../http/api';
 import { pageSchema } from '../http/pagination';
 import { getDunningSettings, putDunningSettings } from './dunning-settings.service';
 import {
@@ -28,7 +28,7 @@ export function registerSubscriptionRoutes(api: Api, appDeps: AppDeps): void {
   const deps = { prisma: appDeps.prisma, temporal: appDeps.temporal, taskQueue: appDeps.taskQueue ?? config.taskQueue };
   const { prisma } = deps;
   const tag = 'Subscriptions';
-  const stateChange = 'Goes through the subscription workflow; 409 when the state forbids it.';
+  const stateChange = 'Goes through the subscription workflow; 409 when the state forbids it; 503 with Retry-After when the workflow service does not answer.';
 
   api.route({
     method: 'post',
@@ -37,12 +37,18 @@ export function registerSubscriptionRoutes(api: Api, appDeps: AppDeps): void {
     summary: 'Create a subscription (starts its workflow)',
     description:
       'Status `scheduled` when start_date is in the future, else `trialing` with trial_days, else `active`. ' +
-      'A subscription that bills at once answers after its first invoice has been created and charged.',
+      'A subscription that bills at once answers after its first invoice has been created and charged (201, `latest_invoice` set). ' +
+      'When that takes longer than 20 s the answer is 202: the subscription exists and its first invoice is still being billed; ' +
+      'GET it later for `latest_invoice`. 503 with Retry-After when the workflow service does not answer (nothing is created).',
     body: createSubscriptionBody,
     status: 201,
+    otherStatuses: { 202: 'Created; the first invoice is still being billed (latest_invoice not yet set)' },
     response: subscriptionSchema,
-    errors: [404],
-    handler: ({ principal, body }) => createSubscription(deps, principal.accountId, body),
+    errors: [404, 503],
+    handler: async ({ principal, body }) => {
+      const { subscription, billingPending } = await createSubscription(deps, principal.accountId, body);
+      return billingPending ? new Answer(202, subscription) : subscription;
+    },
   });
 
   api.route({
@@ -75,7 +81,7 @@ export function registerSubscriptionRoutes(api: Api, appDeps: AppDeps): void {
     params: subscriptionIdParams,
     body: updateSubscriptionBody,
     response: subscriptionSchema,
-    errors: [404, 409],
+    errors: [404, 409, 503],
     handler: ({ principal, params, body }) => updateSubscription(deps, principal.accountId, params.id, body),
   });
 
@@ -88,7 +94,7 @@ export function registerSubscriptionRoutes(api: Api, appDeps: AppDeps): void {
     params: subscriptionIdParams,
     query: cancelSubscriptionQuery,
     response: subscriptionSchema,
-    errors: [404, 409],
+    errors: [404, 409, 503],
     handler: ({ principal, params, query }) => cancelSubscription(deps, principal.accountId, params.id, query.at_period_end ?? false),
   });
 
@@ -101,7 +107,7 @@ export function registerSubscriptionRoutes(api: Api, appDeps: AppDeps): void {
     params: subscriptionIdParams,
     body: emptyBody,
     response: subscriptionSchema,
-    errors: [404, 409],
+    errors: [404, 409, 503],
     handler: ({ principal, params }) => pauseSubscription(deps, principal.accountId, params.id),
   });
 
@@ -114,7 +120,7 @@ export function registerSubscriptionRoutes(api: Api, appDeps: AppDeps): void {
     params: subscriptionIdParams,
     body: emptyBody,
     response: subscriptionSchema,
-    errors: [404, 409],
+    errors: [404, 409, 503],
     handler: ({ principal, params }) => resumeSubscription(deps, principal.accountId, params.id),
   });
 

@@ -3,14 +3,16 @@ import type { Prisma } from '../generated/prisma/client';
 import type { Db } from '../db/prisma';
 import { findPrice } from '../catalog/price.service';
 import type { PriceObject } from '../catalog/price.schemas';
-import { findTaxRates } from '../catalog/tax-rate.service';
+import { computeTax, type TaxRateForCalc } from '../catalog/tax';
+import { findTaxRates, toTaxRateObject } from '../catalog/tax-rate.service';
 import { findCustomer } from '../customers/customer.service';
 import { badRequest, conflict } from '../http/errors';
 import { pageEnvelope, pageWindow, type Page } from '../http/pagination';
 import { withParam } from '../invoices/invoice.service';
 import { newId } from '../lib/ids';
+import { MAX_CHARGE_AMOUNT } from '../lib/money';
 import { findPaymentMethod } from '../payments/payment-method.service';
-import { cancelUpdate, changeUpdate, pauseUpdate, resumeUpdate } from '../../workflows/subscription-messages';
+import { cancelUpdate, changeUpdate, pauseUpdate, resumeUpdate, type SubscriptionCreated } from '../../workflows/subscription-messages';
 import type { BillingInterval } from './billing-dates';
 import type { ItemChange, SubscriptionChanges, SubscriptionCreateSpec } from './subscription-machine';
 import { startSubscriptionWorkflow, updateSubscriptionWorkflow } from './subscription-workflow.client';
@@ -47,11 +49,37 @@ async function recurringPrice(db: Db, accountId: string, priceId: string, param:
   return { price, cadence: own };
 }
 
-async function activeTaxRates(db: Db, accountId: string, ids: string[] | undefined, param: string): Promise<string[]> {
+async function activeTaxRates(db: Db, accountId: string, ids: string[] | undefined, param: string): Promise<TaxRateForCalc[]> {
   const rates = await withParam(param, () => findTaxRates(db, accountId, ids ?? []));
   const inactive = rates.find((rate) => !rate.active);
   if (inactive) throw badRequest(`Tax rate ${inactive.id} is inactive and cannot be applied.`, param);
-  return rates.map((rate) => rate.id);
+  return rates;
+}
+
+/** One item as a period's invoice line will bill it: its price's unit amount, quantity and active tax rates. */
+interface BilledItem {
+  unitAmount: number;
+  quantity: number;
+  rates: TaxRateForCalc[];
+  /** The request field the item came from (`items.N`), or null for an item the request left as it was. */
+  param: string | null;
+}
+
+/**
+ * What one period would charge (issue 10 item 2): the sum of the lines' totals, exclusive tax on top,
+ * as the renewal invoice computes them, may not pass MAX_CHARGE_AMOUNT. Refused with 400 naming
+ * `items.N.quantity` when that item alone passes it, else `items`.
+ */
+function assertPeriodWithinCeiling(items: BilledItem[]): void {
+  const lineTotal = (item: BilledItem) => computeTax(item.unitAmount * item.quantity, item.rates).total;
+  const total = items.reduce((sum, item) => sum + lineTotal(item), 0);
+  if (total <= MAX_CHARGE_AMOUNT) return;
+  const alone = items.find((item) => item.param !== null && lineTotal(item) > MAX_CHARGE_AMOUNT);
+  throw badRequest(
+    `The subscription would charge ${total} cents per period (tax included); at most ${MAX_CHARGE_AMOUNT} may be charged at once.`,
+    alone ? `${alone.param}.quantity` : 'items',
+    'amount_too_large',
+  );
 }
 
 async function attachedPaymentMethod(db: Db, accountId: string, customerId: string, id: string): Promise<string> {
@@ -73,18 +101,21 @@ function assertFuture(seconds: number | null | undefined, param: string): void {
  * rates, payment method: 404 or 400 naming the field), then the workflow is started and writes the
  * subscription itself.
  */
-export async function createSubscription(deps: SubscriptionDeps, accountId: string, input: CreateSubscriptionInput): Promise<SubscriptionObject> {
+export async function createSubscription(deps: SubscriptionDeps, accountId: string, input: CreateSubscriptionInput): Promise<SubscriptionCreated> {
   const { prisma } = deps;
   assertFuture(input.end_date, 'end_date');
   const customer = await withParam('customer', () => findCustomer(prisma, accountId, input.customer));
   let cadence: Cadence | undefined;
   const items: SubscriptionCreateSpec['items'] = [];
+  const billed: BilledItem[] = [];
   for (const [index, item] of input.items.entries()) {
     const resolved = await recurringPrice(prisma, accountId, item.price, `items.${index}.price`, cadence);
     cadence = resolved.cadence;
-    const taxRateIds = await activeTaxRates(prisma, accountId, item.tax, `items.${index}.tax`);
-    items.push({ id: newId('subscriptionItem'), priceId: item.price, quantity: item.quantity, taxRateIds });
+    const rates = await activeTaxRates(prisma, accountId, item.tax, `items.${index}.tax`);
+    items.push({ id: newId('subscriptionItem'), priceId: item.price, quantity: item.quantity, taxRateIds: rates.map((rate) => rate.id) });
+    billed.push({ unitAmount: resolved.price.unit_amount, quantity: item.quantity, rates, param: `items.${index}` });
   }
+  assertPeriodWithinCeiling(billed);
   const defaultPaymentMethodId =
     input.default_payment_method === undefined ? null : await attachedPaymentMethod(prisma, accountId, customer.id, input.default_payment_method);
   return startSubscriptionWorkflow(deps.temporal, deps.taskQueue, {
@@ -128,19 +159,57 @@ async function liveSubscription(prisma: Db, accountId: string, id: string): Prom
   return row;
 }
 
+/**
+ * The items the changes would leave, as the next invoice bills them, checked against the charge
+ * ceiling. Ids the subscription does not have are skipped here: the workflow refuses them.
+ */
+async function assertChangedItemsWithinCeiling(prisma: Db, row: SubscriptionWithItems, changes: { param: string; change: ItemChange }[]): Promise<void> {
+  const items = new Map(row.items.map((item) => [item.id, { priceId: item.priceId, quantity: item.quantity, taxRateIds: item.taxRateIds, param: null as string | null }]));
+  for (const { param, change } of changes) {
+    const current = items.get(change.id);
+    if (change.kind === 'add') items.set(change.id, { priceId: change.priceId, quantity: change.quantity, taxRateIds: change.taxRateIds, param });
+    else if (change.kind === 'delete') items.delete(change.id);
+    else if (current) {
+      items.set(change.id, {
+        priceId: change.priceId ?? current.priceId,
+        quantity: change.quantity ?? current.quantity,
+        taxRateIds: change.taxRateIds ?? current.taxRateIds,
+        param,
+      });
+    }
+  }
+  const kept = [...items.values()];
+  const [prices, rates] = await Promise.all([
+    prisma.price.findMany({ where: { accountId: row.accountId, id: { in: kept.map((item) => item.priceId) } }, select: { id: true, unitAmount: true } }),
+    // Renewals drop a rate deactivated since it was set: so does this sum.
+    prisma.taxRate.findMany({ where: { accountId: row.accountId, id: { in: kept.flatMap((item) => item.taxRateIds) }, active: true } }),
+  ]);
+  const unitAmounts = new Map(prices.map((price) => [price.id, Number(price.unitAmount)]));
+  const ratesById = new Map(rates.map((rate) => [rate.id, toTaxRateObject(rate)]));
+  assertPeriodWithinCeiling(
+    kept.map((item) => ({
+      unitAmount: unitAmounts.get(item.priceId) ?? 0,
+      quantity: item.quantity,
+      rates: item.taxRateIds.flatMap((id) => ratesById.get(id) ?? []),
+      param: item.param,
+    })),
+  );
+}
+
 async function itemChanges(prisma: Db, row: SubscriptionWithItems, input: NonNullable<UpdateSubscriptionInput['items']>) {
   const cadence: Cadence = { currency: row.currency, interval: row.interval as BillingInterval, intervalCount: row.intervalCount };
   const changes: { param: string; change: ItemChange }[] = [];
   for (const [index, item] of input.entries()) {
     const param = `items.${index}`;
     const priceId = item.price === undefined ? undefined : (await recurringPrice(prisma, row.accountId, item.price, `${param}.price`, cadence)).price.id;
-    const taxRateIds = item.tax === undefined ? undefined : await activeTaxRates(prisma, row.accountId, item.tax, `${param}.tax`);
+    const taxRateIds = item.tax === undefined ? undefined : (await activeTaxRates(prisma, row.accountId, item.tax, `${param}.tax`)).map((rate) => rate.id);
     let change: ItemChange;
     if (item.id === undefined) change = { kind: 'add', id: newId('subscriptionItem'), priceId: priceId!, quantity: item.quantity!, taxRateIds: taxRateIds ?? [] };
     else if (item.deleted) change = { kind: 'delete', id: item.id };
     else change = { kind: 'update', id: item.id, priceId, quantity: item.quantity, taxRateIds };
     changes.push({ param, change });
   }
+  await assertChangedItemsWithinCeiling(prisma, row, changes);
   return changes;
 }
 
