@@ -208,6 +208,38 @@ describe('a declined automatic charge', () => {
   });
 });
 
+describe('a pending plan whose deposit charge failed (issue 10 item 6)', () => {
+  let world: PlanWorld;
+  beforeAll(async () => {
+    world = await startPlanWorld();
+  });
+  afterAll(() => world.close());
+
+  it('goes past_due like a missed installment, is defaulted after 14 days, and paying the deposit activates it', async () => {
+    const { plan, customer } = await planWithCard(world, 400, 4, CARDS.declined);
+    const pastDue = await planHasStatus(world.api, plan.id, 'past_due');
+    expect(pastDue).toMatchObject({ amount_paid: 0, amount_overdue: 100, activated_at: null, deposit: { status: 'unpaid' } });
+    const state = await eventually(
+      () => workflowState(world.env, plan.id),
+      (value) => value.status === 'past_due' && value.nextAction !== null,
+    );
+    expect(state.nextAction).toBe('default');
+    expect(state.nextWakeAt! - pastDue.past_due_at * 1000).toBe(14 * DAY_MS);
+
+    await world.env.sleep(15 * DAY_MS);
+    const defaulted = await planHasStatus(world.api, plan.id, 'defaulted');
+    expect(defaulted.defaulted_at - pastDue.past_due_at).toBe(14 * 86_400);
+    expect(await planEvents(world, plan.id)).toEqual(['created', 'installment_failed', 'past_due', 'defaulted']);
+
+    const card = await addPaymentMethod(world.api, customer.id, cardBody(CARDS.succeeds));
+    const payment = expectStatus(await world.api.post(`/payment-plans/${plan.id}/payments`, { payment_method: card.id, save_payment_method: true }), 201);
+    expect(payment).toMatchObject({ status: 'succeeded', installments: [1], deposit: true });
+    expect(await getPlan(world.api, plan.id)).toMatchObject({ status: 'active', defaulted_at: null, past_due_at: null, amount_paid: 100 });
+    // It never ran before: activated, not reactivated.
+    expect((await planEvents(world, plan.id)).slice(-3)).toEqual(['payment_succeeded', 'installment_paid', 'activated']);
+  });
+});
+
 describe('canceling a plan mid-way', () => {
   let world: PlanWorld;
   beforeAll(async () => {
