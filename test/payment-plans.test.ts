@@ -224,7 +224,7 @@ describe('a pending plan whose deposit charge failed (issue 10 item 6)', () => {
       (value) => value.status === 'past_due' && value.nextAction !== null,
     );
     expect(state.nextAction).toBe('default');
-    expect(state.nextWakeAt! - pastDue.past_due_at * 1000).toBe(14 * DAY_MS);
+    expect(Math.floor(state.nextWakeAt! / 1000) - pastDue.past_due_at).toBe(14 * 86_400);
 
     await world.env.sleep(15 * DAY_MS);
     const defaulted = await planHasStatus(world.api, plan.id, 'defaulted');

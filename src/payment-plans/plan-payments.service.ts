@@ -56,8 +56,9 @@ export async function holdInstallments(tx: Tx, planId: string, numbers: number[]
   await tx.paymentPlanInstallment.updateMany({ where: { planId, number: { in: numbers } }, data: { heldByPaymentId: paymentId } });
 }
 
+/** Installment 1 of a plan that never ran (pending, or past_due/defaulted because its deposit was missed). */
 export function isDeposit(plan: PlanWithDetails, numbers: number[]): boolean {
-  return plan.status === 'pending' && numbers.includes(1);
+  return plan.activatedAt === null && numbers.includes(1);
 }
 
 /**

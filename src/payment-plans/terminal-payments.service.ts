@@ -88,7 +88,7 @@ export async function startDepositOnTerminal(prisma: Db, accountId: string, plan
     const plan = await lockPlan(tx, accountId, planId);
     assertPlanOpen(plan);
     const deposit = plan.installments[0]!;
-    if (plan.status !== 'pending' || deposit.status === 'paid') {
+    if (plan.activatedAt !== null || deposit.status === 'paid') {
       throw conflict(`The deposit of payment plan ${planId} is paid already.`, 'deposit_paid');
     }
     if (deposit.heldByPaymentId) {
