@@ -1,5 +1,5 @@
 import { BILLING_ACCOUNT_ID, BILLING_CUSTOMER_ID, BILLING_STATUS } from '../src/temporal/search-attributes';
-import { paymentPlanWorkflowId } from '../workflows/payment-plan-contract';
+import { PAYMENT_PLAN_SIGNALS, paymentPlanWorkflowId } from '../workflows/payment-plan-contract';
 import { CARDS, addPaymentMethod, cardBody, createCustomer } from './support/payments';
 import {
   DAY_MS,
@@ -237,6 +237,21 @@ describe('a pending plan whose deposit charge failed (issue 10 item 6)', () => {
     expect(await getPlan(world.api, plan.id)).toMatchObject({ status: 'active', defaulted_at: null, past_due_at: null, amount_paid: 100 });
     // It never ran before: activated, not reactivated.
     expect((await planEvents(world, plan.id)).slice(-3)).toEqual(['payment_succeeded', 'installment_paid', 'activated']);
+  });
+
+  it('a plan left pending by older code (failed deposit, no schedule) is settled past_due when its workflow next looks', async () => {
+    const { plan } = await planWithCard(world, 300, 3, CARDS.declined);
+    await planHasStatus(world.api, plan.id, 'past_due');
+    // What older code left behind: pending with the deposit failed and no past_due_at.
+    await world.app.prisma.paymentPlan.update({ where: { id: plan.id }, data: { status: 'pending', pastDueAt: null } });
+    await world.env.client.workflow.getHandle(paymentPlanWorkflowId(plan.id)).signal(PAYMENT_PLAN_SIGNALS.planUpdated);
+    const settled = await planHasStatus(world.api, plan.id, 'past_due');
+    expect(settled.past_due_at).not.toBeNull();
+    const state = await eventually(
+      () => workflowState(world.env, plan.id),
+      (value) => value.status === 'past_due' && value.nextAction !== null,
+    );
+    expect(state.nextAction).toBe('default');
   });
 });
 
