@@ -1,6 +1,9 @@
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { PAYMENT_PLAN_SIGNALS, paymentPlanWorkflowId, REQUEST_REFUSED_FAILURE } from '../workflows/payment-plan-contract';
+import type { PaymentGateway } from '../src/payments/gateway';
+import { createGateway } from '../src/payments/simulated-gateway';
+import { chargeStoredMethod } from '../src/payment-plans/plan-payments.service';
 import { apiClient, createTestAccount, eventsOf } from './support/harness';
 import { CARDS, addPaymentMethod, cardBody, createCustomer } from './support/payments';
 import {
@@ -298,6 +301,41 @@ describe('money on a canceled plan (issue 10 item 1)', () => {
     expect(await planEvents(world, plan.id)).toEqual(['created', 'canceled', 'payment_refunded']);
     const event = (await eventsOf(world.app.prisma, world.accountId, 'payment_plan.payment_refunded')).find((row) => (row.data as any).id === plan.id)!;
     expect(event.data).toMatchObject({ status: 'canceled', amount_paid: 0, amount_refunded: 100, payment: { id: paymentId, status: 'refunded', amount_refunded: 100 } });
+  });
+});
+
+describe('money on a canceled plan: a stored-method charge racing the cancellation', () => {
+  it('is refunded at the gateway once it turns out to have succeeded', async () => {
+    const customer = await createCustomer(world.api);
+    const card = await addPaymentMethod(world.api, customer.id, cardBody(CARDS.succeeds));
+    const plan = expectStatus(
+      await world.api.post('/payment-plans', { customer: customer.id, total_amount: 300, currency: 'USD', installments_count: 3, interval: 'month' }),
+      201,
+    );
+    expectStatus(await world.api.post(`/payment-plans/${plan.id}/payments`, { external: true }), 201);
+    const real = createGateway(world.app.prisma);
+    // The gateway charges, then the answer is lost: the payment stays processing.
+    const losesAnswer: PaymentGateway = {
+      charge: async (request) => {
+        await real.charge(request);
+        throw new Error('connection reset');
+      },
+      refund: (request) => real.refund(request),
+    };
+    await expect(chargeStoredMethod(world.app.prisma, losesAnswer, world.accountId, plan.id, { paymentMethodId: card.id })).rejects.toMatchObject({ status: 502 });
+    expectStatus(await world.api.post(`/payment-plans/${plan.id}/cancel`), 200);
+
+    // The next payment request completes the charge (same key: no second charge), finds the plan canceled and gives the money back.
+    expect((await world.api.post(`/payment-plans/${plan.id}/payments`, { payment_method: card.id })).body.error.code).toBe('payment_plan_closed');
+    const payments = expectStatus(await world.api.get(`/payment-plans/${plan.id}/payments`), 200).data;
+    const charge = payments.find((row: any) => row.method === 'payment_method');
+    expect(charge).toMatchObject({ status: 'refunded', amount: 100, amount_refunded: 100 });
+    const refund = await world.app.prisma.transaction.findFirstOrThrow({ where: { sourceTransactionId: charge.transaction } });
+    expect(refund).toMatchObject({ type: 'refund', status: 'succeeded', amount: -100n });
+    expect(refund.gatewayReference).toMatch(/^re_/);
+    expect(await getPlan(world.api, plan.id)).toMatchObject({ status: 'canceled', amount_paid: 100, amount_refunded: 100 });
+    expect((await installmentsOf(world.api, plan.id)).map((row: any) => row.status)).toEqual(['paid', 'canceled', 'canceled']);
+    expect((await planEvents(world, plan.id)).slice(-2)).toEqual(['canceled', 'payment_refunded']);
   });
 });
 
