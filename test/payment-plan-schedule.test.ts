@@ -1,5 +1,5 @@
 import { addMonths, dueDates, splitInstallments } from '../src/payment-plans/schedule';
-import { nextWork } from '../workflows/payment-plan-schedule';
+import { missedDeposit, nextWork } from '../workflows/payment-plan-schedule';
 import type { PlanSnapshot } from '../workflows/payment-plan-contract';
 
 const DAY = 24 * 3600 * 1000;
@@ -85,7 +85,16 @@ describe('nextWork (the workflow schedule)', () => {
     const pending = snapshot({ status: 'pending' }, ['scheduled', 'scheduled']);
     expect(nextWork(pending, now)).toEqual({ kind: 'charge', number: 1, attempt: 1 });
     expect(nextWork({ ...pending, hasPaymentMethod: false }, now + 90 * DAY)).toEqual({ kind: 'wait', wakeAt: null, action: null });
+    // Without the patch (histories recorded before it) a failed deposit left the plan waiting with no timer.
     expect(nextWork(snapshot({ status: 'pending' }, ['failed', 'scheduled']), now + 90 * DAY)).toEqual({ kind: 'wait', wakeAt: null, action: null });
+  });
+
+  it('settles a pending plan left with a failed deposit (older code) by marking it missed again', () => {
+    const missed = snapshot({ status: 'pending' }, ['failed', 'scheduled']);
+    expect(missedDeposit(missed)).toBe(true);
+    expect(nextWork(missed, now, { settleMissedDeposit: true })).toEqual({ kind: 'overdue', number: 1 });
+    expect(missedDeposit(snapshot({ status: 'pending' }, ['scheduled', 'scheduled']))).toBe(false);
+    expect(missedDeposit(snapshot({ status: 'past_due' }, ['failed', 'scheduled']))).toBe(false);
   });
 
   it('skips installments a payment in flight holds, and does nothing once completed or canceled', () => {

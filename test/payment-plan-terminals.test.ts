@@ -1,4 +1,10 @@
-import { PAYMENT_PLAN_SIGNALS, paymentPlanWorkflowId } from '../workflows/payment-plan-contract';
+import { WorkflowUpdateFailedError } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import { PAYMENT_PLAN_SIGNALS, paymentPlanWorkflowId, REQUEST_REFUSED_FAILURE } from '../workflows/payment-plan-contract';
+import type { PaymentGateway } from '../src/payments/gateway';
+import { createGateway } from '../src/payments/simulated-gateway';
+import { chargeStoredMethod } from '../src/payment-plans/plan-payments.service';
+import { apiClient, createTestAccount, eventsOf } from './support/harness';
 import { CARDS, addPaymentMethod, cardBody, createCustomer } from './support/payments';
 import {
   createTerminal,
@@ -256,9 +262,13 @@ describe('terminal payments (POST /payment-plans/{id}/payments)', () => {
     expectStatus(await world.api.post(`/payment-plans/${plan.id}/cancel`), 200);
     await world.env.client.workflow.getHandle(paymentPlanWorkflowId(plan.id)).result();
     const resolved = expectStatus(await world.api.post(`/payment-plans/${plan.id}/payments/${lost.id}/resolve`, { outcome: 'approved', external: true }), 200);
-    expect(resolved).toMatchObject({ status: 'succeeded', terminal: { state: 'approved' } });
-    expect(await getPlan(world.api, plan.id)).toMatchObject({ status: 'canceled', amount_paid: 600 });
-    expect((await installmentsOf(world.api, plan.id)).map((row: any) => row.status)).toEqual(['paid', 'paid', 'paid']);
+    // The card was taken for a plan canceled meanwhile: given back at once, nothing paid.
+    expect(resolved).toMatchObject({ status: 'refunded', amount: 200, amount_refunded: 200, terminal: { state: 'approved' } });
+    expect(await getPlan(world.api, plan.id)).toMatchObject({ status: 'canceled', amount_paid: 400, amount_refunded: 200 });
+    expect((await installmentsOf(world.api, plan.id)).map((row: any) => row.status)).toEqual(['paid', 'canceled', 'paid']);
+    const refund = await world.app.prisma.transaction.findFirstOrThrow({ where: { sourceTransactionId: resolved.transaction } });
+    expect(refund).toMatchObject({ type: 'refund', status: 'succeeded', amount: -200n, gatewayReference: resolved.terminal.sale });
+    expect((await planEvents(world, plan.id)).slice(-2)).toEqual(['canceled', 'payment_refunded']);
   });
 
   it('canceling a plan asks the terminal to cancel the sale waiting for it', async () => {
@@ -269,5 +279,187 @@ describe('terminal payments (POST /payment-plans/{id}/payments)', () => {
     expect(expectStatus(await world.api.get(`/payment-plans/${plan.id}/payments/${payment.id}`), 200).terminal).toMatchObject({ state: 'waiting', cancel_requested: true });
     expectStatus(await world.api.post(`/test-helpers/terminals/${terminal.id}/report-cancel`), 200);
     expect(expectStatus(await world.api.get(`/payment-plans/${plan.id}/payments/${payment.id}`), 200)).toMatchObject({ status: 'canceled', terminal: { state: 'cancelled' } });
+  });
+});
+
+describe('money on a canceled plan (issue 10 item 1)', () => {
+  it('a deposit approved on the terminal after the plan was canceled is refunded at once; the plan keeps nothing', async () => {
+    const { terminal, plan, paymentId } = await depositWaiting();
+    expect(expectStatus(await world.api.post(`/payment-plans/${plan.id}/cancel`), 200).status).toBe('canceled');
+    const payment = expectStatus(await present(terminal.id, { outcome: 'approved' }), 200);
+    expect(payment).toMatchObject({ id: paymentId, status: 'refunded', amount: 100, amount_refunded: 100, terminal: { state: 'approved' } });
+
+    const after = await getPlan(world.api, plan.id);
+    expect(after).toMatchObject({ status: 'canceled', amount_paid: 0, amount_refunded: 100, installments_paid: 0, payment_method: null });
+    expect((await installmentsOf(world.api, plan.id)).map((row: any) => row.status)).toEqual(['canceled', 'canceled', 'canceled']);
+    const rows = await world.app.prisma.transaction.findMany({ where: { accountId: world.accountId, customerId: plan.customer }, orderBy: { createdAt: 'asc' } });
+    expect(rows.map((row) => [row.type, row.status, Number(row.amount)])).toEqual([
+      ['payment', 'succeeded', 100],
+      ['refund', 'succeeded', -100],
+    ]);
+    expect(rows[1]!.sourceTransactionId).toBe(rows[0]!.id);
+    expect(await planEvents(world, plan.id)).toEqual(['created', 'canceled', 'payment_refunded']);
+    const event = (await eventsOf(world.app.prisma, world.accountId, 'payment_plan.payment_refunded')).find((row) => (row.data as any).id === plan.id)!;
+    expect(event.data).toMatchObject({ status: 'canceled', amount_paid: 0, amount_refunded: 100, payment: { id: paymentId, status: 'refunded', amount_refunded: 100 } });
+  });
+});
+
+describe('money on a canceled plan: a stored-method charge racing the cancellation', () => {
+  it('is refunded at the gateway once it turns out to have succeeded', async () => {
+    const customer = await createCustomer(world.api);
+    const card = await addPaymentMethod(world.api, customer.id, cardBody(CARDS.succeeds));
+    const plan = expectStatus(
+      await world.api.post('/payment-plans', { customer: customer.id, total_amount: 300, currency: 'USD', installments_count: 3, interval: 'month' }),
+      201,
+    );
+    expectStatus(await world.api.post(`/payment-plans/${plan.id}/payments`, { external: true }), 201);
+    const real = createGateway(world.app.prisma);
+    // The gateway charges, then the answer is lost: the payment stays processing.
+    const losesAnswer: PaymentGateway = {
+      charge: async (request) => {
+        await real.charge(request);
+        throw new Error('connection reset');
+      },
+      refund: (request) => real.refund(request),
+    };
+    await expect(chargeStoredMethod(world.app.prisma, losesAnswer, world.accountId, plan.id, { paymentMethodId: card.id })).rejects.toMatchObject({ status: 502 });
+    expectStatus(await world.api.post(`/payment-plans/${plan.id}/cancel`), 200);
+
+    // The next payment request completes the charge (same key: no second charge), finds the plan canceled and gives the money back.
+    expect((await world.api.post(`/payment-plans/${plan.id}/payments`, { payment_method: card.id })).body.error.code).toBe('payment_plan_closed');
+    const payments = expectStatus(await world.api.get(`/payment-plans/${plan.id}/payments`), 200).data;
+    const charge = payments.find((row: any) => row.method === 'payment_method');
+    expect(charge).toMatchObject({ status: 'refunded', amount: 100, amount_refunded: 100 });
+    const refund = await world.app.prisma.transaction.findFirstOrThrow({ where: { sourceTransactionId: charge.transaction } });
+    expect(refund).toMatchObject({ type: 'refund', status: 'succeeded', amount: -100n });
+    expect(refund.gatewayReference).toMatch(/^re_/);
+    expect(await getPlan(world.api, plan.id)).toMatchObject({ status: 'canceled', amount_paid: 100, amount_refunded: 100 });
+    expect((await installmentsOf(world.api, plan.id)).map((row: any) => row.status)).toEqual(['paid', 'canceled', 'canceled']);
+    expect((await planEvents(world, plan.id)).slice(-2)).toEqual(['canceled', 'payment_refunded']);
+  });
+});
+
+describe('POST /payment-plans/{id}/payments/{payment_id}/refund', () => {
+  it('refunds a stored-method charge at the gateway, partly then fully, idempotently', async () => {
+    const customer = await createCustomer(world.api);
+    const card = await addPaymentMethod(world.api, customer.id, cardBody(CARDS.succeeds));
+    const plan = expectStatus(
+      await world.api.post('/payment-plans', { customer: customer.id, total_amount: 300, currency: 'USD', installments_count: 3, interval: 'month', payment_method: card.id }),
+      201,
+    );
+    await eventually(
+      () => getPlan(world.api, plan.id),
+      (value) => value.status === 'active',
+    );
+    const payment = expectStatus(await world.api.get(`/payment-plans/${plan.id}/payments`), 200).data[0];
+    expect(payment).toMatchObject({ method: 'automatic', status: 'succeeded', amount: 100, amount_refunded: 0 });
+    const path = `/payment-plans/${plan.id}/payments/${payment.id}/refund`;
+
+    expect((await world.api.post(path, { amount: 101 })).body.error).toMatchObject({ param: 'amount', type: 'invalid_request_error' });
+    expect((await world.api.post(path, { amount: 0 })).body.error.param).toBe('amount');
+    expect((await world.api.post(path, { amount: 100_000_000 })).body.error.param).toBe('amount');
+    expect((await world.api.post(path, { amount: 1.5 })).body.error.param).toBe('amount');
+
+    const partial = expectStatus(await world.api.post(path, { amount: 30 }, { 'Idempotency-Key': 'refund-a' }), 201);
+    expect(partial).toMatchObject({ object: 'transaction', type: 'refund', status: 'succeeded', amount: -30, source_transaction: payment.transaction });
+    expect(partial.gateway_reference).toMatch(/^re_/);
+    expect(expectStatus(await world.api.post(path, { amount: 30 }, { 'Idempotency-Key': 'refund-a' }), 201).id).toBe(partial.id);
+    expect(await getPlan(world.api, plan.id)).toMatchObject({ status: 'active', amount_paid: 100, amount_refunded: 30 });
+
+    const rest = expectStatus(await world.api.post(path, {}), 201);
+    expect(rest).toMatchObject({ type: 'refund', status: 'succeeded', amount: -70 });
+    expect(expectStatus(await world.api.get(`/payment-plans/${plan.id}/payments/${payment.id}`), 200)).toMatchObject({ status: 'refunded', amount_refunded: 100 });
+    expect((await world.api.post(path, {})).status).toBe(409);
+    const refunds = await world.app.prisma.transaction.findMany({ where: { sourceTransactionId: payment.transaction } });
+    expect(refunds.map((row) => Number(row.amount)).sort((a, b) => a - b)).toEqual([-70, -30]);
+    expect((await planEvents(world, plan.id)).filter((type) => type === 'payment_refunded')).toHaveLength(2);
+  });
+
+  it('refunds a terminal sale against its transaction; an external payment and another account\'s payment are refused', async () => {
+    const { terminal, plan, paymentId } = await depositWaiting();
+    const sale = expectStatus(await present(terminal.id, { outcome: 'approved' }), 200);
+    const refund = expectStatus(await world.api.post(`/payment-plans/${plan.id}/payments/${paymentId}/refund`, { amount: 40 }), 201);
+    expect(refund).toMatchObject({ type: 'refund', status: 'succeeded', amount: -40, source_transaction: sale.transaction, gateway_reference: sale.terminal.sale });
+    expect(expectStatus(await world.api.get(`/payment-plans/${plan.id}/payments/${paymentId}`), 200)).toMatchObject({ status: 'succeeded', amount_refunded: 40 });
+    // A refund gives money back; the installment it paid stays paid.
+    expect(await getPlan(world.api, plan.id)).toMatchObject({ status: 'active', amount_paid: 100, amount_refunded: 40 });
+
+    const external = expectStatus(await world.api.post(`/payment-plans/${plan.id}/payments`, { external: true }), 201);
+    const refused = await world.api.post(`/payment-plans/${plan.id}/payments/${external.id}/refund`, {});
+    expect(refused.status).toBe(409);
+    expect(refused.body.error.code).toBe('payment_not_refundable');
+
+    const other = await createTestAccount(world.app.prisma, { paymentPlans: true });
+    const otherApi = apiClient(world.app.baseUrl, other.apiKey);
+    expect((await otherApi.post(`/payment-plans/${plan.id}/payments/${paymentId}/refund`, {})).status).toBe(404);
+    expect(expectStatus(await world.api.get(`/payment-plans/${plan.id}/payments/${paymentId}`), 200).amount_refunded).toBe(40);
+  });
+});
+
+describe('an approved terminal payment on a plan that has a card (issue 10 item 10)', () => {
+  it('resolved approved, or approved without a credential, it is approved: nothing is left to continue', async () => {
+    const customer = await createCustomer(world.api);
+    const card = await addPaymentMethod(world.api, customer.id, cardBody(CARDS.succeeds));
+    const plan = expectStatus(
+      await world.api.post('/payment-plans', { customer: customer.id, total_amount: 400, currency: 'USD', installments_count: 4, interval: 'month', payment_method: card.id }),
+      201,
+    );
+    await eventually(
+      () => getPlan(world.api, plan.id),
+      (value) => value.status === 'active',
+    );
+    const terminal = await createTerminal(world.api);
+    const lost = expectStatus(await world.api.post(`/payment-plans/${plan.id}/payments`, { payment_method: { type: 'terminal', terminal: terminal.id } }), 201);
+    expectStatus(await present(terminal.id, { outcome: 'lost' }), 200);
+    const resolved = expectStatus(await world.api.post(`/payment-plans/${plan.id}/payments/${lost.id}/resolve`, { outcome: 'approved' }), 200);
+    expect(resolved).toMatchObject({ status: 'succeeded', terminal: { state: 'approved' } });
+
+    const second = expectStatus(await world.api.post(`/payment-plans/${plan.id}/payments`, { payment_method: { type: 'terminal', terminal: terminal.id } }), 201);
+    const noCredential = expectStatus(await present(terminal.id, { outcome: 'approved_no_credential' }), 200);
+    expect(noCredential).toMatchObject({ id: second.id, status: 'succeeded', terminal: { state: 'approved' } });
+    expect(await getPlan(world.api, plan.id)).toMatchObject({ status: 'active', payment_method: card.id, installments_paid: 3 });
+    const open = await world.app.prisma.paymentPlanPayment.count({ where: { planId: plan.id, terminalState: { in: ['waiting', 'resolving', 'approved_no_credential'] } } });
+    expect(open).toBe(0);
+  });
+});
+
+describe('events carry the plan after the change (issue 10 item 11)', () => {
+  it('payment_succeeded of an approved deposit shows the deposit paid and the plan active', async () => {
+    const { terminal, plan, paymentId } = await depositWaiting();
+    expectStatus(await present(terminal.id, { outcome: 'approved' }), 200);
+    const events = (await eventsOf(world.app.prisma, world.accountId)).filter((row) => (row.data as any).id === plan.id);
+    expect(events.map((row) => row.type)).toEqual(['payment_plan.created', 'payment_plan.payment_succeeded', 'payment_plan.installment_paid', 'payment_plan.activated']);
+    expect(events[1]!.data).toMatchObject({ status: 'active', amount_paid: 100, installments_paid: 1, payment: { id: paymentId, status: 'succeeded' } });
+    expect(events[2]!.data).toMatchObject({ status: 'active', amount_paid: 100, installment: { number: 1, status: 'paid' } });
+  });
+});
+
+describe('payment-plan updates (issue 10 item 21)', () => {
+  it('a bad argument is refused by the validator, naming the field; the workflow carries on and answers good ones', async () => {
+    const { plan, paymentId } = await depositWaiting();
+    const handle = world.env.client.workflow.getHandle(paymentPlanWorkflowId(plan.id));
+    const refusal = async (name: string, args: unknown) => {
+      const error = await handle.executeUpdate(name, { args: [args] }).catch((thrown: unknown) => thrown);
+      expect(error).toBeInstanceOf(WorkflowUpdateFailedError);
+      const cause = (error as WorkflowUpdateFailedError).cause as ApplicationFailure;
+      expect(cause).toBeInstanceOf(ApplicationFailure);
+      expect(cause.type).toBe(REQUEST_REFUSED_FAILURE);
+      return cause.details?.[0];
+    };
+    expect(await refusal('resolveTerminalPayment', { payment_id: paymentId, outcome: 'maybe' })).toMatchObject({ param: 'outcome', code: 'parameter_invalid' });
+    expect(await refusal('resolveTerminalPayment', { outcome: 'approved' })).toMatchObject({ param: 'payment_id', code: 'parameter_missing' });
+    expect(await refusal('resolveDeposit', { outcome: 'approved', outcom: 'x' })).toMatchObject({ param: 'outcom', code: 'parameter_unknown' });
+    expect(await refusal('resolveDeposit', { outcome: 'approved', payment_method: 'pm_abc', external: true })).toMatchObject({ param: 'external' });
+    expect(await refusal('cancelPlan', 'now')).toMatchObject({ code: 'parameter_invalid' });
+    expect(await refusal('cancelPlan', { reason: 42 })).toMatchObject({ param: 'reason' });
+
+    // Nothing reached the history; the workflow runs on and answers a request it cannot apply, and one it can.
+    expect((await handle.describe()).status.name).toBe('RUNNING');
+    expect((await workflowState(world.env, plan.id)).requests).toEqual([]);
+    const notNow = await handle.executeUpdate<any, [object]>('resolveDeposit', { args: [{}] });
+    expect(notNow).toMatchObject({ applied: false, code: 'parameter_missing', param: 'outcome', signal: 'resolveDeposit' });
+    const done = await handle.executeUpdate<any, [object]>('resolveDeposit', { args: [{ outcome: 'declined', request_id: 'ticket-9' }] });
+    expect(done).toMatchObject({ applied: true, request_id: 'ticket-9', payment_id: paymentId, terminal_state: 'declined' });
+    expect((await handle.describe()).status.name).toBe('RUNNING');
   });
 });

@@ -1,5 +1,5 @@
 import { BILLING_ACCOUNT_ID, BILLING_CUSTOMER_ID, BILLING_STATUS } from '../src/temporal/search-attributes';
-import { paymentPlanWorkflowId } from '../workflows/payment-plan-contract';
+import { PAYMENT_PLAN_SIGNALS, paymentPlanWorkflowId } from '../workflows/payment-plan-contract';
 import { CARDS, addPaymentMethod, cardBody, createCustomer } from './support/payments';
 import {
   DAY_MS,
@@ -205,6 +205,53 @@ describe('a declined automatic charge', () => {
     const result = await world.env.client.workflow.getHandle(paymentPlanWorkflowId(plan.id)).result();
     expect(result.status).toBe('completed');
     expect((await planEvents(world, plan.id)).slice(-3)).toEqual(['payment_succeeded', 'installment_paid', 'completed']);
+  });
+});
+
+describe('a pending plan whose deposit charge failed (issue 10 item 6)', () => {
+  let world: PlanWorld;
+  beforeAll(async () => {
+    world = await startPlanWorld();
+  });
+  afterAll(() => world.close());
+
+  it('goes past_due like a missed installment, is defaulted after 14 days, and paying the deposit activates it', async () => {
+    const { plan, customer } = await planWithCard(world, 400, 4, CARDS.declined);
+    const pastDue = await planHasStatus(world.api, plan.id, 'past_due');
+    expect(pastDue).toMatchObject({ amount_paid: 0, amount_overdue: 100, activated_at: null, deposit: { status: 'unpaid' } });
+    const state = await eventually(
+      () => workflowState(world.env, plan.id),
+      (value) => value.status === 'past_due' && value.nextAction !== null,
+    );
+    expect(state.nextAction).toBe('default');
+    expect(Math.floor(state.nextWakeAt! / 1000) - pastDue.past_due_at).toBe(14 * 86_400);
+
+    await world.env.sleep(15 * DAY_MS);
+    const defaulted = await planHasStatus(world.api, plan.id, 'defaulted');
+    expect(defaulted.defaulted_at - pastDue.past_due_at).toBe(14 * 86_400);
+    expect(await planEvents(world, plan.id)).toEqual(['created', 'installment_failed', 'past_due', 'defaulted']);
+
+    const card = await addPaymentMethod(world.api, customer.id, cardBody(CARDS.succeeds));
+    const payment = expectStatus(await world.api.post(`/payment-plans/${plan.id}/payments`, { payment_method: card.id, save_payment_method: true }), 201);
+    expect(payment).toMatchObject({ status: 'succeeded', installments: [1], deposit: true });
+    expect(await getPlan(world.api, plan.id)).toMatchObject({ status: 'active', defaulted_at: null, past_due_at: null, amount_paid: 100 });
+    // It never ran before: activated, not reactivated.
+    expect((await planEvents(world, plan.id)).slice(-3)).toEqual(['payment_succeeded', 'installment_paid', 'activated']);
+  });
+
+  it('a plan left pending by older code (failed deposit, no schedule) is settled past_due when its workflow next looks', async () => {
+    const { plan } = await planWithCard(world, 300, 3, CARDS.declined);
+    await planHasStatus(world.api, plan.id, 'past_due');
+    // What older code left behind: pending with the deposit failed and no past_due_at.
+    await world.app.prisma.paymentPlan.update({ where: { id: plan.id }, data: { status: 'pending', pastDueAt: null } });
+    await world.env.client.workflow.getHandle(paymentPlanWorkflowId(plan.id)).signal(PAYMENT_PLAN_SIGNALS.planUpdated);
+    const settled = await planHasStatus(world.api, plan.id, 'past_due');
+    expect(settled.past_due_at).not.toBeNull();
+    const state = await eventually(
+      () => workflowState(world.env, plan.id),
+      (value) => value.status === 'past_due' && value.nextAction !== null,
+    );
+    expect(state.nextAction).toBe('default');
   });
 });
 

@@ -80,6 +80,11 @@ describe('npm run support', () => {
     expect(await getPlan(api, plan.id)).toMatchObject({ status: 'active', deposit: { status: 'paid' } });
     expect(expectStatus(await api.get(`/terminals/${terminal.id}`), 200).status).toBe('idle');
 
+    // A bad argument is refused by the update's validator, naming the field; nothing reaches the workflow.
+    const invalid = await support(['terminal:resolve', plan.id, paymentId, '--outcome', 'approved', '--payment-method', 'card_9', '--json']).catch((error) => error);
+    expect(invalid.code).toBe(1);
+    expect(JSON.parse(invalid.stdout).request).toMatchObject({ applied: false, code: 'parameter_invalid', param: 'payment_method' });
+
     const text = await support(['terminal:resolve', plan.id, paymentId, '--outcome', 'declined']).catch((error) => error);
     expect(text.code).toBe(1);
     expect(text.stdout).toMatch(/^Refused: Payment .* is approved/);
@@ -112,5 +117,27 @@ describe('npm run support', () => {
     );
     expect(plan.default_after_days).toBe(30);
     await expect(support(['payment-plans:settings', off.accountId, '--enable', '--disable'])).rejects.toMatchObject({ code: 2 });
+  });
+
+  it('payment-plans:settings --disable refuses new plans only: existing ones stay readable and cancellable (issue 10 item 3)', async () => {
+    const on = await createTestAccount(app.prisma, { paymentPlans: true });
+    const onApi = apiClient(app.baseUrl, on.apiKey);
+    const customer = await createCustomer(onApi);
+    const body = { customer: customer.id, total_amount: 300, currency: 'USD', installments_count: 3, interval: 'month' };
+    const plan = expectStatus(await onApi.post('/payment-plans', body), 201);
+    expectStatus(await onApi.post(`/payment-plans/${plan.id}/payments`, { external: true }), 201);
+
+    const { stdout } = await support(['payment-plans:settings', on.accountId, '--disable', '--json']);
+    expect(JSON.parse(stdout)).toMatchObject({ payment_plans: false });
+    const refused = await onApi.post('/payment-plans', body);
+    expect(refused.status).toBe(403);
+    expect(refused.body.error.code).toBe('feature_not_enabled');
+    expect(expectStatus(await onApi.get(`/payment-plans/${plan.id}`), 200).status).toBe('active');
+    expect(expectStatus(await onApi.get('/payment-plans'), 200).data.map((row: any) => row.id)).toEqual([plan.id]);
+    expect(expectStatus(await onApi.get(`/payment-plans/${plan.id}/installments`), 200).data).toHaveLength(3);
+    expect(expectStatus(await onApi.get(`/payment-plans/${plan.id}/payments`), 200).data).toHaveLength(1);
+    expect(expectStatus(await onApi.post(`/payment-plans/${plan.id}/cancel`), 200).status).toBe('canceled');
+    // Another account still cannot see it.
+    expect((await api.get(`/payment-plans/${plan.id}`)).status).toBe(404);
   });
 });

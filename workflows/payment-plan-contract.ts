@@ -1,6 +1,6 @@
 /**
- * What the payment-plan workflow, its activities, the API and the support CLI agree on: signal and
- * query names, their JSON arguments, and the plan snapshot the activities hand back. Types and
+ * What the payment-plan workflow, its activities, the API and the support CLI agree on: update,
+ * signal and query names, their JSON arguments, and the plan snapshot the activities hand back. Types and
  * constants only, so that code outside the workflow sandbox can import it.
  */
 
@@ -22,6 +22,23 @@ export const PAYMENT_PLAN_SIGNALS = {
 } as const;
 
 export type PaymentPlanRequestSignal = Exclude<keyof typeof PAYMENT_PLAN_SIGNALS, 'planUpdated'>;
+
+/**
+ * The same requests as updates (Temporal Web UI "Send an Update", `npm run support`, and the API):
+ * each has a validator that refuses a bad argument before anything is written to the history (the
+ * caller sees the refusal, naming the field), and the update answers what the workflow did with it
+ * (a PaymentPlanRequestRecord). The signals of the same names stay for plans already running.
+ */
+export const PAYMENT_PLAN_UPDATES: Record<PaymentPlanRequestSignal, string> = {
+  resolveTerminalPayment: 'resolveTerminalPayment',
+  cancelTerminalPayment: 'cancelTerminalPayment',
+  resolveDeposit: 'resolveDeposit',
+  cancelDeposit: 'cancelDeposit',
+  cancelPlan: 'cancelPlan',
+};
+
+/** ApplicationFailure type of an update refused by its validator; details[0] is a RequestArgsIssue. */
+export const REQUEST_REFUSED_FAILURE = 'PaymentPlanRequestRefused';
 
 export const PAYMENT_PLAN_STATE_QUERY = 'state';
 
@@ -91,6 +108,7 @@ export interface PaymentPlanRequestResult {
 
 export interface PaymentPlanRequestRecord extends PaymentPlanRequestResult {
   request_id: string;
+  /** The request's name (an update or a signal of that name). */
   signal: PaymentPlanRequestSignal;
   /** Workflow time (ms) the request was handled. */
   at: number;

@@ -9,13 +9,25 @@ export type PlanWork =
   | { kind: 'wait'; wakeAt: number | null; action: PaymentPlanWorkflowState['nextAction'] };
 
 /**
+ * A pending plan whose deposit fell due unpaid (its automatic charge failed). Plans in that state
+ * now go past_due when the charge fails; one left pending by older code is settled once.
+ */
+export function missedDeposit(snapshot: PlanSnapshot): boolean {
+  const deposit = snapshot.installments[0];
+  return snapshot.status === 'pending' && deposit !== undefined && (deposit.status === 'failed' || deposit.status === 'overdue');
+}
+
+/**
  * What the schedule calls for at `now` (pure, so it is unit-tested). Charges happen only for a
  * pending plan's deposit (when a card is on file) and for an active plan; an active plan without a
  * card, and a past_due or defaulted plan, let installments fall due unpaid (overdue) instead: no
- * automatic retry. A past_due plan defaults `defaultAfterDays` after it became past_due.
+ * automatic retry. A past_due plan defaults `defaultAfterDays` after it became past_due (a pending
+ * plan whose deposit charge failed is past_due too).
  */
-export function nextWork(snapshot: PlanSnapshot, now: number): PlanWork {
+export function nextWork(snapshot: PlanSnapshot, now: number, options: { settleMissedDeposit?: boolean } = {}): PlanWork {
   if (FINAL_PLAN_STATUSES.includes(snapshot.status)) return { kind: 'wait', wakeAt: null, action: null };
+  // The missed deposit is marked (again) so that the plan follows the past_due/defaulted rules.
+  if (options.settleMissedDeposit && missedDeposit(snapshot)) return { kind: 'overdue', number: 1 };
   const upcoming = snapshot.installments.find((row) => row.status === 'scheduled' && !row.held);
   const candidates: { at: number; work: Exclude<PlanWork, { kind: 'wait' }>; action: NonNullable<PaymentPlanWorkflowState['nextAction']> }[] = [];
 

@@ -1,8 +1,12 @@
 import {
+  allHandlersFinished,
+  ApplicationFailure,
   condition,
   continueAsNew,
   defineQuery,
   defineSignal,
+  defineUpdate,
+  patched,
   proxyActivities,
   setHandler,
   upsertSearchAttributes,
@@ -12,14 +16,18 @@ import {
 import type { PaymentPlanActivities } from '../activities/payment-plans';
 import { BILLING_STATUS } from '../src/temporal/search-attributes';
 import { workflowNow } from './clock';
-import { nextWork } from './payment-plan-schedule';
+import { missedDeposit, nextWork } from './payment-plan-schedule';
+import { parseRequestArgs } from './payment-plan-requests';
 import {
   FINAL_PLAN_STATUSES,
   PAYMENT_PLAN_SIGNALS,
   PAYMENT_PLAN_STATE_QUERY,
+  PAYMENT_PLAN_UPDATES,
+  REQUEST_REFUSED_FAILURE,
   type CancelPlanArgs,
   type CancelTerminalPaymentArgs,
   type PaymentPlanRequestArgs,
+  type PaymentPlanRequestRecord,
   type PaymentPlanRequestResult,
   type PaymentPlanRequestSignal,
   type PaymentPlanWorkflowInput,
@@ -40,6 +48,14 @@ export const cancelDepositSignal = defineSignal<[CancelTerminalPaymentArgs?]>(PA
 export const cancelPlanSignal = defineSignal<[CancelPlanArgs?]>(PAYMENT_PLAN_SIGNALS.cancelPlan);
 export const planUpdatedSignal = defineSignal<[]>(PAYMENT_PLAN_SIGNALS.planUpdated);
 
+type RequestUpdate = ReturnType<typeof defineUpdate<PaymentPlanRequestRecord, [PaymentPlanRequestArgs]>>;
+export const paymentPlanRequestUpdates = Object.fromEntries(
+  Object.entries(PAYMENT_PLAN_UPDATES).map(([request, name]) => [request, defineUpdate<PaymentPlanRequestRecord, [PaymentPlanRequestArgs]>(name)]),
+) as Record<PaymentPlanRequestSignal, RequestUpdate>;
+
+/** Plans left pending by a failed deposit charge under older code are settled (marked past_due) from this change on. */
+const SETTLE_MISSED_DEPOSIT_PATCH = 'settle-missed-deposit';
+
 const activities = proxyActivities<PaymentPlanActivities>({
   startToCloseTimeout: '1 minute',
   // Database or gateway outages: retried until they pass. Charges are keyed, so a retry never charges twice.
@@ -49,13 +65,17 @@ const activities = proxyActivities<PaymentPlanActivities>({
 interface QueuedRequest {
   signal: PaymentPlanRequestSignal;
   args: PaymentPlanRequestArgs;
+  /** Set for an update: its handler waits for the record under this key. */
+  answerKey?: string;
 }
 
 /**
  * One payment plan (workflow id `payment-plan:<id>`): holds the schedule as durable timers, charges
  * installments through idempotent activities, marks them overdue and defaults the plan on time,
- * and carries out the request signals (resolve/cancel a terminal payment or deposit, cancel the
- * plan) one at a time. It never polls a terminal: the API records what a terminal reports and sends
+ * and carries out the requests (resolve/cancel a terminal payment or deposit, cancel the plan) one at
+ * a time in its main loop. Requests come as updates (validated, answered with what was done: the
+ * handler waits for the main loop to carry the request out) or as the older signals (answered in the
+ * `state` query only). It never polls a terminal: the API records what a terminal reports and sends
  * planUpdated. Ends when the plan is completed or canceled.
  */
 export async function paymentPlanWorkflow(input: PaymentPlanWorkflowInput): Promise<PaymentPlanWorkflowState> {
@@ -82,6 +102,37 @@ export async function paymentPlanWorkflow(input: PaymentPlanWorkflowInput): Prom
   setHandler(resolveDepositSignal, enqueue('resolveDeposit'));
   setHandler(cancelDepositSignal, enqueue('cancelDeposit'));
   setHandler(cancelPlanSignal, enqueue('cancelPlan'));
+
+  // Updates: the validator refuses a bad argument (nothing reaches the history, the caller sees why);
+  // the handler queues the request for the main loop and answers its record once carried out.
+  const answers = new Map<string, PaymentPlanRequestRecord>();
+  let closed = false;
+  for (const [request, update] of Object.entries(paymentPlanRequestUpdates) as [PaymentPlanRequestSignal, RequestUpdate][]) {
+    setHandler(
+      update,
+      async (args) => {
+        const parsed = parseRequestArgs(request, args, { strict: true });
+        const checked = parsed.ok ? parsed.args : {};
+        const requestId = checked.request_id ?? uuid4();
+        if (closed) return closedRecord(request, requestId);
+        const answerKey = uuid4();
+        queue.push({ signal: request, args: { ...checked, request_id: requestId }, answerKey });
+        await condition(() => answers.has(answerKey));
+        const answer = answers.get(answerKey)!;
+        answers.delete(answerKey);
+        return answer;
+      },
+      {
+        validator: (args) => {
+          const parsed = parseRequestArgs(request, args, { strict: true });
+          if (!parsed.ok) {
+            throw ApplicationFailure.create({ type: REQUEST_REFUSED_FAILURE, message: parsed.issue.message, details: [parsed.issue], nonRetryable: true });
+          }
+        },
+        description: `Validated ${request}: answers what the workflow did (applied, or code and message).`,
+      },
+    );
+  }
   setHandler(planUpdatedSignal, () => {
     refreshWanted = true;
   });
@@ -100,9 +151,19 @@ export async function paymentPlanWorkflow(input: PaymentPlanWorkflowInput): Prom
     state.openTerminalPayments = next.openTerminalPayments;
   };
   const record = (request: QueuedRequest, requestId: string, result: PaymentPlanRequestResult) => {
-    state.requests.push({ request_id: requestId, signal: request.signal, at: workflowNow(), ...result });
+    const entry: PaymentPlanRequestRecord = { request_id: requestId, signal: request.signal, at: workflowNow(), ...result };
+    state.requests.push(entry);
     if (state.requests.length > REQUESTS_KEPT) state.requests.splice(0, state.requests.length - REQUESTS_KEPT);
+    if (request.answerKey) answers.set(request.answerKey, entry);
   };
+  const closedRecord = (signal: PaymentPlanRequestSignal, requestId: string): PaymentPlanRequestRecord => ({
+    request_id: requestId,
+    signal,
+    at: workflowNow(),
+    applied: false,
+    code: 'payment_plan_closed',
+    message: `Payment plan ${input.planId} is ${snapshot.status}.`,
+  });
   observe(snapshot);
 
   while (!FINAL_PLAN_STATUSES.includes(snapshot.status)) {
@@ -126,7 +187,8 @@ export async function paymentPlanWorkflow(input: PaymentPlanWorkflowInput): Prom
     }
 
     const now = workflowNow();
-    const work = nextWork(snapshot, now);
+    const settleMissedDeposit = missedDeposit(snapshot) && patched(SETTLE_MISSED_DEPOSIT_PATCH);
+    const work = nextWork(snapshot, now, { settleMissedDeposit });
     if (work.kind === 'charge') {
       const charged = await activities.chargePaymentPlanInstallment({ planId: input.planId, number: work.number, attempt: work.attempt, at: now });
       observe(charged.snapshot);
@@ -143,7 +205,9 @@ export async function paymentPlanWorkflow(input: PaymentPlanWorkflowInput): Prom
 
     state.nextWakeAt = work.wakeAt;
     state.nextAction = work.action;
-    if (workflowInfo().continueAsNewSuggested) await continueAsNew<typeof paymentPlanWorkflow>(input);
+    if (workflowInfo().continueAsNewSuggested && queue.length === 0 && allHandlersFinished()) {
+      await continueAsNew<typeof paymentPlanWorkflow>(input);
+    }
     const wait = work.wakeAt === null ? IDLE_REFRESH_MS : Math.max(1, work.wakeAt - now);
     const woken = await condition(() => queue.length > 0 || refreshWanted, wait);
     if (!woken && work.wakeAt === null) refreshWanted = true;
@@ -151,10 +215,13 @@ export async function paymentPlanWorkflow(input: PaymentPlanWorkflowInput): Prom
 
   state.nextWakeAt = null;
   state.nextAction = null;
+  closed = true;
   // Requests that arrived as the plan ended are answered, so nobody waits for them.
   for (const request of queue.splice(0)) {
     const requestId = typeof request.args.request_id === 'string' ? request.args.request_id : uuid4();
     record(request, requestId, { applied: false, code: 'payment_plan_closed', message: `Payment plan ${input.planId} is ${snapshot.status}.` });
   }
+  // Update handlers hand their answers back before the workflow completes.
+  await condition(allHandlersFinished);
   return state;
 }

@@ -8,16 +8,16 @@ import { OPEN_TERMINAL_STATES, toPaymentObject } from '../payment-plans/payment-
 import { applyPlanRequest, DEFAULT_AFTER_DAYS } from '../payment-plans/payment-plan.service';
 import { sendPlanRequest } from '../payment-plans/workflow-client';
 import { connectTemporalClient } from '../temporal/client';
-import type { PaymentPlanRequestArgs, PaymentPlanRequestSignal } from '../../workflows/payment-plan-contract';
+import type { PaymentPlanRequestArgs, PaymentPlanRequestRecord, PaymentPlanRequestSignal } from '../../workflows/payment-plan-contract';
 import { fail, withDatabase } from './operator';
 
 const usage = `Usage: npm run support -- <command>
   terminal:stuck [--minutes N] [--account acct_...] [--json]
       Terminal payments waiting (or needing a resolution) for more than N minutes (default 15).
   terminal:resolve <plan_id> <payment_id> [--outcome approved|declined] [--payment-method pm_...] [--external] [--timeout-seconds S] [--json]
-      Signal resolveTerminalPayment with the known outcome; waits for the workflow and prints the result.
+      Sends the update resolveTerminalPayment with the known outcome; prints what the workflow did.
   terminal:cancel <plan_id> <payment_id> [--json]
-      Signal cancelTerminalPayment (asks the terminal to cancel its waiting sale); prints the result.
+      Sends the update cancelTerminalPayment (asks the terminal to cancel its waiting sale); prints the result.
   payment-plans:settings <account_id> [--enable | --disable] [--default-after-days N] [--json]
       Turn payment plans on or off for an account; days a past_due plan waits before it is defaulted.
 Connects to TEMPORAL_ADDRESS (default 127.0.0.1:7233) and the service's database (DATABASE_URL or the embedded one).`;
@@ -96,8 +96,11 @@ async function stuck(prisma: Db, options: Options): Promise<number> {
   return 0;
 }
 
-/** Sends the same signal the API sends and prints what the workflow did with it. */
-async function signalPayment(
+/**
+ * Sends the same update the API sends and prints what the workflow did with it. A refusal (by the
+ * update's validator, or by the workflow: wrong state) prints `Refused: ...` and exits 1.
+ */
+async function requestPayment(
   prisma: Db,
   temporal: Client,
   signal: PaymentPlanRequestSignal,
@@ -108,16 +111,24 @@ async function signalPayment(
 ): Promise<number> {
   const payment = await prisma.paymentPlanPayment.findFirst({ where: { id: paymentId, planId } });
   if (!payment) throw new CliError(`No payment ${paymentId} on payment plan ${planId}.`);
-  const record = await sendPlanRequest(
-    temporal,
-    planId,
-    signal,
-    { ...args, payment_id: paymentId, source: 'support-cli', request_id: `support_${crypto.randomUUID()}` },
-    {
-      timeoutMs: positiveInt(options['timeout-seconds'], 'timeout-seconds', 30, 1) * 1000,
-      whenEnded: (sent) => applyPlanRequest(prisma, planId, signal, sent, new Date()),
-    },
-  );
+  const requestId = `support_${crypto.randomUUID()}`;
+  let record: PaymentPlanRequestRecord;
+  try {
+    record = await sendPlanRequest(
+      temporal,
+      planId,
+      signal,
+      { ...args, payment_id: paymentId, source: 'support-cli', request_id: requestId },
+      {
+        timeoutMs: positiveInt(options['timeout-seconds'], 'timeout-seconds', 30, 1) * 1000,
+        whenEnded: (sent) => applyPlanRequest(prisma, planId, signal, sent, new Date()),
+      },
+    );
+  } catch (error) {
+    if (!(error instanceof ApiError) || error.status !== 400) throw error;
+    // Refused by the update's validator: nothing reached the workflow.
+    record = { request_id: requestId, signal, at: Date.now(), applied: false, code: error.code, param: error.param, message: error.message, payment_id: paymentId };
+  }
   const after = toPaymentObject(await prisma.paymentPlanPayment.findUniqueOrThrow({ where: { id: paymentId } }));
   if (options.json) {
     console.log(JSON.stringify({ request: record, payment: after }));
@@ -184,12 +195,12 @@ async function main(): Promise<number> {
       try {
         return await withDatabase((prisma) =>
           command === 'terminal:resolve'
-            ? signalPayment(prisma, temporal.client, 'resolveTerminalPayment', planId, paymentId, {
+            ? requestPayment(prisma, temporal.client, 'resolveTerminalPayment', planId, paymentId, {
                 outcome: options.outcome as 'approved' | 'declined' | undefined,
                 payment_method: options['payment-method'],
                 external: options.external,
               }, options)
-            : signalPayment(prisma, temporal.client, 'cancelTerminalPayment', planId, paymentId, {}, options),
+            : requestPayment(prisma, temporal.client, 'cancelTerminalPayment', planId, paymentId, {}, options),
         );
       } finally {
         await temporal.connection.close();

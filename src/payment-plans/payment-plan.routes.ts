@@ -3,6 +3,8 @@ import { config } from '../config';
 import type { Api } from '../http/api';
 import type { Principal } from '../http/auth';
 import { pageSchema } from '../http/pagination';
+import { toTransactionObject } from '../transactions/transaction.service';
+import { transactionSchema } from '../transactions/transaction.schemas';
 import { createGateway } from '../payments/simulated-gateway';
 import { registerTerminalRoutes } from '../terminals/terminal.routes';
 import type { PaymentPlanRequestArgs, PaymentPlanRequestSignal } from '../../workflows/payment-plan-contract';
@@ -16,6 +18,7 @@ import {
   listPaymentPlansQuery,
   pageQuery,
   paymentPlanSchema,
+  refundPlanPaymentBody,
   planIdParams,
   planPaymentParams,
   planPaymentSchema,
@@ -25,6 +28,7 @@ import {
 import {
   applyPlanRequest,
   assertPaymentPlansEnabled,
+  assertPaymentPlansUsable,
   createPaymentPlan,
   getPaymentPlan,
   listInstallments,
@@ -32,6 +36,7 @@ import {
   listPlanPayments,
 } from './payment-plan.service';
 import { checkCancellable, checkResolution, currentDepositAttempt, startDepositOnTerminal, startTerminalPayment } from './terminal-payments.service';
+import { refundPlanPayment } from './plan-refunds.service';
 import { notifyPlanUpdated, rejectionError, sendPlanRequest } from './workflow-client';
 
 /** Payment plans, the terminals they use, and (test mode) the simulated terminal's helpers. */
@@ -44,7 +49,7 @@ export function registerPaymentPlanRoutes(api: Api, deps: AppDeps): void {
   const tag = 'Payment plans';
   const planErrors = [403, 404, 409];
 
-  /** Sends a request signal, waits for the workflow to carry it out, and turns a refusal into 4xx. */
+  /** Sends a request update, which answers once the workflow carried it out, and turns a refusal into 4xx. */
   const request = async (planId: string, signal: PaymentPlanRequestSignal, args: PaymentPlanRequestArgs) => {
     const record = await sendPlanRequest(temporal, planId, signal, { ...args, source: 'api' }, {
       whenEnded: (sent) => applyPlanRequest(prisma, planId, signal, sent, new Date()),
@@ -53,14 +58,16 @@ export function registerPaymentPlanRoutes(api: Api, deps: AppDeps): void {
     return record;
   };
 
-  // Payment plans are off per account until enabled: 403 feature_not_enabled on every route.
-  const guard = (principal: Principal) => assertPaymentPlansEnabled(prisma, principal.accountId);
+  // Payment plans are off per account until enabled: 403 feature_not_enabled. Turning them off
+  // refuses new plans only: plans that exist stay readable, payable and cancellable (they keep running).
+  const createGuard = (principal: Principal) => assertPaymentPlansEnabled(prisma, principal.accountId);
+  const guard = (principal: Principal) => assertPaymentPlansUsable(prisma, principal.accountId);
 
   api.route({
     method: 'post',
     path: '/payment-plans',
     tag,
-    guard,
+    guard: createGuard,
     summary: 'Create a payment plan',
     description:
       'Splits total_amount into installments_count integer installments (the remainder cents go to the first installments, ' +
@@ -115,7 +122,7 @@ export function registerPaymentPlanRoutes(api: Api, deps: AppDeps): void {
     path: '/payment-plans/{id}/cancel',
     tag,
     guard,
-    summary: 'Cancel a payment plan (signal cancelPlan)',
+    summary: 'Cancel a payment plan (update cancelPlan)',
     description: 'No further charges; unpaid installments are canceled; a sale waiting on a terminal is asked to cancel. 409 when completed or canceled.',
     params: planIdParams,
     response: paymentPlanSchema,
@@ -153,7 +160,7 @@ export function registerPaymentPlanRoutes(api: Api, deps: AppDeps): void {
     path: '/payment-plans/{id}/deposit',
     tag,
     guard,
-    summary: 'Continue a terminal deposit that is `resolving` or `approved_no_credential` (signal resolveDeposit)',
+    summary: 'Continue a terminal deposit that is `resolving` or `approved_no_credential` (update resolveDeposit)',
     description:
       '`resolving` (or still `waiting`): give the known `outcome`. `approved_no_credential` (charged, card not kept): give ' +
       '`payment_method` (a card attached to the customer, stored for the remaining installments) or `external: true` (they are ' +
@@ -176,7 +183,7 @@ export function registerPaymentPlanRoutes(api: Api, deps: AppDeps): void {
     path: '/payment-plans/{id}/deposit/cancel',
     tag,
     guard,
-    summary: 'Ask the terminal to cancel the waiting deposit sale (signal cancelDeposit)',
+    summary: 'Ask the terminal to cancel the waiting deposit sale (update cancelDeposit)',
     description: 'The attempt stays `waiting` with cancel_requested until the terminal reports the cancellation; then it is `cancelled`.',
     params: planIdParams,
     status: 202,
@@ -253,7 +260,7 @@ export function registerPaymentPlanRoutes(api: Api, deps: AppDeps): void {
     path: '/payment-plans/{id}/payments/{payment_id}/resolve',
     tag,
     guard,
-    summary: 'Continue a terminal payment that is `resolving`, `approved_no_credential` or still `waiting` (signal resolveTerminalPayment)',
+    summary: 'Continue a terminal payment that is `resolving`, `approved_no_credential` or still `waiting` (update resolveTerminalPayment)',
     description: 'Same body and rules as POST /payment-plans/{id}/deposit. Answers the payment.',
     params: planPaymentParams,
     body: resolveTerminalBody,
@@ -273,7 +280,7 @@ export function registerPaymentPlanRoutes(api: Api, deps: AppDeps): void {
     path: '/payment-plans/{id}/payments/{payment_id}/cancel',
     tag,
     guard,
-    summary: 'Ask the terminal to cancel a waiting sale (signal cancelTerminalPayment)',
+    summary: 'Ask the terminal to cancel a waiting sale (update cancelTerminalPayment)',
     description: 'Answers 202 with the payment (cancel_requested); it ends `cancelled` when the terminal reports it. Clients poll GET.',
     params: planPaymentParams,
     status: 202,
@@ -285,6 +292,32 @@ export function registerPaymentPlanRoutes(api: Api, deps: AppDeps): void {
       checkCancellable(payment);
       await request(plan.id, 'cancelTerminalPayment', { payment_id: payment.id });
       return toPaymentObject(await findPayment(prisma, principal.accountId, plan.id, payment.id));
+    },
+  });
+
+  api.route({
+    method: 'post',
+    path: '/payment-plans/{id}/payments/{payment_id}/refund',
+    tag,
+    guard,
+    summary: 'Refund a payment of a plan, fully or partly',
+    description:
+      'Answers the refund transaction (negative amount, source_transaction the payment\'s transaction); records ' +
+      'payment_plan.payment_refunded. A stored-method or automatic charge is refunded at the gateway; a terminal sale is ' +
+      'refunded against the sale\'s transaction at once. The installments it paid stay paid (the plan counts amount_refunded). ' +
+      'More than what is left: 400 `amount`; a payment not succeeded, or external (collected outside the service): 409.',
+    params: planPaymentParams,
+    body: refundPlanPaymentBody,
+    status: 201,
+    response: transactionSchema,
+    errors: [403, 404, 409, 502],
+    handler: async ({ principal, params, body, idempotencyKey }) => {
+      await findPlan(prisma, principal.accountId, params.id);
+      const refund = await refundPlanPayment(prisma, gateway, principal.accountId, params.id, params.payment_id, {
+        amount: body.amount,
+        attemptKey: idempotencyKey,
+      });
+      return toTransactionObject(refund);
     },
   });
 }

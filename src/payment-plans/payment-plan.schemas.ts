@@ -92,6 +92,16 @@ export const createPlanPaymentBody = z
   })
   .meta({ id: 'PaymentPlanPaymentCreate' });
 
+export const refundPlanPaymentBody = z
+  .strictObject({
+    amount: positiveInt('amount')
+      .min(1, 'must be at least 1 cent')
+      .max(MAX_TOTAL_AMOUNT, `must be at most ${MAX_TOTAL_AMOUNT} cents`)
+      .optional()
+      .describe('Cents; all that is left to refund on the payment when absent'),
+  })
+  .meta({ id: 'PaymentPlanPaymentRefund' });
+
 export const depositTerminalBody = z
   .strictObject({ terminal: resourceId.describe('tml_ id of a registered terminal') })
   .meta({ id: 'PaymentPlanDepositTerminal' });
@@ -139,8 +149,9 @@ export const planPaymentSchema = z
     customer: z.string(),
     method: z.enum(['automatic', 'payment_method', 'external', 'terminal']),
     deposit: z.boolean(),
-    status: z.enum(['processing', 'succeeded', 'failed', 'canceled']),
+    status: z.enum(['processing', 'succeeded', 'failed', 'canceled', 'refunded']).describe('refunded: every cent given back'),
     ...moneyFields,
+    amount_refunded: z.number().describe('Cents given back by refunds of this payment'),
     installments: z.array(z.number()),
     payment_method: z.string().nullable(),
     transaction: z.string().nullable(),
@@ -189,6 +200,7 @@ export const paymentPlanSchema = z
     amount_paid: z.number(),
     amount_remaining: z.number(),
     amount_overdue: z.number(),
+    amount_refunded: z.number().describe('Cents given back by refunds of the plan\'s payments (the installments they paid stay paid)'),
     installments_count: z.number(),
     installments_paid: z.number(),
     interval: z.enum(['week', 'month']),

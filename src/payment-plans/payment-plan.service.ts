@@ -1,5 +1,4 @@
 import type { Client } from '@temporalio/client';
-import { z } from 'zod';
 import type { Prisma } from '../generated/prisma/client';
 import type { Db } from '../db/prisma';
 import { findCustomer } from '../customers/customer.service';
@@ -16,10 +15,12 @@ import {
   type PaymentPlanRequestSignal,
   type PaymentPlanWorkflowInput,
 } from '../../workflows/payment-plan-contract';
+import { parseRequestArgs } from '../../workflows/payment-plan-requests';
 import { methodForPlan } from './plan-payments.service';
 import {
   findPlan,
   lockPlan,
+  OVERDUE_STATUSES,
   PLAN_INCLUDE,
   toInstallmentObject,
   toPaymentObject,
@@ -50,6 +51,18 @@ export async function assertPaymentPlansEnabled(prisma: Db, accountId: string): 
       'Payment plans are not enabled for this account (npm run support -- payment-plans:settings <account> --enable).',
     );
   }
+}
+
+/**
+ * The guard of every route but create: turning the feature off refuses new plans only. An account
+ * that has plans keeps reading, paying, refunding and canceling them (they keep running); one that
+ * never had any gets 403 as before.
+ */
+export async function assertPaymentPlansUsable(prisma: Db, accountId: string): Promise<void> {
+  const account = await prisma.account.findUnique({ where: { id: accountId }, select: { paymentPlansEnabled: true } });
+  if (account?.paymentPlansEnabled) return;
+  if (await prisma.paymentPlan.findFirst({ where: { accountId }, select: { id: true } })) return;
+  await assertPaymentPlansEnabled(prisma, accountId);
 }
 
 export async function defaultAfterDaysOf(prisma: Db, accountId: string): Promise<number> {
@@ -201,7 +214,13 @@ export async function markInstallmentOverdue(prisma: Db, planId: string, number:
   await prisma.$transaction(async (tx) => {
     const plan = await lockPlan(tx, accountId, planId);
     const installment = plan.installments.find((row) => row.number === number);
-    if (!installment || installment.status !== 'scheduled' || installment.heldByPaymentId) return;
+    if (!installment) return;
+    if (OVERDUE_STATUSES.includes(installment.status)) {
+      // Missed already (a pending plan's failed deposit, from before such a plan went past_due): only the status follows.
+      await settleStatus(tx, planId, at);
+      return;
+    }
+    if (installment.status !== 'scheduled' || installment.heldByPaymentId) return;
     if (!['active', 'past_due', 'defaulted'].includes(plan.status)) return;
     await tx.paymentPlanInstallment.update({ where: { planId_number: { planId, number } }, data: { status: 'overdue' } });
     await settleStatus(tx, planId, at);
@@ -242,8 +261,10 @@ export async function cancelPlan(prisma: Db, planId: string, reason: string | un
 }
 
 /**
- * Carries out one request signal. Refusals (the plan or payment is not in a state for it, a field
- * is missing) are answered, not thrown, so the workflow records them and carries on.
+ * Carries out one request (update or signal). Refusals (the plan or payment is not in a state for
+ * it, a field is missing) are answered, not thrown, so the workflow records them and carries on.
+ * Signal arguments come from people too (Web UI): checked here like a request body, unknown fields
+ * ignored (updates were checked already, strictly, by their validators).
  */
 export async function applyPlanRequest(
   prisma: Db,
@@ -252,13 +273,9 @@ export async function applyPlanRequest(
   args: PaymentPlanRequestArgs,
   at: Date,
 ): Promise<PaymentPlanRequestResult> {
-  const parsed = requestArgs.safeParse(args ?? {});
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    const param = issue.path.join('.');
-    return { applied: false, code: 'parameter_invalid', param, message: `Invalid signal argument '${param}': ${issue.message}`, payment_id: null };
-  }
-  args = parsed.data;
+  const parsed = parseRequestArgs(signal, args, { strict: false });
+  if (!parsed.ok) return { applied: false, ...parsed.issue, payment_id: null };
+  args = parsed.args;
   const source = args.source ?? 'signal';
   try {
     switch (signal) {
@@ -296,20 +313,7 @@ export async function applyPlanRequest(
   }
 }
 
-/** Signal arguments come from people too (Web UI): checked like a request body, unknown fields ignored. */
-const requestArgs = z.object({
-  payment_id: z.string().max(64).optional(),
-  outcome: z.enum(['approved', 'declined']).optional(),
-  payment_method: z.string().max(64).optional(),
-  external: z.boolean().optional(),
-  reason: z.string().max(500).optional(),
-  source: z.string().max(40).optional(),
-  request_id: z.string().max(200).optional(),
-});
-
 function requirePaymentId(args: PaymentPlanRequestArgs): string {
-  if (typeof args.payment_id !== 'string' || !/^[a-z]+_[a-zA-Z0-9]+$/.test(args.payment_id)) {
-    throw badRequest('payment_id (ppay_...) is required.', 'payment_id', 'parameter_missing');
-  }
+  if (typeof args.payment_id !== 'string') throw badRequest('payment_id (ppay_...) is required.', 'payment_id', 'parameter_missing');
   return args.payment_id;
 }

@@ -32,36 +32,58 @@ async function depositAwaitsContinuation(tx: Tx, plan: PlanWithDetails): Promise
   return payment?.terminalState === 'approved_no_credential';
 }
 
+export type StatusMove = 'activated' | 'past_due' | 'reactivated' | 'completed';
+
 /**
  * Brings the plan's status in line with its installments, inside the caller's transaction (plan
- * locked), and records the event of each move. The rules (spec table, DESIGN.md 3.9):
+ * locked), and answers the event type of the move without recording it (see settleStatus). The rules
+ * (spec table, DESIGN.md 3.9):
  * - every installment paid -> completed (from any state but canceled), with no other event on the way;
+ * - pending or active -> past_due when an installment is failed or overdue (a pending plan whose
+ *   deposit charge failed follows the same past_due/defaulted rules as a missed installment);
  * - pending -> active (`activated`) once the deposit is paid and not waiting for a continuation;
- * - active -> past_due when an installment is failed or overdue;
- * - past_due or defaulted -> active (`reactivated`) when nothing is overdue any more.
+ * - past_due or defaulted -> active when nothing is overdue any more: `reactivated`, or `activated`
+ *   for a plan that never ran (its deposit was missed, then paid).
  * defaulted is set only by the workflow's deadline (markDefaulted). `at` is the time of the move
  * (workflow time when a workflow drives it).
  */
-export async function settleStatus(tx: Tx, planId: string, at: Date): Promise<void> {
+export async function moveStatus(tx: Tx, planId: string, at: Date): Promise<StatusMove | null> {
   const plan = await reloadPlan(tx, planId);
-  if (plan.status === 'canceled' || plan.status === 'completed') return;
+  if (plan.status === 'canceled' || plan.status === 'completed') return null;
   const allPaid = plan.installments.every((row) => row.status === 'paid');
   const overdue = plan.installments.some((row) => OVERDUE_STATUSES.includes(row.status));
 
   if (allPaid) {
     // Paid off: completed straight away, whatever the state (no activated/reactivated on the way).
     await tx.paymentPlan.update({ where: { id: planId }, data: { status: 'completed', completedAt: at, pastDueAt: null } });
-    await recordPlanEvent(tx, planId, 'completed');
-  } else if (plan.status === 'pending') {
-    const depositPaid = plan.installments[0]?.status === 'paid';
-    if (!depositPaid || (await depositAwaitsContinuation(tx, plan))) return;
-    await tx.paymentPlan.update({ where: { id: planId }, data: { status: 'active', activatedAt: at } });
-    await recordPlanEvent(tx, planId, 'activated');
-  } else if (plan.status === 'active' && overdue) {
-    await tx.paymentPlan.update({ where: { id: planId }, data: { status: 'past_due', pastDueAt: at } });
-    await recordPlanEvent(tx, planId, 'past_due');
-  } else if ((plan.status === 'past_due' || plan.status === 'defaulted') && !overdue) {
-    await tx.paymentPlan.update({ where: { id: planId }, data: { status: 'active', pastDueAt: null, defaultedAt: null } });
-    await recordPlanEvent(tx, planId, 'reactivated');
+    return 'completed';
   }
+  if ((plan.status === 'active' || plan.status === 'pending') && overdue) {
+    await tx.paymentPlan.update({ where: { id: planId }, data: { status: 'past_due', pastDueAt: at } });
+    return 'past_due';
+  }
+  if (plan.status === 'pending') {
+    const depositPaid = plan.installments[0]?.status === 'paid';
+    if (!depositPaid || (await depositAwaitsContinuation(tx, plan))) return null;
+    await tx.paymentPlan.update({ where: { id: planId }, data: { status: 'active', activatedAt: at } });
+    return 'activated';
+  }
+  if ((plan.status === 'past_due' || plan.status === 'defaulted') && !overdue) {
+    if (plan.activatedAt === null && (plan.installments[0]?.status !== 'paid' || (await depositAwaitsContinuation(tx, plan)))) {
+      // The missed deposit is no longer overdue but not paid either (a payment holds it): it stays as it is.
+      return null;
+    }
+    await tx.paymentPlan.update({
+      where: { id: planId },
+      data: { status: 'active', pastDueAt: null, defaultedAt: null, ...(plan.activatedAt === null ? { activatedAt: at } : {}) },
+    });
+    return plan.activatedAt === null ? 'activated' : 'reactivated';
+  }
+  return null;
+}
+
+/** moveStatus, and the event of the move recorded at once. */
+export async function settleStatus(tx: Tx, planId: string, at: Date): Promise<void> {
+  const move = await moveStatus(tx, planId, at);
+  if (move) await recordPlanEvent(tx, planId, move);
 }

@@ -1,4 +1,4 @@
-import type { PaymentMethod, PaymentPlanPayment, Prisma } from '../generated/prisma/client';
+import type { PaymentMethod, PaymentPlanInstallment, PaymentPlanPayment, Prisma } from '../generated/prisma/client';
 import type { Db, Tx } from '../db/prisma';
 import { ApiError, badRequest, conflict } from '../http/errors';
 import { newId } from '../lib/ids';
@@ -6,7 +6,8 @@ import { GatewayRequestError, type ChargeResult, type PaymentGateway } from '../
 import { findPaymentMethod, toGatewayPaymentMethod } from '../payments/payment-method.service';
 import { openPendingTransaction, settleTransaction } from './plan-transactions';
 import { lockPlan, OVERDUE_STATUSES, type PlanWithDetails } from './payment-plan.records';
-import { recordPlanEvent, settleStatus } from './payment-plan.status';
+import { moveStatus, recordPlanEvent, settleStatus } from './payment-plan.status';
+import { refundAfterCancellation } from './plan-refunds.service';
 
 export type PaymentUpdate = Prisma.PaymentPlanPaymentUncheckedUpdateInput;
 
@@ -55,28 +56,44 @@ export async function holdInstallments(tx: Tx, planId: string, numbers: number[]
   await tx.paymentPlanInstallment.updateMany({ where: { planId, number: { in: numbers } }, data: { heldByPaymentId: paymentId } });
 }
 
+/** Installment 1 of a plan that never ran (pending, or past_due/defaulted because its deposit was missed). */
 export function isDeposit(plan: PlanWithDetails, numbers: number[]): boolean {
-  return plan.status === 'pending' && numbers.includes(1);
+  return plan.activatedAt === null && numbers.includes(1);
 }
 
 /**
- * Money in: the payment succeeds, its installments are paid, events in this order:
- * payment_succeeded, installment_paid (each), then the status move (activated, reactivated, completed).
+ * Money in: the payment succeeds, its installments are paid, and the plan's status follows; then the
+ * events, in this order: payment_succeeded, installment_paid (each), then the status move (activated,
+ * reactivated, completed). Every event's `data` is the plan after the whole change.
+ * On a plan canceled meanwhile (a terminal sale approved or resolved after the cancellation, a charge
+ * racing it) nothing is paid: the payment is succeeded, its installments let go, and the caller owes
+ * the customer a refund ('refund_due').
  */
-export async function applyPaymentSucceeded(tx: Tx, payment: PaymentPlanPayment, at: Date, update: PaymentUpdate = {}): Promise<void> {
+export async function applyPaymentSucceeded(tx: Tx, payment: PaymentPlanPayment, at: Date, update: PaymentUpdate = {}): Promise<'paid' | 'refund_due'> {
+  const { status } = await tx.paymentPlan.findUniqueOrThrow({ where: { id: payment.planId }, select: { status: true } });
+  if (status === 'canceled') {
+    await tx.paymentPlanPayment.update({ where: { id: payment.id }, data: { status: 'succeeded', ...update } });
+    await tx.paymentPlanInstallment.updateMany({ where: { planId: payment.planId, heldByPaymentId: payment.id }, data: { heldByPaymentId: null } });
+    return 'refund_due';
+  }
   const paid = await tx.paymentPlanPayment.update({ where: { id: payment.id }, data: { status: 'succeeded', ...update } });
-  await recordPlanEvent(tx, payment.planId, 'payment_succeeded', { payment: paid });
+  const installments: PaymentPlanInstallment[] = [];
   for (const number of payment.installmentNumbers) {
-    const installment = await tx.paymentPlanInstallment.update({
-      where: { planId_number: { planId: payment.planId, number } },
-      data: { status: 'paid', paymentId: payment.id, paidAt: at, heldByPaymentId: null, failureCode: null, failureMessage: null },
-    });
-    await recordPlanEvent(tx, payment.planId, 'installment_paid', { installment });
+    installments.push(
+      await tx.paymentPlanInstallment.update({
+        where: { planId_number: { planId: payment.planId, number } },
+        data: { status: 'paid', paymentId: payment.id, paidAt: at, heldByPaymentId: null, failureCode: null, failureMessage: null },
+      }),
+    );
   }
   if (paid.savePaymentMethod && paid.paymentMethodId) {
     await tx.paymentPlan.update({ where: { id: payment.planId }, data: { paymentMethodId: paid.paymentMethodId } });
   }
-  await settleStatus(tx, payment.planId, at);
+  const move = await moveStatus(tx, payment.planId, at);
+  await recordPlanEvent(tx, payment.planId, 'payment_succeeded', { payment: paid });
+  for (const installment of installments) await recordPlanEvent(tx, payment.planId, 'installment_paid', { installment });
+  if (move) await recordPlanEvent(tx, payment.planId, move);
+  return 'paid';
 }
 
 /**
@@ -131,19 +148,21 @@ export async function settleCharge(prisma: Db, gateway: PaymentGateway, paymentI
     idempotencyKey: payment.gatewayKey!,
     description: `Payment plan ${payment.planId}, installment ${payment.installmentNumbers.join(', ')}`,
   });
-  await prisma.$transaction(async (tx) => {
+  const outcome = await prisma.$transaction(async (tx) => {
     await lockPlanById(tx, payment.planId);
     const fresh = await tx.paymentPlanPayment.findUniqueOrThrow({ where: { id: paymentId } });
-    if (fresh.status !== 'processing') return;
+    if (fresh.status !== 'processing') return 'recorded';
     if (result.status === 'succeeded') {
       await settleTransaction(tx, fresh.transactionId!, { status: 'succeeded', gatewayReference: result.chargeId });
-      await applyPaymentSucceeded(tx, fresh, at);
+      return applyPaymentSucceeded(tx, fresh, at);
     } else {
       const failure = { code: result.failureCode, message: result.failureMessage };
       await settleTransaction(tx, fresh.transactionId!, { status: 'failed', gatewayReference: result.chargeId, failureCode: failure.code, failureMessage: failure.message });
       await applyPaymentFailed(tx, fresh, failure, at);
+      return 'recorded';
     }
   });
+  if (outcome === 'refund_due') await refundAfterCancellation(prisma, gateway, payment);
   return prisma.paymentPlanPayment.findUniqueOrThrow({ where: { id: paymentId } });
 }
 

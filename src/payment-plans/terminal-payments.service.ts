@@ -8,6 +8,7 @@ import { findTerminal } from '../terminals/terminal.service';
 import { saveTerminalCard, type PresentedCard } from '../terminals/terminal-card';
 import type { TerminalState } from '../../workflows/payment-plan-contract';
 import { recordSettledTransaction } from './plan-transactions';
+import { refundCanceledPlanSale } from './plan-refunds.service';
 import {
   amountOf,
   applyPaymentCanceled,
@@ -87,7 +88,7 @@ export async function startDepositOnTerminal(prisma: Db, accountId: string, plan
     const plan = await lockPlan(tx, accountId, planId);
     assertPlanOpen(plan);
     const deposit = plan.installments[0]!;
-    if (plan.status !== 'pending' || deposit.status === 'paid') {
+    if (plan.activatedAt !== null || deposit.status === 'paid') {
       throw conflict(`The deposit of payment plan ${planId} is paid already.`, 'deposit_paid');
     }
     if (deposit.heldByPaymentId) {
@@ -141,6 +142,19 @@ async function approve(tx: Tx, plan: PlanWithDetails, payment: PaymentPlanPaymen
     },
     { status: 'succeeded', gatewayReference: payment.terminalSaleId! },
   );
+  if (plan.status === 'canceled') {
+    // A canceled plan keeps no money: the sale is given back at once. Nothing is left to continue,
+    // so the payment never stays approved_no_credential.
+    const applied = await applyPaymentSucceeded(tx, payment, new Date(), {
+      transactionId: transaction.id,
+      paymentMethodId,
+      stateChangedAt: new Date(),
+      ...update,
+      terminalState: 'approved',
+    });
+    if (applied === 'refund_due') await refundCanceledPlanSale(tx, payment);
+    return;
+  }
   if (paymentMethodId && !plan.paymentMethodId) {
     await tx.paymentPlan.update({ where: { id: plan.id }, data: { paymentMethodId } });
   }
@@ -198,7 +212,8 @@ export async function reportTerminalOutcome(prisma: Db, accountId: string, termi
         break;
       }
       case 'approved_no_credential':
-        await approve(tx, plan, payment, null, { terminalState: 'approved_no_credential' });
+        // A plan with a card on file needs no credential from this sale: nothing is left to continue.
+        await approve(tx, plan, payment, null, { terminalState: plan.paymentMethodId ? 'approved' : 'approved_no_credential' });
         break;
       case 'declined':
         await decline(tx, plan, payment, {});
@@ -232,7 +247,8 @@ export async function currentDepositAttempt(db: Db | Tx, planId: string, states:
 /**
  * Checks a continuation before anything changes (the API calls it before signalling, the workflow's
  * activity again under the lock). A payment `waiting` or `resolving` needs the known `outcome`; one
- * `approved_no_credential` was charged already and needs a card (`payment_method`) or `external`.
+ * `approved_no_credential` was charged already and needs a card (`payment_method`) or `external`,
+ * unless the plan has a card on file already.
  */
 export async function checkResolution(db: Db | Tx, plan: PlanWithDetails, payment: PaymentPlanPayment, input: ResolutionInput): Promise<void> {
   if (payment.method !== 'terminal') {
@@ -250,7 +266,7 @@ export async function checkResolution(db: Db | Tx, plan: PlanWithDetails, paymen
     if (input.outcome === 'declined') {
       throw badRequest(`Payment ${payment.id} was charged (approved_no_credential); its outcome cannot be declined.`, 'outcome');
     }
-    if (!input.payment_method && !input.external) {
+    if (!input.payment_method && !input.external && !plan.paymentMethodId) {
       throw badRequest(
         'The card was charged but not saved: give payment_method (a card attached to the customer) or external: true (the next installments are collected outside the service).',
         'payment_method',
@@ -267,7 +283,8 @@ export async function checkResolution(db: Db | Tx, plan: PlanWithDetails, paymen
  * Continues a terminal payment with a known outcome (signals resolveTerminalPayment / resolveDeposit,
  * sent by the API or by support). A sale still waiting on the terminal is closed there first.
  * approved: paid; with `payment_method` that card becomes the plan's card, with `external` the plan
- * goes on without one, with neither the payment stays `approved_no_credential`. declined: failed.
+ * goes on without one, on a plan that has a card it goes on with that card; otherwise the payment
+ * stays `approved_no_credential`. declined: failed. On a canceled plan an approved sale is refunded.
  */
 export async function resolveTerminalPayment(
   prisma: Db,
@@ -294,7 +311,8 @@ export async function resolveTerminalPayment(
     if (state === 'waiting') {
       await endSale(tx, await tx.terminalSale.findUniqueOrThrow({ where: { id: payment.terminalSaleId! } }), 'closed');
     }
-    const continued = Boolean(input.payment_method || input.external);
+    // A plan that has a card already goes on with it: an approved sale needs no continuation.
+    const continued = Boolean(input.payment_method || input.external || plan.paymentMethodId);
     if (input.payment_method) {
       await tx.paymentPlan.update({ where: { id: planId }, data: { paymentMethodId: input.payment_method } });
     }

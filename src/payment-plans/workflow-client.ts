@@ -1,30 +1,32 @@
 import crypto from 'node:crypto';
-import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
 import { ApiError } from '../http/errors';
 import { logger } from '../http/logger';
+import type { RequestArgsIssue } from '../../workflows/payment-plan-requests';
 import {
   PAYMENT_PLAN_SIGNALS,
-  PAYMENT_PLAN_STATE_QUERY,
+  PAYMENT_PLAN_UPDATES,
   paymentPlanWorkflowId,
+  REQUEST_REFUSED_FAILURE,
   type PaymentPlanRequestArgs,
   type PaymentPlanRequestRecord,
   type PaymentPlanRequestResult,
   type PaymentPlanRequestSignal,
-  type PaymentPlanWorkflowState,
 } from '../../workflows/payment-plan-contract';
 
 export const REQUEST_TIMEOUT_MS = 15_000;
-const POLL_MS = 50;
 
 /**
- * Sends one of the plan's request signals (the very signal support staff can send by hand) with a
- * fresh request_id, then waits until the workflow's `state` query lists that request as handled.
- * Answers the record (applied or not, with the reason).
+ * Sends one of the plan's request updates (the very update support staff can send by hand) with a
+ * fresh request_id (also the update id, so a retried call is the same update), and answers what the
+ * workflow did with it (applied or not, with the reason). A bad argument is refused by the update's
+ * validator: 400 naming the field.
  */
 export async function sendPlanRequest(
   client: Client,
   planId: string,
-  signal: PaymentPlanRequestSignal,
+  request: PaymentPlanRequestSignal,
   args: PaymentPlanRequestArgs,
   options: {
     timeoutMs?: number;
@@ -40,29 +42,54 @@ export async function sendPlanRequest(
   const requestId = args.request_id ?? `req_${crypto.randomUUID()}`;
   const sent = { ...args, request_id: requestId };
   const handle = client.workflow.getHandle(paymentPlanWorkflowId(planId));
-  try {
-    await handle.signal(PAYMENT_PLAN_SIGNALS[signal], sent);
-  } catch (error) {
-    if (!(error instanceof WorkflowNotFoundError)) throw error;
-    if (options.whenEnded) return { request_id: requestId, signal, at: Date.now(), ...(await options.whenEnded(sent)) };
-    throw new ApiError('conflict', 'payment_plan_closed', `The workflow of payment plan ${planId} has ended; the plan takes no more requests.`);
-  }
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const state = await handle.query<PaymentPlanWorkflowState>(PAYMENT_PLAN_STATE_QUERY);
-    const record = state.requests.find((request) => request.request_id === requestId);
-    if (record) return record;
-    if (Date.now() > deadline) {
-      throw new ApiError(
-        'api_error',
-        'workflow_timeout',
-        `The request was sent to payment plan ${planId} (request_id ${requestId}) but not handled within ${timeoutMs / 1000} s; poll the plan.`,
-        undefined,
-        504,
-      );
+  const carryOutDirectly = async (): Promise<PaymentPlanRequestRecord> => {
+    if (!options.whenEnded) {
+      throw new ApiError('conflict', 'payment_plan_closed', `The workflow of payment plan ${planId} has ended; the plan takes no more requests.`);
     }
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    return { request_id: requestId, signal: request, at: Date.now(), ...(await options.whenEnded(sent)) };
+  };
+
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new ApiError(
+            'api_error',
+            'workflow_timeout',
+            `The request was sent to payment plan ${planId} (request_id ${requestId}) but not handled within ${timeoutMs / 1000} s; poll the plan.`,
+            undefined,
+            504,
+          ),
+        ),
+      timeoutMs,
+    );
+  });
+  try {
+    const record = await Promise.race([
+      handle.executeUpdate<PaymentPlanRequestRecord, [PaymentPlanRequestArgs]>(PAYMENT_PLAN_UPDATES[request], { args: [sent], updateId: requestId }),
+      timedOut,
+    ]);
+    // The plan ended while the request waited in the workflow: carried out directly like after the end.
+    if (!record.applied && record.code === 'payment_plan_closed' && options.whenEnded) return await carryOutDirectly();
+    return record;
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) return carryOutDirectly();
+    if (error instanceof WorkflowUpdateFailedError) throw refusalError(error);
+    throw error;
+  } finally {
+    clearTimeout(timer);
   }
+}
+
+/** An update refused by its validator (a bad argument), as the API answers it. */
+function refusalError(error: WorkflowUpdateFailedError): ApiError {
+  const cause = error.cause;
+  if (cause instanceof ApplicationFailure && cause.type === REQUEST_REFUSED_FAILURE) {
+    const issue = cause.details?.[0] as RequestArgsIssue | undefined;
+    return new ApiError('invalid_request_error', issue?.code ?? 'parameter_invalid', cause.message, issue?.param || undefined);
+  }
+  return new ApiError('api_error', 'workflow_request_failed', `The payment plan's workflow did not carry the request out: ${cause?.message ?? error.message}`, undefined, 502);
 }
 
 /** A request the workflow did not apply, as the API answers it. */

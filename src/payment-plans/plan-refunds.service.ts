@@ -1,0 +1,177 @@
+import type { PaymentPlanPayment, Transaction } from '../generated/prisma/client';
+import type { Db, Tx } from '../db/prisma';
+import { ApiError, badRequest, conflict } from '../http/errors';
+import { newId } from '../lib/ids';
+import { GatewayRequestError, type PaymentGateway, type RefundResult } from '../payments/gateway';
+import { findPayment, lockPlan } from './payment-plan.records';
+import { recordPlanEvent } from './payment-plan.status';
+
+/**
+ * Refunds of payment-plan payments: a `refund` transaction (negative amount) whose
+ * `source_transaction` is the payment's transaction, like invoice refunds. A payment charged through
+ * the gateway is refunded there (idempotency key `payment-plan:<id>:payment:<ppay>:refund:<key>`). A
+ * terminal sale has no gateway charge: its refund is recorded against the sale's transaction and
+ * settled at once (`gateway_reference` the sale `tms_`), the way the terminal's processor reverses a
+ * sale it settled. An external payment moved no money here and cannot be refunded here (409).
+ * A refund never reopens installments: what they paid stays paid; the plan counts `amount_refunded`.
+ */
+export interface RefundPlanPaymentOptions {
+  /** Cents; everything still refundable when absent. */
+  amount?: number;
+  /** The caller's name for this refund (an Idempotency-Key): a second call answers the same refund. */
+  attemptKey?: string;
+  /** The service's own name for the refund (not a caller's key), e.g. `plan-canceled`. */
+  internalKey?: string;
+}
+
+function refundKey(planId: string, paymentId: string, key: string): string {
+  return `payment-plan:${planId}:payment:${paymentId}:refund:${key}`;
+}
+
+/** Opens a pending refund of `amount` cents of `payment` (checked by the caller) under `key`. */
+async function openRefund(tx: Tx, payment: PaymentPlanPayment, amount: bigint, key: string, attemptKey: string | null): Promise<Transaction> {
+  const source = await tx.transaction.findUniqueOrThrow({ where: { id: payment.transactionId! } });
+  return tx.transaction.create({
+    data: {
+      id: newId('transaction'),
+      accountId: payment.accountId,
+      type: 'refund',
+      status: 'pending',
+      amount: -amount,
+      currency: payment.currency,
+      customerId: payment.customerId,
+      paymentMethodId: source.paymentMethodId,
+      sourceTransactionId: source.id,
+      attemptKey,
+      gatewayKey: refundKey(payment.planId, payment.id, key),
+      description: `Refund of payment ${payment.id} on payment plan ${payment.planId}`,
+    },
+  });
+}
+
+/**
+ * Records the outcome of a pending refund once (plan locked by the caller): the transaction settles;
+ * when it succeeded the payment and the plan count it (a payment refunded in full is `refunded`) and
+ * payment_plan.payment_refunded is recorded with the plan and the payment after the refund.
+ */
+async function recordRefundOutcome(tx: Tx, refund: Transaction, result: { status: 'succeeded'; reference: string } | { status: 'failed'; reference: string | null; code: string; message: string }): Promise<void> {
+  const settled = await tx.transaction.updateMany({
+    where: { id: refund.id, status: 'pending' },
+    data: {
+      status: result.status,
+      gatewayReference: result.reference,
+      failureCode: result.status === 'failed' ? result.code : null,
+      failureMessage: result.status === 'failed' ? result.message : null,
+    },
+  });
+  if (settled.count === 0 || result.status !== 'succeeded') return;
+  const amount = -refund.amount;
+  const payment = await tx.paymentPlanPayment.findFirstOrThrow({ where: { accountId: refund.accountId, transactionId: refund.sourceTransactionId! } });
+  const refunded = payment.amountRefunded + amount;
+  const after = await tx.paymentPlanPayment.update({
+    where: { id: payment.id },
+    data: { amountRefunded: refunded, ...(refunded >= payment.amount ? { status: 'refunded' } : {}) },
+  });
+  await tx.paymentPlan.update({ where: { id: payment.planId }, data: { amountRefunded: { increment: amount } } });
+  await recordPlanEvent(tx, payment.planId, 'payment_refunded', { payment: after });
+}
+
+/**
+ * A terminal sale approved for a plan that is canceled by then: the money is given back at once, in
+ * the caller's transaction (plan locked, the sale's transaction recorded succeeded).
+ */
+export async function refundCanceledPlanSale(tx: Tx, payment: PaymentPlanPayment): Promise<void> {
+  const fresh = await tx.paymentPlanPayment.findUniqueOrThrow({ where: { id: payment.id } });
+  const refund = await openRefund(tx, fresh, fresh.amount - fresh.amountRefunded, 'plan-canceled', null);
+  await recordRefundOutcome(tx, refund, { status: 'succeeded', reference: fresh.terminalSaleId! });
+}
+
+type Step = { kind: 'done'; refund: Transaction } | { kind: 'settle'; refund: Transaction; own: boolean };
+
+async function nextStep(tx: Tx, accountId: string, planId: string, paymentId: string, opts: RefundPlanPaymentOptions): Promise<Step> {
+  await lockPlan(tx, accountId, planId);
+  const payment = await findPayment(tx, accountId, planId, paymentId);
+  const key = opts.internalKey ?? (opts.attemptKey ? `key:${opts.attemptKey}` : null);
+  if (key) {
+    const mine = await tx.transaction.findUnique({ where: { accountId_gatewayKey: { accountId, gatewayKey: refundKey(planId, paymentId, key) } } });
+    if (mine) return mine.status === 'pending' ? { kind: 'settle', refund: mine, own: true } : { kind: 'done', refund: mine };
+  }
+  if (payment.transactionId) {
+    const inFlight = await tx.transaction.findFirst({
+      where: { accountId, type: 'refund', status: 'pending', sourceTransactionId: payment.transactionId },
+      orderBy: { createdAt: 'asc' },
+    });
+    if (inFlight) return { kind: 'settle', refund: inFlight, own: false };
+  }
+
+  if (!payment.transactionId) {
+    throw conflict(`Payment ${paymentId} was collected outside the service (external); refund it there.`, 'payment_not_refundable');
+  }
+  if (payment.status !== 'succeeded') {
+    throw conflict(`Payment ${paymentId} is ${payment.status}; only a succeeded payment can be refunded.`, 'payment_not_refundable');
+  }
+  const refundable = payment.amount - payment.amountRefunded;
+  const amount = opts.amount === undefined ? refundable : BigInt(opts.amount);
+  if (amount > refundable) throw badRequest(`amount ${amount} exceeds the ${refundable} cents left to refund on payment ${paymentId}.`, 'amount');
+  const sequence = (await tx.transaction.count({ where: { accountId, type: 'refund', sourceTransactionId: payment.transactionId } })) + 1;
+  const refund = await openRefund(tx, payment, amount, key ?? `${sequence}`, opts.attemptKey ?? null);
+  if (payment.method === 'terminal') {
+    await recordRefundOutcome(tx, refund, { status: 'succeeded', reference: payment.terminalSaleId! });
+    return { kind: 'done', refund: await tx.transaction.findUniqueOrThrow({ where: { id: refund.id } }) };
+  }
+  return { kind: 'settle', refund, own: true };
+}
+
+/** Refunds a pending refund at the gateway (same key: never twice) and records the outcome. */
+async function settle(prisma: Db, gateway: PaymentGateway, accountId: string, planId: string, refund: Transaction): Promise<Transaction> {
+  const source = await prisma.transaction.findFirstOrThrow({ where: { id: refund.sourceTransactionId!, accountId } });
+  let result: RefundResult;
+  try {
+    result = await gateway.refund({ chargeId: source.gatewayReference!, amount: Number(-refund.amount), idempotencyKey: refund.gatewayKey! });
+  } catch (error) {
+    if (error instanceof GatewayRequestError) throw error;
+    throw new ApiError('api_error', 'gateway_unavailable', 'The payment gateway did not answer. The refund stays pending; asking again completes it.', undefined, 502);
+  }
+  return prisma.$transaction(async (tx) => {
+    await lockPlan(tx, accountId, planId);
+    await recordRefundOutcome(
+      tx,
+      refund,
+      result.status === 'succeeded'
+        ? { status: 'succeeded', reference: result.refundId }
+        : { status: 'failed', reference: result.refundId, code: result.failureCode, message: result.failureMessage },
+    );
+    return tx.transaction.findUniqueOrThrow({ where: { id: refund.id } });
+  });
+}
+
+/**
+ * POST /payment-plans/{id}/payments/{payment_id}/refund: a full or partial refund of a succeeded
+ * payment, answered as the refund transaction. Never more than what is left: the plan lock and
+ * amount_refunded see to that (the gateway checks the charge too).
+ */
+export async function refundPlanPayment(
+  prisma: Db,
+  gateway: PaymentGateway,
+  accountId: string,
+  planId: string,
+  paymentId: string,
+  opts: RefundPlanPaymentOptions = {},
+): Promise<Transaction> {
+  for (let round = 0; round < 3; round++) {
+    const step = await prisma.$transaction((tx) => nextStep(tx, accountId, planId, paymentId, opts));
+    if (step.kind === 'done') return step.refund;
+    const settled = await settle(prisma, gateway, accountId, planId, step.refund);
+    if (step.own) return settled;
+  }
+  throw conflict(`Refunds of payment ${paymentId} are in progress; try again.`, 'refund_in_progress');
+}
+
+/**
+ * A gateway charge that succeeded after its plan was canceled (a payment racing the cancellation):
+ * refunded in full at once. Idempotent by its key; an outage leaves the refund pending, completed by
+ * the next refund request on the payment.
+ */
+export async function refundAfterCancellation(prisma: Db, gateway: PaymentGateway, payment: PaymentPlanPayment): Promise<void> {
+  await refundPlanPayment(prisma, gateway, payment.accountId, payment.planId, payment.id, { internalKey: 'plan-canceled' });
+}
