@@ -431,6 +431,10 @@ describe('events carry the plan after the change (issue 10 item 11)', () => {
     expect(events.map((row) => row.type)).toEqual(['payment_plan.created', 'payment_plan.payment_succeeded', 'payment_plan.installment_paid', 'payment_plan.activated']);
     expect(events[1]!.data).toMatchObject({ status: 'active', amount_paid: 100, installments_paid: 1, payment: { id: paymentId, status: 'succeeded' } });
     expect(events[2]!.data).toMatchObject({ status: 'active', amount_paid: 100, installment: { number: 1, status: 'paid' } });
+    // Each event is its own version of the plan: updated_ms orders them (issue 10 item 12).
+    const versions = events.map((row) => (row.data as { updated_ms: number }).updated_ms);
+    for (let index = 1; index < versions.length; index += 1) expect(versions[index]!).toBeGreaterThan(versions[index - 1]!);
+    expect((await getPlan(world.api, plan.id)).updated_ms).toBe(versions.at(-1));
   });
 });
 
