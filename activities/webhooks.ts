@@ -30,7 +30,7 @@ export interface WebhookAttemptResult {
 
 export interface WebhookActivityDeps {
   prisma: Db;
-  /** Per-attempt HTTP timeout; DESIGN.md 3.10 fixes it at 10 s. */
+  /** Per-attempt HTTP timeout; decisions.md §10 fixes it at 10 s. */
   httpTimeoutMs?: number;
 }
 

@@ -15,7 +15,7 @@ import {
   type SubscriptionWorld,
 } from './support/subscriptions';
 
-// A declining card through each dunning outcome (DESIGN.md 3.7), on time-skipping Temporal
+// A declining card through each dunning outcome (decisions.md §7), on time-skipping Temporal
 // environments, through the HTTP API. Each failed charge is its own invoice.payment_failed.
 
 const HOUR_MS = 3_600_000;

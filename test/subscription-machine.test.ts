@@ -51,7 +51,7 @@ function ruleError(action: () => unknown): SubscriptionRuleError {
   throw new Error('expected a SubscriptionRuleError');
 }
 
-describe('initial status (DESIGN.md 3.7)', () => {
+describe('initial status (decisions.md §7)', () => {
   it('active now, billed at once, with the start as billing_cycle_anchor', () => {
     const state = initialState(spec(), NOW);
     expect(state).toMatchObject({ status: 'active', anchor: NOW, trialStart: null, trialEnd: null, currentPeriodStart: null });

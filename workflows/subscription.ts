@@ -95,7 +95,7 @@ function parseArgs<T>(schema: { safeParse(args: unknown[]): { success: true; dat
 }
 
 /**
- * One subscription's whole life (workflow id `subscription:<sub_id>`, DESIGN.md 3.7). The workflow
+ * One subscription's whole life (workflow id `subscription:<sub_id>`, decisions.md §7). The workflow
  * owns the schedule; the database row is its projection, written by `persistSubscription` with each
  * change and its event. API changes arrive as updates whose validators refuse forbidden moves, and
  * every step runs under one lock, so a renewal and an update never interleave.

@@ -14,7 +14,7 @@ export function productNameKey(name: string): string {
   return name.normalize('NFC').toLowerCase();
 }
 
-/** The unique index (account_id, name_key) is the real guard; this turns its violation into DESIGN.md 3.2's 400. */
+/** The unique index (account_id, name_key) is the real guard; this turns its violation into decisions.md §2's 400. */
 async function withUniqueName<T>(name: string | undefined, work: () => Promise<T>): Promise<T> {
   try {
     return await work();

@@ -57,7 +57,7 @@ export const createCustomerBody = z
   })
   .meta({ id: 'CustomerCreate' });
 
-/** PATCH has its own body shape (spec; DESIGN.md 3.4). */
+/** PATCH has its own body shape (spec; decisions.md §4). */
 export const updateCustomerBody = z
   .strictObject({
     email: email.optional(),

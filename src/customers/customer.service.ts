@@ -113,7 +113,7 @@ export async function getCustomer(prisma: Db, accountId: string, id: string): Pr
 }
 
 /**
- * DESIGN.md 3.4: `billingAddress` fills address[0] (and email/phone), `shippingAddress` fills
+ * decisions.md §4: `billingAddress` fills address[0] (and email/phone), `shippingAddress` fills
  * `shipping`; only the fields given change.
  */
 export async function updateCustomer(

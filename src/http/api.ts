@@ -88,7 +88,7 @@ export class Api {
 
   route<P extends AnyObject, Q extends AnyObject, B extends z.ZodType>(def: RouteDefinition<P, Q, B>): void {
     const status = def.status ?? 200;
-    // DESIGN.md 3.11: every POST and PUT takes Idempotency-Key (a duplicate still running answers 409).
+    // decisions.md §11: every POST and PUT takes Idempotency-Key (a duplicate still running answers 409).
     const idempotent = def.method === 'post' || def.method === 'put';
     const errorStatuses = [...new Set([400, 401, ...(def.roles ? [403] : []), ...(idempotent ? [409] : []), ...(def.errors ?? [])])].sort();
     this.registry.registerPath({

@@ -15,7 +15,7 @@ const STATUS_OF: Record<ErrorType, number> = {
   api_error: 500,
 };
 
-/** The one error every layer throws; the error handler turns it into DESIGN.md 3.2's body. */
+/** The one error every layer throws; the error handler turns it into decisions.md §2's body. */
 export class ApiError extends Error {
   readonly status: number;
 

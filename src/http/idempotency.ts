@@ -5,7 +5,7 @@ import type { Db } from '../db/prisma';
 import { ApiError, badRequest, conflict } from './errors';
 
 /**
- * DESIGN.md 3.11. A POST or PUT carrying `Idempotency-Key` is run once per (account, key): for 24 h
+ * decisions.md §11. A POST or PUT carrying `Idempotency-Key` is run once per (account, key): for 24 h
  * the same key with the same method, path and body answers the first response again (status and
  * body, with `Idempotent-Replayed: true`); with anything different it is a 400 naming the header.
  * A duplicate arriving while the first is still running gets 409 `idempotency_key_in_use` (it does

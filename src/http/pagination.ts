@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** DESIGN.md 3.3: lists take `page` >= 1 and `take` 1..max (100, products 50), default 10. */
+/** decisions.md §3: lists take `page` >= 1 and `take` 1..max (100, products 50), default 10. */
 export function paginationQuery(maxTake = 100) {
   return {
     page: z.coerce.number().int().min(1).default(1).describe('Page number, from 1'),

@@ -1,11 +1,12 @@
 import type { PaymentMethod, Transaction } from '../generated/prisma/client';
 import type { Db, Tx } from '../db/prisma';
 import { markPricesBilled } from '../catalog/price.service';
-import { ApiError, badRequest } from '../http/errors';
+import { badRequest } from '../http/errors';
 import { recordEvent } from '../lib/events';
-import { newId } from '../lib/ids';
-import { GatewayRequestError, type ChargeResult, type PaymentGateway } from '../payments/gateway';
-import { findDefaultPaymentMethod, findPaymentMethod, toGatewayPaymentMethod } from '../payments/payment-method.service';
+import type { PaymentGateway } from '../payments/gateway';
+import { chargeEntry } from '../payments/gateway-attempt';
+import { findDefaultPaymentMethod, findPaymentMethod } from '../payments/payment-method.service';
+import { openPending, recordNothingDue, runAttempt, settlePending, type AttemptStep, type LedgerOutcome } from '../transactions/ledger';
 import { lockInvoice, toInvoiceObject, type InvoiceWithLines } from './invoice.records';
 import type { InvoiceObject } from './invoice.schemas';
 import { assertPayable, finalizeInTx, getInvoice, withParam } from './invoice.service';
@@ -19,8 +20,6 @@ export interface PayInvoiceOptions {
    */
   attemptKey?: string;
 }
-
-type Step = { kind: 'done'; invoice: InvoiceObject } | { kind: 'settle'; attempt: Transaction; own: boolean };
 
 /** Gateway idempotency key of an attempt: the invoice plus the attempt's number or the caller's key. */
 function gatewayKeyFor(invoiceId: string, attemptNumber: number, attemptKey: string | undefined): string {
@@ -63,17 +62,17 @@ async function markPaid(tx: Tx, accountId: string, invoice: InvoiceWithLines, am
  * concurrent request), else finalize a draft and open a new attempt as a pending transaction. The
  * attempt is committed before the gateway is called, so its key survives a crash.
  */
-async function nextStep(tx: Tx, accountId: string, invoiceId: string, opts: PayInvoiceOptions): Promise<Step> {
+async function nextStep(tx: Tx, accountId: string, invoiceId: string, opts: PayInvoiceOptions): Promise<AttemptStep<InvoiceObject>> {
   let invoice = await lockInvoice(tx, accountId, invoiceId);
   if (opts.attemptKey) {
     const mine = await tx.transaction.findFirst({ where: { accountId, invoiceId, type: 'payment', attemptKey: opts.attemptKey } });
-    if (mine) return mine.status === 'pending' ? { kind: 'settle', attempt: mine, own: true } : { kind: 'done', invoice: toInvoiceObject(invoice) };
+    if (mine) return mine.status === 'pending' ? { kind: 'settle', entry: mine, own: true } : { kind: 'done', value: toInvoiceObject(invoice) };
   }
   const inFlight = await tx.transaction.findFirst({
     where: { accountId, invoiceId, type: 'payment', status: 'pending' },
     orderBy: { createdAt: 'asc' },
   });
-  if (inFlight) return { kind: 'settle', attempt: inFlight, own: false };
+  if (inFlight) return { kind: 'settle', entry: inFlight, own: false };
 
   assertPayable(invoice);
   const amount = invoice.amountDue - invoice.amountPaid;
@@ -83,84 +82,47 @@ async function nextStep(tx: Tx, accountId: string, invoiceId: string, opts: PayI
 
   if (!method) {
     // Nothing to collect: paid without a charge, recorded as a zero payment so the call has a trace.
-    await tx.transaction.create({
-      data: {
-        id: newId('transaction'),
-        accountId,
-        type: 'payment',
-        status: 'succeeded',
-        amount: 0n,
-        currency: invoice.currency,
-        customerId: invoice.customerId,
-        invoiceId,
-        attemptKey: opts.attemptKey ?? null,
-        description: `Invoice ${invoice.number} (nothing due)`,
-      },
-    });
-    await markPaid(tx, accountId, invoice, 0n, null);
-    return { kind: 'done', invoice: await getInvoice(tx, accountId, invoiceId) };
-  }
-
-  const attemptNumber = invoice.attemptCount + 1;
-  const attempt = await tx.transaction.create({
-    data: {
-      id: newId('transaction'),
+    await recordNothingDue(tx, {
       accountId,
-      type: 'payment',
-      status: 'pending',
-      amount,
       currency: invoice.currency,
       customerId: invoice.customerId,
       invoiceId,
-      paymentMethodId: method.id,
-      attempt: attemptNumber,
       attemptKey: opts.attemptKey ?? null,
-      gatewayKey: gatewayKeyFor(invoiceId, attemptNumber, opts.attemptKey),
-      description: `Payment of invoice ${invoice.number}`,
-    },
+      description: `Invoice ${invoice.number} (nothing due)`,
+    });
+    await markPaid(tx, accountId, invoice, 0n, null);
+    return { kind: 'done', value: await getInvoice(tx, accountId, invoiceId) };
+  }
+
+  const attemptNumber = invoice.attemptCount + 1;
+  const attempt = await openPending(tx, {
+    accountId,
+    type: 'payment',
+    amount,
+    currency: invoice.currency,
+    customerId: invoice.customerId,
+    invoiceId,
+    paymentMethodId: method.id,
+    attempt: attemptNumber,
+    attemptKey: opts.attemptKey ?? null,
+    gatewayKey: gatewayKeyFor(invoiceId, attemptNumber, opts.attemptKey),
+    description: `Payment of invoice ${invoice.number}`,
   });
   await tx.invoice.update({ where: { id: invoiceId }, data: { attemptCount: attemptNumber } });
-  return { kind: 'settle', attempt, own: true };
+  return { kind: 'settle', entry: attempt, own: true };
 }
 
 /** Charges a pending attempt (idempotently, by its key) and records the outcome once. */
-async function settle(prisma: Db, gateway: PaymentGateway, accountId: string, attempt: Transaction): Promise<ChargeResult['status']> {
+async function settle(prisma: Db, gateway: PaymentGateway, accountId: string, attempt: Transaction): Promise<LedgerOutcome['status']> {
   const method = await prisma.paymentMethod.findFirstOrThrow({ where: { id: attempt.paymentMethodId!, accountId } });
-  let result: ChargeResult;
-  try {
-    result = await gateway.charge({
-      amount: Number(attempt.amount),
-      currency: attempt.currency,
-      paymentMethod: toGatewayPaymentMethod(method),
-      idempotencyKey: attempt.gatewayKey!,
-      description: attempt.description ?? undefined,
-    });
-  } catch (error) {
-    if (error instanceof GatewayRequestError) throw error;
-    throw new ApiError(
-      'api_error',
-      'gateway_unavailable',
-      'The payment gateway did not answer. The attempt stays pending; paying the invoice again completes it without a second charge.',
-      undefined,
-      502,
-    );
-  }
+  const outcome = await chargeEntry(gateway, attempt, method, 'The attempt stays pending; paying the invoice again completes it without a second charge.');
   await prisma.$transaction(async (tx) => {
     const invoice = await lockInvoice(tx, accountId, attempt.invoiceId!);
-    const settled = await tx.transaction.updateMany({
-      where: { id: attempt.id, status: 'pending' },
-      data: {
-        status: result.status,
-        gatewayReference: result.chargeId,
-        failureCode: result.status === 'failed' ? result.failureCode : null,
-        failureMessage: result.status === 'failed' ? result.failureMessage : null,
-      },
-    });
-    if (settled.count === 0) return; // a concurrent call recorded this outcome already
-    if (result.status === 'succeeded') await markPaid(tx, accountId, invoice, attempt.amount, attempt.paymentMethodId);
+    if (!(await settlePending(tx, attempt.id, outcome))) return; // a concurrent call recorded this outcome already
+    if (outcome.status === 'succeeded') await markPaid(tx, accountId, invoice, attempt.amount, attempt.paymentMethodId);
     else await recordEvent(tx, accountId, 'invoice.payment_failed', toInvoiceObject(invoice));
   });
-  return result.status;
+  return outcome.status;
 }
 
 /**
@@ -178,11 +140,12 @@ export async function payInvoice(
 ): Promise<InvoiceObject> {
   // An attempt left in flight (a crash, a lost gateway answer, a concurrent request) is completed
   // first; if it paid the invoice that is the answer, otherwise this call makes its own attempt.
-  for (let round = 0; round < 3; round++) {
-    const step = await prisma.$transaction((tx) => nextStep(tx, accountId, invoiceId, opts));
-    if (step.kind === 'done') return step.invoice;
-    const outcome = await settle(prisma, gateway, accountId, step.attempt);
-    if (step.own || outcome === 'succeeded') break;
-  }
+  const ran = await runAttempt(
+    prisma,
+    (tx) => nextStep(tx, accountId, invoiceId, opts),
+    (attempt) => settle(prisma, gateway, accountId, attempt),
+    (status) => status === 'succeeded',
+  );
+  if (ran?.kind === 'done') return ran.value;
   return getInvoice(prisma, accountId, invoiceId);
 }

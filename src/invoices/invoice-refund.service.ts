@@ -1,8 +1,9 @@
 import type { Transaction } from '../generated/prisma/client';
 import type { Db, Tx } from '../db/prisma';
-import { ApiError, badRequest, conflict } from '../http/errors';
-import { newId } from '../lib/ids';
-import { GatewayRequestError, type PaymentGateway, type RefundResult } from '../payments/gateway';
+import { badRequest, conflict } from '../http/errors';
+import type { PaymentGateway } from '../payments/gateway';
+import { refundEntry } from '../payments/gateway-attempt';
+import { openPending, runAttempt, settlePending, type AttemptStep } from '../transactions/ledger';
 import { toTransactionObject } from '../transactions/transaction.service';
 import type { TransactionObject } from '../transactions/transaction.schemas';
 import { lockInvoice } from './invoice.records';
@@ -14,17 +15,15 @@ export interface RefundInvoiceOptions {
   attemptKey?: string;
 }
 
-type Step = { kind: 'done'; refund: Transaction } | { kind: 'settle'; refund: Transaction; own: boolean };
-
-async function nextStep(tx: Tx, accountId: string, invoiceId: string, opts: RefundInvoiceOptions): Promise<Step> {
+async function nextStep(tx: Tx, accountId: string, invoiceId: string, opts: RefundInvoiceOptions): Promise<AttemptStep<Transaction>> {
   const invoice = await lockInvoice(tx, accountId, invoiceId);
   const attemptKey = opts.attemptKey ? `refund:${opts.attemptKey}` : null;
   if (attemptKey) {
     const mine = await tx.transaction.findFirst({ where: { accountId, invoiceId, type: 'refund', attemptKey } });
-    if (mine) return mine.status === 'pending' ? { kind: 'settle', refund: mine, own: true } : { kind: 'done', refund: mine };
+    if (mine) return mine.status === 'pending' ? { kind: 'settle', entry: mine, own: true } : { kind: 'done', value: mine };
   }
   const inFlight = await tx.transaction.findFirst({ where: { accountId, invoiceId, type: 'refund', status: 'pending' }, orderBy: { createdAt: 'asc' } });
-  if (inFlight) return { kind: 'settle', refund: inFlight, own: false };
+  if (inFlight) return { kind: 'settle', entry: inFlight, own: false };
 
   if (invoice.status !== 'paid') throw conflict(`Invoice ${invoiceId} is ${invoice.status}; only a paid invoice can be refunded.`, 'invoice_not_paid');
   const payment = await tx.transaction.findFirst({
@@ -37,47 +36,28 @@ async function nextStep(tx: Tx, accountId: string, invoiceId: string, opts: Refu
   if (amount > refundable) throw badRequest(`amount ${amount} exceeds the ${refundable} cents left to refund on invoice ${invoiceId}.`, 'amount');
 
   const sequence = (await tx.transaction.count({ where: { accountId, invoiceId, type: 'refund' } })) + 1;
-  const refund = await tx.transaction.create({
-    data: {
-      id: newId('transaction'),
-      accountId,
-      type: 'refund',
-      status: 'pending',
-      amount: BigInt(-amount),
-      currency: invoice.currency,
-      customerId: invoice.customerId,
-      invoiceId,
-      paymentMethodId: payment.paymentMethodId,
-      sourceTransactionId: payment.id,
-      attemptKey,
-      gatewayKey: attemptKey ? `invoice:${invoiceId}:${attemptKey}` : `invoice:${invoiceId}:refund:${sequence}`,
-      description: `Refund on invoice ${invoice.number}`,
-    },
+  const refund = await openPending(tx, {
+    accountId,
+    type: 'refund',
+    amount: BigInt(-amount),
+    currency: invoice.currency,
+    customerId: invoice.customerId,
+    invoiceId,
+    paymentMethodId: payment.paymentMethodId,
+    sourceTransactionId: payment.id,
+    attemptKey,
+    gatewayKey: attemptKey ? `invoice:${invoiceId}:${attemptKey}` : `invoice:${invoiceId}:refund:${sequence}`,
+    description: `Refund on invoice ${invoice.number}`,
   });
-  return { kind: 'settle', refund, own: true };
+  return { kind: 'settle', entry: refund, own: true };
 }
 
 async function settle(prisma: Db, gateway: PaymentGateway, accountId: string, refund: Transaction): Promise<Transaction> {
   const payment = await prisma.transaction.findFirstOrThrow({ where: { id: refund.sourceTransactionId!, accountId } });
-  let result: RefundResult;
-  try {
-    result = await gateway.refund({ chargeId: payment.gatewayReference!, amount: Number(-refund.amount), idempotencyKey: refund.gatewayKey! });
-  } catch (error) {
-    if (error instanceof GatewayRequestError) throw error;
-    throw new ApiError('api_error', 'gateway_unavailable', 'The payment gateway did not answer. The refund stays pending; asking again completes it.', undefined, 502);
-  }
+  const outcome = await refundEntry(gateway, refund, payment, 'The refund stays pending; asking again completes it.');
   return prisma.$transaction(async (tx) => {
     const invoice = await lockInvoice(tx, accountId, refund.invoiceId!);
-    const settled = await tx.transaction.updateMany({
-      where: { id: refund.id, status: 'pending' },
-      data: {
-        status: result.status,
-        gatewayReference: result.refundId,
-        failureCode: result.status === 'failed' ? result.failureCode : null,
-        failureMessage: result.status === 'failed' ? result.failureMessage : null,
-      },
-    });
-    if (settled.count > 0 && result.status === 'succeeded') {
+    if ((await settlePending(tx, refund.id, outcome)) && outcome.status === 'succeeded') {
       await tx.invoice.update({ where: { id: invoice.id }, data: { amountRefunded: invoice.amountRefunded - refund.amount } });
     }
     return tx.transaction.findUniqueOrThrow({ where: { id: refund.id } });
@@ -96,11 +76,11 @@ export async function refundInvoice(
   invoiceId: string,
   opts: RefundInvoiceOptions = {},
 ): Promise<TransactionObject> {
-  for (let round = 0; round < 3; round++) {
-    const step = await prisma.$transaction((tx) => nextStep(tx, accountId, invoiceId, opts));
-    if (step.kind === 'done') return toTransactionObject(step.refund);
-    const settled = await settle(prisma, gateway, accountId, step.refund);
-    if (step.own) return toTransactionObject(settled);
-  }
+  const ran = await runAttempt(
+    prisma,
+    (tx) => nextStep(tx, accountId, invoiceId, opts),
+    (refund) => settle(prisma, gateway, accountId, refund),
+  );
+  if (ran) return toTransactionObject(ran.value);
   throw conflict(`Refunds of invoice ${invoiceId} are in progress; try again.`, 'refund_in_progress');
 }

@@ -39,7 +39,7 @@ import { dueDates, splitInstallments } from './schedule';
 import { recordPlanEvent, settleStatus } from './payment-plan.status';
 import { requestTerminalCancel, resolveTerminalPayment } from './terminal-payments.service';
 
-/** DESIGN.md 3.9: days a plan may stay past_due before it is defaulted, unless the account set another. */
+/** decisions.md §9: days a plan may stay past_due before it is defaulted, unless the account set another. */
 export const DEFAULT_AFTER_DAYS = 14;
 
 export async function assertPaymentPlansEnabled(prisma: Db, accountId: string): Promise<void> {

@@ -37,7 +37,7 @@ export type StatusMove = 'activated' | 'past_due' | 'reactivated' | 'completed';
 /**
  * Brings the plan's status in line with its installments, inside the caller's transaction (plan
  * locked), and answers the event type of the move without recording it (see settleStatus). The rules
- * (spec table, DESIGN.md 3.9):
+ * (spec table, decisions.md §9):
  * - every installment paid -> completed (from any state but canceled), with no other event on the way;
  * - pending or active -> past_due when an installment is failed or overdue (a pending plan whose
  *   deposit charge failed follows the same past_due/defaulted rules as a missed installment);

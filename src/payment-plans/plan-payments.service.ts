@@ -2,9 +2,10 @@ import type { PaymentMethod, PaymentPlanInstallment, PaymentPlanPayment, Prisma 
 import type { Db, Tx } from '../db/prisma';
 import { ApiError, badRequest, conflict } from '../http/errors';
 import { newId } from '../lib/ids';
-import { GatewayRequestError, type ChargeResult, type PaymentGateway } from '../payments/gateway';
-import { findPaymentMethod, toGatewayPaymentMethod } from '../payments/payment-method.service';
-import { openPendingTransaction, settleTransaction } from './plan-transactions';
+import type { PaymentGateway } from '../payments/gateway';
+import { chargeEntry } from '../payments/gateway-attempt';
+import { findPaymentMethod } from '../payments/payment-method.service';
+import { openPending, settlePending } from '../transactions/ledger';
 import { lockPlan, OVERDUE_STATUSES, type PlanWithDetails } from './payment-plan.records';
 import { moveStatus, recordPlanEvent, settleStatus } from './payment-plan.status';
 import { refundAfterCancellation } from './plan-refunds.service';
@@ -141,26 +142,21 @@ export async function settleCharge(prisma: Db, gateway: PaymentGateway, paymentI
   const payment = await prisma.paymentPlanPayment.findUniqueOrThrow({ where: { id: paymentId } });
   if (payment.status !== 'processing') return payment;
   const method = await prisma.paymentMethod.findUniqueOrThrow({ where: { id: payment.paymentMethodId! } });
-  const result: ChargeResult = await gateway.charge({
-    amount: Number(payment.amount),
-    currency: payment.currency,
-    paymentMethod: toGatewayPaymentMethod(method),
-    idempotencyKey: payment.gatewayKey!,
-    description: `Payment plan ${payment.planId}, installment ${payment.installmentNumbers.join(', ')}`,
-  });
+  const entry = await prisma.transaction.findUniqueOrThrow({ where: { id: payment.transactionId! } });
+  const charged = await chargeEntry(
+    gateway,
+    entry,
+    method,
+    `Payment ${paymentId} stays processing; the next payment request on this plan (or the workflow's retry) completes it without a second charge.`,
+  );
   const outcome = await prisma.$transaction(async (tx) => {
     await lockPlanById(tx, payment.planId);
     const fresh = await tx.paymentPlanPayment.findUniqueOrThrow({ where: { id: paymentId } });
     if (fresh.status !== 'processing') return 'recorded';
-    if (result.status === 'succeeded') {
-      await settleTransaction(tx, fresh.transactionId!, { status: 'succeeded', gatewayReference: result.chargeId });
-      return applyPaymentSucceeded(tx, fresh, at);
-    } else {
-      const failure = { code: result.failureCode, message: result.failureMessage };
-      await settleTransaction(tx, fresh.transactionId!, { status: 'failed', gatewayReference: result.chargeId, failureCode: failure.code, failureMessage: failure.message });
-      await applyPaymentFailed(tx, fresh, failure, at);
-      return 'recorded';
-    }
+    await settlePending(tx, fresh.transactionId!, charged);
+    if (charged.status === 'succeeded') return applyPaymentSucceeded(tx, fresh, at);
+    await applyPaymentFailed(tx, fresh, { code: charged.failureCode, message: charged.failureMessage }, at);
+    return 'recorded';
   });
   if (outcome === 'refund_due') await refundAfterCancellation(prisma, gateway, payment);
   return prisma.paymentPlanPayment.findUniqueOrThrow({ where: { id: paymentId } });
@@ -177,8 +173,9 @@ async function openCharge(
   const id = newId('paymentPlanPayment');
   const gatewayKey = options.gatewayKey ?? `payment-plan:${plan.id}:payment:${id}`;
   const amount = amountOf(plan, numbers);
-  const transaction = await openPendingTransaction(tx, {
+  const transaction = await openPending(tx, {
     accountId: plan.accountId,
+    type: 'payment',
     customerId: plan.customerId,
     amount,
     currency: plan.currency,
@@ -272,7 +269,7 @@ export async function chargeStoredMethod(
   input: { paymentMethodId?: string; save?: boolean },
 ): Promise<PaymentPlanPayment> {
   const unfinished = await prisma.paymentPlanPayment.findMany({ where: { accountId, planId, method: 'payment_method', status: 'processing' } });
-  for (const payment of unfinished) await settleOrExplain(prisma, gateway, payment.id);
+  for (const payment of unfinished) await settleCharge(prisma, gateway, payment.id, new Date());
 
   const opened = await prisma.$transaction(async (tx) => {
     const plan = await lockPlan(tx, accountId, planId);
@@ -284,22 +281,7 @@ export async function chargeStoredMethod(
     const method = await methodForPlan(tx, plan, methodId, 'payment_method');
     return openCharge(tx, plan, owedInstallments(plan), method, { kind: 'payment_method', save: input.save });
   });
-  return settleOrExplain(prisma, gateway, opened.id);
-}
-
-async function settleOrExplain(prisma: Db, gateway: PaymentGateway, paymentId: string): Promise<PaymentPlanPayment> {
-  try {
-    return await settleCharge(prisma, gateway, paymentId, new Date());
-  } catch (error) {
-    if (error instanceof GatewayRequestError) throw error;
-    throw new ApiError(
-      'api_error',
-      'gateway_unavailable',
-      `The payment gateway did not answer. Payment ${paymentId} stays processing; the next payment request on this plan completes it without a second charge.`,
-      undefined,
-      502,
-    );
-  }
+  return settleCharge(prisma, gateway, opened.id, new Date());
 }
 
 /** POST /payment-plans/{id}/payments with external: true: money collected elsewhere, recorded as paid (no charge, no transaction). */

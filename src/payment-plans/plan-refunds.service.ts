@@ -1,8 +1,9 @@
 import type { PaymentPlanPayment, Transaction } from '../generated/prisma/client';
 import type { Db, Tx } from '../db/prisma';
-import { ApiError, badRequest, conflict } from '../http/errors';
-import { newId } from '../lib/ids';
-import { GatewayRequestError, type PaymentGateway, type RefundResult } from '../payments/gateway';
+import { badRequest, conflict } from '../http/errors';
+import type { PaymentGateway } from '../payments/gateway';
+import { refundEntry } from '../payments/gateway-attempt';
+import { openPending, runAttempt, settlePending, type AttemptStep, type LedgerOutcome } from '../transactions/ledger';
 import { findPayment, lockPlan } from './payment-plan.records';
 import { recordPlanEvent } from './payment-plan.status';
 
@@ -31,21 +32,17 @@ function refundKey(planId: string, paymentId: string, key: string): string {
 /** Opens a pending refund of `amount` cents of `payment` (checked by the caller) under `key`. */
 async function openRefund(tx: Tx, payment: PaymentPlanPayment, amount: bigint, key: string, attemptKey: string | null): Promise<Transaction> {
   const source = await tx.transaction.findUniqueOrThrow({ where: { id: payment.transactionId! } });
-  return tx.transaction.create({
-    data: {
-      id: newId('transaction'),
-      accountId: payment.accountId,
-      type: 'refund',
-      status: 'pending',
-      amount: -amount,
-      currency: payment.currency,
-      customerId: payment.customerId,
-      paymentMethodId: source.paymentMethodId,
-      sourceTransactionId: source.id,
-      attemptKey,
-      gatewayKey: refundKey(payment.planId, payment.id, key),
-      description: `Refund of payment ${payment.id} on payment plan ${payment.planId}`,
-    },
+  return openPending(tx, {
+    accountId: payment.accountId,
+    type: 'refund',
+    amount: -amount,
+    currency: payment.currency,
+    customerId: payment.customerId,
+    paymentMethodId: source.paymentMethodId,
+    sourceTransactionId: source.id,
+    attemptKey,
+    gatewayKey: refundKey(payment.planId, payment.id, key),
+    description: `Refund of payment ${payment.id} on payment plan ${payment.planId}`,
   });
 }
 
@@ -54,17 +51,8 @@ async function openRefund(tx: Tx, payment: PaymentPlanPayment, amount: bigint, k
  * when it succeeded the payment and the plan count it (a payment refunded in full is `refunded`) and
  * payment_plan.payment_refunded is recorded with the plan and the payment after the refund.
  */
-async function recordRefundOutcome(tx: Tx, refund: Transaction, result: { status: 'succeeded'; reference: string } | { status: 'failed'; reference: string | null; code: string; message: string }): Promise<void> {
-  const settled = await tx.transaction.updateMany({
-    where: { id: refund.id, status: 'pending' },
-    data: {
-      status: result.status,
-      gatewayReference: result.reference,
-      failureCode: result.status === 'failed' ? result.code : null,
-      failureMessage: result.status === 'failed' ? result.message : null,
-    },
-  });
-  if (settled.count === 0 || result.status !== 'succeeded') return;
+async function recordRefundOutcome(tx: Tx, refund: Transaction, outcome: LedgerOutcome): Promise<void> {
+  if (!(await settlePending(tx, refund.id, outcome)) || outcome.status !== 'succeeded') return;
   const amount = -refund.amount;
   const payment = await tx.paymentPlanPayment.findFirstOrThrow({ where: { accountId: refund.accountId, transactionId: refund.sourceTransactionId! } });
   const refunded = payment.amountRefunded + amount;
@@ -83,25 +71,23 @@ async function recordRefundOutcome(tx: Tx, refund: Transaction, result: { status
 export async function refundCanceledPlanSale(tx: Tx, payment: PaymentPlanPayment): Promise<void> {
   const fresh = await tx.paymentPlanPayment.findUniqueOrThrow({ where: { id: payment.id } });
   const refund = await openRefund(tx, fresh, fresh.amount - fresh.amountRefunded, 'plan-canceled', null);
-  await recordRefundOutcome(tx, refund, { status: 'succeeded', reference: fresh.terminalSaleId! });
+  await recordRefundOutcome(tx, refund, { status: 'succeeded', gatewayReference: fresh.terminalSaleId! });
 }
 
-type Step = { kind: 'done'; refund: Transaction } | { kind: 'settle'; refund: Transaction; own: boolean };
-
-async function nextStep(tx: Tx, accountId: string, planId: string, paymentId: string, opts: RefundPlanPaymentOptions): Promise<Step> {
+async function nextStep(tx: Tx, accountId: string, planId: string, paymentId: string, opts: RefundPlanPaymentOptions): Promise<AttemptStep<Transaction>> {
   await lockPlan(tx, accountId, planId);
   const payment = await findPayment(tx, accountId, planId, paymentId);
   const key = opts.internalKey ?? (opts.attemptKey ? `key:${opts.attemptKey}` : null);
   if (key) {
     const mine = await tx.transaction.findUnique({ where: { accountId_gatewayKey: { accountId, gatewayKey: refundKey(planId, paymentId, key) } } });
-    if (mine) return mine.status === 'pending' ? { kind: 'settle', refund: mine, own: true } : { kind: 'done', refund: mine };
+    if (mine) return mine.status === 'pending' ? { kind: 'settle', entry: mine, own: true } : { kind: 'done', value: mine };
   }
   if (payment.transactionId) {
     const inFlight = await tx.transaction.findFirst({
       where: { accountId, type: 'refund', status: 'pending', sourceTransactionId: payment.transactionId },
       orderBy: { createdAt: 'asc' },
     });
-    if (inFlight) return { kind: 'settle', refund: inFlight, own: false };
+    if (inFlight) return { kind: 'settle', entry: inFlight, own: false };
   }
 
   if (!payment.transactionId) {
@@ -116,31 +102,19 @@ async function nextStep(tx: Tx, accountId: string, planId: string, paymentId: st
   const sequence = (await tx.transaction.count({ where: { accountId, type: 'refund', sourceTransactionId: payment.transactionId } })) + 1;
   const refund = await openRefund(tx, payment, amount, key ?? `${sequence}`, opts.attemptKey ?? null);
   if (payment.method === 'terminal') {
-    await recordRefundOutcome(tx, refund, { status: 'succeeded', reference: payment.terminalSaleId! });
-    return { kind: 'done', refund: await tx.transaction.findUniqueOrThrow({ where: { id: refund.id } }) };
+    await recordRefundOutcome(tx, refund, { status: 'succeeded', gatewayReference: payment.terminalSaleId! });
+    return { kind: 'done', value: await tx.transaction.findUniqueOrThrow({ where: { id: refund.id } }) };
   }
-  return { kind: 'settle', refund, own: true };
+  return { kind: 'settle', entry: refund, own: true };
 }
 
 /** Refunds a pending refund at the gateway (same key: never twice) and records the outcome. */
 async function settle(prisma: Db, gateway: PaymentGateway, accountId: string, planId: string, refund: Transaction): Promise<Transaction> {
   const source = await prisma.transaction.findFirstOrThrow({ where: { id: refund.sourceTransactionId!, accountId } });
-  let result: RefundResult;
-  try {
-    result = await gateway.refund({ chargeId: source.gatewayReference!, amount: Number(-refund.amount), idempotencyKey: refund.gatewayKey! });
-  } catch (error) {
-    if (error instanceof GatewayRequestError) throw error;
-    throw new ApiError('api_error', 'gateway_unavailable', 'The payment gateway did not answer. The refund stays pending; asking again completes it.', undefined, 502);
-  }
+  const outcome = await refundEntry(gateway, refund, source, 'The refund stays pending; asking again completes it.');
   return prisma.$transaction(async (tx) => {
     await lockPlan(tx, accountId, planId);
-    await recordRefundOutcome(
-      tx,
-      refund,
-      result.status === 'succeeded'
-        ? { status: 'succeeded', reference: result.refundId }
-        : { status: 'failed', reference: result.refundId, code: result.failureCode, message: result.failureMessage },
-    );
+    await recordRefundOutcome(tx, refund, outcome);
     return tx.transaction.findUniqueOrThrow({ where: { id: refund.id } });
   });
 }
@@ -158,12 +132,12 @@ export async function refundPlanPayment(
   paymentId: string,
   opts: RefundPlanPaymentOptions = {},
 ): Promise<Transaction> {
-  for (let round = 0; round < 3; round++) {
-    const step = await prisma.$transaction((tx) => nextStep(tx, accountId, planId, paymentId, opts));
-    if (step.kind === 'done') return step.refund;
-    const settled = await settle(prisma, gateway, accountId, planId, step.refund);
-    if (step.own) return settled;
-  }
+  const ran = await runAttempt(
+    prisma,
+    (tx) => nextStep(tx, accountId, planId, paymentId, opts),
+    (refund) => settle(prisma, gateway, accountId, planId, refund),
+  );
+  if (ran) return ran.value;
   throw conflict(`Refunds of payment ${paymentId} are in progress; try again.`, 'refund_in_progress');
 }
 

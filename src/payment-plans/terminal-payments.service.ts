@@ -7,7 +7,7 @@ import { toUnixSeconds } from '../lib/time';
 import { findTerminal } from '../terminals/terminal.service';
 import { saveTerminalCard, type PresentedCard } from '../terminals/terminal-card';
 import type { TerminalState } from '../../workflows/payment-plan-contract';
-import { recordSettledTransaction } from './plan-transactions';
+import { recordSettled } from '../transactions/ledger';
 import { refundCanceledPlanSale } from './plan-refunds.service';
 import {
   amountOf,
@@ -129,10 +129,11 @@ async function endSale(tx: Tx, sale: TerminalSale, status: string, card?: Presen
 
 /** Money taken on the terminal: a succeeded transaction, then the payment and its installments. */
 async function approve(tx: Tx, plan: PlanWithDetails, payment: PaymentPlanPayment, paymentMethodId: string | null, update: PaymentUpdate): Promise<void> {
-  const transaction = await recordSettledTransaction(
+  const transaction = await recordSettled(
     tx,
     {
       accountId: plan.accountId,
+      type: 'payment',
       customerId: plan.customerId,
       amount: payment.amount,
       currency: payment.currency,
@@ -162,10 +163,11 @@ async function approve(tx: Tx, plan: PlanWithDetails, payment: PaymentPlanPaymen
 }
 
 async function decline(tx: Tx, plan: PlanWithDetails, payment: PaymentPlanPayment, update: PaymentUpdate): Promise<void> {
-  const transaction = await recordSettledTransaction(
+  const transaction = await recordSettled(
     tx,
     {
       accountId: plan.accountId,
+      type: 'payment',
       customerId: plan.customerId,
       amount: payment.amount,
       currency: payment.currency,

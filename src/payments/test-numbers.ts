@@ -1,5 +1,5 @@
 /**
- * Test numbers understood by the simulated gateway (DESIGN.md 3.5). Outcomes are decided when the
+ * Test numbers understood by the simulated gateway (decisions.md §5). Outcomes are decided when the
  * method is created and stored as a marker, because the number itself is never stored.
  */
 export const TEST_BEHAVIORS = ['succeeds', 'card_declined', 'insufficient_funds', 'processing_error', 'account_closed'] as const;

@@ -2,7 +2,7 @@ import type { Db, Tx } from '../db/prisma';
 import type { DunningOutcome } from './subscription-machine';
 import type { DunningSettingsInput, DunningSettingsObject } from './subscription.schemas';
 
-/** DESIGN.md 3.7: retries 1, 3 and 5 days after a failed renewal charge, then cancel. */
+/** decisions.md §7: retries 1, 3 and 5 days after a failed renewal charge, then cancel. */
 export const DEFAULT_DUNNING: DunningSettingsObject = { object: 'dunning_settings', retry_days: [1, 3, 5], outcome: 'cancel' };
 
 export async function getDunningSettings(db: Db | Tx, accountId: string): Promise<DunningSettingsObject> {

@@ -128,7 +128,7 @@ export function isEnded(state: SubscriptionState): boolean {
   return state.status === 'canceled' || state.status === 'expired';
 }
 
-/** Webhook payloads know only active, canceled and paused (spec; DESIGN.md 3.7). */
+/** Webhook payloads know only active, canceled and paused (spec; decisions.md §7). */
 export function webhookStatus(status: SubscriptionStatus): 'active' | 'canceled' | 'paused' {
   if (status === 'paused') return 'paused';
   if (status === 'canceled' || status === 'expired') return 'canceled';
@@ -140,7 +140,7 @@ export function billingCycle(state: Pick<SubscriptionState, 'anchor' | 'interval
 }
 
 /**
- * DESIGN.md 3.7: `scheduled` when start_date is in the future, else `trialing` with trial days, else
+ * decisions.md §7: `scheduled` when start_date is in the future, else `trialing` with trial days, else
  * `active`. A start_date in the past starts the subscription now: nothing is billed retroactively.
  * Billing starts when the trial ends, or at start_billing_date when that is later; that first
  * billing date is the billing_cycle_anchor.
@@ -308,7 +308,7 @@ export function assertCanResume(state: SubscriptionState): void {
 }
 
 /**
- * Resume shifts the schedule by the paused time (DESIGN.md 3.7): the billing date that was next
+ * Resume shifts the schedule by the paused time (decisions.md §7): the billing date that was next
  * when the subscription paused, the current period's end and pending dunning retries all move by
  * it. The moved billing date becomes the new billing_cycle_anchor. An invoice whose exhausted
  * dunning paused the subscription is still open: it is charged again at once (a new round, whose

@@ -71,7 +71,7 @@ export async function getInvoiceTransaction(prisma: Db, accountId: string, invoi
 }
 
 /**
- * DESIGN.md 3.12: per currency, succeeded transactions are available and pending ones pending.
+ * decisions.md §12: per currency, succeeded transactions are available and pending ones pending.
  * Amounts are signed (refunds negative), so each figure is a plain sum. Every currency with a
  * succeeded or pending transaction appears in both lists.
  */

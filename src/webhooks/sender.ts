@@ -3,7 +3,7 @@ import https from 'node:https';
 import { performance } from 'node:perf_hooks';
 import { isNonPublicAddress, privateTargetsAllowed, publicOnlyLookup } from './address-policy';
 
-/** DESIGN.md 3.10: an attempt that has no answer after 10 s counts as a timeout (retryable). */
+/** decisions.md §10: an attempt that has no answer after 10 s counts as a timeout (retryable). */
 export const WEBHOOK_TIMEOUT_MS = 10_000;
 
 export type AttemptOutcome = 'success' | 'retryable' | 'permanent';

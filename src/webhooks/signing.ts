@@ -7,7 +7,7 @@ function hmac(secret: string, timestamp: number, body: string): string {
   return crypto.createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex');
 }
 
-/** DESIGN.md 3.10: `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, t + "." + body)>`. */
+/** decisions.md §10: `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, t + "." + body)>`. */
 export function signatureHeader(secret: string, body: string, timestamp = Math.floor(Date.now() / 1000)): string {
   return `t=${timestamp},v1=${hmac(secret, timestamp, body)}`;
 }

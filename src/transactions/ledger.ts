@@ -1,0 +1,110 @@
+import type { Transaction } from '../generated/prisma/client';
+import type { Db, Tx } from '../db/prisma';
+import { newId } from '../lib/ids';
+
+/**
+ * The one writer of the `transactions` ledger. Money moves in two steps: an entry is opened
+ * `pending` under its gateway key and committed before the gateway is called (so a crash leaves a
+ * key to finish with, never a second charge), then settled once with the gateway's outcome. Invoice
+ * payments and refunds, payment-plan charges, refunds and terminal sales all go through here.
+ */
+export interface LedgerEntry {
+  accountId: string;
+  type: 'payment' | 'refund';
+  /** Signed cents: payments positive, refunds negative, so the balance is a plain sum. */
+  amount: bigint;
+  currency: string;
+  customerId: string;
+  invoiceId?: string | null;
+  paymentMethodId: string | null;
+  /** Refunds: the payment entry refunded. */
+  sourceTransactionId?: string | null;
+  /** Payments: attempt number on the invoice or installment. */
+  attempt?: number | null;
+  /** The caller's key for this attempt (an Idempotency-Key or a workflow step), if any. */
+  attemptKey?: string | null;
+  /** Unique per account: the gateway idempotency key (or the terminal sale's key). */
+  gatewayKey: string;
+  description: string;
+}
+
+export type LedgerOutcome =
+  | { status: 'succeeded'; gatewayReference: string }
+  | { status: 'failed'; gatewayReference: string | null; failureCode: string; failureMessage: string };
+
+function entryData(entry: Omit<LedgerEntry, 'gatewayKey'> & { gatewayKey: string | null }) {
+  return {
+    id: newId('transaction'),
+    accountId: entry.accountId,
+    type: entry.type,
+    amount: entry.amount,
+    currency: entry.currency,
+    customerId: entry.customerId,
+    invoiceId: entry.invoiceId ?? null,
+    paymentMethodId: entry.paymentMethodId,
+    sourceTransactionId: entry.sourceTransactionId ?? null,
+    attempt: entry.attempt ?? null,
+    attemptKey: entry.attemptKey ?? null,
+    gatewayKey: entry.gatewayKey,
+    description: entry.description,
+  };
+}
+
+/** Opens `entry` as pending; an entry already opened under the same gateway key is answered instead. */
+export async function openPending(tx: Tx, entry: LedgerEntry): Promise<Transaction> {
+  const existing = await tx.transaction.findUnique({ where: { accountId_gatewayKey: { accountId: entry.accountId, gatewayKey: entry.gatewayKey } } });
+  if (existing) return existing;
+  return tx.transaction.create({ data: { ...entryData(entry), status: 'pending' } });
+}
+
+/** Records a pending entry's outcome once; false when another call recorded it already. */
+export async function settlePending(tx: Tx, id: string, outcome: LedgerOutcome): Promise<boolean> {
+  const settled = await tx.transaction.updateMany({
+    where: { id, status: 'pending' },
+    data: {
+      status: outcome.status,
+      gatewayReference: outcome.gatewayReference,
+      failureCode: outcome.status === 'failed' ? outcome.failureCode : null,
+      failureMessage: outcome.status === 'failed' ? outcome.failureMessage : null,
+    },
+  });
+  return settled.count > 0;
+}
+
+/** An entry whose outcome is already known (a terminal sale, a reversal of one): opened and settled in one step. */
+export async function recordSettled(tx: Tx, entry: LedgerEntry, outcome: LedgerOutcome): Promise<Transaction> {
+  const row = await openPending(tx, entry);
+  await settlePending(tx, row.id, outcome);
+  return tx.transaction.findUniqueOrThrow({ where: { id: row.id } });
+}
+
+/** A payment that moved no money (an invoice with nothing due): a succeeded zero entry, so the call leaves a trace. */
+export async function recordNothingDue(tx: Tx, entry: Omit<LedgerEntry, 'type' | 'amount' | 'gatewayKey' | 'paymentMethodId'>): Promise<Transaction> {
+  const data = entryData({ ...entry, type: 'payment', amount: 0n, gatewayKey: null, paymentMethodId: null });
+  return tx.transaction.create({ data: { ...data, status: 'succeeded' } });
+}
+
+/** What the step under the lock found: the answer already, or an entry to settle (the caller's own, or one left in flight). */
+export type AttemptStep<T> = { kind: 'done'; value: T } | { kind: 'settle'; entry: Transaction; own: boolean };
+
+/**
+ * Runs an attempt the way every money movement here runs: under the row lock `next` either answers,
+ * or hands over a pending entry, which `settle` completes at the gateway. An entry left in flight by a
+ * crash or a concurrent request is completed first, then `next` is asked again, so the caller's own
+ * attempt comes after it. Answers the caller's settled entry, the `done` value, or null when other
+ * attempts kept it busy for every round.
+ */
+export async function runAttempt<T, S>(
+  prisma: Db,
+  next: (tx: Tx) => Promise<AttemptStep<T>>,
+  settle: (entry: Transaction) => Promise<S>,
+  finished: (settled: S) => boolean = () => false,
+): Promise<{ kind: 'done'; value: T } | { kind: 'settled'; value: S } | null> {
+  for (let round = 0; round < 3; round++) {
+    const step = await prisma.$transaction(next);
+    if (step.kind === 'done') return step;
+    const settled = await settle(step.entry);
+    if (step.own || finished(settled)) return { kind: 'settled', value: settled };
+  }
+  return null;
+}
