@@ -6,6 +6,17 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
+    files: ['**/*.ts'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      // A promise nobody awaits loses its error and its ordering: money code must not have one.
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: { arguments: false } }],
+      // A new status added to a union must be handled wherever statuses are switched on.
+      '@typescript-eslint/switch-exhaustiveness-check': ['error', { considerDefaultExhaustiveForUnions: true }],
+    },
+  },
+  {
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/no-explicit-any': 'off',
@@ -19,7 +30,30 @@ export default tseslint.config(
         'error',
         { object: 'Date', property: 'now', message: 'Read time with workflowNow() from workflows/clock.ts.' },
       ],
-      'no-restricted-imports': ['error', { patterns: ['node:*', 'fs', 'http', 'https', 'net', 'pg', '@prisma/*', '../src/db/*'] }],
+      // Workflow code runs in Temporal's sandbox and replays: it imports pure modules only (rules,
+      // dates, contracts), never I/O, Node built-ins, services or the client/worker/activity SDKs.
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['node:*', 'fs', 'http', 'https', 'net', 'crypto', 'child_process', 'pg', '@prisma/*'], message: 'No I/O or Node built-ins in workflow code.' },
+            { group: ['@temporalio/client', '@temporalio/worker', '@temporalio/activity'], message: 'Workflow code uses @temporalio/workflow only.' },
+            {
+              // The pure modules of src/ that workflows share with the API (rules, dates, names); anything else is types only.
+              regex: '^\\.\\./(activities/|src/(?!(subscriptions/(subscription-machine|billing-dates|subscription-rejection)|temporal/search-attributes)$))',
+              message: 'Workflow code imports pure modules, not services, data access or HTTP.',
+              allowTypeImports: true,
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['src/**/*.routes.ts', 'src/**/*.service.ts', 'src/health/*.ts'],
+    rules: {
+      // Routes and services get their dependencies from src/http/app-deps.ts: importing the app that registers them makes a cycle.
+      'no-restricted-imports': ['error', { patterns: [{ group: ['../app', './app'], message: 'Import AppDeps from src/http/app-deps.ts.' }] }],
     },
   },
   {

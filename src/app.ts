@@ -1,12 +1,11 @@
 import crypto from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { z } from 'zod';
-import type { Client as TemporalClient } from '@temporalio/client';
-import type { Db } from './db/prisma';
 import { Api } from './http/api';
 import { createAuthenticator } from './http/auth';
 import { ApiError, ServiceUnavailableError } from './http/errors';
 import { logger as defaultLogger, type Logger } from './http/logger';
+import type { AppDeps } from './http/app-deps';
 import { registerCustomerRoutes } from './customers/customer.routes';
 import { registerWebhookRoutes } from './webhooks/webhook.routes';
 import { registerCatalogRoutes } from './catalog/catalog.routes';
@@ -15,13 +14,7 @@ import { registerPaymentPlanRoutes } from './payment-plans/payment-plan.routes';
 import { registerSubscriptionRoutes } from './subscriptions/subscription.routes';
 import { checkHealth, healthSchema } from './health/health';
 
-export interface AppDeps {
-  prisma: Db;
-  temporal: TemporalClient;
-  /** Task queue of the workflows the API starts (config.taskQueue unless a test isolates its own). */
-  taskQueue?: string;
-  logger?: Logger;
-}
+export type { AppDeps } from './http/app-deps';
 
 export function createApp(deps: AppDeps): express.Express {
   const log = deps.logger ?? defaultLogger;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { AppDeps } from '../app';
+import type { AppDeps } from '../http/app-deps';
 import type { Api } from '../http/api';
 import { pageSchema } from '../http/pagination';
 import {

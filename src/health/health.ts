@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { AppDeps } from '../app';
+import type { AppDeps } from '../http/app-deps';
 
 const state = z.enum(['ok', 'unavailable']);
 export const healthSchema = z.object({ status: state, database: state, temporal: state }).meta({ id: 'Health' });

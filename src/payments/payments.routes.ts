@@ -1,4 +1,4 @@
-import type { AppDeps } from '../app';
+import type { AppDeps } from '../http/app-deps';
 import type { Api } from '../http/api';
 import { registerInvoiceRoutes } from '../invoices/invoice.routes';
 import { registerTransactionRoutes } from '../transactions/transaction.routes';

@@ -1,4 +1,4 @@
-import type { AppDeps } from '../app';
+import type { AppDeps } from '../http/app-deps';
 import { config } from '../config';
 import { Answer, type Api } from '../http/api';
 import { pageSchema } from '../http/pagination';

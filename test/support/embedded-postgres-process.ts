@@ -7,7 +7,7 @@ async function main(): Promise<void> {
   const database = await startEmbeddedPostgres({ dataDir: dataDir!, port: Number(port), database: 'billing' });
   console.log(JSON.stringify({ url: database.url }));
   process.on('SIGTERM', () => {
-    database.stop().then(() => process.exit(0));
+    void database.stop().finally(() => process.exit(0));
   });
 }
 

@@ -1,0 +1,12 @@
+import type { Client as TemporalClient } from '@temporalio/client';
+import type { Db } from '../db/prisma';
+import type { Logger } from './logger';
+
+/** What the API's routes are built with; createApp (src/app.ts) takes the same. */
+export interface AppDeps {
+  prisma: Db;
+  temporal: TemporalClient;
+  /** Task queue of the workflows the API starts (config.taskQueue unless a test isolates its own). */
+  taskQueue?: string;
+  logger?: Logger;
+}
