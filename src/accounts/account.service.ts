@@ -1,3 +1,4 @@
+import { columnValue } from '../lib/columns';
 import type { Db } from '../db/prisma';
 import { hashApiKey, ROLES, type Role } from '../http/auth';
 import { newId, newSecret } from '../lib/ids';
@@ -38,5 +39,5 @@ export async function createAccount(
     },
   });
   const key = await createApiKey(prisma, account.id, input.role);
-  return { ...key, name: account.name, payment_plans: account.paymentPlansEnabled, gateway_kind: account.gatewayKind as GatewayKind };
+  return { ...key, name: account.name, payment_plans: account.paymentPlansEnabled, gateway_kind: columnValue(GATEWAY_KINDS, account.gatewayKind, 'accounts.gateway_kind') };
 }

@@ -1,3 +1,5 @@
+import { PRICE_TYPES, TAX_BEHAVIORS } from './price.schemas';
+import { columnValue } from '../lib/columns';
 import type { Price, Product } from '../generated/prisma/client';
 import type { Db, Tx } from '../db/prisma';
 import { notFound } from '../http/errors';
@@ -31,12 +33,12 @@ export function toPriceObject(price: Price): PriceObject {
     active: price.billedAt !== null,
     currency: price.currency,
     unit_amount: price.unitAmount,
-    type: price.type as PriceObject['type'],
+    type: columnValue(PRICE_TYPES, price.type, 'prices.type'),
     recurring:
       price.recurringInterval && price.recurringIntervalCount
         ? { interval: price.recurringInterval as 'day' | 'week' | 'month' | 'year', interval_count: price.recurringIntervalCount }
         : null,
-    tax_behavior: price.taxBehavior as PriceObject['tax_behavior'],
+    tax_behavior: columnValue(TAX_BEHAVIORS, price.taxBehavior, 'prices.tax_behavior'),
     description: price.description,
     created: toUnixSeconds(price.createdAt),
     updated_ms: updatedMsOf(price),

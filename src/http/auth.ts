@@ -1,3 +1,4 @@
+import { columnValue } from '../lib/columns';
 import crypto from 'node:crypto';
 import type { Db } from '../db/prisma';
 import { ApiError } from './errors';
@@ -33,7 +34,7 @@ export function createAuthenticator(prisma: Db) {
     if (cached && cached.expires > now) return cached.principal;
     const key = await prisma.apiKey.findUnique({ where: { keyHash: hash }, select: { id: true, accountId: true, role: true } });
     if (!key) throw new ApiError('authentication_error', 'api_key_invalid', 'Invalid API key provided.');
-    const principal: Principal = { accountId: key.accountId, keyId: key.id, role: key.role as Role };
+    const principal: Principal = { accountId: key.accountId, keyId: key.id, role: columnValue(ROLES, key.role, 'api_keys.role') };
     if (cache.size > 10_000) cache.clear();
     cache.set(hash, { principal, expires: now + CACHE_TTL_MS });
     return principal;

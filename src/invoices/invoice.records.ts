@@ -1,3 +1,5 @@
+import { COLLECTION_METHODS, INVOICE_STATUSES } from './invoice.schemas';
+import { columnValue } from '../lib/columns';
 import type { Invoice, InvoiceLine } from '../generated/prisma/client';
 import type { Db, Tx } from '../db/prisma';
 import { notFound } from '../http/errors';
@@ -41,7 +43,7 @@ export function toInvoiceObject(invoice: InvoiceWithLines): InvoiceObject {
     attempt_count: invoice.attemptCount,
     attempted: invoice.attemptCount > 0,
     billing_reason: invoice.billingReason,
-    collection_method: invoice.collectionMethod as InvoiceObject['collection_method'],
+    collection_method: columnValue(COLLECTION_METHODS, invoice.collectionMethod, 'invoices.collection_method'),
     created: toUnixSeconds(invoice.createdAt),
     updated_ms: updatedMsOf(invoice),
     currency: invoice.currency,
@@ -57,7 +59,7 @@ export function toInvoiceObject(invoice: InvoiceWithLines): InvoiceObject {
     payment_method: invoice.paymentMethodId,
     period_start: toUnixSeconds(invoice.periodStart),
     period_end: toUnixSeconds(invoice.periodEnd),
-    status: invoice.status as InvoiceObject['status'],
+    status: columnValue(INVOICE_STATUSES, invoice.status, 'invoices.status'),
     status_transitions: {
       finalized_at: toUnixSeconds(invoice.finalizedAt),
       paid_at: toUnixSeconds(invoice.paidAt),

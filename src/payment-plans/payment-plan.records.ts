@@ -1,9 +1,11 @@
+import { PLAN_STATUSES, TERMINAL_STATES } from './payment-plan.schemas';
+import { columnValue, nullableColumnValue } from '../lib/columns';
 import type { PaymentPlan, PaymentPlanInstallment, PaymentPlanPayment } from '../generated/prisma/client';
 import type { Db, Tx } from '../db/prisma';
 import { notFound } from '../http/errors';
 import { toUnixSeconds } from '../lib/time';
 import type { InstallmentObject, PaymentPlanObject, PlanPaymentObject } from './payment-plan.schemas';
-import type { InstallmentStatus, PlanSnapshot, PlanStatus, TerminalState } from '../../workflows/payment-plan-contract';
+import type { InstallmentStatus, PlanSnapshot, TerminalState } from '../../workflows/payment-plan-contract';
 import { updatedMsOf } from '../lib/object-version';
 
 export const PLAN_INCLUDE = {
@@ -43,7 +45,7 @@ export function toPlanObject(plan: PlanWithDetails): PaymentPlanObject {
     id: plan.id,
     object: 'payment_plan',
     customer: plan.customerId,
-    status: plan.status as PlanStatus,
+    status: columnValue(PLAN_STATUSES, plan.status, 'payment_plans.status'),
     currency: plan.currency,
     total_amount: Number(plan.totalAmount),
     amount_paid: amountPaid,
@@ -67,7 +69,7 @@ export function toPlanObject(plan: PlanWithDetails): PaymentPlanObject {
             method: attempt.method,
             status: attempt.status,
             terminal: attempt.terminalId,
-            state: attempt.terminalState as TerminalState | null,
+            state: nullableColumnValue(TERMINAL_STATES, attempt.terminalState, 'payment_plan_payments.terminal_state'),
             cancel_requested: attempt.cancelRequestedAt !== null,
             created: toUnixSeconds(attempt.createdAt),
           }
@@ -127,7 +129,7 @@ export function toPaymentObject(row: PaymentPlanPayment): PlanPaymentObject {
         ? {
             id: row.terminalId!,
             sale: row.terminalSaleId,
-            state: row.terminalState as TerminalState,
+            state: columnValue(TERMINAL_STATES, row.terminalState!, 'payment_plan_payments.terminal_state'),
             cancel_requested: row.cancelRequestedAt !== null,
             cancel_requested_at: toUnixSeconds(row.cancelRequestedAt),
           }
@@ -177,7 +179,7 @@ export async function snapshotOf(db: Db | Tx, planId: string): Promise<PlanSnaps
   });
   return {
     planId: plan.id,
-    status: plan.status as PlanStatus,
+    status: columnValue(PLAN_STATUSES, plan.status, 'payment_plans.status'),
     hasPaymentMethod: plan.paymentMethodId !== null,
     pastDueAt: plan.pastDueAt?.getTime() ?? null,
     defaultAfterDays: plan.defaultAfterDays,
@@ -191,7 +193,7 @@ export async function snapshotOf(db: Db | Tx, planId: string): Promise<PlanSnaps
     openTerminalPayments: open.map((payment) => ({
       paymentId: payment.id,
       terminalId: payment.terminalId,
-      state: payment.terminalState as TerminalState,
+      state: columnValue(TERMINAL_STATES, payment.terminalState!, 'payment_plan_payments.terminal_state'),
       deposit: payment.deposit,
       since: payment.stateChangedAt.getTime(),
     })),

@@ -1,3 +1,5 @@
+import { TERMINAL_STATES } from './payment-plan.schemas';
+import { nullableColumnValue } from '../lib/columns';
 import type { Client } from '@temporalio/client';
 import type { Prisma } from '../generated/prisma/client';
 import type { Db } from '../db/prisma';
@@ -287,7 +289,7 @@ export async function applyPlanRequest(
           applied: true,
           message: `Payment ${payment.id} resolved: ${payment.terminalState} (${payment.status}).`,
           payment_id: payment.id,
-          terminal_state: payment.terminalState as PaymentPlanRequestResult['terminal_state'],
+          terminal_state: nullableColumnValue(TERMINAL_STATES, payment.terminalState, 'payment_plan_payments.terminal_state'),
         };
       }
       case 'cancelTerminalPayment':
@@ -298,7 +300,7 @@ export async function applyPlanRequest(
           applied: true,
           message: `Cancellation of payment ${payment.id} requested from terminal ${payment.terminalId}; it ends cancelled when the terminal reports it.`,
           payment_id: payment.id,
-          terminal_state: payment.terminalState as PaymentPlanRequestResult['terminal_state'],
+          terminal_state: nullableColumnValue(TERMINAL_STATES, payment.terminalState, 'payment_plan_payments.terminal_state'),
         };
       }
       case 'cancelPlan':

@@ -1,3 +1,5 @@
+import { TERMINAL_STATES } from './payment-plan.schemas';
+import { columnValue } from '../lib/columns';
 import type { PaymentPlanPayment, TerminalSale } from '../generated/prisma/client';
 import type { Db, Tx } from '../db/prisma';
 import { badRequest, conflict } from '../http/errors';
@@ -237,7 +239,7 @@ export async function currentDepositAttempt(db: Db | Tx, planId: string, states:
     where: { planId, deposit: true, method: 'terminal' },
     orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
   });
-  if (!attempt || !states.includes(attempt.terminalState as TerminalState)) {
+  if (!attempt || !states.includes(columnValue(TERMINAL_STATES, attempt.terminalState!, 'payment_plan_payments.terminal_state'))) {
     throw conflict(
       `Payment plan ${planId} has no terminal deposit in ${states.join(' or ')}${attempt ? ` (its last attempt is ${attempt.terminalState})` : ''}.`,
       'no_deposit_attempt',
@@ -260,7 +262,7 @@ export async function checkResolution(db: Db | Tx, plan: PlanWithDetails, paymen
   if (input.outcome === 'declined' && (input.payment_method || input.external)) {
     throw badRequest('payment_method and external go only with outcome approved.', input.external ? 'external' : 'payment_method');
   }
-  const state = payment.terminalState as TerminalState;
+  const state = columnValue(TERMINAL_STATES, payment.terminalState!, 'payment_plan_payments.terminal_state');
   if (!OPEN_TERMINAL_STATES.includes(state)) {
     throw conflict(`Payment ${payment.id} is ${state}; only waiting, resolving or approved_no_credential payments can be resolved.`, 'payment_not_resolvable');
   }
@@ -309,7 +311,7 @@ export async function resolveTerminalPayment(
       source,
       at: toUnixSeconds(at),
     };
-    const state = payment.terminalState as TerminalState;
+    const state = columnValue(TERMINAL_STATES, payment.terminalState!, 'payment_plan_payments.terminal_state');
     if (state === 'waiting') {
       await endSale(tx, await tx.terminalSale.findUniqueOrThrow({ where: { id: payment.terminalSaleId! } }), 'closed');
     }

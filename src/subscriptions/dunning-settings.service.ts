@@ -1,5 +1,6 @@
+import { DUNNING_OUTCOMES } from './subscription-machine';
+import { columnValue } from '../lib/columns';
 import type { Db, Tx } from '../db/prisma';
-import type { DunningOutcome } from './subscription-machine';
 import type { DunningSettingsInput, DunningSettingsObject } from './subscription.schemas';
 
 /** decisions.md §7: retries 1, 3 and 5 days after a failed renewal charge, then cancel. */
@@ -8,7 +9,7 @@ export const DEFAULT_DUNNING: DunningSettingsObject = { object: 'dunning_setting
 export async function getDunningSettings(db: Db | Tx, accountId: string): Promise<DunningSettingsObject> {
   const row = await db.subscriptionDunningSettings.findUnique({ where: { accountId } });
   if (!row) return DEFAULT_DUNNING;
-  return { object: 'dunning_settings', retry_days: row.retryDays, outcome: row.outcome as DunningOutcome };
+  return { object: 'dunning_settings', retry_days: row.retryDays, outcome: columnValue(DUNNING_OUTCOMES, row.outcome, 'subscription_dunning_settings.outcome') };
 }
 
 /** Applies to renewal charges that fail from now on; dunning already under way keeps the schedule it started with. */

@@ -1,10 +1,12 @@
+import { COLLECTION_METHODS, SUBSCRIPTION_STATUSES } from './subscription-machine';
+import { columnValue } from '../lib/columns';
 import type { Subscription, SubscriptionItem } from '../generated/prisma/client';
 import type { Db, Tx } from '../db/prisma';
 import { toPriceObject } from '../catalog/records';
 import type { PriceObject } from '../catalog/price.schemas';
 import { notFound } from '../http/errors';
 import { toUnixSeconds } from '../lib/time';
-import { webhookStatus, type ChangeCause, type SubscriptionStatus } from './subscription-machine';
+import { webhookStatus, type ChangeCause } from './subscription-machine';
 import type { SubscriptionObject } from './subscription.schemas';
 import { updatedMsOf } from '../lib/object-version';
 
@@ -31,7 +33,7 @@ export function toSubscriptionObject(row: SubscriptionWithItems, prices: Map<str
     cancel_at: toUnixSeconds(row.cancelAt),
     cancel_at_period_end: row.cancelAtPeriodEnd,
     canceled_at: toUnixSeconds(row.canceledAt),
-    collection_method: row.collectionMethod as SubscriptionObject['collection_method'],
+    collection_method: columnValue(COLLECTION_METHODS, row.collectionMethod, 'subscriptions.collection_method'),
     created: toUnixSeconds(row.createdAt),
     updated_ms: updatedMsOf(row),
     currency: row.currency,
@@ -40,7 +42,7 @@ export function toSubscriptionObject(row: SubscriptionWithItems, prices: Map<str
     items: { data: items, total_count: items.length },
     latest_invoice: row.latestInvoiceId,
     start_date: toUnixSeconds(row.startDate),
-    status: row.status as SubscriptionStatus,
+    status: columnValue(SUBSCRIPTION_STATUSES, row.status, 'subscriptions.status'),
     trial_end: toUnixSeconds(row.trialEnd),
     trial_start: toUnixSeconds(row.trialStart),
     current_period_start: toUnixSeconds(row.currentPeriodStart),

@@ -1,3 +1,5 @@
+import { BILLING_INTERVALS } from './billing-dates';
+import { columnValue } from '../lib/columns';
 import type { Client } from '@temporalio/client';
 import type { Prisma } from '../generated/prisma/client';
 import type { Db } from '../db/prisma';
@@ -197,7 +199,7 @@ async function assertChangedItemsWithinCeiling(prisma: Db, row: SubscriptionWith
 }
 
 async function itemChanges(prisma: Db, row: SubscriptionWithItems, input: NonNullable<UpdateSubscriptionInput['items']>) {
-  const cadence: Cadence = { currency: row.currency, interval: row.interval as BillingInterval, intervalCount: row.intervalCount };
+  const cadence: Cadence = { currency: row.currency, interval: columnValue(BILLING_INTERVALS, row.interval, 'subscriptions.interval'), intervalCount: row.intervalCount };
   const changes: { param: string; change: ItemChange }[] = [];
   for (const [index, item] of input.entries()) {
     const param = `items.${index}`;

@@ -1,3 +1,5 @@
+import { TRANSACTION_STATUSES, TRANSACTION_TYPES } from './transaction.schemas';
+import { columnValue } from '../lib/columns';
 import type { Prisma, Transaction } from '../generated/prisma/client';
 import type { Db } from '../db/prisma';
 import { notFound } from '../http/errors';
@@ -11,8 +13,8 @@ export function toTransactionObject(transaction: Transaction): TransactionObject
   return {
     id: transaction.id,
     object: 'transaction',
-    type: transaction.type as TransactionObject['type'],
-    status: transaction.status as TransactionObject['status'],
+    type: columnValue(TRANSACTION_TYPES, transaction.type, 'transactions.type'),
+    status: columnValue(TRANSACTION_STATUSES, transaction.status, 'transactions.status'),
     amount: Number(transaction.amount),
     currency: transaction.currency,
     customer: transaction.customerId,

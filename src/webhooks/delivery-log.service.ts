@@ -1,3 +1,5 @@
+import { DELIVERY_STATUSES } from './webhook.schemas';
+import { columnValue } from '../lib/columns';
 import type { Prisma, WebhookAttempt, WebhookDelivery } from '../generated/prisma/client';
 import type { Db } from '../db/prisma';
 import { pageEnvelope, pageWindow, type Page } from '../http/pagination';
@@ -15,7 +17,7 @@ export function toDeliveryLogObject(delivery: WebhookDelivery & { attempts: Webh
     destination: delivery.destinationId,
     workflow_id: webhookWorkflowId(delivery.eventId, delivery.destinationId),
     payload: envelopeFromStored(delivery.payload),
-    status: delivery.status as DeliveryLogObject['status'],
+    status: columnValue(DELIVERY_STATUSES, delivery.status, 'webhook_deliveries.status'),
     attempt_count: delivery.attemptCount,
     status_code: delivery.lastStatusCode,
     error: delivery.lastError,
