@@ -1,32 +1,9 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { Db } from '../src/db/prisma';
-import type { WebhookAttempt } from '../src/generated/prisma/client';
-import { newId } from '../src/lib/ids';
-import { envelopeFromStored } from '../src/webhooks/envelope';
-import { sendWebhook, WEBHOOK_TIMEOUT_MS, type AttemptOutcome } from '../src/webhooks/sender';
-import { EVENT_ID_HEADER, SIGNATURE_HEADER, signatureHeader } from '../src/webhooks/signing';
+import { attemptDelivery, type WebhookAttemptInput, type WebhookAttemptResult } from '../src/webhooks/delivery-attempt.service';
+import { WEBHOOK_TIMEOUT_MS } from '../src/webhooks/sender';
 
-export type WebhookDeliveryStatus = 'pending' | 'retry' | 'success' | 'failure';
-
-export interface WebhookAttemptInput {
-  deliveryId: string;
-  attempt: number;
-  /** Workflow time (ms) at which the schedule called for this attempt; the log records it. */
-  scheduledAt: number;
-  /** Delay before the next attempt if this one fails retryably; null on the last attempt. */
-  retryDelayMs: number | null;
-}
-
-export interface WebhookAttemptResult {
-  attempt: number;
-  /** The delivery's status after this attempt. */
-  status: WebhookDeliveryStatus;
-  /** `skipped`: no request was sent (destination disabled or deleted, or the delivery had already ended). */
-  outcome: AttemptOutcome | 'skipped';
-  statusCode: number | null;
-  error: string | null;
-  durationMs: number;
-}
+export type { WebhookAttemptInput, WebhookAttemptResult, WebhookDeliveryStatus } from '../src/webhooks/delivery-attempt.service';
 
 export interface WebhookActivityDeps {
   prisma: Db;
@@ -34,102 +11,13 @@ export interface WebhookActivityDeps {
   httpTimeoutMs?: number;
 }
 
-const TERMINAL: readonly string[] = ['success', 'failure'];
-
-function statusAfter(outcome: AttemptOutcome, retriesRemain: boolean): WebhookDeliveryStatus {
-  if (outcome === 'success') return 'success';
-  return outcome === 'retryable' && retriesRemain ? 'retry' : 'failure';
-}
-
-function recordedResult(attempt: WebhookAttempt, status: string): WebhookAttemptResult {
-  return {
-    attempt: attempt.attemptNumber,
-    status: status as WebhookDeliveryStatus,
-    outcome: attempt.outcome as AttemptOutcome,
-    statusCode: attempt.statusCode,
-    error: attempt.error,
-    durationMs: attempt.durationMs,
-  };
-}
-
 export function createWebhookActivities({ prisma, httpTimeoutMs = WEBHOOK_TIMEOUT_MS }: WebhookActivityDeps) {
   return {
-    /**
-     * One HTTP attempt of a delivery, classified, never thrown: the workflow owns the retry
-     * schedule. Idempotent: an activity retry after the attempt was recorded answers the recorded
-     * result and sends nothing; (delivery, attempt number) is unique, so the log never doubles.
-     */
+    /** One attempt of a delivery (src/webhooks/delivery-attempt.service.ts); a missing delivery ends the workflow. */
     async attemptWebhookDelivery(input: WebhookAttemptInput): Promise<WebhookAttemptResult> {
-      const delivery = await prisma.webhookDelivery.findUnique({
-        where: { id: input.deliveryId },
-        include: { destination: true, attempts: { where: { attemptNumber: input.attempt } } },
-      });
-      if (!delivery) {
-        throw ApplicationFailure.nonRetryable(`Webhook delivery ${input.deliveryId} does not exist`, 'WebhookDeliveryMissing');
-      }
-      const recorded = delivery.attempts[0];
-      if (recorded) return recordedResult(recorded, delivery.status);
-      const skipped = { attempt: input.attempt, outcome: 'skipped' as const, statusCode: null, durationMs: 0 };
-      if (TERMINAL.includes(delivery.status)) {
-        return { ...skipped, status: delivery.status as WebhookDeliveryStatus, error: delivery.lastError };
-      }
-
-      const { destination } = delivery;
-      if (destination.deletedAt || !destination.active) {
-        // Retries in flight end when their destination is disabled or deleted: nothing more is sent to it.
-        const reason = destination.deletedAt ? 'destination deleted' : 'destination disabled';
-        await prisma.webhookDelivery.update({
-          where: { id: delivery.id },
-          data: { status: 'failure', lastError: reason, nextAttemptAt: null, completedAt: new Date() },
-        });
-        return { ...skipped, status: 'failure', error: reason };
-      }
-
-      const body = JSON.stringify(envelopeFromStored(delivery.payload));
-      const sentAt = new Date();
-      const result = await sendWebhook(
-        destination.url,
-        body,
-        {
-          'content-type': 'application/json',
-          'user-agent': 'billing-webhooks/1.0',
-          [SIGNATURE_HEADER]: signatureHeader(destination.secret, body),
-          [EVENT_ID_HEADER]: delivery.eventId,
-        },
-        httpTimeoutMs,
-      );
-      const status = statusAfter(result.outcome, input.retryDelayMs !== null);
-      const now = Date.now();
-      await prisma.$transaction([
-        prisma.webhookAttempt.upsert({
-          where: { deliveryId_attemptNumber: { deliveryId: delivery.id, attemptNumber: input.attempt } },
-          update: {},
-          create: {
-            id: newId('webhookAttempt'),
-            deliveryId: delivery.id,
-            attemptNumber: input.attempt,
-            scheduledAt: new Date(input.scheduledAt),
-            sentAt,
-            url: destination.url,
-            outcome: result.outcome,
-            statusCode: result.statusCode,
-            error: result.error,
-            durationMs: result.durationMs,
-          },
-        }),
-        prisma.webhookDelivery.update({
-          where: { id: delivery.id },
-          data: {
-            status,
-            attemptCount: input.attempt,
-            lastStatusCode: result.statusCode,
-            lastError: result.error,
-            nextAttemptAt: status === 'retry' ? new Date(now + input.retryDelayMs!) : null,
-            completedAt: status === 'retry' ? null : new Date(now),
-          },
-        }),
-      ]);
-      return { attempt: input.attempt, status, ...result };
+      const result = await attemptDelivery(prisma, input, httpTimeoutMs);
+      if (result === 'missing') throw ApplicationFailure.nonRetryable(`Webhook delivery ${input.deliveryId} does not exist`, 'WebhookDeliveryMissing');
+      return result;
     },
   };
 }

@@ -1,13 +1,12 @@
 import express, { type Request, type Response } from 'express';
 import { z } from 'zod';
-import { OpenAPIRegistry, OpenApiGeneratorV31, extendZodWithOpenApi } from '@asteasolutions/zod-to-openapi';
+import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
+import './zod-openapi';
 import type { Db } from '../db/prisma';
 import type { Principal, Role } from './auth';
 import { requireRole } from './auth';
 import { idempotencyHeaders, readIdempotencyKey, withIdempotency } from './idempotency';
 import { parseOrThrow } from './validation';
-
-extendZodWithOpenApi(z);
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 type AnyObject = z.ZodObject<z.ZodRawShape>;

@@ -1,3 +1,4 @@
+import './zod-openapi';
 import { z } from 'zod';
 import { ApiError } from './errors';
 

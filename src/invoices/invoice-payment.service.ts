@@ -1,7 +1,7 @@
 import type { PaymentMethod, Transaction } from '../generated/prisma/client';
 import type { Db, Tx } from '../db/prisma';
 import { markPricesBilled } from '../catalog/price.service';
-import { badRequest } from '../http/errors';
+import { ApiError, badRequest } from '../http/errors';
 import { recordEvent } from '../lib/events';
 import type { PaymentGateway } from '../payments/gateway';
 import { chargeEntry } from '../payments/gateway-attempt';
@@ -9,7 +9,7 @@ import { findDefaultPaymentMethod, findPaymentMethod } from '../payments/payment
 import { openPending, recordNothingDue, runAttempt, settlePending, type AttemptStep, type LedgerOutcome } from '../transactions/ledger';
 import { lockInvoice, toInvoiceObject, type InvoiceWithLines } from './invoice.records';
 import type { InvoiceObject } from './invoice.schemas';
-import { assertPayable, finalizeInTx, getInvoice, withParam } from './invoice.service';
+import { assertPayable, finalizeInTx, getInvoice, InvoiceNotPayableError, withParam } from './invoice.service';
 
 export interface PayInvoiceOptions {
   /** A method attached to the invoice's customer; the customer's default when absent. */
@@ -148,4 +148,35 @@ export async function payInvoice(
   );
   if (ran?.kind === 'done') return ran.value;
   return getInvoice(prisma, accountId, invoiceId);
+}
+
+/** What became of a collection attempt, for callers that act on it (the renewal workflow) rather than answer HTTP. */
+export type Collection =
+  | { outcome: 'paid' }
+  | { outcome: 'already_paid' }
+  | { outcome: 'void' }
+  /** The charge was declined (or failed at the gateway); the invoice stays open. */
+  | { outcome: 'failed'; failureCode: string | null }
+  /** No charge could be made (no usable payment method): `failureCode` says why. */
+  | { outcome: 'not_attempted'; failureCode: string };
+
+/** payInvoice, answered as a Collection instead of an invoice or a 4xx. */
+export async function collectInvoice(
+  prisma: Db,
+  gateway: PaymentGateway,
+  accountId: string,
+  invoiceId: string,
+  opts: PayInvoiceOptions = {},
+): Promise<Collection> {
+  let invoice: InvoiceObject;
+  try {
+    invoice = await payInvoice(prisma, gateway, accountId, invoiceId, opts);
+  } catch (error) {
+    if (error instanceof InvoiceNotPayableError) return { outcome: error.invoiceStatus === 'paid' ? 'already_paid' : 'void' };
+    if (error instanceof ApiError && error.type !== 'api_error') return { outcome: 'not_attempted', failureCode: error.code };
+    throw error;
+  }
+  if (invoice.status === 'paid') return { outcome: 'paid' };
+  const attempt = opts.attemptKey ? await prisma.transaction.findFirst({ where: { accountId, invoiceId, type: 'payment', attemptKey: opts.attemptKey } }) : null;
+  return { outcome: 'failed', failureCode: attempt?.failureCode ?? null };
 }

@@ -259,9 +259,22 @@ export async function finalizeInTx(tx: Tx, accountId: string, invoice: InvoiceWi
   return finalized;
 }
 
+/** 409 for an invoice that takes no payment; callers that must tell paid from void read `invoiceStatus`. */
+export class InvoiceNotPayableError extends ApiError {
+  constructor(
+    invoiceId: string,
+    readonly invoiceStatus: 'paid' | 'void',
+  ) {
+    super(
+      'conflict',
+      invoiceStatus === 'paid' ? 'invoice_already_paid' : 'invoice_void',
+      invoiceStatus === 'paid' ? `Invoice ${invoiceId} is already paid.` : `Invoice ${invoiceId} is void and cannot be paid.`,
+    );
+  }
+}
+
 export function assertPayable(invoice: InvoiceWithLines): void {
-  if (invoice.status === 'void') throw conflict(`Invoice ${invoice.id} is void and cannot be paid.`, 'invoice_void');
-  if (invoice.status === 'paid') throw conflict(`Invoice ${invoice.id} is already paid.`, 'invoice_already_paid');
+  if (invoice.status === 'void' || invoice.status === 'paid') throw new InvoiceNotPayableError(invoice.id, invoice.status);
 }
 
 /**

@@ -6,6 +6,7 @@ import { pageEnvelope, pageWindow, type Page } from '../http/pagination';
 import { toUnixSeconds } from '../lib/time';
 import { envelopeFromStored } from './envelope';
 import { webhookWorkflowId } from './workflow-id';
+import { ATTEMPT_OUTCOMES } from './sender';
 import type { DeliveryLogObject, LogsQuery } from './webhook.schemas';
 
 export function toDeliveryLogObject(delivery: WebhookDelivery & { attempts: WebhookAttempt[] }): DeliveryLogObject {
@@ -31,7 +32,7 @@ export function toDeliveryLogObject(delivery: WebhookDelivery & { attempts: Webh
         attempt: attempt.attemptNumber,
         attempted_at: toUnixSeconds(attempt.sentAt),
         url: attempt.url,
-        outcome: attempt.outcome as 'success' | 'retryable' | 'permanent',
+        outcome: columnValue(ATTEMPT_OUTCOMES, attempt.outcome, 'webhook_attempts.outcome'),
         status_code: attempt.statusCode,
         error: attempt.error,
         duration_ms: attempt.durationMs,

@@ -6,7 +6,8 @@ import { isNonPublicAddress, privateTargetsAllowed, publicOnlyLookup } from './a
 /** decisions.md §10: an attempt that has no answer after 10 s counts as a timeout (retryable). */
 export const WEBHOOK_TIMEOUT_MS = 10_000;
 
-export type AttemptOutcome = 'success' | 'retryable' | 'permanent';
+export const ATTEMPT_OUTCOMES = ['success', 'retryable', 'permanent'] as const;
+export type AttemptOutcome = (typeof ATTEMPT_OUTCOMES)[number];
 
 export interface SendResult {
   outcome: AttemptOutcome;

@@ -1,0 +1,158 @@
+import type { Db } from '../db/prisma';
+import { ApiError } from '../http/errors';
+import { recordEvent } from '../lib/events';
+import { collectInvoice } from '../invoices/invoice-payment.service';
+import { createInvoice, finalizeInTx } from '../invoices/invoice.service';
+import { findInvoice, lockInvoice, toInvoiceObject } from '../invoices/invoice.records';
+import type { PaymentGateway } from '../payments/gateway';
+import { getDunningSettings } from './dunning-settings.service';
+import type { CollectionMethod, DunningOutcome, SubscriptionItemState } from './subscription-machine';
+
+/**
+ * The bookkeeping of a subscription's billing periods (table subscription_renewals): each period's
+ * invoice is made once, finalized once, and each charge attempt of it is made once, whatever the
+ * activity retries and worker crashes. The subscription workflow calls these through thin activities.
+ */
+/** send_invoice renewals are due this many days after their period starts. */
+export const SEND_INVOICE_DUE_DAYS = 30;
+
+export interface RenewalPeriod {
+  accountId: string;
+  subscriptionId: string;
+  /** Workflow time (ms) of the period's start: with the subscription, the renewal's identity. */
+  periodStart: number;
+}
+
+export interface RenewalInvoiceInput extends RenewalPeriod {
+  customerId: string;
+  currency: string;
+  collectionMethod: CollectionMethod;
+  billingReason: 'subscription_create' | 'subscription_cycle';
+  periodEnd: number;
+  items: SubscriptionItemState[];
+}
+
+export interface RenewalChargeInput extends RenewalPeriod {
+  invoiceId: string;
+  /** 1 for the renewal charge, then 2, 3... for dunning retries. */
+  attempt: number;
+  paymentMethodId: string | null;
+}
+
+export type RenewalChargeResult =
+  | { outcome: 'paid' | 'void' }
+  | { outcome: 'failed'; failureCode: string | null; retryDays: number[]; dunningOutcome: DunningOutcome };
+
+const seconds = (ms: number) => Math.floor(ms / 1000);
+
+/** Idempotency key of a period's invoice: a retried or replayed renewal finds the invoice it made. */
+export function renewalInvoiceKey(subscriptionId: string, periodStartMs: number): string {
+  return `subscription:${subscriptionId}:period:${seconds(periodStartMs)}`;
+}
+
+/** The caller's key of one charge attempt; the invoice module derives the gateway key from it and the invoice id. */
+export function renewalAttemptKey(subscriptionId: string, periodStartMs: number, attempt: number): string {
+  return `${renewalInvoiceKey(subscriptionId, periodStartMs)}:attempt:${attempt}`;
+}
+
+const periodKey = (period: RenewalPeriod) => ({ subscriptionId: period.subscriptionId, periodStart: new Date(period.periodStart) });
+
+/** The period's draft invoice (invoice.created), made once per period whatever the retries. A 4xx ApiError when the items can no longer be billed. */
+export async function createRenewalInvoice(prisma: Db, input: RenewalInvoiceInput): Promise<{ invoiceId: string }> {
+  // A tax rate deactivated since the item was set no longer applies to new invoices.
+  const taxRateIds = [...new Set(input.items.flatMap((item) => item.taxRateIds))];
+  const active = new Set(
+    (await prisma.taxRate.findMany({ where: { accountId: input.accountId, id: { in: taxRateIds }, active: true }, select: { id: true } })).map((rate) => rate.id),
+  );
+  const invoice = await createInvoice(
+    prisma,
+    input.accountId,
+    {
+      customer: input.customerId,
+      currency: input.currency,
+      collection_method: input.collectionMethod,
+      due_date: input.collectionMethod === 'send_invoice' ? seconds(input.periodStart) + SEND_INVOICE_DUE_DAYS * 86_400 : undefined,
+      lines: input.items.map((item) => ({ price: item.priceId, quantity: item.quantity, tax: item.taxRateIds.filter((id) => active.has(id)) })),
+    },
+    {
+      subscriptionId: input.subscriptionId,
+      billingReason: input.billingReason,
+      periodStart: seconds(input.periodStart),
+      periodEnd: seconds(input.periodEnd),
+      idempotencyKey: renewalInvoiceKey(input.subscriptionId, input.periodStart),
+    },
+  );
+  await prisma.subscriptionRenewal.upsert({
+    where: { subscriptionId_periodStart: periodKey(input) },
+    create: { ...periodKey(input), accountId: input.accountId, periodEnd: new Date(input.periodEnd), invoiceId: invoice.id, status: 'invoiced' },
+    update: {},
+  });
+  return { invoiceId: invoice.id };
+}
+
+/** draft -> open (invoice.finalized; invoice.sent for send_invoice), once. Answers the invoice's status; a voided invoice voids its renewal. */
+export async function finalizeRenewalInvoice(prisma: Db, input: RenewalPeriod & { invoiceId: string }): Promise<{ status: 'open' | 'paid' | 'void' }> {
+  return prisma.$transaction(async (tx) => {
+    let invoice = await lockInvoice(tx, input.accountId, input.invoiceId);
+    if (invoice.status === 'void') {
+      await tx.subscriptionRenewal.updateMany({ where: periodKey(input), data: { status: 'void' } });
+      return { status: 'void' as const };
+    }
+    if (invoice.status === 'draft') invoice = await finalizeInTx(tx, input.accountId, invoice);
+    if (invoice.collectionMethod === 'send_invoice') {
+      await tx.subscriptionRenewal.updateMany({ where: { ...periodKey(input), status: 'invoiced' }, data: { status: 'sent' } });
+    }
+    return { status: invoice.status === 'paid' ? ('paid' as const) : ('open' as const) };
+  });
+}
+
+async function recordAttempt(prisma: Db, input: RenewalChargeInput, status: string, failureCode: string | null): Promise<void> {
+  await prisma.subscriptionRenewal.updateMany({
+    where: { ...periodKey(input), attemptCount: { lte: input.attempt } },
+    data: { status, attemptCount: input.attempt, lastFailureCode: failureCode },
+  });
+}
+
+/** No charge could even be attempted (no usable payment method): still a failed attempt, with its event, once. */
+async function recordAttemptWithoutCharge(prisma: Db, input: RenewalChargeInput, code: string): Promise<void> {
+  await prisma.$transaction(async (tx) => {
+    const key = periodKey(input);
+    await tx.$queryRaw`SELECT 1 FROM subscription_renewals WHERE subscription_id = ${key.subscriptionId} AND period_start = ${key.periodStart} FOR UPDATE`;
+    const renewal = await tx.subscriptionRenewal.findUnique({ where: { subscriptionId_periodStart: key } });
+    if (renewal && renewal.attemptCount >= input.attempt) return;
+    await tx.subscriptionRenewal.update({ where: { subscriptionId_periodStart: key }, data: { status: 'payment_failed', attemptCount: input.attempt, lastFailureCode: code } });
+    await recordEvent(tx, input.accountId, 'invoice.payment_failed', toInvoiceObject(await findInvoice(tx, input.accountId, input.invoiceId)));
+  });
+}
+
+/**
+ * One charge attempt of a renewal invoice (invoice.payment_succeeded or invoice.payment_failed).
+ * The attempt key (subscription, period, attempt number) makes a retried or crashed activity finish
+ * the same attempt instead of charging again. A failure answers the account's dunning settings.
+ */
+export async function chargeRenewalInvoice(prisma: Db, gateway: PaymentGateway, input: RenewalChargeInput): Promise<RenewalChargeResult> {
+  const collection = await collectInvoice(prisma, gateway, input.accountId, input.invoiceId, {
+    paymentMethodId: input.paymentMethodId ?? undefined,
+    attemptKey: renewalAttemptKey(input.subscriptionId, input.periodStart, input.attempt),
+  });
+  switch (collection.outcome) {
+    case 'paid':
+    case 'already_paid':
+      await recordAttempt(prisma, input, 'paid', null);
+      return { outcome: 'paid' };
+    case 'void':
+      await recordAttempt(prisma, input, 'void', null);
+      return { outcome: 'void' };
+    case 'failed':
+      await recordAttempt(prisma, input, 'payment_failed', collection.failureCode);
+      break;
+    case 'not_attempted':
+      await recordAttemptWithoutCharge(prisma, input, collection.failureCode);
+      break;
+  }
+  const settings = await getDunningSettings(prisma, input.accountId);
+  return { outcome: 'failed', failureCode: collection.failureCode, retryDays: settings.retry_days, dunningOutcome: settings.outcome };
+}
+
+/** A client error (4xx) from billing code: the renewal cannot go on as asked, which retrying will not change. */
+export const isClientError = (error: unknown): error is ApiError => error instanceof ApiError && error.type !== 'api_error';
