@@ -4,6 +4,7 @@ import path from 'node:path';
 import { Client } from 'pg';
 import { paths } from '../src/config';
 import { migrate, readMigrations } from '../src/db/migrator';
+import { describeSchema, schemaDiffSql } from '../src/db/schema-shape';
 
 /** Each test gets a database of its own on the suite's cluster. */
 async function freshDatabase(name: string): Promise<string> {
@@ -74,5 +75,21 @@ describe('migrations', () => {
     await expect(migrate(url, dir)).rejects.toThrow(/nonsense_type/);
     const tables = await query<{ tablename: string }>(url, "SELECT tablename FROM pg_tables WHERE schemaname = 'public'");
     expect(tables.map((row) => row.tablename)).not.toContain('ok_table');
+  });
+
+  it('produce exactly the database prisma/schema describes (a schema change without its migration fails here)', async () => {
+    const fromMigrations = await freshDatabase('drift_migrations');
+    await migrate(fromMigrations, paths.migrations);
+    const fromSchema = await freshDatabase('drift_schema');
+    const client = new Client({ connectionString: fromSchema });
+    await client.connect();
+    await client.query(schemaDiffSql(fromSchema, null, path.join(paths.migrations, '..', 'schema')));
+    await client.end();
+
+    const migrated = await describeSchema(fromMigrations);
+    const described = await describeSchema(fromSchema);
+    expect(migrated.length).toBeGreaterThan(100);
+    expect(migrated.filter((line) => !described.includes(line))).toEqual([]);
+    expect(described.filter((line) => !migrated.includes(line))).toEqual([]);
   });
 });
