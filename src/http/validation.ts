@@ -90,4 +90,8 @@ export const unixSecondsBound = z
   .max(MAX_UNIX_SECONDS, 'must be before the year 10000');
 
 /** The same bound in a query string (`created_gt=...`). */
-export const queryUnixSeconds = z.coerce.number().pipe(unixSecondsBound);
+export const queryUnixSeconds = z.coerce
+  .number()
+  .int('must be an integer (Unix seconds)')
+  .min(0, 'must be at least 0')
+  .max(MAX_UNIX_SECONDS, 'must be before the year 10000');
