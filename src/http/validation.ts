@@ -28,7 +28,7 @@ export function zodErrorToApiError(error: z.ZodError, location: 'body' | 'query'
   return new ApiError('invalid_request_error', code, `Invalid ${location} parameter '${param}': ${message}`, param);
 }
 
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+export const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /**
  * Where `input` holds text PostgreSQL cannot store or that is not Unicode: a NUL (U+0000) or a lone
