@@ -1,9 +1,10 @@
 import crypto from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { z } from 'zod';
-import { Api } from './http/api';
+import { Api, MAX_BODY_BYTES } from './http/api';
 import { createAuthenticator } from './http/auth';
-import { ApiError, ServiceUnavailableError } from './http/errors';
+import { ApiError, MethodNotAllowedError } from './http/errors';
+import { databaseUnavailable, isDatabaseUnavailable } from './db/availability';
 import { logger as defaultLogger, type Logger } from './http/logger';
 import type { AppDeps } from './http/app-deps';
 import { registerCustomerRoutes } from './customers/customer.routes';
@@ -42,7 +43,6 @@ export function createApp(deps: AppDeps): express.Express {
     });
     next();
   });
-  app.use(express.json({ limit: '1mb' }));
 
   const api = new Api(deps.prisma, createAuthenticator(deps.prisma));
   registerCustomerRoutes(api, deps);
@@ -81,11 +81,13 @@ export function createApp(deps: AppDeps): express.Express {
   app.locals.api = api;
 
   app.use((req) => {
+    const allowed = api.allowedMethods(req.path);
+    if (allowed.length > 0) throw new MethodNotAllowedError(req.method, req.path, allowed);
     throw new ApiError('not_found', 'route_not_found', `No route for ${req.method} ${req.path}`);
   });
   app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => {
     const apiError = toApiError(error, res.locals.requestId as string, log);
-    if (apiError instanceof ServiceUnavailableError) res.setHeader('Retry-After', String(apiError.retryAfterSeconds));
+    for (const [name, value] of Object.entries(apiError.headers())) res.setHeader(name, value);
     res.status(apiError.status).json(apiError.toBody());
   });
   return app;
@@ -93,12 +95,16 @@ export function createApp(deps: AppDeps): express.Express {
 
 function toApiError(error: unknown, requestId?: string, log?: Logger): ApiError {
   if (error instanceof ApiError) return error;
+  if (isDatabaseUnavailable(error)) {
+    log?.warn({ requestId, err: error }, 'database unavailable');
+    return databaseUnavailable();
+  }
   const httpError = error as { type?: string; status?: number; message?: string };
   if (httpError?.type === 'entity.parse.failed') {
     return new ApiError('invalid_request_error', 'body_not_json', 'The request body is not valid JSON.', 'body');
   }
   if (httpError?.type === 'entity.too.large') {
-    return new ApiError('invalid_request_error', 'body_too_large', 'The request body is larger than 1 MB.', 'body', 413);
+    return new ApiError('invalid_request_error', 'body_too_large', `The request body is larger than ${MAX_BODY_BYTES / 1024 / 1024} MB.`, 'body', 413);
   }
   if (httpError?.status && httpError.status >= 400 && httpError.status < 500) {
     return new ApiError('invalid_request_error', 'bad_request', httpError.message ?? 'Bad request', undefined, httpError.status);

@@ -1,10 +1,54 @@
 import http from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { AppDeps } from './app';
 import { createApp } from './app';
+import { ApiError } from './http/errors';
+
+/**
+ * Request line plus headers may take 64 KB (Node's default is 16 KB): a `search` of 2000 characters
+ * percent-encodes to up to 18 KB, and it is valid (issue 10 item 15).
+ */
+export const MAX_HEADER_BYTES = 64 * 1024;
+
+/**
+ * Requests Node's HTTP parser refuses before Express sees them (headers too large, malformed request
+ * line or header) still get the JSON error body every other error has, then the connection closes.
+ */
+function answerClientError(error: NodeJS.ErrnoException & { bytesParsed?: number }, socket: Duplex): void {
+  if (error.code === 'ECONNRESET' || !socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const apiError =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? new ApiError(
+          'invalid_request_error',
+          'headers_too_large',
+          `The request line and headers are larger than ${MAX_HEADER_BYTES / 1024} KB.`,
+          undefined,
+          431,
+        )
+      : new ApiError('invalid_request_error', 'malformed_request', 'The request is not well-formed HTTP.');
+  const body = JSON.stringify(apiError.toBody());
+  socket.end(
+    `HTTP/1.1 ${apiError.status} ${http.STATUS_CODES[apiError.status]}\r\n` +
+      'Content-Type: application/json; charset=utf-8\r\n' +
+      `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+      'Connection: close\r\n\r\n' +
+      body,
+  );
+}
+
+/** The API's HTTP server: what production (`listen`) and the tests serve the app with. */
+export function createServer(handler: http.RequestListener): http.Server {
+  const server = http.createServer({ maxHeaderSize: MAX_HEADER_BYTES }, handler);
+  server.keepAliveTimeout = 65_000;
+  server.on('clientError', answerClientError);
+  return server;
+}
 
 export async function listen(deps: AppDeps, port: number): Promise<http.Server> {
-  const server = http.createServer(createApp(deps));
-  server.keepAliveTimeout = 65_000;
+  const server = createServer(createApp(deps));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, resolve);

@@ -1,4 +1,3 @@
-import net from 'node:net';
 import { Client, Connection } from '@temporalio/client';
 import type { Worker } from '@temporalio/worker';
 import { createActivities } from '../activities';
@@ -7,20 +6,9 @@ import { apiClient, createTestAccount, startTestApp, type ApiClient, type TestAp
 import { customerWithCard } from './support/payments';
 import { createSubscription, expectStatus, invoicesOf, recurringPrice, settled, startSubscriptionWorld, unix, type SubscriptionWorld } from './support/subscriptions';
 import { createEnvWorker } from './support/temporal';
+import { freePort } from './support/ports';
 
 // What the subscription API answers when Temporal is down or billing is slow (issue 10 item 20): the truth, quickly.
-
-/** A local port nothing listens on: Temporal "down". */
-function deadPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}
 
 async function timed<T>(call: () => Promise<T>): Promise<{ answer: T; ms: number }> {
   const started = Date.now();
@@ -37,7 +25,7 @@ describe('with Temporal down', () => {
 
   beforeAll(async () => {
     world = await startSubscriptionWorld();
-    connection = Connection.lazy({ address: `127.0.0.1:${await deadPort()}` });
+    connection = Connection.lazy({ address: `127.0.0.1:${await freePort()}` });
     // The same database, with a Temporal client that cannot reach its server.
     down = await startTestApp({ temporal: new Client({ connection }), taskQueue: world.taskQueue });
     const { apiKey } = await createTestAccount(world.app.prisma, { name: 'Temporal down' });

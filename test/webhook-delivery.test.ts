@@ -8,7 +8,8 @@ import type { Relay } from '../src/webhooks/relay';
 import { WEBHOOK_MAX_ATTEMPTS, WEBHOOK_RETRY_DELAYS_MS, webhookStateQuery } from '../workflows/webhook-delivery';
 import { createEnvWorker, createTimeSkippingEnv } from './support/temporal';
 import { startWebhookReceiver, type Responder, type WebhookReceiver } from './support/webhook-receiver';
-import { accountWithDestination, allowPrivateWebhookTargets, deliveryHandle, freePort, manualRelay, waitUntil, writeEvent } from './support/webhooks';
+import { accountWithDestination, allowPrivateWebhookTargets, deliveryHandle, manualRelay, waitUntil, writeEvent } from './support/webhooks';
+import { freePort } from './support/ports';
 
 // The delivery workflow on the time-skipping test server: retries that take minutes pass in moments.
 const TASK_QUEUE = 'webhook-delivery-test';

@@ -22,6 +22,7 @@ import {
   toProductObject,
 } from './records';
 import { createdWhere } from './search-filter';
+import { containsText } from '../db/text-search';
 
 type PriceAttributes = Pick<CreatePriceInput, 'currency' | 'unit_amount' | 'type' | 'recurring' | 'tax_behavior'> & {
   description?: string | null;
@@ -97,7 +98,7 @@ export async function createPrice(prisma: Db, accountId: string, productId: stri
 function searchWhere(query: ListPricesQuery): Prisma.PriceWhereInput {
   const { text, filter } = query.search;
   const where: Prisma.PriceWhereInput = {};
-  if (text) where.OR = [{ description: { contains: text, mode: 'insensitive' } }, { id: text }];
+  if (text) where.OR = [{ description: containsText(text) }, { id: text }];
   if (filter) {
     if (filter.active !== undefined) where.billedAt = filter.active ? { not: null } : null;
     if (filter.product !== undefined) where.productId = filter.product;

@@ -8,6 +8,7 @@ import { insertPrice } from './price.service';
 import type { CreateProductInput, ListProductsQuery, ProductObject, UpdateProductInput } from './product.schemas';
 import { findProductRow, lockProduct, subscriptionItemCount, toPriceObject, toProductObject, unpaidInvoiceLineCount } from './records';
 import { createdWhere } from './search-filter';
+import { containsText } from '../db/text-search';
 
 /** Names are unique per account regardless of case and Unicode composition ("Pro" and "pro" clash). */
 export function productNameKey(name: string): string {
@@ -55,7 +56,7 @@ function searchWhere(query: ListProductsQuery): Prisma.ProductWhereInput {
   const { text, filter } = query.search;
   const where: Prisma.ProductWhereInput = {};
   if (text) {
-    where.OR = [{ name: { contains: text, mode: 'insensitive' } }, { description: { contains: text, mode: 'insensitive' } }];
+    where.OR = [{ name: containsText(text) }, { description: containsText(text) }];
   }
   if (filter) {
     if (filter.active !== undefined) where.active = filter.active;

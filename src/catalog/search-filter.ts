@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { resourceId } from '../http/validation';
+import { findMalformedText, resourceId, unixSecondsBound } from '../http/validation';
 
 export const MAX_SEARCH_LENGTH = 2000;
 export const MAX_FILTER_IDS = 100;
@@ -7,10 +7,10 @@ export const MAX_FILTER_IDS = 100;
 /** Unix seconds bounds, as in the spec's `created` filter. */
 export const createdRange = z
   .strictObject({
-    gt: z.number().int().min(0).optional(),
-    gte: z.number().int().min(0).optional(),
-    lt: z.number().int().min(0).optional(),
-    lte: z.number().int().min(0).optional(),
+    gt: unixSecondsBound.optional(),
+    gte: unixSecondsBound.optional(),
+    lt: unixSecondsBound.optional(),
+    lte: unixSecondsBound.optional(),
   })
   .describe('Unix seconds');
 
@@ -39,6 +39,11 @@ export function jsonTextFilter<F extends z.ZodType>(filter: F, description: stri
         parsed = JSON.parse(text);
       } catch {
         ctx.addIssue({ code: 'custom', message: 'is not valid JSON (a search starting with { is read as a JSON filter)', input: raw });
+        return z.NEVER;
+      }
+      const malformed = findMalformedText(parsed);
+      if (malformed) {
+        ctx.addIssue({ code: 'custom', path: malformed.path, message: malformed.problem, input: parsed });
         return z.NEVER;
       }
       const result = filter.safeParse(parsed);

@@ -15,6 +15,7 @@ import type {
 import { updatedMsOf } from '../lib/object-version';
 import { voidInTx } from '../invoices/invoice.service';
 import { detachAllInTx } from '../payments/payment-method.service';
+import { containsText } from '../db/text-search';
 
 type Shipping = {
   name: string;
@@ -82,8 +83,8 @@ function searchFilter(search: string | undefined) {
   if (!search) return {};
   return {
     OR: [
-      { name: { contains: search, mode: 'insensitive' as const } },
-      { email: { contains: search, mode: 'insensitive' as const } },
+      { name: containsText(search) },
+      { email: containsText(search) },
     ],
   };
 }

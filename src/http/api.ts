@@ -5,6 +5,7 @@ import './zod-openapi';
 import type { Db } from '../db/prisma';
 import type { Principal, Role } from './auth';
 import { requireRole } from './auth';
+import { ApiError } from './errors';
 import { idempotencyHeaders, readIdempotencyKey, withIdempotency } from './idempotency';
 import { parseOrThrow } from './validation';
 
@@ -51,8 +52,39 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   401: 'Missing or unknown cc-api-key',
   403: 'The key or the account may not do this',
   404: 'Unknown resource, or one of another account',
+  405: 'The path does not answer this method; `Allow` lists those it answers',
   409: "The resource's state forbids the action",
+  413: 'The request body is larger than 1 MB',
+  415: 'The request body is not `application/json`',
+  431: 'The request line and headers are larger than 64 KB',
+  500: 'An unexpected error (logged with the request id)',
+  503: 'PostgreSQL or Temporal does not answer: retry after `Retry-After` seconds',
 };
+
+/** Largest JSON body a request may carry. */
+export const MAX_BODY_BYTES = 1024 * 1024;
+const jsonBody = express.json({ limit: MAX_BODY_BYTES });
+
+/** 415 for a body that is not JSON (issue 10 item 16); no body at all (no Content-Length or 0) is fine. */
+function requireJsonBody(req: Request, _res: Response, next: (error?: unknown) => void): void {
+  const hasBody = Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
+  if (hasBody && !req.is('application/json')) {
+    next(new ApiError('invalid_request_error', 'unsupported_media_type', 'The request body must be JSON, sent with Content-Type: application/json.', 'Content-Type', 415));
+    return;
+  }
+  next();
+}
+
+/**
+ * Errors any operation may answer, documented on each: a body too large or not JSON where there is a
+ * body, headers too large (src/server.ts), an unexpected error, a dependency down.
+ */
+function commonErrorStatuses(hasBody: boolean): number[] {
+  return [...(hasBody ? [413, 415] : []), 431, 500, 503];
+}
+
+const retryAfterHeader = { 'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer' as const } } };
+const allowHeader = { Allow: { description: 'The methods the path answers', schema: { type: 'string' as const } } };
 
 export const errorBodySchema = z
   .object({
@@ -83,13 +115,21 @@ export class Api {
 
   constructor(readonly prisma: Db, private readonly authenticate: (key: string | undefined) => Promise<Principal>) {
     this.registry.registerComponent('securitySchemes', 'apiKey', { type: 'apiKey', in: 'header', name: 'cc-api-key' });
+    // Answered for any documented path asked with a method it does not serve, so listed once here.
+    this.registry.registerComponent('responses', 'MethodNotAllowed', {
+      description: ERROR_DESCRIPTIONS[405]!,
+      headers: allowHeader,
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+    });
   }
 
   route<P extends AnyObject, Q extends AnyObject, B extends z.ZodType>(def: RouteDefinition<P, Q, B>): void {
     const status = def.status ?? 200;
     // decisions.md §11: every POST and PUT takes Idempotency-Key (a duplicate still running answers 409).
     const idempotent = def.method === 'post' || def.method === 'put';
-    const errorStatuses = [...new Set([400, 401, ...(def.roles ? [403] : []), ...(idempotent ? [409] : []), ...(def.errors ?? [])])].sort();
+    const errorStatuses = [
+      ...new Set([400, 401, ...(def.roles ? [403] : []), ...(idempotent ? [409] : []), ...(def.errors ?? []), ...commonErrorStatuses(def.body !== undefined)]),
+    ].sort();
     this.registry.registerPath({
       method: def.method,
       path: def.path,
@@ -111,14 +151,19 @@ export class Api {
         ...Object.fromEntries(
           errorStatuses.map((code) => [
             code,
-            { description: ERROR_DESCRIPTIONS[code] ?? 'Error', content: { 'application/json': { schema: errorBodySchema } } },
+            {
+              description: ERROR_DESCRIPTIONS[code] ?? 'Error',
+              headers: code === 503 ? retryAfterHeader : undefined,
+              content: { 'application/json': { schema: errorBodySchema } },
+            },
           ]),
         ),
       },
     });
 
     const expressPath = def.path.replace(/\{(\w+)\}/g, ':$1');
-    this.router[def.method](expressPath, async (req, res) => {
+    const bodyParsers = def.body ? [requireJsonBody, jsonBody] : [];
+    this.router[def.method](expressPath, ...bodyParsers, async (req: Request, res: Response) => {
       const principal = await this.authenticate(req.header('cc-api-key'));
       if (def.roles) requireRole(principal, def.roles);
       if (def.guard) await def.guard(principal);
@@ -142,13 +187,35 @@ export class Api {
     });
   }
 
+  /**
+   * The methods (upper case, HEAD with GET) of the documented operations whose path matches `path`
+   * the way Express matches it (any case, optional trailing slash); empty for an unknown path.
+   */
+  allowedMethods(path: string): string[] {
+    const methods = new Set<string>();
+    for (const definition of this.registry.definitions) {
+      if (definition.type !== 'route') continue;
+      const pattern = definition.route.path
+        .split(/\{\w+\}/)
+        .map((literal) => literal.replace(/[.*+?^$()|[\]\\]/g, '\\$&'))
+        .join('[^/]+');
+      if (!new RegExp(`^${pattern}/?$`, 'i').test(path)) continue;
+      methods.add(definition.route.method.toUpperCase());
+      if (definition.route.method === 'get') methods.add('HEAD');
+    }
+    return [...methods].sort();
+  }
+
   openApiDocument(): object {
     return new OpenApiGeneratorV31(this.registry.definitions).generateDocument({
       openapi: '3.1.0',
       info: {
         title: 'Subscription billing API',
         version: '1.0',
-        description: 'Every endpoint but GET /health needs the cc-api-key header. Unknown body and query fields are rejected with 400.',
+        description:
+          'Every endpoint but GET /health needs the cc-api-key header. Unknown body and query fields are rejected with 400. ' +
+          'Every error answer has the `Error` body. A documented path asked with a method it does not answer gets 405 with `Allow` ' +
+          '(components.responses.MethodNotAllowed); an unknown path gets 404.',
       },
       servers: [{ url: '/' }],
     });

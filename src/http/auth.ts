@@ -6,6 +6,12 @@ import { ApiError } from './errors';
 export const ROLES = ['standard', 'developer', 'superadmin'] as const;
 export type Role = (typeof ROLES)[number];
 
+/**
+ * Roles that manage the account's configuration: webhooks (spec: only Developer and SuperAdmin) and
+ * account settings such as dunning (issue 10 item 18). Other keys get 403.
+ */
+export const ADMIN_ROLES: readonly Role[] = ['developer', 'superadmin'];
+
 export interface Principal {
   accountId: string;
   keyId: string;

@@ -30,6 +30,11 @@ export class ApiError extends Error {
     this.status = status ?? STATUS_OF[type];
   }
 
+  /** Headers the answer carries besides the body. */
+  headers(): Record<string, string> {
+    return {};
+  }
+
   toBody(): { error: { type: ErrorType; code: string; message: string; param?: string } } {
     return {
       error: { type: this.type, code: this.code, message: this.message, ...(this.param ? { param: this.param } : {}) },
@@ -37,7 +42,7 @@ export class ApiError extends Error {
   }
 }
 
-/** 503: a dependency (Temporal) does not answer; the error handler sends `Retry-After` with it. */
+/** 503: a dependency (PostgreSQL, Temporal) does not answer; the answer carries `Retry-After`. */
 export class ServiceUnavailableError extends ApiError {
   constructor(
     code: string,
@@ -45,6 +50,25 @@ export class ServiceUnavailableError extends ApiError {
     readonly retryAfterSeconds: number,
   ) {
     super('api_error', code, message, undefined, 503);
+  }
+
+  override headers(): Record<string, string> {
+    return { 'Retry-After': String(this.retryAfterSeconds) };
+  }
+}
+
+/** 405: the path exists but not with this method; the answer carries `Allow`. */
+export class MethodNotAllowedError extends ApiError {
+  constructor(
+    method: string,
+    path: string,
+    readonly allowed: string[],
+  ) {
+    super('invalid_request_error', 'method_not_allowed', `${path} does not answer ${method}; it answers ${allowed.join(', ')}.`, undefined, 405);
+  }
+
+  override headers(): Record<string, string> {
+    return { Allow: this.allowed.join(', ') };
   }
 }
 

@@ -29,7 +29,36 @@ export function zodErrorToApiError(error: z.ZodError, location: 'body' | 'query'
   return new ApiError('invalid_request_error', code, `Invalid ${location} parameter '${param}': ${message}`, param);
 }
 
+export const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * Where `input` holds text PostgreSQL cannot store or that is not Unicode: a NUL (U+0000) or a lone
+ * UTF-16 surrogate, in a value or a key. Returns the path to the first such place, or undefined.
+ */
+export function findMalformedText(input: unknown, path: string[] = []): { path: string[]; problem: string } | undefined {
+  const problemOf = (text: string) =>
+    text.includes('\u0000') ? 'must not contain the NUL character (U+0000)' : LONE_SURROGATE.test(text) ? 'must not contain a lone UTF-16 surrogate' : undefined;
+  if (typeof input === 'string') {
+    const problem = problemOf(input);
+    return problem ? { path, problem } : undefined;
+  }
+  if (input === null || typeof input !== 'object') return undefined;
+  for (const [key, value] of Object.entries(input)) {
+    const keyProblem = problemOf(key);
+    if (keyProblem) return { path: [...path, key], problem: `name ${keyProblem}` };
+    const found = findMalformedText(value, [...path, key]);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/** Validates one part of a request: malformed text anywhere first (issue 10 item 13), then the schema; 400 naming the field. */
 export function parseOrThrow<T extends z.ZodType>(schema: T, input: unknown, location: 'body' | 'query' | 'path'): z.output<T> {
+  const malformed = findMalformedText(input);
+  if (malformed) {
+    const param = malformed.path.join('.') || location;
+    throw new ApiError('invalid_request_error', 'parameter_invalid', `Invalid ${location} parameter '${param}': ${malformed.problem}`, param);
+  }
   const result = schema.safeParse(input);
   if (!result.success) throw zodErrorToApiError(result.error, location, input);
   return result.data;
@@ -43,3 +72,27 @@ export const resourceId = z
 
 /** Query strings carry text; `true`/`false` become booleans, anything else is refused. */
 export const queryBoolean = z.enum(['true', 'false']).transform((value) => value === 'true');
+
+/** 9999-12-31T23:59:59Z: the last second PostgreSQL timestamps and ISO 8601 dates share (issue 10 item 14). */
+export const MAX_UNIX_SECONDS = 253_402_300_799;
+
+/** A date in a body: positive Unix seconds before the year 10000. */
+export const unixSeconds = z
+  .number()
+  .int('must be an integer (Unix seconds)')
+  .min(1, 'must be positive Unix seconds')
+  .max(MAX_UNIX_SECONDS, 'must be before the year 10000');
+
+/** A date filter bound (`created.gt` and the like): Unix seconds from 0 to the end of the year 9999. */
+export const unixSecondsBound = z
+  .number()
+  .int('must be an integer (Unix seconds)')
+  .min(0, 'must be at least 0')
+  .max(MAX_UNIX_SECONDS, 'must be before the year 10000');
+
+/** The same bound in a query string (`created_gt=...`). */
+export const queryUnixSeconds = z.coerce
+  .number()
+  .int('must be an integer (Unix seconds)')
+  .min(0, 'must be at least 0')
+  .max(MAX_UNIX_SECONDS, 'must be before the year 10000');

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { currencyCode } from '../customers/customer.schemas';
 import { paginationQuery } from '../http/pagination';
-import { resourceId } from '../http/validation';
+import { queryUnixSeconds, resourceId, unixSeconds } from '../http/validation';
 import { paymentMethodId } from '../payments/payment-method.schemas';
 import { updatedMsField } from '../lib/object-version';
 
@@ -10,8 +10,6 @@ export const MAX_QUANTITY = 100_000;
 export const MAX_LINES = 100;
 export const INVOICE_STATUSES = ['draft', 'open', 'paid', 'void'] as const;
 export const COLLECTION_METHODS = ['charge_automatically', 'send_invoice'] as const;
-
-const unixSeconds = z.number().int('must be an integer (Unix seconds)').min(1, 'must be positive Unix seconds').max(253402300799);
 
 const lineInput = z
   .strictObject({
@@ -72,8 +70,6 @@ export const invoiceId = z
   .transform((id) => id.toLowerCase());
 
 export const invoiceIdParams = z.strictObject({ id: invoiceId });
-
-const queryUnixSeconds = z.coerce.number().int('must be an integer (Unix seconds)').min(0, 'must be at least 0');
 
 export const listInvoicesQuery = z.strictObject({
   ...paginationQuery(100),

@@ -1,6 +1,7 @@
 import type { AppDeps } from '../http/app-deps';
 import { config } from '../config';
 import { Answer, type Api } from '../http/api';
+import { ADMIN_ROLES } from '../http/auth';
 import { pageSchema } from '../http/pagination';
 import { getDunningSettings, putDunningSettings } from './dunning-settings.service';
 import {
@@ -128,6 +129,7 @@ export function registerSubscriptionRoutes(api: Api, appDeps: AppDeps): void {
     method: 'get',
     path: '/settings/dunning',
     tag,
+    roles: ADMIN_ROLES,
     summary: "The account's retry schedule and outcome for failed renewal charges",
     response: dunningSettingsSchema,
     handler: ({ principal }) => getDunningSettings(prisma, principal.accountId),
@@ -137,6 +139,7 @@ export function registerSubscriptionRoutes(api: Api, appDeps: AppDeps): void {
     method: 'put',
     path: '/settings/dunning',
     tag,
+    roles: ADMIN_ROLES,
     summary: 'Set the retry schedule (days after the failed charge) and the outcome when retries are exhausted',
     description: 'Applies to renewal charges that fail from now on.',
     body: dunningSettingsBody,

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { priceSchema } from '../catalog/price.schemas';
 import { paginationQuery } from '../http/pagination';
-import { queryBoolean, resourceId } from '../http/validation';
+import { queryBoolean, resourceId, unixSeconds } from '../http/validation';
 import { paymentMethodId } from '../payments/payment-method.schemas';
 import { COLLECTION_METHODS, DUNNING_OUTCOMES, SUBSCRIPTION_STATUSES } from './subscription-machine';
 import { updatedMsField } from '../lib/object-version';
@@ -10,12 +10,6 @@ export const MAX_ITEMS = 20;
 export const MAX_QUANTITY = 100_000;
 export const MAX_TRIAL_DAYS = 730;
 export const MAX_RETRY_DAYS = 60;
-
-const unixSeconds = z
-  .number()
-  .int('must be an integer (Unix seconds)')
-  .min(1, 'must be positive Unix seconds')
-  .max(253402300799, 'must be before the year 10000');
 
 const quantity = z.number().int('must be an integer').min(1, 'must be at least 1').max(MAX_QUANTITY, `must be at most ${MAX_QUANTITY}`);
 

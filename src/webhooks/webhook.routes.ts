@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { AppDeps } from '../http/app-deps';
 import type { Api } from '../http/api';
-import type { Role } from '../http/auth';
+import { ADMIN_ROLES } from '../http/auth';
 import { pageSchema } from '../http/pagination';
 import { listDeliveryLogs } from './delivery-log.service';
 import {
@@ -20,12 +20,9 @@ import {
   logsQuery,
 } from './webhook.schemas';
 
-/** Spec: only Developer and SuperAdmin users manage webhooks (403 for other keys). */
-const WEBHOOK_ROLES: readonly Role[] = ['developer', 'superadmin'];
-
 export function registerWebhookRoutes(api: Api, { prisma }: AppDeps): void {
   const tag = 'Webhooks';
-  const roles = WEBHOOK_ROLES;
+  const roles = ADMIN_ROLES;
 
   api.route({
     method: 'post',

@@ -6,7 +6,7 @@ import { nonPublicHostReason, privateTargetsAllowed } from './address-policy';
 export const MAX_URL_LENGTH = 2048;
 
 /**
- * Absolute http(s) URLs only. Hosts that are localhost or a literal private, loopback or link-local
+ * Absolute http(s) URLs only, without credentials. Hosts that are localhost or a literal private, loopback or link-local
  * address are refused unless WEBHOOK_ALLOW_PRIVATE=true; names are checked when delivering, against
  * the address actually connected to (see address-policy.ts).
  */
@@ -27,6 +27,11 @@ export const destinationUrl = z
     }
     if (!url.hostname) {
       ctx.addIssue({ code: 'custom', message: 'must name a host' });
+      return;
+    }
+    if (url.username || url.password) {
+      // They would be sent with every delivery and shown in every answer that echoes the URL (issue 10 item 18).
+      ctx.addIssue({ code: 'custom', message: 'must not carry a user name or password' });
       return;
     }
     const refused = privateTargetsAllowed() ? null : nonPublicHostReason(url.hostname);

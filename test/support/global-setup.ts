@@ -1,24 +1,13 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import net from 'node:net';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { paths } from '../../src/config';
 import { migrate } from '../../src/db/migrator';
 import { startEmbeddedPostgres } from '../../src/runtime/embedded-postgres';
 import { startTemporalDevServer } from '../../src/runtime/temporal-dev-server';
 import { workflowsPath } from '../../src/temporal/worker';
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}
+import { freePort } from './ports';
 
 /**
  * One run of the suite gets its own PostgreSQL cluster (in a temp folder, migrated from scratch),

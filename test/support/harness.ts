@@ -1,4 +1,3 @@
-import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, type Worker } from '@temporalio/worker';
@@ -6,6 +5,7 @@ import { createAccount } from '../../src/accounts/account.service';
 import type { Role } from '../../src/http/auth';
 import { createPrisma, type Db } from '../../src/db/prisma';
 import { createApp } from '../../src/app';
+import { createServer } from '../../src/server';
 import { createWorker } from '../../src/temporal/worker';
 
 export interface TestApp {
@@ -23,7 +23,7 @@ export async function startTestApp(options: { temporal?: Client; taskQueue?: str
   const prisma = createPrisma(process.env.DATABASE_URL!, 5);
   const connection = options.temporal ? undefined : await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
   const temporal = options.temporal ?? new Client({ connection, namespace: 'default' });
-  const server = http.createServer(createApp({ prisma, temporal, taskQueue: options.taskQueue }));
+  const server = createServer(createApp({ prisma, temporal, taskQueue: options.taskQueue }));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {

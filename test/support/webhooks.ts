@@ -1,4 +1,3 @@
-import net from 'node:net';
 import type { Client } from '@temporalio/client';
 import type { Db } from '../../src/db/prisma';
 import { recordEvent } from '../../src/lib/events';
@@ -48,14 +47,3 @@ export async function waitUntil<T>(probe: () => Promise<T | undefined | null | f
   }
 }
 
-/** A port nothing listens on (yet). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}

@@ -1,0 +1,39 @@
+import { ServiceUnavailableError } from '../http/errors';
+
+/** Seconds a client should wait before retrying while PostgreSQL does not answer. */
+export const DATABASE_RETRY_AFTER_SECONDS = 5;
+
+/** Prisma's codes for a server it cannot reach or a connection it lost, or a pool with no free connection. */
+const PRISMA_CODES = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024']);
+/** Socket errors of the pg driver. */
+const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH']);
+/** PostgreSQL SQLSTATEs: connection exceptions (class 08), shutting down or starting up (57P01-57P03), too many connections. */
+const SQLSTATES = /^(08\d{3}|57P0[123]|53300)$/;
+/** Driver adapter error kinds (@prisma/adapter-pg) and messages of pg and Prisma for the same cases. */
+const KINDS = new Set(['DatabaseNotReachable', 'ConnectionClosed', 'SocketTimeout', 'TooManyConnections']);
+const MESSAGES =
+  /Can't reach database server|Connection terminated|Server has closed the connection|terminating connection due to administrator command|the database system is (shutting down|starting up)|Client has encountered a connection error|ECONNREFUSED|timeout exceeded when trying to connect/i;
+
+type ErrorLike = { code?: unknown; kind?: unknown; message?: unknown; cause?: unknown; meta?: unknown; originalCode?: unknown };
+
+/** Whether `error` (a Prisma, driver adapter or pg error, or one wrapping it) says PostgreSQL does not answer. */
+export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
+  if (error === null || typeof error !== 'object' || depth > 5) return false;
+  const { code, kind, message, cause, meta, originalCode } = error as ErrorLike;
+  if (typeof code === 'string' && (PRISMA_CODES.has(code) || SOCKET_CODES.has(code) || SQLSTATES.test(code))) return true;
+  if (typeof originalCode === 'string' && SQLSTATES.test(originalCode)) return true;
+  if (typeof kind === 'string' && KINDS.has(kind)) return true;
+  if (typeof message === 'string' && MESSAGES.test(message)) return true;
+  // Prisma keeps the driver adapter's error under `meta.driverAdapterError`, pg and Node under `cause`.
+  const adapterError = (meta as { driverAdapterError?: unknown } | undefined)?.driverAdapterError;
+  return isDatabaseUnavailable(cause, depth + 1) || isDatabaseUnavailable(adapterError, depth + 1);
+}
+
+/** The 503 the API answers while PostgreSQL does not answer (issue 10 item 20). */
+export function databaseUnavailable(): ServiceUnavailableError {
+  return new ServiceUnavailableError(
+    'database_unavailable',
+    'The database does not answer at the moment; retry later.',
+    DATABASE_RETRY_AFTER_SECONDS,
+  );
+}
