@@ -1,6 +1,7 @@
 import type { Api } from '../src/http/api';
 import { createApp } from '../src/app';
 import { apiClient, startTestApp, type TestApp } from './support/harness';
+import { contractProblems } from './support/response-contract';
 
 let app: TestApp;
 beforeAll(async () => {
@@ -51,5 +52,17 @@ describe('GET /openapi.json', () => {
     expect(list.parameters.map((parameter: { name: string }) => parameter.name)).toEqual(
       expect.arrayContaining(['search', 'page', 'take', 'order', 'sortingField']),
     );
+  });
+});
+
+describe('the response contract every test client checks', () => {
+  it('flags an answer whose status or body is not what the operation documents, and passes one that is', async () => {
+    const customer = { id: 'cus_000000000000000000000000', object: 'customer' };
+    expect(await contractProblems(app.baseUrl, 'GET', '/customers/cus_x?expand=1', { status: 200, contentType: 'application/json', body: customer })).not.toEqual([]);
+    expect(await contractProblems(app.baseUrl, 'GET', '/customers/cus_x', { status: 418, contentType: 'application/json', body: {} })).toEqual([
+      expect.stringContaining('undocumented status 418'),
+    ]);
+    const notFound = { error: { type: 'not_found', code: 'resource_missing', message: "No such customer: 'cus_x'", param: 'id' } };
+    expect(await contractProblems(app.baseUrl, 'GET', '/customers/cus_x', { status: 404, contentType: 'application/json; charset=utf-8', body: notFound })).toEqual([]);
   });
 });

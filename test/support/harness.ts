@@ -1,3 +1,4 @@
+import { contractProblems } from './response-contract';
 import type { AddressInfo } from 'node:net';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, type Worker } from '@temporalio/worker';
@@ -105,6 +106,10 @@ export function apiClient(baseUrl: string, apiKey?: string) {
       parsed = text ? JSON.parse(text) : undefined;
     } catch {
       // not JSON: keep the text
+    }
+    const problems = await contractProblems(baseUrl, method, path, { status: response.status, contentType: response.headers.get('content-type'), body: parsed });
+    if (problems.length > 0) {
+      throw new Error(`${method} ${path} answered ${response.status} outside its OpenAPI contract: ${problems.join('; ')}\n${text.slice(0, 500)}`);
     }
     return { status: response.status, body: parsed as T, headers: response.headers };
   }
