@@ -9,7 +9,7 @@ import { toUnixSeconds } from '../lib/time';
 import { findTerminal } from '../terminals/terminal.service';
 import { saveTerminalCard, type PresentedCard } from '../terminals/terminal-card';
 import type { TerminalState } from '../../workflows/payment-plan-contract';
-import { recordSettled } from '../transactions/ledger';
+import { recordSettled, type LedgerEntry } from '../transactions/ledger';
 import { refundCanceledPlanSale } from './plan-refunds.service';
 import {
   amountOf,
@@ -129,20 +129,25 @@ async function endSale(tx: Tx, sale: TerminalSale, status: string, card?: Presen
   await tx.terminal.updateMany({ where: { id: sale.terminalId, currentSaleId: sale.id }, data: { currentSaleId: null } });
 }
 
+/** The ledger entry of a terminal sale: its outcome is known when it is recorded, keyed by the sale. */
+function saleEntry(plan: PlanWithDetails, payment: PaymentPlanPayment, paymentMethodId: string | null): LedgerEntry {
+  return {
+    accountId: plan.accountId,
+    type: 'payment',
+    customerId: plan.customerId,
+    amount: payment.amount,
+    currency: payment.currency,
+    paymentMethodId,
+    gatewayKey: saleKey(plan.id, payment.terminalSaleId!),
+    description: `Payment plan ${plan.id}, installment ${payment.installmentNumbers.join(', ')} (terminal ${payment.terminalId})`,
+  };
+}
+
 /** Money taken on the terminal: a succeeded transaction, then the payment and its installments. */
 async function approve(tx: Tx, plan: PlanWithDetails, payment: PaymentPlanPayment, paymentMethodId: string | null, update: PaymentUpdate): Promise<void> {
   const transaction = await recordSettled(
     tx,
-    {
-      accountId: plan.accountId,
-      type: 'payment',
-      customerId: plan.customerId,
-      amount: payment.amount,
-      currency: payment.currency,
-      paymentMethodId,
-      gatewayKey: saleKey(plan.id, payment.terminalSaleId!),
-      description: `Payment plan ${plan.id}, installment ${payment.installmentNumbers.join(', ')} (terminal ${payment.terminalId})`,
-    },
+    saleEntry(plan, payment, paymentMethodId),
     { status: 'succeeded', gatewayReference: payment.terminalSaleId! },
   );
   if (plan.status === 'canceled') {
@@ -167,16 +172,7 @@ async function approve(tx: Tx, plan: PlanWithDetails, payment: PaymentPlanPaymen
 async function decline(tx: Tx, plan: PlanWithDetails, payment: PaymentPlanPayment, update: PaymentUpdate): Promise<void> {
   const transaction = await recordSettled(
     tx,
-    {
-      accountId: plan.accountId,
-      type: 'payment',
-      customerId: plan.customerId,
-      amount: payment.amount,
-      currency: payment.currency,
-      paymentMethodId: null,
-      gatewayKey: saleKey(plan.id, payment.terminalSaleId!),
-      description: `Payment plan ${plan.id}, installment ${payment.installmentNumbers.join(', ')} (terminal ${payment.terminalId})`,
-    },
+    saleEntry(plan, payment, null),
     { status: 'failed', gatewayReference: payment.terminalSaleId!, failureCode: TERMINAL_DECLINE.code, failureMessage: TERMINAL_DECLINE.message },
   );
   await applyPaymentFailed(tx, payment, TERMINAL_DECLINE, new Date(), {

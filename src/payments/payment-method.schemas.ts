@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { countryCode } from '../customers/customer.schemas';
+import { addressInput } from '../customers/customer.schemas';
 import { paginationQuery } from '../http/pagination';
 import { resourceId } from '../http/validation';
 import { isValidRoutingNumber, passesLuhn } from './card-numbers';
@@ -14,20 +14,11 @@ export const paymentMethodId = z
   .regex(/^(pm_[a-zA-Z0-9]+|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$/, 'must be a pm_ id or a UUID')
   .transform((id) => (id.startsWith('pm_') ? id : id.toLowerCase()));
 
-const billingAddressInput = z.strictObject({
-  city: text(200).optional(),
-  country: countryCode.optional(),
-  line1: text(200).optional(),
-  line2: text(200).optional(),
-  postal_code: text(20).optional(),
-  state: text(200).optional(),
-});
-
 const billingDetailsInput = z.strictObject({
   name: text(255).min(1, 'must not be empty'),
   email: z.email('must be a valid email address').max(254).optional(),
   phone: text(40).regex(/^[0-9+()\-. ]*$/, 'may contain only digits, spaces and + ( ) - .').optional(),
-  address: billingAddressInput.optional(),
+  address: addressInput.optional(),
 });
 
 const metadataInput = z
