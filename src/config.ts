@@ -56,6 +56,17 @@ export const config = {
   get workerProcesses() {
     return intFromEnv('WORKER_PROCESSES', 1);
   },
+  /**
+   * Activities one worker process runs at once. Its database pool has this many connections plus a
+   * few for the webhook relay, so an activity never waits for a connection (see src/temporal/worker.ts).
+   */
+  get workerActivitySlots() {
+    return intFromEnv('WORKER_ACTIVITY_SLOTS', 10);
+  },
+  /** A prebuilt workflow bundle (`npm run build:workflows`); unset: the worker bundles the workflows at start. */
+  get workflowBundle() {
+    return process.env.WORKFLOW_BUNDLE || undefined;
+  },
   taskQueue: 'billing',
   get logLevel() {
     return process.env.LOG_LEVEL || 'info';

@@ -1,12 +1,14 @@
 import path from 'node:path';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { config, paths, projectRoot } from '../config';
+import type { ChildProcess } from 'node:child_process';
+import { config, paths } from '../config';
 import { createAccount } from '../accounts/account.service';
 import { resolveDatabase } from '../db/local-database';
 import { migrate } from '../db/migrator';
 import { createPrisma } from '../db/prisma';
 import { startTemporalDevServer, stopChild, type DevServer } from '../runtime/temporal-dev-server';
 import { startTemporalServer } from '../runtime/temporal-server';
+import { waitForHealth } from '../runtime/wait';
+import { spawnService } from '../runtime/processes';
 
 /**
  * `npm start`: the whole service on one machine. Embedded PostgreSQL (unless DATABASE_URL), Temporal
@@ -18,28 +20,10 @@ function say(line: string): void {
   console.log(`[start] ${line}`);
 }
 
-function startChild(name: string, script: string, env: NodeJS.ProcessEnv): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(projectRoot, 'src', 'cli', script)], {
-    cwd: projectRoot,
-    env,
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
+function startChild(name: string, script: 'api.ts' | 'worker.ts', env: NodeJS.ProcessEnv): ChildProcess {
+  const child = spawnService(script, env);
   child.on('exit', (code, signal) => say(`${name} exited (${signal ?? `code ${code}`})`));
   return child;
-}
-
-async function waitForHealth(port: number, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    try {
-      const response = await fetch(`http://127.0.0.1:${port}/health`);
-      if (response.ok) return true;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 300));
-  }
-  return false;
 }
 
 async function startTemporal(database: { url: string; embedded: boolean }): Promise<DevServer> {
@@ -115,7 +99,7 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => void stop(0));
   for (const child of children) child.on('exit', () => void stop(1));
 
-  if (!(await waitForHealth(config.port, 120_000))) {
+  if (!(await waitForHealth(`http://127.0.0.1:${config.port}/health`, 120_000))) {
     say('the API did not become healthy within 120 s');
     return stop(1);
   }

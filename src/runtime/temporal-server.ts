@@ -1,12 +1,17 @@
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { projectRoot } from '../config';
 import { portAnswers, stopChild, waitForPort, type DevServer } from './temporal-dev-server';
 import { temporalCliPath, temporalServerTools } from './tools';
 
-/** The frontend port and the ports derived from it: every other port of the server, as the defaults are placed around 7233. */
+/**
+ * The frontend port and the ports derived from it, placed as the defaults are around 7233. The server
+ * stores its ports in a smallint column (cluster membership): every one must stay below 32768.
+ */
 export function temporalServerPorts(frontend: number) {
+  if (frontend < 1324 || frontend > 32000) throw new Error(`TEMPORAL_PORT must be between 1324 and 32000 for the server engine, got ${frontend}`);
   return {
     TEMPORAL_PORT: frontend,
     TEMPORAL_HISTORY_PORT: frontend + 1,
@@ -18,6 +23,24 @@ export function temporalServerPorts(frontend: number) {
     TEMPORAL_MATCHING_MEMBERSHIP_PORT: frontend - 298,
     TEMPORAL_WORKER_MEMBERSHIP_PORT: frontend - 294,
   };
+}
+
+function portFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = net.createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
+/** A frontend port (20000..30000) whose derived ports are all free: for stacks side by side (tests, bench). */
+export async function freeTemporalServerPort(): Promise<number> {
+  for (let tries = 0; tries < 50; tries += 1) {
+    const frontend = 20_000 + Math.floor(Math.random() * 10_000);
+    const ports = Object.values(temporalServerPorts(frontend));
+    if ((await Promise.all(ports.map(portFree))).every(Boolean)) return frontend;
+  }
+  throw new Error('no free port range for a Temporal server');
 }
 
 /** The setup script's database variables from a PostgreSQL URL: its database holds history, `<name>_visibility` visibility. */
@@ -105,7 +128,11 @@ export async function startTemporalServer(options: {
   };
   try {
     await waitForPort(options.port, server, 120_000, `Temporal server (log: ${options.logFile})`);
-    await setupStep('register', env, options.logFile);
+    const died = new Promise<never>((_, reject) =>
+      server.once('exit', (code) => reject(new Error(`Temporal server exited with code ${code} (log: ${options.logFile})`))),
+    );
+    died.catch(() => undefined);
+    await Promise.race([setupStep('register', env, options.logFile), died]);
     log(`Temporal server ready, namespace ${options.namespace} registered (${Date.now() - started} ms)`);
     ui.child = spawn('sh', [SETUP_SCRIPT, 'ui'], { env, stdio: ['ignore', out, out] });
     await waitForPort(options.uiPort, ui.child, 60_000, `Temporal UI server (log: ${options.logFile})`);
