@@ -19,6 +19,8 @@
 #   Programs: TEMPORAL_SERVER_BIN [temporal-server]  TEMPORAL_SQL_TOOL [temporal-sql-tool]  TEMPORAL_CLI [temporal]
 #   TEMPORAL_UI_SERVER_BIN [temporal-ui-server]  TEMPORAL_SCHEMA_DIR [/etc/temporal/schema/postgresql/v12]
 #   TEMPORAL_DEPLOY_DIR [deploy/temporal beside this script]
+#   serve: TEMPORAL_BIND_IP [127.0.0.1], TEMPORAL_BROADCAST_ADDRESS [the bind IP; the host's address when 0.0.0.0],
+#   TEMPORAL_PORT [7233] and the other ports of deploy/temporal/config/production.yaml
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -114,6 +116,11 @@ register() {
 serve() {
   : "${TEMPORAL_DB_PASSWORD:?TEMPORAL_DB_PASSWORD must be set}"
   export TEMPORAL_DYNAMIC_CONFIG="${TEMPORAL_DYNAMIC_CONFIG:-$deploy/dynamicconfig/production.yaml}"
+  # Bound to every interface (a container): the other services reach this one at its own address.
+  if [ -z "${TEMPORAL_BROADCAST_ADDRESS:-}" ] && [ "${TEMPORAL_BIND_IP:-127.0.0.1}" = 0.0.0.0 ]; then
+    TEMPORAL_BROADCAST_ADDRESS=$(hostname -i | awk '{print $1}')
+    export TEMPORAL_BROADCAST_ADDRESS
+  fi
   exec "${TEMPORAL_SERVER_BIN:-temporal-server}" --root "$deploy" --config config --env production start
 }
 
