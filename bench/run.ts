@@ -1,10 +1,11 @@
-// `npm run bench`: each figure beside a baseline measured in the same run, on this machine.
+// `npm run bench`: each figure beside a baseline measured in the same run, on this machine, on both
+// Temporal engines (the dev server, then the Temporal server on PostgreSQL), printed side by side at the end.
 // Everything runs on loopback; every load is bounded in count or time and stops by itself.
-// `npm run bench -- customers webhooks` runs only the sections named.
+// `npm run bench -- customers webhooks` runs only the sections named; BENCH_ENGINES=dev (or server) one engine.
 import { benchCustomers } from './customers';
 import { benchWebhooks } from './webhooks';
 import { benchSubscriptions } from './subscriptions';
-import { startBenchServices, type BenchContext } from './support';
+import { startBenchServices, type BenchContext, type Engine } from './support';
 
 const SECTIONS: Record<string, (ctx: BenchContext) => Promise<void>> = {
   customers: benchCustomers,
@@ -12,16 +13,51 @@ const SECTIONS: Record<string, (ctx: BenchContext) => Promise<void>> = {
   subscriptions: benchSubscriptions,
 };
 
+/** Runs `work`, printing its lines as they come and answering them. */
+async function capture(work: () => Promise<void>): Promise<string[]> {
+  const lines: string[] = [];
+  const print = console.log;
+  console.log = (...args: unknown[]) => {
+    print(...args);
+    lines.push(...args.map(String).join(' ').split('\n'));
+  };
+  try {
+    await work();
+  } finally {
+    console.log = print;
+  }
+  return lines;
+}
+
+function sideBySide(titles: string[], columns: string[][]): string {
+  const width = Math.max(...columns[0]!.map((line) => line.length), titles[0]!.length) + 4;
+  const rows = Math.max(...columns.map((column) => column.length));
+  const out = [titles.map((title, i) => (i === 0 ? title.padEnd(width) : title)).join('')];
+  for (let row = 0; row < rows; row += 1) out.push(columns.map((column, i) => (i === 0 ? (column[row] ?? '').padEnd(width) : (column[row] ?? ''))).join('').trimEnd());
+  return out.join('\n');
+}
+
 async function main(): Promise<void> {
   const wanted = process.argv.slice(2);
   for (const name of wanted) if (!SECTIONS[name]) throw new Error(`Unknown section ${name}; sections: ${Object.keys(SECTIONS).join(', ')}`);
-  const services = await startBenchServices();
-  try {
-    for (const [name, section] of Object.entries(SECTIONS)) {
-      if (wanted.length === 0 || wanted.includes(name)) await section(services);
+  const engines = (process.env.BENCH_ENGINES ?? 'dev,server').split(',') as Engine[];
+  const results: Record<string, Record<string, string[]>> = {};
+  for (const engine of engines) {
+    console.log(`\n=== ${engine} engine ===`);
+    const services = await startBenchServices(engine);
+    try {
+      for (const [name, section] of Object.entries(SECTIONS)) {
+        if (wanted.length === 0 || wanted.includes(name)) (results[name] ??= {})[engine] = await capture(() => section(services));
+      }
+    } finally {
+      await services.stop();
     }
-  } finally {
-    await services.stop();
+  }
+  if (engines.length < 2) return;
+  console.log('\n=== side by side ===');
+  for (const [name, byEngine] of Object.entries(results)) {
+    console.log(`\n[${name}]`);
+    console.log(sideBySide(engines.map((engine) => `${engine} engine`), engines.map((engine) => byEngine[engine] ?? [])));
   }
 }
 

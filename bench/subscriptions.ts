@@ -113,7 +113,7 @@ export async function benchSubscriptions(ctx: BenchContext): Promise<void> {
     await runLanes(20, LANES, bareStart); // warm-up: connections, JIT, the workflow bundle in the worker
     await runLanes(20, LANES, () => subscribe(now()).then(() => undefined));
 
-    console.log(`\nSubscriptions: ${CREATIONS} creations per row over ${LANES} concurrent lanes, same Temporal dev server`);
+    console.log(`\nSubscriptions: ${CREATIONS} creations per row over ${LANES} concurrent lanes, same Temporal server (${ctx.engine} engine)`);
     const bare = await runLanes(CREATIONS, LANES, bareStart);
     const scheduled = await runLanes(CREATIONS, LANES, () => subscribe(nextYear()).then(() => undefined));
     const active = await runLanes(CREATIONS, LANES, () => subscribe(now()).then(() => undefined));

@@ -7,6 +7,7 @@ import { migrate } from '../src/db/migrator';
 import { createPrisma, type Db } from '../src/db/prisma';
 import { startEmbeddedPostgres } from '../src/runtime/embedded-postgres';
 import { startTemporalDevServer } from '../src/runtime/temporal-dev-server';
+import { freeTemporalServerPort, startTemporalServer } from '../src/runtime/temporal-server';
 
 export function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -17,21 +18,36 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** What every bench section gets: its own PostgreSQL (migrated) and Temporal dev server. */
+export type Engine = 'dev' | 'server';
+
+/** What every bench section gets: its own PostgreSQL (migrated) and Temporal server of the engine named. */
 export interface BenchContext {
+  engine: Engine;
   databaseUrl: string;
   temporalAddress: string;
   prisma: Db;
 }
 
-export async function startBenchServices(): Promise<BenchContext & { stop(): Promise<void> }> {
+export async function startBenchServices(engine: Engine): Promise<BenchContext & { stop(): Promise<void> }> {
   const runDir = fs.mkdtempSync(path.join(os.tmpdir(), 'billing-bench-'));
   fs.chmodSync(runDir, 0o777);
   const database = await startEmbeddedPostgres({ dataDir: path.join(runDir, 'postgres'), port: await freePort(), database: 'bench' });
-  const temporal = await startTemporalDevServer({ dataDir: runDir, port: await freePort(), uiPort: await freePort(), namespace: 'default' });
+  const temporalDbUrl = new URL(database.url);
+  temporalDbUrl.pathname = '/temporal';
+  const temporal =
+    engine === 'dev'
+      ? await startTemporalDevServer({ dataDir: runDir, port: await freePort(), uiPort: await freePort(), namespace: 'default' })
+      : await startTemporalServer({
+          databaseUrl: temporalDbUrl.toString(),
+          port: await freeTemporalServerPort(),
+          uiPort: await freePort(),
+          namespace: 'default',
+          logFile: path.join(runDir, 'temporal-server.log'),
+        });
   await migrate(database.url, paths.migrations);
   const prisma = createPrisma(database.url, 10);
   return {
+    engine,
     databaseUrl: database.url,
     temporalAddress: temporal.address,
     prisma,

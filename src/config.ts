@@ -28,13 +28,44 @@ export const config = {
     return intFromEnv('EMBEDDED_PG_PORT', 54329);
   },
   get temporalAddress() {
-    return process.env.TEMPORAL_ADDRESS || '127.0.0.1:7233';
+    return process.env.TEMPORAL_ADDRESS || `127.0.0.1:${intFromEnv('TEMPORAL_PORT', 7233)}`;
   },
   get temporalNamespace() {
     return process.env.TEMPORAL_NAMESPACE || 'default';
   },
   get temporalUiPort() {
     return intFromEnv('TEMPORAL_UI_PORT', 8233);
+  },
+  /** Frontend port of the Temporal server `npm start` runs (either engine). */
+  get temporalPort() {
+    return intFromEnv('TEMPORAL_PORT', 7233);
+  },
+  /** `dev` (Temporal CLI dev server, SQLite) or `server` (Temporal server on PostgreSQL), for `npm start`. */
+  get temporalEngine(): 'dev' | 'server' {
+    const engine = process.env.TEMPORAL_ENGINE || 'dev';
+    if (engine !== 'dev' && engine !== 'server') throw new Error(`TEMPORAL_ENGINE must be dev or server, got "${engine}"`);
+    return engine;
+  },
+  /** PostgreSQL for the `server` engine's databases; unset: the embedded cluster. */
+  get temporalDatabaseUrl() {
+    return process.env.TEMPORAL_DB_URL || undefined;
+  },
+  get apiProcesses() {
+    return intFromEnv('API_PROCESSES', 1);
+  },
+  get workerProcesses() {
+    return intFromEnv('WORKER_PROCESSES', 1);
+  },
+  /**
+   * Activities one worker process runs at once. Its database pool has this many connections plus a
+   * few for the webhook relay, so an activity never waits for a connection (see src/temporal/worker.ts).
+   */
+  get workerActivitySlots() {
+    return intFromEnv('WORKER_ACTIVITY_SLOTS', 10);
+  },
+  /** A prebuilt workflow bundle (`npm run build:workflows`); unset: the worker bundles the workflows at start. */
+  get workflowBundle() {
+    return process.env.WORKFLOW_BUNDLE || undefined;
   },
   taskQueue: 'billing',
   get logLevel() {

@@ -35,6 +35,7 @@ import {
   type PlanSnapshot,
   type ResolveTerminalPaymentArgs,
 } from './payment-plan-contract';
+import { HEARTBEAT_TIMEOUT } from './activity-options';
 
 /** With no timer due, the plan is re-read this often anyway, in case an API nudge (planUpdated) was lost. */
 const IDLE_REFRESH_MS = 24 * 60 * 60 * 1000;
@@ -58,6 +59,7 @@ const SETTLE_MISSED_DEPOSIT_PATCH = 'settle-missed-deposit';
 
 const activities = proxyActivities<PaymentPlanActivities>({
   startToCloseTimeout: '1 minute',
+  heartbeatTimeout: HEARTBEAT_TIMEOUT,
   // Database or gateway outages: retried until they pass. Charges are keyed, so a retry never charges twice.
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', nonRetryableErrorTypes: ['PaymentPlanMissing'] },
 });

@@ -57,6 +57,7 @@ import {
   stateQuery,
   type SubscriptionWorkflowInput,
 } from './subscription-messages';
+import { HEARTBEAT_TIMEOUT } from './activity-options';
 
 /** Renewals per run before continue-as-new: a ten-year monthly subscription keeps a short history per run. */
 export const RENEWALS_PER_RUN = 12;
@@ -68,9 +69,9 @@ const CREATION_WAIT = '20 seconds';
 const RESUME_CHARGES_UNPAID = 'resume-charges-unpaid-invoice';
 
 const retry = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', nonRetryableErrorTypes: [REJECTION_TYPE, RENEWAL_REJECTED] };
-const records = proxyActivities<SubscriptionActivities>({ startToCloseTimeout: '30 seconds', retry });
+const records = proxyActivities<SubscriptionActivities>({ startToCloseTimeout: '30 seconds', heartbeatTimeout: HEARTBEAT_TIMEOUT, retry });
 // The gateway call may take a while; a retry of a charge finishes the same attempt (attempt key).
-const payments = proxyActivities<SubscriptionActivities>({ startToCloseTimeout: '2 minutes', retry });
+const payments = proxyActivities<SubscriptionActivities>({ startToCloseTimeout: '2 minutes', heartbeatTimeout: HEARTBEAT_TIMEOUT, retry });
 
 /** The API speaks Unix seconds: every time the workflow records is a whole second, so what it stores reads back exactly. */
 function wholeSecondsNow(): number {

@@ -2,6 +2,7 @@ import { defineQuery, proxyActivities, setHandler, sleep, upsertSearchAttributes
 import type { WebhookActivities, WebhookAttemptResult, WebhookDeliveryStatus } from '../activities/webhooks';
 import { BILLING_STATUS } from '../src/temporal/search-attributes';
 import { workflowNow } from './clock';
+import { HEARTBEAT_TIMEOUT } from './activity-options';
 
 /** Spec delivery rule 5: five retries after the first delivery, about 43 minutes in all. */
 export const WEBHOOK_RETRY_DELAYS_MS = [15_000, 45_000, 120_000, 600_000, 1_800_000] as const;
@@ -29,6 +30,7 @@ export const webhookStateQuery = defineQuery<WebhookDeliveryState>('state');
 const { attemptWebhookDelivery } = proxyActivities<WebhookActivities>({
   // The HTTP timeout is 10 s; the rest is room for the database writes.
   startToCloseTimeout: '30 seconds',
+  heartbeatTimeout: HEARTBEAT_TIMEOUT,
   // Only infrastructure errors reach here (HTTP outcomes are results): retry them until they pass.
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', nonRetryableErrorTypes: ['WebhookDeliveryMissing'] },
 });

@@ -1,3 +1,4 @@
+import cluster from 'node:cluster';
 import { config } from '../config';
 import { resolveDatabase } from '../db/local-database';
 import { createPrisma } from '../db/prisma';
@@ -6,13 +7,17 @@ import { listen } from '../server';
 import { connectTemporalClient } from '../temporal/client';
 import { onShutdown } from './shutdown';
 
-/** Production API entry point: DATABASE_URL, TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, PORT. */
-async function main(): Promise<void> {
+/**
+ * Production API entry point: DATABASE_URL, TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, PORT.
+ * API_PROCESSES=N (default 1) runs N processes that share the port (node:cluster): the primary only
+ * forks them, replaces one that dies, and stops them all on SIGINT/SIGTERM.
+ */
+async function serve(): Promise<void> {
   const database = await resolveDatabase();
   const prisma = createPrisma(database.url);
   const temporal = await connectTemporalClient();
   const server = await listen({ prisma, temporal: temporal.client }, config.port);
-  logger.info({ port: config.port }, 'api listening');
+  logger.info({ port: config.port, pid: process.pid }, 'api listening');
   onShutdown(async () => {
     await new Promise((resolve) => server.close(resolve));
     server.closeAllConnections();
@@ -22,7 +27,39 @@ async function main(): Promise<void> {
   });
 }
 
-main().catch((error) => {
+async function primary(processes: number): Promise<void> {
+  // The processes share one database: the primary starts (or finds) the embedded one once.
+  const database = await resolveDatabase();
+  const env = { DATABASE_URL: database.url };
+  let stopping = false;
+  const fork = () => cluster.fork(env);
+  cluster.on('exit', (worker, code, signal) => {
+    if (stopping) return;
+    logger.error({ pid: worker.process.pid, code, signal }, 'api process died; starting another');
+    fork();
+  });
+  for (let i = 0; i < processes; i += 1) fork();
+  logger.info({ port: config.port, processes }, 'api cluster started');
+  onShutdown(async () => {
+    stopping = true;
+    const workers = Object.values(cluster.workers ?? {}).filter((worker) => worker !== undefined);
+    await Promise.all(
+      workers.map(
+        (worker) =>
+          new Promise<void>((resolve) => {
+            if (worker.isDead()) return resolve();
+            worker.once('exit', () => resolve());
+            worker.process.kill('SIGTERM');
+          }),
+      ),
+    );
+    await database.stop();
+  });
+}
+
+const processes = config.apiProcesses;
+const run = cluster.isPrimary && processes > 1 ? primary(processes) : serve();
+run.catch((error) => {
   logger.fatal({ err: error }, 'api failed to start');
   process.exit(1);
 });

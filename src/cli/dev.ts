@@ -1,43 +1,59 @@
 import path from 'node:path';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { config, paths, projectRoot } from '../config';
+import type { ChildProcess } from 'node:child_process';
+import { config, paths } from '../config';
 import { createAccount } from '../accounts/account.service';
 import { resolveDatabase } from '../db/local-database';
 import { migrate } from '../db/migrator';
 import { createPrisma } from '../db/prisma';
-import { startTemporalDevServer, type DevServer } from '../runtime/temporal-dev-server';
+import { startTemporalDevServer, stopChild, type DevServer } from '../runtime/temporal-dev-server';
+import { startTemporalServer } from '../runtime/temporal-server';
+import { waitForHealth } from '../runtime/wait';
+import { spawnService } from '../runtime/processes';
 
 /**
- * `npm start`: the whole service on one machine. Embedded PostgreSQL (unless DATABASE_URL), the
- * Temporal dev server (unless TEMPORAL_ADDRESS), pending migrations, then the API and the worker as
- * child processes, exactly as they run in production.
+ * `npm start`: the whole service on one machine. Embedded PostgreSQL (unless DATABASE_URL), Temporal
+ * (unless TEMPORAL_ADDRESS): the dev server, or with TEMPORAL_ENGINE=server the Temporal server on
+ * PostgreSQL; pending migrations, then the API and the worker as child processes, exactly as they run
+ * in production.
  */
 function say(line: string): void {
   console.log(`[start] ${line}`);
 }
 
-function startChild(name: string, script: string, env: NodeJS.ProcessEnv): ChildProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(projectRoot, 'src', 'cli', script)], {
-    cwd: projectRoot,
-    env,
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
+function startChild(name: string, script: 'api.ts' | 'worker.ts', env: NodeJS.ProcessEnv): ChildProcess {
+  const child = spawnService(script, env);
   child.on('exit', (code, signal) => say(`${name} exited (${signal ?? `code ${code}`})`));
   return child;
 }
 
-async function waitForHealth(port: number, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    try {
-      const response = await fetch(`http://127.0.0.1:${port}/health`);
-      if (response.ok) return true;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 300));
+async function startTemporal(database: { url: string; embedded: boolean }): Promise<DevServer> {
+  if (config.temporalEngine === 'dev') {
+    say(`Temporal engine: dev server (SQLite) on port ${config.temporalPort}`);
+    return startTemporalDevServer({
+      dataDir: path.join(paths.data, 'temporal'),
+      port: config.temporalPort,
+      uiPort: config.temporalUiPort,
+      namespace: config.temporalNamespace,
+      logFile: path.join(paths.data, 'temporal.log'),
+    });
   }
-  return false;
+  let temporalDbUrl = config.temporalDatabaseUrl;
+  if (!temporalDbUrl) {
+    if (!database.embedded) throw new Error('TEMPORAL_ENGINE=server with DATABASE_URL needs TEMPORAL_DB_URL (a PostgreSQL URL whose user may create databases).');
+    const url = new URL(database.url);
+    url.pathname = '/temporal';
+    temporalDbUrl = url.toString();
+  }
+  const logFile = path.join(paths.data, 'temporal-server.log');
+  say(`Temporal engine: Temporal server on PostgreSQL, port ${config.temporalPort} (log: ${logFile}); about 15 s`);
+  return startTemporalServer({
+    databaseUrl: temporalDbUrl,
+    port: config.temporalPort,
+    uiPort: config.temporalUiPort,
+    namespace: config.temporalNamespace,
+    logFile,
+    log: say,
+  });
 }
 
 async function main(): Promise<void> {
@@ -49,13 +65,7 @@ async function main(): Promise<void> {
   let temporal: DevServer | undefined;
   let temporalAddress = process.env.TEMPORAL_ADDRESS;
   if (!temporalAddress) {
-    temporal = await startTemporalDevServer({
-      dataDir: path.join(paths.data, 'temporal'),
-      port: 7233,
-      uiPort: config.temporalUiPort,
-      namespace: config.temporalNamespace,
-      logFile: path.join(paths.data, 'temporal.log'),
-    });
+    temporal = await startTemporal(database);
     temporalAddress = temporal.address;
   }
 
@@ -67,23 +77,19 @@ async function main(): Promise<void> {
   await prisma.$disconnect();
 
   const env = { ...process.env, DATABASE_URL: database.url, TEMPORAL_ADDRESS: temporalAddress };
-  const children = [startChild('api', 'api.ts', env), startChild('worker', 'worker.ts', env)];
+  // One API child (API_PROCESSES processes on the port through node:cluster) and WORKER_PROCESSES workers.
+  const workers = config.workerProcesses;
+  const children = [
+    startChild(config.apiProcesses > 1 ? `api (${config.apiProcesses} processes)` : 'api', 'api.ts', env),
+    ...Array.from({ length: workers }, (_, i) => startChild(workers > 1 ? `worker ${i + 1}` : 'worker', 'worker.ts', env)),
+  ];
 
   let stopping = false;
   const stop = async (code: number) => {
     if (stopping) return;
     stopping = true;
     say('stopping...');
-    await Promise.all(
-      children.map(
-        (child) =>
-          new Promise<void>((resolve) => {
-            if (child.exitCode !== null || child.signalCode !== null) return resolve();
-            child.once('exit', () => resolve());
-            child.kill('SIGTERM');
-          }),
-      ),
-    );
+    await Promise.all(children.map(stopChild));
     await temporal?.stop();
     await database.stop();
     say('stopped');
@@ -93,11 +99,12 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => void stop(0));
   for (const child of children) child.on('exit', () => void stop(1));
 
-  if (!(await waitForHealth(config.port, 120_000))) {
+  if (!(await waitForHealth(`http://127.0.0.1:${config.port}/health`, 120_000))) {
     say('the API did not become healthy within 120 s');
     return stop(1);
   }
-  say(`API:          http://localhost:${config.port}  (OpenAPI: http://localhost:${config.port}/openapi.json)`);
+  say(`API:          http://localhost:${config.port}  (OpenAPI: http://localhost:${config.port}/openapi.json; ${config.apiProcesses} process(es))`);
+  say(`Workers:      ${workers} process(es) on task queue ${config.taskQueue}`);
   if (temporal) say(`Temporal UI:  ${temporal.uiUrl}  (gRPC ${temporal.address}, namespace ${config.temporalNamespace})`);
   if (demoKey) {
     say(`Demo account created. API key (shown once): ${demoKey}`);

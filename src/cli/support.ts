@@ -20,7 +20,7 @@ const usage = `Usage: npm run support -- <command>
       Sends the update cancelTerminalPayment (asks the terminal to cancel its waiting sale); prints the result.
   payment-plans:settings <account_id> [--enable | --disable] [--default-after-days N] [--json]
       Turn payment plans on or off for an account; days a past_due plan waits before it is defaulted.
-Connects to TEMPORAL_ADDRESS (default 127.0.0.1:7233) and the service's database (DATABASE_URL or the embedded one).`;
+Connects to TEMPORAL_ADDRESS (default 127.0.0.1:$TEMPORAL_PORT, port 7233) and the service's database (DATABASE_URL or the embedded one).`;
 
 /** A refusal worth a plain message and exit code 2, raised where exiting at once would skip cleanup. */
 class CliError extends Error {}

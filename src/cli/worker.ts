@@ -4,20 +4,22 @@ import { resolveDatabase } from '../db/local-database';
 import { createPrisma } from '../db/prisma';
 import { logger } from '../http/logger';
 import { Client } from '@temporalio/client';
-import { createWorker } from '../temporal/worker';
+import { createWorker, workerPoolSize } from '../temporal/worker';
 import { startRelay } from '../webhooks/relay';
 
 /**
  * Production worker entry point (task queue `billing`). Temporal's worker handles SIGINT/SIGTERM itself.
+ * WORKFLOW_BUNDLE: a bundle built by `npm run build:workflows` (the Docker image has one); WORKER_ACTIVITY_SLOTS.
  * The webhook outbox relay runs beside it and stops when the worker has stopped.
  */
 async function main(): Promise<void> {
   // The SDK logs every bundling step at INFO; warnings and errors are what an operator needs here.
   Runtime.install({ logger: new DefaultLogger((process.env.TEMPORAL_LOG_LEVEL as 'WARN' | undefined) ?? 'WARN') });
   const database = await resolveDatabase();
-  const prisma = createPrisma(database.url);
+  const prisma = createPrisma(database.url, workerPoolSize());
   const connection = await NativeConnection.connect({ address: config.temporalAddress });
-  const worker = await createWorker({ prisma, connection });
+  const bundle = config.workflowBundle;
+  const worker = await createWorker({ prisma, connection, ...(bundle ? { workflowBundle: { codePath: bundle } } : {}) });
   // The relay's client shares the worker's connection, so its workflow starts can be eager.
   const temporal = new Client({ connection, namespace: config.temporalNamespace });
   const relay = startRelay({ prisma, databaseUrl: database.url, temporal, taskQueue: config.taskQueue, eagerStart: true });

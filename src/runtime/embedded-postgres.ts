@@ -72,7 +72,7 @@ export async function startEmbeddedPostgres(options: {
     persistent: true,
     // Postgres refuses to run as root: the package then runs it as a `postgres` system user.
     createPostgresUser: isRoot,
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200', '-c', `unix_socket_directories=${os.tmpdir()}`],
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=300', '-c', `unix_socket_directories=${os.tmpdir()}`],
     onLog: (message) => options.log?.(String(message).trim()),
     onError: (error) => options.log?.(String(error)),
   });

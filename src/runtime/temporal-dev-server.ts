@@ -22,14 +22,23 @@ export function portAnswers(port: number, host = '127.0.0.1'): Promise<boolean> 
   });
 }
 
-async function waitForPort(port: number, child: ChildProcess, timeoutMs: number): Promise<void> {
+export async function waitForPort(port: number, child: ChildProcess, timeoutMs: number, name = 'Temporal dev server'): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`Temporal dev server exited with code ${child.exitCode}`);
+    if (child.exitCode !== null) throw new Error(`${name} exited with code ${child.exitCode}`);
     if (await portAnswers(port)) return;
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
-  throw new Error(`Temporal dev server did not listen on ${port} within ${timeoutMs} ms`);
+  throw new Error(`${name} did not listen on ${port} within ${timeoutMs} ms`);
+}
+
+/** Stops a child process with SIGTERM and resolves when it has exited. */
+export function stopChild(child: ChildProcess): Promise<void> {
+  return new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
 }
 
 /**
@@ -81,11 +90,6 @@ export async function startTemporalDevServer(options: {
   return {
     address,
     uiUrl,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        if (child.exitCode !== null || child.signalCode !== null) return resolve();
-        child.once('exit', () => resolve());
-        child.kill('SIGTERM');
-      }),
+    stop: () => stopChild(child),
   };
 }

@@ -6,6 +6,14 @@ import { createActivities } from '../../activities';
 
 export const workflowsPath = path.resolve(__dirname, '..', '..', 'workflows', 'index.ts');
 
+/** Database connections a worker process needs beyond one per activity slot: the webhook relay's passes. */
+export const WORKER_EXTRA_CONNECTIONS = 3;
+
+/** The database pool of a worker process whose activity slots are `slots`. */
+export function workerPoolSize(slots = config.workerActivitySlots): number {
+  return slots + WORKER_EXTRA_CONNECTIONS;
+}
+
 export interface WorkerDeps {
   prisma: Db;
   connection: NativeConnection;
@@ -13,6 +21,8 @@ export interface WorkerDeps {
   taskQueue?: string;
   /** A prebuilt bundle (tests build it once); otherwise the workflows are bundled at start. */
   workflowBundle?: WorkerOptions['workflowBundle'];
+  /** Activities run at once; the Prisma pool must have at least this many connections (workerPoolSize). */
+  activitySlots?: number;
 }
 
 export async function createWorker(deps: WorkerDeps): Promise<Worker> {
@@ -22,5 +32,10 @@ export async function createWorker(deps: WorkerDeps): Promise<Worker> {
     taskQueue: deps.taskQueue ?? config.taskQueue,
     ...(deps.workflowBundle ? { workflowBundle: deps.workflowBundle } : { workflowsPath }),
     activities: createActivities({ prisma: deps.prisma }),
+    // Without a bound the SDK takes up to 100 activities at once: beyond the pool's connections they
+    // queue inside Prisma, where a transaction gives up after 2 s ("Unable to start a transaction in the
+    // given time") and a plain query waits with no limit. Bounded, the rest wait at the server, where any
+    // worker with a free slot takes them.
+    maxConcurrentActivityTaskExecutions: deps.activitySlots ?? config.workerActivitySlots,
   });
 }

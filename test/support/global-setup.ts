@@ -1,12 +1,11 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { bundleWorkflowCode } from '@temporalio/worker';
 import { paths } from '../../src/config';
 import { migrate } from '../../src/db/migrator';
 import { startEmbeddedPostgres } from '../../src/runtime/embedded-postgres';
 import { startTemporalDevServer } from '../../src/runtime/temporal-dev-server';
-import { workflowsPath } from '../../src/temporal/worker';
+import { writeWorkflowBundle } from '../../src/temporal/bundle';
 import { freePort } from './ports';
 
 /**
@@ -23,9 +22,8 @@ export default async function globalSetup(): Promise<void> {
     startTemporalDevServer({ dataDir: runDir, port: temporalPort, uiPort, namespace: 'default' }),
   ]);
   await migrate(database.url, paths.migrations);
-  const bundle = await bundleWorkflowCode({ workflowsPath, logger: { log() {}, info() {}, warn() {}, error: console.error, debug() {}, trace() {} } });
   const bundlePath = path.join(runDir, 'workflow-bundle.js');
-  fs.writeFileSync(bundlePath, bundle.code);
+  await writeWorkflowBundle(bundlePath);
 
   process.env.DATABASE_URL = database.url;
   process.env.TEMPORAL_ADDRESS = temporal.address;
