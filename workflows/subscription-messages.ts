@@ -41,7 +41,7 @@ export interface SubscriptionCreated {
 export const createdUpdate = defineUpdate<SubscriptionCreated>('created');
 export const pauseUpdate = defineUpdate<SubscriptionObject>('pause');
 export const resumeUpdate = defineUpdate<SubscriptionObject>('resume');
-/** `at_period_end` (the API's spelling) is accepted as well as `atPeriodEnd`: operators type either (README). */
+/** `at_period_end` (the API's spelling) is accepted as well as `atPeriodEnd`: operators type either (docs/operations.md). */
 export type CancelArgs = { atPeriodEnd: boolean } | { at_period_end: boolean };
 export const cancelUpdate = defineUpdate<SubscriptionObject, [CancelArgs]>('cancel');
 export const changeUpdate = defineUpdate<SubscriptionObject, [SubscriptionChanges]>('update');

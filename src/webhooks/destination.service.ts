@@ -61,7 +61,7 @@ export async function setDestinationActive(prisma: Db, accountId: string, id: st
   return toDestinationObject(await changeDestination(prisma, accountId, id, { active }));
 }
 
-/** Soft delete: the delivery log keeps naming the destination; retries in flight end (see README). */
+/** Soft delete: the delivery log keeps naming the destination; retries in flight end (docs/api.md, Webhooks). */
 export async function deleteDestination(prisma: Db, accountId: string, id: string) {
   const destination = await changeDestination(prisma, accountId, id, { active: false, deletedAt: new Date() });
   return { id: destination.id, object: 'webhook_destination' as const, deleted: true as const };
