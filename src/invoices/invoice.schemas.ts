@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { addressSchema, currencyCode } from '../customers/customer.schemas';
+import { currencyCode } from '../customers/customer.schemas';
 import { paginationQuery } from '../http/pagination';
 import { queryUnixSeconds, resourceId, unixSeconds } from '../http/validation';
 import { paymentMethodId } from '../payments/payment-method.schemas';
@@ -105,6 +105,15 @@ export const invoiceLineSchema = z
     period: z.object({ start: z.number(), end: z.number() }),
   })
   .meta({ id: 'InvoiceLine' });
+
+const addressSchema = z.object({
+  city: z.string().optional(),
+  country: z.string().optional(),
+  line1: z.string().optional(),
+  line2: z.string().optional(),
+  postal_code: z.string().optional(),
+  state: z.string().optional(),
+});
 
 export const invoiceSchema = z
   .object({

@@ -229,13 +229,18 @@ export async function markInstallmentOverdue(prisma: Db, planId: string, number:
   });
 }
 
-/** The past_due deadline passed: defaulted, unless the plan moved on (paid, or past_due again since). */
-export async function markDefaulted(prisma: Db, planId: string, pastDueAt: number, at: Date): Promise<void> {
+/**
+ * The past_due deadline passed: defaulted, unless the plan moved on (paid, or past_due again since).
+ * `defaulted_at` is the deadline itself (past_due_at + the plan's days), not when the worker got to
+ * it, so it reads exactly "defaulted after N days" however late the timer's activity ran.
+ */
+export async function markDefaulted(prisma: Db, planId: string, pastDueAt: number, _at: Date): Promise<void> {
   const accountId = await accountOf(prisma, planId);
   await prisma.$transaction(async (tx) => {
     const plan = await lockPlan(tx, accountId, planId);
     if (plan.status !== 'past_due' || plan.pastDueAt?.getTime() !== pastDueAt) return;
-    await tx.paymentPlan.update({ where: { id: planId }, data: { status: 'defaulted', defaultedAt: at } });
+    const deadline = new Date(pastDueAt + plan.defaultAfterDays * 86_400_000);
+    await tx.paymentPlan.update({ where: { id: planId }, data: { status: 'defaulted', defaultedAt: deadline } });
     await recordPlanEvent(tx, planId, 'defaulted');
   });
 }
