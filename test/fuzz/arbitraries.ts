@@ -68,6 +68,7 @@ const NASTY_TEXT = [
   'NaN',
   'Infinity',
   '9007199254740993',
+  '9007199254740991',
   '0.5',
   'null',
   'true',
