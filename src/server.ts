@@ -15,7 +15,8 @@ export const MAX_HEADER_BYTES = 64 * 1024;
  * line or header) still get the JSON error body every other error has, then the connection closes.
  */
 function answerClientError(error: NodeJS.ErrnoException & { bytesParsed?: number }, socket: Duplex): void {
-  if (error.code === 'ECONNRESET' || !socket.writable) {
+  // A client that went away or never finished its request gets no answer.
+  if (error.code === 'ECONNRESET' || error.code === 'ERR_HTTP_REQUEST_TIMEOUT' || !socket.writable) {
     socket.destroy();
     return;
   }

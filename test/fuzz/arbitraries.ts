@@ -68,6 +68,7 @@ const NASTY_TEXT = [
   'NaN',
   'Infinity',
   '9007199254740993',
+  '9007199254740991',
   '0.5',
   'null',
   'true',
@@ -87,18 +88,24 @@ const NASTY_TEXT = [
 
 /** Text that tends to break things. */
 export const nastyText: fc.Arbitrary<string> = fc.oneof(
-  fc.constantFrom(...NASTY_TEXT),
-  fc.string({ unit: 'binary', maxLength: 40 }),
-  fc.string({ unit: fc.integer({ min: 0xd800, max: 0xdfff }).map((code) => String.fromCharCode(code)), minLength: 1, maxLength: 3 }),
+  { arbitrary: fc.constantFrom(...NASTY_TEXT), weight: 3 },
+  { arbitrary: fc.string({ unit: 'binary', maxLength: 40 }), weight: 1 },
+  // Text PostgreSQL cannot store or that is not Unicode, inside ordinary text.
+  {
+    arbitrary: fc
+      .tuple(fc.string({ maxLength: 5 }), fc.constantFrom('\u0000', '\ud800', '\udc00', '\udbff'), fc.string({ maxLength: 5 }))
+      .map((parts) => parts.join('')),
+    weight: 2,
+  },
 );
 
 /** A JSON value of any type, with numbers past every bound. */
 export const nastyValue: fc.Arbitrary<unknown> = fc.oneof(
-  nastyText,
-  fc.constantFrom(-1, 0, 1.5, 1e308, -1e308, 2 ** 53 + 2, 253402300800, 99999999 + 1, null, true, false, [], {}),
-  fc.integer(),
-  fc.double({ noNaN: true, noDefaultInfinity: true }),
-  fc.jsonValue({ maxDepth: 2 }),
+  { arbitrary: nastyText, weight: 3 },
+  { arbitrary: fc.constantFrom(-1, 0, 1.5, 1e308, -1e308, 2 ** 53 + 2, 253402300800, 99999999 + 1, null, true, false, [], {}), weight: 2 },
+  { arbitrary: fc.integer(), weight: 1 },
+  { arbitrary: fc.double({ noNaN: true, noDefaultInfinity: true }), weight: 1 },
+  { arbitrary: fc.jsonValue({ maxDepth: 2 }), weight: 1 },
 );
 
 function typesOf(schema: Schema): string[] {
@@ -109,6 +116,31 @@ function typesOf(schema: Schema): string[] {
 }
 
 const RESOURCE_ID_PATTERN = '^[a-z]+_[a-zA-Z0-9]+$';
+
+/** Unix seconds from now to 300 days ahead (read when generated: the clock moves). */
+const soon = fc.integer({ min: 60, max: 300 * 86_400 }).map((ahead) => Math.floor(Date.now() / 1000) + ahead);
+
+/**
+ * Values the code accepts for fields whose rules JSON Schema cannot say (refinements): without them
+ * almost no generated body would get past validation, and the fuzzer would not reach the services.
+ */
+const HINTS: Record<string, fc.Arbitrary<unknown>> = {
+  currency: fc.constantFrom('USD', 'usd'),
+  country: fc.constantFrom('US', 'de'),
+  shippingCountry: fc.constant('US'),
+  tax_code: fc.constantFrom('txcd_10000000', 'txcd_99999999', null),
+  number: fc.constantFrom('4242424242424242', '4000000000000002', '4000000000000119'),
+  exp_month: fc.integer({ min: 1, max: 12 }),
+  exp_year: fc.integer({ min: 2027, max: 2040 }),
+  cvc: fc.constant('123'),
+  routing_number: fc.constant('110000000'),
+  account_number: fc.constantFrom('000123456789', '000111111116'),
+  email: fc.constantFrom('ada@example.com', 'x.y+z@example.org'),
+  url: fc.constantFrom('https://example.com/hook', 'http://example.org/a?b=c'),
+  phone: fc.constantFrom('+1 555 0100', '(555) 010-0000'),
+  start_date: soon,
+  first_date: soon,
+};
 
 /** Values `schema` allows (as far as JSON Schema says: refinements in code may still refuse them). */
 export function validValue(document: OpenApiDocument, raw: Schema, ids: IdPool, depth = 0): fc.Arbitrary<unknown> {
@@ -149,7 +181,11 @@ function valueOfType(document: OpenApiDocument, schema: Schema, type: string, id
       const properties = (schema.properties ?? {}) as Record<string, Schema>;
       const required = new Set<string>(schema.required ?? []);
       const record: Record<string, fc.Arbitrary<unknown>> = {};
-      for (const [name, property] of Object.entries(properties)) record[name] = validValue(document, property, ids, depth + 1);
+      for (const [name, property] of Object.entries(properties)) {
+        const generated = validValue(document, property, ids, depth + 1);
+        const hint = HINTS[name];
+        record[name] = hint ? fc.oneof({ arbitrary: hint, weight: 3 }, { arbitrary: generated, weight: 1 }) : generated;
+      }
       return fc.record(record, { requiredKeys: [...required].filter((name) => name in record) });
     }
     default:
@@ -164,14 +200,20 @@ function stringValue(schema: Schema, ids: IdPool): fc.Arbitrary<string> {
   if (schema.pattern) {
     const matching = fc.stringMatching(new RegExp(schema.pattern)).filter(fits);
     if (schema.pattern !== RESOURCE_ID_PATTERN) return matching;
-    const known = fc.nat().map((pick) => ids.pick(undefined, pick)).filter((id): id is string => id !== undefined);
+    const pattern = new RegExp(schema.pattern);
+    const known = fc
+      .nat()
+      .map((pick) => ids.pick(undefined, pick))
+      .filter((id): id is string => id !== undefined && pattern.test(id));
     return fc.oneof({ arbitrary: known, weight: 3 }, { arbitrary: matching, weight: 1 });
   }
-  if (schema.format === 'email') return fc.emailAddress().filter(fits);
+  if (schema.format === 'email') return fc.oneof(fc.constant('ada@example.com'), fc.emailAddress()).filter(fits);
   if (schema.format === 'uri') return fc.webUrl().filter(fits);
+  // Nasty text is valid JSON Schema text too (a NUL is a character): the server must answer it, with a 400 if it must.
   return fc.oneof(
-    fc.string({ minLength, maxLength }),
-    fc.string({ unit: 'grapheme', minLength, maxLength }).filter(fits),
+    { arbitrary: fc.string({ minLength, maxLength }), weight: 3 },
+    { arbitrary: fc.string({ unit: 'grapheme', minLength, maxLength }).filter(fits), weight: 2 },
+    { arbitrary: nastyText.filter(fits), weight: 1 },
   );
 }
 
@@ -193,6 +235,7 @@ function invalidBody(document: OpenApiDocument, raw: Schema, ids: IdPool): fc.Ar
       }),
     );
   }
+  objectMutations.push(fc.tuple(valid, fc.nat(), nastyValue).map(([body, pick, value]) => replaceSomewhere(body, pick, value)));
   return fc.oneof(
     fc.oneof(...objectMutations).map((json) => ({ json })),
     nastyValue.map((json) => ({ json })),
@@ -202,6 +245,24 @@ function invalidBody(document: OpenApiDocument, raw: Schema, ids: IdPool): fc.Ar
 }
 
 /** encodeURIComponent, except that a lone surrogate (which it refuses) is sent as the bytes of one (ED A0 80: not UTF-8). */
+/** `value` with the `pick`-th (modulo) of its nested fields and items replaced by `replacement`. */
+function replaceSomewhere(value: unknown, pick: number, replacement: unknown): unknown {
+  const places: { parent: Record<string, unknown>; key: string }[] = [];
+  const walk = (node: unknown) => {
+    if (node === null || typeof node !== 'object') return;
+    for (const [key, child] of Object.entries(node)) {
+      places.push({ parent: node as Record<string, unknown>, key });
+      walk(child);
+    }
+  };
+  const copy = structuredClone(value);
+  walk(copy);
+  if (places.length === 0) return replacement;
+  const { parent, key } = places[pick % places.length]!;
+  parent[key] = replacement;
+  return copy;
+}
+
 function encodeSegment(text: string): string {
   return text
     .split(LONE_SURROGATE)

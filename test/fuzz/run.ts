@@ -31,6 +31,8 @@ export interface FuzzOptions {
   invalidShare?: number;
   /** Ids of resources created beforehand, by the path that answered them (e.g. `/customers`). */
   seedIds?: [string, unknown][];
+  /** Time for all operations: each gets an equal share of what is left, and stops early when it runs out. */
+  timeLimitMs?: number;
   log?: (line: string) => void;
 }
 
@@ -84,7 +86,13 @@ export async function fuzzApi(options: FuzzOptions): Promise<FuzzReport> {
       return problems.length === 0;
     });
     // No shrinking: each shrinking step is another request; the first failing case is reported as is.
-    await fc.check(property, { numRuns: options.runsPerOperation, seed: seed + index, endOnFailure: true });
+    const left = options.timeLimitMs === undefined ? undefined : Math.max(1, (options.timeLimitMs - (Date.now() - started)) / (operations.length - index));
+    await fc.check(property, {
+      numRuns: options.runsPerOperation,
+      seed: seed + index,
+      endOnFailure: true,
+      ...(left === undefined ? {} : { interruptAfterTimeLimit: Math.floor(left), markInterruptAsFailure: false }),
+    });
     if (failure) {
       report.failures.push(failure);
       options.log?.(`FAIL ${name}: ${failure.problems.join('; ')}\n  request: ${JSON.stringify(failure.request)}\n  answer: ${JSON.stringify(failure.answer).slice(0, 500)}`);
