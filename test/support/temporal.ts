@@ -13,9 +13,9 @@ const KEYWORD = 2;
  * The project's search attributes are registered as on the dev server (it refuses undefined ones).
  */
 export async function createTimeSkippingEnv(): Promise<TestWorkflowEnvironment> {
-  const env = await TestWorkflowEnvironment.createTimeSkipping({
-    server: { executable: { type: 'existing-path', path: timeSkippingServerPath() } },
-  });
+  const env = await startingAgain(() =>
+    TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: timeSkippingServerPath() } } }),
+  );
   await env.connection.operatorService.addSearchAttributes({
     namespace: env.namespace ?? 'default',
     searchAttributes: Object.fromEntries([BILLING_ACCOUNT_ID, BILLING_CUSTOMER_ID, BILLING_STATUS].map((key) => [key.name, KEYWORD])),
@@ -23,14 +23,30 @@ export async function createTimeSkippingEnv(): Promise<TestWorkflowEnvironment> 
   return env;
 }
 
+/**
+ * The SDK gives an ephemeral server 5 s to answer, which a JVM on two busy cores can miss; a second
+ * try starts from a warm page cache. Anything but that start failure is thrown at once.
+ */
+async function startingAgain<T>(start: () => Promise<T>, attempts = 3): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await start();
+    } catch (error) {
+      if (attempt >= attempts || !String((error as Error)?.message).includes('Failed to start ephemeral server')) throw error;
+    }
+  }
+}
+
 /** A fresh Temporal CLI dev server (real time), with the project's search attributes. */
 export function createLocalEnv(): Promise<TestWorkflowEnvironment> {
-  return TestWorkflowEnvironment.createLocal({
-    server: {
-      executable: { type: 'existing-path', path: temporalCliPath() },
-      extraArgs: SEARCH_ATTRIBUTE_FLAGS,
-    },
-  });
+  return startingAgain(() =>
+    TestWorkflowEnvironment.createLocal({
+      server: {
+        executable: { type: 'existing-path', path: temporalCliPath() },
+        extraArgs: SEARCH_ATTRIBUTE_FLAGS,
+      },
+    }),
+  );
 }
 
 /** A worker on a test environment running the project's workflows (prebuilt bundle) and activities. */
