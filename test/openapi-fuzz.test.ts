@@ -20,15 +20,19 @@ it('every operation answers generated requests as /openapi.json documents, never
     runsPerOperation: RUNS_PER_OPERATION,
     seed: process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : undefined,
     seedIds: world.seedIds,
-    // Bounded in time: on a loaded machine fewer cases run rather than the suite slowing down.
-    timeLimitMs: 40_000,
+    // Bounded in time: on a loaded machine fewer cases run rather than the suite slowing down
+    // (about 2700 cases in 20-30 s on two idle cores).
+    timeLimitMs: 60_000,
     log: (line) => console.log(line),
   });
-  expect(report.cases).toBeGreaterThanOrEqual(1000);
+  // However loaded the machine, every operation was driven (at least 3 cases each on average).
+  const operations = new Set(Object.keys(report.statuses).map((key) => key.split(' ').slice(0, 2).join(' ')));
+  expect(operations.size).toBeGreaterThanOrEqual(70);
+  expect(report.cases).toBeGreaterThanOrEqual(operations.size * 3);
   expect({ seed: report.seed, failures: report.failures.map((failure) => `${failure.operation}: ${failure.problems.join('; ')}`) }).toEqual({
     seed: report.seed,
     failures: [],
   });
   console.log(`${report.cases} cases in ${report.ms} ms (seed ${report.seed})`);
   if (process.env.FUZZ_STATS) console.log(JSON.stringify(report.statuses, null, 1));
-}, 120_000);
+}, 150_000);
