@@ -14,6 +14,7 @@ import { registerPaymentRoutes } from './payments/payments.routes';
 import { registerPaymentPlanRoutes } from './payment-plans/payment-plan.routes';
 import { registerSubscriptionRoutes } from './subscriptions/subscription.routes';
 import { checkHealth, healthSchema } from './health/health';
+import { docsRouter } from './http/docs-page';
 
 export type { AppDeps } from './http/app-deps';
 
@@ -69,6 +70,13 @@ export function createApp(deps: AppDeps): express.Express {
     tags: ['Operations'],
     responses: { 200: { description: 'The document', content: { 'application/json': { schema: z.object({}).passthrough() } } } },
   });
+  api.registry.registerPath({
+    method: 'get',
+    path: '/docs',
+    summary: 'This document as a browsable API reference page (Swagger UI served by the API, no API key needed)',
+    tags: ['Operations'],
+    responses: { 200: { description: 'The HTML page', content: { 'text/html': { schema: z.string() } } } },
+  });
   app.get('/health', async (_req, res) => {
     const health = await checkHealth(deps);
     res.status(health.status === 'ok' ? 200 : 503).json(health);
@@ -77,6 +85,7 @@ export function createApp(deps: AppDeps): express.Express {
   app.get('/openapi.json', (_req, res) => {
     res.json(openApi);
   });
+  app.use(docsRouter());
   app.use(api.router);
   app.locals.api = api;
 
