@@ -56,6 +56,7 @@ export function createApp(deps: AppDeps): express.Express {
   api.registry.registerPath({
     method: 'get',
     path: '/health',
+    operationId: 'getHealth',
     summary: 'Liveness of the API and its dependencies (no API key needed)',
     tags: ['Operations'],
     responses: {
@@ -66,6 +67,7 @@ export function createApp(deps: AppDeps): express.Express {
   api.registry.registerPath({
     method: 'get',
     path: '/openapi.json',
+    operationId: 'getOpenApiDocument',
     summary: 'This OpenAPI 3.1 document (no API key needed)',
     tags: ['Operations'],
     responses: { 200: { description: 'The document', content: { 'application/json': { schema: z.object({}).passthrough() } } } },
@@ -73,6 +75,7 @@ export function createApp(deps: AppDeps): express.Express {
   api.registry.registerPath({
     method: 'get',
     path: '/docs',
+    operationId: 'getDocs',
     summary: 'This document as a browsable API reference page (Swagger UI served by the API, no API key needed)',
     tags: ['Operations'],
     responses: { 200: { description: 'The HTML page', content: { 'text/html': { schema: z.string() } } } },
