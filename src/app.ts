@@ -15,12 +15,14 @@ import { registerPaymentPlanRoutes } from './payment-plans/payment-plan.routes';
 import { registerSubscriptionRoutes } from './subscriptions/subscription.routes';
 import { checkHealth, healthSchema } from './health/health';
 import { docsRouter } from './http/docs-page';
+import { createApiMetrics, UNMATCHED_ROUTE } from './http/metrics';
 
 export type { AppDeps } from './http/app-deps';
 
 export function createApp(deps: AppDeps): express.Express {
   const log = deps.logger ?? defaultLogger;
   const app = express();
+  const metrics = createApiMetrics(deps.prisma);
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
@@ -31,13 +33,18 @@ export function createApp(deps: AppDeps): express.Express {
     res.locals.requestId = requestId;
     const started = process.hrtime.bigint();
     res.on('finish', () => {
+      const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
+      const route = (res.locals.route as string | undefined) ?? UNMATCHED_ROUTE;
+      metrics.observe(req.method, route, res.statusCode, durationMs / 1000);
       log.info(
         {
           requestId,
+          accountId: (res.locals.accountId as string | undefined) ?? null,
           method: req.method,
+          route,
           path: req.path,
           status: res.statusCode,
-          durationMs: Number(process.hrtime.bigint() - started) / 1e6,
+          durationMs,
         },
         'request',
       );
@@ -79,6 +86,22 @@ export function createApp(deps: AppDeps): express.Express {
     summary: 'This document as a browsable API reference page (Swagger UI served by the API, no API key needed)',
     tags: ['Operations'],
     responses: { 200: { description: 'The HTML page', content: { 'text/html': { schema: z.string() } } } },
+  });
+  api.registry.registerPath({
+    method: 'get',
+    path: '/metrics',
+    operationId: 'getMetrics',
+    summary: 'Prometheus metrics of the API: requests by route and status, latency, outbox lag, webhook deliveries (no API key needed)',
+    tags: ['Operations'],
+    responses: { 200: { description: 'Prometheus text format 0.0.4', content: { 'text/plain': { schema: z.string() } } } },
+  });
+  // Routes outside `api` name their template here (the request log and metrics read it): `/docs`, `/docs/{file}`.
+  app.use(['/health', '/openapi.json', '/metrics', '/docs'], (req, res, next) => {
+    res.locals.route = req.path === '/' ? req.baseUrl : `${req.baseUrl}/{file}`;
+    next();
+  });
+  app.get('/metrics', async (_req, res) => {
+    res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
   });
   app.get('/health', async (_req, res) => {
     const health = await checkHealth(deps);

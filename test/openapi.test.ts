@@ -37,7 +37,7 @@ describe('GET /openapi.json', () => {
     const document = (await apiClient(app.baseUrl).get('/openapi.json')).body as { paths: Record<string, Record<string, unknown>> };
     const documented = Object.entries(document.paths)
       .flatMap(([path, operations]) => Object.keys(operations).map((method) => `${method} ${path}`))
-      .filter((route) => !['get /health', 'get /openapi.json', 'get /docs'].includes(route))
+      .filter((route) => !['get /health', 'get /openapi.json', 'get /docs', 'get /metrics'].includes(route))
       .sort();
     expect(documented).toEqual(servedRoutes());
     expect(document.paths['/health']).toBeDefined();

@@ -182,8 +182,14 @@ export class Api {
 
     const expressPath = def.path.replace(/\{(\w+)\}/g, ':$1');
     const bodyParsers = def.body ? [requireJsonBody, jsonBody] : [];
-    this.router[def.method](expressPath, ...bodyParsers, async (req: Request, res: Response) => {
+    const routeTemplate = (_req: Request, res: Response, next: () => void) => {
+      // For the request log and metrics (src/app.ts): the template, not the path with its ids.
+      res.locals.route = def.path;
+      next();
+    };
+    this.router[def.method](expressPath, routeTemplate, ...bodyParsers, async (req: Request, res: Response) => {
       const principal = await this.authenticate(req.header('cc-api-key'));
+      res.locals.accountId = principal.accountId;
       if (def.roles) requireRole(principal, def.roles);
       if (def.guard) await def.guard(principal);
       const params = def.params ? parseOrThrow(def.params, req.params, 'path') : {};
