@@ -1,3 +1,4 @@
+import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { Db } from '../src/db/prisma';
 import { attemptDelivery, type WebhookAttemptInput, type WebhookAttemptResult } from '../src/webhooks/delivery-attempt.service';
@@ -11,12 +12,27 @@ export interface WebhookActivityDeps {
   httpTimeoutMs?: number;
 }
 
+/**
+ * `billing_webhook_attempts{outcome}` on the worker's metrics exporter (WORKER_METRICS_PORT): success,
+ * retryable, permanent, skipped. Nothing outside a worker (a test calling the activity directly).
+ */
+function countAttempt(outcome: WebhookAttemptResult['outcome']): void {
+  let context: Context;
+  try {
+    context = Context.current();
+  } catch {
+    return;
+  }
+  context.metricMeter.createCounter('billing_webhook_attempts', 'attempts', 'Webhook delivery attempts by outcome').withTags({ outcome }).add(1);
+}
+
 export function createWebhookActivities({ prisma, httpTimeoutMs = WEBHOOK_TIMEOUT_MS }: WebhookActivityDeps) {
   return {
     /** One attempt of a delivery (src/webhooks/delivery-attempt.service.ts); a missing delivery ends the workflow. */
     async attemptWebhookDelivery(input: WebhookAttemptInput): Promise<WebhookAttemptResult> {
       const result = await attemptDelivery(prisma, input, httpTimeoutMs);
       if (result === 'missing') throw ApplicationFailure.nonRetryable(`Webhook delivery ${input.deliveryId} does not exist`, 'WebhookDeliveryMissing');
+      countAttempt(result.outcome);
       return result;
     },
   };

@@ -14,12 +14,15 @@ import { registerPaymentRoutes } from './payments/payments.routes';
 import { registerPaymentPlanRoutes } from './payment-plans/payment-plan.routes';
 import { registerSubscriptionRoutes } from './subscriptions/subscription.routes';
 import { checkHealth, healthSchema } from './health/health';
+import { docsRouter } from './http/docs-page';
+import { createApiMetrics, UNMATCHED_ROUTE } from './http/metrics';
 
 export type { AppDeps } from './http/app-deps';
 
 export function createApp(deps: AppDeps): express.Express {
   const log = deps.logger ?? defaultLogger;
   const app = express();
+  const metrics = createApiMetrics(deps.prisma);
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
@@ -30,13 +33,18 @@ export function createApp(deps: AppDeps): express.Express {
     res.locals.requestId = requestId;
     const started = process.hrtime.bigint();
     res.on('finish', () => {
+      const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
+      const route = (res.locals.route as string | undefined) ?? UNMATCHED_ROUTE;
+      metrics.observe(req.method, route, res.statusCode, durationMs / 1000);
       log.info(
         {
           requestId,
+          accountId: (res.locals.accountId as string | undefined) ?? null,
           method: req.method,
+          route,
           path: req.path,
           status: res.statusCode,
-          durationMs: Number(process.hrtime.bigint() - started) / 1e6,
+          durationMs,
         },
         'request',
       );
@@ -55,6 +63,7 @@ export function createApp(deps: AppDeps): express.Express {
   api.registry.registerPath({
     method: 'get',
     path: '/health',
+    operationId: 'getHealth',
     summary: 'Liveness of the API and its dependencies (no API key needed)',
     tags: ['Operations'],
     responses: {
@@ -65,9 +74,34 @@ export function createApp(deps: AppDeps): express.Express {
   api.registry.registerPath({
     method: 'get',
     path: '/openapi.json',
+    operationId: 'getOpenApiDocument',
     summary: 'This OpenAPI 3.1 document (no API key needed)',
     tags: ['Operations'],
     responses: { 200: { description: 'The document', content: { 'application/json': { schema: z.object({}).passthrough() } } } },
+  });
+  api.registry.registerPath({
+    method: 'get',
+    path: '/docs',
+    operationId: 'getDocs',
+    summary: 'This document as a browsable API reference page (Swagger UI served by the API, no API key needed)',
+    tags: ['Operations'],
+    responses: { 200: { description: 'The HTML page', content: { 'text/html': { schema: z.string() } } } },
+  });
+  api.registry.registerPath({
+    method: 'get',
+    path: '/metrics',
+    operationId: 'getMetrics',
+    summary: 'Prometheus metrics of the API: requests by route and status, latency, outbox lag, webhook deliveries (no API key needed)',
+    tags: ['Operations'],
+    responses: { 200: { description: 'Prometheus text format 0.0.4', content: { 'text/plain': { schema: z.string() } } } },
+  });
+  // Routes outside `api` name their template here (the request log and metrics read it): `/docs`, `/docs/{file}`.
+  app.use(['/health', '/openapi.json', '/metrics', '/docs'], (req, res, next) => {
+    res.locals.route = req.path === '/' ? req.baseUrl : `${req.baseUrl}/{file}`;
+    next();
+  });
+  app.get('/metrics', async (_req, res) => {
+    res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
   });
   app.get('/health', async (_req, res) => {
     const health = await checkHealth(deps);
@@ -77,6 +111,7 @@ export function createApp(deps: AppDeps): express.Express {
   app.get('/openapi.json', (_req, res) => {
     res.json(openApi);
   });
+  app.use(docsRouter());
   app.use(api.router);
   app.locals.api = api;
 

@@ -67,6 +67,16 @@ export const config = {
   get workflowBundle() {
     return process.env.WORKFLOW_BUNDLE || undefined;
   },
+  /** Port of the worker's Prometheus exporter (Temporal SDK metrics); unset: no exporter. With WORKER_PROCESSES > 1, `npm start` gives worker i the port + i. */
+  get workerMetricsPort(): number | undefined {
+    return process.env.WORKER_METRICS_PORT ? intFromEnv('WORKER_METRICS_PORT', 9464) : undefined;
+  },
+  /** Level of the Temporal SDK's own logs in the worker (bundling, polling, core): TRACE, DEBUG, INFO, WARN or ERROR. */
+  get temporalLogLevel(): 'TRACE' | 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' {
+    const level = (process.env.TEMPORAL_LOG_LEVEL || 'WARN').toUpperCase();
+    if (!['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'].includes(level)) throw new Error(`TEMPORAL_LOG_LEVEL must be TRACE, DEBUG, INFO, WARN or ERROR, got "${level}"`);
+    return level as 'WARN';
+  },
   taskQueue: 'billing',
   get logLevel() {
     return process.env.LOG_LEVEL || 'info';

@@ -39,7 +39,7 @@ afterAll(async () => {
 });
 
 async function stuckDeposit() {
-  const customer = await createCustomer(api);
+  const customer = await createCustomer(api, 'Ada Lovelace');
   const terminal = await createTerminal(api);
   const plan = expectStatus(
     await api.post('/payment-plans', { customer: customer.id, total_amount: 500, currency: 'USD', installments_count: 5, interval: 'month' }),
@@ -50,6 +50,17 @@ async function stuckDeposit() {
 }
 
 describe('npm run support', () => {
+  it('refuses bad flags and commands with a message naming them, exit 2', async () => {
+    const unknown = await support(['terminal:stuck', '--minuts', '5']).catch((error) => error);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/^Unknown option '--minuts'\.\nUsage: npm run support/);
+    const missing = await support(['terminal:stuck', '--minutes']).catch((error) => error);
+    expect(missing).toMatchObject({ code: 2, stderr: expect.stringContaining("Option '--minutes <value>' argument missing") });
+    const bad = await support(['terminal:stuck', '--minutes', 'ten']).catch((error) => error);
+    expect(bad).toMatchObject({ code: 2, stderr: expect.stringContaining('--minutes must be an integer >= 0') });
+    expect(await support(['terminal:stcuk']).catch((error) => error)).toMatchObject({ code: 2, stderr: expect.stringContaining('Unknown command "terminal:stcuk"') });
+  });
+
   it('terminal:stuck lists waiting terminal payments older than --minutes', async () => {
     const { plan, paymentId, terminal } = await stuckDeposit();
     // Make the sale 20 minutes old, as a real stuck one would be.
@@ -61,9 +72,15 @@ describe('npm run support', () => {
     ]);
     expect(listed[0].age_minutes).toBeGreaterThanOrEqual(20);
     expect(JSON.parse((await support(['terminal:stuck', '--minutes', '30', '--account', accountId, '--json'])).stdout)).toEqual([]);
+    expect(listed[0]).toMatchObject({ account: accountId, customer_name: 'Ada Lovelace', terminal_label: 'Front desk' });
     const table = (await support(['terminal:stuck', '--minutes', '10', '--account', accountId])).stdout;
-    expect(table).toMatch(/PLAN\s+PAYMENT\s+TERMINAL\s+STATE\s+AGE/);
-    expect(table).toContain(paymentId);
+    expect(table).toMatch(/ACCOUNT\s+PLAN\s+PAYMENT\s+CUSTOMER\s+TERMINAL\s+STATE\s+AGE\s+AMOUNT/);
+    const line = table.split('\n').find((row) => row.includes(paymentId))!;
+    expect(line).toContain(accountId);
+    expect(line).toContain('Ada Lovelace');
+    expect(line).toContain(`Front desk (${terminal.id})`);
+    expect(line).toContain('$1.00');
+    expect(line).not.toContain('100 USD');
   });
 
   it('terminal:resolve sends resolveTerminalPayment and prints the outcome', async () => {
@@ -100,7 +117,9 @@ describe('npm run support', () => {
       () => getPlan(api, plan.id),
       (value) => value.deposit.attempt.state === 'cancelled',
     );
-    await expect(support(['terminal:cancel', plan.id, 'ppay_unknown'])).rejects.toMatchObject({ code: 2 });
+    // Unknown plan or payment: 1 with a message; a usage error: 2.
+    await expect(support(['terminal:cancel', plan.id, 'ppay_unknown'])).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('No payment ppay_unknown') });
+    await expect(support(['terminal:resolve', 'pp_unknown', paymentId, '--outcome', 'approved'])).rejects.toMatchObject({ code: 1 });
   });
 
   it('payment-plans:settings turns the feature on and sets the default delay', async () => {

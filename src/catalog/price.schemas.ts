@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { paginationQuery } from '../http/pagination';
-import { resourceId } from '../http/validation';
+import { resourceId, unixTime } from '../http/validation';
 import { commaSeparatedIds, createdRange, jsonTextFilter } from './search-filter';
 import { updatedMsField } from '../lib/object-version';
 
@@ -104,7 +104,7 @@ export const priceSchema = z
     recurring: z.object({ interval: z.enum(RECURRING_INTERVALS), interval_count: z.number().int() }).nullable(),
     tax_behavior: z.enum(TAX_BEHAVIORS),
     description: z.string().nullable(),
-    created: z.number(),
+    created: unixTime,
     updated_ms: updatedMsField,
     updated: z.number().nullable(),
   })

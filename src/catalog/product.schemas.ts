@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { paginationQuery } from '../http/pagination';
-import { resourceId } from '../http/validation';
+import { resourceId, unixTime } from '../http/validation';
 import { description, priceAttributes, withPriceRules } from './price.schemas';
 import { commaSeparatedIds, createdRange, jsonTextFilter } from './search-filter';
 import { DEFAULT_TAX_CODE, isAllowedTaxCode } from './tax-codes';
@@ -51,7 +51,7 @@ export const productSchema = z
     id: z.string(),
     object: z.literal('product'),
     active: z.boolean(),
-    created: z.number().int().min(0),
+    created: unixTime,
     updated_ms: updatedMsField,
     default_price: z.string().nullable(),
     description: z.string().nullable(),

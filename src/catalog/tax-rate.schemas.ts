@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { paginationQuery } from '../http/pagination';
-import { queryBoolean, resourceId } from '../http/validation';
+import { queryBoolean, resourceId, unixTime } from '../http/validation';
 import { updatedMsField } from '../lib/object-version';
 
 /**
@@ -81,7 +81,7 @@ export const taxRateSchema = z
     object: z.literal('tax_rate'),
     active: z.boolean(),
     country: z.string(),
-    created: z.number(),
+    created: unixTime,
     updated_ms: updatedMsField,
     description: z.string().nullable(),
     display_name: z.string(),

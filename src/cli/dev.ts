@@ -81,7 +81,11 @@ async function main(): Promise<void> {
   const workers = config.workerProcesses;
   const children = [
     startChild(config.apiProcesses > 1 ? `api (${config.apiProcesses} processes)` : 'api', 'api.ts', env),
-    ...Array.from({ length: workers }, (_, i) => startChild(workers > 1 ? `worker ${i + 1}` : 'worker', 'worker.ts', env)),
+    ...Array.from({ length: workers }, (_, i) => {
+      const metricsPort = config.workerMetricsPort;
+      const workerEnv = metricsPort ? { ...env, WORKER_METRICS_PORT: String(metricsPort + i) } : env;
+      return startChild(workers > 1 ? `worker ${i + 1}` : 'worker', 'worker.ts', workerEnv);
+    }),
   ];
 
   let stopping = false;

@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import type { Client } from '@temporalio/client';
 import type { Db } from '../db/prisma';
 import { ApiError } from '../http/errors';
+import { formatMoney } from '../lib/money';
 import { toUnixSeconds } from '../lib/time';
 import { OPEN_TERMINAL_STATES, toPaymentObject } from '../payment-plans/payment-plan.records';
 import { applyPlanRequest, DEFAULT_AFTER_DAYS } from '../payment-plans/payment-plan.service';
@@ -13,7 +14,8 @@ import { fail, withDatabase } from './operator';
 
 const usage = `Usage: npm run support -- <command>
   terminal:stuck [--minutes N] [--account acct_...] [--json]
-      Terminal payments waiting (or needing a resolution) for more than N minutes (default 15).
+      Terminal payments waiting (or needing a resolution) for more than N minutes (default 15):
+      account, plan, payment, customer, terminal label, state, age, amount ($200.00).
   terminal:resolve <plan_id> <payment_id> [--outcome approved|declined] [--payment-method pm_...] [--external] [--timeout-seconds S] [--json]
       Sends the update resolveTerminalPayment with the known outcome; prints what the workflow did.
   terminal:cancel <plan_id> <payment_id> [--json]
@@ -22,7 +24,7 @@ const usage = `Usage: npm run support -- <command>
       Turn payment plans on or off for an account; days a past_due plan waits before it is defaulted.
 Connects to TEMPORAL_ADDRESS (default 127.0.0.1:$TEMPORAL_PORT, port 7233) and the service's database (DATABASE_URL or the embedded one).`;
 
-/** A refusal worth a plain message and exit code 2, raised where exiting at once would skip cleanup. */
+/** An unknown plan, payment or account: a plain message and exit code 1 (usage errors exit 2), raised where exiting at once would skip cleanup. */
 class CliError extends Error {}
 
 interface Options {
@@ -58,12 +60,27 @@ async function stuck(prisma: Db, options: Options): Promise<number> {
     orderBy: { stateChangedAt: 'asc' },
     take: 500,
   });
+  const terminalIds = [...new Set(payments.map((payment) => payment.terminalId).filter((id) => id !== null))];
+  const planIds = [...new Set(payments.map((payment) => payment.planId))];
+  const [terminals, plans] = await Promise.all([
+    prisma.terminal.findMany({ where: { id: { in: terminalIds } }, select: { id: true, label: true } }),
+    prisma.paymentPlan.findMany({ where: { id: { in: planIds } }, select: { id: true, accountId: true, customerId: true } }),
+  ]);
+  const customers = await prisma.customer.findMany({
+    where: { OR: plans.map((plan) => ({ id: plan.customerId, accountId: plan.accountId })) },
+    select: { id: true, name: true },
+  });
+  const labelOf = new Map(terminals.map((terminal) => [terminal.id, terminal.label]));
+  const customerOf = new Map(plans.map((plan) => [plan.id, customers.find((customer) => customer.id === plan.customerId)]));
   const rows = payments.map((payment) => ({
     account: payment.accountId,
     plan: payment.planId,
     payment: payment.id,
     workflow_id: `payment-plan:${payment.planId}`,
+    customer: customerOf.get(payment.planId)?.id ?? null,
+    customer_name: customerOf.get(payment.planId)?.name ?? null,
     terminal: payment.terminalId,
+    terminal_label: payment.terminalId ? (labelOf.get(payment.terminalId) ?? null) : null,
     sale: payment.terminalSaleId,
     state: payment.terminalState,
     deposit: payment.deposit,
@@ -81,14 +98,16 @@ async function stuck(prisma: Db, options: Options): Promise<number> {
     console.log(`No terminal payment has waited more than ${minutes} minutes.`);
     return 0;
   }
-  const header = ['PLAN', 'PAYMENT', 'TERMINAL', 'STATE', 'AGE', 'AMOUNT', 'NOTE'];
+  const header = ['ACCOUNT', 'PLAN', 'PAYMENT', 'CUSTOMER', 'TERMINAL', 'STATE', 'AGE', 'AMOUNT', 'NOTE'];
   const table = rows.map((row) => [
+    row.account,
     row.plan,
     row.payment,
-    row.terminal ?? '',
+    row.customer_name ?? row.customer ?? '',
+    row.terminal ? `${row.terminal_label ?? ''} (${row.terminal})`.trimStart() : '',
     row.state ?? '',
     `${row.age_minutes} min`,
-    `${row.amount} ${row.currency}`,
+    formatMoney(row.amount, row.currency),
     [row.deposit ? 'deposit' : '', row.cancel_requested ? 'cancel requested' : ''].filter(Boolean).join(', '),
   ]);
   const widths = header.map((title, column) => Math.max(title.length, ...table.map((line) => line[column]!.length)));
@@ -160,22 +179,30 @@ async function settings(prisma: Db, accountId: string, options: Options): Promis
   return 0;
 }
 
+const FLAGS = {
+  minutes: { type: 'string' },
+  account: { type: 'string' },
+  outcome: { type: 'string' },
+  'payment-method': { type: 'string' },
+  external: { type: 'boolean' },
+  enable: { type: 'boolean' },
+  disable: { type: 'boolean' },
+  'default-after-days': { type: 'string' },
+  'timeout-seconds': { type: 'string' },
+  json: { type: 'boolean', default: false },
+} as const;
+
+/** parseArgs, with its refusals (unknown flag, missing value) as a usage error naming the flag. */
+function parseCommandLine() {
+  try {
+    return parseArgs({ allowPositionals: true, strict: true, options: FLAGS });
+  } catch (error) {
+    fail(`${(error as Error).message.split('. ')[0]}.\n${usage}`);
+  }
+}
+
 async function main(): Promise<number> {
-  const { values, positionals } = parseArgs({
-    allowPositionals: true,
-    options: {
-      minutes: { type: 'string' },
-      account: { type: 'string' },
-      outcome: { type: 'string' },
-      'payment-method': { type: 'string' },
-      external: { type: 'boolean' },
-      enable: { type: 'boolean' },
-      disable: { type: 'boolean' },
-      'default-after-days': { type: 'string' },
-      'timeout-seconds': { type: 'string' },
-      json: { type: 'boolean', default: false },
-    },
-  });
+  const { values, positionals } = parseCommandLine();
   const options = values as Options;
   const [command, ...rest] = positionals;
 
@@ -214,7 +241,7 @@ async function main(): Promise<number> {
       return withDatabase((prisma) => settings(prisma, accountId, options));
     }
     default:
-      fail(usage);
+      fail(command ? `Unknown command "${command}".\n${usage}` : usage);
   }
 }
 
@@ -222,6 +249,7 @@ main().then(
   (code) => process.exit(code),
   (error) => {
     console.error(error instanceof ApiError || error instanceof Error ? error.message : error);
-    process.exit(error instanceof CliError ? 2 : 1);
+    // Usage errors exit 2 where they are found (fail); anything else, an unknown plan or payment included, 1.
+    process.exit(1);
   },
 );

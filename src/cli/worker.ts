@@ -1,10 +1,11 @@
-import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import { NativeConnection } from '@temporalio/worker';
 import { config } from '../config';
 import { resolveDatabase } from '../db/local-database';
 import { createPrisma } from '../db/prisma';
 import { logger } from '../http/logger';
 import { Client } from '@temporalio/client';
 import { createWorker, workerPoolSize } from '../temporal/worker';
+import { installWorkerRuntime } from '../temporal/runtime';
 import { startRelay } from '../webhooks/relay';
 
 /**
@@ -13,8 +14,7 @@ import { startRelay } from '../webhooks/relay';
  * The webhook outbox relay runs beside it and stops when the worker has stopped.
  */
 async function main(): Promise<void> {
-  // The SDK logs every bundling step at INFO; warnings and errors are what an operator needs here.
-  Runtime.install({ logger: new DefaultLogger((process.env.TEMPORAL_LOG_LEVEL as 'WARN' | undefined) ?? 'WARN') });
+  installWorkerRuntime({ logger, sdkLogLevel: config.temporalLogLevel, metricsPort: config.workerMetricsPort });
   const database = await resolveDatabase();
   const prisma = createPrisma(database.url, workerPoolSize());
   const connection = await NativeConnection.connect({ address: config.temporalAddress });
@@ -23,7 +23,7 @@ async function main(): Promise<void> {
   // The relay's client shares the worker's connection, so its workflow starts can be eager.
   const temporal = new Client({ connection, namespace: config.temporalNamespace });
   const relay = startRelay({ prisma, databaseUrl: database.url, temporal, taskQueue: config.taskQueue, eagerStart: true });
-  logger.info({ taskQueue: config.taskQueue, namespace: config.temporalNamespace }, 'worker running');
+  logger.info({ taskQueue: config.taskQueue, namespace: config.temporalNamespace, metricsPort: config.workerMetricsPort ?? null }, 'worker running');
   await worker.run();
   await relay.stop();
   await connection.close();

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { isCountryCode, isCurrencyCode } from '../lib/iso';
 import { paginationQuery } from '../http/pagination';
-import { resourceId } from '../http/validation';
+import { resourceId, unixTime } from '../http/validation';
 import { updatedMsField } from '../lib/object-version';
 
 const text = (max: number) => z.string().max(max, `must be at most ${max} characters`);
@@ -96,7 +96,7 @@ export const customerSchema = z
     email: z.string().nullable(),
     description: z.string().nullable(),
     phone: z.string().nullable(),
-    created: z.number(),
+    created: unixTime,
     updated_ms: updatedMsField,
     currency: z.string().nullable(),
     address: z.array(addressSchema),

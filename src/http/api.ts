@@ -8,6 +8,7 @@ import { requireRole } from './auth';
 import { ApiError } from './errors';
 import { idempotencyHeaders, readIdempotencyKey, withIdempotency } from './idempotency';
 import { parseOrThrow } from './validation';
+import { addExamples } from './openapi-examples';
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 type AnyObject = z.ZodObject<z.ZodRawShape>;
@@ -97,6 +98,22 @@ export const errorBodySchema = z
   })
   .meta({ id: 'Error' });
 
+/**
+ * `operationId` of a route: the method and the path's words, a path parameter as `By<Name>`, e.g.
+ * `get /customers/{externalKey}` -> `getCustomersByExternalKey` (unique, since method and path are).
+ */
+export function operationIdOf(method: string, path: string): string {
+  const pascal = (word: string) => word.charAt(0).toUpperCase() + word.slice(1);
+  const words = path
+    .split('/')
+    .filter(Boolean)
+    .map((segment) => {
+      const parameter = /^\{(\w+)\}$/.exec(segment);
+      return parameter ? `By${pascal(parameter[1]!)}` : segment.split(/[-_.]/).map(pascal).join('');
+    });
+  return method.toLowerCase() + words.join('');
+}
+
 /** A handler's answer with a success status other than the route's own (declared in `otherStatuses`). */
 export class Answer {
   constructor(
@@ -133,6 +150,7 @@ export class Api {
     this.registry.registerPath({
       method: def.method,
       path: def.path,
+      operationId: operationIdOf(def.method, def.path),
       summary: def.summary,
       description: def.description,
       tags: [def.tag],
@@ -141,7 +159,8 @@ export class Api {
         params: def.params,
         query: def.query,
         headers: idempotent ? idempotencyHeaders : undefined,
-        body: def.body ? { content: { 'application/json': { schema: def.body } } } : undefined,
+        // Required unless the route takes no body as `{}` (every field optional): src/http/api.ts parses a missing body as `{}`.
+        body: def.body ? { required: !def.body.safeParse({}).success, content: { 'application/json': { schema: def.body } } } : undefined,
       },
       responses: {
         [status]: { description: 'Success', content: { 'application/json': { schema: def.response } } },
@@ -163,8 +182,14 @@ export class Api {
 
     const expressPath = def.path.replace(/\{(\w+)\}/g, ':$1');
     const bodyParsers = def.body ? [requireJsonBody, jsonBody] : [];
-    this.router[def.method](expressPath, ...bodyParsers, async (req: Request, res: Response) => {
+    const routeTemplate = (_req: Request, res: Response, next: () => void) => {
+      // For the request log and metrics (src/app.ts): the template, not the path with its ids.
+      res.locals.route = def.path;
+      next();
+    };
+    this.router[def.method](expressPath, routeTemplate, ...bodyParsers, async (req: Request, res: Response) => {
       const principal = await this.authenticate(req.header('cc-api-key'));
+      res.locals.accountId = principal.accountId;
       if (def.roles) requireRole(principal, def.roles);
       if (def.guard) await def.guard(principal);
       const params = def.params ? parseOrThrow(def.params, req.params, 'path') : {};
@@ -207,7 +232,7 @@ export class Api {
   }
 
   openApiDocument(): object {
-    return new OpenApiGeneratorV31(this.registry.definitions).generateDocument({
+    const document = new OpenApiGeneratorV31(this.registry.definitions).generateDocument({
       openapi: '3.1.0',
       info: {
         title: 'Subscription billing API',
@@ -219,5 +244,6 @@ export class Api {
       },
       servers: [{ url: '/' }],
     });
+    return addExamples(document as Parameters<typeof addExamples>[0]);
   }
 }

@@ -90,6 +90,9 @@ export const unixSecondsBound = z
   .min(0, 'must be at least 0')
   .max(MAX_UNIX_SECONDS, 'must be before the year 10000');
 
+/** A time in an answer: integer Unix seconds (`created` and the like). */
+export const unixTime = z.number().int().min(0).describe('Unix seconds');
+
 /** The same bound in a query string (`created_gt=...`). */
 export const queryUnixSeconds = z.coerce
   .number()

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { currencyCode } from '../customers/customer.schemas';
 import { paginationQuery } from '../http/pagination';
-import { queryUnixSeconds, resourceId, unixSeconds } from '../http/validation';
+import { queryUnixSeconds, resourceId, unixSeconds, unixTime } from '../http/validation';
 import { paymentMethodId } from '../payments/payment-method.schemas';
 import { updatedMsField } from '../lib/object-version';
 
@@ -129,11 +129,11 @@ export const invoiceSchema = z
     attempted: z.boolean(),
     billing_reason: z.string(),
     collection_method: z.enum(COLLECTION_METHODS),
-    created: z.number(),
+    created: unixTime,
     updated_ms: updatedMsField,
     currency: z.string(),
     customer: z.string(),
-    customer_address: addressSchema.nullable(),
+    customer_address: z.union([addressSchema, z.null()]).describe('null when the customer has no address'),
     customer_email: z.string().nullable(),
     customer_name: z.string().nullable(),
     customer_phone: z.string().nullable(),

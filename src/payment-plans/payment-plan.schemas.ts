@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { currencyCode } from '../customers/customer.schemas';
 import { paginationQuery } from '../http/pagination';
-import { resourceId } from '../http/validation';
+import { resourceId, unixTime } from '../http/validation';
 import { paymentMethodId } from '../payments/payment-method.schemas';
 import { updatedMsField } from '../lib/object-version';
 
@@ -168,7 +168,7 @@ export const planPaymentSchema = z
       .nullable(),
     failure_code: z.string().nullable(),
     failure_message: z.string().nullable(),
-    created: z.number(),
+    created: unixTime,
     updated: z.number(),
   })
   .meta({ id: 'PaymentPlanPayment' });
@@ -220,7 +220,7 @@ export const paymentPlanSchema = z
           terminal: z.string().nullable(),
           state: z.enum(TERMINAL_STATES).nullable(),
           cancel_requested: z.boolean(),
-          created: z.number(),
+          created: unixTime,
         })
         .nullable(),
     }),
@@ -231,7 +231,7 @@ export const paymentPlanSchema = z
     completed_at: z.number().nullable(),
     canceled_at: z.number().nullable(),
     cancellation_reason: z.string().nullable(),
-    created: z.number(),
+    created: unixTime,
     updated_ms: updatedMsField,
     updated: z.number(),
   })

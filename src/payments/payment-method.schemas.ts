@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { addressInput } from '../customers/customer.schemas';
 import { paginationQuery } from '../http/pagination';
-import { resourceId } from '../http/validation';
+import { resourceId, unixTime } from '../http/validation';
 import { isValidRoutingNumber, passesLuhn } from './card-numbers';
 import { updatedMsField } from '../lib/object-version';
 
@@ -136,7 +136,7 @@ export const paymentMethodSchema = z
       name: nullableString,
       phone: nullableString,
     }),
-    created: z.number(),
+    created: unixTime,
     updated_ms: updatedMsField,
     customer: nullableString,
     livemode: z.boolean(),

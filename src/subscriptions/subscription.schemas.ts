@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { priceSchema } from '../catalog/price.schemas';
 import { paginationQuery } from '../http/pagination';
-import { queryBoolean, resourceId, unixSeconds } from '../http/validation';
+import { queryBoolean, resourceId, unixSeconds, unixTime } from '../http/validation';
 import { paymentMethodId } from '../payments/payment-method.schemas';
 import { COLLECTION_METHODS, DUNNING_OUTCOMES, SUBSCRIPTION_STATUSES } from './subscription-machine';
 import { updatedMsField } from '../lib/object-version';
@@ -141,7 +141,7 @@ export const subscriptionItemSchema = z
     price: priceSchema,
     quantity: z.number(),
     tax_rates: z.array(z.string()),
-    created: z.number(),
+    created: unixTime,
     subscription: z.string(),
   })
   .meta({ id: 'SubscriptionItem' });
@@ -155,7 +155,7 @@ export const subscriptionSchema = z
     cancel_at_period_end: z.boolean(),
     canceled_at: z.number().nullable(),
     collection_method: z.enum(COLLECTION_METHODS),
-    created: z.number(),
+    created: unixTime,
     updated_ms: updatedMsField,
     currency: z.string(),
     customer: z.string(),

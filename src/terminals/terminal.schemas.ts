@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { paginationQuery } from '../http/pagination';
-import { resourceId } from '../http/validation';
+import { resourceId, unixTime } from '../http/validation';
 import { passesLuhn } from '../payments/card-numbers';
 
 export const createTerminalBody = z
@@ -25,10 +25,10 @@ export const terminalSchema = z
         amount: z.number(),
         currency: z.string(),
         cancel_requested: z.boolean(),
-        created: z.number(),
+        created: unixTime,
       })
       .nullable(),
-    created: z.number(),
+    created: unixTime,
   })
   .meta({ id: 'Terminal' });
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { paginationQuery } from '../http/pagination';
-import { resourceId } from '../http/validation';
+import { resourceId, unixTime } from '../http/validation';
 import { invoiceId } from '../invoices/invoice.schemas';
 
 export const TRANSACTION_TYPES = ['payment', 'refund', 'adjustment'] as const;
@@ -23,7 +23,7 @@ export const transactionSchema = z
     failure_code: z.string().nullable(),
     failure_message: z.string().nullable(),
     description: z.string().nullable(),
-    created: z.number(),
+    created: unixTime,
   })
   .meta({ id: 'Transaction' });
 

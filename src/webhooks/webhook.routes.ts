@@ -19,10 +19,12 @@ import {
   destinationSchema,
   logsQuery,
 } from './webhook.schemas';
+import { registerWebhookEvents } from './event-catalog';
 
 export function registerWebhookRoutes(api: Api, { prisma }: AppDeps): void {
   const tag = 'Webhooks';
   const roles = ADMIN_ROLES;
+  registerWebhookEvents(api.registry);
 
   api.route({
     method: 'post',

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { paginationQuery } from '../http/pagination';
-import { resourceId } from '../http/validation';
+import { resourceId, unixTime } from '../http/validation';
 import { nonPublicHostReason, privateTargetsAllowed } from './address-policy';
 
 export const MAX_URL_LENGTH = 2048;
@@ -50,7 +50,7 @@ export const destinationSchema = z
     url: z.string(),
     active: z.boolean(),
     status: z.enum(['enabled', 'disabled']),
-    created: z.number(),
+    created: unixTime,
     updated: z.number(),
   })
   .openapi('WebhookDestination');
@@ -100,7 +100,7 @@ export const deliveryLogSchema = z
     error: z.string().nullable(),
     next_attempt_at: z.number().nullable(),
     completed_at: z.number().nullable(),
-    created: z.number(),
+    created: unixTime,
     updated: z.number(),
     attempts: z.array(attemptSchema),
   })

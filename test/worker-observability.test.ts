@@ -1,0 +1,74 @@
+import { Writable } from 'node:stream';
+import pino from 'pino';
+import { installWorkerRuntime } from '../src/temporal/runtime';
+import { webhookWorkflowId } from '../src/webhooks/workflow-id';
+import { startTestApp, startTestWorker, type TestApp } from './support/harness';
+import { freePort } from './support/ports';
+import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver';
+import { accountWithDestination, allowPrivateWebhookTargets, manualRelay, waitUntil, writeEvent } from './support/webhooks';
+
+/**
+ * The worker process's observability (issue 15 items 5 and 8), as src/cli/worker.ts sets it up with
+ * installWorkerRuntime: SDK logs as pino JSON carrying workflowId and runId, and the SDK's Prometheus
+ * exporter (temporal_* series and billing_webhook_attempts) on its own port.
+ */
+const TASK_QUEUE = 'worker-observability-test';
+const lines: string[] = [];
+let metricsPort: number;
+let app: TestApp;
+let worker: Awaited<ReturnType<typeof startTestWorker>>;
+let receiver: WebhookReceiver;
+
+beforeAll(async () => {
+  allowPrivateWebhookTargets();
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      lines.push(...String(chunk).split('\n').filter(Boolean));
+      done();
+    },
+  });
+  metricsPort = await freePort();
+  // Before any connection: the runtime is installed once per process, as the worker entry point does.
+  installWorkerRuntime({ logger: pino({ level: 'debug' }, sink), sdkLogLevel: 'WARN', metricsPort });
+  app = await startTestApp();
+  worker = await startTestWorker(app.prisma, TASK_QUEUE);
+  receiver = await startWebhookReceiver();
+});
+afterAll(async () => {
+  await worker.stop();
+  await receiver.close();
+  await app.close();
+});
+
+it('logs workflow and activity lines as JSON with the workflow id and run id, and exports the SDK metrics', async () => {
+  const { accountId, destination } = await accountWithDestination(app.prisma, receiver.url);
+  const event = await writeEvent(app.prisma, accountId);
+  const relay = manualRelay(app.prisma, app.temporal, TASK_QUEUE, () => [accountId]);
+  expect(await relay.runOnce()).toBe(1);
+  await receiver.waitFor(1);
+  const workflowId = webhookWorkflowId(event.id, destination.id);
+  const { runId } = await app.temporal.workflow.getHandle(workflowId).describe();
+  await app.temporal.workflow.getHandle(workflowId).result();
+
+  const entries = await waitUntil(async () => {
+    const parsed = lines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((entry) => entry.workflowId === workflowId);
+    return parsed.some((entry) => entry.msg === 'Workflow completed') ? parsed : undefined;
+  });
+  for (const entry of entries) expect(entry).toEqual(expect.objectContaining({ workflowId, runId, level: expect.any(Number), msg: expect.any(String) }));
+  expect(entries).toEqual(
+    expect.arrayContaining([
+      expect.objectContaining({ msg: 'Workflow started', workflowType: 'deliverWebhook' }),
+      expect.objectContaining({ msg: 'Activity completed', activityType: 'attemptWebhookDelivery', durationMs: expect.any(Number) }),
+    ]),
+  );
+  // SDK housekeeping below WARN (bundling, polling) stays out.
+  expect(lines.map((line) => JSON.parse(line)).filter((entry) => entry.workflowId === undefined && entry.level < 40)).toEqual([]);
+
+  const text = await waitUntil(async () => {
+    const body = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+    return body.includes('billing_webhook_attempts') ? body : undefined;
+  });
+  expect(text).toMatch(/temporal_workflow_completed\S* \d/);
+  expect(text).toMatch(/temporal_activity_execution_latency\S*_bucket/);
+  expect(text).toMatch(new RegExp(`billing_webhook_attempts\\S*outcome="success"\\S*taskQueue="${TASK_QUEUE}"\\S* 1`));
+});
