@@ -4,7 +4,8 @@ import { createAccount } from '../src/accounts/account.service';
 import { recordEvent } from '../src/lib/events';
 import { createDestination } from '../src/webhooks/destination.service';
 import { startRelay } from '../src/webhooks/relay';
-import { createWorker } from '../src/temporal/worker';
+import { createPrisma } from '../src/db/prisma';
+import { createWorker, workerPoolSize } from '../src/temporal/worker';
 import { startWebhookReceiver } from '../test/support/webhook-receiver';
 import { bareWorkflowStarts, percentile, ratio, roundTo, runLanes as runTimedLanes, type BenchContext, type Figures } from './support';
 
@@ -28,11 +29,13 @@ export async function benchWebhooks(ctx: BenchContext): Promise<Figures> {
   const account = await createAccount(ctx.prisma, { name: 'Bench webhooks', role: 'developer' });
   await createDestination(ctx.prisma, account.account_id, { url: `${receiver.url}/hooks` });
 
+  // As in the worker process: worker and relay on a pool of their own (the writers stand for the API),
+  // and the relay's client shares the worker's connection (eager starts).
+  const workerPrisma = createPrisma(ctx.databaseUrl, workerPoolSize());
   const nativeConnection = await NativeConnection.connect({ address: ctx.temporalAddress });
-  const worker = await createWorker({ prisma: ctx.prisma, connection: nativeConnection, taskQueue: TASK_QUEUE });
+  const worker = await createWorker({ prisma: workerPrisma, connection: nativeConnection, taskQueue: TASK_QUEUE });
   const running = worker.run();
-  // As in the worker process: the relay's client shares the worker's connection (eager starts).
-  const relay = startRelay({ prisma: ctx.prisma, databaseUrl: ctx.databaseUrl, temporal: new Client({ connection: nativeConnection }), taskQueue: TASK_QUEUE, eagerStart: true });
+  const relay = startRelay({ prisma: workerPrisma, databaseUrl: ctx.databaseUrl, temporal: new Client({ connection: nativeConnection }), taskQueue: TASK_QUEUE, eagerStart: true });
 
   const writeEvents = (count: number) =>
     runLanes(count, WRITERS, async (index) => {
@@ -92,6 +95,7 @@ export async function benchWebhooks(ctx: BenchContext): Promise<Figures> {
     worker.shutdown();
     await running;
     await nativeConnection.close();
+    await workerPrisma.$disconnect();
     await receiver.close();
   }
 }

@@ -16,7 +16,7 @@ import { updatedMsOf } from '../lib/object-version';
 import { voidInTx } from '../invoices/invoice.service';
 import { detachAllInTx } from '../payments/payment-method.service';
 import { containsText } from '../db/text-search';
-import { readRows, type Statement } from '../db/sql';
+import { queryRows, type Statement } from '../db/sql';
 
 type Shipping = {
   name: string;
@@ -119,7 +119,7 @@ const CUSTOMER_BY_ID: Statement = {
 };
 
 export async function getCustomer(prisma: Db, accountId: string, id: string): Promise<CustomerObject> {
-  const [row] = await readRows<Omit<Customer, 'updatedMs'> & { updatedMs: string }>(prisma, CUSTOMER_BY_ID, [id, accountId]);
+  const [row] = await queryRows<Omit<Customer, 'updatedMs'> & { updatedMs: string }>(prisma, CUSTOMER_BY_ID, [id, accountId]);
   if (!row) throw notFound('customer', id);
   return toCustomerObject({ ...row, updatedMs: BigInt(row.updatedMs) });
 }
