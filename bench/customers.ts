@@ -3,7 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import autocannon from 'autocannon';
 import { projectRoot } from '../src/config';
 import { createAccount } from '../src/accounts/account.service';
-import { ratio, type BenchContext } from './support';
+import { ratio, roundTo, type BenchContext, type Figures } from './support';
 
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
@@ -32,7 +32,7 @@ async function load(url: string, headers: Record<string, string>) {
  * handler doing the same single-row query with `pg` on the same database. Each server runs in a
  * process of its own so the load generator does not share its CPU time.
  */
-export async function benchCustomers(ctx: BenchContext): Promise<void> {
+export async function benchCustomers(ctx: BenchContext): Promise<Figures> {
   const account = await createAccount(ctx.prisma, { name: 'Bench', role: 'developer' });
   const customer = await ctx.prisma.customer.create({
     data: { id: 'cus_bench0000000000000000001', accountId: account.account_id, name: 'Bench Customer', email: 'bench@example.com' },
@@ -55,6 +55,7 @@ export async function benchCustomers(ctx: BenchContext): Promise<void> {
     console.log(
       `customers api/baseline: throughput ${ratio(ours.requestsPerSecond, base.requestsPerSecond)}, p99 latency ${ratio(ours.p99Ms, base.p99Ms)}`,
     );
+    return { read_ratio: roundTo(ours.requestsPerSecond / base.requestsPerSecond), read_p99_ratio: roundTo(ours.p99Ms / base.p99Ms) };
   } finally {
     for (const child of children) child.kill('SIGTERM');
   }

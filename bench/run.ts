@@ -2,19 +2,20 @@
 // Temporal engines (the dev server, then the Temporal server on PostgreSQL), printed side by side at the end.
 // Everything runs on loopback; every load is bounded in count or time and stops by itself.
 // `npm run bench -- customers webhooks` runs only the sections named; BENCH_ENGINES=dev (or server) one engine.
+// `--json` adds a last line with every figure, per engine: {"dev": {"read_ratio": ...}, "server": {...}}.
 import { benchCustomers } from './customers';
 import { benchWebhooks } from './webhooks';
 import { benchSubscriptions } from './subscriptions';
-import { startBenchServices, type BenchContext, type Engine } from './support';
+import { startBenchServices, type BenchContext, type Engine, type Figures } from './support';
 
-const SECTIONS: Record<string, (ctx: BenchContext) => Promise<void>> = {
+const SECTIONS: Record<string, (ctx: BenchContext) => Promise<Figures>> = {
   customers: benchCustomers,
   webhooks: benchWebhooks,
   subscriptions: benchSubscriptions,
 };
 
-/** Runs `work`, printing its lines as they come and answering them. */
-async function capture(work: () => Promise<void>): Promise<string[]> {
+/** Runs `work`, printing its lines as they come and answering them with its figures. */
+async function capture(work: () => Promise<Figures>): Promise<{ lines: string[]; figures: Figures }> {
   const lines: string[] = [];
   const print = console.log;
   console.log = (...args: unknown[]) => {
@@ -22,11 +23,10 @@ async function capture(work: () => Promise<void>): Promise<string[]> {
     lines.push(...args.map(String).join(' ').split('\n'));
   };
   try {
-    await work();
+    return { lines, figures: await work() };
   } finally {
     console.log = print;
   }
-  return lines;
 }
 
 function sideBySide(titles: string[], columns: string[][]): string {
@@ -38,27 +38,34 @@ function sideBySide(titles: string[], columns: string[][]): string {
 }
 
 async function main(): Promise<void> {
-  const wanted = process.argv.slice(2);
+  const json = process.argv.includes('--json');
+  const wanted = process.argv.slice(2).filter((arg) => arg !== '--json');
   for (const name of wanted) if (!SECTIONS[name]) throw new Error(`Unknown section ${name}; sections: ${Object.keys(SECTIONS).join(', ')}`);
   const engines = (process.env.BENCH_ENGINES ?? 'dev,server').split(',') as Engine[];
   const results: Record<string, Record<string, string[]>> = {};
+  const figures: Partial<Record<Engine, Figures>> = {};
   for (const engine of engines) {
     console.log(`\n=== ${engine} engine ===`);
     const services = await startBenchServices(engine);
     try {
       for (const [name, section] of Object.entries(SECTIONS)) {
-        if (wanted.length === 0 || wanted.includes(name)) (results[name] ??= {})[engine] = await capture(() => section(services));
+        if (wanted.length > 0 && !wanted.includes(name)) continue;
+        const result = await capture(() => section(services));
+        (results[name] ??= {})[engine] = result.lines;
+        figures[engine] = { ...figures[engine], ...result.figures };
       }
     } finally {
       await services.stop();
     }
   }
-  if (engines.length < 2) return;
-  console.log('\n=== side by side ===');
-  for (const [name, byEngine] of Object.entries(results)) {
-    console.log(`\n[${name}]`);
-    console.log(sideBySide(engines.map((engine) => `${engine} engine`), engines.map((engine) => byEngine[engine] ?? [])));
+  if (engines.length > 1) {
+    console.log('\n=== side by side ===');
+    for (const [name, byEngine] of Object.entries(results)) {
+      console.log(`\n[${name}]`);
+      console.log(sideBySide(engines.map((engine) => `${engine} engine`), engines.map((engine) => byEngine[engine] ?? [])));
+    }
   }
+  if (json) console.log(JSON.stringify(figures));
 }
 
 main().then(

@@ -4,11 +4,11 @@
 import readline from 'node:readline';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { createPrisma } from '../src/db/prisma';
-import { createWorker } from '../src/temporal/worker';
+import { createWorker, workerPoolSize } from '../src/temporal/worker';
 
 async function main(): Promise<void> {
   Runtime.install({ logger: new DefaultLogger('WARN') });
-  const prisma = createPrisma(process.env.DATABASE_URL!, 10);
+  const prisma = createPrisma(process.env.DATABASE_URL!, workerPoolSize());
   const connection = await NativeConnection.connect({ address: process.env.TEMPORAL_ADDRESS! });
   const worker = await createWorker({ prisma, connection, taskQueue: process.argv[2] });
   const running = worker.run();

@@ -1,15 +1,12 @@
-import crypto from 'node:crypto';
 import path from 'node:path';
 import readline from 'node:readline';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { Client, Connection } from '@temporalio/client';
 import { projectRoot } from '../src/config';
 import { createAccount } from '../src/accounts/account.service';
-import { percentile, ratio, type BenchContext } from './support';
+import { BARE_START_LANES, bareWorkflowStarts, ratio, roundTo, runLanes, type BenchContext, type Figures, type LaneResult } from './support';
 
 const CREATIONS = Number(process.env.BENCH_SUBSCRIPTIONS ?? 300);
 const IDLE = Number(process.env.BENCH_IDLE_SUBSCRIPTIONS ?? 10_000);
-const LANES = 10;
 /** The task queue the API starts workflows on (config.taskQueue): the bench worker polls it. */
 const TASK_QUEUE = 'billing';
 
@@ -28,26 +25,6 @@ function jsonLines(child: ChildProcess) {
   return () => new Promise<any>((resolve) => waiting.push(resolve));
 }
 
-/** `total` jobs over `lanes` concurrent lanes; answers each job's duration in ms and the jobs per second. */
-async function runLanes(total: number, lanes: number, job: (index: number) => Promise<void>) {
-  const durations: number[] = [];
-  let next = 0;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: lanes }, async () => {
-      while (next < total) {
-        const index = next++;
-        const jobStarted = performance.now();
-        await job(index);
-        durations.push(performance.now() - jobStarted);
-      }
-    }),
-  );
-  const perSecond = total / ((performance.now() - started) / 1000);
-  durations.sort((a, b) => a - b);
-  return { perSecond, p50: percentile(durations, 50), p99: percentile(durations, 99) };
-}
-
 const mb = (bytes: number) => Math.round(bytes / 1024 / 1024);
 
 /**
@@ -56,10 +33,9 @@ const mb = (bytes: number) => Math.round(bytes / 1024 / 1024);
  * starts per second on the same Temporal server; then the worker's memory with IDLE scheduled
  * subscriptions waiting on their timers.
  */
-export async function benchSubscriptions(ctx: BenchContext): Promise<void> {
+export async function benchSubscriptions(ctx: BenchContext): Promise<Figures> {
   const env = { DATABASE_URL: ctx.databaseUrl, TEMPORAL_ADDRESS: ctx.temporalAddress };
   const children: ChildProcess[] = [];
-  const connection = await Connection.connect({ address: ctx.temporalAddress });
   try {
     const worker = spawnTsx('subscription-worker.ts', [TASK_QUEUE], env);
     children.push(worker);
@@ -104,20 +80,13 @@ export async function benchSubscriptions(ctx: BenchContext): Promise<void> {
     const now = () => Math.floor(Date.now() / 1000);
     const nextYear = () => now() + 365 * 86_400;
 
-    const client = new Client({ connection });
-    const bareStart = (index: number) =>
-      client.workflow
-        .start('benchIdleWorkflow', { taskQueue: 'bench-no-worker', workflowId: `bench-bare-${crypto.randomUUID()}-${index}` })
-        .then(() => undefined);
+    await runLanes(20, BARE_START_LANES, () => subscribe(now()).then(() => undefined)); // warm-up: connections, JIT, the workflow bundle in the worker
 
-    await runLanes(20, LANES, bareStart); // warm-up: connections, JIT, the workflow bundle in the worker
-    await runLanes(20, LANES, () => subscribe(now()).then(() => undefined));
-
-    console.log(`\nSubscriptions: ${CREATIONS} creations per row over ${LANES} concurrent lanes, same Temporal server (${ctx.engine} engine)`);
-    const bare = await runLanes(CREATIONS, LANES, bareStart);
-    const scheduled = await runLanes(CREATIONS, LANES, () => subscribe(nextYear()).then(() => undefined));
-    const active = await runLanes(CREATIONS, LANES, () => subscribe(now()).then(() => undefined));
-    const row = (result: { perSecond: number; p50: number; p99: number }) => ({
+    console.log(`\nSubscriptions: ${CREATIONS} creations per row over ${BARE_START_LANES} concurrent lanes, same Temporal server (${ctx.engine} engine)`);
+    const bare = await bareWorkflowStarts(ctx.temporalAddress, CREATIONS);
+    const scheduled = await runLanes(CREATIONS, BARE_START_LANES, () => subscribe(nextYear()).then(() => undefined));
+    const active = await runLanes(CREATIONS, BARE_START_LANES, () => subscribe(now()).then(() => undefined));
+    const row = (result: LaneResult) => ({
       'per s': Math.round(result.perSecond),
       'p50 ms': +result.p50.toFixed(1),
       'p99 ms': +result.p99.toFixed(1),
@@ -140,8 +109,13 @@ export async function benchSubscriptions(ctx: BenchContext): Promise<void> {
       before: { 'rss MB': mb(before.rss), 'heap MB': mb(before.heapUsed), 'cached workflows': before.cachedWorkflows },
       after: { 'rss MB': mb(after.rss), 'heap MB': mb(after.heapUsed), 'cached workflows': after.cachedWorkflows },
     });
+    return {
+      subscription_create_ratio: roundTo(scheduled.perSecond / bare.perSecond),
+      subscription_charge_ratio: roundTo(active.perSecond / bare.perSecond),
+      worker_rss_mb_idle_10k: mb(after.rss),
+      worker_rss_mb_before: mb(before.rss),
+    };
   } finally {
     for (const child of children) child.kill('SIGTERM');
-    await connection.close();
   }
 }

@@ -2,6 +2,8 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import crypto from 'node:crypto';
+import { Client, Connection } from '@temporalio/client';
 import { paths } from '../src/config';
 import { migrate } from '../src/db/migrator';
 import { createPrisma, type Db } from '../src/db/prisma';
@@ -65,6 +67,65 @@ export function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
+/** A figure for the JSON line: `digits` decimals. */
+export function roundTo(value: number, digits = 2): number {
+  const scale = 10 ** digits;
+  return Math.round(value * scale) / scale;
+}
+
 export function ratio(a: number, b: number): string {
   return b === 0 ? 'n/a' : `${(a / b).toFixed(2)}x`;
+}
+
+/** What a section measured, by the keys `npm run bench -- --json` prints. */
+export type Figures = Record<string, number>;
+
+export interface LaneResult {
+  perSecond: number;
+  /** Each job's duration in ms, sorted. */
+  durations: number[];
+  p50: number;
+  p99: number;
+}
+
+/** `total` jobs over `lanes` concurrent lanes: each job's duration and the jobs per second. */
+export async function runLanes(total: number, lanes: number, job: (index: number) => Promise<void>): Promise<LaneResult> {
+  const durations: number[] = [];
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: lanes }, async () => {
+      while (next < total) {
+        const index = next++;
+        const jobStarted = performance.now();
+        await job(index);
+        durations.push(performance.now() - jobStarted);
+      }
+    }),
+  );
+  const perSecond = total / ((performance.now() - started) / 1000);
+  durations.sort((a, b) => a - b);
+  return { perSecond, durations, p50: percentile(durations, 50), p99: percentile(durations, 99) };
+}
+
+/** Concurrent clients of the bare-start baseline (and of the API loads measured against it). */
+export const BARE_START_LANES = 10;
+
+/**
+ * The Temporal baseline every workflow figure is divided by: `count` bare workflow starts from
+ * BARE_START_LANES concurrent clients on a task queue no worker polls (after a warm-up of 20).
+ */
+export async function bareWorkflowStarts(temporalAddress: string, count: number): Promise<LaneResult> {
+  const connection = await Connection.connect({ address: temporalAddress });
+  try {
+    const client = new Client({ connection });
+    const start = (index: number) =>
+      client.workflow
+        .start('benchIdleWorkflow', { taskQueue: 'bench-no-worker', workflowId: `bench-bare-${crypto.randomUUID()}-${index}` })
+        .then(() => undefined);
+    await runLanes(20, BARE_START_LANES, start);
+    return await runLanes(count, BARE_START_LANES, start);
+  } finally {
+    await connection.close();
+  }
 }

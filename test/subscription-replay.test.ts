@@ -6,6 +6,9 @@ import { quietRuntime, readHistories } from './support/subscriptions';
 // resume, cancels, quantity change, dunning outcomes, worker crash). Replaying them through the
 // current workflow code fails when a change is not replay-compatible with subscriptions already
 // running in production: such a change needs workflow versioning (patched()), not a silent edit.
+// The webhook-*.json histories are deliverWebhook runs recorded with the code before its attempts
+// became local activities (a delivery done at once, one done after a retry, one waiting on its retry
+// timer): deliveries started before that change must go on replaying.
 
 describe('subscription workflow replay', () => {
   beforeAll(quietRuntime);

@@ -6,29 +6,34 @@ import type { PaymentPlanRequestArgs, PaymentPlanRequestSignal } from './payment
  * like a request body. Pure and deterministic, so the workflow's update validators use it; the
  * activity checks signal arguments with it too. Updates are strict (an unknown field is refused,
  * naming it); signals keep ignoring unknown fields as they always did.
+ *
+ * Built on first use, not at module load: every workflow instantiates this module (workflows/lazy-schema.ts).
  */
-const ppayId = z.string().max(64).regex(/^ppay_[a-zA-Z0-9]+$/, 'must be a payment id (ppay_...)');
-const pmId = z.string().max(64).regex(/^pm_[a-zA-Z0-9]+$/, 'must be a payment method id (pm_...)');
-const common = {
-  /** Who asked (recorded in the payment's resolution): the API sends `api`, the CLI `support-cli`. */
-  source: z.string().min(1).max(40).optional(),
-  /** Any string; the outcome is recorded under it in the `state` query's `requests`. */
-  request_id: z.string().min(1).max(200).optional(),
-};
-const resolution = {
-  outcome: z.enum(['approved', 'declined']).optional(),
-  payment_method: pmId.optional(),
-  external: z.boolean().optional(),
-};
+function shapes(): Record<PaymentPlanRequestSignal, Shape> {
+  const ppayId = z.string().max(64).regex(/^ppay_[a-zA-Z0-9]+$/, 'must be a payment id (ppay_...)');
+  const pmId = z.string().max(64).regex(/^pm_[a-zA-Z0-9]+$/, 'must be a payment method id (pm_...)');
+  const common = {
+    /** Who asked (recorded in the payment's resolution): the API sends `api`, the CLI `support-cli`. */
+    source: z.string().min(1).max(40).optional(),
+    /** Any string; the outcome is recorded under it in the `state` query's `requests`. */
+    request_id: z.string().min(1).max(200).optional(),
+  };
+  const resolution = {
+    outcome: z.enum(['approved', 'declined']).optional(),
+    payment_method: pmId.optional(),
+    external: z.boolean().optional(),
+  };
+
+  return {
+    resolveTerminalPayment: { payment_id: ppayId, ...resolution, ...common },
+    resolveDeposit: { ...resolution, ...common },
+    cancelTerminalPayment: { payment_id: ppayId, ...common },
+    cancelDeposit: { ...common },
+    cancelPlan: { reason: z.string().min(1).max(500).optional(), ...common },
+  };
+}
 
 type Shape = Record<string, z.ZodType>;
-const SHAPES: Record<PaymentPlanRequestSignal, Shape> = {
-  resolveTerminalPayment: { payment_id: ppayId, ...resolution, ...common },
-  resolveDeposit: { ...resolution, ...common },
-  cancelTerminalPayment: { payment_id: ppayId, ...common },
-  cancelDeposit: { ...common },
-  cancelPlan: { reason: z.string().min(1).max(500).optional(), ...common },
-};
 
 function checkResolutionFields(args: PaymentPlanRequestArgs, ctx: z.RefinementCtx): void {
   if (args.payment_method !== undefined && args.external) {
@@ -39,12 +44,19 @@ function checkResolutionFields(args: PaymentPlanRequestArgs, ctx: z.RefinementCt
   }
 }
 
-const schemaOf = (request: PaymentPlanRequestSignal, strict: boolean) => {
-  const object = strict ? z.strictObject(SHAPES[request]) : z.object(SHAPES[request]);
-  return request.startsWith('resolve') ? object.superRefine((args, ctx) => checkResolutionFields(args as PaymentPlanRequestArgs, ctx)) : object;
-};
-const STRICT = Object.fromEntries(Object.keys(SHAPES).map((name) => [name, schemaOf(name as PaymentPlanRequestSignal, true)]));
-const LENIENT = Object.fromEntries(Object.keys(SHAPES).map((name) => [name, schemaOf(name as PaymentPlanRequestSignal, false)]));
+let built: Record<PaymentPlanRequestSignal, Shape> | undefined;
+const schemas = new Map<string, z.ZodType>();
+function schemaOf(request: PaymentPlanRequestSignal, strict: boolean): z.ZodType {
+  const key = `${request}:${strict}`;
+  let schema = schemas.get(key);
+  if (!schema) {
+    const shape = (built ??= shapes())[request];
+    const object = strict ? z.strictObject(shape) : z.object(shape);
+    schema = request.startsWith('resolve') ? object.superRefine((args, ctx) => checkResolutionFields(args as PaymentPlanRequestArgs, ctx)) : object;
+    schemas.set(key, schema);
+  }
+  return schema;
+}
 
 /** Why an argument is refused: the field at fault (`param`), and the code the API answers with. */
 export interface RequestArgsIssue {
@@ -57,7 +69,7 @@ export type ParsedRequestArgs = { ok: true; args: PaymentPlanRequestArgs } | { o
 
 /** Checks the argument of `request`; no argument (null, undefined) counts as `{}`. */
 export function parseRequestArgs(request: PaymentPlanRequestSignal, args: unknown, options: { strict: boolean }): ParsedRequestArgs {
-  const schema = (options.strict ? STRICT : LENIENT)[request]!;
+  const schema = schemaOf(request, options.strict);
   const parsed = schema.safeParse(args ?? {});
   if (parsed.success) return { ok: true, args: parsed.data as PaymentPlanRequestArgs };
   const issue = parsed.error.issues[0]!;

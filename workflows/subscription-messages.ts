@@ -1,5 +1,6 @@
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
 import { z } from 'zod';
+import { lazySchema } from './lazy-schema';
 import { COLLECTION_METHODS, type Action, type SubscriptionChanges, type SubscriptionCreateSpec, type SubscriptionState } from '../src/subscriptions/subscription-machine';
 import type { SubscriptionObject } from '../src/subscriptions/subscription.schemas';
 
@@ -52,10 +53,10 @@ export const changeUpdate = defineUpdate<SubscriptionObject, [SubscriptionChange
 // refused there, visibly, and never reaches a handler (where it would fail the workflow task).
 
 /** No argument (or one empty object or null, as a form left empty may send): pause, resume, created. */
-export const noArgs = z.union([z.tuple([]), z.tuple([z.strictObject({}).nullable()])]);
+export const noArgs = lazySchema(() => z.union([z.tuple([]), z.tuple([z.strictObject({}).nullable()])]));
 
-export const cancelArgs = z
-  .tuple([
+export const cancelArgs = lazySchema(() =>
+  z.tuple([
     z
       .strictObject({ atPeriodEnd: z.boolean().optional(), at_period_end: z.boolean().optional() })
       .refine((args) => args.atPeriodEnd !== undefined || args.at_period_end !== undefined, {
@@ -65,35 +66,37 @@ export const cancelArgs = z
         message: 'atPeriodEnd and at_period_end disagree',
       })
       .transform((args) => ({ atPeriodEnd: (args.atPeriodEnd ?? args.at_period_end)! })),
-  ])
-  .transform(([args]) => args);
+  ]).transform(([args]) => args),
+);
 
-const ids = z.array(z.string().min(1));
-const millis = z.number().int().nonnegative();
-const itemChange = z.discriminatedUnion('kind', [
-  z.strictObject({ kind: z.literal('add'), id: z.string().min(1), priceId: z.string().min(1), quantity: z.number().int().positive(), taxRateIds: ids }),
-  z.strictObject({
-    kind: z.literal('update'),
-    id: z.string().min(1),
-    priceId: z.string().min(1).optional(),
-    quantity: z.number().int().positive().optional(),
-    taxRateIds: ids.optional(),
-  }),
-  z.strictObject({ kind: z.literal('delete'), id: z.string().min(1) }),
-]);
-
-export const changeArgs = z
-  .tuple([
+const itemChange = () => {
+  const ids = z.array(z.string().min(1));
+  return z.discriminatedUnion('kind', [
+    z.strictObject({ kind: z.literal('add'), id: z.string().min(1), priceId: z.string().min(1), quantity: z.number().int().positive(), taxRateIds: ids }),
     z.strictObject({
-      items: z.array(z.strictObject({ param: z.string(), change: itemChange })).optional(),
+      kind: z.literal('update'),
+      id: z.string().min(1),
+      priceId: z.string().min(1).optional(),
+      quantity: z.number().int().positive().optional(),
+      taxRateIds: ids.optional(),
+    }),
+    z.strictObject({ kind: z.literal('delete'), id: z.string().min(1) }),
+  ]);
+};
+
+export const changeArgs = lazySchema(() => {
+  const millis = z.number().int().nonnegative();
+  return z.tuple([
+    z.strictObject({
+      items: z.array(z.strictObject({ param: z.string(), change: itemChange() })).optional(),
       collectionMethod: z.enum(COLLECTION_METHODS).optional(),
       defaultPaymentMethodId: z.string().min(1).nullable().optional(),
       cancelAt: millis.nullable().optional(),
       cancelAtPeriodEnd: z.boolean().optional(),
       endDate: millis.nullable().optional(),
     }),
-  ])
-  .transform(([changes]): SubscriptionChanges => changes);
+  ]).transform(([changes]): SubscriptionChanges => changes);
+});
 
 /** Where a zod issue points, in the update's own terms (`args.0.items.1.change.quantity`): `args` when it is the list itself. */
 export function argumentPath(issue: z.core.$ZodIssue): string {

@@ -16,6 +16,7 @@ import { updatedMsOf } from '../lib/object-version';
 import { voidInTx } from '../invoices/invoice.service';
 import { detachAllInTx } from '../payments/payment-method.service';
 import { containsText } from '../db/text-search';
+import { queryRows, type Statement } from '../db/sql';
 
 type Shipping = {
   name: string;
@@ -109,8 +110,18 @@ export async function searchCustomers(prisma: Db, accountId: string, search: str
   });
 }
 
+/** GET /customers/{id}, the hot read: one prepared statement (src/db/sql.ts), the row in Prisma's shape. */
+const CUSTOMER_BY_ID: Statement = {
+  name: 'customer_by_id',
+  text: `SELECT id, account_id AS "accountId", name, email, description, phone, currency, address, shipping,
+    created_at AS "createdAt", updated_at AS "updatedAt", updated_ms::text AS "updatedMs", deleted_at AS "deletedAt"
+    FROM customers WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL`,
+};
+
 export async function getCustomer(prisma: Db, accountId: string, id: string): Promise<CustomerObject> {
-  return toCustomerObject(await findCustomer(prisma, accountId, id));
+  const [row] = await queryRows<Omit<Customer, 'updatedMs'> & { updatedMs: string }>(prisma, CUSTOMER_BY_ID, [id, accountId]);
+  if (!row) throw notFound('customer', id);
+  return toCustomerObject({ ...row, updatedMs: BigInt(row.updatedMs) });
 }
 
 /**

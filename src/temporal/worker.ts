@@ -6,12 +6,23 @@ import { createActivities } from '../../activities';
 
 export const workflowsPath = path.resolve(__dirname, '..', '..', 'workflows', 'index.ts');
 
+/**
+ * Modules the workflow bundle evaluates once per worker instead of once per workflow. With the
+ * reusable V8 context (the SDK default) every module a workflow imports is instantiated again for
+ * each workflow the worker creates or replays, and kept with it in the workflow cache: zod's was
+ * most of the per-workflow CPU and memory (README, Performance). zod keeps no per-workflow state.
+ */
+export const PRELOADED_WORKFLOW_MODULES = [path.resolve(__dirname, '..', '..', 'workflows', 'preload.ts')];
+
 /** Database connections a worker process needs beyond one per activity slot: the webhook relay's passes. */
 export const WORKER_EXTRA_CONNECTIONS = 3;
 
-/** The database pool of a worker process whose activity slots are `slots`. */
+/**
+ * The database pool of a worker process whose activity slots are `slots`: as many activities and as
+ * many local activities (webhook attempts, subscription steps) may run at once, each holding a connection.
+ */
 export function workerPoolSize(slots = config.workerActivitySlots): number {
-  return slots + WORKER_EXTRA_CONNECTIONS;
+  return 2 * slots + WORKER_EXTRA_CONNECTIONS;
 }
 
 export interface WorkerDeps {
@@ -21,7 +32,7 @@ export interface WorkerDeps {
   taskQueue?: string;
   /** A prebuilt bundle (tests build it once); otherwise the workflows are bundled at start. */
   workflowBundle?: WorkerOptions['workflowBundle'];
-  /** Activities run at once; the Prisma pool must have at least this many connections (workerPoolSize). */
+  /** Activities run at once, and local activities at once; the Prisma pool must have twice this many connections (workerPoolSize). */
   activitySlots?: number;
 }
 
@@ -30,12 +41,14 @@ export async function createWorker(deps: WorkerDeps): Promise<Worker> {
     connection: deps.connection,
     namespace: deps.namespace ?? config.temporalNamespace,
     taskQueue: deps.taskQueue ?? config.taskQueue,
-    ...(deps.workflowBundle ? { workflowBundle: deps.workflowBundle } : { workflowsPath }),
+    ...(deps.workflowBundle ? { workflowBundle: deps.workflowBundle } : { workflowsPath, bundlerOptions: { preloadModules: PRELOADED_WORKFLOW_MODULES } }),
     activities: createActivities({ prisma: deps.prisma }),
     // Without a bound the SDK takes up to 100 activities at once: beyond the pool's connections they
     // queue inside Prisma, where a transaction gives up after 2 s ("Unable to start a transaction in the
     // given time") and a plain query waits with no limit. Bounded, the rest wait at the server, where any
     // worker with a free slot takes them.
     maxConcurrentActivityTaskExecutions: deps.activitySlots ?? config.workerActivitySlots,
+    // Local activities run in the workflow task that calls them, on the same pool: the same bound (default 100).
+    maxConcurrentLocalActivityExecutions: deps.activitySlots ?? config.workerActivitySlots,
   });
 }

@@ -1,5 +1,5 @@
 import type { Db } from '../db/prisma';
-import type { WebhookAttempt } from '../generated/prisma/client';
+import { queryRows, type Statement } from '../db/sql';
 import { columnValue } from '../lib/columns';
 import { newId } from '../lib/ids';
 import { envelopeFromStored } from './envelope';
@@ -36,14 +36,62 @@ function statusAfter(outcome: AttemptOutcome, retriesRemain: boolean): WebhookDe
   return outcome === 'retryable' && retriesRemain ? 'retry' : 'failure';
 }
 
-function recordedResult(attempt: WebhookAttempt, status: string): WebhookAttemptResult {
+/** A delivery with its destination and, if recorded, the attempt asked for (null columns otherwise). */
+interface DeliveryRow {
+  id: string;
+  eventId: string;
+  status: string;
+  lastError: string | null;
+  payload: unknown;
+  url: string;
+  secret: string;
+  active: boolean;
+  deletedAt: Date | null;
+  recordedOutcome: string | null;
+  recordedStatusCode: number | null;
+  recordedError: string | null;
+  recordedDurationMs: number | null;
+}
+
+// Each attempt is one read and one write, prepared statements on the worker's pool (src/db/sql.ts):
+// through Prisma they were six queries (an include, an upsert and an update in a transaction) and
+// most of a delivery's CPU time in the worker.
+const DELIVERY_FOR_ATTEMPT: Statement = {
+  name: 'webhook_delivery_for_attempt',
+  text: `SELECT d.id, d.event_id AS "eventId", d.status, d.last_error AS "lastError", d.payload,
+      w.url, w.secret, w.active, w.deleted_at AS "deletedAt",
+      a.outcome AS "recordedOutcome", a.status_code AS "recordedStatusCode", a.error AS "recordedError", a.duration_ms AS "recordedDurationMs"
+    FROM webhook_deliveries d
+    JOIN webhook_destinations w ON w.id = d.destination_id
+    LEFT JOIN webhook_attempts a ON a.delivery_id = d.id AND a.attempt_number = $2
+    WHERE d.id = $1`,
+};
+
+/**
+ * Records an attempt and, in the same statement, the delivery's state after it. (delivery, attempt
+ * number) is unique: when the attempt is recorded already (a concurrent execution won), nothing changes.
+ */
+const RECORD_ATTEMPT: Statement = {
+  name: 'webhook_record_attempt',
+  text: `WITH recorded AS (
+      INSERT INTO webhook_attempts (id, delivery_id, attempt_number, scheduled_at, sent_at, url, outcome, status_code, error, duration_ms)
+      VALUES ($3, $1, $2, $4, $5, $6, $7, $8, $9, $10)
+      ON CONFLICT (delivery_id, attempt_number) DO NOTHING
+      RETURNING delivery_id
+    )
+    UPDATE webhook_deliveries SET status = $11, attempt_count = $2, last_status_code = $8, last_error = $9,
+      next_attempt_at = $12, completed_at = $13, updated_at = $14
+    WHERE id = (SELECT delivery_id FROM recorded)`,
+};
+
+function recordedResult(delivery: DeliveryRow, attempt: number): WebhookAttemptResult {
   return {
-    attempt: attempt.attemptNumber,
-    status: columnValue(DELIVERY_STATUSES, status, 'webhook_deliveries.status'),
-    outcome: columnValue(ATTEMPT_OUTCOMES, attempt.outcome, 'webhook_attempts.outcome'),
-    statusCode: attempt.statusCode,
-    error: attempt.error,
-    durationMs: attempt.durationMs,
+    attempt,
+    status: columnValue(DELIVERY_STATUSES, delivery.status, 'webhook_deliveries.status'),
+    outcome: columnValue(ATTEMPT_OUTCOMES, delivery.recordedOutcome!, 'webhook_attempts.outcome'),
+    statusCode: delivery.recordedStatusCode,
+    error: delivery.recordedError,
+    durationMs: delivery.recordedDurationMs!,
   };
 }
 
@@ -54,22 +102,17 @@ function recordedResult(attempt: WebhookAttempt, status: string): WebhookAttempt
  * the delivery row does not exist.
  */
 export async function attemptDelivery(prisma: Db, input: WebhookAttemptInput, httpTimeoutMs: number): Promise<WebhookAttemptResult | 'missing'> {
-  const delivery = await prisma.webhookDelivery.findUnique({
-    where: { id: input.deliveryId },
-    include: { destination: true, attempts: { where: { attemptNumber: input.attempt } } },
-  });
+  const [delivery] = await queryRows<DeliveryRow>(prisma, DELIVERY_FOR_ATTEMPT, [input.deliveryId, input.attempt]);
   if (!delivery) return 'missing';
-  const recorded = delivery.attempts[0];
-  if (recorded) return recordedResult(recorded, delivery.status);
+  if (delivery.recordedOutcome !== null) return recordedResult(delivery, input.attempt);
   const skipped = { attempt: input.attempt, outcome: 'skipped' as const, statusCode: null, durationMs: 0 };
   if (TERMINAL.includes(delivery.status)) {
     return { ...skipped, status: columnValue(DELIVERY_STATUSES, delivery.status, 'webhook_deliveries.status'), error: delivery.lastError };
   }
 
-  const { destination } = delivery;
-  if (destination.deletedAt || !destination.active) {
+  if (delivery.deletedAt || !delivery.active) {
     // Retries in flight end when their destination is disabled or deleted: nothing more is sent to it.
-    const reason = destination.deletedAt ? 'destination deleted' : 'destination disabled';
+    const reason = delivery.deletedAt ? 'destination deleted' : 'destination disabled';
     await prisma.webhookDelivery.update({
       where: { id: delivery.id },
       data: { status: 'failure', lastError: reason, nextAttemptAt: null, completedAt: new Date() },
@@ -80,46 +123,33 @@ export async function attemptDelivery(prisma: Db, input: WebhookAttemptInput, ht
   const body = JSON.stringify(envelopeFromStored(delivery.payload));
   const sentAt = new Date();
   const result = await sendWebhook(
-    destination.url,
+    delivery.url,
     body,
     {
       'content-type': 'application/json',
       'user-agent': 'billing-webhooks/1.0',
-      [SIGNATURE_HEADER]: signatureHeader(destination.secret, body),
+      [SIGNATURE_HEADER]: signatureHeader(delivery.secret, body),
       [EVENT_ID_HEADER]: delivery.eventId,
     },
     httpTimeoutMs,
   );
   const status = statusAfter(result.outcome, input.retryDelayMs !== null);
   const now = Date.now();
-  await prisma.$transaction([
-    prisma.webhookAttempt.upsert({
-      where: { deliveryId_attemptNumber: { deliveryId: delivery.id, attemptNumber: input.attempt } },
-      update: {},
-      create: {
-        id: newId('webhookAttempt'),
-        deliveryId: delivery.id,
-        attemptNumber: input.attempt,
-        scheduledAt: new Date(input.scheduledAt),
-        sentAt,
-        url: destination.url,
-        outcome: result.outcome,
-        statusCode: result.statusCode,
-        error: result.error,
-        durationMs: result.durationMs,
-      },
-    }),
-    prisma.webhookDelivery.update({
-      where: { id: delivery.id },
-      data: {
-        status,
-        attemptCount: input.attempt,
-        lastStatusCode: result.statusCode,
-        lastError: result.error,
-        nextAttemptAt: status === 'retry' ? new Date(now + input.retryDelayMs!) : null,
-        completedAt: status === 'retry' ? null : new Date(now),
-      },
-    }),
+  await queryRows(prisma, RECORD_ATTEMPT, [
+    delivery.id,
+    input.attempt,
+    newId('webhookAttempt'),
+    new Date(input.scheduledAt),
+    sentAt,
+    delivery.url,
+    result.outcome,
+    result.statusCode,
+    result.error,
+    result.durationMs,
+    status,
+    status === 'retry' ? new Date(now + input.retryDelayMs!) : null,
+    status === 'retry' ? null : new Date(now),
+    new Date(now),
   ]);
   return { attempt: input.attempt, status, ...result };
 }

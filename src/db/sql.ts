@@ -1,0 +1,23 @@
+import type { Db } from './prisma';
+import { poolOf } from './prisma';
+
+/** A fixed SQL text with a name: prepared once per connection, then only executed. */
+export interface Statement {
+  name: string;
+  text: string;
+}
+
+/**
+ * Runs one statement on the pool under `prisma` without Prisma's query pipeline. Measured on this
+ * machine (Performance in the README): a single-row `findFirst` costs about 1.3 ms of CPU in Prisma
+ * 6's client engine (its query compiler runs in WebAssembly per call) and `$queryRaw` about 0.4 ms,
+ * a prepared statement on the same pg pool about 0.1 ms. For the hot paths only (authenticated reads,
+ * webhook attempts), each one statement, atomic by itself; everything else stays in Prisma. Falls
+ * back to `$queryRawUnsafe` on a client made elsewhere.
+ */
+export async function queryRows<Row>(prisma: Db, statement: Statement, values: unknown[]): Promise<Row[]> {
+  const pool = poolOf(prisma);
+  if (!pool) return prisma.$queryRawUnsafe<Row[]>(statement.text, ...values);
+  const result = await pool.query({ name: statement.name, text: statement.text, values });
+  return result.rows as Row[];
+}
