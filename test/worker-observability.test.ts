@@ -69,6 +69,6 @@ it('logs workflow and activity lines as JSON with the workflow id and run id, an
     return body.includes('billing_webhook_attempts') ? body : undefined;
   });
   expect(text).toMatch(/temporal_workflow_completed\S* \d/);
-  expect(text).toMatch(/temporal_activity_execution_latency\S*_bucket/);
+  expect(text).toMatch(/temporal_(local_)?activity_execution_latency\S*_bucket/);
   expect(text).toMatch(new RegExp(`billing_webhook_attempts\\S*outcome="success"\\S*taskQueue="${TASK_QUEUE}"\\S* 1`));
 });
