@@ -13,6 +13,7 @@ import { registerCatalogRoutes } from './catalog/catalog.routes';
 import { registerPaymentRoutes } from './payments/payments.routes';
 import { registerPaymentPlanRoutes } from './payment-plans/payment-plan.routes';
 import { registerSubscriptionRoutes } from './subscriptions/subscription.routes';
+import { registerTestClockRoutes } from './test-clocks/test-clock.routes';
 import { checkHealth, healthSchema } from './health/health';
 
 export type { AppDeps } from './http/app-deps';
@@ -51,6 +52,7 @@ export function createApp(deps: AppDeps): express.Express {
   registerPaymentRoutes(api, deps);
   registerPaymentPlanRoutes(api, deps);
   registerSubscriptionRoutes(api, deps);
+  registerTestClockRoutes(api, deps);
 
   api.registry.registerPath({
     method: 'get',

@@ -16,6 +16,8 @@ import { updatedMsOf } from '../lib/object-version';
 import { voidInTx } from '../invoices/invoice.service';
 import { detachAllInTx } from '../payments/payment-method.service';
 import { containsText } from '../db/text-search';
+import { atTime } from '../lib/clock-time';
+import { clockForNewCustomer } from '../test-clocks/test-clock.service';
 
 type Shipping = {
   name: string;
@@ -36,6 +38,7 @@ export function toCustomerObject(customer: Customer): CustomerObject {
     currency: customer.currency,
     address: (customer.address as Address[] | null) ?? [],
     shipping: (customer.shipping as Shipping | null) ?? null,
+    test_clock: customer.testClockId,
   };
 }
 
@@ -53,10 +56,15 @@ export async function findCustomer(db: Db | Tx, accountId: string, id: string): 
 
 export async function createCustomer(prisma: Db, accountId: string, input: CreateCustomerInput): Promise<CustomerObject> {
   return prisma.$transaction(async (tx) => {
+    const testClockId = await clockForNewCustomer(tx, accountId, input.test_clock);
+    // A customer on a test clock is created at the clock's time, like what it will own.
+    const clockTime = testClockId ? (await tx.testClock.findUniqueOrThrow({ where: { id: testClockId } })).frozenTime : undefined;
     const customer = await tx.customer.create({
       data: {
         id: newId('customer'),
         accountId,
+        testClockId,
+        ...(clockTime ? { createdAt: clockTime } : {}),
         name: input.name,
         email: input.email,
         description: input.description,
@@ -67,7 +75,7 @@ export async function createCustomer(prisma: Db, accountId: string, input: Creat
       },
     });
     const object = toCustomerObject(customer);
-    await recordEvent(tx, accountId, 'customer.created', object);
+    await atTime(clockTime?.getTime(), () => recordEvent(tx, accountId, 'customer.created', object));
     return object;
   });
 }
