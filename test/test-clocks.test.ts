@@ -258,6 +258,38 @@ describe('a subscription on a test clock', () => {
   }, 90_000);
 });
 
+describe('dates judged by the clock', () => {
+  it('ends a trial, takes a cancel_at in the clock\'s future (the wall clock\'s past) and cancels then', async () => {
+    const start = seconds('2023-03-01T00:00:00Z');
+    const clock = await createClock(start);
+    const { customer, method } = await customerOnClock(clock.id, CARDS.succeeds);
+    const price = await recurringPrice(api);
+    const body = { customer: customer.id, items: [{ price, quantity: 1 }], start_date: start, default_payment_method: method!.id };
+    const subscription = expectStatus(await api.post('/subscriptions', { ...body, trial_days: 14 }), 201);
+    expect(subscription).toMatchObject({ status: 'trialing', trial_start: start, trial_end: start + 14 * DAY_S });
+    // end_date and cancel_at are judged against the clock: before its time is refused, after it is taken.
+    const past = await api.post('/subscriptions', { ...body, trial_days: 0, end_date: start - DAY_S });
+    expect(past.status).toBe(400);
+    expect(past.body.error.param).toBe('end_date');
+
+    await advance(clock.id, start + 15 * DAY_S);
+    const [invoice] = await invoicesOf(subscription.id);
+    expect(invoice).toMatchObject({ status: 'paid', period_start: start + 14 * DAY_S, created: start + 14 * DAY_S });
+    expect(expectStatus(await api.get(`/subscriptions/${subscription.id}`), 200)).toMatchObject({ status: 'active' });
+
+    const cancelAt = start + 20 * DAY_S;
+    expect(expectStatus(await api.patch(`/subscriptions/${subscription.id}`, { cancel_at: cancelAt }), 200)).toMatchObject({ cancel_at: cancelAt });
+    const early = await api.patch(`/subscriptions/${subscription.id}`, { cancel_at: start + 10 * DAY_S });
+    expect(early.status).toBe(400);
+    expect(early.body.error.param).toBe('cancel_at');
+    await advance(clock.id, start + 21 * DAY_S);
+    expect(expectStatus(await api.get(`/subscriptions/${subscription.id}`), 200)).toMatchObject({ status: 'canceled', ended_at: cancelAt });
+    const canceled = (await eventsAbout(subscription.id)).at(-1)!;
+    expect(canceled.type).toBe('subscription.canceled');
+    expect(canceled.createdAt.getTime()).toBe(cancelAt * 1000);
+  }, 90_000);
+});
+
 describe('a payment plan on a test clock', () => {
   it('a weekly plan with a missed installment goes past_due, defaults after the account\'s days, and a payment reactivates it', async () => {
     const start = seconds('2024-02-26T09:00:00Z');
