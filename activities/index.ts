@@ -2,6 +2,7 @@ import type { Db } from '../src/db/prisma';
 import { createWebhookActivities } from './webhooks';
 import { createPaymentPlanActivities } from './payment-plans';
 import { createSubscriptionActivities } from './subscriptions';
+import { createTestClockActivities } from './test-clocks';
 import { withHeartbeats } from './heartbeat';
 
 export interface ActivityDeps {
@@ -14,6 +15,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createWebhookActivities(deps),
     ...createPaymentPlanActivities(deps),
     ...createSubscriptionActivities(deps),
+    ...createTestClockActivities(deps),
   });
 }
 

@@ -2,6 +2,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { Context } from '@temporalio/activity';
 import type { Db } from '../src/db/prisma';
 import type { PaymentGateway } from '../src/payments/gateway';
+import { atTime, type ClockTimed } from '../src/lib/clock-time';
 import { createGateway } from '../src/payments/simulated-gateway';
 import { snapshotOf } from '../src/payment-plans/payment-plan.records';
 import { applyPlanRequest, markDefaulted, markInstallmentOverdue } from '../src/payment-plans/payment-plan.service';
@@ -52,18 +53,18 @@ export function createPaymentPlanActivities({ prisma, gateway = createGateway(pr
       number: number;
       attempt: number;
       at: number;
-    }): Promise<{ outcome: AutomaticChargeOutcome; snapshot: PlanSnapshot }> {
-      const outcome = await chargeInstallment(prisma, gateway, { ...input, at: new Date(input.at) });
+    } & ClockTimed): Promise<{ outcome: AutomaticChargeOutcome; snapshot: PlanSnapshot }> {
+      const outcome = await atTime(input.clockTime, () => chargeInstallment(prisma, gateway, { ...input, at: new Date(input.at) }));
       return { outcome, snapshot: await snapshot(input.planId) };
     },
 
-    async markPaymentPlanInstallmentOverdue(input: { planId: string; number: number; at: number }): Promise<PlanSnapshot> {
-      await markInstallmentOverdue(prisma, input.planId, input.number, new Date(input.at));
+    async markPaymentPlanInstallmentOverdue(input: { planId: string; number: number; at: number } & ClockTimed): Promise<PlanSnapshot> {
+      await atTime(input.clockTime, () => markInstallmentOverdue(prisma, input.planId, input.number, new Date(input.at)));
       return snapshot(input.planId);
     },
 
-    async defaultPaymentPlan(input: { planId: string; pastDueAt: number; at: number }): Promise<PlanSnapshot> {
-      await markDefaulted(prisma, input.planId, input.pastDueAt, new Date(input.at));
+    async defaultPaymentPlan(input: { planId: string; pastDueAt: number; at: number } & ClockTimed): Promise<PlanSnapshot> {
+      await atTime(input.clockTime, () => markDefaulted(prisma, input.planId, input.pastDueAt, new Date(input.at)));
       return snapshot(input.planId);
     },
 
@@ -73,8 +74,8 @@ export function createPaymentPlanActivities({ prisma, gateway = createGateway(pr
       signal: PaymentPlanRequestSignal;
       args: PaymentPlanRequestArgs;
       at: number;
-    }): Promise<{ result: PaymentPlanRequestResult; snapshot: PlanSnapshot }> {
-      const result = await applyPlanRequest(prisma, input.planId, input.signal, input.args, new Date(input.at));
+    } & ClockTimed): Promise<{ result: PaymentPlanRequestResult; snapshot: PlanSnapshot }> {
+      const result = await atTime(input.clockTime, () => applyPlanRequest(prisma, input.planId, input.signal, input.args, new Date(input.at)));
       return { result, snapshot: await snapshot(input.planId) };
     },
   };

@@ -15,6 +15,7 @@ import {
 import { RENEWAL_REJECTED, rejectionFailure } from '../src/subscriptions/subscription-rejection';
 import { persistSubscription, type PersistSubscriptionInput } from '../src/subscriptions/subscription-projection.service';
 import type { SubscriptionObject } from '../src/subscriptions/subscription.schemas';
+import { atTime, type ClockTimed } from '../src/lib/clock-time';
 
 export type { PersistSubscriptionInput, SubscriptionEventType } from '../src/subscriptions/subscription-projection.service';
 export type { RenewalChargeInput, RenewalChargeResult, RenewalInvoiceInput, RenewalPeriod } from '../src/subscriptions/renewal.service';
@@ -25,30 +26,30 @@ export type { RenewalChargeInput, RenewalChargeResult, RenewalInvoiceInput, Rene
  */
 export function createSubscriptionActivities({ prisma, gateway = createGateway(prisma) }: { prisma: Db; gateway?: PaymentGateway }) {
   return {
-    async persistSubscription(input: PersistSubscriptionInput): Promise<SubscriptionObject> {
+    async persistSubscription(input: PersistSubscriptionInput & ClockTimed): Promise<SubscriptionObject> {
       try {
-        return await persistSubscription(prisma, input);
+        return await atTime(input.clockTime, () => persistSubscription(prisma, input));
       } catch (error) {
         if (isClientError(error)) throw rejectionFailure({ status: error.status as 400 | 404 | 409, code: error.code, message: error.message, param: error.param });
         throw error;
       }
     },
 
-    async createRenewalInvoice(input: RenewalInvoiceInput): Promise<{ invoiceId: string }> {
+    async createRenewalInvoice(input: RenewalInvoiceInput & ClockTimed): Promise<{ invoiceId: string }> {
       try {
-        return await createRenewalInvoice(prisma, input);
+        return await atTime(input.clockTime, () => createRenewalInvoice(prisma, input));
       } catch (error) {
         if (isClientError(error)) throw ApplicationFailure.nonRetryable(error.message, RENEWAL_REJECTED, { code: error.code, param: error.param });
         throw error;
       }
     },
 
-    async finalizeRenewalInvoice(input: RenewalPeriod & { invoiceId: string }): Promise<{ status: 'open' | 'paid' | 'void' }> {
-      return finalizeRenewalInvoice(prisma, input);
+    async finalizeRenewalInvoice(input: RenewalPeriod & { invoiceId: string } & ClockTimed): Promise<{ status: 'open' | 'paid' | 'void' }> {
+      return atTime(input.clockTime, () => finalizeRenewalInvoice(prisma, input));
     },
 
-    async chargeRenewalInvoice(input: RenewalChargeInput): Promise<RenewalChargeResult> {
-      return chargeRenewalInvoice(prisma, gateway, input);
+    async chargeRenewalInvoice(input: RenewalChargeInput & ClockTimed): Promise<RenewalChargeResult> {
+      return atTime(input.clockTime, () => chargeRenewalInvoice(prisma, gateway, input));
     },
   };
 }

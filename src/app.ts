@@ -13,6 +13,7 @@ import { registerCatalogRoutes } from './catalog/catalog.routes';
 import { registerPaymentRoutes } from './payments/payments.routes';
 import { registerPaymentPlanRoutes } from './payment-plans/payment-plan.routes';
 import { registerSubscriptionRoutes } from './subscriptions/subscription.routes';
+import { registerTestClockRoutes } from './test-clocks/test-clock.routes';
 import { checkHealth, healthSchema } from './health/health';
 import { docsRouter } from './http/docs-page';
 import { createApiMetrics, UNMATCHED_ROUTE } from './http/metrics';
@@ -59,6 +60,7 @@ export function createApp(deps: AppDeps): express.Express {
   registerPaymentRoutes(api, deps);
   registerPaymentPlanRoutes(api, deps);
   registerSubscriptionRoutes(api, deps);
+  registerTestClockRoutes(api, deps);
 
   api.registry.registerPath({
     method: 'get',

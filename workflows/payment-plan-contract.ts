@@ -3,6 +3,7 @@
  * signal and query names, their JSON arguments, and the plan snapshot the activities hand back. Types and
  * constants only, so that code outside the workflow sandbox can import it.
  */
+import type { TestClockBinding, TestClockCarry } from './test-clock-contract';
 
 export const PAYMENT_PLAN_WORKFLOW_TYPE = 'paymentPlanWorkflow';
 
@@ -118,6 +119,8 @@ export interface PaymentPlanWorkflowInput {
   planId: string;
   accountId: string;
   customerId: string;
+  /** A plan of a customer on a test clock runs on the clock's time (workflows/clock.ts). */
+  testClock?: TestClockBinding | TestClockCarry;
 }
 
 export interface PaymentPlanWorkflowState {

@@ -15,7 +15,7 @@ import {
 } from '@temporalio/workflow';
 import type { PaymentPlanActivities } from '../activities/payment-plans';
 import { BILLING_STATUS } from '../src/temporal/search-attributes';
-import { workflowNow } from './clock';
+import { workflowTime } from './clock';
 import { missedDeposit, nextWork } from './payment-plan-schedule';
 import { parseRequestArgs } from './payment-plan-requests';
 import {
@@ -81,6 +81,10 @@ interface QueuedRequest {
  * planUpdated. Ends when the plan is completed or canceled.
  */
 export async function paymentPlanWorkflow(input: PaymentPlanWorkflowInput): Promise<PaymentPlanWorkflowState> {
+  // The wall clock, or the test clock's time (workflows/clock.ts).
+  const time = workflowTime(input.testClock);
+  /** On a test clock, activities record what they write at the clock's time (src/lib/clock-time.ts). */
+  const clockTime = () => (time.testClock ? { clockTime: time.now() } : {});
   const state: PaymentPlanWorkflowState = {
     planId: input.planId,
     status: 'pending',
@@ -153,7 +157,7 @@ export async function paymentPlanWorkflow(input: PaymentPlanWorkflowInput): Prom
     state.openTerminalPayments = next.openTerminalPayments;
   };
   const record = (request: QueuedRequest, requestId: string, result: PaymentPlanRequestResult) => {
-    const entry: PaymentPlanRequestRecord = { request_id: requestId, signal: request.signal, at: workflowNow(), ...result };
+    const entry: PaymentPlanRequestRecord = { request_id: requestId, signal: request.signal, at: time.now(), ...result };
     state.requests.push(entry);
     if (state.requests.length > REQUESTS_KEPT) state.requests.splice(0, state.requests.length - REQUESTS_KEPT);
     if (request.answerKey) answers.set(request.answerKey, entry);
@@ -161,7 +165,7 @@ export async function paymentPlanWorkflow(input: PaymentPlanWorkflowInput): Prom
   const closedRecord = (signal: PaymentPlanRequestSignal, requestId: string): PaymentPlanRequestRecord => ({
     request_id: requestId,
     signal,
-    at: workflowNow(),
+    at: time.now(),
     applied: false,
     code: 'payment_plan_closed',
     message: `Payment plan ${input.planId} is ${snapshot.status}.`,
@@ -176,7 +180,8 @@ export async function paymentPlanWorkflow(input: PaymentPlanWorkflowInput): Prom
         planId: input.planId,
         signal: request.signal,
         args: { ...request.args, request_id: requestId },
-        at: workflowNow(),
+        at: time.now(),
+        ...clockTime(),
       });
       record(request, requestId, done.result);
       observe(done.snapshot);
@@ -188,36 +193,41 @@ export async function paymentPlanWorkflow(input: PaymentPlanWorkflowInput): Prom
       continue;
     }
 
-    const now = workflowNow();
+    let now = time.now();
     const settleMissedDeposit = missedDeposit(snapshot) && patched(SETTLE_MISSED_DEPOSIT_PATCH);
-    const work = nextWork(snapshot, now, { settleMissedDeposit });
+    let work = nextWork(snapshot, now, { settleMissedDeposit });
+    // On a test clock, what falls due up to the advance's time is due now, at its own time (never on the wall clock: `work` waits for a later time).
+    if (work.kind === 'wait' && work.wakeAt !== null && time.due(work.wakeAt)) {
+      now = time.now();
+      work = nextWork(snapshot, now, { settleMissedDeposit });
+    }
     if (work.kind === 'charge') {
-      const charged = await activities.chargePaymentPlanInstallment({ planId: input.planId, number: work.number, attempt: work.attempt, at: now });
+      const charged = await activities.chargePaymentPlanInstallment({ planId: input.planId, number: work.number, attempt: work.attempt, at: now, ...clockTime() });
       observe(charged.snapshot);
       continue;
     }
     if (work.kind === 'overdue') {
-      observe(await activities.markPaymentPlanInstallmentOverdue({ planId: input.planId, number: work.number, at: now }));
+      observe(await activities.markPaymentPlanInstallmentOverdue({ planId: input.planId, number: work.number, at: now, ...clockTime() }));
       continue;
     }
     if (work.kind === 'default') {
-      observe(await activities.defaultPaymentPlan({ planId: input.planId, pastDueAt: work.pastDueAt, at: now }));
+      observe(await activities.defaultPaymentPlan({ planId: input.planId, pastDueAt: work.pastDueAt, at: now, ...clockTime() }));
       continue;
     }
 
     state.nextWakeAt = work.wakeAt;
     state.nextAction = work.action;
     if (workflowInfo().continueAsNewSuggested && queue.length === 0 && allHandlersFinished()) {
-      await continueAsNew<typeof paymentPlanWorkflow>(input);
+      await continueAsNew<typeof paymentPlanWorkflow>(time.testClock ? { ...input, testClock: time.testClock } : input);
     }
-    const wait = work.wakeAt === null ? IDLE_REFRESH_MS : Math.max(1, work.wakeAt - now);
-    const woken = await condition(() => queue.length > 0 || refreshWanted, wait);
+    const woken = await time.sleep(() => queue.length > 0 || refreshWanted, work.wakeAt ?? now + IDLE_REFRESH_MS);
     if (!woken && work.wakeAt === null) refreshWanted = true;
   }
 
   state.nextWakeAt = null;
   state.nextAction = null;
   closed = true;
+  await time.release();
   // Requests that arrived as the plan ended are answered, so nobody waits for them.
   for (const request of queue.splice(0)) {
     const requestId = typeof request.args.request_id === 'string' ? request.args.request_id : uuid4();

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { lazySchema } from './lazy-schema';
 import { COLLECTION_METHODS, type Action, type SubscriptionChanges, type SubscriptionCreateSpec, type SubscriptionState } from '../src/subscriptions/subscription-machine';
 import type { SubscriptionObject } from '../src/subscriptions/subscription.schemas';
+import type { TestClockBinding, TestClockCarry } from './test-clock-contract';
 
 /**
  * The subscription workflow's interface, shared by the workflow and its callers (the API, tests,
@@ -15,7 +16,10 @@ export function subscriptionWorkflowId(subscriptionId: string): string {
 }
 
 /** A new subscription, or the state carried over by continue-as-new. */
-export type SubscriptionWorkflowInput = { create: SubscriptionCreateSpec } | { continued: SubscriptionState };
+export type SubscriptionWorkflowInput = ({ create: SubscriptionCreateSpec } | { continued: SubscriptionState }) & {
+  /** A subscription of a customer on a test clock runs on the clock's time (workflows/clock.ts). */
+  testClock?: TestClockBinding | TestClockCarry;
+};
 
 export interface SubscriptionStateView extends SubscriptionState {
   nextBillingAt: number | null;

@@ -43,7 +43,7 @@ import {
 import { REJECTION_TYPE, RENEWAL_REJECTED, rejectionFailure, rejectionOf, ruleRejection } from '../src/subscriptions/subscription-rejection';
 import type { SubscriptionObject } from '../src/subscriptions/subscription.schemas';
 import { BILLING_STATUS } from '../src/temporal/search-attributes';
-import { workflowNow } from './clock';
+import { workflowTime } from './clock';
 import {
   argumentPath,
   cancelArgs,
@@ -73,11 +73,6 @@ const records = proxyActivities<SubscriptionActivities>({ startToCloseTimeout: '
 // The gateway call may take a while; a retry of a charge finishes the same attempt (attempt key).
 const payments = proxyActivities<SubscriptionActivities>({ startToCloseTimeout: '2 minutes', heartbeatTimeout: HEARTBEAT_TIMEOUT, retry });
 
-/** The API speaks Unix seconds: every time the workflow records is a whole second, so what it stores reads back exactly. */
-function wholeSecondsNow(): number {
-  return Math.floor(workflowNow() / 1000) * 1000;
-}
-
 function asRuleFailure(error: unknown): never {
   if (error instanceof SubscriptionRuleError) throw ruleRejection(error);
   throw error;
@@ -102,7 +97,13 @@ function parseArgs<T>(schema: { safeParse(args: unknown[]): { success: true; dat
  * every step runs under one lock, so a renewal and an update never interleave.
  */
 export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Promise<SubscriptionState> {
-  let state: SubscriptionState = 'continued' in input ? input.continued : initialState(input.create, workflowNow());
+  // The wall clock, or the test clock's time (workflows/clock.ts): every read of time below goes through it.
+  const time = workflowTime(input.testClock);
+  /** The API speaks Unix seconds: every time the workflow records is a whole second, so what it stores reads back exactly. */
+  const wholeSecondsNow = () => Math.floor(time.now() / 1000) * 1000;
+  /** On a test clock, activities record what they write at the clock's time (src/lib/clock-time.ts). */
+  const clockTime = () => (time.testClock ? { clockTime: time.now() } : {});
+  let state: SubscriptionState = 'continued' in input ? input.continued : initialState(input.create, time.now());
   let latest: SubscriptionObject | undefined;
   let creationFailure: ApplicationFailure | undefined;
   let busy = false;
@@ -120,7 +121,7 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
   }
 
   async function commit(next: SubscriptionState, event: PersistSubscriptionInput['event']): Promise<SubscriptionObject> {
-    const object = await records.persistSubscription({ state: next, event });
+    const object = await records.persistSubscription({ state: next, event, ...clockTime() });
     if (next.status !== state.status) upsertSearchAttributes([{ key: BILLING_STATUS, value: next.status }]);
     state = next;
     latest = object;
@@ -233,6 +234,7 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
     try {
       ({ invoiceId } = await records.createRenewalInvoice({
         ...period,
+        ...clockTime(),
         periodEnd,
         customerId: state.customerId,
         currency: state.currency,
@@ -248,10 +250,10 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
       renewalsThisRun += 1;
       return;
     }
-    const { status } = await records.finalizeRenewalInvoice({ ...period, invoiceId });
+    const { status } = await records.finalizeRenewalInvoice({ ...period, invoiceId, ...clockTime() });
     const charge =
       status === 'open' && state.collectionMethod === 'charge_automatically'
-        ? await payments.chargeRenewalInvoice({ ...period, invoiceId, attempt: 1, paymentMethodId: state.defaultPaymentMethodId })
+        ? await payments.chargeRenewalInvoice({ ...period, invoiceId, attempt: 1, paymentMethodId: state.defaultPaymentMethodId, ...clockTime() })
         : null;
     let next = billed(state, index, invoiceId);
     if (charge?.outcome === 'failed') {
@@ -276,6 +278,7 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
       invoiceId,
       attempt: nextAttempt(entry),
       paymentMethodId: state.defaultPaymentMethodId,
+      ...clockTime(),
     });
     if (result.outcome !== 'failed') {
       state = dunningResolved(state, invoiceId);
@@ -298,7 +301,7 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
   /** Performs the action due now, judged again under the lock (an update may have changed everything). */
   async function performDue(): Promise<void> {
     const action = nextAction(state);
-    if (!action || action.at > workflowNow()) return;
+    if (!action || !time.due(action.at)) return;
     switch (action.kind) {
       case 'expire':
         await commit(end(state, action.at, 'expired'), { type: 'subscription.canceled', cause: REQUESTED });
@@ -343,22 +346,21 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
       if (!isEnded(state)) {
         // Memo and search attributes (as upserted until now) go on explicitly: the next run is found by the same filters.
         const { memo, typedSearchAttributes } = workflowInfo();
-        await makeContinueAsNewFunc<typeof subscriptionWorkflow>({ memo, typedSearchAttributes })({ continued: state });
+        await makeContinueAsNewFunc<typeof subscriptionWorkflow>({ memo, typedSearchAttributes })({ continued: state, ...(time.testClock ? { testClock: time.testClock } : {}) });
       }
       continue;
     }
     const action = nextAction(state);
-    const waitMs = action === null ? null : action.at - workflowNow();
-    if (waitMs === null || waitMs > 0) {
+    if (action === null || !time.due(action.at)) {
       settled = true;
       const seen = state.version;
-      if (waitMs === null) await condition(() => state.version !== seen);
-      else await condition(() => state.version !== seen, waitMs);
+      await time.sleep(() => state.version !== seen, action === null ? null : action.at);
       continue;
     }
     settled = false;
     await exclusive(performDue);
   }
+  await time.release();
   await condition(allHandlersFinished);
   return state;
 }

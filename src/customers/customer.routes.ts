@@ -30,6 +30,7 @@ export function registerCustomerRoutes(api: Api, { prisma }: AppDeps): void {
     body: createCustomerBody,
     status: 201,
     response: customerSchema,
+    errors: [404],
     handler: ({ principal, body }) => createCustomer(prisma, principal.accountId, body),
   });
 

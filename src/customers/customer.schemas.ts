@@ -54,6 +54,7 @@ export const createCustomerBody = z
         address: addressInput,
       })
       .optional(),
+    test_clock: resourceId.optional().describe('Test mode: a clock_ id of the account; the customer\'s subscriptions and payment plans run on its time (set at creation only)'),
   })
   .meta({ id: 'CustomerCreate' });
 
@@ -101,6 +102,7 @@ export const customerSchema = z
     currency: z.string().nullable(),
     address: z.array(addressSchema),
     shipping: z.object({ name: z.string(), phone: z.string().nullable(), address: addressSchema }).nullable(),
+    test_clock: z.string().nullable().describe('The test clock the customer runs on, or null'),
   })
   .meta({ id: 'Customer' });
 

@@ -17,6 +17,8 @@ import { voidInTx } from '../invoices/invoice.service';
 import { detachAllInTx } from '../payments/payment-method.service';
 import { containsText } from '../db/text-search';
 import { queryRows, type Statement } from '../db/sql';
+import { atTime } from '../lib/clock-time';
+import { clockForNewCustomer } from '../test-clocks/test-clock.service';
 
 type Shipping = {
   name: string;
@@ -37,6 +39,7 @@ export function toCustomerObject(customer: Customer): CustomerObject {
     currency: customer.currency,
     address: (customer.address as Address[] | null) ?? [],
     shipping: (customer.shipping as Shipping | null) ?? null,
+    test_clock: customer.testClockId,
   };
 }
 
@@ -54,10 +57,15 @@ export async function findCustomer(db: Db | Tx, accountId: string, id: string): 
 
 export async function createCustomer(prisma: Db, accountId: string, input: CreateCustomerInput): Promise<CustomerObject> {
   return prisma.$transaction(async (tx) => {
+    const testClockId = await clockForNewCustomer(tx, accountId, input.test_clock);
+    // A customer on a test clock is created at the clock's time, like what it will own.
+    const clockTime = testClockId ? (await tx.testClock.findUniqueOrThrow({ where: { id: testClockId } })).frozenTime : undefined;
     const customer = await tx.customer.create({
       data: {
         id: newId('customer'),
         accountId,
+        testClockId,
+        ...(clockTime ? { createdAt: clockTime } : {}),
         name: input.name,
         email: input.email,
         description: input.description,
@@ -68,7 +76,7 @@ export async function createCustomer(prisma: Db, accountId: string, input: Creat
       },
     });
     const object = toCustomerObject(customer);
-    await recordEvent(tx, accountId, 'customer.created', object);
+    await atTime(clockTime?.getTime(), () => recordEvent(tx, accountId, 'customer.created', object));
     return object;
   });
 }
@@ -114,7 +122,8 @@ export async function searchCustomers(prisma: Db, accountId: string, search: str
 const CUSTOMER_BY_ID: Statement = {
   name: 'customer_by_id',
   text: `SELECT id, account_id AS "accountId", name, email, description, phone, currency, address, shipping,
-    created_at AS "createdAt", updated_at AS "updatedAt", updated_ms::text AS "updatedMs", deleted_at AS "deletedAt"
+    created_at AS "createdAt", updated_at AS "updatedAt", updated_ms::text AS "updatedMs", deleted_at AS "deletedAt",
+    test_clock_id AS "testClockId"
     FROM customers WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL`,
 };
 

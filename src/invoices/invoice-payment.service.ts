@@ -10,6 +10,7 @@ import { openPending, recordNothingDue, runAttempt, settlePending, type AttemptS
 import { lockInvoice, toInvoiceObject, type InvoiceWithLines } from './invoice.records';
 import type { InvoiceObject } from './invoice.schemas';
 import { assertPayable, finalizeInTx, getInvoice, InvoiceNotPayableError, withParam } from './invoice.service';
+import { currentTime } from '../lib/clock-time';
 
 export interface PayInvoiceOptions {
   /** A method attached to the invoice's customer; the customer's default when absent. */
@@ -48,7 +49,7 @@ async function resolvePaymentMethod(tx: Tx, accountId: string, invoice: InvoiceW
 async function markPaid(tx: Tx, accountId: string, invoice: InvoiceWithLines, amount: bigint, paymentMethodId: string | null): Promise<void> {
   const paid = await tx.invoice.update({
     where: { id: invoice.id },
-    data: { status: 'paid', amountPaid: invoice.amountPaid + amount, paidAt: new Date(), paymentMethodId },
+    data: { status: 'paid', amountPaid: invoice.amountPaid + amount, paidAt: currentTime(), paymentMethodId },
     include: { lines: true },
   });
   await recordEvent(tx, accountId, 'invoice.payment_succeeded', toInvoiceObject(paid));

@@ -14,6 +14,7 @@ import { fromUnixSeconds } from '../lib/time';
 import { allocateInvoiceNumber } from './invoice-number';
 import { findInvoice, lockInvoice, toInvoiceObject, type InvoiceWithLines } from './invoice.records';
 import { createInvoiceBody, type CreateInvoiceInput, type InvoiceObject, type ListInvoicesQuery } from './invoice.schemas';
+import { currentTime } from '../lib/clock-time';
 
 export interface CreateInvoiceOptions {
   subscriptionId?: string;
@@ -173,7 +174,7 @@ export async function createInvoice(
       const account = await tx.account.findUniqueOrThrow({ where: { id: accountId }, select: { name: true } });
       const lines = await priceLines(tx, accountId, input.lines, !opts.subscriptionId);
       const currency = invoiceCurrency(lines, input.currency, customer.currency);
-      const now = new Date();
+      const now = currentTime();
       const periodStart = opts.periodStart !== undefined ? fromUnixSeconds(opts.periodStart) : now;
       const periodEnd = opts.periodEnd !== undefined ? fromUnixSeconds(opts.periodEnd) : periodStart;
       const sum = (pick: (line: PricedLine) => number) => lines.reduce((total, line) => total + pick(line), 0);
@@ -250,7 +251,7 @@ export async function finalizeInTx(tx: Tx, accountId: string, invoice: InvoiceWi
   const customer = await tx.customer.findFirst({ where: { id: invoice.customerId, accountId } });
   const finalized = await tx.invoice.update({
     where: { id: invoice.id },
-    data: { status: 'open', number, finalizedAt: new Date(), ...(customer ? snapshotCustomer(customer) : {}) },
+    data: { status: 'open', number, finalizedAt: currentTime(), ...(customer ? snapshotCustomer(customer) : {}) },
     include: { lines: true },
   });
   const object = toInvoiceObject(finalized);
@@ -302,7 +303,7 @@ export async function voidInTx(tx: Tx, accountId: string, id: string): Promise<I
   if (invoice.status === 'paid') throw conflict(`Invoice ${id} is paid and cannot be voided; refund it instead.`, 'invoice_already_paid');
   const inFlight = await tx.transaction.count({ where: { accountId, invoiceId: id, type: 'payment', status: 'pending' } });
   if (inFlight > 0) throw conflict(`A payment of invoice ${id} is in progress; try again when it has settled.`, 'payment_in_progress');
-  const voided = await tx.invoice.update({ where: { id }, data: { status: 'void', voidedAt: new Date() }, include: { lines: true } });
+  const voided = await tx.invoice.update({ where: { id }, data: { status: 'void', voidedAt: currentTime() }, include: { lines: true } });
   const object = toInvoiceObject(voided);
   await recordEvent(tx, accountId, 'invoice.deleted', object);
   return object;

@@ -1,5 +1,6 @@
 import type { Tx } from '../db/prisma';
 import { newId } from './ids';
+import { currentTime } from './clock-time';
 
 export interface EventEnvelope {
   id: string;
@@ -14,7 +15,7 @@ export interface EventEnvelope {
  */
 export async function recordEvent(tx: Tx, accountId: string, type: string, data: object): Promise<EventEnvelope> {
   const id = newId('event');
-  const createdAt = new Date();
+  const createdAt = currentTime();
   await tx.event.create({ data: { id, accountId, type, data: data as object, createdAt } });
   await tx.$executeRaw`SELECT pg_notify('billing_events', ${id})`;
   return { id, event: type, createdAt: createdAt.toISOString(), data };

@@ -36,6 +36,7 @@ export const ID_PREFIXES = {
   terminalSale: 'tms',
   paymentPlan: 'pp',
   paymentPlanPayment: 'ppay',
+  testClock: 'clock',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

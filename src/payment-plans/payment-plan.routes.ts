@@ -38,6 +38,8 @@ import {
 import { checkCancellable, checkResolution, currentDepositAttempt, startDepositOnTerminal, startTerminalPayment } from './terminal-payments.service';
 import { refundPlanPayment } from './plan-refunds.service';
 import { notifyPlanUpdated, rejectionError, sendPlanRequest } from './workflow-client';
+import { currentTime } from '../lib/clock-time';
+import { onCustomerTime } from '../test-clocks/test-clock.service';
 
 /** Payment plans, the terminals they use, and (test mode) the simulated terminal's helpers. */
 export function registerPaymentPlanRoutes(api: Api, deps: AppDeps): void {
@@ -49,11 +51,19 @@ export function registerPaymentPlanRoutes(api: Api, deps: AppDeps): void {
   const tag = 'Payment plans';
   const planErrors = [403, 404, 409];
 
+  /** A change of the plan: at its test clock's time when its customer is on one (409 while the clock advances). */
+  const onPlanTime = async <T>(planId: string, work: () => Promise<T>): Promise<T> => {
+    const plan = await prisma.paymentPlan.findUnique({ where: { id: planId }, select: { customerId: true } });
+    return plan ? onCustomerTime(prisma, plan.customerId, work) : work();
+  };
+
   /** Sends a request update, which answers once the workflow carried it out, and turns a refusal into 4xx. */
   const request = async (planId: string, signal: PaymentPlanRequestSignal, args: PaymentPlanRequestArgs) => {
-    const record = await sendPlanRequest(temporal, planId, signal, { ...args, source: 'api' }, {
-      whenEnded: (sent) => applyPlanRequest(prisma, planId, signal, sent, new Date()),
-    });
+    const record = await onPlanTime(planId, () =>
+      sendPlanRequest(temporal, planId, signal, { ...args, source: 'api' }, {
+        whenEnded: (sent) => applyPlanRequest(prisma, planId, signal, sent, currentTime()),
+      }),
+    );
     if (!record.applied) throw rejectionError(record);
     return record;
   };
@@ -149,7 +159,7 @@ export function registerPaymentPlanRoutes(api: Api, deps: AppDeps): void {
     response: paymentPlanSchema,
     errors: planErrors,
     handler: async ({ principal, params, body }) => {
-      await startDepositOnTerminal(prisma, principal.accountId, params.id, body.terminal);
+      await onPlanTime(params.id, () => startDepositOnTerminal(prisma, principal.accountId, params.id, body.terminal));
       await notifyPlanUpdated(temporal, params.id);
       return getPaymentPlan(prisma, principal.accountId, params.id);
     },
@@ -220,7 +230,7 @@ export function registerPaymentPlanRoutes(api: Api, deps: AppDeps): void {
     response: planPaymentSchema,
     errors: [403, 404, 409, 502],
     handler: async ({ principal, params, body }) => {
-      const payment = await createPlanPayment(principal.accountId, params.id, body);
+      const payment = await onPlanTime(params.id, () => createPlanPayment(principal.accountId, params.id, body));
       await notifyPlanUpdated(temporal, params.id);
       return toPaymentObject(payment);
     },
@@ -313,10 +323,12 @@ export function registerPaymentPlanRoutes(api: Api, deps: AppDeps): void {
     errors: [403, 404, 409, 502],
     handler: async ({ principal, params, body, idempotencyKey }) => {
       await findPlan(prisma, principal.accountId, params.id);
-      const refund = await refundPlanPayment(prisma, gateway, principal.accountId, params.id, params.payment_id, {
-        amount: body.amount,
-        attemptKey: idempotencyKey,
-      });
+      const refund = await onPlanTime(params.id, () =>
+        refundPlanPayment(prisma, gateway, principal.accountId, params.id, params.payment_id, {
+          amount: body.amount,
+          attemptKey: idempotencyKey,
+        }),
+      );
       return toTransactionObject(refund);
     },
   });

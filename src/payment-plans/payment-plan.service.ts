@@ -40,6 +40,9 @@ import {
 import { dueDates, splitInstallments } from './schedule';
 import { recordPlanEvent, settleStatus } from './payment-plan.status';
 import { requestTerminalCancel, resolveTerminalPayment } from './terminal-payments.service';
+import { atTime, currentTime } from '../lib/clock-time';
+import { customerClock } from '../test-clocks/test-clock.service';
+import type { TestClockBinding } from '../../workflows/test-clock-contract';
 
 /** decisions.md §9: days a plan may stay past_due before it is defaulted, unless the account set another. */
 export const DEFAULT_AFTER_DAYS = 14;
@@ -104,8 +107,15 @@ export interface PlanDeps {
  * commit by retrying.) With a payment method the workflow charges installment 1 at once.
  */
 export async function createPaymentPlan(deps: PlanDeps, accountId: string, input: CreatePaymentPlanInput): Promise<PaymentPlanObject> {
+  // A customer on a test clock: the plan starts at the clock's time and its workflow runs on it.
+  const customer = await deps.prisma.customer.findFirst({ where: { id: input.customer, accountId, deletedAt: null }, select: { testClockId: true } });
+  const testClock = customer ? await customerClock(deps.prisma, customer) : null;
+  return atTime(testClock?.time, () => createPlanAt(deps, accountId, input, testClock));
+}
+
+async function createPlanAt(deps: PlanDeps, accountId: string, input: CreatePaymentPlanInput, testClock: TestClockBinding | null): Promise<PaymentPlanObject> {
   const { prisma } = deps;
-  const now = new Date();
+  const now = currentTime();
   const startDate = startDateOf(input, now);
   const amounts = splitInstallments(input.total_amount, input.installments_count);
   const dates = dueDates(startDate, input.installments_count, input.interval, input.interval_count);
@@ -130,6 +140,7 @@ export async function createPaymentPlan(deps: PlanDeps, accountId: string, input
           startDate,
           defaultAfterDays,
           workflowId,
+          createdAt: now,
           taskQueue: deps.taskQueue,
           installments: {
             create: amounts.map((amount, index) => ({ number: index + 1, accountId, amount: BigInt(amount), dueAt: dates[index]!, status: 'scheduled' })),
@@ -142,7 +153,7 @@ export async function createPaymentPlan(deps: PlanDeps, accountId: string, input
         await tx.paymentPlan.update({ where: { id }, data: { paymentMethodId: method.id } });
       }
       await recordPlanEvent(tx, id, 'created');
-      const workflowInput: PaymentPlanWorkflowInput = { planId: id, accountId, customerId: customer.id };
+      const workflowInput: PaymentPlanWorkflowInput = { planId: id, accountId, customerId: customer.id, ...(testClock ? { testClock } : {}) };
       try {
         await deps.temporal.workflow.start(PAYMENT_PLAN_WORKFLOW_TYPE, {
           workflowId,

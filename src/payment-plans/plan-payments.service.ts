@@ -9,6 +9,7 @@ import { openPending, settlePending } from '../transactions/ledger';
 import { lockPlan, OVERDUE_STATUSES, type PlanWithDetails } from './payment-plan.records';
 import { moveStatus, recordPlanEvent, settleStatus } from './payment-plan.status';
 import { refundAfterCancellation } from './plan-refunds.service';
+import { currentTime } from '../lib/clock-time';
 
 export type PaymentUpdate = Prisma.PaymentPlanPaymentUncheckedUpdateInput;
 
@@ -197,6 +198,7 @@ async function openCharge(
       currency: plan.currency,
       installmentNumbers: numbers,
       paymentMethodId: method.id,
+      createdAt: currentTime(),
       savePaymentMethod: options.save ?? false,
       attemptKey: options.attemptKey ?? null,
       gatewayKey,
@@ -269,7 +271,7 @@ export async function chargeStoredMethod(
   input: { paymentMethodId?: string; save?: boolean },
 ): Promise<PaymentPlanPayment> {
   const unfinished = await prisma.paymentPlanPayment.findMany({ where: { accountId, planId, method: 'payment_method', status: 'processing' } });
-  for (const payment of unfinished) await settleCharge(prisma, gateway, payment.id, new Date());
+  for (const payment of unfinished) await settleCharge(prisma, gateway, payment.id, currentTime());
 
   const opened = await prisma.$transaction(async (tx) => {
     const plan = await lockPlan(tx, accountId, planId);
@@ -281,7 +283,7 @@ export async function chargeStoredMethod(
     const method = await methodForPlan(tx, plan, methodId, 'payment_method');
     return openCharge(tx, plan, owedInstallments(plan), method, { kind: 'payment_method', save: input.save });
   });
-  return settleCharge(prisma, gateway, opened.id, new Date());
+  return settleCharge(prisma, gateway, opened.id, currentTime());
 }
 
 /** POST /payment-plans/{id}/payments with external: true: money collected elsewhere, recorded as paid (no charge, no transaction). */
@@ -303,9 +305,10 @@ export async function recordExternalPayment(prisma: Db, accountId: string, planI
         currency: plan.currency,
         installmentNumbers: numbers,
         externalReference: reference ?? null,
+        createdAt: currentTime(),
       },
     });
-    await applyPaymentSucceeded(tx, payment, new Date());
+    await applyPaymentSucceeded(tx, payment, currentTime());
     return tx.paymentPlanPayment.findUniqueOrThrow({ where: { id: payment.id } });
   });
 }

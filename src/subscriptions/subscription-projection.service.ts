@@ -2,6 +2,7 @@ import type { Db, Tx } from '../db/prisma';
 import { findPricesForUse } from '../catalog/price.service';
 import { ApiError } from '../http/errors';
 import { recordEvent } from '../lib/events';
+import { currentTime } from '../lib/clock-time';
 import type { ChangeCause, SubscriptionState } from './subscription-machine';
 import { getSubscriptionObject, subscriptionEventData } from './subscription.records';
 import type { SubscriptionObject } from './subscription.schemas';
@@ -87,7 +88,7 @@ export async function persistSubscription(prisma: Db, { state, event }: PersistS
       const columns = { priceId: item.priceId, quantity: item.quantity, position, taxRateIds: item.taxRateIds };
       await tx.subscriptionItem.upsert({
         where: { id: item.id },
-        create: { id: item.id, accountId: state.accountId, subscriptionId: state.id, ...columns },
+        create: { id: item.id, accountId: state.accountId, subscriptionId: state.id, createdAt: currentTime(), ...columns },
         update: columns,
       });
     }

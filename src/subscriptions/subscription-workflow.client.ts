@@ -5,6 +5,7 @@ import { BILLING_ACCOUNT_ID, BILLING_CUSTOMER_ID } from '../temporal/search-attr
 import type { subscriptionWorkflow } from '../../workflows/subscription';
 import { createdUpdate, SUBSCRIPTION_WORKFLOW_TYPE, subscriptionWorkflowId, type SubscriptionCreated } from '../../workflows/subscription-messages';
 import type { SubscriptionCreateSpec } from './subscription-machine';
+import type { TestClockBinding } from '../../workflows/test-clock-contract';
 import { rejectionOf, type Rejection } from './subscription-rejection';
 import type { SubscriptionObject } from './subscription.schemas';
 
@@ -68,12 +69,17 @@ async function assertTemporalReachable(temporal: Client): Promise<void> {
  * answer: the row and subscription.created are written by the workflow, so nothing exists unless the
  * workflow does. Account and customer go into search attributes and memo for operators.
  */
-export async function startSubscriptionWorkflow(temporal: Client, taskQueue: string, spec: SubscriptionCreateSpec): Promise<SubscriptionCreated> {
+export async function startSubscriptionWorkflow(
+  temporal: Client,
+  taskQueue: string,
+  spec: SubscriptionCreateSpec,
+  testClock: TestClockBinding | null = null,
+): Promise<SubscriptionCreated> {
   await assertTemporalReachable(temporal);
   const startWorkflowOperation = new WithStartWorkflowOperation<typeof subscriptionWorkflow>(SUBSCRIPTION_WORKFLOW_TYPE, {
     workflowId: subscriptionWorkflowId(spec.id),
     taskQueue,
-    args: [{ create: spec }],
+    args: [testClock ? { create: spec, testClock } : { create: spec }],
     workflowIdConflictPolicy: 'FAIL',
     memo: { accountId: spec.accountId, customerId: spec.customerId },
     typedSearchAttributes: [

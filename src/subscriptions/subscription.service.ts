@@ -20,6 +20,8 @@ import type { ItemChange, SubscriptionChanges, SubscriptionCreateSpec } from './
 import { startSubscriptionWorkflow, updateSubscriptionWorkflow } from './subscription-workflow.client';
 import { findSubscriptionRow, getSubscriptionObject, toSubscriptionObjects, type SubscriptionWithItems } from './subscription.records';
 import type { CreateSubscriptionInput, ListSubscriptionsQuery, SubscriptionObject, UpdateSubscriptionInput } from './subscription.schemas';
+import { atTime, currentTime } from '../lib/clock-time';
+import { customerClock } from '../test-clocks/test-clock.service';
 
 export interface SubscriptionDeps {
   prisma: Db;
@@ -93,7 +95,7 @@ async function attachedPaymentMethod(db: Db, accountId: string, customerId: stri
 }
 
 function assertFuture(seconds: number | null | undefined, param: string): void {
-  if (seconds !== undefined && seconds !== null && seconds * 1000 <= Date.now()) {
+  if (seconds !== undefined && seconds !== null && seconds * 1000 <= currentTime().getTime()) {
     throw badRequest(`Invalid body parameter '${param}': must be in the future`, param);
   }
 }
@@ -105,8 +107,10 @@ function assertFuture(seconds: number | null | undefined, param: string): void {
  */
 export async function createSubscription(deps: SubscriptionDeps, accountId: string, input: CreateSubscriptionInput): Promise<SubscriptionCreated> {
   const { prisma } = deps;
-  assertFuture(input.end_date, 'end_date');
   const customer = await withParam('customer', () => findCustomer(prisma, accountId, input.customer));
+  // A customer on a test clock: its time judges the dates, and the workflow runs on it.
+  const testClock = await customerClock(prisma, customer);
+  await atTime(testClock?.time, async () => assertFuture(input.end_date, 'end_date'));
   let cadence: Cadence | undefined;
   const items: SubscriptionCreateSpec['items'] = [];
   const billed: BilledItem[] = [];
@@ -132,7 +136,7 @@ export async function createSubscription(deps: SubscriptionDeps, accountId: stri
     startDate: input.start_date * 1000,
     endDate: input.end_date === undefined ? null : input.end_date * 1000,
     startBillingDate: input.start_billing_date === undefined ? null : input.start_billing_date * 1000,
-  });
+  }, testClock);
 }
 
 export async function listSubscriptions(prisma: Db, accountId: string, query: ListSubscriptionsQuery): Promise<Page<SubscriptionObject>> {
@@ -152,13 +156,17 @@ export function getSubscription(prisma: Db, accountId: string, id: string): Prom
   return getSubscriptionObject(prisma, accountId, id);
 }
 
-/** The live subscription of the account to change: 404 when unknown, 409 once it has ended (its workflow is gone). */
-async function liveSubscription(prisma: Db, accountId: string, id: string): Promise<SubscriptionWithItems> {
+/**
+ * The live subscription of the account to change: 404 when unknown, 409 once it has ended (its
+ * workflow is gone), and 409 while its customer's test clock advances. With its clock's time (ms) if any.
+ */
+async function liveSubscription(prisma: Db, accountId: string, id: string): Promise<SubscriptionWithItems & { clockTime?: number }> {
   const row = await findSubscriptionRow(prisma, accountId, id);
   if (row.status === 'canceled' || row.status === 'expired') {
     throw conflict(`Subscription ${id} is ${row.status}; it can no longer change.`, `subscription_${row.status}`);
   }
-  return row;
+  const customer = await prisma.customer.findUniqueOrThrow({ where: { id: row.customerId }, select: { testClockId: true } });
+  return { ...row, clockTime: (await customerClock(prisma, customer))?.time };
 }
 
 /**
@@ -219,6 +227,12 @@ async function itemChanges(prisma: Db, row: SubscriptionWithItems, input: NonNul
 export async function updateSubscription(deps: SubscriptionDeps, accountId: string, id: string, input: UpdateSubscriptionInput): Promise<SubscriptionObject> {
   const { prisma } = deps;
   const row = await liveSubscription(prisma, accountId, id);
+  return atTime(row.clockTime, () => applySubscriptionUpdate(deps, row, input));
+}
+
+async function applySubscriptionUpdate(deps: SubscriptionDeps, row: SubscriptionWithItems, input: UpdateSubscriptionInput): Promise<SubscriptionObject> {
+  const { prisma } = deps;
+  const { accountId, id } = row;
   const changes: SubscriptionChanges = {};
   if (input.items) changes.items = await itemChanges(prisma, row, input.items);
   if (input.collection_method !== undefined) changes.collectionMethod = input.collection_method;

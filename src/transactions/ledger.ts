@@ -1,6 +1,7 @@
 import type { Transaction } from '../generated/prisma/client';
 import type { Db, Tx } from '../db/prisma';
 import { newId } from '../lib/ids';
+import { currentTime } from '../lib/clock-time';
 
 /**
  * The one writer of the `transactions` ledger. Money moves in two steps: an entry is opened
@@ -54,7 +55,7 @@ function entryData(entry: Omit<LedgerEntry, 'gatewayKey'> & { gatewayKey: string
 export async function openPending(tx: Tx, entry: LedgerEntry): Promise<Transaction> {
   const existing = await tx.transaction.findUnique({ where: { accountId_gatewayKey: { accountId: entry.accountId, gatewayKey: entry.gatewayKey } } });
   if (existing) return existing;
-  return tx.transaction.create({ data: { ...entryData(entry), status: 'pending' } });
+  return tx.transaction.create({ data: { ...entryData(entry), status: 'pending', createdAt: currentTime() } });
 }
 
 /** Records a pending entry's outcome once; false when another call recorded it already. */
@@ -81,7 +82,7 @@ export async function recordSettled(tx: Tx, entry: LedgerEntry, outcome: LedgerO
 /** A payment that moved no money (an invoice with nothing due): a succeeded zero entry, so the call leaves a trace. */
 export async function recordNothingDue(tx: Tx, entry: Omit<LedgerEntry, 'type' | 'amount' | 'gatewayKey' | 'paymentMethodId'>): Promise<Transaction> {
   const data = entryData({ ...entry, type: 'payment', amount: 0n, gatewayKey: null, paymentMethodId: null });
-  return tx.transaction.create({ data: { ...data, status: 'succeeded' } });
+  return tx.transaction.create({ data: { ...data, status: 'succeeded', createdAt: currentTime() } });
 }
 
 /** What the step under the lock found: the answer already, or an entry to settle (the caller's own, or one left in flight). */
