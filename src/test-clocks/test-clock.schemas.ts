@@ -27,10 +27,10 @@ export const testClockSchema = z
   .object({
     id: z.string(),
     object: z.literal('test_clock'),
-    frozen_time: z.number().describe('Unix seconds: the time of the clock'),
+    frozen_time: z.number().int().describe('Unix seconds: the time of the clock'),
     status: z.enum(TEST_CLOCK_STATUSES).describe('`advancing` until every subscription and payment plan on the clock has caught up with frozen_time'),
     name: z.string().nullable(),
-    created: z.number(),
+    created: z.number().int(),
   })
   .meta({ id: 'TestClock' });
 
