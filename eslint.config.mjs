@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'src/generated/', '.tools/', '.data/', 'dist/', 'coverage/'] },
+  { ignores: ['node_modules/', 'src/generated/', 'src/client/schema.d.ts', '.tools/', '.data/', 'dist/', 'coverage/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
