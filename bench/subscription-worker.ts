@@ -1,5 +1,5 @@
 // The project's worker in a process of its own, so its memory can be read apart from the load generator.
-// Usage: tsx bench/subscription-worker.ts <task queue>   (DATABASE_URL, TEMPORAL_ADDRESS from env)
+// Usage: tsx bench/subscription-worker.ts <task queue>   (DATABASE_URL, TEMPORAL_ADDRESS, WORKFLOW_BUNDLE from env)
 // Prints {"ready": true} once polling; answers each line "memory" on stdin with one JSON line.
 import readline from 'node:readline';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
@@ -10,7 +10,9 @@ async function main(): Promise<void> {
   Runtime.install({ logger: new DefaultLogger('WARN') });
   const prisma = createPrisma(process.env.DATABASE_URL!, workerPoolSize());
   const connection = await NativeConnection.connect({ address: process.env.TEMPORAL_ADDRESS! });
-  const worker = await createWorker({ prisma, connection, taskQueue: process.argv[2] });
+  // As the production worker runs (the app image): a prebuilt bundle, no bundler in the process.
+  const bundle = process.env.WORKFLOW_BUNDLE;
+  const worker = await createWorker({ prisma, connection, taskQueue: process.argv[2], ...(bundle ? { workflowBundle: { codePath: bundle } } : {}) });
   const running = worker.run();
   readline.createInterface({ input: process.stdin }).on('line', (line) => {
     if (line.trim() !== 'memory') return;

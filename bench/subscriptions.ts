@@ -34,7 +34,7 @@ const mb = (bytes: number) => Math.round(bytes / 1024 / 1024);
  * subscriptions waiting on their timers.
  */
 export async function benchSubscriptions(ctx: BenchContext): Promise<Figures> {
-  const env = { DATABASE_URL: ctx.databaseUrl, TEMPORAL_ADDRESS: ctx.temporalAddress };
+  const env = { DATABASE_URL: ctx.databaseUrl, TEMPORAL_ADDRESS: ctx.temporalAddress, WORKFLOW_BUNDLE: ctx.workflowBundle };
   const children: ChildProcess[] = [];
   try {
     const worker = spawnTsx('subscription-worker.ts', [TASK_QUEUE], env);

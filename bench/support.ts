@@ -6,6 +6,7 @@ import crypto from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { paths } from '../src/config';
 import { migrate } from '../src/db/migrator';
+import { writeWorkflowBundle } from '../src/temporal/bundle';
 import { createPrisma, type Db } from '../src/db/prisma';
 import { startEmbeddedPostgres } from '../src/runtime/embedded-postgres';
 import { startTemporalDevServer } from '../src/runtime/temporal-dev-server';
@@ -28,6 +29,8 @@ export interface BenchContext {
   databaseUrl: string;
   temporalAddress: string;
   prisma: Db;
+  /** The workflow bundle workers load, built once per run as the app image has it (npm run build:workflows). */
+  workflowBundle: string;
 }
 
 export async function startBenchServices(engine: Engine): Promise<BenchContext & { stop(): Promise<void> }> {
@@ -47,12 +50,15 @@ export async function startBenchServices(engine: Engine): Promise<BenchContext &
           logFile: path.join(runDir, 'temporal-server.log'),
         });
   await migrate(database.url, paths.migrations);
+  const workflowBundle = path.join(runDir, 'workflow-bundle.js');
+  await writeWorkflowBundle(workflowBundle);
   const prisma = createPrisma(database.url, 10);
   return {
     engine,
     databaseUrl: database.url,
     temporalAddress: temporal.address,
     prisma,
+    workflowBundle,
     async stop() {
       await prisma.$disconnect();
       await temporal.stop();

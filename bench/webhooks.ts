@@ -33,7 +33,7 @@ export async function benchWebhooks(ctx: BenchContext): Promise<Figures> {
   // and the relay's client shares the worker's connection (eager starts).
   const workerPrisma = createPrisma(ctx.databaseUrl, workerPoolSize());
   const nativeConnection = await NativeConnection.connect({ address: ctx.temporalAddress });
-  const worker = await createWorker({ prisma: workerPrisma, connection: nativeConnection, taskQueue: TASK_QUEUE });
+  const worker = await createWorker({ prisma: workerPrisma, connection: nativeConnection, taskQueue: TASK_QUEUE, workflowBundle: { codePath: ctx.workflowBundle } });
   const running = worker.run();
   const relay = startRelay({ prisma: workerPrisma, databaseUrl: ctx.databaseUrl, temporal: new Client({ connection: nativeConnection }), taskQueue: TASK_QUEUE, eagerStart: true });
 

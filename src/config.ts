@@ -57,11 +57,20 @@ export const config = {
     return intFromEnv('WORKER_PROCESSES', 1);
   },
   /**
-   * Activities one worker process runs at once. Its database pool has this many connections plus a
-   * few for the webhook relay, so an activity never waits for a connection (see src/temporal/worker.ts).
+   * Activities one worker process runs at once, and local activities at once. Its database pool has
+   * twice this many connections plus a few for the webhook relay, so an activity never waits for a
+   * connection (see src/temporal/worker.ts).
    */
   get workerActivitySlots() {
     return intFromEnv('WORKER_ACTIVITY_SLOTS', 10);
+  },
+  /**
+   * Workflows one worker process keeps in memory between their tasks. The rest (idle subscriptions
+   * waiting for a renewal) are replayed from history when a task comes; the bound makes the worker's
+   * memory flat however many subscriptions there are (README, Performance).
+   */
+  get workerCachedWorkflows() {
+    return intFromEnv('WORKER_CACHED_WORKFLOWS', 250);
   },
   /** A prebuilt workflow bundle (`npm run build:workflows`); unset: the worker bundles the workflows at start. */
   get workflowBundle() {

@@ -6,6 +6,7 @@ import {
   makeContinueAsNewFunc,
   patched,
   proxyActivities,
+  proxyLocalActivities,
   setHandler,
   upsertSearchAttributes,
   workflowInfo,
@@ -40,7 +41,7 @@ import {
   assertNotEnded,
   type SubscriptionState,
 } from '../src/subscriptions/subscription-machine';
-import { REJECTION_TYPE, RENEWAL_REJECTED, rejectionFailure, rejectionOf, ruleRejection } from '../src/subscriptions/subscription-rejection';
+import { applicationFailureOf, REJECTION_TYPE, RENEWAL_REJECTED, rejectionFailure, rejectionOf, ruleRejection } from '../src/subscriptions/subscription-rejection';
 import type { SubscriptionObject } from '../src/subscriptions/subscription.schemas';
 import { BILLING_STATUS } from '../src/temporal/search-attributes';
 import { workflowTime } from './clock';
@@ -72,6 +73,16 @@ const retry = { initialInterval: '1 second', backoffCoefficient: 2, maximumInter
 const records = proxyActivities<SubscriptionActivities>({ startToCloseTimeout: '30 seconds', heartbeatTimeout: HEARTBEAT_TIMEOUT, retry });
 // The gateway call may take a while; a retry of a charge finishes the same attempt (attempt key).
 const payments = proxyActivities<SubscriptionActivities>({ startToCloseTimeout: '2 minutes', heartbeatTimeout: HEARTBEAT_TIMEOUT, retry });
+const localRecords = proxyLocalActivities<SubscriptionActivities>({ startToCloseTimeout: '30 seconds', retry });
+/**
+ * Since this patch the creation's projection write (the row and subscription.created) is a local
+ * activity: it runs in the first workflow task, so the `created` update of a subscription with
+ * nothing due at once is answered after one workflow task instead of two and an activity task. The
+ * write stays idempotent (workflow_version); a worker that dies in that task is noticed by the
+ * workflow task timeout and the task runs again elsewhere. Renewal steps stay activities (heartbeats,
+ * the slow-charge answer). Runs started before it replay with the activity they scheduled.
+ */
+const LOCAL_CREATION = 'subscription-local-creation';
 
 function asRuleFailure(error: unknown): never {
   if (error instanceof SubscriptionRuleError) throw ruleRejection(error);
@@ -120,8 +131,8 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
     }
   }
 
-  async function commit(next: SubscriptionState, event: PersistSubscriptionInput['event']): Promise<SubscriptionObject> {
-    const object = await records.persistSubscription({ state: next, event, ...clockTime() });
+  async function commit(next: SubscriptionState, event: PersistSubscriptionInput['event'], steps = records): Promise<SubscriptionObject> {
+    const object = await steps.persistSubscription({ state: next, event, ...clockTime() });
     if (next.status !== state.status) upsertSearchAttributes([{ key: BILLING_STATUS, value: next.status }]);
     state = next;
     latest = object;
@@ -243,8 +254,8 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
         items: state.items,
       }));
     } catch (error) {
-      const cause = (error as { cause?: unknown }).cause;
-      if (!(cause instanceof ApplicationFailure && cause.type === RENEWAL_REJECTED)) throw error;
+      const cause = applicationFailureOf(error, RENEWAL_REJECTED);
+      if (!cause) throw error;
       log.warn('renewal not invoiced', { subscriptionId: state.id, periodStart, reason: cause.message });
       await commit(billed(state, index, null, cause.message), { type: 'subscription.updated' });
       renewalsThisRun += 1;
@@ -328,7 +339,7 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
     // The caller set account and customer; the status is the workflow's to tell.
     upsertSearchAttributes([{ key: BILLING_STATUS, value: state.status }]);
     try {
-      await commit({ ...state, version: 1 }, { type: 'subscription.created' });
+      await commit({ ...state, version: 1 }, { type: 'subscription.created' }, patched(LOCAL_CREATION) ? localRecords : records);
     } catch (error) {
       const rejection = rejectionOf(error);
       if (!rejection) throw error;

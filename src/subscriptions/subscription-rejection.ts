@@ -33,8 +33,16 @@ export function ruleRejection(error: SubscriptionRuleError): ApplicationFailure 
 
 /** The Rejection carried by a failure (directly or as the cause of an ActivityFailure), if any. */
 export function rejectionOf(error: unknown): Rejection | undefined {
+  return applicationFailureOf(error, REJECTION_TYPE)?.details?.[0] as Rejection | undefined;
+}
+
+/**
+ * The ApplicationFailure of `type` in `error` or its causes: an activity's failure arrives wrapped in
+ * an ActivityFailure, a local activity's (and a client's) as it is or wrapped otherwise.
+ */
+export function applicationFailureOf(error: unknown, type: string): ApplicationFailure | undefined {
   for (let current: unknown = error; current instanceof Error; current = current.cause) {
-    if (current instanceof ApplicationFailure && current.type === REJECTION_TYPE) return current.details?.[0] as Rejection | undefined;
+    if (current instanceof ApplicationFailure && current.type === type) return current;
   }
   return undefined;
 }

@@ -50,5 +50,6 @@ export async function createWorker(deps: WorkerDeps): Promise<Worker> {
     maxConcurrentActivityTaskExecutions: deps.activitySlots ?? config.workerActivitySlots,
     // Local activities run in the workflow task that calls them, on the same pool: the same bound (default 100).
     maxConcurrentLocalActivityExecutions: deps.activitySlots ?? config.workerActivitySlots,
+    maxCachedWorkflows: config.workerCachedWorkflows,
   });
 }
