@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
+import helmet from 'helmet';
 import { z } from 'zod';
 import { Api, MAX_BODY_BYTES } from './http/api';
 import { createAuthenticator } from './http/auth';
@@ -21,6 +22,8 @@ export function createApp(deps: AppDeps): express.Express {
   const log = deps.logger ?? defaultLogger;
   const app = express();
   app.disable('x-powered-by');
+  // Security headers on every answer (docs/api.md "Security"); no CORS headers: browsers on other origins may not call the API.
+  app.use(helmet());
   app.set('etag', false);
   app.set('query parser', 'simple');
 

@@ -6,6 +6,7 @@ import { logger } from '../http/logger';
 import { Client } from '@temporalio/client';
 import { createWorker, workerPoolSize } from '../temporal/worker';
 import { startRelay } from '../webhooks/relay';
+import { refuseUnsafeProductionStart } from '../lib/secrets';
 
 /**
  * Production worker entry point (task queue `billing`). Temporal's worker handles SIGINT/SIGTERM itself.
@@ -32,6 +33,7 @@ async function main(): Promise<void> {
   logger.info('worker stopped');
 }
 
+refuseUnsafeProductionStart('worker');
 main().catch((error) => {
   logger.fatal({ err: error }, 'worker failed');
   process.exit(1);
