@@ -4,6 +4,7 @@ import helmet from 'helmet';
 import { z } from 'zod';
 import { Api, MAX_BODY_BYTES } from './http/api';
 import { createAuthenticator } from './http/auth';
+import { createRateLimiter, rateLimitSettingsFromConfig } from './http/rate-limit';
 import { ApiError, MethodNotAllowedError } from './http/errors';
 import { databaseUnavailable, isDatabaseUnavailable } from './db/availability';
 import { logger as defaultLogger, type Logger } from './http/logger';
@@ -47,7 +48,7 @@ export function createApp(deps: AppDeps): express.Express {
     next();
   });
 
-  const api = new Api(deps.prisma, createAuthenticator(deps.prisma));
+  const api = new Api(deps.prisma, createAuthenticator(deps.prisma), createRateLimiter(deps.rateLimit ?? rateLimitSettingsFromConfig()));
   registerCustomerRoutes(api, deps);
   registerWebhookRoutes(api, deps);
   registerCatalogRoutes(api, deps);

@@ -67,6 +67,14 @@ export const config = {
   get workflowBundle() {
     return process.env.WORKFLOW_BUNDLE || undefined;
   },
+  /** Sustained requests per second per API key (all API processes together); docs/api.md "Rate limits". */
+  get rateLimitPerSecond() {
+    return intFromEnv('RATE_LIMIT_PER_SECOND', 100);
+  },
+  /** Requests per API key above the sustained rate within any 10 s. */
+  get rateLimitBurst() {
+    return intFromEnv('RATE_LIMIT_BURST', 50);
+  },
   taskQueue: 'billing',
   get logLevel() {
     return process.env.LOG_LEVEL || 'info';

@@ -3,6 +3,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { projectRoot } from '../src/config';
 import { BUILT_IN_SECRETS, newEncryptionKey, productionProblems } from '../src/lib/secrets';
+import { createRateLimiter, rateLimitSettingsFromConfig } from '../src/http/rate-limit';
 import { apiClient, createTestAccount, startTestApp, type ApiClient, type TestApp } from './support/harness';
 
 // Issue 16: secrets at rest, key lifecycle, rate limits, production fail-fast, headers.
@@ -70,5 +71,78 @@ describe('item 6: headers', () => {
     });
     expect(preflight.headers.get('access-control-allow-origin')).toBeNull();
     expect(preflight.headers.get('access-control-allow-methods')).toBeNull();
+  });
+});
+
+describe('item 3: rate limits per API key', () => {
+  /**
+   * Fires `count` requests at once and counts the answers. `page=0` is refused (400) after the limit is
+   * counted and before any query, so a burst is quick.
+   */
+  async function burst(client: ApiClient, count: number) {
+    const responses = await Promise.all(Array.from({ length: count }, () => client.get('/customers?page=0')));
+    const limited = responses.filter((response) => response.status === 429);
+    expect(responses.length - limited.length).toBe(responses.filter((response) => response.status === 400).length);
+    return { ok: responses.length - limited.length, limited };
+  }
+
+  it('defaults to 100 per second plus 50 per 10 s per key, over all API processes', async () => {
+    const saved = process.env.RATE_LIMIT_PER_SECOND;
+    delete process.env.RATE_LIMIT_PER_SECOND;
+    const defaults = rateLimitSettingsFromConfig();
+    process.env.RATE_LIMIT_PER_SECOND = saved;
+    expect(defaults).toEqual({ perSecond: 100, burst: 50, processes: 1 });
+    // In memory, 200 tries take a few milliseconds: 150 pass, unless the second turned meanwhile.
+    const limit = createRateLimiter(defaults);
+    let passed = 0;
+    for (let i = 0; i < 200; i += 1) passed += await limit('key_a').then(() => 1, () => 0);
+    expect(passed).toBeGreaterThanOrEqual(150);
+    expect(passed).toBeLessThan(200);
+    await expect(limit('key_b')).resolves.toBeUndefined();
+  });
+
+  it('answers 429 with Retry-After and the JSON error once a key is spent; another key is not affected', async () => {
+    const limitedApp = await startTestApp({ rateLimit: { perSecond: 5, burst: 3, processes: 1 } });
+    try {
+      const client = apiClient(limitedApp.baseUrl, (await createTestAccount(limitedApp.prisma)).apiKey);
+      await client.get('/customers?page=0'); // looks the key up once, so the burst runs from the auth cache
+      const { ok, limited } = await burst(client, 20);
+      // A spent key is refused on a real request too, before any work is done.
+      expect((await client.post('/customers', { name: 'Throttled' })).status).toBe(429);
+      expect(await limitedApp.prisma.customer.count({ where: { name: 'Throttled' } })).toBe(0);
+      expect(ok).toBeLessThanOrEqual(8 - 1 + 5); // the steady bucket may refill once during the burst
+      expect(limited.length).toBeGreaterThan(0);
+      const refused = limited[0]!;
+      expect(refused.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
+      expect(refused.body).toEqual({ error: { type: 'invalid_request_error', code: 'rate_limit', message: expect.any(String) } });
+      expect(refused.headers.get('x-content-type-options')).toBe('nosniff');
+      const other = apiClient(limitedApp.baseUrl, (await createTestAccount(limitedApp.prisma, { name: 'Other' })).apiKey);
+      expect((await other.get('/customers')).status).toBe(200);
+    } finally {
+      await limitedApp.close();
+    }
+  });
+
+  it('is divided between API processes, refills, and is documented as 429 on every operation', async () => {
+    const limitedApp = await startTestApp({ rateLimit: { perSecond: 10, burst: 4, processes: 2 } });
+    try {
+      const client = apiClient(limitedApp.baseUrl, (await createTestAccount(limitedApp.prisma)).apiKey);
+      // 10/2 + 4/2 in this process (a second turning during the burst may let the steady 5 again).
+      expect((await burst(client, 14)).ok).toBeGreaterThanOrEqual(7);
+      expect((await burst(client, 14)).ok).toBeLessThanOrEqual(5);
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+      const refilled = (await burst(client, 8)).ok; // the steady bucket refilled; the burst is spent for 10 s
+      expect(refilled).toBeGreaterThanOrEqual(5);
+      expect(refilled).toBeLessThan(8);
+      const document = (await client.get('/openapi.json')).body as { paths: Record<string, Record<string, { responses: Record<string, { headers?: object }> }>> };
+      for (const operations of Object.values(document.paths)) {
+        for (const [method, operation] of Object.entries(operations)) {
+          if (method === 'get' && !('401' in operation.responses)) continue; // /health, /openapi.json: no key, no limit
+          expect(operation.responses['429']?.headers).toHaveProperty('Retry-After');
+        }
+      }
+    } finally {
+      await limitedApp.close();
+    }
   });
 });
