@@ -48,7 +48,7 @@ export function createApp(deps: AppDeps): express.Express {
     next();
   });
 
-  const api = new Api(deps.prisma, createAuthenticator(deps.prisma), createRateLimiter(deps.rateLimit ?? rateLimitSettingsFromConfig()));
+  const api = new Api(deps.prisma, createAuthenticator(deps.prisma, deps.authCacheMs), createRateLimiter(deps.rateLimit ?? rateLimitSettingsFromConfig()));
   registerCustomerRoutes(api, deps);
   registerWebhookRoutes(api, deps);
   registerCatalogRoutes(api, deps);

@@ -55,6 +55,59 @@ describe('item 4: production fail-fast', () => {
   });
 });
 
+function cli(script: string, args: string[]) {
+  return run(tsx, [path.join(projectRoot, 'src', 'cli', script), ...args], { cwd: projectRoot, env: { ...process.env, DATABASE_URL: process.env.DATABASE_URL } });
+}
+
+describe('item 2: API key lifecycle', () => {
+  it('key:list shows keys without the secret and with last_used_at; key:rotate overlaps; key:revoke answers 401 after the auth cache', async () => {
+    const shortCache = await startTestApp({ authCacheMs: 300 });
+    try {
+      const account = await createTestAccount(shortCache.prisma);
+      const other = await createTestAccount(shortCache.prisma, { name: 'Other' });
+      const oldClient = apiClient(shortCache.baseUrl, account.apiKey);
+      const before = Date.now();
+      expect((await oldClient.get('/customers')).status).toBe(200);
+
+      const listed = await cli('key-list.ts', ['--account', account.accountId, '--json']);
+      expect(listed.stdout).not.toContain(account.apiKey);
+      const [oldKey] = JSON.parse(listed.stdout);
+      expect(JSON.parse(listed.stdout)).toHaveLength(1); // the other account's key is not listed
+      expect(oldKey).toMatchObject({ key_prefix: account.apiKey.slice(0, 12), role: 'developer', status: 'active', expires_at: null });
+      expect(Date.parse(oldKey.last_used_at)).toBeGreaterThanOrEqual(before - 1000);
+
+      const rotated = JSON.parse((await cli('key-revoke.ts', ['rotate', '--key', oldKey.key_id, '--overlap-hours', '1', '--json'])).stdout);
+      expect(rotated).toMatchObject({ account_id: account.accountId, role: 'developer', api_key: expect.stringMatching(/^sk_test_/) });
+      expect(Date.parse(rotated.old_key_expires_at) - Date.now()).toBeGreaterThan(3_500_000);
+      const newClient = apiClient(shortCache.baseUrl, rotated.api_key);
+      expect((await newClient.get('/customers')).status).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      expect((await oldClient.get('/customers')).status).toBe(200); // the overlap
+      const statuses = JSON.parse((await cli('key-list.ts', ['--account', account.accountId, '--json'])).stdout).map((key: { status: string }) => key.status);
+      expect(statuses).toEqual(['active', 'expiring']);
+
+      const revoked = await cli('key-revoke.ts', ['revoke', '--key', oldKey.key_id]);
+      expect(revoked.stdout).toMatch(/revoked; running API processes refuse it within 30 s/);
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      const refused = await oldClient.get('/customers');
+      expect(refused.status).toBe(401);
+      expect(refused.body.error).toMatchObject({ type: 'authentication_error', code: 'api_key_invalid' });
+      expect((await newClient.get('/customers')).status).toBe(200);
+      expect((await apiClient(shortCache.baseUrl, other.apiKey).get('/customers')).status).toBe(200);
+
+      // A key revoked before any API process cached it is refused at once, on the default 30 s cache too.
+      const rotatedAgain = JSON.parse((await cli('key-revoke.ts', ['rotate', '--key', rotated.key_id, '--overlap-hours', '0', '--json'])).stdout);
+      expect((await apiClient(app.baseUrl, rotated.api_key).get('/customers')).status).toBe(401);
+      expect((await apiClient(app.baseUrl, rotatedAgain.api_key).get('/customers')).status).toBe(200);
+
+      const failure = await cli('key-revoke.ts', ['revoke', '--key', 'key_unknown']).catch((error: { code: number; stderr: string }) => error);
+      expect(failure).toMatchObject({ code: 2, stderr: expect.stringContaining('No such key: key_unknown') });
+    } finally {
+      await shortCache.close();
+    }
+  });
+});
+
 describe('item 6: headers', () => {
   it('security headers on success and error answers, no x-powered-by, no CORS headers', async () => {
     for (const response of [await api.get('/customers'), await api.get('/nowhere'), await apiClient(app.baseUrl).get('/customers')]) {

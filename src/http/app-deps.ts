@@ -12,4 +12,6 @@ export interface AppDeps {
   logger?: Logger;
   /** Per-key rate limit; from the environment (RATE_LIMIT_*, API_PROCESSES) unless given. */
   rateLimit?: RateLimitSettings;
+  /** How long a looked-up API key is trusted (AUTH_CACHE_MS unless given; tests shorten it). */
+  authCacheMs?: number;
 }
