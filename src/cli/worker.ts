@@ -6,6 +6,7 @@ import { logger } from '../http/logger';
 import { Client } from '@temporalio/client';
 import { createWorker, workerPoolSize } from '../temporal/worker';
 import { startRelay } from '../webhooks/relay';
+import { encryptStoredSecrets } from '../webhooks/destination.service';
 import { refuseUnsafeProductionStart } from '../lib/secrets';
 
 /**
@@ -18,6 +19,8 @@ async function main(): Promise<void> {
   Runtime.install({ logger: new DefaultLogger((process.env.TEMPORAL_LOG_LEVEL as 'WARN' | undefined) ?? 'WARN') });
   const database = await resolveDatabase();
   const prisma = createPrisma(database.url, workerPoolSize());
+  const encrypted = await encryptStoredSecrets(prisma);
+  if (encrypted > 0) logger.info({ destinations: encrypted }, 'webhook secrets encrypted under the current SECRETS_ENCRYPTION_KEY');
   const connection = await NativeConnection.connect({ address: config.temporalAddress });
   const bundle = config.workflowBundle;
   const worker = await createWorker({ prisma, connection, ...(bundle ? { workflowBundle: { codePath: bundle } } : {}) });

@@ -6,6 +6,7 @@ import { envelopeFromStored } from './envelope';
 import { ATTEMPT_OUTCOMES, sendWebhook, type AttemptOutcome } from './sender';
 import { EVENT_ID_HEADER, SIGNATURE_HEADER, signatureHeader } from './signing';
 import { DELIVERY_STATUSES } from './webhook.schemas';
+import { signingSecrets } from './destination.service';
 
 export type WebhookDeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
@@ -85,7 +86,7 @@ export async function attemptDelivery(prisma: Db, input: WebhookAttemptInput, ht
     {
       'content-type': 'application/json',
       'user-agent': 'billing-webhooks/1.0',
-      [SIGNATURE_HEADER]: signatureHeader(destination.secret, body),
+      [SIGNATURE_HEADER]: signatureHeader(signingSecrets(destination), body),
       [EVENT_ID_HEADER]: delivery.eventId,
     },
     httpTimeoutMs,
