@@ -1,9 +1,13 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { projectRoot } from '../src/config';
 import { BUILT_IN_SECRETS, newEncryptionKey, productionProblems } from '../src/lib/secrets';
 import { createRateLimiter, rateLimitSettingsFromConfig } from '../src/http/rate-limit';
+import { sendWebhook } from '../src/webhooks/sender';
+import { allowPrivateWebhookTargets, waitUntil } from './support/webhooks';
 import { apiClient, createTestAccount, startTestApp, type ApiClient, type TestApp } from './support/harness';
 
 // Issue 16: secrets at rest, key lifecycle, rate limits, production fail-fast, headers.
@@ -196,6 +200,34 @@ describe('item 3: rate limits per API key', () => {
       }
     } finally {
       await limitedApp.close();
+    }
+  });
+});
+
+describe('item 5: outbound webhooks', () => {
+  it('reads at most 64 KB of an answer, then closes the connection; the status still counts', async () => {
+    allowPrivateWebhookTargets();
+    let written = 0;
+    let closed = false;
+    const server = http.createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      const chunk = Buffer.alloc(16 * 1024, 'x');
+      const pump = () => {
+        while (!closed && written < 512 * 1024 * 1024 && res.write(chunk)) written += chunk.length;
+      };
+      res.on('drain', pump);
+      res.on('close', () => (closed = true));
+      pump();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const result = await sendWebhook(`http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, '{}', {}, 5_000);
+      expect(result).toMatchObject({ outcome: 'success', statusCode: 200, error: null });
+      await waitUntil(async () => closed, 5_000);
+      expect(written).toBeLessThan(16 * 1024 * 1024); // far from the 512 MB the receiver would have sent
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
     }
   });
 });
