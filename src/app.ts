@@ -1,8 +1,10 @@
 import crypto from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
+import helmet from 'helmet';
 import { z } from 'zod';
 import { Api, MAX_BODY_BYTES } from './http/api';
 import { createAuthenticator } from './http/auth';
+import { createRateLimiter, rateLimitSettingsFromConfig } from './http/rate-limit';
 import { ApiError, MethodNotAllowedError } from './http/errors';
 import { databaseUnavailable, isDatabaseUnavailable } from './db/availability';
 import { logger as defaultLogger, type Logger } from './http/logger';
@@ -25,6 +27,8 @@ export function createApp(deps: AppDeps): express.Express {
   const app = express();
   const metrics = createApiMetrics(deps.prisma);
   app.disable('x-powered-by');
+  // Security headers on every answer (docs/api.md "Security"); no CORS headers: browsers on other origins may not call the API.
+  app.use(helmet());
   app.set('etag', false);
   app.set('query parser', 'simple');
 
@@ -53,7 +57,7 @@ export function createApp(deps: AppDeps): express.Express {
     next();
   });
 
-  const api = new Api(deps.prisma, createAuthenticator(deps.prisma));
+  const api = new Api(deps.prisma, createAuthenticator(deps.prisma, deps.authCacheMs), createRateLimiter(deps.rateLimit ?? rateLimitSettingsFromConfig()));
   registerCustomerRoutes(api, deps);
   registerWebhookRoutes(api, deps);
   registerCatalogRoutes(api, deps);

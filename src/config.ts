@@ -86,6 +86,14 @@ export const config = {
     if (!['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'].includes(level)) throw new Error(`TEMPORAL_LOG_LEVEL must be TRACE, DEBUG, INFO, WARN or ERROR, got "${level}"`);
     return level as 'WARN';
   },
+  /** Sustained requests per second per API key (all API processes together); docs/api.md "Rate limits". */
+  get rateLimitPerSecond() {
+    return intFromEnv('RATE_LIMIT_PER_SECOND', 100);
+  },
+  /** Requests per API key above the sustained rate within any 10 s. */
+  get rateLimitBurst() {
+    return intFromEnv('RATE_LIMIT_BURST', 50);
+  },
   taskQueue: 'billing',
   get logLevel() {
     return process.env.LOG_LEVEL || 'info';

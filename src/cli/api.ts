@@ -6,6 +6,7 @@ import { logger } from '../http/logger';
 import { listen } from '../server';
 import { connectTemporalClient } from '../temporal/client';
 import { onShutdown } from './shutdown';
+import { refuseUnsafeProductionStart } from '../lib/secrets';
 
 /**
  * Production API entry point: DATABASE_URL, TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, PORT.
@@ -57,6 +58,7 @@ async function primary(processes: number): Promise<void> {
   });
 }
 
+refuseUnsafeProductionStart('api');
 const processes = config.apiProcesses;
 const run = cluster.isPrimary && processes > 1 ? primary(processes) : serve();
 run.catch((error) => {

@@ -7,6 +7,8 @@ import { Client } from '@temporalio/client';
 import { createWorker, workerPoolSize } from '../temporal/worker';
 import { installWorkerRuntime } from '../temporal/runtime';
 import { startRelay } from '../webhooks/relay';
+import { encryptStoredSecrets } from '../webhooks/destination.service';
+import { refuseUnsafeProductionStart } from '../lib/secrets';
 
 /**
  * Production worker entry point (task queue `billing`). Temporal's worker handles SIGINT/SIGTERM itself.
@@ -17,6 +19,8 @@ async function main(): Promise<void> {
   installWorkerRuntime({ logger, sdkLogLevel: config.temporalLogLevel, metricsPort: config.workerMetricsPort });
   const database = await resolveDatabase();
   const prisma = createPrisma(database.url, workerPoolSize());
+  const encrypted = await encryptStoredSecrets(prisma);
+  if (encrypted > 0) logger.info({ destinations: encrypted }, 'webhook secrets encrypted under the current SECRETS_ENCRYPTION_KEY');
   const connection = await NativeConnection.connect({ address: config.temporalAddress });
   const bundle = config.workflowBundle;
   const worker = await createWorker({ prisma, connection, ...(bundle ? { workflowBundle: { codePath: bundle } } : {}) });
@@ -32,6 +36,7 @@ async function main(): Promise<void> {
   logger.info('worker stopped');
 }
 
+refuseUnsafeProductionStart('worker');
 main().catch((error) => {
   logger.fatal({ err: error }, 'worker failed');
   process.exit(1);

@@ -57,6 +57,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   409: "The resource's state forbids the action",
   413: 'The request body is larger than 1 MB',
   415: 'The request body is not `application/json`',
+  429: 'Too many requests with this API key (`code: rate_limit`): retry after `Retry-After` seconds',
   431: 'The request line and headers are larger than 64 KB',
   500: 'An unexpected error (logged with the request id)',
   503: 'PostgreSQL or Temporal does not answer: retry after `Retry-After` seconds',
@@ -78,10 +79,10 @@ function requireJsonBody(req: Request, _res: Response, next: (error?: unknown) =
 
 /**
  * Errors any operation may answer, documented on each: a body too large or not JSON where there is a
- * body, headers too large (src/server.ts), an unexpected error, a dependency down.
+ * body, the key's rate limit, headers too large (src/server.ts), an unexpected error, a dependency down.
  */
 function commonErrorStatuses(hasBody: boolean): number[] {
-  return [...(hasBody ? [413, 415] : []), 431, 500, 503];
+  return [...(hasBody ? [413, 415] : []), 429, 431, 500, 503];
 }
 
 const retryAfterHeader = { 'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer' as const } } };
@@ -130,7 +131,11 @@ export class Api {
   readonly router = express.Router();
   readonly registry = new OpenAPIRegistry();
 
-  constructor(readonly prisma: Db, private readonly authenticate: (key: string | undefined) => Promise<Principal>) {
+  constructor(
+    readonly prisma: Db,
+    private readonly authenticate: (key: string | undefined) => Promise<Principal>,
+    private readonly rateLimit: (keyId: string) => Promise<void> = async () => {},
+  ) {
     this.registry.registerComponent('securitySchemes', 'apiKey', { type: 'apiKey', in: 'header', name: 'cc-api-key' });
     // Answered for any documented path asked with a method it does not serve, so listed once here.
     this.registry.registerComponent('responses', 'MethodNotAllowed', {
@@ -172,7 +177,7 @@ export class Api {
             code,
             {
               description: ERROR_DESCRIPTIONS[code] ?? 'Error',
-              headers: code === 503 ? retryAfterHeader : undefined,
+              headers: code === 503 || code === 429 ? retryAfterHeader : undefined,
               content: { 'application/json': { schema: errorBodySchema } },
             },
           ]),
@@ -190,6 +195,7 @@ export class Api {
     this.router[def.method](expressPath, routeTemplate, ...bodyParsers, async (req: Request, res: Response) => {
       const principal = await this.authenticate(req.header('cc-api-key'));
       res.locals.accountId = principal.accountId;
+      await this.rateLimit(principal.keyId);
       if (def.roles) requireRole(principal, def.roles);
       if (def.guard) await def.guard(principal);
       const params = def.params ? parseOrThrow(def.params, req.params, 'path') : {};

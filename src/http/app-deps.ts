@@ -1,6 +1,7 @@
 import type { Client as TemporalClient } from '@temporalio/client';
 import type { Db } from '../db/prisma';
 import type { Logger } from './logger';
+import type { RateLimitSettings } from './rate-limit';
 
 /** What the API's routes are built with; createApp (src/app.ts) takes the same. */
 export interface AppDeps {
@@ -9,4 +10,8 @@ export interface AppDeps {
   /** Task queue of the workflows the API starts (config.taskQueue unless a test isolates its own). */
   taskQueue?: string;
   logger?: Logger;
+  /** Per-key rate limit; from the environment (RATE_LIMIT_*, API_PROCESSES) unless given. */
+  rateLimit?: RateLimitSettings;
+  /** How long a looked-up API key is trusted (AUTH_CACHE_MS unless given; tests shorten it). */
+  authCacheMs?: number;
 }

@@ -22,13 +22,16 @@ export function hashApiKey(key: string): string {
   return crypto.createHash('sha256').update(key).digest('hex');
 }
 
-const CACHE_TTL_MS = 30_000;
+/** How long a looked-up key is trusted without asking the database again (docs/api.md "API keys"). */
+export const AUTH_CACHE_MS = 30_000;
 
 /**
  * Resolves `cc-api-key` to its account. Keys are high-entropy random strings, so a SHA-256 digest is
- * a safe lookup key. Lookups are cached briefly: an authenticated request then costs no extra query.
+ * a safe lookup key. Lookups are cached for `cacheMs` (never past the key's expiry): an authenticated
+ * request then costs no extra query, and a key revoked by another process answers 401 within it.
+ * Each lookup also stamps `last_used_at`, so it is exact to within the cache lifetime.
  */
-export function createAuthenticator(prisma: Db) {
+export function createAuthenticator(prisma: Db, cacheMs = AUTH_CACHE_MS) {
   const cache = new Map<string, { principal: Principal; expires: number }>();
   return async function authenticate(rawKey: string | undefined): Promise<Principal> {
     if (!rawKey) {
@@ -38,11 +41,15 @@ export function createAuthenticator(prisma: Db) {
     const now = Date.now();
     const cached = cache.get(hash);
     if (cached && cached.expires > now) return cached.principal;
-    const key = await prisma.apiKey.findUnique({ where: { keyHash: hash }, select: { id: true, accountId: true, role: true } });
-    if (!key) throw new ApiError('authentication_error', 'api_key_invalid', 'Invalid API key provided.');
+    cache.delete(hash);
+    const key = await prisma.apiKey.findUnique({ where: { keyHash: hash }, select: { id: true, accountId: true, role: true, expiresAt: true } });
+    if (!key || (key.expiresAt && key.expiresAt.getTime() <= now)) {
+      throw new ApiError('authentication_error', 'api_key_invalid', 'Invalid API key provided.');
+    }
+    await prisma.apiKey.update({ where: { id: key.id }, data: { lastUsedAt: new Date(now) }, select: { id: true } });
     const principal: Principal = { accountId: key.accountId, keyId: key.id, role: columnValue(ROLES, key.role, 'api_keys.role') };
     if (cache.size > 10_000) cache.clear();
-    cache.set(hash, { principal, expires: now + CACHE_TTL_MS });
+    cache.set(hash, { principal, expires: Math.min(now + cacheMs, key.expiresAt?.getTime() ?? Infinity) });
     return principal;
   };
 }

@@ -57,6 +57,17 @@ export class ServiceUnavailableError extends ApiError {
   }
 }
 
+/** 429: the API key sent more requests than its rate limit (src/http/rate-limit.ts); the answer carries `Retry-After`. */
+export class RateLimitedError extends ApiError {
+  constructor(readonly retryAfterSeconds: number) {
+    super('invalid_request_error', 'rate_limit', 'Too many requests with this API key; retry after the Retry-After seconds.', undefined, 429);
+  }
+
+  override headers(): Record<string, string> {
+    return { 'Retry-After': String(this.retryAfterSeconds) };
+  }
+}
+
 /** 405: the path exists but not with this method; the answer carries `Allow`. */
 export class MethodNotAllowedError extends ApiError {
   constructor(

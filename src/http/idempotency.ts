@@ -1,3 +1,4 @@
+import { secretValue } from '../lib/secrets';
 import crypto from 'node:crypto';
 import type { Request } from 'express';
 import { z } from 'zod';
@@ -28,7 +29,7 @@ export const idempotencyHeaders = z.object({
 });
 
 // Bodies may hold card numbers: the stored digest is keyed, so it cannot be brute-forced offline.
-const HASH_SECRET = process.env.IDEMPOTENCY_HASH_SECRET || 'billing-service/idempotency-request-hash/v1';
+const HASH_SECRET = secretValue('IDEMPOTENCY_HASH_SECRET');
 
 /** JSON with object keys sorted, so that key order does not make two equal bodies differ. */
 function canonicalJson(value: unknown): string {

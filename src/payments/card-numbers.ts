@@ -1,3 +1,4 @@
+import { secretValue } from '../lib/secrets';
 import crypto from 'node:crypto';
 
 export function passesLuhn(digits: string): boolean {
@@ -50,7 +51,7 @@ export function isValidRoutingNumber(routing: string): boolean {
 }
 
 // A server-side secret makes fingerprints useless for guessing numbers offline (they are not plain hashes).
-const FINGERPRINT_SECRET = process.env.PAYMENT_FINGERPRINT_SECRET || 'billing-service/payment-method-fingerprint/v1';
+const FINGERPRINT_SECRET = secretValue('PAYMENT_FINGERPRINT_SECRET');
 
 /** Same number, same account -> same fingerprint; never reversible without the server secret. */
 export function fingerprint(accountId: string, kind: 'card' | 'us_bank_account', value: string): string {

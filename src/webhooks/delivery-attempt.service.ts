@@ -6,6 +6,7 @@ import { envelopeFromStored } from './envelope';
 import { ATTEMPT_OUTCOMES, sendWebhook, type AttemptOutcome } from './sender';
 import { EVENT_ID_HEADER, SIGNATURE_HEADER, signatureHeader } from './signing';
 import { DELIVERY_STATUSES } from './webhook.schemas';
+import { signingSecrets } from './destination.service';
 
 export type WebhookDeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
@@ -44,7 +45,13 @@ interface DeliveryRow {
   lastError: string | null;
   payload: unknown;
   url: string;
-  secret: string;
+  destinationId: string;
+  secret: string | null;
+  secretCiphertext: string | null;
+  secretKeyId: string | null;
+  previousSecretCiphertext: string | null;
+  previousSecretKeyId: string | null;
+  previousSecretExpiresAt: Date | null;
   active: boolean;
   deletedAt: Date | null;
   recordedOutcome: string | null;
@@ -59,7 +66,10 @@ interface DeliveryRow {
 const DELIVERY_FOR_ATTEMPT: Statement = {
   name: 'webhook_delivery_for_attempt',
   text: `SELECT d.id, d.event_id AS "eventId", d.status, d.last_error AS "lastError", d.payload,
-      w.url, w.secret, w.active, w.deleted_at AS "deletedAt",
+      w.url, w.active, w.deleted_at AS "deletedAt",
+      w.id AS "destinationId", w.secret, w.secret_ciphertext AS "secretCiphertext", w.secret_key_id AS "secretKeyId",
+      w.previous_secret_ciphertext AS "previousSecretCiphertext", w.previous_secret_key_id AS "previousSecretKeyId",
+      w.previous_secret_expires_at AS "previousSecretExpiresAt",
       a.outcome AS "recordedOutcome", a.status_code AS "recordedStatusCode", a.error AS "recordedError", a.duration_ms AS "recordedDurationMs"
     FROM webhook_deliveries d
     JOIN webhook_destinations w ON w.id = d.destination_id
@@ -128,7 +138,7 @@ export async function attemptDelivery(prisma: Db, input: WebhookAttemptInput, ht
     {
       'content-type': 'application/json',
       'user-agent': 'billing-webhooks/1.0',
-      [SIGNATURE_HEADER]: signatureHeader(delivery.secret, body),
+      [SIGNATURE_HEADER]: signatureHeader(signingSecrets({ ...delivery, id: delivery.destinationId }), body),
       [EVENT_ID_HEADER]: delivery.eventId,
     },
     httpTimeoutMs,

@@ -3,6 +3,7 @@ import type { Db, Tx } from '../db/prisma';
 import { notFound } from '../http/errors';
 import { newId, newSecret } from '../lib/ids';
 import { toUnixSeconds } from '../lib/time';
+import { currentKeyId, open, seal } from '../lib/encryption';
 import type { DestinationInput, DestinationObject } from './webhook.schemas';
 
 export function toDestinationObject(destination: WebhookDestination): DestinationObject {
@@ -24,12 +25,96 @@ export async function findDestination(db: Db | Tx, accountId: string, id: string
   return destination;
 }
 
+/** How long the old secret keeps signing beside the new one after roll-secret. */
+export const SECRET_GRACE_MS = 24 * 3_600_000;
+
+/** The signing secret of a row, encrypted with the destination id as associated data. */
+function sealedSecret(destinationId: string, secret: string) {
+  const sealed = seal(secret, destinationId);
+  return { secret: null, secretCiphertext: sealed.ciphertext, secretKeyId: sealed.keyId };
+}
+
+/** The columns a destination's signing secrets are read from. */
+export type DestinationSecrets = Pick<
+  WebhookDestination,
+  'id' | 'secret' | 'secretCiphertext' | 'secretKeyId' | 'previousSecretCiphertext' | 'previousSecretKeyId' | 'previousSecretExpiresAt'
+>;
+
+function currentSecret(destination: DestinationSecrets): string {
+  if (destination.secretCiphertext && destination.secretKeyId) {
+    return open({ ciphertext: destination.secretCiphertext, keyId: destination.secretKeyId }, destination.id);
+  }
+  if (destination.secret) return destination.secret; // written before encryption, until the worker's sweep
+  throw new Error(`webhook destination ${destination.id} has no secret`);
+}
+
+/** The secrets a delivery is signed with: the current one, then the rolled one during its grace period. */
+export function signingSecrets(destination: DestinationSecrets, now = new Date()): string[] {
+  const secrets = [currentSecret(destination)];
+  const { previousSecretCiphertext: ciphertext, previousSecretKeyId: keyId, previousSecretExpiresAt: expiresAt } = destination;
+  if (ciphertext && keyId && expiresAt && expiresAt > now) secrets.push(open({ ciphertext, keyId }, destination.id));
+  return secrets;
+}
+
 /** A new destination is active at once; its secret is answered here and never again. */
 export async function createDestination(prisma: Db, accountId: string, input: DestinationInput) {
-  const destination = await prisma.webhookDestination.create({
-    data: { id: newId('webhookDestination'), accountId, url: input.url, secret: newSecret('whsec') },
+  const id = newId('webhookDestination');
+  const secret = newSecret('whsec');
+  const destination = await prisma.webhookDestination.create({ data: { id, accountId, url: input.url, ...sealedSecret(id, secret) } });
+  return { ...toDestinationObject(destination), secret };
+}
+
+/**
+ * roll-secret: a new secret, answered once; the current one keeps signing beside it (a second `v1=`)
+ * for SECRET_GRACE_MS. Rolling again within the grace period drops the oldest.
+ */
+export async function rollDestinationSecret(prisma: Db, accountId: string, id: string) {
+  const secret = newSecret('whsec');
+  const destination = await prisma.$transaction(async (tx) => {
+    const current = await findDestination(tx, accountId, id);
+    const previous = seal(currentSecret(current), current.id);
+    return tx.webhookDestination.update({
+      where: { id: current.id },
+      data: {
+        ...sealedSecret(current.id, secret),
+        previousSecretCiphertext: previous.ciphertext,
+        previousSecretKeyId: previous.keyId,
+        previousSecretExpiresAt: new Date(Date.now() + SECRET_GRACE_MS),
+      },
+    });
   });
-  return { ...toDestinationObject(destination), secret: destination.secret };
+  return { ...toDestinationObject(destination), secret };
+}
+
+/**
+ * Encrypts rows still holding a plain-text secret and re-encrypts those under an older key (after
+ * SECRETS_ENCRYPTION_KEY rotated). Idempotent; the worker runs it at start. Returns the rows changed.
+ */
+export async function encryptStoredSecrets(prisma: Db): Promise<number> {
+  const keyId = currentKeyId();
+  const stale = await prisma.webhookDestination.findMany({
+    where: {
+      OR: [
+        { secret: { not: null } },
+        { secretKeyId: { not: keyId } },
+        { previousSecretKeyId: { not: keyId }, previousSecretExpiresAt: { gt: new Date() } },
+      ],
+    },
+  });
+  for (const destination of stale) {
+    const live = signingSecrets(destination);
+    const previous = live[1] === undefined ? undefined : seal(live[1], destination.id);
+    await prisma.webhookDestination.update({
+      where: { id: destination.id },
+      data: {
+        ...sealedSecret(destination.id, live[0]!),
+        previousSecretCiphertext: previous?.ciphertext ?? null,
+        previousSecretKeyId: previous?.keyId ?? null,
+        previousSecretExpiresAt: previous ? destination.previousSecretExpiresAt : null,
+      },
+    });
+  }
+  return stale.length;
 }
 
 export async function listDestinations(prisma: Db, accountId: string): Promise<DestinationObject[]> {

@@ -6,6 +6,9 @@ import { isNonPublicAddress, privateTargetsAllowed, publicOnlyLookup } from './a
 /** decisions.md §10: an attempt that has no answer after 10 s counts as a timeout (retryable). */
 export const WEBHOOK_TIMEOUT_MS = 10_000;
 
+/** Bytes of a receiver's answer read before the connection is closed: only the status matters. */
+export const WEBHOOK_RESPONSE_MAX_BYTES = 64 * 1024;
+
 export const ATTEMPT_OUTCOMES = ['success', 'retryable', 'permanent'] as const;
 export type AttemptOutcome = (typeof ATTEMPT_OUTCOMES)[number];
 
@@ -51,7 +54,9 @@ const httpsAgent = new https.Agent({ keepAlive: true, maxSockets: 64 });
 /**
  * POSTs `body` once. Never throws: every outcome is classified. Redirects are not followed
  * (node:http never follows them, and 3xx is a final answer per the spec). The response body is
- * drained and discarded; only the status matters.
+ * drained and discarded, at most WEBHOOK_RESPONSE_MAX_BYTES of it: a longer one closes the
+ * connection, so a receiver cannot hold a worker slot by streaming. The address connected to is the
+ * one publicOnlyLookup checked (the check is the connect's own lookup: no rebinding in between).
  */
 export function sendWebhook(
   url: string,
@@ -97,9 +102,13 @@ export function sendWebhook(
       (response) => {
         const statusCode = response.statusCode ?? 0;
         finish({ outcome: classifyStatus(statusCode), statusCode, error: null });
-        response.on('end', () => clearTimeout(timer));
+        let read = 0;
+        response.on('data', (chunk: Buffer) => {
+          read += chunk.length;
+          if (read > WEBHOOK_RESPONSE_MAX_BYTES) response.destroy();
+        });
+        response.on('close', () => clearTimeout(timer));
         response.on('error', () => clearTimeout(timer));
-        response.resume();
       },
     );
     const timer = setTimeout(() => {

@@ -8,6 +8,7 @@ import {
   createDestination,
   deleteDestination,
   listDestinations,
+  rollDestinationSecret,
   setDestinationActive,
   updateDestination,
 } from './destination.service';
@@ -59,6 +60,18 @@ export function registerWebhookRoutes(api: Api, { prisma }: AppDeps): void {
     response: destinationSchema,
     errors: [404],
     handler: ({ principal, params, body }) => updateDestination(prisma, principal.accountId, params.id, body),
+  });
+
+  api.route({
+    method: 'post',
+    path: '/webhook/destination/{id}/roll-secret',
+    tag,
+    roles,
+    summary: 'Replace the signing secret (returned only here); the old one also signs (a second v1=) for 24 h',
+    params: destinationIdParams,
+    response: createdDestinationSchema,
+    errors: [404],
+    handler: ({ principal, params }) => rollDestinationSecret(prisma, principal.accountId, params.id),
   });
 
   api.route({

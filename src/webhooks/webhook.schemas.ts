@@ -57,7 +57,7 @@ export const destinationSchema = z
 
 export const createdDestinationSchema = destinationSchema
   .extend({
-    secret: z.string().describe('Signing secret (whsec_...); returned only by this call'),
+    secret: z.string().describe('Signing secret (whsec_...); answered only on creation and by roll-secret'),
   })
   .openapi('WebhookDestinationCreated');
 
