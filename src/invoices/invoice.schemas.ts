@@ -124,7 +124,8 @@ export const invoiceSchema = z
     updated_ms: updatedMsField,
     currency: z.string(),
     customer: z.string(),
-    customer_address: addressSchema.nullable(),
+    // A union, not .nullable(): on a registered schema .nullable() documents allOf [Address, object-or-null], which null fails.
+    customer_address: z.union([addressSchema, z.null()]),
     customer_email: z.string().nullable(),
     customer_name: z.string().nullable(),
     customer_phone: z.string().nullable(),
