@@ -9,6 +9,7 @@ import { pageEnvelope, pageWindow, type Page, type PageParams } from '../http/pa
 import { newId } from '../lib/ids';
 import { fromUnixSeconds } from '../lib/time';
 import { BILLING_ACCOUNT_ID, BILLING_CUSTOMER_ID, BILLING_STATUS } from '../temporal/search-attributes';
+import { displayStartOptions, paymentPlanDisplay } from '../temporal/workflow-display';
 import {
   PAYMENT_PLAN_WORKFLOW_TYPE,
   paymentPlanWorkflowId,
@@ -143,16 +144,30 @@ export async function createPaymentPlan(deps: PlanDeps, accountId: string, input
       }
       await recordPlanEvent(tx, id, 'created');
       const workflowInput: PaymentPlanWorkflowInput = { planId: id, accountId, customerId: customer.id };
+      const shown = displayStartOptions(
+        paymentPlanDisplay({
+          accountId,
+          customer,
+          totalAmount: input.total_amount,
+          currency: input.currency,
+          installments: input.installments_count,
+          interval: input.interval,
+          intervalCount: input.interval_count,
+        }),
+      );
       try {
         await deps.temporal.workflow.start(PAYMENT_PLAN_WORKFLOW_TYPE, {
           workflowId,
           taskQueue: deps.taskQueue,
           args: [workflowInput],
           workflowIdReusePolicy: 'REJECT_DUPLICATE',
+          staticSummary: shown.staticSummary,
+          staticDetails: shown.staticDetails,
           typedSearchAttributes: [
             { key: BILLING_ACCOUNT_ID, value: accountId },
             { key: BILLING_CUSTOMER_ID, value: customer.id },
             { key: BILLING_STATUS, value: 'pending' },
+            ...shown.emailAttribute,
           ],
         });
       } catch (error) {

@@ -2,6 +2,7 @@ import { isGrpcServiceError, WithStartWorkflowOperation, type Client } from '@te
 import { WorkflowNotFoundError, type UpdateDefinition } from '@temporalio/common';
 import { ApiError, conflict, ServiceUnavailableError } from '../http/errors';
 import { BILLING_ACCOUNT_ID, BILLING_CUSTOMER_ID } from '../temporal/search-attributes';
+import { displayStartOptions, type WorkflowDisplay } from '../temporal/workflow-display';
 import type { subscriptionWorkflow } from '../../workflows/subscription';
 import { createdUpdate, SUBSCRIPTION_WORKFLOW_TYPE, subscriptionWorkflowId, type SubscriptionCreated } from '../../workflows/subscription-messages';
 import type { SubscriptionCreateSpec } from './subscription-machine';
@@ -68,17 +69,26 @@ async function assertTemporalReachable(temporal: Client): Promise<void> {
  * answer: the row and subscription.created are written by the workflow, so nothing exists unless the
  * workflow does. Account and customer go into search attributes and memo for operators.
  */
-export async function startSubscriptionWorkflow(temporal: Client, taskQueue: string, spec: SubscriptionCreateSpec): Promise<SubscriptionCreated> {
+export async function startSubscriptionWorkflow(
+  temporal: Client,
+  taskQueue: string,
+  spec: SubscriptionCreateSpec,
+  display?: WorkflowDisplay,
+): Promise<SubscriptionCreated> {
   await assertTemporalReachable(temporal);
+  const shown = display ? displayStartOptions(display) : undefined;
   const startWorkflowOperation = new WithStartWorkflowOperation<typeof subscriptionWorkflow>(SUBSCRIPTION_WORKFLOW_TYPE, {
     workflowId: subscriptionWorkflowId(spec.id),
     taskQueue,
     args: [{ create: spec }],
     workflowIdConflictPolicy: 'FAIL',
     memo: { accountId: spec.accountId, customerId: spec.customerId },
+    staticSummary: shown?.staticSummary,
+    staticDetails: shown?.staticDetails,
     typedSearchAttributes: [
       { key: BILLING_ACCOUNT_ID, value: spec.accountId },
       { key: BILLING_CUSTOMER_ID, value: spec.customerId },
+      ...(shown?.emailAttribute ?? []),
     ],
   });
   try {
