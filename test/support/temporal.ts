@@ -3,7 +3,7 @@ import { Worker } from '@temporalio/worker';
 import type { Db } from '../../src/db/prisma';
 import { createActivities } from '../../activities';
 import { temporalCliPath, timeSkippingServerPath } from '../../src/runtime/tools';
-import { BILLING_ACCOUNT_ID, BILLING_CUSTOMER_ID, BILLING_STATUS, SEARCH_ATTRIBUTE_FLAGS } from '../../src/temporal/search-attributes';
+import { BILLING_SEARCH_ATTRIBUTES, SEARCH_ATTRIBUTE_FLAGS } from '../../src/temporal/search-attributes';
 
 /** temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD */
 const KEYWORD = 2;
@@ -18,7 +18,7 @@ export async function createTimeSkippingEnv(): Promise<TestWorkflowEnvironment> 
   );
   await env.connection.operatorService.addSearchAttributes({
     namespace: env.namespace ?? 'default',
-    searchAttributes: Object.fromEntries([BILLING_ACCOUNT_ID, BILLING_CUSTOMER_ID, BILLING_STATUS].map((key) => [key.name, KEYWORD])),
+    searchAttributes: Object.fromEntries(BILLING_SEARCH_ATTRIBUTES.map((key) => [key.name, KEYWORD])),
   });
   return env;
 }
