@@ -20,11 +20,31 @@ async function startServer(mode: 'api' | 'baseline', env: NodeJS.ProcessEnv): Pr
   return { port, child };
 }
 
-async function load(url: string, headers: Record<string, string>) {
-  await autocannon({ url, headers, connections: CONNECTIONS, duration: 2 }); // warm-up: JIT, pools, caches
-  const result = await autocannon({ url, headers, connections: CONNECTIONS, duration: DURATION_S });
+/** Slices each load is cut into, alternating between the two servers, so that a change in the machine's load meets both alike. */
+const SLICES = 4;
+
+async function load(url: string, headers: Record<string, string>, seconds: number) {
+  const result = await autocannon({ url, headers, connections: CONNECTIONS, duration: seconds });
   if (result.errors || result.non2xx) throw new Error(`${url}: ${result.errors} errors, ${result.non2xx} non-2xx answers`);
-  return { requestsPerSecond: result.requests.average, p50Ms: result.latency.p50, p99Ms: result.latency.p99 };
+  return { requests: result.requests.total, p50Ms: result.latency.p50, p99Ms: result.latency.p99 };
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+type Load = { requestsPerSecond: number; p50Ms: number; p99Ms: number };
+
+/** Both servers, `SLICES` alternating slices each after a 2 s warm-up: requests/s over all slices, median p50 and p99. */
+async function alternate(targets: { url: string; headers: Record<string, string> }[]): Promise<Load[]> {
+  for (const { url, headers } of targets) await load(url, headers, 2); // warm-up: JIT, pools, caches
+  const slices = targets.map(() => [] as Awaited<ReturnType<typeof load>>[]);
+  for (let slice = 0; slice < SLICES; slice++) {
+    for (const [index, { url, headers }] of targets.entries()) slices[index]!.push(await load(url, headers, DURATION_S / SLICES));
+  }
+  return slices.map((results) => ({
+    requestsPerSecond: results.reduce((sum, result) => sum + result.requests, 0) / DURATION_S,
+    p50Ms: median(results.map((result) => result.p50Ms)),
+    p99Ms: median(results.map((result) => result.p99Ms)),
+  }));
 }
 
 /**
@@ -45,9 +65,11 @@ export async function benchCustomers(ctx: BenchContext): Promise<Figures> {
     const baseline = await startServer('baseline', env);
     children.push(baseline.child);
 
-    console.log(`\nGET /customers/{id}: ${CONNECTIONS} connections, ${DURATION_S} s each, after a 2 s warm-up`);
-    const base = await load(`http://127.0.0.1:${baseline.port}/customers/${customer.id}`, {});
-    const ours = await load(`http://127.0.0.1:${api.port}/customers/${customer.id}`, { 'cc-api-key': account.api_key });
+    console.log(`\nGET /customers/{id}: ${CONNECTIONS} connections, ${DURATION_S} s each in ${SLICES} alternating slices, after a 2 s warm-up`);
+    const [base, ours] = (await alternate([
+      { url: `http://127.0.0.1:${baseline.port}/customers/${customer.id}`, headers: {} },
+      { url: `http://127.0.0.1:${api.port}/customers/${customer.id}`, headers: { 'cc-api-key': account.api_key } },
+    ])) as [Load, Load];
     console.table({
       baseline: { 'req/s': Math.round(base.requestsPerSecond), 'p50 ms': base.p50Ms, 'p99 ms': base.p99Ms },
       api: { 'req/s': Math.round(ours.requestsPerSecond), 'p50 ms': ours.p50Ms, 'p99 ms': ours.p99Ms },
