@@ -107,7 +107,7 @@ async function main(): Promise<void> {
     say('the API did not become healthy within 120 s');
     return stop(1);
   }
-  say(`API:          http://localhost:${config.port}  (OpenAPI: http://localhost:${config.port}/openapi.json; ${config.apiProcesses} process(es))`);
+  say(`API:          http://localhost:${config.port}  (reference: http://localhost:${config.port}/docs, metrics: /metrics; ${config.apiProcesses} process(es))`);
   say(`Workers:      ${workers} process(es) on task queue ${config.taskQueue}`);
   if (temporal) say(`Temporal UI:  ${temporal.uiUrl}  (gRPC ${temporal.address}, namespace ${config.temporalNamespace})`);
   if (demoKey) {
