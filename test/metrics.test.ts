@@ -49,20 +49,32 @@ describe('GET /metrics', () => {
 
   it('shows the outbox lag and webhook deliveries by status, read from PostgreSQL', async () => {
     const { accountId } = await createTestAccount(app.prisma);
-    // An event nobody dispatches in this file (no relay runs here): the outbox is behind by at least its age.
+    // An event nobody dispatches in this file (no relay runs here), written an hour ago: the outbox is behind by at least that.
     const event = await writeEvent(app.prisma, accountId);
-    await app.prisma.event.update({ where: { id: event.id }, data: { createdAt: new Date(Date.now() - 3600_000) } });
+    await app.prisma.event.update({ where: { id: event.id }, data: { insertedAt: new Date(Date.now() - 3600_000) } });
     const text = await scrape();
     expect(valueOf(text, 'billing_metrics_database_up')).toBe(1);
     expect(valueOf(text, 'billing_outbox_pending_events')).toBeGreaterThanOrEqual(1);
     expect(valueOf(text, 'billing_outbox_lag_seconds')).toBeGreaterThanOrEqual(3600);
     for (const status of ['pending', 'retry', 'success', 'failure']) expect(valueOf(text, `billing_webhook_deliveries{status="${status}"}`)).toBeGreaterThanOrEqual(0);
 
-    // Other files leave undispatched events behind (and test-clock events are dated years back), so the
-    // table-wide lag says nothing about this event: the pending count, read twice with no relay running, does.
     const pendingBefore = valueOf(text, 'billing_outbox_pending_events')!;
     await app.prisma.event.update({ where: { id: event.id }, data: { dispatchedAt: new Date() } });
-    expect(valueOf(await scrape(), 'billing_outbox_pending_events')).toBe(pendingBefore - 1);
+    const after = await scrape();
+    expect(valueOf(after, 'billing_outbox_pending_events')).toBe(pendingBefore - 1);
+    // What other files leave undispatched was written during this run, well within the hour.
+    expect(valueOf(after, 'billing_outbox_lag_seconds')).toBeLessThan(3600);
+  });
+
+  it('measures the lag from when an event was written, not from its date (test-clock events are dated at the clock)', async () => {
+    const { accountId } = await createTestAccount(app.prisma);
+    const event = await writeEvent(app.prisma, accountId);
+    // As a test clock frozen two years back dates its events.
+    await app.prisma.event.update({ where: { id: event.id }, data: { createdAt: new Date(Date.now() - 2 * 365 * 86_400_000) } });
+    const text = await scrape();
+    expect(valueOf(text, 'billing_outbox_pending_events')).toBeGreaterThanOrEqual(1);
+    expect(valueOf(text, 'billing_outbox_lag_seconds')).toBeLessThan(3600);
+    await app.prisma.event.update({ where: { id: event.id }, data: { dispatchedAt: new Date() } });
   });
 
   it('is documented and needs no API key', async () => {

@@ -67,7 +67,7 @@ export function createApiMetrics(prisma: Db): ApiMetrics {
   async function readDatabase(): Promise<void> {
     try {
       const [outbox] = await prisma.$queryRaw<{ pending: bigint; oldest: Date | null }[]>`
-        SELECT count(*) AS pending, min(created_at) AS oldest FROM events WHERE dispatched_at IS NULL`;
+        SELECT count(*) AS pending, min(inserted_at) AS oldest FROM events WHERE dispatched_at IS NULL`;
       const byStatus = await prisma.$queryRaw<{ status: string; count: bigint }[]>`
         SELECT status, count(*) AS count FROM webhook_deliveries GROUP BY status`;
       outboxPending.set(Number(outbox?.pending ?? 0));
