@@ -4,7 +4,7 @@ import helmet from 'helmet';
 import { z } from 'zod';
 import { Api, MAX_BODY_BYTES } from './http/api';
 import { createAuthenticator } from './http/auth';
-import { createRateLimiter, rateLimitSettingsFromConfig } from './http/rate-limit';
+import { createAuthFailureLimiter, createRateLimiter, rateLimitSettingsFromConfig } from './http/rate-limit';
 import { ApiError, MethodNotAllowedError } from './http/errors';
 import { databaseUnavailable, isDatabaseUnavailable } from './db/availability';
 import { logger as defaultLogger, type Logger } from './http/logger';
@@ -19,6 +19,7 @@ import { registerTestClockRoutes } from './test-clocks/test-clock.routes';
 import { checkHealth, healthSchema } from './health/health';
 import { docsRouter } from './http/docs-page';
 import { createApiMetrics, UNMATCHED_ROUTE } from './http/metrics';
+import { config } from './config';
 
 export type { AppDeps } from './http/app-deps';
 
@@ -57,7 +58,9 @@ export function createApp(deps: AppDeps): express.Express {
     next();
   });
 
-  const api = new Api(deps.prisma, createAuthenticator(deps.prisma, deps.authCacheMs), createRateLimiter(deps.rateLimit ?? rateLimitSettingsFromConfig()));
+  const rateLimit = deps.rateLimit ?? rateLimitSettingsFromConfig();
+  const authFailures = createAuthFailureLimiter(deps.authFailuresPerMinute ?? config.authFailuresPerMinute, rateLimit.processes);
+  const api = new Api(deps.prisma, createAuthenticator(deps.prisma, deps.authCacheMs, authFailures), createRateLimiter(rateLimit));
   registerCustomerRoutes(api, deps);
   registerWebhookRoutes(api, deps);
   registerCatalogRoutes(api, deps);

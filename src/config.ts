@@ -94,6 +94,10 @@ export const config = {
   get rateLimitBurst() {
     return intFromEnv('RATE_LIMIT_BURST', 50);
   },
+  /** Failed authentications (unknown, revoked or expired keys) per client address within any minute, before 429. */
+  get authFailuresPerMinute() {
+    return intFromEnv('AUTH_FAILURES_PER_MINUTE', 60);
+  },
   taskQueue: 'billing',
   get logLevel() {
     return process.env.LOG_LEVEL || 'info';

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { projectRoot } from '../src/config';
+import { config, projectRoot } from '../src/config';
 import { BUILT_IN_SECRETS, newEncryptionKey, productionProblems } from '../src/lib/secrets';
 import { createRateLimiter, rateLimitSettingsFromConfig } from '../src/http/rate-limit';
 import { sendWebhook } from '../src/webhooks/sender';
@@ -200,6 +200,42 @@ describe('item 3: rate limits per API key', () => {
       }
     } finally {
       await limitedApp.close();
+    }
+  });
+});
+
+describe('failed authentications per client address', () => {
+  it('answers 429 to an address that keeps sending invalid keys, before any key lookup; a key found valid before still works', async () => {
+    // A 1 ms key cache: the known key is looked up again each time, so the test shows it is not held up.
+    const limitedApp = await startTestApp({ authFailuresPerMinute: 5, authCacheMs: 1 });
+    try {
+      const known = apiClient(limitedApp.baseUrl, (await createTestAccount(limitedApp.prisma)).apiKey);
+      expect((await known.get('/customers')).status).toBe(200); // found valid once by this process
+      const guesses = [];
+      for (let i = 0; i < 5; i += 1) guesses.push((await apiClient(limitedApp.baseUrl, `sk_test_guess${i}`).get('/customers')).status);
+      expect(guesses).toEqual([401, 401, 401, 401, 401]);
+      const refused = await apiClient(limitedApp.baseUrl, 'sk_test_guess_more').get('/customers');
+      expect(refused.status).toBe(429);
+      expect(refused.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
+      expect(refused.body).toEqual({ error: { type: 'invalid_request_error', code: 'rate_limit', message: expect.stringContaining('invalid API keys') } });
+      // A valid key this process has not seen yet waits too (it would cost a lookup); one it has found valid does not.
+      const unseen = apiClient(limitedApp.baseUrl, (await createTestAccount(limitedApp.prisma, { name: 'Unseen' })).apiKey);
+      expect((await unseen.get('/customers')).status).toBe(429);
+      expect((await known.get('/customers')).status).toBe(200);
+      // A missing key costs no lookup and is not counted: still 401.
+      expect((await apiClient(limitedApp.baseUrl).get('/customers')).status).toBe(401);
+    } finally {
+      await limitedApp.close();
+    }
+  });
+
+  it('defaults to 60 failed authentications per minute', () => {
+    const saved = process.env.AUTH_FAILURES_PER_MINUTE;
+    delete process.env.AUTH_FAILURES_PER_MINUTE;
+    try {
+      expect(config.authFailuresPerMinute).toBe(60);
+    } finally {
+      process.env.AUTH_FAILURES_PER_MINUTE = saved;
     }
   });
 });

@@ -133,7 +133,7 @@ export class Api {
 
   constructor(
     readonly prisma: Db,
-    private readonly authenticate: (key: string | undefined) => Promise<Principal>,
+    private readonly authenticate: (key: string | undefined, clientAddress?: string) => Promise<Principal>,
     private readonly rateLimit: (keyId: string) => Promise<void> = async () => {},
   ) {
     this.registry.registerComponent('securitySchemes', 'apiKey', { type: 'apiKey', in: 'header', name: 'cc-api-key' });
@@ -193,7 +193,7 @@ export class Api {
       next();
     };
     this.router[def.method](expressPath, routeTemplate, ...bodyParsers, async (req: Request, res: Response) => {
-      const principal = await this.authenticate(req.header('cc-api-key'));
+      const principal = await this.authenticate(req.header('cc-api-key'), req.ip);
       res.locals.accountId = principal.accountId;
       await this.rateLimit(principal.keyId);
       if (def.roles) requireRole(principal, def.roles);

@@ -12,6 +12,8 @@ export interface AppDeps {
   logger?: Logger;
   /** Per-key rate limit; from the environment (RATE_LIMIT_*, API_PROCESSES) unless given. */
   rateLimit?: RateLimitSettings;
+  /** Failed authentications per client address per minute before 429 (AUTH_FAILURES_PER_MINUTE unless given). */
+  authFailuresPerMinute?: number;
   /** How long a looked-up API key is trusted (AUTH_CACHE_MS unless given; tests shorten it). */
   authCacheMs?: number;
 }

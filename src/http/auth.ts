@@ -2,6 +2,7 @@ import { columnValue } from '../lib/columns';
 import crypto from 'node:crypto';
 import type { Db } from '../db/prisma';
 import { ApiError } from './errors';
+import type { AuthFailureLimiter } from './rate-limit';
 
 export const ROLES = ['standard', 'developer', 'superadmin'] as const;
 export type Role = (typeof ROLES)[number];
@@ -31,9 +32,12 @@ export const AUTH_CACHE_MS = 30_000;
  * request then costs no extra query, and a key revoked by another process answers 401 within it.
  * Each lookup also stamps `last_used_at`, so it is exact to within the cache lifetime.
  */
-export function createAuthenticator(prisma: Db, cacheMs = AUTH_CACHE_MS) {
+export function createAuthenticator(prisma: Db, cacheMs = AUTH_CACHE_MS, failures?: AuthFailureLimiter) {
   const cache = new Map<string, { principal: Principal; expires: number }>();
-  return async function authenticate(rawKey: string | undefined): Promise<Principal> {
+  /** Digests of keys found valid before: their lookups are never held up by the failed-authentication limit. */
+  const seenValid = new Set<string>();
+  /** `clientAddress`: where the request came from, for the failed-authentication limit. */
+  return async function authenticate(rawKey: string | undefined, clientAddress = 'unknown'): Promise<Principal> {
     if (!rawKey) {
       throw new ApiError('authentication_error', 'api_key_missing', 'Missing API key: send it in the cc-api-key header.');
     }
@@ -42,13 +46,17 @@ export function createAuthenticator(prisma: Db, cacheMs = AUTH_CACHE_MS) {
     const cached = cache.get(hash);
     if (cached && cached.expires > now) return cached.principal;
     cache.delete(hash);
+    if (!seenValid.has(hash)) await failures?.assertAllowed(clientAddress);
     const key = await prisma.apiKey.findUnique({ where: { keyHash: hash }, select: { id: true, accountId: true, role: true, expiresAt: true } });
     if (!key || (key.expiresAt && key.expiresAt.getTime() <= now)) {
+      await failures?.recordFailure(clientAddress);
       throw new ApiError('authentication_error', 'api_key_invalid', 'Invalid API key provided.');
     }
     await prisma.apiKey.update({ where: { id: key.id }, data: { lastUsedAt: new Date(now) }, select: { id: true } });
     const principal: Principal = { accountId: key.accountId, keyId: key.id, role: columnValue(ROLES, key.role, 'api_keys.role') };
     if (cache.size > 10_000) cache.clear();
+    if (seenValid.size > 100_000) seenValid.clear();
+    seenValid.add(hash);
     cache.set(hash, { principal, expires: Math.min(now + cacheMs, key.expiresAt?.getTime() ?? Infinity) });
     return principal;
   };

@@ -59,8 +59,11 @@ export class ServiceUnavailableError extends ApiError {
 
 /** 429: the API key sent more requests than its rate limit (src/http/rate-limit.ts); the answer carries `Retry-After`. */
 export class RateLimitedError extends ApiError {
-  constructor(readonly retryAfterSeconds: number) {
-    super('invalid_request_error', 'rate_limit', 'Too many requests with this API key; retry after the Retry-After seconds.', undefined, 429);
+  constructor(
+    readonly retryAfterSeconds: number,
+    message = 'Too many requests with this API key; retry after the Retry-After seconds.',
+  ) {
+    super('invalid_request_error', 'rate_limit', message, undefined, 429);
   }
 
   override headers(): Record<string, string> {

@@ -39,3 +39,38 @@ export function createRateLimiter(settings: RateLimitSettings): (keyId: string) 
     }
   };
 }
+
+/** Seconds of the window over which failed authentications are counted per client address. */
+export const AUTH_FAILURE_WINDOW_SECONDS = 60;
+
+export interface AuthFailureLimiter {
+  /** Throws 429 while `address` has used up its failed authentications. */
+  assertAllowed(address: string): Promise<void>;
+  /** Counts one failed authentication (an API key the database does not know, revoked or expired). */
+  recordFailure(address: string): Promise<void>;
+}
+
+/**
+ * Guessing keys costs the guesser nothing and the database a lookup each: after `perMinute` failed
+ * authentications from one client address within AUTH_FAILURE_WINDOW_SECONDS, that address gets 429
+ * before any lookup until the window passes (docs/api.md "Rate limits"). Keys this process has
+ * already found valid are not held up (src/http/auth.ts). Per API process, like the key limit.
+ */
+export function createAuthFailureLimiter(perMinute: number, processes = 1): AuthFailureLimiter {
+  const points = Math.max(1, Math.floor(perMinute / processes));
+  const failures = new RateLimiterMemory({ keyPrefix: 'auth-failures', points, duration: AUTH_FAILURE_WINDOW_SECONDS });
+  return {
+    async assertAllowed(address) {
+      const used = await failures.get(address);
+      if (used && used.consumedPoints >= points) {
+        throw new RateLimitedError(
+          Math.max(1, Math.ceil(used.msBeforeNext / 1000)),
+          'Too many requests with invalid API keys from this address; retry after the Retry-After seconds.',
+        );
+      }
+    },
+    async recordFailure(address) {
+      await failures.penalty(address, 1);
+    },
+  };
+}

@@ -34,5 +34,7 @@ export default async function globalSetup(): Promise<void> {
   // The limiter stays on, sized so tests that loop fast on one key are not throttled; test/security.test.ts
   // checks the production defaults and small limits through createApp's rateLimit.
   process.env.RATE_LIMIT_PER_SECOND = process.env.RATE_LIMIT_PER_SECOND ?? '100000';
+  // Likewise for failed authentications: the fuzzer and the auth tests send many bad keys from one address.
+  process.env.AUTH_FAILURES_PER_MINUTE = process.env.AUTH_FAILURES_PER_MINUTE ?? '1000000';
   (globalThis as Record<string, unknown>).__billingTestServices = { database, temporal, runDir };
 }
