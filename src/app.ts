@@ -1,6 +1,5 @@
 import crypto from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
-import helmet from 'helmet';
 import { z } from 'zod';
 import { Api, MAX_BODY_BYTES } from './http/api';
 import { createAuthenticator } from './http/auth';
@@ -19,6 +18,7 @@ import { registerTestClockRoutes } from './test-clocks/test-clock.routes';
 import { checkHealth, healthSchema } from './health/health';
 import { docsRouter } from './http/docs-page';
 import { createApiMetrics, UNMATCHED_ROUTE } from './http/metrics';
+import { securityHeaders } from './http/security-headers';
 import { config } from './config';
 
 export type { AppDeps } from './http/app-deps';
@@ -29,7 +29,7 @@ export function createApp(deps: AppDeps): express.Express {
   const metrics = createApiMetrics(deps.prisma);
   app.disable('x-powered-by');
   // Security headers on every answer (docs/api.md "Security"); no CORS headers: browsers on other origins may not call the API.
-  app.use(helmet());
+  app.use(securityHeaders);
   app.set('etag', false);
   app.set('query parser', 'simple');
 

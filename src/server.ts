@@ -3,6 +3,7 @@ import type { Duplex } from 'node:stream';
 import type { AppDeps } from './app';
 import { createApp } from './app';
 import { ApiError } from './http/errors';
+import { securityHeaderLines } from './http/security-headers';
 
 /**
  * Request line plus headers may take 64 KB (Node's default is 16 KB): a `search` of 2000 characters
@@ -12,8 +13,11 @@ export const MAX_HEADER_BYTES = 64 * 1024;
 
 /**
  * Requests Node's HTTP parser refuses before Express sees them (headers too large, malformed request
- * line or header) still get the JSON error body every other error has, then the connection closes.
+ * line or header) still get the JSON error body and the security headers every other error has, then
+ * the connection closes.
  */
+const SECURITY_HEADER_LINES = securityHeaderLines();
+
 function answerClientError(error: NodeJS.ErrnoException & { bytesParsed?: number }, socket: Duplex): void {
   // A client that went away or never finished its request gets no answer.
   if (error.code === 'ECONNRESET' || error.code === 'ERR_HTTP_REQUEST_TIMEOUT' || !socket.writable) {
@@ -33,6 +37,7 @@ function answerClientError(error: NodeJS.ErrnoException & { bytesParsed?: number
   const body = JSON.stringify(apiError.toBody());
   socket.end(
     `HTTP/1.1 ${apiError.status} ${http.STATUS_CODES[apiError.status]}\r\n` +
+      SECURITY_HEADER_LINES +
       'Content-Type: application/json; charset=utf-8\r\n' +
       `Content-Length: ${Buffer.byteLength(body)}\r\n` +
       'Connection: close\r\n\r\n' +

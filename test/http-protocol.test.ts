@@ -111,10 +111,15 @@ describe('item 15: large requests and error shapes', () => {
   it('headers over 64 KB get 431 and a malformed request 400, both with the JSON error body', async () => {
     const tooLarge = await api.get('/customers', { 'x-filler': 'a'.repeat(70 * 1024) });
     expect(errorOf(tooLarge)).toEqual({ status: 431, code: 'headers_too_large', param: undefined });
+    expect(tooLarge.headers.get('x-frame-options')).toBe('SAMEORIGIN');
 
     const malformed = await rawRequest('GET /customers HTTP/1.1\r\nHost: x\r\nNo colon here\r\n\r\n');
     expect(malformed.status).toBe(400);
     expect(malformed.headers).toMatch(/content-type: application\/json/i);
+    // The security headers every other answer has (helmet's, src/http/security-headers.ts).
+    expect(malformed.headers).toMatch(/x-content-type-options: nosniff/i);
+    expect(malformed.headers).toMatch(/content-security-policy: default-src 'self'/i);
+    expect(malformed.headers).toMatch(/strict-transport-security: max-age=/i);
     expect(JSON.parse(malformed.body).error).toMatchObject({ type: 'invalid_request_error', code: 'malformed_request' });
   });
 
