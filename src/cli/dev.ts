@@ -26,6 +26,21 @@ function startChild(name: string, script: 'api.ts' | 'worker.ts', env: NodeJS.Pr
   return child;
 }
 
+/**
+ * The workflow bundle the workers load: WORKFLOW_BUNDLE when set, else built once now into the data
+ * directory by a short-lived process. Each worker would otherwise run webpack and swc itself at start,
+ * and keep their memory (about 80 MB per worker process, docs/performance.md).
+ */
+async function workflowBundle(): Promise<string> {
+  if (config.workflowBundle) return config.workflowBundle;
+  const file = path.join(paths.data, 'workflow-bundle.js');
+  say('bundling the workflows for the workers (about 10 s)');
+  const build = spawnService('build-workflows.ts', { ...process.env, LOG_LEVEL: 'warn' }, ['ignore', 'ignore', 'inherit'], [file]);
+  const code = await new Promise<number | null>((resolve) => build.on('exit', resolve));
+  if (code !== 0) throw new Error(`bundling the workflows failed (exit ${code}); the error is above`);
+  return file;
+}
+
 async function startTemporal(database: { url: string; embedded: boolean }): Promise<DevServer> {
   if (config.temporalEngine === 'dev') {
     say(`Temporal engine: dev server (SQLite) on port ${config.temporalPort}`);
@@ -62,6 +77,9 @@ async function main(): Promise<void> {
   const migrated = await migrate(database.url, paths.migrations);
   say(`migrations: ${migrated.applied.length} applied now, ${migrated.alreadyApplied} already applied`);
 
+  // Bundled while Temporal starts.
+  const bundling = workflowBundle();
+  bundling.catch(() => undefined); // awaited below; an early failure must not go unhandled meanwhile
   let temporal: DevServer | undefined;
   let temporalAddress = process.env.TEMPORAL_ADDRESS;
   if (!temporalAddress) {
@@ -76,7 +94,7 @@ async function main(): Promise<void> {
   }
   await prisma.$disconnect();
 
-  const env = { ...process.env, DATABASE_URL: database.url, TEMPORAL_ADDRESS: temporalAddress };
+  const env = { ...process.env, DATABASE_URL: database.url, TEMPORAL_ADDRESS: temporalAddress, WORKFLOW_BUNDLE: await bundling };
   // One API child (API_PROCESSES processes on the port through node:cluster) and WORKER_PROCESSES workers.
   const workers = config.workerProcesses;
   const children = [
