@@ -45,7 +45,7 @@ import { applicationFailureOf, REJECTION_TYPE, RENEWAL_REJECTED, rejectionFailur
 import type { SubscriptionObject } from '../src/subscriptions/subscription.schemas';
 import { BILLING_STATUS } from '../src/temporal/search-attributes';
 import { workflowTime } from './clock';
-import { dunningRetryLabel, isoDay, isoTimes, subscriptionTimerSummary } from './summaries';
+import { billingStatusOf, dunningRetryLabel, isoDay, isoTimes, subscriptionTimerSummary } from './summaries';
 import {
   argumentPath,
   cancelArgs,
@@ -90,10 +90,6 @@ const LOCAL_CREATION = 'subscription-local-creation';
  * started dunning before it replay with the upserts they made (the status only).
  */
 const PAST_DUE_STATUS = 'billing-status-past-due';
-/** BillingStatus's value for a state: its status, or `past_due` while an active subscription's invoice is in dunning. */
-export function billingStatusOf(state: Pick<SubscriptionState, 'status' | 'dunning'>): string {
-  return state.status === 'active' && state.dunning.length > 0 ? 'past_due' : state.status;
-}
 
 function asRuleFailure(error: unknown): never {
   if (error instanceof SubscriptionRuleError) throw ruleRejection(error);

@@ -32,6 +32,11 @@ export function isoTimes(fields: Record<string, number | null | undefined>): Rec
   return times;
 }
 
+/** BillingStatus's value for a subscription: its status, or `past_due` while an active subscription's invoice is in dunning. */
+export function billingStatusOf(state: Pick<SubscriptionState, 'status' | 'dunning'>): string {
+  return state.status === 'active' && state.dunning.length > 0 ? 'past_due' : state.status;
+}
+
 /** `dunning retry 2 of 3`; a round started by a resume (no charge made yet) is `charge after resume`. */
 export function dunningRetryLabel(entry: Pick<DunningState, 'attempts' | 'retryDays'>): string {
   return entry.attempts === 0 ? 'charge after resume' : `dunning retry ${entry.attempts} of ${entry.retryDays.length}`;
