@@ -6,7 +6,8 @@ import { atTime, type ClockTimed } from '../src/lib/clock-time';
 import { createGateway } from '../src/payments/simulated-gateway';
 import { snapshotOf } from '../src/payment-plans/payment-plan.records';
 import { applyPlanRequest, markDefaulted, markInstallmentOverdue } from '../src/payment-plans/payment-plan.service';
-import { chargeInstallment, type AutomaticChargeOutcome } from '../src/payment-plans/plan-payments.service';
+import { chargeInstallment, installmentAttemptKey, type AutomaticChargeOutcome } from '../src/payment-plans/plan-payments.service';
+import { chargeReceipt, type ChargeReceipt } from '../src/transactions/charge-receipt';
 import type {
   PaymentPlanRequestArgs,
   PaymentPlanRequestResult,
@@ -47,15 +48,24 @@ export function createPaymentPlanActivities({ prisma, gateway = createGateway(pr
       return snapshot(input.planId);
     },
 
-    /** Charges installment `number`, attempt `attempt` (idempotent by the attempt's key). */
+    /**
+     * Charges installment `number`, attempt `attempt` (idempotent by the attempt's key). `charge` names
+     * what was charged (amount, card, transaction) for the Web UI: null when nothing was charged
+     * (skipped, card detached); absent from results recorded before it was added.
+     */
     async chargePaymentPlanInstallment(input: {
       planId: string;
       number: number;
       attempt: number;
       at: number;
-    } & ClockTimed): Promise<{ outcome: AutomaticChargeOutcome; snapshot: PlanSnapshot }> {
+    } & ClockTimed): Promise<{ outcome: AutomaticChargeOutcome; snapshot: PlanSnapshot; charge?: ChargeReceipt | null }> {
       const outcome = await atTime(input.clockTime, () => chargeInstallment(prisma, gateway, { ...input, at: new Date(input.at) }));
-      return { outcome, snapshot: await snapshot(input.planId) };
+      const payment = await prisma.paymentPlanPayment.findUnique({
+        where: { planId_attemptKey: { planId: input.planId, attemptKey: installmentAttemptKey(input.number, input.attempt) } },
+        select: { transactionId: true },
+      });
+      const entry = payment?.transactionId ? await prisma.transaction.findUnique({ where: { id: payment.transactionId } }) : null;
+      return { outcome, snapshot: await snapshot(input.planId), charge: await chargeReceipt(prisma, entry) };
     },
 
     async markPaymentPlanInstallmentOverdue(input: { planId: string; number: number; at: number } & ClockTimed): Promise<PlanSnapshot> {

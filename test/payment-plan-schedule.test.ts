@@ -67,7 +67,7 @@ describe('nextWork (the workflow schedule)', () => {
 
   it('charges a due installment of an active plan with a card, else waits for its date', () => {
     expect(nextWork(snapshot({}), now)).toEqual({ kind: 'charge', number: 2, attempt: 1 });
-    expect(nextWork(snapshot({}), now - 1)).toEqual({ kind: 'wait', wakeAt: now, action: 'charge_installment' });
+    expect(nextWork(snapshot({}), now - 1)).toEqual({ kind: 'wait', wakeAt: now, action: 'charge_installment', number: 2 });
   });
 
   it('lets an installment fall overdue when there is no card, or the plan is past_due or defaulted', () => {
@@ -100,7 +100,7 @@ describe('nextWork (the workflow schedule)', () => {
   it('skips installments a payment in flight holds, and does nothing once completed or canceled', () => {
     const held = snapshot({});
     held.installments[1]!.held = true;
-    expect(nextWork(held, now)).toEqual({ kind: 'wait', wakeAt: now + 30 * DAY, action: 'charge_installment' });
+    expect(nextWork(held, now)).toEqual({ kind: 'wait', wakeAt: now + 30 * DAY, action: 'charge_installment', number: 3 });
     expect(nextWork(snapshot({ status: 'canceled' }), now)).toEqual({ kind: 'wait', wakeAt: null, action: null });
   });
 });

@@ -2,11 +2,25 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
-import { BILLING_CUSTOMER_EMAIL } from '../src/temporal/search-attributes';
-import { subscriptionWorkflowId } from '../workflows/subscription-messages';
+import { BILLING_CUSTOMER_EMAIL, BILLING_STATUS } from '../src/temporal/search-attributes';
+import { PAYMENT_PLAN_STATE_QUERY, type PaymentPlanWorkflowState } from '../workflows/payment-plan-contract';
+import { stateQuery, subscriptionWorkflowId } from '../workflows/subscription-messages';
 import { apiClient, createTestAccount, startTestApp, startTestWorker, type ApiClient, type TestApp } from './support/harness';
-import { addPaymentMethod, cardBody, CARDS } from './support/payments';
-import { createSubscription, expectStatus, quietRuntime, recurringPrice, unix } from './support/subscriptions';
+import { historyView } from './support/history';
+import { addPaymentMethod, cardBody, CARDS, customerWithCard } from './support/payments';
+import {
+  advanceTo,
+  createSubscription,
+  DAY_MS,
+  expectStatus,
+  quietRuntime,
+  recordHistories,
+  recurringPrice,
+  settled,
+  startSubscriptionWorld,
+  unix,
+  workflowHandle,
+} from './support/subscriptions';
 import { waitUntil } from './support/webhooks';
 
 /**
@@ -56,6 +70,45 @@ it('a subscription workflow carries its summary, details and the customer email,
   }, 60_000, 500);
   expect(found).toEqual([workflowId]);
 
+  // The timeline: each activity and timer says what it is for; the charge's result names amount, card and transaction.
+  const view = await waitUntil(async () => {
+    const read = await historyView(handle);
+    return read.timers.length > 0 ? read : undefined;
+  }, 60_000, 250);
+  const state = await handle.query(stateQuery);
+  const [invoice] = await app.prisma.invoice.findMany({ where: { subscriptionId: subscription.id } });
+  const transaction = await app.prisma.transaction.findFirstOrThrow({ where: { invoiceId: invoice!.id, type: 'payment' } });
+  const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+  expect(view.timers).toEqual([`renewal ${day(state.nextBillingAt!)}`]);
+  expect(view.activities.map((activity) => activity.summary)).toEqual([
+    `invoice period ${day(state.currentPeriodStart!)} to ${day(state.currentPeriodEnd!)}`,
+    `finalize invoice ${invoice!.id}`,
+    `charge invoice ${invoice!.id} attempt 1 (renewal ${day(state.currentPeriodStart!)})`,
+    'record subscription.updated (version 2, active)',
+  ]);
+  expect(view.activities[2]!.result).toEqual({
+    outcome: 'paid',
+    charge: {
+      transactionId: transaction.id,
+      status: 'succeeded',
+      amount: 5000,
+      currency: 'USD',
+      amountFormatted: '$50.00',
+      brand: 'visa',
+      last4: '4242',
+      gatewayReference: transaction.gatewayReference,
+      failureCode: null,
+      description: `succeeded: $50.00 on visa ****4242, ${transaction.id} (${transaction.gatewayReference})`,
+    },
+  });
+  // The state query: ISO times beside the milliseconds.
+  expect(state.times).toMatchObject({
+    nextBillingAt: new Date(state.nextBillingAt!).toISOString(),
+    currentPeriodStart: new Date(state.currentPeriodStart!).toISOString(),
+    'nextAction.at': new Date(state.nextAction!.at).toISOString(),
+  });
+  expect(state.billingStatus).toBe('active');
+
   if (!fs.existsSync(CHROMIUM) || !process.env.TEMPORAL_UI_URL) {
     console.warn(`no Chromium at ${CHROMIUM} or no Web UI: the Web UI screenshot is skipped`);
     return;
@@ -67,6 +120,8 @@ it('a subscription workflow carries its summary, details and the customer email,
     // The summary is in the page once the workflow loads; the "User Metadata" panel shows it (its
     // open/closed state varies with the UI's layout), so the check is on the page, then the panel is opened for the picture.
     await page.getByText(`Acme: ${productName} 2 x $25.00 monthly`).first().waitFor({ state: 'attached', timeout: 60_000 });
+    // The event history lists the timer and activities by their summaries.
+    await page.getByText(`renewal ${day(state.nextBillingAt!)}`).first().waitFor({ state: 'attached', timeout: 60_000 });
     const summaryShown = page.getByText(`Acme: ${productName} 2 x $25.00 monthly`).filter({ visible: true });
     if ((await summaryShown.count()) === 0) await page.getByText('User Metadata').first().click({ timeout: 30_000 }).catch(() => undefined);
     const output = path.join(__dirname, '..', 'test-output');
@@ -78,14 +133,92 @@ it('a subscription workflow carries its summary, details and the customer email,
   }
 }, 180_000);
 
-it('a payment plan workflow carries its summary and the customer email', async () => {
+it('a payment plan workflow carries its summary and the customer email; its deposit charge and next installment read in its history', async () => {
   const email = `grace.${crypto.randomUUID().slice(0, 8)}@example.com`;
   const customer = expectStatus(await api.post('/customers', { name: 'Grace', email }), 201);
+  const card = await addPaymentMethod(api, customer.id, cardBody(CARDS.succeeds));
   const plan = expectStatus(
-    await api.post('/payment-plans', { customer: customer.id, total_amount: 50000, currency: 'USD', installments_count: 5, interval: 'month' }),
+    await api.post('/payment-plans', { customer: customer.id, total_amount: 50000, currency: 'USD', installments_count: 5, interval: 'month', payment_method: card.id }),
     201,
   );
-  const description = await app.temporal.workflow.getHandle(`payment-plan:${plan.id}`).describe();
+  const handle = app.temporal.workflow.getHandle(`payment-plan:${plan.id}`);
+  const description = await handle.describe();
   expect(await description.staticSummary()).toBe(`Grace: $500.00 in 5 installments monthly, ${customer.id}`);
   expect(description.typedSearchAttributes.get(BILLING_CUSTOMER_EMAIL)).toBe(email);
+
+  const view = await waitUntil(async () => {
+    const read = await historyView(handle);
+    return read.timers.length > 0 ? read : undefined;
+  }, 60_000, 250);
+  const installments = await app.prisma.paymentPlanInstallment.findMany({ where: { planId: plan.id }, orderBy: { number: 'asc' } });
+  const day = (date: Date) => date.toISOString().slice(0, 10);
+  expect(view.timers).toEqual([`installment 2 of 5 due ${day(installments[1]!.dueAt)}`]);
+  const charge = view.activities.find((activity) => activity.type === 'chargePaymentPlanInstallment')!;
+  expect(charge.summary).toBe('charge deposit (installment 1 of 5) attempt 1');
+  const transaction = await app.prisma.transaction.findFirstOrThrow({ where: { customerId: customer.id, type: 'payment' } });
+  expect((charge.result as { outcome: string; charge: unknown }).outcome).toBe('succeeded');
+  expect((charge.result as { charge: unknown }).charge).toMatchObject({ transactionId: transaction.id, status: 'succeeded', amount: 10000, amountFormatted: '$100.00', brand: 'visa', last4: '4242' });
+  expect(view.activities[0]!.summary).toBe(`read plan ${plan.id}`);
+
+  const state = await handle.query<PaymentPlanWorkflowState>(PAYMENT_PLAN_STATE_QUERY);
+  expect(state.times).toEqual({ nextWakeAt: installments[1]!.dueAt.toISOString() });
+  expect((await handle.describe()).typedSearchAttributes.get(BILLING_STATUS)).toBe('active');
 });
+
+/**
+ * Dunning on a time-skipping server: BillingStatus reads past_due while the invoice is retried and
+ * active again once a retry pays it; the retry's timer and charges say which retry they are, and
+ * each charge result names card and transaction. The history is kept for the replay test
+ * (dunning-past-due.json: the new BillingStatus path, patch 'billing-status-past-due').
+ */
+it('dunning: BillingStatus past_due while retried, back to active when a retry pays; retries explained in history', async () => {
+  const world = await startSubscriptionWorld();
+  try {
+    const { customer } = await customerWithCard(world.api, CARDS.declined);
+    const now = await world.env.currentTimeMs();
+    const price = await recurringPrice(world.api, { unitAmount: 3000 });
+    const subscription = await createSubscription(world.api, { customer: customer.id, items: [{ price, quantity: 1 }], trial_days: 0, start_date: unix(now) });
+    const handle = workflowHandle(world, subscription.id);
+    const state = (await settled(world, subscription.id))!;
+    const [entry] = state.dunning;
+    expect(entry).toMatchObject({ attempts: 1, retryDays: [1, 3, 5] });
+    expect((await handle.describe()).typedSearchAttributes.get(BILLING_STATUS)).toBe('past_due');
+    expect(state.billingStatus).toBe('past_due');
+    expect(state.times).toMatchObject({
+      'dunning.0.nextRetryAt': new Date(entry!.nextRetryAt).toISOString(),
+      'nextAction.at': new Date(entry!.nextRetryAt).toISOString(),
+      nextBillingAt: new Date(state.nextBillingAt!).toISOString(),
+    });
+    // (The time-skipping server has no visibility list: the filter `BillingStatus = "past_due"` is the dev server's, docs/operations.md.)
+    const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+    const declined = await historyView(handle);
+    const firstCharge = declined.activities.find((activity) => activity.type === 'chargeRenewalInvoice')!;
+    expect(firstCharge.result).toMatchObject({
+      outcome: 'failed',
+      failureCode: 'card_declined',
+      charge: { status: 'failed', amount: 3000, amountFormatted: '$30.00', brand: 'visa', last4: '0002', failureCode: 'card_declined' },
+    });
+    const failed = await world.app.prisma.transaction.findFirstOrThrow({ where: { invoiceId: entry!.invoiceId, status: 'failed' } });
+    expect((firstCharge.result as { charge: { transactionId: string } }).charge.transactionId).toBe(failed.id);
+
+    const goodCard = await addPaymentMethod(world.api, customer.id, cardBody(CARDS.succeeds));
+    expectStatus(await world.api.patch(`/subscriptions/${subscription.id}`, { default_payment_method: goodCard.id }), 200, 'PATCH');
+    const recovered = (await advanceTo(world, subscription.id, entry!.failedAt + DAY_MS + 3_600_000))!;
+    expect(recovered.dunning).toEqual([]);
+    expect(recovered.billingStatus).toBe('active');
+    expect((await handle.describe()).typedSearchAttributes.get(BILLING_STATUS)).toBe('active');
+
+    const view = await historyView(handle);
+    const charges = view.activities.filter((activity) => activity.type === 'chargeRenewalInvoice');
+    expect(charges.map((charge) => charge.summary)).toEqual([
+      `charge invoice ${entry!.invoiceId} attempt 1 (renewal ${day(entry!.periodStart)})`,
+      `charge invoice ${entry!.invoiceId} attempt 2 (dunning retry 1 of 3)`,
+    ]);
+    expect(charges[1]!.result).toMatchObject({ outcome: 'paid', charge: { status: 'succeeded', brand: 'visa', last4: '4242', amount: 3000 } });
+    expect(view.timers).toContain(`dunning retry 1 of 3 on ${day(entry!.nextRetryAt)} (${entry!.invoiceId})`);
+    expect(view.timers.at(-1)).toBe(`renewal ${day(recovered.nextBillingAt!)}`);
+    await recordHistories(world, subscription.id, 'dunning-past-due');
+  } finally {
+    await world.close();
+  }
+}, 180_000);

@@ -22,15 +22,16 @@ export const clockCaughtUpSignal = defineSignal<[ClockCaughtUp]>(TEST_CLOCK_SIGN
  * - `due(at)`: whether something scheduled at `at` is due. On a test clock, everything up to the
  *   time the clock was advanced to is due, one after the other: the clock's time moves to `at`,
  *   so what happens then is dated then (an invoice of day 30 is dated day 30, not the end of the advance).
- * - `sleep(wake, at)`: waits until `wake()` holds or `at` comes (null: no time). On the wall clock a
- *   timer; on a test clock nothing is due before the advance's time, so the clock's time moves there,
- *   the advance is acknowledged, and the workflow waits for `wake()` or the next advance.
+ * - `sleep(wake, at, summary)`: waits until `wake()` holds or `at` comes (null: no time). On the
+ *   wall clock a timer, whose summary (what falls due then) the Web UI shows; on a test clock
+ *   nothing is due before the advance's time, so the clock's time moves there, the advance is
+ *   acknowledged, and the workflow waits for `wake()` or the next advance.
  */
 export interface WorkflowTime {
   readonly testClock: TestClockCarry | null;
   now(): number;
   due(at: number): boolean;
-  sleep(wake: () => boolean, at: number | null): Promise<boolean>;
+  sleep(wake: () => boolean, at: number | null, summary?: string): Promise<boolean>;
   /** Acknowledges an advance still owed: the workflow ends, so it has done everything. */
   release(): Promise<void>;
 }
@@ -39,7 +40,7 @@ export const wallTime: WorkflowTime = {
   testClock: null,
   now: workflowNow,
   due: (at) => at <= workflowNow(),
-  sleep: (wake, at) => (at === null ? condition(wake).then(() => true) : condition(wake, at - workflowNow())),
+  sleep: (wake, at, summary) => (at === null ? condition(wake).then(() => true) : condition(wake, at - workflowNow(), { summary })),
   release: () => Promise.resolve(),
 };
 

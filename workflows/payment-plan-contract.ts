@@ -134,4 +134,6 @@ export interface PaymentPlanWorkflowState {
   openTerminalPayments: PlanSnapshot['openTerminalPayments'];
   /** The last requests (signals) handled, newest last. */
   requests: PaymentPlanRequestRecord[];
+  /** The times above in ISO-8601 (UTC), for people reading the query in the Web UI (`nextWakeAt`, `requests.0.at`, ...). */
+  times?: Record<string, string>;
 }

@@ -6,7 +6,8 @@ export type PlanWork =
   | { kind: 'charge'; number: number; attempt: number }
   | { kind: 'overdue'; number: number }
   | { kind: 'default'; pastDueAt: number }
-  | { kind: 'wait'; wakeAt: number | null; action: PaymentPlanWorkflowState['nextAction'] };
+  /** `number`: the installment the wake is for (charge or mark overdue). */
+  | { kind: 'wait'; wakeAt: number | null; action: PaymentPlanWorkflowState['nextAction']; number?: number };
 
 /**
  * A pending plan whose deposit fell due unpaid (its automatic charge failed). Plans in that state
@@ -29,17 +30,18 @@ export function nextWork(snapshot: PlanSnapshot, now: number, options: { settleM
   // The missed deposit is marked (again) so that the plan follows the past_due/defaulted rules.
   if (options.settleMissedDeposit && missedDeposit(snapshot)) return { kind: 'overdue', number: 1 };
   const upcoming = snapshot.installments.find((row) => row.status === 'scheduled' && !row.held);
-  const candidates: { at: number; work: Exclude<PlanWork, { kind: 'wait' }>; action: NonNullable<PaymentPlanWorkflowState['nextAction']> }[] = [];
+  const candidates: { at: number; work: Exclude<PlanWork, { kind: 'wait' }>; action: NonNullable<PaymentPlanWorkflowState['nextAction']>; number?: number }[] = [];
 
   if (upcoming) {
     const charge = { kind: 'charge' as const, number: upcoming.number, attempt: upcoming.automaticAttempts + 1 };
     const overdue = { kind: 'overdue' as const, number: upcoming.number };
+    const { number } = upcoming;
     if (snapshot.status === 'pending') {
-      if (snapshot.hasPaymentMethod && upcoming.number === 1) candidates.push({ at: upcoming.dueAt, work: charge, action: 'charge_installment' });
+      if (snapshot.hasPaymentMethod && number === 1) candidates.push({ at: upcoming.dueAt, work: charge, action: 'charge_installment', number });
     } else if (snapshot.status === 'active' && snapshot.hasPaymentMethod) {
-      candidates.push({ at: upcoming.dueAt, work: charge, action: 'charge_installment' });
+      candidates.push({ at: upcoming.dueAt, work: charge, action: 'charge_installment', number });
     } else {
-      candidates.push({ at: upcoming.dueAt, work: overdue, action: 'mark_overdue' });
+      candidates.push({ at: upcoming.dueAt, work: overdue, action: 'mark_overdue', number });
     }
   }
   if (snapshot.status === 'past_due' && snapshot.pastDueAt !== null) {
@@ -50,5 +52,5 @@ export function nextWork(snapshot: PlanSnapshot, now: number, options: { settleM
   const first = candidates[0];
   if (!first) return { kind: 'wait', wakeAt: null, action: null };
   if (first.at <= now) return first.work;
-  return { kind: 'wait', wakeAt: first.at, action: first.action };
+  return { kind: 'wait', wakeAt: first.at, action: first.action, ...(first.number === undefined ? {} : { number: first.number }) };
 }

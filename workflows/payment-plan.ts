@@ -36,6 +36,7 @@ import {
   type ResolveTerminalPaymentArgs,
 } from './payment-plan-contract';
 import { HEARTBEAT_TIMEOUT } from './activity-options';
+import { isoDay, isoTimes, planTimerSummary } from './summaries';
 
 /** With no timer due, the plan is re-read this often anyway, in case an API nudge (planUpdated) was lost. */
 const IDLE_REFRESH_MS = 24 * 60 * 60 * 1000;
@@ -99,7 +100,14 @@ export async function paymentPlanWorkflow(input: PaymentPlanWorkflowInput): Prom
   let refreshWanted = false;
   let publishedStatus: string | null = null;
 
-  setHandler(paymentPlanStateQuery, () => state);
+  setHandler(paymentPlanStateQuery, () => ({
+    ...state,
+    times: isoTimes({
+      nextWakeAt: state.nextWakeAt,
+      ...Object.fromEntries(state.requests.map((request, index) => [`requests.${index}.at`, request.at])),
+      ...Object.fromEntries(state.openTerminalPayments.map((payment, index) => [`openTerminalPayments.${index}.since`, payment.since])),
+    }),
+  }));
   const enqueue = (signal: PaymentPlanRequestSignal) => (args?: PaymentPlanRequestArgs) => {
     queue.push({ signal, args: args && typeof args === 'object' ? args : {} });
   };
@@ -143,7 +151,8 @@ export async function paymentPlanWorkflow(input: PaymentPlanWorkflowInput): Prom
     refreshWanted = true;
   });
 
-  let snapshot: PlanSnapshot = await activities.syncPaymentPlan({ planId: input.planId });
+  const sync = () => activities.syncPaymentPlan.executeWithOptions({ summary: `read plan ${input.planId}` }, [{ planId: input.planId }]);
+  let snapshot: PlanSnapshot = await sync();
   const observe = (next: PlanSnapshot) => {
     snapshot = next;
     if (next.status !== publishedStatus) {
@@ -176,20 +185,16 @@ export async function paymentPlanWorkflow(input: PaymentPlanWorkflowInput): Prom
     const request = queue.shift();
     if (request) {
       const requestId = typeof request.args.request_id === 'string' ? request.args.request_id : uuid4();
-      const done = await activities.applyPaymentPlanRequest({
-        planId: input.planId,
-        signal: request.signal,
-        args: { ...request.args, request_id: requestId },
-        at: time.now(),
-        ...clockTime(),
-      });
+      const done = await activities.applyPaymentPlanRequest.executeWithOptions({ summary: `${request.signal} (request ${requestId})` }, [
+        { planId: input.planId, signal: request.signal, args: { ...request.args, request_id: requestId }, at: time.now(), ...clockTime() },
+      ]);
       record(request, requestId, done.result);
       observe(done.snapshot);
       continue;
     }
     if (refreshWanted) {
       refreshWanted = false;
-      observe(await activities.syncPaymentPlan({ planId: input.planId }));
+      observe(await sync());
       continue;
     }
 
@@ -201,17 +206,29 @@ export async function paymentPlanWorkflow(input: PaymentPlanWorkflowInput): Prom
       now = time.now();
       work = nextWork(snapshot, now, { settleMissedDeposit });
     }
+    const of = `of ${snapshot.installments.length}`;
     if (work.kind === 'charge') {
-      const charged = await activities.chargePaymentPlanInstallment({ planId: input.planId, number: work.number, attempt: work.attempt, at: now, ...clockTime() });
+      const what = work.number === 1 && snapshot.status === 'pending' ? `deposit (installment 1 ${of})` : `installment ${work.number} ${of}`;
+      const charged = await activities.chargePaymentPlanInstallment.executeWithOptions({ summary: `charge ${what} attempt ${work.attempt}` }, [
+        { planId: input.planId, number: work.number, attempt: work.attempt, at: now, ...clockTime() },
+      ]);
       observe(charged.snapshot);
       continue;
     }
     if (work.kind === 'overdue') {
-      observe(await activities.markPaymentPlanInstallmentOverdue({ planId: input.planId, number: work.number, at: now, ...clockTime() }));
+      observe(
+        await activities.markPaymentPlanInstallmentOverdue.executeWithOptions({ summary: `installment ${work.number} ${of} overdue` }, [
+          { planId: input.planId, number: work.number, at: now, ...clockTime() },
+        ]),
+      );
       continue;
     }
     if (work.kind === 'default') {
-      observe(await activities.defaultPaymentPlan({ planId: input.planId, pastDueAt: work.pastDueAt, at: now, ...clockTime() }));
+      observe(
+        await activities.defaultPaymentPlan.executeWithOptions({ summary: `default the plan (past due since ${isoDay(work.pastDueAt)})` }, [
+          { planId: input.planId, pastDueAt: work.pastDueAt, at: now, ...clockTime() },
+        ]),
+      );
       continue;
     }
 
@@ -220,7 +237,8 @@ export async function paymentPlanWorkflow(input: PaymentPlanWorkflowInput): Prom
     if (workflowInfo().continueAsNewSuggested && queue.length === 0 && allHandlersFinished()) {
       await continueAsNew<typeof paymentPlanWorkflow>(time.testClock ? { ...input, testClock: time.testClock } : input);
     }
-    const woken = await time.sleep(() => queue.length > 0 || refreshWanted, work.wakeAt ?? now + IDLE_REFRESH_MS);
+    const wakeAt = work.wakeAt ?? now + IDLE_REFRESH_MS;
+    const woken = await time.sleep(() => queue.length > 0 || refreshWanted, wakeAt, planTimerSummary(work, snapshot, wakeAt));
     if (!woken && work.wakeAt === null) refreshWanted = true;
   }
 

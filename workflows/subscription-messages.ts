@@ -29,6 +29,13 @@ export interface SubscriptionStateView extends SubscriptionState {
   /** The workflow is waiting for the next action's time (or for a change): nothing is due. */
   settled: boolean;
   renewalsThisRun: number;
+  /** BillingStatus as the workflow set it: the status, or `past_due` while an invoice is in dunning (absent from workers before it). */
+  billingStatus?: string;
+  /**
+   * The times above in ISO-8601 (UTC), for people reading the query in the Web UI: keyed by field
+   * (`nextBillingAt`, `nextAction.at`, `trialEnd`, `dunning.0.nextRetryAt`, ...); null times left out.
+   */
+  times?: Record<string, string>;
 }
 
 export const stateQuery = defineQuery<SubscriptionStateView>('state');

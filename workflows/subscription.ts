@@ -45,6 +45,7 @@ import { applicationFailureOf, REJECTION_TYPE, RENEWAL_REJECTED, rejectionFailur
 import type { SubscriptionObject } from '../src/subscriptions/subscription.schemas';
 import { BILLING_STATUS } from '../src/temporal/search-attributes';
 import { workflowTime } from './clock';
+import { billingStatusOf, dunningRetryLabel, isoDay, isoTimes, subscriptionTimerSummary } from './summaries';
 import {
   argumentPath,
   cancelArgs,
@@ -83,6 +84,12 @@ const localRecords = proxyLocalActivities<SubscriptionActivities>({ startToClose
  * the slow-charge answer). Runs started before it replay with the activity they scheduled.
  */
 const LOCAL_CREATION = 'subscription-local-creation';
+/**
+ * Since this patch BillingStatus reads `past_due` while an invoice of an active subscription is in
+ * dunning, and the subscription's status again once it is resolved (docs/operations.md). Runs that
+ * started dunning before it replay with the upserts they made (the status only).
+ */
+const PAST_DUE_STATUS = 'billing-status-past-due';
 
 function asRuleFailure(error: unknown): never {
   if (error instanceof SubscriptionRuleError) throw ruleRejection(error);
@@ -120,6 +127,8 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
   let busy = false;
   let settled = false;
   let renewalsThisRun = 0;
+  /** BillingStatus as this run set it (a continued run: as the previous run left it). */
+  let shownStatus = workflowInfo().typedSearchAttributes.get(BILLING_STATUS) ?? state.status;
 
   async function exclusive<T>(step: () => Promise<T>): Promise<T> {
     await condition(() => !busy);
@@ -131,9 +140,26 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
     }
   }
 
+  /**
+   * Sets BillingStatus for `next` (the state about to replace `state`). Without dunning in view this
+   * is the upsert the code always made (when the status changes); with it, `past_due` and back, since
+   * PAST_DUE_STATUS.
+   */
+  function showStatus(next: SubscriptionState): void {
+    const wanted = billingStatusOf(next);
+    if (wanted === shownStatus) return;
+    if ((wanted === 'past_due' || shownStatus === 'past_due') && !patched(PAST_DUE_STATUS)) {
+      if (next.status === state.status) return;
+      shownStatus = next.status;
+    } else shownStatus = wanted;
+    upsertSearchAttributes([{ key: BILLING_STATUS, value: shownStatus }]);
+  }
+
   async function commit(next: SubscriptionState, event: PersistSubscriptionInput['event'], steps = records): Promise<SubscriptionObject> {
-    const object = await steps.persistSubscription({ state: next, event, ...clockTime() });
-    if (next.status !== state.status) upsertSearchAttributes([{ key: BILLING_STATUS, value: next.status }]);
+    const object = await steps.persistSubscription.executeWithOptions({ summary: `record ${event?.type ?? 'the state'} (version ${next.version}, ${next.status})` }, [
+      { state: next, event, ...clockTime() },
+    ]);
+    showStatus(next);
     state = next;
     latest = object;
     return object;
@@ -172,14 +198,42 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
     };
   }
 
-  setHandler(stateQuery, () => ({
-    ...state,
-    nextBillingAt: nextBillingAt(state),
-    nextAction: nextAction(state),
-    busy,
-    settled,
-    renewalsThisRun,
-  }));
+  setHandler(stateQuery, () => {
+    const billingAt = nextBillingAt(state);
+    const action = nextAction(state);
+    return {
+      ...state,
+      nextBillingAt: billingAt,
+      nextAction: action,
+      busy,
+      settled,
+      renewalsThisRun,
+      billingStatus: shownStatus,
+      times: isoTimes({
+        nextBillingAt: billingAt,
+        'nextAction.at': action?.at,
+        createdAt: state.createdAt,
+        startDate: state.startDate,
+        startBillingDate: state.startBillingDate,
+        endDate: state.endDate,
+        trialStart: state.trialStart,
+        trialEnd: state.trialEnd,
+        anchor: state.anchor,
+        currentPeriodStart: state.currentPeriodStart,
+        currentPeriodEnd: state.currentPeriodEnd,
+        cancelAt: state.cancelAt,
+        canceledAt: state.canceledAt,
+        endedAt: state.endedAt,
+        pausedAt: state.pausedAt,
+        ...Object.fromEntries(
+          state.dunning.flatMap((entry, index) => [
+            [`dunning.${index}.failedAt`, entry.failedAt],
+            [`dunning.${index}.nextRetryAt`, entry.nextRetryAt],
+          ]),
+        ),
+      }),
+    };
+  });
 
   setHandler(
     createdUpdate,
@@ -234,7 +288,8 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
     if (!keepForResume) state = dunningResolved(state, invoiceId);
     if (entry.outcome === 'cancel') await commit(end(state, wholeSecondsNow(), 'canceled'), { type: 'subscription.canceled', cause: DUNNING });
     else if (entry.outcome === 'pause' && state.status === 'active') await commit(pause(state, wholeSecondsNow()), { type: 'subscription.paused', cause: DUNNING });
-    // keep_active: the invoice stays open and the subscription bills on.
+    // keep_active: the invoice stays open and the subscription bills on (no longer past_due).
+    else showStatus(state);
   }
 
   /** The renewal of period `index`: invoice created, finalized, then charged (or sent), in that order. */
@@ -243,16 +298,18 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
     const period = { accountId: state.accountId, subscriptionId: state.id, periodStart };
     let invoiceId: string;
     try {
-      ({ invoiceId } = await records.createRenewalInvoice({
-        ...period,
-        ...clockTime(),
-        periodEnd,
-        customerId: state.customerId,
-        currency: state.currency,
-        collectionMethod: state.collectionMethod,
-        billingReason: state.invoicesIssued === 0 ? 'subscription_create' : 'subscription_cycle',
-        items: state.items,
-      }));
+      ({ invoiceId } = await records.createRenewalInvoice.executeWithOptions({ summary: `invoice period ${isoDay(periodStart)} to ${isoDay(periodEnd)}` }, [
+        {
+          ...period,
+          ...clockTime(),
+          periodEnd,
+          customerId: state.customerId,
+          currency: state.currency,
+          collectionMethod: state.collectionMethod,
+          billingReason: state.invoicesIssued === 0 ? 'subscription_create' : 'subscription_cycle',
+          items: state.items,
+        },
+      ]));
     } catch (error) {
       const cause = applicationFailureOf(error, RENEWAL_REJECTED);
       if (!cause) throw error;
@@ -261,10 +318,12 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
       renewalsThisRun += 1;
       return;
     }
-    const { status } = await records.finalizeRenewalInvoice({ ...period, invoiceId, ...clockTime() });
+    const { status } = await records.finalizeRenewalInvoice.executeWithOptions({ summary: `finalize invoice ${invoiceId}` }, [{ ...period, invoiceId, ...clockTime() }]);
     const charge =
       status === 'open' && state.collectionMethod === 'charge_automatically'
-        ? await payments.chargeRenewalInvoice({ ...period, invoiceId, attempt: 1, paymentMethodId: state.defaultPaymentMethodId, ...clockTime() })
+        ? await payments.chargeRenewalInvoice.executeWithOptions({ summary: `charge invoice ${invoiceId} attempt 1 (renewal ${isoDay(periodStart)})` }, [
+            { ...period, invoiceId, attempt: 1, paymentMethodId: state.defaultPaymentMethodId, ...clockTime() },
+          ])
         : null;
     let next = billed(state, index, invoiceId);
     if (charge?.outcome === 'failed') {
@@ -282,17 +341,22 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
    */
   async function retryCharge(invoiceId: string): Promise<void> {
     const entry = state.dunning.find((candidate) => candidate.invoiceId === invoiceId)!;
-    const result = await payments.chargeRenewalInvoice({
-      accountId: state.accountId,
-      subscriptionId: state.id,
-      periodStart: entry.periodStart,
-      invoiceId,
-      attempt: nextAttempt(entry),
-      paymentMethodId: state.defaultPaymentMethodId,
-      ...clockTime(),
-    });
+    const attempt = nextAttempt(entry);
+    const result = await payments.chargeRenewalInvoice.executeWithOptions({ summary: `charge invoice ${invoiceId} attempt ${attempt} (${dunningRetryLabel(entry)})` }, [
+      {
+        accountId: state.accountId,
+        subscriptionId: state.id,
+        periodStart: entry.periodStart,
+        invoiceId,
+        attempt,
+        paymentMethodId: state.defaultPaymentMethodId,
+        ...clockTime(),
+      },
+    ]);
     if (result.outcome !== 'failed') {
-      state = dunningResolved(state, invoiceId);
+      const resolved = dunningResolved(state, invoiceId);
+      showStatus(resolved);
+      state = resolved;
       return;
     }
     state =
@@ -365,7 +429,7 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
     if (action === null || !time.due(action.at)) {
       settled = true;
       const seen = state.version;
-      await time.sleep(() => state.version !== seen, action === null ? null : action.at);
+      await time.sleep(() => state.version !== seen, action === null ? null : action.at, action === null ? undefined : subscriptionTimerSummary(action, state));
       continue;
     }
     settled = false;

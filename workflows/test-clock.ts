@@ -3,6 +3,7 @@ import type { TestClockActivities } from '../activities/test-clocks';
 import { advanceClockSignal, clockCaughtUpSignal } from './clock';
 import { HEARTBEAT_TIMEOUT } from './activity-options';
 import { TEST_CLOCK_RESEND_MS, testClockWorkflowId, type TestClockWorkflowInput } from './test-clock-contract';
+import { isoTime } from './summaries';
 
 const activities = proxyActivities<TestClockActivities>({
   startToCloseTimeout: '1 minute',
@@ -24,9 +25,11 @@ export async function testClockWorkflow(input: TestClockWorkflowInput): Promise<
     if (time >= input.time) caughtUp.add(workflowId);
   });
   const ackWorkflowId = testClockWorkflowId(input.clockId);
+  const to = `${input.clockId} to ${isoTime(input.time)}`;
 
   for (;;) {
-    const waiting = (await activities.listTestClockWorkflows({ clockId: input.clockId })).filter((id) => !caughtUp.has(id));
+    const listed = await activities.listTestClockWorkflows.executeWithOptions({ summary: `list the workflows on clock ${input.clockId}` }, [{ clockId: input.clockId }]);
+    const waiting = listed.filter((id) => !caughtUp.has(id));
     if (waiting.length === 0) break;
     await Promise.all(
       waiting.map(async (workflowId) => {
@@ -39,7 +42,7 @@ export async function testClockWorkflow(input: TestClockWorkflowInput): Promise<
         }
       }),
     );
-    await condition(() => waiting.every((id) => caughtUp.has(id)), TEST_CLOCK_RESEND_MS);
+    await condition(() => waiting.every((id) => caughtUp.has(id)), TEST_CLOCK_RESEND_MS, { summary: `wait for ${waiting.length} workflow(s) to reach ${to}; then tell them again` });
   }
-  await activities.finishTestClockAdvance({ clockId: input.clockId, time: input.time });
+  await activities.finishTestClockAdvance.executeWithOptions({ summary: `mark the advance of ${to} done` }, [{ clockId: input.clockId, time: input.time }]);
 }

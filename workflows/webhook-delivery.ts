@@ -3,6 +3,7 @@ import type { WebhookActivities, WebhookAttemptResult, WebhookDeliveryStatus } f
 import { BILLING_STATUS } from '../src/temporal/search-attributes';
 import { workflowNow } from './clock';
 import { HEARTBEAT_TIMEOUT } from './activity-options';
+import { isoTimes, webhookRetrySummary } from './summaries';
 
 /** Spec delivery rule 5: five retries after the first delivery, about 43 minutes in all. */
 export const WEBHOOK_RETRY_DELAYS_MS = [15_000, 45_000, 120_000, 600_000, 1_800_000] as const;
@@ -23,6 +24,8 @@ export interface WebhookDeliveryState extends DeliverWebhookInput {
   attempts: (WebhookAttemptResult & { scheduledAt: number })[];
   /** Workflow time (ms) of the next attempt while waiting for a retry, else null. */
   nextAttemptAt: number | null;
+  /** The times above in ISO-8601 (UTC), for people reading the query in the Web UI (`nextAttemptAt`, `attempts.0.scheduledAt`, ...). */
+  times?: Record<string, string>;
 }
 
 export const webhookStateQuery = defineQuery<WebhookDeliveryState>('state');
@@ -57,7 +60,13 @@ export async function deliverWebhook(input: DeliverWebhookInput): Promise<Webhoo
     attempts: [],
     nextAttemptAt: null,
   };
-  setHandler(webhookStateQuery, () => state);
+  setHandler(webhookStateQuery, () => ({
+    ...state,
+    times: isoTimes({
+      nextAttemptAt: state.nextAttemptAt,
+      ...Object.fromEntries(state.attempts.map((attempt, index) => [`attempts.${index}.scheduledAt`, attempt.scheduledAt])),
+    }),
+  }));
   const { attemptWebhookDelivery } = patched(LOCAL_ATTEMPTS_PATCH) ? local : remote;
   // Operators filter deliveries in the Web UI with `BillingStatus = "retry"` and the like; the relay
   // starts the workflow with `pending`.
@@ -70,12 +79,14 @@ export async function deliverWebhook(input: DeliverWebhookInput): Promise<Webhoo
     const retryDelayMs = state.retryDelaysMs[attempt - 1] ?? null;
     const scheduledAt = workflowNow();
     state.nextAttemptAt = null;
-    const result = await attemptWebhookDelivery({ deliveryId: input.deliveryId, attempt, scheduledAt, retryDelayMs });
+    const result = await attemptWebhookDelivery.executeWithOptions({ summary: `deliver ${input.eventId} to ${input.destinationId}, attempt ${attempt} of ${WEBHOOK_MAX_ATTEMPTS}` }, [
+      { deliveryId: input.deliveryId, attempt, scheduledAt, retryDelayMs },
+    ]);
     state.attempts.push({ ...result, scheduledAt });
     setStatus(result.status);
     if (result.status !== 'retry' || retryDelayMs === null) break;
     state.nextAttemptAt = workflowNow() + retryDelayMs;
-    await sleep(retryDelayMs);
+    await sleep(retryDelayMs, { summary: webhookRetrySummary(attempt + 1, WEBHOOK_MAX_ATTEMPTS, retryDelayMs) });
   }
   return state;
 }

@@ -211,6 +211,11 @@ async function openCharge(
 
 export type AutomaticChargeOutcome = 'succeeded' | 'failed' | 'skipped';
 
+/** The plan's key of the workflow's automatic charge `attempt` of installment `number` (payment_plan_payments.attempt_key). */
+export function installmentAttemptKey(number: number, attempt: number): string {
+  return `installment:${number}:attempt:${attempt}`;
+}
+
 /**
  * The workflow's charge of installment `number` (attempt `attempt`). Idempotent: the attempt is
  * found again by its key `installment:<n>:attempt:<k>` and the gateway key
@@ -222,7 +227,7 @@ export async function chargeInstallment(
   gateway: PaymentGateway,
   input: { planId: string; number: number; attempt: number; at: Date },
 ): Promise<AutomaticChargeOutcome> {
-  const attemptKey = `installment:${input.number}:attempt:${input.attempt}`;
+  const attemptKey = installmentAttemptKey(input.number, input.attempt);
   const opened = await prisma.$transaction(async (tx): Promise<PaymentPlanPayment | 'skipped' | 'failed'> => {
     const plan = await lockPlanById(tx, input.planId);
     const existing = await tx.paymentPlanPayment.findUnique({ where: { planId_attemptKey: { planId: plan.id, attemptKey } } });

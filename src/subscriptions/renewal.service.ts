@@ -5,6 +5,7 @@ import { collectInvoice } from '../invoices/invoice-payment.service';
 import { createInvoice, finalizeInTx } from '../invoices/invoice.service';
 import { findInvoice, lockInvoice, toInvoiceObject } from '../invoices/invoice.records';
 import type { PaymentGateway } from '../payments/gateway';
+import { chargeReceipt, type ChargeReceipt } from '../transactions/charge-receipt';
 import { getDunningSettings } from './dunning-settings.service';
 import type { CollectionMethod, DunningOutcome, SubscriptionItemState } from './subscription-machine';
 
@@ -39,9 +40,15 @@ export interface RenewalChargeInput extends RenewalPeriod {
   paymentMethodId: string | null;
 }
 
-export type RenewalChargeResult =
+/**
+ * `charge`: what this attempt charged (amount, card brand and last4, transaction), for the Web UI;
+ * null when no charge was made (no usable payment method, invoice paid or voided otherwise).
+ * Absent from results recorded before it was added: workflow code must not rely on it.
+ */
+export type RenewalChargeResult = (
   | { outcome: 'paid' | 'void' }
-  | { outcome: 'failed'; failureCode: string | null; retryDays: number[]; dunningOutcome: DunningOutcome };
+  | { outcome: 'failed'; failureCode: string | null; retryDays: number[]; dunningOutcome: DunningOutcome }
+) & { charge?: ChargeReceipt | null };
 
 const seconds = (ms: number) => Math.floor(ms / 1000);
 
@@ -131,18 +138,20 @@ async function recordAttemptWithoutCharge(prisma: Db, input: RenewalChargeInput,
  * the same attempt instead of charging again. A failure answers the account's dunning settings.
  */
 export async function chargeRenewalInvoice(prisma: Db, gateway: PaymentGateway, input: RenewalChargeInput): Promise<RenewalChargeResult> {
-  const collection = await collectInvoice(prisma, gateway, input.accountId, input.invoiceId, {
-    paymentMethodId: input.paymentMethodId ?? undefined,
-    attemptKey: renewalAttemptKey(input.subscriptionId, input.periodStart, input.attempt),
-  });
+  const attemptKey = renewalAttemptKey(input.subscriptionId, input.periodStart, input.attempt);
+  const collection = await collectInvoice(prisma, gateway, input.accountId, input.invoiceId, { paymentMethodId: input.paymentMethodId ?? undefined, attemptKey });
+  const charge = await chargeReceipt(
+    prisma,
+    await prisma.transaction.findFirst({ where: { accountId: input.accountId, invoiceId: input.invoiceId, type: 'payment', attemptKey } }),
+  );
   switch (collection.outcome) {
     case 'paid':
     case 'already_paid':
       await recordAttempt(prisma, input, 'paid', null);
-      return { outcome: 'paid' };
+      return { outcome: 'paid', charge };
     case 'void':
       await recordAttempt(prisma, input, 'void', null);
-      return { outcome: 'void' };
+      return { outcome: 'void', charge };
     case 'failed':
       await recordAttempt(prisma, input, 'payment_failed', collection.failureCode);
       break;
@@ -151,7 +160,7 @@ export async function chargeRenewalInvoice(prisma: Db, gateway: PaymentGateway, 
       break;
   }
   const settings = await getDunningSettings(prisma, input.accountId);
-  return { outcome: 'failed', failureCode: collection.failureCode, retryDays: settings.retry_days, dunningOutcome: settings.outcome };
+  return { outcome: 'failed', failureCode: collection.failureCode, retryDays: settings.retry_days, dunningOutcome: settings.outcome, charge };
 }
 
 /** A client error (4xx) from billing code: the renewal cannot go on as asked, which retrying will not change. */

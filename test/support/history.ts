@@ -1,0 +1,38 @@
+import type { WorkflowHandle } from '@temporalio/client';
+import { defaultPayloadConverter } from '@temporalio/common';
+import type { temporal } from '@temporalio/proto';
+
+type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
+type Payload = temporal.api.common.v1.IPayload;
+
+const decode = (payload: Payload | null | undefined): unknown => (payload ? defaultPayloadConverter.fromPayload(payload as never) : undefined);
+
+/** What a workflow's history shows in the Web UI's timeline: the summaries of its timers and activities, in order. */
+export interface HistoryView {
+  timers: string[];
+  activities: { type: string; summary: string | undefined; result: unknown }[];
+}
+
+/** Reads a workflow's history (the run the handle names, else the latest) as the Web UI shows it. */
+export async function historyView(handle: WorkflowHandle): Promise<HistoryView> {
+  const { events } = await handle.fetchHistory();
+  const list: HistoryEvent[] = events ?? [];
+  const scheduled = new Map<string, { type: string; summary: string | undefined; result: unknown }>();
+  const view: HistoryView = { timers: [], activities: [] };
+  for (const event of list) {
+    const summary = decode(event.userMetadata?.summary) as string | undefined;
+    if (event.timerStartedEventAttributes && summary) view.timers.push(summary);
+    const activity = event.activityTaskScheduledEventAttributes;
+    if (activity) {
+      const entry = { type: activity.activityType?.name ?? '', summary, result: undefined };
+      scheduled.set(String(event.eventId), entry);
+      view.activities.push(entry);
+    }
+    const completed = event.activityTaskCompletedEventAttributes;
+    if (completed) {
+      const entry = scheduled.get(String(completed.scheduledEventId));
+      if (entry) entry.result = decode(completed.result?.payloads?.[0]);
+    }
+  }
+  return view;
+}

@@ -1,0 +1,84 @@
+import type { Action, DunningState, SubscriptionState } from '../src/subscriptions/subscription-machine';
+import type { PlanSnapshot } from './payment-plan-contract';
+
+/**
+ * What the workflows write beside their timers and activities (user metadata `summary`), so that the
+ * Temporal Web UI's timeline reads as the billing story: "renewal 2027-01-31", "dunning retry 2 of 3
+ * on 2027-02-03", "charge invoice in_... attempt 2". Pure and cheap (a few string joins per command):
+ * workflow code, run on every workflow task. Summaries are metadata: they change no command, so
+ * histories recorded without them replay unchanged.
+ */
+
+/** `2027-01-31`: the UTC day of a workflow time (ms). */
+export function isoDay(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 10);
+}
+
+/** `2027-01-31T10:00:00.000Z`, or null. */
+export function isoTime(ms: number | null | undefined): string | null {
+  return ms === null || ms === undefined ? null : new Date(ms).toISOString();
+}
+
+/**
+ * The ISO-8601 spelling of every time (ms) given, under the same names, nulls left out: the `state`
+ * queries' `times` object, read by people beside the millisecond fields the programs read.
+ */
+export function isoTimes(fields: Record<string, number | null | undefined>): Record<string, string> {
+  const times: Record<string, string> = {};
+  for (const [name, ms] of Object.entries(fields)) {
+    const iso = isoTime(ms);
+    if (iso !== null) times[name] = iso;
+  }
+  return times;
+}
+
+/** BillingStatus's value for a subscription: its status, or `past_due` while an active subscription's invoice is in dunning. */
+export function billingStatusOf(state: Pick<SubscriptionState, 'status' | 'dunning'>): string {
+  return state.status === 'active' && state.dunning.length > 0 ? 'past_due' : state.status;
+}
+
+/** `dunning retry 2 of 3`; a round started by a resume (no charge made yet) is `charge after resume`. */
+export function dunningRetryLabel(entry: Pick<DunningState, 'attempts' | 'retryDays'>): string {
+  return entry.attempts === 0 ? 'charge after resume' : `dunning retry ${entry.attempts} of ${entry.retryDays.length}`;
+}
+
+/** The timer before a subscription's next action: `renewal 2027-01-31`, `dunning retry 2 of 3 on 2027-02-03 (in_...)`. */
+export function subscriptionTimerSummary(action: Action, state: Pick<SubscriptionState, 'dunning'>): string {
+  const day = isoDay(action.at);
+  switch (action.kind) {
+    case 'bill':
+      return `renewal ${day}`;
+    case 'end_trial':
+      return `trial ends ${day}`;
+    case 'start':
+      return `starts ${day}`;
+    case 'cancel':
+      return `cancels ${day}`;
+    case 'expire':
+      return `ends (end_date) ${day}`;
+    case 'retry': {
+      const entry = state.dunning.find((candidate) => candidate.invoiceId === action.invoiceId);
+      return `${entry ? dunningRetryLabel(entry) : 'dunning retry'} on ${day} (${action.invoiceId})`;
+    }
+  }
+}
+
+/** The timer of a payment plan's wait: `installment 3 of 6 due 2027-03-01`, `default 2027-03-15`. */
+export function planTimerSummary(
+  work: { wakeAt: number | null; action: 'charge_installment' | 'mark_overdue' | 'default' | null; number?: number },
+  snapshot: Pick<PlanSnapshot, 'installments'>,
+  refreshAt: number,
+): string {
+  if (work.wakeAt === null || work.action === null) return `re-read the plan ${isoDay(refreshAt)} (nothing scheduled)`;
+  const day = isoDay(work.wakeAt);
+  if (work.action === 'default') return `default ${day} (still past due)`;
+  const installment = `installment ${work.number ?? '?'} of ${snapshot.installments.length}`;
+  return work.action === 'charge_installment' ? `${installment} due ${day}` : `${installment} due ${day} (no automatic charge: overdue if unpaid)`;
+}
+
+/** `webhook retry 2 in 45 s` (attempt 2 of 6 follows the wait). */
+export function webhookRetrySummary(nextAttempt: number, maxAttempts: number, delayMs: number): string {
+  const seconds = Math.round(delayMs / 1000);
+  const wait = seconds < 120 ? `${seconds} s` : `${Math.round(seconds / 60)} min`;
+  return `webhook retry ${nextAttempt - 1} of ${maxAttempts - 1} in ${wait}`;
+}
