@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { currencyCode } from '../customers/customer.schemas';
+import { countryCode, currencyCode, currencyCodeInput } from '../lib/iso';
 import { paginationQuery } from '../http/pagination';
 import { queryUnixSeconds, resourceId, unixSeconds, unixTime } from '../http/validation';
 import { paymentMethodId } from '../payments/payment-method.schemas';
@@ -47,7 +47,7 @@ export const createInvoiceBody = z
     lines: z.array(lineInput).min(1, 'must hold at least one line').max(MAX_LINES, `may hold at most ${MAX_LINES} lines`),
     collection_method: z.enum(COLLECTION_METHODS).default('charge_automatically'),
     due_date: unixSeconds.optional().describe('Unix seconds'),
-    currency: currencyCode.optional().describe("Defaults to the prices' currency, else the customer's, else USD"),
+    currency: currencyCodeInput.optional().describe("Defaults to the prices' currency, else the customer's, else USD"),
   })
   .meta({ id: 'InvoiceCreate' });
 
@@ -96,7 +96,7 @@ export const invoiceLineSchema = z
     description: z.string().nullable(),
     amount: z.number().describe('unit_amount x quantity: includes inclusive tax, excludes exclusive tax'),
     amount_excluding_tax: z.number(),
-    currency: z.string(),
+    currency: currencyCode,
     quantity: z.number(),
     unit_amount: z.number(),
     price: z.string().nullable(),
@@ -108,7 +108,7 @@ export const invoiceLineSchema = z
 
 const addressSchema = z.object({
   city: z.string().optional(),
-  country: z.string().optional(),
+  country: countryCode.optional(),
   line1: z.string().optional(),
   line2: z.string().optional(),
   postal_code: z.string().optional(),
@@ -119,7 +119,7 @@ export const invoiceSchema = z
   .object({
     id: z.string(),
     object: z.literal('invoice'),
-    account_country: z.string().nullable(),
+    account_country: z.union([countryCode, z.null()]),
     account_name: z.string().nullable(),
     amount_due: z.number(),
     amount_paid: z.number(),
@@ -131,7 +131,7 @@ export const invoiceSchema = z
     collection_method: z.enum(COLLECTION_METHODS),
     created: unixTime,
     updated_ms: updatedMsField,
-    currency: z.string(),
+    currency: currencyCode,
     customer: z.string(),
     customer_address: z.union([addressSchema, z.null()]).describe('null when the customer has no address'),
     customer_email: z.string().nullable(),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { currencyCode } from '../customers/customer.schemas';
+import { currencyCode, currencyCodeInput } from '../lib/iso';
 import { paginationQuery } from '../http/pagination';
 import { resourceId, unixTime } from '../http/validation';
 import { paymentMethodId } from '../payments/payment-method.schemas';
@@ -26,7 +26,7 @@ export const createPaymentPlanBody = z
       .min(1, 'must be at least 1 cent')
       .max(MAX_TOTAL_AMOUNT, `must be at most ${MAX_TOTAL_AMOUNT} cents`)
       .describe(`Cents, at least installments_count (no installment may be 0), at most ${MAX_TOTAL_AMOUNT}`),
-    currency: currencyCode.describe('ISO 4217 code, stored uppercase'),
+    currency: currencyCodeInput.describe('ISO 4217 code, stored uppercase'),
     installments_count: positiveInt('installments_count')
       .min(MIN_INSTALLMENTS, `must be at least ${MIN_INSTALLMENTS}`)
       .max(MAX_INSTALLMENTS, `must be at most ${MAX_INSTALLMENTS}`),
@@ -129,7 +129,7 @@ export const resolveTerminalBody = z
   })
   .meta({ id: 'TerminalPaymentResolve' });
 
-const moneyFields = { amount: z.number(), currency: z.string() };
+const moneyFields = { amount: z.number(), currency: currencyCode };
 
 export const terminalAttemptSchema = z
   .object({
@@ -195,7 +195,7 @@ export const paymentPlanSchema = z
     object: z.literal('payment_plan'),
     customer: z.string(),
     status: z.enum(PLAN_STATUSES),
-    currency: z.string(),
+    currency: currencyCode,
     total_amount: z.number(),
     amount_paid: z.number(),
     amount_remaining: z.number(),
