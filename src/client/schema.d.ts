@@ -2502,17 +2502,7 @@ export interface components {
         };
         InvoiceCreate: {
             customer: string;
-            lines: {
-                /** @description A price id; the line bills unit_amount x quantity of it */
-                price?: string;
-                description?: string;
-                /** @description Lines without a price: amount per unit, in cents */
-                amount?: number;
-                /** @default 1 */
-                quantity?: number;
-                /** @description Tax rate ids (txr_) applied to this line; each rate says whether it is inclusive */
-                tax?: string[];
-            }[];
+            lines: (components["schemas"]["InvoiceLineAmountInput"] | components["schemas"]["InvoiceLinePriceInput"])[];
             /**
              * @default charge_automatically
              * @enum {string}
@@ -2525,6 +2515,25 @@ export interface components {
              * @enum {string}
              */
             currency?: "AED" | "AFN" | "ALL" | "AMD" | "ANG" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHF" | "CLP" | "CNY" | "COP" | "CRC" | "CUC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HRK" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SLL" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "UYU" | "UZS" | "VES" | "VND" | "VUV" | "WST" | "XAF" | "XCD" | "XCG" | "XDR" | "XOF" | "XPF" | "XSU" | "YER" | "ZAR" | "ZMW" | "ZWG" | "ZWL" | "aed" | "afn" | "all" | "amd" | "ang" | "aoa" | "ars" | "aud" | "awg" | "azn" | "bam" | "bbd" | "bdt" | "bgn" | "bhd" | "bif" | "bmd" | "bnd" | "bob" | "brl" | "bsd" | "btn" | "bwp" | "byn" | "bzd" | "cad" | "cdf" | "chf" | "clp" | "cny" | "cop" | "crc" | "cuc" | "cup" | "cve" | "czk" | "djf" | "dkk" | "dop" | "dzd" | "egp" | "ern" | "etb" | "eur" | "fjd" | "fkp" | "gbp" | "gel" | "ghs" | "gip" | "gmd" | "gnf" | "gtq" | "gyd" | "hkd" | "hnl" | "hrk" | "htg" | "huf" | "idr" | "ils" | "inr" | "iqd" | "irr" | "isk" | "jmd" | "jod" | "jpy" | "kes" | "kgs" | "khr" | "kmf" | "kpw" | "krw" | "kwd" | "kyd" | "kzt" | "lak" | "lbp" | "lkr" | "lrd" | "lsl" | "lyd" | "mad" | "mdl" | "mga" | "mkd" | "mmk" | "mnt" | "mop" | "mru" | "mur" | "mvr" | "mwk" | "mxn" | "myr" | "mzn" | "nad" | "ngn" | "nio" | "nok" | "npr" | "nzd" | "omr" | "pab" | "pen" | "pgk" | "php" | "pkr" | "pln" | "pyg" | "qar" | "ron" | "rsd" | "rub" | "rwf" | "sar" | "sbd" | "scr" | "sdg" | "sek" | "sgd" | "shp" | "sle" | "sll" | "sos" | "srd" | "ssp" | "stn" | "svc" | "syp" | "szl" | "thb" | "tjs" | "tmt" | "tnd" | "top" | "try" | "ttd" | "twd" | "tzs" | "uah" | "ugx" | "usd" | "uyu" | "uzs" | "ves" | "vnd" | "vuv" | "wst" | "xaf" | "xcd" | "xcg" | "xdr" | "xof" | "xpf" | "xsu" | "yer" | "zar" | "zmw" | "zwg" | "zwl";
+        };
+        InvoiceLineAmountInput: {
+            description: string;
+            /** @description Amount per unit, in cents */
+            amount: number;
+            /** @default 1 */
+            quantity?: number;
+            /** @description Tax rate ids (txr_) applied to this line; each rate says whether it is inclusive */
+            tax?: string[];
+        };
+        InvoiceLinePriceInput: {
+            /** @description A price id; the line bills unit_amount x quantity of it */
+            price: string;
+            /** @description Defaults to the price's description, else its product's name */
+            description?: string;
+            /** @default 1 */
+            quantity?: number;
+            /** @description Tax rate ids (txr_) applied to this line; each rate says whether it is inclusive */
+            tax?: string[];
         };
         InvoicePay: {
             /** @description A method attached to the invoice's customer; the customer's default when absent */
@@ -2696,37 +2705,48 @@ export interface components {
             /** @description tml_ id of a registered terminal */
             terminal: string;
         };
+        /** @description give an outcome alone, or with outcome approved (or absent) either payment_method or external: true, not both */
         TerminalPaymentResolve: {
             /**
              * @description The outcome known from elsewhere; required for `waiting` and `resolving`, implied for `approved_no_credential`
              * @enum {string}
              */
             outcome?: "approved" | "declined";
+        } | {
+            /** @enum {string} */
+            outcome?: "approved";
             /** @description pm_ id attached to the customer, stored as the plan's card */
-            payment_method?: string;
+            payment_method: string;
+        } | {
+            /** @enum {string} */
+            outcome?: "approved";
             /**
              * @description The next installments are collected outside the service (no card on file)
              * @enum {boolean}
              */
-            external?: true;
+            external: true;
         };
-        PaymentPlanPaymentCreate: {
-            /** @description A pm_ id to charge, or {type: "terminal", terminal: "tml_..."}; the plan's card when absent */
-            payment_method?: string | {
+        /** @description pay with the plan's card ({}), a payment_method id (with save_payment_method), a terminal payment_method {type: "terminal", terminal}, or external: true (with external_reference): one of them */
+        PaymentPlanPaymentCreate: Record<string, never> | {
+            /** @description A pm_ id to charge */
+            payment_method: string;
+            /** @description Keep it as the plan's card for the next installments */
+            save_payment_method?: boolean;
+        } | {
+            payment_method: {
                 /** @enum {string} */
                 type: "terminal";
                 /** @description tml_ id of a registered terminal */
                 terminal: string;
             };
+        } | {
             /**
              * @description Record a payment collected outside the service (no charge is made)
              * @enum {boolean}
              */
-            external?: true;
-            /** @description With external: your reference (receipt, cheque number) */
+            external: true;
+            /** @description Your reference (receipt, cheque number) */
             external_reference?: string;
-            /** @description With a pm_ id: keep it as the plan's card for the next installments */
-            save_payment_method?: boolean;
         };
         PaymentPlanPaymentRefund: {
             /** @description Cents; all that is left to refund on the payment when absent */
