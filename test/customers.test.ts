@@ -62,6 +62,9 @@ describe('POST /customers', () => {
     [{ name: 'A', email: 'not-an-email' }, 'email', 'parameter_invalid'],
     [{ name: 'A', currency: 'US' }, 'currency', 'parameter_invalid'],
     [{ name: 'A', currency: 'XYZ' }, 'currency', 'parameter_invalid'],
+    // The document's enum lists the upper- and lower-case spellings; mixed case is neither.
+    [{ name: 'A', currency: 'Usd' }, 'currency', 'parameter_invalid'],
+    [{ name: 'A', address: [{ country: 'Fr' }] }, 'address.0.country', 'parameter_invalid'],
     [{ name: 'A', phone: 'call me' }, 'phone', 'parameter_invalid'],
     [{ name: 'A', description: 'x'.repeat(1001) }, 'description', 'parameter_invalid'],
     [{ name: 'A', address: { city: 'Paris' } }, 'address', 'parameter_invalid'],

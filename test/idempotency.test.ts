@@ -1,3 +1,4 @@
+import { sealStoredAnswers } from '../src/http/idempotency';
 import { apiClient, type ApiClient, type TestApp, startTwoAccountApp } from './support/harness';
 import { CARDS, customerWithCard, gatewayCharges, simpleInvoice } from './support/payments';
 
@@ -105,6 +106,50 @@ describe('Idempotency-Key on POST', () => {
       expect([path, names]).toEqual([path, ['Idempotency-Key']]);
     }
     expect((document.paths['/invoices'].get.parameters ?? []).some((p: { name: string }) => p.name === 'Idempotency-Key')).toBe(false);
+  });
+});
+
+describe('stored answers are encrypted at rest', () => {
+  /** The record of `k` as PostgreSQL's text form: what a dump of the table holds. */
+  const storedText = async (k: string) =>
+    (await app.prisma.$queryRaw<{ row: string }[]>`SELECT t::text AS row FROM idempotency_keys t WHERE account_id = ${accountId} AND key = ${k}`)[0]!.row;
+
+  it('keeps no signing secret in clear in the table, and the replay answers the same secret', async () => {
+    const created = await api.post('/webhook/destination', { url: 'https://hooks.example.com/idem' }, key(newKey()));
+    const k = newKey();
+    const rolled = await api.post(`/webhook/destination/${created.body.id}/roll-secret`, undefined, key(k));
+    expect(rolled.status).toBe(200);
+    expect(rolled.body.secret).toMatch(/^whsec_/);
+    const stored = await storedText(k);
+    expect(stored).toContain('sealed_v1');
+    expect(stored).not.toContain(rolled.body.secret);
+    const replay = await api.post(`/webhook/destination/${created.body.id}/roll-secret`, undefined, key(k));
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect([replay.status, replay.body]).toEqual([200, rolled.body]);
+    // Every record of the account: neither secret (create and roll) is in clear anywhere.
+    const all = (await app.prisma.$queryRaw<{ row: string }[]>`SELECT t::text AS row FROM idempotency_keys t WHERE account_id = ${accountId}`).map((row) => row.row).join('\n');
+    expect(all).not.toContain(created.body.secret);
+    expect(all).not.toContain(rolled.body.secret);
+  });
+
+  it('a record moved to another key does not decrypt; one stored in clear before sealing replays, and the worker sweep seals it', async () => {
+    const k = newKey();
+    const first = await api.post('/customers', { name: 'Sealed' }, key(k));
+    const row = await app.prisma.idempotencyKey.findUniqueOrThrow({ where: { accountId_key: { accountId, key: k } } });
+    // Copied under another key (same request hash), the sealed body is refused rather than answered.
+    const moved = newKey();
+    await app.prisma.idempotencyKey.create({ data: { ...row, key: moved, responseBody: row.responseBody! } });
+    expect((await api.post('/customers', { name: 'Sealed' }, key(moved))).status).toBe(500);
+    await app.prisma.idempotencyKey.delete({ where: { accountId_key: { accountId, key: moved } } });
+    // A record written in clear by an older version still replays, and sealStoredAnswers encrypts it.
+    await app.prisma.idempotencyKey.update({ where: { accountId_key: { accountId, key: k } }, data: { responseBody: first.body } });
+    expect(await storedText(k)).toContain(first.body.id);
+    expect((await api.post('/customers', { name: 'Sealed' }, key(k))).body).toEqual(first.body);
+    expect(await sealStoredAnswers(app.prisma)).toBeGreaterThanOrEqual(1);
+    expect(await storedText(k)).not.toContain(first.body.id);
+    expect(await sealStoredAnswers(app.prisma)).toBe(0);
+    const replay = await api.post('/customers', { name: 'Sealed' }, key(k));
+    expect([replay.status, replay.body, replay.headers.get('idempotent-replayed')]).toEqual([201, first.body, 'true']);
   });
 });
 

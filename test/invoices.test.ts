@@ -187,6 +187,9 @@ describe('POST /invoices', () => {
     [{ customer: '$customer', lines: [{ description: 'x', amount: -1 }] }, 'lines.0.amount', 400, 'parameter_invalid'],
     [{ customer: '$customer', lines: [{ description: 'x', amount: 1, quantity: 0 }] }, 'lines.0.quantity', 400, 'parameter_invalid'],
     [{ customer: '$customer', lines: [{ price: 'price_x', amount: 1 }] }, 'lines.0.amount', 400, 'parameter_invalid'],
+    // Both shapes of a line at once, and neither (the document's oneOf).
+    [{ customer: '$customer', lines: [{ price: 'price_x', description: 'x', amount: 1 }] }, 'lines.0.price', 400, 'parameter_invalid'],
+    [{ customer: '$customer', lines: [{ quantity: 2 }] }, 'lines.0.price', 400, 'parameter_missing'],
     [{ customer: '$customer', lines: [{ description: 'x', amount: 1, tax: ['txr_a', 'txr_a'] }] }, 'lines.0.tax', 400, 'parameter_invalid'],
     [{ customer: '$customer', lines: [{ description: 'x', amount: 1, color: 'red' }] }, 'lines.0.color', 400, 'parameter_unknown'],
     [{ customer: '$customer', lines: [{ description: 'x', amount: 1 }], collection_method: 'cash' }, 'collection_method', 400, 'parameter_invalid'],

@@ -140,6 +140,31 @@ describe('completeness of the document (issue 15 item 2)', () => {
     expect(new Set(found)).toEqual(new Set(['integer']));
   });
 
+  it('states the server-side rules: ISO codes and tax codes as enums, ascending retry_days, either-or shapes as oneOf', () => {
+    const schemas = document.components.schemas;
+    const enumOf = (name: string) => schemas[name].enum as string[];
+    expect(enumOf('CurrencyCodeInput')).toEqual(expect.arrayContaining(['USD', 'usd', 'EUR', 'eur']));
+    expect(enumOf('CurrencyCodeInput')).not.toContain('Usd');
+    expect(enumOf('CurrencyCode')).toEqual(enumOf('CurrencyCode').map((code) => code.toUpperCase()));
+    expect(enumOf('CountryCodeInput')).toEqual(expect.arrayContaining(['US', 'us', 'FR', 'fr']));
+    expect(enumOf('TaxCode')).toHaveLength(637);
+    expect(schemas.ProductCreate.properties.tax_code.anyOf).toEqual([{ $ref: '#/components/schemas/TaxCode' }, { type: 'null' }]);
+    expect(schemas.Product.properties.tax_code).toEqual({ $ref: '#/components/schemas/TaxCode' });
+    expect(schemas.CustomerCreate.properties.currency).toEqual({ $ref: '#/components/schemas/CurrencyCodeInput' });
+    expect(schemas.Customer.properties.currency.anyOf).toEqual([{ $ref: '#/components/schemas/CurrencyCode' }, { type: 'null' }]);
+    expect(schemas.Address.properties.country).toEqual({ $ref: '#/components/schemas/CountryCode' });
+    expect(schemas.PriceCreate.properties.currency.enum).toEqual(['USD', 'usd']);
+    const retryDays = schemas.DunningSettingsUpdate.properties.retry_days;
+    expect(retryDays).toMatchObject({ uniqueItems: true, description: expect.stringContaining('strictly ascending') });
+    expect(schemas.InvoiceCreate.properties.lines.items.oneOf).toEqual([
+      { $ref: '#/components/schemas/InvoiceLineAmountInput' },
+      { $ref: '#/components/schemas/InvoiceLinePriceInput' },
+    ]);
+    expect(schemas.PaymentPlanPaymentCreate.oneOf).toHaveLength(4);
+    expect(schemas.TerminalPaymentResolve.oneOf).toHaveLength(3);
+    expect(schemas.PaymentMethodCreate.oneOf).toHaveLength(2);
+  });
+
   it('documents every webhook event with its payload schema and the cc-signature header', () => {
     expect(Object.keys(document.webhooks).sort()).toEqual([...WEBHOOK_EVENTS.keys()].sort());
     expect(Object.keys(document.webhooks)).toEqual(expect.arrayContaining(['customer.created', 'invoice.payment_failed', 'subscription.canceled', 'payment_plan.completed']));

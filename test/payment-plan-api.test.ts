@@ -118,7 +118,8 @@ describe('POST /payment-plans/{id}/payments validation', () => {
     expect((await api.post(path, {})).body.error).toMatchObject({ param: 'payment_method', code: 'payment_method_missing' });
     expect((await api.post(path, { external: true, payment_method: 'pm_abc' })).body.error.param).toBe('external');
     expect((await api.post(path, { external: false })).body.error.param).toBe('external');
-    expect((await api.post(path, { external_reference: 'x' })).body.error.param).toBe('external_reference');
+    // external_reference belongs to the external shape (oneOf): what it lacks is external: true.
+    expect((await api.post(path, { external_reference: 'x' })).body.error).toMatchObject({ param: 'external', code: 'parameter_missing' });
     expect((await api.post(path, { external: true, save_payment_method: true })).body.error.param).toBe('save_payment_method');
     expect((await api.post(path, { payment_method: { type: 'terminal' } })).body.error.param).toBe('payment_method');
     expect((await api.post(path, { payment_method: 'pm_doesnotexist' })).body.error).toMatchObject({ param: 'payment_method', code: 'resource_missing' });

@@ -52,13 +52,15 @@ it('a fresh database dump and the logs hold no API key, webhook secret, card num
     expect((await api.post('/payment-methods', { ...cardBody(CARDS.processingError), customer: customer.id, card: { number: CARDS.processingError, exp_month: 12, exp_year: 2099, cvc: '73a' } })).status).toBe(400);
     const wrongKey = 'sk_test_wrongKeyThatShouldNeverBeLogged0000000';
     expect((await apiClient(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, wrongKey).get('/customers')).status).toBe(401);
-    const destination = (await api.post('/webhook/destination', { url: 'https://hooks.example.com/billing' })).body as { id: string; secret: string };
-    const rolled = (await api.post(`/webhook/destination/${destination.id}/roll-secret`)).body as { secret: string };
+    // Sent with Idempotency-Key: their answers, secrets included, are kept for replay (encrypted).
+    const destination = (await api.post('/webhook/destination', { url: 'https://hooks.example.com/billing' }, { 'Idempotency-Key': 'dump-create' })).body as { id: string; secret: string };
+    const rolled = (await api.post(`/webhook/destination/${destination.id}/roll-secret`, undefined, { 'Idempotency-Key': 'dump-roll' })).body as { secret: string };
 
     const dump = await databaseDump();
     const logs = lines.join('');
     expect(logs).toMatch(/"msg":"request"/);
     expect(dump).toContain(destination.id); // the dump does hold this test's rows
+    expect(dump).toContain('dump-roll'); // and the idempotency records of the secret-answering calls
     const secrets = {
       'API key': account.apiKey,
       'wrong API key': wrongKey,

@@ -521,6 +521,7 @@ describe('dunning settings', () => {
     expect(expectStatus(await other.get('/settings/dunning'), 200)).toMatchObject({ retry_days: [1, 3, 5] });
     for (const [body, param] of [
       [{ retry_days: [3, 1], outcome: 'cancel' }, 'retry_days'],
+      [{ retry_days: [1, 2, 2], outcome: 'cancel' }, 'retry_days'],
       [{ retry_days: [0], outcome: 'cancel' }, 'retry_days.0'],
       [{ retry_days: [61], outcome: 'cancel' }, 'retry_days.0'],
       [{ retry_days: [1], outcome: 'refund' }, 'outcome'],

@@ -3,6 +3,7 @@ import { paginationQuery } from '../http/pagination';
 import { resourceId, unixTime } from '../http/validation';
 import { commaSeparatedIds, createdRange, jsonTextFilter } from './search-filter';
 import { updatedMsField } from '../lib/object-version';
+import { currencyCode } from '../lib/iso';
 
 export const MAX_UNIT_AMOUNT = 99_999_999;
 export const MAX_DESCRIPTION = 255;
@@ -21,11 +22,8 @@ export const MAX_INTERVAL_COUNT: Record<(typeof RECURRING_INTERVALS)[number], nu
 
 export const description = z.string().max(MAX_DESCRIPTION, `must be at most ${MAX_DESCRIPTION} characters`);
 
-/** The spec allows `USD` only; lower case is accepted and answered upper case, as elsewhere in the API. */
-export const priceCurrency = z
-  .string()
-  .refine((value) => value.toUpperCase() === 'USD', 'must be USD (the only supported currency)')
-  .transform(() => 'USD' as const);
+/** The spec allows `USD` only; lower case is accepted and answered upper case, as elsewhere in the API (src/lib/iso.ts). */
+export const priceCurrency = z.enum(['USD', 'usd'], { error: 'must be USD (the only supported currency), upper or lower case' }).transform(() => 'USD' as const);
 
 export const unitAmount = z
   .number()
@@ -98,7 +96,7 @@ export const priceSchema = z
     object: z.literal('price'),
     product: z.string(),
     active: z.boolean().describe('false until the price is first billed, then true for good'),
-    currency: z.string(),
+    currency: currencyCode,
     unit_amount: z.number().int(),
     type: z.enum(PRICE_TYPES),
     recurring: z.object({ interval: z.enum(RECURRING_INTERVALS), interval_count: z.number().int() }).nullable(),

@@ -3,7 +3,7 @@ import { paginationQuery } from '../http/pagination';
 import { resourceId, unixTime } from '../http/validation';
 import { description, priceAttributes, withPriceRules } from './price.schemas';
 import { commaSeparatedIds, createdRange, jsonTextFilter } from './search-filter';
-import { DEFAULT_TAX_CODE, isAllowedTaxCode } from './tax-codes';
+import { ALLOWED_TAX_CODES, DEFAULT_TAX_CODE } from './tax-codes';
 import { updatedMsField } from '../lib/object-version';
 
 export const MAX_PRODUCT_NAME = 100;
@@ -17,13 +17,16 @@ export const productName = z
   .max(MAX_PRODUCT_NAME, `must be at most ${MAX_PRODUCT_NAME} characters`)
   .refine((value) => value.trim() !== '', 'must not be blank');
 
-/** One of the spec's 637 codes; null stands for the default `txcd_00000000`. */
-export const taxCodeInput = z
-  .string()
-  .regex(TAX_CODE_PATTERN, 'must match ^txcd_[a-zA-Z0-9]+$')
-  .refine(isAllowedTaxCode, 'is not one of the allowed tax codes (see GET /products/taxCodes)')
-  .nullable()
-  .transform((value) => value ?? DEFAULT_TAX_CODE);
+/** One of the spec's 637 codes (its ranges expanded): an enum in /openapi.json. */
+export const taxCode = z
+  .enum([...ALLOWED_TAX_CODES] as [string, ...string[]], { error: 'is not one of the allowed tax codes (see GET /products/taxCodes)' })
+  .meta({ id: 'TaxCode', description: "One of the spec's allowed tax codes (GET /products/taxCodes names them)" });
+
+/**
+ * A tax code in a request; null stands for the default `txcd_00000000`. A union rather than `.nullable()`:
+ * zod-to-openapi renders a nullable component as allOf [ref, string|null], which refuses null.
+ */
+export const taxCodeInput = z.union([taxCode, z.null()]).transform((value) => value ?? DEFAULT_TAX_CODE);
 
 /**
  * POST /products: the product plus the attributes of its first price. `description` describes the
@@ -56,7 +59,7 @@ export const productSchema = z
     default_price: z.string().nullable(),
     description: z.string().nullable(),
     name: z.string(),
-    tax_code: z.string(),
+    tax_code: taxCode,
     updated: z.number().int().min(0).nullable(),
   })
   .meta({ id: 'Product' });

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { paginationQuery } from '../http/pagination';
 import { queryBoolean, resourceId, unixTime } from '../http/validation';
 import { updatedMsField } from '../lib/object-version';
+import { countryCode } from '../lib/iso';
 
 /**
  * Accepted `tax_type` values (the spec names only `Custom`). Each but `Custom` has a default
@@ -80,7 +81,7 @@ export const taxRateSchema = z
     id: z.string(),
     object: z.literal('tax_rate'),
     active: z.boolean(),
-    country: z.string(),
+    country: countryCode,
     created: unixTime,
     updated_ms: updatedMsField,
     description: z.string().nullable(),

@@ -9,6 +9,7 @@ import { installWorkerRuntime } from '../temporal/runtime';
 import { startRelay } from '../webhooks/relay';
 import { encryptStoredSecrets } from '../webhooks/destination.service';
 import { refuseUnsafeProductionStart } from '../lib/secrets';
+import { sealStoredAnswers } from '../http/idempotency';
 
 /**
  * Production worker entry point (task queue `billing`). Temporal's worker handles SIGINT/SIGTERM itself.
@@ -21,6 +22,8 @@ async function main(): Promise<void> {
   const prisma = createPrisma(database.url, workerPoolSize());
   const encrypted = await encryptStoredSecrets(prisma);
   if (encrypted > 0) logger.info({ destinations: encrypted }, 'webhook secrets encrypted under the current SECRETS_ENCRYPTION_KEY');
+  const sealed = await sealStoredAnswers(prisma);
+  if (sealed > 0) logger.info({ records: sealed }, 'idempotency answers stored in clear text encrypted under SECRETS_ENCRYPTION_KEY');
   const connection = await NativeConnection.connect({ address: config.temporalAddress });
   const bundle = config.workflowBundle;
   const worker = await createWorker({ prisma, connection, ...(bundle ? { workflowBundle: { codePath: bundle } } : {}) });

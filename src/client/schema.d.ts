@@ -1789,7 +1789,7 @@ export interface components {
             created: number;
             /** @description Unix milliseconds of the object's last change; strictly increases with every change, so it orders webhook events of one object */
             updated_ms: number;
-            currency: string;
+            currency: components["schemas"]["CurrencyCode"];
             customer: string;
             ended_at: number | null;
             items: {
@@ -1825,6 +1825,11 @@ export interface components {
              */
             initiated_by?: "merchant" | "system";
         };
+        /**
+         * @description ISO 4217, upper case
+         * @enum {string}
+         */
+        CurrencyCode: "AED" | "AFN" | "ALL" | "AMD" | "ANG" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHF" | "CLP" | "CNY" | "COP" | "CRC" | "CUC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HRK" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SLL" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "UYU" | "UZS" | "VES" | "VND" | "VUV" | "WST" | "XAF" | "XCD" | "XCG" | "XDR" | "XOF" | "XPF" | "XSU" | "YER" | "ZAR" | "ZMW" | "ZWG" | "ZWL";
         SubscriptionItem: {
             id: string;
             /** @enum {string} */
@@ -1843,7 +1848,7 @@ export interface components {
             product: string;
             /** @description false until the price is first billed, then true for good */
             active: boolean;
-            currency: string;
+            currency: components["schemas"]["CurrencyCode"];
             unit_amount: number;
             /** @enum {string} */
             type: "recurring" | "one_time";
@@ -1868,7 +1873,7 @@ export interface components {
             customer: string;
             /** @enum {string} */
             status: "pending" | "active" | "past_due" | "defaulted" | "completed" | "canceled";
-            currency: string;
+            currency: components["schemas"]["CurrencyCode"];
             total_amount: number;
             amount_paid: number;
             amount_remaining: number;
@@ -1926,7 +1931,7 @@ export interface components {
             plan: string;
             number: number;
             amount: number;
-            currency: string;
+            currency: components["schemas"]["CurrencyCode"];
             due_date: number;
             /** @enum {string} */
             status: "scheduled" | "processing" | "paid" | "failed" | "overdue" | "canceled";
@@ -1952,7 +1957,7 @@ export interface components {
              */
             status: "processing" | "succeeded" | "failed" | "canceled" | "refunded";
             amount: number;
-            currency: string;
+            currency: components["schemas"]["CurrencyCode"];
             /** @description Cents given back by refunds of this payment */
             amount_refunded: number;
             installments: number[];
@@ -1996,7 +2001,7 @@ export interface components {
             created: number;
             /** @description Unix milliseconds of the object's last change; strictly increases with every change, so it orders webhook events of one object */
             updated_ms: number;
-            currency: string | null;
+            currency: components["schemas"]["CurrencyCode"] | null;
             address: components["schemas"]["Address"][];
             shipping: {
                 name: string;
@@ -2008,12 +2013,17 @@ export interface components {
         };
         Address: {
             city?: string;
-            country?: string;
+            country?: components["schemas"]["CountryCode"];
             line1?: string;
             line2?: string;
             postal_code?: string;
             state?: string;
         };
+        /**
+         * @description ISO 3166-1 alpha-2, upper case
+         * @enum {string}
+         */
+        CountryCode: "AD" | "AE" | "AF" | "AG" | "AI" | "AL" | "AM" | "AO" | "AQ" | "AR" | "AS" | "AT" | "AU" | "AW" | "AX" | "AZ" | "BA" | "BB" | "BD" | "BE" | "BF" | "BG" | "BH" | "BI" | "BJ" | "BL" | "BM" | "BN" | "BO" | "BQ" | "BR" | "BS" | "BT" | "BV" | "BW" | "BY" | "BZ" | "CA" | "CC" | "CD" | "CF" | "CG" | "CH" | "CI" | "CK" | "CL" | "CM" | "CN" | "CO" | "CR" | "CU" | "CV" | "CW" | "CX" | "CY" | "CZ" | "DE" | "DJ" | "DK" | "DM" | "DO" | "DZ" | "EC" | "EE" | "EG" | "EH" | "ER" | "ES" | "ET" | "FI" | "FJ" | "FK" | "FM" | "FO" | "FR" | "GA" | "GB" | "GD" | "GE" | "GF" | "GG" | "GH" | "GI" | "GL" | "GM" | "GN" | "GP" | "GQ" | "GR" | "GS" | "GT" | "GU" | "GW" | "GY" | "HK" | "HM" | "HN" | "HR" | "HT" | "HU" | "ID" | "IE" | "IL" | "IM" | "IN" | "IO" | "IQ" | "IR" | "IS" | "IT" | "JE" | "JM" | "JO" | "JP" | "KE" | "KG" | "KH" | "KI" | "KM" | "KN" | "KP" | "KR" | "KW" | "KY" | "KZ" | "LA" | "LB" | "LC" | "LI" | "LK" | "LR" | "LS" | "LT" | "LU" | "LV" | "LY" | "MA" | "MC" | "MD" | "ME" | "MF" | "MG" | "MH" | "MK" | "ML" | "MM" | "MN" | "MO" | "MP" | "MQ" | "MR" | "MS" | "MT" | "MU" | "MV" | "MW" | "MX" | "MY" | "MZ" | "NA" | "NC" | "NE" | "NF" | "NG" | "NI" | "NL" | "NO" | "NP" | "NR" | "NU" | "NZ" | "OM" | "PA" | "PE" | "PF" | "PG" | "PH" | "PK" | "PL" | "PM" | "PN" | "PR" | "PS" | "PT" | "PW" | "PY" | "QA" | "RE" | "RO" | "RS" | "RU" | "RW" | "SA" | "SB" | "SC" | "SD" | "SE" | "SG" | "SH" | "SI" | "SJ" | "SK" | "SL" | "SM" | "SN" | "SO" | "SR" | "SS" | "ST" | "SV" | "SX" | "SY" | "SZ" | "TC" | "TD" | "TF" | "TG" | "TH" | "TJ" | "TK" | "TL" | "TM" | "TN" | "TO" | "TR" | "TT" | "TV" | "TW" | "TZ" | "UA" | "UG" | "UM" | "US" | "UY" | "UZ" | "VA" | "VC" | "VE" | "VG" | "VI" | "VN" | "VU" | "WF" | "WS" | "YE" | "YT" | "ZA" | "ZM" | "ZW";
         Error: {
             error: {
                 /** @enum {string} */
@@ -2029,10 +2039,10 @@ export interface components {
             email?: string;
             description?: string;
             phone?: string;
-            currency?: string;
+            currency?: components["schemas"]["CurrencyCodeInput"];
             address?: {
                 city?: string;
-                country?: string;
+                country?: components["schemas"]["CountryCodeInput"];
                 line1?: string;
                 line2?: string;
                 postal_code?: string;
@@ -2043,7 +2053,7 @@ export interface components {
                 phone: string;
                 address: {
                     city?: string;
-                    country?: string;
+                    country?: components["schemas"]["CountryCodeInput"];
                     line1?: string;
                     line2?: string;
                     postal_code?: string;
@@ -2053,6 +2063,16 @@ export interface components {
             /** @description Test mode: a clock_ id of the account; the customer's subscriptions and payment plans run on its time (set at creation only) */
             test_clock?: string;
         };
+        /**
+         * @description must be an ISO 4217 currency code, upper or lower case; answered upper case
+         * @enum {string}
+         */
+        CurrencyCodeInput: "AED" | "AFN" | "ALL" | "AMD" | "ANG" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHF" | "CLP" | "CNY" | "COP" | "CRC" | "CUC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HRK" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SLL" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "UYU" | "UZS" | "VES" | "VND" | "VUV" | "WST" | "XAF" | "XCD" | "XCG" | "XDR" | "XOF" | "XPF" | "XSU" | "YER" | "ZAR" | "ZMW" | "ZWG" | "ZWL" | "aed" | "afn" | "all" | "amd" | "ang" | "aoa" | "ars" | "aud" | "awg" | "azn" | "bam" | "bbd" | "bdt" | "bgn" | "bhd" | "bif" | "bmd" | "bnd" | "bob" | "brl" | "bsd" | "btn" | "bwp" | "byn" | "bzd" | "cad" | "cdf" | "chf" | "clp" | "cny" | "cop" | "crc" | "cuc" | "cup" | "cve" | "czk" | "djf" | "dkk" | "dop" | "dzd" | "egp" | "ern" | "etb" | "eur" | "fjd" | "fkp" | "gbp" | "gel" | "ghs" | "gip" | "gmd" | "gnf" | "gtq" | "gyd" | "hkd" | "hnl" | "hrk" | "htg" | "huf" | "idr" | "ils" | "inr" | "iqd" | "irr" | "isk" | "jmd" | "jod" | "jpy" | "kes" | "kgs" | "khr" | "kmf" | "kpw" | "krw" | "kwd" | "kyd" | "kzt" | "lak" | "lbp" | "lkr" | "lrd" | "lsl" | "lyd" | "mad" | "mdl" | "mga" | "mkd" | "mmk" | "mnt" | "mop" | "mru" | "mur" | "mvr" | "mwk" | "mxn" | "myr" | "mzn" | "nad" | "ngn" | "nio" | "nok" | "npr" | "nzd" | "omr" | "pab" | "pen" | "pgk" | "php" | "pkr" | "pln" | "pyg" | "qar" | "ron" | "rsd" | "rub" | "rwf" | "sar" | "sbd" | "scr" | "sdg" | "sek" | "sgd" | "shp" | "sle" | "sll" | "sos" | "srd" | "ssp" | "stn" | "svc" | "syp" | "szl" | "thb" | "tjs" | "tmt" | "tnd" | "top" | "try" | "ttd" | "twd" | "tzs" | "uah" | "ugx" | "usd" | "uyu" | "uzs" | "ves" | "vnd" | "vuv" | "wst" | "xaf" | "xcd" | "xcg" | "xdr" | "xof" | "xpf" | "xsu" | "yer" | "zar" | "zmw" | "zwg" | "zwl";
+        /**
+         * @description must be an ISO 3166-1 alpha-2 country code, upper or lower case; answered upper case
+         * @enum {string}
+         */
+        CountryCodeInput: "AD" | "AE" | "AF" | "AG" | "AI" | "AL" | "AM" | "AO" | "AQ" | "AR" | "AS" | "AT" | "AU" | "AW" | "AX" | "AZ" | "BA" | "BB" | "BD" | "BE" | "BF" | "BG" | "BH" | "BI" | "BJ" | "BL" | "BM" | "BN" | "BO" | "BQ" | "BR" | "BS" | "BT" | "BV" | "BW" | "BY" | "BZ" | "CA" | "CC" | "CD" | "CF" | "CG" | "CH" | "CI" | "CK" | "CL" | "CM" | "CN" | "CO" | "CR" | "CU" | "CV" | "CW" | "CX" | "CY" | "CZ" | "DE" | "DJ" | "DK" | "DM" | "DO" | "DZ" | "EC" | "EE" | "EG" | "EH" | "ER" | "ES" | "ET" | "FI" | "FJ" | "FK" | "FM" | "FO" | "FR" | "GA" | "GB" | "GD" | "GE" | "GF" | "GG" | "GH" | "GI" | "GL" | "GM" | "GN" | "GP" | "GQ" | "GR" | "GS" | "GT" | "GU" | "GW" | "GY" | "HK" | "HM" | "HN" | "HR" | "HT" | "HU" | "ID" | "IE" | "IL" | "IM" | "IN" | "IO" | "IQ" | "IR" | "IS" | "IT" | "JE" | "JM" | "JO" | "JP" | "KE" | "KG" | "KH" | "KI" | "KM" | "KN" | "KP" | "KR" | "KW" | "KY" | "KZ" | "LA" | "LB" | "LC" | "LI" | "LK" | "LR" | "LS" | "LT" | "LU" | "LV" | "LY" | "MA" | "MC" | "MD" | "ME" | "MF" | "MG" | "MH" | "MK" | "ML" | "MM" | "MN" | "MO" | "MP" | "MQ" | "MR" | "MS" | "MT" | "MU" | "MV" | "MW" | "MX" | "MY" | "MZ" | "NA" | "NC" | "NE" | "NF" | "NG" | "NI" | "NL" | "NO" | "NP" | "NR" | "NU" | "NZ" | "OM" | "PA" | "PE" | "PF" | "PG" | "PH" | "PK" | "PL" | "PM" | "PN" | "PR" | "PS" | "PT" | "PW" | "PY" | "QA" | "RE" | "RO" | "RS" | "RU" | "RW" | "SA" | "SB" | "SC" | "SD" | "SE" | "SG" | "SH" | "SI" | "SJ" | "SK" | "SL" | "SM" | "SN" | "SO" | "SR" | "SS" | "ST" | "SV" | "SX" | "SY" | "SZ" | "TC" | "TD" | "TF" | "TG" | "TH" | "TJ" | "TK" | "TL" | "TM" | "TN" | "TO" | "TR" | "TT" | "TV" | "TW" | "TZ" | "UA" | "UG" | "UM" | "US" | "UY" | "UZ" | "VA" | "VC" | "VE" | "VG" | "VI" | "VN" | "VU" | "WF" | "WS" | "YE" | "YT" | "ZA" | "ZM" | "ZW" | "ad" | "ae" | "af" | "ag" | "ai" | "al" | "am" | "ao" | "aq" | "ar" | "as" | "at" | "au" | "aw" | "ax" | "az" | "ba" | "bb" | "bd" | "be" | "bf" | "bg" | "bh" | "bi" | "bj" | "bl" | "bm" | "bn" | "bo" | "bq" | "br" | "bs" | "bt" | "bv" | "bw" | "by" | "bz" | "ca" | "cc" | "cd" | "cf" | "cg" | "ch" | "ci" | "ck" | "cl" | "cm" | "cn" | "co" | "cr" | "cu" | "cv" | "cw" | "cx" | "cy" | "cz" | "de" | "dj" | "dk" | "dm" | "do" | "dz" | "ec" | "ee" | "eg" | "eh" | "er" | "es" | "et" | "fi" | "fj" | "fk" | "fm" | "fo" | "fr" | "ga" | "gb" | "gd" | "ge" | "gf" | "gg" | "gh" | "gi" | "gl" | "gm" | "gn" | "gp" | "gq" | "gr" | "gs" | "gt" | "gu" | "gw" | "gy" | "hk" | "hm" | "hn" | "hr" | "ht" | "hu" | "id" | "ie" | "il" | "im" | "in" | "io" | "iq" | "ir" | "is" | "it" | "je" | "jm" | "jo" | "jp" | "ke" | "kg" | "kh" | "ki" | "km" | "kn" | "kp" | "kr" | "kw" | "ky" | "kz" | "la" | "lb" | "lc" | "li" | "lk" | "lr" | "ls" | "lt" | "lu" | "lv" | "ly" | "ma" | "mc" | "md" | "me" | "mf" | "mg" | "mh" | "mk" | "ml" | "mm" | "mn" | "mo" | "mp" | "mq" | "mr" | "ms" | "mt" | "mu" | "mv" | "mw" | "mx" | "my" | "mz" | "na" | "nc" | "ne" | "nf" | "ng" | "ni" | "nl" | "no" | "np" | "nr" | "nu" | "nz" | "om" | "pa" | "pe" | "pf" | "pg" | "ph" | "pk" | "pl" | "pm" | "pn" | "pr" | "ps" | "pt" | "pw" | "py" | "qa" | "re" | "ro" | "rs" | "ru" | "rw" | "sa" | "sb" | "sc" | "sd" | "se" | "sg" | "sh" | "si" | "sj" | "sk" | "sl" | "sm" | "sn" | "so" | "sr" | "ss" | "st" | "sv" | "sx" | "sy" | "sz" | "tc" | "td" | "tf" | "tg" | "th" | "tj" | "tk" | "tl" | "tm" | "tn" | "to" | "tr" | "tt" | "tv" | "tw" | "tz" | "ua" | "ug" | "um" | "us" | "uy" | "uz" | "va" | "vc" | "ve" | "vg" | "vi" | "vn" | "vu" | "wf" | "ws" | "ye" | "yt" | "za" | "zm" | "zw";
         CustomerUpdate: {
             /** Format: email */
             email?: string;
@@ -2064,7 +2084,7 @@ export interface components {
                 address2?: string;
                 postalCode?: string;
                 city?: string;
-                country?: string;
+                country?: components["schemas"]["CountryCodeInput"];
                 state?: string;
                 phone?: string;
             };
@@ -2073,7 +2093,7 @@ export interface components {
                 shippingAddress2?: string;
                 shippingPostalCode?: string;
                 shippingCity?: string;
-                shippingCountry?: string;
+                shippingCountry?: components["schemas"]["CountryCodeInput"];
                 shippingState?: string;
                 shippingPhone?: string;
             };
@@ -2150,11 +2170,17 @@ export interface components {
             default_price: string | null;
             description: string | null;
             name: string;
-            tax_code: string;
+            tax_code: components["schemas"]["TaxCode"];
             updated: number | null;
         };
+        /**
+         * @description One of the spec's allowed tax codes (GET /products/taxCodes names them)
+         * @enum {string}
+         */
+        TaxCode: "txcd_99999999" | "txcd_20030000" | "txcd_10000000" | "txcd_00000000" | "txcd_10010001" | "txcd_10101000" | "txcd_10102000" | "txcd_10102001" | "txcd_10103000" | "txcd_10103001" | "txcd_10103100" | "txcd_10103101" | "txcd_10104001" | "txcd_10201000" | "txcd_10201001" | "txcd_10201002" | "txcd_10201003" | "txcd_10201004" | "txcd_10202000" | "txcd_10202001" | "txcd_10202003" | "txcd_10203000" | "txcd_10203001" | "txcd_10301000" | "txcd_10302000" | "txcd_10302001" | "txcd_10302002" | "txcd_10302003" | "txcd_10303000" | "txcd_10303001" | "txcd_10303002" | "txcd_10303100" | "txcd_10303101" | "txcd_10303102" | "txcd_10303104" | "txcd_10304000" | "txcd_10304001" | "txcd_10304002" | "txcd_10304003" | "txcd_10304100" | "txcd_10304101" | "txcd_10304102" | "txcd_10305000" | "txcd_10305001" | "txcd_10401000" | "txcd_10401001" | "txcd_10401100" | "txcd_10401200" | "txcd_10402000" | "txcd_10402100" | "txcd_10402110" | "txcd_10402200" | "txcd_10402300" | "txcd_10501000" | "txcd_10502000" | "txcd_10503000" | "txcd_10503001" | "txcd_10503002" | "txcd_10503003" | "txcd_10503004" | "txcd_10503005" | "txcd_10504000" | "txcd_10504003" | "txcd_10505000" | "txcd_10505001" | "txcd_10505002" | "txcd_10506000" | "txcd_10506001" | "txcd_10506002" | "txcd_10701000" | "txcd_10701100" | "txcd_10701200" | "txcd_10701300" | "txcd_10701400" | "txcd_10701401" | "txcd_10701410" | "txcd_10701411" | "txcd_10702000" | "txcd_10804001" | "txcd_10804002" | "txcd_10804003" | "txcd_10804010" | "txcd_20010001" | "txcd_20010003" | "txcd_20010004" | "txcd_20010006" | "txcd_20010007" | "txcd_20020009" | "txcd_20020010" | "txcd_20020018" | "txcd_20030002" | "txcd_20030003" | "txcd_20030004" | "txcd_20030005" | "txcd_20040001" | "txcd_20040002" | "txcd_20040003" | "txcd_20040004" | "txcd_20040005" | "txcd_20040006" | "txcd_20040007" | "txcd_20040008" | "txcd_20040009" | "txcd_20040010" | "txcd_20040011" | "txcd_20060000" | "txcd_20060001" | "txcd_20060002" | "txcd_20060008" | "txcd_20060009" | "txcd_20060010" | "txcd_20060013" | "txcd_20060017" | "txcd_20060021" | "txcd_20060022" | "txcd_20060026" | "txcd_20060027" | "txcd_20060029" | "txcd_20060030" | "txcd_20060035" | "txcd_20060040" | "txcd_20060042" | "txcd_20060044" | "txcd_20060045" | "txcd_20060047" | "txcd_20060048" | "txcd_20060049" | "txcd_20060050" | "txcd_20060051" | "txcd_20060052" | "txcd_20060053" | "txcd_20060054" | "txcd_20060055" | "txcd_20060056" | "txcd_20060057" | "txcd_20060058" | "txcd_20060059" | "txcd_20070001" | "txcd_20070006" | "txcd_20070007" | "txcd_20070008" | "txcd_20070010" | "txcd_20070013" | "txcd_20070016" | "txcd_20080003" | "txcd_20080004" | "txcd_20080005" | "txcd_20080007" | "txcd_20080008" | "txcd_20080009" | "txcd_20080010" | "txcd_20080011" | "txcd_20080012" | "txcd_20080013" | "txcd_20090001" | "txcd_20090002" | "txcd_20090003" | "txcd_20090004" | "txcd_20090006" | "txcd_20090010" | "txcd_20090012" | "txcd_20090015" | "txcd_20090018" | "txcd_20090022" | "txcd_20090023" | "txcd_20090024" | "txcd_20090025" | "txcd_20090026" | "txcd_20090027" | "txcd_20090028" | "txcd_20090029" | "txcd_20090030" | "txcd_20090031" | "txcd_20090032" | "txcd_20091000" | "txcd_20091001" | "txcd_20091002" | "txcd_20091003" | "txcd_20091004" | "txcd_20091005" | "txcd_20100001" | "txcd_30011000" | "txcd_30011002" | "txcd_30011003" | "txcd_30011015" | "txcd_30011020" | "txcd_30011028" | "txcd_30011034" | "txcd_30011045" | "txcd_30011100" | "txcd_30011200" | "txcd_30011201" | "txcd_30021000" | "txcd_30021001" | "txcd_30021200" | "txcd_30030001" | "txcd_30031004" | "txcd_30031041" | "txcd_30031404" | "txcd_30031405" | "txcd_30031406" | "txcd_30031407" | "txcd_30031408" | "txcd_30031409" | "txcd_30040003" | "txcd_30040005" | "txcd_30040006" | "txcd_30051302" | "txcd_30060001" | "txcd_30060004" | "txcd_30060005" | "txcd_30060006" | "txcd_30060007" | "txcd_30060010" | "txcd_30060011" | "txcd_30060013" | "txcd_30060014" | "txcd_30060015" | "txcd_30060016" | "txcd_30060017" | "txcd_30060018" | "txcd_30060019" | "txcd_30060020" | "txcd_30060021" | "txcd_30060101" | "txcd_30070001" | "txcd_30070002" | "txcd_30070003" | "txcd_30070004" | "txcd_30070005" | "txcd_30070006" | "txcd_30070007" | "txcd_30070008" | "txcd_30070009" | "txcd_30070010" | "txcd_30070011" | "txcd_30070012" | "txcd_30070013" | "txcd_30070014" | "txcd_30070015" | "txcd_30070017" | "txcd_30070018" | "txcd_30070019" | "txcd_30070020" | "txcd_30070021" | "txcd_30070022" | "txcd_30070023" | "txcd_30070024" | "txcd_30070025" | "txcd_30070026" | "txcd_30070028" | "txcd_30070029" | "txcd_30071000" | "txcd_30080001" | "txcd_30080002" | "txcd_30090005" | "txcd_30090009" | "txcd_30090010" | "txcd_31020001" | "txcd_31020002" | "txcd_31020003" | "txcd_31030001" | "txcd_31030003" | "txcd_31031202" | "txcd_31031203" | "txcd_31031204" | "txcd_31031205" | "txcd_31040001" | "txcd_31040002" | "txcd_31070001" | "txcd_32010001" | "txcd_32010002" | "txcd_32010003" | "txcd_32010004" | "txcd_32020001" | "txcd_32020002" | "txcd_32020003" | "txcd_32020004" | "txcd_32020005" | "txcd_32020006" | "txcd_32020011" | "txcd_32030001" | "txcd_32030002" | "txcd_32030003" | "txcd_32030004" | "txcd_32030005" | "txcd_32030006" | "txcd_32030007" | "txcd_32030008" | "txcd_32030009" | "txcd_32030010" | "txcd_32040002" | "txcd_32040003" | "txcd_32040004" | "txcd_32040005" | "txcd_32050001" | "txcd_32050005" | "txcd_32050006" | "txcd_32050007" | "txcd_32050009" | "txcd_32050012" | "txcd_32050013" | "txcd_32050014" | "txcd_32050015" | "txcd_32050017" | "txcd_32050018" | "txcd_32050019" | "txcd_32050020" | "txcd_32050021" | "txcd_32050022" | "txcd_32050023" | "txcd_32050024" | "txcd_32050025" | "txcd_32050026" | "txcd_32050027" | "txcd_32050028" | "txcd_32050029" | "txcd_32050030" | "txcd_32050031" | "txcd_32050032" | "txcd_32050033" | "txcd_32050034" | "txcd_32050035" | "txcd_32050036" | "txcd_32050037" | "txcd_32050038" | "txcd_32050039" | "txcd_32050040" | "txcd_32050041" | "txcd_32060001" | "txcd_32060002" | "txcd_32060007" | "txcd_32060012" | "txcd_32060017" | "txcd_32060018" | "txcd_32060023" | "txcd_32060024" | "txcd_32060025" | "txcd_32060026" | "txcd_32070003" | "txcd_32070004" | "txcd_32070018" | "txcd_32070019" | "txcd_32070020" | "txcd_32070028" | "txcd_32070029" | "txcd_32070030" | "txcd_32070031" | "txcd_32070032" | "txcd_32070033" | "txcd_32070034" | "txcd_32070035" | "txcd_32070036" | "txcd_32070037" | "txcd_32070038" | "txcd_32070039" | "txcd_32070040" | "txcd_32070041" | "txcd_32070042" | "txcd_32080001" | "txcd_32080003" | "txcd_32080004" | "txcd_32080005" | "txcd_32090003" | "txcd_32090005" | "txcd_32090006" | "txcd_32090007" | "txcd_32090008" | "txcd_32090013" | "txcd_32090014" | "txcd_32090015" | "txcd_32090016" | "txcd_32090017" | "txcd_32090018" | "txcd_32100001" | "txcd_32100002" | "txcd_32100003" | "txcd_32100004" | "txcd_32100005" | "txcd_32100006" | "txcd_32100007" | "txcd_32100008" | "txcd_32100010" | "txcd_32100011" | "txcd_32100012" | "txcd_32100013" | "txcd_33020001" | "txcd_33020002" | "txcd_33020003" | "txcd_33020004" | "txcd_33020005" | "txcd_33020006" | "txcd_33020007" | "txcd_33020008" | "txcd_33020009" | "txcd_33020010" | "txcd_33020011" | "txcd_33020012" | "txcd_33020013" | "txcd_33020014" | "txcd_33020200" | "txcd_33030001" | "txcd_33031001" | "txcd_33080201" | "txcd_33080202" | "txcd_33080300" | "txcd_33080301" | "txcd_33080302" | "txcd_33080303" | "txcd_33080304" | "txcd_33080305" | "txcd_33080306" | "txcd_33080400" | "txcd_33100001" | "txcd_33100101" | "txcd_33100200" | "txcd_33110001" | "txcd_33110002" | "txcd_33110003" | "txcd_33110004" | "txcd_33110005" | "txcd_33120000" | "txcd_33120001" | "txcd_33120002" | "txcd_33120003" | "txcd_33120004" | "txcd_33120005" | "txcd_33120006" | "txcd_33120007" | "txcd_33120008" | "txcd_33120009" | "txcd_33120010" | "txcd_33120011" | "txcd_33120012" | "txcd_33120013" | "txcd_33120014" | "txcd_33120015" | "txcd_33120016" | "txcd_33120017" | "txcd_33120018" | "txcd_33120019" | "txcd_33150001" | "txcd_33150002" | "txcd_33150003" | "txcd_33150004" | "txcd_33150005" | "txcd_33150006" | "txcd_34010001" | "txcd_34010002" | "txcd_34010003" | "txcd_34020001" | "txcd_34020002" | "txcd_34020003" | "txcd_34020004" | "txcd_34020005" | "txcd_34020006" | "txcd_34020027" | "txcd_34021000" | "txcd_34021001" | "txcd_34022000" | "txcd_34022001" | "txcd_34040001" | "txcd_34040002" | "txcd_34040003" | "txcd_34040004" | "txcd_34040005" | "txcd_34040006" | "txcd_34040007" | "txcd_34040008" | "txcd_34040009" | "txcd_34040010" | "txcd_34040011" | "txcd_34040012" | "txcd_34040013" | "txcd_34040014" | "txcd_34040015" | "txcd_34040016" | "txcd_34040017" | "txcd_34040018" | "txcd_35010000" | "txcd_35010001" | "txcd_35010400" | "txcd_35010410" | "txcd_35010500" | "txcd_35020100" | "txcd_35020200" | "txcd_35020220" | "txcd_36010001" | "txcd_36010002" | "txcd_36010003" | "txcd_36010004" | "txcd_36010005" | "txcd_36010006" | "txcd_36010007" | "txcd_37010000" | "txcd_37010003" | "txcd_37010036" | "txcd_37030002" | "txcd_37030003" | "txcd_37040001" | "txcd_37050001" | "txcd_37060001" | "txcd_37060002" | "txcd_37060003" | "txcd_37060008" | "txcd_37060009" | "txcd_37060010" | "txcd_37060011" | "txcd_37060012" | "txcd_37060013" | "txcd_37060035" | "txcd_37060045" | "txcd_37060046" | "txcd_37070001" | "txcd_37070002" | "txcd_37071001" | "txcd_37071002" | "txcd_37071003" | "txcd_37071006" | "txcd_37071007" | "txcd_37071009" | "txcd_37071010" | "txcd_37071011" | "txcd_37071014" | "txcd_37071015" | "txcd_37071101" | "txcd_37071103" | "txcd_37071104" | "txcd_37071106" | "txcd_40010000" | "txcd_40010001" | "txcd_40010002" | "txcd_40020002" | "txcd_40020004" | "txcd_40020005" | "txcd_40020006" | "txcd_40020007" | "txcd_40020008" | "txcd_40040000" | "txcd_40040003" | "txcd_40040004" | "txcd_40040009" | "txcd_40040010" | "txcd_40040013" | "txcd_40040016" | "txcd_40040017" | "txcd_40040019" | "txcd_40040020" | "txcd_40040021" | "txcd_40040022" | "txcd_40050003" | "txcd_40050004" | "txcd_40050005" | "txcd_40050006" | "txcd_40050007" | "txcd_40050008" | "txcd_40050009" | "txcd_40050010" | "txcd_40051001" | "txcd_40051002" | "txcd_40051003" | "txcd_40051004" | "txcd_40060003" | "txcd_40070001" | "txcd_40070002" | "txcd_40070005" | "txcd_40070006" | "txcd_40070007" | "txcd_40090001" | "txcd_40090002" | "txcd_40090005" | "txcd_40090008" | "txcd_40100001" | "txcd_40100002" | "txcd_40100003" | "txcd_40100004" | "txcd_40100010" | "txcd_40100011" | "txcd_40400005" | "txcd_41020001" | "txcd_41020002" | "txcd_41020003" | "txcd_41030001" | "txcd_41030002" | "txcd_41030003" | "txcd_41040002" | "txcd_41040003" | "txcd_41040004" | "txcd_41040005" | "txcd_41040008" | "txcd_41040009" | "txcd_41040010" | "txcd_41040011" | "txcd_41040012" | "txcd_41040013" | "txcd_41040014" | "txcd_41040015" | "txcd_41040016" | "txcd_41040017" | "txcd_41040018" | "txcd_41040019" | "txcd_41040020" | "txcd_41040021" | "txcd_41040022" | "txcd_41040023" | "txcd_41040024" | "txcd_41040025" | "txcd_41040026" | "txcd_41040027" | "txcd_41040028" | "txcd_41040029" | "txcd_41040030" | "txcd_41050001" | "txcd_41050002" | "txcd_41050003" | "txcd_41050004" | "txcd_41050005" | "txcd_41050006" | "txcd_41050007" | "txcd_41050008" | "txcd_41051001" | "txcd_41051002" | "txcd_41052001" | "txcd_41053001" | "txcd_41053002" | "txcd_41054001" | "txcd_41054002" | "txcd_41060003" | "txcd_41060006" | "txcd_50021001" | "txcd_50021002" | "txcd_50021003" | "txcd_50021101" | "txcd_50021103" | "txcd_90000001" | "txcd_90020001" | "txcd_92010001";
         ProductCreate: {
-            currency: string;
+            /** @enum {string} */
+            currency: "USD" | "usd";
             unit_amount: number;
             /** @enum {string} */
             type: "recurring" | "one_time";
@@ -2171,15 +2197,16 @@ export interface components {
             description?: string;
             name: string;
             /** @default txcd_00000000 */
-            tax_code?: string | null;
+            tax_code?: components["schemas"]["TaxCode"] | null;
         };
         ProductUpdate: {
             name?: string;
             description?: string | null;
-            tax_code?: string | null;
+            tax_code?: components["schemas"]["TaxCode"] | null;
         };
         PriceCreate: {
-            currency: string;
+            /** @enum {string} */
+            currency: "USD" | "usd";
             unit_amount: number;
             /** @enum {string} */
             type: "recurring" | "one_time";
@@ -2196,7 +2223,8 @@ export interface components {
             description?: string;
         };
         PriceUpdateInactive: {
-            currency?: string;
+            /** @enum {string} */
+            currency?: "USD" | "usd";
             unit_amount?: number;
             /** @enum {string} */
             type?: "recurring" | "one_time";
@@ -2217,7 +2245,7 @@ export interface components {
             /** @enum {string} */
             object: "tax_rate";
             active: boolean;
-            country: string;
+            country: components["schemas"]["CountryCode"];
             /** @description Unix seconds */
             created: number;
             /** @description Unix milliseconds of the object's last change; strictly increases with every change, so it orders webhook events of one object */
@@ -2291,7 +2319,7 @@ export interface components {
             billing_details: {
                 address: {
                     city: string | null;
-                    country: string | null;
+                    country: components["schemas"]["CountryCode"] | null;
                     line1: string | null;
                     line2: string | null;
                     postal_code: string | null;
@@ -2328,7 +2356,7 @@ export interface components {
                 phone?: string;
                 address?: {
                     city?: string;
-                    country?: string;
+                    country?: components["schemas"]["CountryCodeInput"];
                     line1?: string;
                     line2?: string;
                     postal_code?: string;
@@ -2363,7 +2391,7 @@ export interface components {
                 phone?: string;
                 address?: {
                     city?: string;
-                    country?: string;
+                    country?: components["schemas"]["CountryCodeInput"];
                     line1?: string;
                     line2?: string;
                     postal_code?: string;
@@ -2387,7 +2415,7 @@ export interface components {
             id: string;
             /** @enum {string} */
             object: "invoice";
-            account_country: string | null;
+            account_country: components["schemas"]["CountryCode"] | null;
             account_name: string | null;
             amount_due: number;
             amount_paid: number;
@@ -2402,12 +2430,12 @@ export interface components {
             created: number;
             /** @description Unix milliseconds of the object's last change; strictly increases with every change, so it orders webhook events of one object */
             updated_ms: number;
-            currency: string;
+            currency: components["schemas"]["CurrencyCode"];
             customer: string;
             /** @description null when the customer has no address */
             customer_address: {
                 city?: string;
-                country?: string;
+                country?: components["schemas"]["CountryCode"];
                 line1?: string;
                 line2?: string;
                 postal_code?: string;
@@ -2455,7 +2483,7 @@ export interface components {
             /** @description unit_amount x quantity: includes inclusive tax, excludes exclusive tax */
             amount: number;
             amount_excluding_tax: number;
-            currency: string;
+            currency: components["schemas"]["CurrencyCode"];
             quantity: number;
             unit_amount: number;
             price: string | null;
@@ -2474,17 +2502,7 @@ export interface components {
         };
         InvoiceCreate: {
             customer: string;
-            lines: {
-                /** @description A price id; the line bills unit_amount x quantity of it */
-                price?: string;
-                description?: string;
-                /** @description Lines without a price: amount per unit, in cents */
-                amount?: number;
-                /** @default 1 */
-                quantity?: number;
-                /** @description Tax rate ids (txr_) applied to this line; each rate says whether it is inclusive */
-                tax?: string[];
-            }[];
+            lines: (components["schemas"]["InvoiceLineAmountInput"] | components["schemas"]["InvoiceLinePriceInput"])[];
             /**
              * @default charge_automatically
              * @enum {string}
@@ -2492,8 +2510,30 @@ export interface components {
             collection_method?: "charge_automatically" | "send_invoice";
             /** @description Unix seconds */
             due_date?: number;
-            /** @description Defaults to the prices' currency, else the customer's, else USD */
-            currency?: string;
+            /**
+             * @description Defaults to the prices' currency, else the customer's, else USD
+             * @enum {string}
+             */
+            currency?: "AED" | "AFN" | "ALL" | "AMD" | "ANG" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHF" | "CLP" | "CNY" | "COP" | "CRC" | "CUC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HRK" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SLL" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "UYU" | "UZS" | "VES" | "VND" | "VUV" | "WST" | "XAF" | "XCD" | "XCG" | "XDR" | "XOF" | "XPF" | "XSU" | "YER" | "ZAR" | "ZMW" | "ZWG" | "ZWL" | "aed" | "afn" | "all" | "amd" | "ang" | "aoa" | "ars" | "aud" | "awg" | "azn" | "bam" | "bbd" | "bdt" | "bgn" | "bhd" | "bif" | "bmd" | "bnd" | "bob" | "brl" | "bsd" | "btn" | "bwp" | "byn" | "bzd" | "cad" | "cdf" | "chf" | "clp" | "cny" | "cop" | "crc" | "cuc" | "cup" | "cve" | "czk" | "djf" | "dkk" | "dop" | "dzd" | "egp" | "ern" | "etb" | "eur" | "fjd" | "fkp" | "gbp" | "gel" | "ghs" | "gip" | "gmd" | "gnf" | "gtq" | "gyd" | "hkd" | "hnl" | "hrk" | "htg" | "huf" | "idr" | "ils" | "inr" | "iqd" | "irr" | "isk" | "jmd" | "jod" | "jpy" | "kes" | "kgs" | "khr" | "kmf" | "kpw" | "krw" | "kwd" | "kyd" | "kzt" | "lak" | "lbp" | "lkr" | "lrd" | "lsl" | "lyd" | "mad" | "mdl" | "mga" | "mkd" | "mmk" | "mnt" | "mop" | "mru" | "mur" | "mvr" | "mwk" | "mxn" | "myr" | "mzn" | "nad" | "ngn" | "nio" | "nok" | "npr" | "nzd" | "omr" | "pab" | "pen" | "pgk" | "php" | "pkr" | "pln" | "pyg" | "qar" | "ron" | "rsd" | "rub" | "rwf" | "sar" | "sbd" | "scr" | "sdg" | "sek" | "sgd" | "shp" | "sle" | "sll" | "sos" | "srd" | "ssp" | "stn" | "svc" | "syp" | "szl" | "thb" | "tjs" | "tmt" | "tnd" | "top" | "try" | "ttd" | "twd" | "tzs" | "uah" | "ugx" | "usd" | "uyu" | "uzs" | "ves" | "vnd" | "vuv" | "wst" | "xaf" | "xcd" | "xcg" | "xdr" | "xof" | "xpf" | "xsu" | "yer" | "zar" | "zmw" | "zwg" | "zwl";
+        };
+        InvoiceLineAmountInput: {
+            description: string;
+            /** @description Amount per unit, in cents */
+            amount: number;
+            /** @default 1 */
+            quantity?: number;
+            /** @description Tax rate ids (txr_) applied to this line; each rate says whether it is inclusive */
+            tax?: string[];
+        };
+        InvoiceLinePriceInput: {
+            /** @description A price id; the line bills unit_amount x quantity of it */
+            price: string;
+            /** @description Defaults to the price's description, else its product's name */
+            description?: string;
+            /** @default 1 */
+            quantity?: number;
+            /** @description Tax rate ids (txr_) applied to this line; each rate says whether it is inclusive */
+            tax?: string[];
         };
         InvoicePay: {
             /** @description A method attached to the invoice's customer; the customer's default when absent */
@@ -2509,7 +2549,7 @@ export interface components {
             status: "succeeded" | "failed" | "pending";
             /** @description Signed cents: payments positive, refunds negative */
             amount: number;
-            currency: string;
+            currency: components["schemas"]["CurrencyCode"];
             customer: string | null;
             invoice: string | null;
             payment_method: string | null;
@@ -2536,13 +2576,13 @@ export interface components {
             available: {
                 /** @description Cents, exact: a JSON number while it is a safe integer (|amount| < 2^53), else a string of digits */
                 amount: number | string;
-                currency: string;
+                currency: components["schemas"]["CurrencyCode"];
             }[];
             /** @description Sum of pending transactions per currency */
             pending: {
                 /** @description Cents, exact: a JSON number while it is a safe integer (|amount| < 2^53), else a string of digits */
                 amount: number | string;
-                currency: string;
+                currency: components["schemas"]["CurrencyCode"];
             }[];
         };
         Terminal: {
@@ -2559,7 +2599,7 @@ export interface components {
                 id: string;
                 payment: string;
                 amount: number;
-                currency: string;
+                currency: components["schemas"]["CurrencyCode"];
                 cancel_requested: boolean;
                 /** @description Unix seconds */
                 created: number;
@@ -2591,7 +2631,7 @@ export interface components {
             customer: string;
             /** @enum {string} */
             status: "pending" | "active" | "past_due" | "defaulted" | "completed" | "canceled";
-            currency: string;
+            currency: components["schemas"]["CurrencyCode"];
             total_amount: number;
             amount_paid: number;
             amount_remaining: number;
@@ -2646,8 +2686,11 @@ export interface components {
             customer: string;
             /** @description Cents, at least installments_count (no installment may be 0), at most 99999999 */
             total_amount: number;
-            /** @description ISO 4217 code, stored uppercase */
-            currency: string;
+            /**
+             * @description ISO 4217 code, stored uppercase
+             * @enum {string}
+             */
+            currency: "AED" | "AFN" | "ALL" | "AMD" | "ANG" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHF" | "CLP" | "CNY" | "COP" | "CRC" | "CUC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HRK" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SLL" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "UYU" | "UZS" | "VES" | "VND" | "VUV" | "WST" | "XAF" | "XCD" | "XCG" | "XDR" | "XOF" | "XPF" | "XSU" | "YER" | "ZAR" | "ZMW" | "ZWG" | "ZWL" | "aed" | "afn" | "all" | "amd" | "ang" | "aoa" | "ars" | "aud" | "awg" | "azn" | "bam" | "bbd" | "bdt" | "bgn" | "bhd" | "bif" | "bmd" | "bnd" | "bob" | "brl" | "bsd" | "btn" | "bwp" | "byn" | "bzd" | "cad" | "cdf" | "chf" | "clp" | "cny" | "cop" | "crc" | "cuc" | "cup" | "cve" | "czk" | "djf" | "dkk" | "dop" | "dzd" | "egp" | "ern" | "etb" | "eur" | "fjd" | "fkp" | "gbp" | "gel" | "ghs" | "gip" | "gmd" | "gnf" | "gtq" | "gyd" | "hkd" | "hnl" | "hrk" | "htg" | "huf" | "idr" | "ils" | "inr" | "iqd" | "irr" | "isk" | "jmd" | "jod" | "jpy" | "kes" | "kgs" | "khr" | "kmf" | "kpw" | "krw" | "kwd" | "kyd" | "kzt" | "lak" | "lbp" | "lkr" | "lrd" | "lsl" | "lyd" | "mad" | "mdl" | "mga" | "mkd" | "mmk" | "mnt" | "mop" | "mru" | "mur" | "mvr" | "mwk" | "mxn" | "myr" | "mzn" | "nad" | "ngn" | "nio" | "nok" | "npr" | "nzd" | "omr" | "pab" | "pen" | "pgk" | "php" | "pkr" | "pln" | "pyg" | "qar" | "ron" | "rsd" | "rub" | "rwf" | "sar" | "sbd" | "scr" | "sdg" | "sek" | "sgd" | "shp" | "sle" | "sll" | "sos" | "srd" | "ssp" | "stn" | "svc" | "syp" | "szl" | "thb" | "tjs" | "tmt" | "tnd" | "top" | "try" | "ttd" | "twd" | "tzs" | "uah" | "ugx" | "usd" | "uyu" | "uzs" | "ves" | "vnd" | "vuv" | "wst" | "xaf" | "xcd" | "xcg" | "xdr" | "xof" | "xpf" | "xsu" | "yer" | "zar" | "zmw" | "zwg" | "zwl";
             installments_count: number;
             /** @enum {string} */
             interval: "week" | "month";
@@ -2662,37 +2705,48 @@ export interface components {
             /** @description tml_ id of a registered terminal */
             terminal: string;
         };
+        /** @description give an outcome alone, or with outcome approved (or absent) either payment_method or external: true, not both */
         TerminalPaymentResolve: {
             /**
              * @description The outcome known from elsewhere; required for `waiting` and `resolving`, implied for `approved_no_credential`
              * @enum {string}
              */
             outcome?: "approved" | "declined";
+        } | {
+            /** @enum {string} */
+            outcome?: "approved";
             /** @description pm_ id attached to the customer, stored as the plan's card */
-            payment_method?: string;
+            payment_method: string;
+        } | {
+            /** @enum {string} */
+            outcome?: "approved";
             /**
              * @description The next installments are collected outside the service (no card on file)
              * @enum {boolean}
              */
-            external?: true;
+            external: true;
         };
-        PaymentPlanPaymentCreate: {
-            /** @description A pm_ id to charge, or {type: "terminal", terminal: "tml_..."}; the plan's card when absent */
-            payment_method?: string | {
+        /** @description pay with the plan's card ({}), a payment_method id (with save_payment_method), a terminal payment_method {type: "terminal", terminal}, or external: true (with external_reference): one of them */
+        PaymentPlanPaymentCreate: Record<string, never> | {
+            /** @description A pm_ id to charge */
+            payment_method: string;
+            /** @description Keep it as the plan's card for the next installments */
+            save_payment_method?: boolean;
+        } | {
+            payment_method: {
                 /** @enum {string} */
                 type: "terminal";
                 /** @description tml_ id of a registered terminal */
                 terminal: string;
             };
+        } | {
             /**
              * @description Record a payment collected outside the service (no charge is made)
              * @enum {boolean}
              */
-            external?: true;
-            /** @description With external: your reference (receipt, cheque number) */
+            external: true;
+            /** @description Your reference (receipt, cheque number) */
             external_reference?: string;
-            /** @description With a pm_ id: keep it as the plan's card for the next installments */
-            save_payment_method?: boolean;
         };
         PaymentPlanPaymentRefund: {
             /** @description Cents; all that is left to refund on the payment when absent */
@@ -2713,7 +2767,7 @@ export interface components {
             created: number;
             /** @description Unix milliseconds of the object's last change; strictly increases with every change, so it orders webhook events of one object */
             updated_ms: number;
-            currency: string;
+            currency: components["schemas"]["CurrencyCode"];
             customer: string;
             ended_at: number | null;
             items: {
@@ -2789,7 +2843,7 @@ export interface components {
             outcome: "cancel" | "pause" | "keep_active";
         };
         DunningSettingsUpdate: {
-            /** @description Days after the failed renewal charge at which it is retried */
+            /** @description Days after the failed renewal charge at which it is retried, strictly ascending (each larger than the one before: JSON Schema cannot compare items, so the server checks it and answers 400 naming retry_days) */
             retry_days: number[];
             /**
              * @description What happens when every retry failed

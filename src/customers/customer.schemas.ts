@@ -1,24 +1,14 @@
 import { z } from 'zod';
-import { isCountryCode, isCurrencyCode } from '../lib/iso';
+import { countryCode, countryCodeInput, currencyCode, currencyCodeInput } from '../lib/iso';
 import { paginationQuery } from '../http/pagination';
 import { resourceId, unixTime } from '../http/validation';
 import { updatedMsField } from '../lib/object-version';
 
 const text = (max: number) => z.string().max(max, `must be at most ${max} characters`);
 
-export const countryCode = z
-  .string()
-  .refine(isCountryCode, 'must be a two-letter ISO 3166-1 alpha-2 country code')
-  .transform((value) => value.toUpperCase());
-
-export const currencyCode = z
-  .string()
-  .refine(isCurrencyCode, 'must be a three-letter ISO 4217 currency code')
-  .transform((value) => value.toUpperCase());
-
 export const addressInput = z.strictObject({
   city: text(200).optional(),
-  country: countryCode.optional(),
+  country: countryCodeInput.optional(),
   line1: text(200).optional(),
   line2: text(200).optional(),
   postal_code: text(20).optional(),
@@ -28,7 +18,7 @@ export const addressInput = z.strictObject({
 export const addressSchema = z
   .object({
     city: z.string().optional(),
-    country: z.string().optional(),
+    country: countryCode.optional(),
     line1: z.string().optional(),
     line2: z.string().optional(),
     postal_code: z.string().optional(),
@@ -45,7 +35,7 @@ export const createCustomerBody = z
     email: email.optional(),
     description: text(1000).optional(),
     phone: phone.optional(),
-    currency: currencyCode.optional(),
+    currency: currencyCodeInput.optional(),
     address: z.array(addressInput).max(10).optional(),
     shipping: z
       .strictObject({
@@ -70,7 +60,7 @@ export const updateCustomerBody = z
         address2: text(200).optional(),
         postalCode: text(20).optional(),
         city: text(200).optional(),
-        country: countryCode.optional(),
+        country: countryCodeInput.optional(),
         state: text(200).optional(),
         phone: phone.optional(),
       })
@@ -81,7 +71,7 @@ export const updateCustomerBody = z
         shippingAddress2: text(200).optional(),
         shippingPostalCode: text(20).optional(),
         shippingCity: text(200).optional(),
-        shippingCountry: countryCode.optional(),
+        shippingCountry: countryCodeInput.optional(),
         shippingState: text(200).optional(),
         shippingPhone: phone.optional(),
       })
@@ -99,7 +89,7 @@ export const customerSchema = z
     phone: z.string().nullable(),
     created: unixTime,
     updated_ms: updatedMsField,
-    currency: z.string().nullable(),
+    currency: z.union([currencyCode, z.null()]),
     address: z.array(addressSchema),
     shipping: z.object({ name: z.string(), phone: z.string().nullable(), address: addressSchema }).nullable(),
     test_clock: z.string().nullable().describe('The test clock the customer runs on, or null'),

@@ -1,4 +1,5 @@
 import { secretValue } from '../lib/secrets';
+import { open, seal } from '../lib/encryption';
 import crypto from 'node:crypto';
 import type { Request } from 'express';
 import { z } from 'zod';
@@ -14,6 +15,7 @@ import { ApiError, badRequest, conflict } from './errors';
  * key so that the client can retry. A key still `in_progress` after STALE_SECONDS (its request died)
  * may be taken over by the same request; the money-moving handlers are themselves keyed on the
  * Idempotency-Key, so a takeover never charges twice.
+ * Stored answers are encrypted (sealAnswer below): some carry a secret, e.g. a webhook signing secret.
  */
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
 const WINDOW = '24 hours';
@@ -80,10 +82,62 @@ async function claim(prisma: Db, accountId: string, key: string, req: Request, h
   return rows.length > 0;
 }
 
+/**
+ * How an answer body is stored: AES-256-GCM under SECRETS_ENCRYPTION_KEY (src/lib/encryption.ts), as
+ * `{sealed_v1, key_id}`, bound to its row by the associated data. Answers that carry a secret (webhook
+ * destination create and roll-secret answer the signing secret) must not sit in the table in clear
+ * text for the replay window, and sealing every answer needs no list of which ones do.
+ */
+interface SealedAnswer {
+  sealed_v1: string;
+  key_id: string;
+}
+
+const associatedData = (accountId: string, key: string) => `idempotency:${accountId}:${key}`;
+
+export function sealAnswer(accountId: string, key: string, body: unknown): SealedAnswer {
+  const sealed = seal(JSON.stringify(body ?? null), associatedData(accountId, key));
+  return { sealed_v1: sealed.ciphertext, key_id: sealed.keyId };
+}
+
+function isSealed(stored: unknown): stored is SealedAnswer {
+  if (stored === null || typeof stored !== 'object' || Array.isArray(stored)) return false;
+  const fields = stored as Record<string, unknown>;
+  return Object.keys(fields).length === 2 && typeof fields.sealed_v1 === 'string' && typeof fields.key_id === 'string';
+}
+
+/** The answer body a record holds: decrypted, or as is for a record stored before answers were sealed. */
+export function openAnswer(accountId: string, key: string, stored: unknown): unknown {
+  if (!isSealed(stored)) return stored;
+  return JSON.parse(open({ ciphertext: stored.sealed_v1, keyId: stored.key_id }, associatedData(accountId, key)));
+}
+
+/**
+ * Seals the answers of records stored in clear text (before this version); idempotent, the worker
+ * runs it at start. Expired records are kept until their key is reused, so they are sealed too.
+ * Returns the records changed.
+ */
+export async function sealStoredAnswers(prisma: Db): Promise<number> {
+  const plain = await prisma.$queryRaw<{ account_id: string; key: string }[]>`
+    SELECT account_id, key FROM idempotency_keys
+    WHERE response_body IS NOT NULL AND (jsonb_typeof(response_body) <> 'object' OR NOT (response_body ? 'sealed_v1'))`;
+  let changed = 0;
+  for (const { account_id: accountId, key } of plain) {
+    const row = await prisma.idempotencyKey.findUnique({ where: { accountId_key: { accountId, key } } });
+    if (!row || row.responseBody === null || isSealed(row.responseBody)) continue;
+    const { count } = await prisma.idempotencyKey.updateMany({
+      where: { accountId, key, requestHash: row.requestHash, state: row.state },
+      data: { responseBody: { ...sealAnswer(accountId, key, row.responseBody) } },
+    });
+    changed += count;
+  }
+  return changed;
+}
+
 async function store(prisma: Db, accountId: string, key: string, hash: string, response: StoredResponse): Promise<void> {
   await prisma.idempotencyKey.updateMany({
     where: { accountId, key, requestHash: hash, state: 'in_progress' },
-    data: { state: 'completed', responseStatus: response.status, responseBody: JSON.parse(JSON.stringify(response.body ?? null)) },
+    data: { state: 'completed', responseStatus: response.status, responseBody: { ...sealAnswer(accountId, key, response.body) } },
   });
 }
 
@@ -120,7 +174,7 @@ export async function withIdempotency(
     if (existing.state !== 'completed') {
       throw conflict(`A request with this ${IDEMPOTENCY_HEADER} is still in progress; retry once it has finished.`, 'idempotency_key_in_use');
     }
-    return { status: existing.responseStatus!, body: existing.responseBody, replayed: true };
+    return { status: existing.responseStatus!, body: openAnswer(accountId, key, existing.responseBody), replayed: true };
   }
   if (!claimed) throw conflict(`A request with this ${IDEMPOTENCY_HEADER} is still in progress; retry once it has finished.`, 'idempotency_key_in_use');
 

@@ -12,21 +12,68 @@ function valueAt(input: unknown, path: PropertyKey[]): unknown {
   return value;
 }
 
-export function zodErrorToApiError(error: z.ZodError, location: 'body' | 'query' | 'path', input?: unknown): ApiError {
-  const issue = error.issues[0]!;
-  let path = issue.path.map(String);
-  let code = 'parameter_invalid';
-  let message = issue.message;
-  if (issue.code === 'unrecognized_keys') {
-    path = [...path, issue.keys[0]!];
-    code = 'parameter_unknown';
-    message = `Unknown field (unknown fields are rejected)`;
-  } else if ((issue.code === 'invalid_type' || issue.code === 'invalid_value') && valueAt(input, issue.path) === undefined) {
-    code = 'parameter_missing';
-    message = 'Required';
+type Issue = z.core.$ZodIssue;
+
+/** The message zod gives a union that has none of its own. */
+const DEFAULT_UNION_MESSAGE = 'Invalid input';
+
+/**
+ * The shape of a failed either-or (`oneOf` below, or any union) the input came closest to: one that
+ * finds no fields of another shape in it, else the one that finds the fewest; then the one with the
+ * fewest other problems; then the first.
+ */
+function closestBranch(branches: Issue[][]): Issue[] {
+  const distance = (issues: Issue[]) =>
+    issues.reduce((total, issue) => total + (issue.code === 'unrecognized_keys' && issue.path.length === 0 ? 1000 + issue.keys.length : 1), 0);
+  return branches.reduce((best, branch) => (distance(branch) < distance(best) ? branch : best));
+}
+
+interface Problem {
+  path: string[];
+  code: string;
+  message: string;
+}
+
+function describeIssue(issue: Issue, input: unknown, prefix: PropertyKey[]): Problem {
+  const path = [...prefix, ...issue.path];
+  if (issue.code === 'invalid_union' && issue.errors.length > 0) {
+    // Name the field of the closest shape that is wrong, and say the either-or rule (the union's message) with it.
+    const closest = closestBranch(issue.errors);
+    const inner = describeIssue(closest[0]!, input, path);
+    const rule = issue.message === DEFAULT_UNION_MESSAGE ? undefined : issue.message;
+    if (!rule) return inner;
+    if (inner.code === 'parameter_unknown') {
+      // A field of another shape, given with this one's: invalid here. A field of no shape stays unknown.
+      const key = inner.path.at(-1)!;
+      const unknownTo = (issues: Issue[]) => issues.some((other) => other.code === 'unrecognized_keys' && other.path.length === 0 && other.keys.includes(key));
+      if (issue.errors.every(unknownTo)) return inner;
+      return { ...inner, code: 'parameter_invalid', message: `not allowed with the other fields given: ${rule}` };
+    }
+    return { ...inner, message: `${inner.message}: ${rule}` };
   }
+  if (issue.code === 'unrecognized_keys') {
+    return { path: [...path, issue.keys[0]!].map(String), code: 'parameter_unknown', message: 'Unknown field (unknown fields are rejected)' };
+  }
+  if ((issue.code === 'invalid_type' || issue.code === 'invalid_value') && valueAt(input, path) === undefined) {
+    return { path: path.map(String), code: 'parameter_missing', message: 'Required' };
+  }
+  return { path: path.map(String), code: 'parameter_invalid', message: issue.message };
+}
+
+export function zodErrorToApiError(error: z.ZodError, location: 'body' | 'query' | 'path', input?: unknown): ApiError {
+  const { path, code, message } = describeIssue(error.issues[0]!, input, []);
   const param = path.join('.') || location;
   return new ApiError('invalid_request_error', code, `Invalid ${location} parameter '${param}': ${message}`, param);
+}
+
+/**
+ * A request field (or body) that takes exactly one of two or more shapes (issue 15 item 2): z.xor
+ * refuses input that matches none of them or several, and /openapi.json states `oneOf`, so the two
+ * cannot drift. Give the shapes as strict objects that tell each other apart by their fields. `rule`
+ * says the either-or in words; a 400 names the wrong field of the closest shape and adds `rule`.
+ */
+export function oneOf<const T extends readonly [z.ZodType, z.ZodType, ...z.ZodType[]]>(shapes: T, rule: string) {
+  return z.xor(shapes, { error: rule }).openapi({ description: rule }, { unionPreferredType: 'oneOf' });
 }
 
 export const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { currencyCode } from '../customers/customer.schemas';
+import { countryCode, currencyCode, currencyCodeInput } from '../lib/iso';
 import { paginationQuery } from '../http/pagination';
-import { queryUnixSeconds, resourceId, unixSeconds, unixTime } from '../http/validation';
+import { oneOf, queryUnixSeconds, resourceId, unixSeconds, unixTime } from '../http/validation';
 import { paymentMethodId } from '../payments/payment-method.schemas';
 import { updatedMsField } from '../lib/object-version';
 
@@ -11,35 +11,53 @@ export const MAX_LINES = 100;
 export const INVOICE_STATUSES = ['draft', 'open', 'paid', 'void'] as const;
 export const COLLECTION_METHODS = ['charge_automatically', 'send_invoice'] as const;
 
-const lineInput = z
+const lineFields = {
+  quantity: z.number().int('must be an integer').min(1, 'must be at least 1').max(MAX_QUANTITY, `must be at most ${MAX_QUANTITY}`).default(1),
+  tax: z
+    .array(resourceId)
+    .max(10, 'may name at most 10 tax rates')
+    .refine((ids) => new Set(ids).size === ids.length, 'must not repeat a tax rate')
+    .optional()
+    .describe('Tax rate ids (txr_) applied to this line; each rate says whether it is inclusive'),
+};
+const lineDescription = z.string().min(1, 'must not be empty').max(500, 'must be at most 500 characters');
+
+/** A line bills a price, or an amount it gives itself: never both (issue 15 item 2). */
+const priceLine = z
   .strictObject({
-    price: resourceId.optional().describe('A price id; the line bills unit_amount x quantity of it'),
-    description: z.string().min(1, 'must not be empty').max(500, 'must be at most 500 characters').optional(),
+    price: resourceId.describe('A price id; the line bills unit_amount x quantity of it'),
+    description: lineDescription.optional().describe("Defaults to the price's description, else its product's name"),
+    ...lineFields,
+  })
+  .meta({ id: 'InvoiceLinePriceInput' });
+
+const amountLine = z
+  .strictObject({
+    description: lineDescription,
     amount: z
       .number()
       .int('must be an integer number of cents')
       .min(0, 'must be at least 0')
       .max(MAX_LINE_UNIT_AMOUNT, `must be at most ${MAX_LINE_UNIT_AMOUNT} cents`)
-      .optional()
-      .describe('Lines without a price: amount per unit, in cents'),
-    quantity: z.number().int('must be an integer').min(1, 'must be at least 1').max(MAX_QUANTITY, `must be at most ${MAX_QUANTITY}`).default(1),
-    tax: z
-      .array(resourceId)
-      .max(10, 'may name at most 10 tax rates')
-      .refine((ids) => new Set(ids).size === ids.length, 'must not repeat a tax rate')
-      .optional()
-      .describe('Tax rate ids (txr_) applied to this line; each rate says whether it is inclusive'),
+      .describe('Amount per unit, in cents'),
+    ...lineFields,
   })
-  .superRefine((line, ctx) => {
-    const missing = (field: string) =>
-      ctx.addIssue({ code: 'invalid_type', expected: field === 'amount' ? 'number' : 'string', path: [field], message: 'Required', input: undefined });
-    if (line.price !== undefined) {
-      if (line.amount !== undefined) ctx.addIssue({ code: 'custom', path: ['amount'], message: 'must not be given with price (the price sets the amount)' });
-      return;
-    }
-    if (line.description === undefined) missing('description');
-    if (line.amount === undefined) missing('amount');
-  });
+  .meta({ id: 'InvoiceLineAmountInput' });
+
+/** Either shape, read by the service as one record (each field absent where its shape has none). */
+interface LineInput {
+  price?: string;
+  description?: string;
+  amount?: number;
+  quantity: number;
+  tax?: string[];
+}
+
+// The amount line first: a line with a description only is then told it lacks its amount.
+const lineInput = oneOf(
+  [amountLine, priceLine],
+  'a line either gives description and amount, or names a price (price, optional description), never price and amount together',
+).transform((line): LineInput => line);
 
 export const createInvoiceBody = z
   .strictObject({
@@ -47,7 +65,7 @@ export const createInvoiceBody = z
     lines: z.array(lineInput).min(1, 'must hold at least one line').max(MAX_LINES, `may hold at most ${MAX_LINES} lines`),
     collection_method: z.enum(COLLECTION_METHODS).default('charge_automatically'),
     due_date: unixSeconds.optional().describe('Unix seconds'),
-    currency: currencyCode.optional().describe("Defaults to the prices' currency, else the customer's, else USD"),
+    currency: currencyCodeInput.optional().describe("Defaults to the prices' currency, else the customer's, else USD"),
   })
   .meta({ id: 'InvoiceCreate' });
 
@@ -96,7 +114,7 @@ export const invoiceLineSchema = z
     description: z.string().nullable(),
     amount: z.number().describe('unit_amount x quantity: includes inclusive tax, excludes exclusive tax'),
     amount_excluding_tax: z.number(),
-    currency: z.string(),
+    currency: currencyCode,
     quantity: z.number(),
     unit_amount: z.number(),
     price: z.string().nullable(),
@@ -108,7 +126,7 @@ export const invoiceLineSchema = z
 
 const addressSchema = z.object({
   city: z.string().optional(),
-  country: z.string().optional(),
+  country: countryCode.optional(),
   line1: z.string().optional(),
   line2: z.string().optional(),
   postal_code: z.string().optional(),
@@ -119,7 +137,7 @@ export const invoiceSchema = z
   .object({
     id: z.string(),
     object: z.literal('invoice'),
-    account_country: z.string().nullable(),
+    account_country: z.union([countryCode, z.null()]),
     account_name: z.string().nullable(),
     amount_due: z.number(),
     amount_paid: z.number(),
@@ -131,7 +149,7 @@ export const invoiceSchema = z
     collection_method: z.enum(COLLECTION_METHODS),
     created: unixTime,
     updated_ms: updatedMsField,
-    currency: z.string(),
+    currency: currencyCode,
     customer: z.string(),
     customer_address: z.union([addressSchema, z.null()]).describe('null when the customer has no address'),
     customer_email: z.string().nullable(),
@@ -156,7 +174,8 @@ export const invoiceSchema = z
   })
   .meta({ id: 'Invoice' });
 
-export type CreateInvoiceInput = z.input<typeof createInvoiceBody>;
+/** What createInvoice takes: a request body, or one already parsed (the service parses it again). */
+export type CreateInvoiceInput = z.input<typeof createInvoiceBody> | z.output<typeof createInvoiceBody>;
 export type ListInvoicesQuery = z.output<typeof listInvoicesQuery>;
 export type InvoiceObject = z.output<typeof invoiceSchema>;
 export type InvoiceLineObject = z.output<typeof invoiceLineSchema>;

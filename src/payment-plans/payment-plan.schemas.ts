@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { currencyCode } from '../customers/customer.schemas';
+import { currencyCode, currencyCodeInput } from '../lib/iso';
 import { paginationQuery } from '../http/pagination';
-import { resourceId, unixTime } from '../http/validation';
+import { oneOf, resourceId, unixTime } from '../http/validation';
 import { paymentMethodId } from '../payments/payment-method.schemas';
 import { updatedMsField } from '../lib/object-version';
 
@@ -26,7 +26,7 @@ export const createPaymentPlanBody = z
       .min(1, 'must be at least 1 cent')
       .max(MAX_TOTAL_AMOUNT, `must be at most ${MAX_TOTAL_AMOUNT} cents`)
       .describe(`Cents, at least installments_count (no installment may be 0), at most ${MAX_TOTAL_AMOUNT}`),
-    currency: currencyCode.describe('ISO 4217 code, stored uppercase'),
+    currency: currencyCodeInput.describe('ISO 4217 code, stored uppercase'),
     installments_count: positiveInt('installments_count')
       .min(MIN_INSTALLMENTS, `must be at least ${MIN_INSTALLMENTS}`)
       .max(MAX_INSTALLMENTS, `must be at most ${MAX_INSTALLMENTS}`),
@@ -69,27 +69,36 @@ const terminalPaymentMethod = z.strictObject({
   terminal: resourceId.describe('tml_ id of a registered terminal'),
 });
 
-export const createPlanPaymentBody = z
-  .strictObject({
-    payment_method: z
-      .union([paymentMethodId, terminalPaymentMethod])
-      .optional()
-      .describe('A pm_ id to charge, or {type: "terminal", terminal: "tml_..."}; the plan\'s card when absent'),
-    external: z.literal(true).optional().describe('Record a payment collected outside the service (no charge is made)'),
-    external_reference: z.string().min(1).max(200).optional().describe('With external: your reference (receipt, cheque number)'),
-    save_payment_method: z.boolean().optional().describe('With a pm_ id: keep it as the plan\'s card for the next installments'),
-  })
-  .superRefine((body, ctx) => {
-    if (body.external && body.payment_method !== undefined) {
-      ctx.addIssue({ code: 'custom', path: ['external'], message: 'give either external or payment_method, not both' });
-    }
-    if (body.external_reference !== undefined && !body.external) {
-      ctx.addIssue({ code: 'custom', path: ['external_reference'], message: 'only with external: true' });
-    }
-    if (body.save_payment_method !== undefined && typeof body.payment_method !== 'string') {
-      ctx.addIssue({ code: 'custom', path: ['save_payment_method'], message: 'only with a payment_method id' });
-    }
-  })
+/** The body of POST /payment-plans/{id}/payments, read by the route as one record whatever its shape. */
+interface PlanPaymentInput {
+  payment_method?: string | z.output<typeof terminalPaymentMethod>;
+  save_payment_method?: boolean;
+  external?: true;
+  external_reference?: string;
+}
+
+/** One way to pay at a time (issue 15 item 2): the plan's card, a card given, a terminal, or outside the service. */
+export const createPlanPaymentBody = oneOf(
+  [
+    z.strictObject({}).meta({ description: "Charge the plan's card" }),
+    z
+      .strictObject({
+        payment_method: paymentMethodId.describe('A pm_ id to charge'),
+        save_payment_method: z.boolean().optional().describe("Keep it as the plan's card for the next installments"),
+      })
+      .meta({ description: 'Charge this payment method' }),
+    z.strictObject({ payment_method: terminalPaymentMethod }).meta({ description: 'Take the payment on a terminal' }),
+    z
+      .strictObject({
+        external: z.literal(true, 'must be true').describe('Record a payment collected outside the service (no charge is made)'),
+        external_reference: z.string().min(1).max(200).optional().describe('Your reference (receipt, cheque number)'),
+      })
+      .meta({ description: 'Record a payment collected outside the service' }),
+  ],
+  "pay with the plan's card ({}), a payment_method id (with save_payment_method), a terminal payment_method {type: \"terminal\", terminal}, " +
+    'or external: true (with external_reference): one of them',
+)
+  .transform((body): PlanPaymentInput => body)
   .meta({ id: 'PaymentPlanPaymentCreate' });
 
 export const refundPlanPaymentBody = z
@@ -106,30 +115,39 @@ export const depositTerminalBody = z
   .strictObject({ terminal: resourceId.describe('tml_ id of a registered terminal') })
   .meta({ id: 'PaymentPlanDepositTerminal' });
 
-export const resolveTerminalBody = z
-  .strictObject({
-    outcome: z
-      .enum(['approved', 'declined'])
-      .optional()
-      .describe('The outcome known from elsewhere; required for `waiting` and `resolving`, implied for `approved_no_credential`'),
-    payment_method: paymentMethodId.optional().describe('pm_ id attached to the customer, stored as the plan\'s card'),
-    external: z.literal(true).optional().describe('The next installments are collected outside the service (no card on file)'),
-  })
-  .superRefine((body, ctx) => {
-    if (body.external && body.payment_method !== undefined) {
-      ctx.addIssue({ code: 'custom', path: ['external'], message: 'give either external or payment_method, not both' });
-    }
-    if (body.outcome === 'declined' && (body.external || body.payment_method !== undefined)) {
-      ctx.addIssue({
-        code: 'custom',
-        path: [body.external ? 'external' : 'payment_method'],
-        message: 'only with outcome approved',
-      });
-    }
-  })
+const approvedOutcome = z.literal('approved', 'must be approved (or absent) with payment_method or external').optional();
+
+/** The body of POST .../resolve, read by the service as one record whatever its shape. */
+interface ResolveTerminalFields {
+  outcome?: 'approved' | 'declined';
+  payment_method?: string;
+  external?: true;
+}
+
+/** The outcome, plus how the next installments are paid when approved: a card, or outside the service (issue 15 item 2). */
+export const resolveTerminalBody = oneOf(
+  [
+    z.strictObject({
+      outcome: z
+        .enum(['approved', 'declined'])
+        .optional()
+        .describe('The outcome known from elsewhere; required for `waiting` and `resolving`, implied for `approved_no_credential`'),
+    }),
+    z.strictObject({
+      outcome: approvedOutcome,
+      payment_method: paymentMethodId.describe("pm_ id attached to the customer, stored as the plan's card"),
+    }),
+    z.strictObject({
+      outcome: approvedOutcome,
+      external: z.literal(true, 'must be true').describe('The next installments are collected outside the service (no card on file)'),
+    }),
+  ],
+  'give an outcome alone, or with outcome approved (or absent) either payment_method or external: true, not both',
+)
+  .transform((body): ResolveTerminalFields => body)
   .meta({ id: 'TerminalPaymentResolve' });
 
-const moneyFields = { amount: z.number(), currency: z.string() };
+const moneyFields = { amount: z.number(), currency: currencyCode };
 
 export const terminalAttemptSchema = z
   .object({
@@ -195,7 +213,7 @@ export const paymentPlanSchema = z
     object: z.literal('payment_plan'),
     customer: z.string(),
     status: z.enum(PLAN_STATUSES),
-    currency: z.string(),
+    currency: currencyCode,
     total_amount: z.number(),
     amount_paid: z.number(),
     amount_remaining: z.number(),

@@ -4,6 +4,7 @@ import { paginationQuery } from '../http/pagination';
 import { resourceId, unixTime } from '../http/validation';
 import { isValidRoutingNumber, passesLuhn } from './card-numbers';
 import { updatedMsField } from '../lib/object-version';
+import { countryCode } from '../lib/iso';
 
 const text = (max: number) => z.string().max(max, `must be at most ${max} characters`);
 
@@ -126,7 +127,7 @@ export const paymentMethodSchema = z
     billing_details: z.object({
       address: z.object({
         city: nullableString,
-        country: nullableString,
+        country: z.union([countryCode, z.null()]),
         line1: nullableString,
         line2: nullableString,
         postal_code: nullableString,

@@ -5,6 +5,7 @@ import { queryBoolean, resourceId, unixSeconds, unixTime } from '../http/validat
 import { paymentMethodId } from '../payments/payment-method.schemas';
 import { COLLECTION_METHODS, DUNNING_OUTCOMES, SUBSCRIPTION_STATUSES } from './subscription-machine';
 import { updatedMsField } from '../lib/object-version';
+import { currencyCode } from '../lib/iso';
 
 export const MAX_ITEMS = 20;
 export const MAX_QUANTITY = 100_000;
@@ -121,7 +122,13 @@ export const dunningSettingsBody = z
       .array(z.number().int('must be an integer').min(1, 'must be at least 1').max(MAX_RETRY_DAYS, `must be at most ${MAX_RETRY_DAYS}`))
       .max(10, 'may hold at most 10 retries')
       .refine((days) => days.every((day, index) => index === 0 || day > days[index - 1]!), 'must be strictly ascending')
-      .describe('Days after the failed renewal charge at which it is retried'),
+      .openapi({
+        // Strictly ascending implies unique items, which JSON Schema can state; the order it cannot.
+        uniqueItems: true,
+        description:
+          'Days after the failed renewal charge at which it is retried, strictly ascending (each larger than the one before: ' +
+          'JSON Schema cannot compare items, so the server checks it and answers 400 naming retry_days)',
+      }),
     outcome: z.enum(DUNNING_OUTCOMES).describe('What happens when every retry failed'),
   })
   .meta({ id: 'DunningSettingsUpdate' });
@@ -157,7 +164,7 @@ export const subscriptionSchema = z
     collection_method: z.enum(COLLECTION_METHODS),
     created: unixTime,
     updated_ms: updatedMsField,
-    currency: z.string(),
+    currency: currencyCode,
     customer: z.string(),
     ended_at: z.number().nullable(),
     items: z.object({ data: z.array(subscriptionItemSchema), total_count: z.number() }),

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { paginationQuery } from '../http/pagination';
 import { resourceId, unixTime } from '../http/validation';
 import { passesLuhn } from '../payments/card-numbers';
+import { currencyCode } from '../lib/iso';
 
 export const createTerminalBody = z
   .strictObject({
@@ -23,7 +24,7 @@ export const terminalSchema = z
         id: z.string(),
         payment: z.string(),
         amount: z.number(),
-        currency: z.string(),
+        currency: currencyCode,
         cancel_requested: z.boolean(),
         created: unixTime,
       })

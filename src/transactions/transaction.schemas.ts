@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { paginationQuery } from '../http/pagination';
 import { resourceId, unixTime } from '../http/validation';
 import { invoiceId } from '../invoices/invoice.schemas';
+import { currencyCode } from '../lib/iso';
 
 export const TRANSACTION_TYPES = ['payment', 'refund', 'adjustment'] as const;
 export const TRANSACTION_STATUSES = ['succeeded', 'failed', 'pending'] as const;
@@ -13,7 +14,7 @@ export const transactionSchema = z
     type: z.enum(TRANSACTION_TYPES),
     status: z.enum(TRANSACTION_STATUSES),
     amount: z.number().describe('Signed cents: payments positive, refunds negative'),
-    currency: z.string(),
+    currency: currencyCode,
     customer: z.string().nullable(),
     invoice: z.string().nullable(),
     payment_method: z.string().nullable(),
@@ -44,7 +45,7 @@ const balanceAmount = z.object({
   amount: z
     .union([z.number().int(), z.string().regex(/^-?\d+$/)])
     .describe('Cents, exact: a JSON number while it is a safe integer (|amount| < 2^53), else a string of digits'),
-  currency: z.string(),
+  currency: currencyCode,
 });
 
 export const balanceSchema = z
