@@ -1,5 +1,6 @@
 import type { Client as TemporalClient } from '@temporalio/client';
 import type { Db } from '../db/prisma';
+import type { PaymentGateway } from '../payments/gateway';
 import type { Logger } from './logger';
 import type { RateLimitSettings } from './rate-limit';
 
@@ -12,6 +13,13 @@ export interface AppDeps {
   logger?: Logger;
   /** Per-key rate limit; from the environment (RATE_LIMIT_*, API_PROCESSES) unless given. */
   rateLimit?: RateLimitSettings;
+  /** The gateway charges made by the API go to (the simulated gateway unless given; tests slow it down). */
+  gateway?: PaymentGateway;
+  /**
+   * The workflow service's current time (Unix ms), which a new subscription's dates are computed at,
+   * as its workflow runs on it: the wall clock unless given (tests on Temporal's time-skipping server pass its clock).
+   */
+  temporalNow?: () => Promise<number>;
   /** How long a looked-up API key is trusted (AUTH_CACHE_MS unless given; tests shorten it). */
   authCacheMs?: number;
 }
