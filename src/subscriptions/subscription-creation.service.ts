@@ -10,7 +10,7 @@ import type { SubscriptionCreated } from '../../workflows/subscription-messages'
 import { periodBounds } from './billing-dates';
 import { chargeRenewalInvoice, createRenewalInvoiceInTx, finalizeRenewalInvoiceInTx, type RenewalPeriod } from './renewal.service';
 import { billingCycle, initialState, nextAction, type SubscriptionCreateSpec, type SubscriptionState } from './subscription-machine';
-import { persistSubscriptionInTx } from './subscription-projection.service';
+import { persistSubscriptionInTx, projectColumnsInTx } from './subscription-projection.service';
 import { getSubscriptionObject } from './subscription.records';
 import type { SubscriptionObject } from './subscription.schemas';
 import { subscriptionWorkflowStart } from './subscription-workflow.client';
@@ -45,34 +45,35 @@ async function writeSubscription(
   nowMs: number,
   testClock: TestClockBinding | null,
   display: WorkflowDisplay | undefined,
-): Promise<{ state: SubscriptionState; first: FirstInvoice | null; object: SubscriptionObject }> {
+): Promise<{ state: SubscriptionState; first: FirstInvoice | null; object: SubscriptionObject | null }> {
   const initial: SubscriptionState = { ...initialState(spec, nowMs), version: 1 };
   const due = nextAction(initial);
   return deps.prisma.$transaction(async (tx) => {
-    let object = await persistSubscriptionInTx(tx, { state: initial, event: { type: 'subscription.created' } });
-    let state = initial;
-    let first: FirstInvoice | null = null;
-    if (due?.kind === 'bill' && due.index === 0 && due.at <= nowMs) {
-      // The first period, invoiced here as the workflow's bill(0) would (same key, same renewal row): it finds it done.
-      const { start: periodStart, end: periodEnd } = periodBounds(billingCycle(initial), 0);
-      const period: RenewalPeriod = { accountId: initial.accountId, subscriptionId: initial.id, periodStart };
-      const { invoiceId } = await createRenewalInvoiceInTx(tx, {
-        ...period,
-        periodEnd,
-        customerId: initial.customerId,
-        currency: initial.currency,
-        collectionMethod: initial.collectionMethod,
-        billingReason: 'subscription_create',
-        items: initial.items,
-      });
-      const { status } = await finalizeRenewalInvoiceInTx(tx, { ...period, invoiceId });
-      first = { period, invoiceId, charge: status === 'open' && initial.collectionMethod === 'charge_automatically' };
-      // The row shows the period being billed; the workflow's bill(0) records it as billed.
-      state = { ...initial, version: 2, latestInvoiceId: invoiceId, currentPeriodStart: periodStart, currentPeriodEnd: periodEnd };
-      object = await persistSubscriptionInTx(tx, { state, event: null });
+    const created = await persistSubscriptionInTx(tx, { state: initial, event: { type: 'subscription.created' } });
+    if (!(due?.kind === 'bill' && due.index === 0 && due.at <= nowMs)) {
+      await recordWorkflowStart(tx, subscriptionWorkflowStart(deps.taskQueue, initial, testClock, display));
+      return { state: initial, first: null, object: created };
     }
+    // The first period, invoiced here as the workflow's bill(0) would (same key, same renewal row): it finds it done.
+    const { start: periodStart, end: periodEnd } = periodBounds(billingCycle(initial), 0);
+    const period: RenewalPeriod = { accountId: initial.accountId, subscriptionId: initial.id, periodStart };
+    const { invoiceId } = await createRenewalInvoiceInTx(tx, {
+      ...period,
+      periodEnd,
+      customerId: initial.customerId,
+      currency: initial.currency,
+      collectionMethod: initial.collectionMethod,
+      billingReason: 'subscription_create',
+      items: initial.items,
+    });
+    // The row shows the period being billed; the workflow's bill(0) records it as billed.
+    const state: SubscriptionState = { ...initial, version: 2, latestInvoiceId: invoiceId, currentPeriodStart: periodStart, currentPeriodEnd: periodEnd };
+    await projectColumnsInTx(tx, state);
     await recordWorkflowStart(tx, subscriptionWorkflowStart(deps.taskQueue, state, testClock, display));
-    return { state, first, object };
+    // Last: finalizing takes the account's invoice-number counter, held until the commit.
+    const { status } = await finalizeRenewalInvoiceInTx(tx, { ...period, invoiceId });
+    const first = { period, invoiceId, charge: status === 'open' && initial.collectionMethod === 'charge_automatically' };
+    return { state, first, object: first.charge ? null : await getSubscriptionObject(tx, state.accountId, state.id) };
   });
 }
 
@@ -106,7 +107,7 @@ export async function createSubscriptionRecords(
   const clockMs = testClock?.time;
   const { state, first, object } = await atTime(clockMs, () => writeSubscription(deps, spec, nowMs, testClock, display));
   await startRecordedWorkflow(deps, subscriptionWorkflowStart(deps.taskQueue, state, testClock, display));
-  if (!first?.charge) return { subscription: object, billingPending: false };
+  if (!first?.charge) return { subscription: object!, billingPending: false };
   const charged = await chargeWithin(deps, first, state, clockMs);
   return { subscription: await getSubscriptionObject(deps.prisma, state.accountId, state.id), billingPending: !charged };
 }

@@ -73,6 +73,15 @@ export async function persistSubscription(prisma: Db, input: PersistSubscription
   return prisma.$transaction((tx) => persistSubscriptionInTx(tx, input));
 }
 
+/**
+ * The row's columns of `state`, in the caller's transaction, with no event: for a state whose items
+ * the row already has and that only the writer of its previous version can know (the API's creation,
+ * which adds the first invoice and its period to the version it just wrote).
+ */
+export async function projectColumnsInTx(tx: Tx, state: SubscriptionState): Promise<void> {
+  await tx.subscription.update({ where: { id: state.id, workflowVersion: state.version - 1 }, data: rowColumns(state) });
+}
+
 /** persistSubscription inside the caller's transaction (the API's creation writes the row with what it starts). */
 export async function persistSubscriptionInTx(tx: Tx, { state, event }: PersistSubscriptionInput): Promise<SubscriptionObject> {
   const [current] = await tx.$queryRaw<{ workflow_version: number }[]>`
@@ -87,7 +96,7 @@ export async function persistSubscriptionInTx(tx: Tx, { state, event }: PersistS
       data: { id: state.id, accountId: state.accountId, customerId: state.customerId, createdAt: new Date(state.createdAt), ...rowColumns(state) },
     });
   }
-  await tx.subscriptionItem.deleteMany({ where: { subscriptionId: state.id, id: { notIn: state.items.map((item) => item.id) } } });
+  if (current) await tx.subscriptionItem.deleteMany({ where: { subscriptionId: state.id, id: { notIn: state.items.map((item) => item.id) } } });
   for (const [position, item] of state.items.entries()) {
     const columns = { priceId: item.priceId, quantity: item.quantity, position, taxRateIds: item.taxRateIds };
     await tx.subscriptionItem.upsert({
