@@ -7,7 +7,7 @@ import { findPrice } from '../catalog/price.service';
 import type { PriceObject } from '../catalog/price.schemas';
 import { computeTax, type TaxRateForCalc } from '../catalog/tax';
 import { findTaxRates, toTaxRateObject } from '../catalog/tax-rate.service';
-import { findCustomer } from '../customers/customer.service';
+import { findCustomerRow } from '../customers/customer.service';
 import { badRequest, conflict } from '../http/errors';
 import { pageEnvelope, pageWindow, type Page } from '../http/pagination';
 import { withParam } from '../invoices/invoice.service';
@@ -115,7 +115,7 @@ function assertFuture(seconds: number | null | undefined, param: string): void {
  */
 export async function createSubscription(deps: SubscriptionDeps, accountId: string, input: CreateSubscriptionInput): Promise<SubscriptionCreated> {
   const { prisma } = deps;
-  const customer = await withParam('customer', () => findCustomer(prisma, accountId, input.customer));
+  const customer = await withParam('customer', () => findCustomerRow(prisma, accountId, input.customer));
   // A customer on a test clock: its time judges the dates, and the workflow runs on it.
   const testClock = await customerClock(prisma, customer);
   await atTime(testClock?.time, async () => assertFuture(input.end_date, 'end_date'));

@@ -1,7 +1,7 @@
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import { defineSearchAttributeKey, type SearchAttributePair } from '@temporalio/common';
-import type { Prisma } from '../generated/prisma/client';
 import type { Db, Tx } from '../db/prisma';
+import { queryRows, type Statement } from '../db/sql';
 import { logger as defaultLogger, type Logger } from '../http/logger';
 import { forEachLimited } from '../lib/concurrency';
 
@@ -38,17 +38,14 @@ interface StoredOptions {
 /** Writes the start in the caller's transaction: the workflow is started once that commits. */
 export async function recordWorkflowStart(tx: Tx, start: WorkflowStart): Promise<void> {
   const { options } = startRowOf(start);
-  await tx.workflowStart.create({
-    data: {
-      workflowId: start.workflowId,
-      accountId: start.accountId,
-      workflowType: start.workflowType,
-      taskQueue: start.taskQueue,
-      args: start.args as Prisma.InputJsonValue,
-      options: JSON.parse(JSON.stringify(options)) as Prisma.InputJsonValue,
-    },
-  });
+  // Raw SQL: a third of Prisma's CPU for the same insert, on the creation's hot path (docs/performance.md).
+  await tx.$executeRaw`
+    INSERT INTO workflow_starts (workflow_id, account_id, workflow_type, task_queue, args, options)
+    VALUES (${start.workflowId}, ${start.accountId}, ${start.workflowType}, ${start.taskQueue},
+      ${JSON.stringify(start.args)}::jsonb, ${JSON.stringify(options)}::jsonb)`;
 }
+
+const FORGET_START: Statement = { name: 'workflow_start_forget', text: 'DELETE FROM workflow_starts WHERE workflow_id = $1' };
 
 interface StartRow {
   workflowId: string;
@@ -92,7 +89,7 @@ async function startRow(temporal: Client, row: StartRow, eagerStart: boolean): P
 }
 
 async function forget(prisma: Db, workflowId: string): Promise<void> {
-  await prisma.workflowStart.deleteMany({ where: { workflowId } });
+  await queryRows(prisma, FORGET_START, [workflowId]);
 }
 
 /** How long the API gives Temporal to take a start before it leaves it to the sweep. */
