@@ -3,7 +3,7 @@ import type { Db } from '../db/prisma';
 import { logger } from '../http/logger';
 import { atTime } from '../lib/clock-time';
 import type { PaymentGateway } from '../payments/gateway';
-import { recordWorkflowStart, startRecordedWorkflow } from '../temporal/workflow-starts';
+import { recordWorkflowStart, startRecordedWorkflow, type WorkflowStart } from '../temporal/workflow-starts';
 import type { WorkflowDisplay } from '../temporal/workflow-display';
 import type { TestClockBinding } from '../../workflows/test-clock-contract';
 import type { SubscriptionCreated } from '../../workflows/subscription-messages';
@@ -45,14 +45,15 @@ async function writeSubscription(
   nowMs: number,
   testClock: TestClockBinding | null,
   display: WorkflowDisplay | undefined,
-): Promise<{ state: SubscriptionState; first: FirstInvoice | null; object: SubscriptionObject | null }> {
+): Promise<{ state: SubscriptionState; start: WorkflowStart; first: FirstInvoice | null; object: SubscriptionObject | null }> {
   const initial: SubscriptionState = { ...initialState(spec, nowMs), version: 1 };
   const due = nextAction(initial);
   return deps.prisma.$transaction(async (tx) => {
     const created = await persistSubscriptionInTx(tx, { state: initial, event: { type: 'subscription.created' } });
     if (!(due?.kind === 'bill' && due.index === 0 && due.at <= nowMs)) {
-      await recordWorkflowStart(tx, subscriptionWorkflowStart(deps.taskQueue, initial, testClock, display));
-      return { state: initial, first: null, object: created };
+      const start = subscriptionWorkflowStart(deps.taskQueue, initial, testClock, display);
+      await recordWorkflowStart(tx, start);
+      return { state: initial, start, first: null, object: created };
     }
     // The first period, invoiced here as the workflow's bill(0) would (same key, same renewal row): it finds it done.
     const { start: periodStart, end: periodEnd } = periodBounds(billingCycle(initial), 0);
@@ -69,15 +70,19 @@ async function writeSubscription(
     // The row shows the period being billed; the workflow's bill(0) records it as billed.
     const state: SubscriptionState = { ...initial, version: 2, latestInvoiceId: invoiceId, currentPeriodStart: periodStart, currentPeriodEnd: periodEnd };
     await projectColumnsInTx(tx, state);
-    await recordWorkflowStart(tx, subscriptionWorkflowStart(deps.taskQueue, state, testClock, display));
+    const start = subscriptionWorkflowStart(deps.taskQueue, state, testClock, display);
+    await recordWorkflowStart(tx, start);
     // Last: finalizing takes the account's invoice-number counter, held until the commit.
     const { status } = await finalizeRenewalInvoiceInTx(tx, { ...period, invoiceId });
     const first = { period, invoiceId, charge: status === 'open' && initial.collectionMethod === 'charge_automatically' };
-    return { state, first, object: first.charge ? null : await getSubscriptionObject(tx, state.accountId, state.id) };
+    return { state, start, first, object: first.charge ? null : await getSubscriptionObject(tx, state.accountId, state.id) };
   });
 }
 
-/** The first charge, bounded by the creation wait: null when it was still running (it goes on; the workflow finishes it if this process dies). */
+/**
+ * The first charge, bounded by the creation wait: false when it was still running then (it goes on,
+ * and the workflow finishes it if this process dies) or failed here (the workflow's attempt 1 does it).
+ */
 async function chargeWithin(deps: CreationDeps, first: FirstInvoice, state: SubscriptionState, clockMs: number | undefined): Promise<boolean> {
   const charging = atTime(clockMs, () =>
     chargeRenewalInvoice(deps.prisma, deps.gateway, { ...first.period, invoiceId: first.invoiceId, attempt: 1, paymentMethodId: state.defaultPaymentMethodId }),
@@ -105,8 +110,8 @@ export async function createSubscriptionRecords(
   display?: WorkflowDisplay,
 ): Promise<SubscriptionCreated> {
   const clockMs = testClock?.time;
-  const { state, first, object } = await atTime(clockMs, () => writeSubscription(deps, spec, nowMs, testClock, display));
-  await startRecordedWorkflow(deps, subscriptionWorkflowStart(deps.taskQueue, state, testClock, display));
+  const { state, start, first, object } = await atTime(clockMs, () => writeSubscription(deps, spec, nowMs, testClock, display));
+  await startRecordedWorkflow(deps, start);
   if (!first?.charge) return { subscription: object!, billingPending: false };
   const charged = await chargeWithin(deps, first, state, clockMs);
   return { subscription: await getSubscriptionObject(deps.prisma, state.accountId, state.id), billingPending: !charged };
