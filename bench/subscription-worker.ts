@@ -5,6 +5,8 @@ import readline from 'node:readline';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { createPrisma } from '../src/db/prisma';
 import { createWorker, workerPoolSize } from '../src/temporal/worker';
+import { startWorkflowStartSweeper } from '../src/temporal/workflow-starts';
+import { Client } from '@temporalio/client';
 
 async function main(): Promise<void> {
   Runtime.install({ logger: new DefaultLogger('WARN') });
@@ -14,6 +16,8 @@ async function main(): Promise<void> {
   const bundle = process.env.WORKFLOW_BUNDLE;
   const worker = await createWorker({ prisma, connection, taskQueue: process.argv[2], ...(bundle ? { workflowBundle: { codePath: bundle } } : {}) });
   const running = worker.run();
+  // As src/cli/worker.ts: the sweep of workflow_starts runs beside the worker (it finds nothing to do while the API starts its workflows).
+  const sweeper = startWorkflowStartSweeper({ prisma, temporal: new Client({ connection }), taskQueue: process.argv[2]!, eagerStart: true });
   readline.createInterface({ input: process.stdin }).on('line', (line) => {
     if (line.trim() !== 'memory') return;
     global.gc?.();
@@ -22,6 +26,7 @@ async function main(): Promise<void> {
   });
   console.log(JSON.stringify({ ready: true }));
   await running;
+  await sweeper.stop();
   await connection.close();
   await prisma.$disconnect();
 }

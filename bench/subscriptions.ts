@@ -28,10 +28,12 @@ function jsonLines(child: ChildProcess) {
 const mb = (bytes: number) => Math.round(bytes / 1024 / 1024);
 
 /**
- * Subscriptions created per second through the API (update-with-start: the workflow writes the row;
- * an active one also invoices and charges its first period before the answer) beside bare workflow
- * starts per second on the same Temporal server; then the worker's memory with IDLE scheduled
- * subscriptions waiting on their timers.
+ * Subscriptions created per second through the API beside bare workflow starts per second on the
+ * same Temporal server; then the worker's memory with IDLE scheduled subscriptions waiting on their
+ * timers. A creation (decisions.md §14) is one transaction (the row, and for an active one its first
+ * invoice, created and finalized, and the workflow_starts row), a plain workflow start, and for an
+ * active one the first charge made by the API; the workflow then records the period as billed after
+ * the answer (that work is not in the figure; the worker does it beside the load).
  */
 export async function benchSubscriptions(ctx: BenchContext): Promise<Figures> {
   const env = { DATABASE_URL: ctx.databaseUrl, TEMPORAL_ADDRESS: ctx.temporalAddress, WORKFLOW_BUNDLE: ctx.workflowBundle };

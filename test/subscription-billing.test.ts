@@ -8,6 +8,7 @@ import {
   invoicesOf,
   recordHistories,
   recurringPrice,
+  settled,
   startSubscriptionWorld,
   subscriptionEvents,
   subscriptionState,
@@ -309,6 +310,32 @@ describe('subscription billing on Temporal (time skipping)', () => {
       expect(state.lastError).toContain(customer);
       expect(await getSubscription(world, subscription.id)).toMatchObject({ status: 'active', current_period_start: subscription.current_period_end });
       return [subscription.id];
+    });
+  });
+
+  it('created by the API (decisions.md §14): the first invoice is made and charged before the 201, the workflow records the period and renews; a decline goes to dunning', async () => {
+    await inWorld('api-created', async (world) => {
+      const paying = await customerAndPrice(world, { unitAmount: 1200 });
+      const declining = await customerAndPrice(world, { unitAmount: 1300 }, CARDS.declined);
+      const start = unix(await world.env.currentTimeMs());
+      const paid = await createSubscription(world.api, { customer: paying.customer, items: [{ price: paying.price, quantity: 1 }], trial_days: 0, start_date: start });
+      const declined = await createSubscription(world.api, { customer: declining.customer, items: [{ price: declining.price, quantity: 1 }], trial_days: 0, start_date: start });
+      const [first] = await invoicesOf(world, paid.id);
+      expect(paid).toMatchObject({ status: 'active', latest_invoice: first!.id, current_period_start: start });
+      expect(first).toMatchObject({ status: 'paid', billingReason: 'subscription_create', attemptCount: 1 });
+      expect(await settled(world, declined.id)).toMatchObject({ dunning: [expect.objectContaining({ attempts: 1 })] });
+
+      await advanceBy(world, paid.id, 32 * DAY_MS);
+      const invoices = await invoicesOf(world, paid.id);
+      expect(invoices.map((invoice) => [invoice.status, invoice.billingReason])).toEqual([
+        ['paid', 'subscription_create'],
+        ['paid', 'subscription_cycle'],
+      ]);
+      expect(await world.app.prisma.transaction.count({ where: { invoiceId: first!.id, type: 'payment' } })).toBe(1);
+      expect(invoiceEventTypes(await subscriptionEvents(world, paid.id))[0]).toEqual(['invoice.created', 'invoice.finalized', 'invoice.payment_succeeded']);
+      expect(await settled(world, declined.id)).toBeNull();
+      expect(await getSubscription(world, declined.id)).toMatchObject({ status: 'canceled' });
+      return [paid.id, declined.id];
     });
   });
 });

@@ -24,6 +24,8 @@ import {
 // whose attempt fails, and Temporal retries it on the new worker. The first worker keeps no workflow
 // cache (as after a process restart), so the new worker replays the workflow from its history.
 
+const HOUR_MS = 3_600_000;
+
 /** Resolves when the step reached its crash point; the step then hangs until its worker shuts down. */
 function crashPoint() {
   let reached!: () => void;
@@ -63,25 +65,30 @@ async function renewalCrash(name: string, activitiesFor: (world: SubscriptionWor
     const first = await crashingWorker(world, activitiesFor(world, point));
     const { customer } = await customerWithCard(world.api, CARDS.succeeds);
     const price = await recurringPrice(world.api, { unitAmount: 4900 });
-    const now = await world.env.currentTimeMs();
-    // The first renewal is due at creation: the POST answers once it is done, whichever worker does it.
-    const created = world.api.post('/subscriptions', { customer: customer.id, items: [{ price, quantity: 1 }], trial_days: 0, start_date: unix(now) });
+    const startAt = (await world.env.currentTimeMs()) + HOUR_MS;
+    // A scheduled start, so the first renewal is the workflow's own: a period due at creation is
+    // invoiced and charged by the API (decisions.md §14), and its workflow finds that done.
+    const subscription = expectStatus(
+      await world.api.post('/subscriptions', { customer: customer.id, items: [{ price, quantity: 1 }], trial_days: 0, start_date: unix(startAt) }),
+      201,
+      'POST /subscriptions',
+    );
+    await world.env.sleep(HOUR_MS + 1_000);
 
     await point.reached;
     await first.stop();
     await world.startWorker();
-    const subscription = expectStatus(await created, 201, 'POST /subscriptions');
     await settled(world, subscription.id);
 
     const invoices = await invoicesOf(world, subscription.id);
     expect(invoices).toHaveLength(1);
     expect(invoices[0]).toMatchObject({ status: 'paid', total: 4900n, amountPaid: 4900n });
-    expect(subscription.latest_invoice).toBe(invoices[0]!.id);
+    expect(expectStatus(await world.api.get(`/subscriptions/${subscription.id}`), 200).latest_invoice).toBe(invoices[0]!.id);
     expect(await world.app.prisma.gatewayCharge.findMany({ where: { accountId: world.accountId, kind: 'charge' } })).toHaveLength(1);
     const payments = await world.app.prisma.transaction.findMany({ where: { accountId: world.accountId, invoiceId: invoices[0]!.id, type: 'payment' } });
     expect(payments.map((payment) => [payment.status, payment.amount])).toEqual([['succeeded', 4900n]]);
     const types = (await subscriptionEvents(world, subscription.id)).map((event) => event.type);
-    expect(types).toEqual(['subscription.created', 'invoice.created', 'invoice.finalized', 'invoice.payment_succeeded', 'subscription.updated']);
+    expect(types).toEqual(['subscription.created', 'subscription.updated', 'invoice.created', 'invoice.finalized', 'invoice.payment_succeeded', 'subscription.updated']);
 
     // The interrupted step did run twice: its first attempt failed with the worker, the second completed.
     const history = await workflowHandle(world, subscription.id).fetchHistory();

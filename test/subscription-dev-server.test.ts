@@ -47,7 +47,8 @@ it('creates, queries, pauses, resumes and cancels a subscription; operators find
   expect(subscription).toMatchObject({ status: 'active', latest_invoice: expect.any(String) });
 
   const handle = app.temporal.workflow.getHandle(subscriptionWorkflowId(subscription.id));
-  const state = await handle.query(stateQuery);
+  // The workflow records the first period as billed just after the 201 (the API invoiced and charged it).
+  const state = await eventually(() => handle.query(stateQuery), (current) => current.invoicesIssued === 1 && !current.busy);
   expect(state).toMatchObject({ status: 'active', invoicesIssued: 1, nextBillingAt: subscription.current_period_end * 1000, dunning: [] });
 
   expect(expectStatus(await api.post(`/subscriptions/${subscription.id}/pause`), 200).status).toBe('paused');

@@ -35,12 +35,15 @@ async function setDunning(world: SubscriptionWorld, retryDays: number[], outcome
 
 async function subscribe(world: SubscriptionWorld, customer: string, price?: string) {
   const now = await world.env.currentTimeMs();
-  return createSubscription(world.api, {
+  const created = await createSubscription(world.api, {
     customer,
     items: [{ price: price ?? (await recurringPrice(world.api, { unitAmount: 3000 })), quantity: 1 }],
     trial_days: 0,
     start_date: unix(now),
   });
+  // The 201 comes once the API's first charge returns; the workflow's attempt 1 then finds a decline and starts dunning (docs/api.md).
+  await settled(world, created.id);
+  return expectStatus(await world.api.get(`/subscriptions/${created.id}`), 200, 'GET');
 }
 
 async function failedCharges(world: SubscriptionWorld, subscriptionId: string) {

@@ -1,8 +1,9 @@
 import { BILLING_ACCOUNT_ID, BILLING_CUSTOMER_ID, BILLING_STATUS } from '../src/temporal/search-attributes';
 import { newId } from '../src/lib/ids';
-import { startSubscriptionWorkflow } from '../src/subscriptions/subscription-workflow.client';
+import { rejectionOf } from '../src/subscriptions/subscription-rejection';
+import { createdUpdate, SUBSCRIPTION_WORKFLOW_TYPE, subscriptionWorkflowId } from '../workflows/subscription-messages';
 import { MAX_CHARGE_AMOUNT } from '../src/lib/money';
-import { WorkflowUpdateFailedError } from '@temporalio/client';
+import { WithStartWorkflowOperation, WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { apiClient, createTestAccount, type ApiClient } from './support/harness';
 import { addPaymentMethod, cardBody, CARDS, createCustomer, createTaxRate, customerWithCard } from './support/payments';
@@ -12,6 +13,7 @@ import {
   expectStatus,
   invoicesOf,
   recurringPrice,
+  settled,
   startSubscriptionWorld,
   subscriptionEvents,
   unix,
@@ -106,6 +108,9 @@ describe('POST /subscriptions', () => {
   it('send_invoice: the first invoice is finalized and sent, not charged', async () => {
     const subscription = await createSubscription(api, await validBody({ collection_method: 'send_invoice' }));
     const [invoice] = await invoicesOf(world, subscription.id);
+    expect(subscription).toMatchObject({ status: 'active', latest_invoice: invoice!.id });
+    // The workflow records the period as billed (subscription.updated) once it runs.
+    await settled(world, subscription.id);
     expect(invoice).toMatchObject({ status: 'open', collectionMethod: 'send_invoice', attemptCount: 0 });
     expect(invoice!.dueDate!.getTime()).toBe(invoice!.periodStart.getTime() + 30 * DAY_MS);
     const types = (await subscriptionEvents(world, subscription.id)).map((event) => event.type);
@@ -212,24 +217,35 @@ describe('POST /subscriptions', () => {
     expect(await subscriptionCount()).toBe(before);
   });
 
-  it('when a price vanishes between the check and the write, the workflow refuses the creation: 404, no row, workflow ended', async () => {
+  it('a run started with { create } (before the API wrote the row itself) refuses a price that vanished: no row, workflow ended', async () => {
+    // The creation path of workflows started before decisions.md §14: update-with-start, the workflow writes the row.
     const id = newId('subscription');
-    const creation = startSubscriptionWorkflow(world.env.client, world.taskQueue, {
-      id,
-      accountId: world.accountId,
-      customerId: customer,
-      currency: 'USD',
-      interval: 'month',
-      intervalCount: 1,
-      collectionMethod: 'charge_automatically',
-      defaultPaymentMethodId: null,
-      items: [{ id: newId('subscriptionItem'), priceId: 'price_deletedmeanwhile', quantity: 1, taxRateIds: [] }],
-      trialDays: 0,
-      startDate: await now(),
-      endDate: null,
-      startBillingDate: null,
+    const startWorkflowOperation = new WithStartWorkflowOperation(SUBSCRIPTION_WORKFLOW_TYPE, {
+      workflowId: subscriptionWorkflowId(id),
+      taskQueue: world.taskQueue,
+      workflowIdConflictPolicy: 'FAIL',
+      args: [
+        {
+          create: {
+            id,
+            accountId: world.accountId,
+            customerId: customer,
+            currency: 'USD',
+            interval: 'month',
+            intervalCount: 1,
+            collectionMethod: 'charge_automatically',
+            defaultPaymentMethodId: null,
+            items: [{ id: newId('subscriptionItem'), priceId: 'price_deletedmeanwhile', quantity: 1, taxRateIds: [] }],
+            trialDays: 0,
+            startDate: await now(),
+            endDate: null,
+            startBillingDate: null,
+          },
+        },
+      ],
     });
-    await expect(creation).rejects.toMatchObject({ status: 404, type: 'not_found', param: 'items.0.price' });
+    const error = await world.env.client.workflow.executeUpdateWithStart(createdUpdate, { startWorkflowOperation }).catch((caught: unknown) => caught);
+    expect(rejectionOf(error)).toMatchObject({ status: 404, param: 'items.0.price' });
     expect(await world.app.prisma.subscription.findUnique({ where: { id } })).toBeNull();
     expect((await workflowHandle(world, id).describe()).status.name).toBe('COMPLETED');
   });
@@ -326,7 +342,10 @@ describe('GET /subscriptions', () => {
 describe('changing a subscription', () => {
   let subscription: any;
   beforeEach(async () => {
-    subscription = await createSubscription(api, await validBody());
+    const created = await createSubscription(api, await validBody());
+    // The workflow records the first period as billed after the 201 (a write of the row, same fields).
+    await settled(world, created.id);
+    subscription = expectStatus(await api.get(`/subscriptions/${created.id}`), 200);
   });
 
   it("answers 404 to another account on every endpoint, exactly like an unknown id, and 400 to a malformed id", async () => {

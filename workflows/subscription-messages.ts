@@ -15,8 +15,12 @@ export function subscriptionWorkflowId(subscriptionId: string): string {
   return `subscription:${subscriptionId}`;
 }
 
-/** A new subscription, or the state carried over by continue-as-new. */
-export type SubscriptionWorkflowInput = ({ create: SubscriptionCreateSpec } | { continued: SubscriptionState }) & {
+/**
+ * A subscription the API created and persisted (`created`, version 1 or more: the row, its event and
+ * a first invoice due at once are written; decisions.md §14), the state carried over by
+ * continue-as-new, or (runs started before the API wrote the row) a spec the workflow writes itself.
+ */
+export type SubscriptionWorkflowInput = ({ created: SubscriptionState } | { continued: SubscriptionState } | { create: SubscriptionCreateSpec }) & {
   /** A subscription of a customer on a test clock runs on the clock's time (workflows/clock.ts). */
   testClock?: TestClockBinding | TestClockCarry;
 };

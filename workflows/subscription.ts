@@ -121,7 +121,7 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
   const wholeSecondsNow = () => Math.floor(time.now() / 1000) * 1000;
   /** On a test clock, activities record what they write at the clock's time (src/lib/clock-time.ts). */
   const clockTime = () => (time.testClock ? { clockTime: time.now() } : {});
-  let state: SubscriptionState = 'continued' in input ? input.continued : initialState(input.create, time.now());
+  let state: SubscriptionState = 'continued' in input ? input.continued : 'created' in input ? input.created : initialState(input.create, time.now());
   let latest: SubscriptionObject | undefined;
   let creationFailure: ApplicationFailure | undefined;
   let busy = false;

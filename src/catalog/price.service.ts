@@ -73,8 +73,13 @@ export async function findPricesForUse(tx: Tx, accountId: string, ids: string[])
  */
 export async function markPricesBilled(tx: Tx, accountId: string, priceIds: string[]): Promise<string[]> {
   const changed: string[] = [];
+  const ids = [...new Set(priceIds)];
+  // Most payments bill prices billed long ago: those are read, not locked, so concurrent payments of
+  // one price do not queue on its row (issue 12). A price not found is locked below, which answers the 404.
+  const known = await tx.price.findMany({ where: { accountId, id: { in: ids } }, select: { id: true, billedAt: true } });
+  const billedAlready = new Set(known.filter((price) => price.billedAt).map((price) => price.id));
   // Sorted so that two invoices billing the same prices lock them in the same order (no deadlock).
-  for (const id of [...new Set(priceIds)].sort()) {
+  for (const id of ids.filter((candidate) => !billedAlready.has(candidate)).sort()) {
     const price = await lockPrice(tx, accountId, id, 'update');
     if (price.billedAt) continue;
     const now = new Date();

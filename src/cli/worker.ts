@@ -7,6 +7,7 @@ import { Client } from '@temporalio/client';
 import { createWorker, workerPoolSize } from '../temporal/worker';
 import { installWorkerRuntime } from '../temporal/runtime';
 import { startRelay } from '../webhooks/relay';
+import { startWorkflowStartSweeper } from '../temporal/workflow-starts';
 import { encryptStoredSecrets } from '../webhooks/destination.service';
 import { refuseUnsafeProductionStart } from '../lib/secrets';
 import { sealStoredAnswers } from '../http/idempotency';
@@ -14,7 +15,7 @@ import { sealStoredAnswers } from '../http/idempotency';
 /**
  * Production worker entry point (task queue `billing`). Temporal's worker handles SIGINT/SIGTERM itself.
  * WORKFLOW_BUNDLE: a bundle built by `npm run build:workflows` (the Docker image has one); WORKER_ACTIVITY_SLOTS.
- * The webhook outbox relay runs beside it and stops when the worker has stopped.
+ * The webhook outbox relay and the sweep of workflow_starts run beside it and stop when the worker has stopped.
  */
 async function main(): Promise<void> {
   installWorkerRuntime({ logger, sdkLogLevel: config.temporalLogLevel, metricsPort: config.workerMetricsPort });
@@ -30,9 +31,12 @@ async function main(): Promise<void> {
   // The relay's client shares the worker's connection, so its workflow starts can be eager.
   const temporal = new Client({ connection, namespace: config.temporalNamespace });
   const relay = startRelay({ prisma, databaseUrl: database.url, temporal, taskQueue: config.taskQueue, eagerStart: true });
+  // Workflows the API recorded and could not start (it died, Temporal was down): started a few seconds late.
+  const starts = startWorkflowStartSweeper({ prisma, temporal, taskQueue: config.taskQueue, eagerStart: true });
   logger.info({ taskQueue: config.taskQueue, namespace: config.temporalNamespace, metricsPort: config.workerMetricsPort ?? null }, 'worker running');
   await worker.run();
   await relay.stop();
+  await starts.stop();
   await connection.close();
   await prisma.$disconnect();
   await database.stop();

@@ -949,7 +949,7 @@ export interface paths {
         put?: never;
         /**
          * Create a subscription (starts its workflow)
-         * @description Status `scheduled` when start_date is in the future, else `trialing` with trial_days, else `active`. A subscription that bills at once answers after its first invoice has been created and charged (201, `latest_invoice` set). When that takes longer than 20 s the answer is 202: the subscription exists and its first invoice is still being billed; GET it later for `latest_invoice`. 503 with Retry-After when the workflow service does not answer (nothing is created).
+         * @description Status `scheduled` when start_date is in the future, else `trialing` with trial_days, else `active`. A subscription that bills at once answers after its first invoice has been created and charged (201, `latest_invoice` set). When the charge takes longer than 20 s the answer is 202: the subscription exists with its first invoice, still being charged. The workflow service (Temporal) need not answer: the subscription is created and its workflow starts when Temporal answers again; until then changes of it answer 409 subscription_starting.
          */
         post: operations["postSubscriptions"];
         delete?: never;
@@ -971,14 +971,14 @@ export interface paths {
         post?: never;
         /**
          * Cancel a subscription now, or at the end of the current period with ?at_period_end=true
-         * @description Goes through the subscription workflow; 409 when the state forbids it; 503 with Retry-After when the workflow service does not answer.
+         * @description Goes through the subscription workflow; 409 when the state forbids it (subscription_starting: its workflow has not started yet, ask again); 503 with Retry-After when the workflow service does not answer.
          */
         delete: operations["deleteSubscriptionsById"];
         options?: never;
         head?: never;
         /**
          * Update items, collection method, payment method, cancel_at, end_date
-         * @description Item changes take effect from the next invoice (no proration). Goes through the subscription workflow; 409 when the state forbids it; 503 with Retry-After when the workflow service does not answer.
+         * @description Item changes take effect from the next invoice (no proration). Goes through the subscription workflow; 409 when the state forbids it (subscription_starting: its workflow has not started yet, ask again); 503 with Retry-After when the workflow service does not answer.
          */
         patch: operations["patchSubscriptionsById"];
         trace?: never;
@@ -994,7 +994,7 @@ export interface paths {
         put?: never;
         /**
          * Pause an active subscription: nothing is billed or charged while paused
-         * @description Goes through the subscription workflow; 409 when the state forbids it; 503 with Retry-After when the workflow service does not answer.
+         * @description Goes through the subscription workflow; 409 when the state forbids it (subscription_starting: its workflow has not started yet, ask again); 503 with Retry-After when the workflow service does not answer.
          */
         post: operations["postSubscriptionsByIdPause"];
         delete?: never;
@@ -1014,7 +1014,7 @@ export interface paths {
         put?: never;
         /**
          * Resume a paused subscription: billing dates move on by the time it was paused
-         * @description Goes through the subscription workflow; 409 when the state forbids it; 503 with Retry-After when the workflow service does not answer.
+         * @description Goes through the subscription workflow; 409 when the state forbids it (subscription_starting: its workflow has not started yet, ask again); 503 with Retry-After when the workflow service does not answer.
          */
         post: operations["postSubscriptionsByIdResume"];
         delete?: never;
@@ -10279,7 +10279,7 @@ export interface operations {
                     "application/json": components["schemas"]["Subscription"];
                 };
             };
-            /** @description Created; the first invoice is still being billed (latest_invoice not yet set) */
+            /** @description Created; the first invoice is still being charged */
             202: {
                 headers: {
                     [name: string]: unknown;

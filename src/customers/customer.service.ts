@@ -127,10 +127,15 @@ const CUSTOMER_BY_ID: Statement = {
     FROM customers WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL`,
 };
 
-export async function getCustomer(prisma: Db, accountId: string, id: string): Promise<CustomerObject> {
+/** findCustomer outside a transaction, as the hot read does it (POST /subscriptions checks its customer so). */
+export async function findCustomerRow(prisma: Db, accountId: string, id: string): Promise<Customer> {
   const [row] = await queryRows<Omit<Customer, 'updatedMs'> & { updatedMs: string }>(prisma, CUSTOMER_BY_ID, [id, accountId]);
   if (!row) throw notFound('customer', id);
-  return toCustomerObject({ ...row, updatedMs: BigInt(row.updatedMs) });
+  return { ...row, updatedMs: BigInt(row.updatedMs) };
+}
+
+export async function getCustomer(prisma: Db, accountId: string, id: string): Promise<CustomerObject> {
+  return toCustomerObject(await findCustomerRow(prisma, accountId, id));
 }
 
 /**

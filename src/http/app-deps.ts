@@ -1,5 +1,6 @@
 import type { Client as TemporalClient } from '@temporalio/client';
 import type { Db } from '../db/prisma';
+import type { PaymentGateway } from '../payments/gateway';
 import type { Logger } from './logger';
 import type { RateLimitSettings } from './rate-limit';
 
@@ -14,6 +15,13 @@ export interface AppDeps {
   rateLimit?: RateLimitSettings;
   /** Failed authentications per client address per minute before 429 (AUTH_FAILURES_PER_MINUTE unless given). */
   authFailuresPerMinute?: number;
+  /** The gateway charges made by the API go to (the simulated gateway unless given; tests slow it down). */
+  gateway?: PaymentGateway;
+  /**
+   * The workflow service's current time (Unix ms), which a new subscription's dates are computed at,
+   * as its workflow runs on it: the wall clock unless given (tests on Temporal's time-skipping server pass its clock).
+   */
+  temporalNow?: () => Promise<number>;
   /** How long a looked-up API key is trusted (AUTH_CACHE_MS unless given; tests shorten it). */
   authCacheMs?: number;
 }

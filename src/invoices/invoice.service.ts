@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import type { Prisma } from '../generated/prisma/client';
 import type { Db, Tx } from '../db/prisma';
 import { findPricesForUse } from '../catalog/price.service';
@@ -159,87 +160,101 @@ export async function createInvoice(
   rawInput: CreateInvoiceInput,
   opts: CreateInvoiceOptions = {},
 ): Promise<InvoiceObject> {
-  const input = parseOrThrow(createInvoiceBody, rawInput, 'body');
-  // Subscription renewals may be invoiced late (a worker was down); a merchant's own invoice may not be due in the past.
-  if (!opts.subscriptionId && input.due_date !== undefined && input.due_date < Math.floor(Date.now() / 1000)) {
-    throw badRequest('due_date must not be in the past.', 'due_date');
-  }
+  const input = parsedInvoiceInput(rawInput, opts);
   if (opts.idempotencyKey) {
     const existing = await existingByKey(prisma, accountId, opts.idempotencyKey);
     if (existing) return toInvoiceObject(existing);
   }
   try {
-    return await prisma.$transaction(async (tx) => {
-      const customer = await withParam('customer', () => findCustomer(tx, accountId, input.customer));
-      const account = await tx.account.findUniqueOrThrow({ where: { id: accountId }, select: { name: true } });
-      const lines = await priceLines(tx, accountId, input.lines, !opts.subscriptionId);
-      const currency = invoiceCurrency(lines, input.currency, customer.currency);
-      const now = currentTime();
-      const periodStart = opts.periodStart !== undefined ? fromUnixSeconds(opts.periodStart) : now;
-      const periodEnd = opts.periodEnd !== undefined ? fromUnixSeconds(opts.periodEnd) : periodStart;
-      const sum = (pick: (line: PricedLine) => number) => lines.reduce((total, line) => total + pick(line), 0);
-      const subtotal = sum((line) => line.amount);
-      const tax = sum((line) => line.tax);
-      const total = sum((line) => line.total);
-      if (total > MAX_CHARGE_AMOUNT) {
-        throw badRequest(`The invoice comes to ${total} cents; an invoice may bill at most ${MAX_CHARGE_AMOUNT} cents.`, 'lines', 'amount_too_large');
-      }
-      const id = newUuid();
-      const invoice = await tx.invoice.create({
-        data: {
-          id,
-          accountId,
-          customerId: customer.id,
-          subscriptionId: opts.subscriptionId ?? null,
-          status: 'draft',
-          collectionMethod: input.collection_method,
-          billingReason: opts.billingReason ?? 'manual',
-          currency,
-          dueDate: input.due_date !== undefined ? fromUnixSeconds(input.due_date) : null,
-          periodStart,
-          periodEnd,
-          subtotal: BigInt(subtotal),
-          subtotalExcludingTax: BigInt(sum((line) => line.amountExcludingTax)),
-          tax: BigInt(tax),
-          total: BigInt(total),
-          totalExcludingTax: BigInt(total - tax),
-          totalTaxes: totalTaxes(lines) as unknown as Prisma.InputJsonValue,
-          amountDue: BigInt(total),
-          accountName: account.name,
-          accountCountry: null,
-          ...snapshotCustomer(customer),
-          idempotencyKey: opts.idempotencyKey ?? null,
-          createdAt: now,
-          lines: {
-            create: lines.map((line, position) => ({
-              id: newId('invoiceLine'),
-              accountId,
-              position,
-              description: line.description,
-              priceId: line.priceId,
-              quantity: line.quantity,
-              unitAmount: BigInt(line.unitAmount),
-              amount: BigInt(line.amount),
-              amountExcludingTax: BigInt(line.amountExcludingTax),
-              taxRateIds: line.taxRateIds,
-              taxAmounts: line.taxAmounts as unknown as Prisma.InputJsonValue,
-              periodStart,
-              periodEnd,
-            })),
-          },
-        },
-        include: { lines: true },
-      });
-      const object = toInvoiceObject(invoice);
-      await recordEvent(tx, accountId, 'invoice.created', object);
-      return object;
-    });
+    return await prisma.$transaction((tx) => insertInvoice(tx, accountId, input, opts));
   } catch (error) {
     // A concurrent call with the same key won the unique index: answer its invoice.
     const existing = opts.idempotencyKey ? await existingByKey(prisma, accountId, opts.idempotencyKey) : null;
     if (existing) return toInvoiceObject(existing);
     throw error;
   }
+}
+
+/** createInvoice inside the caller's transaction, which owns the idempotency key's check (a new subscription's first invoice). */
+export function createInvoiceInTx(tx: Tx, accountId: string, rawInput: CreateInvoiceInput, opts: CreateInvoiceOptions = {}): Promise<InvoiceObject> {
+  return insertInvoice(tx, accountId, parsedInvoiceInput(rawInput, opts), opts);
+}
+
+function parsedInvoiceInput(rawInput: CreateInvoiceInput, opts: CreateInvoiceOptions): ParsedInvoiceInput {
+  const input = parseOrThrow(createInvoiceBody, rawInput, 'body');
+  // Subscription renewals may be invoiced late (a worker was down); a merchant's own invoice may not be due in the past.
+  if (!opts.subscriptionId && input.due_date !== undefined && input.due_date < Math.floor(Date.now() / 1000)) {
+    throw badRequest('due_date must not be in the past.', 'due_date');
+  }
+  return input;
+}
+
+type ParsedInvoiceInput = z.output<typeof createInvoiceBody>;
+
+async function insertInvoice(tx: Tx, accountId: string, input: ParsedInvoiceInput, opts: CreateInvoiceOptions): Promise<InvoiceObject> {
+  const customer = await withParam('customer', () => findCustomer(tx, accountId, input.customer));
+  const account = await tx.account.findUniqueOrThrow({ where: { id: accountId }, select: { name: true } });
+  const lines = await priceLines(tx, accountId, input.lines, !opts.subscriptionId);
+  const currency = invoiceCurrency(lines, input.currency, customer.currency);
+  const now = currentTime();
+  const periodStart = opts.periodStart !== undefined ? fromUnixSeconds(opts.periodStart) : now;
+  const periodEnd = opts.periodEnd !== undefined ? fromUnixSeconds(opts.periodEnd) : periodStart;
+  const sum = (pick: (line: PricedLine) => number) => lines.reduce((total, line) => total + pick(line), 0);
+  const subtotal = sum((line) => line.amount);
+  const tax = sum((line) => line.tax);
+  const total = sum((line) => line.total);
+  if (total > MAX_CHARGE_AMOUNT) {
+    throw badRequest(`The invoice comes to ${total} cents; an invoice may bill at most ${MAX_CHARGE_AMOUNT} cents.`, 'lines', 'amount_too_large');
+  }
+  const id = newUuid();
+  const invoice = await tx.invoice.create({
+    data: {
+      id,
+      accountId,
+      customerId: customer.id,
+      subscriptionId: opts.subscriptionId ?? null,
+      status: 'draft',
+      collectionMethod: input.collection_method,
+      billingReason: opts.billingReason ?? 'manual',
+      currency,
+      dueDate: input.due_date !== undefined ? fromUnixSeconds(input.due_date) : null,
+      periodStart,
+      periodEnd,
+      subtotal: BigInt(subtotal),
+      subtotalExcludingTax: BigInt(sum((line) => line.amountExcludingTax)),
+      tax: BigInt(tax),
+      total: BigInt(total),
+      totalExcludingTax: BigInt(total - tax),
+      totalTaxes: totalTaxes(lines) as unknown as Prisma.InputJsonValue,
+      amountDue: BigInt(total),
+      accountName: account.name,
+      accountCountry: null,
+      ...snapshotCustomer(customer),
+      idempotencyKey: opts.idempotencyKey ?? null,
+      createdAt: now,
+      lines: {
+        create: lines.map((line, position) => ({
+          id: newId('invoiceLine'),
+          accountId,
+          position,
+          description: line.description,
+          priceId: line.priceId,
+          quantity: line.quantity,
+          unitAmount: BigInt(line.unitAmount),
+          amount: BigInt(line.amount),
+          amountExcludingTax: BigInt(line.amountExcludingTax),
+          taxRateIds: line.taxRateIds,
+          taxAmounts: line.taxAmounts as unknown as Prisma.InputJsonValue,
+          periodStart,
+          periodEnd,
+        })),
+      },
+    },
+    include: { lines: true },
+  });
+  const object = toInvoiceObject(invoice);
+  await recordEvent(tx, accountId, 'invoice.created', object);
+  return object;
 }
 
 /**

@@ -1,8 +1,9 @@
-import type { Db } from '../db/prisma';
+import type { Db, Tx } from '../db/prisma';
 import { ApiError } from '../http/errors';
 import { recordEvent } from '../lib/events';
 import { collectInvoice } from '../invoices/invoice-payment.service';
-import { createInvoice, finalizeInTx } from '../invoices/invoice.service';
+import { createInvoice, createInvoiceInTx, finalizeInTx, type CreateInvoiceOptions } from '../invoices/invoice.service';
+import type { CreateInvoiceInput } from '../invoices/invoice.schemas';
 import { findInvoice, lockInvoice, toInvoiceObject } from '../invoices/invoice.records';
 import type { PaymentGateway } from '../payments/gateway';
 import { chargeReceipt, type ChargeReceipt } from '../transactions/charge-receipt';
@@ -64,53 +65,67 @@ export function renewalAttemptKey(subscriptionId: string, periodStartMs: number,
 
 const periodKey = (period: RenewalPeriod) => ({ subscriptionId: period.subscriptionId, periodStart: new Date(period.periodStart) });
 
-/** The period's draft invoice (invoice.created), made once per period whatever the retries. A 4xx ApiError when the items can no longer be billed. */
-export async function createRenewalInvoice(prisma: Db, input: RenewalInvoiceInput): Promise<{ invoiceId: string }> {
+/** The invoice of the period as createInvoice takes it, and its options: the idempotency key names the period. */
+async function renewalInvoiceArgs(db: Db | Tx, input: RenewalInvoiceInput) {
   // A tax rate deactivated since the item was set no longer applies to new invoices.
   const taxRateIds = [...new Set(input.items.flatMap((item) => item.taxRateIds))];
   const active = new Set(
-    (await prisma.taxRate.findMany({ where: { accountId: input.accountId, id: { in: taxRateIds }, active: true }, select: { id: true } })).map((rate) => rate.id),
+    (await db.taxRate.findMany({ where: { accountId: input.accountId, id: { in: taxRateIds }, active: true }, select: { id: true } })).map((rate) => rate.id),
   );
-  const invoice = await createInvoice(
-    prisma,
-    input.accountId,
-    {
-      customer: input.customerId,
-      currency: input.currency,
-      collection_method: input.collectionMethod,
-      due_date: input.collectionMethod === 'send_invoice' ? seconds(input.periodStart) + SEND_INVOICE_DUE_DAYS * 86_400 : undefined,
-      lines: input.items.map((item) => ({ price: item.priceId, quantity: item.quantity, tax: item.taxRateIds.filter((id) => active.has(id)) })),
-    },
-    {
-      subscriptionId: input.subscriptionId,
-      billingReason: input.billingReason,
-      periodStart: seconds(input.periodStart),
-      periodEnd: seconds(input.periodEnd),
-      idempotencyKey: renewalInvoiceKey(input.subscriptionId, input.periodStart),
-    },
-  );
-  await prisma.subscriptionRenewal.upsert({
+  const body: CreateInvoiceInput = {
+    customer: input.customerId,
+    currency: input.currency,
+    collection_method: input.collectionMethod,
+    due_date: input.collectionMethod === 'send_invoice' ? seconds(input.periodStart) + SEND_INVOICE_DUE_DAYS * 86_400 : undefined,
+    lines: input.items.map((item) => ({ price: item.priceId, quantity: item.quantity, tax: item.taxRateIds.filter((id) => active.has(id)) })),
+  };
+  const options: CreateInvoiceOptions = {
+    subscriptionId: input.subscriptionId,
+    billingReason: input.billingReason,
+    periodStart: seconds(input.periodStart),
+    periodEnd: seconds(input.periodEnd),
+    idempotencyKey: renewalInvoiceKey(input.subscriptionId, input.periodStart),
+  };
+  return [input.accountId, body, options] as const;
+}
+
+async function recordRenewal(db: Db | Tx, input: RenewalInvoiceInput, invoiceId: string): Promise<{ invoiceId: string }> {
+  await db.subscriptionRenewal.upsert({
     where: { subscriptionId_periodStart: periodKey(input) },
-    create: { ...periodKey(input), accountId: input.accountId, periodEnd: new Date(input.periodEnd), invoiceId: invoice.id, status: 'invoiced' },
+    create: { ...periodKey(input), accountId: input.accountId, periodEnd: new Date(input.periodEnd), invoiceId, status: 'invoiced' },
     update: {},
   });
-  return { invoiceId: invoice.id };
+  return { invoiceId };
+}
+
+/** The period's draft invoice (invoice.created), made once per period whatever the retries. A 4xx ApiError when the items can no longer be billed. */
+export async function createRenewalInvoice(prisma: Db, input: RenewalInvoiceInput): Promise<{ invoiceId: string }> {
+  const invoice = await createInvoice(prisma, ...(await renewalInvoiceArgs(prisma, input)));
+  return recordRenewal(prisma, input, invoice.id);
+}
+
+/** createRenewalInvoice in the caller's transaction: the first period's invoice of a subscription the API creates. */
+export async function createRenewalInvoiceInTx(tx: Tx, input: RenewalInvoiceInput): Promise<{ invoiceId: string }> {
+  const invoice = await createInvoiceInTx(tx, ...(await renewalInvoiceArgs(tx, input)));
+  return recordRenewal(tx, input, invoice.id);
 }
 
 /** draft -> open (invoice.finalized; invoice.sent for send_invoice), once. Answers the invoice's status; a voided invoice voids its renewal. */
 export async function finalizeRenewalInvoice(prisma: Db, input: RenewalPeriod & { invoiceId: string }): Promise<{ status: 'open' | 'paid' | 'void' }> {
-  return prisma.$transaction(async (tx) => {
-    let invoice = await lockInvoice(tx, input.accountId, input.invoiceId);
-    if (invoice.status === 'void') {
-      await tx.subscriptionRenewal.updateMany({ where: periodKey(input), data: { status: 'void' } });
-      return { status: 'void' as const };
-    }
-    if (invoice.status === 'draft') invoice = await finalizeInTx(tx, input.accountId, invoice);
-    if (invoice.collectionMethod === 'send_invoice') {
-      await tx.subscriptionRenewal.updateMany({ where: { ...periodKey(input), status: 'invoiced' }, data: { status: 'sent' } });
-    }
-    return { status: invoice.status === 'paid' ? ('paid' as const) : ('open' as const) };
-  });
+  return prisma.$transaction((tx) => finalizeRenewalInvoiceInTx(tx, input));
+}
+
+export async function finalizeRenewalInvoiceInTx(tx: Tx, input: RenewalPeriod & { invoiceId: string }): Promise<{ status: 'open' | 'paid' | 'void' }> {
+  let invoice = await lockInvoice(tx, input.accountId, input.invoiceId);
+  if (invoice.status === 'void') {
+    await tx.subscriptionRenewal.updateMany({ where: periodKey(input), data: { status: 'void' } });
+    return { status: 'void' };
+  }
+  if (invoice.status === 'draft') invoice = await finalizeInTx(tx, input.accountId, invoice);
+  if (invoice.collectionMethod === 'send_invoice') {
+    await tx.subscriptionRenewal.updateMany({ where: { ...periodKey(input), status: 'invoiced' }, data: { status: 'sent' } });
+  }
+  return { status: invoice.status === 'paid' ? 'paid' : 'open' };
 }
 
 async function recordAttempt(prisma: Db, input: RenewalChargeInput, status: string, failureCode: string | null): Promise<void> {

@@ -69,31 +69,43 @@ async function lockNewPrices(tx: Tx, state: SubscriptionState, knownPriceIds: Se
  * it changes nothing and answers the row, so events are written once. A 4xx ApiError when a new
  * item's price cannot be used.
  */
-export async function persistSubscription(prisma: Db, { state, event }: PersistSubscriptionInput): Promise<SubscriptionObject> {
-  return prisma.$transaction(async (tx) => {
-    const [current] = await tx.$queryRaw<{ workflow_version: number }[]>`
-      SELECT workflow_version FROM subscriptions WHERE id = ${state.id} FOR UPDATE`;
-    if (current && current.workflow_version >= state.version) return getSubscriptionObject(tx, state.accountId, state.id);
-    const existingItems = current ? await tx.subscriptionItem.findMany({ where: { subscriptionId: state.id } }) : [];
-    await lockNewPrices(tx, state, new Set(existingItems.map((item) => item.priceId)));
-    if (current) {
-      await tx.subscription.update({ where: { id: state.id }, data: rowColumns(state) });
-    } else {
-      await tx.subscription.create({
-        data: { id: state.id, accountId: state.accountId, customerId: state.customerId, createdAt: new Date(state.createdAt), ...rowColumns(state) },
-      });
-    }
-    await tx.subscriptionItem.deleteMany({ where: { subscriptionId: state.id, id: { notIn: state.items.map((item) => item.id) } } });
-    for (const [position, item] of state.items.entries()) {
-      const columns = { priceId: item.priceId, quantity: item.quantity, position, taxRateIds: item.taxRateIds };
-      await tx.subscriptionItem.upsert({
-        where: { id: item.id },
-        create: { id: item.id, accountId: state.accountId, subscriptionId: state.id, createdAt: currentTime(), ...columns },
-        update: columns,
-      });
-    }
-    const object = await getSubscriptionObject(tx, state.accountId, state.id);
-    if (event) await recordEvent(tx, state.accountId, event.type, subscriptionEventData(object, event.cause));
-    return object;
-  });
+export async function persistSubscription(prisma: Db, input: PersistSubscriptionInput): Promise<SubscriptionObject> {
+  return prisma.$transaction((tx) => persistSubscriptionInTx(tx, input));
+}
+
+/**
+ * The row's columns of `state`, in the caller's transaction, with no event: for a state whose items
+ * the row already has and that only the writer of its previous version can know (the API's creation,
+ * which adds the first invoice and its period to the version it just wrote).
+ */
+export async function projectColumnsInTx(tx: Tx, state: SubscriptionState): Promise<void> {
+  await tx.subscription.update({ where: { id: state.id, workflowVersion: state.version - 1 }, data: rowColumns(state) });
+}
+
+/** persistSubscription inside the caller's transaction (the API's creation writes the row with what it starts). */
+export async function persistSubscriptionInTx(tx: Tx, { state, event }: PersistSubscriptionInput): Promise<SubscriptionObject> {
+  const [current] = await tx.$queryRaw<{ workflow_version: number }[]>`
+    SELECT workflow_version FROM subscriptions WHERE id = ${state.id} FOR UPDATE`;
+  if (current && current.workflow_version >= state.version) return getSubscriptionObject(tx, state.accountId, state.id);
+  const existingItems = current ? await tx.subscriptionItem.findMany({ where: { subscriptionId: state.id } }) : [];
+  await lockNewPrices(tx, state, new Set(existingItems.map((item) => item.priceId)));
+  if (current) {
+    await tx.subscription.update({ where: { id: state.id }, data: rowColumns(state) });
+  } else {
+    await tx.subscription.create({
+      data: { id: state.id, accountId: state.accountId, customerId: state.customerId, createdAt: new Date(state.createdAt), ...rowColumns(state) },
+    });
+  }
+  if (current) await tx.subscriptionItem.deleteMany({ where: { subscriptionId: state.id, id: { notIn: state.items.map((item) => item.id) } } });
+  for (const [position, item] of state.items.entries()) {
+    const columns = { priceId: item.priceId, quantity: item.quantity, position, taxRateIds: item.taxRateIds };
+    await tx.subscriptionItem.upsert({
+      where: { id: item.id },
+      create: { id: item.id, accountId: state.accountId, subscriptionId: state.id, createdAt: currentTime(), ...columns },
+      update: columns,
+    });
+  }
+  const object = await getSubscriptionObject(tx, state.accountId, state.id);
+  if (event) await recordEvent(tx, state.accountId, event.type, subscriptionEventData(object, event.cause));
+  return object;
 }

@@ -1,11 +1,12 @@
-import { isGrpcServiceError, WithStartWorkflowOperation, type Client } from '@temporalio/client';
+import { isGrpcServiceError, type Client } from '@temporalio/client';
+import type { Db } from '../db/prisma';
 import { WorkflowNotFoundError, type UpdateDefinition } from '@temporalio/common';
 import { ApiError, conflict, ServiceUnavailableError } from '../http/errors';
-import { BILLING_ACCOUNT_ID, BILLING_CUSTOMER_ID } from '../temporal/search-attributes';
+import { BILLING_ACCOUNT_ID, BILLING_CUSTOMER_ID, BILLING_STATUS } from '../temporal/search-attributes';
+import { isStartPending, type WorkflowStart } from '../temporal/workflow-starts';
 import { displayStartOptions, type WorkflowDisplay } from '../temporal/workflow-display';
-import type { subscriptionWorkflow } from '../../workflows/subscription';
-import { createdUpdate, SUBSCRIPTION_WORKFLOW_TYPE, subscriptionWorkflowId, type SubscriptionCreated } from '../../workflows/subscription-messages';
-import type { SubscriptionCreateSpec } from './subscription-machine';
+import { SUBSCRIPTION_WORKFLOW_TYPE, subscriptionWorkflowId, type SubscriptionWorkflowInput } from '../../workflows/subscription-messages';
+import type { SubscriptionState } from './subscription-machine';
 import type { TestClockBinding } from '../../workflows/test-clock-contract';
 import { rejectionOf, type Rejection } from './subscription-rejection';
 import type { SubscriptionObject } from './subscription.schemas';
@@ -66,38 +67,29 @@ async function assertTemporalReachable(temporal: Client): Promise<void> {
 }
 
 /**
- * Starts `subscription:<id>` and, in the same call (update-with-start), waits for its `created`
- * answer: the row and subscription.created are written by the workflow, so nothing exists unless the
- * workflow does. Account and customer go into search attributes and memo for operators.
+ * The start of `subscription:<id>` for the workflow-start outbox (decisions.md §14): its input is the
+ * state the API has persisted. Account and customer go into search attributes and memo for
+ * operators, with the status the row shows.
  */
-export async function startSubscriptionWorkflow(
-  temporal: Client,
-  taskQueue: string,
-  spec: SubscriptionCreateSpec,
-  testClock: TestClockBinding | null = null,
-  display?: WorkflowDisplay,
-): Promise<SubscriptionCreated> {
-  await assertTemporalReachable(temporal);
+export function subscriptionWorkflowStart(taskQueue: string, state: SubscriptionState, testClock: TestClockBinding | null, display?: WorkflowDisplay): WorkflowStart {
   const shown = display ? displayStartOptions(display) : undefined;
-  const startWorkflowOperation = new WithStartWorkflowOperation<typeof subscriptionWorkflow>(SUBSCRIPTION_WORKFLOW_TYPE, {
-    workflowId: subscriptionWorkflowId(spec.id),
+  const input: SubscriptionWorkflowInput = testClock ? { created: state, testClock } : { created: state };
+  return {
+    workflowId: subscriptionWorkflowId(state.id),
+    accountId: state.accountId,
+    workflowType: SUBSCRIPTION_WORKFLOW_TYPE,
     taskQueue,
-    args: [testClock ? { create: spec, testClock } : { create: spec }],
-    workflowIdConflictPolicy: 'FAIL',
-    memo: { accountId: spec.accountId, customerId: spec.customerId },
+    args: [input],
+    memo: { accountId: state.accountId, customerId: state.customerId },
     staticSummary: shown?.staticSummary,
     staticDetails: shown?.staticDetails,
-    typedSearchAttributes: [
-      { key: BILLING_ACCOUNT_ID, value: spec.accountId },
-      { key: BILLING_CUSTOMER_ID, value: spec.customerId },
+    searchAttributes: [
+      { key: BILLING_ACCOUNT_ID, value: state.accountId },
+      { key: BILLING_CUSTOMER_ID, value: state.customerId },
+      { key: BILLING_STATUS, value: state.status },
       ...(shown?.emailAttribute ?? []),
     ],
-  });
-  try {
-    return await temporal.workflow.executeUpdateWithStart(createdUpdate, { startWorkflowOperation });
-  } catch (error) {
-    throw translated(error, spec.id);
-  }
+  };
 }
 
 /**
@@ -106,7 +98,7 @@ export async function startSubscriptionWorkflow(
  * has already ended means the subscription ended meanwhile.
  */
 export async function updateSubscriptionWorkflow<Args extends [] | [unknown]>(
-  temporal: Client,
+  { temporal, prisma }: { temporal: Client; prisma: Db },
   subscriptionId: string,
   update: UpdateDefinition<SubscriptionObject, Args>,
   args: Args,
@@ -116,7 +108,13 @@ export async function updateSubscriptionWorkflow<Args extends [] | [unknown]>(
     const handle = temporal.workflow.getHandle(subscriptionWorkflowId(subscriptionId));
     return await handle.executeUpdate<SubscriptionObject, [unknown]>(update.name, { args: args as [unknown] });
   } catch (error) {
-    if (error instanceof WorkflowNotFoundError) throw conflict(`Subscription ${subscriptionId} has ended.`, 'subscription_ended');
+    if (error instanceof WorkflowNotFoundError) {
+      // Created, and its workflow not started yet (Temporal was down at the creation): the worker starts it.
+      if (await isStartPending(prisma, subscriptionWorkflowId(subscriptionId))) {
+        throw conflict(`Subscription ${subscriptionId} is still being started; ask again in a few seconds.`, 'subscription_starting');
+      }
+      throw conflict(`Subscription ${subscriptionId} has ended.`, 'subscription_ended');
+    }
     throw translated(error, subscriptionId);
   }
 }

@@ -26,10 +26,17 @@ import {
 } from './subscription.service';
 
 export function registerSubscriptionRoutes(api: Api, appDeps: AppDeps): void {
-  const deps = { prisma: appDeps.prisma, temporal: appDeps.temporal, taskQueue: appDeps.taskQueue ?? config.taskQueue };
+  const deps = {
+    prisma: appDeps.prisma,
+    temporal: appDeps.temporal,
+    taskQueue: appDeps.taskQueue ?? config.taskQueue,
+    gateway: appDeps.gateway,
+    temporalNow: appDeps.temporalNow,
+  };
   const { prisma } = deps;
   const tag = 'Subscriptions';
-  const stateChange = 'Goes through the subscription workflow; 409 when the state forbids it; 503 with Retry-After when the workflow service does not answer.';
+  const stateChange =
+    'Goes through the subscription workflow; 409 when the state forbids it (subscription_starting: its workflow has not started yet, ask again); 503 with Retry-After when the workflow service does not answer.';
 
   api.route({
     method: 'post',
@@ -39,13 +46,14 @@ export function registerSubscriptionRoutes(api: Api, appDeps: AppDeps): void {
     description:
       'Status `scheduled` when start_date is in the future, else `trialing` with trial_days, else `active`. ' +
       'A subscription that bills at once answers after its first invoice has been created and charged (201, `latest_invoice` set). ' +
-      'When that takes longer than 20 s the answer is 202: the subscription exists and its first invoice is still being billed; ' +
-      'GET it later for `latest_invoice`. 503 with Retry-After when the workflow service does not answer (nothing is created).',
+      'When the charge takes longer than 20 s the answer is 202: the subscription exists with its first invoice, still being charged. ' +
+      'The workflow service (Temporal) need not answer: the subscription is created and its workflow starts when Temporal answers again; ' +
+      'until then changes of it answer 409 subscription_starting.',
     body: createSubscriptionBody,
     status: 201,
-    otherStatuses: { 202: 'Created; the first invoice is still being billed (latest_invoice not yet set)' },
+    otherStatuses: { 202: 'Created; the first invoice is still being charged' },
     response: subscriptionSchema,
-    errors: [404, 503],
+    errors: [404],
     handler: async ({ principal, body }) => {
       const { subscription, billingPending } = await createSubscription(deps, principal.accountId, body);
       return billingPending ? new Answer(202, subscription) : subscription;

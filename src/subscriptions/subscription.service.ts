@@ -7,7 +7,7 @@ import { findPrice } from '../catalog/price.service';
 import type { PriceObject } from '../catalog/price.schemas';
 import { computeTax, type TaxRateForCalc } from '../catalog/tax';
 import { findTaxRates, toTaxRateObject } from '../catalog/tax-rate.service';
-import { findCustomer } from '../customers/customer.service';
+import { findCustomerRow } from '../customers/customer.service';
 import { badRequest, conflict } from '../http/errors';
 import { pageEnvelope, pageWindow, type Page } from '../http/pagination';
 import { withParam } from '../invoices/invoice.service';
@@ -17,7 +17,10 @@ import { findPaymentMethod } from '../payments/payment-method.service';
 import { cancelUpdate, changeUpdate, pauseUpdate, resumeUpdate, type SubscriptionCreated } from '../../workflows/subscription-messages';
 import type { BillingInterval } from './billing-dates';
 import type { ItemChange, SubscriptionChanges, SubscriptionCreateSpec } from './subscription-machine';
-import { startSubscriptionWorkflow, updateSubscriptionWorkflow } from './subscription-workflow.client';
+import { updateSubscriptionWorkflow } from './subscription-workflow.client';
+import { createSubscriptionRecords } from './subscription-creation.service';
+import { createGateway } from '../payments/simulated-gateway';
+import type { PaymentGateway } from '../payments/gateway';
 import { findSubscriptionRow, getSubscriptionObject, toSubscriptionObjects, type SubscriptionWithItems } from './subscription.records';
 import type { CreateSubscriptionInput, ListSubscriptionsQuery, SubscriptionObject, UpdateSubscriptionInput } from './subscription.schemas';
 import { atTime, currentTime } from '../lib/clock-time';
@@ -28,6 +31,10 @@ export interface SubscriptionDeps {
   prisma: Db;
   temporal: Client;
   taskQueue: string;
+  /** The gateway of the first charge (the simulated one unless given). */
+  gateway?: PaymentGateway;
+  /** The workflow service's time (AppDeps.temporalNow): the wall clock unless given. */
+  temporalNow?: () => Promise<number>;
 }
 
 interface Cadence {
@@ -103,12 +110,12 @@ function assertFuture(seconds: number | null | undefined, param: string): void {
 
 /**
  * POST /subscriptions: everything that needs the database is checked here (customer, prices, tax
- * rates, payment method: 404 or 400 naming the field), then the workflow is started and writes the
- * subscription itself.
+ * rates, payment method: 404 or 400 naming the field), then the subscription is written with the
+ * start of its workflow and its first invoice, and charged (subscription-creation.service.ts).
  */
 export async function createSubscription(deps: SubscriptionDeps, accountId: string, input: CreateSubscriptionInput): Promise<SubscriptionCreated> {
   const { prisma } = deps;
-  const customer = await withParam('customer', () => findCustomer(prisma, accountId, input.customer));
+  const customer = await withParam('customer', () => findCustomerRow(prisma, accountId, input.customer));
   // A customer on a test clock: its time judges the dates, and the workflow runs on it.
   const testClock = await customerClock(prisma, customer);
   await atTime(testClock?.time, async () => assertFuture(input.end_date, 'end_date'));
@@ -150,7 +157,8 @@ export async function createSubscription(deps: SubscriptionDeps, accountId: stri
       quantity: items[index]!.quantity,
     })),
   });
-  return startSubscriptionWorkflow(deps.temporal, deps.taskQueue, spec, testClock, display);
+  const nowMs = testClock?.time ?? (deps.temporalNow ? await deps.temporalNow() : Date.now());
+  return createSubscriptionRecords({ ...deps, gateway: deps.gateway ?? createGateway(prisma) }, spec, nowMs, testClock, display);
 }
 
 export async function listSubscriptions(prisma: Db, accountId: string, query: ListSubscriptionsQuery): Promise<Page<SubscriptionObject>> {
@@ -267,20 +275,20 @@ async function applySubscriptionUpdate(deps: SubscriptionDeps, row: Subscription
     changes.endDate = input.end_date === null ? null : input.end_date * 1000;
   }
   if (Object.keys(changes).length === 0) return getSubscriptionObject(prisma, accountId, id);
-  return updateSubscriptionWorkflow(deps.temporal, id, changeUpdate, [changes]);
+  return updateSubscriptionWorkflow(deps, id, changeUpdate, [changes]);
 }
 
 export async function cancelSubscription(deps: SubscriptionDeps, accountId: string, id: string, atPeriodEnd: boolean): Promise<SubscriptionObject> {
   await liveSubscription(deps.prisma, accountId, id);
-  return updateSubscriptionWorkflow(deps.temporal, id, cancelUpdate, [{ atPeriodEnd }]);
+  return updateSubscriptionWorkflow(deps, id, cancelUpdate, [{ atPeriodEnd }]);
 }
 
 export async function pauseSubscription(deps: SubscriptionDeps, accountId: string, id: string): Promise<SubscriptionObject> {
   await liveSubscription(deps.prisma, accountId, id);
-  return updateSubscriptionWorkflow(deps.temporal, id, pauseUpdate, []);
+  return updateSubscriptionWorkflow(deps, id, pauseUpdate, []);
 }
 
 export async function resumeSubscription(deps: SubscriptionDeps, accountId: string, id: string): Promise<SubscriptionObject> {
   await liveSubscription(deps.prisma, accountId, id);
-  return updateSubscriptionWorkflow(deps.temporal, id, resumeUpdate, []);
+  return updateSubscriptionWorkflow(deps, id, resumeUpdate, []);
 }

@@ -202,7 +202,7 @@ export async function deleteTestClock(deps: TestClockDeps, accountId: string, id
   const ignoreEnded = (error: unknown) => {
     if (!(error instanceof ApiError && error.status === 409)) throw error;
   };
-  for (const row of subscriptions) await updateSubscriptionWorkflow(temporal, row.id, cancelUpdate, [{ atPeriodEnd: false }]).catch(ignoreEnded);
+  for (const row of subscriptions) await updateSubscriptionWorkflow(deps, row.id, cancelUpdate, [{ atPeriodEnd: false }]).catch(ignoreEnded);
   for (const row of plans) await sendPlanRequest(temporal, row.id, 'cancelPlan', { source: 'api' }).catch(ignoreEnded);
   return { id, object: 'test_clock', deleted: true };
 }

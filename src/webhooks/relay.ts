@@ -2,6 +2,7 @@ import pg from 'pg';
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import type { Db } from '../db/prisma';
 import { logger as defaultLogger, type Logger } from '../http/logger';
+import { forEachLimited } from '../lib/concurrency';
 import { newId } from '../lib/ids';
 import { BILLING_ACCOUNT_ID, BILLING_STATUS } from '../temporal/search-attributes';
 import type { deliverWebhook } from '../../workflows/webhook-delivery';
@@ -47,14 +48,6 @@ interface DeliveryKey {
   accountId: string;
   eventId: string;
   destinationId: string;
-}
-
-async function forEachLimited<T>(items: T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) await work(items[next++]!);
-  });
-  await Promise.all(lanes);
 }
 
 /**

@@ -4,7 +4,7 @@ import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import { createAccount } from '../../src/accounts/account.service';
 import type { Role } from '../../src/http/auth';
-import type { RateLimitSettings } from '../../src/http/rate-limit';
+import type { AppDeps } from '../../src/http/app-deps';
 import { createPrisma, type Db } from '../../src/db/prisma';
 import { createApp } from '../../src/app';
 import { createServer } from '../../src/server';
@@ -22,20 +22,12 @@ export interface TestApp {
  * client of its own Temporal environment (e.g. time skipping), the suite's Temporal dev server.
  */
 export async function startTestApp(
-  options: { temporal?: Client; taskQueue?: string; rateLimit?: RateLimitSettings; authCacheMs?: number; authFailuresPerMinute?: number } = {},
+  options: Pick<AppDeps, 'taskQueue' | 'rateLimit' | 'authCacheMs' | 'gateway' | 'temporalNow' | 'authFailuresPerMinute'> & { temporal?: Client } = {},
 ): Promise<TestApp> {
   const prisma = createPrisma(process.env.DATABASE_URL!, 5);
   const connection = options.temporal ? undefined : await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
   const temporal = options.temporal ?? new Client({ connection, namespace: 'default' });
-  const server = createServer(createApp({
-      prisma,
-      temporal,
-      taskQueue: options.taskQueue,
-      rateLimit: options.rateLimit,
-      authCacheMs: options.authCacheMs,
-      authFailuresPerMinute: options.authFailuresPerMinute,
-    }),
-  );
+  const server = createServer(createApp({ ...options, prisma, temporal }));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {

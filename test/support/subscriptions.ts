@@ -5,6 +5,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { temporal } from '@temporalio/proto';
 import { DefaultLogger, Runtime, type Worker } from '@temporalio/worker';
 import { stateQuery, subscriptionWorkflowId, type SubscriptionStateView } from '../../workflows/subscription-messages';
+import type { PaymentGateway } from '../../src/payments/gateway';
 import { apiClient, createTestAccount, startTestApp, type ApiClient, type TestApp } from './harness';
 import { createEnvWorker, createTimeSkippingEnv } from './temporal';
 
@@ -43,11 +44,12 @@ export interface SubscriptionWorld {
   close(): Promise<void>;
 }
 
-export async function startSubscriptionWorld(options: { worker?: boolean } = {}): Promise<SubscriptionWorld> {
+export async function startSubscriptionWorld(options: { worker?: boolean; gateway?: PaymentGateway } = {}): Promise<SubscriptionWorld> {
   quietRuntime();
   const env = await createTimeSkippingEnv();
   const taskQueue = `subscriptions-${crypto.randomUUID()}`;
-  const app = await startTestApp({ temporal: env.client, taskQueue });
+  // New subscriptions are dated by the environment's clock, which env.sleep moves ahead of the wall clock.
+  const app = await startTestApp({ temporal: env.client, taskQueue, gateway: options.gateway, temporalNow: () => env.currentTimeMs() });
   const account = await createTestAccount(app.prisma, { name: 'Subscriptions Co' });
   let running: Promise<void> | null = null;
   const world: SubscriptionWorld = {
@@ -162,8 +164,8 @@ export async function invoicesOf(world: SubscriptionWorld, subscriptionId: strin
 }
 
 /** The subscription's own events and those of its invoices, oldest first, as [type, data]. */
-export async function subscriptionEvents(world: SubscriptionWorld, subscriptionId: string) {
-  const events = await world.app.prisma.event.findMany({ where: { accountId: world.accountId }, orderBy: { seq: 'asc' } });
+export async function subscriptionEvents(world: SubscriptionWorld, subscriptionId: string, accountId = world.accountId) {
+  const events = await world.app.prisma.event.findMany({ where: { accountId }, orderBy: { seq: 'asc' } });
   return events.filter((event) => {
     const data = event.data as { id?: string; subscription?: string };
     return data.id === subscriptionId || data.subscription === subscriptionId;
