@@ -83,9 +83,12 @@ it('a subscription workflow carries its summary, details and the customer email,
   expect(view.activities.map((activity) => activity.summary)).toEqual([
     `invoice period ${day(state.currentPeriodStart!)} to ${day(state.currentPeriodEnd!)}`,
     `finalize invoice ${invoice!.id}`,
+    // The API charged attempt 1 at creation (it wrote versions 1 and 2); the workflow's charge activity
+    // finds that attempt and reports its receipt, charging nothing again.
     `charge invoice ${invoice!.id} attempt 1 (renewal ${day(state.currentPeriodStart!)})`,
-    'record subscription.updated (version 2, active)',
+    'record subscription.updated (version 3, active)',
   ]);
+  expect(await app.prisma.transaction.count({ where: { invoiceId: invoice!.id, type: 'payment' } })).toBe(1);
   expect(view.activities[2]!.result).toEqual({
     outcome: 'paid',
     charge: {

@@ -84,6 +84,8 @@ const localRecords = proxyLocalActivities<SubscriptionActivities>({ startToClose
  * the slow-charge answer). Runs started before it replay with the activity they scheduled.
  */
 const LOCAL_CREATION = 'subscription-local-creation';
+/** Since this patch a renewal invoice found paid still runs its charge activity, which reports the recorded attempt (the Web UI shows its receipt). */
+const FIRST_CHARGE_RECEIPT = 'first-charge-receipt';
 /**
  * Since this patch BillingStatus reads `past_due` while an invoice of an active subscription is in
  * dunning, and the subscription's status again once it is resolved (docs/operations.md). Runs that
@@ -319,8 +321,12 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
       return;
     }
     const { status } = await records.finalizeRenewalInvoice.executeWithOptions({ summary: `finalize invoice ${invoiceId}` }, [{ ...period, invoiceId, ...clockTime() }]);
+    // The first invoice of a subscription the API created is charged by the API before the workflow gets
+    // here (finalize then answers paid): the charge activity is still run, so that its recorded result,
+    // the receipt of the API's attempt 1 (same attempt key, nothing charged again), shows in the history.
+    const foundPaid = status === 'paid' && state.collectionMethod === 'charge_automatically' && patched(FIRST_CHARGE_RECEIPT);
     const charge =
-      status === 'open' && state.collectionMethod === 'charge_automatically'
+      (status === 'open' || foundPaid) && state.collectionMethod === 'charge_automatically'
         ? await payments.chargeRenewalInvoice.executeWithOptions({ summary: `charge invoice ${invoiceId} attempt 1 (renewal ${isoDay(periodStart)})` }, [
             { ...period, invoiceId, attempt: 1, paymentMethodId: state.defaultPaymentMethodId, ...clockTime() },
           ])
