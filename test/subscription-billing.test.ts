@@ -1,3 +1,4 @@
+import { subscriptionWorkflowId } from '../workflows/subscription-messages';
 import { CARDS, customerWithCard, gatewayCharges } from './support/payments';
 import {
   advanceBy,
@@ -336,6 +337,27 @@ describe('subscription billing on Temporal (time skipping)', () => {
       expect(await settled(world, declined.id)).toBeNull();
       expect(await getSubscription(world, declined.id)).toMatchObject({ status: 'canceled' });
       return [paid.id, declined.id];
+    });
+  });
+
+  it("created by the API: the workflow's attempt-1 charge activity reports the API's charge (its receipt in the history), charging nothing again", async () => {
+    await inWorld('api-created-receipt', async (world) => {
+      const paying = await customerAndPrice(world, { unitAmount: 1400 });
+      const start = unix(await world.env.currentTimeMs());
+      const paid = await createSubscription(world.api, { customer: paying.customer, items: [{ price: paying.price, quantity: 1 }], trial_days: 0, start_date: start });
+      const [first] = await invoicesOf(world, paid.id);
+      await settled(world, paid.id);
+      const history = await world.env.client.workflow.getHandle(subscriptionWorkflowId(paid.id)).fetchHistory();
+      const charges = (history.events ?? []).filter((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'chargeRenewalInvoice');
+      expect(charges).toHaveLength(1);
+      const payments = await world.app.prisma.transaction.findMany({ where: { invoiceId: first!.id, type: 'payment' } });
+      expect(payments).toHaveLength(1);
+      const results = (history.events ?? [])
+        .map((event) => event.activityTaskCompletedEventAttributes?.result?.payloads?.[0]?.data)
+        .filter((data): data is Uint8Array => data instanceof Uint8Array)
+        .map((data) => JSON.parse(Buffer.from(data).toString('utf8')) as { charge?: { transactionId: string } });
+      expect(results.map((result) => result.charge?.transactionId).filter(Boolean)).toEqual([payments[0]!.id]);
+      return [paid.id];
     });
   });
 });
