@@ -2433,14 +2433,7 @@ export interface components {
             currency: components["schemas"]["CurrencyCode"];
             customer: string;
             /** @description null when the customer has no address */
-            customer_address: {
-                city?: string;
-                country?: components["schemas"]["CountryCode"];
-                line1?: string;
-                line2?: string;
-                postal_code?: string;
-                state?: string;
-            } | null;
+            customer_address: components["schemas"]["Address"] | null;
             customer_email: string | null;
             customer_name: string | null;
             customer_phone: string | null;

@@ -4,6 +4,7 @@ import { paginationQuery } from '../http/pagination';
 import { oneOf, queryUnixSeconds, resourceId, unixSeconds, unixTime } from '../http/validation';
 import { paymentMethodId } from '../payments/payment-method.schemas';
 import { updatedMsField } from '../lib/object-version';
+import { addressSchema } from '../customers/customer.schemas';
 
 export const MAX_LINE_UNIT_AMOUNT = 99_999_999;
 export const MAX_QUANTITY = 100_000;
@@ -123,15 +124,6 @@ export const invoiceLineSchema = z
     period: z.object({ start: z.number(), end: z.number() }),
   })
   .meta({ id: 'InvoiceLine' });
-
-const addressSchema = z.object({
-  city: z.string().optional(),
-  country: countryCode.optional(),
-  line1: z.string().optional(),
-  line2: z.string().optional(),
-  postal_code: z.string().optional(),
-  state: z.string().optional(),
-});
 
 export const invoiceSchema = z
   .object({
