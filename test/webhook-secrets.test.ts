@@ -1,35 +1,25 @@
 import { currentKeyId } from '../src/lib/encryption';
 import { newEncryptionKey, BUILT_IN_SECRETS } from '../src/lib/secrets';
 import { encryptStoredSecrets, signingSecrets } from '../src/webhooks/destination.service';
-import { startRelay, type Relay } from '../src/webhooks/relay';
 import { verifySignature } from '../src/webhooks/signing';
-import { apiClient, createTestAccount, startTestApp, startTestWorker, type ApiClient, type TestApp } from './support/harness';
-import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver';
-import { allowPrivateWebhookTargets } from './support/webhooks';
+import { apiClient, createTestAccount, type ApiClient, type TestApp } from './support/harness';
+import type { WebhookReceiver } from './support/webhook-receiver';
+import { startWebhookStack, type WebhookStack } from './support/webhooks';
 
 // Issue 16 item 1: webhook signing secrets encrypted at rest; roll-secret signs with both for 24 h.
 const TASK_QUEUE = 'webhook-secrets-test';
 
+let stack: WebhookStack;
 let app: TestApp;
-let testWorker: Awaited<ReturnType<typeof startTestWorker>>;
-let relay: Relay;
 let target: WebhookReceiver;
-const relayedAccounts: string[] = [];
+let relayedAccounts: string[];
 
 beforeAll(async () => {
-  allowPrivateWebhookTargets();
-  app = await startTestApp();
-  testWorker = await startTestWorker(app.prisma, TASK_QUEUE);
-  relay = startRelay({ prisma: app.prisma, databaseUrl: process.env.DATABASE_URL!, temporal: app.temporal, taskQueue: TASK_QUEUE, accountIds: () => relayedAccounts });
-  target = await startWebhookReceiver();
+  stack = await startWebhookStack(TASK_QUEUE);
+  ({ app, receiver: target, accounts: relayedAccounts } = stack);
 });
 
-afterAll(async () => {
-  await relay.stop();
-  await testWorker.stop();
-  await target.close();
-  await app.close();
-});
+afterAll(() => stack.close());
 
 async function account(name = 'Secrets') {
   const created = await createTestAccount(app.prisma, { name });

@@ -6,10 +6,9 @@ import { promisify } from 'node:util';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { projectRoot } from '../src/config';
-import { startRelay, type Relay } from '../src/webhooks/relay';
-import { apiClient, createTestAccount, startTestApp, startTestWorker, type TestApp } from './support/harness';
-import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver';
-import { allowPrivateWebhookTargets } from './support/webhooks';
+import { apiClient, createTestAccount, type TestApp } from './support/harness';
+import type { WebhookReceiver } from './support/webhook-receiver';
+import { startWebhookStack, type WebhookStack } from './support/webhooks';
 
 /**
  * The webhook verification guide (docs/api.md, "Verifying cc-signature"; issue 15 item 4): its Node
@@ -17,25 +16,17 @@ import { allowPrivateWebhookTargets } from './support/webhooks';
  * the delivery matches its OpenAPI `webhooks` entry.
  */
 const TASK_QUEUE = 'webhook-verification-test';
+let stack: WebhookStack;
 let app: TestApp;
-let worker: Awaited<ReturnType<typeof startTestWorker>>;
-let relay: Relay;
 let receiver: WebhookReceiver;
-const accounts: string[] = [];
+let accounts: string[];
 
 beforeAll(async () => {
-  allowPrivateWebhookTargets();
-  app = await startTestApp();
-  worker = await startTestWorker(app.prisma, TASK_QUEUE);
-  relay = startRelay({ prisma: app.prisma, databaseUrl: process.env.DATABASE_URL!, temporal: app.temporal, taskQueue: TASK_QUEUE, accountIds: () => accounts });
-  receiver = await startWebhookReceiver();
+  stack = await startWebhookStack(TASK_QUEUE);
+  ({ app, receiver: receiver, accounts: accounts } = stack);
 });
-afterAll(async () => {
-  await relay.stop();
-  await worker.stop();
-  await receiver.close();
-  await app.close();
-});
+
+afterAll(() => stack.close());
 
 /** A fenced block of docs/api.md, by language and a line it contains, without the list indent. */
 function guideBlock(language: string, containing: string): string {

@@ -5,7 +5,8 @@ import { createDestination } from '../../src/webhooks/destination.service';
 import { startRelay, type Relay } from '../../src/webhooks/relay';
 import { webhookWorkflowId } from '../../src/webhooks/workflow-id';
 import { webhookStateQuery, type WebhookDeliveryState } from '../../workflows/webhook-delivery';
-import { createTestAccount } from './harness';
+import { createTestAccount, startTestApp, startTestWorker, type TestApp } from './harness';
+import { startWebhookReceiver, type WebhookReceiver } from './webhook-receiver';
 
 /** Loopback receivers are private addresses: allow them, as development and test setups do. */
 export function allowPrivateWebhookTargets(): void {
@@ -47,3 +48,35 @@ export async function waitUntil<T>(probe: () => Promise<T | undefined | null | f
   }
 }
 
+
+export interface WebhookStack {
+  app: TestApp;
+  receiver: WebhookReceiver;
+  /** The accounts whose events this file's relay dispatches: push each account the file creates. */
+  accounts: string[];
+  close(): Promise<void>;
+}
+
+/**
+ * What a webhook test file runs: the app, a worker on its own task queue, a relay of the file's own
+ * accounts (files share the database) and a loopback receiver.
+ */
+export async function startWebhookStack(taskQueue: string): Promise<WebhookStack> {
+  allowPrivateWebhookTargets();
+  const app = await startTestApp();
+  const worker = await startTestWorker(app.prisma, taskQueue);
+  const accounts: string[] = [];
+  const relay = startRelay({ prisma: app.prisma, databaseUrl: process.env.DATABASE_URL!, temporal: app.temporal, taskQueue, accountIds: () => accounts });
+  const receiver = await startWebhookReceiver();
+  return {
+    app,
+    receiver,
+    accounts,
+    async close() {
+      await relay.stop();
+      await worker.stop();
+      await receiver.close();
+      await app.close();
+    },
+  };
+}
