@@ -20,10 +20,37 @@ function say(line: string): void {
   console.log(`[start] ${line}`);
 }
 
-function startChild(name: string, script: 'api.ts' | 'worker.ts', env: NodeJS.ProcessEnv): ChildProcess {
-  const child = spawnService(script, env);
-  child.on('exit', (code, signal) => say(`${name} exited (${signal ?? `code ${code}`})`));
-  return child;
+/** A child that dies this many times within RESTART_WINDOW_MS is not started again: everything stops. */
+const MAX_RESTARTS = 5;
+const RESTART_WINDOW_MS = 60_000;
+
+/**
+ * An API or worker child, started again when it dies (a crash, kill -9) as a process supervisor
+ * would: the other processes keep serving meanwhile, and a dead worker's activities are retried by
+ * Temporal on the others. `current()` is the running process; `onGiveUp` runs when it keeps dying.
+ */
+function superviseChild(name: string, script: 'api.ts' | 'worker.ts', env: NodeJS.ProcessEnv, isStopping: () => boolean, onGiveUp: () => void) {
+  const deaths: number[] = [];
+  let child: ChildProcess;
+  const start = () => {
+    child = spawnService(script, env);
+    child.on('exit', (code, signal) => {
+      say(`${name} exited (${signal ?? `code ${code}`})`);
+      if (isStopping()) return;
+      const now = Date.now();
+      deaths.push(now);
+      while (deaths[0]! < now - RESTART_WINDOW_MS) deaths.shift();
+      if (deaths.length > MAX_RESTARTS) {
+        say(`${name} died ${deaths.length} times within ${RESTART_WINDOW_MS / 1000} s; stopping everything`);
+        onGiveUp();
+        return;
+      }
+      say(`starting ${name} again`);
+      setTimeout(() => isStopping() || start(), 1000);
+    });
+  };
+  start();
+  return { current: () => child };
 }
 
 /**
@@ -97,29 +124,30 @@ async function main(): Promise<void> {
   const env = { ...process.env, DATABASE_URL: database.url, TEMPORAL_ADDRESS: temporalAddress, WORKFLOW_BUNDLE: await bundling };
   // One API child (API_PROCESSES processes on the port through node:cluster) and WORKER_PROCESSES workers.
   const workers = config.workerProcesses;
+  let stopping = false;
+  const isStopping = () => stopping;
+  const giveUp = () => void stop(1);
   const children = [
-    startChild(config.apiProcesses > 1 ? `api (${config.apiProcesses} processes)` : 'api', 'api.ts', env),
+    superviseChild(config.apiProcesses > 1 ? `api (${config.apiProcesses} processes)` : 'api', 'api.ts', env, isStopping, giveUp),
     ...Array.from({ length: workers }, (_, i) => {
       const metricsPort = config.workerMetricsPort;
       const workerEnv = metricsPort ? { ...env, WORKER_METRICS_PORT: String(metricsPort + i) } : env;
-      return startChild(workers > 1 ? `worker ${i + 1}` : 'worker', 'worker.ts', workerEnv);
+      return superviseChild(workers > 1 ? `worker ${i + 1}` : 'worker', 'worker.ts', workerEnv, isStopping, giveUp);
     }),
   ];
 
-  let stopping = false;
-  const stop = async (code: number) => {
+  async function stop(code: number): Promise<void> {
     if (stopping) return;
     stopping = true;
     say('stopping...');
-    await Promise.all(children.map(stopChild));
+    await Promise.all(children.map((child) => stopChild(child.current())));
     await temporal?.stop();
     await database.stop();
     say('stopped');
     process.exit(code);
-  };
+  }
   process.on('SIGINT', () => void stop(0));
   process.on('SIGTERM', () => void stop(0));
-  for (const child of children) child.on('exit', () => void stop(1));
 
   if (!(await waitForHealth(`http://127.0.0.1:${config.port}/health`, 120_000))) {
     say('the API did not become healthy within 120 s');
