@@ -5,7 +5,7 @@ import { Api, MAX_BODY_BYTES } from './http/api';
 import { createAuthenticator } from './http/auth';
 import { createAuthFailureLimiter, createRateLimiter, rateLimitSettingsFromConfig } from './http/rate-limit';
 import { ApiError, MethodNotAllowedError } from './http/errors';
-import { databaseUnavailable, isDatabaseUnavailable } from './db/availability';
+import { databaseBusy, databaseUnavailable, isDatabaseBusy, isDatabaseUnavailable } from './db/availability';
 import { logger as defaultLogger, type Logger } from './http/logger';
 import type { AppDeps } from './http/app-deps';
 import { registerCustomerRoutes } from './customers/customer.routes';
@@ -142,6 +142,10 @@ function toApiError(error: unknown, requestId?: string, log?: Logger): ApiError 
   if (isDatabaseUnavailable(error)) {
     log?.warn({ requestId, err: error }, 'database unavailable');
     return databaseUnavailable();
+  }
+  if (isDatabaseBusy(error)) {
+    log?.warn({ requestId, err: error }, 'database busy: a transaction could not run in time');
+    return databaseBusy();
   }
   const httpError = error as { type?: string; status?: number; message?: string };
   if (httpError?.type === 'entity.parse.failed') {

@@ -37,3 +37,27 @@ export function databaseUnavailable(): ServiceUnavailableError {
     DATABASE_RETRY_AFTER_SECONDS,
   );
 }
+
+/**
+ * Prisma's P2028 (interactive transaction API error): the transaction could not start within its
+ * `maxWait` or expired past its `timeout`, both because the database or this process is overloaded
+ * (contention on a lock such as an account's invoice-number counter). The transaction rolled back,
+ * so nothing it did was written: a retryable condition, not a bug.
+ */
+export function isDatabaseBusy(error: unknown, depth = 0): boolean {
+  if (error === null || typeof error !== 'object' || depth > 5) return false;
+  const { code, cause } = error as ErrorLike;
+  return code === 'P2028' || isDatabaseBusy(cause, depth + 1);
+}
+
+/** Seconds a client should wait before retrying a request the database was too busy for. */
+export const DATABASE_BUSY_RETRY_AFTER_SECONDS = 1;
+
+/** The 503 the API answers when a transaction could not be run in time under load. */
+export function databaseBusy(): ServiceUnavailableError {
+  return new ServiceUnavailableError(
+    'database_busy',
+    'The database was too busy to finish this request in time; nothing was changed by it. Retry shortly.',
+    DATABASE_BUSY_RETRY_AFTER_SECONDS,
+  );
+}

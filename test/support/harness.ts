@@ -22,12 +22,17 @@ export interface TestApp {
  * client of its own Temporal environment (e.g. time skipping), the suite's Temporal dev server.
  */
 export async function startTestApp(
-  options: Pick<AppDeps, 'taskQueue' | 'rateLimit' | 'authCacheMs' | 'gateway' | 'temporalNow' | 'authFailuresPerMinute'> & { temporal?: Client } = {},
+  options: Pick<AppDeps, 'taskQueue' | 'rateLimit' | 'authCacheMs' | 'gateway' | 'temporalNow' | 'authFailuresPerMinute'> & {
+    temporal?: Client;
+    /** Interactive transaction bounds of the app's Prisma client (production's unless given). */
+    transactionOptions?: { maxWait: number; timeout: number };
+  } = {},
 ): Promise<TestApp> {
-  const prisma = createPrisma(process.env.DATABASE_URL!, 5);
+  const { transactionOptions, ...appOptions } = options;
+  const prisma = createPrisma(process.env.DATABASE_URL!, 5, transactionOptions);
   const connection = options.temporal ? undefined : await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
   const temporal = options.temporal ?? new Client({ connection, namespace: 'default' });
-  const server = createServer(createApp({ ...options, prisma, temporal }));
+  const server = createServer(createApp({ ...appOptions, prisma, temporal }));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
