@@ -7,6 +7,7 @@ import {
   createRenewalInvoice,
   finalizeRenewalInvoice,
   isClientError,
+  settleCreatedInvoice,
   type RenewalChargeInput,
   type RenewalChargeResult,
   type RenewalInvoiceInput,
@@ -16,6 +17,7 @@ import { RENEWAL_REJECTED, rejectionFailure } from '../src/subscriptions/subscri
 import { persistSubscription, type PersistSubscriptionInput } from '../src/subscriptions/subscription-projection.service';
 import type { SubscriptionObject } from '../src/subscriptions/subscription.schemas';
 import { atTime, type ClockTimed } from '../src/lib/clock-time';
+import type { CollectionMethod } from '../src/subscriptions/subscription-machine';
 
 export type { PersistSubscriptionInput, SubscriptionEventType } from '../src/subscriptions/subscription-projection.service';
 export type { RenewalChargeInput, RenewalChargeResult, RenewalInvoiceInput, RenewalPeriod } from '../src/subscriptions/renewal.service';
@@ -50,6 +52,12 @@ export function createSubscriptionActivities({ prisma, gateway = createGateway(p
 
     async chargeRenewalInvoice(input: RenewalChargeInput & ClockTimed): Promise<RenewalChargeResult> {
       return atTime(input.clockTime, () => chargeRenewalInvoice(prisma, gateway, input));
+    },
+
+    async settleCreatedInvoice(
+      input: RenewalChargeInput & { collectionMethod: CollectionMethod } & ClockTimed,
+    ): Promise<{ status: 'open' | 'paid' | 'void'; apiAttempt: RenewalChargeResult | null }> {
+      return atTime(input.clockTime, () => settleCreatedInvoice(prisma, gateway, input));
     },
   };
 }

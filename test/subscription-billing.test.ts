@@ -1,3 +1,4 @@
+import { historyView } from './support/history';
 import { subscriptionWorkflowId } from '../workflows/subscription-messages';
 import { CARDS, customerWithCard, gatewayCharges } from './support/payments';
 import {
@@ -340,24 +341,37 @@ describe('subscription billing on Temporal (time skipping)', () => {
     });
   });
 
-  it("created by the API: the workflow's attempt-1 charge activity reports the API's charge (its receipt in the history), charging nothing again", async () => {
-    await inWorld('api-created-receipt', async (world) => {
+  it("created by the API: the workflow's first task finds the API's charge (its receipt in a local activity's result) and records the period, charging nothing again; a declined first charge goes through the charge activity to dunning", async () => {
+    await inWorld('api-created-local', async (world) => {
       const paying = await customerAndPrice(world, { unitAmount: 1400 });
+      const declining = await customerAndPrice(world, { unitAmount: 1500 }, CARDS.declined);
       const start = unix(await world.env.currentTimeMs());
       const paid = await createSubscription(world.api, { customer: paying.customer, items: [{ price: paying.price, quantity: 1 }], trial_days: 0, start_date: start });
+      const declined = await createSubscription(world.api, { customer: declining.customer, items: [{ price: declining.price, quantity: 1 }], trial_days: 0, start_date: start });
       const [first] = await invoicesOf(world, paid.id);
-      await settled(world, paid.id);
-      const history = await world.env.client.workflow.getHandle(subscriptionWorkflowId(paid.id)).fetchHistory();
-      const charges = (history.events ?? []).filter((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'chargeRenewalInvoice');
-      expect(charges).toHaveLength(1);
+      expect(await settled(world, paid.id)).toMatchObject({ invoicesIssued: 1, nextPeriodIndex: 1, latestInvoiceId: first!.id });
       const payments = await world.app.prisma.transaction.findMany({ where: { invoiceId: first!.id, type: 'payment' } });
       expect(payments).toHaveLength(1);
-      const results = (history.events ?? [])
-        .map((event) => event.activityTaskCompletedEventAttributes?.result?.payloads?.[0]?.data)
-        .filter((data): data is Uint8Array => data instanceof Uint8Array)
-        .map((data) => JSON.parse(Buffer.from(data).toString('utf8')) as { charge?: { transactionId: string } });
-      expect(results.map((result) => result.charge?.transactionId).filter(Boolean)).toEqual([payments[0]!.id]);
-      return [paid.id];
+      // No activity task at all: the period is settled by local activities in the first workflow task.
+      const view = await historyView(world.env.client.workflow.getHandle(subscriptionWorkflowId(paid.id)));
+      expect(view.activities.map(({ type, local }) => [type, local])).toEqual([
+        ['settleCreatedInvoice', true],
+        ['persistSubscription', true],
+      ]);
+      expect(view.activities[0]!.result).toMatchObject({ status: 'paid', apiAttempt: { outcome: 'paid', charge: { transactionId: payments[0]!.id, amount: 1400 } } });
+      expect(invoiceEventTypes(await subscriptionEvents(world, paid.id))).toEqual([['invoice.created', 'invoice.finalized', 'invoice.payment_succeeded']]);
+
+      // The API's charge was declined: the invoice is open, the charge activity's attempt 1 finds that failure.
+      expect(await settled(world, declined.id)).toMatchObject({ dunning: [expect.objectContaining({ attempts: 1 })] });
+      const declinedView = await historyView(world.env.client.workflow.getHandle(subscriptionWorkflowId(declined.id)));
+      expect(declinedView.activities.map(({ type, local }) => [type, local])).toEqual([
+        ['settleCreatedInvoice', true],
+        ['chargeRenewalInvoice', false],
+        ['persistSubscription', false],
+      ]);
+      expect(invoiceEventTypes(await subscriptionEvents(world, declined.id))).toEqual([['invoice.created', 'invoice.finalized', 'invoice.payment_failed']]);
+      expect(await gatewayCharges(world.app.prisma, world.accountId)).toBe(2);
+      return [paid.id, declined.id];
     });
   });
 });

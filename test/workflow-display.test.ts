@@ -80,28 +80,29 @@ it('a subscription workflow carries its summary, details and the customer email,
   const transaction = await app.prisma.transaction.findFirstOrThrow({ where: { invoiceId: invoice!.id, type: 'payment' } });
   const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
   expect(view.timers).toEqual([`renewal ${day(state.nextBillingAt!)}`]);
-  expect(view.activities.map((activity) => activity.summary)).toEqual([
-    `invoice period ${day(state.currentPeriodStart!)} to ${day(state.currentPeriodEnd!)}`,
-    `finalize invoice ${invoice!.id}`,
-    // The API charged attempt 1 at creation (it wrote versions 1 and 2); the workflow's charge activity
-    // finds that attempt and reports its receipt, charging nothing again.
-    `charge invoice ${invoice!.id} attempt 1 (renewal ${day(state.currentPeriodStart!)})`,
-    'record subscription.updated (version 3, active)',
+  // The API made, finalized and charged the first invoice before it started the workflow (decisions.md
+  // §14): the workflow's first task finds that charge (its receipt) and records the period, both local activities.
+  expect(view.activities.map((activity) => [activity.summary, activity.local])).toEqual([
+    [`first invoice ${invoice!.id}: the API's charge, attempt 1`, true],
+    ['record subscription.updated (version 3, active)', true],
   ]);
   expect(await app.prisma.transaction.count({ where: { invoiceId: invoice!.id, type: 'payment' } })).toBe(1);
-  expect(view.activities[2]!.result).toEqual({
-    outcome: 'paid',
-    charge: {
-      transactionId: transaction.id,
-      status: 'succeeded',
-      amount: 5000,
-      currency: 'USD',
-      amountFormatted: '$50.00',
-      brand: 'visa',
-      last4: '4242',
-      gatewayReference: transaction.gatewayReference,
-      failureCode: null,
-      description: `succeeded: $50.00 on visa ****4242, ${transaction.id} (${transaction.gatewayReference})`,
+  expect(view.activities[0]!.result).toEqual({
+    status: 'paid',
+    apiAttempt: {
+      outcome: 'paid',
+      charge: {
+        transactionId: transaction.id,
+        status: 'succeeded',
+        amount: 5000,
+        currency: 'USD',
+        amountFormatted: '$50.00',
+        brand: 'visa',
+        last4: '4242',
+        gatewayReference: transaction.gatewayReference,
+        failureCode: null,
+        description: `succeeded: $50.00 on visa ****4242, ${transaction.id} (${transaction.gatewayReference})`,
+      },
     },
   });
   // The state query: ISO times beside the milliseconds.

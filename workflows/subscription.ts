@@ -11,7 +11,7 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { PersistSubscriptionInput, SubscriptionActivities } from '../activities/subscriptions';
+import type { PersistSubscriptionInput, RenewalChargeResult, SubscriptionActivities } from '../activities/subscriptions';
 import { periodBounds } from '../src/subscriptions/billing-dates';
 import {
   billed,
@@ -86,6 +86,16 @@ const localRecords = proxyLocalActivities<SubscriptionActivities>({ startToClose
 const LOCAL_CREATION = 'subscription-local-creation';
 /** Since this patch a renewal invoice found paid still runs its charge activity, which reports the recorded attempt (the Web UI shows its receipt). */
 const FIRST_CHARGE_RECEIPT = 'first-charge-receipt';
+/**
+ * Since this patch the first invoice of a subscription the API created (decisions.md §14), which the
+ * API made and finalized in the creation's transaction and charged before it started the workflow, is
+ * settled in the workflow's first task with local activities: one finds the invoice paid (and reports
+ * the API's attempt 1, its receipt) or open without a charge due (send_invoice), one records the
+ * period. An invoice still open to charge (the API died or its charge was slow) is charged by the
+ * charge activity, attempt 1, as a renewal is. Runs started before it replay with the activities they
+ * scheduled (create, finalize, charge, persist).
+ */
+const FIRST_PERIOD_LOCAL = 'first-period-local';
 /**
  * Since this patch BillingStatus reads `past_due` while an invoice of an active subscription is in
  * dunning, and the subscription's status again once it is resolved (docs/operations.md). Runs that
@@ -298,6 +308,8 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
   async function bill(index: number): Promise<void> {
     const { start: periodStart, end: periodEnd } = periodBounds(billingCycle(state), index);
     const period = { accountId: state.accountId, subscriptionId: state.id, periodStart };
+    const createdInvoiceId = index === 0 && 'created' in input && state.invoicesIssued === 0 ? state.latestInvoiceId : null;
+    if (createdInvoiceId && patched(FIRST_PERIOD_LOCAL)) return billCreatedInvoice(index, createdInvoiceId);
     let invoiceId: string;
     try {
       ({ invoiceId } = await records.createRenewalInvoice.executeWithOptions({ summary: `invoice period ${isoDay(periodStart)} to ${isoDay(periodEnd)}` }, [
@@ -325,17 +337,50 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
     // here (finalize then answers paid): the charge activity is still run, so that its recorded result,
     // the receipt of the API's attempt 1 (same attempt key, nothing charged again), shows in the history.
     const foundPaid = status === 'paid' && state.collectionMethod === 'charge_automatically' && patched(FIRST_CHARGE_RECEIPT);
-    const charge =
-      (status === 'open' || foundPaid) && state.collectionMethod === 'charge_automatically'
-        ? await payments.chargeRenewalInvoice.executeWithOptions({ summary: `charge invoice ${invoiceId} attempt 1 (renewal ${isoDay(periodStart)})` }, [
-            { ...period, invoiceId, attempt: 1, paymentMethodId: state.defaultPaymentMethodId, ...clockTime() },
-          ])
-        : null;
+    const charge = (status === 'open' || foundPaid) && state.collectionMethod === 'charge_automatically' ? await chargeAttemptOne(index, invoiceId) : null;
+    await recordBilled(index, invoiceId, charge, records);
+  }
+
+  /** Attempt 1 of a period's invoice, the renewal charge: a retried activity finishes the same attempt. */
+  function chargeAttemptOne(index: number, invoiceId: string): Promise<RenewalChargeResult> {
+    const { start: periodStart } = periodBounds(billingCycle(state), index);
+    return payments.chargeRenewalInvoice.executeWithOptions({ summary: `charge invoice ${invoiceId} attempt 1 (renewal ${isoDay(periodStart)})` }, [
+      { accountId: state.accountId, subscriptionId: state.id, periodStart, invoiceId, attempt: 1, paymentMethodId: state.defaultPaymentMethodId, ...clockTime() },
+    ]);
+  }
+
+  /** The first period of a subscription the API created, since FIRST_PERIOD_LOCAL (see there). */
+  async function billCreatedInvoice(index: number, invoiceId: string): Promise<void> {
+    const { start: periodStart } = periodBounds(billingCycle(state), index);
+    const summary =
+      state.collectionMethod === 'charge_automatically' ? `first invoice ${invoiceId}: the API's charge, attempt 1` : `first invoice ${invoiceId}: finalized at creation`;
+    const found = await localRecords.settleCreatedInvoice.executeWithOptions({ summary }, [
+      {
+        accountId: state.accountId,
+        subscriptionId: state.id,
+        periodStart,
+        invoiceId,
+        attempt: 1,
+        paymentMethodId: state.defaultPaymentMethodId,
+        collectionMethod: state.collectionMethod,
+        ...clockTime(),
+      },
+    ]);
+    if (found.status === 'open' && state.collectionMethod === 'charge_automatically') {
+      await recordBilled(index, invoiceId, await chargeAttemptOne(index, invoiceId), records);
+      return;
+    }
+    await recordBilled(index, invoiceId, found.apiAttempt, localRecords);
+  }
+
+  /** The period billed with its invoice; a failed charge starts dunning (and applies its outcome when no retry is left). */
+  async function recordBilled(index: number, invoiceId: string, charge: RenewalChargeResult | null, steps: typeof records): Promise<void> {
+    const { start: periodStart } = periodBounds(billingCycle(state), index);
     let next = billed(state, index, invoiceId);
     if (charge?.outcome === 'failed') {
       next = startDunning(next, { invoiceId, periodStart, failedAt: wholeSecondsNow(), retryDays: charge.retryDays, outcome: charge.dunningOutcome });
     }
-    await commit(next, { type: 'subscription.updated' });
+    await commit(next, { type: 'subscription.updated' }, steps);
     renewalsThisRun += 1;
     if (charge?.outcome === 'failed' && dunningExhausted(state, invoiceId)) await applyDunningOutcome(invoiceId);
   }

@@ -178,5 +178,23 @@ export async function chargeRenewalInvoice(prisma: Db, gateway: PaymentGateway, 
   return { outcome: 'failed', failureCode: collection.failureCode, retryDays: settings.retry_days, dunningOutcome: settings.outcome, charge };
 }
 
+/**
+ * The first invoice of a subscription the API created (decisions.md §14), as its workflow finds it:
+ * finalized (as it was in the creation's transaction) and, once paid, the result of the API's attempt 1
+ * with its receipt (the attempt key finds that charge; nothing is charged again). `apiAttempt` is null
+ * while the invoice is open (the workflow's charge activity then makes attempt 1) or when nothing is
+ * charged automatically.
+ */
+export async function settleCreatedInvoice(
+  prisma: Db,
+  gateway: PaymentGateway,
+  input: RenewalChargeInput & { collectionMethod: CollectionMethod },
+): Promise<{ status: 'open' | 'paid' | 'void'; apiAttempt: RenewalChargeResult | null }> {
+  const { status } = await finalizeRenewalInvoice(prisma, input);
+  const { collectionMethod, ...attempt } = input;
+  if (status !== 'paid' || collectionMethod !== 'charge_automatically') return { status, apiAttempt: null };
+  return { status, apiAttempt: await chargeRenewalInvoice(prisma, gateway, attempt) };
+}
+
 /** A client error (4xx) from billing code: the renewal cannot go on as asked, which retrying will not change. */
 export const isClientError = (error: unknown): error is ApiError => error instanceof ApiError && error.type !== 'api_error';

@@ -18,9 +18,10 @@ import { subscriptionWorkflowStart } from './subscription-workflow.client';
 /**
  * POST /subscriptions after its checks (decisions.md §14): one transaction writes the subscription
  * (version 1, subscription.created), a first invoice due at once (created and finalized, as the
- * renewal would) and the start of its workflow (workflow_starts). The workflow is started right after
- * the commit; a first invoice charged automatically is charged here with the attempt key the
- * workflow's own first attempt uses, so the two never charge twice.
+ * renewal would) and the start of its workflow (workflow_starts). A first invoice charged
+ * automatically is then charged here, with the attempt key the workflow's own first attempt uses, so
+ * the two never charge twice; the workflow is started after the commit, or after that charge (or the
+ * creation wait), so that its first task usually finds the invoice paid.
  */
 
 /** How long the creation answer waits for the first charge before answering 202 (billing pending). */
@@ -111,8 +112,13 @@ export async function createSubscriptionRecords(
 ): Promise<SubscriptionCreated> {
   const clockMs = testClock?.time;
   const { state, start, first, object } = await atTime(clockMs, () => writeSubscription(deps, spec, nowMs, testClock, display));
-  await startRecordedWorkflow(deps, start);
-  if (!first?.charge) return { subscription: object!, billingPending: false };
+  if (!first?.charge) {
+    await startRecordedWorkflow(deps, start);
+    return { subscription: object!, billingPending: false };
+  }
+  // Charged before the start, so that the workflow's first task finds the invoice paid and records the
+  // period at once; the recorded start stands if this process dies first (the sweep starts it).
   const charged = await chargeWithin(deps, first, state, clockMs);
+  await startRecordedWorkflow(deps, start);
   return { subscription: await getSubscriptionObject(deps.prisma, state.accountId, state.id), billingPending: !charged };
 }

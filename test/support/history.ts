@@ -10,7 +10,8 @@ const decode = (payload: Payload | null | undefined): unknown => (payload ? defa
 /** What a workflow's history shows in the Web UI's timeline: the summaries of its timers and activities, in order. */
 export interface HistoryView {
   timers: string[];
-  activities: { type: string; summary: string | undefined; result: unknown }[];
+  /** Activities and local activities (`local`: recorded as a marker in the workflow task that ran it). */
+  activities: { type: string; summary: string | undefined; result: unknown; local: boolean }[];
 }
 
 /** Reads a workflow's history (the run the handle names, else the latest) as the Web UI shows it. */
@@ -24,7 +25,7 @@ export async function historyView(handle: WorkflowHandle): Promise<HistoryView> 
     if (event.timerStartedEventAttributes && summary) view.timers.push(summary);
     const activity = event.activityTaskScheduledEventAttributes;
     if (activity) {
-      const entry = { type: activity.activityType?.name ?? '', summary, result: undefined };
+      const entry = { type: activity.activityType?.name ?? '', summary, result: undefined as unknown, local: false };
       scheduled.set(String(event.eventId), entry);
       view.activities.push(entry);
     }
@@ -32,6 +33,11 @@ export async function historyView(handle: WorkflowHandle): Promise<HistoryView> 
     if (completed) {
       const entry = scheduled.get(String(completed.scheduledEventId));
       if (entry) entry.result = decode(completed.result?.payloads?.[0]);
+    }
+    const marker = event.markerRecordedEventAttributes;
+    if (marker?.markerName === 'core_local_activity') {
+      const data = decode(marker.details?.data?.payloads?.[0]) as { activity_type?: string } | undefined;
+      view.activities.push({ type: data?.activity_type ?? '', summary, result: decode(marker.details?.result?.payloads?.[0]), local: true });
     }
   }
   return view;
