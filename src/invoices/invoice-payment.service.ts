@@ -139,16 +139,22 @@ export async function payInvoice(
   invoiceId: string,
   opts: PayInvoiceOptions = {},
 ): Promise<InvoiceObject> {
-  // An attempt left in flight (a crash, a lost gateway answer, a concurrent request) is completed
-  // first; if it paid the invoice that is the answer, otherwise this call makes its own attempt.
-  const ran = await runAttempt(
+  const ran = await attemptPayment(prisma, gateway, accountId, invoiceId, opts);
+  if (ran?.kind === 'done') return ran.value;
+  return getInvoice(prisma, accountId, invoiceId);
+}
+
+/**
+ * An attempt left in flight (a crash, a lost gateway answer, a concurrent request) is completed
+ * first; if it paid the invoice that is the answer, otherwise this call makes its own attempt.
+ */
+function attemptPayment(prisma: Db, gateway: PaymentGateway, accountId: string, invoiceId: string, opts: PayInvoiceOptions) {
+  return runAttempt(
     prisma,
     (tx) => nextStep(tx, accountId, invoiceId, opts),
     (attempt) => settle(prisma, gateway, accountId, attempt),
     (status) => status === 'succeeded',
   );
-  if (ran?.kind === 'done') return ran.value;
-  return getInvoice(prisma, accountId, invoiceId);
 }
 
 /** What became of a collection attempt, for callers that act on it (the renewal workflow) rather than answer HTTP. */
@@ -169,15 +175,17 @@ export async function collectInvoice(
   invoiceId: string,
   opts: PayInvoiceOptions = {},
 ): Promise<Collection> {
-  let invoice: InvoiceObject;
+  let ran: Awaited<ReturnType<typeof attemptPayment>>;
   try {
-    invoice = await payInvoice(prisma, gateway, accountId, invoiceId, opts);
+    ran = await attemptPayment(prisma, gateway, accountId, invoiceId, opts);
   } catch (error) {
     if (error instanceof InvoiceNotPayableError) return { outcome: error.invoiceStatus === 'paid' ? 'already_paid' : 'void' };
     if (error instanceof ApiError && error.type !== 'api_error') return { outcome: 'not_attempted', failureCode: error.code };
     throw error;
   }
-  if (invoice.status === 'paid') return { outcome: 'paid' };
+  // A settled success has marked the invoice paid (under its lock, committed): no need to read it again.
+  const paid = ran?.kind === 'settled' ? ran.value === 'succeeded' : (ran?.value ?? (await getInvoice(prisma, accountId, invoiceId))).status === 'paid';
+  if (paid) return { outcome: 'paid' };
   const attempt = opts.attemptKey ? await prisma.transaction.findFirst({ where: { accountId, invoiceId, type: 'payment', attemptKey: opts.attemptKey } }) : null;
   return { outcome: 'failed', failureCode: attempt?.failureCode ?? null };
 }

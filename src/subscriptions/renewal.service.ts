@@ -152,13 +152,18 @@ async function recordAttemptWithoutCharge(prisma: Db, input: RenewalChargeInput,
  * The attempt key (subscription, period, attempt number) makes a retried or crashed activity finish
  * the same attempt instead of charging again. A failure answers the account's dunning settings.
  */
-export async function chargeRenewalInvoice(prisma: Db, gateway: PaymentGateway, input: RenewalChargeInput): Promise<RenewalChargeResult> {
+export async function chargeRenewalInvoice(
+  prisma: Db,
+  gateway: PaymentGateway,
+  input: RenewalChargeInput,
+  { receipt = true }: { receipt?: boolean } = {},
+): Promise<RenewalChargeResult> {
   const attemptKey = renewalAttemptKey(input.subscriptionId, input.periodStart, input.attempt);
   const collection = await collectInvoice(prisma, gateway, input.accountId, input.invoiceId, { paymentMethodId: input.paymentMethodId ?? undefined, attemptKey });
-  const charge = await chargeReceipt(
-    prisma,
-    await prisma.transaction.findFirst({ where: { accountId: input.accountId, invoiceId: input.invoiceId, type: 'payment', attemptKey } }),
-  );
+  // The receipt is for the workflow's history; the API's first charge (which the workflow reports) skips it.
+  const charge = receipt
+    ? await chargeReceipt(prisma, await prisma.transaction.findFirst({ where: { accountId: input.accountId, invoiceId: input.invoiceId, type: 'payment', attemptKey } }))
+    : undefined;
   switch (collection.outcome) {
     case 'paid':
     case 'already_paid':

@@ -86,7 +86,12 @@ async function writeSubscription(
  */
 async function chargeWithin(deps: CreationDeps, first: FirstInvoice, state: SubscriptionState, clockMs: number | undefined): Promise<boolean> {
   const charging = atTime(clockMs, () =>
-    chargeRenewalInvoice(deps.prisma, deps.gateway, { ...first.period, invoiceId: first.invoiceId, attempt: 1, paymentMethodId: state.defaultPaymentMethodId }),
+    chargeRenewalInvoice(
+      deps.prisma,
+      deps.gateway,
+      { ...first.period, invoiceId: first.invoiceId, attempt: 1, paymentMethodId: state.defaultPaymentMethodId },
+      { receipt: false },
+    ),
   ).then(
     () => true,
     (error: unknown) => {
