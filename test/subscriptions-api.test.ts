@@ -3,6 +3,7 @@ import { newId } from '../src/lib/ids';
 import { rejectionOf } from '../src/subscriptions/subscription-rejection';
 import { createdUpdate, SUBSCRIPTION_WORKFLOW_TYPE, subscriptionWorkflowId } from '../workflows/subscription-messages';
 import { MAX_CHARGE_AMOUNT } from '../src/lib/money';
+import { subscriptionEventData } from '../src/subscriptions/subscription.records';
 import { WithStartWorkflowOperation, WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { apiClient, createTestAccount, type ApiClient } from './support/harness';
@@ -115,6 +116,60 @@ describe('POST /subscriptions', () => {
     expect(invoice!.dueDate!.getTime()).toBe(invoice!.periodStart.getTime() + 30 * DAY_MS);
     const types = (await subscriptionEvents(world, subscription.id)).map((event) => event.type);
     expect(types).toEqual(['subscription.created', 'invoice.created', 'invoice.finalized', 'invoice.sent', 'subscription.updated']);
+  });
+
+  it('answers the object it wrote, as GET shows it, and subscription.created carries that object byte for byte', async () => {
+    // Pins the creation's answer and event payload (webhooks send it) across rewrites of the creation's SQL.
+    const inclusive = await createTaxRate(api, 8.25, true);
+    const exclusive = await createTaxRate(api, 5, false);
+    const second = await recurringPrice(api, { unitAmount: 700 });
+    const card = await addPaymentMethod(api, customer, cardBody(CARDS.succeeds, { billing_details: { name: 'Pinned card' } }));
+    const start = await now();
+    const eventText = async (id: string) => {
+      const rows = await world.app.prisma.$queryRaw<{ text: string }[]>`
+        SELECT data::text AS text FROM events WHERE type = 'subscription.created' AND data->>'id' = ${id}`;
+      expect(rows).toHaveLength(1);
+      return rows[0]!.text;
+    };
+    const asJsonb = async (value: unknown) =>
+      (await world.app.prisma.$queryRaw<{ text: string }[]>`SELECT ${JSON.stringify(value)}::jsonb::text AS text`)[0]!.text;
+    const kept = [
+      {
+        items: [
+          { price: monthly, quantity: 2, tax: [inclusive.id, exclusive.id] },
+          { price: second, quantity: 1 },
+        ],
+        start_date: unix(start + 30 * DAY_MS),
+        end_date: unix(start + 400 * DAY_MS),
+        default_payment_method: card.id,
+        collection_method: 'send_invoice',
+      },
+      { trial_days: 7 },
+      { start_date: unix(start + 10 * DAY_MS), start_billing_date: unix(start + 20 * DAY_MS), items: [{ price: second, quantity: 3, tax: [] }] },
+    ];
+    for (const extra of kept) {
+      const response = await api.post('/subscriptions', await validBody(extra));
+      const answer = expectStatus(response, 201);
+      const shown = expectStatus(await api.get(`/subscriptions/${answer.id}`), 200);
+      // Same values and the same key order as the read path.
+      expect(JSON.stringify(answer)).toBe(JSON.stringify(shown));
+      expect(await eventText(answer.id)).toBe(await asJsonb(subscriptionEventData(answer)));
+    }
+    // Billed at creation: the answer shows the period being billed; the event the subscription as first written.
+    // A charge marks the price billed (active): the event shows it as it was before.
+    const fresh = await recurringPrice(api, { unitAmount: 900 });
+    for (const extra of [{ collection_method: 'send_invoice' }, { items: [{ price: fresh, quantity: 1, tax: [exclusive.id] }] }]) {
+      const body = await validBody(extra);
+      const price = expectStatus(await api.get(`/prices/${body.items[0]!.price}`), 200);
+      const answer = expectStatus(await api.post('/subscriptions', body), 201);
+      expect(answer.latest_invoice).toEqual(expect.any(String));
+      const [created] = await subscriptionEvents(world, answer.id);
+      const data = created!.data as { updated_ms: number };
+      expect(data.updated_ms).toBeLessThan(answer.updated_ms);
+      const items = { ...answer.items, data: [{ ...answer.items.data[0], price }] };
+      const first = { ...answer, items, latest_invoice: null, current_period_start: null, current_period_end: null, updated_ms: data.updated_ms };
+      expect(await eventText(answer.id)).toBe(await asJsonb(subscriptionEventData(first)));
+    }
   });
 
   it('applies tax rates to the invoice lines; default_payment_method pays', async () => {
