@@ -4,6 +4,9 @@ import { rejectionOf } from '../src/subscriptions/subscription-rejection';
 import { createdUpdate, SUBSCRIPTION_WORKFLOW_TYPE, subscriptionWorkflowId } from '../workflows/subscription-messages';
 import { MAX_CHARGE_AMOUNT } from '../src/lib/money';
 import { subscriptionEventData } from '../src/subscriptions/subscription.records';
+import { insertSubscription } from '../src/subscriptions/subscription-projection.service';
+import { initialState } from '../src/subscriptions/subscription-machine';
+import { subscriptionWorkflowStart } from '../src/subscriptions/subscription-workflow.client';
 import { WithStartWorkflowOperation, WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { apiClient, createTestAccount, type ApiClient } from './support/harness';
@@ -170,6 +173,44 @@ describe('POST /subscriptions', () => {
       const first = { ...answer, items, latest_invoice: null, current_period_start: null, current_period_end: null, updated_ms: data.updated_ms };
       expect(await eventText(answer.id)).toBe(await asJsonb(subscriptionEventData(first)));
     }
+  });
+
+  it('writes a new subscription in one statement only while its prices are as the checks read them; else nothing (the transaction judges)', async () => {
+    const { prisma } = world.app;
+    const priceId = await recurringPrice(api);
+    const read = expectStatus(await api.get(`/prices/${priceId}`), 200);
+    const attempt = async () => {
+      const state = {
+        ...initialState(
+          {
+            ...{ id: newId('subscription'), accountId: world.accountId, customerId: customer, currency: 'USD', interval: 'month', intervalCount: 1 },
+            ...{ collectionMethod: 'charge_automatically', defaultPaymentMethodId: null, trialDays: 0, endDate: null, startBillingDate: null },
+            items: [{ id: newId('subscriptionItem'), priceId, quantity: 1, taxRateIds: [] }],
+            startDate: (await now()) + 30 * DAY_MS,
+          },
+          await now(),
+        ),
+        version: 1,
+      };
+      const object = await insertSubscription(prisma, state, [read], subscriptionWorkflowStart(world.taskQueue, state, null));
+      const written = await Promise.all([
+        prisma.subscription.count({ where: { id: state.id } }),
+        prisma.subscriptionItem.count({ where: { subscriptionId: state.id } }),
+        prisma.workflowStart.count({ where: { workflowId: subscriptionWorkflowId(state.id) } }),
+        prisma.$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n FROM events WHERE data->>'id' = ${state.id}`.then(([row]) => row!.n),
+      ]);
+      await prisma.workflowStart.deleteMany({ where: { workflowId: subscriptionWorkflowId(state.id) } });
+      return { object, written };
+    };
+    const fresh = await attempt();
+    expect(fresh.object).toMatchObject({ status: 'scheduled', items: { data: [{ price: read }] } });
+    expect(fresh.written).toEqual([1, 1, 1, 1]);
+    await prisma.subscription.delete({ where: { id: fresh.object!.id } });
+    // Changed since (its updated_ms moved), then gone: nothing written, null answered.
+    await prisma.price.update({ where: { id: priceId }, data: { description: 'changed meanwhile' } });
+    expect(await attempt()).toEqual({ object: null, written: [0, 0, 0, 0] });
+    await prisma.price.delete({ where: { id: priceId } });
+    expect(await attempt()).toEqual({ object: null, written: [0, 0, 0, 0] });
   });
 
   it('applies tax rates to the invoice lines; default_payment_method pays', async () => {

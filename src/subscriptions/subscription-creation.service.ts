@@ -10,7 +10,8 @@ import type { SubscriptionCreated } from '../../workflows/subscription-messages'
 import { periodBounds } from './billing-dates';
 import { chargeRenewalInvoice, createRenewalInvoiceInTx, finalizeRenewalInvoiceInTx, type RenewalPeriod } from './renewal.service';
 import { billingCycle, initialState, nextAction, type SubscriptionCreateSpec, type SubscriptionState } from './subscription-machine';
-import { persistSubscriptionInTx, projectColumnsInTx } from './subscription-projection.service';
+import { insertSubscription, persistSubscriptionInTx, projectColumnsInTx } from './subscription-projection.service';
+import type { PriceObject } from '../catalog/price.schemas';
 import { getSubscriptionObject } from './subscription.records';
 import type { SubscriptionObject } from './subscription.schemas';
 import { subscriptionWorkflowStart } from './subscription-workflow.client';
@@ -45,9 +46,16 @@ async function writeSubscription(
   nowMs: number,
   testClock: TestClockBinding | null,
   display: WorkflowDisplay | undefined,
+  prices: PriceObject[],
 ): Promise<{ state: SubscriptionState; start: WorkflowStart; first: FirstInvoice | null; object: SubscriptionObject | null }> {
   const initial: SubscriptionState = { ...initialState(spec, nowMs), version: 1 };
   const due = nextAction(initial);
+  if (!(due?.kind === 'bill' && due.index === 0 && due.at <= nowMs)) {
+    // Nothing billed now: one statement, unless a price changed since the checks read it.
+    const start = subscriptionWorkflowStart(deps.taskQueue, initial, testClock, display);
+    const object = await insertSubscription(deps.prisma, initial, prices, start);
+    if (object) return { state: initial, start, first: null, object };
+  }
   return deps.prisma.$transaction(async (tx) => {
     const created = await persistSubscriptionInTx(tx, { state: initial, event: { type: 'subscription.created' } });
     if (!(due?.kind === 'bill' && due.index === 0 && due.at <= nowMs)) {
@@ -107,10 +115,11 @@ export async function createSubscriptionRecords(
   spec: SubscriptionCreateSpec,
   nowMs: number,
   testClock: TestClockBinding | null,
-  display?: WorkflowDisplay,
+  display: WorkflowDisplay | undefined,
+  prices: PriceObject[],
 ): Promise<SubscriptionCreated> {
   const clockMs = testClock?.time;
-  const { state, start, first, object } = await atTime(clockMs, () => writeSubscription(deps, spec, nowMs, testClock, display));
+  const { state, start, first, object } = await atTime(clockMs, () => writeSubscription(deps, spec, nowMs, testClock, display, prices));
   await startRecordedWorkflow(deps, start);
   if (!first?.charge) return { subscription: object!, billingPending: false };
   const charged = await chargeWithin(deps, first, state, clockMs);
