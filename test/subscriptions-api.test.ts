@@ -4,7 +4,7 @@ import { rejectionOf } from '../src/subscriptions/subscription-rejection';
 import { createdUpdate, SUBSCRIPTION_WORKFLOW_TYPE, subscriptionWorkflowId } from '../workflows/subscription-messages';
 import { MAX_CHARGE_AMOUNT } from '../src/lib/money';
 import { subscriptionEventData } from '../src/subscriptions/subscription.records';
-import { insertSubscription } from '../src/subscriptions/subscription-projection.service';
+import { insertSubscription, insertSubscriptionInTx } from '../src/subscriptions/subscription-projection.service';
 import { initialState } from '../src/subscriptions/subscription-machine';
 import { subscriptionWorkflowStart } from '../src/subscriptions/subscription-workflow.client';
 import { WithStartWorkflowOperation, WorkflowUpdateFailedError } from '@temporalio/client';
@@ -179,7 +179,7 @@ describe('POST /subscriptions', () => {
     const { prisma } = world.app;
     const priceId = await recurringPrice(api);
     const read = expectStatus(await api.get(`/prices/${priceId}`), 200);
-    const attempt = async () => {
+    const attempt = async (inTx = false) => {
       const state = {
         ...initialState(
           {
@@ -192,7 +192,9 @@ describe('POST /subscriptions', () => {
         ),
         version: 1,
       };
-      const object = await insertSubscription(prisma, state, [read], subscriptionWorkflowStart(world.taskQueue, state, null));
+      const object = inTx
+        ? await prisma.$transaction((tx) => insertSubscriptionInTx(tx, state, [read]))
+        : await insertSubscription(prisma, state, [read], subscriptionWorkflowStart(world.taskQueue, state, null));
       const written = await Promise.all([
         prisma.subscription.count({ where: { id: state.id } }),
         prisma.subscriptionItem.count({ where: { subscriptionId: state.id } }),
@@ -205,10 +207,15 @@ describe('POST /subscriptions', () => {
     const fresh = await attempt();
     expect(fresh.object).toMatchObject({ status: 'scheduled', items: { data: [{ price: read }] } });
     expect(fresh.written).toEqual([1, 1, 1, 1]);
-    await prisma.subscription.delete({ where: { id: fresh.object!.id } });
+    // In a transaction (the creation that bills at once) the caller records the workflow's start.
+    const inTx = await attempt(true);
+    expect(inTx.object).toEqual({ ...fresh.object, id: inTx.object!.id, items: expect.anything(), created: inTx.object!.created, updated_ms: inTx.object!.updated_ms });
+    expect(inTx.written).toEqual([1, 1, 0, 1]);
+    for (const { object } of [fresh, inTx]) await prisma.subscription.delete({ where: { id: object!.id } });
     // Changed since (its updated_ms moved), then gone: nothing written, null answered.
     await prisma.price.update({ where: { id: priceId }, data: { description: 'changed meanwhile' } });
     expect(await attempt()).toEqual({ object: null, written: [0, 0, 0, 0] });
+    expect(await attempt(true)).toEqual({ object: null, written: [0, 0, 0, 0] });
     await prisma.price.delete({ where: { id: priceId } });
     expect(await attempt()).toEqual({ object: null, written: [0, 0, 0, 0] });
   });

@@ -10,7 +10,7 @@ import type { SubscriptionCreated } from '../../workflows/subscription-messages'
 import { periodBounds } from './billing-dates';
 import { chargeRenewalInvoice, createRenewalInvoiceInTx, finalizeRenewalInvoiceInTx, type RenewalPeriod } from './renewal.service';
 import { billingCycle, initialState, nextAction, type SubscriptionCreateSpec, type SubscriptionState } from './subscription-machine';
-import { insertSubscription, persistSubscriptionInTx, projectColumnsInTx } from './subscription-projection.service';
+import { insertSubscription, insertSubscriptionInTx, persistSubscriptionInTx, projectColumnsInTx } from './subscription-projection.service';
 import type { PriceObject } from '../catalog/price.schemas';
 import { getSubscriptionObject } from './subscription.records';
 import type { SubscriptionObject } from './subscription.schemas';
@@ -50,15 +50,17 @@ async function writeSubscription(
 ): Promise<{ state: SubscriptionState; start: WorkflowStart; first: FirstInvoice | null; object: SubscriptionObject | null }> {
   const initial: SubscriptionState = { ...initialState(spec, nowMs), version: 1 };
   const due = nextAction(initial);
-  if (!(due?.kind === 'bill' && due.index === 0 && due.at <= nowMs)) {
+  const billsNow = due?.kind === 'bill' && due.index === 0 && due.at <= nowMs;
+  if (!billsNow) {
     // Nothing billed now: one statement, unless a price changed since the checks read it.
     const start = subscriptionWorkflowStart(deps.taskQueue, initial, testClock, display);
     const object = await insertSubscription(deps.prisma, initial, prices, start);
     if (object) return { state: initial, start, first: null, object };
   }
   return deps.prisma.$transaction(async (tx) => {
-    const created = await persistSubscriptionInTx(tx, { state: initial, event: { type: 'subscription.created' } });
-    if (!(due?.kind === 'bill' && due.index === 0 && due.at <= nowMs)) {
+    const inserted = billsNow ? await insertSubscriptionInTx(tx, initial, prices) : null;
+    const created = inserted ?? (await persistSubscriptionInTx(tx, { state: initial, event: { type: 'subscription.created' } }));
+    if (!billsNow) {
       const start = subscriptionWorkflowStart(deps.taskQueue, initial, testClock, display);
       await recordWorkflowStart(tx, start);
       return { state: initial, start, first: null, object: created };

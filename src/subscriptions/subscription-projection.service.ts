@@ -1,5 +1,5 @@
 import type { Db, Tx } from '../db/prisma';
-import { queryRows, type Statement } from '../db/sql';
+import { queryRows, queryRowsInTx, type Statement } from '../db/sql';
 import { findPricesForUse } from '../catalog/price.service';
 import type { PriceObject } from '../catalog/price.schemas';
 import type { Subscription, SubscriptionItem } from '../generated/prisma/client';
@@ -158,7 +158,7 @@ const INSERT_SUBSCRIPTION: Statement = {
       RETURNING id
     ), start AS (
       INSERT INTO workflow_starts (workflow_id, account_id, workflow_type, task_queue, args, options)
-      SELECT $9, $2, $10, $11, $12::jsonb, $13::jsonb FROM sub
+      SELECT $9, $2, $10, $11, $12::jsonb, $13::jsonb FROM sub WHERE $9::text IS NOT NULL
     )
     SELECT sub.updated_ms::text AS "updatedMs", (SELECT count(*) FROM event, LATERAL pg_notify('billing_events', event.id))::int AS notified FROM sub`,
 };
@@ -171,6 +171,20 @@ const INSERT_SUBSCRIPTION: Statement = {
  * judges it.
  */
 export async function insertSubscription(prisma: Db, state: SubscriptionState, prices: PriceObject[], start: WorkflowStart): Promise<SubscriptionObject | null> {
+  const { values, object } = newSubscription(state, prices, start);
+  const [written] = await queryRows<{ updatedMs: string }>(prisma, INSERT_SUBSCRIPTION, values);
+  return written ? { ...object, updated_ms: Number(written.updatedMs) } : null;
+}
+
+/** insertSubscription in the caller's transaction, without the workflow's start (the caller records it). */
+export async function insertSubscriptionInTx(tx: Tx, state: SubscriptionState, prices: PriceObject[]): Promise<SubscriptionObject | null> {
+  const { values, object } = newSubscription(state, prices, null);
+  const [written] = await queryRowsInTx<{ updatedMs: string }>(tx, INSERT_SUBSCRIPTION, values);
+  return written ? { ...object, updated_ms: Number(written.updatedMs) } : null;
+}
+
+/** INSERT_SUBSCRIPTION's values, and the object it writes but for its `updated_ms` (the row's trigger sets it). */
+function newSubscription(state: SubscriptionState, prices: PriceObject[], start: WorkflowStart | null) {
   const now = currentTime();
   const row: SubscriptionWithItems = {
     id: state.id,
@@ -184,8 +198,8 @@ export async function insertSubscription(prisma: Db, state: SubscriptionState, p
   };
   const byId = new Map(prices.map((price) => [price.id, price]));
   const object = toSubscriptionObject(row, byId);
-  const ws = startColumns(start);
-  const [written] = await queryRows<{ updatedMs: string }>(prisma, INSERT_SUBSCRIPTION, [
+  const ws = start ? startColumns(start) : null;
+  const values = [
     JSON.stringify(recordJson(row, SUBSCRIPTION_FIELDS)),
     state.accountId,
     [...byId.keys()],
@@ -194,11 +208,11 @@ export async function insertSubscription(prisma: Db, state: SubscriptionState, p
     newId('event'),
     JSON.stringify(subscriptionEventData(object)),
     now.toISOString(),
-    ws.workflowId,
-    ws.workflowType,
-    ws.taskQueue,
-    ws.args,
-    ws.options,
-  ]);
-  return written ? { ...object, updated_ms: Number(written.updatedMs) } : null;
+    ws?.workflowId ?? null,
+    ws?.workflowType ?? null,
+    ws?.taskQueue ?? null,
+    ws?.args ?? null,
+    ws?.options ?? null,
+  ];
+  return { values, object };
 }
