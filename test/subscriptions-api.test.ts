@@ -304,6 +304,7 @@ describe('POST /subscriptions', () => {
   it('answers 404 naming the field for unknown or other-account customers, prices, tax rates and payment methods', async () => {
     const before = await subscriptionCount();
     const foreignTax = await createTaxRate(other, 5, false);
+    const foreignMethod = (await customerWithCard(other)).method.id;
     for (const [overrides, param] of [
       [{ customer: 'cus_doesnotexist' }, 'customer'],
       [{ customer: otherCustomer }, 'customer'],
@@ -312,6 +313,7 @@ describe('POST /subscriptions', () => {
       [{ items: [{ price: monthly, quantity: 1, tax: ['txr_doesnotexist'] }] }, 'items.0.tax'],
       [{ items: [{ price: monthly, quantity: 1, tax: [foreignTax.id] }] }, 'items.0.tax'],
       [{ default_payment_method: 'pm_doesnotexist' }, 'default_payment_method'],
+      [{ default_payment_method: foreignMethod }, 'default_payment_method'],
     ] as const) {
       const response = await api.post('/subscriptions', await validBody(overrides));
       expect(response.status).toBe(404);
