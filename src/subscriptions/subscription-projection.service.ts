@@ -191,7 +191,8 @@ function newSubscription(state: SubscriptionState, prices: PriceObject[], start:
     accountId: state.accountId,
     customerId: state.customerId,
     createdAt: new Date(state.createdAt),
-    updatedAt: now,
+    // As Prisma's @updatedAt sets it: the wall clock, not a test clock's.
+    updatedAt: new Date(),
     updatedMs: 0n,
     ...rowColumns(state),
     items: state.items.map((item, position) => ({ id: item.id, accountId: state.accountId, subscriptionId: state.id, createdAt: now, ...itemColumns(item, position) })),
