@@ -7,6 +7,7 @@ import { subscriptionEventData } from '../src/subscriptions/subscription.records
 import { insertSubscription, insertSubscriptionInTx } from '../src/subscriptions/subscription-projection.service';
 import { initialState } from '../src/subscriptions/subscription-machine';
 import { subscriptionWorkflowStart } from '../src/subscriptions/subscription-workflow.client';
+import { poolOf } from '../src/db/prisma';
 import { WithStartWorkflowOperation, WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { apiClient, createTestAccount, type ApiClient } from './support/harness';
@@ -204,9 +205,19 @@ describe('POST /subscriptions', () => {
       await prisma.workflowStart.deleteMany({ where: { workflowId: subscriptionWorkflowId(state.id) } });
       return { object, written };
     };
+    // The event wakes the webhook relay at commit, as recordEvent's NOTIFY does.
+    const listener = await poolOf(prisma)!.connect();
+    const notified: string[] = [];
+    listener.on('notification', (message) => notified.push(message.payload ?? ''));
+    await listener.query('LISTEN billing_events');
     const fresh = await attempt();
     expect(fresh.object).toMatchObject({ status: 'scheduled', items: { data: [{ price: read }] } });
     expect(fresh.written).toEqual([1, 1, 1, 1]);
+    const [event] = await prisma.$queryRaw<{ id: string }[]>`SELECT id FROM events WHERE data->>'id' = ${fresh.object!.id}`;
+    for (let tries = 0; tries < 50 && !notified.includes(event!.id); tries += 1) await new Promise((resolve) => setTimeout(resolve, 20));
+    await listener.query('UNLISTEN billing_events');
+    listener.release();
+    expect(notified).toContain(event!.id);
     // In a transaction (the creation that bills at once) the caller records the workflow's start.
     const inTx = await attempt(true);
     expect(inTx.object).toEqual({ ...fresh.object, id: inTx.object!.id, items: expect.anything(), created: inTx.object!.created, updated_ms: inTx.object!.updated_ms });
