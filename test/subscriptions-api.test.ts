@@ -3,6 +3,11 @@ import { newId } from '../src/lib/ids';
 import { rejectionOf } from '../src/subscriptions/subscription-rejection';
 import { createdUpdate, SUBSCRIPTION_WORKFLOW_TYPE, subscriptionWorkflowId } from '../workflows/subscription-messages';
 import { MAX_CHARGE_AMOUNT } from '../src/lib/money';
+import { subscriptionEventData } from '../src/subscriptions/subscription.records';
+import { insertSubscription, insertSubscriptionInTx } from '../src/subscriptions/subscription-projection.service';
+import { initialState } from '../src/subscriptions/subscription-machine';
+import { subscriptionWorkflowStart } from '../src/subscriptions/subscription-workflow.client';
+import { poolOf } from '../src/db/prisma';
 import { WithStartWorkflowOperation, WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { apiClient, createTestAccount, type ApiClient } from './support/harness';
@@ -117,6 +122,115 @@ describe('POST /subscriptions', () => {
     expect(types).toEqual(['subscription.created', 'invoice.created', 'invoice.finalized', 'invoice.sent', 'subscription.updated']);
   });
 
+  it('answers the object it wrote, as GET shows it, and subscription.created carries that object byte for byte', async () => {
+    // Pins the creation's answer and event payload (webhooks send it) across rewrites of the creation's SQL.
+    const inclusive = await createTaxRate(api, 8.25, true);
+    const exclusive = await createTaxRate(api, 5, false);
+    const second = await recurringPrice(api, { unitAmount: 700 });
+    const card = await addPaymentMethod(api, customer, cardBody(CARDS.succeeds, { billing_details: { name: 'Pinned card' } }));
+    const start = await now();
+    const eventText = async (id: string) => {
+      const rows = await world.app.prisma.$queryRaw<{ text: string }[]>`
+        SELECT data::text AS text FROM events WHERE type = 'subscription.created' AND data->>'id' = ${id}`;
+      expect(rows).toHaveLength(1);
+      return rows[0]!.text;
+    };
+    const asJsonb = async (value: unknown) =>
+      (await world.app.prisma.$queryRaw<{ text: string }[]>`SELECT ${JSON.stringify(value)}::jsonb::text AS text`)[0]!.text;
+    const kept = [
+      {
+        items: [
+          { price: monthly, quantity: 2, tax: [inclusive.id, exclusive.id] },
+          { price: second, quantity: 1 },
+        ],
+        start_date: unix(start + 30 * DAY_MS),
+        end_date: unix(start + 400 * DAY_MS),
+        default_payment_method: card.id,
+        collection_method: 'send_invoice',
+      },
+      { trial_days: 7 },
+      { start_date: unix(start + 10 * DAY_MS), start_billing_date: unix(start + 20 * DAY_MS), items: [{ price: second, quantity: 3, tax: [] }] },
+    ];
+    for (const extra of kept) {
+      const response = await api.post('/subscriptions', await validBody(extra));
+      const answer = expectStatus(response, 201);
+      const shown = expectStatus(await api.get(`/subscriptions/${answer.id}`), 200);
+      // Same values and the same key order as the read path.
+      expect(JSON.stringify(answer)).toBe(JSON.stringify(shown));
+      expect(await eventText(answer.id)).toBe(await asJsonb(subscriptionEventData(answer)));
+    }
+    // Billed at creation: the answer shows the period being billed; the event the subscription as first written.
+    // A charge marks the price billed (active): the event shows it as it was before.
+    const fresh = await recurringPrice(api, { unitAmount: 900 });
+    for (const extra of [{ collection_method: 'send_invoice' }, { items: [{ price: fresh, quantity: 1, tax: [exclusive.id] }] }]) {
+      const body = await validBody(extra);
+      const price = expectStatus(await api.get(`/prices/${body.items[0]!.price}`), 200);
+      const answer = expectStatus(await api.post('/subscriptions', body), 201);
+      expect(answer.latest_invoice).toEqual(expect.any(String));
+      const [created] = await subscriptionEvents(world, answer.id);
+      const data = created!.data as { updated_ms: number };
+      expect(data.updated_ms).toBeLessThan(answer.updated_ms);
+      const items = { ...answer.items, data: [{ ...answer.items.data[0], price }] };
+      const first = { ...answer, items, latest_invoice: null, current_period_start: null, current_period_end: null, updated_ms: data.updated_ms };
+      expect(await eventText(answer.id)).toBe(await asJsonb(subscriptionEventData(first)));
+    }
+  });
+
+  it('writes a new subscription in one statement only while its prices are as the checks read them; else nothing (the transaction judges)', async () => {
+    const { prisma } = world.app;
+    const priceId = await recurringPrice(api);
+    const read = expectStatus(await api.get(`/prices/${priceId}`), 200);
+    const attempt = async (inTx = false) => {
+      const state = {
+        ...initialState(
+          {
+            ...{ id: newId('subscription'), accountId: world.accountId, customerId: customer, currency: 'USD', interval: 'month', intervalCount: 1 },
+            ...{ collectionMethod: 'charge_automatically', defaultPaymentMethodId: null, trialDays: 0, endDate: null, startBillingDate: null },
+            items: [{ id: newId('subscriptionItem'), priceId, quantity: 1, taxRateIds: [] }],
+            startDate: (await now()) + 30 * DAY_MS,
+          },
+          await now(),
+        ),
+        version: 1,
+      };
+      const object = inTx
+        ? await prisma.$transaction((tx) => insertSubscriptionInTx(tx, state, [read]))
+        : await insertSubscription(prisma, state, [read], subscriptionWorkflowStart(world.taskQueue, state, null));
+      const written = await Promise.all([
+        prisma.subscription.count({ where: { id: state.id } }),
+        prisma.subscriptionItem.count({ where: { subscriptionId: state.id } }),
+        prisma.workflowStart.count({ where: { workflowId: subscriptionWorkflowId(state.id) } }),
+        prisma.$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n FROM events WHERE data->>'id' = ${state.id}`.then(([row]) => row!.n),
+      ]);
+      await prisma.workflowStart.deleteMany({ where: { workflowId: subscriptionWorkflowId(state.id) } });
+      return { object, written };
+    };
+    // The event wakes the webhook relay at commit, as recordEvent's NOTIFY does.
+    const listener = await poolOf(prisma)!.connect();
+    const notified: string[] = [];
+    listener.on('notification', (message) => notified.push(message.payload ?? ''));
+    await listener.query('LISTEN billing_events');
+    const fresh = await attempt();
+    expect(fresh.object).toMatchObject({ status: 'scheduled', items: { data: [{ price: read }] } });
+    expect(fresh.written).toEqual([1, 1, 1, 1]);
+    const [event] = await prisma.$queryRaw<{ id: string }[]>`SELECT id FROM events WHERE data->>'id' = ${fresh.object!.id}`;
+    for (let tries = 0; tries < 50 && !notified.includes(event!.id); tries += 1) await new Promise((resolve) => setTimeout(resolve, 20));
+    await listener.query('UNLISTEN billing_events');
+    listener.release();
+    expect(notified).toContain(event!.id);
+    // In a transaction (the creation that bills at once) the caller records the workflow's start.
+    const inTx = await attempt(true);
+    expect(inTx.object).toEqual({ ...fresh.object, id: inTx.object!.id, items: expect.anything(), created: inTx.object!.created, updated_ms: inTx.object!.updated_ms });
+    expect(inTx.written).toEqual([1, 1, 0, 1]);
+    for (const { object } of [fresh, inTx]) await prisma.subscription.delete({ where: { id: object!.id } });
+    // Changed since (its updated_ms moved), then gone: nothing written, null answered.
+    await prisma.price.update({ where: { id: priceId }, data: { description: 'changed meanwhile' } });
+    expect(await attempt()).toEqual({ object: null, written: [0, 0, 0, 0] });
+    expect(await attempt(true)).toEqual({ object: null, written: [0, 0, 0, 0] });
+    await prisma.price.delete({ where: { id: priceId } });
+    expect(await attempt()).toEqual({ object: null, written: [0, 0, 0, 0] });
+  });
+
   it('applies tax rates to the invoice lines; default_payment_method pays', async () => {
     const tax = await createTaxRate(api, 10, false);
     const card = await addPaymentMethod(api, customer, cardBody(CARDS.succeeds, { billing_details: { name: 'Second card' } }));
@@ -201,6 +315,7 @@ describe('POST /subscriptions', () => {
   it('answers 404 naming the field for unknown or other-account customers, prices, tax rates and payment methods', async () => {
     const before = await subscriptionCount();
     const foreignTax = await createTaxRate(other, 5, false);
+    const foreignMethod = (await customerWithCard(other)).method.id;
     for (const [overrides, param] of [
       [{ customer: 'cus_doesnotexist' }, 'customer'],
       [{ customer: otherCustomer }, 'customer'],
@@ -209,6 +324,7 @@ describe('POST /subscriptions', () => {
       [{ items: [{ price: monthly, quantity: 1, tax: ['txr_doesnotexist'] }] }, 'items.0.tax'],
       [{ items: [{ price: monthly, quantity: 1, tax: [foreignTax.id] }] }, 'items.0.tax'],
       [{ default_payment_method: 'pm_doesnotexist' }, 'default_payment_method'],
+      [{ default_payment_method: foreignMethod }, 'default_payment_method'],
     ] as const) {
       const response = await api.post('/subscriptions', await validBody(overrides));
       expect(response.status).toBe(404);

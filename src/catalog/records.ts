@@ -7,6 +7,7 @@ import { toUnixSeconds } from '../lib/time';
 import type { PriceObject } from './price.schemas';
 import type { ProductObject } from './product.schemas';
 import { updatedMsOf } from '../lib/object-version';
+import { dateOf, dateOrNull, type RowColumns } from '../db/sql';
 
 /** Rows and API shapes shared by the product and price services (kept apart to avoid an import cycle). */
 
@@ -43,6 +44,22 @@ export function toPriceObject(price: Price): PriceObject {
     created: toUnixSeconds(price.createdAt),
     updated_ms: updatedMsOf(price),
     updated: toUnixSeconds(price.updatedAt),
+  };
+}
+
+/** The columns of a prices row `p` in Prisma's shape, for statements outside Prisma (priceOfRow reads them). */
+export const PRICE_COLUMNS = `p.id, p.account_id AS "accountId", p.product_id AS "productId", p.currency, p.unit_amount AS "unitAmount",
+    p.type, p.recurring_interval AS "recurringInterval", p.recurring_interval_count AS "recurringIntervalCount",
+    p.tax_behavior AS "taxBehavior", p.description, p.billed_at AS "billedAt", p.created_at AS "createdAt",
+    p.updated_at AS "updatedAt", p.updated_ms AS "updatedMs"`;
+
+export function priceOfRow(row: RowColumns<Price>): Price {
+  return {
+    ...row,
+    billedAt: dateOrNull(row.billedAt),
+    createdAt: dateOf(row.createdAt),
+    updatedAt: dateOrNull(row.updatedAt),
+    updatedMs: BigInt(row.updatedMs),
   };
 }
 

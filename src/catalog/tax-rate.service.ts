@@ -14,6 +14,7 @@ import {
   type UpdateTaxRateInput,
 } from './tax-rate.schemas';
 import { updatedMsOf } from '../lib/object-version';
+import { dateOf, dateOrNull, type RowColumns } from '../db/sql';
 
 const PPM_PER_PERCENT = 10_000;
 
@@ -34,6 +35,15 @@ export function toTaxRateObject(rate: TaxRate): TaxRateObject {
   };
 }
 
+/** The columns of a tax_rates row `t` in Prisma's shape, for statements outside Prisma (taxRateOfRow reads them). */
+export const TAX_RATE_COLUMNS = `t.id, t.account_id AS "accountId", t.display_name AS "displayName", t.description,
+    t.rate_ppm AS "ratePpm", t.inclusive, t.active, t.country, t.tax_type AS "taxType", t.created_at AS "createdAt",
+    t.updated_at AS "updatedAt", t.updated_ms AS "updatedMs"`;
+
+export function taxRateOfRow(row: RowColumns<TaxRate>): TaxRate {
+  return { ...row, createdAt: dateOf(row.createdAt), updatedAt: dateOrNull(row.updatedAt), updatedMs: BigInt(row.updatedMs) };
+}
+
 async function findTaxRateRow(db: Db | Tx, accountId: string, id: string): Promise<TaxRate> {
   const rate = await db.taxRate.findFirst({ where: { id, accountId } });
   if (!rate) throw notFound('tax rate', id);
@@ -47,11 +57,15 @@ async function findTaxRateRow(db: Db | Tx, accountId: string, id: string): Promi
  */
 export async function findTaxRates(db: Db | Tx, accountId: string, ids: string[]): Promise<TaxRateObject[]> {
   if (ids.length === 0) return [];
-  const rows = await db.taxRate.findMany({ where: { accountId, id: { in: [...new Set(ids)] } } });
+  return taxRatesInOrder(await db.taxRate.findMany({ where: { accountId, id: { in: [...new Set(ids)] } } }), ids);
+}
+
+/** findTaxRates on rows already read (the account's, any order, extra ones ignored); the 404 names `param`. */
+export function taxRatesInOrder(rows: TaxRate[], ids: string[], param?: string): TaxRateObject[] {
   const byId = new Map(rows.map((row) => [row.id, row]));
   return ids.map((id) => {
     const row = byId.get(id);
-    if (!row) throw notFound('tax rate', id);
+    if (!row) throw notFound('tax rate', id, param);
     return toTaxRateObject(row);
   });
 }

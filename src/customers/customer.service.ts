@@ -118,20 +118,28 @@ export async function searchCustomers(prisma: Db, accountId: string, search: str
   });
 }
 
+/** The columns of a customers row in Prisma's shape (`updatedMs` as text: customerOfRow makes it a bigint). */
+export const CUSTOMER_COLUMNS = `id, account_id AS "accountId", name, email, description, phone, currency, address, shipping,
+    created_at AS "createdAt", updated_at AS "updatedAt", updated_ms::text AS "updatedMs", deleted_at AS "deletedAt",
+    test_clock_id AS "testClockId"`;
+
+export type CustomerColumns = Omit<Customer, 'updatedMs'> & { updatedMs: string };
+
+export function customerOfRow({ updatedMs, ...row }: CustomerColumns): Customer {
+  return { ...row, updatedMs: BigInt(updatedMs) };
+}
+
 /** GET /customers/{id}, the hot read: one prepared statement (src/db/sql.ts), the row in Prisma's shape. */
 const CUSTOMER_BY_ID: Statement = {
   name: 'customer_by_id',
-  text: `SELECT id, account_id AS "accountId", name, email, description, phone, currency, address, shipping,
-    created_at AS "createdAt", updated_at AS "updatedAt", updated_ms::text AS "updatedMs", deleted_at AS "deletedAt",
-    test_clock_id AS "testClockId"
-    FROM customers WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL`,
+  text: `SELECT ${CUSTOMER_COLUMNS} FROM customers WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL`,
 };
 
-/** findCustomer outside a transaction, as the hot read does it (POST /subscriptions checks its customer so). */
+/** findCustomer outside a transaction, as the hot read does it. */
 export async function findCustomerRow(prisma: Db, accountId: string, id: string): Promise<Customer> {
-  const [row] = await queryRows<Omit<Customer, 'updatedMs'> & { updatedMs: string }>(prisma, CUSTOMER_BY_ID, [id, accountId]);
+  const [row] = await queryRows<CustomerColumns>(prisma, CUSTOMER_BY_ID, [id, accountId]);
   if (!row) throw notFound('customer', id);
-  return { ...row, updatedMs: BigInt(row.updatedMs) };
+  return customerOfRow(row);
 }
 
 export async function getCustomer(prisma: Db, accountId: string, id: string): Promise<CustomerObject> {

@@ -89,8 +89,8 @@ export class MethodNotAllowedError extends ApiError {
 export const badRequest = (message: string, param?: string, code = 'parameter_invalid') =>
   new ApiError('invalid_request_error', code, message, param);
 
-export const notFound = (resource: string, id: string) =>
-  new ApiError('not_found', 'resource_missing', `No such ${resource}: '${id}'`, 'id');
+export const notFound = (resource: string, id: string, param = 'id') =>
+  new ApiError('not_found', 'resource_missing', `No such ${resource}: '${id}'`, param);
 
 export const conflict = (message: string, code = 'invalid_state') => new ApiError('conflict', code, message);
 

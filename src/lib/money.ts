@@ -11,7 +11,10 @@ export function formatMoney(amount: number | bigint, currency: string): string {
   return format.format(Number(amount) / 10 ** digits);
 }
 
-/** Building an Intl.NumberFormat costs about 1% of the API's CPU per subscription creation: one per currency. */
+/**
+ * One formatter per currency, made once: making an Intl.NumberFormat costs about as much CPU as a
+ * prepared statement (each subscription creation formats its items for the workflow's summary).
+ */
 const formats = new Map<string, { format: Intl.NumberFormat; digits: number }>();
 
 function currencyFormat(currency: string): { format: Intl.NumberFormat; digits: number } {

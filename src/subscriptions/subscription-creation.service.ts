@@ -10,7 +10,8 @@ import type { SubscriptionCreated } from '../../workflows/subscription-messages'
 import { periodBounds } from './billing-dates';
 import { chargeRenewalInvoice, createRenewalInvoiceInTx, finalizeRenewalInvoiceInTx, type RenewalPeriod } from './renewal.service';
 import { billingCycle, initialState, nextAction, type SubscriptionCreateSpec, type SubscriptionState } from './subscription-machine';
-import { persistSubscriptionInTx, projectColumnsInTx } from './subscription-projection.service';
+import { insertSubscription, insertSubscriptionInTx, persistSubscriptionInTx, projectColumnsInTx } from './subscription-projection.service';
+import type { PriceObject } from '../catalog/price.schemas';
 import { getSubscriptionObject } from './subscription.records';
 import type { SubscriptionObject } from './subscription.schemas';
 import { subscriptionWorkflowStart } from './subscription-workflow.client';
@@ -46,12 +47,21 @@ async function writeSubscription(
   nowMs: number,
   testClock: TestClockBinding | null,
   display: WorkflowDisplay | undefined,
+  prices: PriceObject[],
 ): Promise<{ state: SubscriptionState; start: WorkflowStart; first: FirstInvoice | null; object: SubscriptionObject | null }> {
   const initial: SubscriptionState = { ...initialState(spec, nowMs), version: 1 };
   const due = nextAction(initial);
+  const billsNow = due?.kind === 'bill' && due.index === 0 && due.at <= nowMs;
+  if (!billsNow) {
+    // Nothing billed now: one statement, unless a price changed since the checks read it.
+    const start = subscriptionWorkflowStart(deps.taskQueue, initial, testClock, display);
+    const object = await insertSubscription(deps.prisma, initial, prices, start);
+    if (object) return { state: initial, start, first: null, object };
+  }
   return deps.prisma.$transaction(async (tx) => {
-    const created = await persistSubscriptionInTx(tx, { state: initial, event: { type: 'subscription.created' } });
-    if (!(due?.kind === 'bill' && due.index === 0 && due.at <= nowMs)) {
+    const inserted = billsNow ? await insertSubscriptionInTx(tx, initial, prices) : null;
+    const created = inserted ?? (await persistSubscriptionInTx(tx, { state: initial, event: { type: 'subscription.created' } }));
+    if (!billsNow) {
       const start = subscriptionWorkflowStart(deps.taskQueue, initial, testClock, display);
       await recordWorkflowStart(tx, start);
       return { state: initial, start, first: null, object: created };
@@ -113,10 +123,11 @@ export async function createSubscriptionRecords(
   spec: SubscriptionCreateSpec,
   nowMs: number,
   testClock: TestClockBinding | null,
-  display?: WorkflowDisplay,
+  display: WorkflowDisplay | undefined,
+  prices: PriceObject[],
 ): Promise<SubscriptionCreated> {
   const clockMs = testClock?.time;
-  const { state, start, first, object } = await atTime(clockMs, () => writeSubscription(deps, spec, nowMs, testClock, display));
+  const { state, start, first, object } = await atTime(clockMs, () => writeSubscription(deps, spec, nowMs, testClock, display, prices));
   if (!first?.charge) {
     await startRecordedWorkflow(deps, start);
     return { subscription: object!, billingPending: false };

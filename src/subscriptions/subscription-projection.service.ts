@@ -1,10 +1,15 @@
 import type { Db, Tx } from '../db/prisma';
+import { queryRows, queryRowsInTx, type Statement } from '../db/sql';
 import { findPricesForUse } from '../catalog/price.service';
+import type { PriceObject } from '../catalog/price.schemas';
+import type { Subscription, SubscriptionItem } from '../generated/prisma/client';
 import { ApiError } from '../http/errors';
 import { recordEvent } from '../lib/events';
+import { newId } from '../lib/ids';
 import { currentTime } from '../lib/clock-time';
-import type { ChangeCause, SubscriptionState } from './subscription-machine';
-import { getSubscriptionObject, subscriptionEventData } from './subscription.records';
+import { startColumns, type WorkflowStart } from '../temporal/workflow-starts';
+import type { ChangeCause, SubscriptionItemState, SubscriptionState } from './subscription-machine';
+import { getSubscriptionObject, subscriptionEventData, toSubscriptionObject, type SubscriptionWithItems } from './subscription.records';
 import type { SubscriptionObject } from './subscription.schemas';
 
 /**
@@ -48,6 +53,10 @@ function rowColumns(state: SubscriptionState) {
     defaultPaymentMethodId: state.defaultPaymentMethodId,
     workflowVersion: state.version,
   };
+}
+
+function itemColumns(item: SubscriptionItemState, position: number) {
+  return { priceId: item.priceId, quantity: item.quantity, position, taxRateIds: item.taxRateIds };
 }
 
 /** Locks (FOR SHARE) prices the subscription starts to use, so a concurrent DELETE /prices cannot remove them; 404 names the item. */
@@ -98,7 +107,7 @@ export async function persistSubscriptionInTx(tx: Tx, { state, event }: PersistS
   }
   if (current) await tx.subscriptionItem.deleteMany({ where: { subscriptionId: state.id, id: { notIn: state.items.map((item) => item.id) } } });
   for (const [position, item] of state.items.entries()) {
-    const columns = { priceId: item.priceId, quantity: item.quantity, position, taxRateIds: item.taxRateIds };
+    const columns = itemColumns(item, position);
     await tx.subscriptionItem.upsert({
       where: { id: item.id },
       create: { id: item.id, accountId: state.accountId, subscriptionId: state.id, createdAt: currentTime(), ...columns },
@@ -108,4 +117,103 @@ export async function persistSubscriptionInTx(tx: Tx, { state, event }: PersistS
   const object = await getSubscriptionObject(tx, state.accountId, state.id);
   if (event) await recordEvent(tx, state.accountId, event.type, subscriptionEventData(object, event.cause));
   return object;
+}
+
+/** Columns of a new row, by field (Prisma's names); the column is the field in snake case (the schema's @map). */
+const SUBSCRIPTION_FIELDS = [
+  ...(['id', 'accountId', 'customerId', 'createdAt', 'updatedAt'] as const),
+  ...(Object.keys(rowColumns({} as SubscriptionState)) as (keyof ReturnType<typeof rowColumns>)[]),
+] satisfies (keyof Subscription)[];
+const ITEM_FIELDS = ['id', 'accountId', 'subscriptionId', 'priceId', 'quantity', 'position', 'taxRateIds', 'createdAt'] as const satisfies (keyof SubscriptionItem)[];
+
+const columnOf = (field: string) => field.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+const columnList = (fields: readonly string[]) => fields.map(columnOf).join(', ');
+/** A row as JSON for jsonb_populate_record: snake-case keys, timestamps as ISO strings. */
+function recordJson<Row>(row: Row, fields: readonly (keyof Row & string)[]): Record<string, unknown> {
+  return Object.fromEntries(fields.map((field) => [columnOf(field), row[field]]));
+}
+
+/**
+ * A new subscription in one statement (about 0.1 ms of CPU against some 10 Prisma statements in a
+ * transaction): the row, its items, subscription.created (with the row's updated_ms, set by its
+ * trigger) and the workflow_starts row, only while every price is as the checks read it
+ * (same updated_ms), locked FOR SHARE as lockNewPrices does; no row answered otherwise.
+ */
+const INSERT_SUBSCRIPTION: Statement = {
+  name: 'subscription_insert',
+  text: `WITH locked AS (
+      SELECT p.id FROM prices p JOIN unnest($3::text[], $4::bigint[]) AS v(id, updated_ms) ON p.id = v.id
+      WHERE p.account_id = $2 AND p.updated_ms = v.updated_ms FOR SHARE OF p
+    ), sub AS (
+      INSERT INTO subscriptions (${columnList(SUBSCRIPTION_FIELDS)})
+      SELECT ${columnList(SUBSCRIPTION_FIELDS)} FROM jsonb_populate_record(NULL::subscriptions, $1::jsonb)
+      WHERE (SELECT count(*) FROM locked) = cardinality($3::text[])
+      RETURNING updated_ms
+    ), items AS (
+      INSERT INTO subscription_items (${columnList(ITEM_FIELDS)})
+      SELECT ${columnList(ITEM_FIELDS)} FROM jsonb_populate_recordset(NULL::subscription_items, $5::jsonb) WHERE EXISTS (SELECT FROM sub)
+    ), event AS (
+      INSERT INTO events (id, account_id, type, data, created_at)
+      SELECT $6, $2, 'subscription.created', jsonb_set($7::jsonb, '{updated_ms}', to_jsonb(sub.updated_ms)), $8::timestamptz FROM sub
+      RETURNING id
+    ), start AS (
+      INSERT INTO workflow_starts (workflow_id, account_id, workflow_type, task_queue, args, options)
+      SELECT $9, $2, $10, $11, $12::jsonb, $13::jsonb FROM sub WHERE $9::text IS NOT NULL
+    )
+    SELECT sub.updated_ms::text AS "updatedMs", (SELECT count(*) FROM event, LATERAL pg_notify('billing_events', event.id))::int AS notified FROM sub`,
+};
+
+/**
+ * Writes a new subscription (version 1, nothing billed yet) with subscription.created and the start
+ * of its workflow, as persistSubscriptionInTx and recordWorkflowStart would in a transaction, and
+ * answers its object built from what was written; null, with nothing written, when a price is gone
+ * or changed since `prices` (the request's, in item order) were read: persistSubscriptionInTx then
+ * judges it.
+ */
+export async function insertSubscription(prisma: Db, state: SubscriptionState, prices: PriceObject[], start: WorkflowStart): Promise<SubscriptionObject | null> {
+  const { values, object } = newSubscription(state, prices, start);
+  const [written] = await queryRows<{ updatedMs: string }>(prisma, INSERT_SUBSCRIPTION, values);
+  return written ? { ...object, updated_ms: Number(written.updatedMs) } : null;
+}
+
+/** insertSubscription in the caller's transaction, without the workflow's start (the caller records it). */
+export async function insertSubscriptionInTx(tx: Tx, state: SubscriptionState, prices: PriceObject[]): Promise<SubscriptionObject | null> {
+  const { values, object } = newSubscription(state, prices, null);
+  const [written] = await queryRowsInTx<{ updatedMs: string }>(tx, INSERT_SUBSCRIPTION, values);
+  return written ? { ...object, updated_ms: Number(written.updatedMs) } : null;
+}
+
+/** INSERT_SUBSCRIPTION's values, and the object it writes but for its `updated_ms` (the row's trigger sets it). */
+function newSubscription(state: SubscriptionState, prices: PriceObject[], start: WorkflowStart | null) {
+  const now = currentTime();
+  const row: SubscriptionWithItems = {
+    id: state.id,
+    accountId: state.accountId,
+    customerId: state.customerId,
+    createdAt: new Date(state.createdAt),
+    // As Prisma's @updatedAt sets it: the wall clock, not a test clock's.
+    updatedAt: new Date(),
+    updatedMs: 0n,
+    ...rowColumns(state),
+    items: state.items.map((item, position) => ({ id: item.id, accountId: state.accountId, subscriptionId: state.id, createdAt: now, ...itemColumns(item, position) })),
+  };
+  const byId = new Map(prices.map((price) => [price.id, price]));
+  const object = toSubscriptionObject(row, byId);
+  const ws = start ? startColumns(start) : null;
+  const values = [
+    JSON.stringify(recordJson(row, SUBSCRIPTION_FIELDS)),
+    state.accountId,
+    [...byId.keys()],
+    [...byId.values()].map((price) => String(price.updated_ms)),
+    JSON.stringify(row.items.map((item) => recordJson(item, ITEM_FIELDS))),
+    newId('event'),
+    JSON.stringify(subscriptionEventData(object)),
+    now.toISOString(),
+    ws?.workflowId ?? null,
+    ws?.workflowType ?? null,
+    ws?.taskQueue ?? null,
+    ws?.args ?? null,
+    ws?.options ?? null,
+  ];
+  return { values, object };
 }

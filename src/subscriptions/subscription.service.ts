@@ -1,14 +1,17 @@
 import { BILLING_INTERVALS } from './billing-dates';
 import { columnValue } from '../lib/columns';
 import type { Client } from '@temporalio/client';
-import type { Prisma } from '../generated/prisma/client';
+import type { Prisma, Price, TaxRate } from '../generated/prisma/client';
 import type { Db } from '../db/prisma';
 import { findPrice } from '../catalog/price.service';
 import type { PriceObject } from '../catalog/price.schemas';
 import { computeTax, type TaxRateForCalc } from '../catalog/tax';
-import { findTaxRates, toTaxRateObject } from '../catalog/tax-rate.service';
-import { findCustomerRow } from '../customers/customer.service';
-import { badRequest, conflict } from '../http/errors';
+import { findTaxRates, TAX_RATE_COLUMNS, taxRateOfRow, taxRatesInOrder, toTaxRateObject } from '../catalog/tax-rate.service';
+import type { TaxRateObject } from '../catalog/tax-rate.schemas';
+import { PRICE_COLUMNS, priceOfRow, toPriceObject } from '../catalog/records';
+import { CUSTOMER_COLUMNS, customerOfRow, type CustomerColumns } from '../customers/customer.service';
+import { dateOf, dateOrNull, queryRows, type RowColumns, type Statement } from '../db/sql';
+import { badRequest, conflict, notFound } from '../http/errors';
 import { pageEnvelope, pageWindow, type Page } from '../http/pagination';
 import { withParam } from '../invoices/invoice.service';
 import { newId } from '../lib/ids';
@@ -24,7 +27,7 @@ import type { PaymentGateway } from '../payments/gateway';
 import { findSubscriptionRow, getSubscriptionObject, toSubscriptionObjects, type SubscriptionWithItems } from './subscription.records';
 import type { CreateSubscriptionInput, ListSubscriptionsQuery, SubscriptionObject, UpdateSubscriptionInput } from './subscription.schemas';
 import { atTime, currentTime } from '../lib/clock-time';
-import { customerClock } from '../test-clocks/test-clock.service';
+import { clockBinding, customerClock } from '../test-clocks/test-clock.service';
 import { subscriptionDisplay } from '../temporal/workflow-display';
 
 export interface SubscriptionDeps {
@@ -47,7 +50,12 @@ const describeCadence = ({ currency, interval, intervalCount }: Cadence) => `${c
 
 /** A recurring price of the account for `param`: 404 when unknown, 400 when one-time or not billed like the subscription. */
 async function recurringPrice(db: Db, accountId: string, priceId: string, param: string, cadence?: Cadence): Promise<{ price: PriceObject; cadence: Cadence }> {
-  const price = await withParam(param, () => findPrice(db, accountId, priceId));
+  return recurringPriceOf(await withParam(param, () => findPrice(db, accountId, priceId)), param, cadence);
+}
+
+/** recurringPrice's 400s on a price already read. */
+function recurringPriceOf(price: PriceObject, param: string, cadence?: Cadence): { price: PriceObject; cadence: Cadence } {
+  const priceId = price.id;
   if (price.type !== 'recurring' || !price.recurring) {
     throw badRequest(`Price ${priceId} is a one-time price; subscriptions need recurring prices.`, param);
   }
@@ -62,7 +70,10 @@ async function recurringPrice(db: Db, accountId: string, priceId: string, param:
 }
 
 async function activeTaxRates(db: Db, accountId: string, ids: string[] | undefined, param: string): Promise<TaxRateForCalc[]> {
-  const rates = await withParam(param, () => findTaxRates(db, accountId, ids ?? []));
+  return activeOf(await withParam(param, () => findTaxRates(db, accountId, ids ?? [])), param);
+}
+
+function activeOf(rates: TaxRateObject[], param: string): TaxRateForCalc[] {
   const inactive = rates.find((rate) => !rate.active);
   if (inactive) throw badRequest(`Tax rate ${inactive.id} is inactive and cannot be applied.`, param);
   return rates;
@@ -95,9 +106,12 @@ function assertPeriodWithinCeiling(items: BilledItem[]): void {
 }
 
 async function attachedPaymentMethod(db: Db, accountId: string, customerId: string, id: string): Promise<string> {
-  const method = await withParam('default_payment_method', () => findPaymentMethod(db, accountId, id));
+  return attachedOf(await withParam('default_payment_method', () => findPaymentMethod(db, accountId, id)), customerId);
+}
+
+function attachedOf(method: { id: string; customerId: string | null }, customerId: string): string {
   if (method.customerId !== customerId) {
-    throw badRequest(`Payment method ${id} is not attached to customer ${customerId}.`, 'default_payment_method', 'payment_method_not_attached');
+    throw badRequest(`Payment method ${method.id} is not attached to customer ${customerId}.`, 'default_payment_method', 'payment_method_not_attached');
   }
   return method.id;
 }
@@ -108,32 +122,82 @@ function assertFuture(seconds: number | null | undefined, param: string): void {
   }
 }
 
+type PricedColumns = RowColumns<Price> & { productName: string | null };
+
+/** What POST /subscriptions checks, as CREATION_INPUTS reads it: no row when the customer is unknown. */
+type CreationInputsRow = CustomerColumns & {
+  testClock: { id: string; frozenTime: string; status: string; deletedAt: string | null } | null;
+  prices: PricedColumns[];
+  taxRates: RowColumns<TaxRate>[];
+  paymentMethod: { id: string; customerId: string | null } | null;
+};
+
 /**
- * POST /subscriptions: everything that needs the database is checked here (customer, prices, tax
- * rates, payment method: 404 or 400 naming the field), then the subscription is written with the
- * start of its workflow and its first invoice, and charged (subscription-creation.service.ts).
+ * Everything POST /subscriptions checks in the database, in one prepared statement (src/db/sql.ts:
+ * about a tenth of Prisma's CPU, one round trip instead of six): the customer (no row when unknown),
+ * its test clock, the request's prices with their products' names, its tax rates and payment method.
+ */
+const CREATION_INPUTS: Statement = {
+  name: 'subscription_creation_inputs',
+  text: `SELECT ${CUSTOMER_COLUMNS},
+    (SELECT json_build_object('id', k.id, 'frozenTime', k.frozen_time, 'status', k.status, 'deletedAt', k.deleted_at)
+      FROM test_clocks k WHERE k.id = c.test_clock_id) AS "testClock",
+    (SELECT coalesce(json_agg(x), '[]') FROM (SELECT ${PRICE_COLUMNS}, pr.name AS "productName"
+      FROM prices p LEFT JOIN products pr ON pr.id = p.product_id AND pr.account_id = p.account_id
+      WHERE p.account_id = $2 AND p.id = ANY($3::text[])) x) AS prices,
+    (SELECT coalesce(json_agg(x), '[]') FROM (SELECT ${TAX_RATE_COLUMNS} FROM tax_rates t
+      WHERE t.account_id = $2 AND t.id = ANY($4::text[])) x) AS "taxRates",
+    (SELECT json_build_object('id', m.id, 'customerId', m.customer_id) FROM payment_methods m
+      WHERE m.id = $5 AND m.account_id = $2) AS "paymentMethod"
+    FROM customers c WHERE c.id = $1 AND c.account_id = $2 AND c.deleted_at IS NULL`,
+};
+
+/**
+ * POST /subscriptions: everything that needs the database is read in one statement and checked here
+ * in the order of the request (customer, test clock, each item's price and tax rates, payment method:
+ * 404 or 400 naming the field), then the subscription is written with the start of its workflow and
+ * its first invoice, and charged (subscription-creation.service.ts).
  */
 export async function createSubscription(deps: SubscriptionDeps, accountId: string, input: CreateSubscriptionInput): Promise<SubscriptionCreated> {
   const { prisma } = deps;
-  const customer = await withParam('customer', () => findCustomerRow(prisma, accountId, input.customer));
+  const [row] = await queryRows<CreationInputsRow>(prisma, CREATION_INPUTS, [
+    input.customer,
+    accountId,
+    [...new Set(input.items.map((item) => item.price))],
+    [...new Set(input.items.flatMap((item) => item.tax ?? []))],
+    input.default_payment_method ?? null,
+  ]);
+  if (!row) throw notFound('customer', input.customer, 'customer');
+  const { testClock: clockRow, prices: priceRows, taxRates: rateRows, paymentMethod, ...customerColumns } = row;
+  const customer = customerOfRow(customerColumns);
   // A customer on a test clock: its time judges the dates, and the workflow runs on it.
-  const testClock = await customerClock(prisma, customer);
+  const testClock = clockRow ? clockBinding({ ...clockRow, frozenTime: dateOf(clockRow.frozenTime), deletedAt: dateOrNull(clockRow.deletedAt) }) : null;
   await atTime(testClock?.time, async () => assertFuture(input.end_date, 'end_date'));
+  const pricesById = new Map(priceRows.map((price) => [price.id, price]));
+  const taxRates = rateRows.map(taxRateOfRow);
   let cadence: Cadence | undefined;
   const items: SubscriptionCreateSpec['items'] = [];
   const billed: BilledItem[] = [];
   const prices: PriceObject[] = [];
+  const productNames: (string | null)[] = [];
   for (const [index, item] of input.items.entries()) {
-    const resolved = await recurringPrice(prisma, accountId, item.price, `items.${index}.price`, cadence);
+    const param = `items.${index}`;
+    const priceRow = pricesById.get(item.price);
+    if (!priceRow) throw notFound('price', item.price, `${param}.price`);
+    const resolved = recurringPriceOf(toPriceObject(priceOfRow(priceRow)), `${param}.price`, cadence);
     cadence = resolved.cadence;
     prices.push(resolved.price);
-    const rates = await activeTaxRates(prisma, accountId, item.tax, `items.${index}.tax`);
+    productNames.push(priceRow.productName);
+    const rates = activeOf(taxRatesInOrder(taxRates, item.tax ?? [], `${param}.tax`), `${param}.tax`);
     items.push({ id: newId('subscriptionItem'), priceId: item.price, quantity: item.quantity, taxRateIds: rates.map((rate) => rate.id) });
-    billed.push({ unitAmount: resolved.price.unit_amount, quantity: item.quantity, rates, param: `items.${index}` });
+    billed.push({ unitAmount: resolved.price.unit_amount, quantity: item.quantity, rates, param });
   }
   assertPeriodWithinCeiling(billed);
-  const defaultPaymentMethodId =
-    input.default_payment_method === undefined ? null : await attachedPaymentMethod(prisma, accountId, customer.id, input.default_payment_method);
+  let defaultPaymentMethodId: string | null = null;
+  if (input.default_payment_method !== undefined) {
+    if (!paymentMethod) throw notFound('payment method', input.default_payment_method, 'default_payment_method');
+    defaultPaymentMethodId = attachedOf(paymentMethod, customer.id);
+  }
   const spec: SubscriptionCreateSpec = {
     id: newId('subscription'),
     accountId,
@@ -147,18 +211,17 @@ export async function createSubscription(deps: SubscriptionDeps, accountId: stri
     endDate: input.end_date === undefined ? null : input.end_date * 1000,
     startBillingDate: input.start_billing_date === undefined ? null : input.start_billing_date * 1000,
   };
-  const products = await prisma.product.findMany({ where: { accountId, id: { in: prices.map((price) => price.product) } }, select: { id: true, name: true } });
   const display = subscriptionDisplay({
     ...spec,
     customer,
     items: prices.map((price, index) => ({
-      product: products.find((product) => product.id === price.product)?.name ?? price.product,
+      product: productNames[index] ?? price.product,
       unitAmount: price.unit_amount,
       quantity: items[index]!.quantity,
     })),
   });
   const nowMs = testClock?.time ?? (deps.temporalNow ? await deps.temporalNow() : Date.now());
-  return createSubscriptionRecords({ ...deps, gateway: deps.gateway ?? createGateway(prisma) }, spec, nowMs, testClock, display);
+  return createSubscriptionRecords({ ...deps, gateway: deps.gateway ?? createGateway(prisma) }, spec, nowMs, testClock, display, prices);
 }
 
 export async function listSubscriptions(prisma: Db, accountId: string, query: ListSubscriptionsQuery): Promise<Page<SubscriptionObject>> {

@@ -73,7 +73,11 @@ const advancingConflict = (clockId: string) =>
  */
 export async function customerClock(db: Db | Tx, customer: { testClockId: string | null }): Promise<TestClockBinding | null> {
   if (!customer.testClockId) return null;
-  const clock = await db.testClock.findUniqueOrThrow({ where: { id: customer.testClockId } });
+  return clockBinding(await db.testClock.findUniqueOrThrow({ where: { id: customer.testClockId } }));
+}
+
+/** customerClock's judgement of a clock already read. */
+export function clockBinding(clock: Pick<TestClock, 'id' | 'frozenTime' | 'status' | 'deletedAt'>): TestClockBinding {
   if (clock.deletedAt) throw conflict(`Test clock ${clock.id} was deleted; its customers take no new changes.`, 'test_clock_deleted');
   if (clock.status === 'advancing') throw advancingConflict(clock.id);
   return { id: clock.id, time: clock.frozenTime.getTime() };
