@@ -2,6 +2,7 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { projectRoot } from '../src/config';
+import { TSX_NODE_ARGS } from '../src/runtime/processes';
 import { createAccount } from '../src/accounts/account.service';
 import { BARE_START_LANES, bareWorkflowStarts, ratio, roundTo, runLanes, type BenchContext, type Figures, type LaneResult } from './support';
 
@@ -10,8 +11,13 @@ const IDLE = Number(process.env.BENCH_IDLE_SUBSCRIPTIONS ?? 10_000);
 /** The task queue the API starts workflows on (config.taskQueue): the bench worker polls it. */
 const TASK_QUEUE = 'billing';
 
+/** Memory is read at these fractions of IDLE (and before the first). */
+const IDLE_CHECKPOINTS = [0.2, 0.5, 1];
+
+/** A bench process as `npm start` runs the service's (TSX_NODE_ARGS), with every thread's GC reachable (bench/thread-memory.ts). */
 function spawnTsx(file: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess {
-  return spawn(process.execPath, ['--expose-gc', '--import', 'tsx', path.join(__dirname, file), ...args], {
+  const probe = path.join(__dirname, 'thread-memory.ts');
+  return spawn(process.execPath, ['--expose-gc', ...TSX_NODE_ARGS, '--require', probe, path.join(__dirname, file), ...args], {
     cwd: projectRoot,
     env: { ...process.env, ...env, LOG_LEVEL: 'silent' },
     stdio: ['pipe', 'pipe', 'inherit'],
@@ -26,6 +32,19 @@ function jsonLines(child: ChildProcess) {
 }
 
 const mb = (bytes: number) => Math.round(bytes / 1024 / 1024);
+
+/** What bench/subscription-worker.ts answers "memory" with (bytes). */
+interface WorkerMemory {
+  rss: number;
+  anonymous: number;
+  heapUsed: number;
+  threadsHeapUsed: number;
+  threadsHeapTotal: number;
+  threads: number;
+  external: number;
+  arrayBuffers: number;
+  cachedWorkflows: number;
+}
 
 /**
  * Subscriptions created per second through the API beside bare workflow starts per second on the
@@ -45,8 +64,9 @@ export async function benchSubscriptions(ctx: BenchContext): Promise<Figures> {
     await workerSays();
     const memory = async () => {
       worker.stdin!.write('memory\n');
-      return (await workerSays()) as { rss: number; heapUsed: number; cachedWorkflows: number };
+      return (await workerSays()) as WorkerMemory;
     };
+    const rest = await memory(); // polling, nothing cached yet
     const api = spawnTsx('server-process.ts', ['api'], env);
     children.push(api);
     const { port } = await jsonLines(api)();
@@ -103,19 +123,39 @@ export async function benchSubscriptions(ctx: BenchContext): Promise<Figures> {
     );
 
     const before = await memory();
-    const idle = await runLanes(IDLE, 50, () => subscribe(nextYear()).then(() => undefined));
-    const after = await memory();
+    const readings: { idle: number; perSecond: number; memory: WorkerMemory }[] = [{ idle: 0, perSecond: 0, memory: before }];
+    for (const fraction of IDLE_CHECKPOINTS) {
+      const target = Math.round(IDLE * fraction);
+      const done = readings.at(-1)!.idle;
+      if (target <= done) continue;
+      const idle = await runLanes(target - done, 50, () => subscribe(nextYear()).then(() => undefined));
+      readings.push({ idle: target, perSecond: idle.perSecond, memory: await memory() });
+    }
+    const after = readings.at(-1)!.memory;
     const rows = await ctx.prisma.subscription.count({ where: { accountId: account.account_id, status: 'scheduled' } });
-    console.log(`\nWorker memory with ${rows} idle (scheduled) subscriptions, created at ${Math.round(idle.perSecond)}/s:`);
-    console.table({
-      before: { 'rss MB': mb(before.rss), 'heap MB': mb(before.heapUsed), 'cached workflows': before.cachedWorkflows },
-      after: { 'rss MB': mb(after.rss), 'heap MB': mb(after.heapUsed), 'cached workflows': after.cachedWorkflows },
-    });
+    const perSecond = Math.round(readings.slice(1).reduce((sum, reading) => sum + reading.perSecond, 0) / Math.max(1, readings.length - 1));
+    console.log(`\nWorker memory with idle (scheduled) subscriptions (${rows} in all), created at about ${perSecond}/s; after a GC of every thread:`);
+    console.table(
+      Object.fromEntries(
+        [{ idle: -1, memory: rest }, ...readings].map(({ idle, memory: m }) => [
+          idle < 0 ? 'at rest' : `${idle} idle`,
+          {
+            'rss MB': mb(m.rss),
+            'anon MB': mb(m.anonymous),
+            'main heap MB': mb(m.heapUsed),
+            'workflow thread heap MB': `${mb(m.threadsHeapUsed)} of ${mb(m.threadsHeapTotal)}`,
+            'external MB': mb(m.external),
+            'cached workflows': m.cachedWorkflows,
+          },
+        ]),
+      ),
+    );
     return {
       subscription_create_ratio: roundTo(scheduled.perSecond / bare.perSecond),
       subscription_charge_ratio: roundTo(active.perSecond / bare.perSecond),
       worker_rss_mb_idle_10k: mb(after.rss),
       worker_rss_mb_before: mb(before.rss),
+      worker_rss_mb_rest: mb(rest.rss),
     };
   } finally {
     for (const child of children) child.kill('SIGTERM');
