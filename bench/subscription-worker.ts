@@ -33,10 +33,13 @@ async function main(): Promise<void> {
           threadsHeapUsed: heaps.slice(1).reduce((sum, heap) => sum + heap.used, 0),
           threadsHeapTotal: heaps.slice(1).reduce((sum, heap) => sum + heap.total, 0),
           threads: heaps.length,
+          spaces: heaps.map((heap) => Object.fromEntries(Object.entries(heap.spaces).map(([name, bytes]) => [name, Math.round(bytes / 1048576)]))),
           external,
           arrayBuffers,
           anonymous: (smaps.Anonymous ?? 0) * 1024,
           cachedWorkflows: worker.getStatus().numCachedWorkflows,
+          // CPU time of the whole process so far (every thread), in ms.
+          cpuMs: Math.round((process.cpuUsage().user + process.cpuUsage().system) / 1000),
         }),
       );
     });

@@ -13,12 +13,15 @@ export interface ThreadHeap {
   /** V8 heap in use after the GC, and as reserved by V8 (bytes). */
   used: number;
   total: number;
+  /** Bytes V8 holds for each heap space (new_space, old_space, code_space, ...). */
+  spaces: Record<string, number>;
 }
 
 function collectThisThread(): ThreadHeap {
   (globalThis as { gc?: () => void }).gc?.();
   const heap = v8.getHeapStatistics();
-  return { threadId, used: heap.used_heap_size, total: heap.total_heap_size };
+  const spaces = Object.fromEntries(v8.getHeapSpaceStatistics().map((space) => [space.space_name, space.space_size]));
+  return { threadId, used: heap.used_heap_size, total: heap.total_heap_size, spaces };
 }
 
 /** Worker threads alive in this process (main thread only). */
