@@ -113,8 +113,9 @@ it('the server configuration reads its password and database address from the en
 it('the image starts the API and the worker as npm start does: tsx\'s CommonJS register, and for the worker its V8 flag and malloc setting', () => {
   const scripts = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts;
   const workerEnv = Object.entries(WORKER_ENV_DEFAULTS).map(([name, value]) => `${name}=\${${name}:-${value}}`);
-  expect(scripts['start:api']).toBe(['node', ...TSX_NODE_ARGS, 'src/cli/api.ts'].join(' '));
-  expect(scripts['start:worker']).toBe([...workerEnv, 'node', ...TSX_NODE_ARGS, ...WORKER_NODE_ARGS, 'src/cli/worker.ts'].join(' '));
+  // `exec`: npm passes the container's SIGTERM to its shell, which would die and leave node running; exec'd, node gets it.
+  expect(scripts['start:api']).toBe(['exec', 'node', ...TSX_NODE_ARGS, 'src/cli/api.ts'].join(' '));
+  expect(scripts['start:worker']).toBe([...workerEnv, 'exec', 'node', ...TSX_NODE_ARGS, ...WORKER_NODE_ARGS, 'src/cli/worker.ts'].join(' '));
   expect(compose.services.api.command).toEqual(['npm', 'run', 'start:api']);
   expect(compose.services.worker.command).toEqual(['npm', 'run', 'start:worker']);
 });
