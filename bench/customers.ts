@@ -2,6 +2,7 @@ import path from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
 import autocannon from 'autocannon';
 import { projectRoot } from '../src/config';
+import { TSX_NODE_ARGS } from '../src/runtime/processes';
 import { createAccount } from '../src/accounts/account.service';
 import { ratio, roundTo, type BenchContext, type Figures } from './support';
 
@@ -9,7 +10,8 @@ const DURATION_S = Number(process.env.BENCH_DURATION ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 
 async function startServer(mode: 'api' | 'baseline', env: NodeJS.ProcessEnv): Promise<{ port: number; child: ChildProcess }> {
-  const child = spawn(path.join(projectRoot, 'node_modules', '.bin', 'tsx'), [path.join(__dirname, 'server-process.ts'), mode], {
+  const child = spawn(process.execPath, [...TSX_NODE_ARGS, path.join(__dirname, 'server-process.ts'), mode], {
+    cwd: projectRoot,
     env: { ...process.env, ...env, LOG_LEVEL: 'silent' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

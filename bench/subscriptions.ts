@@ -2,6 +2,7 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { projectRoot } from '../src/config';
+import { TSX_NODE_ARGS, WORKER_ENV_DEFAULTS, WORKER_NODE_ARGS } from '../src/runtime/processes';
 import { createAccount } from '../src/accounts/account.service';
 import { BARE_START_LANES, bareWorkflowStarts, ratio, roundTo, runLanes, type BenchContext, type Figures, type LaneResult } from './support';
 
@@ -10,22 +11,51 @@ const IDLE = Number(process.env.BENCH_IDLE_SUBSCRIPTIONS ?? 10_000);
 /** The task queue the API starts workflows on (config.taskQueue): the bench worker polls it. */
 const TASK_QUEUE = 'billing';
 
-function spawnTsx(file: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess {
-  return spawn(process.execPath, ['--expose-gc', '--import', 'tsx', path.join(__dirname, file), ...args], {
+/** Memory is read at these fractions of IDLE (and before the first). */
+const IDLE_CHECKPOINTS = [0.2, 0.5, 1];
+
+/**
+ * A bench process started as `npm start` starts the service's (src/runtime/processes.ts; the worker with its
+ * V8 flag and malloc setting), with every thread's GC reachable (bench/thread-memory.ts).
+ */
+function spawnTsx(file: string, args: string[], env: NodeJS.ProcessEnv, worker = false): ChildProcess {
+  const probe = path.join(__dirname, 'thread-memory.ts');
+  const nodeArgs = ['--expose-gc', ...TSX_NODE_ARGS, ...(worker ? WORKER_NODE_ARGS : []), '--require', probe];
+  return spawn(process.execPath, [...nodeArgs, path.join(__dirname, file), ...args], {
     cwd: projectRoot,
-    env: { ...process.env, ...env, LOG_LEVEL: 'silent' },
+    env: { ...(worker ? WORKER_ENV_DEFAULTS : {}), ...process.env, ...env, LOG_LEVEL: 'silent' },
     stdio: ['pipe', 'pipe', 'inherit'],
   });
 }
 
-/** Lines a child prints on stdout, one JSON object each, awaited in order. */
+/** The JSON lines a child prints on stdout, one object each, awaited in order. */
 function jsonLines(child: ChildProcess) {
   const waiting: ((value: any) => void)[] = [];
-  readline.createInterface({ input: child.stdout! }).on('line', (line) => waiting.shift()?.(JSON.parse(line)));
+  readline.createInterface({ input: child.stdout! }).on('line', (line) => {
+    // The SDK core writes its own warnings to stdout (a slow workflow task on a loaded machine): passed on.
+    if (!line.startsWith('{')) return void process.stderr.write(`${line}\n`);
+    waiting.shift()?.(JSON.parse(line));
+  });
   return () => new Promise<any>((resolve) => waiting.push(resolve));
 }
 
 const mb = (bytes: number) => Math.round(bytes / 1024 / 1024);
+
+/** What bench/subscription-worker.ts answers "memory" with (bytes). */
+interface WorkerMemory {
+  rss: number;
+  anonymous: number;
+  heapUsed: number;
+  threadsHeapUsed: number;
+  threadsHeapTotal: number;
+  threads: number;
+  /** MB per V8 heap space, per thread (main first). */
+  spaces: Record<string, number>[];
+  external: number;
+  arrayBuffers: number;
+  cachedWorkflows: number;
+  cpuMs: number;
+}
 
 /**
  * Subscriptions created per second through the API beside bare workflow starts per second on the
@@ -39,20 +69,22 @@ export async function benchSubscriptions(ctx: BenchContext): Promise<Figures> {
   const env = { DATABASE_URL: ctx.databaseUrl, TEMPORAL_ADDRESS: ctx.temporalAddress, WORKFLOW_BUNDLE: ctx.workflowBundle };
   const children: ChildProcess[] = [];
   try {
-    const worker = spawnTsx('subscription-worker.ts', [TASK_QUEUE], env);
+    const worker = spawnTsx('subscription-worker.ts', [TASK_QUEUE], env, true);
     children.push(worker);
     const workerSays = jsonLines(worker);
     await workerSays();
     const memory = async () => {
       worker.stdin!.write('memory\n');
-      return (await workerSays()) as { rss: number; heapUsed: number; cachedWorkflows: number };
+      return (await workerSays()) as WorkerMemory;
     };
+    const rest = await memory(); // polling, nothing cached yet
     const api = spawnTsx('server-process.ts', ['api'], env);
     children.push(api);
     const { port } = await jsonLines(api)();
     const base = `http://127.0.0.1:${port}`;
 
     const account = await createAccount(ctx.prisma, { name: 'Bench subscriptions', role: 'developer' });
+    let retried503 = 0;
     const call = async (method: string, route: string, body?: object): Promise<any> => {
       const response = await fetch(`${base}${route}`, {
         method,
@@ -60,6 +92,12 @@ export async function benchSubscriptions(ctx: BenchContext): Promise<Figures> {
         body: body ? JSON.stringify(body) : undefined,
       });
       const json = await response.json();
+      if (response.status === 503) {
+        // database_busy on a loaded machine: nothing was changed and the API asks to retry; counted and printed.
+        retried503 += 1;
+        await new Promise((resolve) => setTimeout(resolve, 1000 * Number(response.headers.get('retry-after') ?? 1)));
+        return call(method, route, body);
+      }
       if (response.status >= 300) throw new Error(`${method} ${route} answered ${response.status}: ${JSON.stringify(json)}`);
       return json;
     };
@@ -98,24 +136,51 @@ export async function benchSubscriptions(ctx: BenchContext): Promise<Figures> {
       'POST /subscriptions, scheduled': row(scheduled),
       'POST /subscriptions, first invoice charged': row(active),
     });
+    if (retried503 > 0) console.log(`(${retried503} creations answered 503 database_busy and were retried; the machine is loaded)`);
     console.log(
       `subscriptions via API/bare starts: scheduled ${ratio(scheduled.perSecond, bare.perSecond)}, charged at creation ${ratio(active.perSecond, bare.perSecond)}`,
     );
 
     const before = await memory();
-    const idle = await runLanes(IDLE, 50, () => subscribe(nextYear()).then(() => undefined));
-    const after = await memory();
+    const readings: { idle: number; perSecond: number; memory: WorkerMemory }[] = [{ idle: 0, perSecond: 0, memory: before }];
+    for (const fraction of IDLE_CHECKPOINTS) {
+      const target = Math.round(IDLE * fraction);
+      const done = readings.at(-1)!.idle;
+      if (target <= done) continue;
+      const idle = await runLanes(target - done, 50, () => subscribe(nextYear()).then(() => undefined));
+      readings.push({ idle: target, perSecond: idle.perSecond, memory: await memory() });
+    }
+    const after = readings.at(-1)!.memory;
     const rows = await ctx.prisma.subscription.count({ where: { accountId: account.account_id, status: 'scheduled' } });
-    console.log(`\nWorker memory with ${rows} idle (scheduled) subscriptions, created at ${Math.round(idle.perSecond)}/s:`);
-    console.table({
-      before: { 'rss MB': mb(before.rss), 'heap MB': mb(before.heapUsed), 'cached workflows': before.cachedWorkflows },
-      after: { 'rss MB': mb(after.rss), 'heap MB': mb(after.heapUsed), 'cached workflows': after.cachedWorkflows },
-    });
+    const perSecond = Math.round(readings.slice(1).reduce((sum, reading) => sum + reading.perSecond, 0) / Math.max(1, readings.length - 1));
+    const cpuMsEach = (after.cpuMs - before.cpuMs) / Math.max(1, readings.at(-1)!.idle);
+    console.log(
+      `\nWorker memory with idle (scheduled) subscriptions (${rows} in all), created at about ${perSecond}/s; after a GC of every thread ` +
+        `(the worker's CPU: ${cpuMsEach.toFixed(1)} ms per idle subscription created):`,
+    );
+    if (process.env.BENCH_HEAP_SPACES) for (const { idle, memory: m } of readings) console.log(idle, JSON.stringify(m.spaces));
+    console.table(
+      Object.fromEntries(
+        [{ idle: -1, memory: rest }, ...readings].map(({ idle, memory: m }) => [
+          idle < 0 ? 'at rest' : `${idle} idle`,
+          {
+            'rss MB': mb(m.rss),
+            'anon MB': mb(m.anonymous),
+            'main heap MB': mb(m.heapUsed),
+            'workflow thread heap MB': `${mb(m.threadsHeapUsed)} of ${mb(m.threadsHeapTotal)}`,
+            'external MB': mb(m.external),
+            'cached workflows': m.cachedWorkflows,
+          },
+        ]),
+      ),
+    );
     return {
       subscription_create_ratio: roundTo(scheduled.perSecond / bare.perSecond),
       subscription_charge_ratio: roundTo(active.perSecond / bare.perSecond),
       worker_rss_mb_idle_10k: mb(after.rss),
       worker_rss_mb_before: mb(before.rss),
+      worker_rss_mb_rest: mb(rest.rss),
+      worker_cpu_ms_per_idle_subscription: roundTo(cpuMsEach),
     };
   } finally {
     for (const child of children) child.kill('SIGTERM');

