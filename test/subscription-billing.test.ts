@@ -39,6 +39,15 @@ async function customerAndPrice(world: SubscriptionWorld, options: Parameters<ty
   return { customer: customer.id as string, price: await recurringPrice(world.api, options) };
 }
 
+/** Two subscriptions the API creates now, each billing at once: one on a card that pays, one on a card that declines. */
+async function createdPayingAndDeclining(world: SubscriptionWorld, paidAmount: number, declinedAmount: number) {
+  const paying = await customerAndPrice(world, { unitAmount: paidAmount });
+  const declining = await customerAndPrice(world, { unitAmount: declinedAmount }, CARDS.declined);
+  const start = unix(await world.env.currentTimeMs());
+  const subscribe = (customer: string, price: string) => createSubscription(world.api, { customer, items: [{ price, quantity: 1 }], trial_days: 0, start_date: start });
+  return { start, paid: await subscribe(paying.customer, paying.price), declined: await subscribe(declining.customer, declining.price) };
+}
+
 /** Types of the invoice events of each invoice, in the order they were written. */
 function invoiceEventTypes(events: { type: string; data: unknown }[]) {
   const byInvoice = new Map<string, string[]>();
@@ -317,11 +326,7 @@ describe('subscription billing on Temporal (time skipping)', () => {
 
   it('created by the API (decisions.md §14): the first invoice is made and charged before the 201, the workflow records the period and renews; a decline goes to dunning', async () => {
     await inWorld('api-created', async (world) => {
-      const paying = await customerAndPrice(world, { unitAmount: 1200 });
-      const declining = await customerAndPrice(world, { unitAmount: 1300 }, CARDS.declined);
-      const start = unix(await world.env.currentTimeMs());
-      const paid = await createSubscription(world.api, { customer: paying.customer, items: [{ price: paying.price, quantity: 1 }], trial_days: 0, start_date: start });
-      const declined = await createSubscription(world.api, { customer: declining.customer, items: [{ price: declining.price, quantity: 1 }], trial_days: 0, start_date: start });
+      const { start, paid, declined } = await createdPayingAndDeclining(world, 1200, 1300);
       const [first] = await invoicesOf(world, paid.id);
       expect(paid).toMatchObject({ status: 'active', latest_invoice: first!.id, current_period_start: start });
       expect(first).toMatchObject({ status: 'paid', billingReason: 'subscription_create', attemptCount: 1 });
@@ -343,11 +348,7 @@ describe('subscription billing on Temporal (time skipping)', () => {
 
   it("created by the API: the workflow's first task finds the API's charge (its receipt in a local activity's result) and records the period, charging nothing again; a declined first charge goes through the charge activity to dunning", async () => {
     await inWorld('api-created-local', async (world) => {
-      const paying = await customerAndPrice(world, { unitAmount: 1400 });
-      const declining = await customerAndPrice(world, { unitAmount: 1500 }, CARDS.declined);
-      const start = unix(await world.env.currentTimeMs());
-      const paid = await createSubscription(world.api, { customer: paying.customer, items: [{ price: paying.price, quantity: 1 }], trial_days: 0, start_date: start });
-      const declined = await createSubscription(world.api, { customer: declining.customer, items: [{ price: declining.price, quantity: 1 }], trial_days: 0, start_date: start });
+      const { paid, declined } = await createdPayingAndDeclining(world, 1400, 1500);
       const [first] = await invoicesOf(world, paid.id);
       expect(await settled(world, paid.id)).toMatchObject({ invoicesIssued: 1, nextPeriodIndex: 1, latestInvoiceId: first!.id });
       const payments = await world.app.prisma.transaction.findMany({ where: { invoiceId: first!.id, type: 'payment' } });
