@@ -72,6 +72,17 @@ export const config = {
   get workerCachedWorkflows() {
     return intFromEnv('WORKER_CACHED_WORKFLOWS', 250);
   },
+  /**
+   * Workflow tasks one worker process works on at once (at most WORKER_CACHED_WORKFLOWS: a task in
+   * progress keeps its workflow cached). A relay's eager start hands a delivery's first task straight to
+   * this worker only while a slot is free; with the SDK's default of 40, a burst of webhook events took
+   * every slot (each held through the start, the delivery's local activity and the completion) and the
+   * rest went through the task queue, where they waited seconds behind the server's transfer queue
+   * (docs/performance.md, Fourth round).
+   */
+  get workerWorkflowTaskSlots() {
+    return intFromEnv('WORKER_WORKFLOW_TASK_SLOTS', 200);
+  },
   /** A prebuilt workflow bundle (`npm run build:workflows`); unset: the worker bundles the workflows at start. */
   get workflowBundle() {
     return process.env.WORKFLOW_BUNDLE || undefined;

@@ -51,5 +51,7 @@ export async function createWorker(deps: WorkerDeps): Promise<Worker> {
     // Local activities run in the workflow task that calls them, on the same pool: the same bound (default 100).
     maxConcurrentLocalActivityExecutions: deps.activitySlots ?? config.workerActivitySlots,
     maxCachedWorkflows: config.workerCachedWorkflows,
+    // The SDK needs the cache to hold every workflow with a task in progress.
+    maxConcurrentWorkflowTaskExecutions: Math.min(config.workerWorkflowTaskSlots, config.workerCachedWorkflows),
   });
 }
