@@ -1,6 +1,7 @@
 import { sealStoredAnswers } from '../src/http/idempotency';
 import { apiClient, type ApiClient, type TestApp, startTwoAccountApp } from './support/harness';
 import { CARDS, customerWithCard, gatewayCharges, simpleInvoice } from './support/payments';
+import { recurringPrice } from './support/subscriptions';
 
 let app: TestApp;
 let api: ApiClient;
@@ -233,5 +234,36 @@ describe('Idempotency-Key on PUT /invoices/{id}', () => {
     expect((await api.get(`/invoices/${invoice.id}`)).body.amount_refunded).toBe(1000);
     expect(await gatewayCharges(app.prisma, accountId, 'refund')).toBeGreaterThanOrEqual(1);
     expect((await api.get(`/transactions?invoice=${invoice.id}&type=refund`)).body.meta.itemsTotal).toBe(1);
+  });
+});
+
+describe('Idempotency-Key on POST /subscriptions', () => {
+  it('a subscription creation whose stored answer was lost (request died after charging) answers that subscription, charged once', async () => {
+    const { customer } = await customerWithCard(api);
+    const price = await recurringPrice(api, { unitAmount: 1500 });
+    const body = { customer: customer.id, items: [{ price, quantity: 1 }], trial_days: 0, start_date: Math.floor(Date.now() / 1000) };
+    const before = await gatewayCharges(app.prisma, accountId);
+    const k = newKey();
+    const first = await api.post('/subscriptions', body, key(k));
+    expect(first.status).toBe(201);
+    expect(await gatewayCharges(app.prisma, accountId)).toBe(before + 1);
+    // As if the process died after the creation's commit and charge, before storing the response.
+    await app.prisma.idempotencyKey.update({
+      where: { accountId_key: { accountId, key: k } },
+      data: { state: 'in_progress', responseStatus: null, responseBody: undefined, lockedAt: new Date(Date.now() - 120_000) },
+    });
+    const retried = await api.post('/subscriptions', body, key(k));
+    expect(retried.status).toBe(201);
+    expect(retried.body).toMatchObject({ id: first.body.id, status: 'active', latest_invoice: first.body.latest_invoice });
+    expect(retried.headers.get('idempotent-replayed')).toBeNull();
+    expect(await app.prisma.subscription.count({ where: { accountId, customerId: customer.id } })).toBe(1);
+    expect(await gatewayCharges(app.prisma, accountId)).toBe(before + 1);
+
+    // The same key once its 24 hours are over is a new request: a new subscription.
+    await app.prisma.idempotencyKey.update({ where: { accountId_key: { accountId, key: k } }, data: { createdAt: new Date(Date.now() - 25 * 3_600_000) } });
+    const later = await api.post('/subscriptions', body, key(k));
+    expect(later.status).toBe(201);
+    expect(later.body.id).not.toBe(first.body.id);
+    expect(await app.prisma.subscription.count({ where: { accountId, customerId: customer.id } })).toBe(2);
   });
 });

@@ -22,6 +22,8 @@ export interface HandlerContext<P, Q, B> {
   res: Response;
   /** The Idempotency-Key header of a POST or PUT, if sent (src/http/idempotency.ts). */
   idempotencyKey?: string;
+  /** With an Idempotency-Key: the same for a retry that takes over a request that died, new after the key's window (idempotency.ts claimSeed). */
+  idempotencySeed?: string;
 }
 
 export interface RouteDefinition<P extends AnyObject, Q extends AnyObject, B extends z.ZodType> {
@@ -202,8 +204,8 @@ export class Api {
       const query = def.query ? parseOrThrow(def.query, req.query, 'query') : {};
       const body = def.body ? parseOrThrow(def.body, req.body ?? {}, 'body') : undefined;
       const idempotencyKey = idempotent ? readIdempotencyKey(req) : undefined;
-      const run = async () => {
-        const result = await def.handler({ params, query, body, principal, req, res, idempotencyKey } as HandlerContext<
+      const run = async (idempotencySeed?: string) => {
+        const result = await def.handler({ params, query, body, principal, req, res, idempotencyKey, idempotencySeed } as HandlerContext<
           z.output<P>,
           z.output<Q>,
           z.output<B>

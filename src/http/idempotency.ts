@@ -14,7 +14,8 @@ import { ApiError, badRequest, conflict } from './errors';
  * not wait). Results of the handler are stored, 4xx errors included; a 5xx or crash releases the
  * key so that the client can retry. A key still `in_progress` after STALE_SECONDS (its request died)
  * may be taken over by the same request; the money-moving handlers are themselves keyed on the
- * Idempotency-Key, so a takeover never charges twice.
+ * Idempotency-Key (pay, refund) or derive the id of what they create from the claim (claimSeed:
+ * POST /subscriptions), so a takeover never charges twice.
  * Stored answers are encrypted (sealAnswer below): some carry a secret, e.g. a webhook signing secret.
  */
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
@@ -65,8 +66,9 @@ export interface StoredResponse {
   body: unknown;
 }
 
-async function claim(prisma: Db, accountId: string, key: string, req: Request, hash: string): Promise<boolean> {
-  const rows = await prisma.$queryRaw<{ key: string }[]>`
+/** The claimed record's creation time (ms), or null when the key is held or answered already. */
+async function claim(prisma: Db, accountId: string, key: string, req: Request, hash: string): Promise<number | null> {
+  const rows = await prisma.$queryRaw<{ created_at: Date }[]>`
     INSERT INTO idempotency_keys (account_id, key, method, path, request_hash, state, created_at, locked_at)
     VALUES (${accountId}, ${key}, ${req.method}, ${req.path}, ${hash}, 'in_progress', now(), now())
     ON CONFLICT (account_id, key) DO UPDATE SET
@@ -78,8 +80,19 @@ async function claim(prisma: Db, accountId: string, key: string, req: Request, h
        OR (idempotency_keys.state = 'in_progress'
            AND idempotency_keys.locked_at < now() - make_interval(secs => ${STALE_SECONDS})
            AND idempotency_keys.request_hash = EXCLUDED.request_hash)
-    RETURNING key`;
-  return rows.length > 0;
+    RETURNING created_at`;
+  return rows[0] ? rows[0].created_at.getTime() : null;
+}
+
+/**
+ * A secret value the same for every run of one claim of a key, its first and any takeover of it (the
+ * record keeps its creation time), and new once the key is used again after the window. Handlers that
+ * create something derive its id from it (src/lib/ids.ts idFromSeed): a takeover after a request died
+ * between its commit and the stored answer finds what that request created instead of creating (and
+ * charging) it again.
+ */
+function claimSeed(accountId: string, key: string, createdAtMs: number): string {
+  return crypto.createHmac('sha256', HASH_SECRET).update(`claim\n${accountId}\n${key}\n${createdAtMs}`).digest('hex');
 }
 
 /**
@@ -154,14 +167,14 @@ export async function withIdempotency(
   accountId: string,
   key: string,
   req: Request,
-  run: () => Promise<StoredResponse | null>,
+  run: (seed: string) => Promise<StoredResponse | null>,
 ): Promise<(StoredResponse & { replayed: boolean }) | null> {
   const hash = requestHash(req);
-  let claimed = false;
+  let claimed: number | null = null;
   // Two rounds: the row we collided with may have been released between our insert and our read.
-  for (let round = 0; round < 2 && !claimed; round++) {
+  for (let round = 0; round < 2 && claimed === null; round++) {
     claimed = await claim(prisma, accountId, key, req, hash);
-    if (claimed) break;
+    if (claimed !== null) break;
     const existing = await prisma.idempotencyKey.findUnique({ where: { accountId_key: { accountId, key } } });
     if (!existing) continue;
     if (existing.requestHash !== hash) {
@@ -176,11 +189,11 @@ export async function withIdempotency(
     }
     return { status: existing.responseStatus!, body: openAnswer(accountId, key, existing.responseBody), replayed: true };
   }
-  if (!claimed) throw conflict(`A request with this ${IDEMPOTENCY_HEADER} is still in progress; retry once it has finished.`, 'idempotency_key_in_use');
+  if (claimed === null) throw conflict(`A request with this ${IDEMPOTENCY_HEADER} is still in progress; retry once it has finished.`, 'idempotency_key_in_use');
 
   let response: StoredResponse | null;
   try {
-    response = await run();
+    response = await run(claimSeed(accountId, key, claimed));
   } catch (error) {
     if (error instanceof ApiError && error.status < 500) await store(prisma, accountId, key, hash, { status: error.status, body: error.toBody() });
     else await release(prisma, accountId, key, hash);

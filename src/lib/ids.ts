@@ -46,6 +46,21 @@ export function newId(kind: IdKind): string {
   return `${ID_PREFIXES[kind]}_${randomBase62(24)}`;
 }
 
+/**
+ * The id a seed names (an Idempotency-Key's claim, src/http/idempotency.ts): the same seed gives the
+ * same id, in the format of newId. The seed is secret, so the id is as unguessable as a random one.
+ */
+export function idFromSeed(kind: IdKind, seed: string): string {
+  let out = '';
+  for (let round = 0; out.length < 24; round++) {
+    for (const byte of crypto.createHash('sha256').update(`${kind}\n${round}\n${seed}`).digest()) {
+      if (byte < 248) out += ALPHABET[byte % 62];
+      if (out.length === 24) break;
+    }
+  }
+  return `${ID_PREFIXES[kind]}_${out}`;
+}
+
 /** A secret token with a readable prefix (API keys, webhook secrets). */
 export function newSecret(prefix: string): string {
   return `${prefix}_${randomBase62(40)}`;

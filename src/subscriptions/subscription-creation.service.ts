@@ -118,6 +118,22 @@ async function chargeWithin(deps: CreationDeps, first: FirstInvoice, state: Subs
   }
 }
 
+/**
+ * The creation a request made before under the same id (an Idempotency-Key's, whose answer was never
+ * stored: the process died after the commit), as that request would have answered it: billing is
+ * pending while its first invoice, charged automatically, is still open (its workflow charges it,
+ * with the attempt key of the creation's own charge). Null when there is none.
+ */
+export async function createdBefore(prisma: Db, accountId: string, id: string): Promise<SubscriptionCreated | null> {
+  const row = await prisma.subscription.findFirst({ where: { id, accountId }, select: { collectionMethod: true, latestInvoiceId: true } });
+  if (!row) return null;
+  const invoice = row.latestInvoiceId ? await prisma.invoice.findFirst({ where: { id: row.latestInvoiceId, accountId }, select: { status: true } }) : null;
+  return {
+    subscription: await getSubscriptionObject(prisma, accountId, id),
+    billingPending: row.collectionMethod === 'charge_automatically' && invoice?.status === 'open',
+  };
+}
+
 export async function createSubscriptionRecords(
   deps: CreationDeps,
   spec: SubscriptionCreateSpec,

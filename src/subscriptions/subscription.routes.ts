@@ -54,8 +54,8 @@ export function registerSubscriptionRoutes(api: Api, appDeps: AppDeps): void {
     otherStatuses: { 202: 'Created; the first invoice is still being charged' },
     response: subscriptionSchema,
     errors: [404],
-    handler: async ({ principal, body }) => {
-      const { subscription, billingPending } = await createSubscription(deps, principal.accountId, body);
+    handler: async ({ principal, body, idempotencySeed }) => {
+      const { subscription, billingPending } = await createSubscription(deps, principal.accountId, body, { idempotencySeed });
       return billingPending ? new Answer(202, subscription) : subscription;
     },
   });

@@ -14,14 +14,14 @@ import { dateOf, dateOrNull, queryRows, type RowColumns, type Statement } from '
 import { badRequest, conflict, notFound } from '../http/errors';
 import { pageEnvelope, pageWindow, type Page } from '../http/pagination';
 import { withParam } from '../invoices/invoice.service';
-import { newId } from '../lib/ids';
+import { idFromSeed, newId } from '../lib/ids';
 import { MAX_CHARGE_AMOUNT } from '../lib/money';
 import { findPaymentMethod } from '../payments/payment-method.service';
 import { cancelUpdate, changeUpdate, pauseUpdate, resumeUpdate, type SubscriptionCreated } from '../../workflows/subscription-messages';
 import type { BillingInterval } from './billing-dates';
 import type { ItemChange, SubscriptionChanges, SubscriptionCreateSpec } from './subscription-machine';
 import { updateSubscriptionWorkflow } from './subscription-workflow.client';
-import { createSubscriptionRecords } from './subscription-creation.service';
+import { createdBefore, createSubscriptionRecords } from './subscription-creation.service';
 import { createGateway } from '../payments/simulated-gateway';
 import type { PaymentGateway } from '../payments/gateway';
 import { findSubscriptionRow, getSubscriptionObject, toSubscriptionObjects, type SubscriptionWithItems } from './subscription.records';
@@ -158,8 +158,20 @@ const CREATION_INPUTS: Statement = {
  * 404 or 400 naming the field), then the subscription is written with the start of its workflow and
  * its first invoice, and charged (subscription-creation.service.ts).
  */
-export async function createSubscription(deps: SubscriptionDeps, accountId: string, input: CreateSubscriptionInput): Promise<SubscriptionCreated> {
+export async function createSubscription(
+  deps: SubscriptionDeps,
+  accountId: string,
+  input: CreateSubscriptionInput,
+  { idempotencySeed }: { idempotencySeed?: string } = {},
+): Promise<SubscriptionCreated> {
   const { prisma } = deps;
+  // With an Idempotency-Key the id is the claim's: a retry taking over a request that died after its
+  // commit answers what that request created (and charged) instead of creating it again.
+  const id = idempotencySeed ? idFromSeed('subscription', idempotencySeed) : newId('subscription');
+  if (idempotencySeed) {
+    const created = await createdBefore(prisma, accountId, id);
+    if (created) return created;
+  }
   const [row] = await queryRows<CreationInputsRow>(prisma, CREATION_INPUTS, [
     input.customer,
     accountId,
@@ -199,7 +211,7 @@ export async function createSubscription(deps: SubscriptionDeps, accountId: stri
     defaultPaymentMethodId = attachedOf(paymentMethod, customer.id);
   }
   const spec: SubscriptionCreateSpec = {
-    id: newId('subscription'),
+    id,
     accountId,
     customerId: customer.id,
     ...cadence!,
