@@ -5,6 +5,7 @@ import { testModeEnabled } from '../src/terminals/test-mode';
 import { apiClient, createTestAccount, type ApiClient } from './support/harness';
 import { CARDS, addPaymentMethod, cardBody, createCustomer } from './support/payments';
 import { createTerminal, expectStatus, installmentsOf, planHasStatus, startPlanWorld, type PlanWorld } from './support/payment-plans';
+import { paymentPlanWorkflowId } from '../workflows/payment-plan-contract';
 
 let world: PlanWorld;
 let api: ApiClient;
@@ -239,5 +240,44 @@ describe('test mode', () => {
     } finally {
       delete process.env.BILLING_TEST_MODE;
     }
+  });
+});
+
+describe('POST /payment-plans with Idempotency-Key, after the first request died', () => {
+  const stale = (key: string) =>
+    world.app.prisma.idempotencyKey.update({
+      where: { accountId_key: { accountId: world.accountId, key } },
+      data: { state: 'in_progress', responseStatus: null, lockedAt: new Date(Date.now() - 120_000) },
+    });
+  const plansOfCustomer = () => world.app.prisma.paymentPlan.count({ where: { accountId: world.accountId, customerId } });
+
+  it('after its commit: the retry answers that plan, no second schedule', async () => {
+    const key = `plan-${crypto.randomUUID()}`;
+    const before = await plansOfCustomer();
+    const first = expectStatus(await api.post('/payment-plans', body(), { 'Idempotency-Key': key }), 201);
+    await stale(key); // as if the process died before storing the answer
+    const retried = await api.post('/payment-plans', body(), { 'Idempotency-Key': key });
+    expect(retried.status).toBe(201);
+    expect(retried.body).toMatchObject({ id: first.id, total_amount: 1000 });
+    expect(await plansOfCustomer()).toBe(before + 1);
+  });
+
+  it('between the workflow start and the commit: the retry makes the plan under the same id and starts its workflow again', async () => {
+    const key = `plan-${crypto.randomUUID()}`;
+    const first = expectStatus(await api.post('/payment-plans', body(), { 'Idempotency-Key': key }), 201);
+    // As if the transaction had rolled back after the start: no rows, and the run gave up on them.
+    const handle = world.env.client.workflow.getHandle(paymentPlanWorkflowId(first.id));
+    const gone = (await handle.describe()).runId;
+    await handle.terminate('test: the creation rolled back');
+    await world.app.prisma.$executeRaw`DELETE FROM events WHERE account_id = ${world.accountId} AND data->>'id' = ${first.id}`;
+    await world.app.prisma.paymentPlan.delete({ where: { id: first.id } });
+    await stale(key);
+    const retried = await api.post('/payment-plans', body(), { 'Idempotency-Key': key });
+    expect(retried.status).toBe(201);
+    expect(retried.body.id).toBe(first.id);
+    expect(await installmentsOf(api, first.id)).toHaveLength(4);
+    const run = await world.env.client.workflow.getHandle(paymentPlanWorkflowId(first.id)).describe();
+    expect(run.status.name).toBe('RUNNING');
+    expect(run.runId).not.toBe(gone);
   });
 });

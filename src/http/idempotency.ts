@@ -15,7 +15,7 @@ import { ApiError, badRequest, conflict } from './errors';
  * key so that the client can retry. A key still `in_progress` after STALE_SECONDS (its request died)
  * may be taken over by the same request; the money-moving handlers are themselves keyed on the
  * Idempotency-Key (pay, refund) or derive the id of what they create from the claim (claimSeed:
- * POST /subscriptions), so a takeover never charges twice.
+ * POST /subscriptions, POST /payment-plans), so a takeover never charges twice.
  * Stored answers are encrypted (sealAnswer below): some carry a secret, e.g. a webhook signing secret.
  */
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';

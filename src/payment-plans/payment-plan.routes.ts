@@ -87,7 +87,7 @@ export function registerPaymentPlanRoutes(api: Api, deps: AppDeps): void {
     status: 201,
     response: paymentPlanSchema,
     errors: planErrors,
-    handler: ({ principal, body }) => createPaymentPlan({ prisma, temporal, taskQueue }, principal.accountId, body),
+    handler: ({ principal, body, idempotencySeed }) => createPaymentPlan({ prisma, temporal, taskQueue }, principal.accountId, body, { idempotencySeed }),
   });
 
   api.route({

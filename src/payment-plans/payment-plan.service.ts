@@ -1,12 +1,12 @@
 import { TERMINAL_STATES } from './payment-plan.schemas';
 import { nullableColumnValue } from '../lib/columns';
-import type { Client } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import type { Prisma } from '../generated/prisma/client';
 import type { Db } from '../db/prisma';
 import { findCustomer } from '../customers/customer.service';
 import { ApiError, badRequest, conflict } from '../http/errors';
 import { pageEnvelope, pageWindow, type Page, type PageParams } from '../http/pagination';
-import { newId } from '../lib/ids';
+import { idFromSeed, newId } from '../lib/ids';
 import { fromUnixSeconds } from '../lib/time';
 import { BILLING_ACCOUNT_ID, BILLING_CUSTOMER_ID, BILLING_STATUS } from '../temporal/search-attributes';
 import { displayStartOptions, paymentPlanDisplay } from '../temporal/workflow-display';
@@ -107,21 +107,38 @@ export interface PlanDeps {
  * transaction: if Temporal refuses, nothing is written. (The workflow's first activity waits for the
  * commit by retrying.) With a payment method the workflow charges installment 1 at once.
  */
-export async function createPaymentPlan(deps: PlanDeps, accountId: string, input: CreatePaymentPlanInput): Promise<PaymentPlanObject> {
+export async function createPaymentPlan(
+  deps: PlanDeps,
+  accountId: string,
+  input: CreatePaymentPlanInput,
+  { idempotencySeed }: { idempotencySeed?: string } = {},
+): Promise<PaymentPlanObject> {
+  // With an Idempotency-Key the id is the claim's (src/http/idempotency.ts): a retry taking over a
+  // request that died after its commit answers that plan instead of making a second schedule.
+  const id = idempotencySeed ? idFromSeed('paymentPlan', idempotencySeed) : newId('paymentPlan');
+  if (idempotencySeed && (await deps.prisma.paymentPlan.findFirst({ where: { id, accountId }, select: { id: true } }))) {
+    return getPaymentPlan(deps.prisma, accountId, id);
+  }
   // A customer on a test clock: the plan starts at the clock's time and its workflow runs on it.
   const customer = await deps.prisma.customer.findFirst({ where: { id: input.customer, accountId, deletedAt: null }, select: { testClockId: true } });
   const testClock = customer ? await customerClock(deps.prisma, customer) : null;
-  return atTime(testClock?.time, () => createPlanAt(deps, accountId, input, testClock));
+  return atTime(testClock?.time, () => createPlanAt(deps, accountId, input, testClock, id, idempotencySeed !== undefined));
 }
 
-async function createPlanAt(deps: PlanDeps, accountId: string, input: CreatePaymentPlanInput, testClock: TestClockBinding | null): Promise<PaymentPlanObject> {
+async function createPlanAt(
+  deps: PlanDeps,
+  accountId: string,
+  input: CreatePaymentPlanInput,
+  testClock: TestClockBinding | null,
+  id: string,
+  retriable: boolean,
+): Promise<PaymentPlanObject> {
   const { prisma } = deps;
   const now = currentTime();
   const startDate = startDateOf(input, now);
   const amounts = splitInstallments(input.total_amount, input.installments_count);
   const dates = dueDates(startDate, input.installments_count, input.interval, input.interval_count);
   const defaultAfterDays = await defaultAfterDaysOf(prisma, accountId);
-  const id = newId('paymentPlan');
   const workflowId = paymentPlanWorkflowId(id);
 
   return prisma.$transaction(
@@ -171,7 +188,9 @@ async function createPlanAt(deps: PlanDeps, accountId: string, input: CreatePaym
           workflowId,
           taskQueue: deps.taskQueue,
           args: [workflowInput],
-          workflowIdReusePolicy: 'REJECT_DUPLICATE',
+          // A plan id from an Idempotency-Key may have had its workflow started by a request that died
+          // before its commit: that run gave up on the missing row (failed) and is replaced.
+          workflowIdReusePolicy: retriable ? 'ALLOW_DUPLICATE_FAILED_ONLY' : 'REJECT_DUPLICATE',
           staticSummary: shown.staticSummary,
           staticDetails: shown.staticDetails,
           typedSearchAttributes: [
@@ -182,7 +201,10 @@ async function createPlanAt(deps: PlanDeps, accountId: string, input: CreatePaym
           ],
         });
       } catch (error) {
-        throw new ApiError('api_error', 'workflow_unavailable', `Temporal did not start the plan's workflow: ${(error as Error).message}`, undefined, 503);
+        // Still running: that earlier attempt's workflow (same id, same input) waits for this commit.
+        if (!(retriable && error instanceof WorkflowExecutionAlreadyStartedError)) {
+          throw new ApiError('api_error', 'workflow_unavailable', `Temporal did not start the plan's workflow: ${(error as Error).message}`, undefined, 503);
+        }
       }
       return toPlanObject(await findPlan(tx, accountId, id));
     },
