@@ -2,16 +2,21 @@ import crypto from 'node:crypto';
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
-/** 24 random base62 characters (~143 bits), unbiased by rejection sampling. */
-function randomBase62(length: number): string {
+/** `length` base62 characters from the byte blocks `block(0)`, `block(1)`...: unbiased by rejection sampling. */
+function base62(length: number, block: (round: number) => Buffer): string {
   let out = '';
-  while (out.length < length) {
-    for (const byte of crypto.randomBytes(length * 2)) {
+  for (let round = 0; out.length < length; round++) {
+    for (const byte of block(round)) {
       if (byte < 248) out += ALPHABET[byte % 62];
       if (out.length === length) break;
     }
   }
   return out;
+}
+
+/** 24 random base62 characters: ~143 bits. */
+function randomBase62(length: number): string {
+  return base62(length, () => crypto.randomBytes(length * 2));
 }
 
 export const ID_PREFIXES = {
@@ -51,14 +56,7 @@ export function newId(kind: IdKind): string {
  * same id, in the format of newId. The seed is secret, so the id is as unguessable as a random one.
  */
 export function idFromSeed(kind: IdKind, seed: string): string {
-  let out = '';
-  for (let round = 0; out.length < 24; round++) {
-    for (const byte of crypto.createHash('sha256').update(`${kind}\n${round}\n${seed}`).digest()) {
-      if (byte < 248) out += ALPHABET[byte % 62];
-      if (out.length === 24) break;
-    }
-  }
-  return `${ID_PREFIXES[kind]}_${out}`;
+  return `${ID_PREFIXES[kind]}_${base62(24, (round) => crypto.createHash('sha256').update(`${kind}\n${round}\n${seed}`).digest())}`;
 }
 
 /** A secret token with a readable prefix (API keys, webhook secrets). */
