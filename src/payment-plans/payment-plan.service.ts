@@ -131,7 +131,7 @@ async function createPlanAt(
   input: CreatePaymentPlanInput,
   testClock: TestClockBinding | null,
   id: string,
-  retriable: boolean,
+  keyed: boolean,
 ): Promise<PaymentPlanObject> {
   const { prisma } = deps;
   const now = currentTime();
@@ -190,7 +190,7 @@ async function createPlanAt(
           args: [workflowInput],
           // A plan id from an Idempotency-Key may have had its workflow started by a request that died
           // before its commit: that run gave up on the missing row (failed) and is replaced.
-          workflowIdReusePolicy: retriable ? 'ALLOW_DUPLICATE_FAILED_ONLY' : 'REJECT_DUPLICATE',
+          workflowIdReusePolicy: keyed ? 'ALLOW_DUPLICATE_FAILED_ONLY' : 'REJECT_DUPLICATE',
           staticSummary: shown.staticSummary,
           staticDetails: shown.staticDetails,
           typedSearchAttributes: [
@@ -202,7 +202,7 @@ async function createPlanAt(
         });
       } catch (error) {
         // Still running: that earlier attempt's workflow (same id, same input) waits for this commit.
-        if (!(retriable && error instanceof WorkflowExecutionAlreadyStartedError)) {
+        if (!(keyed && error instanceof WorkflowExecutionAlreadyStartedError)) {
           throw new ApiError('api_error', 'workflow_unavailable', `Temporal did not start the plan's workflow: ${(error as Error).message}`, undefined, 503);
         }
       }
