@@ -266,4 +266,24 @@ describe('Idempotency-Key on POST /subscriptions', () => {
     expect(later.body.id).not.toBe(first.body.id);
     expect(await app.prisma.subscription.count({ where: { accountId, customerId: customer.id } })).toBe(2);
   });
+
+  it('one key in two accounts makes two subscriptions, each unseen by the other account', async () => {
+    const k = newKey();
+    const subscribe = async (client: ApiClient) => {
+      const { customer } = await customerWithCard(client);
+      const price = await recurringPrice(client, { unitAmount: 700 });
+      const response = await client.post(
+        '/subscriptions',
+        { customer: customer.id, items: [{ price, quantity: 1 }], trial_days: 0, start_date: Math.floor(Date.now() / 1000) },
+        key(k),
+      );
+      expect(response.status).toBe(201);
+      return response.body.id as string;
+    };
+    const mine = await subscribe(api);
+    const theirs = await subscribe(other);
+    expect(theirs).not.toBe(mine);
+    expect((await other.get(`/subscriptions/${mine}`)).status).toBe(404);
+    expect((await api.get(`/subscriptions/${theirs}`)).status).toBe(404);
+  });
 });
