@@ -346,21 +346,26 @@ describe('subscription billing on Temporal (time skipping)', () => {
     });
   });
 
-  it("created by the API: the workflow's first task finds the API's charge (its receipt in a local activity's result) and records the period, charging nothing again; a declined first charge goes through the charge activity to dunning", async () => {
+  it("created by the API: a paid first invoice's period is recorded by the API and the workflow starts from it, with nothing to run until the renewal (the charge's receipt in its input); a declined first charge goes through the charge activity to dunning", async () => {
     await inWorld('api-created-local', async (world) => {
       const { paid, declined } = await createdPayingAndDeclining(world, 1400, 1500);
       const [first] = await invoicesOf(world, paid.id);
-      expect(await settled(world, paid.id)).toMatchObject({ invoicesIssued: 1, nextPeriodIndex: 1, latestInvoiceId: first!.id });
+      expect(paid).toMatchObject({ status: 'active', latest_invoice: first!.id });
+      expect(await settled(world, paid.id)).toMatchObject({ version: 3, invoicesIssued: 1, nextPeriodIndex: 1, latestInvoiceId: first!.id });
       const payments = await world.app.prisma.transaction.findMany({ where: { invoiceId: first!.id, type: 'payment' } });
       expect(payments).toHaveLength(1);
-      // No activity task at all: the period is settled by local activities in the first workflow task.
+      // No activity at all: the first workflow task sets the renewal's timer; its input shows the API's charge.
       const view = await historyView(world.env.client.workflow.getHandle(subscriptionWorkflowId(paid.id)));
-      expect(view.activities.map(({ type, local }) => [type, local])).toEqual([
-        ['settleCreatedInvoice', true],
-        ['persistSubscription', true],
-      ]);
-      expect(view.activities[0]!.result).toMatchObject({ status: 'paid', apiAttempt: { outcome: 'paid', charge: { transactionId: payments[0]!.id, amount: 1400 } } });
-      expect(invoiceEventTypes(await subscriptionEvents(world, paid.id))).toEqual([['invoice.created', 'invoice.finalized', 'invoice.payment_succeeded']]);
+      expect(view.activities).toEqual([]);
+      expect(view.timers).toHaveLength(1);
+      expect(view.input).toMatchObject({
+        created: { version: 3, invoicesIssued: 1, latestInvoiceId: first!.id },
+        firstCharge: { transactionId: payments[0]!.id, status: 'succeeded', amount: 1400 },
+      });
+      const events = await subscriptionEvents(world, paid.id);
+      expect(invoiceEventTypes(events)).toEqual([['invoice.created', 'invoice.finalized', 'invoice.payment_succeeded']]);
+      expect(events.filter((event) => event.type.startsWith('subscription.')).map((event) => event.type)).toEqual(['subscription.created', 'subscription.updated']);
+      expect(await getSubscription(world, paid.id)).toMatchObject({ status: 'active', latest_invoice: first!.id, current_period_start: paid.current_period_start });
 
       // The API's charge was declined: the invoice is open, the charge activity's attempt 1 finds that failure.
       expect(await settled(world, declined.id)).toMatchObject({ dunning: [expect.objectContaining({ attempts: 1 })] });
@@ -373,6 +378,45 @@ describe('subscription billing on Temporal (time skipping)', () => {
       expect(invoiceEventTypes(await subscriptionEvents(world, declined.id))).toEqual([['invoice.created', 'invoice.finalized', 'invoice.payment_failed']]);
       expect(await gatewayCharges(world.app.prisma, world.accountId)).toBe(2);
       return [paid.id, declined.id];
+    });
+  });
+
+  it("created by the API, which charged the first invoice but could not record its period: the workflow's first task finds the API's charge (its receipt in a local activity's result) and records the period, charging nothing again", async () => {
+    await inWorld('api-created-unrecorded', async (world) => {
+      const { prisma } = world.app;
+      // The API's record of the paid period fails (here a trigger refuses its statement; in production the
+      // database went away for a moment): the creation still answers, and starts the workflow from the creation's state.
+      await prisma.$executeRawUnsafe(`CREATE OR REPLACE FUNCTION refuse_recorded_start() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN IF NEW.account_id = '${world.accountId}' THEN RAISE EXCEPTION 'refused by the test'; END IF; RETURN NEW; END $$`);
+      await prisma.$executeRawUnsafe('CREATE TRIGGER refuse_recorded_start BEFORE UPDATE ON workflow_starts FOR EACH ROW EXECUTE FUNCTION refuse_recorded_start()');
+      let created: Awaited<ReturnType<typeof customerAndPrice>> & { subscription?: { id: string; status: string; latest_invoice: string } };
+      try {
+        created = await customerAndPrice(world, { unitAmount: 1400 });
+        const start = unix(await world.env.currentTimeMs());
+        created.subscription = await createSubscription(world.api, { customer: created.customer, items: [{ price: created.price, quantity: 1 }], trial_days: 0, start_date: start });
+      } finally {
+        await prisma.$executeRawUnsafe('DROP TRIGGER refuse_recorded_start ON workflow_starts');
+        await prisma.$executeRawUnsafe('DROP FUNCTION refuse_recorded_start()');
+      }
+      const paid = created.subscription!;
+      const [first] = await invoicesOf(world, paid.id);
+      expect(paid).toMatchObject({ status: 'active', latest_invoice: first!.id });
+      expect(await settled(world, paid.id)).toMatchObject({ version: 3, invoicesIssued: 1, nextPeriodIndex: 1, latestInvoiceId: first!.id });
+      const payments = await prisma.transaction.findMany({ where: { invoiceId: first!.id, type: 'payment' } });
+      expect(payments).toHaveLength(1);
+      // No activity task at all: the period is settled by local activities in the first workflow task.
+      const view = await historyView(world.env.client.workflow.getHandle(subscriptionWorkflowId(paid.id)));
+      expect(view.input).toMatchObject({ created: { version: 2, invoicesIssued: 0 } });
+      expect(view.activities.map(({ type, local }) => [type, local])).toEqual([
+        ['settleCreatedInvoice', true],
+        ['persistSubscription', true],
+      ]);
+      expect(view.activities[0]!.result).toMatchObject({ status: 'paid', apiAttempt: { outcome: 'paid', charge: { transactionId: payments[0]!.id, amount: 1400 } } });
+      const events = await subscriptionEvents(world, paid.id);
+      expect(invoiceEventTypes(events)).toEqual([['invoice.created', 'invoice.finalized', 'invoice.payment_succeeded']]);
+      expect(events.filter((event) => event.type.startsWith('subscription.')).map((event) => event.type)).toEqual(['subscription.created', 'subscription.updated']);
+      expect(await gatewayCharges(prisma, world.accountId)).toBe(1);
+      return [paid.id];
     });
   });
 });

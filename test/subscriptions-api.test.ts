@@ -196,7 +196,7 @@ describe('POST /subscriptions', () => {
         version: 1,
       };
       const object = inTx
-        ? await prisma.$transaction((tx) => insertSubscriptionInTx(tx, state, [read]))
+        ? (await prisma.$transaction((tx) => insertSubscriptionInTx(tx, state, [read])))?.object ?? null
         : await insertSubscription(prisma, state, [read], subscriptionWorkflowStart(world.taskQueue, state, null));
       const written = await Promise.all([
         prisma.subscription.count({ where: { id: state.id } }),

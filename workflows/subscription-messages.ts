@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { lazySchema } from './lazy-schema';
 import { COLLECTION_METHODS, type Action, type SubscriptionChanges, type SubscriptionCreateSpec, type SubscriptionState } from '../src/subscriptions/subscription-machine';
 import type { SubscriptionObject } from '../src/subscriptions/subscription.schemas';
+import type { ChargeReceipt } from '../src/transactions/charge-receipt';
 import type { TestClockBinding, TestClockCarry } from './test-clock-contract';
 
 /**
@@ -23,6 +24,12 @@ export function subscriptionWorkflowId(subscriptionId: string): string {
 export type SubscriptionWorkflowInput = ({ created: SubscriptionState } | { continued: SubscriptionState } | { create: SubscriptionCreateSpec }) & {
   /** A subscription of a customer on a test clock runs on the clock's time (workflows/clock.ts). */
   testClock?: TestClockBinding | TestClockCarry;
+  /**
+   * The API's charge of the first invoice, when it paid it and recorded the first period billed before
+   * the start (`created` is then that state): for operators, who read it in the Web UI's input. The
+   * workflow does not act on it.
+   */
+  firstCharge?: ChargeReceipt | null;
 };
 
 export interface SubscriptionStateView extends SubscriptionState {

@@ -7,7 +7,7 @@ import { toUnixSeconds } from '../lib/time';
 import type { PriceObject } from './price.schemas';
 import type { ProductObject } from './product.schemas';
 import { updatedMsOf } from '../lib/object-version';
-import { dateOf, dateOrNull, type RowColumns } from '../db/sql';
+import { dateOf, dateOrNull, queryRows, type RowColumns, type Statement } from '../db/sql';
 
 /** Rows and API shapes shared by the product and price services (kept apart to avoid an import cycle). */
 
@@ -61,6 +61,17 @@ export function priceOfRow(row: RowColumns<Price>): Price {
     updatedAt: dateOrNull(row.updatedAt),
     updatedMs: BigInt(row.updatedMs),
   };
+}
+
+const PRICES_BY_ID: Statement = {
+  name: 'prices_by_id',
+  text: `SELECT ${PRICE_COLUMNS} FROM prices p WHERE p.account_id = $1 AND p.id = ANY($2::text[])`,
+};
+
+/** The account's prices of `ids` as they are now, in one prepared statement (src/db/sql.ts); unknown ids are left out. */
+export async function readPrices(prisma: Db, accountId: string, ids: string[]): Promise<PriceObject[]> {
+  const rows = await queryRows<RowColumns<Price>>(prisma, PRICES_BY_ID, [accountId, ids]);
+  return rows.map((row) => toPriceObject(priceOfRow(row)));
 }
 
 export async function findProductRow(db: Db | Tx, accountId: string, id: string): Promise<Product> {

@@ -43,3 +43,37 @@ export async function queryRows<Row>(prisma: Db, statement: Statement, values: u
   const result = await pool.query({ name: statement.name, text: statement.text, values });
   return result.rows as Row[];
 }
+
+/** How a column's value comes back from pg or from JSON a statement built, to reach Prisma's type. */
+export type ColumnKind = 'value' | 'bigint' | 'date' | 'date?';
+
+/** Every field of a Prisma model with its kind: `satisfies` makes the list complete and exact. */
+export type ModelColumns<Model> = Record<keyof Model & string, ColumnKind>;
+
+/** A field's column: its name in snake case (the schema's @map convention). */
+export const columnOfField = (field: string) => field.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+
+/** `alias.column AS "field", ...`: a model's row under Prisma's field names. */
+export function selectList<Model>(columns: ModelColumns<Model>, alias: string): string {
+  return Object.keys(columns)
+    .map((field) => `${alias}.${columnOfField(field)} AS "${field}"`)
+    .join(', ');
+}
+
+/** `json_build_object('field', alias.column, ...)`: the same row inside JSON (json_agg of child rows). */
+export function jsonObjectOf<Model>(columns: ModelColumns<Model>, alias: string): string {
+  return `json_build_object(${Object.keys(columns)
+    .map((field) => `'${field}', ${alias}.${columnOfField(field)}`)
+    .join(', ')})`;
+}
+
+/** A row read by selectList or jsonObjectOf, in Prisma's shape (bigints as BigInt, timestamps as Date). */
+export function modelOfRow<Model>(columns: ModelColumns<Model>, row: Record<string, unknown>): Model {
+  const model: Record<string, unknown> = {};
+  for (const [field, kind] of Object.entries(columns) as [string, ColumnKind][]) {
+    const value = row[field];
+    model[field] =
+      kind === 'bigint' ? BigInt(value as string | number) : kind === 'date' ? dateOf(value as Date | string) : kind === 'date?' ? dateOrNull(value as Date | string | null) : value;
+  }
+  return model as Model;
+}

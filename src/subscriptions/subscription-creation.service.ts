@@ -8,11 +8,18 @@ import type { WorkflowDisplay } from '../temporal/workflow-display';
 import type { TestClockBinding } from '../../workflows/test-clock-contract';
 import type { SubscriptionCreated } from '../../workflows/subscription-messages';
 import { periodBounds } from './billing-dates';
-import { chargeRenewalInvoice, createRenewalInvoiceInTx, finalizeRenewalInvoiceInTx, type RenewalPeriod } from './renewal.service';
-import { billingCycle, initialState, nextAction, type SubscriptionCreateSpec, type SubscriptionState } from './subscription-machine';
-import { insertSubscription, insertSubscriptionInTx, persistSubscriptionInTx, projectColumnsInTx } from './subscription-projection.service';
+import { chargeRenewalInvoice, createRenewalInvoiceInTx, finalizeRenewalInvoiceInTx, type RenewalChargeResult, type RenewalPeriod } from './renewal.service';
+import { billed, billingCycle, initialState, nextAction, type SubscriptionCreateSpec, type SubscriptionState } from './subscription-machine';
+import {
+  insertSubscription,
+  insertSubscriptionInTx,
+  persistSubscriptionInTx,
+  projectColumnsInTx,
+  recordFirstPeriodBilled,
+} from './subscription-projection.service';
 import type { PriceObject } from '../catalog/price.schemas';
-import { getSubscriptionObject } from './subscription.records';
+import { readPrices } from '../catalog/records';
+import { getSubscriptionObject, type SubscriptionWithItems } from './subscription.records';
 import type { SubscriptionObject } from './subscription.schemas';
 import { subscriptionWorkflowStart } from './subscription-workflow.client';
 
@@ -21,8 +28,10 @@ import { subscriptionWorkflowStart } from './subscription-workflow.client';
  * (version 1, subscription.created), a first invoice due at once (created and finalized, as the
  * renewal would) and the start of its workflow (workflow_starts). A first invoice charged
  * automatically is then charged here, with the attempt key the workflow's own first attempt uses, so
- * the two never charge twice; the workflow is started after the commit, or after that charge (or the
- * creation wait), so that its first task usually finds the invoice paid.
+ * the two never charge twice. Paid, the first period is recorded billed here as well, and the workflow
+ * starts from that state with nothing to do until the next period; otherwise (declined, slower than
+ * the creation wait, or this process died first) the workflow's first task settles the period from
+ * what it finds.
  */
 
 /** How long the creation answer waits for the first charge before answering 202 (billing pending). */
@@ -39,6 +48,8 @@ interface FirstInvoice {
   period: RenewalPeriod;
   invoiceId: string;
   charge: boolean;
+  /** The row as the creation inserted it (version 1), when it did in one statement. */
+  written: SubscriptionWithItems | null;
 }
 
 async function writeSubscription(
@@ -60,7 +71,7 @@ async function writeSubscription(
   }
   return deps.prisma.$transaction(async (tx) => {
     const inserted = billsNow ? await insertSubscriptionInTx(tx, initial, prices) : null;
-    const created = inserted ?? (await persistSubscriptionInTx(tx, { state: initial, event: { type: 'subscription.created' } }));
+    const created = inserted?.object ?? (await persistSubscriptionInTx(tx, { state: initial, event: { type: 'subscription.created' } }));
     if (!billsNow) {
       const start = subscriptionWorkflowStart(deps.taskQueue, initial, testClock, display);
       await recordWorkflowStart(tx, start);
@@ -85,36 +96,57 @@ async function writeSubscription(
     await recordWorkflowStart(tx, start);
     // Last: finalizing takes the account's invoice-number counter, held until the commit.
     const { status } = await finalizeRenewalInvoiceInTx(tx, { ...period, invoiceId });
-    const first = { period, invoiceId, charge: status === 'open' && initial.collectionMethod === 'charge_automatically' };
+    const first = { period, invoiceId, charge: status === 'open' && initial.collectionMethod === 'charge_automatically', written: inserted?.row ?? null };
     return { state, start, first, object: first.charge ? null : await getSubscriptionObject(tx, state.accountId, state.id) };
   });
 }
 
 /**
- * The first charge, bounded by the creation wait: false when it was still running then (it goes on,
+ * The first charge, bounded by the creation wait: null when it was still running then (it goes on,
  * and the workflow finishes it if this process dies) or failed here (the workflow's attempt 1 does it).
  */
-async function chargeWithin(deps: CreationDeps, first: FirstInvoice, state: SubscriptionState, clockMs: number | undefined): Promise<boolean> {
+async function chargeWithin(deps: CreationDeps, first: FirstInvoice, state: SubscriptionState, clockMs: number | undefined): Promise<RenewalChargeResult | null> {
   const charging = atTime(clockMs, () =>
-    chargeRenewalInvoice(
-      deps.prisma,
-      deps.gateway,
-      { ...first.period, invoiceId: first.invoiceId, attempt: 1, paymentMethodId: state.defaultPaymentMethodId },
-      { receipt: false },
-    ),
-  ).then(
-    () => true,
-    (error: unknown) => {
-      logger.warn({ err: error, subscriptionId: state.id }, 'first charge not finished by the API; the subscription workflow completes it');
-      return false;
-    },
-  );
+    chargeRenewalInvoice(deps.prisma, deps.gateway, { ...first.period, invoiceId: first.invoiceId, attempt: 1, paymentMethodId: state.defaultPaymentMethodId }),
+  ).catch((error: unknown) => {
+    logger.warn({ err: error, subscriptionId: state.id }, 'first charge not finished by the API; the subscription workflow completes it');
+    return null;
+  });
   let timer: NodeJS.Timeout | undefined;
-  const waited = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), CREATION_WAIT_MS)));
+  const waited = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), CREATION_WAIT_MS)));
   try {
     return await Promise.race([charging, waited]);
   } finally {
     clearTimeout(timer);
+  }
+}
+
+/**
+ * A paid first invoice: the period is recorded billed here (version 3, subscription.updated), as the
+ * workflow's first task would, and the recorded start takes that state (with the charge's receipt),
+ * so the workflow has nothing to do until the next period (docs/performance.md: the worker's share of
+ * a charged creation). Null when that was not written (the row was inserted the slow way, or the write
+ * failed): the workflow then starts from the creation's state and its first task records the period.
+ */
+async function recordPaidPeriod(
+  deps: CreationDeps,
+  first: FirstInvoice,
+  state: SubscriptionState,
+  charge: RenewalChargeResult,
+  { testClock, display, prices }: { testClock: TestClockBinding | null; display: WorkflowDisplay | undefined; prices: PriceObject[] },
+): Promise<{ object: SubscriptionObject; start: WorkflowStart } | null> {
+  if (!first.written) return null;
+  const billedState = billed(state, 0, first.invoiceId);
+  const start = subscriptionWorkflowStart(deps.taskQueue, billedState, testClock, display, charge.charge ?? null);
+  try {
+    // As they are now: the charge marked them billed (active).
+    const billedPrices = await readPrices(deps.prisma, state.accountId, prices.map((price) => price.id));
+    if (billedPrices.length !== new Set(prices.map((price) => price.id)).size) return null;
+    const object = await atTime(testClock?.time, () => recordFirstPeriodBilled(deps.prisma, first.written!, billedState, billedPrices, start));
+    return object ? { object, start } : null;
+  } catch (error) {
+    logger.warn({ err: error, subscriptionId: state.id }, 'first period not recorded by the API; the subscription workflow records it');
+    return null;
   }
 }
 
@@ -148,9 +180,14 @@ export async function createSubscriptionRecords(
     await startRecordedWorkflow(deps, start);
     return { subscription: object!, billingPending: false };
   }
-  // Charged before the start, so that the workflow's first task finds the invoice paid and records the
-  // period at once; the recorded start stands if this process dies first (the sweep starts it).
-  const charged = await chargeWithin(deps, first, state, clockMs);
+  // Charged before the start; the recorded start stands if this process dies first (the sweep starts it,
+  // and the workflow's first task settles the period from what it finds).
+  const charge = await chargeWithin(deps, first, state, clockMs);
+  const recorded = charge?.outcome === 'paid' ? await recordPaidPeriod(deps, first, state, charge, { testClock, display, prices }) : null;
+  if (recorded) {
+    await startRecordedWorkflow(deps, recorded.start);
+    return { subscription: recorded.object, billingPending: false };
+  }
   await startRecordedWorkflow(deps, start);
-  return { subscription: await getSubscriptionObject(deps.prisma, state.accountId, state.id), billingPending: !charged };
+  return { subscription: await getSubscriptionObject(deps.prisma, state.accountId, state.id), billingPending: charge === null };
 }

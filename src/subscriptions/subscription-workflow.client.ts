@@ -10,6 +10,7 @@ import type { SubscriptionState } from './subscription-machine';
 import type { TestClockBinding } from '../../workflows/test-clock-contract';
 import { rejectionOf, type Rejection } from './subscription-rejection';
 import type { SubscriptionObject } from './subscription.schemas';
+import type { ChargeReceipt } from '../transactions/charge-receipt';
 
 function toApiError(rejection: Rejection): ApiError {
   const type = rejection.status === 409 ? 'conflict' : rejection.status === 404 ? 'not_found' : 'invalid_request_error';
@@ -71,9 +72,16 @@ async function assertTemporalReachable(temporal: Client): Promise<void> {
  * state the API has persisted. Account and customer go into search attributes and memo for
  * operators, with the status the row shows.
  */
-export function subscriptionWorkflowStart(taskQueue: string, state: SubscriptionState, testClock: TestClockBinding | null, display?: WorkflowDisplay): WorkflowStart {
+export function subscriptionWorkflowStart(
+  taskQueue: string,
+  state: SubscriptionState,
+  testClock: TestClockBinding | null,
+  display?: WorkflowDisplay,
+  firstCharge?: ChargeReceipt | null,
+): WorkflowStart {
   const shown = display ? displayStartOptions(display) : undefined;
-  const input: SubscriptionWorkflowInput = testClock ? { created: state, testClock } : { created: state };
+  // The API's charge first: the Web UI shows the input from its top.
+  const input: SubscriptionWorkflowInput = { ...(firstCharge !== undefined ? { firstCharge } : {}), created: state, ...(testClock ? { testClock } : {}) };
   return {
     workflowId: subscriptionWorkflowId(state.id),
     accountId: state.accountId,

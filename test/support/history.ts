@@ -12,6 +12,8 @@ export interface HistoryView {
   timers: string[];
   /** Activities and local activities (`local`: recorded as a marker in the workflow task that ran it). */
   activities: { type: string; summary: string | undefined; result: unknown; local: boolean }[];
+  /** The workflow's input (its first argument), as the Web UI shows it. */
+  input?: unknown;
 }
 
 /** Reads a workflow's history (the run the handle names, else the latest) as the Web UI shows it. */
@@ -21,6 +23,8 @@ export async function historyView(handle: WorkflowHandle): Promise<HistoryView> 
   const scheduled = new Map<string, { type: string; summary: string | undefined; result: unknown }>();
   const view: HistoryView = { timers: [], activities: [] };
   for (const event of list) {
+    const started = event.workflowExecutionStartedEventAttributes;
+    if (started) view.input = decode(started.input?.payloads?.[0]);
     const summary = decode(event.userMetadata?.summary) as string | undefined;
     if (event.timerStartedEventAttributes && summary) view.timers.push(summary);
     const activity = event.activityTaskScheduledEventAttributes;
