@@ -7,7 +7,7 @@ import type { PaymentGateway } from '../payments/gateway';
 import { chargeEntry } from '../payments/gateway-attempt';
 import { findDefaultPaymentMethod, findPaymentMethod } from '../payments/payment-method.service';
 import { openPending, recordNothingDue, runAttempt, settlePending, type AttemptStep, type LedgerOutcome } from '../transactions/ledger';
-import { lockInvoice, toInvoiceObject, type InvoiceWithLines } from './invoice.records';
+import { lockInvoice, toInvoiceObject, updateLockedInvoice, type InvoiceWithLines } from './invoice.records';
 import type { InvoiceObject } from './invoice.schemas';
 import { assertPayable, finalizeInTx, getInvoice, InvoiceNotPayableError, withParam } from './invoice.service';
 import { currentTime } from '../lib/clock-time';
@@ -47,11 +47,7 @@ async function resolvePaymentMethod(tx: Tx, accountId: string, invoice: InvoiceW
 }
 
 async function markPaid(tx: Tx, accountId: string, invoice: InvoiceWithLines, amount: bigint, paymentMethodId: string | null): Promise<void> {
-  const paid = await tx.invoice.update({
-    where: { id: invoice.id },
-    data: { status: 'paid', amountPaid: invoice.amountPaid + amount, paidAt: currentTime(), paymentMethodId },
-    include: { lines: true },
-  });
+  const paid = await updateLockedInvoice(tx, invoice, { status: 'paid', amountPaid: invoice.amountPaid + amount, paidAt: currentTime(), paymentMethodId });
   await recordEvent(tx, accountId, 'invoice.payment_succeeded', toInvoiceObject(paid));
   // Billing a price activates it for good (spec: price activity), in the transaction that marks it paid.
   const priceIds = paid.lines.flatMap((line) => (line.priceId ? [line.priceId] : []));
@@ -65,14 +61,14 @@ async function markPaid(tx: Tx, accountId: string, invoice: InvoiceWithLines, am
  */
 async function nextStep(tx: Tx, accountId: string, invoiceId: string, opts: PayInvoiceOptions): Promise<AttemptStep<InvoiceObject>> {
   let invoice = await lockInvoice(tx, accountId, invoiceId);
-  if (opts.attemptKey) {
-    const mine = await tx.transaction.findFirst({ where: { accountId, invoiceId, type: 'payment', attemptKey: opts.attemptKey } });
-    if (mine) return mine.status === 'pending' ? { kind: 'settle', entry: mine, own: true } : { kind: 'done', value: toInvoiceObject(invoice) };
-  }
-  const inFlight = await tx.transaction.findFirst({
-    where: { accountId, invoiceId, type: 'payment', status: 'pending' },
-    orderBy: { createdAt: 'asc' },
+  // The caller's own attempt and the attempts in flight, in one read.
+  const attempts = await tx.transaction.findMany({
+    where: { accountId, invoiceId, type: 'payment', OR: [{ status: 'pending' }, ...(opts.attemptKey ? [{ attemptKey: opts.attemptKey }] : [])] },
+    orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
   });
+  const mine = opts.attemptKey ? attempts.find((attempt) => attempt.attemptKey === opts.attemptKey) : undefined;
+  if (mine) return mine.status === 'pending' ? { kind: 'settle', entry: mine, own: true } : { kind: 'done', value: toInvoiceObject(invoice) };
+  const inFlight = attempts.find((attempt) => attempt.status === 'pending');
   if (inFlight) return { kind: 'settle', entry: inFlight, own: false };
 
   assertPayable(invoice);
@@ -109,7 +105,7 @@ async function nextStep(tx: Tx, accountId: string, invoiceId: string, opts: PayI
     gatewayKey: gatewayKeyFor(invoiceId, attemptNumber, opts.attemptKey),
     description: `Payment of invoice ${invoice.number}`,
   });
-  await tx.invoice.update({ where: { id: invoiceId }, data: { attemptCount: attemptNumber } });
+  await updateLockedInvoice(tx, invoice, { attemptCount: attemptNumber });
   return { kind: 'settle', entry: attempt, own: true };
 }
 

@@ -13,7 +13,7 @@ import { newId, newUuid } from '../lib/ids';
 import { MAX_CHARGE_AMOUNT } from '../lib/money';
 import { fromUnixSeconds } from '../lib/time';
 import { allocateInvoiceNumber } from './invoice-number';
-import { findInvoice, lockInvoice, toInvoiceObject, type InvoiceWithLines } from './invoice.records';
+import { findInvoice, lockInvoice, toInvoiceObject, updateLockedInvoice, type InvoiceWithLines } from './invoice.records';
 import { createInvoiceBody, type CreateInvoiceInput, type InvoiceObject, type ListInvoicesQuery } from './invoice.schemas';
 import { currentTime } from '../lib/clock-time';
 
@@ -264,11 +264,7 @@ async function insertInvoice(tx: Tx, accountId: string, input: ParsedInvoiceInpu
 export async function finalizeInTx(tx: Tx, accountId: string, invoice: InvoiceWithLines): Promise<InvoiceWithLines> {
   const number = await allocateInvoiceNumber(tx, accountId);
   const customer = await tx.customer.findFirst({ where: { id: invoice.customerId, accountId } });
-  const finalized = await tx.invoice.update({
-    where: { id: invoice.id },
-    data: { status: 'open', number, finalizedAt: currentTime(), ...(customer ? snapshotCustomer(customer) : {}) },
-    include: { lines: true },
-  });
+  const finalized = await updateLockedInvoice(tx, invoice, { status: 'open', number, finalizedAt: currentTime(), ...(customer ? snapshotCustomer(customer) : {}) });
   const object = toInvoiceObject(finalized);
   await recordEvent(tx, accountId, 'invoice.finalized', object);
   if (finalized.collectionMethod === 'send_invoice') await recordEvent(tx, accountId, 'invoice.sent', object);
@@ -318,7 +314,7 @@ export async function voidInTx(tx: Tx, accountId: string, id: string): Promise<I
   if (invoice.status === 'paid') throw conflict(`Invoice ${id} is paid and cannot be voided; refund it instead.`, 'invoice_already_paid');
   const inFlight = await tx.transaction.count({ where: { accountId, invoiceId: id, type: 'payment', status: 'pending' } });
   if (inFlight > 0) throw conflict(`A payment of invoice ${id} is in progress; try again when it has settled.`, 'payment_in_progress');
-  const voided = await tx.invoice.update({ where: { id }, data: { status: 'void', voidedAt: currentTime() }, include: { lines: true } });
+  const voided = await updateLockedInvoice(tx, invoice, { status: 'void', voidedAt: currentTime() });
   const object = toInvoiceObject(voided);
   await recordEvent(tx, accountId, 'invoice.deleted', object);
   return object;

@@ -1,5 +1,6 @@
 import type { Db } from '../db/prisma';
 import type { GatewayCharge } from '../generated/prisma/client';
+import { modelOfRow, queryRows, selectList, type ModelColumns, type Statement } from '../db/sql';
 import { newId } from '../lib/ids';
 import { MAX_CHARGE_AMOUNT } from '../lib/money';
 import {
@@ -38,6 +39,32 @@ function toRefundResult(row: GatewayCharge): RefundResult {
   return { status: 'failed', ...base, failureCode: row.failureCode!, failureMessage: row.failureMessage! };
 }
 
+const GATEWAY_CHARGE_COLUMNS = {
+  id: 'value',
+  accountId: 'value',
+  idempotencyKey: 'value',
+  kind: 'value',
+  paymentMethodId: 'value',
+  chargeId: 'value',
+  amount: 'bigint',
+  currency: 'value',
+  status: 'value',
+  failureCode: 'value',
+  failureMessage: 'value',
+  retryable: 'value',
+  description: 'value',
+  createdAt: 'date',
+} as const satisfies ModelColumns<GatewayCharge>;
+
+/** A charge under its key, once: one prepared statement (src/db/sql.ts), no row answered when the key is taken. */
+const INSERT_CHARGE: Statement = {
+  name: 'gateway_charge_insert',
+  text: `INSERT INTO gateway_charges AS g (id, account_id, idempotency_key, kind, payment_method_id, amount, currency, status, failure_code, failure_message, retryable, description)
+    VALUES ($1, $2, $3, 'charge', $4, $5::bigint, $6, $7, $8, $9, $10, $11)
+    ON CONFLICT (account_id, idempotency_key) DO NOTHING
+    RETURNING ${selectList(GATEWAY_CHARGE_COLUMNS, 'g')}`,
+};
+
 /**
  * A test-mode gateway that keeps its own ledger (gateway_charges). Outcomes come from the stored
  * test behaviour of the payment method. Each call inserts under its (account, idempotency key) with
@@ -52,24 +79,21 @@ export class SimulatedGateway implements PaymentGateway {
     const { paymentMethod } = request;
     const behavior = isTestBehavior(paymentMethod.testBehavior) ? paymentMethod.testBehavior : 'card_declined';
     const failure = behavior === 'succeeds' ? null : FAILURES[behavior];
-    await this.prisma.gatewayCharge.createMany({
-      data: {
-        id: newId('gatewayCharge'),
-        accountId: paymentMethod.accountId,
-        idempotencyKey: request.idempotencyKey,
-        kind: 'charge',
-        paymentMethodId: paymentMethod.id,
-        amount: BigInt(request.amount),
-        currency: request.currency,
-        status: failure ? 'failed' : 'succeeded',
-        failureCode: failure ? behavior : null,
-        failureMessage: failure ? (paymentMethod.type === 'card' ? failure.card : failure.bank) : null,
-        retryable: failure?.retryable ?? false,
-        description: request.description ?? null,
-      },
-      skipDuplicates: true,
-    });
-    const stored = await this.stored(paymentMethod.accountId, request.idempotencyKey);
+    const [inserted] = await queryRows<Record<string, unknown>>(this.prisma, INSERT_CHARGE, [
+      newId('gatewayCharge'),
+      paymentMethod.accountId,
+      request.idempotencyKey,
+      paymentMethod.id,
+      String(request.amount),
+      request.currency,
+      failure ? 'failed' : 'succeeded',
+      failure ? behavior : null,
+      failure ? (paymentMethod.type === 'card' ? failure.card : failure.bank) : null,
+      failure?.retryable ?? false,
+      request.description ?? null,
+    ]);
+    // Not inserted: the key holds a row already (a retry, or a concurrent call whose commit this statement waited for).
+    const stored = inserted ? modelOfRow<GatewayCharge>(GATEWAY_CHARGE_COLUMNS, inserted) : await this.stored(paymentMethod.accountId, request.idempotencyKey);
     if (stored.kind !== 'charge' || stored.paymentMethodId !== paymentMethod.id || Number(stored.amount) !== request.amount) {
       throw new GatewayRequestError('idempotency_key_reused', `Idempotency key ${request.idempotencyKey} was used for a different request.`);
     }

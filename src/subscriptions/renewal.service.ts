@@ -1,4 +1,5 @@
 import type { Db, Tx } from '../db/prisma';
+import { queryRows, type Statement } from '../db/sql';
 import { ApiError } from '../http/errors';
 import { recordEvent } from '../lib/events';
 import { collectInvoice } from '../invoices/invoice-payment.service';
@@ -6,7 +7,7 @@ import { createInvoice, createInvoiceInTx, finalizeInTx, type CreateInvoiceOptio
 import type { CreateInvoiceInput } from '../invoices/invoice.schemas';
 import { findInvoice, lockInvoice, toInvoiceObject } from '../invoices/invoice.records';
 import type { PaymentGateway } from '../payments/gateway';
-import { chargeReceipt, type ChargeReceipt } from '../transactions/charge-receipt';
+import { attemptReceipt, type ChargeReceipt } from '../transactions/charge-receipt';
 import { getDunningSettings } from './dunning-settings.service';
 import type { CollectionMethod, DunningOutcome, SubscriptionItemState } from './subscription-machine';
 
@@ -70,7 +71,9 @@ async function renewalInvoiceArgs(db: Db | Tx, input: RenewalInvoiceInput) {
   // A tax rate deactivated since the item was set no longer applies to new invoices.
   const taxRateIds = [...new Set(input.items.flatMap((item) => item.taxRateIds))];
   const active = new Set(
-    (await db.taxRate.findMany({ where: { accountId: input.accountId, id: { in: taxRateIds }, active: true }, select: { id: true } })).map((rate) => rate.id),
+    taxRateIds.length === 0
+      ? []
+      : (await db.taxRate.findMany({ where: { accountId: input.accountId, id: { in: taxRateIds }, active: true }, select: { id: true } })).map((rate) => rate.id),
   );
   const body: CreateInvoiceInput = {
     customer: input.customerId,
@@ -90,11 +93,12 @@ async function renewalInvoiceArgs(db: Db | Tx, input: RenewalInvoiceInput) {
 }
 
 async function recordRenewal(db: Db | Tx, input: RenewalInvoiceInput, invoiceId: string): Promise<{ invoiceId: string }> {
-  await db.subscriptionRenewal.upsert({
-    where: { subscriptionId_periodStart: periodKey(input) },
-    create: { ...periodKey(input), accountId: input.accountId, periodEnd: new Date(input.periodEnd), invoiceId, status: 'invoiced' },
-    update: {},
-  });
+  const { subscriptionId, periodStart } = periodKey(input);
+  // Raw: one statement where Prisma's upsert makes two, on every renewal and charged creation.
+  await db.$executeRaw`
+    INSERT INTO subscription_renewals (subscription_id, period_start, account_id, period_end, invoice_id, status)
+    VALUES (${subscriptionId}, ${periodStart}, ${input.accountId}, ${new Date(input.periodEnd)}, ${invoiceId}, 'invoiced')
+    ON CONFLICT (subscription_id, period_start) DO NOTHING`;
   return { invoiceId };
 }
 
@@ -128,11 +132,16 @@ export async function finalizeRenewalInvoiceInTx(tx: Tx, input: RenewalPeriod & 
   return { status: invoice.status === 'paid' ? 'paid' : 'open' };
 }
 
+/** A later attempt's record is never overwritten by an earlier one's (a retried activity). */
+const RECORD_ATTEMPT: Statement = {
+  name: 'renewal_attempt_record',
+  text: `UPDATE subscription_renewals SET status = $3, attempt_count = $4, last_failure_code = $5, updated_at = now()
+    WHERE subscription_id = $1 AND period_start = $2 AND attempt_count <= $4`,
+};
+
 async function recordAttempt(prisma: Db, input: RenewalChargeInput, status: string, failureCode: string | null): Promise<void> {
-  await prisma.subscriptionRenewal.updateMany({
-    where: { ...periodKey(input), attemptCount: { lte: input.attempt } },
-    data: { status, attemptCount: input.attempt, lastFailureCode: failureCode },
-  });
+  const { subscriptionId, periodStart } = periodKey(input);
+  await queryRows(prisma, RECORD_ATTEMPT, [subscriptionId, periodStart, status, input.attempt, failureCode]);
 }
 
 /** No charge could even be attempted (no usable payment method): still a failed attempt, with its event, once. */
@@ -162,7 +171,7 @@ export async function chargeRenewalInvoice(
   const collection = await collectInvoice(prisma, gateway, input.accountId, input.invoiceId, { paymentMethodId: input.paymentMethodId ?? undefined, attemptKey });
   // The receipt is for the workflow's history; the API's first charge (which the workflow reports) skips it.
   const charge = receipt
-    ? await chargeReceipt(prisma, await prisma.transaction.findFirst({ where: { accountId: input.accountId, invoiceId: input.invoiceId, type: 'payment', attemptKey } }))
+    ? await attemptReceipt(prisma, input.accountId, input.invoiceId, attemptKey)
     : undefined;
   switch (collection.outcome) {
     case 'paid':

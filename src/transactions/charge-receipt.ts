@@ -1,6 +1,7 @@
 import type { Transaction } from '../generated/prisma/client';
 import type { Db } from '../db/prisma';
 import { formatMoney } from '../lib/money';
+import { queryRows, type Statement } from '../db/sql';
 
 /**
  * What one charge attempt did, as the workflows' charge activities answer it: their result is shown
@@ -26,12 +27,10 @@ export interface ChargeReceipt {
   description: string;
 }
 
-/** The receipt of a ledger entry (null when there is none: no charge was made). */
-export async function chargeReceipt(db: Db, entry: Transaction | null): Promise<ChargeReceipt | null> {
-  if (!entry) return null;
-  const method = entry.paymentMethodId
-    ? await db.paymentMethod.findFirst({ where: { id: entry.paymentMethodId, accountId: entry.accountId }, select: { cardBrand: true, bankName: true, last4: true } })
-    : null;
+type ReceiptEntry = Pick<Transaction, 'id' | 'status' | 'amount' | 'currency' | 'gatewayReference' | 'failureCode'>;
+type ReceiptMethod = { cardBrand: string | null; bankName: string | null; last4: string | null };
+
+function receiptOf(entry: ReceiptEntry, method: ReceiptMethod | null): ChargeReceipt {
   const amountFormatted = formatMoney(entry.amount, entry.currency);
   const brand = method ? (method.cardBrand ?? method.bankName) : null;
   const last4 = method?.last4 ?? null;
@@ -49,4 +48,33 @@ export async function chargeReceipt(db: Db, entry: Transaction | null): Promise<
     failureCode: entry.failureCode,
     description: `${outcome}: ${amountFormatted}${card}, ${entry.id}${entry.gatewayReference ? ` (${entry.gatewayReference})` : ''}`,
   };
+}
+
+/** The receipt of a ledger entry (null when there is none: no charge was made). */
+export async function chargeReceipt(db: Db, entry: Transaction | null): Promise<ChargeReceipt | null> {
+  if (!entry) return null;
+  const method = entry.paymentMethodId
+    ? await db.paymentMethod.findFirst({ where: { id: entry.paymentMethodId, accountId: entry.accountId }, select: { cardBrand: true, bankName: true, last4: true } })
+    : null;
+  return receiptOf(entry, method);
+}
+
+/** An invoice's payment attempt under the caller's key with its payment method's card or bank, in one read. */
+const ATTEMPT_RECEIPT: Statement = {
+  name: 'attempt_receipt',
+  text: `SELECT t.id, t.status, t.amount::text AS amount, t.currency, t.gateway_reference AS "gatewayReference", t.failure_code AS "failureCode",
+      m.id AS "methodId", m.card_brand AS "cardBrand", m.bank_name AS "bankName", m.last4
+    FROM transactions t LEFT JOIN payment_methods m ON m.id = t.payment_method_id AND m.account_id = t.account_id
+    WHERE t.account_id = $1 AND t.invoice_id = $2 AND t.type = 'payment' AND t.attempt_key = $3`,
+};
+
+/** chargeReceipt of the invoice's attempt under `attemptKey`, in one prepared statement (src/db/sql.ts); null when there is none. */
+export async function attemptReceipt(prisma: Db, accountId: string, invoiceId: string, attemptKey: string): Promise<ChargeReceipt | null> {
+  const [row] = await queryRows<Omit<ReceiptEntry, 'amount'> & ReceiptMethod & { amount: string; methodId: string | null }>(prisma, ATTEMPT_RECEIPT, [
+    accountId,
+    invoiceId,
+    attemptKey,
+  ]);
+  if (!row) return null;
+  return receiptOf({ ...row, amount: BigInt(row.amount) }, row.methodId ? row : null);
 }
