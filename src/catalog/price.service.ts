@@ -1,5 +1,6 @@
 import type { Prisma, Price } from '../generated/prisma/client';
 import type { Db, Tx } from '../db/prisma';
+import { queryRows, type Statement } from '../db/sql';
 import { badRequest, conflict } from '../http/errors';
 import { pageEnvelope, pageWindow, type Page } from '../http/pagination';
 import { recordEvent } from '../lib/events';
@@ -66,6 +67,11 @@ export async function findPricesForUse(tx: Tx, accountId: string, ids: string[])
   return prices;
 }
 
+const PRICES_BILLED_AT: Statement = {
+  name: 'prices_billed_at',
+  text: 'SELECT id, billed_at AS "billedAt" FROM prices WHERE account_id = $1 AND id = ANY($2::text[])',
+};
+
 /**
  * The one way a price becomes billed, and therefore active, for good. Call it in the invoicing
  * transaction that bills the prices. Prices already billed are left alone; each price that changes
@@ -76,7 +82,7 @@ export async function markPricesBilled(tx: Tx, accountId: string, priceIds: stri
   const ids = [...new Set(priceIds)];
   // Most payments bill prices billed long ago: those are read, not locked, so concurrent payments of
   // one price do not queue on its row (issue 12). A price not found is locked below, which answers the 404.
-  const known = await tx.price.findMany({ where: { accountId, id: { in: ids } }, select: { id: true, billedAt: true } });
+  const known = await queryRows<{ id: string; billedAt: Date | null }>(tx, PRICES_BILLED_AT, [accountId, ids]);
   const billedAlready = new Set(known.filter((price) => price.billedAt).map((price) => price.id));
   // Sorted so that two invoices billing the same prices lock them in the same order (no deadlock).
   for (const id of ids.filter((candidate) => !billedAlready.has(candidate)).sort()) {

@@ -100,13 +100,16 @@ export async function lockProduct(tx: Tx, accountId: string, id: string, mode: '
   return findProductRow(tx, accountId, id);
 }
 
+const LOCK_PRICE = {
+  update: { name: 'price_lock_update', text: `SELECT ${PRICE_COLUMNS} FROM prices p WHERE p.id = $1 AND p.account_id = $2 FOR UPDATE` },
+  share: { name: 'price_lock_share', text: `SELECT ${PRICE_COLUMNS} FROM prices p WHERE p.id = $1 AND p.account_id = $2 FOR SHARE` },
+} satisfies Record<string, Statement>;
+
 export async function lockPrice(tx: Tx, accountId: string, id: string, mode: 'update' | 'share'): Promise<Price> {
-  const rows =
-    mode === 'update'
-      ? await tx.$queryRaw<{ id: string }[]>`SELECT id FROM prices WHERE id = ${id} AND account_id = ${accountId} FOR UPDATE`
-      : await tx.$queryRaw<{ id: string }[]>`SELECT id FROM prices WHERE id = ${id} AND account_id = ${accountId} FOR SHARE`;
-  if (rows.length === 0) throw notFound('price', id);
-  return findPriceRow(tx, accountId, id);
+  // The lock and the read in one statement (every invoice line and subscription item takes it).
+  const [row] = await queryRows<RowColumns<Price>>(tx, LOCK_PRICE[mode], [id, accountId]);
+  if (!row) throw notFound('price', id);
+  return priceOfRow(row);
 }
 
 /**

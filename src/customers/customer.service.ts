@@ -50,9 +50,7 @@ function compact<T extends object>(value: T): T {
 
 /** A live customer of the account, or 404 (also for another account's customer: no existence leak). */
 export async function findCustomer(db: Db | Tx, accountId: string, id: string): Promise<Customer> {
-  const customer = await db.customer.findFirst({ where: { id, accountId, deletedAt: null } });
-  if (!customer) throw notFound('customer', id);
-  return customer;
+  return findCustomerRow(db, accountId, id);
 }
 
 export async function createCustomer(prisma: Db, accountId: string, input: CreateCustomerInput): Promise<CustomerObject> {
@@ -135,11 +133,22 @@ const CUSTOMER_BY_ID: Statement = {
   text: `SELECT ${CUSTOMER_COLUMNS} FROM customers WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL`,
 };
 
-/** findCustomer outside a transaction, as the hot read does it. */
-export async function findCustomerRow(prisma: Db, accountId: string, id: string): Promise<Customer> {
+/** findCustomer in one statement (prepared outside a transaction), as the hot read does it. */
+export async function findCustomerRow(prisma: Db | Tx, accountId: string, id: string): Promise<Customer> {
   const [row] = await queryRows<CustomerColumns>(prisma, CUSTOMER_BY_ID, [id, accountId]);
   if (!row) throw notFound('customer', id);
   return customerOfRow(row);
+}
+
+const ANY_CUSTOMER_BY_ID: Statement = {
+  name: 'customer_by_id_any',
+  text: `SELECT ${CUSTOMER_COLUMNS} FROM customers WHERE id = $1 AND account_id = $2`,
+};
+
+/** The account's customer, deleted or not (an invoice's snapshot of it), or null. */
+export async function readCustomerEvenDeleted(db: Db | Tx, accountId: string, id: string): Promise<Customer | null> {
+  const [row] = await queryRows<CustomerColumns>(db, ANY_CUSTOMER_BY_ID, [id, accountId]);
+  return row ? customerOfRow(row) : null;
 }
 
 export async function getCustomer(prisma: Db, accountId: string, id: string): Promise<CustomerObject> {

@@ -37,8 +37,9 @@ export async function queryRowsInTx<Row>(tx: Tx, statement: Statement, values: u
   return tx.$queryRawUnsafe<Row[]>(statement.text, ...values);
 }
 
-export async function queryRows<Row>(prisma: Db, statement: Statement, values: unknown[]): Promise<Row[]> {
-  const pool = poolOf(prisma);
+/** On a client from createPrisma: prepared on its pool. In a transaction (or on another client): Prisma's raw path. */
+export async function queryRows<Row>(prisma: Db | Tx, statement: Statement, values: unknown[]): Promise<Row[]> {
+  const pool = poolOf(prisma as Db);
   if (!pool) return prisma.$queryRawUnsafe<Row[]>(statement.text, ...values);
   const result = await pool.query({ name: statement.name, text: statement.text, values });
   return result.rows as Row[];
@@ -76,4 +77,17 @@ export function modelOfRow<Model>(columns: ModelColumns<Model>, row: Record<stri
       kind === 'bigint' ? BigInt(value as string | number) : kind === 'date' ? dateOf(value as Date | string) : kind === 'date?' ? dateOrNull(value as Date | string | null) : value;
   }
   return model as Model;
+}
+
+/**
+ * Field values in Prisma's names as a record for jsonb_populate_record(set): snake-case keys, bigints
+ * as strings, timestamps as ISO strings; undefined fields left out (the column's default, or unchanged).
+ */
+export function jsonRecord(values: Record<string, unknown>): Record<string, unknown> {
+  const record: Record<string, unknown> = {};
+  for (const [field, value] of Object.entries(values)) {
+    if (value === undefined) continue;
+    record[columnOfField(field)] = typeof value === 'bigint' ? value.toString() : value instanceof Date ? value.toISOString() : value;
+  }
+  return record;
 }

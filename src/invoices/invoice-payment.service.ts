@@ -5,8 +5,8 @@ import { ApiError, badRequest } from '../http/errors';
 import { recordEvent } from '../lib/events';
 import type { PaymentGateway } from '../payments/gateway';
 import { chargeEntry } from '../payments/gateway-attempt';
-import { findDefaultPaymentMethod, findPaymentMethod } from '../payments/payment-method.service';
-import { openPending, recordNothingDue, runAttempt, settlePending, type AttemptStep, type LedgerOutcome } from '../transactions/ledger';
+import { findDefaultPaymentMethod, findPaymentMethod, readPaymentMethod } from '../payments/payment-method.service';
+import { openPending, paymentAttempts, recordNothingDue, runAttempt, settlePending, type AttemptStep, type LedgerOutcome } from '../transactions/ledger';
 import { lockInvoice, toInvoiceObject, updateLockedInvoice, type InvoiceWithLines } from './invoice.records';
 import type { InvoiceObject } from './invoice.schemas';
 import { assertPayable, finalizeInTx, getInvoice, InvoiceNotPayableError, withParam } from './invoice.service';
@@ -62,10 +62,7 @@ async function markPaid(tx: Tx, accountId: string, invoice: InvoiceWithLines, am
 async function nextStep(tx: Tx, accountId: string, invoiceId: string, opts: PayInvoiceOptions): Promise<AttemptStep<InvoiceObject>> {
   let invoice = await lockInvoice(tx, accountId, invoiceId);
   // The caller's own attempt and the attempts in flight, in one read.
-  const attempts = await tx.transaction.findMany({
-    where: { accountId, invoiceId, type: 'payment', OR: [{ status: 'pending' }, ...(opts.attemptKey ? [{ attemptKey: opts.attemptKey }] : [])] },
-    orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
-  });
+  const attempts = await paymentAttempts(tx, accountId, invoiceId, opts.attemptKey ?? null);
   const mine = opts.attemptKey ? attempts.find((attempt) => attempt.attemptKey === opts.attemptKey) : undefined;
   if (mine) return mine.status === 'pending' ? { kind: 'settle', entry: mine, own: true } : { kind: 'done', value: toInvoiceObject(invoice) };
   const inFlight = attempts.find((attempt) => attempt.status === 'pending');
@@ -111,7 +108,8 @@ async function nextStep(tx: Tx, accountId: string, invoiceId: string, opts: PayI
 
 /** Charges a pending attempt (idempotently, by its key) and records the outcome once. */
 async function settle(prisma: Db, gateway: PaymentGateway, accountId: string, attempt: Transaction): Promise<LedgerOutcome['status']> {
-  const method = await prisma.paymentMethod.findFirstOrThrow({ where: { id: attempt.paymentMethodId!, accountId } });
+  const method = await readPaymentMethod(prisma, accountId, attempt.paymentMethodId!);
+  if (!method) throw new Error(`Payment method ${attempt.paymentMethodId} of attempt ${attempt.id} is gone.`);
   const outcome = await chargeEntry(gateway, attempt, method, 'The attempt stays pending; paying the invoice again completes it without a second charge.');
   await prisma.$transaction(async (tx) => {
     const invoice = await lockInvoice(tx, accountId, attempt.invoiceId!);

@@ -4,7 +4,8 @@ import type { Db, Tx } from '../db/prisma';
 import { findPricesForUse } from '../catalog/price.service';
 import { computeTax, type TaxAmount } from '../catalog/tax';
 import { findTaxRates } from '../catalog/tax-rate.service';
-import { findCustomer } from '../customers/customer.service';
+import { findCustomer, readCustomerEvenDeleted } from '../customers/customer.service';
+import { queryRows, type Statement } from '../db/sql';
 import { ApiError, badRequest, conflict } from '../http/errors';
 import { pageEnvelope, pageWindow, type Page } from '../http/pagination';
 import { parseOrThrow } from '../http/validation';
@@ -13,7 +14,7 @@ import { newId, newUuid } from '../lib/ids';
 import { MAX_CHARGE_AMOUNT } from '../lib/money';
 import { fromUnixSeconds } from '../lib/time';
 import { allocateInvoiceNumber } from './invoice-number';
-import { findInvoice, lockInvoice, toInvoiceObject, updateLockedInvoice, type InvoiceWithLines } from './invoice.records';
+import { findInvoice, insertInvoiceWithLines, lockInvoice, toInvoiceObject, updateLockedInvoice, type InvoiceWithLines } from './invoice.records';
 import { createInvoiceBody, type CreateInvoiceInput, type InvoiceObject, type ListInvoicesQuery } from './invoice.schemas';
 import { currentTime } from '../lib/clock-time';
 
@@ -37,6 +38,9 @@ export async function withParam<T>(param: string, lookup: () => Promise<T>): Pro
     throw error;
   }
 }
+
+const ACCOUNT_NAME: Statement = { name: 'account_name', text: 'SELECT name FROM accounts WHERE id = $1' };
+const PRODUCT_NAME: Statement = { name: 'product_name', text: 'SELECT name FROM products WHERE id = $1 AND account_id = $2' };
 
 interface PricedLine {
   description: string | null;
@@ -77,7 +81,7 @@ async function priceLines(
       unitAmount = price!.unit_amount;
       currency = price!.currency;
       if (description === null) {
-        const product = await tx.product.findFirst({ where: { id: price!.product, accountId }, select: { name: true } });
+        const [product] = await queryRows<{ name: string }>(tx, PRODUCT_NAME, [price!.product, accountId]);
         description = price!.description ?? product?.name ?? null;
       }
     }
@@ -193,7 +197,8 @@ type ParsedInvoiceInput = z.output<typeof createInvoiceBody>;
 
 async function insertInvoice(tx: Tx, accountId: string, input: ParsedInvoiceInput, opts: CreateInvoiceOptions): Promise<InvoiceObject> {
   const customer = await withParam('customer', () => findCustomer(tx, accountId, input.customer));
-  const account = await tx.account.findUniqueOrThrow({ where: { id: accountId }, select: { name: true } });
+  const [account] = await queryRows<{ name: string }>(tx, ACCOUNT_NAME, [accountId]);
+  if (!account) throw new Error(`Account ${accountId} not found.`);
   const lines = await priceLines(tx, accountId, input.lines, !opts.subscriptionId);
   const currency = invoiceCurrency(lines, input.currency, customer.currency);
   const now = currentTime();
@@ -207,8 +212,9 @@ async function insertInvoice(tx: Tx, accountId: string, input: ParsedInvoiceInpu
     throw badRequest(`The invoice comes to ${total} cents; an invoice may bill at most ${MAX_CHARGE_AMOUNT} cents.`, 'lines', 'amount_too_large');
   }
   const id = newUuid();
-  const invoice = await tx.invoice.create({
-    data: {
+  const invoice = await insertInvoiceWithLines(
+    tx,
+    {
       id,
       accountId,
       customerId: customer.id,
@@ -232,26 +238,23 @@ async function insertInvoice(tx: Tx, accountId: string, input: ParsedInvoiceInpu
       ...snapshotCustomer(customer),
       idempotencyKey: opts.idempotencyKey ?? null,
       createdAt: now,
-      lines: {
-        create: lines.map((line, position) => ({
-          id: newId('invoiceLine'),
-          accountId,
-          position,
-          description: line.description,
-          priceId: line.priceId,
-          quantity: line.quantity,
-          unitAmount: BigInt(line.unitAmount),
-          amount: BigInt(line.amount),
-          amountExcludingTax: BigInt(line.amountExcludingTax),
-          taxRateIds: line.taxRateIds,
-          taxAmounts: line.taxAmounts as unknown as Prisma.InputJsonValue,
-          periodStart,
-          periodEnd,
-        })),
-      },
     },
-    include: { lines: true },
-  });
+    lines.map((line, position) => ({
+      id: newId('invoiceLine'),
+      accountId,
+      position,
+      description: line.description,
+      priceId: line.priceId,
+      quantity: line.quantity,
+      unitAmount: BigInt(line.unitAmount),
+      amount: BigInt(line.amount),
+      amountExcludingTax: BigInt(line.amountExcludingTax),
+      taxRateIds: line.taxRateIds,
+      taxAmounts: line.taxAmounts as unknown as Prisma.InputJsonValue,
+      periodStart,
+      periodEnd,
+    })),
+  );
   const object = toInvoiceObject(invoice);
   await recordEvent(tx, accountId, 'invoice.created', object);
   return object;
@@ -263,7 +266,7 @@ async function insertInvoice(tx: Tx, accountId: string, input: ParsedInvoiceInpu
  */
 export async function finalizeInTx(tx: Tx, accountId: string, invoice: InvoiceWithLines): Promise<InvoiceWithLines> {
   const number = await allocateInvoiceNumber(tx, accountId);
-  const customer = await tx.customer.findFirst({ where: { id: invoice.customerId, accountId } });
+  const customer = await readCustomerEvenDeleted(tx, accountId, invoice.customerId);
   const finalized = await updateLockedInvoice(tx, invoice, { status: 'open', number, finalizedAt: currentTime(), ...(customer ? snapshotCustomer(customer) : {}) });
   const object = toInvoiceObject(finalized);
   await recordEvent(tx, accountId, 'invoice.finalized', object);

@@ -1,5 +1,6 @@
 import type { PaymentMethod, Prisma } from '../generated/prisma/client';
 import type { Db, Tx } from '../db/prisma';
+import { modelOfRow, queryRows, selectList, type ModelColumns, type Statement } from '../db/sql';
 import { findCustomer } from '../customers/customer.service';
 import { ApiError, conflict, notFound } from '../http/errors';
 import { pageEnvelope, pageWindow, type Page, type PageParams } from '../http/pagination';
@@ -64,17 +65,58 @@ export function toGatewayPaymentMethod(method: PaymentMethod): GatewayPaymentMet
 }
 
 /** A payment method of the account, or 404 (also for another account's method). */
+const PAYMENT_METHOD_COLUMNS = {
+  id: 'value',
+  accountId: 'value',
+  customerId: 'value',
+  type: 'value',
+  billingDetails: 'value',
+  metadata: 'value',
+  allowRedisplay: 'value',
+  fingerprint: 'value',
+  last4: 'value',
+  cardBrand: 'value',
+  cardExpMonth: 'value',
+  cardExpYear: 'value',
+  bankName: 'value',
+  bankRoutingNumber: 'value',
+  bankAccountHolderType: 'value',
+  bankAccountType: 'value',
+  testBehavior: 'value',
+  attachedAt: 'date?',
+  createdAt: 'date',
+  updatedAt: 'date',
+  updatedMs: 'bigint',
+} as const satisfies ModelColumns<PaymentMethod>;
+
+/** Reads of one payment method, on every charge: prepared statements (src/db/sql.ts) instead of Prisma's pipeline. */
+const PAYMENT_METHOD_BY_ID: Statement = {
+  name: 'payment_method_by_id',
+  text: `SELECT ${selectList(PAYMENT_METHOD_COLUMNS, 'm')} FROM payment_methods m WHERE m.id = $1 AND m.account_id = $2`,
+};
+const DEFAULT_PAYMENT_METHOD: Statement = {
+  name: 'payment_method_default',
+  text: `SELECT ${selectList(PAYMENT_METHOD_COLUMNS, 'm')} FROM customer_default_payment_methods d
+    JOIN payment_methods m ON m.id = d.payment_method_id AND m.account_id = d.account_id AND m.customer_id = d.customer_id
+    WHERE d.account_id = $1 AND d.customer_id = $2`,
+};
+
+/** The account's payment method, or null. */
+export async function readPaymentMethod(db: Db | Tx, accountId: string, id: string): Promise<PaymentMethod | null> {
+  const [row] = await queryRows<Record<string, unknown>>(db, PAYMENT_METHOD_BY_ID, [id, accountId]);
+  return row ? modelOfRow<PaymentMethod>(PAYMENT_METHOD_COLUMNS, row) : null;
+}
+
 export async function findPaymentMethod(db: Db | Tx, accountId: string, id: string): Promise<PaymentMethod> {
-  const method = await db.paymentMethod.findFirst({ where: { id, accountId } });
+  const method = await readPaymentMethod(db, accountId, id);
   if (!method) throw notFound('payment method', id);
   return method;
 }
 
 /** The customer's default payment method, or null when the customer has none attached. */
 export async function findDefaultPaymentMethod(db: Db | Tx, accountId: string, customerId: string): Promise<PaymentMethod | null> {
-  const row = await db.customerDefaultPaymentMethod.findUnique({ where: { accountId_customerId: { accountId, customerId } } });
-  if (!row) return null;
-  return db.paymentMethod.findFirst({ where: { id: row.paymentMethodId, accountId, customerId } });
+  const [row] = await queryRows<Record<string, unknown>>(db, DEFAULT_PAYMENT_METHOD, [accountId, customerId]);
+  return row ? modelOfRow<PaymentMethod>(PAYMENT_METHOD_COLUMNS, row) : null;
 }
 
 function billingDetails(input: CreatePaymentMethodInput['billing_details']): BillingDetails {

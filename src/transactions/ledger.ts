@@ -1,5 +1,6 @@
 import type { Transaction } from '../generated/prisma/client';
 import type { Db, Tx } from '../db/prisma';
+import { modelOfRow, queryRows, selectList, type ModelColumns, type Statement } from '../db/sql';
 import { newId } from '../lib/ids';
 import { currentTime } from '../lib/clock-time';
 
@@ -51,25 +52,97 @@ function entryData(entry: Omit<LedgerEntry, 'gatewayKey'> & { gatewayKey: string
   };
 }
 
+const TRANSACTION_COLUMNS = {
+  id: 'value',
+  accountId: 'value',
+  type: 'value',
+  status: 'value',
+  amount: 'bigint',
+  currency: 'value',
+  customerId: 'value',
+  invoiceId: 'value',
+  paymentMethodId: 'value',
+  sourceTransactionId: 'value',
+  attempt: 'value',
+  attemptKey: 'value',
+  gatewayKey: 'value',
+  gatewayReference: 'value',
+  failureCode: 'value',
+  failureMessage: 'value',
+  description: 'value',
+  createdAt: 'date',
+  updatedAt: 'date',
+} as const satisfies ModelColumns<Transaction>;
+
+/**
+ * A pending entry, once per gateway key, in one statement (every charge opens one): no row answered
+ * when the key holds one already (ON CONFLICT waits for a concurrent insert's commit).
+ */
+const OPEN_PENDING: Statement = {
+  name: 'ledger_open_pending',
+  text: `INSERT INTO transactions AS t (id, account_id, type, status, amount, currency, customer_id, invoice_id, payment_method_id,
+      source_transaction_id, attempt, attempt_key, gateway_key, description, created_at, updated_at)
+    VALUES ($1, $2, $3, 'pending', $4::bigint, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14::timestamptz, now())
+    ON CONFLICT (account_id, gateway_key) DO NOTHING
+    RETURNING ${selectList(TRANSACTION_COLUMNS, 't')}`,
+};
+const BY_GATEWAY_KEY: Statement = {
+  name: 'ledger_by_gateway_key',
+  text: `SELECT ${selectList(TRANSACTION_COLUMNS, 't')} FROM transactions t WHERE t.account_id = $1 AND t.gateway_key = $2`,
+};
+
+const PAYMENT_ATTEMPTS: Statement = {
+  name: 'ledger_payment_attempts',
+  text: `SELECT ${selectList(TRANSACTION_COLUMNS, 't')} FROM transactions t
+    WHERE t.account_id = $1 AND t.invoice_id = $2 AND t.type = 'payment' AND (t.status = 'pending' OR t.attempt_key = $3)
+    ORDER BY t.created_at, t.id`,
+};
+
+/** An invoice's payment attempts in flight and the one under `attemptKey` (if any), oldest first, in one read. */
+export async function paymentAttempts(tx: Tx, accountId: string, invoiceId: string, attemptKey: string | null): Promise<Transaction[]> {
+  const rows = await queryRows<Record<string, unknown>>(tx, PAYMENT_ATTEMPTS, [accountId, invoiceId, attemptKey]);
+  return rows.map((row) => modelOfRow<Transaction>(TRANSACTION_COLUMNS, row));
+}
+
 /** Opens `entry` as pending; an entry already opened under the same gateway key is answered instead. */
 export async function openPending(tx: Tx, entry: LedgerEntry): Promise<Transaction> {
-  const existing = await tx.transaction.findUnique({ where: { accountId_gatewayKey: { accountId: entry.accountId, gatewayKey: entry.gatewayKey } } });
-  if (existing) return existing;
-  return tx.transaction.create({ data: { ...entryData(entry), status: 'pending', createdAt: currentTime() } });
+  const data = entryData(entry);
+  const [opened] = await queryRows<Record<string, unknown>>(tx, OPEN_PENDING, [
+    data.id,
+    data.accountId,
+    data.type,
+    data.amount.toString(),
+    data.currency,
+    data.customerId,
+    data.invoiceId,
+    data.paymentMethodId,
+    data.sourceTransactionId,
+    data.attempt,
+    data.attemptKey,
+    data.gatewayKey,
+    data.description,
+    currentTime(),
+  ]);
+  const [row] = opened ? [opened] : await queryRows<Record<string, unknown>>(tx, BY_GATEWAY_KEY, [entry.accountId, entry.gatewayKey]);
+  return modelOfRow<Transaction>(TRANSACTION_COLUMNS, row!);
 }
 
 /** Records a pending entry's outcome once; false when another call recorded it already. */
+const SETTLE_PENDING: Statement = {
+  name: 'ledger_settle_pending',
+  text: `UPDATE transactions SET status = $2, gateway_reference = $3, failure_code = $4, failure_message = $5, updated_at = now()
+    WHERE id = $1 AND status = 'pending' RETURNING id`,
+};
+
 export async function settlePending(tx: Tx, id: string, outcome: LedgerOutcome): Promise<boolean> {
-  const settled = await tx.transaction.updateMany({
-    where: { id, status: 'pending' },
-    data: {
-      status: outcome.status,
-      gatewayReference: outcome.gatewayReference,
-      failureCode: outcome.status === 'failed' ? outcome.failureCode : null,
-      failureMessage: outcome.status === 'failed' ? outcome.failureMessage : null,
-    },
-  });
-  return settled.count > 0;
+  const settled = await queryRows(tx, SETTLE_PENDING, [
+    id,
+    outcome.status,
+    outcome.gatewayReference,
+    outcome.status === 'failed' ? outcome.failureCode : null,
+    outcome.status === 'failed' ? outcome.failureMessage : null,
+  ]);
+  return settled.length > 0;
 }
 
 /** An entry whose outcome is already known (a terminal sale, a reversal of one): opened and settled in one step. */
