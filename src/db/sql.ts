@@ -48,8 +48,20 @@ export async function queryRows<Row>(prisma: Db | Tx, statement: Statement, valu
 /** How a column's value comes back from pg or from JSON a statement built, to reach Prisma's type. */
 export type ColumnKind = 'value' | 'bigint' | 'date' | 'date?';
 
-/** Every field of a Prisma model with its kind: `satisfies` makes the list complete and exact. */
+/** Every field of a Prisma model with its kind. */
 export type ModelColumns<Model> = Record<keyof Model & string, ColumnKind>;
+
+/**
+ * A model's columns: each field of its ScalarFieldEnum (Prisma's list of the model's columns, so none
+ * is missed or misspelt) as a plain value, but the bigint and timestamp fields listed by kind.
+ */
+export function modelColumns<Model>(
+  fields: Record<keyof Model & string, string>,
+  kinds: Partial<Record<Exclude<ColumnKind, 'value'>, (keyof Model & string)[]>>,
+): ModelColumns<Model> {
+  const kindOf = new Map<string, ColumnKind>(Object.entries(kinds).flatMap(([kind, names]) => names.map((name) => [name, kind as ColumnKind] as const)));
+  return Object.fromEntries(Object.keys(fields).map((field) => [field, kindOf.get(field) ?? 'value'])) as ModelColumns<Model>;
+}
 
 /** A field's column: its name in snake case (the schema's @map convention). */
 export const columnOfField = (field: string) => field.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);

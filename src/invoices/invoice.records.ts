@@ -1,12 +1,12 @@
 import { COLLECTION_METHODS, INVOICE_STATUSES } from './invoice.schemas';
 import { columnValue } from '../lib/columns';
-import type { Invoice, InvoiceLine, Prisma } from '../generated/prisma/client';
+import { Prisma, type Invoice, type InvoiceLine } from '../generated/prisma/client';
 import type { Db, Tx } from '../db/prisma';
 import { notFound } from '../http/errors';
 import { toUnixSeconds } from '../lib/time';
 import type { InvoiceLineObject, InvoiceObject, TaxAmountObject } from './invoice.schemas';
 import { updatedMsOf } from '../lib/object-version';
-import { columnOfField, jsonObjectOf, jsonRecord, modelOfRow, queryRowsInTx, selectList, type ModelColumns, type Statement } from '../db/sql';
+import { columnOfField, jsonObjectOf, jsonRecord, modelOfRow, queryRowsInTx, selectList, modelColumns, type Statement } from '../db/sql';
 
 export type InvoiceWithLines = Invoice & { lines: InvoiceLine[] };
 
@@ -83,61 +83,16 @@ export async function findInvoice(db: Db | Tx, accountId: string, id: string): P
   return invoice;
 }
 
-const INVOICE_COLUMNS = {
-  id: 'value',
-  accountId: 'value',
-  customerId: 'value',
-  subscriptionId: 'value',
-  number: 'value',
-  status: 'value',
-  collectionMethod: 'value',
-  billingReason: 'value',
-  currency: 'value',
-  dueDate: 'date?',
-  periodStart: 'date',
-  periodEnd: 'date',
-  subtotal: 'bigint',
-  subtotalExcludingTax: 'bigint',
-  tax: 'bigint',
-  total: 'bigint',
-  totalExcludingTax: 'bigint',
-  totalTaxes: 'value',
-  amountDue: 'bigint',
-  amountPaid: 'bigint',
-  amountRefunded: 'bigint',
-  attemptCount: 'value',
-  paymentMethodId: 'value',
-  accountName: 'value',
-  accountCountry: 'value',
-  customerName: 'value',
-  customerEmail: 'value',
-  customerPhone: 'value',
-  customerAddress: 'value',
-  idempotencyKey: 'value',
-  finalizedAt: 'date?',
-  paidAt: 'date?',
-  voidedAt: 'date?',
-  createdAt: 'date',
-  updatedAt: 'date',
-  updatedMs: 'bigint',
-} as const satisfies ModelColumns<Invoice>;
+const INVOICE_COLUMNS = modelColumns<Invoice>(Prisma.InvoiceScalarFieldEnum, {
+  bigint: ['subtotal', 'subtotalExcludingTax', 'tax', 'total', 'totalExcludingTax', 'amountDue', 'amountPaid', 'amountRefunded', 'updatedMs'],
+  date: ['periodStart', 'periodEnd', 'createdAt', 'updatedAt'],
+  'date?': ['dueDate', 'finalizedAt', 'paidAt', 'voidedAt'],
+});
 
-const LINE_COLUMNS = {
-  id: 'value',
-  accountId: 'value',
-  invoiceId: 'value',
-  position: 'value',
-  description: 'value',
-  priceId: 'value',
-  quantity: 'value',
-  unitAmount: 'bigint',
-  amount: 'bigint',
-  amountExcludingTax: 'bigint',
-  taxRateIds: 'value',
-  taxAmounts: 'value',
-  periodStart: 'date',
-  periodEnd: 'date',
-} as const satisfies ModelColumns<InvoiceLine>;
+const LINE_COLUMNS = modelColumns<InvoiceLine>(Prisma.InvoiceLineScalarFieldEnum, {
+  bigint: ['unitAmount', 'amount', 'amountExcludingTax'],
+  date: ['periodStart', 'periodEnd'],
+});
 
 /**
  * The lock and the read of lockInvoice in one statement (a third of the CPU of the lock and Prisma's

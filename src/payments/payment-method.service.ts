@@ -1,6 +1,6 @@
-import type { PaymentMethod, Prisma } from '../generated/prisma/client';
+import { Prisma, type PaymentMethod } from '../generated/prisma/client';
 import type { Db, Tx } from '../db/prisma';
-import { modelOfRow, queryRows, selectList, type ModelColumns, type Statement } from '../db/sql';
+import { modelOfRow, queryRows, selectList, modelColumns, type Statement } from '../db/sql';
 import { findCustomer } from '../customers/customer.service';
 import { ApiError, conflict, notFound } from '../http/errors';
 import { pageEnvelope, pageWindow, type Page, type PageParams } from '../http/pagination';
@@ -65,29 +65,11 @@ export function toGatewayPaymentMethod(method: PaymentMethod): GatewayPaymentMet
 }
 
 /** A payment method of the account, or 404 (also for another account's method). */
-const PAYMENT_METHOD_COLUMNS = {
-  id: 'value',
-  accountId: 'value',
-  customerId: 'value',
-  type: 'value',
-  billingDetails: 'value',
-  metadata: 'value',
-  allowRedisplay: 'value',
-  fingerprint: 'value',
-  last4: 'value',
-  cardBrand: 'value',
-  cardExpMonth: 'value',
-  cardExpYear: 'value',
-  bankName: 'value',
-  bankRoutingNumber: 'value',
-  bankAccountHolderType: 'value',
-  bankAccountType: 'value',
-  testBehavior: 'value',
-  attachedAt: 'date?',
-  createdAt: 'date',
-  updatedAt: 'date',
-  updatedMs: 'bigint',
-} as const satisfies ModelColumns<PaymentMethod>;
+const PAYMENT_METHOD_COLUMNS = modelColumns<PaymentMethod>(Prisma.PaymentMethodScalarFieldEnum, {
+  bigint: ['updatedMs'],
+  date: ['createdAt', 'updatedAt'],
+  'date?': ['attachedAt'],
+});
 
 /** Reads of one payment method, on every charge: prepared statements (src/db/sql.ts) instead of Prisma's pipeline. */
 const PAYMENT_METHOD_BY_ID: Statement = {

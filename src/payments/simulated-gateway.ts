@@ -1,6 +1,6 @@
 import type { Db } from '../db/prisma';
-import type { GatewayCharge } from '../generated/prisma/client';
-import { modelOfRow, queryRows, selectList, type ModelColumns, type Statement } from '../db/sql';
+import { Prisma, type GatewayCharge } from '../generated/prisma/client';
+import { modelOfRow, queryRows, selectList, modelColumns, type Statement } from '../db/sql';
 import { newId } from '../lib/ids';
 import { MAX_CHARGE_AMOUNT } from '../lib/money';
 import {
@@ -39,22 +39,7 @@ function toRefundResult(row: GatewayCharge): RefundResult {
   return { status: 'failed', ...base, failureCode: row.failureCode!, failureMessage: row.failureMessage! };
 }
 
-const GATEWAY_CHARGE_COLUMNS = {
-  id: 'value',
-  accountId: 'value',
-  idempotencyKey: 'value',
-  kind: 'value',
-  paymentMethodId: 'value',
-  chargeId: 'value',
-  amount: 'bigint',
-  currency: 'value',
-  status: 'value',
-  failureCode: 'value',
-  failureMessage: 'value',
-  retryable: 'value',
-  description: 'value',
-  createdAt: 'date',
-} as const satisfies ModelColumns<GatewayCharge>;
+const GATEWAY_CHARGE_COLUMNS = modelColumns<GatewayCharge>(Prisma.GatewayChargeScalarFieldEnum, { bigint: ['amount'], date: ['createdAt'] });
 
 /** A charge under its key, once: one prepared statement (src/db/sql.ts), no row answered when the key is taken. */
 const INSERT_CHARGE: Statement = {

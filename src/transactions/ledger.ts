@@ -1,6 +1,6 @@
-import type { Transaction } from '../generated/prisma/client';
+import { Prisma, type Transaction } from '../generated/prisma/client';
 import type { Db, Tx } from '../db/prisma';
-import { modelOfRow, queryRows, selectList, type ModelColumns, type Statement } from '../db/sql';
+import { modelOfRow, queryRows, selectList, modelColumns, type Statement } from '../db/sql';
 import { newId } from '../lib/ids';
 import { currentTime } from '../lib/clock-time';
 
@@ -52,27 +52,7 @@ function entryData(entry: Omit<LedgerEntry, 'gatewayKey'> & { gatewayKey: string
   };
 }
 
-const TRANSACTION_COLUMNS = {
-  id: 'value',
-  accountId: 'value',
-  type: 'value',
-  status: 'value',
-  amount: 'bigint',
-  currency: 'value',
-  customerId: 'value',
-  invoiceId: 'value',
-  paymentMethodId: 'value',
-  sourceTransactionId: 'value',
-  attempt: 'value',
-  attemptKey: 'value',
-  gatewayKey: 'value',
-  gatewayReference: 'value',
-  failureCode: 'value',
-  failureMessage: 'value',
-  description: 'value',
-  createdAt: 'date',
-  updatedAt: 'date',
-} as const satisfies ModelColumns<Transaction>;
+const TRANSACTION_COLUMNS = modelColumns<Transaction>(Prisma.TransactionScalarFieldEnum, { bigint: ['amount'], date: ['createdAt', 'updatedAt'] });
 
 /**
  * A pending entry, once per gateway key, in one statement (every charge opens one): no row answered
