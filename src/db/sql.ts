@@ -29,9 +29,10 @@ export type RowColumns<T> = {
  * machine (Performance in the README): a single-row `findFirst` costs about 1.3 ms of CPU in Prisma
  * 6's client engine (its query compiler runs in WebAssembly per call) and `$queryRaw` about 0.4 ms,
  * a prepared statement on the same pg pool about 0.1 ms. For the hot paths only (authenticated reads,
- * webhook attempts, a subscription's creation), each one statement, atomic by itself; everything
- * else stays in Prisma. Falls back to `$queryRawUnsafe` on a client made elsewhere. queryRowsInTx
- * runs the same text inside a Prisma transaction (not prepared: Prisma's raw path, about 0.4 ms).
+ * webhook attempts, a subscription's creation, the reads and writes of a payment: docs/performance.md),
+ * each one statement, atomic by itself; everything else stays in Prisma. Falls back to
+ * `$queryRawUnsafe` on a client made elsewhere and in a transaction, where it runs inside that
+ * transaction (Prisma's raw path, about 0.4 ms, not prepared; queryRowsInTx says so at the call).
  */
 export async function queryRowsInTx<Row>(tx: Tx, statement: Statement, values: unknown[]): Promise<Row[]> {
   return tx.$queryRawUnsafe<Row[]>(statement.text, ...values);
