@@ -32,12 +32,8 @@ export type RowColumns<T> = {
  * webhook attempts, a subscription's creation, the reads and writes of a payment: docs/performance.md),
  * each one statement, atomic by itself; everything else stays in Prisma. Falls back to
  * `$queryRawUnsafe` on a client made elsewhere and in a transaction, where it runs inside that
- * transaction (Prisma's raw path, about 0.4 ms, not prepared; queryRowsInTx says so at the call).
+ * transaction (Prisma's raw path, about 0.4 ms, not prepared).
  */
-export async function queryRowsInTx<Row>(tx: Tx, statement: Statement, values: unknown[]): Promise<Row[]> {
-  return tx.$queryRawUnsafe<Row[]>(statement.text, ...values);
-}
-
 /** On a client from createPrisma: prepared on its pool. In a transaction (or on another client): Prisma's raw path. */
 export async function queryRows<Row>(prisma: Db | Tx, statement: Statement, values: unknown[]): Promise<Row[]> {
   const pool = poolOf(prisma as Db);
@@ -103,4 +99,10 @@ export function jsonRecord(values: Record<string, unknown>): Record<string, unkn
     record[columnOfField(field)] = typeof value === 'bigint' ? value.toString() : value instanceof Date ? value.toISOString() : value;
   }
   return record;
+}
+
+/** queryRows of a statement that selects a model's columns (selectList), each row in Prisma's shape. */
+export async function queryModels<Model>(db: Db | Tx, columns: ModelColumns<Model>, statement: Statement, values: unknown[]): Promise<Model[]> {
+  const rows = await queryRows<Record<string, unknown>>(db, statement, values);
+  return rows.map((row) => modelOfRow<Model>(columns, row));
 }

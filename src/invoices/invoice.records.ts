@@ -6,7 +6,7 @@ import { notFound } from '../http/errors';
 import { toUnixSeconds } from '../lib/time';
 import type { InvoiceLineObject, InvoiceObject, TaxAmountObject } from './invoice.schemas';
 import { updatedMsOf } from '../lib/object-version';
-import { columnOfField, jsonObjectOf, jsonRecord, modelOfRow, queryRowsInTx, selectList, modelColumns, type Statement } from '../db/sql';
+import { columnOfField, jsonObjectOf, jsonRecord, modelOfRow, queryRows, selectList, modelColumns, type Statement } from '../db/sql';
 
 export type InvoiceWithLines = Invoice & { lines: InvoiceLine[] };
 
@@ -107,7 +107,7 @@ const LOCK_INVOICE: Statement = {
 
 /** The invoice, locked FOR UPDATE until the caller's transaction ends: every state change goes through here. */
 export async function lockInvoice(tx: Tx, accountId: string, id: string): Promise<InvoiceWithLines> {
-  const [row] = await queryRowsInTx<Record<string, unknown> & { lines: Record<string, unknown>[] }>(tx, LOCK_INVOICE, [id, accountId]);
+  const [row] = await queryRows<Record<string, unknown> & { lines: Record<string, unknown>[] }>(tx, LOCK_INVOICE, [id, accountId]);
   if (!row) throw notFound('invoice', id);
   return { ...modelOfRow<Invoice>(INVOICE_COLUMNS, row), lines: row.lines.map((line) => modelOfRow<InvoiceLine>(LINE_COLUMNS, line)) };
 }
@@ -165,7 +165,7 @@ const INSERT_INVOICE: Statement = {
 };
 
 export async function insertInvoiceWithLines(tx: Tx, invoice: NewInvoice, lines: NewInvoiceLine[]): Promise<InvoiceWithLines> {
-  const [row] = await queryRowsInTx<Record<string, unknown> & { lines: Record<string, unknown>[] }>(tx, INSERT_INVOICE, [
+  const [row] = await queryRows<Record<string, unknown> & { lines: Record<string, unknown>[] }>(tx, INSERT_INVOICE, [
     JSON.stringify(jsonRecord({ ...invoice, updatedAt: new Date() })),
     JSON.stringify(lines.map((line) => jsonRecord({ ...line, invoiceId: invoice.id }))),
   ]);

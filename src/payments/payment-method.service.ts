@@ -1,6 +1,6 @@
 import { Prisma, type PaymentMethod } from '../generated/prisma/client';
 import type { Db, Tx } from '../db/prisma';
-import { modelOfRow, queryRows, selectList, modelColumns, type Statement } from '../db/sql';
+import { modelColumns, queryModels, selectList, type Statement } from '../db/sql';
 import { findCustomer } from '../customers/customer.service';
 import { ApiError, conflict, notFound } from '../http/errors';
 import { pageEnvelope, pageWindow, type Page, type PageParams } from '../http/pagination';
@@ -85,8 +85,8 @@ const DEFAULT_PAYMENT_METHOD: Statement = {
 
 /** The account's payment method, or null. */
 export async function readPaymentMethod(db: Db | Tx, accountId: string, id: string): Promise<PaymentMethod | null> {
-  const [row] = await queryRows<Record<string, unknown>>(db, PAYMENT_METHOD_BY_ID, [id, accountId]);
-  return row ? modelOfRow<PaymentMethod>(PAYMENT_METHOD_COLUMNS, row) : null;
+  const [method] = await queryModels(db, PAYMENT_METHOD_COLUMNS, PAYMENT_METHOD_BY_ID, [id, accountId]);
+  return method ?? null;
 }
 
 export async function findPaymentMethod(db: Db | Tx, accountId: string, id: string): Promise<PaymentMethod> {
@@ -97,8 +97,8 @@ export async function findPaymentMethod(db: Db | Tx, accountId: string, id: stri
 
 /** The customer's default payment method, or null when the customer has none attached. */
 export async function findDefaultPaymentMethod(db: Db | Tx, accountId: string, customerId: string): Promise<PaymentMethod | null> {
-  const [row] = await queryRows<Record<string, unknown>>(db, DEFAULT_PAYMENT_METHOD, [accountId, customerId]);
-  return row ? modelOfRow<PaymentMethod>(PAYMENT_METHOD_COLUMNS, row) : null;
+  const [method] = await queryModels(db, PAYMENT_METHOD_COLUMNS, DEFAULT_PAYMENT_METHOD, [accountId, customerId]);
+  return method ?? null;
 }
 
 function billingDetails(input: CreatePaymentMethodInput['billing_details']): BillingDetails {

@@ -1,6 +1,6 @@
 import type { Db } from '../db/prisma';
 import { Prisma, type GatewayCharge } from '../generated/prisma/client';
-import { modelOfRow, queryRows, selectList, modelColumns, type Statement } from '../db/sql';
+import { modelColumns, queryModels, selectList, type Statement } from '../db/sql';
 import { newId } from '../lib/ids';
 import { MAX_CHARGE_AMOUNT } from '../lib/money';
 import {
@@ -64,7 +64,7 @@ export class SimulatedGateway implements PaymentGateway {
     const { paymentMethod } = request;
     const behavior = isTestBehavior(paymentMethod.testBehavior) ? paymentMethod.testBehavior : 'card_declined';
     const failure = behavior === 'succeeds' ? null : FAILURES[behavior];
-    const [inserted] = await queryRows<Record<string, unknown>>(this.prisma, INSERT_CHARGE, [
+    const [inserted] = await queryModels(this.prisma, GATEWAY_CHARGE_COLUMNS, INSERT_CHARGE, [
       newId('gatewayCharge'),
       paymentMethod.accountId,
       request.idempotencyKey,
@@ -78,7 +78,7 @@ export class SimulatedGateway implements PaymentGateway {
       request.description ?? null,
     ]);
     // Not inserted: the key holds a row already (a retry, or a concurrent call whose commit this statement waited for).
-    const stored = inserted ? modelOfRow<GatewayCharge>(GATEWAY_CHARGE_COLUMNS, inserted) : await this.stored(paymentMethod.accountId, request.idempotencyKey);
+    const stored = inserted ?? (await this.stored(paymentMethod.accountId, request.idempotencyKey));
     if (stored.kind !== 'charge' || stored.paymentMethodId !== paymentMethod.id || Number(stored.amount) !== request.amount) {
       throw new GatewayRequestError('idempotency_key_reused', `Idempotency key ${request.idempotencyKey} was used for a different request.`);
     }

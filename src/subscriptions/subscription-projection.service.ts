@@ -1,5 +1,5 @@
 import type { Db, Tx } from '../db/prisma';
-import { columnOfField, queryRows, queryRowsInTx, type Statement } from '../db/sql';
+import { columnOfField, queryRows, type Statement } from '../db/sql';
 import { findPricesForUse } from '../catalog/price.service';
 import type { PriceObject } from '../catalog/price.schemas';
 import type { Subscription, SubscriptionItem } from '../generated/prisma/client';
@@ -194,7 +194,7 @@ export async function insertSubscriptionInTx(
   prices: PriceObject[],
 ): Promise<{ object: SubscriptionObject; row: SubscriptionWithItems } | null> {
   const { values, object, row } = newSubscription(state, prices, null);
-  const [written] = await queryRowsInTx<{ updatedMs: string }>(tx, INSERT_SUBSCRIPTION, values);
+  const [written] = await queryRows<{ updatedMs: string }>(tx, INSERT_SUBSCRIPTION, values);
   return written ? { object: { ...object, updated_ms: Number(written.updatedMs) }, row } : null;
 }
 

@@ -1,6 +1,6 @@
 import { Prisma, type Transaction } from '../generated/prisma/client';
 import type { Db, Tx } from '../db/prisma';
-import { modelOfRow, queryRows, selectList, modelColumns, type Statement } from '../db/sql';
+import { modelColumns, queryModels, queryRows, selectList, type Statement } from '../db/sql';
 import { newId } from '../lib/ids';
 import { currentTime } from '../lib/clock-time';
 
@@ -80,14 +80,13 @@ const PAYMENT_ATTEMPTS: Statement = {
 
 /** An invoice's payment attempts in flight and the one under `attemptKey` (if any), oldest first, in one read. */
 export async function paymentAttempts(tx: Tx, accountId: string, invoiceId: string, attemptKey: string | null): Promise<Transaction[]> {
-  const rows = await queryRows<Record<string, unknown>>(tx, PAYMENT_ATTEMPTS, [accountId, invoiceId, attemptKey]);
-  return rows.map((row) => modelOfRow<Transaction>(TRANSACTION_COLUMNS, row));
+  return queryModels(tx, TRANSACTION_COLUMNS, PAYMENT_ATTEMPTS, [accountId, invoiceId, attemptKey]);
 }
 
 /** Opens `entry` as pending; an entry already opened under the same gateway key is answered instead. */
 export async function openPending(tx: Tx, entry: LedgerEntry): Promise<Transaction> {
   const data = entryData(entry);
-  const [opened] = await queryRows<Record<string, unknown>>(tx, OPEN_PENDING, [
+  const [opened] = await queryModels(tx, TRANSACTION_COLUMNS, OPEN_PENDING, [
     data.id,
     data.accountId,
     data.type,
@@ -103,8 +102,9 @@ export async function openPending(tx: Tx, entry: LedgerEntry): Promise<Transacti
     data.description,
     currentTime(),
   ]);
-  const [row] = opened ? [opened] : await queryRows<Record<string, unknown>>(tx, BY_GATEWAY_KEY, [entry.accountId, entry.gatewayKey]);
-  return modelOfRow<Transaction>(TRANSACTION_COLUMNS, row!);
+  if (opened) return opened;
+  const [existing] = await queryModels(tx, TRANSACTION_COLUMNS, BY_GATEWAY_KEY, [entry.accountId, entry.gatewayKey]);
+  return existing!;
 }
 
 /** Records a pending entry's outcome once; false when another call recorded it already. */
