@@ -60,6 +60,15 @@ export function modelColumns<Model>(
   return Object.fromEntries(Object.keys(fields).map((field) => [field, kindOf.get(field) ?? 'value'])) as ModelColumns<Model>;
 }
 
+/**
+ * `SET (columns) = (...)` of an UPDATE taking the new values from a jsonRecord passed as `$param`:
+ * one statement sets any number of columns of `table`, each cast to its column's type by PostgreSQL.
+ */
+export function setFromRecord(table: string, columns: readonly string[], param = '$1'): string {
+  const list = columns.join(', ');
+  return `SET (${list}) = (SELECT ${list} FROM jsonb_populate_record(NULL::${table}, ${param}::jsonb))`;
+}
+
 /** A field's column: its name in snake case (the schema's @map convention). */
 export const columnOfField = (field: string) => field.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
 

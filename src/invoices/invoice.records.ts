@@ -6,7 +6,7 @@ import { notFound } from '../http/errors';
 import { toUnixSeconds } from '../lib/time';
 import type { InvoiceLineObject, InvoiceObject, TaxAmountObject } from './invoice.schemas';
 import { updatedMsOf } from '../lib/object-version';
-import { columnOfField, jsonObjectOf, jsonRecord, modelOfRow, queryRows, selectList, modelColumns, type Statement } from '../db/sql';
+import { columnOfField, jsonObjectOf, jsonRecord, modelOfRow, queryRows, selectList, setFromRecord, modelColumns, type Statement } from '../db/sql';
 
 export type InvoiceWithLines = Invoice & { lines: InvoiceLine[] };
 
@@ -123,9 +123,8 @@ export type InvoiceChange = Partial<Omit<Invoice, 'id' | 'accountId' | 'updatedA
  */
 export async function updateLockedInvoice(tx: Tx, invoice: InvoiceWithLines, change: InvoiceChange): Promise<InvoiceWithLines> {
   const set = jsonRecord({ updatedAt: new Date(), ...change });
-  const columns = Object.keys(set).join(', ');
   const [row] = await tx.$queryRawUnsafe<Record<string, unknown>[]>(
-    `UPDATE invoices i SET (${columns}) = (SELECT ${columns} FROM jsonb_populate_record(NULL::invoices, $1::jsonb))
+    `UPDATE invoices i ${setFromRecord('invoices', Object.keys(set))}
      WHERE i.id = $2 AND i.account_id = $3 RETURNING ${selectList(INVOICE_COLUMNS, 'i')}`,
     JSON.stringify(set),
     invoice.id,

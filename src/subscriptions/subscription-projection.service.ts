@@ -1,5 +1,5 @@
 import type { Db, Tx } from '../db/prisma';
-import { columnOfField, queryRows, type Statement } from '../db/sql';
+import { columnOfField, jsonRecord, queryRows, setFromRecord, type Statement } from '../db/sql';
 import { findPricesForUse } from '../catalog/price.service';
 import type { PriceObject } from '../catalog/price.schemas';
 import type { Subscription, SubscriptionItem } from '../generated/prisma/client';
@@ -91,11 +91,10 @@ export async function persistSubscription(prisma: Db, input: PersistSubscription
  * which adds the first invoice and its period to the version it just wrote).
  */
 export async function projectColumnsInTx(tx: Tx, state: SubscriptionState): Promise<void> {
-  const set = { ...recordJson(rowColumns(state), ROW_FIELDS), updated_at: new Date() };
+  const set = jsonRecord({ ...rowColumns(state), updatedAt: new Date() });
   // Raw: a third of Prisma's CPU for the same update, on the charged creation's path (docs/performance.md).
   const updated = await tx.$executeRawUnsafe(
-    `UPDATE subscriptions s SET (${Object.keys(set).join(', ')}) = (SELECT ${Object.keys(set).join(', ')} FROM jsonb_populate_record(NULL::subscriptions, $1::jsonb))
-     WHERE s.id = $2 AND s.workflow_version = $3`,
+    `UPDATE subscriptions s ${setFromRecord('subscriptions', Object.keys(set))} WHERE s.id = $2 AND s.workflow_version = $3`,
     JSON.stringify(set),
     state.id,
     state.version - 1,
@@ -139,9 +138,9 @@ const SUBSCRIPTION_FIELDS = [
 const ITEM_FIELDS = ['id', 'accountId', 'subscriptionId', 'priceId', 'quantity', 'position', 'taxRateIds', 'createdAt'] as const satisfies (keyof SubscriptionItem)[];
 
 const columnList = (fields: readonly string[]) => fields.map(columnOfField).join(', ');
-/** A row as JSON for jsonb_populate_record: snake-case keys, timestamps as ISO strings. */
+/** `fields` of a row as JSON for jsonb_populate_record (jsonRecord). */
 function recordJson<Row>(row: Row, fields: readonly (keyof Row & string)[]): Record<string, unknown> {
-  return Object.fromEntries(fields.map((field) => [columnOfField(field), row[field]]));
+  return jsonRecord(Object.fromEntries(fields.map((field) => [field, row[field]])));
 }
 
 /**
@@ -211,8 +210,7 @@ const VERSION_FIELDS = [...ROW_FIELDS, 'updatedAt' as const];
 const RECORD_FIRST_PERIOD: Statement = {
   name: 'subscription_first_period_billed',
   text: `WITH sub AS (
-      UPDATE subscriptions s SET (${columnList(VERSION_FIELDS)}) = (
-        SELECT ${columnList(VERSION_FIELDS)} FROM jsonb_populate_record(NULL::subscriptions, $1::jsonb))
+      UPDATE subscriptions s ${setFromRecord('subscriptions', VERSION_FIELDS.map(columnOfField))}
       WHERE s.id = $2 AND s.account_id = $3 AND s.workflow_version = $4
       RETURNING s.updated_ms
     ), event AS (
