@@ -3,7 +3,9 @@ import readline from 'node:readline';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { projectRoot } from '../src/config';
 import { TSX_NODE_ARGS, WORKER_ENV_DEFAULTS, WORKER_NODE_ARGS } from '../src/runtime/processes';
+import { Client, Connection, WorkflowUpdateFailedError } from '@temporalio/client';
 import { createAccount } from '../src/accounts/account.service';
+import { createdUpdate, subscriptionWorkflowId } from '../workflows/subscription-messages';
 import { BARE_START_LANES, bareWorkflowStarts, ratio, roundTo, runLanes, type BenchContext, type Figures, type LaneResult } from './support';
 
 const CREATIONS = Number(process.env.BENCH_SUBSCRIPTIONS ?? 300);
@@ -61,9 +63,9 @@ interface WorkerMemory {
  * Subscriptions created per second through the API beside bare workflow starts per second on the
  * same Temporal server; then the worker's memory with IDLE scheduled subscriptions waiting on their
  * timers. A creation (decisions.md §14) is one transaction (the row, and for an active one its first
- * invoice, created and finalized, and the workflow_starts row), a plain workflow start, and for an
- * active one the first charge made by the API; the workflow then records the period as billed after
- * the answer (that work is not in the figure; the worker does it beside the load).
+ * invoice, created and finalized, and the workflow_starts row), for an active one the first charge
+ * and the record of its paid period, made by the API, and a workflow start whose first task waits
+ * for the subscription's first step (a start delay: the worker does nothing at creation).
  */
 export async function benchSubscriptions(ctx: BenchContext): Promise<Figures> {
   const env = { DATABASE_URL: ctx.databaseUrl, TEMPORAL_ADDRESS: ctx.temporalAddress, WORKFLOW_BUNDLE: ctx.workflowBundle };
@@ -141,22 +143,43 @@ export async function benchSubscriptions(ctx: BenchContext): Promise<Figures> {
       `subscriptions via API/bare starts: scheduled ${ratio(scheduled.perSecond, bare.perSecond)}, charged at creation ${ratio(active.perSecond, bare.perSecond)}`,
     );
 
+    // A subscription created with nothing due waits for its first step without running (a start delay):
+    // each idle one is woken once, by an update its workflow refuses (nothing written), so that it has
+    // run and waits on its timer as after a renewal, the worker's worst case (in its cache or evicted).
+    const connection = await Connection.connect({ address: ctx.temporalAddress });
+    const temporal = new Client({ connection });
+    const wake = (subscriptionId: string) =>
+      temporal.workflow
+        .getHandle(subscriptionWorkflowId(subscriptionId))
+        .executeUpdate(createdUpdate)
+        .then(
+          () => Promise.reject(new Error(`subscription ${subscriptionId}: the created update was not refused`)),
+          (error: unknown) => {
+            if (!(error instanceof WorkflowUpdateFailedError)) throw error;
+          },
+        );
     const before = await memory();
     const readings: { idle: number; perSecond: number; memory: WorkerMemory }[] = [{ idle: 0, perSecond: 0, memory: before }];
-    for (const fraction of IDLE_CHECKPOINTS) {
-      const target = Math.round(IDLE * fraction);
-      const done = readings.at(-1)!.idle;
-      if (target <= done) continue;
-      const idle = await runLanes(target - done, 50, () => subscribe(nextYear()).then(() => undefined));
-      readings.push({ idle: target, perSecond: idle.perSecond, memory: await memory() });
+    try {
+      for (const fraction of IDLE_CHECKPOINTS) {
+        const target = Math.round(IDLE * fraction);
+        const done = readings.at(-1)!.idle;
+        if (target <= done) continue;
+        const created: string[] = [];
+        const idle = await runLanes(target - done, 50, () => subscribe(nextYear()).then((subscription: { id: string }) => void created.push(subscription.id)));
+        await runLanes(created.length, 50, (index) => wake(created[index]!));
+        readings.push({ idle: target, perSecond: idle.perSecond, memory: await memory() });
+      }
+    } finally {
+      await connection.close();
     }
     const after = readings.at(-1)!.memory;
     const rows = await ctx.prisma.subscription.count({ where: { accountId: account.account_id, status: 'scheduled' } });
     const perSecond = Math.round(readings.slice(1).reduce((sum, reading) => sum + reading.perSecond, 0) / Math.max(1, readings.length - 1));
     const cpuMsEach = (after.cpuMs - before.cpuMs) / Math.max(1, readings.at(-1)!.idle);
     console.log(
-      `\nWorker memory with idle (scheduled) subscriptions (${rows} in all), created at about ${perSecond}/s; after a GC of every thread ` +
-        `(the worker's CPU: ${cpuMsEach.toFixed(1)} ms per idle subscription created):`,
+      `\nWorker memory with idle (scheduled) subscriptions (${rows} in all), created at about ${perSecond}/s and each woken once; after a GC of every thread ` +
+        `(the worker's CPU: ${cpuMsEach.toFixed(1)} ms per idle subscription created and woken):`,
     );
     if (process.env.BENCH_HEAP_SPACES) for (const { idle, memory: m } of readings) console.log(idle, JSON.stringify(m.spaces));
     console.table(

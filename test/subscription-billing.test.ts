@@ -48,6 +48,21 @@ async function createdPayingAndDeclining(world: SubscriptionWorld, paidAmount: n
   return { start, paid: await subscribe(paying.customer, paying.price), declined: await subscribe(declining.customer, declining.price) };
 }
 
+/**
+ * The workflow of a subscription the API created with nothing due before `atMs` has not run: its first
+ * task waits on a start delay until then (docs/operations.md), so no timer, activity or task is in its history.
+ */
+async function expectFirstTaskAt(world: SubscriptionWorld, subscriptionId: string, atMs: number) {
+  const handle = workflowHandle(world, subscriptionId);
+  const executionTime = (await handle.describe()).executionTime!.getTime();
+  expect(executionTime).toBeGreaterThanOrEqual(atMs);
+  expect(executionTime).toBeLessThan(atMs + 5_000);
+  const view = await historyView(handle);
+  expect(view).toMatchObject({ workflowTasks: 0, timers: [], activities: [] });
+  expect(view.startDelayMs).toBeGreaterThan(0);
+  return view;
+}
+
 /** Types of the invoice events of each invoice, in the order they were written. */
 function invoiceEventTypes(events: { type: string; data: unknown }[]) {
   const byInvoice = new Map<string, string[]>();
@@ -155,7 +170,8 @@ describe('subscription billing on Temporal (time skipping)', () => {
       const startAt = (unix(await world.env.currentTimeMs()) + 10 * 86_400) * 1000;
       const subscription = await createSubscription(world.api, { customer, items: [{ price, quantity: 1 }], trial_days: 0, start_date: unix(startAt) });
       expect(subscription).toMatchObject({ status: 'scheduled', start_date: unix(startAt), billing_cycle_anchor: unix(startAt) });
-      expect(await subscriptionState(world, subscription.id)).toMatchObject({ status: 'scheduled', nextAction: { kind: 'start' } });
+      // Nothing to do before the start date: the workflow's first task waits for it (a start delay), not a timer.
+      await expectFirstTaskAt(world, subscription.id, startAt);
 
       await advanceTo(world, subscription.id, startAt - HOUR_MS);
       expect(await invoicesOf(world, subscription.id)).toHaveLength(0);
@@ -351,13 +367,10 @@ describe('subscription billing on Temporal (time skipping)', () => {
       const { paid, declined } = await createdPayingAndDeclining(world, 1400, 1500);
       const [first] = await invoicesOf(world, paid.id);
       expect(paid).toMatchObject({ status: 'active', latest_invoice: first!.id });
-      expect(await settled(world, paid.id)).toMatchObject({ version: 3, invoicesIssued: 1, nextPeriodIndex: 1, latestInvoiceId: first!.id });
       const payments = await world.app.prisma.transaction.findMany({ where: { invoiceId: first!.id, type: 'payment' } });
       expect(payments).toHaveLength(1);
-      // No activity at all: the first workflow task sets the renewal's timer; its input shows the API's charge.
-      const view = await historyView(world.env.client.workflow.getHandle(subscriptionWorkflowId(paid.id)));
-      expect(view.activities).toEqual([]);
-      expect(view.timers).toHaveLength(1);
+      // Nothing run at all: the workflow's first task waits for the renewal (a start delay); its input shows the API's charge.
+      const view = await expectFirstTaskAt(world, paid.id, paid.current_period_end * 1000);
       expect(view.input).toMatchObject({
         created: { version: 3, invoicesIssued: 1, latestInvoiceId: first!.id },
         firstCharge: { transactionId: payments[0]!.id, status: 'succeeded', amount: 1400 },
@@ -377,6 +390,14 @@ describe('subscription billing on Temporal (time skipping)', () => {
       ]);
       expect(invoiceEventTypes(await subscriptionEvents(world, declined.id))).toEqual([['invoice.created', 'invoice.finalized', 'invoice.payment_failed']]);
       expect(await gatewayCharges(world.app.prisma, world.accountId)).toBe(2);
+
+      // At the renewal the delayed first task runs from the recorded state: period 1 billed and charged once.
+      expect(await advanceTo(world, paid.id, paid.current_period_end * 1000 + HOUR_MS)).toMatchObject({ version: 4, invoicesIssued: 2, nextPeriodIndex: 2 });
+      const renewed = await invoicesOf(world, paid.id);
+      expect(renewed.map((invoice) => [invoice.status, invoice.periodStart.getTime()])).toEqual([
+        ['paid', paid.current_period_start * 1000],
+        ['paid', paid.current_period_end * 1000],
+      ]);
       return [paid.id, declined.id];
     });
   });

@@ -47,11 +47,13 @@ it('creates, queries, pauses, resumes and cancels a subscription; operators find
   expect(subscription).toMatchObject({ status: 'active', latest_invoice: expect.any(String) });
 
   const handle = app.temporal.workflow.getHandle(subscriptionWorkflowId(subscription.id));
-  // The workflow records the first period as billed just after the 201 (the API invoiced and charged it).
-  const state = await eventually(() => handle.query(stateQuery), (current) => current.invoicesIssued === 1 && !current.busy);
-  expect(state).toMatchObject({ status: 'active', invoicesIssued: 1, nextBillingAt: subscription.current_period_end * 1000, dunning: [] });
+  // The API invoiced, charged and recorded the first period: the workflow's first task waits for the renewal (a start delay).
+  expect((await handle.describe()).executionTime!.getTime()).toBeGreaterThanOrEqual(subscription.current_period_end * 1000);
 
+  // An update runs that first task at once, from the recorded state.
   expect(expectStatus(await api.post(`/subscriptions/${subscription.id}/pause`), 200).status).toBe('paused');
+  const state = await eventually(() => handle.query(stateQuery), (current) => !current.busy);
+  expect(state).toMatchObject({ status: 'paused', invoicesIssued: 1, currentPeriodEnd: subscription.current_period_end * 1000, dunning: [] });
   const listPaused = async () => {
     const ids: string[] = [];
     for await (const execution of app.temporal.workflow.list({ query: `BillingAccountId = '${accountId}' AND BillingStatus = 'paused'` })) ids.push(execution.workflowId);

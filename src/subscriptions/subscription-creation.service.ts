@@ -42,6 +42,8 @@ export interface CreationDeps {
   temporal: Client;
   taskQueue: string;
   gateway: PaymentGateway;
+  /** The workflow service's time (AppDeps.temporalNow): the wall clock unless given. */
+  temporalNow?: () => Promise<number>;
 }
 
 interface FirstInvoice {

@@ -6,10 +6,11 @@ import { BILLING_ACCOUNT_ID, BILLING_CUSTOMER_ID, BILLING_STATUS } from '../temp
 import { isStartPending, type WorkflowStart } from '../temporal/workflow-starts';
 import { displayStartOptions, type WorkflowDisplay } from '../temporal/workflow-display';
 import { SUBSCRIPTION_WORKFLOW_TYPE, subscriptionWorkflowId, type SubscriptionWorkflowInput } from '../../workflows/subscription-messages';
-import type { SubscriptionState } from './subscription-machine';
+import { nextAction, type SubscriptionState } from './subscription-machine';
 import type { TestClockBinding } from '../../workflows/test-clock-contract';
 import { rejectionOf, type Rejection } from './subscription-rejection';
 import type { SubscriptionObject } from './subscription.schemas';
+import { subscriptionTimerSummary } from '../../workflows/summaries';
 import type { ChargeReceipt } from '../transactions/charge-receipt';
 
 function toApiError(rejection: Rejection): ApiError {
@@ -82,15 +83,20 @@ export function subscriptionWorkflowStart(
   const shown = display ? displayStartOptions(display) : undefined;
   // The API's charge first: the Web UI shows the input from its top.
   const input: SubscriptionWorkflowInput = { ...(firstCharge !== undefined ? { firstCharge } : {}), created: state, ...(testClock ? { testClock } : {}) };
+  const firstStep = nextAction(state);
   return {
     workflowId: subscriptionWorkflowId(state.id),
     accountId: state.accountId,
     workflowType: SUBSCRIPTION_WORKFLOW_TYPE,
     taskQueue,
     args: [input],
+    // Until its first step the workflow has nothing to do: its first task waits for it (docs/operations.md).
+    // A test clock's subscription waits on its clock's signals instead, which a start delay would not let in.
+    ...(testClock || !firstStep ? {} : { firstTaskAt: firstStep.at }),
     memo: { accountId: state.accountId, customerId: state.customerId },
     staticSummary: shown?.staticSummary,
-    staticDetails: shown?.staticDetails,
+    // Its history shows no timer before the first step: the details name it.
+    staticDetails: shown && firstStep ? `${shown.staticDetails}\n\n**First step**: ${subscriptionTimerSummary(firstStep, state)}` : shown?.staticDetails,
     searchAttributes: [
       { key: BILLING_ACCOUNT_ID, value: state.accountId },
       { key: BILLING_CUSTOMER_ID, value: state.customerId },

@@ -25,6 +25,12 @@ export interface WorkflowStart {
   searchAttributes?: { key: { name: string }; value: string }[];
   staticSummary?: string;
   staticDetails?: string;
+  /**
+   * The workflow has nothing to do before this time (epoch ms, on the workflow service's clock): the
+   * API's start delays its first workflow task until then (Temporal's start delay; an update still
+   * runs it at once). Not stored: a start the sweep makes runs its first task at once.
+   */
+  firstTaskAt?: number;
 }
 
 /** What the row's `options` column holds. */
@@ -78,7 +84,7 @@ function startRowOf(start: WorkflowStart): StartRow {
 }
 
 /** Starts the recorded workflow; one already started (or already run) under its id counts as started. */
-async function startRow(temporal: Client, row: StartRow, eagerStart: boolean): Promise<void> {
+async function startRow(temporal: Client, row: StartRow, eagerStart: boolean, startDelayMs = 0): Promise<void> {
   const { options } = row;
   try {
     await temporal.workflow.start(row.workflowType, {
@@ -94,6 +100,7 @@ async function startRow(temporal: Client, row: StartRow, eagerStart: boolean): P
         ({ name, value }): SearchAttributePair => ({ key: defineSearchAttributeKey(name, 'KEYWORD'), value }),
       ),
       requestEagerStart: eagerStart,
+      ...(startDelayMs > 0 ? { startDelay: startDelayMs } : {}),
     });
   } catch (error) {
     if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
@@ -113,14 +120,15 @@ export const START_DEADLINE_MS = 2_000;
  * Answers whether it started.
  */
 export async function startRecordedWorkflow(
-  deps: { prisma: Db; temporal: Client; logger?: Logger },
+  deps: { prisma: Db; temporal: Client; logger?: Logger; temporalNow?: () => Promise<number> },
   start: WorkflowStart,
   deadlineMs = START_DEADLINE_MS,
 ): Promise<boolean> {
   const log = deps.logger ?? defaultLogger;
   const row = startRowOf(start);
   try {
-    await deps.temporal.withDeadline(Date.now() + deadlineMs, () => startRow(deps.temporal, row, false));
+    const startDelayMs = start.firstTaskAt === undefined ? 0 : start.firstTaskAt - (deps.temporalNow ? await deps.temporalNow() : Date.now());
+    await deps.temporal.withDeadline(Date.now() + deadlineMs, () => startRow(deps.temporal, row, false, startDelayMs));
   } catch (error) {
     log.warn({ err: error, workflowId: start.workflowId }, 'workflow not started; the worker starts it from workflow_starts');
     return false;

@@ -14,6 +14,10 @@ export interface HistoryView {
   activities: { type: string; summary: string | undefined; result: unknown; local: boolean }[];
   /** The workflow's input (its first argument), as the Web UI shows it. */
   input?: unknown;
+  /** The start delay of its first workflow task (ms), when it was started with one. */
+  startDelayMs?: number;
+  /** Workflow tasks completed so far. */
+  workflowTasks: number;
 }
 
 /** Reads a workflow's history (the run the handle names, else the latest) as the Web UI shows it. */
@@ -21,10 +25,13 @@ export async function historyView(handle: WorkflowHandle): Promise<HistoryView> 
   const { events } = await handle.fetchHistory();
   const list: HistoryEvent[] = events ?? [];
   const scheduled = new Map<string, { type: string; summary: string | undefined; result: unknown }>();
-  const view: HistoryView = { timers: [], activities: [] };
+  const view: HistoryView = { timers: [], activities: [], workflowTasks: 0 };
   for (const event of list) {
     const started = event.workflowExecutionStartedEventAttributes;
     if (started) view.input = decode(started.input?.payloads?.[0]);
+    const backoff = started?.firstWorkflowTaskBackoff;
+    if (backoff) view.startDelayMs = Number(backoff.seconds ?? 0) * 1000 + Math.round((backoff.nanos ?? 0) / 1e6);
+    if (event.workflowTaskCompletedEventAttributes) view.workflowTasks += 1;
     const summary = decode(event.userMetadata?.summary) as string | undefined;
     if (event.timerStartedEventAttributes && summary) view.timers.push(summary);
     const activity = event.activityTaskScheduledEventAttributes;

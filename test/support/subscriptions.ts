@@ -127,7 +127,9 @@ export function subscriptionState(world: SubscriptionWorld, subscriptionId: stri
 /**
  * Waits until the workflow has done everything due at the environment's current time: it waits
  * for a later action (or for nothing), no step runs, and the database row shows its last change.
- * A workflow that has ended (canceled, expired) is settled once its row says so.
+ * A workflow that has ended (canceled, expired) is settled once its row says so, and one whose first
+ * task waits on its start delay (the API created it with nothing due before then) as it is: both
+ * answer null, having no state to query.
  */
 export async function settled(world: SubscriptionWorld, subscriptionId: string, timeoutMs = 30_000): Promise<SubscriptionStateView | null> {
   const deadline = Date.now() + timeoutMs;
@@ -137,7 +139,10 @@ export async function settled(world: SubscriptionWorld, subscriptionId: string, 
       const row = await world.app.prisma.subscription.findUnique({ where: { id: subscriptionId } });
       if (row && (row.status === 'canceled' || row.status === 'expired')) return null;
     } else {
-      const [state, now] = await Promise.all([subscriptionState(world, subscriptionId).catch(() => null), world.env.currentTimeMs()]);
+      const now = await world.env.currentTimeMs();
+      // Only its start event: the first task waits for its time (a query now would fail).
+      if (description.historyLength <= 1 && description.executionTime && description.executionTime.getTime() > now) return null;
+      const state = await subscriptionState(world, subscriptionId).catch(() => null);
       if (state && state.settled && !state.busy && (state.nextAction === null || state.nextAction.at > now)) {
         const row = await world.app.prisma.subscription.findUnique({ where: { id: subscriptionId } });
         if (row && row.workflowVersion === state.version) return state;
