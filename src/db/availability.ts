@@ -46,8 +46,17 @@ export function databaseUnavailable(): ServiceUnavailableError {
  */
 export function isDatabaseBusy(error: unknown, depth = 0): boolean {
   if (error === null || typeof error !== 'object' || depth > 5) return false;
+  if (error instanceof TransactionExpiredError) return true;
   const { code, cause } = error as ErrorLike;
-  return code === 'P2028' || isDatabaseBusy(cause, depth + 1);
+  // 57014: a statement of sqlTransaction cancelled by its statement_timeout (a lock held past the transaction's timeout).
+  return code === 'P2028' || code === '57014' || isDatabaseBusy(cause, depth + 1);
+}
+
+/** sqlTransaction's P2028 (src/db/sql-transaction.ts): no connection within maxWait, or the transaction ran past its timeout. */
+export class TransactionExpiredError extends Error {
+  constructor() {
+    super('The transaction could not run within its bounds (maxWait for a connection, timeout for the whole); it was rolled back.');
+  }
 }
 
 /** Seconds a client should wait before retrying a request the database was too busy for. */

@@ -8,6 +8,8 @@ export type Tx = Parameters<Parameters<PrismaClient['$transaction']>[0]>[0];
 
 /** The pg pool under each client createPrisma made: hot reads query it directly (src/db/sql.ts). */
 const pools = new WeakMap<PrismaClient, pg.Pool>();
+/** The bounds of its interactive transactions, which sqlTransaction (src/db/sql-transaction.ts) keeps too. */
+const transactionBounds = new WeakMap<PrismaClient, typeof TRANSACTION_OPTIONS>();
 
 /**
  * Interactive transactions may wait 5 s for a connection and run 15 s (Prisma's defaults: 2 s and
@@ -23,7 +25,12 @@ export function createPrisma(databaseUrl: string, poolSize = 10, transactionOpti
   pool.on('error', () => undefined);
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }), transactionOptions });
   pools.set(prisma, pool);
+  transactionBounds.set(prisma, transactionOptions);
   return prisma;
+}
+
+export function transactionOptionsOf(prisma: PrismaClient): typeof TRANSACTION_OPTIONS {
+  return transactionBounds.get(prisma) ?? TRANSACTION_OPTIONS;
 }
 
 export function poolOf(prisma: PrismaClient): pg.Pool | undefined {

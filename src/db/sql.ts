@@ -1,5 +1,6 @@
 import type { Db, Tx } from './prisma';
 import { poolOf } from './prisma';
+import { sqlClientOf } from './sql-transaction';
 
 /** A fixed SQL text with a name: prepared once per connection, then only executed. */
 export interface Statement {
@@ -36,6 +37,9 @@ export type RowColumns<T> = {
  */
 /** On a client from createPrisma: prepared on its pool. In a transaction (or on another client): Prisma's raw path. */
 export async function queryRows<Row>(prisma: Db | Tx, statement: Statement, values: unknown[]): Promise<Row[]> {
+  // In sqlTransaction: prepared on its client, inside it.
+  const client = sqlClientOf(prisma);
+  if (client) return (await client.query({ name: statement.name, text: statement.text, values })).rows as Row[];
   const pool = poolOf(prisma as Db);
   if (!pool) return prisma.$queryRawUnsafe<Row[]>(statement.text, ...values);
   const result = await pool.query({ name: statement.name, text: statement.text, values });

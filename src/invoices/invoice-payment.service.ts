@@ -1,6 +1,7 @@
 import type { PaymentMethod, Transaction } from '../generated/prisma/client';
 import type { Db, Tx } from '../db/prisma';
 import { markPricesBilled } from '../catalog/price.service';
+import { sqlTransaction } from '../db/sql-transaction';
 import { ApiError, badRequest } from '../http/errors';
 import { recordEvent } from '../lib/events';
 import type { PaymentGateway } from '../payments/gateway';
@@ -111,7 +112,7 @@ async function settle(prisma: Db, gateway: PaymentGateway, accountId: string, at
   const method = await readPaymentMethod(prisma, accountId, attempt.paymentMethodId!);
   if (!method) throw new Error(`Payment method ${attempt.paymentMethodId} of attempt ${attempt.id} is gone.`);
   const outcome = await chargeEntry(gateway, attempt, method, 'The attempt stays pending; paying the invoice again completes it without a second charge.');
-  await prisma.$transaction(async (tx) => {
+  await sqlTransaction(prisma, async (tx) => {
     const invoice = await lockInvoice(tx, accountId, attempt.invoiceId!);
     if (!(await settlePending(tx, attempt.id, outcome))) return; // a concurrent call recorded this outcome already
     if (outcome.status === 'succeeded') await markPaid(tx, accountId, invoice, attempt.amount, attempt.paymentMethodId);
@@ -148,6 +149,7 @@ function attemptPayment(prisma: Db, gateway: PaymentGateway, accountId: string, 
     (tx) => nextStep(tx, accountId, invoiceId, opts),
     (attempt) => settle(prisma, gateway, accountId, attempt),
     (status) => status === 'succeeded',
+    (work) => sqlTransaction(prisma, work),
   );
 }
 

@@ -2,6 +2,7 @@ import type { Client } from '@temporalio/client';
 import type { Db } from '../db/prisma';
 import { logger } from '../http/logger';
 import { atTime } from '../lib/clock-time';
+import { sqlTransaction } from '../db/sql-transaction';
 import type { PaymentGateway } from '../payments/gateway';
 import { recordWorkflowStart, startRecordedWorkflow, type WorkflowStart } from '../temporal/workflow-starts';
 import type { WorkflowDisplay } from '../temporal/workflow-display';
@@ -71,7 +72,7 @@ async function writeSubscription(
     const object = await insertSubscription(deps.prisma, initial, prices, start);
     if (object) return { state: initial, start, first: null, object };
   }
-  return deps.prisma.$transaction(async (tx) => {
+  const written = await sqlTransaction(deps.prisma, async (tx) => {
     const inserted = billsNow ? await insertSubscriptionInTx(tx, initial, prices) : null;
     const created = inserted?.object ?? (await persistSubscriptionInTx(tx, { state: initial, event: { type: 'subscription.created' } }));
     if (!billsNow) {
@@ -99,8 +100,11 @@ async function writeSubscription(
     // Last: finalizing takes the account's invoice-number counter, held until the commit.
     const { status } = await finalizeRenewalInvoiceInTx(tx, { ...period, invoiceId });
     const first = { period, invoiceId, charge: status === 'open' && initial.collectionMethod === 'charge_automatically', written: inserted?.row ?? null };
-    return { state, start, first, object: first.charge ? null : await getSubscriptionObject(tx, state.accountId, state.id) };
+    return { state, start, first, object: null };
   });
+  // Not charged here (sent, or nothing due): the answer is the row as committed.
+  const uncharged = written.first && !written.first.charge;
+  return uncharged ? { ...written, object: await getSubscriptionObject(deps.prisma, written.state.accountId, written.state.id) } : written;
 }
 
 /**

@@ -146,16 +146,18 @@ export type AttemptStep<T> = { kind: 'done'; value: T } | { kind: 'settle'; entr
  * or hands over a pending entry, which `settle` completes at the gateway. An entry left in flight by a
  * crash or a concurrent request is completed first, then `next` is asked again, so the caller's own
  * attempt comes after it. Answers the caller's settled entry, the `done` value, or null when other
- * attempts kept it busy for every round.
+ * attempts kept it busy for every round. `inTransaction` runs `next` (Prisma's interactive transaction
+ * unless given: invoice payments give sqlTransaction).
  */
 export async function runAttempt<T, S>(
   prisma: Db,
   next: (tx: Tx) => Promise<AttemptStep<T>>,
   settle: (entry: Transaction) => Promise<S>,
   finished: (settled: S) => boolean = () => false,
+  inTransaction: (work: (tx: Tx) => Promise<AttemptStep<T>>) => Promise<AttemptStep<T>> = (work) => prisma.$transaction(work),
 ): Promise<{ kind: 'done'; value: T } | { kind: 'settled'; value: S } | null> {
   for (let round = 0; round < 3; round++) {
-    const step = await prisma.$transaction(next);
+    const step = await inTransaction(next);
     if (step.kind === 'done') return step;
     const settled = await settle(step.entry);
     if (step.own || finished(settled)) return { kind: 'settled', value: settled };

@@ -1,0 +1,132 @@
+import type pg from 'pg';
+import type { Db, Tx } from './prisma';
+import { poolOf, transactionOptionsOf } from './prisma';
+import { TransactionExpiredError } from './availability';
+
+/**
+ * A transaction on a pg client of the pool under Prisma, for the hot write paths (a subscription's
+ * creation, a payment's pending and settled steps: docs/performance.md). Prisma's interactive
+ * transaction costs its client engine's work per statement (about 0.4 ms of CPU for a raw statement
+ * against 0.1 ms prepared) and per BEGIN and COMMIT. The work receives a `Tx` that runs raw SQL
+ * (`$executeRaw`, `$queryRaw` and their Unsafe forms, rows as pg reads them) and queryRows' prepared
+ * statements on that client; a model call (`tx.invoice.update(...)`) is not served: the transaction
+ * rolls back and the same work runs again in Prisma's interactive transaction, so rare branches (a
+ * price billed the first time, an invoice with nothing due) keep their Prisma code. The work must
+ * therefore be safe to run twice when its first run is rolled back: only database writes, no calls out.
+ * Bounded as Prisma's are (maxWait for a connection, timeout for the whole), answering 503
+ * database_busy past them (src/db/availability.ts).
+ */
+
+/** The work used something only Prisma's transaction client has. */
+class ModelCallInSqlTransaction extends Error {
+  constructor(readonly property: string) {
+    super(`tx.${property} is not served by sqlTransaction; the work runs in Prisma's transaction instead`);
+  }
+}
+
+const clients = new WeakMap<object, SqlTx>();
+
+interface SqlTx {
+  client: pg.PoolClient;
+  /** Set once the transaction ran past its timeout: every further statement fails. */
+  expired: boolean;
+  /** Set by a model call: the work runs again in Prisma's transaction, even if it caught the error. */
+  needsPrisma: boolean;
+}
+
+/** The pg client of a `Tx` that sqlTransaction made, for queryRows' prepared statements; undefined otherwise. */
+export function sqlClientOf(tx: unknown): pg.PoolClient | undefined {
+  const state = typeof tx === 'object' && tx !== null ? clients.get(tx) : undefined;
+  if (!state) return undefined;
+  if (state.expired) throw new TransactionExpiredError();
+  return state.client;
+}
+
+/** `strings` and `values` of a tagged template as one statement with $1.. placeholders. */
+function templateText(strings: TemplateStringsArray, values: unknown[]): { text: string; values: unknown[] } {
+  return { text: strings.reduce((text, part, index) => (index === 0 ? part : `${text}$${index}${part}`), ''), values };
+}
+
+function transactionClient(state: SqlTx): Tx {
+  const run = async (text: string, values: unknown[]) => {
+    if (state.expired) throw new TransactionExpiredError();
+    return state.client.query(text, values);
+  };
+  const raw = {
+    $executeRaw: async (strings: TemplateStringsArray, ...values: unknown[]) => {
+      const statement = templateText(strings, values);
+      return (await run(statement.text, statement.values)).rowCount ?? 0;
+    },
+    $executeRawUnsafe: async (text: string, ...values: unknown[]) => (await run(text, values)).rowCount ?? 0,
+    $queryRaw: async (strings: TemplateStringsArray, ...values: unknown[]) => {
+      const statement = templateText(strings, values);
+      return (await run(statement.text, statement.values)).rows;
+    },
+    $queryRawUnsafe: async (text: string, ...values: unknown[]) => (await run(text, values)).rows,
+  };
+  const tx = new Proxy(raw, {
+    get(target, property) {
+      if (typeof property === 'string' && property in target) return target[property as keyof typeof target];
+      // `then`: the Tx is not a promise (await and Promise.resolve look for it).
+      if (property === 'then' || typeof property === 'symbol') return undefined;
+      state.needsPrisma = true;
+      throw new ModelCallInSqlTransaction(property);
+    },
+  }) as unknown as Tx;
+  clients.set(tx, state);
+  return tx;
+}
+
+async function connect(pool: pg.Pool, maxWaitMs: number): Promise<pg.PoolClient> {
+  let timer: NodeJS.Timeout | undefined;
+  const connecting = pool.connect();
+  const waited = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new TransactionExpiredError()), maxWaitMs)));
+  try {
+    return await Promise.race([connecting, waited]);
+  } catch (error) {
+    // A connection that comes after the wait goes back to the pool.
+    connecting.then((client) => client.release(), () => undefined);
+    throw error;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Runs `work` in one transaction: on a pg client when it can, else (or when the work needs a model call) in Prisma's. */
+export async function sqlTransaction<T>(prisma: Db, work: (tx: Tx) => Promise<T>): Promise<T> {
+  const pool = poolOf(prisma);
+  if (!pool) return prisma.$transaction(work);
+  const { maxWait, timeout } = transactionOptionsOf(prisma);
+  const client = await connect(pool, maxWait);
+  const state: SqlTx = { client, expired: false, needsPrisma: false };
+  const expiry = setTimeout(() => (state.expired = true), timeout);
+  let released = false;
+  // A client whose ROLLBACK failed is dropped (release with the error), not reused.
+  const release = (broken?: Error) => {
+    if (released) return;
+    released = true;
+    client.release(broken);
+  };
+  try {
+    // A statement waiting on a lock past the transaction's timeout is cancelled (57014: database_busy).
+    await client.query(`BEGIN; SET LOCAL statement_timeout = ${Math.max(1, Math.floor(timeout))}`);
+    const result = await work(transactionClient(state));
+    if (state.needsPrisma) throw new ModelCallInSqlTransaction('(a model, its error caught by the work)');
+    if (state.expired) throw new TransactionExpiredError();
+    await client.query('COMMIT');
+    return result;
+  } catch (error) {
+    const rolledBack = await client.query('ROLLBACK').then(
+      () => true,
+      (rollbackFailed: Error) => (release(rollbackFailed), false),
+    );
+    if (!state.needsPrisma || !rolledBack) throw error;
+    // Released before Prisma takes a connection of the same pool.
+    clearTimeout(expiry);
+    release();
+    return prisma.$transaction(work);
+  } finally {
+    clearTimeout(expiry);
+    release();
+  }
+}
