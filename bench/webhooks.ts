@@ -2,6 +2,7 @@ import { Client } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { createAccount } from '../src/accounts/account.service';
 import { recordEvent } from '../src/lib/events';
+import { sqlTransaction } from '../src/db/sql-transaction';
 import { createDestination } from '../src/webhooks/destination.service';
 import { startRelay } from '../src/webhooks/relay';
 import { createPrisma } from '../src/db/prisma';
@@ -39,7 +40,7 @@ export async function benchWebhooks(ctx: BenchContext): Promise<Figures> {
 
   const writeEvents = (count: number) =>
     runLanes(count, WRITERS, async (index) => {
-      await ctx.prisma.$transaction((tx) => recordEvent(tx, account.account_id, 'customer.updated', { id: `cus_bench${index}`, name: 'Bench' }));
+      await sqlTransaction(ctx.prisma, (tx) => recordEvent(tx, account.account_id, 'customer.updated', { id: `cus_bench${index}`, name: 'Bench' }));
     });
 
   try {
@@ -57,7 +58,7 @@ export async function benchWebhooks(ctx: BenchContext): Promise<Figures> {
     const paced = Math.min(60, EVENTS);
     const pacedRate = Math.max(1, Math.min(10, Math.floor(eventRate / 2)));
     for (let index = 0; index < paced; index++) {
-      await ctx.prisma.$transaction((tx) => recordEvent(tx, account.account_id, 'customer.updated', { id: `cus_paced${index}`, name: 'Bench' }));
+      await sqlTransaction(ctx.prisma, (tx) => recordEvent(tx, account.account_id, 'customer.updated', { id: `cus_paced${index}`, name: 'Bench' }));
       await new Promise((resolve) => setTimeout(resolve, 1000 / pacedRate));
     }
     const steady = (await receiver.waitFor(warm + EVENTS + paced, { timeoutMs: 60_000 }).catch(() => receiver.received)).slice(warm + EVENTS);

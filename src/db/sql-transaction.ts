@@ -92,11 +92,14 @@ async function connect(pool: pg.Pool, maxWaitMs: number): Promise<pg.PoolClient>
   }
 }
 
-/** Runs `work` in one transaction: on a pg client when it can, else (or when the work needs a model call) in Prisma's. */
-export async function sqlTransaction<T>(prisma: Db, work: (tx: Tx) => Promise<T>): Promise<T> {
+/**
+ * Runs `work` in one transaction: on a pg client when it can, else (or when the work needs a model
+ * call) in Prisma's. `bounds` as Prisma's transaction options (the client's unless given).
+ */
+export async function sqlTransaction<T>(prisma: Db, work: (tx: Tx) => Promise<T>, bounds?: { maxWait: number; timeout: number }): Promise<T> {
   const pool = poolOf(prisma);
-  if (!pool) return prisma.$transaction(work);
-  const { maxWait, timeout } = transactionOptionsOf(prisma);
+  if (!pool) return prisma.$transaction(work, bounds);
+  const { maxWait, timeout } = bounds ?? transactionOptionsOf(prisma);
   const client = await connect(pool, maxWait);
   const state: SqlTx = { client, expired: false, needsPrisma: false };
   const expiry = setTimeout(() => (state.expired = true), timeout);
@@ -124,7 +127,7 @@ export async function sqlTransaction<T>(prisma: Db, work: (tx: Tx) => Promise<T>
     // Released before Prisma takes a connection of the same pool.
     clearTimeout(expiry);
     release();
-    return prisma.$transaction(work);
+    return prisma.$transaction(work, bounds);
   } finally {
     clearTimeout(expiry);
     release();

@@ -7,6 +7,8 @@ import { newId } from '../lib/ids';
 import { BILLING_ACCOUNT_ID, BILLING_STATUS } from '../temporal/search-attributes';
 import type { deliverWebhook } from '../../workflows/webhook-delivery';
 import { envelopeOf } from './envelope';
+import { queryRows, type Statement } from '../db/sql';
+import { sqlTransaction } from '../db/sql-transaction';
 import { webhookWorkflowId } from './workflow-id';
 
 export { webhookWorkflowId };
@@ -50,6 +52,36 @@ interface DeliveryKey {
   destinationId: string;
 }
 
+/** An event (what its envelope needs) with one destination to deliver it to. */
+interface EventForDestination {
+  eventId: string;
+  accountId: string;
+  type: string;
+  createdAt: Date;
+  data: unknown;
+  destinationId: string;
+}
+
+// Prepared statements (src/db/sql.ts): the relay's batch was four Prisma model calls.
+const EVENTS_WITH_DESTINATIONS: Statement = {
+  name: 'relay_events_with_destinations',
+  text: `SELECT e.id AS "eventId", e.account_id AS "accountId", e.type, e.created_at AS "createdAt", e.data, d.id AS "destinationId"
+    FROM events e JOIN webhook_destinations d ON d.account_id = e.account_id AND d.active AND d.deleted_at IS NULL
+    WHERE e.id = ANY($1::text[]) ORDER BY e.seq, d.id`,
+};
+const INSERT_DELIVERIES: Statement = {
+  name: 'relay_insert_deliveries',
+  text: `WITH inserted AS (
+      INSERT INTO webhook_deliveries (id, account_id, event_id, event_type, destination_id, payload)
+      SELECT id, account_id, event_id, event_type, destination_id, payload::jsonb
+      FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[]) AS r(id, account_id, event_id, event_type, destination_id, payload)
+      ON CONFLICT (event_id, destination_id) DO NOTHING
+      RETURNING id, account_id, event_id, destination_id)
+    SELECT id, account_id AS "accountId", event_id AS "eventId", destination_id AS "destinationId" FROM inserted
+    UNION ALL
+    SELECT id, account_id, event_id, destination_id FROM webhook_deliveries WHERE event_id = ANY($7::text[])`,
+};
+
 /**
  * The outbox relay: takes committed events with no `dispatched_at`, in `seq` order, and starts one
  * `deliverWebhook` workflow per (event, destination active at dispatch). Everything it does is
@@ -87,7 +119,8 @@ export function startRelay(options: RelayOptions): Relay {
   async function dispatchBatch(): Promise<number> {
     const accountIds = options.accountIds?.();
     if (accountIds && accountIds.length === 0) return 0;
-    return prisma.$transaction(
+    return sqlTransaction(
+      prisma,
       async (tx) => {
         const locked = accountIds
           ? await tx.$queryRaw<{ id: string }[]>`
@@ -98,35 +131,27 @@ export function startRelay(options: RelayOptions): Relay {
               ORDER BY seq LIMIT ${batchSize} FOR UPDATE SKIP LOCKED`;
         if (locked.length === 0) return 0;
         const eventIds = locked.map((row) => row.id);
-        const events = await tx.event.findMany({ where: { id: { in: eventIds } }, orderBy: { seq: 'asc' } });
-        const destinations = await tx.webhookDestination.findMany({
-          where: { accountId: { in: [...new Set(events.map((event) => event.accountId))] }, active: true, deletedAt: null },
-          select: { id: true, accountId: true },
-        });
-        const rows = events.flatMap((event) =>
-          destinations
-            .filter((destination) => destination.accountId === event.accountId)
-            .map((destination) => ({
-              id: newId('webhookDelivery'),
-              accountId: event.accountId,
-              eventId: event.id,
-              eventType: event.type,
-              destinationId: destination.id,
-              payload: envelopeOf(event) as object,
-            })),
-        );
-        if (rows.length > 0) {
-          // Outside the batch transaction, so the rows are committed before their workflows read them.
-          await prisma.webhookDelivery.createMany({ data: rows, skipDuplicates: true });
-        }
-        // Rows left by an earlier run that stopped half-way are started too (a second start is a no-op).
-        const deliveries = await prisma.webhookDelivery.findMany({
-          where: { eventId: { in: eventIds } },
-          select: { id: true, accountId: true, eventId: true, destinationId: true },
-        });
+        // Each event with each destination of its account active now, in the events' order.
+        const pairs = await queryRows<EventForDestination>(tx, EVENTS_WITH_DESTINATIONS, [eventIds]);
+        const rows = pairs.map((pair) => ({
+          id: newId('webhookDelivery'),
+          ...pair,
+          payload: JSON.stringify(envelopeOf({ id: pair.eventId, type: pair.type, createdAt: pair.createdAt, data: pair.data })),
+        }));
+        // On the pool, outside the batch transaction: the rows are committed before their workflows read
+        // them. Rows left by an earlier run that stopped half-way come back too (a second start is a no-op).
+        const deliveries = await queryRows<DeliveryKey>(prisma, INSERT_DELIVERIES, [
+          rows.map((row) => row.id),
+          rows.map((row) => row.accountId),
+          rows.map((row) => row.eventId),
+          rows.map((row) => row.type),
+          rows.map((row) => row.destinationId),
+          rows.map((row) => row.payload),
+          eventIds,
+        ]);
         await forEachLimited(deliveries, startConcurrency, startDelivery);
         await tx.$executeRaw`UPDATE events SET dispatched_at = clock_timestamp() WHERE id = ANY(${eventIds})`;
-        return events.length;
+        return locked.length;
       },
       { maxWait: 10_000, timeout: 120_000 },
     );
