@@ -8,7 +8,8 @@ import { quietRuntime, readHistories } from './support/subscriptions';
 // running in production: such a change needs workflow versioning (patched()), not a silent edit.
 // The webhook-*.json histories are deliverWebhook runs recorded with the code before its attempts
 // became local activities (a delivery done at once, one done after a retry, one waiting on its retry
-// timer): deliveries started before that change must go on replaying.
+// timer): deliveries started before that change must go on replaying. webhook-relay-first-*.json
+// are deliveries whose attempt 1 the relay made (test/webhook-delivery.test.ts records them).
 
 describe('subscription workflow replay', () => {
   beforeAll(quietRuntime);

@@ -7,6 +7,8 @@ import { verifySignature } from '../src/webhooks/signing';
 import type { Relay } from '../src/webhooks/relay';
 import { WEBHOOK_MAX_ATTEMPTS, WEBHOOK_RETRY_DELAYS_MS, webhookStateQuery } from '../workflows/webhook-delivery';
 import { createEnvWorker, createTimeSkippingEnv } from './support/temporal';
+import { historyView } from './support/history';
+import { recordWorkflowHistories } from './support/subscriptions';
 import { startWebhookReceiver, type Responder, type WebhookReceiver } from './support/webhook-receiver';
 import { accountWithDestination, allowPrivateWebhookTargets, deliveryHandle, manualRelay, waitUntil, writeEvent } from './support/webhooks';
 import { freePort } from './support/ports';
@@ -28,7 +30,8 @@ beforeAll(async () => {
   env = await createTimeSkippingEnv();
   worker = await createEnvWorker(env, prisma, TASK_QUEUE);
   workerRunning = worker.run();
-  relay = manualRelay(prisma, env.client, TASK_QUEUE, () => accounts);
+  // Attempt 1, which the relay makes, is scheduled on the test server's clock, as the workflow's are.
+  relay = manualRelay(prisma, env.client, TASK_QUEUE, () => accounts, { temporalNow: () => env.currentTimeMs() });
 });
 
 afterAll(async () => {
@@ -130,6 +133,9 @@ describe('retry schedule (time skipping)', () => {
   it('a receiver that never answers times out after 10 s and is retried', async () => {
     const target = await receiver((_request, index) => (index === 0 ? 'hang' : 200));
     const { handle, attempts } = await dispatchedEvent(target.url);
+    // The relay did not wait for this attempt 1 (2 s): the workflow makes it after the HTTP timeout. The
+    // test server skips that wait as soon as a result is awaited, so the relay's real 10 s pass first.
+    await waitUntil(async () => (await attempts()).length > 0, 20_000);
     const state = await handle.result();
     expect(state.status).toBe('success');
     const rows = await attempts();
@@ -267,6 +273,75 @@ describe('the outbox relay', () => {
     }
     const dispatched = await prisma.event.findMany({ where: { id: { in: events.map((event) => event.id) } } });
     expect(dispatched.every((event) => event.dispatchedAt !== null)).toBe(true);
+  });
+
+  it('makes attempt 1 itself and starts the workflow with its result: a delivery answered at once is one workflow task, no activity', async () => {
+    const target = await receiver(200);
+    const { handle, event, destination, delivery } = await dispatchedEvent(target.url);
+    expect(target.received).toHaveLength(1);
+    const state = await handle.result();
+    expect(state).toMatchObject({ status: 'success', attempts: [expect.objectContaining({ attempt: 1, outcome: 'success', statusCode: 200 })] });
+    const view = await historyView(handle);
+    expect(view).toMatchObject({ workflowTasks: 1, activities: [], timers: [] });
+    // The input carries the attempt and the schedule the relay drew; BillingStatus was set from the start.
+    expect(view.input).toMatchObject({ eventId: event.id, destinationId: destination.id, firstAttempt: { attempt: 1, status: 'success' } });
+    expect((view.input as { retryDelaysMs: number[] }).retryDelaysMs).toEqual(state.retryDelaysMs);
+    expect((await handle.describe()).searchAttributes).toMatchObject({ BillingStatus: ['success'] });
+    expect(await delivery()).toMatchObject({ status: 'success', attemptCount: 1, lastStatusCode: 200 });
+    await recordWorkflowHistories(env.client, handle.workflowId, 'webhook-relay-first-attempt');
+  });
+
+  it('after a crash between attempt 1 and the start (the batch not committed), runs again without sending again', async () => {
+    const target = await receiver(500);
+    const account = await accountWithDestination(prisma, target.url);
+    accounts.push(account.accountId);
+    const event = await writeEvent(prisma, account.accountId);
+    // Temporal goes away after the attempt: the start fails, the pass rolls back, the event stays undispatched.
+    const failingStarts = { workflow: { start: () => Promise.reject(new Error('Temporal went away (test)')) } } as unknown as typeof env.client;
+    const crashed = manualRelay(prisma, failingStarts, TASK_QUEUE, () => accounts, { temporalNow: () => env.currentTimeMs() });
+    await expect(crashed.runOnce()).rejects.toThrow('Temporal went away');
+    await crashed.stop();
+    expect(target.received).toHaveLength(1);
+    expect((await prisma.event.findUniqueOrThrow({ where: { id: event.id } })).dispatchedAt).toBeNull();
+
+    expect(await relay.runOnce()).toBe(1);
+    const handle = deliveryHandle(env.client, event.id, account.destination.id);
+    // Started with the attempt recorded then (nothing sent again); the retry follows on the schedule.
+    expect((await historyView(handle)).input).toMatchObject({ firstAttempt: { attempt: 1, status: 'retry', statusCode: 500 } });
+    expect(target.received).toHaveLength(1);
+    const state = await handle.result();
+    expect(state.status).toBe('failure');
+    expect(target.received).toHaveLength(WEBHOOK_MAX_ATTEMPTS);
+    expect(await prisma.webhookAttempt.count({ where: { delivery: { eventId: event.id } } })).toBe(WEBHOOK_MAX_ATTEMPTS);
+    await recordWorkflowHistories(env.client, handle.workflowId, 'webhook-relay-first-retries');
+  });
+
+  it('does not hold a batch for a slow destination: the workflow starts without attempt 1 and makes it after the HTTP timeout, finding the relay\'s', async () => {
+    const target = await receiver((_request, index) => (index === 0 ? 'hang' : 200));
+    const account = await accountWithDestination(prisma, target.url);
+    const event = await writeEvent(prisma, account.accountId);
+    const slowRelay = manualRelay(prisma, env.client, TASK_QUEUE, () => [account.accountId], {
+      temporalNow: () => env.currentTimeMs(),
+      httpTimeoutMs: 1_500,
+      firstAttemptWaitMs: 300,
+    });
+    const started = Date.now();
+    expect(await slowRelay.runOnce()).toBe(1);
+    expect(Date.now() - started).toBeLessThan(1_500);
+    const handle = deliveryHandle(env.client, event.id, account.destination.id);
+    expect((await historyView(handle)).input).toMatchObject({ firstAttemptAfterMs: 6_500 });
+    // The relay's attempt times out (retryable) and is recorded while the workflow waits.
+    await slowRelay.stop();
+    const [recorded] = await prisma.webhookAttempt.findMany({ where: { delivery: { eventId: event.id } } });
+    expect(recorded).toMatchObject({ attemptNumber: 1, outcome: 'retryable' });
+
+    const state = await handle.result();
+    expect(state).toMatchObject({ status: 'success', attempts: [expect.objectContaining({ attempt: 1, outcome: 'retryable' }), expect.objectContaining({ attempt: 2, outcome: 'success' })] });
+    // Attempt 1 was sent once (by the relay); the workflow's attempt 1 found it recorded.
+    expect(target.received).toHaveLength(2);
+    const view = await historyView(handle);
+    expect(view.timers[0]).toBe("after the relay's attempt 1 (a slow destination)");
+    expect(view.activities.map((activity) => (activity.result as { attempt: number }).attempt)).toEqual([1, 2]);
   });
 
   it('marks events of an account without destinations as dispatched and starts nothing', async () => {

@@ -3,7 +3,7 @@ import { verifySignature } from '../src/webhooks/signing';
 import { webhookStateQuery } from '../workflows/webhook-delivery';
 import { apiClient, createTestAccount, startTestApp, startTestWorker, type ApiClient, type TestApp } from './support/harness';
 import { startWebhookReceiver, type Responder, type WebhookReceiver } from './support/webhook-receiver';
-import { allowPrivateWebhookTargets, deliveryHandle, waitUntil } from './support/webhooks';
+import { allowPrivateWebhookTargets, deliveryHandle, startedDelivery, waitUntil } from './support/webhooks';
 
 // Webhook management over HTTP, and delivery end to end on the suite's Temporal dev server in real
 // time: API change -> event -> relay (LISTEN/NOTIFY) -> deliverWebhook -> a real receiver on loopback.
@@ -274,7 +274,7 @@ describe('delivery (real time, Temporal dev server)', () => {
     expect(verifySignature(signature, 'whsec_someoneElse', request!.body)).toBe(false);
     expect(verifySignature(signature, destination.secret, request!.body.replace('customer.created', 'customer.deleted'))).toBe(false);
 
-    const state = await deliveryHandle(app.temporal, event.id, destination.id).result();
+    const state = await (await startedDelivery(app.temporal, event.id, destination.id)).result();
     expect(state.status).toBe('success');
     const { data } = await logsOf(api);
     expect(data).toEqual([
@@ -422,10 +422,11 @@ describe('worker restart (real time, Temporal dev server)', () => {
     try {
       const customer = await createCustomer(api);
       const event = await eventFor(accountId, customer.id);
-      const handle = deliveryHandle(app.temporal, event.id, destination.id);
       await target.waitFor(1);
       await waitUntil(async () => (await logsOf(api)).data[0]?.status === 'retry');
-      const before = await handle.query(webhookStateQuery);
+      // The relay made attempt 1 and started the workflow with its result: it waits for the retry.
+      const handle = await startedDelivery(app.temporal, event.id, destination.id);
+      const before = await waitUntil(() => handle.query(webhookStateQuery).catch(() => undefined));
       expect(before).toMatchObject({ status: 'retry', attempts: [expect.objectContaining({ statusCode: 500 })] });
 
       await worker.stop();

@@ -1,5 +1,6 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
+import { Runtime } from '@temporalio/worker';
 import { installWorkerRuntime } from '../src/temporal/runtime';
 import { webhookWorkflowId } from '../src/webhooks/workflow-id';
 import { startTestApp, startTestWorker, type TestApp } from './support/harness';
@@ -32,7 +33,8 @@ beforeAll(async () => {
   installWorkerRuntime({ logger: pino({ level: 'debug' }, sink), sdkLogLevel: 'WARN', metricsPort });
   app = await startTestApp();
   worker = await startTestWorker(app.prisma, TASK_QUEUE);
-  receiver = await startWebhookReceiver();
+  // 500 first: the relay's attempt 1 asks for a retry, which the workflow makes as its local activity (attempt 2).
+  receiver = await startWebhookReceiver({ reply: (_request, index) => (index === 0 ? 500 : 200) });
 });
 afterAll(async () => {
   await worker.stop();
@@ -43,9 +45,11 @@ afterAll(async () => {
 it('logs workflow and activity lines as JSON with the workflow id and run id, and exports the SDK metrics', async () => {
   const { accountId, destination } = await accountWithDestination(app.prisma, receiver.url);
   const event = await writeEvent(app.prisma, accountId);
-  const relay = manualRelay(app.prisma, app.temporal, TASK_QUEUE, () => [accountId]);
+  // As the worker process does: attempt 1 (the relay's) counted on the runtime's meter.
+  const relay = manualRelay(app.prisma, app.temporal, TASK_QUEUE, () => [accountId], { metricMeter: Runtime.instance().metricMeter });
   expect(await relay.runOnce()).toBe(1);
-  await receiver.waitFor(1);
+  // The retry comes after the schedule's first delay (15 s +-20%), in real time.
+  await receiver.waitFor(2, { timeoutMs: 40_000 });
   const workflowId = webhookWorkflowId(event.id, destination.id);
   const { runId } = await app.temporal.workflow.getHandle(workflowId).describe();
   await app.temporal.workflow.getHandle(workflowId).result();
@@ -70,9 +74,10 @@ it('logs workflow and activity lines as JSON with the workflow id and run id, an
   });
   expect(text).toMatch(/temporal_workflow_completed\S* \d/);
   expect(text).toMatch(/temporal_(local_)?activity_execution_latency\S*_bucket/);
+  expect(text).toMatch(new RegExp(`billing_webhook_attempts\\S*outcome="retryable"\\S*taskQueue="${TASK_QUEUE}"\\S* 1`));
   expect(text).toMatch(new RegExp(`billing_webhook_attempts\\S*outcome="success"\\S*taskQueue="${TASK_QUEUE}"\\S* 1`));
   // The worker takes up to WORKER_WORKFLOW_TASK_SLOTS (200) workflow tasks at once, not the SDK's 40: a
   // burst of webhook deliveries all start eagerly (docs/performance.md, Fourth round). Pollers hold a few.
   const workflowSlots = text.match(new RegExp(`temporal_worker_task_slots_available\\{[^}]*task_queue="${TASK_QUEUE}"[^}]*worker_type="WorkflowWorker"[^}]*\\} (\\d+)`));
   expect(Number(workflowSlots?.[1])).toBeGreaterThan(180);
-});
+}, 90_000);

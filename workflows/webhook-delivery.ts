@@ -5,19 +5,30 @@ import { workflowNow } from './clock';
 import { HEARTBEAT_TIMEOUT } from './activity-options';
 import { isoTimes, webhookRetrySummary } from './summaries';
 
-/** Spec delivery rule 5: five retries after the first delivery, about 43 minutes in all. */
-export const WEBHOOK_RETRY_DELAYS_MS = [15_000, 45_000, 120_000, 600_000, 1_800_000] as const;
-export const WEBHOOK_MAX_ATTEMPTS = WEBHOOK_RETRY_DELAYS_MS.length + 1;
-/** Each delay is multiplied by a factor drawn uniformly in [1 - JITTER, 1 + JITTER]. */
-export const WEBHOOK_RETRY_JITTER = 0.2;
+import { drawRetryDelays, WEBHOOK_MAX_ATTEMPTS } from './webhook-schedule';
+
+export { drawRetryDelays, WEBHOOK_MAX_ATTEMPTS, WEBHOOK_RETRY_DELAYS_MS, WEBHOOK_RETRY_JITTER } from './webhook-schedule';
 
 export interface DeliverWebhookInput {
   deliveryId: string;
   eventId: string;
   destinationId: string;
+  /**
+   * Attempt 1, made by the relay before it started this workflow (src/webhooks/relay.ts), and the
+   * schedule it drew for the retries: the workflow goes on from there. Absent in deliveries started
+   * before (the workflow makes attempt 1 and draws the schedule).
+   */
+  firstAttempt?: WebhookAttemptResult & { scheduledAt: number };
+  retryDelaysMs?: number[];
+  /**
+   * The relay's attempt 1 was still running when it started this workflow (a slow destination): the
+   * workflow waits this long (past the HTTP timeout) and then makes attempt 1, which finds the relay's
+   * recorded and sends nothing again.
+   */
+  firstAttemptAfterMs?: number;
 }
 
-export interface WebhookDeliveryState extends DeliverWebhookInput {
+export interface WebhookDeliveryState extends Omit<DeliverWebhookInput, 'firstAttempt' | 'retryDelaysMs' | 'firstAttemptAfterMs'> {
   status: WebhookDeliveryStatus;
   /** The drawn schedule: the wait before attempt 2, 3, ... 6. */
   retryDelaysMs: number[];
@@ -50,14 +61,16 @@ export const LOCAL_ATTEMPTS_PATCH = 'webhook-local-attempts';
  * The schedule lives here as durable timers, so a worker restart during a wait loses nothing.
  */
 export async function deliverWebhook(input: DeliverWebhookInput): Promise<WebhookDeliveryState> {
+  const { firstAttempt } = input;
   const state: WebhookDeliveryState = {
-    ...input,
-    status: 'pending',
+    deliveryId: input.deliveryId,
+    eventId: input.eventId,
+    destinationId: input.destinationId,
+    // The relay started it with BillingStatus as its attempt left the delivery.
+    status: firstAttempt?.status ?? 'pending',
     // workflowRandom is the workflow's seeded Math.random stream: replays draw the same factors.
-    retryDelaysMs: WEBHOOK_RETRY_DELAYS_MS.map((base) =>
-      Math.round(base * (1 - WEBHOOK_RETRY_JITTER + 2 * WEBHOOK_RETRY_JITTER * workflowRandom.random())),
-    ),
-    attempts: [],
+    retryDelaysMs: input.retryDelaysMs ?? drawRetryDelays(() => workflowRandom.random()),
+    attempts: firstAttempt ? [firstAttempt] : [],
     nextAttemptAt: null,
   };
   setHandler(webhookStateQuery, () => ({
@@ -67,7 +80,8 @@ export async function deliverWebhook(input: DeliverWebhookInput): Promise<Webhoo
       ...Object.fromEntries(state.attempts.map((attempt, index) => [`attempts.${index}.scheduledAt`, attempt.scheduledAt])),
     }),
   }));
-  const { attemptWebhookDelivery } = patched(LOCAL_ATTEMPTS_PATCH) ? local : remote;
+  // Asked when the first attempt is made here, in the activation that makes it (as it always was).
+  const attempts = () => (patched(LOCAL_ATTEMPTS_PATCH) ? local : remote);
   // Operators filter deliveries in the Web UI with `BillingStatus = "retry"` and the like; the relay
   // starts the workflow with `pending`.
   const setStatus = (status: WebhookDeliveryStatus) => {
@@ -75,18 +89,30 @@ export async function deliverWebhook(input: DeliverWebhookInput): Promise<Webhoo
     state.status = status;
   };
 
-  for (let attempt = 1; attempt <= WEBHOOK_MAX_ATTEMPTS; attempt++) {
+  /** Waits for attempt `next` after one that asks for a retry; false when the delivery has ended. */
+  async function waitBefore(next: number, previous: WebhookAttemptResult): Promise<boolean> {
+    const retryDelayMs = state.retryDelaysMs[next - 2] ?? null;
+    if (previous.status !== 'retry' || retryDelayMs === null) return false;
+    state.nextAttemptAt = workflowNow() + retryDelayMs;
+    await sleep(retryDelayMs, { summary: webhookRetrySummary(next, WEBHOOK_MAX_ATTEMPTS, retryDelayMs) });
+    return true;
+  }
+
+  if (firstAttempt && !(await waitBefore(2, firstAttempt))) return state;
+  if (input.firstAttemptAfterMs) {
+    state.nextAttemptAt = workflowNow() + input.firstAttemptAfterMs;
+    await sleep(input.firstAttemptAfterMs, { summary: "after the relay's attempt 1 (a slow destination)" });
+  }
+  for (let attempt = firstAttempt ? 2 : 1; attempt <= WEBHOOK_MAX_ATTEMPTS; attempt++) {
     const retryDelayMs = state.retryDelaysMs[attempt - 1] ?? null;
     const scheduledAt = workflowNow();
     state.nextAttemptAt = null;
-    const result = await attemptWebhookDelivery.executeWithOptions({ summary: `deliver ${input.eventId} to ${input.destinationId}, attempt ${attempt} of ${WEBHOOK_MAX_ATTEMPTS}` }, [
+    const result = await attempts().attemptWebhookDelivery.executeWithOptions({ summary: `deliver ${input.eventId} to ${input.destinationId}, attempt ${attempt} of ${WEBHOOK_MAX_ATTEMPTS}` }, [
       { deliveryId: input.deliveryId, attempt, scheduledAt, retryDelayMs },
     ]);
     state.attempts.push({ ...result, scheduledAt });
     setStatus(result.status);
-    if (result.status !== 'retry' || retryDelayMs === null) break;
-    state.nextAttemptAt = workflowNow() + retryDelayMs;
-    await sleep(retryDelayMs, { summary: webhookRetrySummary(attempt + 1, WEBHOOK_MAX_ATTEMPTS, retryDelayMs) });
+    if (!(await waitBefore(attempt + 1, result))) break;
   }
   return state;
 }

@@ -18,7 +18,7 @@ import { sealStoredAnswers } from '../http/idempotency';
  * The webhook outbox relay and the sweep of workflow_starts run beside it and stop when the worker has stopped.
  */
 async function main(): Promise<void> {
-  installWorkerRuntime({ logger, sdkLogLevel: config.temporalLogLevel, metricsPort: config.workerMetricsPort });
+  const runtime = installWorkerRuntime({ logger, sdkLogLevel: config.temporalLogLevel, metricsPort: config.workerMetricsPort });
   const database = await resolveDatabase();
   const prisma = createPrisma(database.url, workerPoolSize());
   const encrypted = await encryptStoredSecrets(prisma);
@@ -30,7 +30,8 @@ async function main(): Promise<void> {
   const worker = await createWorker({ prisma, connection, ...(bundle ? { workflowBundle: { codePath: bundle } } : {}) });
   // The relay's client shares the worker's connection, so its workflow starts can be eager.
   const temporal = new Client({ connection, namespace: config.temporalNamespace });
-  const relay = startRelay({ prisma, databaseUrl: database.url, temporal, taskQueue: config.taskQueue, eagerStart: true });
+  // The relay makes each delivery's attempt 1 (counted on the worker's metrics as the activity counts the rest).
+  const relay = startRelay({ prisma, databaseUrl: database.url, temporal, taskQueue: config.taskQueue, eagerStart: true, metricMeter: runtime.metricMeter });
   // Workflows the API recorded and could not start (it died, Temporal was down): started a few seconds late.
   const starts = startWorkflowStartSweeper({ prisma, temporal, taskQueue: config.taskQueue, eagerStart: true });
   logger.info({ taskQueue: config.taskQueue, namespace: config.temporalNamespace, metricsPort: config.workerMetricsPort ?? null }, 'worker running');

@@ -6,12 +6,21 @@ import { forEachLimited } from '../lib/concurrency';
 import { newId } from '../lib/ids';
 import { BILLING_ACCOUNT_ID, BILLING_STATUS } from '../temporal/search-attributes';
 import type { deliverWebhook } from '../../workflows/webhook-delivery';
+import { drawRetryDelays } from '../../workflows/webhook-schedule';
+import type { MetricMeter } from '@temporalio/common';
+import { attemptDelivery, type WebhookAttemptResult } from './delivery-attempt.service';
+import { WEBHOOK_TIMEOUT_MS } from './sender';
 import { envelopeOf } from './envelope';
 import { queryRows, type Statement } from '../db/sql';
 import { sqlTransaction } from '../db/sql-transaction';
 import { webhookWorkflowId } from './workflow-id';
 
 export { webhookWorkflowId };
+
+/** How long a batch waits for an attempt 1 (a slow destination must not hold up the others'). */
+const FIRST_ATTEMPT_WAIT_MS = 2_000;
+/** After the HTTP timeout, before the workflow makes an attempt 1 the relay did not wait for: room for the relay's record. */
+const LATE_ATTEMPT_MARGIN_MS = 5_000;
 
 /** src/lib/events.ts notifies this channel with the event id when an event is written. */
 export const EVENTS_CHANNEL = 'billing_events';
@@ -34,6 +43,14 @@ export interface RelayOptions {
   startConcurrency?: number;
   /** Relay only these accounts' events: test files sharing one database each relay their own accounts. */
   accountIds?: () => readonly string[];
+  /** The workflow service's time (a time-skipping test server's): attempt 1 is scheduled at it. The wall clock unless given. */
+  temporalNow?: () => Promise<number>;
+  /** Per-attempt HTTP timeout (decisions.md §10: 10 s). */
+  httpTimeoutMs?: number;
+  /** How long a batch waits for an attempt 1 before it starts the workflow without its result (2 s). */
+  firstAttemptWaitMs?: number;
+  /** The worker runtime's meter, which counts attempt 1 as the attempt activity counts the others. */
+  metricMeter?: MetricMeter;
   /** false: no LISTEN and no polling, only runOnce() (tests that drive the relay by hand). */
   background?: boolean;
   logger?: Logger;
@@ -94,26 +111,63 @@ export function startRelay(options: RelayOptions): Relay {
   const { prisma, temporal, taskQueue } = options;
   const batchSize = options.batchSize ?? 100;
   const startConcurrency = options.startConcurrency ?? 32;
+  const httpTimeoutMs = options.httpTimeoutMs ?? WEBHOOK_TIMEOUT_MS;
+  const firstAttemptWaitMs = options.firstAttemptWaitMs ?? FIRST_ATTEMPT_WAIT_MS;
   const log = options.logger ?? defaultLogger;
 
+  /** Attempts 1 still running after the relay stopped waiting for them (stop() waits for them). */
+  const lateAttempts = new Set<Promise<unknown>>();
+
+  /**
+   * Attempt 1 here, then the delivery's workflow, started with its result and the retry schedule drawn
+   * for it: a delivery answered at once costs the workflow one task that completes it, not a local
+   * activity. Again after a crash (the batch was not committed): the attempt recorded then is
+   * answered, nothing is sent again, and a workflow already started stays as it is. An attempt still
+   * unanswered after `firstAttemptWaitMs` (a slow destination) is not waited for, so that it holds up
+   * no other delivery: the workflow starts without its result, waits out the HTTP timeout and then
+   * makes attempt 1 itself, which finds the relay's recorded (nothing is sent twice).
+   */
   async function startDelivery(delivery: DeliveryKey): Promise<void> {
+    const retryDelaysMs = drawRetryDelays(Math.random);
+    const scheduledAt = options.temporalNow ? await options.temporalNow() : Date.now();
+    const attempt = attemptDelivery(prisma, { deliveryId: delivery.id, attempt: 1, scheduledAt, retryDelayMs: retryDelaysMs[0]! }, httpTimeoutMs).then((result) => {
+      if (result !== 'missing') countAttempt(result.outcome);
+      return result;
+    });
+    let timer: NodeJS.Timeout | undefined;
+    const first = await Promise.race([attempt, new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), firstAttemptWaitMs)))]);
+    clearTimeout(timer);
+    if (first === 'late') {
+      const late = attempt.catch((error: unknown) => log.warn({ err: error, deliveryId: delivery.id }, "relay's attempt 1 failed; the workflow makes it"));
+      lateAttempts.add(late);
+      void late.finally(() => lateAttempts.delete(late));
+    }
+    // Its destination was deleted since the batch read it (the row went with it): nothing to deliver.
+    if (first === 'missing') return;
+    const input = { deliveryId: delivery.id, eventId: delivery.eventId, destinationId: delivery.destinationId, retryDelaysMs };
     try {
       await temporal.workflow.start<typeof deliverWebhook>('deliverWebhook', {
         workflowId: webhookWorkflowId(delivery.eventId, delivery.destinationId),
         taskQueue,
-        args: [{ deliveryId: delivery.id, eventId: delivery.eventId, destinationId: delivery.destinationId }],
+        args: [first === 'late' ? { ...input, firstAttemptAfterMs: httpTimeoutMs + LATE_ATTEMPT_MARGIN_MS } : { ...input, firstAttempt: { ...first, scheduledAt } }],
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
         workflowIdConflictPolicy: 'FAIL',
         // Set here rather than upserted by the workflow: one visibility write less per delivery.
         typedSearchAttributes: [
           { key: BILLING_ACCOUNT_ID, value: delivery.accountId },
-          { key: BILLING_STATUS, value: 'pending' },
+          { key: BILLING_STATUS, value: first === 'late' ? 'pending' : first.status },
         ],
         requestEagerStart: options.eagerStart ?? false,
       });
     } catch (error) {
       if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
     }
+  }
+
+  /** billing_webhook_attempts{outcome} as the attempt activity counts it, on the worker's runtime (none outside a worker process). */
+  function countAttempt(outcome: WebhookAttemptResult['outcome']): void {
+    if (!options.metricMeter) return;
+    options.metricMeter.createCounter('billing_webhook_attempts', 'attempts', 'Webhook delivery attempts by outcome').withTags({ outcome, taskQueue }).add(1);
   }
 
   async function dispatchBatch(): Promise<number> {
@@ -238,6 +292,7 @@ export function startRelay(options: RelayOptions): Relay {
       listener = null;
       await client?.end().catch(() => undefined);
       await pass;
+      await Promise.all(lateAttempts);
     },
   };
 }

@@ -182,15 +182,19 @@ export async function subscriptionEvents(world: SubscriptionWorld, subscriptionI
  * the replay test. Committed fixtures are kept as recorded: they stand for the workflow code that
  * made them; UPDATE_HISTORIES=1 records them again after a deliberate, compatible change.
  */
-export async function recordHistories(world: SubscriptionWorld, subscriptionId: string, name: string): Promise<void> {
+export function recordHistories(world: SubscriptionWorld, subscriptionId: string, name: string): Promise<void> {
+  return recordWorkflowHistories(world.env.client, subscriptionWorkflowId(subscriptionId), name);
+}
+
+/** recordHistories of any workflow (deliveries too). */
+export async function recordWorkflowHistories(client: TestWorkflowEnvironment['client'], workflowId: string, name: string): Promise<void> {
   const file = path.join(HISTORIES_DIR, `${name}.json`);
   if (fs.existsSync(file) && process.env.UPDATE_HISTORIES !== '1') return;
-  const workflowId = subscriptionWorkflowId(subscriptionId);
-  const current = await world.env.client.workflow.getHandle(workflowId).fetchHistory();
+  const current = await client.workflow.getHandle(workflowId).fetchHistory();
   const runs: { workflowId: string; history: unknown }[] = [];
   let runId: string | undefined = current.events?.[0]?.workflowExecutionStartedEventAttributes?.firstExecutionRunId ?? undefined;
   while (runId) {
-    const history = await world.env.client.workflow.getHandle(workflowId, runId).fetchHistory();
+    const history = await client.workflow.getHandle(workflowId, runId).fetchHistory();
     // protobufjs's object form (enum names, int64 and bytes as strings), read back with History.fromObject.
     runs.push({ workflowId, history: History.toObject(History.fromObject(history), { longs: String, enums: String, bytes: String }) });
     const last = history.events?.at(-1);

@@ -2,7 +2,7 @@ import type { Client } from '@temporalio/client';
 import type { Db } from '../../src/db/prisma';
 import { recordEvent } from '../../src/lib/events';
 import { createDestination } from '../../src/webhooks/destination.service';
-import { startRelay, type Relay } from '../../src/webhooks/relay';
+import { startRelay, type Relay, type RelayOptions } from '../../src/webhooks/relay';
 import { webhookWorkflowId } from '../../src/webhooks/workflow-id';
 import { webhookStateQuery, type WebhookDeliveryState } from '../../workflows/webhook-delivery';
 import { createTestAccount, startTestApp, startTestWorker, type TestApp } from './harness';
@@ -26,12 +26,25 @@ export function writeEvent(prisma: Db, accountId: string, type = 'customer.creat
 }
 
 /** A relay driven by hand (runOnce), limited to the given accounts so test files sharing the database don't interfere. */
-export function manualRelay(prisma: Db, temporal: Client, taskQueue: string, accountIds: () => readonly string[]): Relay {
-  return startRelay({ prisma, databaseUrl: process.env.DATABASE_URL!, temporal, taskQueue, accountIds, background: false });
+export function manualRelay(
+  prisma: Db,
+  temporal: Client,
+  taskQueue: string,
+  accountIds: () => readonly string[],
+  options: Pick<RelayOptions, 'temporalNow' | 'metricMeter' | 'httpTimeoutMs' | 'firstAttemptWaitMs'> = {},
+): Relay {
+  return startRelay({ prisma, databaseUrl: process.env.DATABASE_URL!, temporal, taskQueue, accountIds, background: false, ...options });
 }
 
 export function deliveryHandle(temporal: Client, eventId: string, destinationId: string) {
   return temporal.workflow.getHandle(webhookWorkflowId(eventId, destinationId));
+}
+
+/** The delivery's workflow once it exists: the relay sends attempt 1, then starts it with the result. */
+export async function startedDelivery(temporal: Client, eventId: string, destinationId: string) {
+  const handle = deliveryHandle(temporal, eventId, destinationId);
+  await waitUntil(() => handle.describe().then(() => true, () => false));
+  return handle;
 }
 
 export function queryDeliveryState(temporal: Client, eventId: string, destinationId: string): Promise<WebhookDeliveryState> {
