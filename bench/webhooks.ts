@@ -31,12 +31,12 @@ export async function benchWebhooks(ctx: BenchContext): Promise<Figures> {
   await createDestination(ctx.prisma, account.account_id, { url: `${receiver.url}/hooks` });
 
   // As in the worker process: worker and relay on a pool of their own (the writers stand for the API),
-  // and the relay's client shares the worker's connection (eager starts).
+  // the relay's client on the worker's connection, its starts not eager (src/cli/worker.ts).
   const workerPrisma = createPrisma(ctx.databaseUrl, workerPoolSize());
   const nativeConnection = await NativeConnection.connect({ address: ctx.temporalAddress });
   const worker = await createWorker({ prisma: workerPrisma, connection: nativeConnection, taskQueue: TASK_QUEUE, workflowBundle: { codePath: ctx.workflowBundle } });
   const running = worker.run();
-  const relay = startRelay({ prisma: workerPrisma, databaseUrl: ctx.databaseUrl, temporal: new Client({ connection: nativeConnection }), taskQueue: TASK_QUEUE, eagerStart: true });
+  const relay = startRelay({ prisma: workerPrisma, databaseUrl: ctx.databaseUrl, temporal: new Client({ connection: nativeConnection }), taskQueue: TASK_QUEUE, eagerStart: false });
 
   const writeEvents = (count: number) =>
     runLanes(count, WRITERS, async (index) => {

@@ -76,8 +76,8 @@ it('logs workflow and activity lines as JSON with the workflow id and run id, an
   expect(text).toMatch(/temporal_(local_)?activity_execution_latency\S*_bucket/);
   expect(text).toMatch(new RegExp(`billing_webhook_attempts\\S*outcome="retryable"\\S*taskQueue="${TASK_QUEUE}"\\S* 1`));
   expect(text).toMatch(new RegExp(`billing_webhook_attempts\\S*outcome="success"\\S*taskQueue="${TASK_QUEUE}"\\S* 1`));
-  // The worker takes up to WORKER_WORKFLOW_TASK_SLOTS (200) workflow tasks at once, not the SDK's 40: a
-  // burst of webhook deliveries all start eagerly (docs/performance.md, Fourth round). Pollers hold a few.
+  // The worker takes up to WORKER_WORKFLOW_TASK_SLOTS (200) workflow tasks at once, not the SDK's 40
+  // (docs/performance.md, Fourth round). Pollers hold a few.
   const workflowSlots = text.match(new RegExp(`temporal_worker_task_slots_available\\{[^}]*task_queue="${TASK_QUEUE}"[^}]*worker_type="WorkflowWorker"[^}]*\\} (\\d+)`));
   expect(Number(workflowSlots?.[1])).toBeGreaterThan(180);
 }, 90_000);

@@ -28,10 +28,12 @@ async function main(): Promise<void> {
   const connection = await NativeConnection.connect({ address: config.temporalAddress });
   const bundle = config.workflowBundle;
   const worker = await createWorker({ prisma, connection, ...(bundle ? { workflowBundle: { codePath: bundle } } : {}) });
-  // The relay's client shares the worker's connection, so its workflow starts can be eager.
+  // The relay's client shares the worker's connection, so the sweep's workflow starts can be eager.
   const temporal = new Client({ connection, namespace: config.temporalNamespace });
-  // The relay makes each delivery's attempt 1 (counted on the worker's metrics as the activity counts the rest).
-  const relay = startRelay({ prisma, databaseUrl: database.url, temporal, taskQueue: config.taskQueue, eagerStart: true, metricMeter: runtime.metricMeter });
+  // The relay makes each delivery's attempt 1 (counted on the worker's metrics as the activity counts the
+  // rest) and starts its workflow without asking for an eager start: a start then returns once it is
+  // durable, not after the first task was handed over, and the relay's batch goes on (docs/performance.md, Sixth round).
+  const relay = startRelay({ prisma, databaseUrl: database.url, temporal, taskQueue: config.taskQueue, eagerStart: false, metricMeter: runtime.metricMeter });
   // Workflows the API recorded and could not start (it died, Temporal was down): started a few seconds late.
   const starts = startWorkflowStartSweeper({ prisma, temporal, taskQueue: config.taskQueue, eagerStart: true });
   logger.info({ taskQueue: config.taskQueue, namespace: config.temporalNamespace, metricsPort: config.workerMetricsPort ?? null }, 'worker running');
