@@ -81,7 +81,7 @@ export async function deliverWebhook(input: DeliverWebhookInput): Promise<Webhoo
     }),
   }));
   // Asked when the first attempt is made here, in the activation that makes it (as it always was).
-  const attempts = () => (patched(LOCAL_ATTEMPTS_PATCH) ? local : remote);
+  const attemptActivities = () => (patched(LOCAL_ATTEMPTS_PATCH) ? local : remote);
   // Operators filter deliveries in the Web UI with `BillingStatus = "retry"` and the like; the relay
   // starts the workflow with `pending`.
   const setStatus = (status: WebhookDeliveryStatus) => {
@@ -107,7 +107,7 @@ export async function deliverWebhook(input: DeliverWebhookInput): Promise<Webhoo
     const retryDelayMs = state.retryDelaysMs[attempt - 1] ?? null;
     const scheduledAt = workflowNow();
     state.nextAttemptAt = null;
-    const result = await attempts().attemptWebhookDelivery.executeWithOptions({ summary: `deliver ${input.eventId} to ${input.destinationId}, attempt ${attempt} of ${WEBHOOK_MAX_ATTEMPTS}` }, [
+    const result = await attemptActivities().attemptWebhookDelivery.executeWithOptions({ summary: `deliver ${input.eventId} to ${input.destinationId}, attempt ${attempt} of ${WEBHOOK_MAX_ATTEMPTS}` }, [
       { deliveryId: input.deliveryId, attempt, scheduledAt, retryDelayMs },
     ]);
     state.attempts.push({ ...result, scheduledAt });

@@ -1,18 +1,18 @@
 import pg from 'pg';
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import type { MetricMeter } from '@temporalio/common';
 import type { Db } from '../db/prisma';
+import { queryRows, type Statement } from '../db/sql';
+import { sqlTransaction } from '../db/sql-transaction';
 import { logger as defaultLogger, type Logger } from '../http/logger';
 import { forEachLimited } from '../lib/concurrency';
 import { newId } from '../lib/ids';
 import { BILLING_ACCOUNT_ID, BILLING_STATUS } from '../temporal/search-attributes';
 import type { deliverWebhook } from '../../workflows/webhook-delivery';
 import { drawRetryDelays } from '../../workflows/webhook-schedule';
-import type { MetricMeter } from '@temporalio/common';
 import { attemptDelivery, type WebhookAttemptResult } from './delivery-attempt.service';
-import { WEBHOOK_TIMEOUT_MS } from './sender';
 import { envelopeOf } from './envelope';
-import { queryRows, type Statement } from '../db/sql';
-import { sqlTransaction } from '../db/sql-transaction';
+import { WEBHOOK_TIMEOUT_MS } from './sender';
 import { webhookWorkflowId } from './workflow-id';
 
 export { webhookWorkflowId };
