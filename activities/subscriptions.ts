@@ -18,6 +18,8 @@ import { persistSubscription, type PersistSubscriptionInput } from '../src/subsc
 import type { SubscriptionObject } from '../src/subscriptions/subscription.schemas';
 import { atTime, type ClockTimed } from '../src/lib/clock-time';
 import type { CollectionMethod } from '../src/subscriptions/subscription-machine';
+import { findInvoice } from '../src/invoices/invoice.records';
+import { assertItemsWithinCeiling, type ItemWithParam } from '../src/subscriptions/period-ceiling';
 
 export type { PersistSubscriptionInput, SubscriptionEventType } from '../src/subscriptions/subscription-projection.service';
 export type { RenewalChargeInput, RenewalChargeResult, RenewalInvoiceInput, RenewalPeriod } from '../src/subscriptions/renewal.service';
@@ -27,14 +29,29 @@ export type { RenewalChargeInput, RenewalChargeResult, RenewalInvoiceInput, Rene
  * turns a client error, which a retry cannot fix, into a non-retryable failure the workflow reads.
  */
 export function createSubscriptionActivities({ prisma, gateway = createGateway(prisma) }: { prisma: Db; gateway?: PaymentGateway }) {
+  /** Runs `work`; a client error (a refusal a retry cannot change) becomes the rejection the API answers. */
+  async function refusing<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      if (isClientError(error)) throw rejectionFailure({ status: error.status as 400 | 404 | 409, code: error.code, message: error.message, param: error.param });
+      throw error;
+    }
+  }
+
   return {
     async persistSubscription(input: PersistSubscriptionInput & ClockTimed): Promise<SubscriptionObject> {
-      try {
-        return await atTime(input.clockTime, () => persistSubscription(prisma, input));
-      } catch (error) {
-        if (isClientError(error)) throw rejectionFailure({ status: error.status as 400 | 404 | 409, code: error.code, message: error.message, param: error.param });
-        throw error;
-      }
+      return refusing(() => atTime(input.clockTime, () => persistSubscription(prisma, input)));
+    },
+
+    /** A change of items, checked under the workflow's lock against what the subscription holds then (period-ceiling.ts). */
+    async checkItemsWithinCeiling(input: { accountId: string; items: ItemWithParam[] }): Promise<void> {
+      return refusing(() => assertItemsWithinCeiling(prisma, input.accountId, input.items));
+    },
+
+    /** An invoice's status as the database has it: the workflow ends dunning for one paid or voided outside it. */
+    async invoiceStatus(input: { accountId: string; invoiceId: string }): Promise<{ status: string }> {
+      return { status: (await findInvoice(prisma, input.accountId, input.invoiceId)).status };
     },
 
     async createRenewalInvoice(input: RenewalInvoiceInput & ClockTimed): Promise<{ invoiceId: string }> {

@@ -1,11 +1,9 @@
 import { Client, Connection } from '@temporalio/client';
 import { createPrisma, type Db } from '../src/db/prisma';
-import type { ChargeRequest, PaymentGateway } from '../src/payments/gateway';
-import { createGateway } from '../src/payments/simulated-gateway';
 import { startWorkflowStartSweeper } from '../src/temporal/workflow-starts';
 import { subscriptionWorkflowId } from '../workflows/subscription-messages';
 import { apiClient, createTestAccount, startTestApp, type ApiClient, type TestApp } from './support/harness';
-import { customerWithCard, CARDS } from './support/payments';
+import { customerWithCard, CARDS, heldGateway } from './support/payments';
 import {
   createSubscription,
   expectStatus,
@@ -147,24 +145,6 @@ describe('with Temporal down', () => {
     expect(await world.app.prisma.workflowStart.count({ where: { workflowId: subscriptionWorkflowId(subscription.id) } })).toBe(0);
   });
 });
-
-/** The simulated gateway, whose charges wait until the test lets them go on. */
-function heldGateway(prisma: Db) {
-  const real = createGateway(prisma);
-  let release: () => void = () => {};
-  const released = new Promise<void>((resolve) => (release = resolve));
-  let started: () => void = () => {};
-  const chargeStarted = new Promise<void>((resolve) => (started = resolve));
-  const gateway: PaymentGateway = {
-    async charge(request: ChargeRequest) {
-      started();
-      await released;
-      return real.charge(request);
-    },
-    refund: (request) => real.refund(request),
-  };
-  return { gateway, release, chargeStarted };
-}
 
 describe("when the API's first charge is slow, the workflow's own attempt overlaps it", () => {
   let world: SubscriptionWorld;

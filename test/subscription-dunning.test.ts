@@ -15,6 +15,9 @@ import {
   type SubscriptionWorld,
 } from './support/subscriptions';
 
+import { invoiceSettledSignal, subscriptionWorkflowId, type SubscriptionStateView } from '../workflows/subscription-messages';
+import { BILLING_STATUS } from '../src/temporal/search-attributes';
+
 // A declining card through each dunning outcome (decisions.md §7), on time-skipping Temporal
 // environments, through the HTTP API. Each failed charge is its own invoice.payment_failed.
 
@@ -58,6 +61,66 @@ async function firstFailure(world: SubscriptionWorld, subscriptionId: string): P
 
 const getSubscription = async (world: SubscriptionWorld, id: string) => expectStatus(await world.api.get(`/subscriptions/${id}`), 200, 'GET');
 
+describe('past_due', () => {
+  it('reads show past_due while an invoice is in dunning (webhooks: active); paid through the API it is active at once, and no retry charges again', async () => {
+    const world = await startSubscriptionWorld();
+    try {
+      const { customer } = await customerWithCard(world.api, CARDS.declined);
+      const created = expectStatus(
+        await world.api.post('/subscriptions', {
+          customer: customer.id,
+          items: [{ price: await recurringPrice(world.api, { unitAmount: 3000 }), quantity: 1 }],
+          trial_days: 0,
+          start_date: unix(await world.env.currentTimeMs()),
+        }),
+        201,
+      );
+      // The creation answers the contract's statuses: its declined first charge shows from the next read on.
+      expect(created.status).toBe('active');
+      await settled(world, created.id);
+      const id: string = created.id;
+      expect(expectStatus(await world.api.get(`/subscriptions/${id}`), 200).status).toBe('past_due');
+      expect(expectStatus(await world.api.get('/subscriptions?status=past_due'), 200).data.map((row: { id: string }) => row.id)).toEqual([id]);
+      expect(expectStatus(await world.api.get('/subscriptions?status=active'), 200).data).toEqual([]);
+      const updates = (await subscriptionEvents(world, id)).filter((event) => event.type === 'subscription.updated');
+      expect((updates.at(-1)!.data as { status: string }).status).toBe('active');
+      const described = await world.env.client.workflow.getHandle(subscriptionWorkflowId(id)).describe();
+      expect(described.typedSearchAttributes.get(BILLING_STATUS)).toBe('past_due');
+
+      // Paid out of band with another card: the workflow is told, checks the invoice, and dunning ends now.
+      const [invoice] = await invoicesOf(world, id);
+      const goodCard = await addPaymentMethod(world.api, customer.id, cardBody(CARDS.succeeds));
+      expect(expectStatus(await world.api.put(`/invoices/${invoice!.id}`, { payment_method: goodCard.id }), 200).status).toBe('paid');
+      const state = await eventuallyState(world, id, (view) => view.dunning.length === 0);
+      expect(state.billingStatus).toBe('active');
+      expect(expectStatus(await world.api.get(`/subscriptions/${id}`), 200).status).toBe('active');
+      const after = await world.env.client.workflow.getHandle(subscriptionWorkflowId(id)).describe();
+      expect(after.typedSearchAttributes.get(BILLING_STATUS)).toBe('active');
+      const failedAt = invoice!.createdAt.getTime();
+      await advanceTo(world, id, failedAt + 2 * DAY_MS);
+      expect(await world.app.prisma.transaction.count({ where: { invoiceId: invoice!.id } })).toBe(2);
+      expect((await failedCharges(world, id)).length).toBe(1);
+
+      // A notice about anything else changes nothing.
+      await world.env.client.workflow.getHandle(subscriptionWorkflowId(id)).signal(invoiceSettledSignal, { invoiceId: 'not-an-invoice' });
+      expect((await settled(world, id))!.version).toBe(state.version);
+      await recordHistories(world, id, 'dunning-settled-out-of-band');
+    } finally {
+      await world.close();
+    }
+  });
+});
+
+async function eventuallyState(world: SubscriptionWorld, id: string, done: (view: SubscriptionStateView) => boolean): Promise<SubscriptionStateView> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const view = await settled(world, id);
+    if (view && done(view)) return view;
+    if (Date.now() > deadline) throw new Error(`subscription ${id} did not reach the state in time`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 describe('dunning', () => {
   it('defaults: retried 1, 3 and 5 days after the failure, then canceled with reason dunning', async () => {
     await inWorld('dunning-cancel', async (world) => {
@@ -65,7 +128,7 @@ describe('dunning', () => {
       const { customer } = await customerWithCard(world.api, CARDS.declined);
       const subscription = await subscribe(world, customer.id);
       const failedAt = await firstFailure(world, subscription.id);
-      expect(subscription).toMatchObject({ status: 'active' });
+      expect(subscription).toMatchObject({ status: 'past_due' });
       const [invoice] = await invoicesOf(world, subscription.id);
       expect(invoice).toMatchObject({ status: 'open', attemptCount: 1 });
       expect(await subscriptionState(world, subscription.id)).toMatchObject({
@@ -80,7 +143,8 @@ describe('dunning', () => {
       expect(await failuresBy(failedAt + DAY_MS + HOUR_MS)).toBe(2);
       expect(await failuresBy(failedAt + 3 * DAY_MS - HOUR_MS)).toBe(2);
       expect(await failuresBy(failedAt + 3 * DAY_MS + HOUR_MS)).toBe(3);
-      expect((await getSubscription(world, subscription.id)).status).toBe('active');
+      // Its invoice in dunning: past_due (decisions.md §7).
+      expect((await getSubscription(world, subscription.id)).status).toBe('past_due');
       expect(await failuresBy(failedAt + 5 * DAY_MS + HOUR_MS)).toBe(4);
 
       const canceled = await getSubscription(world, subscription.id);
@@ -126,7 +190,8 @@ describe('dunning', () => {
       await advanceTo(world, subscription.id, subscription.current_period_end * 1000 + 5 * DAY_MS);
       expect(await invoicesOf(world, subscription.id)).toHaveLength(1);
       const resumed = expectStatus(await world.api.post(`/subscriptions/${subscription.id}/resume`), 200, 'resume');
-      expect(resumed.status).toBe('active');
+      // Running again, its invoice still owed: past_due until it is paid (decisions.md §7).
+      expect(resumed.status).toBe('past_due');
       const [resumedEvent] = (await subscriptionEvents(world, subscription.id)).filter((event) => event.type === 'subscription.resumed');
       expect(resumedEvent!.data).toMatchObject({ reason: 'requested', initiated_by: 'merchant' });
       return subscription.id;
@@ -145,7 +210,7 @@ describe('dunning', () => {
 
       // Still the declining card: the resume charges the invoice at once (3rd failure), then retries a day later and pauses again.
       await advanceTo(world, subscription.id, failedAt + 3 * DAY_MS);
-      expect(expectStatus(await world.api.post(`/subscriptions/${subscription.id}/resume`), 200, 'resume').status).toBe('active');
+      expect(expectStatus(await world.api.post(`/subscriptions/${subscription.id}/resume`), 200, 'resume').status).toBe('past_due');
       await settled(world, subscription.id);
       expect((await failedCharges(world, subscription.id)).length).toBe(3);
       const [invoice] = await invoicesOf(world, subscription.id);
@@ -163,7 +228,7 @@ describe('dunning', () => {
       // A working card, then resume: the open invoice is paid (5th attempt, its own key) and dunning ends.
       const goodCard = await addPaymentMethod(world.api, customer.id, cardBody(CARDS.succeeds));
       expectStatus(await world.api.patch(`/subscriptions/${subscription.id}`, { default_payment_method: goodCard.id }), 200, 'PATCH');
-      expect(expectStatus(await world.api.post(`/subscriptions/${subscription.id}/resume`), 200, 'resume').status).toBe('active');
+      expect(expectStatus(await world.api.post(`/subscriptions/${subscription.id}/resume`), 200, 'resume').status).toBe('past_due');
       await settled(world, subscription.id);
       const [paid] = await invoicesOf(world, subscription.id);
       expect(paid).toMatchObject({ status: 'paid', attemptCount: 5, paymentMethodId: goodCard.id });

@@ -439,7 +439,7 @@ describe('GET /subscriptions', () => {
   });
 
   it.each([
-    ['status=past_due', 'status'],
+    ['status=overdue', 'status'],
     ['take=0', 'take'],
     ['take=101', 'take'],
     ['page=0', 'page'],

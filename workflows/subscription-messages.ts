@@ -1,4 +1,4 @@
-import { defineQuery, defineUpdate } from '@temporalio/workflow';
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import { z } from 'zod';
 import { lazySchema } from './lazy-schema';
 import { COLLECTION_METHODS, type Action, type SubscriptionChanges, type SubscriptionCreateSpec, type SubscriptionState } from '../src/subscriptions/subscription-machine';
@@ -68,6 +68,12 @@ export const resumeUpdate = defineUpdate<SubscriptionObject>('resume');
 export type CancelArgs = { atPeriodEnd: boolean } | { at_period_end: boolean };
 export const cancelUpdate = defineUpdate<SubscriptionObject, [CancelArgs]>('cancel');
 export const changeUpdate = defineUpdate<SubscriptionObject, [SubscriptionChanges]>('update');
+/**
+ * An invoice of the subscription was paid or voided outside its workflow (PUT or DELETE /invoices/{id}):
+ * a notice, not an order. The workflow reads the invoice itself and ends its dunning if it is settled,
+ * so the status leaves past_due at once rather than at the next retry. Anything else sent is ignored.
+ */
+export const invoiceSettledSignal = defineSignal<[{ invoiceId: string }]>('invoiceSettled');
 
 // --- update arguments, as the workflow's validators check them ---
 // Operators send updates too (Temporal Web UI, `temporal workflow update execute`), so every update

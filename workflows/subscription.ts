@@ -11,6 +11,7 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
+import { Mutex } from 'async-mutex';
 import type { PersistSubscriptionInput, RenewalChargeResult, SubscriptionActivities } from '../activities/subscriptions';
 import { periodBounds } from '../src/subscriptions/billing-dates';
 import {
@@ -43,6 +44,7 @@ import {
 } from '../src/subscriptions/subscription-machine';
 import { applicationFailureOf, REJECTION_TYPE, RENEWAL_REJECTED, rejectionFailure, rejectionOf, ruleRejection } from '../src/subscriptions/subscription-rejection';
 import type { SubscriptionObject } from '../src/subscriptions/subscription.schemas';
+import type { SubscriptionChanges } from '../src/subscriptions/subscription-machine';
 import { BILLING_STATUS } from '../src/temporal/search-attributes';
 import { workflowTime } from './clock';
 import { billingStatusOf, dunningRetryLabel, isoDay, isoTimes, subscriptionTimerSummary } from './summaries';
@@ -53,6 +55,7 @@ import {
   changeArgs,
   changeUpdate,
   createdUpdate,
+  invoiceSettledSignal,
   noArgs,
   pauseUpdate,
   resumeUpdate,
@@ -102,6 +105,20 @@ const FIRST_PERIOD_LOCAL = 'first-period-local';
  * started dunning before it replay with the upserts they made (the status only).
  */
 const PAST_DUE_STATUS = 'billing-status-past-due';
+/**
+ * Since this patch the steps of a subscription (updates, renewals, retries) take a FIFO lock: each
+ * is decided on the state the previous one wrote, in the order they arrived, and a change of items is
+ * checked against the charge ceiling under it (docs/decisions.md §7, "Concurrent changes"). Before
+ * it, every step waiting in one activation went at once, and two could write the same version. Runs
+ * replay their older part without it. Remove when no run started before it is open.
+ */
+const SERIAL_STEPS = 'serial-steps';
+/**
+ * Since this patch the end of dunning is recorded (a new version and subscription.updated), so the
+ * row's status leaves `past_due` when the invoice is paid, voided or kept open by `keep_active`.
+ * Remove with PAST_DUE_STATUS, when no run that started dunning before it is open.
+ */
+const DUNNING_END_RECORDED = 'dunning-end-recorded';
 
 function asRuleFailure(error: unknown): never {
   if (error instanceof SubscriptionRuleError) throw ruleRejection(error);
@@ -137,19 +154,26 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
   let latest: SubscriptionObject | undefined;
   let creationFailure: ApplicationFailure | undefined;
   let busy = false;
+  const steps = new Mutex();
   let settled = false;
   let renewalsThisRun = 0;
+  /** Invoices in dunning reported paid or voided from outside (invoiceSettledSignal), to check under the lock. */
+  const reportedSettled = new Set<string>();
   /** BillingStatus as this run set it (a continued run: as the previous run left it). */
   let shownStatus = workflowInfo().typedSearchAttributes.get(BILLING_STATUS) ?? state.status;
 
   async function exclusive<T>(step: () => Promise<T>): Promise<T> {
-    await condition(() => !busy);
-    busy = true;
-    try {
-      return await step();
-    } finally {
-      busy = false;
-    }
+    const hold = async () => {
+      // A step begun before SERIAL_STEPS (replayed) holds `busy` without the lock: the lock's holder waits for it.
+      await condition(() => !busy);
+      busy = true;
+      try {
+        return await step();
+      } finally {
+        busy = false;
+      }
+    };
+    return patched(SERIAL_STEPS) ? steps.runExclusive(hold) : hold();
   }
 
   /**
@@ -177,8 +201,15 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
     return object;
   }
 
-  /** An update's change: computed from the state it finds once it holds the lock, then persisted. */
-  function changeBy(transition: (current: SubscriptionState, nowMs: number) => SubscriptionState, event: (next: SubscriptionState) => PersistSubscriptionInput['event']) {
+  /**
+   * An update's change: computed from the state it finds once it holds the lock (the rules judge it
+   * again there: an update validated against an older state may be refused now), checked, then persisted.
+   */
+  function changeBy(
+    transition: (current: SubscriptionState, nowMs: number) => SubscriptionState,
+    event: (next: SubscriptionState) => PersistSubscriptionInput['event'],
+    check?: (next: SubscriptionState) => Promise<void>,
+  ) {
     return () =>
       exclusive(async () => {
         let next: SubscriptionState;
@@ -188,6 +219,7 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
           asRuleFailure(error);
         }
         try {
+          if (check) await check(next);
           return await commit(next, event(next));
         } catch (error) {
           const rejection = rejectionOf(error);
@@ -286,11 +318,55 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
     changeUpdate,
     (...args: unknown[]) => {
       const changes = parseArgs(changeArgs, args);
-      return changeBy((current, nowMs) => update(current, changes, nowMs), () => ({ type: 'subscription.updated' }))();
+      return changeBy(
+        (current, nowMs) => update(current, changes, nowMs),
+        () => ({ type: 'subscription.updated' }),
+        changes.items && patched(SERIAL_STEPS) ? (next) => checkItemsCeiling(next, changes) : undefined,
+      )();
     },
     // A dry run on the current state: unknown item ids and forbidden moves are refused before anything is recorded.
     { validator: validator(changeArgs, (current, changes) => void update(current, changes, wholeSecondsNow())) },
   );
+
+  /** The items a change leaves, each with the request field that changed it, against the charge ceiling (an activity: prices live in the database). */
+  async function checkItemsCeiling(next: SubscriptionState, changes: SubscriptionChanges): Promise<void> {
+    const params = new Map((changes.items ?? []).map(({ param, change }) => [change.id, param]));
+    await localRecords.checkItemsWithinCeiling.executeWithOptions({ summary: `check ${next.items.length} items against the charge ceiling` }, [
+      {
+        accountId: state.accountId,
+        items: next.items.map((item) => ({ priceId: item.priceId, quantity: item.quantity, taxRateIds: item.taxRateIds, param: params.get(item.id) ?? null })),
+      },
+    ]);
+  }
+
+  /** Dunning of `invoiceId` is over: recorded (the row leaves past_due) since DUNNING_END_RECORDED, else in the workflow's state only. */
+  async function endDunning(invoiceId: string): Promise<void> {
+    const resolved = dunningResolved(state, invoiceId);
+    if (patched(DUNNING_END_RECORDED)) {
+      await commit({ ...resolved, version: state.version + 1 }, { type: 'subscription.updated' });
+      return;
+    }
+    showStatus(resolved);
+    state = resolved;
+  }
+
+  setHandler(invoiceSettledSignal, (notice: unknown) => {
+    const invoiceId = (notice as { invoiceId?: unknown } | null)?.invoiceId;
+    if (typeof invoiceId === 'string' && state.dunning.some((entry) => entry.invoiceId === invoiceId)) reportedSettled.add(invoiceId);
+    else log.warn('invoiceSettled ignored: not an invoice in dunning', { subscriptionId: state.id, notice });
+  });
+
+  /** Ends the dunning of each reported invoice the database shows paid or voided; one still open waits for its retry. */
+  async function checkReportedSettled(): Promise<void> {
+    for (const invoiceId of [...reportedSettled]) {
+      reportedSettled.delete(invoiceId);
+      if (!state.dunning.some((entry) => entry.invoiceId === invoiceId)) continue;
+      const { status } = await localRecords.invoiceStatus.executeWithOptions({ summary: `invoice ${invoiceId} settled outside the workflow?` }, [
+        { accountId: state.accountId, invoiceId },
+      ]);
+      if (status === 'paid' || status === 'void') await endDunning(invoiceId);
+    }
+  }
 
   async function applyDunningOutcome(invoiceId: string): Promise<void> {
     const entry = state.dunning.find((candidate) => candidate.invoiceId === invoiceId)!;
@@ -301,6 +377,7 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
     if (entry.outcome === 'cancel') await commit(end(state, wholeSecondsNow(), 'canceled'), { type: 'subscription.canceled', cause: DUNNING });
     else if (entry.outcome === 'pause' && state.status === 'active') await commit(pause(state, wholeSecondsNow()), { type: 'subscription.paused', cause: DUNNING });
     // keep_active: the invoice stays open and the subscription bills on (no longer past_due).
+    else if (patched(DUNNING_END_RECORDED)) await commit({ ...state, version: state.version + 1 }, { type: 'subscription.updated' });
     else showStatus(state);
   }
 
@@ -405,9 +482,7 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
       },
     ]);
     if (result.outcome !== 'failed') {
-      const resolved = dunningResolved(state, invoiceId);
-      showStatus(resolved);
-      state = resolved;
+      await endDunning(invoiceId);
       return;
     }
     state =
@@ -476,11 +551,19 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
       }
       continue;
     }
+    if (reportedSettled.size > 0) {
+      await exclusive(checkReportedSettled);
+      continue;
+    }
     const action = nextAction(state);
     if (action === null || !time.due(action.at)) {
       settled = true;
       const seen = state.version;
-      await time.sleep(() => state.version !== seen, action === null ? null : action.at, action === null ? undefined : subscriptionTimerSummary(action, state));
+      await time.sleep(
+        () => state.version !== seen || reportedSettled.size > 0,
+        action === null ? null : action.at,
+        action === null ? undefined : subscriptionTimerSummary(action, state),
+      );
       continue;
     }
     settled = false;

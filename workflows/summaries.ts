@@ -1,4 +1,4 @@
-import type { Action, DunningState, SubscriptionState } from '../src/subscriptions/subscription-machine';
+import { apiStatus, type Action, type DunningState, type SubscriptionState } from '../src/subscriptions/subscription-machine';
 import type { PlanSnapshot } from './payment-plan-contract';
 
 /**
@@ -34,7 +34,7 @@ export function isoTimes(fields: Record<string, number | null | undefined>): Rec
 
 /** BillingStatus's value for a subscription: its status, or `past_due` while an active subscription's invoice is in dunning. */
 export function billingStatusOf(state: Pick<SubscriptionState, 'status' | 'dunning'>): string {
-  return state.status === 'active' && state.dunning.length > 0 ? 'past_due' : state.status;
+  return apiStatus(state);
 }
 
 /** `dunning retry 2 of 3`; a round started by a resume (no charge made yet) is `charge after resume`. */

@@ -2771,7 +2771,7 @@ export interface components {
             latest_invoice: string | null;
             start_date: number;
             /** @enum {string} */
-            status: "scheduled" | "trialing" | "active" | "paused" | "canceled" | "expired";
+            status: "scheduled" | "trialing" | "active" | "paused" | "canceled" | "expired" | "past_due";
             trial_end: number | null;
             trial_start: number | null;
             current_period_start: number | null;
@@ -10161,7 +10161,7 @@ export interface operations {
                 page?: number;
                 /** @description Page size, 1 to 100 */
                 take?: number;
-                status?: "scheduled" | "trialing" | "active" | "paused" | "canceled" | "expired";
+                status?: "scheduled" | "trialing" | "active" | "paused" | "canceled" | "expired" | "past_due";
                 customer?: string;
             };
             header?: never;

@@ -213,7 +213,7 @@ export async function updateCustomer(
   });
 }
 
-const LIVE_SUBSCRIPTION_STATUSES = ['scheduled', 'trialing', 'active', 'paused'];
+const LIVE_SUBSCRIPTION_STATUSES = ['scheduled', 'trialing', 'active', 'past_due', 'paused'];
 const LIVE_PLAN_STATUSES = ['pending', 'active', 'past_due', 'defaulted'];
 
 /**

@@ -5,10 +5,12 @@ import { pageSchema } from '../http/pagination';
 import type { PaymentGateway } from '../payments/gateway';
 import { transactionSchema } from '../transactions/transaction.schemas';
 import { payInvoice } from './invoice-payment.service';
+import { noticeInvoiceSettled } from '../subscriptions/subscription-workflow.client';
 import { refundInvoice } from './invoice-refund.service';
 import {
   createInvoiceBody,
   invoiceIdParams,
+  type InvoiceObject,
   invoiceSchema,
   listInvoicesQuery,
   payInvoiceBody,
@@ -16,8 +18,13 @@ import {
 } from './invoice.schemas';
 import { createInvoice, finalizeInvoice, getInvoice, listInvoices, voidInvoice } from './invoice.service';
 
-export function registerInvoiceRoutes(api: Api, { prisma }: AppDeps, gateway: PaymentGateway): void {
+export function registerInvoiceRoutes(api: Api, { prisma, temporal }: AppDeps, gateway: PaymentGateway): void {
   const tag = 'Invoices';
+  /** A subscription's invoice paid or voided here: its workflow is told, for its dunning (decisions.md §7). */
+  const settled = async (invoice: InvoiceObject): Promise<InvoiceObject> => {
+    await noticeInvoiceSettled(temporal, invoice);
+    return invoice;
+  };
 
   api.route({
     method: 'post',
@@ -69,8 +76,8 @@ export function registerInvoiceRoutes(api: Api, { prisma }: AppDeps, gateway: Pa
     body: payInvoiceBody,
     response: invoiceSchema,
     errors: [404, 409, 502],
-    handler: ({ principal, params, body, idempotencyKey }) =>
-      payInvoice(prisma, gateway, principal.accountId, params.id, { paymentMethodId: body.payment_method, attemptKey: idempotencyKey }),
+    handler: async ({ principal, params, body, idempotencyKey }) =>
+      settled(await payInvoice(prisma, gateway, principal.accountId, params.id, { paymentMethodId: body.payment_method, attemptKey: idempotencyKey })),
   });
 
   api.route({
@@ -81,7 +88,7 @@ export function registerInvoiceRoutes(api: Api, { prisma }: AppDeps, gateway: Pa
     params: invoiceIdParams,
     response: invoiceSchema,
     errors: [404, 409],
-    handler: ({ principal, params }) => voidInvoice(prisma, principal.accountId, params.id),
+    handler: async ({ principal, params }) => settled(await voidInvoice(prisma, principal.accountId, params.id)),
   });
 
   api.route({

@@ -7,6 +7,9 @@ import { DAY_MS, periodBounds, periodStart, type BillingCycle, type BillingInter
 
 export const SUBSCRIPTION_STATUSES = ['scheduled', 'trialing', 'active', 'paused', 'canceled', 'expired'] as const;
 export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
+/** The statuses the API shows: the workflow's, and `past_due` (decisions.md §7). */
+export const API_SUBSCRIPTION_STATUSES = [...SUBSCRIPTION_STATUSES, 'past_due'] as const;
+export type ApiSubscriptionStatus = (typeof API_SUBSCRIPTION_STATUSES)[number];
 export const COLLECTION_METHODS = ['charge_automatically', 'send_invoice'] as const;
 export type CollectionMethod = (typeof COLLECTION_METHODS)[number];
 export const DUNNING_OUTCOMES = ['cancel', 'pause', 'keep_active'] as const;
@@ -128,8 +131,17 @@ export function isEnded(state: SubscriptionState): boolean {
   return state.status === 'canceled' || state.status === 'expired';
 }
 
-/** Webhook payloads know only active, canceled and paused (spec; decisions.md §7). */
-export function webhookStatus(status: SubscriptionStatus): 'active' | 'canceled' | 'paused' {
+/**
+ * The status the API shows (the row's): `past_due` while an active subscription has an invoice in
+ * dunning (its renewal charge failed and is being retried), so a merchant provisioning on `status`
+ * sees it; the workflow's status otherwise (decisions.md §7).
+ */
+export function apiStatus(state: Pick<SubscriptionState, 'status' | 'dunning'>): ApiSubscriptionStatus {
+  return state.status === 'active' && state.dunning.length > 0 ? 'past_due' : state.status;
+}
+
+/** Webhook payloads know only active, canceled and paused (spec; decisions.md §7): past_due is sent as active. */
+export function webhookStatus(status: ApiSubscriptionStatus): 'active' | 'canceled' | 'paused' {
   if (status === 'paused') return 'paused';
   if (status === 'canceled' || status === 'expired') return 'canceled';
   return 'active';

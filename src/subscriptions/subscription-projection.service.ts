@@ -8,7 +8,7 @@ import { recordEvent } from '../lib/events';
 import { newId } from '../lib/ids';
 import { currentTime } from '../lib/clock-time';
 import { startColumns, type WorkflowStart } from '../temporal/workflow-starts';
-import type { ChangeCause, SubscriptionItemState, SubscriptionState } from './subscription-machine';
+import { apiStatus, type ChangeCause, type SubscriptionItemState, type SubscriptionState } from './subscription-machine';
 import { getSubscriptionObject, subscriptionEventData, toSubscriptionObject, type SubscriptionWithItems } from './subscription.records';
 import type { SubscriptionObject } from './subscription.schemas';
 
@@ -31,7 +31,7 @@ export interface PersistSubscriptionInput {
 function rowColumns(state: SubscriptionState) {
   const at = (ms: number | null) => (ms === null ? null : new Date(ms));
   return {
-    status: state.status,
+    status: apiStatus(state),
     collectionMethod: state.collectionMethod,
     currency: state.currency,
     interval: state.interval,

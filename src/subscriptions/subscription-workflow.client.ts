@@ -5,7 +5,8 @@ import { ApiError, conflict, ServiceUnavailableError } from '../http/errors';
 import { BILLING_ACCOUNT_ID, BILLING_CUSTOMER_ID, BILLING_STATUS } from '../temporal/search-attributes';
 import { isStartPending, type WorkflowStart } from '../temporal/workflow-starts';
 import { displayStartOptions, type WorkflowDisplay } from '../temporal/workflow-display';
-import { SUBSCRIPTION_WORKFLOW_TYPE, subscriptionWorkflowId, type SubscriptionWorkflowInput } from '../../workflows/subscription-messages';
+import { invoiceSettledSignal, SUBSCRIPTION_WORKFLOW_TYPE, subscriptionWorkflowId, type SubscriptionWorkflowInput } from '../../workflows/subscription-messages';
+import { logger } from '../http/logger';
 import { nextAction, type SubscriptionState } from './subscription-machine';
 import type { TestClockBinding } from '../../workflows/test-clock-contract';
 import { rejectionOf, type Rejection } from './subscription-rejection';
@@ -130,5 +131,19 @@ export async function updateSubscriptionWorkflow<Args extends [] | [unknown]>(
       throw conflict(`Subscription ${subscriptionId} has ended.`, 'subscription_ended');
     }
     throw translated(error, subscriptionId);
+  }
+}
+
+/**
+ * Tells the subscription's workflow that one of its invoices was paid or voided through the API, so a
+ * subscription in dunning leaves past_due at once (decisions.md §7). A notice: when it cannot be sent
+ * (Temporal down, the workflow ended) the next dunning retry finds the invoice settled all the same.
+ */
+export async function noticeInvoiceSettled(temporal: Client, invoice: { id: string; subscription: string | null; status: string }): Promise<void> {
+  if (!invoice.subscription || (invoice.status !== 'paid' && invoice.status !== 'void')) return;
+  try {
+    await temporal.workflow.getHandle(subscriptionWorkflowId(invoice.subscription)).signal(invoiceSettledSignal, { invoiceId: invoice.id });
+  } catch (error) {
+    logger.info({ err: error, invoiceId: invoice.id, subscriptionId: invoice.subscription }, 'invoice settled: the subscription workflow was not told');
   }
 }

@@ -1,4 +1,4 @@
-import { COLLECTION_METHODS, SUBSCRIPTION_STATUSES } from './subscription-machine';
+import { COLLECTION_METHODS, API_SUBSCRIPTION_STATUSES } from './subscription-machine';
 import { columnValue } from '../lib/columns';
 import type { Subscription, SubscriptionItem } from '../generated/prisma/client';
 import type { Db, Tx } from '../db/prisma';
@@ -42,7 +42,7 @@ export function toSubscriptionObject(row: SubscriptionWithItems, prices: Map<str
     items: { data: items, total_count: items.length },
     latest_invoice: row.latestInvoiceId,
     start_date: toUnixSeconds(row.startDate),
-    status: columnValue(SUBSCRIPTION_STATUSES, row.status, 'subscriptions.status'),
+    status: columnValue(API_SUBSCRIPTION_STATUSES, row.status, 'subscriptions.status'),
     trial_end: toUnixSeconds(row.trialEnd),
     trial_start: toUnixSeconds(row.trialStart),
     current_period_start: toUnixSeconds(row.currentPeriodStart),
@@ -72,6 +72,15 @@ export async function findSubscriptionRow(db: Db | Tx, accountId: string, id: st
 export async function getSubscriptionObject(db: Db | Tx, accountId: string, id: string): Promise<SubscriptionObject> {
   const [object] = await toSubscriptionObjects(db, accountId, [await findSubscriptionRow(db, accountId, id)]);
   return object!;
+}
+
+/**
+ * The creation's answer: the contract lists the statuses a creation answers (active, scheduled,
+ * canceled, expired, trialing), so a subscription whose first charge failed is answered `active`
+ * there, and `past_due` by every read after it (decisions.md §7).
+ */
+export function creationAnswer(object: SubscriptionObject): SubscriptionObject {
+  return object.status === 'past_due' ? { ...object, status: 'active' } : object;
 }
 
 /**

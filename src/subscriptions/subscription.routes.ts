@@ -4,6 +4,7 @@ import { Answer, type Api } from '../http/api';
 import { ADMIN_ROLES } from '../http/auth';
 import { pageSchema } from '../http/pagination';
 import { getDunningSettings, putDunningSettings } from './dunning-settings.service';
+import { creationAnswer } from './subscription.records';
 import {
   cancelSubscriptionQuery,
   createSubscriptionBody,
@@ -55,8 +56,9 @@ export function registerSubscriptionRoutes(api: Api, appDeps: AppDeps): void {
     response: subscriptionSchema,
     errors: [404],
     handler: async ({ principal, body, idempotencySeed }) => {
-      const { subscription, billingPending } = await createSubscription(deps, principal.accountId, body, { idempotencySeed });
-      return billingPending ? new Answer(202, subscription) : subscription;
+      const created = await createSubscription(deps, principal.accountId, body, { idempotencySeed });
+      const subscription = creationAnswer(created.subscription);
+      return created.billingPending ? new Answer(202, subscription) : subscription;
     },
   });
 

@@ -3,7 +3,7 @@ import { priceSchema } from '../catalog/price.schemas';
 import { paginationQuery } from '../http/pagination';
 import { queryBoolean, resourceId, unixSeconds, unixTime } from '../http/validation';
 import { paymentMethodId } from '../payments/payment-method.schemas';
-import { COLLECTION_METHODS, DUNNING_OUTCOMES, SUBSCRIPTION_STATUSES } from './subscription-machine';
+import { COLLECTION_METHODS, DUNNING_OUTCOMES, API_SUBSCRIPTION_STATUSES } from './subscription-machine';
 import { updatedMsField } from '../lib/object-version';
 import { currencyCode } from '../lib/iso';
 
@@ -103,7 +103,7 @@ export const updateSubscriptionBody = z
 
 export const listSubscriptionsQuery = z.strictObject({
   ...paginationQuery(100),
-  status: z.enum(SUBSCRIPTION_STATUSES).optional(),
+  status: z.enum(API_SUBSCRIPTION_STATUSES).optional(),
   customer: resourceId.optional(),
 });
 
@@ -170,7 +170,7 @@ export const subscriptionSchema = z
     items: z.object({ data: z.array(subscriptionItemSchema), total_count: z.number() }),
     latest_invoice: z.string().nullable().describe('Null until the first invoice'),
     start_date: z.number(),
-    status: z.enum(SUBSCRIPTION_STATUSES),
+    status: z.enum(API_SUBSCRIPTION_STATUSES),
     trial_end: z.number().nullable(),
     trial_start: z.number().nullable(),
     current_period_start: z.number().nullable(),

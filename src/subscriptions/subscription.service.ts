@@ -5,8 +5,9 @@ import type { Prisma, Price, TaxRate } from '../generated/prisma/client';
 import type { Db } from '../db/prisma';
 import { findPrice } from '../catalog/price.service';
 import type { PriceObject } from '../catalog/price.schemas';
-import { computeTax, type TaxRateForCalc } from '../catalog/tax';
-import { findTaxRates, TAX_RATE_COLUMNS, taxRateOfRow, taxRatesInOrder, toTaxRateObject } from '../catalog/tax-rate.service';
+import type { TaxRateForCalc } from '../catalog/tax';
+import { assertItemsWithinCeiling, assertPeriodWithinCeiling, type BilledItem, type ItemWithParam } from './period-ceiling';
+import { findTaxRates, TAX_RATE_COLUMNS, taxRateOfRow, taxRatesInOrder } from '../catalog/tax-rate.service';
 import type { TaxRateObject } from '../catalog/tax-rate.schemas';
 import { PRICE_COLUMNS, priceOfRow, toPriceObject } from '../catalog/records';
 import { CUSTOMER_COLUMNS, customerOfRow, type CustomerColumns } from '../customers/customer.service';
@@ -15,7 +16,6 @@ import { badRequest, conflict, notFound } from '../http/errors';
 import { pageEnvelope, pageWindow, type Page } from '../http/pagination';
 import { withParam } from '../invoices/invoice.service';
 import { idFromSeed, newId } from '../lib/ids';
-import { MAX_CHARGE_AMOUNT } from '../lib/money';
 import { findPaymentMethod } from '../payments/payment-method.service';
 import { cancelUpdate, changeUpdate, pauseUpdate, resumeUpdate, type SubscriptionCreated } from '../../workflows/subscription-messages';
 import type { BillingInterval } from './billing-dates';
@@ -77,32 +77,6 @@ function activeOf(rates: TaxRateObject[], param: string): TaxRateForCalc[] {
   const inactive = rates.find((rate) => !rate.active);
   if (inactive) throw badRequest(`Tax rate ${inactive.id} is inactive and cannot be applied.`, param);
   return rates;
-}
-
-/** One item as a period's invoice line will bill it: its price's unit amount, quantity and active tax rates. */
-interface BilledItem {
-  unitAmount: number;
-  quantity: number;
-  rates: TaxRateForCalc[];
-  /** The request field the item came from (`items.N`), or null for an item the request left as it was. */
-  param: string | null;
-}
-
-/**
- * What one period would charge (issue 10 item 2): the sum of the lines' totals, exclusive tax on top,
- * as the renewal invoice computes them, may not pass MAX_CHARGE_AMOUNT. Refused with 400 naming
- * `items.N.quantity` when that item alone passes it, else `items`.
- */
-function assertPeriodWithinCeiling(items: BilledItem[]): void {
-  const lineTotal = (item: BilledItem) => computeTax(item.unitAmount * item.quantity, item.rates).total;
-  const total = items.reduce((sum, item) => sum + lineTotal(item), 0);
-  if (total <= MAX_CHARGE_AMOUNT) return;
-  const alone = items.find((item) => item.param !== null && lineTotal(item) > MAX_CHARGE_AMOUNT);
-  throw badRequest(
-    `The subscription would charge ${total} cents per period (tax included); at most ${MAX_CHARGE_AMOUNT} may be charged at once.`,
-    alone ? `${alone.param}.quantity` : 'items',
-    'amount_too_large',
-  );
 }
 
 async function attachedPaymentMethod(db: Db, accountId: string, customerId: string, id: string): Promise<string> {
@@ -271,7 +245,7 @@ async function liveSubscription(prisma: Db, accountId: string, id: string): Prom
  * ceiling. Ids the subscription does not have are skipped here: the workflow refuses them.
  */
 async function assertChangedItemsWithinCeiling(prisma: Db, row: SubscriptionWithItems, changes: { param: string; change: ItemChange }[]): Promise<void> {
-  const items = new Map(row.items.map((item) => [item.id, { priceId: item.priceId, quantity: item.quantity, taxRateIds: item.taxRateIds, param: null as string | null }]));
+  const items = new Map<string, ItemWithParam>(row.items.map((item) => [item.id, { priceId: item.priceId, quantity: item.quantity, taxRateIds: item.taxRateIds, param: null }]));
   for (const { param, change } of changes) {
     const current = items.get(change.id);
     if (change.kind === 'add') items.set(change.id, { priceId: change.priceId, quantity: change.quantity, taxRateIds: change.taxRateIds, param });
@@ -285,22 +259,7 @@ async function assertChangedItemsWithinCeiling(prisma: Db, row: SubscriptionWith
       });
     }
   }
-  const kept = [...items.values()];
-  const [prices, rates] = await Promise.all([
-    prisma.price.findMany({ where: { accountId: row.accountId, id: { in: kept.map((item) => item.priceId) } }, select: { id: true, unitAmount: true } }),
-    // Renewals drop a rate deactivated since it was set: so does this sum.
-    prisma.taxRate.findMany({ where: { accountId: row.accountId, id: { in: kept.flatMap((item) => item.taxRateIds) }, active: true } }),
-  ]);
-  const unitAmounts = new Map(prices.map((price) => [price.id, Number(price.unitAmount)]));
-  const ratesById = new Map(rates.map((rate) => [rate.id, toTaxRateObject(rate)]));
-  assertPeriodWithinCeiling(
-    kept.map((item) => ({
-      unitAmount: unitAmounts.get(item.priceId) ?? 0,
-      quantity: item.quantity,
-      rates: item.taxRateIds.flatMap((id) => ratesById.get(id) ?? []),
-      param: item.param,
-    })),
-  );
+  await assertItemsWithinCeiling(prisma, row.accountId, [...items.values()]);
 }
 
 async function itemChanges(prisma: Db, row: SubscriptionWithItems, input: NonNullable<UpdateSubscriptionInput['items']>) {

@@ -1,4 +1,6 @@
 import type { Db } from '../../src/db/prisma';
+import type { ChargeRequest, PaymentGateway } from '../../src/payments/gateway';
+import { createGateway } from '../../src/payments/simulated-gateway';
 import type { ApiClient } from './harness';
 
 export const CARDS = {
@@ -72,4 +74,22 @@ export function gatewayCharges(prisma: Db, accountId: string, kind: 'charge' | '
 
 export async function setGatewayKind(prisma: Db, accountId: string, gatewayKind: 'card_processor' | 'bank_processor') {
   await prisma.account.update({ where: { id: accountId }, data: { gatewayKind } });
+}
+
+/** The simulated gateway, whose charges wait until the test lets them go on. */
+export function heldGateway(prisma: Db) {
+  const real = createGateway(prisma);
+  let release: () => void = () => {};
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let started: () => void = () => {};
+  const chargeStarted = new Promise<void>((resolve) => (started = resolve));
+  const gateway: PaymentGateway = {
+    async charge(request: ChargeRequest) {
+      started();
+      await released;
+      return real.charge(request);
+    },
+    refund: (request) => real.refund(request),
+  };
+  return { gateway, release, chargeStarted };
 }

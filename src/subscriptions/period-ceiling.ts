@@ -1,0 +1,58 @@
+import type { Db } from '../db/prisma';
+import { computeTax, type TaxRateForCalc } from '../catalog/tax';
+import { toTaxRateObject } from '../catalog/tax-rate.service';
+import { badRequest } from '../http/errors';
+import { MAX_CHARGE_AMOUNT } from '../lib/money';
+import type { SubscriptionItemState } from './subscription-machine';
+
+/** One item as a period's invoice line will bill it: its price's unit amount, quantity and active tax rates. */
+export interface BilledItem {
+  unitAmount: number;
+  quantity: number;
+  rates: TaxRateForCalc[];
+  /** The request field the item came from (`items.N`), or null for an item the request left as it was. */
+  param: string | null;
+}
+
+/**
+ * What one period would charge: the sum of the lines' totals, exclusive tax on top, as the renewal
+ * invoice computes them, may not pass MAX_CHARGE_AMOUNT (decisions.md §6). Refused with 400 naming
+ * `items.N.quantity` when that item alone passes it, else `items`.
+ */
+export function assertPeriodWithinCeiling(items: BilledItem[]): void {
+  const lineTotal = (item: BilledItem) => computeTax(item.unitAmount * item.quantity, item.rates).total;
+  const total = items.reduce((sum, item) => sum + lineTotal(item), 0);
+  if (total <= MAX_CHARGE_AMOUNT) return;
+  const alone = items.find((item) => item.param !== null && lineTotal(item) > MAX_CHARGE_AMOUNT);
+  throw badRequest(
+    `The subscription would charge ${total} cents per period (tax included); at most ${MAX_CHARGE_AMOUNT} may be charged at once.`,
+    alone ? `${alone.param}.quantity` : 'items',
+    'amount_too_large',
+  );
+}
+
+/** An item of a subscription with the request field that last changed it, if any. */
+export type ItemWithParam = Pick<SubscriptionItemState, 'priceId' | 'quantity' | 'taxRateIds'> & { param: string | null };
+
+/**
+ * assertPeriodWithinCeiling for items as a subscription holds them (price and tax rate ids), priced
+ * from the database. Renewals drop a rate deactivated since it was set: so does this sum. The API
+ * checks a change against the row before sending it; the workflow checks it again against its own
+ * state under its lock, where concurrent changes have been applied one after another.
+ */
+export async function assertItemsWithinCeiling(db: Db, accountId: string, items: ItemWithParam[]): Promise<void> {
+  const [prices, rates] = await Promise.all([
+    db.price.findMany({ where: { accountId, id: { in: items.map((item) => item.priceId) } }, select: { id: true, unitAmount: true } }),
+    db.taxRate.findMany({ where: { accountId, id: { in: items.flatMap((item) => item.taxRateIds) }, active: true } }),
+  ]);
+  const unitAmounts = new Map(prices.map((price) => [price.id, Number(price.unitAmount)]));
+  const ratesById = new Map(rates.map((rate) => [rate.id, toTaxRateObject(rate)]));
+  assertPeriodWithinCeiling(
+    items.map((item) => ({
+      unitAmount: unitAmounts.get(item.priceId) ?? 0,
+      quantity: item.quantity,
+      rates: item.taxRateIds.flatMap((id) => ratesById.get(id) ?? []),
+      param: item.param,
+    })),
+  );
+}
