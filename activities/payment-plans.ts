@@ -85,7 +85,7 @@ export function createPaymentPlanActivities({ prisma, gateway = createGateway(pr
       args: PaymentPlanRequestArgs;
       at: number;
     } & ClockTimed): Promise<{ result: PaymentPlanRequestResult; snapshot: PlanSnapshot }> {
-      const result = await atTime(input.clockTime, () => applyPlanRequest(prisma, input.planId, input.signal, input.args, new Date(input.at)));
+      const result = await atTime(input.clockTime, () => applyPlanRequest(prisma, input.planId, input.signal, input.args, new Date(input.at), gateway));
       return { result, snapshot: await snapshot(input.planId) };
     },
   };

@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { createApp } from '../src/app';
 import { testModeEnabled } from '../src/terminals/test-mode';
 import { apiClient, createTestAccount, type ApiClient } from './support/harness';
-import { CARDS, addPaymentMethod, cardBody, createCustomer } from './support/payments';
+import { CARDS, addPaymentMethod, cardBody, createCustomer, gatewayCharges, heldGateway } from './support/payments';
+import { createPrisma } from '../src/db/prisma';
 import { createTerminal, expectStatus, installmentsOf, planHasStatus, startPlanWorld, type PlanWorld } from './support/payment-plans';
 import { paymentPlanWorkflowId } from '../workflows/payment-plan-contract';
 
@@ -279,5 +280,58 @@ describe('POST /payment-plans with Idempotency-Key, after the first request died
     const run = await world.env.client.workflow.getHandle(paymentPlanWorkflowId(first.id)).describe();
     expect(run.status.name).toBe('RUNNING');
     expect(run.runId).not.toBe(gone);
+  });
+});
+
+describe('a payment racing a cancel', () => {
+  it('a cancel arriving while a card payment is at the gateway waits for it: the payment pays its installment, nothing is refunded', async () => {
+    const gatewayDb = createPrisma(process.env.DATABASE_URL!, 2);
+    const held = heldGateway(gatewayDb);
+    const slow = await startPlanWorld({ gateway: held.gateway });
+    try {
+      const customer = await createCustomer(slow.api);
+      const card = await addPaymentMethod(slow.api, customer.id, cardBody(CARDS.succeeds));
+      const plan = expectStatus(await slow.api.post('/payment-plans', body({ customer: customer.id })), 201);
+      const paying = slow.api.post(`/payment-plans/${plan.id}/payments`, { payment_method: card.id });
+      await held.chargeStarted;
+      const canceling = slow.api.post(`/payment-plans/${plan.id}/cancel`, {});
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      held.release();
+      const payment = await paying;
+      const cancel = await canceling;
+      expect(cancel.status).toBe(200);
+      expect(payment.status).toBe(201);
+      expect(payment.body.status).toBe('succeeded');
+      expect((await installmentsOf(slow.api, plan.id))[0]).toMatchObject({ status: 'paid' });
+      await planHasStatus(slow.api, plan.id, 'canceled');
+      const moves = await slow.app.prisma.transaction.findMany({ where: { customerId: customer.id } });
+      expect(moves.map((move) => `${move.type} ${move.status}`)).toEqual(['payment succeeded']);
+      expect(await gatewayCharges(slow.app.prisma, slow.accountId)).toBe(1);
+    } finally {
+      await slow.close();
+      await gatewayDb.$disconnect();
+    }
+  });
+
+  it('asked at once, a payment is either paid before the cancel (and stays paid) or refused with 409: never charged and then refunded', async () => {
+    const customer = await createCustomer(api);
+    const card = await addPaymentMethod(api, customer.id, cardBody(CARDS.succeeds));
+    for (let round = 0; round < 6; round++) {
+      const plan = expectStatus(await api.post('/payment-plans', body({ customer: customer.id })), 201);
+      const [payment, cancel] = await Promise.all([
+        api.post(`/payment-plans/${plan.id}/payments`, { payment_method: card.id }),
+        api.post(`/payment-plans/${plan.id}/cancel`, {}),
+      ]);
+      expect(cancel.status).toBe(200);
+      expect(await world.app.prisma.transaction.count({ where: { customerId: customer.id, type: 'refund' } })).toBe(0);
+      if (payment.status === 201) {
+        expect(payment.body.status).toBe('succeeded');
+        expect((await installmentsOf(api, plan.id))[0]).toMatchObject({ status: 'paid' });
+      } else {
+        expect(payment.status).toBe(409);
+        expect(payment.body.error.code).toBe('payment_plan_closed');
+      }
+      await planHasStatus(api, plan.id, 'canceled');
+    }
   });
 });

@@ -305,7 +305,7 @@ describe('money on a canceled plan (issue 10 item 1)', () => {
 });
 
 describe('money on a canceled plan: a stored-method charge racing the cancellation', () => {
-  it('is refunded at the gateway once it turns out to have succeeded', async () => {
+  it('is settled by the cancel (same key, one charge) and kept: it came first, so nothing is refunded (decisions.md §9)', async () => {
     const customer = await createCustomer(world.api);
     const card = await addPaymentMethod(world.api, customer.id, cardBody(CARDS.succeeds));
     const plan = expectStatus(
@@ -325,17 +325,16 @@ describe('money on a canceled plan: a stored-method charge racing the cancellati
     await expect(chargeStoredMethod(world.app.prisma, losesAnswer, world.accountId, plan.id, { paymentMethodId: card.id })).rejects.toMatchObject({ status: 502 });
     expectStatus(await world.api.post(`/payment-plans/${plan.id}/cancel`), 200);
 
-    // The next payment request completes the charge (same key: no second charge), finds the plan canceled and gives the money back.
-    expect((await world.api.post(`/payment-plans/${plan.id}/payments`, { payment_method: card.id })).body.error.code).toBe('payment_plan_closed');
     const payments = expectStatus(await world.api.get(`/payment-plans/${plan.id}/payments`), 200).data;
     const charge = payments.find((row: any) => row.method === 'payment_method');
-    expect(charge).toMatchObject({ status: 'refunded', amount: 100, amount_refunded: 100 });
-    const refund = await world.app.prisma.transaction.findFirstOrThrow({ where: { sourceTransactionId: charge.transaction } });
-    expect(refund).toMatchObject({ type: 'refund', status: 'succeeded', amount: -100n });
-    expect(refund.gatewayReference).toMatch(/^re_/);
-    expect(await getPlan(world.api, plan.id)).toMatchObject({ status: 'canceled', amount_paid: 100, amount_refunded: 100 });
-    expect((await installmentsOf(world.api, plan.id)).map((row: any) => row.status)).toEqual(['paid', 'canceled', 'canceled']);
-    expect((await planEvents(world, plan.id)).slice(-2)).toEqual(['canceled', 'payment_refunded']);
+    expect(charge).toMatchObject({ status: 'succeeded', amount: 100, amount_refunded: 0 });
+    expect(await world.app.prisma.transaction.count({ where: { sourceTransactionId: charge.transaction } })).toBe(0);
+    expect(await world.app.prisma.gatewayCharge.count({ where: { paymentMethodId: card.id, kind: 'charge' } })).toBe(1);
+    expect(await getPlan(world.api, plan.id)).toMatchObject({ status: 'canceled', amount_paid: 200, amount_refunded: 0 });
+    expect((await installmentsOf(world.api, plan.id)).map((row: any) => row.status)).toEqual(['paid', 'paid', 'canceled']);
+    expect((await planEvents(world, plan.id)).slice(-3)).toEqual(['payment_succeeded', 'installment_paid', 'canceled']);
+    // Asked after the cancel, a payment is refused.
+    expect((await world.api.post(`/payment-plans/${plan.id}/payments`, { payment_method: card.id })).body.error.code).toBe('payment_plan_closed');
   });
 });
 

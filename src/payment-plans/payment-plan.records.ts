@@ -160,6 +160,11 @@ export async function lockPlan(tx: Tx, accountId: string, id: string): Promise<P
   return tx.paymentPlan.findUniqueOrThrow({ where: { id }, include: PLAN_INCLUDE });
 }
 
+/** Card charges of the plan between their pending and settled steps (a request's or the workflow's automatic charge). */
+export function chargesInFlight(db: Db | Tx, planId: string): Promise<{ id: string }[]> {
+  return db.paymentPlanPayment.findMany({ where: { planId, method: { in: ['payment_method', 'automatic'] }, status: 'processing' }, select: { id: true } });
+}
+
 export async function reloadPlan(tx: Tx | Db, id: string): Promise<PlanWithDetails> {
   return tx.paymentPlan.findUniqueOrThrow({ where: { id }, include: PLAN_INCLUDE });
 }

@@ -47,7 +47,7 @@ export function registerPaymentPlanRoutes(api: Api, deps: AppDeps): void {
 
   const { prisma, temporal } = deps;
   const taskQueue = deps.taskQueue ?? config.taskQueue;
-  const gateway = createGateway(prisma);
+  const gateway = deps.gateway ?? createGateway(prisma);
   const tag = 'Payment plans';
   const planErrors = [403, 404, 409];
 

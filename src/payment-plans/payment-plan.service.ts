@@ -19,8 +19,11 @@ import {
   type PaymentPlanWorkflowInput,
 } from '../../workflows/payment-plan-contract';
 import { parseRequestArgs } from '../../workflows/payment-plan-requests';
-import { methodForPlan } from './plan-payments.service';
+import { methodForPlan, settleCharge } from './plan-payments.service';
+import type { PaymentGateway } from '../payments/gateway';
+import { createGateway } from '../payments/simulated-gateway';
 import {
+  chargesInFlight,
   findPlan,
   lockPlan,
   OVERDUE_STATUSES,
@@ -293,26 +296,42 @@ export async function markDefaulted(prisma: Db, planId: string, pastDueAt: numbe
   });
 }
 
+/** Card payments the cancel waits for before it gives up waiting (each settles in one gateway call). */
+const CANCEL_SETTLE_ROUNDS = 3;
+
 /**
  * Cancels the plan: no more charges, owed installments canceled, a sale waiting on a terminal asked
- * to cancel. Paid installments stay paid (refunds are a separate matter).
+ * to cancel. Paid installments stay paid (refunds are a separate matter). A card payment being
+ * charged when the cancel arrives came first: it is settled before the plan is canceled (the same
+ * gateway key, so nothing is charged twice) and pays its installments, instead of being charged and
+ * then refunded; a payment asked for after the cancel is refused (409 payment_plan_closed).
+ * decisions.md §9.
  */
-export async function cancelPlan(prisma: Db, planId: string, reason: string | undefined, at: Date): Promise<void> {
+export async function cancelPlan(prisma: Db, gateway: PaymentGateway, planId: string, reason: string | undefined, at: Date): Promise<void> {
   const accountId = await accountOf(prisma, planId);
-  await prisma.$transaction(async (tx) => {
-    const plan = await lockPlan(tx, accountId, planId);
-    if (plan.status === 'completed' || plan.status === 'canceled') {
-      throw conflict(`Payment plan ${planId} is ${plan.status} already.`, 'payment_plan_closed');
+  for (let round = 0; ; round++) {
+    for (const payment of await chargesInFlight(prisma, planId)) {
+      // A gateway that does not answer leaves the charge processing: the cancel goes on, and the charge, when it settles, is refunded.
+      await settleCharge(prisma, gateway, payment.id, at).catch(() => undefined);
     }
-    await tx.paymentPlan.update({ where: { id: planId }, data: { status: 'canceled', canceledAt: at, cancellationReason: reason ?? 'requested' } });
-    await tx.paymentPlanInstallment.updateMany({ where: { planId, status: { in: ['scheduled', 'failed', 'overdue'] } }, data: { status: 'canceled' } });
-    const waiting = await tx.paymentPlanPayment.findMany({ where: { planId, method: 'terminal', terminalState: 'waiting', cancelRequestedAt: null } });
-    for (const payment of waiting) {
-      await tx.terminalSale.update({ where: { id: payment.terminalSaleId! }, data: { cancelRequestedAt: at } });
-      await tx.paymentPlanPayment.update({ where: { id: payment.id }, data: { cancelRequestedAt: at } });
-    }
-    await recordPlanEvent(tx, planId, 'canceled');
-  });
+    const canceled = await prisma.$transaction(async (tx) => {
+      const plan = await lockPlan(tx, accountId, planId);
+      if (plan.status === 'completed' || plan.status === 'canceled') {
+        throw conflict(`Payment plan ${planId} is ${plan.status} already.`, 'payment_plan_closed');
+      }
+      if (round < CANCEL_SETTLE_ROUNDS && (await chargesInFlight(tx, planId)).length > 0) return false;
+      await tx.paymentPlan.update({ where: { id: planId }, data: { status: 'canceled', canceledAt: at, cancellationReason: reason ?? 'requested' } });
+      await tx.paymentPlanInstallment.updateMany({ where: { planId, status: { in: ['scheduled', 'failed', 'overdue'] } }, data: { status: 'canceled' } });
+      const waiting = await tx.paymentPlanPayment.findMany({ where: { planId, method: 'terminal', terminalState: 'waiting', cancelRequestedAt: null } });
+      for (const payment of waiting) {
+        await tx.terminalSale.update({ where: { id: payment.terminalSaleId! }, data: { cancelRequestedAt: at } });
+        await tx.paymentPlanPayment.update({ where: { id: payment.id }, data: { cancelRequestedAt: at } });
+      }
+      await recordPlanEvent(tx, planId, 'canceled');
+      return true;
+    });
+    if (canceled) return;
+  }
 }
 
 /**
@@ -327,6 +346,7 @@ export async function applyPlanRequest(
   signal: PaymentPlanRequestSignal,
   args: PaymentPlanRequestArgs,
   at: Date,
+  gateway: PaymentGateway = createGateway(prisma),
 ): Promise<PaymentPlanRequestResult> {
   const parsed = parseRequestArgs(signal, args, { strict: false });
   if (!parsed.ok) return { applied: false, ...parsed.issue, payment_id: null };
@@ -357,7 +377,7 @@ export async function applyPlanRequest(
         };
       }
       case 'cancelPlan':
-        await cancelPlan(prisma, planId, args.reason, at);
+        await cancelPlan(prisma, gateway, planId, args.reason, at);
         return { applied: true, message: `Payment plan ${planId} canceled.` };
     }
   } catch (error) {

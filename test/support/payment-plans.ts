@@ -1,3 +1,4 @@
+import type { PaymentGateway } from '../../src/payments/gateway';
 import crypto from 'node:crypto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, type Worker } from '@temporalio/worker';
@@ -33,11 +34,12 @@ export function quietRuntime(): void {
   }
 }
 
-export async function startPlanWorld(): Promise<PlanWorld> {
+/** The API's gateway is the simulated one unless given (the worker's always is). */
+export async function startPlanWorld(options: { gateway?: PaymentGateway } = {}): Promise<PlanWorld> {
   quietRuntime();
   const env = await createTimeSkippingEnv();
   const taskQueue = `payment-plans-${crypto.randomUUID()}`;
-  const app = await startTestApp({ temporal: env.client, taskQueue });
+  const app = await startTestApp({ temporal: env.client, taskQueue, gateway: options.gateway });
   const worker = await createEnvWorker(env, app.prisma, taskQueue);
   const running = worker.run();
   const account = await createTestAccount(app.prisma, { paymentPlans: true, name: 'Plans Co' });
