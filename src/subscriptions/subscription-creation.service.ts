@@ -17,6 +17,7 @@ import {
   persistSubscriptionInTx,
   projectColumnsInTx,
   recordFirstPeriodBilled,
+  setCreatedEventInvoice,
 } from './subscription-projection.service';
 import type { PriceObject } from '../catalog/price.schemas';
 import { readPrices } from '../catalog/records';
@@ -92,6 +93,7 @@ async function writeSubscription(
       billingReason: 'subscription_create',
       items: initial.items,
     });
+    if (inserted) await setCreatedEventInvoice(tx, initial.accountId, inserted.eventId, invoiceId);
     // The row shows the period being billed; the workflow's bill(0) records it as billed.
     const state: SubscriptionState = { ...initial, version: 2, latestInvoiceId: invoiceId, currentPeriodStart: periodStart, currentPeriodEnd: periodEnd };
     await projectColumnsInTx(tx, state);

@@ -191,10 +191,24 @@ export async function insertSubscriptionInTx(
   tx: Tx,
   state: SubscriptionState,
   prices: PriceObject[],
-): Promise<{ object: SubscriptionObject; row: SubscriptionWithItems } | null> {
+): Promise<{ object: SubscriptionObject; row: SubscriptionWithItems; eventId: string } | null> {
   const { values, object, row } = newSubscription(state, prices, null);
   const [written] = await queryRows<{ updatedMs: string }>(tx, INSERT_SUBSCRIPTION, values);
-  return written ? { object: { ...object, updated_ms: Number(written.updatedMs) }, row } : null;
+  return written ? { object: { ...object, updated_ms: Number(written.updatedMs) }, row, eventId: values[5] as string } : null;
+}
+
+const SET_CREATED_EVENT_INVOICE: Statement = {
+  name: 'subscription_created_event_invoice',
+  text: `UPDATE events SET data = jsonb_set(data, '{latest_invoice}', to_jsonb($1::text)) WHERE id = $2 AND account_id = $3 AND type = 'subscription.created'`,
+};
+
+/**
+ * subscription.created of a subscription billed at once names its first invoice, made in the same
+ * transaction just after the row (the contract: `latest_invoice`, the most recent invoice). The event
+ * is still uncommitted, so no receiver sees it without.
+ */
+export async function setCreatedEventInvoice(tx: Tx, accountId: string, eventId: string, invoiceId: string): Promise<void> {
+  await queryRows(tx, SET_CREATED_EVENT_INVOICE, [invoiceId, eventId, accountId]);
 }
 
 /** Columns a later version of the projection sets (the items stay as they are). */
