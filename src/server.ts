@@ -61,3 +61,18 @@ export async function listen(deps: AppDeps, port: number): Promise<http.Server> 
   });
   return server;
 }
+
+/**
+ * A graceful stop of the API's server (docs/operations.md, "Stopping"): it stops accepting connections,
+ * answers every request in flight, and closes each connection once it has no request in flight (a
+ * keep-alive connection would otherwise hold the stop for its 65 s timeout); a request that still comes on
+ * an open connection is answered with `Connection: close`. Resolves when every connection has closed.
+ */
+export function closeGracefully(server: http.Server): Promise<void> {
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.on('request', (_request: http.IncomingMessage, response: http.ServerResponse) => {
+    if (!response.headersSent) response.setHeader('Connection', 'close');
+  });
+  const idle = setInterval(() => server.closeIdleConnections(), 100);
+  return closed.finally(() => clearInterval(idle));
+}

@@ -1,5 +1,5 @@
 import { sealStoredAnswers } from '../src/http/idempotency';
-import { apiClient, type ApiClient, type TestApp, startTwoAccountApp } from './support/harness';
+import { apiClient, createTestAccount, type ApiClient, type TestApp, startTestApp, startTestWorker, startTwoAccountApp } from './support/harness';
 import { CARDS, customerWithCard, gatewayCharges, simpleInvoice } from './support/payments';
 import { recurringPrice } from './support/subscriptions';
 
@@ -285,5 +285,62 @@ describe('Idempotency-Key on POST /subscriptions', () => {
     expect(theirs).not.toBe(mine);
     expect((await other.get(`/subscriptions/${mine}`)).status).toBe(404);
     expect((await api.get(`/subscriptions/${theirs}`)).status).toBe(404);
+  });
+});
+
+describe('Idempotency-Key on subscription pause and resume', () => {
+  const taskQueue = 'idempotency-subscription-changes';
+  let changes: { app: TestApp; api: ApiClient; accountId: string; stop(): Promise<void> };
+  beforeAll(async () => {
+    const changesApp = await startTestApp({ taskQueue });
+    const worker = await startTestWorker(changesApp.prisma, taskQueue);
+    const account = await createTestAccount(changesApp.prisma);
+    changes = { app: changesApp, api: apiClient(changesApp.baseUrl, account.apiKey), accountId: account.accountId, stop: () => worker.stop() };
+  });
+  afterAll(async () => {
+    await changes.stop();
+    await changes.app.close();
+  });
+
+  /** As if the process died after the change took effect, before storing the response. */
+  const dieAfterCommit = (k: string) =>
+    changes.app.prisma.idempotencyKey.update({
+      where: { accountId_key: { accountId: changes.accountId, key: k } },
+      data: { state: 'in_progress', responseStatus: null, lockedAt: new Date(Date.now() - 120_000) },
+    });
+
+  it('a keyed resume (or pause) whose request died after it took effect answers the changed subscription on its retry; a new request still answers 409', async () => {
+    const { api } = changes;
+    const { customer } = await customerWithCard(api);
+    const price = await recurringPrice(api, { unitAmount: 900 });
+    const created = await api.post('/subscriptions', { customer: customer.id, items: [{ price, quantity: 1 }], trial_days: 0, start_date: Math.floor(Date.now() / 1000) });
+    expect(created.status).toBe(201);
+    const id = created.body.id as string;
+    expect((await api.post(`/subscriptions/${id}/pause`)).body.status).toBe('paused');
+
+    const resumeKey = newKey();
+    const resumed = await api.post(`/subscriptions/${id}/resume`, {}, key(resumeKey));
+    expect(resumed.status).toBe(200);
+    expect(resumed.body.status).toBe('active');
+    await dieAfterCommit(resumeKey);
+    const retried = await api.post(`/subscriptions/${id}/resume`, {}, key(resumeKey));
+    expect(retried.status).toBe(200);
+    expect(retried.body).toEqual(resumed.body);
+    expect(retried.headers.get('idempotent-replayed')).toBeNull();
+    // Stored now: a second retry replays it.
+    expect((await api.post(`/subscriptions/${id}/resume`, {}, key(resumeKey))).headers.get('idempotent-replayed')).toBe('true');
+    // A resume that is not the same request is refused as before.
+    const fresh = await api.post(`/subscriptions/${id}/resume`, {}, key(newKey()));
+    expect(fresh.status).toBe(409);
+    expect(fresh.body.error.code).toBe('subscription_not_paused');
+
+    const pauseKey = newKey();
+    expect((await api.post(`/subscriptions/${id}/pause`, {}, key(pauseKey))).body.status).toBe('paused');
+    await dieAfterCommit(pauseKey);
+    const pausedAgain = await api.post(`/subscriptions/${id}/pause`, {}, key(pauseKey));
+    expect(pausedAgain.status).toBe(200);
+    expect(pausedAgain.body).toMatchObject({ id, status: 'paused' });
+    expect((await api.post(`/subscriptions/${id}/pause`)).status).toBe(409);
+    expect((await api.get(`/subscriptions/${id}`)).body.status).toBe('paused');
   });
 });

@@ -135,7 +135,8 @@ describe('a deposit on a terminal', () => {
 
   it('lost: the payment goes resolving; the resolveDeposit signal with the known outcome continues it', async () => {
     const { terminal, plan, paymentId } = await depositWaiting();
-    const payment = expectStatus(await present(terminal.id, { outcome: 'lost' }), 200);
+    // The terminal's processor has no record of the sale either: the outcome must come from the caller.
+    const payment = expectStatus(await present(terminal.id, { outcome: 'lost', processor_outcome: 'unknown' }), 200);
     expect(payment).toMatchObject({ status: 'processing', terminal: { state: 'resolving' }, transaction: null });
     expect(await getPlan(world.api, plan.id)).toMatchObject({ status: 'pending', deposit: { status: 'action_required', attempt: { state: 'resolving' } } });
     expect(expectStatus(await world.api.get(`/terminals/${terminal.id}`), 200).status).toBe('idle');
@@ -169,6 +170,36 @@ describe('a deposit on a terminal', () => {
     const continued = expectStatus(await world.api.post(`/payment-plans/${plan.id}/deposit`, { outcome: 'declined' }), 200);
     expect(continued).toMatchObject({ status: 'pending', deposit: { status: 'unpaid', attempt: { state: 'declined' } } });
     expect((await installmentsOf(world.api, plan.id))[0]).toMatchObject({ status: 'scheduled', payment: null });
+  });
+
+  it("lost: POST /deposit without an outcome continues the deposit with the outcome the terminal's processor recorded", async () => {
+    const approved = await depositWaiting();
+    expectStatus(await present(approved.terminal.id, { outcome: 'lost' }), 200);
+    const continued = expectStatus(await world.api.post(`/payment-plans/${approved.plan.id}/deposit`, { external: true }), 200);
+    expect(continued).toMatchObject({ status: 'active', payment_method: null, deposit: { status: 'paid', attempt: { state: 'approved' } } });
+    const payment = expectStatus(await world.api.get(`/payment-plans/${approved.plan.id}/payments/${approved.paymentId}`), 200);
+    expect(payment).toMatchObject({ status: 'succeeded', resolution: { outcome: 'approved', external: true, source: 'api' } });
+
+    // Approved by the processor, nothing else given: charged, no card kept (as `outcome: approved` alone).
+    const noCard = await depositWaiting();
+    expectStatus(await present(noCard.terminal.id, { outcome: 'lost' }), 200);
+    expect(expectStatus(await world.api.post(`/payment-plans/${noCard.plan.id}/deposit`, {}), 200)).toMatchObject({
+      deposit: { status: 'action_required', attempt: { state: 'approved_no_credential' } },
+    });
+
+    const declined = await depositWaiting();
+    expectStatus(await present(declined.terminal.id, { outcome: 'lost', processor_outcome: 'declined' }), 200);
+    // payment_method goes only with an approved outcome, the processor's included.
+    expect((await world.api.post(`/payment-plans/${declined.plan.id}/deposit`, { external: true })).body.error).toMatchObject({ param: 'external' });
+    const unpaid = expectStatus(await world.api.post(`/payment-plans/${declined.plan.id}/deposit`, {}), 200);
+    expect(unpaid).toMatchObject({ status: 'pending', deposit: { status: 'unpaid', attempt: { state: 'declined' } } });
+
+    // An outcome given by the caller still wins over the processor's.
+    const given = await depositWaiting();
+    expectStatus(await present(given.terminal.id, { outcome: 'lost', processor_outcome: 'approved' }), 200);
+    expect(expectStatus(await world.api.post(`/payment-plans/${given.plan.id}/deposit`, { outcome: 'declined' }), 200)).toMatchObject({
+      deposit: { status: 'unpaid', attempt: { state: 'declined' } },
+    });
   });
 
   it('cancel: 202 asks the terminal; the attempt ends cancelled when the terminal reports it', async () => {
@@ -249,6 +280,24 @@ describe('terminal payments (POST /payment-plans/{id}/payments)', () => {
     expect((await getPlan(world.api, plan.id)).status).toBe('active');
     const continued = expectStatus(await world.api.post(`/payment-plans/${plan.id}/payments/${second.id}/resolve`, { external: true }), 200);
     expect(continued).toMatchObject({ status: 'succeeded', terminal: { state: 'approved' }, resolution: { external: true } });
+  });
+
+  it("lost: /resolve without an outcome continues the payment with the outcome the terminal's processor recorded", async () => {
+    const { plan } = await activePlan();
+    const terminal = await createTerminal(world.api);
+    const lost = expectStatus(await world.api.post(`/payment-plans/${plan.id}/payments`, { payment_method: { type: 'terminal', terminal: terminal.id } }), 201);
+    expectStatus(await present(terminal.id, { outcome: 'lost', processor_outcome: 'declined' }), 200);
+    const declined = expectStatus(await world.api.post(`/payment-plans/${plan.id}/payments/${lost.id}/resolve`, {}), 200);
+    expect(declined).toMatchObject({ status: 'failed', terminal: { state: 'declined' }, resolution: { outcome: 'declined', source: 'api' } });
+
+    const again = expectStatus(await world.api.post(`/payment-plans/${plan.id}/payments`, { payment_method: { type: 'terminal', terminal: terminal.id } }), 201);
+    expectStatus(await present(terminal.id, { outcome: 'lost' }), 200);
+    const approved = expectStatus(await world.api.post(`/payment-plans/${plan.id}/payments/${again.id}/resolve`, { external: true }), 200);
+    expect(approved).toMatchObject({ status: 'succeeded', terminal: { state: 'approved' }, resolution: { outcome: 'approved', external: true } });
+
+    const unknown = expectStatus(await world.api.post(`/payment-plans/${plan.id}/payments`, { payment_method: { type: 'terminal', terminal: terminal.id } }), 201);
+    expectStatus(await present(terminal.id, { outcome: 'lost', processor_outcome: 'unknown' }), 200);
+    expect((await world.api.post(`/payment-plans/${plan.id}/payments/${unknown.id}/resolve`, {})).body.error).toMatchObject({ param: 'outcome', code: 'parameter_missing' });
   });
 
   it('after the plan is canceled, a sale left resolving can still be resolved (the workflow has ended)', async () => {

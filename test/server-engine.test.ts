@@ -1,5 +1,7 @@
 import { execFileSync } from 'node:child_process';
-import { subscriptionWorkflowId } from '../workflows/subscription-messages';
+import fc from 'fast-check';
+import { stateQuery, subscriptionWorkflowId } from '../workflows/subscription-messages';
+import { burst, operation, type BurstTarget } from './support/subscription-bursts';
 import { apiClient, createTestAccount, eventsOf, type ApiClient } from './support/harness';
 import { createTerminal, eventually, getPlan } from './support/payment-plans';
 import { customerWithCard, createCustomer } from './support/payments';
@@ -91,6 +93,40 @@ it('a webhook delivery answered 500 is retried once and then delivered', async (
   } finally {
     await receiver.close();
   }
+});
+
+it('bursts of concurrent changes to one subscription (2 API processes, 2 workers): row, GET, last event and workflow agree', async () => {
+  const { customer } = await customerWithCard(api);
+  const price = await recurringPrice(api, { unitAmount: 1200 });
+  const target: BurstTarget = {
+    api,
+    prisma: stack.prisma,
+    temporal: stack.temporal,
+    accountId,
+    extraPrices: [await recurringPrice(api, { unitAmount: 500 }), await recurringPrice(api, { unitAmount: 250 })],
+    settle: (id) =>
+      eventually(
+        async () => {
+          const handle = stack.temporal.workflow.getHandle(subscriptionWorkflowId(id));
+          if ((await handle.describe()).status.name === 'COMPLETED') return { done: true, state: null };
+          const state = await handle.query(stateQuery);
+          const row = await stack.prisma.subscription.findUniqueOrThrow({ where: { id } });
+          return { done: !state.busy && row.workflowVersion === state.version, state };
+        },
+        (result) => result.done,
+      ).then((result) => result.state),
+  };
+  await fc.assert(
+    fc.asyncProperty(fc.array(operation, { minLength: 2, maxLength: 6 }), async (operations) => {
+      const created = expectStatus(
+        await api.post('/subscriptions', { customer: customer.id, items: [{ price, quantity: 1 }], trial_days: 0, start_date: unix(Date.now()) }),
+        201,
+        'POST /subscriptions',
+      );
+      await burst(target, created, operations);
+    }),
+    { numRuns: 5 },
+  );
 });
 
 it("a payment plan's deposit paid on a terminal activates the plan", async () => {

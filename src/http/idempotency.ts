@@ -96,6 +96,15 @@ function claimSeed(accountId: string, key: string, createdAtMs: number): string 
 }
 
 /**
+ * A name for one operation of one claim (`purpose`: what it is, e.g. `subscription-resume`), the same for
+ * a takeover of the claim: an id a handler hands to another system that deduplicates on it, such as the
+ * update id of a Temporal update (decisions.md §11). Derived from the claim's seed without revealing it.
+ */
+export function claimOperationId(seed: string, purpose: string): string {
+  return `idem_${crypto.createHash('sha256').update(`operation\n${purpose}\n${seed}`).digest('hex').slice(0, 32)}`;
+}
+
+/**
  * How an answer body is stored: AES-256-GCM under SECRETS_ENCRYPTION_KEY (src/lib/encryption.ts), as
  * `{sealed_v1, key_id}`, bound to its row by the associated data. Answers that carry a secret (webhook
  * destination create and roll-secret answer the signing secret) must not sit in the table in clear

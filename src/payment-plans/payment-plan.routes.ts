@@ -172,7 +172,9 @@ export function registerPaymentPlanRoutes(api: Api, deps: AppDeps): void {
     guard,
     summary: 'Continue a terminal deposit that is `resolving` or `approved_no_credential` (update resolveDeposit)',
     description:
-      '`resolving` (or still `waiting`): give the known `outcome`. `approved_no_credential` (charged, card not kept): give ' +
+      "`resolving`: the outcome the terminal's processor recorded for the sale, asked when no `outcome` is given (400 " +
+      "`parameter_missing` on `outcome` when the processor has none), or the `outcome` known from elsewhere. Still " +
+      '`waiting`: give the known `outcome`. `approved_no_credential` (charged, card not kept): give ' +
       '`payment_method` (a card attached to the customer, stored for the remaining installments) or `external: true` (they are ' +
       'collected outside the service). Approved without either leaves the deposit `approved_no_credential`.',
     params: planIdParams,
@@ -182,8 +184,8 @@ export function registerPaymentPlanRoutes(api: Api, deps: AppDeps): void {
     handler: async ({ principal, params, body }) => {
       const plan = await findPlan(prisma, principal.accountId, params.id);
       const attempt = await currentDepositAttempt(prisma, plan.id);
-      await checkResolution(prisma, plan, attempt, body);
-      await request(plan.id, 'resolveDeposit', body);
+      // Without an outcome, a `resolving` deposit continues with the processor's (decisions.md §8).
+      await request(plan.id, 'resolveDeposit', await checkResolution(prisma, plan, attempt, body));
       return getPaymentPlan(prisma, principal.accountId, plan.id);
     },
   });
@@ -279,8 +281,7 @@ export function registerPaymentPlanRoutes(api: Api, deps: AppDeps): void {
     handler: async ({ principal, params, body }) => {
       const plan = await findPlan(prisma, principal.accountId, params.id);
       const payment = await findPayment(prisma, principal.accountId, plan.id, params.payment_id);
-      await checkResolution(prisma, plan, payment, body);
-      await request(plan.id, 'resolveTerminalPayment', { ...body, payment_id: payment.id });
+      await request(plan.id, 'resolveTerminalPayment', { ...(await checkResolution(prisma, plan, payment, body)), payment_id: payment.id });
       return toPaymentObject(await findPayment(prisma, principal.accountId, plan.id, payment.id));
     },
   });

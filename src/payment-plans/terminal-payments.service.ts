@@ -7,6 +7,7 @@ import { newId } from '../lib/ids';
 import { cardBrand } from '../payments/card-numbers';
 import { toUnixSeconds } from '../lib/time';
 import { findTerminal } from '../terminals/terminal.service';
+import { processorSaleOutcome, type ProcessorSaleOutcome } from '../terminals/terminal-processor';
 import { saveTerminalCard, type PresentedCard } from '../terminals/terminal-card';
 import type { TerminalState } from '../../workflows/payment-plan-contract';
 import { recordSettled, type LedgerEntry } from '../transactions/ledger';
@@ -26,12 +27,15 @@ import {
 import { findPayment, lockPlan, OPEN_TERMINAL_STATES, type PlanWithDetails } from './payment-plan.records';
 import { settleStatus } from './payment-plan.status';
 
-/** How a terminal reports the end of a sale. `lost`: the sale ended but its outcome never arrived. */
+/**
+ * How a terminal reports the end of a sale. `lost`: the sale ended but its outcome never arrived; the
+ * simulated terminal's processor keeps `processorOutcome` (src/terminals/terminal-processor.ts).
+ */
 export type TerminalReport =
   | { outcome: 'approved'; card: PresentedCard }
   | { outcome: 'approved_no_credential'; card?: PresentedCard }
   | { outcome: 'declined'; card?: PresentedCard }
-  | { outcome: 'lost' }
+  | { outcome: 'lost'; processorOutcome?: ProcessorSaleOutcome }
   | { outcome: 'cancelled' };
 
 export interface ResolutionInput {
@@ -219,6 +223,7 @@ export async function reportTerminalOutcome(prisma: Db, accountId: string, termi
         await decline(tx, plan, payment, {});
         break;
       case 'lost':
+        if (report.processorOutcome && report.processorOutcome !== 'unknown') await tx.terminalSale.update({ where: { id: sale.id }, data: { processorOutcome: report.processorOutcome } });
         await tx.paymentPlanPayment.update({ where: { id: payment.id }, data: { terminalState: 'resolving', stateChangedAt: new Date() } });
         break;
       case 'cancelled':
@@ -245,15 +250,28 @@ export async function currentDepositAttempt(db: Db | Tx, planId: string, states:
 }
 
 /**
- * Checks a continuation before anything changes (the API calls it before signalling, the workflow's
- * activity again under the lock). A payment `waiting` or `resolving` needs the known `outcome`; one
- * `approved_no_credential` was charged already and needs a card (`payment_method`) or `external`,
- * unless the plan has a card on file already.
+ * The continuation's input with its outcome: the caller's, or for a payment `resolving` without one,
+ * the outcome the terminal's processor recorded for the sale (decisions.md §8). The processor holding
+ * none leaves it absent (checkResolution then asks the caller for it).
  */
-export async function checkResolution(db: Db | Tx, plan: PlanWithDetails, payment: PaymentPlanPayment, input: ResolutionInput): Promise<void> {
+export async function withKnownOutcome(db: Db | Tx, payment: PaymentPlanPayment, input: ResolutionInput): Promise<ResolutionInput> {
+  if (input.outcome || payment.method !== 'terminal' || payment.terminalState !== 'resolving' || !payment.terminalSaleId) return input;
+  const outcome = await processorSaleOutcome(db, payment.terminalSaleId);
+  return outcome === 'unknown' ? input : { ...input, outcome };
+}
+
+/**
+ * Checks a continuation before anything changes (the API calls it before signalling, the workflow's
+ * activity again under the lock) and answers its input with the outcome known (withKnownOutcome). A
+ * payment `waiting` needs the known `outcome`, one `resolving` too unless the terminal's processor has
+ * it; one `approved_no_credential` was charged already and needs a card (`payment_method`) or
+ * `external`, unless the plan has a card on file already.
+ */
+export async function checkResolution(db: Db | Tx, plan: PlanWithDetails, payment: PaymentPlanPayment, given: ResolutionInput): Promise<ResolutionInput> {
   if (payment.method !== 'terminal') {
     throw conflict(`Payment ${payment.id} was not taken on a terminal; there is nothing to resolve.`, 'not_terminal_payment');
   }
+  const input = await withKnownOutcome(db, payment, given);
   if (input.payment_method && input.external) throw badRequest('Give either payment_method or external, not both.', 'external');
   if (input.outcome === 'declined' && (input.payment_method || input.external)) {
     throw badRequest('payment_method and external go only with outcome approved.', input.external ? 'external' : 'payment_method');
@@ -274,13 +292,15 @@ export async function checkResolution(db: Db | Tx, plan: PlanWithDetails, paymen
       );
     }
   } else if (!input.outcome) {
-    throw badRequest(`Payment ${payment.id} is ${state}: give the known outcome (approved or declined).`, 'outcome', 'parameter_missing');
+    const why = state === 'resolving' ? ` (the terminal's processor has no outcome for sale ${payment.terminalSaleId})` : '';
+    throw badRequest(`Payment ${payment.id} is ${state}${why}: give the known outcome (approved or declined).`, 'outcome', 'parameter_missing');
   }
   if (input.payment_method) await methodForPlan(db, plan, input.payment_method, 'payment_method');
+  return input;
 }
 
 /**
- * Continues a terminal payment with a known outcome (signals resolveTerminalPayment / resolveDeposit,
+ * Continues a terminal payment with a known outcome, the caller's or the terminal processor's (signals resolveTerminalPayment / resolveDeposit,
  * sent by the API or by support). A sale still waiting on the terminal is closed there first.
  * approved: paid; with `payment_method` that card becomes the plan's card, with `external` the plan
  * goes on without one, on a plan that has a card it goes on with that card; otherwise the payment
@@ -290,14 +310,14 @@ export async function resolveTerminalPayment(
   prisma: Db,
   planId: string,
   paymentId: string | 'deposit',
-  input: ResolutionInput,
+  given: ResolutionInput,
   source: string,
 ): Promise<PaymentPlanPayment> {
   return prisma.$transaction(async (tx) => {
     const { accountId } = await tx.paymentPlan.findUniqueOrThrow({ where: { id: planId }, select: { accountId: true } });
     const plan = await lockPlan(tx, accountId, planId);
     const payment = paymentId === 'deposit' ? await currentDepositAttempt(tx, planId) : await findPayment(tx, accountId, planId, paymentId);
-    await checkResolution(tx, plan, payment, input);
+    const input = await checkResolution(tx, plan, payment, given);
     const at = new Date();
     const outcome = input.outcome ?? 'approved';
     const resolution = {

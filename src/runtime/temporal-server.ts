@@ -92,6 +92,8 @@ export async function startTemporalServer(options: {
   namespace: string;
   logFile: string;
   log?: (line: string) => void;
+  /** The server and UI in process groups of their own (see startTemporalDevServer). */
+  detached?: boolean;
 }): Promise<DevServer> {
   const address = `127.0.0.1:${options.port}`;
   const uiUrl = `http://localhost:${options.uiPort}`;
@@ -120,7 +122,7 @@ export async function startTemporalServer(options: {
 
   started = Date.now();
   const out = fs.openSync(options.logFile, 'a');
-  const server = spawn('sh', [SETUP_SCRIPT, 'serve'], { env, stdio: ['ignore', out, out] });
+  const server = spawn('sh', [SETUP_SCRIPT, 'serve'], { env, stdio: ['ignore', out, out], detached: options.detached ?? false });
   const ui = { child: undefined as ReturnType<typeof spawn> | undefined };
   const stop = async () => {
     if (ui.child) await stopChild(ui.child);
@@ -134,7 +136,7 @@ export async function startTemporalServer(options: {
     died.catch(() => undefined);
     await Promise.race([setupStep('register', env, options.logFile), died]);
     log(`Temporal server ready, namespace ${options.namespace} registered (${Date.now() - started} ms)`);
-    ui.child = spawn('sh', [SETUP_SCRIPT, 'ui'], { env, stdio: ['ignore', out, out] });
+    ui.child = spawn('sh', [SETUP_SCRIPT, 'ui'], { env, stdio: ['ignore', out, out], detached: options.detached ?? false });
     await waitForPort(options.uiPort, ui.child, 60_000, `Temporal UI server (log: ${options.logFile})`);
   } catch (error) {
     await stop();

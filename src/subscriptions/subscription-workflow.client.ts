@@ -110,18 +110,22 @@ export function subscriptionWorkflowStart(
 /**
  * Sends one update to a live subscription's workflow and answers the subscription it returns. A
  * refusal by the workflow becomes the API error it names (409 for a forbidden move); a workflow that
- * has already ended means the subscription ended meanwhile.
+ * has already ended means the subscription ended meanwhile. `updateId`: the update's id, derived from
+ * the request's Idempotency-Key claim (claimOperationId), so that a keyed request taken over after it
+ * died is the same update: Temporal answers the first one's result instead of running it again
+ * (decisions.md §11); without it each call is a new update.
  */
 export async function updateSubscriptionWorkflow<Args extends [] | [unknown]>(
   { temporal, prisma }: { temporal: Client; prisma: Db },
   subscriptionId: string,
   update: UpdateDefinition<SubscriptionObject, Args>,
   args: Args,
+  updateId?: string,
 ): Promise<SubscriptionObject> {
   await assertTemporalReachable(temporal);
   try {
     const handle = temporal.workflow.getHandle(subscriptionWorkflowId(subscriptionId));
-    return await handle.executeUpdate<SubscriptionObject, [unknown]>(update.name, { args: args as [unknown] });
+    return await handle.executeUpdate<SubscriptionObject, [unknown]>(update.name, { args: args as [unknown], ...(updateId ? { updateId } : {}) });
   } catch (error) {
     if (error instanceof WorkflowNotFoundError) {
       // Created, and its workflow not started yet (Temporal was down at the creation): the worker starts it.

@@ -119,7 +119,7 @@ export function registerSubscriptionRoutes(api: Api, appDeps: AppDeps): void {
     body: emptyBody,
     response: subscriptionSchema,
     errors: [404, 409, 503],
-    handler: ({ principal, params }) => pauseSubscription(deps, principal.accountId, params.id),
+    handler: ({ principal, params, idempotencySeed }) => pauseSubscription(deps, principal.accountId, params.id, idempotencySeed),
   });
 
   api.route({
@@ -132,7 +132,7 @@ export function registerSubscriptionRoutes(api: Api, appDeps: AppDeps): void {
     body: emptyBody,
     response: subscriptionSchema,
     errors: [404, 409, 503],
-    handler: ({ principal, params }) => resumeSubscription(deps, principal.accountId, params.id),
+    handler: ({ principal, params, idempotencySeed }) => resumeSubscription(deps, principal.accountId, params.id, idempotencySeed),
   });
 
   api.route({

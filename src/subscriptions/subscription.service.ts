@@ -16,6 +16,7 @@ import { badRequest, conflict, notFound } from '../http/errors';
 import { pageEnvelope, pageWindow, type Page } from '../http/pagination';
 import { withParam } from '../invoices/invoice.service';
 import { idFromSeed, newId } from '../lib/ids';
+import { claimOperationId } from '../http/idempotency';
 import { findPaymentMethod } from '../payments/payment-method.service';
 import { cancelUpdate, changeUpdate, pauseUpdate, resumeUpdate, type SubscriptionCreated } from '../../workflows/subscription-messages';
 import type { BillingInterval } from './billing-dates';
@@ -317,12 +318,17 @@ export async function cancelSubscription(deps: SubscriptionDeps, accountId: stri
   return updateSubscriptionWorkflow(deps, id, cancelUpdate, [{ atPeriodEnd }]);
 }
 
-export async function pauseSubscription(deps: SubscriptionDeps, accountId: string, id: string): Promise<SubscriptionObject> {
+/**
+ * A keyed pause or resume (`idempotencySeed`, the Idempotency-Key's claim) is sent as the update named
+ * after the claim: a retry taking over the key after the first request died once its change had taken
+ * effect answers that change's result, not 409 (decisions.md §11).
+ */
+export async function pauseSubscription(deps: SubscriptionDeps, accountId: string, id: string, idempotencySeed?: string): Promise<SubscriptionObject> {
   await liveSubscription(deps.prisma, accountId, id);
-  return updateSubscriptionWorkflow(deps, id, pauseUpdate, []);
+  return updateSubscriptionWorkflow(deps, id, pauseUpdate, [], idempotencySeed && claimOperationId(idempotencySeed, 'subscription-pause'));
 }
 
-export async function resumeSubscription(deps: SubscriptionDeps, accountId: string, id: string): Promise<SubscriptionObject> {
+export async function resumeSubscription(deps: SubscriptionDeps, accountId: string, id: string, idempotencySeed?: string): Promise<SubscriptionObject> {
   await liveSubscription(deps.prisma, accountId, id);
-  return updateSubscriptionWorkflow(deps, id, resumeUpdate, []);
+  return updateSubscriptionWorkflow(deps, id, resumeUpdate, [], idempotencySeed && claimOperationId(idempotencySeed, 'subscription-resume'));
 }

@@ -25,7 +25,7 @@ function reportOf(input: PresentCardInput): TerminalReport {
     case 'declined':
       return { outcome: 'declined', card };
     case 'lost':
-      return { outcome: 'lost' };
+      return { outcome: 'lost', processorOutcome: input.processor_outcome ?? 'approved' };
   }
 }
 
@@ -83,7 +83,9 @@ export function registerTerminalRoutes(api: Api, deps: AppDeps): void {
     description:
       'outcome approved: paid, the card is saved for the customer (and becomes the plan\'s card if it has none); ' +
       'approved_no_credential: paid, no card kept; declined: nothing paid; lost: the sale ends but its outcome never ' +
-      'reaches the service (the payment goes `resolving`). Answers the payment-plan payment. 409 when no sale waits.',
+      'reaches the service (the payment goes `resolving`); the terminal\'s processor keeps processor_outcome (default approved), ' +
+      'which POST /payment-plans/{id}/deposit and .../resolve without an outcome ask for. Answers the payment-plan payment. ' +
+      '409 when no sale waits.',
     params: terminalIdParams,
     body: presentCardBody,
     response: planPaymentSchema,

@@ -43,6 +43,10 @@ export const presentCardBody = z
     outcome: z
       .enum(['approved', 'declined', 'approved_no_credential', 'lost'])
       .describe('approved: paid, card saved; approved_no_credential: paid, no card kept; declined; lost: the outcome never reaches the service'),
+    processor_outcome: z
+      .enum(['approved', 'declined', 'unknown'])
+      .optional()
+      .describe("With outcome lost: what the terminal's processor recorded for the sale (default approved; unknown: it has no record), answered when the service asks for it"),
     card: z
       .strictObject({
         number: cardNumber,

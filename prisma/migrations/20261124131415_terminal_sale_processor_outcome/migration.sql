@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "terminal_sales" ADD COLUMN     "processor_outcome" TEXT;
+
