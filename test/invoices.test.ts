@@ -168,6 +168,29 @@ describe('POST /invoices', () => {
       ]);
     });
 
+    it("a price's tax_behavior decides: an exclusive 10% rate on a $10.00 tax-inclusive price is inside the $10.00", async () => {
+      const rate10 = await createTaxRate(api, 10, false);
+      const included = await createProduct(api, { unit_amount: 1000, tax_behavior: 'inclusive' });
+      // 1000 / 1.1 = 909.09 -> 909 excluding tax, 91 tax, total stays 1000.
+      const invoice = await createInvoice(api, { customer: customerId, lines: [{ price: included.default_price, quantity: 1, tax: [rate10.id] }] });
+      expect(invoice).toMatchObject({ subtotal: 1000, subtotal_excluding_tax: 909, tax: 91, total: 1000, total_excluding_tax: 909, amount_due: 1000 });
+      expect(invoice.total_taxes).toEqual([{ amount: 91, tax_behavior: 'inclusive', tax_rate: rate10.id, taxable_amount: 909 }]);
+      expect(invoice.lines[0]).toMatchObject({ amount: 1000, amount_excluding_tax: 909, tax_amounts: invoice.total_taxes });
+      // And the other way round: an inclusive 20% rate on a tax-exclusive $12.00 price goes on top.
+      const excluded = await createProduct(api, { unit_amount: 1200, tax_behavior: 'exclusive' });
+      const onTop = await createInvoice(api, { customer: customerId, lines: [{ price: excluded.default_price, quantity: 1, tax: [rate20incl.id] }] });
+      expect(onTop).toMatchObject({ subtotal: 1200, subtotal_excluding_tax: 1200, tax: 240, total: 1440, amount_due: 1440 });
+      expect(onTop.total_taxes).toEqual([{ amount: 240, tax_behavior: 'exclusive', tax_rate: rate20incl.id, taxable_amount: 1200 }]);
+      // Another account can use neither the price nor the rate.
+      const otherCustomer = (await createCustomer(other)).id;
+      const stolenPrice = await other.post('/invoices', { customer: otherCustomer, lines: [{ price: included.default_price }] });
+      expect(stolenPrice.status).toBe(404);
+      expect(stolenPrice.body.error.param).toBe('lines.0.price');
+      const stolenRate = await other.post('/invoices', { customer: otherCustomer, lines: [{ description: 'x', amount: 1000, tax: [rate10.id] }] });
+      expect(stolenRate.status).toBe(404);
+      expect(stolenRate.body.error.param).toBe('lines.0.tax');
+    });
+
     it('refuses an inactive tax rate with 400 naming the line', async () => {
       const inactive = (await api.post('/taxRates', { display_name: 'Old', percentage: 4, inclusive: false, active: false })).body;
       const response = await api.post('/invoices', { customer: customerId, lines: [{ description: 'x', amount: 1, tax: [inactive.id] }] });

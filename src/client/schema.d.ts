@@ -473,7 +473,7 @@ export interface paths {
         put?: never;
         /**
          * Create a draft invoice
-         * @description Lines are `{price, quantity?, tax?}` or `{description, amount, quantity?, tax?}` (`amount` is cents per unit). Each tax rate applies as its `inclusive` flag says. Writes invoice.created.
+         * @description Lines are `{price, quantity?, tax?}` or `{description, amount, quantity?, tax?}` (`amount` is cents per unit). On a price line the price's `tax_behavior` decides whether its tax rates are included in the amount; on an amount line each rate's `inclusive` flag does. Writes invoice.created.
          */
         post: operations["postInvoices"];
         delete?: never;

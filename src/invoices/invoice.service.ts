@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { Prisma } from '../generated/prisma/client';
 import type { Db, Tx } from '../db/prisma';
 import { findPricesForUse } from '../catalog/price.service';
-import { computeTax, type TaxAmount } from '../catalog/tax';
+import { computeTax, type TaxAmount, type TaxBehavior } from '../catalog/tax';
 import { findTaxRates } from '../catalog/tax-rate.service';
 import { findCustomer, readCustomerEvenDeleted } from '../customers/customer.service';
 import { queryRows, type Statement } from '../db/sql';
@@ -71,6 +71,7 @@ async function priceLines(
     let unitAmount = line.amount ?? 0;
     let description = line.description ?? null;
     let currency: string | null = null;
+    let taxBehavior: TaxBehavior | undefined;
     if (line.price) {
       const priceId = line.price;
       // FOR SHARE until commit: a concurrent DELETE /prices cannot remove a price this invoice bills.
@@ -80,6 +81,7 @@ async function priceLines(
       }
       unitAmount = price!.unit_amount;
       currency = price!.currency;
+      taxBehavior = price!.tax_behavior;
       if (description === null) {
         const [product] = await queryRows<{ name: string }>(tx, PRODUCT_NAME, [price!.product, accountId]);
         description = price!.description ?? product?.name ?? null;
@@ -89,7 +91,8 @@ async function priceLines(
     const inactive = rates.find((rate) => !rate.active);
     if (inactive) throw badRequest(`Tax rate ${inactive.id} is inactive and cannot be applied.`, `lines.${index}.tax`);
     const amount = unitAmount * line.quantity;
-    const tax = computeTax(amount, rates);
+    // A price's tax_behavior decides whether its rates are inside its amount (docs/api.md, Tax arithmetic).
+    const tax = computeTax(amount, rates, taxBehavior);
     if (tax.total > MAX_CHARGE_AMOUNT) {
       throw badRequest(
         `Line ${index} comes to ${tax.total} cents with tax; an invoice may bill at most ${MAX_CHARGE_AMOUNT} cents.`,
@@ -156,7 +159,8 @@ async function existingByKey(db: Db | Tx, accountId: string, idempotencyKey: str
 
 /**
  * Creates a draft invoice and writes invoice.created. Line totals come from the catalog's tax
- * function (each tax rate's own inclusive flag decides); invoice totals are their sums.
+ * function (a price line's tax_behavior decides, an amount line's rates their own inclusive flag);
+ * invoice totals are their sums.
  */
 export async function createInvoice(
   prisma: Db,

@@ -5,7 +5,8 @@ import type { Prisma, Price, TaxRate } from '../generated/prisma/client';
 import type { Db } from '../db/prisma';
 import { findPrice } from '../catalog/price.service';
 import type { PriceObject } from '../catalog/price.schemas';
-import { computeTax, type TaxRateForCalc } from '../catalog/tax';
+import { computeTax, type TaxBehavior, type TaxRateForCalc } from '../catalog/tax';
+import { TAX_BEHAVIORS } from '../catalog/price.schemas';
 import { findTaxRates, TAX_RATE_COLUMNS, taxRateOfRow, taxRatesInOrder, toTaxRateObject } from '../catalog/tax-rate.service';
 import type { TaxRateObject } from '../catalog/tax-rate.schemas';
 import { PRICE_COLUMNS, priceOfRow, toPriceObject } from '../catalog/records';
@@ -84,6 +85,8 @@ interface BilledItem {
   unitAmount: number;
   quantity: number;
   rates: TaxRateForCalc[];
+  /** The price's tax_behavior, which decides how the rates apply (computeTax). */
+  taxBehavior: TaxBehavior;
   /** The request field the item came from (`items.N`), or null for an item the request left as it was. */
   param: string | null;
 }
@@ -94,7 +97,7 @@ interface BilledItem {
  * `items.N.quantity` when that item alone passes it, else `items`.
  */
 function assertPeriodWithinCeiling(items: BilledItem[]): void {
-  const lineTotal = (item: BilledItem) => computeTax(item.unitAmount * item.quantity, item.rates).total;
+  const lineTotal = (item: BilledItem) => computeTax(item.unitAmount * item.quantity, item.rates, item.taxBehavior).total;
   const total = items.reduce((sum, item) => sum + lineTotal(item), 0);
   if (total <= MAX_CHARGE_AMOUNT) return;
   const alone = items.find((item) => item.param !== null && lineTotal(item) > MAX_CHARGE_AMOUNT);
@@ -202,7 +205,7 @@ export async function createSubscription(
     productNames.push(priceRow.productName);
     const rates = activeOf(taxRatesInOrder(taxRates, item.tax ?? [], `${param}.tax`), `${param}.tax`);
     items.push({ id: newId('subscriptionItem'), priceId: item.price, quantity: item.quantity, taxRateIds: rates.map((rate) => rate.id) });
-    billed.push({ unitAmount: resolved.price.unit_amount, quantity: item.quantity, rates, param });
+    billed.push({ unitAmount: resolved.price.unit_amount, quantity: item.quantity, rates, taxBehavior: resolved.price.tax_behavior, param });
   }
   assertPeriodWithinCeiling(billed);
   let defaultPaymentMethodId: string | null = null;
@@ -287,17 +290,19 @@ async function assertChangedItemsWithinCeiling(prisma: Db, row: SubscriptionWith
   }
   const kept = [...items.values()];
   const [prices, rates] = await Promise.all([
-    prisma.price.findMany({ where: { accountId: row.accountId, id: { in: kept.map((item) => item.priceId) } }, select: { id: true, unitAmount: true } }),
+    prisma.price.findMany({ where: { accountId: row.accountId, id: { in: kept.map((item) => item.priceId) } }, select: { id: true, unitAmount: true, taxBehavior: true } }),
     // Renewals drop a rate deactivated since it was set: so does this sum.
     prisma.taxRate.findMany({ where: { accountId: row.accountId, id: { in: kept.flatMap((item) => item.taxRateIds) }, active: true } }),
   ]);
   const unitAmounts = new Map(prices.map((price) => [price.id, Number(price.unitAmount)]));
+  const taxBehaviors = new Map(prices.map((price) => [price.id, columnValue(TAX_BEHAVIORS, price.taxBehavior, 'prices.tax_behavior')]));
   const ratesById = new Map(rates.map((rate) => [rate.id, toTaxRateObject(rate)]));
   assertPeriodWithinCeiling(
     kept.map((item) => ({
       unitAmount: unitAmounts.get(item.priceId) ?? 0,
       quantity: item.quantity,
       rates: item.taxRateIds.flatMap((id) => ratesById.get(id) ?? []),
+      taxBehavior: taxBehaviors.get(item.priceId) ?? 'exclusive',
       param: item.param,
     })),
   );
