@@ -1,5 +1,7 @@
 import { eventsOf, startTwoAccountApp, type ApiClient, type TestApp } from './support/harness';
-import { addPaymentMethod, cardBody, createInvoice, customerWithCard, gatewayCharges } from './support/payments';
+import { addPaymentMethod, CARDS, cardBody, createCustomer, createInvoice, customerWithCard, gatewayCharges } from './support/payments';
+import { createGateway } from '../src/payments/simulated-gateway';
+import { toGatewayPaymentMethod } from '../src/payments/payment-method.service';
 
 let app: TestApp;
 let api: ApiClient;
@@ -53,6 +55,48 @@ describe('DELETE /customers/{id} leaves nothing payable or chargeable', () => {
 
     expect((await api.delete(`/invoices/${invoice.id}`)).status).toBe(200);
     expect((await api.delete(`/customers/${customer.id}`)).status).toBe(200);
+  });
+
+  it("a deleted customer's card is spent: never attached to another customer nor charged; the card entered again is a new method", async () => {
+    const { customer, method } = await customerWithCard(api, CARDS.succeeds);
+    expect((await api.delete(`/customers/${customer.id}`)).status).toBe(200);
+    const next = await createCustomer(api, 'Next owner');
+
+    const attach = await api.post(`/payment-methods/${method.id}/attach`, { customer: next.id, default: true });
+    expect(attach.status).toBe(409);
+    expect(attach.body.error).toMatchObject({ type: 'conflict', code: 'payment_method_detached' });
+    expect((await api.get(`/payment-methods/${method.id}`)).body).toMatchObject({ customer: null, billing_details: { name: 'Ada Lovelace' } });
+    expect((await api.get(`/customers/${next.id}/payment-methods`)).body.data).toEqual([]);
+
+    // Every charge path refuses it: it is no customer's.
+    const invoice = await createInvoice(api, { customer: next.id, lines: [{ description: 'Owed', amount: 800 }] });
+    const pay = await api.put(`/invoices/${invoice.id}`, { payment_method: method.id });
+    expect(pay.status).toBe(400);
+    expect(pay.body.error.param).toBe('payment_method');
+    expect((await api.get(`/invoices/${invoice.id}`)).body).toMatchObject({ status: 'draft', attempt_count: 0 });
+    const product = (await api.post('/products', { name: `Monthly ${Date.now()}`, currency: 'USD', unit_amount: 1000, type: 'recurring', recurring: { interval: 'month', interval_count: 1 } })).body;
+    const subscription = await api.post('/subscriptions', { customer: next.id, items: [{ price: product.default_price, quantity: 1 }], trial_days: 0, start_date: Math.floor(Date.now() / 1000), default_payment_method: method.id });
+    expect(subscription.status).toBe(400);
+    expect(subscription.body.error.param).toBe('default_payment_method');
+    await app.prisma.account.update({ where: { id: accountId }, data: { paymentPlansEnabled: true } });
+    const plan = await api.post('/payment-plans', { customer: next.id, total_amount: 3000, currency: 'USD', installments_count: 3, interval: 'month', payment_method: method.id });
+    expect(plan.status).toBe(400);
+    expect(plan.body.error.param).toBe('payment_method');
+    // Last line of defence: the gateway itself refuses a detached method.
+    const row = await app.prisma.paymentMethod.findUniqueOrThrow({ where: { id: method.id } });
+    const refused = await createGateway(app.prisma).charge({ amount: 100, currency: 'USD', paymentMethod: toGatewayPaymentMethod(row), idempotencyKey: `detached-${method.id}` });
+    expect(refused).toMatchObject({ status: 'failed', failureCode: 'payment_method_detached' });
+    expect(await app.prisma.gatewayCharge.count({ where: { accountId, kind: 'charge', status: 'succeeded' } })).toBe(0);
+    // Another account sees none of it.
+    expect((await other.post(`/payment-methods/${method.id}/attach`, { customer: next.id })).status).toBe(404);
+    expect((await other.get(`/payment-methods/${method.id}`)).status).toBe(404);
+
+    // The new owner enters the card again: a new method with the new owner's details, which pays.
+    const entered = await addPaymentMethod(api, next.id, cardBody(CARDS.succeeds, { billing_details: { name: 'Next Owner' } }));
+    expect(entered.id).not.toBe(method.id);
+    expect(entered).toMatchObject({ customer: next.id, billing_details: { name: 'Next Owner' }, card: { fingerprint: row.fingerprint } });
+    const paid = await api.put(`/invoices/${invoice.id}`);
+    expect(paid.body).toMatchObject({ status: 'paid', payment_method: entered.id });
   });
 
   it("another account cannot delete the customer (404) and the customer's cards stay attached", async () => {

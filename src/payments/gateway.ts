@@ -9,6 +9,8 @@ export interface GatewayPaymentMethod {
   type: string;
   /** Simulator only: the verdict stored for test numbers (the number itself is never kept). */
   testBehavior: string;
+  /** Detached from its customer: a processor refuses to charge it (decisions.md §5). */
+  detached: boolean;
 }
 
 export interface ChargeRequest {

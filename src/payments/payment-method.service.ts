@@ -61,14 +61,14 @@ export function toPaymentMethodObject(method: PaymentMethod): PaymentMethodObjec
 
 /** What the gateway needs to charge a stored method. */
 export function toGatewayPaymentMethod(method: PaymentMethod): GatewayPaymentMethod {
-  return { id: method.id, accountId: method.accountId, type: method.type, testBehavior: method.testBehavior };
+  return { id: method.id, accountId: method.accountId, type: method.type, testBehavior: method.testBehavior, detached: method.detachedAt !== null };
 }
 
 /** A payment method of the account, or 404 (also for another account's method). */
 const PAYMENT_METHOD_COLUMNS = modelColumns<PaymentMethod>(Prisma.PaymentMethodScalarFieldEnum, {
   bigint: ['updatedMs'],
   date: ['createdAt', 'updatedAt'],
-  'date?': ['attachedAt'],
+  'date?': ['attachedAt', 'detachedAt'],
 });
 
 /** Reads of one payment method, on every charge: prepared statements (src/db/sql.ts) instead of Prisma's pipeline. */
@@ -140,6 +140,15 @@ async function refreshSavedMethod(
   return tx.paymentMethod.update({ where: { id: saved.id }, data });
 }
 
+/** 409 for a method detached before: it can never be attached again (decisions.md §5). */
+function detachedConflict(id: string) {
+  return conflict(
+    `Payment method ${id} was detached from its customer (or its customer was deleted) and can never be attached or charged again; ` +
+      'create a new payment method with the card or bank account details.',
+    'payment_method_detached',
+  );
+}
+
 /** Serialises attach/detach per customer, so two attaches of one card cannot both be saved. */
 async function lockCustomerMethods(tx: Tx, customerId: string): Promise<void> {
   await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`payment-methods:${customerId}`}, 0))`;
@@ -167,6 +176,8 @@ async function attachInTx(
     if (method.customerId) {
       throw conflict(`Payment method ${method.id} is attached to another customer; detach it first.`, 'payment_method_attached_elsewhere');
     }
+    // A detached method is spent for good (decisions.md §5): the card details are entered again instead.
+    if (method.detachedAt) throw detachedConflict(method.id);
     const saved = await tx.paymentMethod.findFirst({
       where: { accountId, customerId, fingerprint: method.fingerprint, type: method.type, NOT: { id: method.id } },
       orderBy: { attachedAt: 'asc' },
@@ -290,7 +301,8 @@ export async function attachPaymentMethod(
 
 /**
  * Detaching the default hands the default to the customer's earliest-attached remaining method, so a
- * customer with methods always has a default (the rule that made the first one default).
+ * customer with methods always has a default (the rule that made the first one default). A detached
+ * method is never attached or charged again (decisions.md §5).
  */
 export async function detachPaymentMethod(prisma: Db, accountId: string, id: string): Promise<PaymentMethodObject> {
   return prisma.$transaction(async (tx) => {
@@ -300,7 +312,7 @@ export async function detachPaymentMethod(prisma: Db, accountId: string, id: str
     const method = await findPaymentMethod(tx, accountId, id);
     const customerId = method.customerId;
     if (!customerId) throw conflict(`Payment method ${id} is not attached to a customer.`, 'payment_method_not_attached');
-    const detached = await tx.paymentMethod.update({ where: { id }, data: { customerId: null, attachedAt: null } });
+    const detached = await tx.paymentMethod.update({ where: { id }, data: { customerId: null, attachedAt: null, detachedAt: new Date() } });
     const current = await tx.customerDefaultPaymentMethod.findUnique({ where: { accountId_customerId: { accountId, customerId } } });
     if (current?.paymentMethodId === id) {
       const next = await tx.paymentMethod.findFirst({ where: { accountId, customerId }, orderBy: [{ attachedAt: 'asc' }, { id: 'asc' }] });
@@ -316,12 +328,16 @@ export async function detachPaymentMethod(prisma: Db, accountId: string, id: str
   });
 }
 
-/** Every method of a deleted customer is detached (payment_method.detached each) and it keeps no default. */
+/**
+ * Every method of a deleted customer is detached (payment_method.detached each), which makes it unusable
+ * for good (decisions.md §5): no other customer can take it, with the deleted customer's billing details.
+ * The customer keeps no default.
+ */
 export async function detachAllInTx(tx: Tx, accountId: string, customerId: string): Promise<void> {
   await lockCustomerMethods(tx, customerId);
   const methods = await tx.paymentMethod.findMany({ where: { accountId, customerId }, orderBy: [{ attachedAt: 'asc' }, { id: 'asc' }] });
   for (const method of methods) {
-    const detached = await tx.paymentMethod.update({ where: { id: method.id }, data: { customerId: null, attachedAt: null } });
+    const detached = await tx.paymentMethod.update({ where: { id: method.id }, data: { customerId: null, attachedAt: null, detachedAt: new Date() } });
     await recordEvent(tx, accountId, 'payment_method.detached', toPaymentMethodObject(detached));
   }
   await tx.customerDefaultPaymentMethod.deleteMany({ where: { accountId, customerId } });

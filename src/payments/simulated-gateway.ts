@@ -50,6 +50,32 @@ const INSERT_CHARGE: Statement = {
     RETURNING ${selectList(GATEWAY_CHARGE_COLUMNS, 'g')}`,
 };
 
+interface Failure {
+  code: string;
+  message: string;
+  retryable: boolean;
+}
+
+/** The outcome a test number asks for (decisions.md §5), or null when it succeeds. */
+function testFailureOf(method: ChargeRequest['paymentMethod']): Failure | null {
+  const behavior = isTestBehavior(method.testBehavior) ? method.testBehavior : 'card_declined';
+  if (behavior === 'succeeds') return null;
+  const failure = FAILURES[behavior];
+  return { code: behavior, message: method.type === 'card' ? failure.card : failure.bank, retryable: failure.retryable };
+}
+
+/**
+ * What any processor refuses whatever the number (decisions.md §5): a detached method, which is never
+ * charged again. The billing code refuses it before the gateway; this is the last line of defence.
+ */
+function refusalOf(request: ChargeRequest): Failure | null {
+  const { paymentMethod } = request;
+  if (paymentMethod.detached) {
+    return { code: 'payment_method_detached', message: 'The payment method was detached and cannot be charged again.', retryable: false };
+  }
+  return null;
+}
+
 /**
  * A test-mode gateway that keeps its own ledger (gateway_charges). Outcomes come from the stored
  * test behaviour of the payment method. Each call inserts under its (account, idempotency key) with
@@ -62,8 +88,7 @@ export class SimulatedGateway implements PaymentGateway {
   async charge(request: ChargeRequest): Promise<ChargeResult> {
     assertPositiveCents(request.amount);
     const { paymentMethod } = request;
-    const behavior = isTestBehavior(paymentMethod.testBehavior) ? paymentMethod.testBehavior : 'card_declined';
-    const failure = behavior === 'succeeds' ? null : FAILURES[behavior];
+    const failure = refusalOf(request) ?? testFailureOf(paymentMethod);
     const [inserted] = await queryModels(this.prisma, GATEWAY_CHARGE_COLUMNS, INSERT_CHARGE, [
       newId('gatewayCharge'),
       paymentMethod.accountId,
@@ -72,8 +97,8 @@ export class SimulatedGateway implements PaymentGateway {
       String(request.amount),
       request.currency,
       failure ? 'failed' : 'succeeded',
-      failure ? behavior : null,
-      failure ? (paymentMethod.type === 'card' ? failure.card : failure.bank) : null,
+      failure?.code ?? null,
+      failure?.message ?? null,
       failure?.retryable ?? false,
       request.description ?? null,
     ]);
