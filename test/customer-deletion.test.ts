@@ -99,6 +99,43 @@ describe('DELETE /customers/{id} leaves nothing payable or chargeable', () => {
     expect(paid.body).toMatchObject({ status: 'paid', payment_method: entered.id });
   });
 
+  it('racing DELETE /customers/{id}: no invoice or payment method made meanwhile stays payable (20 rounds)', async () => {
+    const deletedIds: string[] = [];
+    for (let round = 0; round < 20; round += 1) {
+      const customer = await createCustomer(api, `Racer ${round}`);
+      const loose = (await api.post('/payment-methods', cardBody(CARDS.succeeds))).body;
+      const [deleted, invoice, second, attach] = await Promise.all([
+        api.delete(`/customers/${customer.id}`),
+        api.post('/invoices', { customer: customer.id, lines: [{ description: 'Race', amount: 500 }] }),
+        api.post('/invoices', { customer: customer.id, lines: [{ description: 'Race too', amount: 700 }] }),
+        api.post(`/payment-methods/${loose.id}/attach`, { customer: customer.id }),
+      ]);
+      expect(deleted.status).toBe(200);
+      for (const made of [invoice, second, attach]) expect([200, 201, 404]).toContain(made.status);
+      deletedIds.push(customer.id);
+    }
+    const payable = await app.prisma.invoice.findMany({ where: { accountId, customerId: { in: deletedIds }, status: { not: 'void' } } });
+    expect(payable).toEqual([]);
+    const attached = await app.prisma.paymentMethod.count({ where: { accountId, customerId: { in: deletedIds } } });
+    expect(attached).toBe(0);
+  });
+
+  it("a deleted customer's draft (made before deletion voided drafts) is never finalized: 409 customer_deleted", async () => {
+    const { customer } = await customerWithCard(api, CARDS.succeeds);
+    const draft = await createInvoice(api, { customer: customer.id, lines: [{ description: 'Left over', amount: 600 }] });
+    // As the race above used to leave it: the customer deleted, its draft still a draft.
+    await app.prisma.customer.update({ where: { id: customer.id }, data: { deletedAt: new Date() } });
+    for (const attempt of [() => api.post(`/invoices/${draft.id}/finalize`), () => api.put(`/invoices/${draft.id}`)]) {
+      const refused = await attempt();
+      expect(refused.status).toBe(409);
+      expect(refused.body.error).toMatchObject({ type: 'conflict', code: 'customer_deleted' });
+    }
+    expect((await other.post(`/invoices/${draft.id}/finalize`)).status).toBe(404);
+    expect((await api.get(`/invoices/${draft.id}`)).body).toMatchObject({ status: 'draft', number: null });
+    expect(await app.prisma.transaction.count({ where: { accountId, invoiceId: draft.id } })).toBe(0);
+    expect((await api.delete(`/invoices/${draft.id}`)).body.status).toBe('void');
+  });
+
   it("another account cannot delete the customer (404) and the customer's cards stay attached", async () => {
     const { customer, method } = await customerWithCard(api);
     expect((await other.delete(`/customers/${customer.id}`)).status).toBe(404);

@@ -4,7 +4,7 @@ import type { Db, Tx } from '../db/prisma';
 import { findPricesForUse } from '../catalog/price.service';
 import { computeTax, type TaxAmount, type TaxBehavior } from '../catalog/tax';
 import { findTaxRates } from '../catalog/tax-rate.service';
-import { findCustomer, readCustomerEvenDeleted } from '../customers/customer.service';
+import { lockCustomer, readCustomerEvenDeleted } from '../customers/customer.service';
 import { queryRows, type Statement } from '../db/sql';
 import { ApiError, badRequest, conflict } from '../http/errors';
 import { pageEnvelope, pageWindow, type Page } from '../http/pagination';
@@ -200,7 +200,9 @@ function parsedInvoiceInput(rawInput: CreateInvoiceInput, opts: CreateInvoiceOpt
 type ParsedInvoiceInput = z.output<typeof createInvoiceBody>;
 
 async function insertInvoice(tx: Tx, accountId: string, input: ParsedInvoiceInput, opts: CreateInvoiceOptions): Promise<InvoiceObject> {
-  const customer = await withParam('customer', () => findCustomer(tx, accountId, input.customer));
+  // Locked until commit, so a concurrent DELETE /customers/{id} waits for this draft and voids it, or
+  // comes first and this answers 404 (decisions.md §4).
+  const customer = await withParam('customer', () => lockCustomer(tx, accountId, input.customer, 'share'));
   const [account] = await queryRows<{ name: string }>(tx, ACCOUNT_NAME, [accountId]);
   if (!account) throw new Error(`Account ${accountId} not found.`);
   const lines = await priceLines(tx, accountId, input.lines, !opts.subscriptionId);
@@ -269,8 +271,13 @@ async function insertInvoice(tx: Tx, accountId: string, input: ParsedInvoiceInpu
  * a fresh customer snapshot, invoice.finalized, and invoice.sent for send_invoice invoices.
  */
 export async function finalizeInTx(tx: Tx, accountId: string, invoice: InvoiceWithLines): Promise<InvoiceWithLines> {
-  const number = await allocateInvoiceNumber(tx, accountId);
   const customer = await readCustomerEvenDeleted(tx, accountId, invoice.customerId);
+  // A deleted customer owes nothing new (decisions.md §4). Its deletion voids its drafts under each
+  // draft's lock, which the caller holds: a draft still here was made before that rule held.
+  if (customer?.deletedAt) {
+    throw conflict(`Invoice ${invoice.id} is for customer ${invoice.customerId}, which was deleted; it cannot be finalized (void it).`, 'customer_deleted');
+  }
+  const number = await allocateInvoiceNumber(tx, accountId);
   const finalized = await updateLockedInvoice(tx, invoice, { status: 'open', number, finalizedAt: currentTime(), ...(customer ? snapshotCustomer(customer) : {}) });
   const object = toInvoiceObject(finalized);
   await recordEvent(tx, accountId, 'invoice.finalized', object);
@@ -314,9 +321,13 @@ export async function voidInvoice(prisma: Db, accountId: string, id: string): Pr
   return prisma.$transaction(async (tx) => voidInTx(tx, accountId, id));
 }
 
-/** Voids a draft or open invoice inside the caller's transaction (the invoice is locked here). */
-export async function voidInTx(tx: Tx, accountId: string, id: string): Promise<InvoiceObject> {
+/**
+ * Voids a draft or open invoice inside the caller's transaction (the invoice is locked here). With
+ * `onlyDraft`, an invoice no longer a draft (finalized since the caller read it) is refused with that error.
+ */
+export async function voidInTx(tx: Tx, accountId: string, id: string, opts: { onlyDraft?: ApiError } = {}): Promise<InvoiceObject> {
   const invoice = await lockInvoice(tx, accountId, id);
+  if (opts.onlyDraft && invoice.status === 'open') throw opts.onlyDraft;
   if (invoice.status === 'void') throw conflict(`Invoice ${id} is already void.`, 'invoice_void');
   if (invoice.status === 'paid') throw conflict(`Invoice ${id} is paid and cannot be voided; refund it instead.`, 'invoice_already_paid');
   const inFlight = await tx.transaction.count({ where: { accountId, invoiceId: id, type: 'payment', status: 'pending' } });

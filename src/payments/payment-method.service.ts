@@ -1,7 +1,7 @@
 import { Prisma, type PaymentMethod } from '../generated/prisma/client';
 import type { Db, Tx } from '../db/prisma';
 import { modelColumns, queryModels, selectList, type Statement } from '../db/sql';
-import { findCustomer } from '../customers/customer.service';
+import { findCustomer, lockCustomer } from '../customers/customer.service';
 import { ApiError, conflict, notFound } from '../http/errors';
 import { pageEnvelope, pageWindow, type Page, type PageParams } from '../http/pagination';
 import { recordEvent } from '../lib/events';
@@ -234,7 +234,7 @@ export async function createPaymentMethod(prisma: Db, accountId: string, input: 
 
   return prisma.$transaction(async (tx) => {
     if (input.customer) {
-      await findCustomerParam(tx, accountId, input.customer);
+      await lockCustomerParam(tx, accountId, input.customer);
       await lockCustomerMethods(tx, input.customer);
       const saved = await tx.paymentMethod.findFirst({
         where: { accountId, customerId: input.customer, fingerprint: data.fingerprint, type: data.type },
@@ -255,9 +255,13 @@ export async function createPaymentMethod(prisma: Db, accountId: string, input: 
   });
 }
 
-async function findCustomerParam(db: Db | Tx, accountId: string, customerId: string) {
+/**
+ * The live customer a method is attached to, locked (FOR KEY SHARE) until the attach commits, so that a
+ * concurrent DELETE /customers/{id} either waits and detaches the method, or comes first and this is a 404.
+ */
+async function lockCustomerParam(tx: Tx, accountId: string, customerId: string) {
   try {
-    return await findCustomer(db, accountId, customerId);
+    return await lockCustomer(tx, accountId, customerId, 'share');
   } catch (error) {
     if (error instanceof ApiError && error.status === 404) {
       throw new ApiError('not_found', 'resource_missing', error.message, 'customer');
@@ -291,7 +295,7 @@ export async function attachPaymentMethod(
 ): Promise<PaymentMethodObject> {
   return prisma.$transaction(async (tx) => {
     await findPaymentMethod(tx, accountId, id);
-    await findCustomerParam(tx, accountId, input.customer);
+    await lockCustomerParam(tx, accountId, input.customer);
     await lockCustomerMethods(tx, input.customer);
     // Read again under the lock: a concurrent attach or detach may have changed it.
     const method = await findPaymentMethod(tx, accountId, id);
