@@ -348,6 +348,39 @@ describe('PUT /invoices/{id} (pay)', () => {
     expect((await api.put(`/invoices/${invoice.id}`)).body.status).toBe('paid');
   });
 
+  it('a US bank account pays USD only: an EUR invoice (or plan) refuses it with 400 naming payment_method; a card pays EUR', async () => {
+    const customer = await createCustomer(api);
+    const bank = await addPaymentMethod(api, customer.id, bankBody(BANK_ACCOUNTS.succeeds));
+    const card = await addPaymentMethod(api, customer.id, cardBody(CARDS.succeeds));
+    const invoice = await simpleInvoice(api, customer.id, 990, { currency: 'EUR' });
+    const before = await gatewayCharges(app.prisma, accountId);
+    // The default (the bank account, attached first) and the bank account named: refused, nothing changes.
+    for (const body of [{}, { payment_method: bank.id }]) {
+      const refused = await api.put(`/invoices/${invoice.id}`, body);
+      expect(refused.status).toBe(400);
+      expect(refused.body.error).toMatchObject({ param: 'payment_method', code: 'payment_method_currency_unsupported' });
+    }
+    expect((await api.get(`/invoices/${invoice.id}`)).body).toMatchObject({ status: 'draft', attempt_count: 0, number: null });
+    expect(await gatewayCharges(app.prisma, accountId)).toBe(before);
+    // Another account can neither pay it nor use the card.
+    expect((await other.put(`/invoices/${invoice.id}`, { payment_method: card.id })).status).toBe(404);
+    const paid = await api.put(`/invoices/${invoice.id}`, { payment_method: card.id });
+    expect(paid.body).toMatchObject({ status: 'paid', currency: 'EUR', payment_method: card.id });
+
+    // A payment plan in EUR takes no bank account either.
+    await app.prisma.account.update({ where: { id: accountId }, data: { paymentPlansEnabled: true } });
+    const plan = await api.post('/payment-plans', { customer: customer.id, total_amount: 3000, currency: 'EUR', installments_count: 3, interval: 'month', payment_method: bank.id });
+    expect(plan.status).toBe(400);
+    expect(plan.body.error).toMatchObject({ param: 'payment_method', code: 'payment_method_currency_unsupported' });
+    await app.prisma.account.update({ where: { id: accountId }, data: { paymentPlansEnabled: false } });
+
+    // Last line of defence: the gateway declines a bank debit in EUR.
+    const row = await app.prisma.paymentMethod.findUniqueOrThrow({ where: { id: bank.id } });
+    const { toGatewayPaymentMethod } = await import('../src/payments/payment-method.service');
+    const declined = await createGateway(app.prisma).charge({ amount: 990, currency: 'EUR', paymentMethod: toGatewayPaymentMethod(row), idempotencyKey: `eur-${bank.id}` });
+    expect(declined).toMatchObject({ status: 'failed', failureCode: 'currency_not_supported' });
+  });
+
   it('pays a zero invoice without charging', async () => {
     const customer = await createCustomer(api);
     const invoice = await simpleInvoice(api, customer.id, 0);

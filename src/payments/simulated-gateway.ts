@@ -12,6 +12,7 @@ import {
   type RefundResult,
 } from './gateway';
 import { FAILURES, TEST_BEHAVIORS, type TestBehavior } from './test-numbers';
+import { paysCurrency } from './currencies';
 
 function isTestBehavior(value: string): value is TestBehavior {
   return (TEST_BEHAVIORS as readonly string[]).includes(value);
@@ -66,12 +67,16 @@ function testFailureOf(method: ChargeRequest['paymentMethod']): Failure | null {
 
 /**
  * What any processor refuses whatever the number (decisions.md §5): a detached method, which is never
- * charged again. The billing code refuses it before the gateway; this is the last line of defence.
+ * charged again, and a currency the method cannot pay. The billing code refuses both before the
+ * gateway; this is the last line of defence.
  */
 function refusalOf(request: ChargeRequest): Failure | null {
   const { paymentMethod } = request;
   if (paymentMethod.detached) {
     return { code: 'payment_method_detached', message: 'The payment method was detached and cannot be charged again.', retryable: false };
+  }
+  if (!paysCurrency(paymentMethod.type, request.currency)) {
+    return { code: 'currency_not_supported', message: `A US bank account cannot be debited in ${request.currency}; only USD.`, retryable: false };
   }
   return null;
 }
