@@ -11,6 +11,9 @@ export interface GatewayPaymentMethod {
   testBehavior: string;
   /** Detached from its customer: a processor refuses to charge it (decisions.md §5). */
   detached: boolean;
+  /** A card's expiry (valid through that month, UTC); null for a bank account. */
+  expMonth: number | null;
+  expYear: number | null;
 }
 
 export interface ChargeRequest {

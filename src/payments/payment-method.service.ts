@@ -61,7 +61,15 @@ export function toPaymentMethodObject(method: PaymentMethod): PaymentMethodObjec
 
 /** What the gateway needs to charge a stored method. */
 export function toGatewayPaymentMethod(method: PaymentMethod): GatewayPaymentMethod {
-  return { id: method.id, accountId: method.accountId, type: method.type, testBehavior: method.testBehavior, detached: method.detachedAt !== null };
+  return {
+    id: method.id,
+    accountId: method.accountId,
+    type: method.type,
+    testBehavior: method.testBehavior,
+    detached: method.detachedAt !== null,
+    expMonth: method.cardExpMonth,
+    expYear: method.cardExpYear,
+  };
 }
 
 /** A payment method of the account, or 404 (also for another account's method). */

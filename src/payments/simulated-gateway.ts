@@ -13,6 +13,7 @@ import {
 } from './gateway';
 import { FAILURES, TEST_BEHAVIORS, type TestBehavior } from './test-numbers';
 import { paysCurrency } from './currencies';
+import { currentTime } from '../lib/clock-time';
 
 function isTestBehavior(value: string): value is TestBehavior {
   return (TEST_BEHAVIORS as readonly string[]).includes(value);
@@ -66,14 +67,20 @@ function testFailureOf(method: ChargeRequest['paymentMethod']): Failure | null {
 }
 
 /**
- * What any processor refuses whatever the number (decisions.md §5): a detached method, which is never
- * charged again, and a currency the method cannot pay. The billing code refuses both before the
- * gateway; this is the last line of defence.
+ * What any processor declines whatever the number (decisions.md §5): a detached method, which is never
+ * charged again, a card past its expiry (`expired_card`), and a currency the method cannot pay. The
+ * billing code refuses the first and the last before the gateway (this is the last line of defence);
+ * an expiry passes while a card is on file, so only the charge can find it.
  */
 function refusalOf(request: ChargeRequest): Failure | null {
   const { paymentMethod } = request;
   if (paymentMethod.detached) {
     return { code: 'payment_method_detached', message: 'The payment method was detached and cannot be charged again.', retryable: false };
+  }
+  // A card is valid through its expiry month, judged at the service's time: a test clock's when the
+  // charge is made for a customer on one (src/lib/clock-time.ts), the wall clock's otherwise.
+  if (paymentMethod.expYear !== null && paymentMethod.expMonth !== null && currentTime().getTime() >= Date.UTC(paymentMethod.expYear, paymentMethod.expMonth, 1)) {
+    return { code: 'expired_card', message: 'Your card has expired.', retryable: false };
   }
   if (!paysCurrency(paymentMethod.type, request.currency)) {
     return { code: 'currency_not_supported', message: `A US bank account cannot be debited in ${request.currency}; only USD.`, retryable: false };
