@@ -168,6 +168,29 @@ describe('POST /invoices', () => {
       ]);
     });
 
+    it("a price's tax_behavior decides: an exclusive 10% rate on a $10.00 tax-inclusive price is inside the $10.00", async () => {
+      const rate10 = await createTaxRate(api, 10, false);
+      const included = await createProduct(api, { unit_amount: 1000, tax_behavior: 'inclusive' });
+      // 1000 / 1.1 = 909.09 -> 909 excluding tax, 91 tax, total stays 1000.
+      const invoice = await createInvoice(api, { customer: customerId, lines: [{ price: included.default_price, quantity: 1, tax: [rate10.id] }] });
+      expect(invoice).toMatchObject({ subtotal: 1000, subtotal_excluding_tax: 909, tax: 91, total: 1000, total_excluding_tax: 909, amount_due: 1000 });
+      expect(invoice.total_taxes).toEqual([{ amount: 91, tax_behavior: 'inclusive', tax_rate: rate10.id, taxable_amount: 909 }]);
+      expect(invoice.lines[0]).toMatchObject({ amount: 1000, amount_excluding_tax: 909, tax_amounts: invoice.total_taxes });
+      // And the other way round: an inclusive 20% rate on a tax-exclusive $12.00 price goes on top.
+      const excluded = await createProduct(api, { unit_amount: 1200, tax_behavior: 'exclusive' });
+      const onTop = await createInvoice(api, { customer: customerId, lines: [{ price: excluded.default_price, quantity: 1, tax: [rate20incl.id] }] });
+      expect(onTop).toMatchObject({ subtotal: 1200, subtotal_excluding_tax: 1200, tax: 240, total: 1440, amount_due: 1440 });
+      expect(onTop.total_taxes).toEqual([{ amount: 240, tax_behavior: 'exclusive', tax_rate: rate20incl.id, taxable_amount: 1200 }]);
+      // Another account can use neither the price nor the rate.
+      const otherCustomer = (await createCustomer(other)).id;
+      const stolenPrice = await other.post('/invoices', { customer: otherCustomer, lines: [{ price: included.default_price }] });
+      expect(stolenPrice.status).toBe(404);
+      expect(stolenPrice.body.error.param).toBe('lines.0.price');
+      const stolenRate = await other.post('/invoices', { customer: otherCustomer, lines: [{ description: 'x', amount: 1000, tax: [rate10.id] }] });
+      expect(stolenRate.status).toBe(404);
+      expect(stolenRate.body.error.param).toBe('lines.0.tax');
+    });
+
     it('refuses an inactive tax rate with 400 naming the line', async () => {
       const inactive = (await api.post('/taxRates', { display_name: 'Old', percentage: 4, inclusive: false, active: false })).body;
       const response = await api.post('/invoices', { customer: customerId, lines: [{ description: 'x', amount: 1, tax: [inactive.id] }] });
@@ -323,6 +346,39 @@ describe('PUT /invoices/{id} (pay)', () => {
     await addPaymentMethod(api, customer.id, bankBody(BANK_ACCOUNTS.succeeds));
     const invoice = await simpleInvoice(api, customer.id, 990);
     expect((await api.put(`/invoices/${invoice.id}`)).body.status).toBe('paid');
+  });
+
+  it('a US bank account pays USD only: an EUR invoice (or plan) refuses it with 400 naming payment_method; a card pays EUR', async () => {
+    const customer = await createCustomer(api);
+    const bank = await addPaymentMethod(api, customer.id, bankBody(BANK_ACCOUNTS.succeeds));
+    const card = await addPaymentMethod(api, customer.id, cardBody(CARDS.succeeds));
+    const invoice = await simpleInvoice(api, customer.id, 990, { currency: 'EUR' });
+    const before = await gatewayCharges(app.prisma, accountId);
+    // The default (the bank account, attached first) and the bank account named: refused, nothing changes.
+    for (const body of [{}, { payment_method: bank.id }]) {
+      const refused = await api.put(`/invoices/${invoice.id}`, body);
+      expect(refused.status).toBe(400);
+      expect(refused.body.error).toMatchObject({ param: 'payment_method', code: 'payment_method_currency_unsupported' });
+    }
+    expect((await api.get(`/invoices/${invoice.id}`)).body).toMatchObject({ status: 'draft', attempt_count: 0, number: null });
+    expect(await gatewayCharges(app.prisma, accountId)).toBe(before);
+    // Another account can neither pay it nor use the card.
+    expect((await other.put(`/invoices/${invoice.id}`, { payment_method: card.id })).status).toBe(404);
+    const paid = await api.put(`/invoices/${invoice.id}`, { payment_method: card.id });
+    expect(paid.body).toMatchObject({ status: 'paid', currency: 'EUR', payment_method: card.id });
+
+    // A payment plan in EUR takes no bank account either.
+    await app.prisma.account.update({ where: { id: accountId }, data: { paymentPlansEnabled: true } });
+    const plan = await api.post('/payment-plans', { customer: customer.id, total_amount: 3000, currency: 'EUR', installments_count: 3, interval: 'month', payment_method: bank.id });
+    expect(plan.status).toBe(400);
+    expect(plan.body.error).toMatchObject({ param: 'payment_method', code: 'payment_method_currency_unsupported' });
+    await app.prisma.account.update({ where: { id: accountId }, data: { paymentPlansEnabled: false } });
+
+    // Last line of defence: the gateway declines a bank debit in EUR.
+    const row = await app.prisma.paymentMethod.findUniqueOrThrow({ where: { id: bank.id } });
+    const { toGatewayPaymentMethod } = await import('../src/payments/payment-method.service');
+    const declined = await createGateway(app.prisma).charge({ amount: 990, currency: 'EUR', paymentMethod: toGatewayPaymentMethod(row), idempotencyKey: `eur-${bank.id}` });
+    expect(declined).toMatchObject({ status: 'failed', failureCode: 'currency_not_supported' });
   });
 
   it('pays a zero invoice without charging', async () => {

@@ -270,6 +270,26 @@ describe('attach, detach and the default payment method', () => {
     expect((await api.get(`/customers/${customer.id}/payment-methods/${first.id}`)).status).toBe(404);
   });
 
+  it('a detached method is never attached again (409 payment_method_detached); the card entered again for the customer is a new method', async () => {
+    const customer = await createCustomer(api);
+    const method = await addPaymentMethod(api, customer.id, cardBody(CARDS.succeeds));
+    expect((await api.post(`/payment-methods/${method.id}/detach`)).status).toBe(200);
+    for (const target of [customer.id, (await createCustomer(api, 'Someone else')).id]) {
+      const again = await api.post(`/payment-methods/${method.id}/attach`, { customer: target });
+      expect(again.status).toBe(409);
+      expect(again.body.error).toMatchObject({ type: 'conflict', code: 'payment_method_detached' });
+    }
+    // Not even as the saved card a new method of the same number would answer.
+    const reentered = await api.post('/payment-methods', cardBody(CARDS.succeeds, { customer: customer.id, billing_details: { name: 'Ada King' } }));
+    expect(reentered.status).toBe(201);
+    expect(reentered.body).toMatchObject({ customer: customer.id, billing_details: { name: 'Ada King' }, card: { fingerprint: method.card.fingerprint } });
+    expect(reentered.body.id).not.toBe(method.id);
+    expect((await api.get(`/customers/${customer.id}/payment-methods`)).body.data.map((m: { id: string }) => m.id)).toEqual([reentered.body.id]);
+    // Entered again, the saved (new) method answers as before.
+    expect((await api.post('/payment-methods', cardBody(CARDS.succeeds, { customer: customer.id }))).body.id).toBe(reentered.body.id);
+    expect((await api.get(`/payment-methods/${method.id}`)).body.customer).toBeNull();
+  });
+
   it('validates the attach body', async () => {
     const method = (await api.post('/payment-methods', cardBody(CARDS.succeeds))).body;
     const cases: [object, string][] = [

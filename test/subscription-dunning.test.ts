@@ -301,6 +301,10 @@ describe('dunning', () => {
         'subscription.updated',
         'subscription.canceled',
       ]);
+      // The event shows the attempt it reports, as a declined charge's does.
+      const [failed] = (await subscriptionEvents(world, subscription.id)).filter((event) => event.type === 'invoice.payment_failed');
+      expect(failed!.data).toMatchObject({ id: invoice!.id, status: 'open', attempted: true, attempt_count: 1 });
+      expect(expectStatus(await world.api.get(`/invoices/${invoice!.id}`), 200)).toMatchObject({ attempted: true, attempt_count: 1 });
       return subscription.id;
     });
   });

@@ -243,6 +243,25 @@ describe('POST /subscriptions', () => {
     expect(invoice).toMatchObject({ status: 'paid', subtotal: 1500n, tax: 150n, total: 1650n, paymentMethodId: card.id });
   });
 
+  it("a tax-inclusive price keeps its tax inside on the first invoice, whatever the rate's flag, and in the period ceiling", async () => {
+    const exclusive = await createTaxRate(api, 10, false);
+    const included = await recurringPrice(api, { unitAmount: 1000, taxBehavior: 'inclusive' });
+    const subscription = await createSubscription(api, await validBody({ items: [{ price: included, quantity: 1, tax: [exclusive.id] }] }));
+    const [invoice] = await invoicesOf(world, subscription.id);
+    // 1000 / 1.1 = 909.09 -> 909 excluding tax; the customer is charged the $10.00 the price says.
+    expect(invoice).toMatchObject({ status: 'paid', subtotal: 1000n, subtotalExcludingTax: 909n, tax: 91n, total: 1000n, amountPaid: 1000n });
+    expect(invoice!.totalTaxes).toEqual([{ amount: 91, tax_behavior: 'inclusive', tax_rate: exclusive.id, taxable_amount: 909 }]);
+    // 95000000 cents with the tax inside stays under the ceiling (on top it would pass it).
+    const nearCeiling = await recurringPrice(api, { unitAmount: 95_000_000, taxBehavior: 'inclusive' });
+    const body = await validBody({ items: [{ price: nearCeiling, quantity: 1, tax: [exclusive.id] }], collection_method: 'send_invoice' });
+    const large = await createSubscription(api, body);
+    expect((await invoicesOf(world, large.id))[0]).toMatchObject({ total: 95_000_000n, tax: 8_636_364n });
+    // Another account cannot subscribe its customer to the price or use the rate.
+    const stolen = await other.post('/subscriptions', { ...body, customer: otherCustomer });
+    expect(stolen.status).toBe(404);
+    expect(stolen.body.error.param).toBe('items.0.price');
+  });
+
   it('honours Idempotency-Key: the same request twice makes one subscription', async () => {
     const body = await validBody();
     const headers = { 'Idempotency-Key': `sub-${Date.now()}` };

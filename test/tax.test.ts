@@ -113,6 +113,13 @@ describe('computeTax', () => {
     ]);
   });
 
+  it("a price's tax_behavior overrides every rate's own flag", () => {
+    const rates = [exclusive('txr_ex', 10), inclusive('txr_in', 10)];
+    expect(computeTax(1000, rates, 'inclusive')).toEqual(computeTax(1000, [inclusive('txr_ex', 10), inclusive('txr_in', 10)]));
+    expect(computeTax(1000, rates, 'exclusive')).toEqual(computeTax(1000, [exclusive('txr_ex', 10), exclusive('txr_in', 10)]));
+    expect(computeTax(1000, [exclusive('txr_ex', 10)], 'inclusive')).toMatchObject({ amount_excluding_tax: 909, tax: 91, total: 1000 });
+  });
+
   it('handles 4-decimal percentages exactly', () => {
     expect(computeTax(12345, [exclusive('txr_a', 7.1234)]).exclusive_tax).toBe(879); // 879.38373
     expect(computeTax(99999999, [exclusive('txr_a', 0.0001)]).exclusive_tax).toBe(100); // 99.999999

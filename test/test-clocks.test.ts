@@ -288,6 +288,41 @@ describe('dates judged by the clock', () => {
   }, 90_000);
 });
 
+describe('card expiry judged by the clock', () => {
+  it('a card valid through December pays the December invoice and is declined expired_card at the January renewal on the clock; at the real time without one', async () => {
+    const expYear = new Date().getUTCFullYear() + 1;
+    const start = Date.UTC(expYear, 11, 1) / 1000;
+    const clock = await createClock(start);
+    const customer = expectStatus(await api.post('/customers', { name: 'Expiring', test_clock: clock.id }), 201);
+    const card = await addPaymentMethod(api, customer.id, cardBody(CARDS.succeeds, { card: { number: CARDS.succeeds, exp_month: 12, exp_year: expYear, cvc: '123' } }));
+    const price = await recurringPrice(api);
+    const subscription = expectStatus(await api.post('/subscriptions', { customer: customer.id, items: [{ price, quantity: 1 }], start_date: start, trial_days: 0 }), 201);
+    expect((await invoicesOf(subscription.id))[0]).toMatchObject({ status: 'paid', payment_method: card.id });
+
+    await advance(clock.id, Date.UTC(expYear + 1, 0, 1, 12) / 1000);
+    const [, renewal] = await invoicesOf(subscription.id);
+    expect(renewal).toMatchObject({ status: 'open', attempt_count: 1, period_start: Date.UTC(expYear + 1, 0, 1) / 1000 });
+    const attempts = expectStatus(await api.get(`/transactions?invoice=${renewal.id}`), 200).data;
+    expect(attempts.map((t: { status: string; failure_code: string | null }) => [t.status, t.failure_code])).toEqual([['failed', 'expired_card']]);
+    // Another account sees none of it.
+    expect((await other.get(`/invoices/${renewal.id}`)).status).toBe(404);
+    expect((await other.get(`/transactions?invoice=${renewal.id}`)).body.data ?? []).toEqual([]);
+
+    // Without a clock, the same card is judged at the real time: it pays today, and is declined once past its month.
+    const walled = expectStatus(await api.post('/customers', { name: 'Wall clock' }), 201);
+    const walledCard = await addPaymentMethod(api, walled.id, cardBody(CARDS.succeeds, { card: { number: CARDS.succeeds, exp_month: 12, exp_year: expYear, cvc: '123' } }));
+    const first = expectStatus(await api.post('/invoices', { customer: walled.id, lines: [{ description: 'Now', amount: 500 }] }), 201);
+    expect(expectStatus(await api.put(`/invoices/${first.id}`), 200)).toMatchObject({ status: 'paid' });
+    // As the years pass: the stored expiry is now behind the wall clock (the API refuses to save an expired card).
+    const lastYear = new Date().getUTCFullYear() - 1;
+    await app.prisma.paymentMethod.update({ where: { id: walledCard.id }, data: { cardExpYear: lastYear } });
+    const second = expectStatus(await api.post('/invoices', { customer: walled.id, lines: [{ description: 'Later', amount: 500 }] }), 201);
+    expect(expectStatus(await api.put(`/invoices/${second.id}`), 200)).toMatchObject({ status: 'open', attempt_count: 1 });
+    const declined = expectStatus(await api.get(`/transactions?invoice=${second.id}`), 200).data;
+    expect(declined.map((t: { failure_code: string | null }) => t.failure_code)).toEqual(['expired_card']);
+  }, 90_000);
+});
+
 describe('a payment plan on a test clock', () => {
   it('a weekly plan with a missed installment goes past_due, defaults after the account\'s days, and a payment reactivates it', async () => {
     const start = seconds('2024-02-26T09:00:00Z');

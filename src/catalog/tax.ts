@@ -34,17 +34,25 @@ function splitProportionally(total: bigint, weights: readonly bigint[]): bigint[
   return parts.map((part, index) => (bonus.has(index) ? part + 1n : part));
 }
 
+export type TaxBehavior = TaxAmount['tax_behavior'];
+
 /**
  * amount: integer cents of a line (unit_amount * quantity). A negative amount (a credit) is taxed as the
  * mirror image of its magnitude, so rounding is half away from zero and credits cancel charges exactly.
+ *
+ * `priceTaxBehavior`: the line bills a price, whose `tax_behavior` decides whether tax is included in
+ * its unit amount (Stripe's rule, docs/api.md "Tax arithmetic"): every rate on the line is then taken
+ * out of the amount (`inclusive`) or added on top (`exclusive`), whatever the rate's own flag. Without
+ * it (a line with an amount of its own) each rate applies as its `inclusive` flag says.
  */
-export function computeTax(amount: number, rates: readonly TaxRateForCalc[]): TaxResult {
+export function computeTax(amount: number, rates: readonly TaxRateForCalc[], priceTaxBehavior?: TaxBehavior): TaxResult {
   if (!Number.isSafeInteger(amount)) {
     throw new RangeError(`computeTax: amount must be an integer number of cents, got ${amount}`);
   }
   const sign = amount < 0 ? -1n : 1n;
   const cents = BigInt(Math.abs(amount));
-  const scaled = rates.map((rate) => ({ rate, pct: scaledPercentage(rate.percentage) }));
+  const applied = priceTaxBehavior === undefined ? rates : rates.map((rate) => ({ ...rate, inclusive: priceTaxBehavior === 'inclusive' }));
+  const scaled = applied.map((rate) => ({ rate, pct: scaledPercentage(rate.percentage) }));
   for (const { rate, pct } of scaled) {
     if (pct < 0n) throw new RangeError(`computeTax: tax rate ${rate.id} has a negative percentage`);
   }

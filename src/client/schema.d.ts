@@ -395,7 +395,7 @@ export interface paths {
         put?: never;
         /**
          * Attach a payment method to a customer
-         * @description The customer's first method becomes its default; `default: true` makes this one the default. A card whose fingerprint the customer already has answers the saved method (and payment_method.attached carries it).
+         * @description The customer's first method becomes its default; `default: true` makes this one the default. A card whose fingerprint the customer already has answers the saved method (and payment_method.attached carries it). A method detached before (or whose customer was deleted) can never be attached again: 409 payment_method_detached.
          */
         post: operations["postPaymentMethodsByIdAttach"];
         delete?: never;
@@ -415,7 +415,7 @@ export interface paths {
         put?: never;
         /**
          * Detach a payment method from its customer
-         * @description Detaching the default makes the customer's earliest-attached remaining method the default.
+         * @description Detaching the default makes the customer's earliest-attached remaining method the default. A detached method is never attached or charged again (enter the card again for a new one).
          */
         post: operations["postPaymentMethodsByIdDetach"];
         delete?: never;
@@ -473,7 +473,7 @@ export interface paths {
         put?: never;
         /**
          * Create a draft invoice
-         * @description Lines are `{price, quantity?, tax?}` or `{description, amount, quantity?, tax?}` (`amount` is cents per unit). Each tax rate applies as its `inclusive` flag says. Writes invoice.created.
+         * @description Lines are `{price, quantity?, tax?}` or `{description, amount, quantity?, tax?}` (`amount` is cents per unit). On a price line the price's `tax_behavior` decides whether its tax rates are included in the amount; on an amount line each rate's `inclusive` flag does. Writes invoice.created.
          */
         post: operations["postInvoices"];
         delete?: never;

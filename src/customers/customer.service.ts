@@ -140,6 +140,25 @@ export async function findCustomerRow(prisma: Db | Tx, accountId: string, id: st
   return customerOfRow(row);
 }
 
+/**
+ * The live customer's row, locked until the caller's transaction ends (decisions.md §4). Whatever makes
+ * something payable for a customer (a new invoice, an attached payment method) takes `share` (FOR KEY
+ * SHARE: such writers do not wait for one another, nor for a PATCH); deleting the customer takes
+ * `update` (FOR UPDATE) first, so it waits for them to commit and then sees what they made, and one
+ * that waited for a deletion finds no live customer (404).
+ */
+const LOCK_CUSTOMER: Record<'share' | 'update', Statement> = {
+  share: { name: 'customer_lock_share', text: `SELECT ${CUSTOMER_COLUMNS} FROM customers WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL FOR KEY SHARE` },
+  update: { name: 'customer_lock_update', text: `SELECT ${CUSTOMER_COLUMNS} FROM customers WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL FOR UPDATE` },
+};
+
+/** findCustomer, locked in the caller's transaction (LOCK_CUSTOMER); 404 for a deleted, unknown or other account's customer. */
+export async function lockCustomer(tx: Tx, accountId: string, id: string, mode: 'share' | 'update'): Promise<Customer> {
+  const [row] = await queryRows<CustomerColumns>(tx, LOCK_CUSTOMER[mode], [id, accountId]);
+  if (!row) throw notFound('customer', id);
+  return customerOfRow(row);
+}
+
 const ANY_CUSTOMER_BY_ID: Statement = {
   name: 'customer_by_id_any',
   text: `SELECT ${CUSTOMER_COLUMNS} FROM customers WHERE id = $1 AND account_id = $2`,
@@ -233,9 +252,11 @@ async function refuseWhileBilled(tx: Tx, accountId: string, customerId: string):
   }
   // An open invoice is money owed: the merchant collects it or voids it; deleting the customer does neither.
   const open = await tx.invoice.count({ where: { accountId, customerId, status: 'open' } });
-  if (open > 0) {
-    throw conflict(`Customer ${customerId} has ${open} open invoice(s); collect or void them before deleting the customer.`, 'customer_has_open_invoices');
-  }
+  if (open > 0) throw openInvoiceConflict(customerId, open);
+}
+
+function openInvoiceConflict(customerId: string, open: number) {
+  return conflict(`Customer ${customerId} has ${open} open invoice(s); collect or void them before deleting the customer.`, 'customer_has_open_invoices');
 }
 
 /**
@@ -244,11 +265,14 @@ async function refuseWhileBilled(tx: Tx, accountId: string, customerId: string):
  */
 export async function deleteCustomer(prisma: Db, accountId: string, id: string): Promise<{ id: string; object: 'customer'; deleted: true }> {
   return prisma.$transaction(async (tx) => {
-    const current = await findCustomer(tx, accountId, id);
+    // First the row lock: invoices and payment methods being made for the customer are committed before
+    // the checks below read them, and those that come after find no customer (lockCustomer).
+    const current = await lockCustomer(tx, accountId, id, 'update');
     await refuseWhileBilled(tx, accountId, id);
     // Nothing of a deleted customer stays payable or chargeable: drafts are voided, its cards detached.
     const drafts = await tx.invoice.findMany({ where: { accountId, customerId: id, status: 'draft' }, select: { id: true }, orderBy: { createdAt: 'asc' } });
-    for (const draft of drafts) await voidInTx(tx, accountId, draft.id);
+    // A draft finalized meanwhile (its finalization held the invoice's lock) is open: refused as above.
+    for (const draft of drafts) await voidInTx(tx, accountId, draft.id, { onlyDraft: openInvoiceConflict(id, 1) });
     await detachAllInTx(tx, accountId, id);
     const customer = await tx.customer.update({ where: { id: current.id }, data: { deletedAt: new Date() } });
     await recordEvent(tx, accountId, 'customer.deleted', toCustomerObject(customer));

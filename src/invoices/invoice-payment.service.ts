@@ -6,6 +6,7 @@ import { ApiError, badRequest } from '../http/errors';
 import { recordEvent } from '../lib/events';
 import type { PaymentGateway } from '../payments/gateway';
 import { chargeEntry } from '../payments/gateway-attempt';
+import { assertPaysCurrency } from '../payments/currencies';
 import { findDefaultPaymentMethod, findPaymentMethod, readPaymentMethod } from '../payments/payment-method.service';
 import { openPending, paymentAttempts, recordNothingDue, runAttempt, settlePending, type AttemptStep, type LedgerOutcome } from '../transactions/ledger';
 import { lockInvoice, toInvoiceObject, updateLockedInvoice, type InvoiceWithLines } from './invoice.records';
@@ -34,6 +35,7 @@ async function resolvePaymentMethod(tx: Tx, accountId: string, invoice: InvoiceW
     if (method.customerId !== invoice.customerId) {
       throw badRequest(`Payment method ${requested} is not attached to customer ${invoice.customerId}.`, 'payment_method', 'payment_method_not_attached');
     }
+    assertPaysCurrency(method, invoice.currency, 'payment_method');
     return method;
   }
   const method = await findDefaultPaymentMethod(tx, accountId, invoice.customerId);
@@ -44,6 +46,7 @@ async function resolvePaymentMethod(tx: Tx, accountId: string, invoice: InvoiceW
       'payment_method_missing',
     );
   }
+  assertPaysCurrency(method, invoice.currency, 'payment_method');
   return method;
 }
 

@@ -32,8 +32,9 @@ export function registerInvoiceRoutes(api: Api, { prisma, temporal }: AppDeps, g
     tag,
     summary: 'Create a draft invoice',
     description:
-      'Lines are `{price, quantity?, tax?}` or `{description, amount, quantity?, tax?}` (`amount` is cents per unit). Each tax rate ' +
-      'applies as its `inclusive` flag says. Writes invoice.created.',
+      'Lines are `{price, quantity?, tax?}` or `{description, amount, quantity?, tax?}` (`amount` is cents per unit). On a price ' +
+      "line the price's `tax_behavior` decides whether its tax rates are included in the amount; on an amount line each rate's " +
+      '`inclusive` flag does. Writes invoice.created.',
     body: createInvoiceBody,
     status: 201,
     response: invoiceSchema,

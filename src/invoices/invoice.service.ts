@@ -2,9 +2,9 @@ import type { z } from 'zod';
 import type { Prisma } from '../generated/prisma/client';
 import type { Db, Tx } from '../db/prisma';
 import { findPricesForUse } from '../catalog/price.service';
-import { computeTax, type TaxAmount } from '../catalog/tax';
+import { computeTax, type TaxAmount, type TaxBehavior } from '../catalog/tax';
 import { findTaxRates } from '../catalog/tax-rate.service';
-import { findCustomer, readCustomerEvenDeleted } from '../customers/customer.service';
+import { lockCustomer, readCustomerEvenDeleted } from '../customers/customer.service';
 import { queryRows, type Statement } from '../db/sql';
 import { ApiError, badRequest, conflict } from '../http/errors';
 import { pageEnvelope, pageWindow, type Page } from '../http/pagination';
@@ -71,6 +71,7 @@ async function priceLines(
     let unitAmount = line.amount ?? 0;
     let description = line.description ?? null;
     let currency: string | null = null;
+    let taxBehavior: TaxBehavior | undefined;
     if (line.price) {
       const priceId = line.price;
       // FOR SHARE until commit: a concurrent DELETE /prices cannot remove a price this invoice bills.
@@ -80,6 +81,7 @@ async function priceLines(
       }
       unitAmount = price!.unit_amount;
       currency = price!.currency;
+      taxBehavior = price!.tax_behavior;
       if (description === null) {
         const [product] = await queryRows<{ name: string }>(tx, PRODUCT_NAME, [price!.product, accountId]);
         description = price!.description ?? product?.name ?? null;
@@ -89,7 +91,8 @@ async function priceLines(
     const inactive = rates.find((rate) => !rate.active);
     if (inactive) throw badRequest(`Tax rate ${inactive.id} is inactive and cannot be applied.`, `lines.${index}.tax`);
     const amount = unitAmount * line.quantity;
-    const tax = computeTax(amount, rates);
+    // A price's tax_behavior decides whether its rates are inside its amount (docs/api.md, Tax arithmetic).
+    const tax = computeTax(amount, rates, taxBehavior);
     if (tax.total > MAX_CHARGE_AMOUNT) {
       throw badRequest(
         `Line ${index} comes to ${tax.total} cents with tax; an invoice may bill at most ${MAX_CHARGE_AMOUNT} cents.`,
@@ -156,7 +159,8 @@ async function existingByKey(db: Db | Tx, accountId: string, idempotencyKey: str
 
 /**
  * Creates a draft invoice and writes invoice.created. Line totals come from the catalog's tax
- * function (each tax rate's own inclusive flag decides); invoice totals are their sums.
+ * function (a price line's tax_behavior decides, an amount line's rates their own inclusive flag);
+ * invoice totals are their sums.
  */
 export async function createInvoice(
   prisma: Db,
@@ -196,7 +200,9 @@ function parsedInvoiceInput(rawInput: CreateInvoiceInput, opts: CreateInvoiceOpt
 type ParsedInvoiceInput = z.output<typeof createInvoiceBody>;
 
 async function insertInvoice(tx: Tx, accountId: string, input: ParsedInvoiceInput, opts: CreateInvoiceOptions): Promise<InvoiceObject> {
-  const customer = await withParam('customer', () => findCustomer(tx, accountId, input.customer));
+  // Locked until commit, so a concurrent DELETE /customers/{id} waits for this draft and voids it, or
+  // comes first and this answers 404 (decisions.md §4).
+  const customer = await withParam('customer', () => lockCustomer(tx, accountId, input.customer, 'share'));
   const [account] = await queryRows<{ name: string }>(tx, ACCOUNT_NAME, [accountId]);
   if (!account) throw new Error(`Account ${accountId} not found.`);
   const lines = await priceLines(tx, accountId, input.lines, !opts.subscriptionId);
@@ -265,8 +271,13 @@ async function insertInvoice(tx: Tx, accountId: string, input: ParsedInvoiceInpu
  * a fresh customer snapshot, invoice.finalized, and invoice.sent for send_invoice invoices.
  */
 export async function finalizeInTx(tx: Tx, accountId: string, invoice: InvoiceWithLines): Promise<InvoiceWithLines> {
-  const number = await allocateInvoiceNumber(tx, accountId);
   const customer = await readCustomerEvenDeleted(tx, accountId, invoice.customerId);
+  // A deleted customer owes nothing new (decisions.md §4). Its deletion voids its drafts under each
+  // draft's lock, which the caller holds: a draft still here was made before that rule held.
+  if (customer?.deletedAt) {
+    throw conflict(`Invoice ${invoice.id} is for customer ${invoice.customerId}, which was deleted; it cannot be finalized (void it).`, 'customer_deleted');
+  }
+  const number = await allocateInvoiceNumber(tx, accountId);
   const finalized = await updateLockedInvoice(tx, invoice, { status: 'open', number, finalizedAt: currentTime(), ...(customer ? snapshotCustomer(customer) : {}) });
   const object = toInvoiceObject(finalized);
   await recordEvent(tx, accountId, 'invoice.finalized', object);
@@ -310,9 +321,13 @@ export async function voidInvoice(prisma: Db, accountId: string, id: string): Pr
   return prisma.$transaction(async (tx) => voidInTx(tx, accountId, id));
 }
 
-/** Voids a draft or open invoice inside the caller's transaction (the invoice is locked here). */
-export async function voidInTx(tx: Tx, accountId: string, id: string): Promise<InvoiceObject> {
+/**
+ * Voids a draft or open invoice inside the caller's transaction (the invoice is locked here). With
+ * `onlyDraft`, an invoice no longer a draft (finalized since the caller read it) is refused with that error.
+ */
+export async function voidInTx(tx: Tx, accountId: string, id: string, opts: { onlyDraft?: ApiError } = {}): Promise<InvoiceObject> {
   const invoice = await lockInvoice(tx, accountId, id);
+  if (opts.onlyDraft && invoice.status === 'open') throw opts.onlyDraft;
   if (invoice.status === 'void') throw conflict(`Invoice ${id} is already void.`, 'invoice_void');
   if (invoice.status === 'paid') throw conflict(`Invoice ${id} is paid and cannot be voided; refund it instead.`, 'invoice_already_paid');
   const inFlight = await tx.transaction.count({ where: { accountId, invoiceId: id, type: 'payment', status: 'pending' } });

@@ -5,6 +5,7 @@ import { newId } from '../lib/ids';
 import type { PaymentGateway } from '../payments/gateway';
 import { chargeEntry } from '../payments/gateway-attempt';
 import { findPaymentMethod } from '../payments/payment-method.service';
+import { assertPaysCurrency } from '../payments/currencies';
 import { openPending, settlePending } from '../transactions/ledger';
 import { lockPlan, OVERDUE_STATUSES, type PlanWithDetails } from './payment-plan.records';
 import { moveStatus, recordPlanEvent, settleStatus } from './payment-plan.status';
@@ -38,7 +39,7 @@ export function amountOf(plan: PlanWithDetails, numbers: number[]): bigint {
   return plan.installments.filter((row) => numbers.includes(row.number)).reduce((total, row) => total + row.amount, 0n);
 }
 
-/** A method attached to the plan's customer, or 400/404 naming `param`. */
+/** A method attached to the plan's customer that pays the plan's currency (decisions.md §5), or 400/404 naming `param`. */
 export async function methodForPlan(db: Db | Tx, plan: PlanWithDetails, id: string, param: string): Promise<PaymentMethod> {
   let method: PaymentMethod;
   try {
@@ -50,6 +51,7 @@ export async function methodForPlan(db: Db | Tx, plan: PlanWithDetails, id: stri
   if (method.customerId !== plan.customerId) {
     throw badRequest(`Payment method ${id} is not attached to customer ${plan.customerId}.`, param, 'payment_method_not_attached');
   }
+  assertPaysCurrency(method, plan.currency, param);
   return method;
 }
 

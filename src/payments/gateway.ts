@@ -9,6 +9,11 @@ export interface GatewayPaymentMethod {
   type: string;
   /** Simulator only: the verdict stored for test numbers (the number itself is never kept). */
   testBehavior: string;
+  /** Detached from its customer: a processor refuses to charge it (decisions.md §5). */
+  detached: boolean;
+  /** A card's expiry (valid through that month, UTC); null for a bank account. */
+  expMonth: number | null;
+  expYear: number | null;
 }
 
 export interface ChargeRequest {

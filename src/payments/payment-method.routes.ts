@@ -66,7 +66,8 @@ export function registerPaymentMethodRoutes(api: Api, { prisma }: AppDeps): void
     summary: 'Attach a payment method to a customer',
     description:
       "The customer's first method becomes its default; `default: true` makes this one the default. A card whose fingerprint " +
-      'the customer already has answers the saved method (and payment_method.attached carries it).',
+      'the customer already has answers the saved method (and payment_method.attached carries it). A method detached before ' +
+      '(or whose customer was deleted) can never be attached again: 409 payment_method_detached.',
     params: paymentMethodIdParams,
     body: attachPaymentMethodBody,
     response: paymentMethodSchema,
@@ -79,7 +80,9 @@ export function registerPaymentMethodRoutes(api: Api, { prisma }: AppDeps): void
     path: '/payment-methods/{id}/detach',
     tag,
     summary: 'Detach a payment method from its customer',
-    description: "Detaching the default makes the customer's earliest-attached remaining method the default.",
+    description:
+      "Detaching the default makes the customer's earliest-attached remaining method the default. A detached method is never " +
+      'attached or charged again (enter the card again for a new one).',
     params: paymentMethodIdParams,
     body: z.strictObject({}).optional(),
     response: paymentMethodSchema,

@@ -1,7 +1,7 @@
 import { Prisma, type PaymentMethod } from '../generated/prisma/client';
 import type { Db, Tx } from '../db/prisma';
 import { modelColumns, queryModels, selectList, type Statement } from '../db/sql';
-import { findCustomer } from '../customers/customer.service';
+import { findCustomer, lockCustomer } from '../customers/customer.service';
 import { ApiError, conflict, notFound } from '../http/errors';
 import { pageEnvelope, pageWindow, type Page, type PageParams } from '../http/pagination';
 import { recordEvent } from '../lib/events';
@@ -61,14 +61,22 @@ export function toPaymentMethodObject(method: PaymentMethod): PaymentMethodObjec
 
 /** What the gateway needs to charge a stored method. */
 export function toGatewayPaymentMethod(method: PaymentMethod): GatewayPaymentMethod {
-  return { id: method.id, accountId: method.accountId, type: method.type, testBehavior: method.testBehavior };
+  return {
+    id: method.id,
+    accountId: method.accountId,
+    type: method.type,
+    testBehavior: method.testBehavior,
+    detached: method.detachedAt !== null,
+    expMonth: method.cardExpMonth,
+    expYear: method.cardExpYear,
+  };
 }
 
 /** A payment method of the account, or 404 (also for another account's method). */
 const PAYMENT_METHOD_COLUMNS = modelColumns<PaymentMethod>(Prisma.PaymentMethodScalarFieldEnum, {
   bigint: ['updatedMs'],
   date: ['createdAt', 'updatedAt'],
-  'date?': ['attachedAt'],
+  'date?': ['attachedAt', 'detachedAt'],
 });
 
 /** Reads of one payment method, on every charge: prepared statements (src/db/sql.ts) instead of Prisma's pipeline. */
@@ -140,6 +148,15 @@ async function refreshSavedMethod(
   return tx.paymentMethod.update({ where: { id: saved.id }, data });
 }
 
+/** 409 for a method detached before: it can never be attached again (decisions.md §5). */
+function detachedConflict(id: string) {
+  return conflict(
+    `Payment method ${id} was detached from its customer (or its customer was deleted) and can never be attached or charged again; ` +
+      'create a new payment method with the card or bank account details.',
+    'payment_method_detached',
+  );
+}
+
 /** Serialises attach/detach per customer, so two attaches of one card cannot both be saved. */
 async function lockCustomerMethods(tx: Tx, customerId: string): Promise<void> {
   await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`payment-methods:${customerId}`}, 0))`;
@@ -167,6 +184,8 @@ async function attachInTx(
     if (method.customerId) {
       throw conflict(`Payment method ${method.id} is attached to another customer; detach it first.`, 'payment_method_attached_elsewhere');
     }
+    // A detached method is spent for good (decisions.md §5): the card details are entered again instead.
+    if (method.detachedAt) throw detachedConflict(method.id);
     const saved = await tx.paymentMethod.findFirst({
       where: { accountId, customerId, fingerprint: method.fingerprint, type: method.type, NOT: { id: method.id } },
       orderBy: { attachedAt: 'asc' },
@@ -223,7 +242,7 @@ export async function createPaymentMethod(prisma: Db, accountId: string, input: 
 
   return prisma.$transaction(async (tx) => {
     if (input.customer) {
-      await findCustomerParam(tx, accountId, input.customer);
+      await lockCustomerParam(tx, accountId, input.customer);
       await lockCustomerMethods(tx, input.customer);
       const saved = await tx.paymentMethod.findFirst({
         where: { accountId, customerId: input.customer, fingerprint: data.fingerprint, type: data.type },
@@ -244,9 +263,13 @@ export async function createPaymentMethod(prisma: Db, accountId: string, input: 
   });
 }
 
-async function findCustomerParam(db: Db | Tx, accountId: string, customerId: string) {
+/**
+ * The live customer a method is attached to, locked (FOR KEY SHARE) until the attach commits, so that a
+ * concurrent DELETE /customers/{id} either waits and detaches the method, or comes first and this is a 404.
+ */
+async function lockCustomerParam(tx: Tx, accountId: string, customerId: string) {
   try {
-    return await findCustomer(db, accountId, customerId);
+    return await lockCustomer(tx, accountId, customerId, 'share');
   } catch (error) {
     if (error instanceof ApiError && error.status === 404) {
       throw new ApiError('not_found', 'resource_missing', error.message, 'customer');
@@ -280,7 +303,7 @@ export async function attachPaymentMethod(
 ): Promise<PaymentMethodObject> {
   return prisma.$transaction(async (tx) => {
     await findPaymentMethod(tx, accountId, id);
-    await findCustomerParam(tx, accountId, input.customer);
+    await lockCustomerParam(tx, accountId, input.customer);
     await lockCustomerMethods(tx, input.customer);
     // Read again under the lock: a concurrent attach or detach may have changed it.
     const method = await findPaymentMethod(tx, accountId, id);
@@ -290,7 +313,8 @@ export async function attachPaymentMethod(
 
 /**
  * Detaching the default hands the default to the customer's earliest-attached remaining method, so a
- * customer with methods always has a default (the rule that made the first one default).
+ * customer with methods always has a default (the rule that made the first one default). A detached
+ * method is never attached or charged again (decisions.md §5).
  */
 export async function detachPaymentMethod(prisma: Db, accountId: string, id: string): Promise<PaymentMethodObject> {
   return prisma.$transaction(async (tx) => {
@@ -300,7 +324,7 @@ export async function detachPaymentMethod(prisma: Db, accountId: string, id: str
     const method = await findPaymentMethod(tx, accountId, id);
     const customerId = method.customerId;
     if (!customerId) throw conflict(`Payment method ${id} is not attached to a customer.`, 'payment_method_not_attached');
-    const detached = await tx.paymentMethod.update({ where: { id }, data: { customerId: null, attachedAt: null } });
+    const detached = await tx.paymentMethod.update({ where: { id }, data: { customerId: null, attachedAt: null, detachedAt: new Date() } });
     const current = await tx.customerDefaultPaymentMethod.findUnique({ where: { accountId_customerId: { accountId, customerId } } });
     if (current?.paymentMethodId === id) {
       const next = await tx.paymentMethod.findFirst({ where: { accountId, customerId }, orderBy: [{ attachedAt: 'asc' }, { id: 'asc' }] });
@@ -316,12 +340,16 @@ export async function detachPaymentMethod(prisma: Db, accountId: string, id: str
   });
 }
 
-/** Every method of a deleted customer is detached (payment_method.detached each) and it keeps no default. */
+/**
+ * Every method of a deleted customer is detached (payment_method.detached each), which makes it unusable
+ * for good (decisions.md §5): no other customer can take it, with the deleted customer's billing details.
+ * The customer keeps no default.
+ */
 export async function detachAllInTx(tx: Tx, accountId: string, customerId: string): Promise<void> {
   await lockCustomerMethods(tx, customerId);
   const methods = await tx.paymentMethod.findMany({ where: { accountId, customerId }, orderBy: [{ attachedAt: 'asc' }, { id: 'asc' }] });
   for (const method of methods) {
-    const detached = await tx.paymentMethod.update({ where: { id: method.id }, data: { customerId: null, attachedAt: null } });
+    const detached = await tx.paymentMethod.update({ where: { id: method.id }, data: { customerId: null, attachedAt: null, detachedAt: new Date() } });
     await recordEvent(tx, accountId, 'payment_method.detached', toPaymentMethodObject(detached));
   }
   await tx.customerDefaultPaymentMethod.deleteMany({ where: { accountId, customerId } });

@@ -12,6 +12,8 @@ import {
   type RefundResult,
 } from './gateway';
 import { FAILURES, TEST_BEHAVIORS, type TestBehavior } from './test-numbers';
+import { paysCurrency } from './currencies';
+import { currentTime } from '../lib/clock-time';
 
 function isTestBehavior(value: string): value is TestBehavior {
   return (TEST_BEHAVIORS as readonly string[]).includes(value);
@@ -50,6 +52,42 @@ const INSERT_CHARGE: Statement = {
     RETURNING ${selectList(GATEWAY_CHARGE_COLUMNS, 'g')}`,
 };
 
+interface Failure {
+  code: string;
+  message: string;
+  retryable: boolean;
+}
+
+/** The outcome a test number asks for (decisions.md §5), or null when it succeeds. */
+function testFailureOf(method: ChargeRequest['paymentMethod']): Failure | null {
+  const behavior = isTestBehavior(method.testBehavior) ? method.testBehavior : 'card_declined';
+  if (behavior === 'succeeds') return null;
+  const failure = FAILURES[behavior];
+  return { code: behavior, message: method.type === 'card' ? failure.card : failure.bank, retryable: failure.retryable };
+}
+
+/**
+ * What any processor declines whatever the number (decisions.md §5): a detached method, which is never
+ * charged again, a card past its expiry (`expired_card`), and a currency the method cannot pay. The
+ * billing code refuses the first and the last before the gateway (this is the last line of defence);
+ * an expiry passes while a card is on file, so only the charge can find it.
+ */
+function refusalOf(request: ChargeRequest): Failure | null {
+  const { paymentMethod } = request;
+  if (paymentMethod.detached) {
+    return { code: 'payment_method_detached', message: 'The payment method was detached and cannot be charged again.', retryable: false };
+  }
+  // A card is valid through its expiry month, judged at the service's time: a test clock's when the
+  // charge is made for a customer on one (src/lib/clock-time.ts), the wall clock's otherwise.
+  if (paymentMethod.expYear !== null && paymentMethod.expMonth !== null && currentTime().getTime() >= Date.UTC(paymentMethod.expYear, paymentMethod.expMonth, 1)) {
+    return { code: 'expired_card', message: 'Your card has expired.', retryable: false };
+  }
+  if (!paysCurrency(paymentMethod.type, request.currency)) {
+    return { code: 'currency_not_supported', message: `A US bank account cannot be debited in ${request.currency}; only USD.`, retryable: false };
+  }
+  return null;
+}
+
 /**
  * A test-mode gateway that keeps its own ledger (gateway_charges). Outcomes come from the stored
  * test behaviour of the payment method. Each call inserts under its (account, idempotency key) with
@@ -62,8 +100,7 @@ export class SimulatedGateway implements PaymentGateway {
   async charge(request: ChargeRequest): Promise<ChargeResult> {
     assertPositiveCents(request.amount);
     const { paymentMethod } = request;
-    const behavior = isTestBehavior(paymentMethod.testBehavior) ? paymentMethod.testBehavior : 'card_declined';
-    const failure = behavior === 'succeeds' ? null : FAILURES[behavior];
+    const failure = refusalOf(request) ?? testFailureOf(paymentMethod);
     const [inserted] = await queryModels(this.prisma, GATEWAY_CHARGE_COLUMNS, INSERT_CHARGE, [
       newId('gatewayCharge'),
       paymentMethod.accountId,
@@ -72,8 +109,8 @@ export class SimulatedGateway implements PaymentGateway {
       String(request.amount),
       request.currency,
       failure ? 'failed' : 'succeeded',
-      failure ? behavior : null,
-      failure ? (paymentMethod.type === 'card' ? failure.card : failure.bank) : null,
+      failure?.code ?? null,
+      failure?.message ?? null,
       failure?.retryable ?? false,
       request.description ?? null,
     ]);

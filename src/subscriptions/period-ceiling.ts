@@ -1,5 +1,7 @@
 import type { Db } from '../db/prisma';
-import { computeTax, type TaxRateForCalc } from '../catalog/tax';
+import { computeTax, type TaxBehavior, type TaxRateForCalc } from '../catalog/tax';
+import { TAX_BEHAVIORS } from '../catalog/price.schemas';
+import { columnValue } from '../lib/columns';
 import { toTaxRateObject } from '../catalog/tax-rate.service';
 import { badRequest } from '../http/errors';
 import { MAX_CHARGE_AMOUNT } from '../lib/money';
@@ -10,6 +12,8 @@ export interface BilledItem {
   unitAmount: number;
   quantity: number;
   rates: TaxRateForCalc[];
+  /** The price's tax_behavior, which decides how the rates apply (computeTax). */
+  taxBehavior: TaxBehavior;
   /** The request field the item came from (`items.N`), or null for an item the request left as it was. */
   param: string | null;
 }
@@ -20,7 +24,7 @@ export interface BilledItem {
  * `items.N.quantity` when that item alone passes it, else `items`.
  */
 export function assertPeriodWithinCeiling(items: BilledItem[]): void {
-  const lineTotal = (item: BilledItem) => computeTax(item.unitAmount * item.quantity, item.rates).total;
+  const lineTotal = (item: BilledItem) => computeTax(item.unitAmount * item.quantity, item.rates, item.taxBehavior).total;
   const total = items.reduce((sum, item) => sum + lineTotal(item), 0);
   if (total <= MAX_CHARGE_AMOUNT) return;
   const alone = items.find((item) => item.param !== null && lineTotal(item) > MAX_CHARGE_AMOUNT);
@@ -42,16 +46,18 @@ export type ItemWithParam = Pick<SubscriptionItemState, 'priceId' | 'quantity' |
  */
 export async function assertItemsWithinCeiling(db: Db, accountId: string, items: ItemWithParam[]): Promise<void> {
   const [prices, rates] = await Promise.all([
-    db.price.findMany({ where: { accountId, id: { in: items.map((item) => item.priceId) } }, select: { id: true, unitAmount: true } }),
+    db.price.findMany({ where: { accountId, id: { in: items.map((item) => item.priceId) } }, select: { id: true, unitAmount: true, taxBehavior: true } }),
     db.taxRate.findMany({ where: { accountId, id: { in: items.flatMap((item) => item.taxRateIds) }, active: true } }),
   ]);
   const unitAmounts = new Map(prices.map((price) => [price.id, Number(price.unitAmount)]));
+  const taxBehaviors = new Map(prices.map((price) => [price.id, columnValue(TAX_BEHAVIORS, price.taxBehavior, 'prices.tax_behavior')]));
   const ratesById = new Map(rates.map((rate) => [rate.id, toTaxRateObject(rate)]));
   assertPeriodWithinCeiling(
     items.map((item) => ({
       unitAmount: unitAmounts.get(item.priceId) ?? 0,
       quantity: item.quantity,
       rates: item.taxRateIds.flatMap((id) => ratesById.get(id) ?? []),
+      taxBehavior: taxBehaviors.get(item.priceId) ?? 'exclusive',
       param: item.param,
     })),
   );

@@ -5,7 +5,7 @@ import { recordEvent } from '../lib/events';
 import { collectInvoice } from '../invoices/invoice-payment.service';
 import { createInvoice, createInvoiceInTx, finalizeInTx, type CreateInvoiceOptions } from '../invoices/invoice.service';
 import type { CreateInvoiceInput } from '../invoices/invoice.schemas';
-import { findInvoice, lockInvoice, toInvoiceObject } from '../invoices/invoice.records';
+import { lockInvoice, toInvoiceObject, updateLockedInvoice } from '../invoices/invoice.records';
 import type { PaymentGateway } from '../payments/gateway';
 import { attemptReceipt, type ChargeReceipt } from '../transactions/charge-receipt';
 import { getDunningSettings } from './dunning-settings.service';
@@ -144,15 +144,22 @@ async function recordAttempt(prisma: Db, input: RenewalChargeInput, status: stri
   await queryRows(prisma, RECORD_ATTEMPT, [subscriptionId, periodStart, status, input.attempt, failureCode]);
 }
 
-/** No charge could even be attempted (no usable payment method): still a failed attempt, with its event, once. */
+/**
+ * No charge could even be attempted (no usable payment method): still a failed attempt, once, and the
+ * invoice counts it (attempted, attempt_count grown) as a declined charge would, so that the
+ * invoice.payment_failed it carries shows the attempt (api.md, Subscriptions: renewals).
+ */
 async function recordAttemptWithoutCharge(prisma: Db, input: RenewalChargeInput, code: string): Promise<void> {
   await prisma.$transaction(async (tx) => {
     const key = periodKey(input);
+    // The invoice first, then the period, in the order finalizeRenewalInvoiceInTx takes them.
+    const invoice = await lockInvoice(tx, input.accountId, input.invoiceId);
     await tx.$queryRaw`SELECT 1 FROM subscription_renewals WHERE subscription_id = ${key.subscriptionId} AND period_start = ${key.periodStart} FOR UPDATE`;
     const renewal = await tx.subscriptionRenewal.findUnique({ where: { subscriptionId_periodStart: key } });
     if (renewal && renewal.attemptCount >= input.attempt) return;
     await tx.subscriptionRenewal.update({ where: { subscriptionId_periodStart: key }, data: { status: 'payment_failed', attemptCount: input.attempt, lastFailureCode: code } });
-    await recordEvent(tx, input.accountId, 'invoice.payment_failed', toInvoiceObject(await findInvoice(tx, input.accountId, input.invoiceId)));
+    const attempted = invoice.status === 'open' ? await updateLockedInvoice(tx, invoice, { attemptCount: invoice.attemptCount + 1 }) : invoice;
+    await recordEvent(tx, input.accountId, 'invoice.payment_failed', toInvoiceObject(attempted));
   });
 }
 

@@ -6,6 +6,7 @@ import type { Db } from '../db/prisma';
 import { findPrice } from '../catalog/price.service';
 import type { PriceObject } from '../catalog/price.schemas';
 import type { TaxRateForCalc } from '../catalog/tax';
+import { assertPaysCurrency } from '../payments/currencies';
 import { assertItemsWithinCeiling, assertPeriodWithinCeiling, type BilledItem, type ItemWithParam } from './period-ceiling';
 import { findTaxRates, TAX_RATE_COLUMNS, taxRateOfRow, taxRatesInOrder } from '../catalog/tax-rate.service';
 import type { TaxRateObject } from '../catalog/tax-rate.schemas';
@@ -80,14 +81,16 @@ function activeOf(rates: TaxRateObject[], param: string): TaxRateForCalc[] {
   return rates;
 }
 
-async function attachedPaymentMethod(db: Db, accountId: string, customerId: string, id: string): Promise<string> {
-  return attachedOf(await withParam('default_payment_method', () => findPaymentMethod(db, accountId, id)), customerId);
+async function attachedPaymentMethod(db: Db, accountId: string, customerId: string, id: string, currency: string): Promise<string> {
+  return attachedOf(await withParam('default_payment_method', () => findPaymentMethod(db, accountId, id)), customerId, currency);
 }
 
-function attachedOf(method: { id: string; customerId: string | null }, customerId: string): string {
+/** The method's id when it is attached to the customer and pays the subscription's currency (decisions.md §5); 400 otherwise. */
+function attachedOf(method: { id: string; type: string; customerId: string | null }, customerId: string, currency: string): string {
   if (method.customerId !== customerId) {
     throw badRequest(`Payment method ${method.id} is not attached to customer ${customerId}.`, 'default_payment_method', 'payment_method_not_attached');
   }
+  assertPaysCurrency(method, currency, 'default_payment_method');
   return method.id;
 }
 
@@ -104,7 +107,7 @@ type CreationInputsRow = CustomerColumns & {
   testClock: { id: string; frozenTime: string; status: string; deletedAt: string | null } | null;
   prices: PricedColumns[];
   taxRates: RowColumns<TaxRate>[];
-  paymentMethod: { id: string; customerId: string | null } | null;
+  paymentMethod: { id: string; type: string; customerId: string | null } | null;
 };
 
 /**
@@ -122,7 +125,7 @@ const CREATION_INPUTS: Statement = {
       WHERE p.account_id = $2 AND p.id = ANY($3::text[])) x) AS prices,
     (SELECT coalesce(json_agg(x), '[]') FROM (SELECT ${TAX_RATE_COLUMNS} FROM tax_rates t
       WHERE t.account_id = $2 AND t.id = ANY($4::text[])) x) AS "taxRates",
-    (SELECT json_build_object('id', m.id, 'customerId', m.customer_id) FROM payment_methods m
+    (SELECT json_build_object('id', m.id, 'type', m.type, 'customerId', m.customer_id) FROM payment_methods m
       WHERE m.id = $5 AND m.account_id = $2) AS "paymentMethod"
     FROM customers c WHERE c.id = $1 AND c.account_id = $2 AND c.deleted_at IS NULL`,
 };
@@ -177,13 +180,13 @@ export async function createSubscription(
     productNames.push(priceRow.productName);
     const rates = activeOf(taxRatesInOrder(taxRates, item.tax ?? [], `${param}.tax`), `${param}.tax`);
     items.push({ id: newId('subscriptionItem'), priceId: item.price, quantity: item.quantity, taxRateIds: rates.map((rate) => rate.id) });
-    billed.push({ unitAmount: resolved.price.unit_amount, quantity: item.quantity, rates, param });
+    billed.push({ unitAmount: resolved.price.unit_amount, quantity: item.quantity, rates, taxBehavior: resolved.price.tax_behavior, param });
   }
   assertPeriodWithinCeiling(billed);
   let defaultPaymentMethodId: string | null = null;
   if (input.default_payment_method !== undefined) {
     if (!paymentMethod) throw notFound('payment method', input.default_payment_method, 'default_payment_method');
-    defaultPaymentMethodId = attachedOf(paymentMethod, customer.id);
+    defaultPaymentMethodId = attachedOf(paymentMethod, customer.id, cadence!.currency);
   }
   const spec: SubscriptionCreateSpec = {
     id,
@@ -295,7 +298,7 @@ async function applySubscriptionUpdate(deps: SubscriptionDeps, row: Subscription
   if (input.collection_method !== undefined) changes.collectionMethod = input.collection_method;
   if (input.default_payment_method !== undefined) {
     changes.defaultPaymentMethodId =
-      input.default_payment_method === null ? null : await attachedPaymentMethod(prisma, accountId, row.customerId, input.default_payment_method);
+      input.default_payment_method === null ? null : await attachedPaymentMethod(prisma, accountId, row.customerId, input.default_payment_method, row.currency);
   }
   if (input.cancel_at !== undefined) {
     assertFuture(input.cancel_at, 'cancel_at');

@@ -92,7 +92,7 @@ let productCounter = 0;
 /** A product whose first price is recurring (month x1 unless given); answers the price id. */
 export async function recurringPrice(
   api: ApiClient,
-  options: { unitAmount?: number; interval?: 'day' | 'week' | 'month' | 'year'; intervalCount?: number; currency?: string } = {},
+  options: { unitAmount?: number; interval?: 'day' | 'week' | 'month' | 'year'; intervalCount?: number; currency?: string; taxBehavior?: 'inclusive' | 'exclusive' } = {},
 ): Promise<string> {
   productCounter += 1;
   const product = expectStatus(
@@ -102,6 +102,7 @@ export async function recurringPrice(
       unit_amount: options.unitAmount ?? 2000,
       type: 'recurring',
       recurring: { interval: options.interval ?? 'month', interval_count: options.intervalCount ?? 1 },
+      ...(options.taxBehavior ? { tax_behavior: options.taxBehavior } : {}),
     }),
     201,
     'POST /products',
