@@ -2459,14 +2459,10 @@ export interface components {
             tax: number;
             total: number;
             total_excluding_tax: number;
-            /** @description Tax summed per tax rate over the lines */
-            total_taxes: {
-                amount: number;
-                /** @enum {string} */
-                tax_behavior: "inclusive" | "exclusive";
-                tax_rate: string;
-                taxable_amount: number;
-            }[];
+            /** @description The invoice's tax as the contract's one object (docs/decisions.md §15): null when no line carries a tax rate. With one rate, that rate's tax summed over the lines; with several, `amount` is the whole tax (= `tax`), `taxable_amount` the sum of the taxed lines' `amount_excluding_tax`, and `tax_rate`/`tax_behavior` those of the rate with the most tax (the first of them on a tie); every rate is in `total_tax_amounts` */
+            total_taxes: components["schemas"]["TaxAmount"] | null;
+            /** @description Tax summed per tax rate over the lines, one entry per rate in the order the lines first name them */
+            total_tax_amounts: components["schemas"]["TaxAmount"][];
         };
         InvoiceLine: {
             id: string;
@@ -2481,17 +2477,18 @@ export interface components {
             unit_amount: number;
             price: string | null;
             tax_rates: string[];
-            tax_amounts: {
-                amount: number;
-                /** @enum {string} */
-                tax_behavior: "inclusive" | "exclusive";
-                tax_rate: string;
-                taxable_amount: number;
-            }[];
+            tax_amounts: components["schemas"]["TaxAmount"][];
             period: {
                 start: number;
                 end: number;
             };
+        };
+        TaxAmount: {
+            amount: number;
+            /** @enum {string} */
+            tax_behavior: "inclusive" | "exclusive";
+            tax_rate: string;
+            taxable_amount: number;
         };
         InvoiceCreate: {
             customer: string;
