@@ -169,8 +169,9 @@ describe('GET, PATCH, DELETE /customers/{externalKey}', () => {
     const missing = await api.get('/customers/cus_doesnotexist');
     expect(missing.status).toBe(404);
     expect(missing.body.error).toMatchObject({ type: 'not_found', code: 'resource_missing' });
+    // A malformed id is an unknown customer too (docs/api.md "Conventions").
     const malformed = await api.get('/customers/not-an-id!');
-    expect(malformed.status).toBe(400);
+    expect(malformed.status).toBe(404);
     expect(malformed.body.error.param).toBe('externalKey');
   });
 

@@ -135,11 +135,13 @@ describe('GET /taxRates', () => {
 });
 
 describe('GET, PATCH /taxRates/{id}', () => {
-  it('gets a tax rate; unknown is 404; malformed is 400', async () => {
+  it('gets a tax rate; unknown and malformed ids are 404', async () => {
     const rate = await createTaxRate();
     expect((await api.get(`/taxRates/${rate.id}`)).body).toEqual(rate);
     expect((await api.get('/taxRates/txr_nope')).status).toBe(404);
-    expect((await api.get('/taxRates/txr-nope')).body.error.param).toBe('id');
+    const malformed = await api.get('/taxRates/txr-nope');
+    expect(malformed.status).toBe(404);
+    expect(malformed.body.error.param).toBe('id');
   });
 
   it('changes only the given fields and writes tax.updated', async () => {

@@ -2898,9 +2898,9 @@ export interface operations {
             query?: {
                 /** @description Matches name or email, case-insensitively */
                 search?: string;
-                /** @description Page number, from 1 */
+                /** @description Page number, from 1 (decimal digits) */
                 page?: number;
-                /** @description Page size, 1 to 100 */
+                /** @description Page size, 1 to 100 (decimal digits) */
                 take?: number;
                 order?: "ASC" | "DESC";
                 sortingField?: "created" | "name" | "email";
@@ -4243,9 +4243,9 @@ export interface operations {
     getWebhookLogs: {
         parameters: {
             query?: {
-                /** @description Page number, from 1 */
+                /** @description Page number, from 1 (decimal digits) */
                 page?: number;
-                /** @description Page size, 1 to 100 */
+                /** @description Page size, 1 to 100 (decimal digits) */
                 take?: number;
                 status?: "pending" | "retry" | "success" | "failure";
                 event_type?: string;
@@ -4434,9 +4434,9 @@ export interface operations {
             query?: {
                 /** @description Plain text matches name or description (case-insensitive); text starting with { is a JSON filter with keys active (boolean), tax_code, ids (comma-separated product ids), created {gt, gte, lt, lte} (Unix seconds) */
                 search?: string;
-                /** @description Page number, from 1 */
+                /** @description Page number, from 1 (decimal digits) */
                 page?: number;
-                /** @description Page size, 1 to 50 */
+                /** @description Page size, 1 to 50 (decimal digits) */
                 take?: number;
             };
             header?: never;
@@ -5259,9 +5259,9 @@ export interface operations {
             query?: {
                 /** @description Plain text matches the description or the id; a JSON object filters on active, product, type, currency, ids (comma-separated), created {gt, gte, lt, lte} */
                 search?: string;
-                /** @description Page number, from 1 */
+                /** @description Page number, from 1 (decimal digits) */
                 page?: number;
-                /** @description Page size, 1 to 100 */
+                /** @description Page size, 1 to 100 (decimal digits) */
                 take?: number;
             };
             header?: never;
@@ -5581,9 +5581,9 @@ export interface operations {
     getTaxRates: {
         parameters: {
             query?: {
-                /** @description Page number, from 1 */
+                /** @description Page number, from 1 (decimal digits) */
                 page?: number;
-                /** @description Page size, 1 to 100 */
+                /** @description Page size, 1 to 100 (decimal digits) */
                 take?: number;
                 /** @description Only active (true) or inactive (false) rates */
                 active?: "true" | "false";
@@ -5988,9 +5988,9 @@ export interface operations {
     getPaymentMethods: {
         parameters: {
             query?: {
-                /** @description Page number, from 1 */
+                /** @description Page number, from 1 (decimal digits) */
                 page?: number;
-                /** @description Page size, 1 to 100 */
+                /** @description Page size, 1 to 100 (decimal digits) */
                 take?: number;
                 customer?: string;
                 type?: "card" | "us_bank_account";
@@ -6537,9 +6537,9 @@ export interface operations {
     getCustomersByExternalKeyPaymentMethods: {
         parameters: {
             query?: {
-                /** @description Page number, from 1 */
+                /** @description Page number, from 1 (decimal digits) */
                 page?: number;
-                /** @description Page size, 1 to 100 */
+                /** @description Page size, 1 to 100 (decimal digits) */
                 take?: number;
             };
             header?: never;
@@ -6729,17 +6729,17 @@ export interface operations {
     getInvoices: {
         parameters: {
             query?: {
-                /** @description Page number, from 1 */
+                /** @description Page number, from 1 (decimal digits) */
                 page?: number;
-                /** @description Page size, 1 to 100 */
+                /** @description Page size, 1 to 100 (decimal digits) */
                 take?: number;
                 status?: "draft" | "open" | "paid" | "void";
                 customer?: string;
                 subscription?: string;
-                created_gt?: number | null;
-                created_gte?: number | null;
-                created_lt?: number | null;
-                created_lte?: number | null;
+                created_gt?: number;
+                created_gte?: number;
+                created_lt?: number;
+                created_lte?: number;
             };
             header?: never;
             path?: never;
@@ -7522,9 +7522,9 @@ export interface operations {
     getTransactions: {
         parameters: {
             query?: {
-                /** @description Page number, from 1 */
+                /** @description Page number, from 1 (decimal digits) */
                 page?: number;
-                /** @description Page size, 1 to 100 */
+                /** @description Page size, 1 to 100 (decimal digits) */
                 take?: number;
                 type?: "payment" | "refund" | "adjustment";
                 status?: "succeeded" | "failed" | "pending";
@@ -7706,9 +7706,9 @@ export interface operations {
     getInvoicesByIdTransactions: {
         parameters: {
             query?: {
-                /** @description Page number, from 1 */
+                /** @description Page number, from 1 (decimal digits) */
                 page?: number;
-                /** @description Page size, 1 to 100 */
+                /** @description Page size, 1 to 100 (decimal digits) */
                 take?: number;
             };
             header?: never;
@@ -7976,9 +7976,9 @@ export interface operations {
     getTerminals: {
         parameters: {
             query?: {
-                /** @description Page number, from 1 */
+                /** @description Page number, from 1 (decimal digits) */
                 page?: number;
-                /** @description Page size, 1 to 100 */
+                /** @description Page size, 1 to 100 (decimal digits) */
                 take?: number;
             };
             header?: never;
@@ -8492,9 +8492,9 @@ export interface operations {
     getPaymentPlans: {
         parameters: {
             query?: {
-                /** @description Page number, from 1 */
+                /** @description Page number, from 1 (decimal digits) */
                 page?: number;
-                /** @description Page size, 1 to 100 */
+                /** @description Page size, 1 to 100 (decimal digits) */
                 take?: number;
                 customer?: string;
                 status?: "pending" | "active" | "past_due" | "defaulted" | "completed" | "canceled";
@@ -8822,9 +8822,9 @@ export interface operations {
     getPaymentPlansByIdInstallments: {
         parameters: {
             query?: {
-                /** @description Page number, from 1 */
+                /** @description Page number, from 1 (decimal digits) */
                 page?: number;
-                /** @description Page size, 1 to 100 */
+                /** @description Page size, 1 to 100 (decimal digits) */
                 take?: number;
             };
             header?: never;
@@ -9417,9 +9417,9 @@ export interface operations {
     getPaymentPlansByIdPayments: {
         parameters: {
             query?: {
-                /** @description Page number, from 1 */
+                /** @description Page number, from 1 (decimal digits) */
                 page?: number;
-                /** @description Page size, 1 to 100 */
+                /** @description Page size, 1 to 100 (decimal digits) */
                 take?: number;
             };
             header?: never;
@@ -10154,9 +10154,9 @@ export interface operations {
     getSubscriptions: {
         parameters: {
             query?: {
-                /** @description Page number, from 1 */
+                /** @description Page number, from 1 (decimal digits) */
                 page?: number;
-                /** @description Page size, 1 to 100 */
+                /** @description Page size, 1 to 100 (decimal digits) */
                 take?: number;
                 status?: "scheduled" | "trialing" | "active" | "paused" | "canceled" | "expired";
                 customer?: string;
@@ -11141,9 +11141,9 @@ export interface operations {
     getTestHelpersTestClocks: {
         parameters: {
             query?: {
-                /** @description Page number, from 1 */
+                /** @description Page number, from 1 (decimal digits) */
                 page?: number;
-                /** @description Page size, 1 to 100 */
+                /** @description Page size, 1 to 100 (decimal digits) */
                 take?: number;
             };
             header?: never;

@@ -136,7 +136,7 @@ const CUSTOMER_BY_ID: Statement = {
 /** findCustomer in one statement (prepared outside a transaction), as the hot read does it. */
 export async function findCustomerRow(prisma: Db | Tx, accountId: string, id: string): Promise<Customer> {
   const [row] = await queryRows<CustomerColumns>(prisma, CUSTOMER_BY_ID, [id, accountId]);
-  if (!row) throw notFound('customer', id);
+  if (!row) throw notFound('customer', id, 'externalKey');
   return customerOfRow(row);
 }
 

@@ -140,9 +140,24 @@ export const unixSecondsBound = z
 /** A time in an answer: integer Unix seconds (`created` and the like). */
 export const unixTime = z.number().int().min(0).describe('Unix seconds');
 
+/**
+ * A whole number in a query string: decimal digits only, with an optional `-` (docs/api.md
+ * "Conventions"), so `0x10`, `1e3`, `1.0`, ` 1` and a blank `take=` are refused with 400 naming the
+ * parameter instead of being read as a number by JavaScript's rules. The document states the inner
+ * schema (`type: integer` and its bounds).
+ */
+export function queryInteger<T extends z.ZodType<number>>(schema: T) {
+  return z.preprocess((value) => (typeof value === 'string' && /^-?[0-9]+$/.test(value) ? Number(value) : value), schema);
+}
+
+/** An integer's invalid_type message: a query value that is not decimal digits lands here. */
+export const DECIMAL_INTEGER = { error: 'must be a decimal integer' } as const;
+
 /** The same bound in a query string (`created_gt=...`). */
-export const queryUnixSeconds = z.coerce
-  .number()
-  .int('must be an integer (Unix seconds)')
-  .min(0, 'must be at least 0')
-  .max(MAX_UNIX_SECONDS, 'must be before the year 10000');
+export const queryUnixSeconds = queryInteger(
+  z
+    .number(DECIMAL_INTEGER)
+    .int('must be an integer (Unix seconds)')
+    .min(0, 'must be at least 0')
+    .max(MAX_UNIX_SECONDS, 'must be before the year 10000'),
+);

@@ -1,0 +1,103 @@
+import { createProduct } from './support/catalog';
+import { startTwoAccountApp, type ApiClient, type ApiResponse, type TwoAccountApp } from './support/harness';
+
+// Contract details decided in docs/api.md "Conventions" and docs/decisions.md §15-§16, each through HTTP.
+
+let world: TwoAccountApp;
+let api: ApiClient;
+
+beforeAll(async () => {
+  world = await startTwoAccountApp();
+  api = world.api;
+});
+afterAll(() => world.app.close());
+
+function errorOf(response: ApiResponse) {
+  return { status: response.status, type: response.body?.error?.type, code: response.body?.error?.code, param: response.body?.error?.param };
+}
+
+describe('malformed ids in paths', () => {
+  it('a customer id that cannot exist is 404, exactly like an unknown one', async () => {
+    const unknown = await api.get('/customers/cus_000000000000000000000000');
+    expect(errorOf(unknown)).toEqual({ status: 404, type: 'not_found', code: 'resource_missing', param: 'externalKey' });
+    for (const bad of ['not-an-id', 'CUS_1', 'cus_', 'x'.repeat(200), 'cus_a%20b']) {
+      expect(errorOf(await api.get(`/customers/${bad}`))).toEqual({ status: 404, type: 'not_found', code: 'resource_missing', param: 'externalKey' });
+    }
+    expect((await api.patch('/customers/not-an-id', { name: 'x' })).status).toBe(404);
+    expect((await api.delete('/customers/not-an-id')).status).toBe(404);
+    expect((await api.get('/customers/not-an-id/payment-methods')).status).toBe(404);
+  });
+
+  it('every other get-by-id does the same, except /products/{id}, whose pattern the contract answers with 400', async () => {
+    for (const path of ['/prices/not-an-id', '/taxRates/not-an-id', '/invoices/not-a-uuid', '/subscriptions/not-an-id', '/transactions/not-an-id', '/payment-methods/not-an-id']) {
+      expect({ path, ...errorOf(await api.get(path)) }).toEqual({ path, status: 404, type: 'not_found', code: 'resource_missing', param: 'id' });
+    }
+    expect(errorOf(await api.get('/products/not-an-id'))).toEqual({ status: 400, type: 'invalid_request_error', code: 'parameter_invalid', param: 'id' });
+    expect((await api.get('/products/prod_unknown')).status).toBe(404);
+  });
+});
+
+describe('query parameters', () => {
+  it('every route refuses an unknown one with 400 naming it, single-object routes included', async () => {
+    const product = await createProduct(api);
+    const customer = (await api.post('/customers', { name: 'Query' })).body;
+    for (const path of [`/customers/${customer.id}`, `/products/${product.id}`, '/customers', '/balance', '/settings/dunning', `/prices/${product.default_price}`]) {
+      expect({ path, ...errorOf(await api.get(`${path}?expand=customer`)) }).toEqual({
+        path,
+        status: 400,
+        type: 'invalid_request_error',
+        code: 'parameter_unknown',
+        param: 'expand',
+      });
+    }
+    // On writes too: nothing is changed.
+    const patched = await api.patch(`/customers/${customer.id}?dry_run=true`, { name: 'Changed' });
+    expect(errorOf(patched)).toMatchObject({ status: 400, code: 'parameter_unknown', param: 'dry_run' });
+    expect((await api.get(`/customers/${customer.id}`)).body.name).toBe('Query');
+  });
+
+  it('numbers are decimal integers; a blank value is 400 naming the parameter', async () => {
+    for (const [query, param] of [
+      ['take=0x10', 'take'],
+      ['take=1e1', 'take'],
+      ['take=1.0', 'take'],
+      ['take=%2010', 'take'],
+      ['take=', 'take'],
+      ['page=', 'page'],
+      ['page=0b1', 'page'],
+    ]) {
+      expect({ query, ...errorOf(await api.get(`/products?${query}`)) }).toEqual({ query, status: 400, type: 'invalid_request_error', code: 'parameter_invalid', param });
+    }
+    for (const [query, param] of [
+      ['created_gt=', 'created_gt'],
+      ['created_lte=0x10', 'created_lte'],
+      ['created_gte=1e3', 'created_gte'],
+    ]) {
+      expect({ query, ...errorOf(await api.get(`/invoices?${query}`)) }).toEqual({ query, status: 400, type: 'invalid_request_error', code: 'parameter_invalid', param });
+    }
+    const page = await api.get('/products?take=16&page=01');
+    expect(page.status).toBe(200);
+    expect(page.body.meta).toMatchObject({ take: 16, page: 1 });
+    expect((await api.get('/invoices?created_gt=0')).status).toBe(200);
+  });
+});
+
+describe('fixed paths beside /{id} paths', () => {
+  it('/customers/search and /products/taxCodes answer 405 with their own Allow for other methods, never as ids', async () => {
+    for (const path of ['/customers/search', '/products/taxCodes']) {
+      for (const method of ['PATCH', 'DELETE', 'PUT', 'POST']) {
+        const response = await api.request(method, path, method === 'DELETE' ? undefined : {});
+        expect({ path, method, ...errorOf(response) }).toEqual({ path, method, status: 405, type: 'invalid_request_error', code: 'method_not_allowed', param: undefined });
+        expect(response.headers.get('allow')).toBe('GET, HEAD');
+      }
+      const options = await fetch(`${world.app.baseUrl}${path}`, { method: 'OPTIONS' });
+      expect(options.status).toBe(204);
+      expect(options.headers.get('allow')).toBe('GET, HEAD');
+    }
+    expect((await api.get('/customers/search?search=a')).status).toBe(200);
+    expect((await api.get('/products/taxCodes')).status).toBe(200);
+    // The id paths keep their methods.
+    const options = await fetch(`${world.app.baseUrl}/customers/cus_abc`, { method: 'OPTIONS' });
+    expect(options.headers.get('allow')).toBe('DELETE, GET, HEAD, PATCH');
+  });
+});
