@@ -1,5 +1,5 @@
 import { createProduct } from './support/catalog';
-import { startTwoAccountApp, type ApiClient, type ApiResponse, type TwoAccountApp } from './support/harness';
+import { createTestAccount, eventsOf, startTwoAccountApp, type ApiClient, type ApiResponse, type TwoAccountApp } from './support/harness';
 
 // Contract details decided in docs/api.md "Conventions" and docs/decisions.md §15-§16, each through HTTP.
 
@@ -99,5 +99,83 @@ describe('fixed paths beside /{id} paths', () => {
     // The id paths keep their methods.
     const options = await fetch(`${world.app.baseUrl}/customers/cus_abc`, { method: 'OPTIONS' });
     expect(options.headers.get('allow')).toBe('DELETE, GET, HEAD, PATCH');
+  });
+});
+
+describe('unset optional fields', () => {
+  it('a customer without email, currency or shipping leaves them out (answers, lists, search and events); description and phone are null', async () => {
+    const customer = (await api.post('/customers', { name: 'Bare Customer' })).body;
+    for (const key of ['email', 'currency', 'shipping']) expect(customer).not.toHaveProperty(key);
+    expect(customer).toMatchObject({ description: null, phone: null });
+    expect((await api.get(`/customers/${customer.id}`)).body).toEqual(customer);
+    const listed = (await api.get('/customers?search=Bare%20Customer')).body as { id: string }[];
+    expect(listed.find((entry) => entry.id === customer.id)).toEqual(customer);
+    expect((await api.get('/customers/search?search=Bare%20Customer')).body).toEqual([{ id: customer.id, name: 'Bare Customer' }]);
+    const events = await eventsOf(world.app.prisma, world.accountId, 'customer.created');
+    const data = events.map((event) => event.data as { id: string }).find((entry) => entry.id === customer.id);
+    expect(data).toEqual(customer);
+
+    const full = (await api.post('/customers', { name: 'Full', email: 'full@example.com', currency: 'usd' })).body;
+    expect(full).toMatchObject({ email: 'full@example.com', currency: 'USD' });
+  });
+
+  it('a tax rate without description leaves it out; PATCH description null clears it', async () => {
+    const rate = (await api.post('/taxRates', { display_name: 'VAT', percentage: 20, inclusive: true })).body;
+    expect(rate).not.toHaveProperty('description');
+    const described = (await api.patch(`/taxRates/${rate.id}`, { description: 'Standard rate' })).body;
+    expect(described.description).toBe('Standard rate');
+    const cleared = (await api.patch(`/taxRates/${rate.id}`, { description: null })).body;
+    expect(cleared).not.toHaveProperty('description');
+    expect((await api.get(`/taxRates/${rate.id}`)).body).toEqual(cleared);
+  });
+});
+
+describe('names', () => {
+  it('product names are NFC-normalized and trimmed, so look-alikes clash; control and invisible characters are 400 naming name', async () => {
+    const product = await createProduct(api, { name: '  Cafe\u0301 Deluxe  ' });
+    expect(product.name).toBe('Caf\u00e9 Deluxe');
+    for (const lookAlike of ['Caf\u00e9 Deluxe', 'caf\u00e9 deluxe\t', '\u00a0Cafe\u0301 Deluxe']) {
+      expect(errorOf(await api.post('/products', { name: lookAlike, currency: 'USD', unit_amount: 100, type: 'one_time' }))).toMatchObject({
+        status: 400,
+        code: 'name_taken',
+        param: 'name',
+      });
+    }
+    for (const bad of ['Caf\u00e9\u200bDeluxe', 'Line\nbreak', 'Tab\tinside', 'Bell\u0007', 'Bidi\u202eevil', 'Soft\u00adhyphen', '   ']) {
+      expect({ bad, ...errorOf(await api.post('/products', { name: bad, currency: 'USD', unit_amount: 100, type: 'one_time' })) }).toMatchObject({
+        bad,
+        status: 400,
+        code: 'parameter_invalid',
+        param: 'name',
+      });
+      expect(errorOf(await api.patch(`/products/${product.id}`, { name: bad }))).toMatchObject({ status: 400, param: 'name' });
+    }
+    // Emoji sequences keep their zero-width joiner.
+    expect((await createProduct(api, { name: 'Family \u{1F468}\u200D\u{1F469}\u200D\u{1F467}' })).name).toBe('Family \u{1F468}\u200D\u{1F469}\u200D\u{1F467}');
+  });
+
+  it('the same rule holds for customer names and tax rate display names', async () => {
+    expect((await api.post('/customers', { name: ' Ada  ' })).body.name).toBe('Ada');
+    expect(errorOf(await api.post('/customers', { name: 'Ada\u200b' }))).toMatchObject({ status: 400, code: 'parameter_invalid', param: 'name' });
+    expect(errorOf(await api.post('/customers', { name: 'Ada', shipping: { name: 'A\nB', phone: '1', address: {} } }))).toMatchObject({ status: 400, param: 'shipping.name' });
+    expect(errorOf(await api.post('/taxRates', { display_name: 'VAT\u0000', percentage: 1, inclusive: true }))).toMatchObject({ status: 400, param: 'display_name' });
+    expect(errorOf(await api.post('/taxRates', { display_name: 'V\u2028AT', percentage: 1, inclusive: true }))).toMatchObject({ status: 400, param: 'display_name' });
+  });
+});
+
+describe('request bodies', () => {
+  it('a body that is not valid UTF-8 is 400 body_not_utf8 and writes nothing', async () => {
+    const { apiKey, accountId } = await createTestAccount(world.app.prisma, { name: 'Bytes' });
+    for (const bytes of [Buffer.from([0x7b, 0x22, 0x6e, 0x61, 0x6d, 0x65, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d]), Buffer.concat([Buffer.from('{"name":"Caf'), Buffer.from([0xc3]), Buffer.from('"}')])]) {
+      const response = await fetch(`${world.app.baseUrl}/customers`, {
+        method: 'POST',
+        headers: { 'cc-api-key': apiKey, 'content-type': 'application/json' },
+        body: bytes,
+      });
+      expect(response.status).toBe(400);
+      expect(((await response.json()) as { error: unknown }).error).toMatchObject({ type: 'invalid_request_error', code: 'body_not_utf8', param: 'body' });
+    }
+    expect(await world.app.prisma.customer.count({ where: { accountId } })).toBe(0);
+    expect((await api.post('/customers', '{"name":"Caf\u00e9 \u{1F600}"}')).status).toBe(201);
   });
 });

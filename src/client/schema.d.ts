@@ -1989,25 +1989,28 @@ export interface components {
             cancel_requested: boolean;
             cancel_requested_at: number | null;
         } | null;
+        /** @description `email`, `currency` and `shipping` are absent while unset; `description` and `phone` are null then (docs/decisions.md §17) */
         Customer: {
             id: string;
             /** @enum {string} */
             object: "customer";
             name: string;
-            email: string | null;
+            /** @description Absent while the customer has none (docs/decisions.md §17) */
+            email?: string;
             description: string | null;
             phone: string | null;
             /** @description Unix seconds */
             created: number;
             /** @description Unix milliseconds of the object's last change; strictly increases with every change, so it orders webhook events of one object */
             updated_ms: number;
-            currency: components["schemas"]["CurrencyCode"] | null;
+            currency?: components["schemas"]["CurrencyCode"];
             address: components["schemas"]["Address"][];
-            shipping: {
+            /** @description Absent while the customer has none */
+            shipping?: {
                 name: string;
                 phone: string | null;
                 address: components["schemas"]["Address"];
-            } | null;
+            };
             /** @description The test clock the customer runs on, or null */
             test_clock: string | null;
         };
@@ -2034,6 +2037,7 @@ export interface components {
             };
         };
         CustomerCreate: {
+            /** @description 1 to 255 characters, NFC-normalized and trimmed; control and invisible characters are refused */
             name: string;
             /** Format: email */
             email?: string;
@@ -2049,6 +2053,7 @@ export interface components {
                 state?: string;
             }[];
             shipping?: {
+                /** @description 1 to 255 characters, NFC-normalized and trimmed; control and invisible characters are refused */
                 name: string;
                 phone: string;
                 address: {
@@ -2076,6 +2081,7 @@ export interface components {
         CustomerUpdate: {
             /** Format: email */
             email?: string;
+            /** @description 1 to 255 characters, NFC-normalized and trimmed; control and invisible characters are refused */
             name?: string;
             billingAddress?: {
                 /** Format: email */
@@ -2195,11 +2201,13 @@ export interface components {
              */
             tax_behavior?: "exclusive" | "inclusive";
             description?: string;
+            /** @description 1 to 100 characters, NFC-normalized and trimmed; control and invisible characters are refused */
             name: string;
             /** @default txcd_00000000 */
             tax_code?: components["schemas"]["TaxCode"] | null;
         };
         ProductUpdate: {
+            /** @description 1 to 100 characters, NFC-normalized and trimmed; control and invisible characters are refused */
             name?: string;
             description?: string | null;
             tax_code?: components["schemas"]["TaxCode"] | null;
@@ -2250,7 +2258,8 @@ export interface components {
             created: number;
             /** @description Unix milliseconds of the object's last change; strictly increases with every change, so it orders webhook events of one object */
             updated_ms: number;
-            description: string | null;
+            /** @description Absent while unset (PATCH `description: null` clears it) */
+            description?: string;
             display_name: string;
             inclusive: boolean;
             percentage: number;
@@ -2258,6 +2267,7 @@ export interface components {
             tax_type: "Custom" | "sales_tax" | "vat" | "gst" | "hst" | "pst" | "qst" | "rst" | "jct" | "igst" | "lease_tax" | "amusement_tax" | "communications_tax" | "retail_delivery_fee";
         };
         TaxRateCreate: {
+            /** @description 1 to 100 characters, NFC-normalized and trimmed; control and invisible characters are refused */
             display_name?: string;
             percentage: number;
             inclusive: boolean;
@@ -2282,6 +2292,7 @@ export interface components {
              * @enum {string}
              */
             tax_type?: "Custom" | "sales_tax" | "vat" | "gst" | "hst" | "pst" | "qst" | "rst" | "jct" | "igst" | "lease_tax" | "amusement_tax" | "communications_tax" | "retail_delivery_fee";
+            /** @description 1 to 100 characters, NFC-normalized and trimmed; control and invisible characters are refused */
             display_name?: string;
             description?: string | null;
             active?: boolean;
@@ -3122,7 +3133,7 @@ export interface operations {
                     "application/json": {
                         id: string;
                         name: string;
-                        email: string | null;
+                        email?: string;
                     }[];
                 };
             };

@@ -73,7 +73,21 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
 
 /** Largest JSON body a request may carry. */
 export const MAX_BODY_BYTES = 1024 * 1024;
-const jsonBody = express.json({ limit: MAX_BODY_BYTES });
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+/**
+ * JSON bodies must be valid UTF-8 (docs/api.md "Protocol"): body-parser would decode bad bytes as
+ * U+FFFD and store them; the check throws instead, and src/app.ts answers 400 `body_not_utf8`.
+ */
+const jsonBody = express.json({
+  limit: MAX_BODY_BYTES,
+  verify: (_req, _res, buffer) => {
+    try {
+      utf8.decode(buffer);
+    } catch {
+      throw Object.assign(new Error('The request body is not valid UTF-8.'), { type: 'body.not_utf8' });
+    }
+  },
+});
 
 /** 415 for a body that is not JSON (issue 10 item 16); no body at all (no Content-Length or 0) is fine. */
 function requireJsonBody(req: Request, _res: Response, next: (error?: unknown) => void): void {

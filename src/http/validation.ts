@@ -111,6 +111,31 @@ export function parseOrThrow<T extends z.ZodType>(schema: T, input: unknown, loc
   return result.data;
 }
 
+/**
+ * Characters a name may not hold: controls (Cc), invisible format characters (Cf: zero-width space,
+ * BOM, soft hyphen, bidi controls...) but the zero-width joiner and non-joiner that emoji and some
+ * scripts need, line and paragraph separators, and the Hangul fillers that render as nothing.
+ */
+const INVISIBLE = /(?![\u200C\u200D])[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\u115F\u1160\u3164\uFFA0]/u;
+
+/**
+ * A name (product, customer, tax rate display name): NFC-normalized and trimmed before it is checked
+ * and stored, so names that differ only by normalization or surrounding spaces are one name; a
+ * control or invisible character anywhere is 400 naming the field (docs/api.md "Conventions").
+ */
+export function nameText(max: number) {
+  return z
+    .preprocess(
+      (value) => (typeof value === 'string' ? value.normalize('NFC').trim() : value),
+      z
+        .string()
+        .min(1, 'must not be empty or blank')
+        .max(max, `must be at most ${max} characters`)
+        .refine((value) => !INVISIBLE.test(value), 'must not contain control or invisible characters (line breaks, tabs, zero-width spaces...)'),
+    )
+    .describe(`1 to ${max} characters, NFC-normalized and trimmed; control and invisible characters are refused`);
+}
+
 /** Resource ids in paths: the spec's `^[a-z]+_[a-zA-Z0-9]+$`. */
 export const resourceId = z
   .string()
