@@ -179,3 +179,37 @@ describe('request bodies', () => {
     expect((await api.post('/customers', '{"name":"Caf\u00e9 \u{1F600}"}')).status).toBe(201);
   });
 });
+
+describe('rules the document states', () => {
+  it('bounds every integer at 2^53 - 1, gives card and routing numbers their patterns, and says the rest in descriptions', async () => {
+    const document = (await (await fetch(`${world.app.baseUrl}/openapi.json`)).json()) as any;
+    const integers: any[] = [];
+    const walk = (node: unknown) => {
+      if (Array.isArray(node)) node.forEach(walk);
+      else if (node && typeof node === 'object') {
+        if ((node as any).type === 'integer') integers.push(node);
+        Object.values(node).forEach(walk);
+      }
+    };
+    walk(document);
+    expect(integers.length).toBeGreaterThan(50);
+    for (const schema of integers) {
+      expect(schema.maximum ?? schema.exclusiveMaximum).toBeLessThanOrEqual(Number.MAX_SAFE_INTEGER);
+      expect(schema.minimum ?? schema.exclusiveMinimum).toBeGreaterThanOrEqual(Number.MIN_SAFE_INTEGER);
+    }
+    const create = document.components.schemas.PaymentMethodCreate;
+    const text = JSON.stringify(create);
+    expect(text).toContain('^[ -]*(?:[0-9][ -]*){12,19}$');
+    expect(text).toContain('Luhn');
+    expect(text).toContain('^\\\\d{9}$');
+    expect(JSON.stringify(document.components.schemas.PriceCreate)).toContain('Required when type is recurring');
+    expect(JSON.stringify(document.components.schemas.SubscriptionCreate ?? document)).toContain('after start_date');
+
+    // What the document bounds, the server refuses with 400 naming the field.
+    const customer = (await api.post('/customers', { name: 'Big numbers' })).body;
+    const big = await api.post('/invoices', { customer: customer.id, lines: [{ description: 'x', amount: 1, quantity: 2 ** 53 }] });
+    expect(errorOf(big)).toMatchObject({ status: 400, param: 'lines.0.quantity' });
+    const badCard = await api.post('/payment-methods', { type: 'card', card: { number: '4242-4242-4242-424x', exp_month: 12, exp_year: 2100, cvc: '123' }, billing_details: { name: 'A' } });
+    expect(errorOf(badCard)).toMatchObject({ status: 400, param: 'card.number' });
+  });
+});

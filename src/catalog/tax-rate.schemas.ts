@@ -48,7 +48,7 @@ export const percentage = z
 
 export const createTaxRateBody = z
   .strictObject({
-    display_name: displayName.optional(),
+    display_name: displayName.optional().describe('Required when tax_type is Custom (the default); other types default it, e.g. VAT. 1 to 100 characters, NFC-normalized and trimmed; control and invisible characters are refused'),
     percentage,
     inclusive: z.boolean(),
     active: z.boolean().default(true),

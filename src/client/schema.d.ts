@@ -2190,6 +2190,7 @@ export interface components {
             unit_amount: number;
             /** @enum {string} */
             type: "recurring" | "one_time";
+            /** @description Required when type is recurring; absent or null when type is one_time */
             recurring?: {
                 /** @enum {string} */
                 interval: "day" | "week" | "month" | "year";
@@ -2218,6 +2219,7 @@ export interface components {
             unit_amount: number;
             /** @enum {string} */
             type: "recurring" | "one_time";
+            /** @description Required when type is recurring; absent or null when type is one_time */
             recurring?: {
                 /** @enum {string} */
                 interval: "day" | "week" | "month" | "year";
@@ -2236,6 +2238,7 @@ export interface components {
             unit_amount?: number;
             /** @enum {string} */
             type?: "recurring" | "one_time";
+            /** @description Required when type is recurring; absent or null when type is one_time */
             recurring?: {
                 /** @enum {string} */
                 interval: "day" | "week" | "month" | "year";
@@ -2267,7 +2270,7 @@ export interface components {
             tax_type: "Custom" | "sales_tax" | "vat" | "gst" | "hst" | "pst" | "qst" | "rst" | "jct" | "igst" | "lease_tax" | "amusement_tax" | "communications_tax" | "retail_delivery_fee";
         };
         TaxRateCreate: {
-            /** @description 1 to 100 characters, NFC-normalized and trimmed; control and invisible characters are refused */
+            /** @description Required when tax_type is Custom (the default); other types default it, e.g. VAT. 1 to 100 characters, NFC-normalized and trimmed; control and invisible characters are refused */
             display_name?: string;
             percentage: number;
             inclusive: boolean;
@@ -2355,8 +2358,11 @@ export interface components {
             /** @enum {string} */
             type: "card";
             card: {
+                /** @description 12 to 19 digits (spaces and dashes are ignored) that pass the Luhn check */
                 number: string;
+                /** @description With exp_year, not in the past: a card is valid through its expiry month (UTC) */
                 exp_month: number;
+                /** @description Not before the current year (UTC); with exp_month, not expired */
                 exp_year: number;
                 cvc: string;
             };
@@ -2386,6 +2392,7 @@ export interface components {
             type: "us_bank_account";
             us_bank_account: {
                 account_number: string;
+                /** @description 9 digits whose ABA checksum (3-7-1 weights) is a multiple of 10, e.g. 110000000 */
                 routing_number: string;
                 /** @enum {string} */
                 account_holder_type: "individual" | "company";
@@ -2801,9 +2808,9 @@ export interface components {
             trial_days: number;
             /** @description Unix seconds; in the future the subscription is `scheduled` until then */
             start_date: number;
-            /** @description Unix seconds; the subscription expires then and bills nothing after */
+            /** @description Unix seconds, after start_date and in the future; the subscription expires then and bills nothing after */
             end_date?: number;
-            /** @description Unix seconds; the first invoice and billing_cycle_anchor (not before the trial ends) */
+            /** @description Unix seconds, not before start_date and before end_date; the first invoice and billing_cycle_anchor (not before the trial ends) */
             start_billing_date?: number;
             /**
              * @default charge_automatically

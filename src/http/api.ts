@@ -99,6 +99,24 @@ function requireJsonBody(req: Request, _res: Response, next: (error?: unknown) =
   next();
 }
 
+/**
+ * zod's `.int()` accepts only safe integers (|n| <= 2^53 - 1); the document says so on every integer
+ * without a tighter bound of its own, so a request valid by the document is not refused for it.
+ */
+function boundIntegers<T>(node: T): T {
+  if (Array.isArray(node)) node.forEach(boundIntegers);
+  else if (node && typeof node === 'object') {
+    const schema = node as Record<string, unknown>;
+    const isInteger = schema.type === 'integer' || (Array.isArray(schema.type) && schema.type.includes('integer'));
+    if (isInteger) {
+      if (schema.maximum === undefined && schema.exclusiveMaximum === undefined) schema.maximum = Number.MAX_SAFE_INTEGER;
+      if (schema.minimum === undefined && schema.exclusiveMinimum === undefined) schema.minimum = Number.MIN_SAFE_INTEGER;
+    }
+    Object.values(schema).forEach(boundIntegers);
+  }
+  return node;
+}
+
 /** The query schema of a route that takes no query parameter: any is 400 `parameter_unknown` naming it. */
 const NO_QUERY = z.strictObject({});
 
@@ -339,6 +357,6 @@ export class Api {
       },
       servers: [{ url: '/' }],
     });
-    return addExamples(document as Parameters<typeof addExamples>[0]);
+    return addExamples(boundIntegers(document) as Parameters<typeof addExamples>[0]);
   }
 }
