@@ -151,6 +151,9 @@ function toApiError(error: unknown, requestId?: string, log?: Logger): ApiError 
   if (httpError?.type === 'entity.parse.failed') {
     return new ApiError('invalid_request_error', 'body_not_json', 'The request body is not valid JSON.', 'body');
   }
+  if (httpError?.type === 'body.not_utf8') {
+    return new ApiError('invalid_request_error', 'body_not_utf8', 'The request body is not valid UTF-8.', 'body');
+  }
   if (httpError?.type === 'entity.too.large') {
     return new ApiError('invalid_request_error', 'body_too_large', `The request body is larger than ${MAX_BODY_BYTES / 1024 / 1024} MB.`, 'body', 413);
   }

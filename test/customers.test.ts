@@ -49,9 +49,11 @@ describe('POST /customers', () => {
     expect(event!.data).toEqual(customer);
   });
 
-  it('accepts the minimal body and answers nulls and an empty address list', async () => {
+  it('accepts the minimal body: unset email, currency and shipping are left out, phone and description null, address empty', async () => {
     const customer = await createCustomer({ name: 'Min' });
-    expect(customer).toMatchObject({ name: 'Min', email: null, phone: null, description: null, currency: null, address: [], shipping: null });
+    expect(customer).toMatchObject({ name: 'Min', phone: null, description: null, address: [] });
+    // docs/decisions.md §18: the contract types these as a string or an object, never null.
+    for (const key of ['email', 'currency', 'shipping']) expect(customer).not.toHaveProperty(key);
   });
 
   it.each([
@@ -169,8 +171,9 @@ describe('GET, PATCH, DELETE /customers/{externalKey}', () => {
     const missing = await api.get('/customers/cus_doesnotexist');
     expect(missing.status).toBe(404);
     expect(missing.body.error).toMatchObject({ type: 'not_found', code: 'resource_missing' });
+    // A malformed id is an unknown customer too (docs/api.md "Conventions").
     const malformed = await api.get('/customers/not-an-id!');
-    expect(malformed.status).toBe(400);
+    expect(malformed.status).toBe(404);
     expect(malformed.body.error.param).toBe('externalKey');
   });
 

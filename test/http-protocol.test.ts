@@ -72,7 +72,9 @@ describe('item 13: NUL and lone surrogates', () => {
       code: 'parameter_invalid',
       param: 'search.tax_code',
     });
-    expect(errorOf(await api.get('/customers/cus_a%00b'))).toEqual({ status: 400, code: 'parameter_invalid', param: 'externalKey' });
+    expect(errorOf(await api.get('/products/prod_a%00b'))).toEqual({ status: 400, code: 'parameter_invalid', param: 'id' });
+    // An id that cannot exist names no customer: 404 like an unknown one (docs/api.md "Conventions").
+    expect(errorOf(await api.get('/customers/cus_a%00b'))).toEqual({ status: 404, code: 'resource_missing', param: 'externalKey' });
     // A well-formed pair (an emoji) is text like any other.
     expect((await api.post('/customers', { name: 'Smile \u{1F600}' })).status).toBe(201);
   });

@@ -74,7 +74,8 @@ describe('POST /invoices', () => {
       tax: 0,
       total: 10000,
       total_excluding_tax: 10000,
-      total_taxes: [],
+      total_taxes: null,
+      total_tax_amounts: [],
       amount_due: 10000,
       amount_paid: 0,
       amount_remaining: 10000,
@@ -125,7 +126,9 @@ describe('POST /invoices', () => {
       const product = await createProduct(api, { unit_amount: 1000, tax_behavior: 'exclusive' });
       const invoice = await createInvoice(api, { customer: customerId, lines: [{ price: product.default_price, quantity: 3, tax: [rate825.id] }] });
       expect(invoice).toMatchObject({ subtotal: 3000, subtotal_excluding_tax: 3000, tax: 248, total: 3248, total_excluding_tax: 3000, amount_due: 3248 });
-      expect(invoice.total_taxes).toEqual([{ amount: 248, tax_behavior: 'exclusive', tax_rate: rate825.id, taxable_amount: 3000 }]);
+      // docs/decisions.md §16: one rate, so total_taxes is that rate's sum, and total_tax_amounts its one entry.
+      expect(invoice.total_taxes).toEqual({ amount: 248, tax_behavior: 'exclusive', tax_rate: rate825.id, taxable_amount: 3000 });
+      expect(invoice.total_tax_amounts).toEqual([{ amount: 248, tax_behavior: 'exclusive', tax_rate: rate825.id, taxable_amount: 3000 }]);
       expect(invoice.lines[0]).toMatchObject({ amount: 3000, amount_excluding_tax: 3000, tax_rates: [rate825.id] });
     });
 
@@ -133,7 +136,7 @@ describe('POST /invoices', () => {
       const product = await createProduct(api, { unit_amount: 1200, tax_behavior: 'inclusive' });
       const invoice = await createInvoice(api, { customer: customerId, lines: [{ price: product.default_price, quantity: 1, tax: [rate20incl.id] }] });
       expect(invoice).toMatchObject({ subtotal: 1200, subtotal_excluding_tax: 1000, tax: 200, total: 1200, total_excluding_tax: 1000, amount_due: 1200 });
-      expect(invoice.total_taxes).toEqual([{ amount: 200, tax_behavior: 'inclusive', tax_rate: rate20incl.id, taxable_amount: 1000 }]);
+      expect(invoice.total_taxes).toEqual({ amount: 200, tax_behavior: 'inclusive', tax_rate: rate20incl.id, taxable_amount: 1000 });
     });
 
     it('inclusive 7.5% in $9.99: 999 / 1.075 = 929.30 -> 929, tax 70', async () => {
@@ -162,10 +165,14 @@ describe('POST /invoices', () => {
       });
       // A: 3000 + 248; B: 1000 + 200 inside 1200; C: 1000 + 82.5 -> 83; D: 100.
       expect(invoice).toMatchObject({ subtotal: 5300, subtotal_excluding_tax: 5100, tax: 531, total: 5631, total_excluding_tax: 5100, amount_due: 5631 });
-      expect(invoice.total_taxes).toEqual([
+      expect(invoice.total_tax_amounts).toEqual([
         { amount: 331, tax_behavior: 'exclusive', tax_rate: rate825.id, taxable_amount: 4000 },
         { amount: 200, tax_behavior: 'inclusive', tax_rate: rate20incl.id, taxable_amount: 1000 },
       ]);
+      // Several rates: the whole tax, over the taxed lines (A, B, C excluding tax; not D), named after the rate with the most tax.
+      expect(invoice.total_taxes).toEqual({ amount: 531, tax_behavior: 'exclusive', tax_rate: rate825.id, taxable_amount: 5000 });
+      const [event] = (await eventsOf(app.prisma, accountId, 'invoice.created')).filter((e) => (e.data as { id: string }).id === invoice.id);
+      expect(event!.data).toMatchObject({ total_taxes: invoice.total_taxes, total_tax_amounts: invoice.total_tax_amounts });
     });
 
     it("a price's tax_behavior decides: an exclusive 10% rate on a $10.00 tax-inclusive price is inside the $10.00", async () => {
@@ -619,7 +626,7 @@ describe('GET /invoices', () => {
     }
   });
 
-  it('answers 404 on every invoice endpoint for another account, and 400 for a malformed id', async () => {
+  it('answers 404 on every invoice endpoint for another account, and for a malformed id', async () => {
     const id = ids[0]!;
     const transaction = (await listApi.get(`/invoices/${id}/transactions`)).body.data[0].id;
     const checks: [string, Promise<{ status: number; body: any }>][] = [
@@ -637,7 +644,7 @@ describe('GET /invoices', () => {
       expect([label, response.status, response.body.error?.type]).toEqual([label, 404, 'not_found']);
     }
     expect((await other.get('/invoices')).body.data.map((i: { id: string }) => i.id)).not.toContain(id);
-    expect((await listApi.get('/invoices/not-a-uuid')).status).toBe(400);
+    expect((await listApi.get('/invoices/not-a-uuid')).status).toBe(404);
     // Nothing changed on the owner's side.
     expect((await listApi.get(`/invoices/${ids[4]}`)).body.status).toBe('draft');
     expect((await listApi.get(`/invoices/${id}`)).body.amount_refunded).toBe(0);

@@ -151,7 +151,8 @@ describe('completeness of the document (issue 15 item 2)', () => {
     expect(schemas.ProductCreate.properties.tax_code.anyOf).toEqual([{ $ref: '#/components/schemas/TaxCode' }, { type: 'null' }]);
     expect(schemas.Product.properties.tax_code).toEqual({ $ref: '#/components/schemas/TaxCode' });
     expect(schemas.CustomerCreate.properties.currency).toEqual({ $ref: '#/components/schemas/CurrencyCodeInput' });
-    expect(schemas.Customer.properties.currency.anyOf).toEqual([{ $ref: '#/components/schemas/CurrencyCode' }, { type: 'null' }]);
+    expect(schemas.Customer.properties.currency).toEqual({ $ref: '#/components/schemas/CurrencyCode' });
+    expect(schemas.Customer.required).not.toContain('currency');
     expect(schemas.Address.properties.country).toEqual({ $ref: '#/components/schemas/CountryCode' });
     expect(schemas.PriceCreate.properties.currency.enum).toEqual(['USD', 'usd']);
     const retryDays = schemas.DunningSettingsUpdate.properties.retry_days;

@@ -343,7 +343,7 @@ describe('GET /payment-methods and the customer sub-routes', () => {
     // A method of the account that is not this customer's is a 404 here.
     expect((await listApi.get(`/customers/${customerId}/payment-methods/${created[3]}`)).status).toBe(404);
     expect((await listApi.get(`/customers/${customerId}/payment-methods/pm_missing`)).status).toBe(404);
-    expect((await listApi.get(`/customers/${customerId}/payment-methods/not-an-id`)).status).toBe(400);
+    expect((await listApi.get(`/customers/${customerId}/payment-methods/not-an-id`)).status).toBe(404);
   });
 
   it('answers 404 on every endpoint for another account (exactly like an unknown id)', async () => {

@@ -84,11 +84,13 @@ describe('POST /prices/{productId}', () => {
     expect(await app.prisma.price.count({ where: { productId: product.id } })).toBe(1);
   });
 
-  it('answers 404 for an unknown product and 400 for a malformed id', async () => {
+  it('answers 404 for an unknown product and for a malformed id', async () => {
     const missing = await api.post('/prices/prod_nope', oneTimePrice);
     expect(missing.status).toBe(404);
     expect(missing.body.error.message).toContain('prod_nope');
-    expect((await api.post('/prices/prod-nope', oneTimePrice)).body.error.param).toBe('id');
+    const malformed = await api.post('/prices/prod-nope', oneTimePrice);
+    expect(malformed.status).toBe(404);
+    expect(malformed.body.error.param).toBe('id');
   });
 });
 
@@ -167,12 +169,14 @@ describe('GET /prices', () => {
 });
 
 describe('GET /prices/{id}', () => {
-  it('gets a price; unknown is 404, malformed 400', async () => {
+  it('gets a price; unknown and malformed ids are 404', async () => {
     const product = await createProduct(api);
     const price = await createPrice(product.id);
     expect((await api.get(`/prices/${price.id}`)).body).toEqual(price);
     expect((await api.get('/prices/price_nope')).status).toBe(404);
-    expect((await api.get('/prices/price-nope')).body.error.param).toBe('id');
+    const malformed = await api.get('/prices/price-nope');
+    expect(malformed.status).toBe(404);
+    expect(malformed.body.error.param).toBe('id');
   });
 });
 

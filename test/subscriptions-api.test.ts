@@ -502,7 +502,7 @@ describe('changing a subscription', () => {
       expect([name, unknown.status]).toEqual([name, 404]);
       expect(foreign.body.error.message).toBe(unknown.body.error.message.replace('sub_doesnotexist', subscription.id));
       const malformed = await call(api, 'not-an-id!');
-      expect([name, malformed.status, malformed.body.error.param]).toEqual([name, 400, 'id']);
+      expect([name, malformed.status, malformed.body.error.param]).toEqual([name, 404, 'id']);
     }
     expect(expectStatus(await api.get(`/subscriptions/${subscription.id}`), 200)).toMatchObject({ status: 'active', collection_method: 'charge_automatically' });
   });

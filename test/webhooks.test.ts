@@ -148,7 +148,7 @@ describe('webhook destinations', () => {
     expect(unknown.status).toBe(400);
     expect(unknown.body.error).toMatchObject({ param: 'events', code: 'parameter_unknown' });
     const malformed = await api.patch('/webhook/destination/not-an-id!/enable');
-    expect(malformed.status).toBe(400);
+    expect(malformed.status).toBe(404);
     expect(malformed.body.error.param).toBe('id');
     const destination = await createDestination(api, 'https://example.com/ok');
     const badPut = await api.put(`/webhook/destination/${destination.id}`, { url: 'ftp://example.com' });

@@ -62,7 +62,7 @@ export const priceAttributes = {
   currency: priceCurrency,
   unit_amount: unitAmount,
   type: z.enum(PRICE_TYPES),
-  recurring: recurringInput.nullable().optional(),
+  recurring: recurringInput.nullable().optional().describe('Required when type is recurring; absent or null when type is one_time'),
   tax_behavior: z.enum(TAX_BEHAVIORS).default('exclusive'),
   description: description.optional(),
 };
@@ -79,7 +79,7 @@ export const updateInactivePriceBody = z
     currency: priceCurrency.optional(),
     unit_amount: unitAmount.optional(),
     type: z.enum(PRICE_TYPES).optional(),
-    recurring: recurringInput.nullable().optional(),
+    recurring: recurringInput.nullable().optional().describe('Required when type is recurring; absent or null when type is one_time'),
     tax_behavior: z.enum(TAX_BEHAVIORS).optional(),
     description: description.nullable().optional(),
   })

@@ -60,6 +60,8 @@ export function registerProductRoutes(api: Api, { prisma }: AppDeps): void {
     tag,
     summary: 'Retrieve a product',
     params: productIdParams,
+    // The contract gives /products/{id} its pattern with 400 (docs/api.md "Conventions", ids in paths).
+    malformedPath: 400,
     response: productSchema,
     errors: [404],
     handler: ({ principal, params }) => getProduct(prisma, principal.accountId, params.id),
@@ -72,6 +74,8 @@ export function registerProductRoutes(api: Api, { prisma }: AppDeps): void {
     summary: 'Update a product: only the fields given change',
     description: '`tax_code: null` restores the default txcd_00000000; `description: null` clears it.',
     params: productIdParams,
+    // The contract gives /products/{id} its pattern with 400 (docs/api.md "Conventions", ids in paths).
+    malformedPath: 400,
     body: updateProductBody,
     response: productSchema,
     errors: [404],
@@ -87,6 +91,8 @@ export function registerProductRoutes(api: Api, { prisma }: AppDeps): void {
       'Refused with 409 while any of its prices has been billed or is used by a subscription. Otherwise the product and ' +
       'all its prices are deleted together (price.deleted for each, then product.deleted).',
     params: productIdParams,
+    // The contract gives /products/{id} its pattern with 400 (docs/api.md "Conventions", ids in paths).
+    malformedPath: 400,
     response: z.object({ id: z.string(), object: z.literal('product'), deleted: z.literal(true) }),
     errors: [404, 409],
     handler: ({ principal, params }) => deleteProduct(prisma, principal.accountId, params.id),

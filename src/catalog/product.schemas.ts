@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { paginationQuery } from '../http/pagination';
-import { resourceId, unixTime } from '../http/validation';
+import { nameText, resourceId, unixTime } from '../http/validation';
 import { description, priceAttributes, withPriceRules } from './price.schemas';
 import { commaSeparatedIds, createdRange, jsonTextFilter } from './search-filter';
 import { ALLOWED_TAX_CODES, DEFAULT_TAX_CODE } from './tax-codes';
@@ -11,11 +11,8 @@ export const MAX_PRODUCTS_PAGE = 50;
 
 const TAX_CODE_PATTERN = /^txcd_[a-zA-Z0-9]+$/;
 
-export const productName = z
-  .string()
-  .min(1, 'must not be empty')
-  .max(MAX_PRODUCT_NAME, `must be at most ${MAX_PRODUCT_NAME} characters`)
-  .refine((value) => value.trim() !== '', 'must not be blank');
+/** Unique per account, case-insensitively (product.service.ts nameKey), after nameText's NFC and trim. */
+export const productName = nameText(MAX_PRODUCT_NAME);
 
 /** One of the spec's 637 codes (its ranges expanded): an enum in /openapi.json. */
 export const taxCode = z

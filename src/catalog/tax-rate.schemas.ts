@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { paginationQuery } from '../http/pagination';
-import { queryBoolean, resourceId, unixTime } from '../http/validation';
+import { nameText, queryBoolean, resourceId, unixTime } from '../http/validation';
 import { updatedMsField } from '../lib/object-version';
 import { countryCode } from '../lib/iso';
 
@@ -33,10 +33,7 @@ export const MAX_TAX_RATE_DESCRIPTION = 500;
 export const PERCENTAGE_DECIMALS = 4;
 
 const taxType = z.enum(TAX_TYPES).describe(`One of ${TAX_TYPES.join(', ')}; display_name is required for Custom`);
-const displayName = z
-  .string()
-  .max(MAX_DISPLAY_NAME, `must be at most ${MAX_DISPLAY_NAME} characters`)
-  .refine((value) => value.trim() !== '', 'must not be blank');
+const displayName = nameText(MAX_DISPLAY_NAME);
 const taxRateDescription = z.string().max(MAX_TAX_RATE_DESCRIPTION, `must be at most ${MAX_TAX_RATE_DESCRIPTION} characters`);
 
 /** 0..100 with at most 4 decimals, so that pct * 10000 is an exact integer (parts per million). */
@@ -51,7 +48,7 @@ export const percentage = z
 
 export const createTaxRateBody = z
   .strictObject({
-    display_name: displayName.optional(),
+    display_name: displayName.optional().describe('Required when tax_type is Custom (the default); other types default it, e.g. VAT. 1 to 100 characters, NFC-normalized and trimmed; control and invisible characters are refused'),
     percentage,
     inclusive: z.boolean(),
     active: z.boolean().default(true),
@@ -84,7 +81,7 @@ export const taxRateSchema = z
     country: countryCode,
     created: unixTime,
     updated_ms: updatedMsField,
-    description: z.string().nullable(),
+    description: z.string().optional().describe('Absent while unset (PATCH `description: null` clears it)'),
     display_name: z.string(),
     inclusive: z.boolean(),
     percentage: z.number(),

@@ -26,7 +26,8 @@ export function toTaxRateObject(rate: TaxRate): TaxRateObject {
     country: rate.country,
     created: toUnixSeconds(rate.createdAt),
     updated_ms: updatedMsOf(rate),
-    description: rate.description,
+    // The contract types it a string: absent while unset, never null (docs/decisions.md §18).
+    ...(rate.description !== null ? { description: rate.description } : {}),
     display_name: rate.displayName,
     inclusive: rate.inclusive,
     // ppm / 10000 is the percentage with at most 4 decimals; the division is exact enough to round-trip.

@@ -1989,25 +1989,28 @@ export interface components {
             cancel_requested: boolean;
             cancel_requested_at: number | null;
         } | null;
+        /** @description `email`, `currency` and `shipping` are absent while unset; `description` and `phone` are null then (docs/decisions.md §18) */
         Customer: {
             id: string;
             /** @enum {string} */
             object: "customer";
             name: string;
-            email: string | null;
+            /** @description Absent while the customer has none (docs/decisions.md §18) */
+            email?: string;
             description: string | null;
             phone: string | null;
             /** @description Unix seconds */
             created: number;
             /** @description Unix milliseconds of the object's last change; strictly increases with every change, so it orders webhook events of one object */
             updated_ms: number;
-            currency: components["schemas"]["CurrencyCode"] | null;
+            currency?: components["schemas"]["CurrencyCode"];
             address: components["schemas"]["Address"][];
-            shipping: {
+            /** @description Absent while the customer has none */
+            shipping?: {
                 name: string;
                 phone: string | null;
                 address: components["schemas"]["Address"];
-            } | null;
+            };
             /** @description The test clock the customer runs on, or null */
             test_clock: string | null;
         };
@@ -2034,6 +2037,7 @@ export interface components {
             };
         };
         CustomerCreate: {
+            /** @description 1 to 255 characters, NFC-normalized and trimmed; control and invisible characters are refused */
             name: string;
             /** Format: email */
             email?: string;
@@ -2049,6 +2053,7 @@ export interface components {
                 state?: string;
             }[];
             shipping?: {
+                /** @description 1 to 255 characters, NFC-normalized and trimmed; control and invisible characters are refused */
                 name: string;
                 phone: string;
                 address: {
@@ -2076,6 +2081,7 @@ export interface components {
         CustomerUpdate: {
             /** Format: email */
             email?: string;
+            /** @description 1 to 255 characters, NFC-normalized and trimmed; control and invisible characters are refused */
             name?: string;
             billingAddress?: {
                 /** Format: email */
@@ -2184,6 +2190,7 @@ export interface components {
             unit_amount: number;
             /** @enum {string} */
             type: "recurring" | "one_time";
+            /** @description Required when type is recurring; absent or null when type is one_time */
             recurring?: {
                 /** @enum {string} */
                 interval: "day" | "week" | "month" | "year";
@@ -2195,11 +2202,13 @@ export interface components {
              */
             tax_behavior?: "exclusive" | "inclusive";
             description?: string;
+            /** @description 1 to 100 characters, NFC-normalized and trimmed; control and invisible characters are refused */
             name: string;
             /** @default txcd_00000000 */
             tax_code?: components["schemas"]["TaxCode"] | null;
         };
         ProductUpdate: {
+            /** @description 1 to 100 characters, NFC-normalized and trimmed; control and invisible characters are refused */
             name?: string;
             description?: string | null;
             tax_code?: components["schemas"]["TaxCode"] | null;
@@ -2210,6 +2219,7 @@ export interface components {
             unit_amount: number;
             /** @enum {string} */
             type: "recurring" | "one_time";
+            /** @description Required when type is recurring; absent or null when type is one_time */
             recurring?: {
                 /** @enum {string} */
                 interval: "day" | "week" | "month" | "year";
@@ -2228,6 +2238,7 @@ export interface components {
             unit_amount?: number;
             /** @enum {string} */
             type?: "recurring" | "one_time";
+            /** @description Required when type is recurring; absent or null when type is one_time */
             recurring?: {
                 /** @enum {string} */
                 interval: "day" | "week" | "month" | "year";
@@ -2250,7 +2261,8 @@ export interface components {
             created: number;
             /** @description Unix milliseconds of the object's last change; strictly increases with every change, so it orders webhook events of one object */
             updated_ms: number;
-            description: string | null;
+            /** @description Absent while unset (PATCH `description: null` clears it) */
+            description?: string;
             display_name: string;
             inclusive: boolean;
             percentage: number;
@@ -2258,6 +2270,7 @@ export interface components {
             tax_type: "Custom" | "sales_tax" | "vat" | "gst" | "hst" | "pst" | "qst" | "rst" | "jct" | "igst" | "lease_tax" | "amusement_tax" | "communications_tax" | "retail_delivery_fee";
         };
         TaxRateCreate: {
+            /** @description Required when tax_type is Custom (the default); other types default it, e.g. VAT. 1 to 100 characters, NFC-normalized and trimmed; control and invisible characters are refused */
             display_name?: string;
             percentage: number;
             inclusive: boolean;
@@ -2282,6 +2295,7 @@ export interface components {
              * @enum {string}
              */
             tax_type?: "Custom" | "sales_tax" | "vat" | "gst" | "hst" | "pst" | "qst" | "rst" | "jct" | "igst" | "lease_tax" | "amusement_tax" | "communications_tax" | "retail_delivery_fee";
+            /** @description 1 to 100 characters, NFC-normalized and trimmed; control and invisible characters are refused */
             display_name?: string;
             description?: string | null;
             active?: boolean;
@@ -2344,8 +2358,11 @@ export interface components {
             /** @enum {string} */
             type: "card";
             card: {
+                /** @description 12 to 19 digits (spaces and dashes are ignored) that pass the Luhn check */
                 number: string;
+                /** @description With exp_year, not in the past: a card is valid through its expiry month (UTC) */
                 exp_month: number;
+                /** @description Not before the current year (UTC); with exp_month, not expired */
                 exp_year: number;
                 cvc: string;
             };
@@ -2375,6 +2392,7 @@ export interface components {
             type: "us_bank_account";
             us_bank_account: {
                 account_number: string;
+                /** @description 9 digits whose ABA checksum (3-7-1 weights) is a multiple of 10, e.g. 110000000 */
                 routing_number: string;
                 /** @enum {string} */
                 account_holder_type: "individual" | "company";
@@ -2459,14 +2477,10 @@ export interface components {
             tax: number;
             total: number;
             total_excluding_tax: number;
-            /** @description Tax summed per tax rate over the lines */
-            total_taxes: {
-                amount: number;
-                /** @enum {string} */
-                tax_behavior: "inclusive" | "exclusive";
-                tax_rate: string;
-                taxable_amount: number;
-            }[];
+            /** @description The invoice's tax as the contract's one object (docs/decisions.md §16): null when no line carries a tax rate. With one rate, that rate's tax summed over the lines; with several, `amount` is the whole tax (= `tax`), `taxable_amount` the sum of the taxed lines' `amount_excluding_tax`, and `tax_rate`/`tax_behavior` those of the rate with the most tax (the first of them on a tie); every rate is in `total_tax_amounts` */
+            total_taxes: components["schemas"]["TaxAmount"] | null;
+            /** @description Tax summed per tax rate over the lines, one entry per rate in the order the lines first name them */
+            total_tax_amounts: components["schemas"]["TaxAmount"][];
         };
         InvoiceLine: {
             id: string;
@@ -2481,17 +2495,18 @@ export interface components {
             unit_amount: number;
             price: string | null;
             tax_rates: string[];
-            tax_amounts: {
-                amount: number;
-                /** @enum {string} */
-                tax_behavior: "inclusive" | "exclusive";
-                tax_rate: string;
-                taxable_amount: number;
-            }[];
+            tax_amounts: components["schemas"]["TaxAmount"][];
             period: {
                 start: number;
                 end: number;
             };
+        };
+        TaxAmount: {
+            amount: number;
+            /** @enum {string} */
+            tax_behavior: "inclusive" | "exclusive";
+            tax_rate: string;
+            taxable_amount: number;
         };
         InvoiceCreate: {
             customer: string;
@@ -2793,9 +2808,9 @@ export interface components {
             trial_days: number;
             /** @description Unix seconds; in the future the subscription is `scheduled` until then */
             start_date: number;
-            /** @description Unix seconds; the subscription expires then and bills nothing after */
+            /** @description Unix seconds, after start_date and in the future; the subscription expires then and bills nothing after */
             end_date?: number;
-            /** @description Unix seconds; the first invoice and billing_cycle_anchor (not before the trial ends) */
+            /** @description Unix seconds, not before start_date and before end_date; the first invoice and billing_cycle_anchor (not before the trial ends) */
             start_billing_date?: number;
             /**
              * @default charge_automatically
@@ -2901,9 +2916,9 @@ export interface operations {
             query?: {
                 /** @description Matches name or email, case-insensitively */
                 search?: string;
-                /** @description Page number, from 1 */
+                /** @description Page number, from 1 (decimal digits) */
                 page?: number;
-                /** @description Page size, 1 to 100 */
+                /** @description Page size, 1 to 100 (decimal digits) */
                 take?: number;
                 order?: "ASC" | "DESC";
                 sortingField?: "created" | "name" | "email";
@@ -3125,7 +3140,7 @@ export interface operations {
                     "application/json": {
                         id: string;
                         name: string;
-                        email: string | null;
+                        email?: string;
                     }[];
                 };
             };
@@ -4246,9 +4261,9 @@ export interface operations {
     getWebhookLogs: {
         parameters: {
             query?: {
-                /** @description Page number, from 1 */
+                /** @description Page number, from 1 (decimal digits) */
                 page?: number;
-                /** @description Page size, 1 to 100 */
+                /** @description Page size, 1 to 100 (decimal digits) */
                 take?: number;
                 status?: "pending" | "retry" | "success" | "failure";
                 event_type?: string;
@@ -4437,9 +4452,9 @@ export interface operations {
             query?: {
                 /** @description Plain text matches name or description (case-insensitive); text starting with { is a JSON filter with keys active (boolean), tax_code, ids (comma-separated product ids), created {gt, gte, lt, lte} (Unix seconds) */
                 search?: string;
-                /** @description Page number, from 1 */
+                /** @description Page number, from 1 (decimal digits) */
                 page?: number;
-                /** @description Page size, 1 to 50 */
+                /** @description Page size, 1 to 50 (decimal digits) */
                 take?: number;
             };
             header?: never;
@@ -5262,9 +5277,9 @@ export interface operations {
             query?: {
                 /** @description Plain text matches the description or the id; a JSON object filters on active, product, type, currency, ids (comma-separated), created {gt, gte, lt, lte} */
                 search?: string;
-                /** @description Page number, from 1 */
+                /** @description Page number, from 1 (decimal digits) */
                 page?: number;
-                /** @description Page size, 1 to 100 */
+                /** @description Page size, 1 to 100 (decimal digits) */
                 take?: number;
             };
             header?: never;
@@ -5584,9 +5599,9 @@ export interface operations {
     getTaxRates: {
         parameters: {
             query?: {
-                /** @description Page number, from 1 */
+                /** @description Page number, from 1 (decimal digits) */
                 page?: number;
-                /** @description Page size, 1 to 100 */
+                /** @description Page size, 1 to 100 (decimal digits) */
                 take?: number;
                 /** @description Only active (true) or inactive (false) rates */
                 active?: "true" | "false";
@@ -5991,9 +6006,9 @@ export interface operations {
     getPaymentMethods: {
         parameters: {
             query?: {
-                /** @description Page number, from 1 */
+                /** @description Page number, from 1 (decimal digits) */
                 page?: number;
-                /** @description Page size, 1 to 100 */
+                /** @description Page size, 1 to 100 (decimal digits) */
                 take?: number;
                 customer?: string;
                 type?: "card" | "us_bank_account";
@@ -6540,9 +6555,9 @@ export interface operations {
     getCustomersByExternalKeyPaymentMethods: {
         parameters: {
             query?: {
-                /** @description Page number, from 1 */
+                /** @description Page number, from 1 (decimal digits) */
                 page?: number;
-                /** @description Page size, 1 to 100 */
+                /** @description Page size, 1 to 100 (decimal digits) */
                 take?: number;
             };
             header?: never;
@@ -6732,17 +6747,17 @@ export interface operations {
     getInvoices: {
         parameters: {
             query?: {
-                /** @description Page number, from 1 */
+                /** @description Page number, from 1 (decimal digits) */
                 page?: number;
-                /** @description Page size, 1 to 100 */
+                /** @description Page size, 1 to 100 (decimal digits) */
                 take?: number;
                 status?: "draft" | "open" | "paid" | "void";
                 customer?: string;
                 subscription?: string;
-                created_gt?: number | null;
-                created_gte?: number | null;
-                created_lt?: number | null;
-                created_lte?: number | null;
+                created_gt?: number;
+                created_gte?: number;
+                created_lt?: number;
+                created_lte?: number;
             };
             header?: never;
             path?: never;
@@ -7525,9 +7540,9 @@ export interface operations {
     getTransactions: {
         parameters: {
             query?: {
-                /** @description Page number, from 1 */
+                /** @description Page number, from 1 (decimal digits) */
                 page?: number;
-                /** @description Page size, 1 to 100 */
+                /** @description Page size, 1 to 100 (decimal digits) */
                 take?: number;
                 type?: "payment" | "refund" | "adjustment";
                 status?: "succeeded" | "failed" | "pending";
@@ -7709,9 +7724,9 @@ export interface operations {
     getInvoicesByIdTransactions: {
         parameters: {
             query?: {
-                /** @description Page number, from 1 */
+                /** @description Page number, from 1 (decimal digits) */
                 page?: number;
-                /** @description Page size, 1 to 100 */
+                /** @description Page size, 1 to 100 (decimal digits) */
                 take?: number;
             };
             header?: never;
@@ -7979,9 +7994,9 @@ export interface operations {
     getTerminals: {
         parameters: {
             query?: {
-                /** @description Page number, from 1 */
+                /** @description Page number, from 1 (decimal digits) */
                 page?: number;
-                /** @description Page size, 1 to 100 */
+                /** @description Page size, 1 to 100 (decimal digits) */
                 take?: number;
             };
             header?: never;
@@ -8495,9 +8510,9 @@ export interface operations {
     getPaymentPlans: {
         parameters: {
             query?: {
-                /** @description Page number, from 1 */
+                /** @description Page number, from 1 (decimal digits) */
                 page?: number;
-                /** @description Page size, 1 to 100 */
+                /** @description Page size, 1 to 100 (decimal digits) */
                 take?: number;
                 customer?: string;
                 status?: "pending" | "active" | "past_due" | "defaulted" | "completed" | "canceled";
@@ -8825,9 +8840,9 @@ export interface operations {
     getPaymentPlansByIdInstallments: {
         parameters: {
             query?: {
-                /** @description Page number, from 1 */
+                /** @description Page number, from 1 (decimal digits) */
                 page?: number;
-                /** @description Page size, 1 to 100 */
+                /** @description Page size, 1 to 100 (decimal digits) */
                 take?: number;
             };
             header?: never;
@@ -9420,9 +9435,9 @@ export interface operations {
     getPaymentPlansByIdPayments: {
         parameters: {
             query?: {
-                /** @description Page number, from 1 */
+                /** @description Page number, from 1 (decimal digits) */
                 page?: number;
-                /** @description Page size, 1 to 100 */
+                /** @description Page size, 1 to 100 (decimal digits) */
                 take?: number;
             };
             header?: never;
@@ -10157,9 +10172,9 @@ export interface operations {
     getSubscriptions: {
         parameters: {
             query?: {
-                /** @description Page number, from 1 */
+                /** @description Page number, from 1 (decimal digits) */
                 page?: number;
-                /** @description Page size, 1 to 100 */
+                /** @description Page size, 1 to 100 (decimal digits) */
                 take?: number;
                 status?: "scheduled" | "trialing" | "active" | "paused" | "canceled" | "expired" | "past_due";
                 customer?: string;
@@ -11144,9 +11159,9 @@ export interface operations {
     getTestHelpersTestClocks: {
         parameters: {
             query?: {
-                /** @description Page number, from 1 */
+                /** @description Page number, from 1 (decimal digits) */
                 page?: number;
-                /** @description Page size, 1 to 100 */
+                /** @description Page size, 1 to 100 (decimal digits) */
                 take?: number;
             };
             header?: never;

@@ -51,7 +51,7 @@ export function registerCustomerRoutes(api: Api, { prisma }: AppDeps): void {
     tag,
     summary: `Search customers by name or email (at most ${SEARCH_RESULT_LIMIT} results)`,
     query: searchCustomersQuery,
-    response: z.array(z.object({ id: z.string(), name: z.string(), email: z.string().nullable() })),
+    response: z.array(z.object({ id: z.string(), name: z.string(), email: z.string().optional() })),
     handler: ({ principal, query }) => searchCustomers(prisma, principal.accountId, query.search),
   });
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { countryCode, countryCodeInput, currencyCode, currencyCodeInput } from '../lib/iso';
 import { paginationQuery } from '../http/pagination';
-import { resourceId, unixTime } from '../http/validation';
+import { nameText, resourceId, unixTime } from '../http/validation';
 import { updatedMsField } from '../lib/object-version';
 
 const text = (max: number) => z.string().max(max, `must be at most ${max} characters`);
@@ -31,7 +31,7 @@ const phone = text(40).regex(/^[0-9+()\-. ]*$/, 'may contain only digits, spaces
 
 export const createCustomerBody = z
   .strictObject({
-    name: text(255).min(1, 'must not be empty'),
+    name: nameText(255),
     email: email.optional(),
     description: text(1000).optional(),
     phone: phone.optional(),
@@ -39,7 +39,7 @@ export const createCustomerBody = z
     address: z.array(addressInput).max(10).optional(),
     shipping: z
       .strictObject({
-        name: text(255).min(1, 'must not be empty'),
+        name: nameText(255),
         phone,
         address: addressInput,
       })
@@ -52,7 +52,7 @@ export const createCustomerBody = z
 export const updateCustomerBody = z
   .strictObject({
     email: email.optional(),
-    name: text(255).min(1, 'must not be empty').optional(),
+    name: nameText(255).optional(),
     billingAddress: z
       .strictObject({
         email: email.optional(),
@@ -84,17 +84,23 @@ export const customerSchema = z
     id: z.string(),
     object: z.literal('customer'),
     name: z.string(),
-    email: z.string().nullable(),
+    email: z.string().optional().describe('Absent while the customer has none (docs/decisions.md §18)'),
     description: z.string().nullable(),
     phone: z.string().nullable(),
     created: unixTime,
     updated_ms: updatedMsField,
-    currency: z.union([currencyCode, z.null()]),
+    currency: currencyCode.optional(),
     address: z.array(addressSchema),
-    shipping: z.object({ name: z.string(), phone: z.string().nullable(), address: addressSchema }).nullable(),
+    shipping: z
+      .object({ name: z.string(), phone: z.string().nullable(), address: addressSchema })
+      .optional()
+      .describe('Absent while the customer has none'),
     test_clock: z.string().nullable().describe('The test clock the customer runs on, or null'),
   })
-  .meta({ id: 'Customer' });
+  .meta({
+    id: 'Customer',
+    description: '`email`, `currency` and `shipping` are absent while unset; `description` and `phone` are null then (docs/decisions.md §18)',
+  });
 
 export const SORTABLE_FIELDS = ['created', 'name', 'email'] as const;
 

@@ -26,19 +26,25 @@ type Shipping = {
   address: Address;
 };
 
+/**
+ * The customer as the API and its events show it. `email`, `currency` and `shipping`, which the
+ * contract types as a string or an object and marks optional, are left out while unset rather than
+ * null; `description` and `phone` ("string or null") are null (docs/decisions.md §18).
+ */
 export function toCustomerObject(customer: Customer): CustomerObject {
+  const shipping = customer.shipping as Shipping | null;
   return {
     id: customer.id,
     object: 'customer',
     name: customer.name,
-    email: customer.email,
+    ...(customer.email !== null ? { email: customer.email } : {}),
     description: customer.description,
     phone: customer.phone,
     created: toUnixSeconds(customer.createdAt),
     updated_ms: updatedMsOf(customer),
-    currency: customer.currency,
+    ...(customer.currency !== null ? { currency: customer.currency } : {}),
     address: (customer.address as Address[] | null) ?? [],
-    shipping: (customer.shipping as Shipping | null) ?? null,
+    ...(shipping ? { shipping } : {}),
     test_clock: customer.testClockId,
   };
 }
@@ -108,12 +114,14 @@ export async function listCustomers(prisma: Db, accountId: string, query: ListCu
 export const SEARCH_RESULT_LIMIT = 100;
 
 export async function searchCustomers(prisma: Db, accountId: string, search: string) {
-  return prisma.customer.findMany({
+  const found = await prisma.customer.findMany({
     where: { accountId, deletedAt: null, ...searchFilter(search) },
     select: { id: true, name: true, email: true },
     orderBy: [{ name: 'asc' }, { id: 'asc' }],
     take: SEARCH_RESULT_LIMIT,
   });
+  // `email` left out while unset, as on the customer (docs/decisions.md §18).
+  return found.map(({ id, name, email }) => ({ id, name, ...(email !== null ? { email } : {}) }));
 }
 
 /** The columns of a customers row in Prisma's shape (`updatedMs` as text: customerOfRow makes it a bigint). */
@@ -136,7 +144,7 @@ const CUSTOMER_BY_ID: Statement = {
 /** findCustomer in one statement (prepared outside a transaction), as the hot read does it. */
 export async function findCustomerRow(prisma: Db | Tx, accountId: string, id: string): Promise<Customer> {
   const [row] = await queryRows<CustomerColumns>(prisma, CUSTOMER_BY_ID, [id, accountId]);
-  if (!row) throw notFound('customer', id);
+  if (!row) throw notFound('customer', id, 'externalKey');
   return customerOfRow(row);
 }
 

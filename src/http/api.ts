@@ -5,7 +5,7 @@ import './zod-openapi';
 import type { Db } from '../db/prisma';
 import type { Principal, Role } from './auth';
 import { requireRole } from './auth';
-import { ApiError } from './errors';
+import { ApiError, MethodNotAllowedError } from './errors';
 import { idempotencyHeaders, readIdempotencyKey, withIdempotency } from './idempotency';
 import { parseOrThrow } from './validation';
 import { addExamples } from './openapi-examples';
@@ -45,6 +45,12 @@ export interface RouteDefinition<P extends AnyObject, Q extends AnyObject, B ext
   /** Other success statuses the handler may answer with `new Answer(status, body)` (same body schema), and what each means. */
   otherStatuses?: Record<number, string>;
   response: z.ZodType;
+  /**
+   * What a path parameter that does not parse answers: 404 (default: an id that cannot exist names
+   * no resource, exactly like an unknown one, docs/api.md "Conventions"), or 400 where the contract
+   * gives the path a pattern with 400 (`/products/{id}`).
+   */
+  malformedPath?: 400 | 404;
   /** Error statuses worth documenting besides 400/401. */
   errors?: number[];
   handler: (ctx: HandlerContext<z.output<P>, z.output<Q>, z.output<B>>) => Promise<unknown>;
@@ -67,7 +73,21 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
 
 /** Largest JSON body a request may carry. */
 export const MAX_BODY_BYTES = 1024 * 1024;
-const jsonBody = express.json({ limit: MAX_BODY_BYTES });
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+/**
+ * JSON bodies must be valid UTF-8 (docs/api.md "Protocol"): body-parser would decode bad bytes as
+ * U+FFFD and store them; the check throws instead, and src/app.ts answers 400 `body_not_utf8`.
+ */
+const jsonBody = express.json({
+  limit: MAX_BODY_BYTES,
+  verify: (_req, _res, buffer) => {
+    try {
+      utf8.decode(buffer);
+    } catch {
+      throw Object.assign(new Error('The request body is not valid UTF-8.'), { type: 'body.not_utf8' });
+    }
+  },
+});
 
 /** 415 for a body that is not JSON (issue 10 item 16); no body at all (no Content-Length or 0) is fine. */
 function requireJsonBody(req: Request, _res: Response, next: (error?: unknown) => void): void {
@@ -77,6 +97,46 @@ function requireJsonBody(req: Request, _res: Response, next: (error?: unknown) =
     return;
   }
   next();
+}
+
+/**
+ * zod's `.int()` accepts only safe integers (|n| <= 2^53 - 1); the document says so on every integer
+ * without a tighter bound of its own, so a request valid by the document is not refused for it.
+ */
+function boundIntegers<T>(node: T): T {
+  if (Array.isArray(node)) node.forEach(boundIntegers);
+  else if (node && typeof node === 'object') {
+    const schema = node as Record<string, unknown>;
+    const isInteger = schema.type === 'integer' || (Array.isArray(schema.type) && schema.type.includes('integer'));
+    if (isInteger) {
+      if (schema.maximum === undefined && schema.exclusiveMaximum === undefined) schema.maximum = Number.MAX_SAFE_INTEGER;
+      if (schema.minimum === undefined && schema.exclusiveMinimum === undefined) schema.minimum = Number.MIN_SAFE_INTEGER;
+    }
+    Object.values(schema).forEach(boundIntegers);
+  }
+  return node;
+}
+
+/** The query schema of a route that takes no query parameter: any is 400 `parameter_unknown` naming it. */
+const NO_QUERY = z.strictObject({});
+
+/** Path parameters; one that does not parse is 404 `resource_missing` naming it, or 400 where the route says so. */
+function parsePath<P extends AnyObject>(schema: P, input: unknown, malformed: 400 | 404, path: string): z.output<P> {
+  try {
+    return parseOrThrow(schema, input, 'path');
+  } catch (error) {
+    if (malformed === 400 || !(error instanceof ApiError) || !error.param) throw error;
+    const value = (input as Record<string, unknown>)[error.param];
+    throw new ApiError('not_found', 'resource_missing', `No such ${resourceOfParam(path, error.param)}: '${String(value ?? '').slice(0, 100)}'`, error.param);
+  }
+}
+
+/** What a path parameter names, from the segment before it: `/customers/{externalKey}` -> `customer`. */
+function resourceOfParam(path: string, param: string): string {
+  const segments = path.split('/');
+  const index = segments.indexOf(`{${param}}`);
+  const collection = index > 0 ? segments[index - 1]! : 'object';
+  return collection.replace(/s$/, '').replace(/-/g, ' ');
 }
 
 /**
@@ -138,6 +198,7 @@ export class Api {
     private readonly authenticate: (key: string | undefined, clientAddress?: string) => Promise<Principal>,
     private readonly rateLimit: (keyId: string) => Promise<void> = async () => {},
   ) {
+    this.router.use((req, res, next) => this.methodGate(req, res, next));
     this.registry.registerComponent('securitySchemes', 'apiKey', { type: 'apiKey', in: 'header', name: 'cc-api-key' });
     // Answered for any documented path asked with a method it does not serve, so listed once here.
     this.registry.registerComponent('responses', 'MethodNotAllowed', {
@@ -151,8 +212,9 @@ export class Api {
     const status = def.status ?? 200;
     // decisions.md §11: every POST and PUT takes Idempotency-Key (a duplicate still running answers 409).
     const idempotent = def.method === 'post' || def.method === 'put';
+    const malformedPath = def.malformedPath ?? 404;
     const errorStatuses = [
-      ...new Set([400, 401, ...(def.roles ? [403] : []), ...(idempotent ? [409] : []), ...(def.errors ?? []), ...commonErrorStatuses(def.body !== undefined)]),
+      ...new Set([400, 401, ...(def.params && malformedPath === 404 ? [404] : []), ...(def.roles ? [403] : []), ...(idempotent ? [409] : []), ...(def.errors ?? []), ...commonErrorStatuses(def.body !== undefined)]),
     ].sort();
     this.registry.registerPath({
       method: def.method,
@@ -200,8 +262,9 @@ export class Api {
       await this.rateLimit(principal.keyId);
       if (def.roles) requireRole(principal, def.roles);
       if (def.guard) await def.guard(principal);
-      const params = def.params ? parseOrThrow(def.params, req.params, 'path') : {};
-      const query = def.query ? parseOrThrow(def.query, req.query, 'query') : {};
+      const params = def.params ? parsePath(def.params, req.params, malformedPath, def.path) : {};
+      // A route without query parameters refuses any, like the others refuse unknown ones (docs/api.md "Conventions").
+      const query = parseOrThrow(def.query ?? NO_QUERY, req.query, 'query');
       const body = def.body ? parseOrThrow(def.body, req.body ?? {}, 'body') : undefined;
       const idempotencyKey = idempotent ? readIdempotencyKey(req) : undefined;
       const run = async (idempotencySeed?: string) => {
@@ -222,21 +285,63 @@ export class Api {
 
   /**
    * The methods (upper case, HEAD with GET) of the documented operations whose path matches `path`
-   * the way Express matches it (any case, optional trailing slash); empty for an unknown path.
+   * the way Express matches it (any case, optional trailing slash); empty for an unknown path. Where a
+   * fixed path and a parameter both match (`/customers/search`, `/customers/{externalKey}`), only the
+   * most literal templates count: a fixed path is never taken for an id (docs/api.md "Protocol").
    */
   allowedMethods(path: string): string[] {
-    const methods = new Set<string>();
-    for (const definition of this.registry.definitions) {
-      if (definition.type !== 'route') continue;
-      const pattern = definition.route.path
-        .split(/\{\w+\}/)
-        .map((literal) => literal.replace(/[.*+?^$()|[\]\\]/g, '\\$&'))
-        .join('[^/]+');
-      if (!new RegExp(`^${pattern}/?$`, 'i').test(path)) continue;
-      methods.add(definition.route.method.toUpperCase());
-      if (definition.route.method === 'get') methods.add('HEAD');
+    let fewestParameters = Infinity;
+    let methods = new Set<string>();
+    for (const { pattern, parameters, method } of this.templates()) {
+      if (parameters > fewestParameters || !pattern.test(path)) continue;
+      if (parameters < fewestParameters) {
+        fewestParameters = parameters;
+        methods = new Set();
+      }
+      methods.add(method);
+      if (method === 'GET') methods.add('HEAD');
     }
     return [...methods].sort();
+  }
+
+  private compiledTemplates?: { count: number; list: { pattern: RegExp; parameters: number; method: string }[] };
+
+  /** Each documented operation's path as a regular expression, compiled once (again only when a route is added). */
+  private templates() {
+    const definitions = this.registry.definitions;
+    if (this.compiledTemplates?.count !== definitions.length) {
+      const list = definitions.flatMap((definition) => {
+        if (definition.type !== 'route') return [];
+        const template = definition.route.path;
+        const source = template
+          .split(/\{\w+\}/)
+          .map((literal) => literal.replace(/[.*+?^$()|[\]\\]/g, '\\$&'))
+          .join('[^/]+');
+        return [{ pattern: new RegExp(`^${source}/?$`, 'i'), parameters: (template.match(/\{\w+\}/g) ?? []).length, method: definition.route.method.toUpperCase() }];
+      });
+      this.compiledTemplates = { count: definitions.length, list };
+    }
+    return this.compiledTemplates.list;
+  }
+
+  /**
+   * Runs before every route: a documented path asked with a method it does not answer is 405 with
+   * `Allow` here, before Express could hand it to a route with a parameter in its place
+   * (`PATCH /customers/search` is not `PATCH /customers/{externalKey}`); OPTIONS answers 204 with
+   * the same `Allow`.
+   */
+  private methodGate(req: Request, res: Response, next: (error?: unknown) => void): void {
+    const allowed = this.allowedMethods(req.path);
+    if (allowed.length === 0 || allowed.includes(req.method)) {
+      next();
+      return;
+    }
+    if (req.method === 'OPTIONS') {
+      res.setHeader('Allow', allowed.join(', '));
+      res.status(204).end();
+      return;
+    }
+    next(new MethodNotAllowedError(req.method, req.path, allowed));
   }
 
   openApiDocument(): object {
@@ -252,6 +357,6 @@ export class Api {
       },
       servers: [{ url: '/' }],
     });
-    return addExamples(document as Parameters<typeof addExamples>[0]);
+    return addExamples(boundIntegers(document) as Parameters<typeof addExamples>[0]);
   }
 }

@@ -22,6 +22,44 @@ const UUID = '0f8fad5b-d9cb-469f-a165-70867728950e';
 /** 2026-01-01T00:00:00Z */
 const A_TIME = 1_767_225_600;
 
+/** A card expiry year still ahead whenever the document is generated. */
+const CARD_EXPIRY_YEAR = new Date().getUTCFullYear() + 5;
+
+/**
+ * Request examples the schemas alone would get wrong: rules between fields (a recurring price needs
+ * `recurring`, a `Custom` tax rate its `display_name`), a test card that passes Luhn and has not expired,
+ * a clock advanced forward. Each is sent to the running API by test/openapi-examples.test.ts (real
+ * ids put in place of these), which expects it accepted; test/openapi.test.ts checks each against
+ * its schema.
+ */
+const REQUEST_EXAMPLES: Record<string, unknown> = {
+  'post /products': {
+    name: 'Pro plan',
+    currency: 'USD',
+    unit_amount: 2500,
+    type: 'recurring',
+    recurring: { interval: 'month', interval_count: 1 },
+    tax_behavior: 'exclusive',
+  },
+  'post /prices/{id}': { currency: 'USD', unit_amount: 2500, type: 'recurring', recurring: { interval: 'month', interval_count: 1 } },
+  'patch /prices/{id}/inactive': { unit_amount: 3000, description: 'Pro plan, yearly billing' },
+  'post /taxRates': { display_name: 'Sales tax', percentage: 8.25, inclusive: false },
+  'patch /taxRates/{id}': { display_name: 'CA sales tax', description: 'California state sales tax' },
+  'post /payment-methods': {
+    type: 'card',
+    card: { number: '4242424242424242', exp_month: 12, exp_year: CARD_EXPIRY_YEAR, cvc: '123' },
+    billing_details: { name: 'Ada Lovelace' },
+  },
+  'post /payment-plans': { customer: `cus_${ID_BODY}`, total_amount: 120000, currency: 'USD', installments_count: 12, interval: 'month' },
+  'post /invoices/{id}/refund': { amount: 500 },
+  'post /payment-plans/{id}/payments': { external: true, external_reference: 'cheque 1042' },
+  'post /payment-plans/{id}/payments/{payment_id}/refund': { amount: 500 },
+  'post /subscriptions': { customer: `cus_${ID_BODY}`, items: [{ price: `price_${ID_BODY}`, quantity: 1 }], trial_days: 0, start_date: A_TIME },
+  'patch /subscriptions/{id}': { items: [{ id: `si_${ID_BODY}`, quantity: 2 }] },
+  'post /test-helpers/test-clocks': { frozen_time: A_TIME, name: 'Renewal rehearsal' },
+  'post /test-helpers/test-clocks/{id}/advance': { frozen_time: A_TIME + 86_400 },
+};
+
 /** Strings for the patterns the schemas use, where a name-based guess would not match. */
 const PATTERN_EXAMPLES: Record<string, string> = {
   '^[\\x21-\\x7e]{1,255}$': 'order-7421-attempt-1',
@@ -170,13 +208,15 @@ function errorExample(status: string): unknown {
 /** Adds an example to every JSON body of the document that has none (paths and webhooks). */
 export function addExamples<D extends Document>(document: D): D {
   const operations = [
-    ...Object.values(document.paths ?? {}).flatMap((item) => Object.values(item).map((operation) => ({ operation, requestMode: 'request' as const }))),
+    ...Object.entries(document.paths ?? {}).flatMap(([path, item]) =>
+      Object.entries(item).map(([method, operation]) => ({ operation, requestMode: 'request' as const, key: `${method} ${path}` })),
+    ),
     // A delivery's body is an answer of the service: every field.
-    ...Object.values(document.webhooks ?? {}).flatMap((item) => Object.values(item).map((operation) => ({ operation, requestMode: 'response' as const }))),
+    ...Object.values(document.webhooks ?? {}).flatMap((item) => Object.values(item).map((operation) => ({ operation, requestMode: 'response' as const, key: '' }))),
   ];
-  for (const { operation, requestMode } of operations) {
+  for (const { operation, requestMode, key } of operations) {
     for (const media of Object.values(operation.requestBody?.content ?? {})) {
-      if (media.schema && media.example === undefined) media.example = sampleOf(document, media.schema, requestMode);
+      if (media.schema && media.example === undefined) media.example = REQUEST_EXAMPLES[key] ?? sampleOf(document, media.schema, requestMode);
     }
     for (const [status, response] of Object.entries(operation.responses ?? {})) {
       for (const [type, media] of Object.entries(response.content ?? {})) {

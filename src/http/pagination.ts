@@ -1,10 +1,12 @@
 import { z } from 'zod';
+import { DECIMAL_INTEGER, queryInteger } from './validation';
 
 /** decisions.md §3: lists take `page` >= 1 and `take` 1..max (100, products 50), default 10. */
 export function paginationQuery(maxTake = 100) {
   return {
-    page: z.coerce.number().int().min(1).default(1).describe('Page number, from 1'),
-    take: z.coerce.number().int().min(1).max(maxTake).default(10).describe(`Page size, 1 to ${maxTake}`),
+    // Decimal digits only: `take=0x10` or a blank `page=` is 400 naming it (docs/api.md "Lists").
+    page: queryInteger(z.number(DECIMAL_INTEGER).int().min(1).max(Number.MAX_SAFE_INTEGER)).default(1).describe('Page number, from 1 (decimal digits)'),
+    take: queryInteger(z.number(DECIMAL_INTEGER).int().min(1).max(maxTake)).default(10).describe(`Page size, 1 to ${maxTake} (decimal digits)`),
   };
 }
 

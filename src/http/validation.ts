@@ -111,6 +111,31 @@ export function parseOrThrow<T extends z.ZodType>(schema: T, input: unknown, loc
   return result.data;
 }
 
+/**
+ * Characters a name may not hold: controls (Cc), invisible format characters (Cf: zero-width space,
+ * BOM, soft hyphen, bidi controls...) but the zero-width joiner and non-joiner that emoji and some
+ * scripts need, line and paragraph separators, and the Hangul fillers that render as nothing.
+ */
+const INVISIBLE = /(?![\u200C\u200D])[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\u115F\u1160\u3164\uFFA0]/u;
+
+/**
+ * A name (product, customer, tax rate display name): NFC-normalized and trimmed before it is checked
+ * and stored, so names that differ only by normalization or surrounding spaces are one name; a
+ * control or invisible character anywhere is 400 naming the field (docs/api.md "Conventions").
+ */
+export function nameText(max: number) {
+  return z
+    .preprocess(
+      (value) => (typeof value === 'string' ? value.normalize('NFC').trim() : value),
+      z
+        .string()
+        .min(1, 'must not be empty or blank')
+        .max(max, `must be at most ${max} characters`)
+        .refine((value) => !INVISIBLE.test(value), 'must not contain control or invisible characters (line breaks, tabs, zero-width spaces...)'),
+    )
+    .describe(`1 to ${max} characters, NFC-normalized and trimmed; control and invisible characters are refused`);
+}
+
 /** Resource ids in paths: the spec's `^[a-z]+_[a-zA-Z0-9]+$`. */
 export const resourceId = z
   .string()
@@ -140,9 +165,24 @@ export const unixSecondsBound = z
 /** A time in an answer: integer Unix seconds (`created` and the like). */
 export const unixTime = z.number().int().min(0).describe('Unix seconds');
 
+/**
+ * A whole number in a query string: decimal digits only, with an optional `-` (docs/api.md
+ * "Conventions"), so `0x10`, `1e3`, `1.0`, ` 1` and a blank `take=` are refused with 400 naming the
+ * parameter instead of being read as a number by JavaScript's rules. The document states the inner
+ * schema (`type: integer` and its bounds).
+ */
+export function queryInteger<T extends z.ZodType<number>>(schema: T) {
+  return z.preprocess((value) => (typeof value === 'string' && /^-?[0-9]+$/.test(value) ? Number(value) : value), schema);
+}
+
+/** An integer's invalid_type message: a query value that is not decimal digits lands here. */
+export const DECIMAL_INTEGER = { error: 'must be a decimal integer' } as const;
+
 /** The same bound in a query string (`created_gt=...`). */
-export const queryUnixSeconds = z.coerce
-  .number()
-  .int('must be an integer (Unix seconds)')
-  .min(0, 'must be at least 0')
-  .max(MAX_UNIX_SECONDS, 'must be before the year 10000');
+export const queryUnixSeconds = queryInteger(
+  z
+    .number(DECIMAL_INTEGER)
+    .int('must be an integer (Unix seconds)')
+    .min(0, 'must be at least 0')
+    .max(MAX_UNIX_SECONDS, 'must be before the year 10000'),
+);

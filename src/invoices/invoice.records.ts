@@ -72,7 +72,27 @@ export function toInvoiceObject(invoice: InvoiceWithLines): InvoiceObject {
     tax: Number(invoice.tax),
     total: Number(invoice.total),
     total_excluding_tax: Number(invoice.totalExcludingTax),
-    total_taxes: invoice.totalTaxes as TaxAmountObject[],
+    total_taxes: invoiceTax(invoice),
+    total_tax_amounts: invoice.totalTaxes as TaxAmountObject[],
+  };
+}
+
+/**
+ * `total_taxes`, the contract's one object for the invoice's tax (docs/decisions.md §16): null without
+ * a tax rate; one rate's sum as it is; several rates summed, named after the rate with the most tax.
+ * Only the answer's shape: the amounts are those src/catalog/tax.ts computed and the invoice stores.
+ */
+function invoiceTax(invoice: InvoiceWithLines): TaxAmountObject | null {
+  const perRate = invoice.totalTaxes as TaxAmountObject[];
+  if (perRate.length === 0) return null;
+  if (perRate.length === 1) return { ...perRate[0]! };
+  const main = perRate.reduce((best, rate) => (Math.abs(rate.amount) > Math.abs(best.amount) ? rate : best));
+  const taxedLines = invoice.lines.filter((line) => (line.taxAmounts as TaxAmountObject[]).length > 0);
+  return {
+    amount: perRate.reduce((sum, rate) => sum + rate.amount, 0),
+    tax_behavior: main.tax_behavior,
+    tax_rate: main.tax_rate,
+    taxable_amount: taxedLines.reduce((sum, line) => sum + Number(line.amountExcludingTax), 0),
   };
 }
 

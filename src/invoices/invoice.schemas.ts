@@ -101,12 +101,14 @@ export const listInvoicesQuery = z.strictObject({
   created_lte: queryUnixSeconds.optional(),
 });
 
-const taxAmountSchema = z.object({
+const taxAmountSchema = z
+  .object({
   amount: z.number(),
   tax_behavior: z.enum(['inclusive', 'exclusive']),
   tax_rate: z.string(),
   taxable_amount: z.number(),
-});
+  })
+  .meta({ id: 'TaxAmount' });
 
 export const invoiceLineSchema = z
   .object({
@@ -162,7 +164,15 @@ export const invoiceSchema = z
     tax: z.number(),
     total: z.number(),
     total_excluding_tax: z.number(),
-    total_taxes: z.array(taxAmountSchema).describe('Tax summed per tax rate over the lines'),
+    total_taxes: z
+      .union([taxAmountSchema, z.null()])
+      .describe(
+        "The invoice's tax as the contract's one object (docs/decisions.md §16): null when no line carries a tax rate. With one rate, that rate's " +
+          'tax summed over the lines; with several, `amount` is the whole tax (= `tax`), `taxable_amount` the sum of the taxed lines\' ' +
+          '`amount_excluding_tax`, and `tax_rate`/`tax_behavior` those of the rate with the most tax (the first of them on a tie); ' +
+          'every rate is in `total_tax_amounts`',
+      ),
+    total_tax_amounts: z.array(taxAmountSchema).describe('Tax summed per tax rate over the lines, one entry per rate in the order the lines first name them'),
   })
   .meta({ id: 'Invoice' });
 

@@ -29,14 +29,17 @@ const metadataInput = z
 // Messages never echo the number: zod issues and our refinements only describe what is wrong.
 const cardNumber = z
   .string()
+  // The pattern states in the document what it can: 12 to 19 digits, spaces and dashes anywhere; the Luhn check it cannot.
+  .regex(/^[ -]*(?:[0-9][ -]*){12,19}$/, 'must be 12 to 19 digits (spaces and dashes allowed)')
+  .describe('12 to 19 digits (spaces and dashes are ignored) that pass the Luhn check')
   .transform((value) => value.replace(/[ -]/g, ''))
   .pipe(z.string().regex(/^\d{12,19}$/, 'must be 12 to 19 digits').refine(passesLuhn, 'is not a valid card number (Luhn check failed)'));
 
 const cardInput = z
   .strictObject({
     number: cardNumber,
-    exp_month: z.number().int('must be an integer').min(1, 'must be 1 to 12').max(12, 'must be 1 to 12'),
-    exp_year: z.number().int('must be an integer').min(2000, 'must be a four-digit year').max(2100, 'must be a four-digit year'),
+    exp_month: z.number().int('must be an integer').min(1, 'must be 1 to 12').max(12, 'must be 1 to 12').describe('With exp_year, not in the past: a card is valid through its expiry month (UTC)'),
+    exp_year: z.number().int('must be an integer').min(2000, 'must be a four-digit year').max(2100, 'must be a four-digit year').describe('Not before the current year (UTC); with exp_month, not expired'),
     cvc: z.string().regex(/^\d{3,4}$/, 'must be 3 or 4 digits'),
   })
   .superRefine((card, ctx) => {
@@ -51,7 +54,11 @@ const cardInput = z
 
 const bankAccountInput = z.strictObject({
   account_number: z.string().regex(/^\d{4,17}$/, 'must be 4 to 17 digits'),
-  routing_number: z.string().refine(isValidRoutingNumber, 'must be a 9-digit ABA routing number with a valid checksum'),
+  routing_number: z
+    .string()
+    .regex(/^\d{9}$/, 'must be a 9-digit ABA routing number with a valid checksum')
+    .refine(isValidRoutingNumber, 'must be a 9-digit ABA routing number with a valid checksum')
+    .describe('9 digits whose ABA checksum (3-7-1 weights) is a multiple of 10, e.g. 110000000'),
   account_holder_type: z.enum(['individual', 'company']),
   account_type: z.enum(['checking', 'savings']).default('checking'),
 });

@@ -41,8 +41,10 @@ export const createSubscriptionBody = z
     items: z.array(itemInput).min(1, 'must hold at least one item').max(MAX_ITEMS, `may hold at most ${MAX_ITEMS} items`),
     trial_days: z.number().int('must be an integer').min(0, 'must be at least 0').max(MAX_TRIAL_DAYS, `must be at most ${MAX_TRIAL_DAYS}`),
     start_date: unixSeconds.describe('Unix seconds; in the future the subscription is `scheduled` until then'),
-    end_date: unixSeconds.optional().describe('Unix seconds; the subscription expires then and bills nothing after'),
-    start_billing_date: unixSeconds.optional().describe('Unix seconds; the first invoice and billing_cycle_anchor (not before the trial ends)'),
+    end_date: unixSeconds.optional().describe('Unix seconds, after start_date and in the future; the subscription expires then and bills nothing after'),
+    start_billing_date: unixSeconds
+      .optional()
+      .describe('Unix seconds, not before start_date and before end_date; the first invoice and billing_cycle_anchor (not before the trial ends)'),
     collection_method: z.enum(COLLECTION_METHODS).default('charge_automatically'),
     default_payment_method: paymentMethodId.optional().describe("A method attached to the customer; the customer's default when absent"),
   })

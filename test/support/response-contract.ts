@@ -19,12 +19,19 @@ function templateRegex(template: string): RegExp {
 
 async function loadContract(baseUrl: string): Promise<Contract> {
   const document = (await (await fetch(`${baseUrl}/openapi.json`)).json()) as OpenApiDocument;
-  // Literal paths before templated ones, so /customers/search is not taken for /customers/{id}.
-  const operations = operationsOf(document)
-    .map((operation) => ({ operation, regex: templateRegex(operation.path), templated: operation.path.includes('{') }))
-    .sort((a, b) => Number(a.templated) - Number(b.templated));
+  // The most literal templates a path matches are its operations, so /customers/search (any method) is
+  // never taken for /customers/{id}: the API answers its other methods 405 (src/http/api.ts methodGate).
+  const operations = operationsOf(document).map((operation) => ({
+    operation,
+    regex: templateRegex(operation.path),
+    parameters: (operation.path.match(/\{[^}]+\}/g) ?? []).length,
+  }));
   return {
-    match: (method, path) => operations.find((entry) => entry.operation.method === method && entry.regex.test(path))?.operation,
+    match: (method, path) => {
+      const matching = operations.filter((entry) => entry.regex.test(path));
+      const fewest = Math.min(...matching.map((entry) => entry.parameters));
+      return matching.find((entry) => entry.parameters === fewest && entry.operation.method === method)?.operation;
+    },
     check: createChecker(document),
   };
 }
