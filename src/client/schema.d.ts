@@ -675,7 +675,7 @@ export interface paths {
         put?: never;
         /**
          * Test mode: the customer presents a card to the sale waiting on the terminal
-         * @description outcome approved: paid, the card is saved for the customer (and becomes the plan's card if it has none); approved_no_credential: paid, no card kept; declined: nothing paid; lost: the sale ends but its outcome never reaches the service (the payment goes `resolving`). Answers the payment-plan payment. 409 when no sale waits.
+         * @description outcome approved: paid, the card is saved for the customer (and becomes the plan's card if it has none); approved_no_credential: paid, no card kept; declined: nothing paid; lost: the sale ends but its outcome never reaches the service (the payment goes `resolving`); the terminal's processor keeps processor_outcome (default approved), which POST /payment-plans/{id}/deposit and .../resolve without an outcome ask for. Answers the payment-plan payment. 409 when no sale waits.
          */
         post: operations["postTestHelpersTerminalsByIdPresentCard"];
         delete?: never;
@@ -810,7 +810,7 @@ export interface paths {
         put?: never;
         /**
          * Continue a terminal deposit that is `resolving` or `approved_no_credential` (update resolveDeposit)
-         * @description `resolving` (or still `waiting`): give the known `outcome`. `approved_no_credential` (charged, card not kept): give `payment_method` (a card attached to the customer, stored for the remaining installments) or `external: true` (they are collected outside the service). Approved without either leaves the deposit `approved_no_credential`.
+         * @description `resolving`: the outcome the terminal's processor recorded for the sale, asked when no `outcome` is given (400 `parameter_missing` on `outcome` when the processor has none), or the `outcome` known from elsewhere. Still `waiting`: give the known `outcome`. `approved_no_credential` (charged, card not kept): give `payment_method` (a card attached to the customer, stored for the remaining installments) or `external: true` (they are collected outside the service). Approved without either leaves the deposit `approved_no_credential`.
          */
         post: operations["postPaymentPlansByIdDeposit"];
         delete?: never;
@@ -2625,6 +2625,11 @@ export interface components {
              * @enum {string}
              */
             outcome: "approved" | "declined" | "approved_no_credential" | "lost";
+            /**
+             * @description With outcome lost: what the terminal's processor recorded for the sale (default approved; unknown: it has no record), answered when the service asks for it
+             * @enum {string}
+             */
+            processor_outcome?: "approved" | "declined" | "unknown";
             /** @description The card presented (default 4242424242424242); its test number decides how later automatic charges of a saved card go */
             card?: {
                 number: string;
