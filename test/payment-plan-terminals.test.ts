@@ -486,7 +486,7 @@ describe('events carry the plan after the change (issue 10 item 11)', () => {
   });
 });
 
-describe('payment-plan updates (issue 10 item 21)', () => {
+describe('payment-plan updates', () => {
   it('a bad argument is refused by the validator, naming the field; the workflow carries on and answers good ones', async () => {
     const { plan, paymentId } = await depositWaiting();
     const handle = world.env.client.workflow.getHandle(paymentPlanWorkflowId(plan.id));
@@ -508,10 +508,29 @@ describe('payment-plan updates (issue 10 item 21)', () => {
     // Nothing reached the history; the workflow runs on and answers a request it cannot apply, and one it can.
     expect((await handle.describe()).status.name).toBe('RUNNING');
     expect((await workflowState(world.env, plan.id)).requests).toEqual([]);
-    const notNow = await handle.executeUpdate<any, [object]>('resolveDeposit', { args: [{}] });
+    // Carried out and refused by the workflow: the update fails too (the Web UI shows it failed), its record the failure's detail.
+    const notNow = await refusal('resolveDeposit', {});
     expect(notNow).toMatchObject({ applied: false, code: 'parameter_missing', param: 'outcome', signal: 'resolveDeposit' });
+    expect((await workflowState(world.env, plan.id)).requests.at(-1)).toMatchObject({ applied: false, signal: 'resolveDeposit' });
+    // The API answers the same refusal as before: 400 naming the field.
+    const viaApi = await world.api.post(`/payment-plans/${plan.id}/deposit`, {});
+    expect(viaApi.status).toBe(400);
+    expect(viaApi.body.error).toMatchObject({ code: 'parameter_missing', param: 'outcome' });
     const done = await handle.executeUpdate<any, [object]>('resolveDeposit', { args: [{ outcome: 'declined', request_id: 'ticket-9' }] });
     expect(done).toMatchObject({ applied: true, request_id: 'ticket-9', payment_id: paymentId, terminal_state: 'declined' });
+    expect((await handle.describe()).status.name).toBe('RUNNING');
+  });
+
+  it('the older signals are checked at arrival: a bad argument is recorded refused in the state query, never queued', async () => {
+    const { plan } = await depositWaiting();
+    const handle = world.env.client.workflow.getHandle(paymentPlanWorkflowId(plan.id));
+    await handle.signal('resolveTerminalPayment', { outcome: 'maybe' });
+    await handle.signal('planUpdated', { unexpected: true });
+    const requests = await eventually(
+      async () => (await workflowState(world.env, plan.id)).requests,
+      (rows) => rows.length > 0,
+    );
+    expect(requests).toEqual([expect.objectContaining({ signal: 'resolveTerminalPayment', applied: false, code: 'parameter_missing', param: 'payment_id' })]);
     expect((await handle.describe()).status.name).toBe('RUNNING');
   });
 });

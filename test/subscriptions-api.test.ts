@@ -620,6 +620,24 @@ describe('changing a subscription', () => {
     expect((await handle.describe()).status.name).toBe('RUNNING');
   });
 
+  it('an update that changes nothing is refused when empty and, when it sets what is already set, answers the subscription with no new version and no event', async () => {
+    const created = await createSubscription(api, await validBody({ items: [{ price: monthly, quantity: 3 }] }));
+    const handle = workflowHandle(world, created.id);
+    const empty = await handle.executeUpdate('update', { args: [{}] }).catch((failure: unknown) => failure);
+    expect(empty).toBeInstanceOf(WorkflowUpdateFailedError);
+    expect(((empty as WorkflowUpdateFailedError).cause as ApplicationFailure).details?.[0]).toMatchObject({ status: 400, code: 'parameter_missing' });
+    await settled(world, created.id);
+    const before = await subscriptionEvents(world, created.id);
+    const row = await world.app.prisma.subscription.findUniqueOrThrow({ where: { id: created.id } });
+    const same = expectStatus(
+      await api.patch(`/subscriptions/${created.id}`, { items: [{ id: created.items.data[0].id, quantity: 3 }], cancel_at_period_end: false }),
+      200,
+    );
+    expect(same).toEqual(expectStatus(await api.get(`/subscriptions/${created.id}`), 200));
+    expect((await world.app.prisma.subscription.findUniqueOrThrow({ where: { id: created.id } })).workflowVersion).toBe(row.workflowVersion);
+    expect(await subscriptionEvents(world, created.id)).toHaveLength(before.length);
+  });
+
   it('refuses forbidden moves with 409: resume an active one, pause a trialing one, anything on a canceled one', async () => {
     const resume = await api.post(`/subscriptions/${subscription.id}/resume`);
     expect(resume.status).toBe(409);

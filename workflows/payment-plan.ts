@@ -6,6 +6,7 @@ import {
   defineQuery,
   defineSignal,
   defineUpdate,
+  log,
   patched,
   proxyActivities,
   setHandler,
@@ -57,6 +58,18 @@ export const paymentPlanRequestUpdates = Object.fromEntries(
 
 /** Plans left pending by a failed deposit charge under older code are settled (marked past_due) from this change on. */
 const SETTLE_MISSED_DEPOSIT_PATCH = 'settle-missed-deposit';
+/**
+ * Since this patch a request the workflow refuses (wrong state, plan closed) fails its update, with the
+ * refusal's record as the failure's detail, so the Web UI and the CLI show it failed rather than
+ * "Update successful" (docs/operations.md). Before it, the record answered `applied: false` as a
+ * result. Remove when no plan workflow started before it is open.
+ */
+const REFUSALS_FAIL_PATCH = 'refused-requests-fail';
+
+/** The update's failure for a request the workflow refused: its record rides along, for the API and the CLI. */
+function refusal(record: PaymentPlanRequestRecord): ApplicationFailure {
+  return ApplicationFailure.create({ type: REQUEST_REFUSED_FAILURE, message: `${record.code ?? 'refused'}: ${record.message}`, details: [record], nonRetryable: true });
+}
 
 const activities = proxyActivities<PaymentPlanActivities>({
   startToCloseTimeout: '1 minute',
@@ -108,8 +121,16 @@ export async function paymentPlanWorkflow(input: PaymentPlanWorkflowInput): Prom
       ...Object.fromEntries(state.openTerminalPayments.map((payment, index) => [`openTerminalPayments.${index}.since`, payment.since])),
     }),
   }));
+  // The older signals cannot be refused (a signal has no answer): a bad argument is recorded as refused in
+  // the `state` query's `requests` and logged, instead of being queued. Updates are what operators send.
   const enqueue = (signal: PaymentPlanRequestSignal) => (args?: PaymentPlanRequestArgs) => {
-    queue.push({ signal, args: args && typeof args === 'object' ? args : {} });
+    const parsed = parseRequestArgs(signal, args, { strict: false });
+    if (!parsed.ok) {
+      log.warn('payment plan signal refused', { planId: input.planId, signal, ...parsed.issue });
+      state.requests.push({ request_id: uuid4(), signal, at: time.now(), applied: false, ...parsed.issue });
+      return;
+    }
+    queue.push({ signal, args: parsed.args });
   };
   setHandler(resolveTerminalPaymentSignal, enqueue('resolveTerminalPayment'));
   setHandler(cancelTerminalPaymentSignal, enqueue('cancelTerminalPayment'));
@@ -128,12 +149,17 @@ export async function paymentPlanWorkflow(input: PaymentPlanWorkflowInput): Prom
         const parsed = parseRequestArgs(request, args, { strict: true });
         const checked = parsed.ok ? parsed.args : {};
         const requestId = checked.request_id ?? uuid4();
-        if (closed) return closedRecord(request, requestId);
+        if (closed) {
+          const record = closedRecord(request, requestId);
+          if (patched(REFUSALS_FAIL_PATCH)) throw refusal(record);
+          return record;
+        }
         const answerKey = uuid4();
         queue.push({ signal: request, args: { ...checked, request_id: requestId }, answerKey });
         await condition(() => answers.has(answerKey));
         const answer = answers.get(answerKey)!;
         answers.delete(answerKey);
+        if (!answer.applied && patched(REFUSALS_FAIL_PATCH)) throw refusal(answer);
         return answer;
       },
       {
@@ -147,7 +173,9 @@ export async function paymentPlanWorkflow(input: PaymentPlanWorkflowInput): Prom
       },
     );
   }
-  setHandler(planUpdatedSignal, () => {
+  setHandler(planUpdatedSignal, (...args: unknown[]) => {
+    // Sent by the API with no argument; anything else is somebody's mistake, shown in the worker's log.
+    if (args.length > 0) log.warn('planUpdated takes no argument; the argument was ignored', { planId: input.planId });
     refreshWanted = true;
   });
 

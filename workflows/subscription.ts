@@ -119,6 +119,17 @@ const SERIAL_STEPS = 'serial-steps';
  * Remove with PAST_DUE_STATUS, when no run that started dunning before it is open.
  */
 const DUNNING_END_RECORDED = 'dunning-end-recorded';
+/**
+ * Since this patch an update that changes nothing (a quantity set to what it is, a withdrawal of a
+ * period-end cancel never asked for) writes no version and no event: it answers the row as it is.
+ * Remove when no run that took such an update before it is open.
+ */
+const NO_OP_UNRECORDED = 'no-op-updates-unrecorded';
+
+/** Whether two states differ in anything but their version (a change worth recording). */
+function sameState(a: SubscriptionState, b: SubscriptionState): boolean {
+  return JSON.stringify({ ...a, version: 0 }) === JSON.stringify({ ...b, version: 0 });
+}
 
 function asRuleFailure(error: unknown): never {
   if (error instanceof SubscriptionRuleError) throw ruleRejection(error);
@@ -201,6 +212,13 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
     return object;
   }
 
+  /** The subscription as the row has it now, for an update that changed nothing (writing the current version writes nothing). */
+  async function recorded(): Promise<SubscriptionObject> {
+    return records.persistSubscription.executeWithOptions({ summary: `nothing changed: answer the subscription as recorded (version ${state.version})` }, [
+      { state, event: null, ...clockTime() },
+    ]);
+  }
+
   /**
    * An update's change: computed from the state it finds once it holds the lock (the rules judge it
    * again there: an update validated against an older state may be refused now), checked, then persisted.
@@ -219,6 +237,8 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
           asRuleFailure(error);
         }
         try {
+          // Nothing changes: the row is answered as it is (persisting the current version writes nothing).
+          if (sameState(next, state) && patched(NO_OP_UNRECORDED)) return await recorded();
           if (check) await check(next);
           return await commit(next, event(next));
         } catch (error) {
@@ -325,7 +345,14 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
       )();
     },
     // A dry run on the current state: unknown item ids and forbidden moves are refused before anything is recorded.
-    { validator: validator(changeArgs, (current, changes) => void update(current, changes, wholeSecondsNow())) },
+    {
+      validator: validator(changeArgs, (current, changes) => {
+        if (Object.keys(changes).length === 0) {
+          throw new SubscriptionRuleError('invalid', 'parameter_missing', 'The update changes nothing: give at least one field to change.', 'args.0');
+        }
+        update(current, changes, wholeSecondsNow());
+      }),
+    },
   );
 
   /** The items a change leaves, each with the request field that changed it, against the charge ceiling (an activity: prices live in the database). */

@@ -42,6 +42,9 @@ export async function sendPlanRequest(
   const requestId = args.request_id ?? `req_${crypto.randomUUID()}`;
   const sent = { ...args, request_id: requestId };
   const handle = client.workflow.getHandle(paymentPlanWorkflowId(planId));
+  // The plan ended while the request waited in the workflow: carried out directly like after the end.
+  const settledRecord = async (record: PaymentPlanRequestRecord): Promise<PaymentPlanRequestRecord> =>
+    !record.applied && record.code === 'payment_plan_closed' && options.whenEnded ? carryOutDirectly() : record;
   const carryOutDirectly = async (): Promise<PaymentPlanRequestRecord> => {
     if (!options.whenEnded) {
       throw new ApiError('conflict', 'payment_plan_closed', `The workflow of payment plan ${planId} has ended; the plan takes no more requests.`);
@@ -70,16 +73,27 @@ export async function sendPlanRequest(
       handle.executeUpdate<PaymentPlanRequestRecord, [PaymentPlanRequestArgs]>(PAYMENT_PLAN_UPDATES[request], { args: [sent], updateId: requestId }),
       timedOut,
     ]);
-    // The plan ended while the request waited in the workflow: carried out directly like after the end.
-    if (!record.applied && record.code === 'payment_plan_closed' && options.whenEnded) return await carryOutDirectly();
-    return record;
+    return await settledRecord(record);
   } catch (error) {
     if (error instanceof WorkflowNotFoundError) return carryOutDirectly();
-    if (error instanceof WorkflowUpdateFailedError) throw refusalError(error);
+    if (error instanceof WorkflowUpdateFailedError) {
+      // Refused by the workflow: the update failed (shown failed in the Web UI) with its record.
+      const refused = refusedRecord(error);
+      if (refused) return await settledRecord(refused);
+      throw refusalError(error);
+    }
     throw error;
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** The record of a request the workflow carried out and refused (the failure's detail), if that is what failed the update. */
+function refusedRecord(error: WorkflowUpdateFailedError): PaymentPlanRequestRecord | undefined {
+  const cause = error.cause;
+  if (!(cause instanceof ApplicationFailure) || cause.type !== REQUEST_REFUSED_FAILURE) return undefined;
+  const detail = cause.details?.[0] as Partial<PaymentPlanRequestRecord> | undefined;
+  return detail && detail.applied === false ? (detail as PaymentPlanRequestRecord) : undefined;
 }
 
 /** An update refused by its validator (a bad argument), as the API answers it. */
