@@ -181,13 +181,14 @@ describe('POST /invoices', () => {
       // 1000 / 1.1 = 909.09 -> 909 excluding tax, 91 tax, total stays 1000.
       const invoice = await createInvoice(api, { customer: customerId, lines: [{ price: included.default_price, quantity: 1, tax: [rate10.id] }] });
       expect(invoice).toMatchObject({ subtotal: 1000, subtotal_excluding_tax: 909, tax: 91, total: 1000, total_excluding_tax: 909, amount_due: 1000 });
-      expect(invoice.total_taxes).toEqual([{ amount: 91, tax_behavior: 'inclusive', tax_rate: rate10.id, taxable_amount: 909 }]);
-      expect(invoice.lines[0]).toMatchObject({ amount: 1000, amount_excluding_tax: 909, tax_amounts: invoice.total_taxes });
+      expect(invoice.total_taxes).toEqual({ amount: 91, tax_behavior: 'inclusive', tax_rate: rate10.id, taxable_amount: 909 });
+      expect(invoice.total_tax_amounts).toEqual([invoice.total_taxes]);
+      expect(invoice.lines[0]).toMatchObject({ amount: 1000, amount_excluding_tax: 909, tax_amounts: invoice.total_tax_amounts });
       // And the other way round: an inclusive 20% rate on a tax-exclusive $12.00 price goes on top.
       const excluded = await createProduct(api, { unit_amount: 1200, tax_behavior: 'exclusive' });
       const onTop = await createInvoice(api, { customer: customerId, lines: [{ price: excluded.default_price, quantity: 1, tax: [rate20incl.id] }] });
       expect(onTop).toMatchObject({ subtotal: 1200, subtotal_excluding_tax: 1200, tax: 240, total: 1440, amount_due: 1440 });
-      expect(onTop.total_taxes).toEqual([{ amount: 240, tax_behavior: 'exclusive', tax_rate: rate20incl.id, taxable_amount: 1200 }]);
+      expect(onTop.total_taxes).toEqual({ amount: 240, tax_behavior: 'exclusive', tax_rate: rate20incl.id, taxable_amount: 1200 });
       // Another account can use neither the price nor the rate.
       const otherCustomer = (await createCustomer(other)).id;
       const stolenPrice = await other.post('/invoices', { customer: otherCustomer, lines: [{ price: included.default_price }] });

@@ -97,7 +97,8 @@ describe('test clock resource', () => {
     expect(tooFar.status).toBe(400);
     expect(tooFar.body.error.param).toBe('frozen_time');
     expect((await api.post(`/test-helpers/test-clocks/${clock.id}/advance`, {})).body.error.param).toBe('frozen_time');
-    expect((await api.get('/test-helpers/test-clocks/nope')).status).toBe(400);
+    // A malformed id is an unknown one (decisions.md §17).
+    expect((await api.get('/test-helpers/test-clocks/nope')).status).toBe(404);
 
     // Isolation: another account's clock does not exist for it, and its customers cannot take it.
     expect((await other.get(`/test-helpers/test-clocks/${clock.id}`)).status).toBe(404);
@@ -241,7 +242,8 @@ describe('a subscription on a test clock', () => {
 
     await advance(clock.id, start + DAY_S + HOUR_S);
     expect(await failures()).toHaveLength(2);
-    expect(expectStatus(await api.get(`/subscriptions/${subscription.id}`), 200).status).toBe('active');
+    // Its invoice in dunning: past_due (decisions.md §7).
+    expect(expectStatus(await api.get(`/subscriptions/${subscription.id}`), 200).status).toBe('past_due');
     await advance(clock.id, start + 6 * DAY_S);
 
     const failed = await failures();
