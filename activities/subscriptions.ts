@@ -1,4 +1,5 @@
 import { ApplicationFailure } from '@temporalio/common';
+import { isRefusal } from '../src/http/errors';
 import type { Db } from '../src/db/prisma';
 import type { PaymentGateway } from '../src/payments/gateway';
 import { createGateway } from '../src/payments/simulated-gateway';
@@ -6,7 +7,6 @@ import {
   chargeRenewalInvoice,
   createRenewalInvoice,
   finalizeRenewalInvoice,
-  isClientError,
   settleCreatedInvoice,
   type RenewalChargeInput,
   type RenewalChargeResult,
@@ -34,7 +34,7 @@ export function createSubscriptionActivities({ prisma, gateway = createGateway(p
     try {
       return await work();
     } catch (error) {
-      if (isClientError(error)) throw rejectionFailure({ status: error.status as 400 | 404 | 409, code: error.code, message: error.message, param: error.param });
+      if (isRefusal(error)) throw rejectionFailure({ status: error.status as 400 | 404 | 409, code: error.code, message: error.message, param: error.param });
       throw error;
     }
   }
@@ -58,7 +58,7 @@ export function createSubscriptionActivities({ prisma, gateway = createGateway(p
       try {
         return await atTime(input.clockTime, () => createRenewalInvoice(prisma, input));
       } catch (error) {
-        if (isClientError(error)) throw ApplicationFailure.nonRetryable(error.message, RENEWAL_REJECTED, { code: error.code, param: error.param });
+        if (isRefusal(error)) throw ApplicationFailure.nonRetryable(error.message, RENEWAL_REJECTED, { code: error.code, param: error.param });
         throw error;
       }
     },

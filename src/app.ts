@@ -10,8 +10,14 @@ import { logger as defaultLogger, type Logger } from './http/logger';
 import type { AppDeps } from './http/app-deps';
 import { registerCustomerRoutes } from './customers/customer.routes';
 import { registerWebhookRoutes } from './webhooks/webhook.routes';
-import { registerCatalogRoutes } from './catalog/catalog.routes';
-import { registerPaymentRoutes } from './payments/payments.routes';
+import { registerProductRoutes } from './catalog/product.routes';
+import { registerPriceRoutes } from './catalog/price.routes';
+import { registerTaxRateRoutes } from './catalog/tax-rate.routes';
+import { registerPaymentMethodRoutes } from './payments/payment-method.routes';
+import { createGateway } from './payments/simulated-gateway';
+import { registerInvoiceRoutes } from './invoices/invoice.routes';
+import { registerTransactionRoutes } from './transactions/transaction.routes';
+import { registerTerminalRoutes } from './terminals/terminal.routes';
 import { registerPaymentPlanRoutes } from './payment-plans/payment-plan.routes';
 import { registerSubscriptionRoutes } from './subscriptions/subscription.routes';
 import { registerTestClockRoutes } from './test-clocks/test-clock.routes';
@@ -61,13 +67,20 @@ export function createApp(deps: AppDeps): express.Express {
   const rateLimit = deps.rateLimit ?? rateLimitSettingsFromConfig();
   const authFailures = createAuthFailureLimiter(deps.authFailuresPerMinute ?? config.authFailuresPerMinute, rateLimit.processes);
   const api = new Api(deps.prisma, createAuthenticator(deps.prisma, deps.authCacheMs, authFailures), createRateLimiter(rateLimit));
-  registerCustomerRoutes(api, deps);
-  registerWebhookRoutes(api, deps);
-  registerCatalogRoutes(api, deps);
-  registerPaymentRoutes(api, deps);
-  registerPaymentPlanRoutes(api, deps);
-  registerSubscriptionRoutes(api, deps);
-  registerTestClockRoutes(api, deps);
+  // Every route of the API is mounted here, module by module; the routes that move money share one gateway.
+  const routeDeps = { ...deps, gateway: deps.gateway ?? createGateway(deps.prisma) };
+  registerCustomerRoutes(api, routeDeps);
+  registerWebhookRoutes(api, routeDeps);
+  registerProductRoutes(api, routeDeps);
+  registerPriceRoutes(api, routeDeps);
+  registerTaxRateRoutes(api, routeDeps);
+  registerPaymentMethodRoutes(api, routeDeps);
+  registerInvoiceRoutes(api, routeDeps);
+  registerTransactionRoutes(api, routeDeps);
+  registerTerminalRoutes(api, routeDeps);
+  registerPaymentPlanRoutes(api, routeDeps);
+  registerSubscriptionRoutes(api, routeDeps);
+  registerTestClockRoutes(api, routeDeps);
 
   api.registry.registerPath({
     method: 'get',

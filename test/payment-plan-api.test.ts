@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp } from '../src/app';
-import { testModeEnabled } from '../src/terminals/test-mode';
+import { testModeEnabled } from '../src/lib/test-mode';
 import { apiClient, createTestAccount, type ApiClient } from './support/harness';
 import { CARDS, addPaymentMethod, cardBody, createCustomer, gatewayCharges, heldGateway } from './support/payments';
 import { createPrisma } from '../src/db/prisma';

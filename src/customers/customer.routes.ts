@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { deleteCustomer } from '../use-cases/customer-deletion';
 import type { AppDeps } from '../http/app-deps';
 import type { Api } from '../http/api';
 import {
@@ -11,7 +12,6 @@ import {
 } from './customer.schemas';
 import {
   createCustomer,
-  deleteCustomer,
   getCustomer,
   listCustomers,
   searchCustomers,

@@ -35,6 +35,15 @@ export class ApiError extends Error {
     return {};
   }
 
+  /**
+   * A refusal: the request or the resource's state does not allow it (bad input, unknown, forbidden,
+   * conflict), as opposed to a failure of the service (api_error, unavailable). Code that carries
+   * refusals on (workflows, activities, plan requests) asks this, never an HTTP status.
+   */
+  get refusal(): boolean {
+    return this.type !== 'api_error';
+  }
+
   toBody(): { error: { type: ErrorType; code: string; message: string; param?: string } } {
     return {
       error: { type: this.type, code: this.code, message: this.message, ...(this.param ? { param: this.param } : {}) },
@@ -95,3 +104,8 @@ export const notFound = (resource: string, id: string, param = 'id') =>
 export const conflict = (message: string, code = 'invalid_state') => new ApiError('conflict', code, message);
 
 export const forbidden = (message: string, code = 'forbidden') => new ApiError('permission_error', code, message);
+
+/** A refusal (see ApiError.refusal), whatever layer threw it. */
+export function isRefusal(error: unknown): error is ApiError {
+  return error instanceof ApiError && error.refusal;
+}

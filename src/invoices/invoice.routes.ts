@@ -18,7 +18,7 @@ import {
 } from './invoice.schemas';
 import { createInvoice, finalizeInvoice, getInvoice, listInvoices, voidInvoice } from './invoice.service';
 
-export function registerInvoiceRoutes(api: Api, { prisma, temporal }: AppDeps, gateway: PaymentGateway): void {
+export function registerInvoiceRoutes(api: Api, { prisma, temporal, gateway }: AppDeps & { gateway: PaymentGateway }): void {
   const tag = 'Invoices';
   /** A subscription's invoice paid or voided here: its workflow is told, for its dunning (decisions.md §7). */
   const settled = async (invoice: InvoiceObject): Promise<InvoiceObject> => {

@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { testModeEnabled } from '../terminals/test-mode';
+import { testModeEnabled } from './test-mode';
 
 /**
  * Server-side secrets. Each has a built-in default so `npm start` and the tests need no setup; with

@@ -6,7 +6,6 @@ import { pageSchema } from '../http/pagination';
 import { toTransactionObject } from '../transactions/transaction.service';
 import { transactionSchema } from '../transactions/transaction.schemas';
 import { createGateway } from '../payments/simulated-gateway';
-import { registerTerminalRoutes } from '../terminals/terminal.routes';
 import type { PaymentPlanRequestArgs, PaymentPlanRequestSignal } from '../../workflows/payment-plan-contract';
 import { assertPlanOpen, chargeStoredMethod, recordExternalPayment } from './plan-payments.service';
 import { findPayment, findPlan, toPaymentObject } from './payment-plan.records';
@@ -41,10 +40,8 @@ import { notifyPlanUpdated, rejectionError, sendPlanRequest } from './workflow-c
 import { currentTime } from '../lib/clock-time';
 import { onCustomerTime } from '../test-clocks/test-clock.service';
 
-/** Payment plans, the terminals they use, and (test mode) the simulated terminal's helpers. */
+/** Payment plans (the terminals they use are terminal.routes.ts). */
 export function registerPaymentPlanRoutes(api: Api, deps: AppDeps): void {
-  registerTerminalRoutes(api, deps);
-
   const { prisma, temporal } = deps;
   const taskQueue = deps.taskQueue ?? config.taskQueue;
   const gateway = deps.gateway ?? createGateway(prisma);

@@ -4,7 +4,7 @@ import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/c
 import type { Prisma } from '../generated/prisma/client';
 import type { Db } from '../db/prisma';
 import { findCustomer } from '../customers/customer.service';
-import { ApiError, badRequest, conflict } from '../http/errors';
+import { ApiError, badRequest, conflict, isRefusal } from '../http/errors';
 import { pageEnvelope, pageWindow, type Page, type PageParams } from '../http/pagination';
 import { idFromSeed, newId } from '../lib/ids';
 import { fromUnixSeconds } from '../lib/time';
@@ -381,7 +381,7 @@ export async function applyPlanRequest(
         return { applied: true, message: `Payment plan ${planId} canceled.` };
     }
   } catch (error) {
-    if (error instanceof ApiError && error.status < 500) {
+    if (isRefusal(error)) {
       return { applied: false, code: error.code, param: error.param, message: error.message, payment_id: args.payment_id ?? null };
     }
     throw error;

@@ -1,6 +1,5 @@
 import type { Db, Tx } from '../db/prisma';
 import { queryRows, type Statement } from '../db/sql';
-import { ApiError } from '../http/errors';
 import { recordEvent } from '../lib/events';
 import { collectInvoice } from '../invoices/invoice-payment.service';
 import { createInvoice, createInvoiceInTx, finalizeInTx, type CreateInvoiceOptions } from '../invoices/invoice.service';
@@ -218,4 +217,3 @@ export async function settleCreatedInvoice(
 }
 
 /** A client error (4xx) from billing code: the renewal cannot go on as asked, which retrying will not change. */
-export const isClientError = (error: unknown): error is ApiError => error instanceof ApiError && error.type !== 'api_error';

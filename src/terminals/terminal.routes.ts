@@ -7,7 +7,7 @@ import { planPaymentSchema } from '../payment-plans/payment-plan.schemas';
 import { notifyPlanUpdated } from '../payment-plans/workflow-client';
 import { createTerminalBody, listTerminalsQuery, presentCardBody, terminalIdParams, terminalSchema, type PresentCardInput } from './terminal.schemas';
 import { createTerminal, getTerminal, listTerminals } from './terminal.service';
-import { testModeEnabled } from './test-mode';
+import { testModeEnabled } from '../lib/test-mode';
 
 const DEFAULT_TEST_CARD = '4242424242424242';
 

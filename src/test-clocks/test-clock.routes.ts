@@ -2,7 +2,7 @@ import { config } from '../config';
 import type { AppDeps } from '../http/app-deps';
 import type { Api } from '../http/api';
 import { pageSchema } from '../http/pagination';
-import { testModeEnabled } from '../terminals/test-mode';
+import { testModeEnabled } from '../lib/test-mode';
 import {
   advanceTestClockBody,
   createTestClockBody,

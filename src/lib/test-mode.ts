@@ -1,5 +1,5 @@
 /**
- * Test mode: the simulated terminal's test helpers (`/test-helpers/...`) are served. On unless
+ * Test mode: test helpers (`/test-helpers/...`: the simulated terminal, test clocks) are served. On unless
  * `BILLING_TEST_MODE=false`, or `NODE_ENV=production` without `BILLING_TEST_MODE=true`.
  */
 export function testModeEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
