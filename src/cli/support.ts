@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
-import { parseArgs } from 'node:util';
 import type { Client } from '@temporalio/client';
 import type { Db } from '../db/prisma';
+import { recordOperatorAction, type OperatorActor } from '../accounts/operator-actions';
 import { ApiError } from '../http/errors';
 import { formatMoney } from '../lib/money';
 import { toUnixSeconds } from '../lib/time';
@@ -10,7 +10,7 @@ import { applyPlanRequest, DEFAULT_AFTER_DAYS } from '../payment-plans/payment-p
 import { sendPlanRequest } from '../payment-plans/workflow-client';
 import { connectTemporalClient } from '../temporal/client';
 import type { PaymentPlanRequestArgs, PaymentPlanRequestRecord, PaymentPlanRequestSignal } from '../../workflows/payment-plan-contract';
-import { fail, withDatabase } from './operator';
+import { fail, operatorActor, parseCommandLine, refuse, runCommand, withDatabase } from './operator';
 
 const usage = `Usage: npm run support -- <command>
   terminal:stuck [--minutes N] [--account acct_...] [--json]
@@ -22,10 +22,9 @@ const usage = `Usage: npm run support -- <command>
       Sends the update cancelTerminalPayment (asks the terminal to cancel its waiting sale); prints the result.
   payment-plans:settings <account_id> [--enable | --disable] [--default-after-days N] [--json]
       Turn payment plans on or off for an account; days a past_due plan waits before it is defaulted.
-Connects to TEMPORAL_ADDRESS (default 127.0.0.1:$TEMPORAL_PORT, port 7233) and the service's database (DATABASE_URL or the embedded one).`;
-
-/** An unknown plan, payment or account: a plain message and exit code 1 (usage errors exit 2), raised where exiting at once would skip cleanup. */
-class CliError extends Error {}
+  Commands that change something take --operator NAME: who to record (default: the OS user@host).
+Connects to TEMPORAL_ADDRESS (default 127.0.0.1:$TEMPORAL_PORT, port 7233) and the service's database (DATABASE_URL or the embedded one).
+Exit codes: 0 done, 1 failed or refused (unknown plan, payment or account; a refused request), 2 bad usage (docs/operations.md).`;
 
 interface Options {
   minutes?: string;
@@ -37,6 +36,7 @@ interface Options {
   disable?: boolean;
   'default-after-days'?: string;
   'timeout-seconds'?: string;
+  operator?: string;
   json?: boolean;
 }
 
@@ -127,9 +127,10 @@ async function requestPayment(
   paymentId: string,
   args: PaymentPlanRequestArgs,
   options: Options,
+  actor: OperatorActor,
 ): Promise<number> {
   const payment = await prisma.paymentPlanPayment.findFirst({ where: { id: paymentId, planId } });
-  if (!payment) throw new CliError(`No payment ${paymentId} on payment plan ${planId}.`);
+  if (!payment) refuse(`No payment ${paymentId} on payment plan ${planId}.`);
   const requestId = `support_${crypto.randomUUID()}`;
   let record: PaymentPlanRequestRecord;
   try {
@@ -148,6 +149,12 @@ async function requestPayment(
     // Refused by the update's validator: nothing reached the workflow.
     record = { request_id: requestId, signal, at: Date.now(), applied: false, code: error.code, param: error.param, message: error.message, payment_id: paymentId };
   }
+  // The identity stays out of the workflow's `source`, which the API shows merchants: the request id links the two.
+  await recordOperatorAction(prisma, actor, {
+    accountId: payment.accountId,
+    target: paymentId,
+    detail: { plan: planId, request: signal, request_id: requestId, args: { ...args }, applied: record.applied, ...(record.code ? { code: record.code } : {}) },
+  });
   const after = toPaymentObject(await prisma.paymentPlanPayment.findUniqueOrThrow({ where: { id: paymentId } }));
   if (options.json) {
     console.log(JSON.stringify({ request: record, payment: after }));
@@ -158,15 +165,24 @@ async function requestPayment(
   return record.applied ? 0 : 1;
 }
 
-async function settings(prisma: Db, accountId: string, options: Options): Promise<number> {
+async function settings(prisma: Db, accountId: string, options: Options, actor: OperatorActor): Promise<number> {
   const account = await prisma.account.findUnique({ where: { id: accountId } });
-  if (!account) throw new CliError(`No account ${accountId}.`);
+  if (!account) refuse(`No account ${accountId}.`);
   const days = options['default-after-days'] === undefined ? undefined : positiveInt(options['default-after-days'], 'default-after-days', 0, 1);
-  if (options.enable || options.disable) {
-    await prisma.account.update({ where: { id: accountId }, data: { paymentPlansEnabled: Boolean(options.enable) } });
-  }
-  if (days !== undefined) {
-    await prisma.paymentPlanSettings.upsert({ where: { accountId }, create: { accountId, defaultAfterDays: days }, update: { defaultAfterDays: days } });
+  if (options.enable || options.disable || days !== undefined) {
+    await prisma.$transaction(async (tx) => {
+      if (options.enable || options.disable) {
+        await tx.account.update({ where: { id: accountId }, data: { paymentPlansEnabled: Boolean(options.enable) } });
+      }
+      if (days !== undefined) {
+        await tx.paymentPlanSettings.upsert({ where: { accountId }, create: { accountId, defaultAfterDays: days }, update: { defaultAfterDays: days } });
+      }
+      await recordOperatorAction(tx, actor, {
+        accountId,
+        target: accountId,
+        detail: { ...(options.enable || options.disable ? { payment_plans: Boolean(options.enable) } : {}), ...(days !== undefined ? { default_after_days: days } : {}) },
+      });
+    });
   }
   const enabled = (await prisma.account.findUniqueOrThrow({ where: { id: accountId } })).paymentPlansEnabled;
   const stored = await prisma.paymentPlanSettings.findUnique({ where: { accountId } });
@@ -189,20 +205,12 @@ const FLAGS = {
   disable: { type: 'boolean' },
   'default-after-days': { type: 'string' },
   'timeout-seconds': { type: 'string' },
+  operator: { type: 'string' },
   json: { type: 'boolean', default: false },
 } as const;
 
-/** parseArgs, with its refusals (unknown flag, missing value) as a usage error naming the flag. */
-function parseCommandLine() {
-  try {
-    return parseArgs({ allowPositionals: true, strict: true, options: FLAGS });
-  } catch (error) {
-    fail(`${(error as Error).message.split('. ')[0]}.\n${usage}`);
-  }
-}
-
 async function main(): Promise<number> {
-  const { values, positionals } = parseCommandLine();
+  const { values, positionals } = parseCommandLine(usage, FLAGS, { allowPositionals: true });
   const options = values as Options;
   const [command, ...rest] = positionals;
 
@@ -218,6 +226,7 @@ async function main(): Promise<number> {
         fail(`--outcome must be approved or declined.\n${usage}`);
       }
       positiveInt(options['timeout-seconds'], 'timeout-seconds', 30, 1);
+      const actor = operatorActor(options.operator, `support ${command}`);
       const temporal = await connectTemporalClient();
       try {
         return await withDatabase((prisma) =>
@@ -226,8 +235,8 @@ async function main(): Promise<number> {
                 outcome: options.outcome as 'approved' | 'declined' | undefined,
                 payment_method: options['payment-method'],
                 external: options.external,
-              }, options)
-            : requestPayment(prisma, temporal.client, 'cancelTerminalPayment', planId, paymentId, {}, options),
+              }, options, actor)
+            : requestPayment(prisma, temporal.client, 'cancelTerminalPayment', planId, paymentId, {}, options, actor),
         );
       } finally {
         await temporal.connection.close();
@@ -238,18 +247,12 @@ async function main(): Promise<number> {
       if (!accountId) fail(usage);
       if (options.enable && options.disable) fail('Give --enable or --disable, not both.');
       positiveInt(options['default-after-days'], 'default-after-days', 0, 1);
-      return withDatabase((prisma) => settings(prisma, accountId, options));
+      const actor = operatorActor(options.operator, 'support payment-plans:settings');
+      return withDatabase((prisma) => settings(prisma, accountId, options, actor));
     }
     default:
       fail(command ? `Unknown command "${command}".\n${usage}` : usage);
   }
 }
 
-main().then(
-  (code) => process.exit(code),
-  (error) => {
-    console.error(error instanceof ApiError || error instanceof Error ? error.message : error);
-    // Usage errors exit 2 where they are found (fail); anything else, an unknown plan or payment included, 1.
-    process.exit(1);
-  },
-);
+runCommand(main);
