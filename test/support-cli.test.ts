@@ -1,11 +1,13 @@
 import crypto from 'node:crypto';
+import os from 'node:os';
 import path from 'node:path';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { projectRoot } from '../src/config';
 import { apiClient, createTestAccount, startTestApp, startTestWorker, type ApiClient, type TestApp } from './support/harness';
-import { createCustomer } from './support/payments';
+import { addPaymentMethod, cardBody, CARDS, createCustomer } from './support/payments';
 import { createTerminal, eventually, expectStatus, getPlan, quietRuntime } from './support/payment-plans';
+import { recurringPrice } from './support/subscriptions';
 
 // `npm run support` against the suite's Temporal dev server and database, on payments really stuck on a terminal.
 
@@ -158,5 +160,104 @@ describe('npm run support', () => {
     expect(expectStatus(await onApi.post(`/payment-plans/${plan.id}/cancel`), 200).status).toBe('canceled');
     // Another account still cannot see it.
     expect((await api.get(`/payment-plans/${plan.id}`)).status).toBe(404);
+  });
+
+  describe('customer: why was this customer charged, or not', () => {
+    /** A customer (lower-case email) whose subscription's first charge was declined, and a paid one-off invoice. */
+    async function declinedCustomer(email: string) {
+      const customer = expectStatus(await api.post('/customers', { name: 'Ada Lovelace', email }), 201);
+      const card = await addPaymentMethod(api, customer.id, cardBody(CARDS.declined));
+      const price = await recurringPrice(api, { unitAmount: 3000 });
+      const subscription = expectStatus(await api.post('/subscriptions', { customer: customer.id, items: [{ price, quantity: 1 }], trial_days: 0, start_date: Math.floor(Date.now() / 1000) }), 201);
+      await eventually(
+        () => app.prisma.subscription.findUniqueOrThrow({ where: { id: subscription.id } }),
+        (row) => row.status === 'past_due',
+      );
+      const invoice = await app.prisma.invoice.findFirstOrThrow({ where: { subscriptionId: subscription.id } });
+      return { customer, card, subscription, invoice };
+    }
+
+    it('finds every customer with an upper-case email, with invoice numbers, the declined charge and its reason, and what comes next', async () => {
+      const email = `ada.${crypto.randomUUID().slice(0, 8)}@example.com`;
+      const { customer, subscription, invoice } = await declinedCustomer(email);
+      expect(invoice.number).toMatch(/^INV-\d{6}$/);
+      // Another account's customer with the same address (other case): both are shown.
+      const other = await createTestAccount(app.prisma);
+      const otherCustomer = expectStatus(await apiClient(app.baseUrl, other.apiKey).post('/customers', { name: 'Ada L.', email: email.toUpperCase() }), 201);
+
+      const { stdout } = await support(['customer', email.replace('ada', 'Ada').toUpperCase(), '--json']);
+      const printed = JSON.parse(stdout);
+      expect(printed.customers.map((row: any) => row.customer.id)).toEqual([customer.id, otherCustomer.id]);
+      const [report] = printed.customers;
+      expect(report.customer).toMatchObject({ id: customer.id, account: accountId, name: 'Ada Lovelace', email, default_payment_method: { brand: 'visa', last4: '0002' } });
+      expect(report.invoices).toEqual([expect.objectContaining({ id: invoice.id, number: invoice.number, status: 'open', total: '$30.00', billing_reason: 'subscription_create' })]);
+      expect(report.charges[0]).toMatchObject({
+        invoice: invoice.id,
+        invoice_number: invoice.number,
+        status: 'failed',
+        amount: '$30.00',
+        payment_method: { brand: 'visa', last4: '0002' },
+        processor: { outcome: 'failed', failure_code: 'card_declined', failure_message: expect.any(String) },
+        reason: expect.stringContaining(`invoice ${invoice.number} (first invoice of subscription ${subscription.id}`),
+      });
+      const [shown] = report.subscriptions;
+      expect(shown).toMatchObject({ id: subscription.id, status: 'past_due', workflow_id: `subscription:${subscription.id}` });
+      expect(shown.dunning).toEqual([
+        expect.objectContaining({ invoice: invoice.id, invoice_number: invoice.number, retries_scheduled: 3, next_retry: 'dunning retry 1 of 3', when_retries_fail: 'cancel' }),
+      ]);
+      expect(shown.dunning[0].next_retry_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+      expect(report.next[0]).toMatchObject({ what: expect.stringContaining('dunning retry 1 of 3'), of: `subscription ${subscription.id}` });
+      expect(report.summary[0]).toMatch(/^Last charge of \$30\.00 on visa \*\*\*\*0002 at .*Z: declined \(card_declined/);
+
+      // By id, as text: the same answer in words, times in UTC.
+      const text = (await support(['customer', customer.id])).stdout;
+      expect(text).toContain(`Customer ${customer.id} (account ${accountId}): Ada Lovelace, ${email}`);
+      expect(text).toContain('times UTC, ISO-8601');
+      expect(text).toContain(`${invoice.number}  ${invoice.id}  open  $30.00`);
+      expect(text).toMatch(/visa \*\*\*\*0002 {2}failed card_declined: /);
+      expect(text).toContain(`why: invoice ${invoice.number}`);
+      expect(text).toContain(`Subscription ${subscription.id} is past_due: invoice ${invoice.number} unpaid after 1 charge; next: dunning retry 1 of 3 at `);
+
+      // Without the workflows (database only): the same dunning, its next retry estimated from the ledger.
+      const offline = JSON.parse((await support(['customer', customer.id, '--database-only', '--json'])).stdout).customers[0];
+      expect(offline.subscriptions[0].workflow).toEqual({ answered: false, reason: 'not asked (--database-only)' });
+      expect(offline.subscriptions[0].dunning[0]).toMatchObject({ source: 'database', charges_made: 1, next_retry: 'dunning retry 1 of 3' });
+    });
+
+    it('follows a change of email (the database, not the search attribute), and answers 1 when nobody has the email', async () => {
+      const before = `grace.${crypto.randomUUID().slice(0, 8)}@example.com`;
+      const customer = expectStatus(await api.post('/customers', { name: 'Grace Hopper', email: before }), 201);
+      const after = `hopper.${crypto.randomUUID().slice(0, 8)}@example.com`;
+      expectStatus(await api.patch(`/customers/${customer.id}`, { email: after }), 200);
+      const found = JSON.parse((await support(['customer', after.toUpperCase(), '--json'])).stdout);
+      expect(found.customers.map((row: any) => row.customer.id)).toEqual([customer.id]);
+      expect(found.customers[0].summary[0]).toBe('No charge was ever made to this customer.');
+      await expect(support(['customer', before])).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining(`No customer with the email ${before}`) });
+      await expect(support(['customer', 'not-an-email'])).rejects.toMatchObject({ code: 2 });
+      // An underscore is a character, not a LIKE wildcard.
+      await expect(support(['customer', after.replace('.', '_')])).rejects.toMatchObject({ code: 1 });
+    });
+  });
+
+  it('--help prints the usage and exits 0; an unknown option exits 2', async () => {
+    for (const args of [['--help'], ['customer', '-h']]) {
+      const { stdout } = await support(args);
+      expect(stdout).toMatch(/^Usage: npm run support -- <command>\n {2}customer <email\|cus_id>/);
+      expect(stdout).toContain('Exit codes: 0 done, 1 failed or refused');
+    }
+    await expect(support(['customer', 'a@b.c', '--emial'])).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining("Unknown option '--emial'") });
+  });
+
+  it('records who resolved a terminal payment: --operator, and the OS user and host', async () => {
+    const { plan, paymentId } = await stuckDeposit();
+    await support(['terminal:cancel', plan.id, paymentId, '--operator', 'Jane Support']);
+    const [action] = await app.prisma.operatorAction.findMany({ where: { target: paymentId } });
+    expect(action).toMatchObject({
+      operator: 'Jane Support',
+      runAs: `${os.userInfo().username}@${os.hostname()}`,
+      command: 'support terminal:cancel',
+      accountId,
+      detail: expect.objectContaining({ plan: plan.id, request: 'cancelTerminalPayment', applied: true, request_id: expect.stringMatching(/^support_/) }),
+    });
   });
 });

@@ -1,7 +1,8 @@
 import { columnValue } from '../lib/columns';
-import type { Db } from '../db/prisma';
+import type { Db, Tx } from '../db/prisma';
 import { hashApiKey, ROLES, type Role } from '../http/auth';
 import { newId, newSecret } from '../lib/ids';
+import { recordOperatorAction, type OperatorActor } from './operator-actions';
 
 export const GATEWAY_KINDS = ['card_processor', 'bank_processor'] as const;
 export type GatewayKind = (typeof GATEWAY_KINDS)[number];
@@ -17,12 +18,13 @@ export function isRole(value: string): value is Role {
   return (ROLES as readonly string[]).includes(value);
 }
 
-/** Issues a key; the secret is returned once and only its SHA-256 is stored. */
-export async function createApiKey(prisma: Db, accountId: string, role: Role): Promise<CreatedKey> {
+/** Issues a key; the secret is returned once and only its SHA-256 is stored. With `actor`, the change is recorded (operator_actions). */
+export async function createApiKey(prisma: Db | Tx, accountId: string, role: Role, actor?: OperatorActor): Promise<CreatedKey> {
   const apiKey = newSecret('sk_test');
   const key = await prisma.apiKey.create({
     data: { id: newId('apiKey'), accountId, role, keyHash: hashApiKey(apiKey), keyPrefix: apiKey.slice(0, 12) },
   });
+  if (actor) await recordOperatorAction(prisma, actor, { accountId, target: key.id, detail: { created: key.id, role } });
   return { key_id: key.id, account_id: accountId, api_key: apiKey, role };
 }
 
@@ -34,6 +36,8 @@ export interface KeyListing {
   last_used_at: string | null;
   expires_at: string | null;
   status: 'active' | 'expiring' | 'revoked';
+  /** The key its latest rotation issued. */
+  replaced_by: string | null;
 }
 
 /** The account's keys, newest first; never the key itself (only its first characters). */
@@ -47,37 +51,80 @@ export async function listApiKeys(prisma: Db, accountId: string, now = new Date(
     last_used_at: key.lastUsedAt?.toISOString() ?? null,
     expires_at: key.expiresAt?.toISOString() ?? null,
     status: !key.expiresAt ? 'active' : key.expiresAt > now ? 'expiring' : 'revoked',
+    replaced_by: key.replacedById,
   }));
 }
 
 /**
  * Ends a key at `at` (now: revoked). A key already ending sooner keeps its earlier end. Returns the
- * key's account and end, or undefined for an unknown key.
+ * key's account and end, or undefined for an unknown key. With `actor`, the change is recorded.
  */
-export async function expireApiKey(prisma: Db, keyId: string, at: Date): Promise<{ accountId: string; role: Role; expiresAt: Date } | undefined> {
+export async function expireApiKey(
+  prisma: Db | Tx,
+  keyId: string,
+  at: Date,
+  actor?: OperatorActor,
+): Promise<{ accountId: string; role: Role; expiresAt: Date } | undefined> {
   const key = await prisma.apiKey.findUnique({ where: { id: keyId } });
   if (!key) return undefined;
   const expiresAt = key.expiresAt && key.expiresAt < at ? key.expiresAt : at;
   await prisma.apiKey.update({ where: { id: keyId }, data: { expiresAt } });
+  if (actor) await recordOperatorAction(prisma, actor, { accountId: key.accountId, target: keyId, detail: { expires_at: expiresAt.toISOString() } });
   return { accountId: key.accountId, role: columnValue(ROLES, key.role, 'api_keys.role'), expiresAt };
 }
 
+export type RotationResult =
+  | { outcome: 'rotated'; created: CreatedKey & { old_key_expires_at: string }; replaced: { key_id: string; expires_at: string | null } | null }
+  | { outcome: 'unknown_key' }
+  /** The key was rotated before and that successor still works: rotating again would leave two live successors. */
+  | { outcome: 'has_live_successor'; successor: { key_id: string; expires_at: string | null } };
+
 /**
  * Rotation with an overlap: a new key with the same account and role, and the old key ending after
- * `overlapMs`, so clients switch over without an outage.
+ * `overlapMs`, so clients switch over without an outage. A key whose previous successor is still live
+ * (not ended) is refused unless `force`; forced, the answer names the successor it leaves live
+ * (`replaced`). The key's row is locked, so two rotations at once cannot both pass the check.
  */
-export async function rotateApiKey(prisma: Db, keyId: string, overlapMs: number): Promise<(CreatedKey & { old_key_expires_at: string }) | undefined> {
+export async function rotateApiKey(
+  prisma: Db,
+  keyId: string,
+  overlapMs: number,
+  options: { force?: boolean; actor?: OperatorActor; now?: Date } = {},
+): Promise<RotationResult> {
+  const now = options.now ?? new Date();
   return prisma.$transaction(async (tx) => {
-    const old = await expireApiKey(tx as Db, keyId, new Date(Date.now() + overlapMs));
-    if (!old) return undefined;
-    const created = await createApiKey(tx as Db, old.accountId, old.role);
-    return { ...created, old_key_expires_at: old.expiresAt.toISOString() };
+    const [locked] = await tx.$queryRaw<{ replaced_by_id: string | null }[]>`SELECT replaced_by_id FROM api_keys WHERE id = ${keyId} FOR UPDATE`;
+    if (!locked) return { outcome: 'unknown_key' };
+    const successor = locked.replaced_by_id ? await tx.apiKey.findUnique({ where: { id: locked.replaced_by_id } }) : null;
+    const live = successor && (!successor.expiresAt || successor.expiresAt > now) ? { key_id: successor.id, expires_at: successor.expiresAt?.toISOString() ?? null } : null;
+    if (live && !options.force) return { outcome: 'has_live_successor', successor: live };
+    const old = (await expireApiKey(tx, keyId, new Date(now.getTime() + overlapMs)))!;
+    const created = await createApiKey(tx, old.accountId, old.role);
+    await tx.apiKey.update({ where: { id: keyId }, data: { replacedById: created.key_id } });
+    if (options.actor) {
+      await recordOperatorAction(tx, options.actor, {
+        accountId: old.accountId,
+        target: keyId,
+        detail: { rotated_to: created.key_id, expires_at: old.expiresAt.toISOString(), ...(live ? { forced: true, previous_successor: live.key_id } : {}) },
+      });
+    }
+    return { outcome: 'rotated', created: { ...created, old_key_expires_at: old.expiresAt.toISOString() }, replaced: live };
   });
 }
 
 export async function createAccount(
   prisma: Db,
   input: { name: string; role: Role; paymentPlans?: boolean; gatewayKind?: GatewayKind },
+  actor?: OperatorActor,
+): Promise<CreatedKey & { name: string; payment_plans: boolean; gateway_kind: GatewayKind }> {
+  if (actor) return prisma.$transaction((tx) => insertAccount(tx, input, actor));
+  return insertAccount(prisma, input);
+}
+
+async function insertAccount(
+  prisma: Db | Tx,
+  input: { name: string; role: Role; paymentPlans?: boolean; gatewayKind?: GatewayKind },
+  actor?: OperatorActor,
 ): Promise<CreatedKey & { name: string; payment_plans: boolean; gateway_kind: GatewayKind }> {
   const account = await prisma.account.create({
     data: {
@@ -87,6 +134,13 @@ export async function createAccount(
       gatewayKind: input.gatewayKind ?? 'card_processor',
     },
   });
-  const key = await createApiKey(prisma, account.id, input.role);
+  if (actor) {
+    await recordOperatorAction(prisma, actor, {
+      accountId: account.id,
+      target: account.id,
+      detail: { created: account.id, name: account.name, payment_plans: account.paymentPlansEnabled, gateway_kind: account.gatewayKind },
+    });
+  }
+  const key = await createApiKey(prisma, account.id, input.role, actor);
   return { ...key, name: account.name, payment_plans: account.paymentPlansEnabled, gateway_kind: columnValue(GATEWAY_KINDS, account.gatewayKind, 'accounts.gateway_kind') };
 }

@@ -1,30 +1,30 @@
-import { parseArgs } from 'node:util';
 import { listApiKeys } from '../accounts/account.service';
-import { fail, withDatabase } from './operator';
+import { fail, parseCommandLine, refuse, runCommand, withDatabase } from './operator';
 
-const usage = 'Usage: npm run key:list -- --account <acct_id> [--json]';
+const usage = `Usage: npm run key:list -- --account <acct_id> [--json]
+  The account's keys, newest first: id, first 12 characters, role, status (active, expiring, revoked), last use.
+Exit codes: 0 done, 1 failed (unknown account), 2 bad usage (docs/operations.md).`;
 
-async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { account: { type: 'string' }, json: { type: 'boolean', default: false } } });
+async function main(): Promise<number> {
+  const { values } = parseCommandLine(usage, { account: { type: 'string' }, json: { type: 'boolean', default: false } });
   const accountId = values.account;
-  if (!accountId) fail(usage);
+  if (!accountId) fail(`--account is required.\n${usage}`);
   const keys = await withDatabase(async (prisma) => {
-    if (!(await prisma.account.findUnique({ where: { id: accountId } }))) fail(`No such account: ${accountId}`);
+    if (!(await prisma.account.findUnique({ where: { id: accountId } }))) refuse(`No such account: ${accountId}`);
     return listApiKeys(prisma, accountId);
   });
   if (values.json) {
     console.log(JSON.stringify(keys));
-    return;
+    return 0;
   }
   for (const key of keys) {
     console.log(
       `${key.key_id}  ${key.key_prefix}...  ${key.role}  ${key.status}  created ${key.created_at}  last used ${key.last_used_at ?? 'never'}` +
-        (key.expires_at ? `  ${key.status === 'revoked' ? 'revoked' : 'expires'} ${key.expires_at}` : ''),
+        (key.expires_at ? `  ${key.status === 'revoked' ? 'revoked' : 'expires'} ${key.expires_at}` : '') +
+        (key.replaced_by ? `  rotated to ${key.replaced_by}` : ''),
     );
   }
+  return 0;
 }
 
-main().catch((error) => {
-  console.error(error instanceof Error ? error.message : error);
-  process.exit(1);
-});
+runCommand(main);

@@ -1,8 +1,14 @@
 import { paths } from '../config';
 import { resolveDatabase } from '../db/local-database';
 import { migrate } from '../db/migrator';
+import { parseCommandLine, runCommand } from './operator';
+
+const usage = `Usage: npm run db:migrate
+  Applies pending migrations to DATABASE_URL (or the embedded database).
+Exit codes: 0 done, 1 failed, 2 bad usage (docs/operations.md).`;
 
 async function main(): Promise<void> {
+  parseCommandLine(usage, {});
   const database = await resolveDatabase();
   try {
     const result = await migrate(database.url, paths.migrations);
@@ -13,7 +19,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error) => {
-  console.error(error instanceof Error ? error.message : error);
-  process.exit(1);
-});
+runCommand(main);

@@ -1,12 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { execFileSync } from 'node:child_process';
 import { Client } from 'pg';
 import { paths, projectRoot } from '../config';
 import { resolveDatabase } from '../db/local-database';
 import { migrate } from '../db/migrator';
 import { describeSchema, schemaDiffSql } from '../db/schema-shape';
+import { fail, parseCommandLine, refuse, runCommand } from './operator';
 
 /**
  * `npm run db:diff -- <name> [--only prisma/schema/x.prisma ...]`
@@ -54,16 +54,17 @@ async function dropDatabases(adminUrl: string, names: string[]): Promise<void> {
   await admin.end();
 }
 
+const usage = `Usage: npm run db:diff -- <name_in_snake_case> [--only prisma/schema/<file>.prisma ...]
+  Writes prisma/migrations/<timestamp>_<name>/migration.sql for the schema changes since git HEAD (docs/architecture.md).
+Exit codes: 0 done (or nothing to write), 1 failed, 2 bad usage (docs/operations.md).`;
+
 async function main(): Promise<void> {
-  const { values, positionals } = parseArgs({ allowPositionals: true, options: { only: { type: 'string', multiple: true } } });
+  const { values, positionals } = parseCommandLine(usage, { only: { type: 'string', multiple: true } }, { allowPositionals: true });
   const name = positionals[0];
-  if (!name || !/^[a-z0-9_]+$/.test(name)) {
-    console.error('Usage: npm run db:diff -- <name_in_snake_case> [--only prisma/schema/<file>.prisma ...]');
-    process.exit(2);
-  }
+  if (!name || !/^[a-z0-9_]+$/.test(name) || positionals.length > 1) fail(usage);
   const only = (values.only ?? []).map((file) => path.basename(file));
   for (const file of only) {
-    if (!fs.existsSync(path.join(schemaDir, file))) throw new Error(`No schema file prisma/schema/${file}`);
+    if (!fs.existsSync(path.join(schemaDir, file))) refuse(`No schema file prisma/schema/${file}`);
   }
 
   const work = fs.mkdtempSync(path.join(projectRoot, 'prisma', '.target-'));
@@ -109,7 +110,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error) => {
-  console.error(error instanceof Error ? error.message : error);
-  process.exit(1);
-});
+runCommand(main);

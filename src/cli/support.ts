@@ -1,7 +1,8 @@
 import crypto from 'node:crypto';
-import { parseArgs } from 'node:util';
-import type { Client } from '@temporalio/client';
+import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
+import { config } from '../config';
 import type { Db } from '../db/prisma';
+import { recordOperatorAction, type OperatorActor } from '../accounts/operator-actions';
 import { ApiError } from '../http/errors';
 import { formatMoney } from '../lib/money';
 import { toUnixSeconds } from '../lib/time';
@@ -9,10 +10,18 @@ import { OPEN_TERMINAL_STATES, toPaymentObject } from '../payment-plans/payment-
 import { applyPlanRequest, DEFAULT_AFTER_DAYS } from '../payment-plans/payment-plan.service';
 import { sendPlanRequest } from '../payment-plans/workflow-client';
 import { connectTemporalClient } from '../temporal/client';
-import type { PaymentPlanRequestArgs, PaymentPlanRequestRecord, PaymentPlanRequestSignal } from '../../workflows/payment-plan-contract';
-import { fail, withDatabase } from './operator';
+import { buildCustomerReport, formatCustomerReport, type WorkflowAnswer, type WorkflowAnswers } from '../support/customer-lookup';
+import { customerActivity, findCustomerById, findCustomersByEmail, type CustomerActivity } from '../support/customer-lookup.records';
+import { FINAL_PLAN_STATUSES, type PaymentPlanRequestArgs, type PaymentPlanRequestRecord, type PaymentPlanRequestSignal, type PaymentPlanWorkflowState } from '../../workflows/payment-plan-contract';
+import type { SubscriptionStateView } from '../../workflows/subscription-messages';
+import { fail, operatorActor, parseCommandLine, refuse, runCommand, withDatabase } from './operator';
 
 const usage = `Usage: npm run support -- <command>
+  customer <email|cus_id> [--account acct_...] [--database-only] [--timeout-seconds S] [--json]
+      Why was this customer charged, or not: the customer, subscriptions (dunning), payment plans, the last
+      invoices with their numbers, the charges with card and the processor's answer, and what comes next.
+      Email case-insensitive, every customer with it; from the database, with the workflows' state query when
+      they answer within S seconds (default 5; --database-only: not asked).
   terminal:stuck [--minutes N] [--account acct_...] [--json]
       Terminal payments waiting (or needing a resolution) for more than N minutes (default 15):
       account, plan, payment, customer, terminal label, state, age, amount ($200.00).
@@ -22,10 +31,9 @@ const usage = `Usage: npm run support -- <command>
       Sends the update cancelTerminalPayment (asks the terminal to cancel its waiting sale); prints the result.
   payment-plans:settings <account_id> [--enable | --disable] [--default-after-days N] [--json]
       Turn payment plans on or off for an account; days a past_due plan waits before it is defaulted.
-Connects to TEMPORAL_ADDRESS (default 127.0.0.1:$TEMPORAL_PORT, port 7233) and the service's database (DATABASE_URL or the embedded one).`;
-
-/** An unknown plan, payment or account: a plain message and exit code 1 (usage errors exit 2), raised where exiting at once would skip cleanup. */
-class CliError extends Error {}
+  Commands that change something take --operator NAME: who to record (default: the OS user@host).
+Connects to TEMPORAL_ADDRESS (default 127.0.0.1:$TEMPORAL_PORT, port 7233) and the service's database (DATABASE_URL or the embedded one).
+Exit codes: 0 done, 1 failed or refused (unknown customer, plan, payment or account; a refused request), 2 bad usage (docs/operations.md).`;
 
 interface Options {
   minutes?: string;
@@ -37,6 +45,8 @@ interface Options {
   disable?: boolean;
   'default-after-days'?: string;
   'timeout-seconds'?: string;
+  'database-only'?: boolean;
+  operator?: string;
   json?: boolean;
 }
 
@@ -127,9 +137,10 @@ async function requestPayment(
   paymentId: string,
   args: PaymentPlanRequestArgs,
   options: Options,
+  actor: OperatorActor,
 ): Promise<number> {
   const payment = await prisma.paymentPlanPayment.findFirst({ where: { id: paymentId, planId } });
-  if (!payment) throw new CliError(`No payment ${paymentId} on payment plan ${planId}.`);
+  if (!payment) refuse(`No payment ${paymentId} on payment plan ${planId}.`);
   const requestId = `support_${crypto.randomUUID()}`;
   let record: PaymentPlanRequestRecord;
   try {
@@ -148,6 +159,12 @@ async function requestPayment(
     // Refused by the update's validator: nothing reached the workflow.
     record = { request_id: requestId, signal, at: Date.now(), applied: false, code: error.code, param: error.param, message: error.message, payment_id: paymentId };
   }
+  // The identity stays out of the workflow's `source`, which the API shows merchants: the request id links the two.
+  await recordOperatorAction(prisma, actor, {
+    accountId: payment.accountId,
+    target: paymentId,
+    detail: { plan: planId, request: signal, request_id: requestId, args: { ...args }, applied: record.applied, ...(record.code ? { code: record.code } : {}) },
+  });
   const after = toPaymentObject(await prisma.paymentPlanPayment.findUniqueOrThrow({ where: { id: paymentId } }));
   if (options.json) {
     console.log(JSON.stringify({ request: record, payment: after }));
@@ -158,15 +175,24 @@ async function requestPayment(
   return record.applied ? 0 : 1;
 }
 
-async function settings(prisma: Db, accountId: string, options: Options): Promise<number> {
+async function settings(prisma: Db, accountId: string, options: Options, actor: OperatorActor): Promise<number> {
   const account = await prisma.account.findUnique({ where: { id: accountId } });
-  if (!account) throw new CliError(`No account ${accountId}.`);
+  if (!account) refuse(`No account ${accountId}.`);
   const days = options['default-after-days'] === undefined ? undefined : positiveInt(options['default-after-days'], 'default-after-days', 0, 1);
-  if (options.enable || options.disable) {
-    await prisma.account.update({ where: { id: accountId }, data: { paymentPlansEnabled: Boolean(options.enable) } });
-  }
-  if (days !== undefined) {
-    await prisma.paymentPlanSettings.upsert({ where: { accountId }, create: { accountId, defaultAfterDays: days }, update: { defaultAfterDays: days } });
+  if (options.enable || options.disable || days !== undefined) {
+    await prisma.$transaction(async (tx) => {
+      if (options.enable || options.disable) {
+        await tx.account.update({ where: { id: accountId }, data: { paymentPlansEnabled: Boolean(options.enable) } });
+      }
+      if (days !== undefined) {
+        await tx.paymentPlanSettings.upsert({ where: { accountId }, create: { accountId, defaultAfterDays: days }, update: { defaultAfterDays: days } });
+      }
+      await recordOperatorAction(tx, actor, {
+        accountId,
+        target: accountId,
+        detail: { ...(options.enable || options.disable ? { payment_plans: Boolean(options.enable) } : {}), ...(days !== undefined ? { default_after_days: days } : {}) },
+      });
+    });
   }
   const enabled = (await prisma.account.findUniqueOrThrow({ where: { id: accountId } })).paymentPlansEnabled;
   const stored = await prisma.paymentPlanSettings.findUnique({ where: { accountId } });
@@ -189,24 +215,92 @@ const FLAGS = {
   disable: { type: 'boolean' },
   'default-after-days': { type: 'string' },
   'timeout-seconds': { type: 'string' },
+  'database-only': { type: 'boolean', default: false },
+  operator: { type: 'string' },
   json: { type: 'boolean', default: false },
 } as const;
 
-/** parseArgs, with its refusals (unknown flag, missing value) as a usage error naming the flag. */
-function parseCommandLine() {
-  try {
-    return parseArgs({ allowPositionals: true, strict: true, options: FLAGS });
-  } catch (error) {
-    fail(`${(error as Error).message.split('. ')[0]}.\n${usage}`);
+const endedSubscription = (status: string) => status === 'canceled' || status === 'expired';
+
+/**
+ * The `state` query of each live subscription and payment-plan workflow of the customers, each within
+ * `timeoutMs`; one that cannot answer (its first task waits for its start, Temporal is down) is
+ * noted with the reason and the report falls back on the database.
+ */
+async function workflowAnswers(activities: CustomerActivity[], timeoutMs: number, databaseOnly: boolean): Promise<WorkflowAnswers> {
+  const answers: WorkflowAnswers = { subscriptions: new Map(), plans: new Map() };
+  const subscriptionIds = activities.flatMap((activity) => activity.subscriptions.filter((row) => !endedSubscription(row.status)).map((row) => `subscription:${row.id}`));
+  const planIds = activities.flatMap((activity) => activity.plans.filter((plan) => !FINAL_PLAN_STATUSES.includes(plan.status as never)).map((plan) => plan.workflowId));
+  const noteAll = (reason: string) => {
+    for (const id of subscriptionIds) answers.subscriptions.set(id, { unavailable: reason });
+    for (const id of planIds) answers.plans.set(id, { unavailable: reason });
+  };
+  if (subscriptionIds.length + planIds.length === 0) return answers;
+  if (databaseOnly) {
+    noteAll('not asked (--database-only)');
+    return answers;
   }
+  let connection: Connection;
+  try {
+    connection = await Connection.connect({ address: config.temporalAddress, connectTimeout: timeoutMs });
+  } catch (error) {
+    noteAll(`Temporal not reachable at ${config.temporalAddress} (${(error as Error).message.split('\n')[0]})`);
+    return answers;
+  }
+  const client = new Client({ connection, namespace: config.temporalNamespace });
+  async function ask<T>(workflowId: string): Promise<WorkflowAnswer<T>> {
+    try {
+      return { state: await client.withDeadline(Date.now() + timeoutMs, () => client.workflow.getHandle(workflowId).query<T>('state')) };
+    } catch (error) {
+      if (error instanceof WorkflowNotFoundError) return { unavailable: 'no such workflow (not started yet, or its history was deleted)' };
+      const message = (error as Error).message.split('\n')[0] ?? '';
+      return {
+        unavailable: /deadline|timed? ?out/i.test(message)
+          ? `no answer within ${timeoutMs / 1000} s (a workflow waiting for its first step answers once that task has run: docs/operations.md)`
+          : message,
+      };
+    }
+  }
+  try {
+    await Promise.all([
+      ...subscriptionIds.map(async (id) => answers.subscriptions.set(id, await ask<SubscriptionStateView>(id))),
+      ...planIds.map(async (id) => answers.plans.set(id, await ask<PaymentPlanWorkflowState>(id))),
+    ]);
+  } finally {
+    await connection.close();
+  }
+  return answers;
+}
+
+/** `customer <email|cus_id>`: every customer found, as text or JSON (docs/operations.md, "Why was this customer charged"). */
+async function customerLookup(prisma: Db, query: string, options: Options): Promise<number> {
+  const customers = /^cus_/.test(query) ? await findCustomerById(prisma, query, options.account) : await findCustomersByEmail(prisma, query, options.account);
+  if (customers.length === 0) refuse(`No customer ${query.startsWith('cus_') ? query : `with the email ${query}`}${options.account ? ` in account ${options.account}` : ''}.`);
+  const activities = await Promise.all(customers.map((customer) => customerActivity(prisma, customer)));
+  const answers = await workflowAnswers(activities, positiveInt(options['timeout-seconds'], 'timeout-seconds', 5, 1) * 1000, options['database-only'] === true);
+  const reports = customers.map((customer, index) => buildCustomerReport(customer, activities[index]!, answers));
+  if (options.json) {
+    console.log(JSON.stringify({ query, customers: reports }));
+  } else {
+    if (reports.length > 1) console.log(`${reports.length} customers have the email ${query}:\n`);
+    console.log(reports.map(formatCustomerReport).join('\n\n' + '-'.repeat(72) + '\n\n'));
+  }
+  return 0;
 }
 
 async function main(): Promise<number> {
-  const { values, positionals } = parseCommandLine();
+  const { values, positionals } = parseCommandLine(usage, FLAGS, { allowPositionals: true });
   const options = values as Options;
   const [command, ...rest] = positionals;
 
   switch (command) {
+    case 'customer': {
+      const [query] = rest;
+      if (!query || rest.length > 1) fail(`customer takes one email or cus_ id.\n${usage}`);
+      if (!/^cus_[A-Za-z0-9]+$/.test(query) && !/^[^\s@]+@[^\s@]+$/.test(query)) fail(`"${query}" is neither an email nor a customer id (cus_...).\n${usage}`);
+      positiveInt(options['timeout-seconds'], 'timeout-seconds', 5, 1);
+      return withDatabase((prisma) => customerLookup(prisma, query, options));
+    }
     case 'terminal:stuck':
       positiveInt(options.minutes, 'minutes', 15);
       return withDatabase((prisma) => stuck(prisma, options));
@@ -218,6 +312,7 @@ async function main(): Promise<number> {
         fail(`--outcome must be approved or declined.\n${usage}`);
       }
       positiveInt(options['timeout-seconds'], 'timeout-seconds', 30, 1);
+      const actor = operatorActor(options.operator, `support ${command}`);
       const temporal = await connectTemporalClient();
       try {
         return await withDatabase((prisma) =>
@@ -226,8 +321,8 @@ async function main(): Promise<number> {
                 outcome: options.outcome as 'approved' | 'declined' | undefined,
                 payment_method: options['payment-method'],
                 external: options.external,
-              }, options)
-            : requestPayment(prisma, temporal.client, 'cancelTerminalPayment', planId, paymentId, {}, options),
+              }, options, actor)
+            : requestPayment(prisma, temporal.client, 'cancelTerminalPayment', planId, paymentId, {}, options, actor),
         );
       } finally {
         await temporal.connection.close();
@@ -238,18 +333,12 @@ async function main(): Promise<number> {
       if (!accountId) fail(usage);
       if (options.enable && options.disable) fail('Give --enable or --disable, not both.');
       positiveInt(options['default-after-days'], 'default-after-days', 0, 1);
-      return withDatabase((prisma) => settings(prisma, accountId, options));
+      const actor = operatorActor(options.operator, 'support payment-plans:settings');
+      return withDatabase((prisma) => settings(prisma, accountId, options, actor));
     }
     default:
       fail(command ? `Unknown command "${command}".\n${usage}` : usage);
   }
 }
 
-main().then(
-  (code) => process.exit(code),
-  (error) => {
-    console.error(error instanceof ApiError || error instanceof Error ? error.message : error);
-    // Usage errors exit 2 where they are found (fail); anything else, an unknown plan or payment included, 1.
-    process.exit(1);
-  },
-);
+runCommand(main);
