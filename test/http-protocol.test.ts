@@ -2,7 +2,7 @@ import net from 'node:net';
 import { createProduct } from './support/catalog';
 import { apiClient, createTestAccount, startTwoAccountApp, type ApiClient, type ApiResponse, type TwoAccountApp } from './support/harness';
 
-// Input and protocol hardening (issue 10, items 13 to 18): each of these was a 500 or a wrong status.
+// Input and protocol hardening: each of these was a 500 or a wrong status.
 
 let world: TwoAccountApp;
 let api: ApiClient;

@@ -1,7 +1,7 @@
 import { apiClient, createTestAccount, startTestApp, type TestApp } from './support/harness';
 import { allowPrivateWebhookTargets, writeEvent } from './support/webhooks';
 
-/** GET /metrics on the API (issue 15 item 5): Prometheus text from prom-client. */
+/** GET /metrics on the API: Prometheus text from prom-client. */
 let app: TestApp;
 beforeAll(async () => {
   allowPrivateWebhookTargets();

@@ -71,7 +71,7 @@ describe('the response contract every test client checks', () => {
   });
 });
 
-describe('completeness of the document (issue 15 item 2)', () => {
+describe('completeness of the document', () => {
   let document: any;
   beforeAll(async () => {
     document = (await apiClient(app.baseUrl).get('/openapi.json')).body;

@@ -331,7 +331,7 @@ describe('terminal payments (POST /payment-plans/{id}/payments)', () => {
   });
 });
 
-describe('money on a canceled plan (issue 10 item 1)', () => {
+describe('money on a canceled plan', () => {
   it('a deposit approved on the terminal after the plan was canceled is refunded at once; the plan keeps nothing', async () => {
     const { terminal, plan, paymentId } = await depositWaiting();
     expect(expectStatus(await world.api.post(`/payment-plans/${plan.id}/cancel`), 200).status).toBe('canceled');
@@ -444,7 +444,7 @@ describe('POST /payment-plans/{id}/payments/{payment_id}/refund', () => {
   });
 });
 
-describe('an approved terminal payment on a plan that has a card (issue 10 item 10)', () => {
+describe('an approved terminal payment on a plan that has a card', () => {
   it('resolved approved, or approved without a credential, it is approved: nothing is left to continue', async () => {
     const customer = await createCustomer(world.api);
     const card = await addPaymentMethod(world.api, customer.id, cardBody(CARDS.succeeds));
@@ -471,7 +471,7 @@ describe('an approved terminal payment on a plan that has a card (issue 10 item 
   });
 });
 
-describe('events carry the plan after the change (issue 10 item 11)', () => {
+describe('events carry the plan after the change', () => {
   it('payment_succeeded of an approved deposit shows the deposit paid and the plan active', async () => {
     const { terminal, plan, paymentId } = await depositWaiting();
     expectStatus(await present(terminal.id, { outcome: 'approved' }), 200);
@@ -479,7 +479,7 @@ describe('events carry the plan after the change (issue 10 item 11)', () => {
     expect(events.map((row) => row.type)).toEqual(['payment_plan.created', 'payment_plan.payment_succeeded', 'payment_plan.installment_paid', 'payment_plan.activated']);
     expect(events[1]!.data).toMatchObject({ status: 'active', amount_paid: 100, installments_paid: 1, payment: { id: paymentId, status: 'succeeded' } });
     expect(events[2]!.data).toMatchObject({ status: 'active', amount_paid: 100, installment: { number: 1, status: 'paid' } });
-    // Each event is its own version of the plan: updated_ms orders them (issue 10 item 12).
+    // Each event is its own version of the plan: updated_ms orders them.
     const versions = events.map((row) => (row.data as { updated_ms: number }).updated_ms);
     for (let index = 1; index < versions.length; index += 1) expect(versions[index]!).toBeGreaterThan(versions[index - 1]!);
     expect((await getPlan(world.api, plan.id)).updated_ms).toBe(versions.at(-1));

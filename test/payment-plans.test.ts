@@ -208,7 +208,7 @@ describe('a declined automatic charge', () => {
   });
 });
 
-describe('a pending plan whose deposit charge failed (issue 10 item 6)', () => {
+describe('a pending plan whose deposit charge failed', () => {
   let world: PlanWorld;
   beforeAll(async () => {
     world = await startPlanWorld();

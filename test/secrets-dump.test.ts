@@ -6,7 +6,7 @@ import { createApp } from '../src/app';
 import { apiClient, createTestAccount, startTestApp, type TestApp } from './support/harness';
 import { CARDS, addPaymentMethod, cardBody, createCustomer } from './support/payments';
 
-// Issue 16 proof: after API keys, webhook secrets (created and rolled), cards with a CVC and a failed
+// After API keys, webhook secrets (created and rolled), cards with a CVC and a failed
 // card went through the API, neither a dump of every table nor the captured logs hold any of them.
 
 let app: TestApp;

@@ -10,7 +10,7 @@ import { sendWebhook } from '../src/webhooks/sender';
 import { allowPrivateWebhookTargets, waitUntil } from './support/webhooks';
 import { apiClient, createTestAccount, startTestApp, type ApiClient, type TestApp } from './support/harness';
 
-// Issue 16: secrets at rest, key lifecycle, rate limits, production fail-fast, headers.
+// Secrets at rest, key lifecycle, rate limits, production fail-fast, headers.
 
 const run = promisify(execFile);
 const tsx = path.join(projectRoot, 'node_modules', '.bin', 'tsx');

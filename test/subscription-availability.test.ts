@@ -18,7 +18,7 @@ import {
 } from './support/subscriptions';
 import { freePort } from './support/ports';
 
-// What the subscription API answers when Temporal is down or billing is slow (issue 10 item 20, issue 12): the truth, quickly.
+// What the subscription API answers when Temporal is down or billing is slow: the truth, quickly.
 
 async function timed<T>(call: () => Promise<T>): Promise<{ answer: T; ms: number }> {
   const started = Date.now();

@@ -140,7 +140,7 @@ describe('npm run support', () => {
     await expect(support(['payment-plans:settings', off.accountId, '--enable', '--disable'])).rejects.toMatchObject({ code: 2 });
   });
 
-  it('payment-plans:settings --disable refuses new plans only: existing ones stay readable and cancellable (issue 10 item 3)', async () => {
+  it('payment-plans:settings --disable refuses new plans only: existing ones stay readable and cancellable', async () => {
     const on = await createTestAccount(app.prisma, { paymentPlans: true });
     const onApi = apiClient(app.baseUrl, on.apiKey);
     const customer = await createCustomer(onApi);

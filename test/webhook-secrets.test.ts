@@ -6,7 +6,7 @@ import { apiClient, createTestAccount, type ApiClient, type TestApp } from './su
 import type { WebhookReceiver } from './support/webhook-receiver';
 import { startWebhookStack, type WebhookStack } from './support/webhooks';
 
-// Issue 16 item 1: webhook signing secrets encrypted at rest; roll-secret signs with both for 24 h.
+// Webhook signing secrets encrypted at rest; roll-secret signs with both for 24 h.
 const TASK_QUEUE = 'webhook-secrets-test';
 
 let stack: WebhookStack;

@@ -11,7 +11,7 @@ import type { WebhookReceiver } from './support/webhook-receiver';
 import { startWebhookStack, type WebhookStack } from './support/webhooks';
 
 /**
- * The webhook verification guide (docs/api.md, "Verifying cc-signature"; issue 15 item 4): its Node
+ * The webhook verification guide (docs/api.md, "Verifying cc-signature"): its Node
  * and Python functions, taken from the page as written, run on a real delivery of this service, and
  * the delivery matches its OpenAPI `webhooks` entry.
  */

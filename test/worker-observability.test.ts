@@ -9,7 +9,7 @@ import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-re
 import { accountWithDestination, allowPrivateWebhookTargets, manualRelay, waitUntil, writeEvent } from './support/webhooks';
 
 /**
- * The worker process's observability (issue 15 items 5 and 8), as src/cli/worker.ts sets it up with
+ * The worker process's observability, as src/cli/worker.ts sets it up with
  * installWorkerRuntime: SDK logs as pino JSON carrying workflowId and runId, and the SDK's Prometheus
  * exporter (temporal_* series and billing_webhook_attempts) on its own port.
  */

@@ -24,7 +24,7 @@ import {
 import { waitUntil } from './support/webhooks';
 
 /**
- * Workflows that explain themselves in the Temporal Web UI (issue 15 item 6): a static summary and
+ * Workflows that explain themselves in the Temporal Web UI: a static summary and
  * details from the start, and BillingCustomerEmail to find them from the customer's email. On the
  * suite's dev server, whose Web UI a headless Chromium screenshots (test-output/workflow.png).
  */

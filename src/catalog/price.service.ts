@@ -81,7 +81,7 @@ export async function markPricesBilled(tx: Tx, accountId: string, priceIds: stri
   const changed: string[] = [];
   const ids = [...new Set(priceIds)];
   // Most payments bill prices billed long ago: those are read, not locked, so concurrent payments of
-  // one price do not queue on its row (issue 12). A price not found is locked below, which answers the 404.
+  // one price do not queue on its row. A price not found is locked below, which answers the 404.
   const known = await queryRows<{ id: string; billedAt: Date | null }>(tx, PRICES_BILLED_AT, [accountId, ids]);
   const billedAlready = new Set(known.filter((price) => price.billedAt).map((price) => price.id));
   // Sorted so that two invoices billing the same prices lock them in the same order (no deadlock).

@@ -29,7 +29,7 @@ export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
   return isDatabaseUnavailable(cause, depth + 1) || isDatabaseUnavailable(adapterError, depth + 1);
 }
 
-/** The 503 the API answers while PostgreSQL does not answer (issue 10 item 20). */
+/** The 503 the API answers while PostgreSQL does not answer. */
 export function databaseUnavailable(): ServiceUnavailableError {
   return new ServiceUnavailableError(
     'database_unavailable',

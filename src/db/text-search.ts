@@ -1,6 +1,6 @@
 /**
  * A case-insensitive "contains" filter that matches `text` literally. Prisma passes `contains` to
- * PostgreSQL's ILIKE as is, so `%` and `_` would act as wildcards (issue 10 item 17); they and the
+ * PostgreSQL's ILIKE as is, so `%` and `_` would act as wildcards; they and the
  * escape character `\` are escaped here.
  */
 export function containsText(text: string): { contains: string; mode: 'insensitive' } {

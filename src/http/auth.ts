@@ -9,7 +9,7 @@ export type Role = (typeof ROLES)[number];
 
 /**
  * Roles that manage the account's configuration: webhooks (spec: only Developer and SuperAdmin) and
- * account settings such as dunning (issue 10 item 18). Other keys get 403.
+ * account settings such as dunning. Other keys get 403.
  */
 export const ADMIN_ROLES: readonly Role[] = ['developer', 'superadmin'];
 

@@ -67,7 +67,7 @@ export function zodErrorToApiError(error: z.ZodError, location: 'body' | 'query'
 }
 
 /**
- * A request field (or body) that takes exactly one of two or more shapes (issue 15 item 2): z.xor
+ * A request field (or body) that takes exactly one of two or more shapes: z.xor
  * refuses input that matches none of them or several, and /openapi.json states `oneOf`, so the two
  * cannot drift. Give the shapes as strict objects that tell each other apart by their fields. `rule`
  * says the either-or in words; a 400 names the wrong field of the closest shape and adds `rule`.
@@ -99,7 +99,7 @@ export function findMalformedText(input: unknown, path: string[] = []): { path: 
   return undefined;
 }
 
-/** Validates one part of a request: malformed text anywhere first (issue 10 item 13), then the schema; 400 naming the field. */
+/** Validates one part of a request: malformed text anywhere first, then the schema; 400 naming the field. */
 export function parseOrThrow<T extends z.ZodType>(schema: T, input: unknown, location: 'body' | 'query' | 'path'): z.output<T> {
   const malformed = findMalformedText(input);
   if (malformed) {
@@ -145,7 +145,7 @@ export const resourceId = z
 /** Query strings carry text; `true`/`false` become booleans, anything else is refused. */
 export const queryBoolean = z.enum(['true', 'false']).transform((value) => value === 'true');
 
-/** 9999-12-31T23:59:59Z: the last second PostgreSQL timestamps and ISO 8601 dates share (issue 10 item 14). */
+/** 9999-12-31T23:59:59Z: the last second PostgreSQL timestamps and ISO 8601 dates share. */
 export const MAX_UNIX_SECONDS = 253_402_300_799;
 
 /** A date in a body: positive Unix seconds before the year 10000. */

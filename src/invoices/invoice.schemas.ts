@@ -23,7 +23,7 @@ const lineFields = {
 };
 const lineDescription = z.string().min(1, 'must not be empty').max(500, 'must be at most 500 characters');
 
-/** A line bills a price, or an amount it gives itself: never both (issue 15 item 2). */
+/** A line bills a price, or an amount it gives itself: never both. */
 const priceLine = z
   .strictObject({
     price: resourceId.describe('A price id; the line bills unit_amount x quantity of it'),

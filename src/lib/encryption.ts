@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import { decodeEncryptionKey, secretValue } from './secrets';
 
 /**
- * Secrets at rest (issue 16 item 1): AES-256-GCM under SECRETS_ENCRYPTION_KEY. The stored text is
+ * Secrets at rest: AES-256-GCM under SECRETS_ENCRYPTION_KEY. The stored text is
  * base64(iv 12 bytes | tag 16 bytes | ciphertext) and the key's id (first 16 hex digits of its SHA-256)
  * is stored beside it; keys listed in SECRETS_ENCRYPTION_OLD_KEYS still decrypt, so the key can rotate.
  * The associated data binds a ciphertext to its row: copied to another row it does not decrypt.

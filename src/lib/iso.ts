@@ -25,7 +25,7 @@ export const CURRENCY_CODES: readonly string[] = (
 ).split(' ');
 
 /**
- * One of `codes` in a request (issue 15 item 2). The API has always taken the lower-case spelling too
+ * One of `codes` in a request. The API has always taken the lower-case spelling too
  * (answering upper case), so the enum lists both spellings: the document states exactly what is
  * accepted, and a mixed-case spelling (`Usd`) is refused like any other value outside the enum.
  */

@@ -77,7 +77,7 @@ interface PlanPaymentInput {
   external_reference?: string;
 }
 
-/** One way to pay at a time (issue 15 item 2): the plan's card, a card given, a terminal, or outside the service. */
+/** One way to pay at a time: the plan's card, a card given, a terminal, or outside the service. */
 export const createPlanPaymentBody = oneOf(
   [
     z.strictObject({}).meta({ description: "Charge the plan's card" }),
@@ -124,7 +124,7 @@ interface ResolveTerminalFields {
   external?: true;
 }
 
-/** The outcome, plus how the next installments are paid when approved: a card, or outside the service (issue 15 item 2). */
+/** The outcome, plus how the next installments are paid when approved: a card, or outside the service. */
 export const resolveTerminalBody = oneOf(
   [
     z.strictObject({

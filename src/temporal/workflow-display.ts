@@ -2,8 +2,8 @@ import { formatMoney } from '../lib/money';
 import { BILLING_CUSTOMER_EMAIL } from './search-attributes';
 
 /**
- * What a workflow shows in the Temporal Web UI from its start (static summary and details, issue 15
- * item 6) and the customer-email search attribute, so that a support agent starting from an email
+ * What a workflow shows in the Temporal Web UI from its start (static summary and details) and the
+ * customer-email search attribute, so that a support agent starting from an email
  * finds the workflow and reads what it bills without opening the API.
  */
 export interface WorkflowDisplay {

@@ -30,7 +30,7 @@ export const destinationUrl = z
       return;
     }
     if (url.username || url.password) {
-      // They would be sent with every delivery and shown in every answer that echoes the URL (issue 10 item 18).
+      // They would be sent with every delivery and shown in every answer that echoes the URL.
       ctx.addIssue({ code: 'custom', message: 'must not carry a user name or password' });
       return;
     }
