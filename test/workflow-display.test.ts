@@ -2,7 +2,8 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
-import { BILLING_CUSTOMER_EMAIL, BILLING_STATUS } from '../src/temporal/search-attributes';
+import { customerEmailFilter, customerEmailHash } from '../src/temporal/email-hash';
+import { BILLING_CUSTOMER_EMAIL, BILLING_CUSTOMER_EMAIL_HASH, BILLING_STATUS } from '../src/temporal/search-attributes';
 import { PAYMENT_PLAN_STATE_QUERY, type PaymentPlanWorkflowState } from '../workflows/payment-plan-contract';
 import { stateQuery, subscriptionWorkflowId } from '../workflows/subscription-messages';
 import { apiClient, createTestAccount, startTestApp, startTestWorker, type ApiClient, type TestApp } from './support/harness';
@@ -24,9 +25,10 @@ import {
 import { waitUntil } from './support/webhooks';
 
 /**
- * Workflows that explain themselves in the Temporal Web UI (issue 15 item 6): a static summary and
- * details from the start, and BillingCustomerEmail to find them from the customer's email. On the
- * suite's dev server, whose Web UI a headless Chromium screenshots (test-output/workflow.png).
+ * Workflows that explain themselves in the Temporal Web UI: a static summary and details from the
+ * start, and BillingCustomerEmailHash (a keyed hash, never the address) to find them from the
+ * customer's email. On the suite's dev server, whose Web UI a headless Chromium screenshots
+ * (test-output/workflow.png): the UI decodes the encrypted payloads through the suite's codec endpoint.
  */
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 let app: TestApp;
@@ -61,11 +63,12 @@ it('a subscription workflow carries its summary, details and the customer email,
   const details = await description.staticDetails();
   expect(details).toContain(`**Customer**: Acme (${customer.id}), ${email}`);
   expect(details).toContain('**Bills**: \\$50.00 monthly before tax (charge_automatically)');
-  expect(description.typedSearchAttributes.get(BILLING_CUSTOMER_EMAIL)).toBe(email.toLowerCase());
+  expect(description.typedSearchAttributes.get(BILLING_CUSTOMER_EMAIL_HASH)).toBe(customerEmailHash(email));
+  expect(description.typedSearchAttributes.get(BILLING_CUSTOMER_EMAIL)).toBeUndefined();
 
   const found = await waitUntil(async () => {
     const ids: string[] = [];
-    for await (const execution of app.temporal.workflow.list({ query: `BillingCustomerEmail = "${email.toLowerCase()}"` })) ids.push(execution.workflowId);
+    for await (const execution of app.temporal.workflow.list({ query: customerEmailFilter(email) })) ids.push(execution.workflowId);
     return ids.length > 0 ? ids : undefined;
   }, 60_000, 500);
   expect(found).toEqual([workflowId]);
@@ -149,7 +152,7 @@ it('a payment plan workflow carries its summary and the customer email; its depo
   const handle = app.temporal.workflow.getHandle(`payment-plan:${plan.id}`);
   const description = await handle.describe();
   expect(await description.staticSummary()).toBe(`Grace: $500.00 in 5 installments monthly, ${customer.id}`);
-  expect(description.typedSearchAttributes.get(BILLING_CUSTOMER_EMAIL)).toBe(email);
+  expect(description.typedSearchAttributes.get(BILLING_CUSTOMER_EMAIL_HASH)).toBe(customerEmailHash(email));
 
   const view = await waitUntil(async () => {
     const read = await historyView(handle);
