@@ -23,6 +23,18 @@ export default tseslint.config(
     },
   },
   {
+    files: ['**/*.ts'],
+    ignores: ['src/temporal/client.ts'],
+    rules: {
+      // Payloads are encrypted before they reach Temporal (src/temporal/payload-codec.ts): every client is
+      // made by temporalClient, which gives it the codec; a bare one would write customer data in clear.
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        { paths: [{ name: '@temporalio/client', importNames: ['Client', 'WorkflowClient'], message: 'Make clients with temporalClient (src/temporal/client.ts).', allowTypeImports: true }] },
+      ],
+    },
+  },
+  {
     files: ['workflows/**/*.ts'],
     rules: {
       // Workflows replay deterministically: wall-clock time and randomness come from @temporalio/workflow.

@@ -4,16 +4,17 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { Pool } from 'pg';
-import { Client, Connection } from '@temporalio/client';
+import { Connection } from '@temporalio/client';
 import { createApp } from '../src/app';
 import { createPrisma } from '../src/db/prisma';
+import { temporalClient } from '../src/temporal/client';
 
 async function main(): Promise<void> {
   const mode = process.argv[2];
   let handler: http.RequestListener;
   if (mode === 'api') {
     const connection = Connection.lazy({ address: process.env.TEMPORAL_ADDRESS! });
-    handler = createApp({ prisma: createPrisma(process.env.DATABASE_URL!), temporal: new Client({ connection }) });
+    handler = createApp({ prisma: createPrisma(process.env.DATABASE_URL!), temporal: temporalClient(connection) });
   } else if (mode === 'baseline') {
     // The floor: Express plus the same single-row query, no auth, validation or mapping.
     const pool = new Pool({ connectionString: process.env.DATABASE_URL, max: 10 });

@@ -7,8 +7,8 @@ import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { createPrisma } from '../src/db/prisma';
 import { createWorker, workerPoolSize } from '../src/temporal/worker';
 import { startWorkflowStartSweeper } from '../src/temporal/workflow-starts';
-import { Client } from '@temporalio/client';
 import { collectEveryThread, smapsRollup } from './thread-memory';
+import { temporalClient } from '../src/temporal/client';
 
 async function main(): Promise<void> {
   Runtime.install({ logger: new DefaultLogger('WARN') });
@@ -19,7 +19,7 @@ async function main(): Promise<void> {
   const worker = await createWorker({ prisma, connection, taskQueue: process.argv[2], ...(bundle ? { workflowBundle: { codePath: bundle } } : {}) });
   const running = worker.run();
   // As src/cli/worker.ts: the sweep of workflow_starts runs beside the worker (it finds nothing to do while the API starts its workflows).
-  const sweeper = startWorkflowStartSweeper({ prisma, temporal: new Client({ connection }), taskQueue: process.argv[2]!, eagerStart: true });
+  const sweeper = startWorkflowStartSweeper({ prisma, temporal: temporalClient(connection), taskQueue: process.argv[2]!, eagerStart: true });
   readline.createInterface({ input: process.stdin }).on('line', (line) => {
     if (line.trim() !== 'memory') return;
     void collectEveryThread().then((heaps) => {

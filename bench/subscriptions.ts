@@ -3,10 +3,11 @@ import readline from 'node:readline';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { projectRoot } from '../src/config';
 import { TSX_NODE_ARGS, WORKER_ENV_DEFAULTS, WORKER_NODE_ARGS } from '../src/runtime/processes';
-import { Client, Connection, WorkflowUpdateFailedError } from '@temporalio/client';
+import { Connection, WorkflowUpdateFailedError } from '@temporalio/client';
 import { createAccount } from '../src/accounts/account.service';
 import { createdUpdate, subscriptionWorkflowId } from '../workflows/subscription-messages';
 import { BARE_START_LANES, bareWorkflowStarts, ratio, roundTo, runLanes, type BenchContext, type Figures, type LaneResult } from './support';
+import { temporalClient } from '../src/temporal/client';
 
 const CREATIONS = Number(process.env.BENCH_SUBSCRIPTIONS ?? 300);
 const IDLE = Number(process.env.BENCH_IDLE_SUBSCRIPTIONS ?? 10_000);
@@ -147,7 +148,7 @@ export async function benchSubscriptions(ctx: BenchContext): Promise<Figures> {
     // each idle one is woken once, by an update its workflow refuses (nothing written), so that it has
     // run and waits on its timer as after a renewal, the worker's worst case (in its cache or evicted).
     const connection = await Connection.connect({ address: ctx.temporalAddress });
-    const temporal = new Client({ connection });
+    const temporal = temporalClient(connection);
     const wake = (subscriptionId: string) =>
       temporal.workflow
         .getHandle(subscriptionWorkflowId(subscriptionId))

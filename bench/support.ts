@@ -3,7 +3,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import crypto from 'node:crypto';
-import { Client, Connection } from '@temporalio/client';
+import { Connection } from '@temporalio/client';
 import { paths } from '../src/config';
 import { migrate } from '../src/db/migrator';
 import { writeWorkflowBundle } from '../src/temporal/bundle';
@@ -11,6 +11,7 @@ import { createPrisma, type Db } from '../src/db/prisma';
 import { startEmbeddedPostgres } from '../src/runtime/embedded-postgres';
 import { startTemporalDevServer } from '../src/runtime/temporal-dev-server';
 import { freeTemporalServerPort, startTemporalServer } from '../src/runtime/temporal-server';
+import { temporalClient } from '../src/temporal/client';
 
 export function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -124,7 +125,7 @@ export const BARE_START_LANES = 10;
 export async function bareWorkflowStarts(temporalAddress: string, count: number): Promise<LaneResult> {
   const connection = await Connection.connect({ address: temporalAddress });
   try {
-    const client = new Client({ connection });
+    const client = temporalClient(connection);
     const start = (index: number) =>
       client.workflow
         .start('benchIdleWorkflow', { taskQueue: 'bench-no-worker', workflowId: `bench-bare-${crypto.randomUUID()}-${index}` })

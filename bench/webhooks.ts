@@ -1,4 +1,3 @@
-import { Client } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { createAccount } from '../src/accounts/account.service';
 import { recordEvent } from '../src/lib/events';
@@ -9,6 +8,7 @@ import { createPrisma } from '../src/db/prisma';
 import { createWorker, workerPoolSize } from '../src/temporal/worker';
 import { startWebhookReceiver } from '../test/support/webhook-receiver';
 import { bareWorkflowStarts, percentile, ratio, roundTo, runLanes as runTimedLanes, type BenchContext, type Figures } from './support';
+import { temporalClient } from '../src/temporal/client';
 
 const EVENTS = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 300);
 const WRITERS = 10;
@@ -36,7 +36,7 @@ export async function benchWebhooks(ctx: BenchContext): Promise<Figures> {
   const nativeConnection = await NativeConnection.connect({ address: ctx.temporalAddress });
   const worker = await createWorker({ prisma: workerPrisma, connection: nativeConnection, taskQueue: TASK_QUEUE, workflowBundle: { codePath: ctx.workflowBundle } });
   const running = worker.run();
-  const relay = startRelay({ prisma: workerPrisma, databaseUrl: ctx.databaseUrl, temporal: new Client({ connection: nativeConnection }), taskQueue: TASK_QUEUE, eagerStart: false });
+  const relay = startRelay({ prisma: workerPrisma, databaseUrl: ctx.databaseUrl, temporal: temporalClient(nativeConnection), taskQueue: TASK_QUEUE, eagerStart: false });
 
   const writeEvents = (count: number) =>
     runLanes(count, WRITERS, async (index) => {

@@ -26,6 +26,7 @@ import { docsRouter } from './http/docs-page';
 import { createApiMetrics, UNMATCHED_ROUTE } from './http/metrics';
 import { securityHeaders } from './http/security-headers';
 import { config } from './config';
+import { CODEC_PATH, codecRouter } from './temporal/codec-server';
 
 export type { AppDeps } from './http/app-deps';
 
@@ -134,6 +135,8 @@ export function createApp(deps: AppDeps): express.Express {
     res.json(openApi);
   });
   app.use(docsRouter());
+  // The Temporal Web UI's codec endpoint, for operators (src/temporal/codec-server.ts); not part of the API's contract.
+  app.use(CODEC_PATH, codecRouter());
   app.use(api.router);
   app.locals.api = api;
 

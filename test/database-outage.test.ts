@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { Client, Connection } from '@temporalio/client';
+import { Connection } from '@temporalio/client';
 import { createApp } from '../src/app';
 import { createPrisma, type Db } from '../src/db/prisma';
 import { migrate } from '../src/db/migrator';
@@ -10,6 +10,7 @@ import { paths, projectRoot } from '../src/config';
 import { createServer } from '../src/server';
 import { apiClient, createTestAccount, type ApiClient } from './support/harness';
 import { freePort } from './support/ports';
+import { temporalClient } from '../src/temporal/client';
 
 // PostgreSQL down: with the database down every endpoint answers 503 with
 // Retry-After and the JSON error (it answered 500), quickly, and the service recovers by itself.
@@ -55,7 +56,7 @@ beforeAll(async () => {
   await migrate(database.url, paths.migrations);
   prisma = createPrisma(database.url, 3);
   connection = await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
-  server = createServer(createApp({ prisma, temporal: new Client({ connection }) }));
+  server = createServer(createApp({ prisma, temporal: temporalClient(connection) }));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });

@@ -1,4 +1,4 @@
-import { Client, Connection } from '@temporalio/client';
+import { Connection } from '@temporalio/client';
 import { createPrisma, type Db } from '../src/db/prisma';
 import { startWorkflowStartSweeper } from '../src/temporal/workflow-starts';
 import { subscriptionWorkflowId } from '../workflows/subscription-messages';
@@ -17,6 +17,7 @@ import {
   type SubscriptionWorld,
 } from './support/subscriptions';
 import { freePort } from './support/ports';
+import { temporalClient } from '../src/temporal/client';
 
 // What the subscription API answers when Temporal is down or billing is slow: the truth, quickly.
 
@@ -49,7 +50,7 @@ describe('with Temporal down', () => {
     world = await startSubscriptionWorld();
     connection = Connection.lazy({ address: `127.0.0.1:${await freePort()}` });
     // The same database, with a Temporal client that cannot reach its server.
-    down = await startTestApp({ temporal: new Client({ connection }), taskQueue: world.taskQueue });
+    down = await startTestApp({ temporal: temporalClient(connection), taskQueue: world.taskQueue });
     const { apiKey, accountId } = await createTestAccount(world.app.prisma, { name: 'Temporal down' });
     downAccountId = accountId;
     up = apiClient(world.app.baseUrl, apiKey);

@@ -4,6 +4,7 @@ import { createActivities } from '../activities';
 import { createSubscriptionActivities } from '../activities/subscriptions';
 import type { PaymentGateway } from '../src/payments/gateway';
 import { createGateway } from '../src/payments/simulated-gateway';
+import { billingDataConverter } from '../src/temporal/payload-codec';
 import { CARDS, customerWithCard } from './support/payments';
 import {
   expectStatus,
@@ -47,6 +48,7 @@ async function crashingWorker(world: SubscriptionWorld, activities: object): Pro
     taskQueue: world.taskQueue,
     workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! },
     activities,
+    dataConverter: billingDataConverter(),
     maxCachedWorkflows: 0,
   });
   const running = worker.run();

@@ -1,4 +1,5 @@
 import { Worker } from '@temporalio/worker';
+import { billingDataConverter } from '../src/temporal/payload-codec';
 import { quietRuntime, readHistories } from './support/subscriptions';
 
 // The committed histories in test/fixtures/histories were recorded by the subscription scenario
@@ -23,7 +24,9 @@ describe('subscription workflow replay', () => {
     const failures: string[] = [];
     let replayed = 0;
     for await (const result of Worker.runReplayHistories(
-      { workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! } },
+      // The worker's data converter: histories recorded before the encryption codec hold plain payloads,
+      // which it passes through; later ones hold encrypted payloads, which it opens.
+      { workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! }, dataConverter: billingDataConverter() },
       histories.map((entry) => ({ workflowId: entry.workflowId, history: entry.history })),
     )) {
       // Results come back in the order the histories were given.

@@ -2,7 +2,8 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
-import { BILLING_CUSTOMER_EMAIL, BILLING_STATUS } from '../src/temporal/search-attributes';
+import { customerEmailFilter, customerEmailHash } from '../src/temporal/email-hash';
+import { BILLING_CUSTOMER_EMAIL, BILLING_CUSTOMER_EMAIL_HASH, BILLING_STATUS } from '../src/temporal/search-attributes';
 import { PAYMENT_PLAN_STATE_QUERY, type PaymentPlanWorkflowState } from '../workflows/payment-plan-contract';
 import { stateQuery, subscriptionWorkflowId } from '../workflows/subscription-messages';
 import { apiClient, createTestAccount, startTestApp, startTestWorker, type ApiClient, type TestApp } from './support/harness';
@@ -24,9 +25,10 @@ import {
 import { waitUntil } from './support/webhooks';
 
 /**
- * Workflows that explain themselves in the Temporal Web UI: a static summary and
- * details from the start, and BillingCustomerEmail to find them from the customer's email. On the
- * suite's dev server, whose Web UI a headless Chromium screenshots (test-output/workflow.png).
+ * Workflows that explain themselves in the Temporal Web UI: a static summary and details from the
+ * start, and BillingCustomerEmailHash (a keyed hash, never the address) to find them from the
+ * customer's email. On the suite's dev server, whose Web UI a headless Chromium screenshots
+ * (test-output/workflow.png): the UI decodes the encrypted payloads through the suite's codec endpoint.
  */
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 let app: TestApp;
@@ -61,17 +63,18 @@ it('a subscription workflow carries its summary, details and the customer email,
   const details = await description.staticDetails();
   expect(details).toContain(`**Customer**: Acme (${customer.id}), ${email}`);
   expect(details).toContain('**Bills**: \\$50.00 monthly before tax (charge_automatically)');
-  expect(description.typedSearchAttributes.get(BILLING_CUSTOMER_EMAIL)).toBe(email.toLowerCase());
+  expect(description.typedSearchAttributes.get(BILLING_CUSTOMER_EMAIL_HASH)).toBe(customerEmailHash(email));
+  expect(description.typedSearchAttributes.get(BILLING_CUSTOMER_EMAIL)).toBeUndefined();
 
   const found = await waitUntil(async () => {
     const ids: string[] = [];
-    for await (const execution of app.temporal.workflow.list({ query: `BillingCustomerEmail = "${email.toLowerCase()}"` })) ids.push(execution.workflowId);
+    for await (const execution of app.temporal.workflow.list({ query: customerEmailFilter(email) })) ids.push(execution.workflowId);
     return ids.length > 0 ? ids : undefined;
   }, 60_000, 500);
   expect(found).toEqual([workflowId]);
 
   // Nothing is due before the renewal: the details name that first step, and the workflow has not run yet.
-  const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+  const day = (ms: number) => `${new Date(ms).toISOString().slice(0, 10)} UTC`;
   expect(details).toContain(`**First step**: renewal ${day(subscription.current_period_end * 1000)}`);
   expect(await historyView(handle)).toMatchObject({ workflowTasks: 0, timers: [], activities: [] });
   // An update (here a change to what it already is) runs it at once.
@@ -103,7 +106,8 @@ it('a subscription workflow carries its summary, details and the customer email,
       last4: '4242',
       gatewayReference: transaction.gatewayReference,
       failureCode: null,
-      description: `succeeded: $50.00 on visa ****4242, ${transaction.id} (${transaction.gatewayReference})`,
+      invoice: { id: invoice!.id, number: invoice!.number },
+      description: `succeeded: $50.00 on visa ****4242 for invoice ${invoice!.number} (${invoice!.id}), ${transaction.id} (${transaction.gatewayReference})`,
     },
   });
   // The state query: ISO times beside the milliseconds.
@@ -149,14 +153,14 @@ it('a payment plan workflow carries its summary and the customer email; its depo
   const handle = app.temporal.workflow.getHandle(`payment-plan:${plan.id}`);
   const description = await handle.describe();
   expect(await description.staticSummary()).toBe(`Grace: $500.00 in 5 installments monthly, ${customer.id}`);
-  expect(description.typedSearchAttributes.get(BILLING_CUSTOMER_EMAIL)).toBe(email);
+  expect(description.typedSearchAttributes.get(BILLING_CUSTOMER_EMAIL_HASH)).toBe(customerEmailHash(email));
 
   const view = await waitUntil(async () => {
     const read = await historyView(handle);
     return read.timers.length > 0 ? read : undefined;
   }, 60_000, 250);
   const installments = await app.prisma.paymentPlanInstallment.findMany({ where: { planId: plan.id }, orderBy: { number: 'asc' } });
-  const day = (date: Date) => date.toISOString().slice(0, 10);
+  const day = (date: Date) => `${date.toISOString().slice(0, 10)} UTC`;
   expect(view.timers).toEqual([`installment 2 of 5 due ${day(installments[1]!.dueAt)}`]);
   const charge = view.activities.find((activity) => activity.type === 'chargePaymentPlanInstallment')!;
   expect(charge.summary).toBe('charge deposit (installment 1 of 5) attempt 1');
@@ -195,7 +199,7 @@ it('dunning: BillingStatus past_due while retried, back to active when a retry p
       nextBillingAt: new Date(state.nextBillingAt!).toISOString(),
     });
     // (The time-skipping server has no visibility list: the filter `BillingStatus = "past_due"` is the dev server's, docs/operations.md.)
-    const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+    const day = (ms: number) => `${new Date(ms).toISOString().slice(0, 10)} UTC`;
     const declined = await historyView(handle);
     const firstCharge = declined.activities.find((activity) => activity.type === 'chargeRenewalInvoice')!;
     expect(firstCharge.result).toMatchObject({
@@ -203,6 +207,10 @@ it('dunning: BillingStatus past_due while retried, back to active when a retry p
       failureCode: 'card_declined',
       charge: { status: 'failed', amount: 3000, amountFormatted: '$30.00', brand: 'visa', last4: '0002', failureCode: 'card_declined' },
     });
+    const invoice = await world.app.prisma.invoice.findUniqueOrThrow({ where: { id: entry!.invoiceId } });
+    expect((firstCharge.result as { charge: { description: string } }).charge.description).toMatch(
+      new RegExp(`^FAILED \\(card_declined\\): \\$30\\.00 on visa \\*{4}0002 for invoice ${invoice.number} \\(${invoice.id}\\), txn_`),
+    );
     const failed = await world.app.prisma.transaction.findFirstOrThrow({ where: { invoiceId: entry!.invoiceId, status: 'failed' } });
     expect((firstCharge.result as { charge: { transactionId: string } }).charge.transactionId).toBe(failed.id);
 
@@ -220,7 +228,7 @@ it('dunning: BillingStatus past_due while retried, back to active when a retry p
       `charge invoice ${entry!.invoiceId} attempt 2 (dunning retry 1 of 3)`,
     ]);
     expect(charges[1]!.result).toMatchObject({ outcome: 'paid', charge: { status: 'succeeded', brand: 'visa', last4: '4242', amount: 3000 } });
-    expect(view.timers).toContain(`dunning retry 1 of 3 on ${day(entry!.nextRetryAt)} (${entry!.invoiceId})`);
+    expect(view.timers).toContain(`dunning retry 1 of 3 on ${day(entry!.nextRetryAt)} (${entry!.invoiceId}), after charge attempt 1 FAILED`);
     expect(view.timers.at(-1)).toBe(`renewal ${day(recovered.nextBillingAt!)}`);
     await recordHistories(world, subscription.id, 'dunning-past-due');
   } finally {

@@ -9,9 +9,12 @@ import type { PlanSnapshot } from './payment-plan-contract';
  * histories recorded without them replay unchanged.
  */
 
-/** `2027-01-31`: the UTC day of a workflow time (ms). */
+/**
+ * `2027-01-31 UTC`: the UTC day of a workflow time (ms), labelled with its zone, since the Web UI shows
+ * the events' own times in the zone the operator picked and a bare day read as local was a day off.
+ */
 export function isoDay(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 10);
+  return `${new Date(ms).toISOString().slice(0, 10)} UTC`;
 }
 
 /** `2027-01-31T10:00:00.000Z`, or null. */
@@ -42,6 +45,15 @@ export function dunningRetryLabel(entry: Pick<DunningState, 'attempts' | 'retryD
   return entry.attempts === 0 ? 'charge after resume' : `dunning retry ${entry.attempts} of ${entry.retryDays.length}`;
 }
 
+/**
+ * `, after charge attempt 2 FAILED`: the charge activity before a dunning retry completes (its result
+ * reads `outcome: failed`), so the Web UI draws it as a success; the wait that follows says it failed.
+ * Nothing for a round started by a resume, which has made no charge yet.
+ */
+export function failedChargeNote(entry: Pick<DunningState, 'attempts' | 'attemptOffset'>): string {
+  return entry.attempts === 0 ? '' : `, after charge attempt ${(entry.attemptOffset ?? 0) + entry.attempts} FAILED`;
+}
+
 /** The timer before a subscription's next action: `renewal 2027-01-31`, `dunning retry 2 of 3 on 2027-02-03 (in_...)`. */
 export function subscriptionTimerSummary(action: Action, state: Pick<SubscriptionState, 'dunning'>): string {
   const day = isoDay(action.at);
@@ -58,7 +70,7 @@ export function subscriptionTimerSummary(action: Action, state: Pick<Subscriptio
       return `ends (end_date) ${day}`;
     case 'retry': {
       const entry = state.dunning.find((candidate) => candidate.invoiceId === action.invoiceId);
-      return `${entry ? dunningRetryLabel(entry) : 'dunning retry'} on ${day} (${action.invoiceId})`;
+      return `${entry ? dunningRetryLabel(entry) : 'dunning retry'} on ${day} (${action.invoiceId})${entry ? failedChargeNote(entry) : ''}`;
     }
   }
 }
@@ -69,11 +81,18 @@ export function planTimerSummary(
   snapshot: Pick<PlanSnapshot, 'installments'>,
   refreshAt: number,
 ): string {
-  if (work.wakeAt === null || work.action === null) return `re-read the plan ${isoDay(refreshAt)} (nothing scheduled)`;
+  const failed = failedInstallmentsNote(snapshot);
+  if (work.wakeAt === null || work.action === null) return `re-read the plan ${isoDay(refreshAt)} (nothing scheduled)${failed}`;
   const day = isoDay(work.wakeAt);
-  if (work.action === 'default') return `default ${day} (still past due)`;
+  if (work.action === 'default') return `default ${day} (still past due)${failed}`;
   const installment = `installment ${work.number ?? '?'} of ${snapshot.installments.length}`;
-  return work.action === 'charge_installment' ? `${installment} due ${day}` : `${installment} due ${day} (no automatic charge: overdue if unpaid)`;
+  return (work.action === 'charge_installment' ? `${installment} due ${day}` : `${installment} due ${day} (no automatic charge: overdue if unpaid)`) + failed;
+}
+
+/** `, after installment 2 charge FAILED`: the plan's wait after a declined charge says so (see failedChargeNote). */
+function failedInstallmentsNote(snapshot: { installments: { number: number; status?: string }[] }): string {
+  const failed = snapshot.installments.filter((installment) => installment?.status === 'failed').map((installment) => installment.number);
+  return failed.length === 0 ? '' : `, after installment ${failed.join(', ')} charge FAILED`;
 }
 
 /** `webhook retry 2 in 45 s` (attempt 2 of 6 follows the wait). */

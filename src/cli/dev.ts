@@ -68,6 +68,11 @@ async function workflowBundle(): Promise<string> {
   return file;
 }
 
+/** The API's codec endpoint as the Web UI's browser reaches it (docs/operations.md, "Reading payloads"). */
+function codecEndpoint(): string {
+  return process.env.TEMPORAL_CODEC_ENDPOINT || `http://localhost:${config.port}/codec`;
+}
+
 async function startTemporal(database: { url: string; embedded: boolean }): Promise<DevServer> {
   if (config.temporalEngine === 'dev') {
     say(`Temporal engine: dev server (SQLite) on port ${config.temporalPort}`);
@@ -78,6 +83,7 @@ async function startTemporal(database: { url: string; embedded: boolean }): Prom
       namespace: config.temporalNamespace,
       logFile: path.join(paths.data, 'temporal.log'),
       detached: true,
+      codecEndpoint: codecEndpoint(),
     });
   }
   let temporalDbUrl = config.temporalDatabaseUrl;
@@ -97,6 +103,7 @@ async function startTemporal(database: { url: string; embedded: boolean }): Prom
     logFile,
     log: say,
     detached: true,
+    codecEndpoint: codecEndpoint(),
   });
 }
 

@@ -3,8 +3,8 @@ import { config } from '../config';
 import { resolveDatabase } from '../db/local-database';
 import { createPrisma } from '../db/prisma';
 import { logger } from '../http/logger';
-import { Client } from '@temporalio/client';
 import { createWorker, workerPoolSize } from '../temporal/worker';
+import { temporalClient } from '../temporal/client';
 import { installWorkerRuntime } from '../temporal/runtime';
 import { startRelay } from '../webhooks/relay';
 import { startWorkflowStartSweeper } from '../temporal/workflow-starts';
@@ -29,7 +29,7 @@ async function main(): Promise<void> {
   const bundle = config.workflowBundle;
   const worker = await createWorker({ prisma, connection, ...(bundle ? { workflowBundle: { codePath: bundle } } : {}) });
   // The relay's client shares the worker's connection, so the sweep's workflow starts can be eager.
-  const temporal = new Client({ connection, namespace: config.temporalNamespace });
+  const temporal = temporalClient(connection);
   // The relay makes each delivery's attempt 1 (counted on the worker's metrics as the activity counts the
   // rest) and starts its workflow without asking for an eager start: a start then returns once it is
   // durable, not after the first task was handed over, and the relay's batch goes on (docs/performance.md, Sixth round).

@@ -62,3 +62,43 @@ export function open(sealed: Sealed, associatedData: string): string {
   decipher.setAuthTag(raw.subarray(12, 28));
   return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
 }
+
+/** A key derived from one SECRETS_ENCRYPTION_KEY for one purpose, under that key's id. */
+export interface DerivedKey {
+  id: string;
+  key: Buffer;
+}
+
+const derivedCache = new Map<string, DerivedKey>();
+
+function derive(id: string, key: Buffer, purpose: string): DerivedKey {
+  const cacheKey = `${purpose}|${id}`;
+  let derived = derivedCache.get(cacheKey);
+  if (!derived) {
+    derived = { id, key: Buffer.from(crypto.hkdfSync('sha256', key, Buffer.alloc(0), `billing-service/${purpose}`, 32)) };
+    derivedCache.set(cacheKey, derived);
+  }
+  return derived;
+}
+
+/**
+ * Keys for another use of SECRETS_ENCRYPTION_KEY (HKDF-SHA256 with the purpose as its info), so one
+ * secret serves several uses without one use's output helping against another's: `current` under the
+ * current key, `byId` under any key still listed (rotation: a former key's id still finds its key),
+ * `all` current first. The ids are the master keys' ids, as stored beside sealed secrets.
+ */
+export function derivedKeys(purpose: string, env: NodeJS.ProcessEnv = process.env) {
+  const ring = keyring(env);
+  return {
+    current: derive(ring.current.id, ring.current.key, purpose),
+    byId(id: string): DerivedKey | undefined {
+      const key = ring.byId.get(id);
+      return key ? derive(id, key, purpose) : undefined;
+    },
+    all(): DerivedKey[] {
+      return [ring.current, ...[...ring.byId].filter(([id]) => id !== ring.current.id).map(([id, key]) => ({ id, key }))].map(({ id, key }) =>
+        derive(id, key, purpose),
+      );
+    },
+  };
+}

@@ -200,7 +200,7 @@ async function createPlanAt(
             { key: BILLING_ACCOUNT_ID, value: accountId },
             { key: BILLING_CUSTOMER_ID, value: customer.id },
             { key: BILLING_STATUS, value: 'pending' },
-            ...shown.emailAttribute,
+            ...shown.emailHashAttribute,
           ],
         });
       } catch (error) {

@@ -60,6 +60,8 @@ export async function startTemporalDevServer(options: {
   namespace: string;
   logFile?: string;
   detached?: boolean;
+  /** The Web UI's codec endpoint (src/temporal/codec-server.ts), as the browser reaches it. */
+  codecEndpoint?: string;
 }): Promise<DevServer> {
   const address = `127.0.0.1:${options.port}`;
   const uiUrl = `http://localhost:${options.uiPort}`;
@@ -92,6 +94,7 @@ export async function startTemporalDevServer(options: {
       '--sqlite-pragma',
       'synchronous=normal',
       ...SEARCH_ATTRIBUTE_FLAGS,
+      ...(options.codecEndpoint ? ['--ui-codec-endpoint', options.codecEndpoint] : []),
     ],
     { stdio: ['ignore', out, out], detached: options.detached ?? false },
   );

@@ -94,6 +94,8 @@ export async function startTemporalServer(options: {
   log?: (line: string) => void;
   /** The server and UI in process groups of their own (see startTemporalDevServer). */
   detached?: boolean;
+  /** The Web UI's codec endpoint (deploy/temporal/ui/production.yaml `codec.endpoint`). */
+  codecEndpoint?: string;
 }): Promise<DevServer> {
   const address = `127.0.0.1:${options.port}`;
   const uiUrl = `http://localhost:${options.uiPort}`;
@@ -109,6 +111,7 @@ export async function startTemporalServer(options: {
     TEMPORAL_ADDRESS: address,
     TEMPORAL_NAMESPACE: options.namespace,
     TEMPORAL_UI_PORT: String(options.uiPort),
+    ...(options.codecEndpoint ? { TEMPORAL_CODEC_ENDPOINT: options.codecEndpoint } : {}),
     TEMPORAL_SERVER_BIN: tools.server,
     TEMPORAL_SQL_TOOL: tools.sqlTool,
     TEMPORAL_SCHEMA_DIR: tools.schemaDir,

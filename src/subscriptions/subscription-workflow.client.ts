@@ -102,7 +102,7 @@ export function subscriptionWorkflowStart(
       { key: BILLING_ACCOUNT_ID, value: state.accountId },
       { key: BILLING_CUSTOMER_ID, value: state.customerId },
       { key: BILLING_STATUS, value: state.status },
-      ...(shown?.emailAttribute ?? []),
+      ...(shown?.emailHashAttribute ?? []),
     ],
   };
 }

@@ -8,11 +8,19 @@ import { defineSearchAttributeKey } from '@temporalio/common';
 export const BILLING_ACCOUNT_ID = defineSearchAttributeKey('BillingAccountId', 'KEYWORD');
 export const BILLING_CUSTOMER_ID = defineSearchAttributeKey('BillingCustomerId', 'KEYWORD');
 export const BILLING_STATUS = defineSearchAttributeKey('BillingStatus', 'KEYWORD');
-/** The customer's email, lower-cased, on subscription and payment-plan workflows: `BillingCustomerEmail = "ada@example.com"`. */
+/**
+ * No longer set: the customer's email in clear, which workflows started before BillingCustomerEmailHash
+ * still carry. Registered so that filters on those keep working until they end (docs/operations.md).
+ */
 export const BILLING_CUSTOMER_EMAIL = defineSearchAttributeKey('BillingCustomerEmail', 'KEYWORD');
+/**
+ * A keyed hash of the customer's email on subscription and payment-plan workflows (src/temporal/email-hash.ts),
+ * never the address: `npm run email-hash -- ada@example.com` prints the filter.
+ */
+export const BILLING_CUSTOMER_EMAIL_HASH = defineSearchAttributeKey('BillingCustomerEmailHash', 'KEYWORD');
 
 /** Every key, in the order deploy/temporal/search-attributes lists them. */
-export const BILLING_SEARCH_ATTRIBUTES = [BILLING_ACCOUNT_ID, BILLING_CUSTOMER_ID, BILLING_STATUS, BILLING_CUSTOMER_EMAIL];
+export const BILLING_SEARCH_ATTRIBUTES = [BILLING_ACCOUNT_ID, BILLING_CUSTOMER_ID, BILLING_STATUS, BILLING_CUSTOMER_EMAIL, BILLING_CUSTOMER_EMAIL_HASH];
 
 export const SEARCH_ATTRIBUTE_FLAGS = BILLING_SEARCH_ATTRIBUTES.flatMap((key) => [
   '--search-attribute',

@@ -3,6 +3,7 @@ import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker
 import { config } from '../config';
 import type { Db } from '../db/prisma';
 import { createActivities } from '../../activities';
+import { billingDataConverter } from './payload-codec';
 
 export const workflowsPath = path.resolve(__dirname, '..', '..', 'workflows', 'index.ts');
 
@@ -43,6 +44,8 @@ export async function createWorker(deps: WorkerDeps): Promise<Worker> {
     taskQueue: deps.taskQueue ?? config.taskQueue,
     ...(deps.workflowBundle ? { workflowBundle: deps.workflowBundle } : { workflowsPath, bundlerOptions: { preloadModules: PRELOADED_WORKFLOW_MODULES } }),
     activities: createActivities({ prisma: deps.prisma }),
+    // Payloads encrypted before they reach Temporal (src/temporal/payload-codec.ts).
+    dataConverter: billingDataConverter(),
     // Without a bound the SDK takes up to 100 activities at once: beyond the pool's connections they
     // queue inside Prisma, where a transaction gives up after 2 s ("Unable to start a transaction in the
     // given time") and a plain query waits with no limit. Bounded, the rest wait at the server, where any

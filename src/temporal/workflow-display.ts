@@ -1,10 +1,12 @@
 import { formatMoney } from '../lib/money';
-import { BILLING_CUSTOMER_EMAIL } from './search-attributes';
+import { customerEmailHash } from './email-hash';
+import { BILLING_CUSTOMER_EMAIL_HASH } from './search-attributes';
 
 /**
  * What a workflow shows in the Temporal Web UI from its start (static summary and details) and the
- * customer-email search attribute, so that a support agent starting from an email
- * finds the workflow and reads what it bills without opening the API.
+ * customer-email search attribute, so that a support agent starting from an email finds the workflow
+ * and reads what it bills without opening the API. The summary and details are payloads, encrypted
+ * like the rest (src/temporal/payload-codec.ts); the attribute is a keyed hash of the email.
  */
 export interface WorkflowDisplay {
   staticSummary: string;
@@ -24,12 +26,12 @@ interface Customer {
   email: string | null;
 }
 
-/** The start options that carry the display: static summary and details, and BillingCustomerEmail when the customer has one. */
+/** The start options that carry the display: static summary and details, and BillingCustomerEmailHash when the customer has an email. */
 export function displayStartOptions(display: WorkflowDisplay) {
   return {
     staticSummary: display.staticSummary,
     staticDetails: display.staticDetails,
-    emailAttribute: display.customerEmail ? [{ key: BILLING_CUSTOMER_EMAIL, value: display.customerEmail }] : [],
+    emailHashAttribute: display.customerEmail ? [{ key: BILLING_CUSTOMER_EMAIL_HASH, value: customerEmailHash(display.customerEmail) }] : [],
   };
 }
 

@@ -23,19 +23,29 @@ export interface ChargeReceipt {
   /** The gateway's charge id (ch_...). */
   gatewayReference: string | null;
   failureCode: string | null;
-  /** One line: `succeeded: $30.00 on visa ****4242, txn_... (ch_...)`. */
+  /** The invoice charged, by its number (`INV-000042`) beside its id; absent for a charge of no invoice. */
+  invoice?: { id: string; number: string | null };
+  /**
+   * One line: `succeeded: $30.00 on visa ****4242 for invoice INV-000042 (<id>), txn_... (ch_...)`. A failure
+   * reads `FAILED (card_declined): ...`: the activity completes, so the Web UI draws it green, and the
+   * word is what shows it failed (docs/operations.md, "why was this customer charged").
+   */
   description: string;
 }
 
 type ReceiptEntry = Pick<Transaction, 'id' | 'status' | 'amount' | 'currency' | 'gatewayReference' | 'failureCode'>;
 type ReceiptMethod = { cardBrand: string | null; bankName: string | null; last4: string | null };
 
-function receiptOf(entry: ReceiptEntry, method: ReceiptMethod | null): ChargeReceipt {
+type ReceiptInvoice = { id: string; number: string | null };
+
+function receiptOf(entry: ReceiptEntry, method: ReceiptMethod | null, invoice: ReceiptInvoice | null = null): ChargeReceipt {
   const amountFormatted = formatMoney(entry.amount, entry.currency);
   const brand = method ? (method.cardBrand ?? method.bankName) : null;
   const last4 = method?.last4 ?? null;
   const card = method ? ` on ${brand ?? 'payment method'} ****${last4}` : '';
-  const outcome = entry.status === 'failed' && entry.failureCode ? `failed (${entry.failureCode})` : entry.status;
+  const status = entry.status === 'failed' ? 'FAILED' : entry.status;
+  const outcome = entry.status === 'failed' && entry.failureCode ? `${status} (${entry.failureCode})` : status;
+  const charged = invoice ? ` for invoice ${invoice.number ? `${invoice.number} (${invoice.id})` : invoice.id}` : '';
   return {
     transactionId: entry.id,
     status: entry.status,
@@ -46,7 +56,8 @@ function receiptOf(entry: ReceiptEntry, method: ReceiptMethod | null): ChargeRec
     last4,
     gatewayReference: entry.gatewayReference,
     failureCode: entry.failureCode,
-    description: `${outcome}: ${amountFormatted}${card}, ${entry.id}${entry.gatewayReference ? ` (${entry.gatewayReference})` : ''}`,
+    ...(invoice ? { invoice: { id: invoice.id, number: invoice.number } } : {}),
+    description: `${outcome}: ${amountFormatted}${card}${charged}, ${entry.id}${entry.gatewayReference ? ` (${entry.gatewayReference})` : ''}`,
   };
 }
 
@@ -63,18 +74,19 @@ export async function chargeReceipt(db: Db, entry: Transaction | null): Promise<
 const ATTEMPT_RECEIPT: Statement = {
   name: 'attempt_receipt',
   text: `SELECT t.id, t.status, t.amount::text AS amount, t.currency, t.gateway_reference AS "gatewayReference", t.failure_code AS "failureCode",
-      m.id AS "methodId", m.card_brand AS "cardBrand", m.bank_name AS "bankName", m.last4
+      m.id AS "methodId", m.card_brand AS "cardBrand", m.bank_name AS "bankName", m.last4, i.number AS "invoiceNumber"
     FROM transactions t LEFT JOIN payment_methods m ON m.id = t.payment_method_id AND m.account_id = t.account_id
+      LEFT JOIN invoices i ON i.id = t.invoice_id AND i.account_id = t.account_id
     WHERE t.account_id = $1 AND t.invoice_id = $2 AND t.type = 'payment' AND t.attempt_key = $3`,
 };
 
 /** chargeReceipt of the invoice's attempt under `attemptKey`, in one prepared statement (src/db/sql.ts); null when there is none. */
 export async function attemptReceipt(prisma: Db, accountId: string, invoiceId: string, attemptKey: string): Promise<ChargeReceipt | null> {
-  const [row] = await queryRows<Omit<ReceiptEntry, 'amount'> & ReceiptMethod & { amount: string; methodId: string | null }>(prisma, ATTEMPT_RECEIPT, [
+  const [row] = await queryRows<Omit<ReceiptEntry, 'amount'> & ReceiptMethod & { amount: string; methodId: string | null; invoiceNumber: string | null }>(prisma, ATTEMPT_RECEIPT, [
     accountId,
     invoiceId,
     attemptKey,
   ]);
   if (!row) return null;
-  return receiptOf({ ...row, amount: BigInt(row.amount) }, row.methodId ? row : null);
+  return receiptOf({ ...row, amount: BigInt(row.amount) }, row.methodId ? row : null, { id: invoiceId, number: row.invoiceNumber });
 }

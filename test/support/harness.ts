@@ -1,6 +1,6 @@
 import { contractProblems } from './response-contract';
 import type { AddressInfo } from 'node:net';
-import { Client, Connection } from '@temporalio/client';
+import { Connection, type Client } from '@temporalio/client';
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import { createAccount } from '../../src/accounts/account.service';
 import type { Role } from '../../src/http/auth';
@@ -9,6 +9,7 @@ import { createPrisma, type Db } from '../../src/db/prisma';
 import { createApp } from '../../src/app';
 import { createServer } from '../../src/server';
 import { createWorker } from '../../src/temporal/worker';
+import { temporalClient } from '../../src/temporal/client';
 
 export interface TestApp {
   baseUrl: string;
@@ -31,7 +32,7 @@ export async function startTestApp(
   const { transactionOptions, ...appOptions } = options;
   const prisma = createPrisma(process.env.DATABASE_URL!, 5, transactionOptions);
   const connection = options.temporal ? undefined : await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
-  const temporal = options.temporal ?? new Client({ connection, namespace: 'default' });
+  const temporal = options.temporal ?? temporalClient(connection!, 'default');
   const server = createServer(createApp({ ...appOptions, prisma, temporal }));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;

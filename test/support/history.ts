@@ -1,11 +1,18 @@
 import type { WorkflowHandle } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import type { temporal } from '@temporalio/proto';
+import { EncryptionCodec } from '../../src/temporal/payload-codec';
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 type Payload = temporal.api.common.v1.IPayload;
 
-const decode = (payload: Payload | null | undefined): unknown => (payload ? defaultPayloadConverter.fromPayload(payload as never) : undefined);
+/** A payload of the history, as the Web UI shows it through the codec endpoint (payloads are encrypted, src/temporal/payload-codec.ts). */
+export async function decodePayload(payload: Payload | null | undefined): Promise<unknown> {
+  if (!payload) return undefined;
+  const [plain] = await new EncryptionCodec().decode([payload as never]);
+  return defaultPayloadConverter.fromPayload(plain!);
+}
+const decode = decodePayload;
 
 /** What a workflow's history shows in the Web UI's timeline: the summaries of its timers and activities, in order. */
 export interface HistoryView {
@@ -28,11 +35,11 @@ export async function historyView(handle: WorkflowHandle): Promise<HistoryView> 
   const view: HistoryView = { timers: [], activities: [], workflowTasks: 0 };
   for (const event of list) {
     const started = event.workflowExecutionStartedEventAttributes;
-    if (started) view.input = decode(started.input?.payloads?.[0]);
+    if (started) view.input = await decode(started.input?.payloads?.[0]);
     const backoff = started?.firstWorkflowTaskBackoff;
     if (backoff) view.startDelayMs = Number(backoff.seconds ?? 0) * 1000 + Math.round((backoff.nanos ?? 0) / 1e6);
     if (event.workflowTaskCompletedEventAttributes) view.workflowTasks += 1;
-    const summary = decode(event.userMetadata?.summary) as string | undefined;
+    const summary = (await decode(event.userMetadata?.summary)) as string | undefined;
     if (event.timerStartedEventAttributes && summary) view.timers.push(summary);
     const activity = event.activityTaskScheduledEventAttributes;
     if (activity) {
@@ -43,12 +50,12 @@ export async function historyView(handle: WorkflowHandle): Promise<HistoryView> 
     const completed = event.activityTaskCompletedEventAttributes;
     if (completed) {
       const entry = scheduled.get(String(completed.scheduledEventId));
-      if (entry) entry.result = decode(completed.result?.payloads?.[0]);
+      if (entry) entry.result = await decode(completed.result?.payloads?.[0]);
     }
     const marker = event.markerRecordedEventAttributes;
     if (marker?.markerName === 'core_local_activity') {
-      const data = decode(marker.details?.data?.payloads?.[0]) as { activity_type?: string } | undefined;
-      view.activities.push({ type: data?.activity_type ?? '', summary, result: decode(marker.details?.result?.payloads?.[0]), local: true });
+      const data = (await decode(marker.details?.data?.payloads?.[0])) as { activity_type?: string } | undefined;
+      view.activities.push({ type: data?.activity_type ?? '', summary, result: await decode(marker.details?.result?.payloads?.[0]), local: true });
     }
   }
   return view;

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
-import { Client, Connection } from '@temporalio/client';
+import { Connection, type Client } from '@temporalio/client';
 import { temporal as proto } from '@temporalio/proto';
 import { Client as PgClient } from 'pg';
 import { paths } from '../../src/config';
@@ -14,6 +14,7 @@ import { stopChild, type DevServer } from '../../src/runtime/temporal-dev-server
 import { freeTemporalServerPort, startTemporalServer } from '../../src/runtime/temporal-server';
 import { waitForHealth } from '../../src/runtime/wait';
 import { freePort } from './ports';
+import { temporalClient } from '../../src/temporal/client';
 
 /**
  * The production topology on one machine, as `TEMPORAL_ENGINE=server API_PROCESSES=N WORKER_PROCESSES=M
@@ -96,7 +97,7 @@ export async function startServerStack(options: { apiProcesses: number; workerPr
   const api = spawnService('api.ts', env, ['ignore', out, out]);
   const workers = Array.from({ length: options.workerProcesses }, () => spawnService('worker.ts', env, ['ignore', out, out]));
   const connection = await Connection.connect({ address: temporalServer.address });
-  const temporal = new Client({ connection, namespace: 'default' });
+  const temporal = temporalClient(connection, 'default');
   const prisma = createPrisma(databaseUrl, 5);
   const stop = async () => {
     await Promise.all([api, ...workers].map(stopChild));

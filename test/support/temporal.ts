@@ -4,6 +4,7 @@ import type { Db } from '../../src/db/prisma';
 import { createActivities } from '../../activities';
 import { temporalCliPath, timeSkippingServerPath } from '../../src/runtime/tools';
 import { BILLING_SEARCH_ATTRIBUTES, SEARCH_ATTRIBUTE_FLAGS } from '../../src/temporal/search-attributes';
+import { billingDataConverter } from '../../src/temporal/payload-codec';
 
 /** temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD */
 const KEYWORD = 2;
@@ -14,7 +15,11 @@ const KEYWORD = 2;
  */
 export async function createTimeSkippingEnv(): Promise<TestWorkflowEnvironment> {
   const env = await startingAgain(() =>
-    TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: timeSkippingServerPath() } } }),
+    TestWorkflowEnvironment.createTimeSkipping({
+      server: { executable: { type: 'existing-path', path: timeSkippingServerPath() } },
+      // The service's payload encryption, as in production (src/temporal/payload-codec.ts).
+      client: { dataConverter: billingDataConverter() },
+    }),
   );
   await env.connection.operatorService.addSearchAttributes({
     namespace: env.namespace ?? 'default',
@@ -45,6 +50,7 @@ export function createLocalEnv(): Promise<TestWorkflowEnvironment> {
         executable: { type: 'existing-path', path: temporalCliPath() },
         extraArgs: SEARCH_ATTRIBUTE_FLAGS,
       },
+      client: { dataConverter: billingDataConverter() },
     }),
   );
 }
@@ -57,5 +63,6 @@ export function createEnvWorker(env: TestWorkflowEnvironment, prisma: Db, taskQu
     taskQueue,
     workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! },
     activities: activities ?? createActivities({ prisma }),
+    dataConverter: billingDataConverter(),
   });
 }
