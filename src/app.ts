@@ -114,7 +114,7 @@ export function createApp(deps: AppDeps): express.Express {
     method: 'get',
     path: '/metrics',
     operationId: 'getMetrics',
-    summary: 'Prometheus metrics of the API: requests by route and status, latency, outbox lag, webhook deliveries (no API key needed)',
+    summary: 'Prometheus metrics of the API: requests by route and status, latency, charges and refunds, subscriptions by status, backlogs (no API key needed)',
     tags: ['Operations'],
     responses: { 200: { description: 'Prometheus text format 0.0.4', content: { 'text/plain': { schema: z.string() } } } },
   });
@@ -124,7 +124,7 @@ export function createApp(deps: AppDeps): express.Express {
     next();
   });
   app.get('/metrics', async (_req, res) => {
-    res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
+    res.type(metrics.contentType).send(await metrics.render());
   });
   app.get('/health', async (_req, res) => {
     const health = await checkHealth(deps);

@@ -87,9 +87,21 @@ export const config = {
   get workflowBundle() {
     return process.env.WORKFLOW_BUNDLE || undefined;
   },
-  /** Port of the worker's Prometheus exporter (Temporal SDK metrics); unset: no exporter. With WORKER_PROCESSES > 1, `npm start` gives worker i the port + i. */
+  /**
+   * Port of the worker's /metrics (the Temporal SDK's metrics and the service's own); unset: none
+   * (`npm start` sets it to PORT + 1 when unset). With WORKER_PROCESSES > 1, `npm start` gives worker i
+   * the port + i. docs/operations.md, "Metrics and alerts".
+   */
   get workerMetricsPort(): number | undefined {
     return process.env.WORKER_METRICS_PORT ? intFromEnv('WORKER_METRICS_PORT', 9464) : undefined;
+  },
+  /** Seconds a scrape reuses the figures /metrics read from PostgreSQL (0: read at every scrape). */
+  get metricsCacheSeconds() {
+    return process.env.METRICS_CACHE_SECONDS === '0' ? 0 : intFromEnv('METRICS_CACHE_SECONDS', 10);
+  },
+  /** Minutes after which a terminal payment still waiting or resolving counts as stuck on /metrics (as `terminal:stuck`'s default). */
+  get metricsTerminalStuckMinutes() {
+    return intFromEnv('METRICS_TERMINAL_STUCK_MINUTES', 15);
   },
   /** Level of the Temporal SDK's own logs in the worker (bundling, polling, core): TRACE, DEBUG, INFO, WARN or ERROR. */
   get temporalLogLevel(): 'TRACE' | 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' {

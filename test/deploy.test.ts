@@ -65,6 +65,14 @@ it('docker-compose.yml: every dependency exists, long-running services restart, 
   }
 });
 
+it("docker-compose.yml's Prometheus (profile monitoring) scrapes the API and every worker on the port the workers serve", () => {
+  const prometheus = parse(read('deploy/prometheus/prometheus.yml'));
+  const jobs = Object.fromEntries(prometheus.scrape_configs.map((job: { job_name: string }) => [job.job_name, job]));
+  expect(jobs['billing-api'].static_configs[0].targets).toEqual([`api:${compose.services.api.environment.PORT}`]);
+  expect(jobs['billing-worker'].dns_sd_configs[0]).toMatchObject({ names: ['worker'], port: Number(compose.services.worker.environment.WORKER_METRICS_PORT) });
+  expect(compose.services.prometheus).toMatchObject({ profiles: ['monitoring'], volumes: ['./deploy/prometheus:/etc/prometheus:ro'] });
+});
+
 it('docker-compose.yml requires the database secret instead of shipping one', () => {
   const text = read('docker-compose.yml');
   const uses = text.match(/\$\{POSTGRES_PASSWORD[^}]*\}/g) ?? [];

@@ -182,6 +182,15 @@ describe('npm start stops every process it started', () => {
     const price = await recurringPrice(api);
     const subscription = await api.post('/subscriptions', { customer: customer.id, items: [{ price, quantity: 1 }], trial_days: 0, start_date: Math.floor(Date.now() / 1000) });
     expect(subscription.status).toBe(201);
+    // The worker serves its metrics, by default on PORT + 1 (docs/operations.md, "Metrics and alerts"): the SDK's and the service's.
+    let workerMetrics = '';
+    for (const deadline = Date.now() + 15_000; !/^temporal_worker_task_slots_available/m.test(workerMetrics) && Date.now() < deadline; ) {
+      workerMetrics = await fetch(`http://127.0.0.1:${ports.api + 1}/metrics`).then((response) => response.text(), () => '');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    expect(workerMetrics).toMatch(/^temporal_worker_task_slots_available/m);
+    expect(workerMetrics).toContain('# TYPE billing_charges_total counter');
+    expect(workerMetrics).toMatch(/^billing_worker_sdk_metrics_up 1$/m);
 
     // A pause in flight when the signal comes: it needs a worker to be carried out.
     const pauseStarted = Date.now();

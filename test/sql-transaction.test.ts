@@ -1,7 +1,7 @@
 import pg from 'pg';
 import { createPrisma, type Db, type Tx } from '../src/db/prisma';
 import { queryRows } from '../src/db/sql';
-import { sqlTransaction } from '../src/db/sql-transaction';
+import { afterCommit, runTransaction, sqlTransaction } from '../src/db/sql-transaction';
 import { isDatabaseBusy } from '../src/db/availability';
 import { createTestAccount } from './support/harness';
 
@@ -68,6 +68,33 @@ it("runs the work again in Prisma's transaction when it makes a model call, even
   }
   // Two calls, each written once (the fallback's run), not four.
   expect(await counterOf(accountId)).toBe(2);
+});
+
+it('runs afterCommit hooks once the work has committed: once when the work ran again in Prisma, never when it rolled back', async () => {
+  const { accountId } = await createTestAccount(prisma);
+  const ran: string[] = [];
+  await sqlTransaction(prisma, async (tx) => {
+    afterCommit(tx, () => ran.push('sql'));
+    expect(ran).toEqual([]);
+  });
+  await sqlTransaction(prisma, async (tx) => {
+    afterCommit(tx, () => ran.push('again in Prisma'));
+    await tx.account.findUnique({ where: { id: accountId } });
+  });
+  await runTransaction(prisma, async (tx) => afterCommit(tx, () => ran.push('prisma')));
+  await expect(
+    sqlTransaction(prisma, async (tx) => {
+      afterCommit(tx, () => ran.push('rolled back'));
+      throw new Error('refused by the test');
+    }),
+  ).rejects.toThrow('refused by the test');
+  await expect(
+    runTransaction(prisma, async (tx) => {
+      afterCommit(tx, () => ran.push('rolled back'));
+      throw new Error('refused by the test');
+    }),
+  ).rejects.toThrow('refused by the test');
+  expect(ran).toEqual(['sql', 'again in Prisma', 'prisma']);
 });
 
 it('answers database_busy, writing nothing, when a lock is held past its timeout or no connection is free within maxWait', async () => {

@@ -2,6 +2,8 @@ import { Writable } from 'node:stream';
 import pino from 'pino';
 import { Runtime } from '@temporalio/worker';
 import { installWorkerRuntime } from '../src/temporal/runtime';
+import { serveWorkerMetrics } from '../src/temporal/worker-metrics';
+import { families, sample } from './support/metrics';
 import { webhookWorkflowId } from '../src/webhooks/workflow-id';
 import { startTestApp, startTestWorker, type TestApp } from './support/harness';
 import { freePort } from './support/ports';
@@ -80,4 +82,20 @@ it('logs workflow and activity lines as JSON with the workflow id and run id, an
   // (docs/performance.md, Fourth round). Pollers hold a few.
   const workflowSlots = text.match(new RegExp(`temporal_worker_task_slots_available\\{[^}]*task_queue="${TASK_QUEUE}"[^}]*worker_type="WorkflowWorker"[^}]*\\} (\\d+)`));
   expect(Number(workflowSlots?.[1])).toBeGreaterThan(180);
+
+  // The worker process's /metrics (src/cli/worker.ts, WORKER_METRICS_PORT): the SDK's series, then the service's own.
+  const served = await serveWorkerMetrics({ port: 0, host: '127.0.0.1', sdkMetricsUrl: `http://127.0.0.1:${metricsPort}/metrics` });
+  try {
+    const both = await (await fetch(`http://127.0.0.1:${served.port}/metrics`)).text();
+    expect(both).toMatch(/temporal_workflow_completed\S* \d/);
+    expect(both).toMatch(/billing_webhook_attempts\S*outcome="success"/);
+    expect(sample(both, 'billing_worker_sdk_metrics_up')).toBe(1);
+    for (const name of ['billing_charges_total', 'billing_charge_attempts_total', 'billing_charged_cents_total', 'process_resident_memory_bytes']) expect(families(both).has(name)).toBe(true);
+    // No family twice: the SDK's exporter and prom-client name different things.
+    const declared = [...both.matchAll(/^# TYPE (\S+) /gm)].map((match) => match[1]);
+    expect(declared.length).toBe(new Set(declared).size);
+    expect((await fetch(`http://127.0.0.1:${served.port}/other`)).status).toBe(404);
+  } finally {
+    await served.close();
+  }
 }, 90_000);

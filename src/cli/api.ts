@@ -7,11 +7,13 @@ import { closeGracefully, listen } from '../server';
 import { connectTemporalClient } from '../temporal/client';
 import { onShutdown } from './shutdown';
 import { refuseUnsafeProductionStart } from '../lib/secrets';
+import { serveClusterMetrics } from '../http/metrics';
 
 /**
  * Production API entry point: DATABASE_URL, TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, PORT.
  * API_PROCESSES=N (default 1) runs N processes that share the port (node:cluster): the primary only
- * forks them, replaces one that dies, and stops them all on SIGINT/SIGTERM.
+ * forks them, replaces one that dies, stops them all on SIGINT/SIGTERM, and answers their scrapes of
+ * GET /metrics with every process's metrics (docs/operations.md, "Metrics and alerts").
  */
 async function serve(): Promise<void> {
   const database = await resolveDatabase();
@@ -39,6 +41,7 @@ async function primary(processes: number): Promise<void> {
     logger.error({ pid: worker.process.pid, code, signal }, 'api process died; starting another');
     fork();
   });
+  serveClusterMetrics();
   for (let i = 0; i < processes; i += 1) fork();
   logger.info({ port: config.port, processes }, 'api cluster started');
   onShutdown(async () => {

@@ -223,9 +223,10 @@ async function main(): Promise<void> {
     const workers = config.workerProcesses;
     const giveUp = () => void stop(1);
     services.api = superviseChild(config.apiProcesses > 1 ? `api (${config.apiProcesses} processes)` : 'api', 'api.ts', env, isStopping, giveUp);
+    // Every worker serves its /metrics: worker i on WORKER_METRICS_PORT + i, by default PORT + 1 + i (docs/operations.md, "Metrics and alerts").
+    const metricsPort = config.workerMetricsPort ?? config.port + 1;
     services.workers = Array.from({ length: workers }, (_, i) => {
-      const metricsPort = config.workerMetricsPort;
-      const workerEnv = metricsPort ? { ...env, WORKER_METRICS_PORT: String(metricsPort + i) } : env;
+      const workerEnv = { ...env, WORKER_METRICS_PORT: String(metricsPort + i) };
       return superviseChild(workers > 1 ? `worker ${i + 1}` : 'worker', 'worker.ts', workerEnv, isStopping, giveUp);
     });
     await checkpoint();
@@ -237,7 +238,7 @@ async function main(): Promise<void> {
     }
     if (stopping) return;
     say(`API:          http://localhost:${config.port}  (reference: http://localhost:${config.port}/docs, metrics: /metrics; ${config.apiProcesses} process(es))`);
-    say(`Workers:      ${workers} process(es) on task queue ${config.taskQueue}`);
+    say(`Workers:      ${workers} process(es) on task queue ${config.taskQueue} (metrics: http://localhost:${metricsPort}/metrics${workers > 1 ? ` to ${metricsPort + workers - 1}` : ''})`);
     if (services.temporal) say(`Temporal UI:  ${services.temporal.uiUrl}  (gRPC ${services.temporal.address}, namespace ${config.temporalNamespace})`);
     if (demoKey) {
       say(`Demo account created. API key (shown once): ${demoKey}`);

@@ -11,14 +11,26 @@ import { startWorkflowStartSweeper } from '../temporal/workflow-starts';
 import { encryptStoredSecrets } from '../webhooks/destination.service';
 import { refuseUnsafeProductionStart } from '../lib/secrets';
 import { sealStoredAnswers } from '../http/idempotency';
+import { freeLoopbackPort, serveWorkerMetrics, type WorkerMetricsServer } from '../temporal/worker-metrics';
 
 /**
  * Production worker entry point (task queue `billing`). Temporal's worker handles SIGINT/SIGTERM itself.
  * WORKFLOW_BUNDLE: a bundle built by `npm run build:workflows` (the Docker image has one); WORKER_ACTIVITY_SLOTS.
  * The webhook outbox relay and the sweep of workflow_starts run beside it and stop when the worker has stopped.
+ * WORKER_METRICS_PORT: GET /metrics of this process, the SDK's metrics and the service's (docs/operations.md,
+ * "Metrics and alerts"); a port that cannot be bound is logged, and the worker runs without it.
  */
 async function main(): Promise<void> {
-  const runtime = installWorkerRuntime({ logger, sdkLogLevel: config.temporalLogLevel, metricsPort: config.workerMetricsPort });
+  const metricsPort = config.workerMetricsPort;
+  const sdkMetricsPort = metricsPort ? await freeLoopbackPort() : undefined;
+  const runtime = installWorkerRuntime({ logger, sdkLogLevel: config.temporalLogLevel, metricsPort: sdkMetricsPort, metricsHost: '127.0.0.1' });
+  let metrics: WorkerMetricsServer | undefined;
+  if (metricsPort) {
+    metrics = await serveWorkerMetrics({ port: metricsPort, sdkMetricsUrl: `http://127.0.0.1:${sdkMetricsPort}/metrics` }).catch((error: unknown) => {
+      logger.error({ err: error, port: metricsPort }, 'worker metrics not served: the port could not be bound');
+      return undefined;
+    });
+  }
   const database = await resolveDatabase();
   const prisma = createPrisma(database.url, workerPoolSize());
   const encrypted = await encryptStoredSecrets(prisma);
@@ -36,10 +48,11 @@ async function main(): Promise<void> {
   const relay = startRelay({ prisma, databaseUrl: database.url, temporal, taskQueue: config.taskQueue, eagerStart: false, metricMeter: runtime.metricMeter });
   // Workflows the API recorded and could not start (it died, Temporal was down): started a few seconds late.
   const starts = startWorkflowStartSweeper({ prisma, temporal, taskQueue: config.taskQueue, eagerStart: true });
-  logger.info({ taskQueue: config.taskQueue, namespace: config.temporalNamespace, metricsPort: config.workerMetricsPort ?? null }, 'worker running');
+  logger.info({ taskQueue: config.taskQueue, namespace: config.temporalNamespace, metricsPort: metrics?.port ?? null }, 'worker running');
   await worker.run();
   await relay.stop();
   await starts.stop();
+  await metrics?.close();
   await connection.close();
   await prisma.$disconnect();
   await database.stop();

@@ -1164,7 +1164,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Prometheus metrics of the API: requests by route and status, latency, outbox lag, webhook deliveries (no API key needed) */
+        /** Prometheus metrics of the API: requests by route and status, latency, charges and refunds, subscriptions by status, backlogs (no API key needed) */
         get: operations["getMetrics"];
         put?: never;
         post?: never;

@@ -26,6 +26,50 @@ class ModelCallInSqlTransaction extends Error {
 
 const clients = new WeakMap<object, SqlTx>();
 
+/**
+ * What to do once a transaction has committed (counting money that moved: src/transactions/ledger.ts),
+ * per `Tx` of a transaction run by sqlTransaction or runTransaction below. Dropped when it rolls back, so
+ * work that sqlTransaction runs again in Prisma's transaction is counted once.
+ */
+const commitHooks = new WeakMap<object, (() => void)[]>();
+
+/**
+ * Runs `hook` once the transaction of `tx` has committed. A `Tx` of a plain `prisma.$transaction` has no
+ * hooks: `hook` runs at once (it may then count work that rolls back after it, which only an error does).
+ */
+export function afterCommit(tx: Tx, hook: () => void): void {
+  const hooks = commitHooks.get(tx);
+  if (hooks) hooks.push(hook);
+  else runHooks([hook]);
+}
+
+/** A hook that throws (a metric) never fails the committed work it follows. */
+function runHooks(hooks: (() => void)[]): void {
+  for (const hook of hooks) {
+    try {
+      hook();
+    } catch {
+      // the work is committed; what the hook did not do is lost, not the work
+    }
+  }
+}
+
+/** Prisma's interactive transaction, with afterCommit's hooks run once it has committed. */
+export async function runTransaction<T>(
+  prisma: Db,
+  work: (tx: Tx) => Promise<T>,
+  options?: { maxWait?: number; timeout?: number },
+): Promise<T> {
+  const hooks: (() => void)[] = [];
+  const result = await prisma.$transaction((tx) => {
+    hooks.length = 0; // nothing of a previous run of the work, should Prisma run it again
+    commitHooks.set(tx, hooks);
+    return work(tx);
+  }, options);
+  runHooks(hooks);
+  return result;
+}
+
 interface SqlTx {
   client: pg.PoolClient;
   /** Set once the transaction ran past its timeout: every further statement fails. */
@@ -98,7 +142,7 @@ async function connect(pool: pg.Pool, maxWaitMs: number): Promise<pg.PoolClient>
  */
 export async function sqlTransaction<T>(prisma: Db, work: (tx: Tx) => Promise<T>, bounds?: { maxWait: number; timeout: number }): Promise<T> {
   const pool = poolOf(prisma);
-  if (!pool) return prisma.$transaction(work, bounds);
+  if (!pool) return runTransaction(prisma, work, bounds);
   const { maxWait, timeout } = bounds ?? transactionOptionsOf(prisma);
   const client = await connect(pool, maxWait);
   const state: SqlTx = { client, expired: false, needsPrisma: false };
@@ -113,10 +157,14 @@ export async function sqlTransaction<T>(prisma: Db, work: (tx: Tx) => Promise<T>
   try {
     // A statement waiting on a lock past the transaction's timeout is cancelled (57014: database_busy).
     await client.query(`BEGIN; SET LOCAL statement_timeout = ${Math.max(1, Math.floor(timeout))}`);
-    const result = await work(transactionClient(state));
+    const tx = transactionClient(state);
+    const hooks: (() => void)[] = [];
+    commitHooks.set(tx, hooks);
+    const result = await work(tx);
     if (state.needsPrisma) throw new ModelCallInSqlTransaction('(a model, its error caught by the work)');
     if (state.expired) throw new TransactionExpiredError();
     await client.query('COMMIT');
+    runHooks(hooks);
     return result;
   } catch (error) {
     const rolledBack = await client.query('ROLLBACK').then(
@@ -127,7 +175,7 @@ export async function sqlTransaction<T>(prisma: Db, work: (tx: Tx) => Promise<T>
     // Released before Prisma takes a connection of the same pool.
     clearTimeout(expiry);
     release();
-    return prisma.$transaction(work, bounds);
+    return runTransaction(prisma, work, bounds);
   } finally {
     clearTimeout(expiry);
     release();

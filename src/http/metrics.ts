@@ -1,93 +1,259 @@
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import cluster from 'node:cluster';
+import { AggregatorRegistry, Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Db } from '../db/prisma';
-import { DELIVERY_STATUSES } from '../webhooks/webhook.schemas';
+import { config } from '../config';
+import { API_SUBSCRIPTION_STATUSES } from '../subscriptions/subscription-machine';
+import { PLAN_STATUSES } from '../payment-plans/payment-plan.schemas';
+import { OPEN_TERMINAL_STATES } from '../payment-plans/payment-plan.records';
+import { ledgerRegistry } from '../transactions/ledger-metrics';
 
 /** Route label of a request no route matched: one value, so unknown paths cannot grow the series. */
 export const UNMATCHED_ROUTE = '(unmatched)';
 
+/** Backlog counts stop at this many rows (a LIMIT), so a scrape never counts a whole table: the gauge then reads "at least". */
+export const BACKLOG_COUNT_LIMIT = 10_000;
+/** A scrape's reads from PostgreSQL: each statement, and the wait for a connection, are bounded. */
+const STATEMENT_TIMEOUT_MS = 2_000;
+const DATABASE_BOUNDS = { maxWait: 2_000, timeout: 5_000 };
+const BACKLOG_DELIVERY_STATUSES = ['pending', 'retry'] as const;
+
 export interface ApiMetrics {
   registry: Registry;
+  contentType: string;
   /** Counts a finished request and its duration under its route template (`/customers/{externalKey}`). */
   observe(method: string, route: string, status: number, seconds: number): void;
+  /** The text of GET /metrics: this process's registry, or with node:cluster every API process's, aggregated by the primary. */
+  render(): Promise<string>;
+}
+
+interface Figures {
+  outboxPending: number;
+  outboxLagSeconds: number;
+  startsPending: number;
+  startsOldestSeconds: number;
+  deliveries: Record<(typeof BACKLOG_DELIVERY_STATUSES)[number], { count: number; oldestSeconds: number }>;
+  subscriptions: Map<string, number>;
+  plans: Map<string, number>;
+  stuck: Map<string, number>;
 }
 
 /**
- * The API's Prometheus metrics (GET /metrics, docs/operations.md "Metrics"), one registry per app.
- * Request series are kept in process; the outbox and webhook gauges are read from PostgreSQL at each
- * scrape, so every API process answers the same for them.
+ * One read of every database figure, in one transaction whose statements are cut at
+ * STATEMENT_TIMEOUT_MS. Each is index-bound: backlog counts stop at BACKLOG_COUNT_LIMIT and the oldest
+ * row is the first of an index (webhook_deliveries (status, created_at), workflow_starts (created_at),
+ * payment_plan_payments (terminal_state, state_changed_at)); subscriptions and payment plans are
+ * counted per status over their (account_id, status) index. Ages are from the database's clock.
+ */
+async function readFigures(prisma: Db, stuckMinutes: number): Promise<Figures> {
+  return prisma.$transaction(async (tx) => {
+    await tx.$executeRawUnsafe(`SET LOCAL statement_timeout = ${STATEMENT_TIMEOUT_MS}`);
+    const limit = BACKLOG_COUNT_LIMIT;
+    const [backlog] = await tx.$queryRaw<
+      {
+        outbox_pending: number;
+        outbox_lag: number;
+        starts_pending: number;
+        starts_oldest: number;
+        pending_count: number;
+        pending_oldest: number;
+        retry_count: number;
+        retry_oldest: number;
+      }[]
+    >`
+      SELECT
+        (SELECT count(*) FROM (SELECT 1 FROM events WHERE dispatched_at IS NULL LIMIT ${limit}) e)::int AS outbox_pending,
+        COALESCE((SELECT EXTRACT(EPOCH FROM now() - min(inserted_at)) FROM events WHERE dispatched_at IS NULL), 0)::float8 AS outbox_lag,
+        (SELECT count(*) FROM (SELECT 1 FROM workflow_starts LIMIT ${limit}) w)::int AS starts_pending,
+        COALESCE(EXTRACT(EPOCH FROM now() - (SELECT created_at FROM workflow_starts ORDER BY created_at LIMIT 1)), 0)::float8 AS starts_oldest,
+        (SELECT count(*) FROM (SELECT 1 FROM webhook_deliveries WHERE status = 'pending' LIMIT ${limit}) d)::int AS pending_count,
+        COALESCE(EXTRACT(EPOCH FROM now() - (SELECT created_at FROM webhook_deliveries WHERE status = 'pending' ORDER BY created_at LIMIT 1)), 0)::float8 AS pending_oldest,
+        (SELECT count(*) FROM (SELECT 1 FROM webhook_deliveries WHERE status = 'retry' LIMIT ${limit}) d)::int AS retry_count,
+        COALESCE(EXTRACT(EPOCH FROM now() - (SELECT created_at FROM webhook_deliveries WHERE status = 'retry' ORDER BY created_at LIMIT 1)), 0)::float8 AS retry_oldest`;
+    const subscriptions = await tx.$queryRaw<{ status: string; count: number }[]>`
+      SELECT status, count(*)::int AS count FROM subscriptions GROUP BY status`;
+    const plans = await tx.$queryRaw<{ status: string; count: number }[]>`
+      SELECT status, count(*)::int AS count FROM payment_plans GROUP BY status`;
+    const stuck = await tx.$queryRaw<{ state: string; count: number }[]>`
+      SELECT terminal_state AS state, count(*)::int AS count FROM (
+        SELECT terminal_state FROM payment_plan_payments
+        WHERE terminal_state = ANY(${[...OPEN_TERMINAL_STATES]}::text[]) AND state_changed_at <= now() - make_interval(mins => ${stuckMinutes})
+        LIMIT ${limit}) p
+      GROUP BY terminal_state`;
+    const row = backlog!;
+    return {
+      outboxPending: row.outbox_pending,
+      outboxLagSeconds: Math.max(0, row.outbox_lag),
+      startsPending: row.starts_pending,
+      startsOldestSeconds: Math.max(0, row.starts_oldest),
+      deliveries: {
+        pending: { count: row.pending_count, oldestSeconds: Math.max(0, row.pending_oldest) },
+        retry: { count: row.retry_count, oldestSeconds: Math.max(0, row.retry_oldest) },
+      },
+      subscriptions: new Map(subscriptions.map((entry) => [entry.status, entry.count])),
+      plans: new Map(plans.map((entry) => [entry.status, entry.count])),
+      stuck: new Map(stuck.map((entry) => [entry.state, entry.count])),
+    };
+  }, DATABASE_BOUNDS);
+}
+
+/**
+ * The API's Prometheus metrics (GET /metrics, docs/operations.md "Metrics and alerts"), one registry per
+ * app, with the ledger's money counters (src/transactions/ledger-metrics.ts). Request series are kept in
+ * process; the database gauges are read from PostgreSQL at scrape time, at most once per
+ * METRICS_CACHE_SECONDS, so every API process answers the same for them (the cluster aggregate keeps
+ * their maximum, not their sum).
  */
 export function createApiMetrics(prisma: Db): ApiMetrics {
-  const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
+  const own = new Registry();
+  collectDefaultMetrics({ register: own });
   const labelNames = ['method', 'route', 'status'] as const;
-  const requests = new Counter({ name: 'billing_http_requests_total', help: 'HTTP requests answered, by method, route template and status', labelNames, registers: [registry] });
+  const requests = new Counter({ name: 'billing_http_requests_total', help: 'HTTP requests answered, by method, route template and status', labelNames, registers: [own] });
   const duration = new Histogram({
     name: 'billing_http_request_duration_seconds',
     help: 'Time from the request to the last byte of the answer, by method, route template and status',
     labelNames,
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-    registers: [registry],
+    registers: [own],
   });
+  new Gauge({
+    name: 'billing_metrics_processes',
+    help: 'API processes whose metrics this scrape shows (API_PROCESSES when every one answered)',
+    registers: [own],
+    aggregator: 'sum',
+  }).set(1);
 
-  // The database figures are read once per scrape, shared by the gauges that show them (prom-client
-  // renders the metrics concurrently, awaiting each one's `collect`).
+  // The database figures: read at most once per cacheMs (a failed read too), shared by the gauges that
+  // show them (prom-client renders the metrics concurrently, awaiting each one's `collect`).
+  const cacheMs = config.metricsCacheSeconds * 1000;
+  const stuckMinutes = config.metricsTerminalStuckMinutes;
+  let readAt = -Infinity;
   let pass: Promise<void> | undefined;
   const collect = () => {
+    if (Date.now() - readAt < cacheMs) return undefined;
     pass ??= readDatabase().finally(() => {
+      readAt = Date.now();
       pass = undefined;
     });
     return pass;
   };
-  const outboxPending = new Gauge({
-    name: 'billing_outbox_pending_events',
-    help: 'Events written but not yet dispatched to webhook delivery workflows',
-    registers: [registry],
-    collect,
-  });
-  const outboxLag = new Gauge({
-    name: 'billing_outbox_lag_seconds',
-    help: 'Age of the oldest event not yet dispatched (0 when none waits): how far the webhook relay is behind',
-    registers: [registry],
-    collect,
-  });
-  const deliveries = new Gauge({
-    name: 'billing_webhook_deliveries',
-    help: 'Webhook deliveries (one per event and destination) by current status: pending, retry, success, failure',
-    labelNames: ['status'],
-    registers: [registry],
-    collect,
-  });
+  const gauge = (name: string, help: string, labels: string[] = []) =>
+    new Gauge({ name, help, labelNames: labels, registers: [own], collect, aggregator: 'max' });
+  const outboxPending = gauge('billing_outbox_pending_events', `Events written but not yet dispatched to webhook delivery workflows (counted up to ${BACKLOG_COUNT_LIMIT})`);
+  const outboxLag = gauge('billing_outbox_lag_seconds', 'Age of the oldest event not yet dispatched (0 when none waits): how far the webhook relay is behind');
+  const deliveries = gauge(
+    'billing_webhook_deliveries_backlog',
+    `Webhook deliveries not finished, by status: pending (attempt 1 not answered yet), retry (failing, retries left); counted up to ${BACKLOG_COUNT_LIMIT} each`,
+    ['status'],
+  );
+  const deliveriesAge = gauge('billing_webhook_deliveries_oldest_age_seconds', 'Age of the oldest webhook delivery in each backlog status (0 when none)', ['status']);
+  const startsPending = gauge(
+    'billing_workflow_starts_pending',
+    `Workflow starts recorded in workflow_starts and not started yet (the worker's sweep starts them; counted up to ${BACKLOG_COUNT_LIMIT})`,
+  );
+  const startsAge = gauge('billing_workflow_starts_oldest_age_seconds', 'Age of the oldest workflow start not started yet (0 when none)');
+  const subscriptions = gauge('billing_subscriptions', 'Subscriptions by status (past_due: in dunning)', ['status']);
+  const plans = gauge('billing_payment_plans', 'Payment plans by status (past_due: an installment overdue)', ['status']);
+  const stuck = gauge(
+    'billing_terminal_payments_stuck',
+    `Terminal payments in waiting, resolving or approved_no_credential for more than METRICS_TERMINAL_STUCK_MINUTES (${stuckMinutes}), by state: npm run support -- terminal:stuck lists them`,
+    ['state'],
+  );
   const databaseUp = new Gauge({
     name: 'billing_metrics_database_up',
-    help: '1 when this scrape could read the outbox and delivery figures from PostgreSQL',
-    registers: [registry],
+    help: '1 when the last read of the database figures succeeded, 0 when it failed or timed out (those gauges are then absent)',
+    registers: [own],
     collect,
+    aggregator: 'min',
   });
+  const databaseGauges = [outboxPending, outboxLag, deliveries, deliveriesAge, startsPending, startsAge, subscriptions, plans, stuck];
 
   async function readDatabase(): Promise<void> {
     try {
-      const [outbox] = await prisma.$queryRaw<{ pending: bigint; oldest: Date | null }[]>`
-        SELECT count(*) AS pending, min(inserted_at) AS oldest FROM events WHERE dispatched_at IS NULL`;
-      const byStatus = await prisma.$queryRaw<{ status: string; count: bigint }[]>`
-        SELECT status, count(*) AS count FROM webhook_deliveries GROUP BY status`;
-      outboxPending.set(Number(outbox?.pending ?? 0));
-      outboxLag.set(outbox?.oldest ? Math.max(0, (Date.now() - outbox.oldest.getTime()) / 1000) : 0);
-      for (const status of DELIVERY_STATUSES) deliveries.set({ status }, Number(byStatus.find((row) => row.status === status)?.count ?? 0));
+      const figures = await readFigures(prisma, stuckMinutes);
+      outboxPending.set(figures.outboxPending);
+      outboxLag.set(figures.outboxLagSeconds);
+      startsPending.set(figures.startsPending);
+      startsAge.set(figures.startsOldestSeconds);
+      for (const status of BACKLOG_DELIVERY_STATUSES) {
+        deliveries.set({ status }, figures.deliveries[status].count);
+        deliveriesAge.set({ status }, figures.deliveries[status].oldestSeconds);
+      }
+      for (const status of API_SUBSCRIPTION_STATUSES) subscriptions.set({ status }, figures.subscriptions.get(status) ?? 0);
+      for (const status of PLAN_STATUSES) plans.set({ status }, figures.plans.get(status) ?? 0);
+      for (const state of OPEN_TERMINAL_STATES) stuck.set({ state }, figures.stuck.get(state) ?? 0);
       databaseUp.set(1);
     } catch {
-      outboxPending.reset();
-      outboxLag.reset();
-      deliveries.reset();
+      for (const metric of databaseGauges) metric.reset();
       databaseUp.set(0);
     }
   }
 
+  const registry = Registry.merge([own, ledgerRegistry]);
+  if (cluster.isWorker) {
+    // The primary's AggregatorRegistry asks each process for this registry (src/cli/api.ts).
+    new AggregatorRegistry();
+    AggregatorRegistry.setRegistries([registry]);
+  }
+
   return {
     registry,
+    contentType: registry.contentType,
     observe(method, route, status, seconds) {
       const labels = { method, route, status: String(status) };
       requests.inc(labels);
       duration.observe(labels, seconds);
     },
+    render: () => (cluster.isWorker ? askPrimary() : registry.metrics()),
   };
+}
+
+const CLUSTER_METRICS_REQUEST = 'billing:cluster-metrics-request';
+const CLUSTER_METRICS_ANSWER = 'billing:cluster-metrics-answer';
+interface ClusterMetricsMessage {
+  type: string;
+  id: number;
+  text?: string;
+  error?: string;
+}
+const isMessage = (message: unknown): message is ClusterMetricsMessage =>
+  typeof message === 'object' && message !== null && typeof (message as { type?: unknown }).type === 'string';
+
+let nextRequest = 0;
+/** A cluster process's scrape: the primary gathers every process's registry and answers the aggregate. */
+function askPrimary(): Promise<string> {
+  const id = nextRequest++;
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => finish(new Error('the API primary did not answer the metrics request within 10 s')), 10_000);
+    const listener = (message: unknown) => {
+      if (!isMessage(message) || message.type !== CLUSTER_METRICS_ANSWER || message.id !== id) return;
+      finish(message.error === undefined ? undefined : new Error(message.error), message.text);
+    };
+    function finish(error?: Error, text?: string) {
+      clearTimeout(timer);
+      process.off('message', listener);
+      if (error) reject(error);
+      else resolve(text ?? '');
+    }
+    process.on('message', listener);
+    process.send!({ type: CLUSTER_METRICS_REQUEST, id });
+  });
+}
+
+/**
+ * In the node:cluster primary (API_PROCESSES > 1): answers a process's metrics request with every
+ * process's metrics, aggregated by prom-client's AggregatorRegistry (counters and histograms summed,
+ * database gauges as their maximum), so one scrape of the shared port sees all N processes.
+ */
+export function serveClusterMetrics(): void {
+  const aggregator = new AggregatorRegistry();
+  cluster.on('message', (worker, message: unknown) => {
+    if (!isMessage(message) || message.type !== CLUSTER_METRICS_REQUEST) return;
+    const answer = (fields: { text?: string; error?: string }) => {
+      if (worker.isConnected()) worker.send({ type: CLUSTER_METRICS_ANSWER, id: message.id, ...fields });
+    };
+    aggregator.clusterMetrics().then(
+      (text) => answer({ text }),
+      (error: Error) => answer({ error: error.message }),
+    );
+  });
 }

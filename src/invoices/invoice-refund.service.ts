@@ -1,5 +1,6 @@
 import type { Transaction } from '../generated/prisma/client';
 import type { Db, Tx } from '../db/prisma';
+import { runTransaction } from '../db/sql-transaction';
 import { badRequest, conflict } from '../http/errors';
 import type { PaymentGateway } from '../payments/gateway';
 import { refundEntry } from '../payments/gateway-attempt';
@@ -55,7 +56,7 @@ async function nextStep(tx: Tx, accountId: string, invoiceId: string, opts: Refu
 async function settle(prisma: Db, gateway: PaymentGateway, accountId: string, refund: Transaction): Promise<Transaction> {
   const payment = await prisma.transaction.findFirstOrThrow({ where: { id: refund.sourceTransactionId!, accountId } });
   const outcome = await refundEntry(gateway, refund, payment, 'The refund stays pending; asking again completes it.');
-  return prisma.$transaction(async (tx) => {
+  return runTransaction(prisma, async (tx) => {
     const invoice = await lockInvoice(tx, accountId, refund.invoiceId!);
     if ((await settlePending(tx, refund.id, outcome)) && outcome.status === 'succeeded') {
       await tx.invoice.update({ where: { id: invoice.id }, data: { amountRefunded: invoice.amountRefunded - refund.amount } });

@@ -1,5 +1,6 @@
 import type { PaymentMethod, PaymentPlanInstallment, PaymentPlanPayment, Prisma } from '../generated/prisma/client';
 import type { Db, Tx } from '../db/prisma';
+import { runTransaction } from '../db/sql-transaction';
 import { ApiError, badRequest, conflict } from '../http/errors';
 import { newId } from '../lib/ids';
 import type { PaymentGateway } from '../payments/gateway';
@@ -152,7 +153,7 @@ export async function settleCharge(prisma: Db, gateway: PaymentGateway, paymentI
     method,
     `Payment ${paymentId} stays processing; the next payment request on this plan (or the workflow's retry) completes it without a second charge.`,
   );
-  const outcome = await prisma.$transaction(async (tx) => {
+  const outcome = await runTransaction(prisma, async (tx) => {
     await lockPlanById(tx, payment.planId);
     const fresh = await tx.paymentPlanPayment.findUniqueOrThrow({ where: { id: paymentId } });
     if (fresh.status !== 'processing') return 'recorded';
@@ -230,7 +231,7 @@ export async function chargeInstallment(
   input: { planId: string; number: number; attempt: number; at: Date },
 ): Promise<AutomaticChargeOutcome> {
   const attemptKey = installmentAttemptKey(input.number, input.attempt);
-  const opened = await prisma.$transaction(async (tx): Promise<PaymentPlanPayment | 'skipped' | 'failed'> => {
+  const opened = await runTransaction(prisma, async (tx): Promise<PaymentPlanPayment | 'skipped' | 'failed'> => {
     const plan = await lockPlanById(tx, input.planId);
     const existing = await tx.paymentPlanPayment.findUnique({ where: { planId_attemptKey: { planId: plan.id, attemptKey } } });
     if (existing) return existing;
@@ -280,7 +281,7 @@ export async function chargeStoredMethod(
   const unfinished = await prisma.paymentPlanPayment.findMany({ where: { accountId, planId, method: 'payment_method', status: 'processing' } });
   for (const payment of unfinished) await settleCharge(prisma, gateway, payment.id, currentTime());
 
-  const opened = await prisma.$transaction(async (tx) => {
+  const opened = await runTransaction(prisma, async (tx) => {
     const plan = await lockPlan(tx, accountId, planId);
     assertPlanOpen(plan);
     const methodId = input.paymentMethodId ?? plan.paymentMethodId;
@@ -295,7 +296,7 @@ export async function chargeStoredMethod(
 
 /** POST /payment-plans/{id}/payments with external: true: money collected elsewhere, recorded as paid (no charge, no transaction). */
 export async function recordExternalPayment(prisma: Db, accountId: string, planId: string, reference: string | undefined): Promise<PaymentPlanPayment> {
-  return prisma.$transaction(async (tx) => {
+  return runTransaction(prisma, async (tx) => {
     const plan = await lockPlan(tx, accountId, planId);
     assertPlanOpen(plan);
     const numbers = owedInstallments(plan);

@@ -1,5 +1,6 @@
 import type { PaymentPlanPayment, Transaction } from '../generated/prisma/client';
 import type { Db, Tx } from '../db/prisma';
+import { runTransaction } from '../db/sql-transaction';
 import { badRequest, conflict } from '../http/errors';
 import type { PaymentGateway } from '../payments/gateway';
 import { refundEntry } from '../payments/gateway-attempt';
@@ -112,7 +113,7 @@ async function nextStep(tx: Tx, accountId: string, planId: string, paymentId: st
 async function settle(prisma: Db, gateway: PaymentGateway, accountId: string, planId: string, refund: Transaction): Promise<Transaction> {
   const source = await prisma.transaction.findFirstOrThrow({ where: { id: refund.sourceTransactionId!, accountId } });
   const outcome = await refundEntry(gateway, refund, source, 'The refund stays pending; asking again completes it.');
-  return prisma.$transaction(async (tx) => {
+  return runTransaction(prisma, async (tx) => {
     await lockPlan(tx, accountId, planId);
     await recordRefundOutcome(tx, refund, outcome);
     return tx.transaction.findUniqueOrThrow({ where: { id: refund.id } });

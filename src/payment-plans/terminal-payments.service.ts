@@ -2,6 +2,7 @@ import { TERMINAL_STATES } from './payment-plan.schemas';
 import { columnValue } from '../lib/columns';
 import type { PaymentPlanPayment, TerminalSale } from '../generated/prisma/client';
 import type { Db, Tx } from '../db/prisma';
+import { runTransaction } from '../db/sql-transaction';
 import { badRequest, conflict } from '../http/errors';
 import { newId } from '../lib/ids';
 import { cardBrand } from '../payments/card-numbers';
@@ -90,7 +91,7 @@ async function startSale(tx: Tx, plan: PlanWithDetails, terminalId: string, numb
 
 /** POST /payment-plans/{id}/deposit/terminal: installment 1 of a pending plan goes to the terminal. */
 export async function startDepositOnTerminal(prisma: Db, accountId: string, planId: string, terminalId: string): Promise<void> {
-  await prisma.$transaction(async (tx) => {
+  await runTransaction(prisma, async (tx) => {
     const plan = await lockPlan(tx, accountId, planId);
     assertPlanOpen(plan);
     const deposit = plan.installments[0]!;
@@ -109,7 +110,7 @@ export async function startDepositOnTerminal(prisma: Db, accountId: string, plan
 
 /** POST /payment-plans/{id}/payments with a terminal: what is owed now goes to the terminal. */
 export async function startTerminalPayment(prisma: Db, accountId: string, planId: string, terminalId: string): Promise<PaymentPlanPayment> {
-  return prisma.$transaction(async (tx) => {
+  return runTransaction(prisma, async (tx) => {
     const plan = await lockPlan(tx, accountId, planId);
     assertPlanOpen(plan);
     return startSale(tx, plan, terminalId, owedInstallments(plan), 'payment_method.terminal');
@@ -201,7 +202,7 @@ export async function reportTerminalOutcome(prisma: Db, accountId: string, termi
   const waiting = await prisma.terminalSale.findUniqueOrThrow({ where: { id: terminal.currentSaleId } });
   const { planId } = await prisma.paymentPlanPayment.findUniqueOrThrow({ where: { id: waiting.paymentId }, select: { planId: true } });
 
-  return prisma.$transaction(async (tx) => {
+  return runTransaction(prisma, async (tx) => {
     const plan = await lockPlan(tx, accountId, planId);
     const sale = await tx.terminalSale.findUniqueOrThrow({ where: { id: waiting.id } });
     if (sale.status !== 'waiting') throw conflict(`Sale ${sale.id} on terminal ${terminalId} has ended already.`, 'terminal_idle');
@@ -313,7 +314,7 @@ export async function resolveTerminalPayment(
   given: ResolutionInput,
   source: string,
 ): Promise<PaymentPlanPayment> {
-  return prisma.$transaction(async (tx) => {
+  return runTransaction(prisma, async (tx) => {
     const { accountId } = await tx.paymentPlan.findUniqueOrThrow({ where: { id: planId }, select: { accountId: true } });
     const plan = await lockPlan(tx, accountId, planId);
     const payment = paymentId === 'deposit' ? await currentDepositAttempt(tx, planId) : await findPayment(tx, accountId, planId, paymentId);
@@ -359,7 +360,7 @@ export async function resolveTerminalPayment(
  * payment stays `waiting` with cancel_requested until the terminal reports the cancellation.
  */
 export async function requestTerminalCancel(prisma: Db, planId: string, paymentId: string | 'deposit'): Promise<PaymentPlanPayment> {
-  return prisma.$transaction(async (tx) => {
+  return runTransaction(prisma, async (tx) => {
     const { accountId } = await tx.paymentPlan.findUniqueOrThrow({ where: { id: planId }, select: { accountId: true } });
     await lockPlan(tx, accountId, planId);
     const payment =

@@ -23,11 +23,13 @@ export function temporalLogger(log: Logger, sdkLevel: LogLevel = 'WARN'): Defaul
 /**
  * Installs the worker process's Temporal runtime once: its logs through pino, and, when `metricsPort`
  * is given, the SDK's Prometheus exporter (`temporal_*` series, plus the service's own
- * `billing_*` activity metrics) on 0.0.0.0:<metricsPort>/metrics.
+ * `billing_webhook_attempts`) on <metricsHost, default 0.0.0.0>:<metricsPort>/metrics. The worker
+ * process binds it to loopback and serves it with its own metrics (src/temporal/worker-metrics.ts).
  */
-export function installWorkerRuntime(options: { logger: Logger; sdkLogLevel?: LogLevel; metricsPort?: number }): Runtime {
+export function installWorkerRuntime(options: { logger: Logger; sdkLogLevel?: LogLevel; metricsPort?: number; metricsHost?: string }): Runtime {
+  const bindAddress = `${options.metricsHost ?? '0.0.0.0'}:${options.metricsPort}`;
   return Runtime.install({
     logger: temporalLogger(options.logger, options.sdkLogLevel),
-    ...(options.metricsPort ? { telemetryOptions: { metrics: { prometheus: { bindAddress: `0.0.0.0:${options.metricsPort}` } } } } : {}),
+    ...(options.metricsPort ? { telemetryOptions: { metrics: { prometheus: { bindAddress } } } } : {}),
   });
 }

@@ -3,12 +3,16 @@ import type { Db, Tx } from '../db/prisma';
 import { modelColumns, queryModels, queryRows, selectList, type Statement } from '../db/sql';
 import { newId } from '../lib/ids';
 import { currentTime } from '../lib/clock-time';
+import { afterCommit, runTransaction } from '../db/sql-transaction';
+import { countOpened, countSettled } from './ledger-metrics';
 
 /**
  * The one writer of the `transactions` ledger. Money moves in two steps: an entry is opened
  * `pending` under its gateway key and committed before the gateway is called (so a crash leaves a
  * key to finish with, never a second charge), then settled once with the gateway's outcome. Invoice
- * payments and refunds, payment-plan charges, refunds and terminal sales all go through here.
+ * payments and refunds, payment-plan charges, refunds and terminal sales all go through here, so
+ * this is where the money metrics are counted (src/transactions/ledger-metrics.ts), once the entry's
+ * transaction has committed (docs/operations.md, "Metrics and alerts").
  */
 export interface LedgerEntry {
   accountId: string;
@@ -102,7 +106,10 @@ export async function openPending(tx: Tx, entry: LedgerEntry): Promise<Transacti
     data.description,
     currentTime(),
   ]);
-  if (opened) return opened;
+  if (opened) {
+    afterCommit(tx, () => countOpened(entry));
+    return opened;
+  }
   const [existing] = await queryModels(tx, TRANSACTION_COLUMNS, BY_GATEWAY_KEY, [entry.accountId, entry.gatewayKey]);
   return existing!;
 }
@@ -111,18 +118,20 @@ export async function openPending(tx: Tx, entry: LedgerEntry): Promise<Transacti
 const SETTLE_PENDING: Statement = {
   name: 'ledger_settle_pending',
   text: `UPDATE transactions SET status = $2, gateway_reference = $3, failure_code = $4, failure_message = $5, updated_at = now()
-    WHERE id = $1 AND status = 'pending' RETURNING id`,
+    WHERE id = $1 AND status = 'pending' RETURNING type, amount::text AS amount, currency`,
 };
 
 export async function settlePending(tx: Tx, id: string, outcome: LedgerOutcome): Promise<boolean> {
-  const settled = await queryRows(tx, SETTLE_PENDING, [
+  const [row] = await queryRows<{ type: string; amount: string; currency: string }>(tx, SETTLE_PENDING, [
     id,
     outcome.status,
     outcome.gatewayReference,
     outcome.status === 'failed' ? outcome.failureCode : null,
     outcome.status === 'failed' ? outcome.failureMessage : null,
   ]);
-  return settled.length > 0;
+  if (!row) return false;
+  afterCommit(tx, () => countSettled({ type: row.type, amount: BigInt(row.amount), currency: row.currency }, outcome));
+  return true;
 }
 
 /** An entry whose outcome is already known (a terminal sale, a reversal of one): opened and settled in one step. */
@@ -154,7 +163,7 @@ export async function runAttempt<T, S>(
   next: (tx: Tx) => Promise<AttemptStep<T>>,
   settle: (entry: Transaction) => Promise<S>,
   finished: (settled: S) => boolean = () => false,
-  inTransaction: (work: (tx: Tx) => Promise<AttemptStep<T>>) => Promise<AttemptStep<T>> = (work) => prisma.$transaction(work),
+  inTransaction: (work: (tx: Tx) => Promise<AttemptStep<T>>) => Promise<AttemptStep<T>> = (work) => runTransaction(prisma, work),
 ): Promise<{ kind: 'done'; value: T } | { kind: 'settled'; value: S } | null> {
   for (let round = 0; round < 3; round++) {
     const step = await inTransaction(next);
