@@ -23,7 +23,7 @@ import { registerSubscriptionRoutes } from './subscriptions/subscription.routes'
 import { registerTestClockRoutes } from './test-clocks/test-clock.routes';
 import { checkHealth, healthSchema } from './health/health';
 import { docsRouter } from './http/docs-page';
-import { createApiMetrics, UNMATCHED_ROUTE } from './http/metrics';
+import { createApiMetrics, UNMATCHED_ROUTE } from './observability/api-metrics';
 import { securityHeaders } from './http/security-headers';
 import { config } from './config';
 import { CODEC_PATH, codecRouter } from './temporal/codec-server';

@@ -7,7 +7,7 @@ import { closeGracefully, listen } from '../server';
 import { connectTemporalClient } from '../temporal/client';
 import { onShutdown } from './shutdown';
 import { refuseUnsafeProductionStart } from '../lib/secrets';
-import { serveClusterMetrics } from '../http/metrics';
+import { serveClusterMetrics } from '../observability/api-metrics';
 
 /**
  * Production API entry point: DATABASE_URL, TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, PORT.

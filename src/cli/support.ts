@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
+import { Connection, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { config } from '../config';
 import type { Db } from '../db/prisma';
 import { recordOperatorAction, type OperatorActor } from '../accounts/operator-actions';
@@ -9,7 +9,7 @@ import { toUnixSeconds } from '../lib/time';
 import { OPEN_TERMINAL_STATES, toPaymentObject } from '../payment-plans/payment-plan.records';
 import { applyPlanRequest, DEFAULT_AFTER_DAYS } from '../payment-plans/payment-plan.service';
 import { sendPlanRequest } from '../payment-plans/workflow-client';
-import { connectTemporalClient } from '../temporal/client';
+import { connectTemporalClient, temporalClient } from '../temporal/client';
 import { buildCustomerReport, formatCustomerReport, type WorkflowAnswer, type WorkflowAnswers } from '../support/customer-lookup';
 import { customerActivity, findCustomerById, findCustomersByEmail, type CustomerActivity } from '../support/customer-lookup.records';
 import { FINAL_PLAN_STATUSES, type PaymentPlanRequestArgs, type PaymentPlanRequestRecord, type PaymentPlanRequestSignal, type PaymentPlanWorkflowState } from '../../workflows/payment-plan-contract';
@@ -247,7 +247,8 @@ async function workflowAnswers(activities: CustomerActivity[], timeoutMs: number
     noteAll(`Temporal not reachable at ${config.temporalAddress} (${(error as Error).message.split('\n')[0]})`);
     return answers;
   }
-  const client = new Client({ connection, namespace: config.temporalNamespace });
+  // The service's data converter: the state query's answer is encrypted (src/temporal/payload-codec.ts).
+  const client = temporalClient(connection);
   async function ask<T>(workflowId: string): Promise<WorkflowAnswer<T>> {
     try {
       return { state: await client.withDeadline(Date.now() + timeoutMs, () => client.workflow.getHandle(workflowId).query<T>('state')) };
