@@ -1,0 +1,52 @@
+/**
+ * Every change of the subscription workflow's behaviour that runs already open must not see
+ * (docs/decisions.md §1): each is asked with `patched(id)` where the old and the new code part, so a
+ * recorded history replays its old commands (test/subscription-replay.test.ts) and a new run takes
+ * the new path. A patch goes when its condition holds: then `patched(id)` becomes `deprecatePatch(id)`
+ * for one release, and the old branch is deleted.
+ */
+export const SUBSCRIPTION_PATCHES = {
+  /**
+   * The creation's projection write (the row and subscription.created) is a local activity, run in
+   * the first workflow task (runs started with `{create}`, before the API wrote the row itself).
+   * Remove when no run started with `{create}` before it is open.
+   */
+  localCreation: 'subscription-local-creation',
+  /**
+   * A renewal invoice found paid still runs its charge activity, which reports the recorded attempt
+   * (the Web UI shows its receipt). Remove when no run that billed before it is open.
+   */
+  firstChargeReceipt: 'first-charge-receipt',
+  /**
+   * The first invoice of a subscription the API created (decisions.md §14), made, finalized and
+   * charged by the API, is settled in the first task with local activities; one still open to charge
+   * goes to the charge activity, attempt 1. Remove when no run started before it is open.
+   */
+  firstPeriodLocal: 'first-period-local',
+  /**
+   * A pause by dunning keeps the open invoice's dunning entry, so that resume charges it again.
+   * Remove when no run paused by dunning before it is open.
+   */
+  resumeChargesUnpaid: 'resume-charges-unpaid-invoice',
+  /**
+   * BillingStatus reads `past_due` while an invoice of an active subscription is in dunning, and the
+   * status again once it is resolved. Remove when no run that started dunning before it is open.
+   */
+  pastDueStatus: 'billing-status-past-due',
+  /**
+   * Steps (updates, renewals, retries) take a FIFO lock: each is decided on the state the previous one
+   * wrote, and a change of items is checked against the charge ceiling under it (decisions.md §7,
+   * "Concurrent changes"). Remove when no run started before it is open.
+   */
+  serialSteps: 'serial-steps',
+  /**
+   * The end of dunning is recorded (a new version and subscription.updated), so the row leaves
+   * `past_due`. Remove with pastDueStatus.
+   */
+  dunningEndRecorded: 'dunning-end-recorded',
+  /**
+   * An update that changes nothing writes no version and no event: it answers the row as it is.
+   * Remove when no run that took such an update before it is open.
+   */
+  noOpUnrecorded: 'no-op-updates-unrecorded',
+} as const;

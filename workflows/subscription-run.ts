@@ -1,0 +1,441 @@
+import { ApplicationFailure, condition, log, patched, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { Mutex } from 'async-mutex';
+import type { PersistSubscriptionInput, RenewalChargeResult } from '../activities/subscriptions';
+import { periodBounds } from '../src/subscriptions/billing-dates';
+import {
+  billed,
+  billingCycle,
+  DUNNING,
+  dunningExhausted,
+  dunningResolved,
+  end,
+  endTrial,
+  initialState,
+  nextAction,
+  nextAttempt,
+  nextBillingAt,
+  pause,
+  REQUESTED,
+  retryFailed,
+  start,
+  startDunning,
+  SubscriptionRuleError,
+  type Action,
+  type SubscriptionChanges,
+  type SubscriptionState,
+} from '../src/subscriptions/subscription-machine';
+import { applicationFailureOf, RENEWAL_REJECTED, rejectionFailure, rejectionOf, ruleRejection } from '../src/subscriptions/subscription-rejection';
+import type { SubscriptionObject } from '../src/subscriptions/subscription.schemas';
+import { BILLING_STATUS } from '../src/temporal/search-attributes';
+import type { WorkflowTime } from './clock';
+import { localRecords, payments, records } from './subscription-activities';
+import type { SubscriptionStateView, SubscriptionWorkflowInput } from './subscription-messages';
+import { SUBSCRIPTION_PATCHES as PATCHES } from './subscription-patches';
+import { billingStatusOf, dunningRetryLabel, isoDay, isoTimes, subscriptionTimerSummary } from './summaries';
+
+/** The projection's writer: an activity, or a local one where the step runs in the workflow task. */
+type Recorder = typeof records | typeof localRecords;
+
+/** Whether two states differ in anything but their version (a change worth recording). */
+function sameState(a: SubscriptionState, b: SubscriptionState): boolean {
+  return JSON.stringify({ ...a, version: 0 }) === JSON.stringify({ ...b, version: 0 });
+}
+
+/** A rule of the state machine refused the move: the refusal the API answers (409, or 400 naming the field). */
+export function asRuleFailure(error: unknown): never {
+  if (error instanceof SubscriptionRuleError) throw ruleRejection(error);
+  throw error;
+}
+
+/**
+ * One run of a subscription's workflow: its state and the steps that move it, each writing the
+ * projection (the subscriptions row and its event) through persistSubscription. The workflow
+ * (workflows/subscription.ts) wires messages to these steps and runs the loop; the rules themselves
+ * are the state machine's (src/subscriptions/subscription-machine.ts). Every step runs under `exclusive`.
+ */
+export class SubscriptionRun {
+  state: SubscriptionState;
+  /** The object the last write answered (the `created` update's answer). */
+  latest: SubscriptionObject | undefined;
+  /** The run's own creation was refused (runs started with `{create}`): the `created` update fails with it. */
+  creationFailure: ApplicationFailure | undefined;
+  /** A step (renewal, retry, update) is running. */
+  busy = false;
+  /** The loop waits for the next action's time (or for a change): nothing is due. */
+  settled = false;
+  renewalsThisRun = 0;
+  /** Invoices in dunning reported paid or voided from outside (invoiceSettledSignal), to check under the lock. */
+  readonly reportedSettled = new Set<string>();
+  /** BillingStatus as this run set it (a continued run: as the previous run left it). */
+  private shownStatus: string;
+  private readonly lock = new Mutex();
+
+  constructor(
+    private readonly input: SubscriptionWorkflowInput,
+    readonly time: WorkflowTime,
+  ) {
+    this.state = 'continued' in input ? input.continued : 'created' in input ? input.created : initialState(input.create, time.now());
+    this.shownStatus = workflowInfo().typedSearchAttributes.get(BILLING_STATUS) ?? this.state.status;
+  }
+
+  /** The API speaks Unix seconds: every time the workflow records is a whole second, so what it stores reads back exactly. */
+  wholeSecondsNow(): number {
+    return Math.floor(this.time.now() / 1000) * 1000;
+  }
+
+  /** On a test clock, activities record what they write at the clock's time (src/lib/clock-time.ts). */
+  private clockTime() {
+    return this.time.testClock ? { clockTime: this.time.now() } : {};
+  }
+
+  /** Runs `step` alone: since PATCHES.serialSteps in arrival order (a FIFO lock), each on the state the previous one wrote. */
+  async exclusive<T>(step: () => Promise<T>): Promise<T> {
+    const hold = async () => {
+      // A step begun before serialSteps (replayed) holds `busy` without the lock: the lock's holder waits for it.
+      await condition(() => !this.busy);
+      this.busy = true;
+      try {
+        return await step();
+      } finally {
+        this.busy = false;
+      }
+    };
+    return patched(PATCHES.serialSteps) ? this.lock.runExclusive(hold) : hold();
+  }
+
+  /** The `state` query: the state, what comes next and when, in milliseconds and in ISO-8601. */
+  view(): SubscriptionStateView {
+    const { state } = this;
+    const billingAt = nextBillingAt(state);
+    const action = nextAction(state);
+    return {
+      ...state,
+      nextBillingAt: billingAt,
+      nextAction: action,
+      busy: this.busy,
+      settled: this.settled,
+      renewalsThisRun: this.renewalsThisRun,
+      billingStatus: this.shownStatus,
+      times: isoTimes({
+        nextBillingAt: billingAt,
+        'nextAction.at': action?.at,
+        createdAt: state.createdAt,
+        startDate: state.startDate,
+        startBillingDate: state.startBillingDate,
+        endDate: state.endDate,
+        trialStart: state.trialStart,
+        trialEnd: state.trialEnd,
+        anchor: state.anchor,
+        currentPeriodStart: state.currentPeriodStart,
+        currentPeriodEnd: state.currentPeriodEnd,
+        cancelAt: state.cancelAt,
+        canceledAt: state.canceledAt,
+        endedAt: state.endedAt,
+        pausedAt: state.pausedAt,
+        ...Object.fromEntries(
+          state.dunning.flatMap((entry, index) => [
+            [`dunning.${index}.failedAt`, entry.failedAt],
+            [`dunning.${index}.nextRetryAt`, entry.nextRetryAt],
+          ]),
+        ),
+      }),
+    };
+  }
+
+  /**
+   * Sets BillingStatus for `next` (the state about to replace `state`). Without dunning in view this
+   * is the upsert the code always made (when the status changes); with it, `past_due` and back, since
+   * PATCHES.pastDueStatus.
+   */
+  private showStatus(next: SubscriptionState): void {
+    const wanted = billingStatusOf(next);
+    if (wanted === this.shownStatus) return;
+    if ((wanted === 'past_due' || this.shownStatus === 'past_due') && !patched(PATCHES.pastDueStatus)) {
+      if (next.status === this.state.status) return;
+      this.shownStatus = next.status;
+    } else this.shownStatus = wanted;
+    upsertSearchAttributes([{ key: BILLING_STATUS, value: this.shownStatus }]);
+  }
+
+  /** Writes `next` with its event (one transaction: the row, the items, the event) and makes it the state. */
+  private async commit(next: SubscriptionState, event: PersistSubscriptionInput['event'], recorder: Recorder = records): Promise<SubscriptionObject> {
+    const object = await recorder.persistSubscription.executeWithOptions({ summary: `record ${event?.type ?? 'the state'} (version ${next.version}, ${next.status})` }, [
+      { state: next, event, ...this.clockTime() },
+    ]);
+    this.showStatus(next);
+    this.state = next;
+    this.latest = object;
+    return object;
+  }
+
+  /** The subscription as the row has it now, for an update that changed nothing (writing the current version writes nothing). */
+  private recorded(): Promise<SubscriptionObject> {
+    return records.persistSubscription.executeWithOptions({ summary: `nothing changed: answer the subscription as recorded (version ${this.state.version})` }, [
+      { state: this.state, event: null, ...this.clockTime() },
+    ]);
+  }
+
+  /** The creation's own write (runs started with `{create}`); false when it was refused (creationFailure set). */
+  async recordCreation(): Promise<boolean> {
+    // The caller set account and customer; the status is the workflow's to tell.
+    upsertSearchAttributes([{ key: BILLING_STATUS, value: this.state.status }]);
+    try {
+      await this.commit({ ...this.state, version: 1 }, { type: 'subscription.created' }, patched(PATCHES.localCreation) ? localRecords : records);
+      return true;
+    } catch (error) {
+      const rejection = rejectionOf(error);
+      if (!rejection) throw error;
+      this.creationFailure = rejectionFailure(rejection);
+      return false;
+    }
+  }
+
+  /**
+   * An update's change: computed from the state it finds once it holds the lock (the rules judge it
+   * again there: an update validated against an older state may be refused now), checked, then persisted.
+   */
+  change(
+    transition: (current: SubscriptionState, nowMs: number) => SubscriptionState,
+    event: (next: SubscriptionState) => PersistSubscriptionInput['event'],
+    check?: (next: SubscriptionState) => Promise<void>,
+  ): Promise<SubscriptionObject> {
+    return this.exclusive(async () => {
+      let next: SubscriptionState;
+      try {
+        next = transition(this.state, this.wholeSecondsNow());
+      } catch (error) {
+        asRuleFailure(error);
+      }
+      try {
+        // Nothing changes: the row is answered as it is (persisting the current version writes nothing).
+        if (sameState(next, this.state) && patched(PATCHES.noOpUnrecorded)) return await this.recorded();
+        if (check) await check(next);
+        return await this.commit(next, event(next));
+      } catch (error) {
+        const rejection = rejectionOf(error);
+        if (rejection) throw rejectionFailure(rejection);
+        throw error;
+      }
+    });
+  }
+
+  /** The items a change leaves, each with the request field that changed it, against the charge ceiling (an activity: prices live in the database). */
+  async checkItemsCeiling(next: SubscriptionState, changes: SubscriptionChanges): Promise<void> {
+    const params = new Map((changes.items ?? []).map(({ param, change }) => [change.id, param]));
+    await localRecords.checkItemsWithinCeiling.executeWithOptions({ summary: `check ${next.items.length} items against the charge ceiling` }, [
+      {
+        accountId: this.state.accountId,
+        items: next.items.map((item) => ({ priceId: item.priceId, quantity: item.quantity, taxRateIds: item.taxRateIds, param: params.get(item.id) ?? null })),
+      },
+    ]);
+  }
+
+  /** A notice that an invoice was paid or voided outside the workflow: kept for the loop when it is one in dunning. */
+  noticeSettled(notice: unknown): void {
+    const invoiceId = (notice as { invoiceId?: unknown } | null)?.invoiceId;
+    if (typeof invoiceId === 'string' && this.state.dunning.some((entry) => entry.invoiceId === invoiceId)) this.reportedSettled.add(invoiceId);
+    else log.warn('invoiceSettled ignored: not an invoice in dunning', { subscriptionId: this.state.id, notice });
+  }
+
+  /** Ends the dunning of each reported invoice the database shows paid or voided; one still open waits for its retry. */
+  async checkReportedSettled(): Promise<void> {
+    for (const invoiceId of [...this.reportedSettled]) {
+      this.reportedSettled.delete(invoiceId);
+      if (!this.state.dunning.some((entry) => entry.invoiceId === invoiceId)) continue;
+      const { status } = await localRecords.invoiceStatus.executeWithOptions({ summary: `invoice ${invoiceId} settled outside the workflow?` }, [
+        { accountId: this.state.accountId, invoiceId },
+      ]);
+      if (status === 'paid' || status === 'void') await this.endDunning(invoiceId);
+    }
+  }
+
+  /** Waits until `action` is due, or until something changes the state or reports a settled invoice. */
+  async waitFor(action: Action | null): Promise<void> {
+    this.settled = true;
+    const seen = this.state.version;
+    await this.time.sleep(
+      () => this.state.version !== seen || this.reportedSettled.size > 0,
+      action === null ? null : action.at,
+      action === null ? undefined : subscriptionTimerSummary(action, this.state),
+    );
+  }
+
+  /** Performs the action due now, judged again under the lock (an update may have changed everything). */
+  async performDue(): Promise<void> {
+    const action = nextAction(this.state);
+    if (!action || !this.time.due(action.at)) return;
+    switch (action.kind) {
+      case 'expire':
+        await this.commit(end(this.state, action.at, 'expired'), { type: 'subscription.canceled', cause: REQUESTED });
+        break;
+      case 'cancel':
+        await this.commit(end(this.state, action.at, 'canceled'), { type: 'subscription.canceled', cause: REQUESTED });
+        break;
+      case 'start':
+        await this.commit(start(this.state, this.wholeSecondsNow()), { type: 'subscription.updated' });
+        break;
+      case 'end_trial':
+        await this.commit(endTrial(this.state), { type: 'subscription.updated' });
+        break;
+      case 'retry':
+        await this.retryCharge(action.invoiceId);
+        break;
+      case 'bill':
+        await this.bill(action.index);
+        break;
+    }
+  }
+
+  // --- billing a period ---
+
+  /** The renewal of period `index`: invoice created, finalized, then charged (or sent), in that order. */
+  private async bill(index: number): Promise<void> {
+    const { state } = this;
+    const { start: periodStart, end: periodEnd } = periodBounds(billingCycle(state), index);
+    const period = { accountId: state.accountId, subscriptionId: state.id, periodStart };
+    const createdInvoiceId = index === 0 && 'created' in this.input && state.invoicesIssued === 0 ? state.latestInvoiceId : null;
+    if (createdInvoiceId && patched(PATCHES.firstPeriodLocal)) return this.billCreatedInvoice(index, createdInvoiceId);
+    let invoiceId: string;
+    try {
+      ({ invoiceId } = await records.createRenewalInvoice.executeWithOptions({ summary: `invoice period ${isoDay(periodStart)} to ${isoDay(periodEnd)}` }, [
+        {
+          ...period,
+          ...this.clockTime(),
+          periodEnd,
+          customerId: state.customerId,
+          currency: state.currency,
+          collectionMethod: state.collectionMethod,
+          billingReason: state.invoicesIssued === 0 ? 'subscription_create' : 'subscription_cycle',
+          items: state.items,
+        },
+      ]));
+    } catch (error) {
+      const cause = applicationFailureOf(error, RENEWAL_REJECTED);
+      if (!cause) throw error;
+      // Visible, not silent: subscription.updated with the period, lastError in the `state` query, a warning in the worker's log.
+      log.warn('renewal not invoiced', { subscriptionId: state.id, periodStart, reason: cause.message });
+      await this.commit(billed(state, index, null, cause.message), { type: 'subscription.updated' });
+      this.renewalsThisRun += 1;
+      return;
+    }
+    const { status } = await records.finalizeRenewalInvoice.executeWithOptions({ summary: `finalize invoice ${invoiceId}` }, [{ ...period, invoiceId, ...this.clockTime() }]);
+    // The first invoice of a subscription the API created is charged by the API before the workflow gets
+    // here (finalize then answers paid): the charge activity is still run, so that its recorded result,
+    // the receipt of the API's attempt 1 (same attempt key, nothing charged again), shows in the history.
+    const foundPaid = status === 'paid' && state.collectionMethod === 'charge_automatically' && patched(PATCHES.firstChargeReceipt);
+    const charge = (status === 'open' || foundPaid) && state.collectionMethod === 'charge_automatically' ? await this.chargeAttemptOne(index, invoiceId) : null;
+    await this.recordBilled(index, invoiceId, charge, records);
+  }
+
+  /** Attempt 1 of a period's invoice, the renewal charge: a retried activity finishes the same attempt. */
+  private chargeAttemptOne(index: number, invoiceId: string): Promise<RenewalChargeResult> {
+    const { state } = this;
+    const { start: periodStart } = periodBounds(billingCycle(state), index);
+    return payments.chargeRenewalInvoice.executeWithOptions({ summary: `charge invoice ${invoiceId} attempt 1 (renewal ${isoDay(periodStart)})` }, [
+      { accountId: state.accountId, subscriptionId: state.id, periodStart, invoiceId, attempt: 1, paymentMethodId: state.defaultPaymentMethodId, ...this.clockTime() },
+    ]);
+  }
+
+  /** The first period of a subscription the API created, since PATCHES.firstPeriodLocal (see there). */
+  private async billCreatedInvoice(index: number, invoiceId: string): Promise<void> {
+    const { state } = this;
+    const { start: periodStart } = periodBounds(billingCycle(state), index);
+    const summary =
+      state.collectionMethod === 'charge_automatically' ? `first invoice ${invoiceId}: the API's charge, attempt 1` : `first invoice ${invoiceId}: finalized at creation`;
+    const found = await localRecords.settleCreatedInvoice.executeWithOptions({ summary }, [
+      {
+        accountId: state.accountId,
+        subscriptionId: state.id,
+        periodStart,
+        invoiceId,
+        attempt: 1,
+        paymentMethodId: state.defaultPaymentMethodId,
+        collectionMethod: state.collectionMethod,
+        ...this.clockTime(),
+      },
+    ]);
+    if (found.status === 'open' && state.collectionMethod === 'charge_automatically') {
+      await this.recordBilled(index, invoiceId, await this.chargeAttemptOne(index, invoiceId), records);
+      return;
+    }
+    await this.recordBilled(index, invoiceId, found.apiAttempt, localRecords);
+  }
+
+  /** The period billed with its invoice; a failed charge starts dunning (and applies its outcome when no retry is left). */
+  private async recordBilled(index: number, invoiceId: string, charge: RenewalChargeResult | null, recorder: Recorder): Promise<void> {
+    const { start: periodStart } = periodBounds(billingCycle(this.state), index);
+    let next = billed(this.state, index, invoiceId);
+    if (charge?.outcome === 'failed') {
+      next = startDunning(next, { invoiceId, periodStart, failedAt: this.wholeSecondsNow(), retryDays: charge.retryDays, outcome: charge.dunningOutcome });
+    }
+    await this.commit(next, { type: 'subscription.updated' }, recorder);
+    this.renewalsThisRun += 1;
+    if (charge?.outcome === 'failed' && dunningExhausted(this.state, invoiceId)) await this.applyDunningOutcome(invoiceId);
+  }
+
+  // --- dunning ---
+
+  /**
+   * A dunning retry: each failure is its own invoice.payment_failed; the last one applies the account's
+   * outcome. The charge made on resume (attempts 0) plays the renewal charge's part: its failure starts
+   * a new round on the schedule in force then.
+   */
+  private async retryCharge(invoiceId: string): Promise<void> {
+    const { state } = this;
+    const entry = state.dunning.find((candidate) => candidate.invoiceId === invoiceId)!;
+    const attempt = nextAttempt(entry);
+    const result = await payments.chargeRenewalInvoice.executeWithOptions({ summary: `charge invoice ${invoiceId} attempt ${attempt} (${dunningRetryLabel(entry)})` }, [
+      {
+        accountId: state.accountId,
+        subscriptionId: state.id,
+        periodStart: entry.periodStart,
+        invoiceId,
+        attempt,
+        paymentMethodId: state.defaultPaymentMethodId,
+        ...this.clockTime(),
+      },
+    ]);
+    if (result.outcome !== 'failed') {
+      await this.endDunning(invoiceId);
+      return;
+    }
+    this.state =
+      entry.attempts === 0
+        ? startDunning(this.state, {
+            invoiceId,
+            periodStart: entry.periodStart,
+            failedAt: this.wholeSecondsNow(),
+            retryDays: result.retryDays,
+            outcome: result.dunningOutcome,
+            attemptOffset: entry.attemptOffset ?? 0,
+          })
+        : retryFailed(this.state, invoiceId);
+    if (dunningExhausted(this.state, invoiceId)) await this.applyDunningOutcome(invoiceId);
+  }
+
+  /** Dunning of `invoiceId` is over: recorded (the row leaves past_due) since PATCHES.dunningEndRecorded, else in the state only. */
+  private async endDunning(invoiceId: string): Promise<void> {
+    const resolved = dunningResolved(this.state, invoiceId);
+    if (patched(PATCHES.dunningEndRecorded)) {
+      await this.commit({ ...resolved, version: this.state.version + 1 }, { type: 'subscription.updated' });
+      return;
+    }
+    this.showStatus(resolved);
+    this.state = resolved;
+  }
+
+  private async applyDunningOutcome(invoiceId: string): Promise<void> {
+    const entry = this.state.dunning.find((candidate) => candidate.invoiceId === invoiceId)!;
+    log.info('dunning exhausted', { subscriptionId: this.state.id, invoiceId, outcome: entry.outcome });
+    // A pause keeps the exhausted entry: the invoice is still owed, and resume charges it again.
+    const keepForResume = entry.outcome === 'pause' && this.state.status === 'active' && patched(PATCHES.resumeChargesUnpaid);
+    if (!keepForResume) this.state = dunningResolved(this.state, invoiceId);
+    if (entry.outcome === 'cancel') await this.commit(end(this.state, this.wholeSecondsNow(), 'canceled'), { type: 'subscription.canceled', cause: DUNNING });
+    else if (entry.outcome === 'pause' && this.state.status === 'active') {
+      await this.commit(pause(this.state, this.wholeSecondsNow()), { type: 'subscription.paused', cause: DUNNING });
+    }
+    // keep_active: the invoice stays open and the subscription bills on (no longer past_due).
+    else if (patched(PATCHES.dunningEndRecorded)) await this.commit({ ...this.state, version: this.state.version + 1 }, { type: 'subscription.updated' });
+    else this.showStatus(this.state);
+  }
+}
