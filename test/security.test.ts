@@ -91,7 +91,7 @@ describe('item 2: API key lifecycle', () => {
       expect(statuses).toEqual(['active', 'expiring']);
 
       const revoked = await cli('key-revoke.ts', ['revoke', '--key', oldKey.key_id]);
-      expect(revoked.stdout).toMatch(/revoked; running API processes refuse it within 30 s/);
+      expect(revoked.stdout).toMatch(/revoked( by \S+)?; running API processes refuse it within 30 s/);
       await new Promise((resolve) => setTimeout(resolve, 400));
       const refused = await oldClient.get('/customers');
       expect(refused.status).toBe(401);
@@ -105,7 +105,8 @@ describe('item 2: API key lifecycle', () => {
       expect((await apiClient(app.baseUrl, rotatedAgain.api_key).get('/customers')).status).toBe(200);
 
       const failure = await cli('key-revoke.ts', ['revoke', '--key', 'key_unknown']).catch((error: { code: number; stderr: string }) => error);
-      expect(failure).toMatchObject({ code: 2, stderr: expect.stringContaining('No such key: key_unknown') });
+      // Exit codes (docs/operations.md): an unknown key is a refusal (1), not bad usage (2).
+      expect(failure).toMatchObject({ code: 1, stderr: expect.stringContaining('No such key: key_unknown') });
     } finally {
       await shortCache.close();
     }

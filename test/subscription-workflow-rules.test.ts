@@ -6,6 +6,7 @@ import { DAY_MS, periodBounds } from '../src/subscriptions/billing-dates';
 import { billingCycle, initialState, type SubscriptionState } from '../src/subscriptions/subscription-machine';
 import type { SubscriptionObject } from '../src/subscriptions/subscription.schemas';
 import { cancelUpdate, pauseUpdate, resumeUpdate, stateQuery, SUBSCRIPTION_WORKFLOW_TYPE, subscriptionWorkflowId } from '../workflows/subscription-messages';
+import { billingDataConverter } from '../src/temporal/payload-codec';
 import { createTimeSkippingEnv } from './support/temporal';
 import { quietRuntime } from './support/subscriptions';
 
@@ -90,6 +91,8 @@ async function run<T>(charge: Charge, scenario: (state: SubscriptionState, mocks
     taskQueue,
     workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! },
     activities: mocks.activities,
+    // The environment's client encrypts payloads (test/support/temporal.ts): the worker decodes them the same way.
+    dataConverter: billingDataConverter(),
   });
   const state = createdState(await env.currentTimeMs());
   return worker.runUntil(async () => {

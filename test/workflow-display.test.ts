@@ -91,8 +91,9 @@ it('a subscription workflow carries its summary, details and the customer email,
   // (The update's change restarts the wait: a second timer of the same renewal may follow the first.)
   expect([...new Set(view.timers)]).toEqual([`renewal ${day(state.nextBillingAt!)}`]);
   // The API made, finalized and charged the first invoice and recorded the period before it started the
-  // workflow (decisions.md §14): the only activity is the record of the PATCH, and the input shows the API's charge.
-  expect(view.activities.map(({ type, summary }) => [type, summary])).toEqual([['persistSubscription', 'record subscription.updated (version 4, active)']]);
+  // workflow (decisions.md §14): the only activity answers the PATCH, which changed nothing (no new version,
+  // no event), and the input shows the API's charge.
+  expect(view.activities.map(({ type, summary }) => [type, summary])).toEqual([['persistSubscription', 'nothing changed: answer the subscription as recorded (version 3)']]);
   expect(await app.prisma.transaction.count({ where: { invoiceId: invoice!.id, type: 'payment' } })).toBe(1);
   expect(view.input).toMatchObject({
     created: { id: subscription.id, version: 3, latestInvoiceId: invoice!.id },

@@ -1,6 +1,5 @@
-import { parseArgs } from 'node:util';
 import { customerEmailFilter, customerEmailHashes, normalizeEmail } from '../temporal/email-hash';
-import { fail } from './operator';
+import { fail, parseCommandLine, runCommand } from './operator';
 
 const usage = `Usage: npm run email-hash -- <email> [--json]
   Prints the Temporal Web UI filter that finds a customer's subscription and payment-plan workflows by
@@ -9,18 +8,8 @@ const usage = `Usage: npm run email-hash -- <email> [--json]
   SECRETS_ENCRYPTION_OLD_KEYS: workflows started before a rotation carry the hash under a former key).`;
 
 /** `npm run email-hash -- ada@example.com`: the Web UI filter on BillingCustomerEmailHash for an address. */
-function main(argv: string[]): void {
-  let parsed;
-  try {
-    parsed = parseArgs({ args: argv, options: { json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
-  } catch (error) {
-    fail(`${(error as Error).message.split('. ')[0]}.\n${usage}`);
-  }
-  const { values, positionals } = parsed;
-  if (values.help) {
-    console.log(usage);
-    return;
-  }
+async function main(): Promise<void> {
+  const { values, positionals } = parseCommandLine(usage, { json: { type: 'boolean' } }, { allowPositionals: true });
   const [email, ...extra] = positionals;
   if (!email || extra.length > 0 || !normalizeEmail(email).includes('@')) fail(usage);
   const filter = customerEmailFilter(email);
@@ -31,9 +20,4 @@ function main(argv: string[]): void {
   console.log(filter);
 }
 
-try {
-  main(process.argv.slice(2));
-} catch (error) {
-  console.error((error as Error).message);
-  process.exit(1);
-}
+runCommand(main);
