@@ -12,6 +12,7 @@ import {
   type RenewalChargeResult,
   type RenewalInvoiceInput,
   type RenewalPeriod,
+  type FinalizedRenewal,
 } from '../src/subscriptions/renewal.service';
 import { RENEWAL_REJECTED, rejectionFailure } from '../src/subscriptions/subscription-rejection';
 import { persistSubscription, type PersistSubscriptionInput } from '../src/subscriptions/subscription-projection.service';
@@ -63,7 +64,7 @@ export function createSubscriptionActivities({ prisma, gateway = createGateway(p
       }
     },
 
-    async finalizeRenewalInvoice(input: RenewalPeriod & { invoiceId: string } & ClockTimed): Promise<{ status: 'open' | 'paid' | 'void' }> {
+    async finalizeRenewalInvoice(input: RenewalPeriod & { invoiceId: string } & ClockTimed): Promise<FinalizedRenewal> {
       return atTime(input.clockTime, () => finalizeRenewalInvoice(prisma, input));
     },
 
@@ -73,7 +74,7 @@ export function createSubscriptionActivities({ prisma, gateway = createGateway(p
 
     async settleCreatedInvoice(
       input: RenewalChargeInput & { collectionMethod: CollectionMethod } & ClockTimed,
-    ): Promise<{ status: 'open' | 'paid' | 'void'; apiAttempt: RenewalChargeResult | null }> {
+    ): Promise<FinalizedRenewal & { apiAttempt: RenewalChargeResult | null }> {
       return atTime(input.clockTime, () => settleCreatedInvoice(prisma, gateway, input));
     },
   };

@@ -224,12 +224,11 @@ it('dunning: BillingStatus past_due while retried, back to active when a retry p
 
     const view = await historyView(handle);
     const charges = view.activities.filter((activity) => activity.type === 'chargeRenewalInvoice');
-    expect(charges.map((charge) => charge.summary)).toEqual([
-      `charge invoice ${entry!.invoiceId} attempt 1 (renewal ${day(entry!.periodStart)})`,
-      `charge invoice ${entry!.invoiceId} attempt 2 (dunning retry 1 of 3)`,
-    ]);
+    // Invoices by number beside their id, as people know them.
+    const label = `${invoice.number} (${invoice.id})`;
+    expect(charges.map((charge) => charge.summary)).toEqual([`charge invoice ${label} attempt 1 (renewal ${day(entry!.periodStart)})`, `charge invoice ${label} attempt 2 (dunning retry 1 of 3)`]);
     expect(charges[1]!.result).toMatchObject({ outcome: 'paid', charge: { status: 'succeeded', brand: 'visa', last4: '4242', amount: 3000 } });
-    expect(view.timers).toContain(`dunning retry 1 of 3 on ${day(entry!.nextRetryAt)} (${entry!.invoiceId}), after charge attempt 1 FAILED`);
+    expect(view.timers).toContain(`dunning retry 1 of 3 on ${day(entry!.nextRetryAt)} (${label}), after charge attempt 1 FAILED`);
     expect(view.timers.at(-1)).toBe(`renewal ${day(recovered.nextBillingAt!)}`);
     await recordHistories(world, subscription.id, 'dunning-past-due');
   } finally {

@@ -31,7 +31,7 @@ import type { WorkflowTime } from './clock';
 import { localRecords, payments, records } from './subscription-activities';
 import type { SubscriptionStateView, SubscriptionWorkflowInput } from './subscription-messages';
 import { SUBSCRIPTION_PATCHES as PATCHES } from './subscription-patches';
-import { billingStatusOf, dunningRetryLabel, isoDay, isoTimes, subscriptionTimerSummary } from './summaries';
+import { billingStatusOf, dunningRetryLabel, invoiceLabel, isoDay, isoTimes, subscriptionTimerSummary } from './summaries';
 
 /** The projection's writer: an activity, or a local one where the step runs in the workflow task. */
 type Recorder = typeof records | typeof localRecords;
@@ -318,20 +318,22 @@ export class SubscriptionRun {
       this.renewalsThisRun += 1;
       return;
     }
-    const { status } = await records.finalizeRenewalInvoice.executeWithOptions({ summary: `finalize invoice ${invoiceId}` }, [{ ...period, invoiceId, ...this.clockTime() }]);
+    const { status, number } = await records.finalizeRenewalInvoice.executeWithOptions({ summary: `finalize invoice ${invoiceId}` }, [
+      { ...period, invoiceId, ...this.clockTime() },
+    ]);
     // The first invoice of a subscription the API created is charged by the API before the workflow gets
     // here (finalize then answers paid): the charge activity is still run, so that its recorded result,
     // the receipt of the API's attempt 1 (same attempt key, nothing charged again), shows in the history.
     const foundPaid = status === 'paid' && state.collectionMethod === 'charge_automatically' && patched(PATCHES.firstChargeReceipt);
-    const charge = (status === 'open' || foundPaid) && state.collectionMethod === 'charge_automatically' ? await this.chargeAttemptOne(index, invoiceId) : null;
-    await this.recordBilled(index, invoiceId, charge, records);
+    const charge = (status === 'open' || foundPaid) && state.collectionMethod === 'charge_automatically' ? await this.chargeAttemptOne(index, invoiceId, number) : null;
+    await this.recordBilled(index, invoiceId, charge, records, number);
   }
 
   /** Attempt 1 of a period's invoice, the renewal charge: a retried activity finishes the same attempt. */
-  private chargeAttemptOne(index: number, invoiceId: string): Promise<RenewalChargeResult> {
+  private chargeAttemptOne(index: number, invoiceId: string, number?: string | null): Promise<RenewalChargeResult> {
     const { state } = this;
     const { start: periodStart } = periodBounds(billingCycle(state), index);
-    return payments.chargeRenewalInvoice.executeWithOptions({ summary: `charge invoice ${invoiceId} attempt 1 (renewal ${isoDay(periodStart)})` }, [
+    return payments.chargeRenewalInvoice.executeWithOptions({ summary: `charge invoice ${invoiceLabel(invoiceId, number)} attempt 1 (renewal ${isoDay(periodStart)})` }, [
       { accountId: state.accountId, subscriptionId: state.id, periodStart, invoiceId, attempt: 1, paymentMethodId: state.defaultPaymentMethodId, ...this.clockTime() },
     ]);
   }
@@ -355,18 +357,25 @@ export class SubscriptionRun {
       },
     ]);
     if (found.status === 'open' && state.collectionMethod === 'charge_automatically') {
-      await this.recordBilled(index, invoiceId, await this.chargeAttemptOne(index, invoiceId), records);
+      await this.recordBilled(index, invoiceId, await this.chargeAttemptOne(index, invoiceId, found.number), records, found.number);
       return;
     }
-    await this.recordBilled(index, invoiceId, found.apiAttempt, localRecords);
+    await this.recordBilled(index, invoiceId, found.apiAttempt, localRecords, found.number);
   }
 
   /** The period billed with its invoice; a failed charge starts dunning (and applies its outcome when no retry is left). */
-  private async recordBilled(index: number, invoiceId: string, charge: RenewalChargeResult | null, recorder: Recorder): Promise<void> {
+  private async recordBilled(index: number, invoiceId: string, charge: RenewalChargeResult | null, recorder: Recorder, number?: string | null): Promise<void> {
     const { start: periodStart } = periodBounds(billingCycle(this.state), index);
     let next = billed(this.state, index, invoiceId);
     if (charge?.outcome === 'failed') {
-      next = startDunning(next, { invoiceId, periodStart, failedAt: this.wholeSecondsNow(), retryDays: charge.retryDays, outcome: charge.dunningOutcome });
+      next = startDunning(next, {
+        invoiceId,
+        ...(number ? { invoiceNumber: number } : {}),
+        periodStart,
+        failedAt: this.wholeSecondsNow(),
+        retryDays: charge.retryDays,
+        outcome: charge.dunningOutcome,
+      });
     }
     await this.commit(next, { type: 'subscription.updated' }, recorder);
     this.renewalsThisRun += 1;
@@ -384,17 +393,20 @@ export class SubscriptionRun {
     const { state } = this;
     const entry = state.dunning.find((candidate) => candidate.invoiceId === invoiceId)!;
     const attempt = nextAttempt(entry);
-    const result = await payments.chargeRenewalInvoice.executeWithOptions({ summary: `charge invoice ${invoiceId} attempt ${attempt} (${dunningRetryLabel(entry)})` }, [
-      {
-        accountId: state.accountId,
-        subscriptionId: state.id,
-        periodStart: entry.periodStart,
-        invoiceId,
-        attempt,
-        paymentMethodId: state.defaultPaymentMethodId,
-        ...this.clockTime(),
-      },
-    ]);
+    const result = await payments.chargeRenewalInvoice.executeWithOptions(
+      { summary: `charge invoice ${invoiceLabel(invoiceId, entry.invoiceNumber)} attempt ${attempt} (${dunningRetryLabel(entry)})` },
+      [
+        {
+          accountId: state.accountId,
+          subscriptionId: state.id,
+          periodStart: entry.periodStart,
+          invoiceId,
+          attempt,
+          paymentMethodId: state.defaultPaymentMethodId,
+          ...this.clockTime(),
+        },
+      ],
+    );
     if (result.outcome !== 'failed') {
       await this.endDunning(invoiceId);
       return;
@@ -403,6 +415,7 @@ export class SubscriptionRun {
       entry.attempts === 0
         ? startDunning(this.state, {
             invoiceId,
+            ...(entry.invoiceNumber ? { invoiceNumber: entry.invoiceNumber } : {}),
             periodStart: entry.periodStart,
             failedAt: this.wholeSecondsNow(),
             retryDays: result.retryDays,

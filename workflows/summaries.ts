@@ -40,6 +40,11 @@ export function billingStatusOf(state: Pick<SubscriptionState, 'status' | 'dunni
   return apiStatus(state);
 }
 
+/** `INV-000012 (9b2e...)`: an invoice as people know it, by number, with its id; the id alone before it has a number. */
+export function invoiceLabel(invoiceId: string, number: string | null | undefined): string {
+  return number ? `${number} (${invoiceId})` : invoiceId;
+}
+
 /** `dunning retry 2 of 3`; a round started by a resume (no charge made yet) is `charge after resume`. */
 export function dunningRetryLabel(entry: Pick<DunningState, 'attempts' | 'retryDays'>): string {
   return entry.attempts === 0 ? 'charge after resume' : `dunning retry ${entry.attempts} of ${entry.retryDays.length}`;
@@ -70,7 +75,7 @@ export function subscriptionTimerSummary(action: Action, state: Pick<Subscriptio
       return `ends (end_date) ${day}`;
     case 'retry': {
       const entry = state.dunning.find((candidate) => candidate.invoiceId === action.invoiceId);
-      return `${entry ? dunningRetryLabel(entry) : 'dunning retry'} on ${day} (${action.invoiceId})${entry ? failedChargeNote(entry) : ''}`;
+      return `${entry ? dunningRetryLabel(entry) : 'dunning retry'} on ${day} (${invoiceLabel(action.invoiceId, entry?.invoiceNumber)})${entry ? failedChargeNote(entry) : ''}`;
     }
   }
 }

@@ -114,21 +114,27 @@ export async function createRenewalInvoiceInTx(tx: Tx, input: RenewalInvoiceInpu
 }
 
 /** draft -> open (invoice.finalized; invoice.sent for send_invoice), once. Answers the invoice's status; a voided invoice voids its renewal. */
-export async function finalizeRenewalInvoice(prisma: Db, input: RenewalPeriod & { invoiceId: string }): Promise<{ status: 'open' | 'paid' | 'void' }> {
+/** A renewal invoice after finalization: its status, and its number for people reading the workflow's timeline (null once voided unnumbered). */
+export interface FinalizedRenewal {
+  status: 'open' | 'paid' | 'void';
+  number?: string | null;
+}
+
+export async function finalizeRenewalInvoice(prisma: Db, input: RenewalPeriod & { invoiceId: string }): Promise<FinalizedRenewal> {
   return prisma.$transaction((tx) => finalizeRenewalInvoiceInTx(tx, input));
 }
 
-export async function finalizeRenewalInvoiceInTx(tx: Tx, input: RenewalPeriod & { invoiceId: string }): Promise<{ status: 'open' | 'paid' | 'void' }> {
+export async function finalizeRenewalInvoiceInTx(tx: Tx, input: RenewalPeriod & { invoiceId: string }): Promise<FinalizedRenewal> {
   let invoice = await lockInvoice(tx, input.accountId, input.invoiceId);
   if (invoice.status === 'void') {
     await tx.subscriptionRenewal.updateMany({ where: periodKey(input), data: { status: 'void' } });
-    return { status: 'void' };
+    return { status: 'void', number: invoice.number };
   }
   if (invoice.status === 'draft') invoice = await finalizeInTx(tx, input.accountId, invoice);
   if (invoice.collectionMethod === 'send_invoice') {
     await tx.subscriptionRenewal.updateMany({ where: { ...periodKey(input), status: 'invoiced' }, data: { status: 'sent' } });
   }
-  return { status: invoice.status === 'paid' ? 'paid' : 'open' };
+  return { status: invoice.status === 'paid' ? 'paid' : 'open', number: invoice.number };
 }
 
 /** A later attempt's record is never overwritten by an earlier one's (a retried activity). */
@@ -209,11 +215,11 @@ export async function settleCreatedInvoice(
   prisma: Db,
   gateway: PaymentGateway,
   input: RenewalChargeInput & { collectionMethod: CollectionMethod },
-): Promise<{ status: 'open' | 'paid' | 'void'; apiAttempt: RenewalChargeResult | null }> {
-  const { status } = await finalizeRenewalInvoice(prisma, input);
+): Promise<FinalizedRenewal & { apiAttempt: RenewalChargeResult | null }> {
+  const { status, number } = await finalizeRenewalInvoice(prisma, input);
   const { collectionMethod, ...attempt } = input;
-  if (status !== 'paid' || collectionMethod !== 'charge_automatically') return { status, apiAttempt: null };
-  return { status, apiAttempt: await chargeRenewalInvoice(prisma, gateway, attempt) };
+  if (status !== 'paid' || collectionMethod !== 'charge_automatically') return { status, number, apiAttempt: null };
+  return { status, number, apiAttempt: await chargeRenewalInvoice(prisma, gateway, attempt) };
 }
 
 /** A client error (4xx) from billing code: the renewal cannot go on as asked, which retrying will not change. */

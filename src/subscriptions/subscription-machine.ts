@@ -29,6 +29,8 @@ export interface SubscriptionItemState {
 
 export interface DunningState {
   invoiceId: string;
+  /** The invoice's number, for people reading the workflow's timeline (absent from entries made before it was kept). */
+  invoiceNumber?: string;
   periodStart: number;
   /** Charges made for the invoice so far: 1 is the renewal charge, each retry adds one. */
   attempts: number;
@@ -268,7 +270,7 @@ export function billed(state: SubscriptionState, index: number, invoiceId: strin
 /** A renewal charge failed: start dunning on the account's schedule. Null retry days means none: apply the outcome now. */
 export function startDunning(
   state: SubscriptionState,
-  failure: { invoiceId: string; periodStart: number; failedAt: number; retryDays: number[]; outcome: DunningOutcome; attemptOffset?: number },
+  failure: { invoiceId: string; invoiceNumber?: string; periodStart: number; failedAt: number; retryDays: number[]; outcome: DunningOutcome; attemptOffset?: number },
 ): SubscriptionState {
   const dunning: DunningState = { ...failure, attempts: 1, nextRetryAt: failure.failedAt + (failure.retryDays[0] ?? 0) * DAY_MS };
   return { ...state, dunning: [...state.dunning.filter((entry) => entry.invoiceId !== failure.invoiceId), dunning] };
