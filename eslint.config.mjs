@@ -1,5 +1,6 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import prettier from 'eslint-config-prettier';
 
 export default tseslint.config(
   { ignores: ['node_modules/', 'src/generated/', 'src/client/schema.d.ts', '.tools/', '.data/', 'dist/', 'coverage/'] },
@@ -30,7 +31,16 @@ export default tseslint.config(
       // made by temporalClient, which gives it the codec; a bare one would write customer data in clear.
       '@typescript-eslint/no-restricted-imports': [
         'error',
-        { paths: [{ name: '@temporalio/client', importNames: ['Client', 'WorkflowClient'], message: 'Make clients with temporalClient (src/temporal/client.ts).', allowTypeImports: true }] },
+        {
+          paths: [
+            {
+              name: '@temporalio/client',
+              importNames: ['Client', 'WorkflowClient'],
+              message: 'Make clients with temporalClient (src/temporal/client.ts).',
+              allowTypeImports: true,
+            },
+          ],
+        },
       ],
     },
   },
@@ -48,11 +58,18 @@ export default tseslint.config(
         'error',
         {
           patterns: [
-            { group: ['node:*', 'fs', 'http', 'https', 'net', 'crypto', 'child_process', 'pg', '@prisma/*'], message: 'No I/O or Node built-ins in workflow code.' },
-            { group: ['@temporalio/client', '@temporalio/worker', '@temporalio/activity'], message: 'Workflow code uses @temporalio/workflow only.' },
+            {
+              group: ['node:*', 'fs', 'http', 'https', 'net', 'crypto', 'child_process', 'pg', '@prisma/*'],
+              message: 'No I/O or Node built-ins in workflow code.',
+            },
+            {
+              group: ['@temporalio/client', '@temporalio/worker', '@temporalio/activity'],
+              message: 'Workflow code uses @temporalio/workflow only.',
+            },
             {
               // The pure modules of src/ that workflows share with the API (rules, dates, names); anything else is types only.
-              regex: '^\\.\\./(activities/|src/(?!(subscriptions/(subscription-machine|billing-dates|subscription-rejection)|temporal/search-attributes)$))',
+              regex:
+                '^\\.\\./(activities/|src/(?!(subscriptions/(subscription-machine|billing-dates|subscription-rejection)|temporal/search-attributes)$))',
               message: 'Workflow code imports pure modules, not services, data access or HTTP.',
               allowTypeImports: true,
             },
@@ -65,13 +82,25 @@ export default tseslint.config(
     files: ['src/**/*.routes.ts', 'src/**/*.service.ts', 'src/health/*.ts'],
     rules: {
       // Routes and services get their dependencies from src/http/app-deps.ts: importing the app that registers them makes a cycle.
-      'no-restricted-imports': ['error', { patterns: [{ group: ['../app', './app'], message: 'Import AppDeps from src/http/app-deps.ts.' }] }],
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['../app', './app'], message: 'Import AppDeps from src/http/app-deps.ts.' }] },
+      ],
     },
   },
   {
     files: ['**/*.js', '**/*.mjs'],
     languageOptions: {
-      globals: { require: 'readonly', module: 'writable', process: 'readonly', console: 'readonly', setInterval: 'readonly', clearInterval: 'readonly' },
+      globals: {
+        require: 'readonly',
+        module: 'writable',
+        process: 'readonly',
+        console: 'readonly',
+        setInterval: 'readonly',
+        clearInterval: 'readonly',
+      },
     },
   },
+  // Formatting is Prettier's (`npm run lint` checks it): no stylistic rule of ESLint's competes with it.
+  prettier,
 );

@@ -6,7 +6,11 @@ import { atTime, type ClockTimed } from '../src/lib/clock-time';
 import { createGateway } from '../src/payments/simulated-gateway';
 import { snapshotOf } from '../src/payment-plans/payment-plan.records';
 import { applyPlanRequest, markDefaulted, markInstallmentOverdue } from '../src/payment-plans/payment-plan.service';
-import { chargeInstallment, installmentAttemptKey, type AutomaticChargeOutcome } from '../src/payment-plans/plan-payments.service';
+import {
+  chargeInstallment,
+  installmentAttemptKey,
+  type AutomaticChargeOutcome,
+} from '../src/payment-plans/plan-payments.service';
 import { chargeReceipt, type ChargeReceipt } from '../src/transactions/charge-receipt';
 import type {
   PaymentPlanRequestArgs,
@@ -38,7 +42,8 @@ export function createPaymentPlanActivities({ prisma, gateway = createGateway(pr
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     const message = `Payment plan ${planId} does not exist`;
-    if (Context.current().info.attempt >= MISSING_PLAN_ATTEMPTS) throw ApplicationFailure.nonRetryable(message, 'PaymentPlanMissing');
+    if (Context.current().info.attempt >= MISSING_PLAN_ATTEMPTS)
+      throw ApplicationFailure.nonRetryable(message, 'PaymentPlanMissing');
     throw ApplicationFailure.retryable(message, 'PaymentPlanNotYetVisible');
   }
 
@@ -53,39 +58,57 @@ export function createPaymentPlanActivities({ prisma, gateway = createGateway(pr
      * what was charged (amount, card, transaction) for the Web UI: null when nothing was charged
      * (skipped, card detached); absent from results recorded before it was added.
      */
-    async chargePaymentPlanInstallment(input: {
-      planId: string;
-      number: number;
-      attempt: number;
-      at: number;
-    } & ClockTimed): Promise<{ outcome: AutomaticChargeOutcome; snapshot: PlanSnapshot; charge?: ChargeReceipt | null }> {
-      const outcome = await atTime(input.clockTime, () => chargeInstallment(prisma, gateway, { ...input, at: new Date(input.at) }));
+    async chargePaymentPlanInstallment(
+      input: {
+        planId: string;
+        number: number;
+        attempt: number;
+        at: number;
+      } & ClockTimed,
+    ): Promise<{ outcome: AutomaticChargeOutcome; snapshot: PlanSnapshot; charge?: ChargeReceipt | null }> {
+      const outcome = await atTime(input.clockTime, () =>
+        chargeInstallment(prisma, gateway, { ...input, at: new Date(input.at) }),
+      );
       const payment = await prisma.paymentPlanPayment.findUnique({
-        where: { planId_attemptKey: { planId: input.planId, attemptKey: installmentAttemptKey(input.number, input.attempt) } },
+        where: {
+          planId_attemptKey: { planId: input.planId, attemptKey: installmentAttemptKey(input.number, input.attempt) },
+        },
         select: { transactionId: true },
       });
-      const entry = payment?.transactionId ? await prisma.transaction.findUnique({ where: { id: payment.transactionId } }) : null;
+      const entry = payment?.transactionId
+        ? await prisma.transaction.findUnique({ where: { id: payment.transactionId } })
+        : null;
       return { outcome, snapshot: await snapshot(input.planId), charge: await chargeReceipt(prisma, entry) };
     },
 
-    async markPaymentPlanInstallmentOverdue(input: { planId: string; number: number; at: number } & ClockTimed): Promise<PlanSnapshot> {
-      await atTime(input.clockTime, () => markInstallmentOverdue(prisma, input.planId, input.number, new Date(input.at)));
+    async markPaymentPlanInstallmentOverdue(
+      input: { planId: string; number: number; at: number } & ClockTimed,
+    ): Promise<PlanSnapshot> {
+      await atTime(input.clockTime, () =>
+        markInstallmentOverdue(prisma, input.planId, input.number, new Date(input.at)),
+      );
       return snapshot(input.planId);
     },
 
-    async defaultPaymentPlan(input: { planId: string; pastDueAt: number; at: number } & ClockTimed): Promise<PlanSnapshot> {
+    async defaultPaymentPlan(
+      input: { planId: string; pastDueAt: number; at: number } & ClockTimed,
+    ): Promise<PlanSnapshot> {
       await atTime(input.clockTime, () => markDefaulted(prisma, input.planId, input.pastDueAt, new Date(input.at)));
       return snapshot(input.planId);
     },
 
     /** Carries out a request signal; a refusal is answered in `result`, not thrown. */
-    async applyPaymentPlanRequest(input: {
-      planId: string;
-      signal: PaymentPlanRequestSignal;
-      args: PaymentPlanRequestArgs;
-      at: number;
-    } & ClockTimed): Promise<{ result: PaymentPlanRequestResult; snapshot: PlanSnapshot }> {
-      const result = await atTime(input.clockTime, () => applyPlanRequest(prisma, input.planId, input.signal, input.args, new Date(input.at), gateway));
+    async applyPaymentPlanRequest(
+      input: {
+        planId: string;
+        signal: PaymentPlanRequestSignal;
+        args: PaymentPlanRequestArgs;
+        at: number;
+      } & ClockTimed,
+    ): Promise<{ result: PaymentPlanRequestResult; snapshot: PlanSnapshot }> {
+      const result = await atTime(input.clockTime, () =>
+        applyPlanRequest(prisma, input.planId, input.signal, input.args, new Date(input.at), gateway),
+      );
       return { result, snapshot: await snapshot(input.planId) };
     },
   };

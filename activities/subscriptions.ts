@@ -15,27 +15,50 @@ import {
   type FinalizedRenewal,
 } from '../src/subscriptions/renewal.service';
 import { RENEWAL_REJECTED, rejectionFailure } from '../src/subscriptions/subscription-rejection';
-import { persistSubscription, type PersistSubscriptionInput } from '../src/subscriptions/subscription-projection.service';
+import {
+  persistSubscription,
+  type PersistSubscriptionInput,
+} from '../src/subscriptions/subscription-projection.service';
 import type { SubscriptionObject } from '../src/subscriptions/subscription.schemas';
 import { atTime, type ClockTimed } from '../src/lib/clock-time';
 import type { CollectionMethod } from '../src/subscriptions/subscription-machine';
 import { findInvoice } from '../src/invoices/invoice.records';
 import { assertItemsWithinCeiling, type ItemWithParam } from '../src/subscriptions/period-ceiling';
 
-export type { PersistSubscriptionInput, SubscriptionEventType } from '../src/subscriptions/subscription-projection.service';
-export type { RenewalChargeInput, RenewalChargeResult, RenewalInvoiceInput, RenewalPeriod } from '../src/subscriptions/renewal.service';
+export type {
+  PersistSubscriptionInput,
+  SubscriptionEventType,
+} from '../src/subscriptions/subscription-projection.service';
+export type {
+  RenewalChargeInput,
+  RenewalChargeResult,
+  RenewalInvoiceInput,
+  RenewalPeriod,
+} from '../src/subscriptions/renewal.service';
 
 /**
  * The subscription workflow's activities: each calls one service function (src/subscriptions/) and
  * turns a client error, which a retry cannot fix, into a non-retryable failure the workflow reads.
  */
-export function createSubscriptionActivities({ prisma, gateway = createGateway(prisma) }: { prisma: Db; gateway?: PaymentGateway }) {
+export function createSubscriptionActivities({
+  prisma,
+  gateway = createGateway(prisma),
+}: {
+  prisma: Db;
+  gateway?: PaymentGateway;
+}) {
   /** Runs `work`; a client error (a refusal a retry cannot change) becomes the rejection the API answers. */
   async function refusing<T>(work: () => Promise<T>): Promise<T> {
     try {
       return await work();
     } catch (error) {
-      if (isRefusal(error)) throw rejectionFailure({ status: error.status as 400 | 404 | 409, code: error.code, message: error.message, param: error.param });
+      if (isRefusal(error))
+        throw rejectionFailure({
+          status: error.status as 400 | 404 | 409,
+          code: error.code,
+          message: error.message,
+          param: error.param,
+        });
       throw error;
     }
   }
@@ -59,7 +82,11 @@ export function createSubscriptionActivities({ prisma, gateway = createGateway(p
       try {
         return await atTime(input.clockTime, () => createRenewalInvoice(prisma, input));
       } catch (error) {
-        if (isRefusal(error)) throw ApplicationFailure.nonRetryable(error.message, RENEWAL_REJECTED, { code: error.code, param: error.param });
+        if (isRefusal(error))
+          throw ApplicationFailure.nonRetryable(error.message, RENEWAL_REJECTED, {
+            code: error.code,
+            param: error.param,
+          });
         throw error;
       }
     },

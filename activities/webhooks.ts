@@ -1,10 +1,18 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { Db } from '../src/db/prisma';
-import { attemptDelivery, type WebhookAttemptInput, type WebhookAttemptResult } from '../src/webhooks/delivery-attempt.service';
+import {
+  attemptDelivery,
+  type WebhookAttemptInput,
+  type WebhookAttemptResult,
+} from '../src/webhooks/delivery-attempt.service';
 import { WEBHOOK_TIMEOUT_MS } from '../src/webhooks/sender';
 
-export type { WebhookAttemptInput, WebhookAttemptResult, WebhookDeliveryStatus } from '../src/webhooks/delivery-attempt.service';
+export type {
+  WebhookAttemptInput,
+  WebhookAttemptResult,
+  WebhookDeliveryStatus,
+} from '../src/webhooks/delivery-attempt.service';
 
 export interface WebhookActivityDeps {
   prisma: Db;
@@ -23,7 +31,10 @@ function countAttempt(outcome: WebhookAttemptResult['outcome']): void {
   } catch {
     return;
   }
-  context.metricMeter.createCounter('billing_webhook_attempts', 'attempts', 'Webhook delivery attempts by outcome').withTags({ outcome }).add(1);
+  context.metricMeter
+    .createCounter('billing_webhook_attempts', 'attempts', 'Webhook delivery attempts by outcome')
+    .withTags({ outcome })
+    .add(1);
 }
 
 export function createWebhookActivities({ prisma, httpTimeoutMs = WEBHOOK_TIMEOUT_MS }: WebhookActivityDeps) {
@@ -31,7 +42,11 @@ export function createWebhookActivities({ prisma, httpTimeoutMs = WEBHOOK_TIMEOU
     /** One attempt of a delivery (src/webhooks/delivery-attempt.service.ts); a missing delivery ends the workflow. */
     async attemptWebhookDelivery(input: WebhookAttemptInput): Promise<WebhookAttemptResult> {
       const result = await attemptDelivery(prisma, input, httpTimeoutMs);
-      if (result === 'missing') throw ApplicationFailure.nonRetryable(`Webhook delivery ${input.deliveryId} does not exist`, 'WebhookDeliveryMissing');
+      if (result === 'missing')
+        throw ApplicationFailure.nonRetryable(
+          `Webhook delivery ${input.deliveryId} does not exist`,
+          'WebhookDeliveryMissing',
+        );
       countAttempt(result.outcome);
       return result;
     },

@@ -9,11 +9,15 @@ import { temporal } from '@temporalio/proto';
 import { EncryptionCodec } from '../src/temporal/payload-codec';
 
 const iterations = Number(process.argv[2] ?? 20_000);
-const fixture = JSON.parse(fs.readFileSync(path.join(__dirname, '..', 'test', 'fixtures', 'histories', 'api-created-receipt.json'), 'utf8')) as {
+const fixture = JSON.parse(
+  fs.readFileSync(path.join(__dirname, '..', 'test', 'fixtures', 'histories', 'api-created-receipt.json'), 'utf8'),
+) as {
   runs: { history: unknown }[];
 };
 const history = temporal.api.history.v1.History.fromObject(fixture.runs[0]!.history as object);
-const input = defaultPayloadConverter.fromPayload(history.events[0]!.workflowExecutionStartedEventAttributes!.input!.payloads![0]! as never);
+const input = defaultPayloadConverter.fromPayload(
+  history.events[0]!.workflowExecutionStartedEventAttributes!.input!.payloads![0]! as never,
+);
 
 async function timed(what: string, work: () => unknown): Promise<number> {
   for (let i = 0; i < 1000; i += 1) await work();
@@ -28,11 +32,17 @@ async function main(): Promise<void> {
   const codec = new EncryptionCodec();
   const payload = defaultPayloadConverter.toPayload(input);
   const [sealed] = await codec.encode([payload]);
-  console.log(`input: ${payload.data!.length} bytes of JSON; sealed payload ${sealed!.data!.length} bytes (+ ${sealed!.data!.length - payload.data!.length})`);
-  const json = await timed('JSON payload conversion (to and from)', () => defaultPayloadConverter.fromPayload(defaultPayloadConverter.toPayload(input)));
+  console.log(
+    `input: ${payload.data!.length} bytes of JSON; sealed payload ${sealed!.data!.length} bytes (+ ${sealed!.data!.length - payload.data!.length})`,
+  );
+  const json = await timed('JSON payload conversion (to and from)', () =>
+    defaultPayloadConverter.fromPayload(defaultPayloadConverter.toPayload(input)),
+  );
   const encode = await timed('codec encode', () => codec.encode([payload]));
   const decode = await timed('codec decode', () => codec.decode([sealed!]));
-  console.log(`codec encode + decode: ${(encode + decode).toFixed(1)} µs per payload, ${((encode + decode) / json).toFixed(1)}x the JSON conversion`);
+  console.log(
+    `codec encode + decode: ${(encode + decode).toFixed(1)} µs per payload, ${((encode + decode) / json).toFixed(1)}x the JSON conversion`,
+  );
 }
 
 void main();

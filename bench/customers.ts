@@ -9,7 +9,10 @@ import { ratio, roundTo, type BenchContext, type Figures } from './support';
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 
-async function startServer(mode: 'api' | 'baseline', env: NodeJS.ProcessEnv): Promise<{ port: number; child: ChildProcess }> {
+async function startServer(
+  mode: 'api' | 'baseline',
+  env: NodeJS.ProcessEnv,
+): Promise<{ port: number; child: ChildProcess }> {
   const child = spawn(process.execPath, [...TSX_NODE_ARGS, path.join(__dirname, 'server-process.ts'), mode], {
     cwd: projectRoot,
     env: { ...process.env, ...env, LOG_LEVEL: 'silent' },
@@ -27,7 +30,8 @@ const SLICES = 4;
 
 async function load(url: string, headers: Record<string, string>, seconds: number) {
   const result = await autocannon({ url, headers, connections: CONNECTIONS, duration: seconds });
-  if (result.errors || result.non2xx) throw new Error(`${url}: ${result.errors} errors, ${result.non2xx} non-2xx answers`);
+  if (result.errors || result.non2xx)
+    throw new Error(`${url}: ${result.errors} errors, ${result.non2xx} non-2xx answers`);
   return { requests: result.requests.total, p50Ms: result.latency.p50, p99Ms: result.latency.p99 };
 }
 
@@ -40,7 +44,8 @@ async function alternate(targets: { url: string; headers: Record<string, string>
   for (const { url, headers } of targets) await load(url, headers, 2); // warm-up: JIT, pools, caches
   const slices = targets.map(() => [] as Awaited<ReturnType<typeof load>>[]);
   for (let slice = 0; slice < SLICES; slice++) {
-    for (const [index, { url, headers }] of targets.entries()) slices[index]!.push(await load(url, headers, DURATION_S / SLICES));
+    for (const [index, { url, headers }] of targets.entries())
+      slices[index]!.push(await load(url, headers, DURATION_S / SLICES));
   }
   return slices.map((results) => ({
     requestsPerSecond: results.reduce((sum, result) => sum + result.requests, 0) / DURATION_S,
@@ -57,9 +62,18 @@ async function alternate(targets: { url: string; headers: Record<string, string>
 export async function benchCustomers(ctx: BenchContext): Promise<Figures> {
   const account = await createAccount(ctx.prisma, { name: 'Bench', role: 'developer' });
   const customer = await ctx.prisma.customer.create({
-    data: { id: 'cus_bench0000000000000000001', accountId: account.account_id, name: 'Bench Customer', email: 'bench@example.com' },
+    data: {
+      id: 'cus_bench0000000000000000001',
+      accountId: account.account_id,
+      name: 'Bench Customer',
+      email: 'bench@example.com',
+    },
   });
-  const env = { DATABASE_URL: ctx.databaseUrl, TEMPORAL_ADDRESS: ctx.temporalAddress, BENCH_ACCOUNT_ID: account.account_id };
+  const env = {
+    DATABASE_URL: ctx.databaseUrl,
+    TEMPORAL_ADDRESS: ctx.temporalAddress,
+    BENCH_ACCOUNT_ID: account.account_id,
+  };
   const children: ChildProcess[] = [];
   try {
     const api = await startServer('api', env);
@@ -67,7 +81,9 @@ export async function benchCustomers(ctx: BenchContext): Promise<Figures> {
     const baseline = await startServer('baseline', env);
     children.push(baseline.child);
 
-    console.log(`\nGET /customers/{id}: ${CONNECTIONS} connections, ${DURATION_S} s each in ${SLICES} alternating slices, after a 2 s warm-up`);
+    console.log(
+      `\nGET /customers/{id}: ${CONNECTIONS} connections, ${DURATION_S} s each in ${SLICES} alternating slices, after a 2 s warm-up`,
+    );
     const [base, ours] = (await alternate([
       { url: `http://127.0.0.1:${baseline.port}/customers/${customer.id}`, headers: {} },
       { url: `http://127.0.0.1:${api.port}/customers/${customer.id}`, headers: { 'cc-api-key': account.api_key } },
@@ -79,7 +95,10 @@ export async function benchCustomers(ctx: BenchContext): Promise<Figures> {
     console.log(
       `customers api/baseline: throughput ${ratio(ours.requestsPerSecond, base.requestsPerSecond)}, p99 latency ${ratio(ours.p99Ms, base.p99Ms)}`,
     );
-    return { read_ratio: roundTo(ours.requestsPerSecond / base.requestsPerSecond), read_p99_ratio: roundTo(ours.p99Ms / base.p99Ms) };
+    return {
+      read_ratio: roundTo(ours.requestsPerSecond / base.requestsPerSecond),
+      read_p99_ratio: roundTo(ours.p99Ms / base.p99Ms),
+    };
   } finally {
     for (const child of children) child.kill('SIGTERM');
   }

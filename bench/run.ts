@@ -33,7 +33,13 @@ function sideBySide(titles: string[], columns: string[][]): string {
   const width = Math.max(...columns[0]!.map((line) => line.length), titles[0]!.length) + 4;
   const rows = Math.max(...columns.map((column) => column.length));
   const out = [titles.map((title, i) => (i === 0 ? title.padEnd(width) : title)).join('')];
-  for (let row = 0; row < rows; row += 1) out.push(columns.map((column, i) => (i === 0 ? (column[row] ?? '').padEnd(width) : (column[row] ?? ''))).join('').trimEnd());
+  for (let row = 0; row < rows; row += 1)
+    out.push(
+      columns
+        .map((column, i) => (i === 0 ? (column[row] ?? '').padEnd(width) : (column[row] ?? '')))
+        .join('')
+        .trimEnd(),
+    );
   return out.join('\n');
 }
 
@@ -43,7 +49,8 @@ async function main(): Promise<void> {
   process.env.RATE_LIMIT_PER_SECOND ??= '1000000';
   const json = process.argv.includes('--json');
   const wanted = process.argv.slice(2).filter((arg) => arg !== '--json');
-  for (const name of wanted) if (!SECTIONS[name]) throw new Error(`Unknown section ${name}; sections: ${Object.keys(SECTIONS).join(', ')}`);
+  for (const name of wanted)
+    if (!SECTIONS[name]) throw new Error(`Unknown section ${name}; sections: ${Object.keys(SECTIONS).join(', ')}`);
   const engines = (process.env.BENCH_ENGINES ?? 'dev,server').split(',') as Engine[];
   const results: Record<string, Record<string, string[]>> = {};
   const figures: Partial<Record<Engine, Figures>> = {};
@@ -65,7 +72,12 @@ async function main(): Promise<void> {
     console.log('\n=== side by side ===');
     for (const [name, byEngine] of Object.entries(results)) {
       console.log(`\n[${name}]`);
-      console.log(sideBySide(engines.map((engine) => `${engine} engine`), engines.map((engine) => byEngine[engine] ?? [])));
+      console.log(
+        sideBySide(
+          engines.map((engine) => `${engine} engine`),
+          engines.map((engine) => byEngine[engine] ?? []),
+        ),
+      );
     }
   }
   if (json) console.log(JSON.stringify(figures));

@@ -21,10 +21,10 @@ async function main(): Promise<void> {
     const accountId = process.env.BENCH_ACCOUNT_ID!;
     const app = express();
     app.get('/customers/:id', async (req, res) => {
-      const { rows } = await pool.query('SELECT * FROM customers WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL', [
-        req.params.id,
-        accountId,
-      ]);
+      const { rows } = await pool.query(
+        'SELECT * FROM customers WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL',
+        [req.params.id, accountId],
+      );
       if (rows.length === 0) res.status(404).json({ error: 'not found' });
       else res.json(rows[0]);
     });

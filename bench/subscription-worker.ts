@@ -16,10 +16,20 @@ async function main(): Promise<void> {
   const connection = await NativeConnection.connect({ address: process.env.TEMPORAL_ADDRESS! });
   // As the production worker runs (the app image): a prebuilt bundle, no bundler in the process.
   const bundle = process.env.WORKFLOW_BUNDLE;
-  const worker = await createWorker({ prisma, connection, taskQueue: process.argv[2], ...(bundle ? { workflowBundle: { codePath: bundle } } : {}) });
+  const worker = await createWorker({
+    prisma,
+    connection,
+    taskQueue: process.argv[2],
+    ...(bundle ? { workflowBundle: { codePath: bundle } } : {}),
+  });
   const running = worker.run();
   // As src/cli/worker.ts: the sweep of workflow_starts runs beside the worker (it finds nothing to do while the API starts its workflows).
-  const sweeper = startWorkflowStartSweeper({ prisma, temporal: temporalClient(connection), taskQueue: process.argv[2]!, eagerStart: true });
+  const sweeper = startWorkflowStartSweeper({
+    prisma,
+    temporal: temporalClient(connection),
+    taskQueue: process.argv[2]!,
+    eagerStart: true,
+  });
   readline.createInterface({ input: process.stdin }).on('line', (line) => {
     if (line.trim() !== 'memory') return;
     void collectEveryThread().then((heaps) => {
@@ -33,7 +43,9 @@ async function main(): Promise<void> {
           threadsHeapUsed: heaps.slice(1).reduce((sum, heap) => sum + heap.used, 0),
           threadsHeapTotal: heaps.slice(1).reduce((sum, heap) => sum + heap.total, 0),
           threads: heaps.length,
-          spaces: heaps.map((heap) => Object.fromEntries(Object.entries(heap.spaces).map(([name, bytes]) => [name, Math.round(bytes / 1048576)]))),
+          spaces: heaps.map((heap) =>
+            Object.fromEntries(Object.entries(heap.spaces).map(([name, bytes]) => [name, Math.round(bytes / 1048576)])),
+          ),
           external,
           arrayBuffers,
           anonymous: (smaps.Anonymous ?? 0) * 1024,

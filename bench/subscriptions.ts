@@ -6,7 +6,16 @@ import { TSX_NODE_ARGS, WORKER_ENV_DEFAULTS, WORKER_NODE_ARGS } from '../src/run
 import { Connection, WorkflowUpdateFailedError } from '@temporalio/client';
 import { createAccount } from '../src/accounts/account.service';
 import { createdUpdate, subscriptionWorkflowId } from '../workflows/subscription-messages';
-import { BARE_START_LANES, bareWorkflowStarts, ratio, roundTo, runLanes, type BenchContext, type Figures, type LaneResult } from './support';
+import {
+  BARE_START_LANES,
+  bareWorkflowStarts,
+  ratio,
+  roundTo,
+  runLanes,
+  type BenchContext,
+  type Figures,
+  type LaneResult,
+} from './support';
 import { temporalClient } from '../src/temporal/client';
 
 const CREATIONS = Number(process.env.BENCH_SUBSCRIPTIONS ?? 300);
@@ -69,7 +78,11 @@ interface WorkerMemory {
  * for the subscription's first step (a start delay: the worker does nothing at creation).
  */
 export async function benchSubscriptions(ctx: BenchContext): Promise<Figures> {
-  const env = { DATABASE_URL: ctx.databaseUrl, TEMPORAL_ADDRESS: ctx.temporalAddress, WORKFLOW_BUNDLE: ctx.workflowBundle };
+  const env = {
+    DATABASE_URL: ctx.databaseUrl,
+    TEMPORAL_ADDRESS: ctx.temporalAddress,
+    WORKFLOW_BUNDLE: ctx.workflowBundle,
+  };
   const children: ChildProcess[] = [];
   try {
     const worker = spawnTsx('subscription-worker.ts', [TASK_QUEUE], env, true);
@@ -101,7 +114,8 @@ export async function benchSubscriptions(ctx: BenchContext): Promise<Figures> {
         await new Promise((resolve) => setTimeout(resolve, 1000 * Number(response.headers.get('retry-after') ?? 1)));
         return call(method, route, body);
       }
-      if (response.status >= 300) throw new Error(`${method} ${route} answered ${response.status}: ${JSON.stringify(json)}`);
+      if (response.status >= 300)
+        throw new Error(`${method} ${route} answered ${response.status}: ${JSON.stringify(json)}`);
       return json;
     };
     const customer = await call('POST', '/customers', { name: 'Bench Customer' });
@@ -119,13 +133,20 @@ export async function benchSubscriptions(ctx: BenchContext): Promise<Figures> {
       recurring: { interval: 'month', interval_count: 1 },
     });
     const subscribe = (startDate: number) =>
-      call('POST', '/subscriptions', { customer: customer.id, items: [{ price: product.default_price, quantity: 1 }], trial_days: 0, start_date: startDate });
+      call('POST', '/subscriptions', {
+        customer: customer.id,
+        items: [{ price: product.default_price, quantity: 1 }],
+        trial_days: 0,
+        start_date: startDate,
+      });
     const now = () => Math.floor(Date.now() / 1000);
     const nextYear = () => now() + 365 * 86_400;
 
     await runLanes(20, BARE_START_LANES, () => subscribe(now()).then(() => undefined)); // warm-up: connections, JIT, the workflow bundle in the worker
 
-    console.log(`\nSubscriptions: ${CREATIONS} creations per row over ${BARE_START_LANES} concurrent lanes, same Temporal server (${ctx.engine} engine)`);
+    console.log(
+      `\nSubscriptions: ${CREATIONS} creations per row over ${BARE_START_LANES} concurrent lanes, same Temporal server (${ctx.engine} engine)`,
+    );
     const bare = await bareWorkflowStarts(ctx.temporalAddress, CREATIONS);
     const scheduled = await runLanes(CREATIONS, BARE_START_LANES, () => subscribe(nextYear()).then(() => undefined));
     const active = await runLanes(CREATIONS, BARE_START_LANES, () => subscribe(now()).then(() => undefined));
@@ -139,7 +160,8 @@ export async function benchSubscriptions(ctx: BenchContext): Promise<Figures> {
       'POST /subscriptions, scheduled': row(scheduled),
       'POST /subscriptions, first invoice charged': row(active),
     });
-    if (retried503 > 0) console.log(`(${retried503} creations answered 503 database_busy and were retried; the machine is loaded)`);
+    if (retried503 > 0)
+      console.log(`(${retried503} creations answered 503 database_busy and were retried; the machine is loaded)`);
     console.log(
       `subscriptions via API/bare starts: scheduled ${ratio(scheduled.perSecond, bare.perSecond)}, charged at creation ${ratio(active.perSecond, bare.perSecond)}`,
     );
@@ -160,14 +182,18 @@ export async function benchSubscriptions(ctx: BenchContext): Promise<Figures> {
           },
         );
     const before = await memory();
-    const readings: { idle: number; perSecond: number; memory: WorkerMemory }[] = [{ idle: 0, perSecond: 0, memory: before }];
+    const readings: { idle: number; perSecond: number; memory: WorkerMemory }[] = [
+      { idle: 0, perSecond: 0, memory: before },
+    ];
     try {
       for (const fraction of IDLE_CHECKPOINTS) {
         const target = Math.round(IDLE * fraction);
         const done = readings.at(-1)!.idle;
         if (target <= done) continue;
         const created: string[] = [];
-        const idle = await runLanes(target - done, 50, () => subscribe(nextYear()).then((subscription: { id: string }) => void created.push(subscription.id)));
+        const idle = await runLanes(target - done, 50, () =>
+          subscribe(nextYear()).then((subscription: { id: string }) => void created.push(subscription.id)),
+        );
         await runLanes(created.length, 50, (index) => wake(created[index]!));
         readings.push({ idle: target, perSecond: idle.perSecond, memory: await memory() });
       }
@@ -176,13 +202,16 @@ export async function benchSubscriptions(ctx: BenchContext): Promise<Figures> {
     }
     const after = readings.at(-1)!.memory;
     const rows = await ctx.prisma.subscription.count({ where: { accountId: account.account_id, status: 'scheduled' } });
-    const perSecond = Math.round(readings.slice(1).reduce((sum, reading) => sum + reading.perSecond, 0) / Math.max(1, readings.length - 1));
+    const perSecond = Math.round(
+      readings.slice(1).reduce((sum, reading) => sum + reading.perSecond, 0) / Math.max(1, readings.length - 1),
+    );
     const cpuMsEach = (after.cpuMs - before.cpuMs) / Math.max(1, readings.at(-1)!.idle);
     console.log(
       `\nWorker memory with idle (scheduled) subscriptions (${rows} in all), created at about ${perSecond}/s and each woken once; after a GC of every thread ` +
         `(the worker's CPU: ${cpuMsEach.toFixed(1)} ms per idle subscription created and woken):`,
     );
-    if (process.env.BENCH_HEAP_SPACES) for (const { idle, memory: m } of readings) console.log(idle, JSON.stringify(m.spaces));
+    if (process.env.BENCH_HEAP_SPACES)
+      for (const { idle, memory: m } of readings) console.log(idle, JSON.stringify(m.spaces));
     console.table(
       Object.fromEntries(
         [{ idle: -1, memory: rest }, ...readings].map(({ idle, memory: m }) => [

@@ -37,12 +37,21 @@ export interface BenchContext {
 export async function startBenchServices(engine: Engine): Promise<BenchContext & { stop(): Promise<void> }> {
   const runDir = fs.mkdtempSync(path.join(os.tmpdir(), 'billing-bench-'));
   fs.chmodSync(runDir, 0o777);
-  const database = await startEmbeddedPostgres({ dataDir: path.join(runDir, 'postgres'), port: await freePort(), database: 'bench' });
+  const database = await startEmbeddedPostgres({
+    dataDir: path.join(runDir, 'postgres'),
+    port: await freePort(),
+    database: 'bench',
+  });
   const temporalDbUrl = new URL(database.url);
   temporalDbUrl.pathname = '/temporal';
   const temporal =
     engine === 'dev'
-      ? await startTemporalDevServer({ dataDir: runDir, port: await freePort(), uiPort: await freePort(), namespace: 'default' })
+      ? await startTemporalDevServer({
+          dataDir: runDir,
+          port: await freePort(),
+          uiPort: await freePort(),
+          namespace: 'default',
+        })
       : await startTemporalServer({
           databaseUrl: temporalDbUrl.toString(),
           port: await freeTemporalServerPort(),
@@ -96,7 +105,11 @@ export interface LaneResult {
 }
 
 /** `total` jobs over `lanes` concurrent lanes: each job's duration and the jobs per second. */
-export async function runLanes(total: number, lanes: number, job: (index: number) => Promise<void>): Promise<LaneResult> {
+export async function runLanes(
+  total: number,
+  lanes: number,
+  job: (index: number) => Promise<void>,
+): Promise<LaneResult> {
   const durations: number[] = [];
   let next = 0;
   const started = performance.now();
@@ -128,7 +141,10 @@ export async function bareWorkflowStarts(temporalAddress: string, count: number)
     const client = temporalClient(connection);
     const start = (index: number) =>
       client.workflow
-        .start('benchIdleWorkflow', { taskQueue: 'bench-no-worker', workflowId: `bench-bare-${crypto.randomUUID()}-${index}` })
+        .start('benchIdleWorkflow', {
+          taskQueue: 'bench-no-worker',
+          workflowId: `bench-bare-${crypto.randomUUID()}-${index}`,
+        })
         .then(() => undefined);
     await runLanes(20, BARE_START_LANES, start);
     return await runLanes(count, BARE_START_LANES, start);

@@ -7,7 +7,15 @@ import { startRelay } from '../src/webhooks/relay';
 import { createPrisma } from '../src/db/prisma';
 import { createWorker, workerPoolSize } from '../src/temporal/worker';
 import { startWebhookReceiver } from '../test/support/webhook-receiver';
-import { bareWorkflowStarts, percentile, ratio, roundTo, runLanes as runTimedLanes, type BenchContext, type Figures } from './support';
+import {
+  bareWorkflowStarts,
+  percentile,
+  ratio,
+  roundTo,
+  runLanes as runTimedLanes,
+  type BenchContext,
+  type Figures,
+} from './support';
 import { temporalClient } from '../src/temporal/client';
 
 const EVENTS = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 300);
@@ -15,7 +23,8 @@ const WRITERS = 10;
 const TASK_QUEUE = 'bench-webhooks';
 
 /** Each job's duration in ms, sorted. */
-const runLanes = async (total: number, lanes: number, job: (index: number) => Promise<void>) => (await runTimedLanes(total, lanes, job)).durations;
+const runLanes = async (total: number, lanes: number, job: (index: number) => Promise<void>) =>
+  (await runTimedLanes(total, lanes, job)).durations;
 
 /**
  * Events written to the outbox and delivered through the relay and one `deliverWebhook` workflow
@@ -34,13 +43,26 @@ export async function benchWebhooks(ctx: BenchContext): Promise<Figures> {
   // the relay's client on the worker's connection, its starts not eager (src/cli/worker.ts).
   const workerPrisma = createPrisma(ctx.databaseUrl, workerPoolSize());
   const nativeConnection = await NativeConnection.connect({ address: ctx.temporalAddress });
-  const worker = await createWorker({ prisma: workerPrisma, connection: nativeConnection, taskQueue: TASK_QUEUE, workflowBundle: { codePath: ctx.workflowBundle } });
+  const worker = await createWorker({
+    prisma: workerPrisma,
+    connection: nativeConnection,
+    taskQueue: TASK_QUEUE,
+    workflowBundle: { codePath: ctx.workflowBundle },
+  });
   const running = worker.run();
-  const relay = startRelay({ prisma: workerPrisma, databaseUrl: ctx.databaseUrl, temporal: temporalClient(nativeConnection), taskQueue: TASK_QUEUE, eagerStart: false });
+  const relay = startRelay({
+    prisma: workerPrisma,
+    databaseUrl: ctx.databaseUrl,
+    temporal: temporalClient(nativeConnection),
+    taskQueue: TASK_QUEUE,
+    eagerStart: false,
+  });
 
   const writeEvents = (count: number) =>
     runLanes(count, WRITERS, async (index) => {
-      await sqlTransaction(ctx.prisma, (tx) => recordEvent(tx, account.account_id, 'customer.updated', { id: `cus_bench${index}`, name: 'Bench' }));
+      await sqlTransaction(ctx.prisma, (tx) =>
+        recordEvent(tx, account.account_id, 'customer.updated', { id: `cus_bench${index}`, name: 'Bench' }),
+      );
     });
 
   try {
@@ -51,17 +73,23 @@ export async function benchWebhooks(ctx: BenchContext): Promise<Figures> {
     // Throughput: a burst of events, delivered as fast as the pipeline goes.
     const started = Date.now();
     await writeEvents(EVENTS);
-    const burst = (await receiver.waitFor(warm + EVENTS, { timeoutMs: 120_000 }).catch(() => receiver.received)).slice(warm);
+    const burst = (await receiver.waitFor(warm + EVENTS, { timeoutMs: 120_000 }).catch(() => receiver.received)).slice(
+      warm,
+    );
     const eventRate = EVENTS / ((Math.max(...burst.map((d) => d.at)) - started) / 1000);
 
     // Latency: events at a steady rate well under that throughput, so queueing does not dominate.
     const paced = Math.min(60, EVENTS);
     const pacedRate = Math.max(1, Math.min(10, Math.floor(eventRate / 2)));
     for (let index = 0; index < paced; index++) {
-      await sqlTransaction(ctx.prisma, (tx) => recordEvent(tx, account.account_id, 'customer.updated', { id: `cus_paced${index}`, name: 'Bench' }));
+      await sqlTransaction(ctx.prisma, (tx) =>
+        recordEvent(tx, account.account_id, 'customer.updated', { id: `cus_paced${index}`, name: 'Bench' }),
+      );
       await new Promise((resolve) => setTimeout(resolve, 1000 / pacedRate));
     }
-    const steady = (await receiver.waitFor(warm + EVENTS + paced, { timeoutMs: 60_000 }).catch(() => receiver.received)).slice(warm + EVENTS);
+    const steady = (
+      await receiver.waitFor(warm + EVENTS + paced, { timeoutMs: 60_000 }).catch(() => receiver.received)
+    ).slice(warm + EVENTS);
     // Lost: events written and never delivered by now (each event once: duplicates do not make up for a loss).
     const delivered = new Set(receiver.received.slice(warm).map((request) => request.headers['cc-event-id']));
     const lost = EVENTS + paced - delivered.size;
@@ -70,22 +98,42 @@ export async function benchWebhooks(ctx: BenchContext): Promise<Figures> {
     const body = burst[0]!.body;
     const postStarted = Date.now();
     const posts = await runLanes(EVENTS, WRITERS, async () => {
-      const response = await fetch(`${receiver.url}/bare`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+      const response = await fetch(`${receiver.url}/bare`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+      });
       await response.text();
     });
     const postRate = EVENTS / ((Date.now() - postStarted) / 1000);
 
-    console.log(`\nWebhooks: ${EVENTS} events at once from ${WRITERS} writers, then ${paced} at ${pacedRate}/s; one workflow per delivery to a loopback receiver`);
+    console.log(
+      `\nWebhooks: ${EVENTS} events at once from ${WRITERS} writers, then ${paced} at ${pacedRate}/s; one workflow per delivery to a loopback receiver`,
+    );
     console.table({
-      'bare workflow start': { 'per s': Math.round(bareStarts.perSecond), 'p50 ms': +bareStarts.p50.toFixed(1), 'p99 ms': +bareStarts.p99.toFixed(1) },
-      'bare POST': { 'per s': Math.round(postRate), 'p50 ms': +percentile(posts, 50).toFixed(1), 'p99 ms': +percentile(posts, 99).toFixed(1) },
-      'event -> delivery': { 'per s': Math.round(eventRate), 'p50 ms': percentile(latencies, 50), 'p99 ms': percentile(latencies, 99) },
+      'bare workflow start': {
+        'per s': Math.round(bareStarts.perSecond),
+        'p50 ms': +bareStarts.p50.toFixed(1),
+        'p99 ms': +bareStarts.p99.toFixed(1),
+      },
+      'bare POST': {
+        'per s': Math.round(postRate),
+        'p50 ms': +percentile(posts, 50).toFixed(1),
+        'p99 ms': +percentile(posts, 99).toFixed(1),
+      },
+      'event -> delivery': {
+        'per s': Math.round(eventRate),
+        'p50 ms': percentile(latencies, 50),
+        'p99 ms': percentile(latencies, 99),
+      },
     });
     console.log(
       `webhooks delivered/bare POST: throughput ${ratio(eventRate, postRate)}, p50 latency ${ratio(percentile(latencies, 50), percentile(posts, 50))}, ` +
         `p99 latency ${ratio(percentile(latencies, 99), percentile(posts, 99))}`,
     );
-    console.log(`webhooks delivered/bare workflow starts: ${ratio(eventRate, bareStarts.perSecond)}; lost ${lost} of ${EVENTS + paced}`);
+    console.log(
+      `webhooks delivered/bare workflow starts: ${ratio(eventRate, bareStarts.perSecond)}; lost ${lost} of ${EVENTS + paced}`,
+    );
     return {
       webhook_events_per_s: Math.round(eventRate),
       webhook_delivery_ratio: roundTo(eventRate / bareStarts.perSecond),

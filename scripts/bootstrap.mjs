@@ -42,7 +42,9 @@ function minutes(ms) {
  */
 function goInstall(what, usually, gobin, packages) {
   if (!has('go')) {
-    throw new Error(`Go is needed to build ${what} (https://go.dev/dl, 1.23 or newer), or set TEMPORAL_ENGINE=dev and skip it with SKIP_TOOLS_BOOTSTRAP=1.`);
+    throw new Error(
+      `Go is needed to build ${what} (https://go.dev/dl, 1.23 or newer), or set TEMPORAL_ENGINE=dev and skip it with SKIP_TOOLS_BOOTSTRAP=1.`,
+    );
   }
   fs.mkdirSync(gobin, { recursive: true });
   log(`building ${what} (usually ${usually} on two cores; once, cached in ${path.relative(root, tools) || tools}/)`);
@@ -55,7 +57,10 @@ function goInstall(what, usually, gobin, packages) {
       env: { ...process.env, GOBIN: gobin, GOFLAGS: '-mod=mod' },
       stdio: ['ignore', 'inherit', 'pipe'],
     });
-    const timer = setInterval(() => log(`  ${what}: ${compiled} packages compiled, ${minutes(Date.now() - started)} so far`), 20_000);
+    const timer = setInterval(
+      () => log(`  ${what}: ${compiled} packages compiled, ${minutes(Date.now() - started)} so far`),
+      20_000,
+    );
     child.stderr.setEncoding('utf8');
     child.stderr.on('data', (chunk) => {
       for (const line of chunk.split('\n')) {
@@ -136,7 +141,8 @@ function timeSkippingServer() {
   const lib = path.join(dir, 'lib');
   const launcher = path.join(dir, 'temporal-test-server');
   if (![`temporal-test-server-${version}.jar`, TEST_SERVER_MARKER].every((jar) => fs.existsSync(path.join(lib, jar)))) {
-    if (!has('mvn') || !has('java')) throw new Error('Java and Maven are needed for the Temporal time-skipping test server.');
+    if (!has('mvn') || !has('java'))
+      throw new Error('Java and Maven are needed for the Temporal time-skipping test server.');
     log(`fetching io.temporal:temporal-test-server:${version} and its dependencies`);
     fs.rmSync(lib, { recursive: true, force: true });
     run('mvn', [

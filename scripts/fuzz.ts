@@ -5,7 +5,12 @@ import { parseArgs } from 'node:util';
 
 async function main(): Promise<number> {
   const { values } = parseArgs({
-    options: { runs: { type: 'string', default: '500' }, seed: { type: 'string' }, invalid: { type: 'string', default: '0.5' }, stats: { type: 'boolean', default: false } },
+    options: {
+      runs: { type: 'string', default: '500' },
+      seed: { type: 'string' },
+      invalid: { type: 'string', default: '0.5' },
+      stats: { type: 'boolean', default: false },
+    },
   });
   // Set before the app's modules load: the logger reads it once.
   process.env.LOG_LEVEL = process.env.LOG_LEVEL ?? 'silent';

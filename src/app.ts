@@ -66,8 +66,15 @@ export function createApp(deps: AppDeps): express.Express {
   });
 
   const rateLimit = deps.rateLimit ?? rateLimitSettingsFromConfig();
-  const authFailures = createAuthFailureLimiter(deps.authFailuresPerMinute ?? config.authFailuresPerMinute, rateLimit.processes);
-  const api = new Api(deps.prisma, createAuthenticator(deps.prisma, deps.authCacheMs, authFailures), createRateLimiter(rateLimit));
+  const authFailures = createAuthFailureLimiter(
+    deps.authFailuresPerMinute ?? config.authFailuresPerMinute,
+    rateLimit.processes,
+  );
+  const api = new Api(
+    deps.prisma,
+    createAuthenticator(deps.prisma, deps.authCacheMs, authFailures),
+    createRateLimiter(rateLimit),
+  );
   // Every route of the API is mounted here, module by module; the routes that move money share one gateway.
   const routeDeps = { ...deps, gateway: deps.gateway ?? createGateway(deps.prisma) };
   registerCustomerRoutes(api, routeDeps);
@@ -100,7 +107,9 @@ export function createApp(deps: AppDeps): express.Express {
     operationId: 'getOpenApiDocument',
     summary: 'This OpenAPI 3.1 document (no API key needed)',
     tags: ['Operations'],
-    responses: { 200: { description: 'The document', content: { 'application/json': { schema: z.object({}).passthrough() } } } },
+    responses: {
+      200: { description: 'The document', content: { 'application/json': { schema: z.object({}).passthrough() } } },
+    },
   });
   api.registry.registerPath({
     method: 'get',
@@ -114,9 +123,12 @@ export function createApp(deps: AppDeps): express.Express {
     method: 'get',
     path: '/metrics',
     operationId: 'getMetrics',
-    summary: 'Prometheus metrics of the API: requests by route and status, latency, charges and refunds, subscriptions by status, backlogs (no API key needed)',
+    summary:
+      'Prometheus metrics of the API: requests by route and status, latency, charges and refunds, subscriptions by status, backlogs (no API key needed)',
     tags: ['Operations'],
-    responses: { 200: { description: 'Prometheus text format 0.0.4', content: { 'text/plain': { schema: z.string() } } } },
+    responses: {
+      200: { description: 'Prometheus text format 0.0.4', content: { 'text/plain': { schema: z.string() } } },
+    },
   });
   // Routes outside `api` name their template here (the request log and metrics read it): `/docs`, `/docs/{file}`.
   app.use(['/health', '/openapi.json', '/metrics', '/docs'], (req, res, next) => {
@@ -171,10 +183,22 @@ function toApiError(error: unknown, requestId?: string, log?: Logger): ApiError 
     return new ApiError('invalid_request_error', 'body_not_utf8', 'The request body is not valid UTF-8.', 'body');
   }
   if (httpError?.type === 'entity.too.large') {
-    return new ApiError('invalid_request_error', 'body_too_large', `The request body is larger than ${MAX_BODY_BYTES / 1024 / 1024} MB.`, 'body', 413);
+    return new ApiError(
+      'invalid_request_error',
+      'body_too_large',
+      `The request body is larger than ${MAX_BODY_BYTES / 1024 / 1024} MB.`,
+      'body',
+      413,
+    );
   }
   if (httpError?.status && httpError.status >= 400 && httpError.status < 500) {
-    return new ApiError('invalid_request_error', 'bad_request', httpError.message ?? 'Bad request', undefined, httpError.status);
+    return new ApiError(
+      'invalid_request_error',
+      'bad_request',
+      httpError.message ?? 'Bad request',
+      undefined,
+      httpError.status,
+    );
   }
   log?.error({ requestId, err: error }, 'unhandled error');
   return new ApiError('api_error', 'internal_error', 'An internal error occurred; it has been logged.');

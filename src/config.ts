@@ -43,7 +43,8 @@ export const config = {
   /** `dev` (Temporal CLI dev server, SQLite) or `server` (Temporal server on PostgreSQL), for `npm start`. */
   get temporalEngine(): 'dev' | 'server' {
     const engine = process.env.TEMPORAL_ENGINE || 'dev';
-    if (engine !== 'dev' && engine !== 'server') throw new Error(`TEMPORAL_ENGINE must be dev or server, got "${engine}"`);
+    if (engine !== 'dev' && engine !== 'server')
+      throw new Error(`TEMPORAL_ENGINE must be dev or server, got "${engine}"`);
     return engine;
   },
   /** PostgreSQL for the `server` engine's databases; unset: the embedded cluster. */
@@ -106,7 +107,8 @@ export const config = {
   /** Level of the Temporal SDK's own logs in the worker (bundling, polling, core): TRACE, DEBUG, INFO, WARN or ERROR. */
   get temporalLogLevel(): 'TRACE' | 'DEBUG' | 'INFO' | 'WARN' | 'ERROR' {
     const level = (process.env.TEMPORAL_LOG_LEVEL || 'WARN').toUpperCase();
-    if (!['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'].includes(level)) throw new Error(`TEMPORAL_LOG_LEVEL must be TRACE, DEBUG, INFO, WARN or ERROR, got "${level}"`);
+    if (!['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'].includes(level))
+      throw new Error(`TEMPORAL_LOG_LEVEL must be TRACE, DEBUG, INFO, WARN or ERROR, got "${level}"`);
     return level as 'WARN';
   },
   /** Sustained requests per second per API key (all API processes together); docs/api.md "Rate limits". */

@@ -16,7 +16,11 @@ describe('authentication', () => {
     ['DELETE', '/customers/cus_abc'],
     ['GET', '/customers/cus_abc/payment-methods'],
   ])('%s %s without a key is 401 with the error body', async (method, path) => {
-    const response = await apiClient(app.baseUrl).request(method, path, method === 'GET' || method === 'DELETE' ? undefined : {});
+    const response = await apiClient(app.baseUrl).request(
+      method,
+      path,
+      method === 'GET' || method === 'DELETE' ? undefined : {},
+    );
     expect(response.status).toBe(401);
     expect(response.body).toEqual({
       error: { type: 'authentication_error', code: 'api_key_missing', message: expect.stringContaining('cc-api-key') },

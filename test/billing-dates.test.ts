@@ -1,4 +1,11 @@
-import { addIntervals, addMonths, DAY_MS, periodBounds, periodStart, type BillingCycle } from '../src/subscriptions/billing-dates';
+import {
+  addIntervals,
+  addMonths,
+  DAY_MS,
+  periodBounds,
+  periodStart,
+  type BillingCycle,
+} from '../src/subscriptions/billing-dates';
 
 const at = (iso: string) => Date.parse(iso);
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -100,7 +107,10 @@ describe('periodStart: periods are counted from the anchor, so the billing day n
 
   it('a period ends where the next one starts', () => {
     const cycle: BillingCycle = { anchorMs: at('2028-01-31T00:00:00.000Z'), interval: 'month', intervalCount: 1 };
-    expect(periodBounds(cycle, 1)).toEqual({ start: at('2028-02-29T00:00:00.000Z'), end: at('2028-03-31T00:00:00.000Z') });
+    expect(periodBounds(cycle, 1)).toEqual({
+      start: at('2028-02-29T00:00:00.000Z'),
+      end: at('2028-03-31T00:00:00.000Z'),
+    });
     for (let index = 0; index < 120; index++) {
       expect(periodBounds(cycle, index).end).toBe(periodBounds(cycle, index + 1).start);
       expect(periodBounds(cycle, index).end).toBeGreaterThan(periodBounds(cycle, index).start);

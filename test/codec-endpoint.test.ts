@@ -4,7 +4,14 @@ import { Worker } from '@temporalio/worker';
 import { newEncryptionKey } from '../src/lib/secrets';
 import { billingDataConverter, ENCRYPTED_ENCODING } from '../src/temporal/payload-codec';
 import { subscriptionWorkflowId } from '../workflows/subscription-messages';
-import { apiClient, createTestAccount, startTestApp, startTestWorker, type ApiClient, type TestApp } from './support/harness';
+import {
+  apiClient,
+  createTestAccount,
+  startTestApp,
+  startTestWorker,
+  type ApiClient,
+  type TestApp,
+} from './support/harness';
 import { addPaymentMethod, cardBody, CARDS } from './support/payments';
 import { createSubscription, expectStatus, quietRuntime, recurringPrice, unix } from './support/subscriptions';
 import { waitUntil } from './support/webhooks';
@@ -51,7 +58,9 @@ function codec(operation: string, body: unknown, headers: Record<string, string>
 
 function jsonPayload(payload: temporal.api.common.v1.IPayload): JsonPayload {
   return {
-    metadata: Object.fromEntries(Object.entries(payload.metadata ?? {}).map(([key, value]) => [key, Buffer.from(value).toString('base64')])),
+    metadata: Object.fromEntries(
+      Object.entries(payload.metadata ?? {}).map(([key, value]) => [key, Buffer.from(value).toString('base64')]),
+    ),
     data: Buffer.from(payload.data ?? []).toString('base64'),
   };
 }
@@ -62,14 +71,26 @@ it("a subscription's history holds no customer name or email; the codec endpoint
   const customer = expectStatus(await api.post('/customers', { name, email }), 201);
   await addPaymentMethod(api, customer.id, cardBody(CARDS.succeeds));
   const price = await recurringPrice(api, { unitAmount: 2500 });
-  const subscription = await createSubscription(api, { customer: customer.id, items: [{ price, quantity: 1 }], trial_days: 0, start_date: unix(Date.now()) });
+  const subscription = await createSubscription(api, {
+    customer: customer.id,
+    items: [{ price, quantity: 1 }],
+    trial_days: 0,
+    start_date: unix(Date.now()),
+  });
   const handle = app.temporal.workflow.getHandle(subscriptionWorkflowId(subscription.id));
   // An update runs its first workflow task now: a query answer, an update and an activity result join the history.
-  expectStatus(await api.patch(`/subscriptions/${subscription.id}`, { collection_method: 'charge_automatically' }), 200);
-  const history = await waitUntil(async () => {
-    const read = await handle.fetchHistory();
-    return read.events?.some((event) => event.activityTaskCompletedEventAttributes) ? read : undefined;
-  }, 60_000, 250);
+  expectStatus(
+    await api.patch(`/subscriptions/${subscription.id}`, { collection_method: 'charge_automatically' }),
+    200,
+  );
+  const history = await waitUntil(
+    async () => {
+      const read = await handle.fetchHistory();
+      return read.events?.some((event) => event.activityTaskCompletedEventAttributes) ? read : undefined;
+    },
+    60_000,
+    250,
+  );
 
   // The raw bytes, as Temporal stores and serves them (the Web UI without the codec, `temporal workflow show`).
   const raw = Buffer.from(temporal.api.history.v1.History.encode(history).finish());
@@ -79,7 +100,8 @@ it("a subscription's history holds no customer name or email; the codec endpoint
   const started = history.events![0]!.workflowExecutionStartedEventAttributes!;
   const input = started.input!.payloads![0]!;
   const summary = history.events![0]!.userMetadata!.summary!;
-  for (const payload of [input, summary]) expect(Buffer.from(payload.metadata!.encoding!).toString()).toBe(ENCRYPTED_ENCODING);
+  for (const payload of [input, summary])
+    expect(Buffer.from(payload.metadata!.encoding!).toString()).toBe(ENCRYPTED_ENCODING);
 
   // No credential: refused. The operator token: the input and the Web UI's summary in clear.
   const body = { payloads: [jsonPayload(input), jsonPayload(summary)] };
@@ -95,32 +117,52 @@ it("a subscription's history holds no customer name or email; the codec endpoint
   expect(unb64(decoded[0]!.metadata.encoding)).toBe('json/plain');
   expect(unb64(decoded[0]!.data)).toContain(subscription.id);
   expect(unb64(decoded[1]!.data)).toContain(name);
-  const details = await codec('decode', { payloads: [jsonPayload(history.events![0]!.userMetadata!.details!)] }, { authorization: `Bearer ${TOKEN}` });
+  const details = await codec(
+    'decode',
+    { payloads: [jsonPayload(history.events![0]!.userMetadata!.details!)] },
+    { authorization: `Bearer ${TOKEN}` },
+  );
   expect(unb64(((await details.json()) as { payloads: JsonPayload[] }).payloads[0]!.data)).toContain(email);
 
   // The replay of this (encrypted) history with the worker's data converter.
   await expect(
-    Worker.runReplayHistory({ workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! }, dataConverter: billingDataConverter() }, history),
+    Worker.runReplayHistory(
+      { workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! }, dataConverter: billingDataConverter() },
+      history,
+    ),
   ).resolves.toBeUndefined();
 }, 120_000);
 
 it('the Web UI: a preflight from its origin, and a session cookie started with the token', async () => {
   const preflight = await fetch(`${app.baseUrl}/codec/decode`, {
     method: 'OPTIONS',
-    headers: { origin: UI_ORIGIN, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type,x-namespace' },
+    headers: {
+      origin: UI_ORIGIN,
+      'access-control-request-method': 'POST',
+      'access-control-request-headers': 'content-type,x-namespace',
+    },
   });
   expect(preflight.status).toBe(204);
   expect(preflight.headers.get('access-control-allow-origin')).toBe(UI_ORIGIN);
   expect(preflight.headers.get('access-control-allow-headers')).toMatch(/X-Namespace/);
-  const elsewhere = await fetch(`${app.baseUrl}/codec/decode`, { method: 'OPTIONS', headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' } });
+  const elsewhere = await fetch(`${app.baseUrl}/codec/decode`, {
+    method: 'OPTIONS',
+    headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' },
+  });
   expect(elsewhere.status).toBe(403);
   expect(elsewhere.headers.get('access-control-allow-origin')).toBeNull();
 
   // encode then decode round trip, through a session cookie.
-  const wrong = await fetch(`${app.baseUrl}/codec/session`, { method: 'POST', body: new URLSearchParams({ token: 'nope' }) });
+  const wrong = await fetch(`${app.baseUrl}/codec/session`, {
+    method: 'POST',
+    body: new URLSearchParams({ token: 'nope' }),
+  });
   expect(wrong.status).toBe(401);
   expect(wrong.headers.get('set-cookie')).toBeNull();
-  const login = await fetch(`${app.baseUrl}/codec/session`, { method: 'POST', body: new URLSearchParams({ token: TOKEN }) });
+  const login = await fetch(`${app.baseUrl}/codec/session`, {
+    method: 'POST',
+    body: new URLSearchParams({ token: TOKEN }),
+  });
   expect(login.status).toBe(200);
   const setCookie = login.headers.get('set-cookie')!;
   expect(setCookie).toMatch(/^billing_codec_session=[^;]+; Path=\/codec; Max-Age=43200; HttpOnly; SameSite=Strict$/);

@@ -1,5 +1,12 @@
 import { createProduct } from './support/catalog';
-import { createTestAccount, eventsOf, startTwoAccountApp, type ApiClient, type ApiResponse, type TwoAccountApp } from './support/harness';
+import {
+  createTestAccount,
+  eventsOf,
+  startTwoAccountApp,
+  type ApiClient,
+  type ApiResponse,
+  type TwoAccountApp,
+} from './support/harness';
 
 // Contract details decided in docs/api.md "Conventions" and docs/decisions.md §16-§17, each through HTTP.
 
@@ -13,15 +20,30 @@ beforeAll(async () => {
 afterAll(() => world.app.close());
 
 function errorOf(response: ApiResponse) {
-  return { status: response.status, type: response.body?.error?.type, code: response.body?.error?.code, param: response.body?.error?.param };
+  return {
+    status: response.status,
+    type: response.body?.error?.type,
+    code: response.body?.error?.code,
+    param: response.body?.error?.param,
+  };
 }
 
 describe('malformed ids in paths', () => {
   it('a customer id that cannot exist is 404, exactly like an unknown one', async () => {
     const unknown = await api.get('/customers/cus_000000000000000000000000');
-    expect(errorOf(unknown)).toEqual({ status: 404, type: 'not_found', code: 'resource_missing', param: 'externalKey' });
+    expect(errorOf(unknown)).toEqual({
+      status: 404,
+      type: 'not_found',
+      code: 'resource_missing',
+      param: 'externalKey',
+    });
     for (const bad of ['not-an-id', 'CUS_1', 'cus_', 'x'.repeat(200), 'cus_a%20b']) {
-      expect(errorOf(await api.get(`/customers/${bad}`))).toEqual({ status: 404, type: 'not_found', code: 'resource_missing', param: 'externalKey' });
+      expect(errorOf(await api.get(`/customers/${bad}`))).toEqual({
+        status: 404,
+        type: 'not_found',
+        code: 'resource_missing',
+        param: 'externalKey',
+      });
     }
     expect((await api.patch('/customers/not-an-id', { name: 'x' })).status).toBe(404);
     expect((await api.delete('/customers/not-an-id')).status).toBe(404);
@@ -29,10 +51,28 @@ describe('malformed ids in paths', () => {
   });
 
   it('every other get-by-id does the same, except /products/{id}, whose pattern the contract answers with 400', async () => {
-    for (const path of ['/prices/not-an-id', '/taxRates/not-an-id', '/invoices/not-a-uuid', '/subscriptions/not-an-id', '/transactions/not-an-id', '/payment-methods/not-an-id']) {
-      expect({ path, ...errorOf(await api.get(path)) }).toEqual({ path, status: 404, type: 'not_found', code: 'resource_missing', param: 'id' });
+    for (const path of [
+      '/prices/not-an-id',
+      '/taxRates/not-an-id',
+      '/invoices/not-a-uuid',
+      '/subscriptions/not-an-id',
+      '/transactions/not-an-id',
+      '/payment-methods/not-an-id',
+    ]) {
+      expect({ path, ...errorOf(await api.get(path)) }).toEqual({
+        path,
+        status: 404,
+        type: 'not_found',
+        code: 'resource_missing',
+        param: 'id',
+      });
     }
-    expect(errorOf(await api.get('/products/not-an-id'))).toEqual({ status: 400, type: 'invalid_request_error', code: 'parameter_invalid', param: 'id' });
+    expect(errorOf(await api.get('/products/not-an-id'))).toEqual({
+      status: 400,
+      type: 'invalid_request_error',
+      code: 'parameter_invalid',
+      param: 'id',
+    });
     expect((await api.get('/products/prod_unknown')).status).toBe(404);
   });
 });
@@ -41,7 +81,14 @@ describe('query parameters', () => {
   it('every route refuses an unknown one with 400 naming it, single-object routes included', async () => {
     const product = await createProduct(api);
     const customer = (await api.post('/customers', { name: 'Query' })).body;
-    for (const path of [`/customers/${customer.id}`, `/products/${product.id}`, '/customers', '/balance', '/settings/dunning', `/prices/${product.default_price}`]) {
+    for (const path of [
+      `/customers/${customer.id}`,
+      `/products/${product.id}`,
+      '/customers',
+      '/balance',
+      '/settings/dunning',
+      `/prices/${product.default_price}`,
+    ]) {
       expect({ path, ...errorOf(await api.get(`${path}?expand=customer`)) }).toEqual({
         path,
         status: 400,
@@ -66,14 +113,26 @@ describe('query parameters', () => {
       ['page=', 'page'],
       ['page=0b1', 'page'],
     ]) {
-      expect({ query, ...errorOf(await api.get(`/products?${query}`)) }).toEqual({ query, status: 400, type: 'invalid_request_error', code: 'parameter_invalid', param });
+      expect({ query, ...errorOf(await api.get(`/products?${query}`)) }).toEqual({
+        query,
+        status: 400,
+        type: 'invalid_request_error',
+        code: 'parameter_invalid',
+        param,
+      });
     }
     for (const [query, param] of [
       ['created_gt=', 'created_gt'],
       ['created_lte=0x10', 'created_lte'],
       ['created_gte=1e3', 'created_gte'],
     ]) {
-      expect({ query, ...errorOf(await api.get(`/invoices?${query}`)) }).toEqual({ query, status: 400, type: 'invalid_request_error', code: 'parameter_invalid', param });
+      expect({ query, ...errorOf(await api.get(`/invoices?${query}`)) }).toEqual({
+        query,
+        status: 400,
+        type: 'invalid_request_error',
+        code: 'parameter_invalid',
+        param,
+      });
     }
     const page = await api.get('/products?take=16&page=01');
     expect(page.status).toBe(200);
@@ -87,7 +146,14 @@ describe('fixed paths beside /{id} paths', () => {
     for (const path of ['/customers/search', '/products/taxCodes']) {
       for (const method of ['PATCH', 'DELETE', 'PUT', 'POST']) {
         const response = await api.request(method, path, method === 'DELETE' ? undefined : {});
-        expect({ path, method, ...errorOf(response) }).toEqual({ path, method, status: 405, type: 'invalid_request_error', code: 'method_not_allowed', param: undefined });
+        expect({ path, method, ...errorOf(response) }).toEqual({
+          path,
+          method,
+          status: 405,
+          type: 'invalid_request_error',
+          code: 'method_not_allowed',
+          param: undefined,
+        });
         expect(response.headers.get('allow')).toBe('GET, HEAD');
       }
       const options = await fetch(`${world.app.baseUrl}${path}`, { method: 'OPTIONS' });
@@ -110,7 +176,9 @@ describe('unset optional fields', () => {
     expect((await api.get(`/customers/${customer.id}`)).body).toEqual(customer);
     const listed = (await api.get('/customers?search=Bare%20Customer')).body as { id: string }[];
     expect(listed.find((entry) => entry.id === customer.id)).toEqual(customer);
-    expect((await api.get('/customers/search?search=Bare%20Customer')).body).toEqual([{ id: customer.id, name: 'Bare Customer' }]);
+    expect((await api.get('/customers/search?search=Bare%20Customer')).body).toEqual([
+      { id: customer.id, name: 'Bare Customer' },
+    ]);
     const events = await eventsOf(world.app.prisma, world.accountId, 'customer.created');
     const data = events.map((event) => event.data as { id: string }).find((entry) => entry.id === customer.id);
     expect(data).toEqual(customer);
@@ -135,45 +203,80 @@ describe('names', () => {
     const product = await createProduct(api, { name: '  Cafe\u0301 Deluxe  ' });
     expect(product.name).toBe('Caf\u00e9 Deluxe');
     for (const lookAlike of ['Caf\u00e9 Deluxe', 'caf\u00e9 deluxe\t', '\u00a0Cafe\u0301 Deluxe']) {
-      expect(errorOf(await api.post('/products', { name: lookAlike, currency: 'USD', unit_amount: 100, type: 'one_time' }))).toMatchObject({
+      expect(
+        errorOf(await api.post('/products', { name: lookAlike, currency: 'USD', unit_amount: 100, type: 'one_time' })),
+      ).toMatchObject({
         status: 400,
         code: 'name_taken',
         param: 'name',
       });
     }
-    for (const bad of ['Caf\u00e9\u200bDeluxe', 'Line\nbreak', 'Tab\tinside', 'Bell\u0007', 'Bidi\u202eevil', 'Soft\u00adhyphen', '   ']) {
-      expect({ bad, ...errorOf(await api.post('/products', { name: bad, currency: 'USD', unit_amount: 100, type: 'one_time' })) }).toMatchObject({
+    for (const bad of [
+      'Caf\u00e9\u200bDeluxe',
+      'Line\nbreak',
+      'Tab\tinside',
+      'Bell\u0007',
+      'Bidi\u202eevil',
+      'Soft\u00adhyphen',
+      '   ',
+    ]) {
+      expect({
+        bad,
+        ...errorOf(await api.post('/products', { name: bad, currency: 'USD', unit_amount: 100, type: 'one_time' })),
+      }).toMatchObject({
         bad,
         status: 400,
         code: 'parameter_invalid',
         param: 'name',
       });
-      expect(errorOf(await api.patch(`/products/${product.id}`, { name: bad }))).toMatchObject({ status: 400, param: 'name' });
+      expect(errorOf(await api.patch(`/products/${product.id}`, { name: bad }))).toMatchObject({
+        status: 400,
+        param: 'name',
+      });
     }
     // Emoji sequences keep their zero-width joiner.
-    expect((await createProduct(api, { name: 'Family \u{1F468}\u200D\u{1F469}\u200D\u{1F467}' })).name).toBe('Family \u{1F468}\u200D\u{1F469}\u200D\u{1F467}');
+    expect((await createProduct(api, { name: 'Family \u{1F468}\u200D\u{1F469}\u200D\u{1F467}' })).name).toBe(
+      'Family \u{1F468}\u200D\u{1F469}\u200D\u{1F467}',
+    );
   });
 
   it('the same rule holds for customer names and tax rate display names', async () => {
     expect((await api.post('/customers', { name: ' Ada  ' })).body.name).toBe('Ada');
-    expect(errorOf(await api.post('/customers', { name: 'Ada\u200b' }))).toMatchObject({ status: 400, code: 'parameter_invalid', param: 'name' });
-    expect(errorOf(await api.post('/customers', { name: 'Ada', shipping: { name: 'A\nB', phone: '1', address: {} } }))).toMatchObject({ status: 400, param: 'shipping.name' });
-    expect(errorOf(await api.post('/taxRates', { display_name: 'VAT\u0000', percentage: 1, inclusive: true }))).toMatchObject({ status: 400, param: 'display_name' });
-    expect(errorOf(await api.post('/taxRates', { display_name: 'V\u2028AT', percentage: 1, inclusive: true }))).toMatchObject({ status: 400, param: 'display_name' });
+    expect(errorOf(await api.post('/customers', { name: 'Ada\u200b' }))).toMatchObject({
+      status: 400,
+      code: 'parameter_invalid',
+      param: 'name',
+    });
+    expect(
+      errorOf(await api.post('/customers', { name: 'Ada', shipping: { name: 'A\nB', phone: '1', address: {} } })),
+    ).toMatchObject({ status: 400, param: 'shipping.name' });
+    expect(
+      errorOf(await api.post('/taxRates', { display_name: 'VAT\u0000', percentage: 1, inclusive: true })),
+    ).toMatchObject({ status: 400, param: 'display_name' });
+    expect(
+      errorOf(await api.post('/taxRates', { display_name: 'V\u2028AT', percentage: 1, inclusive: true })),
+    ).toMatchObject({ status: 400, param: 'display_name' });
   });
 });
 
 describe('request bodies', () => {
   it('a body that is not valid UTF-8 is 400 body_not_utf8 and writes nothing', async () => {
     const { apiKey, accountId } = await createTestAccount(world.app.prisma, { name: 'Bytes' });
-    for (const bytes of [Buffer.from([0x7b, 0x22, 0x6e, 0x61, 0x6d, 0x65, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d]), Buffer.concat([Buffer.from('{"name":"Caf'), Buffer.from([0xc3]), Buffer.from('"}')])]) {
+    for (const bytes of [
+      Buffer.from([0x7b, 0x22, 0x6e, 0x61, 0x6d, 0x65, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d]),
+      Buffer.concat([Buffer.from('{"name":"Caf'), Buffer.from([0xc3]), Buffer.from('"}')]),
+    ]) {
       const response = await fetch(`${world.app.baseUrl}/customers`, {
         method: 'POST',
         headers: { 'cc-api-key': apiKey, 'content-type': 'application/json' },
         body: bytes,
       });
       expect(response.status).toBe(400);
-      expect(((await response.json()) as { error: unknown }).error).toMatchObject({ type: 'invalid_request_error', code: 'body_not_utf8', param: 'body' });
+      expect(((await response.json()) as { error: unknown }).error).toMatchObject({
+        type: 'invalid_request_error',
+        code: 'body_not_utf8',
+        param: 'body',
+      });
     }
     expect(await world.app.prisma.customer.count({ where: { accountId } })).toBe(0);
     expect((await api.post('/customers', '{"name":"Caf\u00e9 \u{1F600}"}')).status).toBe(201);
@@ -207,9 +310,16 @@ describe('rules the document states', () => {
 
     // What the document bounds, the server refuses with 400 naming the field.
     const customer = (await api.post('/customers', { name: 'Big numbers' })).body;
-    const big = await api.post('/invoices', { customer: customer.id, lines: [{ description: 'x', amount: 1, quantity: 2 ** 53 }] });
+    const big = await api.post('/invoices', {
+      customer: customer.id,
+      lines: [{ description: 'x', amount: 1, quantity: 2 ** 53 }],
+    });
     expect(errorOf(big)).toMatchObject({ status: 400, param: 'lines.0.quantity' });
-    const badCard = await api.post('/payment-methods', { type: 'card', card: { number: '4242-4242-4242-424x', exp_month: 12, exp_year: 2100, cvc: '123' }, billing_details: { name: 'A' } });
+    const badCard = await api.post('/payment-methods', {
+      type: 'card',
+      card: { number: '4242-4242-4242-424x', exp_month: 12, exp_year: 2100, cvc: '123' },
+      billing_details: { name: 'A' },
+    });
     expect(errorOf(badCard)).toMatchObject({ status: 400, param: 'card.number' });
   });
 });

@@ -1,5 +1,13 @@
 import { eventsOf, startTwoAccountApp, type ApiClient, type TestApp } from './support/harness';
-import { addPaymentMethod, CARDS, cardBody, createCustomer, createInvoice, customerWithCard, gatewayCharges } from './support/payments';
+import {
+  addPaymentMethod,
+  CARDS,
+  cardBody,
+  createCustomer,
+  createInvoice,
+  customerWithCard,
+  gatewayCharges,
+} from './support/payments';
 import { createGateway } from '../src/payments/simulated-gateway';
 import { toGatewayPaymentMethod } from '../src/payments/payment-method.service';
 
@@ -28,7 +36,9 @@ describe('DELETE /customers/{id} leaves nothing payable or chargeable', () => {
       const found = await api.get(`/payment-methods/${id}`);
       expect(found.body.customer).toBeNull();
     }
-    const detached = (await eventsOf(app.prisma, accountId, 'payment_method.detached')).map((event) => (event.data as { id: string }).id);
+    const detached = (await eventsOf(app.prisma, accountId, 'payment_method.detached')).map(
+      (event) => (event.data as { id: string }).id,
+    );
     expect(detached).toEqual(expect.arrayContaining([method.id, second.id]));
 
     const voided = await api.get(`/invoices/${draft.id}`);
@@ -65,7 +75,10 @@ describe('DELETE /customers/{id} leaves nothing payable or chargeable', () => {
     const attach = await api.post(`/payment-methods/${method.id}/attach`, { customer: next.id, default: true });
     expect(attach.status).toBe(409);
     expect(attach.body.error).toMatchObject({ type: 'conflict', code: 'payment_method_detached' });
-    expect((await api.get(`/payment-methods/${method.id}`)).body).toMatchObject({ customer: null, billing_details: { name: 'Ada Lovelace' } });
+    expect((await api.get(`/payment-methods/${method.id}`)).body).toMatchObject({
+      customer: null,
+      billing_details: { name: 'Ada Lovelace' },
+    });
     expect((await api.get(`/customers/${next.id}/payment-methods`)).body.data).toEqual([]);
 
     // Every charge path refuses it: it is no customer's.
@@ -74,17 +87,43 @@ describe('DELETE /customers/{id} leaves nothing payable or chargeable', () => {
     expect(pay.status).toBe(400);
     expect(pay.body.error.param).toBe('payment_method');
     expect((await api.get(`/invoices/${invoice.id}`)).body).toMatchObject({ status: 'draft', attempt_count: 0 });
-    const product = (await api.post('/products', { name: `Monthly ${Date.now()}`, currency: 'USD', unit_amount: 1000, type: 'recurring', recurring: { interval: 'month', interval_count: 1 } })).body;
-    const subscription = await api.post('/subscriptions', { customer: next.id, items: [{ price: product.default_price, quantity: 1 }], trial_days: 0, start_date: Math.floor(Date.now() / 1000), default_payment_method: method.id });
+    const product = (
+      await api.post('/products', {
+        name: `Monthly ${Date.now()}`,
+        currency: 'USD',
+        unit_amount: 1000,
+        type: 'recurring',
+        recurring: { interval: 'month', interval_count: 1 },
+      })
+    ).body;
+    const subscription = await api.post('/subscriptions', {
+      customer: next.id,
+      items: [{ price: product.default_price, quantity: 1 }],
+      trial_days: 0,
+      start_date: Math.floor(Date.now() / 1000),
+      default_payment_method: method.id,
+    });
     expect(subscription.status).toBe(400);
     expect(subscription.body.error.param).toBe('default_payment_method');
     await app.prisma.account.update({ where: { id: accountId }, data: { paymentPlansEnabled: true } });
-    const plan = await api.post('/payment-plans', { customer: next.id, total_amount: 3000, currency: 'USD', installments_count: 3, interval: 'month', payment_method: method.id });
+    const plan = await api.post('/payment-plans', {
+      customer: next.id,
+      total_amount: 3000,
+      currency: 'USD',
+      installments_count: 3,
+      interval: 'month',
+      payment_method: method.id,
+    });
     expect(plan.status).toBe(400);
     expect(plan.body.error.param).toBe('payment_method');
     // Last line of defence: the gateway itself refuses a detached method.
     const row = await app.prisma.paymentMethod.findUniqueOrThrow({ where: { id: method.id } });
-    const refused = await createGateway(app.prisma).charge({ amount: 100, currency: 'USD', paymentMethod: toGatewayPaymentMethod(row), idempotencyKey: `detached-${method.id}` });
+    const refused = await createGateway(app.prisma).charge({
+      amount: 100,
+      currency: 'USD',
+      paymentMethod: toGatewayPaymentMethod(row),
+      idempotencyKey: `detached-${method.id}`,
+    });
     expect(refused).toMatchObject({ status: 'failed', failureCode: 'payment_method_detached' });
     expect(await app.prisma.gatewayCharge.count({ where: { accountId, kind: 'charge', status: 'succeeded' } })).toBe(0);
     // Another account sees none of it.
@@ -92,9 +131,17 @@ describe('DELETE /customers/{id} leaves nothing payable or chargeable', () => {
     expect((await other.get(`/payment-methods/${method.id}`)).status).toBe(404);
 
     // The new owner enters the card again: a new method with the new owner's details, which pays.
-    const entered = await addPaymentMethod(api, next.id, cardBody(CARDS.succeeds, { billing_details: { name: 'Next Owner' } }));
+    const entered = await addPaymentMethod(
+      api,
+      next.id,
+      cardBody(CARDS.succeeds, { billing_details: { name: 'Next Owner' } }),
+    );
     expect(entered.id).not.toBe(method.id);
-    expect(entered).toMatchObject({ customer: next.id, billing_details: { name: 'Next Owner' }, card: { fingerprint: row.fingerprint } });
+    expect(entered).toMatchObject({
+      customer: next.id,
+      billing_details: { name: 'Next Owner' },
+      card: { fingerprint: row.fingerprint },
+    });
     const paid = await api.put(`/invoices/${invoice.id}`);
     expect(paid.body).toMatchObject({ status: 'paid', payment_method: entered.id });
   });
@@ -114,7 +161,9 @@ describe('DELETE /customers/{id} leaves nothing payable or chargeable', () => {
       for (const made of [invoice, second, attach]) expect([200, 201, 404]).toContain(made.status);
       deletedIds.push(customer.id);
     }
-    const payable = await app.prisma.invoice.findMany({ where: { accountId, customerId: { in: deletedIds }, status: { not: 'void' } } });
+    const payable = await app.prisma.invoice.findMany({
+      where: { accountId, customerId: { in: deletedIds }, status: { not: 'void' } },
+    });
     expect(payable).toEqual([]);
     const attached = await app.prisma.paymentMethod.count({ where: { accountId, customerId: { in: deletedIds } } });
     expect(attached).toBe(0);
@@ -122,7 +171,10 @@ describe('DELETE /customers/{id} leaves nothing payable or chargeable', () => {
 
   it("a deleted customer's draft (made before deletion voided drafts) is never finalized: 409 customer_deleted", async () => {
     const { customer } = await customerWithCard(api, CARDS.succeeds);
-    const draft = await createInvoice(api, { customer: customer.id, lines: [{ description: 'Left over', amount: 600 }] });
+    const draft = await createInvoice(api, {
+      customer: customer.id,
+      lines: [{ description: 'Left over', amount: 600 }],
+    });
     // As the race above used to leave it: the customer deleted, its draft still a draft.
     await app.prisma.customer.update({ where: { id: customer.id }, data: { deletedAt: new Date() } });
     for (const attempt of [() => api.post(`/invoices/${draft.id}/finalize`), () => api.put(`/invoices/${draft.id}`)]) {

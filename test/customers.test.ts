@@ -1,4 +1,11 @@
-import { apiClient, createTestAccount, eventsOf, type ApiClient, type TestApp, startTwoAccountApp } from './support/harness';
+import {
+  apiClient,
+  createTestAccount,
+  eventsOf,
+  type ApiClient,
+  type TestApp,
+  startTwoAccountApp,
+} from './support/harness';
 
 let app: TestApp;
 let api: ApiClient;
@@ -18,7 +25,11 @@ const fullCustomer = {
   phone: '+44 20 7946 0000',
   currency: 'usd',
   address: [{ line1: '12 St James Sq', city: 'London', postal_code: 'SW1Y 4JH', country: 'gb' }],
-  shipping: { name: 'Ada L.', phone: '+44 20 7946 0001', address: { line1: '1 Dock Rd', city: 'London', country: 'GB' } },
+  shipping: {
+    name: 'Ada L.',
+    phone: '+44 20 7946 0001',
+    address: { line1: '1 Dock Rd', city: 'London', country: 'GB' },
+  },
 };
 
 async function createCustomer(body: object = fullCustomer) {
@@ -38,12 +49,18 @@ describe('POST /customers', () => {
       phone: '+44 20 7946 0000',
       currency: 'USD',
       address: [{ line1: '12 St James Sq', city: 'London', postal_code: 'SW1Y 4JH', country: 'GB' }],
-      shipping: { name: 'Ada L.', phone: '+44 20 7946 0001', address: { line1: '1 Dock Rd', city: 'London', country: 'GB' } },
+      shipping: {
+        name: 'Ada L.',
+        phone: '+44 20 7946 0001',
+        address: { line1: '1 Dock Rd', city: 'London', country: 'GB' },
+      },
     });
     expect(customer.id).toMatch(/^cus_[a-zA-Z0-9]+$/);
     expect(Math.abs(customer.created - Date.now() / 1000)).toBeLessThan(60);
 
-    const [event] = await app.prisma.event.findMany({ where: { accountId, type: 'customer.created', data: { path: ['id'], equals: customer.id } } });
+    const [event] = await app.prisma.event.findMany({
+      where: { accountId, type: 'customer.created', data: { path: ['id'], equals: customer.id } },
+    });
     expect(event).toBeDefined();
     expect(event!.id).toMatch(/^evt_/);
     expect(event!.data).toEqual(customer);
@@ -76,7 +93,11 @@ describe('POST /customers', () => {
     [{ name: 'A', shipping: { name: 'B', address: {} } }, 'shipping.phone', 'parameter_missing'],
     [{ name: 'A', shipping: { phone: '1', address: {} } }, 'shipping.name', 'parameter_missing'],
     [{ name: 'A', shipping: { name: 'B', phone: '1' } }, 'shipping.address', 'parameter_missing'],
-    [{ name: 'A', shipping: { name: 'B', phone: '1', address: { country: 'ZZ' } } }, 'shipping.address.country', 'parameter_invalid'],
+    [
+      { name: 'A', shipping: { name: 'B', phone: '1', address: { country: 'ZZ' } } },
+      'shipping.address.country',
+      'parameter_invalid',
+    ],
     [{ name: 'A', nickname: 'x' }, 'nickname', 'parameter_unknown'],
   ])('rejects %j with 400 naming %s', async (body, param, code) => {
     const before = await app.prisma.customer.count({ where: { accountId } });
@@ -157,7 +178,9 @@ describe('GET /customers/search', () => {
     await searchApi.post('/customers', { name: 'Alan Turing', email: 'alan@bletchley.test' });
     const response = await searchApi.get('/customers/search?search=navy');
     expect(response.status).toBe(200);
-    expect(response.body).toEqual([{ id: expect.stringMatching(/^cus_/), name: 'Grace Hopper', email: 'grace@navy.test' }]);
+    expect(response.body).toEqual([
+      { id: expect.stringMatching(/^cus_/), name: 'Grace Hopper', email: 'grace@navy.test' },
+    ]);
     expect((await searchApi.get('/customers/search')).body.error.param).toBe('search');
   });
 });
@@ -180,7 +203,13 @@ describe('GET, PATCH, DELETE /customers/{externalKey}', () => {
   it('patches only the given fields: billingAddress fills address[0], email and phone; shippingAddress fills shipping', async () => {
     const customer = await createCustomer();
     const response = await api.patch(`/customers/${customer.id}`, {
-      billingAddress: { address1: '1 New St', city: 'Bath', country: 'gb', email: 'ada@new.example', phone: '+44 1225 000000' },
+      billingAddress: {
+        address1: '1 New St',
+        city: 'Bath',
+        country: 'gb',
+        email: 'ada@new.example',
+        phone: '+44 1225 000000',
+      },
       shippingAddress: { shippingCity: 'Leeds', shippingPhone: '+44 113 000 0000' },
     });
     expect(response.status).toBe(200);
@@ -191,22 +220,42 @@ describe('GET, PATCH, DELETE /customers/{externalKey}', () => {
       phone: '+44 1225 000000',
       description: 'First programmer',
       address: [{ line1: '1 New St', city: 'Bath', postal_code: 'SW1Y 4JH', country: 'GB' }],
-      shipping: { name: 'Ada L.', phone: '+44 113 000 0000', address: { line1: '1 Dock Rd', city: 'Leeds', country: 'GB' } },
+      shipping: {
+        name: 'Ada L.',
+        phone: '+44 113 000 0000',
+        address: { line1: '1 Dock Rd', city: 'Leeds', country: 'GB' },
+      },
     });
-    const renamed = await api.patch(`/customers/${customer.id}`, { name: 'Countess of Lovelace', email: 'countess@example.com' });
-    expect(renamed.body).toMatchObject({ name: 'Countess of Lovelace', email: 'countess@example.com', phone: '+44 1225 000000' });
+    const renamed = await api.patch(`/customers/${customer.id}`, {
+      name: 'Countess of Lovelace',
+      email: 'countess@example.com',
+    });
+    expect(renamed.body).toMatchObject({
+      name: 'Countess of Lovelace',
+      email: 'countess@example.com',
+      phone: '+44 1225 000000',
+    });
 
     const updates = await app.prisma.event.findMany({
       where: { accountId, type: 'customer.updated', data: { path: ['id'], equals: customer.id } },
       orderBy: { seq: 'asc' },
     });
-    expect(updates.map((event) => (event.data as { name: string }).name)).toEqual(['Ada Lovelace', 'Countess of Lovelace']);
+    expect(updates.map((event) => (event.data as { name: string }).name)).toEqual([
+      'Ada Lovelace',
+      'Countess of Lovelace',
+    ]);
   });
 
   it('creates shipping from shippingAddress when there was none, named after the customer', async () => {
     const customer = await createCustomer({ name: 'No Ship' });
-    const response = await api.patch(`/customers/${customer.id}`, { shippingAddress: { shippingAddress1: '9 Road', shippingCountry: 'US' } });
-    expect(response.body.shipping).toEqual({ name: 'No Ship', phone: null, address: { line1: '9 Road', country: 'US' } });
+    const response = await api.patch(`/customers/${customer.id}`, {
+      shippingAddress: { shippingAddress1: '9 Road', shippingCountry: 'US' },
+    });
+    expect(response.body.shipping).toEqual({
+      name: 'No Ship',
+      phone: null,
+      address: { line1: '9 Road', country: 'US' },
+    });
   });
 
   it.each([

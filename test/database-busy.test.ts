@@ -17,7 +17,10 @@ it('answers 503 database_busy with Retry-After when a transaction expires waitin
   const { apiKey, accountId } = await createTestAccount(app.prisma);
   const api = apiClient(app.baseUrl, apiKey);
   const customer = await createCustomer(api);
-  const draft = await api.post('/invoices', { customer: customer.id, lines: [{ description: 'Consulting', amount: 1500 }] });
+  const draft = await api.post('/invoices', {
+    customer: customer.id,
+    lines: [{ description: 'Consulting', amount: 1500 }],
+  });
   expect(draft.status).toBe(201);
 
   // Another writer holds the account's invoice-number counter past the request's transaction timeout,
@@ -38,7 +41,9 @@ it('answers 503 database_busy with Retry-After when a transaction expires waitin
   await release;
   expect(busy.status).toBe(503);
   expect(busy.headers.get('retry-after')).toBe('1');
-  expect(busy.body).toEqual({ error: { type: 'api_error', code: 'database_busy', message: expect.stringContaining('nothing was changed') } });
+  expect(busy.body).toEqual({
+    error: { type: 'api_error', code: 'database_busy', message: expect.stringContaining('nothing was changed') },
+  });
   expect((await api.get(`/invoices/${draft.body.id}`)).body).toMatchObject({ status: 'draft', number: null });
 
   const finalized = await api.post(`/invoices/${draft.body.id}/finalize`);

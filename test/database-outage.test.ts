@@ -33,7 +33,11 @@ interface ClusterProcess {
 /** test/support/embedded-postgres-process.ts on this file's data folder and port; `stop` ends it (a fast shutdown). */
 async function startDatabase(): Promise<ClusterProcess> {
   const tsx = path.join(projectRoot, 'node_modules', '.bin', 'tsx');
-  const child = spawn(tsx, [path.join(projectRoot, 'test', 'support', 'embedded-postgres-process.ts'), path.join(dataDir, 'postgres'), String(port)]);
+  const child = spawn(tsx, [
+    path.join(projectRoot, 'test', 'support', 'embedded-postgres-process.ts'),
+    path.join(dataDir, 'postgres'),
+    String(port),
+  ]);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const { url } = await new Promise<{ url: string }>((resolve, reject) => {
     child.stdout.once('data', (chunk) => resolve(JSON.parse(String(chunk))));
@@ -94,22 +98,28 @@ describe('with PostgreSQL down', () => {
       ['GET /invoices', () => api.get('/invoices')],
       ['GET /balance', () => api.get('/balance')],
       ['PUT /settings/dunning', () => api.put('/settings/dunning', { retry_days: [1], outcome: 'pause' })],
-      ['POST /customers with Idempotency-Key', () => api.post('/customers', { name: 'During' }, { 'Idempotency-Key': 'outage-1' })],
+      [
+        'POST /customers with Idempotency-Key',
+        () => api.post('/customers', { name: 'During' }, { 'Idempotency-Key': 'outage-1' }),
+      ],
       // A key the API has not cached: authentication itself needs the database.
       ['GET /customers, key not cached', () => apiClient(baseUrl, other.apiKey).get('/customers')],
     ];
     for (const [name, call] of calls) {
       const { answer, ms } = await timed(call);
-      expect([name, answer.status, answer.headers.get('retry-after'), answer.body?.error?.type, answer.body?.error?.code]).toEqual([
+      expect([
         name,
-        503,
-        '5',
-        'api_error',
-        'database_unavailable',
-      ]);
+        answer.status,
+        answer.headers.get('retry-after'),
+        answer.body?.error?.type,
+        answer.body?.error?.code,
+      ]).toEqual([name, 503, '5', 'api_error', 'database_unavailable']);
       expect([name, ms < 5_000]).toEqual([name, true]);
     }
-    expect((await apiClient(baseUrl).get('/health')).body).toMatchObject({ status: 'unavailable', database: 'unavailable' });
+    expect((await apiClient(baseUrl).get('/health')).body).toMatchObject({
+      status: 'unavailable',
+      database: 'unavailable',
+    });
 
     database = await startDatabase();
     // The pool drops its dead connections and opens new ones: no restart of the API needed.

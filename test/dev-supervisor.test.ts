@@ -178,14 +178,27 @@ describe('npm start stops every process it started', () => {
     expect(apiKey).toBeDefined();
     const api = apiClient(dev.baseUrl, apiKey);
     const customer = (await api.post('/customers', { name: 'Ada', email: 'ada@example.com' })).body;
-    expect((await api.post('/payment-methods', { ...cardBody('4242424242424242'), customer: customer.id })).status).toBe(201);
+    expect(
+      (await api.post('/payment-methods', { ...cardBody('4242424242424242'), customer: customer.id })).status,
+    ).toBe(201);
     const price = await recurringPrice(api);
-    const subscription = await api.post('/subscriptions', { customer: customer.id, items: [{ price, quantity: 1 }], trial_days: 0, start_date: Math.floor(Date.now() / 1000) });
+    const subscription = await api.post('/subscriptions', {
+      customer: customer.id,
+      items: [{ price, quantity: 1 }],
+      trial_days: 0,
+      start_date: Math.floor(Date.now() / 1000),
+    });
     expect(subscription.status).toBe(201);
     // The worker serves its metrics, by default on PORT + 1 (docs/operations.md, "Metrics and alerts"): the SDK's and the service's.
     let workerMetrics = '';
-    for (const deadline = Date.now() + 15_000; !/^temporal_worker_task_slots_available/m.test(workerMetrics) && Date.now() < deadline; ) {
-      workerMetrics = await fetch(`http://127.0.0.1:${ports.api + 1}/metrics`).then((response) => response.text(), () => '');
+    for (
+      const deadline = Date.now() + 15_000;
+      !/^temporal_worker_task_slots_available/m.test(workerMetrics) && Date.now() < deadline;
+    ) {
+      workerMetrics = await fetch(`http://127.0.0.1:${ports.api + 1}/metrics`).then(
+        (response) => response.text(),
+        () => '',
+      );
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
     expect(workerMetrics).toMatch(/^temporal_worker_task_slots_available/m);

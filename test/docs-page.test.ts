@@ -10,14 +10,21 @@ import { apiClient, startTestApp, type TestApp } from './support/harness';
  */
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const haveChromium = fs.existsSync(CHROMIUM);
-if (!haveChromium) console.warn(`test/docs-page.test.ts: no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH): the browser test is skipped`);
+if (!haveChromium)
+  console.warn(
+    `test/docs-page.test.ts: no Chromium at ${CHROMIUM} (apt-get install chromium, or set CHROMIUM_PATH): the browser test is skipped`,
+  );
 const OUTPUT = path.join(__dirname, '..', 'test-output');
 
 let app: TestApp;
 let browser: Browser | undefined;
 beforeAll(async () => {
   app = await startTestApp();
-  if (haveChromium) browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+  if (haveChromium)
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
+    });
 });
 afterAll(async () => {
   await browser?.close();
@@ -40,37 +47,50 @@ describe('GET /docs', () => {
     expect(missing.status).toBe(404);
   });
 
-  (haveChromium ? it : it.skip)('renders every tag of the OpenAPI document in headless Chromium, fetching nothing from outside', async () => {
-    const document = (await apiClient(app.baseUrl).get('/openapi.json')).body as { paths: Record<string, Record<string, { tags?: string[] }>> };
-    const tags = [...new Set(Object.values(document.paths).flatMap((operations) => Object.values(operations).flatMap((operation) => operation.tags ?? [])))].sort();
-    expect(tags.length).toBeGreaterThan(5);
+  (haveChromium ? it : it.skip)(
+    'renders every tag of the OpenAPI document in headless Chromium, fetching nothing from outside',
+    async () => {
+      const document = (await apiClient(app.baseUrl).get('/openapi.json')).body as {
+        paths: Record<string, Record<string, { tags?: string[] }>>;
+      };
+      const tags = [
+        ...new Set(
+          Object.values(document.paths).flatMap((operations) =>
+            Object.values(operations).flatMap((operation) => operation.tags ?? []),
+          ),
+        ),
+      ].sort();
+      expect(tags.length).toBeGreaterThan(5);
 
-    const page = await browser!.newPage({ viewport: { width: 1280, height: 1600 } });
-    const outside: string[] = [];
-    const pageErrors: string[] = [];
-    page.on('pageerror', (error) => pageErrors.push(error.message));
-    await page.route('**/*', (route) => {
-      const url = route.request().url();
-      if (url.startsWith(app.baseUrl) || url.startsWith('data:')) return route.continue();
-      outside.push(url);
-      return route.abort();
-    });
-    await page.goto(`${app.baseUrl}/docs`);
-    await page.waitForSelector('.opblock-tag', { timeout: 30_000 });
-    const rendered = (await page.$$eval('.opblock-tag', (elements) => elements.map((element) => element.getAttribute('data-tag')))).sort();
-    expect(rendered).toEqual(tags);
-    await expect(page.locator('.info .title').innerText()).resolves.toContain('Subscription billing API');
-    // An operation opened shows its operationId and its documented answers.
-    await page.locator('.opblock-summary-path[data-path="/customers"]').first().click();
-    await page.waitForSelector('.responses-table', { timeout: 10_000 });
+      const page = await browser!.newPage({ viewport: { width: 1280, height: 1600 } });
+      const outside: string[] = [];
+      const pageErrors: string[] = [];
+      page.on('pageerror', (error) => pageErrors.push(error.message));
+      await page.route('**/*', (route) => {
+        const url = route.request().url();
+        if (url.startsWith(app.baseUrl) || url.startsWith('data:')) return route.continue();
+        outside.push(url);
+        return route.abort();
+      });
+      await page.goto(`${app.baseUrl}/docs`);
+      await page.waitForSelector('.opblock-tag', { timeout: 30_000 });
+      const rendered = (
+        await page.$$eval('.opblock-tag', (elements) => elements.map((element) => element.getAttribute('data-tag')))
+      ).sort();
+      expect(rendered).toEqual(tags);
+      await expect(page.locator('.info .title').innerText()).resolves.toContain('Subscription billing API');
+      // An operation opened shows its operationId and its documented answers.
+      await page.locator('.opblock-summary-path[data-path="/customers"]').first().click();
+      await page.waitForSelector('.responses-table', { timeout: 10_000 });
 
-    fs.mkdirSync(OUTPUT, { recursive: true });
-    const screenshot = path.join(OUTPUT, 'docs.png');
-    await page.screenshot({ path: screenshot, fullPage: false });
-    console.log(`screenshot of /docs: ${screenshot}`);
-    expect(fs.statSync(screenshot).size).toBeGreaterThan(10_000);
-    expect(outside).toEqual([]);
-    expect(pageErrors).toEqual([]);
-    await page.close();
-  });
+      fs.mkdirSync(OUTPUT, { recursive: true });
+      const screenshot = path.join(OUTPUT, 'docs.png');
+      await page.screenshot({ path: screenshot, fullPage: false });
+      console.log(`screenshot of /docs: ${screenshot}`);
+      expect(fs.statSync(screenshot).size).toBeGreaterThan(10_000);
+      expect(outside).toEqual([]);
+      expect(pageErrors).toEqual([]);
+      await page.close();
+    },
+  );
 });

@@ -27,14 +27,23 @@ it('after a rotation the filter finds the workflows hashed under the former key 
 it('npm run email-hash prints the filter (and the hashes with --json)', () => {
   const key = newEncryptionKey();
   const run = (...args: string[]) =>
-    spawnSync(process.execPath, ['--require', 'tsx/cjs', path.join(__dirname, '..', 'src', 'cli', 'email-hash.ts'), ...args], {
-      env: { ...process.env, SECRETS_ENCRYPTION_KEY: key, SECRETS_ENCRYPTION_OLD_KEYS: '' },
-      encoding: 'utf8',
-    });
+    spawnSync(
+      process.execPath,
+      ['--require', 'tsx/cjs', path.join(__dirname, '..', 'src', 'cli', 'email-hash.ts'), ...args],
+      {
+        env: { ...process.env, SECRETS_ENCRYPTION_KEY: key, SECRETS_ENCRYPTION_OLD_KEYS: '' },
+        encoding: 'utf8',
+      },
+    );
   const printed = run(' Ada@Example.com ');
   expect(printed.status).toBe(0);
-  expect(printed.stdout.trim()).toBe(`BillingCustomerEmailHash = '${customerEmailHash('ada@example.com', { SECRETS_ENCRYPTION_KEY: key })}'`);
-  expect(JSON.parse(run('ada@example.com', '--json').stdout)).toMatchObject({ email: 'ada@example.com', hashes: [customerEmailHash('ada@example.com', { SECRETS_ENCRYPTION_KEY: key })] });
+  expect(printed.stdout.trim()).toBe(
+    `BillingCustomerEmailHash = '${customerEmailHash('ada@example.com', { SECRETS_ENCRYPTION_KEY: key })}'`,
+  );
+  expect(JSON.parse(run('ada@example.com', '--json').stdout)).toMatchObject({
+    email: 'ada@example.com',
+    hashes: [customerEmailHash('ada@example.com', { SECRETS_ENCRYPTION_KEY: key })],
+  });
   expect(run().status).toBe(2);
   expect(run('a@b.c', '--bogus').status).toBe(2);
 });

@@ -28,7 +28,9 @@ describe('updated_ms orders the versions of one object', () => {
     const created = (await api.post('/customers', { name: 'Order Test' })).body;
     expect(Number.isInteger(created.updated_ms)).toBe(true);
     expect(created.updated_ms).toBeGreaterThanOrEqual(created.created * 1000);
-    const updates = await Promise.all(Array.from({ length: 5 }, (_, index) => api.patch(`/customers/${created.id}`, { name: `Name ${index}` })));
+    const updates = await Promise.all(
+      Array.from({ length: 5 }, (_, index) => api.patch(`/customers/${created.id}`, { name: `Name ${index}` })),
+    );
     for (const update of updates) expect(update.status).toBe(200);
     const versions = await versionsOf(created.id, 'customer.');
     expect(versions.map((version) => version.type)).toEqual(['customer.created', ...Array(5).fill('customer.updated')]);
@@ -40,11 +42,18 @@ describe('updated_ms orders the versions of one object', () => {
 
   it("tells an invoice's created, finalized and paid versions apart, in order", async () => {
     const { customer } = await customerWithCard(api);
-    const invoice = await createInvoice(api, { customer: customer.id, lines: [{ description: 'Order', amount: 1000 }] });
+    const invoice = await createInvoice(api, {
+      customer: customer.id,
+      lines: [{ description: 'Order', amount: 1000 }],
+    });
     const paid = await api.put(`/invoices/${invoice.id}`);
     expect(paid.status).toBe(200);
     const versions = await versionsOf(invoice.id, 'invoice.');
-    expect(versions.map((version) => version.type)).toEqual(['invoice.created', 'invoice.finalized', 'invoice.payment_succeeded']);
+    expect(versions.map((version) => version.type)).toEqual([
+      'invoice.created',
+      'invoice.finalized',
+      'invoice.payment_succeeded',
+    ]);
     expectStrictlyIncreasing(versions.map((version) => version.updatedMs));
     expect(paid.body.updated_ms).toBe(versions.at(-1)!.updatedMs);
   });

@@ -1,6 +1,13 @@
 import net from 'node:net';
 import { createProduct } from './support/catalog';
-import { apiClient, createTestAccount, startTwoAccountApp, type ApiClient, type ApiResponse, type TwoAccountApp } from './support/harness';
+import {
+  apiClient,
+  createTestAccount,
+  startTwoAccountApp,
+  type ApiClient,
+  type ApiResponse,
+  type TwoAccountApp,
+} from './support/harness';
 
 // Input and protocol hardening: each of these was a 500 or a wrong status.
 
@@ -13,7 +20,14 @@ beforeAll(async () => {
 });
 afterAll(() => world.app.close());
 
-const ERROR_TYPES = ['invalid_request_error', 'authentication_error', 'permission_error', 'not_found', 'conflict', 'api_error'];
+const ERROR_TYPES = [
+  'invalid_request_error',
+  'authentication_error',
+  'permission_error',
+  'not_found',
+  'conflict',
+  'api_error',
+];
 
 /** Status, error type, code and param of an error answer, after checking it has the JSON error shape. */
 function errorOf(response: ApiResponse) {
@@ -48,14 +62,26 @@ async function customerNames(client: ApiClient, path: string): Promise<string[]>
 describe('item 13: NUL and lone surrogates', () => {
   it('are refused with 400 naming the field in bodies, nested bodies, body keys, queries, JSON search filters and paths; nothing is written', async () => {
     const before = await world.app.prisma.customer.count({ where: { accountId: world.accountId } });
-    expect(errorOf(await api.post('/customers', '{"name":"a\\u0000b"}'))).toEqual({ status: 400, code: 'parameter_invalid', param: 'name' });
-    expect(errorOf(await api.post('/customers', '{"name":"a\\ud800b"}'))).toEqual({ status: 400, code: 'parameter_invalid', param: 'name' });
+    expect(errorOf(await api.post('/customers', '{"name":"a\\u0000b"}'))).toEqual({
+      status: 400,
+      code: 'parameter_invalid',
+      param: 'name',
+    });
+    expect(errorOf(await api.post('/customers', '{"name":"a\\ud800b"}'))).toEqual({
+      status: 400,
+      code: 'parameter_invalid',
+      param: 'name',
+    });
     expect(errorOf(await api.post('/customers', '{"name":"ok","address":[{"city":"\\udc00"}]}'))).toEqual({
       status: 400,
       code: 'parameter_invalid',
       param: 'address.0.city',
     });
-    expect(errorOf(await api.post('/customers', '{"name":"ok","na\\u0000me":"x"}'))).toEqual({ status: 400, code: 'parameter_invalid', param: 'na\u0000me' });
+    expect(errorOf(await api.post('/customers', '{"name":"ok","na\\u0000me":"x"}'))).toEqual({
+      status: 400,
+      code: 'parameter_invalid',
+      param: 'na\u0000me',
+    });
     expect(await world.app.prisma.customer.count({ where: { accountId: world.accountId } })).toBe(before);
 
     const customer = (await api.post('/customers', { name: 'Surrogates' })).body;
@@ -64,17 +90,37 @@ describe('item 13: NUL and lone surrogates', () => {
       code: 'parameter_invalid',
       param: 'billingAddress.city',
     });
-    expect(errorOf(await api.get('/customers?search=%00'))).toEqual({ status: 400, code: 'parameter_invalid', param: 'search' });
-    expect(errorOf(await api.get('/customers/search?search=a%00'))).toEqual({ status: 400, code: 'parameter_invalid', param: 'search' });
-    expect(errorOf(await api.get('/products/taxCodes?search=%00'))).toEqual({ status: 400, code: 'parameter_invalid', param: 'search' });
+    expect(errorOf(await api.get('/customers?search=%00'))).toEqual({
+      status: 400,
+      code: 'parameter_invalid',
+      param: 'search',
+    });
+    expect(errorOf(await api.get('/customers/search?search=a%00'))).toEqual({
+      status: 400,
+      code: 'parameter_invalid',
+      param: 'search',
+    });
+    expect(errorOf(await api.get('/products/taxCodes?search=%00'))).toEqual({
+      status: 400,
+      code: 'parameter_invalid',
+      param: 'search',
+    });
     expect(errorOf(await api.get(`/products?search=${encodeURIComponent('{"tax_code":"txcd_\\u0000"}')}`))).toEqual({
       status: 400,
       code: 'parameter_invalid',
       param: 'search.tax_code',
     });
-    expect(errorOf(await api.get('/products/prod_a%00b'))).toEqual({ status: 400, code: 'parameter_invalid', param: 'id' });
+    expect(errorOf(await api.get('/products/prod_a%00b'))).toEqual({
+      status: 400,
+      code: 'parameter_invalid',
+      param: 'id',
+    });
     // An id that cannot exist names no customer: 404 like an unknown one (docs/api.md "Conventions").
-    expect(errorOf(await api.get('/customers/cus_a%00b'))).toEqual({ status: 404, code: 'resource_missing', param: 'externalKey' });
+    expect(errorOf(await api.get('/customers/cus_a%00b'))).toEqual({
+      status: 404,
+      code: 'resource_missing',
+      param: 'externalKey',
+    });
     // A well-formed pair (an emoji) is text like any other.
     expect((await api.post('/customers', { name: 'Smile \u{1F600}' })).status).toBe(201);
   });
@@ -83,17 +129,33 @@ describe('item 13: NUL and lone surrogates', () => {
 describe('item 14: date filters', () => {
   it('past the year 9999 or negative are 400 naming the filter, in the query and inside JSON search filters; the last second of 9999 is fine', async () => {
     for (const name of ['created_gt', 'created_gte', 'created_lt', 'created_lte']) {
-      expect(errorOf(await api.get(`/invoices?${name}=253402300800`))).toEqual({ status: 400, code: 'parameter_invalid', param: name });
-      expect(errorOf(await api.get(`/invoices?${name}=-1`))).toEqual({ status: 400, code: 'parameter_invalid', param: name });
+      expect(errorOf(await api.get(`/invoices?${name}=253402300800`))).toEqual({
+        status: 400,
+        code: 'parameter_invalid',
+        param: name,
+      });
+      expect(errorOf(await api.get(`/invoices?${name}=-1`))).toEqual({
+        status: 400,
+        code: 'parameter_invalid',
+        param: name,
+      });
     }
     expect((await api.get('/invoices?created_lte=253402300799&created_gte=0')).status).toBe(200);
     for (const path of ['/products', '/prices']) {
       for (const operator of ['gt', 'gte', 'lt', 'lte']) {
         const search = encodeURIComponent(JSON.stringify({ created: { [operator]: 253402300800 } }));
-        expect(errorOf(await api.get(`${path}?search=${search}`))).toEqual({ status: 400, code: 'parameter_invalid', param: `search.created.${operator}` });
+        expect(errorOf(await api.get(`${path}?search=${search}`))).toEqual({
+          status: 400,
+          code: 'parameter_invalid',
+          param: `search.created.${operator}`,
+        });
       }
       const negative = encodeURIComponent(JSON.stringify({ created: { gt: -1 } }));
-      expect(errorOf(await api.get(`${path}?search=${negative}`))).toEqual({ status: 400, code: 'parameter_invalid', param: 'search.created.gt' });
+      expect(errorOf(await api.get(`${path}?search=${negative}`))).toEqual({
+        status: 400,
+        code: 'parameter_invalid',
+        param: 'search.created.gt',
+      });
       const widest = encodeURIComponent(JSON.stringify({ created: { gte: 0, lte: 253402300799 } }));
       expect((await api.get(`${path}?search=${widest}`)).status).toBe(200);
     }
@@ -122,7 +184,10 @@ describe('item 15: large requests and error shapes', () => {
     expect(malformed.headers).toMatch(/x-content-type-options: nosniff/i);
     expect(malformed.headers).toMatch(/content-security-policy: default-src 'self'/i);
     expect(malformed.headers).toMatch(/strict-transport-security: max-age=/i);
-    expect(JSON.parse(malformed.body).error).toMatchObject({ type: 'invalid_request_error', code: 'malformed_request' });
+    expect(JSON.parse(malformed.body).error).toMatchObject({
+      type: 'invalid_request_error',
+      code: 'malformed_request',
+    });
   });
 
   it('a body over 1 MB gets 413 with the JSON error body', async () => {
@@ -144,7 +209,9 @@ describe('item 15: large requests and error shapes', () => {
     }
     expect(missing).toEqual([]);
     expect(document.components.responses.MethodNotAllowed.headers.Allow).toBeDefined();
-    expect(document.components.responses.MethodNotAllowed.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' });
+    expect(document.components.responses.MethodNotAllowed.content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/Error',
+    });
   });
 });
 
@@ -159,7 +226,11 @@ describe('item 16: methods and content types', () => {
     const health = await apiClient(world.app.baseUrl).request('DELETE', '/health');
     expect(errorOf(health).status).toBe(405);
     expect(health.headers.get('allow')).toBe('GET, HEAD');
-    expect(errorOf(await api.request('PUT', '/nothing/here', {}))).toEqual({ status: 404, code: 'route_not_found', param: undefined });
+    expect(errorOf(await api.request('PUT', '/nothing/here', {}))).toEqual({
+      status: 404,
+      code: 'route_not_found',
+      param: undefined,
+    });
   });
 
   it('a body that is not application/json is 415 and writes nothing; no body and no content type is fine', async () => {
@@ -170,7 +241,10 @@ describe('item 16: methods and content types', () => {
     expect(errorOf(form).status).toBe(415);
     expect(await world.app.prisma.customer.count({ where: { accountId: world.accountId } })).toBe(before);
 
-    expect((await api.post('/customers', '{"name":"Charset"}', { 'content-type': 'application/json; charset=utf-8' })).status).toBe(201);
+    expect(
+      (await api.post('/customers', '{"name":"Charset"}', { 'content-type': 'application/json; charset=utf-8' }))
+        .status,
+    ).toBe(201);
     // No body at all: the schema speaks, naming the field.
     const { apiKey } = await createTestAccount(world.app.prisma, { name: 'Bodyless' });
     const empty = await fetch(`${world.app.baseUrl}/customers`, { method: 'POST', headers: { 'cc-api-key': apiKey } });
@@ -193,13 +267,20 @@ describe('item 17: search matches % _ and \\ literally', () => {
 
     const percent = await createProduct(api, { name: `Percent ${Date.now()} 5%` });
     await createProduct(api, { name: `Underscore ${Date.now()} x_y` });
-    const productIds = async (search: string) => ((await api.get(`/products?search=${search}&take=50`)).body.data as { id: string }[]).map((p) => p.id);
+    const productIds = async (search: string) =>
+      ((await api.get(`/products?search=${search}&take=50`)).body.data as { id: string }[]).map((p) => p.id);
     expect(await productIds('%25')).toEqual([percent.id]);
     expect((await productIds('_')).length).toBe(1);
 
-    const price = await api.post(`/prices/${percent.id}`, { currency: 'USD', unit_amount: 100, type: 'one_time', description: 'half_off 50%' });
+    const price = await api.post(`/prices/${percent.id}`, {
+      currency: 'USD',
+      unit_amount: 100,
+      type: 'one_time',
+      description: 'half_off 50%',
+    });
     expect(price.status).toBe(201);
-    const prices = async (search: string) => ((await api.get(`/prices?search=${search}`)).body.data as { id: string }[]).map((p) => p.id);
+    const prices = async (search: string) =>
+      ((await api.get(`/prices?search=${search}`)).body.data as { id: string }[]).map((p) => p.id);
     expect(await prices('f_o')).toEqual([price.body.id]);
     expect(await prices('0%25')).toEqual([price.body.id]);
     expect(await prices('%25%25')).toEqual([]);
@@ -216,24 +297,41 @@ describe('item 18: account settings and webhook URLs', () => {
       param: undefined,
     });
     expect(errorOf(await client.get('/settings/dunning')).status).toBe(403);
-    expect(await world.app.prisma.subscriptionDunningSettings.count({ where: { accountId: standard.accountId } })).toBe(0);
+    expect(await world.app.prisma.subscriptionDunningSettings.count({ where: { accountId: standard.accountId } })).toBe(
+      0,
+    );
 
-    const superadmin = apiClient(world.app.baseUrl, (await createTestAccount(world.app.prisma, { role: 'superadmin' })).apiKey);
+    const superadmin = apiClient(
+      world.app.baseUrl,
+      (await createTestAccount(world.app.prisma, { role: 'superadmin' })).apiKey,
+    );
     expect((await superadmin.put('/settings/dunning', { retry_days: [2], outcome: 'pause' })).status).toBe(200);
     expect((await api.get('/settings/dunning')).status).toBe(200);
   });
 
   it('webhook destination URLs with a user name or password are refused, naming url', async () => {
-    for (const url of ['http://user:pw@example.com/hook', 'https://user@example.com/hook', 'https://:secret@example.com/']) {
-      expect(errorOf(await api.post('/webhook/destination', { url }))).toEqual({ status: 400, code: 'parameter_invalid', param: 'url' });
+    for (const url of [
+      'http://user:pw@example.com/hook',
+      'https://user@example.com/hook',
+      'https://:secret@example.com/',
+    ]) {
+      expect(errorOf(await api.post('/webhook/destination', { url }))).toEqual({
+        status: 400,
+        code: 'parameter_invalid',
+        param: 'url',
+      });
     }
     const destination = await api.post('/webhook/destination', { url: 'https://example.com/hook' });
     expect(destination.status).toBe(201);
-    expect(errorOf(await api.put(`/webhook/destination/${destination.body.id}`, { url: 'https://u:p@example.com/hook' }))).toEqual({
+    expect(
+      errorOf(await api.put(`/webhook/destination/${destination.body.id}`, { url: 'https://u:p@example.com/hook' })),
+    ).toEqual({
       status: 400,
       code: 'parameter_invalid',
       param: 'url',
     });
-    expect((await api.get('/webhook/destination')).body.map((d: { url: string }) => d.url)).toEqual(['https://example.com/hook']);
+    expect((await api.get('/webhook/destination')).body.map((d: { url: string }) => d.url)).toEqual([
+      'https://example.com/hook',
+    ]);
   });
 });

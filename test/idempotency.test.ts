@@ -1,5 +1,13 @@
 import { sealStoredAnswers } from '../src/http/idempotency';
-import { apiClient, createTestAccount, type ApiClient, type TestApp, startTestApp, startTestWorker, startTwoAccountApp } from './support/harness';
+import {
+  apiClient,
+  createTestAccount,
+  type ApiClient,
+  type TestApp,
+  startTestApp,
+  startTestWorker,
+  startTwoAccountApp,
+} from './support/harness';
 import { CARDS, customerWithCard, gatewayCharges, simpleInvoice } from './support/payments';
 import { recurringPrice } from './support/subscriptions';
 
@@ -36,7 +44,11 @@ describe('Idempotency-Key on POST', () => {
     expect((await api.post('/customers', { name: 'First' }, key(k))).status).toBe(201);
     const otherBody = await api.post('/customers', { name: 'Second' }, key(k));
     expect(otherBody.status).toBe(400);
-    expect(otherBody.body.error).toMatchObject({ type: 'invalid_request_error', param: 'Idempotency-Key', code: 'idempotency_key_reused' });
+    expect(otherBody.body.error).toMatchObject({
+      type: 'invalid_request_error',
+      param: 'Idempotency-Key',
+      code: 'idempotency_key_reused',
+    });
     const otherPath = await api.post('/taxRates', { display_name: 'x', percentage: 1, inclusive: false }, key(k));
     expect(otherPath.status).toBe(400);
     expect(otherPath.body.error.param).toBe('Idempotency-Key');
@@ -54,9 +66,17 @@ describe('Idempotency-Key on POST', () => {
 
   it('replays an error the handler answered, but not a validation error (nothing ran)', async () => {
     const k = newKey();
-    const missing = await api.post('/invoices', { customer: 'cus_missing', lines: [{ description: 'x', amount: 1 }] }, key(k));
+    const missing = await api.post(
+      '/invoices',
+      { customer: 'cus_missing', lines: [{ description: 'x', amount: 1 }] },
+      key(k),
+    );
     expect(missing.status).toBe(404);
-    const replay = await api.post('/invoices', { customer: 'cus_missing', lines: [{ description: 'x', amount: 1 }] }, key(k));
+    const replay = await api.post(
+      '/invoices',
+      { customer: 'cus_missing', lines: [{ description: 'x', amount: 1 }] },
+      key(k),
+    );
     expect(replay.status).toBe(404);
     expect(replay.body).toEqual(missing.body);
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
@@ -89,12 +109,18 @@ describe('Idempotency-Key on POST', () => {
     const k = newKey();
     // The first request's row, still in progress (its request hash is only known to the server).
     const first = await api.post('/customers', { name: 'Slow' }, key(k));
-    await app.prisma.idempotencyKey.update({ where: { accountId_key: { accountId, key: k } }, data: { state: 'in_progress', lockedAt: new Date() } });
+    await app.prisma.idempotencyKey.update({
+      where: { accountId_key: { accountId, key: k } },
+      data: { state: 'in_progress', lockedAt: new Date() },
+    });
     const duplicate = await api.post('/customers', { name: 'Slow' }, key(k));
     expect(duplicate.status).toBe(409);
     expect(duplicate.body.error).toMatchObject({ type: 'conflict', code: 'idempotency_key_in_use' });
     // A key left in progress by a request that died is taken over after a minute.
-    await app.prisma.idempotencyKey.update({ where: { accountId_key: { accountId, key: k } }, data: { lockedAt: new Date(Date.now() - 120_000) } });
+    await app.prisma.idempotencyKey.update({
+      where: { accountId_key: { accountId, key: k } },
+      data: { lockedAt: new Date(Date.now() - 120_000) },
+    });
     const takeover = await api.post('/customers', { name: 'Slow' }, key(k));
     expect(takeover.status).toBe(201);
     expect(first.status).toBe(201);
@@ -102,18 +128,31 @@ describe('Idempotency-Key on POST', () => {
 
   it('documents the header on every POST and PUT in /openapi.json', async () => {
     const document = (await apiClient(app.baseUrl).get('/openapi.json')).body;
-    for (const [path, method] of [['/customers', 'post'], ['/invoices/{id}', 'put'], ['/payment-methods', 'post'], ['/invoices/{id}/refund', 'post']] as const) {
-      const names = (document.paths[path][method].parameters ?? []).filter((p: { in: string }) => p.in === 'header').map((p: { name: string }) => p.name);
+    for (const [path, method] of [
+      ['/customers', 'post'],
+      ['/invoices/{id}', 'put'],
+      ['/payment-methods', 'post'],
+      ['/invoices/{id}/refund', 'post'],
+    ] as const) {
+      const names = (document.paths[path][method].parameters ?? [])
+        .filter((p: { in: string }) => p.in === 'header')
+        .map((p: { name: string }) => p.name);
       expect([path, names]).toEqual([path, ['Idempotency-Key']]);
     }
-    expect((document.paths['/invoices'].get.parameters ?? []).some((p: { name: string }) => p.name === 'Idempotency-Key')).toBe(false);
+    expect(
+      (document.paths['/invoices'].get.parameters ?? []).some((p: { name: string }) => p.name === 'Idempotency-Key'),
+    ).toBe(false);
   });
 });
 
 describe('stored answers are encrypted at rest', () => {
   /** The record of `k` as PostgreSQL's text form: what a dump of the table holds. */
   const storedText = async (k: string) =>
-    (await app.prisma.$queryRaw<{ row: string }[]>`SELECT t::text AS row FROM idempotency_keys t WHERE account_id = ${accountId} AND key = ${k}`)[0]!.row;
+    (
+      await app.prisma.$queryRaw<
+        { row: string }[]
+      >`SELECT t::text AS row FROM idempotency_keys t WHERE account_id = ${accountId} AND key = ${k}`
+    )[0]!.row;
 
   it('keeps no signing secret in clear in the table, and the replay answers the same secret', async () => {
     const created = await api.post('/webhook/destination', { url: 'https://hooks.example.com/idem' }, key(newKey()));
@@ -128,7 +167,13 @@ describe('stored answers are encrypted at rest', () => {
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
     expect([replay.status, replay.body]).toEqual([200, rolled.body]);
     // Every record of the account: neither secret (create and roll) is in clear anywhere.
-    const all = (await app.prisma.$queryRaw<{ row: string }[]>`SELECT t::text AS row FROM idempotency_keys t WHERE account_id = ${accountId}`).map((row) => row.row).join('\n');
+    const all = (
+      await app.prisma.$queryRaw<
+        { row: string }[]
+      >`SELECT t::text AS row FROM idempotency_keys t WHERE account_id = ${accountId}`
+    )
+      .map((row) => row.row)
+      .join('\n');
     expect(all).not.toContain(created.body.secret);
     expect(all).not.toContain(rolled.body.secret);
   });
@@ -143,7 +188,10 @@ describe('stored answers are encrypted at rest', () => {
     expect((await api.post('/customers', { name: 'Sealed' }, key(moved))).status).toBe(500);
     await app.prisma.idempotencyKey.delete({ where: { accountId_key: { accountId, key: moved } } });
     // A record written in clear by an older version still replays, and sealStoredAnswers encrypts it.
-    await app.prisma.idempotencyKey.update({ where: { accountId_key: { accountId, key: k } }, data: { responseBody: first.body } });
+    await app.prisma.idempotencyKey.update({
+      where: { accountId_key: { accountId, key: k } },
+      data: { responseBody: first.body },
+    });
     expect(await storedText(k)).toContain(first.body.id);
     expect((await api.post('/customers', { name: 'Sealed' }, key(k))).body).toEqual(first.body);
     expect(await sealStoredAnswers(app.prisma)).toBeGreaterThanOrEqual(1);
@@ -194,7 +242,9 @@ describe('Idempotency-Key on PUT /invoices/{id}', () => {
     const invoice = await simpleInvoice(api, customer.id, 1111);
     const before = await gatewayCharges(app.prisma, accountId);
     const k = newKey();
-    const responses = await Promise.all(Array.from({ length: 6 }, () => api.put(`/invoices/${invoice.id}`, {}, key(k))));
+    const responses = await Promise.all(
+      Array.from({ length: 6 }, () => api.put(`/invoices/${invoice.id}`, {}, key(k))),
+    );
     for (const response of responses) {
       expect([200, 409]).toContain(response.status);
       if (response.status === 200) expect(response.body.status).toBe('paid');
@@ -241,7 +291,12 @@ describe('Idempotency-Key on POST /subscriptions', () => {
   it('a subscription creation whose stored answer was lost (request died after charging) answers that subscription, charged once', async () => {
     const { customer } = await customerWithCard(api);
     const price = await recurringPrice(api, { unitAmount: 1500 });
-    const body = { customer: customer.id, items: [{ price, quantity: 1 }], trial_days: 0, start_date: Math.floor(Date.now() / 1000) };
+    const body = {
+      customer: customer.id,
+      items: [{ price, quantity: 1 }],
+      trial_days: 0,
+      start_date: Math.floor(Date.now() / 1000),
+    };
     const before = await gatewayCharges(app.prisma, accountId);
     const k = newKey();
     const first = await api.post('/subscriptions', body, key(k));
@@ -250,17 +305,29 @@ describe('Idempotency-Key on POST /subscriptions', () => {
     // As if the process died after the creation's commit and charge, before storing the response.
     await app.prisma.idempotencyKey.update({
       where: { accountId_key: { accountId, key: k } },
-      data: { state: 'in_progress', responseStatus: null, responseBody: undefined, lockedAt: new Date(Date.now() - 120_000) },
+      data: {
+        state: 'in_progress',
+        responseStatus: null,
+        responseBody: undefined,
+        lockedAt: new Date(Date.now() - 120_000),
+      },
     });
     const retried = await api.post('/subscriptions', body, key(k));
     expect(retried.status).toBe(201);
-    expect(retried.body).toMatchObject({ id: first.body.id, status: 'active', latest_invoice: first.body.latest_invoice });
+    expect(retried.body).toMatchObject({
+      id: first.body.id,
+      status: 'active',
+      latest_invoice: first.body.latest_invoice,
+    });
     expect(retried.headers.get('idempotent-replayed')).toBeNull();
     expect(await app.prisma.subscription.count({ where: { accountId, customerId: customer.id } })).toBe(1);
     expect(await gatewayCharges(app.prisma, accountId)).toBe(before + 1);
 
     // The same key once its 24 hours are over is a new request: a new subscription.
-    await app.prisma.idempotencyKey.update({ where: { accountId_key: { accountId, key: k } }, data: { createdAt: new Date(Date.now() - 25 * 3_600_000) } });
+    await app.prisma.idempotencyKey.update({
+      where: { accountId_key: { accountId, key: k } },
+      data: { createdAt: new Date(Date.now() - 25 * 3_600_000) },
+    });
     const later = await api.post('/subscriptions', body, key(k));
     expect(later.status).toBe(201);
     expect(later.body.id).not.toBe(first.body.id);
@@ -274,7 +341,12 @@ describe('Idempotency-Key on POST /subscriptions', () => {
       const price = await recurringPrice(client, { unitAmount: 700 });
       const response = await client.post(
         '/subscriptions',
-        { customer: customer.id, items: [{ price, quantity: 1 }], trial_days: 0, start_date: Math.floor(Date.now() / 1000) },
+        {
+          customer: customer.id,
+          items: [{ price, quantity: 1 }],
+          trial_days: 0,
+          start_date: Math.floor(Date.now() / 1000),
+        },
         key(k),
       );
       expect(response.status).toBe(201);
@@ -295,7 +367,12 @@ describe('Idempotency-Key on subscription pause and resume', () => {
     const changesApp = await startTestApp({ taskQueue });
     const worker = await startTestWorker(changesApp.prisma, taskQueue);
     const account = await createTestAccount(changesApp.prisma);
-    changes = { app: changesApp, api: apiClient(changesApp.baseUrl, account.apiKey), accountId: account.accountId, stop: () => worker.stop() };
+    changes = {
+      app: changesApp,
+      api: apiClient(changesApp.baseUrl, account.apiKey),
+      accountId: account.accountId,
+      stop: () => worker.stop(),
+    };
   });
   afterAll(async () => {
     await changes.stop();
@@ -313,7 +390,12 @@ describe('Idempotency-Key on subscription pause and resume', () => {
     const { api } = changes;
     const { customer } = await customerWithCard(api);
     const price = await recurringPrice(api, { unitAmount: 900 });
-    const created = await api.post('/subscriptions', { customer: customer.id, items: [{ price, quantity: 1 }], trial_days: 0, start_date: Math.floor(Date.now() / 1000) });
+    const created = await api.post('/subscriptions', {
+      customer: customer.id,
+      items: [{ price, quantity: 1 }],
+      trial_days: 0,
+      start_date: Math.floor(Date.now() / 1000),
+    });
     expect(created.status).toBe(201);
     const id = created.body.id as string;
     expect((await api.post(`/subscriptions/${id}/pause`)).body.status).toBe('paused');
@@ -328,7 +410,9 @@ describe('Idempotency-Key on subscription pause and resume', () => {
     expect(retried.body).toEqual(resumed.body);
     expect(retried.headers.get('idempotent-replayed')).toBeNull();
     // Stored now: a second retry replays it.
-    expect((await api.post(`/subscriptions/${id}/resume`, {}, key(resumeKey))).headers.get('idempotent-replayed')).toBe('true');
+    expect((await api.post(`/subscriptions/${id}/resume`, {}, key(resumeKey))).headers.get('idempotent-replayed')).toBe(
+      'true',
+    );
     // A resume that is not the same request is refused as before.
     const fresh = await api.post(`/subscriptions/${id}/resume`, {}, key(newKey()));
     expect(fresh.status).toBe(409);

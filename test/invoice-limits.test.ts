@@ -18,9 +18,16 @@ describe('the charge ceiling (99999999 cents per invoice)', () => {
   it('refuses a line that comes to more than the ceiling, naming its quantity, and writes nothing', async () => {
     const { customer } = await customerWithCard(api);
     const before = await app.prisma.invoice.count({ where: { accountId } });
-    const response = await api.post('/invoices', { customer: customer.id, lines: [{ description: 'Huge', amount: 99999999, quantity: 100000 }] });
+    const response = await api.post('/invoices', {
+      customer: customer.id,
+      lines: [{ description: 'Huge', amount: 99999999, quantity: 100000 }],
+    });
     expect(response.status).toBe(400);
-    expect(response.body.error).toMatchObject({ type: 'invalid_request_error', code: 'amount_too_large', param: 'lines.0.quantity' });
+    expect(response.body.error).toMatchObject({
+      type: 'invalid_request_error',
+      code: 'amount_too_large',
+      param: 'lines.0.quantity',
+    });
     expect(await app.prisma.invoice.count({ where: { accountId } })).toBe(before);
     expect(await gatewayCharges(app.prisma, accountId)).toBe(0);
   });
@@ -38,14 +45,20 @@ describe('the charge ceiling (99999999 cents per invoice)', () => {
     expect(sum.body.error).toMatchObject({ code: 'amount_too_large', param: 'lines' });
 
     const rate = await createTaxRate(api, 10, false);
-    const taxed = await api.post('/invoices', { customer: customer.id, lines: [{ description: 'Taxed', amount: 95_000_000, tax: [rate.id] }] });
+    const taxed = await api.post('/invoices', {
+      customer: customer.id,
+      lines: [{ description: 'Taxed', amount: 95_000_000, tax: [rate.id] }],
+    });
     expect(taxed.status).toBe(400);
     expect(taxed.body.error).toMatchObject({ code: 'amount_too_large', param: 'lines.0.quantity' });
   });
 
   it('bills exactly the ceiling', async () => {
     const { customer } = await customerWithCard(api);
-    const invoice = await createInvoice(api, { customer: customer.id, lines: [{ description: 'All of it', amount: MAX_CHARGE_AMOUNT }] });
+    const invoice = await createInvoice(api, {
+      customer: customer.id,
+      lines: [{ description: 'All of it', amount: MAX_CHARGE_AMOUNT }],
+    });
     const paid = await api.put(`/invoices/${invoice.id}`);
     expect(paid.status).toBe(200);
     expect(paid.body).toMatchObject({ status: 'paid', amount_paid: MAX_CHARGE_AMOUNT });
@@ -56,11 +69,19 @@ describe('one-off invoice rules', () => {
   it('refuses a due_date in the past, naming it', async () => {
     const { customer } = await customerWithCard(api);
     const yesterday = Math.floor(Date.now() / 1000) - 86_400;
-    const response = await api.post('/invoices', { customer: customer.id, lines: [{ description: 'Late', amount: 100 }], due_date: yesterday });
+    const response = await api.post('/invoices', {
+      customer: customer.id,
+      lines: [{ description: 'Late', amount: 100 }],
+      due_date: yesterday,
+    });
     expect(response.status).toBe(400);
     expect(response.body.error).toMatchObject({ param: 'due_date' });
     const tomorrow = yesterday + 2 * 86_400;
-    const ok = await api.post('/invoices', { customer: customer.id, lines: [{ description: 'On time', amount: 100 }], due_date: tomorrow });
+    const ok = await api.post('/invoices', {
+      customer: customer.id,
+      lines: [{ description: 'On time', amount: 100 }],
+      due_date: tomorrow,
+    });
     expect(ok.status).toBe(201);
     expect(ok.body.due_date).toBe(tomorrow);
   });
@@ -84,15 +105,30 @@ describe('GET /balance', () => {
     const big = 4_503_599_627_370_497n; // 2^52 + 1: two of them make 2^53 + 2, which a double cannot hold
     for (let index = 0; index < 2; index += 1) {
       await app.prisma.transaction.create({
-        data: { id: newId('transaction'), accountId, type: 'adjustment', status: 'succeeded', amount: big, currency: 'EUR' },
+        data: {
+          id: newId('transaction'),
+          accountId,
+          type: 'adjustment',
+          status: 'succeeded',
+          amount: big,
+          currency: 'EUR',
+        },
       });
     }
     await app.prisma.transaction.create({
-      data: { id: newId('transaction'), accountId, type: 'adjustment', status: 'pending', amount: 1234n, currency: 'EUR' },
+      data: {
+        id: newId('transaction'),
+        accountId,
+        type: 'adjustment',
+        status: 'pending',
+        amount: 1234n,
+        currency: 'EUR',
+      },
     });
     const balance = await api.get('/balance');
     expect(balance.status).toBe(200);
-    const eur = (list: { amount: number | string; currency: string }[]) => list.find((entry) => entry.currency === 'EUR')!.amount;
+    const eur = (list: { amount: number | string; currency: string }[]) =>
+      list.find((entry) => entry.currency === 'EUR')!.amount;
     expect(eur(balance.body.available)).toBe('9007199254740994');
     expect(eur(balance.body.pending)).toBe(1234);
   });

@@ -20,12 +20,18 @@ describe('request logs', () => {
         done();
       },
     });
-    const server = http.createServer(createApp({ prisma: app.prisma, temporal: app.temporal, logger: pino({ level: 'info' }, sink) }));
+    const server = http.createServer(
+      createApp({ prisma: app.prisma, temporal: app.temporal, logger: pino({ level: 'info' }, sink) }),
+    );
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
       const { apiKey, accountId } = await createTestAccount(app.prisma);
       const api = apiClient(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, apiKey);
-      const created = await api.post('/customers', { name: 'Secretive Person', phone: '+1 555 0100' }, { 'x-request-id': 'req-test-42' });
+      const created = await api.post(
+        '/customers',
+        { name: 'Secretive Person', phone: '+1 555 0100' },
+        { 'x-request-id': 'req-test-42' },
+      );
       expect(created.status).toBe(201);
       expect(created.headers.get('x-request-id')).toBe('req-test-42');
       await api.get('/customers/cus_missing');
@@ -34,7 +40,15 @@ describe('request logs', () => {
       const entries = lines.map((line) => JSON.parse(line));
       expect(entries).toEqual(
         expect.arrayContaining([
-          expect.objectContaining({ msg: 'request', requestId: 'req-test-42', accountId, method: 'POST', route: '/customers', path: '/customers', status: 201 }),
+          expect.objectContaining({
+            msg: 'request',
+            requestId: 'req-test-42',
+            accountId,
+            method: 'POST',
+            route: '/customers',
+            path: '/customers',
+            status: 201,
+          }),
           expect.objectContaining({
             msg: 'request',
             accountId,

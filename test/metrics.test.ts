@@ -41,12 +41,26 @@ describe('GET /metrics', () => {
     await fetch(`${app.baseUrl}/no/such/route/cus_secret`);
 
     const text = await scrape();
-    expect(valueOf(text, 'billing_http_requests_total{method="GET",route="/customers/{externalKey}",status="404"}')).toBe(2);
-    expect(valueOf(text, 'billing_http_requests_total{method="GET",route="/customers/{externalKey}",status="200"}')).toBe(1);
+    expect(
+      valueOf(text, 'billing_http_requests_total{method="GET",route="/customers/{externalKey}",status="404"}'),
+    ).toBe(2);
+    expect(
+      valueOf(text, 'billing_http_requests_total{method="GET",route="/customers/{externalKey}",status="200"}'),
+    ).toBe(1);
     expect(valueOf(text, 'billing_http_requests_total{method="POST",route="/customers",status="201"}')).toBe(1);
     expect(valueOf(text, 'billing_http_requests_total{method="GET",route="(unmatched)",status="404"}')).toBe(1);
-    expect(valueOf(text, 'billing_http_request_duration_seconds_count{method="GET",route="/customers/{externalKey}",status="404"}')).toBe(2);
-    expect(valueOf(text, 'billing_http_request_duration_seconds_bucket{le="+Inf",method="POST",route="/customers",status="201"}')).toBe(1);
+    expect(
+      valueOf(
+        text,
+        'billing_http_request_duration_seconds_count{method="GET",route="/customers/{externalKey}",status="404"}',
+      ),
+    ).toBe(2);
+    expect(
+      valueOf(
+        text,
+        'billing_http_request_duration_seconds_bucket{le="+Inf",method="POST",route="/customers",status="201"}',
+      ),
+    ).toBe(1);
     expect(text).toContain('# TYPE billing_http_request_duration_seconds histogram');
     expect(text).toContain('process_cpu_seconds_total');
     // Labels are templates: no customer id, no account, no unmatched path.
@@ -66,7 +80,9 @@ describe('GET /metrics', () => {
     expect(valueOf(text, 'billing_outbox_lag_seconds')).toBeGreaterThanOrEqual(3600);
     for (const status of ['pending', 'retry']) {
       expect(valueOf(text, `billing_webhook_deliveries_backlog{status="${status}"}`)).toBeGreaterThanOrEqual(0);
-      expect(valueOf(text, `billing_webhook_deliveries_oldest_age_seconds{status="${status}"}`)).toBeGreaterThanOrEqual(0);
+      expect(valueOf(text, `billing_webhook_deliveries_oldest_age_seconds{status="${status}"}`)).toBeGreaterThanOrEqual(
+        0,
+      );
     }
     // The whole table is not counted: finished deliveries are counted by the worker's billing_webhook_attempts.
     expect(text).not.toMatch(/^billing_webhook_deliveries\{/m);
@@ -84,7 +100,10 @@ describe('GET /metrics', () => {
     const { accountId } = await createTestAccount(app.prisma);
     const event = await writeEvent(app.prisma, accountId);
     // As a test clock frozen two years back dates its events.
-    await app.prisma.event.update({ where: { id: event.id }, data: { createdAt: new Date(Date.now() - 2 * 365 * 86_400_000) } });
+    await app.prisma.event.update({
+      where: { id: event.id },
+      data: { createdAt: new Date(Date.now() - 2 * 365 * 86_400_000) },
+    });
     const text = await scrape();
     expect(valueOf(text, 'billing_outbox_pending_events')).toBeGreaterThanOrEqual(1);
     expect(valueOf(text, 'billing_outbox_lag_seconds')).toBeLessThan(3600);
@@ -112,7 +131,8 @@ describe('money on /metrics', () => {
     expect((await api.post(`/invoices/${paid.id}/refund`, { amount: 1000 })).status).toBe(201);
 
     const after = await scrape();
-    const moved = (name: string, labels: Record<string, string>) => (sample(after, name, labels) ?? 0) - (sample(before, name, labels) ?? 0);
+    const moved = (name: string, labels: Record<string, string>) =>
+      (sample(after, name, labels) ?? 0) - (sample(before, name, labels) ?? 0);
     expect(moved('billing_charge_attempts_total', { currency: 'USD' })).toBe(2);
     expect(moved('billing_charges_total', { outcome: 'succeeded', failure_code: '' })).toBe(1);
     expect(moved('billing_charges_total', { outcome: 'failed', failure_code: 'card_declined' })).toBe(1);
@@ -131,11 +151,20 @@ describe('money on /metrics', () => {
     const invoice = await simpleInvoice(api, customer.id, 1200);
     const before = await scrape();
     const headers = { 'idempotency-key': `pay-${invoice.id}` };
-    await Promise.all([api.put(`/invoices/${invoice.id}`, {}, headers), api.put(`/invoices/${invoice.id}`, {}, headers), api.put(`/invoices/${invoice.id}`, {})]);
+    await Promise.all([
+      api.put(`/invoices/${invoice.id}`, {}, headers),
+      api.put(`/invoices/${invoice.id}`, {}, headers),
+      api.put(`/invoices/${invoice.id}`, {}),
+    ]);
     const after = await scrape();
     const labels = { outcome: 'succeeded', failure_code: '' };
-    expect((sample(after, 'billing_charges_total', labels) ?? 0) - (sample(before, 'billing_charges_total', labels) ?? 0)).toBe(1);
-    expect((sample(after, 'billing_charged_cents_total', { currency: 'USD' }) ?? 0) - (sample(before, 'billing_charged_cents_total', { currency: 'USD' }) ?? 0)).toBe(1200);
+    expect(
+      (sample(after, 'billing_charges_total', labels) ?? 0) - (sample(before, 'billing_charges_total', labels) ?? 0),
+    ).toBe(1);
+    expect(
+      (sample(after, 'billing_charged_cents_total', { currency: 'USD' }) ?? 0) -
+        (sample(before, 'billing_charged_cents_total', { currency: 'USD' }) ?? 0),
+    ).toBe(1200);
   });
 });
 
@@ -150,7 +179,11 @@ describe('API_PROCESSES=2', () => {
 
   it('one scrape of the shared port shows every process: counters summed, database gauges not', async () => {
     const port = await freePort();
-    api = spawnService('api.ts', { ...process.env, PORT: String(port), API_PROCESSES: '2', LOG_LEVEL: 'warn', METRICS_CACHE_SECONDS: '0' }, ['ignore', 'ignore', 'inherit']);
+    api = spawnService(
+      'api.ts',
+      { ...process.env, PORT: String(port), API_PROCESSES: '2', LOG_LEVEL: 'warn', METRICS_CACHE_SECONDS: '0' },
+      ['ignore', 'ignore', 'inherit'],
+    );
     const base = `http://127.0.0.1:${port}`;
     await waitUntil(async () => (await fetch(`${base}/health`).catch(() => undefined))?.ok || undefined, 60_000);
     // Each on a new connection, so the requests spread over both processes.
@@ -161,10 +194,14 @@ describe('API_PROCESSES=2', () => {
     expect(valueOf(both, 'billing_metrics_database_up')).toBe(1);
     const direct = await scrape();
     // The same database figure from each process is shown once (the maximum), not doubled.
-    expect(valueOf(both, 'billing_subscriptions{status="active"}')).toBe(valueOf(direct, 'billing_subscriptions{status="active"}'));
+    expect(valueOf(both, 'billing_subscriptions{status="active"}')).toBe(
+      valueOf(direct, 'billing_subscriptions{status="active"}'),
+    );
     for (let i = 0; i < 10; i += 1) await fetch(`${base}/health`, { headers: { connection: 'close' } });
     const text = await (await fetch(`${base}/metrics`, { headers: { connection: 'close' } })).text();
-    expect(valueOf(text, 'billing_http_requests_total{method="GET",route="/health",status="200"}')).toBeGreaterThanOrEqual(10);
+    expect(
+      valueOf(text, 'billing_http_requests_total{method="GET",route="/health",status="200"}'),
+    ).toBeGreaterThanOrEqual(10);
     expect(path.basename(String(api.spawnargs.at(-1)))).toBe('api.ts');
   }, 90_000);
 });

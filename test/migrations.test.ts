@@ -43,10 +43,17 @@ describe('migrations', () => {
       url,
       'SELECT migration_name, checksum, finished_at FROM _prisma_migrations ORDER BY migration_name',
     );
-    expect(rows.map((row) => [row.migration_name, row.checksum])).toEqual(files.map((file) => [file.name, file.checksum]));
+    expect(rows.map((row) => [row.migration_name, row.checksum])).toEqual(
+      files.map((file) => [file.name, file.checksum]),
+    );
     expect(rows.every((row) => row.finished_at !== null)).toBe(true);
-    const tables = await query<{ tablename: string }>(url, "SELECT tablename FROM pg_tables WHERE schemaname = 'public'");
-    expect(tables.map((row) => row.tablename)).toEqual(expect.arrayContaining(['accounts', 'api_keys', 'customers', 'events']));
+    const tables = await query<{ tablename: string }>(
+      url,
+      "SELECT tablename FROM pg_tables WHERE schemaname = 'public'",
+    );
+    expect(tables.map((row) => row.tablename)).toEqual(
+      expect.arrayContaining(['accounts', 'api_keys', 'customers', 'events']),
+    );
   });
 
   it('refuses to run when an applied migration file changed, and applies nothing', async () => {
@@ -61,7 +68,10 @@ describe('migrations', () => {
     write('001_first', 'CREATE TABLE first_table (id bigint);');
     write('002_second', 'CREATE TABLE second_table (id int);');
     await expect(migrate(url, dir)).rejects.toThrow(/001_first was changed after it was applied/);
-    const tables = await query<{ tablename: string }>(url, "SELECT tablename FROM pg_tables WHERE schemaname = 'public'");
+    const tables = await query<{ tablename: string }>(
+      url,
+      "SELECT tablename FROM pg_tables WHERE schemaname = 'public'",
+    );
     expect(tables.map((row) => row.tablename)).not.toContain('second_table');
   });
 
@@ -73,7 +83,10 @@ describe('migrations', () => {
     fs.mkdirSync(path.join(dir, '002_broken'));
     fs.writeFileSync(path.join(dir, '002_broken', 'migration.sql'), 'CREATE TABLE broken (id nonsense_type);');
     await expect(migrate(url, dir)).rejects.toThrow(/nonsense_type/);
-    const tables = await query<{ tablename: string }>(url, "SELECT tablename FROM pg_tables WHERE schemaname = 'public'");
+    const tables = await query<{ tablename: string }>(
+      url,
+      "SELECT tablename FROM pg_tables WHERE schemaname = 'public'",
+    );
     expect(tables.map((row) => row.tablename)).not.toContain('ok_table');
   });
 

@@ -1,5 +1,12 @@
 import crypto from 'node:crypto';
-import { apiClient, createTestAccount, startTestApp, startTestWorker, type ApiClient, type TestApp } from './support/harness';
+import {
+  apiClient,
+  createTestAccount,
+  startTestApp,
+  startTestWorker,
+  type ApiClient,
+  type TestApp,
+} from './support/harness';
 import { CARDS, cardBody } from './support/payments';
 
 // Every request example /openapi.json carries is sent to the running API, with real ids of the account
@@ -62,16 +69,34 @@ async function created(path: string, body: unknown): Promise<any> {
 }
 
 it('the server accepts every request example of /openapi.json', async () => {
-  const document = (await (await fetch(`${app.baseUrl}/openapi.json`)).json()) as { paths: Record<string, Record<string, any>> };
+  const document = (await (await fetch(`${app.baseUrl}/openapi.json`)).json()) as {
+    paths: Record<string, Record<string, any>>;
+  };
 
   // The account's world: what the examples' ids stand for.
   const customer = await created('/customers', { name: 'Example World' });
   const card = await created('/payment-methods', cardBody(CARDS.succeeds, { customer: customer.id }));
-  const spareCard = await created('/payment-methods', cardBody('5555555555554444', { billing_details: { name: 'Spare' } }));
-  const product = await created('/products', { name: 'World product', currency: 'USD', unit_amount: 1500, type: 'one_time' });
-  const recurring = await created(`/prices/${product.id}`, { currency: 'USD', unit_amount: 900, type: 'recurring', recurring: { interval: 'month', interval_count: 1 } });
+  const spareCard = await created(
+    '/payment-methods',
+    cardBody('5555555555554444', { billing_details: { name: 'Spare' } }),
+  );
+  const product = await created('/products', {
+    name: 'World product',
+    currency: 'USD',
+    unit_amount: 1500,
+    type: 'one_time',
+  });
+  const recurring = await created(`/prices/${product.id}`, {
+    currency: 'USD',
+    unit_amount: 900,
+    type: 'recurring',
+    recurring: { interval: 'month', interval_count: 1 },
+  });
   const taxRate = await created('/taxRates', { display_name: 'World tax', percentage: 5, inclusive: false });
-  const invoice = await created('/invoices', { customer: customer.id, lines: [{ description: 'World line', amount: 2500 }] });
+  const invoice = await created('/invoices', {
+    customer: customer.id,
+    lines: [{ description: 'World line', amount: 2500 }],
+  });
   const destination = await created('/webhook/destination', { url: 'https://hooks.example.com/world' });
   const terminal = await created('/terminals', { label: 'World terminal' });
   const ids: Record<string, string> = {
@@ -107,7 +132,8 @@ it('the server accepts every request example of /openapi.json', async () => {
       return match ? (ids[match[1]!] ?? value) : value;
     }
     if (Array.isArray(value)) return value.map(fill);
-    if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, fill(inner)]));
+    if (value && typeof value === 'object')
+      return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, fill(inner)]));
     return value;
   };
 
@@ -119,7 +145,9 @@ it('the server accepts every request example of /openapi.json', async () => {
       const name = `${method.toUpperCase()} ${template}`;
       const prefix = collectionPrefix.find(([pattern]) => pattern.test(template))?.[1];
       const path = template
-        .replace(/\{(id|externalKey)\}/, () => (prefix === 'invoice' ? invoice.id : (pathIds[prefix!] ?? ids[prefix!] ?? 'none_0')))
+        .replace(/\{(id|externalKey)\}/, () =>
+          prefix === 'invoice' ? invoice.id : (pathIds[prefix!] ?? ids[prefix!] ?? 'none_0'),
+        )
         .replace('{payment_id}', ids.ppay ?? 'ppay_0');
       const response = await api.request(method.toUpperCase(), path, fill(example));
       answers.push({ operation: name, status: response.status, error: response.body?.error });
@@ -135,7 +163,9 @@ it('the server accepts every request example of /openapi.json', async () => {
 
   // Every answer is documented (apiClient checks it); none refuses the example as invalid.
   expect(answers.filter((answer) => answer.status === 400)).toEqual([]);
-  const failed = answers.filter((answer) => MUST_SUCCEED.includes(answer.operation) && (answer.status < 200 || answer.status > 299));
+  const failed = answers.filter(
+    (answer) => MUST_SUCCEED.includes(answer.operation) && (answer.status < 200 || answer.status > 299),
+  );
   expect(failed).toEqual([]);
   expect(answers.map((answer) => answer.operation)).toEqual(expect.arrayContaining(MUST_SUCCEED));
 });

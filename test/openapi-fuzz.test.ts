@@ -29,7 +29,10 @@ it('every operation answers generated requests as /openapi.json documents, never
   const operations = new Set(Object.keys(report.statuses).map((key) => key.split(' ').slice(0, 2).join(' ')));
   expect(operations.size).toBeGreaterThanOrEqual(70);
   expect(report.cases).toBeGreaterThanOrEqual(operations.size * 3);
-  expect({ seed: report.seed, failures: report.failures.map((failure) => `${failure.operation}: ${failure.problems.join('; ')}`) }).toEqual({
+  expect({
+    seed: report.seed,
+    failures: report.failures.map((failure) => `${failure.operation}: ${failure.problems.join('; ')}`),
+  }).toEqual({
     seed: report.seed,
     failures: [],
   });

@@ -30,11 +30,17 @@ describe('GET /openapi.json', () => {
     const response = await apiClient(app.baseUrl).get('/openapi.json');
     expect(response.status).toBe(200);
     expect(response.body.openapi).toBe('3.1.0');
-    expect(response.body.components.securitySchemes.apiKey).toEqual({ type: 'apiKey', in: 'header', name: 'cc-api-key' });
+    expect(response.body.components.securitySchemes.apiKey).toEqual({
+      type: 'apiKey',
+      in: 'header',
+      name: 'cc-api-key',
+    });
   });
 
   it('documents every route the server serves, and nothing it does not', async () => {
-    const document = (await apiClient(app.baseUrl).get('/openapi.json')).body as { paths: Record<string, Record<string, unknown>> };
+    const document = (await apiClient(app.baseUrl).get('/openapi.json')).body as {
+      paths: Record<string, Record<string, unknown>>;
+    };
     const documented = Object.entries(document.paths)
       .flatMap(([path, operations]) => Object.keys(operations).map((method) => `${method} ${path}`))
       .filter((route) => !['get /health', 'get /openapi.json', 'get /docs', 'get /metrics'].includes(route))
@@ -62,12 +68,30 @@ describe('GET /openapi.json', () => {
 describe('the response contract every test client checks', () => {
   it('flags an answer whose status or body is not what the operation documents, and passes one that is', async () => {
     const customer = { id: 'cus_000000000000000000000000', object: 'customer' };
-    expect(await contractProblems(app.baseUrl, 'GET', '/customers/cus_x?expand=1', { status: 200, contentType: 'application/json', body: customer })).not.toEqual([]);
-    expect(await contractProblems(app.baseUrl, 'GET', '/customers/cus_x', { status: 418, contentType: 'application/json', body: {} })).toEqual([
-      expect.stringContaining('undocumented status 418'),
-    ]);
-    const notFound = { error: { type: 'not_found', code: 'resource_missing', message: "No such customer: 'cus_x'", param: 'id' } };
-    expect(await contractProblems(app.baseUrl, 'GET', '/customers/cus_x', { status: 404, contentType: 'application/json; charset=utf-8', body: notFound })).toEqual([]);
+    expect(
+      await contractProblems(app.baseUrl, 'GET', '/customers/cus_x?expand=1', {
+        status: 200,
+        contentType: 'application/json',
+        body: customer,
+      }),
+    ).not.toEqual([]);
+    expect(
+      await contractProblems(app.baseUrl, 'GET', '/customers/cus_x', {
+        status: 418,
+        contentType: 'application/json',
+        body: {},
+      }),
+    ).toEqual([expect.stringContaining('undocumented status 418')]);
+    const notFound = {
+      error: { type: 'not_found', code: 'resource_missing', message: "No such customer: 'cus_x'", param: 'id' },
+    };
+    expect(
+      await contractProblems(app.baseUrl, 'GET', '/customers/cus_x', {
+        status: 404,
+        contentType: 'application/json; charset=utf-8',
+        body: notFound,
+      }),
+    ).toEqual([]);
   });
 });
 
@@ -78,7 +102,9 @@ describe('completeness of the document', () => {
   });
   const operations = () =>
     [document.paths, document.webhooks].flatMap((items) =>
-      Object.entries(items as Record<string, Record<string, any>>).flatMap(([path, methods]) => Object.entries(methods).map(([method, operation]) => ({ path, method, operation }))),
+      Object.entries(items as Record<string, Record<string, any>>).flatMap(([path, methods]) =>
+        Object.entries(methods).map(([method, operation]) => ({ path, method, operation })),
+      ),
     );
 
   it('gives every operation and webhook a unique operationId', () => {
@@ -99,7 +125,9 @@ describe('completeness of the document', () => {
     addFormats(ajv);
     ajv.addSchema({ ...document, $id: 'doc' });
     const check = createChecker(document);
-    const byKey = new Map(operationsOf(document).map((operation) => [`${operation.method} ${operation.path}`, operation]));
+    const byKey = new Map(
+      operationsOf(document).map((operation) => [`${operation.method} ${operation.path}`, operation]),
+    );
     const problems: string[] = [];
     let examples = 0;
     for (const { path, method, operation } of operations()) {
@@ -107,9 +135,12 @@ describe('completeness of the document', () => {
       const body = operation.requestBody?.content?.['application/json'];
       if (body) {
         examples += 1;
-        const validate = ajv.getSchema(`doc#/${kind}/${path.replace(/~/g, '~0').replace(/\//g, '~1')}/${method}/requestBody/content/application~1json/schema`)!;
+        const validate = ajv.getSchema(
+          `doc#/${kind}/${path.replace(/~/g, '~0').replace(/\//g, '~1')}/${method}/requestBody/content/application~1json/schema`,
+        )!;
         if (body.example === undefined) problems.push(`${method} ${path}: request body without example`);
-        else if (!validate(body.example)) problems.push(`${method} ${path}: request example: ${ajv.errorsText(validate.errors)}`);
+        else if (!validate(body.example))
+          problems.push(`${method} ${path}: request example: ${ajv.errorsText(validate.errors)}`);
       }
       for (const [status, response] of Object.entries(operation.responses as Record<string, any>)) {
         const media = response.content?.['application/json'];
@@ -118,7 +149,11 @@ describe('completeness of the document', () => {
         if (media.example === undefined) problems.push(`${method} ${path} ${status}: no example`);
         else if (kind === 'paths') {
           const answer = { status: Number(status), contentType: 'application/json', body: media.example };
-          problems.push(...check(byKey.get(`${method.toUpperCase()} ${path}`)!, answer).filter((problem) => !problem.startsWith('server error')).map((problem) => `${method} ${path} ${status}: ${problem}`));
+          problems.push(
+            ...check(byKey.get(`${method.toUpperCase()} ${path}`)!, answer)
+              .filter((problem) => !problem.startsWith('server error'))
+              .map((problem) => `${method} ${path} ${status}: ${problem}`),
+          );
         }
       }
     }
@@ -131,7 +166,8 @@ describe('completeness of the document', () => {
     const walk = (node: unknown): void => {
       if (!node || typeof node !== 'object') return;
       for (const [key, value] of Object.entries(node)) {
-        if (key === 'created' && value && typeof value === 'object' && 'type' in value) found.push((value as { type: unknown }).type);
+        if (key === 'created' && value && typeof value === 'object' && 'type' in value)
+          found.push((value as { type: unknown }).type);
         walk(value);
       }
     };
@@ -148,7 +184,10 @@ describe('completeness of the document', () => {
     expect(enumOf('CurrencyCode')).toEqual(enumOf('CurrencyCode').map((code) => code.toUpperCase()));
     expect(enumOf('CountryCodeInput')).toEqual(expect.arrayContaining(['US', 'us', 'FR', 'fr']));
     expect(enumOf('TaxCode')).toHaveLength(637);
-    expect(schemas.ProductCreate.properties.tax_code.anyOf).toEqual([{ $ref: '#/components/schemas/TaxCode' }, { type: 'null' }]);
+    expect(schemas.ProductCreate.properties.tax_code.anyOf).toEqual([
+      { $ref: '#/components/schemas/TaxCode' },
+      { type: 'null' },
+    ]);
     expect(schemas.Product.properties.tax_code).toEqual({ $ref: '#/components/schemas/TaxCode' });
     expect(schemas.CustomerCreate.properties.currency).toEqual({ $ref: '#/components/schemas/CurrencyCodeInput' });
     expect(schemas.Customer.properties.currency).toEqual({ $ref: '#/components/schemas/CurrencyCode' });
@@ -168,7 +207,14 @@ describe('completeness of the document', () => {
 
   it('documents every webhook event with its payload schema and the cc-signature header', () => {
     expect(Object.keys(document.webhooks).sort()).toEqual([...WEBHOOK_EVENTS.keys()].sort());
-    expect(Object.keys(document.webhooks)).toEqual(expect.arrayContaining(['customer.created', 'invoice.payment_failed', 'subscription.canceled', 'payment_plan.completed']));
+    expect(Object.keys(document.webhooks)).toEqual(
+      expect.arrayContaining([
+        'customer.created',
+        'invoice.payment_failed',
+        'subscription.canceled',
+        'payment_plan.completed',
+      ]),
+    );
     for (const [type, item] of Object.entries(document.webhooks as Record<string, any>)) {
       const header = item.post.parameters.find((parameter: { name: string }) => parameter.name === 'cc-signature');
       expect({ type, in: header?.in, required: header?.required }).toEqual({ type, in: 'header', required: true });

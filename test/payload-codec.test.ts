@@ -5,7 +5,10 @@ import { ENCRYPTED_ENCODING, EncryptionCodec, KEY_ID_METADATA } from '../src/tem
 // The payload codec of every Temporal client and worker (src/temporal/payload-codec.ts): sealed under
 // the service key, opened under it or a former key, plain payloads of older histories passed through.
 
-const input = { created: { id: 'sub_1', customerId: 'cus_1' }, customer: { name: 'Ada Lovelace', email: 'ada@example.com' } };
+const input = {
+  created: { id: 'sub_1', customerId: 'cus_1' },
+  customer: { name: 'Ada Lovelace', email: 'ada@example.com' },
+};
 const text = (bytes: Uint8Array | null | undefined) => Buffer.from(bytes ?? []).toString('utf8');
 
 it('seals a payload (no plain text left, encoding binary/encrypted, the key id) and opens it again', async () => {
@@ -32,7 +35,9 @@ it('passes plain payloads (histories recorded before) through decode', async () 
 
 it('opens under a former key kept in SECRETS_ENCRYPTION_OLD_KEYS, and names the key it lacks', async () => {
   const [oldKey, newKey] = [newEncryptionKey(), newEncryptionKey()];
-  const [sealed] = await new EncryptionCodec({ SECRETS_ENCRYPTION_KEY: oldKey }).encode([defaultPayloadConverter.toPayload(input)]);
+  const [sealed] = await new EncryptionCodec({ SECRETS_ENCRYPTION_KEY: oldKey }).encode([
+    defaultPayloadConverter.toPayload(input),
+  ]);
   const rotated = new EncryptionCodec({ SECRETS_ENCRYPTION_KEY: newKey, SECRETS_ENCRYPTION_OLD_KEYS: oldKey });
   expect(defaultPayloadConverter.fromPayload((await rotated.decode([sealed!]))[0]!)).toEqual(input);
   const [resealed] = await rotated.encode([defaultPayloadConverter.toPayload(input)]);

@@ -3,7 +3,14 @@ import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { createApp } from '../src/app';
-import { apiClient, createTestAccount, eventsOf, type ApiClient, type TestApp, startTwoAccountApp } from './support/harness';
+import {
+  apiClient,
+  createTestAccount,
+  eventsOf,
+  type ApiClient,
+  type TestApp,
+  startTwoAccountApp,
+} from './support/harness';
 import {
   addPaymentMethod,
   BANK_ACCOUNTS,
@@ -31,14 +38,26 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 describe('POST /payment-methods (cards)', () => {
   it('answers the spec object: brand, last4, fingerprint, walletType null, livemode false, never the number or CVC', async () => {
-    const response = await api.post('/payment-methods', cardBody(CARDS.succeeds, { billing_details: { name: 'Ada', email: 'ada@example.com', address: { city: 'London', country: 'gb' } } }));
+    const response = await api.post(
+      '/payment-methods',
+      cardBody(CARDS.succeeds, {
+        billing_details: { name: 'Ada', email: 'ada@example.com', address: { city: 'London', country: 'gb' } },
+      }),
+    );
     expect(response.status).toBe(201);
     const method = response.body;
     expect(method).toEqual({
       id: expect.stringMatching(/^pm_[a-zA-Z0-9]+$/),
       object: 'payment_method',
       type: 'card',
-      card: { brand: 'visa', last4: '4242', walletType: null, exp_month: 12, exp_year: expect.any(Number), fingerprint: expect.any(String) },
+      card: {
+        brand: 'visa',
+        last4: '4242',
+        walletType: null,
+        exp_month: 12,
+        exp_year: expect.any(Number),
+        fingerprint: expect.any(String),
+      },
       allow_redisplay: 'unspecified',
       billing_details: {
         address: { city: 'London', country: 'GB', line1: null, line2: null, postal_code: null, state: null },
@@ -68,7 +87,10 @@ describe('POST /payment-methods (cards)', () => {
     ['3566002020360505', 'jcb'],
     ['6200000000000005', 'unionpay'],
   ])('detects the brand of %s as %s', async (number, brand) => {
-    const response = await api.post('/payment-methods', cardBody(number, { card: { number, exp_month: 1, exp_year: 2099, cvc: '1234' } }));
+    const response = await api.post(
+      '/payment-methods',
+      cardBody(number, { card: { number, exp_month: 1, exp_year: 2099, cvc: '1234' } }),
+    );
     expect(response.status).toBe(201);
     expect(response.body.card).toMatchObject({ brand, last4: number.slice(-4) });
   });
@@ -90,22 +112,94 @@ describe('POST /payment-methods (cards)', () => {
     ['a number failing Luhn', 'card.number', 'parameter_invalid', cardBody('4242424242424241')],
     ['a short number', 'card.number', 'parameter_invalid', cardBody('4242')],
     ['letters in the number', 'card.number', 'parameter_invalid', cardBody('4242abcd42424242')],
-    ['a numeric number', 'card.number', 'parameter_invalid', { ...cardBody(CARDS.succeeds), card: card({ number: 4242424242424242 }) }],
-    ['no number', 'card.number', 'parameter_missing', { ...cardBody(CARDS.succeeds), card: { exp_month: 1, exp_year: 2099, cvc: '123' } }],
-    ['an expired year', 'card.exp_year', 'parameter_invalid', { ...cardBody(CARDS.succeeds), card: card({ exp_year: thisYear - 1 }) }],
+    [
+      'a numeric number',
+      'card.number',
+      'parameter_invalid',
+      { ...cardBody(CARDS.succeeds), card: card({ number: 4242424242424242 }) },
+    ],
+    [
+      'no number',
+      'card.number',
+      'parameter_missing',
+      { ...cardBody(CARDS.succeeds), card: { exp_month: 1, exp_year: 2099, cvc: '123' } },
+    ],
+    [
+      'an expired year',
+      'card.exp_year',
+      'parameter_invalid',
+      { ...cardBody(CARDS.succeeds), card: card({ exp_year: thisYear - 1 }) },
+    ],
     ['month 13', 'card.exp_month', 'parameter_invalid', { ...cardBody(CARDS.succeeds), card: card({ exp_month: 13 }) }],
     ['a 2-digit cvc', 'card.cvc', 'parameter_invalid', { ...cardBody(CARDS.succeeds), card: card({ cvc: '12' }) }],
     ['a 5-digit cvc', 'card.cvc', 'parameter_invalid', { ...cardBody(CARDS.succeeds), card: card({ cvc: '12345' }) }],
-    ['no billing name', 'billing_details.name', 'parameter_missing', { ...cardBody(CARDS.succeeds), billing_details: {} }],
-    ['a bad billing email', 'billing_details.email', 'parameter_invalid', { ...cardBody(CARDS.succeeds), billing_details: { name: 'A', email: 'nope' } }],
+    [
+      'no billing name',
+      'billing_details.name',
+      'parameter_missing',
+      { ...cardBody(CARDS.succeeds), billing_details: {} },
+    ],
+    [
+      'a bad billing email',
+      'billing_details.email',
+      'parameter_invalid',
+      { ...cardBody(CARDS.succeeds), billing_details: { name: 'A', email: 'nope' } },
+    ],
     ['an unknown type', 'type', 'parameter_invalid', { ...cardBody(CARDS.succeeds), type: 'paypal' }],
     ['an unknown field', 'nickname', 'parameter_unknown', { ...cardBody(CARDS.succeeds), nickname: 'x' }],
-    ['a bank field on a card', 'us_bank_account', 'parameter_unknown', { ...cardBody(CARDS.succeeds), us_bank_account: {} }],
-    ['a bad routing number', 'us_bank_account.routing_number', 'parameter_invalid', { ...bankBody(BANK_ACCOUNTS.succeeds), us_bank_account: { account_number: '000123456789', routing_number: '110000001', account_holder_type: 'individual' } }],
-    ['a bad account number', 'us_bank_account.account_number', 'parameter_invalid', { ...bankBody(BANK_ACCOUNTS.succeeds), us_bank_account: { account_number: '12', routing_number: TEST_ROUTING_NUMBER, account_holder_type: 'individual' } }],
-    ['a bad holder type', 'us_bank_account.account_holder_type', 'parameter_invalid', { ...bankBody(BANK_ACCOUNTS.succeeds), us_bank_account: { account_number: '000123456789', routing_number: TEST_ROUTING_NUMBER, account_holder_type: 'robot' } }],
+    [
+      'a bank field on a card',
+      'us_bank_account',
+      'parameter_unknown',
+      { ...cardBody(CARDS.succeeds), us_bank_account: {} },
+    ],
+    [
+      'a bad routing number',
+      'us_bank_account.routing_number',
+      'parameter_invalid',
+      {
+        ...bankBody(BANK_ACCOUNTS.succeeds),
+        us_bank_account: {
+          account_number: '000123456789',
+          routing_number: '110000001',
+          account_holder_type: 'individual',
+        },
+      },
+    ],
+    [
+      'a bad account number',
+      'us_bank_account.account_number',
+      'parameter_invalid',
+      {
+        ...bankBody(BANK_ACCOUNTS.succeeds),
+        us_bank_account: {
+          account_number: '12',
+          routing_number: TEST_ROUTING_NUMBER,
+          account_holder_type: 'individual',
+        },
+      },
+    ],
+    [
+      'a bad holder type',
+      'us_bank_account.account_holder_type',
+      'parameter_invalid',
+      {
+        ...bankBody(BANK_ACCOUNTS.succeeds),
+        us_bank_account: {
+          account_number: '000123456789',
+          routing_number: TEST_ROUTING_NUMBER,
+          account_holder_type: 'robot',
+        },
+      },
+    ],
   ];
-  if (thisMonth > 1) invalid.push(['an expired month of this year', 'card.exp_month', 'parameter_invalid', { ...cardBody(CARDS.succeeds), card: card({ exp_year: thisYear, exp_month: thisMonth - 1 }) }]);
+  if (thisMonth > 1)
+    invalid.push([
+      'an expired month of this year',
+      'card.exp_month',
+      'parameter_invalid',
+      { ...cardBody(CARDS.succeeds), card: card({ exp_year: thisYear, exp_month: thisMonth - 1 }) },
+    ]);
 
   it.each(invalid)('rejects %s with 400 naming %s (%s), and writes nothing', async (_label, param, code, body) => {
     const before = await app.prisma.paymentMethod.count({ where: { accountId } });
@@ -117,7 +211,10 @@ describe('POST /payment-methods (cards)', () => {
   });
 
   it("accepts the card of this month (valid through the month's end)", async () => {
-    const response = await api.post('/payment-methods', { ...cardBody(CARDS.succeeds), card: card({ exp_year: thisYear, exp_month: thisMonth }) });
+    const response = await api.post('/payment-methods', {
+      ...cardBody(CARDS.succeeds),
+      card: card({ exp_year: thisYear, exp_month: thisMonth }),
+    });
     expect(response.status).toBe(201);
   });
 
@@ -133,7 +230,17 @@ describe('POST /payment-methods (cards)', () => {
 
 describe('POST /payment-methods (US bank accounts)', () => {
   it('answers the us_bank_account object with last4, fingerprint, networks and routing number', async () => {
-    const response = await api.post('/payment-methods', bankBody(BANK_ACCOUNTS.succeeds, { us_bank_account: { account_number: BANK_ACCOUNTS.succeeds, routing_number: TEST_ROUTING_NUMBER, account_holder_type: 'company', account_type: 'savings' } }));
+    const response = await api.post(
+      '/payment-methods',
+      bankBody(BANK_ACCOUNTS.succeeds, {
+        us_bank_account: {
+          account_number: BANK_ACCOUNTS.succeeds,
+          routing_number: TEST_ROUTING_NUMBER,
+          account_holder_type: 'company',
+          account_type: 'savings',
+        },
+      }),
+    );
     expect(response.status).toBe(201);
     expect(response.body).toMatchObject({
       object: 'payment_method',
@@ -184,7 +291,9 @@ describe('attach, detach and the default payment method', () => {
     expect(listed.body.meta).toEqual({ page: 1, take: 10, itemsTotal: 2, pagesTotal: 1 });
     expect(listed.body.data.map((m: { id: string }) => m.id)).toEqual([first.id, second.id]);
 
-    const events = (await eventsOf(app.prisma, accountId, 'payment_method.attached')).filter((e) => (e.data as { customer: string }).customer === customer.id);
+    const events = (await eventsOf(app.prisma, accountId, 'payment_method.attached')).filter(
+      (e) => (e.data as { customer: string }).customer === customer.id,
+    );
     expect(events.map((e) => (e.data as { id: string }).id)).toEqual([first.id, second.id]);
     expect(events[0]!.data).toEqual(attached.body);
   });
@@ -196,7 +305,9 @@ describe('attach, detach and the default payment method', () => {
     expect((await api.get(`/customers/${customer.id}/payment-methods`)).body.data[0].id).toBe(first.id);
     const moved = await api.post(`/payment-methods/${second.id}/attach`, { customer: customer.id, default: true });
     expect(moved.status).toBe(200);
-    expect((await api.get(`/customers/${customer.id}/payment-methods`)).body.data.map((m: { id: string }) => m.id)).toEqual([second.id, first.id]);
+    expect(
+      (await api.get(`/customers/${customer.id}/payment-methods`)).body.data.map((m: { id: string }) => m.id),
+    ).toEqual([second.id, first.id]);
   });
 
   it('answers the saved method when the same card is attached again, and the event carries the saved one', async () => {
@@ -209,7 +320,9 @@ describe('attach, detach and the default payment method', () => {
     const viaCreate = await api.post('/payment-methods', cardBody(CARDS.succeeds, { customer: customer.id }));
     expect(viaCreate.body.id).toBe(saved.id);
 
-    const events = (await eventsOf(app.prisma, accountId, 'payment_method.attached')).filter((e) => (e.data as { customer: string }).customer === customer.id);
+    const events = (await eventsOf(app.prisma, accountId, 'payment_method.attached')).filter(
+      (e) => (e.data as { customer: string }).customer === customer.id,
+    );
     expect(events.map((e) => (e.data as { id: string }).id)).toEqual([saved.id, saved.id, saved.id]);
     const listed = await api.get(`/customers/${customer.id}/payment-methods`);
     expect(listed.body.data.map((m: { id: string }) => m.id)).toEqual([saved.id]);
@@ -231,13 +344,26 @@ describe('attach, detach and the default payment method', () => {
     expect(renewed.status).toBe(201);
     expect(renewed.body.id).toBe(saved.id);
     expect(renewed.body.card).toMatchObject({ exp_month: 3, exp_year: later });
-    expect(renewed.body.billing_details).toMatchObject({ name: 'Ada King', email: 'ada@example.com', address: { country: 'GB', city: 'London' } });
+    expect(renewed.body.billing_details).toMatchObject({
+      name: 'Ada King',
+      email: 'ada@example.com',
+      address: { country: 'GB', city: 'London' },
+    });
     expect((await api.get(`/payment-methods/${saved.id}`)).body).toEqual(renewed.body);
 
     // The same through attach: a new method of the same card answers the saved one, refreshed.
-    const loose = (await api.post('/payment-methods', cardBody(CARDS.succeeds, { card: { number: CARDS.succeeds, exp_month: 9, exp_year: later, cvc: '123' } }))).body;
+    const loose = (
+      await api.post(
+        '/payment-methods',
+        cardBody(CARDS.succeeds, { card: { number: CARDS.succeeds, exp_month: 9, exp_year: later, cvc: '123' } }),
+      )
+    ).body;
     const attached = await api.post(`/payment-methods/${loose.id}/attach`, { customer: customer.id });
-    expect(attached.body).toMatchObject({ id: saved.id, card: { exp_month: 9, exp_year: later }, billing_details: { name: 'Ada Lovelace' } });
+    expect(attached.body).toMatchObject({
+      id: saved.id,
+      card: { exp_month: 9, exp_year: later },
+      billing_details: { name: 'Ada Lovelace' },
+    });
     const [event] = (await eventsOf(app.prisma, accountId, 'payment_method.attached')).slice(-1);
     expect(event!.data).toEqual(attached.body);
   });
@@ -262,10 +388,14 @@ describe('attach, detach and the default payment method', () => {
     const detached = await api.post(`/payment-methods/${first.id}/detach`);
     expect(detached.status).toBe(200);
     expect(detached.body).toMatchObject({ id: first.id, customer: null });
-    const [event] = (await eventsOf(app.prisma, accountId, 'payment_method.detached')).filter((e) => (e.data as { id: string }).id === first.id);
+    const [event] = (await eventsOf(app.prisma, accountId, 'payment_method.detached')).filter(
+      (e) => (e.data as { id: string }).id === first.id,
+    );
     expect(event!.data).toEqual(detached.body);
     // The earliest-attached remaining method becomes the default.
-    expect((await api.get(`/customers/${customer.id}/payment-methods`)).body.data.map((m: { id: string }) => m.id)).toEqual([second.id, third.id]);
+    expect(
+      (await api.get(`/customers/${customer.id}/payment-methods`)).body.data.map((m: { id: string }) => m.id),
+    ).toEqual([second.id, third.id]);
     expect((await api.post(`/payment-methods/${first.id}/detach`)).status).toBe(409);
     expect((await api.get(`/customers/${customer.id}/payment-methods/${first.id}`)).status).toBe(404);
   });
@@ -280,13 +410,24 @@ describe('attach, detach and the default payment method', () => {
       expect(again.body.error).toMatchObject({ type: 'conflict', code: 'payment_method_detached' });
     }
     // Not even as the saved card a new method of the same number would answer.
-    const reentered = await api.post('/payment-methods', cardBody(CARDS.succeeds, { customer: customer.id, billing_details: { name: 'Ada King' } }));
+    const reentered = await api.post(
+      '/payment-methods',
+      cardBody(CARDS.succeeds, { customer: customer.id, billing_details: { name: 'Ada King' } }),
+    );
     expect(reentered.status).toBe(201);
-    expect(reentered.body).toMatchObject({ customer: customer.id, billing_details: { name: 'Ada King' }, card: { fingerprint: method.card.fingerprint } });
+    expect(reentered.body).toMatchObject({
+      customer: customer.id,
+      billing_details: { name: 'Ada King' },
+      card: { fingerprint: method.card.fingerprint },
+    });
     expect(reentered.body.id).not.toBe(method.id);
-    expect((await api.get(`/customers/${customer.id}/payment-methods`)).body.data.map((m: { id: string }) => m.id)).toEqual([reentered.body.id]);
+    expect(
+      (await api.get(`/customers/${customer.id}/payment-methods`)).body.data.map((m: { id: string }) => m.id),
+    ).toEqual([reentered.body.id]);
     // Entered again, the saved (new) method answers as before.
-    expect((await api.post('/payment-methods', cardBody(CARDS.succeeds, { customer: customer.id }))).body.id).toBe(reentered.body.id);
+    expect((await api.post('/payment-methods', cardBody(CARDS.succeeds, { customer: customer.id }))).body.id).toBe(
+      reentered.body.id,
+    );
     expect((await api.get(`/payment-methods/${method.id}`)).body.customer).toBeNull();
   });
 
@@ -303,7 +444,9 @@ describe('attach, detach and the default payment method', () => {
       expect(response.status).toBe(400);
       expect(response.body.error.param).toBe(param);
     }
-    expect((await api.post(`/payment-methods/${method.id}/attach`, { customer: 'cus_missing' })).body.error).toMatchObject({ param: 'customer', type: 'not_found' });
+    expect(
+      (await api.post(`/payment-methods/${method.id}/attach`, { customer: 'cus_missing' })).body.error,
+    ).toMatchObject({ param: 'customer', type: 'not_found' });
   });
 });
 
@@ -325,9 +468,13 @@ describe('GET /payment-methods and the customer sub-routes', () => {
     const all = await listApi.get('/payment-methods?take=3');
     expect(all.body.meta).toEqual({ page: 1, take: 3, itemsTotal: 4, pagesTotal: 2 });
     expect(all.body.data.map((m: { id: string }) => m.id)).toEqual([...created].reverse().slice(0, 3));
-    expect((await listApi.get('/payment-methods?take=3&page=2')).body.data.map((m: { id: string }) => m.id)).toEqual([created[0]]);
+    expect((await listApi.get('/payment-methods?take=3&page=2')).body.data.map((m: { id: string }) => m.id)).toEqual([
+      created[0],
+    ]);
     expect((await listApi.get(`/payment-methods?customer=${customerId}`)).body.meta.itemsTotal).toBe(3);
-    expect((await listApi.get('/payment-methods?type=us_bank_account')).body.data.map((m: { id: string }) => m.id)).toEqual([created[3]]);
+    expect(
+      (await listApi.get('/payment-methods?type=us_bank_account')).body.data.map((m: { id: string }) => m.id),
+    ).toEqual([created[3]]);
     expect((await listApi.get('/payment-methods?take=101')).body.error.param).toBe('take');
     expect((await listApi.get('/payment-methods?type=paypal')).body.error.param).toBe('type');
   });
@@ -356,7 +503,10 @@ describe('GET /payment-methods and the customer sub-routes', () => {
       ['detach', other.post(`/payment-methods/${mine}/detach`)],
       ['customer list', other.get(`/customers/${customerId}/payment-methods`)],
       ['customer one', other.get(`/customers/${customerId}/payment-methods/${mine}`)],
-      ['attach to a foreign customer', listApi.post(`/payment-methods/${created[3]}/attach`, { customer: foreignCustomer.id })],
+      [
+        'attach to a foreign customer',
+        listApi.post(`/payment-methods/${created[3]}/attach`, { customer: foreignCustomer.id }),
+      ],
       ['attach a foreign method', listApi.post(`/payment-methods/${foreignMethod}/attach`, { customer: customerId })],
       ['unknown method', listApi.get('/payment-methods/pm_doesnotexist')],
     ];
@@ -390,7 +540,9 @@ describe('no full card or account number is stored or logged', () => {
     process.stdout.write = capture(originalStdout);
     process.stderr.write = capture(originalStderr);
 
-    const server = http.createServer(createApp({ prisma: app.prisma, temporal: app.temporal, logger: pino({ level: 'trace' }, sink) }));
+    const server = http.createServer(
+      createApp({ prisma: app.prisma, temporal: app.temporal, logger: pino({ level: 'trace' }, sink) }),
+    );
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const numbers = [...Object.values(CARDS), ...Object.values(BANK_ACCOUNTS), '5555555555554444', '378282246310005'];
     try {
@@ -399,18 +551,29 @@ describe('no full card or account number is stored or logged', () => {
       for (const [index, number] of numbers.entries()) {
         const customer = await createCustomer(logged);
         const body = number.length === 12 ? bankBody(number) : cardBody(number);
-        const method = await logged.post('/payment-methods', { ...body, customer: customer.id }, { 'Idempotency-Key': `pm-${index}` });
+        const method = await logged.post(
+          '/payment-methods',
+          { ...body, customer: customer.id },
+          { 'Idempotency-Key': `pm-${index}` },
+        );
         expect(method.status).toBe(201);
         // Exercise the gateway (charges, declines, a refund) and the idempotency store.
         const invoice = await simpleInvoice(logged, customer.id, 1234);
         const paid = await logged.put(`/invoices/${invoice.id}`, {}, { 'Idempotency-Key': `pay-${index}` });
         expect(paid.status).toBe(200);
-        if (paid.body.status === 'paid') expect((await logged.post(`/invoices/${invoice.id}/refund`, { amount: 100 })).status).toBe(201);
+        if (paid.body.status === 'paid')
+          expect((await logged.post(`/invoices/${invoice.id}/refund`, { amount: 100 })).status).toBe(201);
         // Failed requests carrying the number: validation errors, an unknown customer.
         expect((await logged.post('/payment-methods', { ...body, billing_details: {} })).status).toBe(400);
         expect((await logged.post('/payment-methods', { ...body, customer: 'cus_missing' })).status).toBe(404);
       }
-      expect((await logged.request('POST', '/payment-methods', `{"type":"card","card":{"number":"${CARDS.succeeds}"`, { 'content-type': 'application/json' })).status).toBe(400);
+      expect(
+        (
+          await logged.request('POST', '/payment-methods', `{"type":"card","card":{"number":"${CARDS.succeeds}"`, {
+            'content-type': 'application/json',
+          })
+        ).status,
+      ).toBe(400);
     } finally {
       process.stdout.write = originalStdout;
       process.stderr.write = originalStderr;
@@ -420,11 +583,15 @@ describe('no full card or account number is stored or logged', () => {
 
     const tables = await app.prisma.$queryRaw<{ table_name: string }[]>`
       SELECT table_name::text AS table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'`;
-    expect(tables.map((t) => t.table_name)).toEqual(expect.arrayContaining(['payment_methods', 'gateway_charges', 'idempotency_keys', 'events', 'transactions']));
+    expect(tables.map((t) => t.table_name)).toEqual(
+      expect.arrayContaining(['payment_methods', 'gateway_charges', 'idempotency_keys', 'events', 'transactions']),
+    );
     let rowsScanned = 0;
     let controlSeen = false;
     for (const { table_name } of tables) {
-      const rows = await app.prisma.$queryRawUnsafe<{ row: string }[]>(`SELECT row_to_json(t)::text AS row FROM "${table_name.replace(/"/g, '""')}" t`);
+      const rows = await app.prisma.$queryRawUnsafe<{ row: string }[]>(
+        `SELECT row_to_json(t)::text AS row FROM "${table_name.replace(/"/g, '""')}" t`,
+      );
       rowsScanned += rows.length;
       // Control: the scan does see what requests stored (the customers' email).
       controlSeen ||= rows.some(({ row }) => row.includes('grace@example.com'));

@@ -5,7 +5,14 @@ import { testModeEnabled } from '../src/lib/test-mode';
 import { apiClient, createTestAccount, type ApiClient } from './support/harness';
 import { CARDS, addPaymentMethod, cardBody, createCustomer, gatewayCharges, heldGateway } from './support/payments';
 import { createPrisma } from '../src/db/prisma';
-import { createTerminal, expectStatus, installmentsOf, planHasStatus, startPlanWorld, type PlanWorld } from './support/payment-plans';
+import {
+  createTerminal,
+  expectStatus,
+  installmentsOf,
+  planHasStatus,
+  startPlanWorld,
+  type PlanWorld,
+} from './support/payment-plans';
 import { paymentPlanWorkflowId } from '../workflows/payment-plan-contract';
 
 let world: PlanWorld;
@@ -19,7 +26,14 @@ beforeAll(async () => {
 });
 afterAll(() => world.close());
 
-const body = (extra: Record<string, unknown> = {}) => ({ customer: customerId, total_amount: 1000, currency: 'USD', installments_count: 4, interval: 'month', ...extra });
+const body = (extra: Record<string, unknown> = {}) => ({
+  customer: customerId,
+  total_amount: 1000,
+  currency: 'USD',
+  installments_count: 4,
+  interval: 'month',
+  ...extra,
+});
 
 describe('POST /payment-plans validation', () => {
   it.each([
@@ -50,7 +64,9 @@ describe('POST /payment-plans validation', () => {
   it('1 cent cannot be split into 2 or more non-zero installments', async () => {
     const response = await api.post('/payment-plans', body({ total_amount: 1, installments_count: 2 }));
     expect(response.body.error.message).toMatch(/at least installments_count \(2\)/);
-    expect(await world.app.prisma.paymentPlan.count({ where: { accountId: world.accountId, totalAmount: 1n } })).toBe(0);
+    expect(await world.app.prisma.paymentPlan.count({ where: { accountId: world.accountId, totalAmount: 1n } })).toBe(
+      0,
+    );
   });
 
   it('refuses a payment method of another customer (400) and an unknown customer (404)', async () => {
@@ -73,7 +89,10 @@ describe('installment amounts add up to the total', () => {
     [99_999_999, 60, null],
     [99_999_999, 7, null],
   ])('%i cents over %i', async (total, count, expected) => {
-    const plan = expectStatus(await api.post('/payment-plans', body({ total_amount: total, installments_count: count, interval: 'week' })), 201);
+    const plan = expectStatus(
+      await api.post('/payment-plans', body({ total_amount: total, installments_count: count, interval: 'week' })),
+      201,
+    );
     const installments = await installmentsOf(api, plan.id);
     const amounts = installments.map((row: any) => row.amount);
     expect(amounts).toHaveLength(count);
@@ -81,16 +100,34 @@ describe('installment amounts add up to the total', () => {
     if (expected) expect(amounts).toEqual(expected);
     expect(Math.max(...amounts) - Math.min(...amounts)).toBeLessThanOrEqual(1);
     expect(amounts[0]).toBe(Math.max(...amounts));
-    expect(plan).toMatchObject({ total_amount: total, amount_remaining: total, amount_paid: 0, deposit: { amount: amounts[0] } });
+    expect(plan).toMatchObject({
+      total_amount: total,
+      amount_remaining: total,
+      amount_paid: 0,
+      deposit: { amount: amounts[0] },
+    });
   });
 
   it('due dates follow start_date and the interval', async () => {
     const start = Math.floor(Date.now() / 1000) + 3 * 86_400;
-    const plan = expectStatus(await api.post('/payment-plans', body({ start_date: start, interval: 'week', interval_count: 2, installments_count: 3 })), 201);
+    const plan = expectStatus(
+      await api.post(
+        '/payment-plans',
+        body({ start_date: start, interval: 'week', interval_count: 2, installments_count: 3 }),
+      ),
+      201,
+    );
     expect(plan.start_date).toBe(start);
     const installments = await installmentsOf(api, plan.id);
     expect(installments.map((row: any) => row.due_date)).toEqual([start, start + 14 * 86_400, start + 28 * 86_400]);
-    expect(installments[0]).toMatchObject({ object: 'payment_plan_installment', plan: plan.id, number: 1, currency: 'USD', status: 'scheduled', payment: null });
+    expect(installments[0]).toMatchObject({
+      object: 'payment_plan_installment',
+      plan: plan.id,
+      number: 1,
+      currency: 'USD',
+      status: 'scheduled',
+      payment: null,
+    });
   });
 });
 
@@ -107,7 +144,9 @@ describe('GET /payment-plans', () => {
     expect(mine.meta).toEqual({ page: 1, take: 10, itemsTotal: 2, pagesTotal: 1 });
     const active = expectStatus(await api.get(`/payment-plans?customer=${customer.id}&status=active`), 200);
     expect(active.data.map((plan: any) => plan.id)).toEqual([second.id]);
-    expect(expectStatus(await api.get(`/payment-plans?customer=${customer.id}&take=1&page=2`), 200).data[0].id).toBe(first.id);
+    expect(expectStatus(await api.get(`/payment-plans?customer=${customer.id}&take=1&page=2`), 200).data[0].id).toBe(
+      first.id,
+    );
     expect((await api.get('/payment-plans?status=late')).body.error.param).toBe('status');
     expect((await api.get('/payment-plans?take=101')).body.error.param).toBe('take');
   });
@@ -117,15 +156,28 @@ describe('POST /payment-plans/{id}/payments validation', () => {
   it('needs a card, external or a terminal, one at a time', async () => {
     const plan = expectStatus(await api.post('/payment-plans', body()), 201);
     const path = `/payment-plans/${plan.id}/payments`;
-    expect((await api.post(path, {})).body.error).toMatchObject({ param: 'payment_method', code: 'payment_method_missing' });
+    expect((await api.post(path, {})).body.error).toMatchObject({
+      param: 'payment_method',
+      code: 'payment_method_missing',
+    });
     expect((await api.post(path, { external: true, payment_method: 'pm_abc' })).body.error.param).toBe('external');
     expect((await api.post(path, { external: false })).body.error.param).toBe('external');
     // external_reference belongs to the external shape (oneOf): what it lacks is external: true.
-    expect((await api.post(path, { external_reference: 'x' })).body.error).toMatchObject({ param: 'external', code: 'parameter_missing' });
-    expect((await api.post(path, { external: true, save_payment_method: true })).body.error.param).toBe('save_payment_method');
+    expect((await api.post(path, { external_reference: 'x' })).body.error).toMatchObject({
+      param: 'external',
+      code: 'parameter_missing',
+    });
+    expect((await api.post(path, { external: true, save_payment_method: true })).body.error.param).toBe(
+      'save_payment_method',
+    );
     expect((await api.post(path, { payment_method: { type: 'terminal' } })).body.error.param).toBe('payment_method');
-    expect((await api.post(path, { payment_method: 'pm_doesnotexist' })).body.error).toMatchObject({ param: 'payment_method', code: 'resource_missing' });
-    expect((await api.post(path, { payment_method: { type: 'terminal', terminal: 'tml_nope' } })).body.error).toMatchObject({
+    expect((await api.post(path, { payment_method: 'pm_doesnotexist' })).body.error).toMatchObject({
+      param: 'payment_method',
+      code: 'resource_missing',
+    });
+    expect(
+      (await api.post(path, { payment_method: { type: 'terminal', terminal: 'tml_nope' } })).body.error,
+    ).toMatchObject({
       param: 'payment_method.terminal',
     });
     expect(await world.app.prisma.paymentPlanPayment.count({ where: { planId: plan.id } })).toBe(0);
@@ -135,11 +187,23 @@ describe('POST /payment-plans/{id}/payments validation', () => {
     const customer = await createCustomer(api);
     const card = await addPaymentMethod(api, customer.id, cardBody(CARDS.declined));
     const plan = expectStatus(await api.post('/payment-plans', body({ customer: customer.id })), 201);
-    const payment = expectStatus(await api.post(`/payment-plans/${plan.id}/payments`, { payment_method: card.id }), 201);
-    expect(payment).toMatchObject({ status: 'failed', failure_code: 'card_declined', deposit: true, installments: [1] });
+    const payment = expectStatus(
+      await api.post(`/payment-plans/${plan.id}/payments`, { payment_method: card.id }),
+      201,
+    );
+    expect(payment).toMatchObject({
+      status: 'failed',
+      failure_code: 'card_declined',
+      deposit: true,
+      installments: [1],
+    });
     expect((await installmentsOf(api, plan.id))[0]).toMatchObject({ status: 'scheduled', payment: null });
     const transaction = await world.app.prisma.transaction.findUniqueOrThrow({ where: { id: payment.transaction } });
-    expect(transaction).toMatchObject({ type: 'payment', status: 'failed', gatewayKey: `payment-plan:${plan.id}:payment:${payment.id}` });
+    expect(transaction).toMatchObject({
+      type: 'payment',
+      status: 'failed',
+      gatewayKey: `payment-plan:${plan.id}:payment:${payment.id}`,
+    });
   });
 });
 
@@ -169,10 +233,16 @@ describe("another account's resources", () => {
     const card = await addPaymentMethod(api, customer.id, cardBody(CARDS.succeeds));
     const terminal = await createTerminal(api);
     const plan = expectStatus(await api.post('/payment-plans', body({ customer: customer.id })), 201);
-    const sent = expectStatus(await api.post(`/payment-plans/${plan.id}/deposit/terminal`, { terminal: terminal.id }), 202);
+    const sent = expectStatus(
+      await api.post(`/payment-plans/${plan.id}/deposit/terminal`, { terminal: terminal.id }),
+      202,
+    );
     const paymentId = sent.deposit.attempt.payment;
 
-    const other = apiClient(world.app.baseUrl, (await createTestAccount(world.app.prisma, { name: 'Other', paymentPlans: true })).apiKey);
+    const other = apiClient(
+      world.app.baseUrl,
+      (await createTestAccount(world.app.prisma, { name: 'Other', paymentPlans: true })).apiKey,
+    );
     const otherCustomer = await createCustomer(other);
     const otherTerminal = await createTerminal(other);
     const otherPlan = expectStatus(await other.post('/payment-plans', body({ customer: otherCustomer.id })), 201);
@@ -191,7 +261,11 @@ describe("another account's resources", () => {
       ['resolve', other.post(`${p}/payments/${paymentId}/resolve`, { outcome: 'approved' }), 'id'],
       ['cancel payment', other.post(`${p}/payments/${paymentId}/cancel`), 'id'],
       ['GET terminal', other.get(`/terminals/${terminal.id}`), 'id'],
-      ['present-card', other.post(`/test-helpers/terminals/${terminal.id}/present-card`, { outcome: 'approved' }), 'id'],
+      [
+        'present-card',
+        other.post(`/test-helpers/terminals/${terminal.id}/present-card`, { outcome: 'approved' }),
+        'id',
+      ],
       ['report-cancel', other.post(`/test-helpers/terminals/${terminal.id}/report-cancel`), 'id'],
       ['plan with their customer', other.post('/payment-plans', body({ customer: customer.id })), 'customer'],
       [
@@ -199,17 +273,32 @@ describe("another account's resources", () => {
         other.post('/payment-plans', body({ customer: otherCustomer.id, payment_method: card.id })),
         'payment_method',
       ],
-      ['their terminal for my deposit', other.post(`/payment-plans/${otherPlan.id}/deposit/terminal`, { terminal: terminal.id }), 'terminal'],
-      ['their card for my payment', other.post(`/payment-plans/${otherPlan.id}/payments`, { payment_method: card.id }), 'payment_method'],
+      [
+        'their terminal for my deposit',
+        other.post(`/payment-plans/${otherPlan.id}/deposit/terminal`, { terminal: terminal.id }),
+        'terminal',
+      ],
+      [
+        'their card for my payment',
+        other.post(`/payment-plans/${otherPlan.id}/payments`, { payment_method: card.id }),
+        'payment_method',
+      ],
     ];
     for (const [what, pending, param] of attempts) {
       const response = await pending;
-      expect({ what, status: response.status, param: response.body?.error?.param }).toEqual({ what, status: 404, param });
+      expect({ what, status: response.status, param: response.body?.error?.param }).toEqual({
+        what,
+        status: 404,
+        param,
+      });
       expect(response.body.error.code).toBe('resource_missing');
     }
     // Nothing moved: the sale still waits on the terminal and the plan is untouched.
     expect(expectStatus(await api.get(`/terminals/${terminal.id}`), 200).status).toBe('busy');
-    expect(expectStatus(await api.get(p), 200)).toMatchObject({ status: 'pending', deposit: { attempt: { state: 'waiting' } } });
+    expect(expectStatus(await api.get(p), 200)).toMatchObject({
+      status: 'pending',
+      deposit: { attempt: { state: 'waiting' } },
+    });
     const unknown = await api.get('/payment-plans/pp_doesnotexist');
     expect(unknown.status).toBe(404);
     expect(unknown.body.error.code).toBe('resource_missing');
@@ -231,8 +320,13 @@ describe('test mode', () => {
       const server = http.createServer(createApp({ prisma: world.app.prisma, temporal: world.env.client }));
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
       const { port } = server.address() as AddressInfo;
-      const production = apiClient(`http://127.0.0.1:${port}`, (await createTestAccount(world.app.prisma, { paymentPlans: true })).apiKey);
-      const response = await production.post(`/test-helpers/terminals/${terminal.id}/present-card`, { outcome: 'approved' });
+      const production = apiClient(
+        `http://127.0.0.1:${port}`,
+        (await createTestAccount(world.app.prisma, { paymentPlans: true })).apiKey,
+      );
+      const response = await production.post(`/test-helpers/terminals/${terminal.id}/present-card`, {
+        outcome: 'approved',
+      });
       expect(response.status).toBe(404);
       expect(response.body.error.code).toBe('route_not_found');
       expect((await production.post('/terminals', { label: 'Real one' })).status).toBe(201);
@@ -250,7 +344,8 @@ describe('POST /payment-plans with Idempotency-Key, after the first request died
       where: { accountId_key: { accountId: world.accountId, key } },
       data: { state: 'in_progress', responseStatus: null, lockedAt: new Date(Date.now() - 120_000) },
     });
-  const plansOfCustomer = () => world.app.prisma.paymentPlan.count({ where: { accountId: world.accountId, customerId } });
+  const plansOfCustomer = () =>
+    world.app.prisma.paymentPlan.count({ where: { accountId: world.accountId, customerId } });
 
   it('after its commit: the retry answers that plan, no second schedule', async () => {
     const key = `plan-${crypto.randomUUID()}`;
@@ -270,7 +365,8 @@ describe('POST /payment-plans with Idempotency-Key, after the first request died
     const handle = world.env.client.workflow.getHandle(paymentPlanWorkflowId(first.id));
     const gone = (await handle.describe()).runId;
     await handle.terminate('test: the creation rolled back');
-    await world.app.prisma.$executeRaw`DELETE FROM events WHERE account_id = ${world.accountId} AND data->>'id' = ${first.id}`;
+    await world.app.prisma
+      .$executeRaw`DELETE FROM events WHERE account_id = ${world.accountId} AND data->>'id' = ${first.id}`;
     await world.app.prisma.paymentPlan.delete({ where: { id: first.id } });
     await stale(key);
     const retried = await api.post('/payment-plans', body(), { 'Idempotency-Key': key });

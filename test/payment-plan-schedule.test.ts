@@ -48,26 +48,44 @@ describe('dueDates', () => {
 
   it('steps weeks times interval_count', () => {
     const start = new Date(Date.UTC(2027, 5, 1));
-    expect(dueDates(start, 3, 'week', 2).map((date) => date.toISOString().slice(0, 10))).toEqual(['2027-06-01', '2027-06-15', '2027-06-29']);
+    expect(dueDates(start, 3, 'week', 2).map((date) => date.toISOString().slice(0, 10))).toEqual([
+      '2027-06-01',
+      '2027-06-15',
+      '2027-06-29',
+    ]);
   });
 });
 
 describe('nextWork (the workflow schedule)', () => {
   const now = Date.UTC(2027, 0, 1);
-  const snapshot = (over: Partial<PlanSnapshot>, statuses: PlanSnapshot['installments'][number]['status'][] = ['paid', 'scheduled', 'scheduled']): PlanSnapshot => ({
+  const snapshot = (
+    over: Partial<PlanSnapshot>,
+    statuses: PlanSnapshot['installments'][number]['status'][] = ['paid', 'scheduled', 'scheduled'],
+  ): PlanSnapshot => ({
     planId: 'pp_1',
     status: 'active',
     hasPaymentMethod: true,
     pastDueAt: null,
     defaultAfterDays: 14,
-    installments: statuses.map((status, index) => ({ number: index + 1, dueAt: now + (index - 1) * 30 * DAY, status, held: false, automaticAttempts: 0 })),
+    installments: statuses.map((status, index) => ({
+      number: index + 1,
+      dueAt: now + (index - 1) * 30 * DAY,
+      status,
+      held: false,
+      automaticAttempts: 0,
+    })),
     openTerminalPayments: [],
     ...over,
   });
 
   it('charges a due installment of an active plan with a card, else waits for its date', () => {
     expect(nextWork(snapshot({}), now)).toEqual({ kind: 'charge', number: 2, attempt: 1 });
-    expect(nextWork(snapshot({}), now - 1)).toEqual({ kind: 'wait', wakeAt: now, action: 'charge_installment', number: 2 });
+    expect(nextWork(snapshot({}), now - 1)).toEqual({
+      kind: 'wait',
+      wakeAt: now,
+      action: 'charge_installment',
+      number: 2,
+    });
   });
 
   it('lets an installment fall overdue when there is no card, or the plan is past_due or defaulted', () => {
@@ -84,9 +102,17 @@ describe('nextWork (the workflow schedule)', () => {
   it('charges only the deposit of a pending plan, and only with a card', () => {
     const pending = snapshot({ status: 'pending' }, ['scheduled', 'scheduled']);
     expect(nextWork(pending, now)).toEqual({ kind: 'charge', number: 1, attempt: 1 });
-    expect(nextWork({ ...pending, hasPaymentMethod: false }, now + 90 * DAY)).toEqual({ kind: 'wait', wakeAt: null, action: null });
+    expect(nextWork({ ...pending, hasPaymentMethod: false }, now + 90 * DAY)).toEqual({
+      kind: 'wait',
+      wakeAt: null,
+      action: null,
+    });
     // Without the patch (histories recorded before it) a failed deposit left the plan waiting with no timer.
-    expect(nextWork(snapshot({ status: 'pending' }, ['failed', 'scheduled']), now + 90 * DAY)).toEqual({ kind: 'wait', wakeAt: null, action: null });
+    expect(nextWork(snapshot({ status: 'pending' }, ['failed', 'scheduled']), now + 90 * DAY)).toEqual({
+      kind: 'wait',
+      wakeAt: null,
+      action: null,
+    });
   });
 
   it('settles a pending plan left with a failed deposit (older code) by marking it missed again', () => {
@@ -100,7 +126,12 @@ describe('nextWork (the workflow schedule)', () => {
   it('skips installments a payment in flight holds, and does nothing once completed or canceled', () => {
     const held = snapshot({});
     held.installments[1]!.held = true;
-    expect(nextWork(held, now)).toEqual({ kind: 'wait', wakeAt: now + 30 * DAY, action: 'charge_installment', number: 3 });
+    expect(nextWork(held, now)).toEqual({
+      kind: 'wait',
+      wakeAt: now + 30 * DAY,
+      action: 'charge_installment',
+      number: 3,
+    });
     expect(nextWork(snapshot({ status: 'canceled' }), now)).toEqual({ kind: 'wait', wakeAt: null, action: null });
   });
 });

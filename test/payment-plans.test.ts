@@ -58,7 +58,13 @@ describe('a 4-installment monthly plan with a card on file', () => {
     expect(result).toMatchObject({ status: 'completed', installmentsPaid: 4, installmentsCount: 4 });
 
     const done = await getPlan(world.api, plan.id);
-    expect(done).toMatchObject({ status: 'completed', amount_paid: 10001, amount_remaining: 0, installments_paid: 4, deposit: { status: 'paid' } });
+    expect(done).toMatchObject({
+      status: 'completed',
+      amount_paid: 10001,
+      amount_remaining: 0,
+      installments_paid: 4,
+      deposit: { status: 'paid' },
+    });
     const installments = await installmentsOf(world.api, plan.id);
     expect(installments.map((row: any) => [row.number, row.amount, row.status])).toEqual([
       [1, 2501, 'paid'],
@@ -79,9 +85,17 @@ describe('a 4-installment monthly plan with a card on file', () => {
       'installment_paid',
       'completed',
     ]);
-    const transactions = await world.app.prisma.transaction.findMany({ where: { accountId: world.accountId }, orderBy: { createdAt: 'asc' } });
+    const transactions = await world.app.prisma.transaction.findMany({
+      where: { accountId: world.accountId },
+      orderBy: { createdAt: 'asc' },
+    });
     expect(transactions.map((row) => [row.type, row.status, Number(row.amount), row.gatewayKey])).toEqual(
-      [1, 2, 3, 4].map((n) => ['payment', 'succeeded', n === 1 ? 2501 : 2500, `payment-plan:${plan.id}:installment:${n}:attempt:1`]),
+      [1, 2, 3, 4].map((n) => [
+        'payment',
+        'succeeded',
+        n === 1 ? 2501 : 2500,
+        `payment-plan:${plan.id}:installment:${n}:attempt:1`,
+      ]),
     );
   });
 });
@@ -115,17 +129,32 @@ async function planPaidOnTerminal(world: PlanWorld, card: string, total = 400, c
   const customer = await createCustomer(world.api);
   const terminal = expectStatus(await world.api.post('/terminals', { label: 'Desk' }), 201);
   const plan = expectStatus(
-    await world.api.post('/payment-plans', { customer: customer.id, total_amount: total, currency: 'USD', installments_count: count, interval: 'month' }),
+    await world.api.post('/payment-plans', {
+      customer: customer.id,
+      total_amount: total,
+      currency: 'USD',
+      installments_count: count,
+      interval: 'month',
+    }),
     201,
   );
   expectStatus(await world.api.post(`/payment-plans/${plan.id}/deposit/terminal`, { terminal: terminal.id }), 202);
-  expectStatus(await world.api.post(`/test-helpers/terminals/${terminal.id}/present-card`, { outcome: 'approved', card: { number: card } }), 200);
+  expectStatus(
+    await world.api.post(`/test-helpers/terminals/${terminal.id}/present-card`, {
+      outcome: 'approved',
+      card: { number: card },
+    }),
+    200,
+  );
   const active = await planHasStatus(world.api, plan.id, 'active');
   return { customer, terminal, plan: active };
 }
 
 async function paymentTransactions(world: PlanWorld) {
-  return world.app.prisma.transaction.findMany({ where: { accountId: world.accountId, type: 'payment' }, orderBy: { createdAt: 'asc' } });
+  return world.app.prisma.transaction.findMany({
+    where: { accountId: world.accountId, type: 'payment' },
+    orderBy: { createdAt: 'asc' },
+  });
 }
 
 describe('a declined automatic charge', () => {
@@ -143,7 +172,12 @@ describe('a declined automatic charge', () => {
     const pastDue = await planHasStatus(world.api, plan.id, 'past_due');
     expect(pastDue).toMatchObject({ amount_overdue: 100, installments_paid: 1, next_installment: { number: 2 } });
     const installments = await installmentsOf(world.api, plan.id);
-    expect(installments[1]).toMatchObject({ number: 2, status: 'failed', failure_code: 'card_declined', automatic_attempts: 1 });
+    expect(installments[1]).toMatchObject({
+      number: 2,
+      status: 'failed',
+      failure_code: 'card_declined',
+      automatic_attempts: 1,
+    });
     expect(await planEvents(world, plan.id)).toEqual([
       'created',
       'payment_succeeded',
@@ -161,13 +195,32 @@ describe('a declined automatic charge', () => {
 
     const card = await addPaymentMethod(world.api, customer.id, cardBody(CARDS.succeeds));
     const payment = expectStatus(
-      await world.api.post(`/payment-plans/${plan.id}/payments`, { payment_method: card.id, save_payment_method: true }),
+      await world.api.post(`/payment-plans/${plan.id}/payments`, {
+        payment_method: card.id,
+        save_payment_method: true,
+      }),
       201,
     );
-    expect(payment).toMatchObject({ object: 'payment_plan_payment', method: 'payment_method', status: 'succeeded', amount: 100, installments: [2] });
+    expect(payment).toMatchObject({
+      object: 'payment_plan_payment',
+      method: 'payment_method',
+      status: 'succeeded',
+      amount: 100,
+      installments: [2],
+    });
     const reactivated = await getPlan(world.api, plan.id);
-    expect(reactivated).toMatchObject({ status: 'active', amount_overdue: 0, installments_paid: 2, payment_method: card.id, past_due_at: null });
-    expect((await planEvents(world, plan.id)).slice(-3)).toEqual(['payment_succeeded', 'installment_paid', 'reactivated']);
+    expect(reactivated).toMatchObject({
+      status: 'active',
+      amount_overdue: 0,
+      installments_paid: 2,
+      payment_method: card.id,
+      past_due_at: null,
+    });
+    expect((await planEvents(world, plan.id)).slice(-3)).toEqual([
+      'payment_succeeded',
+      'installment_paid',
+      'reactivated',
+    ]);
     const state = await eventually(
       () => workflowState(world.env, plan.id),
       (value) => value.status === 'active' && value.nextAction !== null,
@@ -179,7 +232,10 @@ describe('a declined automatic charge', () => {
     const { plan, customer } = await planPaidOnTerminal(world, CARDS.insufficientFunds);
     await world.env.sleep(32 * DAY_MS);
     const pastDue = await planHasStatus(world.api, plan.id, 'past_due');
-    expect((await installmentsOf(world.api, plan.id))[1]).toMatchObject({ status: 'failed', failure_code: 'insufficient_funds' });
+    expect((await installmentsOf(world.api, plan.id))[1]).toMatchObject({
+      status: 'failed',
+      failure_code: 'insufficient_funds',
+    });
 
     await world.env.sleep(15 * DAY_MS);
     const defaulted = await planHasStatus(world.api, plan.id, 'defaulted');
@@ -196,15 +252,34 @@ describe('a declined automatic charge', () => {
     expect(await getPlan(world.api, plan.id)).toMatchObject({ status: 'defaulted', amount_overdue: 200 });
 
     const card = await addPaymentMethod(world.api, customer.id, cardBody(CARDS.succeeds));
-    const payment = expectStatus(await world.api.post(`/payment-plans/${plan.id}/payments`, { payment_method: card.id, save_payment_method: true }), 201);
+    const payment = expectStatus(
+      await world.api.post(`/payment-plans/${plan.id}/payments`, {
+        payment_method: card.id,
+        save_payment_method: true,
+      }),
+      201,
+    );
     expect(payment).toMatchObject({ status: 'succeeded', amount: 200, installments: [2, 3] });
-    expect(await getPlan(world.api, plan.id)).toMatchObject({ status: 'active', defaulted_at: null, amount_overdue: 0 });
-    expect((await planEvents(world, plan.id)).slice(-4)).toEqual(['payment_succeeded', 'installment_paid', 'installment_paid', 'reactivated']);
+    expect(await getPlan(world.api, plan.id)).toMatchObject({
+      status: 'active',
+      defaulted_at: null,
+      amount_overdue: 0,
+    });
+    expect((await planEvents(world, plan.id)).slice(-4)).toEqual([
+      'payment_succeeded',
+      'installment_paid',
+      'installment_paid',
+      'reactivated',
+    ]);
 
     // Automatic charging resumes with the saved card: installment 4 completes the plan.
     const result = await world.env.client.workflow.getHandle(paymentPlanWorkflowId(plan.id)).result();
     expect(result.status).toBe('completed');
-    expect((await planEvents(world, plan.id)).slice(-3)).toEqual(['payment_succeeded', 'installment_paid', 'completed']);
+    expect((await planEvents(world, plan.id)).slice(-3)).toEqual([
+      'payment_succeeded',
+      'installment_paid',
+      'completed',
+    ]);
   });
 });
 
@@ -218,7 +293,12 @@ describe('a pending plan whose deposit charge failed', () => {
   it('goes past_due like a missed installment, is defaulted after 14 days, and paying the deposit activates it', async () => {
     const { plan, customer } = await planWithCard(world, 400, 4, CARDS.declined);
     const pastDue = await planHasStatus(world.api, plan.id, 'past_due');
-    expect(pastDue).toMatchObject({ amount_paid: 0, amount_overdue: 100, activated_at: null, deposit: { status: 'unpaid' } });
+    expect(pastDue).toMatchObject({
+      amount_paid: 0,
+      amount_overdue: 100,
+      activated_at: null,
+      deposit: { status: 'unpaid' },
+    });
     const state = await eventually(
       () => workflowState(world.env, plan.id),
       (value) => value.status === 'past_due' && value.nextAction !== null,
@@ -232,11 +312,26 @@ describe('a pending plan whose deposit charge failed', () => {
     expect(await planEvents(world, plan.id)).toEqual(['created', 'installment_failed', 'past_due', 'defaulted']);
 
     const card = await addPaymentMethod(world.api, customer.id, cardBody(CARDS.succeeds));
-    const payment = expectStatus(await world.api.post(`/payment-plans/${plan.id}/payments`, { payment_method: card.id, save_payment_method: true }), 201);
+    const payment = expectStatus(
+      await world.api.post(`/payment-plans/${plan.id}/payments`, {
+        payment_method: card.id,
+        save_payment_method: true,
+      }),
+      201,
+    );
     expect(payment).toMatchObject({ status: 'succeeded', installments: [1], deposit: true });
-    expect(await getPlan(world.api, plan.id)).toMatchObject({ status: 'active', defaulted_at: null, past_due_at: null, amount_paid: 100 });
+    expect(await getPlan(world.api, plan.id)).toMatchObject({
+      status: 'active',
+      defaulted_at: null,
+      past_due_at: null,
+      amount_paid: 100,
+    });
     // It never ran before: activated, not reactivated.
-    expect((await planEvents(world, plan.id)).slice(-3)).toEqual(['payment_succeeded', 'installment_paid', 'activated']);
+    expect((await planEvents(world, plan.id)).slice(-3)).toEqual([
+      'payment_succeeded',
+      'installment_paid',
+      'activated',
+    ]);
   });
 
   it('a plan left pending by older code (failed deposit, no schedule) is settled past_due when its workflow next looks', async () => {
@@ -272,8 +367,18 @@ describe('canceling a plan mid-way', () => {
     );
 
     const canceled = expectStatus(await world.api.post(`/payment-plans/${plan.id}/cancel`), 200);
-    expect(canceled).toMatchObject({ status: 'canceled', cancellation_reason: 'requested', amount_paid: 500, next_installment: null });
-    expect((await installmentsOf(world.api, plan.id)).map((row: any) => row.status)).toEqual(['paid', 'paid', 'canceled', 'canceled']);
+    expect(canceled).toMatchObject({
+      status: 'canceled',
+      cancellation_reason: 'requested',
+      amount_paid: 500,
+      next_installment: null,
+    });
+    expect((await installmentsOf(world.api, plan.id)).map((row: any) => row.status)).toEqual([
+      'paid',
+      'paid',
+      'canceled',
+      'canceled',
+    ]);
     const result = await world.env.client.workflow.getHandle(paymentPlanWorkflowId(plan.id)).result();
     expect(result.status).toBe('canceled');
     expect(result.requests).toEqual([expect.objectContaining({ signal: 'cancelPlan', applied: true })]);
@@ -282,7 +387,9 @@ describe('canceling a plan mid-way', () => {
     expect(await paymentTransactions(world)).toHaveLength(2);
     expect((await planEvents(world, plan.id)).at(-1)).toBe('canceled');
     expect((await world.api.post(`/payment-plans/${plan.id}/cancel`)).status).toBe(409);
-    expect((await world.api.post(`/payment-plans/${plan.id}/payments`, { external: true })).body.error.code).toBe('payment_plan_closed');
+    expect((await world.api.post(`/payment-plans/${plan.id}/payments`, { external: true })).body.error.code).toBe(
+      'payment_plan_closed',
+    );
   });
 });
 
@@ -296,18 +403,46 @@ describe('external payments', () => {
   it('records money collected elsewhere without a charge; a plan without a card lets installments fall overdue', async () => {
     const customer = await createCustomer(world.api);
     const plan = expectStatus(
-      await world.api.post('/payment-plans', { customer: customer.id, total_amount: 900, currency: 'USD', installments_count: 3, interval: 'week', interval_count: 2 }),
+      await world.api.post('/payment-plans', {
+        customer: customer.id,
+        total_amount: 900,
+        currency: 'USD',
+        installments_count: 3,
+        interval: 'week',
+        interval_count: 2,
+      }),
       201,
     );
-    const payment = expectStatus(await world.api.post(`/payment-plans/${plan.id}/payments`, { external: true, external_reference: 'cheque 1042' }), 201);
-    expect(payment).toMatchObject({ method: 'external', status: 'succeeded', deposit: true, amount: 300, installments: [1], external_reference: 'cheque 1042', transaction: null });
-    expect(await getPlan(world.api, plan.id)).toMatchObject({ status: 'active', payment_method: null, deposit: { status: 'paid' } });
+    const payment = expectStatus(
+      await world.api.post(`/payment-plans/${plan.id}/payments`, { external: true, external_reference: 'cheque 1042' }),
+      201,
+    );
+    expect(payment).toMatchObject({
+      method: 'external',
+      status: 'succeeded',
+      deposit: true,
+      amount: 300,
+      installments: [1],
+      external_reference: 'cheque 1042',
+      transaction: null,
+    });
+    expect(await getPlan(world.api, plan.id)).toMatchObject({
+      status: 'active',
+      payment_method: null,
+      deposit: { status: 'paid' },
+    });
     expect(await paymentTransactions(world)).toHaveLength(0);
 
     await world.env.sleep(15 * DAY_MS);
     await planHasStatus(world.api, plan.id, 'past_due');
     expect((await installmentsOf(world.api, plan.id))[1]).toMatchObject({ status: 'overdue', automatic_attempts: 0 });
-    expect(await planEvents(world, plan.id)).toEqual(['created', 'payment_succeeded', 'installment_paid', 'activated', 'past_due']);
+    expect(await planEvents(world, plan.id)).toEqual([
+      'created',
+      'payment_succeeded',
+      'installment_paid',
+      'activated',
+      'past_due',
+    ]);
 
     expectStatus(await world.api.post(`/payment-plans/${plan.id}/payments`, { external: true }), 201);
     expect((await getPlan(world.api, plan.id)).status).toBe('active');
@@ -315,10 +450,17 @@ describe('external payments', () => {
     const last = expectStatus(await world.api.post(`/payment-plans/${plan.id}/payments`, { external: true }), 201);
     expect(last.installments).toEqual([3]);
     expect(await getPlan(world.api, plan.id)).toMatchObject({ status: 'completed', amount_paid: 900 });
-    expect((await planEvents(world, plan.id)).slice(-4)).toEqual(['reactivated', 'payment_succeeded', 'installment_paid', 'completed']);
+    expect((await planEvents(world, plan.id)).slice(-4)).toEqual([
+      'reactivated',
+      'payment_succeeded',
+      'installment_paid',
+      'completed',
+    ]);
     expect((await world.api.post(`/payment-plans/${plan.id}/payments`, { external: true })).status).toBe(409);
     const payments = expectStatus(await world.api.get(`/payment-plans/${plan.id}/payments`), 200);
     expect(payments.meta.itemsTotal).toBe(3);
-    expect(expectStatus(await world.api.get(`/payment-plans/${plan.id}/payments/${payment.id}`), 200)).toMatchObject({ id: payment.id });
+    expect(expectStatus(await world.api.get(`/payment-plans/${plan.id}/payments/${payment.id}`), 200)).toMatchObject({
+      id: payment.id,
+    });
   });
 });

@@ -1,5 +1,12 @@
 import { findPrice, findPricesForUse, markPricesBilled } from '../src/catalog/price.service';
-import { apiClient, createTestAccount, eventsOf, type ApiClient, type TestApp, startTwoAccountApp } from './support/harness';
+import {
+  apiClient,
+  createTestAccount,
+  eventsOf,
+  type ApiClient,
+  type TestApp,
+  startTwoAccountApp,
+} from './support/harness';
 import { attachToSubscription, billPrices, createProduct, monthlyPrice, oneTimePrice } from './support/catalog';
 import { createInvoice, customerWithCard } from './support/payments';
 
@@ -17,7 +24,8 @@ afterAll(() => app.close());
 
 async function createPrice(productId: string, body: object = oneTimePrice) {
   const response = await api.post(`/prices/${productId}`, body);
-  if (response.status !== 201) throw new Error(`POST /prices answered ${response.status}: ${JSON.stringify(response.body)}`);
+  if (response.status !== 201)
+    throw new Error(`POST /prices answered ${response.status}: ${JSON.stringify(response.body)}`);
   return response.body;
 }
 
@@ -62,7 +70,13 @@ describe('POST /prices/{productId}', () => {
   it('accepts unit_amount 0 and defaults tax_behavior to exclusive', async () => {
     const product = await createProduct(api);
     const price = await createPrice(product.id, { currency: 'usd', unit_amount: 0, type: 'one_time' });
-    expect(price).toMatchObject({ unit_amount: 0, tax_behavior: 'exclusive', currency: 'USD', recurring: null, description: null });
+    expect(price).toMatchObject({
+      unit_amount: 0,
+      tax_behavior: 'exclusive',
+      currency: 'USD',
+      recurring: null,
+      description: null,
+    });
   });
 
   it.each([
@@ -110,20 +124,27 @@ describe('GET /prices', () => {
     extra = (await list.post(`/prices/${productA.id}`, { ...monthlyPrice, description: 'Annual-ish Gold tier' })).body;
     const ids = [productA.default_price, productB.default_price, extra.id];
     for (const [index, id] of ids.entries()) {
-      await app.prisma.price.update({ where: { id }, data: { createdAt: new Date((1_700_000_000 + index * 1000) * 1000) } });
+      await app.prisma.price.update({
+        where: { id },
+        data: { createdAt: new Date((1_700_000_000 + index * 1000) * 1000) },
+      });
     }
     await billPrices(app.prisma, listAccountId, [productB.default_price]);
   });
 
   const ids = (body: { data: { id: string }[] }) => body.data.map((price) => price.id);
-  const search = (filter: unknown) => list.get(`/prices?search=${encodeURIComponent(typeof filter === 'string' ? filter : JSON.stringify(filter))}`);
+  const search = (filter: unknown) =>
+    list.get(`/prices?search=${encodeURIComponent(typeof filter === 'string' ? filter : JSON.stringify(filter))}`);
 
   it('pages newest first in a {data, meta} envelope', async () => {
     const all = await list.get('/prices');
     expect(all.status).toBe(200);
     expect(ids(all.body)).toEqual([extra.id, productB.default_price, productA.default_price]);
     expect(all.body.meta).toEqual({ page: 1, take: 10, itemsTotal: 3, pagesTotal: 1 });
-    expect((await list.get('/prices?take=1&page=3')).body).toMatchObject({ data: [{ id: productA.default_price }], meta: { pagesTotal: 3 } });
+    expect((await list.get('/prices?take=1&page=3')).body).toMatchObject({
+      data: [{ id: productA.default_price }],
+      meta: { pagesTotal: 3 },
+    });
     expect((await list.get('/prices?take=100')).status).toBe(200);
   });
 
@@ -149,7 +170,10 @@ describe('GET /prices', () => {
     expect(ids((await search({ product: productA.id })).body)).toEqual([extra.id, productA.default_price]);
     expect(ids((await search({ type: 'recurring' })).body)).toEqual([extra.id, productB.default_price]);
     expect(ids((await search({ currency: 'usd' })).body)).toHaveLength(3);
-    expect(ids((await search({ ids: `${extra.id},${productA.default_price}` })).body)).toEqual([extra.id, productA.default_price]);
+    expect(ids((await search({ ids: `${extra.id},${productA.default_price}` })).body)).toEqual([
+      extra.id,
+      productA.default_price,
+    ]);
     expect(ids((await search({ created: { gte: 1_700_001_000 } })).body)).toEqual([extra.id, productB.default_price]);
     expect(ids((await search({ created: { lt: 1_700_001_000 } })).body)).toEqual([productA.default_price]);
     expect(ids((await search({ product: productA.id, type: 'one_time' })).body)).toEqual([productA.default_price]);
@@ -202,7 +226,11 @@ describe('DELETE /prices/{id}', () => {
     const invoice = await createInvoice(api, { customer: customer.id, lines: [{ price: priceId, quantity: 1 }] });
     const refused = await api.delete(`/prices/${priceId}`);
     expect(refused.status).toBe(409);
-    expect(refused.body.error).toMatchObject({ type: 'conflict', code: 'price_in_use', message: expect.stringContaining('invoice') });
+    expect(refused.body.error).toMatchObject({
+      type: 'conflict',
+      code: 'price_in_use',
+      message: expect.stringContaining('invoice'),
+    });
     expect((await api.delete(`/products/${product.id}`)).body.error.code).toBe('product_in_use');
     const paid = await api.put(`/invoices/${invoice.id}`, {});
     expect(paid.status).toBe(200);
@@ -225,7 +253,9 @@ describe('DELETE /prices/{id}', () => {
     expect((await api.delete(`/prices/${product.default_price}`)).status).toBe(200);
     const after = (await api.get(`/products/${product.id}`)).body;
     expect(after).toMatchObject({ default_price: null, updated: expect.any(Number) });
-    const productEvents = (await eventsOf(app.prisma, accountId)).filter((event) => (event.data as { id: string }).id === product.id);
+    const productEvents = (await eventsOf(app.prisma, accountId)).filter(
+      (event) => (event.data as { id: string }).id === product.id,
+    );
     expect(productEvents.map((event) => event.type)).toEqual(['product.created', 'product.updated']);
     expect(productEvents[1]!.data).toEqual(after);
   });
@@ -256,17 +286,49 @@ describe('PATCH /prices/{id}/inactive', () => {
   it('updates the given attributes of a never-billed price and writes price.updated', async () => {
     const product = await createProduct(api);
     const price = await createPrice(product.id);
-    const response = await api.patch(`/prices/${price.id}/inactive`, { unit_amount: 99999999, tax_behavior: 'inclusive', description: 'New' });
+    const response = await api.patch(`/prices/${price.id}/inactive`, {
+      unit_amount: 99999999,
+      tax_behavior: 'inclusive',
+      description: 'New',
+    });
     expect(response.status).toBe(200);
     expect(response.headers.get('x-ignored-fields')).toBeNull();
-    expect(response.body).toEqual({ ...price, unit_amount: 99999999, tax_behavior: 'inclusive', description: 'New', updated: expect.any(Number), updated_ms: expect.any(Number) });
+    expect(response.body).toEqual({
+      ...price,
+      unit_amount: 99999999,
+      tax_behavior: 'inclusive',
+      description: 'New',
+      updated: expect.any(Number),
+      updated_ms: expect.any(Number),
+    });
 
-    const recurring = await api.patch(`/prices/${price.id}/inactive`, { type: 'recurring', recurring: { interval: 'year', interval_count: 1 } });
-    expect(recurring.body).toMatchObject({ type: 'recurring', recurring: { interval: 'year', interval_count: 1 }, unit_amount: 99999999 });
-    const interval = await api.patch(`/prices/${price.id}/inactive`, { recurring: { interval: 'month', interval_count: 3 } });
+    const recurring = await api.patch(`/prices/${price.id}/inactive`, {
+      type: 'recurring',
+      recurring: { interval: 'year', interval_count: 1 },
+    });
+    expect(recurring.body).toMatchObject({
+      type: 'recurring',
+      recurring: { interval: 'year', interval_count: 1 },
+      unit_amount: 99999999,
+    });
+    const interval = await api.patch(`/prices/${price.id}/inactive`, {
+      recurring: { interval: 'month', interval_count: 3 },
+    });
     expect(interval.body).toMatchObject({ type: 'recurring', recurring: { interval: 'month', interval_count: 3 } });
-    const back = await api.patch(`/prices/${price.id}/inactive`, { type: 'one_time', currency: 'usd', unit_amount: 0, description: null });
-    expect(back.body).toMatchObject({ type: 'one_time', recurring: null, currency: 'USD', unit_amount: 0, description: null, active: false });
+    const back = await api.patch(`/prices/${price.id}/inactive`, {
+      type: 'one_time',
+      currency: 'usd',
+      unit_amount: 0,
+      description: null,
+    });
+    expect(back.body).toMatchObject({
+      type: 'one_time',
+      recurring: null,
+      currency: 'USD',
+      unit_amount: 0,
+      description: null,
+      active: false,
+    });
 
     const updates = (await priceEvents(price.id)).filter((event) => event.type === 'price.updated');
     expect(updates).toHaveLength(4);
@@ -315,14 +377,22 @@ describe('PATCH /prices/{id}/inactive', () => {
       description: 'Only this',
     });
     expect(response.status).toBe(200);
-    expect(response.body).toEqual({ ...before, description: 'Only this', updated: expect.any(Number), updated_ms: expect.any(Number) });
+    expect(response.body).toEqual({
+      ...before,
+      description: 'Only this',
+      updated: expect.any(Number),
+      updated_ms: expect.any(Number),
+    });
     expect(response.headers.get('x-ignored-fields')).toBe('currency,unit_amount,type,tax_behavior');
 
     const nothing = await api.patch(`/prices/${product.default_price}/inactive`, { unit_amount: 5 });
     expect(nothing.status).toBe(200);
     expect(nothing.body).toEqual(response.body);
     expect(nothing.headers.get('x-ignored-fields')).toBe('unit_amount');
-    expect((await priceEvents(product.default_price)).map((event) => event.type)).toEqual(['price.created', 'price.updated']);
+    expect((await priceEvents(product.default_price)).map((event) => event.type)).toEqual([
+      'price.created',
+      'price.updated',
+    ]);
   });
 
   it('refuses (409) a price that has been billed', async () => {
@@ -365,7 +435,11 @@ describe('PATCH /prices/{id}/active', () => {
 
     await billPrices(app.prisma, accountId, [product.default_price]);
     const billed = await api.patch(`/prices/${product.default_price}/active`, { description: 'd'.repeat(255) });
-    expect(billed.body).toMatchObject({ description: 'd'.repeat(255), active: true, unit_amount: oneTimePrice.unit_amount });
+    expect(billed.body).toMatchObject({
+      description: 'd'.repeat(255),
+      active: true,
+      unit_amount: oneTimePrice.unit_amount,
+    });
     const cleared = await api.patch(`/prices/${product.default_price}/active`, { description: null });
     expect(cleared.body).toMatchObject({ description: null, active: true });
 
@@ -406,8 +480,12 @@ describe('markPricesBilled (the internal function invoicing calls)', () => {
   it('is a 404 for an unknown or foreign price, and rolls back with the caller', async () => {
     const product = await createProduct(api);
     const foreign = await createProduct(other);
-    await expect(billPrices(app.prisma, accountId, [product.default_price, 'price_unknown'])).rejects.toMatchObject({ status: 404 });
-    await expect(billPrices(app.prisma, accountId, [product.default_price, foreign.default_price])).rejects.toMatchObject({ status: 404 });
+    await expect(billPrices(app.prisma, accountId, [product.default_price, 'price_unknown'])).rejects.toMatchObject({
+      status: 404,
+    });
+    await expect(
+      billPrices(app.prisma, accountId, [product.default_price, foreign.default_price]),
+    ).rejects.toMatchObject({ status: 404 });
     expect((await api.get(`/prices/${product.default_price}`)).body.active).toBe(false);
     expect((await other.get(`/prices/${foreign.default_price}`)).body.active).toBe(false);
     expect((await priceEvents(product.default_price)).map((event) => event.type)).toEqual(['price.created']);
@@ -420,7 +498,9 @@ describe('markPricesBilled (the internal function invoicing calls)', () => {
       app.prisma.$transaction((tx) => markPricesBilled(tx, accountId, [product.default_price])),
     ]);
     expect(results.flat()).toEqual([product.default_price]);
-    expect((await priceEvents(product.default_price)).filter((event) => event.type === 'price.updated')).toHaveLength(1);
+    expect((await priceEvents(product.default_price)).filter((event) => event.type === 'price.updated')).toHaveLength(
+      1,
+    );
   });
 });
 
@@ -429,7 +509,10 @@ describe('concurrent DELETE and billing of one price', () => {
     for (let round = 0; round < 5; round += 1) {
       const product = await createProduct(api);
       const priceId = product.default_price;
-      const [deleted, billed] = await Promise.allSettled([api.delete(`/prices/${priceId}`), billPrices(app.prisma, accountId, [priceId])]);
+      const [deleted, billed] = await Promise.allSettled([
+        api.delete(`/prices/${priceId}`),
+        billPrices(app.prisma, accountId, [priceId]),
+      ]);
       const deleteStatus = deleted.status === 'fulfilled' ? deleted.value.status : 500;
       const price = await app.prisma.price.findUnique({ where: { id: priceId } });
       if (deleteStatus === 200) {
@@ -447,12 +530,18 @@ describe('concurrent DELETE and billing of one price', () => {
 describe('findPrice and findPricesForUse', () => {
   it("find the account's prices and answer 404 for another account's", async () => {
     const product = await createProduct(api);
-    expect(await findPrice(app.prisma, accountId, product.default_price)).toEqual((await api.get(`/prices/${product.default_price}`)).body);
+    expect(await findPrice(app.prisma, accountId, product.default_price)).toEqual(
+      (await api.get(`/prices/${product.default_price}`)).body,
+    );
     await expect(findPrice(app.prisma, otherAccountId, product.default_price)).rejects.toMatchObject({ status: 404 });
     const second = await createPrice(product.id);
-    const found = await app.prisma.$transaction((tx) => findPricesForUse(tx, accountId, [second.id, product.default_price]));
+    const found = await app.prisma.$transaction((tx) =>
+      findPricesForUse(tx, accountId, [second.id, product.default_price]),
+    );
     expect(found.map((price) => price.id)).toEqual([second.id, product.default_price]);
-    await expect(app.prisma.$transaction((tx) => findPricesForUse(tx, otherAccountId, [second.id]))).rejects.toMatchObject({
+    await expect(
+      app.prisma.$transaction((tx) => findPricesForUse(tx, otherAccountId, [second.id])),
+    ).rejects.toMatchObject({
       status: 404,
       message: expect.stringContaining(second.id),
     });
@@ -474,7 +563,9 @@ describe('account isolation', () => {
       expect(response.status).toBe(404);
       expect(response.body.error.type).toBe('not_found');
     }
-    expect((await other.get(`/prices?search=${encodeURIComponent(JSON.stringify({ ids: id }))}`)).body.data).toEqual([]);
+    expect((await other.get(`/prices?search=${encodeURIComponent(JSON.stringify({ ids: id }))}`)).body.data).toEqual(
+      [],
+    );
     expect((await other.get(`/prices?search=${id}`)).body.data).toEqual([]);
     expect((await api.get(`/prices/${id}`)).body).toEqual(before);
   });

@@ -1,4 +1,11 @@
-import { apiClient, createTestAccount, eventsOf, type ApiClient, type TestApp, startTwoAccountApp } from './support/harness';
+import {
+  apiClient,
+  createTestAccount,
+  eventsOf,
+  type ApiClient,
+  type TestApp,
+  startTwoAccountApp,
+} from './support/harness';
 import { attachToSubscription, billPrices, createProduct, monthlyPrice, oneTimePrice } from './support/catalog';
 
 let app: TestApp;
@@ -20,7 +27,11 @@ async function freshAccount() {
 
 function eventsAbout(id: string) {
   return eventsOf(app.prisma, accountId).then((events) =>
-    events.filter((event) => (event.data as { id?: string; product?: string }).id === id || (event.data as { product?: string }).product === id),
+    events.filter(
+      (event) =>
+        (event.data as { id?: string; product?: string }).id === id ||
+        (event.data as { product?: string }).product === id,
+    ),
   );
 }
 
@@ -120,13 +131,37 @@ describe('POST /products', () => {
     [{ type: 'recurring' }, 'recurring', 'parameter_invalid'],
     [{ type: 'recurring', recurring: null }, 'recurring', 'parameter_invalid'],
     [{ recurring: { interval: 'month', interval_count: 1 } }, 'recurring', 'parameter_invalid'],
-    [{ ...monthlyPrice, recurring: { interval: 'hour', interval_count: 1 } }, 'recurring.interval', 'parameter_invalid'],
+    [
+      { ...monthlyPrice, recurring: { interval: 'hour', interval_count: 1 } },
+      'recurring.interval',
+      'parameter_invalid',
+    ],
     [{ ...monthlyPrice, recurring: { interval: 'month' } }, 'recurring.interval_count', 'parameter_missing'],
-    [{ ...monthlyPrice, recurring: { interval: 'month', interval_count: 0 } }, 'recurring.interval_count', 'parameter_invalid'],
-    [{ ...monthlyPrice, recurring: { interval: 'month', interval_count: 1.5 } }, 'recurring.interval_count', 'parameter_invalid'],
-    [{ ...monthlyPrice, recurring: { interval: 'month', interval_count: 37 } }, 'recurring.interval_count', 'parameter_invalid'],
-    [{ ...monthlyPrice, recurring: { interval: 'year', interval_count: 4 } }, 'recurring.interval_count', 'parameter_invalid'],
-    [{ ...monthlyPrice, recurring: { interval: 'month', interval_count: 1, anchor: 1 } }, 'recurring.anchor', 'parameter_unknown'],
+    [
+      { ...monthlyPrice, recurring: { interval: 'month', interval_count: 0 } },
+      'recurring.interval_count',
+      'parameter_invalid',
+    ],
+    [
+      { ...monthlyPrice, recurring: { interval: 'month', interval_count: 1.5 } },
+      'recurring.interval_count',
+      'parameter_invalid',
+    ],
+    [
+      { ...monthlyPrice, recurring: { interval: 'month', interval_count: 37 } },
+      'recurring.interval_count',
+      'parameter_invalid',
+    ],
+    [
+      { ...monthlyPrice, recurring: { interval: 'year', interval_count: 4 } },
+      'recurring.interval_count',
+      'parameter_invalid',
+    ],
+    [
+      { ...monthlyPrice, recurring: { interval: 'month', interval_count: 1, anchor: 1 } },
+      'recurring.anchor',
+      'parameter_unknown',
+    ],
     [{ tax_behavior: 'both' }, 'tax_behavior', 'parameter_invalid'],
     [{ tax_code: 'txcd_10201005' }, 'tax_code', 'parameter_invalid'], // one past 10201000-10201004
     [{ tax_code: 'txcd_10200999' }, 'tax_code', 'parameter_invalid'], // one before it
@@ -162,7 +197,9 @@ describe('POST /products', () => {
 
   it('lets exactly one of many concurrent creations with the same name through', async () => {
     const { accountId: freshId, client } = await freshAccount();
-    const responses = await Promise.all(Array.from({ length: 6 }, () => client.post('/products', { name: 'Race', ...oneTimePrice })));
+    const responses = await Promise.all(
+      Array.from({ length: 6 }, () => client.post('/products', { name: 'Race', ...oneTimePrice })),
+    );
     expect(responses.map((response) => response.status).sort()).toEqual([201, 400, 400, 400, 400, 400]);
     for (const response of responses.filter((r) => r.status === 400)) expect(response.body.error.param).toBe('name');
     expect(await app.prisma.product.count({ where: { accountId: freshId } })).toBe(1);
@@ -186,7 +223,9 @@ describe('GET /products/taxCodes', () => {
   it('filters by code or category name, case-insensitively', async () => {
     const byName = await api.get('/products/taxCodes?search=NONTAXABLE');
     expect(byName.body).toMatchObject({ txcd_00000000: 'Nontaxable' });
-    expect(Object.values(byName.body).every((name) => (name as string).toLowerCase().includes('nontaxable'))).toBe(true);
+    expect(Object.values(byName.body).every((name) => (name as string).toLowerCase().includes('nontaxable'))).toBe(
+      true,
+    );
     expect(Object.keys((await api.get('/products/taxCodes?search=txcd_1020100')).body)).toHaveLength(5);
     expect((await api.get('/products/taxCodes?search=zzzz-nothing')).body).toEqual({});
     const unknown = await api.get('/products/taxCodes?colour=red');
@@ -225,7 +264,8 @@ describe('GET /products', () => {
 
   const names = (body: { data: { name: string }[] }) => body.data.map((product) => product.name);
   const get = (query: string) => list.get(`/products?${query}`);
-  const search = (filter: unknown) => get(`search=${encodeURIComponent(typeof filter === 'string' ? filter : JSON.stringify(filter))}`);
+  const search = (filter: unknown) =>
+    get(`search=${encodeURIComponent(typeof filter === 'string' ? filter : JSON.stringify(filter))}`);
 
   it('pages newest first in a {data, meta} envelope, 10 by default', async () => {
     const all = await get('');
@@ -235,7 +275,10 @@ describe('GET /products', () => {
     const second = await get('take=2&page=2');
     expect(names(second.body)).toEqual(['Gamma hosting', 'Beta mug']);
     expect(second.body.meta).toEqual({ page: 2, take: 2, itemsTotal: 5, pagesTotal: 3 });
-    expect((await get('take=2&page=4')).body).toEqual({ data: [], meta: { page: 4, take: 2, itemsTotal: 5, pagesTotal: 3 } });
+    expect((await get('take=2&page=4')).body).toEqual({
+      data: [],
+      meta: { page: 4, take: 2, itemsTotal: 5, pagesTotal: 3 },
+    });
     expect((await get('take=50')).status).toBe(200);
     expect((await get('take=1')).body.data).toHaveLength(1);
   });
@@ -265,17 +308,32 @@ describe('GET /products', () => {
     expect((await search({ active: true })).body.meta.itemsTotal).toBe(5);
     expect((await search({ active: false })).body.meta.itemsTotal).toBe(0);
     expect(names((await search({ tax_code: 'txcd_99999999' })).body)).toEqual(['Epsilon', 'Alpha shirt']);
-    expect(names((await search({ ids: `${products[0]!.id}, ${products[3]!.id}` })).body)).toEqual(['Delta support', 'Alpha shirt']);
+    expect(names((await search({ ids: `${products[0]!.id}, ${products[3]!.id}` })).body)).toEqual([
+      'Delta support',
+      'Alpha shirt',
+    ]);
     const base = products[0]!.created;
     expect(names((await search({ created: { gt: base + 2000 } })).body)).toEqual(['Epsilon', 'Delta support']);
-    expect(names((await search({ created: { gte: base + 2000 } })).body)).toEqual(['Epsilon', 'Delta support', 'Gamma hosting']);
+    expect(names((await search({ created: { gte: base + 2000 } })).body)).toEqual([
+      'Epsilon',
+      'Delta support',
+      'Gamma hosting',
+    ]);
     expect(names((await search({ created: { lt: base + 1000 } })).body)).toEqual(['Alpha shirt']);
     expect(names((await search({ created: { lte: base + 1000 } })).body)).toEqual(['Beta mug', 'Alpha shirt']);
-    expect(names((await search({ created: { gt: base, lt: base + 3000 } })).body)).toEqual(['Gamma hosting', 'Beta mug']);
+    expect(names((await search({ created: { gt: base, lt: base + 3000 } })).body)).toEqual([
+      'Gamma hosting',
+      'Beta mug',
+    ]);
     expect(names((await search({ tax_code: 'txcd_99999999', created: { gte: base + 1 } })).body)).toEqual(['Epsilon']);
     expect(names((await search({})).body)).toHaveLength(5);
-    const paged = await list.get(`/products?take=1&page=2&search=${encodeURIComponent(JSON.stringify({ tax_code: 'txcd_99999999' }))}`);
-    expect(paged.body).toMatchObject({ data: [{ name: 'Alpha shirt' }], meta: { page: 2, take: 1, itemsTotal: 2, pagesTotal: 2 } });
+    const paged = await list.get(
+      `/products?take=1&page=2&search=${encodeURIComponent(JSON.stringify({ tax_code: 'txcd_99999999' }))}`,
+    );
+    expect(paged.body).toMatchObject({
+      data: [{ name: 'Alpha shirt' }],
+      meta: { page: 2, take: 1, itemsTotal: 2, pagesTotal: 2 },
+    });
   });
 
   it.each([
@@ -296,7 +354,9 @@ describe('GET /products', () => {
   });
 
   it("never lists another account's products", async () => {
-    const response = await other.get(`/products?take=50&search=${encodeURIComponent(JSON.stringify({ ids: products.map((p) => p.id).join(',') }))}`);
+    const response = await other.get(
+      `/products?take=50&search=${encodeURIComponent(JSON.stringify({ ids: products.map((p) => p.id).join(',') }))}`,
+    );
     expect(response.body.data).toEqual([]);
   });
 });
@@ -319,7 +379,12 @@ describe('GET, PATCH /products/{id}', () => {
     const product = await createProduct(api, { description: 'Old', tax_code: 'txcd_99999999' });
     const renamed = await api.patch(`/products/${product.id}`, { name: 'Renamed product' });
     expect(renamed.status).toBe(200);
-    expect(renamed.body).toEqual({ ...product, name: 'Renamed product', updated: expect.any(Number), updated_ms: expect.any(Number) });
+    expect(renamed.body).toEqual({
+      ...product,
+      name: 'Renamed product',
+      updated: expect.any(Number),
+      updated_ms: expect.any(Number),
+    });
     expect(renamed.body.updated_ms).toBeGreaterThan(product.updated_ms);
     expect(renamed.body.updated).toBeGreaterThanOrEqual(product.created);
 
@@ -399,7 +464,14 @@ describe('DELETE /products/{id}', () => {
     expect(await app.prisma.price.count({ where: { productId: product.id } })).toBe(0);
 
     const types = (await eventsAbout(product.id)).map((event) => event.type);
-    expect(types).toEqual(['product.created', 'price.created', 'price.created', 'price.deleted', 'price.deleted', 'product.deleted']);
+    expect(types).toEqual([
+      'product.created',
+      'price.created',
+      'price.created',
+      'price.deleted',
+      'price.deleted',
+      'product.deleted',
+    ]);
     // The name is free again.
     expect((await api.post('/products', { name: 'Short-lived', ...oneTimePrice })).status).toBe(201);
   });
@@ -431,7 +503,10 @@ describe('concurrent DELETE /products and POST /prices', () => {
   it('never leaves a price without its product and never answers 500', async () => {
     for (let round = 0; round < 5; round += 1) {
       const product = await createProduct(api);
-      const [deleted, created] = await Promise.all([api.delete(`/products/${product.id}`), api.post(`/prices/${product.id}`, oneTimePrice)]);
+      const [deleted, created] = await Promise.all([
+        api.delete(`/products/${product.id}`),
+        api.post(`/prices/${product.id}`, oneTimePrice),
+      ]);
       expect(deleted.status).toBe(200);
       // Either the price came first (and was deleted with the product) or the product was already gone.
       expect([201, 404]).toContain(created.status);

@@ -81,6 +81,8 @@ it("reads an invoice with its lines, a price, payment methods and ledger entries
   const entries = await app.prisma.transaction.findMany({ where: { invoiceId: draft.id, type: 'payment' } });
   expect(entries).toHaveLength(1);
   expect(entries[0]!.attemptKey).not.toBeNull();
-  expect(await app.prisma.$transaction((tx) => paymentAttempts(tx, accountId, draft.id, entries[0]!.attemptKey))).toEqual(entries);
+  expect(
+    await app.prisma.$transaction((tx) => paymentAttempts(tx, accountId, draft.id, entries[0]!.attemptKey)),
+  ).toEqual(entries);
   expect(await app.prisma.$transaction((tx) => paymentAttempts(tx, accountId, draft.id, null))).toEqual([]);
 });

@@ -22,10 +22,14 @@ afterAll(() => app.close());
 async function databaseDump(): Promise<string> {
   const tables = await app.prisma.$queryRaw<{ name: string }[]>`
     SELECT table_name::text AS name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'`;
-  expect(tables.map((table) => table.name)).toEqual(expect.arrayContaining(['api_keys', 'webhook_destinations', 'payment_methods']));
+  expect(tables.map((table) => table.name)).toEqual(
+    expect.arrayContaining(['api_keys', 'webhook_destinations', 'payment_methods']),
+  );
   const parts: string[] = [];
   for (const { name } of tables) {
-    const rows = await app.prisma.$queryRawUnsafe<{ row: string }[]>(`SELECT t::text AS row FROM "${name.replace(/"/g, '""')}" t`);
+    const rows = await app.prisma.$queryRawUnsafe<{ row: string }[]>(
+      `SELECT t::text AS row FROM "${name.replace(/"/g, '""')}" t`,
+    );
     parts.push(`-- ${name}`, ...rows.map((row) => row.row));
   }
   return parts.join('\n');
@@ -39,22 +43,53 @@ it('a fresh database dump and the logs hold no API key, webhook secret, card num
       done();
     },
   });
-  const server = http.createServer(createApp({ prisma: app.prisma, temporal: app.temporal, logger: pino({ level: 'trace' }, sink) }));
+  const server = http.createServer(
+    createApp({ prisma: app.prisma, temporal: app.temporal, logger: pino({ level: 'trace' }, sink) }),
+  );
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   try {
     const account = await createTestAccount(app.prisma, { name: 'Dump' });
     const api = apiClient(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, account.apiKey);
     const cvc = '7391';
     const customer = await createCustomer(api);
-    await addPaymentMethod(api, customer.id, cardBody(CARDS.succeeds, { card: { number: CARDS.succeeds, exp_month: 12, exp_year: 2099, cvc } }));
-    await addPaymentMethod(api, customer.id, cardBody(CARDS.declined, { card: { number: CARDS.declined, exp_month: 12, exp_year: 2099, cvc } }));
+    await addPaymentMethod(
+      api,
+      customer.id,
+      cardBody(CARDS.succeeds, { card: { number: CARDS.succeeds, exp_month: 12, exp_year: 2099, cvc } }),
+    );
+    await addPaymentMethod(
+      api,
+      customer.id,
+      cardBody(CARDS.declined, { card: { number: CARDS.declined, exp_month: 12, exp_year: 2099, cvc } }),
+    );
     // A refused card (bad CVC) and a wrong key are logged too.
-    expect((await api.post('/payment-methods', { ...cardBody(CARDS.processingError), customer: customer.id, card: { number: CARDS.processingError, exp_month: 12, exp_year: 2099, cvc: '73a' } })).status).toBe(400);
+    expect(
+      (
+        await api.post('/payment-methods', {
+          ...cardBody(CARDS.processingError),
+          customer: customer.id,
+          card: { number: CARDS.processingError, exp_month: 12, exp_year: 2099, cvc: '73a' },
+        })
+      ).status,
+    ).toBe(400);
     const wrongKey = 'sk_test_wrongKeyThatShouldNeverBeLogged0000000';
-    expect((await apiClient(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, wrongKey).get('/customers')).status).toBe(401);
+    expect(
+      (await apiClient(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, wrongKey).get('/customers'))
+        .status,
+    ).toBe(401);
     // Sent with Idempotency-Key: their answers, secrets included, are kept for replay (encrypted).
-    const destination = (await api.post('/webhook/destination', { url: 'https://hooks.example.com/billing' }, { 'Idempotency-Key': 'dump-create' })).body as { id: string; secret: string };
-    const rolled = (await api.post(`/webhook/destination/${destination.id}/roll-secret`, undefined, { 'Idempotency-Key': 'dump-roll' })).body as { secret: string };
+    const destination = (
+      await api.post(
+        '/webhook/destination',
+        { url: 'https://hooks.example.com/billing' },
+        { 'Idempotency-Key': 'dump-create' },
+      )
+    ).body as { id: string; secret: string };
+    const rolled = (
+      await api.post(`/webhook/destination/${destination.id}/roll-secret`, undefined, {
+        'Idempotency-Key': 'dump-roll',
+      })
+    ).body as { secret: string };
 
     const dump = await databaseDump();
     const logs = lines.join('');
@@ -71,7 +106,11 @@ it('a fresh database dump and the logs hold no API key, webhook secret, card num
       'refused card number': CARDS.processingError,
     };
     for (const [what, value] of Object.entries(secrets)) {
-      expect({ what, inDump: dump.includes(value), inLogs: logs.includes(value) }).toEqual({ what, inDump: false, inLogs: false });
+      expect({ what, inDump: dump.includes(value), inLogs: logs.includes(value) }).toEqual({
+        what,
+        inDump: false,
+        inLogs: false,
+      });
     }
     // The CVC as a value of its own (not a run of digits inside an id or a timestamp).
     const cvcValue = new RegExp(`(?<![\\w.:-])${cvc}(?![\\w.:-])`);

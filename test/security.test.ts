@@ -38,16 +38,25 @@ describe('item 4: production fail-fast', () => {
       'IDEMPOTENCY_HASH_SECRET is not set',
       'SECRETS_ENCRYPTION_KEY is not set',
     ]);
-    expect(productionProblems({ NODE_ENV: 'production', ...productionSecrets, IDEMPOTENCY_HASH_SECRET: BUILT_IN_SECRETS.IDEMPOTENCY_HASH_SECRET })).toEqual([
-      'IDEMPOTENCY_HASH_SECRET is the built-in development default',
-    ]);
-    expect(productionProblems({ NODE_ENV: 'production', ...productionSecrets, SECRETS_ENCRYPTION_KEY: 'short' })).toEqual([
-      'SECRETS_ENCRYPTION_KEY is not 32 bytes in base64 (openssl rand -base64 32)',
-    ]);
+    expect(
+      productionProblems({
+        NODE_ENV: 'production',
+        ...productionSecrets,
+        IDEMPOTENCY_HASH_SECRET: BUILT_IN_SECRETS.IDEMPOTENCY_HASH_SECRET,
+      }),
+    ).toEqual(['IDEMPOTENCY_HASH_SECRET is the built-in development default']);
+    expect(
+      productionProblems({ NODE_ENV: 'production', ...productionSecrets, SECRETS_ENCRYPTION_KEY: 'short' }),
+    ).toEqual(['SECRETS_ENCRYPTION_KEY is not 32 bytes in base64 (openssl rand -base64 32)']);
   });
 
   it.each(['api.ts', 'worker.ts'])('%s exits non-zero with one clear line when a secret is missing', async (script) => {
-    const env: NodeJS.ProcessEnv = { ...process.env, ...productionSecrets, NODE_ENV: 'production', DATABASE_URL: 'postgresql://nobody@127.0.0.1:1/none' };
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      ...productionSecrets,
+      NODE_ENV: 'production',
+      DATABASE_URL: 'postgresql://nobody@127.0.0.1:1/none',
+    };
     delete env.PAYMENT_FINGERPRINT_SECRET;
     const failure = await run(tsx, [path.join(projectRoot, 'src', 'cli', script)], { cwd: projectRoot, env }).then(
       () => undefined,
@@ -55,12 +64,17 @@ describe('item 4: production fail-fast', () => {
     );
     expect(failure?.code).toBe(1);
     const lines = failure!.stderr.trim().split('\n');
-    expect(lines).toEqual([expect.stringMatching(/refuses to start with NODE_ENV=production: PAYMENT_FINGERPRINT_SECRET is not set$/)]);
+    expect(lines).toEqual([
+      expect.stringMatching(/refuses to start with NODE_ENV=production: PAYMENT_FINGERPRINT_SECRET is not set$/),
+    ]);
   });
 });
 
 function cli(script: string, args: string[]) {
-  return run(tsx, [path.join(projectRoot, 'src', 'cli', script), ...args], { cwd: projectRoot, env: { ...process.env, DATABASE_URL: process.env.DATABASE_URL } });
+  return run(tsx, [path.join(projectRoot, 'src', 'cli', script), ...args], {
+    cwd: projectRoot,
+    env: { ...process.env, DATABASE_URL: process.env.DATABASE_URL },
+  });
 }
 
 describe('item 2: API key lifecycle', () => {
@@ -77,17 +91,30 @@ describe('item 2: API key lifecycle', () => {
       expect(listed.stdout).not.toContain(account.apiKey);
       const [oldKey] = JSON.parse(listed.stdout);
       expect(JSON.parse(listed.stdout)).toHaveLength(1); // the other account's key is not listed
-      expect(oldKey).toMatchObject({ key_prefix: account.apiKey.slice(0, 12), role: 'developer', status: 'active', expires_at: null });
+      expect(oldKey).toMatchObject({
+        key_prefix: account.apiKey.slice(0, 12),
+        role: 'developer',
+        status: 'active',
+        expires_at: null,
+      });
       expect(Date.parse(oldKey.last_used_at)).toBeGreaterThanOrEqual(before - 1000);
 
-      const rotated = JSON.parse((await cli('key-revoke.ts', ['rotate', '--key', oldKey.key_id, '--overlap-hours', '1', '--json'])).stdout);
-      expect(rotated).toMatchObject({ account_id: account.accountId, role: 'developer', api_key: expect.stringMatching(/^sk_test_/) });
+      const rotated = JSON.parse(
+        (await cli('key-revoke.ts', ['rotate', '--key', oldKey.key_id, '--overlap-hours', '1', '--json'])).stdout,
+      );
+      expect(rotated).toMatchObject({
+        account_id: account.accountId,
+        role: 'developer',
+        api_key: expect.stringMatching(/^sk_test_/),
+      });
       expect(Date.parse(rotated.old_key_expires_at) - Date.now()).toBeGreaterThan(3_500_000);
       const newClient = apiClient(shortCache.baseUrl, rotated.api_key);
       expect((await newClient.get('/customers')).status).toBe(200);
       await new Promise((resolve) => setTimeout(resolve, 400));
       expect((await oldClient.get('/customers')).status).toBe(200); // the overlap
-      const statuses = JSON.parse((await cli('key-list.ts', ['--account', account.accountId, '--json'])).stdout).map((key: { status: string }) => key.status);
+      const statuses = JSON.parse((await cli('key-list.ts', ['--account', account.accountId, '--json'])).stdout).map(
+        (key: { status: string }) => key.status,
+      );
       expect(statuses).toEqual(['active', 'expiring']);
 
       const revoked = await cli('key-revoke.ts', ['revoke', '--key', oldKey.key_id]);
@@ -100,11 +127,15 @@ describe('item 2: API key lifecycle', () => {
       expect((await apiClient(shortCache.baseUrl, other.apiKey).get('/customers')).status).toBe(200);
 
       // A key revoked before any API process cached it is refused at once, on the default 30 s cache too.
-      const rotatedAgain = JSON.parse((await cli('key-revoke.ts', ['rotate', '--key', rotated.key_id, '--overlap-hours', '0', '--json'])).stdout);
+      const rotatedAgain = JSON.parse(
+        (await cli('key-revoke.ts', ['rotate', '--key', rotated.key_id, '--overlap-hours', '0', '--json'])).stdout,
+      );
       expect((await apiClient(app.baseUrl, rotated.api_key).get('/customers')).status).toBe(401);
       expect((await apiClient(app.baseUrl, rotatedAgain.api_key).get('/customers')).status).toBe(200);
 
-      const failure = await cli('key-revoke.ts', ['revoke', '--key', 'key_unknown']).catch((error: { code: number; stderr: string }) => error);
+      const failure = await cli('key-revoke.ts', ['revoke', '--key', 'key_unknown']).catch(
+        (error: { code: number; stderr: string }) => error,
+      );
       // Exit codes (docs/operations.md): an unknown key is a refusal (1), not bad usage (2).
       expect(failure).toMatchObject({ code: 1, stderr: expect.stringContaining('No such key: key_unknown') });
     } finally {
@@ -115,7 +146,11 @@ describe('item 2: API key lifecycle', () => {
 
 describe('item 6: headers', () => {
   it('security headers on success and error answers, no x-powered-by, no CORS headers', async () => {
-    for (const response of [await api.get('/customers'), await api.get('/nowhere'), await apiClient(app.baseUrl).get('/customers')]) {
+    for (const response of [
+      await api.get('/customers'),
+      await api.get('/nowhere'),
+      await apiClient(app.baseUrl).get('/customers'),
+    ]) {
       expect(response.headers.get('x-powered-by')).toBeNull();
       expect(response.headers.get('x-content-type-options')).toBe('nosniff');
       expect(response.headers.get('strict-transport-security')).toMatch(/max-age=/);
@@ -153,7 +188,11 @@ describe('item 3: rate limits per API key', () => {
     // In memory, 200 tries take a few milliseconds: 150 pass, unless the second turned meanwhile.
     const limit = createRateLimiter(defaults);
     let passed = 0;
-    for (let i = 0; i < 200; i += 1) passed += await limit('key_a').then(() => 1, () => 0);
+    for (let i = 0; i < 200; i += 1)
+      passed += await limit('key_a').then(
+        () => 1,
+        () => 0,
+      );
     expect(passed).toBeGreaterThanOrEqual(150);
     expect(passed).toBeLessThan(200);
     await expect(limit('key_b')).resolves.toBeUndefined();
@@ -172,9 +211,14 @@ describe('item 3: rate limits per API key', () => {
       expect(limited.length).toBeGreaterThan(0);
       const refused = limited[0]!;
       expect(refused.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
-      expect(refused.body).toEqual({ error: { type: 'invalid_request_error', code: 'rate_limit', message: expect.any(String) } });
+      expect(refused.body).toEqual({
+        error: { type: 'invalid_request_error', code: 'rate_limit', message: expect.any(String) },
+      });
       expect(refused.headers.get('x-content-type-options')).toBe('nosniff');
-      const other = apiClient(limitedApp.baseUrl, (await createTestAccount(limitedApp.prisma, { name: 'Other' })).apiKey);
+      const other = apiClient(
+        limitedApp.baseUrl,
+        (await createTestAccount(limitedApp.prisma, { name: 'Other' })).apiKey,
+      );
       expect((await other.get('/customers')).status).toBe(200);
     } finally {
       await limitedApp.close();
@@ -192,7 +236,9 @@ describe('item 3: rate limits per API key', () => {
       const refilled = (await burst(client, 8)).ok; // the steady bucket refilled; the burst is spent for 10 s
       expect(refilled).toBeGreaterThanOrEqual(5);
       expect(refilled).toBeLessThan(8);
-      const document = (await client.get('/openapi.json')).body as { paths: Record<string, Record<string, { responses: Record<string, { headers?: object }> }>> };
+      const document = (await client.get('/openapi.json')).body as {
+        paths: Record<string, Record<string, { responses: Record<string, { headers?: object }> }>>;
+      };
       for (const operations of Object.values(document.paths)) {
         for (const [method, operation] of Object.entries(operations)) {
           if (method === 'get' && !('401' in operation.responses)) continue; // /health, /openapi.json: no key, no limit
@@ -213,14 +259,24 @@ describe('failed authentications per client address', () => {
       const known = apiClient(limitedApp.baseUrl, (await createTestAccount(limitedApp.prisma)).apiKey);
       expect((await known.get('/customers')).status).toBe(200); // found valid once by this process
       const guesses = [];
-      for (let i = 0; i < 5; i += 1) guesses.push((await apiClient(limitedApp.baseUrl, `sk_test_guess${i}`).get('/customers')).status);
+      for (let i = 0; i < 5; i += 1)
+        guesses.push((await apiClient(limitedApp.baseUrl, `sk_test_guess${i}`).get('/customers')).status);
       expect(guesses).toEqual([401, 401, 401, 401, 401]);
       const refused = await apiClient(limitedApp.baseUrl, 'sk_test_guess_more').get('/customers');
       expect(refused.status).toBe(429);
       expect(refused.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
-      expect(refused.body).toEqual({ error: { type: 'invalid_request_error', code: 'rate_limit', message: expect.stringContaining('invalid API keys') } });
+      expect(refused.body).toEqual({
+        error: {
+          type: 'invalid_request_error',
+          code: 'rate_limit',
+          message: expect.stringContaining('invalid API keys'),
+        },
+      });
       // A valid key this process has not seen yet waits too (it would cost a lookup); one it has found valid does not.
-      const unseen = apiClient(limitedApp.baseUrl, (await createTestAccount(limitedApp.prisma, { name: 'Unseen' })).apiKey);
+      const unseen = apiClient(
+        limitedApp.baseUrl,
+        (await createTestAccount(limitedApp.prisma, { name: 'Unseen' })).apiKey,
+      );
       expect((await unseen.get('/customers')).status).toBe(429);
       expect((await known.get('/customers')).status).toBe(200);
       // A missing key costs no lookup and is not counted: still 401.
@@ -258,7 +314,12 @@ describe('item 5: outbound webhooks', () => {
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
-      const result = await sendWebhook(`http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, '{}', {}, 5_000);
+      const result = await sendWebhook(
+        `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+        '{}',
+        {},
+        5_000,
+      );
       expect(result).toMatchObject({ outcome: 'success', statusCode: 200, error: null });
       await waitUntil(async () => closed, 5_000);
       expect(written).toBeLessThan(16 * 1024 * 1024); // far from the 512 MB the receiver would have sent

@@ -25,15 +25,22 @@ beforeAll(async () => {
   const account = await createTestAccount(stack.prisma, { name: 'Server engine', paymentPlans: true });
   accountId = account.accountId;
   api = apiClient(stack.baseUrl, account.apiKey);
-  other = apiClient(stack.baseUrl, (await createTestAccount(stack.prisma, { name: 'Other', paymentPlans: true })).apiKey);
+  other = apiClient(
+    stack.baseUrl,
+    (await createTestAccount(stack.prisma, { name: 'Other', paymentPlans: true })).apiKey,
+  );
 });
 
 afterAll(() => stack?.stop());
 
 it('the API runs as two processes sharing one port', async () => {
-  const children = execFileSync('ps', ['-o', 'args=', '--ppid', String(stack.api.pid)], { encoding: 'utf8' }).trim().split('\n');
+  const children = execFileSync('ps', ['-o', 'args=', '--ppid', String(stack.api.pid)], { encoding: 'utf8' })
+    .trim()
+    .split('\n');
   expect(children.filter((args) => args.includes('src/cli/api.ts'))).toHaveLength(2);
-  const answers = await Promise.all(Array.from({ length: 20 }, () => fetch(`${stack.baseUrl}/health`, { headers: { connection: 'close' } })));
+  const answers = await Promise.all(
+    Array.from({ length: 20 }, () => fetch(`${stack.baseUrl}/health`, { headers: { connection: 'close' } })),
+  );
   expect(answers.every((response) => response.ok)).toBe(true);
 });
 
@@ -41,7 +48,12 @@ it('a subscription is created, billed, paused, resumed and canceled', async () =
   const { customer } = await customerWithCard(api);
   const price = await recurringPrice(api, { unitAmount: 3100 });
   const created = expectStatus(
-    await api.post('/subscriptions', { customer: customer.id, items: [{ price, quantity: 1 }], trial_days: 0, start_date: unix(Date.now()) }),
+    await api.post('/subscriptions', {
+      customer: customer.id,
+      items: [{ price, quantity: 1 }],
+      trial_days: 0,
+      start_date: unix(Date.now()),
+    }),
     201,
     'POST /subscriptions',
   );
@@ -64,7 +76,9 @@ it('a subscription is created, billed, paused, resumed and canceled', async () =
   expect(paused).toEqual([subscriptionWorkflowId(created.id)]);
   expect(expectStatus(await api.post(`/subscriptions/${created.id}/resume`), 200).status).toBe('active');
   expect(expectStatus(await api.delete(`/subscriptions/${created.id}`), 200).status).toBe('canceled');
-  expect(await stack.temporal.workflow.getHandle(subscriptionWorkflowId(created.id)).result()).toMatchObject({ status: 'canceled' });
+  expect(await stack.temporal.workflow.getHandle(subscriptionWorkflowId(created.id)).result()).toMatchObject({
+    status: 'canceled',
+  });
 
   const types = (await eventsOf(stack.prisma, accountId))
     .filter((event) => [created.id, created.latest_invoice].includes((event.data as { id?: string }).id))
@@ -83,7 +97,10 @@ it('a webhook delivery answered 500 is retried once and then delivered', async (
   try {
     expectStatus(await api.post('/webhook/destination', { url: receiver.url }), 201);
     const customer = await createCustomer(api, 'Webhook customer');
-    const [first, second] = await receiver.waitFor(2, { timeoutMs: 60_000, filter: (request) => request.json?.data?.id === customer.id });
+    const [first, second] = await receiver.waitFor(2, {
+      timeoutMs: 60_000,
+      filter: (request) => request.json?.data?.id === customer.id,
+    });
     expect(first!.json).toMatchObject({ event: 'customer.created', data: { id: customer.id } });
     expect(second!.json.id).toBe(first!.json.id);
     // The retry waited the first delay of the schedule: 15 s, times a factor in [0.8, 1.2].
@@ -119,7 +136,12 @@ it('bursts of concurrent changes to one subscription (2 API processes, 2 workers
   await fc.assert(
     fc.asyncProperty(fc.array(operation, { minLength: 2, maxLength: 6 }), async (operations) => {
       const created = expectStatus(
-        await api.post('/subscriptions', { customer: customer.id, items: [{ price, quantity: 1 }], trial_days: 0, start_date: unix(Date.now()) }),
+        await api.post('/subscriptions', {
+          customer: customer.id,
+          items: [{ price, quantity: 1 }],
+          trial_days: 0,
+          start_date: unix(Date.now()),
+        }),
         201,
         'POST /subscriptions',
       );
@@ -133,12 +155,27 @@ it("a payment plan's deposit paid on a terminal activates the plan", async () =>
   const customer = await createCustomer(api);
   const terminal = await createTerminal(api);
   const plan = expectStatus(
-    await api.post('/payment-plans', { customer: customer.id, total_amount: 300, currency: 'USD', installments_count: 3, interval: 'month' }),
+    await api.post('/payment-plans', {
+      customer: customer.id,
+      total_amount: 300,
+      currency: 'USD',
+      installments_count: 3,
+      interval: 'month',
+    }),
     201,
   );
-  const sent = expectStatus(await api.post(`/payment-plans/${plan.id}/deposit/terminal`, { terminal: terminal.id }), 202);
-  expect(sent).toMatchObject({ status: 'pending', deposit: { status: 'processing', attempt: { method: 'terminal', state: 'waiting' } } });
-  const payment = expectStatus(await api.post(`/test-helpers/terminals/${terminal.id}/present-card`, { outcome: 'approved' }), 200);
+  const sent = expectStatus(
+    await api.post(`/payment-plans/${plan.id}/deposit/terminal`, { terminal: terminal.id }),
+    202,
+  );
+  expect(sent).toMatchObject({
+    status: 'pending',
+    deposit: { status: 'processing', attempt: { method: 'terminal', state: 'waiting' } },
+  });
+  const payment = expectStatus(
+    await api.post(`/test-helpers/terminals/${terminal.id}/present-card`, { outcome: 'approved' }),
+    200,
+  );
   expect(payment).toMatchObject({ status: 'succeeded', deposit: true, terminal: { state: 'approved' } });
   const active = await eventually(
     () => getPlan(api, plan.id),
@@ -173,7 +210,12 @@ it('kill -9 of one of two workers while 50 subscriptions bill at once: one invoi
   for (let batch = 0; batch < SUBSCRIPTIONS; batch += 10) {
     const created = await Promise.all(
       Array.from({ length: 10 }, () =>
-        failover.post('/subscriptions', { customer: customer.id, items: [{ price, quantity: 1 }], trial_days: 0, start_date: unix(startAt) }),
+        failover.post('/subscriptions', {
+          customer: customer.id,
+          items: [{ price, quantity: 1 }],
+          trial_days: 0,
+          start_date: unix(startAt),
+        }),
       ),
     );
     for (const response of created) ids.push(expectStatus(response, 201, 'POST /subscriptions').id);
@@ -198,15 +240,21 @@ it('kill -9 of one of two workers while 50 subscriptions bill at once: one invoi
   expect(invoices).toHaveLength(SUBSCRIPTIONS);
   expect(new Set(invoices.map((invoice) => invoice.subscriptionId))).toEqual(new Set(ids));
   expect(invoices.every((invoice) => invoice.status === 'paid' && invoice.amountPaid === 1500n)).toBe(true);
-  const charges = await stack.prisma.gatewayCharge.findMany({ where: { accountId: account.accountId, kind: 'charge' } });
+  const charges = await stack.prisma.gatewayCharge.findMany({
+    where: { accountId: account.accountId, kind: 'charge' },
+  });
   expect(charges).toHaveLength(SUBSCRIPTIONS);
   const succeeded = await eventsOf(stack.prisma, account.accountId, 'invoice.payment_succeeded');
-  expect(succeeded.map((event) => (event.data as { id: string }).id).sort()).toEqual(invoices.map((invoice) => invoice.id).sort());
+  expect(succeeded.map((event) => (event.data as { id: string }).id).sort()).toEqual(
+    invoices.map((invoice) => invoice.id).sort(),
+  );
 
   // The dead worker's activities were retried once their heartbeats stopped (seconds), not after their
   // 30 s / 2 min start-to-close timeouts, and no attempt failed for want of a database connection.
   const retried = (await Promise.all(ids.map((id) => retriedAttempts(subscriptionWorkflowId(id))))).flat();
   expect(retried.filter((reason) => /Unable to start a transaction|start.?to.?close/i.test(reason))).toEqual([]);
   const reasons = [...new Set(retried)].join('; ');
-  console.log(`failover: all ${SUBSCRIPTIONS} paid ${recoverySeconds.toFixed(1)} s after the kill; ${retried.length} activity attempts retried (${reasons})`);
+  console.log(
+    `failover: all ${SUBSCRIPTIONS} paid ${recoverySeconds.toFixed(1)} s after the kill; ${retried.length} activity attempts retried (${reasons})`,
+  );
 });

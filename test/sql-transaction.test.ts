@@ -10,7 +10,10 @@ import { createTestAccount } from './support/harness';
 // back together), a model call sends the whole work to Prisma's transaction with the first run's
 // writes gone, and its bounds answer database_busy as Prisma's do.
 
-const COUNTER = { name: 'test_counter_of_account', text: 'SELECT last_number AS "lastNumber" FROM invoice_number_counters WHERE account_id = $1' };
+const COUNTER = {
+  name: 'test_counter_of_account',
+  text: 'SELECT last_number AS "lastNumber" FROM invoice_number_counters WHERE account_id = $1',
+};
 
 let prisma: Db;
 beforeAll(() => {
@@ -33,9 +36,18 @@ it('runs raw and prepared statements on one connection in one transaction, commi
     await bump(tx, accountId);
     await bump(tx, accountId);
     const [raw] = await tx.$queryRaw<{ pid: number }[]>`SELECT pg_backend_pid() AS pid`;
-    const [prepared] = await queryRows<{ pid: number }>(tx, { name: 'test_backend_pid', text: 'SELECT pg_backend_pid() AS pid' }, []);
+    const [prepared] = await queryRows<{ pid: number }>(
+      tx,
+      { name: 'test_backend_pid', text: 'SELECT pg_backend_pid() AS pid' },
+      [],
+    );
     // Inside: the transaction sees its own writes; outside, nothing yet.
-    return { inside: (await queryRows<{ lastNumber: number }>(tx, COUNTER, [accountId]))[0]?.lastNumber, outside: await counterOf(accountId), raw, prepared };
+    return {
+      inside: (await queryRows<{ lastNumber: number }>(tx, COUNTER, [accountId]))[0]?.lastNumber,
+      outside: await counterOf(accountId),
+      raw,
+      prepared,
+    };
   });
   expect(seen).toMatchObject({ inside: 2, outside: null });
   expect(seen.prepared!.pid).toBe(seen.raw!.pid);
@@ -104,7 +116,9 @@ it('answers database_busy, writing nothing, when a lock is held past its timeout
   await holder.connect();
   try {
     await holder.query('BEGIN');
-    await holder.query('UPDATE invoice_number_counters SET last_number = last_number WHERE account_id = $1', [accountId]);
+    await holder.query('UPDATE invoice_number_counters SET last_number = last_number WHERE account_id = $1', [
+      accountId,
+    ]);
     const started = Date.now();
     const locked = await sqlTransaction(prisma, (tx) => bump(tx, accountId)).then(
       () => null,

@@ -34,7 +34,13 @@ async function timed<T>(call: () => Promise<T>): Promise<{ answer: T; ms: number
  * without waiting.
  */
 async function sweepEarlierStarts(world: SubscriptionWorld): Promise<void> {
-  await startWorkflowStartSweeper({ prisma: world.app.prisma, temporal: world.env.client, taskQueue: world.taskQueue, olderThanMs: 0, background: false }).runOnce();
+  await startWorkflowStartSweeper({
+    prisma: world.app.prisma,
+    temporal: world.env.client,
+    taskQueue: world.taskQueue,
+    olderThanMs: 0,
+    background: false,
+  }).runOnce();
 }
 
 describe('with Temporal down', () => {
@@ -66,7 +72,12 @@ describe('with Temporal down', () => {
   it('changes of a running subscription answer 503 with Retry-After within a few seconds; nothing is written', async () => {
     const { customer } = await customerWithCard(up);
     const price = await recurringPrice(up);
-    const subscription = await createSubscription(up, { customer: customer.id, items: [{ price, quantity: 1 }], trial_days: 0, start_date: unix(await world.env.currentTimeMs()) });
+    const subscription = await createSubscription(up, {
+      customer: customer.id,
+      items: [{ price, quantity: 1 }],
+      trial_days: 0,
+      start_date: unix(await world.env.currentTimeMs()),
+    });
     await settled(world, subscription.id);
     const before = expectStatus(await up.get(`/subscriptions/${subscription.id}`), 200);
 
@@ -79,13 +90,13 @@ describe('with Temporal down', () => {
     ];
     for (const [name, call] of calls) {
       const { answer, ms } = await timed(call);
-      expect([name, answer.status, answer.headers.get('retry-after'), answer.body.error?.type, answer.body.error?.code]).toEqual([
+      expect([
         name,
-        503,
-        '5',
-        'api_error',
-        'temporal_unavailable',
-      ]);
+        answer.status,
+        answer.headers.get('retry-after'),
+        answer.body.error?.type,
+        answer.body.error?.code,
+      ]).toEqual([name, 503, '5', 'api_error', 'temporal_unavailable']);
       expect([name, ms < 5_000]).toEqual([name, true]);
     }
     expect(expectStatus(await up.get(`/subscriptions/${subscription.id}`), 200)).toEqual(before);
@@ -98,23 +109,40 @@ describe('with Temporal down', () => {
     const { customer } = await customerWithCard(up);
     const price = await recurringPrice(up);
     const startDate = unix(await world.env.currentTimeMs());
-    const { answer, ms } = await timed(() => downApi.post('/subscriptions', { customer: customer.id, items: [{ price, quantity: 1 }], trial_days: 0, start_date: startDate }));
+    const { answer, ms } = await timed(() =>
+      downApi.post('/subscriptions', {
+        customer: customer.id,
+        items: [{ price, quantity: 1 }],
+        trial_days: 0,
+        start_date: startDate,
+      }),
+    );
     expect(ms).toBeLessThan(5_000);
     const subscription = expectStatus(answer, 201);
     const [invoice] = await invoicesOf(world, subscription.id);
     expect(subscription).toMatchObject({ status: 'active', latest_invoice: invoice!.id });
     expect(invoice).toMatchObject({ status: 'paid', attemptCount: 1 });
-    expect(await world.app.prisma.workflowStart.count({ where: { workflowId: subscriptionWorkflowId(subscription.id) } })).toBe(1);
+    expect(
+      await world.app.prisma.workflowStart.count({ where: { workflowId: subscriptionWorkflowId(subscription.id) } }),
+    ).toBe(1);
     await expect(workflowHandle(world, subscription.id).describe()).rejects.toThrow();
 
     // A change before the workflow runs: 409 subscription_starting (ask again), not "ended"; another account's is 404.
     const early = await up.patch(`/subscriptions/${subscription.id}`, { collection_method: 'send_invoice' });
     expect([early.status, early.body.error?.code]).toEqual([409, 'subscription_starting']);
-    expect((await otherApi.patch(`/subscriptions/${subscription.id}`, { collection_method: 'send_invoice' })).status).toBe(404);
+    expect(
+      (await otherApi.patch(`/subscriptions/${subscription.id}`, { collection_method: 'send_invoice' })).status,
+    ).toBe(404);
     expect((await otherApi.get(`/subscriptions/${subscription.id}`)).status).toBe(404);
 
     // The worker's sweep (Temporal answers it) starts what the API recorded, once.
-    const sweeper = startWorkflowStartSweeper({ prisma: world.app.prisma, temporal: world.env.client, taskQueue: world.taskQueue, olderThanMs: 0, background: false });
+    const sweeper = startWorkflowStartSweeper({
+      prisma: world.app.prisma,
+      temporal: world.env.client,
+      taskQueue: world.taskQueue,
+      olderThanMs: 0,
+      background: false,
+    });
     expect(await sweeper.runOnce()).toBe(1);
     expect(await sweeper.runOnce()).toBe(0);
     await sweeper.stop();
@@ -122,8 +150,16 @@ describe('with Temporal down', () => {
     expect(state).toMatchObject({ status: 'active', nextPeriodIndex: 1, invoicesIssued: 1, dunning: [] });
     expect(await world.app.prisma.transaction.count({ where: { invoiceId: invoice!.id, type: 'payment' } })).toBe(1);
     const types = (await subscriptionEvents(world, subscription.id, downAccountId)).map((event) => event.type);
-    expect(types).toEqual(['subscription.created', 'invoice.created', 'invoice.finalized', 'invoice.payment_succeeded', 'subscription.updated']);
-    expect(expectStatus(await up.patch(`/subscriptions/${subscription.id}`, { collection_method: 'send_invoice' }), 200)).toMatchObject({ collection_method: 'send_invoice' });
+    expect(types).toEqual([
+      'subscription.created',
+      'invoice.created',
+      'invoice.finalized',
+      'invoice.payment_succeeded',
+      'subscription.updated',
+    ]);
+    expect(
+      expectStatus(await up.patch(`/subscriptions/${subscription.id}`, { collection_method: 'send_invoice' }), 200),
+    ).toMatchObject({ collection_method: 'send_invoice' });
   });
 
   it('a recorded start the API never made (it stopped between commit and start) is started by the sweep and the subscription bills', async () => {
@@ -132,9 +168,23 @@ describe('with Temporal down', () => {
     const price = await recurringPrice(up);
     // Scheduled: nothing is due at creation; the workflow bills when the start date comes.
     const startAt = (await world.env.currentTimeMs()) + 86_400_000;
-    const subscription = expectStatus(await downApi.post('/subscriptions', { customer: customer.id, items: [{ price, quantity: 1 }], trial_days: 0, start_date: unix(startAt) }), 201);
+    const subscription = expectStatus(
+      await downApi.post('/subscriptions', {
+        customer: customer.id,
+        items: [{ price, quantity: 1 }],
+        trial_days: 0,
+        start_date: unix(startAt),
+      }),
+      201,
+    );
     expect(subscription).toMatchObject({ status: 'scheduled', latest_invoice: null });
-    const sweeper = startWorkflowStartSweeper({ prisma: world.app.prisma, temporal: world.env.client, taskQueue: world.taskQueue, olderThanMs: 0, background: false });
+    const sweeper = startWorkflowStartSweeper({
+      prisma: world.app.prisma,
+      temporal: world.env.client,
+      taskQueue: world.taskQueue,
+      olderThanMs: 0,
+      background: false,
+    });
     expect(await sweeper.runOnce()).toBe(1);
     await sweeper.stop();
     await settled(world, subscription.id);
@@ -143,7 +193,9 @@ describe('with Temporal down', () => {
     expect(state).toMatchObject({ status: 'active', nextPeriodIndex: 1 });
     const [invoice] = await invoicesOf(world, subscription.id);
     expect(invoice).toMatchObject({ status: 'paid', billingReason: 'subscription_create' });
-    expect(await world.app.prisma.workflowStart.count({ where: { workflowId: subscriptionWorkflowId(subscription.id) } })).toBe(0);
+    expect(
+      await world.app.prisma.workflowStart.count({ where: { workflowId: subscriptionWorkflowId(subscription.id) } }),
+    ).toBe(0);
   });
 });
 
@@ -168,7 +220,14 @@ describe("when the API's first charge is slow, the workflow's own attempt overla
     const { customer } = await customerWithCard(world.api);
     const price = await recurringPrice(world.api);
     const startDate = unix(await world.env.currentTimeMs());
-    const creation = timed(() => world.api.post('/subscriptions', { customer: customer.id, items: [{ price, quantity: 1 }], trial_days: 0, start_date: startDate }));
+    const creation = timed(() =>
+      world.api.post('/subscriptions', {
+        customer: customer.id,
+        items: [{ price, quantity: 1 }],
+        trial_days: 0,
+        start_date: startDate,
+      }),
+    );
     await held.chargeStarted;
     // The workflow runs once the API's attempt is at the gateway: its attempt 1 finds that one pending.
     await world.startWorker();
@@ -184,7 +243,9 @@ describe("when the API's first charge is slow, the workflow's own attempt overla
 
     held.release();
     await new Promise((resolve) => setTimeout(resolve, 500));
-    const charges = await world.app.prisma.gatewayCharge.findMany({ where: { accountId: world.accountId, kind: 'charge', idempotencyKey: { contains: invoice!.id } } });
+    const charges = await world.app.prisma.gatewayCharge.findMany({
+      where: { accountId: world.accountId, kind: 'charge', idempotencyKey: { contains: invoice!.id } },
+    });
     expect(charges).toHaveLength(1);
     expect(await world.app.prisma.transaction.count({ where: { invoiceId: invoice!.id, type: 'payment' } })).toBe(1);
     const types = (await subscriptionEvents(world, answer.body.id)).map((event) => event.type);
@@ -194,14 +255,23 @@ describe("when the API's first charge is slow, the workflow's own attempt overla
   it('a declined first charge, attempted by both: one charge, one invoice.payment_failed, and the dunning schedule starts', async () => {
     const { customer } = await customerWithCard(world.api, CARDS.declined);
     const price = await recurringPrice(world.api);
-    const answer = await world.api.post('/subscriptions', { customer: customer.id, items: [{ price, quantity: 1 }], trial_days: 0, start_date: unix(await world.env.currentTimeMs()) });
+    const answer = await world.api.post('/subscriptions', {
+      customer: customer.id,
+      items: [{ price, quantity: 1 }],
+      trial_days: 0,
+      start_date: unix(await world.env.currentTimeMs()),
+    });
     // The held gateway was released by the test above: the API's attempt and the workflow's run side by side.
     expect(answer.status).toBe(201);
     const state = await settled(world, answer.body.id);
     const [invoice] = await invoicesOf(world, answer.body.id);
     expect(invoice).toMatchObject({ status: 'open', attemptCount: 1 });
     expect(state!.dunning).toEqual([expect.objectContaining({ invoiceId: invoice!.id, attempts: 1 })]);
-    expect(await world.app.prisma.gatewayCharge.count({ where: { accountId: world.accountId, kind: 'charge', idempotencyKey: { contains: invoice!.id } } })).toBe(1);
+    expect(
+      await world.app.prisma.gatewayCharge.count({
+        where: { accountId: world.accountId, kind: 'charge', idempotencyKey: { contains: invoice!.id } },
+      }),
+    ).toBe(1);
     const types = (await subscriptionEvents(world, answer.body.id)).map((event) => event.type);
     expect(types.filter((type) => type === 'invoice.payment_failed')).toHaveLength(1);
   });

@@ -34,7 +34,10 @@ beforeAll(async () => {
     prisma: world.app.prisma,
     temporal: world.env.client,
     accountId: world.accountId,
-    extraPrices: [await recurringPrice(world.api, { unitAmount: 700 }), await recurringPrice(world.api, { unitAmount: 300 })],
+    extraPrices: [
+      await recurringPrice(world.api, { unitAmount: 700 }),
+      await recurringPrice(world.api, { unitAmount: 300 }),
+    ],
     settle: (id) => settled(world, id),
   };
 });
@@ -42,7 +45,12 @@ beforeAll(async () => {
 afterAll(() => world.close());
 
 async function subscribe(price = monthly) {
-  return createSubscription(world.api, { customer, items: [{ price, quantity: 1 }], trial_days: 0, start_date: unix(await world.env.currentTimeMs()) });
+  return createSubscription(world.api, {
+    customer,
+    items: [{ price, quantity: 1 }],
+    trial_days: 0,
+    start_date: unix(await world.env.currentTimeMs()),
+  });
 }
 
 async function burstOnNew(operations: Operation[], record?: string): Promise<void> {
@@ -61,26 +69,48 @@ describe('concurrent changes of one subscription', () => {
 
   it('cancel at period end and its withdrawal at once: GET, the workflow and the renewal agree on whether it ends', async () => {
     for (let round = 0; round < 4; round++) {
-      await burstOnNew([{ kind: 'cancel_at_period_end', spelling: 'patch' }, { kind: 'withdraw_period_end_cancel' }, { kind: 'cancel_at_period_end', spelling: 'delete' }]);
+      await burstOnNew([
+        { kind: 'cancel_at_period_end', spelling: 'patch' },
+        { kind: 'withdraw_period_end_cancel' },
+        { kind: 'cancel_at_period_end', spelling: 'delete' },
+      ]);
     }
   });
 
   it('three quantity changes at once: the last one written is the one GET shows and the workflow bills', async () => {
-    await burstOnNew([{ kind: 'quantity', quantity: 2 }, { kind: 'quantity', quantity: 5 }, { kind: 'quantity', quantity: 3 }], 'concurrent-quantity-changes');
+    await burstOnNew(
+      [
+        { kind: 'quantity', quantity: 2 },
+        { kind: 'quantity', quantity: 5 },
+        { kind: 'quantity', quantity: 3 },
+      ],
+      'concurrent-quantity-changes',
+    );
   });
 
   it('resume, cancel and pause at once never leave a canceled workflow behind an active row', async () => {
     for (let round = 0; round < 3; round++) {
-      await burstOnNew([{ kind: 'pause' }, { kind: 'resume' }, { kind: 'cancel_now' }, { kind: 'pause' }, { kind: 'cancel_now' }]);
+      await burstOnNew([
+        { kind: 'pause' },
+        { kind: 'resume' },
+        { kind: 'cancel_now' },
+        { kind: 'pause' },
+        { kind: 'cancel_now' },
+      ]);
     }
   });
 
   it('two item additions at once cannot pass the charge ceiling together: the later one is refused with 400 naming the field', async () => {
-    const big = [await recurringPrice(world.api, { unitAmount: 45_000_000 }), await recurringPrice(world.api, { unitAmount: 45_000_001 })];
+    const big = [
+      await recurringPrice(world.api, { unitAmount: 45_000_000 }),
+      await recurringPrice(world.api, { unitAmount: 45_000_001 }),
+    ];
     const base = await recurringPrice(world.api, { unitAmount: 10_000_000 });
     for (let round = 0; round < 3; round++) {
       const created = await subscribe(base);
-      const answers = await Promise.all(big.map((price) => world.api.patch(`/subscriptions/${created.id}`, { items: [{ price, quantity: 1 }] })));
+      const answers = await Promise.all(
+        big.map((price) => world.api.patch(`/subscriptions/${created.id}`, { items: [{ price, quantity: 1 }] })),
+      );
       // Each alone fits (55,000,000 cents); both would pass MAX_CHARGE_AMOUNT.
       expect(answers.map((answer) => answer.status).sort()).toEqual([200, 400]);
       const refused = answers.find((answer) => answer.status === 400)!;
@@ -88,7 +118,11 @@ describe('concurrent changes of one subscription', () => {
       await settled(world, created.id);
       const get = expectStatus(await world.api.get(`/subscriptions/${created.id}`), 200, 'GET');
       expect(get.items.data).toHaveLength(2);
-      const total = get.items.data.reduce((sum: number, item: { price: { unit_amount: number }; quantity: number }) => sum + item.price.unit_amount * item.quantity, 0);
+      const total = get.items.data.reduce(
+        (sum: number, item: { price: { unit_amount: number }; quantity: number }) =>
+          sum + item.price.unit_amount * item.quantity,
+        0,
+      );
       expect(total).toBeLessThanOrEqual(MAX_CHARGE_AMOUNT);
     }
   });

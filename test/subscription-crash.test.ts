@@ -60,7 +60,10 @@ async function crashingWorker(world: SubscriptionWorld, activities: object): Pro
   };
 }
 
-async function renewalCrash(name: string, activitiesFor: (world: SubscriptionWorld, point: ReturnType<typeof crashPoint>) => object) {
+async function renewalCrash(
+  name: string,
+  activitiesFor: (world: SubscriptionWorld, point: ReturnType<typeof crashPoint>) => object,
+) {
   const world = await startSubscriptionWorld({ worker: false });
   try {
     const point = crashPoint();
@@ -71,7 +74,12 @@ async function renewalCrash(name: string, activitiesFor: (world: SubscriptionWor
     // A scheduled start, so the first renewal is the workflow's own: a period due at creation is
     // invoiced and charged by the API (decisions.md §14), and its workflow finds that done.
     const subscription = expectStatus(
-      await world.api.post('/subscriptions', { customer: customer.id, items: [{ price, quantity: 1 }], trial_days: 0, start_date: unix(startAt) }),
+      await world.api.post('/subscriptions', {
+        customer: customer.id,
+        items: [{ price, quantity: 1 }],
+        trial_days: 0,
+        start_date: unix(startAt),
+      }),
       201,
       'POST /subscriptions',
     );
@@ -85,16 +93,31 @@ async function renewalCrash(name: string, activitiesFor: (world: SubscriptionWor
     const invoices = await invoicesOf(world, subscription.id);
     expect(invoices).toHaveLength(1);
     expect(invoices[0]).toMatchObject({ status: 'paid', total: 4900n, amountPaid: 4900n });
-    expect(expectStatus(await world.api.get(`/subscriptions/${subscription.id}`), 200).latest_invoice).toBe(invoices[0]!.id);
-    expect(await world.app.prisma.gatewayCharge.findMany({ where: { accountId: world.accountId, kind: 'charge' } })).toHaveLength(1);
-    const payments = await world.app.prisma.transaction.findMany({ where: { accountId: world.accountId, invoiceId: invoices[0]!.id, type: 'payment' } });
+    expect(expectStatus(await world.api.get(`/subscriptions/${subscription.id}`), 200).latest_invoice).toBe(
+      invoices[0]!.id,
+    );
+    expect(
+      await world.app.prisma.gatewayCharge.findMany({ where: { accountId: world.accountId, kind: 'charge' } }),
+    ).toHaveLength(1);
+    const payments = await world.app.prisma.transaction.findMany({
+      where: { accountId: world.accountId, invoiceId: invoices[0]!.id, type: 'payment' },
+    });
     expect(payments.map((payment) => [payment.status, payment.amount])).toEqual([['succeeded', 4900n]]);
     const types = (await subscriptionEvents(world, subscription.id)).map((event) => event.type);
-    expect(types).toEqual(['subscription.created', 'subscription.updated', 'invoice.created', 'invoice.finalized', 'invoice.payment_succeeded', 'subscription.updated']);
+    expect(types).toEqual([
+      'subscription.created',
+      'subscription.updated',
+      'invoice.created',
+      'invoice.finalized',
+      'invoice.payment_succeeded',
+      'subscription.updated',
+    ]);
 
     // The interrupted step did run twice: its first attempt failed with the worker, the second completed.
     const history = await workflowHandle(world, subscription.id).fetchHistory();
-    const attempts = (history.events ?? []).flatMap((event) => (event.activityTaskStartedEventAttributes ? [event.activityTaskStartedEventAttributes.attempt] : []));
+    const attempts = (history.events ?? []).flatMap((event) =>
+      event.activityTaskStartedEventAttributes ? [event.activityTaskStartedEventAttributes.attempt] : [],
+    );
     expect(attempts).toContain(2);
     await recordHistories(world, subscription.id, name);
   } finally {
@@ -126,7 +149,10 @@ describe('a worker killed in the middle of a renewal', () => {
         },
         refund: (request) => real.refund(request),
       };
-      return { ...createActivities({ prisma: world.app.prisma }), ...createSubscriptionActivities({ prisma: world.app.prisma, gateway }) };
+      return {
+        ...createActivities({ prisma: world.app.prisma }),
+        ...createSubscriptionActivities({ prisma: world.app.prisma, gateway }),
+      };
     });
   });
 });

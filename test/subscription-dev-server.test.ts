@@ -1,5 +1,12 @@
 import crypto from 'node:crypto';
-import { apiClient, createTestAccount, startTestApp, startTestWorker, type ApiClient, type TestApp } from './support/harness';
+import {
+  apiClient,
+  createTestAccount,
+  startTestApp,
+  startTestWorker,
+  type ApiClient,
+  type TestApp,
+} from './support/harness';
 import { customerWithCard } from './support/payments';
 import { expectStatus, quietRuntime, recurringPrice, unix } from './support/subscriptions';
 import { stateQuery, subscriptionWorkflowId } from '../workflows/subscription-messages';
@@ -40,7 +47,12 @@ it('creates, queries, pauses, resumes and cancels a subscription; operators find
   const { customer } = await customerWithCard(api);
   const price = await recurringPrice(api);
   const subscription = expectStatus(
-    await api.post('/subscriptions', { customer: customer.id, items: [{ price, quantity: 1 }], trial_days: 0, start_date: unix(Date.now()) }),
+    await api.post('/subscriptions', {
+      customer: customer.id,
+      items: [{ price, quantity: 1 }],
+      trial_days: 0,
+      start_date: unix(Date.now()),
+    }),
     201,
     'POST /subscriptions',
   );
@@ -48,15 +60,28 @@ it('creates, queries, pauses, resumes and cancels a subscription; operators find
 
   const handle = app.temporal.workflow.getHandle(subscriptionWorkflowId(subscription.id));
   // The API invoiced, charged and recorded the first period: the workflow's first task waits for the renewal (a start delay).
-  expect((await handle.describe()).executionTime!.getTime()).toBeGreaterThanOrEqual(subscription.current_period_end * 1000);
+  expect((await handle.describe()).executionTime!.getTime()).toBeGreaterThanOrEqual(
+    subscription.current_period_end * 1000,
+  );
 
   // An update runs that first task at once, from the recorded state.
   expect(expectStatus(await api.post(`/subscriptions/${subscription.id}/pause`), 200).status).toBe('paused');
-  const state = await eventually(() => handle.query(stateQuery), (current) => !current.busy);
-  expect(state).toMatchObject({ status: 'paused', invoicesIssued: 1, currentPeriodEnd: subscription.current_period_end * 1000, dunning: [] });
+  const state = await eventually(
+    () => handle.query(stateQuery),
+    (current) => !current.busy,
+  );
+  expect(state).toMatchObject({
+    status: 'paused',
+    invoicesIssued: 1,
+    currentPeriodEnd: subscription.current_period_end * 1000,
+    dunning: [],
+  });
   const listPaused = async () => {
     const ids: string[] = [];
-    for await (const execution of app.temporal.workflow.list({ query: `BillingAccountId = '${accountId}' AND BillingStatus = 'paused'` })) ids.push(execution.workflowId);
+    for await (const execution of app.temporal.workflow.list({
+      query: `BillingAccountId = '${accountId}' AND BillingStatus = 'paused'`,
+    }))
+      ids.push(execution.workflowId);
     return ids;
   };
   expect(await eventually(listPaused, (ids) => ids.length === 1)).toEqual([subscriptionWorkflowId(subscription.id)]);

@@ -15,7 +15,11 @@ import {
   type SubscriptionWorld,
 } from './support/subscriptions';
 
-import { invoiceSettledSignal, subscriptionWorkflowId, type SubscriptionStateView } from '../workflows/subscription-messages';
+import {
+  invoiceSettledSignal,
+  subscriptionWorkflowId,
+  type SubscriptionStateView,
+} from '../workflows/subscription-messages';
 import { BILLING_STATUS } from '../src/temporal/search-attributes';
 
 // A declining card through each dunning outcome (decisions.md §7), on time-skipping Temporal
@@ -33,7 +37,11 @@ async function inWorld(name: string, scenario: (world: SubscriptionWorld) => Pro
 }
 
 async function setDunning(world: SubscriptionWorld, retryDays: number[], outcome: string) {
-  return expectStatus(await world.api.put('/settings/dunning', { retry_days: retryDays, outcome }), 200, 'PUT /settings/dunning');
+  return expectStatus(
+    await world.api.put('/settings/dunning', { retry_days: retryDays, outcome }),
+    200,
+    'PUT /settings/dunning',
+  );
 }
 
 async function subscribe(world: SubscriptionWorld, customer: string, price?: string) {
@@ -59,7 +67,8 @@ async function firstFailure(world: SubscriptionWorld, subscriptionId: string): P
   return dunning!.failedAt;
 }
 
-const getSubscription = async (world: SubscriptionWorld, id: string) => expectStatus(await world.api.get(`/subscriptions/${id}`), 200, 'GET');
+const getSubscription = async (world: SubscriptionWorld, id: string) =>
+  expectStatus(await world.api.get(`/subscriptions/${id}`), 200, 'GET');
 
 describe('past_due', () => {
   it('reads show past_due while an invoice is in dunning (webhooks: active); paid through the API it is active at once, and no retry charges again', async () => {
@@ -80,7 +89,11 @@ describe('past_due', () => {
       await settled(world, created.id);
       const id: string = created.id;
       expect(expectStatus(await world.api.get(`/subscriptions/${id}`), 200).status).toBe('past_due');
-      expect(expectStatus(await world.api.get('/subscriptions?status=past_due'), 200).data.map((row: { id: string }) => row.id)).toEqual([id]);
+      expect(
+        expectStatus(await world.api.get('/subscriptions?status=past_due'), 200).data.map(
+          (row: { id: string }) => row.id,
+        ),
+      ).toEqual([id]);
       expect(expectStatus(await world.api.get('/subscriptions?status=active'), 200).data).toEqual([]);
       const updates = (await subscriptionEvents(world, id)).filter((event) => event.type === 'subscription.updated');
       expect((updates.at(-1)!.data as { status: string }).status).toBe('active');
@@ -90,7 +103,9 @@ describe('past_due', () => {
       // Paid out of band with another card: the workflow is told, checks the invoice, and dunning ends now.
       const [invoice] = await invoicesOf(world, id);
       const goodCard = await addPaymentMethod(world.api, customer.id, cardBody(CARDS.succeeds));
-      expect(expectStatus(await world.api.put(`/invoices/${invoice!.id}`, { payment_method: goodCard.id }), 200).status).toBe('paid');
+      expect(
+        expectStatus(await world.api.put(`/invoices/${invoice!.id}`, { payment_method: goodCard.id }), 200).status,
+      ).toBe('paid');
       const state = await eventuallyState(world, id, (view) => view.dunning.length === 0);
       expect(state.billingStatus).toBe('active');
       expect(expectStatus(await world.api.get(`/subscriptions/${id}`), 200).status).toBe('active');
@@ -102,7 +117,9 @@ describe('past_due', () => {
       expect((await failedCharges(world, id)).length).toBe(1);
 
       // A notice about anything else changes nothing.
-      await world.env.client.workflow.getHandle(subscriptionWorkflowId(id)).signal(invoiceSettledSignal, { invoiceId: 'not-an-invoice' });
+      await world.env.client.workflow
+        .getHandle(subscriptionWorkflowId(id))
+        .signal(invoiceSettledSignal, { invoiceId: 'not-an-invoice' });
       expect((await settled(world, id))!.version).toBe(state.version);
       await recordHistories(world, id, 'dunning-settled-out-of-band');
     } finally {
@@ -111,7 +128,11 @@ describe('past_due', () => {
   });
 });
 
-async function eventuallyState(world: SubscriptionWorld, id: string, done: (view: SubscriptionStateView) => boolean): Promise<SubscriptionStateView> {
+async function eventuallyState(
+  world: SubscriptionWorld,
+  id: string,
+  done: (view: SubscriptionStateView) => boolean,
+): Promise<SubscriptionStateView> {
   const deadline = Date.now() + 20_000;
   for (;;) {
     const view = await settled(world, id);
@@ -124,7 +145,11 @@ async function eventuallyState(world: SubscriptionWorld, id: string, done: (view
 describe('dunning', () => {
   it('defaults: retried 1, 3 and 5 days after the failure, then canceled with reason dunning', async () => {
     await inWorld('dunning-cancel', async (world) => {
-      expect(expectStatus(await world.api.get('/settings/dunning'), 200)).toEqual({ object: 'dunning_settings', retry_days: [1, 3, 5], outcome: 'cancel' });
+      expect(expectStatus(await world.api.get('/settings/dunning'), 200)).toEqual({
+        object: 'dunning_settings',
+        retry_days: [1, 3, 5],
+        outcome: 'cancel',
+      });
       const { customer } = await customerWithCard(world.api, CARDS.declined);
       const subscription = await subscribe(world, customer.id);
       const failedAt = await firstFailure(world, subscription.id);
@@ -132,7 +157,15 @@ describe('dunning', () => {
       const [invoice] = await invoicesOf(world, subscription.id);
       expect(invoice).toMatchObject({ status: 'open', attemptCount: 1 });
       expect(await subscriptionState(world, subscription.id)).toMatchObject({
-        dunning: [{ invoiceId: invoice!.id, attempts: 1, retryDays: [1, 3, 5], outcome: 'cancel', nextRetryAt: failedAt + DAY_MS }],
+        dunning: [
+          {
+            invoiceId: invoice!.id,
+            attempts: 1,
+            retryDays: [1, 3, 5],
+            outcome: 'cancel',
+            nextRetryAt: failedAt + DAY_MS,
+          },
+        ],
       });
 
       const failuresBy = async (at: number) => {
@@ -183,7 +216,9 @@ describe('dunning', () => {
       const paused = await getSubscription(world, subscription.id);
       expect(paused).toMatchObject({ status: 'paused', paused_at: unix(failedAt + 5 * DAY_MS) });
       expect((await failedCharges(world, subscription.id)).length).toBe(4);
-      const [pausedEvent] = (await subscriptionEvents(world, subscription.id)).filter((event) => event.type === 'subscription.paused');
+      const [pausedEvent] = (await subscriptionEvents(world, subscription.id)).filter(
+        (event) => event.type === 'subscription.paused',
+      );
       expect(pausedEvent!.data).toMatchObject({ status: 'paused', reason: 'dunning', initiated_by: 'system' });
 
       // The next billing date passes while paused: nothing billed.
@@ -192,7 +227,9 @@ describe('dunning', () => {
       const resumed = expectStatus(await world.api.post(`/subscriptions/${subscription.id}/resume`), 200, 'resume');
       // Running again, its invoice still owed: past_due until it is paid (decisions.md §7).
       expect(resumed.status).toBe('past_due');
-      const [resumedEvent] = (await subscriptionEvents(world, subscription.id)).filter((event) => event.type === 'subscription.resumed');
+      const [resumedEvent] = (await subscriptionEvents(world, subscription.id)).filter(
+        (event) => event.type === 'subscription.resumed',
+      );
       expect(resumedEvent!.data).toMatchObject({ reason: 'requested', initiated_by: 'merchant' });
       return subscription.id;
     });
@@ -210,25 +247,40 @@ describe('dunning', () => {
 
       // Still the declining card: the resume charges the invoice at once (3rd failure), then retries a day later and pauses again.
       await advanceTo(world, subscription.id, failedAt + 3 * DAY_MS);
-      expect(expectStatus(await world.api.post(`/subscriptions/${subscription.id}/resume`), 200, 'resume').status).toBe('past_due');
+      expect(expectStatus(await world.api.post(`/subscriptions/${subscription.id}/resume`), 200, 'resume').status).toBe(
+        'past_due',
+      );
       await settled(world, subscription.id);
       expect((await failedCharges(world, subscription.id)).length).toBe(3);
       const [invoice] = await invoicesOf(world, subscription.id);
       expect(invoice).toMatchObject({ status: 'open', attemptCount: 3 });
       const resumedAt = (await subscriptionState(world, subscription.id)).dunning[0]!.failedAt;
       expect((await subscriptionState(world, subscription.id)).dunning).toEqual([
-        expect.objectContaining({ invoiceId: invoice!.id, attempts: 1, attemptOffset: 2, nextRetryAt: resumedAt + DAY_MS }),
+        expect.objectContaining({
+          invoiceId: invoice!.id,
+          attempts: 1,
+          attemptOffset: 2,
+          nextRetryAt: resumedAt + DAY_MS,
+        }),
       ]);
       await advanceTo(world, subscription.id, resumedAt + DAY_MS + HOUR_MS);
       expect((await failedCharges(world, subscription.id)).length).toBe(4);
       expect(await getSubscription(world, subscription.id)).toMatchObject({ status: 'paused' });
-      const pauses = (await subscriptionEvents(world, subscription.id)).filter((event) => event.type === 'subscription.paused');
+      const pauses = (await subscriptionEvents(world, subscription.id)).filter(
+        (event) => event.type === 'subscription.paused',
+      );
       expect(pauses.map((event) => (event.data as { reason: string }).reason)).toEqual(['dunning', 'dunning']);
 
       // A working card, then resume: the open invoice is paid (5th attempt, its own key) and dunning ends.
       const goodCard = await addPaymentMethod(world.api, customer.id, cardBody(CARDS.succeeds));
-      expectStatus(await world.api.patch(`/subscriptions/${subscription.id}`, { default_payment_method: goodCard.id }), 200, 'PATCH');
-      expect(expectStatus(await world.api.post(`/subscriptions/${subscription.id}/resume`), 200, 'resume').status).toBe('past_due');
+      expectStatus(
+        await world.api.patch(`/subscriptions/${subscription.id}`, { default_payment_method: goodCard.id }),
+        200,
+        'PATCH',
+      );
+      expect(expectStatus(await world.api.post(`/subscriptions/${subscription.id}/resume`), 200, 'resume').status).toBe(
+        'past_due',
+      );
       await settled(world, subscription.id);
       const [paid] = await invoicesOf(world, subscription.id);
       expect(paid).toMatchObject({ status: 'paid', attemptCount: 5, paymentMethodId: goodCard.id });
@@ -251,7 +303,9 @@ describe('dunning', () => {
       expect((await failedCharges(world, subscription.id)).length).toBe(2);
       expect(await getSubscription(world, subscription.id)).toMatchObject({ status: 'active' });
       expect((await subscriptionState(world, subscription.id)).dunning).toEqual([]);
-      expect((await subscriptionEvents(world, subscription.id)).some((event) => /canceled|paused/.test(event.type))).toBe(false);
+      expect(
+        (await subscriptionEvents(world, subscription.id)).some((event) => /canceled|paused/.test(event.type)),
+      ).toBe(false);
 
       await advanceTo(world, subscription.id, subscription.current_period_end * 1000 + HOUR_MS);
       const invoices = await invoicesOf(world, subscription.id);
@@ -268,7 +322,11 @@ describe('dunning', () => {
       const failedAt = subscription.current_period_start * 1000;
 
       const goodCard = await addPaymentMethod(world.api, customer.id, cardBody(CARDS.succeeds));
-      const patched = expectStatus(await world.api.patch(`/subscriptions/${subscription.id}`, { default_payment_method: goodCard.id }), 200, 'PATCH');
+      const patched = expectStatus(
+        await world.api.patch(`/subscriptions/${subscription.id}`, { default_payment_method: goodCard.id }),
+        200,
+        'PATCH',
+      );
       expect(patched.default_payment_method).toBe(goodCard.id);
 
       await advanceTo(world, subscription.id, failedAt + 6 * DAY_MS);
@@ -276,8 +334,15 @@ describe('dunning', () => {
       expect(invoice).toMatchObject({ status: 'paid', attemptCount: 2, paymentMethodId: goodCard.id });
       expect(await getSubscription(world, subscription.id)).toMatchObject({ status: 'active' });
       expect((await subscriptionState(world, subscription.id)).dunning).toEqual([]);
-      const types = (await subscriptionEvents(world, subscription.id)).map((event) => event.type).filter((type) => type.startsWith('invoice.'));
-      expect(types).toEqual(['invoice.created', 'invoice.finalized', 'invoice.payment_failed', 'invoice.payment_succeeded']);
+      const types = (await subscriptionEvents(world, subscription.id))
+        .map((event) => event.type)
+        .filter((type) => type.startsWith('invoice.'));
+      expect(types).toEqual([
+        'invoice.created',
+        'invoice.finalized',
+        'invoice.payment_failed',
+        'invoice.payment_succeeded',
+      ]);
       return subscription.id;
     });
   });
@@ -290,8 +355,15 @@ describe('dunning', () => {
       expect(subscription.status).toBe('canceled');
       const [invoice] = await invoicesOf(world, subscription.id);
       expect(invoice).toMatchObject({ status: 'open' });
-      const renewal = await world.app.prisma.subscriptionRenewal.findFirst({ where: { subscriptionId: subscription.id } });
-      expect(renewal).toMatchObject({ status: 'payment_failed', attemptCount: 1, lastFailureCode: 'payment_method_missing', invoiceId: invoice!.id });
+      const renewal = await world.app.prisma.subscriptionRenewal.findFirst({
+        where: { subscriptionId: subscription.id },
+      });
+      expect(renewal).toMatchObject({
+        status: 'payment_failed',
+        attemptCount: 1,
+        lastFailureCode: 'payment_method_missing',
+        invoiceId: invoice!.id,
+      });
       const types = (await subscriptionEvents(world, subscription.id)).map((event) => event.type);
       expect(types).toEqual([
         'subscription.created',
@@ -302,9 +374,14 @@ describe('dunning', () => {
         'subscription.canceled',
       ]);
       // The event shows the attempt it reports, as a declined charge's does.
-      const [failed] = (await subscriptionEvents(world, subscription.id)).filter((event) => event.type === 'invoice.payment_failed');
+      const [failed] = (await subscriptionEvents(world, subscription.id)).filter(
+        (event) => event.type === 'invoice.payment_failed',
+      );
       expect(failed!.data).toMatchObject({ id: invoice!.id, status: 'open', attempted: true, attempt_count: 1 });
-      expect(expectStatus(await world.api.get(`/invoices/${invoice!.id}`), 200)).toMatchObject({ attempted: true, attempt_count: 1 });
+      expect(expectStatus(await world.api.get(`/invoices/${invoice!.id}`), 200)).toMatchObject({
+        attempted: true,
+        attempt_count: 1,
+      });
       return subscription.id;
     });
   });

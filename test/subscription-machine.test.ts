@@ -54,7 +54,13 @@ function ruleError(action: () => unknown): SubscriptionRuleError {
 describe('initial status (decisions.md §7)', () => {
   it('active now, billed at once, with the start as billing_cycle_anchor', () => {
     const state = initialState(spec(), NOW);
-    expect(state).toMatchObject({ status: 'active', anchor: NOW, trialStart: null, trialEnd: null, currentPeriodStart: null });
+    expect(state).toMatchObject({
+      status: 'active',
+      anchor: NOW,
+      trialStart: null,
+      trialEnd: null,
+      currentPeriodStart: null,
+    });
     expect(nextAction(state)).toEqual({ kind: 'bill', at: NOW, index: 0 });
   });
 
@@ -66,7 +72,12 @@ describe('initial status (decisions.md §7)', () => {
 
   it('trialing with trial days; billing starts when the trial ends', () => {
     const state = initialState(spec({ trialDays: 14 }), NOW);
-    expect(state).toMatchObject({ status: 'trialing', trialStart: NOW, trialEnd: NOW + 14 * DAY_MS, anchor: NOW + 14 * DAY_MS });
+    expect(state).toMatchObject({
+      status: 'trialing',
+      trialStart: NOW,
+      trialEnd: NOW + 14 * DAY_MS,
+      anchor: NOW + 14 * DAY_MS,
+    });
     expect(state.currentPeriodEnd).toBe(state.trialEnd);
     expect(nextAction(state)).toEqual({ kind: 'end_trial', at: NOW + 14 * DAY_MS });
   });
@@ -86,14 +97,11 @@ describe('initial status (decisions.md §7)', () => {
   });
 
   it('webhook payloads carry active, canceled or paused only', () => {
-    expect(['scheduled', 'trialing', 'active', 'paused', 'canceled', 'expired'].map((status) => webhookStatus(status as never))).toEqual([
-      'active',
-      'active',
-      'active',
-      'paused',
-      'canceled',
-      'canceled',
-    ]);
+    expect(
+      ['scheduled', 'trialing', 'active', 'paused', 'canceled', 'expired'].map((status) =>
+        webhookStatus(status as never),
+      ),
+    ).toEqual(['active', 'active', 'active', 'paused', 'canceled', 'canceled']);
   });
 });
 
@@ -108,24 +116,42 @@ describe('actions and their order', () => {
   it('cancel at period end cancels when the billed period ends, before the next invoice', () => {
     const state = billed(initialState(spec(), NOW), 0, 'inv_1');
     const canceling = cancel(state, NOW + DAY_MS, true);
-    expect(canceling).toMatchObject({ status: 'active', cancelAtPeriodEnd: true, cancelAt: Date.parse('2027-04-10T12:00:00.000Z') });
+    expect(canceling).toMatchObject({
+      status: 'active',
+      cancelAtPeriodEnd: true,
+      cancelAt: Date.parse('2027-04-10T12:00:00.000Z'),
+    });
     expect(nextAction(canceling)).toEqual({ kind: 'cancel', at: Date.parse('2027-04-10T12:00:00.000Z') });
-    expect(cancel(state, NOW + DAY_MS, false)).toMatchObject({ status: 'canceled', canceledAt: NOW + DAY_MS, endedAt: NOW + DAY_MS });
+    expect(cancel(state, NOW + DAY_MS, false)).toMatchObject({
+      status: 'canceled',
+      canceledAt: NOW + DAY_MS,
+      endedAt: NOW + DAY_MS,
+    });
   });
 
   it('cancel at period end has one rule for DELETE and PATCH: refused without a running period (paused, scheduled), never a cancel now', () => {
     const paused = pause(billed(initialState(spec(), NOW), 0, 'inv_1'), NOW + DAY_MS);
     const scheduled = initialState(spec({ startDate: NOW + 10 * DAY_MS }), NOW);
     for (const state of [paused, scheduled]) {
-      expect(ruleError(() => cancel(state, NOW + 2 * DAY_MS, true))).toMatchObject({ kind: 'conflict', code: 'no_current_period' });
-      expect(ruleError(() => update(state, { cancelAtPeriodEnd: true }, NOW + 2 * DAY_MS))).toMatchObject({ kind: 'conflict', code: 'no_current_period' });
+      expect(ruleError(() => cancel(state, NOW + 2 * DAY_MS, true))).toMatchObject({
+        kind: 'conflict',
+        code: 'no_current_period',
+      });
+      expect(ruleError(() => update(state, { cancelAtPeriodEnd: true }, NOW + 2 * DAY_MS))).toMatchObject({
+        kind: 'conflict',
+        code: 'no_current_period',
+      });
     }
   });
 });
 
 describe('pause and resume', () => {
   it('resume moves the next billing date, the period end and the anchor by the paused time', () => {
-    const active = billed(initialState(spec({ startDate: Date.parse('2027-01-31T00:00:00.000Z') }), Date.parse('2027-01-31T00:00:00.000Z')), 0, 'inv_1');
+    const active = billed(
+      initialState(spec({ startDate: Date.parse('2027-01-31T00:00:00.000Z') }), Date.parse('2027-01-31T00:00:00.000Z')),
+      0,
+      'inv_1',
+    );
     expect(iso(nextBillingAt(active))).toBe('2027-02-28T00:00:00.000Z');
     const paused = pause(active, Date.parse('2027-02-20T00:00:00.000Z'));
     expect(nextBillingAt(paused)).toBeNull();
@@ -142,7 +168,10 @@ describe('pause and resume', () => {
     expect(ruleError(() => resume(active, NOW))).toMatchObject({ kind: 'conflict', code: 'subscription_not_paused' });
     const canceled = cancel(active, NOW, false);
     expect(ruleError(() => pause(canceled, NOW))).toMatchObject({ kind: 'conflict', code: 'subscription_not_active' });
-    expect(ruleError(() => cancel(canceled, NOW, false))).toMatchObject({ kind: 'conflict', code: 'subscription_canceled' });
+    expect(ruleError(() => cancel(canceled, NOW, false))).toMatchObject({
+      kind: 'conflict',
+      code: 'subscription_canceled',
+    });
     expect(ruleError(() => pause(initialState(spec({ trialDays: 3 }), NOW), NOW))).toMatchObject({ kind: 'conflict' });
   });
 });
@@ -150,7 +179,13 @@ describe('pause and resume', () => {
 describe('dunning', () => {
   it('retries 1, 3 and 5 days after the failure, then is exhausted', () => {
     let state: SubscriptionState = billed(initialState(spec(), NOW), 0, 'inv_1');
-    state = startDunning(state, { invoiceId: 'inv_1', periodStart: NOW, failedAt: NOW, retryDays: [1, 3, 5], outcome: 'cancel' });
+    state = startDunning(state, {
+      invoiceId: 'inv_1',
+      periodStart: NOW,
+      failedAt: NOW,
+      retryDays: [1, 3, 5],
+      outcome: 'cancel',
+    });
     const retries: number[] = [];
     while (!dunningExhausted(state, 'inv_1')) {
       const action = nextAction(state)!;
@@ -163,8 +198,20 @@ describe('dunning', () => {
 
   it('resume restarts an exhausted dunning at once, its attempts counting on; a dunning still running only moves by the paused time', () => {
     let state: SubscriptionState = billed(initialState(spec(), NOW), 0, 'inv_1');
-    state = startDunning(state, { invoiceId: 'inv_1', periodStart: NOW, failedAt: NOW, retryDays: [1], outcome: 'pause' });
-    state = startDunning(state, { invoiceId: 'inv_2', periodStart: NOW, failedAt: NOW, retryDays: [1, 3], outcome: 'pause' });
+    state = startDunning(state, {
+      invoiceId: 'inv_1',
+      periodStart: NOW,
+      failedAt: NOW,
+      retryDays: [1],
+      outcome: 'pause',
+    });
+    state = startDunning(state, {
+      invoiceId: 'inv_2',
+      periodStart: NOW,
+      failedAt: NOW,
+      retryDays: [1, 3],
+      outcome: 'pause',
+    });
     state = retryFailed(retryFailed(state, 'inv_1'), 'inv_2');
     expect(dunningExhausted(state, 'inv_1')).toBe(true);
     const resumedAt = NOW + 5 * DAY_MS;
@@ -177,7 +224,13 @@ describe('dunning', () => {
   });
 
   it('with no retry days the outcome applies after the first failure', () => {
-    const state = startDunning(initialState(spec(), NOW), { invoiceId: 'inv_1', periodStart: NOW, failedAt: NOW, retryDays: [], outcome: 'pause' });
+    const state = startDunning(initialState(spec(), NOW), {
+      invoiceId: 'inv_1',
+      periodStart: NOW,
+      failedAt: NOW,
+      retryDays: [],
+      outcome: 'pause',
+    });
     expect(dunningExhausted(state, 'inv_1')).toBe(true);
   });
 });
@@ -190,7 +243,10 @@ describe('update', () => {
       {
         items: [
           { param: 'items.0', change: { kind: 'update', id: 'si_a', quantity: 4 } },
-          { param: 'items.1', change: { kind: 'add', id: 'si_b', priceId: 'price_b', quantity: 1, taxRateIds: ['txr_1'] } },
+          {
+            param: 'items.1',
+            change: { kind: 'add', id: 'si_b', priceId: 'price_b', quantity: 1, taxRateIds: ['txr_1'] },
+          },
         ],
       },
       NOW,
@@ -200,11 +256,15 @@ describe('update', () => {
       { id: 'si_b', priceId: 'price_b', quantity: 1, taxRateIds: ['txr_1'] },
     ]);
     expect(changed.version).toBe(state.version + 1);
-    expect(ruleError(() => update(state, { items: [{ param: 'items.0', change: { kind: 'delete', id: 'si_zz' } }] }, NOW))).toMatchObject({
+    expect(
+      ruleError(() => update(state, { items: [{ param: 'items.0', change: { kind: 'delete', id: 'si_zz' } }] }, NOW)),
+    ).toMatchObject({
       kind: 'invalid',
       param: 'items.0.id',
     });
-    expect(ruleError(() => update(state, { items: [{ param: 'items.0', change: { kind: 'delete', id: 'si_a' } }] }, NOW))).toMatchObject({
+    expect(
+      ruleError(() => update(state, { items: [{ param: 'items.0', change: { kind: 'delete', id: 'si_a' } }] }, NOW)),
+    ).toMatchObject({
       kind: 'invalid',
       param: 'items',
     });

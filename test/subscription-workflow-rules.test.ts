@@ -1,11 +1,24 @@
 import crypto from 'node:crypto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
-import type { PersistSubscriptionInput, RenewalChargeInput, RenewalChargeResult, RenewalInvoiceInput, SubscriptionActivities } from '../activities/subscriptions';
+import type {
+  PersistSubscriptionInput,
+  RenewalChargeInput,
+  RenewalChargeResult,
+  RenewalInvoiceInput,
+  SubscriptionActivities,
+} from '../activities/subscriptions';
 import { DAY_MS, periodBounds } from '../src/subscriptions/billing-dates';
 import { billingCycle, initialState, type SubscriptionState } from '../src/subscriptions/subscription-machine';
 import type { SubscriptionObject } from '../src/subscriptions/subscription.schemas';
-import { cancelUpdate, pauseUpdate, resumeUpdate, stateQuery, SUBSCRIPTION_WORKFLOW_TYPE, subscriptionWorkflowId } from '../workflows/subscription-messages';
+import {
+  cancelUpdate,
+  pauseUpdate,
+  resumeUpdate,
+  stateQuery,
+  SUBSCRIPTION_WORKFLOW_TYPE,
+  subscriptionWorkflowId,
+} from '../workflows/subscription-messages';
 import { billingDataConverter } from '../src/temporal/payload-codec';
 import { createTimeSkippingEnv } from './support/temporal';
 import { quietRuntime } from './support/subscriptions';
@@ -26,7 +39,11 @@ function mockActivities(charge: Charge) {
   const activities: Partial<SubscriptionActivities> = {
     async persistSubscription(input) {
       persisted.push(input);
-      return { id: input.state.id, status: input.state.status, updated_ms: input.state.version } as unknown as SubscriptionObject;
+      return {
+        id: input.state.id,
+        status: input.state.status,
+        updated_ms: input.state.version,
+      } as unknown as SubscriptionObject;
     },
     async createRenewalInvoice(input: RenewalInvoiceInput) {
       calls.push(`invoice ${new Date(input.periodStart).toISOString().slice(0, 10)}`);
@@ -82,7 +99,10 @@ function createdState(nowMs: number): SubscriptionState {
   };
 }
 
-async function run<T>(charge: Charge, scenario: (state: SubscriptionState, mocks: ReturnType<typeof mockActivities>) => Promise<T>): Promise<T> {
+async function run<T>(
+  charge: Charge,
+  scenario: (state: SubscriptionState, mocks: ReturnType<typeof mockActivities>) => Promise<T>,
+): Promise<T> {
   const mocks = mockActivities(charge);
   const taskQueue = `rules-${crypto.randomUUID()}`;
   const worker = await Worker.create({
@@ -96,7 +116,11 @@ async function run<T>(charge: Charge, scenario: (state: SubscriptionState, mocks
   });
   const state = createdState(await env.currentTimeMs());
   return worker.runUntil(async () => {
-    const handle = await env.client.workflow.start(SUBSCRIPTION_WORKFLOW_TYPE, { taskQueue, workflowId: subscriptionWorkflowId(state.id), args: [{ created: state }] });
+    const handle = await env.client.workflow.start(SUBSCRIPTION_WORKFLOW_TYPE, {
+      taskQueue,
+      workflowId: subscriptionWorkflowId(state.id),
+      args: [{ created: state }],
+    });
     try {
       return await scenario(state, mocks);
     } finally {
@@ -107,14 +131,24 @@ async function run<T>(charge: Charge, scenario: (state: SubscriptionState, mocks
 }
 
 const paid: Charge = () => ({ outcome: 'paid' });
-const declined: Charge = () => ({ outcome: 'failed', failureCode: 'card_declined', retryDays: [1, 3, 5], dunningOutcome: 'cancel' });
+const declined: Charge = () => ({
+  outcome: 'failed',
+  failureCode: 'card_declined',
+  retryDays: [1, 3, 5],
+  dunningOutcome: 'cancel',
+});
 
 describe('subscription workflow rules (mocked activities, time skipping)', () => {
   it('bills each monthly period once, in order: invoice, then attempt 1', async () => {
     await run(paid, async (state, { calls }) => {
       await env.sleep(95 * DAY_MS);
       const starts = [0, 1, 2, 3].map((index) => periodBounds(billingCycle(state), index).start);
-      expect(calls).toEqual(starts.flatMap((start) => [`invoice ${new Date(start).toISOString().slice(0, 10)}`, `charge in_${start} attempt 1`]));
+      expect(calls).toEqual(
+        starts.flatMap((start) => [
+          `invoice ${new Date(start).toISOString().slice(0, 10)}`,
+          `charge in_${start} attempt 1`,
+        ]),
+      );
     });
   });
 
@@ -126,7 +160,10 @@ describe('subscription workflow rules (mocked activities, time skipping)', () =>
       const charges = calls.filter((call) => call.startsWith('charge'));
       expect(charges).toEqual([1, 2, 3, 4].map((attempt) => `charge in_${state.anchor} attempt ${attempt}`));
       const canceled = persisted.at(-1)!;
-      expect(canceled.event).toEqual({ type: 'subscription.canceled', cause: { reason: 'dunning', initiatedBy: 'system' } });
+      expect(canceled.event).toEqual({
+        type: 'subscription.canceled',
+        cause: { reason: 'dunning', initiatedBy: 'system' },
+      });
       expect(canceled.state.endedAt! - state.anchor).toBeGreaterThanOrEqual(5 * DAY_MS);
       expect(canceled.state.endedAt! - state.anchor).toBeLessThan(6 * DAY_MS);
     });

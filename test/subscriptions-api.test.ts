@@ -45,7 +45,10 @@ beforeAll(async () => {
   monthly = await recurringPrice(api, { unitAmount: 1500 });
   yearly = await recurringPrice(api, { interval: 'year' });
   quarterly = await recurringPrice(api, { intervalCount: 3 });
-  oneTime = expectStatus(await api.post('/products', { name: `One-off ${Date.now()}`, currency: 'USD', unit_amount: 500, type: 'one_time' }), 201).default_price;
+  oneTime = expectStatus(
+    await api.post('/products', { name: `One-off ${Date.now()}`, currency: 'USD', unit_amount: 500, type: 'one_time' }),
+    201,
+  ).default_price;
   otherCustomer = (await createCustomer(other)).id;
   otherPrice = await recurringPrice(other);
 });
@@ -77,7 +80,16 @@ describe('POST /subscriptions', () => {
       ended_at: null,
       trial_start: null,
       trial_end: null,
-      items: { total_count: 1, data: [{ object: 'subscription_item', quantity: 2, price: { id: monthly, recurring: { interval: 'month', interval_count: 1 } } }] },
+      items: {
+        total_count: 1,
+        data: [
+          {
+            object: 'subscription_item',
+            quantity: 2,
+            price: { id: monthly, recurring: { interval: 'month', interval_count: 1 } },
+          },
+        ],
+      },
     });
     expect(subscription.id).toMatch(/^sub_[a-zA-Z0-9]+$/);
     expect(subscription.items.data[0].id).toMatch(/^si_[a-zA-Z0-9]+$/);
@@ -93,13 +105,21 @@ describe('POST /subscriptions', () => {
     const [created] = await subscriptionEvents(world, subscription.id);
     expect(created!.type).toBe('subscription.created');
     // Billed at once: subscription.created names the invoice it was billed with (the contract's latest_invoice).
-    expect(created!.data).toMatchObject({ id: subscription.id, status: 'active', latest_invoice: invoice!.id, items: { object: 'list', total_count: 1 } });
+    expect(created!.data).toMatchObject({
+      id: subscription.id,
+      status: 'active',
+      latest_invoice: invoice!.id,
+      items: { object: 'list', total_count: 1 },
+    });
     expect(created!.data).not.toHaveProperty('reason');
     expect(created!.data).not.toHaveProperty('initiated_by');
   });
 
   it('puts account, customer and status in search attributes and memo, for operators', async () => {
-    const subscription = await createSubscription(api, await validBody({ start_date: unix((await now()) + 30 * DAY_MS) }));
+    const subscription = await createSubscription(
+      api,
+      await validBody({ start_date: unix((await now()) + 30 * DAY_MS) }),
+    );
     expect(subscription.status).toBe('scheduled');
     const description = await workflowHandle(world, subscription.id).describe();
     expect(description.typedSearchAttributes.get(BILLING_ACCOUNT_ID)).toBe(world.accountId);
@@ -120,7 +140,13 @@ describe('POST /subscriptions', () => {
     expect(invoice).toMatchObject({ status: 'open', collectionMethod: 'send_invoice', attemptCount: 0 });
     expect(invoice!.dueDate!.getTime()).toBe(invoice!.periodStart.getTime() + 30 * DAY_MS);
     const types = (await subscriptionEvents(world, subscription.id)).map((event) => event.type);
-    expect(types).toEqual(['subscription.created', 'invoice.created', 'invoice.finalized', 'invoice.sent', 'subscription.updated']);
+    expect(types).toEqual([
+      'subscription.created',
+      'invoice.created',
+      'invoice.finalized',
+      'invoice.sent',
+      'subscription.updated',
+    ]);
   });
 
   it('answers the object it wrote, as GET shows it, and subscription.created carries that object byte for byte', async () => {
@@ -128,7 +154,11 @@ describe('POST /subscriptions', () => {
     const inclusive = await createTaxRate(api, 8.25, true);
     const exclusive = await createTaxRate(api, 5, false);
     const second = await recurringPrice(api, { unitAmount: 700 });
-    const card = await addPaymentMethod(api, customer, cardBody(CARDS.succeeds, { billing_details: { name: 'Pinned card' } }));
+    const card = await addPaymentMethod(
+      api,
+      customer,
+      cardBody(CARDS.succeeds, { billing_details: { name: 'Pinned card' } }),
+    );
     const start = await now();
     const eventText = async (id: string) => {
       const rows = await world.app.prisma.$queryRaw<{ text: string }[]>`
@@ -137,7 +167,8 @@ describe('POST /subscriptions', () => {
       return rows[0]!.text;
     };
     const asJsonb = async (value: unknown) =>
-      (await world.app.prisma.$queryRaw<{ text: string }[]>`SELECT ${JSON.stringify(value)}::jsonb::text AS text`)[0]!.text;
+      (await world.app.prisma.$queryRaw<{ text: string }[]>`SELECT ${JSON.stringify(value)}::jsonb::text AS text`)[0]!
+        .text;
     const kept = [
       {
         items: [
@@ -150,7 +181,11 @@ describe('POST /subscriptions', () => {
         collection_method: 'send_invoice',
       },
       { trial_days: 7 },
-      { start_date: unix(start + 10 * DAY_MS), start_billing_date: unix(start + 20 * DAY_MS), items: [{ price: second, quantity: 3, tax: [] }] },
+      {
+        start_date: unix(start + 10 * DAY_MS),
+        start_billing_date: unix(start + 20 * DAY_MS),
+        items: [{ price: second, quantity: 3, tax: [] }],
+      },
     ];
     for (const extra of kept) {
       const response = await api.post('/subscriptions', await validBody(extra));
@@ -163,7 +198,10 @@ describe('POST /subscriptions', () => {
     // Billed at creation: the answer shows the period being billed; the event the subscription as first written, with its first invoice.
     // A charge marks the price billed (active): the event shows it as it was before.
     const fresh = await recurringPrice(api, { unitAmount: 900 });
-    for (const extra of [{ collection_method: 'send_invoice' }, { items: [{ price: fresh, quantity: 1, tax: [exclusive.id] }] }]) {
+    for (const extra of [
+      { collection_method: 'send_invoice' },
+      { items: [{ price: fresh, quantity: 1, tax: [exclusive.id] }] },
+    ]) {
       const body = await validBody(extra);
       const price = expectStatus(await api.get(`/prices/${body.items[0]!.price}`), 200);
       const answer = expectStatus(await api.post('/subscriptions', body), 201);
@@ -172,7 +210,13 @@ describe('POST /subscriptions', () => {
       const data = created!.data as { updated_ms: number };
       expect(data.updated_ms).toBeLessThan(answer.updated_ms);
       const items = { ...answer.items, data: [{ ...answer.items.data[0], price }] };
-      const first = { ...answer, items, current_period_start: null, current_period_end: null, updated_ms: data.updated_ms };
+      const first = {
+        ...answer,
+        items,
+        current_period_start: null,
+        current_period_end: null,
+        updated_ms: data.updated_ms,
+      };
       expect(await eventText(answer.id)).toBe(await asJsonb(subscriptionEventData(first)));
     }
   });
@@ -187,8 +231,21 @@ describe('POST /subscriptions', () => {
       const state = {
         ...initialState(
           {
-            ...{ id: newId('subscription'), accountId: world.accountId, customerId: customer, currency: 'USD', interval: 'month', intervalCount: 1 },
-            ...{ collectionMethod: 'charge_automatically', defaultPaymentMethodId: null, trialDays: 0, endDate: null, startBillingDate: null },
+            ...{
+              id: newId('subscription'),
+              accountId: world.accountId,
+              customerId: customer,
+              currency: 'USD',
+              interval: 'month',
+              intervalCount: 1,
+            },
+            ...{
+              collectionMethod: 'charge_automatically',
+              defaultPaymentMethodId: null,
+              trialDays: 0,
+              endDate: null,
+              startBillingDate: null,
+            },
             items: [{ id: newId('subscriptionItem'), priceId, quantity: 1, taxRateIds: [] }],
             startDate,
           },
@@ -197,13 +254,15 @@ describe('POST /subscriptions', () => {
         version: 1,
       };
       const object = inTx
-        ? (await prisma.$transaction((tx) => insertSubscriptionInTx(tx, state, [read])))?.object ?? null
+        ? ((await prisma.$transaction((tx) => insertSubscriptionInTx(tx, state, [read])))?.object ?? null)
         : await insertSubscription(prisma, state, [read], subscriptionWorkflowStart(world.taskQueue, state, null));
       const written = await Promise.all([
         prisma.subscription.count({ where: { id: state.id } }),
         prisma.subscriptionItem.count({ where: { subscriptionId: state.id } }),
         prisma.workflowStart.count({ where: { workflowId: subscriptionWorkflowId(state.id) } }),
-        prisma.$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n FROM events WHERE data->>'id' = ${state.id}`.then(([row]) => row!.n),
+        prisma.$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n FROM events WHERE data->>'id' = ${state.id}`.then(
+          ([row]) => row!.n,
+        ),
       ]);
       await prisma.workflowStart.deleteMany({ where: { workflowId: subscriptionWorkflowId(state.id) } });
       return { object, written };
@@ -216,14 +275,23 @@ describe('POST /subscriptions', () => {
     const fresh = await attempt();
     expect(fresh.object).toMatchObject({ status: 'scheduled', items: { data: [{ price: read }] } });
     expect(fresh.written).toEqual([1, 1, 1, 1]);
-    const [event] = await prisma.$queryRaw<{ id: string }[]>`SELECT id FROM events WHERE data->>'id' = ${fresh.object!.id}`;
-    for (let tries = 0; tries < 50 && !notified.includes(event!.id); tries += 1) await new Promise((resolve) => setTimeout(resolve, 20));
+    const [event] = await prisma.$queryRaw<
+      { id: string }[]
+    >`SELECT id FROM events WHERE data->>'id' = ${fresh.object!.id}`;
+    for (let tries = 0; tries < 50 && !notified.includes(event!.id); tries += 1)
+      await new Promise((resolve) => setTimeout(resolve, 20));
     await listener.query('UNLISTEN billing_events');
     listener.release();
     expect(notified).toContain(event!.id);
     // In a transaction (the creation that bills at once) the caller records the workflow's start.
     const inTx = await attempt(true);
-    expect(inTx.object).toEqual({ ...fresh.object, id: inTx.object!.id, items: expect.anything(), created: inTx.object!.created, updated_ms: inTx.object!.updated_ms });
+    expect(inTx.object).toEqual({
+      ...fresh.object,
+      id: inTx.object!.id,
+      items: expect.anything(),
+      created: inTx.object!.created,
+      updated_ms: inTx.object!.updated_ms,
+    });
     expect(inTx.written).toEqual([1, 1, 0, 1]);
     for (const { object } of [fresh, inTx]) await prisma.subscription.delete({ where: { id: object!.id } });
     // Changed since (its updated_ms moved), then gone: nothing written, null answered.
@@ -236,24 +304,52 @@ describe('POST /subscriptions', () => {
 
   it('applies tax rates to the invoice lines; default_payment_method pays', async () => {
     const tax = await createTaxRate(api, 10, false);
-    const card = await addPaymentMethod(api, customer, cardBody(CARDS.succeeds, { billing_details: { name: 'Second card' } }));
-    const subscription = await createSubscription(api, await validBody({ items: [{ price: monthly, quantity: 1, tax: [tax.id] }], default_payment_method: card.id }));
+    const card = await addPaymentMethod(
+      api,
+      customer,
+      cardBody(CARDS.succeeds, { billing_details: { name: 'Second card' } }),
+    );
+    const subscription = await createSubscription(
+      api,
+      await validBody({ items: [{ price: monthly, quantity: 1, tax: [tax.id] }], default_payment_method: card.id }),
+    );
     expect(subscription).toMatchObject({ default_payment_method: card.id, items: { data: [{ tax_rates: [tax.id] }] } });
     const [invoice] = await invoicesOf(world, subscription.id);
-    expect(invoice).toMatchObject({ status: 'paid', subtotal: 1500n, tax: 150n, total: 1650n, paymentMethodId: card.id });
+    expect(invoice).toMatchObject({
+      status: 'paid',
+      subtotal: 1500n,
+      tax: 150n,
+      total: 1650n,
+      paymentMethodId: card.id,
+    });
   });
 
   it("a tax-inclusive price keeps its tax inside on the first invoice, whatever the rate's flag, and in the period ceiling", async () => {
     const exclusive = await createTaxRate(api, 10, false);
     const included = await recurringPrice(api, { unitAmount: 1000, taxBehavior: 'inclusive' });
-    const subscription = await createSubscription(api, await validBody({ items: [{ price: included, quantity: 1, tax: [exclusive.id] }] }));
+    const subscription = await createSubscription(
+      api,
+      await validBody({ items: [{ price: included, quantity: 1, tax: [exclusive.id] }] }),
+    );
     const [invoice] = await invoicesOf(world, subscription.id);
     // 1000 / 1.1 = 909.09 -> 909 excluding tax; the customer is charged the $10.00 the price says.
-    expect(invoice).toMatchObject({ status: 'paid', subtotal: 1000n, subtotalExcludingTax: 909n, tax: 91n, total: 1000n, amountPaid: 1000n });
-    expect(invoice!.totalTaxes).toEqual([{ amount: 91, tax_behavior: 'inclusive', tax_rate: exclusive.id, taxable_amount: 909 }]);
+    expect(invoice).toMatchObject({
+      status: 'paid',
+      subtotal: 1000n,
+      subtotalExcludingTax: 909n,
+      tax: 91n,
+      total: 1000n,
+      amountPaid: 1000n,
+    });
+    expect(invoice!.totalTaxes).toEqual([
+      { amount: 91, tax_behavior: 'inclusive', tax_rate: exclusive.id, taxable_amount: 909 },
+    ]);
     // 95000000 cents with the tax inside stays under the ceiling (on top it would pass it).
     const nearCeiling = await recurringPrice(api, { unitAmount: 95_000_000, taxBehavior: 'inclusive' });
-    const body = await validBody({ items: [{ price: nearCeiling, quantity: 1, tax: [exclusive.id] }], collection_method: 'send_invoice' });
+    const body = await validBody({
+      items: [{ price: nearCeiling, quantity: 1, tax: [exclusive.id] }],
+      collection_method: 'send_invoice',
+    });
     const large = await createSubscription(api, body);
     expect((await invoicesOf(world, large.id))[0]).toMatchObject({ total: 95_000_000n, tax: 8_636_364n });
     // Another account cannot subscribe its customer to the price or use the rate.
@@ -316,15 +412,53 @@ describe('POST /subscriptions', () => {
     const euro = newId('price');
     const product = await world.app.prisma.price.findUniqueOrThrow({ where: { id: monthly } });
     await world.app.prisma.price.create({
-      data: { id: euro, accountId: world.accountId, productId: product.productId, currency: 'EUR', unitAmount: 100, type: 'recurring', recurringInterval: 'month', recurringIntervalCount: 1, taxBehavior: 'exclusive' },
+      data: {
+        id: euro,
+        accountId: world.accountId,
+        productId: product.productId,
+        currency: 'EUR',
+        unitAmount: 100,
+        type: 'recurring',
+        recurringInterval: 'month',
+        recurringIntervalCount: 1,
+        taxBehavior: 'exclusive',
+      },
     });
     const before = await subscriptionCount();
     for (const [items, param, fragment] of [
       [[{ price: oneTime, quantity: 1 }], 'items.0.price', 'one-time'],
-      [[{ price: monthly, quantity: 1 }, { price: yearly, quantity: 1 }], 'items.1.price', 'interval'],
-      [[{ price: monthly, quantity: 1 }, { price: quarterly, quantity: 1 }], 'items.1.price', 'interval'],
-      [[{ price: monthly, quantity: 1 }, { price: euro, quantity: 1 }], 'items.1.price', 'currency'],
-      [[{ price: monthly, quantity: 1 }, { price: monthly, quantity: 2 }], 'items.1.price', 'another item'],
+      [
+        [
+          { price: monthly, quantity: 1 },
+          { price: yearly, quantity: 1 },
+        ],
+        'items.1.price',
+        'interval',
+      ],
+      [
+        [
+          { price: monthly, quantity: 1 },
+          { price: quarterly, quantity: 1 },
+        ],
+        'items.1.price',
+        'interval',
+      ],
+      [
+        [
+          { price: monthly, quantity: 1 },
+          { price: euro, quantity: 1 },
+        ],
+        'items.1.price',
+        'currency',
+      ],
+      [
+        [
+          { price: monthly, quantity: 1 },
+          { price: monthly, quantity: 2 },
+        ],
+        'items.1.price',
+        'another item',
+      ],
     ] as const) {
       const response = await api.post('/subscriptions', await validBody({ items }));
       expect(response.status).toBe(400);
@@ -382,7 +516,9 @@ describe('POST /subscriptions', () => {
         },
       ],
     });
-    const error = await world.env.client.workflow.executeUpdateWithStart(createdUpdate, { startWorkflowOperation }).catch((caught: unknown) => caught);
+    const error = await world.env.client.workflow
+      .executeUpdateWithStart(createdUpdate, { startWorkflowOperation })
+      .catch((caught: unknown) => caught);
     expect(rejectionOf(error)).toMatchObject({ status: 404, param: 'items.0.price' });
     expect(await world.app.prisma.subscription.findUnique({ where: { id } })).toBeNull();
     expect((await workflowHandle(world, id).describe()).status.name).toBe('COMPLETED');
@@ -397,7 +533,14 @@ describe('POST /subscriptions', () => {
     for (const [items, param] of [
       [[{ price: atCeiling, quantity: 100_000 }], 'items.0.quantity'],
       [[{ price: atCeiling, quantity: 2 }], 'items.0.quantity'],
-      [[{ price: monthly, quantity: 1 }, { price: large, quantity: 1 }, { price: nearCeiling, quantity: 1 }], 'items'],
+      [
+        [
+          { price: monthly, quantity: 1 },
+          { price: large, quantity: 1 },
+          { price: nearCeiling, quantity: 1 },
+        ],
+        'items',
+      ],
       [[{ price: nearCeiling, quantity: 1, tax: [exclusive.id] }], 'items.0.quantity'],
     ] as const) {
       const response = await api.post('/subscriptions', await validBody({ items }));
@@ -414,13 +557,19 @@ describe('POST /subscriptions', () => {
   it('refuses an inactive tax rate and a payment method of another customer with 400', async () => {
     const tax = await createTaxRate(api, 7, false);
     expectStatus(await api.patch(`/taxRates/${tax.id}`, { active: false }), 200);
-    const inactive = await api.post('/subscriptions', await validBody({ items: [{ price: monthly, quantity: 1, tax: [tax.id] }] }));
+    const inactive = await api.post(
+      '/subscriptions',
+      await validBody({ items: [{ price: monthly, quantity: 1, tax: [tax.id] }] }),
+    );
     expect(inactive.status).toBe(400);
     expect(inactive.body.error.param).toBe('items.0.tax');
     const { method } = await customerWithCard(api);
     const foreignCard = await api.post('/subscriptions', await validBody({ default_payment_method: method.id }));
     expect(foreignCard.status).toBe(400);
-    expect(foreignCard.body.error).toMatchObject({ param: 'default_payment_method', code: 'payment_method_not_attached' });
+    expect(foreignCard.body.error).toMatchObject({
+      param: 'default_payment_method',
+      code: 'payment_method_not_attached',
+    });
   });
 });
 
@@ -451,8 +600,12 @@ describe('GET /subscriptions', () => {
     const page = expectStatus(await listApi.get('/subscriptions?take=2'), 200);
     expect(page.meta).toEqual({ page: 1, take: 2, itemsTotal: 3, pagesTotal: 2 });
     expect(page.data.map((s: { id: string }) => s.id)).toEqual([ids[2], ids[1]]);
-    expect(expectStatus(await listApi.get('/subscriptions?page=2&take=2'), 200).data.map((s: { id: string }) => s.id)).toEqual([ids[0]]);
-    expect(expectStatus(await listApi.get('/subscriptions?status=trialing'), 200).data.map((s: { id: string }) => s.id)).toEqual([ids[1]]);
+    expect(
+      expectStatus(await listApi.get('/subscriptions?page=2&take=2'), 200).data.map((s: { id: string }) => s.id),
+    ).toEqual([ids[0]]);
+    expect(
+      expectStatus(await listApi.get('/subscriptions?status=trialing'), 200).data.map((s: { id: string }) => s.id),
+    ).toEqual([ids[1]]);
     expect(expectStatus(await listApi.get(`/subscriptions?customer=${firstCustomer}`), 200).meta.itemsTotal).toBe(2);
     expect(expectStatus(await listApi.get('/subscriptions?status=canceled'), 200).data).toEqual([]);
     expect(await world.app.prisma.subscription.count({ where: { accountId: listAccountId } })).toBe(3);
@@ -486,7 +639,7 @@ describe('changing a subscription', () => {
     subscription = expectStatus(await api.get(`/subscriptions/${created.id}`), 200);
   });
 
-  it("answers 404 to another account on every endpoint, exactly like an unknown id, and 400 to a malformed id", async () => {
+  it('answers 404 to another account on every endpoint, exactly like an unknown id, and 400 to a malformed id', async () => {
     const calls: [string, (client: ApiClient, id: string) => Promise<{ status: number; body: any }>][] = [
       ['GET', (client, id) => client.get(`/subscriptions/${id}`)],
       ['PATCH', (client, id) => client.patch(`/subscriptions/${id}`, { collection_method: 'send_invoice' })],
@@ -504,7 +657,10 @@ describe('changing a subscription', () => {
       const malformed = await call(api, 'not-an-id!');
       expect([name, malformed.status, malformed.body.error.param]).toEqual([name, 404, 'id']);
     }
-    expect(expectStatus(await api.get(`/subscriptions/${subscription.id}`), 200)).toMatchObject({ status: 'active', collection_method: 'charge_automatically' });
+    expect(expectStatus(await api.get(`/subscriptions/${subscription.id}`), 200)).toMatchObject({
+      status: 'active',
+      collection_method: 'charge_automatically',
+    });
   });
 
   it('PATCH changes items, collection method, end_date and cancel_at, each with subscription.updated', async () => {
@@ -512,19 +668,33 @@ describe('changing a subscription', () => {
     const end = unix((await now()) + 400 * DAY_MS);
     const patched = expectStatus(
       await api.patch(`/subscriptions/${subscription.id}`, {
-        items: [{ id: itemId, quantity: 5 }, { price: (await recurringPrice(api)) as string, quantity: 2 }],
+        items: [
+          { id: itemId, quantity: 5 },
+          { price: (await recurringPrice(api)) as string, quantity: 2 },
+        ],
         collection_method: 'send_invoice',
         end_date: end,
       }),
       200,
       'PATCH',
     );
-    expect(patched).toMatchObject({ collection_method: 'send_invoice', end_date: end, items: { total_count: 2, data: [{ id: itemId, quantity: 5 }, { quantity: 2 }] } });
-    const removed = expectStatus(await api.patch(`/subscriptions/${subscription.id}`, { items: [{ id: itemId, deleted: true }], end_date: null }), 200);
+    expect(patched).toMatchObject({
+      collection_method: 'send_invoice',
+      end_date: end,
+      items: { total_count: 2, data: [{ id: itemId, quantity: 5 }, { quantity: 2 }] },
+    });
+    const removed = expectStatus(
+      await api.patch(`/subscriptions/${subscription.id}`, { items: [{ id: itemId, deleted: true }], end_date: null }),
+      200,
+    );
     expect(removed).toMatchObject({ end_date: null, items: { total_count: 1, data: [{ quantity: 2 }] } });
     const cancelAt = unix((await now()) + 100 * DAY_MS);
-    expect(expectStatus(await api.patch(`/subscriptions/${subscription.id}`, { cancel_at: cancelAt }), 200)).toMatchObject({ cancel_at: cancelAt });
-    const updates = (await subscriptionEvents(world, subscription.id)).filter((event) => event.type === 'subscription.updated');
+    expect(
+      expectStatus(await api.patch(`/subscriptions/${subscription.id}`, { cancel_at: cancelAt }), 200),
+    ).toMatchObject({ cancel_at: cancelAt });
+    const updates = (await subscriptionEvents(world, subscription.id)).filter(
+      (event) => event.type === 'subscription.updated',
+    );
     expect(updates.length).toBeGreaterThanOrEqual(4);
     expect(updates.at(-1)!.data).toMatchObject({ cancel_at: cancelAt });
   });
@@ -548,7 +718,11 @@ describe('changing a subscription', () => {
       [{ status: 'paused' }, 400, 'status'],
     ] as const) {
       const response = await api.patch(`/subscriptions/${subscription.id}`, body);
-      expect([JSON.stringify(body), response.status, response.body.error?.param]).toEqual([JSON.stringify(body), status, param]);
+      expect([JSON.stringify(body), response.status, response.body.error?.param]).toEqual([
+        JSON.stringify(body),
+        status,
+        param,
+      ]);
     }
     const unchanged = expectStatus(await api.get(`/subscriptions/${subscription.id}`), 200);
     expect(unchanged).toEqual(subscription);
@@ -561,14 +735,32 @@ describe('changing a subscription', () => {
       // 1500 x 100000 = 150000000 cents
       [[{ id: itemId, quantity: 100_000 }], 'items.0.quantity'],
       [[{ price: large, quantity: 2 }], 'items.0.quantity'],
-      [[{ price: large, quantity: 1 }, { id: itemId, quantity: 30_000 }], 'items'],
+      [
+        [
+          { price: large, quantity: 1 },
+          { id: itemId, quantity: 30_000 },
+        ],
+        'items',
+      ],
     ] as const) {
       const response = await api.patch(`/subscriptions/${subscription.id}`, { items });
-      expect([JSON.stringify(items), response.status, response.body.error?.param]).toEqual([JSON.stringify(items), 400, param]);
+      expect([JSON.stringify(items), response.status, response.body.error?.param]).toEqual([
+        JSON.stringify(items),
+        400,
+        param,
+      ]);
     }
     expect(expectStatus(await api.get(`/subscriptions/${subscription.id}`), 200)).toEqual(subscription);
     // Removing the item that would pass the ceiling makes room: the same large price then fits.
-    const swapped = expectStatus(await api.patch(`/subscriptions/${subscription.id}`, { items: [{ price: large, quantity: 1 }, { id: itemId, deleted: true }] }), 200);
+    const swapped = expectStatus(
+      await api.patch(`/subscriptions/${subscription.id}`, {
+        items: [
+          { price: large, quantity: 1 },
+          { id: itemId, deleted: true },
+        ],
+      }),
+      200,
+    );
     expect(swapped.items.data.map((item: any) => item.price.unit_amount)).toEqual([60_000_000]);
   });
 
@@ -598,7 +790,15 @@ describe('changing a subscription', () => {
       ['resume', ['now'], 'args'],
       ['update', [], 'args'],
       ['update', [{ cancelAtPeriodEnd: 'true' }], 'args.0.cancelAtPeriodEnd'],
-      ['update', [{ items: [{ param: 'items.0', change: { kind: 'update', id: subscription.items.data[0].id, quantity: -1 } }] }], 'args.0.items.0.change.quantity'],
+      [
+        'update',
+        [
+          {
+            items: [{ param: 'items.0', change: { kind: 'update', id: subscription.items.data[0].id, quantity: -1 } }],
+          },
+        ],
+        'args.0.items.0.change.quantity',
+      ],
       ['update', [{ collection_method: 'send_invoice' }], 'args.0.collection_method'],
     ];
     const answers = [];
@@ -610,11 +810,24 @@ describe('changing a subscription', () => {
       const cause = error instanceof WorkflowUpdateFailedError ? error.cause : error;
       answers.push([name, args, cause instanceof ApplicationFailure ? cause.details?.[0] : String(cause)]);
     }
-    expect(answers).toEqual(refusals.map(([name, args, param]) => [name, args, expect.objectContaining({ status: 400, code: 'parameter_invalid', param })]));
+    expect(answers).toEqual(
+      refusals.map(([name, args, param]) => [
+        name,
+        args,
+        expect.objectContaining({ status: 400, code: 'parameter_invalid', param }),
+      ]),
+    );
     // The workflow never failed a task: the next API call is answered at once, and the API's spelling works for operators.
-    expect(expectStatus(await api.patch(`/subscriptions/${subscription.id}`, { collection_method: 'send_invoice' }), 200).collection_method).toBe('send_invoice');
+    expect(
+      expectStatus(await api.patch(`/subscriptions/${subscription.id}`, { collection_method: 'send_invoice' }), 200)
+        .collection_method,
+    ).toBe('send_invoice');
     const atPeriodEnd: any = await handle.executeUpdate('cancel', { args: [{ at_period_end: true }] });
-    expect(atPeriodEnd).toMatchObject({ status: 'active', cancel_at_period_end: true, cancel_at: subscription.current_period_end });
+    expect(atPeriodEnd).toMatchObject({
+      status: 'active',
+      cancel_at_period_end: true,
+      cancel_at: subscription.current_period_end,
+    });
     const history = await handle.fetchHistory();
     expect(history.events?.some((event) => event.workflowTaskFailedEventAttributes)).toBe(false);
     expect((await handle.describe()).status.name).toBe('RUNNING');
@@ -625,16 +838,24 @@ describe('changing a subscription', () => {
     const handle = workflowHandle(world, created.id);
     const empty = await handle.executeUpdate('update', { args: [{}] }).catch((failure: unknown) => failure);
     expect(empty).toBeInstanceOf(WorkflowUpdateFailedError);
-    expect(((empty as WorkflowUpdateFailedError).cause as ApplicationFailure).details?.[0]).toMatchObject({ status: 400, code: 'parameter_missing' });
+    expect(((empty as WorkflowUpdateFailedError).cause as ApplicationFailure).details?.[0]).toMatchObject({
+      status: 400,
+      code: 'parameter_missing',
+    });
     await settled(world, created.id);
     const before = await subscriptionEvents(world, created.id);
     const row = await world.app.prisma.subscription.findUniqueOrThrow({ where: { id: created.id } });
     const same = expectStatus(
-      await api.patch(`/subscriptions/${created.id}`, { items: [{ id: created.items.data[0].id, quantity: 3 }], cancel_at_period_end: false }),
+      await api.patch(`/subscriptions/${created.id}`, {
+        items: [{ id: created.items.data[0].id, quantity: 3 }],
+        cancel_at_period_end: false,
+      }),
       200,
     );
     expect(same).toEqual(expectStatus(await api.get(`/subscriptions/${created.id}`), 200));
-    expect((await world.app.prisma.subscription.findUniqueOrThrow({ where: { id: created.id } })).workflowVersion).toBe(row.workflowVersion);
+    expect((await world.app.prisma.subscription.findUniqueOrThrow({ where: { id: created.id } })).workflowVersion).toBe(
+      row.workflowVersion,
+    );
     expect(await subscriptionEvents(world, created.id)).toHaveLength(before.length);
   });
 
@@ -662,9 +883,17 @@ describe('changing a subscription', () => {
   });
 
   it('rejects bad query and body fields on DELETE, pause and resume', async () => {
-    expect((await api.delete(`/subscriptions/${subscription.id}?at_period_end=maybe`)).body.error.param).toBe('at_period_end');
-    expect((await api.delete(`/subscriptions/${subscription.id}?now=true`)).body.error).toMatchObject({ param: 'now', code: 'parameter_unknown' });
-    expect((await api.post(`/subscriptions/${subscription.id}/pause`, { until: 5 })).body.error).toMatchObject({ param: 'until', code: 'parameter_unknown' });
+    expect((await api.delete(`/subscriptions/${subscription.id}?at_period_end=maybe`)).body.error.param).toBe(
+      'at_period_end',
+    );
+    expect((await api.delete(`/subscriptions/${subscription.id}?now=true`)).body.error).toMatchObject({
+      param: 'now',
+      code: 'parameter_unknown',
+    });
+    expect((await api.post(`/subscriptions/${subscription.id}/pause`, { until: 5 })).body.error).toMatchObject({
+      param: 'until',
+      code: 'parameter_unknown',
+    });
     expect((await api.post(`/subscriptions/${subscription.id}/resume`, { now: true })).status).toBe(400);
     expect(expectStatus(await api.get(`/subscriptions/${subscription.id}`), 200).status).toBe('active');
   });
@@ -686,13 +915,22 @@ describe('deleting a customer', () => {
 describe('dunning settings', () => {
   it('answers the defaults, stores a schedule and outcome, and validates them', async () => {
     const settingsApi = apiClient(world.app.baseUrl, (await createTestAccount(world.app.prisma)).apiKey);
-    expect(expectStatus(await settingsApi.get('/settings/dunning'), 200)).toEqual({ object: 'dunning_settings', retry_days: [1, 3, 5], outcome: 'cancel' });
-    expect(expectStatus(await settingsApi.put('/settings/dunning', { retry_days: [2, 4], outcome: 'pause' }), 200)).toEqual({
+    expect(expectStatus(await settingsApi.get('/settings/dunning'), 200)).toEqual({
+      object: 'dunning_settings',
+      retry_days: [1, 3, 5],
+      outcome: 'cancel',
+    });
+    expect(
+      expectStatus(await settingsApi.put('/settings/dunning', { retry_days: [2, 4], outcome: 'pause' }), 200),
+    ).toEqual({
       object: 'dunning_settings',
       retry_days: [2, 4],
       outcome: 'pause',
     });
-    expect(expectStatus(await settingsApi.get('/settings/dunning'), 200)).toMatchObject({ retry_days: [2, 4], outcome: 'pause' });
+    expect(expectStatus(await settingsApi.get('/settings/dunning'), 200)).toMatchObject({
+      retry_days: [2, 4],
+      outcome: 'pause',
+    });
     expect(expectStatus(await other.get('/settings/dunning'), 200)).toMatchObject({ retry_days: [1, 3, 5] });
     for (const [body, param] of [
       [{ retry_days: [3, 1], outcome: 'cancel' }, 'retry_days'],
@@ -713,7 +951,9 @@ describe('OpenAPI', () => {
   it('documents every subscription endpoint', async () => {
     const document = expectStatus(await api.get('/openapi.json'), 200);
     expect(Object.keys(document.paths['/subscriptions'])).toEqual(expect.arrayContaining(['get', 'post']));
-    expect(Object.keys(document.paths['/subscriptions/{id}'])).toEqual(expect.arrayContaining(['get', 'patch', 'delete']));
+    expect(Object.keys(document.paths['/subscriptions/{id}'])).toEqual(
+      expect.arrayContaining(['get', 'patch', 'delete']),
+    );
     expect(document.paths['/subscriptions/{id}/pause'].post.responses).toHaveProperty('409');
     expect(document.paths['/subscriptions/{id}/resume'].post).toBeDefined();
     expect(Object.keys(document.paths['/settings/dunning'])).toEqual(expect.arrayContaining(['get', 'put']));

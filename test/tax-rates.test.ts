@@ -1,7 +1,14 @@
 import { computeTax } from '../src/catalog/tax';
 import { findTaxRates } from '../src/catalog/tax-rate.service';
 import { TAX_TYPES } from '../src/catalog/tax-rate.schemas';
-import { apiClient, createTestAccount, eventsOf, type ApiClient, type TestApp, startTwoAccountApp } from './support/harness';
+import {
+  apiClient,
+  createTestAccount,
+  eventsOf,
+  type ApiClient,
+  type TestApp,
+  startTwoAccountApp,
+} from './support/harness';
 
 let app: TestApp;
 let api: ApiClient;
@@ -19,7 +26,8 @@ const salesTax = { display_name: 'CA Sales Tax', percentage: 7.25, inclusive: fa
 
 async function createTaxRate(client: ApiClient = api, body: object = salesTax) {
   const response = await client.post('/taxRates', body);
-  if (response.status !== 201) throw new Error(`POST /taxRates answered ${response.status}: ${JSON.stringify(response.body)}`);
+  if (response.status !== 201)
+    throw new Error(`POST /taxRates answered ${response.status}: ${JSON.stringify(response.body)}`);
   return response.body;
 }
 
@@ -64,7 +72,16 @@ describe('POST /taxRates', () => {
     expect(vat).toMatchObject({ tax_type: 'vat', display_name: 'VAT', inclusive: true, active: false, country: 'US' });
     expect(vat).not.toHaveProperty('description');
     for (const taxType of TAX_TYPES) {
-      expect((await api.post('/taxRates', { tax_type: taxType, display_name: `T ${taxType}`, percentage: 1, inclusive: false })).status).toBe(201);
+      expect(
+        (
+          await api.post('/taxRates', {
+            tax_type: taxType,
+            display_name: `T ${taxType}`,
+            percentage: 1,
+            inclusive: false,
+          })
+        ).status,
+      ).toBe(201);
     }
   });
 
@@ -150,9 +167,19 @@ describe('GET, PATCH /taxRates/{id}', () => {
     const renamed = await api.patch(`/taxRates/${rate.id}`, { display_name: 'CA State Tax' });
     expect(renamed.status).toBe(200);
     expect(renamed.body).toEqual({ ...rate, display_name: 'CA State Tax', updated_ms: expect.any(Number) });
-    const retyped = await api.patch(`/taxRates/${rate.id}`, { tax_type: 'sales_tax', description: null, active: false });
+    const retyped = await api.patch(`/taxRates/${rate.id}`, {
+      tax_type: 'sales_tax',
+      description: null,
+      active: false,
+    });
     const { description: _cleared, ...withoutDescription } = rate;
-    expect(retyped.body).toEqual({ ...withoutDescription, display_name: 'CA State Tax', tax_type: 'sales_tax', active: false, updated_ms: expect.any(Number) });
+    expect(retyped.body).toEqual({
+      ...withoutDescription,
+      display_name: 'CA State Tax',
+      tax_type: 'sales_tax',
+      active: false,
+      updated_ms: expect.any(Number),
+    });
     expect(retyped.body.updated_ms).toBeGreaterThan(renamed.body.updated_ms);
     const updates = (await rateEvents(rate.id)).filter((event) => event.type === 'tax.updated');
     expect(updates.map((event) => event.data)).toEqual([renamed.body, retyped.body]);
@@ -189,7 +216,12 @@ describe('findTaxRates (for invoicing)', () => {
     expect(rates).toEqual([vat, state]);
     expect(await findTaxRates(app.prisma, accountId, [])).toEqual([]);
     // 11000 incl. 10% -> 10000 + 1000; exclusive 6.25% of 10000 = 625
-    expect(computeTax(11000, rates)).toMatchObject({ amount_excluding_tax: 10000, inclusive_tax: 1000, exclusive_tax: 625, total: 11625 });
+    expect(computeTax(11000, rates)).toMatchObject({
+      amount_excluding_tax: 10000,
+      inclusive_tax: 1000,
+      exclusive_tax: 625,
+      total: 11625,
+    });
   });
 
   it('is a 404 naming the first unknown id, including rates of another account', async () => {

@@ -16,7 +16,14 @@ const inclusive = (id: string, percentage: number): TaxRateForCalc => ({ id, per
 // Expected values are worked out by hand (exact fractions, then half-up to the cent).
 describe('computeTax', () => {
   it('with no rates: no tax, total = amount', () => {
-    expect(computeTax(0, [])).toEqual({ amount_excluding_tax: 0, inclusive_tax: 0, exclusive_tax: 0, tax: 0, total: 0, taxes: [] });
+    expect(computeTax(0, [])).toEqual({
+      amount_excluding_tax: 0,
+      inclusive_tax: 0,
+      exclusive_tax: 0,
+      tax: 0,
+      total: 0,
+      taxes: [],
+    });
     expect(computeTax(99999999, [])).toEqual({
       amount_excluding_tax: 99999999,
       inclusive_tax: 0,
@@ -36,9 +43,17 @@ describe('computeTax', () => {
   it('rounds half up on 1 cent', () => {
     expect(computeTax(1, [exclusive('txr_a', 50)])).toMatchObject({ exclusive_tax: 1, tax: 1, total: 2 }); // 0.5 -> 1
     expect(computeTax(1, [exclusive('txr_a', 49.9999)])).toMatchObject({ exclusive_tax: 0, total: 1 }); // 0.499999 -> 0
-    expect(computeTax(1, [inclusive('txr_a', 100)])).toMatchObject({ amount_excluding_tax: 1, inclusive_tax: 0, total: 1 }); // 1/2 = 0.5 -> 1
+    expect(computeTax(1, [inclusive('txr_a', 100)])).toMatchObject({
+      amount_excluding_tax: 1,
+      inclusive_tax: 0,
+      total: 1,
+    }); // 1/2 = 0.5 -> 1
     expect(computeTax(1, [inclusive('txr_a', 50)])).toMatchObject({ amount_excluding_tax: 1, inclusive_tax: 0 }); // 0.667 -> 1
-    expect(computeTax(3, [inclusive('txr_a', 100)])).toMatchObject({ amount_excluding_tax: 2, inclusive_tax: 1, total: 3 }); // 1.5 -> 2
+    expect(computeTax(3, [inclusive('txr_a', 100)])).toMatchObject({
+      amount_excluding_tax: 2,
+      inclusive_tax: 1,
+      total: 3,
+    }); // 1.5 -> 2
   });
 
   it('rounds exact halves up, not to even', () => {
@@ -107,7 +122,9 @@ describe('computeTax', () => {
     // 1003 / 1.1 = 911.82 -> 912; inclusive tax 91 = 45.5 + 45.5 -> 46 + 45
     const result = computeTax(1003, [inclusive('txr_a', 5), inclusive('txr_b', 5)]);
     expect(result.taxes.map((tax) => tax.amount)).toEqual([46, 45]);
-    expect(computeTax(1003, [inclusive('txr_b', 5), inclusive('txr_a', 5)]).taxes.map((tax) => [tax.tax_rate, tax.amount])).toEqual([
+    expect(
+      computeTax(1003, [inclusive('txr_b', 5), inclusive('txr_a', 5)]).taxes.map((tax) => [tax.tax_rate, tax.amount]),
+    ).toEqual([
       ['txr_b', 46],
       ['txr_a', 45],
     ]);
@@ -115,15 +132,26 @@ describe('computeTax', () => {
 
   it("a price's tax_behavior overrides every rate's own flag", () => {
     const rates = [exclusive('txr_ex', 10), inclusive('txr_in', 10)];
-    expect(computeTax(1000, rates, 'inclusive')).toEqual(computeTax(1000, [inclusive('txr_ex', 10), inclusive('txr_in', 10)]));
-    expect(computeTax(1000, rates, 'exclusive')).toEqual(computeTax(1000, [exclusive('txr_ex', 10), exclusive('txr_in', 10)]));
-    expect(computeTax(1000, [exclusive('txr_ex', 10)], 'inclusive')).toMatchObject({ amount_excluding_tax: 909, tax: 91, total: 1000 });
+    expect(computeTax(1000, rates, 'inclusive')).toEqual(
+      computeTax(1000, [inclusive('txr_ex', 10), inclusive('txr_in', 10)]),
+    );
+    expect(computeTax(1000, rates, 'exclusive')).toEqual(
+      computeTax(1000, [exclusive('txr_ex', 10), exclusive('txr_in', 10)]),
+    );
+    expect(computeTax(1000, [exclusive('txr_ex', 10)], 'inclusive')).toMatchObject({
+      amount_excluding_tax: 909,
+      tax: 91,
+      total: 1000,
+    });
   });
 
   it('handles 4-decimal percentages exactly', () => {
     expect(computeTax(12345, [exclusive('txr_a', 7.1234)]).exclusive_tax).toBe(879); // 879.38373
     expect(computeTax(99999999, [exclusive('txr_a', 0.0001)]).exclusive_tax).toBe(100); // 99.999999
-    expect(computeTax(10000, [inclusive('txr_a', 8.875)])).toMatchObject({ amount_excluding_tax: 9185, inclusive_tax: 815 }); // 9184.85
+    expect(computeTax(10000, [inclusive('txr_a', 8.875)])).toMatchObject({
+      amount_excluding_tax: 9185,
+      inclusive_tax: 815,
+    }); // 9184.85
     // Float noise must not leak in: 0.0029 * 10000 is 28.999999999999996 in floats, and 1e8 * 0.000029 = 2900 exactly.
     expect(computeTax(100000000, [exclusive('txr_a', 0.0029)]).exclusive_tax).toBe(2900);
     expect(computeTax(99999999, [exclusive('txr_a', 0.0029)]).exclusive_tax).toBe(2900); // 2899.999971
@@ -132,7 +160,12 @@ describe('computeTax', () => {
   it('handles two inclusive and two exclusive rates on 99999999 cents', () => {
     // 99999999 / 1.25 = 79999999.2 -> 79999999; inclusive 20000000 = 16000000 (20%) + 4000000 (5%);
     // exclusive 8.25% of 79999999 = 6599999.9175 -> 6600000; 0.0001% = 79.999999 -> 80
-    const result = computeTax(99999999, [inclusive('txr_a', 20), exclusive('txr_b', 8.25), inclusive('txr_c', 5), exclusive('txr_d', 0.0001)]);
+    const result = computeTax(99999999, [
+      inclusive('txr_a', 20),
+      exclusive('txr_b', 8.25),
+      inclusive('txr_c', 5),
+      exclusive('txr_d', 0.0001),
+    ]);
     expect(result).toMatchObject({
       amount_excluding_tax: 79999999,
       inclusive_tax: 20000000,
@@ -172,8 +205,12 @@ describe('computeTax', () => {
         inclusive: next(2) === 1,
       }));
       const result = computeTax(amount, rates);
-      const inclusiveParts = result.taxes.filter((tax) => tax.tax_behavior === 'inclusive').reduce((sum, tax) => sum + tax.amount, 0);
-      const exclusiveParts = result.taxes.filter((tax) => tax.tax_behavior === 'exclusive').reduce((sum, tax) => sum + tax.amount, 0);
+      const inclusiveParts = result.taxes
+        .filter((tax) => tax.tax_behavior === 'inclusive')
+        .reduce((sum, tax) => sum + tax.amount, 0);
+      const exclusiveParts = result.taxes
+        .filter((tax) => tax.tax_behavior === 'exclusive')
+        .reduce((sum, tax) => sum + tax.amount, 0);
       expect(result.amount_excluding_tax + result.inclusive_tax).toBe(amount);
       expect(inclusiveParts).toBe(result.inclusive_tax);
       expect(exclusiveParts).toBe(result.exclusive_tax);
@@ -235,7 +272,13 @@ describe('tax codes', () => {
 
   it('searches codes and names case-insensitively', () => {
     expect(searchTaxCodes('nontaxABLE')).toMatchObject({ txcd_00000000: 'Nontaxable' });
-    expect(Object.keys(searchTaxCodes('txcd_1020100'))).toEqual(['txcd_10201000', 'txcd_10201001', 'txcd_10201002', 'txcd_10201003', 'txcd_10201004']);
+    expect(Object.keys(searchTaxCodes('txcd_1020100'))).toEqual([
+      'txcd_10201000',
+      'txcd_10201001',
+      'txcd_10201002',
+      'txcd_10201003',
+      'txcd_10201004',
+    ]);
     expect(Object.keys(searchTaxCodes(undefined))).toHaveLength(637);
     expect(searchTaxCodes('no such category at all')).toEqual({});
   });

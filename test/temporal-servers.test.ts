@@ -3,7 +3,13 @@ import { createPrisma, type Db } from '../src/db/prisma';
 import { WEBHOOK_MAX_ATTEMPTS } from '../workflows/webhook-delivery';
 import { createEnvWorker, createLocalEnv, createTimeSkippingEnv } from './support/temporal';
 import { startWebhookReceiver } from './support/webhook-receiver';
-import { accountWithDestination, allowPrivateWebhookTargets, deliveryHandle, manualRelay, writeEvent } from './support/webhooks';
+import {
+  accountWithDestination,
+  allowPrivateWebhookTargets,
+  deliveryHandle,
+  manualRelay,
+  writeEvent,
+} from './support/webhooks';
 
 // Both Temporal servers the project uses run a real project workflow (deliverWebhook) end to end:
 // the Java time-skipping test server and a fresh Temporal CLI dev server.

@@ -1,5 +1,12 @@
 import crypto from 'node:crypto';
-import { apiClient, createTestAccount, startTestApp, startTestWorker, type ApiClient, type TestApp } from './support/harness';
+import {
+  apiClient,
+  createTestAccount,
+  startTestApp,
+  startTestWorker,
+  type ApiClient,
+  type TestApp,
+} from './support/harness';
 import { addPaymentMethod, cardBody, CARDS } from './support/payments';
 import { expectStatus, recurringPrice, quietRuntime } from './support/subscriptions';
 
@@ -33,12 +40,20 @@ afterAll(async () => {
 });
 
 async function createClock(frozenTime: number, client = api) {
-  return expectStatus(await client.post('/test-helpers/test-clocks', { frozen_time: frozenTime, name: 'Scenario' }), 201, 'POST /test-helpers/test-clocks');
+  return expectStatus(
+    await client.post('/test-helpers/test-clocks', { frozen_time: frozenTime, name: 'Scenario' }),
+    201,
+    'POST /test-helpers/test-clocks',
+  );
 }
 
 /** Advances the clock and waits until it is ready again; answers the clock. */
 async function advance(clockId: string, frozenTime: number, timeoutMs = 60_000) {
-  const started = expectStatus(await api.post(`/test-helpers/test-clocks/${clockId}/advance`, { frozen_time: frozenTime }), 202, 'advance');
+  const started = expectStatus(
+    await api.post(`/test-helpers/test-clocks/${clockId}/advance`, { frozen_time: frozenTime }),
+    202,
+    'advance',
+  );
   expect(started).toMatchObject({ id: clockId, status: 'advancing', frozen_time: frozenTime });
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -50,7 +65,11 @@ async function advance(clockId: string, frozenTime: number, timeoutMs = 60_000) 
 }
 
 async function customerOnClock(clockId: string, card?: string) {
-  const customer = expectStatus(await api.post('/customers', { name: 'Clocked', test_clock: clockId }), 201, 'POST /customers');
+  const customer = expectStatus(
+    await api.post('/customers', { name: 'Clocked', test_clock: clockId }),
+    201,
+    'POST /customers',
+  );
   const method = card ? await addPaymentMethod(api, customer.id, cardBody(card)) : null;
   return { customer, method };
 }
@@ -72,7 +91,14 @@ describe('test clock resource', () => {
   it('creates, lists, retrieves; validates with 400 naming the field; another account sees 404', async () => {
     const frozen = seconds('2024-03-01T00:00:00Z');
     const clock = await createClock(frozen);
-    expect(clock).toEqual({ id: expect.stringMatching(/^clock_[a-zA-Z0-9]+$/), object: 'test_clock', frozen_time: frozen, status: 'ready', name: 'Scenario', created: expect.any(Number) });
+    expect(clock).toEqual({
+      id: expect.stringMatching(/^clock_[a-zA-Z0-9]+$/),
+      object: 'test_clock',
+      frozen_time: frozen,
+      status: 'ready',
+      name: 'Scenario',
+      created: expect.any(Number),
+    });
     expect(Math.abs(clock.created - Date.now() / 1000)).toBeLessThan(60);
     expect(expectStatus(await api.get(`/test-helpers/test-clocks/${clock.id}`), 200)).toEqual(clock);
     const list = expectStatus(await api.get('/test-helpers/test-clocks?take=100'), 200);
@@ -93,7 +119,9 @@ describe('test clock resource', () => {
     expect(backwards.status).toBe(400);
     expect(backwards.body.error.param).toBe('frozen_time');
     // Two years at most without subscriptions or plans.
-    const tooFar = await api.post(`/test-helpers/test-clocks/${clock.id}/advance`, { frozen_time: frozen + 731 * DAY_S });
+    const tooFar = await api.post(`/test-helpers/test-clocks/${clock.id}/advance`, {
+      frozen_time: frozen + 731 * DAY_S,
+    });
     expect(tooFar.status).toBe(400);
     expect(tooFar.body.error.param).toBe('frozen_time');
     expect((await api.post(`/test-helpers/test-clocks/${clock.id}/advance`, {})).body.error.param).toBe('frozen_time');
@@ -102,14 +130,19 @@ describe('test clock resource', () => {
 
     // Isolation: another account's clock does not exist for it, and its customers cannot take it.
     expect((await other.get(`/test-helpers/test-clocks/${clock.id}`)).status).toBe(404);
-    expect((await other.post(`/test-helpers/test-clocks/${clock.id}/advance`, { frozen_time: frozen + DAY_S })).status).toBe(404);
+    expect(
+      (await other.post(`/test-helpers/test-clocks/${clock.id}/advance`, { frozen_time: frozen + DAY_S })).status,
+    ).toBe(404);
     expect((await other.delete(`/test-helpers/test-clocks/${clock.id}`)).status).toBe(404);
     const otherList = expectStatus(await other.get('/test-helpers/test-clocks'), 200);
     expect(otherList.data.map((row: { id: string }) => row.id)).not.toContain(clock.id);
     const stolen = await other.post('/customers', { name: 'Mallory', test_clock: clock.id });
     expect(stolen.status).toBe(404);
     expect(stolen.body.error.param).toBe('test_clock');
-    expect(expectStatus(await api.get(`/test-helpers/test-clocks/${clock.id}`), 200)).toMatchObject({ frozen_time: frozen, status: 'ready' });
+    expect(expectStatus(await api.get(`/test-helpers/test-clocks/${clock.id}`), 200)).toMatchObject({
+      frozen_time: frozen,
+      status: 'ready',
+    });
 
     // A customer on the clock is created at its time and says which clock it runs on.
     const { customer } = await customerOnClock(clock.id);
@@ -130,8 +163,26 @@ describe('test clock resource', () => {
     const clock = await createClock(frozen);
     const { customer, method } = await customerOnClock(clock.id, CARDS.succeeds);
     const price = await recurringPrice(api);
-    const subscription = expectStatus(await api.post('/subscriptions', { customer: customer.id, items: [{ price, quantity: 1 }], trial_days: 0, start_date: frozen, default_payment_method: method!.id }), 201);
-    const plan = expectStatus(await api.post('/payment-plans', { customer: customer.id, total_amount: 400, currency: 'USD', installments_count: 4, interval: 'week' }), 201);
+    const subscription = expectStatus(
+      await api.post('/subscriptions', {
+        customer: customer.id,
+        items: [{ price, quantity: 1 }],
+        trial_days: 0,
+        start_date: frozen,
+        default_payment_method: method!.id,
+      }),
+      201,
+    );
+    const plan = expectStatus(
+      await api.post('/payment-plans', {
+        customer: customer.id,
+        total_amount: 400,
+        currency: 'USD',
+        installments_count: 4,
+        interval: 'week',
+      }),
+      201,
+    );
 
     // Held in `advancing` by hand, so the check does not race a fast advance.
     await app.prisma.testClock.update({ where: { id: clock.id }, data: { status: 'advancing' } });
@@ -140,10 +191,21 @@ describe('test clock resource', () => {
         await api.post(`/subscriptions/${subscription.id}/pause`),
         await api.patch(`/subscriptions/${subscription.id}`, { cancel_at_period_end: true }),
         await api.delete(`/subscriptions/${subscription.id}`),
-        await api.post('/subscriptions', { customer: customer.id, items: [{ price, quantity: 1 }], trial_days: 0, start_date: frozen }),
+        await api.post('/subscriptions', {
+          customer: customer.id,
+          items: [{ price, quantity: 1 }],
+          trial_days: 0,
+          start_date: frozen,
+        }),
         await api.post(`/payment-plans/${plan.id}/cancel`),
         await api.post(`/payment-plans/${plan.id}/payments`, { external: true }),
-        await api.post('/payment-plans', { customer: customer.id, total_amount: 400, currency: 'USD', installments_count: 4, interval: 'week' }),
+        await api.post('/payment-plans', {
+          customer: customer.id,
+          total_amount: 400,
+          currency: 'USD',
+          installments_count: 4,
+          interval: 'week',
+        }),
         await api.post(`/test-helpers/test-clocks/${clock.id}/advance`, { frozen_time: frozen + DAY_S }),
       ]) {
         expect(response.status).toBe(409);
@@ -154,11 +216,23 @@ describe('test clock resource', () => {
     }
 
     // Deleting the clock cancels what hangs on it; the clock is gone, its customers take nothing new.
-    expect(expectStatus(await api.delete(`/test-helpers/test-clocks/${clock.id}`), 200)).toEqual({ id: clock.id, object: 'test_clock', deleted: true });
+    expect(expectStatus(await api.delete(`/test-helpers/test-clocks/${clock.id}`), 200)).toEqual({
+      id: clock.id,
+      object: 'test_clock',
+      deleted: true,
+    });
     expect((await api.get(`/test-helpers/test-clocks/${clock.id}`)).status).toBe(404);
-    expect(expectStatus(await api.get(`/subscriptions/${subscription.id}`), 200)).toMatchObject({ status: 'canceled', canceled_at: frozen });
+    expect(expectStatus(await api.get(`/subscriptions/${subscription.id}`), 200)).toMatchObject({
+      status: 'canceled',
+      canceled_at: frozen,
+    });
     expect(expectStatus(await api.get(`/payment-plans/${plan.id}`), 200)).toMatchObject({ status: 'canceled' });
-    const refused = await api.post('/subscriptions', { customer: customer.id, items: [{ price, quantity: 1 }], trial_days: 0, start_date: frozen });
+    const refused = await api.post('/subscriptions', {
+      customer: customer.id,
+      items: [{ price, quantity: 1 }],
+      trial_days: 0,
+      start_date: frozen,
+    });
     expect(refused.status).toBe(409);
     expect(refused.body.error.code).toBe('test_clock_deleted');
   });
@@ -172,7 +246,9 @@ describe('test clock resource', () => {
     });
     try {
       const client = apiClient(plain.baseUrl, (await createTestAccount(plain.prisma)).apiKey);
-      expect((await client.post('/test-helpers/test-clocks', { frozen_time: seconds('2024-01-01T00:00:00Z') })).status).toBe(404);
+      expect(
+        (await client.post('/test-helpers/test-clocks', { frozen_time: seconds('2024-01-01T00:00:00Z') })).status,
+      ).toBe(404);
       expect((await client.get('/test-helpers/test-clocks')).status).toBe(404);
     } finally {
       await plain.close();
@@ -188,25 +264,57 @@ describe('a subscription on a test clock', () => {
     const { customer, method } = await customerOnClock(clock.id, CARDS.succeeds);
     const price = await recurringPrice(api, { unitAmount: 1500 });
     const subscription = expectStatus(
-      await api.post('/subscriptions', { customer: customer.id, items: [{ price, quantity: 1 }], trial_days: 0, start_date: anchor, default_payment_method: method!.id }),
+      await api.post('/subscriptions', {
+        customer: customer.id,
+        items: [{ price, quantity: 1 }],
+        trial_days: 0,
+        start_date: anchor,
+        default_payment_method: method!.id,
+      }),
       201,
     );
-    expect(subscription).toMatchObject({ status: 'active', created: anchor, start_date: anchor, current_period_start: anchor });
+    expect(subscription).toMatchObject({
+      status: 'active',
+      created: anchor,
+      start_date: anchor,
+      current_period_start: anchor,
+    });
 
     // Two months at most per advance (two of the longest interval): 3 months is refused.
-    const tooFar = await api.post(`/test-helpers/test-clocks/${clock.id}/advance`, { frozen_time: seconds('2024-05-01T10:00:00Z') });
+    const tooFar = await api.post(`/test-helpers/test-clocks/${clock.id}/advance`, {
+      frozen_time: seconds('2024-05-01T10:00:00Z'),
+    });
     expect(tooFar.status).toBe(400);
     expect(tooFar.body.error.param).toBe('frozen_time');
 
     // Two months per advance (Sep 30 + 2 months is Nov 30, then Jan 30): seven calls reach the 13th invoice.
-    for (const day of ['2024-03-31', '2024-05-31', '2024-07-31', '2024-09-30', '2024-11-30', '2025-01-30', '2025-01-31']) {
+    for (const day of [
+      '2024-03-31',
+      '2024-05-31',
+      '2024-07-31',
+      '2024-09-30',
+      '2024-11-30',
+      '2025-01-30',
+      '2025-01-31',
+    ]) {
       const to = `${day}T10:00:00Z`;
       await advance(clock.id, seconds(to));
     }
 
     const expectedStarts = [
-      '2024-01-31', '2024-02-29', '2024-03-31', '2024-04-30', '2024-05-31', '2024-06-30', '2024-07-31',
-      '2024-08-31', '2024-09-30', '2024-10-31', '2024-11-30', '2024-12-31', '2025-01-31',
+      '2024-01-31',
+      '2024-02-29',
+      '2024-03-31',
+      '2024-04-30',
+      '2024-05-31',
+      '2024-06-30',
+      '2024-07-31',
+      '2024-08-31',
+      '2024-09-30',
+      '2024-10-31',
+      '2024-11-30',
+      '2024-12-31',
+      '2025-01-31',
     ].map((day) => seconds(`${day}T10:00:00Z`));
     const invoices = await invoicesOf(subscription.id);
     expect(invoices.map((invoice) => invoice.period_start)).toEqual(expectedStarts);
@@ -223,7 +331,8 @@ describe('a subscription on a test clock', () => {
     // Events follow the clock too: none is dated by the wall clock.
     const events = await eventsAbout(subscription.id);
     expect(events.filter((event) => event.type === 'invoice.payment_succeeded')).toHaveLength(13);
-    for (const event of events) expect(event.createdAt.getTime()).toBeLessThanOrEqual(Date.parse('2025-01-31T10:00:00Z'));
+    for (const event of events)
+      expect(event.createdAt.getTime()).toBeLessThanOrEqual(Date.parse('2025-01-31T10:00:00Z'));
     expect(events[0]!.createdAt.getTime()).toBe(anchor * 1000);
     expect(Date.now() - started).toBeLessThan(60_000);
   }, 120_000);
@@ -234,10 +343,17 @@ describe('a subscription on a test clock', () => {
     const { customer, method } = await customerOnClock(clock.id, CARDS.declined);
     const price = await recurringPrice(api);
     const subscription = expectStatus(
-      await api.post('/subscriptions', { customer: customer.id, items: [{ price, quantity: 1 }], trial_days: 0, start_date: start, default_payment_method: method!.id }),
+      await api.post('/subscriptions', {
+        customer: customer.id,
+        items: [{ price, quantity: 1 }],
+        trial_days: 0,
+        start_date: start,
+        default_payment_method: method!.id,
+      }),
       201,
     );
-    const failures = async () => (await eventsAbout(subscription.id)).filter((event) => event.type === 'invoice.payment_failed');
+    const failures = async () =>
+      (await eventsAbout(subscription.id)).filter((event) => event.type === 'invoice.payment_failed');
     expect(await failures()).toHaveLength(1);
 
     await advance(clock.id, start + DAY_S + HOUR_S);
@@ -248,7 +364,12 @@ describe('a subscription on a test clock', () => {
 
     const failed = await failures();
     // The first charge, then the three retries on days 1, 3 and 5 of dunning, each dated then.
-    expect(failed.map((event) => event.createdAt.getTime() / 1000)).toEqual([start, start + DAY_S, start + 3 * DAY_S, start + 5 * DAY_S]);
+    expect(failed.map((event) => event.createdAt.getTime() / 1000)).toEqual([
+      start,
+      start + DAY_S,
+      start + 3 * DAY_S,
+      start + 5 * DAY_S,
+    ]);
     const canceled = expectStatus(await api.get(`/subscriptions/${subscription.id}`), 200);
     expect(canceled).toMatchObject({ status: 'canceled', canceled_at: start + 5 * DAY_S });
     const last = (await eventsAbout(subscription.id)).at(-1)!;
@@ -259,12 +380,17 @@ describe('a subscription on a test clock', () => {
 });
 
 describe('dates judged by the clock', () => {
-  it('ends a trial, takes a cancel_at in the clock\'s future (the wall clock\'s past) and cancels then', async () => {
+  it("ends a trial, takes a cancel_at in the clock's future (the wall clock's past) and cancels then", async () => {
     const start = seconds('2023-03-01T00:00:00Z');
     const clock = await createClock(start);
     const { customer, method } = await customerOnClock(clock.id, CARDS.succeeds);
     const price = await recurringPrice(api);
-    const body = { customer: customer.id, items: [{ price, quantity: 1 }], start_date: start, default_payment_method: method!.id };
+    const body = {
+      customer: customer.id,
+      items: [{ price, quantity: 1 }],
+      start_date: start,
+      default_payment_method: method!.id,
+    };
     const subscription = expectStatus(await api.post('/subscriptions', { ...body, trial_days: 14 }), 201);
     expect(subscription).toMatchObject({ status: 'trialing', trial_start: start, trial_end: start + 14 * DAY_S });
     // end_date and cancel_at are judged against the clock: before its time is refused, after it is taken.
@@ -278,12 +404,17 @@ describe('dates judged by the clock', () => {
     expect(expectStatus(await api.get(`/subscriptions/${subscription.id}`), 200)).toMatchObject({ status: 'active' });
 
     const cancelAt = start + 20 * DAY_S;
-    expect(expectStatus(await api.patch(`/subscriptions/${subscription.id}`, { cancel_at: cancelAt }), 200)).toMatchObject({ cancel_at: cancelAt });
+    expect(
+      expectStatus(await api.patch(`/subscriptions/${subscription.id}`, { cancel_at: cancelAt }), 200),
+    ).toMatchObject({ cancel_at: cancelAt });
     const early = await api.patch(`/subscriptions/${subscription.id}`, { cancel_at: start + 10 * DAY_S });
     expect(early.status).toBe(400);
     expect(early.body.error.param).toBe('cancel_at');
     await advance(clock.id, start + 21 * DAY_S);
-    expect(expectStatus(await api.get(`/subscriptions/${subscription.id}`), 200)).toMatchObject({ status: 'canceled', ended_at: cancelAt });
+    expect(expectStatus(await api.get(`/subscriptions/${subscription.id}`), 200)).toMatchObject({
+      status: 'canceled',
+      ended_at: cancelAt,
+    });
     const canceled = (await eventsAbout(subscription.id)).at(-1)!;
     expect(canceled.type).toBe('subscription.canceled');
     expect(canceled.createdAt.getTime()).toBe(cancelAt * 1000);
@@ -296,42 +427,79 @@ describe('card expiry judged by the clock', () => {
     const start = Date.UTC(expYear, 11, 1) / 1000;
     const clock = await createClock(start);
     const customer = expectStatus(await api.post('/customers', { name: 'Expiring', test_clock: clock.id }), 201);
-    const card = await addPaymentMethod(api, customer.id, cardBody(CARDS.succeeds, { card: { number: CARDS.succeeds, exp_month: 12, exp_year: expYear, cvc: '123' } }));
+    const card = await addPaymentMethod(
+      api,
+      customer.id,
+      cardBody(CARDS.succeeds, { card: { number: CARDS.succeeds, exp_month: 12, exp_year: expYear, cvc: '123' } }),
+    );
     const price = await recurringPrice(api);
-    const subscription = expectStatus(await api.post('/subscriptions', { customer: customer.id, items: [{ price, quantity: 1 }], start_date: start, trial_days: 0 }), 201);
+    const subscription = expectStatus(
+      await api.post('/subscriptions', {
+        customer: customer.id,
+        items: [{ price, quantity: 1 }],
+        start_date: start,
+        trial_days: 0,
+      }),
+      201,
+    );
     expect((await invoicesOf(subscription.id))[0]).toMatchObject({ status: 'paid', payment_method: card.id });
 
     await advance(clock.id, Date.UTC(expYear + 1, 0, 1, 12) / 1000);
     const [, renewal] = await invoicesOf(subscription.id);
-    expect(renewal).toMatchObject({ status: 'open', attempt_count: 1, period_start: Date.UTC(expYear + 1, 0, 1) / 1000 });
+    expect(renewal).toMatchObject({
+      status: 'open',
+      attempt_count: 1,
+      period_start: Date.UTC(expYear + 1, 0, 1) / 1000,
+    });
     const attempts = expectStatus(await api.get(`/transactions?invoice=${renewal.id}`), 200).data;
-    expect(attempts.map((t: { status: string; failure_code: string | null }) => [t.status, t.failure_code])).toEqual([['failed', 'expired_card']]);
+    expect(attempts.map((t: { status: string; failure_code: string | null }) => [t.status, t.failure_code])).toEqual([
+      ['failed', 'expired_card'],
+    ]);
     // Another account sees none of it.
     expect((await other.get(`/invoices/${renewal.id}`)).status).toBe(404);
     expect((await other.get(`/transactions?invoice=${renewal.id}`)).body.data ?? []).toEqual([]);
 
     // Without a clock, the same card is judged at the real time: it pays today, and is declined once past its month.
     const walled = expectStatus(await api.post('/customers', { name: 'Wall clock' }), 201);
-    const walledCard = await addPaymentMethod(api, walled.id, cardBody(CARDS.succeeds, { card: { number: CARDS.succeeds, exp_month: 12, exp_year: expYear, cvc: '123' } }));
-    const first = expectStatus(await api.post('/invoices', { customer: walled.id, lines: [{ description: 'Now', amount: 500 }] }), 201);
+    const walledCard = await addPaymentMethod(
+      api,
+      walled.id,
+      cardBody(CARDS.succeeds, { card: { number: CARDS.succeeds, exp_month: 12, exp_year: expYear, cvc: '123' } }),
+    );
+    const first = expectStatus(
+      await api.post('/invoices', { customer: walled.id, lines: [{ description: 'Now', amount: 500 }] }),
+      201,
+    );
     expect(expectStatus(await api.put(`/invoices/${first.id}`), 200)).toMatchObject({ status: 'paid' });
     // As the years pass: the stored expiry is now behind the wall clock (the API refuses to save an expired card).
     const lastYear = new Date().getUTCFullYear() - 1;
     await app.prisma.paymentMethod.update({ where: { id: walledCard.id }, data: { cardExpYear: lastYear } });
-    const second = expectStatus(await api.post('/invoices', { customer: walled.id, lines: [{ description: 'Later', amount: 500 }] }), 201);
-    expect(expectStatus(await api.put(`/invoices/${second.id}`), 200)).toMatchObject({ status: 'open', attempt_count: 1 });
+    const second = expectStatus(
+      await api.post('/invoices', { customer: walled.id, lines: [{ description: 'Later', amount: 500 }] }),
+      201,
+    );
+    expect(expectStatus(await api.put(`/invoices/${second.id}`), 200)).toMatchObject({
+      status: 'open',
+      attempt_count: 1,
+    });
     const declined = expectStatus(await api.get(`/transactions?invoice=${second.id}`), 200).data;
     expect(declined.map((t: { failure_code: string | null }) => t.failure_code)).toEqual(['expired_card']);
   }, 90_000);
 });
 
 describe('a payment plan on a test clock', () => {
-  it('a weekly plan with a missed installment goes past_due, defaults after the account\'s days, and a payment reactivates it', async () => {
+  it("a weekly plan with a missed installment goes past_due, defaults after the account's days, and a payment reactivates it", async () => {
     const start = seconds('2024-02-26T09:00:00Z');
     const clock = await createClock(start);
     const { customer } = await customerOnClock(clock.id);
     const plan = expectStatus(
-      await api.post('/payment-plans', { customer: customer.id, total_amount: 600, currency: 'USD', installments_count: 6, interval: 'week' }),
+      await api.post('/payment-plans', {
+        customer: customer.id,
+        total_amount: 600,
+        currency: 'USD',
+        installments_count: 6,
+        interval: 'week',
+      }),
       201,
     );
     expect(plan).toMatchObject({ status: 'pending', created: start });
@@ -349,10 +517,24 @@ describe('a payment plan on a test clock', () => {
     expect(defaulted.defaulted_at - pastDue.past_due_at).toBe(14 * DAY_S);
 
     const payment = expectStatus(await api.post(`/payment-plans/${plan.id}/payments`, { external: true }), 201);
-    expect(payment).toMatchObject({ status: 'succeeded', installments: [2, 3, 4], created: start + 21 * DAY_S + HOUR_S });
-    expect(expectStatus(await api.get(`/payment-plans/${plan.id}`), 200)).toMatchObject({ status: 'active', amount_overdue: 0, defaulted_at: null });
+    expect(payment).toMatchObject({
+      status: 'succeeded',
+      installments: [2, 3, 4],
+      created: start + 21 * DAY_S + HOUR_S,
+    });
+    expect(expectStatus(await api.get(`/payment-plans/${plan.id}`), 200)).toMatchObject({
+      status: 'active',
+      amount_overdue: 0,
+      defaulted_at: null,
+    });
     const events = (await eventsAbout(plan.id)).filter((event) => event.type.startsWith('payment_plan.'));
-    expect(events.map((event) => [event.type, event.createdAt.getTime() / 1000]).filter(([type]) => ['payment_plan.past_due', 'payment_plan.defaulted', 'payment_plan.reactivated'].includes(type as string))).toEqual([
+    expect(
+      events
+        .map((event) => [event.type, event.createdAt.getTime() / 1000])
+        .filter(([type]) =>
+          ['payment_plan.past_due', 'payment_plan.defaulted', 'payment_plan.reactivated'].includes(type as string),
+        ),
+    ).toEqual([
       ['payment_plan.past_due', start + 7 * DAY_S],
       ['payment_plan.defaulted', start + 21 * DAY_S],
       ['payment_plan.reactivated', start + 21 * DAY_S + HOUR_S],
@@ -371,7 +553,13 @@ describe('a clock with many subscriptions', () => {
       const batch = await Promise.allSettled(
         Array.from({ length: 10 }, async () => {
           const { customer, method } = await customerOnClock(clock.id, CARDS.succeeds);
-          const body = { customer: customer.id, items: [{ price, quantity: 1 }], trial_days: 0, start_date: start, default_payment_method: method!.id };
+          const body = {
+            customer: customer.id,
+            items: [{ price, quantity: 1 }],
+            trial_days: 0,
+            start_date: start,
+            default_payment_method: method!.id,
+          };
           // A loaded machine may answer 503 temporal_unavailable (Temporal slower than the API's 2 s probe): retried, as Retry-After says.
           for (let attempt = 1; ; attempt += 1) {
             const created = await api.post('/subscriptions', body);
@@ -393,9 +581,17 @@ describe('a clock with many subscriptions', () => {
     const tookMs = Date.now() - began;
     // How many times the clock's workflow listed its workflows: 2 when every one answered the first signal (a second listing finds nothing new).
     const history = await app.temporal.workflow.getHandle(`test-clock:${clock.id}`).fetchHistory();
-    const listings = history.events!.filter((event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'listTestClockWorkflows').length;
+    const listings = history.events!.filter(
+      (event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'listTestClockWorkflows',
+    ).length;
     console.log(`test clock: 100 monthly subscriptions advanced one month in ${tookMs} ms (${listings} listings)`);
-    const renewed = await app.prisma.invoice.count({ where: { subscriptionId: { in: ids }, status: 'paid', periodStart: new Date(seconds('2024-05-15T00:00:00Z') * 1000) } });
+    const renewed = await app.prisma.invoice.count({
+      where: {
+        subscriptionId: { in: ids },
+        status: 'paid',
+        periodStart: new Date(seconds('2024-05-15T00:00:00Z') * 1000),
+      },
+    });
     expect(renewed).toBe(100);
   }, 300_000);
 });

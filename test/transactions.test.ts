@@ -44,9 +44,17 @@ describe('transactions and balance', () => {
     // An attempt whose outcome never came back stays pending.
     invoices.pending = (await simpleInvoice(api, good.customer.id, 700)).id;
     const real = createGateway(app.prisma);
-    const silent: PaymentGateway = { charge: () => Promise.reject(new Error('timeout')), refund: (request) => real.refund(request) };
+    const silent: PaymentGateway = {
+      charge: () => Promise.reject(new Error('timeout')),
+      refund: (request) => real.refund(request),
+    };
     await expect(payInvoice(app.prisma, silent, accountId, invoices.pending)).rejects.toMatchObject({ status: 502 });
-    await recordAdjustment(app.prisma, accountId, { amount: -250, currency: 'usd', description: 'Goodwill credit', customerId: good.customer.id });
+    await recordAdjustment(app.prisma, accountId, {
+      amount: -250,
+      currency: 'usd',
+      description: 'Goodwill credit',
+      customerId: good.customer.id,
+    });
   });
 
   it('lists every attempt, refund and adjustment, newest first, with the transaction shape', async () => {
@@ -78,19 +86,34 @@ describe('transactions and balance', () => {
       description: 'Goodwill credit',
       created: expect.any(Number),
     });
-    expect(all[2]).toMatchObject({ invoice: invoices.declined, attempt: 2, failure_code: 'card_declined', customer: bad.customer.id });
+    expect(all[2]).toMatchObject({
+      invoice: invoices.declined,
+      attempt: 2,
+      failure_code: 'card_declined',
+      customer: bad.customer.id,
+    });
     expect(all[3]).toMatchObject({ attempt: 1 });
   });
 
   it('filters by type, status, customer and invoice', async () => {
-    const types = async (query: string) => (await api.get(`/transactions?${query}`)).body.data.map((t: any) => `${t.type}:${t.status}:${t.amount}`);
+    const types = async (query: string) =>
+      (await api.get(`/transactions?${query}`)).body.data.map((t: any) => `${t.type}:${t.status}:${t.amount}`);
     expect(await types('type=refund')).toEqual(['refund:succeeded:-1500']);
     expect(await types('status=failed')).toEqual(['payment:failed:999', 'payment:failed:999']);
     expect(await types('status=pending')).toEqual(['payment:pending:700']);
     expect(await types(`customer=${bad.customer.id}`)).toEqual(['payment:failed:999', 'payment:failed:999']);
     expect(await types(`invoice=${invoices.refunded}`)).toEqual(['refund:succeeded:-1500', 'payment:succeeded:4000']);
-    expect(await types(`type=payment&status=succeeded&customer=${good.customer.id}`)).toEqual(['payment:succeeded:4000', 'payment:succeeded:10000']);
-    for (const [query, param] of [['type=charge', 'type'], ['status=done', 'status'], ['invoice=abc', 'invoice'], ['customer=x', 'customer'], ['take=500', 'take']]) {
+    expect(await types(`type=payment&status=succeeded&customer=${good.customer.id}`)).toEqual([
+      'payment:succeeded:4000',
+      'payment:succeeded:10000',
+    ]);
+    for (const [query, param] of [
+      ['type=charge', 'type'],
+      ['status=done', 'status'],
+      ['invoice=abc', 'invoice'],
+      ['customer=x', 'customer'],
+      ['take=500', 'take'],
+    ]) {
       const response = await api.get(`/transactions?${query}`);
       expect(response.status).toBe(400);
       expect(response.body.error.param).toBe(param);
@@ -112,7 +135,8 @@ describe('transactions and balance', () => {
     const balance = await api.get('/balance');
     expect(balance.status).toBe(200);
     const all = await allTransactions(api);
-    const sum = (status: string) => all.filter((t) => t.status === status && t.currency === 'USD').reduce((total, t) => total + t.amount, 0);
+    const sum = (status: string) =>
+      all.filter((t) => t.status === status && t.currency === 'USD').reduce((total, t) => total + t.amount, 0);
     expect(balance.body).toEqual({
       object: 'balance',
       available: [{ amount: sum('succeeded'), currency: 'USD' }],
@@ -157,6 +181,9 @@ describe('transactions and balance', () => {
 
   it('a customer without invoices has no transactions', async () => {
     const customer = await createCustomer(api);
-    expect((await api.get(`/transactions?customer=${customer.id}`)).body).toEqual({ data: [], meta: { page: 1, take: 10, itemsTotal: 0, pagesTotal: 0 } });
+    expect((await api.get(`/transactions?customer=${customer.id}`)).body).toEqual({
+      data: [],
+      meta: { page: 1, take: 10, itemsTotal: 0, pagesTotal: 0 },
+    });
   });
 });

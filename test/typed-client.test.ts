@@ -26,7 +26,8 @@ const contract = (baseUrl: string) => ({
       contentType: response.headers.get('content-type'),
       body: text ? JSON.parse(text) : undefined,
     });
-    if (problems.length > 0) throw new Error(`${request.method} ${url.pathname} outside its contract: ${problems.join('; ')}`);
+    if (problems.length > 0)
+      throw new Error(`${request.method} ${url.pathname} outside its contract: ${problems.join('; ')}`);
     return undefined;
   },
 });
@@ -43,7 +44,11 @@ afterAll(() => app.close());
 describe('the typed client', () => {
   it('is generated from the current document (npm run client:generate)', async () => {
     const tsx = path.join(projectRoot, 'node_modules', '.bin', 'tsx');
-    const { stdout } = await promisify(execFile)(tsx, [path.join(projectRoot, 'scripts', 'generate-client.ts'), '--check'], { cwd: projectRoot });
+    const { stdout } = await promisify(execFile)(
+      tsx,
+      [path.join(projectRoot, 'scripts', 'generate-client.ts'), '--check'],
+      { cwd: projectRoot },
+    );
     expect(stdout).toContain('src/client/schema.d.ts is up to date');
   });
 
@@ -52,16 +57,22 @@ describe('the typed client', () => {
     expect(customer.response.status).toBe(201);
     const customerId: string = customer.data!.id;
 
-    const product = await billing.POST('/products', { body: { name: `Typed plan ${Date.now()}`, currency: 'usd', unit_amount: 2500, type: 'one_time' } });
+    const product = await billing.POST('/products', {
+      body: { name: `Typed plan ${Date.now()}`, currency: 'usd', unit_amount: 2500, type: 'one_time' },
+    });
     expect(product.response.status).toBe(201);
     const productBody: Schema<'Product'> = product.data!;
     expect(productBody.default_price).toEqual(expect.any(String));
 
     const card = cardBody(CARDS.succeeds);
-    const method = await billing.POST('/payment-methods', { body: { type: 'card', card: card.card, billing_details: card.billing_details, customer: customerId } });
+    const method = await billing.POST('/payment-methods', {
+      body: { type: 'card', card: card.card, billing_details: card.billing_details, customer: customerId },
+    });
     expect(method.response.status).toBe(201);
 
-    const invoice = await billing.POST('/invoices', { body: { customer: customerId, lines: [{ price: productBody.default_price!, quantity: 2 }] } });
+    const invoice = await billing.POST('/invoices', {
+      body: { customer: customerId, lines: [{ price: productBody.default_price!, quantity: 2 }] },
+    });
     expect(invoice.response.status).toBe(201);
     const invoiceId = invoice.data!.id;
     expect(invoice.data!.total).toBe(5000);

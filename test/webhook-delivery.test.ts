@@ -10,7 +10,14 @@ import { createEnvWorker, createTimeSkippingEnv } from './support/temporal';
 import { historyView } from './support/history';
 import { recordWorkflowHistories } from './support/subscriptions';
 import { startWebhookReceiver, type Responder, type WebhookReceiver } from './support/webhook-receiver';
-import { accountWithDestination, allowPrivateWebhookTargets, deliveryHandle, manualRelay, waitUntil, writeEvent } from './support/webhooks';
+import {
+  accountWithDestination,
+  allowPrivateWebhookTargets,
+  deliveryHandle,
+  manualRelay,
+  waitUntil,
+  writeEvent,
+} from './support/webhooks';
 import { freePort } from './support/ports';
 
 // The delivery workflow on the time-skipping test server: retries that take minutes pass in moments.
@@ -56,7 +63,10 @@ async function dispatchedEvent(url: string) {
   const event = await writeEvent(prisma, account.accountId);
   expect(await relay.runOnce()).toBe(1);
   const handle = deliveryHandle(env.client, event.id, account.destination.id);
-  const delivery = () => prisma.webhookDelivery.findUniqueOrThrow({ where: { eventId_destinationId: { eventId: event.id, destinationId: account.destination.id } } });
+  const delivery = () =>
+    prisma.webhookDelivery.findUniqueOrThrow({
+      where: { eventId_destinationId: { eventId: event.id, destinationId: account.destination.id } },
+    });
   const attempts = async () =>
     prisma.webhookAttempt.findMany({ where: { deliveryId: (await delivery()).id }, orderBy: { attemptNumber: 'asc' } });
   return { ...account, event, handle, delivery, attempts };
@@ -89,7 +99,12 @@ describe('retry schedule (time skipping)', () => {
     expect(totalMinutes).toBeGreaterThan(34);
     expect(totalMinutes).toBeLessThan(52);
 
-    expect(await delivery()).toMatchObject({ status: 'failure', attemptCount: 6, lastStatusCode: 503, nextAttemptAt: null });
+    expect(await delivery()).toMatchObject({
+      status: 'failure',
+      attemptCount: 6,
+      lastStatusCode: 503,
+      nextAttemptAt: null,
+    });
     expect((await delivery()).completedAt).not.toBeNull();
   });
 
@@ -102,7 +117,14 @@ describe('retry schedule (time skipping)', () => {
     // The query is the state and its times in ISO-8601 (for the Web UI).
     const { times, ...queried } = await first.handle.query(webhookStateQuery);
     expect(queried).toEqual(a);
-    expect(times).toEqual(Object.fromEntries(queried.attempts.map((attempt, index) => [`attempts.${index}.scheduledAt`, new Date(attempt.scheduledAt).toISOString()])));
+    expect(times).toEqual(
+      Object.fromEntries(
+        queried.attempts.map((attempt, index) => [
+          `attempts.${index}.scheduledAt`,
+          new Date(attempt.scheduledAt).toISOString(),
+        ]),
+      ),
+    );
   });
 
   it('500 then 200: the delivery goes pending -> retry -> success', async () => {
@@ -110,7 +132,10 @@ describe('retry schedule (time skipping)', () => {
     const { handle, delivery, attempts } = await dispatchedEvent(target.url);
     await waitUntil(async () => (await delivery()).status === 'retry');
     const waiting = await handle.query(webhookStateQuery);
-    expect(waiting).toMatchObject({ status: 'retry', attempts: [expect.objectContaining({ attempt: 1, statusCode: 500, outcome: 'retryable' })] });
+    expect(waiting).toMatchObject({
+      status: 'retry',
+      attempts: [expect.objectContaining({ attempt: 1, statusCode: 500, outcome: 'retryable' })],
+    });
     expect(waiting.nextAttemptAt).not.toBeNull();
     expect((await delivery()).nextAttemptAt).not.toBeNull();
 
@@ -120,7 +145,13 @@ describe('retry schedule (time skipping)', () => {
       [1, 500, 'retryable'],
       [2, 200, 'success'],
     ]);
-    expect(await delivery()).toMatchObject({ status: 'success', attemptCount: 2, lastStatusCode: 200, lastError: null, nextAttemptAt: null });
+    expect(await delivery()).toMatchObject({
+      status: 'success',
+      attemptCount: 2,
+      lastStatusCode: 200,
+      lastError: null,
+      nextAttemptAt: null,
+    });
   });
 
   it.each([408, 429, 502])('retries a %i', async (status) => {
@@ -139,7 +170,11 @@ describe('retry schedule (time skipping)', () => {
     const state = await handle.result();
     expect(state.status).toBe('success');
     const rows = await attempts();
-    expect(rows[0]).toMatchObject({ outcome: 'retryable', statusCode: null, error: 'timeout: no response within 10000 ms' });
+    expect(rows[0]).toMatchObject({
+      outcome: 'retryable',
+      statusCode: null,
+      error: 'timeout: no response within 10000 ms',
+    });
     expect(rows[0]!.durationMs).toBeGreaterThanOrEqual(10_000);
     expect(rows[0]!.durationMs).toBeLessThan(12_000);
     expect(rows[1]).toMatchObject({ outcome: 'success', statusCode: 200 });
@@ -150,7 +185,11 @@ describe('retry schedule (time skipping)', () => {
     const port = await freePort();
     const { handle, delivery, attempts } = await dispatchedEvent(`http://127.0.0.1:${port}/hooks`);
     await waitUntil(async () => (await delivery()).status === 'retry');
-    expect((await attempts())[0]).toMatchObject({ outcome: 'retryable', statusCode: null, error: 'connection refused' });
+    expect((await attempts())[0]).toMatchObject({
+      outcome: 'retryable',
+      statusCode: null,
+      error: 'connection refused',
+    });
     const target = await startWebhookReceiver({ port });
     receivers.push(target);
     expect((await handle.result()).status).toBe('success');
@@ -159,7 +198,9 @@ describe('retry schedule (time skipping)', () => {
   });
 
   it('a DNS failure is retried; disabling the destination then ends the delivery without another request', async () => {
-    const { handle, delivery, attempts, accountId, destination } = await dispatchedEvent('http://no-such-host.invalid/hooks');
+    const { handle, delivery, attempts, accountId, destination } = await dispatchedEvent(
+      'http://no-such-host.invalid/hooks',
+    );
     await waitUntil(async () => (await delivery()).status === 'retry');
     expect((await attempts())[0]).toMatchObject({ outcome: 'retryable', error: expect.stringMatching(/^dns failure/) });
     await setDestinationActive(prisma, accountId, destination.id, false);
@@ -177,7 +218,12 @@ describe('retry schedule (time skipping)', () => {
     await deleteDestination(prisma, accountId, destination.id);
     expect((await handle.result()).status).toBe('failure');
     expect(target.received).toHaveLength(1);
-    expect(await delivery()).toMatchObject({ status: 'failure', attemptCount: 1, lastStatusCode: 500, lastError: 'destination deleted' });
+    expect(await delivery()).toMatchObject({
+      status: 'failure',
+      attemptCount: 1,
+      lastStatusCode: 500,
+      lastError: 'destination deleted',
+    });
   });
 
   it('a URL changed during a retry wait takes effect on the next attempt', async () => {
@@ -185,7 +231,10 @@ describe('retry schedule (time skipping)', () => {
     const replacement = await receiver(200);
     const { handle, delivery, accountId, destination, attempts } = await dispatchedEvent(old.url);
     await waitUntil(async () => (await delivery()).status === 'retry');
-    await prisma.webhookDestination.update({ where: { id: destination.id, accountId }, data: { url: replacement.url } });
+    await prisma.webhookDestination.update({
+      where: { id: destination.id, accountId },
+      data: { url: replacement.url },
+    });
     expect((await handle.result()).status).toBe('success');
     expect([old.received.length, replacement.received.length]).toEqual([1, 1]);
     expect((await attempts()).map((row) => row.url)).toEqual([old.url, replacement.url]);
@@ -198,16 +247,21 @@ describe('retry schedule (time skipping)', () => {
     [401, {}],
     [404, {}],
     [410, {}],
-  ])('%i is a permanent failure at once: no second attempt, no redirect followed, code logged', async (status, headers) => {
-    const target = await receiver({ status, headers });
-    const { handle, delivery, attempts } = await dispatchedEvent(target.url);
-    const state = await handle.result();
-    expect(state.status).toBe('failure');
-    expect(state.attempts).toHaveLength(1);
-    expect(target.received.map((request) => request.path)).toEqual(['/hooks']);
-    expect(await attempts()).toEqual([expect.objectContaining({ attemptNumber: 1, statusCode: status, outcome: 'permanent' })]);
-    expect(await delivery()).toMatchObject({ status: 'failure', attemptCount: 1, lastStatusCode: status });
-  });
+  ])(
+    '%i is a permanent failure at once: no second attempt, no redirect followed, code logged',
+    async (status, headers) => {
+      const target = await receiver({ status, headers });
+      const { handle, delivery, attempts } = await dispatchedEvent(target.url);
+      const state = await handle.result();
+      expect(state.status).toBe('failure');
+      expect(state.attempts).toHaveLength(1);
+      expect(target.received.map((request) => request.path)).toEqual(['/hooks']);
+      expect(await attempts()).toEqual([
+        expect.objectContaining({ attemptNumber: 1, statusCode: status, outcome: 'permanent' }),
+      ]);
+      expect(await delivery()).toMatchObject({ status: 'failure', attemptCount: 1, lastStatusCode: status });
+    },
+  );
 });
 
 describe('the attempt activity', () => {
@@ -234,11 +288,20 @@ describe('the attempt activity', () => {
     expect(again).toEqual(first);
     expect(target.received).toHaveLength(1);
     expect(await prisma.webhookAttempt.count({ where: { deliveryId: delivery.id } })).toBe(1);
-    expect(verifySignature(target.received[0]!.headers['cc-signature'] as string, destination.secret, target.received[0]!.body)).toBe(true);
+    expect(
+      verifySignature(
+        target.received[0]!.headers['cc-signature'] as string,
+        destination.secret,
+        target.received[0]!.body,
+      ),
+    ).toBe(true);
 
     const last = await attemptWebhookDelivery({ ...input, attempt: 2, retryDelayMs: null });
     expect(last).toMatchObject({ status: 'failure', outcome: 'retryable', statusCode: 500 });
-    expect(await prisma.webhookDelivery.findUniqueOrThrow({ where: { id: delivery.id } })).toMatchObject({ status: 'failure', attemptCount: 2 });
+    expect(await prisma.webhookDelivery.findUniqueOrThrow({ where: { id: delivery.id } })).toMatchObject({
+      status: 'failure',
+      attemptCount: 2,
+    });
   });
 });
 
@@ -248,7 +311,10 @@ describe('the outbox relay', () => {
     const account = await accountWithDestination(prisma, targets[0]!.url);
     accounts.push(account.accountId);
     const second = await createDestination(prisma, account.accountId, { url: targets[1]!.url });
-    const events = [await writeEvent(prisma, account.accountId), await writeEvent(prisma, account.accountId, 'customer.updated')];
+    const events = [
+      await writeEvent(prisma, account.accountId),
+      await writeEvent(prisma, account.accountId, 'customer.updated'),
+    ];
 
     const otherRelay = manualRelay(prisma, env.client, TASK_QUEUE, () => accounts);
     try {
@@ -256,7 +322,10 @@ describe('the outbox relay', () => {
       expect(counts[0]! + counts[1]!).toBe(2);
       expect(await relay.runOnce()).toBe(0);
       // A relay that stopped after starting the workflows but before marking the events does it all again.
-      await prisma.event.updateMany({ where: { id: { in: events.map((event) => event.id) } }, data: { dispatchedAt: null } });
+      await prisma.event.updateMany({
+        where: { id: { in: events.map((event) => event.id) } },
+        data: { dispatchedAt: null },
+      });
       expect(await otherRelay.runOnce()).toBe(2);
     } finally {
       await otherRelay.stop();
@@ -280,11 +349,18 @@ describe('the outbox relay', () => {
     const { handle, event, destination, delivery } = await dispatchedEvent(target.url);
     expect(target.received).toHaveLength(1);
     const state = await handle.result();
-    expect(state).toMatchObject({ status: 'success', attempts: [expect.objectContaining({ attempt: 1, outcome: 'success', statusCode: 200 })] });
+    expect(state).toMatchObject({
+      status: 'success',
+      attempts: [expect.objectContaining({ attempt: 1, outcome: 'success', statusCode: 200 })],
+    });
     const view = await historyView(handle);
     expect(view).toMatchObject({ workflowTasks: 1, activities: [], timers: [] });
     // The input carries the attempt and the schedule the relay drew; BillingStatus was set from the start.
-    expect(view.input).toMatchObject({ eventId: event.id, destinationId: destination.id, firstAttempt: { attempt: 1, status: 'success' } });
+    expect(view.input).toMatchObject({
+      eventId: event.id,
+      destinationId: destination.id,
+      firstAttempt: { attempt: 1, status: 'success' },
+    });
     expect((view.input as { retryDelaysMs: number[] }).retryDelaysMs).toEqual(state.retryDelaysMs);
     expect((await handle.describe()).searchAttributes).toMatchObject({ BillingStatus: ['success'] });
     expect(await delivery()).toMatchObject({ status: 'success', attemptCount: 1, lastStatusCode: 200 });
@@ -297,8 +373,12 @@ describe('the outbox relay', () => {
     accounts.push(account.accountId);
     const event = await writeEvent(prisma, account.accountId);
     // Temporal goes away after the attempt: the start fails, the pass rolls back, the event stays undispatched.
-    const failingStarts = { workflow: { start: () => Promise.reject(new Error('Temporal went away (test)')) } } as unknown as typeof env.client;
-    const crashed = manualRelay(prisma, failingStarts, TASK_QUEUE, () => accounts, { temporalNow: () => env.currentTimeMs() });
+    const failingStarts = {
+      workflow: { start: () => Promise.reject(new Error('Temporal went away (test)')) },
+    } as unknown as typeof env.client;
+    const crashed = manualRelay(prisma, failingStarts, TASK_QUEUE, () => accounts, {
+      temporalNow: () => env.currentTimeMs(),
+    });
     await expect(crashed.runOnce()).rejects.toThrow('Temporal went away');
     await crashed.stop();
     expect(target.received).toHaveLength(1);
@@ -307,16 +387,20 @@ describe('the outbox relay', () => {
     expect(await relay.runOnce()).toBe(1);
     const handle = deliveryHandle(env.client, event.id, account.destination.id);
     // Started with the attempt recorded then (nothing sent again); the retry follows on the schedule.
-    expect((await historyView(handle)).input).toMatchObject({ firstAttempt: { attempt: 1, status: 'retry', statusCode: 500 } });
+    expect((await historyView(handle)).input).toMatchObject({
+      firstAttempt: { attempt: 1, status: 'retry', statusCode: 500 },
+    });
     expect(target.received).toHaveLength(1);
     const state = await handle.result();
     expect(state.status).toBe('failure');
     expect(target.received).toHaveLength(WEBHOOK_MAX_ATTEMPTS);
-    expect(await prisma.webhookAttempt.count({ where: { delivery: { eventId: event.id } } })).toBe(WEBHOOK_MAX_ATTEMPTS);
+    expect(await prisma.webhookAttempt.count({ where: { delivery: { eventId: event.id } } })).toBe(
+      WEBHOOK_MAX_ATTEMPTS,
+    );
     await recordWorkflowHistories(env.client, handle.workflowId, 'webhook-relay-first-retries');
   });
 
-  it('does not hold a batch for a slow destination: the workflow starts without attempt 1 and makes it after the HTTP timeout, finding the relay\'s', async () => {
+  it("does not hold a batch for a slow destination: the workflow starts without attempt 1 and makes it after the HTTP timeout, finding the relay's", async () => {
     const target = await receiver((_request, index) => (index === 0 ? 'hang' : 200));
     const account = await accountWithDestination(prisma, target.url);
     const event = await writeEvent(prisma, account.accountId);
@@ -336,7 +420,13 @@ describe('the outbox relay', () => {
     expect(recorded).toMatchObject({ attemptNumber: 1, outcome: 'retryable' });
 
     const state = await handle.result();
-    expect(state).toMatchObject({ status: 'success', attempts: [expect.objectContaining({ attempt: 1, outcome: 'retryable' }), expect.objectContaining({ attempt: 2, outcome: 'success' })] });
+    expect(state).toMatchObject({
+      status: 'success',
+      attempts: [
+        expect.objectContaining({ attempt: 1, outcome: 'retryable' }),
+        expect.objectContaining({ attempt: 2, outcome: 'success' }),
+      ],
+    });
     // Attempt 1 was sent once (by the relay); the workflow's attempt 1 found it recorded.
     expect(target.received).toHaveLength(2);
     const view = await historyView(handle);

@@ -30,14 +30,20 @@ async function account(name = 'Secrets') {
 /** Creates a customer and answers the delivery of its customer.created to `target`. */
 async function deliveryOf(api: ApiClient) {
   const customer = (await api.post('/customers', { name: 'Signed' })).body as { id: string };
-  const [request] = await target.waitFor(1, { filter: (received) => received.json?.data?.id === customer.id, timeoutMs: 30_000 });
+  const [request] = await target.waitFor(1, {
+    filter: (received) => received.json?.data?.id === customer.id,
+    timeoutMs: 30_000,
+  });
   return { signature: request!.headers['cc-signature'] as string, body: request!.body };
 }
 
 describe('webhook secrets at rest', () => {
   it('are stored only as AES-256-GCM ciphertext with the key id beside it', async () => {
     const { api } = await account();
-    const created = (await api.post('/webhook/destination', { url: target.url })).body as { id: string; secret: string };
+    const created = (await api.post('/webhook/destination', { url: target.url })).body as {
+      id: string;
+      secret: string;
+    };
     const row = await app.prisma.webhookDestination.findUniqueOrThrow({ where: { id: created.id } });
     expect(row.secret).toBeNull();
     expect(row.secretKeyId).toBe(currentKeyId());
@@ -51,7 +57,10 @@ describe('webhook secrets at rest', () => {
   it('roll-secret answers a new secret once, signs with both for 24 h, then with the new one only; 404 for another account', async () => {
     const { api } = await account();
     const other = await account('Other');
-    const created = (await api.post('/webhook/destination', { url: target.url })).body as { id: string; secret: string };
+    const created = (await api.post('/webhook/destination', { url: target.url })).body as {
+      id: string;
+      secret: string;
+    };
     const before = await deliveryOf(api);
     expect(before.signature).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
     expect(verifySignature(before.signature, created.secret, before.body)).toBe(true);
@@ -59,7 +68,11 @@ describe('webhook secrets at rest', () => {
     expect((await other.api.post(`/webhook/destination/${created.id}/roll-secret`)).status).toBe(404);
     const rolled = await api.post(`/webhook/destination/${created.id}/roll-secret`);
     expect(rolled.status).toBe(200);
-    expect(rolled.body).toMatchObject({ id: created.id, object: 'webhook_destination', secret: expect.stringMatching(/^whsec_[a-zA-Z0-9]{40}$/) });
+    expect(rolled.body).toMatchObject({
+      id: created.id,
+      object: 'webhook_destination',
+      secret: expect.stringMatching(/^whsec_[a-zA-Z0-9]{40}$/),
+    });
     expect(rolled.body.secret).not.toBe(created.secret);
     expect((await api.get('/webhook/destination')).body[0].secret).toBeUndefined();
     const row = await app.prisma.webhookDestination.findUniqueOrThrow({ where: { id: created.id } });
@@ -72,7 +85,10 @@ describe('webhook secrets at rest', () => {
     expect(verifySignature(during.signature, rolled.body.secret, during.body)).toBe(true);
     expect(verifySignature(during.signature, created.secret, during.body)).toBe(true);
 
-    await app.prisma.webhookDestination.update({ where: { id: created.id }, data: { previousSecretExpiresAt: new Date(Date.now() - 1000) } });
+    await app.prisma.webhookDestination.update({
+      where: { id: created.id },
+      data: { previousSecretExpiresAt: new Date(Date.now() - 1000) },
+    });
     const after = await deliveryOf(api);
     expect(after.signature).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
     expect(verifySignature(after.signature, rolled.body.secret, after.body)).toBe(true);
@@ -81,7 +97,9 @@ describe('webhook secrets at rest', () => {
 
   it('plain-text rows from before are encrypted by the sweep, and a rotated SECRETS_ENCRYPTION_KEY re-encrypts with old keys still readable', async () => {
     const { accountId } = await account();
-    const legacy = await app.prisma.webhookDestination.create({ data: { id: 'we_legacy_secret', accountId, url: target.url, secret: 'whsec_legacyPlainText' } });
+    const legacy = await app.prisma.webhookDestination.create({
+      data: { id: 'we_legacy_secret', accountId, url: target.url, secret: 'whsec_legacyPlainText' },
+    });
     expect(signingSecrets(legacy)).toEqual(['whsec_legacyPlainText']);
     expect(await encryptStoredSecrets(app.prisma)).toBeGreaterThanOrEqual(1);
     const encrypted = await app.prisma.webhookDestination.findUniqueOrThrow({ where: { id: legacy.id } });

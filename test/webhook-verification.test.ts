@@ -37,9 +37,17 @@ function guideBlock(language: string, containing: string): string {
   return block[2]!.replace(new RegExp(`^${block[1]}`, 'gm'), '');
 }
 
-type Verify = (rawBody: string | Buffer, header: string, secret: string, toleranceSeconds?: number, now?: number) => boolean;
+type Verify = (
+  rawBody: string | Buffer,
+  header: string,
+  secret: string,
+  toleranceSeconds?: number,
+  now?: number,
+) => boolean;
 
-async function pythonVerify(cases: { body: string; header: string; secret: string; now: number }[]): Promise<boolean[]> {
+async function pythonVerify(
+  cases: { body: string; header: string; secret: string; now: number }[],
+): Promise<boolean[]> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'verify-'));
   const script = path.join(dir, 'verify.py');
   fs.writeFileSync(
@@ -64,7 +72,9 @@ it('the guide verifies a real delivery in Node and Python, and refuses a changed
   const t = Number(/t=(\d+)/.exec(header)![1]);
   const { secret } = destination;
 
-  const verifyWebhook = new Function('require', `${guideBlock('js', 'function verifyWebhook')}\nreturn verifyWebhook;`)(require) as Verify;
+  const verifyWebhook = new Function('require', `${guideBlock('js', 'function verifyWebhook')}\nreturn verifyWebhook;`)(
+    require,
+  ) as Verify;
   expect(verifyWebhook(delivery!.body, header, secret)).toBe(true);
   expect(verifyWebhook(Buffer.from(delivery!.body), header, secret)).toBe(true);
   expect(verifyWebhook(delivery!.body.replace('Verified Receiver', 'Forged Receiver'), header, secret)).toBe(false);
@@ -91,8 +101,12 @@ it('the guide verifies a real delivery in Node and Python, and refuses a changed
   ajv.addSchema({ ...document, $id: 'doc' });
   const validate = ajv.getSchema('doc#/webhooks/customer.created/post/requestBody/content/application~1json/schema')!;
   expect(validate(delivery!.json) ? [] : validate.errors).toEqual([]);
-  for (const parameter of document.webhooks['customer.created'].post.parameters as { name: string; schema: { pattern?: string } }[]) {
+  for (const parameter of document.webhooks['customer.created'].post.parameters as {
+    name: string;
+    schema: { pattern?: string };
+  }[]) {
     expect(delivery!.headers[parameter.name]).toEqual(expect.any(String));
-    if (parameter.schema.pattern) expect(String(delivery!.headers[parameter.name])).toMatch(new RegExp(parameter.schema.pattern));
+    if (parameter.schema.pattern)
+      expect(String(delivery!.headers[parameter.name])).toMatch(new RegExp(parameter.schema.pattern));
   }
 });

@@ -1,7 +1,14 @@
 import { startRelay, type Relay } from '../src/webhooks/relay';
 import { verifySignature } from '../src/webhooks/signing';
 import { webhookStateQuery } from '../workflows/webhook-delivery';
-import { apiClient, createTestAccount, startTestApp, startTestWorker, type ApiClient, type TestApp } from './support/harness';
+import {
+  apiClient,
+  createTestAccount,
+  startTestApp,
+  startTestWorker,
+  type ApiClient,
+  type TestApp,
+} from './support/harness';
 import { startWebhookReceiver, type Responder, type WebhookReceiver } from './support/webhook-receiver';
 import { allowPrivateWebhookTargets, deliveryHandle, startedDelivery, waitUntil } from './support/webhooks';
 
@@ -111,7 +118,9 @@ describe('webhook destinations', () => {
     expect(deleted.status).toBe(200);
     expect(deleted.body).toEqual({ id: destination.id, object: 'webhook_destination', deleted: true });
     expect((await api.get('/webhook/destination')).body).toEqual([]);
-    expect((await api.put(`/webhook/destination/${destination.id}`, { url: 'https://c.example.com' })).status).toBe(404);
+    expect((await api.put(`/webhook/destination/${destination.id}`, { url: 'https://c.example.com' })).status).toBe(
+      404,
+    );
     expect((await api.patch(`/webhook/destination/${destination.id}/enable`)).status).toBe(404);
     expect((await api.patch(`/webhook/destination/${destination.id}/disable`)).status).toBe(404);
     expect((await api.delete(`/webhook/destination/${destination.id}`)).status).toBe(404);
@@ -121,7 +130,10 @@ describe('webhook destinations', () => {
     const { api } = await webhookAccount({ relayed: false });
     const first = await createDestination(api, 'https://one.example.com');
     const second = await createDestination(api, 'https://two.example.com');
-    expect((await api.get('/webhook/destination')).body.map((d: { id: string }) => d.id)).toEqual([first.id, second.id]);
+    expect((await api.get('/webhook/destination')).body.map((d: { id: string }) => d.id)).toEqual([
+      first.id,
+      second.id,
+    ]);
   });
 
   it.each([
@@ -190,15 +202,20 @@ describe('webhook destinations', () => {
       expect(response.body.error.param).toBe('url');
     });
 
-    it.each(['https://hooks.example.com/x', 'http://93.184.216.34/hook', 'https://[2606:4700::1111]/hook'])('accepts %s', async (url) => {
-      const { api } = await webhookAccount({ relayed: false });
-      expect((await api.post('/webhook/destination', { url })).status).toBe(201);
-    });
+    it.each(['https://hooks.example.com/x', 'http://93.184.216.34/hook', 'https://[2606:4700::1111]/hook'])(
+      'accepts %s',
+      async (url) => {
+        const { api } = await webhookAccount({ relayed: false });
+        expect((await api.post('/webhook/destination', { url })).status).toBe(201);
+      },
+    );
 
     it('refuses a private URL on PUT too', async () => {
       const { api } = await webhookAccount({ relayed: false });
       const destination = await createDestination(api, 'https://hooks.example.com/x');
-      expect((await api.put(`/webhook/destination/${destination.id}`, { url: 'http://127.0.0.1:9/' })).status).toBe(400);
+      expect((await api.put(`/webhook/destination/${destination.id}`, { url: 'http://127.0.0.1:9/' })).status).toBe(
+        400,
+      );
     });
   });
 
@@ -272,7 +289,9 @@ describe('delivery (real time, Temporal dev server)', () => {
     expect(signature).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
     expect(verifySignature(signature, destination.secret, request!.body)).toBe(true);
     expect(verifySignature(signature, 'whsec_someoneElse', request!.body)).toBe(false);
-    expect(verifySignature(signature, destination.secret, request!.body.replace('customer.created', 'customer.deleted'))).toBe(false);
+    expect(
+      verifySignature(signature, destination.secret, request!.body.replace('customer.created', 'customer.deleted')),
+    ).toBe(false);
 
     const state = await (await startedDelivery(app.temporal, event.id, destination.id)).result();
     expect(state.status).toBe('success');
@@ -291,7 +310,9 @@ describe('delivery (real time, Temporal dev server)', () => {
         status_code: 200,
         error: null,
         next_attempt_at: null,
-        attempts: [expect.objectContaining({ attempt: 1, url: target.url, outcome: 'success', status_code: 200, error: null })],
+        attempts: [
+          expect.objectContaining({ attempt: 1, url: target.url, outcome: 'success', status_code: 200, error: null }),
+        ],
       }),
     ]);
     expect(target.received).toHaveLength(1);
@@ -338,7 +359,10 @@ describe('delivery (real time, Temporal dev server)', () => {
     await accountA.api.patch(`/customers/${customerA.id}`, { name: 'A2' });
     const customerB = await createCustomer(accountB.api, 'B');
 
-    const eventsA = await app.prisma.event.findMany({ where: { accountId: accountA.accountId }, orderBy: { seq: 'asc' } });
+    const eventsA = await app.prisma.event.findMany({
+      where: { accountId: accountA.accountId },
+      orderBy: { seq: 'asc' },
+    });
     const eventB = await eventFor(accountB.accountId, customerB.id);
     expect(eventsA.map((event) => event.type)).toEqual(['customer.created', 'customer.updated']);
     for (const target of [a1, a2]) {
@@ -360,7 +384,9 @@ describe('delivery (real time, Temporal dev server)', () => {
     expect((await api.patch(`/webhook/destination/${destination.id}/disable`)).status).toBe(200);
     const skipped = await createCustomer(api, 'While disabled');
     const skippedEvent = await eventFor(accountId, skipped.id);
-    await waitUntil(async () => (await app.prisma.event.findUniqueOrThrow({ where: { id: skippedEvent.id } })).dispatchedAt);
+    await waitUntil(
+      async () => (await app.prisma.event.findUniqueOrThrow({ where: { id: skippedEvent.id } })).dispatchedAt,
+    );
     expect(await app.prisma.webhookDelivery.count({ where: { eventId: skippedEvent.id } })).toBe(0);
 
     expect((await api.patch(`/webhook/destination/${destination.id}/enable`)).status).toBe(200);
@@ -381,7 +407,9 @@ describe('delivery (real time, Temporal dev server)', () => {
     expect((await api.delete(`/webhook/destination/${destination.id}`)).status).toBe(200);
     const after = await createCustomer(api, 'After delete');
     const afterEvent = await eventFor(accountId, after.id);
-    await waitUntil(async () => (await app.prisma.event.findUniqueOrThrow({ where: { id: afterEvent.id } })).dispatchedAt);
+    await waitUntil(
+      async () => (await app.prisma.event.findUniqueOrThrow({ where: { id: afterEvent.id } })).dispatchedAt,
+    );
     expect(await app.prisma.webhookDelivery.count({ where: { eventId: afterEvent.id } })).toBe(0);
     expect(target.received).toHaveLength(1);
     expect((await logsOf(api, `?destination=${destination.id}`)).data).toHaveLength(1);
@@ -394,11 +422,22 @@ describe('delivery (real time, Temporal dev server)', () => {
     const customer = await createCustomer(api);
     const event = await eventFor(accountId, customer.id);
     const handle = deliveryHandle(app.temporal, event.id, destination.id);
-    await waitUntil(() => handle.describe().then(() => true, () => false));
+    await waitUntil(() =>
+      handle.describe().then(
+        () => true,
+        () => false,
+      ),
+    );
     const state = await handle.result();
-    expect(state).toMatchObject({ status: 'failure', attempts: [expect.objectContaining({ statusCode: 404, outcome: 'permanent' })] });
+    expect(state).toMatchObject({
+      status: 'failure',
+      attempts: [expect.objectContaining({ statusCode: 404, outcome: 'permanent' })],
+    });
     // The query is the state plus its times in ISO-8601 (for the Web UI).
-    expect(await handle.query(webhookStateQuery)).toEqual({ ...state, times: { 'attempts.0.scheduledAt': new Date(state.attempts[0]!.scheduledAt).toISOString() } });
+    expect(await handle.query(webhookStateQuery)).toEqual({
+      ...state,
+      times: { 'attempts.0.scheduledAt': new Date(state.attempts[0]!.scheduledAt).toISOString() },
+    });
     const [entry] = (await logsOf(api, '?status=failure')).data;
     expect(entry).toMatchObject({ status: 'failure', status_code: 404, attempt_count: 1 });
     expect(target.received).toHaveLength(1);
@@ -445,7 +484,12 @@ describe('worker restart (real time, Temporal dev server)', () => {
       expect(gap).toBeLessThan(before.retryDelaysMs[0]! + 6000);
       const [entry] = (await logsOf(api)).data;
       expect(entry).toMatchObject({ status: 'success', attempt_count: 2, status_code: 200 });
-      expect(entry.attempts.map((attempt: { status_code: number; outcome: string }) => [attempt.status_code, attempt.outcome])).toEqual([
+      expect(
+        entry.attempts.map((attempt: { status_code: number; outcome: string }) => [
+          attempt.status_code,
+          attempt.outcome,
+        ]),
+      ).toEqual([
         [500, 'retryable'],
         [200, 'success'],
       ]);
@@ -482,8 +526,12 @@ describe('GET /webhook/logs', () => {
 
     const failures = await logsOf(api, '?status=failure');
     expect(failures.data).toHaveLength(3);
-    expect(failures.data.every((entry) => entry.destination === goneDestination.id && entry.status_code === 410)).toBe(true);
-    expect((await logsOf(api, '?status=success')).data.every((entry) => entry.destination === okDestination.id)).toBe(true);
+    expect(failures.data.every((entry) => entry.destination === goneDestination.id && entry.status_code === 410)).toBe(
+      true,
+    );
+    expect((await logsOf(api, '?status=success')).data.every((entry) => entry.destination === okDestination.id)).toBe(
+      true,
+    );
     expect((await logsOf(api, '?event_type=customer.updated')).data.map((entry) => entry.event_type)).toEqual([
       'customer.updated',
       'customer.updated',

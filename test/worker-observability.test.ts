@@ -8,7 +8,13 @@ import { webhookWorkflowId } from '../src/webhooks/workflow-id';
 import { startTestApp, startTestWorker, type TestApp } from './support/harness';
 import { freePort } from './support/ports';
 import { startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver';
-import { accountWithDestination, allowPrivateWebhookTargets, manualRelay, waitUntil, writeEvent } from './support/webhooks';
+import {
+  accountWithDestination,
+  allowPrivateWebhookTargets,
+  manualRelay,
+  waitUntil,
+  writeEvent,
+} from './support/webhooks';
 
 /**
  * The worker process's observability, as src/cli/worker.ts sets it up with
@@ -48,7 +54,9 @@ it('logs workflow and activity lines as JSON with the workflow id and run id, an
   const { accountId, destination } = await accountWithDestination(app.prisma, receiver.url);
   const event = await writeEvent(app.prisma, accountId);
   // As the worker process does: attempt 1 (the relay's) counted on the runtime's meter.
-  const relay = manualRelay(app.prisma, app.temporal, TASK_QUEUE, () => [accountId], { metricMeter: Runtime.instance().metricMeter });
+  const relay = manualRelay(app.prisma, app.temporal, TASK_QUEUE, () => [accountId], {
+    metricMeter: Runtime.instance().metricMeter,
+  });
   expect(await relay.runOnce()).toBe(1);
   // The retry comes after the schedule's first delay (15 s +-20%), in real time.
   await receiver.waitFor(2, { timeoutMs: 40_000 });
@@ -57,18 +65,29 @@ it('logs workflow and activity lines as JSON with the workflow id and run id, an
   await app.temporal.workflow.getHandle(workflowId).result();
 
   const entries = await waitUntil(async () => {
-    const parsed = lines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((entry) => entry.workflowId === workflowId);
+    const parsed = lines
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .filter((entry) => entry.workflowId === workflowId);
     return parsed.some((entry) => entry.msg === 'Workflow completed') ? parsed : undefined;
   });
-  for (const entry of entries) expect(entry).toEqual(expect.objectContaining({ workflowId, runId, level: expect.any(Number), msg: expect.any(String) }));
+  for (const entry of entries)
+    expect(entry).toEqual(
+      expect.objectContaining({ workflowId, runId, level: expect.any(Number), msg: expect.any(String) }),
+    );
   expect(entries).toEqual(
     expect.arrayContaining([
       expect.objectContaining({ msg: 'Workflow started', workflowType: 'deliverWebhook' }),
-      expect.objectContaining({ msg: 'Activity completed', activityType: 'attemptWebhookDelivery', durationMs: expect.any(Number) }),
+      expect.objectContaining({
+        msg: 'Activity completed',
+        activityType: 'attemptWebhookDelivery',
+        durationMs: expect.any(Number),
+      }),
     ]),
   );
   // SDK housekeeping below WARN (bundling, polling) stays out.
-  expect(lines.map((line) => JSON.parse(line)).filter((entry) => entry.workflowId === undefined && entry.level < 40)).toEqual([]);
+  expect(
+    lines.map((line) => JSON.parse(line)).filter((entry) => entry.workflowId === undefined && entry.level < 40),
+  ).toEqual([]);
 
   const text = await waitUntil(async () => {
     const body = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
@@ -76,21 +95,37 @@ it('logs workflow and activity lines as JSON with the workflow id and run id, an
   });
   expect(text).toMatch(/temporal_workflow_completed\S* \d/);
   expect(text).toMatch(/temporal_(local_)?activity_execution_latency\S*_bucket/);
-  expect(text).toMatch(new RegExp(`billing_webhook_attempts\\S*outcome="retryable"\\S*taskQueue="${TASK_QUEUE}"\\S* 1`));
+  expect(text).toMatch(
+    new RegExp(`billing_webhook_attempts\\S*outcome="retryable"\\S*taskQueue="${TASK_QUEUE}"\\S* 1`),
+  );
   expect(text).toMatch(new RegExp(`billing_webhook_attempts\\S*outcome="success"\\S*taskQueue="${TASK_QUEUE}"\\S* 1`));
   // The worker takes up to WORKER_WORKFLOW_TASK_SLOTS (200) workflow tasks at once, not the SDK's 40
   // (docs/performance.md, Fourth round). Pollers hold a few.
-  const workflowSlots = text.match(new RegExp(`temporal_worker_task_slots_available\\{[^}]*task_queue="${TASK_QUEUE}"[^}]*worker_type="WorkflowWorker"[^}]*\\} (\\d+)`));
+  const workflowSlots = text.match(
+    new RegExp(
+      `temporal_worker_task_slots_available\\{[^}]*task_queue="${TASK_QUEUE}"[^}]*worker_type="WorkflowWorker"[^}]*\\} (\\d+)`,
+    ),
+  );
   expect(Number(workflowSlots?.[1])).toBeGreaterThan(180);
 
   // The worker process's /metrics (src/cli/worker.ts, WORKER_METRICS_PORT): the SDK's series, then the service's own.
-  const served = await serveWorkerMetrics({ port: 0, host: '127.0.0.1', sdkMetricsUrl: `http://127.0.0.1:${metricsPort}/metrics` });
+  const served = await serveWorkerMetrics({
+    port: 0,
+    host: '127.0.0.1',
+    sdkMetricsUrl: `http://127.0.0.1:${metricsPort}/metrics`,
+  });
   try {
     const both = await (await fetch(`http://127.0.0.1:${served.port}/metrics`)).text();
     expect(both).toMatch(/temporal_workflow_completed\S* \d/);
     expect(both).toMatch(/billing_webhook_attempts\S*outcome="success"/);
     expect(sample(both, 'billing_worker_sdk_metrics_up')).toBe(1);
-    for (const name of ['billing_charges_total', 'billing_charge_attempts_total', 'billing_charged_cents_total', 'process_resident_memory_bytes']) expect(families(both).has(name)).toBe(true);
+    for (const name of [
+      'billing_charges_total',
+      'billing_charge_attempts_total',
+      'billing_charged_cents_total',
+      'process_resident_memory_bytes',
+    ])
+      expect(families(both).has(name)).toBe(true);
     // No family twice: the SDK's exporter and prom-client name different things.
     const declared = [...both.matchAll(/^# TYPE (\S+) /gm)].map((match) => match[1]);
     expect(declared.length).toBe(new Set(declared).size);

@@ -6,7 +6,14 @@ import { customerEmailFilter, customerEmailHash } from '../src/temporal/email-ha
 import { BILLING_CUSTOMER_EMAIL, BILLING_CUSTOMER_EMAIL_HASH, BILLING_STATUS } from '../src/temporal/search-attributes';
 import { PAYMENT_PLAN_STATE_QUERY, type PaymentPlanWorkflowState } from '../workflows/payment-plan-contract';
 import { stateQuery, subscriptionWorkflowId } from '../workflows/subscription-messages';
-import { apiClient, createTestAccount, startTestApp, startTestWorker, type ApiClient, type TestApp } from './support/harness';
+import {
+  apiClient,
+  createTestAccount,
+  startTestApp,
+  startTestWorker,
+  type ApiClient,
+  type TestApp,
+} from './support/harness';
 import { historyView } from './support/history';
 import { addPaymentMethod, cardBody, CARDS, customerWithCard } from './support/payments';
 import {
@@ -54,7 +61,12 @@ it('a subscription workflow carries its summary, details and the customer email,
   const price = await recurringPrice(api, { unitAmount: 2500 });
   const product = expectStatus(await api.get(`/prices/${price}`), 200).product as string;
   const productName = expectStatus(await api.get(`/products/${product}`), 200).name as string;
-  const subscription = await createSubscription(api, { customer: customer.id, items: [{ price, quantity: 2 }], trial_days: 0, start_date: unix(Date.now()) });
+  const subscription = await createSubscription(api, {
+    customer: customer.id,
+    items: [{ price, quantity: 2 }],
+    trial_days: 0,
+    start_date: unix(Date.now()),
+  });
 
   const workflowId = subscriptionWorkflowId(subscription.id);
   const handle = app.temporal.workflow.getHandle(workflowId);
@@ -66,11 +78,16 @@ it('a subscription workflow carries its summary, details and the customer email,
   expect(description.typedSearchAttributes.get(BILLING_CUSTOMER_EMAIL_HASH)).toBe(customerEmailHash(email));
   expect(description.typedSearchAttributes.get(BILLING_CUSTOMER_EMAIL)).toBeUndefined();
 
-  const found = await waitUntil(async () => {
-    const ids: string[] = [];
-    for await (const execution of app.temporal.workflow.list({ query: customerEmailFilter(email) })) ids.push(execution.workflowId);
-    return ids.length > 0 ? ids : undefined;
-  }, 60_000, 500);
+  const found = await waitUntil(
+    async () => {
+      const ids: string[] = [];
+      for await (const execution of app.temporal.workflow.list({ query: customerEmailFilter(email) }))
+        ids.push(execution.workflowId);
+      return ids.length > 0 ? ids : undefined;
+    },
+    60_000,
+    500,
+  );
   expect(found).toEqual([workflowId]);
 
   // Nothing is due before the renewal: the details name that first step, and the workflow has not run yet.
@@ -78,22 +95,33 @@ it('a subscription workflow carries its summary, details and the customer email,
   expect(details).toContain(`**First step**: renewal ${day(subscription.current_period_end * 1000)}`);
   expect(await historyView(handle)).toMatchObject({ workflowTasks: 0, timers: [], activities: [] });
   // An update (here a change to what it already is) runs it at once.
-  expectStatus(await api.patch(`/subscriptions/${subscription.id}`, { collection_method: 'charge_automatically' }), 200);
+  expectStatus(
+    await api.patch(`/subscriptions/${subscription.id}`, { collection_method: 'charge_automatically' }),
+    200,
+  );
 
   // The timeline: each activity and timer says what it is for; the charge's result names amount, card and transaction.
-  const view = await waitUntil(async () => {
-    const read = await historyView(handle);
-    return read.timers.length > 0 ? read : undefined;
-  }, 60_000, 250);
+  const view = await waitUntil(
+    async () => {
+      const read = await historyView(handle);
+      return read.timers.length > 0 ? read : undefined;
+    },
+    60_000,
+    250,
+  );
   const state = await handle.query(stateQuery);
   const [invoice] = await app.prisma.invoice.findMany({ where: { subscriptionId: subscription.id } });
-  const transaction = await app.prisma.transaction.findFirstOrThrow({ where: { invoiceId: invoice!.id, type: 'payment' } });
+  const transaction = await app.prisma.transaction.findFirstOrThrow({
+    where: { invoiceId: invoice!.id, type: 'payment' },
+  });
   // (The update's change restarts the wait: a second timer of the same renewal may follow the first.)
   expect([...new Set(view.timers)]).toEqual([`renewal ${day(state.nextBillingAt!)}`]);
   // The API made, finalized and charged the first invoice and recorded the period before it started the
   // workflow (decisions.md §14): the only activity answers the PATCH, which changed nothing (no new version,
   // no event), and the input shows the API's charge.
-  expect(view.activities.map(({ type, summary }) => [type, summary])).toEqual([['persistSubscription', 'nothing changed: answer the subscription as recorded (version 3)']]);
+  expect(view.activities.map(({ type, summary }) => [type, summary])).toEqual([
+    ['persistSubscription', 'nothing changed: answer the subscription as recorded (version 3)'],
+  ]);
   expect(await app.prisma.transaction.count({ where: { invoiceId: invoice!.id, type: 'payment' } })).toBe(1);
   expect(view.input).toMatchObject({
     created: { id: subscription.id, version: 3, latestInvoiceId: invoice!.id },
@@ -123,17 +151,33 @@ it('a subscription workflow carries its summary, details and the customer email,
     console.warn(`no Chromium at ${CHROMIUM} or no Web UI: the Web UI screenshot is skipped`);
     return;
   }
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
+  });
   try {
     const page = await browser.newPage({ viewport: { width: 1400, height: 1100 } });
-    await page.goto(`${process.env.TEMPORAL_UI_URL}/namespaces/default/workflows/${encodeURIComponent(workflowId)}/${description.runId}/history`);
+    await page.goto(
+      `${process.env.TEMPORAL_UI_URL}/namespaces/default/workflows/${encodeURIComponent(workflowId)}/${description.runId}/history`,
+    );
     // The summary is in the page once the workflow loads; the "User Metadata" panel shows it (its
     // open/closed state varies with the UI's layout), so the check is on the page, then the panel is opened for the picture.
-    await page.getByText(`Acme: ${productName} 2 x $25.00 monthly`).first().waitFor({ state: 'attached', timeout: 60_000 });
+    await page
+      .getByText(`Acme: ${productName} 2 x $25.00 monthly`)
+      .first()
+      .waitFor({ state: 'attached', timeout: 60_000 });
     // The event history lists the timer and activities by their summaries.
-    await page.getByText(`renewal ${day(state.nextBillingAt!)}`).first().waitFor({ state: 'attached', timeout: 60_000 });
+    await page
+      .getByText(`renewal ${day(state.nextBillingAt!)}`)
+      .first()
+      .waitFor({ state: 'attached', timeout: 60_000 });
     const summaryShown = page.getByText(`Acme: ${productName} 2 x $25.00 monthly`).filter({ visible: true });
-    if ((await summaryShown.count()) === 0) await page.getByText('User Metadata').first().click({ timeout: 30_000 }).catch(() => undefined);
+    if ((await summaryShown.count()) === 0)
+      await page
+        .getByText('User Metadata')
+        .first()
+        .click({ timeout: 30_000 })
+        .catch(() => undefined);
     const output = path.join(__dirname, '..', 'test-output');
     fs.mkdirSync(output, { recursive: true });
     await page.screenshot({ path: path.join(output, 'workflow.png') });
@@ -148,7 +192,14 @@ it('a payment plan workflow carries its summary and the customer email; its depo
   const customer = expectStatus(await api.post('/customers', { name: 'Grace', email }), 201);
   const card = await addPaymentMethod(api, customer.id, cardBody(CARDS.succeeds));
   const plan = expectStatus(
-    await api.post('/payment-plans', { customer: customer.id, total_amount: 50000, currency: 'USD', installments_count: 5, interval: 'month', payment_method: card.id }),
+    await api.post('/payment-plans', {
+      customer: customer.id,
+      total_amount: 50000,
+      currency: 'USD',
+      installments_count: 5,
+      interval: 'month',
+      payment_method: card.id,
+    }),
     201,
   );
   const handle = app.temporal.workflow.getHandle(`payment-plan:${plan.id}`);
@@ -156,18 +207,34 @@ it('a payment plan workflow carries its summary and the customer email; its depo
   expect(await description.staticSummary()).toBe(`Grace: $500.00 in 5 installments monthly, ${customer.id}`);
   expect(description.typedSearchAttributes.get(BILLING_CUSTOMER_EMAIL_HASH)).toBe(customerEmailHash(email));
 
-  const view = await waitUntil(async () => {
-    const read = await historyView(handle);
-    return read.timers.length > 0 ? read : undefined;
-  }, 60_000, 250);
-  const installments = await app.prisma.paymentPlanInstallment.findMany({ where: { planId: plan.id }, orderBy: { number: 'asc' } });
+  const view = await waitUntil(
+    async () => {
+      const read = await historyView(handle);
+      return read.timers.length > 0 ? read : undefined;
+    },
+    60_000,
+    250,
+  );
+  const installments = await app.prisma.paymentPlanInstallment.findMany({
+    where: { planId: plan.id },
+    orderBy: { number: 'asc' },
+  });
   const day = (date: Date) => `${date.toISOString().slice(0, 10)} UTC`;
   expect(view.timers).toEqual([`installment 2 of 5 due ${day(installments[1]!.dueAt)}`]);
   const charge = view.activities.find((activity) => activity.type === 'chargePaymentPlanInstallment')!;
   expect(charge.summary).toBe('charge deposit (installment 1 of 5) attempt 1');
-  const transaction = await app.prisma.transaction.findFirstOrThrow({ where: { customerId: customer.id, type: 'payment' } });
+  const transaction = await app.prisma.transaction.findFirstOrThrow({
+    where: { customerId: customer.id, type: 'payment' },
+  });
   expect((charge.result as { outcome: string; charge: unknown }).outcome).toBe('succeeded');
-  expect((charge.result as { charge: unknown }).charge).toMatchObject({ transactionId: transaction.id, status: 'succeeded', amount: 10000, amountFormatted: '$100.00', brand: 'visa', last4: '4242' });
+  expect((charge.result as { charge: unknown }).charge).toMatchObject({
+    transactionId: transaction.id,
+    status: 'succeeded',
+    amount: 10000,
+    amountFormatted: '$100.00',
+    brand: 'visa',
+    last4: '4242',
+  });
   expect(view.activities[0]!.summary).toBe(`read plan ${plan.id}`);
 
   const state = await handle.query<PaymentPlanWorkflowState>(PAYMENT_PLAN_STATE_QUERY);
@@ -187,7 +254,12 @@ it('dunning: BillingStatus past_due while retried, back to active when a retry p
     const { customer } = await customerWithCard(world.api, CARDS.declined);
     const now = await world.env.currentTimeMs();
     const price = await recurringPrice(world.api, { unitAmount: 3000 });
-    const subscription = await createSubscription(world.api, { customer: customer.id, items: [{ price, quantity: 1 }], trial_days: 0, start_date: unix(now) });
+    const subscription = await createSubscription(world.api, {
+      customer: customer.id,
+      items: [{ price, quantity: 1 }],
+      trial_days: 0,
+      start_date: unix(now),
+    });
     const handle = workflowHandle(world, subscription.id);
     const state = (await settled(world, subscription.id))!;
     const [entry] = state.dunning;
@@ -206,17 +278,32 @@ it('dunning: BillingStatus past_due while retried, back to active when a retry p
     expect(firstCharge.result).toMatchObject({
       outcome: 'failed',
       failureCode: 'card_declined',
-      charge: { status: 'failed', amount: 3000, amountFormatted: '$30.00', brand: 'visa', last4: '0002', failureCode: 'card_declined' },
+      charge: {
+        status: 'failed',
+        amount: 3000,
+        amountFormatted: '$30.00',
+        brand: 'visa',
+        last4: '0002',
+        failureCode: 'card_declined',
+      },
     });
     const invoice = await world.app.prisma.invoice.findUniqueOrThrow({ where: { id: entry!.invoiceId } });
     expect((firstCharge.result as { charge: { description: string } }).charge.description).toMatch(
-      new RegExp(`^FAILED \\(card_declined\\): \\$30\\.00 on visa \\*{4}0002 for invoice ${invoice.number} \\(${invoice.id}\\), txn_`),
+      new RegExp(
+        `^FAILED \\(card_declined\\): \\$30\\.00 on visa \\*{4}0002 for invoice ${invoice.number} \\(${invoice.id}\\), txn_`,
+      ),
     );
-    const failed = await world.app.prisma.transaction.findFirstOrThrow({ where: { invoiceId: entry!.invoiceId, status: 'failed' } });
+    const failed = await world.app.prisma.transaction.findFirstOrThrow({
+      where: { invoiceId: entry!.invoiceId, status: 'failed' },
+    });
     expect((firstCharge.result as { charge: { transactionId: string } }).charge.transactionId).toBe(failed.id);
 
     const goodCard = await addPaymentMethod(world.api, customer.id, cardBody(CARDS.succeeds));
-    expectStatus(await world.api.patch(`/subscriptions/${subscription.id}`, { default_payment_method: goodCard.id }), 200, 'PATCH');
+    expectStatus(
+      await world.api.patch(`/subscriptions/${subscription.id}`, { default_payment_method: goodCard.id }),
+      200,
+      'PATCH',
+    );
     const recovered = (await advanceTo(world, subscription.id, entry!.failedAt + DAY_MS + 3_600_000))!;
     expect(recovered.dunning).toEqual([]);
     expect(recovered.billingStatus).toBe('active');
@@ -226,9 +313,17 @@ it('dunning: BillingStatus past_due while retried, back to active when a retry p
     const charges = view.activities.filter((activity) => activity.type === 'chargeRenewalInvoice');
     // Invoices by number beside their id, as people know them.
     const label = `${invoice.number} (${invoice.id})`;
-    expect(charges.map((charge) => charge.summary)).toEqual([`charge invoice ${label} attempt 1 (renewal ${day(entry!.periodStart)})`, `charge invoice ${label} attempt 2 (dunning retry 1 of 3)`]);
-    expect(charges[1]!.result).toMatchObject({ outcome: 'paid', charge: { status: 'succeeded', brand: 'visa', last4: '4242', amount: 3000 } });
-    expect(view.timers).toContain(`dunning retry 1 of 3 on ${day(entry!.nextRetryAt)} (${label}), after charge attempt 1 FAILED`);
+    expect(charges.map((charge) => charge.summary)).toEqual([
+      `charge invoice ${label} attempt 1 (renewal ${day(entry!.periodStart)})`,
+      `charge invoice ${label} attempt 2 (dunning retry 1 of 3)`,
+    ]);
+    expect(charges[1]!.result).toMatchObject({
+      outcome: 'paid',
+      charge: { status: 'succeeded', brand: 'visa', last4: '4242', amount: 3000 },
+    });
+    expect(view.timers).toContain(
+      `dunning retry 1 of 3 on ${day(entry!.nextRetryAt)} (${label}), after charge attempt 1 FAILED`,
+    );
     expect(view.timers.at(-1)).toBe(`renewal ${day(recovered.nextBillingAt!)}`);
     await recordHistories(world, subscription.id, 'dunning-past-due');
   } finally {

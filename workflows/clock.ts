@@ -1,5 +1,18 @@
-import { condition, defineSignal, getExternalWorkflowHandle, log, setHandler, workflowInfo } from '@temporalio/workflow';
-import { TEST_CLOCK_SIGNALS, type ClockAdvance, type ClockCaughtUp, type TestClockBinding, type TestClockCarry } from './test-clock-contract';
+import {
+  condition,
+  defineSignal,
+  getExternalWorkflowHandle,
+  log,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
+import {
+  TEST_CLOCK_SIGNALS,
+  type ClockAdvance,
+  type ClockCaughtUp,
+  type TestClockBinding,
+  type TestClockCarry,
+} from './test-clock-contract';
 
 /**
  * The one place workflow code reads the clock. Inside a workflow the Temporal SDK replaces `Date`
@@ -40,7 +53,8 @@ export const wallTime: WorkflowTime = {
   testClock: null,
   now: workflowNow,
   due: (at) => at <= workflowNow(),
-  sleep: (wake, at, summary) => (at === null ? condition(wake).then(() => true) : condition(wake, at - workflowNow(), { summary })),
+  sleep: (wake, at, summary) =>
+    at === null ? condition(wake).then(() => true) : condition(wake, at - workflowNow(), { summary }),
   release: () => Promise.resolve(),
 };
 
@@ -57,7 +71,10 @@ export function workflowTime(binding: TestClockBinding | TestClockCarry | undefi
     if (!ack || clock.time < ack.time) return;
     clock.ack = null;
     try {
-      await getExternalWorkflowHandle(ack.ackWorkflowId).signal(clockCaughtUpSignal, { workflowId: workflowInfo().workflowId, time: ack.time });
+      await getExternalWorkflowHandle(ack.ackWorkflowId).signal(clockCaughtUpSignal, {
+        workflowId: workflowInfo().workflowId,
+        time: ack.time,
+      });
     } catch (error) {
       // The clock's workflow is gone (the clock was deleted): nobody waits for the answer.
       log.warn('test clock acknowledgement not delivered', { clockId: clock.id, error: String(error) });

@@ -90,9 +90,21 @@ export interface PlanSnapshot {
   hasPaymentMethod: boolean;
   pastDueAt: number | null;
   defaultAfterDays: number;
-  installments: { number: number; dueAt: number; status: InstallmentStatus; held: boolean; automaticAttempts: number }[];
+  installments: {
+    number: number;
+    dueAt: number;
+    status: InstallmentStatus;
+    held: boolean;
+    automaticAttempts: number;
+  }[];
   /** Terminal payments not finished yet (waiting on the terminal, or needing a resolution). */
-  openTerminalPayments: { paymentId: string; terminalId: string | null; state: TerminalState; deposit: boolean; since: number }[];
+  openTerminalPayments: {
+    paymentId: string;
+    terminalId: string | null;
+    state: TerminalState;
+    deposit: boolean;
+    since: number;
+  }[];
 }
 
 export interface PaymentPlanRequestResult {

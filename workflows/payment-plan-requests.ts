@@ -10,8 +10,14 @@ import type { PaymentPlanRequestArgs, PaymentPlanRequestSignal } from './payment
  * Built on first use, not at module load: every workflow instantiates this module (workflows/lazy-schema.ts).
  */
 function shapes(): Record<PaymentPlanRequestSignal, Shape> {
-  const ppayId = z.string().max(64).regex(/^ppay_[a-zA-Z0-9]+$/, 'must be a payment id (ppay_...)');
-  const pmId = z.string().max(64).regex(/^pm_[a-zA-Z0-9]+$/, 'must be a payment method id (pm_...)');
+  const ppayId = z
+    .string()
+    .max(64)
+    .regex(/^ppay_[a-zA-Z0-9]+$/, 'must be a payment id (ppay_...)');
+  const pmId = z
+    .string()
+    .max(64)
+    .regex(/^pm_[a-zA-Z0-9]+$/, 'must be a payment method id (pm_...)');
   const common = {
     /** Who asked (recorded in the payment's resolution): the API sends `api`, the CLI `support-cli`. */
     source: z.string().min(1).max(40).optional(),
@@ -40,7 +46,11 @@ function checkResolutionFields(args: PaymentPlanRequestArgs, ctx: z.RefinementCt
     ctx.addIssue({ code: 'custom', path: ['external'], message: 'give either external or payment_method, not both' });
   }
   if (args.outcome === 'declined' && (args.external || args.payment_method !== undefined)) {
-    ctx.addIssue({ code: 'custom', path: [args.external ? 'external' : 'payment_method'], message: 'only with outcome approved' });
+    ctx.addIssue({
+      code: 'custom',
+      path: [args.external ? 'external' : 'payment_method'],
+      message: 'only with outcome approved',
+    });
   }
 }
 
@@ -52,7 +62,9 @@ function schemaOf(request: PaymentPlanRequestSignal, strict: boolean): z.ZodType
   if (!schema) {
     const shape = (built ??= shapes())[request];
     const object = strict ? z.strictObject(shape) : z.object(shape);
-    schema = request.startsWith('resolve') ? object.superRefine((args, ctx) => checkResolutionFields(args as PaymentPlanRequestArgs, ctx)) : object;
+    schema = request.startsWith('resolve')
+      ? object.superRefine((args, ctx) => checkResolutionFields(args as PaymentPlanRequestArgs, ctx))
+      : object;
     schemas.set(key, schema);
   }
   return schema;
@@ -68,23 +80,33 @@ export interface RequestArgsIssue {
 export type ParsedRequestArgs = { ok: true; args: PaymentPlanRequestArgs } | { ok: false; issue: RequestArgsIssue };
 
 /** Checks the argument of `request`; no argument (null, undefined) counts as `{}`. */
-export function parseRequestArgs(request: PaymentPlanRequestSignal, args: unknown, options: { strict: boolean }): ParsedRequestArgs {
+export function parseRequestArgs(
+  request: PaymentPlanRequestSignal,
+  args: unknown,
+  options: { strict: boolean },
+): ParsedRequestArgs {
   const schema = schemaOf(request, options.strict);
   const parsed = schema.safeParse(args ?? {});
   if (parsed.success) return { ok: true, args: parsed.data as PaymentPlanRequestArgs };
   const issue = parsed.error.issues[0]!;
   if (issue.code === 'unrecognized_keys') {
     const param = issue.keys[0] ?? '';
-    return { ok: false, issue: { code: 'parameter_unknown', param, message: `Unknown field '${param}' in the ${request} argument.` } };
+    return {
+      ok: false,
+      issue: { code: 'parameter_unknown', param, message: `Unknown field '${param}' in the ${request} argument.` },
+    };
   }
   const param = issue.path.join('.');
-  const missing = issue.code === 'invalid_type' && (args as Record<string, unknown> | null)?.[param] === undefined && param !== '';
+  const missing =
+    issue.code === 'invalid_type' && (args as Record<string, unknown> | null)?.[param] === undefined && param !== '';
   return {
     ok: false,
     issue: {
       code: missing ? 'parameter_missing' : 'parameter_invalid',
       param,
-      message: param ? `Invalid ${request} argument '${param}': ${issue.message}` : `The ${request} argument must be a JSON object.`,
+      message: param
+        ? `Invalid ${request} argument '${param}': ${issue.message}`
+        : `The ${request} argument must be a JSON object.`,
     },
   };
 }

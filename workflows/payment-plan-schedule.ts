@@ -15,7 +15,11 @@ export type PlanWork =
  */
 export function missedDeposit(snapshot: PlanSnapshot): boolean {
   const deposit = snapshot.installments[0];
-  return snapshot.status === 'pending' && deposit !== undefined && (deposit.status === 'failed' || deposit.status === 'overdue');
+  return (
+    snapshot.status === 'pending' &&
+    deposit !== undefined &&
+    (deposit.status === 'failed' || deposit.status === 'overdue')
+  );
 }
 
 /**
@@ -25,19 +29,29 @@ export function missedDeposit(snapshot: PlanSnapshot): boolean {
  * automatic retry. A past_due plan defaults `defaultAfterDays` after it became past_due (a pending
  * plan whose deposit charge failed is past_due too).
  */
-export function nextWork(snapshot: PlanSnapshot, now: number, options: { settleMissedDeposit?: boolean } = {}): PlanWork {
+export function nextWork(
+  snapshot: PlanSnapshot,
+  now: number,
+  options: { settleMissedDeposit?: boolean } = {},
+): PlanWork {
   if (FINAL_PLAN_STATUSES.includes(snapshot.status)) return { kind: 'wait', wakeAt: null, action: null };
   // The missed deposit is marked (again) so that the plan follows the past_due/defaulted rules.
   if (options.settleMissedDeposit && missedDeposit(snapshot)) return { kind: 'overdue', number: 1 };
   const upcoming = snapshot.installments.find((row) => row.status === 'scheduled' && !row.held);
-  const candidates: { at: number; work: Exclude<PlanWork, { kind: 'wait' }>; action: NonNullable<PaymentPlanWorkflowState['nextAction']>; number?: number }[] = [];
+  const candidates: {
+    at: number;
+    work: Exclude<PlanWork, { kind: 'wait' }>;
+    action: NonNullable<PaymentPlanWorkflowState['nextAction']>;
+    number?: number;
+  }[] = [];
 
   if (upcoming) {
     const charge = { kind: 'charge' as const, number: upcoming.number, attempt: upcoming.automaticAttempts + 1 };
     const overdue = { kind: 'overdue' as const, number: upcoming.number };
     const { number } = upcoming;
     if (snapshot.status === 'pending') {
-      if (snapshot.hasPaymentMethod && number === 1) candidates.push({ at: upcoming.dueAt, work: charge, action: 'charge_installment', number });
+      if (snapshot.hasPaymentMethod && number === 1)
+        candidates.push({ at: upcoming.dueAt, work: charge, action: 'charge_installment', number });
     } else if (snapshot.status === 'active' && snapshot.hasPaymentMethod) {
       candidates.push({ at: upcoming.dueAt, work: charge, action: 'charge_installment', number });
     } else {
@@ -52,5 +66,10 @@ export function nextWork(snapshot: PlanSnapshot, now: number, options: { settleM
   const first = candidates[0];
   if (!first) return { kind: 'wait', wakeAt: null, action: null };
   if (first.at <= now) return first.work;
-  return { kind: 'wait', wakeAt: first.at, action: first.action, ...(first.number === undefined ? {} : { number: first.number }) };
+  return {
+    kind: 'wait',
+    wakeAt: first.at,
+    action: first.action,
+    ...(first.number === undefined ? {} : { number: first.number }),
+  };
 }

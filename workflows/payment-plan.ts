@@ -44,8 +44,12 @@ const IDLE_REFRESH_MS = 24 * 60 * 60 * 1000;
 const REQUESTS_KEPT = 50;
 
 export const paymentPlanStateQuery = defineQuery<PaymentPlanWorkflowState>(PAYMENT_PLAN_STATE_QUERY);
-export const resolveTerminalPaymentSignal = defineSignal<[ResolveTerminalPaymentArgs]>(PAYMENT_PLAN_SIGNALS.resolveTerminalPayment);
-export const cancelTerminalPaymentSignal = defineSignal<[CancelTerminalPaymentArgs]>(PAYMENT_PLAN_SIGNALS.cancelTerminalPayment);
+export const resolveTerminalPaymentSignal = defineSignal<[ResolveTerminalPaymentArgs]>(
+  PAYMENT_PLAN_SIGNALS.resolveTerminalPayment,
+);
+export const cancelTerminalPaymentSignal = defineSignal<[CancelTerminalPaymentArgs]>(
+  PAYMENT_PLAN_SIGNALS.cancelTerminalPayment,
+);
 export const resolveDepositSignal = defineSignal<[ResolveTerminalPaymentArgs]>(PAYMENT_PLAN_SIGNALS.resolveDeposit);
 export const cancelDepositSignal = defineSignal<[CancelTerminalPaymentArgs?]>(PAYMENT_PLAN_SIGNALS.cancelDeposit);
 export const cancelPlanSignal = defineSignal<[CancelPlanArgs?]>(PAYMENT_PLAN_SIGNALS.cancelPlan);
@@ -53,7 +57,10 @@ export const planUpdatedSignal = defineSignal<[]>(PAYMENT_PLAN_SIGNALS.planUpdat
 
 type RequestUpdate = ReturnType<typeof defineUpdate<PaymentPlanRequestRecord, [PaymentPlanRequestArgs]>>;
 export const paymentPlanRequestUpdates = Object.fromEntries(
-  Object.entries(PAYMENT_PLAN_UPDATES).map(([request, name]) => [request, defineUpdate<PaymentPlanRequestRecord, [PaymentPlanRequestArgs]>(name)]),
+  Object.entries(PAYMENT_PLAN_UPDATES).map(([request, name]) => [
+    request,
+    defineUpdate<PaymentPlanRequestRecord, [PaymentPlanRequestArgs]>(name),
+  ]),
 ) as Record<PaymentPlanRequestSignal, RequestUpdate>;
 
 /** Plans left pending by a failed deposit charge under older code are settled (marked past_due) from this change on. */
@@ -68,14 +75,24 @@ const REFUSALS_FAIL_PATCH = 'refused-requests-fail';
 
 /** The update's failure for a request the workflow refused: its record rides along, for the API and the CLI. */
 function refusal(record: PaymentPlanRequestRecord): ApplicationFailure {
-  return ApplicationFailure.create({ type: REQUEST_REFUSED_FAILURE, message: `${record.code ?? 'refused'}: ${record.message}`, details: [record], nonRetryable: true });
+  return ApplicationFailure.create({
+    type: REQUEST_REFUSED_FAILURE,
+    message: `${record.code ?? 'refused'}: ${record.message}`,
+    details: [record],
+    nonRetryable: true,
+  });
 }
 
 const activities = proxyActivities<PaymentPlanActivities>({
   startToCloseTimeout: '1 minute',
   heartbeatTimeout: HEARTBEAT_TIMEOUT,
   // Database or gateway outages: retried until they pass. Charges are keyed, so a retry never charges twice.
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', nonRetryableErrorTypes: ['PaymentPlanMissing'] },
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '1 minute',
+    nonRetryableErrorTypes: ['PaymentPlanMissing'],
+  },
 });
 
 interface QueuedRequest {
@@ -118,7 +135,9 @@ export async function paymentPlanWorkflow(input: PaymentPlanWorkflowInput): Prom
     times: isoTimes({
       nextWakeAt: state.nextWakeAt,
       ...Object.fromEntries(state.requests.map((request, index) => [`requests.${index}.at`, request.at])),
-      ...Object.fromEntries(state.openTerminalPayments.map((payment, index) => [`openTerminalPayments.${index}.since`, payment.since])),
+      ...Object.fromEntries(
+        state.openTerminalPayments.map((payment, index) => [`openTerminalPayments.${index}.since`, payment.since]),
+      ),
     }),
   }));
   // The older signals cannot be refused (a signal has no answer): a bad argument is recorded as refused in
@@ -142,7 +161,10 @@ export async function paymentPlanWorkflow(input: PaymentPlanWorkflowInput): Prom
   // the handler queues the request for the main loop and answers its record once carried out.
   const answers = new Map<string, PaymentPlanRequestRecord>();
   let closed = false;
-  for (const [request, update] of Object.entries(paymentPlanRequestUpdates) as [PaymentPlanRequestSignal, RequestUpdate][]) {
+  for (const [request, update] of Object.entries(paymentPlanRequestUpdates) as [
+    PaymentPlanRequestSignal,
+    RequestUpdate,
+  ][]) {
     setHandler(
       update,
       async (args) => {
@@ -166,7 +188,12 @@ export async function paymentPlanWorkflow(input: PaymentPlanWorkflowInput): Prom
         validator: (args) => {
           const parsed = parseRequestArgs(request, args, { strict: true });
           if (!parsed.ok) {
-            throw ApplicationFailure.create({ type: REQUEST_REFUSED_FAILURE, message: parsed.issue.message, details: [parsed.issue], nonRetryable: true });
+            throw ApplicationFailure.create({
+              type: REQUEST_REFUSED_FAILURE,
+              message: parsed.issue.message,
+              details: [parsed.issue],
+              nonRetryable: true,
+            });
           }
         },
         description: `Validated ${request}: answers what the workflow did (applied, or code and message).`,
@@ -179,13 +206,15 @@ export async function paymentPlanWorkflow(input: PaymentPlanWorkflowInput): Prom
     refreshWanted = true;
   });
 
-  const sync = () => activities.syncPaymentPlan.executeWithOptions({ summary: `read plan ${input.planId}` }, [{ planId: input.planId }]);
+  const sync = () =>
+    activities.syncPaymentPlan.executeWithOptions({ summary: `read plan ${input.planId}` }, [{ planId: input.planId }]);
   let snapshot: PlanSnapshot = await sync();
   const observe = (next: PlanSnapshot) => {
     snapshot = next;
     if (next.status !== publishedStatus) {
       // Operators filter plans in the Web UI with `BillingStatus = "past_due"` and the like.
-      if (publishedStatus !== null || next.status !== 'pending') upsertSearchAttributes([{ key: BILLING_STATUS, value: next.status }]);
+      if (publishedStatus !== null || next.status !== 'pending')
+        upsertSearchAttributes([{ key: BILLING_STATUS, value: next.status }]);
       publishedStatus = next.status;
     }
     state.status = next.status;
@@ -194,7 +223,12 @@ export async function paymentPlanWorkflow(input: PaymentPlanWorkflowInput): Prom
     state.openTerminalPayments = next.openTerminalPayments;
   };
   const record = (request: QueuedRequest, requestId: string, result: PaymentPlanRequestResult) => {
-    const entry: PaymentPlanRequestRecord = { request_id: requestId, signal: request.signal, at: time.now(), ...result };
+    const entry: PaymentPlanRequestRecord = {
+      request_id: requestId,
+      signal: request.signal,
+      at: time.now(),
+      ...result,
+    };
     state.requests.push(entry);
     if (state.requests.length > REQUESTS_KEPT) state.requests.splice(0, state.requests.length - REQUESTS_KEPT);
     if (request.answerKey) answers.set(request.answerKey, entry);
@@ -213,9 +247,18 @@ export async function paymentPlanWorkflow(input: PaymentPlanWorkflowInput): Prom
     const request = queue.shift();
     if (request) {
       const requestId = typeof request.args.request_id === 'string' ? request.args.request_id : uuid4();
-      const done = await activities.applyPaymentPlanRequest.executeWithOptions({ summary: `${request.signal} (request ${requestId})` }, [
-        { planId: input.planId, signal: request.signal, args: { ...request.args, request_id: requestId }, at: time.now(), ...clockTime() },
-      ]);
+      const done = await activities.applyPaymentPlanRequest.executeWithOptions(
+        { summary: `${request.signal} (request ${requestId})` },
+        [
+          {
+            planId: input.planId,
+            signal: request.signal,
+            args: { ...request.args, request_id: requestId },
+            at: time.now(),
+            ...clockTime(),
+          },
+        ],
+      );
       record(request, requestId, done.result);
       observe(done.snapshot);
       continue;
@@ -236,26 +279,32 @@ export async function paymentPlanWorkflow(input: PaymentPlanWorkflowInput): Prom
     }
     const of = `of ${snapshot.installments.length}`;
     if (work.kind === 'charge') {
-      const what = work.number === 1 && snapshot.status === 'pending' ? `deposit (installment 1 ${of})` : `installment ${work.number} ${of}`;
-      const charged = await activities.chargePaymentPlanInstallment.executeWithOptions({ summary: `charge ${what} attempt ${work.attempt}` }, [
-        { planId: input.planId, number: work.number, attempt: work.attempt, at: now, ...clockTime() },
-      ]);
+      const what =
+        work.number === 1 && snapshot.status === 'pending'
+          ? `deposit (installment 1 ${of})`
+          : `installment ${work.number} ${of}`;
+      const charged = await activities.chargePaymentPlanInstallment.executeWithOptions(
+        { summary: `charge ${what} attempt ${work.attempt}` },
+        [{ planId: input.planId, number: work.number, attempt: work.attempt, at: now, ...clockTime() }],
+      );
       observe(charged.snapshot);
       continue;
     }
     if (work.kind === 'overdue') {
       observe(
-        await activities.markPaymentPlanInstallmentOverdue.executeWithOptions({ summary: `installment ${work.number} ${of} overdue` }, [
-          { planId: input.planId, number: work.number, at: now, ...clockTime() },
-        ]),
+        await activities.markPaymentPlanInstallmentOverdue.executeWithOptions(
+          { summary: `installment ${work.number} ${of} overdue` },
+          [{ planId: input.planId, number: work.number, at: now, ...clockTime() }],
+        ),
       );
       continue;
     }
     if (work.kind === 'default') {
       observe(
-        await activities.defaultPaymentPlan.executeWithOptions({ summary: `default the plan (past due since ${isoDay(work.pastDueAt)})` }, [
-          { planId: input.planId, pastDueAt: work.pastDueAt, at: now, ...clockTime() },
-        ]),
+        await activities.defaultPaymentPlan.executeWithOptions(
+          { summary: `default the plan (past due since ${isoDay(work.pastDueAt)})` },
+          [{ planId: input.planId, pastDueAt: work.pastDueAt, at: now, ...clockTime() }],
+        ),
       );
       continue;
     }
@@ -266,7 +315,11 @@ export async function paymentPlanWorkflow(input: PaymentPlanWorkflowInput): Prom
       await continueAsNew<typeof paymentPlanWorkflow>(time.testClock ? { ...input, testClock: time.testClock } : input);
     }
     const wakeAt = work.wakeAt ?? now + IDLE_REFRESH_MS;
-    const woken = await time.sleep(() => queue.length > 0 || refreshWanted, wakeAt, planTimerSummary(work, snapshot, wakeAt));
+    const woken = await time.sleep(
+      () => queue.length > 0 || refreshWanted,
+      wakeAt,
+      planTimerSummary(work, snapshot, wakeAt),
+    );
     if (!woken && work.wakeAt === null) refreshWanted = true;
   }
 
@@ -277,7 +330,11 @@ export async function paymentPlanWorkflow(input: PaymentPlanWorkflowInput): Prom
   // Requests that arrived as the plan ended are answered, so nobody waits for them.
   for (const request of queue.splice(0)) {
     const requestId = typeof request.args.request_id === 'string' ? request.args.request_id : uuid4();
-    record(request, requestId, { applied: false, code: 'payment_plan_closed', message: `Payment plan ${input.planId} is ${snapshot.status}.` });
+    record(request, requestId, {
+      applied: false,
+      code: 'payment_plan_closed',
+      message: `Payment plan ${input.planId} is ${snapshot.status}.`,
+    });
   }
   // Update handlers hand their answers back before the workflow completes.
   await condition(allHandlersFinished);

@@ -1,4 +1,9 @@
-import { proxyActivities, proxyLocalActivities, type ActivityInterfaceFor, type LocalActivityInterfaceFor } from '@temporalio/workflow';
+import {
+  proxyActivities,
+  proxyLocalActivities,
+  type ActivityInterfaceFor,
+  type LocalActivityInterfaceFor,
+} from '@temporalio/workflow';
 import type { SubscriptionActivities } from '../activities/subscriptions';
 import { REJECTION_TYPE, RENEWAL_REJECTED } from '../src/subscriptions/subscription-rejection';
 import { HEARTBEAT_TIMEOUT } from './activity-options';
@@ -7,14 +12,28 @@ import { HEARTBEAT_TIMEOUT } from './activity-options';
  * The subscription workflow's activities, by timeout profile. A refusal (REJECTION_TYPE) or a period
  * that cannot be invoiced (RENEWAL_REJECTED) is never retried; anything else is, with backoff.
  */
-const retry = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', nonRetryableErrorTypes: [REJECTION_TYPE, RENEWAL_REJECTED] };
+const retry = {
+  initialInterval: '1 second',
+  backoffCoefficient: 2,
+  maximumInterval: '1 minute',
+  nonRetryableErrorTypes: [REJECTION_TYPE, RENEWAL_REJECTED],
+};
 
 /** Database steps: the projection's write and a renewal's invoice. */
-export const records: Pick<ActivityInterfaceFor<SubscriptionActivities>, 'persistSubscription' | 'createRenewalInvoice' | 'finalizeRenewalInvoice'> =
-  proxyActivities<SubscriptionActivities>({ startToCloseTimeout: '30 seconds', heartbeatTimeout: HEARTBEAT_TIMEOUT, retry });
+export const records: Pick<
+  ActivityInterfaceFor<SubscriptionActivities>,
+  'persistSubscription' | 'createRenewalInvoice' | 'finalizeRenewalInvoice'
+> = proxyActivities<SubscriptionActivities>({
+  startToCloseTimeout: '30 seconds',
+  heartbeatTimeout: HEARTBEAT_TIMEOUT,
+  retry,
+});
 
 /** A charge: the gateway may take a while; a retry finishes the same attempt (its attempt key). */
-export const payments: Pick<ActivityInterfaceFor<SubscriptionActivities>, 'chargeRenewalInvoice'> = proxyActivities<SubscriptionActivities>({
+export const payments: Pick<
+  ActivityInterfaceFor<SubscriptionActivities>,
+  'chargeRenewalInvoice'
+> = proxyActivities<SubscriptionActivities>({
   startToCloseTimeout: '2 minutes',
   heartbeatTimeout: HEARTBEAT_TIMEOUT,
   retry,

@@ -1,7 +1,13 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import { z } from 'zod';
 import { lazySchema } from './lazy-schema';
-import { COLLECTION_METHODS, type Action, type SubscriptionChanges, type SubscriptionCreateSpec, type SubscriptionState } from '../src/subscriptions/subscription-machine';
+import {
+  COLLECTION_METHODS,
+  type Action,
+  type SubscriptionChanges,
+  type SubscriptionCreateSpec,
+  type SubscriptionState,
+} from '../src/subscriptions/subscription-machine';
 import type { SubscriptionObject } from '../src/subscriptions/subscription.schemas';
 import type { ChargeReceipt } from '../src/transactions/charge-receipt';
 import type { TestClockBinding, TestClockCarry } from './test-clock-contract';
@@ -21,7 +27,9 @@ export function subscriptionWorkflowId(subscriptionId: string): string {
  * a first invoice due at once are written; decisions.md §14), the state carried over by
  * continue-as-new, or (runs started before the API wrote the row) a spec the workflow writes itself.
  */
-export type SubscriptionWorkflowInput = ({ created: SubscriptionState } | { continued: SubscriptionState } | { create: SubscriptionCreateSpec }) & {
+export type SubscriptionWorkflowInput = (
+  { created: SubscriptionState } | { continued: SubscriptionState } | { create: SubscriptionCreateSpec }
+) & {
   /** A subscription of a customer on a test clock runs on the clock's time (workflows/clock.ts). */
   testClock?: TestClockBinding | TestClockCarry;
   /**
@@ -84,23 +92,38 @@ export const invoiceSettledSignal = defineSignal<[{ invoiceId: string }]>('invoi
 export const noArgs = lazySchema(() => z.union([z.tuple([]), z.tuple([z.strictObject({}).nullable()])]));
 
 export const cancelArgs = lazySchema(() =>
-  z.tuple([
-    z
-      .strictObject({ atPeriodEnd: z.boolean().optional(), at_period_end: z.boolean().optional() })
-      .refine((args) => args.atPeriodEnd !== undefined || args.at_period_end !== undefined, {
-        message: 'needs atPeriodEnd (or at_period_end): true to cancel at the end of the current period, false to cancel now',
-      })
-      .refine((args) => args.atPeriodEnd === undefined || args.at_period_end === undefined || args.atPeriodEnd === args.at_period_end, {
-        message: 'atPeriodEnd and at_period_end disagree',
-      })
-      .transform((args) => ({ atPeriodEnd: (args.atPeriodEnd ?? args.at_period_end)! })),
-  ]).transform(([args]) => args),
+  z
+    .tuple([
+      z
+        .strictObject({ atPeriodEnd: z.boolean().optional(), at_period_end: z.boolean().optional() })
+        .refine((args) => args.atPeriodEnd !== undefined || args.at_period_end !== undefined, {
+          message:
+            'needs atPeriodEnd (or at_period_end): true to cancel at the end of the current period, false to cancel now',
+        })
+        .refine(
+          (args) =>
+            args.atPeriodEnd === undefined ||
+            args.at_period_end === undefined ||
+            args.atPeriodEnd === args.at_period_end,
+          {
+            message: 'atPeriodEnd and at_period_end disagree',
+          },
+        )
+        .transform((args) => ({ atPeriodEnd: (args.atPeriodEnd ?? args.at_period_end)! })),
+    ])
+    .transform(([args]) => args),
 );
 
 const itemChange = () => {
   const ids = z.array(z.string().min(1));
   return z.discriminatedUnion('kind', [
-    z.strictObject({ kind: z.literal('add'), id: z.string().min(1), priceId: z.string().min(1), quantity: z.number().int().positive(), taxRateIds: ids }),
+    z.strictObject({
+      kind: z.literal('add'),
+      id: z.string().min(1),
+      priceId: z.string().min(1),
+      quantity: z.number().int().positive(),
+      taxRateIds: ids,
+    }),
     z.strictObject({
       kind: z.literal('update'),
       id: z.string().min(1),
@@ -114,16 +137,18 @@ const itemChange = () => {
 
 export const changeArgs = lazySchema(() => {
   const millis = z.number().int().nonnegative();
-  return z.tuple([
-    z.strictObject({
-      items: z.array(z.strictObject({ param: z.string(), change: itemChange() })).optional(),
-      collectionMethod: z.enum(COLLECTION_METHODS).optional(),
-      defaultPaymentMethodId: z.string().min(1).nullable().optional(),
-      cancelAt: millis.nullable().optional(),
-      cancelAtPeriodEnd: z.boolean().optional(),
-      endDate: millis.nullable().optional(),
-    }),
-  ]).transform(([changes]): SubscriptionChanges => changes);
+  return z
+    .tuple([
+      z.strictObject({
+        items: z.array(z.strictObject({ param: z.string(), change: itemChange() })).optional(),
+        collectionMethod: z.enum(COLLECTION_METHODS).optional(),
+        defaultPaymentMethodId: z.string().min(1).nullable().optional(),
+        cancelAt: millis.nullable().optional(),
+        cancelAtPeriodEnd: z.boolean().optional(),
+        endDate: millis.nullable().optional(),
+      }),
+    ])
+    .transform(([changes]): SubscriptionChanges => changes);
 });
 
 /** Where a zod issue points, in the update's own terms (`args.0.items.1.change.quantity`): `args` when it is the list itself. */

@@ -1,4 +1,11 @@
-import { ApplicationFailure, condition, log, patched, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import {
+  ApplicationFailure,
+  condition,
+  log,
+  patched,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
 import { Mutex } from 'async-mutex';
 import type { PersistSubscriptionInput, RenewalChargeResult } from '../activities/subscriptions';
 import { periodBounds } from '../src/subscriptions/billing-dates';
@@ -24,14 +31,27 @@ import {
   type SubscriptionChanges,
   type SubscriptionState,
 } from '../src/subscriptions/subscription-machine';
-import { applicationFailureOf, RENEWAL_REJECTED, rejectionFailure, rejectionOf, ruleRejection } from '../src/subscriptions/subscription-rejection';
+import {
+  applicationFailureOf,
+  RENEWAL_REJECTED,
+  rejectionFailure,
+  rejectionOf,
+  ruleRejection,
+} from '../src/subscriptions/subscription-rejection';
 import type { SubscriptionObject } from '../src/subscriptions/subscription.schemas';
 import { BILLING_STATUS } from '../src/temporal/search-attributes';
 import type { WorkflowTime } from './clock';
 import { localRecords, payments, records } from './subscription-activities';
 import type { SubscriptionStateView, SubscriptionWorkflowInput } from './subscription-messages';
 import { SUBSCRIPTION_PATCHES as PATCHES } from './subscription-patches';
-import { billingStatusOf, dunningRetryLabel, invoiceLabel, isoDay, isoTimes, subscriptionTimerSummary } from './summaries';
+import {
+  billingStatusOf,
+  dunningRetryLabel,
+  invoiceLabel,
+  isoDay,
+  isoTimes,
+  subscriptionTimerSummary,
+} from './summaries';
 
 /** The projection's writer: an activity, or a local one where the step runs in the workflow task. */
 type Recorder = typeof records | typeof localRecords;
@@ -74,7 +94,12 @@ export class SubscriptionRun {
     private readonly input: SubscriptionWorkflowInput,
     readonly time: WorkflowTime,
   ) {
-    this.state = 'continued' in input ? input.continued : 'created' in input ? input.created : initialState(input.create, time.now());
+    this.state =
+      'continued' in input
+        ? input.continued
+        : 'created' in input
+          ? input.created
+          : initialState(input.create, time.now());
     this.shownStatus = workflowInfo().typedSearchAttributes.get(BILLING_STATUS) ?? this.state.status;
   }
 
@@ -158,10 +183,15 @@ export class SubscriptionRun {
   }
 
   /** Writes `next` with its event (one transaction: the row, the items, the event) and makes it the state. */
-  private async commit(next: SubscriptionState, event: PersistSubscriptionInput['event'], recorder: Recorder = records): Promise<SubscriptionObject> {
-    const object = await recorder.persistSubscription.executeWithOptions({ summary: `record ${event?.type ?? 'the state'} (version ${next.version}, ${next.status})` }, [
-      { state: next, event, ...this.clockTime() },
-    ]);
+  private async commit(
+    next: SubscriptionState,
+    event: PersistSubscriptionInput['event'],
+    recorder: Recorder = records,
+  ): Promise<SubscriptionObject> {
+    const object = await recorder.persistSubscription.executeWithOptions(
+      { summary: `record ${event?.type ?? 'the state'} (version ${next.version}, ${next.status})` },
+      [{ state: next, event, ...this.clockTime() }],
+    );
     this.showStatus(next);
     this.state = next;
     this.latest = object;
@@ -170,9 +200,10 @@ export class SubscriptionRun {
 
   /** The subscription as the row has it now, for an update that changed nothing (writing the current version writes nothing). */
   private recorded(): Promise<SubscriptionObject> {
-    return records.persistSubscription.executeWithOptions({ summary: `nothing changed: answer the subscription as recorded (version ${this.state.version})` }, [
-      { state: this.state, event: null, ...this.clockTime() },
-    ]);
+    return records.persistSubscription.executeWithOptions(
+      { summary: `nothing changed: answer the subscription as recorded (version ${this.state.version})` },
+      [{ state: this.state, event: null, ...this.clockTime() }],
+    );
   }
 
   /** The creation's own write (runs started with `{create}`); false when it was refused (creationFailure set). */
@@ -180,7 +211,11 @@ export class SubscriptionRun {
     // The caller set account and customer; the status is the workflow's to tell.
     upsertSearchAttributes([{ key: BILLING_STATUS, value: this.state.status }]);
     try {
-      await this.commit({ ...this.state, version: 1 }, { type: 'subscription.created' }, patched(PATCHES.localCreation) ? localRecords : records);
+      await this.commit(
+        { ...this.state, version: 1 },
+        { type: 'subscription.created' },
+        patched(PATCHES.localCreation) ? localRecords : records,
+      );
       return true;
     } catch (error) {
       const rejection = rejectionOf(error);
@@ -222,18 +257,27 @@ export class SubscriptionRun {
   /** The items a change leaves, each with the request field that changed it, against the charge ceiling (an activity: prices live in the database). */
   async checkItemsCeiling(next: SubscriptionState, changes: SubscriptionChanges): Promise<void> {
     const params = new Map((changes.items ?? []).map(({ param, change }) => [change.id, param]));
-    await localRecords.checkItemsWithinCeiling.executeWithOptions({ summary: `check ${next.items.length} items against the charge ceiling` }, [
-      {
-        accountId: this.state.accountId,
-        items: next.items.map((item) => ({ priceId: item.priceId, quantity: item.quantity, taxRateIds: item.taxRateIds, param: params.get(item.id) ?? null })),
-      },
-    ]);
+    await localRecords.checkItemsWithinCeiling.executeWithOptions(
+      { summary: `check ${next.items.length} items against the charge ceiling` },
+      [
+        {
+          accountId: this.state.accountId,
+          items: next.items.map((item) => ({
+            priceId: item.priceId,
+            quantity: item.quantity,
+            taxRateIds: item.taxRateIds,
+            param: params.get(item.id) ?? null,
+          })),
+        },
+      ],
+    );
   }
 
   /** A notice that an invoice was paid or voided outside the workflow: kept for the loop when it is one in dunning. */
   noticeSettled(notice: unknown): void {
     const invoiceId = (notice as { invoiceId?: unknown } | null)?.invoiceId;
-    if (typeof invoiceId === 'string' && this.state.dunning.some((entry) => entry.invoiceId === invoiceId)) this.reportedSettled.add(invoiceId);
+    if (typeof invoiceId === 'string' && this.state.dunning.some((entry) => entry.invoiceId === invoiceId))
+      this.reportedSettled.add(invoiceId);
     else log.warn('invoiceSettled ignored: not an invoice in dunning', { subscriptionId: this.state.id, notice });
   }
 
@@ -242,9 +286,10 @@ export class SubscriptionRun {
     for (const invoiceId of [...this.reportedSettled]) {
       this.reportedSettled.delete(invoiceId);
       if (!this.state.dunning.some((entry) => entry.invoiceId === invoiceId)) continue;
-      const { status } = await localRecords.invoiceStatus.executeWithOptions({ summary: `invoice ${invoiceId} settled outside the workflow?` }, [
-        { accountId: this.state.accountId, invoiceId },
-      ]);
+      const { status } = await localRecords.invoiceStatus.executeWithOptions(
+        { summary: `invoice ${invoiceId} settled outside the workflow?` },
+        [{ accountId: this.state.accountId, invoiceId }],
+      );
       if (status === 'paid' || status === 'void') await this.endDunning(invoiceId);
     }
   }
@@ -293,22 +338,26 @@ export class SubscriptionRun {
     const { state } = this;
     const { start: periodStart, end: periodEnd } = periodBounds(billingCycle(state), index);
     const period = { accountId: state.accountId, subscriptionId: state.id, periodStart };
-    const createdInvoiceId = index === 0 && 'created' in this.input && state.invoicesIssued === 0 ? state.latestInvoiceId : null;
+    const createdInvoiceId =
+      index === 0 && 'created' in this.input && state.invoicesIssued === 0 ? state.latestInvoiceId : null;
     if (createdInvoiceId && patched(PATCHES.firstPeriodLocal)) return this.billCreatedInvoice(index, createdInvoiceId);
     let invoiceId: string;
     try {
-      ({ invoiceId } = await records.createRenewalInvoice.executeWithOptions({ summary: `invoice period ${isoDay(periodStart)} to ${isoDay(periodEnd)}` }, [
-        {
-          ...period,
-          ...this.clockTime(),
-          periodEnd,
-          customerId: state.customerId,
-          currency: state.currency,
-          collectionMethod: state.collectionMethod,
-          billingReason: state.invoicesIssued === 0 ? 'subscription_create' : 'subscription_cycle',
-          items: state.items,
-        },
-      ]));
+      ({ invoiceId } = await records.createRenewalInvoice.executeWithOptions(
+        { summary: `invoice period ${isoDay(periodStart)} to ${isoDay(periodEnd)}` },
+        [
+          {
+            ...period,
+            ...this.clockTime(),
+            periodEnd,
+            customerId: state.customerId,
+            currency: state.currency,
+            collectionMethod: state.collectionMethod,
+            billingReason: state.invoicesIssued === 0 ? 'subscription_create' : 'subscription_cycle',
+            items: state.items,
+          },
+        ],
+      ));
     } catch (error) {
       const cause = applicationFailureOf(error, RENEWAL_REJECTED);
       if (!cause) throw error;
@@ -318,14 +367,19 @@ export class SubscriptionRun {
       this.renewalsThisRun += 1;
       return;
     }
-    const { status, number } = await records.finalizeRenewalInvoice.executeWithOptions({ summary: `finalize invoice ${invoiceId}` }, [
-      { ...period, invoiceId, ...this.clockTime() },
-    ]);
+    const { status, number } = await records.finalizeRenewalInvoice.executeWithOptions(
+      { summary: `finalize invoice ${invoiceId}` },
+      [{ ...period, invoiceId, ...this.clockTime() }],
+    );
     // The first invoice of a subscription the API created is charged by the API before the workflow gets
     // here (finalize then answers paid): the charge activity is still run, so that its recorded result,
     // the receipt of the API's attempt 1 (same attempt key, nothing charged again), shows in the history.
-    const foundPaid = status === 'paid' && state.collectionMethod === 'charge_automatically' && patched(PATCHES.firstChargeReceipt);
-    const charge = (status === 'open' || foundPaid) && state.collectionMethod === 'charge_automatically' ? await this.chargeAttemptOne(index, invoiceId, number) : null;
+    const foundPaid =
+      status === 'paid' && state.collectionMethod === 'charge_automatically' && patched(PATCHES.firstChargeReceipt);
+    const charge =
+      (status === 'open' || foundPaid) && state.collectionMethod === 'charge_automatically'
+        ? await this.chargeAttemptOne(index, invoiceId, number)
+        : null;
     await this.recordBilled(index, invoiceId, charge, records, number);
   }
 
@@ -333,9 +387,20 @@ export class SubscriptionRun {
   private chargeAttemptOne(index: number, invoiceId: string, number?: string | null): Promise<RenewalChargeResult> {
     const { state } = this;
     const { start: periodStart } = periodBounds(billingCycle(state), index);
-    return payments.chargeRenewalInvoice.executeWithOptions({ summary: `charge invoice ${invoiceLabel(invoiceId, number)} attempt 1 (renewal ${isoDay(periodStart)})` }, [
-      { accountId: state.accountId, subscriptionId: state.id, periodStart, invoiceId, attempt: 1, paymentMethodId: state.defaultPaymentMethodId, ...this.clockTime() },
-    ]);
+    return payments.chargeRenewalInvoice.executeWithOptions(
+      { summary: `charge invoice ${invoiceLabel(invoiceId, number)} attempt 1 (renewal ${isoDay(periodStart)})` },
+      [
+        {
+          accountId: state.accountId,
+          subscriptionId: state.id,
+          periodStart,
+          invoiceId,
+          attempt: 1,
+          paymentMethodId: state.defaultPaymentMethodId,
+          ...this.clockTime(),
+        },
+      ],
+    );
   }
 
   /** The first period of a subscription the API created, since PATCHES.firstPeriodLocal (see there). */
@@ -343,7 +408,9 @@ export class SubscriptionRun {
     const { state } = this;
     const { start: periodStart } = periodBounds(billingCycle(state), index);
     const summary =
-      state.collectionMethod === 'charge_automatically' ? `first invoice ${invoiceId}: the API's charge, attempt 1` : `first invoice ${invoiceId}: finalized at creation`;
+      state.collectionMethod === 'charge_automatically'
+        ? `first invoice ${invoiceId}: the API's charge, attempt 1`
+        : `first invoice ${invoiceId}: finalized at creation`;
     const found = await localRecords.settleCreatedInvoice.executeWithOptions({ summary }, [
       {
         accountId: state.accountId,
@@ -357,14 +424,26 @@ export class SubscriptionRun {
       },
     ]);
     if (found.status === 'open' && state.collectionMethod === 'charge_automatically') {
-      await this.recordBilled(index, invoiceId, await this.chargeAttemptOne(index, invoiceId, found.number), records, found.number);
+      await this.recordBilled(
+        index,
+        invoiceId,
+        await this.chargeAttemptOne(index, invoiceId, found.number),
+        records,
+        found.number,
+      );
       return;
     }
     await this.recordBilled(index, invoiceId, found.apiAttempt, localRecords, found.number);
   }
 
   /** The period billed with its invoice; a failed charge starts dunning (and applies its outcome when no retry is left). */
-  private async recordBilled(index: number, invoiceId: string, charge: RenewalChargeResult | null, recorder: Recorder, number?: string | null): Promise<void> {
+  private async recordBilled(
+    index: number,
+    invoiceId: string,
+    charge: RenewalChargeResult | null,
+    recorder: Recorder,
+    number?: string | null,
+  ): Promise<void> {
     const { start: periodStart } = periodBounds(billingCycle(this.state), index);
     let next = billed(this.state, index, invoiceId);
     if (charge?.outcome === 'failed') {
@@ -379,7 +458,8 @@ export class SubscriptionRun {
     }
     await this.commit(next, { type: 'subscription.updated' }, recorder);
     this.renewalsThisRun += 1;
-    if (charge?.outcome === 'failed' && dunningExhausted(this.state, invoiceId)) await this.applyDunningOutcome(invoiceId);
+    if (charge?.outcome === 'failed' && dunningExhausted(this.state, invoiceId))
+      await this.applyDunningOutcome(invoiceId);
   }
 
   // --- dunning ---
@@ -394,7 +474,9 @@ export class SubscriptionRun {
     const entry = state.dunning.find((candidate) => candidate.invoiceId === invoiceId)!;
     const attempt = nextAttempt(entry);
     const result = await payments.chargeRenewalInvoice.executeWithOptions(
-      { summary: `charge invoice ${invoiceLabel(invoiceId, entry.invoiceNumber)} attempt ${attempt} (${dunningRetryLabel(entry)})` },
+      {
+        summary: `charge invoice ${invoiceLabel(invoiceId, entry.invoiceNumber)} attempt ${attempt} (${dunningRetryLabel(entry)})`,
+      },
       [
         {
           accountId: state.accountId,
@@ -441,14 +523,20 @@ export class SubscriptionRun {
     const entry = this.state.dunning.find((candidate) => candidate.invoiceId === invoiceId)!;
     log.info('dunning exhausted', { subscriptionId: this.state.id, invoiceId, outcome: entry.outcome });
     // A pause keeps the exhausted entry: the invoice is still owed, and resume charges it again.
-    const keepForResume = entry.outcome === 'pause' && this.state.status === 'active' && patched(PATCHES.resumeChargesUnpaid);
+    const keepForResume =
+      entry.outcome === 'pause' && this.state.status === 'active' && patched(PATCHES.resumeChargesUnpaid);
     if (!keepForResume) this.state = dunningResolved(this.state, invoiceId);
-    if (entry.outcome === 'cancel') await this.commit(end(this.state, this.wholeSecondsNow(), 'canceled'), { type: 'subscription.canceled', cause: DUNNING });
+    if (entry.outcome === 'cancel')
+      await this.commit(end(this.state, this.wholeSecondsNow(), 'canceled'), {
+        type: 'subscription.canceled',
+        cause: DUNNING,
+      });
     else if (entry.outcome === 'pause' && this.state.status === 'active') {
       await this.commit(pause(this.state, this.wholeSecondsNow()), { type: 'subscription.paused', cause: DUNNING });
     }
     // keep_active: the invoice stays open and the subscription bills on (no longer past_due).
-    else if (patched(PATCHES.dunningEndRecorded)) await this.commit({ ...this.state, version: this.state.version + 1 }, { type: 'subscription.updated' });
+    else if (patched(PATCHES.dunningEndRecorded))
+      await this.commit({ ...this.state, version: this.state.version + 1 }, { type: 'subscription.updated' });
     else this.showStatus(this.state);
   }
 }

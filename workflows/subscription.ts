@@ -1,4 +1,11 @@
-import { allHandlersFinished, condition, makeContinueAsNewFunc, patched, setHandler, workflowInfo } from '@temporalio/workflow';
+import {
+  allHandlersFinished,
+  condition,
+  makeContinueAsNewFunc,
+  patched,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
 import {
   assertCanCancelAtPeriodEnd,
   assertCanPause,
@@ -44,19 +51,40 @@ const CREATION_WAIT = '20 seconds';
  * The update's arguments, parsed: a refusal (400 parameter_invalid naming the argument) when they do
  * not fit. Run by every validator, and again by the handler (which validators never reach with bad input).
  */
-function parseArgs<T>(schema: { safeParse(args: unknown[]): { success: true; data: T } | { success: false; error: { issues: Parameters<typeof argumentPath>[0][] } } }, args: unknown[]): T {
+function parseArgs<T>(
+  schema: {
+    safeParse(
+      args: unknown[],
+    ): { success: true; data: T } | { success: false; error: { issues: Parameters<typeof argumentPath>[0][] } };
+  },
+  args: unknown[],
+): T {
   const result = schema.safeParse(args);
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;
   const param = argumentPath(issue);
-  throw rejectionFailure({ status: 400, code: 'parameter_invalid', message: `Invalid update argument '${param}': ${issue.message}`, param });
+  throw rejectionFailure({
+    status: 400,
+    code: 'parameter_invalid',
+    message: `Invalid update argument '${param}': ${issue.message}`,
+    param,
+  });
 }
 
 /** A validator: the arguments must parse, then `check` judges them against the current state. */
-function validator<T>(run: SubscriptionRun, schema: Parameters<typeof parseArgs<T>>[0], check: (current: SubscriptionState, args: T) => void) {
+function validator<T>(
+  run: SubscriptionRun,
+  schema: Parameters<typeof parseArgs<T>>[0],
+  check: (current: SubscriptionState, args: T) => void,
+) {
   return (...args: unknown[]) => {
     const parsed = parseArgs(schema, args);
-    if (run.state.version === 0) throw rejectionFailure({ status: 409, code: 'subscription_starting', message: `Subscription ${run.state.id} is still being created.` });
+    if (run.state.version === 0)
+      throw rejectionFailure({
+        status: 409,
+        code: 'subscription_starting',
+        message: `Subscription ${run.state.id} is still being created.`,
+      });
     try {
       check(run.state, parsed);
     } catch (error) {
@@ -94,7 +122,12 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
     {
       validator: (...args: unknown[]) => {
         parseArgs(noArgs, args);
-        if (!('create' in input)) throw rejectionFailure({ status: 409, code: 'subscription_exists', message: `Subscription ${run.state.id} exists already.` });
+        if (!('create' in input))
+          throw rejectionFailure({
+            status: 409,
+            code: 'subscription_exists',
+            message: `Subscription ${run.state.id} exists already.`,
+          });
       },
     },
   );
@@ -106,7 +139,10 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
       const { atPeriodEnd } = parseArgs(cancelArgs, args);
       return run.change(
         (current, nowMs) => cancel(current, nowMs, atPeriodEnd),
-        (next) => (next.status === 'canceled' ? { type: 'subscription.canceled', cause: REQUESTED } : { type: 'subscription.updated' }),
+        (next) =>
+          next.status === 'canceled'
+            ? { type: 'subscription.canceled', cause: REQUESTED }
+            : { type: 'subscription.updated' },
       );
     },
     {
@@ -130,7 +166,12 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
     {
       validator: validator(run, changeArgs, (current, changes) => {
         if (Object.keys(changes).length === 0) {
-          throw new SubscriptionRuleError('invalid', 'parameter_missing', 'The update changes nothing: give at least one field to change.', 'args.0');
+          throw new SubscriptionRuleError(
+            'invalid',
+            'parameter_missing',
+            'The update changes nothing: give at least one field to change.',
+            'args.0',
+          );
         }
         update(current, changes, run.wholeSecondsNow());
       }),
@@ -146,12 +187,19 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
   for (;;) {
     if (isEnded(run.state)) break;
     const info = workflowInfo();
-    if (run.renewalsThisRun >= RENEWALS_PER_RUN || info.continueAsNewSuggested || info.historyLength > MAX_HISTORY_EVENTS) {
+    if (
+      run.renewalsThisRun >= RENEWALS_PER_RUN ||
+      info.continueAsNewSuggested ||
+      info.historyLength > MAX_HISTORY_EVENTS
+    ) {
       await condition(() => !run.busy && allHandlersFinished());
       if (!isEnded(run.state)) {
         // Memo and search attributes (as upserted until now) go on explicitly: the next run is found by the same filters.
         const { memo, typedSearchAttributes } = workflowInfo();
-        await makeContinueAsNewFunc<typeof subscriptionWorkflow>({ memo, typedSearchAttributes })({ continued: run.state, ...(time.testClock ? { testClock: time.testClock } : {}) });
+        await makeContinueAsNewFunc<typeof subscriptionWorkflow>({ memo, typedSearchAttributes })({
+          continued: run.state,
+          ...(time.testClock ? { testClock: time.testClock } : {}),
+        });
       }
       continue;
     }

@@ -1,4 +1,9 @@
-import { apiStatus, type Action, type DunningState, type SubscriptionState } from '../src/subscriptions/subscription-machine';
+import {
+  apiStatus,
+  type Action,
+  type DunningState,
+  type SubscriptionState,
+} from '../src/subscriptions/subscription-machine';
 import type { PlanSnapshot } from './payment-plan-contract';
 
 /**
@@ -87,16 +92,23 @@ export function planTimerSummary(
   refreshAt: number,
 ): string {
   const failed = failedInstallmentsNote(snapshot);
-  if (work.wakeAt === null || work.action === null) return `re-read the plan ${isoDay(refreshAt)} (nothing scheduled)${failed}`;
+  if (work.wakeAt === null || work.action === null)
+    return `re-read the plan ${isoDay(refreshAt)} (nothing scheduled)${failed}`;
   const day = isoDay(work.wakeAt);
   if (work.action === 'default') return `default ${day} (still past due)${failed}`;
   const installment = `installment ${work.number ?? '?'} of ${snapshot.installments.length}`;
-  return (work.action === 'charge_installment' ? `${installment} due ${day}` : `${installment} due ${day} (no automatic charge: overdue if unpaid)`) + failed;
+  return (
+    (work.action === 'charge_installment'
+      ? `${installment} due ${day}`
+      : `${installment} due ${day} (no automatic charge: overdue if unpaid)`) + failed
+  );
 }
 
 /** `, after installment 2 charge FAILED`: the plan's wait after a declined charge says so (see failedChargeNote). */
 function failedInstallmentsNote(snapshot: { installments: { number: number; status?: string }[] }): string {
-  const failed = snapshot.installments.filter((installment) => installment?.status === 'failed').map((installment) => installment.number);
+  const failed = snapshot.installments
+    .filter((installment) => installment?.status === 'failed')
+    .map((installment) => installment.number);
   return failed.length === 0 ? '' : `, after installment ${failed.join(', ')} charge FAILED`;
 }
 

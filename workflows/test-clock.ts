@@ -28,7 +28,10 @@ export async function testClockWorkflow(input: TestClockWorkflowInput): Promise<
   const to = `${input.clockId} to ${isoTime(input.time)}`;
 
   for (;;) {
-    const listed = await activities.listTestClockWorkflows.executeWithOptions({ summary: `list the workflows on clock ${input.clockId}` }, [{ clockId: input.clockId }]);
+    const listed = await activities.listTestClockWorkflows.executeWithOptions(
+      { summary: `list the workflows on clock ${input.clockId}` },
+      [{ clockId: input.clockId }],
+    );
     const waiting = listed.filter((id) => !caughtUp.has(id));
     if (waiting.length === 0) break;
     await Promise.all(
@@ -42,7 +45,11 @@ export async function testClockWorkflow(input: TestClockWorkflowInput): Promise<
         }
       }),
     );
-    await condition(() => waiting.every((id) => caughtUp.has(id)), TEST_CLOCK_RESEND_MS, { summary: `wait for ${waiting.length} workflow(s) to reach ${to}; then tell them again` });
+    await condition(() => waiting.every((id) => caughtUp.has(id)), TEST_CLOCK_RESEND_MS, {
+      summary: `wait for ${waiting.length} workflow(s) to reach ${to}; then tell them again`,
+    });
   }
-  await activities.finishTestClockAdvance.executeWithOptions({ summary: `mark the advance of ${to} done` }, [{ clockId: input.clockId, time: input.time }]);
+  await activities.finishTestClockAdvance.executeWithOptions({ summary: `mark the advance of ${to} done` }, [
+    { clockId: input.clockId, time: input.time },
+  ]);
 }

@@ -1,4 +1,13 @@
-import { defineQuery, patched, proxyActivities, proxyLocalActivities, setHandler, sleep, upsertSearchAttributes, workflowRandom } from '@temporalio/workflow';
+import {
+  defineQuery,
+  patched,
+  proxyActivities,
+  proxyLocalActivities,
+  setHandler,
+  sleep,
+  upsertSearchAttributes,
+  workflowRandom,
+} from '@temporalio/workflow';
 import type { WebhookActivities, WebhookAttemptResult, WebhookDeliveryStatus } from '../activities/webhooks';
 import { BILLING_STATUS } from '../src/temporal/search-attributes';
 import { workflowNow } from './clock';
@@ -7,7 +16,12 @@ import { isoTimes, webhookRetrySummary } from './summaries';
 
 import { drawRetryDelays, WEBHOOK_MAX_ATTEMPTS } from './webhook-schedule';
 
-export { drawRetryDelays, WEBHOOK_MAX_ATTEMPTS, WEBHOOK_RETRY_DELAYS_MS, WEBHOOK_RETRY_JITTER } from './webhook-schedule';
+export {
+  drawRetryDelays,
+  WEBHOOK_MAX_ATTEMPTS,
+  WEBHOOK_RETRY_DELAYS_MS,
+  WEBHOOK_RETRY_JITTER,
+} from './webhook-schedule';
 
 export interface DeliverWebhookInput {
   deliveryId: string;
@@ -28,7 +42,10 @@ export interface DeliverWebhookInput {
   firstAttemptAfterMs?: number;
 }
 
-export interface WebhookDeliveryState extends Omit<DeliverWebhookInput, 'firstAttempt' | 'retryDelaysMs' | 'firstAttemptAfterMs'> {
+export interface WebhookDeliveryState extends Omit<
+  DeliverWebhookInput,
+  'firstAttempt' | 'retryDelaysMs' | 'firstAttemptAfterMs'
+> {
   status: WebhookDeliveryStatus;
   /** The drawn schedule: the wait before attempt 2, 3, ... 6. */
   retryDelaysMs: number[];
@@ -42,7 +59,12 @@ export interface WebhookDeliveryState extends Omit<DeliverWebhookInput, 'firstAt
 export const webhookStateQuery = defineQuery<WebhookDeliveryState>('state');
 
 // Only infrastructure errors reach here (HTTP outcomes are results): retry them until they pass.
-const retry = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', nonRetryableErrorTypes: ['WebhookDeliveryMissing'] };
+const retry = {
+  initialInterval: '1 second',
+  backoffCoefficient: 2,
+  maximumInterval: '1 minute',
+  nonRetryableErrorTypes: ['WebhookDeliveryMissing'],
+};
 // The HTTP timeout is 10 s; the rest is room for the database writes.
 const startToCloseTimeout = '30 seconds';
 const remote = proxyActivities<WebhookActivities>({ startToCloseTimeout, heartbeatTimeout: HEARTBEAT_TIMEOUT, retry });
@@ -77,7 +99,9 @@ export async function deliverWebhook(input: DeliverWebhookInput): Promise<Webhoo
     ...state,
     times: isoTimes({
       nextAttemptAt: state.nextAttemptAt,
-      ...Object.fromEntries(state.attempts.map((attempt, index) => [`attempts.${index}.scheduledAt`, attempt.scheduledAt])),
+      ...Object.fromEntries(
+        state.attempts.map((attempt, index) => [`attempts.${index}.scheduledAt`, attempt.scheduledAt]),
+      ),
     }),
   }));
   // Asked when the first attempt is made here, in the activation that makes it (as it always was).
@@ -107,9 +131,10 @@ export async function deliverWebhook(input: DeliverWebhookInput): Promise<Webhoo
     const retryDelayMs = state.retryDelaysMs[attempt - 1] ?? null;
     const scheduledAt = workflowNow();
     state.nextAttemptAt = null;
-    const result = await attemptActivities().attemptWebhookDelivery.executeWithOptions({ summary: `deliver ${input.eventId} to ${input.destinationId}, attempt ${attempt} of ${WEBHOOK_MAX_ATTEMPTS}` }, [
-      { deliveryId: input.deliveryId, attempt, scheduledAt, retryDelayMs },
-    ]);
+    const result = await attemptActivities().attemptWebhookDelivery.executeWithOptions(
+      { summary: `deliver ${input.eventId} to ${input.destinationId}, attempt ${attempt} of ${WEBHOOK_MAX_ATTEMPTS}` },
+      [{ deliveryId: input.deliveryId, attempt, scheduledAt, retryDelayMs }],
+    );
     state.attempts.push({ ...result, scheduledAt });
     setStatus(result.status);
     if (!(await waitBefore(attempt + 1, result))) break;

@@ -10,5 +10,7 @@ export const WEBHOOK_RETRY_JITTER = 0.2;
  * made attempt 1) with its seeded workflowRandom.
  */
 export function drawRetryDelays(random: () => number): number[] {
-  return WEBHOOK_RETRY_DELAYS_MS.map((base) => Math.round(base * (1 - WEBHOOK_RETRY_JITTER + 2 * WEBHOOK_RETRY_JITTER * random())));
+  return WEBHOOK_RETRY_DELAYS_MS.map((base) =>
+    Math.round(base * (1 - WEBHOOK_RETRY_JITTER + 2 * WEBHOOK_RETRY_JITTER * random())),
+  );
 }

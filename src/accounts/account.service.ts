@@ -19,12 +19,18 @@ export function isRole(value: string): value is Role {
 }
 
 /** Issues a key; the secret is returned once and only its SHA-256 is stored. With `actor`, the change is recorded (operator_actions). */
-export async function createApiKey(prisma: Db | Tx, accountId: string, role: Role, actor?: OperatorActor): Promise<CreatedKey> {
+export async function createApiKey(
+  prisma: Db | Tx,
+  accountId: string,
+  role: Role,
+  actor?: OperatorActor,
+): Promise<CreatedKey> {
   const apiKey = newSecret('sk_test');
   const key = await prisma.apiKey.create({
     data: { id: newId('apiKey'), accountId, role, keyHash: hashApiKey(apiKey), keyPrefix: apiKey.slice(0, 12) },
   });
-  if (actor) await recordOperatorAction(prisma, actor, { accountId, target: key.id, detail: { created: key.id, role } });
+  if (actor)
+    await recordOperatorAction(prisma, actor, { accountId, target: key.id, detail: { created: key.id, role } });
   return { key_id: key.id, account_id: accountId, api_key: apiKey, role };
 }
 
@@ -69,12 +75,21 @@ export async function expireApiKey(
   if (!key) return undefined;
   const expiresAt = key.expiresAt && key.expiresAt < at ? key.expiresAt : at;
   await prisma.apiKey.update({ where: { id: keyId }, data: { expiresAt } });
-  if (actor) await recordOperatorAction(prisma, actor, { accountId: key.accountId, target: keyId, detail: { expires_at: expiresAt.toISOString() } });
+  if (actor)
+    await recordOperatorAction(prisma, actor, {
+      accountId: key.accountId,
+      target: keyId,
+      detail: { expires_at: expiresAt.toISOString() },
+    });
   return { accountId: key.accountId, role: columnValue(ROLES, key.role, 'api_keys.role'), expiresAt };
 }
 
 export type RotationResult =
-  | { outcome: 'rotated'; created: CreatedKey & { old_key_expires_at: string }; replaced: { key_id: string; expires_at: string | null } | null }
+  | {
+      outcome: 'rotated';
+      created: CreatedKey & { old_key_expires_at: string };
+      replaced: { key_id: string; expires_at: string | null } | null;
+    }
   | { outcome: 'unknown_key' }
   /** The key was rotated before and that successor still works: rotating again would leave two live successors. */
   | { outcome: 'has_live_successor'; successor: { key_id: string; expires_at: string | null } };
@@ -93,10 +108,17 @@ export async function rotateApiKey(
 ): Promise<RotationResult> {
   const now = options.now ?? new Date();
   return prisma.$transaction(async (tx) => {
-    const [locked] = await tx.$queryRaw<{ replaced_by_id: string | null }[]>`SELECT replaced_by_id FROM api_keys WHERE id = ${keyId} FOR UPDATE`;
+    const [locked] = await tx.$queryRaw<
+      { replaced_by_id: string | null }[]
+    >`SELECT replaced_by_id FROM api_keys WHERE id = ${keyId} FOR UPDATE`;
     if (!locked) return { outcome: 'unknown_key' };
-    const successor = locked.replaced_by_id ? await tx.apiKey.findUnique({ where: { id: locked.replaced_by_id } }) : null;
-    const live = successor && (!successor.expiresAt || successor.expiresAt > now) ? { key_id: successor.id, expires_at: successor.expiresAt?.toISOString() ?? null } : null;
+    const successor = locked.replaced_by_id
+      ? await tx.apiKey.findUnique({ where: { id: locked.replaced_by_id } })
+      : null;
+    const live =
+      successor && (!successor.expiresAt || successor.expiresAt > now)
+        ? { key_id: successor.id, expires_at: successor.expiresAt?.toISOString() ?? null }
+        : null;
     if (live && !options.force) return { outcome: 'has_live_successor', successor: live };
     const old = (await expireApiKey(tx, keyId, new Date(now.getTime() + overlapMs)))!;
     const created = await createApiKey(tx, old.accountId, old.role);
@@ -105,10 +127,18 @@ export async function rotateApiKey(
       await recordOperatorAction(tx, options.actor, {
         accountId: old.accountId,
         target: keyId,
-        detail: { rotated_to: created.key_id, expires_at: old.expiresAt.toISOString(), ...(live ? { forced: true, previous_successor: live.key_id } : {}) },
+        detail: {
+          rotated_to: created.key_id,
+          expires_at: old.expiresAt.toISOString(),
+          ...(live ? { forced: true, previous_successor: live.key_id } : {}),
+        },
       });
     }
-    return { outcome: 'rotated', created: { ...created, old_key_expires_at: old.expiresAt.toISOString() }, replaced: live };
+    return {
+      outcome: 'rotated',
+      created: { ...created, old_key_expires_at: old.expiresAt.toISOString() },
+      replaced: live,
+    };
   });
 }
 
@@ -138,9 +168,19 @@ async function insertAccount(
     await recordOperatorAction(prisma, actor, {
       accountId: account.id,
       target: account.id,
-      detail: { created: account.id, name: account.name, payment_plans: account.paymentPlansEnabled, gateway_kind: account.gatewayKind },
+      detail: {
+        created: account.id,
+        name: account.name,
+        payment_plans: account.paymentPlansEnabled,
+        gateway_kind: account.gatewayKind,
+      },
     });
   }
   const key = await createApiKey(prisma, account.id, input.role, actor);
-  return { ...key, name: account.name, payment_plans: account.paymentPlansEnabled, gateway_kind: columnValue(GATEWAY_KINDS, account.gatewayKind, 'accounts.gateway_kind') };
+  return {
+    ...key,
+    name: account.name,
+    payment_plans: account.paymentPlansEnabled,
+    gateway_kind: columnValue(GATEWAY_KINDS, account.gatewayKind, 'accounts.gateway_kind'),
+  };
 }

@@ -10,7 +10,14 @@ import {
   updateActivePriceBody,
   updateInactivePriceBody,
 } from './price.schemas';
-import { createPrice, deletePrice, findPrice, listPrices, updateInactivePrice, updatePriceDescription } from './price.service';
+import {
+  createPrice,
+  deletePrice,
+  findPrice,
+  listPrices,
+  updateInactivePrice,
+  updatePriceDescription,
+} from './price.service';
 
 /** Response header listing the PATCH fields that were not applied because a subscription uses the price. */
 export const IGNORED_FIELDS_HEADER = 'x-ignored-fields';

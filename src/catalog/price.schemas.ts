@@ -23,7 +23,9 @@ export const MAX_INTERVAL_COUNT: Record<(typeof RECURRING_INTERVALS)[number], nu
 export const description = z.string().max(MAX_DESCRIPTION, `must be at most ${MAX_DESCRIPTION} characters`);
 
 /** The spec allows `USD` only; lower case is accepted and answered upper case, as elsewhere in the API (src/lib/iso.ts). */
-export const priceCurrency = z.enum(['USD', 'usd'], { error: 'must be USD (the only supported currency), upper or lower case' }).transform(() => 'USD' as const);
+export const priceCurrency = z
+  .enum(['USD', 'usd'], { error: 'must be USD (the only supported currency), upper or lower case' })
+  .transform(() => 'USD' as const);
 
 export const unitAmount = z
   .number()
@@ -39,7 +41,11 @@ export const recurringInput = z
   .superRefine((value, ctx) => {
     const max = MAX_INTERVAL_COUNT[value.interval];
     if (value.interval_count > max) {
-      ctx.addIssue({ code: 'custom', path: ['interval_count'], message: `must be at most ${max} for interval ${value.interval} (three years)` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['interval_count'],
+        message: `must be at most ${max} for interval ${value.interval} (three years)`,
+      });
     }
   });
 
@@ -49,7 +55,10 @@ export type RecurringInput = z.output<typeof recurringInput>;
  * `recurring` must be given for recurring prices and must be absent (or null) for one-time prices.
  * Shared by POST /products and POST /prices/{id}.
  */
-function checkRecurringMatchesType(value: { type: string; recurring?: RecurringInput | null }, ctx: z.RefinementCtx): void {
+function checkRecurringMatchesType(
+  value: { type: string; recurring?: RecurringInput | null },
+  ctx: z.RefinementCtx,
+): void {
   if (value.type === 'recurring' && !value.recurring) {
     ctx.addIssue({ code: 'custom', path: ['recurring'], message: 'is required when type is recurring' });
   }
@@ -62,7 +71,10 @@ export const priceAttributes = {
   currency: priceCurrency,
   unit_amount: unitAmount,
   type: z.enum(PRICE_TYPES),
-  recurring: recurringInput.nullable().optional().describe('Required when type is recurring; absent or null when type is one_time'),
+  recurring: recurringInput
+    .nullable()
+    .optional()
+    .describe('Required when type is recurring; absent or null when type is one_time'),
   tax_behavior: z.enum(TAX_BEHAVIORS).default('exclusive'),
   description: description.optional(),
 };
@@ -79,7 +91,10 @@ export const updateInactivePriceBody = z
     currency: priceCurrency.optional(),
     unit_amount: unitAmount.optional(),
     type: z.enum(PRICE_TYPES).optional(),
-    recurring: recurringInput.nullable().optional().describe('Required when type is recurring; absent or null when type is one_time'),
+    recurring: recurringInput
+      .nullable()
+      .optional()
+      .describe('Required when type is recurring; absent or null when type is one_time'),
     tax_behavior: z.enum(TAX_BEHAVIORS).optional(),
     description: description.nullable().optional(),
   })
@@ -118,7 +133,10 @@ export const priceFilter = z.strictObject({
 });
 
 export const listPricesQuery = z.strictObject({
-  search: jsonTextFilter(priceFilter, 'Plain text matches the description or the id; a JSON object filters on active, product, type, currency, ids (comma-separated), created {gt, gte, lt, lte}'),
+  search: jsonTextFilter(
+    priceFilter,
+    'Plain text matches the description or the id; a JSON object filters on active, product, type, currency, ids (comma-separated), created {gt, gte, lt, lte}',
+  ),
   ...paginationQuery(100),
 });
 

@@ -34,7 +34,13 @@ function recurringColumns(recurring: RecurringInput | null | undefined) {
 }
 
 /** Inserts a price row; the caller holds the product (locked or just created) and writes the event. */
-export async function insertPrice(tx: Tx, accountId: string, productId: string, input: PriceAttributes, id = newId('price')): Promise<Price> {
+export async function insertPrice(
+  tx: Tx,
+  accountId: string,
+  productId: string,
+  input: PriceAttributes,
+  id = newId('price'),
+): Promise<Price> {
   return tx.price.create({
     data: {
       id,
@@ -96,7 +102,12 @@ export async function markPricesBilled(tx: Tx, accountId: string, priceIds: stri
   return changed;
 }
 
-export async function createPrice(prisma: Db, accountId: string, productId: string, input: CreatePriceInput): Promise<PriceObject> {
+export async function createPrice(
+  prisma: Db,
+  accountId: string,
+  productId: string,
+  input: CreatePriceInput,
+): Promise<PriceObject> {
   return prisma.$transaction(async (tx) => {
     // FOR SHARE: a concurrent DELETE /products/{id} either sees this price or makes this a 404.
     await lockProduct(tx, accountId, productId, 'share');
@@ -134,17 +145,27 @@ export async function listPrices(prisma: Db, accountId: string, query: ListPrice
  * Spec: a price that was billed, or that a subscription uses, cannot be deleted (409). Deleting the
  * product's default price leaves the product without one (`default_price: null`, product.updated).
  */
-export async function deletePrice(prisma: Db, accountId: string, id: string): Promise<{ id: string; object: 'price'; deleted: true }> {
+export async function deletePrice(
+  prisma: Db,
+  accountId: string,
+  id: string,
+): Promise<{ id: string; object: 'price'; deleted: true }> {
   return prisma.$transaction(async (tx) => {
     const price = await lockPrice(tx, accountId, id, 'update');
     if (price.billedAt) {
-      throw conflict(`Price ${id} has been billed and cannot be deleted; billed prices stay active for good.`, 'price_billed');
+      throw conflict(
+        `Price ${id} has been billed and cannot be deleted; billed prices stay active for good.`,
+        'price_billed',
+      );
     }
     if ((await subscriptionItemCount(tx, accountId, [id])) > 0) {
       throw conflict(`Price ${id} is used by a subscription and cannot be deleted.`, 'price_in_use');
     }
     if ((await unpaidInvoiceLineCount(tx, accountId, [id])) > 0) {
-      throw conflict(`Price ${id} is on a draft or open invoice and cannot be deleted; void the invoice first.`, 'price_in_use');
+      throw conflict(
+        `Price ${id} is on a draft or open invoice and cannot be deleted; void the invoice first.`,
+        'price_in_use',
+      );
     }
     await tx.price.delete({ where: { id } });
     await recordEvent(tx, accountId, 'price.deleted', toPriceObject(price));
@@ -166,7 +187,12 @@ export interface PriceUpdateResult {
   ignored: string[];
 }
 
-async function applyPriceChanges(tx: Tx, accountId: string, price: Price, data: Prisma.PriceUpdateInput): Promise<PriceObject> {
+async function applyPriceChanges(
+  tx: Tx,
+  accountId: string,
+  price: Price,
+  data: Prisma.PriceUpdateInput,
+): Promise<PriceObject> {
   if (Object.keys(data).length === 0) return toPriceObject(price);
   const updated = await tx.price.update({ where: { id: price.id }, data: { ...data, updatedAt: new Date() } });
   const object = toPriceObject(updated);
@@ -175,15 +201,19 @@ async function applyPriceChanges(tx: Tx, accountId: string, price: Price, data: 
 }
 
 /** The price's type and recurring after a PATCH, which must still agree with each other. */
-function mergedRecurring(price: Price, input: UpdateInactivePriceInput): { type: string; recurring: RecurringInput | null } {
+function mergedRecurring(
+  price: Price,
+  input: UpdateInactivePriceInput,
+): { type: string; recurring: RecurringInput | null } {
   const type = input.type ?? price.type;
   let recurring: RecurringInput | null;
   if (input.recurring !== undefined) recurring = input.recurring;
   else if (type === 'one_time') recurring = null;
   else recurring = toPriceObject(price).recurring;
-  if (type === 'recurring' && !recurring) throw badRequest('Invalid body parameter \'recurring\': is required when type is recurring', 'recurring');
+  if (type === 'recurring' && !recurring)
+    throw badRequest("Invalid body parameter 'recurring': is required when type is recurring", 'recurring');
   if (type === 'one_time' && recurring) {
-    throw badRequest('Invalid body parameter \'recurring\': must be null or absent when type is one_time', 'recurring');
+    throw badRequest("Invalid body parameter 'recurring': must be null or absent when type is one_time", 'recurring');
   }
   return { type, recurring };
 }
@@ -192,11 +222,19 @@ function mergedRecurring(price: Price, input: UpdateInactivePriceInput): { type:
  * PATCH /prices/{id}/inactive: edits a price that has never been billed. When a subscription uses
  * the price only `description` is applied; the other fields given are reported back as ignored.
  */
-export async function updateInactivePrice(prisma: Db, accountId: string, id: string, input: UpdateInactivePriceInput): Promise<PriceUpdateResult> {
+export async function updateInactivePrice(
+  prisma: Db,
+  accountId: string,
+  id: string,
+  input: UpdateInactivePriceInput,
+): Promise<PriceUpdateResult> {
   return prisma.$transaction(async (tx) => {
     const price = await lockPrice(tx, accountId, id, 'update');
     if (price.billedAt) {
-      throw conflict(`Price ${id} is active (it has been billed); only its description can change, with PATCH /prices/${id}/active.`, 'price_active');
+      throw conflict(
+        `Price ${id} is active (it has been billed); only its description can change, with PATCH /prices/${id}/active.`,
+        'price_active',
+      );
     }
     const given = Object.keys(input).filter((key) => input[key as keyof UpdateInactivePriceInput] !== undefined);
     const data: Prisma.PriceUpdateInput = {};
@@ -228,9 +266,19 @@ export async function updateInactivePrice(prisma: Db, accountId: string, id: str
 }
 
 /** PATCH /prices/{id}/active: the description only; the active flag never changes here. */
-export async function updatePriceDescription(prisma: Db, accountId: string, id: string, input: UpdateActivePriceInput): Promise<PriceObject> {
+export async function updatePriceDescription(
+  prisma: Db,
+  accountId: string,
+  id: string,
+  input: UpdateActivePriceInput,
+): Promise<PriceObject> {
   return prisma.$transaction(async (tx) => {
     const price = await lockPrice(tx, accountId, id, 'update');
-    return applyPriceChanges(tx, accountId, price, input.description !== undefined ? { description: input.description } : {});
+    return applyPriceChanges(
+      tx,
+      accountId,
+      price,
+      input.description !== undefined ? { description: input.description } : {},
+    );
   });
 }

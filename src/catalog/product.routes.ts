@@ -23,7 +23,8 @@ export function registerProductRoutes(api: Api, { prisma }: AppDeps): void {
     path: '/products/taxCodes',
     tag,
     summary: 'Tax codes allowed for products, with their category names',
-    description: 'A map of tax code (txcd_ plus 8 digits) to category name; `search` keeps the codes whose code or name contains it.',
+    description:
+      'A map of tax code (txcd_ plus 8 digits) to category name; `search` keeps the codes whose code or name contains it.',
     query: taxCodesQuery,
     response: z.record(z.string(), z.string()),
     handler: async ({ query }) => searchTaxCodes(query.search),

@@ -16,7 +16,9 @@ export const productName = nameText(MAX_PRODUCT_NAME);
 
 /** One of the spec's 637 codes (its ranges expanded): an enum in /openapi.json. */
 export const taxCode = z
-  .enum([...ALLOWED_TAX_CODES] as [string, ...string[]], { error: 'is not one of the allowed tax codes (see GET /products/taxCodes)' })
+  .enum([...ALLOWED_TAX_CODES] as [string, ...string[]], {
+    error: 'is not one of the allowed tax codes (see GET /products/taxCodes)',
+  })
   .meta({ id: 'TaxCode', description: "One of the spec's allowed tax codes (GET /products/taxCodes names them)" });
 
 /**

@@ -6,7 +6,14 @@ import { recordEvent } from '../lib/events';
 import { newId } from '../lib/ids';
 import { insertPrice } from './price.service';
 import type { CreateProductInput, ListProductsQuery, ProductObject, UpdateProductInput } from './product.schemas';
-import { findProductRow, lockProduct, subscriptionItemCount, toPriceObject, toProductObject, unpaidInvoiceLineCount } from './records';
+import {
+  findProductRow,
+  lockProduct,
+  subscriptionItemCount,
+  toPriceObject,
+  toProductObject,
+  unpaidInvoiceLineCount,
+} from './records';
 import { createdWhere } from './search-filter';
 import { containsText } from '../db/text-search';
 
@@ -21,7 +28,11 @@ async function withUniqueName<T>(name: string | undefined, work: () => Promise<T
     return await work();
   } catch (error) {
     if (name !== undefined && error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002') {
-      throw badRequest(`A product named '${name}' already exists in this account (names are compared case-insensitively).`, 'name', 'name_taken');
+      throw badRequest(
+        `A product named '${name}' already exists in this account (names are compared case-insensitively).`,
+        'name',
+        'name_taken',
+      );
     }
     throw error;
   }
@@ -67,7 +78,11 @@ function searchWhere(query: ListProductsQuery): Prisma.ProductWhereInput {
   return where;
 }
 
-export async function listProducts(prisma: Db, accountId: string, query: ListProductsQuery): Promise<Page<ProductObject>> {
+export async function listProducts(
+  prisma: Db,
+  accountId: string,
+  query: ListProductsQuery,
+): Promise<Page<ProductObject>> {
   const where = { ...searchWhere(query), accountId };
   const [total, products] = await Promise.all([
     prisma.product.count({ where }),
@@ -81,7 +96,12 @@ export async function getProduct(prisma: Db, accountId: string, id: string): Pro
 }
 
 /** Only the fields given change; a body with none changes nothing (no event, `updated` kept). */
-export async function updateProduct(prisma: Db, accountId: string, id: string, input: UpdateProductInput): Promise<ProductObject> {
+export async function updateProduct(
+  prisma: Db,
+  accountId: string,
+  id: string,
+  input: UpdateProductInput,
+): Promise<ProductObject> {
   return withUniqueName(input.name, () =>
     prisma.$transaction(async (tx) => {
       const current = await findProductRow(tx, accountId, id);
@@ -103,20 +123,42 @@ export async function updateProduct(prisma: Db, accountId: string, id: string, i
  * subscription, since invoices and subscriptions keep naming them; otherwise the product and all of
  * its (never billed) prices go in one transaction, with a price.deleted per price, then product.deleted.
  */
-export async function deleteProduct(prisma: Db, accountId: string, id: string): Promise<{ id: string; object: 'product'; deleted: true }> {
+export async function deleteProduct(
+  prisma: Db,
+  accountId: string,
+  id: string,
+): Promise<{ id: string; object: 'product'; deleted: true }> {
   return prisma.$transaction(async (tx: Tx) => {
     const product = await lockProduct(tx, accountId, id, 'update');
     await tx.$queryRaw`SELECT id FROM prices WHERE product_id = ${id} ORDER BY id FOR UPDATE`;
     const prices = await tx.price.findMany({ where: { productId: id }, orderBy: { id: 'asc' } });
     const billed = prices.filter((price) => price.billedAt !== null).map((price) => price.id);
     if (billed.length > 0) {
-      throw conflict(`Product ${id} cannot be deleted: its price(s) ${billed.join(', ')} have been billed.`, 'product_has_billed_prices');
+      throw conflict(
+        `Product ${id} cannot be deleted: its price(s) ${billed.join(', ')} have been billed.`,
+        'product_has_billed_prices',
+      );
     }
-    if ((await subscriptionItemCount(tx, accountId, prices.map((price) => price.id))) > 0) {
+    if (
+      (await subscriptionItemCount(
+        tx,
+        accountId,
+        prices.map((price) => price.id),
+      )) > 0
+    ) {
       throw conflict(`Product ${id} cannot be deleted: a subscription uses one of its prices.`, 'product_in_use');
     }
-    if ((await unpaidInvoiceLineCount(tx, accountId, prices.map((price) => price.id))) > 0) {
-      throw conflict(`Product ${id} cannot be deleted: one of its prices is on a draft or open invoice.`, 'product_in_use');
+    if (
+      (await unpaidInvoiceLineCount(
+        tx,
+        accountId,
+        prices.map((price) => price.id),
+      )) > 0
+    ) {
+      throw conflict(
+        `Product ${id} cannot be deleted: one of its prices is on a draft or open invoice.`,
+        'product_in_use',
+      );
     }
     await tx.price.deleteMany({ where: { productId: id } });
     for (const price of prices) await recordEvent(tx, accountId, 'price.deleted', toPriceObject(price));

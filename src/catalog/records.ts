@@ -37,7 +37,10 @@ export function toPriceObject(price: Price): PriceObject {
     type: columnValue(PRICE_TYPES, price.type, 'prices.type'),
     recurring:
       price.recurringInterval && price.recurringIntervalCount
-        ? { interval: price.recurringInterval as 'day' | 'week' | 'month' | 'year', interval_count: price.recurringIntervalCount }
+        ? {
+            interval: price.recurringInterval as 'day' | 'week' | 'month' | 'year',
+            interval_count: price.recurringIntervalCount,
+          }
         : null,
     tax_behavior: columnValue(TAX_BEHAVIORS, price.taxBehavior, 'prices.tax_behavior'),
     description: price.description,
@@ -94,15 +97,25 @@ export async function findPriceRow(db: Db | Tx, accountId: string, id: string): 
 export async function lockProduct(tx: Tx, accountId: string, id: string, mode: 'update' | 'share'): Promise<Product> {
   const rows =
     mode === 'update'
-      ? await tx.$queryRaw<{ id: string }[]>`SELECT id FROM products WHERE id = ${id} AND account_id = ${accountId} FOR UPDATE`
-      : await tx.$queryRaw<{ id: string }[]>`SELECT id FROM products WHERE id = ${id} AND account_id = ${accountId} FOR SHARE`;
+      ? await tx.$queryRaw<
+          { id: string }[]
+        >`SELECT id FROM products WHERE id = ${id} AND account_id = ${accountId} FOR UPDATE`
+      : await tx.$queryRaw<
+          { id: string }[]
+        >`SELECT id FROM products WHERE id = ${id} AND account_id = ${accountId} FOR SHARE`;
   if (rows.length === 0) throw notFound('product', id);
   return findProductRow(tx, accountId, id);
 }
 
 const LOCK_PRICE = {
-  update: { name: 'price_lock_update', text: `SELECT ${PRICE_COLUMNS} FROM prices p WHERE p.id = $1 AND p.account_id = $2 FOR UPDATE` },
-  share: { name: 'price_lock_share', text: `SELECT ${PRICE_COLUMNS} FROM prices p WHERE p.id = $1 AND p.account_id = $2 FOR SHARE` },
+  update: {
+    name: 'price_lock_update',
+    text: `SELECT ${PRICE_COLUMNS} FROM prices p WHERE p.id = $1 AND p.account_id = $2 FOR UPDATE`,
+  },
+  share: {
+    name: 'price_lock_share',
+    text: `SELECT ${PRICE_COLUMNS} FROM prices p WHERE p.id = $1 AND p.account_id = $2 FOR SHARE`,
+  },
 } satisfies Record<string, Statement>;
 
 export async function lockPrice(tx: Tx, accountId: string, id: string, mode: 'update' | 'share'): Promise<Price> {
@@ -118,7 +131,9 @@ export async function lockPrice(tx: Tx, accountId: string, id: string, mode: 'up
  */
 export async function unpaidInvoiceLineCount(db: Db | Tx, accountId: string, priceIds: string[]): Promise<number> {
   if (priceIds.length === 0) return 0;
-  return db.invoiceLine.count({ where: { accountId, priceId: { in: priceIds }, invoice: { status: { in: ['draft', 'open'] } } } });
+  return db.invoiceLine.count({
+    where: { accountId, priceId: { in: priceIds }, invoice: { status: { in: ['draft', 'open'] } } },
+  });
 }
 
 /** Number of subscription items (of the price's own account) that use each of the prices. */

@@ -17,7 +17,12 @@ export const createdRange = z
 /** `ids` of the JSON filter: comma-separated resource ids. */
 export const commaSeparatedIds = z
   .string()
-  .transform((value) => value.split(',').map((id) => id.trim()).filter((id) => id !== ''))
+  .transform((value) =>
+    value
+      .split(',')
+      .map((id) => id.trim())
+      .filter((id) => id !== ''),
+  )
   .pipe(z.array(resourceId).max(MAX_FILTER_IDS, `may name at most ${MAX_FILTER_IDS} ids`));
 
 export type Search<F> = { text?: string; filter?: F };
@@ -38,7 +43,11 @@ export function jsonTextFilter<F extends z.ZodType>(filter: F, description: stri
       try {
         parsed = JSON.parse(text);
       } catch {
-        ctx.addIssue({ code: 'custom', message: 'is not valid JSON (a search starting with { is read as a JSON filter)', input: raw });
+        ctx.addIssue({
+          code: 'custom',
+          message: 'is not valid JSON (a search starting with { is read as a JSON filter)',
+          input: raw,
+        });
         return z.NEVER;
       }
       const malformed = findMalformedText(parsed);
@@ -51,7 +60,8 @@ export function jsonTextFilter<F extends z.ZodType>(filter: F, description: stri
         for (const issue of result.error.issues) {
           // Re-raised as custom issues (unknown keys excepted, which keep their key names) so the 400 says
           // what is wrong rather than "Required": the value lives in the JSON text, not in the query.
-          if (issue.code === 'unrecognized_keys') ctx.addIssue({ code: 'unrecognized_keys', keys: issue.keys, path: issue.path, message: issue.message });
+          if (issue.code === 'unrecognized_keys')
+            ctx.addIssue({ code: 'unrecognized_keys', keys: issue.keys, path: issue.path, message: issue.message });
           else ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message, input: parsed });
         }
         return z.NEVER;

@@ -71,8 +71,10 @@ export function parseTaxCodesTsv(text: string): Map<string, string> {
   rows.forEach((row, index) => {
     const [code, name, categoryType, ...extra] = row.split('\t');
     const line = index + 2;
-    if (!code || !name?.trim() || !categoryType || extra.length > 0) throw new Error(`tax codes file: malformed line ${line}`);
-    if (!ALLOWED_TAX_CODES.has(code)) throw new Error(`tax codes file: line ${line} has ${code}, which the spec does not allow`);
+    if (!code || !name?.trim() || !categoryType || extra.length > 0)
+      throw new Error(`tax codes file: malformed line ${line}`);
+    if (!ALLOWED_TAX_CODES.has(code))
+      throw new Error(`tax codes file: line ${line} has ${code}, which the spec does not allow`);
     if (names.has(code)) throw new Error(`tax codes file: ${code} appears twice`);
     names.set(code, name.trim());
   });

@@ -34,7 +34,9 @@ export const PERCENTAGE_DECIMALS = 4;
 
 const taxType = z.enum(TAX_TYPES).describe(`One of ${TAX_TYPES.join(', ')}; display_name is required for Custom`);
 const displayName = nameText(MAX_DISPLAY_NAME);
-const taxRateDescription = z.string().max(MAX_TAX_RATE_DESCRIPTION, `must be at most ${MAX_TAX_RATE_DESCRIPTION} characters`);
+const taxRateDescription = z
+  .string()
+  .max(MAX_TAX_RATE_DESCRIPTION, `must be at most ${MAX_TAX_RATE_DESCRIPTION} characters`);
 
 /** 0..100 with at most 4 decimals, so that pct * 10000 is an exact integer (parts per million). */
 export const percentage = z
@@ -48,7 +50,11 @@ export const percentage = z
 
 export const createTaxRateBody = z
   .strictObject({
-    display_name: displayName.optional().describe('Required when tax_type is Custom (the default); other types default it, e.g. VAT. 1 to 100 characters, NFC-normalized and trimmed; control and invisible characters are refused'),
+    display_name: displayName
+      .optional()
+      .describe(
+        'Required when tax_type is Custom (the default); other types default it, e.g. VAT. 1 to 100 characters, NFC-normalized and trimmed; control and invisible characters are refused',
+      ),
     percentage,
     inclusive: z.boolean(),
     active: z.boolean().default(true),

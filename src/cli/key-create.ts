@@ -23,7 +23,10 @@ async function main(): Promise<number> {
     return prisma.$transaction((tx) => createApiKey(tx, accountId, role, actor));
   });
   if (values.json) console.log(JSON.stringify(created));
-  else console.log(`API key ${created.key_id} for ${created.account_id} (role ${created.role}), shown once: ${created.api_key}`);
+  else
+    console.log(
+      `API key ${created.key_id} for ${created.account_id} (role ${created.role}), shown once: ${created.api_key}`,
+    );
   return 0;
 }
 

@@ -6,7 +6,10 @@ const usage = `Usage: npm run key:list -- --account <acct_id> [--json]
 Exit codes: 0 done, 1 failed (unknown account), 2 bad usage (docs/operations.md).`;
 
 async function main(): Promise<number> {
-  const { values } = parseCommandLine(usage, { account: { type: 'string' }, json: { type: 'boolean', default: false } });
+  const { values } = parseCommandLine(usage, {
+    account: { type: 'string' },
+    json: { type: 'boolean', default: false },
+  });
   const accountId = values.account;
   if (!accountId) fail(`--account is required.\n${usage}`);
   const keys = await withDatabase(async (prisma) => {

@@ -7,7 +7,8 @@ import { fail, operatorActor, OPERATOR_OPTION, parseCommandLine, refuse, runComm
  * cache). `npm run key:rotate -- --key <key_id> [--overlap-hours 24] [--force]`: a new key (printed
  * once) with the same account and role; the old one keeps working for the overlap, then answers 401.
  */
-const exitCodes = 'Exit codes: 0 done, 1 failed or refused (unknown key, a live successor), 2 bad usage (docs/operations.md).';
+const exitCodes =
+  'Exit codes: 0 done, 1 failed or refused (unknown key, a live successor), 2 bad usage (docs/operations.md).';
 const usage = {
   revoke: `Usage: npm run key:revoke -- --key <key_id> [--operator NAME] [--json]
   Ends the key now: running API processes refuse it within 30 s. --operator: who to record (default: OS user@host).
@@ -22,14 +23,21 @@ ${exitCodes}`,
 const cacheSeconds = AUTH_CACHE_MS / 1000;
 
 async function revoke(args: string[]): Promise<number> {
-  const { values } = parseCommandLine(usage.revoke, { key: { type: 'string' }, json: { type: 'boolean', default: false }, ...OPERATOR_OPTION }, { args });
+  const { values } = parseCommandLine(
+    usage.revoke,
+    { key: { type: 'string' }, json: { type: 'boolean', default: false }, ...OPERATOR_OPTION },
+    { args },
+  );
   const keyId = values.key;
   if (!keyId) fail(`--key is required.\n${usage.revoke}`);
   const actor = operatorActor(values.operator, 'key:revoke');
-  const revoked = await withDatabase((prisma) => prisma.$transaction((tx) => expireApiKey(tx, keyId, new Date(), actor)));
+  const revoked = await withDatabase((prisma) =>
+    prisma.$transaction((tx) => expireApiKey(tx, keyId, new Date(), actor)),
+  );
   if (!revoked) refuse(`No such key: ${keyId}`);
   if (values.json) console.log(JSON.stringify({ key_id: keyId, expires_at: revoked.expiresAt.toISOString() }));
-  else console.log(`Key ${keyId} revoked by ${actor.operator}; running API processes refuse it within ${cacheSeconds} s.`);
+  else
+    console.log(`Key ${keyId} revoked by ${actor.operator}; running API processes refuse it within ${cacheSeconds} s.`);
   return 0;
 }
 
@@ -48,9 +56,12 @@ async function rotate(args: string[]): Promise<number> {
   const keyId = values.key;
   if (!keyId) fail(`--key is required.\n${usage.rotate}`);
   const hours = Number(values['overlap-hours']);
-  if (!Number.isFinite(hours) || hours < 0 || hours > 720) fail(`--overlap-hours must be a number from 0 to 720.\n${usage.rotate}`);
+  if (!Number.isFinite(hours) || hours < 0 || hours > 720)
+    fail(`--overlap-hours must be a number from 0 to 720.\n${usage.rotate}`);
   const actor = operatorActor(values.operator, 'key:rotate');
-  const result = await withDatabase((prisma) => rotateApiKey(prisma, keyId, hours * 3_600_000, { force: values.force, actor }));
+  const result = await withDatabase((prisma) =>
+    rotateApiKey(prisma, keyId, hours * 3_600_000, { force: values.force, actor }),
+  );
   switch (result.outcome) {
     case 'unknown_key':
       return refuse(`No such key: ${keyId}`);
@@ -68,8 +79,12 @@ async function rotate(args: string[]): Promise<number> {
             `revoke it if no client uses it: npm run key:revoke -- --key ${replaced.key_id}`,
         );
       }
-      if (values.json) console.log(JSON.stringify({ ...created, ...(replaced ? { previous_successor: replaced.key_id } : {}) }));
-      else console.log(`New API key ${created.key_id} for ${created.account_id} (role ${created.role}), shown once: ${created.api_key}\nOld key ${keyId} works until ${created.old_key_expires_at}.`);
+      if (values.json)
+        console.log(JSON.stringify({ ...created, ...(replaced ? { previous_successor: replaced.key_id } : {}) }));
+      else
+        console.log(
+          `New API key ${created.key_id} for ${created.account_id} (role ${created.role}), shown once: ${created.api_key}\nOld key ${keyId} works until ${created.old_key_expires_at}.`,
+        );
       return 0;
     }
   }

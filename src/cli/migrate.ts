@@ -12,7 +12,8 @@ async function main(): Promise<void> {
   const database = await resolveDatabase();
   try {
     const result = await migrate(database.url, paths.migrations);
-    if (result.applied.length === 0) console.log(`Database is up to date (${result.alreadyApplied} migrations applied).`);
+    if (result.applied.length === 0)
+      console.log(`Database is up to date (${result.alreadyApplied} migrations applied).`);
     for (const name of result.applied) console.log(`Applied ${name}`);
   } finally {
     await database.stop();

@@ -30,9 +30,15 @@ function timestamp(): string {
 
 /** prisma/schema/ as committed at HEAD, written to `dir`. */
 function writeCommittedSchema(dir: string): void {
-  const listing = execFileSync('git', ['ls-tree', '--name-only', 'HEAD', 'prisma/schema/'], { cwd: projectRoot, encoding: 'utf8' });
+  const listing = execFileSync('git', ['ls-tree', '--name-only', 'HEAD', 'prisma/schema/'], {
+    cwd: projectRoot,
+    encoding: 'utf8',
+  });
   for (const file of listing.split('\n').filter((line) => line.endsWith('.prisma'))) {
-    fs.writeFileSync(path.join(dir, path.basename(file)), execFileSync('git', ['show', `HEAD:${file}`], { cwd: projectRoot }));
+    fs.writeFileSync(
+      path.join(dir, path.basename(file)),
+      execFileSync('git', ['show', `HEAD:${file}`], { cwd: projectRoot }),
+    );
   }
 }
 
@@ -59,7 +65,11 @@ const usage = `Usage: npm run db:diff -- <name_in_snake_case> [--only prisma/sch
 Exit codes: 0 done (or nothing to write), 1 failed, 2 bad usage (docs/operations.md).`;
 
 async function main(): Promise<void> {
-  const { values, positionals } = parseCommandLine(usage, { only: { type: 'string', multiple: true } }, { allowPositionals: true });
+  const { values, positionals } = parseCommandLine(
+    usage,
+    { only: { type: 'string', multiple: true } },
+    { allowPositionals: true },
+  );
   const name = positionals[0];
   if (!name || !/^[a-z0-9_]+$/.test(name) || positionals.length > 1) fail(usage);
   const only = (values.only ?? []).map((file) => path.basename(file));
@@ -77,8 +87,10 @@ async function main(): Promise<void> {
     fs.mkdirSync(target);
     writeCommittedSchema(committed);
     // "to" = the committed schema with the chosen files taken from the working tree (all of them without --only).
-    if (only.length) for (const file of prismaFiles(committed)) fs.copyFileSync(path.join(committed, file), path.join(target, file));
-    for (const file of only.length ? only : prismaFiles(schemaDir)) fs.copyFileSync(path.join(schemaDir, file), path.join(target, file));
+    if (only.length)
+      for (const file of prismaFiles(committed)) fs.copyFileSync(path.join(committed, file), path.join(target, file));
+    for (const file of only.length ? only : prismaFiles(schemaDir))
+      fs.copyFileSync(path.join(schemaDir, file), path.join(target, file));
 
     const byMigrations = await scratchDatabase(database.url, scratch[0]!);
     await migrate(byMigrations, paths.migrations);
@@ -102,7 +114,9 @@ async function main(): Promise<void> {
     const dir = path.join(paths.migrations, `${timestamp()}_${name}`);
     fs.mkdirSync(dir, { recursive: true });
     fs.writeFileSync(path.join(dir, 'migration.sql'), sql);
-    console.log(`Wrote ${path.relative(projectRoot, dir)}/migration.sql; apply it with npm run db:migrate, and commit it with the schema.`);
+    console.log(
+      `Wrote ${path.relative(projectRoot, dir)}/migration.sql; apply it with npm run db:migrate, and commit it with the schema.`,
+    );
   } finally {
     await dropDatabases(database.url, scratch).catch(() => undefined);
     await database.stop();

@@ -38,7 +38,11 @@ type Options = NonNullable<ParseArgsConfig['options']>;
  * beside other arguments); an unknown option, a missing value or a positional argument the command
  * does not take is a usage error naming it.
  */
-export function parseCommandLine<const T extends Options>(usage: string, options: T, config: { args?: string[]; allowPositionals?: boolean } = {}) {
+export function parseCommandLine<const T extends Options>(
+  usage: string,
+  options: T,
+  config: { args?: string[]; allowPositionals?: boolean } = {},
+) {
   const args = config.args ?? process.argv.slice(2);
   if (args.includes('--help') || args.includes('-h')) {
     console.log(usage);
@@ -80,7 +84,8 @@ export function operatorActor(name: string | undefined, command: string): Operat
   if (name === undefined) return { operator: runAs, runAs, command };
   const trimmed = name.trim();
   // eslint-disable-next-line no-control-regex
-  if (!trimmed || trimmed.length > 100 || /[\u0000-\u001f\u007f]/.test(trimmed)) fail('--operator must be a name of 1 to 100 printable characters.');
+  if (!trimmed || trimmed.length > 100 || /[\u0000-\u001f\u007f]/.test(trimmed))
+    fail('--operator must be a name of 1 to 100 printable characters.');
   return { operator: trimmed, runAs, command };
 }
 

@@ -10,9 +10,25 @@ import { OPEN_TERMINAL_STATES, toPaymentObject } from '../payment-plans/payment-
 import { applyPlanRequest, DEFAULT_AFTER_DAYS } from '../payment-plans/payment-plan.service';
 import { sendPlanRequest } from '../payment-plans/workflow-client';
 import { connectTemporalClient, temporalClient } from '../temporal/client';
-import { buildCustomerReport, formatCustomerReport, type WorkflowAnswer, type WorkflowAnswers } from '../support/customer-lookup';
-import { customerActivity, findCustomerById, findCustomersByEmail, type CustomerActivity } from '../support/customer-lookup.records';
-import { FINAL_PLAN_STATUSES, type PaymentPlanRequestArgs, type PaymentPlanRequestRecord, type PaymentPlanRequestSignal, type PaymentPlanWorkflowState } from '../../workflows/payment-plan-contract';
+import {
+  buildCustomerReport,
+  formatCustomerReport,
+  type WorkflowAnswer,
+  type WorkflowAnswers,
+} from '../support/customer-lookup';
+import {
+  customerActivity,
+  findCustomerById,
+  findCustomersByEmail,
+  type CustomerActivity,
+} from '../support/customer-lookup.records';
+import {
+  FINAL_PLAN_STATUSES,
+  type PaymentPlanRequestArgs,
+  type PaymentPlanRequestRecord,
+  type PaymentPlanRequestSignal,
+  type PaymentPlanWorkflowState,
+} from '../../workflows/payment-plan-contract';
 import type { SubscriptionStateView } from '../../workflows/subscription-messages';
 import { fail, operatorActor, parseCommandLine, refuse, runCommand, withDatabase } from './operator';
 
@@ -74,14 +90,19 @@ async function stuck(prisma: Db, options: Options): Promise<number> {
   const planIds = [...new Set(payments.map((payment) => payment.planId))];
   const [terminals, plans] = await Promise.all([
     prisma.terminal.findMany({ where: { id: { in: terminalIds } }, select: { id: true, label: true } }),
-    prisma.paymentPlan.findMany({ where: { id: { in: planIds } }, select: { id: true, accountId: true, customerId: true } }),
+    prisma.paymentPlan.findMany({
+      where: { id: { in: planIds } },
+      select: { id: true, accountId: true, customerId: true },
+    }),
   ]);
   const customers = await prisma.customer.findMany({
     where: { OR: plans.map((plan) => ({ id: plan.customerId, accountId: plan.accountId })) },
     select: { id: true, name: true },
   });
   const labelOf = new Map(terminals.map((terminal) => [terminal.id, terminal.label]));
-  const customerOf = new Map(plans.map((plan) => [plan.id, customers.find((customer) => customer.id === plan.customerId)]));
+  const customerOf = new Map(
+    plans.map((plan) => [plan.id, customers.find((customer) => customer.id === plan.customerId)]),
+  );
   const rows = payments.map((payment) => ({
     account: payment.accountId,
     plan: payment.planId,
@@ -121,7 +142,13 @@ async function stuck(prisma: Db, options: Options): Promise<number> {
     [row.deposit ? 'deposit' : '', row.cancel_requested ? 'cancel requested' : ''].filter(Boolean).join(', '),
   ]);
   const widths = header.map((title, column) => Math.max(title.length, ...table.map((line) => line[column]!.length)));
-  for (const line of [header, ...table]) console.log(line.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd());
+  for (const line of [header, ...table])
+    console.log(
+      line
+        .map((cell, column) => cell.padEnd(widths[column]!))
+        .join('  ')
+        .trimEnd(),
+    );
   return 0;
 }
 
@@ -157,20 +184,38 @@ async function requestPayment(
   } catch (error) {
     if (!(error instanceof ApiError) || error.status !== 400) throw error;
     // Refused by the update's validator: nothing reached the workflow.
-    record = { request_id: requestId, signal, at: Date.now(), applied: false, code: error.code, param: error.param, message: error.message, payment_id: paymentId };
+    record = {
+      request_id: requestId,
+      signal,
+      at: Date.now(),
+      applied: false,
+      code: error.code,
+      param: error.param,
+      message: error.message,
+      payment_id: paymentId,
+    };
   }
   // The identity stays out of the workflow's `source`, which the API shows merchants: the request id links the two.
   await recordOperatorAction(prisma, actor, {
     accountId: payment.accountId,
     target: paymentId,
-    detail: { plan: planId, request: signal, request_id: requestId, args: { ...args }, applied: record.applied, ...(record.code ? { code: record.code } : {}) },
+    detail: {
+      plan: planId,
+      request: signal,
+      request_id: requestId,
+      args: { ...args },
+      applied: record.applied,
+      ...(record.code ? { code: record.code } : {}),
+    },
   });
   const after = toPaymentObject(await prisma.paymentPlanPayment.findUniqueOrThrow({ where: { id: paymentId } }));
   if (options.json) {
     console.log(JSON.stringify({ request: record, payment: after }));
   } else {
     console.log(`${record.applied ? 'Done' : 'Refused'}: ${record.message}`);
-    console.log(`Payment ${after.id}: status ${after.status}, terminal state ${after.terminal?.state ?? '-'}${after.terminal?.cancel_requested ? ' (cancel requested)' : ''}`);
+    console.log(
+      `Payment ${after.id}: status ${after.status}, terminal state ${after.terminal?.state ?? '-'}${after.terminal?.cancel_requested ? ' (cancel requested)' : ''}`,
+    );
   }
   return record.applied ? 0 : 1;
 }
@@ -178,25 +223,39 @@ async function requestPayment(
 async function settings(prisma: Db, accountId: string, options: Options, actor: OperatorActor): Promise<number> {
   const account = await prisma.account.findUnique({ where: { id: accountId } });
   if (!account) refuse(`No account ${accountId}.`);
-  const days = options['default-after-days'] === undefined ? undefined : positiveInt(options['default-after-days'], 'default-after-days', 0, 1);
+  const days =
+    options['default-after-days'] === undefined
+      ? undefined
+      : positiveInt(options['default-after-days'], 'default-after-days', 0, 1);
   if (options.enable || options.disable || days !== undefined) {
     await prisma.$transaction(async (tx) => {
       if (options.enable || options.disable) {
         await tx.account.update({ where: { id: accountId }, data: { paymentPlansEnabled: Boolean(options.enable) } });
       }
       if (days !== undefined) {
-        await tx.paymentPlanSettings.upsert({ where: { accountId }, create: { accountId, defaultAfterDays: days }, update: { defaultAfterDays: days } });
+        await tx.paymentPlanSettings.upsert({
+          where: { accountId },
+          create: { accountId, defaultAfterDays: days },
+          update: { defaultAfterDays: days },
+        });
       }
       await recordOperatorAction(tx, actor, {
         accountId,
         target: accountId,
-        detail: { ...(options.enable || options.disable ? { payment_plans: Boolean(options.enable) } : {}), ...(days !== undefined ? { default_after_days: days } : {}) },
+        detail: {
+          ...(options.enable || options.disable ? { payment_plans: Boolean(options.enable) } : {}),
+          ...(days !== undefined ? { default_after_days: days } : {}),
+        },
       });
     });
   }
   const enabled = (await prisma.account.findUniqueOrThrow({ where: { id: accountId } })).paymentPlansEnabled;
   const stored = await prisma.paymentPlanSettings.findUnique({ where: { accountId } });
-  const result = { account_id: accountId, payment_plans: enabled, default_after_days: stored?.defaultAfterDays ?? DEFAULT_AFTER_DAYS };
+  const result = {
+    account_id: accountId,
+    payment_plans: enabled,
+    default_after_days: stored?.defaultAfterDays ?? DEFAULT_AFTER_DAYS,
+  };
   console.log(
     options.json
       ? JSON.stringify(result)
@@ -227,10 +286,18 @@ const endedSubscription = (status: string) => status === 'canceled' || status ==
  * `timeoutMs`; one that cannot answer (its first task waits for its start, Temporal is down) is
  * noted with the reason and the report falls back on the database.
  */
-async function workflowAnswers(activities: CustomerActivity[], timeoutMs: number, databaseOnly: boolean): Promise<WorkflowAnswers> {
+async function workflowAnswers(
+  activities: CustomerActivity[],
+  timeoutMs: number,
+  databaseOnly: boolean,
+): Promise<WorkflowAnswers> {
   const answers: WorkflowAnswers = { subscriptions: new Map(), plans: new Map() };
-  const subscriptionIds = activities.flatMap((activity) => activity.subscriptions.filter((row) => !endedSubscription(row.status)).map((row) => `subscription:${row.id}`));
-  const planIds = activities.flatMap((activity) => activity.plans.filter((plan) => !FINAL_PLAN_STATUSES.includes(plan.status as never)).map((plan) => plan.workflowId));
+  const subscriptionIds = activities.flatMap((activity) =>
+    activity.subscriptions.filter((row) => !endedSubscription(row.status)).map((row) => `subscription:${row.id}`),
+  );
+  const planIds = activities.flatMap((activity) =>
+    activity.plans.filter((plan) => !FINAL_PLAN_STATUSES.includes(plan.status as never)).map((plan) => plan.workflowId),
+  );
   const noteAll = (reason: string) => {
     for (const id of subscriptionIds) answers.subscriptions.set(id, { unavailable: reason });
     for (const id of planIds) answers.plans.set(id, { unavailable: reason });
@@ -251,9 +318,14 @@ async function workflowAnswers(activities: CustomerActivity[], timeoutMs: number
   const client = temporalClient(connection);
   async function ask<T>(workflowId: string): Promise<WorkflowAnswer<T>> {
     try {
-      return { state: await client.withDeadline(Date.now() + timeoutMs, () => client.workflow.getHandle(workflowId).query<T>('state')) };
+      return {
+        state: await client.withDeadline(Date.now() + timeoutMs, () =>
+          client.workflow.getHandle(workflowId).query<T>('state'),
+        ),
+      };
     } catch (error) {
-      if (error instanceof WorkflowNotFoundError) return { unavailable: 'no such workflow (not started yet, or its history was deleted)' };
+      if (error instanceof WorkflowNotFoundError)
+        return { unavailable: 'no such workflow (not started yet, or its history was deleted)' };
       const message = (error as Error).message.split('\n')[0] ?? '';
       return {
         unavailable: /deadline|timed? ?out/i.test(message)
@@ -275,10 +347,19 @@ async function workflowAnswers(activities: CustomerActivity[], timeoutMs: number
 
 /** `customer <email|cus_id>`: every customer found, as text or JSON (docs/operations.md, "Why was this customer charged"). */
 async function customerLookup(prisma: Db, query: string, options: Options): Promise<number> {
-  const customers = /^cus_/.test(query) ? await findCustomerById(prisma, query, options.account) : await findCustomersByEmail(prisma, query, options.account);
-  if (customers.length === 0) refuse(`No customer ${query.startsWith('cus_') ? query : `with the email ${query}`}${options.account ? ` in account ${options.account}` : ''}.`);
+  const customers = /^cus_/.test(query)
+    ? await findCustomerById(prisma, query, options.account)
+    : await findCustomersByEmail(prisma, query, options.account);
+  if (customers.length === 0)
+    refuse(
+      `No customer ${query.startsWith('cus_') ? query : `with the email ${query}`}${options.account ? ` in account ${options.account}` : ''}.`,
+    );
   const activities = await Promise.all(customers.map((customer) => customerActivity(prisma, customer)));
-  const answers = await workflowAnswers(activities, positiveInt(options['timeout-seconds'], 'timeout-seconds', 5, 1) * 1000, options['database-only'] === true);
+  const answers = await workflowAnswers(
+    activities,
+    positiveInt(options['timeout-seconds'], 'timeout-seconds', 5, 1) * 1000,
+    options['database-only'] === true,
+  );
   const reports = customers.map((customer, index) => buildCustomerReport(customer, activities[index]!, answers));
   if (options.json) {
     console.log(JSON.stringify({ query, customers: reports }));
@@ -298,7 +379,8 @@ async function main(): Promise<number> {
     case 'customer': {
       const [query] = rest;
       if (!query || rest.length > 1) fail(`customer takes one email or cus_ id.\n${usage}`);
-      if (!/^cus_[A-Za-z0-9]+$/.test(query) && !/^[^\s@]+@[^\s@]+$/.test(query)) fail(`"${query}" is neither an email nor a customer id (cus_...).\n${usage}`);
+      if (!/^cus_[A-Za-z0-9]+$/.test(query) && !/^[^\s@]+@[^\s@]+$/.test(query))
+        fail(`"${query}" is neither an email nor a customer id (cus_...).\n${usage}`);
       positiveInt(options['timeout-seconds'], 'timeout-seconds', 5, 1);
       return withDatabase((prisma) => customerLookup(prisma, query, options));
     }
@@ -318,11 +400,20 @@ async function main(): Promise<number> {
       try {
         return await withDatabase((prisma) =>
           command === 'terminal:resolve'
-            ? requestPayment(prisma, temporal.client, 'resolveTerminalPayment', planId, paymentId, {
-                outcome: options.outcome as 'approved' | 'declined' | undefined,
-                payment_method: options['payment-method'],
-                external: options.external,
-              }, options, actor)
+            ? requestPayment(
+                prisma,
+                temporal.client,
+                'resolveTerminalPayment',
+                planId,
+                paymentId,
+                {
+                  outcome: options.outcome as 'approved' | 'declined' | undefined,
+                  payment_method: options['payment-method'],
+                  external: options.external,
+                },
+                options,
+                actor,
+              )
             : requestPayment(prisma, temporal.client, 'cancelTerminalPayment', planId, paymentId, {}, options, actor),
         );
       } finally {

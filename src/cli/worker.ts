@@ -23,10 +23,18 @@ import { freeLoopbackPort, serveWorkerMetrics, type WorkerMetricsServer } from '
 async function main(): Promise<void> {
   const metricsPort = config.workerMetricsPort;
   const sdkMetricsPort = metricsPort ? await freeLoopbackPort() : undefined;
-  const runtime = installWorkerRuntime({ logger, sdkLogLevel: config.temporalLogLevel, metricsPort: sdkMetricsPort, metricsHost: '127.0.0.1' });
+  const runtime = installWorkerRuntime({
+    logger,
+    sdkLogLevel: config.temporalLogLevel,
+    metricsPort: sdkMetricsPort,
+    metricsHost: '127.0.0.1',
+  });
   let metrics: WorkerMetricsServer | undefined;
   if (metricsPort) {
-    metrics = await serveWorkerMetrics({ port: metricsPort, sdkMetricsUrl: `http://127.0.0.1:${sdkMetricsPort}/metrics` }).catch((error: unknown) => {
+    metrics = await serveWorkerMetrics({
+      port: metricsPort,
+      sdkMetricsUrl: `http://127.0.0.1:${sdkMetricsPort}/metrics`,
+    }).catch((error: unknown) => {
       logger.error({ err: error, port: metricsPort }, 'worker metrics not served: the port could not be bound');
       return undefined;
     });
@@ -34,21 +42,37 @@ async function main(): Promise<void> {
   const database = await resolveDatabase();
   const prisma = createPrisma(database.url, workerPoolSize());
   const encrypted = await encryptStoredSecrets(prisma);
-  if (encrypted > 0) logger.info({ destinations: encrypted }, 'webhook secrets encrypted under the current SECRETS_ENCRYPTION_KEY');
+  if (encrypted > 0)
+    logger.info({ destinations: encrypted }, 'webhook secrets encrypted under the current SECRETS_ENCRYPTION_KEY');
   const sealed = await sealStoredAnswers(prisma);
-  if (sealed > 0) logger.info({ records: sealed }, 'idempotency answers stored in clear text encrypted under SECRETS_ENCRYPTION_KEY');
+  if (sealed > 0)
+    logger.info({ records: sealed }, 'idempotency answers stored in clear text encrypted under SECRETS_ENCRYPTION_KEY');
   const connection = await NativeConnection.connect({ address: config.temporalAddress });
   const bundle = config.workflowBundle;
-  const worker = await createWorker({ prisma, connection, ...(bundle ? { workflowBundle: { codePath: bundle } } : {}) });
+  const worker = await createWorker({
+    prisma,
+    connection,
+    ...(bundle ? { workflowBundle: { codePath: bundle } } : {}),
+  });
   // The relay's client shares the worker's connection, so the sweep's workflow starts can be eager.
   const temporal = temporalClient(connection);
   // The relay makes each delivery's attempt 1 (counted on the worker's metrics as the activity counts the
   // rest) and starts its workflow without asking for an eager start: a start then returns once it is
   // durable, not after the first task was handed over, and the relay's batch goes on (docs/performance.md, Sixth round).
-  const relay = startRelay({ prisma, databaseUrl: database.url, temporal, taskQueue: config.taskQueue, eagerStart: false, metricMeter: runtime.metricMeter });
+  const relay = startRelay({
+    prisma,
+    databaseUrl: database.url,
+    temporal,
+    taskQueue: config.taskQueue,
+    eagerStart: false,
+    metricMeter: runtime.metricMeter,
+  });
   // Workflows the API recorded and could not start (it died, Temporal was down): started a few seconds late.
   const starts = startWorkflowStartSweeper({ prisma, temporal, taskQueue: config.taskQueue, eagerStart: true });
-  logger.info({ taskQueue: config.taskQueue, namespace: config.temporalNamespace, metricsPort: metrics?.port ?? null }, 'worker running');
+  logger.info(
+    { taskQueue: config.taskQueue, namespace: config.temporalNamespace, metricsPort: metrics?.port ?? null },
+    'worker running',
+  );
   await worker.run();
   await relay.stop();
   await starts.stop();

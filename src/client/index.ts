@@ -13,8 +13,16 @@ export type Schema<Name extends keyof components['schemas']> = components['schem
  *   const billing = createBillingClient('http://localhost:3000', process.env.CC_API_KEY!);
  *   const { data, error } = await billing.POST('/customers', { body: { name: 'Acme' } });
  */
-export function createBillingClient(baseUrl: string, apiKey: string, options: { fetch?: typeof fetch; middleware?: Middleware[] } = {}) {
-  const client = createClient<paths>({ baseUrl, headers: { 'cc-api-key': apiKey }, ...(options.fetch ? { fetch: options.fetch } : {}) });
+export function createBillingClient(
+  baseUrl: string,
+  apiKey: string,
+  options: { fetch?: typeof fetch; middleware?: Middleware[] } = {},
+) {
+  const client = createClient<paths>({
+    baseUrl,
+    headers: { 'cc-api-key': apiKey },
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+  });
   for (const middleware of options.middleware ?? []) client.use(middleware);
   return client;
 }

@@ -44,7 +44,11 @@ export const createCustomerBody = z
         address: addressInput,
       })
       .optional(),
-    test_clock: resourceId.optional().describe('Test mode: a clock_ id of the account; the customer\'s subscriptions and payment plans run on its time (set at creation only)'),
+    test_clock: resourceId
+      .optional()
+      .describe(
+        "Test mode: a clock_ id of the account; the customer's subscriptions and payment plans run on its time (set at creation only)",
+      ),
   })
   .meta({ id: 'CustomerCreate' });
 
@@ -99,7 +103,8 @@ export const customerSchema = z
   })
   .meta({
     id: 'Customer',
-    description: '`email`, `currency` and `shipping` are absent while unset; `description` and `phone` are null then (docs/decisions.md §18)',
+    description:
+      '`email`, `currency` and `shipping` are absent while unset; `description` and `phone` are null then (docs/decisions.md §18)',
   });
 
 export const SORTABLE_FIELDS = ['created', 'name', 'email'] as const;

@@ -57,11 +57,17 @@ export async function findCustomer(db: Db | Tx, accountId: string, id: string): 
   return findCustomerRow(db, accountId, id);
 }
 
-export async function createCustomer(prisma: Db, accountId: string, input: CreateCustomerInput): Promise<CustomerObject> {
+export async function createCustomer(
+  prisma: Db,
+  accountId: string,
+  input: CreateCustomerInput,
+): Promise<CustomerObject> {
   return prisma.$transaction(async (tx) => {
     const testClockId = await clockForNewCustomer(tx, accountId, input.test_clock);
     // A customer on a test clock is created at the clock's time, like what it will own.
-    const clockTime = testClockId ? (await tx.testClock.findUniqueOrThrow({ where: { id: testClockId } })).frozenTime : undefined;
+    const clockTime = testClockId
+      ? (await tx.testClock.findUniqueOrThrow({ where: { id: testClockId } })).frozenTime
+      : undefined;
     const customer = await tx.customer.create({
       data: {
         id: newId('customer'),
@@ -93,14 +99,15 @@ function orderBy(query: ListCustomersQuery): Prisma.CustomerOrderByWithRelationI
 function searchFilter(search: string | undefined) {
   if (!search) return {};
   return {
-    OR: [
-      { name: containsText(search) },
-      { email: containsText(search) },
-    ],
+    OR: [{ name: containsText(search) }, { email: containsText(search) }],
   };
 }
 
-export async function listCustomers(prisma: Db, accountId: string, query: ListCustomersQuery): Promise<CustomerObject[]> {
+export async function listCustomers(
+  prisma: Db,
+  accountId: string,
+  query: ListCustomersQuery,
+): Promise<CustomerObject[]> {
   const customers = await prisma.customer.findMany({
     where: { accountId, deletedAt: null, ...searchFilter(query.search) },
     orderBy: orderBy(query),
@@ -154,8 +161,14 @@ export async function findCustomerRow(prisma: Db | Tx, accountId: string, id: st
  * that waited for a deletion finds no live customer (404).
  */
 const LOCK_CUSTOMER: Record<'share' | 'update', Statement> = {
-  share: { name: 'customer_lock_share', text: `SELECT ${CUSTOMER_COLUMNS} FROM customers WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL FOR KEY SHARE` },
-  update: { name: 'customer_lock_update', text: `SELECT ${CUSTOMER_COLUMNS} FROM customers WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL FOR UPDATE` },
+  share: {
+    name: 'customer_lock_share',
+    text: `SELECT ${CUSTOMER_COLUMNS} FROM customers WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL FOR KEY SHARE`,
+  },
+  update: {
+    name: 'customer_lock_update',
+    text: `SELECT ${CUSTOMER_COLUMNS} FROM customers WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL FOR UPDATE`,
+  },
 };
 
 /** findCustomer, locked in the caller's transaction (LOCK_CUSTOMER); 404 for a deleted, unknown or other account's customer. */
@@ -215,7 +228,11 @@ export async function updateCustomer(
 
     const shippingInput = input.shippingAddress;
     if (shippingInput) {
-      const shipping = (current.shipping as Shipping | null) ?? { name: data.name ?? current.name, phone: null, address: {} };
+      const shipping = (current.shipping as Shipping | null) ?? {
+        name: data.name ?? current.name,
+        phone: null,
+        address: {},
+      };
       data.shipping = {
         name: shipping.name,
         phone: shippingInput.shippingPhone ?? shipping.phone,
@@ -243,7 +260,11 @@ export async function updateCustomer(
  * hidden from every endpoint, customer.deleted. The row is kept (soft delete) so invoices and payments
  * that name it keep their history.
  */
-export async function markCustomerDeleted(tx: Tx, accountId: string, id: string): Promise<{ id: string; object: 'customer'; deleted: true }> {
+export async function markCustomerDeleted(
+  tx: Tx,
+  accountId: string,
+  id: string,
+): Promise<{ id: string; object: 'customer'; deleted: true }> {
   const customer = await tx.customer.update({ where: { id }, data: { deletedAt: new Date() } });
   await recordEvent(tx, accountId, 'customer.deleted', toCustomerObject(customer));
   return { id: customer.id, object: 'customer' as const, deleted: true as const };

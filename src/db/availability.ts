@@ -6,7 +6,15 @@ export const DATABASE_RETRY_AFTER_SECONDS = 5;
 /** Prisma's codes for a server it cannot reach or a connection it lost, or a pool with no free connection. */
 const PRISMA_CODES = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024']);
 /** Socket errors of the pg driver. */
-const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH']);
+const SOCKET_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+]);
 /** PostgreSQL SQLSTATEs: connection exceptions (class 08), shutting down or starting up (57P01-57P03), too many connections. */
 const SQLSTATES = /^(08\d{3}|57P0[123]|53300)$/;
 /** Driver adapter error kinds (@prisma/adapter-pg) and messages of pg and Prisma for the same cases. */
@@ -14,13 +22,21 @@ const KINDS = new Set(['DatabaseNotReachable', 'ConnectionClosed', 'SocketTimeou
 const MESSAGES =
   /Can't reach database server|Connection terminated|Server has closed the connection|terminating connection due to administrator command|the database system is (shutting down|starting up)|Client has encountered a connection error|ECONNREFUSED|timeout exceeded when trying to connect/i;
 
-type ErrorLike = { code?: unknown; kind?: unknown; message?: unknown; cause?: unknown; meta?: unknown; originalCode?: unknown };
+type ErrorLike = {
+  code?: unknown;
+  kind?: unknown;
+  message?: unknown;
+  cause?: unknown;
+  meta?: unknown;
+  originalCode?: unknown;
+};
 
 /** Whether `error` (a Prisma, driver adapter or pg error, or one wrapping it) says PostgreSQL does not answer. */
 export function isDatabaseUnavailable(error: unknown, depth = 0): boolean {
   if (error === null || typeof error !== 'object' || depth > 5) return false;
   const { code, kind, message, cause, meta, originalCode } = error as ErrorLike;
-  if (typeof code === 'string' && (PRISMA_CODES.has(code) || SOCKET_CODES.has(code) || SQLSTATES.test(code))) return true;
+  if (typeof code === 'string' && (PRISMA_CODES.has(code) || SOCKET_CODES.has(code) || SQLSTATES.test(code)))
+    return true;
   if (typeof originalCode === 'string' && SQLSTATES.test(originalCode)) return true;
   if (typeof kind === 'string' && KINDS.has(kind)) return true;
   if (typeof message === 'string' && MESSAGES.test(message)) return true;
@@ -55,7 +71,9 @@ export function isDatabaseBusy(error: unknown, depth = 0): boolean {
 /** sqlTransaction's P2028 (src/db/sql-transaction.ts): no connection within maxWait, or the transaction ran past its timeout. */
 export class TransactionExpiredError extends Error {
   constructor() {
-    super('The transaction could not run within its bounds (maxWait for a connection, timeout for the whole); it was rolled back.');
+    super(
+      'The transaction could not run within its bounds (maxWait for a connection, timeout for the whole); it was rolled back.',
+    );
   }
 }
 

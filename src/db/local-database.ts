@@ -7,7 +7,10 @@ import { startEmbeddedPostgres, type LocalDatabase } from '../runtime/embedded-p
  * otherwise the project's embedded PostgreSQL, started or reused (`detached`: a cluster started runs
  * in a process group of its own, startEmbeddedPostgres).
  */
-export async function resolveDatabase(log?: (line: string) => void, options: { detached?: boolean } = {}): Promise<LocalDatabase & { embedded: boolean }> {
+export async function resolveDatabase(
+  log?: (line: string) => void,
+  options: { detached?: boolean } = {},
+): Promise<LocalDatabase & { embedded: boolean }> {
   if (config.databaseUrl) return { url: config.databaseUrl, stop: async () => undefined, embedded: false };
   const database = await startEmbeddedPostgres({
     dataDir: path.join(paths.data, 'postgres'),

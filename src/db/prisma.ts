@@ -19,7 +19,11 @@ const transactionBounds = new WeakMap<PrismaClient, typeof TRANSACTION_OPTIONS>(
  */
 export const TRANSACTION_OPTIONS = { maxWait: 5_000, timeout: 15_000 };
 
-export function createPrisma(databaseUrl: string, poolSize = 10, transactionOptions = TRANSACTION_OPTIONS): PrismaClient {
+export function createPrisma(
+  databaseUrl: string,
+  poolSize = 10,
+  transactionOptions = TRANSACTION_OPTIONS,
+): PrismaClient {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: poolSize });
   // An idle connection the server drops (restart, outage) must not crash the process; the next query reconnects.
   pool.on('error', () => undefined);

@@ -37,11 +37,15 @@ export async function describeSchema(databaseUrl: string): Promise<string[]> {
  */
 export function schemaDiffSql(databaseUrl: string, fromDir: string | null, toDir: string): string {
   const from = fromDir ? ['--from-schema-datamodel', fromDir] : ['--from-empty'];
-  const sql = execFileSync(path.join(projectRoot, 'node_modules', '.bin', 'prisma'), ['migrate', 'diff', ...from, '--to-schema-datamodel', toDir, '--script'], {
-    cwd: projectRoot,
-    encoding: 'utf8',
-    env: { ...process.env, DATABASE_URL: databaseUrl },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const sql = execFileSync(
+    path.join(projectRoot, 'node_modules', '.bin', 'prisma'),
+    ['migrate', 'diff', ...from, '--to-schema-datamodel', toDir, '--script'],
+    {
+      cwd: projectRoot,
+      encoding: 'utf8',
+      env: { ...process.env, DATABASE_URL: databaseUrl },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   return sql.replace(/^-- CreateSchema\nCREATE SCHEMA IF NOT EXISTS "public";\n\n/m, '');
 }

@@ -124,12 +124,17 @@ function transactionClient(state: SqlTx): Tx {
 async function connect(pool: pg.Pool, maxWaitMs: number): Promise<pg.PoolClient> {
   let timer: NodeJS.Timeout | undefined;
   const connecting = pool.connect();
-  const waited = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new TransactionExpiredError()), maxWaitMs)));
+  const waited = new Promise<never>(
+    (_, reject) => (timer = setTimeout(() => reject(new TransactionExpiredError()), maxWaitMs)),
+  );
   try {
     return await Promise.race([connecting, waited]);
   } catch (error) {
     // A connection that comes after the wait goes back to the pool.
-    connecting.then((client) => client.release(), () => undefined);
+    connecting.then(
+      (client) => client.release(),
+      () => undefined,
+    );
     throw error;
   } finally {
     clearTimeout(timer);
@@ -140,7 +145,11 @@ async function connect(pool: pg.Pool, maxWaitMs: number): Promise<pg.PoolClient>
  * Runs `work` in one transaction: on a pg client when it can, else (or when the work needs a model
  * call) in Prisma's. `bounds` as Prisma's transaction options (the client's unless given).
  */
-export async function sqlTransaction<T>(prisma: Db, work: (tx: Tx) => Promise<T>, bounds?: { maxWait: number; timeout: number }): Promise<T> {
+export async function sqlTransaction<T>(
+  prisma: Db,
+  work: (tx: Tx) => Promise<T>,
+  bounds?: { maxWait: number; timeout: number },
+): Promise<T> {
   const pool = poolOf(prisma);
   if (!pool) return runTransaction(prisma, work, bounds);
   const { maxWait, timeout } = bounds ?? transactionOptionsOf(prisma);

@@ -22,7 +22,13 @@ export function dateOrNull(value: Date | string | null): Date | null {
  * caller's ...OfRow function gives it Prisma's shape: timestamps may be ISO strings, bigints strings or numbers.
  */
 export type RowColumns<T> = {
-  [K in keyof T]: T[K] extends Date ? Date | string : T[K] extends Date | null ? Date | string | null : T[K] extends bigint ? string | number : T[K];
+  [K in keyof T]: T[K] extends Date
+    ? Date | string
+    : T[K] extends Date | null
+      ? Date | string | null
+      : T[K] extends bigint
+        ? string | number
+        : T[K];
 };
 
 /**
@@ -60,8 +66,12 @@ export function modelColumns<Model>(
   fields: Record<keyof Model & string, string>,
   kinds: Partial<Record<Exclude<ColumnKind, 'value'>, (keyof Model & string)[]>>,
 ): ModelColumns<Model> {
-  const kindOf = new Map<string, ColumnKind>(Object.entries(kinds).flatMap(([kind, names]) => names.map((name) => [name, kind as ColumnKind] as const)));
-  return Object.fromEntries(Object.keys(fields).map((field) => [field, kindOf.get(field) ?? 'value'])) as ModelColumns<Model>;
+  const kindOf = new Map<string, ColumnKind>(
+    Object.entries(kinds).flatMap(([kind, names]) => names.map((name) => [name, kind as ColumnKind] as const)),
+  );
+  return Object.fromEntries(
+    Object.keys(fields).map((field) => [field, kindOf.get(field) ?? 'value']),
+  ) as ModelColumns<Model>;
 }
 
 /**
@@ -96,7 +106,13 @@ export function modelOfRow<Model>(columns: ModelColumns<Model>, row: Record<stri
   for (const [field, kind] of Object.entries(columns) as [string, ColumnKind][]) {
     const value = row[field];
     model[field] =
-      kind === 'bigint' ? BigInt(value as string | number) : kind === 'date' ? dateOf(value as Date | string) : kind === 'date?' ? dateOrNull(value as Date | string | null) : value;
+      kind === 'bigint'
+        ? BigInt(value as string | number)
+        : kind === 'date'
+          ? dateOf(value as Date | string)
+          : kind === 'date?'
+            ? dateOrNull(value as Date | string | null)
+            : value;
   }
   return model as Model;
 }
@@ -109,13 +125,19 @@ export function jsonRecord(values: Record<string, unknown>): Record<string, unkn
   const record: Record<string, unknown> = {};
   for (const [field, value] of Object.entries(values)) {
     if (value === undefined) continue;
-    record[columnOfField(field)] = typeof value === 'bigint' ? value.toString() : value instanceof Date ? value.toISOString() : value;
+    record[columnOfField(field)] =
+      typeof value === 'bigint' ? value.toString() : value instanceof Date ? value.toISOString() : value;
   }
   return record;
 }
 
 /** queryRows of a statement that selects a model's columns (selectList), each row in Prisma's shape. */
-export async function queryModels<Model>(db: Db | Tx, columns: ModelColumns<Model>, statement: Statement, values: unknown[]): Promise<Model[]> {
+export async function queryModels<Model>(
+  db: Db | Tx,
+  columns: ModelColumns<Model>,
+  statement: Statement,
+  values: unknown[],
+): Promise<Model[]> {
   const rows = await queryRows<Record<string, unknown>>(db, statement, values);
   return rows.map((row) => modelOfRow<Model>(columns, row));
 }

@@ -6,7 +6,10 @@ export const healthSchema = z.object({ status: state, database: state, temporal:
 export type Health = z.output<typeof healthSchema>;
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  return Promise.race([promise, new Promise<T>((_, reject) => setTimeout(() => reject(new Error('timeout')), ms).unref())]);
+  return Promise.race([
+    promise,
+    new Promise<T>((_, reject) => setTimeout(() => reject(new Error('timeout')), ms).unref()),
+  ]);
 }
 
 /** Both dependencies answer within 2 s, or the service reports itself unavailable (503). */

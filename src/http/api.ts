@@ -93,7 +93,15 @@ const jsonBody = express.json({
 function requireJsonBody(req: Request, _res: Response, next: (error?: unknown) => void): void {
   const hasBody = Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
   if (hasBody && !req.is('application/json')) {
-    next(new ApiError('invalid_request_error', 'unsupported_media_type', 'The request body must be JSON, sent with Content-Type: application/json.', 'Content-Type', 415));
+    next(
+      new ApiError(
+        'invalid_request_error',
+        'unsupported_media_type',
+        'The request body must be JSON, sent with Content-Type: application/json.',
+        'Content-Type',
+        415,
+      ),
+    );
     return;
   }
   next();
@@ -109,8 +117,10 @@ function boundIntegers<T>(node: T): T {
     const schema = node as Record<string, unknown>;
     const isInteger = schema.type === 'integer' || (Array.isArray(schema.type) && schema.type.includes('integer'));
     if (isInteger) {
-      if (schema.maximum === undefined && schema.exclusiveMaximum === undefined) schema.maximum = Number.MAX_SAFE_INTEGER;
-      if (schema.minimum === undefined && schema.exclusiveMinimum === undefined) schema.minimum = Number.MIN_SAFE_INTEGER;
+      if (schema.maximum === undefined && schema.exclusiveMaximum === undefined)
+        schema.maximum = Number.MAX_SAFE_INTEGER;
+      if (schema.minimum === undefined && schema.exclusiveMinimum === undefined)
+        schema.minimum = Number.MIN_SAFE_INTEGER;
     }
     Object.values(schema).forEach(boundIntegers);
   }
@@ -127,7 +137,12 @@ function parsePath<P extends AnyObject>(schema: P, input: unknown, malformed: 40
   } catch (error) {
     if (malformed === 400 || !(error instanceof ApiError) || !error.param) throw error;
     const value = (input as Record<string, unknown>)[error.param];
-    throw new ApiError('not_found', 'resource_missing', `No such ${resourceOfParam(path, error.param)}: '${String(value ?? '').slice(0, 100)}'`, error.param);
+    throw new ApiError(
+      'not_found',
+      'resource_missing',
+      `No such ${resourceOfParam(path, error.param)}: '${String(value ?? '').slice(0, 100)}'`,
+      error.param,
+    );
   }
 }
 
@@ -147,13 +162,22 @@ function commonErrorStatuses(hasBody: boolean): number[] {
   return [...(hasBody ? [413, 415] : []), 429, 431, 500, 503];
 }
 
-const retryAfterHeader = { 'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer' as const } } };
+const retryAfterHeader = {
+  'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer' as const } },
+};
 const allowHeader = { Allow: { description: 'The methods the path answers', schema: { type: 'string' as const } } };
 
 export const errorBodySchema = z
   .object({
     error: z.object({
-      type: z.enum(['invalid_request_error', 'authentication_error', 'permission_error', 'not_found', 'conflict', 'api_error']),
+      type: z.enum([
+        'invalid_request_error',
+        'authentication_error',
+        'permission_error',
+        'not_found',
+        'conflict',
+        'api_error',
+      ]),
       code: z.string(),
       message: z.string(),
       param: z.string().optional(),
@@ -214,7 +238,15 @@ export class Api {
     const idempotent = def.method === 'post' || def.method === 'put';
     const malformedPath = def.malformedPath ?? 404;
     const errorStatuses = [
-      ...new Set([400, 401, ...(def.params && malformedPath === 404 ? [404] : []), ...(def.roles ? [403] : []), ...(idempotent ? [409] : []), ...(def.errors ?? []), ...commonErrorStatuses(def.body !== undefined)]),
+      ...new Set([
+        400,
+        401,
+        ...(def.params && malformedPath === 404 ? [404] : []),
+        ...(def.roles ? [403] : []),
+        ...(idempotent ? [409] : []),
+        ...(def.errors ?? []),
+        ...commonErrorStatuses(def.body !== undefined),
+      ]),
     ].sort();
     this.registry.registerPath({
       method: def.method,
@@ -229,12 +261,17 @@ export class Api {
         query: def.query,
         headers: idempotent ? idempotencyHeaders : undefined,
         // Required unless the route takes no body as `{}` (every field optional): src/http/api.ts parses a missing body as `{}`.
-        body: def.body ? { required: !def.body.safeParse({}).success, content: { 'application/json': { schema: def.body } } } : undefined,
+        body: def.body
+          ? { required: !def.body.safeParse({}).success, content: { 'application/json': { schema: def.body } } }
+          : undefined,
       },
       responses: {
         [status]: { description: 'Success', content: { 'application/json': { schema: def.response } } },
         ...Object.fromEntries(
-          Object.entries(def.otherStatuses ?? {}).map(([code, description]) => [code, { description, content: { 'application/json': { schema: def.response } } }]),
+          Object.entries(def.otherStatuses ?? {}).map(([code, description]) => [
+            code,
+            { description, content: { 'application/json': { schema: def.response } } },
+          ]),
         ),
         ...Object.fromEntries(
           errorStatuses.map((code) => [
@@ -268,15 +305,22 @@ export class Api {
       const body = def.body ? parseOrThrow(def.body, req.body ?? {}, 'body') : undefined;
       const idempotencyKey = idempotent ? readIdempotencyKey(req) : undefined;
       const run = async (idempotencySeed?: string) => {
-        const result = await def.handler({ params, query, body, principal, req, res, idempotencyKey, idempotencySeed } as HandlerContext<
-          z.output<P>,
-          z.output<Q>,
-          z.output<B>
-        >);
+        const result = await def.handler({
+          params,
+          query,
+          body,
+          principal,
+          req,
+          res,
+          idempotencyKey,
+          idempotencySeed,
+        } as HandlerContext<z.output<P>, z.output<Q>, z.output<B>>);
         if (res.headersSent) return null;
         return result instanceof Answer ? { status: result.status, body: result.body } : { status, body: result };
       };
-      const answer = idempotencyKey ? await withIdempotency(this.prisma, principal.accountId, idempotencyKey, req, run) : await run();
+      const answer = idempotencyKey
+        ? await withIdempotency(this.prisma, principal.accountId, idempotencyKey, req, run)
+        : await run();
       if (!answer || res.headersSent) return;
       if ('replayed' in answer && answer.replayed) res.setHeader('Idempotent-Replayed', 'true');
       res.status(answer.status).json(answer.body);
@@ -317,7 +361,13 @@ export class Api {
           .split(/\{\w+\}/)
           .map((literal) => literal.replace(/[.*+?^$()|[\]\\]/g, '\\$&'))
           .join('[^/]+');
-        return [{ pattern: new RegExp(`^${source}/?$`, 'i'), parameters: (template.match(/\{\w+\}/g) ?? []).length, method: definition.route.method.toUpperCase() }];
+        return [
+          {
+            pattern: new RegExp(`^${source}/?$`, 'i'),
+            parameters: (template.match(/\{\w+\}/g) ?? []).length,
+            method: definition.route.method.toUpperCase(),
+          },
+        ];
       });
       this.compiledTemplates = { count: definitions.length, list };
     }

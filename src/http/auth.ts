@@ -39,7 +39,11 @@ export function createAuthenticator(prisma: Db, cacheMs = AUTH_CACHE_MS, failure
   /** `clientAddress`: where the request came from, for the failed-authentication limit. */
   return async function authenticate(rawKey: string | undefined, clientAddress = 'unknown'): Promise<Principal> {
     if (!rawKey) {
-      throw new ApiError('authentication_error', 'api_key_missing', 'Missing API key: send it in the cc-api-key header.');
+      throw new ApiError(
+        'authentication_error',
+        'api_key_missing',
+        'Missing API key: send it in the cc-api-key header.',
+      );
     }
     const hash = hashApiKey(rawKey);
     const now = Date.now();
@@ -47,13 +51,20 @@ export function createAuthenticator(prisma: Db, cacheMs = AUTH_CACHE_MS, failure
     if (cached && cached.expires > now) return cached.principal;
     cache.delete(hash);
     if (!seenValid.has(hash)) await failures?.assertAllowed(clientAddress);
-    const key = await prisma.apiKey.findUnique({ where: { keyHash: hash }, select: { id: true, accountId: true, role: true, expiresAt: true } });
+    const key = await prisma.apiKey.findUnique({
+      where: { keyHash: hash },
+      select: { id: true, accountId: true, role: true, expiresAt: true },
+    });
     if (!key || (key.expiresAt && key.expiresAt.getTime() <= now)) {
       await failures?.recordFailure(clientAddress);
       throw new ApiError('authentication_error', 'api_key_invalid', 'Invalid API key provided.');
     }
     await prisma.apiKey.update({ where: { id: key.id }, data: { lastUsedAt: new Date(now) }, select: { id: true } });
-    const principal: Principal = { accountId: key.accountId, keyId: key.id, role: columnValue(ROLES, key.role, 'api_keys.role') };
+    const principal: Principal = {
+      accountId: key.accountId,
+      keyId: key.id,
+      role: columnValue(ROLES, key.role, 'api_keys.role'),
+    };
     if (cache.size > 10_000) cache.clear();
     if (seenValid.size > 100_000) seenValid.clear();
     seenValid.add(hash);

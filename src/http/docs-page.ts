@@ -40,6 +40,9 @@ export function docsRouter(): express.Router {
   router.get('/docs/init.js', (_req, res) => {
     res.type('application/javascript').send(INIT);
   });
-  router.use('/docs/assets', express.static(path.dirname(require.resolve('swagger-ui-dist/package.json')), { index: false }));
+  router.use(
+    '/docs/assets',
+    express.static(path.dirname(require.resolve('swagger-ui-dist/package.json')), { index: false }),
+  );
   return router;
 }

@@ -1,10 +1,5 @@
 export type ErrorType =
-  | 'invalid_request_error'
-  | 'authentication_error'
-  | 'permission_error'
-  | 'not_found'
-  | 'conflict'
-  | 'api_error';
+  'invalid_request_error' | 'authentication_error' | 'permission_error' | 'not_found' | 'conflict' | 'api_error';
 
 const STATUS_OF: Record<ErrorType, number> = {
   invalid_request_error: 400,
@@ -87,7 +82,13 @@ export class MethodNotAllowedError extends ApiError {
     path: string,
     readonly allowed: string[],
   ) {
-    super('invalid_request_error', 'method_not_allowed', `${path} does not answer ${method}; it answers ${allowed.join(', ')}.`, undefined, 405);
+    super(
+      'invalid_request_error',
+      'method_not_allowed',
+      `${path} does not answer ${method}; it answers ${allowed.join(', ')}.`,
+      undefined,
+      405,
+    );
   }
 
   override headers(): Record<string, string> {

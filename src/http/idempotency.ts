@@ -57,7 +57,8 @@ function requestHash(req: Request): string {
 export function readIdempotencyKey(req: Request): string | undefined {
   const raw = req.header(IDEMPOTENCY_HEADER);
   if (raw === undefined) return undefined;
-  if (!KEY_PATTERN.test(raw)) throw badRequest(`${IDEMPOTENCY_HEADER} must be 1 to 255 visible ASCII characters.`, IDEMPOTENCY_HEADER);
+  if (!KEY_PATTERN.test(raw))
+    throw badRequest(`${IDEMPOTENCY_HEADER} must be 1 to 255 visible ASCII characters.`, IDEMPOTENCY_HEADER);
   return raw;
 }
 
@@ -156,10 +157,20 @@ export async function sealStoredAnswers(prisma: Db): Promise<number> {
   return changed;
 }
 
-async function store(prisma: Db, accountId: string, key: string, hash: string, response: StoredResponse): Promise<void> {
+async function store(
+  prisma: Db,
+  accountId: string,
+  key: string,
+  hash: string,
+  response: StoredResponse,
+): Promise<void> {
   await prisma.idempotencyKey.updateMany({
     where: { accountId, key, requestHash: hash, state: 'in_progress' },
-    data: { state: 'completed', responseStatus: response.status, responseBody: { ...sealAnswer(accountId, key, response.body) } },
+    data: {
+      state: 'completed',
+      responseStatus: response.status,
+      responseBody: { ...sealAnswer(accountId, key, response.body) },
+    },
   });
 }
 
@@ -194,17 +205,29 @@ export async function withIdempotency(
       );
     }
     if (existing.state !== 'completed') {
-      throw conflict(`A request with this ${IDEMPOTENCY_HEADER} is still in progress; retry once it has finished.`, 'idempotency_key_in_use');
+      throw conflict(
+        `A request with this ${IDEMPOTENCY_HEADER} is still in progress; retry once it has finished.`,
+        'idempotency_key_in_use',
+      );
     }
-    return { status: existing.responseStatus!, body: openAnswer(accountId, key, existing.responseBody), replayed: true };
+    return {
+      status: existing.responseStatus!,
+      body: openAnswer(accountId, key, existing.responseBody),
+      replayed: true,
+    };
   }
-  if (claimed === null) throw conflict(`A request with this ${IDEMPOTENCY_HEADER} is still in progress; retry once it has finished.`, 'idempotency_key_in_use');
+  if (claimed === null)
+    throw conflict(
+      `A request with this ${IDEMPOTENCY_HEADER} is still in progress; retry once it has finished.`,
+      'idempotency_key_in_use',
+    );
 
   let response: StoredResponse | null;
   try {
     response = await run(claimSeed(accountId, key, claimed));
   } catch (error) {
-    if (error instanceof ApiError && error.status < 500) await store(prisma, accountId, key, hash, { status: error.status, body: error.toBody() });
+    if (error instanceof ApiError && error.status < 500)
+      await store(prisma, accountId, key, hash, { status: error.status, body: error.toBody() });
     else await release(prisma, accountId, key, hash);
     throw error;
   }

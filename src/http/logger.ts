@@ -9,7 +9,17 @@ export const logger = pino({
   level: config.logLevel,
   base: { service: 'billing' },
   redact: {
-    paths: ['*.cc-api-key', '*.headers', 'req.body', '*.number', '*.card.number', '*.cvc', '*.account_number', 'apiKey', 'api_key'],
+    paths: [
+      '*.cc-api-key',
+      '*.headers',
+      'req.body',
+      '*.number',
+      '*.card.number',
+      '*.cvc',
+      '*.account_number',
+      'apiKey',
+      'api_key',
+    ],
     censor: '[redacted]',
   },
 });

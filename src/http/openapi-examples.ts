@@ -41,7 +41,12 @@ const REQUEST_EXAMPLES: Record<string, unknown> = {
     recurring: { interval: 'month', interval_count: 1 },
     tax_behavior: 'exclusive',
   },
-  'post /prices/{id}': { currency: 'USD', unit_amount: 2500, type: 'recurring', recurring: { interval: 'month', interval_count: 1 } },
+  'post /prices/{id}': {
+    currency: 'USD',
+    unit_amount: 2500,
+    type: 'recurring',
+    recurring: { interval: 'month', interval_count: 1 },
+  },
   'patch /prices/{id}/inactive': { unit_amount: 3000, description: 'Pro plan, yearly billing' },
   'post /taxRates': { display_name: 'Sales tax', percentage: 8.25, inclusive: false },
   'patch /taxRates/{id}': { display_name: 'CA sales tax', description: 'California state sales tax' },
@@ -50,11 +55,22 @@ const REQUEST_EXAMPLES: Record<string, unknown> = {
     card: { number: '4242424242424242', exp_month: 12, exp_year: CARD_EXPIRY_YEAR, cvc: '123' },
     billing_details: { name: 'Ada Lovelace' },
   },
-  'post /payment-plans': { customer: `cus_${ID_BODY}`, total_amount: 120000, currency: 'USD', installments_count: 12, interval: 'month' },
+  'post /payment-plans': {
+    customer: `cus_${ID_BODY}`,
+    total_amount: 120000,
+    currency: 'USD',
+    installments_count: 12,
+    interval: 'month',
+  },
   'post /invoices/{id}/refund': { amount: 500 },
   'post /payment-plans/{id}/payments': { external: true, external_reference: 'cheque 1042' },
   'post /payment-plans/{id}/payments/{payment_id}/refund': { amount: 500 },
-  'post /subscriptions': { customer: `cus_${ID_BODY}`, items: [{ price: `price_${ID_BODY}`, quantity: 1 }], trial_days: 0, start_date: A_TIME },
+  'post /subscriptions': {
+    customer: `cus_${ID_BODY}`,
+    items: [{ price: `price_${ID_BODY}`, quantity: 1 }],
+    trial_days: 0,
+    start_date: A_TIME,
+  },
   'patch /subscriptions/{id}': { items: [{ id: `si_${ID_BODY}`, quantity: 2 }] },
   'post /test-helpers/test-clocks': { frozen_time: A_TIME, name: 'Renewal rehearsal' },
   'post /test-helpers/test-clocks/{id}/advance': { frozen_time: A_TIME + 86_400 },
@@ -101,7 +117,9 @@ function idPrefixOf(key: string | undefined): string | undefined {
   if (!key) return undefined;
   const prefixes: Record<string, string> = { ...ID_PREFIXES, invoice: '', line: 'il', lineItem: 'il' };
   const bare = key.replace(/^(default|latest)_/, '');
-  return [key, bare, bare.replace(/s$/, '')].map((candidate) => prefixes[camel(candidate)]).find((prefix) => prefix !== undefined);
+  return [key, bare, bare.replace(/s$/, '')]
+    .map((candidate) => prefixes[camel(candidate)])
+    .find((prefix) => prefix !== undefined);
 }
 
 /** An id for a property: its own name or, for `id`, the enclosing object's `object`. */
@@ -126,7 +144,8 @@ function sampleString(schema: Schema, property: string | undefined, objectName: 
   if (schema.format === 'email') return 'billing@acme.example';
   if (schema.format === 'uri') return 'https://hooks.acme.example/billing';
   if (schema.format === 'date-time') return '2026-01-01T00:00:00.000Z';
-  if (property === 'id' || property?.endsWith('_id')) return idFor(property === 'id' ? 'id' : property.slice(0, -3), objectName);
+  if (property === 'id' || property?.endsWith('_id'))
+    return idFor(property === 'id' ? 'id' : property.slice(0, -3), objectName);
   const text = textFor(property);
   const minLength = (schema.minLength as number | undefined) ?? 0;
   const maxLength = (schema.maxLength as number | undefined) ?? Infinity;
@@ -135,7 +154,11 @@ function sampleString(schema: Schema, property: string | undefined, objectName: 
 
 function sampleNumber(schema: Schema, property: string | undefined): number {
   const name = property ?? '';
-  let value = /amount|^total$|subtotal|^tax$|balance/.test(name) ? 2500 : /created|updated$|_at$|date|start|end|anchor|period/.test(name) ? A_TIME : 1;
+  let value = /amount|^total$|subtotal|^tax$|balance/.test(name)
+    ? 2500
+    : /created|updated$|_at$|date|start|end|anchor|period/.test(name)
+      ? A_TIME
+      : 1;
   if (name === 'updated_ms') value = A_TIME * 1000;
   if (name === 'percentage') value = 8.25;
   const minimum = (schema.minimum as number | undefined) ?? (schema.exclusiveMinimum as number | undefined);
@@ -145,26 +168,44 @@ function sampleNumber(schema: Schema, property: string | undefined): number {
   return schema.type === 'integer' ? Math.round(value) : value;
 }
 
-export function sampleOf(document: Document, schema: Schema, mode: 'request' | 'response', property?: string, objectName?: string, depth = 0): unknown {
+export function sampleOf(
+  document: Document,
+  schema: Schema,
+  mode: 'request' | 'response',
+  property?: string,
+  objectName?: string,
+  depth = 0,
+): unknown {
   if (depth > 12) return null;
-  const next = (inner: Schema, name?: string, enclosing?: string) => sampleOf(document, inner, mode, name, enclosing, depth + 1);
-  if (typeof schema.$ref === 'string') return next(document.components?.schemas?.[schema.$ref.split('/').pop()!] ?? {}, property, objectName);
+  const next = (inner: Schema, name?: string, enclosing?: string) =>
+    sampleOf(document, inner, mode, name, enclosing, depth + 1);
+  if (typeof schema.$ref === 'string')
+    return next(document.components?.schemas?.[schema.$ref.split('/').pop()!] ?? {}, property, objectName);
   if ('example' in schema) return schema.example;
   if ('const' in schema) return schema.const;
   if (Array.isArray(schema.enum)) return schema.enum[0];
   if ('default' in schema && schema.default !== undefined && mode === 'request') return schema.default;
   const branches = (schema.anyOf ?? schema.oneOf) as Schema[] | undefined;
   if (branches) return next(branches.find((branch) => branch.type !== 'null') ?? branches[0]!, property, objectName);
-  if (Array.isArray(schema.allOf)) return Object.assign({}, ...(schema.allOf as Schema[]).map((part) => next(part, property, objectName)));
-  const type = Array.isArray(schema.type) ? (schema.type as string[]).find((candidate) => candidate !== 'null') : (schema.type as string | undefined);
+  if (Array.isArray(schema.allOf))
+    return Object.assign({}, ...(schema.allOf as Schema[]).map((part) => next(part, property, objectName)));
+  const type = Array.isArray(schema.type)
+    ? (schema.type as string[]).find((candidate) => candidate !== 'null')
+    : (schema.type as string | undefined);
   switch (type) {
     case 'object': {
       const properties = (schema.properties ?? {}) as Record<string, Schema>;
       const required = new Set((schema.required ?? []) as string[]);
       const objectEnum = properties.object && (next(properties.object, 'object') as string | undefined);
       let names = Object.keys(properties);
-      if (mode === 'request') names = required.size > 0 ? names.filter((name) => required.has(name)) : names.slice(0, 1);
-      return Object.fromEntries(names.map((name) => [name, next(properties[name]!, name, typeof objectEnum === 'string' ? objectEnum : objectName)]));
+      if (mode === 'request')
+        names = required.size > 0 ? names.filter((name) => required.has(name)) : names.slice(0, 1);
+      return Object.fromEntries(
+        names.map((name) => [
+          name,
+          next(properties[name]!, name, typeof objectEnum === 'string' ? objectEnum : objectName),
+        ]),
+      );
     }
     case 'array': {
       const items = schema.items as Schema | undefined;
@@ -194,7 +235,12 @@ const ERROR_EXAMPLES: Record<string, [type: string, code: string, message: strin
   '405': ['invalid_request_error', 'method_not_allowed', 'PUT is not allowed on /customers'],
   '409': ['conflict', 'invalid_state', 'The invoice is void'],
   '413': ['invalid_request_error', 'body_too_large', 'The request body is larger than 1 MB.', 'body'],
-  '415': ['invalid_request_error', 'unsupported_media_type', 'The request body must be JSON, sent with Content-Type: application/json.', 'Content-Type'],
+  '415': [
+    'invalid_request_error',
+    'unsupported_media_type',
+    'The request body must be JSON, sent with Content-Type: application/json.',
+    'Content-Type',
+  ],
   '431': ['invalid_request_error', 'headers_too_large', 'The request line and headers are larger than 64 KB.'],
   '500': ['api_error', 'internal_error', 'An internal error occurred; it has been logged.'],
   '503': ['api_error', 'database_unavailable', 'The database does not answer; retry later.'],
@@ -209,19 +255,29 @@ function errorExample(status: string): unknown {
 export function addExamples<D extends Document>(document: D): D {
   const operations = [
     ...Object.entries(document.paths ?? {}).flatMap(([path, item]) =>
-      Object.entries(item).map(([method, operation]) => ({ operation, requestMode: 'request' as const, key: `${method} ${path}` })),
+      Object.entries(item).map(([method, operation]) => ({
+        operation,
+        requestMode: 'request' as const,
+        key: `${method} ${path}`,
+      })),
     ),
     // A delivery's body is an answer of the service: every field.
-    ...Object.values(document.webhooks ?? {}).flatMap((item) => Object.values(item).map((operation) => ({ operation, requestMode: 'response' as const, key: '' }))),
+    ...Object.values(document.webhooks ?? {}).flatMap((item) =>
+      Object.values(item).map((operation) => ({ operation, requestMode: 'response' as const, key: '' })),
+    ),
   ];
   for (const { operation, requestMode, key } of operations) {
     for (const media of Object.values(operation.requestBody?.content ?? {})) {
-      if (media.schema && media.example === undefined) media.example = REQUEST_EXAMPLES[key] ?? sampleOf(document, media.schema, requestMode);
+      if (media.schema && media.example === undefined)
+        media.example = REQUEST_EXAMPLES[key] ?? sampleOf(document, media.schema, requestMode);
     }
     for (const [status, response] of Object.entries(operation.responses ?? {})) {
       for (const [type, media] of Object.entries(response.content ?? {})) {
         if (type !== 'application/json' || !media.schema || media.example !== undefined) continue;
-        media.example = media.schema.$ref === '#/components/schemas/Error' ? errorExample(status) : sampleOf(document, media.schema, 'response');
+        media.example =
+          media.schema.$ref === '#/components/schemas/Error'
+            ? errorExample(status)
+            : sampleOf(document, media.schema, 'response');
       }
     }
   }

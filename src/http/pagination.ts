@@ -5,8 +5,12 @@ import { DECIMAL_INTEGER, queryInteger } from './validation';
 export function paginationQuery(maxTake = 100) {
   return {
     // Decimal digits only: `take=0x10` or a blank `page=` is 400 naming it (docs/api.md "Lists").
-    page: queryInteger(z.number(DECIMAL_INTEGER).int().min(1).max(Number.MAX_SAFE_INTEGER)).default(1).describe('Page number, from 1 (decimal digits)'),
-    take: queryInteger(z.number(DECIMAL_INTEGER).int().min(1).max(maxTake)).default(10).describe(`Page size, 1 to ${maxTake} (decimal digits)`),
+    page: queryInteger(z.number(DECIMAL_INTEGER).int().min(1).max(Number.MAX_SAFE_INTEGER))
+      .default(1)
+      .describe('Page number, from 1 (decimal digits)'),
+    take: queryInteger(z.number(DECIMAL_INTEGER).int().min(1).max(maxTake))
+      .default(10)
+      .describe(`Page size, 1 to ${maxTake} (decimal digits)`),
   };
 }
 

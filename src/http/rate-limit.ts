@@ -34,7 +34,8 @@ export function createRateLimiter(settings: RateLimitSettings): (keyId: string) 
     try {
       await limiter.consume(keyId);
     } catch (error) {
-      if (error instanceof RateLimiterRes) throw new RateLimitedError(Math.max(1, Math.ceil(error.msBeforeNext / 1000)));
+      if (error instanceof RateLimiterRes)
+        throw new RateLimitedError(Math.max(1, Math.ceil(error.msBeforeNext / 1000)));
       throw error;
     }
   };

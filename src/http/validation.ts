@@ -24,7 +24,11 @@ const DEFAULT_UNION_MESSAGE = 'Invalid input';
  */
 function closestBranch(branches: Issue[][]): Issue[] {
   const distance = (issues: Issue[]) =>
-    issues.reduce((total, issue) => total + (issue.code === 'unrecognized_keys' && issue.path.length === 0 ? 1000 + issue.keys.length : 1), 0);
+    issues.reduce(
+      (total, issue) =>
+        total + (issue.code === 'unrecognized_keys' && issue.path.length === 0 ? 1000 + issue.keys.length : 1),
+      0,
+    );
   return branches.reduce((best, branch) => (distance(branch) < distance(best) ? branch : best));
 }
 
@@ -45,14 +49,21 @@ function describeIssue(issue: Issue, input: unknown, prefix: PropertyKey[]): Pro
     if (inner.code === 'parameter_unknown') {
       // A field of another shape, given with this one's: invalid here. A field of no shape stays unknown.
       const key = inner.path.at(-1)!;
-      const unknownTo = (issues: Issue[]) => issues.some((other) => other.code === 'unrecognized_keys' && other.path.length === 0 && other.keys.includes(key));
+      const unknownTo = (issues: Issue[]) =>
+        issues.some(
+          (other) => other.code === 'unrecognized_keys' && other.path.length === 0 && other.keys.includes(key),
+        );
       if (issue.errors.every(unknownTo)) return inner;
       return { ...inner, code: 'parameter_invalid', message: `not allowed with the other fields given: ${rule}` };
     }
     return { ...inner, message: `${inner.message}: ${rule}` };
   }
   if (issue.code === 'unrecognized_keys') {
-    return { path: [...path, issue.keys[0]!].map(String), code: 'parameter_unknown', message: 'Unknown field (unknown fields are rejected)' };
+    return {
+      path: [...path, issue.keys[0]!].map(String),
+      code: 'parameter_unknown',
+      message: 'Unknown field (unknown fields are rejected)',
+    };
   }
   if ((issue.code === 'invalid_type' || issue.code === 'invalid_value') && valueAt(input, path) === undefined) {
     return { path: path.map(String), code: 'parameter_missing', message: 'Required' };
@@ -82,9 +93,16 @@ export const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\u
  * Where `input` holds text PostgreSQL cannot store or that is not Unicode: a NUL (U+0000) or a lone
  * UTF-16 surrogate, in a value or a key. Returns the path to the first such place, or undefined.
  */
-export function findMalformedText(input: unknown, path: string[] = []): { path: string[]; problem: string } | undefined {
+export function findMalformedText(
+  input: unknown,
+  path: string[] = [],
+): { path: string[]; problem: string } | undefined {
   const problemOf = (text: string) =>
-    text.includes('\u0000') ? 'must not contain the NUL character (U+0000)' : LONE_SURROGATE.test(text) ? 'must not contain a lone UTF-16 surrogate' : undefined;
+    text.includes('\u0000')
+      ? 'must not contain the NUL character (U+0000)'
+      : LONE_SURROGATE.test(text)
+        ? 'must not contain a lone UTF-16 surrogate'
+        : undefined;
   if (typeof input === 'string') {
     const problem = problemOf(input);
     return problem ? { path, problem } : undefined;
@@ -100,11 +118,20 @@ export function findMalformedText(input: unknown, path: string[] = []): { path: 
 }
 
 /** Validates one part of a request: malformed text anywhere first, then the schema; 400 naming the field. */
-export function parseOrThrow<T extends z.ZodType>(schema: T, input: unknown, location: 'body' | 'query' | 'path'): z.output<T> {
+export function parseOrThrow<T extends z.ZodType>(
+  schema: T,
+  input: unknown,
+  location: 'body' | 'query' | 'path',
+): z.output<T> {
   const malformed = findMalformedText(input);
   if (malformed) {
     const param = malformed.path.join('.') || location;
-    throw new ApiError('invalid_request_error', 'parameter_invalid', `Invalid ${location} parameter '${param}': ${malformed.problem}`, param);
+    throw new ApiError(
+      'invalid_request_error',
+      'parameter_invalid',
+      `Invalid ${location} parameter '${param}': ${malformed.problem}`,
+      param,
+    );
   }
   const result = schema.safeParse(input);
   if (!result.success) throw zodErrorToApiError(result.error, location, input);
@@ -131,7 +158,10 @@ export function nameText(max: number) {
         .string()
         .min(1, 'must not be empty or blank')
         .max(max, `must be at most ${max} characters`)
-        .refine((value) => !INVISIBLE.test(value), 'must not contain control or invisible characters (line breaks, tabs, zero-width spaces...)'),
+        .refine(
+          (value) => !INVISIBLE.test(value),
+          'must not contain control or invisible characters (line breaks, tabs, zero-width spaces...)',
+        ),
     )
     .describe(`1 to ${max} characters, NFC-normalized and trimmed; control and invisible characters are refused`);
 }
@@ -172,7 +202,10 @@ export const unixTime = z.number().int().min(0).describe('Unix seconds');
  * schema (`type: integer` and its bounds).
  */
 export function queryInteger<T extends z.ZodType<number>>(schema: T) {
-  return z.preprocess((value) => (typeof value === 'string' && /^-?[0-9]+$/.test(value) ? Number(value) : value), schema);
+  return z.preprocess(
+    (value) => (typeof value === 'string' && /^-?[0-9]+$/.test(value) ? Number(value) : value),
+    schema,
+  );
 }
 
 /** An integer's invalid_type message: a query value that is not decimal digits lands here. */

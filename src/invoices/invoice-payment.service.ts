@@ -8,7 +8,15 @@ import type { PaymentGateway } from '../payments/gateway';
 import { chargeEntry } from '../payments/gateway-attempt';
 import { assertPaysCurrency } from '../payments/currencies';
 import { findDefaultPaymentMethod, findPaymentMethod, readPaymentMethod } from '../payments/payment-method.service';
-import { openPending, paymentAttempts, recordNothingDue, runAttempt, settlePending, type AttemptStep, type LedgerOutcome } from '../transactions/ledger';
+import {
+  openPending,
+  paymentAttempts,
+  recordNothingDue,
+  runAttempt,
+  settlePending,
+  type AttemptStep,
+  type LedgerOutcome,
+} from '../transactions/ledger';
 import { lockInvoice, toInvoiceObject, updateLockedInvoice, type InvoiceWithLines } from './invoice.records';
 import type { InvoiceObject } from './invoice.schemas';
 import { assertPayable, finalizeInTx, getInvoice, InvoiceNotPayableError, withParam } from './invoice.service';
@@ -26,14 +34,25 @@ export interface PayInvoiceOptions {
 
 /** Gateway idempotency key of an attempt: the invoice plus the attempt's number or the caller's key. */
 function gatewayKeyFor(invoiceId: string, attemptNumber: number, attemptKey: string | undefined): string {
-  return attemptKey ? `invoice:${invoiceId}:payment:key:${attemptKey}` : `invoice:${invoiceId}:payment:${attemptNumber}`;
+  return attemptKey
+    ? `invoice:${invoiceId}:payment:key:${attemptKey}`
+    : `invoice:${invoiceId}:payment:${attemptNumber}`;
 }
 
-async function resolvePaymentMethod(tx: Tx, accountId: string, invoice: InvoiceWithLines, requested?: string): Promise<PaymentMethod> {
+async function resolvePaymentMethod(
+  tx: Tx,
+  accountId: string,
+  invoice: InvoiceWithLines,
+  requested?: string,
+): Promise<PaymentMethod> {
   if (requested) {
     const method = await withParam('payment_method', () => findPaymentMethod(tx, accountId, requested));
     if (method.customerId !== invoice.customerId) {
-      throw badRequest(`Payment method ${requested} is not attached to customer ${invoice.customerId}.`, 'payment_method', 'payment_method_not_attached');
+      throw badRequest(
+        `Payment method ${requested} is not attached to customer ${invoice.customerId}.`,
+        'payment_method',
+        'payment_method_not_attached',
+      );
     }
     assertPaysCurrency(method, invoice.currency, 'payment_method');
     return method;
@@ -50,8 +69,19 @@ async function resolvePaymentMethod(tx: Tx, accountId: string, invoice: InvoiceW
   return method;
 }
 
-async function markPaid(tx: Tx, accountId: string, invoice: InvoiceWithLines, amount: bigint, paymentMethodId: string | null): Promise<void> {
-  const paid = await updateLockedInvoice(tx, invoice, { status: 'paid', amountPaid: invoice.amountPaid + amount, paidAt: currentTime(), paymentMethodId });
+async function markPaid(
+  tx: Tx,
+  accountId: string,
+  invoice: InvoiceWithLines,
+  amount: bigint,
+  paymentMethodId: string | null,
+): Promise<void> {
+  const paid = await updateLockedInvoice(tx, invoice, {
+    status: 'paid',
+    amountPaid: invoice.amountPaid + amount,
+    paidAt: currentTime(),
+    paymentMethodId,
+  });
   await recordEvent(tx, accountId, 'invoice.payment_succeeded', toInvoiceObject(paid));
   // Billing a price activates it for good (spec: price activity), in the transaction that marks it paid.
   const priceIds = paid.lines.flatMap((line) => (line.priceId ? [line.priceId] : []));
@@ -63,12 +93,20 @@ async function markPaid(tx: Tx, accountId: string, invoice: InvoiceWithLines, am
  * concurrent request), else finalize a draft and open a new attempt as a pending transaction. The
  * attempt is committed before the gateway is called, so its key survives a crash.
  */
-async function nextStep(tx: Tx, accountId: string, invoiceId: string, opts: PayInvoiceOptions): Promise<AttemptStep<InvoiceObject>> {
+async function nextStep(
+  tx: Tx,
+  accountId: string,
+  invoiceId: string,
+  opts: PayInvoiceOptions,
+): Promise<AttemptStep<InvoiceObject>> {
   let invoice = await lockInvoice(tx, accountId, invoiceId);
   // The caller's own attempt and the attempts in flight, in one read.
   const attempts = await paymentAttempts(tx, accountId, invoiceId, opts.attemptKey ?? null);
   const mine = opts.attemptKey ? attempts.find((attempt) => attempt.attemptKey === opts.attemptKey) : undefined;
-  if (mine) return mine.status === 'pending' ? { kind: 'settle', entry: mine, own: true } : { kind: 'done', value: toInvoiceObject(invoice) };
+  if (mine)
+    return mine.status === 'pending'
+      ? { kind: 'settle', entry: mine, own: true }
+      : { kind: 'done', value: toInvoiceObject(invoice) };
   const inFlight = attempts.find((attempt) => attempt.status === 'pending');
   if (inFlight) return { kind: 'settle', entry: inFlight, own: false };
 
@@ -111,10 +149,20 @@ async function nextStep(tx: Tx, accountId: string, invoiceId: string, opts: PayI
 }
 
 /** Charges a pending attempt (idempotently, by its key) and records the outcome once. */
-async function settle(prisma: Db, gateway: PaymentGateway, accountId: string, attempt: Transaction): Promise<LedgerOutcome['status']> {
+async function settle(
+  prisma: Db,
+  gateway: PaymentGateway,
+  accountId: string,
+  attempt: Transaction,
+): Promise<LedgerOutcome['status']> {
   const method = await readPaymentMethod(prisma, accountId, attempt.paymentMethodId!);
   if (!method) throw new Error(`Payment method ${attempt.paymentMethodId} of attempt ${attempt.id} is gone.`);
-  const outcome = await chargeEntry(gateway, attempt, method, 'The attempt stays pending; paying the invoice again completes it without a second charge.');
+  const outcome = await chargeEntry(
+    gateway,
+    attempt,
+    method,
+    'The attempt stays pending; paying the invoice again completes it without a second charge.',
+  );
   await sqlTransaction(prisma, async (tx) => {
     const invoice = await lockInvoice(tx, accountId, attempt.invoiceId!);
     if (!(await settlePending(tx, attempt.id, outcome))) return; // a concurrent call recorded this outcome already
@@ -146,7 +194,13 @@ export async function payInvoice(
  * An attempt left in flight (a crash, a lost gateway answer, a concurrent request) is completed
  * first; if it paid the invoice that is the answer, otherwise this call makes its own attempt.
  */
-function attemptPayment(prisma: Db, gateway: PaymentGateway, accountId: string, invoiceId: string, opts: PayInvoiceOptions) {
+function attemptPayment(
+  prisma: Db,
+  gateway: PaymentGateway,
+  accountId: string,
+  invoiceId: string,
+  opts: PayInvoiceOptions,
+) {
   return runAttempt(
     prisma,
     (tx) => nextStep(tx, accountId, invoiceId, opts),
@@ -178,13 +232,22 @@ export async function collectInvoice(
   try {
     ran = await attemptPayment(prisma, gateway, accountId, invoiceId, opts);
   } catch (error) {
-    if (error instanceof InvoiceNotPayableError) return { outcome: error.invoiceStatus === 'paid' ? 'already_paid' : 'void' };
-    if (error instanceof ApiError && error.type !== 'api_error') return { outcome: 'not_attempted', failureCode: error.code };
+    if (error instanceof InvoiceNotPayableError)
+      return { outcome: error.invoiceStatus === 'paid' ? 'already_paid' : 'void' };
+    if (error instanceof ApiError && error.type !== 'api_error')
+      return { outcome: 'not_attempted', failureCode: error.code };
     throw error;
   }
   // A settled success has marked the invoice paid (under its lock, committed): no need to read it again.
-  const paid = ran?.kind === 'settled' ? ran.value === 'succeeded' : (ran?.value ?? (await getInvoice(prisma, accountId, invoiceId))).status === 'paid';
+  const paid =
+    ran?.kind === 'settled'
+      ? ran.value === 'succeeded'
+      : (ran?.value ?? (await getInvoice(prisma, accountId, invoiceId))).status === 'paid';
   if (paid) return { outcome: 'paid' };
-  const attempt = opts.attemptKey ? await prisma.transaction.findFirst({ where: { accountId, invoiceId, type: 'payment', attemptKey: opts.attemptKey } }) : null;
+  const attempt = opts.attemptKey
+    ? await prisma.transaction.findFirst({
+        where: { accountId, invoiceId, type: 'payment', attemptKey: opts.attemptKey },
+      })
+    : null;
   return { outcome: 'failed', failureCode: attempt?.failureCode ?? null };
 }

@@ -16,25 +16,43 @@ export interface RefundInvoiceOptions {
   attemptKey?: string;
 }
 
-async function nextStep(tx: Tx, accountId: string, invoiceId: string, opts: RefundInvoiceOptions): Promise<AttemptStep<Transaction>> {
+async function nextStep(
+  tx: Tx,
+  accountId: string,
+  invoiceId: string,
+  opts: RefundInvoiceOptions,
+): Promise<AttemptStep<Transaction>> {
   const invoice = await lockInvoice(tx, accountId, invoiceId);
   const attemptKey = opts.attemptKey ? `refund:${opts.attemptKey}` : null;
   if (attemptKey) {
     const mine = await tx.transaction.findFirst({ where: { accountId, invoiceId, type: 'refund', attemptKey } });
-    if (mine) return mine.status === 'pending' ? { kind: 'settle', entry: mine, own: true } : { kind: 'done', value: mine };
+    if (mine)
+      return mine.status === 'pending' ? { kind: 'settle', entry: mine, own: true } : { kind: 'done', value: mine };
   }
-  const inFlight = await tx.transaction.findFirst({ where: { accountId, invoiceId, type: 'refund', status: 'pending' }, orderBy: { createdAt: 'asc' } });
+  const inFlight = await tx.transaction.findFirst({
+    where: { accountId, invoiceId, type: 'refund', status: 'pending' },
+    orderBy: { createdAt: 'asc' },
+  });
   if (inFlight) return { kind: 'settle', entry: inFlight, own: false };
 
-  if (invoice.status !== 'paid') throw conflict(`Invoice ${invoiceId} is ${invoice.status}; only a paid invoice can be refunded.`, 'invoice_not_paid');
+  if (invoice.status !== 'paid')
+    throw conflict(
+      `Invoice ${invoiceId} is ${invoice.status}; only a paid invoice can be refunded.`,
+      'invoice_not_paid',
+    );
   const payment = await tx.transaction.findFirst({
     where: { accountId, invoiceId, type: 'payment', status: 'succeeded', gatewayReference: { not: null } },
     orderBy: { createdAt: 'desc' },
   });
   const refundable = Number(invoice.amountPaid - invoice.amountRefunded);
-  if (!payment || refundable <= 0) throw conflict(`Invoice ${invoiceId} has nothing left to refund.`, 'nothing_to_refund');
+  if (!payment || refundable <= 0)
+    throw conflict(`Invoice ${invoiceId} has nothing left to refund.`, 'nothing_to_refund');
   const amount = opts.amount ?? refundable;
-  if (amount > refundable) throw badRequest(`amount ${amount} exceeds the ${refundable} cents left to refund on invoice ${invoiceId}.`, 'amount');
+  if (amount > refundable)
+    throw badRequest(
+      `amount ${amount} exceeds the ${refundable} cents left to refund on invoice ${invoiceId}.`,
+      'amount',
+    );
 
   const sequence = (await tx.transaction.count({ where: { accountId, invoiceId, type: 'refund' } })) + 1;
   const refund = await openPending(tx, {
@@ -53,13 +71,21 @@ async function nextStep(tx: Tx, accountId: string, invoiceId: string, opts: Refu
   return { kind: 'settle', entry: refund, own: true };
 }
 
-async function settle(prisma: Db, gateway: PaymentGateway, accountId: string, refund: Transaction): Promise<Transaction> {
+async function settle(
+  prisma: Db,
+  gateway: PaymentGateway,
+  accountId: string,
+  refund: Transaction,
+): Promise<Transaction> {
   const payment = await prisma.transaction.findFirstOrThrow({ where: { id: refund.sourceTransactionId!, accountId } });
   const outcome = await refundEntry(gateway, refund, payment, 'The refund stays pending; asking again completes it.');
   return runTransaction(prisma, async (tx) => {
     const invoice = await lockInvoice(tx, accountId, refund.invoiceId!);
     if ((await settlePending(tx, refund.id, outcome)) && outcome.status === 'succeeded') {
-      await tx.invoice.update({ where: { id: invoice.id }, data: { amountRefunded: invoice.amountRefunded - refund.amount } });
+      await tx.invoice.update({
+        where: { id: invoice.id },
+        data: { amountRefunded: invoice.amountRefunded - refund.amount },
+      });
     }
     return tx.transaction.findUniqueOrThrow({ where: { id: refund.id } });
   });

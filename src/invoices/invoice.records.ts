@@ -6,7 +6,17 @@ import { notFound } from '../http/errors';
 import { toUnixSeconds } from '../lib/time';
 import type { InvoiceLineObject, InvoiceObject, TaxAmountObject } from './invoice.schemas';
 import { updatedMsOf } from '../lib/object-version';
-import { columnOfField, jsonObjectOf, jsonRecord, modelOfRow, queryRows, selectList, setFromRecord, modelColumns, type Statement } from '../db/sql';
+import {
+  columnOfField,
+  jsonObjectOf,
+  jsonRecord,
+  modelOfRow,
+  queryRows,
+  selectList,
+  setFromRecord,
+  modelColumns,
+  type Statement,
+} from '../db/sql';
 
 export type InvoiceWithLines = Invoice & { lines: InvoiceLine[] };
 
@@ -54,7 +64,9 @@ export function toInvoiceObject(invoice: InvoiceWithLines): InvoiceObject {
     customer_name: invoice.customerName,
     customer_phone: invoice.customerPhone,
     due_date: toUnixSeconds(invoice.dueDate),
-    lines: [...invoice.lines].sort((a, b) => a.position - b.position).map((line) => toLineObject(line, invoice.currency)),
+    lines: [...invoice.lines]
+      .sort((a, b) => a.position - b.position)
+      .map((line) => toLineObject(line, invoice.currency)),
     number: invoice.number,
     paid: invoice.status === 'paid',
     payment_method: invoice.paymentMethodId,
@@ -104,7 +116,17 @@ export async function findInvoice(db: Db | Tx, accountId: string, id: string): P
 }
 
 const INVOICE_COLUMNS = modelColumns<Invoice>(Prisma.InvoiceScalarFieldEnum, {
-  bigint: ['subtotal', 'subtotalExcludingTax', 'tax', 'total', 'totalExcludingTax', 'amountDue', 'amountPaid', 'amountRefunded', 'updatedMs'],
+  bigint: [
+    'subtotal',
+    'subtotalExcludingTax',
+    'tax',
+    'total',
+    'totalExcludingTax',
+    'amountDue',
+    'amountPaid',
+    'amountRefunded',
+    'updatedMs',
+  ],
   date: ['periodStart', 'periodEnd', 'createdAt', 'updatedAt'],
   'date?': ['dueDate', 'finalizedAt', 'paidAt', 'voidedAt'],
 });
@@ -127,13 +149,21 @@ const LOCK_INVOICE: Statement = {
 
 /** The invoice, locked FOR UPDATE until the caller's transaction ends: every state change goes through here. */
 export async function lockInvoice(tx: Tx, accountId: string, id: string): Promise<InvoiceWithLines> {
-  const [row] = await queryRows<Record<string, unknown> & { lines: Record<string, unknown>[] }>(tx, LOCK_INVOICE, [id, accountId]);
+  const [row] = await queryRows<Record<string, unknown> & { lines: Record<string, unknown>[] }>(tx, LOCK_INVOICE, [
+    id,
+    accountId,
+  ]);
   if (!row) throw notFound('invoice', id);
-  return { ...modelOfRow<Invoice>(INVOICE_COLUMNS, row), lines: row.lines.map((line) => modelOfRow<InvoiceLine>(LINE_COLUMNS, line)) };
+  return {
+    ...modelOfRow<Invoice>(INVOICE_COLUMNS, row),
+    lines: row.lines.map((line) => modelOfRow<InvoiceLine>(LINE_COLUMNS, line)),
+  };
 }
 
 /** What a state change of an invoice sets (never its identity, lines or version, which its trigger bumps). */
-export type InvoiceChange = Partial<Omit<Invoice, 'id' | 'accountId' | 'updatedAt' | 'updatedMs' | 'customerAddress'>> & { customerAddress?: Prisma.InputJsonValue };
+export type InvoiceChange = Partial<
+  Omit<Invoice, 'id' | 'accountId' | 'updatedAt' | 'updatedMs' | 'customerAddress'>
+> & { customerAddress?: Prisma.InputJsonValue };
 
 /**
  * Sets `change` on an invoice the caller's transaction has locked (lockInvoice) and answers it with its
@@ -141,7 +171,11 @@ export type InvoiceChange = Partial<Omit<Invoice, 'id' | 'accountId' | 'updatedA
  * its lines costs three and about five times the CPU (docs/performance.md). Undefined fields are left
  * as they are; `updated_at` is set as Prisma's @updatedAt does (the wall clock).
  */
-export async function updateLockedInvoice(tx: Tx, invoice: InvoiceWithLines, change: InvoiceChange): Promise<InvoiceWithLines> {
+export async function updateLockedInvoice(
+  tx: Tx,
+  invoice: InvoiceWithLines,
+  change: InvoiceChange,
+): Promise<InvoiceWithLines> {
   const set = jsonRecord({ updatedAt: new Date(), ...change });
   const [row] = await tx.$queryRawUnsafe<Record<string, unknown>[]>(
     `UPDATE invoices i ${setFromRecord('invoices', Object.keys(set))}
@@ -155,13 +189,40 @@ export async function updateLockedInvoice(tx: Tx, invoice: InvoiceWithLines, cha
 }
 
 /** What a new invoice sets: every field but those its columns' defaults give (amounts paid and refunded, attempts, number, times). */
-export type NewInvoice = Omit<Invoice, 'number' | 'amountPaid' | 'amountRefunded' | 'attemptCount' | 'paymentMethodId' | 'finalizedAt' | 'paidAt' | 'voidedAt' | 'updatedAt' | 'updatedMs' | 'customerAddress' | 'totalTaxes'> & {
+export type NewInvoice = Omit<
+  Invoice,
+  | 'number'
+  | 'amountPaid'
+  | 'amountRefunded'
+  | 'attemptCount'
+  | 'paymentMethodId'
+  | 'finalizedAt'
+  | 'paidAt'
+  | 'voidedAt'
+  | 'updatedAt'
+  | 'updatedMs'
+  | 'customerAddress'
+  | 'totalTaxes'
+> & {
   customerAddress?: Prisma.InputJsonValue;
   totalTaxes: Prisma.InputJsonValue;
 };
 export type NewInvoiceLine = Omit<InvoiceLine, 'invoiceId' | 'taxAmounts'> & { taxAmounts: Prisma.InputJsonValue };
 
-const INSERT_FIELDS = Object.keys(INVOICE_COLUMNS).filter((field) => !['number', 'amountPaid', 'amountRefunded', 'attemptCount', 'paymentMethodId', 'finalizedAt', 'paidAt', 'voidedAt', 'updatedMs'].includes(field));
+const INSERT_FIELDS = Object.keys(INVOICE_COLUMNS).filter(
+  (field) =>
+    ![
+      'number',
+      'amountPaid',
+      'amountRefunded',
+      'attemptCount',
+      'paymentMethodId',
+      'finalizedAt',
+      'paidAt',
+      'voidedAt',
+      'updatedMs',
+    ].includes(field),
+);
 const LINE_FIELDS = Object.keys(LINE_COLUMNS);
 const columnList = (fields: string[]) => fields.map(columnOfField).join(', ');
 
@@ -183,10 +244,17 @@ const INSERT_INVOICE: Statement = {
     SELECT inv.*, (SELECT coalesce(json_agg(lines.line ORDER BY lines.position), '[]') FROM lines) AS lines FROM inv`,
 };
 
-export async function insertInvoiceWithLines(tx: Tx, invoice: NewInvoice, lines: NewInvoiceLine[]): Promise<InvoiceWithLines> {
+export async function insertInvoiceWithLines(
+  tx: Tx,
+  invoice: NewInvoice,
+  lines: NewInvoiceLine[],
+): Promise<InvoiceWithLines> {
   const [row] = await queryRows<Record<string, unknown> & { lines: Record<string, unknown>[] }>(tx, INSERT_INVOICE, [
     JSON.stringify(jsonRecord({ ...invoice, updatedAt: new Date() })),
     JSON.stringify(lines.map((line) => jsonRecord({ ...line, invoiceId: invoice.id }))),
   ]);
-  return { ...modelOfRow<Invoice>(INVOICE_COLUMNS, row!), lines: row!.lines.map((line) => modelOfRow<InvoiceLine>(LINE_COLUMNS, line)) };
+  return {
+    ...modelOfRow<Invoice>(INVOICE_COLUMNS, row!),
+    lines: row!.lines.map((line) => modelOfRow<InvoiceLine>(LINE_COLUMNS, line)),
+  };
 }

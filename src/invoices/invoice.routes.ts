@@ -18,7 +18,10 @@ import {
 } from './invoice.schemas';
 import { createInvoice, finalizeInvoice, getInvoice, listInvoices, voidInvoice } from './invoice.service';
 
-export function registerInvoiceRoutes(api: Api, { prisma, temporal, gateway }: AppDeps & { gateway: PaymentGateway }): void {
+export function registerInvoiceRoutes(
+  api: Api,
+  { prisma, temporal, gateway }: AppDeps & { gateway: PaymentGateway },
+): void {
   const tag = 'Invoices';
   /** A subscription's invoice paid or voided here: its workflow is told, for its dunning (decisions.md §7). */
   const settled = async (invoice: InvoiceObject): Promise<InvoiceObject> => {
@@ -47,7 +50,8 @@ export function registerInvoiceRoutes(api: Api, { prisma, temporal, gateway }: A
     path: '/invoices',
     tag,
     summary: 'List invoices, newest first',
-    description: 'Filters: status, customer, subscription, created_gt/created_gte/created_lt/created_lte (Unix seconds).',
+    description:
+      'Filters: status, customer, subscription, created_gt/created_gte/created_lt/created_lte (Unix seconds).',
     query: listInvoicesQuery,
     response: pageSchema(invoiceSchema),
     handler: ({ principal, query }) => listInvoices(prisma, principal.accountId, query),
@@ -78,7 +82,12 @@ export function registerInvoiceRoutes(api: Api, { prisma, temporal, gateway }: A
     response: invoiceSchema,
     errors: [404, 409, 502],
     handler: async ({ principal, params, body, idempotencyKey }) =>
-      settled(await payInvoice(prisma, gateway, principal.accountId, params.id, { paymentMethodId: body.payment_method, attemptKey: idempotencyKey })),
+      settled(
+        await payInvoice(prisma, gateway, principal.accountId, params.id, {
+          paymentMethodId: body.payment_method,
+          attemptKey: idempotencyKey,
+        }),
+      ),
   });
 
   api.route({
@@ -97,7 +106,8 @@ export function registerInvoiceRoutes(api: Api, { prisma, temporal, gateway }: A
     path: '/invoices/{id}/finalize',
     tag,
     summary: 'Finalize a draft invoice without paying it',
-    description: 'draft -> open with a number; invoice.finalized, and invoice.sent for send_invoice invoices. Any other state: 409.',
+    description:
+      'draft -> open with a number; invoice.finalized, and invoice.sent for send_invoice invoices. Any other state: 409.',
     params: invoiceIdParams,
     body: z.strictObject({}).optional(),
     response: invoiceSchema,
@@ -110,13 +120,17 @@ export function registerInvoiceRoutes(api: Api, { prisma, temporal, gateway }: A
     path: '/invoices/{id}/refund',
     tag,
     summary: 'Refund a paid invoice, fully or partly',
-    description: 'Answers the refund transaction (negative amount). More than what is left to refund: 400; an invoice that is not paid: 409.',
+    description:
+      'Answers the refund transaction (negative amount). More than what is left to refund: 400; an invoice that is not paid: 409.',
     params: invoiceIdParams,
     body: refundInvoiceBody,
     status: 201,
     response: transactionSchema,
     errors: [404, 409, 502],
     handler: ({ principal, params, body, idempotencyKey }) =>
-      refundInvoice(prisma, gateway, principal.accountId, params.id, { amount: body.amount, attemptKey: idempotencyKey }),
+      refundInvoice(prisma, gateway, principal.accountId, params.id, {
+        amount: body.amount,
+        attemptKey: idempotencyKey,
+      }),
   });
 }

@@ -13,7 +13,12 @@ export const INVOICE_STATUSES = ['draft', 'open', 'paid', 'void'] as const;
 export const COLLECTION_METHODS = ['charge_automatically', 'send_invoice'] as const;
 
 const lineFields = {
-  quantity: z.number().int('must be an integer').min(1, 'must be at least 1').max(MAX_QUANTITY, `must be at most ${MAX_QUANTITY}`).default(1),
+  quantity: z
+    .number()
+    .int('must be an integer')
+    .min(1, 'must be at least 1')
+    .max(MAX_QUANTITY, `must be at most ${MAX_QUANTITY}`)
+    .default(1),
   tax: z
     .array(resourceId)
     .max(10, 'may name at most 10 tax rates')
@@ -63,7 +68,10 @@ const lineInput = oneOf(
 export const createInvoiceBody = z
   .strictObject({
     customer: resourceId,
-    lines: z.array(lineInput).min(1, 'must hold at least one line').max(MAX_LINES, `may hold at most ${MAX_LINES} lines`),
+    lines: z
+      .array(lineInput)
+      .min(1, 'must hold at least one line')
+      .max(MAX_LINES, `may hold at most ${MAX_LINES} lines`),
     collection_method: z.enum(COLLECTION_METHODS).default('charge_automatically'),
     due_date: unixSeconds.optional().describe('Unix seconds'),
     currency: currencyCodeInput.optional().describe("Defaults to the prices' currency, else the customer's, else USD"),
@@ -72,13 +80,20 @@ export const createInvoiceBody = z
 
 export const payInvoiceBody = z
   .strictObject({
-    payment_method: paymentMethodId.optional().describe("A method attached to the invoice's customer; the customer's default when absent"),
+    payment_method: paymentMethodId
+      .optional()
+      .describe("A method attached to the invoice's customer; the customer's default when absent"),
   })
   .meta({ id: 'InvoicePay' });
 
 export const refundInvoiceBody = z
   .strictObject({
-    amount: z.number().int('must be an integer number of cents').min(1, 'must be at least 1').optional().describe('Cents; all that is left to refund when absent'),
+    amount: z
+      .number()
+      .int('must be an integer number of cents')
+      .min(1, 'must be at least 1')
+      .optional()
+      .describe('Cents; all that is left to refund when absent'),
   })
   .meta({ id: 'InvoiceRefund' });
 
@@ -103,10 +118,10 @@ export const listInvoicesQuery = z.strictObject({
 
 const taxAmountSchema = z
   .object({
-  amount: z.number(),
-  tax_behavior: z.enum(['inclusive', 'exclusive']),
-  tax_rate: z.string(),
-  taxable_amount: z.number(),
+    amount: z.number(),
+    tax_behavior: z.enum(['inclusive', 'exclusive']),
+    tax_rate: z.string(),
+    taxable_amount: z.number(),
   })
   .meta({ id: 'TaxAmount' });
 
@@ -157,7 +172,11 @@ export const invoiceSchema = z
     period_start: z.number(),
     period_end: z.number(),
     status: z.enum(INVOICE_STATUSES),
-    status_transitions: z.object({ finalized_at: z.number().nullable(), paid_at: z.number().nullable(), voided_at: z.number().nullable() }),
+    status_transitions: z.object({
+      finalized_at: z.number().nullable(),
+      paid_at: z.number().nullable(),
+      voided_at: z.number().nullable(),
+    }),
     subscription: z.string().nullable(),
     subtotal: z.number(),
     subtotal_excluding_tax: z.number(),
@@ -168,11 +187,13 @@ export const invoiceSchema = z
       .union([taxAmountSchema, z.null()])
       .describe(
         "The invoice's tax as the contract's one object (docs/decisions.md §16): null when no line carries a tax rate. With one rate, that rate's " +
-          'tax summed over the lines; with several, `amount` is the whole tax (= `tax`), `taxable_amount` the sum of the taxed lines\' ' +
+          "tax summed over the lines; with several, `amount` is the whole tax (= `tax`), `taxable_amount` the sum of the taxed lines' " +
           '`amount_excluding_tax`, and `tax_rate`/`tax_behavior` those of the rate with the most tax (the first of them on a tie); ' +
           'every rate is in `total_tax_amounts`',
       ),
-    total_tax_amounts: z.array(taxAmountSchema).describe('Tax summed per tax rate over the lines, one entry per rate in the order the lines first name them'),
+    total_tax_amounts: z
+      .array(taxAmountSchema)
+      .describe('Tax summed per tax rate over the lines, one entry per rate in the order the lines first name them'),
   })
   .meta({ id: 'Invoice' });
 

@@ -14,8 +14,20 @@ import { newId, newUuid } from '../lib/ids';
 import { MAX_CHARGE_AMOUNT } from '../lib/money';
 import { fromUnixSeconds } from '../lib/time';
 import { allocateInvoiceNumber } from './invoice-number';
-import { findInvoice, insertInvoiceWithLines, lockInvoice, toInvoiceObject, updateLockedInvoice, type InvoiceWithLines } from './invoice.records';
-import { createInvoiceBody, type CreateInvoiceInput, type InvoiceObject, type ListInvoicesQuery } from './invoice.schemas';
+import {
+  findInvoice,
+  insertInvoiceWithLines,
+  lockInvoice,
+  toInvoiceObject,
+  updateLockedInvoice,
+  type InvoiceWithLines,
+} from './invoice.records';
+import {
+  createInvoiceBody,
+  type CreateInvoiceInput,
+  type InvoiceObject,
+  type ListInvoicesQuery,
+} from './invoice.schemas';
 import { currentTime } from '../lib/clock-time';
 
 export interface CreateInvoiceOptions {
@@ -34,13 +46,17 @@ export async function withParam<T>(param: string, lookup: () => Promise<T>): Pro
   try {
     return await lookup();
   } catch (error) {
-    if (error instanceof ApiError && error.status === 404) throw new ApiError('not_found', error.code, error.message, param);
+    if (error instanceof ApiError && error.status === 404)
+      throw new ApiError('not_found', error.code, error.message, param);
     throw error;
   }
 }
 
 const ACCOUNT_NAME: Statement = { name: 'account_name', text: 'SELECT name FROM accounts WHERE id = $1' };
-const PRODUCT_NAME: Statement = { name: 'product_name', text: 'SELECT name FROM products WHERE id = $1 AND account_id = $2' };
+const PRODUCT_NAME: Statement = {
+  name: 'product_name',
+  text: 'SELECT name FROM products WHERE id = $1 AND account_id = $2',
+};
 
 interface PricedLine {
   description: string | null;
@@ -77,7 +93,10 @@ async function priceLines(
       // FOR SHARE until commit: a concurrent DELETE /prices cannot remove a price this invoice bills.
       const [price] = await withParam(`lines.${index}.price`, () => findPricesForUse(tx, accountId, [priceId]));
       if (oneOff && price!.type === 'recurring') {
-        throw badRequest(`Price ${priceId} is recurring; bill it with a subscription (POST /subscriptions), or use a one-time price.`, `lines.${index}.price`);
+        throw badRequest(
+          `Price ${priceId} is recurring; bill it with a subscription (POST /subscriptions), or use a one-time price.`,
+          `lines.${index}.price`,
+        );
       }
       unitAmount = price!.unit_amount;
       currency = price!.currency;
@@ -136,14 +155,20 @@ function invoiceCurrency(lines: PricedLine[], requested: string | undefined, cus
   const fromPrices = lines.findIndex((line) => line.currency !== null);
   const priceCurrency = fromPrices >= 0 ? lines[fromPrices]!.currency! : null;
   const mismatch = lines.findIndex((line) => line.currency !== null && line.currency !== priceCurrency);
-  if (mismatch >= 0) throw badRequest(`All prices on an invoice must share one currency (${priceCurrency}).`, `lines.${mismatch}.price`);
+  if (mismatch >= 0)
+    throw badRequest(`All prices on an invoice must share one currency (${priceCurrency}).`, `lines.${mismatch}.price`);
   if (requested && priceCurrency && requested !== priceCurrency) {
     throw badRequest(`currency ${requested} differs from the prices' currency ${priceCurrency}.`, 'currency');
   }
   return requested ?? priceCurrency ?? customerCurrency ?? 'USD';
 }
 
-function snapshotCustomer(customer: { name: string; email: string | null; phone: string | null; address: Prisma.JsonValue }) {
+function snapshotCustomer(customer: {
+  name: string;
+  email: string | null;
+  phone: string | null;
+  address: Prisma.JsonValue;
+}) {
   const addresses = Array.isArray(customer.address) ? customer.address : [];
   return {
     customerName: customer.name,
@@ -184,7 +209,12 @@ export async function createInvoice(
 }
 
 /** createInvoice inside the caller's transaction, which owns the idempotency key's check (a new subscription's first invoice). */
-export function createInvoiceInTx(tx: Tx, accountId: string, rawInput: CreateInvoiceInput, opts: CreateInvoiceOptions = {}): Promise<InvoiceObject> {
+export function createInvoiceInTx(
+  tx: Tx,
+  accountId: string,
+  rawInput: CreateInvoiceInput,
+  opts: CreateInvoiceOptions = {},
+): Promise<InvoiceObject> {
   return insertInvoice(tx, accountId, parsedInvoiceInput(rawInput, opts), opts);
 }
 
@@ -199,7 +229,12 @@ function parsedInvoiceInput(rawInput: CreateInvoiceInput, opts: CreateInvoiceOpt
 
 type ParsedInvoiceInput = z.output<typeof createInvoiceBody>;
 
-async function insertInvoice(tx: Tx, accountId: string, input: ParsedInvoiceInput, opts: CreateInvoiceOptions): Promise<InvoiceObject> {
+async function insertInvoice(
+  tx: Tx,
+  accountId: string,
+  input: ParsedInvoiceInput,
+  opts: CreateInvoiceOptions,
+): Promise<InvoiceObject> {
   // Locked until commit, so a concurrent DELETE /customers/{id} waits for this draft and voids it, or
   // comes first and this answers 404 (decisions.md §4).
   const customer = await withParam('customer', () => lockCustomer(tx, accountId, input.customer, 'share'));
@@ -215,7 +250,11 @@ async function insertInvoice(tx: Tx, accountId: string, input: ParsedInvoiceInpu
   const tax = sum((line) => line.tax);
   const total = sum((line) => line.total);
   if (total > MAX_CHARGE_AMOUNT) {
-    throw badRequest(`The invoice comes to ${total} cents; an invoice may bill at most ${MAX_CHARGE_AMOUNT} cents.`, 'lines', 'amount_too_large');
+    throw badRequest(
+      `The invoice comes to ${total} cents; an invoice may bill at most ${MAX_CHARGE_AMOUNT} cents.`,
+      'lines',
+      'amount_too_large',
+    );
   }
   const id = newUuid();
   const invoice = await insertInvoiceWithLines(
@@ -275,10 +314,18 @@ export async function finalizeInTx(tx: Tx, accountId: string, invoice: InvoiceWi
   // A deleted customer owes nothing new (decisions.md §4). Its deletion voids its drafts under each
   // draft's lock, which the caller holds: a draft still here was made before that rule held.
   if (customer?.deletedAt) {
-    throw conflict(`Invoice ${invoice.id} is for customer ${invoice.customerId}, which was deleted; it cannot be finalized (void it).`, 'customer_deleted');
+    throw conflict(
+      `Invoice ${invoice.id} is for customer ${invoice.customerId}, which was deleted; it cannot be finalized (void it).`,
+      'customer_deleted',
+    );
   }
   const number = await allocateInvoiceNumber(tx, accountId);
-  const finalized = await updateLockedInvoice(tx, invoice, { status: 'open', number, finalizedAt: currentTime(), ...(customer ? snapshotCustomer(customer) : {}) });
+  const finalized = await updateLockedInvoice(tx, invoice, {
+    status: 'open',
+    number,
+    finalizedAt: currentTime(),
+    ...(customer ? snapshotCustomer(customer) : {}),
+  });
   const object = toInvoiceObject(finalized);
   await recordEvent(tx, accountId, 'invoice.finalized', object);
   if (finalized.collectionMethod === 'send_invoice') await recordEvent(tx, accountId, 'invoice.sent', object);
@@ -294,20 +341,28 @@ export class InvoiceNotPayableError extends ApiError {
     super(
       'conflict',
       invoiceStatus === 'paid' ? 'invoice_already_paid' : 'invoice_void',
-      invoiceStatus === 'paid' ? `Invoice ${invoiceId} is already paid.` : `Invoice ${invoiceId} is void and cannot be paid.`,
+      invoiceStatus === 'paid'
+        ? `Invoice ${invoiceId} is already paid.`
+        : `Invoice ${invoiceId} is void and cannot be paid.`,
     );
   }
 }
 
 export function assertPayable(invoice: InvoiceWithLines): void {
-  if (invoice.status === 'void' || invoice.status === 'paid') throw new InvoiceNotPayableError(invoice.id, invoice.status);
+  if (invoice.status === 'void' || invoice.status === 'paid')
+    throw new InvoiceNotPayableError(invoice.id, invoice.status);
 }
 
 /**
  * POST /invoices/{id}/finalize: draft -> open, 409 otherwise. With `allowFinalized` (for workflow
  * activities that may run twice) an open or paid invoice is answered as it is.
  */
-export async function finalizeInvoice(prisma: Db, accountId: string, id: string, opts: { allowFinalized?: boolean } = {}): Promise<InvoiceObject> {
+export async function finalizeInvoice(
+  prisma: Db,
+  accountId: string,
+  id: string,
+  opts: { allowFinalized?: boolean } = {},
+): Promise<InvoiceObject> {
   return prisma.$transaction(async (tx) => {
     const invoice = await lockInvoice(tx, accountId, id);
     if (invoice.status === 'draft') return toInvoiceObject(await finalizeInTx(tx, accountId, invoice));
@@ -325,13 +380,22 @@ export async function voidInvoice(prisma: Db, accountId: string, id: string): Pr
  * Voids a draft or open invoice inside the caller's transaction (the invoice is locked here). With
  * `onlyDraft`, an invoice no longer a draft (finalized since the caller read it) is refused with that error.
  */
-export async function voidInTx(tx: Tx, accountId: string, id: string, opts: { onlyDraft?: ApiError } = {}): Promise<InvoiceObject> {
+export async function voidInTx(
+  tx: Tx,
+  accountId: string,
+  id: string,
+  opts: { onlyDraft?: ApiError } = {},
+): Promise<InvoiceObject> {
   const invoice = await lockInvoice(tx, accountId, id);
   if (opts.onlyDraft && invoice.status === 'open') throw opts.onlyDraft;
   if (invoice.status === 'void') throw conflict(`Invoice ${id} is already void.`, 'invoice_void');
-  if (invoice.status === 'paid') throw conflict(`Invoice ${id} is paid and cannot be voided; refund it instead.`, 'invoice_already_paid');
-  const inFlight = await tx.transaction.count({ where: { accountId, invoiceId: id, type: 'payment', status: 'pending' } });
-  if (inFlight > 0) throw conflict(`A payment of invoice ${id} is in progress; try again when it has settled.`, 'payment_in_progress');
+  if (invoice.status === 'paid')
+    throw conflict(`Invoice ${id} is paid and cannot be voided; refund it instead.`, 'invoice_already_paid');
+  const inFlight = await tx.transaction.count({
+    where: { accountId, invoiceId: id, type: 'payment', status: 'pending' },
+  });
+  if (inFlight > 0)
+    throw conflict(`A payment of invoice ${id} is in progress; try again when it has settled.`, 'payment_in_progress');
   const voided = await updateLockedInvoice(tx, invoice, { status: 'void', voidedAt: currentTime() });
   const object = toInvoiceObject(voided);
   await recordEvent(tx, accountId, 'invoice.deleted', object);
@@ -342,17 +406,31 @@ export async function getInvoice(prisma: Db | Tx, accountId: string, id: string)
   return toInvoiceObject(await findInvoice(prisma, accountId, id));
 }
 
-export async function listInvoices(prisma: Db, accountId: string, query: ListInvoicesQuery): Promise<Page<InvoiceObject>> {
+export async function listInvoices(
+  prisma: Db,
+  accountId: string,
+  query: ListInvoicesQuery,
+): Promise<Page<InvoiceObject>> {
   const at = (seconds: number | undefined) => (seconds === undefined ? undefined : fromUnixSeconds(seconds));
   const where: Prisma.InvoiceWhereInput = {
     accountId,
     ...(query.status ? { status: query.status } : {}),
     ...(query.customer ? { customerId: query.customer } : {}),
     ...(query.subscription ? { subscriptionId: query.subscription } : {}),
-    createdAt: { gt: at(query.created_gt), gte: at(query.created_gte), lt: at(query.created_lt), lte: at(query.created_lte) },
+    createdAt: {
+      gt: at(query.created_gt),
+      gte: at(query.created_gte),
+      lt: at(query.created_lt),
+      lte: at(query.created_lte),
+    },
   };
   const [invoices, total] = await Promise.all([
-    prisma.invoice.findMany({ where, include: { lines: true }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], ...pageWindow(query) }),
+    prisma.invoice.findMany({
+      where,
+      include: { lines: true },
+      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+      ...pageWindow(query),
+    }),
     prisma.invoice.count({ where }),
   ]);
   return pageEnvelope(invoices.map(toInvoiceObject), total, query);

@@ -10,6 +10,10 @@ export function columnValue<const T extends readonly string[]>(allowed: T, value
 }
 
 /** columnValue for a nullable column. */
-export function nullableColumnValue<const T extends readonly string[]>(allowed: T, value: string | null, column: string): T[number] | null {
+export function nullableColumnValue<const T extends readonly string[]>(
+  allowed: T,
+  value: string | null,
+  column: string,
+): T[number] | null {
   return value === null ? null : columnValue(allowed, value, column);
 }

@@ -33,7 +33,10 @@ function keyring(env: NodeJS.ProcessEnv = process.env): Keyring {
   const source = `${secretValue('SECRETS_ENCRYPTION_KEY', env)}|${env.SECRETS_ENCRYPTION_OLD_KEYS ?? ''}`;
   if (cached?.source === source) return cached.keyring;
   const current = parseKey(secretValue('SECRETS_ENCRYPTION_KEY', env), 'SECRETS_ENCRYPTION_KEY');
-  const old = (env.SECRETS_ENCRYPTION_OLD_KEYS ?? '').split(',').filter((text) => text.trim() !== '').map((text) => parseKey(text, 'SECRETS_ENCRYPTION_OLD_KEYS'));
+  const old = (env.SECRETS_ENCRYPTION_OLD_KEYS ?? '')
+    .split(',')
+    .filter((text) => text.trim() !== '')
+    .map((text) => parseKey(text, 'SECRETS_ENCRYPTION_OLD_KEYS'));
   const byId = new Map([...old, current].map((key) => [keyIdOf(key), key]));
   const result = { current: { id: keyIdOf(current), key: current }, byId };
   cached = { source, keyring: result };
@@ -55,7 +58,10 @@ export function seal(plaintext: string, associatedData: string): Sealed {
 
 export function open(sealed: Sealed, associatedData: string): string {
   const key = keyring().byId.get(sealed.keyId);
-  if (!key) throw new Error(`No encryption key with id ${sealed.keyId}: set it in SECRETS_ENCRYPTION_KEY or SECRETS_ENCRYPTION_OLD_KEYS`);
+  if (!key)
+    throw new Error(
+      `No encryption key with id ${sealed.keyId}: set it in SECRETS_ENCRYPTION_KEY or SECRETS_ENCRYPTION_OLD_KEYS`,
+    );
   const raw = Buffer.from(sealed.ciphertext, 'base64');
   const decipher = crypto.createDecipheriv('aes-256-gcm', key, raw.subarray(0, 12));
   decipher.setAAD(Buffer.from(associatedData));
@@ -75,7 +81,10 @@ function derive(id: string, key: Buffer, purpose: string): DerivedKey {
   const cacheKey = `${purpose}|${id}`;
   let derived = derivedCache.get(cacheKey);
   if (!derived) {
-    derived = { id, key: Buffer.from(crypto.hkdfSync('sha256', key, Buffer.alloc(0), `billing-service/${purpose}`, 32)) };
+    derived = {
+      id,
+      key: Buffer.from(crypto.hkdfSync('sha256', key, Buffer.alloc(0), `billing-service/${purpose}`, 32)),
+    };
     derivedCache.set(cacheKey, derived);
   }
   return derived;
@@ -96,9 +105,10 @@ export function derivedKeys(purpose: string, env: NodeJS.ProcessEnv = process.en
       return key ? derive(id, key, purpose) : undefined;
     },
     all(): DerivedKey[] {
-      return [ring.current, ...[...ring.byId].filter(([id]) => id !== ring.current.id).map(([id, key]) => ({ id, key }))].map(({ id, key }) =>
-        derive(id, key, purpose),
-      );
+      return [
+        ring.current,
+        ...[...ring.byId].filter(([id]) => id !== ring.current.id).map(([id, key]) => ({ id, key })),
+      ].map(({ id, key }) => derive(id, key, purpose));
     },
   };
 }

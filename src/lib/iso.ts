@@ -37,9 +37,21 @@ function codeInput(codes: readonly string[], id: string, message: string) {
     .transform((value) => value.toUpperCase());
 }
 
-export const countryCodeInput = codeInput(COUNTRY_CODES, 'CountryCodeInput', 'must be an ISO 3166-1 alpha-2 country code, upper or lower case');
-export const currencyCodeInput = codeInput(CURRENCY_CODES, 'CurrencyCodeInput', 'must be an ISO 4217 currency code, upper or lower case');
+export const countryCodeInput = codeInput(
+  COUNTRY_CODES,
+  'CountryCodeInput',
+  'must be an ISO 3166-1 alpha-2 country code, upper or lower case',
+);
+export const currencyCodeInput = codeInput(
+  CURRENCY_CODES,
+  'CurrencyCodeInput',
+  'must be an ISO 4217 currency code, upper or lower case',
+);
 
 /** The codes in answers: always upper case. */
-export const countryCode = z.enum(COUNTRY_CODES as [string, ...string[]]).meta({ id: 'CountryCode', description: 'ISO 3166-1 alpha-2, upper case' });
-export const currencyCode = z.enum(CURRENCY_CODES as [string, ...string[]]).meta({ id: 'CurrencyCode', description: 'ISO 4217, upper case' });
+export const countryCode = z
+  .enum(COUNTRY_CODES as [string, ...string[]])
+  .meta({ id: 'CountryCode', description: 'ISO 3166-1 alpha-2, upper case' });
+export const currencyCode = z
+  .enum(CURRENCY_CODES as [string, ...string[]])
+  .meta({ id: 'CurrencyCode', description: 'ISO 4217, upper case' });

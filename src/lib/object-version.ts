@@ -10,7 +10,9 @@ import { z } from 'zod';
 export const updatedMsField = z
   .number()
   .int()
-  .describe("Unix milliseconds of the object's last change; strictly increases with every change, so it orders webhook events of one object");
+  .describe(
+    "Unix milliseconds of the object's last change; strictly increases with every change, so it orders webhook events of one object",
+  );
 
 export function updatedMsOf(row: { updatedMs: bigint }): number {
   return Number(row.updatedMs);

@@ -35,7 +35,8 @@ export function productionProblems(env: NodeJS.ProcessEnv = process.env): string
     else if (value === BUILT_IN_SECRETS[name]) problems.push(`${name} is the built-in development default`);
   }
   const key = env.SECRETS_ENCRYPTION_KEY;
-  if (key && !decodeEncryptionKey(key)) problems.push('SECRETS_ENCRYPTION_KEY is not 32 bytes in base64 (openssl rand -base64 32)');
+  if (key && !decodeEncryptionKey(key))
+    problems.push('SECRETS_ENCRYPTION_KEY is not 32 bytes in base64 (openssl rand -base64 32)');
   return problems;
 }
 

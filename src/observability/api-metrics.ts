@@ -31,7 +31,12 @@ export function createApiMetrics(prisma: Db): ApiMetrics {
   const own = new Registry();
   collectDefaultMetrics({ register: own });
   const labelNames = ['method', 'route', 'status'] as const;
-  const requests = new Counter({ name: 'billing_http_requests_total', help: 'HTTP requests answered, by method, route template and status', labelNames, registers: [own] });
+  const requests = new Counter({
+    name: 'billing_http_requests_total',
+    help: 'HTTP requests answered, by method, route template and status',
+    labelNames,
+    registers: [own],
+  });
   const duration = new Histogram({
     name: 'billing_http_request_duration_seconds',
     help: 'Time from the request to the last byte of the answer, by method, route template and status',
@@ -62,21 +67,36 @@ export function createApiMetrics(prisma: Db): ApiMetrics {
   };
   const gauge = (name: string, help: string, labels: string[] = []) =>
     new Gauge({ name, help, labelNames: labels, registers: [own], collect, aggregator: 'max' });
-  const outboxPending = gauge('billing_outbox_pending_events', `Events written but not yet dispatched to webhook delivery workflows (counted up to ${BACKLOG_COUNT_LIMIT})`);
-  const outboxLag = gauge('billing_outbox_lag_seconds', 'Age of the oldest event not yet dispatched (0 when none waits): how far the webhook relay is behind');
+  const outboxPending = gauge(
+    'billing_outbox_pending_events',
+    `Events written but not yet dispatched to webhook delivery workflows (counted up to ${BACKLOG_COUNT_LIMIT})`,
+  );
+  const outboxLag = gauge(
+    'billing_outbox_lag_seconds',
+    'Age of the oldest event not yet dispatched (0 when none waits): how far the webhook relay is behind',
+  );
   const deliveries = gauge(
     'billing_webhook_deliveries_backlog',
     `Webhook deliveries not finished, by status: pending (attempt 1 not answered yet), retry (failing, retries left); counted up to ${BACKLOG_COUNT_LIMIT} each`,
     ['status'],
   );
-  const deliveriesAge = gauge('billing_webhook_deliveries_oldest_age_seconds', 'Age of the oldest webhook delivery in each backlog status (0 when none)', ['status']);
+  const deliveriesAge = gauge(
+    'billing_webhook_deliveries_oldest_age_seconds',
+    'Age of the oldest webhook delivery in each backlog status (0 when none)',
+    ['status'],
+  );
   const startsPending = gauge(
     'billing_workflow_starts_pending',
     `Workflow starts recorded in workflow_starts and not started yet (the worker's sweep starts them; counted up to ${BACKLOG_COUNT_LIMIT})`,
   );
-  const startsAge = gauge('billing_workflow_starts_oldest_age_seconds', 'Age of the oldest workflow start not started yet (0 when none)');
+  const startsAge = gauge(
+    'billing_workflow_starts_oldest_age_seconds',
+    'Age of the oldest workflow start not started yet (0 when none)',
+  );
   const subscriptions = gauge('billing_subscriptions', 'Subscriptions by status (past_due: in dunning)', ['status']);
-  const plans = gauge('billing_payment_plans', 'Payment plans by status (past_due: an installment overdue)', ['status']);
+  const plans = gauge('billing_payment_plans', 'Payment plans by status (past_due: an installment overdue)', [
+    'status',
+  ]);
   const stuck = gauge(
     'billing_terminal_payments_stuck',
     `Terminal payments in waiting, resolving or approved_no_credential for more than METRICS_TERMINAL_STUCK_MINUTES (${stuckMinutes}), by state: npm run support -- terminal:stuck lists them`,
@@ -89,7 +109,17 @@ export function createApiMetrics(prisma: Db): ApiMetrics {
     collect,
     aggregator: 'min',
   });
-  const databaseGauges = [outboxPending, outboxLag, deliveries, deliveriesAge, startsPending, startsAge, subscriptions, plans, stuck];
+  const databaseGauges = [
+    outboxPending,
+    outboxLag,
+    deliveries,
+    deliveriesAge,
+    startsPending,
+    startsAge,
+    subscriptions,
+    plans,
+    stuck,
+  ];
 
   async function readDatabase(): Promise<void> {
     try {
@@ -102,7 +132,8 @@ export function createApiMetrics(prisma: Db): ApiMetrics {
         deliveries.set({ status }, figures.deliveries[status].count);
         deliveriesAge.set({ status }, figures.deliveries[status].oldestSeconds);
       }
-      for (const status of API_SUBSCRIPTION_STATUSES) subscriptions.set({ status }, figures.subscriptions.get(status) ?? 0);
+      for (const status of API_SUBSCRIPTION_STATUSES)
+        subscriptions.set({ status }, figures.subscriptions.get(status) ?? 0);
       for (const status of PLAN_STATUSES) plans.set({ status }, figures.plans.get(status) ?? 0);
       for (const state of OPEN_TERMINAL_STATES) stuck.set({ state }, figures.stuck.get(state) ?? 0);
       databaseUp.set(1);
@@ -147,7 +178,10 @@ let nextRequest = 0;
 function askPrimary(): Promise<string> {
   const id = nextRequest++;
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => finish(new Error('the API primary did not answer the metrics request within 10 s')), 10_000);
+    const timer = setTimeout(
+      () => finish(new Error('the API primary did not answer the metrics request within 10 s')),
+      10_000,
+    );
     const listener = (message: unknown) => {
       if (!isMessage(message) || message.type !== CLUSTER_METRICS_ANSWER || message.id !== id) return;
       finish(message.error === undefined ? undefined : new Error(message.error), message.text);

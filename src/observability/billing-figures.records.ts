@@ -77,4 +77,3 @@ export async function readFigures(prisma: Db, stuckMinutes: number): Promise<Fig
     };
   }, DATABASE_BOUNDS);
 }
-

@@ -40,7 +40,9 @@ export function toPlanObject(plan: PlanWithDetails): PaymentPlanObject {
   const next = plan.installments.find((row) => OWED_STATUSES.includes(row.status));
   const attempt = plan.payments[0];
   const amountPaid = sum(paid);
-  const open = ['completed', 'canceled'].includes(plan.status) ? [] : plan.installments.filter((row) => row.status !== 'paid');
+  const open = ['completed', 'canceled'].includes(plan.status)
+    ? []
+    : plan.installments.filter((row) => row.status !== 'paid');
   return {
     id: plan.id,
     object: 'payment_plan',
@@ -75,7 +77,9 @@ export function toPlanObject(plan: PlanWithDetails): PaymentPlanObject {
           }
         : null,
     },
-    next_installment: next ? { number: next.number, amount: Number(next.amount), due_date: toUnixSeconds(next.dueAt) } : null,
+    next_installment: next
+      ? { number: next.number, amount: Number(next.amount), due_date: toUnixSeconds(next.dueAt) }
+      : null,
     activated_at: toUnixSeconds(plan.activatedAt),
     past_due_at: toUnixSeconds(plan.pastDueAt),
     defaulted_at: toUnixSeconds(plan.defaultedAt),
@@ -155,28 +159,41 @@ export async function findPlan(db: Db | Tx, accountId: string, id: string): Prom
  * payments can never take the same installment.
  */
 export async function lockPlan(tx: Tx, accountId: string, id: string): Promise<PlanWithDetails> {
-  const locked = await tx.$queryRaw<{ id: string }[]>`SELECT id FROM payment_plans WHERE id = ${id} AND account_id = ${accountId} FOR UPDATE`;
+  const locked = await tx.$queryRaw<
+    { id: string }[]
+  >`SELECT id FROM payment_plans WHERE id = ${id} AND account_id = ${accountId} FOR UPDATE`;
   if (locked.length === 0) throw notFound('payment plan', id);
   return tx.paymentPlan.findUniqueOrThrow({ where: { id }, include: PLAN_INCLUDE });
 }
 
 /** Card charges of the plan between their pending and settled steps (a request's or the workflow's automatic charge). */
 export function chargesInFlight(db: Db | Tx, planId: string): Promise<{ id: string }[]> {
-  return db.paymentPlanPayment.findMany({ where: { planId, method: { in: ['payment_method', 'automatic'] }, status: 'processing' }, select: { id: true } });
+  return db.paymentPlanPayment.findMany({
+    where: { planId, method: { in: ['payment_method', 'automatic'] }, status: 'processing' },
+    select: { id: true },
+  });
 }
 
 export async function reloadPlan(tx: Tx | Db, id: string): Promise<PlanWithDetails> {
   return tx.paymentPlan.findUniqueOrThrow({ where: { id }, include: PLAN_INCLUDE });
 }
 
-export async function findPayment(db: Db | Tx, accountId: string, planId: string, paymentId: string): Promise<PaymentPlanPayment> {
+export async function findPayment(
+  db: Db | Tx,
+  accountId: string,
+  planId: string,
+  paymentId: string,
+): Promise<PaymentPlanPayment> {
   const payment = await db.paymentPlanPayment.findFirst({ where: { id: paymentId, planId, accountId } });
   if (!payment) throw notFound('payment plan payment', paymentId);
   return payment;
 }
 
 export async function snapshotOf(db: Db | Tx, planId: string): Promise<PlanSnapshot | null> {
-  const plan = await db.paymentPlan.findUnique({ where: { id: planId }, include: { installments: { orderBy: { number: 'asc' } } } });
+  const plan = await db.paymentPlan.findUnique({
+    where: { id: planId },
+    include: { installments: { orderBy: { number: 'asc' } } },
+  });
   if (!plan) return null;
   const open = await db.paymentPlanPayment.findMany({
     where: { planId, method: 'terminal', terminalState: { in: [...OPEN_TERMINAL_STATES] } },

@@ -34,7 +34,13 @@ import {
   listPaymentPlans,
   listPlanPayments,
 } from './payment-plan.service';
-import { checkCancellable, checkResolution, currentDepositAttempt, startDepositOnTerminal, startTerminalPayment } from './terminal-payments.service';
+import {
+  checkCancellable,
+  checkResolution,
+  currentDepositAttempt,
+  startDepositOnTerminal,
+  startTerminalPayment,
+} from './terminal-payments.service';
 import { refundPlanPayment } from './plan-refunds.service';
 import { notifyPlanUpdated, rejectionError, sendPlanRequest } from './workflow-client';
 import { currentTime } from '../lib/clock-time';
@@ -57,9 +63,15 @@ export function registerPaymentPlanRoutes(api: Api, deps: AppDeps): void {
   /** Sends a request update, which answers once the workflow carried it out, and turns a refusal into 4xx. */
   const request = async (planId: string, signal: PaymentPlanRequestSignal, args: PaymentPlanRequestArgs) => {
     const record = await onPlanTime(planId, () =>
-      sendPlanRequest(temporal, planId, signal, { ...args, source: 'api' }, {
-        whenEnded: (sent) => applyPlanRequest(prisma, planId, signal, sent, currentTime()),
-      }),
+      sendPlanRequest(
+        temporal,
+        planId,
+        signal,
+        { ...args, source: 'api' },
+        {
+          whenEnded: (sent) => applyPlanRequest(prisma, planId, signal, sent, currentTime()),
+        },
+      ),
     );
     if (!record.applied) throw rejectionError(record);
     return record;
@@ -84,7 +96,8 @@ export function registerPaymentPlanRoutes(api: Api, deps: AppDeps): void {
     status: 201,
     response: paymentPlanSchema,
     errors: planErrors,
-    handler: ({ principal, body, idempotencySeed }) => createPaymentPlan({ prisma, temporal, taskQueue }, principal.accountId, body, { idempotencySeed }),
+    handler: ({ principal, body, idempotencySeed }) =>
+      createPaymentPlan({ prisma, temporal, taskQueue }, principal.accountId, body, { idempotencySeed }),
   });
 
   api.route({
@@ -130,7 +143,8 @@ export function registerPaymentPlanRoutes(api: Api, deps: AppDeps): void {
     tag,
     guard,
     summary: 'Cancel a payment plan (update cancelPlan)',
-    description: 'No further charges; unpaid installments are canceled; a sale waiting on a terminal is asked to cancel. 409 when completed or canceled.',
+    description:
+      'No further charges; unpaid installments are canceled; a sale waiting on a terminal is asked to cancel. 409 when completed or canceled.',
     params: planIdParams,
     response: paymentPlanSchema,
     errors: planErrors,
@@ -170,7 +184,7 @@ export function registerPaymentPlanRoutes(api: Api, deps: AppDeps): void {
     summary: 'Continue a terminal deposit that is `resolving` or `approved_no_credential` (update resolveDeposit)',
     description:
       "`resolving`: the outcome the terminal's processor recorded for the sale, asked when no `outcome` is given (400 " +
-      "`parameter_missing` on `outcome` when the processor has none), or the `outcome` known from elsewhere. Still " +
+      '`parameter_missing` on `outcome` when the processor has none), or the `outcome` known from elsewhere. Still ' +
       '`waiting`: give the known `outcome`. `approved_no_credential` (charged, card not kept): give ' +
       '`payment_method` (a card attached to the customer, stored for the remaining installments) or `external: true` (they are ' +
       'collected outside the service). Approved without either leaves the deposit `approved_no_credential`.',
@@ -193,7 +207,8 @@ export function registerPaymentPlanRoutes(api: Api, deps: AppDeps): void {
     tag,
     guard,
     summary: 'Ask the terminal to cancel the waiting deposit sale (update cancelDeposit)',
-    description: 'The attempt stays `waiting` with cancel_requested until the terminal reports the cancellation; then it is `cancelled`.',
+    description:
+      'The attempt stays `waiting` with cancel_requested until the terminal reports the cancellation; then it is `cancelled`.',
     params: planIdParams,
     status: 202,
     response: paymentPlanSchema,
@@ -208,8 +223,12 @@ export function registerPaymentPlanRoutes(api: Api, deps: AppDeps): void {
 
   const createPlanPayment = (accountId: string, planId: string, body: CreatePlanPaymentInput) => {
     if (body.external) return recordExternalPayment(prisma, accountId, planId, body.external_reference);
-    if (typeof body.payment_method === 'object') return startTerminalPayment(prisma, accountId, planId, body.payment_method.terminal);
-    return chargeStoredMethod(prisma, gateway, accountId, planId, { paymentMethodId: body.payment_method, save: body.save_payment_method });
+    if (typeof body.payment_method === 'object')
+      return startTerminalPayment(prisma, accountId, planId, body.payment_method.terminal);
+    return chargeStoredMethod(prisma, gateway, accountId, planId, {
+      paymentMethodId: body.payment_method,
+      save: body.save_payment_method,
+    });
   };
 
   api.route({
@@ -220,7 +239,7 @@ export function registerPaymentPlanRoutes(api: Api, deps: AppDeps): void {
     summary: 'Pay what is owed: charge a stored method, record an external payment, or take it on a terminal',
     description:
       'Pays every overdue installment, or the next one when nothing is overdue. payment_method: a pm_ id attached to the ' +
-      'customer (the plan\'s card when absent; save_payment_method keeps it for the next installments); external: true records ' +
+      "customer (the plan's card when absent; save_payment_method keeps it for the next installments); external: true records " +
       'money collected elsewhere (no charge); payment_method {type: "terminal", terminal} sends it to a terminal (status ' +
       '`processing`, terminal.state `waiting`; poll GET .../payments/{payment_id}). A decline answers the failed payment.',
     params: planIdParams,
@@ -234,7 +253,6 @@ export function registerPaymentPlanRoutes(api: Api, deps: AppDeps): void {
       return toPaymentObject(payment);
     },
   });
-
 
   api.route({
     method: 'get',
@@ -269,7 +287,8 @@ export function registerPaymentPlanRoutes(api: Api, deps: AppDeps): void {
     path: '/payment-plans/{id}/payments/{payment_id}/resolve',
     tag,
     guard,
-    summary: 'Continue a terminal payment that is `resolving`, `approved_no_credential` or still `waiting` (update resolveTerminalPayment)',
+    summary:
+      'Continue a terminal payment that is `resolving`, `approved_no_credential` or still `waiting` (update resolveTerminalPayment)',
     description: 'Same body and rules as POST /payment-plans/{id}/deposit. Answers the payment.',
     params: planPaymentParams,
     body: resolveTerminalBody,
@@ -278,7 +297,10 @@ export function registerPaymentPlanRoutes(api: Api, deps: AppDeps): void {
     handler: async ({ principal, params, body }) => {
       const plan = await findPlan(prisma, principal.accountId, params.id);
       const payment = await findPayment(prisma, principal.accountId, plan.id, params.payment_id);
-      await request(plan.id, 'resolveTerminalPayment', { ...(await checkResolution(prisma, plan, payment, body)), payment_id: payment.id });
+      await request(plan.id, 'resolveTerminalPayment', {
+        ...(await checkResolution(prisma, plan, payment, body)),
+        payment_id: payment.id,
+      });
       return toPaymentObject(await findPayment(prisma, principal.accountId, plan.id, payment.id));
     },
   });
@@ -289,7 +311,8 @@ export function registerPaymentPlanRoutes(api: Api, deps: AppDeps): void {
     tag,
     guard,
     summary: 'Ask the terminal to cancel a waiting sale (update cancelTerminalPayment)',
-    description: 'Answers 202 with the payment (cancel_requested); it ends `cancelled` when the terminal reports it. Clients poll GET.',
+    description:
+      'Answers 202 with the payment (cancel_requested); it ends `cancelled` when the terminal reports it. Clients poll GET.',
     params: planPaymentParams,
     status: 202,
     response: planPaymentSchema,
@@ -310,9 +333,9 @@ export function registerPaymentPlanRoutes(api: Api, deps: AppDeps): void {
     guard,
     summary: 'Refund a payment of a plan, fully or partly',
     description:
-      'Answers the refund transaction (negative amount, source_transaction the payment\'s transaction); records ' +
+      "Answers the refund transaction (negative amount, source_transaction the payment's transaction); records " +
       'payment_plan.payment_refunded. A stored-method or automatic charge is refunded at the gateway; a terminal sale is ' +
-      'refunded against the sale\'s transaction at once. The installments it paid stay paid (the plan counts amount_refunded). ' +
+      "refunded against the sale's transaction at once. The installments it paid stay paid (the plan counts amount_refunded). " +
       'More than what is left: 400 `amount`; a payment not succeeded, or external (collected outside the service): 409.',
     params: planPaymentParams,
     body: refundPlanPaymentBody,

@@ -15,7 +15,14 @@ export const START_DATE_PAST_TOLERANCE_SECONDS = 300;
 export const START_DATE_MAX_AHEAD_DAYS = 366;
 
 export const PLAN_STATUSES = ['pending', 'active', 'past_due', 'defaulted', 'completed', 'canceled'] as const;
-export const TERMINAL_STATES = ['waiting', 'resolving', 'approved_no_credential', 'approved', 'declined', 'cancelled'] as const;
+export const TERMINAL_STATES = [
+  'waiting',
+  'resolving',
+  'approved_no_credential',
+  'approved',
+  'declined',
+  'cancelled',
+] as const;
 
 const positiveInt = (name: string) => z.number({ error: `${name} must be an integer` }).int('must be an integer');
 
@@ -90,12 +97,14 @@ export const createPlanPaymentBody = oneOf(
     z.strictObject({ payment_method: terminalPaymentMethod }).meta({ description: 'Take the payment on a terminal' }),
     z
       .strictObject({
-        external: z.literal(true, 'must be true').describe('Record a payment collected outside the service (no charge is made)'),
+        external: z
+          .literal(true, 'must be true')
+          .describe('Record a payment collected outside the service (no charge is made)'),
         external_reference: z.string().min(1).max(200).optional().describe('Your reference (receipt, cheque number)'),
       })
       .meta({ description: 'Record a payment collected outside the service' }),
   ],
-  "pay with the plan's card ({}), a payment_method id (with save_payment_method), a terminal payment_method {type: \"terminal\", terminal}, " +
+  'pay with the plan\'s card ({}), a payment_method id (with save_payment_method), a terminal payment_method {type: "terminal", terminal}, ' +
     'or external: true (with external_reference): one of them',
 )
   .transform((body): PlanPaymentInput => body)
@@ -115,7 +124,9 @@ export const depositTerminalBody = z
   .strictObject({ terminal: resourceId.describe('tml_ id of a registered terminal') })
   .meta({ id: 'PaymentPlanDepositTerminal' });
 
-const approvedOutcome = z.literal('approved', 'must be approved (or absent) with payment_method or external').optional();
+const approvedOutcome = z
+  .literal('approved', 'must be approved (or absent) with payment_method or external')
+  .optional();
 
 /** The body of POST .../resolve, read by the service as one record whatever its shape. */
 interface ResolveTerminalFields {
@@ -131,7 +142,9 @@ export const resolveTerminalBody = oneOf(
       outcome: z
         .enum(['approved', 'declined'])
         .optional()
-        .describe('The outcome known from elsewhere; required for `waiting` and `resolving`, implied for `approved_no_credential`'),
+        .describe(
+          'The outcome known from elsewhere; required for `waiting` and `resolving`, implied for `approved_no_credential`',
+        ),
     }),
     z.strictObject({
       outcome: approvedOutcome,
@@ -139,7 +152,9 @@ export const resolveTerminalBody = oneOf(
     }),
     z.strictObject({
       outcome: approvedOutcome,
-      external: z.literal(true, 'must be true').describe('The next installments are collected outside the service (no card on file)'),
+      external: z
+        .literal(true, 'must be true')
+        .describe('The next installments are collected outside the service (no card on file)'),
     }),
   ],
   'give an outcome alone, or with outcome approved (or absent) either payment_method or external: true, not both',
@@ -167,7 +182,9 @@ export const planPaymentSchema = z
     customer: z.string(),
     method: z.enum(['automatic', 'payment_method', 'external', 'terminal']),
     deposit: z.boolean(),
-    status: z.enum(['processing', 'succeeded', 'failed', 'canceled', 'refunded']).describe('refunded: every cent given back'),
+    status: z
+      .enum(['processing', 'succeeded', 'failed', 'canceled', 'refunded'])
+      .describe('refunded: every cent given back'),
     ...moneyFields,
     amount_refunded: z.number().describe('Cents given back by refunds of this payment'),
     installments: z.array(z.number()),
@@ -218,7 +235,9 @@ export const paymentPlanSchema = z
     amount_paid: z.number(),
     amount_remaining: z.number(),
     amount_overdue: z.number(),
-    amount_refunded: z.number().describe('Cents given back by refunds of the plan\'s payments (the installments they paid stay paid)'),
+    amount_refunded: z
+      .number()
+      .describe("Cents given back by refunds of the plan's payments (the installments they paid stay paid)"),
     installments_count: z.number(),
     installments_paid: z.number(),
     interval: z.enum(['week', 'month']),

@@ -82,7 +82,8 @@ export async function defaultAfterDaysOf(prisma: Db, accountId: string): Promise
 function startDateOf(input: CreatePaymentPlanInput, now: Date): Date {
   if (input.start_date === undefined) return now;
   const nowSeconds = Math.floor(now.getTime() / 1000);
-  if (input.start_date < nowSeconds - START_DATE_PAST_TOLERANCE_SECONDS) throw badRequest('start_date must not be in the past.', 'start_date');
+  if (input.start_date < nowSeconds - START_DATE_PAST_TOLERANCE_SECONDS)
+    throw badRequest('start_date must not be in the past.', 'start_date');
   if (input.start_date > nowSeconds + START_DATE_MAX_AHEAD_DAYS * 86_400) {
     throw badRequest(`start_date must be within ${START_DATE_MAX_AHEAD_DAYS} days from now.`, 'start_date');
   }
@@ -93,7 +94,8 @@ async function withParam<T>(param: string, lookup: () => Promise<T>): Promise<T>
   try {
     return await lookup();
   } catch (error) {
-    if (error instanceof ApiError && error.status === 404) throw new ApiError('not_found', error.code, error.message, param);
+    if (error instanceof ApiError && error.status === 404)
+      throw new ApiError('not_found', error.code, error.message, param);
     throw error;
   }
 }
@@ -119,13 +121,21 @@ export async function createPaymentPlan(
   // With an Idempotency-Key the id is the claim's (src/http/idempotency.ts): a retry taking over a
   // request that died after its commit answers that plan instead of making a second schedule.
   const id = idempotencySeed ? idFromSeed('paymentPlan', idempotencySeed) : newId('paymentPlan');
-  if (idempotencySeed && (await deps.prisma.paymentPlan.findFirst({ where: { id, accountId }, select: { id: true } }))) {
+  if (
+    idempotencySeed &&
+    (await deps.prisma.paymentPlan.findFirst({ where: { id, accountId }, select: { id: true } }))
+  ) {
     return getPaymentPlan(deps.prisma, accountId, id);
   }
   // A customer on a test clock: the plan starts at the clock's time and its workflow runs on it.
-  const customer = await deps.prisma.customer.findFirst({ where: { id: input.customer, accountId, deletedAt: null }, select: { testClockId: true } });
+  const customer = await deps.prisma.customer.findFirst({
+    where: { id: input.customer, accountId, deletedAt: null },
+    select: { testClockId: true },
+  });
   const testClock = customer ? await customerClock(deps.prisma, customer) : null;
-  return atTime(testClock?.time, () => createPlanAt(deps, accountId, input, testClock, id, idempotencySeed !== undefined));
+  return atTime(testClock?.time, () =>
+    createPlanAt(deps, accountId, input, testClock, id, idempotencySeed !== undefined),
+  );
 }
 
 async function createPlanAt(
@@ -164,7 +174,13 @@ async function createPlanAt(
           createdAt: now,
           taskQueue: deps.taskQueue,
           installments: {
-            create: amounts.map((amount, index) => ({ number: index + 1, accountId, amount: BigInt(amount), dueAt: dates[index]!, status: 'scheduled' })),
+            create: amounts.map((amount, index) => ({
+              number: index + 1,
+              accountId,
+              amount: BigInt(amount),
+              dueAt: dates[index]!,
+              status: 'scheduled',
+            })),
           },
         },
         include: PLAN_INCLUDE,
@@ -174,7 +190,12 @@ async function createPlanAt(
         await tx.paymentPlan.update({ where: { id }, data: { paymentMethodId: method.id } });
       }
       await recordPlanEvent(tx, id, 'created');
-      const workflowInput: PaymentPlanWorkflowInput = { planId: id, accountId, customerId: customer.id, ...(testClock ? { testClock } : {}) };
+      const workflowInput: PaymentPlanWorkflowInput = {
+        planId: id,
+        accountId,
+        customerId: customer.id,
+        ...(testClock ? { testClock } : {}),
+      };
       const shown = displayStartOptions(
         paymentPlanDisplay({
           accountId,
@@ -206,7 +227,13 @@ async function createPlanAt(
       } catch (error) {
         // Still running: that earlier attempt's workflow (same id, same input) waits for this commit.
         if (!(keyed && error instanceof WorkflowExecutionAlreadyStartedError)) {
-          throw new ApiError('api_error', 'workflow_unavailable', `Temporal did not start the plan's workflow: ${(error as Error).message}`, undefined, 503);
+          throw new ApiError(
+            'api_error',
+            'workflow_unavailable',
+            `Temporal did not start the plan's workflow: ${(error as Error).message}`,
+            undefined,
+            503,
+          );
         }
       }
       return toPlanObject(await findPlan(tx, accountId, id));
@@ -219,20 +246,34 @@ export async function getPaymentPlan(prisma: Db, accountId: string, id: string):
   return toPlanObject(await findPlan(prisma, accountId, id));
 }
 
-export async function listPaymentPlans(prisma: Db, accountId: string, query: ListPaymentPlansQuery): Promise<Page<PaymentPlanObject>> {
+export async function listPaymentPlans(
+  prisma: Db,
+  accountId: string,
+  query: ListPaymentPlansQuery,
+): Promise<Page<PaymentPlanObject>> {
   const where: Prisma.PaymentPlanWhereInput = {
     accountId,
     ...(query.customer ? { customerId: query.customer } : {}),
     ...(query.status ? { status: query.status } : {}),
   };
   const [rows, total] = await Promise.all([
-    prisma.paymentPlan.findMany({ where, include: PLAN_INCLUDE, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], ...pageWindow(query) }),
+    prisma.paymentPlan.findMany({
+      where,
+      include: PLAN_INCLUDE,
+      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+      ...pageWindow(query),
+    }),
     prisma.paymentPlan.count({ where }),
   ]);
   return pageEnvelope(rows.map(toPlanObject), total, query);
 }
 
-export async function listInstallments(prisma: Db, accountId: string, id: string, page: PageParams): Promise<Page<InstallmentObject>> {
+export async function listInstallments(
+  prisma: Db,
+  accountId: string,
+  id: string,
+  page: PageParams,
+): Promise<Page<InstallmentObject>> {
   const plan = await findPlan(prisma, accountId, id);
   const { skip, take } = pageWindow(page);
   return pageEnvelope(
@@ -242,11 +283,20 @@ export async function listInstallments(prisma: Db, accountId: string, id: string
   );
 }
 
-export async function listPlanPayments(prisma: Db, accountId: string, id: string, page: PageParams): Promise<Page<PlanPaymentObject>> {
+export async function listPlanPayments(
+  prisma: Db,
+  accountId: string,
+  id: string,
+  page: PageParams,
+): Promise<Page<PlanPaymentObject>> {
   await findPlan(prisma, accountId, id);
   const where = { accountId, planId: id };
   const [rows, total] = await Promise.all([
-    prisma.paymentPlanPayment.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], ...pageWindow(page) }),
+    prisma.paymentPlanPayment.findMany({
+      where,
+      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+      ...pageWindow(page),
+    }),
     prisma.paymentPlanPayment.count({ where }),
   ]);
   return pageEnvelope(rows.map(toPaymentObject), total, page);
@@ -275,7 +325,10 @@ export async function markInstallmentOverdue(prisma: Db, planId: string, number:
     }
     if (installment.status !== 'scheduled' || installment.heldByPaymentId) return;
     if (!['active', 'past_due', 'defaulted'].includes(plan.status)) return;
-    await tx.paymentPlanInstallment.update({ where: { planId_number: { planId, number } }, data: { status: 'overdue' } });
+    await tx.paymentPlanInstallment.update({
+      where: { planId_number: { planId, number } },
+      data: { status: 'overdue' },
+    });
     await settleStatus(tx, planId, at);
   });
 }
@@ -307,7 +360,13 @@ const CANCEL_SETTLE_ROUNDS = 3;
  * then refunded; a payment asked for after the cancel is refused (409 payment_plan_closed).
  * decisions.md §9.
  */
-export async function cancelPlan(prisma: Db, gateway: PaymentGateway, planId: string, reason: string | undefined, at: Date): Promise<void> {
+export async function cancelPlan(
+  prisma: Db,
+  gateway: PaymentGateway,
+  planId: string,
+  reason: string | undefined,
+  at: Date,
+): Promise<void> {
   const accountId = await accountOf(prisma, planId);
   for (let round = 0; ; round++) {
     for (const payment of await chargesInFlight(prisma, planId)) {
@@ -320,9 +379,17 @@ export async function cancelPlan(prisma: Db, gateway: PaymentGateway, planId: st
         throw conflict(`Payment plan ${planId} is ${plan.status} already.`, 'payment_plan_closed');
       }
       if (round < CANCEL_SETTLE_ROUNDS && (await chargesInFlight(tx, planId)).length > 0) return false;
-      await tx.paymentPlan.update({ where: { id: planId }, data: { status: 'canceled', canceledAt: at, cancellationReason: reason ?? 'requested' } });
-      await tx.paymentPlanInstallment.updateMany({ where: { planId, status: { in: ['scheduled', 'failed', 'overdue'] } }, data: { status: 'canceled' } });
-      const waiting = await tx.paymentPlanPayment.findMany({ where: { planId, method: 'terminal', terminalState: 'waiting', cancelRequestedAt: null } });
+      await tx.paymentPlan.update({
+        where: { id: planId },
+        data: { status: 'canceled', canceledAt: at, cancellationReason: reason ?? 'requested' },
+      });
+      await tx.paymentPlanInstallment.updateMany({
+        where: { planId, status: { in: ['scheduled', 'failed', 'overdue'] } },
+        data: { status: 'canceled' },
+      });
+      const waiting = await tx.paymentPlanPayment.findMany({
+        where: { planId, method: 'terminal', terminalState: 'waiting', cancelRequestedAt: null },
+      });
       for (const payment of waiting) {
         await tx.terminalSale.update({ where: { id: payment.terminalSaleId! }, data: { cancelRequestedAt: at } });
         await tx.paymentPlanPayment.update({ where: { id: payment.id }, data: { cancelRequestedAt: at } });
@@ -362,7 +429,11 @@ export async function applyPlanRequest(
           applied: true,
           message: `Payment ${payment.id} resolved: ${payment.terminalState} (${payment.status}).`,
           payment_id: payment.id,
-          terminal_state: nullableColumnValue(TERMINAL_STATES, payment.terminalState, 'payment_plan_payments.terminal_state'),
+          terminal_state: nullableColumnValue(
+            TERMINAL_STATES,
+            payment.terminalState,
+            'payment_plan_payments.terminal_state',
+          ),
         };
       }
       case 'cancelTerminalPayment':
@@ -373,7 +444,11 @@ export async function applyPlanRequest(
           applied: true,
           message: `Cancellation of payment ${payment.id} requested from terminal ${payment.terminalId}; it ends cancelled when the terminal reports it.`,
           payment_id: payment.id,
-          terminal_state: nullableColumnValue(TERMINAL_STATES, payment.terminalState, 'payment_plan_payments.terminal_state'),
+          terminal_state: nullableColumnValue(
+            TERMINAL_STATES,
+            payment.terminalState,
+            'payment_plan_payments.terminal_state',
+          ),
         };
       }
       case 'cancelPlan':
@@ -382,13 +457,20 @@ export async function applyPlanRequest(
     }
   } catch (error) {
     if (isRefusal(error)) {
-      return { applied: false, code: error.code, param: error.param, message: error.message, payment_id: args.payment_id ?? null };
+      return {
+        applied: false,
+        code: error.code,
+        param: error.param,
+        message: error.message,
+        payment_id: args.payment_id ?? null,
+      };
     }
     throw error;
   }
 }
 
 function requirePaymentId(args: PaymentPlanRequestArgs): string {
-  if (typeof args.payment_id !== 'string') throw badRequest('payment_id (ppay_...) is required.', 'payment_id', 'parameter_missing');
+  if (typeof args.payment_id !== 'string')
+    throw badRequest('payment_id (ppay_...) is required.', 'payment_id', 'parameter_missing');
   return args.payment_id;
 }

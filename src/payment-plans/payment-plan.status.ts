@@ -1,7 +1,14 @@
 import type { PaymentPlanInstallment, PaymentPlanPayment } from '../generated/prisma/client';
 import type { Tx } from '../db/prisma';
 import { recordEvent } from '../lib/events';
-import { OVERDUE_STATUSES, reloadPlan, toInstallmentObject, toPaymentObject, toPlanObject, type PlanWithDetails } from './payment-plan.records';
+import {
+  OVERDUE_STATUSES,
+  reloadPlan,
+  toInstallmentObject,
+  toPaymentObject,
+  toPlanObject,
+  type PlanWithDetails,
+} from './payment-plan.records';
 
 /**
  * `data` of every payment_plan.* event is the plan object after the change; installment events add
@@ -55,7 +62,10 @@ export async function moveStatus(tx: Tx, planId: string, at: Date): Promise<Stat
 
   if (allPaid) {
     // Paid off: completed straight away, whatever the state (no activated/reactivated on the way).
-    await tx.paymentPlan.update({ where: { id: planId }, data: { status: 'completed', completedAt: at, pastDueAt: null } });
+    await tx.paymentPlan.update({
+      where: { id: planId },
+      data: { status: 'completed', completedAt: at, pastDueAt: null },
+    });
     return 'completed';
   }
   if ((plan.status === 'active' || plan.status === 'pending') && overdue) {
@@ -69,13 +79,21 @@ export async function moveStatus(tx: Tx, planId: string, at: Date): Promise<Stat
     return 'activated';
   }
   if ((plan.status === 'past_due' || plan.status === 'defaulted') && !overdue) {
-    if (plan.activatedAt === null && (plan.installments[0]?.status !== 'paid' || (await depositAwaitsContinuation(tx, plan)))) {
+    if (
+      plan.activatedAt === null &&
+      (plan.installments[0]?.status !== 'paid' || (await depositAwaitsContinuation(tx, plan)))
+    ) {
       // The missed deposit is no longer overdue but not paid either (a payment holds it): it stays as it is.
       return null;
     }
     await tx.paymentPlan.update({
       where: { id: planId },
-      data: { status: 'active', pastDueAt: null, defaultedAt: null, ...(plan.activatedAt === null ? { activatedAt: at } : {}) },
+      data: {
+        status: 'active',
+        pastDueAt: null,
+        defaultedAt: null,
+        ...(plan.activatedAt === null ? { activatedAt: at } : {}),
+      },
     });
     return plan.activatedAt === null ? 'activated' : 'reactivated';
   }

@@ -41,16 +41,26 @@ export function amountOf(plan: PlanWithDetails, numbers: number[]): bigint {
 }
 
 /** A method attached to the plan's customer that pays the plan's currency (decisions.md §5), or 400/404 naming `param`. */
-export async function methodForPlan(db: Db | Tx, plan: PlanWithDetails, id: string, param: string): Promise<PaymentMethod> {
+export async function methodForPlan(
+  db: Db | Tx,
+  plan: PlanWithDetails,
+  id: string,
+  param: string,
+): Promise<PaymentMethod> {
   let method: PaymentMethod;
   try {
     method = await findPaymentMethod(db, plan.accountId, id);
   } catch (error) {
-    if (error instanceof ApiError && error.status === 404) throw new ApiError('not_found', error.code, error.message, param);
+    if (error instanceof ApiError && error.status === 404)
+      throw new ApiError('not_found', error.code, error.message, param);
     throw error;
   }
   if (method.customerId !== plan.customerId) {
-    throw badRequest(`Payment method ${id} is not attached to customer ${plan.customerId}.`, param, 'payment_method_not_attached');
+    throw badRequest(
+      `Payment method ${id} is not attached to customer ${plan.customerId}.`,
+      param,
+      'payment_method_not_attached',
+    );
   }
   assertPaysCurrency(method, plan.currency, param);
   return method;
@@ -58,7 +68,10 @@ export async function methodForPlan(db: Db | Tx, plan: PlanWithDetails, id: stri
 
 /** Takes installments for a payment in flight, so no other payment collects them meanwhile. */
 export async function holdInstallments(tx: Tx, planId: string, numbers: number[], paymentId: string): Promise<void> {
-  await tx.paymentPlanInstallment.updateMany({ where: { planId, number: { in: numbers } }, data: { heldByPaymentId: paymentId } });
+  await tx.paymentPlanInstallment.updateMany({
+    where: { planId, number: { in: numbers } },
+    data: { heldByPaymentId: paymentId },
+  });
 }
 
 /** Installment 1 of a plan that never ran (pending, or past_due/defaulted because its deposit was missed). */
@@ -74,20 +87,41 @@ export function isDeposit(plan: PlanWithDetails, numbers: number[]): boolean {
  * racing it) nothing is paid: the payment is succeeded, its installments let go, and the caller owes
  * the customer a refund ('refund_due').
  */
-export async function applyPaymentSucceeded(tx: Tx, payment: PaymentPlanPayment, at: Date, update: PaymentUpdate = {}): Promise<'paid' | 'refund_due'> {
-  const { status } = await tx.paymentPlan.findUniqueOrThrow({ where: { id: payment.planId }, select: { status: true } });
+export async function applyPaymentSucceeded(
+  tx: Tx,
+  payment: PaymentPlanPayment,
+  at: Date,
+  update: PaymentUpdate = {},
+): Promise<'paid' | 'refund_due'> {
+  const { status } = await tx.paymentPlan.findUniqueOrThrow({
+    where: { id: payment.planId },
+    select: { status: true },
+  });
   if (status === 'canceled') {
     await tx.paymentPlanPayment.update({ where: { id: payment.id }, data: { status: 'succeeded', ...update } });
-    await tx.paymentPlanInstallment.updateMany({ where: { planId: payment.planId, heldByPaymentId: payment.id }, data: { heldByPaymentId: null } });
+    await tx.paymentPlanInstallment.updateMany({
+      where: { planId: payment.planId, heldByPaymentId: payment.id },
+      data: { heldByPaymentId: null },
+    });
     return 'refund_due';
   }
-  const paid = await tx.paymentPlanPayment.update({ where: { id: payment.id }, data: { status: 'succeeded', ...update } });
+  const paid = await tx.paymentPlanPayment.update({
+    where: { id: payment.id },
+    data: { status: 'succeeded', ...update },
+  });
   const installments: PaymentPlanInstallment[] = [];
   for (const number of payment.installmentNumbers) {
     installments.push(
       await tx.paymentPlanInstallment.update({
         where: { planId_number: { planId: payment.planId, number } },
-        data: { status: 'paid', paymentId: payment.id, paidAt: at, heldByPaymentId: null, failureCode: null, failureMessage: null },
+        data: {
+          status: 'paid',
+          paymentId: payment.id,
+          paidAt: at,
+          heldByPaymentId: null,
+          failureCode: null,
+          failureMessage: null,
+        },
       }),
     );
   }
@@ -96,7 +130,8 @@ export async function applyPaymentSucceeded(tx: Tx, payment: PaymentPlanPayment,
   }
   const move = await moveStatus(tx, payment.planId, at);
   await recordPlanEvent(tx, payment.planId, 'payment_succeeded', { payment: paid });
-  for (const installment of installments) await recordPlanEvent(tx, payment.planId, 'installment_paid', { installment });
+  for (const installment of installments)
+    await recordPlanEvent(tx, payment.planId, 'installment_paid', { installment });
   if (move) await recordPlanEvent(tx, payment.planId, move);
   return 'paid';
 }
@@ -116,7 +151,10 @@ export async function applyPaymentFailed(
     where: { id: payment.id },
     data: { status: 'failed', failureCode: failure.code, failureMessage: failure.message, ...update },
   });
-  await tx.paymentPlanInstallment.updateMany({ where: { planId: payment.planId, heldByPaymentId: payment.id }, data: { heldByPaymentId: null } });
+  await tx.paymentPlanInstallment.updateMany({
+    where: { planId: payment.planId, heldByPaymentId: payment.id },
+    data: { heldByPaymentId: null },
+  });
   if (payment.method !== 'automatic') return;
   for (const number of payment.installmentNumbers) {
     const installment = await tx.paymentPlanInstallment.update({
@@ -128,9 +166,16 @@ export async function applyPaymentFailed(
   await settleStatus(tx, payment.planId, at);
 }
 
-export async function applyPaymentCanceled(tx: Tx, payment: PaymentPlanPayment, update: PaymentUpdate = {}): Promise<void> {
+export async function applyPaymentCanceled(
+  tx: Tx,
+  payment: PaymentPlanPayment,
+  update: PaymentUpdate = {},
+): Promise<void> {
   await tx.paymentPlanPayment.update({ where: { id: payment.id }, data: { status: 'canceled', ...update } });
-  await tx.paymentPlanInstallment.updateMany({ where: { planId: payment.planId, heldByPaymentId: payment.id }, data: { heldByPaymentId: null } });
+  await tx.paymentPlanInstallment.updateMany({
+    where: { planId: payment.planId, heldByPaymentId: payment.id },
+    data: { heldByPaymentId: null },
+  });
 }
 
 async function lockPlanById(tx: Tx, planId: string): Promise<PlanWithDetails> {
@@ -142,7 +187,12 @@ async function lockPlanById(tx: Tx, planId: string): Promise<PlanWithDetails> {
  * Charges a processing payment through the gateway, under its own idempotency key (a repeat never
  * charges twice), and records the outcome once.
  */
-export async function settleCharge(prisma: Db, gateway: PaymentGateway, paymentId: string, at: Date): Promise<PaymentPlanPayment> {
+export async function settleCharge(
+  prisma: Db,
+  gateway: PaymentGateway,
+  paymentId: string,
+  at: Date,
+): Promise<PaymentPlanPayment> {
   const payment = await prisma.paymentPlanPayment.findUniqueOrThrow({ where: { id: paymentId } });
   if (payment.status !== 'processing') return payment;
   const method = await prisma.paymentMethod.findUniqueOrThrow({ where: { id: payment.paymentMethodId! } });
@@ -172,7 +222,13 @@ async function openCharge(
   plan: PlanWithDetails,
   numbers: number[],
   method: PaymentMethod,
-  options: { kind: 'automatic' | 'payment_method'; attemptKey?: string; attempt?: number; gatewayKey?: string; save?: boolean },
+  options: {
+    kind: 'automatic' | 'payment_method';
+    attemptKey?: string;
+    attempt?: number;
+    gatewayKey?: string;
+    save?: boolean;
+  },
 ): Promise<PaymentPlanPayment> {
   const id = newId('paymentPlanPayment');
   const gatewayKey = options.gatewayKey ?? `payment-plan:${plan.id}:payment:${id}`;
@@ -233,11 +289,19 @@ export async function chargeInstallment(
   const attemptKey = installmentAttemptKey(input.number, input.attempt);
   const opened = await runTransaction(prisma, async (tx): Promise<PaymentPlanPayment | 'skipped' | 'failed'> => {
     const plan = await lockPlanById(tx, input.planId);
-    const existing = await tx.paymentPlanPayment.findUnique({ where: { planId_attemptKey: { planId: plan.id, attemptKey } } });
+    const existing = await tx.paymentPlanPayment.findUnique({
+      where: { planId_attemptKey: { planId: plan.id, attemptKey } },
+    });
     if (existing) return existing;
     const installment = plan.installments.find((row) => row.number === input.number);
     const chargeable = plan.status === 'active' || (plan.status === 'pending' && input.number === 1);
-    if (!installment || installment.status !== 'scheduled' || installment.heldByPaymentId || !chargeable || !plan.paymentMethodId) {
+    if (
+      !installment ||
+      installment.status !== 'scheduled' ||
+      installment.heldByPaymentId ||
+      !chargeable ||
+      !plan.paymentMethodId
+    ) {
       return 'skipped';
     }
     const method = await tx.paymentMethod.findFirst({ where: { id: plan.paymentMethodId, accountId: plan.accountId } });
@@ -249,7 +313,11 @@ export async function chargeInstallment(
       // The card was detached from the customer: nothing may be charged, the installment fails as a decline would.
       const installmentRow = await tx.paymentPlanInstallment.update({
         where: { planId_number: { planId: plan.id, number: input.number } },
-        data: { status: 'failed', failureCode: 'payment_method_unavailable', failureMessage: `Payment method ${plan.paymentMethodId} is no longer attached to the customer.` },
+        data: {
+          status: 'failed',
+          failureCode: 'payment_method_unavailable',
+          failureMessage: `Payment method ${plan.paymentMethodId} is no longer attached to the customer.`,
+        },
       });
       await recordPlanEvent(tx, plan.id, 'installment_failed', { installment: installmentRow });
       await settleStatus(tx, plan.id, input.at);
@@ -278,7 +346,9 @@ export async function chargeStoredMethod(
   planId: string,
   input: { paymentMethodId?: string; save?: boolean },
 ): Promise<PaymentPlanPayment> {
-  const unfinished = await prisma.paymentPlanPayment.findMany({ where: { accountId, planId, method: 'payment_method', status: 'processing' } });
+  const unfinished = await prisma.paymentPlanPayment.findMany({
+    where: { accountId, planId, method: 'payment_method', status: 'processing' },
+  });
   for (const payment of unfinished) await settleCharge(prisma, gateway, payment.id, currentTime());
 
   const opened = await runTransaction(prisma, async (tx) => {
@@ -286,7 +356,11 @@ export async function chargeStoredMethod(
     assertPlanOpen(plan);
     const methodId = input.paymentMethodId ?? plan.paymentMethodId;
     if (!methodId) {
-      throw badRequest(`Payment plan ${planId} has no card on file; name a payment_method, or use external or a terminal.`, 'payment_method', 'payment_method_missing');
+      throw badRequest(
+        `Payment plan ${planId} has no card on file; name a payment_method, or use external or a terminal.`,
+        'payment_method',
+        'payment_method_missing',
+      );
     }
     const method = await methodForPlan(tx, plan, methodId, 'payment_method');
     return openCharge(tx, plan, owedInstallments(plan), method, { kind: 'payment_method', save: input.save });
@@ -295,7 +369,12 @@ export async function chargeStoredMethod(
 }
 
 /** POST /payment-plans/{id}/payments with external: true: money collected elsewhere, recorded as paid (no charge, no transaction). */
-export async function recordExternalPayment(prisma: Db, accountId: string, planId: string, reference: string | undefined): Promise<PaymentPlanPayment> {
+export async function recordExternalPayment(
+  prisma: Db,
+  accountId: string,
+  planId: string,
+  reference: string | undefined,
+): Promise<PaymentPlanPayment> {
   return runTransaction(prisma, async (tx) => {
     const plan = await lockPlan(tx, accountId, planId);
     assertPlanOpen(plan);

@@ -31,7 +31,13 @@ function refundKey(planId: string, paymentId: string, key: string): string {
 }
 
 /** Opens a pending refund of `amount` cents of `payment` (checked by the caller) under `key`. */
-async function openRefund(tx: Tx, payment: PaymentPlanPayment, amount: bigint, key: string, attemptKey: string | null): Promise<Transaction> {
+async function openRefund(
+  tx: Tx,
+  payment: PaymentPlanPayment,
+  amount: bigint,
+  key: string,
+  attemptKey: string | null,
+): Promise<Transaction> {
   const source = await tx.transaction.findUniqueOrThrow({ where: { id: payment.transactionId! } });
   return openPending(tx, {
     accountId: payment.accountId,
@@ -55,7 +61,9 @@ async function openRefund(tx: Tx, payment: PaymentPlanPayment, amount: bigint, k
 async function recordRefundOutcome(tx: Tx, refund: Transaction, outcome: LedgerOutcome): Promise<void> {
   if (!(await settlePending(tx, refund.id, outcome)) || outcome.status !== 'succeeded') return;
   const amount = -refund.amount;
-  const payment = await tx.paymentPlanPayment.findFirstOrThrow({ where: { accountId: refund.accountId, transactionId: refund.sourceTransactionId! } });
+  const payment = await tx.paymentPlanPayment.findFirstOrThrow({
+    where: { accountId: refund.accountId, transactionId: refund.sourceTransactionId! },
+  });
   const refunded = payment.amountRefunded + amount;
   const after = await tx.paymentPlanPayment.update({
     where: { id: payment.id },
@@ -75,13 +83,22 @@ export async function refundCanceledPlanSale(tx: Tx, payment: PaymentPlanPayment
   await recordRefundOutcome(tx, refund, { status: 'succeeded', gatewayReference: fresh.terminalSaleId! });
 }
 
-async function nextStep(tx: Tx, accountId: string, planId: string, paymentId: string, opts: RefundPlanPaymentOptions): Promise<AttemptStep<Transaction>> {
+async function nextStep(
+  tx: Tx,
+  accountId: string,
+  planId: string,
+  paymentId: string,
+  opts: RefundPlanPaymentOptions,
+): Promise<AttemptStep<Transaction>> {
   await lockPlan(tx, accountId, planId);
   const payment = await findPayment(tx, accountId, planId, paymentId);
   const key = opts.internalKey ?? (opts.attemptKey ? `key:${opts.attemptKey}` : null);
   if (key) {
-    const mine = await tx.transaction.findUnique({ where: { accountId_gatewayKey: { accountId, gatewayKey: refundKey(planId, paymentId, key) } } });
-    if (mine) return mine.status === 'pending' ? { kind: 'settle', entry: mine, own: true } : { kind: 'done', value: mine };
+    const mine = await tx.transaction.findUnique({
+      where: { accountId_gatewayKey: { accountId, gatewayKey: refundKey(planId, paymentId, key) } },
+    });
+    if (mine)
+      return mine.status === 'pending' ? { kind: 'settle', entry: mine, own: true } : { kind: 'done', value: mine };
   }
   if (payment.transactionId) {
     const inFlight = await tx.transaction.findFirst({
@@ -92,15 +109,27 @@ async function nextStep(tx: Tx, accountId: string, planId: string, paymentId: st
   }
 
   if (!payment.transactionId) {
-    throw conflict(`Payment ${paymentId} was collected outside the service (external); refund it there.`, 'payment_not_refundable');
+    throw conflict(
+      `Payment ${paymentId} was collected outside the service (external); refund it there.`,
+      'payment_not_refundable',
+    );
   }
   if (payment.status !== 'succeeded') {
-    throw conflict(`Payment ${paymentId} is ${payment.status}; only a succeeded payment can be refunded.`, 'payment_not_refundable');
+    throw conflict(
+      `Payment ${paymentId} is ${payment.status}; only a succeeded payment can be refunded.`,
+      'payment_not_refundable',
+    );
   }
   const refundable = payment.amount - payment.amountRefunded;
   const amount = opts.amount === undefined ? refundable : BigInt(opts.amount);
-  if (amount > refundable) throw badRequest(`amount ${amount} exceeds the ${refundable} cents left to refund on payment ${paymentId}.`, 'amount');
-  const sequence = (await tx.transaction.count({ where: { accountId, type: 'refund', sourceTransactionId: payment.transactionId } })) + 1;
+  if (amount > refundable)
+    throw badRequest(
+      `amount ${amount} exceeds the ${refundable} cents left to refund on payment ${paymentId}.`,
+      'amount',
+    );
+  const sequence =
+    (await tx.transaction.count({ where: { accountId, type: 'refund', sourceTransactionId: payment.transactionId } })) +
+    1;
   const refund = await openRefund(tx, payment, amount, key ?? `${sequence}`, opts.attemptKey ?? null);
   if (payment.method === 'terminal') {
     await recordRefundOutcome(tx, refund, { status: 'succeeded', gatewayReference: payment.terminalSaleId! });
@@ -110,7 +139,13 @@ async function nextStep(tx: Tx, accountId: string, planId: string, paymentId: st
 }
 
 /** Refunds a pending refund at the gateway (same key: never twice) and records the outcome. */
-async function settle(prisma: Db, gateway: PaymentGateway, accountId: string, planId: string, refund: Transaction): Promise<Transaction> {
+async function settle(
+  prisma: Db,
+  gateway: PaymentGateway,
+  accountId: string,
+  planId: string,
+  refund: Transaction,
+): Promise<Transaction> {
   const source = await prisma.transaction.findFirstOrThrow({ where: { id: refund.sourceTransactionId!, accountId } });
   const outcome = await refundEntry(gateway, refund, source, 'The refund stays pending; asking again completes it.');
   return runTransaction(prisma, async (tx) => {
@@ -147,6 +182,12 @@ export async function refundPlanPayment(
  * refunded in full at once. Idempotent by its key; an outage leaves the refund pending, completed by
  * the next refund request on the payment.
  */
-export async function refundAfterCancellation(prisma: Db, gateway: PaymentGateway, payment: PaymentPlanPayment): Promise<void> {
-  await refundPlanPayment(prisma, gateway, payment.accountId, payment.planId, payment.id, { internalKey: 'plan-canceled' });
+export async function refundAfterCancellation(
+  prisma: Db,
+  gateway: PaymentGateway,
+  payment: PaymentPlanPayment,
+): Promise<void> {
+  await refundPlanPayment(prisma, gateway, payment.accountId, payment.planId, payment.id, {
+    internalKey: 'plan-canceled',
+  });
 }

@@ -29,7 +29,15 @@ export function addMonths(start: Date, months: number): Date {
   const month = ((monthIndex % 12) + 12) % 12;
   const day = Math.min(start.getUTCDate(), daysInMonth(year, month));
   return new Date(
-    Date.UTC(year, month, day, start.getUTCHours(), start.getUTCMinutes(), start.getUTCSeconds(), start.getUTCMilliseconds()),
+    Date.UTC(
+      year,
+      month,
+      day,
+      start.getUTCHours(),
+      start.getUTCMinutes(),
+      start.getUTCSeconds(),
+      start.getUTCMilliseconds(),
+    ),
   );
 }
 

@@ -56,13 +56,25 @@ function saleKey(planId: string, saleId: string): string {
  * waits for the customer, the payment is `processing` with terminal state `waiting`, and the
  * installments are held so that nothing else collects them meanwhile.
  */
-async function startSale(tx: Tx, plan: PlanWithDetails, terminalId: string, numbers: number[], param: string): Promise<PaymentPlanPayment> {
+async function startSale(
+  tx: Tx,
+  plan: PlanWithDetails,
+  terminalId: string,
+  numbers: number[],
+  param: string,
+): Promise<PaymentPlanPayment> {
   const terminal = await findTerminal(tx, plan.accountId, terminalId, param);
   const paymentId = newId('paymentPlanPayment');
   const saleId = newId('terminalSale');
-  const taken = await tx.terminal.updateMany({ where: { id: terminal.id, currentSaleId: null }, data: { currentSaleId: saleId } });
+  const taken = await tx.terminal.updateMany({
+    where: { id: terminal.id, currentSaleId: null },
+    data: { currentSaleId: saleId },
+  });
   if (taken.count === 0) {
-    throw conflict(`Terminal ${terminal.id} is busy with another sale; wait for it to end or cancel it.`, 'terminal_busy');
+    throw conflict(
+      `Terminal ${terminal.id} is busy with another sale; wait for it to end or cancel it.`,
+      'terminal_busy',
+    );
   }
   const amount = amountOf(plan, numbers);
   const payment = await tx.paymentPlanPayment.create({
@@ -83,14 +95,27 @@ async function startSale(tx: Tx, plan: PlanWithDetails, terminalId: string, numb
     },
   });
   await tx.terminalSale.create({
-    data: { id: saleId, accountId: plan.accountId, terminalId: terminal.id, paymentId, amount, currency: plan.currency, status: 'waiting' },
+    data: {
+      id: saleId,
+      accountId: plan.accountId,
+      terminalId: terminal.id,
+      paymentId,
+      amount,
+      currency: plan.currency,
+      status: 'waiting',
+    },
   });
   await holdInstallments(tx, plan.id, numbers, paymentId);
   return payment;
 }
 
 /** POST /payment-plans/{id}/deposit/terminal: installment 1 of a pending plan goes to the terminal. */
-export async function startDepositOnTerminal(prisma: Db, accountId: string, planId: string, terminalId: string): Promise<void> {
+export async function startDepositOnTerminal(
+  prisma: Db,
+  accountId: string,
+  planId: string,
+  terminalId: string,
+): Promise<void> {
   await runTransaction(prisma, async (tx) => {
     const plan = await lockPlan(tx, accountId, planId);
     assertPlanOpen(plan);
@@ -109,7 +134,12 @@ export async function startDepositOnTerminal(prisma: Db, accountId: string, plan
 }
 
 /** POST /payment-plans/{id}/payments with a terminal: what is owed now goes to the terminal. */
-export async function startTerminalPayment(prisma: Db, accountId: string, planId: string, terminalId: string): Promise<PaymentPlanPayment> {
+export async function startTerminalPayment(
+  prisma: Db,
+  accountId: string,
+  planId: string,
+  terminalId: string,
+): Promise<PaymentPlanPayment> {
   return runTransaction(prisma, async (tx) => {
     const plan = await lockPlan(tx, accountId, planId);
     assertPlanOpen(plan);
@@ -131,7 +161,10 @@ async function endSale(tx: Tx, sale: TerminalSale, status: string, card?: Presen
       ...(card ? { cardLast4: card.number.slice(-4), cardBrand: cardBrand(card.number) } : {}),
     },
   });
-  await tx.terminal.updateMany({ where: { id: sale.terminalId, currentSaleId: sale.id }, data: { currentSaleId: null } });
+  await tx.terminal.updateMany({
+    where: { id: sale.terminalId, currentSaleId: sale.id },
+    data: { currentSaleId: null },
+  });
 }
 
 /** The ledger entry of a terminal sale: its outcome is known when it is recorded, keyed by the sale. */
@@ -149,12 +182,17 @@ function saleEntry(plan: PlanWithDetails, payment: PaymentPlanPayment, paymentMe
 }
 
 /** Money taken on the terminal: a succeeded transaction, then the payment and its installments. */
-async function approve(tx: Tx, plan: PlanWithDetails, payment: PaymentPlanPayment, paymentMethodId: string | null, update: PaymentUpdate): Promise<void> {
-  const transaction = await recordSettled(
-    tx,
-    saleEntry(plan, payment, paymentMethodId),
-    { status: 'succeeded', gatewayReference: payment.terminalSaleId! },
-  );
+async function approve(
+  tx: Tx,
+  plan: PlanWithDetails,
+  payment: PaymentPlanPayment,
+  paymentMethodId: string | null,
+  update: PaymentUpdate,
+): Promise<void> {
+  const transaction = await recordSettled(tx, saleEntry(plan, payment, paymentMethodId), {
+    status: 'succeeded',
+    gatewayReference: payment.terminalSaleId!,
+  });
   if (plan.status === 'canceled') {
     // A canceled plan keeps no money: the sale is given back at once. Nothing is left to continue,
     // so the payment never stays approved_no_credential.
@@ -171,15 +209,26 @@ async function approve(tx: Tx, plan: PlanWithDetails, payment: PaymentPlanPaymen
   if (paymentMethodId && !plan.paymentMethodId) {
     await tx.paymentPlan.update({ where: { id: plan.id }, data: { paymentMethodId } });
   }
-  await applyPaymentSucceeded(tx, payment, new Date(), { transactionId: transaction.id, paymentMethodId, stateChangedAt: new Date(), ...update });
+  await applyPaymentSucceeded(tx, payment, new Date(), {
+    transactionId: transaction.id,
+    paymentMethodId,
+    stateChangedAt: new Date(),
+    ...update,
+  });
 }
 
-async function decline(tx: Tx, plan: PlanWithDetails, payment: PaymentPlanPayment, update: PaymentUpdate): Promise<void> {
-  const transaction = await recordSettled(
-    tx,
-    saleEntry(plan, payment, null),
-    { status: 'failed', gatewayReference: payment.terminalSaleId!, failureCode: TERMINAL_DECLINE.code, failureMessage: TERMINAL_DECLINE.message },
-  );
+async function decline(
+  tx: Tx,
+  plan: PlanWithDetails,
+  payment: PaymentPlanPayment,
+  update: PaymentUpdate,
+): Promise<void> {
+  const transaction = await recordSettled(tx, saleEntry(plan, payment, null), {
+    status: 'failed',
+    gatewayReference: payment.terminalSaleId!,
+    failureCode: TERMINAL_DECLINE.code,
+    failureMessage: TERMINAL_DECLINE.message,
+  });
   await applyPaymentFailed(tx, payment, TERMINAL_DECLINE, new Date(), {
     transactionId: transaction.id,
     terminalState: 'declined',
@@ -196,36 +245,57 @@ async function decline(tx: Tx, plan: PlanWithDetails, payment: PaymentPlanPaymen
  * (installments stay held until someone resolves it); cancelled -> canceled, installments free.
  * The caller then tells the workflow (planUpdated).
  */
-export async function reportTerminalOutcome(prisma: Db, accountId: string, terminalId: string, report: TerminalReport): Promise<PaymentPlanPayment> {
+export async function reportTerminalOutcome(
+  prisma: Db,
+  accountId: string,
+  terminalId: string,
+  report: TerminalReport,
+): Promise<PaymentPlanPayment> {
   const terminal = await findTerminal(prisma, accountId, terminalId, 'id');
   if (!terminal.currentSaleId) throw conflict(`No sale is waiting on terminal ${terminalId}.`, 'terminal_idle');
   const waiting = await prisma.terminalSale.findUniqueOrThrow({ where: { id: terminal.currentSaleId } });
-  const { planId } = await prisma.paymentPlanPayment.findUniqueOrThrow({ where: { id: waiting.paymentId }, select: { planId: true } });
+  const { planId } = await prisma.paymentPlanPayment.findUniqueOrThrow({
+    where: { id: waiting.paymentId },
+    select: { planId: true },
+  });
 
   return runTransaction(prisma, async (tx) => {
     const plan = await lockPlan(tx, accountId, planId);
     const sale = await tx.terminalSale.findUniqueOrThrow({ where: { id: waiting.id } });
-    if (sale.status !== 'waiting') throw conflict(`Sale ${sale.id} on terminal ${terminalId} has ended already.`, 'terminal_idle');
+    if (sale.status !== 'waiting')
+      throw conflict(`Sale ${sale.id} on terminal ${terminalId} has ended already.`, 'terminal_idle');
     const payment = await tx.paymentPlanPayment.findUniqueOrThrow({ where: { id: sale.paymentId } });
     const card = 'card' in report ? report.card : undefined;
     await endSale(tx, sale, report.outcome, card);
 
     switch (report.outcome) {
       case 'approved': {
-        const method = await saveTerminalCard(tx, accountId, plan.customerId, await customerName(tx, plan.customerId), report.card);
+        const method = await saveTerminalCard(
+          tx,
+          accountId,
+          plan.customerId,
+          await customerName(tx, plan.customerId),
+          report.card,
+        );
         await approve(tx, plan, payment, method.id, { terminalState: 'approved' });
         break;
       }
       case 'approved_no_credential':
         // A plan with a card on file needs no credential from this sale: nothing is left to continue.
-        await approve(tx, plan, payment, null, { terminalState: plan.paymentMethodId ? 'approved' : 'approved_no_credential' });
+        await approve(tx, plan, payment, null, {
+          terminalState: plan.paymentMethodId ? 'approved' : 'approved_no_credential',
+        });
         break;
       case 'declined':
         await decline(tx, plan, payment, {});
         break;
       case 'lost':
-        if (report.processorOutcome && report.processorOutcome !== 'unknown') await tx.terminalSale.update({ where: { id: sale.id }, data: { processorOutcome: report.processorOutcome } });
-        await tx.paymentPlanPayment.update({ where: { id: payment.id }, data: { terminalState: 'resolving', stateChangedAt: new Date() } });
+        if (report.processorOutcome && report.processorOutcome !== 'unknown')
+          await tx.terminalSale.update({ where: { id: sale.id }, data: { processorOutcome: report.processorOutcome } });
+        await tx.paymentPlanPayment.update({
+          where: { id: payment.id },
+          data: { terminalState: 'resolving', stateChangedAt: new Date() },
+        });
         break;
       case 'cancelled':
         await applyPaymentCanceled(tx, payment, { terminalState: 'cancelled', stateChangedAt: new Date() });
@@ -236,12 +306,19 @@ export async function reportTerminalOutcome(prisma: Db, accountId: string, termi
 }
 
 /** The plan's latest deposit attempt still needing the terminal or a person, or 409. */
-export async function currentDepositAttempt(db: Db | Tx, planId: string, states: readonly TerminalState[] = OPEN_TERMINAL_STATES): Promise<PaymentPlanPayment> {
+export async function currentDepositAttempt(
+  db: Db | Tx,
+  planId: string,
+  states: readonly TerminalState[] = OPEN_TERMINAL_STATES,
+): Promise<PaymentPlanPayment> {
   const attempt = await db.paymentPlanPayment.findFirst({
     where: { planId, deposit: true, method: 'terminal' },
     orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
   });
-  if (!attempt || !states.includes(columnValue(TERMINAL_STATES, attempt.terminalState!, 'payment_plan_payments.terminal_state'))) {
+  if (
+    !attempt ||
+    !states.includes(columnValue(TERMINAL_STATES, attempt.terminalState!, 'payment_plan_payments.terminal_state'))
+  ) {
     throw conflict(
       `Payment plan ${planId} has no terminal deposit in ${states.join(' or ')}${attempt ? ` (its last attempt is ${attempt.terminalState})` : ''}.`,
       'no_deposit_attempt',
@@ -255,8 +332,18 @@ export async function currentDepositAttempt(db: Db | Tx, planId: string, states:
  * the outcome the terminal's processor recorded for the sale (decisions.md §8). The processor holding
  * none leaves it absent (checkResolution then asks the caller for it).
  */
-export async function withKnownOutcome(db: Db | Tx, payment: PaymentPlanPayment, input: ResolutionInput): Promise<ResolutionInput> {
-  if (input.outcome || payment.method !== 'terminal' || payment.terminalState !== 'resolving' || !payment.terminalSaleId) return input;
+export async function withKnownOutcome(
+  db: Db | Tx,
+  payment: PaymentPlanPayment,
+  input: ResolutionInput,
+): Promise<ResolutionInput> {
+  if (
+    input.outcome ||
+    payment.method !== 'terminal' ||
+    payment.terminalState !== 'resolving' ||
+    !payment.terminalSaleId
+  )
+    return input;
   const outcome = await processorSaleOutcome(db, payment.terminalSaleId);
   return outcome === 'unknown' ? input : { ...input, outcome };
 }
@@ -268,22 +355,40 @@ export async function withKnownOutcome(db: Db | Tx, payment: PaymentPlanPayment,
  * it; one `approved_no_credential` was charged already and needs a card (`payment_method`) or
  * `external`, unless the plan has a card on file already.
  */
-export async function checkResolution(db: Db | Tx, plan: PlanWithDetails, payment: PaymentPlanPayment, given: ResolutionInput): Promise<ResolutionInput> {
+export async function checkResolution(
+  db: Db | Tx,
+  plan: PlanWithDetails,
+  payment: PaymentPlanPayment,
+  given: ResolutionInput,
+): Promise<ResolutionInput> {
   if (payment.method !== 'terminal') {
-    throw conflict(`Payment ${payment.id} was not taken on a terminal; there is nothing to resolve.`, 'not_terminal_payment');
+    throw conflict(
+      `Payment ${payment.id} was not taken on a terminal; there is nothing to resolve.`,
+      'not_terminal_payment',
+    );
   }
   const input = await withKnownOutcome(db, payment, given);
-  if (input.payment_method && input.external) throw badRequest('Give either payment_method or external, not both.', 'external');
+  if (input.payment_method && input.external)
+    throw badRequest('Give either payment_method or external, not both.', 'external');
   if (input.outcome === 'declined' && (input.payment_method || input.external)) {
-    throw badRequest('payment_method and external go only with outcome approved.', input.external ? 'external' : 'payment_method');
+    throw badRequest(
+      'payment_method and external go only with outcome approved.',
+      input.external ? 'external' : 'payment_method',
+    );
   }
   const state = columnValue(TERMINAL_STATES, payment.terminalState!, 'payment_plan_payments.terminal_state');
   if (!OPEN_TERMINAL_STATES.includes(state)) {
-    throw conflict(`Payment ${payment.id} is ${state}; only waiting, resolving or approved_no_credential payments can be resolved.`, 'payment_not_resolvable');
+    throw conflict(
+      `Payment ${payment.id} is ${state}; only waiting, resolving or approved_no_credential payments can be resolved.`,
+      'payment_not_resolvable',
+    );
   }
   if (state === 'approved_no_credential') {
     if (input.outcome === 'declined') {
-      throw badRequest(`Payment ${payment.id} was charged (approved_no_credential); its outcome cannot be declined.`, 'outcome');
+      throw badRequest(
+        `Payment ${payment.id} was charged (approved_no_credential); its outcome cannot be declined.`,
+        'outcome',
+      );
     }
     if (!input.payment_method && !input.external && !plan.paymentMethodId) {
       throw badRequest(
@@ -293,8 +398,13 @@ export async function checkResolution(db: Db | Tx, plan: PlanWithDetails, paymen
       );
     }
   } else if (!input.outcome) {
-    const why = state === 'resolving' ? ` (the terminal's processor has no outcome for sale ${payment.terminalSaleId})` : '';
-    throw badRequest(`Payment ${payment.id} is ${state}${why}: give the known outcome (approved or declined).`, 'outcome', 'parameter_missing');
+    const why =
+      state === 'resolving' ? ` (the terminal's processor has no outcome for sale ${payment.terminalSaleId})` : '';
+    throw badRequest(
+      `Payment ${payment.id} is ${state}${why}: give the known outcome (approved or declined).`,
+      'outcome',
+      'parameter_missing',
+    );
   }
   if (input.payment_method) await methodForPlan(db, plan, input.payment_method, 'payment_method');
   return input;
@@ -315,9 +425,15 @@ export async function resolveTerminalPayment(
   source: string,
 ): Promise<PaymentPlanPayment> {
   return runTransaction(prisma, async (tx) => {
-    const { accountId } = await tx.paymentPlan.findUniqueOrThrow({ where: { id: planId }, select: { accountId: true } });
+    const { accountId } = await tx.paymentPlan.findUniqueOrThrow({
+      where: { id: planId },
+      select: { accountId: true },
+    });
     const plan = await lockPlan(tx, accountId, planId);
-    const payment = paymentId === 'deposit' ? await currentDepositAttempt(tx, planId) : await findPayment(tx, accountId, planId, paymentId);
+    const payment =
+      paymentId === 'deposit'
+        ? await currentDepositAttempt(tx, planId)
+        : await findPayment(tx, accountId, planId, paymentId);
     const input = await checkResolution(tx, plan, payment, given);
     const at = new Date();
     const outcome = input.outcome ?? 'approved';
@@ -340,7 +456,12 @@ export async function resolveTerminalPayment(
     if (state === 'approved_no_credential') {
       await tx.paymentPlanPayment.update({
         where: { id: payment.id },
-        data: { terminalState: 'approved', resolution, stateChangedAt: at, paymentMethodId: input.payment_method ?? payment.paymentMethodId },
+        data: {
+          terminalState: 'approved',
+          resolution,
+          stateChangedAt: at,
+          paymentMethodId: input.payment_method ?? payment.paymentMethodId,
+        },
       });
       await settleStatus(tx, planId, at);
     } else if (outcome === 'declined') {
@@ -359,12 +480,21 @@ export async function resolveTerminalPayment(
  * Asks the terminal to cancel a waiting sale (signals cancelTerminalPayment / cancelDeposit). The
  * payment stays `waiting` with cancel_requested until the terminal reports the cancellation.
  */
-export async function requestTerminalCancel(prisma: Db, planId: string, paymentId: string | 'deposit'): Promise<PaymentPlanPayment> {
+export async function requestTerminalCancel(
+  prisma: Db,
+  planId: string,
+  paymentId: string | 'deposit',
+): Promise<PaymentPlanPayment> {
   return runTransaction(prisma, async (tx) => {
-    const { accountId } = await tx.paymentPlan.findUniqueOrThrow({ where: { id: planId }, select: { accountId: true } });
+    const { accountId } = await tx.paymentPlan.findUniqueOrThrow({
+      where: { id: planId },
+      select: { accountId: true },
+    });
     await lockPlan(tx, accountId, planId);
     const payment =
-      paymentId === 'deposit' ? await currentDepositAttempt(tx, planId, ['waiting']) : await findPayment(tx, accountId, planId, paymentId);
+      paymentId === 'deposit'
+        ? await currentDepositAttempt(tx, planId, ['waiting'])
+        : await findPayment(tx, accountId, planId, paymentId);
     checkCancellable(payment);
     if (payment.cancelRequestedAt) return payment;
     const at = new Date();
@@ -375,9 +505,15 @@ export async function requestTerminalCancel(prisma: Db, planId: string, paymentI
 
 export function checkCancellable(payment: PaymentPlanPayment): void {
   if (payment.method !== 'terminal') {
-    throw conflict(`Payment ${payment.id} was not taken on a terminal; there is no sale to cancel.`, 'not_terminal_payment');
+    throw conflict(
+      `Payment ${payment.id} was not taken on a terminal; there is no sale to cancel.`,
+      'not_terminal_payment',
+    );
   }
   if (payment.terminalState !== 'waiting') {
-    throw conflict(`Payment ${payment.id} is ${payment.terminalState}; only a sale waiting on the terminal can be cancelled.`, 'payment_not_waiting');
+    throw conflict(
+      `Payment ${payment.id} is ${payment.terminalState}; only a sale waiting on the terminal can be cancelled.`,
+      'payment_not_waiting',
+    );
   }
 }

@@ -47,7 +47,11 @@ export async function sendPlanRequest(
     !record.applied && record.code === 'payment_plan_closed' && options.whenEnded ? carryOutDirectly() : record;
   const carryOutDirectly = async (): Promise<PaymentPlanRequestRecord> => {
     if (!options.whenEnded) {
-      throw new ApiError('conflict', 'payment_plan_closed', `The workflow of payment plan ${planId} has ended; the plan takes no more requests.`);
+      throw new ApiError(
+        'conflict',
+        'payment_plan_closed',
+        `The workflow of payment plan ${planId} has ended; the plan takes no more requests.`,
+      );
     }
     return { request_id: requestId, signal: request, at: Date.now(), ...(await options.whenEnded(sent)) };
   };
@@ -70,7 +74,10 @@ export async function sendPlanRequest(
   });
   try {
     const record = await Promise.race([
-      handle.executeUpdate<PaymentPlanRequestRecord, [PaymentPlanRequestArgs]>(PAYMENT_PLAN_UPDATES[request], { args: [sent], updateId: requestId }),
+      handle.executeUpdate<PaymentPlanRequestRecord, [PaymentPlanRequestArgs]>(PAYMENT_PLAN_UPDATES[request], {
+        args: [sent],
+        updateId: requestId,
+      }),
       timedOut,
     ]);
     return await settledRecord(record);
@@ -101,9 +108,20 @@ function refusalError(error: WorkflowUpdateFailedError): ApiError {
   const cause = error.cause;
   if (cause instanceof ApplicationFailure && cause.type === REQUEST_REFUSED_FAILURE) {
     const issue = cause.details?.[0] as RequestArgsIssue | undefined;
-    return new ApiError('invalid_request_error', issue?.code ?? 'parameter_invalid', cause.message, issue?.param || undefined);
+    return new ApiError(
+      'invalid_request_error',
+      issue?.code ?? 'parameter_invalid',
+      cause.message,
+      issue?.param || undefined,
+    );
   }
-  return new ApiError('api_error', 'workflow_request_failed', `The payment plan's workflow did not carry the request out: ${cause?.message ?? error.message}`, undefined, 502);
+  return new ApiError(
+    'api_error',
+    'workflow_request_failed',
+    `The payment plan's workflow did not carry the request out: ${cause?.message ?? error.message}`,
+    undefined,
+    502,
+  );
 }
 
 /** A request the workflow did not apply, as the API answers it. */

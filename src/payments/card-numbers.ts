@@ -17,7 +17,13 @@ export function passesLuhn(digits: string): boolean {
 const BRAND_RULES: { brand: string; matches: (n: string) => boolean }[] = [
   { brand: 'amex', matches: (n) => /^3[47]/.test(n) },
   { brand: 'diners', matches: (n) => /^3(0[0-5]|[689])/.test(n) },
-  { brand: 'jcb', matches: (n) => { const p = Number(n.slice(0, 4)); return p >= 3528 && p <= 3589; } },
+  {
+    brand: 'jcb',
+    matches: (n) => {
+      const p = Number(n.slice(0, 4));
+      return p >= 3528 && p <= 3589;
+    },
+  },
   { brand: 'visa', matches: (n) => n.startsWith('4') },
   {
     brand: 'mastercard',
@@ -55,6 +61,9 @@ const FINGERPRINT_SECRET = secretValue('PAYMENT_FINGERPRINT_SECRET');
 
 /** Same number, same account -> same fingerprint; never reversible without the server secret. */
 export function fingerprint(accountId: string, kind: 'card' | 'us_bank_account', value: string): string {
-  return crypto.createHmac('sha256', FINGERPRINT_SECRET).update(`${accountId}\u0000${kind}\u0000${value}`).digest('base64url').slice(0, 16);
+  return crypto
+    .createHmac('sha256', FINGERPRINT_SECRET)
+    .update(`${accountId}\u0000${kind}\u0000${value}`)
+    .digest('base64url')
+    .slice(0, 16);
 }
-

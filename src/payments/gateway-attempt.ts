@@ -15,11 +15,22 @@ async function atGateway<T>(call: () => Promise<T>, unavailable: string): Promis
     return await call();
   } catch (error) {
     if (error instanceof GatewayRequestError) throw error;
-    throw new ApiError('api_error', 'gateway_unavailable', `The payment gateway did not answer. ${unavailable}`, undefined, 502);
+    throw new ApiError(
+      'api_error',
+      'gateway_unavailable',
+      `The payment gateway did not answer. ${unavailable}`,
+      undefined,
+      502,
+    );
   }
 }
 
-export async function chargeEntry(gateway: PaymentGateway, entry: Transaction, method: PaymentMethod, unavailable: string): Promise<LedgerOutcome> {
+export async function chargeEntry(
+  gateway: PaymentGateway,
+  entry: Transaction,
+  method: PaymentMethod,
+  unavailable: string,
+): Promise<LedgerOutcome> {
   const result = await atGateway(
     () =>
       gateway.charge({
@@ -33,16 +44,36 @@ export async function chargeEntry(gateway: PaymentGateway, entry: Transaction, m
   );
   return result.status === 'succeeded'
     ? { status: 'succeeded', gatewayReference: result.chargeId }
-    : { status: 'failed', gatewayReference: result.chargeId, failureCode: result.failureCode, failureMessage: result.failureMessage };
+    : {
+        status: 'failed',
+        gatewayReference: result.chargeId,
+        failureCode: result.failureCode,
+        failureMessage: result.failureMessage,
+      };
 }
 
 /** Refunds `-refund.amount` cents of the charge behind `source` (the payment entry refunded). */
-export async function refundEntry(gateway: PaymentGateway, refund: Transaction, source: Transaction, unavailable: string): Promise<LedgerOutcome> {
+export async function refundEntry(
+  gateway: PaymentGateway,
+  refund: Transaction,
+  source: Transaction,
+  unavailable: string,
+): Promise<LedgerOutcome> {
   const result = await atGateway(
-    () => gateway.refund({ chargeId: source.gatewayReference!, amount: Number(-refund.amount), idempotencyKey: refund.gatewayKey! }),
+    () =>
+      gateway.refund({
+        chargeId: source.gatewayReference!,
+        amount: Number(-refund.amount),
+        idempotencyKey: refund.gatewayKey!,
+      }),
     unavailable,
   );
   return result.status === 'succeeded'
     ? { status: 'succeeded', gatewayReference: result.refundId }
-    : { status: 'failed', gatewayReference: result.refundId, failureCode: result.failureCode, failureMessage: result.failureMessage };
+    : {
+        status: 'failed',
+        gatewayReference: result.refundId,
+        failureCode: result.failureCode,
+        failureMessage: result.failureMessage,
+      };
 }

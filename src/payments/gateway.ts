@@ -26,7 +26,15 @@ export interface ChargeRequest {
 
 export type ChargeResult =
   | { status: 'succeeded'; chargeId: string; amount: number; currency: string }
-  | { status: 'failed'; chargeId: string; amount: number; currency: string; failureCode: string; failureMessage: string; retryable: boolean };
+  | {
+      status: 'failed';
+      chargeId: string;
+      amount: number;
+      currency: string;
+      failureCode: string;
+      failureMessage: string;
+      retryable: boolean;
+    };
 
 export interface RefundRequest {
   chargeId: string;
@@ -36,7 +44,14 @@ export interface RefundRequest {
 
 export type RefundResult =
   | { status: 'succeeded'; refundId: string; chargeId: string; amount: number }
-  | { status: 'failed'; refundId: string; chargeId: string; amount: number; failureCode: string; failureMessage: string };
+  | {
+      status: 'failed';
+      refundId: string;
+      chargeId: string;
+      amount: number;
+      failureCode: string;
+      failureMessage: string;
+    };
 
 export interface PaymentGateway {
   charge(request: ChargeRequest): Promise<ChargeResult>;

@@ -30,7 +30,8 @@ export function registerPaymentMethodRoutes(api: Api, { prisma }: AppDeps): void
     path: '/payment-methods',
     tag,
     summary: 'Create a payment method from a test card or US bank account (test mode)',
-    description: 'With `customer`, the method is attached at once; a card the customer already has answers the saved method.',
+    description:
+      'With `customer`, the method is attached at once; a card the customer already has answers the saved method.',
     body: createPaymentMethodBody,
     status: 201,
     response: paymentMethodSchema,
@@ -99,7 +100,8 @@ export function registerPaymentMethodRoutes(api: Api, { prisma }: AppDeps): void
     query: customerPaymentMethodsQuery,
     response: pageSchema(paymentMethodSchema),
     errors: [404],
-    handler: ({ principal, params, query }) => listCustomerPaymentMethods(prisma, principal.accountId, params.externalKey, query),
+    handler: ({ principal, params, query }) =>
+      listCustomerPaymentMethods(prisma, principal.accountId, params.externalKey, query),
   });
 
   api.route({
@@ -110,6 +112,7 @@ export function registerPaymentMethodRoutes(api: Api, { prisma }: AppDeps): void
     params: customerIdParams.extend({ id: paymentMethodId }),
     response: paymentMethodSchema,
     errors: [404],
-    handler: ({ principal, params }) => getCustomerPaymentMethod(prisma, principal.accountId, params.externalKey, params.id),
+    handler: ({ principal, params }) =>
+      getCustomerPaymentMethod(prisma, principal.accountId, params.externalKey, params.id),
   });
 }

@@ -12,13 +12,18 @@ const text = (max: number) => z.string().max(max, `must be at most ${max} charac
 export const paymentMethodId = z
   .string()
   .max(64)
-  .regex(/^(pm_[a-zA-Z0-9]+|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$/, 'must be a pm_ id or a UUID')
+  .regex(
+    /^(pm_[a-zA-Z0-9]+|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$/,
+    'must be a pm_ id or a UUID',
+  )
   .transform((id) => (id.startsWith('pm_') ? id : id.toLowerCase()));
 
 const billingDetailsInput = z.strictObject({
   name: text(255).min(1, 'must not be empty'),
   email: z.email('must be a valid email address').max(254).optional(),
-  phone: text(40).regex(/^[0-9+()\-. ]*$/, 'may contain only digits, spaces and + ( ) - .').optional(),
+  phone: text(40)
+    .regex(/^[0-9+()\-. ]*$/, 'may contain only digits, spaces and + ( ) - .')
+    .optional(),
   address: addressInput.optional(),
 });
 
@@ -33,13 +38,28 @@ const cardNumber = z
   .regex(/^[ -]*(?:[0-9][ -]*){12,19}$/, 'must be 12 to 19 digits (spaces and dashes allowed)')
   .describe('12 to 19 digits (spaces and dashes are ignored) that pass the Luhn check')
   .transform((value) => value.replace(/[ -]/g, ''))
-  .pipe(z.string().regex(/^\d{12,19}$/, 'must be 12 to 19 digits').refine(passesLuhn, 'is not a valid card number (Luhn check failed)'));
+  .pipe(
+    z
+      .string()
+      .regex(/^\d{12,19}$/, 'must be 12 to 19 digits')
+      .refine(passesLuhn, 'is not a valid card number (Luhn check failed)'),
+  );
 
 const cardInput = z
   .strictObject({
     number: cardNumber,
-    exp_month: z.number().int('must be an integer').min(1, 'must be 1 to 12').max(12, 'must be 1 to 12').describe('With exp_year, not in the past: a card is valid through its expiry month (UTC)'),
-    exp_year: z.number().int('must be an integer').min(2000, 'must be a four-digit year').max(2100, 'must be a four-digit year').describe('Not before the current year (UTC); with exp_month, not expired'),
+    exp_month: z
+      .number()
+      .int('must be an integer')
+      .min(1, 'must be 1 to 12')
+      .max(12, 'must be 1 to 12')
+      .describe('With exp_year, not in the past: a card is valid through its expiry month (UTC)'),
+    exp_year: z
+      .number()
+      .int('must be an integer')
+      .min(2000, 'must be a four-digit year')
+      .max(2100, 'must be a four-digit year')
+      .describe('Not before the current year (UTC); with exp_month, not expired'),
     cvc: z.string().regex(/^\d{3,4}$/, 'must be 3 or 4 digits'),
   })
   .superRefine((card, ctx) => {

@@ -104,7 +104,11 @@ export async function findPaymentMethod(db: Db | Tx, accountId: string, id: stri
 }
 
 /** The customer's default payment method, or null when the customer has none attached. */
-export async function findDefaultPaymentMethod(db: Db | Tx, accountId: string, customerId: string): Promise<PaymentMethod | null> {
+export async function findDefaultPaymentMethod(
+  db: Db | Tx,
+  accountId: string,
+  customerId: string,
+): Promise<PaymentMethod | null> {
   const [method] = await queryModels(db, PAYMENT_METHOD_COLUMNS, DEFAULT_PAYMENT_METHOD, [accountId, customerId]);
   return method ?? null;
 }
@@ -134,7 +138,11 @@ function billingDetails(input: CreatePaymentMethodInput['billing_details']): Bil
 async function refreshSavedMethod(
   tx: Tx,
   saved: PaymentMethod,
-  entered: { cardExpMonth?: number | null; cardExpYear?: number | null; billingDetails: Prisma.InputJsonValue | Prisma.JsonValue },
+  entered: {
+    cardExpMonth?: number | null;
+    cardExpYear?: number | null;
+    billingDetails: Prisma.InputJsonValue | Prisma.JsonValue;
+  },
 ): Promise<PaymentMethod> {
   const data: Prisma.PaymentMethodUpdateInput = {};
   if (saved.type === 'card' && entered.cardExpMonth && entered.cardExpYear) {
@@ -182,7 +190,10 @@ async function attachInTx(
     changed = false;
   } else {
     if (method.customerId) {
-      throw conflict(`Payment method ${method.id} is attached to another customer; detach it first.`, 'payment_method_attached_elsewhere');
+      throw conflict(
+        `Payment method ${method.id} is attached to another customer; detach it first.`,
+        'payment_method_attached_elsewhere',
+      );
     }
     // A detached method is spent for good (decisions.md §5): the card details are entered again instead.
     if (method.detachedAt) throw detachedConflict(method.id);
@@ -194,7 +205,9 @@ async function attachInTx(
       ? await refreshSavedMethod(tx, saved, method)
       : await tx.paymentMethod.update({ where: { id: method.id }, data: { customerId, attachedAt: new Date() } });
   }
-  const current = await tx.customerDefaultPaymentMethod.findUnique({ where: { accountId_customerId: { accountId, customerId } } });
+  const current = await tx.customerDefaultPaymentMethod.findUnique({
+    where: { accountId_customerId: { accountId, customerId } },
+  });
   if (!current || (makeDefault && current.paymentMethodId !== attached.id)) {
     await tx.customerDefaultPaymentMethod.upsert({
       where: { accountId_customerId: { accountId, customerId } },
@@ -206,7 +219,11 @@ async function attachInTx(
   return attached;
 }
 
-export async function createPaymentMethod(prisma: Db, accountId: string, input: CreatePaymentMethodInput): Promise<PaymentMethodObject> {
+export async function createPaymentMethod(
+  prisma: Db,
+  accountId: string,
+  input: CreatePaymentMethodInput,
+): Promise<PaymentMethodObject> {
   const account = await prisma.account.findUniqueOrThrow({ where: { id: accountId }, select: { gatewayKind: true } });
   const id = account.gatewayKind === 'bank_processor' ? newUuid() : newId('paymentMethod');
   const common = {
@@ -231,7 +248,11 @@ export async function createPaymentMethod(prisma: Db, accountId: string, input: 
         }
       : {
           ...common,
-          fingerprint: fingerprint(accountId, 'us_bank_account', `${input.us_bank_account.routing_number}:${input.us_bank_account.account_number}`),
+          fingerprint: fingerprint(
+            accountId,
+            'us_bank_account',
+            `${input.us_bank_account.routing_number}:${input.us_bank_account.account_number}`,
+          ),
           last4: input.us_bank_account.account_number.slice(-4),
           bankName: TEST_BANK_NAMES[input.us_bank_account.routing_number] ?? 'TEST BANK',
           bankRoutingNumber: input.us_bank_account.routing_number,
@@ -251,7 +272,11 @@ export async function createPaymentMethod(prisma: Db, accountId: string, input: 
       // Already saved for this customer: answer the saved method rather than keep a duplicate.
       if (saved) {
         const object = toPaymentMethodObject(
-          await refreshSavedMethod(tx, saved, { cardExpMonth: data.cardExpMonth, cardExpYear: data.cardExpYear, billingDetails: data.billingDetails as Prisma.InputJsonValue }),
+          await refreshSavedMethod(tx, saved, {
+            cardExpMonth: data.cardExpMonth,
+            cardExpYear: data.cardExpYear,
+            billingDetails: data.billingDetails as Prisma.InputJsonValue,
+          }),
         );
         await recordEvent(tx, accountId, 'payment_method.attached', object);
         return object;
@@ -282,7 +307,11 @@ export async function getPaymentMethod(prisma: Db, accountId: string, id: string
   return toPaymentMethodObject(await findPaymentMethod(prisma, accountId, id));
 }
 
-export async function listPaymentMethods(prisma: Db, accountId: string, query: ListPaymentMethodsQuery): Promise<Page<PaymentMethodObject>> {
+export async function listPaymentMethods(
+  prisma: Db,
+  accountId: string,
+  query: ListPaymentMethodsQuery,
+): Promise<Page<PaymentMethodObject>> {
   const where: Prisma.PaymentMethodWhereInput = {
     accountId,
     ...(query.customer ? { customerId: query.customer } : {}),
@@ -319,17 +348,30 @@ export async function attachPaymentMethod(
 export async function detachPaymentMethod(prisma: Db, accountId: string, id: string): Promise<PaymentMethodObject> {
   return prisma.$transaction(async (tx) => {
     const found = await findPaymentMethod(tx, accountId, id);
-    if (!found.customerId) throw conflict(`Payment method ${id} is not attached to a customer.`, 'payment_method_not_attached');
+    if (!found.customerId)
+      throw conflict(`Payment method ${id} is not attached to a customer.`, 'payment_method_not_attached');
     await lockCustomerMethods(tx, found.customerId);
     const method = await findPaymentMethod(tx, accountId, id);
     const customerId = method.customerId;
-    if (!customerId) throw conflict(`Payment method ${id} is not attached to a customer.`, 'payment_method_not_attached');
-    const detached = await tx.paymentMethod.update({ where: { id }, data: { customerId: null, attachedAt: null, detachedAt: new Date() } });
-    const current = await tx.customerDefaultPaymentMethod.findUnique({ where: { accountId_customerId: { accountId, customerId } } });
+    if (!customerId)
+      throw conflict(`Payment method ${id} is not attached to a customer.`, 'payment_method_not_attached');
+    const detached = await tx.paymentMethod.update({
+      where: { id },
+      data: { customerId: null, attachedAt: null, detachedAt: new Date() },
+    });
+    const current = await tx.customerDefaultPaymentMethod.findUnique({
+      where: { accountId_customerId: { accountId, customerId } },
+    });
     if (current?.paymentMethodId === id) {
-      const next = await tx.paymentMethod.findFirst({ where: { accountId, customerId }, orderBy: [{ attachedAt: 'asc' }, { id: 'asc' }] });
+      const next = await tx.paymentMethod.findFirst({
+        where: { accountId, customerId },
+        orderBy: [{ attachedAt: 'asc' }, { id: 'asc' }],
+      });
       if (next) {
-        await tx.customerDefaultPaymentMethod.update({ where: { accountId_customerId: { accountId, customerId } }, data: { paymentMethodId: next.id } });
+        await tx.customerDefaultPaymentMethod.update({
+          where: { accountId_customerId: { accountId, customerId } },
+          data: { paymentMethodId: next.id },
+        });
       } else {
         await tx.customerDefaultPaymentMethod.delete({ where: { accountId_customerId: { accountId, customerId } } });
       }
@@ -347,9 +389,15 @@ export async function detachPaymentMethod(prisma: Db, accountId: string, id: str
  */
 export async function detachAllInTx(tx: Tx, accountId: string, customerId: string): Promise<void> {
   await lockCustomerMethods(tx, customerId);
-  const methods = await tx.paymentMethod.findMany({ where: { accountId, customerId }, orderBy: [{ attachedAt: 'asc' }, { id: 'asc' }] });
+  const methods = await tx.paymentMethod.findMany({
+    where: { accountId, customerId },
+    orderBy: [{ attachedAt: 'asc' }, { id: 'asc' }],
+  });
   for (const method of methods) {
-    const detached = await tx.paymentMethod.update({ where: { id: method.id }, data: { customerId: null, attachedAt: null, detachedAt: new Date() } });
+    const detached = await tx.paymentMethod.update({
+      where: { id: method.id },
+      data: { customerId: null, attachedAt: null, detachedAt: new Date() },
+    });
     await recordEvent(tx, accountId, 'payment_method.detached', toPaymentMethodObject(detached));
   }
   await tx.customerDefaultPaymentMethod.deleteMany({ where: { accountId, customerId } });
@@ -363,8 +411,13 @@ export async function listCustomerPaymentMethods(
   page: PageParams,
 ): Promise<Page<PaymentMethodObject>> {
   await findCustomer(prisma, accountId, customerId);
-  const defaultMethod = await prisma.customerDefaultPaymentMethod.findUnique({ where: { accountId_customerId: { accountId, customerId } } });
-  const methods = await prisma.paymentMethod.findMany({ where: { accountId, customerId }, orderBy: [{ attachedAt: 'desc' }, { id: 'desc' }] });
+  const defaultMethod = await prisma.customerDefaultPaymentMethod.findUnique({
+    where: { accountId_customerId: { accountId, customerId } },
+  });
+  const methods = await prisma.paymentMethod.findMany({
+    where: { accountId, customerId },
+    orderBy: [{ attachedAt: 'desc' }, { id: 'desc' }],
+  });
   const ordered = [
     ...methods.filter((method) => method.id === defaultMethod?.paymentMethodId),
     ...methods.filter((method) => method.id !== defaultMethod?.paymentMethodId),
@@ -373,7 +426,12 @@ export async function listCustomerPaymentMethods(
   return pageEnvelope(ordered.slice(skip, skip + take).map(toPaymentMethodObject), ordered.length, page);
 }
 
-export async function getCustomerPaymentMethod(prisma: Db, accountId: string, customerId: string, id: string): Promise<PaymentMethodObject> {
+export async function getCustomerPaymentMethod(
+  prisma: Db,
+  accountId: string,
+  customerId: string,
+  id: string,
+): Promise<PaymentMethodObject> {
   await findCustomer(prisma, accountId, customerId);
   const method = await prisma.paymentMethod.findFirst({ where: { id, accountId, customerId } });
   if (!method) throw notFound('payment method', id);

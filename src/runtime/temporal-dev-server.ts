@@ -22,7 +22,12 @@ export function portAnswers(port: number, host = '127.0.0.1'): Promise<boolean> 
   });
 }
 
-export async function waitForPort(port: number, child: ChildProcess, timeoutMs: number, name = 'Temporal dev server'): Promise<void> {
+export async function waitForPort(
+  port: number,
+  child: ChildProcess,
+  timeoutMs: number,
+  name = 'Temporal dev server',
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`${name} exited with code ${child.exitCode}`);

@@ -11,7 +11,8 @@ import { temporalCliPath, temporalServerTools } from './tools';
  * stores its ports in a smallint column (cluster membership): every one must stay below 32768.
  */
 export function temporalServerPorts(frontend: number) {
-  if (frontend < 1324 || frontend > 32000) throw new Error(`TEMPORAL_PORT must be between 1324 and 32000 for the server engine, got ${frontend}`);
+  if (frontend < 1324 || frontend > 32000)
+    throw new Error(`TEMPORAL_PORT must be between 1324 and 32000 for the server engine, got ${frontend}`);
   return {
     TEMPORAL_PORT: frontend,
     TEMPORAL_HISTORY_PORT: frontend + 1,
@@ -73,7 +74,9 @@ function setupStep(step: string, env: NodeJS.ProcessEnv, logFile: string): Promi
     child.on('error', reject);
     child.on('exit', (code) => {
       if (code === 0) return resolve();
-      reject(new Error(`temporal-setup.sh ${step} failed (exit ${code}):\n${output.split('\n').slice(-20).join('\n')}`));
+      reject(
+        new Error(`temporal-setup.sh ${step} failed (exit ${code}):\n${output.split('\n').slice(-20).join('\n')}`),
+      );
     });
   });
 }
@@ -107,7 +110,9 @@ export async function startTemporalServer(options: {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     ...temporalDatabaseEnv(options.databaseUrl),
-    ...Object.fromEntries(Object.entries(temporalServerPorts(options.port)).map(([key, value]) => [key, String(value)])),
+    ...Object.fromEntries(
+      Object.entries(temporalServerPorts(options.port)).map(([key, value]) => [key, String(value)]),
+    ),
     TEMPORAL_ADDRESS: address,
     TEMPORAL_NAMESPACE: options.namespace,
     TEMPORAL_UI_PORT: String(options.uiPort),
@@ -125,7 +130,11 @@ export async function startTemporalServer(options: {
 
   started = Date.now();
   const out = fs.openSync(options.logFile, 'a');
-  const server = spawn('sh', [SETUP_SCRIPT, 'serve'], { env, stdio: ['ignore', out, out], detached: options.detached ?? false });
+  const server = spawn('sh', [SETUP_SCRIPT, 'serve'], {
+    env,
+    stdio: ['ignore', out, out],
+    detached: options.detached ?? false,
+  });
   const ui = { child: undefined as ReturnType<typeof spawn> | undefined };
   const stop = async () => {
     if (ui.child) await stopChild(ui.child);
@@ -134,12 +143,18 @@ export async function startTemporalServer(options: {
   try {
     await waitForPort(options.port, server, 120_000, `Temporal server (log: ${options.logFile})`);
     const died = new Promise<never>((_, reject) =>
-      server.once('exit', (code) => reject(new Error(`Temporal server exited with code ${code} (log: ${options.logFile})`))),
+      server.once('exit', (code) =>
+        reject(new Error(`Temporal server exited with code ${code} (log: ${options.logFile})`)),
+      ),
     );
     died.catch(() => undefined);
     await Promise.race([setupStep('register', env, options.logFile), died]);
     log(`Temporal server ready, namespace ${options.namespace} registered (${Date.now() - started} ms)`);
-    ui.child = spawn('sh', [SETUP_SCRIPT, 'ui'], { env, stdio: ['ignore', out, out], detached: options.detached ?? false });
+    ui.child = spawn('sh', [SETUP_SCRIPT, 'ui'], {
+      env,
+      stdio: ['ignore', out, out],
+      detached: options.detached ?? false,
+    });
     await waitForPort(options.uiPort, ui.child, 60_000, `Temporal UI server (log: ${options.logFile})`);
   } catch (error) {
     await stop();

@@ -4,7 +4,9 @@ import { execFileSync } from 'node:child_process';
 import { paths, projectRoot } from '../config';
 
 /** Pinned toolchain versions (scripts/tool-versions.json, shared with scripts/bootstrap.mjs and the Dockerfile). */
-export const toolVersions = JSON.parse(fs.readFileSync(path.join(projectRoot, 'scripts', 'tool-versions.json'), 'utf8')) as {
+export const toolVersions = JSON.parse(
+  fs.readFileSync(path.join(projectRoot, 'scripts', 'tool-versions.json'), 'utf8'),
+) as {
   temporalCli: string;
   temporalServer: string;
   temporalUiServer: string;

@@ -21,7 +21,15 @@ export function addMonths(anchorMs: number, months: number): number {
   const year = anchor.getUTCFullYear() + Math.floor(monthIndex / 12);
   const month = ((monthIndex % 12) + 12) % 12;
   const day = Math.min(anchor.getUTCDate(), daysInMonth(year, month));
-  return Date.UTC(year, month, day, anchor.getUTCHours(), anchor.getUTCMinutes(), anchor.getUTCSeconds(), anchor.getUTCMilliseconds());
+  return Date.UTC(
+    year,
+    month,
+    day,
+    anchor.getUTCHours(),
+    anchor.getUTCMinutes(),
+    anchor.getUTCSeconds(),
+    anchor.getUTCMilliseconds(),
+  );
 }
 
 /** `anchor` plus `count` intervals. */

@@ -4,17 +4,33 @@ import type { Db, Tx } from '../db/prisma';
 import type { DunningSettingsInput, DunningSettingsObject } from './subscription.schemas';
 
 /** decisions.md §7: retries 1, 3 and 5 days after a failed renewal charge, then cancel. */
-export const DEFAULT_DUNNING: DunningSettingsObject = { object: 'dunning_settings', retry_days: [1, 3, 5], outcome: 'cancel' };
+export const DEFAULT_DUNNING: DunningSettingsObject = {
+  object: 'dunning_settings',
+  retry_days: [1, 3, 5],
+  outcome: 'cancel',
+};
 
 export async function getDunningSettings(db: Db | Tx, accountId: string): Promise<DunningSettingsObject> {
   const row = await db.subscriptionDunningSettings.findUnique({ where: { accountId } });
   if (!row) return DEFAULT_DUNNING;
-  return { object: 'dunning_settings', retry_days: row.retryDays, outcome: columnValue(DUNNING_OUTCOMES, row.outcome, 'subscription_dunning_settings.outcome') };
+  return {
+    object: 'dunning_settings',
+    retry_days: row.retryDays,
+    outcome: columnValue(DUNNING_OUTCOMES, row.outcome, 'subscription_dunning_settings.outcome'),
+  };
 }
 
 /** Applies to renewal charges that fail from now on; dunning already under way keeps the schedule it started with. */
-export async function putDunningSettings(prisma: Db, accountId: string, input: DunningSettingsInput): Promise<DunningSettingsObject> {
+export async function putDunningSettings(
+  prisma: Db,
+  accountId: string,
+  input: DunningSettingsInput,
+): Promise<DunningSettingsObject> {
   const data = { retryDays: input.retry_days, outcome: input.outcome };
-  await prisma.subscriptionDunningSettings.upsert({ where: { accountId }, create: { accountId, ...data }, update: data });
+  await prisma.subscriptionDunningSettings.upsert({
+    where: { accountId },
+    create: { accountId, ...data },
+    update: data,
+  });
   return { object: 'dunning_settings', ...input };
 }

@@ -24,7 +24,8 @@ export interface BilledItem {
  * `items.N.quantity` when that item alone passes it, else `items`.
  */
 export function assertPeriodWithinCeiling(items: BilledItem[]): void {
-  const lineTotal = (item: BilledItem) => computeTax(item.unitAmount * item.quantity, item.rates, item.taxBehavior).total;
+  const lineTotal = (item: BilledItem) =>
+    computeTax(item.unitAmount * item.quantity, item.rates, item.taxBehavior).total;
   const total = items.reduce((sum, item) => sum + lineTotal(item), 0);
   if (total <= MAX_CHARGE_AMOUNT) return;
   const alone = items.find((item) => item.param !== null && lineTotal(item) > MAX_CHARGE_AMOUNT);
@@ -36,7 +37,9 @@ export function assertPeriodWithinCeiling(items: BilledItem[]): void {
 }
 
 /** An item of a subscription with the request field that last changed it, if any. */
-export type ItemWithParam = Pick<SubscriptionItemState, 'priceId' | 'quantity' | 'taxRateIds'> & { param: string | null };
+export type ItemWithParam = Pick<SubscriptionItemState, 'priceId' | 'quantity' | 'taxRateIds'> & {
+  param: string | null;
+};
 
 /**
  * assertPeriodWithinCeiling for items as a subscription holds them (price and tax rate ids), priced
@@ -46,11 +49,16 @@ export type ItemWithParam = Pick<SubscriptionItemState, 'priceId' | 'quantity' |
  */
 export async function assertItemsWithinCeiling(db: Db, accountId: string, items: ItemWithParam[]): Promise<void> {
   const [prices, rates] = await Promise.all([
-    db.price.findMany({ where: { accountId, id: { in: items.map((item) => item.priceId) } }, select: { id: true, unitAmount: true, taxBehavior: true } }),
+    db.price.findMany({
+      where: { accountId, id: { in: items.map((item) => item.priceId) } },
+      select: { id: true, unitAmount: true, taxBehavior: true },
+    }),
     db.taxRate.findMany({ where: { accountId, id: { in: items.flatMap((item) => item.taxRateIds) }, active: true } }),
   ]);
   const unitAmounts = new Map(prices.map((price) => [price.id, Number(price.unitAmount)]));
-  const taxBehaviors = new Map(prices.map((price) => [price.id, columnValue(TAX_BEHAVIORS, price.taxBehavior, 'prices.tax_behavior')]));
+  const taxBehaviors = new Map(
+    prices.map((price) => [price.id, columnValue(TAX_BEHAVIORS, price.taxBehavior, 'prices.tax_behavior')]),
+  );
   const ratesById = new Map(rates.map((rate) => [rate.id, toTaxRateObject(rate)]));
   assertPeriodWithinCeiling(
     items.map((item) => ({

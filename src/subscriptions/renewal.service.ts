@@ -63,7 +63,10 @@ export function renewalAttemptKey(subscriptionId: string, periodStartMs: number,
   return `${renewalInvoiceKey(subscriptionId, periodStartMs)}:attempt:${attempt}`;
 }
 
-const periodKey = (period: RenewalPeriod) => ({ subscriptionId: period.subscriptionId, periodStart: new Date(period.periodStart) });
+const periodKey = (period: RenewalPeriod) => ({
+  subscriptionId: period.subscriptionId,
+  periodStart: new Date(period.periodStart),
+});
 
 /** The invoice of the period as createInvoice takes it, and its options: the idempotency key names the period. */
 async function renewalInvoiceArgs(db: Db | Tx, input: RenewalInvoiceInput) {
@@ -72,14 +75,26 @@ async function renewalInvoiceArgs(db: Db | Tx, input: RenewalInvoiceInput) {
   const active = new Set(
     taxRateIds.length === 0
       ? []
-      : (await db.taxRate.findMany({ where: { accountId: input.accountId, id: { in: taxRateIds }, active: true }, select: { id: true } })).map((rate) => rate.id),
+      : (
+          await db.taxRate.findMany({
+            where: { accountId: input.accountId, id: { in: taxRateIds }, active: true },
+            select: { id: true },
+          })
+        ).map((rate) => rate.id),
   );
   const body: CreateInvoiceInput = {
     customer: input.customerId,
     currency: input.currency,
     collection_method: input.collectionMethod,
-    due_date: input.collectionMethod === 'send_invoice' ? seconds(input.periodStart) + SEND_INVOICE_DUE_DAYS * 86_400 : undefined,
-    lines: input.items.map((item) => ({ price: item.priceId, quantity: item.quantity, tax: item.taxRateIds.filter((id) => active.has(id)) })),
+    due_date:
+      input.collectionMethod === 'send_invoice'
+        ? seconds(input.periodStart) + SEND_INVOICE_DUE_DAYS * 86_400
+        : undefined,
+    lines: input.items.map((item) => ({
+      price: item.priceId,
+      quantity: item.quantity,
+      tax: item.taxRateIds.filter((id) => active.has(id)),
+    })),
   };
   const options: CreateInvoiceOptions = {
     subscriptionId: input.subscriptionId,
@@ -91,7 +106,11 @@ async function renewalInvoiceArgs(db: Db | Tx, input: RenewalInvoiceInput) {
   return [input.accountId, body, options] as const;
 }
 
-async function recordRenewal(db: Db | Tx, input: RenewalInvoiceInput, invoiceId: string): Promise<{ invoiceId: string }> {
+async function recordRenewal(
+  db: Db | Tx,
+  input: RenewalInvoiceInput,
+  invoiceId: string,
+): Promise<{ invoiceId: string }> {
   const { subscriptionId, periodStart } = periodKey(input);
   // Raw: one statement where Prisma's upsert makes two, on every renewal and charged creation.
   await db.$executeRaw`
@@ -120,11 +139,17 @@ export interface FinalizedRenewal {
   number?: string | null;
 }
 
-export async function finalizeRenewalInvoice(prisma: Db, input: RenewalPeriod & { invoiceId: string }): Promise<FinalizedRenewal> {
+export async function finalizeRenewalInvoice(
+  prisma: Db,
+  input: RenewalPeriod & { invoiceId: string },
+): Promise<FinalizedRenewal> {
   return prisma.$transaction((tx) => finalizeRenewalInvoiceInTx(tx, input));
 }
 
-export async function finalizeRenewalInvoiceInTx(tx: Tx, input: RenewalPeriod & { invoiceId: string }): Promise<FinalizedRenewal> {
+export async function finalizeRenewalInvoiceInTx(
+  tx: Tx,
+  input: RenewalPeriod & { invoiceId: string },
+): Promise<FinalizedRenewal> {
   let invoice = await lockInvoice(tx, input.accountId, input.invoiceId);
   if (invoice.status === 'void') {
     await tx.subscriptionRenewal.updateMany({ where: periodKey(input), data: { status: 'void' } });
@@ -132,7 +157,10 @@ export async function finalizeRenewalInvoiceInTx(tx: Tx, input: RenewalPeriod & 
   }
   if (invoice.status === 'draft') invoice = await finalizeInTx(tx, input.accountId, invoice);
   if (invoice.collectionMethod === 'send_invoice') {
-    await tx.subscriptionRenewal.updateMany({ where: { ...periodKey(input), status: 'invoiced' }, data: { status: 'sent' } });
+    await tx.subscriptionRenewal.updateMany({
+      where: { ...periodKey(input), status: 'invoiced' },
+      data: { status: 'sent' },
+    });
   }
   return { status: invoice.status === 'paid' ? 'paid' : 'open', number: invoice.number };
 }
@@ -144,7 +172,12 @@ const RECORD_ATTEMPT: Statement = {
     WHERE subscription_id = $1 AND period_start = $2 AND attempt_count <= $4`,
 };
 
-async function recordAttempt(prisma: Db, input: RenewalChargeInput, status: string, failureCode: string | null): Promise<void> {
+async function recordAttempt(
+  prisma: Db,
+  input: RenewalChargeInput,
+  status: string,
+  failureCode: string | null,
+): Promise<void> {
   const { subscriptionId, periodStart } = periodKey(input);
   await queryRows(prisma, RECORD_ATTEMPT, [subscriptionId, periodStart, status, input.attempt, failureCode]);
 }
@@ -162,8 +195,14 @@ async function recordAttemptWithoutCharge(prisma: Db, input: RenewalChargeInput,
     await tx.$queryRaw`SELECT 1 FROM subscription_renewals WHERE subscription_id = ${key.subscriptionId} AND period_start = ${key.periodStart} FOR UPDATE`;
     const renewal = await tx.subscriptionRenewal.findUnique({ where: { subscriptionId_periodStart: key } });
     if (renewal && renewal.attemptCount >= input.attempt) return;
-    await tx.subscriptionRenewal.update({ where: { subscriptionId_periodStart: key }, data: { status: 'payment_failed', attemptCount: input.attempt, lastFailureCode: code } });
-    const attempted = invoice.status === 'open' ? await updateLockedInvoice(tx, invoice, { attemptCount: invoice.attemptCount + 1 }) : invoice;
+    await tx.subscriptionRenewal.update({
+      where: { subscriptionId_periodStart: key },
+      data: { status: 'payment_failed', attemptCount: input.attempt, lastFailureCode: code },
+    });
+    const attempted =
+      invoice.status === 'open'
+        ? await updateLockedInvoice(tx, invoice, { attemptCount: invoice.attemptCount + 1 })
+        : invoice;
     await recordEvent(tx, input.accountId, 'invoice.payment_failed', toInvoiceObject(attempted));
   });
 }
@@ -180,11 +219,12 @@ export async function chargeRenewalInvoice(
   { receipt = true }: { receipt?: boolean } = {},
 ): Promise<RenewalChargeResult> {
   const attemptKey = renewalAttemptKey(input.subscriptionId, input.periodStart, input.attempt);
-  const collection = await collectInvoice(prisma, gateway, input.accountId, input.invoiceId, { paymentMethodId: input.paymentMethodId ?? undefined, attemptKey });
+  const collection = await collectInvoice(prisma, gateway, input.accountId, input.invoiceId, {
+    paymentMethodId: input.paymentMethodId ?? undefined,
+    attemptKey,
+  });
   // The receipt is for the workflow's history; the API's first charge (which the workflow reports) skips it.
-  const charge = receipt
-    ? await attemptReceipt(prisma, input.accountId, input.invoiceId, attemptKey)
-    : undefined;
+  const charge = receipt ? await attemptReceipt(prisma, input.accountId, input.invoiceId, attemptKey) : undefined;
   switch (collection.outcome) {
     case 'paid':
     case 'already_paid':
@@ -201,7 +241,13 @@ export async function chargeRenewalInvoice(
       break;
   }
   const settings = await getDunningSettings(prisma, input.accountId);
-  return { outcome: 'failed', failureCode: collection.failureCode, retryDays: settings.retry_days, dunningOutcome: settings.outcome, charge };
+  return {
+    outcome: 'failed',
+    failureCode: collection.failureCode,
+    retryDays: settings.retry_days,
+    dunningOutcome: settings.outcome,
+    charge,
+  };
 }
 
 /**

@@ -9,8 +9,21 @@ import type { WorkflowDisplay } from '../temporal/workflow-display';
 import type { TestClockBinding } from '../../workflows/test-clock-contract';
 import type { SubscriptionCreated } from '../../workflows/subscription-messages';
 import { periodBounds } from './billing-dates';
-import { chargeRenewalInvoice, createRenewalInvoiceInTx, finalizeRenewalInvoiceInTx, type RenewalChargeResult, type RenewalPeriod } from './renewal.service';
-import { billed, billingCycle, initialState, nextAction, type SubscriptionCreateSpec, type SubscriptionState } from './subscription-machine';
+import {
+  chargeRenewalInvoice,
+  createRenewalInvoiceInTx,
+  finalizeRenewalInvoiceInTx,
+  type RenewalChargeResult,
+  type RenewalPeriod,
+} from './renewal.service';
+import {
+  billed,
+  billingCycle,
+  initialState,
+  nextAction,
+  type SubscriptionCreateSpec,
+  type SubscriptionState,
+} from './subscription-machine';
 import {
   insertSubscription,
   insertSubscriptionInTx,
@@ -63,7 +76,12 @@ async function writeSubscription(
   testClock: TestClockBinding | null,
   display: WorkflowDisplay | undefined,
   prices: PriceObject[],
-): Promise<{ state: SubscriptionState; start: WorkflowStart; first: FirstInvoice | null; object: SubscriptionObject | null }> {
+): Promise<{
+  state: SubscriptionState;
+  start: WorkflowStart;
+  first: FirstInvoice | null;
+  object: SubscriptionObject | null;
+}> {
   const initial: SubscriptionState = { ...initialState(spec, nowMs), version: 1 };
   const due = nextAction(initial);
   const billsNow = due?.kind === 'bill' && due.index === 0 && due.at <= nowMs;
@@ -75,7 +93,9 @@ async function writeSubscription(
   }
   const written = await sqlTransaction(deps.prisma, async (tx) => {
     const inserted = billsNow ? await insertSubscriptionInTx(tx, initial, prices) : null;
-    const created = inserted?.object ?? (await persistSubscriptionInTx(tx, { state: initial, event: { type: 'subscription.created' } }));
+    const created =
+      inserted?.object ??
+      (await persistSubscriptionInTx(tx, { state: initial, event: { type: 'subscription.created' } }));
     if (!billsNow) {
       const start = subscriptionWorkflowStart(deps.taskQueue, initial, testClock, display);
       await recordWorkflowStart(tx, start);
@@ -95,29 +115,55 @@ async function writeSubscription(
     });
     if (inserted) await setCreatedEventInvoice(tx, initial.accountId, inserted.eventId, invoiceId);
     // The row shows the period being billed; the workflow's bill(0) records it as billed.
-    const state: SubscriptionState = { ...initial, version: 2, latestInvoiceId: invoiceId, currentPeriodStart: periodStart, currentPeriodEnd: periodEnd };
+    const state: SubscriptionState = {
+      ...initial,
+      version: 2,
+      latestInvoiceId: invoiceId,
+      currentPeriodStart: periodStart,
+      currentPeriodEnd: periodEnd,
+    };
     await projectColumnsInTx(tx, state);
     const start = subscriptionWorkflowStart(deps.taskQueue, state, testClock, display);
     await recordWorkflowStart(tx, start);
     // Last: finalizing takes the account's invoice-number counter, held until the commit.
     const { status } = await finalizeRenewalInvoiceInTx(tx, { ...period, invoiceId });
-    const first = { period, invoiceId, charge: status === 'open' && initial.collectionMethod === 'charge_automatically', written: inserted?.row ?? null };
+    const first = {
+      period,
+      invoiceId,
+      charge: status === 'open' && initial.collectionMethod === 'charge_automatically',
+      written: inserted?.row ?? null,
+    };
     return { state, start, first, object: null };
   });
   // Not charged here (sent, or nothing due): the answer is the row as committed.
   const uncharged = written.first && !written.first.charge;
-  return uncharged ? { ...written, object: await getSubscriptionObject(deps.prisma, written.state.accountId, written.state.id) } : written;
+  return uncharged
+    ? { ...written, object: await getSubscriptionObject(deps.prisma, written.state.accountId, written.state.id) }
+    : written;
 }
 
 /**
  * The first charge, bounded by the creation wait: null when it was still running then (it goes on,
  * and the workflow finishes it if this process dies) or failed here (the workflow's attempt 1 does it).
  */
-async function chargeWithin(deps: CreationDeps, first: FirstInvoice, state: SubscriptionState, clockMs: number | undefined): Promise<RenewalChargeResult | null> {
+async function chargeWithin(
+  deps: CreationDeps,
+  first: FirstInvoice,
+  state: SubscriptionState,
+  clockMs: number | undefined,
+): Promise<RenewalChargeResult | null> {
   const charging = atTime(clockMs, () =>
-    chargeRenewalInvoice(deps.prisma, deps.gateway, { ...first.period, invoiceId: first.invoiceId, attempt: 1, paymentMethodId: state.defaultPaymentMethodId }),
+    chargeRenewalInvoice(deps.prisma, deps.gateway, {
+      ...first.period,
+      invoiceId: first.invoiceId,
+      attempt: 1,
+      paymentMethodId: state.defaultPaymentMethodId,
+    }),
   ).catch((error: unknown) => {
-    logger.warn({ err: error, subscriptionId: state.id }, 'first charge not finished by the API; the subscription workflow completes it');
+    logger.warn(
+      { err: error, subscriptionId: state.id },
+      'first charge not finished by the API; the subscription workflow completes it',
+    );
     return null;
   });
   let timer: NodeJS.Timeout | undefined;
@@ -141,19 +187,32 @@ async function recordPaidPeriod(
   first: FirstInvoice,
   state: SubscriptionState,
   charge: RenewalChargeResult,
-  { testClock, display, prices }: { testClock: TestClockBinding | null; display: WorkflowDisplay | undefined; prices: PriceObject[] },
+  {
+    testClock,
+    display,
+    prices,
+  }: { testClock: TestClockBinding | null; display: WorkflowDisplay | undefined; prices: PriceObject[] },
 ): Promise<{ object: SubscriptionObject; start: WorkflowStart } | null> {
   if (!first.written) return null;
   const billedState = billed(state, 0, first.invoiceId);
   const start = subscriptionWorkflowStart(deps.taskQueue, billedState, testClock, display, charge.charge ?? null);
   try {
     // As they are now: the charge marked them billed (active).
-    const billedPrices = await readPrices(deps.prisma, state.accountId, prices.map((price) => price.id));
+    const billedPrices = await readPrices(
+      deps.prisma,
+      state.accountId,
+      prices.map((price) => price.id),
+    );
     if (billedPrices.length !== new Set(prices.map((price) => price.id)).size) return null;
-    const object = await atTime(testClock?.time, () => recordFirstPeriodBilled(deps.prisma, first.written!, billedState, billedPrices, start));
+    const object = await atTime(testClock?.time, () =>
+      recordFirstPeriodBilled(deps.prisma, first.written!, billedState, billedPrices, start),
+    );
     return object ? { object, start } : null;
   } catch (error) {
-    logger.warn({ err: error, subscriptionId: state.id }, 'first period not recorded by the API; the subscription workflow records it');
+    logger.warn(
+      { err: error, subscriptionId: state.id },
+      'first period not recorded by the API; the subscription workflow records it',
+    );
     return null;
   }
 }
@@ -165,9 +224,14 @@ async function recordPaidPeriod(
  * with the attempt key of the creation's own charge). Null when there is none.
  */
 export async function createdBefore(prisma: Db, accountId: string, id: string): Promise<SubscriptionCreated | null> {
-  const row = await prisma.subscription.findFirst({ where: { id, accountId }, select: { collectionMethod: true, latestInvoiceId: true } });
+  const row = await prisma.subscription.findFirst({
+    where: { id, accountId },
+    select: { collectionMethod: true, latestInvoiceId: true },
+  });
   if (!row) return null;
-  const invoice = row.latestInvoiceId ? await prisma.invoice.findFirst({ where: { id: row.latestInvoiceId, accountId }, select: { status: true } }) : null;
+  const invoice = row.latestInvoiceId
+    ? await prisma.invoice.findFirst({ where: { id: row.latestInvoiceId, accountId }, select: { status: true } })
+    : null;
   return {
     subscription: await getSubscriptionObject(prisma, accountId, id),
     billingPending: row.collectionMethod === 'charge_automatically' && invoice?.status === 'open',
@@ -183,7 +247,9 @@ export async function createSubscriptionRecords(
   prices: PriceObject[],
 ): Promise<SubscriptionCreated> {
   const clockMs = testClock?.time;
-  const { state, start, first, object } = await atTime(clockMs, () => writeSubscription(deps, spec, nowMs, testClock, display, prices));
+  const { state, start, first, object } = await atTime(clockMs, () =>
+    writeSubscription(deps, spec, nowMs, testClock, display, prices),
+  );
   if (!first?.charge) {
     await startRecordedWorkflow(deps, start);
     return { subscription: object!, billingPending: false };
@@ -191,11 +257,17 @@ export async function createSubscriptionRecords(
   // Charged before the start; the recorded start stands if this process dies first (the sweep starts it,
   // and the workflow's first task settles the period from what it finds).
   const charge = await chargeWithin(deps, first, state, clockMs);
-  const recorded = charge?.outcome === 'paid' ? await recordPaidPeriod(deps, first, state, charge, { testClock, display, prices }) : null;
+  const recorded =
+    charge?.outcome === 'paid'
+      ? await recordPaidPeriod(deps, first, state, charge, { testClock, display, prices })
+      : null;
   if (recorded) {
     await startRecordedWorkflow(deps, recorded.start);
     return { subscription: recorded.object, billingPending: false };
   }
   await startRecordedWorkflow(deps, start);
-  return { subscription: await getSubscriptionObject(deps.prisma, state.accountId, state.id), billingPending: charge === null };
+  return {
+    subscription: await getSubscriptionObject(deps.prisma, state.accountId, state.id),
+    billingPending: charge === null,
+  };
 }

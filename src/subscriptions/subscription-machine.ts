@@ -16,7 +16,8 @@ export const DUNNING_OUTCOMES = ['cancel', 'pause', 'keep_active'] as const;
 export type DunningOutcome = (typeof DUNNING_OUTCOMES)[number];
 
 /** Spec: `reason` and `initiated_by` on subscription.canceled|paused|resumed. */
-export type ChangeCause = { reason: 'requested'; initiatedBy: 'merchant' } | { reason: 'dunning'; initiatedBy: 'system' };
+export type ChangeCause =
+  { reason: 'requested'; initiatedBy: 'merchant' } | { reason: 'dunning'; initiatedBy: 'system' };
 export const REQUESTED: ChangeCause = { reason: 'requested', initiatedBy: 'merchant' };
 export const DUNNING: ChangeCause = { reason: 'dunning', initiatedBy: 'system' };
 
@@ -224,9 +225,11 @@ export function nextAction(state: SubscriptionState): Action | null {
   if (state.endDate !== null) candidates.push({ kind: 'expire', at: state.endDate });
   if (state.cancelAt !== null) candidates.push({ kind: 'cancel', at: state.cancelAt });
   if (state.status === 'scheduled') candidates.push({ kind: 'start', at: state.startDate });
-  if (state.status === 'trialing' && state.trialEnd !== null) candidates.push({ kind: 'end_trial', at: state.trialEnd });
+  if (state.status === 'trialing' && state.trialEnd !== null)
+    candidates.push({ kind: 'end_trial', at: state.trialEnd });
   if (state.status === 'active') {
-    for (const dunning of state.dunning) candidates.push({ kind: 'retry', at: dunning.nextRetryAt, invoiceId: dunning.invoiceId });
+    for (const dunning of state.dunning)
+      candidates.push({ kind: 'retry', at: dunning.nextRetryAt, invoiceId: dunning.invoiceId });
     candidates.push({ kind: 'bill', at: nextBillingAt(state)!, index: state.nextPeriodIndex });
   }
   candidates.sort((a, b) => a.at - b.at || PRIORITY[a.kind] - PRIORITY[b.kind]);
@@ -254,7 +257,12 @@ export function endTrial(state: SubscriptionState): SubscriptionState {
 }
 
 /** Period `index` was invoiced (or could not be: `invoiceId` null); the subscription moves into it. */
-export function billed(state: SubscriptionState, index: number, invoiceId: string | null, error: string | null = null): SubscriptionState {
+export function billed(
+  state: SubscriptionState,
+  index: number,
+  invoiceId: string | null,
+  error: string | null = null,
+): SubscriptionState {
   const { start: periodStartMs, end } = periodBounds(billingCycle(state), index);
   return next(state, {
     nextPeriodIndex: index + 1,
@@ -270,9 +278,21 @@ export function billed(state: SubscriptionState, index: number, invoiceId: strin
 /** A renewal charge failed: start dunning on the account's schedule. Null retry days means none: apply the outcome now. */
 export function startDunning(
   state: SubscriptionState,
-  failure: { invoiceId: string; invoiceNumber?: string; periodStart: number; failedAt: number; retryDays: number[]; outcome: DunningOutcome; attemptOffset?: number },
+  failure: {
+    invoiceId: string;
+    invoiceNumber?: string;
+    periodStart: number;
+    failedAt: number;
+    retryDays: number[];
+    outcome: DunningOutcome;
+    attemptOffset?: number;
+  },
 ): SubscriptionState {
-  const dunning: DunningState = { ...failure, attempts: 1, nextRetryAt: failure.failedAt + (failure.retryDays[0] ?? 0) * DAY_MS };
+  const dunning: DunningState = {
+    ...failure,
+    attempts: 1,
+    nextRetryAt: failure.failedAt + (failure.retryDays[0] ?? 0) * DAY_MS,
+  };
   return { ...state, dunning: [...state.dunning.filter((entry) => entry.invoiceId !== failure.invoiceId), dunning] };
 }
 
@@ -289,7 +309,11 @@ export function retryFailed(state: SubscriptionState, invoiceId: string): Subscr
       if (entry.invoiceId !== invoiceId) return entry;
       const attempts = entry.attempts + 1;
       const days = entry.retryDays[attempts - 1];
-      return { ...entry, attempts, nextRetryAt: days === undefined ? entry.nextRetryAt : entry.failedAt + days * DAY_MS };
+      return {
+        ...entry,
+        attempts,
+        nextRetryAt: days === undefined ? entry.nextRetryAt : entry.failedAt + days * DAY_MS,
+      };
     }),
   };
 }
@@ -306,7 +330,10 @@ export function dunningResolved(state: SubscriptionState, invoiceId: string): Su
 
 export function assertCanPause(state: SubscriptionState): void {
   if (state.status !== 'active') {
-    throw conflict('subscription_not_active', `Subscription ${state.id} is ${state.status}; only an active subscription can be paused.`);
+    throw conflict(
+      'subscription_not_active',
+      `Subscription ${state.id} is ${state.status}; only an active subscription can be paused.`,
+    );
   }
 }
 
@@ -317,7 +344,10 @@ export function pause(state: SubscriptionState, nowMs: number): SubscriptionStat
 
 export function assertCanResume(state: SubscriptionState): void {
   if (state.status !== 'paused') {
-    throw conflict('subscription_not_paused', `Subscription ${state.id} is ${state.status}; only a paused subscription can be resumed.`);
+    throw conflict(
+      'subscription_not_paused',
+      `Subscription ${state.id} is ${state.status}; only a paused subscription can be resumed.`,
+    );
   }
 }
 
@@ -333,7 +363,13 @@ export function resume(state: SubscriptionState, nowMs: number): SubscriptionSta
   const pausedMs = Math.max(0, nowMs - (state.pausedAt ?? nowMs));
   const shifted = (entry: DunningState): DunningState =>
     entry.attempts > entry.retryDays.length
-      ? { ...entry, attemptOffset: (entry.attemptOffset ?? 0) + entry.attempts, attempts: 0, failedAt: nowMs, nextRetryAt: nowMs }
+      ? {
+          ...entry,
+          attemptOffset: (entry.attemptOffset ?? 0) + entry.attempts,
+          attempts: 0,
+          failedAt: nowMs,
+          nextRetryAt: nowMs,
+        }
       : { ...entry, failedAt: entry.failedAt + pausedMs, nextRetryAt: entry.nextRetryAt + pausedMs };
   const anchor = periodStart(billingCycle(state), state.nextPeriodIndex) + pausedMs;
   const currentPeriodEnd = state.currentPeriodEnd === null ? null : state.currentPeriodEnd + pausedMs;
@@ -373,7 +409,10 @@ export function end(state: SubscriptionState, nowMs: number, status: 'canceled' 
 export function assertCanCancelAtPeriodEnd(state: SubscriptionState, nowMs: number): void {
   assertNotEnded(state);
   if (state.status === 'paused' || state.currentPeriodEnd === null || state.currentPeriodEnd <= nowMs) {
-    throw conflict('no_current_period', `Subscription ${state.id} is ${state.status} with no running billing period to cancel at the end of; cancel it now instead.`);
+    throw conflict(
+      'no_current_period',
+      `Subscription ${state.id} is ${state.status} with no running billing period to cancel at the end of; cancel it now instead.`,
+    );
   }
 }
 
@@ -387,7 +426,10 @@ export function cancel(state: SubscriptionState, nowMs: number, atPeriodEnd: boo
   return end({ ...state, canceledAt: nowMs }, nowMs, 'canceled');
 }
 
-function applyItemChanges(items: SubscriptionItemState[], changes: { param: string; change: ItemChange }[]): SubscriptionItemState[] {
+function applyItemChanges(
+  items: SubscriptionItemState[],
+  changes: { param: string; change: ItemChange }[],
+): SubscriptionItemState[] {
   let result = [...items];
   for (const { param, change } of changes) {
     const index = result.findIndex((item) => item.id === change.id);
@@ -395,7 +437,13 @@ function applyItemChanges(items: SubscriptionItemState[], changes: { param: stri
       result.push({ id: change.id, priceId: change.priceId, quantity: change.quantity, taxRateIds: change.taxRateIds });
       continue;
     }
-    if (index < 0) throw new SubscriptionRuleError('invalid', 'resource_missing', `No such subscription item: '${change.id}'`, `${param}.id`);
+    if (index < 0)
+      throw new SubscriptionRuleError(
+        'invalid',
+        'resource_missing',
+        `No such subscription item: '${change.id}'`,
+        `${param}.id`,
+      );
     if (change.kind === 'delete') {
       result = result.filter((item) => item.id !== change.id);
     } else {
@@ -408,11 +456,22 @@ function applyItemChanges(items: SubscriptionItemState[], changes: { param: stri
       };
     }
   }
-  if (result.length === 0) throw new SubscriptionRuleError('invalid', 'parameter_invalid', 'A subscription must keep at least one item.', 'items');
+  if (result.length === 0)
+    throw new SubscriptionRuleError(
+      'invalid',
+      'parameter_invalid',
+      'A subscription must keep at least one item.',
+      'items',
+    );
   const seen = new Set<string>();
   for (const item of result) {
     if (seen.has(item.priceId)) {
-      throw new SubscriptionRuleError('invalid', 'parameter_invalid', `Price ${item.priceId} would appear on two items of the subscription.`, 'items');
+      throw new SubscriptionRuleError(
+        'invalid',
+        'parameter_invalid',
+        `Price ${item.priceId} would appear on two items of the subscription.`,
+        'items',
+      );
     }
     seen.add(item.priceId);
   }

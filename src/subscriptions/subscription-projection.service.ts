@@ -8,8 +8,18 @@ import { recordEvent } from '../lib/events';
 import { newId } from '../lib/ids';
 import { currentTime } from '../lib/clock-time';
 import { startColumns, type WorkflowStart } from '../temporal/workflow-starts';
-import { apiStatus, type ChangeCause, type SubscriptionItemState, type SubscriptionState } from './subscription-machine';
-import { getSubscriptionObject, subscriptionEventData, toSubscriptionObject, type SubscriptionWithItems } from './subscription.records';
+import {
+  apiStatus,
+  type ChangeCause,
+  type SubscriptionItemState,
+  type SubscriptionState,
+} from './subscription-machine';
+import {
+  getSubscriptionObject,
+  subscriptionEventData,
+  toSubscriptionObject,
+  type SubscriptionWithItems,
+} from './subscription.records';
 import type { SubscriptionObject } from './subscription.schemas';
 
 /**
@@ -69,7 +79,8 @@ async function lockNewPrices(tx: Tx, state: SubscriptionState, knownPriceIds: Se
     try {
       await findPricesForUse(tx, state.accountId, [item.priceId]);
     } catch (error) {
-      if (error instanceof ApiError && error.status === 404) throw new ApiError('not_found', error.code, error.message, `items.${index}.price`);
+      if (error instanceof ApiError && error.status === 404)
+        throw new ApiError('not_found', error.code, error.message, `items.${index}.price`);
       throw error;
     }
   }
@@ -99,11 +110,15 @@ export async function projectColumnsInTx(tx: Tx, state: SubscriptionState): Prom
     state.id,
     state.version - 1,
   );
-  if (updated !== 1) throw new Error(`Subscription ${state.id} is not at version ${state.version - 1}; its projection was not written.`);
+  if (updated !== 1)
+    throw new Error(`Subscription ${state.id} is not at version ${state.version - 1}; its projection was not written.`);
 }
 
 /** persistSubscription inside the caller's transaction (the API's creation writes the row with what it starts). */
-export async function persistSubscriptionInTx(tx: Tx, { state, event }: PersistSubscriptionInput): Promise<SubscriptionObject> {
+export async function persistSubscriptionInTx(
+  tx: Tx,
+  { state, event }: PersistSubscriptionInput,
+): Promise<SubscriptionObject> {
   const [current] = await tx.$queryRaw<{ workflow_version: number }[]>`
     SELECT workflow_version FROM subscriptions WHERE id = ${state.id} FOR UPDATE`;
   if (current && current.workflow_version >= state.version) return getSubscriptionObject(tx, state.accountId, state.id);
@@ -113,15 +128,30 @@ export async function persistSubscriptionInTx(tx: Tx, { state, event }: PersistS
     await tx.subscription.update({ where: { id: state.id }, data: rowColumns(state) });
   } else {
     await tx.subscription.create({
-      data: { id: state.id, accountId: state.accountId, customerId: state.customerId, createdAt: new Date(state.createdAt), ...rowColumns(state) },
+      data: {
+        id: state.id,
+        accountId: state.accountId,
+        customerId: state.customerId,
+        createdAt: new Date(state.createdAt),
+        ...rowColumns(state),
+      },
     });
   }
-  if (current) await tx.subscriptionItem.deleteMany({ where: { subscriptionId: state.id, id: { notIn: state.items.map((item) => item.id) } } });
+  if (current)
+    await tx.subscriptionItem.deleteMany({
+      where: { subscriptionId: state.id, id: { notIn: state.items.map((item) => item.id) } },
+    });
   for (const [position, item] of state.items.entries()) {
     const columns = itemColumns(item, position);
     await tx.subscriptionItem.upsert({
       where: { id: item.id },
-      create: { id: item.id, accountId: state.accountId, subscriptionId: state.id, createdAt: currentTime(), ...columns },
+      create: {
+        id: item.id,
+        accountId: state.accountId,
+        subscriptionId: state.id,
+        createdAt: currentTime(),
+        ...columns,
+      },
       update: columns,
     });
   }
@@ -135,7 +165,16 @@ const SUBSCRIPTION_FIELDS = [
   ...(['id', 'accountId', 'customerId', 'createdAt', 'updatedAt'] as const),
   ...ROW_FIELDS,
 ] satisfies (keyof Subscription)[];
-const ITEM_FIELDS = ['id', 'accountId', 'subscriptionId', 'priceId', 'quantity', 'position', 'taxRateIds', 'createdAt'] as const satisfies (keyof SubscriptionItem)[];
+const ITEM_FIELDS = [
+  'id',
+  'accountId',
+  'subscriptionId',
+  'priceId',
+  'quantity',
+  'position',
+  'taxRateIds',
+  'createdAt',
+] as const satisfies (keyof SubscriptionItem)[];
 
 const columnList = (fields: readonly string[]) => fields.map(columnOfField).join(', ');
 /** `fields` of a row as JSON for jsonb_populate_record (jsonRecord). */
@@ -180,7 +219,12 @@ const INSERT_SUBSCRIPTION: Statement = {
  * or changed since `prices` (the request's, in item order) were read: persistSubscriptionInTx then
  * judges it.
  */
-export async function insertSubscription(prisma: Db, state: SubscriptionState, prices: PriceObject[], start: WorkflowStart): Promise<SubscriptionObject | null> {
+export async function insertSubscription(
+  prisma: Db,
+  state: SubscriptionState,
+  prices: PriceObject[],
+  start: WorkflowStart,
+): Promise<SubscriptionObject | null> {
   const { values, object } = newSubscription(state, prices, start);
   const [written] = await queryRows<{ updatedMs: string }>(prisma, INSERT_SUBSCRIPTION, values);
   return written ? { ...object, updated_ms: Number(written.updatedMs) } : null;
@@ -194,7 +238,9 @@ export async function insertSubscriptionInTx(
 ): Promise<{ object: SubscriptionObject; row: SubscriptionWithItems; eventId: string } | null> {
   const { values, object, row } = newSubscription(state, prices, null);
   const [written] = await queryRows<{ updatedMs: string }>(tx, INSERT_SUBSCRIPTION, values);
-  return written ? { object: { ...object, updated_ms: Number(written.updatedMs) }, row, eventId: values[5] as string } : null;
+  return written
+    ? { object: { ...object, updated_ms: Number(written.updatedMs) }, row, eventId: values[5] as string }
+    : null;
 }
 
 const SET_CREATED_EVENT_INVOICE: Statement = {
@@ -207,7 +253,12 @@ const SET_CREATED_EVENT_INVOICE: Statement = {
  * transaction just after the row (the contract: `latest_invoice`, the most recent invoice). The event
  * is still uncommitted, so no receiver sees it without.
  */
-export async function setCreatedEventInvoice(tx: Tx, accountId: string, eventId: string, invoiceId: string): Promise<void> {
+export async function setCreatedEventInvoice(
+  tx: Tx,
+  accountId: string,
+  eventId: string,
+  invoiceId: string,
+): Promise<void> {
   await queryRows(tx, SET_CREATED_EVENT_INVOICE, [invoiceId, eventId, accountId]);
 }
 
@@ -278,7 +329,13 @@ function newSubscription(state: SubscriptionState, prices: PriceObject[], start:
     updatedAt: new Date(),
     updatedMs: 0n,
     ...rowColumns(state),
-    items: state.items.map((item, position) => ({ id: item.id, accountId: state.accountId, subscriptionId: state.id, createdAt: now, ...itemColumns(item, position) })),
+    items: state.items.map((item, position) => ({
+      id: item.id,
+      accountId: state.accountId,
+      subscriptionId: state.id,
+      createdAt: now,
+      ...itemColumns(item, position),
+    })),
   };
   const byId = new Map(prices.map((price) => [price.id, price]));
   const object = toSubscriptionObject(row, byId);

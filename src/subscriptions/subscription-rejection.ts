@@ -19,7 +19,12 @@ export interface Rejection {
 }
 
 export function rejectionFailure(rejection: Rejection): ApplicationFailure {
-  return ApplicationFailure.create({ type: REJECTION_TYPE, message: rejection.message, nonRetryable: true, details: [rejection] });
+  return ApplicationFailure.create({
+    type: REJECTION_TYPE,
+    message: rejection.message,
+    nonRetryable: true,
+    details: [rejection],
+  });
 }
 
 export function ruleRejection(error: SubscriptionRuleError): ApplicationFailure {

@@ -5,7 +5,12 @@ import { ApiError, conflict, ServiceUnavailableError } from '../http/errors';
 import { BILLING_ACCOUNT_ID, BILLING_CUSTOMER_ID, BILLING_STATUS } from '../temporal/search-attributes';
 import { isStartPending, type WorkflowStart } from '../temporal/workflow-starts';
 import { displayStartOptions, type WorkflowDisplay } from '../temporal/workflow-display';
-import { invoiceSettledSignal, SUBSCRIPTION_WORKFLOW_TYPE, subscriptionWorkflowId, type SubscriptionWorkflowInput } from '../../workflows/subscription-messages';
+import {
+  invoiceSettledSignal,
+  SUBSCRIPTION_WORKFLOW_TYPE,
+  subscriptionWorkflowId,
+  type SubscriptionWorkflowInput,
+} from '../../workflows/subscription-messages';
 import { logger } from '../http/logger';
 import { nextAction, type SubscriptionState } from './subscription-machine';
 import type { TestClockBinding } from '../../workflows/test-clock-contract';
@@ -83,7 +88,11 @@ export function subscriptionWorkflowStart(
 ): WorkflowStart {
   const shown = display ? displayStartOptions(display) : undefined;
   // The API's charge first: the Web UI shows the input from its top.
-  const input: SubscriptionWorkflowInput = { ...(firstCharge !== undefined ? { firstCharge } : {}), created: state, ...(testClock ? { testClock } : {}) };
+  const input: SubscriptionWorkflowInput = {
+    ...(firstCharge !== undefined ? { firstCharge } : {}),
+    created: state,
+    ...(testClock ? { testClock } : {}),
+  };
   const firstStep = nextAction(state);
   return {
     workflowId: subscriptionWorkflowId(state.id),
@@ -97,7 +106,10 @@ export function subscriptionWorkflowStart(
     memo: { accountId: state.accountId, customerId: state.customerId },
     staticSummary: shown?.staticSummary,
     // Its history shows no timer before the first step: the details name it.
-    staticDetails: shown && firstStep ? `${shown.staticDetails}\n\n**First step**: ${subscriptionTimerSummary(firstStep, state)}` : shown?.staticDetails,
+    staticDetails:
+      shown && firstStep
+        ? `${shown.staticDetails}\n\n**First step**: ${subscriptionTimerSummary(firstStep, state)}`
+        : shown?.staticDetails,
     searchAttributes: [
       { key: BILLING_ACCOUNT_ID, value: state.accountId },
       { key: BILLING_CUSTOMER_ID, value: state.customerId },
@@ -125,12 +137,18 @@ export async function updateSubscriptionWorkflow<Args extends [] | [unknown]>(
   await assertTemporalReachable(temporal);
   try {
     const handle = temporal.workflow.getHandle(subscriptionWorkflowId(subscriptionId));
-    return await handle.executeUpdate<SubscriptionObject, [unknown]>(update.name, { args: args as [unknown], ...(updateId ? { updateId } : {}) });
+    return await handle.executeUpdate<SubscriptionObject, [unknown]>(update.name, {
+      args: args as [unknown],
+      ...(updateId ? { updateId } : {}),
+    });
   } catch (error) {
     if (error instanceof WorkflowNotFoundError) {
       // Created, and its workflow not started yet (Temporal was down at the creation): the worker starts it.
       if (await isStartPending(prisma, subscriptionWorkflowId(subscriptionId))) {
-        throw conflict(`Subscription ${subscriptionId} is still being started; ask again in a few seconds.`, 'subscription_starting');
+        throw conflict(
+          `Subscription ${subscriptionId} is still being started; ask again in a few seconds.`,
+          'subscription_starting',
+        );
       }
       throw conflict(`Subscription ${subscriptionId} has ended.`, 'subscription_ended');
     }
@@ -143,11 +161,19 @@ export async function updateSubscriptionWorkflow<Args extends [] | [unknown]>(
  * subscription in dunning leaves past_due at once (decisions.md §7). A notice: when it cannot be sent
  * (Temporal down, the workflow ended) the next dunning retry finds the invoice settled all the same.
  */
-export async function noticeInvoiceSettled(temporal: Client, invoice: { id: string; subscription: string | null; status: string }): Promise<void> {
+export async function noticeInvoiceSettled(
+  temporal: Client,
+  invoice: { id: string; subscription: string | null; status: string },
+): Promise<void> {
   if (!invoice.subscription || (invoice.status !== 'paid' && invoice.status !== 'void')) return;
   try {
-    await temporal.workflow.getHandle(subscriptionWorkflowId(invoice.subscription)).signal(invoiceSettledSignal, { invoiceId: invoice.id });
+    await temporal.workflow
+      .getHandle(subscriptionWorkflowId(invoice.subscription))
+      .signal(invoiceSettledSignal, { invoiceId: invoice.id });
   } catch (error) {
-    logger.info({ err: error, invoiceId: invoice.id, subscriptionId: invoice.subscription }, 'invoice settled: the subscription workflow was not told');
+    logger.info(
+      { err: error, invoiceId: invoice.id, subscriptionId: invoice.subscription },
+      'invoice settled: the subscription workflow was not told',
+    );
   }
 }

@@ -55,7 +55,11 @@ export function toSubscriptionObject(row: SubscriptionWithItems, prices: Map<str
 }
 
 /** API objects for rows of one account, with their items' prices read in one query. */
-export async function toSubscriptionObjects(db: Db | Tx, accountId: string, rows: SubscriptionWithItems[]): Promise<SubscriptionObject[]> {
+export async function toSubscriptionObjects(
+  db: Db | Tx,
+  accountId: string,
+  rows: SubscriptionWithItems[],
+): Promise<SubscriptionObject[]> {
   const priceIds = [...new Set(rows.flatMap((row) => row.items.map((item) => item.priceId)))];
   const prices = priceIds.length === 0 ? [] : await db.price.findMany({ where: { accountId, id: { in: priceIds } } });
   const byId = new Map(prices.map((price) => [price.id, toPriceObject(price)]));

@@ -106,7 +106,8 @@ export function registerSubscriptionRoutes(api: Api, appDeps: AppDeps): void {
     query: cancelSubscriptionQuery,
     response: subscriptionSchema,
     errors: [404, 409, 503],
-    handler: ({ principal, params, query }) => cancelSubscription(deps, principal.accountId, params.id, query.at_period_end ?? false),
+    handler: ({ principal, params, query }) =>
+      cancelSubscription(deps, principal.accountId, params.id, query.at_period_end ?? false),
   });
 
   api.route({
@@ -119,7 +120,8 @@ export function registerSubscriptionRoutes(api: Api, appDeps: AppDeps): void {
     body: emptyBody,
     response: subscriptionSchema,
     errors: [404, 409, 503],
-    handler: ({ principal, params, idempotencySeed }) => pauseSubscription(deps, principal.accountId, params.id, idempotencySeed),
+    handler: ({ principal, params, idempotencySeed }) =>
+      pauseSubscription(deps, principal.accountId, params.id, idempotencySeed),
   });
 
   api.route({
@@ -132,7 +134,8 @@ export function registerSubscriptionRoutes(api: Api, appDeps: AppDeps): void {
     body: emptyBody,
     response: subscriptionSchema,
     errors: [404, 409, 503],
-    handler: ({ principal, params, idempotencySeed }) => resumeSubscription(deps, principal.accountId, params.id, idempotencySeed),
+    handler: ({ principal, params, idempotencySeed }) =>
+      resumeSubscription(deps, principal.accountId, params.id, idempotencySeed),
   });
 
   api.route({

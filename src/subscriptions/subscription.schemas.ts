@@ -12,7 +12,11 @@ export const MAX_QUANTITY = 100_000;
 export const MAX_TRIAL_DAYS = 730;
 export const MAX_RETRY_DAYS = 60;
 
-const quantity = z.number().int('must be an integer').min(1, 'must be at least 1').max(MAX_QUANTITY, `must be at most ${MAX_QUANTITY}`);
+const quantity = z
+  .number()
+  .int('must be an integer')
+  .min(1, 'must be at least 1')
+  .max(MAX_QUANTITY, `must be at most ${MAX_QUANTITY}`);
 
 const taxRateIds = z
   .array(resourceId)
@@ -30,7 +34,12 @@ function noRepeatedPrices(items: { price?: string }[], ctx: z.RefinementCtx): vo
   const seen = new Set<string>();
   items.forEach((item, index) => {
     if (item.price === undefined) return;
-    if (seen.has(item.price)) ctx.addIssue({ code: 'custom', path: ['items', index, 'price'], message: 'names a price already on another item' });
+    if (seen.has(item.price))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['items', index, 'price'],
+        message: 'names a price already on another item',
+      });
     seen.add(item.price);
   });
 }
@@ -38,15 +47,30 @@ function noRepeatedPrices(items: { price?: string }[], ctx: z.RefinementCtx): vo
 export const createSubscriptionBody = z
   .strictObject({
     customer: resourceId,
-    items: z.array(itemInput).min(1, 'must hold at least one item').max(MAX_ITEMS, `may hold at most ${MAX_ITEMS} items`),
-    trial_days: z.number().int('must be an integer').min(0, 'must be at least 0').max(MAX_TRIAL_DAYS, `must be at most ${MAX_TRIAL_DAYS}`),
+    items: z
+      .array(itemInput)
+      .min(1, 'must hold at least one item')
+      .max(MAX_ITEMS, `may hold at most ${MAX_ITEMS} items`),
+    trial_days: z
+      .number()
+      .int('must be an integer')
+      .min(0, 'must be at least 0')
+      .max(MAX_TRIAL_DAYS, `must be at most ${MAX_TRIAL_DAYS}`),
     start_date: unixSeconds.describe('Unix seconds; in the future the subscription is `scheduled` until then'),
-    end_date: unixSeconds.optional().describe('Unix seconds, after start_date and in the future; the subscription expires then and bills nothing after'),
+    end_date: unixSeconds
+      .optional()
+      .describe(
+        'Unix seconds, after start_date and in the future; the subscription expires then and bills nothing after',
+      ),
     start_billing_date: unixSeconds
       .optional()
-      .describe('Unix seconds, not before start_date and before end_date; the first invoice and billing_cycle_anchor (not before the trial ends)'),
+      .describe(
+        'Unix seconds, not before start_date and before end_date; the first invoice and billing_cycle_anchor (not before the trial ends)',
+      ),
     collection_method: z.enum(COLLECTION_METHODS).default('charge_automatically'),
-    default_payment_method: paymentMethodId.optional().describe("A method attached to the customer; the customer's default when absent"),
+    default_payment_method: paymentMethodId
+      .optional()
+      .describe("A method attached to the customer; the customer's default when absent"),
   })
   .superRefine((body, ctx) => {
     noRepeatedPrices(body.items, ctx);
@@ -74,8 +98,22 @@ const itemChangeInput = z
   .superRefine((item, ctx) => {
     if (item.id === undefined) {
       if (item.deleted) ctx.addIssue({ code: 'custom', path: ['id'], message: 'is required to delete an item' });
-      if (item.price === undefined) ctx.addIssue({ code: 'invalid_type', expected: 'string', path: ['price'], message: 'Required', input: undefined });
-      if (item.quantity === undefined) ctx.addIssue({ code: 'invalid_type', expected: 'number', path: ['quantity'], message: 'Required', input: undefined });
+      if (item.price === undefined)
+        ctx.addIssue({
+          code: 'invalid_type',
+          expected: 'string',
+          path: ['price'],
+          message: 'Required',
+          input: undefined,
+        });
+      if (item.quantity === undefined)
+        ctx.addIssue({
+          code: 'invalid_type',
+          expected: 'number',
+          path: ['quantity'],
+          message: 'Required',
+          input: undefined,
+        });
     } else if (item.deleted && (item.price !== undefined || item.quantity !== undefined || item.tax !== undefined)) {
       ctx.addIssue({ code: 'custom', path: ['deleted'], message: 'cannot be combined with price, quantity or tax' });
     }
@@ -98,7 +136,11 @@ export const updateSubscriptionBody = z
   .superRefine((body, ctx) => {
     if (body.items) noRepeatedPrices(body.items, ctx);
     if (body.cancel_at !== undefined && body.cancel_at !== null && body.cancel_at_period_end === true) {
-      ctx.addIssue({ code: 'custom', path: ['cancel_at_period_end'], message: 'cannot be true together with cancel_at' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['cancel_at_period_end'],
+        message: 'cannot be true together with cancel_at',
+      });
     }
   })
   .meta({ id: 'SubscriptionUpdate' });
@@ -121,7 +163,13 @@ export const emptyBody = z.strictObject({});
 export const dunningSettingsBody = z
   .strictObject({
     retry_days: z
-      .array(z.number().int('must be an integer').min(1, 'must be at least 1').max(MAX_RETRY_DAYS, `must be at most ${MAX_RETRY_DAYS}`))
+      .array(
+        z
+          .number()
+          .int('must be an integer')
+          .min(1, 'must be at least 1')
+          .max(MAX_RETRY_DAYS, `must be at most ${MAX_RETRY_DAYS}`),
+      )
       .max(10, 'may hold at most 10 retries')
       .refine((days) => days.every((day, index) => index === 0 || day > days[index - 1]!), 'must be strictly ascending')
       .openapi({
@@ -159,7 +207,9 @@ export const subscriptionSchema = z
   .object({
     id: z.string(),
     object: z.literal('subscription'),
-    billing_cycle_anchor: z.number().describe('First full invoice; its day of month is the billing day for month and year intervals'),
+    billing_cycle_anchor: z
+      .number()
+      .describe('First full invoice; its day of month is the billing day for month and year intervals'),
     cancel_at: z.number().nullable(),
     cancel_at_period_end: z.boolean(),
     canceled_at: z.number().nullable(),

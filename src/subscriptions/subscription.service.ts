@@ -7,7 +7,12 @@ import { findPrice } from '../catalog/price.service';
 import type { PriceObject } from '../catalog/price.schemas';
 import type { TaxRateForCalc } from '../catalog/tax';
 import { assertPaysCurrency } from '../payments/currencies';
-import { assertItemsWithinCeiling, assertPeriodWithinCeiling, type BilledItem, type ItemWithParam } from './period-ceiling';
+import {
+  assertItemsWithinCeiling,
+  assertPeriodWithinCeiling,
+  type BilledItem,
+  type ItemWithParam,
+} from './period-ceiling';
 import { findTaxRates, TAX_RATE_COLUMNS, taxRateOfRow, taxRatesInOrder } from '../catalog/tax-rate.service';
 import type { TaxRateObject } from '../catalog/tax-rate.schemas';
 import { PRICE_COLUMNS, priceOfRow, toPriceObject } from '../catalog/records';
@@ -19,15 +24,31 @@ import { withParam } from '../invoices/invoice.service';
 import { idFromSeed, newId } from '../lib/ids';
 import { claimOperationId } from '../http/idempotency';
 import { findPaymentMethod } from '../payments/payment-method.service';
-import { cancelUpdate, changeUpdate, pauseUpdate, resumeUpdate, type SubscriptionCreated } from '../../workflows/subscription-messages';
+import {
+  cancelUpdate,
+  changeUpdate,
+  pauseUpdate,
+  resumeUpdate,
+  type SubscriptionCreated,
+} from '../../workflows/subscription-messages';
 import type { BillingInterval } from './billing-dates';
 import type { ItemChange, SubscriptionChanges, SubscriptionCreateSpec } from './subscription-machine';
 import { updateSubscriptionWorkflow } from './subscription-workflow.client';
 import { createdBefore, createSubscriptionRecords } from './subscription-creation.service';
 import { createGateway } from '../payments/simulated-gateway';
 import type { PaymentGateway } from '../payments/gateway';
-import { findSubscriptionRow, getSubscriptionObject, toSubscriptionObjects, type SubscriptionWithItems } from './subscription.records';
-import type { CreateSubscriptionInput, ListSubscriptionsQuery, SubscriptionObject, UpdateSubscriptionInput } from './subscription.schemas';
+import {
+  findSubscriptionRow,
+  getSubscriptionObject,
+  toSubscriptionObjects,
+  type SubscriptionWithItems,
+} from './subscription.records';
+import type {
+  CreateSubscriptionInput,
+  ListSubscriptionsQuery,
+  SubscriptionObject,
+  UpdateSubscriptionInput,
+} from './subscription.schemas';
 import { atTime, currentTime } from '../lib/clock-time';
 import { clockBinding, customerClock } from '../test-clocks/test-clock.service';
 import { subscriptionDisplay } from '../temporal/workflow-display';
@@ -48,20 +69,35 @@ interface Cadence {
   intervalCount: number;
 }
 
-const describeCadence = ({ currency, interval, intervalCount }: Cadence) => `${currency} every ${intervalCount} ${interval}${intervalCount > 1 ? 's' : ''}`;
+const describeCadence = ({ currency, interval, intervalCount }: Cadence) =>
+  `${currency} every ${intervalCount} ${interval}${intervalCount > 1 ? 's' : ''}`;
 
 /** A recurring price of the account for `param`: 404 when unknown, 400 when one-time or not billed like the subscription. */
-async function recurringPrice(db: Db, accountId: string, priceId: string, param: string, cadence?: Cadence): Promise<{ price: PriceObject; cadence: Cadence }> {
+async function recurringPrice(
+  db: Db,
+  accountId: string,
+  priceId: string,
+  param: string,
+  cadence?: Cadence,
+): Promise<{ price: PriceObject; cadence: Cadence }> {
   return recurringPriceOf(await withParam(param, () => findPrice(db, accountId, priceId)), param, cadence);
 }
 
 /** recurringPrice's 400s on a price already read. */
-function recurringPriceOf(price: PriceObject, param: string, cadence?: Cadence): { price: PriceObject; cadence: Cadence } {
+function recurringPriceOf(
+  price: PriceObject,
+  param: string,
+  cadence?: Cadence,
+): { price: PriceObject; cadence: Cadence } {
   const priceId = price.id;
   if (price.type !== 'recurring' || !price.recurring) {
     throw badRequest(`Price ${priceId} is a one-time price; subscriptions need recurring prices.`, param);
   }
-  const own: Cadence = { currency: price.currency, interval: price.recurring.interval, intervalCount: price.recurring.interval_count };
+  const own: Cadence = {
+    currency: price.currency,
+    interval: price.recurring.interval,
+    intervalCount: price.recurring.interval_count,
+  };
   if (cadence && describeCadence(own) !== describeCadence(cadence)) {
     throw badRequest(
       `Price ${priceId} bills ${describeCadence(own)}, but the subscription's items bill ${describeCadence(cadence)}; all items must share one currency and interval.`,
@@ -71,7 +107,12 @@ function recurringPriceOf(price: PriceObject, param: string, cadence?: Cadence):
   return { price, cadence: own };
 }
 
-async function activeTaxRates(db: Db, accountId: string, ids: string[] | undefined, param: string): Promise<TaxRateForCalc[]> {
+async function activeTaxRates(
+  db: Db,
+  accountId: string,
+  ids: string[] | undefined,
+  param: string,
+): Promise<TaxRateForCalc[]> {
   return activeOf(await withParam(param, () => findTaxRates(db, accountId, ids ?? [])), param);
 }
 
@@ -81,14 +122,32 @@ function activeOf(rates: TaxRateObject[], param: string): TaxRateForCalc[] {
   return rates;
 }
 
-async function attachedPaymentMethod(db: Db, accountId: string, customerId: string, id: string, currency: string): Promise<string> {
-  return attachedOf(await withParam('default_payment_method', () => findPaymentMethod(db, accountId, id)), customerId, currency);
+async function attachedPaymentMethod(
+  db: Db,
+  accountId: string,
+  customerId: string,
+  id: string,
+  currency: string,
+): Promise<string> {
+  return attachedOf(
+    await withParam('default_payment_method', () => findPaymentMethod(db, accountId, id)),
+    customerId,
+    currency,
+  );
 }
 
 /** The method's id when it is attached to the customer and pays the subscription's currency (decisions.md §5); 400 otherwise. */
-function attachedOf(method: { id: string; type: string; customerId: string | null }, customerId: string, currency: string): string {
+function attachedOf(
+  method: { id: string; type: string; customerId: string | null },
+  customerId: string,
+  currency: string,
+): string {
   if (method.customerId !== customerId) {
-    throw badRequest(`Payment method ${method.id} is not attached to customer ${customerId}.`, 'default_payment_method', 'payment_method_not_attached');
+    throw badRequest(
+      `Payment method ${method.id} is not attached to customer ${customerId}.`,
+      'default_payment_method',
+      'payment_method_not_attached',
+    );
   }
   assertPaysCurrency(method, currency, 'default_payment_method');
   return method.id;
@@ -161,7 +220,9 @@ export async function createSubscription(
   const { testClock: clockRow, prices: priceRows, taxRates: rateRows, paymentMethod, ...customerColumns } = row;
   const customer = customerOfRow(customerColumns);
   // A customer on a test clock: its time judges the dates, and the workflow runs on it.
-  const testClock = clockRow ? clockBinding({ ...clockRow, frozenTime: dateOf(clockRow.frozenTime), deletedAt: dateOrNull(clockRow.deletedAt) }) : null;
+  const testClock = clockRow
+    ? clockBinding({ ...clockRow, frozenTime: dateOf(clockRow.frozenTime), deletedAt: dateOrNull(clockRow.deletedAt) })
+    : null;
   await atTime(testClock?.time, async () => assertFuture(input.end_date, 'end_date'));
   const pricesById = new Map(priceRows.map((price) => [price.id, price]));
   const taxRates = rateRows.map(taxRateOfRow);
@@ -179,8 +240,19 @@ export async function createSubscription(
     prices.push(resolved.price);
     productNames.push(priceRow.productName);
     const rates = activeOf(taxRatesInOrder(taxRates, item.tax ?? [], `${param}.tax`), `${param}.tax`);
-    items.push({ id: newId('subscriptionItem'), priceId: item.price, quantity: item.quantity, taxRateIds: rates.map((rate) => rate.id) });
-    billed.push({ unitAmount: resolved.price.unit_amount, quantity: item.quantity, rates, taxBehavior: resolved.price.tax_behavior, param });
+    items.push({
+      id: newId('subscriptionItem'),
+      priceId: item.price,
+      quantity: item.quantity,
+      taxRateIds: rates.map((rate) => rate.id),
+    });
+    billed.push({
+      unitAmount: resolved.price.unit_amount,
+      quantity: item.quantity,
+      rates,
+      taxBehavior: resolved.price.tax_behavior,
+      param,
+    });
   }
   assertPeriodWithinCeiling(billed);
   let defaultPaymentMethodId: string | null = null;
@@ -211,17 +283,33 @@ export async function createSubscription(
     })),
   });
   const nowMs = testClock?.time ?? (deps.temporalNow ? await deps.temporalNow() : Date.now());
-  return createSubscriptionRecords({ ...deps, gateway: deps.gateway ?? createGateway(prisma) }, spec, nowMs, testClock, display, prices);
+  return createSubscriptionRecords(
+    { ...deps, gateway: deps.gateway ?? createGateway(prisma) },
+    spec,
+    nowMs,
+    testClock,
+    display,
+    prices,
+  );
 }
 
-export async function listSubscriptions(prisma: Db, accountId: string, query: ListSubscriptionsQuery): Promise<Page<SubscriptionObject>> {
+export async function listSubscriptions(
+  prisma: Db,
+  accountId: string,
+  query: ListSubscriptionsQuery,
+): Promise<Page<SubscriptionObject>> {
   const where: Prisma.SubscriptionWhereInput = {
     accountId,
     ...(query.status ? { status: query.status } : {}),
     ...(query.customer ? { customerId: query.customer } : {}),
   };
   const [rows, total] = await Promise.all([
-    prisma.subscription.findMany({ where, include: { items: true }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], ...pageWindow(query) }),
+    prisma.subscription.findMany({
+      where,
+      include: { items: true },
+      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+      ...pageWindow(query),
+    }),
     prisma.subscription.count({ where }),
   ]);
   return pageEnvelope(await toSubscriptionObjects(prisma, accountId, rows), total, query);
@@ -235,12 +323,19 @@ export function getSubscription(prisma: Db, accountId: string, id: string): Prom
  * The live subscription of the account to change: 404 when unknown, 409 once it has ended (its
  * workflow is gone), and 409 while its customer's test clock advances. With its clock's time (ms) if any.
  */
-async function liveSubscription(prisma: Db, accountId: string, id: string): Promise<SubscriptionWithItems & { clockTime?: number }> {
+async function liveSubscription(
+  prisma: Db,
+  accountId: string,
+  id: string,
+): Promise<SubscriptionWithItems & { clockTime?: number }> {
   const row = await findSubscriptionRow(prisma, accountId, id);
   if (row.status === 'canceled' || row.status === 'expired') {
     throw conflict(`Subscription ${id} is ${row.status}; it can no longer change.`, `subscription_${row.status}`);
   }
-  const customer = await prisma.customer.findUniqueOrThrow({ where: { id: row.customerId }, select: { testClockId: true } });
+  const customer = await prisma.customer.findUniqueOrThrow({
+    where: { id: row.customerId },
+    select: { testClockId: true },
+  });
   return { ...row, clockTime: (await customerClock(prisma, customer))?.time };
 }
 
@@ -248,11 +343,26 @@ async function liveSubscription(prisma: Db, accountId: string, id: string): Prom
  * The items the changes would leave, as the next invoice bills them, checked against the charge
  * ceiling. Ids the subscription does not have are skipped here: the workflow refuses them.
  */
-async function assertChangedItemsWithinCeiling(prisma: Db, row: SubscriptionWithItems, changes: { param: string; change: ItemChange }[]): Promise<void> {
-  const items = new Map<string, ItemWithParam>(row.items.map((item) => [item.id, { priceId: item.priceId, quantity: item.quantity, taxRateIds: item.taxRateIds, param: null }]));
+async function assertChangedItemsWithinCeiling(
+  prisma: Db,
+  row: SubscriptionWithItems,
+  changes: { param: string; change: ItemChange }[],
+): Promise<void> {
+  const items = new Map<string, ItemWithParam>(
+    row.items.map((item) => [
+      item.id,
+      { priceId: item.priceId, quantity: item.quantity, taxRateIds: item.taxRateIds, param: null },
+    ]),
+  );
   for (const { param, change } of changes) {
     const current = items.get(change.id);
-    if (change.kind === 'add') items.set(change.id, { priceId: change.priceId, quantity: change.quantity, taxRateIds: change.taxRateIds, param });
+    if (change.kind === 'add')
+      items.set(change.id, {
+        priceId: change.priceId,
+        quantity: change.quantity,
+        taxRateIds: change.taxRateIds,
+        param,
+      });
     else if (change.kind === 'delete') items.delete(change.id);
     else if (current) {
       items.set(change.id, {
@@ -266,15 +376,36 @@ async function assertChangedItemsWithinCeiling(prisma: Db, row: SubscriptionWith
   await assertItemsWithinCeiling(prisma, row.accountId, [...items.values()]);
 }
 
-async function itemChanges(prisma: Db, row: SubscriptionWithItems, input: NonNullable<UpdateSubscriptionInput['items']>) {
-  const cadence: Cadence = { currency: row.currency, interval: columnValue(BILLING_INTERVALS, row.interval, 'subscriptions.interval'), intervalCount: row.intervalCount };
+async function itemChanges(
+  prisma: Db,
+  row: SubscriptionWithItems,
+  input: NonNullable<UpdateSubscriptionInput['items']>,
+) {
+  const cadence: Cadence = {
+    currency: row.currency,
+    interval: columnValue(BILLING_INTERVALS, row.interval, 'subscriptions.interval'),
+    intervalCount: row.intervalCount,
+  };
   const changes: { param: string; change: ItemChange }[] = [];
   for (const [index, item] of input.entries()) {
     const param = `items.${index}`;
-    const priceId = item.price === undefined ? undefined : (await recurringPrice(prisma, row.accountId, item.price, `${param}.price`, cadence)).price.id;
-    const taxRateIds = item.tax === undefined ? undefined : (await activeTaxRates(prisma, row.accountId, item.tax, `${param}.tax`)).map((rate) => rate.id);
+    const priceId =
+      item.price === undefined
+        ? undefined
+        : (await recurringPrice(prisma, row.accountId, item.price, `${param}.price`, cadence)).price.id;
+    const taxRateIds =
+      item.tax === undefined
+        ? undefined
+        : (await activeTaxRates(prisma, row.accountId, item.tax, `${param}.tax`)).map((rate) => rate.id);
     let change: ItemChange;
-    if (item.id === undefined) change = { kind: 'add', id: newId('subscriptionItem'), priceId: priceId!, quantity: item.quantity!, taxRateIds: taxRateIds ?? [] };
+    if (item.id === undefined)
+      change = {
+        kind: 'add',
+        id: newId('subscriptionItem'),
+        priceId: priceId!,
+        quantity: item.quantity!,
+        taxRateIds: taxRateIds ?? [],
+      };
     else if (item.deleted) change = { kind: 'delete', id: item.id };
     else change = { kind: 'update', id: item.id, priceId, quantity: item.quantity, taxRateIds };
     changes.push({ param, change });
@@ -284,13 +415,22 @@ async function itemChanges(prisma: Db, row: SubscriptionWithItems, input: NonNul
 }
 
 /** PATCH /subscriptions/{id}: validated here against the database, applied by the workflow (which judges item ids and state). */
-export async function updateSubscription(deps: SubscriptionDeps, accountId: string, id: string, input: UpdateSubscriptionInput): Promise<SubscriptionObject> {
+export async function updateSubscription(
+  deps: SubscriptionDeps,
+  accountId: string,
+  id: string,
+  input: UpdateSubscriptionInput,
+): Promise<SubscriptionObject> {
   const { prisma } = deps;
   const row = await liveSubscription(prisma, accountId, id);
   return atTime(row.clockTime, () => applySubscriptionUpdate(deps, row, input));
 }
 
-async function applySubscriptionUpdate(deps: SubscriptionDeps, row: SubscriptionWithItems, input: UpdateSubscriptionInput): Promise<SubscriptionObject> {
+async function applySubscriptionUpdate(
+  deps: SubscriptionDeps,
+  row: SubscriptionWithItems,
+  input: UpdateSubscriptionInput,
+): Promise<SubscriptionObject> {
   const { prisma } = deps;
   const { accountId, id } = row;
   const changes: SubscriptionChanges = {};
@@ -298,7 +438,9 @@ async function applySubscriptionUpdate(deps: SubscriptionDeps, row: Subscription
   if (input.collection_method !== undefined) changes.collectionMethod = input.collection_method;
   if (input.default_payment_method !== undefined) {
     changes.defaultPaymentMethodId =
-      input.default_payment_method === null ? null : await attachedPaymentMethod(prisma, accountId, row.customerId, input.default_payment_method, row.currency);
+      input.default_payment_method === null
+        ? null
+        : await attachedPaymentMethod(prisma, accountId, row.customerId, input.default_payment_method, row.currency);
   }
   if (input.cancel_at !== undefined) {
     assertFuture(input.cancel_at, 'cancel_at');
@@ -316,7 +458,12 @@ async function applySubscriptionUpdate(deps: SubscriptionDeps, row: Subscription
   return updateSubscriptionWorkflow(deps, id, changeUpdate, [changes]);
 }
 
-export async function cancelSubscription(deps: SubscriptionDeps, accountId: string, id: string, atPeriodEnd: boolean): Promise<SubscriptionObject> {
+export async function cancelSubscription(
+  deps: SubscriptionDeps,
+  accountId: string,
+  id: string,
+  atPeriodEnd: boolean,
+): Promise<SubscriptionObject> {
   await liveSubscription(deps.prisma, accountId, id);
   return updateSubscriptionWorkflow(deps, id, cancelUpdate, [{ atPeriodEnd }]);
 }
@@ -326,12 +473,34 @@ export async function cancelSubscription(deps: SubscriptionDeps, accountId: stri
  * after the claim: a retry taking over the key after the first request died once its change had taken
  * effect answers that change's result, not 409 (decisions.md §11).
  */
-export async function pauseSubscription(deps: SubscriptionDeps, accountId: string, id: string, idempotencySeed?: string): Promise<SubscriptionObject> {
+export async function pauseSubscription(
+  deps: SubscriptionDeps,
+  accountId: string,
+  id: string,
+  idempotencySeed?: string,
+): Promise<SubscriptionObject> {
   await liveSubscription(deps.prisma, accountId, id);
-  return updateSubscriptionWorkflow(deps, id, pauseUpdate, [], idempotencySeed && claimOperationId(idempotencySeed, 'subscription-pause'));
+  return updateSubscriptionWorkflow(
+    deps,
+    id,
+    pauseUpdate,
+    [],
+    idempotencySeed && claimOperationId(idempotencySeed, 'subscription-pause'),
+  );
 }
 
-export async function resumeSubscription(deps: SubscriptionDeps, accountId: string, id: string, idempotencySeed?: string): Promise<SubscriptionObject> {
+export async function resumeSubscription(
+  deps: SubscriptionDeps,
+  accountId: string,
+  id: string,
+  idempotencySeed?: string,
+): Promise<SubscriptionObject> {
   await liveSubscription(deps.prisma, accountId, id);
-  return updateSubscriptionWorkflow(deps, id, resumeUpdate, [], idempotencySeed && claimOperationId(idempotencySeed, 'subscription-resume'));
+  return updateSubscriptionWorkflow(
+    deps,
+    id,
+    resumeUpdate,
+    [],
+    idempotencySeed && claimOperationId(idempotencySeed, 'subscription-resume'),
+  );
 }

@@ -49,48 +49,90 @@ export interface CustomerActivity {
   paymentMethods: Map<string, Pick<PaymentMethod, 'id' | 'type' | 'cardBrand' | 'bankName' | 'last4'>>;
   defaultPaymentMethodId: string | null;
   /** Payment-plan payments of the shown charges, by transaction id. */
-  planPayments: Map<string, { id: string; planId: string; installmentNumbers: number[]; method: string; deposit: boolean }>;
+  planPayments: Map<
+    string,
+    { id: string; planId: string; installmentNumbers: number[]; method: string; deposit: boolean }
+  >;
   dunning: DunningSettingsObject;
   /** Per invoice: its payment attempts (charges) in the ledger, and when the first one failed. */
   invoiceAttempts: Map<string, { attempts: number; firstFailedAt: Date | null }>;
 }
 
 /** Everything a support agent needs about one customer, from its account's tables. */
-export async function customerActivity(prisma: Db, customer: Pick<Customer, 'id' | 'accountId'>): Promise<CustomerActivity> {
+export async function customerActivity(
+  prisma: Db,
+  customer: Pick<Customer, 'id' | 'accountId'>,
+): Promise<CustomerActivity> {
   const where = { accountId: customer.accountId, customerId: customer.id };
   const [subscriptions, plans, latestInvoices, charges, defaultMethod, dunning] = await Promise.all([
     prisma.subscription.findMany({ where, include: { items: true }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] }),
     prisma.paymentPlan.findMany({ where, include: PLAN_INCLUDE, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] }),
     prisma.invoice.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], take: LOOKUP_LIMITS.invoices }),
-    prisma.transaction.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], take: LOOKUP_LIMITS.charges }),
-    prisma.customerDefaultPaymentMethod.findUnique({ where: { accountId_customerId: { accountId: customer.accountId, customerId: customer.id } } }),
+    prisma.transaction.findMany({
+      where,
+      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+      take: LOOKUP_LIMITS.charges,
+    }),
+    prisma.customerDefaultPaymentMethod.findUnique({
+      where: { accountId_customerId: { accountId: customer.accountId, customerId: customer.id } },
+    }),
     getDunningSettings(prisma, customer.accountId),
   ]);
   // Invoices named by a charge or still open on a subscription, beyond the newest ones.
   const shown = new Set(latestInvoices.map((invoice) => invoice.id));
-  const named = [...new Set(charges.map((charge) => charge.invoiceId).filter((id): id is string => id !== null && !shown.has(id)))];
+  const named = [
+    ...new Set(charges.map((charge) => charge.invoiceId).filter((id): id is string => id !== null && !shown.has(id))),
+  ];
   const openOnSubscriptions = await prisma.invoice.findMany({
     where: { ...where, status: 'open', subscriptionId: { not: null }, id: { notIn: [...shown] } },
   });
-  const more = named.length ? await prisma.invoice.findMany({ where: { accountId: customer.accountId, id: { in: named } } }) : [];
-  const invoices = [...latestInvoices, ...[...openOnSubscriptions, ...more].filter((invoice, index, all) => all.findIndex((other) => other.id === invoice.id) === index)];
+  const more = named.length
+    ? await prisma.invoice.findMany({ where: { accountId: customer.accountId, id: { in: named } } })
+    : [];
+  const invoices = [
+    ...latestInvoices,
+    ...[...openOnSubscriptions, ...more].filter(
+      (invoice, index, all) => all.findIndex((other) => other.id === invoice.id) === index,
+    ),
+  ];
 
-  const methodIds = [...new Set([...charges.map((charge) => charge.paymentMethodId), defaultMethod?.paymentMethodId ?? null].filter((id): id is string => id !== null))];
+  const methodIds = [
+    ...new Set(
+      [...charges.map((charge) => charge.paymentMethodId), defaultMethod?.paymentMethodId ?? null].filter(
+        (id): id is string => id !== null,
+      ),
+    ),
+  ];
   const openInvoiceIds = invoices.filter((invoice) => invoice.status === 'open').map((invoice) => invoice.id);
   const [methods, planPayments, attempts] = await Promise.all([
     methodIds.length
-      ? prisma.paymentMethod.findMany({ where: { accountId: customer.accountId, id: { in: methodIds } }, select: { id: true, type: true, cardBrand: true, bankName: true, last4: true } })
+      ? prisma.paymentMethod.findMany({
+          where: { accountId: customer.accountId, id: { in: methodIds } },
+          select: { id: true, type: true, cardBrand: true, bankName: true, last4: true },
+        })
       : [],
     charges.length
       ? prisma.paymentPlanPayment.findMany({
           where: { accountId: customer.accountId, transactionId: { in: charges.map((charge) => charge.id) } },
-          select: { id: true, planId: true, installmentNumbers: true, method: true, deposit: true, transactionId: true },
+          select: {
+            id: true,
+            planId: true,
+            installmentNumbers: true,
+            method: true,
+            deposit: true,
+            transactionId: true,
+          },
         })
       : [],
     openInvoiceIds.length
       ? prisma.transaction.groupBy({
           by: ['invoiceId'],
-          where: { accountId: customer.accountId, invoiceId: { in: openInvoiceIds }, type: 'payment', status: { not: 'pending' } },
+          where: {
+            accountId: customer.accountId,
+            invoiceId: { in: openInvoiceIds },
+            type: 'payment',
+            status: { not: 'pending' },
+          },
           _count: { _all: true },
           _min: { createdAt: true },
         })
@@ -103,8 +145,12 @@ export async function customerActivity(prisma: Db, customer: Pick<Customer, 'id'
     charges,
     paymentMethods: new Map(methods.map((method) => [method.id, method])),
     defaultPaymentMethodId: defaultMethod?.paymentMethodId ?? null,
-    planPayments: new Map(planPayments.filter((payment) => payment.transactionId).map((payment) => [payment.transactionId!, payment])),
+    planPayments: new Map(
+      planPayments.filter((payment) => payment.transactionId).map((payment) => [payment.transactionId!, payment]),
+    ),
     dunning,
-    invoiceAttempts: new Map(attempts.map((row) => [row.invoiceId!, { attempts: row._count._all, firstFailedAt: row._min.createdAt }])),
+    invoiceAttempts: new Map(
+      attempts.map((row) => [row.invoiceId!, { attempts: row._count._all, firstFailedAt: row._min.createdAt }]),
+    ),
   };
 }

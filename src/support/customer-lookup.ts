@@ -23,7 +23,8 @@ export interface WorkflowAnswers {
   plans: Map<string, WorkflowAnswer<PaymentPlanWorkflowState>>;
 }
 
-const iso = (date: Date | number | null | undefined): string | null => (date === null || date === undefined ? null : new Date(date).toISOString());
+const iso = (date: Date | number | null | undefined): string | null =>
+  date === null || date === undefined ? null : new Date(date).toISOString();
 
 export interface Next {
   what: string;
@@ -70,7 +71,13 @@ export interface PlanView {
   total: string;
   installments_paid: number;
   installments_count: number;
-  next_installment: { number: number; amount: string; due_at: string | null; status: string; failure: string | null } | null;
+  next_installment: {
+    number: number;
+    amount: string;
+    due_at: string | null;
+    status: string;
+    failure: string | null;
+  } | null;
   past_due_since: string | null;
   defaults_at: string | null;
   next: Next | null;
@@ -107,7 +114,12 @@ export interface ChargeView {
   payment_plan: string | null;
   payment_method: { id: string; brand: string | null; last4: string } | null;
   /** What the processor answered. */
-  processor: { outcome: 'succeeded' | 'failed' | 'no answer yet'; failure_code: string | null; failure_message: string | null; reference: string | null };
+  processor: {
+    outcome: 'succeeded' | 'failed' | 'no answer yet';
+    failure_code: string | null;
+    failure_message: string | null;
+    reference: string | null;
+  };
   /** Why the charge was made, in words. */
   reason: string;
 }
@@ -137,7 +149,8 @@ function methodView(activity: CustomerActivity, id: string | null) {
   return method ? { id: method.id, brand: method.cardBrand ?? method.bankName, last4: method.last4 } : null;
 }
 
-const methodWords = (method: { brand: string | null; last4: string } | null) => (method ? `${method.brand ?? 'payment method'} ****${method.last4}` : 'no payment method');
+const methodWords = (method: { brand: string | null; last4: string } | null) =>
+  method ? `${method.brand ?? 'payment method'} ****${method.last4}` : 'no payment method';
 
 const REASON_WORDS: Record<string, string> = {
   subscription_create: 'first invoice of subscription',
@@ -180,7 +193,12 @@ function chargeView(charge: Transaction, invoices: Map<string, Invoice>, activit
     invoice_number: invoice?.number ?? null,
     payment_plan: activity.planPayments.get(charge.id)?.planId ?? null,
     payment_method: methodView(activity, charge.paymentMethodId),
-    processor: { outcome, failure_code: charge.failureCode, failure_message: charge.failureMessage, reference: charge.gatewayReference },
+    processor: {
+      outcome,
+      failure_code: charge.failureCode,
+      failure_message: charge.failureMessage,
+      reference: charge.gatewayReference,
+    },
     reason: chargeReason(charge, invoice, activity),
   };
 }
@@ -221,7 +239,11 @@ function dunningViews(
         invoice_number: invoices.get(entry.invoiceId)?.number ?? null,
         charges_made: (entry.attemptOffset ?? 0) + entry.attempts,
         retries_scheduled: entry.retryDays.length,
-        next_retry: exhausted ? null : entry.attempts === 0 ? 'charge after resume' : `dunning retry ${entry.attempts} of ${entry.retryDays.length}`,
+        next_retry: exhausted
+          ? null
+          : entry.attempts === 0
+            ? 'charge after resume'
+            : `dunning retry ${entry.attempts} of ${entry.retryDays.length}`,
         next_retry_at: exhausted ? null : iso(entry.nextRetryAt),
         when_retries_fail: entry.outcome,
         source: 'workflow' as const,
@@ -231,9 +253,17 @@ function dunningViews(
   if (row.status !== 'past_due') return [];
   const retryDays = activity.dunning.retry_days;
   return [...invoices.values()]
-    .filter((invoice) => invoice.subscriptionId === row.id && invoice.status === 'open' && invoice.collectionMethod === 'charge_automatically')
+    .filter(
+      (invoice) =>
+        invoice.subscriptionId === row.id &&
+        invoice.status === 'open' &&
+        invoice.collectionMethod === 'charge_automatically',
+    )
     .map((invoice) => {
-      const { attempts, firstFailedAt } = activity.invoiceAttempts.get(invoice.id) ?? { attempts: 0, firstFailedAt: null };
+      const { attempts, firstFailedAt } = activity.invoiceAttempts.get(invoice.id) ?? {
+        attempts: 0,
+        firstFailedAt: null,
+      };
       const days = retryDays[attempts - 1];
       return {
         invoice: invoice.id,
@@ -257,13 +287,20 @@ const ACTION_WORDS: Record<Action['kind'], string> = {
   expire: 'ends (end_date)',
 };
 
-function subscriptionNext(row: SubscriptionWithItems, answer: WorkflowAnswer<SubscriptionStateView> | undefined, dunning: DunningView[]): Next | null {
+function subscriptionNext(
+  row: SubscriptionWithItems,
+  answer: WorkflowAnswer<SubscriptionStateView> | undefined,
+  dunning: DunningView[],
+): Next | null {
   if (answer && 'state' in answer) {
     const action = answer.state.nextAction;
     if (!action) return null;
     if (action.kind === 'retry') {
       const entry = dunning.find((view) => view.invoice === action.invoiceId);
-      return { what: `${entry?.next_retry ?? 'dunning retry'} of invoice ${entry?.invoice_number ?? action.invoiceId}`, at: iso(action.at) };
+      return {
+        what: `${entry?.next_retry ?? 'dunning retry'} of invoice ${entry?.invoice_number ?? action.invoiceId}`,
+        at: iso(action.at),
+      };
     }
     return { what: ACTION_WORDS[action.kind], at: iso(action.at) };
   }
@@ -280,10 +317,21 @@ function subscriptionNext(row: SubscriptionWithItems, answer: WorkflowAnswer<Sub
       return null;
     default: {
       const retry = dunning.find((view) => view.next_retry_at);
-      const renewal = row.cancelAtPeriodEnd ? { what: 'cancels at the period end', at: iso(row.currentPeriodEnd) } : { what: ACTION_WORDS.bill, at: iso(row.currentPeriodEnd) };
+      const renewal = row.cancelAtPeriodEnd
+        ? { what: 'cancels at the period end', at: iso(row.currentPeriodEnd) }
+        : { what: ACTION_WORDS.bill, at: iso(row.currentPeriodEnd) };
       const cancel = row.cancelAt ? { what: 'cancels', at: iso(row.cancelAt) } : null;
-      const retryNext = retry ? { what: `${retry.next_retry} of invoice ${retry.invoice_number ?? retry.invoice} (estimated)`, at: retry.next_retry_at } : null;
-      return [retryNext, cancel, renewal].filter((next): next is Next => next !== null && next.at !== null).sort((a, b) => a.at!.localeCompare(b.at!))[0] ?? null;
+      const retryNext = retry
+        ? {
+            what: `${retry.next_retry} of invoice ${retry.invoice_number ?? retry.invoice} (estimated)`,
+            at: retry.next_retry_at,
+          }
+        : null;
+      return (
+        [retryNext, cancel, renewal]
+          .filter((next): next is Next => next !== null && next.at !== null)
+          .sort((a, b) => a.at!.localeCompare(b.at!))[0] ?? null
+      );
     }
   }
 }
@@ -293,7 +341,12 @@ function workflowNote<T>(answer: WorkflowAnswer<T> | undefined) {
   return 'state' in answer ? ({ answered: true } as const) : ({ answered: false, reason: answer.unavailable } as const);
 }
 
-function subscriptionView(row: SubscriptionWithItems, answers: WorkflowAnswers, invoices: Map<string, Invoice>, activity: CustomerActivity): SubscriptionView {
+function subscriptionView(
+  row: SubscriptionWithItems,
+  answers: WorkflowAnswers,
+  invoices: Map<string, Invoice>,
+  activity: CustomerActivity,
+): SubscriptionView {
   const workflowId = `subscription:${row.id}`;
   const answer = answers.subscriptions.get(workflowId);
   const state = answer && 'state' in answer ? answer.state : null;
@@ -306,7 +359,11 @@ function subscriptionView(row: SubscriptionWithItems, answers: WorkflowAnswers, 
     status: state?.billingStatus ?? row.status,
     items: [...row.items].sort((a, b) => a.position - b.position).map((item) => `${item.quantity} x ${item.priceId}`),
     current_period: { start: iso(row.currentPeriodStart), end: iso(row.currentPeriodEnd) },
-    next_billing_at: state ? iso(state.nextBillingAt) : ended || row.status === 'paused' ? null : iso(row.currentPeriodEnd ?? row.trialEnd ?? row.startDate),
+    next_billing_at: state
+      ? iso(state.nextBillingAt)
+      : ended || row.status === 'paused'
+        ? null
+        : iso(row.currentPeriodEnd ?? row.trialEnd ?? row.startDate),
     cancel_at: iso(row.cancelAt),
     cancel_at_period_end: row.cancelAtPeriodEnd,
     paused_at: iso(row.pausedAt),
@@ -327,12 +384,21 @@ function planView(plan: PlanWithDetails, answers: WorkflowAnswers): PlanView {
   const answer = answers.plans.get(plan.workflowId);
   const state = answer && 'state' in answer ? answer.state : null;
   const next = plan.installments.find((row) => OWED_STATUSES.includes(row.status));
-  const defaultsAt = plan.status === 'past_due' && plan.pastDueAt ? iso(plan.pastDueAt.getTime() + plan.defaultAfterDays * DAY_MS) : null;
+  const defaultsAt =
+    plan.status === 'past_due' && plan.pastDueAt
+      ? iso(plan.pastDueAt.getTime() + plan.defaultAfterDays * DAY_MS)
+      : null;
   const final = ['completed', 'canceled', 'defaulted'].includes(plan.status);
   let nextStep: Next | null = null;
-  if (state?.nextAction && state.nextWakeAt !== null) nextStep = { what: PLAN_ACTION_WORDS[state.nextAction], at: iso(state.nextWakeAt) };
-  else if (!state && !final && next) nextStep = { what: `installment ${next.number} due (${plan.paymentMethodId ? 'charged automatically' : 'no card on the plan: collected by the merchant'})`, at: iso(next.dueAt) };
-  if (!final && defaultsAt && (!nextStep?.at || defaultsAt < nextStep.at) && !state) nextStep = { what: PLAN_ACTION_WORDS.default, at: defaultsAt };
+  if (state?.nextAction && state.nextWakeAt !== null)
+    nextStep = { what: PLAN_ACTION_WORDS[state.nextAction], at: iso(state.nextWakeAt) };
+  else if (!state && !final && next)
+    nextStep = {
+      what: `installment ${next.number} due (${plan.paymentMethodId ? 'charged automatically' : 'no card on the plan: collected by the merchant'})`,
+      at: iso(next.dueAt),
+    };
+  if (!final && defaultsAt && (!nextStep?.at || defaultsAt < nextStep.at) && !state)
+    nextStep = { what: PLAN_ACTION_WORDS.default, at: defaultsAt };
   return {
     id: plan.id,
     workflow_id: plan.workflowId,
@@ -346,7 +412,9 @@ function planView(plan: PlanWithDetails, answers: WorkflowAnswers): PlanView {
           amount: formatMoney(next.amount, plan.currency),
           due_at: iso(next.dueAt),
           status: next.status,
-          failure: next.failureCode ? `${next.failureCode}${next.failureMessage ? `: ${next.failureMessage}` : ''}` : null,
+          failure: next.failureCode
+            ? `${next.failureCode}${next.failureMessage ? `: ${next.failureMessage}` : ''}`
+            : null,
         }
       : null,
     past_due_since: iso(plan.pastDueAt),
@@ -371,7 +439,9 @@ function chargeSentence(charge: ChargeView): string {
 function summaryOf(report: Omit<CustomerReport, 'summary'>): string[] {
   const lines: string[] = [];
   const last = report.charges.find((charge) => charge.type === 'payment');
-  lines.push(last ? `Last ${chargeSentence(last).replace(/^Charge/, 'charge')}` : 'No charge was ever made to this customer.');
+  lines.push(
+    last ? `Last ${chargeSentence(last).replace(/^Charge/, 'charge')}` : 'No charge was ever made to this customer.',
+  );
   for (const subscription of report.subscriptions) {
     for (const entry of subscription.dunning) {
       const next = entry.next_retry
@@ -381,21 +451,36 @@ function summaryOf(report: Omit<CustomerReport, 'summary'>): string[] {
         `Subscription ${subscription.id} is ${subscription.status}: invoice ${entry.invoice_number ?? entry.invoice} unpaid after ${entry.charges_made} charge${entry.charges_made === 1 ? '' : 's'}; ${next}; if the retries fail: ${entry.when_retries_fail}.`,
       );
     }
-    if (subscription.status === 'paused') lines.push(`Subscription ${subscription.id} is paused since ${subscription.paused_at}: nothing is invoiced or charged until it is resumed.`);
+    if (subscription.status === 'paused')
+      lines.push(
+        `Subscription ${subscription.id} is paused since ${subscription.paused_at}: nothing is invoiced or charged until it is resumed.`,
+      );
   }
   for (const plan of report.payment_plans) {
-    if (plan.status === 'past_due') lines.push(`Payment plan ${plan.id} is past_due since ${plan.past_due_since}: it defaults at ${plan.defaults_at} unless paid.`);
-    if (plan.status === 'pending') lines.push(`Payment plan ${plan.id} is pending: its deposit (installment 1) is not collected yet.`);
+    if (plan.status === 'past_due')
+      lines.push(
+        `Payment plan ${plan.id} is past_due since ${plan.past_due_since}: it defaults at ${plan.defaults_at} unless paid.`,
+      );
+    if (plan.status === 'pending')
+      lines.push(`Payment plan ${plan.id} is pending: its deposit (installment 1) is not collected yet.`);
   }
   const live = report.subscriptions.some((row) => !['canceled', 'expired'].includes(row.status));
-  if (live && !report.customer.default_payment_method) lines.push('The customer has no default payment method: automatic charges of subscriptions without one of their own cannot be made.');
-  if (report.customer.deleted_at) lines.push(`The customer was deleted at ${report.customer.deleted_at}: nothing more is charged.`);
+  if (live && !report.customer.default_payment_method)
+    lines.push(
+      'The customer has no default payment method: automatic charges of subscriptions without one of their own cannot be made.',
+    );
+  if (report.customer.deleted_at)
+    lines.push(`The customer was deleted at ${report.customer.deleted_at}: nothing more is charged.`);
   const next = report.next[0];
   lines.push(next ? `Next: ${next.what} (${next.of}) at ${next.at ?? 'no date'}.` : 'Nothing is scheduled.');
   return lines;
 }
 
-export function buildCustomerReport(customer: Customer, activity: CustomerActivity, answers: WorkflowAnswers): CustomerReport {
+export function buildCustomerReport(
+  customer: Customer,
+  activity: CustomerActivity,
+  answers: WorkflowAnswers,
+): CustomerReport {
   const invoices = new Map(activity.invoices.map((invoice) => [invoice.id, invoice]));
   const subscriptions = activity.subscriptions.map((row) => subscriptionView(row, answers, invoices, activity));
   const plans = activity.plans.map((plan) => planView(plan, answers));
@@ -427,13 +512,19 @@ export function buildCustomerReport(customer: Customer, activity: CustomerActivi
 export function formatCustomerReport(report: CustomerReport): string {
   const out: string[] = [];
   const { customer } = report;
-  out.push(`Customer ${customer.id} (account ${customer.account}): ${customer.name}, ${customer.email ?? 'no email'}${customer.deleted_at ? `, DELETED ${customer.deleted_at}` : ''}`);
-  out.push(`  default payment method: ${customer.default_payment_method ? `${methodWords(customer.default_payment_method)} (${customer.default_payment_method.id})` : 'none'}`);
+  out.push(
+    `Customer ${customer.id} (account ${customer.account}): ${customer.name}, ${customer.email ?? 'no email'}${customer.deleted_at ? `, DELETED ${customer.deleted_at}` : ''}`,
+  );
+  out.push(
+    `  default payment method: ${customer.default_payment_method ? `${methodWords(customer.default_payment_method)} (${customer.default_payment_method.id})` : 'none'}`,
+  );
   out.push('', 'In short (times UTC, ISO-8601):', ...report.summary.map((line) => `  ${line}`));
   out.push('', `Subscriptions (${report.subscriptions.length}):`);
   for (const row of report.subscriptions) {
     out.push(`  ${row.id}  ${row.status}  ${row.items.join(', ')}  (workflow ${row.workflow_id})`);
-    out.push(`    current period ${row.current_period.start ?? '-'} to ${row.current_period.end ?? '-'}; next billing ${row.next_billing_at ?? '-'}`);
+    out.push(
+      `    current period ${row.current_period.start ?? '-'} to ${row.current_period.end ?? '-'}; next billing ${row.next_billing_at ?? '-'}`,
+    );
     if (row.cancel_at || row.cancel_at_period_end) out.push(`    cancels ${row.cancel_at ?? 'at the period end'}`);
     for (const entry of row.dunning) {
       out.push(
@@ -442,26 +533,46 @@ export function formatCustomerReport(report: CustomerReport): string {
       );
     }
     if (row.next) out.push(`    next: ${row.next.what} at ${row.next.at ?? '-'}`);
-    if (row.workflow && !row.workflow.answered) out.push(`    (workflow state not available: ${row.workflow.reason}; shown from the database)`);
+    if (row.workflow && !row.workflow.answered)
+      out.push(`    (workflow state not available: ${row.workflow.reason}; shown from the database)`);
   }
   out.push('', `Payment plans (${report.payment_plans.length}):`);
   for (const plan of report.payment_plans) {
-    out.push(`  ${plan.id}  ${plan.status}  ${plan.total}, ${plan.installments_paid} of ${plan.installments_count} installments paid  (workflow ${plan.workflow_id})`);
+    out.push(
+      `  ${plan.id}  ${plan.status}  ${plan.total}, ${plan.installments_paid} of ${plan.installments_count} installments paid  (workflow ${plan.workflow_id})`,
+    );
     const next = plan.next_installment;
-    if (next) out.push(`    next installment ${next.number}: ${next.amount} due ${next.due_at} (${next.status}${next.failure ? `, ${next.failure}` : ''})`);
+    if (next)
+      out.push(
+        `    next installment ${next.number}: ${next.amount} due ${next.due_at} (${next.status}${next.failure ? `, ${next.failure}` : ''})`,
+      );
     if (plan.defaults_at) out.push(`    past_due since ${plan.past_due_since}; defaults at ${plan.defaults_at}`);
     if (plan.next) out.push(`    next: ${plan.next.what} at ${plan.next.at ?? '-'}`);
-    if (plan.workflow && !plan.workflow.answered) out.push(`    (workflow state not available: ${plan.workflow.reason}; shown from the database)`);
+    if (plan.workflow && !plan.workflow.answered)
+      out.push(`    (workflow state not available: ${plan.workflow.reason}; shown from the database)`);
   }
   out.push('', `Invoices (newest ${report.invoices.length}):`);
   for (const invoice of report.invoices) {
-    const when = invoice.paid_at ? `paid ${invoice.paid_at}` : invoice.voided_at ? `voided ${invoice.voided_at}` : invoice.finalized_at ? `finalized ${invoice.finalized_at}` : `created ${invoice.created_at}`;
-    out.push(`  ${invoice.number ?? '(draft)'}  ${invoice.id}  ${invoice.status}  ${invoice.total}  ${invoice.billing_reason}${invoice.subscription ? ` ${invoice.subscription}` : ''}  ${when}`);
+    const when = invoice.paid_at
+      ? `paid ${invoice.paid_at}`
+      : invoice.voided_at
+        ? `voided ${invoice.voided_at}`
+        : invoice.finalized_at
+          ? `finalized ${invoice.finalized_at}`
+          : `created ${invoice.created_at}`;
+    out.push(
+      `  ${invoice.number ?? '(draft)'}  ${invoice.id}  ${invoice.status}  ${invoice.total}  ${invoice.billing_reason}${invoice.subscription ? ` ${invoice.subscription}` : ''}  ${when}`,
+    );
   }
   out.push('', `Charges (newest ${report.charges.length}):`);
   for (const charge of report.charges) {
-    const answer = charge.processor.outcome === 'failed' ? `failed ${charge.processor.failure_code ?? ''}: ${charge.processor.failure_message ?? ''}`.trimEnd() : charge.processor.outcome;
-    out.push(`  ${charge.at}  ${charge.id}  ${charge.type}  ${charge.amount}  ${methodWords(charge.payment_method)}  ${answer}`);
+    const answer =
+      charge.processor.outcome === 'failed'
+        ? `failed ${charge.processor.failure_code ?? ''}: ${charge.processor.failure_message ?? ''}`.trimEnd()
+        : charge.processor.outcome;
+    out.push(
+      `  ${charge.at}  ${charge.id}  ${charge.type}  ${charge.amount}  ${methodWords(charge.payment_method)}  ${answer}`,
+    );
     out.push(`    why: ${charge.reason}`);
   }
   return out.join('\n');

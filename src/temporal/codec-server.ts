@@ -31,7 +31,10 @@ export interface CodecServerOptions {
 
 /** TEMPORAL_CODEC_ORIGINS (comma-separated), else the Web UI `npm start` runs (TEMPORAL_UI_PORT). */
 export function codecOrigins(env: NodeJS.ProcessEnv = process.env): string[] {
-  const listed = (env.TEMPORAL_CODEC_ORIGINS ?? '').split(',').map((origin) => origin.trim().replace(/\/$/, '')).filter(Boolean);
+  const listed = (env.TEMPORAL_CODEC_ORIGINS ?? '')
+    .split(',')
+    .map((origin) => origin.trim().replace(/\/$/, ''))
+    .filter(Boolean);
   if (listed.length > 0) return listed;
   const port = env.TEMPORAL_UI_PORT || '8233';
   return [`http://localhost:${port}`, `http://127.0.0.1:${port}`];
@@ -46,14 +49,18 @@ const payloadsBody = z.object({
 
 function toPayload(json: z.infer<typeof payloadsBody>['payloads'][number]): Payload {
   return {
-    metadata: Object.fromEntries(Object.entries(json.metadata ?? {}).map(([key, value]) => [key, Buffer.from(value, 'base64')])),
+    metadata: Object.fromEntries(
+      Object.entries(json.metadata ?? {}).map(([key, value]) => [key, Buffer.from(value, 'base64')]),
+    ),
     data: Buffer.from(json.data ?? '', 'base64'),
   };
 }
 
 function toJson(payload: Payload) {
   return {
-    metadata: Object.fromEntries(Object.entries(payload.metadata ?? {}).map(([key, value]) => [key, Buffer.from(value ?? []).toString('base64')])),
+    metadata: Object.fromEntries(
+      Object.entries(payload.metadata ?? {}).map(([key, value]) => [key, Buffer.from(value ?? []).toString('base64')]),
+    ),
     data: Buffer.from(payload.data ?? []).toString('base64'),
   };
 }
@@ -99,11 +106,19 @@ type Access = 'open' | 'token' | 'refused';
 function accessMode(env: NodeJS.ProcessEnv): Access {
   if (env.TEMPORAL_CODEC_TOKEN) return 'token';
   const key = env.SECRETS_ENCRYPTION_KEY;
-  return (!key || key === BUILT_IN_SECRETS.SECRETS_ENCRYPTION_KEY) && env.NODE_ENV !== 'production' ? 'open' : 'refused';
+  return (!key || key === BUILT_IN_SECRETS.SECRETS_ENCRYPTION_KEY) && env.NODE_ENV !== 'production'
+    ? 'open'
+    : 'refused';
 }
 
 function codecError(res: Response, status: number, code: string, message: string): void {
-  res.status(status).json({ error: { type: status === 401 || status === 403 ? 'authentication_error' : 'invalid_request_error', code, message } });
+  res.status(status).json({
+    error: {
+      type: status === 401 || status === 403 ? 'authentication_error' : 'invalid_request_error',
+      code,
+      message,
+    },
+  });
 }
 
 const SESSION_PAGE = (message = '') => `<!doctype html>
@@ -142,32 +157,63 @@ export function codecRouter(options: CodecServerOptions = {}): express.Router {
   });
 
   router.get('/session', (_req, res) => {
-    res.type('html').send(SESSION_PAGE(accessMode(env) === 'refused' ? 'The codec endpoint is off: TEMPORAL_CODEC_TOKEN is not set.' : ''));
+    res
+      .type('html')
+      .send(
+        SESSION_PAGE(
+          accessMode(env) === 'refused' ? 'The codec endpoint is off: TEMPORAL_CODEC_TOKEN is not set.' : '',
+        ),
+      );
   });
   router.post('/session', express.urlencoded({ extended: false, limit: '4kb' }), (req, res) => {
     const token = typeof req.body?.token === 'string' ? (req.body.token as string) : '';
     const expected = env.TEMPORAL_CODEC_TOKEN;
-    if (!expected || !sameSecret(token, expected)) return void res.status(401).type('html').send(SESSION_PAGE('Wrong token.'));
+    if (!expected || !sameSecret(token, expected))
+      return void res.status(401).type('html').send(SESSION_PAGE('Wrong token.'));
     const secure = req.secure || req.header('x-forwarded-proto') === 'https' ? '; Secure' : '';
-    res.setHeader('Set-Cookie', `${SESSION_COOKIE}=${newSessionValue(env)}; Path=${CODEC_PATH}; Max-Age=${SESSION_MS / 1000}; HttpOnly; SameSite=Strict${secure}`);
-    res.type('html').send('<!doctype html><p>Session started: the Temporal Web UI in this browser decodes payloads for 12 hours.</p>');
+    res.setHeader(
+      'Set-Cookie',
+      `${SESSION_COOKIE}=${newSessionValue(env)}; Path=${CODEC_PATH}; Max-Age=${SESSION_MS / 1000}; HttpOnly; SameSite=Strict${secure}`,
+    );
+    res
+      .type('html')
+      .send(
+        '<!doctype html><p>Session started: the Temporal Web UI in this browser decodes payloads for 12 hours.</p>',
+      );
   });
 
   const authorize = (req: Request, res: Response, next: NextFunction) => {
     const mode = accessMode(env);
     if (mode === 'open') return next();
-    if (mode === 'refused') return codecError(res, 403, 'codec_disabled', 'The codec endpoint is off: set TEMPORAL_CODEC_TOKEN (docs/operations.md).');
+    if (mode === 'refused')
+      return codecError(
+        res,
+        403,
+        'codec_disabled',
+        'The codec endpoint is off: set TEMPORAL_CODEC_TOKEN (docs/operations.md).',
+      );
     const bearer = /^Bearer (.+)$/i.exec(req.header('authorization') ?? '')?.[1];
     if (bearer !== undefined && sameSecret(bearer.trim(), env.TEMPORAL_CODEC_TOKEN!)) return next();
     const session = cookie(req, SESSION_COOKIE);
     if (session && validSession(session, env)) return next();
-    codecError(res, 401, 'codec_unauthorized', `Operators only: send Authorization: Bearer <TEMPORAL_CODEC_TOKEN>, or start a session at ${CODEC_PATH}/session.`);
+    codecError(
+      res,
+      401,
+      'codec_unauthorized',
+      `Operators only: send Authorization: Bearer <TEMPORAL_CODEC_TOKEN>, or start a session at ${CODEC_PATH}/session.`,
+    );
   };
 
   for (const operation of ['encode', 'decode'] as const) {
     router.post(`/${operation}`, authorize, express.json({ limit: '8mb' }), async (req, res) => {
       const parsed = payloadsBody.safeParse(req.body);
-      if (!parsed.success) return codecError(res, 400, 'payloads_invalid', 'The body must be {"payloads": [{"metadata": {...}, "data": "<base64>"}]}.');
+      if (!parsed.success)
+        return codecError(
+          res,
+          400,
+          'payloads_invalid',
+          'The body must be {"payloads": [{"metadata": {...}, "data": "<base64>"}]}.',
+        );
       const payloads = parsed.data.payloads.map(toPayload);
       try {
         const done = operation === 'encode' ? await codec.encode(payloads) : await codec.decode(payloads);
@@ -177,10 +223,22 @@ export function codecRouter(options: CodecServerOptions = {}): express.Router {
       }
     });
   }
-  router.use((_req, res) => codecError(res, 404, 'route_not_found', `The codec endpoint answers POST ${CODEC_PATH}/encode and ${CODEC_PATH}/decode.`));
+  router.use((_req, res) =>
+    codecError(
+      res,
+      404,
+      'route_not_found',
+      `The codec endpoint answers POST ${CODEC_PATH}/encode and ${CODEC_PATH}/decode.`,
+    ),
+  );
   // A body that is not JSON, or too large.
   router.use((error: { status?: number; message?: string }, _req: Request, res: Response, _next: NextFunction) => {
-    codecError(res, error.status && error.status < 500 ? error.status : 400, 'payloads_invalid', error.message ?? 'Bad request');
+    codecError(
+      res,
+      error.status && error.status < 500 ? error.status : 400,
+      'payloads_invalid',
+      error.message ?? 'Bad request',
+    );
   });
   return router;
 }

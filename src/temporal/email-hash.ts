@@ -25,7 +25,9 @@ export function customerEmailHash(email: string, env: NodeJS.ProcessEnv = proces
 
 /** The value under every key still listed, current first: workflows started before a rotation carry a former one. */
 export function customerEmailHashes(email: string, env: NodeJS.ProcessEnv = process.env): string[] {
-  return derivedKeys(PURPOSE, env).all().map((key) => hmac(key.key, email));
+  return derivedKeys(PURPOSE, env)
+    .all()
+    .map((key) => hmac(key.key, email));
 }
 
 /** The Web UI (visibility) filter finding an address's workflows under any listed key. */

@@ -43,7 +43,10 @@ export class EncryptionCodec implements PayloadCodec {
       cipher.setAAD(AAD);
       const body = Buffer.concat([cipher.update(PayloadMessage.encode(payload).finish()), cipher.final()]);
       return {
-        metadata: { [METADATA_ENCODING_KEY]: Buffer.from(ENCRYPTED_ENCODING), [KEY_ID_METADATA]: Buffer.from(current.id) },
+        metadata: {
+          [METADATA_ENCODING_KEY]: Buffer.from(ENCRYPTED_ENCODING),
+          [KEY_ID_METADATA]: Buffer.from(current.id),
+        },
         data: Buffer.concat([iv, cipher.getAuthTag(), body]),
       };
     });
@@ -55,7 +58,10 @@ export class EncryptionCodec implements PayloadCodec {
       if (!isEncrypted(payload)) return payload;
       const keyId = text(payload.metadata?.[KEY_ID_METADATA]) ?? '';
       const key = keys.byId(keyId);
-      if (!key) throw new Error(`No encryption key with id ${keyId} for a Temporal payload: set it in SECRETS_ENCRYPTION_KEY or SECRETS_ENCRYPTION_OLD_KEYS`);
+      if (!key)
+        throw new Error(
+          `No encryption key with id ${keyId} for a Temporal payload: set it in SECRETS_ENCRYPTION_KEY or SECRETS_ENCRYPTION_OLD_KEYS`,
+        );
       const raw = Buffer.from(payload.data ?? []);
       if (raw.length < IV_BYTES + TAG_BYTES) throw new Error('An encrypted Temporal payload is too short');
       const decipher = crypto.createDecipheriv('aes-256-gcm', key.key, raw.subarray(0, IV_BYTES));

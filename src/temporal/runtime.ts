@@ -12,10 +12,21 @@ const PINO_LEVEL = { TRACE: 'trace', DEBUG: 'debug', INFO: 'info', WARN: 'warn',
  */
 export function temporalLogger(log: Logger, sdkLevel: LogLevel = 'WARN'): DefaultLogger {
   return new DefaultLogger('TRACE', (entry: LogEntry) => {
-    const { workflowId, runId, workflowRunId, error, taskToken: _taskToken, ...rest } = (entry.meta ?? {}) as Record<string, unknown>;
+    const {
+      workflowId,
+      runId,
+      workflowRunId,
+      error,
+      taskToken: _taskToken,
+      ...rest
+    } = (entry.meta ?? {}) as Record<string, unknown>;
     const inWorkflowContext = workflowId !== undefined;
     if (!inWorkflowContext && SEVERITY[entry.level] < SEVERITY[sdkLevel]) return;
-    const fields = { ...rest, ...(inWorkflowContext ? { workflowId, runId: runId ?? workflowRunId } : {}), ...(error ? { err: error } : {}) };
+    const fields = {
+      ...rest,
+      ...(inWorkflowContext ? { workflowId, runId: runId ?? workflowRunId } : {}),
+      ...(error ? { err: error } : {}),
+    };
     log[PINO_LEVEL[entry.level]](fields, entry.message);
   });
 }
@@ -26,7 +37,12 @@ export function temporalLogger(log: Logger, sdkLevel: LogLevel = 'WARN'): Defaul
  * `billing_webhook_attempts`) on <metricsHost, default 0.0.0.0>:<metricsPort>/metrics. The worker
  * process binds it to loopback and serves it with its own metrics (src/temporal/worker-metrics.ts).
  */
-export function installWorkerRuntime(options: { logger: Logger; sdkLogLevel?: LogLevel; metricsPort?: number; metricsHost?: string }): Runtime {
+export function installWorkerRuntime(options: {
+  logger: Logger;
+  sdkLogLevel?: LogLevel;
+  metricsPort?: number;
+  metricsHost?: string;
+}): Runtime {
   const bindAddress = `${options.metricsHost ?? '0.0.0.0'}:${options.metricsPort}`;
   return Runtime.install({
     logger: temporalLogger(options.logger, options.sdkLogLevel),

@@ -20,7 +20,13 @@ export const BILLING_CUSTOMER_EMAIL = defineSearchAttributeKey('BillingCustomerE
 export const BILLING_CUSTOMER_EMAIL_HASH = defineSearchAttributeKey('BillingCustomerEmailHash', 'KEYWORD');
 
 /** Every key, in the order deploy/temporal/search-attributes lists them. */
-export const BILLING_SEARCH_ATTRIBUTES = [BILLING_ACCOUNT_ID, BILLING_CUSTOMER_ID, BILLING_STATUS, BILLING_CUSTOMER_EMAIL, BILLING_CUSTOMER_EMAIL_HASH];
+export const BILLING_SEARCH_ATTRIBUTES = [
+  BILLING_ACCOUNT_ID,
+  BILLING_CUSTOMER_ID,
+  BILLING_STATUS,
+  BILLING_CUSTOMER_EMAIL,
+  BILLING_CUSTOMER_EMAIL_HASH,
+];
 
 export const SEARCH_ATTRIBUTE_FLAGS = BILLING_SEARCH_ATTRIBUTES.flatMap((key) => [
   '--search-attribute',

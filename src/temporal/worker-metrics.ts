@@ -33,7 +33,12 @@ export function createWorkerRegistry(): Registry {
   return Registry.merge([own, ledgerRegistry]);
 }
 
-export async function serveWorkerMetrics(options: { port: number; host?: string; sdkMetricsUrl: string; registry?: Registry }): Promise<WorkerMetricsServer> {
+export async function serveWorkerMetrics(options: {
+  port: number;
+  host?: string;
+  sdkMetricsUrl: string;
+  registry?: Registry;
+}): Promise<WorkerMetricsServer> {
   const registry = options.registry ?? createWorkerRegistry();
   const sdkUp = new Gauge({
     name: 'billing_worker_sdk_metrics_up',

@@ -42,7 +42,9 @@ export async function createWorker(deps: WorkerDeps): Promise<Worker> {
     connection: deps.connection,
     namespace: deps.namespace ?? config.temporalNamespace,
     taskQueue: deps.taskQueue ?? config.taskQueue,
-    ...(deps.workflowBundle ? { workflowBundle: deps.workflowBundle } : { workflowsPath, bundlerOptions: { preloadModules: PRELOADED_WORKFLOW_MODULES } }),
+    ...(deps.workflowBundle
+      ? { workflowBundle: deps.workflowBundle }
+      : { workflowsPath, bundlerOptions: { preloadModules: PRELOADED_WORKFLOW_MODULES } }),
     activities: createActivities({ prisma: deps.prisma }),
     // Payloads encrypted before they reach Temporal (src/temporal/payload-codec.ts).
     dataConverter: billingDataConverter(),

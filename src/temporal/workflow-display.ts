@@ -31,7 +31,9 @@ export function displayStartOptions(display: WorkflowDisplay) {
   return {
     staticSummary: display.staticSummary,
     staticDetails: display.staticDetails,
-    emailHashAttribute: display.customerEmail ? [{ key: BILLING_CUSTOMER_EMAIL_HASH, value: customerEmailHash(display.customerEmail) }] : [],
+    emailHashAttribute: display.customerEmail
+      ? [{ key: BILLING_CUSTOMER_EMAIL_HASH, value: customerEmailHash(display.customerEmail) }]
+      : [],
   };
 }
 
@@ -44,7 +46,10 @@ function markdown(lines: string[]): string {
 }
 
 function customerLines(accountId: string, customer: Customer): string[] {
-  return [`**Customer**: ${customer.name} (${customer.id})${customer.email ? `, ${customer.email}` : ''}`, `**Account**: ${accountId}`];
+  return [
+    `**Customer**: ${customer.name} (${customer.id})${customer.email ? `, ${customer.email}` : ''}`,
+    `**Account**: ${accountId}`,
+  ];
 }
 
 /** `Acme: Pro 2 x $25.00 monthly, cus_...`, with the items, dates and payment method in the details (Markdown). */
@@ -61,7 +66,9 @@ export function subscriptionDisplay(input: {
   defaultPaymentMethodId: string | null;
 }): WorkflowDisplay {
   const every = describeEvery(input.interval, input.intervalCount);
-  const items = input.items.map((item) => `${item.product} ${item.quantity} x ${formatMoney(item.unitAmount, input.currency)}`);
+  const items = input.items.map(
+    (item) => `${item.product} ${item.quantity} x ${formatMoney(item.unitAmount, input.currency)}`,
+  );
   const total = input.items.reduce((sum, item) => sum + item.unitAmount * item.quantity, 0);
   return {
     staticSummary: `${input.customer.name}: ${items.join(' + ')} ${every}, ${input.customer.id}`,

@@ -63,7 +63,10 @@ export async function recordWorkflowStart(tx: Tx, start: WorkflowStart): Promise
     VALUES (${row.workflowId}, ${row.accountId}, ${row.workflowType}, ${row.taskQueue}, ${row.args}::jsonb, ${row.options}::jsonb)`;
 }
 
-const FORGET_START: Statement = { name: 'workflow_start_forget', text: 'DELETE FROM workflow_starts WHERE workflow_id = $1' };
+const FORGET_START: Statement = {
+  name: 'workflow_start_forget',
+  text: 'DELETE FROM workflow_starts WHERE workflow_id = $1',
+};
 
 interface StartRow {
   workflowId: string;
@@ -80,7 +83,13 @@ function startRowOf(start: WorkflowStart): StartRow {
     staticSummary: start.staticSummary,
     staticDetails: start.staticDetails,
   };
-  return { workflowId: start.workflowId, workflowType: start.workflowType, taskQueue: start.taskQueue, args: start.args, options };
+  return {
+    workflowId: start.workflowId,
+    workflowType: start.workflowType,
+    taskQueue: start.taskQueue,
+    args: start.args,
+    options,
+  };
 }
 
 /** Starts the recorded workflow; one already started (or already run) under its id counts as started. */
@@ -96,9 +105,10 @@ async function startRow(temporal: Client, row: StartRow, eagerStart: boolean, st
       memo: options.memo,
       staticSummary: options.staticSummary,
       staticDetails: options.staticDetails,
-      typedSearchAttributes: (options.searchAttributes ?? []).map(
-        ({ name, value }): SearchAttributePair => ({ key: defineSearchAttributeKey(name, 'KEYWORD'), value }),
-      ),
+      typedSearchAttributes: (options.searchAttributes ?? []).map(({ name, value }): SearchAttributePair => ({
+        key: defineSearchAttributeKey(name, 'KEYWORD'),
+        value,
+      })),
       requestEagerStart: eagerStart,
       ...(startDelayMs > 0 ? { startDelay: startDelayMs } : {}),
     });
@@ -127,13 +137,21 @@ export async function startRecordedWorkflow(
   const log = deps.logger ?? defaultLogger;
   const row = startRowOf(start);
   try {
-    const startDelayMs = start.firstTaskAt === undefined ? 0 : start.firstTaskAt - (deps.temporalNow ? await deps.temporalNow() : Date.now());
+    const startDelayMs =
+      start.firstTaskAt === undefined
+        ? 0
+        : start.firstTaskAt - (deps.temporalNow ? await deps.temporalNow() : Date.now());
     await deps.temporal.withDeadline(Date.now() + deadlineMs, () => startRow(deps.temporal, row, false, startDelayMs));
   } catch (error) {
-    log.warn({ err: error, workflowId: start.workflowId }, 'workflow not started; the worker starts it from workflow_starts');
+    log.warn(
+      { err: error, workflowId: start.workflowId },
+      'workflow not started; the worker starts it from workflow_starts',
+    );
     return false;
   }
-  forget(deps.prisma, start.workflowId).catch((error: unknown) => log.warn({ err: error, workflowId: start.workflowId }, 'workflow start row not deleted'));
+  forget(deps.prisma, start.workflowId).catch((error: unknown) =>
+    log.warn({ err: error, workflowId: start.workflowId }, 'workflow start row not deleted'),
+  );
   return true;
 }
 

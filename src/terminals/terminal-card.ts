@@ -19,7 +19,13 @@ export interface PresentedCard {
  * answers the saved method, the customer's first method becomes the default, and
  * payment_method.attached carries the saved method. The number itself is not stored.
  */
-export async function saveTerminalCard(tx: Tx, accountId: string, customerId: string, holderName: string, card: PresentedCard): Promise<PaymentMethod> {
+export async function saveTerminalCard(
+  tx: Tx,
+  accountId: string,
+  customerId: string,
+  holderName: string,
+  card: PresentedCard,
+): Promise<PaymentMethod> {
   await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`payment-methods:${customerId}`}, 0))`;
   const cardFingerprint = fingerprint(accountId, 'card', card.number);
   const saved = await tx.paymentMethod.findFirst({
@@ -52,8 +58,11 @@ export async function saveTerminalCard(tx: Tx, accountId: string, customerId: st
       },
     });
   }
-  const hasDefault = await tx.customerDefaultPaymentMethod.findUnique({ where: { accountId_customerId: { accountId, customerId } } });
-  if (!hasDefault) await tx.customerDefaultPaymentMethod.create({ data: { accountId, customerId, paymentMethodId: method.id } });
+  const hasDefault = await tx.customerDefaultPaymentMethod.findUnique({
+    where: { accountId_customerId: { accountId, customerId } },
+  });
+  if (!hasDefault)
+    await tx.customerDefaultPaymentMethod.create({ data: { accountId, customerId, paymentMethodId: method.id } });
   await recordEvent(tx, accountId, 'payment_method.attached', toPaymentMethodObject(method));
   return method;
 }

@@ -5,7 +5,14 @@ import { reportTerminalOutcome, type TerminalReport } from '../payment-plans/ter
 import { toPaymentObject } from '../payment-plans/payment-plan.records';
 import { planPaymentSchema } from '../payment-plans/payment-plan.schemas';
 import { notifyPlanUpdated } from '../payment-plans/workflow-client';
-import { createTerminalBody, listTerminalsQuery, presentCardBody, terminalIdParams, terminalSchema, type PresentCardInput } from './terminal.schemas';
+import {
+  createTerminalBody,
+  listTerminalsQuery,
+  presentCardBody,
+  terminalIdParams,
+  terminalSchema,
+  type PresentCardInput,
+} from './terminal.schemas';
 import { createTerminal, getTerminal, listTerminals } from './terminal.service';
 import { testModeEnabled } from '../lib/test-mode';
 
@@ -81,9 +88,9 @@ export function registerTerminalRoutes(api: Api, deps: AppDeps): void {
     tag: 'Test helpers',
     summary: 'Test mode: the customer presents a card to the sale waiting on the terminal',
     description:
-      'outcome approved: paid, the card is saved for the customer (and becomes the plan\'s card if it has none); ' +
+      "outcome approved: paid, the card is saved for the customer (and becomes the plan's card if it has none); " +
       'approved_no_credential: paid, no card kept; declined: nothing paid; lost: the sale ends but its outcome never ' +
-      'reaches the service (the payment goes `resolving`); the terminal\'s processor keeps processor_outcome (default approved), ' +
+      "reaches the service (the payment goes `resolving`); the terminal's processor keeps processor_outcome (default approved), " +
       'which POST /payment-plans/{id}/deposit and .../resolve without an outcome ask for. Answers the payment-plan payment. ' +
       '409 when no sale waits.',
     params: terminalIdParams,
@@ -98,7 +105,8 @@ export function registerTerminalRoutes(api: Api, deps: AppDeps): void {
     path: '/test-helpers/terminals/{id}/report-cancel',
     tag: 'Test helpers',
     summary: 'Test mode: the terminal reports that its waiting sale was cancelled',
-    description: 'Whether or not a cancellation was requested (the clerk may cancel on the device). 409 when no sale waits.',
+    description:
+      'Whether or not a cancellation was requested (the clerk may cancel on the device). 409 when no sale waits.',
     params: terminalIdParams,
     response: planPaymentSchema,
     errors: [404, 409],

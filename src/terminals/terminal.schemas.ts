@@ -6,7 +6,12 @@ import { currencyCode } from '../lib/iso';
 
 export const createTerminalBody = z
   .strictObject({
-    label: z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters').describe('Where the terminal is, e.g. "Front desk"'),
+    label: z
+      .string()
+      .trim()
+      .min(1, 'must not be empty')
+      .max(100, 'must be at most 100 characters')
+      .describe('Where the terminal is, e.g. "Front desk"'),
   })
   .meta({ id: 'TerminalCreate' });
 
@@ -36,17 +41,26 @@ export const terminalSchema = z
 const cardNumber = z
   .string()
   .transform((value) => value.replace(/[ -]/g, ''))
-  .pipe(z.string().regex(/^\d{12,19}$/, 'must be 12 to 19 digits').refine(passesLuhn, 'is not a valid card number (Luhn check failed)'));
+  .pipe(
+    z
+      .string()
+      .regex(/^\d{12,19}$/, 'must be 12 to 19 digits')
+      .refine(passesLuhn, 'is not a valid card number (Luhn check failed)'),
+  );
 
 export const presentCardBody = z
   .strictObject({
     outcome: z
       .enum(['approved', 'declined', 'approved_no_credential', 'lost'])
-      .describe('approved: paid, card saved; approved_no_credential: paid, no card kept; declined; lost: the outcome never reaches the service'),
+      .describe(
+        'approved: paid, card saved; approved_no_credential: paid, no card kept; declined; lost: the outcome never reaches the service',
+      ),
     processor_outcome: z
       .enum(['approved', 'declined', 'unknown'])
       .optional()
-      .describe("With outcome lost: what the terminal's processor recorded for the sale (default approved; unknown: it has no record), answered when the service asks for it"),
+      .describe(
+        "With outcome lost: what the terminal's processor recorded for the sale (default approved; unknown: it has no record), answered when the service asks for it",
+      ),
     card: z
       .strictObject({
         number: cardNumber,
@@ -54,7 +68,9 @@ export const presentCardBody = z
         exp_year: z.number().int().min(2000).max(2100).optional(),
       })
       .optional()
-      .describe('The card presented (default 4242424242424242); its test number decides how later automatic charges of a saved card go'),
+      .describe(
+        'The card presented (default 4242424242424242); its test number decides how later automatic charges of a saved card go',
+      ),
   })
   .meta({ id: 'TerminalPresentCard' });
 

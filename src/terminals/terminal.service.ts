@@ -17,7 +17,9 @@ export async function findTerminal(db: Db | Tx, accountId: string, id: string, p
 }
 
 async function toTerminalObject(db: Db | Tx, terminal: Terminal): Promise<TerminalObject> {
-  const sale = terminal.currentSaleId ? await db.terminalSale.findUnique({ where: { id: terminal.currentSaleId } }) : null;
+  const sale = terminal.currentSaleId
+    ? await db.terminalSale.findUnique({ where: { id: terminal.currentSaleId } })
+    : null;
   return {
     id: terminal.id,
     object: 'terminal',
@@ -37,7 +39,11 @@ async function toTerminalObject(db: Db | Tx, terminal: Terminal): Promise<Termin
   };
 }
 
-export async function createTerminal(prisma: Db, accountId: string, input: CreateTerminalInput): Promise<TerminalObject> {
+export async function createTerminal(
+  prisma: Db,
+  accountId: string,
+  input: CreateTerminalInput,
+): Promise<TerminalObject> {
   const terminal = await prisma.terminal.create({ data: { id: newId('terminal'), accountId, label: input.label } });
   return toTerminalObject(prisma, terminal);
 }

@@ -25,7 +25,8 @@ export function registerTestClockRoutes(api: Api, deps: AppDeps): void {
     path: '/test-helpers/test-clocks',
     tag,
     summary: 'Test mode: create a test clock',
-    description: 'Customers created with `test_clock` run their subscriptions and payment plans on the clock\'s frozen_time instead of the wall clock.',
+    description:
+      "Customers created with `test_clock` run their subscriptions and payment plans on the clock's frozen_time instead of the wall clock.",
     body: createTestClockBody,
     status: 201,
     response: testClockSchema,
@@ -62,14 +63,15 @@ export function registerTestClockRoutes(api: Api, deps: AppDeps): void {
       'Answers 202 with status `advancing`; the clock is `ready` once every subscription and payment plan on it has done, in ' +
       'order, what falls due up to frozen_time (invoices, charges, dunning retries, installments, status changes, events). ' +
       'Forward only, at most two of the longest billing interval on the clock at once (two years without subscriptions or ' +
-      'plans): 400 `frozen_time` otherwise. While it advances, changes to its customers\' subscriptions and plans answer 409 ' +
+      "plans): 400 `frozen_time` otherwise. While it advances, changes to its customers' subscriptions and plans answer 409 " +
       '`test_clock_advancing`, and so does another advance.',
     params: testClockIdParams,
     body: advanceTestClockBody,
     status: 202,
     response: testClockSchema,
     errors: [404, 409],
-    handler: ({ principal, params, body }) => advanceTestClock(clockDeps, principal.accountId, params.id, body.frozen_time),
+    handler: ({ principal, params, body }) =>
+      advanceTestClock(clockDeps, principal.accountId, params.id, body.frozen_time),
   });
 
   api.route({
@@ -77,7 +79,8 @@ export function registerTestClockRoutes(api: Api, deps: AppDeps): void {
     path: '/test-helpers/test-clocks/{id}',
     tag,
     summary: 'Test mode: delete a test clock',
-    description: 'Stops an advance in progress and cancels the subscriptions and payment plans of the clock\'s customers; the clock then answers 404.',
+    description:
+      "Stops an advance in progress and cancels the subscriptions and payment plans of the clock's customers; the clock then answers 404.",
     params: testClockIdParams,
     response: deletedTestClockSchema,
     errors: [404],

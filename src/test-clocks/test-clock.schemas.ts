@@ -15,7 +15,7 @@ export const createTestClockBody = z
 export const advanceTestClockBody = z
   .strictObject({
     frozen_time: unixSeconds.describe(
-      'Unix seconds, after the current frozen_time and at most two of the longest billing interval among the clock\'s subscriptions and payment plans ahead (two years when it has none)',
+      "Unix seconds, after the current frozen_time and at most two of the longest billing interval among the clock's subscriptions and payment plans ahead (two years when it has none)",
     ),
   })
   .meta({ id: 'TestClockAdvance' });
@@ -28,13 +28,19 @@ export const testClockSchema = z
     id: z.string(),
     object: z.literal('test_clock'),
     frozen_time: z.number().int().describe('Unix seconds: the time of the clock'),
-    status: z.enum(TEST_CLOCK_STATUSES).describe('`advancing` until every subscription and payment plan on the clock has caught up with frozen_time'),
+    status: z
+      .enum(TEST_CLOCK_STATUSES)
+      .describe('`advancing` until every subscription and payment plan on the clock has caught up with frozen_time'),
     name: z.string().nullable(),
     created: z.number().int(),
   })
   .meta({ id: 'TestClock' });
 
-export const deletedTestClockSchema = z.object({ id: z.string(), object: z.literal('test_clock'), deleted: z.literal(true) });
+export const deletedTestClockSchema = z.object({
+  id: z.string(),
+  object: z.literal('test_clock'),
+  deleted: z.literal(true),
+});
 
 export type CreateTestClockInput = z.output<typeof createTestClockBody>;
 export type TestClockObject = z.output<typeof testClockSchema>;

@@ -10,7 +10,12 @@ import { fromUnixSeconds, toUnixSeconds } from '../lib/time';
 import { addIntervals, BILLING_INTERVALS } from '../subscriptions/billing-dates';
 import { cancelUpdate, subscriptionWorkflowId } from '../../workflows/subscription-messages';
 import { FINAL_PLAN_STATUSES } from '../../workflows/payment-plan-contract';
-import { TEST_CLOCK_WORKFLOW_TYPE, testClockWorkflowId, type TestClockBinding, type TestClockWorkflowInput } from '../../workflows/test-clock-contract';
+import {
+  TEST_CLOCK_WORKFLOW_TYPE,
+  testClockWorkflowId,
+  type TestClockBinding,
+  type TestClockWorkflowInput,
+} from '../../workflows/test-clock-contract';
 import { updateSubscriptionWorkflow } from '../subscriptions/subscription-workflow.client';
 import { sendPlanRequest } from '../payment-plans/workflow-client';
 import { TEST_CLOCK_STATUSES, type CreateTestClockInput, type TestClockObject } from './test-clock.schemas';
@@ -44,9 +49,18 @@ export async function findTestClock(db: Db | Tx, accountId: string, id: string):
   return clock;
 }
 
-export async function createTestClock(prisma: Db, accountId: string, input: CreateTestClockInput): Promise<TestClockObject> {
+export async function createTestClock(
+  prisma: Db,
+  accountId: string,
+  input: CreateTestClockInput,
+): Promise<TestClockObject> {
   const clock = await prisma.testClock.create({
-    data: { id: newId('testClock'), accountId, name: input.name ?? null, frozenTime: fromUnixSeconds(input.frozen_time) },
+    data: {
+      id: newId('testClock'),
+      accountId,
+      name: input.name ?? null,
+      frozenTime: fromUnixSeconds(input.frozen_time),
+    },
   });
   return toTestClockObject(clock);
 }
@@ -65,20 +79,27 @@ export async function listTestClocks(prisma: Db, accountId: string, page: PagePa
 }
 
 const advancingConflict = (clockId: string) =>
-  conflict(`Test clock ${clockId} is advancing; its objects change once it is ready again (GET /test-helpers/test-clocks/${clockId}).`, 'test_clock_advancing');
+  conflict(
+    `Test clock ${clockId} is advancing; its objects change once it is ready again (GET /test-helpers/test-clocks/${clockId}).`,
+    'test_clock_advancing',
+  );
 
 /**
  * The clock a customer's subscriptions and payment plans run on, or null. Refused with 409 while the
  * clock advances (`test_clock_advancing`) and once it is deleted (`test_clock_deleted`).
  */
-export async function customerClock(db: Db | Tx, customer: { testClockId: string | null }): Promise<TestClockBinding | null> {
+export async function customerClock(
+  db: Db | Tx,
+  customer: { testClockId: string | null },
+): Promise<TestClockBinding | null> {
   if (!customer.testClockId) return null;
   return clockBinding(await db.testClock.findUniqueOrThrow({ where: { id: customer.testClockId } }));
 }
 
 /** customerClock's judgement of a clock already read. */
 export function clockBinding(clock: Pick<TestClock, 'id' | 'frozenTime' | 'status' | 'deletedAt'>): TestClockBinding {
-  if (clock.deletedAt) throw conflict(`Test clock ${clock.id} was deleted; its customers take no new changes.`, 'test_clock_deleted');
+  if (clock.deletedAt)
+    throw conflict(`Test clock ${clock.id} was deleted; its customers take no new changes.`, 'test_clock_deleted');
   if (clock.status === 'advancing') throw advancingConflict(clock.id);
   return { id: clock.id, time: clock.frozenTime.getTime() };
 }
@@ -87,14 +108,22 @@ export function clockBinding(clock: Pick<TestClock, 'id' | 'frozenTime' | 'statu
  * Runs a change of customer `customerId`'s objects: at the clock's time when the customer is on a
  * test clock (src/lib/clock-time.ts), refused while the clock advances; on the wall clock otherwise.
  */
-export async function onCustomerTime<T>(db: Db | Tx, customerId: string, work: (clock: TestClockBinding | null) => Promise<T>): Promise<T> {
+export async function onCustomerTime<T>(
+  db: Db | Tx,
+  customerId: string,
+  work: (clock: TestClockBinding | null) => Promise<T>,
+): Promise<T> {
   const customer = await db.customer.findUnique({ where: { id: customerId }, select: { testClockId: true } });
   const clock = customer ? await customerClock(db, customer) : null;
   return atTime(clock?.time, () => work(clock));
 }
 
 /** The clock a new customer is put on: one of the account's (404 naming `test_clock` otherwise). */
-export async function clockForNewCustomer(db: Db | Tx, accountId: string, clockId: string | undefined): Promise<string | null> {
+export async function clockForNewCustomer(
+  db: Db | Tx,
+  accountId: string,
+  clockId: string | undefined,
+): Promise<string | null> {
   if (clockId === undefined) return null;
   try {
     return (await findTestClock(db, accountId, clockId)).id;
@@ -113,7 +142,10 @@ async function liveObjects(db: Db | Tx, clockId: string): Promise<LiveObjects> {
   const customers = await db.customer.findMany({ where: { testClockId: clockId }, select: { id: true } });
   const customerId = { in: customers.map((row) => row.id) };
   const [subscriptions, plans] = await Promise.all([
-    db.subscription.findMany({ where: { customerId, status: { notIn: ENDED_SUBSCRIPTION_STATUSES } }, select: { id: true, interval: true, intervalCount: true } }),
+    db.subscription.findMany({
+      where: { customerId, status: { notIn: ENDED_SUBSCRIPTION_STATUSES } },
+      select: { id: true, interval: true, intervalCount: true },
+    }),
     db.paymentPlan.findMany({
       where: { customerId, status: { notIn: [...FINAL_PLAN_STATUSES] } },
       select: { id: true, workflowId: true, interval: true, intervalCount: true },
@@ -135,8 +167,14 @@ export async function liveClockWorkflows(prisma: Db, clockId: string): Promise<s
  */
 function latestAllowed(frozenMs: number, live: LiveObjects): number {
   const intervals = [
-    ...live.subscriptions.map((row) => ({ interval: columnValue(BILLING_INTERVALS, row.interval, 'subscriptions.interval'), count: row.intervalCount })),
-    ...live.plans.map((row) => ({ interval: columnValue(BILLING_INTERVALS, row.interval, 'payment_plans.interval'), count: row.intervalCount })),
+    ...live.subscriptions.map((row) => ({
+      interval: columnValue(BILLING_INTERVALS, row.interval, 'subscriptions.interval'),
+      count: row.intervalCount,
+    })),
+    ...live.plans.map((row) => ({
+      interval: columnValue(BILLING_INTERVALS, row.interval, 'payment_plans.interval'),
+      count: row.intervalCount,
+    })),
   ];
   if (intervals.length === 0) intervals.push(EMPTY_CLOCK_INTERVAL);
   return Math.max(...intervals.map(({ interval, count }) => addIntervals(frozenMs, interval, 2 * count)));
@@ -147,16 +185,27 @@ function latestAllowed(frozenMs: number, live: LiveObjects): number {
  * `test-clock:<id>` has told every subscription and payment plan on it and heard back from each.
  * The workflow starts inside the transaction that marks the clock: if Temporal refuses, nothing changed.
  */
-export async function advanceTestClock(deps: TestClockDeps, accountId: string, id: string, frozenTime: number): Promise<TestClockObject> {
+export async function advanceTestClock(
+  deps: TestClockDeps,
+  accountId: string,
+  id: string,
+  frozenTime: number,
+): Promise<TestClockObject> {
   const { prisma } = deps;
   return prisma.$transaction(
     async (tx) => {
       await findTestClock(tx, accountId, id);
-      const [clock] = await tx.$queryRaw<{ status: string; frozen_time: Date }[]>`SELECT status, frozen_time FROM test_clocks WHERE id = ${id} FOR UPDATE`;
+      const [clock] = await tx.$queryRaw<
+        { status: string; frozen_time: Date }[]
+      >`SELECT status, frozen_time FROM test_clocks WHERE id = ${id} FOR UPDATE`;
       if (clock!.status === 'advancing') throw advancingConflict(id);
       const fromMs = clock!.frozen_time.getTime();
       const toMs = frozenTime * 1000;
-      if (toMs <= fromMs) throw badRequest(`frozen_time must be after the clock's frozen_time (${toUnixSeconds(clock!.frozen_time)}); clocks move forward only.`, 'frozen_time');
+      if (toMs <= fromMs)
+        throw badRequest(
+          `frozen_time must be after the clock's frozen_time (${toUnixSeconds(clock!.frozen_time)}); clocks move forward only.`,
+          'frozen_time',
+        );
       const limit = latestAllowed(fromMs, await liveObjects(tx, id));
       if (toMs > limit) {
         throw badRequest(
@@ -164,7 +213,10 @@ export async function advanceTestClock(deps: TestClockDeps, accountId: string, i
           'frozen_time',
         );
       }
-      const updated = await tx.testClock.update({ where: { id }, data: { status: 'advancing', frozenTime: new Date(toMs) } });
+      const updated = await tx.testClock.update({
+        where: { id },
+        data: { status: 'advancing', frozenTime: new Date(toMs) },
+      });
       const input: TestClockWorkflowInput = { clockId: id, time: toMs };
       try {
         await deps.temporal.workflow.start(TEST_CLOCK_WORKFLOW_TYPE, {
@@ -176,7 +228,13 @@ export async function advanceTestClock(deps: TestClockDeps, accountId: string, i
           workflowIdConflictPolicy: 'TERMINATE_EXISTING',
         });
       } catch (error) {
-        throw new ApiError('api_error', 'workflow_unavailable', `Temporal did not start the clock's workflow: ${(error as Error).message}`, undefined, 503);
+        throw new ApiError(
+          'api_error',
+          'workflow_unavailable',
+          `Temporal did not start the clock's workflow: ${(error as Error).message}`,
+          undefined,
+          503,
+        );
       }
       return toTestClockObject(updated);
     },
@@ -186,14 +244,21 @@ export async function advanceTestClock(deps: TestClockDeps, accountId: string, i
 
 /** Called by `test-clock:<id>` once every workflow on the clock has caught up with `time`. */
 export async function finishTestClockAdvance(prisma: Db, clockId: string, time: number): Promise<void> {
-  await prisma.testClock.updateMany({ where: { id: clockId, status: 'advancing', frozenTime: new Date(time) }, data: { status: 'ready' } });
+  await prisma.testClock.updateMany({
+    where: { id: clockId, status: 'advancing', frozenTime: new Date(time) },
+    data: { status: 'ready' },
+  });
 }
 
 /**
  * DELETE: the clock answers 404 from now on, its advance (if any) stops, and what hangs on it is
  * canceled through its workflow: subscriptions cancel now, payment plans are canceled.
  */
-export async function deleteTestClock(deps: TestClockDeps, accountId: string, id: string): Promise<{ id: string; object: 'test_clock'; deleted: true }> {
+export async function deleteTestClock(
+  deps: TestClockDeps,
+  accountId: string,
+  id: string,
+): Promise<{ id: string; object: 'test_clock'; deleted: true }> {
   const { prisma, temporal } = deps;
   await findTestClock(prisma, accountId, id);
   await prisma.testClock.update({ where: { id }, data: { deletedAt: new Date(), status: 'ready' } });
@@ -206,7 +271,8 @@ export async function deleteTestClock(deps: TestClockDeps, accountId: string, id
   const ignoreEnded = (error: unknown) => {
     if (!(error instanceof ApiError && error.status === 409)) throw error;
   };
-  for (const row of subscriptions) await updateSubscriptionWorkflow(deps, row.id, cancelUpdate, [{ atPeriodEnd: false }]).catch(ignoreEnded);
+  for (const row of subscriptions)
+    await updateSubscriptionWorkflow(deps, row.id, cancelUpdate, [{ atPeriodEnd: false }]).catch(ignoreEnded);
   for (const row of plans) await sendPlanRequest(temporal, row.id, 'cancelPlan', { source: 'api' }).catch(ignoreEnded);
   return { id, object: 'test_clock', deleted: true };
 }

@@ -38,7 +38,11 @@ type ReceiptMethod = { cardBrand: string | null; bankName: string | null; last4:
 
 type ReceiptInvoice = { id: string; number: string | null };
 
-function receiptOf(entry: ReceiptEntry, method: ReceiptMethod | null, invoice: ReceiptInvoice | null = null): ChargeReceipt {
+function receiptOf(
+  entry: ReceiptEntry,
+  method: ReceiptMethod | null,
+  invoice: ReceiptInvoice | null = null,
+): ChargeReceipt {
   const amountFormatted = formatMoney(entry.amount, entry.currency);
   const brand = method ? (method.cardBrand ?? method.bankName) : null;
   const last4 = method?.last4 ?? null;
@@ -65,7 +69,10 @@ function receiptOf(entry: ReceiptEntry, method: ReceiptMethod | null, invoice: R
 export async function chargeReceipt(db: Db, entry: Transaction | null): Promise<ChargeReceipt | null> {
   if (!entry) return null;
   const method = entry.paymentMethodId
-    ? await db.paymentMethod.findFirst({ where: { id: entry.paymentMethodId, accountId: entry.accountId }, select: { cardBrand: true, bankName: true, last4: true } })
+    ? await db.paymentMethod.findFirst({
+        where: { id: entry.paymentMethodId, accountId: entry.accountId },
+        select: { cardBrand: true, bankName: true, last4: true },
+      })
     : null;
   return receiptOf(entry, method);
 }
@@ -81,12 +88,19 @@ const ATTEMPT_RECEIPT: Statement = {
 };
 
 /** chargeReceipt of the invoice's attempt under `attemptKey`, in one prepared statement (src/db/sql.ts); null when there is none. */
-export async function attemptReceipt(prisma: Db, accountId: string, invoiceId: string, attemptKey: string): Promise<ChargeReceipt | null> {
-  const [row] = await queryRows<Omit<ReceiptEntry, 'amount'> & ReceiptMethod & { amount: string; methodId: string | null; invoiceNumber: string | null }>(prisma, ATTEMPT_RECEIPT, [
-    accountId,
-    invoiceId,
-    attemptKey,
-  ]);
+export async function attemptReceipt(
+  prisma: Db,
+  accountId: string,
+  invoiceId: string,
+  attemptKey: string,
+): Promise<ChargeReceipt | null> {
+  const [row] = await queryRows<
+    Omit<ReceiptEntry, 'amount'> &
+      ReceiptMethod & { amount: string; methodId: string | null; invoiceNumber: string | null }
+  >(prisma, ATTEMPT_RECEIPT, [accountId, invoiceId, attemptKey]);
   if (!row) return null;
-  return receiptOf({ ...row, amount: BigInt(row.amount) }, row.methodId ? row : null, { id: invoiceId, number: row.invoiceNumber });
+  return receiptOf({ ...row, amount: BigInt(row.amount) }, row.methodId ? row : null, {
+    id: invoiceId,
+    number: row.invoiceNumber,
+  });
 }

@@ -65,8 +65,14 @@ export function countOpened(entry: { type: string; currency: string }): void {
 }
 
 /** An entry's outcome, recorded now for the first time. `amount` is signed cents (refunds negative). */
-export function countSettled(entry: { type: string; amount: bigint; currency: string }, outcome: { status: 'succeeded' | 'failed'; failureCode?: string }): void {
-  const labels = { outcome: outcome.status, failure_code: failureCodeLabel(outcome.status === 'failed' ? (outcome.failureCode ?? 'other') : null) };
+export function countSettled(
+  entry: { type: string; amount: bigint; currency: string },
+  outcome: { status: 'succeeded' | 'failed'; failureCode?: string },
+): void {
+  const labels = {
+    outcome: outcome.status,
+    failure_code: failureCodeLabel(outcome.status === 'failed' ? (outcome.failureCode ?? 'other') : null),
+  };
   const cents = Number(entry.amount < 0n ? -entry.amount : entry.amount);
   if (entry.type === 'payment') {
     charges.inc(labels);

@@ -56,7 +56,10 @@ function entryData(entry: Omit<LedgerEntry, 'gatewayKey'> & { gatewayKey: string
   };
 }
 
-const TRANSACTION_COLUMNS = modelColumns<Transaction>(Prisma.TransactionScalarFieldEnum, { bigint: ['amount'], date: ['createdAt', 'updatedAt'] });
+const TRANSACTION_COLUMNS = modelColumns<Transaction>(Prisma.TransactionScalarFieldEnum, {
+  bigint: ['amount'],
+  date: ['createdAt', 'updatedAt'],
+});
 
 /**
  * A pending entry, once per gateway key, in one statement (every charge opens one): no row answered
@@ -83,7 +86,12 @@ const PAYMENT_ATTEMPTS: Statement = {
 };
 
 /** An invoice's payment attempts in flight and the one under `attemptKey` (if any), oldest first, in one read. */
-export async function paymentAttempts(tx: Tx, accountId: string, invoiceId: string, attemptKey: string | null): Promise<Transaction[]> {
+export async function paymentAttempts(
+  tx: Tx,
+  accountId: string,
+  invoiceId: string,
+  attemptKey: string | null,
+): Promise<Transaction[]> {
   return queryModels(tx, TRANSACTION_COLUMNS, PAYMENT_ATTEMPTS, [accountId, invoiceId, attemptKey]);
 }
 
@@ -142,7 +150,10 @@ export async function recordSettled(tx: Tx, entry: LedgerEntry, outcome: LedgerO
 }
 
 /** A payment that moved no money (an invoice with nothing due): a succeeded zero entry, so the call leaves a trace. */
-export async function recordNothingDue(tx: Tx, entry: Omit<LedgerEntry, 'type' | 'amount' | 'gatewayKey' | 'paymentMethodId'>): Promise<Transaction> {
+export async function recordNothingDue(
+  tx: Tx,
+  entry: Omit<LedgerEntry, 'type' | 'amount' | 'gatewayKey' | 'paymentMethodId'>,
+): Promise<Transaction> {
   const data = entryData({ ...entry, type: 'payment', amount: 0n, gatewayKey: null, paymentMethodId: null });
   return tx.transaction.create({ data: { ...data, status: 'succeeded', createdAt: currentTime() } });
 }
@@ -163,7 +174,8 @@ export async function runAttempt<T, S>(
   next: (tx: Tx) => Promise<AttemptStep<T>>,
   settle: (entry: Transaction) => Promise<S>,
   finished: (settled: S) => boolean = () => false,
-  inTransaction: (work: (tx: Tx) => Promise<AttemptStep<T>>) => Promise<AttemptStep<T>> = (work) => runTransaction(prisma, work),
+  inTransaction: (work: (tx: Tx) => Promise<AttemptStep<T>>) => Promise<AttemptStep<T>> = (work) =>
+    runTransaction(prisma, work),
 ): Promise<{ kind: 'done'; value: T } | { kind: 'settled'; value: S } | null> {
   for (let round = 0; round < 3; round++) {
     const step = await inTransaction(next);

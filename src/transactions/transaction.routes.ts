@@ -62,7 +62,8 @@ export function registerTransactionRoutes(api: Api, { prisma }: AppDeps): void {
     params: invoiceTransactionParams,
     response: transactionSchema,
     errors: [404],
-    handler: ({ principal, params }) => getInvoiceTransaction(prisma, principal.accountId, params.id, params.transactionId),
+    handler: ({ principal, params }) =>
+      getInvoiceTransaction(prisma, principal.accountId, params.id, params.transactionId),
   });
 
   api.route({

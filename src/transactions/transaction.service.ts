@@ -32,7 +32,11 @@ export function toTransactionObject(transaction: Transaction): TransactionObject
 
 const NEWEST_FIRST: Prisma.TransactionOrderByWithRelationInput[] = [{ createdAt: 'desc' }, { id: 'desc' }];
 
-async function page(prisma: Db, where: Prisma.TransactionWhereInput, params: PageParams): Promise<Page<TransactionObject>> {
+async function page(
+  prisma: Db,
+  where: Prisma.TransactionWhereInput,
+  params: PageParams,
+): Promise<Page<TransactionObject>> {
   const [rows, total] = await Promise.all([
     prisma.transaction.findMany({ where, orderBy: NEWEST_FIRST, ...pageWindow(params) }),
     prisma.transaction.count({ where }),
@@ -40,7 +44,11 @@ async function page(prisma: Db, where: Prisma.TransactionWhereInput, params: Pag
   return pageEnvelope(rows.map(toTransactionObject), total, params);
 }
 
-export async function listTransactions(prisma: Db, accountId: string, query: ListTransactionsQuery): Promise<Page<TransactionObject>> {
+export async function listTransactions(
+  prisma: Db,
+  accountId: string,
+  query: ListTransactionsQuery,
+): Promise<Page<TransactionObject>> {
   return page(
     prisma,
     {
@@ -60,12 +68,22 @@ export async function getTransaction(prisma: Db, accountId: string, id: string):
   return toTransactionObject(transaction);
 }
 
-export async function listInvoiceTransactions(prisma: Db, accountId: string, invoiceId: string, params: PageParams): Promise<Page<TransactionObject>> {
+export async function listInvoiceTransactions(
+  prisma: Db,
+  accountId: string,
+  invoiceId: string,
+  params: PageParams,
+): Promise<Page<TransactionObject>> {
   await findInvoice(prisma, accountId, invoiceId);
   return page(prisma, { accountId, invoiceId }, params);
 }
 
-export async function getInvoiceTransaction(prisma: Db, accountId: string, invoiceId: string, id: string): Promise<TransactionObject> {
+export async function getInvoiceTransaction(
+  prisma: Db,
+  accountId: string,
+  invoiceId: string,
+  id: string,
+): Promise<TransactionObject> {
   await findInvoice(prisma, accountId, invoiceId);
   const transaction = await prisma.transaction.findFirst({ where: { id, accountId, invoiceId } });
   if (!transaction) throw notFound('transaction', id);
@@ -107,7 +125,8 @@ export async function recordAdjustment(
   accountId: string,
   input: { amount: number; currency: string; description: string; customerId?: string; invoiceId?: string },
 ): Promise<TransactionObject> {
-  if (!Number.isSafeInteger(input.amount) || input.amount === 0) throw new RangeError('An adjustment is a non-zero integer number of cents.');
+  if (!Number.isSafeInteger(input.amount) || input.amount === 0)
+    throw new RangeError('An adjustment is a non-zero integer number of cents.');
   const row = await prisma.transaction.create({
     data: {
       id: newId('transaction'),

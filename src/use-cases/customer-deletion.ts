@@ -34,21 +34,32 @@ async function refuseWhileBilled(tx: Tx, accountId: string, customerId: string):
 }
 
 function openInvoiceConflict(customerId: string, open: number) {
-  return conflict(`Customer ${customerId} has ${open} open invoice(s); collect or void them before deleting the customer.`, 'customer_has_open_invoices');
+  return conflict(
+    `Customer ${customerId} has ${open} open invoice(s); collect or void them before deleting the customer.`,
+    'customer_has_open_invoices',
+  );
 }
 
 /**
  * DELETE /customers/{id}: refused while the customer is billed; its drafts voided, its payment methods
  * detached (spent: decisions.md §5), then the customer hidden (markCustomerDeleted), in one transaction.
  */
-export async function deleteCustomer(prisma: Db, accountId: string, id: string): Promise<{ id: string; object: 'customer'; deleted: true }> {
+export async function deleteCustomer(
+  prisma: Db,
+  accountId: string,
+  id: string,
+): Promise<{ id: string; object: 'customer'; deleted: true }> {
   return prisma.$transaction(async (tx) => {
     // First the row lock: invoices and payment methods being made for the customer are committed before
     // the checks below read them, and those that come after find no customer (lockCustomer).
     const current = await lockCustomer(tx, accountId, id, 'update');
     await refuseWhileBilled(tx, accountId, id);
     // Nothing of a deleted customer stays payable or chargeable: drafts are voided, its cards detached.
-    const drafts = await tx.invoice.findMany({ where: { accountId, customerId: id, status: 'draft' }, select: { id: true }, orderBy: { createdAt: 'asc' } });
+    const drafts = await tx.invoice.findMany({
+      where: { accountId, customerId: id, status: 'draft' },
+      select: { id: true },
+      orderBy: { createdAt: 'asc' },
+    });
     // A draft finalized meanwhile (its finalization held the invoice's lock) is open: refused as above.
     for (const draft of drafts) await voidInTx(tx, accountId, draft.id, { onlyDraft: openInvoiceConflict(id, 1) });
     await detachAllInTx(tx, accountId, id);

@@ -52,7 +52,8 @@ export function isNonPublicAddress(address: string): boolean {
 /** Why a destination host is refused, or null. Only literal addresses and localhost can be judged without DNS. */
 export function nonPublicHostReason(hostname: string): string | null {
   const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  if (host === 'localhost' || host.endsWith('.localhost') || host === 'localhost.') return 'must not point to localhost';
+  if (host === 'localhost' || host.endsWith('.localhost') || host === 'localhost.')
+    return 'must not point to localhost';
   if (isNonPublicAddress(host)) return 'must not point to a private, loopback or link-local address';
   return null;
 }
@@ -72,7 +73,11 @@ export const publicOnlyLookup: net.LookupFunction = (hostname, options, callback
     if (!privateTargetsAllowed()) {
       const refused = list.find((entry) => isNonPublicAddress(entry.address));
       if (refused) {
-        return callback(new NonPublicAddressError(`${hostname} resolves to non-public address ${refused.address}`), '', 0);
+        return callback(
+          new NonPublicAddressError(`${hostname} resolves to non-public address ${refused.address}`),
+          '',
+          0,
+        );
       }
     }
     if (options.all) return (callback as unknown as (err: null, all: dns.LookupAddress[]) => void)(null, list);

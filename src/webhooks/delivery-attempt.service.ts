@@ -111,13 +111,21 @@ function recordedResult(delivery: DeliveryRow, attempt: number): WebhookAttemptR
  * and sends nothing; (delivery, attempt number) is unique, so the log never doubles. `missing` when
  * the delivery row does not exist.
  */
-export async function attemptDelivery(prisma: Db, input: WebhookAttemptInput, httpTimeoutMs: number): Promise<WebhookAttemptResult | 'missing'> {
+export async function attemptDelivery(
+  prisma: Db,
+  input: WebhookAttemptInput,
+  httpTimeoutMs: number,
+): Promise<WebhookAttemptResult | 'missing'> {
   const [delivery] = await queryRows<DeliveryRow>(prisma, DELIVERY_FOR_ATTEMPT, [input.deliveryId, input.attempt]);
   if (!delivery) return 'missing';
   if (delivery.recordedOutcome !== null) return recordedResult(delivery, input.attempt);
   const skipped = { attempt: input.attempt, outcome: 'skipped' as const, statusCode: null, durationMs: 0 };
   if (TERMINAL.includes(delivery.status)) {
-    return { ...skipped, status: columnValue(DELIVERY_STATUSES, delivery.status, 'webhook_deliveries.status'), error: delivery.lastError };
+    return {
+      ...skipped,
+      status: columnValue(DELIVERY_STATUSES, delivery.status, 'webhook_deliveries.status'),
+      error: delivery.lastError,
+    };
   }
 
   if (delivery.deletedAt || !delivery.active) {

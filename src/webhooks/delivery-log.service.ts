@@ -41,7 +41,11 @@ export function toDeliveryLogObject(delivery: WebhookDelivery & { attempts: Webh
 }
 
 /** The account's deliveries, newest first, with their attempts. */
-export async function listDeliveryLogs(prisma: Db, accountId: string, query: LogsQuery): Promise<Page<DeliveryLogObject>> {
+export async function listDeliveryLogs(
+  prisma: Db,
+  accountId: string,
+  query: LogsQuery,
+): Promise<Page<DeliveryLogObject>> {
   const where: Prisma.WebhookDeliveryWhereInput = {
     accountId,
     ...(query.status ? { status: query.status } : {}),

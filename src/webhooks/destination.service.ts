@@ -37,7 +37,13 @@ function sealedSecret(destinationId: string, secret: string) {
 /** The columns a destination's signing secrets are read from. */
 export type DestinationSecrets = Pick<
   WebhookDestination,
-  'id' | 'secret' | 'secretCiphertext' | 'secretKeyId' | 'previousSecretCiphertext' | 'previousSecretKeyId' | 'previousSecretExpiresAt'
+  | 'id'
+  | 'secret'
+  | 'secretCiphertext'
+  | 'secretKeyId'
+  | 'previousSecretCiphertext'
+  | 'previousSecretKeyId'
+  | 'previousSecretExpiresAt'
 >;
 
 function currentSecret(destination: DestinationSecrets): string {
@@ -51,7 +57,11 @@ function currentSecret(destination: DestinationSecrets): string {
 /** The secrets a delivery is signed with: the current one, then the rolled one during its grace period. */
 export function signingSecrets(destination: DestinationSecrets, now = new Date()): string[] {
   const secrets = [currentSecret(destination)];
-  const { previousSecretCiphertext: ciphertext, previousSecretKeyId: keyId, previousSecretExpiresAt: expiresAt } = destination;
+  const {
+    previousSecretCiphertext: ciphertext,
+    previousSecretKeyId: keyId,
+    previousSecretExpiresAt: expiresAt,
+  } = destination;
   if (ciphertext && keyId && expiresAt && expiresAt > now) secrets.push(open({ ciphertext, keyId }, destination.id));
   return secrets;
 }
@@ -60,7 +70,9 @@ export function signingSecrets(destination: DestinationSecrets, now = new Date()
 export async function createDestination(prisma: Db, accountId: string, input: DestinationInput) {
   const id = newId('webhookDestination');
   const secret = newSecret('whsec');
-  const destination = await prisma.webhookDestination.create({ data: { id, accountId, url: input.url, ...sealedSecret(id, secret) } });
+  const destination = await prisma.webhookDestination.create({
+    data: { id, accountId, url: input.url, ...sealedSecret(id, secret) },
+  });
   return { ...toDestinationObject(destination), secret };
 }
 
@@ -138,11 +150,21 @@ async function changeDestination(
 }
 
 /** Retries in flight go to the new URL: each attempt reads the destination when it is made. */
-export async function updateDestination(prisma: Db, accountId: string, id: string, input: DestinationInput): Promise<DestinationObject> {
+export async function updateDestination(
+  prisma: Db,
+  accountId: string,
+  id: string,
+  input: DestinationInput,
+): Promise<DestinationObject> {
   return toDestinationObject(await changeDestination(prisma, accountId, id, { url: input.url }));
 }
 
-export async function setDestinationActive(prisma: Db, accountId: string, id: string, active: boolean): Promise<DestinationObject> {
+export async function setDestinationActive(
+  prisma: Db,
+  accountId: string,
+  id: string,
+  active: boolean,
+): Promise<DestinationObject> {
   return toDestinationObject(await changeDestination(prisma, accountId, id, { active }));
 }
 

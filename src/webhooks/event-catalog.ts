@@ -13,10 +13,15 @@ import { EVENT_ID_HEADER, SIGNATURE_HEADER } from './signing';
 /** subscription.* `data`: the subscription with the webhook status, plus the cause on canceled/paused/resumed (spec Payloads). */
 const subscriptionEventSchema = subscriptionSchema
   .extend({
-    status: z.enum(['active', 'canceled', 'paused']).describe('trialing and scheduled are sent as active, expired as canceled'),
+    status: z
+      .enum(['active', 'canceled', 'paused'])
+      .describe('trialing and scheduled are sent as active, expired as canceled'),
     items: subscriptionSchema.shape.items.extend({ object: z.literal('list') }),
     reason: z.enum(['requested', 'dunning']).optional().describe('On subscription.canceled, paused and resumed only'),
-    initiated_by: z.enum(['merchant', 'system']).optional().describe('On subscription.canceled, paused and resumed only'),
+    initiated_by: z
+      .enum(['merchant', 'system'])
+      .optional()
+      .describe('On subscription.canceled, paused and resumed only'),
   })
   .meta({ id: 'SubscriptionEventData' });
 
@@ -26,19 +31,44 @@ const paymentPlanEventSchema = paymentPlanSchema
   .meta({ id: 'PaymentPlanEventData' });
 
 const groups: { data: z.ZodType; types: string[]; about: string }[] = [
-  { data: customerSchema, types: ['customer.created', 'customer.updated', 'customer.deleted'], about: 'the customer object' },
-  { data: paymentMethodSchema, types: ['payment_method.attached', 'payment_method.detached'], about: 'the payment method object' },
+  {
+    data: customerSchema,
+    types: ['customer.created', 'customer.updated', 'customer.deleted'],
+    about: 'the customer object',
+  },
+  {
+    data: paymentMethodSchema,
+    types: ['payment_method.attached', 'payment_method.detached'],
+    about: 'the payment method object',
+  },
   {
     data: invoiceSchema,
-    types: ['invoice.created', 'invoice.deleted', 'invoice.finalized', 'invoice.sent', 'invoice.payment_succeeded', 'invoice.payment_failed'],
+    types: [
+      'invoice.created',
+      'invoice.deleted',
+      'invoice.finalized',
+      'invoice.sent',
+      'invoice.payment_succeeded',
+      'invoice.payment_failed',
+    ],
     about: 'the invoice object (money in the smallest currency unit)',
   },
   {
     data: subscriptionEventSchema,
-    types: ['subscription.created', 'subscription.updated', 'subscription.canceled', 'subscription.paused', 'subscription.resumed'],
+    types: [
+      'subscription.created',
+      'subscription.updated',
+      'subscription.canceled',
+      'subscription.paused',
+      'subscription.resumed',
+    ],
     about: 'the subscription object',
   },
-  { data: productSchema, types: ['product.created', 'product.updated', 'product.deleted'], about: 'the product object' },
+  {
+    data: productSchema,
+    types: ['product.created', 'product.updated', 'product.deleted'],
+    about: 'the product object',
+  },
   { data: priceSchema, types: ['price.created', 'price.updated', 'price.deleted'], about: 'the price object' },
   { data: taxRateSchema, types: ['tax.created', 'tax.updated'], about: 'the tax rate object' },
   {
@@ -67,7 +97,10 @@ export const WEBHOOK_EVENTS: ReadonlyMap<string, { data: z.ZodType; about: strin
 
 function envelopeSchema(type: string, data: z.ZodType) {
   return z.object({
-    id: z.string().regex(/^evt_[a-zA-Z0-9]+$/).describe('Event id: deliveries of one event carry the same id, so a receiver deduplicates on it'),
+    id: z
+      .string()
+      .regex(/^evt_[a-zA-Z0-9]+$/)
+      .describe('Event id: deliveries of one event carry the same id, so a receiver deduplicates on it'),
     event: z.literal(type),
     createdAt: z.string().describe('When the event was written, ISO 8601 in UTC'),
     data,
@@ -94,13 +127,18 @@ export function registerWebhookEvents(registry: OpenAPIRegistry): void {
           [SIGNATURE_HEADER]: z
             .string()
             .regex(/^t=\d+,v1=[0-9a-f]{64}$/)
-            .describe('`t=<Unix seconds>,v1=<hex HMAC-SHA256(destination secret, t + "." + raw body)>`; refuse a `t` more than 300 s away from now'),
+            .describe(
+              '`t=<Unix seconds>,v1=<hex HMAC-SHA256(destination secret, t + "." + raw body)>`; refuse a `t` more than 300 s away from now',
+            ),
           [EVENT_ID_HEADER]: z.string().describe('The event id, as `id` in the body'),
         }),
         body: { required: true, content: { 'application/json': { schema: envelopeSchema(type, data) } } },
       },
       responses: {
-        200: { description: 'Any 2xx: delivered. 5xx, 408 and 429 are retried (6 attempts in about 43 minutes); a 3xx or another 4xx is final' },
+        200: {
+          description:
+            'Any 2xx: delivered. 5xx, 408 and 429 are retried (6 attempts in about 43 minutes); a 3xx or another 4xx is final',
+        },
       },
     });
   }

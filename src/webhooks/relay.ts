@@ -130,26 +130,44 @@ export function startRelay(options: RelayOptions): Relay {
   async function startDelivery(delivery: DeliveryKey): Promise<void> {
     const retryDelaysMs = drawRetryDelays(Math.random);
     const scheduledAt = options.temporalNow ? await options.temporalNow() : Date.now();
-    const attempt = attemptDelivery(prisma, { deliveryId: delivery.id, attempt: 1, scheduledAt, retryDelayMs: retryDelaysMs[0]! }, httpTimeoutMs).then((result) => {
+    const attempt = attemptDelivery(
+      prisma,
+      { deliveryId: delivery.id, attempt: 1, scheduledAt, retryDelayMs: retryDelaysMs[0]! },
+      httpTimeoutMs,
+    ).then((result) => {
       if (result !== 'missing') countAttempt(result.outcome);
       return result;
     });
     let timer: NodeJS.Timeout | undefined;
-    const first = await Promise.race([attempt, new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), firstAttemptWaitMs)))]);
+    const first = await Promise.race([
+      attempt,
+      new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), firstAttemptWaitMs))),
+    ]);
     clearTimeout(timer);
     if (first === 'late') {
-      const late = attempt.catch((error: unknown) => log.warn({ err: error, deliveryId: delivery.id }, "relay's attempt 1 failed; the workflow makes it"));
+      const late = attempt.catch((error: unknown) =>
+        log.warn({ err: error, deliveryId: delivery.id }, "relay's attempt 1 failed; the workflow makes it"),
+      );
       lateAttempts.add(late);
       void late.finally(() => lateAttempts.delete(late));
     }
     // Its destination was deleted since the batch read it (the row went with it): nothing to deliver.
     if (first === 'missing') return;
-    const input = { deliveryId: delivery.id, eventId: delivery.eventId, destinationId: delivery.destinationId, retryDelaysMs };
+    const input = {
+      deliveryId: delivery.id,
+      eventId: delivery.eventId,
+      destinationId: delivery.destinationId,
+      retryDelaysMs,
+    };
     try {
       await temporal.workflow.start<typeof deliverWebhook>('deliverWebhook', {
         workflowId: webhookWorkflowId(delivery.eventId, delivery.destinationId),
         taskQueue,
-        args: [first === 'late' ? { ...input, firstAttemptAfterMs: httpTimeoutMs + LATE_ATTEMPT_MARGIN_MS } : { ...input, firstAttempt: { ...first, scheduledAt } }],
+        args: [
+          first === 'late'
+            ? { ...input, firstAttemptAfterMs: httpTimeoutMs + LATE_ATTEMPT_MARGIN_MS }
+            : { ...input, firstAttempt: { ...first, scheduledAt } },
+        ],
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
         workflowIdConflictPolicy: 'FAIL',
         // Set here rather than upserted by the workflow: one visibility write less per delivery.
@@ -167,7 +185,10 @@ export function startRelay(options: RelayOptions): Relay {
   /** billing_webhook_attempts{outcome} as the attempt activity counts it, on the worker's runtime (none outside a worker process). */
   function countAttempt(outcome: WebhookAttemptResult['outcome']): void {
     if (!options.metricMeter) return;
-    options.metricMeter.createCounter('billing_webhook_attempts', 'attempts', 'Webhook delivery attempts by outcome').withTags({ outcome, taskQueue }).add(1);
+    options.metricMeter
+      .createCounter('billing_webhook_attempts', 'attempts', 'Webhook delivery attempts by outcome')
+      .withTags({ outcome, taskQueue })
+      .add(1);
   }
 
   async function dispatchBatch(): Promise<number> {
@@ -190,7 +211,9 @@ export function startRelay(options: RelayOptions): Relay {
         const rows = pairs.map((pair) => ({
           id: newId('webhookDelivery'),
           ...pair,
-          payload: JSON.stringify(envelopeOf({ id: pair.eventId, type: pair.type, createdAt: pair.createdAt, data: pair.data })),
+          payload: JSON.stringify(
+            envelopeOf({ id: pair.eventId, type: pair.type, createdAt: pair.createdAt, data: pair.data }),
+          ),
         }));
         // On the pool, outside the batch transaction: the rows are committed before their workflows read
         // them. Rows left by an earlier run that stopped half-way come back too (a second start is a no-op).

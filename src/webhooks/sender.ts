@@ -27,7 +27,11 @@ export function classifyStatus(statusCode: number): AttemptOutcome {
 }
 
 /** A request that got no answer (rule 3: network, DNS, connect and read failures) is retried, except a refused address. */
-function describeError(error: NodeJS.ErrnoException, timeoutMs: number, timedOut: boolean): { outcome: AttemptOutcome; error: string } {
+function describeError(
+  error: NodeJS.ErrnoException,
+  timeoutMs: number,
+  timedOut: boolean,
+): { outcome: AttemptOutcome; error: string } {
   if (timedOut) return { outcome: 'retryable', error: `timeout: no response within ${timeoutMs} ms` };
   switch (error.code) {
     case 'ENONPUBLIC':
@@ -43,7 +47,10 @@ function describeError(error: NodeJS.ErrnoException, timeoutMs: number, timedOut
     case 'EPIPE':
       return { outcome: 'retryable', error: 'connection reset before a response' };
     default:
-      return { outcome: 'retryable', error: error.code ? `${error.code}: ${error.message}` : error.message || 'request failed' };
+      return {
+        outcome: 'retryable',
+        error: error.code ? `${error.code}: ${error.message}` : error.message || 'request failed',
+      };
   }
 }
 

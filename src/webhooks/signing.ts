@@ -11,7 +11,11 @@ function hmac(secret: string, timestamp: number, body: string): string {
  * decisions.md §10: `t=<unix seconds>,v1=<hex HMAC-SHA256(secret, t + "." + body)>`, one `v1=` per
  * secret: after roll-secret, the new secret's first and the old one's while its grace period lasts.
  */
-export function signatureHeader(secrets: string | readonly string[], body: string, timestamp = Math.floor(Date.now() / 1000)): string {
+export function signatureHeader(
+  secrets: string | readonly string[],
+  body: string,
+  timestamp = Math.floor(Date.now() / 1000),
+): string {
   const list = typeof secrets === 'string' ? [secrets] : secrets;
   return [`t=${timestamp}`, ...list.map((secret) => `v1=${hmac(secret, timestamp, body)}`)].join(',');
 }

@@ -30,7 +30,11 @@ export class IdPool {
   add(path: string, body: unknown): void {
     const resource = path.split('/')[1] ?? '';
     const record = (value: unknown) => {
-      if (typeof value !== 'string' || !/^([a-z]+_[A-Za-z0-9]{8,}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/.test(value)) return;
+      if (
+        typeof value !== 'string' ||
+        !/^([a-z]+_[A-Za-z0-9]{8,}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/.test(value)
+      )
+        return;
       const list = this.byResource.get(resource) ?? [];
       if (!list.includes(value)) {
         list.push(value);
@@ -38,7 +42,11 @@ export class IdPool {
       }
       if (!this.all.includes(value)) this.all.push(value);
     };
-    const items = Array.isArray(body) ? body : Array.isArray((body as { data?: unknown })?.data) ? (body as { data: unknown[] }).data : [body];
+    const items = Array.isArray(body)
+      ? body
+      : Array.isArray((body as { data?: unknown })?.data)
+        ? (body as { data: unknown[] }).data
+        : [body];
     for (const item of items) record((item as { id?: unknown })?.id);
   }
 
@@ -93,7 +101,11 @@ export const nastyText: fc.Arbitrary<string> = fc.oneof(
   // Text PostgreSQL cannot store or that is not Unicode, inside ordinary text.
   {
     arbitrary: fc
-      .tuple(fc.string({ maxLength: 5 }), fc.constantFrom('\u0000', '\ud800', '\udc00', '\udbff'), fc.string({ maxLength: 5 }))
+      .tuple(
+        fc.string({ maxLength: 5 }),
+        fc.constantFrom('\u0000', '\ud800', '\udc00', '\udbff'),
+        fc.string({ maxLength: 5 }),
+      )
       .map((parts) => parts.join('')),
     weight: 2,
   },
@@ -102,7 +114,24 @@ export const nastyText: fc.Arbitrary<string> = fc.oneof(
 /** A JSON value of any type, with numbers past every bound. */
 export const nastyValue: fc.Arbitrary<unknown> = fc.oneof(
   { arbitrary: nastyText, weight: 3 },
-  { arbitrary: fc.constantFrom(-1, 0, 1.5, 1e308, -1e308, 2 ** 53 + 2, 253402300800, 99999999 + 1, null, true, false, [], {}), weight: 2 },
+  {
+    arbitrary: fc.constantFrom(
+      -1,
+      0,
+      1.5,
+      1e308,
+      -1e308,
+      2 ** 53 + 2,
+      253402300800,
+      99999999 + 1,
+      null,
+      true,
+      false,
+      [],
+      {},
+    ),
+    weight: 2,
+  },
   { arbitrary: fc.integer(), weight: 1 },
   { arbitrary: fc.double({ noNaN: true, noDefaultInfinity: true }), weight: 1 },
   { arbitrary: fc.jsonValue({ maxDepth: 2 }), weight: 1 },
@@ -149,13 +178,26 @@ export function validValue(document: OpenApiDocument, raw: Schema, ids: IdPool, 
   if ('const' in schema) return fc.constant(schema.const);
   if (schema.enum) return fc.constantFrom(...(schema.enum as unknown[]));
   const alternatives = schema.anyOf ?? schema.oneOf;
-  if (alternatives) return fc.oneof(...(alternatives as Schema[]).map((option) => validValue(document, option, ids, depth + 1)));
-  if (schema.allOf) return validValue(document, Object.assign({}, ...(schema.allOf as Schema[]).map((part) => resolve(document, part))), ids, depth + 1);
+  if (alternatives)
+    return fc.oneof(...(alternatives as Schema[]).map((option) => validValue(document, option, ids, depth + 1)));
+  if (schema.allOf)
+    return validValue(
+      document,
+      Object.assign({}, ...(schema.allOf as Schema[]).map((part) => resolve(document, part))),
+      ids,
+      depth + 1,
+    );
   const arbitraries = typesOf(schema).map((type) => valueOfType(document, schema, type, ids, depth));
   return arbitraries.length === 0 ? fc.jsonValue({ maxDepth: 1 }) : fc.oneof(...arbitraries);
 }
 
-function valueOfType(document: OpenApiDocument, schema: Schema, type: string, ids: IdPool, depth: number): fc.Arbitrary<unknown> {
+function valueOfType(
+  document: OpenApiDocument,
+  schema: Schema,
+  type: string,
+  ids: IdPool,
+  depth: number,
+): fc.Arbitrary<unknown> {
   switch (type) {
     case 'null':
       return fc.constant(null);
@@ -164,10 +206,17 @@ function valueOfType(document: OpenApiDocument, schema: Schema, type: string, id
     case 'integer':
     case 'number': {
       const min = schema.minimum ?? (schema.exclusiveMinimum !== undefined ? schema.exclusiveMinimum + 1 : -1e9);
-      const max = schema.maximum ?? (schema.exclusiveMaximum !== undefined ? schema.exclusiveMaximum - 1 : Math.max(min, 0) + 1e9);
-      const integers = fc.integer({ min: Math.ceil(Math.max(min, Number.MIN_SAFE_INTEGER)), max: Math.floor(Math.min(max, Number.MAX_SAFE_INTEGER)) });
+      const max =
+        schema.maximum ??
+        (schema.exclusiveMaximum !== undefined ? schema.exclusiveMaximum - 1 : Math.max(min, 0) + 1e9);
+      const integers = fc.integer({
+        min: Math.ceil(Math.max(min, Number.MIN_SAFE_INTEGER)),
+        max: Math.floor(Math.min(max, Number.MAX_SAFE_INTEGER)),
+      });
       const edges = fc.constantFrom(...[min, max].filter((value) => Number.isSafeInteger(value)));
-      return type === 'integer' ? fc.oneof(integers, edges) : fc.oneof(integers, edges, fc.double({ min, max, noNaN: true }));
+      return type === 'integer'
+        ? fc.oneof(integers, edges)
+        : fc.oneof(integers, edges, fc.double({ min, max, noNaN: true }));
     }
     case 'string':
       return stringValue(schema, ids);
@@ -223,11 +272,15 @@ function invalidBody(document: OpenApiDocument, raw: Schema, ids: IdPool): fc.Ar
   const properties = Object.keys(schema.properties ?? {});
   const valid = validValue(document, schema, ids) as fc.Arbitrary<Record<string, unknown>>;
   const objectMutations: fc.Arbitrary<unknown>[] = [
-    fc.tuple(valid, fc.string({ minLength: 1, maxLength: 12 }), nastyValue).map(([body, key, value]) => ({ ...body, [key]: value })),
+    fc
+      .tuple(valid, fc.string({ minLength: 1, maxLength: 12 }), nastyValue)
+      .map(([body, key, value]) => ({ ...body, [key]: value })),
   ];
   if (properties.length > 0) {
     objectMutations.push(
-      fc.tuple(valid, fc.constantFrom(...properties), nastyValue).map(([body, key, value]) => ({ ...body, [key]: value })),
+      fc
+        .tuple(valid, fc.constantFrom(...properties), nastyValue)
+        .map(([body, key, value]) => ({ ...body, [key]: value })),
       fc.tuple(valid, fc.constantFrom(...properties)).map(([body, key]) => {
         const copy = { ...body };
         delete copy[key];
@@ -235,11 +288,15 @@ function invalidBody(document: OpenApiDocument, raw: Schema, ids: IdPool): fc.Ar
       }),
     );
   }
-  objectMutations.push(fc.tuple(valid, fc.nat(), nastyValue).map(([body, pick, value]) => replaceSomewhere(body, pick, value)));
+  objectMutations.push(
+    fc.tuple(valid, fc.nat(), nastyValue).map(([body, pick, value]) => replaceSomewhere(body, pick, value)),
+  );
   return fc.oneof(
     fc.oneof(...objectMutations).map((json) => ({ json })),
     nastyValue.map((json) => ({ json })),
-    fc.constantFrom('{', '{"a":', 'nul', '[1,]', '"\\ud800"', '{"name":"\\u0000"}').map((text) => ({ raw: text, contentType: 'application/json' })),
+    fc
+      .constantFrom('{', '{"a":', 'nul', '[1,]', '"\\ud800"', '{"name":"\\u0000"}')
+      .map((text) => ({ raw: text, contentType: 'application/json' })),
     fc.string({ maxLength: 30 }).map((text) => ({ raw: text || 'x', contentType: 'text/plain' })),
   );
 }
@@ -284,35 +341,61 @@ function queryText(value: unknown): string {
 }
 
 /** Requests to `operation`: mostly valid ones (`invalidShare` of them broken in one place). */
-export function requestArbitrary(document: OpenApiDocument, operation: Operation, ids: IdPool, invalidShare = 0.5): fc.Arbitrary<FuzzRequest> {
+export function requestArbitrary(
+  document: OpenApiDocument,
+  operation: Operation,
+  ids: IdPool,
+  invalidShare = 0.5,
+): fc.Arbitrary<FuzzRequest> {
   const resource = operation.path.split('/')[1];
   const pathParams = operation.parameters.filter((parameter) => parameter.in === 'path');
   const queryParams = operation.parameters.filter((parameter) => parameter.in === 'query');
 
   const validPath: Record<string, fc.Arbitrary<string>> = {};
   for (const parameter of pathParams) {
-    const known = fc.nat().map((pick) => ids.pick(parameter.name === 'id' || parameter.name === 'externalKey' ? resource : undefined, pick));
+    const known = fc
+      .nat()
+      .map((pick) =>
+        ids.pick(parameter.name === 'id' || parameter.name === 'externalKey' ? resource : undefined, pick),
+      );
     const generated = validValue(document, parameter.schema, ids).map(queryText);
-    validPath[parameter.name] = fc.oneof({ arbitrary: known.filter((id): id is string => id !== undefined), weight: 4 }, { arbitrary: generated, weight: 1 });
+    validPath[parameter.name] = fc.oneof(
+      { arbitrary: known.filter((id): id is string => id !== undefined), weight: 4 },
+      { arbitrary: generated, weight: 1 },
+    );
   }
-  const validQuery = fc.tuple(
-    ...queryParams.map((parameter) =>
-      fc.option(
-        (parameter.name === 'search' ? fc.oneof(validValue(document, parameter.schema, ids), searchFilter) : validValue(document, parameter.schema, ids)).map(
-          (value) => [parameter.name, queryText(value)] as [string, string],
+  const validQuery = fc
+    .tuple(
+      ...queryParams.map((parameter) =>
+        fc.option(
+          (parameter.name === 'search'
+            ? fc.oneof(validValue(document, parameter.schema, ids), searchFilter)
+            : validValue(document, parameter.schema, ids)
+          ).map((value) => [parameter.name, queryText(value)] as [string, string]),
+          { freq: 2 },
         ),
-        { freq: 2 },
       ),
-    ),
-  ).map((entries) => entries.filter((entry): entry is [string, string] => entry !== null));
-  const validBody = operation.body ? validValue(document, operation.body, ids).map((json) => ({ json })) : fc.constant(undefined);
+    )
+    .map((entries) => entries.filter((entry): entry is [string, string] => entry !== null));
+  const validBody = operation.body
+    ? validValue(document, operation.body, ids).map((json) => ({ json }))
+    : fc.constant(undefined);
 
-  const valid = fc.record({ path: fc.record(validPath), query: validQuery, body: validBody }).map(
-    ({ path, query, body }): FuzzRequest => ({ method: operation.method, path: encodePath(operation, path), query, body, key: 'valid', kind: 'valid' }),
-  );
+  const valid = fc
+    .record({ path: fc.record(validPath), query: validQuery, body: validBody })
+    .map(({ path, query, body }): FuzzRequest => ({
+      method: operation.method,
+      path: encodePath(operation, path),
+      query,
+      body,
+      key: 'valid',
+      kind: 'valid',
+    }));
 
   const breakages: fc.Arbitrary<(request: FuzzRequest, values: Record<string, string>) => FuzzRequest>[] = [
-    fc.constantFrom<FuzzRequest['key']>('none', 'unknown').map((key) => (request: FuzzRequest) => ({ ...request, key })),
+    fc
+      .constantFrom<FuzzRequest['key']>('none', 'unknown')
+      .map((key) => (request: FuzzRequest) => ({ ...request, key })),
     fc.tuple(fc.string({ minLength: 1, maxLength: 10 }), nastyText).map(([name, value]) => (request: FuzzRequest) => ({
       ...request,
       query: [...request.query, [name, value] as [string, string]],
@@ -320,27 +403,43 @@ export function requestArbitrary(document: OpenApiDocument, operation: Operation
   ];
   if (queryParams.length > 0) {
     breakages.push(
-      fc.tuple(fc.constantFrom(...queryParams.map((parameter) => parameter.name)), nastyValue).map(([name, value]) => (request: FuzzRequest) => ({
-        ...request,
-        query: [...request.query.filter(([key]) => key !== name), [name, queryText(value)] as [string, string]],
-      })),
+      fc
+        .tuple(fc.constantFrom(...queryParams.map((parameter) => parameter.name)), nastyValue)
+        .map(([name, value]) => (request: FuzzRequest) => ({
+          ...request,
+          query: [...request.query.filter(([key]) => key !== name), [name, queryText(value)] as [string, string]],
+        })),
     );
   }
   if (pathParams.length > 0) {
     breakages.push(
-      fc.tuple(fc.constantFrom(...pathParams.map((parameter) => parameter.name)), nastyText.filter(addressesThisOperation)).map(([name, value]) => (request: FuzzRequest, values) => ({
-        ...request,
-        path: encodePath(operation, { ...values, [name]: value }),
-      })),
+      fc
+        .tuple(
+          fc.constantFrom(...pathParams.map((parameter) => parameter.name)),
+          nastyText.filter(addressesThisOperation),
+        )
+        .map(([name, value]) => (request: FuzzRequest, values) => ({
+          ...request,
+          path: encodePath(operation, { ...values, [name]: value }),
+        })),
     );
   }
   if (operation.body) {
-    breakages.push(invalidBody(document, operation.body, ids).map((body) => (request: FuzzRequest) => ({ ...request, body })));
+    breakages.push(
+      invalidBody(document, operation.body, ids).map((body) => (request: FuzzRequest) => ({ ...request, body })),
+    );
   }
   const invalid = fc
     .record({ path: fc.record(validPath), query: validQuery, body: validBody, breakage: fc.oneof(...breakages) })
     .map(({ path, query, body, breakage }): FuzzRequest => {
-      const request: FuzzRequest = { method: operation.method, path: encodePath(operation, path), query, body, key: 'valid', kind: 'invalid' };
+      const request: FuzzRequest = {
+        method: operation.method,
+        path: encodePath(operation, path),
+        query,
+        body,
+        key: 'valid',
+        kind: 'invalid',
+      };
       return { ...breakage(request, path), kind: 'invalid' };
     });
 
@@ -355,7 +454,10 @@ const searchFilter: fc.Arbitrary<string> = fc
       active: fc.oneof(fc.boolean(), nastyValue),
       tax_code: fc.oneof(fc.constant('txcd_10000000'), nastyText),
       ids: fc.oneof(fc.constant('prod_abc,price_def'), nastyText),
-      created: fc.record({ gt: fc.oneof(fc.nat(), nastyValue), lte: fc.oneof(fc.integer({ min: 0, max: 253402300799 }), nastyValue) }, { requiredKeys: [] }),
+      created: fc.record(
+        { gt: fc.oneof(fc.nat(), nastyValue), lte: fc.oneof(fc.integer({ min: 0, max: 253402300799 }), nastyValue) },
+        { requiredKeys: [] },
+      ),
       currency: fc.constantFrom('USD', 'usd', 'XXX', '\u0000'),
       type: fc.constantFrom('one_time', 'recurring', 'other'),
     },

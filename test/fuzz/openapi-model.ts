@@ -82,15 +82,18 @@ export function createChecker(document: OpenApiDocument) {
   return function check(operation: Operation, answer: Answer): string[] {
     const problems: string[] = [];
     const status = String(answer.status);
-    if (answer.status >= 500 && (answer.status !== 502 || !operation.statuses.includes(status))) problems.push(`server error ${status}`);
+    if (answer.status >= 500 && (answer.status !== 502 || !operation.statuses.includes(status)))
+      problems.push(`server error ${status}`);
     if (!operation.statuses.includes(status)) {
       problems.push(`undocumented status ${status} (documented: ${operation.statuses.join(', ')})`);
       return problems;
     }
     const validate = validatorFor(operation, status);
     if (!validate) return problems;
-    if (!answer.contentType?.startsWith('application/json')) problems.push(`content type ${answer.contentType}, not JSON`);
-    else if (!validate(answer.body)) problems.push(`body does not match the ${status} schema: ${ajv.errorsText(validate.errors)}`);
+    if (!answer.contentType?.startsWith('application/json'))
+      problems.push(`content type ${answer.contentType}, not JSON`);
+    else if (!validate(answer.body))
+      problems.push(`body does not match the ${status} schema: ${ajv.errorsText(validate.errors)}`);
     return problems;
   };
 }

@@ -49,7 +49,12 @@ async function send(baseUrl: string, apiKey: string, request: FuzzRequest): Prom
     body = request.body.raw;
     headers['content-type'] = request.body.contentType;
   }
-  const response = await fetch(`${baseUrl}${request.path}${query}`, { method: request.method, headers, body, signal: AbortSignal.timeout(15_000) });
+  const response = await fetch(`${baseUrl}${request.path}${query}`, {
+    method: request.method,
+    headers,
+    body,
+    signal: AbortSignal.timeout(15_000),
+  });
   const text = await response.text();
   let parsed: unknown = text;
   try {
@@ -73,20 +78,28 @@ export async function fuzzApi(options: FuzzOptions): Promise<FuzzReport> {
   for (const [index, operation] of operations.entries()) {
     const name = `${operation.method} ${operation.path}`;
     let failure: Failure | undefined;
-    const property = fc.asyncProperty(requestArbitrary(document, operation, ids, options.invalidShare), async (request) => {
-      const answer = await send(options.baseUrl, options.apiKey, request).catch(
-        (error: Error): Answer => ({ status: 0, contentType: null, body: `no answer: ${error.message}` }),
-      );
-      report.cases += 1;
-      const key = `${name} ${answer.status}`;
-      report.statuses[key] = (report.statuses[key] ?? 0) + 1;
-      if (answer.status >= 200 && answer.status < 300) ids.add(operation.path, answer.body);
-      const problems = answer.status === 0 ? [String(answer.body)] : check(operation as Operation, answer);
-      if (problems.length > 0 && !failure) failure = { operation: name, request, answer, problems };
-      return problems.length === 0;
-    });
+    const property = fc.asyncProperty(
+      requestArbitrary(document, operation, ids, options.invalidShare),
+      async (request) => {
+        const answer = await send(options.baseUrl, options.apiKey, request).catch((error: Error): Answer => ({
+          status: 0,
+          contentType: null,
+          body: `no answer: ${error.message}`,
+        }));
+        report.cases += 1;
+        const key = `${name} ${answer.status}`;
+        report.statuses[key] = (report.statuses[key] ?? 0) + 1;
+        if (answer.status >= 200 && answer.status < 300) ids.add(operation.path, answer.body);
+        const problems = answer.status === 0 ? [String(answer.body)] : check(operation as Operation, answer);
+        if (problems.length > 0 && !failure) failure = { operation: name, request, answer, problems };
+        return problems.length === 0;
+      },
+    );
     // No shrinking: each shrinking step is another request; the first failing case is reported as is.
-    const left = options.timeLimitMs === undefined ? undefined : Math.max(1, (options.timeLimitMs - (Date.now() - started)) / (operations.length - index));
+    const left =
+      options.timeLimitMs === undefined
+        ? undefined
+        : Math.max(1, (options.timeLimitMs - (Date.now() - started)) / (operations.length - index));
     await fc.check(property, {
       numRuns: options.runsPerOperation,
       seed: seed + index,
@@ -95,7 +108,9 @@ export async function fuzzApi(options: FuzzOptions): Promise<FuzzReport> {
     });
     if (failure) {
       report.failures.push(failure);
-      options.log?.(`FAIL ${name}: ${failure.problems.join('; ')}\n  request: ${JSON.stringify(failure.request)}\n  answer: ${JSON.stringify(failure.answer).slice(0, 500)}`);
+      options.log?.(
+        `FAIL ${name}: ${failure.problems.join('; ')}\n  request: ${JSON.stringify(failure.request)}\n  answer: ${JSON.stringify(failure.answer).slice(0, 500)}`,
+      );
     }
   }
   report.ms = Date.now() - started;

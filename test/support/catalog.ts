@@ -4,15 +4,25 @@ import { markPricesBilled } from '../../src/catalog/price.service';
 import type { ApiClient } from './harness';
 
 export const oneTimePrice = { currency: 'USD', unit_amount: 1500, type: 'one_time' } as const;
-export const monthlyPrice = { currency: 'USD', unit_amount: 2000, type: 'recurring', recurring: { interval: 'month', interval_count: 1 } } as const;
+export const monthlyPrice = {
+  currency: 'USD',
+  unit_amount: 2000,
+  type: 'recurring',
+  recurring: { interval: 'month', interval_count: 1 },
+} as const;
 
 let productCounter = 0;
 
 /** A product (with its first price) created over HTTP; names are unique per call. */
 export async function createProduct(api: ApiClient, body: Record<string, unknown> = {}) {
   productCounter += 1;
-  const response = await api.post('/products', { name: `Product ${productCounter} ${Date.now()}`, ...oneTimePrice, ...body });
-  if (response.status !== 201) throw new Error(`POST /products answered ${response.status}: ${JSON.stringify(response.body)}`);
+  const response = await api.post('/products', {
+    name: `Product ${productCounter} ${Date.now()}`,
+    ...oneTimePrice,
+    ...body,
+  });
+  if (response.status !== 201)
+    throw new Error(`POST /products answered ${response.status}: ${JSON.stringify(response.body)}`);
   return response.body;
 }
 

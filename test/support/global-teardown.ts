@@ -2,7 +2,12 @@ import fs from 'node:fs';
 
 export default async function globalTeardown(): Promise<void> {
   const services = (globalThis as Record<string, unknown>).__billingTestServices as
-    | { database: { stop(): Promise<void> }; temporal: { stop(): Promise<void> }; runDir: string; codecServer?: { close(): void } }
+    | {
+        database: { stop(): Promise<void> };
+        temporal: { stop(): Promise<void> };
+        runDir: string;
+        codecServer?: { close(): void };
+      }
     | undefined;
   if (!services) return;
   services.codecServer?.close();

@@ -23,7 +23,10 @@ export interface TestApp {
  * client of its own Temporal environment (e.g. time skipping), the suite's Temporal dev server.
  */
 export async function startTestApp(
-  options: Pick<AppDeps, 'taskQueue' | 'rateLimit' | 'authCacheMs' | 'gateway' | 'temporalNow' | 'authFailuresPerMinute'> & {
+  options: Pick<
+    AppDeps,
+    'taskQueue' | 'rateLimit' | 'authCacheMs' | 'gateway' | 'temporalNow' | 'authFailuresPerMinute'
+  > & {
     temporal?: Client;
     /** Interactive transaction bounds of the app's Prisma client (production's unless given). */
     transactionOptions?: { maxWait: number; timeout: number };
@@ -31,7 +34,9 @@ export async function startTestApp(
 ): Promise<TestApp> {
   const { transactionOptions, ...appOptions } = options;
   const prisma = createPrisma(process.env.DATABASE_URL!, 5, transactionOptions);
-  const connection = options.temporal ? undefined : await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
+  const connection = options.temporal
+    ? undefined
+    : await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
   const temporal = options.temporal ?? temporalClient(connection!, 'default');
   const server = createServer(createApp({ ...appOptions, prisma, temporal }));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -50,7 +55,11 @@ export async function startTestApp(
 }
 
 /** A worker on the suite's dev server, with a task queue of its own so test files don't steal each other's tasks. */
-export async function startTestWorker(prisma: Db, taskQueue: string, address = process.env.TEMPORAL_ADDRESS!): Promise<{
+export async function startTestWorker(
+  prisma: Db,
+  taskQueue: string,
+  address = process.env.TEMPORAL_ADDRESS!,
+): Promise<{
   worker: Worker;
   running: Promise<void>;
   stop(): Promise<void>;
@@ -99,7 +108,12 @@ export interface ApiResponse<T = any> {
 
 /** A small HTTP client bound to one API key. */
 export function apiClient(baseUrl: string, apiKey?: string) {
-  async function request<T = any>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiResponse<T>> {
+  async function request<T = any>(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<ApiResponse<T>> {
     const response = await fetch(`${baseUrl}${path}`, {
       method,
       headers: {
@@ -116,17 +130,26 @@ export function apiClient(baseUrl: string, apiKey?: string) {
     } catch {
       // not JSON: keep the text
     }
-    const problems = await contractProblems(baseUrl, method, path, { status: response.status, contentType: response.headers.get('content-type'), body: parsed });
+    const problems = await contractProblems(baseUrl, method, path, {
+      status: response.status,
+      contentType: response.headers.get('content-type'),
+      body: parsed,
+    });
     if (problems.length > 0) {
-      throw new Error(`${method} ${path} answered ${response.status} outside its OpenAPI contract: ${problems.join('; ')}\n${text.slice(0, 500)}`);
+      throw new Error(
+        `${method} ${path} answered ${response.status} outside its OpenAPI contract: ${problems.join('; ')}\n${text.slice(0, 500)}`,
+      );
     }
     return { status: response.status, body: parsed as T, headers: response.headers };
   }
   return {
     get: <T = any>(path: string, headers?: Record<string, string>) => request<T>('GET', path, undefined, headers),
-    post: <T = any>(path: string, body?: unknown, headers?: Record<string, string>) => request<T>('POST', path, body ?? {}, headers),
-    put: <T = any>(path: string, body?: unknown, headers?: Record<string, string>) => request<T>('PUT', path, body ?? {}, headers),
-    patch: <T = any>(path: string, body?: unknown, headers?: Record<string, string>) => request<T>('PATCH', path, body ?? {}, headers),
+    post: <T = any>(path: string, body?: unknown, headers?: Record<string, string>) =>
+      request<T>('POST', path, body ?? {}, headers),
+    put: <T = any>(path: string, body?: unknown, headers?: Record<string, string>) =>
+      request<T>('PUT', path, body ?? {}, headers),
+    patch: <T = any>(path: string, body?: unknown, headers?: Record<string, string>) =>
+      request<T>('PATCH', path, body ?? {}, headers),
     delete: <T = any>(path: string, headers?: Record<string, string>) => request<T>('DELETE', path, undefined, headers),
     request,
   };

@@ -55,7 +55,12 @@ export async function historyView(handle: WorkflowHandle): Promise<HistoryView> 
     const marker = event.markerRecordedEventAttributes;
     if (marker?.markerName === 'core_local_activity') {
       const data = (await decode(marker.details?.data?.payloads?.[0])) as { activity_type?: string } | undefined;
-      view.activities.push({ type: data?.activity_type ?? '', summary, result: await decode(marker.details?.result?.payloads?.[0]), local: true });
+      view.activities.push({
+        type: data?.activity_type ?? '',
+        summary,
+        result: await decode(marker.details?.result?.payloads?.[0]),
+        local: true,
+      });
     }
   }
   return view;

@@ -6,9 +6,11 @@ export function sample(text: string, name: string, labels: Record<string, string
     const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
     if (!match || match[1] !== name) continue;
     const found: Record<string, string> = {};
-    for (const [, key, value] of (match[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)) found[key!] = value!;
+    for (const [, key, value] of (match[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g))
+      found[key!] = value!;
     const keys = Object.keys(labels);
-    if (Object.keys(found).length === keys.length && keys.every((key) => found[key] === labels[key])) return Number(match[3]);
+    if (Object.keys(found).length === keys.length && keys.every((key) => found[key] === labels[key]))
+      return Number(match[3]);
   }
   return undefined;
 }

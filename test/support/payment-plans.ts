@@ -2,7 +2,11 @@ import type { PaymentGateway } from '../../src/payments/gateway';
 import crypto from 'node:crypto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, type Worker } from '@temporalio/worker';
-import { PAYMENT_PLAN_STATE_QUERY, paymentPlanWorkflowId, type PaymentPlanWorkflowState } from '../../workflows/payment-plan-contract';
+import {
+  PAYMENT_PLAN_STATE_QUERY,
+  paymentPlanWorkflowId,
+  type PaymentPlanWorkflowState,
+} from '../../workflows/payment-plan-contract';
 import { apiClient, createTestAccount, eventsOf, startTestApp, type ApiClient, type TestApp } from './harness';
 import { createEnvWorker, createTimeSkippingEnv } from './temporal';
 
@@ -60,17 +64,23 @@ export async function startPlanWorld(options: { gateway?: PaymentGateway } = {})
 }
 
 export function expectStatus(response: { status: number; body: any }, status: number, what = 'request') {
-  if (response.status !== status) throw new Error(`${what} answered ${response.status}, expected ${status}: ${JSON.stringify(response.body)}`);
+  if (response.status !== status)
+    throw new Error(`${what} answered ${response.status}, expected ${status}: ${JSON.stringify(response.body)}`);
   return response.body;
 }
 
 /** Polls `read` until `done` holds (the workflow reacts asynchronously to timers and signals). */
-export async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 20_000): Promise<T> {
+export async function eventually<T>(
+  read: () => Promise<T>,
+  done: (value: T) => boolean,
+  timeoutMs = 20_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await read();
     if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`condition not met in ${timeoutMs} ms; last value: ${JSON.stringify(value)}`);
+    if (Date.now() > deadline)
+      throw new Error(`condition not met in ${timeoutMs} ms; last value: ${JSON.stringify(value)}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
@@ -95,7 +105,9 @@ export async function createTerminal(api: ApiClient, label = 'Front desk') {
 }
 
 export async function workflowState(env: TestWorkflowEnvironment, planId: string): Promise<PaymentPlanWorkflowState> {
-  return env.client.workflow.getHandle(paymentPlanWorkflowId(planId)).query<PaymentPlanWorkflowState>(PAYMENT_PLAN_STATE_QUERY);
+  return env.client.workflow
+    .getHandle(paymentPlanWorkflowId(planId))
+    .query<PaymentPlanWorkflowState>(PAYMENT_PLAN_STATE_QUERY);
 }
 
 /** payment_plan.* event types of one plan, oldest first. */

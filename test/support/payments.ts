@@ -21,13 +21,23 @@ export const TEST_ROUTING_NUMBER = '110000000';
 const FUTURE_YEAR = new Date().getUTCFullYear() + 3;
 
 export function cardBody(number: string, extra: Record<string, unknown> = {}) {
-  return { type: 'card', card: { number, exp_month: 12, exp_year: FUTURE_YEAR, cvc: '123' }, billing_details: { name: 'Ada Lovelace' }, ...extra };
+  return {
+    type: 'card',
+    card: { number, exp_month: 12, exp_year: FUTURE_YEAR, cvc: '123' },
+    billing_details: { name: 'Ada Lovelace' },
+    ...extra,
+  };
 }
 
 export function bankBody(accountNumber: string, extra: Record<string, unknown> = {}) {
   return {
     type: 'us_bank_account',
-    us_bank_account: { account_number: accountNumber, routing_number: TEST_ROUTING_NUMBER, account_holder_type: 'individual', account_type: 'checking' },
+    us_bank_account: {
+      account_number: accountNumber,
+      routing_number: TEST_ROUTING_NUMBER,
+      account_holder_type: 'individual',
+      account_type: 'checking',
+    },
     billing_details: { name: 'Ada Lovelace' },
     ...extra,
   };
@@ -64,7 +74,10 @@ export function simpleInvoice(api: ApiClient, customer: string, amount = 2500, e
 }
 
 export async function createTaxRate(api: ApiClient, percentage: number, inclusive: boolean) {
-  return expectCreated(await api.post('/taxRates', { display_name: `Tax ${percentage}%`, percentage, inclusive }), 'POST /taxRates');
+  return expectCreated(
+    await api.post('/taxRates', { display_name: `Tax ${percentage}%`, percentage, inclusive }),
+    'POST /taxRates',
+  );
 }
 
 /** Charges the simulated gateway has made (its own ledger) for the account. */

@@ -58,12 +58,16 @@ async function waitForPollers(client: Client, taskQueue: string, count: number, 
       taskQueueType: proto.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY,
     });
     if ((described.pollers?.length ?? 0) >= count) return;
-    if (Date.now() > deadline) throw new Error(`${described.pollers?.length ?? 0} of ${count} workers poll ${taskQueue} after ${timeoutMs} ms`);
+    if (Date.now() > deadline)
+      throw new Error(`${described.pollers?.length ?? 0} of ${count} workers poll ${taskQueue} after ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
 }
 
-export async function startServerStack(options: { apiProcesses: number; workerProcesses: number }): Promise<ServerStack> {
+export async function startServerStack(options: {
+  apiProcesses: number;
+  workerProcesses: number;
+}): Promise<ServerStack> {
   const suffix = crypto.randomBytes(4).toString('hex');
   // Outside the suite's run folder (removed at its end), so that a failed run leaves its log to read.
   const logDir = path.join(os.tmpdir(), 'billing-server-engine');
@@ -95,7 +99,9 @@ export async function startServerStack(options: { apiProcesses: number; workerPr
     LOG_LEVEL: 'warn',
   };
   const api = spawnService('api.ts', env, ['ignore', out, out]);
-  const workers = Array.from({ length: options.workerProcesses }, () => spawnService('worker.ts', env, ['ignore', out, out]));
+  const workers = Array.from({ length: options.workerProcesses }, () =>
+    spawnService('worker.ts', env, ['ignore', out, out]),
+  );
   const connection = await Connection.connect({ address: temporalServer.address });
   const temporal = temporalClient(connection, 'default');
   const prisma = createPrisma(databaseUrl, 5);
@@ -106,7 +112,8 @@ export async function startServerStack(options: { apiProcesses: number; workerPr
     await temporalServer.stop();
   };
   try {
-    if (!(await waitForHealth(`http://127.0.0.1:${port}/health`, 120_000))) throw new Error(`the API did not answer (log: ${logFile})`);
+    if (!(await waitForHealth(`http://127.0.0.1:${port}/health`, 120_000)))
+      throw new Error(`the API did not answer (log: ${logFile})`);
     await waitForPollers(temporal, 'billing', options.workerProcesses, 120_000);
   } catch (error) {
     await stop();

@@ -26,7 +26,9 @@ export const operation: fc.Arbitrary<Operation> = fc.oneof(
   fc.constant({ kind: 'pause' as const }),
   fc.constant({ kind: 'resume' as const }),
   fc.constant({ kind: 'cancel_now' as const }),
-  fc.constantFrom('delete' as const, 'patch' as const).map((spelling) => ({ kind: 'cancel_at_period_end' as const, spelling })),
+  fc
+    .constantFrom('delete' as const, 'patch' as const)
+    .map((spelling) => ({ kind: 'cancel_at_period_end' as const, spelling })),
   fc.constant({ kind: 'withdraw_period_end_cancel' as const }),
   fc.integer({ min: 1, max: 9 }).map((quantity) => ({ kind: 'quantity' as const, quantity })),
   fc.constantFrom(0 as const, 1 as const).map((price) => ({ kind: 'add_item' as const, price })),
@@ -52,7 +54,9 @@ function send(api: ApiClient, extraPrices: string[], id: string, itemId: string,
     case 'cancel_now':
       return api.delete(`/subscriptions/${id}`);
     case 'cancel_at_period_end':
-      return op.spelling === 'delete' ? api.delete(`/subscriptions/${id}?at_period_end=true`) : api.patch(`/subscriptions/${id}`, { cancel_at_period_end: true });
+      return op.spelling === 'delete'
+        ? api.delete(`/subscriptions/${id}?at_period_end=true`)
+        : api.patch(`/subscriptions/${id}`, { cancel_at_period_end: true });
     case 'withdraw_period_end_cancel':
       return api.patch(`/subscriptions/${id}`, { cancel_at_period_end: false });
     case 'quantity':
@@ -63,7 +67,12 @@ function send(api: ApiClient, extraPrices: string[], id: string, itemId: string,
 }
 
 /** What a reader compares: the fields any of the operations can move. */
-function shape(object: { status: string; cancel_at_period_end: boolean; cancel_at: number | null; items: { data: { price: { id: string }; quantity: number }[] } }) {
+function shape(object: {
+  status: string;
+  cancel_at_period_end: boolean;
+  cancel_at: number | null;
+  items: { data: { price: { id: string }; quantity: number }[] };
+}) {
   return {
     status: object.status,
     cancel_at_period_end: object.cancel_at_period_end,
@@ -73,11 +82,17 @@ function shape(object: { status: string; cancel_at_period_end: boolean; cancel_a
 }
 
 async function subscriptionEventsOf(target: BurstTarget, id: string) {
-  return (await eventsOf(target.prisma, target.accountId)).filter((event) => event.type.startsWith('subscription.') && (event.data as { id?: string }).id === id);
+  return (await eventsOf(target.prisma, target.accountId)).filter(
+    (event) => event.type.startsWith('subscription.') && (event.data as { id?: string }).id === id,
+  );
 }
 
 /** Sends `operations` at once to the subscription `created` (as POST answered it) and checks what every reader shows afterwards. */
-export async function burst(target: BurstTarget, created: { id: string; updated_ms: number; items: { data: { id: string }[] } }, operations: Operation[]): Promise<void> {
+export async function burst(
+  target: BurstTarget,
+  created: { id: string; updated_ms: number; items: { data: { id: string }[] } },
+  operations: Operation[],
+): Promise<void> {
   const { api, prisma } = target;
   const id = created.id;
   const itemId = created.items.data[0]!.id;
@@ -114,7 +129,9 @@ export async function burst(target: BurstTarget, created: { id: string; updated_
     // Ended: the workflow completed, with exactly one subscription.canceled.
     expect(state).toBeNull();
     expect(events.filter((event) => event.type === 'subscription.canceled')).toHaveLength(1);
-    expect((await target.temporal.workflow.getHandle(subscriptionWorkflowId(id)).describe()).status.name).toBe('COMPLETED');
+    expect((await target.temporal.workflow.getHandle(subscriptionWorkflowId(id)).describe()).status.name).toBe(
+      'COMPLETED',
+    );
   } else {
     // Running: the workflow's own state says the same.
     const view = state ?? (await target.temporal.workflow.getHandle(subscriptionWorkflowId(id)).query(stateQuery));

@@ -44,12 +44,19 @@ export interface SubscriptionWorld {
   close(): Promise<void>;
 }
 
-export async function startSubscriptionWorld(options: { worker?: boolean; gateway?: PaymentGateway } = {}): Promise<SubscriptionWorld> {
+export async function startSubscriptionWorld(
+  options: { worker?: boolean; gateway?: PaymentGateway } = {},
+): Promise<SubscriptionWorld> {
   quietRuntime();
   const env = await createTimeSkippingEnv();
   const taskQueue = `subscriptions-${crypto.randomUUID()}`;
   // New subscriptions are dated by the environment's clock, which env.sleep moves ahead of the wall clock.
-  const app = await startTestApp({ temporal: env.client, taskQueue, gateway: options.gateway, temporalNow: () => env.currentTimeMs() });
+  const app = await startTestApp({
+    temporal: env.client,
+    taskQueue,
+    gateway: options.gateway,
+    temporalNow: () => env.currentTimeMs(),
+  });
   const account = await createTestAccount(app.prisma, { name: 'Subscriptions Co' });
   let running: Promise<void> | null = null;
   const world: SubscriptionWorld = {
@@ -83,7 +90,8 @@ export async function startSubscriptionWorld(options: { worker?: boolean; gatewa
 }
 
 export function expectStatus(response: { status: number; body: any }, status: number, what = 'request') {
-  if (response.status !== status) throw new Error(`${what} answered ${response.status}, expected ${status}: ${JSON.stringify(response.body)}`);
+  if (response.status !== status)
+    throw new Error(`${what} answered ${response.status}, expected ${status}: ${JSON.stringify(response.body)}`);
   return response.body;
 }
 
@@ -92,7 +100,13 @@ let productCounter = 0;
 /** A product whose first price is recurring (month x1 unless given); answers the price id. */
 export async function recurringPrice(
   api: ApiClient,
-  options: { unitAmount?: number; interval?: 'day' | 'week' | 'month' | 'year'; intervalCount?: number; currency?: string; taxBehavior?: 'inclusive' | 'exclusive' } = {},
+  options: {
+    unitAmount?: number;
+    interval?: 'day' | 'week' | 'month' | 'year';
+    intervalCount?: number;
+    currency?: string;
+    taxBehavior?: 'inclusive' | 'exclusive';
+  } = {},
 ): Promise<string> {
   productCounter += 1;
   const product = expectStatus(
@@ -132,7 +146,11 @@ export function subscriptionState(world: SubscriptionWorld, subscriptionId: stri
  * task waits on its start delay (the API created it with nothing due before then) as it is: both
  * answer null, having no state to query.
  */
-export async function settled(world: SubscriptionWorld, subscriptionId: string, timeoutMs = 30_000): Promise<SubscriptionStateView | null> {
+export async function settled(
+  world: SubscriptionWorld,
+  subscriptionId: string,
+  timeoutMs = 30_000,
+): Promise<SubscriptionStateView | null> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const description = await workflowHandle(world, subscriptionId).describe();
@@ -142,7 +160,8 @@ export async function settled(world: SubscriptionWorld, subscriptionId: string, 
     } else {
       const now = await world.env.currentTimeMs();
       // Only its start event: the first task waits for its time (a query now would fail).
-      if (description.historyLength <= 1 && description.executionTime && description.executionTime.getTime() > now) return null;
+      if (description.historyLength <= 1 && description.executionTime && description.executionTime.getTime() > now)
+        return null;
       const state = await subscriptionState(world, subscriptionId).catch(() => null);
       if (state && state.settled && !state.busy && (state.nextAction === null || state.nextAction.at > now)) {
         const row = await world.app.prisma.subscription.findUnique({ where: { id: subscriptionId } });
@@ -166,11 +185,19 @@ export async function advanceBy(world: SubscriptionWorld, subscriptionId: string
 }
 
 export async function invoicesOf(world: SubscriptionWorld, subscriptionId: string) {
-  return world.app.prisma.invoice.findMany({ where: { subscriptionId }, orderBy: { periodStart: 'asc' }, include: { lines: true } });
+  return world.app.prisma.invoice.findMany({
+    where: { subscriptionId },
+    orderBy: { periodStart: 'asc' },
+    include: { lines: true },
+  });
 }
 
 /** The subscription's own events and those of its invoices, oldest first, as [type, data]. */
-export async function subscriptionEvents(world: SubscriptionWorld, subscriptionId: string, accountId = world.accountId) {
+export async function subscriptionEvents(
+  world: SubscriptionWorld,
+  subscriptionId: string,
+  accountId = world.accountId,
+) {
   const events = await world.app.prisma.event.findMany({ where: { accountId }, orderBy: { seq: 'asc' } });
   return events.filter((event) => {
     const data = event.data as { id?: string; subscription?: string };
@@ -188,16 +215,24 @@ export function recordHistories(world: SubscriptionWorld, subscriptionId: string
 }
 
 /** recordHistories of any workflow (deliveries too). */
-export async function recordWorkflowHistories(client: TestWorkflowEnvironment['client'], workflowId: string, name: string): Promise<void> {
+export async function recordWorkflowHistories(
+  client: TestWorkflowEnvironment['client'],
+  workflowId: string,
+  name: string,
+): Promise<void> {
   const file = path.join(HISTORIES_DIR, `${name}.json`);
   if (fs.existsSync(file) && process.env.UPDATE_HISTORIES !== '1') return;
   const current = await client.workflow.getHandle(workflowId).fetchHistory();
   const runs: { workflowId: string; history: unknown }[] = [];
-  let runId: string | undefined = current.events?.[0]?.workflowExecutionStartedEventAttributes?.firstExecutionRunId ?? undefined;
+  let runId: string | undefined =
+    current.events?.[0]?.workflowExecutionStartedEventAttributes?.firstExecutionRunId ?? undefined;
   while (runId) {
     const history = await client.workflow.getHandle(workflowId, runId).fetchHistory();
     // protobufjs's object form (enum names, int64 and bytes as strings), read back with History.fromObject.
-    runs.push({ workflowId, history: History.toObject(History.fromObject(history), { longs: String, enums: String, bytes: String }) });
+    runs.push({
+      workflowId,
+      history: History.toObject(History.fromObject(history), { longs: String, enums: String, bytes: String }),
+    });
     const last = history.events?.at(-1);
     runId = last?.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId ?? undefined;
   }
@@ -207,14 +242,25 @@ export async function recordWorkflowHistories(client: TestWorkflowEnvironment['c
   fs.renameSync(temporary, file);
 }
 
-export function readHistories(): { name: string; workflowId: string; history: ReturnType<typeof History.fromObject> }[] {
+export function readHistories(): {
+  name: string;
+  workflowId: string;
+  history: ReturnType<typeof History.fromObject>;
+}[] {
   if (!fs.existsSync(HISTORIES_DIR)) return [];
   return fs
     .readdirSync(HISTORIES_DIR)
     .filter((file) => file.endsWith('.json'))
     .sort()
     .flatMap((file) => {
-      const { name, runs } = JSON.parse(fs.readFileSync(path.join(HISTORIES_DIR, file), 'utf8')) as { name: string; runs: { workflowId: string; history: unknown }[] };
-      return runs.map((run, index) => ({ name: `${name}#${index + 1}`, workflowId: run.workflowId, history: History.fromObject(run.history as object) }));
+      const { name, runs } = JSON.parse(fs.readFileSync(path.join(HISTORIES_DIR, file), 'utf8')) as {
+        name: string;
+        runs: { workflowId: string; history: unknown }[];
+      };
+      return runs.map((run, index) => ({
+        name: `${name}#${index + 1}`,
+        workflowId: run.workflowId,
+        history: History.fromObject(run.history as object),
+      }));
     });
 }

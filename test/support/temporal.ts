@@ -37,7 +37,8 @@ async function startingAgain<T>(start: () => Promise<T>, attempts = 3): Promise<
     try {
       return await start();
     } catch (error) {
-      if (attempt >= attempts || !String((error as Error)?.message).includes('Failed to start ephemeral server')) throw error;
+      if (attempt >= attempts || !String((error as Error)?.message).includes('Failed to start ephemeral server'))
+        throw error;
     }
   }
 }
@@ -56,7 +57,12 @@ export function createLocalEnv(): Promise<TestWorkflowEnvironment> {
 }
 
 /** A worker on a test environment running the project's workflows (prebuilt bundle) and activities. */
-export function createEnvWorker(env: TestWorkflowEnvironment, prisma: Db, taskQueue: string, activities?: object): Promise<Worker> {
+export function createEnvWorker(
+  env: TestWorkflowEnvironment,
+  prisma: Db,
+  taskQueue: string,
+  activities?: object,
+): Promise<Worker> {
   return Worker.create({
     connection: env.nativeConnection,
     namespace: env.namespace ?? 'default',

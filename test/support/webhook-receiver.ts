@@ -26,12 +26,17 @@ export interface WebhookReceiver {
   /** Changes the answer for the requests to come. */
   reply(responder: Responder): void;
   /** Resolves once `count` requests (matching `filter`) have arrived. */
-  waitFor(count: number, options?: { timeoutMs?: number; filter?: (request: ReceivedWebhook) => boolean }): Promise<ReceivedWebhook[]>;
+  waitFor(
+    count: number,
+    options?: { timeoutMs?: number; filter?: (request: ReceivedWebhook) => boolean },
+  ): Promise<ReceivedWebhook[]>;
   close(): Promise<void>;
 }
 
 /** A real HTTP receiver on 127.0.0.1 (an ephemeral port unless `port` is given). */
-export async function startWebhookReceiver(options: { port?: number; reply?: Responder } = {}): Promise<WebhookReceiver> {
+export async function startWebhookReceiver(
+  options: { port?: number; reply?: Responder } = {},
+): Promise<WebhookReceiver> {
   const received: ReceivedWebhook[] = [];
   let responder = asFunction(options.reply ?? 200);
   const waiters = new Set<() => void>();
@@ -82,7 +87,11 @@ export async function startWebhookReceiver(options: { port?: number; reply?: Res
         };
         const timer = setTimeout(() => {
           waiters.delete(check);
-          reject(new Error(`expected ${count} webhook requests within ${timeoutMs} ms, got ${received.filter(filter).length}`));
+          reject(
+            new Error(
+              `expected ${count} webhook requests within ${timeoutMs} ms, got ${received.filter(filter).length}`,
+            ),
+          );
         }, timeoutMs);
         if (!check()) waiters.add(check);
       });

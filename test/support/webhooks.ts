@@ -21,7 +21,12 @@ export async function accountWithDestination(prisma: Db, url: string) {
 }
 
 /** Writes one event the way every service does: in a transaction, through recordEvent. */
-export function writeEvent(prisma: Db, accountId: string, type = 'customer.created', data: object = { id: 'cus_test', name: 'Ada' }) {
+export function writeEvent(
+  prisma: Db,
+  accountId: string,
+  type = 'customer.created',
+  data: object = { id: 'cus_test', name: 'Ada' },
+) {
   return prisma.$transaction((tx) => recordEvent(tx, accountId, type, data));
 }
 
@@ -33,7 +38,15 @@ export function manualRelay(
   accountIds: () => readonly string[],
   options: Pick<RelayOptions, 'temporalNow' | 'metricMeter' | 'httpTimeoutMs' | 'firstAttemptWaitMs'> = {},
 ): Relay {
-  return startRelay({ prisma, databaseUrl: process.env.DATABASE_URL!, temporal, taskQueue, accountIds, background: false, ...options });
+  return startRelay({
+    prisma,
+    databaseUrl: process.env.DATABASE_URL!,
+    temporal,
+    taskQueue,
+    accountIds,
+    background: false,
+    ...options,
+  });
 }
 
 export function deliveryHandle(temporal: Client, eventId: string, destinationId: string) {
@@ -43,15 +56,28 @@ export function deliveryHandle(temporal: Client, eventId: string, destinationId:
 /** The delivery's workflow once it exists: the relay sends attempt 1, then starts it with the result. */
 export async function startedDelivery(temporal: Client, eventId: string, destinationId: string) {
   const handle = deliveryHandle(temporal, eventId, destinationId);
-  await waitUntil(() => handle.describe().then(() => true, () => false));
+  await waitUntil(() =>
+    handle.describe().then(
+      () => true,
+      () => false,
+    ),
+  );
   return handle;
 }
 
-export function queryDeliveryState(temporal: Client, eventId: string, destinationId: string): Promise<WebhookDeliveryState> {
+export function queryDeliveryState(
+  temporal: Client,
+  eventId: string,
+  destinationId: string,
+): Promise<WebhookDeliveryState> {
   return deliveryHandle(temporal, eventId, destinationId).query(webhookStateQuery);
 }
 
-export async function waitUntil<T>(probe: () => Promise<T | undefined | null | false>, timeoutMs = 20_000, everyMs = 100): Promise<T> {
+export async function waitUntil<T>(
+  probe: () => Promise<T | undefined | null | false>,
+  timeoutMs = 20_000,
+  everyMs = 100,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
@@ -60,7 +86,6 @@ export async function waitUntil<T>(probe: () => Promise<T | undefined | null | f
     await new Promise((resolve) => setTimeout(resolve, everyMs));
   }
 }
-
 
 export interface WebhookStack {
   app: TestApp;
@@ -79,7 +104,13 @@ export async function startWebhookStack(taskQueue: string): Promise<WebhookStack
   const app = await startTestApp();
   const worker = await startTestWorker(app.prisma, taskQueue);
   const accounts: string[] = [];
-  const relay = startRelay({ prisma: app.prisma, databaseUrl: process.env.DATABASE_URL!, temporal: app.temporal, taskQueue, accountIds: () => accounts });
+  const relay = startRelay({
+    prisma: app.prisma,
+    databaseUrl: process.env.DATABASE_URL!,
+    temporal: app.temporal,
+    taskQueue,
+    accountIds: () => accounts,
+  });
   const receiver = await startWebhookReceiver();
   return {
     app,
