@@ -1,7 +1,10 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { chromium } from 'playwright-core';
+import { ApplicationFailure } from '@temporalio/common';
+import { WorkflowUpdateFailedError } from '@temporalio/client';
+import { chromium, type Page } from 'playwright-core';
+import { REQUEST_REFUSED_FAILURE } from '../workflows/payment-plan-contract';
 import { customerEmailFilter, customerEmailHash } from '../src/temporal/email-hash';
 import { BILLING_CUSTOMER_EMAIL, BILLING_CUSTOMER_EMAIL_HASH, BILLING_STATUS } from '../src/temporal/search-attributes';
 import { PAYMENT_PLAN_STATE_QUERY, type PaymentPlanWorkflowState } from '../workflows/payment-plan-contract';
@@ -39,6 +42,39 @@ import { waitUntil } from './support/webhooks';
  */
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 let app: TestApp;
+
+/**
+ * A screenshot of a workflow's history page in the suite's Web UI (test-output/<file>), once `ready`
+ * has found what the page must show; skipped with a warning without Chromium or a Web UI.
+ */
+async function screenshotWorkflowPage(
+  workflowId: string,
+  runId: string,
+  file: string,
+  ready: (page: Page) => Promise<void>,
+): Promise<void> {
+  if (!fs.existsSync(CHROMIUM) || !process.env.TEMPORAL_UI_URL) {
+    console.warn(`no Chromium at ${CHROMIUM} or no Web UI: the Web UI screenshot ${file} is skipped`);
+    return;
+  }
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
+  });
+  try {
+    const page = await browser.newPage({ viewport: { width: 1400, height: 1100 } });
+    await page.goto(
+      `${process.env.TEMPORAL_UI_URL}/namespaces/default/workflows/${encodeURIComponent(workflowId)}/${runId}/history`,
+    );
+    await ready(page);
+    const output = path.join(__dirname, '..', 'test-output');
+    fs.mkdirSync(output, { recursive: true });
+    await page.screenshot({ path: path.join(output, file) });
+    console.log(`screenshot of ${workflowId} in the Web UI: ${path.join(output, file)}`);
+  } finally {
+    await browser.close();
+  }
+}
 let worker: Awaited<ReturnType<typeof startTestWorker>>;
 let api: ApiClient;
 
@@ -147,19 +183,7 @@ it('a subscription workflow carries its summary, details and the customer email,
   });
   expect(state.billingStatus).toBe('active');
 
-  if (!fs.existsSync(CHROMIUM) || !process.env.TEMPORAL_UI_URL) {
-    console.warn(`no Chromium at ${CHROMIUM} or no Web UI: the Web UI screenshot is skipped`);
-    return;
-  }
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
-  });
-  try {
-    const page = await browser.newPage({ viewport: { width: 1400, height: 1100 } });
-    await page.goto(
-      `${process.env.TEMPORAL_UI_URL}/namespaces/default/workflows/${encodeURIComponent(workflowId)}/${description.runId}/history`,
-    );
+  await screenshotWorkflowPage(workflowId, description.runId, 'workflow.png', async (page) => {
     // The summary is in the page once the workflow loads; the "User Metadata" panel shows it (its
     // open/closed state varies with the UI's layout), so the check is on the page, then the panel is opened for the picture.
     await page
@@ -178,13 +202,7 @@ it('a subscription workflow carries its summary, details and the customer email,
         .first()
         .click({ timeout: 30_000 })
         .catch(() => undefined);
-    const output = path.join(__dirname, '..', 'test-output');
-    fs.mkdirSync(output, { recursive: true });
-    await page.screenshot({ path: path.join(output, 'workflow.png') });
-    console.log(`screenshot of the subscription's workflow page: ${path.join(output, 'workflow.png')}`);
-  } finally {
-    await browser.close();
-  }
+  });
 }, 180_000);
 
 it('a payment plan workflow carries its summary and the customer email; its deposit charge and next installment read in its history', async () => {
@@ -241,6 +259,65 @@ it('a payment plan workflow carries its summary and the customer email; its depo
   expect(state.times).toEqual({ nextWakeAt: installments[1]!.dueAt.toISOString() });
   expect((await handle.describe()).typedSearchAttributes.get(BILLING_STATUS)).toBe('active');
 });
+
+/**
+ * What an operator sees of things that went wrong (docs/operations.md, "The Web UI"): a declined charge
+ * says FAILED with its code, amount, card and invoice in its result and in the wait that follows it, and
+ * a request the workflow refuses fails its update (the Web UI draws it failed, with the refusal's
+ * message). Screenshots: test-output/workflow-failed-charge.png and workflow-refused-update.png.
+ */
+it('a declined charge reads FAILED and a refused request fails its update, in the history and the Web UI', async () => {
+  const customer = expectStatus(await api.post('/customers', { name: 'Hopper', email: 'hopper@example.com' }), 201);
+  const card = await addPaymentMethod(api, customer.id, cardBody(CARDS.declined));
+  const plan = expectStatus(
+    await api.post('/payment-plans', {
+      customer: customer.id,
+      total_amount: 30000,
+      currency: 'USD',
+      installments_count: 3,
+      interval: 'month',
+      payment_method: card.id,
+    }),
+    201,
+  );
+  const handle = app.temporal.workflow.getHandle(`payment-plan:${plan.id}`);
+  const view = await waitUntil(
+    async () => {
+      const read = await historyView(handle);
+      return read.timers.length > 0 ? read : undefined;
+    },
+    60_000,
+    250,
+  );
+  const charge = view.activities.find((activity) => activity.type === 'chargePaymentPlanInstallment')!;
+  const result = charge.result as { outcome: string; charge: { description: string } };
+  expect(result.outcome).toBe('failed');
+  expect(result.charge.description).toMatch(/^FAILED \(card_declined\): \$100\.00 on visa \*{4}0002/);
+
+  const refused = await handle.executeUpdate('resolveDeposit', { args: [{}] }).catch((thrown: unknown) => thrown);
+  expect(refused).toBeInstanceOf(WorkflowUpdateFailedError);
+  const cause = (refused as WorkflowUpdateFailedError).cause as ApplicationFailure;
+  expect(cause.type).toBe(REQUEST_REFUSED_FAILURE);
+  expect((await handle.describe()).status.name).toBe('RUNNING');
+
+  const { runId } = await handle.describe();
+  await screenshotWorkflowPage(handle.workflowId, runId, 'workflow-failed-charge.png', async (page) => {
+    await page.getByText('charge deposit (installment 1 of 3) attempt 1').first().click({ timeout: 60_000 });
+    await page
+      .getByText(/FAILED \(card_declined\)/)
+      .first()
+      .waitFor({ state: 'attached', timeout: 60_000 });
+  });
+  await screenshotWorkflowPage(handle.workflowId, runId, 'workflow-refused-update.png', async (page) => {
+    // The update's row in the event table: "Outcome Failure" with the refusal's message, drawn in red; opened for the picture.
+    await page.getByText('Outcome Failure').first().waitFor({ state: 'attached', timeout: 60_000 });
+    await page.getByText('Workflow Execution Update Completed').first().click({ timeout: 30_000 });
+    await page
+      .getByText(/no_deposit_attempt/)
+      .first()
+      .waitFor({ state: 'attached', timeout: 60_000 });
+  });
+}, 180_000);
 
 /**
  * Dunning on a time-skipping server: BillingStatus reads past_due while the invoice is retried and
