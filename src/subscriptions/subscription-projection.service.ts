@@ -1,5 +1,14 @@
 import type { Db, Tx } from '../db/prisma';
-import { columnOfField, jsonRecord, queryRows, setFromRecord, type Statement } from '../db/sql';
+import {
+  columnOfField,
+  execute,
+  jsonRecord,
+  queryRows,
+  setFromRecord,
+  statementOf,
+  type AnyTx,
+  type Statement,
+} from '../db/sql';
 import { findPricesForUse } from '../catalog/price.service';
 import type { PriceObject } from '../catalog/price.schemas';
 import type { Subscription, SubscriptionItem } from '../generated/prisma/client';
@@ -101,15 +110,14 @@ export async function persistSubscription(prisma: Db, input: PersistSubscription
  * the row already has and that only the writer of its previous version can know (the API's creation,
  * which adds the first invoice and its period to the version it just wrote).
  */
-export async function projectColumnsInTx(tx: Tx, state: SubscriptionState): Promise<void> {
+export async function projectColumnsInTx(tx: AnyTx, state: SubscriptionState): Promise<void> {
   const set = jsonRecord({ ...rowColumns(state), updatedAt: new Date() });
   // Raw: a third of Prisma's CPU for the same update, on the charged creation's path (docs/performance.md).
-  const updated = await tx.$executeRawUnsafe(
+  const statement = statementOf(
+    'subscription_project',
     `UPDATE subscriptions s ${setFromRecord('subscriptions', Object.keys(set))} WHERE s.id = $2 AND s.workflow_version = $3`,
-    JSON.stringify(set),
-    state.id,
-    state.version - 1,
   );
+  const updated = await execute(tx, statement, [JSON.stringify(set), state.id, state.version - 1]);
   if (updated !== 1)
     throw new Error(`Subscription ${state.id} is not at version ${state.version - 1}; its projection was not written.`);
 }
@@ -232,7 +240,7 @@ export async function insertSubscription(
 
 /** insertSubscription in the caller's transaction, without the workflow's start (the caller records it); with the row written. */
 export async function insertSubscriptionInTx(
-  tx: Tx,
+  tx: AnyTx,
   state: SubscriptionState,
   prices: PriceObject[],
 ): Promise<{ object: SubscriptionObject; row: SubscriptionWithItems; eventId: string } | null> {
@@ -254,7 +262,7 @@ const SET_CREATED_EVENT_INVOICE: Statement = {
  * is still uncommitted, so no receiver sees it without.
  */
 export async function setCreatedEventInvoice(
-  tx: Tx,
+  tx: AnyTx,
   accountId: string,
   eventId: string,
   invoiceId: string,
