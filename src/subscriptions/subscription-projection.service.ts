@@ -14,6 +14,8 @@ import type { PriceObject } from '../catalog/price.schemas';
 import type { Subscription, SubscriptionItem } from '../generated/prisma/client';
 import { ApiError } from '../http/errors';
 import { recordEvent } from '../lib/events';
+import { insertEventsSql, notifyEventsSql } from '../lib/event.records';
+import { insertWorkflowStartsSql } from '../temporal/workflow-start.records';
 import { newId } from '../lib/ids';
 import { currentTime } from '../lib/clock-time';
 import { startColumns, type WorkflowStart } from '../temporal/workflow-starts';
@@ -210,14 +212,11 @@ const INSERT_SUBSCRIPTION: Statement = {
       INSERT INTO subscription_items (${columnList(ITEM_FIELDS)})
       SELECT ${columnList(ITEM_FIELDS)} FROM jsonb_populate_recordset(NULL::subscription_items, $5::jsonb) WHERE EXISTS (SELECT FROM sub)
     ), event AS (
-      INSERT INTO events (id, account_id, type, data, created_at)
-      SELECT $6, $2, 'subscription.created', jsonb_set($7::jsonb, '{updated_ms}', to_jsonb(sub.updated_ms)), $8::timestamptz FROM sub
-      RETURNING id
+      ${insertEventsSql(`SELECT $6, $2, 'subscription.created', jsonb_set($7::jsonb, '{updated_ms}', to_jsonb(sub.updated_ms)), $8::timestamptz FROM sub`)}
     ), start AS (
-      INSERT INTO workflow_starts (workflow_id, account_id, workflow_type, task_queue, args, options)
-      SELECT $9, $2, $10, $11, $12::jsonb, $13::jsonb FROM sub WHERE $9::text IS NOT NULL
+      ${insertWorkflowStartsSql('SELECT $9, $2, $10, $11, $12::jsonb, $13::jsonb FROM sub WHERE $9::text IS NOT NULL')}
     )
-    SELECT sub.updated_ms::text AS "updatedMs", (SELECT count(*) FROM event, LATERAL pg_notify('billing_events', event.id))::int AS notified FROM sub`,
+    SELECT sub.updated_ms::text AS "updatedMs", ${notifyEventsSql('event')} AS notified FROM sub`,
 };
 
 /**
@@ -287,13 +286,11 @@ const RECORD_FIRST_PERIOD: Statement = {
       WHERE s.id = $2 AND s.account_id = $3 AND s.workflow_version = $4
       RETURNING s.updated_ms
     ), event AS (
-      INSERT INTO events (id, account_id, type, data, created_at)
-      SELECT $5, $3, 'subscription.updated', jsonb_set($6::jsonb, '{updated_ms}', to_jsonb(sub.updated_ms)), $7::timestamptz FROM sub
-      RETURNING id
+      ${insertEventsSql(`SELECT $5, $3, 'subscription.updated', jsonb_set($6::jsonb, '{updated_ms}', to_jsonb(sub.updated_ms)), $7::timestamptz FROM sub`)}
     ), start AS (
       UPDATE workflow_starts SET args = $8::jsonb WHERE workflow_id = $9 AND EXISTS (SELECT FROM sub)
     )
-    SELECT sub.updated_ms::text AS "updatedMs", (SELECT count(*) FROM event, LATERAL pg_notify('billing_events', event.id))::int AS notified FROM sub`,
+    SELECT sub.updated_ms::text AS "updatedMs", ${notifyEventsSql('event')} AS notified FROM sub`,
 };
 
 /**
