@@ -1,6 +1,6 @@
 import type { Prisma, Price } from '../generated/prisma/client';
 import type { Db, Tx } from '../db/prisma';
-import { queryRows, type Statement } from '../db/sql';
+import { queryRows, type Statement, type AnyTx } from '../db/sql';
 import { badRequest, conflict } from '../http/errors';
 import { pageEnvelope, pageWindow, type Page } from '../http/pagination';
 import { recordEvent } from '../lib/events';
@@ -17,6 +17,7 @@ import {
   findPriceRow,
   lockPrice,
   lockProduct,
+  setPriceBilled,
   subscriptionItemCount,
   unpaidInvoiceLineCount,
   toPriceObject,
@@ -67,7 +68,7 @@ export async function findPrice(db: Db | Tx, accountId: string, id: string): Pro
  * given, locked FOR SHARE until the caller's transaction ends so that a concurrent DELETE /prices
  * cannot remove them between the check and the insert. 404 names the first unknown id.
  */
-export async function findPricesForUse(tx: Tx, accountId: string, ids: string[]): Promise<PriceObject[]> {
+export async function findPricesForUse(tx: AnyTx, accountId: string, ids: string[]): Promise<PriceObject[]> {
   const prices: PriceObject[] = [];
   for (const id of ids) prices.push(toPriceObject(await lockPrice(tx, accountId, id, 'share')));
   return prices;
@@ -83,7 +84,7 @@ const PRICES_BILLED_AT: Statement = {
  * transaction that bills the prices. Prices already billed are left alone; each price that changes
  * gets a `price.updated` event. Unknown ids (or another account's) are a 404. Returns the ids changed.
  */
-export async function markPricesBilled(tx: Tx, accountId: string, priceIds: string[]): Promise<string[]> {
+export async function markPricesBilled(tx: AnyTx, accountId: string, priceIds: string[]): Promise<string[]> {
   const changed: string[] = [];
   const ids = [...new Set(priceIds)];
   // Most payments bill prices billed long ago: those are read, not locked, so concurrent payments of
@@ -94,8 +95,7 @@ export async function markPricesBilled(tx: Tx, accountId: string, priceIds: stri
   for (const id of ids.filter((candidate) => !billedAlready.has(candidate)).sort()) {
     const price = await lockPrice(tx, accountId, id, 'update');
     if (price.billedAt) continue;
-    const now = new Date();
-    const billed = await tx.price.update({ where: { id: price.id }, data: { billedAt: now, updatedAt: now } });
+    const billed = await setPriceBilled(tx, accountId, price.id, new Date());
     await recordEvent(tx, accountId, 'price.updated', toPriceObject(billed));
     changed.push(id);
   }

@@ -1,13 +1,22 @@
 import { PRICE_TYPES, TAX_BEHAVIORS } from './price.schemas';
 import { columnValue } from '../lib/columns';
-import type { Price, Product } from '../generated/prisma/client';
+import { Prisma, type Price, type Product, type TaxRate } from '../generated/prisma/client';
 import type { Db, Tx } from '../db/prisma';
 import { notFound } from '../http/errors';
 import { toUnixSeconds } from '../lib/time';
 import type { PriceObject } from './price.schemas';
 import type { ProductObject } from './product.schemas';
 import { updatedMsOf } from '../lib/object-version';
-import { dateOf, dateOrNull, queryRows, type RowColumns, type Statement } from '../db/sql';
+import {
+  modelColumns,
+  modelOfRow,
+  queryRows,
+  selectList,
+  type AnyTx,
+  type Queryable,
+  type RowColumns,
+  type Statement,
+} from '../db/sql';
 
 /** Rows and API shapes shared by the product and price services (kept apart to avoid an import cycle). */
 
@@ -50,20 +59,29 @@ export function toPriceObject(price: Price): PriceObject {
   };
 }
 
-/** The columns of a prices row `p` in Prisma's shape, for statements outside Prisma (priceOfRow reads them). */
-export const PRICE_COLUMNS = `p.id, p.account_id AS "accountId", p.product_id AS "productId", p.currency, p.unit_amount AS "unitAmount",
-    p.type, p.recurring_interval AS "recurringInterval", p.recurring_interval_count AS "recurringIntervalCount",
-    p.tax_behavior AS "taxBehavior", p.description, p.billed_at AS "billedAt", p.created_at AS "createdAt",
-    p.updated_at AS "updatedAt", p.updated_ms AS "updatedMs"`;
+/** A prices row's columns in Prisma's shape (its ScalarFieldEnum: none missed), for statements outside Prisma. */
+const PRICE_MODEL = modelColumns<Price>(Prisma.PriceScalarFieldEnum, {
+  bigint: ['updatedMs'],
+  date: ['createdAt'],
+  'date?': ['billedAt', 'updatedAt'],
+});
+/** The select list of a prices row `p` (priceOfRow reads it). */
+export const PRICE_COLUMNS = selectList(PRICE_MODEL, 'p');
 
-export function priceOfRow(row: RowColumns<Price>): Price {
-  return {
-    ...row,
-    billedAt: dateOrNull(row.billedAt),
-    createdAt: dateOf(row.createdAt),
-    updatedAt: dateOrNull(row.updatedAt),
-    updatedMs: BigInt(row.updatedMs),
-  };
+export function priceOfRow(row: RowColumns<Price> | Record<string, unknown>): Price {
+  return modelOfRow(PRICE_MODEL, row as Record<string, unknown>);
+}
+
+const TAX_RATE_MODEL = modelColumns<TaxRate>(Prisma.TaxRateScalarFieldEnum, {
+  bigint: ['updatedMs'],
+  date: ['createdAt'],
+  'date?': ['updatedAt'],
+});
+/** The select list of a tax_rates row `t` (taxRateOfRow reads it). */
+export const TAX_RATE_COLUMNS = selectList(TAX_RATE_MODEL, 't');
+
+export function taxRateOfRow(row: RowColumns<TaxRate> | Record<string, unknown>): TaxRate {
+  return modelOfRow(TAX_RATE_MODEL, row as Record<string, unknown>);
 }
 
 const PRICES_BY_ID: Statement = {
@@ -118,11 +136,43 @@ const LOCK_PRICE = {
   },
 } satisfies Record<string, Statement>;
 
-export async function lockPrice(tx: Tx, accountId: string, id: string, mode: 'update' | 'share'): Promise<Price> {
+export async function lockPrice(tx: AnyTx, accountId: string, id: string, mode: 'update' | 'share'): Promise<Price> {
   // The lock and the read in one statement (every invoice line and subscription item takes it).
   const [row] = await queryRows<RowColumns<Price>>(tx, LOCK_PRICE[mode], [id, accountId]);
   if (!row) throw notFound('price', id);
   return priceOfRow(row);
+}
+
+const SET_PRICE_BILLED: Statement = {
+  name: 'price_set_billed',
+  text: `UPDATE prices p SET billed_at = $3, updated_at = $3 WHERE p.id = $1 AND p.account_id = $2 RETURNING ${PRICE_COLUMNS}`,
+};
+
+/** Marks a price the caller has locked billed at `at` (src/catalog/price.service.ts markPricesBilled). */
+export async function setPriceBilled(tx: AnyTx, accountId: string, id: string, at: Date): Promise<Price> {
+  const [row] = await queryRows<RowColumns<Price>>(tx, SET_PRICE_BILLED, [id, accountId, at]);
+  if (!row) throw notFound('price', id);
+  return priceOfRow(row);
+}
+
+const ACTIVE_TAX_RATE_IDS: Statement = {
+  name: 'tax_rates_active_ids',
+  text: 'SELECT id FROM tax_rates WHERE account_id = $1 AND id = ANY($2::text[]) AND active',
+};
+
+/** Which of `ids` are the account's active tax rates. */
+export async function activeTaxRateIds(db: Queryable, accountId: string, ids: string[]): Promise<string[]> {
+  return (await queryRows<{ id: string }>(db, ACTIVE_TAX_RATE_IDS, [accountId, ids])).map((row) => row.id);
+}
+
+const TAX_RATES_BY_ID: Statement = {
+  name: 'tax_rates_by_id',
+  text: `SELECT ${TAX_RATE_COLUMNS} FROM tax_rates t WHERE t.account_id = $1 AND t.id = ANY($2::text[])`,
+};
+
+/** The account's tax rates of `ids`, any order; unknown ids are left out. */
+export async function readTaxRates(db: Queryable, accountId: string, ids: string[]): Promise<TaxRate[]> {
+  return (await queryRows<RowColumns<TaxRate>>(db, TAX_RATES_BY_ID, [accountId, ids])).map(taxRateOfRow);
 }
 
 /**

@@ -14,7 +14,10 @@ import {
   type UpdateTaxRateInput,
 } from './tax-rate.schemas';
 import { updatedMsOf } from '../lib/object-version';
-import { dateOf, dateOrNull, type RowColumns } from '../db/sql';
+import type { Queryable } from '../db/sql';
+import { readTaxRates } from './records';
+// Shared with the subscription module's reads (which import them from here).
+export { TAX_RATE_COLUMNS, taxRateOfRow } from './records';
 
 const PPM_PER_PERCENT = 10_000;
 
@@ -36,20 +39,6 @@ export function toTaxRateObject(rate: TaxRate): TaxRateObject {
   };
 }
 
-/** The columns of a tax_rates row `t` in Prisma's shape, for statements outside Prisma (taxRateOfRow reads them). */
-export const TAX_RATE_COLUMNS = `t.id, t.account_id AS "accountId", t.display_name AS "displayName", t.description,
-    t.rate_ppm AS "ratePpm", t.inclusive, t.active, t.country, t.tax_type AS "taxType", t.created_at AS "createdAt",
-    t.updated_at AS "updatedAt", t.updated_ms AS "updatedMs"`;
-
-export function taxRateOfRow(row: RowColumns<TaxRate>): TaxRate {
-  return {
-    ...row,
-    createdAt: dateOf(row.createdAt),
-    updatedAt: dateOrNull(row.updatedAt),
-    updatedMs: BigInt(row.updatedMs),
-  };
-}
-
 async function findTaxRateRow(db: Db | Tx, accountId: string, id: string): Promise<TaxRate> {
   const rate = await db.taxRate.findFirst({ where: { id, accountId } });
   if (!rate) throw notFound('tax rate', id);
@@ -61,9 +50,9 @@ async function findTaxRateRow(db: Db | Tx, accountId: string, id: string): Promi
  * the caller decides whether an inactive rate may be applied. 404 names the first unknown id. Each
  * object fits computeTax's TaxRateForCalc ({id, percentage, inclusive}).
  */
-export async function findTaxRates(db: Db | Tx, accountId: string, ids: string[]): Promise<TaxRateObject[]> {
+export async function findTaxRates(db: Queryable, accountId: string, ids: string[]): Promise<TaxRateObject[]> {
   if (ids.length === 0) return [];
-  return taxRatesInOrder(await db.taxRate.findMany({ where: { accountId, id: { in: [...new Set(ids)] } } }), ids);
+  return taxRatesInOrder(await readTaxRates(db, accountId, [...new Set(ids)]), ids);
 }
 
 /** findTaxRates on rows already read (the account's, any order, extra ones ignored); the 404 names `param`. */

@@ -14,7 +14,7 @@ import type {
 } from './customer.schemas';
 import { updatedMsOf } from '../lib/object-version';
 import { containsText } from '../db/text-search';
-import { queryRows, type Statement } from '../db/sql';
+import { queryRows, type Statement, type AnyTx, type Queryable } from '../db/sql';
 import { atTime } from '../lib/clock-time';
 import { clockForNewCustomer } from '../test-clocks/test-clock.service';
 
@@ -172,7 +172,12 @@ const LOCK_CUSTOMER: Record<'share' | 'update', Statement> = {
 };
 
 /** findCustomer, locked in the caller's transaction (LOCK_CUSTOMER); 404 for a deleted, unknown or other account's customer. */
-export async function lockCustomer(tx: Tx, accountId: string, id: string, mode: 'share' | 'update'): Promise<Customer> {
+export async function lockCustomer(
+  tx: AnyTx,
+  accountId: string,
+  id: string,
+  mode: 'share' | 'update',
+): Promise<Customer> {
   const [row] = await queryRows<CustomerColumns>(tx, LOCK_CUSTOMER[mode], [id, accountId]);
   if (!row) throw notFound('customer', id);
   return customerOfRow(row);
@@ -184,7 +189,7 @@ const ANY_CUSTOMER_BY_ID: Statement = {
 };
 
 /** The account's customer, deleted or not (an invoice's snapshot of it), or null. */
-export async function readCustomerEvenDeleted(db: Db | Tx, accountId: string, id: string): Promise<Customer | null> {
+export async function readCustomerEvenDeleted(db: Queryable, accountId: string, id: string): Promise<Customer | null> {
   const [row] = await queryRows<CustomerColumns>(db, ANY_CUSTOMER_BY_ID, [id, accountId]);
   return row ? customerOfRow(row) : null;
 }

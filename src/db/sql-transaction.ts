@@ -2,34 +2,75 @@ import type pg from 'pg';
 import type { Db, Tx } from './prisma';
 import { poolOf, transactionOptionsOf } from './prisma';
 import { TransactionExpiredError } from './availability';
+import type { Statement } from './sql';
 
 /**
  * A transaction on a pg client of the pool under Prisma, for the hot write paths (a subscription's
  * creation, a payment's pending and settled steps: docs/performance.md). Prisma's interactive
  * transaction costs its client engine's work per statement (about 0.4 ms of CPU for a raw statement
- * against 0.1 ms prepared) and per BEGIN and COMMIT. The work receives a `Tx` that runs raw SQL
- * (`$executeRaw`, `$queryRaw` and their Unsafe forms, rows as pg reads them) and queryRows' prepared
- * statements on that client; a model call (`tx.invoice.update(...)`) is not served: the transaction
- * rolls back and the same work runs again in Prisma's interactive transaction, so rare branches (a
- * price billed the first time, an invoice with nothing due) keep their Prisma code. The work must
- * therefore be safe to run twice when its first run is rolled back: only database writes, no calls out.
- * Bounded as Prisma's are (maxWait for a connection, timeout for the whole), answering 503
- * database_busy past them (src/db/availability.ts).
+ * against 0.1 ms prepared) and per BEGIN and COMMIT. The work receives a `SqlTx`, which runs the named
+ * statements of the data-access files (`*.records.ts`) on that client and nothing else: it has no
+ * Prisma model, so a model call in the work does not compile. Work that needs a model runs in
+ * Prisma's transaction (runTransaction), chosen by its caller before it starts. Bounded as Prisma's
+ * are (maxWait for a connection, timeout for the whole), answering 503 database_busy past them
+ * (src/db/availability.ts). Nothing but database statements belongs in the work: no calls out while
+ * the transaction holds its locks (docs/architecture.md, "Data access").
  */
 
-/** The work used something only Prisma's transaction client has. */
-class ModelCallInSqlTransaction extends Error {
-  constructor(readonly property: string) {
-    super(`tx.${property} is not served by sqlTransaction; the work runs in Prisma's transaction instead`);
+/** How a SqlTx reaches the database: a pg client (prepared statements) or Prisma's transaction (its raw path). */
+interface Runner {
+  query(statement: Statement, values: unknown[]): Promise<{ rows: unknown[]; rowCount: number }>;
+}
+
+/** One connection that runs named statements only (src/db/sql.ts queryRows takes it): no Prisma model. */
+export class SqlConnection {
+  constructor(private readonly runner: Runner) {}
+
+  /** Runs `statement` on the connection; its rows and how many rows it wrote. */
+  run(statement: Statement, values: unknown[]): Promise<{ rows: unknown[]; rowCount: number }> {
+    return this.runner.query(statement, values);
   }
 }
 
-const clients = new WeakMap<object, SqlTx>();
+/** The transaction sqlTransaction hands its work. */
+export class SqlTx extends SqlConnection {
+  /** Hooks run once the transaction has committed (afterCommit). */
+  readonly committed: (() => void)[] = [];
+}
+
+/**
+ * Runs `work` on one connection of the pool under `prisma`, each statement committed by itself (no
+ * transaction): for session state that must outlive a transaction, such as the webhook relay's
+ * advisory locks, held while it calls out. `finish` runs last on the same connection (releasing that
+ * state); a connection whose `finish` failed is dropped, not reused.
+ */
+export async function withSqlSession<T>(
+  prisma: Db,
+  work: (session: SqlConnection) => Promise<T>,
+  finish: (session: SqlConnection) => Promise<unknown>,
+): Promise<T> {
+  const pool = poolOf(prisma);
+  if (!pool) throw new Error('withSqlSession needs a client made by createPrisma (src/db/prisma.ts).');
+  const client = await pool.connect();
+  const session = new SqlConnection({
+    async query(statement, values) {
+      const result = await client.query({ name: statement.name, text: statement.text, values });
+      return { rows: result.rows, rowCount: result.rowCount ?? 0 };
+    },
+  });
+  let broken: Error | undefined;
+  try {
+    return await work(session);
+  } finally {
+    await finish(session).catch((error: Error) => (broken = error));
+    client.release(broken);
+  }
+}
 
 /**
  * What to do once a transaction has committed (counting money that moved: src/transactions/ledger.ts),
- * per `Tx` of a transaction run by sqlTransaction or runTransaction below. Dropped when it rolls back, so
- * work that sqlTransaction runs again in Prisma's transaction is counted once.
+ * per `Tx` of a transaction run by runTransaction below. Dropped when it rolls back, so work that
+ * Prisma runs again is counted once.
  */
 const commitHooks = new WeakMap<object, (() => void)[]>();
 
@@ -37,8 +78,8 @@ const commitHooks = new WeakMap<object, (() => void)[]>();
  * Runs `hook` once the transaction of `tx` has committed. A `Tx` of a plain `prisma.$transaction` has no
  * hooks: `hook` runs at once (it may then count work that rolls back after it, which only an error does).
  */
-export function afterCommit(tx: Tx, hook: () => void): void {
-  const hooks = commitHooks.get(tx);
+export function afterCommit(tx: Tx | SqlTx, hook: () => void): void {
+  const hooks = tx instanceof SqlTx ? tx.committed : commitHooks.get(tx);
   if (hooks) hooks.push(hook);
   else runHooks([hook]);
 }
@@ -70,57 +111,6 @@ export async function runTransaction<T>(
   return result;
 }
 
-interface SqlTx {
-  client: pg.PoolClient;
-  /** Set once the transaction ran past its timeout: every further statement fails. */
-  expired: boolean;
-  /** Set by a model call: the work runs again in Prisma's transaction, even if it caught the error. */
-  needsPrisma: boolean;
-}
-
-/** The pg client of a `Tx` that sqlTransaction made, for queryRows' prepared statements; undefined otherwise. */
-export function sqlClientOf(tx: unknown): pg.PoolClient | undefined {
-  const state = typeof tx === 'object' && tx !== null ? clients.get(tx) : undefined;
-  if (!state) return undefined;
-  if (state.expired) throw new TransactionExpiredError();
-  return state.client;
-}
-
-/** `strings` and `values` of a tagged template as one statement with $1.. placeholders. */
-function templateText(strings: TemplateStringsArray, values: unknown[]): { text: string; values: unknown[] } {
-  return { text: strings.reduce((text, part, index) => (index === 0 ? part : `${text}$${index}${part}`), ''), values };
-}
-
-function transactionClient(state: SqlTx): Tx {
-  const run = async (text: string, values: unknown[]) => {
-    if (state.expired) throw new TransactionExpiredError();
-    return state.client.query(text, values);
-  };
-  const raw = {
-    $executeRaw: async (strings: TemplateStringsArray, ...values: unknown[]) => {
-      const statement = templateText(strings, values);
-      return (await run(statement.text, statement.values)).rowCount ?? 0;
-    },
-    $executeRawUnsafe: async (text: string, ...values: unknown[]) => (await run(text, values)).rowCount ?? 0,
-    $queryRaw: async (strings: TemplateStringsArray, ...values: unknown[]) => {
-      const statement = templateText(strings, values);
-      return (await run(statement.text, statement.values)).rows;
-    },
-    $queryRawUnsafe: async (text: string, ...values: unknown[]) => (await run(text, values)).rows,
-  };
-  const tx = new Proxy(raw, {
-    get(target, property) {
-      if (typeof property === 'string' && property in target) return target[property as keyof typeof target];
-      // `then`: the Tx is not a promise (await and Promise.resolve look for it).
-      if (property === 'then' || typeof property === 'symbol') return undefined;
-      state.needsPrisma = true;
-      throw new ModelCallInSqlTransaction(property);
-    },
-  }) as unknown as Tx;
-  clients.set(tx, state);
-  return tx;
-}
-
 async function connect(pool: pg.Pool, maxWaitMs: number): Promise<pg.PoolClient> {
   let timer: NodeJS.Timeout | undefined;
   const connecting = pool.connect();
@@ -141,52 +131,63 @@ async function connect(pool: pg.Pool, maxWaitMs: number): Promise<pg.PoolClient>
   }
 }
 
+/** A SqlTx on Prisma's transaction client: for a client createPrisma did not make (it has no pool to take). */
+function prismaSqlTx(tx: Tx): SqlTx {
+  return new SqlTx({
+    async query(statement, values) {
+      const rows = await tx.$queryRawUnsafe<unknown[]>(statement.text, ...values);
+      return { rows, rowCount: rows.length };
+    },
+  });
+}
+
 /**
- * Runs `work` in one transaction: on a pg client when it can, else (or when the work needs a model
- * call) in Prisma's. `bounds` as Prisma's transaction options (the client's unless given).
+ * Runs `work` in one transaction on a pg client of the pool under `prisma` (Prisma's transaction on a
+ * client without one). `bounds` as Prisma's transaction options (the client's unless given).
  */
 export async function sqlTransaction<T>(
   prisma: Db,
-  work: (tx: Tx) => Promise<T>,
+  work: (tx: SqlTx) => Promise<T>,
   bounds?: { maxWait: number; timeout: number },
 ): Promise<T> {
   const pool = poolOf(prisma);
-  if (!pool) return runTransaction(prisma, work, bounds);
+  if (!pool)
+    return runTransaction(
+      prisma,
+      async (tx) => {
+        const sqlTx = prismaSqlTx(tx);
+        const result = await work(sqlTx);
+        afterCommit(tx, () => runHooks(sqlTx.committed));
+        return result;
+      },
+      bounds,
+    );
   const { maxWait, timeout } = bounds ?? transactionOptionsOf(prisma);
   const client = await connect(pool, maxWait);
-  const state: SqlTx = { client, expired: false, needsPrisma: false };
-  const expiry = setTimeout(() => (state.expired = true), timeout);
-  let released = false;
+  let expired = false;
+  const expiry = setTimeout(() => (expired = true), timeout);
+  const tx = new SqlTx({
+    async query(statement, values) {
+      if (expired) throw new TransactionExpiredError();
+      const result = await client.query({ name: statement.name, text: statement.text, values });
+      return { rows: result.rows, rowCount: result.rowCount ?? 0 };
+    },
+  });
   // A client whose ROLLBACK failed is dropped (release with the error), not reused.
-  const release = (broken?: Error) => {
-    if (released) return;
-    released = true;
-    client.release(broken);
-  };
+  let broken: Error | undefined;
   try {
     // A statement waiting on a lock past the transaction's timeout is cancelled (57014: database_busy).
     await client.query(`BEGIN; SET LOCAL statement_timeout = ${Math.max(1, Math.floor(timeout))}`);
-    const tx = transactionClient(state);
-    const hooks: (() => void)[] = [];
-    commitHooks.set(tx, hooks);
     const result = await work(tx);
-    if (state.needsPrisma) throw new ModelCallInSqlTransaction('(a model, its error caught by the work)');
-    if (state.expired) throw new TransactionExpiredError();
+    if (expired) throw new TransactionExpiredError();
     await client.query('COMMIT');
-    runHooks(hooks);
+    runHooks(tx.committed);
     return result;
   } catch (error) {
-    const rolledBack = await client.query('ROLLBACK').then(
-      () => true,
-      (rollbackFailed: Error) => (release(rollbackFailed), false),
-    );
-    if (!state.needsPrisma || !rolledBack) throw error;
-    // Released before Prisma takes a connection of the same pool.
-    clearTimeout(expiry);
-    release();
-    return runTransaction(prisma, work, bounds);
+    await client.query('ROLLBACK').catch((rollbackFailed: Error) => (broken = rollbackFailed));
+    throw error;
   } finally {
     clearTimeout(expiry);
-    release();
+    client.release(broken);
   }
 }

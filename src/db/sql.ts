@@ -1,11 +1,27 @@
+import { createHash } from 'node:crypto';
 import type { Db, Tx } from './prisma';
 import { poolOf } from './prisma';
-import { sqlClientOf } from './sql-transaction';
+import { SqlConnection, type SqlTx } from './sql-transaction';
 
 /** A fixed SQL text with a name: prepared once per connection, then only executed. */
 export interface Statement {
   name: string;
   text: string;
+}
+
+const statements = new Map<string, Statement>();
+
+/**
+ * A statement whose text a data-access function builds from its arguments (the columns an UPDATE
+ * sets): named after its text, so each text is prepared once per connection under a name of its own.
+ */
+export function statementOf(prefix: string, text: string): Statement {
+  let statement = statements.get(text);
+  if (!statement) {
+    statement = { name: `${prefix}_${createHash('sha1').update(text).digest('hex').slice(0, 16)}`, text };
+    statements.set(text, statement);
+  }
+  return statement;
 }
 
 /** A timestamp read by pg (a Date) or inside JSON a statement built (an ISO string), as a Date. */
@@ -31,25 +47,35 @@ export type RowColumns<T> = {
         : T[K];
 };
 
+/** What a statement runs on: the client (its pool), Prisma's transaction, sqlTransaction's, or a session's connection. */
+export type Queryable = Db | Tx | SqlConnection;
+
+/** A transaction of either kind: what a data-access function that must run inside one takes. */
+export type AnyTx = Tx | SqlTx;
+
 /**
  * Runs one statement on the pool under `prisma` without Prisma's query pipeline. Measured on this
  * machine (Performance in the README): a single-row `findFirst` costs about 1.3 ms of CPU in Prisma
  * 6's client engine (its query compiler runs in WebAssembly per call) and `$queryRaw` about 0.4 ms,
- * a prepared statement on the same pg pool about 0.1 ms. For the hot paths only (authenticated reads,
- * webhook attempts, a subscription's creation, the reads and writes of a payment: docs/performance.md),
- * each one statement, atomic by itself; everything else stays in Prisma. Falls back to
- * `$queryRawUnsafe` on a client made elsewhere and in a transaction, where it runs inside that
- * transaction (Prisma's raw path, about 0.4 ms, not prepared).
+ * a prepared statement on the same pg pool about 0.1 ms. In sqlTransaction's SqlTx: prepared on its
+ * client, inside it. In Prisma's transaction (or on a client made elsewhere): Prisma's raw path
+ * (about 0.4 ms, not prepared), inside that transaction.
  */
-/** On a client from createPrisma: prepared on its pool. In a transaction (or on another client): Prisma's raw path. */
-export async function queryRows<Row>(prisma: Db | Tx, statement: Statement, values: unknown[]): Promise<Row[]> {
-  // In sqlTransaction: prepared on its client, inside it.
-  const client = sqlClientOf(prisma);
-  if (client) return (await client.query({ name: statement.name, text: statement.text, values })).rows as Row[];
-  const pool = poolOf(prisma as Db);
-  if (!pool) return prisma.$queryRawUnsafe<Row[]>(statement.text, ...values);
+export async function queryRows<Row>(db: Queryable, statement: Statement, values: unknown[]): Promise<Row[]> {
+  if (db instanceof SqlConnection) return (await db.run(statement, values)).rows as Row[];
+  const pool = poolOf(db as Db);
+  if (!pool) return db.$queryRawUnsafe<Row[]>(statement.text, ...values);
   const result = await pool.query({ name: statement.name, text: statement.text, values });
   return result.rows as Row[];
+}
+
+/** queryRows for a statement that answers no rows: how many rows it wrote. */
+export async function execute(db: Queryable, statement: Statement, values: unknown[]): Promise<number> {
+  if (db instanceof SqlConnection) return (await db.run(statement, values)).rowCount;
+  const pool = poolOf(db as Db);
+  if (!pool) return db.$executeRawUnsafe(statement.text, ...values);
+  const result = await pool.query({ name: statement.name, text: statement.text, values });
+  return result.rowCount ?? 0;
 }
 
 /** How a column's value comes back from pg or from JSON a statement built, to reach Prisma's type. */
@@ -133,7 +159,7 @@ export function jsonRecord(values: Record<string, unknown>): Record<string, unkn
 
 /** queryRows of a statement that selects a model's columns (selectList), each row in Prisma's shape. */
 export async function queryModels<Model>(
-  db: Db | Tx,
+  db: Queryable,
   columns: ModelColumns<Model>,
   statement: Statement,
   values: unknown[],

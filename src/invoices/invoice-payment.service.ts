@@ -1,7 +1,8 @@
+import type { AnyTx } from '../db/sql';
 import type { PaymentMethod, Transaction } from '../generated/prisma/client';
-import type { Db, Tx } from '../db/prisma';
+import type { Db } from '../db/prisma';
 import { markPricesBilled } from '../catalog/price.service';
-import { sqlTransaction } from '../db/sql-transaction';
+import { sqlTransaction, type SqlTx } from '../db/sql-transaction';
 import { ApiError, badRequest } from '../http/errors';
 import { recordEvent } from '../lib/events';
 import type { PaymentGateway } from '../payments/gateway';
@@ -40,7 +41,7 @@ function gatewayKeyFor(invoiceId: string, attemptNumber: number, attemptKey: str
 }
 
 async function resolvePaymentMethod(
-  tx: Tx,
+  tx: AnyTx,
   accountId: string,
   invoice: InvoiceWithLines,
   requested?: string,
@@ -70,7 +71,7 @@ async function resolvePaymentMethod(
 }
 
 async function markPaid(
-  tx: Tx,
+  tx: AnyTx,
   accountId: string,
   invoice: InvoiceWithLines,
   amount: bigint,
@@ -94,7 +95,7 @@ async function markPaid(
  * attempt is committed before the gateway is called, so its key survives a crash.
  */
 async function nextStep(
-  tx: Tx,
+  tx: AnyTx,
   accountId: string,
   invoiceId: string,
   opts: PayInvoiceOptions,
@@ -127,7 +128,7 @@ async function nextStep(
       description: `Invoice ${invoice.number} (nothing due)`,
     });
     await markPaid(tx, accountId, invoice, 0n, null);
-    return { kind: 'done', value: await getInvoice(tx, accountId, invoiceId) };
+    return { kind: 'done', value: toInvoiceObject(await lockInvoice(tx, accountId, invoiceId)) };
   }
 
   const attemptNumber = invoice.attemptCount + 1;
@@ -203,7 +204,7 @@ function attemptPayment(
 ) {
   return runAttempt(
     prisma,
-    (tx) => nextStep(tx, accountId, invoiceId, opts),
+    (tx: SqlTx) => nextStep(tx, accountId, invoiceId, opts),
     (attempt) => settle(prisma, gateway, accountId, attempt),
     (status) => status === 'succeeded',
     (work) => sqlTransaction(prisma, work),

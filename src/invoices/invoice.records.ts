@@ -14,8 +14,10 @@ import {
   queryRows,
   selectList,
   setFromRecord,
+  statementOf,
   modelColumns,
   type Statement,
+  type AnyTx,
 } from '../db/sql';
 
 export type InvoiceWithLines = Invoice & { lines: InvoiceLine[] };
@@ -148,7 +150,7 @@ const LOCK_INVOICE: Statement = {
 };
 
 /** The invoice, locked FOR UPDATE until the caller's transaction ends: every state change goes through here. */
-export async function lockInvoice(tx: Tx, accountId: string, id: string): Promise<InvoiceWithLines> {
+export async function lockInvoice(tx: AnyTx, accountId: string, id: string): Promise<InvoiceWithLines> {
   const [row] = await queryRows<Record<string, unknown> & { lines: Record<string, unknown>[] }>(tx, LOCK_INVOICE, [
     id,
     accountId,
@@ -172,18 +174,21 @@ export type InvoiceChange = Partial<
  * as they are; `updated_at` is set as Prisma's @updatedAt does (the wall clock).
  */
 export async function updateLockedInvoice(
-  tx: Tx,
+  tx: AnyTx,
   invoice: InvoiceWithLines,
   change: InvoiceChange,
 ): Promise<InvoiceWithLines> {
   const set = jsonRecord({ updatedAt: new Date(), ...change });
-  const [row] = await tx.$queryRawUnsafe<Record<string, unknown>[]>(
+  const statement = statementOf(
+    'invoice_update',
     `UPDATE invoices i ${setFromRecord('invoices', Object.keys(set))}
      WHERE i.id = $2 AND i.account_id = $3 RETURNING ${selectList(INVOICE_COLUMNS, 'i')}`,
+  );
+  const [row] = await queryRows<Record<string, unknown>>(tx, statement, [
     JSON.stringify(set),
     invoice.id,
     invoice.accountId,
-  );
+  ]);
   if (!row) throw notFound('invoice', invoice.id);
   return { ...modelOfRow<Invoice>(INVOICE_COLUMNS, row), lines: invoice.lines };
 }
@@ -245,7 +250,7 @@ const INSERT_INVOICE: Statement = {
 };
 
 export async function insertInvoiceWithLines(
-  tx: Tx,
+  tx: AnyTx,
   invoice: NewInvoice,
   lines: NewInvoiceLine[],
 ): Promise<InvoiceWithLines> {

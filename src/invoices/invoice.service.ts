@@ -5,7 +5,7 @@ import { findPricesForUse } from '../catalog/price.service';
 import { computeTax, type TaxAmount, type TaxBehavior } from '../catalog/tax';
 import { findTaxRates } from '../catalog/tax-rate.service';
 import { lockCustomer, readCustomerEvenDeleted } from '../customers/customer.service';
-import { queryRows, type Statement } from '../db/sql';
+import { queryRows, type Statement, type AnyTx } from '../db/sql';
 import { ApiError, badRequest, conflict } from '../http/errors';
 import { pageEnvelope, pageWindow, type Page } from '../http/pagination';
 import { parseOrThrow } from '../http/validation';
@@ -77,7 +77,7 @@ interface PricedLine {
  * price is billed by a subscription, period by period.
  */
 async function priceLines(
-  tx: Tx,
+  tx: AnyTx,
   accountId: string,
   lines: ReturnType<typeof createInvoiceBody.parse>['lines'],
   oneOff: boolean,
@@ -210,7 +210,7 @@ export async function createInvoice(
 
 /** createInvoice inside the caller's transaction, which owns the idempotency key's check (a new subscription's first invoice). */
 export function createInvoiceInTx(
-  tx: Tx,
+  tx: AnyTx,
   accountId: string,
   rawInput: CreateInvoiceInput,
   opts: CreateInvoiceOptions = {},
@@ -230,7 +230,7 @@ function parsedInvoiceInput(rawInput: CreateInvoiceInput, opts: CreateInvoiceOpt
 type ParsedInvoiceInput = z.output<typeof createInvoiceBody>;
 
 async function insertInvoice(
-  tx: Tx,
+  tx: AnyTx,
   accountId: string,
   input: ParsedInvoiceInput,
   opts: CreateInvoiceOptions,
@@ -309,7 +309,7 @@ async function insertInvoice(
  * draft -> open inside the caller's transaction (the invoice already locked): number, finalized_at,
  * a fresh customer snapshot, invoice.finalized, and invoice.sent for send_invoice invoices.
  */
-export async function finalizeInTx(tx: Tx, accountId: string, invoice: InvoiceWithLines): Promise<InvoiceWithLines> {
+export async function finalizeInTx(tx: AnyTx, accountId: string, invoice: InvoiceWithLines): Promise<InvoiceWithLines> {
   const customer = await readCustomerEvenDeleted(tx, accountId, invoice.customerId);
   // A deleted customer owes nothing new (decisions.md §4). Its deletion voids its drafts under each
   // draft's lock, which the caller holds: a draft still here was made before that rule held.

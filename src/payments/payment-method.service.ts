@@ -1,6 +1,6 @@
 import { Prisma, type PaymentMethod } from '../generated/prisma/client';
 import type { Db, Tx } from '../db/prisma';
-import { modelColumns, queryModels, selectList, type Statement } from '../db/sql';
+import { modelColumns, queryModels, selectList, type Statement, type Queryable } from '../db/sql';
 import { findCustomer, lockCustomer } from '../customers/customer.service';
 import { ApiError, conflict, notFound } from '../http/errors';
 import { pageEnvelope, pageWindow, type Page, type PageParams } from '../http/pagination';
@@ -92,12 +92,12 @@ const DEFAULT_PAYMENT_METHOD: Statement = {
 };
 
 /** The account's payment method, or null. */
-export async function readPaymentMethod(db: Db | Tx, accountId: string, id: string): Promise<PaymentMethod | null> {
+export async function readPaymentMethod(db: Queryable, accountId: string, id: string): Promise<PaymentMethod | null> {
   const [method] = await queryModels(db, PAYMENT_METHOD_COLUMNS, PAYMENT_METHOD_BY_ID, [id, accountId]);
   return method ?? null;
 }
 
-export async function findPaymentMethod(db: Db | Tx, accountId: string, id: string): Promise<PaymentMethod> {
+export async function findPaymentMethod(db: Queryable, accountId: string, id: string): Promise<PaymentMethod> {
   const method = await readPaymentMethod(db, accountId, id);
   if (!method) throw notFound('payment method', id);
   return method;
@@ -105,7 +105,7 @@ export async function findPaymentMethod(db: Db | Tx, accountId: string, id: stri
 
 /** The customer's default payment method, or null when the customer has none attached. */
 export async function findDefaultPaymentMethod(
-  db: Db | Tx,
+  db: Queryable,
   accountId: string,
   customerId: string,
 ): Promise<PaymentMethod | null> {

@@ -1,5 +1,6 @@
-import type { Db, Tx } from '../db/prisma';
-import { queryRows, type Statement } from '../db/sql';
+import type { Db } from '../db/prisma';
+import type { AnyTx, Queryable } from '../db/sql';
+import { activeTaxRateIds } from '../catalog/records';
 import { recordEvent } from '../lib/events';
 import { collectInvoice } from '../invoices/invoice-payment.service';
 import { createInvoice, createInvoiceInTx, finalizeInTx, type CreateInvoiceOptions } from '../invoices/invoice.service';
@@ -8,6 +9,7 @@ import { lockInvoice, toInvoiceObject, updateLockedInvoice } from '../invoices/i
 import type { PaymentGateway } from '../payments/gateway';
 import { attemptReceipt, type ChargeReceipt } from '../transactions/charge-receipt';
 import { getDunningSettings } from './dunning-settings.service';
+import { insertRenewal, lockRenewalAttemptCount, recordRenewalAttempt, setRenewalStatus } from './renewal.records';
 import type { CollectionMethod, DunningOutcome, SubscriptionItemState } from './subscription-machine';
 
 /**
@@ -69,19 +71,10 @@ const periodKey = (period: RenewalPeriod) => ({
 });
 
 /** The invoice of the period as createInvoice takes it, and its options: the idempotency key names the period. */
-async function renewalInvoiceArgs(db: Db | Tx, input: RenewalInvoiceInput) {
+async function renewalInvoiceArgs(db: Queryable, input: RenewalInvoiceInput) {
   // A tax rate deactivated since the item was set no longer applies to new invoices.
   const taxRateIds = [...new Set(input.items.flatMap((item) => item.taxRateIds))];
-  const active = new Set(
-    taxRateIds.length === 0
-      ? []
-      : (
-          await db.taxRate.findMany({
-            where: { accountId: input.accountId, id: { in: taxRateIds }, active: true },
-            select: { id: true },
-          })
-        ).map((rate) => rate.id),
-  );
+  const active = new Set(taxRateIds.length === 0 ? [] : await activeTaxRateIds(db, input.accountId, taxRateIds));
   const body: CreateInvoiceInput = {
     customer: input.customerId,
     currency: input.currency,
@@ -107,16 +100,11 @@ async function renewalInvoiceArgs(db: Db | Tx, input: RenewalInvoiceInput) {
 }
 
 async function recordRenewal(
-  db: Db | Tx,
+  db: Queryable,
   input: RenewalInvoiceInput,
   invoiceId: string,
 ): Promise<{ invoiceId: string }> {
-  const { subscriptionId, periodStart } = periodKey(input);
-  // Raw: one statement where Prisma's upsert makes two, on every renewal and charged creation.
-  await db.$executeRaw`
-    INSERT INTO subscription_renewals (subscription_id, period_start, account_id, period_end, invoice_id, status)
-    VALUES (${subscriptionId}, ${periodStart}, ${input.accountId}, ${new Date(input.periodEnd)}, ${invoiceId}, 'invoiced')
-    ON CONFLICT (subscription_id, period_start) DO NOTHING`;
+  await insertRenewal(db, periodKey(input), input.accountId, new Date(input.periodEnd), invoiceId);
   return { invoiceId };
 }
 
@@ -127,7 +115,7 @@ export async function createRenewalInvoice(prisma: Db, input: RenewalInvoiceInpu
 }
 
 /** createRenewalInvoice in the caller's transaction: the first period's invoice of a subscription the API creates. */
-export async function createRenewalInvoiceInTx(tx: Tx, input: RenewalInvoiceInput): Promise<{ invoiceId: string }> {
+export async function createRenewalInvoiceInTx(tx: AnyTx, input: RenewalInvoiceInput): Promise<{ invoiceId: string }> {
   const invoice = await createInvoiceInTx(tx, ...(await renewalInvoiceArgs(tx, input)));
   return recordRenewal(tx, input, invoice.id);
 }
@@ -147,30 +135,20 @@ export async function finalizeRenewalInvoice(
 }
 
 export async function finalizeRenewalInvoiceInTx(
-  tx: Tx,
+  tx: AnyTx,
   input: RenewalPeriod & { invoiceId: string },
 ): Promise<FinalizedRenewal> {
   let invoice = await lockInvoice(tx, input.accountId, input.invoiceId);
   if (invoice.status === 'void') {
-    await tx.subscriptionRenewal.updateMany({ where: periodKey(input), data: { status: 'void' } });
+    await setRenewalStatus(tx, periodKey(input), 'void');
     return { status: 'void', number: invoice.number };
   }
   if (invoice.status === 'draft') invoice = await finalizeInTx(tx, input.accountId, invoice);
   if (invoice.collectionMethod === 'send_invoice') {
-    await tx.subscriptionRenewal.updateMany({
-      where: { ...periodKey(input), status: 'invoiced' },
-      data: { status: 'sent' },
-    });
+    await setRenewalStatus(tx, periodKey(input), 'sent', 'invoiced');
   }
   return { status: invoice.status === 'paid' ? 'paid' : 'open', number: invoice.number };
 }
-
-/** A later attempt's record is never overwritten by an earlier one's (a retried activity). */
-const RECORD_ATTEMPT: Statement = {
-  name: 'renewal_attempt_record',
-  text: `UPDATE subscription_renewals SET status = $3, attempt_count = $4, last_failure_code = $5, updated_at = now()
-    WHERE subscription_id = $1 AND period_start = $2 AND attempt_count <= $4`,
-};
 
 async function recordAttempt(
   prisma: Db,
@@ -178,8 +156,7 @@ async function recordAttempt(
   status: string,
   failureCode: string | null,
 ): Promise<void> {
-  const { subscriptionId, periodStart } = periodKey(input);
-  await queryRows(prisma, RECORD_ATTEMPT, [subscriptionId, periodStart, status, input.attempt, failureCode]);
+  await recordRenewalAttempt(prisma, periodKey(input), status, input.attempt, failureCode);
 }
 
 /**
@@ -192,13 +169,9 @@ async function recordAttemptWithoutCharge(prisma: Db, input: RenewalChargeInput,
     const key = periodKey(input);
     // The invoice first, then the period, in the order finalizeRenewalInvoiceInTx takes them.
     const invoice = await lockInvoice(tx, input.accountId, input.invoiceId);
-    await tx.$queryRaw`SELECT 1 FROM subscription_renewals WHERE subscription_id = ${key.subscriptionId} AND period_start = ${key.periodStart} FOR UPDATE`;
-    const renewal = await tx.subscriptionRenewal.findUnique({ where: { subscriptionId_periodStart: key } });
-    if (renewal && renewal.attemptCount >= input.attempt) return;
-    await tx.subscriptionRenewal.update({
-      where: { subscriptionId_periodStart: key },
-      data: { status: 'payment_failed', attemptCount: input.attempt, lastFailureCode: code },
-    });
+    const attemptCount = await lockRenewalAttemptCount(tx, key);
+    if (attemptCount !== null && attemptCount >= input.attempt) return;
+    await recordRenewalAttempt(tx, key, 'payment_failed', input.attempt, code);
     const attempted =
       invoice.status === 'open'
         ? await updateLockedInvoice(tx, invoice, { attemptCount: invoice.attemptCount + 1 })

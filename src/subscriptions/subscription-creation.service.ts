@@ -2,7 +2,8 @@ import type { Client } from '@temporalio/client';
 import type { Db } from '../db/prisma';
 import { logger } from '../http/logger';
 import { atTime } from '../lib/clock-time';
-import { sqlTransaction } from '../db/sql-transaction';
+import type { AnyTx } from '../db/sql';
+import { runTransaction, sqlTransaction } from '../db/sql-transaction';
 import type { PaymentGateway } from '../payments/gateway';
 import { recordWorkflowStart, startRecordedWorkflow, type WorkflowStart } from '../temporal/workflow-starts';
 import type { WorkflowDisplay } from '../temporal/workflow-display';
@@ -69,6 +70,59 @@ interface FirstInvoice {
   written: SubscriptionWithItems | null;
 }
 
+/**
+ * The first period, invoiced in the creation's transaction as the workflow's bill(0) would (same key,
+ * same renewal row: it finds it done), the row moved to version 2 and the workflow's start recorded.
+ * `inserted`: the row as insertSubscriptionInTx wrote it, whose subscription.created then names the invoice.
+ */
+async function billFirstPeriod(
+  tx: AnyTx,
+  taskQueue: string,
+  initial: SubscriptionState,
+  inserted: { row: SubscriptionWithItems; eventId: string } | null,
+  { testClock, display }: { testClock: TestClockBinding | null; display: WorkflowDisplay | undefined },
+): Promise<WrittenSubscription> {
+  const { start: periodStart, end: periodEnd } = periodBounds(billingCycle(initial), 0);
+  const period: RenewalPeriod = { accountId: initial.accountId, subscriptionId: initial.id, periodStart };
+  const { invoiceId } = await createRenewalInvoiceInTx(tx, {
+    ...period,
+    periodEnd,
+    customerId: initial.customerId,
+    currency: initial.currency,
+    collectionMethod: initial.collectionMethod,
+    billingReason: 'subscription_create',
+    items: initial.items,
+  });
+  if (inserted) await setCreatedEventInvoice(tx, initial.accountId, inserted.eventId, invoiceId);
+  // The row shows the period being billed; the workflow's bill(0) records it as billed.
+  const state: SubscriptionState = {
+    ...initial,
+    version: 2,
+    latestInvoiceId: invoiceId,
+    currentPeriodStart: periodStart,
+    currentPeriodEnd: periodEnd,
+  };
+  await projectColumnsInTx(tx, state);
+  const start = subscriptionWorkflowStart(taskQueue, state, testClock, display);
+  await recordWorkflowStart(tx, start);
+  // Last: finalizing takes the account's invoice-number counter, held until the commit.
+  const { status } = await finalizeRenewalInvoiceInTx(tx, { ...period, invoiceId });
+  const first = {
+    period,
+    invoiceId,
+    charge: status === 'open' && initial.collectionMethod === 'charge_automatically',
+    written: inserted?.row ?? null,
+  };
+  return { state, start, first, object: null };
+}
+
+interface WrittenSubscription {
+  state: SubscriptionState;
+  start: WorkflowStart;
+  first: FirstInvoice | null;
+  object: SubscriptionObject | null;
+}
+
 async function writeSubscription(
   deps: CreationDeps,
   spec: SubscriptionCreateSpec,
@@ -76,12 +130,7 @@ async function writeSubscription(
   testClock: TestClockBinding | null,
   display: WorkflowDisplay | undefined,
   prices: PriceObject[],
-): Promise<{
-  state: SubscriptionState;
-  start: WorkflowStart;
-  first: FirstInvoice | null;
-  object: SubscriptionObject | null;
-}> {
+): Promise<WrittenSubscription> {
   const initial: SubscriptionState = { ...initialState(spec, nowMs), version: 1 };
   const due = nextAction(initial);
   const billsNow = due?.kind === 'bill' && due.index === 0 && due.at <= nowMs;
@@ -91,50 +140,27 @@ async function writeSubscription(
     const object = await insertSubscription(deps.prisma, initial, prices, start);
     if (object) return { state: initial, start, first: null, object };
   }
-  const written = await sqlTransaction(deps.prisma, async (tx) => {
-    const inserted = billsNow ? await insertSubscriptionInTx(tx, initial, prices) : null;
-    const created =
-      inserted?.object ??
-      (await persistSubscriptionInTx(tx, { state: initial, event: { type: 'subscription.created' } }));
-    if (!billsNow) {
+  const firstPeriod = (tx: AnyTx, inserted: { row: SubscriptionWithItems; eventId: string } | null) =>
+    billFirstPeriod(tx, deps.taskQueue, initial, inserted, { testClock, display });
+  // Billed now: the row inserted in one statement on the hot path's transaction. A price changed since
+  // the checks (nothing inserted) or nothing billed now: Prisma's path, whose persistSubscriptionInTx judges it.
+  const written =
+    (billsNow
+      ? await sqlTransaction(deps.prisma, async (tx) => {
+          const inserted = await insertSubscriptionInTx(tx, initial, prices);
+          return inserted ? firstPeriod(tx, inserted) : null;
+        })
+      : null) ??
+    (await runTransaction(deps.prisma, async (tx) => {
+      const created = await persistSubscriptionInTx(tx, {
+        state: initial,
+        event: { type: 'subscription.created' },
+      });
+      if (billsNow) return firstPeriod(tx, null);
       const start = subscriptionWorkflowStart(deps.taskQueue, initial, testClock, display);
       await recordWorkflowStart(tx, start);
       return { state: initial, start, first: null, object: created };
-    }
-    // The first period, invoiced here as the workflow's bill(0) would (same key, same renewal row): it finds it done.
-    const { start: periodStart, end: periodEnd } = periodBounds(billingCycle(initial), 0);
-    const period: RenewalPeriod = { accountId: initial.accountId, subscriptionId: initial.id, periodStart };
-    const { invoiceId } = await createRenewalInvoiceInTx(tx, {
-      ...period,
-      periodEnd,
-      customerId: initial.customerId,
-      currency: initial.currency,
-      collectionMethod: initial.collectionMethod,
-      billingReason: 'subscription_create',
-      items: initial.items,
-    });
-    if (inserted) await setCreatedEventInvoice(tx, initial.accountId, inserted.eventId, invoiceId);
-    // The row shows the period being billed; the workflow's bill(0) records it as billed.
-    const state: SubscriptionState = {
-      ...initial,
-      version: 2,
-      latestInvoiceId: invoiceId,
-      currentPeriodStart: periodStart,
-      currentPeriodEnd: periodEnd,
-    };
-    await projectColumnsInTx(tx, state);
-    const start = subscriptionWorkflowStart(deps.taskQueue, state, testClock, display);
-    await recordWorkflowStart(tx, start);
-    // Last: finalizing takes the account's invoice-number counter, held until the commit.
-    const { status } = await finalizeRenewalInvoiceInTx(tx, { ...period, invoiceId });
-    const first = {
-      period,
-      invoiceId,
-      charge: status === 'open' && initial.collectionMethod === 'charge_automatically',
-      written: inserted?.row ?? null,
-    };
-    return { state, start, first, object: null };
-  });
+    }));
   // Not charged here (sent, or nothing due): the answer is the row as committed.
   const uncharged = written.first && !written.first.charge;
   return uncharged

@@ -1,10 +1,21 @@
 import type { Db, Tx } from '../db/prisma';
-import { columnOfField, jsonRecord, queryRows, setFromRecord, type Statement } from '../db/sql';
+import {
+  columnOfField,
+  execute,
+  jsonRecord,
+  queryRows,
+  setFromRecord,
+  statementOf,
+  type AnyTx,
+  type Statement,
+} from '../db/sql';
 import { findPricesForUse } from '../catalog/price.service';
 import type { PriceObject } from '../catalog/price.schemas';
 import type { Subscription, SubscriptionItem } from '../generated/prisma/client';
 import { ApiError } from '../http/errors';
 import { recordEvent } from '../lib/events';
+import { insertEventsSql, notifyEventsSql } from '../lib/event.records';
+import { insertWorkflowStartsSql } from '../temporal/workflow-start.records';
 import { newId } from '../lib/ids';
 import { currentTime } from '../lib/clock-time';
 import { startColumns, type WorkflowStart } from '../temporal/workflow-starts';
@@ -101,15 +112,14 @@ export async function persistSubscription(prisma: Db, input: PersistSubscription
  * the row already has and that only the writer of its previous version can know (the API's creation,
  * which adds the first invoice and its period to the version it just wrote).
  */
-export async function projectColumnsInTx(tx: Tx, state: SubscriptionState): Promise<void> {
+export async function projectColumnsInTx(tx: AnyTx, state: SubscriptionState): Promise<void> {
   const set = jsonRecord({ ...rowColumns(state), updatedAt: new Date() });
   // Raw: a third of Prisma's CPU for the same update, on the charged creation's path (docs/performance.md).
-  const updated = await tx.$executeRawUnsafe(
+  const statement = statementOf(
+    'subscription_project',
     `UPDATE subscriptions s ${setFromRecord('subscriptions', Object.keys(set))} WHERE s.id = $2 AND s.workflow_version = $3`,
-    JSON.stringify(set),
-    state.id,
-    state.version - 1,
   );
+  const updated = await execute(tx, statement, [JSON.stringify(set), state.id, state.version - 1]);
   if (updated !== 1)
     throw new Error(`Subscription ${state.id} is not at version ${state.version - 1}; its projection was not written.`);
 }
@@ -202,14 +212,11 @@ const INSERT_SUBSCRIPTION: Statement = {
       INSERT INTO subscription_items (${columnList(ITEM_FIELDS)})
       SELECT ${columnList(ITEM_FIELDS)} FROM jsonb_populate_recordset(NULL::subscription_items, $5::jsonb) WHERE EXISTS (SELECT FROM sub)
     ), event AS (
-      INSERT INTO events (id, account_id, type, data, created_at)
-      SELECT $6, $2, 'subscription.created', jsonb_set($7::jsonb, '{updated_ms}', to_jsonb(sub.updated_ms)), $8::timestamptz FROM sub
-      RETURNING id
+      ${insertEventsSql(`SELECT $6, $2, 'subscription.created', jsonb_set($7::jsonb, '{updated_ms}', to_jsonb(sub.updated_ms)), $8::timestamptz FROM sub`)}
     ), start AS (
-      INSERT INTO workflow_starts (workflow_id, account_id, workflow_type, task_queue, args, options)
-      SELECT $9, $2, $10, $11, $12::jsonb, $13::jsonb FROM sub WHERE $9::text IS NOT NULL
+      ${insertWorkflowStartsSql('SELECT $9, $2, $10, $11, $12::jsonb, $13::jsonb FROM sub WHERE $9::text IS NOT NULL')}
     )
-    SELECT sub.updated_ms::text AS "updatedMs", (SELECT count(*) FROM event, LATERAL pg_notify('billing_events', event.id))::int AS notified FROM sub`,
+    SELECT sub.updated_ms::text AS "updatedMs", ${notifyEventsSql('event')} AS notified FROM sub`,
 };
 
 /**
@@ -232,7 +239,7 @@ export async function insertSubscription(
 
 /** insertSubscription in the caller's transaction, without the workflow's start (the caller records it); with the row written. */
 export async function insertSubscriptionInTx(
-  tx: Tx,
+  tx: AnyTx,
   state: SubscriptionState,
   prices: PriceObject[],
 ): Promise<{ object: SubscriptionObject; row: SubscriptionWithItems; eventId: string } | null> {
@@ -254,7 +261,7 @@ const SET_CREATED_EVENT_INVOICE: Statement = {
  * is still uncommitted, so no receiver sees it without.
  */
 export async function setCreatedEventInvoice(
-  tx: Tx,
+  tx: AnyTx,
   accountId: string,
   eventId: string,
   invoiceId: string,
@@ -279,13 +286,11 @@ const RECORD_FIRST_PERIOD: Statement = {
       WHERE s.id = $2 AND s.account_id = $3 AND s.workflow_version = $4
       RETURNING s.updated_ms
     ), event AS (
-      INSERT INTO events (id, account_id, type, data, created_at)
-      SELECT $5, $3, 'subscription.updated', jsonb_set($6::jsonb, '{updated_ms}', to_jsonb(sub.updated_ms)), $7::timestamptz FROM sub
-      RETURNING id
+      ${insertEventsSql(`SELECT $5, $3, 'subscription.updated', jsonb_set($6::jsonb, '{updated_ms}', to_jsonb(sub.updated_ms)), $7::timestamptz FROM sub`)}
     ), start AS (
       UPDATE workflow_starts SET args = $8::jsonb WHERE workflow_id = $9 AND EXISTS (SELECT FROM sub)
     )
-    SELECT sub.updated_ms::text AS "updatedMs", (SELECT count(*) FROM event, LATERAL pg_notify('billing_events', event.id))::int AS notified FROM sub`,
+    SELECT sub.updated_ms::text AS "updatedMs", ${notifyEventsSql('event')} AS notified FROM sub`,
 };
 
 /**

@@ -1,7 +1,13 @@
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import { defineSearchAttributeKey, type SearchAttributePair } from '@temporalio/common';
-import type { Db, Tx } from '../db/prisma';
-import { queryRows, type Statement } from '../db/sql';
+import type { Db } from '../db/prisma';
+import type { AnyTx } from '../db/sql';
+import {
+  deleteWorkflowStart,
+  insertWorkflowStart,
+  startsOlderThan,
+  type WorkflowStartRow,
+} from './workflow-start.records';
 import { logger as defaultLogger, type Logger } from '../http/logger';
 import { forEachLimited } from '../lib/concurrency';
 
@@ -42,7 +48,7 @@ interface StoredOptions {
 }
 
 /** The values of a workflow_starts row (args and options as JSON text), for an insert in raw SQL. */
-export function startColumns(start: WorkflowStart) {
+export function startColumns(start: WorkflowStart): WorkflowStartRow {
   const { options } = startRowOf(start);
   return {
     workflowId: start.workflowId,
@@ -55,18 +61,9 @@ export function startColumns(start: WorkflowStart) {
 }
 
 /** Writes the start in the caller's transaction: the workflow is started once that commits. */
-export async function recordWorkflowStart(tx: Tx, start: WorkflowStart): Promise<void> {
-  const row = startColumns(start);
-  // Raw SQL: a third of Prisma's CPU for the same insert, on the creation's hot path (docs/performance.md).
-  await tx.$executeRaw`
-    INSERT INTO workflow_starts (workflow_id, account_id, workflow_type, task_queue, args, options)
-    VALUES (${row.workflowId}, ${row.accountId}, ${row.workflowType}, ${row.taskQueue}, ${row.args}::jsonb, ${row.options}::jsonb)`;
+export async function recordWorkflowStart(tx: AnyTx, start: WorkflowStart): Promise<void> {
+  await insertWorkflowStart(tx, startColumns(start));
 }
-
-const FORGET_START: Statement = {
-  name: 'workflow_start_forget',
-  text: 'DELETE FROM workflow_starts WHERE workflow_id = $1',
-};
 
 interface StartRow {
   workflowId: string;
@@ -117,10 +114,6 @@ async function startRow(temporal: Client, row: StartRow, eagerStart: boolean, st
   }
 }
 
-async function forget(prisma: Db, workflowId: string): Promise<void> {
-  await queryRows(prisma, FORGET_START, [workflowId]);
-}
-
 /** How long the API gives Temporal to take a start before it leaves it to the sweep. */
 export const START_DEADLINE_MS = 2_000;
 
@@ -149,7 +142,7 @@ export async function startRecordedWorkflow(
     );
     return false;
   }
-  forget(deps.prisma, start.workflowId).catch((error: unknown) =>
+  deleteWorkflowStart(deps.prisma, start.workflowId).catch((error: unknown) =>
     log.warn({ err: error, workflowId: start.workflowId }, 'workflow start row not deleted'),
   );
   return true;
@@ -189,16 +182,12 @@ export function startWorkflowStartSweeper(options: SweeperOptions): Sweeper {
   const log = options.logger ?? defaultLogger;
 
   async function runOnce(): Promise<number> {
-    const rows = await prisma.$queryRaw<StartRow[]>`
-      SELECT workflow_id AS "workflowId", workflow_type AS "workflowType", task_queue AS "taskQueue", args, options
-      FROM workflow_starts
-      WHERE task_queue = ${taskQueue} AND created_at < now() - make_interval(secs => ${olderThanMs / 1000})
-      ORDER BY created_at LIMIT ${options.batchSize ?? 100}`;
+    const rows = (await startsOlderThan(prisma, taskQueue, olderThanMs, options.batchSize ?? 100)) as StartRow[];
     let started = 0;
     await forEachLimited(rows, 16, async (row) => {
       try {
         await startRow(temporal, row, options.eagerStart ?? false);
-        await forget(prisma, row.workflowId);
+        await deleteWorkflowStart(prisma, row.workflowId);
         started += 1;
       } catch (error) {
         log.warn({ err: error, workflowId: row.workflowId }, 'recorded workflow start failed; the next sweep retries');

@@ -1,6 +1,6 @@
 import { Prisma, type Transaction } from '../generated/prisma/client';
 import type { Db, Tx } from '../db/prisma';
-import { modelColumns, queryModels, queryRows, selectList, type Statement } from '../db/sql';
+import { modelColumns, queryModels, queryRows, selectList, type Statement, type AnyTx } from '../db/sql';
 import { newId } from '../lib/ids';
 import { currentTime } from '../lib/clock-time';
 import { afterCommit, runTransaction } from '../db/sql-transaction';
@@ -62,14 +62,15 @@ const TRANSACTION_COLUMNS = modelColumns<Transaction>(Prisma.TransactionScalarFi
 });
 
 /**
- * A pending entry, once per gateway key, in one statement (every charge opens one): no row answered
- * when the key holds one already (ON CONFLICT waits for a concurrent insert's commit).
+ * An entry (pending, or a payment of nothing due already succeeded), once per gateway key, in one
+ * statement (every charge opens one): no row answered when the key holds one already (ON CONFLICT
+ * waits for a concurrent insert's commit).
  */
-const OPEN_PENDING: Statement = {
-  name: 'ledger_open_pending',
+const INSERT_ENTRY: Statement = {
+  name: 'ledger_insert_entry',
   text: `INSERT INTO transactions AS t (id, account_id, type, status, amount, currency, customer_id, invoice_id, payment_method_id,
       source_transaction_id, attempt, attempt_key, gateway_key, description, created_at, updated_at)
-    VALUES ($1, $2, $3, 'pending', $4::bigint, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14::timestamptz, now())
+    VALUES ($1, $2, $3, $15, $4::bigint, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14::timestamptz, now())
     ON CONFLICT (account_id, gateway_key) DO NOTHING
     RETURNING ${selectList(TRANSACTION_COLUMNS, 't')}`,
 };
@@ -87,7 +88,7 @@ const PAYMENT_ATTEMPTS: Statement = {
 
 /** An invoice's payment attempts in flight and the one under `attemptKey` (if any), oldest first, in one read. */
 export async function paymentAttempts(
-  tx: Tx,
+  tx: AnyTx,
   accountId: string,
   invoiceId: string,
   attemptKey: string | null,
@@ -96,9 +97,18 @@ export async function paymentAttempts(
 }
 
 /** Opens `entry` as pending; an entry already opened under the same gateway key is answered instead. */
-export async function openPending(tx: Tx, entry: LedgerEntry): Promise<Transaction> {
-  const data = entryData(entry);
-  const [opened] = await queryModels(tx, TRANSACTION_COLUMNS, OPEN_PENDING, [
+export async function openPending(tx: AnyTx, entry: LedgerEntry): Promise<Transaction> {
+  const [opened] = await insertEntry(tx, entryData(entry), 'pending');
+  if (opened) {
+    afterCommit(tx, () => countOpened(entry));
+    return opened;
+  }
+  const [existing] = await queryModels(tx, TRANSACTION_COLUMNS, BY_GATEWAY_KEY, [entry.accountId, entry.gatewayKey]);
+  return existing!;
+}
+
+function insertEntry(tx: AnyTx, data: ReturnType<typeof entryData>, status: 'pending' | 'succeeded') {
+  return queryModels(tx, TRANSACTION_COLUMNS, INSERT_ENTRY, [
     data.id,
     data.accountId,
     data.type,
@@ -113,13 +123,8 @@ export async function openPending(tx: Tx, entry: LedgerEntry): Promise<Transacti
     data.gatewayKey,
     data.description,
     currentTime(),
+    status,
   ]);
-  if (opened) {
-    afterCommit(tx, () => countOpened(entry));
-    return opened;
-  }
-  const [existing] = await queryModels(tx, TRANSACTION_COLUMNS, BY_GATEWAY_KEY, [entry.accountId, entry.gatewayKey]);
-  return existing!;
 }
 
 /** Records a pending entry's outcome once; false when another call recorded it already. */
@@ -129,7 +134,7 @@ const SETTLE_PENDING: Statement = {
     WHERE id = $1 AND status = 'pending' RETURNING type, amount::text AS amount, currency`,
 };
 
-export async function settlePending(tx: Tx, id: string, outcome: LedgerOutcome): Promise<boolean> {
+export async function settlePending(tx: AnyTx, id: string, outcome: LedgerOutcome): Promise<boolean> {
   const [row] = await queryRows<{ type: string; amount: string; currency: string }>(tx, SETTLE_PENDING, [
     id,
     outcome.status,
@@ -151,11 +156,12 @@ export async function recordSettled(tx: Tx, entry: LedgerEntry, outcome: LedgerO
 
 /** A payment that moved no money (an invoice with nothing due): a succeeded zero entry, so the call leaves a trace. */
 export async function recordNothingDue(
-  tx: Tx,
+  tx: AnyTx,
   entry: Omit<LedgerEntry, 'type' | 'amount' | 'gatewayKey' | 'paymentMethodId'>,
 ): Promise<Transaction> {
   const data = entryData({ ...entry, type: 'payment', amount: 0n, gatewayKey: null, paymentMethodId: null });
-  return tx.transaction.create({ data: { ...data, status: 'succeeded', createdAt: currentTime() } });
+  const [recorded] = await insertEntry(tx, data, 'succeeded');
+  return recorded!;
 }
 
 /** What the step under the lock found: the answer already, or an entry to settle (the caller's own, or one left in flight). */
@@ -167,15 +173,15 @@ export type AttemptStep<T> = { kind: 'done'; value: T } | { kind: 'settle'; entr
  * crash or a concurrent request is completed first, then `next` is asked again, so the caller's own
  * attempt comes after it. Answers the caller's settled entry, the `done` value, or null when other
  * attempts kept it busy for every round. `inTransaction` runs `next` (Prisma's interactive transaction
- * unless given: invoice payments give sqlTransaction).
+ * unless given: invoice payments give sqlTransaction, whose `next` runs named statements only).
  */
-export async function runAttempt<T, S>(
+export async function runAttempt<T, S, X extends AnyTx = Tx>(
   prisma: Db,
-  next: (tx: Tx) => Promise<AttemptStep<T>>,
+  next: (tx: X) => Promise<AttemptStep<T>>,
   settle: (entry: Transaction) => Promise<S>,
   finished: (settled: S) => boolean = () => false,
-  inTransaction: (work: (tx: Tx) => Promise<AttemptStep<T>>) => Promise<AttemptStep<T>> = (work) =>
-    runTransaction(prisma, work),
+  inTransaction: (work: (tx: X) => Promise<AttemptStep<T>>) => Promise<AttemptStep<T>> = (work) =>
+    runTransaction(prisma, work as (tx: Tx) => Promise<AttemptStep<T>>),
 ): Promise<{ kind: 'done'; value: T } | { kind: 'settled'; value: S } | null> {
   for (let round = 0; round < 3; round++) {
     const step = await inTransaction(next);

@@ -2,8 +2,8 @@ import pg from 'pg';
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import type { MetricMeter } from '@temporalio/common';
 import type { Db } from '../db/prisma';
-import { queryRows, type Statement } from '../db/sql';
-import { sqlTransaction } from '../db/sql-transaction';
+import { withSqlSession } from '../db/sql-transaction';
+import { EVENTS_CHANNEL } from '../lib/event.records';
 import { logger as defaultLogger, type Logger } from '../http/logger';
 import { forEachLimited } from '../lib/concurrency';
 import { newId } from '../lib/ids';
@@ -12,6 +12,14 @@ import type { deliverWebhook } from '../../workflows/webhook-delivery';
 import { drawRetryDelays } from '../../workflows/webhook-schedule';
 import { attemptDelivery, type WebhookAttemptResult } from './delivery-attempt.service';
 import { envelopeOf } from './envelope';
+import {
+  claimEvents,
+  eventsWithDestinations,
+  insertDeliveries,
+  markDispatched,
+  releaseClaims,
+  type DeliveryKey,
+} from './relay.records';
 import { WEBHOOK_TIMEOUT_MS } from './sender';
 import { webhookWorkflowId } from './workflow-id';
 
@@ -23,7 +31,7 @@ const FIRST_ATTEMPT_WAIT_MS = 2_000;
 const LATE_ATTEMPT_MARGIN_MS = 5_000;
 
 /** src/lib/events.ts notifies this channel with the event id when an event is written. */
-export const EVENTS_CHANNEL = 'billing_events';
+export { EVENTS_CHANNEL };
 
 export interface RelayOptions {
   prisma: Db;
@@ -61,43 +69,6 @@ export interface Relay {
   runOnce(): Promise<number>;
   stop(): Promise<void>;
 }
-
-interface DeliveryKey {
-  id: string;
-  accountId: string;
-  eventId: string;
-  destinationId: string;
-}
-
-/** An event (what its envelope needs) with one destination to deliver it to. */
-interface EventForDestination {
-  eventId: string;
-  accountId: string;
-  type: string;
-  createdAt: Date;
-  data: unknown;
-  destinationId: string;
-}
-
-// Prepared statements (src/db/sql.ts): the relay's batch was four Prisma model calls.
-const EVENTS_WITH_DESTINATIONS: Statement = {
-  name: 'relay_events_with_destinations',
-  text: `SELECT e.id AS "eventId", e.account_id AS "accountId", e.type, e.created_at AS "createdAt", e.data, d.id AS "destinationId"
-    FROM events e JOIN webhook_destinations d ON d.account_id = e.account_id AND d.active AND d.deleted_at IS NULL
-    WHERE e.id = ANY($1::text[]) ORDER BY e.seq, d.id`,
-};
-const INSERT_DELIVERIES: Statement = {
-  name: 'relay_insert_deliveries',
-  text: `WITH inserted AS (
-      INSERT INTO webhook_deliveries (id, account_id, event_id, event_type, destination_id, payload)
-      SELECT id, account_id, event_id, event_type, destination_id, payload::jsonb
-      FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[]) AS r(id, account_id, event_id, event_type, destination_id, payload)
-      ON CONFLICT (event_id, destination_id) DO NOTHING
-      RETURNING id, account_id, event_id, destination_id)
-    SELECT id, account_id AS "accountId", event_id AS "eventId", destination_id AS "destinationId" FROM inserted
-    UNION ALL
-    SELECT id, account_id, event_id, destination_id FROM webhook_deliveries WHERE event_id = ANY($7::text[])`,
-};
 
 /**
  * The outbox relay: takes committed events with no `dispatched_at`, in `seq` order, and starts one
@@ -191,23 +162,22 @@ export function startRelay(options: RelayOptions): Relay {
       .add(1);
   }
 
+  /**
+   * One batch, in no transaction: the events are claimed (advisory locks of one pooled connection,
+   * which another relay skips), their delivery rows written and committed, attempt 1 made and the
+   * workflows started, and only then the events marked dispatched and the claims released. A crash
+   * anywhere before the mark leaves the events to dispatch again, which finds the rows, the attempts
+   * and the workflows already there: nothing is lost and nothing is sent twice.
+   */
   async function dispatchBatch(): Promise<number> {
     const accountIds = options.accountIds?.();
     if (accountIds && accountIds.length === 0) return 0;
-    return sqlTransaction(
+    return withSqlSession(
       prisma,
-      async (tx) => {
-        const locked = accountIds
-          ? await tx.$queryRaw<{ id: string }[]>`
-              SELECT id FROM events WHERE dispatched_at IS NULL AND account_id = ANY(${accountIds as string[]})
-              ORDER BY seq LIMIT ${batchSize} FOR UPDATE SKIP LOCKED`
-          : await tx.$queryRaw<{ id: string }[]>`
-              SELECT id FROM events WHERE dispatched_at IS NULL
-              ORDER BY seq LIMIT ${batchSize} FOR UPDATE SKIP LOCKED`;
-        if (locked.length === 0) return 0;
-        const eventIds = locked.map((row) => row.id);
-        // Each event with each destination of its account active now, in the events' order.
-        const pairs = await queryRows<EventForDestination>(tx, EVENTS_WITH_DESTINATIONS, [eventIds]);
+      async (session) => {
+        const eventIds = await claimEvents(session, batchSize, accountIds);
+        if (eventIds.length === 0) return 0;
+        const pairs = await eventsWithDestinations(session, eventIds);
         const rows = pairs.map((pair) => ({
           id: newId('webhookDelivery'),
           ...pair,
@@ -215,22 +185,13 @@ export function startRelay(options: RelayOptions): Relay {
             envelopeOf({ id: pair.eventId, type: pair.type, createdAt: pair.createdAt, data: pair.data }),
           ),
         }));
-        // On the pool, outside the batch transaction: the rows are committed before their workflows read
-        // them. Rows left by an earlier run that stopped half-way come back too (a second start is a no-op).
-        const deliveries = await queryRows<DeliveryKey>(prisma, INSERT_DELIVERIES, [
-          rows.map((row) => row.id),
-          rows.map((row) => row.accountId),
-          rows.map((row) => row.eventId),
-          rows.map((row) => row.type),
-          rows.map((row) => row.destinationId),
-          rows.map((row) => row.payload),
-          eventIds,
-        ]);
+        // Committed before their workflows read them.
+        const deliveries = await insertDeliveries(session, rows, eventIds);
         await forEachLimited(deliveries, startConcurrency, startDelivery);
-        await tx.$executeRaw`UPDATE events SET dispatched_at = clock_timestamp() WHERE id = ANY(${eventIds})`;
-        return locked.length;
+        await markDispatched(session, eventIds);
+        return eventIds.length;
       },
-      { maxWait: 10_000, timeout: 120_000 },
+      releaseClaims,
     );
   }
 
