@@ -21,7 +21,8 @@ export type CreateUserResult =
   | { outcome: 'unknown_account' }
   | { outcome: 'already_member'; user_id: string }
   /** The email belongs to a user already: a password given for them would silently not apply. */
-  | { outcome: 'password_for_existing_user'; user_id: string };
+  | { outcome: 'password_for_existing_user'; user_id: string }
+  | { outcome: 'password_required' };
 
 /**
  * Creates a user with a membership of `accountId`, or adds the membership to the user who has the
@@ -47,7 +48,7 @@ export async function createUser(
       });
       if (member) return { outcome: 'already_member', user_id: existing.id };
     }
-    if (!existing && passwordHash === undefined) throw new Error('A new user needs a password.');
+    if (!existing && passwordHash === undefined) return { outcome: 'password_required' };
     const user =
       existing ??
       (await tx.user.create({
