@@ -45,6 +45,8 @@ COPY activities ./activities
 COPY data ./data
 # Workers load this bundle instead of bundling the workflows at every start.
 RUN npm run build:workflows -- "$WORKFLOW_BUNDLE"
+# The dashboard's single-page app (npm ci ran before the sources were here, so its postinstall skipped it).
+RUN npm run build:dashboard
 USER node
 EXPOSE 3000
 CMD ["npm", "run", "start:api"]

@@ -7,7 +7,8 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
-    files: ['**/*.ts'],
+    // The dashboard (src/dashboard/, browser code) is checked against its own tsconfig.json there.
+    files: ['**/*.ts', '**/*.tsx'],
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
     rules: {
       // A promise nobody awaits loses its error and its ordering: money code must not have one.

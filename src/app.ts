@@ -27,6 +27,11 @@ import { createApiMetrics, UNMATCHED_ROUTE } from './observability/api-metrics';
 import { securityHeaders } from './http/security-headers';
 import { config } from './config';
 import { CODEC_PATH, codecRouter } from './temporal/codec-server';
+import { dashboardRouter } from './http/dashboard-page';
+import { SESSION_PATH, sessionRouter } from './dashboard-auth/session.routes';
+import { createSessionAuthenticator, readCookie, SESSION_COOKIE } from './dashboard-auth/session-auth';
+import { sessionSettingsFromConfig } from './dashboard-auth/session.service';
+import { createLoginLimiter } from './dashboard-auth/login-limiter';
 
 export type { AppDeps } from './http/app-deps';
 
@@ -70,9 +75,17 @@ export function createApp(deps: AppDeps): express.Express {
     deps.authFailuresPerMinute ?? config.authFailuresPerMinute,
     rateLimit.processes,
   );
+  const authenticateKey = createAuthenticator(deps.prisma, deps.authCacheMs, authFailures);
+  const sessionSettings = deps.sessionSettings ?? sessionSettingsFromConfig();
+  const authenticateSession = createSessionAuthenticator(deps.prisma, sessionSettings);
   const api = new Api(
     deps.prisma,
-    createAuthenticator(deps.prisma, deps.authCacheMs, authFailures),
+    (req) => {
+      const key = req.header('cc-api-key');
+      // A request with a key is the API's as before, whatever cookie its client also sends (docs/api.md "Dashboard sessions").
+      if (key === undefined && readCookie(req, SESSION_COOKIE) !== undefined) return authenticateSession(req);
+      return authenticateKey(key, req.ip);
+    },
     createRateLimiter(rateLimit),
   );
   // Every route of the API is mounted here, module by module; the routes that move money share one gateway.
@@ -149,6 +162,13 @@ export function createApp(deps: AppDeps): express.Express {
   app.use(docsRouter());
   // The Temporal Web UI's codec endpoint, for operators (src/temporal/codec-server.ts); not part of the API's contract.
   app.use(CODEC_PATH, codecRouter());
+  // The dashboard (docs/api.md "Dashboard sessions"): its sign-in endpoints and its single-page app.
+  const loginLimits = deps.loginLimits ?? {
+    perEmail: config.loginFailuresPerEmail,
+    perAddress: config.loginFailuresPerAddress,
+  };
+  app.use(SESSION_PATH, sessionRouter(deps, sessionSettings, createLoginLimiter(loginLimits, rateLimit.processes)));
+  app.use(dashboardRouter(deps.dashboardDir));
   app.use(api.router);
   app.locals.api = api;
 

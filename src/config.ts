@@ -123,6 +123,26 @@ export const config = {
   get authFailuresPerMinute() {
     return intFromEnv('AUTH_FAILURES_PER_MINUTE', 60);
   },
+  /** Minutes without a request after which a dashboard session ends (docs/api.md "Dashboard sessions"). */
+  get sessionIdleMinutes() {
+    return intFromEnv('SESSION_IDLE_MINUTES', 60);
+  },
+  /** Hours after sign-in after which a dashboard session ends, however active. */
+  get sessionMaxHours() {
+    return intFromEnv('SESSION_MAX_HOURS', 12);
+  },
+  /** Failed dashboard sign-ins per email within 15 minutes before 429. */
+  get loginFailuresPerEmail() {
+    return intFromEnv('LOGIN_FAILURES_PER_EMAIL', 5);
+  },
+  /** Failed dashboard sign-ins per client address within 15 minutes before 429. */
+  get loginFailuresPerAddress() {
+    return intFromEnv('LOGIN_FAILURES_PER_ADDRESS', 30);
+  },
+  /** The Temporal Web UI the dashboard links a subscription's workflow to (docs/operations.md). */
+  get temporalUiUrl() {
+    return (process.env.TEMPORAL_UI_URL || `http://localhost:${this.temporalUiPort}`).replace(/\/+$/, '');
+  },
   taskQueue: 'billing',
   get logLevel() {
     return process.env.LOG_LEVEL || 'info';

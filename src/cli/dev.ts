@@ -2,6 +2,8 @@ import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { config, paths } from '../config';
 import { createAccount } from '../accounts/account.service';
+import { createUser } from '../dashboard-auth/user.service';
+import { newSecret } from '../lib/ids';
 import { resolveDatabase } from '../db/local-database';
 import { migrate } from '../db/migrator';
 import { createPrisma } from '../db/prisma';
@@ -232,8 +234,13 @@ async function main(): Promise<void> {
 
     const prisma = createPrisma(database.url, 1);
     let demoKey: string | undefined;
+    let demoLogin: { email: string; password: string } | undefined;
     if ((await prisma.account.count()) === 0) {
-      demoKey = (await createAccount(prisma, { name: 'Demo', role: 'developer', paymentPlans: true })).api_key;
+      const demo = await createAccount(prisma, { name: 'Demo', role: 'developer', paymentPlans: true });
+      demoKey = demo.api_key;
+      // The dashboard's login for the same account, printed once beside the key like it.
+      demoLogin = { email: 'demo@example.com', password: newSecret('demo').slice(0, 21) };
+      await createUser(prisma, { accountId: demo.account_id, name: 'Demo', role: 'superadmin', ...demoLogin });
     }
     await prisma.$disconnect();
 
@@ -278,11 +285,16 @@ async function main(): Promise<void> {
       say(
         `Temporal UI:  ${services.temporal.uiUrl}  (gRPC ${services.temporal.address}, namespace ${config.temporalNamespace})`,
       );
+    say(`Dashboard:    http://localhost:${config.port}/dashboard`);
     if (demoKey) {
       say(`Demo account created. API key (shown once): ${demoKey}`);
+      if (demoLogin) say(`Dashboard login (shown once): ${demoLogin.email} / ${demoLogin.password}`);
       say(`Try: curl -H 'cc-api-key: ${demoKey}' http://localhost:${config.port}/customers`);
     } else {
       say('Create an API key with: npm run account:create -- --name "Acme"');
+      say(
+        'Create a dashboard login with: npm run user:create -- --account acct_... --email you@example.com --password ...',
+      );
     }
     say('Ctrl-C stops everything.');
   } catch (error) {

@@ -2952,7 +2952,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unknown cc-api-key */
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3037,8 +3037,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unknown cc-api-key */
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key, the user or the account may not do this; or a write made with a dashboard session lacks its CSRF token or comes from another origin */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3158,7 +3167,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unknown cc-api-key */
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3238,7 +3247,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unknown cc-api-key */
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3333,8 +3342,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unknown cc-api-key */
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key, the user or the account may not do this; or a write made with a dashboard session lacks its CSRF token or comes from another origin */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3435,8 +3453,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unknown cc-api-key */
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key, the user or the account may not do this; or a write made with a dashboard session lacks its CSRF token or comes from another origin */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3540,7 +3567,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unknown cc-api-key */
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3549,7 +3576,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key or the account may not do this */
+            /** @description The key, the user or the account may not do this; or a write made with a dashboard session lacks its CSRF token or comes from another origin */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3634,7 +3661,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unknown cc-api-key */
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3643,7 +3670,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key or the account may not do this */
+            /** @description The key, the user or the account may not do this; or a write made with a dashboard session lacks its CSRF token or comes from another origin */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3757,7 +3784,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unknown cc-api-key */
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3766,7 +3793,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key or the account may not do this */
+            /** @description The key, the user or the account may not do this; or a write made with a dashboard session lacks its CSRF token or comes from another origin */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3888,7 +3915,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unknown cc-api-key */
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3897,7 +3924,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key or the account may not do this */
+            /** @description The key, the user or the account may not do this; or a write made with a dashboard session lacks its CSRF token or comes from another origin */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3989,7 +4016,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unknown cc-api-key */
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3998,7 +4025,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key or the account may not do this */
+            /** @description The key, the user or the account may not do this; or a write made with a dashboard session lacks its CSRF token or comes from another origin */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4096,7 +4123,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unknown cc-api-key */
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4105,7 +4132,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key or the account may not do this */
+            /** @description The key, the user or the account may not do this; or a write made with a dashboard session lacks its CSRF token or comes from another origin */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4194,7 +4221,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unknown cc-api-key */
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4203,7 +4230,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key or the account may not do this */
+            /** @description The key, the user or the account may not do this; or a write made with a dashboard session lacks its CSRF token or comes from another origin */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4309,7 +4336,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unknown cc-api-key */
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4318,7 +4345,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key or the account may not do this */
+            /** @description The key, the user or the account may not do this; or a write made with a dashboard session lacks its CSRF token or comes from another origin */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4401,7 +4428,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unknown cc-api-key */
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4494,7 +4521,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unknown cc-api-key */
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4579,8 +4606,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unknown cc-api-key */
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key, the user or the account may not do this; or a write made with a dashboard session lacks its CSRF token or comes from another origin */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4686,7 +4722,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unknown cc-api-key */
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -4781,8 +4817,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unknown cc-api-key */
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key, the user or the account may not do this; or a write made with a dashboard session lacks its CSRF token or comes from another origin */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4883,8 +4928,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unknown cc-api-key */
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key, the user or the account may not do this; or a write made with a dashboard session lacks its CSRF token or comes from another origin */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4990,7 +5044,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unknown cc-api-key */
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5086,8 +5140,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unknown cc-api-key */
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key, the user or the account may not do this; or a write made with a dashboard session lacks its CSRF token or comes from another origin */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5208,8 +5271,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unknown cc-api-key */
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key, the user or the account may not do this; or a write made with a dashboard session lacks its CSRF token or comes from another origin */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5319,7 +5391,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unknown cc-api-key */
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5403,8 +5475,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unknown cc-api-key */
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key, the user or the account may not do this; or a write made with a dashboard session lacks its CSRF token or comes from another origin */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5523,8 +5604,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unknown cc-api-key */
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key, the user or the account may not do this; or a write made with a dashboard session lacks its CSRF token or comes from another origin */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5645,7 +5735,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unknown cc-api-key */
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5730,8 +5820,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unknown cc-api-key */
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key, the user or the account may not do this; or a write made with a dashboard session lacks its CSRF token or comes from another origin */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5837,7 +5936,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unknown cc-api-key */
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -5930,8 +6029,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unknown cc-api-key */
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key, the user or the account may not do this; or a write made with a dashboard session lacks its CSRF token or comes from another origin */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6050,7 +6158,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unknown cc-api-key */
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6135,8 +6243,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unknown cc-api-key */
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key, the user or the account may not do this; or a write made with a dashboard session lacks its CSRF token or comes from another origin */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6251,7 +6368,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unknown cc-api-key */
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6347,8 +6464,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unknown cc-api-key */
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key, the user or the account may not do this; or a write made with a dashboard session lacks its CSRF token or comes from another origin */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6470,8 +6596,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unknown cc-api-key */
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key, the user or the account may not do this; or a write made with a dashboard session lacks its CSRF token or comes from another origin */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6599,7 +6734,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unknown cc-api-key */
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6689,7 +6824,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unknown cc-api-key */
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6796,7 +6931,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unknown cc-api-key */
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -6881,8 +7016,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unknown cc-api-key */
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key, the user or the account may not do this; or a write made with a dashboard session lacks its CSRF token or comes from another origin */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6997,7 +7141,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unknown cc-api-key */
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7093,8 +7237,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unknown cc-api-key */
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key, the user or the account may not do this; or a write made with a dashboard session lacks its CSRF token or comes from another origin */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7218,8 +7371,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unknown cc-api-key */
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key, the user or the account may not do this; or a write made with a dashboard session lacks its CSRF token or comes from another origin */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7323,8 +7485,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unknown cc-api-key */
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key, the user or the account may not do this; or a write made with a dashboard session lacks its CSRF token or comes from another origin */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7446,8 +7617,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unknown cc-api-key */
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key, the user or the account may not do this; or a write made with a dashboard session lacks its CSRF token or comes from another origin */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7586,7 +7766,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unknown cc-api-key */
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7666,7 +7846,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unknown cc-api-key */
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7768,7 +7948,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unknown cc-api-key */
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7858,7 +8038,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unknown cc-api-key */
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -7945,7 +8125,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unknown cc-api-key */
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8036,7 +8216,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unknown cc-api-key */
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8121,8 +8301,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unknown cc-api-key */
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key, the user or the account may not do this; or a write made with a dashboard session lacks its CSRF token or comes from another origin */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8228,7 +8417,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unknown cc-api-key */
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8324,8 +8513,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unknown cc-api-key */
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key, the user or the account may not do this; or a write made with a dashboard session lacks its CSRF token or comes from another origin */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8443,8 +8641,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unknown cc-api-key */
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key, the user or the account may not do this; or a write made with a dashboard session lacks its CSRF token or comes from another origin */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8554,7 +8761,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unknown cc-api-key */
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8563,7 +8770,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key or the account may not do this */
+            /** @description The key, the user or the account may not do this; or a write made with a dashboard session lacks its CSRF token or comes from another origin */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8648,7 +8855,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unknown cc-api-key */
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8657,7 +8864,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key or the account may not do this */
+            /** @description The key, the user or the account may not do this; or a write made with a dashboard session lacks its CSRF token or comes from another origin */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8773,7 +8980,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unknown cc-api-key */
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8782,7 +8989,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key or the account may not do this */
+            /** @description The key, the user or the account may not do this; or a write made with a dashboard session lacks its CSRF token or comes from another origin */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8884,7 +9091,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unknown cc-api-key */
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8893,7 +9100,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key or the account may not do this */
+            /** @description The key, the user or the account may not do this; or a write made with a dashboard session lacks its CSRF token or comes from another origin */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8985,7 +9192,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unknown cc-api-key */
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -8994,7 +9201,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key or the account may not do this */
+            /** @description The key, the user or the account may not do this; or a write made with a dashboard session lacks its CSRF token or comes from another origin */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9099,7 +9306,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unknown cc-api-key */
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9108,7 +9315,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key or the account may not do this */
+            /** @description The key, the user or the account may not do this; or a write made with a dashboard session lacks its CSRF token or comes from another origin */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9231,7 +9438,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unknown cc-api-key */
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9240,7 +9447,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key or the account may not do this */
+            /** @description The key, the user or the account may not do this; or a write made with a dashboard session lacks its CSRF token or comes from another origin */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9359,7 +9566,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unknown cc-api-key */
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9368,7 +9575,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key or the account may not do this */
+            /** @description The key, the user or the account may not do this; or a write made with a dashboard session lacks its CSRF token or comes from another origin */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9479,7 +9686,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unknown cc-api-key */
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9488,7 +9695,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key or the account may not do this */
+            /** @description The key, the user or the account may not do this; or a write made with a dashboard session lacks its CSRF token or comes from another origin */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9584,7 +9791,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unknown cc-api-key */
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9593,7 +9800,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key or the account may not do this */
+            /** @description The key, the user or the account may not do this; or a write made with a dashboard session lacks its CSRF token or comes from another origin */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9719,7 +9926,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unknown cc-api-key */
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9728,7 +9935,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key or the account may not do this */
+            /** @description The key, the user or the account may not do this; or a write made with a dashboard session lacks its CSRF token or comes from another origin */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9825,7 +10032,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unknown cc-api-key */
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9834,7 +10041,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key or the account may not do this */
+            /** @description The key, the user or the account may not do this; or a write made with a dashboard session lacks its CSRF token or comes from another origin */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9954,7 +10161,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unknown cc-api-key */
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -9963,7 +10170,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key or the account may not do this */
+            /** @description The key, the user or the account may not do this; or a write made with a dashboard session lacks its CSRF token or comes from another origin */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10069,7 +10276,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unknown cc-api-key */
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10078,7 +10285,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key or the account may not do this */
+            /** @description The key, the user or the account may not do this; or a write made with a dashboard session lacks its CSRF token or comes from another origin */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10216,7 +10423,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unknown cc-api-key */
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10310,8 +10517,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unknown cc-api-key */
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key, the user or the account may not do this; or a write made with a dashboard session lacks its CSRF token or comes from another origin */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10426,7 +10642,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unknown cc-api-key */
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10518,8 +10734,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unknown cc-api-key */
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key, the user or the account may not do this; or a write made with a dashboard session lacks its CSRF token or comes from another origin */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10620,8 +10845,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unknown cc-api-key */
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key, the user or the account may not do this; or a write made with a dashboard session lacks its CSRF token or comes from another origin */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10743,8 +10977,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unknown cc-api-key */
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key, the user or the account may not do this; or a write made with a dashboard session lacks its CSRF token or comes from another origin */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10866,8 +11109,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unknown cc-api-key */
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key, the user or the account may not do this; or a write made with a dashboard session lacks its CSRF token or comes from another origin */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10980,7 +11232,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unknown cc-api-key */
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -10989,7 +11241,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key or the account may not do this */
+            /** @description The key, the user or the account may not do this; or a write made with a dashboard session lacks its CSRF token or comes from another origin */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11074,7 +11326,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unknown cc-api-key */
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11083,7 +11335,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The key or the account may not do this */
+            /** @description The key, the user or the account may not do this; or a write made with a dashboard session lacks its CSRF token or comes from another origin */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -11201,7 +11453,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unknown cc-api-key */
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11286,8 +11538,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unknown cc-api-key */
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key, the user or the account may not do this; or a write made with a dashboard session lacks its CSRF token or comes from another origin */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11393,7 +11654,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unknown cc-api-key */
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -11488,8 +11749,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unknown cc-api-key */
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key, the user or the account may not do this; or a write made with a dashboard session lacks its CSRF token or comes from another origin */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11584,8 +11854,17 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Missing or unknown cc-api-key */
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key, the user or the account may not do this; or a write made with a dashboard session lacks its CSRF token or comes from another origin */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -4,7 +4,7 @@ import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-ope
 import './zod-openapi';
 import type { Db } from '../db/prisma';
 import type { Principal, Role } from './auth';
-import { requireRole } from './auth';
+import { rateLimitSubject, requireRole } from './auth';
 import { ApiError, MethodNotAllowedError } from './errors';
 import { idempotencyHeaders, readIdempotencyKey, withIdempotency } from './idempotency';
 import { parseOrThrow } from './validation';
@@ -58,8 +58,8 @@ export interface RouteDefinition<P extends AnyObject, Q extends AnyObject, B ext
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: 'Invalid request: `error.param` names the field',
-  401: 'Missing or unknown cc-api-key',
-  403: 'The key or the account may not do this',
+  401: 'Missing or unknown cc-api-key (or a dashboard session that has ended)',
+  403: 'The key, the user or the account may not do this; or a write made with a dashboard session lacks its CSRF token or comes from another origin',
   404: 'Unknown resource, or one of another account',
   405: 'The path does not answer this method; `Allow` lists those it answers',
   409: "The resource's state forbids the action",
@@ -219,11 +219,19 @@ export class Api {
 
   constructor(
     readonly prisma: Db,
-    private readonly authenticate: (key: string | undefined, clientAddress?: string) => Promise<Principal>,
+    /** The request's credential: `cc-api-key`, or a dashboard session cookie (src/app.ts chooses). */
+    private readonly authenticate: (req: Request) => Promise<Principal>,
     private readonly rateLimit: (keyId: string) => Promise<void> = async () => {},
   ) {
     this.router.use((req, res, next) => this.methodGate(req, res, next));
     this.registry.registerComponent('securitySchemes', 'apiKey', { type: 'apiKey', in: 'header', name: 'cc-api-key' });
+    this.registry.registerComponent('securitySchemes', 'session', {
+      type: 'apiKey',
+      in: 'cookie',
+      name: 'cc_session',
+      description:
+        'A dashboard session (POST /dashboard/api/session); writes also need its csrf_token in x-csrf-token. docs/api.md "Dashboard sessions".',
+    });
     // Answered for any documented path asked with a method it does not serve, so listed once here.
     this.registry.registerComponent('responses', 'MethodNotAllowed', {
       description: ERROR_DESCRIPTIONS[405]!,
@@ -242,7 +250,8 @@ export class Api {
         400,
         401,
         ...(def.params && malformedPath === 404 ? [404] : []),
-        ...(def.roles ? [403] : []),
+        // A write made with a dashboard session is refused without its CSRF token (src/dashboard-auth/session-auth.ts).
+        ...(def.roles || def.method !== 'get' ? [403] : []),
         ...(idempotent ? [409] : []),
         ...(def.errors ?? []),
         ...commonErrorStatuses(def.body !== undefined),
@@ -255,7 +264,7 @@ export class Api {
       summary: def.summary,
       description: def.description,
       tags: [def.tag],
-      security: [{ apiKey: [] }],
+      security: [{ apiKey: [] }, { session: [] }],
       request: {
         params: def.params,
         query: def.query,
@@ -294,9 +303,9 @@ export class Api {
       next();
     };
     this.router[def.method](expressPath, routeTemplate, ...bodyParsers, async (req: Request, res: Response) => {
-      const principal = await this.authenticate(req.header('cc-api-key'), req.ip);
+      const principal = await this.authenticate(req);
       res.locals.accountId = principal.accountId;
-      await this.rateLimit(principal.keyId);
+      await this.rateLimit(rateLimitSubject(principal));
       if (def.roles) requireRole(principal, def.roles);
       if (def.guard) await def.guard(principal);
       const params = def.params ? parsePath(def.params, req.params, malformedPath, def.path) : {};
@@ -401,7 +410,7 @@ export class Api {
         title: 'Subscription billing API',
         version: '1.0',
         description:
-          'Every endpoint but GET /health needs the cc-api-key header. Unknown body and query fields are rejected with 400. ' +
+          'Every endpoint but GET /health needs the cc-api-key header (or a dashboard session cookie). Unknown body and query fields are rejected with 400. ' +
           'Every error answer has the `Error` body. A documented path asked with a method it does not answer gets 405 with `Allow` ' +
           '(components.responses.MethodNotAllowed); an unknown path gets 404.',
       },

@@ -24,4 +24,10 @@ export interface AppDeps {
   temporalNow?: () => Promise<number>;
   /** How long a looked-up API key is trusted (AUTH_CACHE_MS unless given; tests shorten it). */
   authCacheMs?: number;
+  /** Dashboard session lifetimes (SESSION_IDLE_MINUTES, SESSION_MAX_HOURS unless given; tests shorten them). */
+  sessionSettings?: { idleMs: number; absoluteMs: number };
+  /** Failed dashboard sign-ins allowed per email and per client address within 15 minutes (LOGIN_FAILURES_* unless given). */
+  loginLimits?: { perEmail: number; perAddress: number };
+  /** The built dashboard app (dist/dashboard unless given). */
+  dashboardDir?: string;
 }

@@ -13,10 +13,23 @@ export type Role = (typeof ROLES)[number];
  */
 export const ADMIN_ROLES: readonly Role[] = ['developer', 'superadmin'];
 
+/**
+ * Who makes a request: an API key, or a dashboard user's session (src/dashboard-auth/), which carries
+ * its membership's role on the session's current account. Either way the same routes and rules apply.
+ */
 export interface Principal {
   accountId: string;
-  keyId: string;
   role: Role;
+  /** The API key, for a request made with one. */
+  keyId?: string;
+  /** The dashboard user and session, for a request made with a session cookie. */
+  userId?: string;
+  sessionId?: string;
+}
+
+/** What the per-credential rate limit counts against: the key, or the user across their sessions. */
+export function rateLimitSubject(principal: Principal): string {
+  return principal.keyId ?? `user:${principal.userId}`;
 }
 
 export function hashApiKey(key: string): string {
@@ -78,7 +91,9 @@ export function requireRole(principal: Principal, roles: readonly Role[]): void 
     throw new ApiError(
       'permission_error',
       'insufficient_role',
-      `This action needs a key with role ${roles.join(' or ')}; this key has role ${principal.role}.`,
+      principal.keyId
+        ? `This action needs a key with role ${roles.join(' or ')}; this key has role ${principal.role}.`
+        : `This action needs the role ${roles.join(' or ')}; you have role ${principal.role} on this account.`,
     );
   }
 }

@@ -42,6 +42,7 @@ export const ID_PREFIXES = {
   paymentPlan: 'pp',
   paymentPlanPayment: 'ppay',
   testClock: 'clock',
+  user: 'usr',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

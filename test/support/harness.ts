@@ -25,7 +25,15 @@ export interface TestApp {
 export async function startTestApp(
   options: Pick<
     AppDeps,
-    'taskQueue' | 'rateLimit' | 'authCacheMs' | 'gateway' | 'temporalNow' | 'authFailuresPerMinute'
+    | 'taskQueue'
+    | 'rateLimit'
+    | 'authCacheMs'
+    | 'gateway'
+    | 'temporalNow'
+    | 'authFailuresPerMinute'
+    | 'sessionSettings'
+    | 'loginLimits'
+    | 'dashboardDir'
   > & {
     temporal?: Client;
     /** Interactive transaction bounds of the app's Prisma client (production's unless given). */

@@ -1,0 +1,94 @@
+import { useEffect } from 'react';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { api, ApiFailure, setCsrfToken, whenSignedOut, type Session } from './api';
+import { navigate, useLocation } from './router';
+import { Shell } from './Shell';
+import { Login } from './pages/Login';
+import { Home } from './pages/Home';
+import { Customers } from './pages/Customers';
+import { CustomerDetail } from './pages/CustomerDetail';
+import { Subscriptions } from './pages/Subscriptions';
+import { SubscriptionDetail } from './pages/SubscriptionDetail';
+import { Later } from './pages/Later';
+import { SESSION_KEY } from './session';
+
+export function App() {
+  const queryClient = useQueryClient();
+  const { path } = useLocation();
+  const session = useQuery<Session | null>({
+    queryKey: SESSION_KEY,
+    queryFn: async () => {
+      try {
+        return await api<Session>('GET', '/dashboard/api/session');
+      } catch (error) {
+        if (error instanceof ApiFailure && error.status === 401) return null;
+        throw error;
+      }
+    },
+    staleTime: Infinity,
+  });
+
+  useEffect(() => {
+    whenSignedOut(() => {
+      queryClient.setQueryData(SESSION_KEY, null);
+      queryClient.removeQueries({ predicate: (query) => query.queryKey[0] !== SESSION_KEY[0] });
+    });
+  }, [queryClient]);
+  setCsrfToken(session.data?.csrf_token);
+
+  const signedIn = Boolean(session.data);
+  useEffect(() => {
+    if (session.isPending) return;
+    if (!signedIn && path !== '/login') navigate('/login', { replace: true });
+    if (signedIn && path === '/login') navigate('/', { replace: true });
+  }, [signedIn, session.isPending, path]);
+
+  if (session.isPending) return <p className="loading">Loading…</p>;
+  if (session.isError)
+    return (
+      <main className="login">
+        <p role="alert">The dashboard cannot reach the service: {session.error.message}</p>
+      </main>
+    );
+  if (!session.data) return <Login />;
+  return (
+    <Shell session={session.data} path={path}>
+      <Page path={path} session={session.data} />
+    </Shell>
+  );
+}
+
+function Page({ path, session }: { path: string; session: Session }) {
+  const [, section, id] = path.split('/');
+  const canDevelop = session.account?.role === 'developer' || session.account?.role === 'superadmin';
+  switch (section) {
+    case '':
+    case undefined:
+      return <Home session={session} />;
+    case 'customers':
+      return id ? <CustomerDetail id={decodeURIComponent(id)} /> : <Customers />;
+    case 'subscriptions':
+      return id ? <SubscriptionDetail id={decodeURIComponent(id)} session={session} /> : <Subscriptions />;
+    case 'invoices':
+      return <Later title="Invoices" what="The invoice list and invoice pages" />;
+    case 'developers':
+      return canDevelop ? (
+        <Later title="Developers" what="API keys, webhook destinations and delivery logs" />
+      ) : (
+        <NotFound />
+      );
+    case 'settings':
+      return <Later title="Settings" what="Account settings and your profile" />;
+    default:
+      return <NotFound />;
+  }
+}
+
+function NotFound() {
+  return (
+    <>
+      <h1>Page not found</h1>
+      <p>There is no page at this address.</p>
+    </>
+  );
+}

@@ -1,0 +1,130 @@
+/**
+ * The dashboard calls the same REST endpoints merchants call, with the session cookie (sent by the
+ * browser) and, on writes, the session's CSRF token (docs/api.md "Dashboard sessions").
+ */
+export interface ApiErrorBody {
+  type: string;
+  code: string;
+  message: string;
+  param?: string;
+}
+
+export class ApiFailure extends Error {
+  constructor(
+    readonly status: number,
+    readonly error: ApiErrorBody,
+  ) {
+    super(error.message);
+  }
+}
+
+let csrfToken: string | undefined;
+let onSignedOut: () => void = () => undefined;
+
+export function setCsrfToken(token: string | undefined): void {
+  csrfToken = token;
+}
+
+/** Called when an answer says the session has ended, so the app shows the sign-in page. */
+export function whenSignedOut(handler: () => void): void {
+  onSignedOut = handler;
+}
+
+export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const headers: Record<string, string> = {};
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  if (method !== 'GET' && csrfToken) headers['x-csrf-token'] = csrfToken;
+  const response = await fetch(path, {
+    method,
+    headers,
+    credentials: 'same-origin',
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (response.status === 204) return undefined as T;
+  const json = (await response.json().catch(() => undefined)) as { error?: ApiErrorBody } | undefined;
+  if (!response.ok) {
+    const error = json?.error ?? {
+      type: 'api_error',
+      code: 'unknown',
+      message: `The server answered ${response.status}.`,
+    };
+    if (response.status === 401 && !path.startsWith('/dashboard/api/session')) onSignedOut();
+    throw new ApiFailure(response.status, error);
+  }
+  return json as T;
+}
+
+export type Role = 'standard' | 'developer' | 'superadmin';
+
+export interface Session {
+  user: { id: string; email: string; name: string };
+  account: { id: string; name: string; role: Role } | null;
+  accounts: { id: string; name: string; role: Role }[];
+  csrf_token: string;
+  expires_at: number;
+  temporal_workflows_url: string;
+}
+
+export interface Customer {
+  id: string;
+  name: string;
+  email?: string;
+  phone?: string | null;
+  description?: string | null;
+  created: number;
+  currency?: string;
+  address?: { city?: string; country?: string; line1?: string; postal_code?: string }[];
+}
+
+export interface Page<T> {
+  data: T[];
+  meta: { page: number; take: number; itemsTotal: number; pagesTotal: number };
+}
+
+export interface PaymentMethod {
+  id: string;
+  type: string;
+  created: number;
+  card?: { brand: string | null; last4: string | null; exp_month?: number; exp_year?: number };
+  us_bank_account?: { bank_name: string; last4: string };
+  billing_details: { name: string | null };
+}
+
+export interface Price {
+  id: string;
+  product: string;
+  unit_amount: number;
+  currency: string;
+  description: string | null;
+  recurring: { interval: string; interval_count: number } | null;
+}
+
+export interface Subscription {
+  id: string;
+  customer: string;
+  status: string;
+  currency: string;
+  created: number;
+  start_date: number;
+  cancel_at: number | null;
+  cancel_at_period_end: boolean;
+  canceled_at: number | null;
+  ended_at: number | null;
+  trial_end: number | null;
+  current_period_start: number | null;
+  current_period_end: number | null;
+  paused_at: number | null;
+  latest_invoice: string | null;
+  items: { data: { id: string; price: Price; quantity: number; tax_rates: string[] }[]; total_count: number };
+}
+
+export interface Invoice {
+  id: string;
+  number: string | null;
+  status: string;
+  currency: string;
+  total: number;
+  amount_due: number;
+  created: number;
+  subscription: string | null;
+}

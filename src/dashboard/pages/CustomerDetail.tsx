@@ -1,0 +1,182 @@
+import { useQuery } from '@tanstack/react-query';
+import { api, type Customer, type Invoice, type Page, type PaymentMethod, type Subscription } from '../api';
+import { formatDate, formatMoney } from '../format';
+import { Link } from '../router';
+import { Empty, Failure, isNotFound, Loading, StatusBadge } from './common';
+import { subscriptionAmount } from './Subscriptions';
+
+export function CustomerDetail({ id }: { id: string }) {
+  const path = encodeURIComponent(id);
+  const customer = useQuery({ queryKey: ['customer', id], queryFn: () => api<Customer>('GET', `/customers/${path}`) });
+  const methods = useQuery({
+    queryKey: ['customer', id, 'payment-methods'],
+    queryFn: () => api<Page<PaymentMethod>>('GET', `/customers/${path}/payment-methods?take=100`),
+    enabled: customer.isSuccess,
+  });
+  const subscriptions = useQuery({
+    queryKey: ['subscriptions', { customer: id }],
+    queryFn: () => api<Page<Subscription>>('GET', `/subscriptions?customer=${path}&take=100`),
+    enabled: customer.isSuccess,
+  });
+  const invoices = useQuery({
+    queryKey: ['invoices', { customer: id }],
+    queryFn: () => api<Page<Invoice>>('GET', `/invoices?customer=${path}&take=100`),
+    enabled: customer.isSuccess,
+  });
+
+  if (customer.isPending) return <Loading />;
+  if (customer.isError)
+    return isNotFound(customer.error) ? (
+      <>
+        <h1>Customer not found</h1>
+        <p>
+          There is no customer {id} in this account. <Link to="/customers">All customers</Link>
+        </p>
+      </>
+    ) : (
+      <Failure error={customer.error} />
+    );
+  const c = customer.data;
+  const address = c.address?.[0];
+  return (
+    <>
+      <p className="crumbs">
+        <Link to="/customers">Customers</Link> /
+      </p>
+      <h1>{c.name}</h1>
+      <dl className="card facts">
+        <dt>Email</dt>
+        <dd>{c.email ?? '—'}</dd>
+        <dt>Phone</dt>
+        <dd>{c.phone ?? '—'}</dd>
+        <dt>Address</dt>
+        <dd>
+          {address
+            ? [address.line1, address.postal_code, address.city, address.country].filter(Boolean).join(', ')
+            : '—'}
+        </dd>
+        <dt>Created</dt>
+        <dd>{formatDate(c.created)}</dd>
+        <dt>Id</dt>
+        <dd>
+          <code>{c.id}</code>
+        </dd>
+      </dl>
+
+      <h2>Payment methods</h2>
+      {methods.isPending ? (
+        <Loading />
+      ) : methods.isError ? (
+        <Failure error={methods.error} />
+      ) : methods.data.data.length === 0 ? (
+        <Empty>
+          <p>No payment method.</p>
+        </Empty>
+      ) : (
+        <ul className="card list">
+          {methods.data.data.map((method) => (
+            <li key={method.id}>
+              {method.card ? (
+                <>
+                  <strong className="capitalize">{method.card.brand ?? 'Card'}</strong> ending {method.card.last4}
+                  {method.card.exp_month && (
+                    <span className="muted">
+                      {' '}
+                      · expires {String(method.card.exp_month).padStart(2, '0')}/{method.card.exp_year}
+                    </span>
+                  )}
+                </>
+              ) : method.us_bank_account ? (
+                <>
+                  <strong>{method.us_bank_account.bank_name}</strong> account ending {method.us_bank_account.last4}
+                </>
+              ) : (
+                method.type
+              )}
+            </li>
+          ))}
+        </ul>
+      )}
+
+      <h2>Subscriptions</h2>
+      {subscriptions.isPending ? (
+        <Loading />
+      ) : subscriptions.isError ? (
+        <Failure error={subscriptions.error} />
+      ) : subscriptions.data.data.length === 0 ? (
+        <Empty>
+          <p>No subscription.</p>
+        </Empty>
+      ) : (
+        <div className="card table-card">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Subscription</th>
+                <th scope="col">Status</th>
+                <th scope="col">Amount</th>
+                <th scope="col" className="hide-narrow">
+                  Started
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {subscriptions.data.data.map((subscription) => (
+                <tr key={subscription.id}>
+                  <td>
+                    <Link to={`/subscriptions/${subscription.id}`}>
+                      <code>{subscription.id}</code>
+                    </Link>
+                  </td>
+                  <td>
+                    <StatusBadge status={subscription.status} />
+                  </td>
+                  <td>{subscriptionAmount(subscription)}</td>
+                  <td className="hide-narrow">{formatDate(subscription.start_date)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+
+      <h2>Invoices</h2>
+      {invoices.isPending ? (
+        <Loading />
+      ) : invoices.isError ? (
+        <Failure error={invoices.error} />
+      ) : invoices.data.data.length === 0 ? (
+        <Empty>
+          <p>No invoice.</p>
+        </Empty>
+      ) : (
+        <div className="card table-card">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Number</th>
+                <th scope="col">Status</th>
+                <th scope="col">Total</th>
+                <th scope="col" className="hide-narrow">
+                  Created
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {invoices.data.data.map((invoice) => (
+                <tr key={invoice.id}>
+                  <td>{invoice.number ?? <span className="muted">draft</span>}</td>
+                  <td>
+                    <StatusBadge status={invoice.status} />
+                  </td>
+                  <td>{formatMoney(invoice.total, invoice.currency)}</td>
+                  <td className="hide-narrow">{formatDate(invoice.created)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </>
+  );
+}

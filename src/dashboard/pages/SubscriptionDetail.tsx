@@ -1,0 +1,225 @@
+import { useEffect, useRef, useState } from 'react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api, type Session, type Subscription } from '../api';
+import { formatDate, formatDateTime, formatInterval, formatMoney } from '../format';
+import { Link } from '../router';
+import { Failure, isNotFound, Loading, StatusBadge } from './common';
+import { nextInvoiceDate, subscriptionAmount } from './Subscriptions';
+
+type Action = 'pause' | 'resume' | 'cancel';
+
+const ACTIONS: Record<Action, { label: string; question: string; done: string }> = {
+  pause: {
+    label: 'Pause',
+    question: 'No invoices are made while it is paused; resuming moves its billing dates on by the time paused.',
+    done: 'Paused.',
+  },
+  resume: { label: 'Resume', question: 'Billing continues from where it paused.', done: 'Resumed.' },
+  cancel: {
+    label: 'Cancel subscription',
+    question: 'It ends now and bills nothing more. This cannot be undone.',
+    done: 'Canceled.',
+  },
+};
+
+function actionsFor(status: string): Action[] {
+  if (status === 'paused') return ['resume', 'cancel'];
+  if (status === 'canceled' || status === 'expired') return [];
+  // The API pauses an active subscription only (a trialing or scheduled one answers 409).
+  if (status === 'active' || status === 'past_due') return ['pause', 'cancel'];
+  return ['cancel'];
+}
+
+export function SubscriptionDetail({ id, session }: { id: string; session: Session }) {
+  const queryClient = useQueryClient();
+  const path = encodeURIComponent(id);
+  const [asking, setAsking] = useState<Action>();
+  const [notice, setNotice] = useState<string>();
+  const subscription = useQuery({
+    queryKey: ['subscription', id],
+    queryFn: () => api<Subscription>('GET', `/subscriptions/${path}`),
+  });
+  const act = useMutation({
+    mutationFn: (action: Action) =>
+      action === 'cancel'
+        ? api<Subscription>('DELETE', `/subscriptions/${path}`)
+        : api<Subscription>('POST', `/subscriptions/${path}/${action}`, {}),
+    onSuccess: (updated, action) => {
+      queryClient.setQueryData(['subscription', id], updated);
+      void queryClient.invalidateQueries({ queryKey: ['subscriptions'] });
+      setNotice(ACTIONS[action].done);
+    },
+    onSettled: () => setAsking(undefined),
+  });
+
+  if (subscription.isPending) return <Loading />;
+  if (subscription.isError)
+    return isNotFound(subscription.error) ? (
+      <>
+        <h1>Subscription not found</h1>
+        <p>
+          There is no subscription {id} in this account. <Link to="/subscriptions">All subscriptions</Link>
+        </p>
+      </>
+    ) : (
+      <Failure error={subscription.error} />
+    );
+  const s = subscription.data;
+  const workflowUrl = `${session.temporal_workflows_url}/${encodeURIComponent(`subscription:${s.id}`)}`;
+  return (
+    <>
+      <p className="crumbs">
+        <Link to="/subscriptions">Subscriptions</Link> /
+      </p>
+      <div className="title-row">
+        <h1>
+          <code>{s.id}</code>
+        </h1>
+        <StatusBadge status={s.status} />
+      </div>
+      <div className="actions">
+        {actionsFor(s.status).map((action) => (
+          <button
+            key={action}
+            type="button"
+            className={action === 'cancel' ? 'danger' : 'secondary'}
+            onClick={() => (act.reset(), setNotice(undefined), setAsking(action))}
+          >
+            {ACTIONS[action].label}
+          </button>
+        ))}
+        <a className="button-link" href={workflowUrl} target="_blank" rel="noreferrer">
+          Workflow in Temporal
+        </a>
+      </div>
+      {notice && (
+        <p className="notice" role="status">
+          {notice}
+        </p>
+      )}
+      {act.isError && (
+        <p className="error" role="alert">
+          {act.error.message}
+        </p>
+      )}
+      {asking && (
+        <Confirm
+          title={`${ACTIONS[asking].label === 'Cancel subscription' ? 'Cancel' : ACTIONS[asking].label} this subscription?`}
+          message={ACTIONS[asking].question}
+          confirm={ACTIONS[asking].label}
+          danger={asking === 'cancel'}
+          busy={act.isPending}
+          onConfirm={() => act.mutate(asking)}
+          onClose={() => setAsking(undefined)}
+        />
+      )}
+      <dl className="card facts">
+        <dt>Customer</dt>
+        <dd>
+          <Link to={`/customers/${s.customer}`}>
+            <code>{s.customer}</code>
+          </Link>
+        </dd>
+        <dt>Amount</dt>
+        <dd>{subscriptionAmount(s)}</dd>
+        <dt>Current period</dt>
+        <dd>
+          {s.current_period_start ? `${formatDate(s.current_period_start)} – ${formatDate(s.current_period_end)}` : '—'}
+        </dd>
+        <dt>Next invoice</dt>
+        <dd>{formatDate(nextInvoiceDate(s))}</dd>
+        <dt>Started</dt>
+        <dd>{formatDate(s.start_date)}</dd>
+        {s.trial_end && (
+          <>
+            <dt>Trial ends</dt>
+            <dd>{formatDate(s.trial_end)}</dd>
+          </>
+        )}
+        {s.paused_at && (
+          <>
+            <dt>Paused since</dt>
+            <dd>{formatDateTime(s.paused_at)}</dd>
+          </>
+        )}
+        {(s.cancel_at || s.cancel_at_period_end) && (
+          <>
+            <dt>Cancels</dt>
+            <dd>{s.cancel_at ? formatDate(s.cancel_at) : 'at the end of the period'}</dd>
+          </>
+        )}
+        {s.canceled_at && (
+          <>
+            <dt>Canceled</dt>
+            <dd>{formatDateTime(s.canceled_at)}</dd>
+          </>
+        )}
+        <dt>Created</dt>
+        <dd>{formatDateTime(s.created)}</dd>
+      </dl>
+      <h2>Items</h2>
+      <div className="card table-card">
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Price</th>
+              <th scope="col" className="hide-narrow">
+                Unit amount
+              </th>
+              <th scope="col">Quantity</th>
+              <th scope="col">Amount</th>
+            </tr>
+          </thead>
+          <tbody>
+            {s.items.data.map((item) => (
+              <tr key={item.id}>
+                <td>
+                  {item.price.description ?? <code>{item.price.id}</code>}
+                  <div className="muted small">{formatInterval(item.price.recurring)}</div>
+                </td>
+                <td className="hide-narrow">{formatMoney(item.price.unit_amount, item.price.currency)}</td>
+                <td>{item.quantity}</td>
+                <td>{formatMoney(item.price.unit_amount * item.quantity, item.price.currency)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </>
+  );
+}
+
+/** Asks before acting: a modal dialog (the browser's own <dialog>, so focus and Escape behave). */
+function Confirm(props: {
+  title: string;
+  message: string;
+  confirm: string;
+  danger: boolean;
+  busy: boolean;
+  onConfirm: () => void;
+  onClose: () => void;
+}) {
+  const dialog = useRef<HTMLDialogElement>(null);
+  useEffect(() => {
+    dialog.current?.showModal();
+  }, []);
+  return (
+    <dialog ref={dialog} className="card dialog" aria-labelledby="confirm-title" onClose={props.onClose}>
+      <h2 id="confirm-title">{props.title}</h2>
+      <p>{props.message}</p>
+      <div className="actions">
+        <button type="button" className="secondary" onClick={props.onClose} disabled={props.busy}>
+          Keep it as it is
+        </button>
+        <button
+          type="button"
+          className={props.danger ? 'danger' : undefined}
+          onClick={props.onConfirm}
+          disabled={props.busy}
+        >
+          {props.busy ? 'Working…' : props.confirm}
+        </button>
+      </div>
+    </dialog>
+  );
+}

@@ -1,0 +1,120 @@
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { api, type Page, type Subscription } from '../api';
+import { formatDate, formatInterval, formatMoney, statusLabel } from '../format';
+import { Link, navigate, useLocation } from '../router';
+import { Empty, Failure, Loading, Pager, StatusBadge } from './common';
+
+const TAKE = 20;
+const STATUSES = ['active', 'trialing', 'past_due', 'paused', 'scheduled', 'canceled', 'expired'];
+
+/** What a subscription bills each period, when its items share one interval (the usual case). */
+export function subscriptionAmount(subscription: Subscription): string {
+  const items = subscription.items.data;
+  const total = items.reduce((sum, item) => sum + item.price.unit_amount * item.quantity, 0);
+  const intervals = new Set(items.map((item) => formatInterval(item.price.recurring)));
+  const money = formatMoney(total, subscription.currency);
+  return intervals.size === 1 ? `${money} ${[...intervals][0]}` : money;
+}
+
+/** When the next invoice is due: the end of the current period while billing runs. */
+export function nextInvoiceDate(subscription: Subscription): number | null {
+  if (!['active', 'trialing', 'past_due', 'scheduled'].includes(subscription.status)) return null;
+  if (subscription.cancel_at_period_end) return null;
+  return subscription.current_period_end ?? subscription.start_date;
+}
+
+export function Subscriptions() {
+  const { search } = useLocation();
+  const status = search.get('status') ?? '';
+  const page = Math.max(1, Number(search.get('page')) || 1);
+  const go = (next: { status?: string; page?: number }) => {
+    const params = new URLSearchParams();
+    const value = next.status ?? status;
+    if (value) params.set('status', value);
+    if ((next.page ?? 1) > 1) params.set('page', String(next.page));
+    const suffix = params.toString();
+    navigate(`/subscriptions${suffix ? `?${suffix}` : ''}`, { replace: true });
+  };
+  const subscriptions = useQuery({
+    queryKey: ['subscriptions', { status, page }],
+    queryFn: () => {
+      const params = new URLSearchParams({ page: String(page), take: String(TAKE) });
+      if (status) params.set('status', status);
+      return api<Page<Subscription>>('GET', `/subscriptions?${params}`);
+    },
+    placeholderData: keepPreviousData,
+  });
+
+  return (
+    <>
+      <h1>Subscriptions</h1>
+      <nav className="tabs" aria-label="Status">
+        {['', ...STATUSES].map((value) => (
+          <Link
+            key={value || 'all'}
+            to={`/subscriptions${value ? `?status=${value}` : ''}`}
+            aria-current={status === value ? 'page' : undefined}
+          >
+            {value ? statusLabel(value) : 'All'}
+          </Link>
+        ))}
+      </nav>
+      {subscriptions.isPending ? (
+        <Loading />
+      ) : subscriptions.isError ? (
+        <Failure error={subscriptions.error} />
+      ) : subscriptions.data.data.length === 0 ? (
+        <Empty>
+          <p>{status ? `No ${statusLabel(status)} subscription.` : 'No subscriptions yet.'}</p>
+        </Empty>
+      ) : (
+        <div className="card table-card">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Subscription</th>
+                <th scope="col">Status</th>
+                <th scope="col">Amount</th>
+                <th scope="col" className="hide-narrow">
+                  Next invoice
+                </th>
+                <th scope="col" className="hide-narrow">
+                  Customer
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {subscriptions.data.data.map((subscription) => (
+                <tr key={subscription.id}>
+                  <td>
+                    <Link to={`/subscriptions/${subscription.id}`}>
+                      <code>{subscription.id}</code>
+                    </Link>
+                  </td>
+                  <td>
+                    <StatusBadge status={subscription.status} />
+                  </td>
+                  <td>{subscriptionAmount(subscription)}</td>
+                  <td className="hide-narrow">{formatDate(nextInvoiceDate(subscription))}</td>
+                  <td className="hide-narrow">
+                    <Link to={`/customers/${subscription.customer}`}>
+                      <code>{subscription.customer}</code>
+                    </Link>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {subscriptions.data && (
+        <Pager
+          page={page}
+          hasNext={page < subscriptions.data.meta.pagesTotal}
+          onPage={(next) => go({ page: next })}
+          label={`Page ${page} of ${Math.max(1, subscriptions.data.meta.pagesTotal)}`}
+        />
+      )}
+    </>
+  );
+}
