@@ -22,7 +22,11 @@ export const PAYMENT_PLAN_SIGNALS = {
   planUpdated: 'planUpdated',
 } as const;
 
-export type PaymentPlanRequestSignal = Exclude<keyof typeof PAYMENT_PLAN_SIGNALS, 'planUpdated'>;
+/**
+ * The requests a plan takes: resolve or cancel a terminal payment or the deposit, cancel the plan. Each
+ * is an update, and a signal of the same name for plans already running.
+ */
+export type PaymentPlanRequestKind = Exclude<keyof typeof PAYMENT_PLAN_SIGNALS, 'planUpdated'>;
 
 /**
  * The same requests as updates (Temporal Web UI "Send an Update", `npm run support`, and the API):
@@ -30,7 +34,7 @@ export type PaymentPlanRequestSignal = Exclude<keyof typeof PAYMENT_PLAN_SIGNALS
  * caller sees the refusal, naming the field), and the update answers what the workflow did with it
  * (a PaymentPlanRequestRecord). The signals of the same names stay for plans already running.
  */
-export const PAYMENT_PLAN_UPDATES: Record<PaymentPlanRequestSignal, string> = {
+export const PAYMENT_PLAN_UPDATES: Record<PaymentPlanRequestKind, string> = {
   resolveTerminalPayment: 'resolveTerminalPayment',
   cancelTerminalPayment: 'cancelTerminalPayment',
   resolveDeposit: 'resolveDeposit',
@@ -121,8 +125,8 @@ export interface PaymentPlanRequestResult {
 
 export interface PaymentPlanRequestRecord extends PaymentPlanRequestResult {
   request_id: string;
-  /** The request's name (an update or a signal of that name). */
-  signal: PaymentPlanRequestSignal;
+  /** The request's kind (an update or a signal of that name), under the field's name from when requests were signals. */
+  signal: PaymentPlanRequestKind;
   /** Workflow time (ms) the request was handled. */
   at: number;
 }

@@ -8,7 +8,7 @@ import {
   type CancelTerminalPaymentArgs,
   type PaymentPlanRequestArgs,
   type PaymentPlanRequestRecord,
-  type PaymentPlanRequestSignal,
+  type PaymentPlanRequestKind,
   type PaymentPlanWorkflowState,
   type ResolveTerminalPaymentArgs,
 } from './payment-plan-contract';
@@ -37,7 +37,7 @@ export const paymentPlanRequestUpdates = Object.fromEntries(
     request,
     defineUpdate<PaymentPlanRequestRecord, [PaymentPlanRequestArgs]>(name),
   ]),
-) as Record<PaymentPlanRequestSignal, RequestUpdate>;
+) as Record<PaymentPlanRequestKind, RequestUpdate>;
 
 /** The update's failure for a request the workflow refused: its record rides along, for the API and the CLI. */
 export function refusal(record: PaymentPlanRequestRecord): ApplicationFailure {

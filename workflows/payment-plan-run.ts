@@ -7,7 +7,7 @@ import {
   type PaymentPlanRequestArgs,
   type PaymentPlanRequestRecord,
   type PaymentPlanRequestResult,
-  type PaymentPlanRequestSignal,
+  type PaymentPlanRequestKind,
   type PaymentPlanWorkflowInput,
   type PaymentPlanWorkflowState,
   type PlanSnapshot,
@@ -23,7 +23,7 @@ const IDLE_REFRESH_MS = 24 * 60 * 60 * 1000;
 const REQUESTS_KEPT = 50;
 
 export interface QueuedRequest {
-  signal: PaymentPlanRequestSignal;
+  kind: PaymentPlanRequestKind;
   args: PaymentPlanRequestArgs;
   /** Set for an update: its handler waits for the record under this key. */
   answerKey?: string;
@@ -98,26 +98,32 @@ export class PaymentPlanRun {
    * An older signal's handler. A signal cannot be refused (it has no answer): a bad argument is
    * recorded as refused in the `state` query's `requests` and logged, instead of being queued.
    */
-  signalled(signal: PaymentPlanRequestSignal) {
+  signalled(kind: PaymentPlanRequestKind) {
     return (args?: PaymentPlanRequestArgs): void => {
-      const parsed = parseRequestArgs(signal, args, { strict: false });
+      const parsed = parseRequestArgs(kind, args, { strict: false });
       if (!parsed.ok) {
-        log.warn('payment plan signal refused', { planId: this.input.planId, signal, ...parsed.issue });
-        this.state.requests.push({ request_id: uuid4(), signal, at: this.time.now(), applied: false, ...parsed.issue });
+        log.warn('payment plan signal refused', { planId: this.input.planId, signal: kind, ...parsed.issue });
+        this.state.requests.push({
+          request_id: uuid4(),
+          signal: kind,
+          at: this.time.now(),
+          applied: false,
+          ...parsed.issue,
+        });
         return;
       }
-      this.queue.push({ signal, args: parsed.args });
+      this.queue.push({ kind, args: parsed.args });
     };
   }
 
   /** An update's validator: a bad argument is refused before anything reaches the history, naming the field. */
-  static validate(request: PaymentPlanRequestSignal, args: PaymentPlanRequestArgs): void {
+  static validate(request: PaymentPlanRequestKind, args: PaymentPlanRequestArgs): void {
     const parsed = parseRequestArgs(request, args, { strict: true });
     if (!parsed.ok) throw argumentRefusal(parsed.issue);
   }
 
   /** An update's handler: queues the request for the loop and answers its record once carried out (a refusal fails the update). */
-  async requested(request: PaymentPlanRequestSignal, args: PaymentPlanRequestArgs): Promise<PaymentPlanRequestRecord> {
+  async requested(request: PaymentPlanRequestKind, args: PaymentPlanRequestArgs): Promise<PaymentPlanRequestRecord> {
     const parsed = parseRequestArgs(request, args, { strict: true });
     const checked = parsed.ok ? parsed.args : {};
     const requestId = checked.request_id ?? uuid4();
@@ -127,7 +133,7 @@ export class PaymentPlanRun {
       return record;
     }
     const answerKey = uuid4();
-    this.queue.push({ signal: request, args: { ...checked, request_id: requestId }, answerKey });
+    this.queue.push({ kind: request, args: { ...checked, request_id: requestId }, answerKey });
     await condition(() => this.answers.has(answerKey));
     const answer = this.answers.get(answerKey)!;
     this.answers.delete(answerKey);
@@ -178,7 +184,7 @@ export class PaymentPlanRun {
   private record(request: QueuedRequest, requestId: string, result: PaymentPlanRequestResult): void {
     const entry: PaymentPlanRequestRecord = {
       request_id: requestId,
-      signal: request.signal,
+      signal: request.kind,
       at: this.time.now(),
       ...result,
     };
@@ -188,10 +194,10 @@ export class PaymentPlanRun {
     if (request.answerKey) this.answers.set(request.answerKey, entry);
   }
 
-  private closedRecord(signal: PaymentPlanRequestSignal, requestId: string): PaymentPlanRequestRecord {
+  private closedRecord(kind: PaymentPlanRequestKind, requestId: string): PaymentPlanRequestRecord {
     return {
       request_id: requestId,
-      signal,
+      signal: kind,
       at: this.time.now(),
       applied: false,
       code: 'payment_plan_closed',
@@ -203,11 +209,11 @@ export class PaymentPlanRun {
   async carryOut(request: QueuedRequest): Promise<void> {
     const requestId = typeof request.args.request_id === 'string' ? request.args.request_id : uuid4();
     const done = await planSteps.applyPaymentPlanRequest.executeWithOptions(
-      { summary: `${request.signal} (request ${requestId})` },
+      { summary: `${request.kind} (request ${requestId})` },
       [
         {
           planId: this.input.planId,
-          signal: request.signal,
+          signal: request.kind,
           args: { ...request.args, request_id: requestId },
           at: this.time.now(),
           ...this.clockTime(),

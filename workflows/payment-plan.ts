@@ -1,7 +1,7 @@
 import { allHandlersFinished, condition, continueAsNew, setHandler, workflowInfo } from '@temporalio/workflow';
 import { workflowTime } from './clock';
 import type {
-  PaymentPlanRequestSignal,
+  PaymentPlanRequestKind,
   PaymentPlanWorkflowInput,
   PaymentPlanWorkflowState,
 } from './payment-plan-contract';
@@ -40,7 +40,7 @@ export async function paymentPlanWorkflow(input: PaymentPlanWorkflowInput): Prom
   setHandler(cancelDepositSignal, run.signalled('cancelDeposit'));
   setHandler(cancelPlanSignal, run.signalled('cancelPlan'));
   for (const [request, update] of Object.entries(paymentPlanRequestUpdates) as [
-    PaymentPlanRequestSignal,
+    PaymentPlanRequestKind,
     RequestUpdate,
   ][]) {
     setHandler(update, (args) => run.requested(request, args), {

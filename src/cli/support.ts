@@ -26,7 +26,7 @@ import {
   FINAL_PLAN_STATUSES,
   type PaymentPlanRequestArgs,
   type PaymentPlanRequestRecord,
-  type PaymentPlanRequestSignal,
+  type PaymentPlanRequestKind,
   type PaymentPlanWorkflowState,
 } from '../../workflows/payment-plan-contract';
 import type { SubscriptionStateView } from '../../workflows/subscription-messages';
@@ -159,7 +159,7 @@ async function stuck(prisma: Db, options: Options): Promise<number> {
 async function requestPayment(
   prisma: Db,
   temporal: Client,
-  signal: PaymentPlanRequestSignal,
+  kind: PaymentPlanRequestKind,
   planId: string,
   paymentId: string,
   args: PaymentPlanRequestArgs,
@@ -174,11 +174,11 @@ async function requestPayment(
     record = await sendPlanRequest(
       temporal,
       planId,
-      signal,
+      kind,
       { ...args, payment_id: paymentId, source: 'support-cli', request_id: requestId },
       {
         timeoutMs: positiveInt(options['timeout-seconds'], 'timeout-seconds', 30, 1) * 1000,
-        whenEnded: (sent) => applyPlanRequest(prisma, planId, signal, sent, new Date()),
+        whenEnded: (sent) => applyPlanRequest(prisma, planId, kind, sent, new Date()),
       },
     );
   } catch (error) {
@@ -186,7 +186,7 @@ async function requestPayment(
     // Refused by the update's validator: nothing reached the workflow.
     record = {
       request_id: requestId,
-      signal,
+      signal: kind,
       at: Date.now(),
       applied: false,
       code: error.code,
@@ -201,7 +201,7 @@ async function requestPayment(
     target: paymentId,
     detail: {
       plan: planId,
-      request: signal,
+      request: kind,
       request_id: requestId,
       args: { ...args },
       applied: record.applied,

@@ -12,7 +12,7 @@ import {
   type PaymentPlanRequestArgs,
   type PaymentPlanRequestRecord,
   type PaymentPlanRequestResult,
-  type PaymentPlanRequestSignal,
+  type PaymentPlanRequestKind,
 } from '../../workflows/payment-plan-contract';
 
 export const REQUEST_TIMEOUT_MS = 15_000;
@@ -26,7 +26,7 @@ export const REQUEST_TIMEOUT_MS = 15_000;
 export async function sendPlanRequest(
   client: Client,
   planId: string,
-  request: PaymentPlanRequestSignal,
+  request: PaymentPlanRequestKind,
   args: PaymentPlanRequestArgs,
   options: {
     timeoutMs?: number;
