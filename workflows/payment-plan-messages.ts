@@ -6,6 +6,7 @@ import {
   REQUEST_REFUSED_FAILURE,
   type CancelPlanArgs,
   type CancelTerminalPaymentArgs,
+  type PaymentPlanRefusalRecord,
   type PaymentPlanRequestArgs,
   type PaymentPlanRequestRecord,
   type PaymentPlanRequestKind,
@@ -40,10 +41,10 @@ export const paymentPlanRequestUpdates = Object.fromEntries(
 ) as Record<PaymentPlanRequestKind, RequestUpdate>;
 
 /** The update's failure for a request the workflow refused: its record rides along, for the API and the CLI. */
-export function refusal(record: PaymentPlanRequestRecord): ApplicationFailure {
+export function refusal(record: PaymentPlanRefusalRecord): ApplicationFailure {
   return ApplicationFailure.create({
     type: REQUEST_REFUSED_FAILURE,
-    message: `${record.code ?? 'refused'}: ${record.message}`,
+    message: `${record.code}: ${record.message}`,
     details: [record],
     nonRetryable: true,
   });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { PaymentPlanRequestArgs, PaymentPlanRequestKind } from './payment-plan-contract';
+import type { ArgumentRefusalCode, PaymentPlanRequestArgs, PaymentPlanRequestKind } from './payment-plan-contract';
 
 /**
  * The arguments of the payment plan's requests (updates and the older signals), checked with zod
@@ -72,7 +72,7 @@ function schemaOf(request: PaymentPlanRequestKind, strict: boolean): z.ZodType {
 
 /** Why an argument is refused: the field at fault (`param`), and the code the API answers with. */
 export interface RequestArgsIssue {
-  code: 'parameter_invalid' | 'parameter_missing' | 'parameter_unknown';
+  code: ArgumentRefusalCode;
   param: string;
   message: string;
 }

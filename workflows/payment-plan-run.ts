@@ -4,6 +4,8 @@ import type { WorkflowTime } from './clock';
 import { planSteps } from './payment-plan-activities';
 import {
   FINAL_PLAN_STATUSES,
+  PLAN_CLOSED,
+  type PaymentPlanRefusalRecord,
   type PaymentPlanRequestArgs,
   type PaymentPlanRequestRecord,
   type PaymentPlanRequestResult,
@@ -194,13 +196,13 @@ export class PaymentPlanRun {
     if (request.answerKey) this.answers.set(request.answerKey, entry);
   }
 
-  private closedRecord(kind: PaymentPlanRequestKind, requestId: string): PaymentPlanRequestRecord {
+  private closedRecord(kind: PaymentPlanRequestKind, requestId: string): PaymentPlanRefusalRecord {
     return {
       request_id: requestId,
       signal: kind,
       at: this.time.now(),
       applied: false,
-      code: 'payment_plan_closed',
+      code: PLAN_CLOSED,
       message: `Payment plan ${this.input.planId} is ${this.snapshot.status}.`,
     };
   }
@@ -305,7 +307,7 @@ export class PaymentPlanRun {
       const requestId = typeof request.args.request_id === 'string' ? request.args.request_id : uuid4();
       this.record(request, requestId, {
         applied: false,
-        code: 'payment_plan_closed',
+        code: PLAN_CLOSED,
         message: `Payment plan ${this.input.planId} is ${this.snapshot.status}.`,
       });
     }

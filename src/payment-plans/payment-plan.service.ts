@@ -94,7 +94,7 @@ async function withParam<T>(param: string, lookup: () => Promise<T>): Promise<T>
   try {
     return await lookup();
   } catch (error) {
-    if (error instanceof ApiError && error.status === 404)
+    if (error instanceof ApiError && error.type === 'not_found')
       throw new ApiError('not_found', error.code, error.message, param);
     throw error;
   }
