@@ -15,7 +15,7 @@ import { chargeReceipt, type ChargeReceipt } from '../src/transactions/charge-re
 import type {
   PaymentPlanRequestArgs,
   PaymentPlanRequestResult,
-  PaymentPlanRequestSignal,
+  PaymentPlanRequestKind,
   PlanSnapshot,
 } from '../workflows/payment-plan-contract';
 
@@ -97,11 +97,12 @@ export function createPaymentPlanActivities({ prisma, gateway = createGateway(pr
       return snapshot(input.planId);
     },
 
-    /** Carries out a request signal; a refusal is answered in `result`, not thrown. */
+    /** Carries out a request (an update or an older signal); a refusal is answered in `result`, not thrown. */
     async applyPaymentPlanRequest(
       input: {
         planId: string;
-        signal: PaymentPlanRequestSignal;
+        /** The request's kind, under the name its input has carried since requests were signals (recorded in histories). */
+        signal: PaymentPlanRequestKind;
         args: PaymentPlanRequestArgs;
         at: number;
       } & ClockTimed,

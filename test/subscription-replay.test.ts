@@ -11,6 +11,9 @@ import { quietRuntime, readHistories } from './support/subscriptions';
 // became local activities (a delivery done at once, one done after a retry, one waiting on its retry
 // timer): deliveries started before that change must go on replaying. webhook-relay-first-*.json
 // are deliveries whose attempt 1 the relay made (test/webhook-delivery.test.ts records them).
+// payment-plan-*.json and webhook-rules-*.json were recorded by the workflow rules tests with mocked
+// activities (test/payment-plan-workflow-rules.test.ts, test/webhook-workflow-rules.test.ts): plans
+// charged to completion, defaulted, and carrying out refused and applied requests.
 
 describe('subscription workflow replay', () => {
   beforeAll(quietRuntime);

@@ -1,7 +1,7 @@
 /**
  * What the payment-plan workflow, its activities, the API and the support CLI agree on: update,
- * signal and query names, their JSON arguments, and the plan snapshot the activities hand back. Types and
- * constants only, so that code outside the workflow sandbox can import it.
+ * signal and query names, their JSON arguments and answers, and the plan snapshot the activities hand
+ * back. Types, constants and pure functions only, so that code outside the workflow sandbox can import it.
  */
 import type { TestClockBinding, TestClockCarry } from './test-clock-contract';
 
@@ -22,7 +22,11 @@ export const PAYMENT_PLAN_SIGNALS = {
   planUpdated: 'planUpdated',
 } as const;
 
-export type PaymentPlanRequestSignal = Exclude<keyof typeof PAYMENT_PLAN_SIGNALS, 'planUpdated'>;
+/**
+ * The requests a plan takes: resolve or cancel a terminal payment or the deposit, cancel the plan. Each
+ * is an update, and a signal of the same name for plans already running.
+ */
+export type PaymentPlanRequestKind = Exclude<keyof typeof PAYMENT_PLAN_SIGNALS, 'planUpdated'>;
 
 /**
  * The same requests as updates (Temporal Web UI "Send an Update", `npm run support`, and the API):
@@ -30,7 +34,7 @@ export type PaymentPlanRequestSignal = Exclude<keyof typeof PAYMENT_PLAN_SIGNALS
  * caller sees the refusal, naming the field), and the update answers what the workflow did with it
  * (a PaymentPlanRequestRecord). The signals of the same names stay for plans already running.
  */
-export const PAYMENT_PLAN_UPDATES: Record<PaymentPlanRequestSignal, string> = {
+export const PAYMENT_PLAN_UPDATES: Record<PaymentPlanRequestKind, string> = {
   resolveTerminalPayment: 'resolveTerminalPayment',
   cancelTerminalPayment: 'cancelTerminalPayment',
   resolveDeposit: 'resolveDeposit',
@@ -107,25 +111,56 @@ export interface PlanSnapshot {
   }[];
 }
 
-export interface PaymentPlanRequestResult {
-  applied: boolean;
-  /** Error code when not applied (same codes as the API's 4xx answers). */
-  code?: string;
-  /** The request field at fault, when the code is a parameter_* one. */
-  param?: string;
+/** A request carried out. */
+export interface PaymentPlanRequestApplied {
+  applied: true;
   message: string;
   payment_id?: string | null;
   /** The payment's terminal state after the request, when it concerns a payment. */
   terminal_state?: TerminalState | null;
 }
 
-export interface PaymentPlanRequestRecord extends PaymentPlanRequestResult {
+/** The codes of a request refused for its argument: the field at fault is in `param` (the API answers 400). */
+export const ARGUMENT_REFUSAL_CODES = ['parameter_invalid', 'parameter_missing', 'parameter_unknown'] as const;
+export type ArgumentRefusalCode = (typeof ARGUMENT_REFUSAL_CODES)[number];
+
+/** The code of a request that reached a plan whose workflow had ended (completed or canceled). */
+export const PLAN_CLOSED = 'payment_plan_closed';
+
+/**
+ * A request refused, and why, in the API's error code: an argument refused (ArgumentRefusalCode,
+ * naming the field in `param`), or the state of the plan or of the payment (PLAN_CLOSED, invalid_state,
+ * ...: the API answers 409).
+ */
+export interface PaymentPlanRequestRefusal {
+  applied: false;
+  code: string;
+  param?: string;
+  message: string;
+  payment_id?: string | null;
+}
+
+export type PaymentPlanRequestResult = PaymentPlanRequestApplied | PaymentPlanRequestRefusal;
+
+/** Whether a refusal is of the request's argument, rather than of the state of the plan or payment. */
+export function refusedArgument(refusal: PaymentPlanRequestRefusal): refusal is PaymentPlanRequestRefusal & {
+  code: ArgumentRefusalCode;
+} {
+  return (ARGUMENT_REFUSAL_CODES as readonly string[]).includes(refusal.code);
+}
+
+interface RequestRecordFields {
   request_id: string;
-  /** The request's name (an update or a signal of that name). */
-  signal: PaymentPlanRequestSignal;
+  /** The request's kind (an update or a signal of that name), under the field's name from when requests were signals. */
+  signal: PaymentPlanRequestKind;
   /** Workflow time (ms) the request was handled. */
   at: number;
 }
+
+/** A request as the workflow recorded it (the `state` query's `requests`) and answers it. */
+export type PaymentPlanRequestRecord = PaymentPlanRequestResult & RequestRecordFields;
+/** A refused request as the workflow recorded it: a refusal fails its update with this record (REQUEST_REFUSED_FAILURE). */
+export type PaymentPlanRefusalRecord = PaymentPlanRequestRefusal & RequestRecordFields;
 
 export interface PaymentPlanWorkflowInput {
   planId: string;

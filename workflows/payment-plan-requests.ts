@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { PaymentPlanRequestArgs, PaymentPlanRequestSignal } from './payment-plan-contract';
+import type { ArgumentRefusalCode, PaymentPlanRequestArgs, PaymentPlanRequestKind } from './payment-plan-contract';
 
 /**
  * The arguments of the payment plan's requests (updates and the older signals), checked with zod
@@ -9,7 +9,7 @@ import type { PaymentPlanRequestArgs, PaymentPlanRequestSignal } from './payment
  *
  * Built on first use, not at module load: every workflow instantiates this module (workflows/lazy-schema.ts).
  */
-function shapes(): Record<PaymentPlanRequestSignal, Shape> {
+function shapes(): Record<PaymentPlanRequestKind, Shape> {
   const ppayId = z
     .string()
     .max(64)
@@ -54,9 +54,9 @@ function checkResolutionFields(args: PaymentPlanRequestArgs, ctx: z.RefinementCt
   }
 }
 
-let built: Record<PaymentPlanRequestSignal, Shape> | undefined;
+let built: Record<PaymentPlanRequestKind, Shape> | undefined;
 const schemas = new Map<string, z.ZodType>();
-function schemaOf(request: PaymentPlanRequestSignal, strict: boolean): z.ZodType {
+function schemaOf(request: PaymentPlanRequestKind, strict: boolean): z.ZodType {
   const key = `${request}:${strict}`;
   let schema = schemas.get(key);
   if (!schema) {
@@ -72,7 +72,7 @@ function schemaOf(request: PaymentPlanRequestSignal, strict: boolean): z.ZodType
 
 /** Why an argument is refused: the field at fault (`param`), and the code the API answers with. */
 export interface RequestArgsIssue {
-  code: 'parameter_invalid' | 'parameter_missing' | 'parameter_unknown';
+  code: ArgumentRefusalCode;
   param: string;
   message: string;
 }
@@ -81,7 +81,7 @@ export type ParsedRequestArgs = { ok: true; args: PaymentPlanRequestArgs } | { o
 
 /** Checks the argument of `request`; no argument (null, undefined) counts as `{}`. */
 export function parseRequestArgs(
-  request: PaymentPlanRequestSignal,
+  request: PaymentPlanRequestKind,
   args: unknown,
   options: { strict: boolean },
 ): ParsedRequestArgs {

@@ -3,7 +3,6 @@ import { Connection, WorkflowNotFoundError, type Client } from '@temporalio/clie
 import { config } from '../config';
 import type { Db } from '../db/prisma';
 import { recordOperatorAction, type OperatorActor } from '../accounts/operator-actions';
-import { ApiError } from '../http/errors';
 import { formatMoney } from '../lib/money';
 import { toUnixSeconds } from '../lib/time';
 import { OPEN_TERMINAL_STATES, toPaymentObject } from '../payment-plans/payment-plan.records';
@@ -25,8 +24,7 @@ import {
 import {
   FINAL_PLAN_STATUSES,
   type PaymentPlanRequestArgs,
-  type PaymentPlanRequestRecord,
-  type PaymentPlanRequestSignal,
+  type PaymentPlanRequestKind,
   type PaymentPlanWorkflowState,
 } from '../../workflows/payment-plan-contract';
 import type { SubscriptionStateView } from '../../workflows/subscription-messages';
@@ -159,7 +157,7 @@ async function stuck(prisma: Db, options: Options): Promise<number> {
 async function requestPayment(
   prisma: Db,
   temporal: Client,
-  signal: PaymentPlanRequestSignal,
+  kind: PaymentPlanRequestKind,
   planId: string,
   paymentId: string,
   args: PaymentPlanRequestArgs,
@@ -169,43 +167,27 @@ async function requestPayment(
   const payment = await prisma.paymentPlanPayment.findFirst({ where: { id: paymentId, planId } });
   if (!payment) refuse(`No payment ${paymentId} on payment plan ${planId}.`);
   const requestId = `support_${crypto.randomUUID()}`;
-  let record: PaymentPlanRequestRecord;
-  try {
-    record = await sendPlanRequest(
-      temporal,
-      planId,
-      signal,
-      { ...args, payment_id: paymentId, source: 'support-cli', request_id: requestId },
-      {
-        timeoutMs: positiveInt(options['timeout-seconds'], 'timeout-seconds', 30, 1) * 1000,
-        whenEnded: (sent) => applyPlanRequest(prisma, planId, signal, sent, new Date()),
-      },
-    );
-  } catch (error) {
-    if (!(error instanceof ApiError) || error.status !== 400) throw error;
-    // Refused by the update's validator: nothing reached the workflow.
-    record = {
-      request_id: requestId,
-      signal,
-      at: Date.now(),
-      applied: false,
-      code: error.code,
-      param: error.param,
-      message: error.message,
-      payment_id: paymentId,
-    };
-  }
+  const record = await sendPlanRequest(
+    temporal,
+    planId,
+    kind,
+    { ...args, payment_id: paymentId, source: 'support-cli', request_id: requestId },
+    {
+      timeoutMs: positiveInt(options['timeout-seconds'], 'timeout-seconds', 30, 1) * 1000,
+      whenEnded: (sent) => applyPlanRequest(prisma, planId, kind, sent, new Date()),
+    },
+  );
   // The identity stays out of the workflow's `source`, which the API shows merchants: the request id links the two.
   await recordOperatorAction(prisma, actor, {
     accountId: payment.accountId,
     target: paymentId,
     detail: {
       plan: planId,
-      request: signal,
+      request: kind,
       request_id: requestId,
       args: { ...args },
       applied: record.applied,
-      ...(record.code ? { code: record.code } : {}),
+      ...(record.applied ? {} : { code: record.code }),
     },
   });
   const after = toPaymentObject(await prisma.paymentPlanPayment.findUniqueOrThrow({ where: { id: paymentId } }));

@@ -6,7 +6,7 @@ import { pageSchema } from '../http/pagination';
 import { toTransactionObject } from '../transactions/transaction.service';
 import { transactionSchema } from '../transactions/transaction.schemas';
 import { createGateway } from '../payments/simulated-gateway';
-import type { PaymentPlanRequestArgs, PaymentPlanRequestSignal } from '../../workflows/payment-plan-contract';
+import type { PaymentPlanRequestArgs, PaymentPlanRequestKind } from '../../workflows/payment-plan-contract';
 import { assertPlanOpen, chargeStoredMethod, recordExternalPayment } from './plan-payments.service';
 import { findPayment, findPlan, toPaymentObject } from './payment-plan.records';
 import {
@@ -61,15 +61,15 @@ export function registerPaymentPlanRoutes(api: Api, deps: AppDeps): void {
   };
 
   /** Sends a request update, which answers once the workflow carried it out, and turns a refusal into 4xx. */
-  const request = async (planId: string, signal: PaymentPlanRequestSignal, args: PaymentPlanRequestArgs) => {
+  const request = async (planId: string, kind: PaymentPlanRequestKind, args: PaymentPlanRequestArgs) => {
     const record = await onPlanTime(planId, () =>
       sendPlanRequest(
         temporal,
         planId,
-        signal,
+        kind,
         { ...args, source: 'api' },
         {
-          whenEnded: (sent) => applyPlanRequest(prisma, planId, signal, sent, currentTime()),
+          whenEnded: (sent) => applyPlanRequest(prisma, planId, kind, sent, currentTime()),
         },
       ),
     );

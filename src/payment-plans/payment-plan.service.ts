@@ -15,7 +15,7 @@ import {
   paymentPlanWorkflowId,
   type PaymentPlanRequestArgs,
   type PaymentPlanRequestResult,
-  type PaymentPlanRequestSignal,
+  type PaymentPlanRequestKind,
   type PaymentPlanWorkflowInput,
 } from '../../workflows/payment-plan-contract';
 import { parseRequestArgs } from '../../workflows/payment-plan-requests';
@@ -94,7 +94,7 @@ async function withParam<T>(param: string, lookup: () => Promise<T>): Promise<T>
   try {
     return await lookup();
   } catch (error) {
-    if (error instanceof ApiError && error.status === 404)
+    if (error instanceof ApiError && error.type === 'not_found')
       throw new ApiError('not_found', error.code, error.message, param);
     throw error;
   }
@@ -410,20 +410,20 @@ export async function cancelPlan(
 export async function applyPlanRequest(
   prisma: Db,
   planId: string,
-  signal: PaymentPlanRequestSignal,
+  kind: PaymentPlanRequestKind,
   args: PaymentPlanRequestArgs,
   at: Date,
   gateway: PaymentGateway = createGateway(prisma),
 ): Promise<PaymentPlanRequestResult> {
-  const parsed = parseRequestArgs(signal, args, { strict: false });
+  const parsed = parseRequestArgs(kind, args, { strict: false });
   if (!parsed.ok) return { applied: false, ...parsed.issue, payment_id: null };
   args = parsed.args;
   const source = args.source ?? 'signal';
   try {
-    switch (signal) {
+    switch (kind) {
       case 'resolveTerminalPayment':
       case 'resolveDeposit': {
-        const paymentId = signal === 'resolveDeposit' ? 'deposit' : requirePaymentId(args);
+        const paymentId = kind === 'resolveDeposit' ? 'deposit' : requirePaymentId(args);
         const payment = await resolveTerminalPayment(prisma, planId, paymentId, args, source);
         return {
           applied: true,
@@ -438,7 +438,7 @@ export async function applyPlanRequest(
       }
       case 'cancelTerminalPayment':
       case 'cancelDeposit': {
-        const paymentId = signal === 'cancelDeposit' ? 'deposit' : requirePaymentId(args);
+        const paymentId = kind === 'cancelDeposit' ? 'deposit' : requirePaymentId(args);
         const payment = await requestTerminalCancel(prisma, planId, paymentId);
         return {
           applied: true,

@@ -51,7 +51,7 @@ export async function methodForPlan(
   try {
     method = await findPaymentMethod(db, plan.accountId, id);
   } catch (error) {
-    if (error instanceof ApiError && error.status === 404)
+    if (error instanceof ApiError && error.type === 'not_found')
       throw new ApiError('not_found', error.code, error.message, param);
     throw error;
   }

@@ -8,11 +8,14 @@ import {
   PAYMENT_PLAN_SIGNALS,
   PAYMENT_PLAN_UPDATES,
   paymentPlanWorkflowId,
+  PLAN_CLOSED,
+  refusedArgument,
   REQUEST_REFUSED_FAILURE,
+  type PaymentPlanRefusalRecord,
   type PaymentPlanRequestArgs,
   type PaymentPlanRequestRecord,
   type PaymentPlanRequestResult,
-  type PaymentPlanRequestSignal,
+  type PaymentPlanRequestKind,
 } from '../../workflows/payment-plan-contract';
 
 export const REQUEST_TIMEOUT_MS = 15_000;
@@ -20,13 +23,14 @@ export const REQUEST_TIMEOUT_MS = 15_000;
 /**
  * Sends one of the plan's request updates (the very update support staff can send by hand) with a
  * fresh request_id (also the update id, so a retried call is the same update), and answers what the
- * workflow did with it (applied or not, with the reason). A bad argument is refused by the update's
- * validator: 400 naming the field.
+ * workflow did with it: applied, or refused with the reason (a refused record). A bad argument,
+ * refused by the update's validator before it reached the workflow, is answered as a refused record
+ * too (its code an ArgumentRefusalCode, naming the field). Only failures (timeout, workflow failed) throw.
  */
 export async function sendPlanRequest(
   client: Client,
   planId: string,
-  request: PaymentPlanRequestSignal,
+  request: PaymentPlanRequestKind,
   args: PaymentPlanRequestArgs,
   options: {
     timeoutMs?: number;
@@ -44,12 +48,12 @@ export async function sendPlanRequest(
   const handle = client.workflow.getHandle(paymentPlanWorkflowId(planId));
   // The plan ended while the request waited in the workflow: carried out directly like after the end.
   const settledRecord = async (record: PaymentPlanRequestRecord): Promise<PaymentPlanRequestRecord> =>
-    !record.applied && record.code === 'payment_plan_closed' && options.whenEnded ? carryOutDirectly() : record;
+    !record.applied && record.code === PLAN_CLOSED && options.whenEnded ? carryOutDirectly() : record;
   const carryOutDirectly = async (): Promise<PaymentPlanRequestRecord> => {
     if (!options.whenEnded) {
       throw new ApiError(
         'conflict',
-        'payment_plan_closed',
+        PLAN_CLOSED,
         `The workflow of payment plan ${planId} has ended; the plan takes no more requests.`,
       );
     }
@@ -87,7 +91,20 @@ export async function sendPlanRequest(
       // Refused by the workflow: the update failed (shown failed in the Web UI) with its record.
       const refused = refusedRecord(error);
       if (refused) return await settledRecord(refused);
-      throw refusalError(error);
+      const issue = argumentIssue(error);
+      if (issue) {
+        return {
+          request_id: requestId,
+          signal: request,
+          at: Date.now(),
+          applied: false,
+          code: issue.code,
+          ...(issue.param ? { param: issue.param } : {}),
+          message: issue.message,
+          payment_id: sent.payment_id ?? null,
+        };
+      }
+      throw updateFailure(error);
     }
     throw error;
   } finally {
@@ -96,25 +113,28 @@ export async function sendPlanRequest(
 }
 
 /** The record of a request the workflow carried out and refused (the failure's detail), if that is what failed the update. */
-function refusedRecord(error: WorkflowUpdateFailedError): PaymentPlanRequestRecord | undefined {
+function refusedRecord(error: WorkflowUpdateFailedError): PaymentPlanRefusalRecord | undefined {
   const cause = error.cause;
   if (!(cause instanceof ApplicationFailure) || cause.type !== REQUEST_REFUSED_FAILURE) return undefined;
   const detail = cause.details?.[0] as Partial<PaymentPlanRequestRecord> | undefined;
-  return detail && detail.applied === false ? (detail as PaymentPlanRequestRecord) : undefined;
+  return detail && detail.applied === false ? (detail as PaymentPlanRefusalRecord) : undefined;
 }
 
-/** An update refused by its validator (a bad argument), as the API answers it. */
-function refusalError(error: WorkflowUpdateFailedError): ApiError {
+/** The argument an update's validator refused (nothing reached the workflow), if that is what failed the update. */
+function argumentIssue(error: WorkflowUpdateFailedError): RequestArgsIssue | undefined {
   const cause = error.cause;
-  if (cause instanceof ApplicationFailure && cause.type === REQUEST_REFUSED_FAILURE) {
-    const issue = cause.details?.[0] as RequestArgsIssue | undefined;
-    return new ApiError(
-      'invalid_request_error',
-      issue?.code ?? 'parameter_invalid',
-      cause.message,
-      issue?.param || undefined,
-    );
-  }
+  if (!(cause instanceof ApplicationFailure) || cause.type !== REQUEST_REFUSED_FAILURE) return undefined;
+  const issue = cause.details?.[0] as Partial<RequestArgsIssue> | undefined;
+  return {
+    code: issue?.code ?? 'parameter_invalid',
+    param: issue?.param ?? '',
+    message: cause.message,
+  };
+}
+
+/** The update failed for another reason than a refusal: the workflow did not carry the request out. */
+function updateFailure(error: WorkflowUpdateFailedError): ApiError {
+  const cause = error.cause;
   return new ApiError(
     'api_error',
     'workflow_request_failed',
@@ -124,12 +144,10 @@ function refusalError(error: WorkflowUpdateFailedError): ApiError {
   );
 }
 
-/** A request the workflow did not apply, as the API answers it. */
-export function rejectionError(record: PaymentPlanRequestRecord): ApiError {
-  if (record.code?.startsWith('parameter_')) {
-    return new ApiError('invalid_request_error', record.code, record.message, record.param);
-  }
-  return new ApiError('conflict', record.code ?? 'invalid_state', record.message);
+/** A refused request, as the API answers it: 400 naming the field for its argument, else 409 for the state of the plan or payment. */
+export function rejectionError(record: PaymentPlanRefusalRecord): ApiError {
+  if (refusedArgument(record)) return new ApiError('invalid_request_error', record.code, record.message, record.param);
+  return new ApiError('conflict', record.code, record.message);
 }
 
 /** Tells the workflow the API changed the plan, so it re-reads it. A plan whose workflow has ended needs no telling. */
