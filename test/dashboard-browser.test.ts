@@ -5,11 +5,12 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import axe from 'axe-core';
 import { projectRoot } from '../src/config';
 import { DASHBOARD_DIST } from '../src/http/dashboard-page';
-import { createTestAccount } from './support/harness';
+import { apiClient, createTestAccount } from './support/harness';
 import { createTestUser } from './support/dashboard';
-import { customerWithCard } from './support/payments';
+import { createInvoice, createTaxRate, customerWithCard, simpleInvoice } from './support/payments';
 import {
   createSubscription,
+  expectStatus,
   recurringPrice,
   startSubscriptionWorld,
   type SubscriptionWorld,
@@ -28,6 +29,18 @@ if (!haveChromium)
 const OUTPUT = path.join(projectRoot, 'test-output');
 const browserIt = haveChromium ? it : it.skip;
 
+/** Whether dist/dashboard was built after the last change to the app's sources. */
+function isBuildCurrent(): boolean {
+  const built = path.join(DASHBOARD_DIST, 'index.html');
+  if (!fs.existsSync(built)) return false;
+  const sources = path.join(projectRoot, 'src', 'dashboard');
+  const newest = fs
+    .readdirSync(sources, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .reduce((latest, entry) => Math.max(latest, fs.statSync(path.join(entry.parentPath, entry.name)).mtimeMs), 0);
+  return fs.statSync(built).mtimeMs >= newest;
+}
+
 let world: SubscriptionWorld;
 let browser: Browser | undefined;
 let developer: { email: string; password: string };
@@ -38,7 +51,7 @@ const offSite: string[] = [];
 
 beforeAll(async () => {
   // npm install builds it; a checkout whose build is older than its sources is built again.
-  if (!fs.existsSync(path.join(DASHBOARD_DIST, 'index.html')))
+  if (!isBuildCurrent())
     execFileSync('node', [path.join(projectRoot, 'scripts', 'build-dashboard.mjs')], { stdio: 'inherit' });
   world = await startSubscriptionWorld();
   await world.app.prisma.account.update({ where: { id: world.accountId }, data: { name: 'Acme Rockets' } });
@@ -230,6 +243,93 @@ describe('the dashboard in a browser', () => {
     await page.getByText('No customers yet.').waitFor();
     await page.close();
   });
+
+  browserIt(
+    'invoices: filtered by status and customer, finalized, charged, refunded in part, and refusals shown',
+    async () => {
+      const taxRate = await createTaxRate(world.api, 10, false);
+      const draft = await createInvoice(world.api, {
+        customer: customerId,
+        lines: [
+          { description: 'Onboarding workshop', amount: 20000, tax: [taxRate.id] },
+          { description: 'Travel', amount: 4550 },
+        ],
+      });
+      const other = await createTestAccount(world.app.prisma, { name: 'Elsewhere' });
+      const elsewhere = apiClient(world.app.baseUrl, other.apiKey);
+      const otherCustomer = expectStatus(await elsewhere.post('/customers', { name: 'Not yours' }), 201);
+      const foreign = await simpleInvoice(elsewhere, otherCustomer.id);
+
+      const lone = await simpleInvoice(world.api, (await world.api.post('/customers', { name: 'Lone' })).body.id);
+
+      const page = await newPage();
+      await signIn(page, developer);
+      await page.getByRole('link', { name: 'Invoices' }).first().click();
+      await page.getByRole('heading', { name: 'Invoices' }).waitFor();
+      await page.getByRole('link', { name: 'draft' }).click();
+      await page.getByRole('link', { name: draft.id }).waitFor();
+      // (The previous list stays on screen until the filtered one arrives.)
+      await page.waitForFunction(() =>
+        [...document.querySelectorAll('tbody .badge')].every((badge) => badge.textContent === 'draft'),
+      );
+      expect(new Set(await page.locator('tbody .badge').allTextContents())).toEqual(new Set(['draft']));
+      // Another customer's invoice is not in a list filtered by this customer.
+      await page.getByRole('link', { name: 'All' }).click();
+      await page.getByRole('link', { name: lone.id }).waitFor();
+      await page.getByLabel('Customer id').fill(customerId);
+      await page.getByRole('button', { name: 'Apply' }).click();
+      await page.getByRole('link', { name: lone.id }).waitFor({ state: 'detached' });
+      await page.getByRole('link', { name: draft.id }).waitFor();
+      await screen(page, 'invoices-filtered');
+
+      await page.getByRole('link', { name: draft.id }).click();
+      await page.getByRole('heading', { name: draft.id }).waitFor();
+      const totals = await page.locator('.totals').innerText();
+      expect(totals).toContain('$245.50'); // subtotal
+      expect(totals).toContain('$20.00'); // 10% of the workshop, added on top
+      expect(totals).toContain('$265.50');
+
+      await page.getByRole('button', { name: 'Finalize' }).click();
+      await page.getByRole('dialog').getByRole('button', { name: 'Finalize' }).click();
+      await page.getByRole('status').filter({ hasText: 'Finalized.' }).waitFor();
+      const finalized = (await world.api.get(`/invoices/${draft.id}`)).body;
+      expect(finalized.status).toBe('open');
+      await page.getByRole('heading', { name: finalized.number }).waitFor();
+
+      await page.getByRole('button', { name: 'Charge now' }).click();
+      await page.getByRole('dialog').getByRole('button', { name: 'Charge now' }).click();
+      await page.getByRole('status').filter({ hasText: 'Charged.' }).waitFor();
+      await expect(page.locator('.title-row .badge').textContent()).resolves.toBe('paid');
+
+      await page.getByRole('button', { name: 'Refund' }).click();
+      const refund = page.getByRole('dialog');
+      await refund.getByLabel(/Amount in USD/).fill('12,5');
+      await screen(page, 'invoice-refund');
+      await refund.getByRole('button', { name: 'Refund' }).click();
+      await page.getByRole('status').filter({ hasText: 'Refunded.' }).waitFor();
+      const refunded = (await world.api.get(`/invoices/${draft.id}`)).body;
+      expect(refunded.amount_refunded).toBe(1250);
+      await page.getByRole('cell', { name: /^refund/ }).waitFor();
+      await expect(page.getByRole('table').nth(1).innerText()).resolves.toMatch(/payment \(attempt 1\)/);
+      await screen(page, 'invoice');
+
+      // The API's refusal as it said it: the open invoice was voided behind the page's back.
+      const open = await simpleInvoice(world.api, customerId, 1000);
+      expectStatus(await world.api.post(`/invoices/${open.id}/finalize`, {}), 200);
+      await page.goto(`${world.app.baseUrl}/dashboard/invoices/${open.id}`);
+      await page.getByRole('button', { name: 'Void invoice' }).waitFor();
+      expectStatus(await world.api.delete(`/invoices/${open.id}`), 200);
+      await page.getByRole('button', { name: 'Charge now' }).click();
+      await page.getByRole('dialog').getByRole('button', { name: 'Charge now' }).click();
+      await expect(page.getByRole('alert').innerText()).resolves.toMatch(/void/i);
+      expect((await world.api.get(`/invoices/${open.id}`)).body.status).toBe('void');
+
+      // Another account's invoice is not found through the dashboard either.
+      await page.goto(`${world.app.baseUrl}/dashboard/invoices/${foreign.id}`);
+      await page.getByRole('heading', { name: 'Invoice not found' }).waitFor();
+      await page.close();
+    },
+  );
 
   browserIt('a standard user sees no Developers section, and after logging out lands on the sign-in page', async () => {
     const page = await newPage(390);

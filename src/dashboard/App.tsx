@@ -10,6 +10,8 @@ import { CustomerDetail } from './pages/CustomerDetail';
 import { Subscriptions } from './pages/Subscriptions';
 import { SubscriptionDetail } from './pages/SubscriptionDetail';
 import { Later } from './pages/Later';
+import { InvoiceDetail } from './pages/InvoiceDetail';
+import { Invoices } from './pages/Invoices';
 import { SESSION_KEY } from './session';
 
 export function App() {
@@ -70,7 +72,7 @@ function Page({ path, session }: { path: string; session: Session }) {
     case 'subscriptions':
       return id ? <SubscriptionDetail id={decodeURIComponent(id)} session={session} /> : <Subscriptions />;
     case 'invoices':
-      return <Later title="Invoices" what="The invoice list and invoice pages" />;
+      return id ? <InvoiceDetail id={decodeURIComponent(id)} /> : <Invoices />;
     case 'developers':
       return canDevelop ? (
         <Later title="Developers" what="API keys, webhook destinations and delivery logs" />

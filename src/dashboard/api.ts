@@ -1,3 +1,5 @@
+import type { components } from '../client/schema';
+
 /**
  * The dashboard calls the same REST endpoints merchants call, with the session cookie (sent by the
  * browser) and, on writes, the session's CSRF token (docs/api.md "Dashboard sessions").
@@ -118,13 +120,8 @@ export interface Subscription {
   items: { data: { id: string; price: Price; quantity: number; tax_rates: string[] }[]; total_count: number };
 }
 
-export interface Invoice {
-  id: string;
-  number: string | null;
-  status: string;
-  currency: string;
-  total: number;
-  amount_due: number;
-  created: number;
-  subscription: string | null;
-}
+/** Resources as the API's OpenAPI document describes them (src/client/schema.d.ts, generated from /openapi.json). */
+type Schemas = components['schemas'];
+export type Invoice = Schemas['Invoice'];
+export type InvoiceLine = Schemas['InvoiceLine'];
+export type Transaction = Schemas['Transaction'];

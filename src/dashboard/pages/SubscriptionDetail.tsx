@@ -1,9 +1,9 @@
-import { useEffect, useRef, useState } from 'react';
+import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, type Session, type Subscription } from '../api';
 import { formatDate, formatDateTime, formatInterval, formatMoney } from '../format';
 import { Link } from '../router';
-import { Failure, isNotFound, Loading, StatusBadge } from './common';
+import { Confirm, Failure, isNotFound, Loading, StatusBadge } from './common';
 import { nextInvoiceDate, subscriptionAmount } from './Subscriptions';
 
 type Action = 'pause' | 'resume' | 'cancel';
@@ -186,40 +186,5 @@ export function SubscriptionDetail({ id, session }: { id: string; session: Sessi
         </table>
       </div>
     </>
-  );
-}
-
-/** Asks before acting: a modal dialog (the browser's own <dialog>, so focus and Escape behave). */
-function Confirm(props: {
-  title: string;
-  message: string;
-  confirm: string;
-  danger: boolean;
-  busy: boolean;
-  onConfirm: () => void;
-  onClose: () => void;
-}) {
-  const dialog = useRef<HTMLDialogElement>(null);
-  useEffect(() => {
-    dialog.current?.showModal();
-  }, []);
-  return (
-    <dialog ref={dialog} className="card dialog" aria-labelledby="confirm-title" onClose={props.onClose}>
-      <h2 id="confirm-title">{props.title}</h2>
-      <p>{props.message}</p>
-      <div className="actions">
-        <button type="button" className="secondary" onClick={props.onClose} disabled={props.busy}>
-          Keep it as it is
-        </button>
-        <button
-          type="button"
-          className={props.danger ? 'danger' : undefined}
-          onClick={props.onConfirm}
-          disabled={props.busy}
-        >
-          {props.busy ? 'Working…' : props.confirm}
-        </button>
-      </div>
-    </dialog>
   );
 }

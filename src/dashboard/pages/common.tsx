@@ -1,4 +1,4 @@
-import type { ReactNode } from 'react';
+import { useEffect, useRef, type ReactNode } from 'react';
 import { ApiFailure } from '../api';
 import { statusLabel } from '../format';
 
@@ -53,5 +53,43 @@ export function Pager({
         Next
       </button>
     </nav>
+  );
+}
+
+/** Asks before acting: a modal dialog (the browser's own <dialog>, so focus and Escape behave). */
+export function Confirm(props: {
+  /** What the dialog asks for besides yes or no (an amount). */
+  children?: ReactNode;
+  title: string;
+  message: string;
+  confirm: string;
+  danger: boolean;
+  busy: boolean;
+  onConfirm: () => void;
+  onClose: () => void;
+}) {
+  const dialog = useRef<HTMLDialogElement>(null);
+  useEffect(() => {
+    dialog.current?.showModal();
+  }, []);
+  return (
+    <dialog ref={dialog} className="card dialog" aria-labelledby="confirm-title" onClose={props.onClose}>
+      <h2 id="confirm-title">{props.title}</h2>
+      <p>{props.message}</p>
+      {props.children}
+      <div className="actions">
+        <button type="button" className="secondary" onClick={props.onClose} disabled={props.busy}>
+          Keep it as it is
+        </button>
+        <button
+          type="button"
+          className={props.danger ? 'danger' : undefined}
+          onClick={props.onConfirm}
+          disabled={props.busy}
+        >
+          {props.busy ? 'Working…' : props.confirm}
+        </button>
+      </div>
+    </dialog>
   );
 }

@@ -1,0 +1,351 @@
+import { useState } from 'react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api, type Invoice, type Page, type Transaction } from '../api';
+import { formatDate, formatDateTime, formatMoney, statusLabel } from '../format';
+import { Link } from '../router';
+import { Confirm, Failure, isNotFound, Loading, StatusBadge } from './common';
+import { invoiceName } from './Invoices';
+
+type Action = 'finalize' | 'pay' | 'void' | 'refund';
+
+const ACTIONS: Record<Action, { label: string; question: string; done: string; danger: boolean }> = {
+  finalize: {
+    label: 'Finalize',
+    question: 'It gets its number and can no longer be edited. Nothing is charged.',
+    done: 'Finalized.',
+    danger: false,
+  },
+  pay: {
+    label: 'Charge now',
+    question: "The customer's default payment method is charged the amount due.",
+    done: 'Charged.',
+    danger: false,
+  },
+  void: {
+    label: 'Void invoice',
+    question: 'Nothing more is owed on it and it cannot be paid. This cannot be undone.',
+    done: 'Voided.',
+    danger: true,
+  },
+  refund: {
+    label: 'Refund',
+    question: 'The amount goes back to the payment method that paid. This cannot be undone.',
+    done: 'Refunded.',
+    danger: true,
+  },
+};
+
+/** What the API allows in each status (docs/api.md, invoices). */
+function actionsFor(invoice: Invoice): Action[] {
+  switch (invoice.status) {
+    case 'draft':
+      return ['finalize', 'pay', 'void'];
+    case 'open':
+      return ['pay', 'void'];
+    case 'paid':
+      return invoice.amount_refunded < invoice.amount_paid ? ['refund'] : [];
+    case 'void':
+      return [];
+  }
+}
+
+/** Cents from what a person types (`12.5`, `12.50`), in a currency with two decimals; undefined when not money. */
+function centsOf(text: string): number | undefined {
+  const match = /^\s*(\d+)(?:[.,](\d{1,2}))?\s*$/.exec(text);
+  if (!match) return undefined;
+  return Number(match[1]) * 100 + Number((match[2] ?? '').padEnd(2, '0'));
+}
+
+export function InvoiceDetail({ id }: { id: string }) {
+  const queryClient = useQueryClient();
+  const path = encodeURIComponent(id);
+  const [asking, setAsking] = useState<Action>();
+  const [notice, setNotice] = useState<string>();
+  const [refundText, setRefundText] = useState('');
+  const invoice = useQuery({ queryKey: ['invoice', id], queryFn: () => api<Invoice>('GET', `/invoices/${path}`) });
+  const transactions = useQuery({
+    queryKey: ['invoice', id, 'transactions'],
+    queryFn: () => api<Page<Transaction>>('GET', `/invoices/${path}/transactions?take=100`),
+    enabled: invoice.isSuccess,
+  });
+  const act = useMutation({
+    mutationFn: async (action: Action) => {
+      switch (action) {
+        case 'finalize':
+          return api<Invoice>('POST', `/invoices/${path}/finalize`, {});
+        case 'pay':
+          return api<Invoice>('PUT', `/invoices/${path}`, {});
+        case 'void':
+          return api<Invoice>('DELETE', `/invoices/${path}`);
+        case 'refund': {
+          // The answer is the refund's transaction; the invoice is read again after it.
+          const amount = refundText.trim() === '' ? undefined : centsOf(refundText);
+          await api<Transaction>('POST', `/invoices/${path}/refund`, amount === undefined ? {} : { amount });
+          return api<Invoice>('GET', `/invoices/${path}`);
+        }
+      }
+    },
+    onSuccess: (answer, action) => {
+      // The answer is the invoice as the change left it: shown at once, its transactions read again.
+      queryClient.setQueryData(['invoice', id], answer);
+      setNotice(ACTIONS[action].done);
+      void queryClient.invalidateQueries({ queryKey: ['invoice', id, 'transactions'] });
+      void queryClient.invalidateQueries({ queryKey: ['invoices'] });
+    },
+    // A declined charge is an answer too (402): the invoice and its transactions changed, so both are read again.
+    onError: () => void queryClient.invalidateQueries({ queryKey: ['invoice', id] }),
+    onSettled: () => setAsking(undefined),
+  });
+
+  if (invoice.isPending) return <Loading />;
+  if (invoice.isError)
+    return isNotFound(invoice.error) ? (
+      <>
+        <h1>Invoice not found</h1>
+        <p>
+          There is no invoice {id} in this account. <Link to="/invoices">All invoices</Link>
+        </p>
+      </>
+    ) : (
+      <Failure error={invoice.error} />
+    );
+  const inv = invoice.data;
+  const money = (minor: number) => formatMoney(minor, inv.currency);
+  const refundInvalid = asking === 'refund' && refundText.trim() !== '' && centsOf(refundText) === undefined;
+  return (
+    <>
+      <p className="crumbs">
+        <Link to="/invoices">Invoices</Link> /
+      </p>
+      <div className="title-row">
+        <h1>
+          <code>{invoiceName(inv)}</code>
+        </h1>
+        <StatusBadge status={inv.status} />
+      </div>
+      <div className="actions">
+        {actionsFor(inv).map((action) => (
+          <button
+            key={action}
+            type="button"
+            className={ACTIONS[action].danger ? 'danger' : 'secondary'}
+            onClick={() => (act.reset(), setNotice(undefined), setRefundText(''), setAsking(action))}
+          >
+            {ACTIONS[action].label}
+          </button>
+        ))}
+      </div>
+      {notice && (
+        <p className="notice" role="status">
+          {notice}
+        </p>
+      )}
+      {act.isError && (
+        <p className="error" role="alert">
+          {act.error.message}
+        </p>
+      )}
+      {asking && (
+        <Confirm
+          title={`${ACTIONS[asking].label.replace(' invoice', '')} ${invoiceName(inv)}?`}
+          message={ACTIONS[asking].question}
+          confirm={ACTIONS[asking].label}
+          danger={ACTIONS[asking].danger}
+          busy={act.isPending || refundInvalid}
+          onConfirm={() => act.mutate(asking)}
+          onClose={() => setAsking(undefined)}
+        >
+          {asking === 'refund' && (
+            <label className="field">
+              Amount in {inv.currency.toUpperCase()} (empty: all of {money(inv.amount_paid - inv.amount_refunded)})
+              <input
+                inputMode="decimal"
+                value={refundText}
+                onChange={(event) => setRefundText(event.target.value)}
+                aria-invalid={refundInvalid}
+              />
+              {refundInvalid && <span className="error">Write an amount such as 12.50.</span>}
+            </label>
+          )}
+        </Confirm>
+      )}
+      <dl className="card facts">
+        <dt>Customer</dt>
+        <dd>
+          <Link to={`/customers/${inv.customer}`}>{inv.customer_name ?? inv.customer}</Link>
+          {inv.customer_email && <div className="muted small">{inv.customer_email}</div>}
+        </dd>
+        {inv.subscription && (
+          <>
+            <dt>Subscription</dt>
+            <dd>
+              <Link to={`/subscriptions/${inv.subscription}`}>
+                <code>{inv.subscription}</code>
+              </Link>
+            </dd>
+          </>
+        )}
+        <dt>Billing</dt>
+        <dd>
+          {statusLabel(inv.billing_reason)}, {statusLabel(inv.collection_method)}
+        </dd>
+        <dt>Period</dt>
+        <dd>
+          {formatDate(inv.period_start)} – {formatDate(inv.period_end)}
+        </dd>
+        {inv.due_date && (
+          <>
+            <dt>Due</dt>
+            <dd>{formatDate(inv.due_date)}</dd>
+          </>
+        )}
+        <dt>Created</dt>
+        <dd>{formatDateTime(inv.created)}</dd>
+        {inv.status_transitions.finalized_at && (
+          <>
+            <dt>Finalized</dt>
+            <dd>{formatDateTime(inv.status_transitions.finalized_at)}</dd>
+          </>
+        )}
+        {inv.status_transitions.paid_at && (
+          <>
+            <dt>Paid</dt>
+            <dd>{formatDateTime(inv.status_transitions.paid_at)}</dd>
+          </>
+        )}
+        {inv.status_transitions.voided_at && (
+          <>
+            <dt>Voided</dt>
+            <dd>{formatDateTime(inv.status_transitions.voided_at)}</dd>
+          </>
+        )}
+        <dt>Id</dt>
+        <dd>
+          <code>{inv.id}</code>
+        </dd>
+      </dl>
+      <h2>Lines</h2>
+      <div className="card table-card">
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Description</th>
+              <th scope="col" className="hide-narrow">
+                Unit amount
+              </th>
+              <th scope="col">Quantity</th>
+              <th scope="col" className="hide-narrow">
+                Tax
+              </th>
+              <th scope="col">Amount</th>
+            </tr>
+          </thead>
+          <tbody>
+            {inv.lines.map((line) => (
+              <tr key={line.id}>
+                <td>
+                  {line.description ?? (line.price ? <code>{line.price}</code> : '—')}
+                  <div className="muted small">
+                    {formatDate(line.period.start)} – {formatDate(line.period.end)}
+                  </div>
+                </td>
+                <td className="hide-narrow">{money(line.unit_amount)}</td>
+                <td>{line.quantity}</td>
+                <td className="hide-narrow">
+                  {line.tax_amounts.length === 0
+                    ? '—'
+                    : line.tax_amounts.map((tax) => (
+                        <div key={tax.tax_rate}>
+                          {money(tax.amount)} <span className="muted small">({tax.tax_behavior})</span>
+                        </div>
+                      ))}
+                </td>
+                <td>{money(line.amount)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <dl className="card totals">
+        <dt>Subtotal</dt>
+        <dd>{money(inv.subtotal)}</dd>
+        {inv.total_tax_amounts.map((tax) => (
+          <Tax key={tax.tax_rate} taxRate={tax.tax_rate} amount={money(tax.amount)} behavior={tax.tax_behavior} />
+        ))}
+        <dt className="grand">Total</dt>
+        <dd className="grand">{money(inv.total)}</dd>
+        <dt>Paid</dt>
+        <dd>{money(inv.amount_paid)}</dd>
+        {inv.amount_refunded > 0 && (
+          <>
+            <dt>Refunded</dt>
+            <dd>{money(inv.amount_refunded)}</dd>
+          </>
+        )}
+        <dt className="grand">Amount due</dt>
+        <dd className="grand">{money(inv.amount_remaining)}</dd>
+      </dl>
+      <h2>Transactions</h2>
+      {transactions.isPending ? (
+        <Loading />
+      ) : transactions.isError ? (
+        <Failure error={transactions.error} />
+      ) : transactions.data.data.length === 0 ? (
+        <p className="muted">No charge or refund yet.</p>
+      ) : (
+        <div className="card table-card">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Transaction</th>
+                <th scope="col">Status</th>
+                <th scope="col">Amount</th>
+                <th scope="col" className="hide-narrow">
+                  Answer
+                </th>
+                <th scope="col" className="hide-narrow">
+                  When
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {transactions.data.data.map((transaction) => (
+                <tr key={transaction.id}>
+                  <td>
+                    {transaction.type}
+                    {transaction.attempt ? ` (attempt ${transaction.attempt})` : ''}
+                    <div className="muted small">
+                      <code>{transaction.id}</code>
+                    </div>
+                  </td>
+                  <td>
+                    <StatusBadge status={transaction.status} />
+                  </td>
+                  <td>{formatMoney(transaction.amount, transaction.currency)}</td>
+                  <td className="hide-narrow">
+                    {transaction.failure_message
+                      ? `${transaction.failure_message} (${transaction.failure_code})`
+                      : (transaction.gateway_reference ?? '—')}
+                  </td>
+                  <td className="hide-narrow">{formatDateTime(transaction.created)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </>
+  );
+}
+
+function Tax({ taxRate, amount, behavior }: { taxRate: string; amount: string; behavior: string }) {
+  return (
+    <>
+      <dt>
+        Tax <code className="small">{taxRate}</code>
+        {behavior === 'inclusive' ? ' (included)' : ''}
+      </dt>
+      <dd>{amount}</dd>
+    </>
+  );
+}

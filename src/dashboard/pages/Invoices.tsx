@@ -1,0 +1,176 @@
+import { useState, type FormEvent } from 'react';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { api, type Invoice, type Page } from '../api';
+import { formatDate, formatMoney, statusLabel } from '../format';
+import { Link, navigate, useLocation } from '../router';
+import { Empty, Failure, Loading, Pager, StatusBadge } from './common';
+
+const TAKE = 20;
+const STATUSES = ['draft', 'open', 'paid', 'void'];
+
+/** The filters of the list, kept in the address so a filtered list can be shared and reloaded. */
+interface Filters {
+  status: string;
+  customer: string;
+  /** `YYYY-MM-DD` in the reader's time zone, as date inputs give them; empty when unset. */
+  from: string;
+  to: string;
+  page: number;
+}
+
+function filtersOf(search: URLSearchParams): Filters {
+  return {
+    status: search.get('status') ?? '',
+    customer: search.get('customer') ?? '',
+    from: search.get('from') ?? '',
+    to: search.get('to') ?? '',
+    page: Math.max(1, Number(search.get('page')) || 1),
+  };
+}
+
+function addressOf(filters: Filters): string {
+  const params = new URLSearchParams();
+  for (const key of ['status', 'customer', 'from', 'to'] as const) if (filters[key]) params.set(key, filters[key]);
+  if (filters.page > 1) params.set('page', String(filters.page));
+  const suffix = params.toString();
+  return `/invoices${suffix ? `?${suffix}` : ''}`;
+}
+
+/** Unix seconds of local midnight starting `day` (`YYYY-MM-DD`), or of the next day's (`end`). */
+function dayBound(day: string, end: boolean): number {
+  const [year, month, date] = day.split('-').map(Number) as [number, number, number];
+  return Math.floor(new Date(year, month - 1, date + (end ? 1 : 0)).getTime() / 1000);
+}
+
+/** The API's query for the filters: created on or after the first day and before the day after the last. */
+function queryOf(filters: Filters): string {
+  const params = new URLSearchParams({ page: String(filters.page), take: String(TAKE) });
+  if (filters.status) params.set('status', filters.status);
+  if (filters.customer) params.set('customer', filters.customer);
+  if (filters.from) params.set('created_gte', String(dayBound(filters.from, false)));
+  if (filters.to) params.set('created_lt', String(dayBound(filters.to, true)));
+  return params.toString();
+}
+
+/** How people name an invoice: its number once finalized, its id while a draft. */
+export function invoiceName(invoice: Pick<Invoice, 'id' | 'number'>): string {
+  return invoice.number ?? invoice.id;
+}
+
+export function Invoices() {
+  const { search } = useLocation();
+  const filters = filtersOf(search);
+  const go = (next: Partial<Filters>) => navigate(addressOf({ ...filters, page: 1, ...next }), { replace: true });
+  const invoices = useQuery({
+    queryKey: ['invoices', filters],
+    queryFn: () => api<Page<Invoice>>('GET', `/invoices?${queryOf(filters)}`),
+    placeholderData: keepPreviousData,
+  });
+  const filtered = Boolean(filters.status || filters.customer || filters.from || filters.to);
+
+  return (
+    <>
+      <h1>Invoices</h1>
+      <nav className="tabs" aria-label="Status">
+        {['', ...STATUSES].map((value) => (
+          <Link
+            key={value || 'all'}
+            to={addressOf({ ...filters, status: value, page: 1 })}
+            aria-current={filters.status === value ? 'page' : undefined}
+          >
+            {value ? statusLabel(value) : 'All'}
+          </Link>
+        ))}
+      </nav>
+      <InvoiceFilters filters={filters} onApply={go} />
+      {invoices.isPending ? (
+        <Loading />
+      ) : invoices.isError ? (
+        <Failure error={invoices.error} />
+      ) : invoices.data.data.length === 0 ? (
+        <Empty>
+          <p>{filtered ? 'No invoice matches these filters.' : 'No invoices yet.'}</p>
+        </Empty>
+      ) : (
+        <div className="card table-card">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Invoice</th>
+                <th scope="col">Status</th>
+                <th scope="col">Total</th>
+                <th scope="col" className="hide-narrow">
+                  Due
+                </th>
+                <th scope="col" className="hide-narrow">
+                  Customer
+                </th>
+                <th scope="col" className="hide-narrow">
+                  Created
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {invoices.data.data.map((invoice) => (
+                <tr key={invoice.id}>
+                  <td>
+                    <Link to={`/invoices/${invoice.id}`}>
+                      <code>{invoiceName(invoice)}</code>
+                    </Link>
+                  </td>
+                  <td>
+                    <StatusBadge status={invoice.status} />
+                  </td>
+                  <td>{formatMoney(invoice.total, invoice.currency)}</td>
+                  <td className="hide-narrow">{formatMoney(invoice.amount_remaining, invoice.currency)}</td>
+                  <td className="hide-narrow">
+                    <Link to={`/customers/${invoice.customer}`}>{invoice.customer_name ?? invoice.customer}</Link>
+                  </td>
+                  <td className="hide-narrow">{formatDate(invoice.created)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {invoices.data && (
+        <Pager
+          page={filters.page}
+          hasNext={filters.page < invoices.data.meta.pagesTotal}
+          onPage={(page) => navigate(addressOf({ ...filters, page }), { replace: true })}
+          label={`Page ${filters.page} of ${Math.max(1, invoices.data.meta.pagesTotal)}`}
+        />
+      )}
+    </>
+  );
+}
+
+/** Customer and creation dates; applied together, so the list is not fetched at every keystroke. */
+function InvoiceFilters({ filters, onApply }: { filters: Filters; onApply: (next: Partial<Filters>) => void }) {
+  const [customer, setCustomer] = useState(filters.customer);
+  const [from, setFrom] = useState(filters.from);
+  const [to, setTo] = useState(filters.to);
+  const apply = (event: FormEvent) => {
+    event.preventDefault();
+    onApply({ customer: customer.trim(), from, to });
+  };
+  return (
+    <form className="filters" onSubmit={apply} aria-label="Filters">
+      <label>
+        Customer id
+        <input value={customer} onChange={(event) => setCustomer(event.target.value)} placeholder="cus_…" />
+      </label>
+      <label>
+        Created from
+        <input type="date" value={from} onChange={(event) => setFrom(event.target.value)} />
+      </label>
+      <label>
+        to
+        <input type="date" value={to} onChange={(event) => setTo(event.target.value)} />
+      </label>
+      <button type="submit" className="secondary">
+        Apply
+      </button>
+    </form>
+  );
+}
