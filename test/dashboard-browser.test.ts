@@ -269,9 +269,15 @@ describe('the dashboard in a browser', () => {
       await page.getByRole('link', { name: 'draft' }).click();
       await page.getByRole('link', { name: draft.id }).waitFor();
       // (The previous list stays on screen until the filtered one arrives.)
-      await page.waitForFunction(() =>
-        [...document.querySelectorAll('tbody .badge')].every((badge) => badge.textContent === 'draft'),
-      );
+      await page.waitForFunction(() => {
+        // Runs in the page, whose DOM the test's types do not describe.
+        const page = globalThis as unknown as {
+          document: { querySelectorAll(selector: string): ArrayLike<{ textContent: string | null }> };
+        };
+        return Array.from(page.document.querySelectorAll('tbody .badge')).every(
+          (badge) => badge.textContent === 'draft',
+        );
+      });
       expect(new Set(await page.locator('tbody .badge').allTextContents())).toEqual(new Set(['draft']));
       // Another customer's invoice is not in a list filtered by this customer.
       await page.getByRole('link', { name: 'All' }).click();
