@@ -1,7 +1,8 @@
 import { Prisma, type PaymentMethod } from '../generated/prisma/client';
 import type { Db, Tx } from '../db/prisma';
 import { modelColumns, queryModels, selectList, type Statement, type Queryable } from '../db/sql';
-import { findCustomer, lockCustomer } from '../customers/customer.service';
+import { findCustomer } from '../customers/customer.service';
+import { lockCustomer } from '../customers/customer.records';
 import { ApiError, conflict, notFound } from '../http/errors';
 import { pageEnvelope, pageWindow, type Page, type PageParams } from '../http/pagination';
 import { recordEvent } from '../lib/events';
