@@ -1,7 +1,13 @@
+import type pg from 'pg';
 import { execute, type AnyTx, type Statement } from '../db/sql';
 
 /** The channel NOTIFY wakes the webhook relay on (src/webhooks/relay.ts LISTENs), with the event id. */
 export const EVENTS_CHANNEL = 'billing_events';
+
+/** Subscribes `client` to the NOTIFY below for as long as its session lasts: a connection of its own, not the pool's. */
+export async function listenForEvents(client: pg.Client): Promise<void> {
+  await client.query(`LISTEN ${EVENTS_CHANNEL}`);
+}
 
 /**
  * The outbox's insert, for a statement that writes an event beside its change (a CTE): `rows` is a
