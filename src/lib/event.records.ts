@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import type { Event } from '../generated/prisma/client';
 import { execute, type AnyTx, type Statement } from '../db/sql';
 
 /** The channel NOTIFY wakes the webhook relay on (src/webhooks/relay.ts LISTENs), with the event id. */
@@ -30,13 +31,8 @@ const INSERT_EVENT: Statement = {
     SELECT ${notifyEventsSql('inserted')} AS notified`,
 };
 
-export interface EventRow {
-  id: string;
-  accountId: string;
-  type: string;
-  data: object;
-  createdAt: Date;
-}
+/** An events row as written: the data any object (JSON), the rest the database's. */
+export type EventRow = Pick<Event, 'id' | 'accountId' | 'type' | 'createdAt'> & { data: object };
 
 /** Writes an event in the caller's transaction, which commits it with the change it tells of. */
 export async function insertEvent(tx: AnyTx, event: EventRow): Promise<void> {
