@@ -3,6 +3,7 @@ import type { Db, Tx } from '../db/prisma';
 import { hashApiKey, ROLES, type Role } from '../http/auth';
 import { newId, newSecret } from '../lib/ids';
 import { recordOperatorAction, type OperatorActor } from './operator-actions';
+import { lockApiKey } from './account.records';
 
 export const GATEWAY_KINDS = ['card_processor', 'bank_processor'] as const;
 export type GatewayKind = (typeof GATEWAY_KINDS)[number];
@@ -108,13 +109,9 @@ export async function rotateApiKey(
 ): Promise<RotationResult> {
   const now = options.now ?? new Date();
   return prisma.$transaction(async (tx) => {
-    const [locked] = await tx.$queryRaw<
-      { replaced_by_id: string | null }[]
-    >`SELECT replaced_by_id FROM api_keys WHERE id = ${keyId} FOR UPDATE`;
+    const locked = await lockApiKey(tx, keyId);
     if (!locked) return { outcome: 'unknown_key' };
-    const successor = locked.replaced_by_id
-      ? await tx.apiKey.findUnique({ where: { id: locked.replaced_by_id } })
-      : null;
+    const successor = locked.replacedById ? await tx.apiKey.findUnique({ where: { id: locked.replacedById } }) : null;
     const live =
       successor && (!successor.expiresAt || successor.expiresAt > now)
         ? { key_id: successor.id, expires_at: successor.expiresAt?.toISOString() ?? null }

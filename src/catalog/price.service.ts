@@ -1,6 +1,6 @@
 import type { Prisma, Price } from '../generated/prisma/client';
 import type { Db, Tx } from '../db/prisma';
-import { queryRows, type Statement, type AnyTx } from '../db/sql';
+import type { AnyTx } from '../db/sql';
 import { badRequest, conflict } from '../http/errors';
 import { pageEnvelope, pageWindow, type Page } from '../http/pagination';
 import { recordEvent } from '../lib/events';
@@ -17,6 +17,7 @@ import {
   findPriceRow,
   lockPrice,
   lockProduct,
+  pricesBilledAt,
   setPriceBilled,
   subscriptionItemCount,
   unpaidInvoiceLineCount,
@@ -74,11 +75,6 @@ export async function findPricesForUse(tx: AnyTx, accountId: string, ids: string
   return prices;
 }
 
-const PRICES_BILLED_AT: Statement = {
-  name: 'prices_billed_at',
-  text: 'SELECT id, billed_at AS "billedAt" FROM prices WHERE account_id = $1 AND id = ANY($2::text[])',
-};
-
 /**
  * The one way a price becomes billed, and therefore active, for good. Call it in the invoicing
  * transaction that bills the prices. Prices already billed are left alone; each price that changes
@@ -89,7 +85,7 @@ export async function markPricesBilled(tx: AnyTx, accountId: string, priceIds: s
   const ids = [...new Set(priceIds)];
   // Most payments bill prices billed long ago: those are read, not locked, so concurrent payments of
   // one price do not queue on its row. A price not found is locked below, which answers the 404.
-  const known = await queryRows<{ id: string; billedAt: Date | null }>(tx, PRICES_BILLED_AT, [accountId, ids]);
+  const known = await pricesBilledAt(tx, accountId, ids);
   const billedAlready = new Set(known.filter((price) => price.billedAt).map((price) => price.id));
   // Sorted so that two invoices billing the same prices lock them in the same order (no deadlock).
   for (const id of ids.filter((candidate) => !billedAlready.has(candidate)).sort()) {

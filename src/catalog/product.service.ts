@@ -9,6 +9,7 @@ import type { CreateProductInput, ListProductsQuery, ProductObject, UpdateProduc
 import {
   findProductRow,
   lockProduct,
+  lockProductPrices,
   subscriptionItemCount,
   toPriceObject,
   toProductObject,
@@ -130,7 +131,7 @@ export async function deleteProduct(
 ): Promise<{ id: string; object: 'product'; deleted: true }> {
   return prisma.$transaction(async (tx: Tx) => {
     const product = await lockProduct(tx, accountId, id, 'update');
-    await tx.$queryRaw`SELECT id FROM prices WHERE product_id = ${id} ORDER BY id FOR UPDATE`;
+    await lockProductPrices(tx, id);
     const prices = await tx.price.findMany({ where: { productId: id }, orderBy: { id: 'asc' } });
     const billed = prices.filter((price) => price.billedAt !== null).map((price) => price.id);
     if (billed.length > 0) {

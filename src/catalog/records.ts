@@ -155,6 +155,30 @@ export async function setPriceBilled(tx: AnyTx, accountId: string, id: string, a
   return priceOfRow(row);
 }
 
+const PRICES_BILLED_AT: Statement = {
+  name: 'prices_billed_at',
+  text: 'SELECT id, billed_at AS "billedAt" FROM prices WHERE account_id = $1 AND id = ANY($2::text[])',
+};
+
+/** When each of the account's prices of `ids` was billed (null: never), read without a lock; unknown ids are left out. */
+export async function pricesBilledAt(
+  db: Queryable,
+  accountId: string,
+  ids: string[],
+): Promise<Pick<Price, 'id' | 'billedAt'>[]> {
+  return queryRows<Pick<Price, 'id' | 'billedAt'>>(db, PRICES_BILLED_AT, [accountId, ids]);
+}
+
+const LOCK_PRODUCT_PRICES: Statement = {
+  name: 'prices_lock_product',
+  text: 'SELECT id FROM prices WHERE product_id = $1 ORDER BY id FOR UPDATE',
+};
+
+/** Locks every price of the product (FOR UPDATE, in id order) until the caller's transaction ends. */
+export async function lockProductPrices(tx: AnyTx, productId: string): Promise<void> {
+  await queryRows(tx, LOCK_PRODUCT_PRICES, [productId]);
+}
+
 const ACTIVE_TAX_RATE_IDS: Statement = {
   name: 'tax_rates_active_ids',
   text: 'SELECT id FROM tax_rates WHERE account_id = $1 AND id = ANY($2::text[]) AND active',

@@ -1,6 +1,5 @@
 import type { Customer, Prisma } from '../generated/prisma/client';
 import type { Db, Tx } from '../db/prisma';
-import { notFound } from '../http/errors';
 import { pageWindow } from '../http/pagination';
 import { recordEvent } from '../lib/events';
 import { newId } from '../lib/ids';
@@ -14,7 +13,7 @@ import type {
 } from './customer.schemas';
 import { updatedMsOf } from '../lib/object-version';
 import { containsText } from '../db/text-search';
-import { queryRows, type Statement, type AnyTx, type Queryable } from '../db/sql';
+import { findCustomerRow } from './customer.records';
 import { atTime } from '../lib/clock-time';
 import { clockForNewCustomer } from '../test-clocks/test-clock.service';
 
@@ -129,70 +128,14 @@ export async function searchCustomers(prisma: Db, accountId: string, search: str
   return found.map(({ id, name, email }) => ({ id, name, ...(email !== null ? { email } : {}) }));
 }
 
-/** The columns of a customers row in Prisma's shape (`updatedMs` as text: customerOfRow makes it a bigint). */
-export const CUSTOMER_COLUMNS = `id, account_id AS "accountId", name, email, description, phone, currency, address, shipping,
-    created_at AS "createdAt", updated_at AS "updatedAt", updated_ms::text AS "updatedMs", deleted_at AS "deletedAt",
-    test_clock_id AS "testClockId"`;
-
-export type CustomerColumns = Omit<Customer, 'updatedMs'> & { updatedMs: string };
-
-export function customerOfRow({ updatedMs, ...row }: CustomerColumns): Customer {
-  return { ...row, updatedMs: BigInt(updatedMs) };
-}
-
-/** GET /customers/{id}, the hot read: one prepared statement (src/db/sql.ts), the row in Prisma's shape. */
-const CUSTOMER_BY_ID: Statement = {
-  name: 'customer_by_id',
-  text: `SELECT ${CUSTOMER_COLUMNS} FROM customers WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL`,
-};
-
-/** findCustomer in one statement (prepared outside a transaction), as the hot read does it. */
-export async function findCustomerRow(prisma: Db | Tx, accountId: string, id: string): Promise<Customer> {
-  const [row] = await queryRows<CustomerColumns>(prisma, CUSTOMER_BY_ID, [id, accountId]);
-  if (!row) throw notFound('customer', id, 'externalKey');
-  return customerOfRow(row);
-}
-
-/**
- * The live customer's row, locked until the caller's transaction ends (decisions.md §4). Whatever makes
- * something payable for a customer (a new invoice, an attached payment method) takes `share` (FOR KEY
- * SHARE: such writers do not wait for one another, nor for a PATCH); deleting the customer takes
- * `update` (FOR UPDATE) first, so it waits for them to commit and then sees what they made, and one
- * that waited for a deletion finds no live customer (404).
- */
-const LOCK_CUSTOMER: Record<'share' | 'update', Statement> = {
-  share: {
-    name: 'customer_lock_share',
-    text: `SELECT ${CUSTOMER_COLUMNS} FROM customers WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL FOR KEY SHARE`,
-  },
-  update: {
-    name: 'customer_lock_update',
-    text: `SELECT ${CUSTOMER_COLUMNS} FROM customers WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL FOR UPDATE`,
-  },
-};
-
-/** findCustomer, locked in the caller's transaction (LOCK_CUSTOMER); 404 for a deleted, unknown or other account's customer. */
-export async function lockCustomer(
-  tx: AnyTx,
-  accountId: string,
-  id: string,
-  mode: 'share' | 'update',
-): Promise<Customer> {
-  const [row] = await queryRows<CustomerColumns>(tx, LOCK_CUSTOMER[mode], [id, accountId]);
-  if (!row) throw notFound('customer', id);
-  return customerOfRow(row);
-}
-
-const ANY_CUSTOMER_BY_ID: Statement = {
-  name: 'customer_by_id_any',
-  text: `SELECT ${CUSTOMER_COLUMNS} FROM customers WHERE id = $1 AND account_id = $2`,
-};
-
-/** The account's customer, deleted or not (an invoice's snapshot of it), or null. */
-export async function readCustomerEvenDeleted(db: Queryable, accountId: string, id: string): Promise<Customer | null> {
-  const [row] = await queryRows<CustomerColumns>(db, ANY_CUSTOMER_BY_ID, [id, accountId]);
-  return row ? customerOfRow(row) : null;
-}
+// src/subscriptions and src/invoices import these from here.
+export {
+  CUSTOMER_COLUMNS,
+  customerOfRow,
+  lockCustomer,
+  readCustomerEvenDeleted,
+  type CustomerColumns,
+} from './customer.records';
 
 export async function getCustomer(prisma: Db, accountId: string, id: string): Promise<CustomerObject> {
   return toCustomerObject(await findCustomerRow(prisma, accountId, id));

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { AppDeps } from '../http/app-deps';
+import { pingDatabase } from './health.records';
 
 const state = z.enum(['ok', 'unavailable']);
 export const healthSchema = z.object({ status: state, database: state, temporal: state }).meta({ id: 'Health' });
@@ -15,7 +16,7 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
 /** Both dependencies answer within 2 s, or the service reports itself unavailable (503). */
 export async function checkHealth(deps: Pick<AppDeps, 'prisma' | 'temporal'>): Promise<Health> {
   const [database, temporal] = await Promise.all([
-    withTimeout(deps.prisma.$queryRaw`SELECT 1`, 2000).then(
+    withTimeout(pingDatabase(deps.prisma), 2000).then(
       () => 'ok' as const,
       () => 'unavailable' as const,
     ),

@@ -5,6 +5,7 @@ import type { Request } from 'express';
 import { z } from 'zod';
 import type { Db } from '../db/prisma';
 import { ApiError, badRequest, conflict } from './errors';
+import { claimKey, unsealedKeys } from './idempotency.records';
 
 /**
  * decisions.md §11. A POST or PUT carrying `Idempotency-Key` is run once per (account, key): for 24 h
@@ -69,20 +70,13 @@ export interface StoredResponse {
 
 /** The claimed record's creation time (ms), or null when the key is held or answered already. */
 async function claim(prisma: Db, accountId: string, key: string, req: Request, hash: string): Promise<number | null> {
-  const rows = await prisma.$queryRaw<{ created_at: Date }[]>`
-    INSERT INTO idempotency_keys (account_id, key, method, path, request_hash, state, created_at, locked_at)
-    VALUES (${accountId}, ${key}, ${req.method}, ${req.path}, ${hash}, 'in_progress', now(), now())
-    ON CONFLICT (account_id, key) DO UPDATE SET
-      method = EXCLUDED.method, path = EXCLUDED.path, request_hash = EXCLUDED.request_hash,
-      state = 'in_progress', response_status = NULL, response_body = NULL,
-      created_at = CASE WHEN idempotency_keys.created_at < now() - ${WINDOW}::interval THEN now() ELSE idempotency_keys.created_at END,
-      locked_at = now()
-    WHERE idempotency_keys.created_at < now() - ${WINDOW}::interval
-       OR (idempotency_keys.state = 'in_progress'
-           AND idempotency_keys.locked_at < now() - make_interval(secs => ${STALE_SECONDS})
-           AND idempotency_keys.request_hash = EXCLUDED.request_hash)
-    RETURNING created_at`;
-  return rows[0] ? rows[0].created_at.getTime() : null;
+  const claimed = await claimKey(
+    prisma,
+    { accountId, key, method: req.method, path: req.path, requestHash: hash },
+    WINDOW,
+    STALE_SECONDS,
+  );
+  return claimed ? claimed.createdAt.getTime() : null;
 }
 
 /**
@@ -141,11 +135,9 @@ export function openAnswer(accountId: string, key: string, stored: unknown): unk
  * Returns the records changed.
  */
 export async function sealStoredAnswers(prisma: Db): Promise<number> {
-  const plain = await prisma.$queryRaw<{ account_id: string; key: string }[]>`
-    SELECT account_id, key FROM idempotency_keys
-    WHERE response_body IS NOT NULL AND (jsonb_typeof(response_body) <> 'object' OR NOT (response_body ? 'sealed_v1'))`;
+  const plain = await unsealedKeys(prisma);
   let changed = 0;
-  for (const { account_id: accountId, key } of plain) {
+  for (const { accountId, key } of plain) {
     const row = await prisma.idempotencyKey.findUnique({ where: { accountId_key: { accountId, key } } });
     if (!row || row.responseBody === null || isSealed(row.responseBody)) continue;
     const { count } = await prisma.idempotencyKey.updateMany({

@@ -1,7 +1,14 @@
+import type pg from 'pg';
+import type { Event } from '../generated/prisma/client';
 import { execute, type AnyTx, type Statement } from '../db/sql';
 
 /** The channel NOTIFY wakes the webhook relay on (src/webhooks/relay.ts LISTENs), with the event id. */
 export const EVENTS_CHANNEL = 'billing_events';
+
+/** Subscribes `client` to the NOTIFY below for as long as its session lasts: a connection of its own, not the pool's. */
+export async function listenForEvents(client: pg.Client): Promise<void> {
+  await client.query(`LISTEN ${EVENTS_CHANNEL}`);
+}
 
 /**
  * The outbox's insert, for a statement that writes an event beside its change (a CTE): `rows` is a
@@ -24,13 +31,8 @@ const INSERT_EVENT: Statement = {
     SELECT ${notifyEventsSql('inserted')} AS notified`,
 };
 
-export interface EventRow {
-  id: string;
-  accountId: string;
-  type: string;
-  data: object;
-  createdAt: Date;
-}
+/** An events row as written: the data any object (JSON), the rest the database's. */
+export type EventRow = Pick<Event, 'id' | 'accountId' | 'type' | 'createdAt'> & { data: object };
 
 /** Writes an event in the caller's transaction, which commits it with the change it tells of. */
 export async function insertEvent(tx: AnyTx, event: EventRow): Promise<void> {

@@ -2,6 +2,7 @@ import { PLAN_STATUSES, TERMINAL_STATES } from './payment-plan.schemas';
 import { columnValue, nullableColumnValue } from '../lib/columns';
 import type { PaymentPlan, PaymentPlanInstallment, PaymentPlanPayment } from '../generated/prisma/client';
 import type { Db, Tx } from '../db/prisma';
+import { execute, type AnyTx, type Statement } from '../db/sql';
 import { notFound } from '../http/errors';
 import { toUnixSeconds } from '../lib/time';
 import type { InstallmentObject, PaymentPlanObject, PlanPaymentObject } from './payment-plan.schemas';
@@ -172,6 +173,16 @@ export function chargesInFlight(db: Db | Tx, planId: string): Promise<{ id: stri
     where: { planId, method: { in: ['payment_method', 'automatic'] }, status: 'processing' },
     select: { id: true },
   });
+}
+
+const TOUCH_PLAN: Statement = {
+  name: 'payment_plan_touch',
+  text: 'UPDATE payment_plans SET updated_at = now() WHERE id = $1',
+};
+
+/** Sets the plan's updated_at to now, which makes its row's trigger bump `updated_ms`. */
+export async function touchPlan(tx: AnyTx, planId: string): Promise<void> {
+  await execute(tx, TOUCH_PLAN, [planId]);
 }
 
 export async function reloadPlan(tx: Tx | Db, id: string): Promise<PlanWithDetails> {

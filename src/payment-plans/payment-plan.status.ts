@@ -4,6 +4,7 @@ import { recordEvent } from '../lib/events';
 import {
   OVERDUE_STATUSES,
   reloadPlan,
+  touchPlan,
   toInstallmentObject,
   toPaymentObject,
   toPlanObject,
@@ -22,7 +23,7 @@ export async function recordPlanEvent(
 ): Promise<void> {
   // Installment and payment changes leave the plan row as it was: touch it, so that `updated_ms`
   // (bumped by the row's trigger) tells every version of the plan apart, in order.
-  await tx.$executeRaw`UPDATE payment_plans SET updated_at = now() WHERE id = ${planId}`;
+  await touchPlan(tx, planId);
   const plan = await reloadPlan(tx, planId);
   await recordEvent(tx, plan.accountId, `payment_plan.${type}`, {
     ...toPlanObject(plan),

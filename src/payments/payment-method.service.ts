@@ -1,7 +1,9 @@
 import { Prisma, type PaymentMethod } from '../generated/prisma/client';
 import type { Db, Tx } from '../db/prisma';
-import { modelColumns, queryModels, selectList, type Statement, type Queryable } from '../db/sql';
-import { findCustomer, lockCustomer } from '../customers/customer.service';
+import type { Queryable } from '../db/sql';
+import { lockCustomerMethods, readPaymentMethod } from './payment-method.records';
+import { findCustomer } from '../customers/customer.service';
+import { lockCustomer } from '../customers/customer.records';
 import { ApiError, conflict, notFound } from '../http/errors';
 import { pageEnvelope, pageWindow, type Page, type PageParams } from '../http/pagination';
 import { recordEvent } from '../lib/events';
@@ -72,45 +74,14 @@ export function toGatewayPaymentMethod(method: PaymentMethod): GatewayPaymentMet
   };
 }
 
+// src/invoices imports these from here.
+export { findDefaultPaymentMethod, readPaymentMethod } from './payment-method.records';
+
 /** A payment method of the account, or 404 (also for another account's method). */
-const PAYMENT_METHOD_COLUMNS = modelColumns<PaymentMethod>(Prisma.PaymentMethodScalarFieldEnum, {
-  bigint: ['updatedMs'],
-  date: ['createdAt', 'updatedAt'],
-  'date?': ['attachedAt', 'detachedAt'],
-});
-
-/** Reads of one payment method, on every charge: prepared statements (src/db/sql.ts) instead of Prisma's pipeline. */
-const PAYMENT_METHOD_BY_ID: Statement = {
-  name: 'payment_method_by_id',
-  text: `SELECT ${selectList(PAYMENT_METHOD_COLUMNS, 'm')} FROM payment_methods m WHERE m.id = $1 AND m.account_id = $2`,
-};
-const DEFAULT_PAYMENT_METHOD: Statement = {
-  name: 'payment_method_default',
-  text: `SELECT ${selectList(PAYMENT_METHOD_COLUMNS, 'm')} FROM customer_default_payment_methods d
-    JOIN payment_methods m ON m.id = d.payment_method_id AND m.account_id = d.account_id AND m.customer_id = d.customer_id
-    WHERE d.account_id = $1 AND d.customer_id = $2`,
-};
-
-/** The account's payment method, or null. */
-export async function readPaymentMethod(db: Queryable, accountId: string, id: string): Promise<PaymentMethod | null> {
-  const [method] = await queryModels(db, PAYMENT_METHOD_COLUMNS, PAYMENT_METHOD_BY_ID, [id, accountId]);
-  return method ?? null;
-}
-
 export async function findPaymentMethod(db: Queryable, accountId: string, id: string): Promise<PaymentMethod> {
   const method = await readPaymentMethod(db, accountId, id);
   if (!method) throw notFound('payment method', id);
   return method;
-}
-
-/** The customer's default payment method, or null when the customer has none attached. */
-export async function findDefaultPaymentMethod(
-  db: Queryable,
-  accountId: string,
-  customerId: string,
-): Promise<PaymentMethod | null> {
-  const [method] = await queryModels(db, PAYMENT_METHOD_COLUMNS, DEFAULT_PAYMENT_METHOD, [accountId, customerId]);
-  return method ?? null;
 }
 
 function billingDetails(input: CreatePaymentMethodInput['billing_details']): BillingDetails {
@@ -163,11 +134,6 @@ function detachedConflict(id: string) {
       'create a new payment method with the card or bank account details.',
     'payment_method_detached',
   );
-}
-
-/** Serialises attach/detach per customer, so two attaches of one card cannot both be saved. */
-async function lockCustomerMethods(tx: Tx, customerId: string): Promise<void> {
-  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`payment-methods:${customerId}`}, 0))`;
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { Db } from '../db/prisma';
-import { Prisma, type GatewayCharge } from '../generated/prisma/client';
-import { modelColumns, queryModels, selectList, type Statement } from '../db/sql';
+import type { GatewayCharge } from '../generated/prisma/client';
+import { insertCharge, lockCharge } from './gateway.records';
 import { newId } from '../lib/ids';
 import { MAX_CHARGE_AMOUNT } from '../lib/money';
 import {
@@ -49,20 +49,6 @@ function toRefundResult(row: GatewayCharge): RefundResult {
   if (row.status === 'succeeded') return { status: 'succeeded', ...base };
   return { status: 'failed', ...base, failureCode: row.failureCode!, failureMessage: row.failureMessage! };
 }
-
-const GATEWAY_CHARGE_COLUMNS = modelColumns<GatewayCharge>(Prisma.GatewayChargeScalarFieldEnum, {
-  bigint: ['amount'],
-  date: ['createdAt'],
-});
-
-/** A charge under its key, once: one prepared statement (src/db/sql.ts), no row answered when the key is taken. */
-const INSERT_CHARGE: Statement = {
-  name: 'gateway_charge_insert',
-  text: `INSERT INTO gateway_charges AS g (id, account_id, idempotency_key, kind, payment_method_id, amount, currency, status, failure_code, failure_message, retryable, description)
-    VALUES ($1, $2, $3, 'charge', $4, $5::bigint, $6, $7, $8, $9, $10, $11)
-    ON CONFLICT (account_id, idempotency_key) DO NOTHING
-    RETURNING ${selectList(GATEWAY_CHARGE_COLUMNS, 'g')}`,
-};
 
 interface Failure {
   code: string;
@@ -129,19 +115,19 @@ export class SimulatedGateway implements PaymentGateway {
     assertPositiveCents(request.amount);
     const { paymentMethod } = request;
     const failure = refusalOf(request) ?? testFailureOf(paymentMethod);
-    const [inserted] = await queryModels(this.prisma, GATEWAY_CHARGE_COLUMNS, INSERT_CHARGE, [
-      newId('gatewayCharge'),
-      paymentMethod.accountId,
-      request.idempotencyKey,
-      paymentMethod.id,
-      String(request.amount),
-      request.currency,
-      failure ? 'failed' : 'succeeded',
-      failure?.code ?? null,
-      failure?.message ?? null,
-      failure?.retryable ?? false,
-      request.description ?? null,
-    ]);
+    const inserted = await insertCharge(this.prisma, {
+      id: newId('gatewayCharge'),
+      accountId: paymentMethod.accountId,
+      idempotencyKey: request.idempotencyKey,
+      paymentMethodId: paymentMethod.id,
+      amount: request.amount,
+      currency: request.currency,
+      status: failure ? 'failed' : 'succeeded',
+      failureCode: failure?.code ?? null,
+      failureMessage: failure?.message ?? null,
+      retryable: failure?.retryable ?? false,
+      description: request.description ?? null,
+    });
     // Not inserted: the key holds a row already (a retry, or a concurrent call whose commit this statement waited for).
     const stored = inserted ?? (await this.stored(paymentMethod.accountId, request.idempotencyKey));
     if (
@@ -161,8 +147,7 @@ export class SimulatedGateway implements PaymentGateway {
     assertPositiveCents(request.amount);
     return this.prisma.$transaction(async (tx) => {
       // The charge row is locked so that refunds under different keys cannot together exceed it.
-      const [charge] = await tx.$queryRaw<GatewayCharge[]>`
-        SELECT id, account_id AS "accountId", kind, status, amount, currency FROM gateway_charges WHERE id = ${request.chargeId} FOR UPDATE`;
+      const charge = await lockCharge(tx, request.chargeId);
       if (!charge || charge.kind !== 'charge')
         throw new GatewayRequestError('charge_missing', `No such charge: ${request.chargeId}`);
       const existing = await tx.gatewayCharge.findUnique({

@@ -1,14 +1,11 @@
+import type { WorkflowStart } from '../generated/prisma/client';
 import { execute, queryRows, type AnyTx, type Queryable, type Statement } from '../db/sql';
 
 /** A workflow_starts row as the API writes it (args and options as JSON text). */
-export interface WorkflowStartRow {
-  workflowId: string;
-  accountId: string;
-  workflowType: string;
-  taskQueue: string;
+export type WorkflowStartRow = Pick<WorkflowStart, 'workflowId' | 'accountId' | 'workflowType' | 'taskQueue'> & {
   args: string;
   options: string;
-}
+};
 
 /**
  * The start outbox's insert, for a statement that records a start beside its change (a CTE): `rows` is

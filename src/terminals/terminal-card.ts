@@ -4,6 +4,7 @@ import { recordEvent } from '../lib/events';
 import { newId, newUuid } from '../lib/ids';
 import { cardBrand, fingerprint } from '../payments/card-numbers';
 import { toPaymentMethodObject } from '../payments/payment-method.service';
+import { lockCustomerMethods } from '../payments/payment-method.records';
 import { cardTestBehavior } from '../payments/test-numbers';
 
 export interface PresentedCard {
@@ -26,7 +27,7 @@ export async function saveTerminalCard(
   holderName: string,
   card: PresentedCard,
 ): Promise<PaymentMethod> {
-  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`payment-methods:${customerId}`}, 0))`;
+  await lockCustomerMethods(tx, customerId);
   const cardFingerprint = fingerprint(accountId, 'card', card.number);
   const saved = await tx.paymentMethod.findFirst({
     where: { accountId, customerId, fingerprint: cardFingerprint, type: 'card' },

@@ -19,6 +19,7 @@ import {
 import { updateSubscriptionWorkflow } from '../subscriptions/subscription-workflow.client';
 import { sendPlanRequest } from '../payment-plans/workflow-client';
 import { TEST_CLOCK_STATUSES, type CreateTestClockInput, type TestClockObject } from './test-clock.schemas';
+import { lockTestClock } from './test-clock.records';
 
 export interface TestClockDeps {
   prisma: Db;
@@ -195,15 +196,13 @@ export async function advanceTestClock(
   return prisma.$transaction(
     async (tx) => {
       await findTestClock(tx, accountId, id);
-      const [clock] = await tx.$queryRaw<
-        { status: string; frozen_time: Date }[]
-      >`SELECT status, frozen_time FROM test_clocks WHERE id = ${id} FOR UPDATE`;
+      const clock = await lockTestClock(tx, id);
       if (clock!.status === 'advancing') throw advancingConflict(id);
-      const fromMs = clock!.frozen_time.getTime();
+      const fromMs = clock!.frozenTime.getTime();
       const toMs = frozenTime * 1000;
       if (toMs <= fromMs)
         throw badRequest(
-          `frozen_time must be after the clock's frozen_time (${toUnixSeconds(clock!.frozen_time)}); clocks move forward only.`,
+          `frozen_time must be after the clock's frozen_time (${toUnixSeconds(clock!.frozenTime)}); clocks move forward only.`,
           'frozen_time',
         );
       const limit = latestAllowed(fromMs, await liveObjects(tx, id));

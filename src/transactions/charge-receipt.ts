@@ -1,7 +1,7 @@
 import type { Transaction } from '../generated/prisma/client';
 import type { Db } from '../db/prisma';
 import { formatMoney } from '../lib/money';
-import { queryRows, type Statement } from '../db/sql';
+import { readAttemptReceipt } from './transaction.records';
 
 /**
  * What one charge attempt did, as the workflows' charge activities answer it: their result is shown
@@ -77,16 +77,6 @@ export async function chargeReceipt(db: Db, entry: Transaction | null): Promise<
   return receiptOf(entry, method);
 }
 
-/** An invoice's payment attempt under the caller's key with its payment method's card or bank, in one read. */
-const ATTEMPT_RECEIPT: Statement = {
-  name: 'attempt_receipt',
-  text: `SELECT t.id, t.status, t.amount::text AS amount, t.currency, t.gateway_reference AS "gatewayReference", t.failure_code AS "failureCode",
-      m.id AS "methodId", m.card_brand AS "cardBrand", m.bank_name AS "bankName", m.last4, i.number AS "invoiceNumber"
-    FROM transactions t LEFT JOIN payment_methods m ON m.id = t.payment_method_id AND m.account_id = t.account_id
-      LEFT JOIN invoices i ON i.id = t.invoice_id AND i.account_id = t.account_id
-    WHERE t.account_id = $1 AND t.invoice_id = $2 AND t.type = 'payment' AND t.attempt_key = $3`,
-};
-
 /** chargeReceipt of the invoice's attempt under `attemptKey`, in one prepared statement (src/db/sql.ts); null when there is none. */
 export async function attemptReceipt(
   prisma: Db,
@@ -94,10 +84,7 @@ export async function attemptReceipt(
   invoiceId: string,
   attemptKey: string,
 ): Promise<ChargeReceipt | null> {
-  const [row] = await queryRows<
-    Omit<ReceiptEntry, 'amount'> &
-      ReceiptMethod & { amount: string; methodId: string | null; invoiceNumber: string | null }
-  >(prisma, ATTEMPT_RECEIPT, [accountId, invoiceId, attemptKey]);
+  const row = await readAttemptReceipt(prisma, accountId, invoiceId, attemptKey);
   if (!row) return null;
   return receiptOf({ ...row, amount: BigInt(row.amount) }, row.methodId ? row : null, {
     id: invoiceId,

@@ -1,6 +1,7 @@
-import { Prisma, type Transaction } from '../generated/prisma/client';
+import type { Transaction } from '../generated/prisma/client';
 import type { Db, Tx } from '../db/prisma';
-import { modelColumns, queryModels, queryRows, selectList, type Statement, type AnyTx } from '../db/sql';
+import type { AnyTx } from '../db/sql';
+import { entryByGatewayKey, insertEntry, settleEntry, type NewEntry } from './transaction.records';
 import { newId } from '../lib/ids';
 import { currentTime } from '../lib/clock-time';
 import { afterCommit, runTransaction } from '../db/sql-transaction';
@@ -38,7 +39,7 @@ export type LedgerOutcome =
   | { status: 'succeeded'; gatewayReference: string }
   | { status: 'failed'; gatewayReference: string | null; failureCode: string; failureMessage: string };
 
-function entryData(entry: Omit<LedgerEntry, 'gatewayKey'> & { gatewayKey: string | null }) {
+function entryData(entry: Omit<LedgerEntry, 'gatewayKey'> & { gatewayKey: string | null }): NewEntry {
   return {
     id: newId('transaction'),
     accountId: entry.accountId,
@@ -56,92 +57,27 @@ function entryData(entry: Omit<LedgerEntry, 'gatewayKey'> & { gatewayKey: string
   };
 }
 
-const TRANSACTION_COLUMNS = modelColumns<Transaction>(Prisma.TransactionScalarFieldEnum, {
-  bigint: ['amount'],
-  date: ['createdAt', 'updatedAt'],
-});
-
-/**
- * An entry (pending, or a payment of nothing due already succeeded), once per gateway key, in one
- * statement (every charge opens one): no row answered when the key holds one already (ON CONFLICT
- * waits for a concurrent insert's commit).
- */
-const INSERT_ENTRY: Statement = {
-  name: 'ledger_insert_entry',
-  text: `INSERT INTO transactions AS t (id, account_id, type, status, amount, currency, customer_id, invoice_id, payment_method_id,
-      source_transaction_id, attempt, attempt_key, gateway_key, description, created_at, updated_at)
-    VALUES ($1, $2, $3, $15, $4::bigint, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14::timestamptz, now())
-    ON CONFLICT (account_id, gateway_key) DO NOTHING
-    RETURNING ${selectList(TRANSACTION_COLUMNS, 't')}`,
-};
-const BY_GATEWAY_KEY: Statement = {
-  name: 'ledger_by_gateway_key',
-  text: `SELECT ${selectList(TRANSACTION_COLUMNS, 't')} FROM transactions t WHERE t.account_id = $1 AND t.gateway_key = $2`,
-};
-
-const PAYMENT_ATTEMPTS: Statement = {
-  name: 'ledger_payment_attempts',
-  text: `SELECT ${selectList(TRANSACTION_COLUMNS, 't')} FROM transactions t
-    WHERE t.account_id = $1 AND t.invoice_id = $2 AND t.type = 'payment' AND (t.status = 'pending' OR t.attempt_key = $3)
-    ORDER BY t.created_at, t.id`,
-};
-
-/** An invoice's payment attempts in flight and the one under `attemptKey` (if any), oldest first, in one read. */
-export async function paymentAttempts(
-  tx: AnyTx,
-  accountId: string,
-  invoiceId: string,
-  attemptKey: string | null,
-): Promise<Transaction[]> {
-  return queryModels(tx, TRANSACTION_COLUMNS, PAYMENT_ATTEMPTS, [accountId, invoiceId, attemptKey]);
-}
+// src/invoices imports it from here.
+export { paymentAttempts } from './transaction.records';
 
 /** Opens `entry` as pending; an entry already opened under the same gateway key is answered instead. */
 export async function openPending(tx: AnyTx, entry: LedgerEntry): Promise<Transaction> {
-  const [opened] = await insertEntry(tx, entryData(entry), 'pending');
+  const opened = await insertEntry(tx, entryData(entry), 'pending', currentTime());
   if (opened) {
     afterCommit(tx, () => countOpened(entry));
     return opened;
   }
-  const [existing] = await queryModels(tx, TRANSACTION_COLUMNS, BY_GATEWAY_KEY, [entry.accountId, entry.gatewayKey]);
-  return existing!;
-}
-
-function insertEntry(tx: AnyTx, data: ReturnType<typeof entryData>, status: 'pending' | 'succeeded') {
-  return queryModels(tx, TRANSACTION_COLUMNS, INSERT_ENTRY, [
-    data.id,
-    data.accountId,
-    data.type,
-    data.amount.toString(),
-    data.currency,
-    data.customerId,
-    data.invoiceId,
-    data.paymentMethodId,
-    data.sourceTransactionId,
-    data.attempt,
-    data.attemptKey,
-    data.gatewayKey,
-    data.description,
-    currentTime(),
-    status,
-  ]);
+  return (await entryByGatewayKey(tx, entry.accountId, entry.gatewayKey))!;
 }
 
 /** Records a pending entry's outcome once; false when another call recorded it already. */
-const SETTLE_PENDING: Statement = {
-  name: 'ledger_settle_pending',
-  text: `UPDATE transactions SET status = $2, gateway_reference = $3, failure_code = $4, failure_message = $5, updated_at = now()
-    WHERE id = $1 AND status = 'pending' RETURNING type, amount::text AS amount, currency`,
-};
-
 export async function settlePending(tx: AnyTx, id: string, outcome: LedgerOutcome): Promise<boolean> {
-  const [row] = await queryRows<{ type: string; amount: string; currency: string }>(tx, SETTLE_PENDING, [
-    id,
-    outcome.status,
-    outcome.gatewayReference,
-    outcome.status === 'failed' ? outcome.failureCode : null,
-    outcome.status === 'failed' ? outcome.failureMessage : null,
-  ]);
+  const row = await settleEntry(tx, id, {
+    status: outcome.status,
+    gatewayReference: outcome.gatewayReference,
+    failureCode: outcome.status === 'failed' ? outcome.failureCode : null,
+    failureMessage: outcome.status === 'failed' ? outcome.failureMessage : null,
+  });
   if (!row) return false;
   afterCommit(tx, () => countSettled({ type: row.type, amount: BigInt(row.amount), currency: row.currency }, outcome));
   return true;
@@ -160,7 +96,7 @@ export async function recordNothingDue(
   entry: Omit<LedgerEntry, 'type' | 'amount' | 'gatewayKey' | 'paymentMethodId'>,
 ): Promise<Transaction> {
   const data = entryData({ ...entry, type: 'payment', amount: 0n, gatewayKey: null, paymentMethodId: null });
-  const [recorded] = await insertEntry(tx, data, 'succeeded');
+  const recorded = await insertEntry(tx, data, 'succeeded', currentTime());
   return recorded!;
 }
 

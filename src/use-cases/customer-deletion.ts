@@ -1,5 +1,6 @@
 import type { Db, Tx } from '../db/prisma';
-import { lockCustomer, markCustomerDeleted } from '../customers/customer.service';
+import { markCustomerDeleted } from '../customers/customer.service';
+import { lockCustomer } from '../customers/customer.records';
 import { conflict } from '../http/errors';
 import { voidInTx } from '../invoices/invoice.service';
 import { detachAllInTx } from '../payments/payment-method.service';

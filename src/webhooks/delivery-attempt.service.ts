@@ -1,5 +1,5 @@
 import type { Db } from '../db/prisma';
-import { queryRows, type Statement } from '../db/sql';
+import { readDeliveryForAttempt, recordAttempt, type DeliveryRow } from './delivery-attempt.records';
 import { columnValue } from '../lib/columns';
 import { newId } from '../lib/ids';
 import { envelopeFromStored } from './envelope';
@@ -37,63 +37,6 @@ function statusAfter(outcome: AttemptOutcome, retriesRemain: boolean): WebhookDe
   return outcome === 'retryable' && retriesRemain ? 'retry' : 'failure';
 }
 
-/** A delivery with its destination and, if recorded, the attempt asked for (null columns otherwise). */
-interface DeliveryRow {
-  id: string;
-  eventId: string;
-  status: string;
-  lastError: string | null;
-  payload: unknown;
-  url: string;
-  destinationId: string;
-  secret: string | null;
-  secretCiphertext: string | null;
-  secretKeyId: string | null;
-  previousSecretCiphertext: string | null;
-  previousSecretKeyId: string | null;
-  previousSecretExpiresAt: Date | null;
-  active: boolean;
-  deletedAt: Date | null;
-  recordedOutcome: string | null;
-  recordedStatusCode: number | null;
-  recordedError: string | null;
-  recordedDurationMs: number | null;
-}
-
-// Each attempt is one read and one write, prepared statements on the worker's pool (src/db/sql.ts):
-// through Prisma they were six queries (an include, an upsert and an update in a transaction) and
-// most of a delivery's CPU time in the worker.
-const DELIVERY_FOR_ATTEMPT: Statement = {
-  name: 'webhook_delivery_for_attempt',
-  text: `SELECT d.id, d.event_id AS "eventId", d.status, d.last_error AS "lastError", d.payload,
-      w.url, w.active, w.deleted_at AS "deletedAt",
-      w.id AS "destinationId", w.secret, w.secret_ciphertext AS "secretCiphertext", w.secret_key_id AS "secretKeyId",
-      w.previous_secret_ciphertext AS "previousSecretCiphertext", w.previous_secret_key_id AS "previousSecretKeyId",
-      w.previous_secret_expires_at AS "previousSecretExpiresAt",
-      a.outcome AS "recordedOutcome", a.status_code AS "recordedStatusCode", a.error AS "recordedError", a.duration_ms AS "recordedDurationMs"
-    FROM webhook_deliveries d
-    JOIN webhook_destinations w ON w.id = d.destination_id
-    LEFT JOIN webhook_attempts a ON a.delivery_id = d.id AND a.attempt_number = $2
-    WHERE d.id = $1`,
-};
-
-/**
- * Records an attempt and, in the same statement, the delivery's state after it. (delivery, attempt
- * number) is unique: when the attempt is recorded already (a concurrent execution won), nothing changes.
- */
-const RECORD_ATTEMPT: Statement = {
-  name: 'webhook_record_attempt',
-  text: `WITH recorded AS (
-      INSERT INTO webhook_attempts (id, delivery_id, attempt_number, scheduled_at, sent_at, url, outcome, status_code, error, duration_ms)
-      VALUES ($3, $1, $2, $4, $5, $6, $7, $8, $9, $10)
-      ON CONFLICT (delivery_id, attempt_number) DO NOTHING
-      RETURNING delivery_id
-    )
-    UPDATE webhook_deliveries SET status = $11, attempt_count = $2, last_status_code = $8, last_error = $9,
-      next_attempt_at = $12, completed_at = $13, updated_at = $14
-    WHERE id = (SELECT delivery_id FROM recorded)`,
-};
-
 function recordedResult(delivery: DeliveryRow, attempt: number): WebhookAttemptResult {
   return {
     attempt,
@@ -116,7 +59,7 @@ export async function attemptDelivery(
   input: WebhookAttemptInput,
   httpTimeoutMs: number,
 ): Promise<WebhookAttemptResult | 'missing'> {
-  const [delivery] = await queryRows<DeliveryRow>(prisma, DELIVERY_FOR_ATTEMPT, [input.deliveryId, input.attempt]);
+  const delivery = await readDeliveryForAttempt(prisma, input.deliveryId, input.attempt);
   if (!delivery) return 'missing';
   if (delivery.recordedOutcome !== null) return recordedResult(delivery, input.attempt);
   const skipped = { attempt: input.attempt, outcome: 'skipped' as const, statusCode: null, durationMs: 0 };
@@ -153,21 +96,26 @@ export async function attemptDelivery(
   );
   const status = statusAfter(result.outcome, input.retryDelayMs !== null);
   const now = Date.now();
-  await queryRows(prisma, RECORD_ATTEMPT, [
-    delivery.id,
-    input.attempt,
-    newId('webhookAttempt'),
-    new Date(input.scheduledAt),
-    sentAt,
-    delivery.url,
-    result.outcome,
-    result.statusCode,
-    result.error,
-    result.durationMs,
-    status,
-    status === 'retry' ? new Date(now + input.retryDelayMs!) : null,
-    status === 'retry' ? null : new Date(now),
-    new Date(now),
-  ]);
+  await recordAttempt(
+    prisma,
+    {
+      id: newId('webhookAttempt'),
+      deliveryId: delivery.id,
+      attemptNumber: input.attempt,
+      scheduledAt: new Date(input.scheduledAt),
+      sentAt,
+      url: delivery.url,
+      outcome: result.outcome,
+      statusCode: result.statusCode,
+      error: result.error,
+      durationMs: result.durationMs,
+    },
+    {
+      status,
+      nextAttemptAt: status === 'retry' ? new Date(now + input.retryDelayMs!) : null,
+      completedAt: status === 'retry' ? null : new Date(now),
+      updatedAt: new Date(now),
+    },
+  );
   return { attempt: input.attempt, status, ...result };
 }

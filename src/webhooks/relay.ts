@@ -3,7 +3,7 @@ import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/c
 import type { MetricMeter } from '@temporalio/common';
 import type { Db } from '../db/prisma';
 import { withSqlSession } from '../db/sql-transaction';
-import { EVENTS_CHANNEL } from '../lib/event.records';
+import { EVENTS_CHANNEL, listenForEvents } from '../lib/event.records';
 import { logger as defaultLogger, type Logger } from '../http/logger';
 import { forEachLimited } from '../lib/concurrency';
 import { newId } from '../lib/ids';
@@ -251,7 +251,7 @@ export function startRelay(options: RelayOptions): Relay {
     client.on('end', reconnect);
     try {
       await client.connect();
-      await client.query(`LISTEN ${EVENTS_CHANNEL}`);
+      await listenForEvents(client);
       wake(); // events written while nobody listened
     } catch (error) {
       log.warn({ err: error }, 'webhook relay cannot listen; polling until it can');

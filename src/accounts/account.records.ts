@@ -1,0 +1,13 @@
+import type { ApiKey } from '../generated/prisma/client';
+import { queryRows, type AnyTx, type Statement } from '../db/sql';
+
+const LOCK_API_KEY: Statement = {
+  name: 'api_key_lock',
+  text: 'SELECT replaced_by_id AS "replacedById" FROM api_keys WHERE id = $1 FOR UPDATE',
+};
+
+/** The key's successor (if rotated before), its row locked until the caller's transaction ends; undefined for an unknown key. */
+export async function lockApiKey(tx: AnyTx, keyId: string): Promise<Pick<ApiKey, 'replacedById'> | undefined> {
+  const [key] = await queryRows<Pick<ApiKey, 'replacedById'>>(tx, LOCK_API_KEY, [keyId]);
+  return key;
+}

@@ -1,0 +1,74 @@
+import { Prisma, type GatewayCharge } from '../generated/prisma/client';
+import type { Db } from '../db/prisma';
+import {
+  modelColumns,
+  queryModels,
+  queryRows,
+  selectList,
+  type AnyTx,
+  type RowColumns,
+  type Statement,
+} from '../db/sql';
+
+/** The simulated gateway's ledger (src/payments/simulated-gateway.ts): gateway_charges rows. */
+
+const GATEWAY_CHARGE_COLUMNS = modelColumns<GatewayCharge>(Prisma.GatewayChargeScalarFieldEnum, {
+  bigint: ['amount'],
+  date: ['createdAt'],
+});
+
+/** A charge under its key, once: one prepared statement (src/db/sql.ts), no row answered when the key is taken. */
+const INSERT_CHARGE: Statement = {
+  name: 'gateway_charge_insert',
+  text: `INSERT INTO gateway_charges AS g (id, account_id, idempotency_key, kind, payment_method_id, amount, currency, status, failure_code, failure_message, retryable, description)
+    VALUES ($1, $2, $3, 'charge', $4, $5::bigint, $6, $7, $8, $9, $10, $11)
+    ON CONFLICT (account_id, idempotency_key) DO NOTHING
+    RETURNING ${selectList(GATEWAY_CHARGE_COLUMNS, 'g')}`,
+};
+
+export type NewCharge = Pick<
+  GatewayCharge,
+  | 'id'
+  | 'accountId'
+  | 'idempotencyKey'
+  | 'paymentMethodId'
+  | 'currency'
+  | 'status'
+  | 'failureCode'
+  | 'failureMessage'
+  | 'retryable'
+  | 'description'
+> & { amount: number };
+
+/** Inserts the charge unless its (account, idempotency key) holds a row already: the new row, or undefined. */
+export async function insertCharge(prisma: Db, charge: NewCharge): Promise<GatewayCharge | undefined> {
+  const [inserted] = await queryModels(prisma, GATEWAY_CHARGE_COLUMNS, INSERT_CHARGE, [
+    charge.id,
+    charge.accountId,
+    charge.idempotencyKey,
+    charge.paymentMethodId,
+    String(charge.amount),
+    charge.currency,
+    charge.status,
+    charge.failureCode,
+    charge.failureMessage,
+    charge.retryable,
+    charge.description,
+  ]);
+  return inserted;
+}
+
+export type RefundedCharge = RowColumns<
+  Pick<GatewayCharge, 'id' | 'accountId' | 'kind' | 'status' | 'amount' | 'currency'>
+>;
+
+const LOCK_CHARGE: Statement = {
+  name: 'gateway_charge_lock',
+  text: 'SELECT id, account_id AS "accountId", kind, status, amount, currency FROM gateway_charges WHERE id = $1 FOR UPDATE',
+};
+
+/** The charge a refund is for, locked until the caller's transaction ends, or undefined. */
+export async function lockCharge(tx: AnyTx, chargeId: string): Promise<RefundedCharge | undefined> {
+  const [charge] = await queryRows<RefundedCharge>(tx, LOCK_CHARGE, [chargeId]);
+  return charge;
+}

@@ -1,0 +1,159 @@
+import { Prisma, type PaymentMethod, type Transaction } from '../generated/prisma/client';
+import type { Db } from '../db/prisma';
+import { modelColumns, queryModels, queryRows, selectList, type AnyTx, type Statement } from '../db/sql';
+
+/**
+ * The ledger's statements (src/transactions/ledger.ts writes it, charge-receipt.ts reads it): every
+ * charge runs them, so each is one prepared statement (src/db/sql.ts).
+ */
+
+const TRANSACTION_COLUMNS = modelColumns<Transaction>(Prisma.TransactionScalarFieldEnum, {
+  bigint: ['amount'],
+  date: ['createdAt', 'updatedAt'],
+});
+
+/** The columns of an entry the ledger opens; the rest are the database's (status aside: insertEntry's argument). */
+export type NewEntry = Pick<
+  Transaction,
+  | 'id'
+  | 'accountId'
+  | 'type'
+  | 'amount'
+  | 'currency'
+  | 'customerId'
+  | 'invoiceId'
+  | 'paymentMethodId'
+  | 'sourceTransactionId'
+  | 'attempt'
+  | 'attemptKey'
+  | 'gatewayKey'
+  | 'description'
+>;
+
+/**
+ * An entry (pending, or a payment of nothing due already succeeded), once per gateway key, in one
+ * statement (every charge opens one): no row answered when the key holds one already (ON CONFLICT
+ * waits for a concurrent insert's commit).
+ */
+const INSERT_ENTRY: Statement = {
+  name: 'ledger_insert_entry',
+  text: `INSERT INTO transactions AS t (id, account_id, type, status, amount, currency, customer_id, invoice_id, payment_method_id,
+      source_transaction_id, attempt, attempt_key, gateway_key, description, created_at, updated_at)
+    VALUES ($1, $2, $3, $15, $4::bigint, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14::timestamptz, now())
+    ON CONFLICT (account_id, gateway_key) DO NOTHING
+    RETURNING ${selectList(TRANSACTION_COLUMNS, 't')}`,
+};
+
+/** Inserts `entry` created at `createdAt` unless its gateway key holds one already: the new row, or undefined. */
+export async function insertEntry(
+  tx: AnyTx,
+  entry: NewEntry,
+  status: 'pending' | 'succeeded',
+  createdAt: Date,
+): Promise<Transaction | undefined> {
+  const [inserted] = await queryModels(tx, TRANSACTION_COLUMNS, INSERT_ENTRY, [
+    entry.id,
+    entry.accountId,
+    entry.type,
+    entry.amount.toString(),
+    entry.currency,
+    entry.customerId,
+    entry.invoiceId,
+    entry.paymentMethodId,
+    entry.sourceTransactionId,
+    entry.attempt,
+    entry.attemptKey,
+    entry.gatewayKey,
+    entry.description,
+    createdAt,
+    status,
+  ]);
+  return inserted;
+}
+
+const BY_GATEWAY_KEY: Statement = {
+  name: 'ledger_by_gateway_key',
+  text: `SELECT ${selectList(TRANSACTION_COLUMNS, 't')} FROM transactions t WHERE t.account_id = $1 AND t.gateway_key = $2`,
+};
+
+/** The account's entry under `gatewayKey`, or undefined. */
+export async function entryByGatewayKey(
+  tx: AnyTx,
+  accountId: string,
+  gatewayKey: string,
+): Promise<Transaction | undefined> {
+  const [entry] = await queryModels(tx, TRANSACTION_COLUMNS, BY_GATEWAY_KEY, [accountId, gatewayKey]);
+  return entry;
+}
+
+const PAYMENT_ATTEMPTS: Statement = {
+  name: 'ledger_payment_attempts',
+  text: `SELECT ${selectList(TRANSACTION_COLUMNS, 't')} FROM transactions t
+    WHERE t.account_id = $1 AND t.invoice_id = $2 AND t.type = 'payment' AND (t.status = 'pending' OR t.attempt_key = $3)
+    ORDER BY t.created_at, t.id`,
+};
+
+/** An invoice's payment attempts in flight and the one under `attemptKey` (if any), oldest first, in one read. */
+export async function paymentAttempts(
+  tx: AnyTx,
+  accountId: string,
+  invoiceId: string,
+  attemptKey: string | null,
+): Promise<Transaction[]> {
+  return queryModels(tx, TRANSACTION_COLUMNS, PAYMENT_ATTEMPTS, [accountId, invoiceId, attemptKey]);
+}
+
+const SETTLE_PENDING: Statement = {
+  name: 'ledger_settle_pending',
+  text: `UPDATE transactions SET status = $2, gateway_reference = $3, failure_code = $4, failure_message = $5, updated_at = now()
+    WHERE id = $1 AND status = 'pending' RETURNING type, amount::text AS amount, currency`,
+};
+
+/** What settling an entry tells the money metrics (src/transactions/ledger-metrics.ts); the amount as text. */
+export type SettledEntry = Pick<Transaction, 'type' | 'currency'> & { amount: string };
+
+/** Records a pending entry's outcome; undefined when it is not pending (another call settled it). */
+export async function settleEntry(
+  tx: AnyTx,
+  id: string,
+  outcome: Pick<Transaction, 'status' | 'gatewayReference' | 'failureCode' | 'failureMessage'>,
+): Promise<SettledEntry | undefined> {
+  const [row] = await queryRows<SettledEntry>(tx, SETTLE_PENDING, [
+    id,
+    outcome.status,
+    outcome.gatewayReference,
+    outcome.failureCode,
+    outcome.failureMessage,
+  ]);
+  return row;
+}
+
+/** An invoice's payment attempt under the caller's key with its payment method's card or bank, in one read. */
+const ATTEMPT_RECEIPT: Statement = {
+  name: 'attempt_receipt',
+  text: `SELECT t.id, t.status, t.amount::text AS amount, t.currency, t.gateway_reference AS "gatewayReference", t.failure_code AS "failureCode",
+      m.id AS "methodId", m.card_brand AS "cardBrand", m.bank_name AS "bankName", m.last4, i.number AS "invoiceNumber"
+    FROM transactions t LEFT JOIN payment_methods m ON m.id = t.payment_method_id AND m.account_id = t.account_id
+      LEFT JOIN invoices i ON i.id = t.invoice_id AND i.account_id = t.account_id
+    WHERE t.account_id = $1 AND t.invoice_id = $2 AND t.type = 'payment' AND t.attempt_key = $3`,
+};
+
+/** ATTEMPT_RECEIPT's row: the method's columns are null when the entry names none (`methodId` null). */
+export type AttemptReceiptRow = Pick<Transaction, 'id' | 'status' | 'currency' | 'gatewayReference' | 'failureCode'> &
+  Pick<PaymentMethod, 'cardBrand' | 'bankName'> & {
+    amount: string;
+    last4: PaymentMethod['last4'] | null;
+    methodId: string | null;
+    invoiceNumber: string | null;
+  };
+
+/** The invoice's payment attempt under `attemptKey` with what its receipt shows, or undefined. */
+export async function readAttemptReceipt(
+  prisma: Db,
+  accountId: string,
+  invoiceId: string,
+  attemptKey: string,
+): Promise<AttemptReceiptRow | undefined> {
+  const [row] = await queryRows<AttemptReceiptRow>(prisma, ATTEMPT_RECEIPT, [accountId, invoiceId, attemptKey]);
+  return row;
+}
