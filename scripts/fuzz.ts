@@ -1,4 +1,4 @@
-// `npm run fuzz [-- --runs N --seed S --invalid 0.5 --stats]`: the OpenAPI fuzzer of test/openapi-fuzz.test.ts
+// `npm run fuzz [-- --runs N --seed S --invalid 0.5 --stats]`: the OpenAPI fuzzer of test/api/openapi-fuzz.test.ts
 // with many more cases, on its own PostgreSQL and Temporal dev server (started and removed as the tests do).
 // Prints each failing operation's first failing request and answer, and the statuses seen; exits 1 on any failure.
 import { parseArgs } from 'node:util';

@@ -8,7 +8,7 @@ import type { Api } from '../src/http/api';
  * Writes src/client/schema.d.ts: the TypeScript types of /openapi.json (openapi-typescript), which the
  * typed client (src/client/index.ts, openapi-fetch) is built on. The document comes from the route
  * declarations themselves, no server needed. `npm run client:generate` after changing a route;
- * `--check` exits 1 when the committed file differs from what it would write (test/typed-client.test.ts).
+ * `--check` exits 1 when the committed file differs from what it would write (test/api/typed-client.test.ts).
  */
 const SCHEMA_FILE = path.resolve(__dirname, '..', 'src', 'client', 'schema.d.ts');
 

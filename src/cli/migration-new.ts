@@ -15,7 +15,7 @@ import { fail, parseCommandLine, refuse, runCommand } from './operator';
  * prisma/schema/. Prisma's wasm engine cannot read a schema back from a database or replay the
  * migrations folder (both need the native engine, not downloadable here), so the "from" side is the
  * schema committed at git HEAD, after checking on scratch databases that it is exactly what the
- * migrations produce (test/migrations.test.ts holds every commit to that). With --only, just those
+ * migrations produce (test/operations/migrations.test.ts holds every commit to that). With --only, just those
  * files are taken from the working tree, so work in progress in other files stays out.
  */
 const schemaDir = path.join(projectRoot, 'prisma', 'schema');

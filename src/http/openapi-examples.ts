@@ -2,7 +2,7 @@ import { ID_PREFIXES } from '../lib/ids';
 
 /**
  * Examples for /openapi.json, made from the schemas themselves so that they cannot drift from them:
- * every JSON request and response body without an example gets one (test/openapi.test.ts checks each
+ * every JSON request and response body without an example gets one (test/api/openapi.test.ts checks each
  * against its schema). Request examples carry the required fields only (optional ones can exclude
  * each other); answers carry every field.
  */
@@ -28,8 +28,8 @@ const CARD_EXPIRY_YEAR = new Date().getUTCFullYear() + 5;
 /**
  * Request examples the schemas alone would get wrong: rules between fields (a recurring price needs
  * `recurring`, a `Custom` tax rate its `display_name`), a test card that passes Luhn and has not expired,
- * a clock advanced forward. Each is sent to the running API by test/openapi-examples.test.ts (real
- * ids put in place of these), which expects it accepted; test/openapi.test.ts checks each against
+ * a clock advanced forward. Each is sent to the running API by test/api/openapi-examples.test.ts (real
+ * ids put in place of these), which expects it accepted; test/api/openapi.test.ts checks each against
  * its schema.
  */
 const REQUEST_EXAMPLES: Record<string, unknown> = {

@@ -41,7 +41,7 @@ export default async function globalSetup(): Promise<void> {
   process.env.TEST_WORKFLOW_BUNDLE = bundlePath;
   process.env.TEST_RUN_DIR = runDir;
   process.env.LOG_LEVEL = process.env.LOG_LEVEL ?? 'silent';
-  // The limiter stays on, sized so tests that loop fast on one key are not throttled; test/security.test.ts
+  // The limiter stays on, sized so tests that loop fast on one key are not throttled; test/api/security.test.ts
   // checks the production defaults and small limits through createApp's rateLimit.
   process.env.RATE_LIMIT_PER_SECOND = process.env.RATE_LIMIT_PER_SECOND ?? '100000';
   // Likewise for failed authentications: the fuzzer and the auth tests send many bad keys from one address.

@@ -1,0 +1,366 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import axe from 'axe-core';
+import { projectRoot } from '../../src/config';
+import { DASHBOARD_DIST } from '../../src/http/dashboard-page';
+import { apiClient, createTestAccount } from '../support/harness';
+import { createTestUser } from '../support/dashboard';
+import { createInvoice, createTaxRate, customerWithCard, simpleInvoice } from '../support/payments';
+import {
+  createSubscription,
+  expectStatus,
+  recurringPrice,
+  startSubscriptionWorld,
+  type SubscriptionWorld,
+} from '../support/subscriptions';
+import { createUser } from '../../src/dashboard-auth/user.service';
+
+/**
+ * The dashboard in headless Chromium (Debian's, as test/api/docs-page.test.ts): sign in, customers, a
+ * customer, pausing a subscription, the standard user's navigation, signing out; axe-core on each
+ * screen (no serious or critical violation) and screenshots at 1280 and 390 px in test-output/dashboard-*.png.
+ */
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const haveChromium = fs.existsSync(CHROMIUM);
+if (!haveChromium)
+  console.warn(`test/dashboard/dashboard-browser.test.ts: no Chromium at ${CHROMIUM}: the browser tests are skipped`);
+const OUTPUT = path.join(projectRoot, 'test-output');
+const browserIt = haveChromium ? it : it.skip;
+
+/** Whether dist/dashboard was built after the last change to the app's sources. */
+function isBuildCurrent(): boolean {
+  const built = path.join(DASHBOARD_DIST, 'index.html');
+  if (!fs.existsSync(built)) return false;
+  const sources = path.join(projectRoot, 'src', 'dashboard');
+  const newest = fs
+    .readdirSync(sources, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .reduce((latest, entry) => Math.max(latest, fs.statSync(path.join(entry.parentPath, entry.name)).mtimeMs), 0);
+  return fs.statSync(built).mtimeMs >= newest;
+}
+
+let world: SubscriptionWorld;
+let browser: Browser | undefined;
+let developer: { email: string; password: string };
+let standard: { email: string; password: string };
+let customerId: string;
+let subscriptionId: string;
+const offSite: string[] = [];
+
+beforeAll(async () => {
+  // npm install builds it; a checkout whose build is older than its sources is built again.
+  if (!isBuildCurrent())
+    execFileSync('node', [path.join(projectRoot, 'scripts', 'build-dashboard.mjs')], { stdio: 'inherit' });
+  world = await startSubscriptionWorld();
+  await world.app.prisma.account.update({ where: { id: world.accountId }, data: { name: 'Acme Rockets' } });
+  developer = await createTestUser(world.app.prisma, world.accountId, { role: 'developer', name: 'Dora Developer' });
+  standard = await createTestUser(world.app.prisma, world.accountId, { role: 'standard', name: 'Sam Standard' });
+  const second = await createTestAccount(world.app.prisma, { name: 'Second Shop' });
+  await createUser(world.app.prisma, { accountId: second.accountId, email: developer.email, role: 'standard' });
+
+  const { customer } = await customerWithCard(world.api);
+  customerId = customer.id;
+  await world.api.patch(`/customers/${customerId}`, { name: 'Ada Lovelace', email: 'ada@example.com' });
+  for (const name of ['Charles Babbage', 'Grace Hopper', 'Alan Turing'])
+    await world.api.post('/customers', { name, email: `${name.split(' ')[0]!.toLowerCase()}@example.com` });
+  const price = await recurringPrice(world.api, { unitAmount: 4900 });
+  const subscription = await createSubscription(world.api, {
+    customer: customerId,
+    items: [{ price, quantity: 2 }],
+    trial_days: 0,
+    start_date: Math.floor((await world.env.currentTimeMs()) / 1000),
+  });
+  subscriptionId = subscription.id;
+  if (haveChromium)
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
+    });
+  fs.mkdirSync(OUTPUT, { recursive: true });
+});
+afterAll(async () => {
+  await browser?.close();
+  await world?.close();
+});
+
+async function newPage(width = 1280): Promise<Page> {
+  const page = await browser!.newPage({ viewport: { width, height: width > 500 ? 860 : 844 } });
+  page.on('pageerror', (error) => {
+    throw error;
+  });
+  await page.route('**/*', (route) => {
+    const url = route.request().url();
+    if (url.startsWith(world.app.baseUrl) || url.startsWith('data:')) return route.continue();
+    offSite.push(url);
+    return route.abort();
+  });
+  return page;
+}
+
+async function signIn(page: Page, user: { email: string; password: string }) {
+  await page.goto(`${world.app.baseUrl}/dashboard`);
+  await page.waitForURL('**/dashboard/login');
+  await page.getByLabel('Email').fill(user.email);
+  await page.getByLabel('Password').fill(user.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: /^Welcome/ }).waitFor();
+}
+
+/** axe-core in the page (evaluated through the DevTools protocol, so the CSP needs no exception). */
+async function seriousViolations(page: Page): Promise<string[]> {
+  await page.evaluate(axe.source);
+  // Runs in the page, where `axe` is the global the script above defined.
+  const result = await page.evaluate(() =>
+    (globalThis as unknown as { axe: typeof axe }).axe.run({ resultTypes: ['violations'] }),
+  );
+  return result.violations
+    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+    .map(
+      (violation) =>
+        `${violation.id}: ${violation.help} (${violation.nodes.map((node) => node.target.join(' ')).join(', ')})`,
+    );
+}
+
+/** Checks the screen with axe and keeps a screenshot of it at 1280 px, then at 390 px. */
+async function screen(page: Page, name: string) {
+  expect({ screen: name, violations: await seriousViolations(page) }).toEqual({ screen: name, violations: [] });
+  for (const width of [1280, 390]) {
+    await page.setViewportSize({ width, height: width > 500 ? 860 : 844 });
+    await page.screenshot({ path: path.join(OUTPUT, `dashboard-${name}-${width}.png`), fullPage: true });
+  }
+  await page.setViewportSize({ width: 1280, height: 860 });
+}
+
+describe('the dashboard in a browser', () => {
+  it('serves the app at /dashboard and any path below it, with the security headers, and its assets', async () => {
+    for (const route of ['/dashboard', '/dashboard/customers/cus_x', '/dashboard/login']) {
+      const response = await fetch(`${world.app.baseUrl}${route}`);
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toMatch(/^text\/html/);
+      expect(response.headers.get('content-security-policy')).toContain("script-src 'self'");
+      expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+      const html = await response.text();
+      expect(html).not.toMatch(/https?:\/\//);
+      const script = /src="(\/dashboard\/assets\/[^"]+\.js)"/.exec(html)?.[1];
+      expect(script).toBeDefined();
+      const asset = await fetch(`${world.app.baseUrl}${script}`);
+      expect(asset.status).toBe(200);
+      expect(asset.headers.get('cache-control')).toContain('immutable');
+      await asset.arrayBuffer();
+    }
+    expect((await fetch(`${world.app.baseUrl}/dashboard/assets/nothing.js`)).status).toBe(404);
+    expect((await fetch(`${world.app.baseUrl}/dashboard/api/nothing`)).status).toBe(404);
+  });
+
+  it('keeps the first load under 300 KB of compressed JavaScript', async () => {
+    const zlib = await import('node:zlib');
+    const assets = path.join(DASHBOARD_DIST, 'assets');
+    const js = fs.readdirSync(assets).filter((file) => file.endsWith('.js'));
+    const compressed = js.reduce(
+      (sum, file) => sum + zlib.gzipSync(fs.readFileSync(path.join(assets, file))).length,
+      0,
+    );
+    expect(compressed).toBeLessThan(300 * 1024);
+  });
+
+  browserIt('a developer signs in, finds a customer, opens it and pauses its subscription', async () => {
+    const page = await newPage();
+    await page.goto(`${world.app.baseUrl}/dashboard`);
+    await page.waitForURL('**/dashboard/login');
+    await page.getByRole('heading', { name: 'Sign in to Billing' }).waitFor();
+    await screen(page, 'login');
+    await page.getByLabel('Email').fill(developer.email);
+    await page.getByLabel('Password').fill('wrong password');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect(page.getByRole('alert').innerText()).resolves.toBe('The email or password is incorrect.');
+    await page.getByLabel('Password').fill(developer.password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Welcome, Dora Developer' }).waitFor();
+    await expect(page.getByRole('navigation', { name: 'Main' }).innerText()).resolves.toContain('Developers');
+    await screen(page, 'home');
+
+    await page.getByRole('link', { name: 'Customers' }).first().click();
+    await page.getByRole('link', { name: 'Grace Hopper' }).waitFor();
+    await screen(page, 'customers');
+    await page.getByLabel('Search customers').fill('ada');
+    await page.waitForURL('**/customers?search=ada');
+    await page.getByRole('link', { name: 'Grace Hopper' }).waitFor({ state: 'detached' });
+    await expect(page.getByRole('row').count()).resolves.toBe(2);
+    await page.getByLabel('Search customers').fill('nobody at all');
+    await page.getByText('No customer matches “nobody at all”.').waitFor();
+    await screen(page, 'customers-empty');
+    await page.getByLabel('Search customers').fill('Ada');
+    await page.getByRole('link', { name: 'Ada Lovelace' }).click();
+    await page.getByRole('heading', { name: 'Ada Lovelace' }).waitFor();
+    await page.getByText(/Visa ending 4242/i).waitFor();
+    await page.getByRole('link', { name: subscriptionId }).waitFor();
+    await expect(page.getByRole('table').nth(0).innerText()).resolves.toContain('$98.00 per month');
+    await screen(page, 'customer');
+
+    await page.getByRole('link', { name: subscriptionId }).click();
+    await page.getByRole('heading', { name: subscriptionId }).waitFor();
+    const workflowLink = await page.getByRole('link', { name: 'Workflow in Temporal' }).getAttribute('href');
+    expect(workflowLink).toMatch(
+      new RegExp(`^http://localhost:\\d+/namespaces/default/workflows/subscription%3A${subscriptionId}$`),
+    );
+    await expect(page.locator('.title-row .badge').textContent()).resolves.toBe('active');
+    await expect(page.locator('.facts').innerText()).resolves.toContain('$98.00 per month');
+    await screen(page, 'subscription');
+
+    await page.getByRole('button', { name: 'Pause' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Pause this subscription?' });
+    await dialog.waitFor();
+    await screen(page, 'subscription-confirm');
+    await dialog.getByRole('button', { name: 'Keep it as it is' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    expect((await world.api.get(`/subscriptions/${subscriptionId}`)).body.status).toBe('active');
+    await page.getByRole('button', { name: 'Pause' }).click();
+    await dialog.getByRole('button', { name: 'Pause' }).click();
+    await page.getByRole('status').filter({ hasText: 'Paused.' }).waitFor();
+    await expect(page.locator('.title-row .badge').textContent()).resolves.toBe('paused');
+    expect((await world.api.get(`/subscriptions/${subscriptionId}`)).body.status).toBe('paused');
+    await page.getByRole('button', { name: 'Resume' }).waitFor();
+
+    // The API's refusal is shown as it said it: the subscription was canceled behind the page's back.
+    expect((await world.api.delete(`/subscriptions/${subscriptionId}`)).status).toBe(200);
+    await page.getByRole('button', { name: 'Resume' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Resume' }).click();
+    const refusal = await page.getByRole('alert').innerText();
+    expect(refusal).toMatch(/canceled/i);
+
+    await page.getByRole('link', { name: 'Subscriptions' }).first().click();
+    await page.getByRole('link', { name: 'canceled' }).click();
+    await page.getByRole('link', { name: subscriptionId }).waitFor();
+    await screen(page, 'subscriptions');
+
+    // Two accounts: the switcher moves the session, and the lists follow.
+    await page.getByLabel('Account').selectOption({ label: 'Second Shop' });
+    await page.getByRole('heading', { name: 'Welcome, Dora Developer' }).waitFor();
+    await expect(page.getByRole('navigation', { name: 'Main' }).innerText()).resolves.not.toContain('Developers');
+    await page.getByRole('link', { name: 'Customers' }).first().click();
+    await page.getByText('No customers yet.').waitFor();
+    await page.close();
+  });
+
+  browserIt(
+    'invoices: filtered by status and customer, finalized, charged, refunded in part, and refusals shown',
+    async () => {
+      const taxRate = await createTaxRate(world.api, 10, false);
+      const draft = await createInvoice(world.api, {
+        customer: customerId,
+        lines: [
+          { description: 'Onboarding workshop', amount: 20000, tax: [taxRate.id] },
+          { description: 'Travel', amount: 4550 },
+        ],
+      });
+      const other = await createTestAccount(world.app.prisma, { name: 'Elsewhere' });
+      const elsewhere = apiClient(world.app.baseUrl, other.apiKey);
+      const otherCustomer = expectStatus(await elsewhere.post('/customers', { name: 'Not yours' }), 201);
+      const foreign = await simpleInvoice(elsewhere, otherCustomer.id);
+
+      const lone = await simpleInvoice(world.api, (await world.api.post('/customers', { name: 'Lone' })).body.id);
+
+      const page = await newPage();
+      await signIn(page, developer);
+      await page.getByRole('link', { name: 'Invoices' }).first().click();
+      await page.getByRole('heading', { name: 'Invoices' }).waitFor();
+      await page.getByRole('link', { name: 'draft' }).click();
+      await page.getByRole('link', { name: draft.id }).waitFor();
+      // (The previous list stays on screen until the filtered one arrives.)
+      await page.waitForFunction(() => {
+        // Runs in the page, whose DOM the test's types do not describe.
+        const page = globalThis as unknown as {
+          document: { querySelectorAll(selector: string): ArrayLike<{ textContent: string | null }> };
+        };
+        return Array.from(page.document.querySelectorAll('tbody .badge')).every(
+          (badge) => badge.textContent === 'draft',
+        );
+      });
+      expect(new Set(await page.locator('tbody .badge').allTextContents())).toEqual(new Set(['draft']));
+      // Another customer's invoice is not in a list filtered by this customer.
+      await page.getByRole('link', { name: 'All' }).click();
+      await page.getByRole('link', { name: lone.id }).waitFor();
+      await page.getByLabel('Customer id').fill(customerId);
+      await page.getByRole('button', { name: 'Apply' }).click();
+      await page.getByRole('link', { name: lone.id }).waitFor({ state: 'detached' });
+      await page.getByRole('link', { name: draft.id }).waitFor();
+      await screen(page, 'invoices-filtered');
+
+      await page.getByRole('link', { name: draft.id }).click();
+      await page.getByRole('heading', { name: draft.id }).waitFor();
+      const totals = await page.locator('.totals').innerText();
+      expect(totals).toContain('$245.50'); // subtotal
+      expect(totals).toContain('$20.00'); // 10% of the workshop, added on top
+      expect(totals).toContain('$265.50');
+
+      await page.getByRole('button', { name: 'Finalize' }).click();
+      await page.getByRole('dialog').getByRole('button', { name: 'Finalize' }).click();
+      await page.getByRole('status').filter({ hasText: 'Finalized.' }).waitFor();
+      const finalized = (await world.api.get(`/invoices/${draft.id}`)).body;
+      expect(finalized.status).toBe('open');
+      await page.getByRole('heading', { name: finalized.number }).waitFor();
+
+      await page.getByRole('button', { name: 'Charge now' }).click();
+      await page.getByRole('dialog').getByRole('button', { name: 'Charge now' }).click();
+      await page.getByRole('status').filter({ hasText: 'Charged.' }).waitFor();
+      await expect(page.locator('.title-row .badge').textContent()).resolves.toBe('paid');
+
+      await page.getByRole('button', { name: 'Refund' }).click();
+      const refund = page.getByRole('dialog');
+      await refund.getByLabel(/Amount in USD/).fill('12,5');
+      await screen(page, 'invoice-refund');
+      await refund.getByRole('button', { name: 'Refund' }).click();
+      await page.getByRole('status').filter({ hasText: 'Refunded.' }).waitFor();
+      const refunded = (await world.api.get(`/invoices/${draft.id}`)).body;
+      expect(refunded.amount_refunded).toBe(1250);
+      await page.getByRole('cell', { name: /^refund/ }).waitFor();
+      await expect(page.getByRole('table').nth(1).innerText()).resolves.toMatch(/payment \(attempt 1\)/);
+      await screen(page, 'invoice');
+
+      // The API's refusal as it said it: the open invoice was voided behind the page's back.
+      const open = await simpleInvoice(world.api, customerId, 1000);
+      expectStatus(await world.api.post(`/invoices/${open.id}/finalize`, {}), 200);
+      await page.goto(`${world.app.baseUrl}/dashboard/invoices/${open.id}`);
+      await page.getByRole('button', { name: 'Void invoice' }).waitFor();
+      expectStatus(await world.api.delete(`/invoices/${open.id}`), 200);
+      await page.getByRole('button', { name: 'Charge now' }).click();
+      await page.getByRole('dialog').getByRole('button', { name: 'Charge now' }).click();
+      await expect(page.getByRole('alert').innerText()).resolves.toMatch(/void/i);
+      expect((await world.api.get(`/invoices/${open.id}`)).body.status).toBe('void');
+
+      // Another account's invoice is not found through the dashboard either.
+      await page.goto(`${world.app.baseUrl}/dashboard/invoices/${foreign.id}`);
+      await page.getByRole('heading', { name: 'Invoice not found' }).waitFor();
+      await page.close();
+    },
+  );
+
+  browserIt('a standard user sees no Developers section, and after logging out lands on the sign-in page', async () => {
+    const page = await newPage(390);
+    await signIn(page, standard);
+    const nav = await page.getByRole('navigation', { name: 'Main' }).innerText();
+    expect(nav).toContain('Customers');
+    expect(nav).not.toContain('Developers');
+    await page.goto(`${world.app.baseUrl}/dashboard/developers`);
+    await page.getByRole('heading', { name: 'Page not found' }).waitFor();
+    await page.goto(`${world.app.baseUrl}/dashboard/invoices`);
+    await page.getByRole('heading', { name: 'Invoices' }).waitFor();
+    await screen(page, 'invoices');
+    await page.goto(`${world.app.baseUrl}/dashboard/customers/cus_doesnotexist`);
+    await page.getByRole('heading', { name: 'Customer not found' }).waitFor();
+    await screen(page, 'customer-missing');
+
+    await page.getByRole('button', { name: 'Log out' }).click();
+    await page.waitForURL('**/dashboard/login');
+    await page.getByRole('heading', { name: 'Sign in to Billing' }).waitFor();
+    await page.goto(`${world.app.baseUrl}/dashboard/customers`);
+    await page.waitForURL('**/dashboard/login');
+    // The session is gone server-side too: its cookie no longer works.
+    const cookies = await page.context().cookies();
+    expect(cookies.find((cookie) => cookie.name === 'cc_session')).toBeUndefined();
+    await page.close();
+    expect(offSite).toEqual([]);
+  });
+});

@@ -1,0 +1,152 @@
+import pg from 'pg';
+import { createPrisma, type Db } from '../../src/db/prisma';
+import { execute, queryRows, type AnyTx } from '../../src/db/sql';
+import { afterCommit, runTransaction, sqlTransaction } from '../../src/db/sql-transaction';
+import { isDatabaseBusy } from '../../src/db/availability';
+import { createTestAccount } from '../support/harness';
+
+// sqlTransaction (src/db/sql-transaction.ts) runs the hot write paths' transactions on a pg client of
+// Prisma's pool. What must hold: everything the work runs is in one transaction (committed or rolled
+// back together), the work gets named statements and no Prisma model (a model call does not compile),
+// and its bounds answer database_busy as Prisma's do.
+
+const COUNTER = {
+  name: 'test_counter_of_account',
+  text: 'SELECT last_number AS "lastNumber" FROM invoice_number_counters WHERE account_id = $1',
+};
+
+let prisma: Db;
+beforeAll(() => {
+  prisma = createPrisma(process.env.DATABASE_URL!, 3, { maxWait: 1_000, timeout: 700 });
+});
+afterAll(() => prisma.$disconnect());
+
+const BUMP = {
+  name: 'test_counter_bump',
+  text: `INSERT INTO invoice_number_counters (account_id, last_number) VALUES ($1, 1)
+    ON CONFLICT (account_id) DO UPDATE SET last_number = invoice_number_counters.last_number + 1`,
+};
+const bump = (tx: AnyTx, accountId: string) => execute(tx, BUMP, [accountId]);
+
+async function counterOf(accountId: string): Promise<number | null> {
+  const [row] = await queryRows<{ lastNumber: number }>(prisma, COUNTER, [accountId]);
+  return row?.lastNumber ?? null;
+}
+
+it('runs its statements on one connection in one transaction, committed together', async () => {
+  const { accountId } = await createTestAccount(prisma);
+  const seen = await sqlTransaction(prisma, async (tx) => {
+    await bump(tx, accountId);
+    await bump(tx, accountId);
+    const [raw] = await queryRows<{ pid: number }>(
+      tx,
+      { name: 'test_backend_pid_again', text: 'SELECT pg_backend_pid() AS pid' },
+      [],
+    );
+    const [prepared] = await queryRows<{ pid: number }>(
+      tx,
+      { name: 'test_backend_pid', text: 'SELECT pg_backend_pid() AS pid' },
+      [],
+    );
+    // Inside: the transaction sees its own writes; outside, nothing yet.
+    return {
+      inside: (await queryRows<{ lastNumber: number }>(tx, COUNTER, [accountId]))[0]?.lastNumber,
+      outside: await counterOf(accountId),
+      raw,
+      prepared,
+    };
+  });
+  expect(seen).toMatchObject({ inside: 2, outside: null });
+  expect(seen.prepared!.pid).toBe(seen.raw!.pid);
+  expect(await counterOf(accountId)).toBe(2);
+});
+
+it('rolls back everything when the work fails', async () => {
+  const { accountId } = await createTestAccount(prisma);
+  await expect(
+    sqlTransaction(prisma, async (tx) => {
+      await bump(tx, accountId);
+      throw new Error('refused by the test');
+    }),
+  ).rejects.toThrow('refused by the test');
+  expect(await counterOf(accountId)).toBeNull();
+});
+
+it('hands the work no Prisma model: a model call does not compile, and fails without writing', async () => {
+  const { accountId } = await createTestAccount(prisma);
+  let runs = 0;
+  await expect(
+    sqlTransaction(prisma, async (tx) => {
+      runs += 1;
+      await bump(tx, accountId);
+      // @ts-expect-error: SqlTx has no models; work that needs one runs in Prisma's transaction (runTransaction).
+      return (tx.account as { findUnique: () => Promise<unknown> }).findUnique();
+    }),
+  ).rejects.toThrow(TypeError);
+  expect(runs).toBe(1);
+  expect(await counterOf(accountId)).toBeNull();
+});
+
+it('runs afterCommit hooks once the work has committed, never when it rolled back', async () => {
+  const { accountId } = await createTestAccount(prisma);
+  const ran: string[] = [];
+  await sqlTransaction(prisma, async (tx) => {
+    afterCommit(tx, () => ran.push('sql'));
+    expect(ran).toEqual([]);
+  });
+  await sqlTransaction(prisma, async (tx) => {
+    afterCommit(tx, () => ran.push('sql again'));
+    await bump(tx, accountId);
+  });
+  await runTransaction(prisma, async (tx) => afterCommit(tx, () => ran.push('prisma')));
+  await expect(
+    sqlTransaction(prisma, async (tx) => {
+      afterCommit(tx, () => ran.push('rolled back'));
+      throw new Error('refused by the test');
+    }),
+  ).rejects.toThrow('refused by the test');
+  await expect(
+    runTransaction(prisma, async (tx) => {
+      afterCommit(tx, () => ran.push('rolled back'));
+      throw new Error('refused by the test');
+    }),
+  ).rejects.toThrow('refused by the test');
+  expect(ran).toEqual(['sql', 'sql again', 'prisma']);
+});
+
+it('answers database_busy, writing nothing, when a lock is held past its timeout or no connection is free within maxWait', async () => {
+  const { accountId } = await createTestAccount(prisma);
+  await sqlTransaction(prisma, (tx) => bump(tx, accountId));
+  const holder = new pg.Client({ connectionString: process.env.DATABASE_URL });
+  await holder.connect();
+  try {
+    await holder.query('BEGIN');
+    await holder.query('UPDATE invoice_number_counters SET last_number = last_number WHERE account_id = $1', [
+      accountId,
+    ]);
+    const started = Date.now();
+    const locked = await sqlTransaction(prisma, (tx) => bump(tx, accountId)).then(
+      () => null,
+      (error: unknown) => error,
+    );
+    expect(isDatabaseBusy(locked)).toBe(true);
+    expect(Date.now() - started).toBeLessThan(5_000);
+  } finally {
+    await holder.query('ROLLBACK');
+    await holder.end();
+  }
+  expect(await counterOf(accountId)).toBe(1);
+
+  // Every connection of the pool (3) held by transactions that wait: the next cannot start within maxWait (1 s).
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  const holding = Array.from({ length: 3 }, () => sqlTransaction(prisma, () => gate));
+  const waited = await sqlTransaction(prisma, (tx) => bump(tx, accountId)).then(
+    () => null,
+    (error: unknown) => error,
+  );
+  release();
+  await Promise.allSettled(holding);
+  expect(isDatabaseBusy(waited)).toBe(true);
+  expect(await counterOf(accountId)).toBe(1);
+});

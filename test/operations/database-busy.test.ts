@@ -1,0 +1,52 @@
+import pg from 'pg';
+import { apiClient, createTestAccount, startTestApp, type TestApp } from '../support/harness';
+import { createCustomer } from '../support/payments';
+
+// A transaction that cannot run in time under load (Prisma P2028: it waited past maxWait or ran past
+// its timeout, e.g. queued on an account's invoice-number counter) rolls back: the API answers 503
+// database_busy with Retry-After, never 500, and a retry succeeds once the load is gone.
+
+let app: TestApp;
+beforeAll(async () => {
+  // Short bounds, so that a held lock expires the request's transaction within a second.
+  app = await startTestApp({ transactionOptions: { maxWait: 1_000, timeout: 700 } });
+});
+afterAll(() => app.close());
+
+it('answers 503 database_busy with Retry-After when a transaction expires waiting on a lock, writes nothing, and succeeds on retry', async () => {
+  const { apiKey, accountId } = await createTestAccount(app.prisma);
+  const api = apiClient(app.baseUrl, apiKey);
+  const customer = await createCustomer(api);
+  const draft = await api.post('/invoices', {
+    customer: customer.id,
+    lines: [{ description: 'Consulting', amount: 1500 }],
+  });
+  expect(draft.status).toBe(201);
+
+  // Another writer holds the account's invoice-number counter past the request's transaction timeout,
+  // as a long transaction under load would; the request's statement waits in PostgreSQL meanwhile,
+  // and its next one finds the transaction expired once the lock is released.
+  const holder = new pg.Client({ connectionString: process.env.DATABASE_URL });
+  await holder.connect();
+  await holder.query('BEGIN');
+  await holder.query(
+    'INSERT INTO invoice_number_counters (account_id, last_number) VALUES ($1, 0) ON CONFLICT (account_id) DO UPDATE SET last_number = invoice_number_counters.last_number',
+    [accountId],
+  );
+  const release = new Promise((resolve) => setTimeout(resolve, 1_500)).then(async () => {
+    await holder.query('ROLLBACK');
+    await holder.end();
+  });
+  const busy = await api.post(`/invoices/${draft.body.id}/finalize`);
+  await release;
+  expect(busy.status).toBe(503);
+  expect(busy.headers.get('retry-after')).toBe('1');
+  expect(busy.body).toEqual({
+    error: { type: 'api_error', code: 'database_busy', message: expect.stringContaining('nothing was changed') },
+  });
+  expect((await api.get(`/invoices/${draft.body.id}`)).body).toMatchObject({ status: 'draft', number: null });
+
+  const finalized = await api.post(`/invoices/${draft.body.id}/finalize`);
+  expect(finalized.status).toBe(200);
+  expect(finalized.body).toMatchObject({ status: 'open', number: expect.stringMatching(/^INV-\d{6}$/) });
+});

@@ -1,0 +1,123 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Writable } from 'node:stream';
+import pino from 'pino';
+import { createApp } from '../../src/app';
+import { apiClient, createTestAccount, startTestApp, type TestApp } from '../support/harness';
+import { CARDS, addPaymentMethod, cardBody, createCustomer } from '../support/payments';
+
+// After API keys, webhook secrets (created and rolled), cards with a CVC and a failed
+// card went through the API, neither a dump of every table nor the captured logs hold any of them.
+
+let app: TestApp;
+beforeAll(async () => {
+  app = await startTestApp();
+});
+afterAll(() => app.close());
+
+/**
+ * Every row of every table in the schema as PostgreSQL's text form (`(col1,col2,...)`): the data a
+ * `pg_dump --data-only` writes. (The machine's pg_dump is 15, older than the embedded server 18.)
+ */
+async function databaseDump(): Promise<string> {
+  const tables = await app.prisma.$queryRaw<{ name: string }[]>`
+    SELECT table_name::text AS name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'`;
+  expect(tables.map((table) => table.name)).toEqual(
+    expect.arrayContaining(['api_keys', 'webhook_destinations', 'payment_methods']),
+  );
+  const parts: string[] = [];
+  for (const { name } of tables) {
+    const rows = await app.prisma.$queryRawUnsafe<{ row: string }[]>(
+      `SELECT t::text AS row FROM "${name.replace(/"/g, '""')}" t`,
+    );
+    parts.push(`-- ${name}`, ...rows.map((row) => row.row));
+  }
+  return parts.join('\n');
+}
+
+it('a fresh database dump and the logs hold no API key, webhook secret, card number or CVC', async () => {
+  const lines: string[] = [];
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      lines.push(String(chunk));
+      done();
+    },
+  });
+  const server = http.createServer(
+    createApp({ prisma: app.prisma, temporal: app.temporal, logger: pino({ level: 'trace' }, sink) }),
+  );
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const account = await createTestAccount(app.prisma, { name: 'Dump' });
+    const api = apiClient(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, account.apiKey);
+    const cvc = '7391';
+    const customer = await createCustomer(api);
+    await addPaymentMethod(
+      api,
+      customer.id,
+      cardBody(CARDS.succeeds, { card: { number: CARDS.succeeds, exp_month: 12, exp_year: 2099, cvc } }),
+    );
+    await addPaymentMethod(
+      api,
+      customer.id,
+      cardBody(CARDS.declined, { card: { number: CARDS.declined, exp_month: 12, exp_year: 2099, cvc } }),
+    );
+    // A refused card (bad CVC) and a wrong key are logged too.
+    expect(
+      (
+        await api.post('/payment-methods', {
+          ...cardBody(CARDS.processingError),
+          customer: customer.id,
+          card: { number: CARDS.processingError, exp_month: 12, exp_year: 2099, cvc: '73a' },
+        })
+      ).status,
+    ).toBe(400);
+    const wrongKey = 'sk_test_wrongKeyThatShouldNeverBeLogged0000000';
+    expect(
+      (await apiClient(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, wrongKey).get('/customers'))
+        .status,
+    ).toBe(401);
+    // Sent with Idempotency-Key: their answers, secrets included, are kept for replay (encrypted).
+    const destination = (
+      await api.post(
+        '/webhook/destination',
+        { url: 'https://hooks.example.com/billing' },
+        { 'Idempotency-Key': 'dump-create' },
+      )
+    ).body as { id: string; secret: string };
+    const rolled = (
+      await api.post(`/webhook/destination/${destination.id}/roll-secret`, undefined, {
+        'Idempotency-Key': 'dump-roll',
+      })
+    ).body as { secret: string };
+
+    const dump = await databaseDump();
+    const logs = lines.join('');
+    expect(logs).toMatch(/"msg":"request"/);
+    expect(dump).toContain(destination.id); // the dump does hold this test's rows
+    expect(dump).toContain('dump-roll'); // and the idempotency records of the secret-answering calls
+    const secrets = {
+      'API key': account.apiKey,
+      'wrong API key': wrongKey,
+      'webhook secret': destination.secret,
+      'rolled webhook secret': rolled.secret,
+      'card number': CARDS.succeeds,
+      'declined card number': CARDS.declined,
+      'refused card number': CARDS.processingError,
+    };
+    for (const [what, value] of Object.entries(secrets)) {
+      expect({ what, inDump: dump.includes(value), inLogs: logs.includes(value) }).toEqual({
+        what,
+        inDump: false,
+        inLogs: false,
+      });
+    }
+    // The CVC as a value of its own (not a run of digits inside an id or a timestamp).
+    const cvcValue = new RegExp(`(?<![\\w.:-])${cvc}(?![\\w.:-])`);
+    expect({ inDump: cvcValue.test(dump), inLogs: cvcValue.test(logs) }).toEqual({ inDump: false, inLogs: false });
+    expect(dump).not.toMatch(/"cvc"/);
+  } finally {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+});

@@ -1,0 +1,94 @@
+import crypto from 'node:crypto';
+import {
+  apiClient,
+  createTestAccount,
+  startTestApp,
+  startTestWorker,
+  type ApiClient,
+  type TestApp,
+} from '../support/harness';
+import { customerWithCard } from '../support/payments';
+import { expectStatus, quietRuntime, recurringPrice, unix } from '../support/subscriptions';
+import { stateQuery, subscriptionWorkflowId } from '../../workflows/subscription-messages';
+
+// The suite's Temporal CLI dev server (the server `npm start` runs), in real time: update-with-start,
+// updates, the `state` query and the operators' search-attribute filters work there too.
+
+let app: TestApp;
+let api: ApiClient;
+let accountId: string;
+let worker: Awaited<ReturnType<typeof startTestWorker>>;
+
+beforeAll(async () => {
+  quietRuntime();
+  const taskQueue = `subscriptions-dev-${crypto.randomUUID()}`;
+  app = await startTestApp({ taskQueue });
+  worker = await startTestWorker(app.prisma, taskQueue);
+  const account = await createTestAccount(app.prisma, { name: 'Dev server subscriptions' });
+  accountId = account.accountId;
+  api = apiClient(app.baseUrl, account.apiKey);
+});
+
+afterAll(async () => {
+  await worker.stop();
+  await app.close();
+});
+
+async function eventually<T>(probe: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (done(value) || Date.now() > deadline) return value;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+it('creates, queries, pauses, resumes and cancels a subscription; operators find it by account and status', async () => {
+  const { customer } = await customerWithCard(api);
+  const price = await recurringPrice(api);
+  const subscription = expectStatus(
+    await api.post('/subscriptions', {
+      customer: customer.id,
+      items: [{ price, quantity: 1 }],
+      trial_days: 0,
+      start_date: unix(Date.now()),
+    }),
+    201,
+    'POST /subscriptions',
+  );
+  expect(subscription).toMatchObject({ status: 'active', latest_invoice: expect.any(String) });
+
+  const handle = app.temporal.workflow.getHandle(subscriptionWorkflowId(subscription.id));
+  // The API invoiced, charged and recorded the first period: the workflow's first task waits for the renewal (a start delay).
+  expect((await handle.describe()).executionTime!.getTime()).toBeGreaterThanOrEqual(
+    subscription.current_period_end * 1000,
+  );
+
+  // An update runs that first task at once, from the recorded state.
+  expect(expectStatus(await api.post(`/subscriptions/${subscription.id}/pause`), 200).status).toBe('paused');
+  const state = await eventually(
+    () => handle.query(stateQuery),
+    (current) => !current.busy,
+  );
+  expect(state).toMatchObject({
+    status: 'paused',
+    invoicesIssued: 1,
+    currentPeriodEnd: subscription.current_period_end * 1000,
+    dunning: [],
+  });
+  const listPaused = async () => {
+    const ids: string[] = [];
+    for await (const execution of app.temporal.workflow.list({
+      query: `BillingAccountId = '${accountId}' AND BillingStatus = 'paused'`,
+    }))
+      ids.push(execution.workflowId);
+    return ids;
+  };
+  expect(await eventually(listPaused, (ids) => ids.length === 1)).toEqual([subscriptionWorkflowId(subscription.id)]);
+
+  expect(expectStatus(await api.post(`/subscriptions/${subscription.id}/resume`), 200).status).toBe('active');
+  expect((await api.post(`/subscriptions/${subscription.id}/resume`)).status).toBe(409);
+  expect(expectStatus(await api.delete(`/subscriptions/${subscription.id}`), 200).status).toBe('canceled');
+  const result = await handle.result();
+  expect(result).toMatchObject({ status: 'canceled' });
+});
