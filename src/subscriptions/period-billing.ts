@@ -10,12 +10,24 @@ import type { PaymentGateway } from '../payments/gateway';
 import { attemptReceipt, type ChargeReceipt } from '../transactions/charge-receipt';
 import { getDunningSettings } from './dunning-settings.service';
 import { insertRenewal, lockRenewalAttemptCount, recordRenewalAttempt, setRenewalStatus } from './renewal.records';
-import type { CollectionMethod, DunningOutcome, SubscriptionItemState } from './subscription-machine';
+import {
+  chargedOnFinalize,
+  periodInvoiced,
+  periodToBill,
+  type CollectionMethod,
+  type DunningOutcome,
+  type PeriodToBill,
+  type SubscriptionState,
+} from './subscription-machine';
 
 /**
- * The bookkeeping of a subscription's billing periods (table subscription_renewals): each period's
- * invoice is made once, finalized once, and each charge attempt of it is made once, whatever the
- * activity retries and worker crashes. The subscription workflow calls these through thin activities.
+ * Billing a subscription's period, the one place it is done: its invoice made (once per period, the
+ * period's key), finalized, then charged (attempt 1, once per attempt key), with the bookkeeping of
+ * table subscription_renewals, whatever the activity retries and worker crashes. The workflow's bill
+ * step runs the three steps as one activity each (a retry repeats only its step; recorded histories
+ * keep their commands); the API's creation bills the first period with billPeriod, the same steps in
+ * its transaction. What the period is and what the state becomes are the state machine's
+ * (periodToBill, periodInvoiced, periodBilled).
  */
 /** send_invoice renewals are due this many days after their period starts. */
 export const SEND_INVOICE_DUE_DAYS = 30;
@@ -27,14 +39,8 @@ export interface RenewalPeriod {
   periodStart: number;
 }
 
-export interface RenewalInvoiceInput extends RenewalPeriod {
-  customerId: string;
-  currency: string;
-  collectionMethod: CollectionMethod;
-  billingReason: 'subscription_create' | 'subscription_cycle';
-  periodEnd: number;
-  items: SubscriptionItemState[];
-}
+/** The invoice step's input: the machine's periodToBill. */
+export type RenewalInvoiceInput = PeriodToBill;
 
 export interface RenewalChargeInput extends RenewalPeriod {
   invoiceId: string;
@@ -114,8 +120,8 @@ export async function createRenewalInvoice(prisma: Db, input: RenewalInvoiceInpu
   return recordRenewal(prisma, input, invoice.id);
 }
 
-/** createRenewalInvoice in the caller's transaction: the first period's invoice of a subscription the API creates. */
-export async function createRenewalInvoiceInTx(tx: AnyTx, input: RenewalInvoiceInput): Promise<{ invoiceId: string }> {
+/** createRenewalInvoice in the caller's transaction (billPeriod's). */
+async function createRenewalInvoiceInTx(tx: AnyTx, input: RenewalInvoiceInput): Promise<{ invoiceId: string }> {
   const invoice = await createInvoiceInTx(tx, ...(await renewalInvoiceArgs(tx, input)));
   return recordRenewal(tx, input, invoice.id);
 }
@@ -134,7 +140,7 @@ export async function finalizeRenewalInvoice(
   return prisma.$transaction((tx) => finalizeRenewalInvoiceInTx(tx, input));
 }
 
-export async function finalizeRenewalInvoiceInTx(
+async function finalizeRenewalInvoiceInTx(
   tx: AnyTx,
   input: RenewalPeriod & { invoiceId: string },
 ): Promise<FinalizedRenewal> {
@@ -241,4 +247,41 @@ export async function settleCreatedInvoice(
   return { status, number, apiAttempt: await chargeRenewalInvoice(prisma, gateway, attempt) };
 }
 
-/** A client error (4xx) from billing code: the renewal cannot go on as asked, which retrying will not change. */
+/** A period billPeriod invoiced and finalized; its charge, if any, is made after the caller's commit. */
+export interface InvoicedPeriod {
+  /** The state with the period invoiced (periodInvoiced): what the row shows until the period is recorded billed. */
+  state: SubscriptionState;
+  invoiceId: string;
+  status: FinalizedRenewal['status'];
+  /** Attempt 1, for chargeRenewalInvoice once the transaction has committed; null when nothing is charged now. */
+  charge: RenewalChargeInput | null;
+}
+
+/**
+ * Bills period `index` of `state` in the caller's transaction: the invoice made and finalized as the
+ * workflow's steps make them (same period key, same renewal row: its bill(index) finds them done), and
+ * attempt 1 answered for the caller to make after its commit (no call out inside a transaction).
+ * `alongside` writes what goes with the invoiced state in the same transaction, before finalizing:
+ * that takes the account's invoice-number counter, held until the commit.
+ */
+export async function billPeriod<T>(
+  tx: AnyTx,
+  state: SubscriptionState,
+  index: number,
+  alongside: (invoiced: SubscriptionState, invoiceId: string) => Promise<T>,
+): Promise<InvoicedPeriod & { alongside: T }> {
+  const toBill = periodToBill(state, index);
+  const { invoiceId } = await createRenewalInvoiceInTx(tx, toBill);
+  const invoiced = periodInvoiced(state, index, invoiceId);
+  const written = await alongside(invoiced, invoiceId);
+  const period: RenewalPeriod = {
+    accountId: state.accountId,
+    subscriptionId: state.id,
+    periodStart: toBill.periodStart,
+  };
+  const { status } = await finalizeRenewalInvoiceInTx(tx, { ...period, invoiceId });
+  const charge = chargedOnFinalize(state, status)
+    ? { ...period, invoiceId, attempt: 1, paymentMethodId: state.defaultPaymentMethodId }
+    : null;
+  return { state: invoiced, invoiceId, status, charge, alongside: written };
+}
