@@ -3,8 +3,12 @@ import type { AnyTx, Queryable } from '../db/sql';
 import { activeTaxRateIds } from '../catalog/records';
 import { recordEvent } from '../lib/events';
 import { collectInvoice } from '../invoices/invoice-payment.service';
-import { createInvoice, createInvoiceInTx, finalizeInTx, type CreateInvoiceOptions } from '../invoices/invoice.service';
-import type { CreateInvoiceInput } from '../invoices/invoice.schemas';
+import {
+  createInvoiceForBilling,
+  createKeyedInvoice,
+  finalizeInTx,
+  type BillingInvoiceInput,
+} from '../invoices/invoice.service';
 import { lockInvoice, toInvoiceObject, updateLockedInvoice } from '../invoices/invoice.records';
 import type { PaymentGateway } from '../payments/gateway';
 import { attemptReceipt, type ChargeReceipt } from '../transactions/charge-receipt';
@@ -76,33 +80,29 @@ const periodKey = (period: RenewalPeriod) => ({
   periodStart: new Date(period.periodStart),
 });
 
-/** The invoice of the period as createInvoice takes it, and its options: the idempotency key names the period. */
-async function renewalInvoiceArgs(db: Queryable, input: RenewalInvoiceInput) {
+/** The period's invoice as the invoice module takes it from billing code: the idempotency key names the period. */
+async function periodInvoice(db: Queryable, input: RenewalInvoiceInput): Promise<BillingInvoiceInput> {
   // A tax rate deactivated since the item was set no longer applies to new invoices.
   const taxRateIds = [...new Set(input.items.flatMap((item) => item.taxRateIds))];
   const active = new Set(taxRateIds.length === 0 ? [] : await activeTaxRateIds(db, input.accountId, taxRateIds));
-  const body: CreateInvoiceInput = {
-    customer: input.customerId,
+  return {
+    customerId: input.customerId,
     currency: input.currency,
-    collection_method: input.collectionMethod,
-    due_date:
+    collectionMethod: input.collectionMethod,
+    dueDate:
       input.collectionMethod === 'send_invoice'
         ? seconds(input.periodStart) + SEND_INVOICE_DUE_DAYS * 86_400
         : undefined,
     lines: input.items.map((item) => ({
-      price: item.priceId,
+      priceId: item.priceId,
       quantity: item.quantity,
-      tax: item.taxRateIds.filter((id) => active.has(id)),
+      taxRateIds: item.taxRateIds.filter((id) => active.has(id)),
     })),
-  };
-  const options: CreateInvoiceOptions = {
     subscriptionId: input.subscriptionId,
     billingReason: input.billingReason,
-    periodStart: seconds(input.periodStart),
-    periodEnd: seconds(input.periodEnd),
+    period: { start: seconds(input.periodStart), end: seconds(input.periodEnd) },
     idempotencyKey: renewalInvoiceKey(input.subscriptionId, input.periodStart),
   };
-  return [input.accountId, body, options] as const;
 }
 
 async function recordRenewal(
@@ -116,13 +116,13 @@ async function recordRenewal(
 
 /** The period's draft invoice (invoice.created), made once per period whatever the retries. A 4xx ApiError when the items can no longer be billed. */
 export async function createRenewalInvoice(prisma: Db, input: RenewalInvoiceInput): Promise<{ invoiceId: string }> {
-  const invoice = await createInvoice(prisma, ...(await renewalInvoiceArgs(prisma, input)));
+  const invoice = await createKeyedInvoice(prisma, input.accountId, await periodInvoice(prisma, input));
   return recordRenewal(prisma, input, invoice.id);
 }
 
 /** createRenewalInvoice in the caller's transaction (billPeriod's). */
 async function createRenewalInvoiceInTx(tx: AnyTx, input: RenewalInvoiceInput): Promise<{ invoiceId: string }> {
-  const invoice = await createInvoiceInTx(tx, ...(await renewalInvoiceArgs(tx, input)));
+  const invoice = await createInvoiceForBilling(tx, input.accountId, await periodInvoice(tx, input));
   return recordRenewal(tx, input, invoice.id);
 }
 
