@@ -13,7 +13,7 @@ import {
   type RenewalInvoiceInput,
   type RenewalPeriod,
   type FinalizedRenewal,
-} from '../src/subscriptions/renewal.service';
+} from '../src/subscriptions/period-billing';
 import { RENEWAL_REJECTED, rejectionFailure } from '../src/subscriptions/subscription-rejection';
 import {
   persistSubscription,
@@ -34,7 +34,7 @@ export type {
   RenewalChargeResult,
   RenewalInvoiceInput,
   RenewalPeriod,
-} from '../src/subscriptions/renewal.service';
+} from '../src/subscriptions/period-billing';
 
 /**
  * The subscription workflow's activities: each calls one service function (src/subscriptions/) and

@@ -8,10 +8,9 @@ import {
 } from '@temporalio/workflow';
 import { Mutex } from 'async-mutex';
 import type { PersistSubscriptionInput, RenewalChargeResult } from '../activities/subscriptions';
-import { periodBounds } from '../src/subscriptions/billing-dates';
 import {
   billed,
-  billingCycle,
+  chargedOnFinalize,
   DUNNING,
   dunningExhausted,
   dunningResolved,
@@ -21,7 +20,10 @@ import {
   nextAction,
   nextAttempt,
   nextBillingAt,
+  newVersion,
   pause,
+  periodBilled,
+  periodToBill,
   REQUESTED,
   retryFailed,
   start,
@@ -212,7 +214,7 @@ export class SubscriptionRun {
     upsertSearchAttributes([{ key: BILLING_STATUS, value: this.state.status }]);
     try {
       await this.commit(
-        { ...this.state, version: 1 },
+        newVersion(this.state),
         { type: 'subscription.created' },
         patched(PATCHES.localCreation) ? localRecords : records,
       );
@@ -336,7 +338,8 @@ export class SubscriptionRun {
   /** The renewal of period `index`: invoice created, finalized, then charged (or sent), in that order. */
   private async bill(index: number): Promise<void> {
     const { state } = this;
-    const { start: periodStart, end: periodEnd } = periodBounds(billingCycle(state), index);
+    const toBill = periodToBill(state, index);
+    const { periodStart, periodEnd } = toBill;
     const period = { accountId: state.accountId, subscriptionId: state.id, periodStart };
     const createdInvoiceId =
       index === 0 && 'created' in this.input && state.invoicesIssued === 0 ? state.latestInvoiceId : null;
@@ -345,18 +348,7 @@ export class SubscriptionRun {
     try {
       ({ invoiceId } = await records.createRenewalInvoice.executeWithOptions(
         { summary: `invoice period ${isoDay(periodStart)} to ${isoDay(periodEnd)}` },
-        [
-          {
-            ...period,
-            ...this.clockTime(),
-            periodEnd,
-            customerId: state.customerId,
-            currency: state.currency,
-            collectionMethod: state.collectionMethod,
-            billingReason: state.invoicesIssued === 0 ? 'subscription_create' : 'subscription_cycle',
-            items: state.items,
-          },
-        ],
+        [{ ...toBill, ...this.clockTime() }],
       ));
     } catch (error) {
       const cause = applicationFailureOf(error, RENEWAL_REJECTED);
@@ -377,16 +369,14 @@ export class SubscriptionRun {
     const foundPaid =
       status === 'paid' && state.collectionMethod === 'charge_automatically' && patched(PATCHES.firstChargeReceipt);
     const charge =
-      (status === 'open' || foundPaid) && state.collectionMethod === 'charge_automatically'
-        ? await this.chargeAttemptOne(index, invoiceId, number)
-        : null;
+      chargedOnFinalize(state, status) || foundPaid ? await this.chargeAttemptOne(index, invoiceId, number) : null;
     await this.recordBilled(index, invoiceId, charge, records, number);
   }
 
   /** Attempt 1 of a period's invoice, the renewal charge: a retried activity finishes the same attempt. */
   private chargeAttemptOne(index: number, invoiceId: string, number?: string | null): Promise<RenewalChargeResult> {
     const { state } = this;
-    const { start: periodStart } = periodBounds(billingCycle(state), index);
+    const { periodStart } = periodToBill(state, index);
     return payments.chargeRenewalInvoice.executeWithOptions(
       { summary: `charge invoice ${invoiceLabel(invoiceId, number)} attempt 1 (renewal ${isoDay(periodStart)})` },
       [
@@ -406,7 +396,7 @@ export class SubscriptionRun {
   /** The first period of a subscription the API created, since PATCHES.firstPeriodLocal (see there). */
   private async billCreatedInvoice(index: number, invoiceId: string): Promise<void> {
     const { state } = this;
-    const { start: periodStart } = periodBounds(billingCycle(state), index);
+    const { periodStart } = periodToBill(state, index);
     const summary =
       state.collectionMethod === 'charge_automatically'
         ? `first invoice ${invoiceId}: the API's charge, attempt 1`
@@ -423,7 +413,7 @@ export class SubscriptionRun {
         ...this.clockTime(),
       },
     ]);
-    if (found.status === 'open' && state.collectionMethod === 'charge_automatically') {
+    if (chargedOnFinalize(state, found.status)) {
       await this.recordBilled(
         index,
         invoiceId,
@@ -444,18 +434,11 @@ export class SubscriptionRun {
     recorder: Recorder,
     number?: string | null,
   ): Promise<void> {
-    const { start: periodStart } = periodBounds(billingCycle(this.state), index);
-    let next = billed(this.state, index, invoiceId);
-    if (charge?.outcome === 'failed') {
-      next = startDunning(next, {
-        invoiceId,
-        ...(number ? { invoiceNumber: number } : {}),
-        periodStart,
-        failedAt: this.wholeSecondsNow(),
-        retryDays: charge.retryDays,
-        outcome: charge.dunningOutcome,
-      });
-    }
+    const failure =
+      charge?.outcome === 'failed'
+        ? { failedAt: this.wholeSecondsNow(), retryDays: charge.retryDays, outcome: charge.dunningOutcome }
+        : null;
+    const next = periodBilled(this.state, index, { id: invoiceId, number }, failure);
     await this.commit(next, { type: 'subscription.updated' }, recorder);
     this.renewalsThisRun += 1;
     if (charge?.outcome === 'failed' && dunningExhausted(this.state, invoiceId))
@@ -512,7 +495,7 @@ export class SubscriptionRun {
   private async endDunning(invoiceId: string): Promise<void> {
     const resolved = dunningResolved(this.state, invoiceId);
     if (patched(PATCHES.dunningEndRecorded)) {
-      await this.commit({ ...resolved, version: this.state.version + 1 }, { type: 'subscription.updated' });
+      await this.commit(newVersion(resolved), { type: 'subscription.updated' });
       return;
     }
     this.showStatus(resolved);
@@ -536,7 +519,7 @@ export class SubscriptionRun {
     }
     // keep_active: the invoice stays open and the subscription bills on (no longer past_due).
     else if (patched(PATCHES.dunningEndRecorded))
-      await this.commit({ ...this.state, version: this.state.version + 1 }, { type: 'subscription.updated' });
+      await this.commit(newVersion(this.state), { type: 'subscription.updated' });
     else this.showStatus(this.state);
   }
 }

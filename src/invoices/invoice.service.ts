@@ -41,6 +41,45 @@ export interface CreateInvoiceOptions {
   idempotencyKey?: string;
 }
 
+/** Unix seconds, as the invoice shows them. */
+export interface InvoicePeriod {
+  start: number;
+  end: number;
+}
+
+/**
+ * A line as billing code gives it: a price's (its unit amount, and its description or its product's
+ * name unless one is given), or an amount of its own with a description. Its period is the
+ * invoice's unless it has one (a proration's part of a period); tax rates are checked active.
+ */
+export type BillingLine = {
+  quantity: number;
+  taxRateIds: string[];
+  period?: InvoicePeriod;
+} & ({ priceId: string; description?: string } | { priceId?: undefined; description: string; unitAmount: number });
+
+/**
+ * An invoice as billing code makes it (createInvoiceForBilling): typed, not a request body, so a
+ * line the API does not take (one with its own period) needs no change to the public schema. The
+ * public POST /invoices maps its parsed body onto it.
+ */
+export interface BillingInvoiceInput {
+  customerId: string;
+  /** The prices' currency, else the customer's, else USD when absent. */
+  currency?: string;
+  collectionMethod: 'charge_automatically' | 'send_invoice';
+  /** Unix seconds; none when absent. */
+  dueDate?: number;
+  lines: BillingLine[];
+  /** A subscription's invoice may bill recurring prices; one without bills one-time prices only. */
+  subscriptionId?: string;
+  billingReason?: string;
+  /** The invoice's period; its creation time when absent. */
+  period?: InvoicePeriod;
+  /** A second call with the same key answers the invoice the first call created. */
+  idempotencyKey?: string;
+}
+
 /** Re-labels a lookup's 404 with the request field that named the missing thing. */
 export async function withParam<T>(param: string, lookup: () => Promise<T>): Promise<T> {
   try {
@@ -70,26 +109,22 @@ interface PricedLine {
   total: number;
   taxRateIds: string[];
   taxAmounts: TaxAmount[];
+  period: InvoicePeriod | undefined;
 }
 
 /**
  * Prices each line. A one-off invoice (no subscription) bills one-time prices only: a recurring
  * price is billed by a subscription, period by period.
  */
-async function priceLines(
-  tx: AnyTx,
-  accountId: string,
-  lines: ReturnType<typeof createInvoiceBody.parse>['lines'],
-  oneOff: boolean,
-): Promise<PricedLine[]> {
+async function priceLines(tx: AnyTx, accountId: string, lines: BillingLine[], oneOff: boolean): Promise<PricedLine[]> {
   const priced: PricedLine[] = [];
   for (const [index, line] of lines.entries()) {
-    let unitAmount = line.amount ?? 0;
+    let unitAmount = line.priceId === undefined ? line.unitAmount : 0;
     let description = line.description ?? null;
     let currency: string | null = null;
     let taxBehavior: TaxBehavior | undefined;
-    if (line.price) {
-      const priceId = line.price;
+    if (line.priceId !== undefined) {
+      const priceId = line.priceId;
       // FOR SHARE until commit: a concurrent DELETE /prices cannot remove a price this invoice bills.
       const [price] = await withParam(`lines.${index}.price`, () => findPricesForUse(tx, accountId, [priceId]));
       if (oneOff && price!.type === 'recurring') {
@@ -106,7 +141,7 @@ async function priceLines(
         description = price!.description ?? product?.name ?? null;
       }
     }
-    const rates = await withParam(`lines.${index}.tax`, () => findTaxRates(tx, accountId, line.tax ?? []));
+    const rates = await withParam(`lines.${index}.tax`, () => findTaxRates(tx, accountId, line.taxRateIds));
     const inactive = rates.find((rate) => !rate.active);
     if (inactive) throw badRequest(`Tax rate ${inactive.id} is inactive and cannot be applied.`, `lines.${index}.tax`);
     const amount = unitAmount * line.quantity;
@@ -121,7 +156,7 @@ async function priceLines(
     }
     priced.push({
       description,
-      priceId: line.price ?? null,
+      priceId: line.priceId ?? null,
       currency,
       quantity: line.quantity,
       unitAmount,
@@ -131,6 +166,7 @@ async function priceLines(
       total: tax.total,
       taxRateIds: rates.map((rate) => rate.id),
       taxAmounts: tax.taxes,
+      period: line.period,
     });
   }
   return priced;
@@ -183,9 +219,8 @@ async function existingByKey(db: Db | Tx, accountId: string, idempotencyKey: str
 }
 
 /**
- * Creates a draft invoice and writes invoice.created. Line totals come from the catalog's tax
- * function (a price line's tax_behavior decides, an amount line's rates their own inclusive flag);
- * invoice totals are their sums.
+ * POST /invoices: a draft invoice from a request body (parsed here; `opts` for callers that bill a
+ * subscription's period the old way), made by createKeyedInvoice.
  */
 export async function createInvoice(
   prisma: Db,
@@ -193,29 +228,46 @@ export async function createInvoice(
   rawInput: CreateInvoiceInput,
   opts: CreateInvoiceOptions = {},
 ): Promise<InvoiceObject> {
-  const input = parsedInvoiceInput(rawInput, opts);
-  if (opts.idempotencyKey) {
-    const existing = await existingByKey(prisma, accountId, opts.idempotencyKey);
+  return createKeyedInvoice(prisma, accountId, billingInputOf(parsedInvoiceInput(rawInput, opts), opts));
+}
+
+/**
+ * A draft invoice in a transaction of its own: a second call with the input's idempotency key
+ * answers the invoice the first made (a concurrent one included: the unique index decides).
+ */
+export async function createKeyedInvoice(
+  prisma: Db,
+  accountId: string,
+  input: BillingInvoiceInput,
+): Promise<InvoiceObject> {
+  const key = input.idempotencyKey;
+  if (key) {
+    const existing = await existingByKey(prisma, accountId, key);
     if (existing) return toInvoiceObject(existing);
   }
   try {
-    return await prisma.$transaction((tx) => insertInvoice(tx, accountId, input, opts));
+    return await prisma.$transaction((tx) => insertInvoice(tx, accountId, input));
   } catch (error) {
     // A concurrent call with the same key won the unique index: answer its invoice.
-    const existing = opts.idempotencyKey ? await existingByKey(prisma, accountId, opts.idempotencyKey) : null;
+    const existing = key ? await existingByKey(prisma, accountId, key) : null;
     if (existing) return toInvoiceObject(existing);
     throw error;
   }
 }
 
-/** createInvoice inside the caller's transaction, which owns the idempotency key's check (a new subscription's first invoice). */
-export function createInvoiceInTx(
+/**
+ * The invoice module's entry point for billing code (a subscription's period): a draft invoice
+ * (invoice.created) from typed lines in the caller's transaction, which owns the idempotency key's
+ * check. Line totals come from the catalog's tax function (a price line's tax_behavior decides, an
+ * amount line's rates their own inclusive flag); invoice totals are their sums. A 4xx ApiError naming
+ * `lines.N.price`, `lines.N.tax` or `customer` when the lines cannot be billed.
+ */
+export function createInvoiceForBilling(
   tx: AnyTx,
   accountId: string,
-  rawInput: CreateInvoiceInput,
-  opts: CreateInvoiceOptions = {},
+  input: BillingInvoiceInput,
 ): Promise<InvoiceObject> {
-  return insertInvoice(tx, accountId, parsedInvoiceInput(rawInput, opts), opts);
+  return insertInvoice(tx, accountId, input);
 }
 
 function parsedInvoiceInput(rawInput: CreateInvoiceInput, opts: CreateInvoiceOptions): ParsedInvoiceInput {
@@ -229,22 +281,38 @@ function parsedInvoiceInput(rawInput: CreateInvoiceInput, opts: CreateInvoiceOpt
 
 type ParsedInvoiceInput = z.output<typeof createInvoiceBody>;
 
-async function insertInvoice(
-  tx: AnyTx,
-  accountId: string,
-  input: ParsedInvoiceInput,
-  opts: CreateInvoiceOptions,
-): Promise<InvoiceObject> {
+/** A request body, parsed, as billing code would give it. */
+function billingInputOf(input: ParsedInvoiceInput, opts: CreateInvoiceOptions): BillingInvoiceInput {
+  return {
+    customerId: input.customer,
+    currency: input.currency,
+    collectionMethod: input.collection_method,
+    dueDate: input.due_date,
+    lines: input.lines.map((line): BillingLine => {
+      const taxRateIds = line.tax ?? [];
+      return line.price !== undefined
+        ? { priceId: line.price, description: line.description, quantity: line.quantity, taxRateIds }
+        : { description: line.description!, unitAmount: line.amount ?? 0, quantity: line.quantity, taxRateIds };
+    }),
+    subscriptionId: opts.subscriptionId,
+    billingReason: opts.billingReason,
+    period:
+      opts.periodStart !== undefined ? { start: opts.periodStart, end: opts.periodEnd ?? opts.periodStart } : undefined,
+    idempotencyKey: opts.idempotencyKey,
+  };
+}
+
+async function insertInvoice(tx: AnyTx, accountId: string, input: BillingInvoiceInput): Promise<InvoiceObject> {
   // Locked until commit, so a concurrent DELETE /customers/{id} waits for this draft and voids it, or
   // comes first and this answers 404 (decisions.md §4).
-  const customer = await withParam('customer', () => lockCustomer(tx, accountId, input.customer, 'share'));
+  const customer = await withParam('customer', () => lockCustomer(tx, accountId, input.customerId, 'share'));
   const [account] = await queryRows<{ name: string }>(tx, ACCOUNT_NAME, [accountId]);
   if (!account) throw new Error(`Account ${accountId} not found.`);
-  const lines = await priceLines(tx, accountId, input.lines, !opts.subscriptionId);
+  const lines = await priceLines(tx, accountId, input.lines, !input.subscriptionId);
   const currency = invoiceCurrency(lines, input.currency, customer.currency);
   const now = currentTime();
-  const periodStart = opts.periodStart !== undefined ? fromUnixSeconds(opts.periodStart) : now;
-  const periodEnd = opts.periodEnd !== undefined ? fromUnixSeconds(opts.periodEnd) : periodStart;
+  const periodStart = input.period ? fromUnixSeconds(input.period.start) : now;
+  const periodEnd = input.period ? fromUnixSeconds(input.period.end) : periodStart;
   const sum = (pick: (line: PricedLine) => number) => lines.reduce((total, line) => total + pick(line), 0);
   const subtotal = sum((line) => line.amount);
   const tax = sum((line) => line.tax);
@@ -263,12 +331,12 @@ async function insertInvoice(
       id,
       accountId,
       customerId: customer.id,
-      subscriptionId: opts.subscriptionId ?? null,
+      subscriptionId: input.subscriptionId ?? null,
       status: 'draft',
-      collectionMethod: input.collection_method,
-      billingReason: opts.billingReason ?? 'manual',
+      collectionMethod: input.collectionMethod,
+      billingReason: input.billingReason ?? 'manual',
       currency,
-      dueDate: input.due_date !== undefined ? fromUnixSeconds(input.due_date) : null,
+      dueDate: input.dueDate !== undefined ? fromUnixSeconds(input.dueDate) : null,
       periodStart,
       periodEnd,
       subtotal: BigInt(subtotal),
@@ -281,7 +349,7 @@ async function insertInvoice(
       accountName: account.name,
       accountCountry: null,
       ...snapshotCustomer(customer),
-      idempotencyKey: opts.idempotencyKey ?? null,
+      idempotencyKey: input.idempotencyKey ?? null,
       createdAt: now,
     },
     lines.map((line, position) => ({
@@ -296,8 +364,8 @@ async function insertInvoice(
       amountExcludingTax: BigInt(line.amountExcludingTax),
       taxRateIds: line.taxRateIds,
       taxAmounts: line.taxAmounts as unknown as Prisma.InputJsonValue,
-      periodStart,
-      periodEnd,
+      periodStart: line.period ? fromUnixSeconds(line.period.start) : periodStart,
+      periodEnd: line.period ? fromUnixSeconds(line.period.end) : periodEnd,
     })),
   );
   const object = toInvoiceObject(invoice);

@@ -9,19 +9,18 @@ import { recordWorkflowStart, startRecordedWorkflow, type WorkflowStart } from '
 import type { WorkflowDisplay } from '../temporal/workflow-display';
 import type { TestClockBinding } from '../../workflows/test-clock-contract';
 import type { SubscriptionCreated } from '../../workflows/subscription-messages';
-import { periodBounds } from './billing-dates';
 import {
+  billPeriod,
   chargeRenewalInvoice,
-  createRenewalInvoiceInTx,
-  finalizeRenewalInvoiceInTx,
+  type InvoicedPeriod,
+  type RenewalChargeInput,
   type RenewalChargeResult,
-  type RenewalPeriod,
-} from './renewal.service';
+} from './period-billing';
 import {
-  billed,
-  billingCycle,
   initialState,
+  newVersion,
   nextAction,
+  periodBilled,
   type SubscriptionCreateSpec,
   type SubscriptionState,
 } from './subscription-machine';
@@ -41,8 +40,8 @@ import { subscriptionWorkflowStart } from './subscription-workflow.client';
 
 /**
  * POST /subscriptions after its checks (decisions.md §14): one transaction writes the subscription
- * (version 1, subscription.created), a first invoice due at once (created and finalized, as the
- * renewal would) and the start of its workflow (workflow_starts). A first invoice charged
+ * (version 1, subscription.created), a first invoice due at once (billPeriod: created and finalized,
+ * as the workflow's bill step would) and the start of its workflow (workflow_starts). A first invoice charged
  * automatically is then charged here, with the attempt key the workflow's own first attempt uses, so
  * the two never charge twice. Paid, the first period is recorded billed here as well, and the workflow
  * starts from that state with nothing to do until the next period; otherwise (declined, slower than
@@ -63,16 +62,14 @@ export interface CreationDeps {
 }
 
 interface FirstInvoice {
-  period: RenewalPeriod;
-  invoiceId: string;
-  charge: boolean;
+  billing: InvoicedPeriod;
   /** The row as the creation inserted it (version 1), when it did in one statement. */
   written: SubscriptionWithItems | null;
 }
 
 /**
- * The first period, invoiced in the creation's transaction as the workflow's bill(0) would (same key,
- * same renewal row: it finds it done), the row moved to version 2 and the workflow's start recorded.
+ * The first period, billed in the creation's transaction (billPeriod: the workflow's bill(0) finds it
+ * done), with the row moved to the period invoiced (version 2) and the workflow's start recorded.
  * `inserted`: the row as insertSubscriptionInTx wrote it, whose subscription.created then names the invoice.
  */
 async function billFirstPeriod(
@@ -82,38 +79,15 @@ async function billFirstPeriod(
   inserted: { row: SubscriptionWithItems; eventId: string } | null,
   { testClock, display }: { testClock: TestClockBinding | null; display: WorkflowDisplay | undefined },
 ): Promise<WrittenSubscription> {
-  const { start: periodStart, end: periodEnd } = periodBounds(billingCycle(initial), 0);
-  const period: RenewalPeriod = { accountId: initial.accountId, subscriptionId: initial.id, periodStart };
-  const { invoiceId } = await createRenewalInvoiceInTx(tx, {
-    ...period,
-    periodEnd,
-    customerId: initial.customerId,
-    currency: initial.currency,
-    collectionMethod: initial.collectionMethod,
-    billingReason: 'subscription_create',
-    items: initial.items,
+  const billing = await billPeriod(tx, initial, 0, async (invoiced, invoiceId) => {
+    if (inserted) await setCreatedEventInvoice(tx, initial.accountId, inserted.eventId, invoiceId);
+    await projectColumnsInTx(tx, invoiced);
+    const start = subscriptionWorkflowStart(taskQueue, invoiced, testClock, display);
+    await recordWorkflowStart(tx, start);
+    return start;
   });
-  if (inserted) await setCreatedEventInvoice(tx, initial.accountId, inserted.eventId, invoiceId);
-  // The row shows the period being billed; the workflow's bill(0) records it as billed.
-  const state: SubscriptionState = {
-    ...initial,
-    version: 2,
-    latestInvoiceId: invoiceId,
-    currentPeriodStart: periodStart,
-    currentPeriodEnd: periodEnd,
-  };
-  await projectColumnsInTx(tx, state);
-  const start = subscriptionWorkflowStart(taskQueue, state, testClock, display);
-  await recordWorkflowStart(tx, start);
-  // Last: finalizing takes the account's invoice-number counter, held until the commit.
-  const { status } = await finalizeRenewalInvoiceInTx(tx, { ...period, invoiceId });
-  const first = {
-    period,
-    invoiceId,
-    charge: status === 'open' && initial.collectionMethod === 'charge_automatically',
-    written: inserted?.row ?? null,
-  };
-  return { state, start, first, object: null };
+  const first = { billing, written: inserted?.row ?? null };
+  return { state: billing.state, start: billing.alongside, first, object: null };
 }
 
 interface WrittenSubscription {
@@ -131,7 +105,7 @@ async function writeSubscription(
   display: WorkflowDisplay | undefined,
   prices: PriceObject[],
 ): Promise<WrittenSubscription> {
-  const initial: SubscriptionState = { ...initialState(spec, nowMs), version: 1 };
+  const initial = newVersion(initialState(spec, nowMs));
   const due = nextAction(initial);
   const billsNow = due?.kind === 'bill' && due.index === 0 && due.at <= nowMs;
   if (!billsNow) {
@@ -162,7 +136,7 @@ async function writeSubscription(
       return { state: initial, start, first: null, object: created };
     }));
   // Not charged here (sent, or nothing due): the answer is the row as committed.
-  const uncharged = written.first && !written.first.charge;
+  const uncharged = written.first && !written.first.billing.charge;
   return uncharged
     ? { ...written, object: await getSubscriptionObject(deps.prisma, written.state.accountId, written.state.id) }
     : written;
@@ -174,24 +148,19 @@ async function writeSubscription(
  */
 async function chargeWithin(
   deps: CreationDeps,
-  first: FirstInvoice,
+  charge: RenewalChargeInput,
   state: SubscriptionState,
   clockMs: number | undefined,
 ): Promise<RenewalChargeResult | null> {
-  const charging = atTime(clockMs, () =>
-    chargeRenewalInvoice(deps.prisma, deps.gateway, {
-      ...first.period,
-      invoiceId: first.invoiceId,
-      attempt: 1,
-      paymentMethodId: state.defaultPaymentMethodId,
-    }),
-  ).catch((error: unknown) => {
-    logger.warn(
-      { err: error, subscriptionId: state.id },
-      'first charge not finished by the API; the subscription workflow completes it',
-    );
-    return null;
-  });
+  const charging = atTime(clockMs, () => chargeRenewalInvoice(deps.prisma, deps.gateway, charge)).catch(
+    (error: unknown) => {
+      logger.warn(
+        { err: error, subscriptionId: state.id },
+        'first charge not finished by the API; the subscription workflow completes it',
+      );
+      return null;
+    },
+  );
   let timer: NodeJS.Timeout | undefined;
   const waited = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), CREATION_WAIT_MS)));
   try {
@@ -220,7 +189,7 @@ async function recordPaidPeriod(
   }: { testClock: TestClockBinding | null; display: WorkflowDisplay | undefined; prices: PriceObject[] },
 ): Promise<{ object: SubscriptionObject; start: WorkflowStart } | null> {
   if (!first.written) return null;
-  const billedState = billed(state, 0, first.invoiceId);
+  const billedState = periodBilled(state, 0, { id: first.billing.invoiceId }, null);
   const start = subscriptionWorkflowStart(deps.taskQueue, billedState, testClock, display, charge.charge ?? null);
   try {
     // As they are now: the charge marked them billed (active).
@@ -276,13 +245,13 @@ export async function createSubscriptionRecords(
   const { state, start, first, object } = await atTime(clockMs, () =>
     writeSubscription(deps, spec, nowMs, testClock, display, prices),
   );
-  if (!first?.charge) {
+  if (!first?.billing.charge) {
     await startRecordedWorkflow(deps, start);
     return { subscription: object!, billingPending: false };
   }
   // Charged before the start; the recorded start stands if this process dies first (the sweep starts it,
   // and the workflow's first task settles the period from what it finds).
-  const charge = await chargeWithin(deps, first, state, clockMs);
+  const charge = await chargeWithin(deps, first.billing.charge, state, clockMs);
   const recorded =
     charge?.outcome === 'paid'
       ? await recordPaidPeriod(deps, first, state, charge, { testClock, display, prices })

@@ -275,6 +275,88 @@ export function billed(
   });
 }
 
+/** The state as a new version with nothing else changed: a change only the row shows (the creation's write, the end of dunning). */
+export function newVersion(state: SubscriptionState): SubscriptionState {
+  return next(state, {});
+}
+
+/**
+ * What billing period `index` invoices (src/subscriptions/period-billing.ts): the subscription's
+ * customer, currency, collection method and items, the period's bounds (its start, with the
+ * subscription, names the period) and the invoice's billing_reason (the first invoice is the creation's).
+ */
+export interface PeriodToBill {
+  accountId: string;
+  subscriptionId: string;
+  periodStart: number;
+  periodEnd: number;
+  customerId: string;
+  currency: string;
+  collectionMethod: CollectionMethod;
+  billingReason: 'subscription_create' | 'subscription_cycle';
+  items: SubscriptionItemState[];
+}
+
+export function periodToBill(state: SubscriptionState, index: number): PeriodToBill {
+  const { start: periodStartMs, end } = periodBounds(billingCycle(state), index);
+  return {
+    accountId: state.accountId,
+    subscriptionId: state.id,
+    periodStart: periodStartMs,
+    periodEnd: end,
+    customerId: state.customerId,
+    currency: state.currency,
+    collectionMethod: state.collectionMethod,
+    billingReason: state.invoicesIssued === 0 ? 'subscription_create' : 'subscription_cycle',
+    items: state.items,
+  };
+}
+
+/**
+ * Period `index` invoiced but not yet billed: the row shows the period and its invoice, and the
+ * period is still the next to bill, so the workflow's bill(index) finds the invoice and records it
+ * billed (the API's creation, decisions.md §14).
+ */
+export function periodInvoiced(state: SubscriptionState, index: number, invoiceId: string): SubscriptionState {
+  const { start: periodStartMs, end } = periodBounds(billingCycle(state), index);
+  return next(state, { latestInvoiceId: invoiceId, currentPeriodStart: periodStartMs, currentPeriodEnd: end });
+}
+
+/** Whether a period's finalized invoice is charged now (its attempt 1): open, and charged automatically. */
+export function chargedOnFinalize(state: Pick<SubscriptionState, 'collectionMethod'>, status: string): boolean {
+  return status === 'open' && state.collectionMethod === 'charge_automatically';
+}
+
+/** Attempt 1 of a period's invoice failed: when, and the account's dunning schedule then. */
+export interface FirstAttemptFailure {
+  failedAt: number;
+  retryDays: number[];
+  outcome: DunningOutcome;
+}
+
+/**
+ * Period `index` billed with its invoice (`billed`); when its attempt 1 failed, dunning starts on
+ * the account's schedule (the caller applies the outcome at once when no retry is left).
+ */
+export function periodBilled(
+  state: SubscriptionState,
+  index: number,
+  invoice: { id: string; number?: string | null },
+  failure: FirstAttemptFailure | null,
+): SubscriptionState {
+  const { start: periodStartMs } = periodBounds(billingCycle(state), index);
+  const invoiced = billed(state, index, invoice.id);
+  if (!failure) return invoiced;
+  return startDunning(invoiced, {
+    invoiceId: invoice.id,
+    ...(invoice.number ? { invoiceNumber: invoice.number } : {}),
+    periodStart: periodStartMs,
+    failedAt: failure.failedAt,
+    retryDays: failure.retryDays,
+    outcome: failure.outcome,
+  });
+}
+
 /** A renewal charge failed: start dunning on the account's schedule. Null retry days means none: apply the outcome now. */
 export function startDunning(
   state: SubscriptionState,

@@ -1,17 +1,8 @@
 import type { Db, Tx } from '../db/prisma';
-import {
-  columnOfField,
-  execute,
-  jsonRecord,
-  queryRows,
-  setFromRecord,
-  statementOf,
-  type AnyTx,
-  type Statement,
-} from '../db/sql';
+import { columnOfField, jsonRecord, queryRows, type AnyTx, type Statement } from '../db/sql';
 import { findPricesForUse } from '../catalog/price.service';
 import type { PriceObject } from '../catalog/price.schemas';
-import type { Subscription, SubscriptionItem } from '../generated/prisma/client';
+import type { SubscriptionItem } from '../generated/prisma/client';
 import { ApiError } from '../http/errors';
 import { recordEvent } from '../lib/events';
 import { insertEventsSql, notifyEventsSql } from '../lib/event.records';
@@ -19,23 +10,25 @@ import { insertWorkflowStartsSql } from '../temporal/workflow-start.records';
 import { newId } from '../lib/ids';
 import { currentTime } from '../lib/clock-time';
 import { startColumns, type WorkflowStart } from '../temporal/workflow-starts';
-import {
-  apiStatus,
-  type ChangeCause,
-  type SubscriptionItemState,
-  type SubscriptionState,
-} from './subscription-machine';
+import { type ChangeCause, type SubscriptionItemState, type SubscriptionState } from './subscription-machine';
 import {
   getSubscriptionObject,
   subscriptionEventData,
+  subscriptionRowColumns,
+  subscriptionRowRecord,
+  subscriptionRowSql,
+  subscriptionVersionRow,
   toSubscriptionObject,
+  writeSubscriptionRow,
   type SubscriptionWithItems,
 } from './subscription.records';
 import type { SubscriptionObject } from './subscription.schemas';
 
 /**
  * The subscriptions row is a projection of the workflow's state (the workflow owns the truth). The
- * workflow writes it, with the event of the change, through persistSubscription.
+ * workflow writes it, with the event of the change, through persistSubscription; the API's creation
+ * writes its first versions here too. Every one of these writes the row with subscription.records.ts's
+ * one write (subscriptionRowSql: by itself, or as a step of a statement that writes what goes with it).
  */
 export type SubscriptionEventType =
   | 'subscription.created'
@@ -48,36 +41,6 @@ export interface PersistSubscriptionInput {
   state: SubscriptionState;
   event: { type: SubscriptionEventType; cause?: ChangeCause } | null;
 }
-
-function rowColumns(state: SubscriptionState) {
-  const at = (ms: number | null) => (ms === null ? null : new Date(ms));
-  return {
-    status: apiStatus(state),
-    collectionMethod: state.collectionMethod,
-    currency: state.currency,
-    interval: state.interval,
-    intervalCount: state.intervalCount,
-    billingCycleAnchor: new Date(state.anchor),
-    startDate: new Date(state.startDate),
-    startBillingDate: at(state.startBillingDate),
-    endDate: at(state.endDate),
-    trialStart: at(state.trialStart),
-    trialEnd: at(state.trialEnd),
-    currentPeriodStart: at(state.currentPeriodStart),
-    currentPeriodEnd: at(state.currentPeriodEnd),
-    cancelAt: at(state.cancelAt),
-    cancelAtPeriodEnd: state.cancelAtPeriodEnd,
-    canceledAt: at(state.canceledAt),
-    endedAt: at(state.endedAt),
-    pausedAt: at(state.pausedAt),
-    latestInvoiceId: state.latestInvoiceId,
-    defaultPaymentMethodId: state.defaultPaymentMethodId,
-    workflowVersion: state.version,
-  };
-}
-
-/** The fields rowColumns sets (Prisma's names). */
-const ROW_FIELDS = Object.keys(rowColumns({} as SubscriptionState)) as (keyof ReturnType<typeof rowColumns>)[];
 
 function itemColumns(item: SubscriptionItemState, position: number) {
   return { priceId: item.priceId, quantity: item.quantity, position, taxRateIds: item.taxRateIds };
@@ -113,14 +76,7 @@ export async function persistSubscription(prisma: Db, input: PersistSubscription
  * which adds the first invoice and its period to the version it just wrote).
  */
 export async function projectColumnsInTx(tx: AnyTx, state: SubscriptionState): Promise<void> {
-  const set = jsonRecord({ ...rowColumns(state), updatedAt: new Date() });
-  // Raw: a third of Prisma's CPU for the same update, on the charged creation's path (docs/performance.md).
-  const statement = statementOf(
-    'subscription_project',
-    `UPDATE subscriptions s ${setFromRecord('subscriptions', Object.keys(set))} WHERE s.id = $2 AND s.workflow_version = $3`,
-  );
-  const updated = await execute(tx, statement, [JSON.stringify(set), state.id, state.version - 1]);
-  if (updated !== 1)
+  if (!(await writeSubscriptionRow(tx, state, { overVersion: state.version - 1 })))
     throw new Error(`Subscription ${state.id} is not at version ${state.version - 1}; its projection was not written.`);
 }
 
@@ -134,19 +90,8 @@ export async function persistSubscriptionInTx(
   if (current && current.workflow_version >= state.version) return getSubscriptionObject(tx, state.accountId, state.id);
   const existingItems = current ? await tx.subscriptionItem.findMany({ where: { subscriptionId: state.id } }) : [];
   await lockNewPrices(tx, state, new Set(existingItems.map((item) => item.priceId)));
-  if (current) {
-    await tx.subscription.update({ where: { id: state.id }, data: rowColumns(state) });
-  } else {
-    await tx.subscription.create({
-      data: {
-        id: state.id,
-        accountId: state.accountId,
-        customerId: state.customerId,
-        createdAt: new Date(state.createdAt),
-        ...rowColumns(state),
-      },
-    });
-  }
+  // Locked at that version just above: written whatever versions the workflow skipped since.
+  await writeSubscriptionRow(tx, state, current ? { overVersion: current.workflow_version } : { insert: true });
   if (current)
     await tx.subscriptionItem.deleteMany({
       where: { subscriptionId: state.id, id: { notIn: state.items.map((item) => item.id) } },
@@ -170,11 +115,6 @@ export async function persistSubscriptionInTx(
   return object;
 }
 
-/** Columns of a new row, by field (Prisma's names); the column is the field in snake case (the schema's @map). */
-const SUBSCRIPTION_FIELDS = [
-  ...(['id', 'accountId', 'customerId', 'createdAt', 'updatedAt'] as const),
-  ...ROW_FIELDS,
-] satisfies (keyof Subscription)[];
 const ITEM_FIELDS = [
   'id',
   'accountId',
@@ -204,10 +144,7 @@ const INSERT_SUBSCRIPTION: Statement = {
       SELECT p.id FROM prices p JOIN unnest($3::text[], $4::bigint[]) AS v(id, updated_ms) ON p.id = v.id
       WHERE p.account_id = $2 AND p.updated_ms = v.updated_ms FOR SHARE OF p
     ), sub AS (
-      INSERT INTO subscriptions (${columnList(SUBSCRIPTION_FIELDS)})
-      SELECT ${columnList(SUBSCRIPTION_FIELDS)} FROM jsonb_populate_record(NULL::subscriptions, $1::jsonb)
-      WHERE (SELECT count(*) FROM locked) = cardinality($3::text[])
-      RETURNING updated_ms
+      ${subscriptionRowSql({ insert: { record: '$1', when: '(SELECT count(*) FROM locked) = cardinality($3::text[])' } })}
     ), items AS (
       INSERT INTO subscription_items (${columnList(ITEM_FIELDS)})
       SELECT ${columnList(ITEM_FIELDS)} FROM jsonb_populate_recordset(NULL::subscription_items, $5::jsonb) WHERE EXISTS (SELECT FROM sub)
@@ -269,9 +206,6 @@ export async function setCreatedEventInvoice(
   await queryRows(tx, SET_CREATED_EVENT_INVOICE, [invoiceId, eventId, accountId]);
 }
 
-/** Columns a later version of the projection sets (the items stay as they are). */
-const VERSION_FIELDS = [...ROW_FIELDS, 'updatedAt' as const];
-
 /**
  * The creation's first period billed (its invoice paid by the API), written over the row's version it
  * follows, with subscription.updated, in one statement, as the workflow's persistSubscription would
@@ -282,9 +216,7 @@ const VERSION_FIELDS = [...ROW_FIELDS, 'updatedAt' as const];
 const RECORD_FIRST_PERIOD: Statement = {
   name: 'subscription_first_period_billed',
   text: `WITH sub AS (
-      UPDATE subscriptions s ${setFromRecord('subscriptions', VERSION_FIELDS.map(columnOfField))}
-      WHERE s.id = $2 AND s.account_id = $3 AND s.workflow_version = $4
-      RETURNING s.updated_ms
+      ${subscriptionRowSql({ update: { record: '$1', id: '$2', accountId: '$3', version: '$4' } })}
     ), event AS (
       ${insertEventsSql(`SELECT $5, $3, 'subscription.updated', jsonb_set($6::jsonb, '{updated_ms}', to_jsonb(sub.updated_ms)), $7::timestamptz FROM sub`)}
     ), start AS (
@@ -305,11 +237,12 @@ export async function recordFirstPeriodBilled(
   prices: PriceObject[],
   start: WorkflowStart,
 ): Promise<SubscriptionObject | null> {
-  const row: SubscriptionWithItems = { ...written, ...rowColumns(state), updatedAt: new Date() };
+  const version = subscriptionVersionRow(state);
+  const row: SubscriptionWithItems = { ...written, ...version };
   const object = toSubscriptionObject(row, new Map(prices.map((price) => [price.id, price])));
   const ws = startColumns(start);
   const [updated] = await queryRows<{ updatedMs: string }>(prisma, RECORD_FIRST_PERIOD, [
-    JSON.stringify(recordJson(row, VERSION_FIELDS)),
+    subscriptionRowRecord(version),
     state.id,
     state.accountId,
     state.version - 1,
@@ -333,7 +266,7 @@ function newSubscription(state: SubscriptionState, prices: PriceObject[], start:
     // As Prisma's @updatedAt sets it: the wall clock, not a test clock's.
     updatedAt: new Date(),
     updatedMs: 0n,
-    ...rowColumns(state),
+    ...subscriptionRowColumns(state),
     items: state.items.map((item, position) => ({
       id: item.id,
       accountId: state.accountId,
@@ -346,7 +279,7 @@ function newSubscription(state: SubscriptionState, prices: PriceObject[], start:
   const object = toSubscriptionObject(row, byId);
   const ws = start ? startColumns(start) : null;
   const values = [
-    JSON.stringify(recordJson(row, SUBSCRIPTION_FIELDS)),
+    subscriptionRowRecord(row),
     state.accountId,
     [...byId.keys()],
     [...byId.values()].map((price) => String(price.updated_ms)),

@@ -1,4 +1,10 @@
-import { COLLECTION_METHODS, API_SUBSCRIPTION_STATUSES } from './subscription-machine';
+import {
+  COLLECTION_METHODS,
+  API_SUBSCRIPTION_STATUSES,
+  apiStatus,
+  type SubscriptionState,
+} from './subscription-machine';
+import { columnOfField, jsonRecord, queryRows, setFromRecord, type AnyTx, type Statement } from '../db/sql';
 import { columnValue } from '../lib/columns';
 import type { Subscription, SubscriptionItem } from '../generated/prisma/client';
 import type { Db, Tx } from '../db/prisma';
@@ -98,4 +104,117 @@ export function subscriptionEventData(object: SubscriptionObject, cause?: Change
     items: { object: 'list' as const, ...object.items },
     ...(cause ? { reason: cause.reason, initiated_by: cause.initiatedBy } : {}),
   };
+}
+
+/** The columns of the row that show the workflow's state (Prisma's names): what every write of the row sets. */
+export function subscriptionRowColumns(state: SubscriptionState) {
+  const at = (ms: number | null) => (ms === null ? null : new Date(ms));
+  return {
+    status: apiStatus(state),
+    collectionMethod: state.collectionMethod,
+    currency: state.currency,
+    interval: state.interval,
+    intervalCount: state.intervalCount,
+    billingCycleAnchor: new Date(state.anchor),
+    startDate: new Date(state.startDate),
+    startBillingDate: at(state.startBillingDate),
+    endDate: at(state.endDate),
+    trialStart: at(state.trialStart),
+    trialEnd: at(state.trialEnd),
+    currentPeriodStart: at(state.currentPeriodStart),
+    currentPeriodEnd: at(state.currentPeriodEnd),
+    cancelAt: at(state.cancelAt),
+    cancelAtPeriodEnd: state.cancelAtPeriodEnd,
+    canceledAt: at(state.canceledAt),
+    endedAt: at(state.endedAt),
+    pausedAt: at(state.pausedAt),
+    latestInvoiceId: state.latestInvoiceId,
+    defaultPaymentMethodId: state.defaultPaymentMethodId,
+    workflowVersion: state.version,
+  };
+}
+
+type StateColumns = ReturnType<typeof subscriptionRowColumns>;
+const STATE_FIELDS = Object.keys(subscriptionRowColumns({} as SubscriptionState)) as (keyof StateColumns)[];
+/** A new row's fields: its identity and times, and the state's. */
+export const NEW_ROW_FIELDS = [
+  ...(['id', 'accountId', 'customerId', 'createdAt', 'updatedAt'] as const),
+  ...STATE_FIELDS,
+] satisfies (keyof Subscription)[];
+/** A later version's fields: the state's, and the time of the write. */
+const VERSION_FIELDS = [...STATE_FIELDS, 'updatedAt' as const] satisfies (keyof Subscription)[];
+
+export type NewSubscriptionRow = Pick<Subscription, (typeof NEW_ROW_FIELDS)[number]>;
+export type SubscriptionVersionRow = Pick<Subscription, (typeof VERSION_FIELDS)[number]>;
+
+/**
+ * How the row is written: a new row, or a later version over the one its writer read (nothing is
+ * written when the row is no longer at `version`). Each value is an SQL parameter (`$1`); `record`
+ * takes the JSON of subscriptionRowRecord, `when` a condition the insert waits for.
+ */
+export type SubscriptionRowWrite =
+  | { insert: { record: string; when?: string } }
+  | { update: { record: string; id: string; accountId: string; version: string } };
+
+/**
+ * The one write of the subscriptions row (docs/architecture.md, "Data access"), answering the
+ * row's updated_ms (its trigger's): run by itself (writeSubscriptionRow) or as the step of a
+ * statement that writes what goes with it (a WITH clause: the creation's, the first period's).
+ */
+export function subscriptionRowSql(write: SubscriptionRowWrite): string {
+  if ('insert' in write) {
+    const { record, when } = write.insert;
+    const columns = NEW_ROW_FIELDS.map(columnOfField).join(', ');
+    return `INSERT INTO subscriptions (${columns})
+      SELECT ${columns} FROM jsonb_populate_record(NULL::subscriptions, ${record}::jsonb)${when ? `\n      WHERE ${when}` : ''}
+      RETURNING updated_ms`;
+  }
+  const { record, id, accountId, version } = write.update;
+  return `UPDATE subscriptions s ${setFromRecord('subscriptions', VERSION_FIELDS.map(columnOfField), record)}
+      WHERE s.id = ${id} AND s.account_id = ${accountId} AND s.workflow_version = ${version}
+      RETURNING s.updated_ms`;
+}
+
+/** A row's values as subscriptionRowSql's `record` (JSON for jsonb_populate_record). */
+export function subscriptionRowRecord(row: NewSubscriptionRow | SubscriptionVersionRow): string {
+  const fields: readonly (keyof NewSubscriptionRow)[] = 'id' in row ? NEW_ROW_FIELDS : VERSION_FIELDS;
+  const values = row as Partial<NewSubscriptionRow>;
+  return JSON.stringify(jsonRecord(Object.fromEntries(fields.map((field) => [field, values[field]]))));
+}
+
+/** The row's next version of `state` (its items are the caller's), as Prisma's @updatedAt would time it: the wall clock. */
+export function subscriptionVersionRow(state: SubscriptionState): SubscriptionVersionRow {
+  return { ...subscriptionRowColumns(state), updatedAt: new Date() };
+}
+
+const INSERT_ROW: Statement = {
+  name: 'subscription_row_insert',
+  text: subscriptionRowSql({ insert: { record: '$1' } }),
+};
+const UPDATE_ROW: Statement = {
+  name: 'subscription_row_update',
+  text: subscriptionRowSql({ update: { record: '$1', id: '$2', accountId: '$3', version: '$4' } }),
+};
+
+/**
+ * Writes the row by itself: `state` as a new row, or as the version after `overVersion` (the one the
+ * caller read or wrote). Answers whether it was written (an update finds the row at that version).
+ */
+export async function writeSubscriptionRow(
+  tx: AnyTx,
+  state: SubscriptionState,
+  write: { insert: true } | { overVersion: number },
+): Promise<boolean> {
+  if ('insert' in write) {
+    const row: NewSubscriptionRow = {
+      id: state.id,
+      accountId: state.accountId,
+      customerId: state.customerId,
+      createdAt: new Date(state.createdAt),
+      ...subscriptionVersionRow(state),
+    };
+    return (await queryRows(tx, INSERT_ROW, [subscriptionRowRecord(row)])).length === 1;
+  }
+  const values = [subscriptionRowRecord(subscriptionVersionRow(state)), state.id, state.accountId, write.overVersion];
+  return (await queryRows(tx, UPDATE_ROW, values)).length === 1;
 }

@@ -1,6 +1,10 @@
 import { createGateway } from '../../src/payments/simulated-gateway';
 import type { PaymentGateway } from '../../src/payments/gateway';
-import { createInvoice as createInvoiceService, finalizeInvoice } from '../../src/invoices/invoice.service';
+import {
+  createInvoice as createInvoiceService,
+  createInvoiceForBilling,
+  finalizeInvoice,
+} from '../../src/invoices/invoice.service';
 import { payInvoice } from '../../src/invoices/invoice-payment.service';
 import { apiClient, createTestAccount, eventsOf, startTestApp, type ApiClient, type TestApp } from '../support/harness';
 import { createProduct } from '../support/catalog';
@@ -781,6 +785,42 @@ describe('service functions for the subscription workflow', () => {
     expect(await gatewayCharges(app.prisma, accountId)).toBe(before + 1);
     expect((await api.get(`/invoices?subscription=sub_test123`)).body.data.map((i: { id: string }) => i.id)).toEqual([
       first.id,
+    ]);
+  });
+
+  it("createInvoiceForBilling: typed lines, each with the invoice's period unless it has its own (a proration's)", async () => {
+    const { customer } = await customerWithCard(api);
+    const invoice = await app.prisma.$transaction((tx) =>
+      createInvoiceForBilling(tx, accountId, {
+        customerId: customer.id,
+        collectionMethod: 'charge_automatically',
+        subscriptionId: 'sub_test456',
+        billingReason: 'subscription_update',
+        period: { start: 1_800_000_000, end: 1_802_592_000 },
+        lines: [
+          { description: 'Month', unitAmount: 1000, quantity: 1, taxRateIds: [] },
+          {
+            description: 'Unused time',
+            unitAmount: 400,
+            quantity: 2,
+            taxRateIds: [],
+            period: { start: 1_801_000_000, end: 1_802_592_000 },
+          },
+        ],
+      }),
+    );
+    expect(invoice).toMatchObject({
+      status: 'draft',
+      subscription: 'sub_test456',
+      billing_reason: 'subscription_update',
+      currency: customer.currency ?? 'USD',
+      period_start: 1_800_000_000,
+      period_end: 1_802_592_000,
+      total: 1800,
+    });
+    expect(invoice.lines.map((line) => [line.description, line.amount, line.period])).toEqual([
+      ['Month', 1000, { start: 1_800_000_000, end: 1_802_592_000 }],
+      ['Unused time', 800, { start: 1_801_000_000, end: 1_802_592_000 }],
     ]);
   });
 

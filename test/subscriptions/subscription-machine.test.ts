@@ -2,12 +2,17 @@ import { DAY_MS } from '../../src/subscriptions/billing-dates';
 import {
   billed,
   cancel,
+  chargedOnFinalize,
   dunningExhausted,
   initialState,
   nextAction,
   nextAttempt,
   nextBillingAt,
+  newVersion,
   pause,
+  periodBilled,
+  periodInvoiced,
+  periodToBill,
   resume,
   retryFailed,
   start,
@@ -173,6 +178,92 @@ describe('pause and resume', () => {
       code: 'subscription_canceled',
     });
     expect(ruleError(() => pause(initialState(spec({ trialDays: 3 }), NOW), NOW))).toMatchObject({ kind: 'conflict' });
+  });
+});
+
+describe('billing a period (src/subscriptions/period-billing.ts)', () => {
+  const DAY = (n: number) => NOW + n * DAY_MS;
+  const created = () =>
+    newVersion(
+      initialState(spec({ items: [{ id: 'si_a', priceId: 'price_a', quantity: 2, taxRateIds: ['txr_1'] }] }), NOW),
+    );
+
+  it('the creation writes version 1 of the initial state; newVersion changes nothing else', () => {
+    const initial = initialState(spec(), NOW);
+    expect(newVersion(initial)).toEqual({ ...initial, version: 1 });
+  });
+
+  it("periodToBill: the period, what its invoice bills, and why (the first invoice is the creation's)", () => {
+    const state = created();
+    expect(periodToBill(state, 0)).toEqual({
+      accountId: 'acct_test',
+      subscriptionId: 'sub_test',
+      periodStart: NOW,
+      periodEnd: Date.parse('2027-04-10T12:00:00.000Z'),
+      customerId: 'cus_test',
+      currency: 'USD',
+      collectionMethod: 'charge_automatically',
+      billingReason: 'subscription_create',
+      items: [{ id: 'si_a', priceId: 'price_a', quantity: 2, taxRateIds: ['txr_1'] }],
+    });
+    const second = periodToBill(billed(state, 0, 'inv_1'), 1);
+    expect(second).toMatchObject({
+      periodStart: Date.parse('2027-04-10T12:00:00.000Z'),
+      periodEnd: Date.parse('2027-05-10T12:00:00.000Z'),
+      billingReason: 'subscription_cycle',
+    });
+  });
+
+  it('periodInvoiced: the row shows the period and its invoice, and the period is still the next to bill', () => {
+    const state = created();
+    const invoiced = periodInvoiced(state, 0, 'inv_1');
+    expect(invoiced).toEqual({
+      ...state,
+      version: 2,
+      latestInvoiceId: 'inv_1',
+      currentPeriodStart: NOW,
+      currentPeriodEnd: Date.parse('2027-04-10T12:00:00.000Z'),
+    });
+    expect(nextAction(invoiced)).toEqual({ kind: 'bill', at: NOW, index: 0 });
+  });
+
+  it('chargedOnFinalize: an open invoice charged automatically; not a paid or void one, nor one sent', () => {
+    const state = created();
+    expect(chargedOnFinalize(state, 'open')).toBe(true);
+    expect(chargedOnFinalize(state, 'paid')).toBe(false);
+    expect(chargedOnFinalize(state, 'void')).toBe(false);
+    expect(chargedOnFinalize({ collectionMethod: 'send_invoice' }, 'open')).toBe(false);
+  });
+
+  it('periodBilled: the period billed (next period due at its end); a failed attempt 1 starts dunning', () => {
+    const invoiced = periodInvoiced(created(), 0, 'inv_1');
+    const paid = periodBilled(invoiced, 0, { id: 'inv_1', number: 'INV-000001' }, null);
+    expect(paid).toEqual(billed(invoiced, 0, 'inv_1'));
+    expect(paid).toMatchObject({ version: 3, nextPeriodIndex: 1, invoicesIssued: 1, dunning: [] });
+    expect(nextAction(paid)).toEqual({ kind: 'bill', at: Date.parse('2027-04-10T12:00:00.000Z'), index: 1 });
+
+    const failed = periodBilled(
+      invoiced,
+      0,
+      { id: 'inv_1', number: 'INV-000001' },
+      { failedAt: NOW, retryDays: [1, 3], outcome: 'pause' },
+    );
+    expect(failed.version).toBe(3);
+    expect(failed.dunning).toEqual([
+      {
+        invoiceId: 'inv_1',
+        invoiceNumber: 'INV-000001',
+        periodStart: NOW,
+        failedAt: NOW,
+        retryDays: [1, 3],
+        outcome: 'pause',
+        attempts: 1,
+        nextRetryAt: DAY(1),
+      },
+    ]);
+    expect(
+      periodBilled(invoiced, 0, { id: 'inv_1' }, { failedAt: NOW, retryDays: [], outcome: 'cancel' }).dunning[0],
+    ).not.toHaveProperty('invoiceNumber');
   });
 });
 

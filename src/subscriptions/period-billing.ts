@@ -3,19 +3,35 @@ import type { AnyTx, Queryable } from '../db/sql';
 import { activeTaxRateIds } from '../catalog/records';
 import { recordEvent } from '../lib/events';
 import { collectInvoice } from '../invoices/invoice-payment.service';
-import { createInvoice, createInvoiceInTx, finalizeInTx, type CreateInvoiceOptions } from '../invoices/invoice.service';
-import type { CreateInvoiceInput } from '../invoices/invoice.schemas';
+import {
+  createInvoiceForBilling,
+  createKeyedInvoice,
+  finalizeInTx,
+  type BillingInvoiceInput,
+} from '../invoices/invoice.service';
 import { lockInvoice, toInvoiceObject, updateLockedInvoice } from '../invoices/invoice.records';
 import type { PaymentGateway } from '../payments/gateway';
 import { attemptReceipt, type ChargeReceipt } from '../transactions/charge-receipt';
 import { getDunningSettings } from './dunning-settings.service';
 import { insertRenewal, lockRenewalAttemptCount, recordRenewalAttempt, setRenewalStatus } from './renewal.records';
-import type { CollectionMethod, DunningOutcome, SubscriptionItemState } from './subscription-machine';
+import {
+  chargedOnFinalize,
+  periodInvoiced,
+  periodToBill,
+  type CollectionMethod,
+  type DunningOutcome,
+  type PeriodToBill,
+  type SubscriptionState,
+} from './subscription-machine';
 
 /**
- * The bookkeeping of a subscription's billing periods (table subscription_renewals): each period's
- * invoice is made once, finalized once, and each charge attempt of it is made once, whatever the
- * activity retries and worker crashes. The subscription workflow calls these through thin activities.
+ * Billing a subscription's period, the one place it is done: its invoice made (once per period, the
+ * period's key), finalized, then charged (attempt 1, once per attempt key), with the bookkeeping of
+ * table subscription_renewals, whatever the activity retries and worker crashes. The workflow's bill
+ * step runs the three steps as one activity each (a retry repeats only its step; recorded histories
+ * keep their commands); the API's creation bills the first period with billPeriod, the same steps in
+ * its transaction. What the period is and what the state becomes are the state machine's
+ * (periodToBill, periodInvoiced, periodBilled).
  */
 /** send_invoice renewals are due this many days after their period starts. */
 export const SEND_INVOICE_DUE_DAYS = 30;
@@ -27,14 +43,8 @@ export interface RenewalPeriod {
   periodStart: number;
 }
 
-export interface RenewalInvoiceInput extends RenewalPeriod {
-  customerId: string;
-  currency: string;
-  collectionMethod: CollectionMethod;
-  billingReason: 'subscription_create' | 'subscription_cycle';
-  periodEnd: number;
-  items: SubscriptionItemState[];
-}
+/** The invoice step's input: the machine's periodToBill. */
+export type RenewalInvoiceInput = PeriodToBill;
 
 export interface RenewalChargeInput extends RenewalPeriod {
   invoiceId: string;
@@ -70,33 +80,29 @@ const periodKey = (period: RenewalPeriod) => ({
   periodStart: new Date(period.periodStart),
 });
 
-/** The invoice of the period as createInvoice takes it, and its options: the idempotency key names the period. */
-async function renewalInvoiceArgs(db: Queryable, input: RenewalInvoiceInput) {
+/** The period's invoice as the invoice module takes it from billing code: the idempotency key names the period. */
+async function periodInvoice(db: Queryable, input: RenewalInvoiceInput): Promise<BillingInvoiceInput> {
   // A tax rate deactivated since the item was set no longer applies to new invoices.
   const taxRateIds = [...new Set(input.items.flatMap((item) => item.taxRateIds))];
   const active = new Set(taxRateIds.length === 0 ? [] : await activeTaxRateIds(db, input.accountId, taxRateIds));
-  const body: CreateInvoiceInput = {
-    customer: input.customerId,
+  return {
+    customerId: input.customerId,
     currency: input.currency,
-    collection_method: input.collectionMethod,
-    due_date:
+    collectionMethod: input.collectionMethod,
+    dueDate:
       input.collectionMethod === 'send_invoice'
         ? seconds(input.periodStart) + SEND_INVOICE_DUE_DAYS * 86_400
         : undefined,
     lines: input.items.map((item) => ({
-      price: item.priceId,
+      priceId: item.priceId,
       quantity: item.quantity,
-      tax: item.taxRateIds.filter((id) => active.has(id)),
+      taxRateIds: item.taxRateIds.filter((id) => active.has(id)),
     })),
-  };
-  const options: CreateInvoiceOptions = {
     subscriptionId: input.subscriptionId,
     billingReason: input.billingReason,
-    periodStart: seconds(input.periodStart),
-    periodEnd: seconds(input.periodEnd),
+    period: { start: seconds(input.periodStart), end: seconds(input.periodEnd) },
     idempotencyKey: renewalInvoiceKey(input.subscriptionId, input.periodStart),
   };
-  return [input.accountId, body, options] as const;
 }
 
 async function recordRenewal(
@@ -110,13 +116,13 @@ async function recordRenewal(
 
 /** The period's draft invoice (invoice.created), made once per period whatever the retries. A 4xx ApiError when the items can no longer be billed. */
 export async function createRenewalInvoice(prisma: Db, input: RenewalInvoiceInput): Promise<{ invoiceId: string }> {
-  const invoice = await createInvoice(prisma, ...(await renewalInvoiceArgs(prisma, input)));
+  const invoice = await createKeyedInvoice(prisma, input.accountId, await periodInvoice(prisma, input));
   return recordRenewal(prisma, input, invoice.id);
 }
 
-/** createRenewalInvoice in the caller's transaction: the first period's invoice of a subscription the API creates. */
-export async function createRenewalInvoiceInTx(tx: AnyTx, input: RenewalInvoiceInput): Promise<{ invoiceId: string }> {
-  const invoice = await createInvoiceInTx(tx, ...(await renewalInvoiceArgs(tx, input)));
+/** createRenewalInvoice in the caller's transaction (billPeriod's). */
+async function createRenewalInvoiceInTx(tx: AnyTx, input: RenewalInvoiceInput): Promise<{ invoiceId: string }> {
+  const invoice = await createInvoiceForBilling(tx, input.accountId, await periodInvoice(tx, input));
   return recordRenewal(tx, input, invoice.id);
 }
 
@@ -134,7 +140,7 @@ export async function finalizeRenewalInvoice(
   return prisma.$transaction((tx) => finalizeRenewalInvoiceInTx(tx, input));
 }
 
-export async function finalizeRenewalInvoiceInTx(
+async function finalizeRenewalInvoiceInTx(
   tx: AnyTx,
   input: RenewalPeriod & { invoiceId: string },
 ): Promise<FinalizedRenewal> {
@@ -241,4 +247,41 @@ export async function settleCreatedInvoice(
   return { status, number, apiAttempt: await chargeRenewalInvoice(prisma, gateway, attempt) };
 }
 
-/** A client error (4xx) from billing code: the renewal cannot go on as asked, which retrying will not change. */
+/** A period billPeriod invoiced and finalized; its charge, if any, is made after the caller's commit. */
+export interface InvoicedPeriod {
+  /** The state with the period invoiced (periodInvoiced): what the row shows until the period is recorded billed. */
+  state: SubscriptionState;
+  invoiceId: string;
+  status: FinalizedRenewal['status'];
+  /** Attempt 1, for chargeRenewalInvoice once the transaction has committed; null when nothing is charged now. */
+  charge: RenewalChargeInput | null;
+}
+
+/**
+ * Bills period `index` of `state` in the caller's transaction: the invoice made and finalized as the
+ * workflow's steps make them (same period key, same renewal row: its bill(index) finds them done), and
+ * attempt 1 answered for the caller to make after its commit (no call out inside a transaction).
+ * `alongside` writes what goes with the invoiced state in the same transaction, before finalizing:
+ * that takes the account's invoice-number counter, held until the commit.
+ */
+export async function billPeriod<T>(
+  tx: AnyTx,
+  state: SubscriptionState,
+  index: number,
+  alongside: (invoiced: SubscriptionState, invoiceId: string) => Promise<T>,
+): Promise<InvoicedPeriod & { alongside: T }> {
+  const toBill = periodToBill(state, index);
+  const { invoiceId } = await createRenewalInvoiceInTx(tx, toBill);
+  const invoiced = periodInvoiced(state, index, invoiceId);
+  const written = await alongside(invoiced, invoiceId);
+  const period: RenewalPeriod = {
+    accountId: state.accountId,
+    subscriptionId: state.id,
+    periodStart: toBill.periodStart,
+  };
+  const { status } = await finalizeRenewalInvoiceInTx(tx, { ...period, invoiceId });
+  const charge = chargedOnFinalize(state, status)
+    ? { ...period, invoiceId, attempt: 1, paymentMethodId: state.defaultPaymentMethodId }
+    : null;
+  return { state: invoiced, invoiceId, status, charge, alongside: written };
+}
