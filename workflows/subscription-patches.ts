@@ -1,7 +1,7 @@
 /**
  * Every change of the subscription workflow's behaviour that runs already open must not see
  * (docs/decisions.md §1): each is asked with `patched(id)` where the old and the new code part, so a
- * recorded history replays its old commands (test/subscription-replay.test.ts) and a new run takes
+ * recorded history replays its old commands (test/subscriptions/subscription-replay.test.ts) and a new run takes
  * the new path. A patch goes when its condition holds: then `patched(id)` becomes `deprecatePatch(id)`
  * for one release, and the old branch is deleted.
  */

@@ -128,15 +128,6 @@ export async function searchCustomers(prisma: Db, accountId: string, search: str
   return found.map(({ id, name, email }) => ({ id, name, ...(email !== null ? { email } : {}) }));
 }
 
-// src/subscriptions and src/invoices import these from here.
-export {
-  CUSTOMER_COLUMNS,
-  customerOfRow,
-  lockCustomer,
-  readCustomerEvenDeleted,
-  type CustomerColumns,
-} from './customer.records';
-
 export async function getCustomer(prisma: Db, accountId: string, id: string): Promise<CustomerObject> {
   return toCustomerObject(await findCustomerRow(prisma, accountId, id));
 }

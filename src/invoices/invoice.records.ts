@@ -263,3 +263,24 @@ export async function insertInvoiceWithLines(
     lines: row!.lines.map((line) => modelOfRow<InvoiceLine>(LINE_COLUMNS, line)),
   };
 }
+
+const ACCOUNT_NAME: Statement = { name: 'account_name', text: 'SELECT name FROM accounts WHERE id = $1' };
+const PRODUCT_NAME: Statement = {
+  name: 'product_name',
+  text: 'SELECT name FROM products WHERE id = $1 AND account_id = $2',
+};
+
+/** The names an invoice shows of its account and of a line's product (undefined when the row is gone). */
+export async function readAccountName(db: AnyTx, accountId: string): Promise<{ name: string } | undefined> {
+  const [account] = await queryRows<{ name: string }>(db, ACCOUNT_NAME, [accountId]);
+  return account;
+}
+
+export async function readProductName(
+  db: AnyTx,
+  accountId: string,
+  productId: string,
+): Promise<{ name: string } | undefined> {
+  const [product] = await queryRows<{ name: string }>(db, PRODUCT_NAME, [productId, accountId]);
+  return product;
+}

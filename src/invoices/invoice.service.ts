@@ -4,8 +4,8 @@ import type { Db, Tx } from '../db/prisma';
 import { findPricesForUse } from '../catalog/price.service';
 import { computeTax, type TaxAmount, type TaxBehavior } from '../catalog/tax';
 import { findTaxRates } from '../catalog/tax-rate.service';
-import { lockCustomer, readCustomerEvenDeleted } from '../customers/customer.service';
-import { queryRows, type Statement, type AnyTx } from '../db/sql';
+import { lockCustomer, readCustomerEvenDeleted } from '../customers/customer.records';
+import type { AnyTx } from '../db/sql';
 import { ApiError, badRequest, conflict } from '../http/errors';
 import { pageEnvelope, pageWindow, type Page } from '../http/pagination';
 import { parseOrThrow } from '../http/validation';
@@ -13,11 +13,13 @@ import { recordEvent } from '../lib/events';
 import { newId, newUuid } from '../lib/ids';
 import { MAX_CHARGE_AMOUNT } from '../lib/money';
 import { fromUnixSeconds } from '../lib/time';
-import { allocateInvoiceNumber } from './invoice-number';
+import { allocateInvoiceNumber } from './invoice-number.records';
 import {
   findInvoice,
   insertInvoiceWithLines,
   lockInvoice,
+  readAccountName,
+  readProductName,
   toInvoiceObject,
   updateLockedInvoice,
   type InvoiceWithLines,
@@ -91,12 +93,6 @@ export async function withParam<T>(param: string, lookup: () => Promise<T>): Pro
   }
 }
 
-const ACCOUNT_NAME: Statement = { name: 'account_name', text: 'SELECT name FROM accounts WHERE id = $1' };
-const PRODUCT_NAME: Statement = {
-  name: 'product_name',
-  text: 'SELECT name FROM products WHERE id = $1 AND account_id = $2',
-};
-
 interface PricedLine {
   description: string | null;
   priceId: string | null;
@@ -137,7 +133,7 @@ async function priceLines(tx: AnyTx, accountId: string, lines: BillingLine[], on
       currency = price!.currency;
       taxBehavior = price!.tax_behavior;
       if (description === null) {
-        const [product] = await queryRows<{ name: string }>(tx, PRODUCT_NAME, [price!.product, accountId]);
+        const product = await readProductName(tx, accountId, price!.product);
         description = price!.description ?? product?.name ?? null;
       }
     }
@@ -306,7 +302,7 @@ async function insertInvoice(tx: AnyTx, accountId: string, input: BillingInvoice
   // Locked until commit, so a concurrent DELETE /customers/{id} waits for this draft and voids it, or
   // comes first and this answers 404 (decisions.md §4).
   const customer = await withParam('customer', () => lockCustomer(tx, accountId, input.customerId, 'share'));
-  const [account] = await queryRows<{ name: string }>(tx, ACCOUNT_NAME, [accountId]);
+  const account = await readAccountName(tx, accountId);
   if (!account) throw new Error(`Account ${accountId} not found.`);
   const lines = await priceLines(tx, accountId, input.lines, !input.subscriptionId);
   const currency = invoiceCurrency(lines, input.currency, customer.currency);

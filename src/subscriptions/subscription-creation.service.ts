@@ -30,11 +30,10 @@ import {
   persistSubscriptionInTx,
   projectColumnsInTx,
   recordFirstPeriodBilled,
-  setCreatedEventInvoice,
 } from './subscription-projection.service';
 import type { PriceObject } from '../catalog/price.schemas';
 import { readPrices } from '../catalog/records';
-import { getSubscriptionObject, type SubscriptionWithItems } from './subscription.records';
+import { getSubscriptionObject, setCreatedEventInvoice, type SubscriptionWithItems } from './subscription.records';
 import type { SubscriptionObject } from './subscription.schemas';
 import { subscriptionWorkflowStart } from './subscription-workflow.client';
 

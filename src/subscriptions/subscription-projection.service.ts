@@ -1,24 +1,25 @@
 import type { Db, Tx } from '../db/prisma';
-import { columnOfField, jsonRecord, queryRows, type AnyTx, type Statement } from '../db/sql';
+import type { AnyTx } from '../db/sql';
 import { findPricesForUse } from '../catalog/price.service';
 import type { PriceObject } from '../catalog/price.schemas';
-import type { SubscriptionItem } from '../generated/prisma/client';
 import { ApiError } from '../http/errors';
 import { recordEvent } from '../lib/events';
-import { insertEventsSql, notifyEventsSql } from '../lib/event.records';
-import { insertWorkflowStartsSql } from '../temporal/workflow-start.records';
 import { newId } from '../lib/ids';
 import { currentTime } from '../lib/clock-time';
 import { startColumns, type WorkflowStart } from '../temporal/workflow-starts';
 import { type ChangeCause, type SubscriptionItemState, type SubscriptionState } from './subscription-machine';
 import {
   getSubscriptionObject,
+  insertSubscriptionRows,
+  ITEM_FIELDS,
+  lockSubscriptionVersion,
+  recordJson,
   subscriptionEventData,
   subscriptionRowColumns,
   subscriptionRowRecord,
-  subscriptionRowSql,
   subscriptionVersionRow,
   toSubscriptionObject,
+  writeFirstPeriodBilled,
   writeSubscriptionRow,
   type SubscriptionWithItems,
 } from './subscription.records';
@@ -85,9 +86,10 @@ export async function persistSubscriptionInTx(
   tx: Tx,
   { state, event }: PersistSubscriptionInput,
 ): Promise<SubscriptionObject> {
-  const [current] = await tx.$queryRaw<{ workflow_version: number }[]>`
-    SELECT workflow_version FROM subscriptions WHERE id = ${state.id} FOR UPDATE`;
-  if (current && current.workflow_version >= state.version) return getSubscriptionObject(tx, state.accountId, state.id);
+  const currentVersion = await lockSubscriptionVersion(tx, state.id);
+  if (currentVersion !== undefined && currentVersion >= state.version)
+    return getSubscriptionObject(tx, state.accountId, state.id);
+  const current = currentVersion === undefined ? undefined : { workflow_version: currentVersion };
   const existingItems = current ? await tx.subscriptionItem.findMany({ where: { subscriptionId: state.id } }) : [];
   await lockNewPrices(tx, state, new Set(existingItems.map((item) => item.priceId)));
   // Locked at that version just above: written whatever versions the workflow skipped since.
@@ -115,47 +117,6 @@ export async function persistSubscriptionInTx(
   return object;
 }
 
-const ITEM_FIELDS = [
-  'id',
-  'accountId',
-  'subscriptionId',
-  'priceId',
-  'quantity',
-  'position',
-  'taxRateIds',
-  'createdAt',
-] as const satisfies (keyof SubscriptionItem)[];
-
-const columnList = (fields: readonly string[]) => fields.map(columnOfField).join(', ');
-/** `fields` of a row as JSON for jsonb_populate_record (jsonRecord). */
-function recordJson<Row>(row: Row, fields: readonly (keyof Row & string)[]): Record<string, unknown> {
-  return jsonRecord(Object.fromEntries(fields.map((field) => [field, row[field]])));
-}
-
-/**
- * A new subscription in one statement (about 0.1 ms of CPU against some 10 Prisma statements in a
- * transaction): the row, its items, subscription.created (with the row's updated_ms, set by its
- * trigger) and the workflow_starts row, only while every price is as the checks read it
- * (same updated_ms), locked FOR SHARE as lockNewPrices does; no row answered otherwise.
- */
-const INSERT_SUBSCRIPTION: Statement = {
-  name: 'subscription_insert',
-  text: `WITH locked AS (
-      SELECT p.id FROM prices p JOIN unnest($3::text[], $4::bigint[]) AS v(id, updated_ms) ON p.id = v.id
-      WHERE p.account_id = $2 AND p.updated_ms = v.updated_ms FOR SHARE OF p
-    ), sub AS (
-      ${subscriptionRowSql({ insert: { record: '$1', when: '(SELECT count(*) FROM locked) = cardinality($3::text[])' } })}
-    ), items AS (
-      INSERT INTO subscription_items (${columnList(ITEM_FIELDS)})
-      SELECT ${columnList(ITEM_FIELDS)} FROM jsonb_populate_recordset(NULL::subscription_items, $5::jsonb) WHERE EXISTS (SELECT FROM sub)
-    ), event AS (
-      ${insertEventsSql(`SELECT $6, $2, 'subscription.created', jsonb_set($7::jsonb, '{updated_ms}', to_jsonb(sub.updated_ms)), $8::timestamptz FROM sub`)}
-    ), start AS (
-      ${insertWorkflowStartsSql('SELECT $9, $2, $10, $11, $12::jsonb, $13::jsonb FROM sub WHERE $9::text IS NOT NULL')}
-    )
-    SELECT sub.updated_ms::text AS "updatedMs", ${notifyEventsSql('event')} AS notified FROM sub`,
-};
-
 /**
  * Writes a new subscription (version 1, nothing billed yet) with subscription.created and the start
  * of its workflow, as persistSubscriptionInTx and recordWorkflowStart would in a transaction, and
@@ -170,8 +131,8 @@ export async function insertSubscription(
   start: WorkflowStart,
 ): Promise<SubscriptionObject | null> {
   const { values, object } = newSubscription(state, prices, start);
-  const [written] = await queryRows<{ updatedMs: string }>(prisma, INSERT_SUBSCRIPTION, values);
-  return written ? { ...object, updated_ms: Number(written.updatedMs) } : null;
+  const updatedMs = await insertSubscriptionRows(prisma, values);
+  return updatedMs === null ? null : { ...object, updated_ms: Number(updatedMs) };
 }
 
 /** insertSubscription in the caller's transaction, without the workflow's start (the caller records it); with the row written. */
@@ -181,49 +142,11 @@ export async function insertSubscriptionInTx(
   prices: PriceObject[],
 ): Promise<{ object: SubscriptionObject; row: SubscriptionWithItems; eventId: string } | null> {
   const { values, object, row } = newSubscription(state, prices, null);
-  const [written] = await queryRows<{ updatedMs: string }>(tx, INSERT_SUBSCRIPTION, values);
-  return written
-    ? { object: { ...object, updated_ms: Number(written.updatedMs) }, row, eventId: values[5] as string }
-    : null;
+  const updatedMs = await insertSubscriptionRows(tx, values);
+  return updatedMs === null
+    ? null
+    : { object: { ...object, updated_ms: Number(updatedMs) }, row, eventId: values[5] as string };
 }
-
-const SET_CREATED_EVENT_INVOICE: Statement = {
-  name: 'subscription_created_event_invoice',
-  text: `UPDATE events SET data = jsonb_set(data, '{latest_invoice}', to_jsonb($1::text)) WHERE id = $2 AND account_id = $3 AND type = 'subscription.created'`,
-};
-
-/**
- * subscription.created of a subscription billed at once names its first invoice, made in the same
- * transaction just after the row (the contract: `latest_invoice`, the most recent invoice). The event
- * is still uncommitted, so no receiver sees it without.
- */
-export async function setCreatedEventInvoice(
-  tx: AnyTx,
-  accountId: string,
-  eventId: string,
-  invoiceId: string,
-): Promise<void> {
-  await queryRows(tx, SET_CREATED_EVENT_INVOICE, [invoiceId, eventId, accountId]);
-}
-
-/**
- * The creation's first period billed (its invoice paid by the API), written over the row's version it
- * follows, with subscription.updated, in one statement, as the workflow's persistSubscription would
- * write that state; and the recorded start of the workflow takes that state as its input, so that the
- * workflow has nothing to do until the next period. Nothing is written when the row is no longer at
- * the previous version (the workflow wrote it first).
- */
-const RECORD_FIRST_PERIOD: Statement = {
-  name: 'subscription_first_period_billed',
-  text: `WITH sub AS (
-      ${subscriptionRowSql({ update: { record: '$1', id: '$2', accountId: '$3', version: '$4' } })}
-    ), event AS (
-      ${insertEventsSql(`SELECT $5, $3, 'subscription.updated', jsonb_set($6::jsonb, '{updated_ms}', to_jsonb(sub.updated_ms)), $7::timestamptz FROM sub`)}
-    ), start AS (
-      UPDATE workflow_starts SET args = $8::jsonb WHERE workflow_id = $9 AND EXISTS (SELECT FROM sub)
-    )
-    SELECT sub.updated_ms::text AS "updatedMs", ${notifyEventsSql('event')} AS notified FROM sub`,
-};
 
 /**
  * Writes `state` (the created row's next version, its first period billed) over `written` with its
@@ -241,7 +164,7 @@ export async function recordFirstPeriodBilled(
   const row: SubscriptionWithItems = { ...written, ...version };
   const object = toSubscriptionObject(row, new Map(prices.map((price) => [price.id, price])));
   const ws = startColumns(start);
-  const [updated] = await queryRows<{ updatedMs: string }>(prisma, RECORD_FIRST_PERIOD, [
+  const updatedMs = await writeFirstPeriodBilled(prisma, [
     subscriptionRowRecord(version),
     state.id,
     state.accountId,
@@ -252,7 +175,7 @@ export async function recordFirstPeriodBilled(
     ws.args,
     ws.workflowId,
   ]);
-  return updated ? { ...object, updated_ms: Number(updated.updatedMs) } : null;
+  return updatedMs === null ? null : { ...object, updated_ms: Number(updatedMs) };
 }
 
 /** INSERT_SUBSCRIPTION's values, and the object it writes but for its `updated_ms` (the row's trigger sets it). */

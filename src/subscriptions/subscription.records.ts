@@ -4,9 +4,19 @@ import {
   apiStatus,
   type SubscriptionState,
 } from './subscription-machine';
-import { columnOfField, jsonRecord, queryRows, setFromRecord, type AnyTx, type Statement } from '../db/sql';
+import {
+  columnOfField,
+  jsonRecord,
+  queryRows,
+  setFromRecord,
+  type AnyTx,
+  type RowColumns,
+  type Statement,
+} from '../db/sql';
 import { columnValue } from '../lib/columns';
-import type { Subscription, SubscriptionItem } from '../generated/prisma/client';
+import type { Price, Subscription, SubscriptionItem, TaxRate } from '../generated/prisma/client';
+import { CUSTOMER_COLUMNS, type CustomerColumns } from '../customers/customer.records';
+import { PRICE_COLUMNS, TAX_RATE_COLUMNS } from '../catalog/records';
 import type { Db, Tx } from '../db/prisma';
 import { toPriceObject } from '../catalog/records';
 import type { PriceObject } from '../catalog/price.schemas';
@@ -15,6 +25,8 @@ import { toUnixSeconds } from '../lib/time';
 import { webhookStatus, type ChangeCause } from './subscription-machine';
 import type { SubscriptionObject } from './subscription.schemas';
 import { updatedMsOf } from '../lib/object-version';
+import { insertEventsSql, notifyEventsSql } from '../lib/event.records';
+import { insertWorkflowStartsSql } from '../temporal/workflow-start.records';
 
 export type SubscriptionWithItems = Subscription & { items: SubscriptionItem[] };
 
@@ -217,4 +229,153 @@ export async function writeSubscriptionRow(
   }
   const values = [subscriptionRowRecord(subscriptionVersionRow(state)), state.id, state.accountId, write.overVersion];
   return (await queryRows(tx, UPDATE_ROW, values)).length === 1;
+}
+
+export const ITEM_FIELDS = [
+  'id',
+  'accountId',
+  'subscriptionId',
+  'priceId',
+  'quantity',
+  'position',
+  'taxRateIds',
+  'createdAt',
+] as const satisfies (keyof SubscriptionItem)[];
+
+const columnList = (fields: readonly string[]) => fields.map(columnOfField).join(', ');
+/** `fields` of a row as JSON for jsonb_populate_record (jsonRecord). */
+export function recordJson<Row>(row: Row, fields: readonly (keyof Row & string)[]): Record<string, unknown> {
+  return jsonRecord(Object.fromEntries(fields.map((field) => [field, row[field]])));
+}
+
+/**
+ * A new subscription in one statement (about 0.1 ms of CPU against some 10 Prisma statements in a
+ * transaction): the row, its items, subscription.created (with the row's updated_ms, set by its
+ * trigger) and the workflow_starts row, only while every price is as the checks read it
+ * (same updated_ms), locked FOR SHARE as lockNewPrices does; no row answered otherwise.
+ */
+const INSERT_SUBSCRIPTION: Statement = {
+  name: 'subscription_insert',
+  text: `WITH locked AS (
+      SELECT p.id FROM prices p JOIN unnest($3::text[], $4::bigint[]) AS v(id, updated_ms) ON p.id = v.id
+      WHERE p.account_id = $2 AND p.updated_ms = v.updated_ms FOR SHARE OF p
+    ), sub AS (
+      ${subscriptionRowSql({ insert: { record: '$1', when: '(SELECT count(*) FROM locked) = cardinality($3::text[])' } })}
+    ), items AS (
+      INSERT INTO subscription_items (${columnList(ITEM_FIELDS)})
+      SELECT ${columnList(ITEM_FIELDS)} FROM jsonb_populate_recordset(NULL::subscription_items, $5::jsonb) WHERE EXISTS (SELECT FROM sub)
+    ), event AS (
+      ${insertEventsSql(`SELECT $6, $2, 'subscription.created', jsonb_set($7::jsonb, '{updated_ms}', to_jsonb(sub.updated_ms)), $8::timestamptz FROM sub`)}
+    ), start AS (
+      ${insertWorkflowStartsSql('SELECT $9, $2, $10, $11, $12::jsonb, $13::jsonb FROM sub WHERE $9::text IS NOT NULL')}
+    )
+    SELECT sub.updated_ms::text AS "updatedMs", ${notifyEventsSql('event')} AS notified FROM sub`,
+};
+
+const SET_CREATED_EVENT_INVOICE: Statement = {
+  name: 'subscription_created_event_invoice',
+  text: `UPDATE events SET data = jsonb_set(data, '{latest_invoice}', to_jsonb($1::text)) WHERE id = $2 AND account_id = $3 AND type = 'subscription.created'`,
+};
+
+/**
+ * subscription.created of a subscription billed at once names its first invoice, made in the same
+ * transaction just after the row (the contract: `latest_invoice`, the most recent invoice). The event
+ * is still uncommitted, so no receiver sees it without.
+ */
+export async function setCreatedEventInvoice(
+  tx: AnyTx,
+  accountId: string,
+  eventId: string,
+  invoiceId: string,
+): Promise<void> {
+  await queryRows(tx, SET_CREATED_EVENT_INVOICE, [invoiceId, eventId, accountId]);
+}
+
+/**
+ * The creation's first period billed (its invoice paid by the API), written over the row's version it
+ * follows, with subscription.updated, in one statement, as the workflow's persistSubscription would
+ * write that state; and the recorded start of the workflow takes that state as its input, so that the
+ * workflow has nothing to do until the next period. Nothing is written when the row is no longer at
+ * the previous version (the workflow wrote it first).
+ */
+const RECORD_FIRST_PERIOD: Statement = {
+  name: 'subscription_first_period_billed',
+  text: `WITH sub AS (
+      ${subscriptionRowSql({ update: { record: '$1', id: '$2', accountId: '$3', version: '$4' } })}
+    ), event AS (
+      ${insertEventsSql(`SELECT $5, $3, 'subscription.updated', jsonb_set($6::jsonb, '{updated_ms}', to_jsonb(sub.updated_ms)), $7::timestamptz FROM sub`)}
+    ), start AS (
+      UPDATE workflow_starts SET args = $8::jsonb WHERE workflow_id = $9 AND EXISTS (SELECT FROM sub)
+    )
+    SELECT sub.updated_ms::text AS "updatedMs", ${notifyEventsSql('event')} AS notified FROM sub`,
+};
+
+/** INSERT_SUBSCRIPTION with its values (newSubscription's): the row's updated_ms, or null when nothing was written. */
+export async function insertSubscriptionRows(db: AnyTx | Db, values: unknown[]): Promise<string | null> {
+  const [written] = await queryRows<{ updatedMs: string }>(db, INSERT_SUBSCRIPTION, values);
+  return written?.updatedMs ?? null;
+}
+
+/** RECORD_FIRST_PERIOD with its values: the row's updated_ms, or null when the row had moved on. */
+export async function writeFirstPeriodBilled(db: AnyTx | Db, values: unknown[]): Promise<string | null> {
+  const [updated] = await queryRows<{ updatedMs: string }>(db, RECORD_FIRST_PERIOD, values);
+  return updated?.updatedMs ?? null;
+}
+
+/** The row's version, locked until the caller's transaction ends; undefined when there is no row yet. */
+export async function lockSubscriptionVersion(tx: Tx, id: string): Promise<number | undefined> {
+  const [current] = await tx.$queryRaw<{ workflow_version: number }[]>`
+    SELECT workflow_version FROM subscriptions WHERE id = ${id} FOR UPDATE`;
+  return current?.workflow_version;
+}
+
+type PricedColumns = RowColumns<Price> & { productName: string | null };
+
+/** What POST /subscriptions checks, as CREATION_INPUTS reads it: no row when the customer is unknown. */
+export type CreationInputsRow = CustomerColumns & {
+  testClock: { id: string; frozenTime: string; status: string; deletedAt: string | null } | null;
+  prices: PricedColumns[];
+  taxRates: RowColumns<TaxRate>[];
+  paymentMethod: { id: string; type: string; customerId: string | null } | null;
+};
+
+/**
+ * Everything POST /subscriptions checks in the database, in one prepared statement (src/db/sql.ts:
+ * about a tenth of Prisma's CPU, one round trip instead of six): the customer (no row when unknown),
+ * its test clock, the request's prices with their products' names, its tax rates and payment method.
+ */
+const CREATION_INPUTS: Statement = {
+  name: 'subscription_creation_inputs',
+  text: `SELECT ${CUSTOMER_COLUMNS},
+    (SELECT json_build_object('id', k.id, 'frozenTime', k.frozen_time, 'status', k.status, 'deletedAt', k.deleted_at)
+      FROM test_clocks k WHERE k.id = c.test_clock_id) AS "testClock",
+    (SELECT coalesce(json_agg(x), '[]') FROM (SELECT ${PRICE_COLUMNS}, pr.name AS "productName"
+      FROM prices p LEFT JOIN products pr ON pr.id = p.product_id AND pr.account_id = p.account_id
+      WHERE p.account_id = $2 AND p.id = ANY($3::text[])) x) AS prices,
+    (SELECT coalesce(json_agg(x), '[]') FROM (SELECT ${TAX_RATE_COLUMNS} FROM tax_rates t
+      WHERE t.account_id = $2 AND t.id = ANY($4::text[])) x) AS "taxRates",
+    (SELECT json_build_object('id', m.id, 'type', m.type, 'customerId', m.customer_id) FROM payment_methods m
+      WHERE m.id = $5 AND m.account_id = $2) AS "paymentMethod"
+    FROM customers c WHERE c.id = $1 AND c.account_id = $2 AND c.deleted_at IS NULL`,
+};
+
+/** CREATION_INPUTS: no row when the customer is unknown, deleted or another account's. */
+export async function readCreationInputs(
+  db: Db,
+  input: {
+    customerId: string;
+    accountId: string;
+    priceIds: string[];
+    taxRateIds: string[];
+    paymentMethodId: string | null;
+  },
+): Promise<CreationInputsRow | undefined> {
+  const [row] = await queryRows<CreationInputsRow>(db, CREATION_INPUTS, [
+    input.customerId,
+    input.accountId,
+    input.priceIds,
+    input.taxRateIds,
+    input.paymentMethodId,
+  ]);
+  return row;
 }

@@ -1,7 +1,7 @@
 import { BILLING_INTERVALS } from './billing-dates';
 import { columnValue } from '../lib/columns';
 import type { Client } from '@temporalio/client';
-import type { Prisma, Price, TaxRate } from '../generated/prisma/client';
+import type { Prisma } from '../generated/prisma/client';
 import type { Db } from '../db/prisma';
 import { findPrice } from '../catalog/price.service';
 import type { PriceObject } from '../catalog/price.schemas';
@@ -13,11 +13,11 @@ import {
   type BilledItem,
   type ItemWithParam,
 } from './period-ceiling';
-import { findTaxRates, TAX_RATE_COLUMNS, taxRateOfRow, taxRatesInOrder } from '../catalog/tax-rate.service';
+import { findTaxRates, taxRateOfRow, taxRatesInOrder } from '../catalog/tax-rate.service';
 import type { TaxRateObject } from '../catalog/tax-rate.schemas';
-import { PRICE_COLUMNS, priceOfRow, toPriceObject } from '../catalog/records';
-import { CUSTOMER_COLUMNS, customerOfRow, type CustomerColumns } from '../customers/customer.service';
-import { dateOf, dateOrNull, queryRows, type RowColumns, type Statement } from '../db/sql';
+import { priceOfRow, toPriceObject } from '../catalog/records';
+import { customerOfRow } from '../customers/customer.records';
+import { dateOf, dateOrNull } from '../db/sql';
 import { badRequest, conflict, notFound } from '../http/errors';
 import { pageEnvelope, pageWindow, type Page } from '../http/pagination';
 import { withParam } from '../invoices/invoice.service';
@@ -40,6 +40,7 @@ import type { PaymentGateway } from '../payments/gateway';
 import {
   findSubscriptionRow,
   getSubscriptionObject,
+  readCreationInputs,
   toSubscriptionObjects,
   type SubscriptionWithItems,
 } from './subscription.records';
@@ -159,36 +160,6 @@ function assertFuture(seconds: number | null | undefined, param: string): void {
   }
 }
 
-type PricedColumns = RowColumns<Price> & { productName: string | null };
-
-/** What POST /subscriptions checks, as CREATION_INPUTS reads it: no row when the customer is unknown. */
-type CreationInputsRow = CustomerColumns & {
-  testClock: { id: string; frozenTime: string; status: string; deletedAt: string | null } | null;
-  prices: PricedColumns[];
-  taxRates: RowColumns<TaxRate>[];
-  paymentMethod: { id: string; type: string; customerId: string | null } | null;
-};
-
-/**
- * Everything POST /subscriptions checks in the database, in one prepared statement (src/db/sql.ts:
- * about a tenth of Prisma's CPU, one round trip instead of six): the customer (no row when unknown),
- * its test clock, the request's prices with their products' names, its tax rates and payment method.
- */
-const CREATION_INPUTS: Statement = {
-  name: 'subscription_creation_inputs',
-  text: `SELECT ${CUSTOMER_COLUMNS},
-    (SELECT json_build_object('id', k.id, 'frozenTime', k.frozen_time, 'status', k.status, 'deletedAt', k.deleted_at)
-      FROM test_clocks k WHERE k.id = c.test_clock_id) AS "testClock",
-    (SELECT coalesce(json_agg(x), '[]') FROM (SELECT ${PRICE_COLUMNS}, pr.name AS "productName"
-      FROM prices p LEFT JOIN products pr ON pr.id = p.product_id AND pr.account_id = p.account_id
-      WHERE p.account_id = $2 AND p.id = ANY($3::text[])) x) AS prices,
-    (SELECT coalesce(json_agg(x), '[]') FROM (SELECT ${TAX_RATE_COLUMNS} FROM tax_rates t
-      WHERE t.account_id = $2 AND t.id = ANY($4::text[])) x) AS "taxRates",
-    (SELECT json_build_object('id', m.id, 'type', m.type, 'customerId', m.customer_id) FROM payment_methods m
-      WHERE m.id = $5 AND m.account_id = $2) AS "paymentMethod"
-    FROM customers c WHERE c.id = $1 AND c.account_id = $2 AND c.deleted_at IS NULL`,
-};
-
 /**
  * POST /subscriptions: everything that needs the database is read in one statement and checked here
  * in the order of the request (customer, test clock, each item's price and tax rates, payment method:
@@ -209,13 +180,13 @@ export async function createSubscription(
     const created = await createdBefore(prisma, accountId, id);
     if (created) return created;
   }
-  const [row] = await queryRows<CreationInputsRow>(prisma, CREATION_INPUTS, [
-    input.customer,
+  const row = await readCreationInputs(prisma, {
+    customerId: input.customer,
     accountId,
-    [...new Set(input.items.map((item) => item.price))],
-    [...new Set(input.items.flatMap((item) => item.tax ?? []))],
-    input.default_payment_method ?? null,
-  ]);
+    priceIds: [...new Set(input.items.map((item) => item.price))],
+    taxRateIds: [...new Set(input.items.flatMap((item) => item.tax ?? []))],
+    paymentMethodId: input.default_payment_method ?? null,
+  });
   if (!row) throw notFound('customer', input.customer, 'customer');
   const { testClock: clockRow, prices: priceRows, taxRates: rateRows, paymentMethod, ...customerColumns } = row;
   const customer = customerOfRow(customerColumns);
