@@ -1,12 +1,4 @@
-import crypto from 'node:crypto';
-import {
-  apiClient,
-  createTestAccount,
-  startTestApp,
-  startTestWorker,
-  type ApiClient,
-  type TestApp,
-} from '../support/harness';
+import { startTestWorker, type ApiClient, type TestApp, startWorkerApp } from '../support/harness';
 import { CARDS, cardBody } from '../support/payments';
 
 // Every request example /openapi.json carries is sent to the running API, with real ids of the account
@@ -52,14 +44,11 @@ let api: ApiClient;
 let worker: Awaited<ReturnType<typeof startTestWorker>>;
 
 beforeAll(async () => {
-  const taskQueue = `examples-${crypto.randomUUID()}`;
-  app = await startTestApp({ taskQueue });
-  worker = await startTestWorker(app.prisma, taskQueue);
-  api = apiClient(app.baseUrl, (await createTestAccount(app.prisma, { paymentPlans: true })).apiKey);
+  ({ app, worker, api } = await startWorkerApp('examples', { paymentPlans: true }));
 });
 afterAll(async () => {
-  await worker.stop();
-  await app.close();
+  await worker?.stop();
+  await app?.close();
 });
 
 async function created(path: string, body: unknown): Promise<any> {

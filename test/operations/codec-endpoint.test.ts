@@ -4,16 +4,9 @@ import { Worker } from '@temporalio/worker';
 import { newEncryptionKey } from '../../src/lib/secrets';
 import { billingDataConverter, ENCRYPTED_ENCODING } from '../../src/temporal/payload-codec';
 import { subscriptionWorkflowId } from '../../workflows/subscription-messages';
-import {
-  apiClient,
-  createTestAccount,
-  startTestApp,
-  startTestWorker,
-  type ApiClient,
-  type TestApp,
-} from '../support/harness';
+import { startTestWorker, type ApiClient, type TestApp, startWorkerApp } from '../support/harness';
 import { addPaymentMethod, cardBody, CARDS } from '../support/payments';
-import { createSubscription, expectStatus, quietRuntime, recurringPrice, unix } from '../support/subscriptions';
+import { createSubscription, expectStatus, recurringPrice, unix } from '../support/subscriptions';
 import { waitUntil } from '../support/webhooks';
 
 // Customer data in Temporal (docs/operations.md): a history's payloads are sealed under the service key,
@@ -33,15 +26,11 @@ let worker: Awaited<ReturnType<typeof startTestWorker>>;
 let api: ApiClient;
 
 beforeAll(async () => {
-  quietRuntime();
-  const taskQueue = `codec-${crypto.randomUUID()}`;
-  app = await startTestApp({ taskQueue });
-  worker = await startTestWorker(app.prisma, taskQueue);
-  api = apiClient(app.baseUrl, (await createTestAccount(app.prisma)).apiKey);
+  ({ app, worker, api } = await startWorkerApp('codec', {}));
 });
 afterAll(async () => {
-  await worker.stop();
-  await app.close();
+  await worker?.stop();
+  await app?.close();
 });
 
 type JsonPayload = { metadata: Record<string, string>; data: string };

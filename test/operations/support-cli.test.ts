@@ -7,13 +7,13 @@ import { projectRoot } from '../../src/config';
 import {
   apiClient,
   createTestAccount,
-  startTestApp,
   startTestWorker,
   type ApiClient,
   type TestApp,
+  startWorkerApp,
 } from '../support/harness';
 import { addPaymentMethod, cardBody, CARDS, createCustomer } from '../support/payments';
-import { createTerminal, eventually, expectStatus, getPlan, quietRuntime } from '../support/payment-plans';
+import { createTerminal, eventually, expectStatus, getPlan } from '../support/payment-plans';
 import { recurringPrice } from '../support/subscriptions';
 
 // `npm run support` against the suite's Temporal dev server and database, on payments really stuck on a terminal.
@@ -34,17 +34,11 @@ let api: ApiClient;
 let accountId: string;
 
 beforeAll(async () => {
-  quietRuntime();
-  const taskQueue = `support-cli-${crypto.randomUUID()}`;
-  app = await startTestApp({ taskQueue });
-  worker = await startTestWorker(app.prisma, taskQueue);
-  const account = await createTestAccount(app.prisma, { paymentPlans: true });
-  accountId = account.accountId;
-  api = apiClient(app.baseUrl, account.apiKey);
+  ({ app, worker, api, accountId } = await startWorkerApp('support-cli', { paymentPlans: true }));
 });
 afterAll(async () => {
-  await worker.stop();
-  await app.close();
+  await worker?.stop();
+  await app?.close();
 });
 
 async function stuckDeposit() {

@@ -13,14 +13,7 @@ import {
 } from '../../src/temporal/search-attributes';
 import { PAYMENT_PLAN_STATE_QUERY, type PaymentPlanWorkflowState } from '../../workflows/payment-plan-contract';
 import { stateQuery, subscriptionWorkflowId } from '../../workflows/subscription-messages';
-import {
-  apiClient,
-  createTestAccount,
-  startTestApp,
-  startTestWorker,
-  type ApiClient,
-  type TestApp,
-} from '../support/harness';
+import { startTestWorker, type ApiClient, type TestApp, startWorkerApp } from '../support/harness';
 import { historyView } from '../support/history';
 import { addPaymentMethod, cardBody, CARDS, customerWithCard } from '../support/payments';
 import {
@@ -28,7 +21,6 @@ import {
   createSubscription,
   DAY_MS,
   expectStatus,
-  quietRuntime,
   recordHistories,
   recurringPrice,
   settled,
@@ -83,15 +75,11 @@ let worker: Awaited<ReturnType<typeof startTestWorker>>;
 let api: ApiClient;
 
 beforeAll(async () => {
-  quietRuntime();
-  const taskQueue = `workflow-display-${crypto.randomUUID()}`;
-  app = await startTestApp({ taskQueue });
-  worker = await startTestWorker(app.prisma, taskQueue);
-  api = apiClient(app.baseUrl, (await createTestAccount(app.prisma, { paymentPlans: true })).apiKey);
+  ({ app, worker, api } = await startWorkerApp('workflow-display', { paymentPlans: true }));
 });
 afterAll(async () => {
-  await worker.stop();
-  await app.close();
+  await worker?.stop();
+  await app?.close();
 });
 
 it('a subscription workflow carries its summary, details and the customer email, found by a search on the email', async () => {

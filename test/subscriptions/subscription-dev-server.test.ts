@@ -1,14 +1,6 @@
-import crypto from 'node:crypto';
-import {
-  apiClient,
-  createTestAccount,
-  startTestApp,
-  startTestWorker,
-  type ApiClient,
-  type TestApp,
-} from '../support/harness';
+import { startTestWorker, type ApiClient, type TestApp, startWorkerApp } from '../support/harness';
 import { customerWithCard } from '../support/payments';
-import { expectStatus, quietRuntime, recurringPrice, unix } from '../support/subscriptions';
+import { expectStatus, recurringPrice, unix } from '../support/subscriptions';
 import { stateQuery, subscriptionWorkflowId } from '../../workflows/subscription-messages';
 
 // The suite's Temporal CLI dev server (the server `npm start` runs), in real time: update-with-start,
@@ -20,18 +12,12 @@ let accountId: string;
 let worker: Awaited<ReturnType<typeof startTestWorker>>;
 
 beforeAll(async () => {
-  quietRuntime();
-  const taskQueue = `subscriptions-dev-${crypto.randomUUID()}`;
-  app = await startTestApp({ taskQueue });
-  worker = await startTestWorker(app.prisma, taskQueue);
-  const account = await createTestAccount(app.prisma, { name: 'Dev server subscriptions' });
-  accountId = account.accountId;
-  api = apiClient(app.baseUrl, account.apiKey);
+  ({ app, worker, api, accountId } = await startWorkerApp('subscriptions-dev', { name: 'Dev server subscriptions' }));
 });
 
 afterAll(async () => {
-  await worker.stop();
-  await app.close();
+  await worker?.stop();
+  await app?.close();
 });
 
 async function eventually<T>(probe: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {

@@ -1,7 +1,8 @@
+import crypto from 'node:crypto';
 import { contractProblems } from './response-contract';
 import type { AddressInfo } from 'node:net';
 import { Connection, type Client } from '@temporalio/client';
-import { NativeConnection, type Worker } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
 import { createAccount } from '../../src/accounts/account.service';
 import type { Role } from '../../src/http/auth';
 import type { AppDeps } from '../../src/http/app-deps';
@@ -191,5 +192,59 @@ export async function startTwoAccountApp(): Promise<TwoAccountApp> {
     accountId: account.accountId,
     other: apiClient(app.baseUrl, otherAccount.apiKey),
     otherAccountId: otherAccount.accountId,
+  };
+}
+
+let runtimeInstalled = false;
+
+/** Temporal's Rust core logs warnings only, once per test process. */
+export function quietRuntime(): void {
+  if (runtimeInstalled) return;
+  runtimeInstalled = true;
+  try {
+    Runtime.install({ logger: new DefaultLogger('WARN') });
+  } catch {
+    // another test support module installed it in this process
+  }
+}
+
+/** The answer's body, when its status is `status`; an error naming `what` and the answer otherwise. */
+export function expectStatus(response: { status: number; body: any }, status: number, what = 'request') {
+  if (response.status !== status)
+    throw new Error(`${what} answered ${response.status}, expected ${status}: ${JSON.stringify(response.body)}`);
+  return response.body;
+}
+
+/** The API with a worker beside it on a task queue of its own, on the suite's dev server, and one account. */
+export interface WorkerApp {
+  app: TestApp;
+  worker: Awaited<ReturnType<typeof startTestWorker>>;
+  api: ApiClient;
+  accountId: string;
+  close(): Promise<void>;
+}
+
+/**
+ * The stack of the tests that need the dev server's real time and Web UI (a test clock, the support
+ * command, the Web UI's pages): the app and a worker on the task queue `<name>-<uuid>`, and an account.
+ */
+export async function startWorkerApp(
+  name: string,
+  account: { paymentPlans?: boolean; name?: string } = {},
+): Promise<WorkerApp> {
+  quietRuntime();
+  const taskQueue = `${name}-${crypto.randomUUID()}`;
+  const app = await startTestApp({ taskQueue });
+  const worker = await startTestWorker(app.prisma, taskQueue);
+  const created = await createTestAccount(app.prisma, account);
+  return {
+    app,
+    worker,
+    api: apiClient(app.baseUrl, created.apiKey),
+    accountId: created.accountId,
+    async close() {
+      await worker.stop();
+      await app.close();
+    },
   };
 }

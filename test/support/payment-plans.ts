@@ -1,13 +1,22 @@
 import type { PaymentGateway } from '../../src/payments/gateway';
 import crypto from 'node:crypto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { DefaultLogger, Runtime, type Worker } from '@temporalio/worker';
+import type { Worker } from '@temporalio/worker';
 import {
   PAYMENT_PLAN_STATE_QUERY,
   paymentPlanWorkflowId,
   type PaymentPlanWorkflowState,
 } from '../../workflows/payment-plan-contract';
-import { apiClient, createTestAccount, eventsOf, startTestApp, type ApiClient, type TestApp } from './harness';
+import {
+  apiClient,
+  createTestAccount,
+  expectStatus,
+  quietRuntime,
+  eventsOf,
+  startTestApp,
+  type ApiClient,
+  type TestApp,
+} from './harness';
 import { createEnvWorker, createTimeSkippingEnv } from './temporal';
 
 export const DAY_MS = 24 * 3600 * 1000;
@@ -26,17 +35,7 @@ export interface PlanWorld {
   close(): Promise<void>;
 }
 
-let runtimeInstalled = false;
 /** The worker SDK logs every state change at INFO; warnings are what a failing test needs. */
-export function quietRuntime(): void {
-  if (runtimeInstalled) return;
-  runtimeInstalled = true;
-  try {
-    Runtime.install({ logger: new DefaultLogger('WARN') });
-  } catch {
-    // installed already in this process
-  }
-}
 
 /** The API's gateway is the simulated one unless given (the worker's always is). */
 export async function startPlanWorld(options: { gateway?: PaymentGateway } = {}): Promise<PlanWorld> {
@@ -61,12 +60,6 @@ export async function startPlanWorld(options: { gateway?: PaymentGateway } = {})
       await env.teardown();
     },
   };
-}
-
-export function expectStatus(response: { status: number; body: any }, status: number, what = 'request') {
-  if (response.status !== status)
-    throw new Error(`${what} answered ${response.status}, expected ${status}: ${JSON.stringify(response.body)}`);
-  return response.body;
 }
 
 /** Polls `read` until `done` holds (the workflow reacts asynchronously to timers and signals). */
@@ -116,3 +109,5 @@ export async function planEvents(world: { app: TestApp; accountId: string }, pla
     .filter((event) => event.type.startsWith('payment_plan.') && (event.data as { id: string }).id === planId)
     .map((event) => event.type.slice('payment_plan.'.length));
 }
+
+export { expectStatus, quietRuntime };

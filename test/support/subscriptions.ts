@@ -3,27 +3,25 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { temporal } from '@temporalio/proto';
-import { DefaultLogger, Runtime, type Worker } from '@temporalio/worker';
+import type { Worker } from '@temporalio/worker';
 import { stateQuery, subscriptionWorkflowId, type SubscriptionStateView } from '../../workflows/subscription-messages';
 import type { PaymentGateway } from '../../src/payments/gateway';
-import { apiClient, createTestAccount, startTestApp, type ApiClient, type TestApp } from './harness';
+import {
+  apiClient,
+  createTestAccount,
+  expectStatus,
+  quietRuntime,
+  startTestApp,
+  type ApiClient,
+  type TestApp,
+} from './harness';
 import { createEnvWorker, createTimeSkippingEnv } from './temporal';
 
 export const DAY_MS = 86_400_000;
 const { History } = temporal.api.history.v1;
 export const HISTORIES_DIR = path.join(__dirname, '..', 'fixtures', 'histories');
 
-let runtimeInstalled = false;
 /** The worker SDK logs every state change at INFO; a failing test needs its warnings only. */
-export function quietRuntime(): void {
-  if (runtimeInstalled) return;
-  runtimeInstalled = true;
-  try {
-    Runtime.install({ logger: new DefaultLogger('WARN') });
-  } catch {
-    // another test support module installed it in this process
-  }
-}
 
 /**
  * The real HTTP app and a worker on a time-skipping Temporal environment of their own, so a
@@ -87,12 +85,6 @@ export async function startSubscriptionWorld(
   };
   if (options.worker !== false) await world.startWorker();
   return world;
-}
-
-export function expectStatus(response: { status: number; body: any }, status: number, what = 'request') {
-  if (response.status !== status)
-    throw new Error(`${what} answered ${response.status}, expected ${status}: ${JSON.stringify(response.body)}`);
-  return response.body;
 }
 
 let productCounter = 0;
@@ -264,3 +256,5 @@ export function readHistories(): {
       }));
     });
 }
+
+export { expectStatus, quietRuntime };

@@ -1,4 +1,3 @@
-import crypto from 'node:crypto';
 import {
   apiClient,
   createTestAccount,
@@ -6,9 +5,10 @@ import {
   startTestWorker,
   type ApiClient,
   type TestApp,
+  startWorkerApp,
 } from '../support/harness';
 import { addPaymentMethod, cardBody, CARDS } from '../support/payments';
-import { expectStatus, recurringPrice, quietRuntime } from '../support/subscriptions';
+import { expectStatus, recurringPrice } from '../support/subscriptions';
 
 // Test clocks over HTTP, in real time, on the suite's Temporal dev server (no time skipping): the
 // workflows of a clock's customers wait on the clock, and each advance runs what falls due, in order.
@@ -24,13 +24,7 @@ let accountId: string;
 let worker: Awaited<ReturnType<typeof startTestWorker>>;
 
 beforeAll(async () => {
-  quietRuntime();
-  const taskQueue = `test-clocks-${crypto.randomUUID()}`;
-  app = await startTestApp({ taskQueue });
-  worker = await startTestWorker(app.prisma, taskQueue);
-  const account = await createTestAccount(app.prisma, { paymentPlans: true, name: 'Clocks Co' });
-  accountId = account.accountId;
-  api = apiClient(app.baseUrl, account.apiKey);
+  ({ app, worker, api, accountId } = await startWorkerApp('test-clocks', { paymentPlans: true, name: 'Clocks Co' }));
   other = apiClient(app.baseUrl, (await createTestAccount(app.prisma, { name: 'Other' })).apiKey);
 }, 60_000);
 
