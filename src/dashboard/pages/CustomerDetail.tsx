@@ -2,7 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { api, type Customer, type Invoice, type Page, type PaymentMethod, type Subscription } from '../api';
 import { formatDate, formatMoney } from '../format';
 import { Link } from '../router';
-import { Empty, Failure, isNotFound, Loading, StatusBadge } from './common';
+import { Empty, Failure, Loading, ReadFailure, StatusBadge } from './common';
 import { subscriptionAmount } from './Subscriptions';
 
 export function CustomerDetail({ id }: { id: string }) {
@@ -25,17 +25,7 @@ export function CustomerDetail({ id }: { id: string }) {
   });
 
   if (customer.isPending) return <Loading />;
-  if (customer.isError)
-    return isNotFound(customer.error) ? (
-      <>
-        <h1>Customer not found</h1>
-        <p>
-          There is no customer {id} in this account. <Link to="/customers">All customers</Link>
-        </p>
-      </>
-    ) : (
-      <Failure error={customer.error} />
-    );
+  if (customer.isError) return <ReadFailure error={customer.error} kind="customer" id={id} list="/customers" />;
   const c = customer.data;
   const address = c.address?.[0];
   return (

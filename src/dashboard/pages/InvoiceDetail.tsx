@@ -3,7 +3,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, type Invoice, type Page, type Transaction } from '../api';
 import { formatDate, formatDateTime, formatMoney, statusLabel } from '../format';
 import { Link } from '../router';
-import { Confirm, Failure, isNotFound, Loading, StatusBadge } from './common';
+import { Confirm, Failure, Loading, ReadFailure, StatusBadge } from './common';
 import { invoiceName } from './Invoices';
 
 type Action = 'finalize' | 'pay' | 'void' | 'refund';
@@ -98,17 +98,7 @@ export function InvoiceDetail({ id }: { id: string }) {
   });
 
   if (invoice.isPending) return <Loading />;
-  if (invoice.isError)
-    return isNotFound(invoice.error) ? (
-      <>
-        <h1>Invoice not found</h1>
-        <p>
-          There is no invoice {id} in this account. <Link to="/invoices">All invoices</Link>
-        </p>
-      </>
-    ) : (
-      <Failure error={invoice.error} />
-    );
+  if (invoice.isError) return <ReadFailure error={invoice.error} kind="invoice" id={id} list="/invoices" />;
   const inv = invoice.data;
   const money = (minor: number) => formatMoney(minor, inv.currency);
   const refundInvalid = asking === 'refund' && refundText.trim() !== '' && centsOf(refundText) === undefined;

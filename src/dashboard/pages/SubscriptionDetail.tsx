@@ -3,7 +3,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, type Session, type Subscription } from '../api';
 import { formatDate, formatDateTime, formatInterval, formatMoney } from '../format';
 import { Link } from '../router';
-import { Confirm, Failure, isNotFound, Loading, StatusBadge } from './common';
+import { Confirm, Loading, ReadFailure, StatusBadge } from './common';
 import { nextInvoiceDate, subscriptionAmount } from './Subscriptions';
 
 type Action = 'pause' | 'resume' | 'cancel';
@@ -54,16 +54,7 @@ export function SubscriptionDetail({ id, session }: { id: string; session: Sessi
 
   if (subscription.isPending) return <Loading />;
   if (subscription.isError)
-    return isNotFound(subscription.error) ? (
-      <>
-        <h1>Subscription not found</h1>
-        <p>
-          There is no subscription {id} in this account. <Link to="/subscriptions">All subscriptions</Link>
-        </p>
-      </>
-    ) : (
-      <Failure error={subscription.error} />
-    );
+    return <ReadFailure error={subscription.error} kind="subscription" id={id} list="/subscriptions" />;
   const s = subscription.data;
   const workflowUrl = `${session.temporal_workflows_url}/${encodeURIComponent(`subscription:${s.id}`)}`;
   return (

@@ -1,6 +1,7 @@
 import { useEffect, useRef, type ReactNode } from 'react';
 import { ApiFailure } from '../api';
 import { statusLabel } from '../format';
+import { Link } from '../router';
 
 export function StatusBadge({ status }: { status: string }) {
   return <span className={`badge badge-${status}`}>{statusLabel(status)}</span>;
@@ -25,6 +26,22 @@ export function Failure({ error }: { error: unknown }) {
 
 export function isNotFound(error: unknown): boolean {
   return error instanceof ApiFailure && error.status === 404;
+}
+
+/**
+ * A detail page whose object could not be read: "not found" for a 404 (an id of another account reads
+ * the same as an unknown one), the error otherwise. `kind` is the object's name and `list` its list's path.
+ */
+export function ReadFailure({ error, kind, id, list }: { error: unknown; kind: string; id: string; list: string }) {
+  if (!isNotFound(error)) return <Failure error={error} />;
+  return (
+    <>
+      <h1>{kind[0]!.toUpperCase() + kind.slice(1)} not found</h1>
+      <p>
+        There is no {kind} {id} in this account. <Link to={list}>All {kind}s</Link>
+      </p>
+    </>
+  );
 }
 
 export function Empty({ children }: { children: ReactNode }) {
