@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/common';
-import { isRefusal } from '../src/http/errors';
+import { isRefusal, type ApiError } from '../src/http/errors';
 import type { Db } from '../src/db/prisma';
 import type { PaymentGateway } from '../src/payments/gateway';
 import { createGateway } from '../src/payments/simulated-gateway';
@@ -14,7 +14,7 @@ import {
   type RenewalPeriod,
   type FinalizedRenewal,
 } from '../src/subscriptions/period-billing';
-import { RENEWAL_REJECTED, rejectionFailure } from '../src/subscriptions/subscription-rejection';
+import { RENEWAL_REJECTED, rejectionFailure, type RejectionKind } from '../src/subscriptions/subscription-rejection';
 import {
   persistSubscription,
   type PersistSubscriptionInput,
@@ -24,6 +24,11 @@ import { atTime, type ClockTimed } from '../src/lib/clock-time';
 import type { CollectionMethod } from '../src/subscriptions/subscription-machine';
 import { findInvoice } from '../src/invoices/invoice.records';
 import { assertItemsWithinCeiling, type ItemWithParam } from '../src/subscriptions/period-ceiling';
+
+/** A service's refusal as the workflow carries it: what is named and missing, a conflict, or bad input. */
+function rejectionKindOf(error: ApiError): RejectionKind {
+  return error.type === 'not_found' ? 'not_found' : error.type === 'conflict' ? 'conflict' : 'invalid';
+}
 
 export type {
   PersistSubscriptionInput,
@@ -54,7 +59,7 @@ export function createSubscriptionActivities({
     } catch (error) {
       if (isRefusal(error))
         throw rejectionFailure({
-          status: error.status as 400 | 404 | 409,
+          kind: rejectionKindOf(error),
           code: error.code,
           message: error.message,
           param: error.param,

@@ -64,7 +64,7 @@ function parseArgs<T>(
   const issue = result.error.issues[0]!;
   const param = argumentPath(issue);
   throw rejectionFailure({
-    status: 400,
+    kind: 'invalid',
     code: 'parameter_invalid',
     message: `Invalid update argument '${param}': ${issue.message}`,
     param,
@@ -81,7 +81,7 @@ function validator<T>(
     const parsed = parseArgs(schema, args);
     if (run.state.version === 0)
       throw rejectionFailure({
-        status: 409,
+        kind: 'conflict',
         code: 'subscription_starting',
         message: `Subscription ${run.state.id} is still being created.`,
       });
@@ -124,7 +124,7 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
         parseArgs(noArgs, args);
         if (!('create' in input))
           throw rejectionFailure({
-            status: 409,
+            kind: 'conflict',
             code: 'subscription_exists',
             message: `Subscription ${run.state.id} exists already.`,
           });

@@ -3,16 +3,20 @@ import { SubscriptionRuleError } from './subscription-machine';
 
 /**
  * How a refusal travels from the workflow (an update validator or handler) or an activity to the
- * API: an ApplicationFailure of this type whose one detail says which HTTP answer to give. Safe to
- * import in workflow code.
+ * API: an ApplicationFailure of this type whose one detail says what kind of refusal it is; the API
+ * alone turns the kind into an HTTP answer (subscription-workflow.client.ts). Safe to import in
+ * workflow code.
  */
 export const REJECTION_TYPE = 'SubscriptionRejected';
 
 /** A period that cannot be invoiced (e.g. its customer was deleted): the workflow records it and moves on. */
 export const RENEWAL_REJECTED = 'RenewalRejected';
 
+/** A bad argument, something named that does not exist, or a move the subscription's state forbids. */
+export type RejectionKind = 'invalid' | 'not_found' | 'conflict';
+
 export interface Rejection {
-  status: 400 | 404 | 409;
+  kind: RejectionKind;
   code: string;
   message: string;
   param?: string;
@@ -29,16 +33,23 @@ export function rejectionFailure(rejection: Rejection): ApplicationFailure {
 
 export function ruleRejection(error: SubscriptionRuleError): ApplicationFailure {
   return rejectionFailure({
-    status: error.kind === 'conflict' ? 409 : 400,
+    kind: error.kind,
     code: error.code,
     message: error.message,
     ...(error.param ? { param: error.param } : {}),
   });
 }
 
+/** Failures made before RejectionKind carried the HTTP status instead (a worker of the previous release). */
+const KIND_OF_STATUS: Record<number, RejectionKind> = { 400: 'invalid', 404: 'not_found', 409: 'conflict' };
+
 /** The Rejection carried by a failure (directly or as the cause of an ActivityFailure), if any. */
 export function rejectionOf(error: unknown): Rejection | undefined {
-  return applicationFailureOf(error, REJECTION_TYPE)?.details?.[0] as Rejection | undefined;
+  const detail = applicationFailureOf(error, REJECTION_TYPE)?.details?.[0] as
+    (Omit<Rejection, 'kind'> & { kind?: RejectionKind; status?: number }) | undefined;
+  if (!detail) return undefined;
+  const { status, kind, ...rest } = detail;
+  return { kind: kind ?? KIND_OF_STATUS[status ?? 400] ?? 'invalid', ...rest };
 }
 
 /**

@@ -1,7 +1,7 @@
 import { isGrpcServiceError, type Client } from '@temporalio/client';
 import type { Db } from '../db/prisma';
 import { WorkflowNotFoundError, type UpdateDefinition } from '@temporalio/common';
-import { ApiError, conflict, ServiceUnavailableError } from '../http/errors';
+import { ApiError, conflict, ServiceUnavailableError, type ErrorType } from '../http/errors';
 import { BILLING_ACCOUNT_ID, BILLING_CUSTOMER_ID, BILLING_STATUS } from '../temporal/search-attributes';
 import { isStartPending, type WorkflowStart } from '../temporal/workflow-starts';
 import { displayStartOptions, type WorkflowDisplay } from '../temporal/workflow-display';
@@ -14,14 +14,19 @@ import {
 import { logger } from '../http/logger';
 import { nextAction, type SubscriptionState } from './subscription-machine';
 import type { TestClockBinding } from '../../workflows/test-clock-contract';
-import { rejectionOf, type Rejection } from './subscription-rejection';
+import { rejectionOf, type Rejection, type RejectionKind } from './subscription-rejection';
 import type { SubscriptionObject } from './subscription.schemas';
 import { subscriptionTimerSummary } from '../../workflows/summaries';
 import type { ChargeReceipt } from '../transactions/charge-receipt';
 
+const ERROR_TYPE_OF: Record<RejectionKind, ErrorType> = {
+  invalid: 'invalid_request_error',
+  not_found: 'not_found',
+  conflict: 'conflict',
+};
+
 function toApiError(rejection: Rejection): ApiError {
-  const type = rejection.status === 409 ? 'conflict' : rejection.status === 404 ? 'not_found' : 'invalid_request_error';
-  return new ApiError(type, rejection.code, rejection.message, rejection.param);
+  return new ApiError(ERROR_TYPE_OF[rejection.kind], rejection.code, rejection.message, rejection.param);
 }
 
 /** How long the API waits for Temporal to answer a health probe before it answers 503. */

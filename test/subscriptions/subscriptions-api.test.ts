@@ -530,7 +530,7 @@ describe('POST /subscriptions', () => {
     const error = await world.env.client.workflow
       .executeUpdateWithStart(createdUpdate, { startWorkflowOperation })
       .catch((caught: unknown) => caught);
-    expect(rejectionOf(error)).toMatchObject({ status: 404, param: 'items.0.price' });
+    expect(rejectionOf(error)).toMatchObject({ kind: 'not_found', param: 'items.0.price' });
     expect(await world.app.prisma.subscription.findUnique({ where: { id } })).toBeNull();
     expect((await workflowHandle(world, id).describe()).status.name).toBe('COMPLETED');
   });
@@ -825,7 +825,7 @@ describe('changing a subscription', () => {
       refusals.map(([name, args, param]) => [
         name,
         args,
-        expect.objectContaining({ status: 400, code: 'parameter_invalid', param }),
+        expect.objectContaining({ kind: 'invalid', code: 'parameter_invalid', param }),
       ]),
     );
     // The workflow never failed a task: the next API call is answered at once, and the API's spelling works for operators.
@@ -850,7 +850,7 @@ describe('changing a subscription', () => {
     const empty = await handle.executeUpdate('update', { args: [{}] }).catch((failure: unknown) => failure);
     expect(empty).toBeInstanceOf(WorkflowUpdateFailedError);
     expect(((empty as WorkflowUpdateFailedError).cause as ApplicationFailure).details?.[0]).toMatchObject({
-      status: 400,
+      kind: 'invalid',
       code: 'parameter_missing',
     });
     await settled(world, created.id);
