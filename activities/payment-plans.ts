@@ -1,4 +1,5 @@
 import { ApplicationFailure } from '@temporalio/common';
+import { chargeFailure } from '../src/payments/charge-failure';
 import { Context } from '@temporalio/activity';
 import type { Db } from '../src/db/prisma';
 import type { PaymentGateway } from '../src/payments/gateway';
@@ -78,7 +79,9 @@ export function createPaymentPlanActivities({ prisma, gateway = createGateway(pr
       const entry = payment?.transactionId
         ? await prisma.transaction.findUnique({ where: { id: payment.transactionId } })
         : null;
-      return { outcome, snapshot: await snapshot(input.planId), charge: await chargeReceipt(prisma, entry) };
+      const answer = { outcome, snapshot: await snapshot(input.planId), charge: await chargeReceipt(prisma, entry) };
+      if (outcome !== 'failed') return answer;
+      throw chargeFailure(`installment ${input.number} charge attempt ${input.attempt}`, entry?.failureCode, answer);
     },
 
     async markPaymentPlanInstallmentOverdue(

@@ -1,5 +1,6 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { isRefusal, type ApiError } from '../src/http/errors';
+import { chargeFailure } from '../src/payments/charge-failure';
 import type { Db } from '../src/db/prisma';
 import type { PaymentGateway } from '../src/payments/gateway';
 import { createGateway } from '../src/payments/simulated-gateway';
@@ -100,8 +101,11 @@ export function createSubscriptionActivities({
       return atTime(input.clockTime, () => finalizeRenewalInvoice(prisma, input));
     },
 
+    /** A failed attempt fails the activity (CHARGE_FAILED) with its result, so the Web UI draws it failed. */
     async chargeRenewalInvoice(input: RenewalChargeInput & ClockTimed): Promise<RenewalChargeResult> {
-      return atTime(input.clockTime, () => chargeRenewalInvoice(prisma, gateway, input));
+      const result = await atTime(input.clockTime, () => chargeRenewalInvoice(prisma, gateway, input));
+      if (result.outcome !== 'failed') return result;
+      throw chargeFailure(`charge attempt ${input.attempt}`, result.failureCode, result);
     },
 
     async settleCreatedInvoice(

@@ -1,6 +1,7 @@
 import { proxyActivities, type ActivityInterfaceFor } from '@temporalio/workflow';
 import type { PaymentPlanActivities } from '../activities/payment-plans';
 import { HEARTBEAT_TIMEOUT } from './activity-options';
+import { CHARGE_FAILED } from '../src/payments/charge-failure';
 
 /**
  * The payment-plan workflow's activities, in one timeout profile: each step writes the database and
@@ -15,6 +16,6 @@ export const planSteps: ActivityInterfaceFor<PaymentPlanActivities> = proxyActiv
     initialInterval: '1 second',
     backoffCoefficient: 2,
     maximumInterval: '1 minute',
-    nonRetryableErrorTypes: ['PaymentPlanMissing'],
+    nonRetryableErrorTypes: ['PaymentPlanMissing', CHARGE_FAILED],
   },
 });

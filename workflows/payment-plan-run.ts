@@ -1,4 +1,5 @@
 import { condition, log, patched, upsertSearchAttributes, uuid4 } from '@temporalio/workflow';
+import { chargeAnswer } from '../src/payments/charge-failure';
 import { BILLING_STATUS } from '../src/temporal/search-attributes';
 import type { WorkflowTime } from './clock';
 import { planSteps } from './payment-plan-activities';
@@ -250,9 +251,10 @@ export class PaymentPlanRun {
       work.number === 1 && this.snapshot.status === 'pending'
         ? `deposit (installment 1 ${this.of()})`
         : `installment ${work.number} ${this.of()}`;
-    const charged = await planSteps.chargePaymentPlanInstallment.executeWithOptions(
-      { summary: `charge ${what} attempt ${work.attempt}` },
-      [{ planId: this.input.planId, number: work.number, attempt: work.attempt, at: now, ...this.clockTime() }],
+    const charged = await chargeAnswer(
+      planSteps.chargePaymentPlanInstallment.executeWithOptions({ summary: `charge ${what} attempt ${work.attempt}` }, [
+        { planId: this.input.planId, number: work.number, attempt: work.attempt, at: now, ...this.clockTime() },
+      ]),
     );
     this.observe(charged.snapshot);
   }

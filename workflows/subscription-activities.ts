@@ -5,7 +5,10 @@ import {
   type LocalActivityInterfaceFor,
 } from '@temporalio/workflow';
 import type { SubscriptionActivities } from '../activities/subscriptions';
+import type { RenewalChargeInput, RenewalChargeResult } from '../src/subscriptions/period-billing';
+import type { ClockTimed } from '../src/lib/clock-time';
 import { REJECTION_TYPE, RENEWAL_REJECTED } from '../src/subscriptions/subscription-rejection';
+import { CHARGE_FAILED, chargeAnswer } from '../src/payments/charge-failure';
 import { HEARTBEAT_TIMEOUT } from './activity-options';
 
 /**
@@ -16,7 +19,7 @@ const retry = {
   initialInterval: '1 second',
   backoffCoefficient: 2,
   maximumInterval: '1 minute',
-  nonRetryableErrorTypes: [REJECTION_TYPE, RENEWAL_REJECTED],
+  nonRetryableErrorTypes: [REJECTION_TYPE, RENEWAL_REJECTED, CHARGE_FAILED],
 };
 
 /** Database steps: the projection's write and a renewal's invoice. */
@@ -30,7 +33,7 @@ export const records: Pick<
 });
 
 /** A charge: the gateway may take a while; a retry finishes the same attempt (its attempt key). */
-export const payments: Pick<
+const payments: Pick<
   ActivityInterfaceFor<SubscriptionActivities>,
   'chargeRenewalInvoice'
 > = proxyActivities<SubscriptionActivities>({
@@ -44,3 +47,8 @@ export const localRecords: Pick<
   LocalActivityInterfaceFor<SubscriptionActivities>,
   'persistSubscription' | 'settleCreatedInvoice' | 'checkItemsWithinCeiling' | 'invoiceStatus'
 > = proxyLocalActivities<SubscriptionActivities>({ startToCloseTimeout: '30 seconds', retry });
+
+/** One charge attempt of an invoice, answered whether it succeeded or failed (a failure is drawn failed: CHARGE_FAILED). */
+export function chargeInvoice(summary: string, input: RenewalChargeInput & ClockTimed): Promise<RenewalChargeResult> {
+  return chargeAnswer(payments.chargeRenewalInvoice.executeWithOptions({ summary }, [input]));
+}

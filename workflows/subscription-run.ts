@@ -8,6 +8,8 @@ import {
 } from '@temporalio/workflow';
 import { Mutex } from 'async-mutex';
 import type { PersistSubscriptionInput, RenewalChargeResult } from '../activities/subscriptions';
+import type { RenewalChargeInput } from '../src/subscriptions/period-billing';
+import type { ClockTimed } from '../src/lib/clock-time';
 import {
   billed,
   chargedOnFinalize,
@@ -43,7 +45,7 @@ import {
 import type { SubscriptionObject } from '../src/subscriptions/subscription.schemas';
 import { BILLING_STATUS } from '../src/temporal/search-attributes';
 import type { WorkflowTime } from './clock';
-import { localRecords, payments, records } from './subscription-activities';
+import { chargeInvoice, localRecords, records } from './subscription-activities';
 import type { SubscriptionStateView, SubscriptionWorkflowInput } from './subscription-messages';
 import { SUBSCRIPTION_PATCHES as PATCHES } from './subscription-patches';
 import {
@@ -377,41 +379,35 @@ export class SubscriptionRun {
   private chargeAttemptOne(index: number, invoiceId: string, number?: string | null): Promise<RenewalChargeResult> {
     const { state } = this;
     const { periodStart } = periodToBill(state, index);
-    return payments.chargeRenewalInvoice.executeWithOptions(
-      { summary: `charge invoice ${invoiceLabel(invoiceId, number)} attempt 1 (renewal ${isoDay(periodStart)})` },
-      [
-        {
-          accountId: state.accountId,
-          subscriptionId: state.id,
-          periodStart,
-          invoiceId,
-          attempt: 1,
-          paymentMethodId: state.defaultPaymentMethodId,
-          ...this.clockTime(),
-        },
-      ],
+    return chargeInvoice(
+      `charge invoice ${invoiceLabel(invoiceId, number)} attempt 1 (renewal ${isoDay(periodStart)})`,
+      this.attemptOneOf(index, invoiceId),
     );
+  }
+
+  /** What attempt 1 of a period's invoice charges: the period's key and the subscription's default payment method. */
+  private attemptOneOf(index: number, invoiceId: string): RenewalChargeInput & ClockTimed {
+    const { state } = this;
+    return {
+      accountId: state.accountId,
+      subscriptionId: state.id,
+      periodStart: periodToBill(state, index).periodStart,
+      invoiceId,
+      attempt: 1,
+      paymentMethodId: state.defaultPaymentMethodId,
+      ...this.clockTime(),
+    };
   }
 
   /** The first period of a subscription the API created, since PATCHES.firstPeriodLocal (see there). */
   private async billCreatedInvoice(index: number, invoiceId: string): Promise<void> {
     const { state } = this;
-    const { periodStart } = periodToBill(state, index);
     const summary =
       state.collectionMethod === 'charge_automatically'
         ? `first invoice ${invoiceId}: the API's charge, attempt 1`
         : `first invoice ${invoiceId}: finalized at creation`;
     const found = await localRecords.settleCreatedInvoice.executeWithOptions({ summary }, [
-      {
-        accountId: state.accountId,
-        subscriptionId: state.id,
-        periodStart,
-        invoiceId,
-        attempt: 1,
-        paymentMethodId: state.defaultPaymentMethodId,
-        collectionMethod: state.collectionMethod,
-        ...this.clockTime(),
-      },
+      { ...this.attemptOneOf(index, invoiceId), collectionMethod: state.collectionMethod },
     ]);
     if (chargedOnFinalize(state, found.status)) {
       await this.recordBilled(
@@ -456,21 +452,17 @@ export class SubscriptionRun {
     const { state } = this;
     const entry = state.dunning.find((candidate) => candidate.invoiceId === invoiceId)!;
     const attempt = nextAttempt(entry);
-    const result = await payments.chargeRenewalInvoice.executeWithOptions(
+    const result = await chargeInvoice(
+      `charge invoice ${invoiceLabel(invoiceId, entry.invoiceNumber)} attempt ${attempt} (${dunningRetryLabel(entry)})`,
       {
-        summary: `charge invoice ${invoiceLabel(invoiceId, entry.invoiceNumber)} attempt ${attempt} (${dunningRetryLabel(entry)})`,
+        accountId: state.accountId,
+        subscriptionId: state.id,
+        periodStart: entry.periodStart,
+        invoiceId,
+        attempt,
+        paymentMethodId: state.defaultPaymentMethodId,
+        ...this.clockTime(),
       },
-      [
-        {
-          accountId: state.accountId,
-          subscriptionId: state.id,
-          periodStart: entry.periodStart,
-          invoiceId,
-          attempt,
-          paymentMethodId: state.defaultPaymentMethodId,
-          ...this.clockTime(),
-        },
-      ],
     );
     if (result.outcome !== 'failed') {
       await this.endDunning(invoiceId);

@@ -56,9 +56,10 @@ export function dunningRetryLabel(entry: Pick<DunningState, 'attempts' | 'retryD
 }
 
 /**
- * `, after charge attempt 2 FAILED`: the charge activity before a dunning retry completes (its result
- * reads `outcome: failed`), so the Web UI draws it as a success; the wait that follows says it failed.
- * Nothing for a round started by a resume, which has made no charge yet.
+ * `, after charge attempt 2 FAILED`: the wait before a dunning retry says why it waits (the charge
+ * activity before it is drawn failed, src/payments/charge-failure.ts; in histories recorded before
+ * that, it completed and looked like a success). Nothing for a round started by a resume, which has
+ * made no charge yet.
  */
 export function failedChargeNote(entry: Pick<DunningState, 'attempts' | 'attemptOffset'>): string {
   return entry.attempts === 0 ? '' : `, after charge attempt ${(entry.attemptOffset ?? 0) + entry.attempts} FAILED`;

@@ -27,8 +27,8 @@ export interface ChargeReceipt {
   invoice?: { id: string; number: string | null };
   /**
    * One line: `succeeded: $30.00 on visa ****4242 for invoice INV-000042 (<id>), txn_... (ch_...)`. A failure
-   * reads `FAILED (card_declined): ...`: the activity completes, so the Web UI draws it green, and the
-   * word is what shows it failed (docs/operations.md, "why was this customer charged").
+   * reads `FAILED (card_declined): ...`; its activity fails (src/payments/charge-failure.ts), with this
+   * receipt in the failure's details (docs/operations.md, "why was this customer charged").
    */
   description: string;
 }

@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import { CHARGE_FAILED } from '../../src/payments/charge-failure';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ApplicationFailure } from '@temporalio/common';
@@ -284,6 +285,10 @@ it('a declined charge reads FAILED and a refused request fails its update, in th
   const charge = view.activities.find((activity) => activity.type === 'chargePaymentPlanInstallment')!;
   const result = charge.result as { outcome: string; charge: { description: string } };
   expect(result.outcome).toBe('failed');
+  expect(charge.failure).toEqual({
+    type: CHARGE_FAILED,
+    message: 'installment 1 charge attempt 1 FAILED (card_declined)',
+  });
   expect(result.charge.description).toMatch(/^FAILED \(card_declined\): \$100\.00 on visa \*{4}0002/);
 
   const refused = await handle.executeUpdate('resolveDeposit', { args: [{}] }).catch((thrown: unknown) => thrown);
@@ -356,6 +361,8 @@ it('dunning: BillingStatus past_due while retried, back to active when a retry p
         failureCode: 'card_declined',
       },
     });
+    // Drawn failed in the Web UI: the activity failed, its message naming the processor's answer and no card detail.
+    expect(firstCharge.failure).toEqual({ type: CHARGE_FAILED, message: 'charge attempt 1 FAILED (card_declined)' });
     const invoice = await world.app.prisma.invoice.findUniqueOrThrow({ where: { id: entry!.invoiceId } });
     expect((firstCharge.result as { charge: { description: string } }).charge.description).toMatch(
       new RegExp(
@@ -386,6 +393,7 @@ it('dunning: BillingStatus past_due while retried, back to active when a retry p
       `charge invoice ${label} attempt 1 (renewal ${day(entry!.periodStart)})`,
       `charge invoice ${label} attempt 2 (dunning retry 1 of 3)`,
     ]);
+    expect(charges[1]!.failure).toBeUndefined();
     expect(charges[1]!.result).toMatchObject({
       outcome: 'paid',
       charge: { status: 'succeeded', brand: 'visa', last4: '4242', amount: 3000 },

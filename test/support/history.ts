@@ -18,7 +18,15 @@ const decode = decodePayload;
 export interface HistoryView {
   timers: string[];
   /** Activities and local activities (`local`: recorded as a marker in the workflow task that ran it). */
-  activities: { type: string; summary: string | undefined; result: unknown; local: boolean }[];
+  activities: {
+    type: string;
+    summary: string | undefined;
+    /** Its result; for a failed activity, the detail of its failure (a failed charge's answer). */
+    result: unknown;
+    /** Set when the activity failed (drawn failed in the Web UI): the failure's type and message. */
+    failure?: { type: string; message: string };
+    local: boolean;
+  }[];
   /** The workflow's input (its first argument), as the Web UI shows it. */
   input?: unknown;
   /** The start delay of its first workflow task (ms), when it was started with one. */
@@ -31,7 +39,7 @@ export interface HistoryView {
 export async function historyView(handle: WorkflowHandle): Promise<HistoryView> {
   const { events } = await handle.fetchHistory();
   const list: HistoryEvent[] = events ?? [];
-  const scheduled = new Map<string, { type: string; summary: string | undefined; result: unknown }>();
+  const scheduled = new Map<string, HistoryView['activities'][number]>();
   const view: HistoryView = { timers: [], activities: [], workflowTasks: 0 };
   for (const event of list) {
     const started = event.workflowExecutionStartedEventAttributes;
@@ -51,6 +59,17 @@ export async function historyView(handle: WorkflowHandle): Promise<HistoryView> 
     if (completed) {
       const entry = scheduled.get(String(completed.scheduledEventId));
       if (entry) entry.result = await decode(completed.result?.payloads?.[0]);
+    }
+    const failed = event.activityTaskFailedEventAttributes;
+    if (failed) {
+      const entry = scheduled.get(String(failed.scheduledEventId));
+      if (entry) {
+        entry.failure = {
+          type: failed.failure?.applicationFailureInfo?.type ?? '',
+          message: failed.failure?.message ?? '',
+        };
+        entry.result = await decode(failed.failure?.applicationFailureInfo?.details?.payloads?.[0]);
+      }
     }
     const marker = event.markerRecordedEventAttributes;
     if (marker?.markerName === 'core_local_activity') {
