@@ -1,10 +1,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { execFileSync } from 'node:child_process';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import axe from 'axe-core';
-import { projectRoot } from '../../src/config';
+import type { Page } from 'playwright-core';
 import { DASHBOARD_DIST } from '../../src/http/dashboard-page';
+import {
+  browserTest,
+  ensureDashboardBuilt,
+  haveChromium,
+  openDashboardBrowser,
+  type DashboardBrowser,
+} from '../support/browser';
 import { apiClient, createTestAccount } from '../support/harness';
 import { createTestUser } from '../support/dashboard';
 import { createInvoice, createTaxRate, customerWithCard, simpleInvoice } from '../support/payments';
@@ -18,41 +22,20 @@ import {
 import { createUser } from '../../src/dashboard-auth/user.service';
 
 /**
- * The dashboard in headless Chromium (Debian's, as test/api/docs-page.test.ts): sign in, customers, a
- * customer, pausing a subscription, the standard user's navigation, signing out; axe-core on each
- * screen (no serious or critical violation) and screenshots at 1280 and 390 px in test-output/dashboard-*.png.
+ * The dashboard in headless Chromium: sign in, customers, a customer, pausing a subscription, invoices,
+ * the standard user's navigation, signing out (test/support/browser.ts: axe-core and screenshots).
  */
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const haveChromium = fs.existsSync(CHROMIUM);
-if (!haveChromium)
-  console.warn(`test/dashboard/dashboard-browser.test.ts: no Chromium at ${CHROMIUM}: the browser tests are skipped`);
-const OUTPUT = path.join(projectRoot, 'test-output');
-const browserIt = haveChromium ? it : it.skip;
-
-/** Whether dist/dashboard was built after the last change to the app's sources. */
-function isBuildCurrent(): boolean {
-  const built = path.join(DASHBOARD_DIST, 'index.html');
-  if (!fs.existsSync(built)) return false;
-  const sources = path.join(projectRoot, 'src', 'dashboard');
-  const newest = fs
-    .readdirSync(sources, { recursive: true, withFileTypes: true })
-    .filter((entry) => entry.isFile())
-    .reduce((latest, entry) => Math.max(latest, fs.statSync(path.join(entry.parentPath, entry.name)).mtimeMs), 0);
-  return fs.statSync(built).mtimeMs >= newest;
-}
+const browserIt = browserTest('test/dashboard/dashboard-browser.test.ts');
 
 let world: SubscriptionWorld;
-let browser: Browser | undefined;
+let browser: DashboardBrowser | undefined;
 let developer: { email: string; password: string };
 let standard: { email: string; password: string };
 let customerId: string;
 let subscriptionId: string;
-const offSite: string[] = [];
 
 beforeAll(async () => {
-  // npm install builds it; a checkout whose build is older than its sources is built again.
-  if (!isBuildCurrent())
-    execFileSync('node', [path.join(projectRoot, 'scripts', 'build-dashboard.mjs')], { stdio: 'inherit' });
+  ensureDashboardBuilt();
   world = await startSubscriptionWorld();
   await world.app.prisma.account.update({ where: { id: world.accountId }, data: { name: 'Acme Rockets' } });
   developer = await createTestUser(world.app.prisma, world.accountId, { role: 'developer', name: 'Dora Developer' });
@@ -73,65 +56,16 @@ beforeAll(async () => {
     start_date: Math.floor((await world.env.currentTimeMs()) / 1000),
   });
   subscriptionId = subscription.id;
-  if (haveChromium)
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
-    });
-  fs.mkdirSync(OUTPUT, { recursive: true });
+  if (haveChromium) browser = await openDashboardBrowser(world.app.baseUrl);
 });
 afterAll(async () => {
   await browser?.close();
   await world?.close();
 });
 
-async function newPage(width = 1280): Promise<Page> {
-  const page = await browser!.newPage({ viewport: { width, height: width > 500 ? 860 : 844 } });
-  page.on('pageerror', (error) => {
-    throw error;
-  });
-  await page.route('**/*', (route) => {
-    const url = route.request().url();
-    if (url.startsWith(world.app.baseUrl) || url.startsWith('data:')) return route.continue();
-    offSite.push(url);
-    return route.abort();
-  });
-  return page;
-}
-
-async function signIn(page: Page, user: { email: string; password: string }) {
-  await page.goto(`${world.app.baseUrl}/dashboard`);
-  await page.waitForURL('**/dashboard/login');
-  await page.getByLabel('Email').fill(user.email);
-  await page.getByLabel('Password').fill(user.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: /^Welcome/ }).waitFor();
-}
-
-/** axe-core in the page (evaluated through the DevTools protocol, so the CSP needs no exception). */
-async function seriousViolations(page: Page): Promise<string[]> {
-  await page.evaluate(axe.source);
-  // Runs in the page, where `axe` is the global the script above defined.
-  const result = await page.evaluate(() =>
-    (globalThis as unknown as { axe: typeof axe }).axe.run({ resultTypes: ['violations'] }),
-  );
-  return result.violations
-    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-    .map(
-      (violation) =>
-        `${violation.id}: ${violation.help} (${violation.nodes.map((node) => node.target.join(' ')).join(', ')})`,
-    );
-}
-
-/** Checks the screen with axe and keeps a screenshot of it at 1280 px, then at 390 px. */
-async function screen(page: Page, name: string) {
-  expect({ screen: name, violations: await seriousViolations(page) }).toEqual({ screen: name, violations: [] });
-  for (const width of [1280, 390]) {
-    await page.setViewportSize({ width, height: width > 500 ? 860 : 844 });
-    await page.screenshot({ path: path.join(OUTPUT, `dashboard-${name}-${width}.png`), fullPage: true });
-  }
-  await page.setViewportSize({ width: 1280, height: 860 });
-}
+const newPage = (width?: number) => browser!.newPage(width);
+const signIn = (page: Page, user: { email: string; password: string }) => browser!.signIn(page, user);
+const screen = (page: Page, name: string) => browser!.screen(page, name);
 
 describe('the dashboard in a browser', () => {
   it('serves the app at /dashboard and any path below it, with the security headers, and its assets', async () => {
@@ -361,6 +295,6 @@ describe('the dashboard in a browser', () => {
     const cookies = await page.context().cookies();
     expect(cookies.find((cookie) => cookie.name === 'cc_session')).toBeUndefined();
     await page.close();
-    expect(offSite).toEqual([]);
+    expect(browser!.offSite).toEqual([]);
   });
 });
