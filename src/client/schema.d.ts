@@ -877,6 +877,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/terminal-payments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Terminal payments not settled yet (waiting, resolving, approved_no_credential), oldest first
+         * @description What support acts on (resolve or cancel through the plan payment endpoints); the same list as `npm run support -- terminal:stuck`. At most 500.
+         */
+        get: operations["getTerminalPayments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/payment-plans/{id}/payments/{payment_id}/resolve": {
         parameters: {
             query?: never;
@@ -2760,6 +2780,14 @@ export interface components {
             external: true;
             /** @description Your reference (receipt, cheque number) */
             external_reference?: string;
+        };
+        OpenTerminalPayment: {
+            payment: components["schemas"]["PaymentPlanPayment"];
+            /** @description The plan's customer, by name */
+            customer_name: string | null;
+            terminal_label: string | null;
+            /** @description When the payment entered its terminal state (Unix seconds) */
+            since: number;
         };
         PaymentPlanPaymentRefund: {
             /** @description Cents; all that is left to refund on the payment when absent */
@@ -9946,6 +9974,98 @@ export interface operations {
             };
             /** @description Unknown resource, or one of another account */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests with this API key (`code: rate_limit`): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers are larger than 64 KB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PostgreSQL or Temporal does not answer: retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getTerminalPayments: {
+        parameters: {
+            query?: {
+                /** @description Only payments in their state for at least this many minutes (decimal digits, 0 to 525600) */
+                older_than_minutes?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["OpenTerminalPayment"][];
+                    };
+                };
+            };
+            /** @description Invalid request: `error.param` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key, the user or the account may not do this; or a write made with a dashboard session lacks its CSRF token or comes from another origin */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

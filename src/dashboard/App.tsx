@@ -12,6 +12,8 @@ import { SubscriptionDetail } from './pages/SubscriptionDetail';
 import { Later } from './pages/Later';
 import { InvoiceDetail } from './pages/InvoiceDetail';
 import { Invoices } from './pages/Invoices';
+import { PaymentPlans } from './pages/PaymentPlans';
+import { PaymentPlanDetail } from './pages/PaymentPlanDetail';
 import { SESSION_KEY } from './session';
 
 export function App() {
@@ -73,6 +75,8 @@ function Page({ path, session }: { path: string; session: Session }) {
       return id ? <SubscriptionDetail id={decodeURIComponent(id)} session={session} /> : <Subscriptions />;
     case 'invoices':
       return id ? <InvoiceDetail id={decodeURIComponent(id)} /> : <Invoices />;
+    case 'payment-plans':
+      return id ? <PaymentPlanDetail id={decodeURIComponent(id)} session={session} /> : <PaymentPlans />;
     case 'developers':
       return canDevelop ? (
         <Later title="Developers" what="API keys, webhook destinations and delivery logs" />

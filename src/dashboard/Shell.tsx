@@ -9,6 +9,7 @@ const NAV = [
   { to: '/customers', label: 'Customers' },
   { to: '/subscriptions', label: 'Subscriptions' },
   { to: '/invoices', label: 'Invoices' },
+  { to: '/payment-plans', label: 'Payment plans' },
   { to: '/developers', label: 'Developers', developer: true },
   { to: '/settings', label: 'Settings' },
 ];

@@ -125,3 +125,7 @@ type Schemas = components['schemas'];
 export type Invoice = Schemas['Invoice'];
 export type InvoiceLine = Schemas['InvoiceLine'];
 export type Transaction = Schemas['Transaction'];
+export type PaymentPlan = Schemas['PaymentPlan'];
+export type PlanInstallment = Schemas['PaymentPlanInstallment'];
+export type PlanPayment = Schemas['PaymentPlanPayment'];
+export type OpenTerminalPayment = Schemas['OpenTerminalPayment'];

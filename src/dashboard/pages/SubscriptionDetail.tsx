@@ -3,7 +3,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, type Session, type Subscription } from '../api';
 import { formatDate, formatDateTime, formatInterval, formatMoney } from '../format';
 import { Link } from '../router';
-import { Confirm, Loading, ReadFailure, StatusBadge } from './common';
+import { Confirm, Failure, Loading, Notice, ReadFailure, StatusBadge, WorkflowLink } from './common';
 import { nextInvoiceDate, subscriptionAmount } from './Subscriptions';
 
 type Action = 'pause' | 'resume' | 'cancel';
@@ -79,20 +79,10 @@ export function SubscriptionDetail({ id, session }: { id: string; session: Sessi
             {ACTIONS[action].label}
           </button>
         ))}
-        <a className="button-link" href={workflowUrl} target="_blank" rel="noreferrer">
-          Workflow in Temporal
-        </a>
+        <WorkflowLink url={workflowUrl} />
       </div>
-      {notice && (
-        <p className="notice" role="status">
-          {notice}
-        </p>
-      )}
-      {act.isError && (
-        <p className="error" role="alert">
-          {act.error.message}
-        </p>
-      )}
+      <Notice text={notice} />
+      {act.isError && <Failure error={act.error} />}
       {asking && (
         <Confirm
           title={`${ACTIONS[asking].label === 'Cancel subscription' ? 'Cancel' : ACTIONS[asking].label} this subscription?`}

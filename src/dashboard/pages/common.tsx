@@ -110,3 +110,43 @@ export function Confirm(props: {
     </dialog>
   );
 }
+
+/** A list's status filter as links (All first); `to` gives the list's address for a status ('' for all). */
+export function StatusTabs({
+  statuses,
+  current,
+  to,
+}: {
+  statuses: readonly string[];
+  current: string;
+  to: (status: string) => string;
+}) {
+  return (
+    <nav className="tabs" aria-label="Status">
+      {['', ...statuses].map((value) => (
+        <Link key={value || 'all'} to={to(value)} aria-current={current === value ? 'page' : undefined}>
+          {value ? statusLabel(value) : 'All'}
+        </Link>
+      ))}
+    </nav>
+  );
+}
+
+/** What an action just did, read out by screen readers; nothing when there is nothing to say. */
+export function Notice({ text }: { text: string | undefined }) {
+  if (!text) return null;
+  return (
+    <p className="notice" role="status">
+      {text}
+    </p>
+  );
+}
+
+/** The object's workflow in the Temporal Web UI (operators' view of the same object), in a new tab. */
+export function WorkflowLink({ url }: { url: string }) {
+  return (
+    <a className="button-link" href={url} target="_blank" rel="noreferrer">
+      Workflow in Temporal
+    </a>
+  );
+}
