@@ -1126,6 +1126,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/audit-log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every write made through the API, newest first: who (API key or dashboard user), what, on which object */
+        get: operations["getAuditLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/health": {
         parameters: {
             query?: never;
@@ -2914,6 +2931,31 @@ export interface components {
         TestClockAdvance: {
             /** @description Unix seconds, after the current frozen_time and at most two of the longest billing interval among the clock's subscriptions and payment plans ahead (two years when it has none) */
             frozen_time: number;
+        };
+        AuditEntry: {
+            id: string;
+            /** @enum {string} */
+            object: "audit_entry";
+            /** @description Unix seconds */
+            created: number;
+            actor: {
+                /** @enum {string} */
+                type: "api_key" | "user";
+                /** @description key_... or usr_... */
+                id: string;
+                /** @description The user's name, or the key's first characters */
+                name: string | null;
+                email: string | null;
+            };
+            method: string;
+            /** @description The operation, as its path template */
+            route: string;
+            path: string;
+            status: number;
+            /** @description The object written */
+            object_id: string | null;
+            /** @description x-request-id of the write, as in the logs */
+            request_id: string;
         };
         Health: {
             /** @enum {string} */
@@ -12021,6 +12063,108 @@ export interface operations {
             };
             /** @description The request body is not `application/json` */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests with this API key (`code: rate_limit`): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers are larger than 64 KB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PostgreSQL or Temporal does not answer: retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAuditLog: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 (decimal digits) */
+                page?: number;
+                /** @description Page size, 1 to 100 (decimal digits) */
+                take?: number;
+                /** @description Only the writes of this object (its id) */
+                object?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["AuditEntry"][];
+                        meta: {
+                            page: number;
+                            take: number;
+                            itemsTotal: number;
+                            pagesTotal: number;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request: `error.param` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key, the user or the account may not do this; or a write made with a dashboard session lacks its CSRF token or comes from another origin */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -12,6 +12,7 @@ import { SubscriptionDetail } from './pages/SubscriptionDetail';
 import { Later } from './pages/Later';
 import { InvoiceDetail } from './pages/InvoiceDetail';
 import { Invoices } from './pages/Invoices';
+import { AuditLog } from './pages/AuditLog';
 import { PaymentPlans } from './pages/PaymentPlans';
 import { PaymentPlanDetail } from './pages/PaymentPlanDetail';
 import { SESSION_KEY } from './session';
@@ -77,6 +78,8 @@ function Page({ path, session }: { path: string; session: Session }) {
       return id ? <InvoiceDetail id={decodeURIComponent(id)} /> : <Invoices />;
     case 'payment-plans':
       return id ? <PaymentPlanDetail id={decodeURIComponent(id)} session={session} /> : <PaymentPlans />;
+    case 'audit-log':
+      return canDevelop ? <AuditLog /> : <NotFound />;
     case 'developers':
       return canDevelop ? (
         <Later title="Developers" what="API keys, webhook destinations and delivery logs" />

@@ -10,6 +10,7 @@ const NAV = [
   { to: '/subscriptions', label: 'Subscriptions' },
   { to: '/invoices', label: 'Invoices' },
   { to: '/payment-plans', label: 'Payment plans' },
+  { to: '/audit-log', label: 'Audit log', developer: true },
   { to: '/developers', label: 'Developers', developer: true },
   { to: '/settings', label: 'Settings' },
 ];

@@ -129,3 +129,4 @@ export type PaymentPlan = Schemas['PaymentPlan'];
 export type PlanInstallment = Schemas['PaymentPlanInstallment'];
 export type PlanPayment = Schemas['PaymentPlanPayment'];
 export type OpenTerminalPayment = Schemas['OpenTerminalPayment'];
+export type AuditEntry = Schemas['AuditEntry'];

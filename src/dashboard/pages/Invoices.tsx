@@ -3,7 +3,7 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { api, type Invoice, type Page } from '../api';
 import { formatDate, formatMoney } from '../format';
 import { Link, navigate, useLocation } from '../router';
-import { Empty, Failure, Loading, Pager, StatusBadge, StatusTabs } from './common';
+import { Empty, Failure, Loading, PagesOf, StatusBadge, StatusTabs } from './common';
 
 const TAKE = 20;
 const STATUSES = ['draft', 'open', 'paid', 'void'];
@@ -127,14 +127,11 @@ export function Invoices() {
           </table>
         </div>
       )}
-      {invoices.data && (
-        <Pager
-          page={filters.page}
-          hasNext={filters.page < invoices.data.meta.pagesTotal}
-          onPage={(page) => navigate(addressOf({ ...filters, page }), { replace: true })}
-          label={`Page ${filters.page} of ${Math.max(1, invoices.data.meta.pagesTotal)}`}
-        />
-      )}
+      <PagesOf
+        list={invoices.data}
+        page={filters.page}
+        onPage={(page) => navigate(addressOf({ ...filters, page }), { replace: true })}
+      />
     </>
   );
 }

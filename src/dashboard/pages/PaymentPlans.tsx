@@ -2,7 +2,7 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { api, type Page, type PaymentPlan } from '../api';
 import { formatDate, formatMoney, statusLabel } from '../format';
 import { Link, navigate, useLocation } from '../router';
-import { Empty, Failure, Loading, Pager, StatusBadge, StatusTabs } from './common';
+import { Empty, Failure, Loading, PagesOf, StatusBadge, StatusTabs } from './common';
 import { TerminalPayments } from './TerminalPayments';
 
 const TAKE = 20;
@@ -97,14 +97,7 @@ export function PaymentPlans() {
           </table>
         </div>
       )}
-      {plans.data && (
-        <Pager
-          page={page}
-          hasNext={page < plans.data.meta.pagesTotal}
-          onPage={go}
-          label={`Page ${page} of ${Math.max(1, plans.data.meta.pagesTotal)}`}
-        />
-      )}
+      <PagesOf list={plans.data} page={page} onPage={go} />
     </>
   );
 }

@@ -150,3 +150,18 @@ export function WorkflowLink({ url }: { url: string }) {
     </a>
   );
 }
+
+/** The pager of a paginated list answer (`meta.pagesTotal`); nothing before the first answer. */
+export function PagesOf({
+  list,
+  page,
+  onPage,
+}: {
+  list: { meta: { pagesTotal: number } } | undefined;
+  page: number;
+  onPage: (page: number) => void;
+}) {
+  if (!list) return null;
+  const pages = Math.max(1, list.meta.pagesTotal);
+  return <Pager page={page} hasNext={page < list.meta.pagesTotal} onPage={onPage} label={`Page ${page} of ${pages}`} />;
+}
