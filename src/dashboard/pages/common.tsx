@@ -165,3 +165,41 @@ export function PagesOf({
   const pages = Math.max(1, list.meta.pagesTotal);
   return <Pager page={page} hasNext={page < list.meta.pagesTotal} onPage={onPage} label={`Page ${page} of ${pages}`} />;
 }
+
+/** A form in a modal dialog (the browser's own <dialog>): fields as children, the API's refusal shown in it. */
+export function FormDialog(props: {
+  children: ReactNode;
+  title: string;
+  submit: string;
+  busy: boolean;
+  error: unknown;
+  onSubmit: () => void;
+  onClose: () => void;
+}) {
+  const dialog = useRef<HTMLDialogElement>(null);
+  useEffect(() => {
+    dialog.current?.showModal();
+  }, []);
+  return (
+    <dialog ref={dialog} className="card dialog" aria-labelledby="form-title" onClose={props.onClose}>
+      <form
+        onSubmit={(event) => {
+          event.preventDefault();
+          props.onSubmit();
+        }}
+      >
+        <h2 id="form-title">{props.title}</h2>
+        {props.children}
+        {props.error ? <Failure error={props.error} /> : null}
+        <div className="actions">
+          <button type="button" className="secondary" onClick={props.onClose} disabled={props.busy}>
+            Cancel
+          </button>
+          <button type="submit" disabled={props.busy}>
+            {props.busy ? 'Working…' : props.submit}
+          </button>
+        </div>
+      </form>
+    </dialog>
+  );
+}
