@@ -1,24 +1,21 @@
-import { browserTest, haveChromium, openDashboardBrowser, type DashboardBrowser } from '../support/browser';
+import { browserTest, startBrowserApp, type BrowserApp, type DashboardBrowser } from '../support/browser';
 import { createTestUser, signIn } from '../support/dashboard';
-import { apiClient, createTestAccount, expectStatus, startTestApp, type TestApp } from '../support/harness';
+import { apiClient, expectStatus, type TestApp } from '../support/harness';
 
 /** The audit log screen in Chromium: who changed what, filtered by object; hidden from standard users. */
 const browserIt = browserTest('test/dashboard/dashboard-audit-log.test.ts');
 
+let started: BrowserApp;
 let app: TestApp;
 let browser: DashboardBrowser | undefined;
 let accountId: string;
 let apiKey: string;
 
 beforeAll(async () => {
-  app = await startTestApp();
-  ({ accountId, apiKey } = await createTestAccount(app.prisma, { name: 'Audited Shop' }));
-  if (haveChromium) browser = await openDashboardBrowser(app.baseUrl);
+  started = await startBrowserApp('Audited Shop');
+  ({ app, browser, accountId, apiKey } = started);
 });
-afterAll(async () => {
-  await browser?.close();
-  await app?.close();
-});
+afterAll(() => started?.close());
 
 browserIt(
   'a developer reads who changed what and filters by object; a standard user has no audit log',

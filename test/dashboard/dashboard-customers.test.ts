@@ -1,24 +1,21 @@
-import { browserTest, haveChromium, openDashboardBrowser, type DashboardBrowser } from '../support/browser';
+import { browserTest, startBrowserApp, type BrowserApp, type DashboardBrowser } from '../support/browser';
 import { createTestUser } from '../support/dashboard';
-import { apiClient, createTestAccount, expectStatus, startTestApp, type TestApp } from '../support/harness';
+import { apiClient, expectStatus, type TestApp } from '../support/harness';
 
 /** Customers created, edited and deleted in Chromium; the API's refusal shown in the form; the audit log names who. */
 const browserIt = browserTest('test/dashboard/dashboard-customers.test.ts');
 
+let started: BrowserApp;
 let app: TestApp;
 let browser: DashboardBrowser | undefined;
 let accountId: string;
 let apiKey: string;
 
 beforeAll(async () => {
-  app = await startTestApp();
-  ({ accountId, apiKey } = await createTestAccount(app.prisma, { name: 'Customer Desk' }));
-  if (haveChromium) browser = await openDashboardBrowser(app.baseUrl);
+  started = await startBrowserApp('Customer Desk');
+  ({ app, browser, accountId, apiKey } = started);
 });
-afterAll(async () => {
-  await browser?.close();
-  await app?.close();
-});
+afterAll(() => started?.close());
 
 browserIt(
   'a standard user creates, edits and deletes a customer; a refusal is shown in the form',
