@@ -10,6 +10,7 @@ import { logger as defaultLogger, type Logger } from './http/logger';
 import type { AppDeps } from './http/app-deps';
 import { registerCustomerRoutes } from './customers/customer.routes';
 import { registerWebhookRoutes } from './webhooks/webhook.routes';
+import { registerApiKeyRoutes } from './accounts/api-key.routes';
 import { registerProductRoutes } from './catalog/product.routes';
 import { registerPriceRoutes } from './catalog/price.routes';
 import { registerTaxRateRoutes } from './catalog/tax-rate.routes';
@@ -92,6 +93,7 @@ export function createApp(deps: AppDeps): express.Express {
   const routeDeps = { ...deps, gateway: deps.gateway ?? createGateway(deps.prisma) };
   registerCustomerRoutes(api, routeDeps);
   registerWebhookRoutes(api, routeDeps);
+  registerApiKeyRoutes(api, routeDeps);
   registerProductRoutes(api, routeDeps);
   registerPriceRoutes(api, routeDeps);
   registerTaxRateRoutes(api, routeDeps);
