@@ -12,6 +12,7 @@ import { SubscriptionDetail } from './pages/SubscriptionDetail';
 import { Later } from './pages/Later';
 import { InvoiceDetail } from './pages/InvoiceDetail';
 import { Invoices } from './pages/Invoices';
+import { Developers } from './pages/Developers';
 import { SESSION_KEY } from './session';
 
 export function App() {
@@ -74,11 +75,7 @@ function Page({ path, session }: { path: string; session: Session }) {
     case 'invoices':
       return id ? <InvoiceDetail id={decodeURIComponent(id)} /> : <Invoices />;
     case 'developers':
-      return canDevelop ? (
-        <Later title="Developers" what="API keys, webhook destinations and delivery logs" />
-      ) : (
-        <NotFound />
-      );
+      return canDevelop ? <Developers tab={id} session={session} /> : <NotFound />;
     case 'settings':
       return <Later title="Settings" what="Account settings and your profile" />;
     default:
