@@ -44,7 +44,7 @@ export function registerApiKeyRoutes(api: Api, { prisma }: AppDeps): void {
     path: '/api-keys/{id}/revoke',
     tag,
     roles,
-    summary: 'End a key now: it answers 401 within 30 s (409 if it no longer works)',
+    summary: 'End a key now: it answers 401 within 30 s. 409 if it no longer works, or makes this request',
     params: apiKeyIdParams,
     response: apiKeySchema,
     errors: [404, 409],
@@ -57,7 +57,7 @@ export function registerApiKeyRoutes(api: Api, { prisma }: AppDeps): void {
     tag,
     roles,
     summary:
-      'Issue a successor of the same role (returned only here); the old key works for the overlap. 409 if rotated before and that successor still works, unless force',
+      'Issue a successor of the same role (returned only here); the old key works for the overlap. 409 if rotated before and that successor still works (unless force), or if the key makes this request with no overlap',
     params: apiKeyIdParams,
     body: rotateApiKeyBody,
     response: rotatedApiKeySchema,

@@ -84,15 +84,27 @@ export async function createAccountKey(prisma: Db, principal: Principal, input: 
 }
 
 /**
- * Ends the key now (requests with it answer 401 within the 30 s authentication cache). The key making
- * the request may revoke itself: a leaked key is ended with whatever credential is at hand.
+ * A key does not end its own requests: a script that revokes "the old keys" from the list, or rotates
+ * itself without an overlap, would lock itself out mid-run. Another key or the dashboard ends it.
  */
+function assertNotSelf(principal: Principal, id: string, what: string): void {
+  if (principal.keyId === id) {
+    throw new ApiError(
+      'conflict',
+      'api_key_in_use',
+      `This request is made with API key ${id}, which cannot ${what}: use another key or the dashboard.`,
+    );
+  }
+}
+
+/** Ends the key now (requests with it answer 401 within the 30 s authentication cache). */
 export async function revokeAccountKey(prisma: Db, principal: Principal, id: string): Promise<ApiKeyObject> {
   return prisma.$transaction(async (tx) => {
     const now = new Date();
     const key = await findAccountKey(tx, principal.accountId, id);
     assertWithinRole(principal, columnValue(ROLES, key.role, 'api_keys.role'));
     assertNotRevoked(key, now);
+    assertNotSelf(principal, id, 'revoke itself');
     await expireApiKey(tx, id, now, actorOf(principal, 'POST /api-keys/{id}/revoke'));
     return toApiKeyObject(await tx.apiKey.findUniqueOrThrow({ where: { id } }), now);
   });
@@ -104,7 +116,9 @@ export async function rotateAccountKey(prisma: Db, principal: Principal, id: str
   const key = await findAccountKey(prisma, principal.accountId, id);
   assertWithinRole(principal, columnValue(ROLES, key.role, 'api_keys.role'));
   assertNotRevoked(key, now);
-  const result = await rotateApiKey(prisma, id, (input.overlap_hours ?? 24) * 3_600_000, {
+  const overlapHours = input.overlap_hours ?? 24;
+  if (overlapHours === 0) assertNotSelf(principal, id, 'rotate itself without an overlap');
+  const result = await rotateApiKey(prisma, id, overlapHours * 3_600_000, {
     force: input.force,
     actor: actorOf(principal, 'POST /api-keys/{id}/rotate'),
     now,

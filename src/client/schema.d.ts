@@ -189,7 +189,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** End a key now: it answers 401 within 30 s (409 if it no longer works) */
+        /** End a key now: it answers 401 within 30 s. 409 if it no longer works, or makes this request */
         post: operations["postApiKeysByIdRevoke"];
         delete?: never;
         options?: never;
@@ -206,7 +206,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Issue a successor of the same role (returned only here); the old key works for the overlap. 409 if rotated before and that successor still works, unless force */
+        /** Issue a successor of the same role (returned only here); the old key works for the overlap. 409 if rotated before and that successor still works (unless force), or if the key makes this request with no overlap */
         post: operations["postApiKeysByIdRotate"];
         delete?: never;
         options?: never;

@@ -138,6 +138,26 @@ describe('API keys over REST', () => {
     expect(text((await developer.api.get('/api-keys')).body)).not.toContain(forced.body.key.secret.slice(12));
   });
 
+  it('refuses a key that would end its own requests: revoking itself, rotating itself without an overlap', async () => {
+    const key = (await developer.api.post('/api-keys', { role: 'developer' })).body;
+    const asKey = apiClient(app.baseUrl, key.secret);
+    for (const [path, body] of [
+      [`/api-keys/${key.id}/revoke`, {}],
+      [`/api-keys/${key.id}/rotate`, { overlap_hours: 0 }],
+    ] as const) {
+      const answer = await asKey.post(path, body);
+      expect(answer.status).toBe(409);
+      expect(answer.body.error.code).toBe('api_key_in_use');
+    }
+    expect((await asKey.get('/api-keys')).status).toBe(200);
+    // With an overlap it may: it is answered its successor and keeps working meanwhile.
+    const rotated = await asKey.post(`/api-keys/${key.id}/rotate`, { overlap_hours: 1 });
+    expect(rotated.status).toBe(200);
+    expect((await asKey.get('/api-keys')).status).toBe(200);
+    // Another credential (here the dashboard session) revokes it.
+    expect((await developer.api.post(`/api-keys/${key.id}/revoke`, {})).status).toBe(200);
+  });
+
   it('records who changed a key in operator_actions', async () => {
     const key = (await superadmin.api.post('/api-keys', { role: 'standard' })).body;
     const actions = await app.prisma.operatorAction.findMany({ where: { target: key.id } });
