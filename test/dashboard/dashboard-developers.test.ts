@@ -25,6 +25,8 @@ let developer: { email: string; password: string };
 let standard: { email: string; password: string };
 /** A key rotated before the test: rotating it again is refused by the API. */
 let rotatedKeyPrefix: string;
+/** A key the test rotates in the page. */
+let freshKeyPrefix: string;
 let eventId: string;
 
 beforeAll(async () => {
@@ -36,6 +38,7 @@ beforeAll(async () => {
   const key = await createApiKey(app.prisma, account.accountId, 'standard');
   await rotateApiKey(app.prisma, key.key_id, 3_600_000);
   rotatedKeyPrefix = key.api_key.slice(0, 12);
+  freshKeyPrefix = (await createApiKey(app.prisma, account.accountId, 'standard')).api_key.slice(0, 12);
 
   // A delivery log to read: rows as the relay and the delivery workflow write them (test/webhooks cover those).
   const destination = await createDestination(app.prisma, account.accountId, { url: 'https://example.org/billing' });
@@ -93,6 +96,10 @@ async function screen(page: Page, name: string): Promise<void> {
   expect({ screen: name, width }).toEqual({ screen: name, width: 390 });
 }
 
+async function keyIdOf(prefix: string): Promise<string> {
+  return (await app.prisma.apiKey.findFirstOrThrow({ where: { keyPrefix: prefix } })).id;
+}
+
 /** Every answer the page received, to check that no secret comes back after its first showing. */
 function recordAnswers(page: Page): { url: string; text: string }[] {
   const answers: { url: string; text: string }[] = [];
@@ -106,78 +113,106 @@ function recordAnswers(page: Page): { url: string; text: string }[] {
 }
 
 describe('the Developers section', () => {
-  browserIt('API keys: a key created (its secret shown once), one revoked, a second rotation refused', async () => {
-    const page = await browser!.newPage();
-    const answers = recordAnswers(page);
-    await browser!.signIn(page, developer);
-    await page.getByRole('link', { name: 'Developers' }).click();
-    await page.getByRole('heading', { name: 'API keys' }).waitFor();
-    await page
-      .getByRole('cell', { name: /^sk_test_/ })
-      .first()
-      .waitFor();
-    await screen(page, 'developers-keys');
-
-    // A developer may issue standard and developer keys, not superadmin ones.
-    const roles = await page.getByLabel('Role of the new key').locator('option').allTextContents();
-    expect(roles).toEqual(['standard', 'developer']);
-    await page.getByLabel('Role of the new key').selectOption('developer');
-    await page.getByRole('button', { name: 'Create key' }).click();
-    const shown = page.getByRole('textbox', { name: 'New developer key' });
-    await shown.waitFor();
-    const secret = await shown.inputValue();
-    expect(secret).toMatch(/^sk_test_[A-Za-z0-9]{40}$/);
-    await screen(page, 'developers-key-created');
-    await page.getByRole('button', { name: 'Done, I have copied it' }).click();
-    await shown.waitFor({ state: 'detached' });
-    expect(await page.content()).not.toContain(secret);
-    const hint = `${secret.slice(0, 12)}…`;
-    await page.getByText(hint, { exact: true }).waitFor();
-
-    // Revoke it, from the keyboard: the dialog asks first, Escape keeps the key.
-    const revoke = page.getByRole('button', { name: `Revoke key ${hint}` });
-    await revoke.focus();
-    await page.keyboard.press('Enter');
-    const dialog = page.getByRole('dialog', { name: `Revoke key ${hint}?` });
-    await dialog.waitFor();
-    await screen(page, 'developers-key-revoke');
-    await page.keyboard.press('Escape');
-    await dialog.waitFor({ state: 'detached' });
-    await revoke.click();
-    await dialog.getByRole('button', { name: 'Revoke key' }).click();
-    await page
-      .getByRole('status')
-      .filter({ hasText: `Key ${hint} revoked.` })
-      .waitFor();
-    await expect(page.getByRole('row').filter({ hasText: hint }).locator('.badge').textContent()).resolves.toBe(
-      'revoked',
-    );
-    await expect(page.getByRole('button', { name: `Revoke key ${hint}` }).count()).resolves.toBe(0);
-
-    // The key rotated before: a second rotation is refused, and the dialog says why.
-    await page.getByRole('button', { name: `Rotate key ${rotatedKeyPrefix}…` }).click();
-    const rotate = page.getByRole('dialog', { name: `Rotate key ${rotatedKeyPrefix}…?` });
-    await rotate.getByRole('button', { name: 'Rotate key' }).click();
-    await expect(rotate.getByRole('alert').innerText()).resolves.toMatch(
-      /already rotated to key_\w+, which still works/,
-    );
-    await screen(page, 'developers-key-rotate-refused');
-    await rotate.getByRole('button', { name: 'Keep it as it is' }).click();
-
-    // Nothing the page received after the creation holds the secret, nor does a reload.
-    await page.reload();
-    await page.getByText(hint, { exact: true }).waitFor();
-    expect(await page.content()).not.toContain(secret);
-    const holding = answers.filter((answer) => answer.text.includes(secret)).map((answer) => answer.url);
-    expect(holding).toEqual([`POST ${app.baseUrl}/api-keys`]);
-    expect(browser!.offSite).toEqual([]);
-    await page.close();
-  });
-
   browserIt(
-    'webhooks: a destination created (secret once), disabled, its secret rolled; a delivery log read',
+    'API keys: a key created (its secret shown once, copied), one revoked, one rotated, a second rotation refused',
     async () => {
       const page = await browser!.newPage();
+      const answers = recordAnswers(page);
+      await browser!.signIn(page, developer);
+      await page.getByRole('link', { name: 'Developers' }).click();
+      await page.getByRole('heading', { name: 'API keys' }).waitFor();
+      await page
+        .getByRole('cell', { name: /^sk_test_/ })
+        .first()
+        .waitFor();
+      await screen(page, 'developers-keys');
+
+      // A developer may issue standard and developer keys, not superadmin ones.
+      const roles = await page.getByLabel('Role of the new key').locator('option').allTextContents();
+      expect(roles).toEqual(['standard', 'developer']);
+      await page.getByLabel('Role of the new key').selectOption('developer');
+      await page.getByRole('button', { name: 'Create key' }).click();
+      const shown = page.getByRole('textbox', { name: 'New developer key' });
+      await shown.waitFor();
+      const secret = await shown.inputValue();
+      expect(secret).toMatch(/^sk_test_[A-Za-z0-9]{40}$/);
+      await screen(page, 'developers-key-created');
+      await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
+      await page.getByRole('button', { name: 'Copy' }).click();
+      await page.getByRole('status').filter({ hasText: 'Copied to the clipboard.' }).waitFor();
+      await expect(page.evaluate<string>('navigator.clipboard.readText()')).resolves.toBe(secret);
+      await page.getByRole('button', { name: 'Done, I have copied it' }).click();
+      await shown.waitFor({ state: 'detached' });
+      expect(await page.content()).not.toContain(secret);
+      const hint = `${secret.slice(0, 12)}…`;
+      await page.getByText(hint, { exact: true }).waitFor();
+
+      // Revoke it, from the keyboard: the dialog asks first, Escape keeps the key.
+      const revoke = page.getByRole('button', { name: `Revoke key ${hint}` });
+      await revoke.focus();
+      await page.keyboard.press('Enter');
+      const dialog = page.getByRole('dialog', { name: `Revoke key ${hint}?` });
+      await dialog.waitFor();
+      await screen(page, 'developers-key-revoke');
+      await page.keyboard.press('Escape');
+      await dialog.waitFor({ state: 'detached' });
+      await revoke.click();
+      await dialog.getByRole('button', { name: 'Revoke key' }).click();
+      await page
+        .getByRole('status')
+        .filter({ hasText: `Key ${hint} revoked.` })
+        .waitFor();
+      await page.getByRole('row').filter({ hasText: hint }).locator('.badge', { hasText: 'revoked' }).waitFor();
+      await expect(page.getByRole('button', { name: `Revoke key ${hint}` }).count()).resolves.toBe(0);
+
+      // The key rotated before: a second rotation is refused, and the dialog says why.
+      await page.getByRole('button', { name: `Rotate key ${rotatedKeyPrefix}…` }).click();
+      const rotate = page.getByRole('dialog', { name: `Rotate key ${rotatedKeyPrefix}…?` });
+      await rotate.getByRole('button', { name: 'Rotate key' }).click();
+      await expect(rotate.getByRole('alert').innerText()).resolves.toMatch(
+        /already rotated to key_\w+, which still works/,
+      );
+      await screen(page, 'developers-key-rotate-refused');
+      await rotate.getByRole('button', { name: 'Keep it as it is' }).click();
+      await rotate.waitFor({ state: 'detached' });
+
+      // A rotation: the successor's secret shown once, the old key working until the overlap ends.
+      await page.getByRole('button', { name: `Rotate key ${freshKeyPrefix}…` }).click();
+      await page
+        .getByRole('dialog', { name: `Rotate key ${freshKeyPrefix}…?` })
+        .getByRole('button', { name: 'Rotate key' })
+        .click();
+      const successor = page.getByRole('textbox', { name: 'New standard key' });
+      const rotatedSecret = await successor.inputValue();
+      expect(rotatedSecret).toMatch(/^sk_test_/);
+      await expect(page.locator('.secret-once').innerText()).resolves.toContain(`It replaces ${freshKeyPrefix}…`);
+      await page.getByRole('button', { name: 'Done, I have copied it' }).click();
+      await successor.waitFor({ state: 'detached' });
+      await page
+        .getByRole('row')
+        .filter({ hasText: `${freshKeyPrefix}…` })
+        .locator('.badge', { hasText: 'expiring' })
+        .waitFor();
+
+      // Nothing the page received but the creation and the rotation holds a secret, nor does a reload.
+      await page.reload();
+      await page.getByText(hint, { exact: true }).waitFor();
+      const html = await page.content();
+      for (const value of [secret, rotatedSecret]) expect(html).not.toContain(value);
+      const holding = (value: string) =>
+        answers.filter((answer) => answer.text.includes(value)).map((answer) => answer.url);
+      expect(holding(secret)).toEqual([`POST ${app.baseUrl}/api-keys`]);
+      expect(holding(rotatedSecret)).toEqual([`POST ${app.baseUrl}/api-keys/${await keyIdOf(freshKeyPrefix)}/rotate`]);
+      expect(browser!.offSite).toEqual([]);
+      await page.close();
+    },
+  );
+
+  browserIt(
+    'webhooks: a destination created (secret once), disabled, its secret rolled, its URL edited, another deleted; a delivery log read',
+    async () => {
+      const page = await browser!.newPage();
+      const answers = recordAnswers(page);
       await browser!.signIn(page, developer);
       await page.goto(`${app.baseUrl}/dashboard/developers/webhooks`);
       await page.getByRole('heading', { name: 'Webhook destinations' }).waitFor();
@@ -218,6 +253,25 @@ describe('the Developers section', () => {
       const listed = await (await page.request.get(`${app.baseUrl}/webhook/destination`)).text();
       expect(listed).toContain('"status":"disabled"');
       for (const value of [secret, next]) expect(listed).not.toContain(value);
+
+      // Its URL changed, then the other destination deleted, each behind its dialog.
+      await actions.getByRole('button', { name: 'Edit URL' }).click();
+      const edit = page.getByRole('dialog', { name: 'Edit URL?' });
+      await edit.getByLabel('URL').fill('https://example.com/hooks/v2');
+      await edit.getByRole('button', { name: 'Edit URL' }).click();
+      await page.getByRole('status').filter({ hasText: 'URL changed: https://example.com/hooks/v2' }).waitFor();
+      await page
+        .getByRole('group', { name: 'Actions for https://example.org/billing' })
+        .getByRole('button', { name: 'Delete' })
+        .click();
+      await page.getByRole('dialog', { name: 'Delete?' }).getByRole('button', { name: 'Delete' }).click();
+      await page.getByRole('status').filter({ hasText: 'Deleted: https://example.org/billing' }).waitFor();
+      await page.getByRole('group', { name: 'Actions for https://example.org/billing' }).waitFor({ state: 'detached' });
+      const holding = (value: string) =>
+        answers.filter((answer) => answer.text.includes(value)).map((answer) => answer.url.split(' ')[0]);
+      expect(holding(secret)).toEqual(['POST']);
+      expect(holding(next)).toEqual(['POST']);
+      expect(await page.content()).not.toMatch(/whsec_/);
 
       await page.getByRole('link', { name: 'Delivery logs' }).click();
       await page.getByRole('heading', { name: 'Delivery logs' }).waitFor();

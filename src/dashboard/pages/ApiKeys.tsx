@@ -47,8 +47,13 @@ export function ApiKeys({ role }: { role: Role }) {
       action === 'revoke'
         ? api<ApiKey>('POST', `/api-keys/${key.id}/revoke`, {})
         : api<RotatedKey>('POST', `/api-keys/${key.id}/rotate`, {}),
-    onSuccess: (_answer, { action, key }) => {
+    onSuccess: (answer, { action, key }) => {
       setAsking(undefined);
+      // The answer is the key as it is now (a rotation's, the old key): shown at once, the list read again.
+      const changed = 'key' in answer ? answer.previous : answer;
+      queryClient.setQueryData<ApiKey[]>(KEYS, (keys) =>
+        keys?.map((item) => (item.id === changed.id ? changed : item)),
+      );
       setNotice(action === 'revoke' ? `Key ${key.hint} revoked.` : undefined);
       void queryClient.invalidateQueries({ queryKey: KEYS });
     },

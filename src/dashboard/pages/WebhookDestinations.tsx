@@ -72,10 +72,12 @@ export function WebhookDestinations() {
           return api<{ id: string }>('DELETE', path);
       }
     },
-    onSuccess: (_answer, { action, destination }) => {
+    onSuccess: (answer, { action, destination }) => {
       setAsking(undefined);
       const done = { edit: 'URL changed', disable: 'Disabled', enable: 'Enabled', roll: undefined, delete: 'Deleted' };
-      setNotice(done[action] && `${done[action]}: ${destination.url}`);
+      // An edit names the URL the destination has now.
+      const url = 'url' in answer ? answer.url : destination.url;
+      setNotice(done[action] && `${done[action]}: ${url}`);
       refresh();
     },
     gcTime: 0,
