@@ -158,6 +158,21 @@ describe('API keys over REST', () => {
     expect((await developer.api.post(`/api-keys/${key.id}/revoke`, {})).status).toBe(200);
   });
 
+  it('issues one key for a creation retried with the same Idempotency-Key, answering it again', async () => {
+    const headers = { 'idempotency-key': `create-key-${Date.now()}` };
+    const keys = () => app.prisma.apiKey.count({ where: { accountId: account.accountId } });
+    const before = await keys();
+    const first = await developer.api.post('/api-keys', { role: 'standard' }, headers);
+    const again = await developer.api.post('/api-keys', { role: 'standard' }, headers);
+    expect(first.status).toBe(201);
+    expect(again.status).toBe(201);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body).toEqual(first.body);
+    expect(await keys()).toBe(before + 1);
+    const rows = await app.prisma.idempotencyKey.findMany({ where: { key: headers['idempotency-key'] } });
+    expect(JSON.stringify(rows)).not.toContain(first.body.secret);
+  });
+
   it('records who changed a key in operator_actions', async () => {
     const key = (await superadmin.api.post('/api-keys', { role: 'standard' })).body;
     const actions = await app.prisma.operatorAction.findMany({ where: { target: key.id } });
