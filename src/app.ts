@@ -12,6 +12,7 @@ import { registerCustomerRoutes } from './customers/customer.routes';
 import { registerWebhookRoutes } from './webhooks/webhook.routes';
 import { registerAuditRoutes } from './audit/audit.routes';
 import { auditRecorder } from './audit/audit.service';
+import { registerApiKeyRoutes } from './accounts/api-key.routes';
 import { registerProductRoutes } from './catalog/product.routes';
 import { registerPriceRoutes } from './catalog/price.routes';
 import { registerTaxRateRoutes } from './catalog/tax-rate.routes';
@@ -95,6 +96,7 @@ export function createApp(deps: AppDeps): express.Express {
   const routeDeps = { ...deps, gateway: deps.gateway ?? createGateway(deps.prisma) };
   registerCustomerRoutes(api, routeDeps);
   registerWebhookRoutes(api, routeDeps);
+  registerApiKeyRoutes(api, routeDeps);
   registerProductRoutes(api, routeDeps);
   registerPriceRoutes(api, routeDeps);
   registerTaxRateRoutes(api, routeDeps);

@@ -15,6 +15,7 @@ import { Invoices } from './pages/Invoices';
 import { AuditLog } from './pages/AuditLog';
 import { PaymentPlans } from './pages/PaymentPlans';
 import { PaymentPlanDetail } from './pages/PaymentPlanDetail';
+import { Developers } from './pages/Developers';
 import { SESSION_KEY } from './session';
 
 export function App() {
@@ -81,11 +82,7 @@ function Page({ path, session }: { path: string; session: Session }) {
     case 'audit-log':
       return canDevelop ? <AuditLog /> : <NotFound />;
     case 'developers':
-      return canDevelop ? (
-        <Later title="Developers" what="API keys, webhook destinations and delivery logs" />
-      ) : (
-        <NotFound />
-      );
+      return canDevelop ? <Developers tab={id} session={session} /> : <NotFound />;
     case 'settings':
       return <Later title="Settings" what="Account settings and your profile" />;
     default:
