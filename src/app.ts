@@ -11,6 +11,7 @@ import type { AppDeps } from './http/app-deps';
 import { registerCustomerRoutes } from './customers/customer.routes';
 import { registerWebhookRoutes } from './webhooks/webhook.routes';
 import { registerAuditRoutes } from './audit/audit.routes';
+import { registerCustomerReportRoutes } from './support/customer-report.routes';
 import { auditRecorder } from './audit/audit.service';
 import { registerApiKeyRoutes } from './accounts/api-key.routes';
 import { registerProductRoutes } from './catalog/product.routes';
@@ -108,6 +109,7 @@ export function createApp(deps: AppDeps): express.Express {
   registerSubscriptionRoutes(api, routeDeps);
   registerTestClockRoutes(api, routeDeps);
   registerAuditRoutes(api, routeDeps);
+  registerCustomerReportRoutes(api, routeDeps);
 
   api.registry.registerPath({
     method: 'get',

@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { Connection, WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { Connection, type Client } from '@temporalio/client';
 import { config } from '../config';
 import type { Db } from '../db/prisma';
 import { recordOperatorAction, type OperatorActor } from '../accounts/operator-actions';
@@ -10,9 +10,10 @@ import { applyPlanRequest, DEFAULT_AFTER_DAYS } from '../payment-plans/payment-p
 import { sendPlanRequest } from '../payment-plans/workflow-client';
 import { connectTemporalClient, temporalClient } from '../temporal/client';
 import {
+  askWorkflows,
   buildCustomerReport,
   formatCustomerReport,
-  type WorkflowAnswer,
+  unansweredWorkflows,
   type WorkflowAnswers,
 } from '../support/customer-lookup';
 import {
@@ -21,13 +22,7 @@ import {
   findCustomersByEmail,
   type CustomerActivity,
 } from '../support/customer-lookup.records';
-import {
-  FINAL_PLAN_STATUSES,
-  type PaymentPlanRequestArgs,
-  type PaymentPlanRequestKind,
-  type PaymentPlanWorkflowState,
-} from '../../workflows/payment-plan-contract';
-import type { SubscriptionStateView } from '../../workflows/subscription-messages';
+import type { PaymentPlanRequestArgs, PaymentPlanRequestKind } from '../../workflows/payment-plan-contract';
 import { fail, operatorActor, parseCommandLine, refuse, runCommand, withDatabase } from './operator';
 
 const usage = `Usage: npm run support -- <command>
@@ -239,70 +234,32 @@ const FLAGS = {
   json: { type: 'boolean', default: false },
 } as const;
 
-const endedSubscription = (status: string) => status === 'canceled' || status === 'expired';
-
 /**
  * The `state` query of each live subscription and payment-plan workflow of the customers, each within
- * `timeoutMs`; one that cannot answer (its first task waits for its start, Temporal is down) is
- * noted with the reason and the report falls back on the database.
+ * `timeoutMs` (askWorkflows); with --database-only, or when Temporal cannot be reached, each is noted
+ * with the reason and the report falls back on the database.
  */
 async function workflowAnswers(
   activities: CustomerActivity[],
   timeoutMs: number,
   databaseOnly: boolean,
 ): Promise<WorkflowAnswers> {
-  const answers: WorkflowAnswers = { subscriptions: new Map(), plans: new Map() };
-  const subscriptionIds = activities.flatMap((activity) =>
-    activity.subscriptions.filter((row) => !endedSubscription(row.status)).map((row) => `subscription:${row.id}`),
-  );
-  const planIds = activities.flatMap((activity) =>
-    activity.plans.filter((plan) => !FINAL_PLAN_STATUSES.includes(plan.status as never)).map((plan) => plan.workflowId),
-  );
-  const noteAll = (reason: string) => {
-    for (const id of subscriptionIds) answers.subscriptions.set(id, { unavailable: reason });
-    for (const id of planIds) answers.plans.set(id, { unavailable: reason });
-  };
-  if (subscriptionIds.length + planIds.length === 0) return answers;
-  if (databaseOnly) {
-    noteAll('not asked (--database-only)');
-    return answers;
-  }
+  if (databaseOnly) return unansweredWorkflows(activities, 'not asked (--database-only)');
   let connection: Connection;
   try {
     connection = await Connection.connect({ address: config.temporalAddress, connectTimeout: timeoutMs });
   } catch (error) {
-    noteAll(`Temporal not reachable at ${config.temporalAddress} (${(error as Error).message.split('\n')[0]})`);
-    return answers;
-  }
-  // The service's data converter: the state query's answer is encrypted (src/temporal/payload-codec.ts).
-  const client = temporalClient(connection);
-  async function ask<T>(workflowId: string): Promise<WorkflowAnswer<T>> {
-    try {
-      return {
-        state: await client.withDeadline(Date.now() + timeoutMs, () =>
-          client.workflow.getHandle(workflowId).query<T>('state'),
-        ),
-      };
-    } catch (error) {
-      if (error instanceof WorkflowNotFoundError)
-        return { unavailable: 'no such workflow (not started yet, or its history was deleted)' };
-      const message = (error as Error).message.split('\n')[0] ?? '';
-      return {
-        unavailable: /deadline|timed? ?out/i.test(message)
-          ? `no answer within ${timeoutMs / 1000} s (a workflow waiting for its first step answers once that task has run: docs/operations.md)`
-          : message,
-      };
-    }
+    return unansweredWorkflows(
+      activities,
+      `Temporal not reachable at ${config.temporalAddress} (${(error as Error).message.split('\n')[0]})`,
+    );
   }
   try {
-    await Promise.all([
-      ...subscriptionIds.map(async (id) => answers.subscriptions.set(id, await ask<SubscriptionStateView>(id))),
-      ...planIds.map(async (id) => answers.plans.set(id, await ask<PaymentPlanWorkflowState>(id))),
-    ]);
+    // The service's data converter: the state query's answer is encrypted (src/temporal/payload-codec.ts).
+    return await askWorkflows(temporalClient(connection), activities, timeoutMs);
   } finally {
     await connection.close();
   }
-  return answers;
 }
 
 /** `customer <email|cus_id>`: every customer found, as text or JSON (docs/operations.md, "Why was this customer charged"). */

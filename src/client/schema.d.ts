@@ -1195,6 +1195,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/customers/{externalKey}/billing-report": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Why this customer was charged, or not: subscriptions, plans, the last invoices and charges, what comes next
+         * @description A summary in plain words, then each section; live workflows are asked for their state (2 s each), the database answers otherwise. Times are ISO 8601 in UTC.
+         */
+        get: operations["getCustomersByExternalKeyBillingReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/health": {
         parameters: {
             query?: never;
@@ -3054,6 +3074,166 @@ export interface components {
             object_id: string | null;
             /** @description x-request-id of the write, as in the logs */
             request_id: string;
+        };
+        CustomerBillingReport: {
+            customer: {
+                id: string;
+                account: string;
+                name: string;
+                email: string | null;
+                /** @description ISO 8601, UTC */
+                created_at: string | null;
+                /** @description ISO 8601, UTC */
+                deleted_at: string | null;
+                default_payment_method: {
+                    id: string;
+                    brand: string | null;
+                    last4: string;
+                } | null;
+            };
+            /** @description Plain words: the last charge and why, what is wrong, what comes next */
+            summary: string[];
+            subscriptions: {
+                id: string;
+                workflow_id: string;
+                status: string;
+                items: string[];
+                current_period: {
+                    /** @description ISO 8601, UTC */
+                    start: string | null;
+                    /** @description ISO 8601, UTC */
+                    end: string | null;
+                };
+                /** @description ISO 8601, UTC */
+                next_billing_at: string | null;
+                /** @description ISO 8601, UTC */
+                cancel_at: string | null;
+                cancel_at_period_end: boolean;
+                /** @description ISO 8601, UTC */
+                paused_at: string | null;
+                /** @description ISO 8601, UTC */
+                ended_at: string | null;
+                dunning: {
+                    invoice: string;
+                    invoice_number: string | null;
+                    charges_made: number;
+                    retries_scheduled: number;
+                    next_retry: string | null;
+                    /** @description ISO 8601, UTC */
+                    next_retry_at: string | null;
+                    when_retries_fail: string;
+                    /** @enum {string} */
+                    source: "workflow" | "database";
+                }[];
+                next: {
+                    what: string;
+                    /** @description ISO 8601, UTC */
+                    at: string | null;
+                } | null;
+                /** @description Whether the workflow's state query answered; null for an ended one (not asked) */
+                workflow: {
+                    /** @enum {boolean} */
+                    answered: true;
+                } | {
+                    /** @enum {boolean} */
+                    answered: false;
+                    reason: string;
+                } | null;
+            }[];
+            payment_plans: {
+                id: string;
+                workflow_id: string;
+                status: string;
+                total: string;
+                installments_paid: number;
+                installments_count: number;
+                next_installment: {
+                    number: number;
+                    amount: string;
+                    /** @description ISO 8601, UTC */
+                    due_at: string | null;
+                    status: string;
+                    failure: string | null;
+                } | null;
+                /** @description ISO 8601, UTC */
+                past_due_since: string | null;
+                /** @description ISO 8601, UTC */
+                defaults_at: string | null;
+                next: {
+                    what: string;
+                    /** @description ISO 8601, UTC */
+                    at: string | null;
+                } | null;
+                /** @description Whether the workflow's state query answered; null for an ended one (not asked) */
+                workflow: {
+                    /** @enum {boolean} */
+                    answered: true;
+                } | {
+                    /** @enum {boolean} */
+                    answered: false;
+                    reason: string;
+                } | null;
+            }[];
+            invoices: {
+                id: string;
+                number: string | null;
+                status: string;
+                billing_reason: string;
+                subscription: string | null;
+                total: string;
+                amount: number;
+                currency: string;
+                period: {
+                    /** @description ISO 8601, UTC */
+                    start: string | null;
+                    /** @description ISO 8601, UTC */
+                    end: string | null;
+                };
+                /** @description ISO 8601, UTC */
+                created_at: string | null;
+                /** @description ISO 8601, UTC */
+                finalized_at: string | null;
+                /** @description ISO 8601, UTC */
+                due_date: string | null;
+                /** @description ISO 8601, UTC */
+                paid_at: string | null;
+                /** @description ISO 8601, UTC */
+                voided_at: string | null;
+            }[];
+            charges: {
+                id: string;
+                /** @description ISO 8601, UTC */
+                at: string | null;
+                type: string;
+                status: string;
+                amount: string;
+                amount_cents: number;
+                currency: string;
+                invoice: string | null;
+                invoice_number: string | null;
+                payment_plan: string | null;
+                payment_method: {
+                    id: string;
+                    brand: string | null;
+                    last4: string;
+                } | null;
+                processor: {
+                    /** @enum {string} */
+                    outcome: "succeeded" | "failed" | "no answer yet";
+                    failure_code: string | null;
+                    failure_message: string | null;
+                    reference: string | null;
+                };
+                /** @description Why the charge was made, in words */
+                reason: string;
+            }[];
+            /** @description Everything scheduled, soonest first */
+            next: {
+                what: string;
+                /** @description ISO 8601, UTC */
+                at: string | null;
+                of: string;
+            }[];
         };
         Health: {
             /** @enum {string} */
@@ -12713,6 +12893,95 @@ export interface operations {
             };
             /** @description The key, the user or the account may not do this; or a write made with a dashboard session lacks its CSRF token or comes from another origin */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests with this API key (`code: rate_limit`): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers are larger than 64 KB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PostgreSQL or Temporal does not answer: retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getCustomersByExternalKeyBillingReport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                externalKey: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CustomerBillingReport"];
+                };
+            };
+            /** @description Invalid request: `error.param` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown resource, or one of another account */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -130,3 +130,4 @@ export type PlanInstallment = Schemas['PaymentPlanInstallment'];
 export type PlanPayment = Schemas['PaymentPlanPayment'];
 export type OpenTerminalPayment = Schemas['OpenTerminalPayment'];
 export type AuditEntry = Schemas['AuditEntry'];
+export type CustomerReport = Schemas['CustomerBillingReport'];

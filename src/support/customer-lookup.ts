@@ -1,10 +1,13 @@
+import type { z } from 'zod';
 import type { Customer, Invoice, Transaction } from '../generated/prisma/client';
+import type { customerReportSchema } from './customer-report.schemas';
 import { formatMoney } from '../lib/money';
 import { OWED_STATUSES } from '../payment-plans/payment-plan.records';
 import type { PlanWithDetails } from '../payment-plans/payment-plan.records';
 import type { Action } from '../subscriptions/subscription-machine';
 import type { SubscriptionWithItems } from '../subscriptions/subscription.records';
-import type { PaymentPlanWorkflowState } from '../../workflows/payment-plan-contract';
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { FINAL_PLAN_STATUSES, type PaymentPlanWorkflowState } from '../../workflows/payment-plan-contract';
 import type { SubscriptionStateView } from '../../workflows/subscription-messages';
 import type { CustomerActivity } from './customer-lookup.records';
 
@@ -26,123 +29,14 @@ export interface WorkflowAnswers {
 const iso = (date: Date | number | null | undefined): string | null =>
   date === null || date === undefined ? null : new Date(date).toISOString();
 
-export interface Next {
-  what: string;
-  at: string | null;
-}
-
-export interface DunningView {
-  invoice: string;
-  invoice_number: string | null;
-  /** Charges made for the invoice so far (the first one and the retries). */
-  charges_made: number;
-  /** Retries the schedule has in all (the account's dunning setting when the invoice failed). */
-  retries_scheduled: number;
-  /** `dunning retry 2 of 3`, or null when every retry was made. */
-  next_retry: string | null;
-  next_retry_at: string | null;
-  /** What happens when every retry failed: cancel, pause or keep_active. */
-  when_retries_fail: string;
-  /** `workflow`: the workflow's state query; `database`: counted from the ledger, the next retry estimated. */
-  source: 'workflow' | 'database';
-}
-
-export interface SubscriptionView {
-  id: string;
-  workflow_id: string;
-  status: string;
-  items: string[];
-  current_period: { start: string | null; end: string | null };
-  next_billing_at: string | null;
-  cancel_at: string | null;
-  cancel_at_period_end: boolean;
-  paused_at: string | null;
-  ended_at: string | null;
-  dunning: DunningView[];
-  next: Next | null;
-  /** Whether the workflow's state query answered (null: not asked). */
-  workflow: { answered: true } | { answered: false; reason: string } | null;
-}
-
-export interface PlanView {
-  id: string;
-  workflow_id: string;
-  status: string;
-  total: string;
-  installments_paid: number;
-  installments_count: number;
-  next_installment: {
-    number: number;
-    amount: string;
-    due_at: string | null;
-    status: string;
-    failure: string | null;
-  } | null;
-  past_due_since: string | null;
-  defaults_at: string | null;
-  next: Next | null;
-  workflow: { answered: true } | { answered: false; reason: string } | null;
-}
-
-export interface InvoiceView {
-  id: string;
-  number: string | null;
-  status: string;
-  billing_reason: string;
-  subscription: string | null;
-  total: string;
-  amount: number;
-  currency: string;
-  period: { start: string | null; end: string | null };
-  created_at: string | null;
-  finalized_at: string | null;
-  due_date: string | null;
-  paid_at: string | null;
-  voided_at: string | null;
-}
-
-export interface ChargeView {
-  id: string;
-  at: string | null;
-  type: string;
-  status: string;
-  amount: string;
-  amount_cents: number;
-  currency: string;
-  invoice: string | null;
-  invoice_number: string | null;
-  payment_plan: string | null;
-  payment_method: { id: string; brand: string | null; last4: string } | null;
-  /** What the processor answered. */
-  processor: {
-    outcome: 'succeeded' | 'failed' | 'no answer yet';
-    failure_code: string | null;
-    failure_message: string | null;
-    reference: string | null;
-  };
-  /** Why the charge was made, in words. */
-  reason: string;
-}
-
-export interface CustomerReport {
-  customer: {
-    id: string;
-    account: string;
-    name: string;
-    email: string | null;
-    created_at: string | null;
-    deleted_at: string | null;
-    default_payment_method: { id: string; brand: string | null; last4: string } | null;
-  };
-  /** Plain-words answer: the last charge and why, what is wrong, what comes next. */
-  summary: string[];
-  subscriptions: SubscriptionView[];
-  payment_plans: PlanView[];
-  invoices: InvoiceView[];
-  charges: ChargeView[];
-  /** Everything scheduled, soonest first. */
-  next: (Next & { of: string })[];
-}
+/** The report's shape is its HTTP answer's (customer-report.schemas.ts): one definition for both. */
+export type CustomerReport = z.output<typeof customerReportSchema>;
+export type SubscriptionView = CustomerReport['subscriptions'][number];
+export type PlanView = CustomerReport['payment_plans'][number];
+export type InvoiceView = CustomerReport['invoices'][number];
+export type ChargeView = CustomerReport['charges'][number];
+export type DunningView = SubscriptionView['dunning'][number];
+export type Next = NonNullable<SubscriptionView['next']>;
 
 function methodView(activity: CustomerActivity, id: string | null) {
   const method = id ? activity.paymentMethods.get(id) : undefined;
@@ -474,6 +368,68 @@ function summaryOf(report: Omit<CustomerReport, 'summary'>): string[] {
   const next = report.next[0];
   lines.push(next ? `Next: ${next.what} (${next.of}) at ${next.at ?? 'no date'}.` : 'Nothing is scheduled.');
   return lines;
+}
+
+const endedSubscription = (status: string) => status === 'canceled' || status === 'expired';
+
+/** The workflow ids of the customers' live subscriptions and payment plans: those worth a state query. */
+function liveWorkflowIds(activities: CustomerActivity[]): { subscriptions: string[]; plans: string[] } {
+  return {
+    subscriptions: activities.flatMap((activity) =>
+      activity.subscriptions.filter((row) => !endedSubscription(row.status)).map((row) => `subscription:${row.id}`),
+    ),
+    plans: activities.flatMap((activity) =>
+      activity.plans
+        .filter((plan) => !FINAL_PLAN_STATUSES.includes(plan.status as never))
+        .map((plan) => plan.workflowId),
+    ),
+  };
+}
+
+/** Every live workflow noted unanswered, for `reason`: the report then reads the database alone. */
+export function unansweredWorkflows(activities: CustomerActivity[], reason: string): WorkflowAnswers {
+  const ids = liveWorkflowIds(activities);
+  return {
+    subscriptions: new Map(ids.subscriptions.map((id) => [id, { unavailable: reason }])),
+    plans: new Map(ids.plans.map((id) => [id, { unavailable: reason }])),
+  };
+}
+
+/**
+ * The `state` query of each live subscription and payment-plan workflow of the customers, each within
+ * `timeoutMs`; one that cannot answer (its first task waits for its start, Temporal is down) is noted
+ * with the reason, and the report falls back on the database for it.
+ */
+export async function askWorkflows(
+  client: Client,
+  activities: CustomerActivity[],
+  timeoutMs: number,
+): Promise<WorkflowAnswers> {
+  const ids = liveWorkflowIds(activities);
+  const answers: WorkflowAnswers = { subscriptions: new Map(), plans: new Map() };
+  async function ask<T>(workflowId: string): Promise<WorkflowAnswer<T>> {
+    try {
+      return {
+        state: await client.withDeadline(Date.now() + timeoutMs, () =>
+          client.workflow.getHandle(workflowId).query<T>('state'),
+        ),
+      };
+    } catch (error) {
+      if (error instanceof WorkflowNotFoundError)
+        return { unavailable: 'no such workflow (not started yet, or its history was deleted)' };
+      const message = (error as Error).message.split('\n')[0] ?? '';
+      return {
+        unavailable: /deadline|timed? ?out/i.test(message)
+          ? `no answer within ${timeoutMs / 1000} s (a workflow waiting for its first step answers once that task has run: docs/operations.md)`
+          : message,
+      };
+    }
+  }
+  await Promise.all([
+    ...ids.subscriptions.map(async (id) => answers.subscriptions.set(id, await ask<SubscriptionStateView>(id))),
+    ...ids.plans.map(async (id) => answers.plans.set(id, await ask<PaymentPlanWorkflowState>(id))),
+  ]);
+  return answers;
 }
 
 export function buildCustomerReport(

@@ -347,6 +347,12 @@ describe('npm run support', () => {
         /^Last charge of \$30\.00 on visa \*\*\*\*0002 at .*Z: declined \(card_declined/,
       );
 
+      // The same report over HTTP (the dashboard's customer page); another account's id is 404.
+      const answered = expectStatus(await api.get(`/customers/${customer.id}/billing-report`), 200);
+      expect(answered).toEqual(report);
+      expect((await api.get(`/customers/${otherCustomer.id}/billing-report`)).status).toBe(404);
+      expect((await api.get('/customers/cus_nobody/billing-report')).status).toBe(404);
+
       // By id, as text: the same answer in words, times in UTC.
       const text = (await support(['customer', customer.id])).stdout;
       expect(text).toContain(`Customer ${customer.id} (account ${accountId}): Ada Lovelace, ${email}`);

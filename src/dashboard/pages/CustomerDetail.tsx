@@ -5,6 +5,7 @@ import { Link } from '../router';
 import { Empty, Failure, Loading, ReadFailure, StatusBadge } from './common';
 import { subscriptionAmount } from './Subscriptions';
 import { CustomerActions } from './CustomerForms';
+import { CustomerWhy } from './CustomerWhy';
 
 export function CustomerDetail({ id }: { id: string }) {
   const path = encodeURIComponent(id);
@@ -54,6 +55,8 @@ export function CustomerDetail({ id }: { id: string }) {
           <code>{c.id}</code>
         </dd>
       </dl>
+
+      <CustomerWhy id={id} />
 
       <h2>Payment methods</h2>
       {methods.isPending ? (
