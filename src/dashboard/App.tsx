@@ -12,6 +12,8 @@ import { SubscriptionDetail } from './pages/SubscriptionDetail';
 import { Later } from './pages/Later';
 import { InvoiceDetail } from './pages/InvoiceDetail';
 import { Invoices } from './pages/Invoices';
+import { Payments } from './pages/Payments';
+import { Catalog } from './pages/Catalog';
 import { SESSION_KEY } from './session';
 
 export function App() {
@@ -73,6 +75,10 @@ function Page({ path, session }: { path: string; session: Session }) {
       return id ? <SubscriptionDetail id={decodeURIComponent(id)} session={session} /> : <Subscriptions />;
     case 'invoices':
       return id ? <InvoiceDetail id={decodeURIComponent(id)} /> : <Invoices />;
+    case 'payments':
+      return id ? <NotFound /> : <Payments />;
+    case 'catalog':
+      return id ? <NotFound /> : <Catalog />;
     case 'developers':
       return canDevelop ? (
         <Later title="Developers" what="API keys, webhook destinations and delivery logs" />

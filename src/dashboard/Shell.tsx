@@ -9,6 +9,8 @@ const NAV = [
   { to: '/customers', label: 'Customers' },
   { to: '/subscriptions', label: 'Subscriptions' },
   { to: '/invoices', label: 'Invoices' },
+  { to: '/payments', label: 'Payments' },
+  { to: '/catalog', label: 'Catalog' },
   { to: '/developers', label: 'Developers', developer: true },
   { to: '/settings', label: 'Settings' },
 ];
