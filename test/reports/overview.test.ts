@@ -45,8 +45,12 @@ async function overview(client: ApiClient) {
 }
 
 describe('GET /reports/overview', () => {
-  it('answers a fresh account with zeros in USD and 30 days of 0', async () => {
-    const fresh = apiClient(world.app.baseUrl, (await createTestAccount(world.app.prisma)).apiKey);
+  it('answers a fresh account with zeros in USD and 30 days of 0, to any role', async () => {
+    // A standard key: the figures are read by every role (the home screen of every user).
+    const fresh = apiClient(
+      world.app.baseUrl,
+      (await createTestAccount(world.app.prisma, { role: 'standard' })).apiKey,
+    );
     const body = await overview(fresh);
     expect(body.object).toBe('overview');
     expect(body.currencies).toHaveLength(1);
