@@ -30,6 +30,7 @@ let developer: { email: string; password: string };
 let newcomer: { email: string; password: string };
 let paidInvoice: string;
 let failedInvoice: string;
+let trialPrice: string;
 
 beforeAll(async () => {
   ensureDashboardBuilt();
@@ -54,6 +55,14 @@ beforeAll(async () => {
     customer: customer.id,
     items: [{ price: yearly, quantity: 1 }],
     trial_days: 0,
+    start_date: start,
+  });
+  // A price a trialing subscription uses: never billed yet (inactive), and not deletable (409).
+  trialPrice = await recurringPrice(world.api, { unitAmount: 1500 });
+  await createSubscription(world.api, {
+    customer: customer.id,
+    items: [{ price: trialPrice, quantity: 1 }],
+    trial_days: 14,
     start_date: start,
   });
   paidInvoice = (await simpleInvoice(world.api, customer.id, 5000)).id;
@@ -172,7 +181,7 @@ describe('the dashboard: home figures, payments, catalog', () => {
   );
 
   browserIt(
-    'catalog: creates a product with its price, adds a price, shows a refusal, creates and deactivates a tax rate',
+    'catalog: creates a product with its price, adds a price, shows refusals (a taken name, deleting a price in use), creates and deactivates a tax rate',
     async () => {
       const page = await newPage();
       await signIn(page, developer);
@@ -217,6 +226,20 @@ describe('the dashboard: home figures, payments, catalog', () => {
       );
       await screen(page, 'catalog-refusal');
       await form.getByRole('button', { name: 'Cancel' }).click();
+
+      // Deleting a never-billed price asks first; the API refuses while a subscription uses it.
+      const used = page.getByRole('row').filter({ hasText: trialPrice });
+      await expect(used.innerText()).resolves.toMatch(/\$15\.00 per month.*\s+inactive\s+never billed/i);
+      await used.getByRole('button', { name: `Delete price ${trialPrice}` }).click();
+      const confirmDelete = page.getByRole('dialog', { name: 'Delete this price?' });
+      await confirmDelete.getByRole('button', { name: 'Keep it as it is' }).click();
+      await confirmDelete.waitFor({ state: 'detached' });
+      await used.getByRole('button', { name: `Delete price ${trialPrice}` }).click();
+      await confirmDelete.getByRole('button', { name: 'Delete price' }).click();
+      await expect(used.getByRole('alert').innerText()).resolves.toBe(
+        `Price ${trialPrice} is used by a subscription and cannot be deleted.`,
+      );
+      expectStatus(await world.api.get(`/prices/${trialPrice}`), 200, 'the price is still there');
 
       await page.getByRole('button', { name: 'New tax rate' }).click();
       const taxForm = page.getByRole('form', { name: 'New tax rate' });
