@@ -10,6 +10,9 @@ import { logger as defaultLogger, type Logger } from './http/logger';
 import type { AppDeps } from './http/app-deps';
 import { registerCustomerRoutes } from './customers/customer.routes';
 import { registerWebhookRoutes } from './webhooks/webhook.routes';
+import { registerAuditRoutes } from './audit/audit.routes';
+import { auditRecorder } from './audit/audit.service';
+import { registerApiKeyRoutes } from './accounts/api-key.routes';
 import { registerProductRoutes } from './catalog/product.routes';
 import { registerPriceRoutes } from './catalog/price.routes';
 import { registerTaxRateRoutes } from './catalog/tax-rate.routes';
@@ -88,11 +91,13 @@ export function createApp(deps: AppDeps): express.Express {
       return authenticateKey(key, req.ip);
     },
     createRateLimiter(rateLimit),
+    auditRecorder(deps.prisma),
   );
   // Every route of the API is mounted here, module by module; the routes that move money share one gateway.
   const routeDeps = { ...deps, gateway: deps.gateway ?? createGateway(deps.prisma) };
   registerCustomerRoutes(api, routeDeps);
   registerWebhookRoutes(api, routeDeps);
+  registerApiKeyRoutes(api, routeDeps);
   registerProductRoutes(api, routeDeps);
   registerPriceRoutes(api, routeDeps);
   registerTaxRateRoutes(api, routeDeps);
@@ -104,6 +109,7 @@ export function createApp(deps: AppDeps): express.Express {
   registerSubscriptionRoutes(api, routeDeps);
   registerTestClockRoutes(api, routeDeps);
   registerReportRoutes(api, routeDeps);
+  registerAuditRoutes(api, routeDeps);
 
   api.registry.registerPath({
     method: 'get',

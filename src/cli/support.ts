@@ -5,7 +5,7 @@ import type { Db } from '../db/prisma';
 import { recordOperatorAction, type OperatorActor } from '../accounts/operator-actions';
 import { formatMoney } from '../lib/money';
 import { toUnixSeconds } from '../lib/time';
-import { OPEN_TERMINAL_STATES, toPaymentObject } from '../payment-plans/payment-plan.records';
+import { listOpenTerminalPayments, toPaymentObject } from '../payment-plans/payment-plan.records';
 import { applyPlanRequest, DEFAULT_AFTER_DAYS } from '../payment-plans/payment-plan.service';
 import { sendPlanRequest } from '../payment-plans/workflow-client';
 import { connectTemporalClient, temporalClient } from '../temporal/client';
@@ -74,42 +74,20 @@ function positiveInt(value: string | undefined, name: string, fallback: number, 
 async function stuck(prisma: Db, options: Options): Promise<number> {
   const minutes = positiveInt(options.minutes, 'minutes', 15);
   const now = Date.now();
-  const payments = await prisma.paymentPlanPayment.findMany({
-    where: {
-      method: 'terminal',
-      terminalState: { in: [...OPEN_TERMINAL_STATES] },
-      stateChangedAt: { lte: new Date(now - minutes * 60_000) },
-      ...(options.account ? { accountId: options.account } : {}),
-    },
-    orderBy: { stateChangedAt: 'asc' },
+  const open = await listOpenTerminalPayments(prisma, {
+    accountId: options.account,
+    before: new Date(now - minutes * 60_000),
     take: 500,
   });
-  const terminalIds = [...new Set(payments.map((payment) => payment.terminalId).filter((id) => id !== null))];
-  const planIds = [...new Set(payments.map((payment) => payment.planId))];
-  const [terminals, plans] = await Promise.all([
-    prisma.terminal.findMany({ where: { id: { in: terminalIds } }, select: { id: true, label: true } }),
-    prisma.paymentPlan.findMany({
-      where: { id: { in: planIds } },
-      select: { id: true, accountId: true, customerId: true },
-    }),
-  ]);
-  const customers = await prisma.customer.findMany({
-    where: { OR: plans.map((plan) => ({ id: plan.customerId, accountId: plan.accountId })) },
-    select: { id: true, name: true },
-  });
-  const labelOf = new Map(terminals.map((terminal) => [terminal.id, terminal.label]));
-  const customerOf = new Map(
-    plans.map((plan) => [plan.id, customers.find((customer) => customer.id === plan.customerId)]),
-  );
-  const rows = payments.map((payment) => ({
+  const rows = open.map(({ payment, customer, terminalLabel }) => ({
     account: payment.accountId,
     plan: payment.planId,
     payment: payment.id,
     workflow_id: `payment-plan:${payment.planId}`,
-    customer: customerOf.get(payment.planId)?.id ?? null,
-    customer_name: customerOf.get(payment.planId)?.name ?? null,
+    customer: customer?.id ?? null,
+    customer_name: customer?.name ?? null,
     terminal: payment.terminalId,
-    terminal_label: payment.terminalId ? (labelOf.get(payment.terminalId) ?? null) : null,
+    terminal_label: terminalLabel,
     sale: payment.terminalSaleId,
     state: payment.terminalState,
     deposit: payment.deposit,

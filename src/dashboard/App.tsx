@@ -14,6 +14,10 @@ import { InvoiceDetail } from './pages/InvoiceDetail';
 import { Invoices } from './pages/Invoices';
 import { Payments } from './pages/Payments';
 import { Catalog } from './pages/Catalog';
+import { AuditLog } from './pages/AuditLog';
+import { PaymentPlans } from './pages/PaymentPlans';
+import { PaymentPlanDetail } from './pages/PaymentPlanDetail';
+import { Developers } from './pages/Developers';
 import { SESSION_KEY } from './session';
 
 export function App() {
@@ -79,12 +83,12 @@ function Page({ path, session }: { path: string; session: Session }) {
       return id ? <NotFound /> : <Payments />;
     case 'catalog':
       return id ? <NotFound /> : <Catalog />;
+    case 'payment-plans':
+      return id ? <PaymentPlanDetail id={decodeURIComponent(id)} session={session} /> : <PaymentPlans />;
+    case 'audit-log':
+      return canDevelop ? <AuditLog /> : <NotFound />;
     case 'developers':
-      return canDevelop ? (
-        <Later title="Developers" what="API keys, webhook destinations and delivery logs" />
-      ) : (
-        <NotFound />
-      );
+      return canDevelop ? <Developers tab={id} session={session} /> : <NotFound />;
     case 'settings':
       return <Later title="Settings" what="Account settings and your profile" />;
     default:

@@ -11,6 +11,8 @@ const NAV = [
   { to: '/invoices', label: 'Invoices' },
   { to: '/payments', label: 'Payments' },
   { to: '/catalog', label: 'Catalog' },
+  { to: '/payment-plans', label: 'Payment plans' },
+  { to: '/audit-log', label: 'Audit log', developer: true },
   { to: '/developers', label: 'Developers', developer: true },
   { to: '/settings', label: 'Settings' },
 ];

@@ -201,6 +201,19 @@ export function operationIdOf(method: string, path: string): string {
   return method.toLowerCase() + words.join('');
 }
 
+/** A write the API answered with success (not a replay of an Idempotency-Key): what the audit log records. */
+export interface CompletedWrite {
+  principal: Principal;
+  method: Method;
+  /** The operation's path template. */
+  route: string;
+  path: string;
+  status: number;
+  params: Record<string, unknown>;
+  body: unknown;
+  requestId: string;
+}
+
 /** A handler's answer with a success status other than the route's own (declared in `otherStatuses`). */
 export class Answer {
   constructor(
@@ -222,6 +235,8 @@ export class Api {
     /** The request's credential: `cc-api-key`, or a dashboard session cookie (src/app.ts chooses). */
     private readonly authenticate: (req: Request) => Promise<Principal>,
     private readonly rateLimit: (keyId: string) => Promise<void> = async () => {},
+    /** Told of every successful write once its answer is sent (src/audit: the audit log). */
+    private readonly onWrite: (write: CompletedWrite) => void = () => {},
   ) {
     this.router.use((req, res, next) => this.methodGate(req, res, next));
     this.registry.registerComponent('securitySchemes', 'apiKey', { type: 'apiKey', in: 'header', name: 'cc-api-key' });
@@ -331,8 +346,20 @@ export class Api {
         ? await withIdempotency(this.prisma, principal.accountId, idempotencyKey, req, run)
         : await run();
       if (!answer || res.headersSent) return;
-      if ('replayed' in answer && answer.replayed) res.setHeader('Idempotent-Replayed', 'true');
+      const replayed = 'replayed' in answer && answer.replayed;
+      if (replayed) res.setHeader('Idempotent-Replayed', 'true');
       res.status(answer.status).json(answer.body);
+      if (def.method !== 'get' && !replayed && answer.status < 300)
+        this.onWrite({
+          principal,
+          method: def.method,
+          route: def.path,
+          path: req.path,
+          status: answer.status,
+          params,
+          body: answer.body,
+          requestId: String(res.locals.requestId ?? ''),
+        });
     });
   }
 

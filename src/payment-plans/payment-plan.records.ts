@@ -232,3 +232,54 @@ export async function snapshotOf(db: Db | Tx, planId: string): Promise<PlanSnaps
     })),
   };
 }
+
+/** A terminal payment not settled yet (OPEN_TERMINAL_STATES), with what support needs to act on it. */
+export interface OpenTerminalPayment {
+  payment: PaymentPlanPayment;
+  customer: { id: string; name: string } | null;
+  terminalLabel: string | null;
+}
+
+/**
+ * Terminal payments waiting on a terminal or needing a resolution since `before` or earlier, oldest
+ * first: what `npm run support -- terminal:stuck` and the dashboard's terminal screen list. Every
+ * account's when `accountId` is absent (the operator's command).
+ */
+export async function listOpenTerminalPayments(
+  db: Db,
+  { accountId, before, take }: { accountId?: string; before: Date; take: number },
+): Promise<OpenTerminalPayment[]> {
+  const payments = await db.paymentPlanPayment.findMany({
+    where: {
+      method: 'terminal',
+      terminalState: { in: [...OPEN_TERMINAL_STATES] },
+      stateChangedAt: { lte: before },
+      ...(accountId ? { accountId } : {}),
+    },
+    orderBy: { stateChangedAt: 'asc' },
+    take,
+  });
+  if (payments.length === 0) return [];
+  const terminalIds = [...new Set(payments.map((payment) => payment.terminalId).filter((id) => id !== null))];
+  const planIds = [...new Set(payments.map((payment) => payment.planId))];
+  const [terminals, plans] = await Promise.all([
+    db.terminal.findMany({ where: { id: { in: terminalIds } }, select: { id: true, label: true } }),
+    db.paymentPlan.findMany({
+      where: { id: { in: planIds } },
+      select: { id: true, accountId: true, customerId: true },
+    }),
+  ]);
+  const customers = await db.customer.findMany({
+    where: { OR: plans.map((plan) => ({ id: plan.customerId, accountId: plan.accountId })) },
+    select: { id: true, name: true },
+  });
+  const labelOf = new Map(terminals.map((terminal) => [terminal.id, terminal.label]));
+  const customerOf = new Map(
+    plans.map((plan) => [plan.id, customers.find((customer) => customer.id === plan.customerId) ?? null]),
+  );
+  return payments.map((payment) => ({
+    payment,
+    customer: customerOf.get(payment.planId) ?? null,
+    terminalLabel: payment.terminalId ? (labelOf.get(payment.terminalId) ?? null) : null,
+  }));
+}

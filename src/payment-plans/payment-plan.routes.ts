@@ -8,13 +8,15 @@ import { transactionSchema } from '../transactions/transaction.schemas';
 import { createGateway } from '../payments/simulated-gateway';
 import type { PaymentPlanRequestArgs, PaymentPlanRequestKind } from '../../workflows/payment-plan-contract';
 import { assertPlanOpen, chargeStoredMethod, recordExternalPayment } from './plan-payments.service';
-import { findPayment, findPlan, toPaymentObject } from './payment-plan.records';
+import { findPayment, findPlan, listOpenTerminalPayments, toPaymentObject } from './payment-plan.records';
 import {
   createPaymentPlanBody,
   createPlanPaymentBody,
   depositTerminalBody,
   installmentSchema,
   listPaymentPlansQuery,
+  openTerminalPaymentSchema,
+  openTerminalPaymentsQuery,
   pageQuery,
   paymentPlanSchema,
   refundPlanPaymentBody,
@@ -44,6 +46,8 @@ import {
 import { refundPlanPayment } from './plan-refunds.service';
 import { notifyPlanUpdated, rejectionError, sendPlanRequest } from './workflow-client';
 import { currentTime } from '../lib/clock-time';
+import { toUnixSeconds } from '../lib/time';
+import { z } from 'zod';
 import { onCustomerTime } from '../test-clocks/test-clock.service';
 
 /** Payment plans (the terminals they use are terminal.routes.ts). */
@@ -279,6 +283,34 @@ export function registerPaymentPlanRoutes(api: Api, deps: AppDeps): void {
     handler: async ({ principal, params }) => {
       await findPlan(prisma, principal.accountId, params.id);
       return toPaymentObject(await findPayment(prisma, principal.accountId, params.id, params.payment_id));
+    },
+  });
+
+  api.route({
+    method: 'get',
+    path: '/terminal-payments',
+    tag,
+    guard,
+    summary: 'Terminal payments not settled yet (waiting, resolving, approved_no_credential), oldest first',
+    description:
+      'What support acts on (resolve or cancel through the plan payment endpoints); the same list as `npm run support -- terminal:stuck`. At most 500.',
+    query: openTerminalPaymentsQuery,
+    response: z.object({ data: z.array(openTerminalPaymentSchema) }),
+    errors: [403],
+    handler: async ({ principal, query }) => {
+      const open = await listOpenTerminalPayments(prisma, {
+        accountId: principal.accountId,
+        before: new Date(Date.now() - query.older_than_minutes * 60_000),
+        take: 500,
+      });
+      return {
+        data: open.map(({ payment, customer, terminalLabel }) => ({
+          payment: toPaymentObject(payment),
+          customer_name: customer?.name ?? null,
+          terminal_label: terminalLabel,
+          since: toUnixSeconds(payment.stateChangedAt),
+        })),
+      };
     },
   });
 

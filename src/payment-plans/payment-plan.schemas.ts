@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { currencyCode, currencyCodeInput } from '../lib/iso';
 import { paginationQuery } from '../http/pagination';
-import { oneOf, resourceId, unixTime } from '../http/validation';
+import { DECIMAL_INTEGER, oneOf, queryInteger, resourceId, unixTime } from '../http/validation';
 import { paymentMethodId } from '../payments/payment-method.schemas';
 import { updatedMsField } from '../lib/object-version';
 
@@ -207,6 +207,22 @@ export const planPaymentSchema = z
     updated: z.number(),
   })
   .meta({ id: 'PaymentPlanPayment' });
+
+/** GET /terminal-payments: terminal payments not settled yet, waiting at least this long. */
+export const openTerminalPaymentsQuery = z.strictObject({
+  older_than_minutes: queryInteger(z.number(DECIMAL_INTEGER).int().min(0).max(525_600))
+    .default(0)
+    .describe('Only payments in their state for at least this many minutes (decimal digits, 0 to 525600)'),
+});
+
+export const openTerminalPaymentSchema = z
+  .object({
+    payment: planPaymentSchema,
+    customer_name: z.string().nullable().describe("The plan's customer, by name"),
+    terminal_label: z.string().nullable(),
+    since: unixTime.describe('When the payment entered its terminal state (Unix seconds)'),
+  })
+  .meta({ id: 'OpenTerminalPayment' });
 
 export const installmentSchema = z
   .object({

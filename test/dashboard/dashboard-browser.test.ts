@@ -143,6 +143,20 @@ describe('the dashboard in a browser', () => {
     await expect(page.locator('.facts').innerText()).resolves.toContain('$98.00 per month');
     await screen(page, 'subscription');
 
+    // Cancel at the end of the period, then keep it after all.
+    await page.getByRole('button', { name: 'Cancel at period end' }).click();
+    await page
+      .getByRole('dialog', { name: 'Cancel this subscription at the end of its period?' })
+      .getByRole('button', { name: 'Cancel at period end' })
+      .click();
+    await page.getByRole('status').filter({ hasText: 'It cancels at the end of the period.' }).waitFor();
+    await expect(page.locator('.facts').innerText()).resolves.toContain('Cancels');
+    expect((await world.api.get(`/subscriptions/${subscriptionId}`)).body.cancel_at_period_end).toBe(true);
+    await page.getByRole('button', { name: 'Keep subscription' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Keep subscription' }).click();
+    await page.getByRole('status').filter({ hasText: 'It goes on.' }).waitFor();
+    expect((await world.api.get(`/subscriptions/${subscriptionId}`)).body.cancel_at_period_end).toBe(false);
+
     await page.getByRole('button', { name: 'Pause' }).click();
     const dialog = page.getByRole('dialog', { name: 'Pause this subscription?' });
     await dialog.waitFor();

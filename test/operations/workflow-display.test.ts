@@ -123,6 +123,13 @@ it('a subscription workflow carries its summary, details and the customer email,
   const day = (ms: number) => `${new Date(ms).toISOString().slice(0, 10)} UTC`;
   expect(details).toContain(`**First step**: renewal ${day(subscription.current_period_end * 1000)}`);
   expect(await historyView(handle)).toMatchObject({ workflowTasks: 0, timers: [], activities: [] });
+  // What an operator sees of it before its first step (decisions.md §14): "Execution Start" a period
+  // ahead, and on the Queries tab the Web UI's "make sure you have at least one worker running".
+  await screenshotWorkflowPage(workflowId, description.runId, 'workflow-before-first-step.png', async (page) => {
+    await page.getByText(workflowId).first().waitFor({ state: 'attached', timeout: 60_000 });
+    await page.getByText('Queries', { exact: true }).first().click();
+    await page.getByText('Workflow task is not scheduled yet').first().waitFor({ timeout: 60_000 });
+  });
   // An update (here a change to what it already is) runs it at once.
   expectStatus(
     await api.patch(`/subscriptions/${subscription.id}`, { collection_method: 'charge_automatically' }),

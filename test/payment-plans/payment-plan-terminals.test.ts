@@ -18,6 +18,7 @@ import {
   installmentsOf,
   planEvents,
   startPlanWorld,
+  terminalDepositWaiting,
   workflowState,
   type PlanWorld,
 } from '../support/payment-plans';
@@ -29,25 +30,7 @@ beforeAll(async () => {
 afterAll(() => world.close());
 
 /** A plan without a card (300 over 3) and a terminal holding its deposit sale. */
-async function depositWaiting() {
-  const customer = await createCustomer(world.api);
-  const terminal = await createTerminal(world.api);
-  const plan = expectStatus(
-    await world.api.post('/payment-plans', {
-      customer: customer.id,
-      total_amount: 300,
-      currency: 'USD',
-      installments_count: 3,
-      interval: 'month',
-    }),
-    201,
-  );
-  const sent = expectStatus(
-    await world.api.post(`/payment-plans/${plan.id}/deposit/terminal`, { terminal: terminal.id }),
-    202,
-  );
-  return { customer, terminal, plan, sent, paymentId: sent.deposit.attempt.payment as string };
-}
+const depositWaiting = () => terminalDepositWaiting(world.api);
 
 const present = (terminalId: string, body: object) =>
   world.api.post(`/test-helpers/terminals/${terminalId}/present-card`, body);
@@ -970,5 +953,63 @@ describe('payment-plan updates', () => {
       }),
     ]);
     expect((await handle.describe()).status.name).toBe('RUNNING');
+  });
+});
+
+describe('GET /terminal-payments', () => {
+  it("lists the account's terminal payments not settled yet, oldest first, with customer and terminal; never another account's", async () => {
+    const waiting = await depositWaiting();
+    const lost = await depositWaiting();
+    expectStatus(await present(lost.terminal.id, { outcome: 'lost', processor_outcome: 'unknown' }), 200);
+    const settled = await depositWaiting();
+    expectStatus(await present(settled.terminal.id, { outcome: 'approved' }), 200);
+
+    const other = await createTestAccount(world.app.prisma, { paymentPlans: true });
+    const otherApi = apiClient(world.app.baseUrl, other.apiKey);
+    const otherCustomer = await createCustomer(otherApi);
+    const otherTerminal = await createTerminal(otherApi);
+    const otherPlan = expectStatus(
+      await otherApi.post('/payment-plans', {
+        customer: otherCustomer.id,
+        total_amount: 300,
+        currency: 'USD',
+        installments_count: 3,
+        interval: 'month',
+      }),
+      201,
+    );
+    expectStatus(
+      await otherApi.post(`/payment-plans/${otherPlan.id}/deposit/terminal`, { terminal: otherTerminal.id }),
+      202,
+    );
+
+    const listed = expectStatus(await world.api.get('/terminal-payments'), 200).data as any[];
+    const ids = listed.map((row) => row.payment.id);
+    expect(ids).toEqual(expect.arrayContaining([waiting.paymentId, lost.paymentId]));
+    expect(ids).not.toContain(settled.paymentId);
+    expect(listed.every((row) => row.payment.customer !== otherCustomer.id)).toBe(true);
+    expect(ids.indexOf(waiting.paymentId)).toBeLessThan(ids.indexOf(lost.paymentId));
+    expect(listed.find((row) => row.payment.id === lost.paymentId)).toMatchObject({
+      payment: { plan: lost.plan.id, deposit: true, terminal: { state: 'resolving' } },
+      customer_name: lost.customer.name,
+      terminal_label: lost.terminal.label,
+    });
+    expect(listed.find((row) => row.payment.id === lost.paymentId).since).toEqual(expect.any(Number));
+    // Nothing has waited a day yet.
+    expect(expectStatus(await world.api.get('/terminal-payments?older_than_minutes=1440'), 200).data).toEqual([]);
+    expect((await otherApi.get('/terminal-payments')).body.data.map((row: any) => row.payment.plan)).toEqual([
+      otherPlan.id,
+    ]);
+
+    for (const bad of ['-1', '1.5', 'x', '525601'])
+      expect((await world.api.get(`/terminal-payments?older_than_minutes=${bad}`)).body.error).toMatchObject({
+        param: 'older_than_minutes',
+      });
+    expect((await world.api.get('/terminal-payments?state=waiting')).body.error).toMatchObject({
+      code: 'parameter_unknown',
+      param: 'state',
+    });
+    const withoutPlans = await createTestAccount(world.app.prisma);
+    expect((await apiClient(world.app.baseUrl, withoutPlans.apiKey).get('/terminal-payments')).status).toBe(403);
   });
 });

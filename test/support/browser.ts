@@ -5,6 +5,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import axe from 'axe-core';
 import { projectRoot } from '../../src/config';
 import { DASHBOARD_DIST } from '../../src/http/dashboard-page';
+import { createTestAccount, startTestApp, type TestApp } from './harness';
 
 /**
  * The dashboard in headless Chromium (Debian's, as test/api/docs-page.test.ts), for every browser
@@ -108,4 +109,29 @@ async function seriousViolations(page: Page): Promise<string[]> {
       (violation) =>
         `${violation.id}: ${violation.help} (${violation.nodes.map((node) => node.target.join(' ')).join(', ')})`,
     );
+}
+
+/** An app on the real database (no Temporal), an account of it and, with Chromium, the dashboard's browser. */
+export interface BrowserApp {
+  app: TestApp;
+  accountId: string;
+  apiKey: string;
+  browser: DashboardBrowser | undefined;
+  close(): Promise<void>;
+}
+
+export async function startBrowserApp(accountName: string): Promise<BrowserApp> {
+  const app = await startTestApp();
+  const { accountId, apiKey } = await createTestAccount(app.prisma, { name: accountName });
+  const browser = haveChromium ? await openDashboardBrowser(app.baseUrl) : undefined;
+  return {
+    app,
+    accountId,
+    apiKey,
+    browser,
+    async close() {
+      await browser?.close();
+      await app.close();
+    },
+  };
 }

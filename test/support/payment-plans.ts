@@ -18,6 +18,7 @@ import {
   type TestApp,
 } from './harness';
 import { createEnvWorker, createTimeSkippingEnv } from './temporal';
+import { createCustomer } from './payments';
 
 export const DAY_MS = 24 * 3600 * 1000;
 
@@ -95,6 +96,37 @@ export async function installmentsOf(api: ApiClient, id: string) {
 
 export async function createTerminal(api: ApiClient, label = 'Front desk') {
   return expectStatus(await api.post('/terminals', { label }), 201, 'POST /terminals');
+}
+
+/**
+ * A plan without a card (`totalAmount` over 3 monthly installments) whose deposit sale waits on a new
+ * terminal: the start of every terminal story.
+ */
+export async function terminalDepositWaiting(
+  api: ApiClient,
+  {
+    customerName,
+    terminalLabel,
+    totalAmount = 300,
+  }: { customerName?: string; terminalLabel?: string; totalAmount?: number } = {},
+) {
+  const customer = await createCustomer(api, customerName);
+  const terminal = await createTerminal(api, terminalLabel);
+  const plan = expectStatus(
+    await api.post('/payment-plans', {
+      customer: customer.id,
+      total_amount: totalAmount,
+      currency: 'USD',
+      installments_count: 3,
+      interval: 'month',
+    }),
+    201,
+  );
+  const sent = expectStatus(
+    await api.post(`/payment-plans/${plan.id}/deposit/terminal`, { terminal: terminal.id }),
+    202,
+  );
+  return { customer, terminal, plan, sent, paymentId: sent.deposit.attempt.payment as string };
 }
 
 export async function workflowState(env: TestWorkflowEnvironment, planId: string): Promise<PaymentPlanWorkflowState> {

@@ -4,6 +4,7 @@ import { formatDate, formatMoney } from '../format';
 import { Link } from '../router';
 import { Empty, Failure, Loading, ReadFailure, StatusBadge } from './common';
 import { subscriptionAmount } from './Subscriptions';
+import { CustomerActions } from './CustomerForms';
 
 export function CustomerDetail({ id }: { id: string }) {
   const path = encodeURIComponent(id);
@@ -34,6 +35,7 @@ export function CustomerDetail({ id }: { id: string }) {
         <Link to="/customers">Customers</Link> /
       </p>
       <h1>{c.name}</h1>
+      <CustomerActions customer={c} />
       <dl className="card facts">
         <dt>Email</dt>
         <dd>{c.email ?? '—'}</dd>

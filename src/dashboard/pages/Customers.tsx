@@ -4,6 +4,7 @@ import { api, type Customer } from '../api';
 import { formatDate } from '../format';
 import { Link, navigate, useLocation } from '../router';
 import { Empty, Failure, Loading, Pager } from './common';
+import { NewCustomer } from './CustomerForms';
 
 const TAKE = 20;
 
@@ -41,7 +42,10 @@ export function Customers() {
 
   return (
     <>
-      <h1>Customers</h1>
+      <div className="title-row">
+        <h1>Customers</h1>
+        <NewCustomer />
+      </div>
       <form
         className="toolbar"
         role="search"

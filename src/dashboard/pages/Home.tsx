@@ -111,7 +111,11 @@ function CurrencyFigures({ figure }: { figure: CurrencyOverview }) {
           value={String(figure.past_due_invoices.count)}
           detail={`${money(figure.past_due_invoices.amount_due)} overdue`}
         />
-        <Tile label="Payment plans past due" value={String(figure.past_due_payment_plans)} />
+        <Tile
+          to="/payment-plans?status=past_due"
+          label="Payment plans past due"
+          value={String(figure.past_due_payment_plans)}
+        />
       </div>
       <RevenueChart currency={figure.currency} daily={figure.revenue.daily} />
     </section>

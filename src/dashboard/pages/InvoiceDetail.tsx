@@ -3,7 +3,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, type Invoice, type Page, type Transaction } from '../api';
 import { formatDate, formatDateTime, formatMoney, statusLabel } from '../format';
 import { Link } from '../router';
-import { Confirm, Failure, Loading, ReadFailure, StatusBadge } from './common';
+import { Confirm, Failure, Loading, Notice, ReadFailure, StatusBadge } from './common';
 import { invoiceName } from './Invoices';
 
 type Action = 'finalize' | 'pay' | 'void' | 'refund';
@@ -125,16 +125,8 @@ export function InvoiceDetail({ id }: { id: string }) {
           </button>
         ))}
       </div>
-      {notice && (
-        <p className="notice" role="status">
-          {notice}
-        </p>
-      )}
-      {act.isError && (
-        <p className="error" role="alert">
-          {act.error.message}
-        </p>
-      )}
+      <Notice text={notice} />
+      {act.isError && <Failure error={act.error} />}
       {asking && (
         <Confirm
           title={`${ACTIONS[asking].label.replace(' invoice', '')} ${invoiceName(inv)}?`}

@@ -1,9 +1,9 @@
 import { useState, type FormEvent } from 'react';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { api, type Invoice, type Page } from '../api';
-import { formatDate, formatMoney, statusLabel } from '../format';
+import { formatDate, formatMoney } from '../format';
 import { Link, navigate, useLocation } from '../router';
-import { Empty, Failure, Loading, Pager, StatusBadge } from './common';
+import { Empty, Failure, Loading, PagesOf, StatusBadge, StatusTabs } from './common';
 
 const TAKE = 20;
 const STATUSES = ['draft', 'open', 'paid', 'void'];
@@ -71,17 +71,11 @@ export function Invoices() {
   return (
     <>
       <h1>Invoices</h1>
-      <nav className="tabs" aria-label="Status">
-        {['', ...STATUSES].map((value) => (
-          <Link
-            key={value || 'all'}
-            to={addressOf({ ...filters, status: value, page: 1 })}
-            aria-current={filters.status === value ? 'page' : undefined}
-          >
-            {value ? statusLabel(value) : 'All'}
-          </Link>
-        ))}
-      </nav>
+      <StatusTabs
+        statuses={STATUSES}
+        current={filters.status}
+        to={(value) => addressOf({ ...filters, status: value, page: 1 })}
+      />
       <InvoiceFilters filters={filters} onApply={go} />
       {invoices.isPending ? (
         <Loading />
@@ -133,14 +127,11 @@ export function Invoices() {
           </table>
         </div>
       )}
-      {invoices.data && (
-        <Pager
-          page={filters.page}
-          hasNext={filters.page < invoices.data.meta.pagesTotal}
-          onPage={(page) => navigate(addressOf({ ...filters, page }), { replace: true })}
-          label={`Page ${filters.page} of ${Math.max(1, invoices.data.meta.pagesTotal)}`}
-        />
-      )}
+      <PagesOf
+        list={invoices.data}
+        page={filters.page}
+        onPage={(page) => navigate(addressOf({ ...filters, page }), { replace: true })}
+      />
     </>
   );
 }

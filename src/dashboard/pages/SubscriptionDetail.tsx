@@ -3,31 +3,53 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, type Session, type Subscription } from '../api';
 import { formatDate, formatDateTime, formatInterval, formatMoney } from '../format';
 import { Link } from '../router';
-import { Confirm, Loading, ReadFailure, StatusBadge } from './common';
+import { Confirm, Failure, Loading, Notice, ReadFailure, StatusBadge, WorkflowLink } from './common';
 import { nextInvoiceDate, subscriptionAmount } from './Subscriptions';
 
-type Action = 'pause' | 'resume' | 'cancel';
+type Action = 'pause' | 'resume' | 'cancel_at_period_end' | 'keep' | 'cancel';
 
-const ACTIONS: Record<Action, { label: string; question: string; done: string }> = {
+const ACTIONS: Record<Action, { label: string; title: string; question: string; done: string }> = {
   pause: {
     label: 'Pause',
+    title: 'Pause this subscription?',
     question: 'No invoices are made while it is paused; resuming moves its billing dates on by the time paused.',
     done: 'Paused.',
   },
-  resume: { label: 'Resume', question: 'Billing continues from where it paused.', done: 'Resumed.' },
+  resume: {
+    label: 'Resume',
+    title: 'Resume this subscription?',
+    question: 'Billing continues from where it paused.',
+    done: 'Resumed.',
+  },
+  cancel_at_period_end: {
+    label: 'Cancel at period end',
+    title: 'Cancel this subscription at the end of its period?',
+    question:
+      'It runs to the end of the period already paid, then ends; nothing more is billed. Until then it can be kept.',
+    done: 'It cancels at the end of the period.',
+  },
+  keep: {
+    label: 'Keep subscription',
+    title: 'Keep this subscription?',
+    question: 'The cancellation at the end of the period is withdrawn: billing goes on.',
+    done: 'It goes on.',
+  },
   cancel: {
     label: 'Cancel subscription',
+    title: 'Cancel this subscription now?',
     question: 'It ends now and bills nothing more. This cannot be undone.',
     done: 'Canceled.',
   },
 };
 
-function actionsFor(status: string): Action[] {
-  if (status === 'paused') return ['resume', 'cancel'];
+function actionsFor(subscription: Subscription): Action[] {
+  const { status } = subscription;
   if (status === 'canceled' || status === 'expired') return [];
+  const atPeriodEnd: Action[] = subscription.cancel_at_period_end ? ['keep'] : ['cancel_at_period_end'];
+  if (status === 'paused') return ['resume', 'cancel'];
   // The API pauses an active subscription only (a trialing or scheduled one answers 409).
-  if (status === 'active' || status === 'past_due') return ['pause', 'cancel'];
-  return ['cancel'];
+  if (status === 'active' || status === 'past_due') return ['pause', ...atPeriodEnd, 'cancel'];
+  return [...atPeriodEnd, 'cancel'];
 }
 
 export function SubscriptionDetail({ id, session }: { id: string; session: Session }) {
@@ -40,10 +62,19 @@ export function SubscriptionDetail({ id, session }: { id: string; session: Sessi
     queryFn: () => api<Subscription>('GET', `/subscriptions/${path}`),
   });
   const act = useMutation({
-    mutationFn: (action: Action) =>
-      action === 'cancel'
-        ? api<Subscription>('DELETE', `/subscriptions/${path}`)
-        : api<Subscription>('POST', `/subscriptions/${path}/${action}`, {}),
+    mutationFn: (action: Action) => {
+      switch (action) {
+        case 'cancel':
+          return api<Subscription>('DELETE', `/subscriptions/${path}`);
+        case 'cancel_at_period_end':
+        case 'keep':
+          return api<Subscription>('PATCH', `/subscriptions/${path}`, {
+            cancel_at_period_end: action === 'cancel_at_period_end',
+          });
+        default:
+          return api<Subscription>('POST', `/subscriptions/${path}/${action}`, {});
+      }
+    },
     onSuccess: (updated, action) => {
       queryClient.setQueryData(['subscription', id], updated);
       void queryClient.invalidateQueries({ queryKey: ['subscriptions'] });
@@ -69,7 +100,7 @@ export function SubscriptionDetail({ id, session }: { id: string; session: Sessi
         <StatusBadge status={s.status} />
       </div>
       <div className="actions">
-        {actionsFor(s.status).map((action) => (
+        {actionsFor(s).map((action) => (
           <button
             key={action}
             type="button"
@@ -79,23 +110,13 @@ export function SubscriptionDetail({ id, session }: { id: string; session: Sessi
             {ACTIONS[action].label}
           </button>
         ))}
-        <a className="button-link" href={workflowUrl} target="_blank" rel="noreferrer">
-          Workflow in Temporal
-        </a>
+        <WorkflowLink url={workflowUrl} />
       </div>
-      {notice && (
-        <p className="notice" role="status">
-          {notice}
-        </p>
-      )}
-      {act.isError && (
-        <p className="error" role="alert">
-          {act.error.message}
-        </p>
-      )}
+      <Notice text={notice} />
+      {act.isError && <Failure error={act.error} />}
       {asking && (
         <Confirm
-          title={`${ACTIONS[asking].label === 'Cancel subscription' ? 'Cancel' : ACTIONS[asking].label} this subscription?`}
+          title={ACTIONS[asking].title}
           message={ACTIONS[asking].question}
           confirm={ACTIONS[asking].label}
           danger={asking === 'cancel'}

@@ -2,7 +2,7 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { api, type Page, type Subscription } from '../api';
 import { formatDate, formatInterval, formatMoney, statusLabel } from '../format';
 import { Link, navigate, useLocation } from '../router';
-import { Empty, Failure, Loading, Pager, StatusBadge } from './common';
+import { Empty, Failure, Loading, PagesOf, StatusBadge, StatusTabs } from './common';
 
 const TAKE = 20;
 const STATUSES = ['active', 'trialing', 'past_due', 'paused', 'scheduled', 'canceled', 'expired'];
@@ -48,17 +48,11 @@ export function Subscriptions() {
   return (
     <>
       <h1>Subscriptions</h1>
-      <nav className="tabs" aria-label="Status">
-        {['', ...STATUSES].map((value) => (
-          <Link
-            key={value || 'all'}
-            to={`/subscriptions${value ? `?status=${value}` : ''}`}
-            aria-current={status === value ? 'page' : undefined}
-          >
-            {value ? statusLabel(value) : 'All'}
-          </Link>
-        ))}
-      </nav>
+      <StatusTabs
+        statuses={STATUSES}
+        current={status}
+        to={(value) => `/subscriptions${value ? `?status=${value}` : ''}`}
+      />
       {subscriptions.isPending ? (
         <Loading />
       ) : subscriptions.isError ? (
@@ -107,14 +101,7 @@ export function Subscriptions() {
           </table>
         </div>
       )}
-      {subscriptions.data && (
-        <Pager
-          page={page}
-          hasNext={page < subscriptions.data.meta.pagesTotal}
-          onPage={(next) => go({ page: next })}
-          label={`Page ${page} of ${Math.max(1, subscriptions.data.meta.pagesTotal)}`}
-        />
-      )}
+      <PagesOf list={subscriptions.data} page={page} onPage={(next) => go({ page: next })} />
     </>
   );
 }

@@ -110,3 +110,96 @@ export function Confirm(props: {
     </dialog>
   );
 }
+
+/** A list's status filter as links (All first); `to` gives the list's address for a status ('' for all). */
+export function StatusTabs({
+  statuses,
+  current,
+  to,
+}: {
+  statuses: readonly string[];
+  current: string;
+  to: (status: string) => string;
+}) {
+  return (
+    <nav className="tabs" aria-label="Status">
+      {['', ...statuses].map((value) => (
+        <Link key={value || 'all'} to={to(value)} aria-current={current === value ? 'page' : undefined}>
+          {value ? statusLabel(value) : 'All'}
+        </Link>
+      ))}
+    </nav>
+  );
+}
+
+/** What an action just did, read out by screen readers; nothing when there is nothing to say. */
+export function Notice({ text }: { text: string | undefined }) {
+  if (!text) return null;
+  return (
+    <p className="notice" role="status">
+      {text}
+    </p>
+  );
+}
+
+/** The object's workflow in the Temporal Web UI (operators' view of the same object), in a new tab. */
+export function WorkflowLink({ url }: { url: string }) {
+  return (
+    <a className="button-link" href={url} target="_blank" rel="noreferrer">
+      Workflow in Temporal
+    </a>
+  );
+}
+
+/** The pager of a paginated list answer (`meta.pagesTotal`); nothing before the first answer. */
+export function PagesOf({
+  list,
+  page,
+  onPage,
+}: {
+  list: { meta: { pagesTotal: number } } | undefined;
+  page: number;
+  onPage: (page: number) => void;
+}) {
+  if (!list) return null;
+  const pages = Math.max(1, list.meta.pagesTotal);
+  return <Pager page={page} hasNext={page < list.meta.pagesTotal} onPage={onPage} label={`Page ${page} of ${pages}`} />;
+}
+
+/** A form in a modal dialog (the browser's own <dialog>): fields as children, the API's refusal shown in it. */
+export function FormDialog(props: {
+  children: ReactNode;
+  title: string;
+  submit: string;
+  busy: boolean;
+  error: unknown;
+  onSubmit: () => void;
+  onClose: () => void;
+}) {
+  const dialog = useRef<HTMLDialogElement>(null);
+  useEffect(() => {
+    dialog.current?.showModal();
+  }, []);
+  return (
+    <dialog ref={dialog} className="card dialog" aria-labelledby="form-title" onClose={props.onClose}>
+      <form
+        onSubmit={(event) => {
+          event.preventDefault();
+          props.onSubmit();
+        }}
+      >
+        <h2 id="form-title">{props.title}</h2>
+        {props.children}
+        {props.error ? <Failure error={props.error} /> : null}
+        <div className="actions">
+          <button type="button" className="secondary" onClick={props.onClose} disabled={props.busy}>
+            Cancel
+          </button>
+          <button type="submit" disabled={props.busy}>
+            {props.busy ? 'Working…' : props.submit}
+          </button>
+        </div>
+      </form>
+    </dialog>
+  );
+}
