@@ -109,6 +109,8 @@ describe('the dashboard: home figures, payments, catalog', () => {
       await expect(rows.count()).resolves.toBe(31);
       await expect(rows.last().innerText()).resolves.toContain('$1,333.00');
       await screen(page, 'home-figures');
+      const plans = figures.getByRole('link', { name: /Payment plans past due/ });
+      await expect(plans.getAttribute('href')).resolves.toBe('/dashboard/payment-plans?status=past_due');
 
       await tile('Open invoices').click();
       await page.waitForURL('**/dashboard/invoices?status=open');
