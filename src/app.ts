@@ -25,6 +25,7 @@ import { registerTerminalRoutes } from './terminals/terminal.routes';
 import { registerPaymentPlanRoutes } from './payment-plans/payment-plan.routes';
 import { registerSubscriptionRoutes } from './subscriptions/subscription.routes';
 import { registerTestClockRoutes } from './test-clocks/test-clock.routes';
+import { registerReportRoutes } from './reports/overview.routes';
 import { checkHealth, healthSchema } from './health/health';
 import { docsRouter } from './http/docs-page';
 import { createApiMetrics, UNMATCHED_ROUTE } from './observability/api-metrics';
@@ -108,6 +109,7 @@ export function createApp(deps: AppDeps): express.Express {
   registerPaymentPlanRoutes(api, routeDeps);
   registerSubscriptionRoutes(api, routeDeps);
   registerTestClockRoutes(api, routeDeps);
+  registerReportRoutes(api, routeDeps);
   registerAuditRoutes(api, routeDeps);
   registerCustomerReportRoutes(api, routeDeps);
 

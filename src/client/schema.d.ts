@@ -1178,6 +1178,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/reports/overview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account's figures per currency: MRR, active subscriptions, 30 days of revenue, failed payments, open and past-due invoices, past-due payment plans
+         * @description Read by the dashboard's home screen. MRR normalises each item to a month (year /12, week x52/12, day x365/12, divided by interval_count) and rounds it half up to the cent; revenue is succeeded payments minus succeeded refunds by UTC day.
+         */
+        get: operations["getReportsOverview"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/audit-log": {
         parameters: {
             query?: never;
@@ -3049,6 +3069,50 @@ export interface components {
         TestClockAdvance: {
             /** @description Unix seconds, after the current frozen_time and at most two of the longest billing interval among the clock's subscriptions and payment plans ahead (two years when it has none) */
             frozen_time: number;
+        };
+        Overview: {
+            /** @enum {string} */
+            object: "overview";
+            /** @description When the figures were read */
+            generated: number;
+            /** @description Start of the revenue window: 00:00 UTC, 29 days before today */
+            revenue_start: number;
+            /** @description One entry per currency with any figure, by code; a fresh account answers USD with zeros */
+            currencies: components["schemas"]["CurrencyOverview"][];
+        };
+        CurrencyOverview: {
+            currency: components["schemas"]["CurrencyCode"];
+            /** @description Monthly recurring revenue in cents: the items of active and past_due subscriptions, each normalised to a month and rounded half up (docs/api.md, "MRR") */
+            mrr: number;
+            /** @description Subscriptions active or past_due */
+            active_subscriptions: number;
+            /** @description Revenue of the last 30 UTC days, today included */
+            revenue: {
+                /** @description Succeeded payments minus succeeded refunds over the 30 days */
+                total: number;
+                /** @description One entry per UTC day, oldest first, 0 on days with nothing */
+                daily: {
+                    /** @description UTC day, YYYY-MM-DD */
+                    date: string;
+                    /** @description Cents */
+                    amount: number;
+                }[];
+            };
+            /** @description Payments that failed in the same 30 days */
+            failed_payments: number;
+            open_invoices: {
+                count: number;
+                /** @description What is left to pay on them */
+                amount_due: number;
+            };
+            /** @description Open invoices past their due date, or whose automatic collection has failed */
+            past_due_invoices: {
+                count: number;
+                /** @description Cents */
+                amount_due: number;
+            };
+            /** @description Payment plans in status past_due */
+            past_due_payment_plans: number;
         };
         AuditEntry: {
             id: string;
@@ -12791,6 +12855,84 @@ export interface operations {
             };
             /** @description The request body is not `application/json` */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests with this API key (`code: rate_limit`): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers are larger than 64 KB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PostgreSQL or Temporal does not answer: retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getReportsOverview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Overview"];
+                };
+            };
+            /** @description Invalid request: `error.param` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };

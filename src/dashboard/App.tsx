@@ -12,6 +12,8 @@ import { SubscriptionDetail } from './pages/SubscriptionDetail';
 import { Later } from './pages/Later';
 import { InvoiceDetail } from './pages/InvoiceDetail';
 import { Invoices } from './pages/Invoices';
+import { Payments } from './pages/Payments';
+import { Catalog } from './pages/Catalog';
 import { AuditLog } from './pages/AuditLog';
 import { PaymentPlans } from './pages/PaymentPlans';
 import { PaymentPlanDetail } from './pages/PaymentPlanDetail';
@@ -77,6 +79,10 @@ function Page({ path, session }: { path: string; session: Session }) {
       return id ? <SubscriptionDetail id={decodeURIComponent(id)} session={session} /> : <Subscriptions />;
     case 'invoices':
       return id ? <InvoiceDetail id={decodeURIComponent(id)} /> : <Invoices />;
+    case 'payments':
+      return id ? <NotFound /> : <Payments />;
+    case 'catalog':
+      return id ? <NotFound /> : <Catalog />;
     case 'payment-plans':
       return id ? <PaymentPlanDetail id={decodeURIComponent(id)} session={session} /> : <PaymentPlans />;
     case 'audit-log':

@@ -9,6 +9,8 @@ const NAV = [
   { to: '/customers', label: 'Customers' },
   { to: '/subscriptions', label: 'Subscriptions' },
   { to: '/invoices', label: 'Invoices' },
+  { to: '/payments', label: 'Payments' },
+  { to: '/catalog', label: 'Catalog' },
   { to: '/payment-plans', label: 'Payment plans' },
   { to: '/audit-log', label: 'Audit log', developer: true },
   { to: '/developers', label: 'Developers', developer: true },

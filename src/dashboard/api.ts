@@ -125,6 +125,13 @@ type Schemas = components['schemas'];
 export type Invoice = Schemas['Invoice'];
 export type InvoiceLine = Schemas['InvoiceLine'];
 export type Transaction = Schemas['Transaction'];
+export type Overview = Schemas['Overview'];
+export type CurrencyOverview = Schemas['CurrencyOverview'];
+export type Balance = Schemas['Balance'];
+export type Product = Schemas['Product'];
+/** A price as the catalog lists it (with `active` and `tax_behavior`), beside `Price` as a subscription item carries it. */
+export type CatalogPrice = Schemas['Price'];
+export type TaxRate = Schemas['TaxRate'];
 export type PaymentPlan = Schemas['PaymentPlan'];
 export type PlanInstallment = Schemas['PaymentPlanInstallment'];
 export type PlanPayment = Schemas['PaymentPlanPayment'];

@@ -1,0 +1,228 @@
+import { useState, type FormEvent } from 'react';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { api, type Balance, type Page, type Transaction } from '../api';
+import { formatDateTime, formatMoney, statusLabel } from '../format';
+import { Link, navigate, useLocation } from '../router';
+import { Empty, Failure, Loading, Pager, StatusBadge } from './common';
+import { CopyId } from './CopyId';
+
+const TAKE = 20;
+const STATUSES = ['succeeded', 'failed', 'pending'];
+const TYPES = ['payment', 'refund', 'adjustment'];
+
+/** GET /transactions' filters (docs/api.md), kept in the address like the invoices' list. */
+interface Filters {
+  status: string;
+  type: string;
+  customer: string;
+  invoice: string;
+  page: number;
+}
+
+function filtersOf(search: URLSearchParams): Filters {
+  return {
+    status: search.get('status') ?? '',
+    type: search.get('type') ?? '',
+    customer: search.get('customer') ?? '',
+    invoice: search.get('invoice') ?? '',
+    page: Math.max(1, Number(search.get('page')) || 1),
+  };
+}
+
+function paramsOf(filters: Filters): URLSearchParams {
+  const params = new URLSearchParams();
+  for (const key of ['status', 'type', 'customer', 'invoice'] as const) if (filters[key]) params.set(key, filters[key]);
+  return params;
+}
+
+function addressOf(filters: Filters): string {
+  const params = paramsOf(filters);
+  if (filters.page > 1) params.set('page', String(filters.page));
+  const suffix = params.toString();
+  return `/payments${suffix ? `?${suffix}` : ''}`;
+}
+
+export function Payments() {
+  const { search } = useLocation();
+  const filters = filtersOf(search);
+  const balance = useQuery({ queryKey: ['balance'], queryFn: () => api<Balance>('GET', '/balance') });
+  const transactions = useQuery({
+    queryKey: ['transactions', filters],
+    queryFn: () => {
+      const params = paramsOf(filters);
+      params.set('page', String(filters.page));
+      params.set('take', String(TAKE));
+      return api<Page<Transaction>>('GET', `/transactions?${params.toString()}`);
+    },
+    placeholderData: keepPreviousData,
+  });
+  const filtered = Boolean(filters.status || filters.type || filters.customer || filters.invoice);
+
+  return (
+    <>
+      <h1>Payments</h1>
+      <h2>Balance</h2>
+      {balance.isPending ? (
+        <Loading />
+      ) : balance.isError ? (
+        <Failure error={balance.error} />
+      ) : (
+        <BalanceFigures balance={balance.data} />
+      )}
+
+      <h2>Transactions</h2>
+      <nav className="tabs" aria-label="Status">
+        {['', ...STATUSES].map((value) => (
+          <Link
+            key={value || 'all'}
+            to={addressOf({ ...filters, status: value, page: 1 })}
+            aria-current={filters.status === value ? 'page' : undefined}
+          >
+            {value ? statusLabel(value) : 'All'}
+          </Link>
+        ))}
+      </nav>
+      <TransactionFilters
+        key={search.toString()}
+        filters={filters}
+        onApply={(next) => navigate(addressOf({ ...filters, ...next, page: 1 }), { replace: true })}
+      />
+      {transactions.isPending ? (
+        <Loading />
+      ) : transactions.isError ? (
+        <Failure error={transactions.error} />
+      ) : transactions.data.data.length === 0 ? (
+        <Empty>
+          <p>{filtered ? 'No transaction matches these filters.' : 'No payments yet.'}</p>
+        </Empty>
+      ) : (
+        <div className="card table-card">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Transaction</th>
+                <th scope="col" className="hide-narrow">
+                  Type
+                </th>
+                <th scope="col">Status</th>
+                <th scope="col">Amount</th>
+                <th scope="col" className="hide-narrow">
+                  Customer
+                </th>
+                <th scope="col" className="hide-narrow">
+                  Created
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {transactions.data.data.map((transaction) => (
+                <tr key={transaction.id}>
+                  <td>
+                    <CopyId id={transaction.id} />
+                    {transaction.invoice && (
+                      <div className="small">
+                        {/* Invoice ids are UUIDs: the first group names it on screen, the link's label whole. */}
+                        <Link
+                          to={`/invoices/${transaction.invoice}`}
+                          title={transaction.invoice}
+                          aria-label={`Invoice ${transaction.invoice}`}
+                        >
+                          invoice <code>{transaction.invoice.slice(0, 8)}…</code>
+                        </Link>
+                      </div>
+                    )}
+                  </td>
+                  <td className="capitalize hide-narrow">{transaction.type}</td>
+                  <td>
+                    <StatusBadge status={transaction.status} />
+                    {transaction.failure_message && <div className="muted small">{transaction.failure_message}</div>}
+                  </td>
+                  <td className="amount">{formatMoney(transaction.amount, transaction.currency)}</td>
+                  <td className="hide-narrow">
+                    {transaction.customer ? (
+                      <Link to={`/customers/${transaction.customer}`}>
+                        <code>{transaction.customer}</code>
+                      </Link>
+                    ) : (
+                      '—'
+                    )}
+                  </td>
+                  <td className="hide-narrow">{formatDateTime(transaction.created)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {transactions.data && (
+        <Pager
+          page={filters.page}
+          hasNext={filters.page < transactions.data.meta.pagesTotal}
+          onPage={(page) => navigate(addressOf({ ...filters, page }), { replace: true })}
+          label={`Page ${filters.page} of ${Math.max(1, transactions.data.meta.pagesTotal)}`}
+        />
+      )}
+    </>
+  );
+}
+
+/** Available and pending per currency; the API answers an amount past 2^53 cents as a string of digits. */
+function BalanceFigures({ balance }: { balance: Balance }) {
+  const currencies = [...new Set([...balance.available, ...balance.pending].map((entry) => entry.currency))];
+  if (currencies.length === 0)
+    return (
+      <Empty>
+        <p>Nothing in the balance yet.</p>
+      </Empty>
+    );
+  const amountOf = (list: Balance['available'], currency: string) =>
+    Number(list.find((entry) => entry.currency === currency)?.amount ?? 0);
+  return (
+    <div className="tiles">
+      {currencies.map((currency) => (
+        <div key={currency} className="card tile">
+          <h3>Available, {currency}</h3>
+          <p className="figure">{formatMoney(amountOf(balance.available, currency), currency)}</p>
+          <p className="muted small">Pending {formatMoney(amountOf(balance.pending, currency), currency)}</p>
+        </div>
+      ))}
+    </div>
+  );
+}
+
+/** Type, customer and invoice; applied together, so the list is not fetched at every keystroke. */
+function TransactionFilters({ filters, onApply }: { filters: Filters; onApply: (next: Partial<Filters>) => void }) {
+  const [type, setType] = useState(filters.type);
+  const [customer, setCustomer] = useState(filters.customer);
+  const [invoice, setInvoice] = useState(filters.invoice);
+  const apply = (event: FormEvent) => {
+    event.preventDefault();
+    onApply({ type, customer: customer.trim(), invoice: invoice.trim() });
+  };
+  return (
+    <form className="filters" onSubmit={apply} aria-label="Filters">
+      <label>
+        Type
+        <select value={type} onChange={(event) => setType(event.target.value)}>
+          <option value="">Any</option>
+          {TYPES.map((value) => (
+            <option key={value} value={value}>
+              {value}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label>
+        Customer id
+        <input value={customer} onChange={(event) => setCustomer(event.target.value)} placeholder="cus_…" />
+      </label>
+      <label>
+        Invoice id
+        <input value={invoice} onChange={(event) => setInvoice(event.target.value)} placeholder="a UUID" />
+      </label>
+      <button type="submit" className="secondary">
+        Apply
+      </button>
+    </form>
+  );
+}

@@ -1,0 +1,116 @@
+import { queryRows, type Queryable, type Statement } from '../db/sql';
+
+/**
+ * The home screen's figures (GET /reports/overview), each aggregated by PostgreSQL per currency and
+ * scoped to one account through its `(account_id, ...)` indexes (docs/api.md, "Reports"). Sums are
+ * read as text: they are bigint in the database.
+ */
+
+/**
+ * MRR: every item of an active or past_due subscription normalised to a month, rounded to the
+ * nearest cent (half up) per item, then summed: `unit_amount * quantity * P / (12 * interval_count)`
+ * with P the intervals in a year (year 1, month 12, week 52, day 365), in integer arithmetic
+ * (`(2 * x * P + 12 * n) / (24 * n)` is x * P / (12 * n) rounded half up). docs/api.md, "MRR".
+ */
+const RECURRING: Statement = {
+  name: 'reports_recurring',
+  text: `SELECT s.currency,
+      count(DISTINCT s.id)::int AS active_subscriptions,
+      coalesce(sum((2 * p.unit_amount::bigint * i.quantity
+        * CASE s.interval WHEN 'year' THEN 1 WHEN 'month' THEN 12 WHEN 'week' THEN 52 WHEN 'day' THEN 365 ELSE 0 END
+        + 12 * s.interval_count) / (24 * s.interval_count)), 0)::text AS mrr
+    FROM subscriptions s
+    JOIN subscription_items i ON i.subscription_id = s.id AND i.account_id = s.account_id
+    JOIN prices p ON p.id = i.price_id AND p.account_id = s.account_id
+    WHERE s.account_id = $1 AND s.status IN ('active', 'past_due')
+    GROUP BY s.currency`,
+};
+
+export interface RecurringRow {
+  currency: string;
+  active_subscriptions: number;
+  mrr: string;
+}
+
+export function recurringFigures(db: Queryable, accountId: string): Promise<RecurringRow[]> {
+  return queryRows<RecurringRow>(db, RECURRING, [accountId]);
+}
+
+/**
+ * Payments and refunds created in [from, to), by UTC day: revenue is what succeeded (refunds are
+ * negative amounts), failed counts the payments that failed. Days without one are not rows.
+ */
+const DAILY_LEDGER: Statement = {
+  name: 'reports_daily_ledger',
+  text: `SELECT t.currency,
+      to_char(t.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day,
+      coalesce(sum(t.amount) FILTER (WHERE t.status = 'succeeded'), 0)::text AS revenue,
+      count(*) FILTER (WHERE t.type = 'payment' AND t.status = 'failed')::int AS failed_payments
+    FROM transactions t
+    WHERE t.account_id = $1 AND t.created_at >= $2 AND t.created_at < $3 AND t.type IN ('payment', 'refund')
+    GROUP BY 1, 2`,
+};
+
+export interface DailyLedgerRow {
+  currency: string;
+  /** `YYYY-MM-DD`, UTC. */
+  day: string;
+  revenue: string;
+  failed_payments: number;
+}
+
+export function dailyLedger(db: Queryable, accountId: string, from: Date, to: Date): Promise<DailyLedgerRow[]> {
+  return queryRows<DailyLedgerRow>(db, DAILY_LEDGER, [accountId, from, to]);
+}
+
+/**
+ * Open invoices and what is left to pay on them; past due among them: a due date before `now`, or
+ * an automatic collection that has failed at least once (its invoice was due when finalized).
+ */
+const OPEN_INVOICES: Statement = {
+  name: 'reports_open_invoices',
+  text: `SELECT v.currency,
+      count(*)::int AS open_count,
+      coalesce(sum(v.amount_due - v.amount_paid), 0)::text AS open_amount,
+      count(*) FILTER (WHERE v.past_due)::int AS past_due_count,
+      coalesce(sum(v.amount_due - v.amount_paid) FILTER (WHERE v.past_due), 0)::text AS past_due_amount
+    FROM (
+      SELECT i.currency, i.amount_due, i.amount_paid,
+        (i.due_date < $2 OR (i.collection_method = 'charge_automatically' AND i.attempt_count > 0)) AS past_due
+      FROM invoices i
+      WHERE i.account_id = $1 AND i.status = 'open'
+    ) v
+    GROUP BY v.currency`,
+};
+
+export interface OpenInvoicesRow {
+  currency: string;
+  open_count: number;
+  open_amount: string;
+  past_due_count: number;
+  past_due_amount: string;
+}
+
+export function openInvoices(db: Queryable, accountId: string, now: Date): Promise<OpenInvoicesRow[]> {
+  return queryRows<OpenInvoicesRow>(db, OPEN_INVOICES, [accountId, now]);
+}
+
+const PAST_DUE_PLANS: Statement = {
+  name: 'reports_past_due_plans',
+  text: `SELECT pp.currency, count(*)::int AS past_due_count
+    FROM payment_plans pp
+    WHERE pp.account_id = $1 AND pp.status = 'past_due'
+    GROUP BY pp.currency`,
+};
+
+export interface PastDuePlansRow {
+  currency: string;
+  past_due_count: number;
+}
+
+export function pastDuePlans(db: Queryable, accountId: string): Promise<PastDuePlansRow[]> {
+  return queryRows<PastDuePlansRow>(db, PAST_DUE_PLANS, [accountId]);
+}
+
+/** The statements, for EXPLAIN in the tests (each must read through an account-scoped index). */
+export const OVERVIEW_STATEMENTS = { RECURRING, DAILY_LEDGER, OPEN_INVOICES, PAST_DUE_PLANS };
