@@ -29,6 +29,7 @@ import { config } from './config';
 import { CODEC_PATH, codecRouter } from './temporal/codec-server';
 import { dashboardRouter } from './http/dashboard-page';
 import { SESSION_PATH, sessionRouter } from './dashboard-auth/session.routes';
+import { TEAM_BASE, teamRouter } from './dashboard-auth/team.routes';
 import { createSessionAuthenticator, readCookie, SESSION_COOKIE } from './dashboard-auth/session-auth';
 import { sessionSettingsFromConfig } from './dashboard-auth/session.service';
 import { createLoginLimiter } from './dashboard-auth/login-limiter';
@@ -167,7 +168,9 @@ export function createApp(deps: AppDeps): express.Express {
     perEmail: config.loginFailuresPerEmail,
     perAddress: config.loginFailuresPerAddress,
   };
-  app.use(SESSION_PATH, sessionRouter(deps, sessionSettings, createLoginLimiter(loginLimits, rateLimit.processes)));
+  const loginLimiter = createLoginLimiter(loginLimits, rateLimit.processes);
+  app.use(SESSION_PATH, sessionRouter(deps, sessionSettings, loginLimiter));
+  app.use(TEAM_BASE, teamRouter(deps, sessionSettings, loginLimiter));
   app.use(dashboardRouter(deps.dashboardDir));
   app.use(api.router);
   app.locals.api = api;
