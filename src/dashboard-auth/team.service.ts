@@ -230,12 +230,14 @@ export interface InvitationPreview {
   /** Whether the email has a user already: they join with their password instead of choosing one. */
   existing_user: boolean;
   expires_at: number;
+  /** The account's time zone, for the page to show the expiry in. */
+  time_zone: string;
 }
 
 export async function previewInvitation(prisma: Db, token: string, now = new Date()): Promise<InvitationPreview> {
   const row = await prisma.invitation.findUnique({
     where: { tokenHash: tokenHashOf(token) },
-    include: { account: { select: { name: true } } },
+    include: { account: { select: { name: true, timeZone: true } } },
   });
   const refusal = unusable(row, now);
   if (refusal) throw refusal;
@@ -247,6 +249,7 @@ export async function previewInvitation(prisma: Db, token: string, now = new Dat
     account_name: row!.account.name,
     existing_user: user !== null,
     expires_at: seconds(row!.expiresAt),
+    time_zone: row!.account.timeZone,
   };
 }
 

@@ -176,6 +176,7 @@ describe('invitations', () => {
       role: 'developer',
       account_name: expect.any(String),
       existing_user: false,
+      time_zone: 'UTC',
     });
     const short = await call(undefined, 'POST', `/join/${token}`, { name: 'New', password: 'short' });
     expect(short.status).toBe(400);
