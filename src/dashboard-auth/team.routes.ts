@@ -23,6 +23,14 @@ import {
 /** Where the team endpoints live: beside the session endpoints, outside the merchant API (docs/decisions.md §20). */
 export const TEAM_BASE = '/dashboard/api';
 
+/**
+ * A request's path as logs may keep it: an invitation's token (the page's and the API's) is a credential
+ * until used, so it is replaced, as the API never logs a key (docs/architecture.md).
+ */
+export function loggablePath(path: string): string {
+  return path.replace(/^\/dashboard\/(invitations|api\/join)\/[^/]+/, '/dashboard/$1/{token}');
+}
+
 const SUPERADMIN: readonly Role[] = ['superadmin'];
 const ADMINS: readonly Role[] = ['developer', 'superadmin'];
 

@@ -1,5 +1,10 @@
 import { createTestAccount, startTestApp, type TestApp, type TestAccount } from '../support/harness';
 import { createTestUser, login, signIn, type TestSession } from '../support/dashboard';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Writable } from 'node:stream';
+import pino from 'pino';
+import { createApp } from '../../src/app';
 import { tokenHashOf } from '../../src/dashboard-auth/team.service';
 
 /**
@@ -281,5 +286,36 @@ describe('invitations', () => {
     );
     expect((await call(devSession, 'GET', '/invitations')).status).toBe(403);
     expect((await call(undefined, 'GET', '/members')).status).toBe(401);
+  });
+
+  it("keeps the link's token out of the request log (page and API) and the route metrics", async () => {
+    const lines: string[] = [];
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        lines.push(...String(chunk).split('\n').filter(Boolean));
+        done();
+      },
+    });
+    const server = http.createServer(
+      createApp({ prisma: app.prisma, temporal: app.temporal, logger: pino({ level: 'info' }, sink) }),
+    );
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const created = await call(admin, 'POST', '/invitations', { email: 'logged@example.com', role: 'standard' });
+      const token = tokenOf(created.body.url);
+      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      await fetch(`${base}/dashboard/invitations/${token}`);
+      await fetch(`${base}/dashboard/api/join/${token}`);
+      expect(lines.join('\n')).not.toContain(token);
+      const entries = lines.map((line) => JSON.parse(line));
+      expect(entries).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ path: '/dashboard/invitations/{token}' }),
+          expect.objectContaining({ path: '/dashboard/api/join/{token}', route: '/dashboard/api/join/{token}' }),
+        ]),
+      );
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });
