@@ -34,6 +34,7 @@ import { config } from './config';
 import { CODEC_PATH, codecRouter } from './temporal/codec-server';
 import { dashboardRouter } from './http/dashboard-page';
 import { SESSION_PATH, sessionRouter } from './dashboard-auth/session.routes';
+import { loggablePath, TEAM_BASE, teamRouter } from './dashboard-auth/team.routes';
 import { createSessionAuthenticator, readCookie, SESSION_COOKIE } from './dashboard-auth/session-auth';
 import { sessionSettingsFromConfig } from './dashboard-auth/session.service';
 import { createLoginLimiter } from './dashboard-auth/login-limiter';
@@ -55,6 +56,8 @@ export function createApp(deps: AppDeps): express.Express {
     res.setHeader('x-request-id', requestId);
     res.locals.requestId = requestId;
     const started = process.hrtime.bigint();
+    // Read before routing: a mounted router (the dashboard's) rewrites req.url while it answers.
+    const path = loggablePath(req.path);
     res.on('finish', () => {
       const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
       const route = (res.locals.route as string | undefined) ?? UNMATCHED_ROUTE;
@@ -65,7 +68,7 @@ export function createApp(deps: AppDeps): express.Express {
           accountId: (res.locals.accountId as string | undefined) ?? null,
           method: req.method,
           route,
-          path: req.path,
+          path,
           status: res.statusCode,
           durationMs,
         },
@@ -177,7 +180,9 @@ export function createApp(deps: AppDeps): express.Express {
     perEmail: config.loginFailuresPerEmail,
     perAddress: config.loginFailuresPerAddress,
   };
-  app.use(SESSION_PATH, sessionRouter(deps, sessionSettings, createLoginLimiter(loginLimits, rateLimit.processes)));
+  const loginLimiter = createLoginLimiter(loginLimits, rateLimit.processes);
+  app.use(SESSION_PATH, sessionRouter(deps, sessionSettings, loginLimiter));
+  app.use(TEAM_BASE, teamRouter(deps, sessionSettings, loginLimiter));
   app.use(dashboardRouter(deps.dashboardDir));
   app.use(api.router);
   app.locals.api = api;

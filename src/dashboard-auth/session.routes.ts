@@ -45,8 +45,22 @@ async function sessionAnswer(deps: AppDeps, session: LiveSession) {
   };
 }
 
+/** Signs the browser in (a new session and its cookie) on `accountId`: the sign-in's and an accepted invitation's answer. */
+export async function startSession(
+  deps: AppDeps,
+  settings: SessionSettings,
+  res: Response,
+  userId: string,
+  accountId: string,
+) {
+  const created = await createSession(deps.prisma, userId, accountId, settings);
+  setSessionCookie(res, created.token, created.expiresAt);
+  res.locals.accountId = accountId;
+  return sessionAnswer(deps, (await findSession(deps.prisma, created.token, settings))!);
+}
+
 /** JSON bodies only, small ones: these endpoints take an email and passwords. */
-const jsonBody = [
+export const jsonBody = [
   (req: Request, _res: Response, next: NextFunction) => {
     const hasBody = Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
     if (hasBody && !req.is('application/json')) {
@@ -66,11 +80,11 @@ const jsonBody = [
   express.json({ limit: '16kb' }),
 ];
 
-function body<T extends z.ZodType>(schema: T, req: Request): z.output<T> {
+export function body<T extends z.ZodType>(schema: T, req: Request): z.output<T> {
   return parseOrThrow(schema, req.body ?? {}, 'body');
 }
 
-const invalidCredentials = () =>
+export const invalidCredentials = () =>
   new ApiError('authentication_error', 'invalid_credentials', 'The email or password is incorrect.');
 
 /**
@@ -115,11 +129,7 @@ export function sessionRouter(deps: AppDeps, settings: SessionSettings, limiter:
     const account = input.account ? accounts.find((member) => member.id === input.account) : accounts[0];
     if (!account) throw new ApiError('not_found', 'resource_missing', `No such account: '${input.account}'`, 'account');
     await deleteEndedSessions(prisma);
-    const created = await createSession(prisma, user.id, account.id, settings);
-    setSessionCookie(res, created.token, created.expiresAt);
-    res.locals.accountId = account.id;
-    const session = (await findSession(prisma, created.token, settings))!;
-    res.status(201).json(await sessionAnswer(deps, session));
+    res.status(201).json(await startSession(deps, settings, res, user.id, account.id));
   });
 
   router.get('/', async (req, res) => {

@@ -14,6 +14,8 @@ export interface MembershipView {
   id: string;
   name: string;
   role: Role;
+  /** The account's IANA time zone: the dashboard shows every date and time in it. */
+  time_zone: string;
 }
 
 export type CreateUserResult =
@@ -75,13 +77,14 @@ export async function createUser(
 export async function membershipsOf(prisma: Db | Tx, userId: string): Promise<MembershipView[]> {
   const rows = await prisma.membership.findMany({
     where: { userId },
-    include: { account: { select: { name: true } } },
+    include: { account: { select: { name: true, timeZone: true } } },
     orderBy: [{ createdAt: 'asc' }, { accountId: 'asc' }],
   });
   return rows.map((row) => ({
     id: row.accountId,
     name: row.account.name,
     role: columnValue(ROLES, row.role, 'memberships.role'),
+    time_zone: row.account.timeZone,
   }));
 }
 

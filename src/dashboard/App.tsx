@@ -9,7 +9,8 @@ import { Customers } from './pages/Customers';
 import { CustomerDetail } from './pages/CustomerDetail';
 import { Subscriptions } from './pages/Subscriptions';
 import { SubscriptionDetail } from './pages/SubscriptionDetail';
-import { Later } from './pages/Later';
+import { Settings } from './pages/Settings';
+import { AcceptInvitation } from './pages/AcceptInvitation';
 import { InvoiceDetail } from './pages/InvoiceDetail';
 import { Invoices } from './pages/Invoices';
 import { Payments } from './pages/Payments';
@@ -19,6 +20,7 @@ import { PaymentPlans } from './pages/PaymentPlans';
 import { PaymentPlanDetail } from './pages/PaymentPlanDetail';
 import { Developers } from './pages/Developers';
 import { SESSION_KEY } from './session';
+import { setTimeZone } from './format';
 
 export function App() {
   const queryClient = useQueryClient();
@@ -43,13 +45,16 @@ export function App() {
     });
   }, [queryClient]);
   setCsrfToken(session.data?.csrf_token);
+  setTimeZone(session.data?.account?.time_zone);
 
   const signedIn = Boolean(session.data);
+  // An invitation's page is for people not signed in yet (docs/api.md "Dashboard team").
+  const invitation = path.startsWith('/invitations/') ? safeDecode(path.slice('/invitations/'.length)) : undefined;
   useEffect(() => {
-    if (session.isPending) return;
+    if (session.isPending || invitation !== undefined) return;
     if (!signedIn && path !== '/login') navigate('/login', { replace: true });
     if (signedIn && path === '/login') navigate('/', { replace: true });
-  }, [signedIn, session.isPending, path]);
+  }, [signedIn, session.isPending, path, invitation]);
 
   if (session.isPending) return <p className="loading">Loading…</p>;
   if (session.isError)
@@ -58,6 +63,7 @@ export function App() {
         <p role="alert">The dashboard cannot reach the service: {session.error.message}</p>
       </main>
     );
+  if (invitation !== undefined) return <AcceptInvitation key={invitation} token={invitation} />;
   if (!session.data) return <Login />;
   return (
     <Shell session={session.data} path={path}>
@@ -90,7 +96,7 @@ function Page({ path, session }: { path: string; session: Session }) {
     case 'developers':
       return canDevelop ? <Developers tab={id} session={session} /> : <NotFound />;
     case 'settings':
-      return <Later title="Settings" what="Account settings and your profile" />;
+      return <Settings session={session} />;
     default:
       return <NotFound />;
   }
@@ -103,4 +109,13 @@ function NotFound() {
       <p>There is no page at this address.</p>
     </>
   );
+}
+
+/** A path segment as written, when it is not valid percent-encoding (the API then says the link is unknown). */
+function safeDecode(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
 }

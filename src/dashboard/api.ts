@@ -60,8 +60,8 @@ export type Role = 'standard' | 'developer' | 'superadmin';
 
 export interface Session {
   user: { id: string; email: string; name: string };
-  account: { id: string; name: string; role: Role } | null;
-  accounts: { id: string; name: string; role: Role }[];
+  account: { id: string; name: string; role: Role; time_zone: string } | null;
+  accounts: { id: string; name: string; role: Role; time_zone: string }[];
   csrf_token: string;
   expires_at: number;
   temporal_workflows_url: string;

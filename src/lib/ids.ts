@@ -43,6 +43,7 @@ export const ID_PREFIXES = {
   paymentPlanPayment: 'ppay',
   testClock: 'clock',
   user: 'usr',
+  invitation: 'invite',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -271,7 +271,12 @@ describe('accounts and passwords', () => {
 
     const switched = await session.session('POST', '/account', { account: other.accountId });
     expect(switched.status).toBe(200);
-    expect(switched.body.account).toEqual({ id: other.accountId, name: 'Another account', role: 'superadmin' });
+    expect(switched.body.account).toEqual({
+      id: other.accountId,
+      name: 'Another account',
+      role: 'superadmin',
+      time_zone: 'UTC',
+    });
     expect(switched.body.accounts).toHaveLength(2);
     expect((await session.api.get(`/customers/${theirs.body.id}`)).status).toBe(200);
     expect((await session.api.get('/webhook/destination')).status).toBe(200);

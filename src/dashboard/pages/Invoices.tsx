@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { api, type Invoice, type Page } from '../api';
-import { formatDate, formatMoney } from '../format';
+import { formatDate, formatMoney, startOfDay } from '../format';
 import { Link, navigate, useLocation } from '../router';
 import { Empty, Failure, Loading, PagesOf, StatusBadge, StatusTabs } from './common';
 
@@ -36,10 +36,10 @@ function addressOf(filters: Filters): string {
   return `/invoices${suffix ? `?${suffix}` : ''}`;
 }
 
-/** Unix seconds of local midnight starting `day` (`YYYY-MM-DD`), or of the next day's (`end`). */
+/** Unix seconds of midnight in the account's time zone starting `day` (`YYYY-MM-DD`), or of the next day's (`end`). */
 function dayBound(day: string, end: boolean): number {
   const [year, month, date] = day.split('-').map(Number) as [number, number, number];
-  return Math.floor(new Date(year, month - 1, date + (end ? 1 : 0)).getTime() / 1000);
+  return startOfDay(year, month, date + (end ? 1 : 0));
 }
 
 /** The API's query for the filters: created on or after the first day and before the day after the last. */

@@ -1,0 +1,318 @@
+import crypto from 'node:crypto';
+import { Prisma } from '../generated/prisma/client';
+import type { Db } from '../db/prisma';
+import { ROLES, type Role } from '../http/auth';
+import { ApiError } from '../http/errors';
+import { columnValue } from '../lib/columns';
+import { newId } from '../lib/ids';
+import { hashPassword, PASSWORD_MIN_LENGTH, verifyPassword } from './passwords';
+import { normalizeEmail } from './user.service';
+import { lockAccountForTeam } from './team.records';
+
+/** How long an invitation's link works (docs/api.md "Dashboard team"). */
+export const INVITATION_TTL_MS = 7 * 24 * 3_600_000;
+
+const seconds = (date: Date) => Math.floor(date.getTime() / 1000);
+
+const memberMissing = (id: string) => new ApiError('not_found', 'resource_missing', `No such member: '${id}'`, 'id');
+const invitationMissing = (id: string) =>
+  new ApiError('not_found', 'resource_missing', `No such invitation: '${id}'`, 'id');
+
+export interface AccountSettings {
+  object: 'account';
+  id: string;
+  name: string;
+  time_zone: string;
+}
+
+export async function getAccountSettings(prisma: Db, accountId: string): Promise<AccountSettings> {
+  const account = await prisma.account.findUniqueOrThrow({ where: { id: accountId } });
+  return { object: 'account', id: account.id, name: account.name, time_zone: account.timeZone };
+}
+
+export async function updateAccountSettings(
+  prisma: Db,
+  accountId: string,
+  input: { name?: string; time_zone?: string },
+): Promise<AccountSettings> {
+  const account = await prisma.account.update({
+    where: { id: accountId },
+    data: { name: input.name, timeZone: input.time_zone },
+  });
+  return { object: 'account', id: account.id, name: account.name, time_zone: account.timeZone };
+}
+
+export interface MemberObject {
+  object: 'member';
+  /** The user's id: a user is a member of an account once. */
+  id: string;
+  name: string;
+  email: string;
+  role: Role;
+  disabled: boolean;
+  created: number;
+}
+
+export async function listMembers(prisma: Db, accountId: string): Promise<MemberObject[]> {
+  const rows = await prisma.membership.findMany({
+    where: { accountId },
+    include: { user: { select: { id: true, name: true, email: true, disabled: true } } },
+    orderBy: [{ createdAt: 'asc' }, { userId: 'asc' }],
+  });
+  return rows.map((row) => ({
+    object: 'member',
+    id: row.user.id,
+    name: row.user.name,
+    email: row.user.email,
+    role: columnValue(ROLES, row.role, 'memberships.role'),
+    disabled: row.user.disabled,
+    created: seconds(row.createdAt),
+  }));
+}
+
+const lastSuperadmin = (self: boolean) =>
+  new ApiError(
+    'conflict',
+    'last_superadmin',
+    self
+      ? 'You are the last superadmin of this account: make another member superadmin first.'
+      : 'This is the last superadmin of this account: make another member superadmin first.',
+  );
+
+/**
+ * Changes a member's role, or removes the member (`role` null), keeping at least one superadmin: the
+ * account's row is locked first, so concurrent changes are counted one after the other. A removed
+ * member's sessions on the account end with the row (they would answer 401 at their next request anyway).
+ */
+export async function changeMember(
+  prisma: Db,
+  accountId: string,
+  actorId: string,
+  userId: string,
+  role: Role | null,
+): Promise<MemberObject | undefined> {
+  await prisma.$transaction(async (tx) => {
+    await lockAccountForTeam(tx, accountId);
+    const member = await tx.membership.findUnique({ where: { userId_accountId: { userId, accountId } } });
+    if (!member) throw memberMissing(userId);
+    if (member.role === 'superadmin' && role !== 'superadmin') {
+      const superadmins = await tx.membership.count({ where: { accountId, role: 'superadmin' } });
+      if (superadmins <= 1) throw lastSuperadmin(userId === actorId);
+    }
+    if (role === null) {
+      await tx.membership.delete({ where: { userId_accountId: { userId, accountId } } });
+      await tx.session.deleteMany({ where: { userId, accountId } });
+    } else {
+      await tx.membership.update({ where: { userId_accountId: { userId, accountId } }, data: { role } });
+    }
+  });
+  if (role === null) return undefined;
+  return (await listMembers(prisma, accountId)).find((member) => member.id === userId);
+}
+
+export interface InvitationObject {
+  object: 'invitation';
+  id: string;
+  email: string;
+  role: Role;
+  created: number;
+  expires_at: number;
+  /** Only in the answer to its creation: the link is not stored and cannot be shown again. */
+  url?: string;
+}
+
+type InvitationRow = Prisma.InvitationGetPayload<object>;
+
+function invitationObject(row: InvitationRow): InvitationObject {
+  return {
+    object: 'invitation',
+    id: row.id,
+    email: row.email,
+    role: columnValue(ROLES, row.role, 'invitations.role'),
+    created: seconds(row.createdAt),
+    expires_at: seconds(row.expiresAt),
+  };
+}
+
+export function tokenHashOf(token: string): string {
+  return crypto.createHash('sha256').update(token).digest('hex');
+}
+
+/** Invitations neither accepted, revoked nor expired, newest first. */
+export async function listInvitations(prisma: Db, accountId: string, now = new Date()): Promise<InvitationObject[]> {
+  const rows = await prisma.invitation.findMany({
+    where: { accountId, acceptedAt: null, revokedAt: null, expiresAt: { gt: now } },
+    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+  });
+  return rows.map(invitationObject);
+}
+
+export async function createInvitation(
+  prisma: Db,
+  accountId: string,
+  inviterId: string,
+  input: { email: string; role: Role },
+  linkBase: string,
+  now = new Date(),
+): Promise<InvitationObject> {
+  const email = normalizeEmail(input.email);
+  const member = await prisma.membership.findFirst({ where: { accountId, user: { email } } });
+  if (member)
+    throw new ApiError('conflict', 'already_member', `${email} is a member of this account already.`, 'email');
+  const token = crypto.randomBytes(32).toString('base64url');
+  const row = await prisma.invitation.create({
+    data: {
+      id: newId('invitation'),
+      accountId,
+      email,
+      role: input.role,
+      tokenHash: tokenHashOf(token),
+      invitedBy: inviterId,
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + INVITATION_TTL_MS),
+    },
+  });
+  return { ...invitationObject(row), url: `${linkBase}/dashboard/invitations/${token}` };
+}
+
+export async function revokeInvitation(prisma: Db, accountId: string, id: string, now = new Date()): Promise<void> {
+  const revoked = await prisma.invitation.updateMany({
+    where: { id, accountId, acceptedAt: null, revokedAt: null, expiresAt: { gt: now } },
+    data: { revokedAt: now },
+  });
+  if (revoked.count === 1) return;
+  const row = await prisma.invitation.findFirst({ where: { id, accountId } });
+  if (!row) throw invitationMissing(id);
+  throw new ApiError('conflict', 'invitation_not_pending', 'This invitation was accepted, revoked or has expired.');
+}
+
+/** Why a link no longer works, in words the invited person reads on the page. */
+function unusable(row: InvitationRow | null, now: Date): ApiError | undefined {
+  if (!row)
+    return new ApiError(
+      'not_found',
+      'invitation_unknown',
+      'This invitation link is not valid: ask for a new invitation.',
+      'token',
+    );
+  if (row.acceptedAt)
+    return new ApiError(
+      'conflict',
+      'invitation_used',
+      'This invitation has been used already: sign in instead.',
+      'token',
+      410,
+    );
+  if (row.revokedAt)
+    return new ApiError(
+      'conflict',
+      'invitation_revoked',
+      'This invitation was revoked: ask for a new one.',
+      'token',
+      410,
+    );
+  if (row.expiresAt <= now)
+    return new ApiError(
+      'conflict',
+      'invitation_expired',
+      'This invitation has expired: ask for a new one.',
+      'token',
+      410,
+    );
+  return undefined;
+}
+
+export interface InvitationPreview {
+  object: 'invitation_preview';
+  email: string;
+  role: Role;
+  account_name: string;
+  /** Whether the email has a user already: they join with their password instead of choosing one. */
+  existing_user: boolean;
+  expires_at: number;
+  /** The account's time zone, for the page to show the expiry in. */
+  time_zone: string;
+}
+
+export async function previewInvitation(prisma: Db, token: string, now = new Date()): Promise<InvitationPreview> {
+  const row = await prisma.invitation.findUnique({
+    where: { tokenHash: tokenHashOf(token) },
+    include: { account: { select: { name: true, timeZone: true } } },
+  });
+  const refusal = unusable(row, now);
+  if (refusal) throw refusal;
+  const user = await prisma.user.findUnique({ where: { email: row!.email }, select: { id: true } });
+  return {
+    object: 'invitation_preview',
+    email: row!.email,
+    role: columnValue(ROLES, row!.role, 'invitations.role'),
+    account_name: row!.account.name,
+    existing_user: user !== null,
+    expires_at: seconds(row!.expiresAt),
+    time_zone: row!.account.timeZone,
+  };
+}
+
+export type AcceptOutcome =
+  { outcome: 'joined'; userId: string; accountId: string } | { outcome: 'wrong_password'; email: string };
+
+/**
+ * Accepts an invitation: a new user with the name and password given, or the user who has the email
+ * already after their password is checked. The invitation is claimed by one conditional update in
+ * the same transaction as the membership, so a link works once.
+ */
+export async function acceptInvitation(
+  prisma: Db,
+  token: string,
+  input: { name?: string; password: string },
+  now = new Date(),
+): Promise<AcceptOutcome> {
+  const tokenHash = tokenHashOf(token);
+  const row = await prisma.invitation.findUnique({ where: { tokenHash } });
+  const refusal = unusable(row, now);
+  if (refusal) throw refusal;
+  const invitation = row!;
+  const existing = await prisma.user.findUnique({ where: { email: invitation.email } });
+  let passwordHash: string | undefined;
+  if (existing) {
+    // Joining as an existing user is a sign-in: their own password, checked as the sign-in does.
+    if (existing.disabled || !(await verifyPassword(input.password, existing.passwordHash)))
+      return { outcome: 'wrong_password', email: invitation.email };
+  } else {
+    if (!input.name)
+      throw new ApiError('invalid_request_error', 'parameter_missing', 'Missing required param: name.', 'name');
+    if (input.password.length < PASSWORD_MIN_LENGTH)
+      throw new ApiError(
+        'invalid_request_error',
+        'parameter_invalid',
+        `Invalid password: must be at least ${PASSWORD_MIN_LENGTH} characters.`,
+        'password',
+      );
+    passwordHash = await hashPassword(input.password);
+  }
+  try {
+    return await prisma.$transaction(async (tx) => {
+      const claimed = await tx.invitation.updateMany({
+        where: { id: invitation.id, acceptedAt: null, revokedAt: null, expiresAt: { gt: now } },
+        data: { acceptedAt: now },
+      });
+      if (claimed.count !== 1) throw unusable(await tx.invitation.findUnique({ where: { tokenHash } }), now)!;
+      const user =
+        existing ??
+        (await tx.user.create({
+          data: { id: newId('user'), email: invitation.email, name: input.name!, passwordHash: passwordHash! },
+        }));
+      await tx.membership.upsert({
+        where: { userId_accountId: { userId: user.id, accountId: invitation.accountId } },
+        create: { userId: user.id, accountId: invitation.accountId, role: invitation.role },
+        update: {},
+      });
+      return { outcome: 'joined' as const, userId: user.id, accountId: invitation.accountId };
+    });
+  } catch (error) {
+    // The email became a user between the read and the write: they join with their password instead.
+    if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002')
+      throw new ApiError('conflict', 'email_taken', 'A user with this email exists now: reload the page.', 'token');
+    throw error;
+  }
+}

@@ -1,0 +1,490 @@
+import { useState, type FormEvent } from 'react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api, type Role, type Session } from '../api';
+import { currentTimeZone, formatDateTime } from '../format';
+import { SESSION_KEY } from '../session';
+import { Confirm, Failure, Loading, Notice } from './common';
+
+/**
+ * Settings (docs/api.md "Dashboard team"): the account (name, time zone), the dunning schedule, the
+ * team and invitations, and the signed-in person's profile. What a role may do is the API's to decide:
+ * the page only leaves out forms the role would be refused.
+ */
+export function Settings({ session }: { session: Session }) {
+  const role = session.account?.role;
+  const canDevelop = role === 'developer' || role === 'superadmin';
+  return (
+    <>
+      <h1>Settings</h1>
+      <AccountSection session={session} />
+      {canDevelop && <DunningSection />}
+      {canDevelop && <TeamSection session={session} />}
+      <ProfileSection session={session} />
+    </>
+  );
+}
+
+const ROLES: Role[] = ['standard', 'developer', 'superadmin'];
+
+function Submit({ busy, label, busyLabel }: { busy: boolean; label: string; busyLabel: string }) {
+  return (
+    <button type="submit" disabled={busy}>
+      {busy ? busyLabel : label}
+    </button>
+  );
+}
+
+/** What a section's last action did: its notice, or the API's refusal as it words it. */
+function Outcome({ notice, error }: { notice: string | undefined; error: Error | null }) {
+  return (
+    <>
+      <Notice text={notice} />
+      {error && <Failure error={error} />}
+    </>
+  );
+}
+
+/** A select's options, each value its own label. */
+function Options({ values }: { values: readonly string[] }) {
+  return values.map((value) => (
+    <option key={value} value={value}>
+      {value}
+    </option>
+  ));
+}
+
+interface AccountSettings {
+  id: string;
+  name: string;
+  time_zone: string;
+}
+
+/** Every zone this browser's Intl knows, UTC first. */
+function timeZones(): string[] {
+  const known = typeof Intl.supportedValuesOf === 'function' ? Intl.supportedValuesOf('timeZone') : [];
+  return ['UTC', ...known.filter((zone) => zone !== 'UTC')];
+}
+
+function AccountSection({ session }: { session: Session }) {
+  const queryClient = useQueryClient();
+  const editable = session.account?.role === 'superadmin';
+  const account = useQuery({
+    queryKey: ['account-settings', session.account?.id],
+    queryFn: () => api<AccountSettings>('GET', '/dashboard/api/account'),
+  });
+  const [notice, setNotice] = useState<string>();
+  const save = useMutation({
+    mutationFn: (input: { name: string; time_zone: string }) =>
+      api<AccountSettings>('PATCH', '/dashboard/api/account', input),
+    onSuccess: async (saved) => {
+      queryClient.setQueryData(['account-settings', session.account?.id], saved);
+      // The session carries the name and zone every page shows: read it again.
+      await queryClient.invalidateQueries({ queryKey: SESSION_KEY });
+      setNotice(`Saved. Dates and times are shown in ${saved.time_zone}.`);
+    },
+  });
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    setNotice(undefined);
+    save.mutate({ name: String(form.get('name') ?? ''), time_zone: String(form.get('time_zone') ?? '') });
+  };
+
+  return (
+    <section className="card settings-section" aria-labelledby="account-heading">
+      <h2 id="account-heading">Account</h2>
+      {account.isPending && <Loading />}
+      {account.isError && <Failure error={account.error} />}
+      {account.data && !editable && (
+        <dl className="facts">
+          <dt>Name</dt>
+          <dd>{account.data.name}</dd>
+          <dt>Time zone</dt>
+          <dd>{account.data.time_zone}</dd>
+        </dl>
+      )}
+      {account.data && editable && (
+        <form onSubmit={submit} key={`${account.data.name}|${account.data.time_zone}`}>
+          <label className="field">
+            Account name
+            <input name="name" defaultValue={account.data.name} required maxLength={200} />
+          </label>
+          <label className="field">
+            Time zone
+            <select name="time_zone" defaultValue={account.data.time_zone}>
+              <Options values={timeZones()} />
+            </select>
+          </label>
+          <Submit busy={save.isPending} label="Save account" busyLabel="Saving…" />
+        </form>
+      )}
+      <p className="muted small">
+        Dates and times are shown in {currentTimeZone()}: it is now {formatDateTime(Math.floor(Date.now() / 1000))}.
+      </p>
+      <Outcome notice={notice} error={save.error} />
+    </section>
+  );
+}
+
+interface DunningSettings {
+  retry_days: number[];
+  outcome: 'cancel' | 'pause' | 'keep_active';
+}
+
+const OUTCOMES: { value: DunningSettings['outcome']; label: string }[] = [
+  { value: 'cancel', label: 'Cancel the subscription' },
+  { value: 'pause', label: 'Pause the subscription' },
+  { value: 'keep_active', label: 'Keep it active (the invoice stays open)' },
+];
+
+/** Turns "1, 3, 7" into [1, 3, 7]; anything that is not a number is sent as is, for the API to name. */
+function daysOf(text: string): unknown[] {
+  return text
+    .split(/[\s,]+/)
+    .filter(Boolean)
+    .map((part) => (/^-?\d+$/.test(part) ? Number(part) : part));
+}
+
+function DunningSection() {
+  const queryClient = useQueryClient();
+  const dunning = useQuery({
+    queryKey: ['dunning-settings'],
+    queryFn: () => api<DunningSettings>('GET', '/settings/dunning'),
+  });
+  const [notice, setNotice] = useState<string>();
+  const save = useMutation({
+    mutationFn: (input: { retry_days: unknown[]; outcome: string }) =>
+      api<DunningSettings>('PUT', '/settings/dunning', input),
+    onSuccess: (saved) => {
+      queryClient.setQueryData(['dunning-settings'], saved);
+      setNotice('Saved. The schedule applies to renewal charges that fail from now on.');
+    },
+  });
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    setNotice(undefined);
+    save.mutate({ retry_days: daysOf(String(form.get('retry_days') ?? '')), outcome: String(form.get('outcome')) });
+  };
+  return (
+    <section className="card settings-section" aria-labelledby="dunning-heading">
+      <h2 id="dunning-heading">Dunning</h2>
+      <p className="muted">When a renewal charge fails, it is retried on these days after the failure.</p>
+      {dunning.isPending && <Loading />}
+      {dunning.isError && <Failure error={dunning.error} />}
+      {dunning.data && (
+        <form onSubmit={submit} key={`${dunning.data.retry_days.join()}|${dunning.data.outcome}`}>
+          <label className="field">
+            Retry on days (after the failed charge, ascending, comma-separated)
+            <input name="retry_days" defaultValue={dunning.data.retry_days.join(', ')} inputMode="numeric" />
+          </label>
+          <fieldset className="choices">
+            <legend>When every retry has failed</legend>
+            {OUTCOMES.map((outcome) => (
+              <label key={outcome.value}>
+                <input
+                  type="radio"
+                  name="outcome"
+                  value={outcome.value}
+                  defaultChecked={dunning.data.outcome === outcome.value}
+                />
+                {outcome.label}
+              </label>
+            ))}
+          </fieldset>
+          <Submit busy={save.isPending} label="Save dunning" busyLabel="Saving…" />
+        </form>
+      )}
+      <Outcome notice={notice} error={save.error} />
+    </section>
+  );
+}
+
+interface Member {
+  id: string;
+  name: string;
+  email: string;
+  role: Role;
+  disabled: boolean;
+}
+
+interface Invitation {
+  id: string;
+  email: string;
+  role: Role;
+  created: number;
+  expires_at: number;
+  url?: string;
+}
+
+type Asking = { kind: 'role'; member: Member; role: Role } | { kind: 'remove'; member: Member };
+
+function TeamSection({ session }: { session: Session }) {
+  const queryClient = useQueryClient();
+  const superadmin = session.account?.role === 'superadmin';
+  const members = useQuery({
+    queryKey: ['members', session.account?.id],
+    queryFn: () => api<{ data: Member[] }>('GET', '/dashboard/api/members'),
+  });
+  const [asking, setAsking] = useState<Asking>();
+  const [notice, setNotice] = useState<string>();
+  const change = useMutation({
+    mutationFn: async (ask: Asking) => {
+      if (ask.kind === 'role') await api('PATCH', `/dashboard/api/members/${ask.member.id}`, { role: ask.role });
+      else await api('DELETE', `/dashboard/api/members/${ask.member.id}`);
+      return ask;
+    },
+    onSuccess: async (ask) => {
+      setAsking(undefined);
+      setNotice(
+        ask.kind === 'role'
+          ? `${ask.member.name} is now ${ask.role}.`
+          : `${ask.member.name} was removed from the team.`,
+      );
+      await queryClient.invalidateQueries({ queryKey: ['members'] });
+      // Changing one's own role changes what this dashboard may show.
+      if (ask.member.id === session.user.id) await queryClient.invalidateQueries({ queryKey: SESSION_KEY });
+    },
+    // The refusal (the last superadmin) is shown under the table, the dialog closed.
+    onError: () => setAsking(undefined),
+  });
+
+  return (
+    <section className="card settings-section" aria-labelledby="team-heading">
+      <h2 id="team-heading">Team</h2>
+      {members.isPending && <Loading />}
+      {members.isError && <Failure error={members.error} />}
+      {members.data && (
+        <div className="table-card">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col" className="hide-narrow">
+                  Email
+                </th>
+                <th scope="col">Role</th>
+                {superadmin && <th scope="col">Actions</th>}
+              </tr>
+            </thead>
+            <tbody>
+              {members.data.data.map((member) => (
+                <tr key={member.id}>
+                  <td>
+                    {member.name}
+                    {member.id === session.user.id && <span className="muted"> (you)</span>}
+                    {member.disabled && <span className="badge badge-disabled">disabled</span>}
+                    <div className="muted small member-email-narrow">{member.email}</div>
+                  </td>
+                  <td className="truncate hide-narrow">{member.email}</td>
+                  <td>
+                    {superadmin ? (
+                      <select
+                        aria-label={`Role of ${member.name}`}
+                        value={member.role}
+                        onChange={(event) => {
+                          change.reset();
+                          setNotice(undefined);
+                          setAsking({ kind: 'role', member, role: event.target.value as Role });
+                        }}
+                      >
+                        <Options values={ROLES} />
+                      </select>
+                    ) : (
+                      <span className="capitalize">{member.role}</span>
+                    )}
+                  </td>
+                  {superadmin && (
+                    <td>
+                      <button
+                        type="button"
+                        className="danger"
+                        aria-label={`Remove ${member.name}`}
+                        onClick={() => (change.reset(), setNotice(undefined), setAsking({ kind: 'remove', member }))}
+                      >
+                        Remove
+                      </button>
+                    </td>
+                  )}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <Outcome notice={notice} error={change.error} />
+      {asking && (
+        <Confirm
+          title={
+            asking.kind === 'role'
+              ? `Make ${asking.member.name} ${asking.role}?`
+              : `Remove ${asking.member.name} from the team?`
+          }
+          message={
+            asking.kind === 'role'
+              ? `${asking.member.email} gets what a ${asking.role} may do, from their next click.`
+              : `${asking.member.email} loses access to this account at once; their user stays for other accounts.`
+          }
+          confirm={asking.kind === 'role' ? 'Change role' : 'Remove member'}
+          danger={asking.kind === 'remove'}
+          busy={change.isPending}
+          onConfirm={() => change.mutate(asking)}
+          onClose={() => setAsking(undefined)}
+        />
+      )}
+      {superadmin && <Invitations accountId={session.account?.id} />}
+    </section>
+  );
+}
+
+function Invitations({ accountId }: { accountId: string | undefined }) {
+  const queryClient = useQueryClient();
+  const pending = useQuery({
+    queryKey: ['invitations', accountId],
+    queryFn: () => api<{ data: Invitation[] }>('GET', '/dashboard/api/invitations'),
+  });
+  const [created, setCreated] = useState<Invitation>();
+  const invite = useMutation({
+    mutationFn: (input: { email: string; role: string }) =>
+      api<Invitation>('POST', '/dashboard/api/invitations', input),
+    onSuccess: async (invitation) => {
+      setCreated(invitation);
+      await queryClient.invalidateQueries({ queryKey: ['invitations'] });
+    },
+  });
+  const revoke = useMutation({
+    mutationFn: (id: string) => api('DELETE', `/dashboard/api/invitations/${id}`),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['invitations'] }),
+  });
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const element = event.currentTarget;
+    const form = new FormData(element);
+    setCreated(undefined);
+    invite.mutate(
+      { email: String(form.get('email') ?? ''), role: String(form.get('role')) },
+      { onSuccess: () => element.reset() },
+    );
+  };
+
+  return (
+    <>
+      <h3>Invite someone</h3>
+      <form className="filters" onSubmit={submit}>
+        <label>
+          Email
+          <input name="email" type="email" required />
+        </label>
+        <label>
+          Invite as
+          <select name="role" defaultValue="standard">
+            <Options values={ROLES} />
+          </select>
+        </label>
+        <Submit busy={invite.isPending} label="Invite" busyLabel="Inviting…" />
+      </form>
+      {invite.isError && <Failure error={invite.error} />}
+      {created?.url && (
+        <div className="invite-link" role="status">
+          <p>
+            Send this link to {created.email}. It works once, until {formatDateTime(created.expires_at)}, and is not
+            shown again:
+          </p>
+          <input
+            readOnly
+            aria-label={`Invitation link for ${created.email}`}
+            value={created.url}
+            onFocus={(event) => event.currentTarget.select()}
+          />
+        </div>
+      )}
+      <h3>Pending invitations</h3>
+      {pending.isPending && <Loading />}
+      {pending.isError && <Failure error={pending.error} />}
+      {pending.data && pending.data.data.length === 0 && <p className="muted">No invitation is waiting.</p>}
+      {pending.data && pending.data.data.length > 0 && (
+        <div className="table-card">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Email</th>
+                <th scope="col">Role</th>
+                <th scope="col" className="hide-narrow">
+                  Expires
+                </th>
+                <th scope="col">Actions</th>
+              </tr>
+            </thead>
+            <tbody>
+              {pending.data.data.map((invitation) => (
+                <tr key={invitation.id}>
+                  <td className="truncate">{invitation.email}</td>
+                  <td className="capitalize">{invitation.role}</td>
+                  <td className="hide-narrow">{formatDateTime(invitation.expires_at)}</td>
+                  <td>
+                    <button
+                      type="button"
+                      className="secondary"
+                      aria-label={`Revoke the invitation of ${invitation.email}`}
+                      disabled={revoke.isPending}
+                      onClick={() => revoke.mutate(invitation.id)}
+                    >
+                      Revoke
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {revoke.isError && <Failure error={revoke.error} />}
+    </>
+  );
+}
+
+function ProfileSection({ session }: { session: Session }) {
+  const [notice, setNotice] = useState<string>();
+  const change = useMutation({
+    mutationFn: (input: { current_password: string; new_password: string }) =>
+      api('POST', '/dashboard/api/session/password', input),
+    onSuccess: () => setNotice('Password changed. Your other sessions were signed out.'),
+  });
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const form = event.currentTarget;
+    const data = new FormData(form);
+    setNotice(undefined);
+    change.mutate(
+      { current_password: String(data.get('current_password')), new_password: String(data.get('new_password')) },
+      { onSuccess: () => form.reset() },
+    );
+  };
+  return (
+    <section className="card settings-section" aria-labelledby="profile-heading">
+      <h2 id="profile-heading">Your profile</h2>
+      <dl className="facts">
+        <dt>Name</dt>
+        <dd>{session.user.name}</dd>
+        <dt>Email</dt>
+        <dd>{session.user.email}</dd>
+        <dt>Role</dt>
+        <dd className="capitalize">{session.account?.role}</dd>
+      </dl>
+      <h3>Change your password</h3>
+      <form onSubmit={submit}>
+        <input type="text" name="username" autoComplete="username" value={session.user.email} readOnly hidden />
+        <label className="field">
+          Current password
+          <input name="current_password" type="password" autoComplete="current-password" required />
+        </label>
+        <label className="field">
+          New password (10 characters or more)
+          <input name="new_password" type="password" autoComplete="new-password" required minLength={10} />
+        </label>
+        <Submit busy={change.isPending} label="Change password" busyLabel="Changing…" />
+      </form>
+      <Outcome notice={notice} error={change.error} />
+    </section>
+  );
+}

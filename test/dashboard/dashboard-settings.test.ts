@@ -1,0 +1,144 @@
+import type { Page } from 'playwright-core';
+import { browserTest, haveChromium, openDashboardBrowser, type DashboardBrowser } from '../support/browser';
+import { createTestAccount, startTestApp, type TestApp, type TestAccount } from '../support/harness';
+import { createTestUser } from '../support/dashboard';
+
+/**
+ * The Settings screen in headless Chromium (docs/api.md "Dashboard team"): a superadmin sets the
+ * account's time zone and reads times in it, changes the dunning schedule (the API's refusal shown),
+ * invites someone who joins in a second browser and signs in, changes a role behind a confirm, and is
+ * refused removing the last superadmin; the invitee as a standard user sees the read-only screen.
+ */
+const browserIt = browserTest('test/dashboard/dashboard-settings.test.ts');
+
+let app: TestApp;
+let account: TestAccount;
+let browser: DashboardBrowser | undefined;
+let admin: { email: string; password: string };
+
+beforeAll(async () => {
+  app = await startTestApp();
+  account = await createTestAccount(app.prisma, { name: 'Acme Rockets' });
+  admin = await createTestUser(app.prisma, account.accountId, { role: 'superadmin', name: 'Ada Admin' });
+  if (haveChromium) browser = await openDashboardBrowser(app.baseUrl);
+});
+afterAll(async () => {
+  await browser?.close();
+  await app?.close();
+});
+
+const screen = (page: Page, name: string) => browser!.screen(page, name);
+
+async function openSettings(page: Page) {
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).click();
+  await page.getByRole('heading', { name: 'Settings', level: 1 }).waitFor();
+}
+
+describe('the Settings screen', () => {
+  browserIt(
+    'time zone, dunning, an invitation accepted in a second browser, a role change and the last superadmin',
+    async () => {
+      const page = await browser!.newPage();
+      await browser!.signIn(page, admin);
+      await openSettings(page);
+      const accountSection = page.getByRole('region', { name: 'Account' });
+      await accountSection.getByText('Dates and times are shown in UTC').waitFor();
+      await screen(page, 'settings-superadmin');
+
+      // The time zone: saved, in the session, and every time on the screen shown in it with its abbreviation.
+      await accountSection.getByLabel('Time zone').selectOption('America/New_York');
+      await accountSection.getByRole('button', { name: 'Save account' }).click();
+      await accountSection.getByText('Saved. Dates and times are shown in America/New_York.').waitFor();
+      await accountSection
+        .getByText(/Dates and times are shown in America\/New_York: it is now .* (EST|EDT)\./)
+        .waitFor();
+      expect((await app.prisma.account.findUniqueOrThrow({ where: { id: account.accountId } })).timeZone).toBe(
+        'America/New_York',
+      );
+
+      // Dunning: the API's refusal is shown as it words it, then a valid schedule is saved.
+      const dunning = page.getByRole('region', { name: 'Dunning' });
+      await dunning.getByLabel(/Retry on days/).fill('5, 2');
+      await dunning.getByRole('button', { name: 'Save dunning' }).click();
+      await dunning
+        .getByRole('alert')
+        .getByText(/retry_days.*strictly ascending/)
+        .waitFor();
+      await dunning.getByLabel(/Retry on days/).fill('2, 5, 9');
+      await dunning.getByLabel('Pause the subscription').check();
+      await dunning.getByRole('button', { name: 'Save dunning' }).click();
+      await dunning.getByText(/^Saved\./).waitFor();
+
+      // An invitation: its one-time link shown, the pending row's expiry in the account's zone.
+      const team = page.getByRole('region', { name: 'Team' });
+      await team.getByLabel('Email').fill('Grace.Hopper@Example.com');
+      await team.getByLabel('Invite as').selectOption('developer');
+      await team.getByRole('button', { name: 'Invite' }).click();
+      const link = await team.getByLabel('Invitation link for grace.hopper@example.com').inputValue();
+      expect(link).toMatch(/^http:\/\/.*\/dashboard\/invitations\/[A-Za-z0-9_-]{43}$/);
+      const pending = team.getByRole('row', { name: /grace\.hopper@example\.com/ });
+      await pending.getByText(/(EST|EDT)$/).waitFor();
+      await screen(page, 'settings-invited');
+
+      // The invitee, in a browser of their own (no cookie of the admin's), sets name and password.
+      const invitee = await browser!.newPage();
+      await invitee.goto(link);
+      await invitee.getByRole('heading', { name: 'Join Acme Rockets' }).waitFor();
+      // No session yet, and still the expiry in the inviting account's zone.
+      await invitee.getByText(/The link works until .* (EST|EDT)\./).waitFor();
+      await screen(invitee, 'settings-invitation');
+      await invitee.getByLabel('Your name').fill('Grace Hopper');
+      await invitee.getByLabel(/Choose a password/).fill('cobol forever and ever');
+      await invitee.getByRole('button', { name: 'Join' }).click();
+      await invitee.getByRole('heading', { name: /^Welcome/ }).waitFor();
+      // Signed in on the account; logging out and in again works with the chosen password.
+      await invitee.getByRole('button', { name: 'Log out' }).click();
+      await invitee.getByRole('button', { name: 'Sign in' }).waitFor();
+      await browser!.signIn(invitee, { email: 'grace.hopper@example.com', password: 'cobol forever and ever' });
+      // The link works once.
+      await invitee.goto(link);
+      await invitee.getByText('This invitation has been used already: sign in instead.').waitFor();
+
+      // A role change behind a confirm; the invitee's next request has the new role.
+      await page.reload();
+      await openSettings(page);
+      await team.getByLabel('Role of Grace Hopper').selectOption('standard');
+      await page.getByRole('dialog', { name: 'Make Grace Hopper standard?' }).waitFor();
+      await screen(page, 'settings-confirm-role');
+      await page.getByRole('dialog').getByRole('button', { name: 'Change role' }).click();
+      await team.getByText('Grace Hopper is now standard.').waitFor();
+      expect(
+        (
+          await app.prisma.membership.findFirstOrThrow({
+            where: { accountId: account.accountId, user: { name: 'Grace Hopper' } },
+          })
+        ).role,
+      ).toBe('standard');
+
+      // The last superadmin cannot remove themself: the API's 409 is shown.
+      await team.getByRole('button', { name: 'Remove Ada Admin' }).click();
+      await page.getByRole('dialog').getByRole('button', { name: 'Remove member' }).click();
+      await team
+        .getByRole('alert')
+        .getByText('You are the last superadmin of this account: make another member superadmin first.')
+        .waitFor();
+      await screen(page, 'settings-last-superadmin');
+
+      // The invitee, now standard: the account read only, the profile and its password form, no team.
+      await invitee.goto(`${app.baseUrl}/dashboard`);
+      await openSettings(invitee);
+      const readOnly = invitee.getByRole('region', { name: 'Account' });
+      await readOnly.getByText('America/New_York', { exact: true }).waitFor();
+      expect(await invitee.getByRole('region', { name: 'Team' }).count()).toBe(0);
+      expect(await invitee.getByRole('region', { name: 'Dunning' }).count()).toBe(0);
+      const profile = invitee.getByRole('region', { name: 'Your profile' });
+      await profile.getByLabel('Current password').fill('not my password');
+      await profile.getByLabel(/New password/).fill('a brand new password');
+      await profile.getByRole('button', { name: 'Change password' }).click();
+      await profile.getByRole('alert').getByText('The current password is incorrect.').waitFor();
+      await screen(invitee, 'settings-standard');
+      expect(browser!.offSite).toEqual([]);
+    },
+    120_000,
+  );
+});
