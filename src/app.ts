@@ -86,6 +86,8 @@ export function createApp(deps: AppDeps): express.Express {
   const authenticateKey = createAuthenticator(deps.prisma, deps.authCacheMs, authFailures);
   const sessionSettings = deps.sessionSettings ?? sessionSettingsFromConfig();
   const authenticateSession = createSessionAuthenticator(deps.prisma, sessionSettings);
+  // Every write answered with success, by the API or the dashboard's team endpoints, is audited (src/audit).
+  const recordWrite = auditRecorder(deps.prisma);
   const api = new Api(
     deps.prisma,
     (req) => {
@@ -95,7 +97,7 @@ export function createApp(deps: AppDeps): express.Express {
       return authenticateKey(key, req.ip);
     },
     createRateLimiter(rateLimit),
-    auditRecorder(deps.prisma),
+    recordWrite,
   );
   // Every route of the API is mounted here, module by module; the routes that move money share one gateway.
   const routeDeps = { ...deps, gateway: deps.gateway ?? createGateway(deps.prisma) };
@@ -182,7 +184,7 @@ export function createApp(deps: AppDeps): express.Express {
   };
   const loginLimiter = createLoginLimiter(loginLimits, rateLimit.processes);
   app.use(SESSION_PATH, sessionRouter(deps, sessionSettings, loginLimiter));
-  app.use(TEAM_BASE, teamRouter(deps, sessionSettings, loginLimiter));
+  app.use(TEAM_BASE, teamRouter(deps, sessionSettings, loginLimiter, recordWrite));
   app.use(dashboardRouter(deps.dashboardDir));
   app.use(api.router);
   app.locals.api = api;

@@ -1,5 +1,6 @@
 import express, { type Request, type Response } from 'express';
 import type { AppDeps } from '../http/app-deps';
+import type { CompletedWrite, Method } from '../http/api';
 import { requireRole, type Role } from '../http/auth';
 import { ApiError } from '../http/errors';
 import { resourceId } from '../http/validation';
@@ -58,8 +59,28 @@ function tokenParam(req: Request): string {
  * The dashboard's account settings, team and invitations (docs/api.md "Dashboard team"): session
  * only, every write with the CSRF token, the role read from the membership at each request.
  */
-export function teamRouter(deps: AppDeps, settings: SessionSettings, limiter: LoginLimiter): express.Router {
+export function teamRouter(
+  deps: AppDeps,
+  settings: SessionSettings,
+  limiter: LoginLimiter,
+  onWrite: (write: CompletedWrite) => void = () => {},
+): express.Router {
   const { prisma } = deps;
+  /** A team change answered with success goes to the audit log, as the API's writes do (docs/api.md "Audit log"). */
+  const answered = (req: Request, res: Response, session: LiveSession, status: number, answer: unknown) => {
+    if (answer === undefined) res.status(status).end();
+    else res.status(status).json(answer);
+    onWrite({
+      principal: { accountId: session.accountId, role: session.role!, userId: session.user.id },
+      method: req.method.toLowerCase() as Method,
+      route: String(res.locals.route),
+      path: `${TEAM_BASE}${req.path}`,
+      status,
+      params: req.params.id ? { id: req.params.id } : {},
+      body: answer,
+      requestId: String(res.locals.requestId ?? ''),
+    });
+  };
   const router = express.Router();
   router.use((req, res, next) => {
     // Metrics and logs name the route, never an id or an invitation's token.
@@ -89,7 +110,13 @@ export function teamRouter(deps: AppDeps, settings: SessionSettings, limiter: Lo
 
   router.patch('/account', ...jsonBody, async (req, res) => {
     const session = await member(req, res, SUPERADMIN);
-    res.json(await updateAccountSettings(prisma, session.accountId, body(accountSettingsBody, req)));
+    answered(
+      req,
+      res,
+      session,
+      200,
+      await updateAccountSettings(prisma, session.accountId, body(accountSettingsBody, req)),
+    );
   });
 
   router.get('/members', async (req, res) => {
@@ -101,13 +128,13 @@ export function teamRouter(deps: AppDeps, settings: SessionSettings, limiter: Lo
     const session = await member(req, res, SUPERADMIN);
     const id = idParam(req);
     const input = body(roleBody, req);
-    res.json(await changeMember(prisma, session.accountId, session.user.id, id, input.role));
+    answered(req, res, session, 200, await changeMember(prisma, session.accountId, session.user.id, id, input.role));
   });
 
   router.delete('/members/:id', async (req, res) => {
     const session = await member(req, res, SUPERADMIN);
     await changeMember(prisma, session.accountId, session.user.id, idParam(req), null);
-    res.status(204).end();
+    answered(req, res, session, 204, undefined);
   });
 
   router.get('/invitations', async (req, res) => {
@@ -119,13 +146,19 @@ export function teamRouter(deps: AppDeps, settings: SessionSettings, limiter: Lo
     const session = await member(req, res, SUPERADMIN);
     const input = body(invitationBody, req);
     const linkBase = `${req.protocol}://${req.get('host')}`;
-    res.status(201).json(await createInvitation(prisma, session.accountId, session.user.id, input, linkBase));
+    answered(
+      req,
+      res,
+      session,
+      201,
+      await createInvitation(prisma, session.accountId, session.user.id, input, linkBase),
+    );
   });
 
   router.delete('/invitations/:id', async (req, res) => {
     const session = await member(req, res, SUPERADMIN);
     await revokeInvitation(prisma, session.accountId, idParam(req));
-    res.status(204).end();
+    answered(req, res, session, 204, undefined);
   });
 
   // The invited person has no session yet: the token is their credential (docs/api.md "Dashboard team").

@@ -10,7 +10,7 @@ import { idempotencyHeaders, readIdempotencyKey, withIdempotency } from './idemp
 import { parseOrThrow } from './validation';
 import { addExamples } from './openapi-examples';
 
-type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 type AnyObject = z.ZodObject<z.ZodRawShape>;
 
 export interface HandlerContext<P, Q, B> {

@@ -121,6 +121,22 @@ describe('members', () => {
     expect((await session.api.get('/settings/dunning')).status).toBe(200);
     // Standard users do not list the team, and only superadmins change it.
     expect((await call(session, 'PATCH', `/members/${adminId}`, { role: 'standard' })).status).toBe(403);
+    // The change is in the audit log, with who made it (written once answered: polled).
+    let audited: any[] = [];
+    for (let tries = 0; tries < 50 && audited.length === 0; tries++) {
+      audited = (await admin.api.get(`/audit-log?object=${user.userId}`)).body.data;
+      if (audited.length === 0) await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(audited).toEqual([
+      expect.objectContaining({
+        actor: expect.objectContaining({ type: 'user', id: adminId, name: 'Admin' }),
+        method: 'PATCH',
+        route: '/dashboard/api/members/{id}',
+        path: `/dashboard/api/members/${user.userId}`,
+        status: 200,
+        object_id: user.userId,
+      }),
+    ]);
   });
 
   it('keeps one superadmin: demoting or removing the last one (oneself included) is a 409', async () => {
