@@ -1,3 +1,5 @@
+// First: a stop asked while this process starts is noted, not fatal (see there).
+import { stopRequestedDuringStart } from './stop-during-start';
 import { NativeConnection } from '@temporalio/worker';
 import { config } from '../config';
 import { resolveDatabase } from '../db/local-database';
@@ -73,7 +75,8 @@ async function main(): Promise<void> {
     { taskQueue: config.taskQueue, namespace: config.temporalNamespace, metricsPort: metrics?.port ?? null },
     'worker running',
   );
-  await worker.run();
+  if (stopRequestedDuringStart()) logger.info('stopped while starting: the worker does not run');
+  else await worker.run();
   await relay.stop();
   await starts.stop();
   await metrics?.close();
