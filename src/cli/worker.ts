@@ -75,8 +75,13 @@ async function main(): Promise<void> {
     { taskQueue: config.taskQueue, namespace: config.temporalNamespace, metricsPort: metrics?.port ?? null },
     'worker running',
   );
-  if (stopRequestedDuringStart()) logger.info('stopped while starting: the worker does not run');
-  else await worker.run();
+  const running = worker.run();
+  // Stopped while starting: shut down at once (the worker's own way, so its connection is released).
+  if (stopRequestedDuringStart()) {
+    logger.info('stopped while starting: the worker shuts down at once');
+    worker.shutdown();
+  }
+  await running;
   await relay.stop();
   await starts.stop();
   await metrics?.close();
