@@ -97,3 +97,10 @@ export function formatInterval(recurring: { interval: string; interval_count: nu
 export function statusLabel(status: string): string {
   return status.replace(/_/g, ' ');
 }
+
+/** Cents from what a person types (`12.5`, `12.50`), in a currency with two decimals; undefined when not money. */
+export function centsFromText(text: string): number | undefined {
+  const match = /^\s*(\d+)(?:[.,](\d{1,2}))?\s*$/.exec(text);
+  if (!match) return undefined;
+  return Number(match[1]) * 100 + Number((match[2] ?? '').padEnd(2, '0'));
+}

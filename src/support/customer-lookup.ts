@@ -409,11 +409,14 @@ export async function askWorkflows(
   const answers: WorkflowAnswers = { subscriptions: new Map(), plans: new Map() };
   async function ask<T>(workflowId: string): Promise<WorkflowAnswer<T>> {
     try {
-      return {
-        state: await client.withDeadline(Date.now() + timeoutMs, () =>
-          client.workflow.getHandle(workflowId).query<T>('state'),
-        ),
-      };
+      return await client.withDeadline(Date.now() + timeoutMs, async () => {
+        const handle = client.workflow.getHandle(workflowId);
+        // A workflow still waiting on its start delay has run no task: it cannot answer a query yet.
+        const { historyLength, executionTime } = await handle.describe();
+        if (historyLength <= 1 && executionTime && executionTime.getTime() > Date.now())
+          return { unavailable: `waiting for its first step at ${executionTime.toISOString()} (docs/operations.md)` };
+        return { state: await handle.query<T>('state') };
+      });
     } catch (error) {
       if (error instanceof WorkflowNotFoundError)
         return { unavailable: 'no such workflow (not started yet, or its history was deleted)' };

@@ -291,6 +291,48 @@ describe('the dashboard in a browser', () => {
     },
   );
 
+  browserIt("a customer's page starts a subscription and a draft invoice; a refusal is shown in the form", async () => {
+    const price = await recurringPrice(world.api, { unitAmount: 1500 });
+    const page = await newPage();
+    await signIn(page, developer);
+    await page.goto(`${world.app.baseUrl}/dashboard/customers/${customerId}`);
+    await page.getByRole('heading', { name: 'Ada Lovelace' }).waitFor();
+
+    await page.getByRole('button', { name: 'New subscription' }).click();
+    const dialog = page.getByRole('dialog', { name: 'New subscription' });
+    await dialog.getByLabel('Price').selectOption(price);
+    await dialog.getByLabel('Quantity').fill('0');
+    await dialog.getByLabel('Trial days').fill('14');
+    await dialog.getByRole('button', { name: 'Create subscription' }).click();
+    await expect(dialog.getByRole('alert').innerText()).resolves.toMatch(/quantity/);
+    await dialog.getByLabel('Quantity').fill('3');
+    await screen(page, 'subscription-new');
+    await dialog.getByRole('button', { name: 'Create subscription' }).click();
+    await page.waitForURL('**/dashboard/subscriptions/sub_*');
+    await expect(page.locator('.title-row .badge').textContent()).resolves.toBe('trialing');
+    const created = decodeURIComponent(page.url().split('/subscriptions/')[1]!);
+    expect(expectStatus(await world.api.get(`/subscriptions/${created}`), 200)).toMatchObject({
+      customer: customerId,
+      status: 'trialing',
+      items: { data: [expect.objectContaining({ quantity: 3 })] },
+    });
+
+    await page.goto(`${world.app.baseUrl}/dashboard/customers/${customerId}`);
+    await page.getByRole('button', { name: 'New invoice' }).click();
+    const draft = page.getByRole('dialog', { name: 'New draft invoice' });
+    await draft.getByLabel('Description').fill('Setup fee');
+    await draft.getByLabel('Amount (USD)').fill('12.50');
+    await draft.getByRole('button', { name: 'Create draft' }).click();
+    await page.waitForURL('**/dashboard/invoices/*');
+    await expect(page.locator('.title-row .badge').textContent()).resolves.toBe('draft');
+    const invoiceId = decodeURIComponent(page.url().split('/invoices/')[1]!);
+    expect(expectStatus(await world.api.get(`/invoices/${invoiceId}`), 200)).toMatchObject({
+      customer: customerId,
+      status: 'draft',
+      total: 1250,
+    });
+  });
+
   browserIt('a standard user sees no Developers section, and after logging out lands on the sign-in page', async () => {
     const page = await newPage(390);
     await signIn(page, standard);

@@ -6,6 +6,7 @@ import { Empty, Failure, Loading, ReadFailure, StatusBadge } from './common';
 import { subscriptionAmount } from './Subscriptions';
 import { CustomerActions } from './CustomerForms';
 import { CustomerWhy } from './CustomerWhy';
+import { NewDraftInvoice, NewSubscription } from './CustomerBilling';
 
 export function CustomerDetail({ id }: { id: string }) {
   const path = encodeURIComponent(id);
@@ -36,7 +37,10 @@ export function CustomerDetail({ id }: { id: string }) {
         <Link to="/customers">Customers</Link> /
       </p>
       <h1>{c.name}</h1>
-      <CustomerActions customer={c} />
+      <CustomerActions customer={c}>
+        <NewSubscription customerId={c.id} />
+        <NewDraftInvoice customerId={c.id} currency={c.currency ?? 'USD'} />
+      </CustomerActions>
       <dl className="card facts">
         <dt>Email</dt>
         <dd>{c.email ?? '—'}</dd>

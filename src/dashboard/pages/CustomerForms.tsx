@@ -1,34 +1,12 @@
-import { useState } from 'react';
+import { useState, type ReactNode } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, type Customer } from '../api';
 import { navigate } from '../router';
-import { Confirm, Failure, FormDialog } from './common';
+import { Confirm, Failure, FormDialog, TextField } from './common';
 
 /** Text fields of a form: '' is "not given" (left out of the body, so the API keeps or omits it). */
 function given(fields: Record<string, string>): Record<string, string> {
   return Object.fromEntries(Object.entries(fields).filter(([, value]) => value.trim() !== ''));
-}
-
-function TextField(props: {
-  label: string;
-  value: string;
-  onChange: (value: string) => void;
-  type?: string;
-  required?: boolean;
-  autoComplete?: string;
-}) {
-  return (
-    <label className="field">
-      <span>{props.label}</span>
-      <input
-        type={props.type ?? 'text'}
-        value={props.value}
-        required={props.required}
-        autoComplete={props.autoComplete ?? 'off'}
-        onChange={(event) => props.onChange(event.target.value)}
-      />
-    </label>
-  );
 }
 
 /** "New customer": a form in a dialog; the new customer's page opens once it is created. */
@@ -69,7 +47,7 @@ export function NewCustomer() {
 }
 
 /** Edit (name and email, what PATCH /customers/{id} changes) and delete, each asking first. */
-export function CustomerActions({ customer }: { customer: Customer }) {
+export function CustomerActions({ customer, children }: { customer: Customer; children?: ReactNode }) {
   const queryClient = useQueryClient();
   const [asking, setAsking] = useState<'edit' | 'delete'>();
   const [fields, setFields] = useState({ name: customer.name, email: customer.email ?? '' });
@@ -92,6 +70,7 @@ export function CustomerActions({ customer }: { customer: Customer }) {
   });
   return (
     <div className="actions">
+      {children}
       <button
         type="button"
         className="secondary"

@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, type Invoice, type Page, type Transaction } from '../api';
-import { formatDate, formatDateTime, formatMoney, statusLabel } from '../format';
+import { formatDate, formatDateTime, formatMoney, statusLabel, centsFromText } from '../format';
 import { Link } from '../router';
 import { Confirm, Failure, Loading, Notice, ReadFailure, StatusBadge } from './common';
 import { invoiceName } from './Invoices';
@@ -49,13 +49,6 @@ function actionsFor(invoice: Invoice): Action[] {
   }
 }
 
-/** Cents from what a person types (`12.5`, `12.50`), in a currency with two decimals; undefined when not money. */
-function centsOf(text: string): number | undefined {
-  const match = /^\s*(\d+)(?:[.,](\d{1,2}))?\s*$/.exec(text);
-  if (!match) return undefined;
-  return Number(match[1]) * 100 + Number((match[2] ?? '').padEnd(2, '0'));
-}
-
 export function InvoiceDetail({ id }: { id: string }) {
   const queryClient = useQueryClient();
   const path = encodeURIComponent(id);
@@ -79,7 +72,7 @@ export function InvoiceDetail({ id }: { id: string }) {
           return api<Invoice>('DELETE', `/invoices/${path}`);
         case 'refund': {
           // The answer is the refund's transaction; the invoice is read again after it.
-          const amount = refundText.trim() === '' ? undefined : centsOf(refundText);
+          const amount = refundText.trim() === '' ? undefined : centsFromText(refundText);
           await api<Transaction>('POST', `/invoices/${path}/refund`, amount === undefined ? {} : { amount });
           return api<Invoice>('GET', `/invoices/${path}`);
         }
@@ -101,7 +94,7 @@ export function InvoiceDetail({ id }: { id: string }) {
   if (invoice.isError) return <ReadFailure error={invoice.error} kind="invoice" id={id} list="/invoices" />;
   const inv = invoice.data;
   const money = (minor: number) => formatMoney(minor, inv.currency);
-  const refundInvalid = asking === 'refund' && refundText.trim() !== '' && centsOf(refundText) === undefined;
+  const refundInvalid = asking === 'refund' && refundText.trim() !== '' && centsFromText(refundText) === undefined;
   return (
     <>
       <p className="crumbs">

@@ -203,3 +203,26 @@ export function FormDialog(props: {
     </dialog>
   );
 }
+
+/** A labelled text input of a form. */
+export function TextField(props: {
+  label: string;
+  value: string;
+  onChange: (value: string) => void;
+  type?: string;
+  required?: boolean;
+  autoComplete?: string;
+}) {
+  return (
+    <label className="field">
+      <span>{props.label}</span>
+      <input
+        type={props.type ?? 'text'}
+        value={props.value}
+        required={props.required}
+        autoComplete={props.autoComplete ?? 'off'}
+        onChange={(event) => props.onChange(event.target.value)}
+      />
+    </label>
+  );
+}
