@@ -147,6 +147,9 @@ describe('the dashboard in a browser', () => {
     );
     await expect(page.locator('.title-row .badge').textContent()).resolves.toBe('active');
     await expect(page.locator('.facts').innerText()).resolves.toContain('$98.00 per month');
+    const why = page.getByRole('region', { name: 'Why' });
+    await why.getByText(/on visa \*{4}4242, succeeded\. Why: invoice INV-/).waitFor();
+    await why.getByText(/^Next: renewal/).waitFor();
     await screen(page, 'subscription');
 
     // Cancel at the end of the period, then keep it after all.
@@ -271,6 +274,10 @@ describe('the dashboard in a browser', () => {
       expect(refunded.amount_refunded).toBe(1250);
       await page.getByRole('cell', { name: /^refund/ }).waitFor();
       await expect(page.getByRole('table').nth(1).innerText()).resolves.toMatch(/payment \(attempt 1\)/);
+      // Why, in words: what it bills and the charge with its card, answer and reason.
+      const why = page.getByRole('region', { name: 'Why' });
+      await why.getByText(/^It bills a one-off charge for .*total \$/).waitFor();
+      await why.getByText(/on visa \*{4}4242, succeeded\. Why: invoice /).waitFor();
       await screen(page, 'invoice');
 
       // The API's refusal as it said it: the open invoice was voided behind the page's back.

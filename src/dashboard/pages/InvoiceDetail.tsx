@@ -3,6 +3,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, type Invoice, type Page, type Transaction } from '../api';
 import { formatDate, formatDateTime, formatMoney, statusLabel, centsFromText } from '../format';
 import { Link } from '../router';
+import { InvoiceWhy } from './Why';
 import { Confirm, Failure, Loading, Notice, ReadFailure, StatusBadge } from './common';
 import { invoiceName } from './Invoices';
 
@@ -83,6 +84,8 @@ export function InvoiceDetail({ id }: { id: string }) {
       queryClient.setQueryData(['invoice', id], answer);
       setNotice(ACTIONS[action].done);
       void queryClient.invalidateQueries({ queryKey: ['invoice', id, 'transactions'] });
+      // Its "why" (the customer's billing report) changed with it.
+      void queryClient.invalidateQueries({ queryKey: ['customer', answer.customer, 'billing-report'] });
       void queryClient.invalidateQueries({ queryKey: ['invoices'] });
     },
     // A declined charge is an answer too (402): the invoice and its transactions changed, so both are read again.
@@ -199,6 +202,7 @@ export function InvoiceDetail({ id }: { id: string }) {
           <code>{inv.id}</code>
         </dd>
       </dl>
+      {inv.status !== 'draft' && <InvoiceWhy invoice={inv} />}
       <h2>Lines</h2>
       <div className="card table-card">
         <table>

@@ -3,6 +3,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, type Session, type Subscription } from '../api';
 import { formatDate, formatDateTime, formatInterval, formatMoney } from '../format';
 import { Link } from '../router';
+import { SubscriptionWhy } from './Why';
 import { Confirm, Failure, Loading, Notice, ReadFailure, StatusBadge, WorkflowLink } from './common';
 import { nextInvoiceDate, subscriptionAmount } from './Subscriptions';
 
@@ -78,6 +79,7 @@ export function SubscriptionDetail({ id, session }: { id: string; session: Sessi
     onSuccess: (updated, action) => {
       queryClient.setQueryData(['subscription', id], updated);
       void queryClient.invalidateQueries({ queryKey: ['subscriptions'] });
+      void queryClient.invalidateQueries({ queryKey: ['customer', updated.customer, 'billing-report'] });
       setNotice(ACTIONS[action].done);
     },
     onSettled: () => setAsking(undefined),
@@ -169,6 +171,7 @@ export function SubscriptionDetail({ id, session }: { id: string; session: Sessi
         <dt>Created</dt>
         <dd>{formatDateTime(s.created)}</dd>
       </dl>
+      <SubscriptionWhy subscription={s} />
       <h2>Items</h2>
       <div className="card table-card">
         <table>
