@@ -6,12 +6,14 @@
 import { benchCustomers } from './customers';
 import { benchWebhooks } from './webhooks';
 import { benchSubscriptions } from './subscriptions';
+import { benchDashboard } from './dashboard';
 import { startBenchServices, type BenchContext, type Engine, type Figures } from './support';
 
 const SECTIONS: Record<string, (ctx: BenchContext) => Promise<Figures>> = {
   customers: benchCustomers,
   webhooks: benchWebhooks,
   subscriptions: benchSubscriptions,
+  dashboard: benchDashboard,
 };
 
 /** Runs `work`, printing its lines as they come and answering them with its figures. */
