@@ -32,9 +32,26 @@ export function whenSignedOut(handler: () => void): void {
   onSignedOut = handler;
 }
 
-export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
+/**
+ * A new Idempotency-Key (docs/api.md "Idempotency"): one per thing a person means to do once, sent
+ * with every request for it, so a double click, a second submit or a retry after a lost answer
+ * creates, charges or refunds once. 128 random bits, from crypto.getRandomValues (randomUUID needs a
+ * secure context).
+ */
+export function newIdempotencyKey(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return `dash_${Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('')}`;
+}
+
+export async function api<T>(
+  method: string,
+  path: string,
+  body?: unknown,
+  options: { idempotencyKey?: string } = {},
+): Promise<T> {
   const headers: Record<string, string> = {};
   if (body !== undefined) headers['content-type'] = 'application/json';
+  if (options.idempotencyKey) headers['idempotency-key'] = options.idempotencyKey;
   if (method !== 'GET' && csrfToken) headers['x-csrf-token'] = csrfToken;
   const response = await fetch(path, {
     method,

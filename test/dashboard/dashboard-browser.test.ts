@@ -268,7 +268,8 @@ describe('the dashboard in a browser', () => {
       const refund = page.getByRole('dialog');
       await refund.getByLabel(/Amount in USD/).fill('12,5');
       await screen(page, 'invoice-refund');
-      await refund.getByRole('button', { name: 'Refund' }).click();
+      // A double click refunds once (the form's Idempotency-Key).
+      await refund.getByRole('button', { name: 'Refund' }).dblclick();
       await page.getByRole('status').filter({ hasText: 'Refunded.' }).waitFor();
       const refunded = (await world.api.get(`/invoices/${draft.id}`)).body;
       expect(refunded.amount_refunded).toBe(1250);
@@ -314,7 +315,8 @@ describe('the dashboard in a browser', () => {
     await expect(dialog.getByRole('alert').innerText()).resolves.toMatch(/quantity/);
     await dialog.getByLabel('Quantity').fill('3');
     await screen(page, 'subscription-new');
-    await dialog.getByRole('button', { name: 'Create subscription' }).click();
+    // A double click creates one subscription (the form's Idempotency-Key).
+    await dialog.getByRole('button', { name: 'Create subscription' }).dblclick();
     await page.waitForURL('**/dashboard/subscriptions/sub_*');
     await expect(page.locator('.title-row .badge').textContent()).resolves.toBe('trialing');
     const created = decodeURIComponent(page.url().split('/subscriptions/')[1]!);
@@ -323,13 +325,15 @@ describe('the dashboard in a browser', () => {
       status: 'trialing',
       items: { data: [expect.objectContaining({ quantity: 3 })] },
     });
+    const ofPrice = await world.app.prisma.subscriptionItem.count({ where: { priceId: price } });
+    expect(ofPrice).toBe(1);
 
     await page.goto(`${world.app.baseUrl}/dashboard/customers/${customerId}`);
     await page.getByRole('button', { name: 'New invoice' }).click();
     const draft = page.getByRole('dialog', { name: 'New draft invoice' });
     await draft.getByLabel('Description').fill('Setup fee');
     await draft.getByLabel('Amount (USD)').fill('12.50');
-    await draft.getByRole('button', { name: 'Create draft' }).click();
+    await draft.getByRole('button', { name: 'Create draft' }).dblclick();
     await page.waitForURL('**/dashboard/invoices/*');
     await expect(page.locator('.title-row .badge').textContent()).resolves.toBe('draft');
     const invoiceId = decodeURIComponent(page.url().split('/invoices/')[1]!);
@@ -338,6 +342,7 @@ describe('the dashboard in a browser', () => {
       status: 'draft',
       total: 1250,
     });
+    expect(await world.app.prisma.invoice.count({ where: { customerId, status: 'draft', total: 1250 } })).toBe(1);
   });
 
   browserIt('a standard user sees no Developers section, and after logging out lands on the sign-in page', async () => {

@@ -3,7 +3,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { components } from '../../client/schema';
 import { api, type Role } from '../api';
 import { formatDate, formatDateTime } from '../format';
-import { Confirm, Empty, Failure, Loading, StatusBadge } from './common';
+import { Confirm, Empty, Failure, Loading, StatusBadge, useIdempotencyKeys } from './common';
 import { SecretOnce } from './Developers';
 
 type ApiKey = components['schemas']['ApiKey'];
@@ -37,9 +37,15 @@ export function ApiKeys({ role }: { role: Role }) {
   const [asking, setAsking] = useState<{ action: Action; key: ApiKey }>();
   const [notice, setNotice] = useState<string>();
   // The secret lives in the mutation's answer only; gcTime 0 drops it from the cache once "Done" resets it.
+  // A double click issues one key (the API answers the same key again for the same Idempotency-Key).
+  const creationKeys = useIdempotencyKeys();
   const create = useMutation({
-    mutationFn: (body: { role: Role }) => api<CreatedKey>('POST', '/api-keys', body),
-    onSuccess: () => void queryClient.invalidateQueries({ queryKey: KEYS }),
+    mutationFn: (body: { role: Role }) =>
+      api<CreatedKey>('POST', '/api-keys', body, { idempotencyKey: creationKeys.keyFor(body) }),
+    onSuccess: () => {
+      creationKeys.done();
+      void queryClient.invalidateQueries({ queryKey: KEYS });
+    },
     gcTime: 0,
   });
   const act = useMutation({

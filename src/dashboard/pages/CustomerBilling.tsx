@@ -3,7 +3,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, type CatalogPrice, type Invoice, type Page, type Subscription } from '../api';
 import { centsFromText, formatInterval, formatMoney } from '../format';
 import { navigate } from '../router';
-import { FormDialog, TextField } from './common';
+import { FormDialog, TextField, useIdempotencyKeys } from './common';
 
 /** A whole number a person typed, or undefined (the API then names the field). */
 const wholeNumber = (text: string) => (/^\s*\d+\s*$/.test(text) ? Number(text) : undefined);
@@ -21,22 +21,32 @@ export function NewSubscription({ customerId }: { customerId: string }) {
       api<Page<CatalogPrice>>('GET', `/prices?take=100&search=${encodeURIComponent('{"type":"recurring"}')}`),
     enabled: open,
   });
+  const keys = useIdempotencyKeys();
+  // The start date is taken when the dialog opens, so that sending the same form again is the same request.
+  const [startDate, setStartDate] = useState(0);
   const create = useMutation({
-    mutationFn: () =>
-      api<Subscription>('POST', '/subscriptions', {
+    mutationFn: () => {
+      const body = {
         customer: customerId,
         items: [{ price, quantity: wholeNumber(quantity) ?? quantity }],
         trial_days: wholeNumber(trialDays) ?? trialDays,
-        start_date: Math.floor(Date.now() / 1000),
-      }),
+        start_date: startDate,
+      };
+      return api<Subscription>('POST', '/subscriptions', body, { idempotencyKey: keys.keyFor(body) });
+    },
     onSuccess: (subscription) => {
+      keys.done();
       void queryClient.invalidateQueries({ queryKey: ['subscriptions'] });
       navigate(`/subscriptions/${subscription.id}`);
     },
   });
   return (
     <>
-      <button type="button" className="secondary" onClick={() => (create.reset(), setOpen(true))}>
+      <button
+        type="button"
+        className="secondary"
+        onClick={() => (create.reset(), setStartDate(Math.floor(Date.now() / 1000)), setOpen(true))}
+      >
         New subscription
       </button>
       {open && (
@@ -77,14 +87,18 @@ export function NewDraftInvoice({ customerId, currency }: { customerId: string; 
   const [open, setOpen] = useState(false);
   const [description, setDescription] = useState('');
   const [amount, setAmount] = useState('');
+  const keys = useIdempotencyKeys();
   const create = useMutation({
-    mutationFn: () =>
-      api<Invoice>('POST', '/invoices', {
+    mutationFn: () => {
+      const body = {
         customer: customerId,
         currency,
         lines: [{ description, amount: centsFromText(amount) ?? amount }],
-      }),
+      };
+      return api<Invoice>('POST', '/invoices', body, { idempotencyKey: keys.keyFor(body) });
+    },
     onSuccess: (invoice) => {
+      keys.done();
       void queryClient.invalidateQueries({ queryKey: ['invoices'] });
       navigate(`/invoices/${invoice.id}`);
     },

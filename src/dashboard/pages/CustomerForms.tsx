@@ -2,7 +2,7 @@ import { useState, type ReactNode } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, type Customer } from '../api';
 import { navigate } from '../router';
-import { Confirm, Failure, FormDialog, TextField } from './common';
+import { Confirm, Failure, FormDialog, TextField, useIdempotencyKeys } from './common';
 
 /** Text fields of a form: '' is "not given" (left out of the body, so the API keeps or omits it). */
 function given(fields: Record<string, string>): Record<string, string> {
@@ -15,9 +15,14 @@ export function NewCustomer() {
   const [open, setOpen] = useState(false);
   const [fields, setFields] = useState({ name: '', email: '', phone: '', description: '' });
   const set = (name: keyof typeof fields) => (value: string) => setFields({ ...fields, [name]: value });
+  const keys = useIdempotencyKeys();
   const create = useMutation({
-    mutationFn: () => api<Customer>('POST', '/customers', { name: fields.name, ...given({ ...fields, name: '' }) }),
+    mutationFn: () => {
+      const body = { name: fields.name, ...given({ ...fields, name: '' }) };
+      return api<Customer>('POST', '/customers', body, { idempotencyKey: keys.keyFor(body) });
+    },
     onSuccess: (customer) => {
+      keys.done();
       void queryClient.invalidateQueries({ queryKey: ['customers'] });
       navigate(`/customers/${customer.id}`);
     },

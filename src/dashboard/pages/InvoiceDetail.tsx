@@ -4,7 +4,7 @@ import { api, type Invoice, type Page, type Transaction } from '../api';
 import { formatDate, formatDateTime, formatMoney, statusLabel, centsFromText } from '../format';
 import { Link } from '../router';
 import { InvoiceWhy } from './Why';
-import { Confirm, Failure, Loading, Notice, ReadFailure, StatusBadge } from './common';
+import { Confirm, Failure, Loading, Notice, ReadFailure, StatusBadge, useIdempotencyKeys } from './common';
 import { invoiceName } from './Invoices';
 
 type Action = 'finalize' | 'pay' | 'void' | 'refund';
@@ -62,6 +62,8 @@ export function InvoiceDetail({ id }: { id: string }) {
     queryFn: () => api<Page<Transaction>>('GET', `/invoices/${path}/transactions?take=100`),
     enabled: invoice.isSuccess,
   });
+  // A refund is keyed (a double click refunds once); pay, finalize and void are refused by the invoice's state when repeated.
+  const keys = useIdempotencyKeys();
   const act = useMutation({
     mutationFn: async (action: Action) => {
       switch (action) {
@@ -74,12 +76,14 @@ export function InvoiceDetail({ id }: { id: string }) {
         case 'refund': {
           // The answer is the refund's transaction; the invoice is read again after it.
           const amount = refundText.trim() === '' ? undefined : centsFromText(refundText);
-          await api<Transaction>('POST', `/invoices/${path}/refund`, amount === undefined ? {} : { amount });
+          const body = amount === undefined ? {} : { amount };
+          await api<Transaction>('POST', `/invoices/${path}/refund`, body, { idempotencyKey: keys.keyFor(body) });
           return api<Invoice>('GET', `/invoices/${path}`);
         }
       }
     },
     onSuccess: (answer, action) => {
+      if (action === 'refund') keys.done();
       // The answer is the invoice as the change left it: shown at once, its transactions read again.
       queryClient.setQueryData(['invoice', id], answer);
       setNotice(ACTIONS[action].done);

@@ -1,5 +1,5 @@
 import { useEffect, useRef, type ReactNode } from 'react';
-import { ApiFailure } from '../api';
+import { ApiFailure, newIdempotencyKey } from '../api';
 import { statusLabel } from '../format';
 import { Link } from '../router';
 
@@ -225,4 +225,24 @@ export function TextField(props: {
       />
     </label>
   );
+}
+
+/**
+ * Idempotency-Keys for one form's sends: the same key while the body is the same (a double click, a
+ * second submit after a lost answer: the API answers the first result again), a new one when the
+ * body changes (a corrected form is another request: reusing the key would be refused) or after
+ * `done` (the next identical request is meant as a new one).
+ */
+export function useIdempotencyKeys(): { keyFor: (body: unknown) => string; done: () => void } {
+  const last = useRef<{ body: string; key: string } | undefined>(undefined);
+  return {
+    keyFor: (body) => {
+      const text = JSON.stringify(body ?? null);
+      if (last.current?.body !== text) last.current = { body: text, key: newIdempotencyKey() };
+      return last.current.key;
+    },
+    done: () => {
+      last.current = undefined;
+    },
+  };
 }
