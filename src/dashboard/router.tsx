@@ -41,3 +41,29 @@ export function Link({ to, ...props }: AnchorHTMLAttributes<HTMLAnchorElement> &
   };
   return <a {...props} href={href} onClick={onClick} />;
 }
+
+/** A list's filters and page as its address keeps them, so a filtered list can be shared and reloaded. */
+export type ListFilters<K extends string> = Record<K, string> & { page: number };
+
+/** The named filters of the address (empty when absent) and its page (1 unless a positive number). */
+export function listFilters<K extends string>(search: URLSearchParams, names: readonly K[]): ListFilters<K> {
+  const filters = { page: Math.max(1, Number(search.get('page')) || 1) } as ListFilters<K>;
+  for (const name of names) (filters as Record<string, string | number>)[name] = search.get(name) ?? '';
+  return filters;
+}
+
+/** The filters as query parameters: empty ones and page 1 left out (the API's defaults). */
+export function listParams(filters: Record<string, string | number>): URLSearchParams {
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(filters)) {
+    if (value === '' || (name === 'page' && Number(value) <= 1)) continue;
+    params.set(name, String(value));
+  }
+  return params;
+}
+
+/** The list at `path` with these filters: `/invoices?status=open&page=2`. */
+export function listAddress(path: string, filters: Record<string, string | number>): string {
+  const suffix = listParams(filters).toString();
+  return `${path}${suffix ? `?${suffix}` : ''}`;
+}

@@ -2,7 +2,7 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { api, type AuditEntry, type Page } from '../api';
 import { formatDateTime } from '../format';
-import { Link, navigate, useLocation } from '../router';
+import { Link, listAddress, navigate, useLocation } from '../router';
 import { Empty, Failure, Loading, PagesOf } from './common';
 
 const TAKE = 50;
@@ -23,14 +23,8 @@ export function AuditLog() {
   const object = search.get('object') ?? '';
   const page = Math.max(1, Number(search.get('page')) || 1);
   const [typed, setTyped] = useState(object);
-  const go = (next: { object?: string; page?: number }) => {
-    const params = new URLSearchParams();
-    const value = next.object ?? object;
-    if (value) params.set('object', value);
-    if ((next.page ?? 1) > 1) params.set('page', String(next.page));
-    const suffix = params.toString();
-    navigate(`/audit-log${suffix ? `?${suffix}` : ''}`, { replace: true });
-  };
+  const go = (next: { object?: string; page?: number }) =>
+    navigate(listAddress('/audit-log', { object: next.object ?? object, page: next.page ?? 1 }), { replace: true });
   const entries = useQuery({
     queryKey: ['audit-log', { object, page }],
     queryFn: () => {

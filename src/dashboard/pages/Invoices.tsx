@@ -2,39 +2,16 @@ import { useState, type FormEvent } from 'react';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { api, type Invoice, type Page } from '../api';
 import { formatDate, formatMoney, startOfDay } from '../format';
-import { Link, navigate, useLocation } from '../router';
+import { Link, ListFilters, listAddress, listFilters, navigate, useLocation } from '../router';
 import { Empty, Failure, Loading, PagesOf, StatusBadge, StatusTabs } from './common';
 
 const TAKE = 20;
 const STATUSES = ['draft', 'open', 'paid', 'void'];
 
-/** The filters of the list, kept in the address so a filtered list can be shared and reloaded. */
-interface Filters {
-  status: string;
-  customer: string;
-  /** `YYYY-MM-DD` in the reader's time zone, as date inputs give them; empty when unset. */
-  from: string;
-  to: string;
-  page: number;
-}
-
-function filtersOf(search: URLSearchParams): Filters {
-  return {
-    status: search.get('status') ?? '',
-    customer: search.get('customer') ?? '',
-    from: search.get('from') ?? '',
-    to: search.get('to') ?? '',
-    page: Math.max(1, Number(search.get('page')) || 1),
-  };
-}
-
-function addressOf(filters: Filters): string {
-  const params = new URLSearchParams();
-  for (const key of ['status', 'customer', 'from', 'to'] as const) if (filters[key]) params.set(key, filters[key]);
-  if (filters.page > 1) params.set('page', String(filters.page));
-  const suffix = params.toString();
-  return `/invoices${suffix ? `?${suffix}` : ''}`;
-}
+/** The list's filters, kept in the address; from and to are `YYYY-MM-DD` days in the account's time zone. */
+const FILTERS = ['status', 'customer', 'from', 'to'] as const;
+type Filters = ListFilters<(typeof FILTERS)[number]>;
+const addressOf = (filters: Filters) => listAddress('/invoices', filters);
 
 /** Unix seconds of midnight in the account's time zone starting `day` (`YYYY-MM-DD`), or of the next day's (`end`). */
 function dayBound(day: string, end: boolean): number {
@@ -59,7 +36,7 @@ export function invoiceName(invoice: Pick<Invoice, 'id' | 'number'>): string {
 
 export function Invoices() {
   const { search } = useLocation();
-  const filters = filtersOf(search);
+  const filters = listFilters(search, FILTERS);
   const go = (next: Partial<Filters>) => navigate(addressOf({ ...filters, page: 1, ...next }), { replace: true });
   const invoices = useQuery({
     queryKey: ['invoices', filters],

@@ -1,7 +1,7 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { api, type Page, type PaymentPlan } from '../api';
 import { formatDate, formatMoney, statusLabel } from '../format';
-import { Link, navigate, useLocation } from '../router';
+import { Link, listAddress, navigate, useLocation } from '../router';
 import { Empty, Failure, Loading, PagesOf, StatusBadge, StatusTabs } from './common';
 import { TerminalPayments } from './TerminalPayments';
 
@@ -18,13 +18,8 @@ export function PaymentPlans() {
   const { search } = useLocation();
   const status = search.get('status') ?? '';
   const page = Math.max(1, Number(search.get('page')) || 1);
-  const go = (nextPage: number) => {
-    const params = new URLSearchParams();
-    if (status) params.set('status', status);
-    if (nextPage > 1) params.set('page', String(nextPage));
-    const suffix = params.toString();
-    navigate(`/payment-plans${suffix ? `?${suffix}` : ''}`, { replace: true });
-  };
+  const go = (nextPage: number) =>
+    navigate(listAddress('/payment-plans', { status, page: nextPage }), { replace: true });
   const plans = useQuery({
     queryKey: ['payment-plans', { status, page }],
     queryFn: () => {

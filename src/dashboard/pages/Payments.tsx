@@ -2,7 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { api, type Balance, type Page, type Transaction } from '../api';
 import { formatDateTime, formatMoney, statusLabel } from '../format';
-import { Link, navigate, useLocation } from '../router';
+import { Link, ListFilters, listAddress, listFilters, listParams, navigate, useLocation } from '../router';
 import { Empty, Failure, Loading, Pager, StatusBadge } from './common';
 import { CopyId } from './CopyId';
 
@@ -11,45 +11,18 @@ const STATUSES = ['succeeded', 'failed', 'pending'];
 const TYPES = ['payment', 'refund', 'adjustment'];
 
 /** GET /transactions' filters (docs/api.md), kept in the address like the invoices' list. */
-interface Filters {
-  status: string;
-  type: string;
-  customer: string;
-  invoice: string;
-  page: number;
-}
-
-function filtersOf(search: URLSearchParams): Filters {
-  return {
-    status: search.get('status') ?? '',
-    type: search.get('type') ?? '',
-    customer: search.get('customer') ?? '',
-    invoice: search.get('invoice') ?? '',
-    page: Math.max(1, Number(search.get('page')) || 1),
-  };
-}
-
-function paramsOf(filters: Filters): URLSearchParams {
-  const params = new URLSearchParams();
-  for (const key of ['status', 'type', 'customer', 'invoice'] as const) if (filters[key]) params.set(key, filters[key]);
-  return params;
-}
-
-function addressOf(filters: Filters): string {
-  const params = paramsOf(filters);
-  if (filters.page > 1) params.set('page', String(filters.page));
-  const suffix = params.toString();
-  return `/payments${suffix ? `?${suffix}` : ''}`;
-}
+const FILTERS = ['status', 'type', 'customer', 'invoice'] as const;
+type Filters = ListFilters<(typeof FILTERS)[number]>;
+const addressOf = (filters: Filters) => listAddress('/payments', filters);
 
 export function Payments() {
   const { search } = useLocation();
-  const filters = filtersOf(search);
+  const filters = listFilters(search, FILTERS);
   const balance = useQuery({ queryKey: ['balance'], queryFn: () => api<Balance>('GET', '/balance') });
   const transactions = useQuery({
     queryKey: ['transactions', filters],
     queryFn: () => {
-      const params = paramsOf(filters);
+      const params = listParams(filters);
       params.set('page', String(filters.page));
       params.set('take', String(TAKE));
       return api<Page<Transaction>>('GET', `/transactions?${params.toString()}`);

@@ -1,7 +1,7 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { api, type Page, type Subscription } from '../api';
 import { formatDate, formatInterval, formatMoney, statusLabel } from '../format';
-import { Link, navigate, useLocation } from '../router';
+import { Link, listAddress, navigate, useLocation } from '../router';
 import { Empty, Failure, Loading, PagesOf, StatusBadge, StatusTabs } from './common';
 
 const TAKE = 20;
@@ -27,14 +27,8 @@ export function Subscriptions() {
   const { search } = useLocation();
   const status = search.get('status') ?? '';
   const page = Math.max(1, Number(search.get('page')) || 1);
-  const go = (next: { status?: string; page?: number }) => {
-    const params = new URLSearchParams();
-    const value = next.status ?? status;
-    if (value) params.set('status', value);
-    if ((next.page ?? 1) > 1) params.set('page', String(next.page));
-    const suffix = params.toString();
-    navigate(`/subscriptions${suffix ? `?${suffix}` : ''}`, { replace: true });
-  };
+  const go = (next: { status?: string; page?: number }) =>
+    navigate(listAddress('/subscriptions', { status: next.status ?? status, page: next.page ?? 1 }), { replace: true });
   const subscriptions = useQuery({
     queryKey: ['subscriptions', { status, page }],
     queryFn: () => {
