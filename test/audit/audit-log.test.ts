@@ -95,6 +95,8 @@ it('names the dashboard user who wrote; another account sees none of it; a stand
   const standard = await createTestAccount(app.prisma, { role: 'standard' });
   expect((await apiClient(app.baseUrl, standard.apiKey).get('/audit-log')).status).toBe(403);
   expect((await api.get('/audit-log?take=0')).body.error).toMatchObject({ param: 'take' });
+  expect((await api.get(`/audit-log?object=${'x'.repeat(101)}`)).body.error).toMatchObject({ param: 'object' });
+  expect((await api.get('/audit-log?object=')).body.error).toMatchObject({ param: 'object' });
   expect((await api.get('/audit-log?actor=me')).body.error).toMatchObject({
     code: 'parameter_unknown',
     param: 'actor',

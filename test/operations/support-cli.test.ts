@@ -352,6 +352,10 @@ describe('npm run support', () => {
       expect(answered).toEqual(report);
       expect((await api.get(`/customers/${otherCustomer.id}/billing-report`)).status).toBe(404);
       expect((await api.get('/customers/cus_nobody/billing-report')).status).toBe(404);
+      expect((await api.get('/customers/not%20an%20id/billing-report')).body.error).toMatchObject({
+        type: 'not_found',
+        param: 'externalKey',
+      });
 
       // By id, as text: the same answer in words, times in UTC.
       const text = (await support(['customer', customer.id])).stdout;
