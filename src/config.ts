@@ -58,6 +58,17 @@ export const config = {
     return intFromEnv('WORKER_PROCESSES', 1);
   },
   /**
+   * When a subscription's workflow runs its first task (docs/decisions.md §14): `first-step` (a start
+   * delay until its first step: cheaper creations, no query before then) or `at-once` (queries and
+   * current details from its first second, for a worker with CPU of its own).
+   */
+  get subscriptionFirstTask(): 'first-step' | 'at-once' {
+    const when = process.env.SUBSCRIPTION_FIRST_TASK || 'first-step';
+    if (when !== 'first-step' && when !== 'at-once')
+      throw new Error(`SUBSCRIPTION_FIRST_TASK must be first-step or at-once, got "${when}"`);
+    return when;
+  },
+  /**
    * Activities one worker process runs at once, and local activities at once. Its database pool has
    * twice this many connections plus a few for the webhook relay, so an activity never waits for a
    * connection (see src/temporal/worker.ts).

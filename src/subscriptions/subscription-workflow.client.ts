@@ -12,6 +12,7 @@ import {
   type SubscriptionWorkflowInput,
 } from '../../workflows/subscription-messages';
 import { logger } from '../http/logger';
+import { config } from '../config';
 import { nextAction, type SubscriptionState } from './subscription-machine';
 import type { TestClockBinding } from '../../workflows/test-clock-contract';
 import { rejectionOf, type Rejection, type RejectionKind } from './subscription-rejection';
@@ -99,15 +100,17 @@ export function subscriptionWorkflowStart(
     ...(testClock ? { testClock } : {}),
   };
   const firstStep = nextAction(state);
+  const delayed = firstStep && !testClock && config.subscriptionFirstTask === 'first-step';
   return {
     workflowId: subscriptionWorkflowId(state.id),
     accountId: state.accountId,
     workflowType: SUBSCRIPTION_WORKFLOW_TYPE,
     taskQueue,
     args: [input],
-    // Until its first step the workflow has nothing to do: its first task waits for it (docs/operations.md).
-    // A test clock's subscription waits on its clock's signals instead, which a start delay would not let in.
-    ...(testClock || !firstStep ? {} : { firstTaskAt: firstStep.at }),
+    // Until its first step the workflow has nothing to do: its first task waits for it (docs/decisions.md §14),
+    // unless the operator chose queries from the first second. A test clock's subscription waits on its
+    // clock's signals instead, which a start delay would not let in.
+    ...(delayed ? { firstTaskAt: firstStep.at } : {}),
     memo: { accountId: state.accountId, customerId: state.customerId },
     staticSummary: shown?.staticSummary,
     // Its history shows no timer before the first step: the details name it.
