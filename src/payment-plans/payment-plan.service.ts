@@ -3,7 +3,7 @@ import { nullableColumnValue } from '../lib/columns';
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import type { Prisma } from '../generated/prisma/client';
 import type { Db } from '../db/prisma';
-import { findCustomer } from '../customers/customer.service';
+import { lockCustomer } from '../customers/customer.records';
 import { ApiError, badRequest, conflict, isRefusal } from '../http/errors';
 import { pageEnvelope, pageWindow, type Page, type PageParams } from '../http/pagination';
 import { idFromSeed, newId } from '../lib/ids';
@@ -156,7 +156,9 @@ async function createPlanAt(
 
   return prisma.$transaction(
     async (tx) => {
-      const customer = await withParam('customer', () => findCustomer(tx, accountId, input.customer));
+      // Locked until commit, as a new invoice locks it: a concurrent DELETE /customers/{id} waits and then
+      // refuses (the plan is running), or comes first and this answers 404 (decisions.md §4).
+      const customer = await withParam('customer', () => lockCustomer(tx, accountId, input.customer, 'share'));
       const plan = await tx.paymentPlan.create({
         data: {
           id,

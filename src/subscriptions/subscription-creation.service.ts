@@ -1,5 +1,7 @@
 import type { Client } from '@temporalio/client';
 import type { Db } from '../db/prisma';
+import { lockCustomer } from '../customers/customer.records';
+import { withParam } from '../invoices/invoice.service';
 import { logger } from '../http/logger';
 import { atTime } from '../lib/clock-time';
 import type { AnyTx } from '../db/sql';
@@ -125,6 +127,8 @@ async function writeSubscription(
         })
       : null) ??
     (await runTransaction(deps.prisma, async (tx) => {
+      // The customer deleted since the checks read it (the statements above wrote nothing): 404 naming it.
+      await withParam('customer', () => lockCustomer(tx, initial.accountId, initial.customerId, 'share'));
       const created = await persistSubscriptionInTx(tx, {
         state: initial,
         event: { type: 'subscription.created' },

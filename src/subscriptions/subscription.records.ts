@@ -252,15 +252,20 @@ export function recordJson<Row>(row: Row, fields: readonly (keyof Row & string)[
  * A new subscription in one statement (about 0.1 ms of CPU against some 10 Prisma statements in a
  * transaction): the row, its items, subscription.created (with the row's updated_ms, set by its
  * trigger) and the workflow_starts row, only while every price is as the checks read it
- * (same updated_ms), locked FOR SHARE as lockNewPrices does; no row answered otherwise.
+ * (same updated_ms), locked FOR SHARE as lockNewPrices does, and while the customer is live, locked
+ * as lockCustomer's `share` does (a concurrent deletion waits, then refuses: decisions.md §4); no row
+ * answered otherwise.
  */
 const INSERT_SUBSCRIPTION: Statement = {
   name: 'subscription_insert',
   text: `WITH locked AS (
       SELECT p.id FROM prices p JOIN unnest($3::text[], $4::bigint[]) AS v(id, updated_ms) ON p.id = v.id
       WHERE p.account_id = $2 AND p.updated_ms = v.updated_ms FOR SHARE OF p
+    ), live_customer AS (
+      SELECT c.id FROM customers c
+      WHERE c.id = $1::jsonb->>'customer_id' AND c.account_id = $2 AND c.deleted_at IS NULL FOR KEY SHARE OF c
     ), sub AS (
-      ${subscriptionRowSql({ insert: { record: '$1', when: '(SELECT count(*) FROM locked) = cardinality($3::text[])' } })}
+      ${subscriptionRowSql({ insert: { record: '$1', when: '(SELECT count(*) FROM locked) = cardinality($3::text[]) AND EXISTS (SELECT FROM live_customer)' } })}
     ), items AS (
       INSERT INTO subscription_items (${columnList(ITEM_FIELDS)})
       SELECT ${columnList(ITEM_FIELDS)} FROM jsonb_populate_recordset(NULL::subscription_items, $5::jsonb) WHERE EXISTS (SELECT FROM sub)

@@ -8,6 +8,7 @@ import {
   customerWithCard,
   gatewayCharges,
 } from '../support/payments';
+import { recurringPrice } from '../support/subscriptions';
 import { createGateway } from '../../src/payments/simulated-gateway';
 import { toGatewayPaymentMethod } from '../../src/payments/payment-method.service';
 
@@ -167,6 +168,44 @@ describe('DELETE /customers/{id} leaves nothing payable or chargeable', () => {
     expect(payable).toEqual([]);
     const attached = await app.prisma.paymentMethod.count({ where: { accountId, customerId: { in: deletedIds } } });
     expect(attached).toBe(0);
+  });
+
+  it('racing DELETE /customers/{id}: a subscription or payment plan is made and the deletion refused, or the customer is gone and it is 404 (20 rounds)', async () => {
+    await app.prisma.account.update({ where: { id: accountId }, data: { paymentPlansEnabled: true } });
+    const price = await recurringPrice(api, { unitAmount: 900 });
+    const later = Math.floor(Date.now() / 1000) + 30 * 86_400;
+    const deletedIds: string[] = [];
+    for (let round = 0; round < 20; round += 1) {
+      const customer = await createCustomer(api, `Subscriber ${round}`);
+      const [deleted, subscription, plan] = await Promise.all([
+        api.delete(`/customers/${customer.id}`),
+        api.post('/subscriptions', {
+          customer: customer.id,
+          items: [{ price, quantity: 1 }],
+          trial_days: 0,
+          start_date: later,
+        }),
+        api.post('/payment-plans', {
+          customer: customer.id,
+          total_amount: 1000,
+          currency: 'USD',
+          installments_count: 2,
+          interval: 'month',
+          start_date: later,
+        }),
+      ]);
+      if (deleted.status === 200) {
+        deletedIds.push(customer.id);
+        for (const made of [subscription, plan]) expect(made.status).toBe(404);
+      } else {
+        expect(deleted.body.error).toMatchObject({ code: 'customer_has_active_billing' });
+        expect([subscription.status, plan.status]).toContain(201);
+        for (const made of [subscription, plan]) expect([201, 404]).toContain(made.status);
+      }
+    }
+    const live = { customerId: { in: deletedIds }, accountId };
+    expect(await app.prisma.subscription.count({ where: live })).toBe(0);
+    expect(await app.prisma.paymentPlan.count({ where: live })).toBe(0);
   });
 
   it("a deleted customer's draft (made before deletion voided drafts) is never finalized: 409 customer_deleted", async () => {
