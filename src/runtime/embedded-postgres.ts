@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
+import { spawnBound } from './processes';
 import { Client } from 'pg';
 
 const USER = 'postgres';
@@ -61,14 +62,15 @@ async function startDetachedPostmaster(
     os.userInfo().uid === 0
       ? { uid: Number(execFileSync('id', ['-u', USER])), gid: Number(execFileSync('id', ['-g', USER])) }
       : {};
-  const child = spawn(postgres, ['-D', dataDir, '-p', String(port), ...flags], {
-    ...ids,
-    detached: true,
-    stdio: ['ignore', 'ignore', 'pipe'],
-    env: { ...process.env, LC_MESSAGES: 'C' },
-  });
+  // Its starter dying unannounced (kill -9) makes a fast shutdown (SIGINT), not an orphan cluster.
+  const child = spawnBound(
+    postgres,
+    ['-D', dataDir, '-p', String(port), ...flags],
+    { ...ids, detached: true, stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, LC_MESSAGES: 'C' } },
+    'INT',
+  );
   await new Promise<void>((resolve, reject) => {
-    child.stderr.on('data', (chunk: Buffer) => {
+    child.stderr!.on('data', (chunk: Buffer) => {
       const message = chunk.toString('utf8');
       log?.(message.trim());
       if (message.includes('database system is ready to accept connections')) resolve();

@@ -1,5 +1,6 @@
+import fs from 'node:fs';
 import path from 'node:path';
-import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
+import { spawn, type ChildProcess, type SpawnOptions, type StdioOptions } from 'node:child_process';
 import { projectRoot } from '../config';
 
 /**
@@ -19,6 +20,27 @@ export const TSX_NODE_ARGS = ['--require', 'tsx/cjs'] as const;
 export const WORKER_NODE_ARGS = ['--max-semi-space-size=4'] as const;
 export const WORKER_ENV_DEFAULTS = { MALLOC_ARENA_MAX: '2' } as const;
 
+const SETPRIV = '/usr/bin/setpriv';
+const hasSetpriv = fs.existsSync(SETPRIV);
+
+/**
+ * spawn(), with the child bound to this process's life: on Linux it runs under util-linux's setpriv
+ * with a parent-death signal, so when this process dies without stopping it (kill -9 of `npm start`,
+ * an out-of-memory kill) the kernel sends the child `onParentDeath` and nothing is left running. It is
+ * the same process (setpriv execs the command), so its pid, exit and signals are the command's. Where
+ * setpriv is missing, a plain spawn.
+ */
+export function spawnBound(
+  command: string,
+  args: readonly string[],
+  options: SpawnOptions,
+  onParentDeath: 'TERM' | 'INT' = 'TERM',
+): ChildProcess {
+  return hasSetpriv
+    ? spawn(SETPRIV, ['--pdeathsig', onParentDeath, '--', command, ...args], options)
+    : spawn(command, [...args], options);
+}
+
 /**
  * Runs one of the service's entry points (`api.ts`, `worker.ts`, `build-workflows.ts` in src/cli) as a child process, as production runs it.
  * `detached`: in a process group of its own, so a terminal's Ctrl-C (SIGINT to its foreground group) reaches only the
@@ -32,7 +54,7 @@ export function spawnService(
   options: { detached?: boolean } = {},
 ): ChildProcess {
   const worker = script === 'worker.ts';
-  return spawn(
+  return spawnBound(
     process.execPath,
     [...TSX_NODE_ARGS, ...(worker ? WORKER_NODE_ARGS : []), path.join(projectRoot, 'src', 'cli', script), ...args],
     {

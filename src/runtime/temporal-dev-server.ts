@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { spawnBound } from './processes';
 import { SEARCH_ATTRIBUTE_FLAGS } from '../temporal/search-attributes';
 import { temporalCliPath } from './tools';
 
@@ -74,7 +75,7 @@ export async function startTemporalDevServer(options: {
 
   fs.mkdirSync(options.dataDir, { recursive: true });
   const out = options.logFile ? fs.openSync(options.logFile, 'a') : 'ignore';
-  const child = spawn(
+  const child = spawnBound(
     temporalCliPath(),
     [
       'server',

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { spawn } from 'node:child_process';
+import { spawnBound } from './processes';
 import { projectRoot } from '../config';
 import { portAnswers, stopChild, waitForPort, type DevServer } from './temporal-dev-server';
 import { temporalCliPath, temporalServerTools } from './tools';
@@ -63,14 +63,14 @@ const SETUP_SCRIPT = path.join(projectRoot, 'scripts', 'temporal-setup.sh');
 /** Runs one step of scripts/temporal-setup.sh to its end; its output goes to the log, and into the error when it fails. */
 function setupStep(step: string, env: NodeJS.ProcessEnv, logFile: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn('sh', [SETUP_SCRIPT, step], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawnBound('sh', [SETUP_SCRIPT, step], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     const collect = (chunk: Buffer) => {
       output += chunk.toString();
       fs.appendFileSync(logFile, chunk);
     };
-    child.stdout.on('data', collect);
-    child.stderr.on('data', collect);
+    child.stdout!.on('data', collect);
+    child.stderr!.on('data', collect);
     child.on('error', reject);
     child.on('exit', (code) => {
       if (code === 0) return resolve();
@@ -130,12 +130,12 @@ export async function startTemporalServer(options: {
 
   started = Date.now();
   const out = fs.openSync(options.logFile, 'a');
-  const server = spawn('sh', [SETUP_SCRIPT, 'serve'], {
+  const server = spawnBound('sh', [SETUP_SCRIPT, 'serve'], {
     env,
     stdio: ['ignore', out, out],
     detached: options.detached ?? false,
   });
-  const ui = { child: undefined as ReturnType<typeof spawn> | undefined };
+  const ui = { child: undefined as ReturnType<typeof spawnBound> | undefined };
   const stop = async () => {
     if (ui.child) await stopChild(ui.child);
     await stopChild(server);
@@ -150,7 +150,7 @@ export async function startTemporalServer(options: {
     died.catch(() => undefined);
     await Promise.race([setupStep('register', env, options.logFile), died]);
     log(`Temporal server ready, namespace ${options.namespace} registered (${Date.now() - started} ms)`);
-    ui.child = spawn('sh', [SETUP_SCRIPT, 'ui'], {
+    ui.child = spawnBound('sh', [SETUP_SCRIPT, 'ui'], {
       env,
       stdio: ['ignore', out, out],
       detached: options.detached ?? false,

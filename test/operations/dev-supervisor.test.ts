@@ -231,6 +231,16 @@ describe('npm start stops every process it started', () => {
     expect(stopLines(dev.output())).toEqual(ORDER);
   });
 
+  it('SIGKILL of the dev.ts node process: every child it started gets its parent-death signal and stops; nothing is left', async () => {
+    const dev = await startDev();
+    const pids = serviceProcesses(dev);
+    const supervisor = pids.find((pid) => commandLine(pid).includes('src/cli/dev.ts'));
+    expect(supervisor).toBeDefined();
+    process.kill(supervisor!, 'SIGKILL');
+    await dev.exited;
+    await expectAllGone(dev, pids, 30_000);
+  });
+
   it('Ctrl-C (SIGINT to the whole foreground process group) reaches the supervisor alone, which stops everything in order', async () => {
     const dev = await startDev();
     const pids = serviceProcesses(dev);
