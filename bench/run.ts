@@ -7,6 +7,7 @@ import { benchCustomers } from './customers';
 import { benchWebhooks } from './webhooks';
 import { benchSubscriptions } from './subscriptions';
 import { benchDashboard } from './dashboard';
+import { benchStorm } from './storm';
 import { startBenchServices, type BenchContext, type Engine, type Figures } from './support';
 
 const SECTIONS: Record<string, (ctx: BenchContext) => Promise<Figures>> = {
@@ -14,6 +15,7 @@ const SECTIONS: Record<string, (ctx: BenchContext) => Promise<Figures>> = {
   webhooks: benchWebhooks,
   subscriptions: benchSubscriptions,
   dashboard: benchDashboard,
+  storm: benchStorm,
 };
 
 /** Runs `work`, printing its lines as they come and answering them with its figures. */

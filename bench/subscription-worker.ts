@@ -30,7 +30,7 @@ async function main(): Promise<void> {
     taskQueue: process.argv[2]!,
     eagerStart: true,
   });
-  readline.createInterface({ input: process.stdin }).on('line', (line) => {
+  const commands = readline.createInterface({ input: process.stdin }).on('line', (line) => {
     if (line.trim() !== 'memory') return;
     void collectEveryThread().then((heaps) => {
       const { rss, external, arrayBuffers } = process.memoryUsage();
@@ -57,7 +57,8 @@ async function main(): Promise<void> {
     });
   });
   console.log(JSON.stringify({ ready: true }));
-  await running;
+  await running; // until SIGTERM: the SDK's runtime shuts the worker down
+  commands.close();
   await sweeper.stop();
   await connection.close();
   await prisma.$disconnect();
