@@ -1,5 +1,8 @@
 import fc from 'fast-check';
+import { createCreditNote } from '../../src/credit-notes/credit-note.service';
 import { MAX_CHARGE_AMOUNT } from '../../src/lib/money';
+import type { PaymentGateway } from '../../src/payments/gateway';
+import { createGateway } from '../../src/payments/simulated-gateway';
 import { eventsOf, expectStatus, startTwoAccountApp, type ApiClient, type TestApp } from '../support/harness';
 import { createInvoice, createTaxRate, customerWithCard, simpleInvoice } from '../support/payments';
 
@@ -270,6 +273,69 @@ describe('credit notes against a paid invoice', () => {
       (event) => (event.data as { id: string }).id === customer.id,
     );
     expect(updates.map((event) => (event.data as { balance: number }).balance)).toEqual([-1000]);
+  });
+});
+
+describe('card refunds at the gateway', () => {
+  it('a refund the gateway did not answer is completed by the same Idempotency-Key, never credited twice', async () => {
+    const invoice = await paidInvoice(3000);
+    const real = createGateway(app.prisma);
+    const silent: PaymentGateway = {
+      charge: (request) => real.charge(request),
+      refund: () => Promise.reject(new Error('timeout')),
+    };
+    const body = { invoice: invoice.id, amount: 1000, reason: 'duplicate' as const, refund_to: 'card' as const };
+    await expect(createCreditNote(app.prisma, silent, accountId, body, 'cn-lost-answer')).rejects.toMatchObject({
+      status: 502,
+    });
+    // Issued, its refund pending: a second credit note waits for it (409), the same key completes it.
+    const [pending] = expectStatus(await api.get(`/credit-notes?invoice=${invoice.id}`), 200).data;
+    expect(pending).toMatchObject({ status: 'issued', amount: 1000 });
+    expect(expectStatus(await api.get(`/transactions/${pending.transaction}`), 200).status).toBe('pending');
+    const meanwhile = await credit({ ...body, amount: 1 });
+    expect(meanwhile.status).toBe(409);
+    expect(meanwhile.body.error.code).toBe('refund_in_progress');
+    const again = expectStatus(await credit(body, api, { 'Idempotency-Key': 'cn-lost-answer' }), 201);
+    expect(again).toMatchObject({ id: pending.id, status: 'issued' });
+    expect(expectStatus(await api.get(`/transactions/${pending.transaction}`), 200).status).toBe('succeeded');
+    expect(await invoiceOf(invoice.id)).toMatchObject({
+      amount_refunded: 1000,
+      post_payment_credit_notes_amount: 1000,
+    });
+    expect(await app.prisma.gatewayCharge.count({ where: { accountId, kind: 'refund', amount: 1000 } })).toBe(1);
+  });
+
+  it('a refund the gateway refuses voids its credit note (credit_note.voided), and the amount is creditable again', async () => {
+    const invoice = await paidInvoice(2000);
+    const real = createGateway(app.prisma);
+    const refusing: PaymentGateway = {
+      charge: (request) => real.charge(request),
+      refund: async (request) => ({
+        status: 'failed',
+        refundId: 're_refused',
+        chargeId: request.chargeId,
+        amount: request.amount,
+        failureCode: 'charge_disputed',
+        failureMessage: 'The charge is disputed.',
+      }),
+    };
+    const { note } = await createCreditNote(app.prisma, refusing, accountId, {
+      invoice: invoice.id,
+      amount: 2000,
+      reason: 'fraudulent',
+      refund_to: 'card',
+    });
+    expect(note).toMatchObject({ status: 'void', voided_at: expect.any(Number) });
+    expect(expectStatus(await api.get(`/transactions/${note.transaction}`), 200)).toMatchObject({
+      status: 'failed',
+      failure_code: 'charge_disputed',
+    });
+    expect(await invoiceOf(invoice.id)).toMatchObject({ amount_refunded: 0, post_payment_credit_notes_amount: 0 });
+    const voided = (await eventsOf(app.prisma, accountId, 'credit_note.voided')).map(
+      (event) => (event.data as { id: string }).id,
+    );
+    expect(voided).toContain(note.id);
+    expectStatus(await credit({ invoice: invoice.id, amount: 2000, reason: 'fraudulent', refund_to: 'card' }), 201);
   });
 });
 
