@@ -44,12 +44,9 @@ export async function findCreditNote(db: Db | Tx, accountId: string, id: string)
   return note;
 }
 
-export async function creditNoteByKey(
-  db: Db | Tx,
-  accountId: string,
-  idempotencyKey: string,
-): Promise<CreditNoteWithLines | null> {
-  return db.creditNote.findFirst({ where: { accountId, idempotencyKey }, include: { lines: true } });
+/** The account's credit note `id`, or null. */
+export async function creditNoteById(db: Db | Tx, accountId: string, id: string): Promise<CreditNoteWithLines | null> {
+  return db.creditNote.findFirst({ where: { id, accountId }, include: { lines: true } });
 }
 
 export async function creditNotesPage(

@@ -31,8 +31,8 @@ export function registerCreditNoteRoutes(
     status: 201,
     response: creditNoteSchema,
     errors: [404, 409, 502],
-    handler: async ({ principal, body, idempotencyKey }) => {
-      const { note, invoice } = await createCreditNote(prisma, gateway, principal.accountId, body, idempotencyKey);
+    handler: async ({ principal, body, idempotencySeed }) => {
+      const { note, invoice } = await createCreditNote(prisma, gateway, principal.accountId, body, idempotencySeed);
       // A subscription's invoice credited to zero is paid: its workflow is told, for its dunning (decisions.md §7).
       if (note.type === 'pre_payment') await noticeInvoiceSettled(temporal, invoice);
       return note;

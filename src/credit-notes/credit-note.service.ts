@@ -6,7 +6,7 @@ import { pageEnvelope, pageWindow, type Page } from '../http/pagination';
 import { markPricesBilled } from '../catalog/price.service';
 import { currentTime } from '../lib/clock-time';
 import { recordEvent } from '../lib/events';
-import { newId } from '../lib/ids';
+import { idFromSeed, newId } from '../lib/ids';
 import { toUnixSeconds } from '../lib/time';
 import { updatedMsOf } from '../lib/object-version';
 import { columnValue } from '../lib/columns';
@@ -26,7 +26,7 @@ import { countPendingEntries, findEntry, recordAdjustment, recordBalanceEntry } 
 import {
   allocateCreditNoteNumber,
   creditedPerLine,
-  creditNoteByKey,
+  creditNoteById,
   creditNotesPage,
   findCreditNote,
   insertCreditNote,
@@ -162,12 +162,7 @@ interface Issued {
  * its effect (docs/decisions.md §22). Concurrent credit notes of one invoice queue on the lock, each
  * checking against what the previous ones left.
  */
-async function issue(
-  tx: Tx,
-  accountId: string,
-  input: CreateCreditNoteInput,
-  idempotencyKey?: string,
-): Promise<Issued> {
+async function issue(tx: Tx, accountId: string, input: CreateCreditNoteInput, id: string): Promise<Issued> {
   const invoice = await withParam('invoice', () => lockInvoice(tx, accountId, input.invoice));
   if (invoice.status === 'draft')
     throw conflict(
@@ -188,7 +183,6 @@ async function issue(
     );
 
   const { lines, amount, param } = await creditLines(tx, invoice, input);
-  const id = newId('creditNote');
   const exceeds = (left: bigint, what: string) =>
     badRequest(
       `${amount} cents exceed the ${left} cents ${what} on invoice ${invoice.id}.`,
@@ -283,7 +277,6 @@ async function issue(
       status: 'issued',
       transactionId,
       customerBalanceTransactionId: balanceEntryId,
-      idempotencyKey: idempotencyKey ?? null,
       createdAt: currentTime(),
     },
     lines,
@@ -322,24 +315,27 @@ async function completeRefund(
 }
 
 /**
- * POST /credit-notes. A request with an Idempotency-Key that died after its commit (a gateway that did
- * not answer the refund) finds its credit note and completes the refund, never crediting twice.
+ * POST /credit-notes. With an Idempotency-Key the credit note's id is derived from the key's claim
+ * (`idempotencySeed`, docs/decisions.md §11), so a request that died after its commit (a gateway that
+ * did not answer the refund) and is taken over finds its credit note and completes the refund, never
+ * crediting twice.
  */
 export async function createCreditNote(
   prisma: Db,
   gateway: PaymentGateway,
   accountId: string,
   input: CreateCreditNoteInput,
-  idempotencyKey?: string,
+  idempotencySeed?: string,
 ): Promise<{ note: CreditNoteObject; invoice: InvoiceObject }> {
-  const earlier = idempotencyKey ? await creditNoteByKey(prisma, accountId, idempotencyKey) : null;
+  const id = idempotencySeed ? idFromSeed('creditNote', idempotencySeed) : newId('creditNote');
+  const earlier = idempotencySeed ? await creditNoteById(prisma, accountId, id) : null;
   let issued: Issued;
   if (earlier) {
     const entry = earlier.transactionId ? await findEntry(prisma, accountId, earlier.transactionId) : null;
     const invoice = toInvoiceObject(await findInvoice(prisma, accountId, earlier.invoiceId));
     issued = { note: earlier, invoice, refund: entry?.type === 'refund' && entry.status === 'pending' ? entry : null };
   } else {
-    issued = await runTransaction(prisma, (tx) => issue(tx, accountId, input, idempotencyKey));
+    issued = await runTransaction(prisma, (tx) => issue(tx, accountId, input, id));
   }
   if (!issued.refund) return { note: toCreditNoteObject(issued.note), invoice: issued.invoice };
   const note = await completeRefund(prisma, gateway, accountId, issued.note, issued.refund);

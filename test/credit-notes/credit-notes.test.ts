@@ -277,7 +277,7 @@ describe('credit notes against a paid invoice', () => {
 });
 
 describe('card refunds at the gateway', () => {
-  it('a refund the gateway did not answer is completed by the same Idempotency-Key, never credited twice', async () => {
+  it("a refund the gateway did not answer is completed by the request's takeover (same key claim), never credited twice", async () => {
     const invoice = await paidInvoice(3000);
     const real = createGateway(app.prisma);
     const silent: PaymentGateway = {
@@ -285,17 +285,17 @@ describe('card refunds at the gateway', () => {
       refund: () => Promise.reject(new Error('timeout')),
     };
     const body = { invoice: invoice.id, amount: 1000, reason: 'duplicate' as const, refund_to: 'card' as const };
-    await expect(createCreditNote(app.prisma, silent, accountId, body, 'cn-lost-answer')).rejects.toMatchObject({
-      status: 502,
-    });
-    // Issued, its refund pending: a second credit note waits for it (409), the same key completes it.
+    // The seed an Idempotency-Key's claim gives the request, and its takeover (src/http/idempotency.ts).
+    const seed = `seed-${invoice.id}`;
+    await expect(createCreditNote(app.prisma, silent, accountId, body, seed)).rejects.toMatchObject({ status: 502 });
+    // Issued, its refund pending: another credit note waits for it (409); the takeover completes it.
     const [pending] = expectStatus(await api.get(`/credit-notes?invoice=${invoice.id}`), 200).data;
     expect(pending).toMatchObject({ status: 'issued', amount: 1000 });
     expect(expectStatus(await api.get(`/transactions/${pending.transaction}`), 200).status).toBe('pending');
     const meanwhile = await credit({ ...body, amount: 1 });
     expect(meanwhile.status).toBe(409);
     expect(meanwhile.body.error.code).toBe('refund_in_progress');
-    const again = expectStatus(await credit(body, api, { 'Idempotency-Key': 'cn-lost-answer' }), 201);
+    const { note: again } = await createCreditNote(app.prisma, real, accountId, body, seed);
     expect(again).toMatchObject({ id: pending.id, status: 'issued' });
     expect(expectStatus(await api.get(`/transactions/${pending.transaction}`), 200).status).toBe('succeeded');
     expect(await invoiceOf(invoice.id)).toMatchObject({
@@ -303,6 +303,15 @@ describe('card refunds at the gateway', () => {
       post_payment_credit_notes_amount: 1000,
     });
     expect(await app.prisma.gatewayCharge.count({ where: { accountId, kind: 'refund', amount: 1000 } })).toBe(1);
+    expect(expectStatus(await api.get(`/credit-notes?invoice=${invoice.id}`), 200).data).toHaveLength(1);
+
+    // Through HTTP, a replayed key answers the first credit note.
+    const headers = { 'Idempotency-Key': `cn-${invoice.id}` };
+    const first = expectStatus(await credit({ ...body, amount: 500 }, api, headers), 201);
+    const replay = await credit({ ...body, amount: 500 }, api, headers);
+    expect(replay.status).toBe(201);
+    expect(replay.body.id).toBe(first.id);
+    expect((await invoiceOf(invoice.id)).post_payment_credit_notes_amount).toBe(1500);
   });
 
   it('a refund the gateway refuses voids its credit note (credit_note.voided), and the amount is creditable again', async () => {

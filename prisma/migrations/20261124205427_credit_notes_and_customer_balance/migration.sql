@@ -23,7 +23,6 @@ CREATE TABLE "credit_notes" (
     "status" TEXT NOT NULL,
     "transaction_id" TEXT,
     "customer_balance_transaction_id" TEXT,
-    "idempotency_key" TEXT,
     "voided_at" TIMESTAMPTZ(3),
     "created_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
     "updated_at" TIMESTAMPTZ(3) NOT NULL DEFAULT CURRENT_TIMESTAMP,
@@ -83,9 +82,6 @@ CREATE INDEX "credit_notes_account_id_customer_id_idx" ON "credit_notes"("accoun
 
 -- CreateIndex
 CREATE UNIQUE INDEX "credit_notes_account_id_number_key" ON "credit_notes"("account_id", "number");
-
--- CreateIndex
-CREATE UNIQUE INDEX "credit_notes_account_id_idempotency_key_key" ON "credit_notes"("account_id", "idempotency_key");
 
 -- CreateIndex
 CREATE INDEX "credit_note_lines_credit_note_id_position_idx" ON "credit_note_lines"("credit_note_id", "position");
