@@ -21,6 +21,7 @@ import { registerPaymentMethodRoutes } from './payments/payment-method.routes';
 import { createGateway } from './payments/simulated-gateway';
 import { registerInvoiceRoutes } from './invoices/invoice.routes';
 import { registerTransactionRoutes } from './transactions/transaction.routes';
+import { registerCreditNoteRoutes } from './credit-notes/credit-note.routes';
 import { registerTerminalRoutes } from './terminals/terminal.routes';
 import { registerPaymentPlanRoutes } from './payment-plans/payment-plan.routes';
 import { registerSubscriptionRoutes } from './subscriptions/subscription.routes';
@@ -110,6 +111,7 @@ export function createApp(deps: AppDeps): express.Express {
   registerPaymentMethodRoutes(api, routeDeps);
   registerInvoiceRoutes(api, routeDeps);
   registerTransactionRoutes(api, routeDeps);
+  registerCreditNoteRoutes(api, routeDeps);
   registerTerminalRoutes(api, routeDeps);
   registerPaymentPlanRoutes(api, routeDeps);
   registerSubscriptionRoutes(api, routeDeps);

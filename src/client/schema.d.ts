@@ -681,6 +681,67 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/customers/{externalKey}/balance-transactions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The history of a customer's credit balance, newest first
+         * @description Each entry changed `balance` by `amount` (negative adds credit) and says what it ended at: credit notes credited to the balance, credit applied to an invoice at its finalization, credit given back when such an invoice was voided.
+         */
+        get: operations["getCustomersByExternalKeyBalanceTransactions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/credit-notes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List credit notes, newest first
+         * @description Filters: invoice, customer.
+         */
+        get: operations["getCreditNotes"];
+        put?: never;
+        /**
+         * Credit a finalized invoice, whole or in part, by line or by amount
+         * @description An open invoice's amount due goes down (to zero: it is paid). A paid invoice's credit goes to `refund_to`: `card` (a refund of its payment), `customer_balance` (credit for the customer's next invoices) or `outside` (an adjustment transaction). More than is left to credit: 400 naming the field; a draft or void invoice: 409. Writes credit_note.created (docs/decisions.md §22).
+         */
+        post: operations["postCreditNotes"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/credit-notes/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Retrieve a credit note with its lines */
+        get: operations["getCreditNotesById"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/terminals": {
         parameters: {
             query?: never;
@@ -1492,6 +1553,57 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "invoice.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** invoice.updated: `data` is the invoice object (money in the smallest currency unit) */
+        post: operations["event_invoice_updated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "credit_note.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** credit_note.created: `data` is the credit note object */
+        post: operations["event_credit_note_created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "credit_note.voided": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** credit_note.voided: `data` is the credit note object */
+        post: operations["event_credit_note_voided"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "subscription.created": {
         parameters: {
             query?: never;
@@ -2142,6 +2254,10 @@ export interface components {
             };
             /** @description The test clock the customer runs on, or null */
             test_clock: string | null;
+            /** @description Cents of credit in `balance_currency`, negative (Stripe's sign; never positive): applied to the customer's next invoices at finalization, before the card is charged. Changed only by its entries, GET /customers/{id}/balance-transactions (docs/decisions.md §22) */
+            balance: number;
+            /** @description The currency of `balance`; null until its first entry */
+            balance_currency: components["schemas"]["CurrencyCode"] | null;
         };
         Address: {
             city?: string;
@@ -2614,6 +2730,12 @@ export interface components {
             amount_paid: number;
             amount_remaining: number;
             amount_refunded: number;
+            /** @description Cents of the customer's credit balance used at finalization: amount_due = total - applied_balance - pre_payment_credit_notes_amount (docs/decisions.md §22) */
+            applied_balance: number;
+            /** @description Cents credited by credit notes while the invoice was open */
+            pre_payment_credit_notes_amount: number;
+            /** @description Cents credited by credit notes once it was paid (refunded, to the balance, or outside) */
+            post_payment_credit_notes_amount: number;
             attempt_count: number;
             attempted: boolean;
             billing_reason: string;
@@ -2767,6 +2889,95 @@ export interface components {
                 amount: number | string;
                 currency: components["schemas"]["CurrencyCode"];
             }[];
+        };
+        CustomerBalanceTransaction: {
+            id: string;
+            /** @enum {string} */
+            object: "customer_balance_transaction";
+            /** @enum {string} */
+            type: "credit_note" | "applied_to_invoice" | "unapplied_from_invoice" | "adjustment";
+            /** @description Signed cents: negative adds credit, positive uses it */
+            amount: number;
+            currency: components["schemas"]["CurrencyCode"];
+            /** @description The customer's balance after this entry */
+            ending_balance: number;
+            customer: string;
+            invoice: string | null;
+            credit_note: string | null;
+            description: string | null;
+            /** @description Unix seconds */
+            created: number;
+        };
+        CreditNote: {
+            id: string;
+            /** @enum {string} */
+            object: "credit_note";
+            /** @description CN-000001, per account */
+            number: string;
+            invoice: string;
+            customer: string;
+            currency: components["schemas"]["CurrencyCode"];
+            /** @description Cents credited, tax included */
+            amount: number;
+            /** @enum {string} */
+            reason: "duplicate" | "fraudulent" | "order_change" | "product_unsatisfactory";
+            /**
+             * @description pre_payment: the invoice was open and its amount due went down; post_payment: it was paid, see refund_to
+             * @enum {string}
+             */
+            type: "pre_payment" | "post_payment";
+            refund_to: ("card" | "customer_balance" | "outside") | null;
+            memo: string | null;
+            /**
+             * @description issued; void when its card refund failed at the gateway (credit_note.voided)
+             * @enum {string}
+             */
+            status: "issued" | "void";
+            /** @description refund_to card: the refund transaction; outside: the adjustment transaction */
+            transaction: string | null;
+            /** @description refund_to customer_balance: the balance entry (cbtxn_) */
+            customer_balance_transaction: string | null;
+            lines: components["schemas"]["CreditNoteLine"][];
+            /** @description Unix seconds */
+            created: number;
+            voided_at: number | null;
+            /** @description Unix milliseconds of the object's last change; strictly increases with every change, so it orders webhook events of one object */
+            updated_ms: number;
+        };
+        CreditNoteLine: {
+            id: string;
+            /** @enum {string} */
+            object: "credit_note_line";
+            /** @description The invoice line credited; null for a credit note by amount */
+            invoice_line: string | null;
+            description: string | null;
+            quantity: number | null;
+            /** @description Cents credited, tax included */
+            amount: number;
+        };
+        CreditNoteCreate: {
+            /** @description A finalized (open or paid) invoice */
+            invoice: string;
+            /** @description Credit by line: each names an invoice line with `quantity` or `amount` (neither: what is left of the whole line). Give `lines` or `amount`, not both */
+            lines?: components["schemas"]["CreditNoteLineInput"][];
+            /** @description Credit by amount, cents with tax. Give `lines` or `amount`, not both */
+            amount?: number;
+            /** @enum {string} */
+            reason: "duplicate" | "fraudulent" | "order_change" | "product_unsatisfactory";
+            /**
+             * @description A paid invoice only (required there): `card` refunds the card that paid it, `customer_balance` credits the customer, `outside` records money given back outside the service. An open invoice takes none: its amount due goes down
+             * @enum {string}
+             */
+            refund_to?: "card" | "customer_balance" | "outside";
+            memo?: string;
+        };
+        CreditNoteLineInput: {
+            /** @description The invoice line credited (il_), one of the invoice named */
+            invoice_line: string;
+            /** @description Units of the line credited: that share of the line's total with tax, rounded half-up to the cent */
+            quantity?: number;
+            /** @description Cents credited on the line, tax included */
+            amount?: number;
         };
         Terminal: {
             id: string;
@@ -9038,6 +9249,429 @@ export interface operations {
             };
         };
     };
+    getCustomersByExternalKeyBalanceTransactions: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 (decimal digits) */
+                page?: number;
+                /** @description Page size, 1 to 100 (decimal digits) */
+                take?: number;
+            };
+            header?: never;
+            path: {
+                externalKey: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CustomerBalanceTransaction"][];
+                        meta: {
+                            page: number;
+                            take: number;
+                            itemsTotal: number;
+                            pagesTotal: number;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request: `error.param` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown resource, or one of another account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests with this API key (`code: rate_limit`): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers are larger than 64 KB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PostgreSQL or Temporal does not answer: retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getCreditNotes: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 (decimal digits) */
+                page?: number;
+                /** @description Page size, 1 to 100 (decimal digits) */
+                take?: number;
+                invoice?: string;
+                customer?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["CreditNote"][];
+                        meta: {
+                            page: number;
+                            take: number;
+                            itemsTotal: number;
+                            pagesTotal: number;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request: `error.param` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests with this API key (`code: rate_limit`): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers are larger than 64 KB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PostgreSQL or Temporal does not answer: retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postCreditNotes: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1 to 255 visible ASCII characters. The same key and body within 24 h answer the first response again. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreditNoteCreate"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditNote"];
+                };
+            };
+            /** @description Invalid request: `error.param` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key, the user or the account may not do this; or a write made with a dashboard session lacks its CSRF token or comes from another origin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown resource, or one of another account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource's state forbids the action */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than 1 MB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is not `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests with this API key (`code: rate_limit`): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers are larger than 64 KB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PostgreSQL or Temporal does not answer: retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getCreditNotesById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreditNote"];
+                };
+            };
+            /** @description Invalid request: `error.param` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown resource, or one of another account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests with this API key (`code: rate_limit`): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers are larger than 64 KB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PostgreSQL or Temporal does not answer: retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getTerminals: {
         parameters: {
             query?: {
@@ -13636,6 +14270,111 @@ export interface operations {
                     /** @description When the event was written, ISO 8601 in UTC */
                     createdAt: string;
                     data: components["schemas"]["Invoice"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx: delivered. 5xx, 408 and 429 are retried (6 attempts in about 43 minutes); a 3xx or another 4xx is final */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    event_invoice_updated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<Unix seconds>,v1=<hex HMAC-SHA256(destination secret, t + "." + raw body)>`; refuse a `t` more than 300 s away from now */
+                "cc-signature": string;
+                /** @description The event id, as `id` in the body */
+                "cc-event-id": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Event id: deliveries of one event carry the same id, so a receiver deduplicates on it */
+                    id: string;
+                    /** @enum {string} */
+                    event: "invoice.updated";
+                    /** @description When the event was written, ISO 8601 in UTC */
+                    createdAt: string;
+                    data: components["schemas"]["Invoice"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx: delivered. 5xx, 408 and 429 are retried (6 attempts in about 43 minutes); a 3xx or another 4xx is final */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    event_credit_note_created: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<Unix seconds>,v1=<hex HMAC-SHA256(destination secret, t + "." + raw body)>`; refuse a `t` more than 300 s away from now */
+                "cc-signature": string;
+                /** @description The event id, as `id` in the body */
+                "cc-event-id": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Event id: deliveries of one event carry the same id, so a receiver deduplicates on it */
+                    id: string;
+                    /** @enum {string} */
+                    event: "credit_note.created";
+                    /** @description When the event was written, ISO 8601 in UTC */
+                    createdAt: string;
+                    data: components["schemas"]["CreditNote"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx: delivered. 5xx, 408 and 429 are retried (6 attempts in about 43 minutes); a 3xx or another 4xx is final */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    event_credit_note_voided: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<Unix seconds>,v1=<hex HMAC-SHA256(destination secret, t + "." + raw body)>`; refuse a `t` more than 300 s away from now */
+                "cc-signature": string;
+                /** @description The event id, as `id` in the body */
+                "cc-event-id": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Event id: deliveries of one event carry the same id, so a receiver deduplicates on it */
+                    id: string;
+                    /** @enum {string} */
+                    event: "credit_note.voided";
+                    /** @description When the event was written, ISO 8601 in UTC */
+                    createdAt: string;
+                    data: components["schemas"]["CreditNote"];
                 };
             };
         };

@@ -14,7 +14,7 @@ import {
 
 /** A customers row's columns in Prisma's shape (its ScalarFieldEnum: none missed), for statements outside Prisma. */
 const CUSTOMER_MODEL = modelColumns<Customer>(Prisma.CustomerScalarFieldEnum, {
-  bigint: ['updatedMs'],
+  bigint: ['updatedMs', 'balance'],
   date: ['createdAt', 'updatedAt'],
   'date?': ['deletedAt'],
 });

@@ -100,6 +100,17 @@ export const customerSchema = z
       .optional()
       .describe('Absent while the customer has none'),
     test_clock: z.string().nullable().describe('The test clock the customer runs on, or null'),
+    balance: z
+      .number()
+      .int()
+      .max(0)
+      .describe(
+        "Cents of credit in `balance_currency`, negative (Stripe's sign; never positive): applied to the customer's next invoices " +
+          'at finalization, before the card is charged. Changed only by its entries, GET /customers/{id}/balance-transactions (docs/decisions.md §22)',
+      ),
+    balance_currency: z
+      .union([currencyCode, z.null()])
+      .describe('The currency of `balance`; null until its first entry'),
   })
   .meta({
     id: 'Customer',

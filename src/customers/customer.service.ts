@@ -43,6 +43,8 @@ export function toCustomerObject(customer: Customer): CustomerObject {
     address: (customer.address as Address[] | null) ?? [],
     ...(shipping ? { shipping } : {}),
     test_clock: customer.testClockId,
+    balance: Number(customer.balance),
+    balance_currency: customer.balanceCurrency,
   };
 }
 

@@ -93,6 +93,9 @@ export interface Customer {
   created: number;
   currency?: string;
   address?: { city?: string; country?: string; line1?: string; postal_code?: string }[];
+  /** Cents of credit, negative (docs/decisions.md §22). */
+  balance: number;
+  balance_currency: string | null;
 }
 
 export interface Page<T> {

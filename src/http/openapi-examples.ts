@@ -63,6 +63,8 @@ const REQUEST_EXAMPLES: Record<string, unknown> = {
     interval: 'month',
   },
   'post /invoices/{id}/refund': { amount: 500 },
+  // `amount` or `lines`, and `refund_to` on a paid invoice (docs/decisions.md §22).
+  'post /credit-notes': { invoice: UUID, amount: 500, reason: 'order_change', refund_to: 'customer_balance' },
   'post /payment-plans/{id}/payments': { external: true, external_reference: 'cheque 1042' },
   'post /payment-plans/{id}/payments/{payment_id}/refund': { amount: 500 },
   'post /subscriptions': {

@@ -12,6 +12,11 @@ const NEXT_INVOICE_NUMBER: Statement = {
  * serialises concurrent finalizations, and a rolled-back transaction gives its number back.
  */
 export async function allocateInvoiceNumber(tx: AnyTx, accountId: string): Promise<string> {
-  const [row] = await queryRows<{ last_number: number }>(tx, NEXT_INVOICE_NUMBER, [accountId]);
-  return `INV-${String(row!.last_number).padStart(6, '0')}`;
+  return allocateNumber(tx, NEXT_INVOICE_NUMBER, accountId, 'INV');
+}
+
+/** The next number of an account's counter `next` (an upsert answering `last_number`), as `<prefix>-000001`. */
+export async function allocateNumber(tx: AnyTx, next: Statement, accountId: string, prefix: string): Promise<string> {
+  const [row] = await queryRows<{ last_number: number }>(tx, next, [accountId]);
+  return `${prefix}-${String(row!.last_number).padStart(6, '0')}`;
 }

@@ -112,10 +112,11 @@ async function nextStep(
   if (inFlight) return { kind: 'settle', entry: inFlight, own: false };
 
   assertPayable(invoice);
-  const amount = invoice.amountDue - invoice.amountPaid;
-  // Checked before anything changes, so a missing method leaves a draft a draft.
-  const method = amount > 0n ? await resolvePaymentMethod(tx, accountId, invoice, opts.paymentMethodId) : null;
+  // Finalized first: the customer's credit balance it applies lowers what is charged (docs/decisions.md §22).
+  // A missing method throws below and rolls the finalization back, so the draft stays a draft.
   if (invoice.status === 'draft') invoice = await finalizeInTx(tx, accountId, invoice);
+  const amount = invoice.amountDue - invoice.amountPaid;
+  const method = amount > 0n ? await resolvePaymentMethod(tx, accountId, invoice, opts.paymentMethodId) : null;
 
   if (!method) {
     // Nothing to collect: paid without a charge, recorded as a zero payment so the call has a trace.

@@ -4,10 +4,10 @@ import { runTransaction } from '../db/sql-transaction';
 import { badRequest, conflict } from '../http/errors';
 import type { PaymentGateway } from '../payments/gateway';
 import { refundEntry } from '../payments/gateway-attempt';
-import { openPending, runAttempt, settlePending, type AttemptStep } from '../transactions/ledger';
+import { countPendingEntries, openPending, runAttempt, settlePending, type AttemptStep } from '../transactions/ledger';
 import { toTransactionObject } from '../transactions/transaction.service';
 import type { TransactionObject } from '../transactions/transaction.schemas';
-import { lockInvoice } from './invoice.records';
+import { lockInvoice, paidInvoiceCreditable, type InvoiceWithLines } from './invoice.records';
 
 export interface RefundInvoiceOptions {
   /** Cents; everything still refundable when absent. */
@@ -40,22 +40,41 @@ async function nextStep(
       `Invoice ${invoiceId} is ${invoice.status}; only a paid invoice can be refunded.`,
       'invoice_not_paid',
     );
-  const payment = await tx.transaction.findFirst({
-    where: { accountId, invoiceId, type: 'payment', status: 'succeeded', gatewayReference: { not: null } },
-    orderBy: { createdAt: 'desc' },
-  });
-  const refundable = Number(invoice.amountPaid - invoice.amountRefunded);
-  if (!payment || refundable <= 0)
-    throw conflict(`Invoice ${invoiceId} has nothing left to refund.`, 'nothing_to_refund');
+  // Credit notes to the customer's balance or settled outside gave part of it back already (docs/decisions.md §22).
+  const cardLeft = invoice.amountPaid - invoice.amountRefunded;
+  const creditable = await paidInvoiceCreditable(tx, invoice);
+  const refundable = Number(cardLeft < creditable ? cardLeft : creditable);
+  if (refundable <= 0) throw conflict(`Invoice ${invoiceId} has nothing left to refund.`, 'nothing_to_refund');
   const amount = opts.amount ?? refundable;
   if (amount > refundable)
     throw badRequest(
       `amount ${amount} exceeds the ${refundable} cents left to refund on invoice ${invoiceId}.`,
       'amount',
     );
+  const refund = await openRefund(tx, invoice, amount, attemptKey);
+  if (!refund) throw conflict(`Invoice ${invoiceId} has nothing left to refund.`, 'nothing_to_refund');
+  return { kind: 'settle', entry: refund, own: true };
+}
 
+/**
+ * Opens the pending refund of `amount` cents of a paid invoice's card payment, in the caller's
+ * transaction (the invoice locked, the amount checked against what is left): undefined when no card
+ * payment paid it (a zero invoice, one paid by the customer's balance). `attemptKey` names it.
+ */
+export async function openRefund(
+  tx: Tx,
+  invoice: InvoiceWithLines,
+  amount: number,
+  attemptKey: string | null,
+): Promise<Transaction | undefined> {
+  const { accountId, id: invoiceId } = invoice;
+  const payment = await tx.transaction.findFirst({
+    where: { accountId, invoiceId, type: 'payment', status: 'succeeded', gatewayReference: { not: null } },
+    orderBy: { createdAt: 'desc' },
+  });
+  if (!payment) return undefined;
   const sequence = (await tx.transaction.count({ where: { accountId, invoiceId, type: 'refund' } })) + 1;
-  const refund = await openPending(tx, {
+  return openPending(tx, {
     accountId,
     type: 'refund',
     amount: BigInt(-amount),
@@ -68,10 +87,18 @@ async function nextStep(
     gatewayKey: attemptKey ? `invoice:${invoiceId}:${attemptKey}` : `invoice:${invoiceId}:refund:${sequence}`,
     description: `Refund on invoice ${invoice.number}`,
   });
-  return { kind: 'settle', entry: refund, own: true };
 }
 
-async function settle(
+/** Whether a refund of the invoice is pending (in flight at the gateway, or left by a crash). */
+export async function refundInFlight(tx: Tx, accountId: string, invoiceId: string): Promise<boolean> {
+  return (await countPendingEntries(tx, accountId, invoiceId, 'refund')) > 0;
+}
+
+/**
+ * Completes a pending refund at the gateway (under its own key: never twice) and records the outcome
+ * once; a success adds to the invoice's amount_refunded.
+ */
+export async function settleRefund(
   prisma: Db,
   gateway: PaymentGateway,
   accountId: string,
@@ -106,7 +133,7 @@ export async function refundInvoice(
   const ran = await runAttempt(
     prisma,
     (tx) => nextStep(tx, accountId, invoiceId, opts),
-    (refund) => settle(prisma, gateway, accountId, refund),
+    (refund) => settleRefund(prisma, gateway, accountId, refund),
   );
   if (ran) return toTransactionObject(ran.value);
   throw conflict(`Refunds of invoice ${invoiceId} are in progress; try again.`, 'refund_in_progress');

@@ -53,6 +53,9 @@ export function toInvoiceObject(invoice: InvoiceWithLines): InvoiceObject {
     amount_paid: amountPaid,
     amount_remaining: amountDue - amountPaid,
     amount_refunded: Number(invoice.amountRefunded),
+    applied_balance: Number(invoice.appliedBalance),
+    pre_payment_credit_notes_amount: Number(invoice.prePaymentCreditNotesAmount),
+    post_payment_credit_notes_amount: Number(invoice.postPaymentCreditNotesAmount),
     attempt_count: invoice.attemptCount,
     attempted: invoice.attemptCount > 0,
     billing_reason: invoice.billingReason,
@@ -127,6 +130,9 @@ const INVOICE_COLUMNS = modelColumns<Invoice>(Prisma.InvoiceScalarFieldEnum, {
     'amountDue',
     'amountPaid',
     'amountRefunded',
+    'appliedBalance',
+    'prePaymentCreditNotesAmount',
+    'postPaymentCreditNotesAmount',
     'updatedMs',
   ],
   date: ['periodStart', 'periodEnd', 'createdAt', 'updatedAt'],
@@ -199,6 +205,9 @@ export type NewInvoice = Omit<
   | 'number'
   | 'amountPaid'
   | 'amountRefunded'
+  | 'appliedBalance'
+  | 'prePaymentCreditNotesAmount'
+  | 'postPaymentCreditNotesAmount'
   | 'attemptCount'
   | 'paymentMethodId'
   | 'finalizedAt'
@@ -220,6 +229,9 @@ const INSERT_FIELDS = Object.keys(INVOICE_COLUMNS).filter(
       'number',
       'amountPaid',
       'amountRefunded',
+      'appliedBalance',
+      'prePaymentCreditNotesAmount',
+      'postPaymentCreditNotesAmount',
       'attemptCount',
       'paymentMethodId',
       'finalizedAt',
@@ -283,4 +295,26 @@ export async function readProductName(
 ): Promise<{ name: string } | undefined> {
   const [product] = await queryRows<{ name: string }>(db, PRODUCT_NAME, [productId, accountId]);
   return product;
+}
+
+/**
+ * Cents of the invoice's issued credit notes given back other than by a card refund (to the customer's
+ * balance or settled outside): with amount_refunded, what a paid invoice has given back.
+ */
+export async function creditedBesidesCard(tx: Db | Tx, accountId: string, invoiceId: string): Promise<bigint> {
+  const sum = await tx.creditNote.aggregate({
+    where: { accountId, invoiceId, status: 'issued', refundTo: { in: ['customer_balance', 'outside'] } },
+    _sum: { amount: true },
+  });
+  return sum._sum.amount ?? 0n;
+}
+
+/**
+ * What a paid invoice can still give back, in any form (docs/decisions.md §22): what was collected
+ * (card and customer balance) less what card refunds and other credit notes gave back already. A
+ * refund in flight is not counted: callers refuse to credit while one is.
+ */
+export async function paidInvoiceCreditable(tx: Db | Tx, invoice: InvoiceWithLines): Promise<bigint> {
+  const besides = await creditedBesidesCard(tx, invoice.accountId, invoice.id);
+  return invoice.amountPaid + invoice.appliedBalance - invoice.amountRefunded - besides;
 }

@@ -152,6 +152,15 @@ export const invoiceSchema = z
     amount_paid: z.number(),
     amount_remaining: z.number(),
     amount_refunded: z.number(),
+    applied_balance: z
+      .number()
+      .describe(
+        "Cents of the customer's credit balance used at finalization: amount_due = total - applied_balance - pre_payment_credit_notes_amount (docs/decisions.md §22)",
+      ),
+    pre_payment_credit_notes_amount: z.number().describe('Cents credited by credit notes while the invoice was open'),
+    post_payment_credit_notes_amount: z
+      .number()
+      .describe('Cents credited by credit notes once it was paid (refunded, to the balance, or outside)'),
     attempt_count: z.number(),
     attempted: z.boolean(),
     billing_reason: z.string(),

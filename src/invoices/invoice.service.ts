@@ -31,6 +31,14 @@ import {
   type ListInvoicesQuery,
 } from './invoice.schemas';
 import { currentTime } from '../lib/clock-time';
+import { applyBalanceToInvoice, recordBalanceEntry } from '../transactions/ledger';
+import { toCustomerObject } from '../customers/customer.service';
+
+/** customer.updated with the customer as its balance now stands (a balance entry changed it). */
+export async function recordCustomerUpdated(tx: AnyTx, accountId: string, customerId: string): Promise<void> {
+  const customer = await readCustomerEvenDeleted(tx, accountId, customerId);
+  if (customer) await recordEvent(tx, accountId, 'customer.updated', toCustomerObject(customer));
+}
 
 export interface CreateInvoiceOptions {
   subscriptionId?: string;
@@ -384,13 +392,21 @@ export async function finalizeInTx(tx: AnyTx, accountId: string, invoice: Invoic
     );
   }
   const number = await allocateInvoiceNumber(tx, accountId);
+  // The customer's credit pays first, before any card (docs/decisions.md §22). The snapshot just read
+  // says whether there is any, so an invoice of a customer without credit costs no further statement.
+  const applied =
+    customer && customer.balance < 0n
+      ? await applyBalanceToInvoice(tx, { ...invoice, number }, invoice.amountDue - invoice.amountPaid)
+      : 0n;
   const finalized = await updateLockedInvoice(tx, invoice, {
     status: 'open',
     number,
     finalizedAt: currentTime(),
+    ...(applied > 0n ? { appliedBalance: applied, amountDue: invoice.amountDue - applied } : {}),
     ...(customer ? snapshotCustomer(customer) : {}),
   });
   const object = toInvoiceObject(finalized);
+  if (applied > 0n) await recordCustomerUpdated(tx, accountId, invoice.customerId);
   await recordEvent(tx, accountId, 'invoice.finalized', object);
   if (finalized.collectionMethod === 'send_invoice') await recordEvent(tx, accountId, 'invoice.sent', object);
   return finalized;
@@ -460,6 +476,19 @@ export async function voidInTx(
   });
   if (inFlight > 0)
     throw conflict(`A payment of invoice ${id} is in progress; try again when it has settled.`, 'payment_in_progress');
+  // Credit the invoice took from the customer's balance goes back to it (docs/decisions.md §22).
+  if (invoice.appliedBalance > 0n) {
+    await recordBalanceEntry(tx, {
+      accountId,
+      customerId: invoice.customerId,
+      type: 'unapplied_from_invoice',
+      amount: -invoice.appliedBalance,
+      currency: invoice.currency,
+      invoiceId: invoice.id,
+      description: `Invoice ${invoice.number ?? invoice.id} voided`,
+    });
+    await recordCustomerUpdated(tx, accountId, invoice.customerId);
+  }
   const voided = await updateLockedInvoice(tx, invoice, { status: 'void', voidedAt: currentTime() });
   const object = toInvoiceObject(voided);
   await recordEvent(tx, accountId, 'invoice.deleted', object);

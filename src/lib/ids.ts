@@ -44,6 +44,9 @@ export const ID_PREFIXES = {
   testClock: 'clock',
   user: 'usr',
   invitation: 'invite',
+  creditNote: 'cn',
+  creditNoteLine: 'cnl',
+  customerBalanceTransaction: 'cbtxn',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -1,4 +1,4 @@
-import type { Transaction } from '../generated/prisma/client';
+import type { CustomerBalanceTransaction, Transaction } from '../generated/prisma/client';
 import type { Db, Tx } from '../db/prisma';
 import type { AnyTx } from '../db/sql';
 import { entryByGatewayKey, insertEntry, settleEntry, type NewEntry } from './transaction.records';
@@ -6,9 +6,14 @@ import { newId } from '../lib/ids';
 import { currentTime } from '../lib/clock-time';
 import { afterCommit, runTransaction } from '../db/sql-transaction';
 import { countOpened, countSettled } from './ledger-metrics';
+import { insertBalanceEntry, lockBalance } from './customer-balance.records';
+import { conflict } from '../http/errors';
+import type { BALANCE_ENTRY_TYPES } from './transaction.schemas';
 
 /**
- * The one writer of the `transactions` ledger. Money moves in two steps: an entry is opened
+ * The one writer of the ledgers: `transactions` (money moved, or settled outside the gateway) and the
+ * customer balance (`customer_balance_transactions` with `customers.balance`, docs/decisions.md §22).
+ * The `transactions` ledger: Money moves in two steps: an entry is opened
  * `pending` under its gateway key and committed before the gateway is called (so a crash leaves a
  * key to finish with, never a second charge), then settled once with the gateway's outcome. Invoice
  * payments and refunds, payment-plan charges, refunds and terminal sales all go through here, so
@@ -17,7 +22,7 @@ import { countOpened, countSettled } from './ledger-metrics';
  */
 export interface LedgerEntry {
   accountId: string;
-  type: 'payment' | 'refund';
+  type: 'payment' | 'refund' | 'adjustment';
   /** Signed cents: payments positive, refunds negative, so the balance is a plain sum. */
   amount: bigint;
   currency: string;
@@ -39,7 +44,9 @@ export type LedgerOutcome =
   | { status: 'succeeded'; gatewayReference: string }
   | { status: 'failed'; gatewayReference: string | null; failureCode: string; failureMessage: string };
 
-function entryData(entry: Omit<LedgerEntry, 'gatewayKey'> & { gatewayKey: string | null }): NewEntry {
+function entryData(
+  entry: Omit<LedgerEntry, 'gatewayKey' | 'customerId'> & { gatewayKey: string | null; customerId: string | null },
+): NewEntry {
   return {
     id: newId('transaction'),
     accountId: entry.accountId,
@@ -57,8 +64,8 @@ function entryData(entry: Omit<LedgerEntry, 'gatewayKey'> & { gatewayKey: string
   };
 }
 
-// src/invoices imports it from here.
-export { paymentAttempts } from './transaction.records';
+// src/invoices and src/credit-notes import them from here.
+export { countPendingEntries, findEntry, paymentAttempts } from './transaction.records';
 
 /** Opens `entry` as pending; an entry already opened under the same gateway key is answered instead. */
 export async function openPending(tx: AnyTx, entry: LedgerEntry): Promise<Transaction> {
@@ -98,6 +105,98 @@ export async function recordNothingDue(
   const data = entryData({ ...entry, type: 'payment', amount: 0n, gatewayKey: null, paymentMethodId: null });
   const recorded = await insertEntry(tx, data, 'succeeded', currentTime());
   return recorded!;
+}
+
+/**
+ * A correction recorded as it happened (money returned outside the gateway for a credit note, an
+ * operator's fix): a succeeded `adjustment` of signed cents, opened and settled at once.
+ */
+export async function recordAdjustment(
+  tx: AnyTx,
+  entry: Omit<LedgerEntry, 'type' | 'gatewayKey' | 'paymentMethodId' | 'customerId'> & { customerId?: string | null },
+): Promise<Transaction> {
+  if (entry.amount === 0n) throw new RangeError('An adjustment is a non-zero integer number of cents.');
+  const data = entryData({
+    ...entry,
+    customerId: entry.customerId ?? null,
+    type: 'adjustment',
+    gatewayKey: null,
+    paymentMethodId: null,
+  });
+  const recorded = await insertEntry(tx, data, 'succeeded', currentTime());
+  return recorded!;
+}
+
+/** Why a customer balance entry changes it: Stripe's names for the same entries. */
+export type BalanceEntryType = (typeof BALANCE_ENTRY_TYPES)[number];
+
+export interface BalanceEntry {
+  accountId: string;
+  customerId: string;
+  type: BalanceEntryType;
+  /** Signed cents: negative adds credit, positive uses it (the balance is never positive). */
+  amount: bigint;
+  currency: string;
+  invoiceId?: string | null;
+  creditNoteId?: string | null;
+  description: string;
+}
+
+/**
+ * Moves a customer's balance by `entry.amount` with the entry that records it (its ending balance
+ * included), in one statement under the customer's row lock. A balance holds one currency at a time
+ * (any while it is zero): an entry in another is 409 `balance_currency_mismatch`; one that would take
+ * more credit than there is, 409 `balance_insufficient`; a deleted customer's, 409 `customer_deleted`.
+ */
+export async function recordBalanceEntry(tx: AnyTx, entry: BalanceEntry): Promise<CustomerBalanceTransaction> {
+  const written = await insertBalanceEntry(tx, {
+    id: newId('customerBalanceTransaction'),
+    accountId: entry.accountId,
+    customerId: entry.customerId,
+    type: entry.type,
+    amount: entry.amount,
+    currency: entry.currency,
+    invoiceId: entry.invoiceId ?? null,
+    creditNoteId: entry.creditNoteId ?? null,
+    description: entry.description,
+    createdAt: currentTime(),
+  });
+  if (written) return written;
+  const held = await lockBalance(tx, entry.accountId, entry.customerId);
+  if (held?.deleted)
+    throw conflict(`Customer ${entry.customerId} was deleted; its balance takes no credit.`, 'customer_deleted');
+  if (held && held.balance !== 0n && held.balanceCurrency !== entry.currency)
+    throw conflict(
+      `Customer ${entry.customerId} has a balance in ${held.balanceCurrency}; it takes no ${entry.currency} until it is used up.`,
+      'balance_currency_mismatch',
+    );
+  throw conflict(`Customer ${entry.customerId} has not that much credit in its balance.`, 'balance_insufficient');
+}
+
+/**
+ * Uses the customer's credit for an invoice being finalized: at most `max` cents, in the invoice's
+ * currency only. Answers the cents applied (0 when there is no credit in that currency). The caller
+ * holds the invoice's lock; the customer's row is locked here only when it has credit.
+ */
+export async function applyBalanceToInvoice(
+  tx: AnyTx,
+  invoice: { accountId: string; customerId: string; currency: string; id: string; number: string | null },
+  max: bigint,
+): Promise<bigint> {
+  if (max <= 0n) return 0n;
+  const held = await lockBalance(tx, invoice.accountId, invoice.customerId);
+  if (!held || held.deleted || held.balance >= 0n || held.balanceCurrency !== invoice.currency) return 0n;
+  const applied = -held.balance < max ? -held.balance : max;
+  await recordBalanceEntry(tx, {
+    accountId: invoice.accountId,
+    customerId: invoice.customerId,
+    type: 'applied_to_invoice',
+    amount: applied,
+    currency: invoice.currency,
+    invoiceId: invoice.id,
+    description: `Applied to invoice ${invoice.number ?? invoice.id}`,
+  });
+  return applied;
 }
 
 /** What the step under the lock found: the answer already, or an entry to settle (the caller's own, or one left in flight). */

@@ -1,5 +1,5 @@
 import { Prisma, type PaymentMethod, type Transaction } from '../generated/prisma/client';
-import type { Db } from '../db/prisma';
+import type { Db, Tx } from '../db/prisma';
 import { modelColumns, queryModels, queryRows, selectList, type AnyTx, type Statement } from '../db/sql';
 
 /**
@@ -156,4 +156,19 @@ export async function readAttemptReceipt(
 ): Promise<AttemptReceiptRow | undefined> {
   const [row] = await queryRows<AttemptReceiptRow>(prisma, ATTEMPT_RECEIPT, [accountId, invoiceId, attemptKey]);
   return row;
+}
+
+/** How many of the invoice's entries of `type` are pending (in flight at the gateway, or left by a crash). */
+export async function countPendingEntries(
+  tx: Db | Tx,
+  accountId: string,
+  invoiceId: string,
+  type: 'payment' | 'refund',
+): Promise<number> {
+  return tx.transaction.count({ where: { accountId, invoiceId, type, status: 'pending' } });
+}
+
+/** The account's entry `id`, or null. */
+export async function findEntry(db: Db | Tx, accountId: string, id: string): Promise<Transaction | null> {
+  return db.transaction.findFirst({ where: { id, accountId } });
 }

@@ -2,8 +2,11 @@ import type { AppDeps } from '../http/app-deps';
 import type { Api } from '../http/api';
 import { pageSchema } from '../http/pagination';
 import { invoiceIdParams } from '../invoices/invoice.schemas';
+import { customerIdParams } from '../customers/customer.schemas';
 import {
   balanceSchema,
+  balanceTransactionSchema,
+  balanceTransactionsQuery,
   invoiceTransactionParams,
   invoiceTransactionsQuery,
   listTransactionsQuery,
@@ -12,6 +15,7 @@ import {
 } from './transaction.schemas';
 import {
   getBalance,
+  listBalanceTransactions,
   getInvoiceTransaction,
   getTransaction,
   listInvoiceTransactions,
@@ -73,5 +77,21 @@ export function registerTransactionRoutes(api: Api, { prisma }: AppDeps): void {
     summary: 'The account balance: succeeded transactions are available, pending ones pending, per currency',
     response: balanceSchema,
     handler: ({ principal }) => getBalance(prisma, principal.accountId),
+  });
+
+  api.route({
+    method: 'get',
+    path: '/customers/{externalKey}/balance-transactions',
+    tag: 'Customers',
+    summary: "The history of a customer's credit balance, newest first",
+    description:
+      'Each entry changed `balance` by `amount` (negative adds credit) and says what it ended at: credit notes credited to the ' +
+      'balance, credit applied to an invoice at its finalization, credit given back when such an invoice was voided.',
+    params: customerIdParams,
+    query: balanceTransactionsQuery,
+    response: pageSchema(balanceTransactionSchema),
+    errors: [404],
+    handler: ({ principal, params, query }) =>
+      listBalanceTransactions(prisma, principal.accountId, params.externalKey, query),
   });
 }

@@ -5,6 +5,12 @@ import { invoiceId } from '../invoices/invoice.schemas';
 import { currencyCode } from '../lib/iso';
 
 export const TRANSACTION_TYPES = ['payment', 'refund', 'adjustment'] as const;
+export const BALANCE_ENTRY_TYPES = [
+  'credit_note',
+  'applied_to_invoice',
+  'unapplied_from_invoice',
+  'adjustment',
+] as const;
 export const TRANSACTION_STATUSES = ['succeeded', 'failed', 'pending'] as const;
 
 export const transactionSchema = z
@@ -56,6 +62,26 @@ export const balanceSchema = z
   })
   .meta({ id: 'Balance' });
 
+/** An entry of a customer's balance (docs/decisions.md §22), Stripe's customer balance transaction. */
+export const balanceTransactionSchema = z
+  .object({
+    id: z.string(),
+    object: z.literal('customer_balance_transaction'),
+    type: z.enum(BALANCE_ENTRY_TYPES),
+    amount: z.number().describe('Signed cents: negative adds credit, positive uses it'),
+    currency: currencyCode,
+    ending_balance: z.number().describe("The customer's balance after this entry"),
+    customer: z.string(),
+    invoice: z.string().nullable(),
+    credit_note: z.string().nullable(),
+    description: z.string().nullable(),
+    created: unixTime,
+  })
+  .meta({ id: 'CustomerBalanceTransaction' });
+
+export const balanceTransactionsQuery = z.strictObject(paginationQuery(100));
+
+export type BalanceTransactionObject = z.output<typeof balanceTransactionSchema>;
 export type TransactionObject = z.output<typeof transactionSchema>;
 export type ListTransactionsQuery = z.output<typeof listTransactionsQuery>;
 export type BalanceObject = z.output<typeof balanceSchema>;

@@ -1,13 +1,22 @@
-import { TRANSACTION_STATUSES, TRANSACTION_TYPES } from './transaction.schemas';
+import { BALANCE_ENTRY_TYPES, TRANSACTION_STATUSES, TRANSACTION_TYPES } from './transaction.schemas';
 import { columnValue } from '../lib/columns';
 import type { Prisma, Transaction } from '../generated/prisma/client';
 import type { Db } from '../db/prisma';
 import { notFound } from '../http/errors';
 import { pageEnvelope, pageWindow, type Page, type PageParams } from '../http/pagination';
-import { newId } from '../lib/ids';
+import { runTransaction } from '../db/sql-transaction';
+import { recordAdjustment as recordLedgerAdjustment } from './ledger';
 import { toUnixSeconds } from '../lib/time';
 import { findInvoice } from '../invoices/invoice.records';
-import type { BalanceObject, ListTransactionsQuery, TransactionObject } from './transaction.schemas';
+import type {
+  BalanceObject,
+  BalanceTransactionObject,
+  ListTransactionsQuery,
+  TransactionObject,
+} from './transaction.schemas';
+import type { CustomerBalanceTransaction } from '../generated/prisma/client';
+import { findCustomerRow } from '../customers/customer.records';
+import { balanceEntriesPage } from './customer-balance.records';
 
 export function toTransactionObject(transaction: Transaction): TransactionObject {
   return {
@@ -117,8 +126,9 @@ export async function getBalance(prisma: Db, accountId: string): Promise<Balance
 }
 
 /**
- * A manual correction of the balance (signed cents), recorded as a succeeded `adjustment`. No HTTP
- * endpoint creates one yet; billing code and operators call this.
+ * A manual correction of the balance (signed cents), recorded as a succeeded `adjustment` by the
+ * ledger (src/transactions/ledger.ts, its one writer). No HTTP endpoint creates one; operators and
+ * billing code call this, and credit notes settled outside the gateway write one.
  */
 export async function recordAdjustment(
   prisma: Db,
@@ -127,18 +137,43 @@ export async function recordAdjustment(
 ): Promise<TransactionObject> {
   if (!Number.isSafeInteger(input.amount) || input.amount === 0)
     throw new RangeError('An adjustment is a non-zero integer number of cents.');
-  const row = await prisma.transaction.create({
-    data: {
-      id: newId('transaction'),
+  const row = await runTransaction(prisma, (tx) =>
+    recordLedgerAdjustment(tx, {
       accountId,
-      type: 'adjustment',
-      status: 'succeeded',
       amount: BigInt(input.amount),
       currency: input.currency.toUpperCase(),
       customerId: input.customerId ?? null,
       invoiceId: input.invoiceId ?? null,
       description: input.description,
-    },
-  });
+    }),
+  );
   return toTransactionObject(row);
+}
+
+export function toBalanceTransactionObject(entry: CustomerBalanceTransaction): BalanceTransactionObject {
+  return {
+    id: entry.id,
+    object: 'customer_balance_transaction',
+    type: columnValue(BALANCE_ENTRY_TYPES, entry.type, 'customer_balance_transactions.type'),
+    amount: Number(entry.amount),
+    currency: entry.currency,
+    ending_balance: Number(entry.endingBalance),
+    customer: entry.customerId,
+    invoice: entry.invoiceId,
+    credit_note: entry.creditNoteId,
+    description: entry.description,
+    created: toUnixSeconds(entry.createdAt),
+  };
+}
+
+/** GET /customers/{id}/balance-transactions: the history of a customer's balance, newest first (docs/decisions.md §22). */
+export async function listBalanceTransactions(
+  prisma: Db,
+  accountId: string,
+  customerId: string,
+  params: PageParams,
+): Promise<Page<BalanceTransactionObject>> {
+  await findCustomerRow(prisma, accountId, customerId);
+  const [rows, total] = await balanceEntriesPage(prisma, accountId, customerId, pageWindow(params));
+  return pageEnvelope(rows.map(toBalanceTransactionObject), total, params);
 }

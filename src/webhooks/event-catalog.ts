@@ -3,6 +3,7 @@ import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { customerSchema } from '../customers/customer.schemas';
 import { paymentMethodSchema } from '../payments/payment-method.schemas';
 import { invoiceSchema } from '../invoices/invoice.schemas';
+import { creditNoteSchema } from '../credit-notes/credit-note.schemas';
 import { subscriptionSchema } from '../subscriptions/subscription.schemas';
 import { productSchema } from '../catalog/product.schemas';
 import { priceSchema } from '../catalog/price.schemas';
@@ -50,8 +51,14 @@ const groups: { data: z.ZodType; types: string[]; about: string }[] = [
       'invoice.sent',
       'invoice.payment_succeeded',
       'invoice.payment_failed',
+      'invoice.updated',
     ],
     about: 'the invoice object (money in the smallest currency unit)',
+  },
+  {
+    data: creditNoteSchema,
+    types: ['credit_note.created', 'credit_note.voided'],
+    about: 'the credit note object',
   },
   {
     data: subscriptionEventSchema,

@@ -281,6 +281,25 @@ describe('the dashboard in a browser', () => {
       await why.getByText(/on visa \*{4}4242, succeeded\. Why: invoice /).waitFor();
       await screen(page, 'invoice');
 
+      // A credit note to the customer's balance shows on the invoice, and the credit on the customer.
+      expectStatus(
+        await world.api.post('/credit-notes', {
+          invoice: draft.id,
+          amount: 1000,
+          reason: 'order_change',
+          refund_to: 'customer_balance',
+        }),
+        201,
+      );
+      await page.reload();
+      await page.locator('.totals').getByText('Credit notes').waitFor();
+      await expect(page.locator('.totals').innerText()).resolves.toMatch(/Credit notes\s+\$10\.00/);
+      await screen(page, 'invoice-credited');
+      await page.goto(`${world.app.baseUrl}/dashboard/customers/${customerId}`);
+      await page.getByText('Credit balance').waitFor();
+      await expect(page.locator('.facts').first().innerText()).resolves.toMatch(/Credit balance\s+\$10\.00/);
+      await screen(page, 'customer-credit');
+
       // The API's refusal as it said it: the open invoice was voided behind the page's back.
       const open = await simpleInvoice(world.api, customerId, 1000);
       expectStatus(await world.api.post(`/invoices/${open.id}/finalize`, {}), 200);

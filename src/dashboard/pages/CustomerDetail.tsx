@@ -52,6 +52,8 @@ export function CustomerDetail({ id }: { id: string }) {
             ? [address.line1, address.postal_code, address.city, address.country].filter(Boolean).join(', ')
             : '—'}
         </dd>
+        <dt>Credit balance</dt>
+        <dd>{c.balance < 0 ? formatMoney(-c.balance, c.balance_currency ?? 'USD') : '—'}</dd>
         <dt>Created</dt>
         <dd>{formatDate(c.created)}</dd>
         <dt>Id</dt>

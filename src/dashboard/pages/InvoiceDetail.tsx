@@ -257,8 +257,20 @@ export function InvoiceDetail({ id }: { id: string }) {
         ))}
         <dt className="grand">Total</dt>
         <dd className="grand">{money(inv.total)}</dd>
+        {inv.applied_balance > 0 && (
+          <>
+            <dt>Customer credit used</dt>
+            <dd>{money(inv.applied_balance)}</dd>
+          </>
+        )}
         <dt>Paid</dt>
         <dd>{money(inv.amount_paid)}</dd>
+        {inv.pre_payment_credit_notes_amount + inv.post_payment_credit_notes_amount > 0 && (
+          <>
+            <dt>Credit notes</dt>
+            <dd>{money(inv.pre_payment_credit_notes_amount + inv.post_payment_credit_notes_amount)}</dd>
+          </>
+        )}
         {inv.amount_refunded > 0 && (
           <>
             <dt>Refunded</dt>

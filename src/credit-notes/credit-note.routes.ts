@@ -1,0 +1,63 @@
+import type { AppDeps } from '../http/app-deps';
+import type { Api } from '../http/api';
+import { pageSchema } from '../http/pagination';
+import type { PaymentGateway } from '../payments/gateway';
+import { noticeInvoiceSettled } from '../subscriptions/subscription-workflow.client';
+import {
+  createCreditNoteBody,
+  creditNoteIdParams,
+  creditNoteSchema,
+  listCreditNotesQuery,
+} from './credit-note.schemas';
+import { createCreditNote, getCreditNote, listCreditNotes } from './credit-note.service';
+
+export function registerCreditNoteRoutes(
+  api: Api,
+  { prisma, temporal, gateway }: AppDeps & { gateway: PaymentGateway },
+): void {
+  const tag = 'Credit notes';
+
+  api.route({
+    method: 'post',
+    path: '/credit-notes',
+    tag,
+    summary: 'Credit a finalized invoice, whole or in part, by line or by amount',
+    description:
+      "An open invoice's amount due goes down (to zero: it is paid). A paid invoice's credit goes to `refund_to`: `card` (a refund " +
+      "of its payment), `customer_balance` (credit for the customer's next invoices) or `outside` (an adjustment transaction). " +
+      'More than is left to credit: 400 naming the field; a draft or void invoice: 409. Writes credit_note.created ' +
+      '(docs/decisions.md §22).',
+    body: createCreditNoteBody,
+    status: 201,
+    response: creditNoteSchema,
+    errors: [404, 409, 502],
+    handler: async ({ principal, body, idempotencySeed }) => {
+      const { note, invoice } = await createCreditNote(prisma, gateway, principal.accountId, body, idempotencySeed);
+      // A subscription's invoice credited to zero is paid: its workflow is told, for its dunning (decisions.md §7).
+      if (note.type === 'pre_payment') await noticeInvoiceSettled(temporal, invoice);
+      return note;
+    },
+  });
+
+  api.route({
+    method: 'get',
+    path: '/credit-notes',
+    tag,
+    summary: 'List credit notes, newest first',
+    description: 'Filters: invoice, customer.',
+    query: listCreditNotesQuery,
+    response: pageSchema(creditNoteSchema),
+    handler: ({ principal, query }) => listCreditNotes(prisma, principal.accountId, query),
+  });
+
+  api.route({
+    method: 'get',
+    path: '/credit-notes/{id}',
+    tag,
+    summary: 'Retrieve a credit note with its lines',
+    params: creditNoteIdParams,
+    response: creditNoteSchema,
+    errors: [404],
+    handler: ({ principal, params }) => getCreditNote(prisma, principal.accountId, params.id),
+  });
+}

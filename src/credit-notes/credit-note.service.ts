@@ -1,0 +1,364 @@
+import type { CreditNoteLine, InvoiceLine, Transaction } from '../generated/prisma/client';
+import type { Db, Tx } from '../db/prisma';
+import { runTransaction } from '../db/sql-transaction';
+import { badRequest, conflict } from '../http/errors';
+import { pageEnvelope, pageWindow, type Page } from '../http/pagination';
+import { markPricesBilled } from '../catalog/price.service';
+import { currentTime } from '../lib/clock-time';
+import { recordEvent } from '../lib/events';
+import { idFromSeed, newId } from '../lib/ids';
+import { toUnixSeconds } from '../lib/time';
+import { updatedMsOf } from '../lib/object-version';
+import { columnValue } from '../lib/columns';
+import type { PaymentGateway } from '../payments/gateway';
+import { openRefund, refundInFlight, settleRefund } from '../invoices/invoice-refund.service';
+import {
+  findInvoice,
+  lockInvoice,
+  paidInvoiceCreditable,
+  toInvoiceObject,
+  updateLockedInvoice,
+  type InvoiceWithLines,
+} from '../invoices/invoice.records';
+import type { InvoiceObject, TaxAmountObject } from '../invoices/invoice.schemas';
+import { recordCustomerUpdated, withParam } from '../invoices/invoice.service';
+import { countPendingEntries, findEntry, recordAdjustment, recordBalanceEntry } from '../transactions/ledger';
+import {
+  allocateCreditNoteNumber,
+  creditedPerLine,
+  creditNoteById,
+  creditNotesPage,
+  findCreditNote,
+  insertCreditNote,
+  updateCreditNote,
+  type CreditNoteWithLines,
+} from './credit-note.records';
+import {
+  CREDIT_NOTE_REASONS,
+  CREDIT_NOTE_STATUSES,
+  CREDIT_NOTE_TYPES,
+  REFUND_DESTINATIONS,
+  type CreateCreditNoteInput,
+  type CreditNoteObject,
+  type ListCreditNotesQuery,
+} from './credit-note.schemas';
+
+export function toCreditNoteObject(note: CreditNoteWithLines): CreditNoteObject {
+  return {
+    id: note.id,
+    object: 'credit_note',
+    number: note.number,
+    invoice: note.invoiceId,
+    customer: note.customerId,
+    currency: note.currency,
+    amount: Number(note.amount),
+    reason: columnValue(CREDIT_NOTE_REASONS, note.reason, 'credit_notes.reason'),
+    type: columnValue(CREDIT_NOTE_TYPES, note.type, 'credit_notes.type'),
+    refund_to:
+      note.refundTo === null ? null : columnValue(REFUND_DESTINATIONS, note.refundTo, 'credit_notes.refund_to'),
+    memo: note.memo,
+    status: columnValue(CREDIT_NOTE_STATUSES, note.status, 'credit_notes.status'),
+    transaction: note.transactionId,
+    customer_balance_transaction: note.customerBalanceTransactionId,
+    lines: [...note.lines]
+      .sort((a, b) => a.position - b.position)
+      .map((line) => ({
+        id: line.id,
+        object: 'credit_note_line' as const,
+        invoice_line: line.invoiceLineId,
+        description: line.description,
+        quantity: line.quantity,
+        amount: Number(line.amount),
+      })),
+    created: toUnixSeconds(note.createdAt),
+    voided_at: toUnixSeconds(note.voidedAt),
+    updated_ms: updatedMsOf(note),
+  };
+}
+
+/** A line's total with its tax: what the customer was billed for it, the most it can be credited. */
+function lineTotal(line: InvoiceLine): bigint {
+  const tax = (line.taxAmounts as TaxAmountObject[]).reduce((sum, tax) => sum + BigInt(tax.amount), 0n);
+  return line.amountExcludingTax + tax;
+}
+
+/** `quantity` of the line's `of` units, in cents of its total, rounded half-up (docs/decisions.md §22). */
+function shareOf(total: bigint, quantity: number, of: number): bigint {
+  return (total * BigInt(quantity) * 2n + BigInt(of)) / (2n * BigInt(of));
+}
+
+type NewLine = Omit<CreditNoteLine, 'creditNoteId'>;
+
+/** The lines of the credit note and their sum, each checked against what is left of its invoice line. */
+async function creditLines(
+  tx: Tx,
+  invoice: InvoiceWithLines,
+  input: CreateCreditNoteInput,
+): Promise<{ lines: NewLine[]; amount: bigint; param: string }> {
+  const line = (position: number, fields: Omit<NewLine, 'id' | 'accountId' | 'position'>): NewLine => ({
+    id: newId('creditNoteLine'),
+    accountId: invoice.accountId,
+    position,
+    ...fields,
+  });
+  if (input.lines === undefined) {
+    if (input.amount === undefined)
+      throw badRequest('Give `lines` or `amount`: what the credit note credits.', 'amount', 'parameter_missing');
+    const amount = BigInt(input.amount);
+    const description = `Credit on invoice ${invoice.number}`;
+    return {
+      lines: [line(0, { invoiceLineId: null, description, quantity: null, amount })],
+      amount,
+      param: 'amount',
+    };
+  }
+  if (input.amount !== undefined) throw badRequest('Give `lines` or `amount`, not both.', 'amount');
+  const credited = await creditedPerLine(tx, invoice.accountId, invoice.id);
+  const seen = new Set<string>();
+  const lines = input.lines.map((asked, index) => {
+    const param = `lines.${index}`;
+    const billed = invoice.lines.find((candidate) => candidate.id === asked.invoice_line);
+    if (!billed) throw badRequest(`Invoice ${invoice.id} has no line ${asked.invoice_line}.`, `${param}.invoice_line`);
+    if (seen.has(billed.id)) throw badRequest(`Line ${billed.id} is named twice.`, `${param}.invoice_line`);
+    seen.add(billed.id);
+    if (asked.quantity !== undefined && asked.amount !== undefined)
+      throw badRequest('Give `quantity` or `amount` for a line, not both.', `${param}.amount`);
+    if (asked.quantity !== undefined && asked.quantity > billed.quantity)
+      throw badRequest(`quantity ${asked.quantity} exceeds the line's ${billed.quantity}.`, `${param}.quantity`);
+    const total = lineTotal(billed);
+    const left = total - (credited.get(billed.id) ?? 0n);
+    const amount =
+      asked.amount !== undefined
+        ? BigInt(asked.amount)
+        : asked.quantity !== undefined
+          ? shareOf(total, asked.quantity, billed.quantity)
+          : left;
+    const field = asked.amount !== undefined ? 'amount' : asked.quantity !== undefined ? 'quantity' : 'invoice_line';
+    if (amount > left || left <= 0n)
+      throw badRequest(
+        `${amount} cents exceed the ${left} cents left to credit on line ${billed.id}.`,
+        `${param}.${field}`,
+        'amount_exceeds_creditable',
+      );
+    return line(index, {
+      invoiceLineId: billed.id,
+      description: billed.description,
+      quantity: asked.quantity ?? null,
+      amount,
+    });
+  });
+  return { lines, amount: lines.reduce((sum, each) => sum + each.amount, 0n), param: 'lines' };
+}
+
+/** What one creation wrote: the credit note, the invoice as it left it, and a card refund to complete at the gateway. */
+interface Issued {
+  note: CreditNoteWithLines;
+  invoice: InvoiceObject;
+  refund: Transaction | null;
+}
+
+/**
+ * Under the invoice's lock: checks the credit against what is left, then writes the credit note and
+ * its effect (docs/decisions.md §22). Concurrent credit notes of one invoice queue on the lock, each
+ * checking against what the previous ones left.
+ */
+async function issue(tx: Tx, accountId: string, input: CreateCreditNoteInput, id: string): Promise<Issued> {
+  const invoice = await withParam('invoice', () => lockInvoice(tx, accountId, input.invoice));
+  if (invoice.status === 'draft')
+    throw conflict(
+      `Invoice ${invoice.id} is a draft; credit notes are issued against finalized invoices (edit or void the draft).`,
+      'invoice_not_finalized',
+    );
+  if (invoice.status === 'void')
+    throw conflict(`Invoice ${invoice.id} is void; there is nothing to credit.`, 'invoice_void');
+  if ((await countPendingEntries(tx, accountId, invoice.id, 'payment')) > 0)
+    throw conflict(
+      `A payment of invoice ${invoice.id} is in progress; try again when it has settled.`,
+      'payment_in_progress',
+    );
+  if (await refundInFlight(tx, accountId, invoice.id))
+    throw conflict(
+      `A refund of invoice ${invoice.id} is in progress; try again when it has settled.`,
+      'refund_in_progress',
+    );
+
+  const { lines, amount, param } = await creditLines(tx, invoice, input);
+  const exceeds = (left: bigint, what: string) =>
+    badRequest(
+      `${amount} cents exceed the ${left} cents ${what} on invoice ${invoice.id}.`,
+      param,
+      'amount_exceeds_creditable',
+    );
+  let transactionId: string | null = null;
+  let balanceEntryId: string | null = null;
+  let refund: Transaction | null = null;
+  let changed: InvoiceWithLines;
+  let invoiceEvent: string;
+
+  if (invoice.status === 'open') {
+    if (input.refund_to !== undefined)
+      throw badRequest(
+        'An open invoice is credited by lowering its amount due: refund_to applies to paid invoices only.',
+        'refund_to',
+      );
+    const remaining = invoice.amountDue - invoice.amountPaid;
+    if (amount > remaining) throw exceeds(remaining, 'left to pay');
+    const settled = amount === remaining;
+    // Nothing left to pay: the invoice is paid, as Stripe marks a fully credited invoice (decisions.md §22).
+    changed = await updateLockedInvoice(tx, invoice, {
+      amountDue: invoice.amountDue - amount,
+      prePaymentCreditNotesAmount: invoice.prePaymentCreditNotesAmount + amount,
+      ...(settled ? { status: 'paid', paidAt: currentTime() } : {}),
+    });
+    invoiceEvent = settled ? 'invoice.payment_succeeded' : 'invoice.updated';
+    if (settled) {
+      const priceIds = changed.lines.flatMap((line) => (line.priceId ? [line.priceId] : []));
+      if (priceIds.length > 0) await markPricesBilled(tx, accountId, priceIds);
+    }
+  } else {
+    if (input.refund_to === undefined)
+      throw badRequest(
+        'A paid invoice is credited back somewhere: refund_to is card, customer_balance or outside.',
+        'refund_to',
+        'parameter_missing',
+      );
+    const creditable = await paidInvoiceCreditable(tx, invoice);
+    if (amount > creditable) throw exceeds(creditable, 'left to credit');
+    const description = `Credit note for invoice ${invoice.number}`;
+    if (input.refund_to === 'card') {
+      const cardLeft = invoice.amountPaid - invoice.amountRefunded;
+      if (amount > cardLeft) throw exceeds(cardLeft, 'paid by card and not refunded');
+      refund = (await openRefund(tx, invoice, Number(amount), `credit_note:${id}`))!;
+      transactionId = refund.id;
+    } else if (input.refund_to === 'customer_balance') {
+      const entry = await recordBalanceEntry(tx, {
+        accountId,
+        customerId: invoice.customerId,
+        type: 'credit_note',
+        amount: -amount,
+        currency: invoice.currency,
+        invoiceId: invoice.id,
+        creditNoteId: id,
+        description,
+      });
+      balanceEntryId = entry.id;
+      await recordCustomerUpdated(tx, accountId, invoice.customerId);
+    } else {
+      const adjustment = await recordAdjustment(tx, {
+        accountId,
+        amount: -amount,
+        currency: invoice.currency,
+        customerId: invoice.customerId,
+        invoiceId: invoice.id,
+        description: `${description}, settled outside`,
+      });
+      transactionId = adjustment.id;
+    }
+    changed = await updateLockedInvoice(tx, invoice, {
+      postPaymentCreditNotesAmount: invoice.postPaymentCreditNotesAmount + amount,
+    });
+    invoiceEvent = 'invoice.updated';
+  }
+
+  const note = await insertCreditNote(
+    tx,
+    {
+      id,
+      accountId,
+      number: await allocateCreditNoteNumber(tx, accountId),
+      invoiceId: invoice.id,
+      customerId: invoice.customerId,
+      currency: invoice.currency,
+      amount,
+      reason: input.reason,
+      type: invoice.status === 'open' ? 'pre_payment' : 'post_payment',
+      refundTo: input.refund_to ?? null,
+      memo: input.memo ?? null,
+      status: 'issued',
+      transactionId,
+      customerBalanceTransactionId: balanceEntryId,
+      createdAt: currentTime(),
+    },
+    lines,
+  );
+  const invoiceObject = toInvoiceObject(changed);
+  await recordEvent(tx, accountId, 'credit_note.created', toCreditNoteObject(note));
+  await recordEvent(tx, accountId, invoiceEvent, invoiceObject);
+  return { note, invoice: invoiceObject, refund };
+}
+
+/**
+ * A card refund's outcome: a refund the gateway refused voids its credit note (credit_note.voided),
+ * so what it would have credited is creditable again.
+ */
+async function completeRefund(
+  prisma: Db,
+  gateway: PaymentGateway,
+  accountId: string,
+  note: CreditNoteWithLines,
+  refund: Transaction,
+): Promise<CreditNoteWithLines> {
+  const settled = await settleRefund(prisma, gateway, accountId, refund);
+  if (settled.status !== 'failed') return note;
+  return runTransaction(prisma, async (tx) => {
+    const invoice = await lockInvoice(tx, accountId, note.invoiceId);
+    const current = await findCreditNote(tx, accountId, note.id);
+    if (current.status === 'void') return current;
+    const voided = await updateCreditNote(tx, note.id, { status: 'void', voidedAt: currentTime() });
+    const changed = await updateLockedInvoice(tx, invoice, {
+      postPaymentCreditNotesAmount: invoice.postPaymentCreditNotesAmount - note.amount,
+    });
+    await recordEvent(tx, accountId, 'credit_note.voided', toCreditNoteObject(voided));
+    await recordEvent(tx, accountId, 'invoice.updated', toInvoiceObject(changed));
+    return voided;
+  });
+}
+
+/**
+ * POST /credit-notes. With an Idempotency-Key the credit note's id is derived from the key's claim
+ * (`idempotencySeed`, docs/decisions.md §11), so a request that died after its commit (a gateway that
+ * did not answer the refund) and is taken over finds its credit note and completes the refund, never
+ * crediting twice.
+ */
+export async function createCreditNote(
+  prisma: Db,
+  gateway: PaymentGateway,
+  accountId: string,
+  input: CreateCreditNoteInput,
+  idempotencySeed?: string,
+): Promise<{ note: CreditNoteObject; invoice: InvoiceObject }> {
+  const id = idempotencySeed ? idFromSeed('creditNote', idempotencySeed) : newId('creditNote');
+  const earlier = idempotencySeed ? await creditNoteById(prisma, accountId, id) : null;
+  let issued: Issued;
+  if (earlier) {
+    const entry = earlier.transactionId ? await findEntry(prisma, accountId, earlier.transactionId) : null;
+    const invoice = toInvoiceObject(await findInvoice(prisma, accountId, earlier.invoiceId));
+    issued = { note: earlier, invoice, refund: entry?.type === 'refund' && entry.status === 'pending' ? entry : null };
+  } else {
+    issued = await runTransaction(prisma, (tx) => issue(tx, accountId, input, id));
+  }
+  if (!issued.refund) return { note: toCreditNoteObject(issued.note), invoice: issued.invoice };
+  const note = await completeRefund(prisma, gateway, accountId, issued.note, issued.refund);
+  return { note: toCreditNoteObject(note), invoice: issued.invoice };
+}
+
+export async function getCreditNote(prisma: Db, accountId: string, id: string): Promise<CreditNoteObject> {
+  return toCreditNoteObject(await findCreditNote(prisma, accountId, id));
+}
+
+export async function listCreditNotes(
+  prisma: Db,
+  accountId: string,
+  query: ListCreditNotesQuery,
+): Promise<Page<CreditNoteObject>> {
+  const [notes, total] = await creditNotesPage(
+    prisma,
+    {
+      accountId,
+      ...(query.invoice ? { invoiceId: query.invoice } : {}),
+      ...(query.customer ? { customerId: query.customer } : {}),
+    },
+    pageWindow(query),
+  );
+  return pageEnvelope(notes.map(toCreditNoteObject), total, query);
+}
