@@ -519,7 +519,7 @@ export interface paths {
         };
         /**
          * List invoices, newest first
-         * @description Filters: status, customer, subscription, created_gt/created_gte/created_lt/created_lte (Unix seconds).
+         * @description Filters: status, customer, subscription, created_gt/created_gte/created_lt/created_lte (Unix seconds). Pages by page/take, or after/before an invoice of the list with starting_after/ending_before (404 for an unknown id).
          */
         get: operations["getInvoices"];
         put?: never;
@@ -3339,6 +3339,10 @@ export interface operations {
                 take?: number;
                 order?: "ASC" | "DESC";
                 sortingField?: "created" | "name" | "email";
+                /** @description Cursor: the page holds the items that follow this id in the list (page is then ignored) */
+                starting_after?: string;
+                /** @description Cursor: the page holds the items that come just before this id in the list (page is then ignored) */
+                ending_before?: string;
             };
             header?: never;
             path?: never;
@@ -3366,6 +3370,15 @@ export interface operations {
             };
             /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown resource, or one of another account */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3548,7 +3561,7 @@ export interface operations {
     getCustomersSearch: {
         parameters: {
             query: {
-                /** @description Matches name or email, case-insensitively */
+                /** @description Matches name or email, case-insensitively; a customer id (cus_...) finds that customer */
                 search: string;
             };
             header?: never;
@@ -4735,6 +4748,8 @@ export interface operations {
                             take: number;
                             itemsTotal: number;
                             pagesTotal: number;
+                            /** @description With starting_after or ending_before: whether more items follow in that direction */
+                            has_more?: boolean;
                         };
                     };
                 };
@@ -5370,6 +5385,8 @@ export interface operations {
                             take: number;
                             itemsTotal: number;
                             pagesTotal: number;
+                            /** @description With starting_after or ending_before: whether more items follow in that direction */
+                            has_more?: boolean;
                         };
                     };
                 };
@@ -6240,6 +6257,8 @@ export interface operations {
                             take: number;
                             itemsTotal: number;
                             pagesTotal: number;
+                            /** @description With starting_after or ending_before: whether more items follow in that direction */
+                            has_more?: boolean;
                         };
                     };
                 };
@@ -6584,6 +6603,8 @@ export interface operations {
                             take: number;
                             itemsTotal: number;
                             pagesTotal: number;
+                            /** @description With starting_after or ending_before: whether more items follow in that direction */
+                            has_more?: boolean;
                         };
                     };
                 };
@@ -7007,6 +7028,8 @@ export interface operations {
                             take: number;
                             itemsTotal: number;
                             pagesTotal: number;
+                            /** @description With starting_after or ending_before: whether more items follow in that direction */
+                            has_more?: boolean;
                         };
                     };
                 };
@@ -7583,6 +7606,8 @@ export interface operations {
                             take: number;
                             itemsTotal: number;
                             pagesTotal: number;
+                            /** @description With starting_after or ending_before: whether more items follow in that direction */
+                            has_more?: boolean;
                         };
                     };
                 };
@@ -7760,6 +7785,10 @@ export interface operations {
                 created_gte?: number;
                 created_lt?: number;
                 created_lte?: number;
+                /** @description Cursor: the page holds the items that follow this id in the list (page is then ignored) */
+                starting_after?: string;
+                /** @description Cursor: the page holds the items that come just before this id in the list (page is then ignored) */
+                ending_before?: string;
             };
             header?: never;
             path?: never;
@@ -7780,6 +7809,8 @@ export interface operations {
                             take: number;
                             itemsTotal: number;
                             pagesTotal: number;
+                            /** @description With starting_after or ending_before: whether more items follow in that direction */
+                            has_more?: boolean;
                         };
                     };
                 };
@@ -7795,6 +7826,15 @@ export interface operations {
             };
             /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown resource, or one of another account */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8615,6 +8655,8 @@ export interface operations {
                             take: number;
                             itemsTotal: number;
                             pagesTotal: number;
+                            /** @description With starting_after or ending_before: whether more items follow in that direction */
+                            has_more?: boolean;
                         };
                     };
                 };
@@ -8797,6 +8839,8 @@ export interface operations {
                             take: number;
                             itemsTotal: number;
                             pagesTotal: number;
+                            /** @description With starting_after or ending_before: whether more items follow in that direction */
+                            has_more?: boolean;
                         };
                     };
                 };
@@ -9065,6 +9109,8 @@ export interface operations {
                             take: number;
                             itemsTotal: number;
                             pagesTotal: number;
+                            /** @description With starting_after or ending_before: whether more items follow in that direction */
+                            has_more?: boolean;
                         };
                     };
                 };
@@ -9610,6 +9656,8 @@ export interface operations {
                             take: number;
                             itemsTotal: number;
                             pagesTotal: number;
+                            /** @description With starting_after or ending_before: whether more items follow in that direction */
+                            has_more?: boolean;
                         };
                     };
                 };
@@ -9940,6 +9988,8 @@ export interface operations {
                             take: number;
                             itemsTotal: number;
                             pagesTotal: number;
+                            /** @description With starting_after or ending_before: whether more items follow in that direction */
+                            has_more?: boolean;
                         };
                     };
                 };
@@ -10535,6 +10585,8 @@ export interface operations {
                             take: number;
                             itemsTotal: number;
                             pagesTotal: number;
+                            /** @description With starting_after or ending_before: whether more items follow in that direction */
+                            has_more?: boolean;
                         };
                     };
                 };
@@ -11364,6 +11416,8 @@ export interface operations {
                             take: number;
                             itemsTotal: number;
                             pagesTotal: number;
+                            /** @description With starting_after or ending_before: whether more items follow in that direction */
+                            has_more?: boolean;
                         };
                     };
                 };
@@ -12394,6 +12448,8 @@ export interface operations {
                             take: number;
                             itemsTotal: number;
                             pagesTotal: number;
+                            /** @description With starting_after or ending_before: whether more items follow in that direction */
+                            has_more?: boolean;
                         };
                     };
                 };
@@ -13011,6 +13067,8 @@ export interface operations {
                             take: number;
                             itemsTotal: number;
                             pagesTotal: number;
+                            /** @description With starting_after or ending_before: whether more items follow in that direction */
+                            has_more?: boolean;
                         };
                     };
                 };
