@@ -196,9 +196,9 @@ export function customerCursorStatements(
 export type CustomerMatch = Pick<Customer, 'id' | 'name' | 'email'>;
 
 /**
- * /customers/search, first way (docs/decisions.md §22): the first `window` live customers in name order
- * (an index range), filtered. When that finds `limit` matches they are the first `limit` of all, found
- * after reading at most `window` index entries however common the text is.
+ * /customers/search, first way (docs/decisions.md §22): the first `window` customers in name order, read
+ * from the index alone (it holds email and deleted_at too), filtered. When that finds `limit` matches they
+ * are the first `limit` of all, found after reading at most `window` index entries however common the text is.
  */
 export function customerSearchWindowStatement(
   accountId: string,
@@ -210,11 +210,23 @@ export function customerSearchWindowStatement(
     statement: {
       name: 'customers_search_window',
       text: `SELECT w.id, w.name, w.email FROM (
-          SELECT c.id, c.name, c.email FROM customers c WHERE c.account_id = $1 AND c.deleted_at IS NULL
+          SELECT c.id, c.name, c.email, c.deleted_at FROM customers c WHERE c.account_id = $1
           ORDER BY c.name, c.id LIMIT $3) w
-        WHERE w.name ILIKE $2 OR w.email ILIKE $2 ORDER BY w.name, w.id LIMIT $4`,
+        WHERE w.deleted_at IS NULL AND (w.name ILIKE $2 OR w.email ILIKE $2) ORDER BY w.name, w.id LIMIT $4`,
     },
     values: [accountId, pattern, window, limit],
+  };
+}
+
+/** /customers/search for a whole email: the customers with that email as written or in lower case (the email index). */
+export function customerEmailStatement(accountId: string, email: string, limit: number): BoundStatement {
+  return {
+    statement: {
+      name: 'customers_search_email',
+      text: `SELECT c.id, c.name, c.email FROM customers c
+        WHERE c.account_id = $1 AND c.email IN ($2, lower($2)) AND c.deleted_at IS NULL ORDER BY c.name, c.id LIMIT $3`,
+    },
+    values: [accountId, email, limit],
   };
 }
 

@@ -5,6 +5,7 @@ import { migrate } from '../../src/db/migrator';
 import type { BoundStatement } from '../../src/db/sql';
 import {
   customerCursorStatements,
+  customerEmailStatement,
   customerPageStatement,
   customerSearchTrigramStatement,
   customerSearchWindowStatement,
@@ -124,7 +125,7 @@ async function expectIndexPlan(bound: BoundStatement, ...indexes: string[]): Pro
 
 const customerIndex: Record<CustomerSort, string> = {
   created: 'customers_account_id_created_at_id_idx',
-  name: 'customers_account_id_name_id_idx',
+  name: 'customers_account_id_name_id_email_deleted_at_idx',
   email: 'customers_account_id_email_id_idx',
 };
 
@@ -161,9 +162,9 @@ describe('GET /customers', () => {
 });
 
 describe('GET /customers/search', () => {
-  it('reads a window of the name index, then the trigram indexes for part of a name and for an exact email', async () => {
+  it('reads a window of the name index, the trigram indexes for part of a name, and the email index for a whole email', async () => {
     await expectIndexPlan(
-      customerSearchWindowStatement(ACCOUNT, containsPattern('Ada'), 5000, 100),
+      customerSearchWindowStatement(ACCOUNT, containsPattern('Ada'), 20_000, 100),
       customerIndex.name,
     );
     await expectIndexPlan(
@@ -175,6 +176,7 @@ describe('GET /customers/search', () => {
       customerSearchTrigramStatement(ACCOUNT, containsPattern(sample.email.toUpperCase()), 100),
       'customers_email_idx',
     );
+    await expectIndexPlan(customerEmailStatement(ACCOUNT, sample.email.toUpperCase(), 100), customerIndex.email);
   });
 });
 

@@ -61,7 +61,7 @@ CREATE TABLE "webhook_delivery_counts" (
 CREATE INDEX "customers_account_id_created_at_id_idx" ON "customers"("account_id", "created_at", "id");
 
 -- CreateIndex
-CREATE INDEX "customers_account_id_name_id_idx" ON "customers"("account_id", "name", "id");
+CREATE INDEX "customers_account_id_name_id_email_deleted_at_idx" ON "customers"("account_id", "name", "id", "email", "deleted_at");
 
 -- CreateIndex
 CREATE INDEX "customers_account_id_email_id_idx" ON "customers"("account_id", "email", "id");
