@@ -57,7 +57,13 @@ export function invoicePageStatement(
   const values: unknown[] = [accountId];
   const where = filterSql(filters, values);
   values.push(take, skip);
-  const text = `${WITH_LINES} WHERE ${where} ORDER BY i.created_at DESC, i.id DESC LIMIT $${values.length - 1} OFFSET $${values.length}`;
+  // The rows skipped are only read, not given their lines: those are gathered for the page alone.
+  const text = `${WITH_LINES.replace(
+    'FROM invoices i',
+    `FROM (SELECT * FROM invoices i WHERE ${where}
+      ORDER BY i.created_at DESC, i.id DESC LIMIT $${values.length - 1} OFFSET $${values.length}) i`,
+  )}
+    ORDER BY i.created_at DESC, i.id DESC`;
   return { statement: statementOf('invoices_page', text), values };
 }
 
