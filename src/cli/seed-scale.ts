@@ -21,7 +21,9 @@ const usage = `Usage: npm run seed:scale -- [--customers N] [--invoices N] [--ev
   N invoices (one line each; every paid one with its payment), N events and N webhook deliveries (one
   attempt each), in each of K new accounts (default 1, each with an API key, printed) or in --account.
   Creation times spread over --span-days (default 1095) before --until (default today 00:00 UTC); the same
-  sizes, --seed and --until make the same data. Statistics are analyzed at the end.
+  sizes, --seed and --until make the same data. Statistics are analyzed at the end. Seed an account once:
+  the rows' ids and invoice numbers come from the account and the row's number, so a second run into the
+  same --account stops at its first row (nothing of that statement written).
   Uses DATABASE_URL, or the embedded cluster under DATA_DIR. Exit codes: 0 done, 1 failed, 2 bad usage.`;
 
 function count(name: string, value: string | undefined): number {
