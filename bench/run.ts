@@ -3,10 +3,14 @@
 // Everything runs on loopback; every load is bounded in count or time and stops by itself.
 // `npm run bench -- customers webhooks` runs only the sections named; BENCH_ENGINES=dev (or server) one engine.
 // `--json` adds a last line with every figure, per engine: {"dev": {"read_ratio": ...}, "server": {...}}.
+// `--only scale` (or the section's name) runs the data-at-scale section alone: its lists and searches on
+// the first engine (they need no Temporal), its renewal storm on the server engine (BENCH_STORM_* sizes);
+// its figures are the JSON line's "scale" object.
 import { benchCustomers } from './customers';
 import { benchWebhooks } from './webhooks';
 import { benchSubscriptions } from './subscriptions';
 import { benchDashboard } from './dashboard';
+import { benchScale } from './scale';
 import { benchStorm } from './storm';
 import { startBenchServices, type BenchContext, type Engine, type Figures } from './support';
 
@@ -15,8 +19,23 @@ const SECTIONS: Record<string, (ctx: BenchContext) => Promise<Figures>> = {
   webhooks: benchWebhooks,
   subscriptions: benchSubscriptions,
   dashboard: benchDashboard,
-  storm: benchStorm,
+  // Data at scale: the lists on the first engine (no Temporal figure), the renewal storm on the server engine.
+  scale: async (ctx) => ({ ...(ctx.engine === firstEngine ? await benchScale(ctx) : {}), ...(await benchStorm(ctx)) }),
 };
+
+/** The engine measured first: sections with no Temporal figure run there only. */
+let firstEngine: Engine = 'dev';
+
+/** A figure named `section.key` goes into the JSON line as {section: {key}} (the scale section's keys). */
+function nested(figures: Figures): Record<string, number | Record<string, number>> {
+  const out: Record<string, number | Record<string, number>> = {};
+  for (const [key, value] of Object.entries(figures)) {
+    const [section, name] = key.split('.');
+    if (name === undefined) out[key] = value;
+    else ((out[section!] ??= {}) as Record<string, number>)[name] = value;
+  }
+  return out;
+}
 
 /** Runs `work`, printing its lines as they come and answering them with its figures. */
 async function capture(work: () => Promise<Figures>): Promise<{ lines: string[]; figures: Figures }> {
@@ -52,10 +71,11 @@ async function main(): Promise<void> {
   // would answer most of its requests 429; every API it starts, in process or as a child, inherits this.
   process.env.RATE_LIMIT_PER_SECOND ??= '1000000';
   const json = process.argv.includes('--json');
-  const wanted = process.argv.slice(2).filter((arg) => arg !== '--json');
+  const wanted = process.argv.slice(2).filter((arg) => arg !== '--json' && arg !== '--only');
   for (const name of wanted)
     if (!SECTIONS[name]) throw new Error(`Unknown section ${name}; sections: ${Object.keys(SECTIONS).join(', ')}`);
   const engines = (process.env.BENCH_ENGINES ?? 'dev,server').split(',') as Engine[];
+  firstEngine = engines[0]!;
   const results: Record<string, Record<string, string[]>> = {};
   const figures: Partial<Record<Engine, Figures>> = {};
   for (const engine of engines) {
@@ -84,7 +104,10 @@ async function main(): Promise<void> {
       );
     }
   }
-  if (json) console.log(JSON.stringify(figures));
+  if (json)
+    console.log(
+      JSON.stringify(Object.fromEntries(Object.entries(figures).map(([engine, values]) => [engine, nested(values)]))),
+    );
 }
 
 main().then(

@@ -5,6 +5,7 @@ import readline from 'node:readline';
 import { Pool } from 'pg';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { workerPoolSize } from '../src/temporal/worker';
+import { billingDataConverter } from '../src/temporal/payload-codec';
 
 async function main(): Promise<void> {
   Runtime.install({ logger: new DefaultLogger('WARN') });
@@ -14,6 +15,7 @@ async function main(): Promise<void> {
     connection,
     taskQueue: process.argv[2]!,
     workflowsPath: require.resolve('./storm-workflows'),
+    dataConverter: billingDataConverter(),
     activities: {
       async writeStormRow(id: string): Promise<void> {
         await pool.query('INSERT INTO bench_storm_rows (id) VALUES ($1) ON CONFLICT DO NOTHING', [id]);

@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
-import { Client, Connection } from '@temporalio/client';
+import { Connection } from '@temporalio/client';
+import { temporalClient } from '../src/temporal/client';
 import { createAccount } from '../src/accounts/account.service';
 import { jsonLines, spawnTsx } from './children';
 import { BARE_START_LANES, bareWorkflowStarts, roundTo, runLanes, type BenchContext, type Figures } from './support';
@@ -62,7 +63,8 @@ async function waitForStorm(
     if (reading.done !== last.done) movedAt = Date.now();
     last = reading;
     const stalled = Date.now() > Math.max(atMs, movedAt) + stallMs;
-    if (process.env.BENCH_STORM_VERBOSE) console.log(`storm: ${reading.done} done, ${Math.round((Date.now() - atMs) / 1000)} s from its second`);
+    if (process.env.BENCH_STORM_VERBOSE)
+      console.log(`storm: ${reading.done} done, ${Math.round((Date.now() - atMs) / 1000)} s from its second`);
     if (reading.done >= SUBSCRIPTIONS || stalled)
       return { done: reading.done, spanMs: reading.lastMs === null ? NaN : reading.lastMs - atMs };
     await sleep(1000);
@@ -87,8 +89,8 @@ async function baselineStorm(ctx: BenchContext, children: ChildProcess[]): Promi
   const atMs = secondAfter(SUBSCRIPTIONS, calibration.perSecond);
   const connection = await Connection.connect({ address: ctx.temporalAddress });
   try {
-    // Bare: no payload codec (the service's client encrypts, docs/operations.md), nothing but the start.
-    const client = new Client({ connection });
+    // The service's data converter (payloads encrypted), as its worker decodes them: the same cost per payload.
+    const client = temporalClient(connection);
     const run = crypto.randomUUID();
     await runLanes(SUBSCRIPTIONS, BARE_START_LANES, (index) =>
       client.workflow
@@ -241,10 +243,10 @@ export async function benchStorm(ctx: BenchContext): Promise<Figures> {
         (service.late ? ' (creations ran past the storm second: some started early)' : ''),
     );
     return {
-      renewal_storm_ratio: roundTo(stormRatio),
-      renewals_lost: lost,
-      renewals_charged_twice: service.chargedTwice,
-      renewal_storm_worker_rss_mb_max: mb(Math.max(...service.storm.rssAfter)),
+      'scale.renewal_storm_ratio': roundTo(stormRatio),
+      'scale.renewals_lost': lost,
+      'scale.renewals_charged_twice': service.chargedTwice,
+      'scale.renewal_storm_worker_rss_mb_max': mb(Math.max(...service.storm.rssAfter)),
     };
   } finally {
     await stopChildren();

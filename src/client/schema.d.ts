@@ -519,7 +519,7 @@ export interface paths {
         };
         /**
          * List invoices, newest first
-         * @description Filters: status, customer, subscription, created_gt/created_gte/created_lt/created_lte (Unix seconds).
+         * @description Filters: status, customer, subscription, created_gt/created_gte/created_lt/created_lte (Unix seconds). Pages by page/take, or after/before an invoice of the list with starting_after/ending_before (404 for an unknown id).
          */
         get: operations["getInvoices"];
         put?: never;
@@ -3550,6 +3550,10 @@ export interface operations {
                 take?: number;
                 order?: "ASC" | "DESC";
                 sortingField?: "created" | "name" | "email";
+                /** @description Cursor: the page holds the items that follow this id in the list (page is then ignored) */
+                starting_after?: string;
+                /** @description Cursor: the page holds the items that come just before this id in the list (page is then ignored) */
+                ending_before?: string;
             };
             header?: never;
             path?: never;
@@ -3577,6 +3581,15 @@ export interface operations {
             };
             /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown resource, or one of another account */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3759,7 +3772,7 @@ export interface operations {
     getCustomersSearch: {
         parameters: {
             query: {
-                /** @description Matches name or email, case-insensitively */
+                /** @description Matches name or email, case-insensitively; a customer id (cus_...) finds that customer */
                 search: string;
             };
             header?: never;
@@ -4946,6 +4959,8 @@ export interface operations {
                             take: number;
                             itemsTotal: number;
                             pagesTotal: number;
+                            /** @description With starting_after or ending_before: whether more items follow in that direction */
+                            has_more?: boolean;
                         };
                     };
                 };
@@ -5581,6 +5596,8 @@ export interface operations {
                             take: number;
                             itemsTotal: number;
                             pagesTotal: number;
+                            /** @description With starting_after or ending_before: whether more items follow in that direction */
+                            has_more?: boolean;
                         };
                     };
                 };
@@ -6451,6 +6468,8 @@ export interface operations {
                             take: number;
                             itemsTotal: number;
                             pagesTotal: number;
+                            /** @description With starting_after or ending_before: whether more items follow in that direction */
+                            has_more?: boolean;
                         };
                     };
                 };
@@ -6795,6 +6814,8 @@ export interface operations {
                             take: number;
                             itemsTotal: number;
                             pagesTotal: number;
+                            /** @description With starting_after or ending_before: whether more items follow in that direction */
+                            has_more?: boolean;
                         };
                     };
                 };
@@ -7218,6 +7239,8 @@ export interface operations {
                             take: number;
                             itemsTotal: number;
                             pagesTotal: number;
+                            /** @description With starting_after or ending_before: whether more items follow in that direction */
+                            has_more?: boolean;
                         };
                     };
                 };
@@ -7794,6 +7817,8 @@ export interface operations {
                             take: number;
                             itemsTotal: number;
                             pagesTotal: number;
+                            /** @description With starting_after or ending_before: whether more items follow in that direction */
+                            has_more?: boolean;
                         };
                     };
                 };
@@ -7971,6 +7996,10 @@ export interface operations {
                 created_gte?: number;
                 created_lt?: number;
                 created_lte?: number;
+                /** @description Cursor: the page holds the items that follow this id in the list (page is then ignored) */
+                starting_after?: string;
+                /** @description Cursor: the page holds the items that come just before this id in the list (page is then ignored) */
+                ending_before?: string;
             };
             header?: never;
             path?: never;
@@ -7991,6 +8020,8 @@ export interface operations {
                             take: number;
                             itemsTotal: number;
                             pagesTotal: number;
+                            /** @description With starting_after or ending_before: whether more items follow in that direction */
+                            has_more?: boolean;
                         };
                     };
                 };
@@ -8006,6 +8037,15 @@ export interface operations {
             };
             /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown resource, or one of another account */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8826,6 +8866,8 @@ export interface operations {
                             take: number;
                             itemsTotal: number;
                             pagesTotal: number;
+                            /** @description With starting_after or ending_before: whether more items follow in that direction */
+                            has_more?: boolean;
                         };
                     };
                 };
@@ -9008,6 +9050,8 @@ export interface operations {
                             take: number;
                             itemsTotal: number;
                             pagesTotal: number;
+                            /** @description With starting_after or ending_before: whether more items follow in that direction */
+                            has_more?: boolean;
                         };
                     };
                 };
@@ -9699,6 +9743,8 @@ export interface operations {
                             take: number;
                             itemsTotal: number;
                             pagesTotal: number;
+                            /** @description With starting_after or ending_before: whether more items follow in that direction */
+                            has_more?: boolean;
                         };
                     };
                 };
@@ -10244,6 +10290,8 @@ export interface operations {
                             take: number;
                             itemsTotal: number;
                             pagesTotal: number;
+                            /** @description With starting_after or ending_before: whether more items follow in that direction */
+                            has_more?: boolean;
                         };
                     };
                 };
@@ -10574,6 +10622,8 @@ export interface operations {
                             take: number;
                             itemsTotal: number;
                             pagesTotal: number;
+                            /** @description With starting_after or ending_before: whether more items follow in that direction */
+                            has_more?: boolean;
                         };
                     };
                 };
@@ -11169,6 +11219,8 @@ export interface operations {
                             take: number;
                             itemsTotal: number;
                             pagesTotal: number;
+                            /** @description With starting_after or ending_before: whether more items follow in that direction */
+                            has_more?: boolean;
                         };
                     };
                 };
@@ -11998,6 +12050,8 @@ export interface operations {
                             take: number;
                             itemsTotal: number;
                             pagesTotal: number;
+                            /** @description With starting_after or ending_before: whether more items follow in that direction */
+                            has_more?: boolean;
                         };
                     };
                 };
@@ -13028,6 +13082,8 @@ export interface operations {
                             take: number;
                             itemsTotal: number;
                             pagesTotal: number;
+                            /** @description With starting_after or ending_before: whether more items follow in that direction */
+                            has_more?: boolean;
                         };
                     };
                 };
@@ -13645,6 +13701,8 @@ export interface operations {
                             take: number;
                             itemsTotal: number;
                             pagesTotal: number;
+                            /** @description With starting_after or ending_before: whether more items follow in that direction */
+                            has_more?: boolean;
                         };
                     };
                 };

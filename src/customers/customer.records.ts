@@ -9,6 +9,8 @@ import {
   type AnyTx,
   type Queryable,
   type RowColumns,
+  statementOf,
+  type BoundStatement,
   type Statement,
 } from '../db/sql';
 
@@ -79,4 +81,169 @@ const ANY_CUSTOMER_BY_ID: Statement = {
 export async function readCustomerEvenDeleted(db: Queryable, accountId: string, id: string): Promise<Customer | null> {
   const [row] = await queryRows<CustomerColumns>(db, ANY_CUSTOMER_BY_ID, [id, accountId]);
   return row ? customerOfRow(row) : null;
+}
+
+export type CustomerSort = 'created' | 'name' | 'email';
+
+/**
+ * A sort's order as runs of rows, each read in the order of one index (docs/decisions.md §23): created and
+ * name are one run (never null); email is the customers with an email, then those without (ASC puts nulls
+ * last, DESC first, as PostgreSQL orders them), so a cursor in either run is a range of its index.
+ */
+const SORT_RUNS: Record<CustomerSort, { filter: string; keys: string[]; order: string[] }[]> = {
+  created: [{ filter: '', keys: ['c.created_at', 'c.id'], order: ['c.created_at', 'c.id'] }],
+  name: [{ filter: '', keys: ['c.name', 'c.id'], order: ['c.name', 'c.id'] }],
+  email: [
+    { filter: 'AND c.email IS NOT NULL', keys: ['c.email', 'c.id'], order: ['c.email', 'c.id'] },
+    // Ordered by (email, id) though email is null throughout: the planner then reads the email index's
+    // null entries in order instead of the whole primary key.
+    { filter: 'AND c.email IS NULL', keys: ['c.id'], order: ['c.email', 'c.id'] },
+  ],
+};
+
+const SORT_COLUMN: Record<CustomerSort, string> = { created: 'c.created_at', name: 'c.name', email: 'c.email' };
+
+const SEARCH_FILTER = 'AND (c.name ILIKE $2 OR c.email ILIKE $2)';
+
+export interface CustomerListQuery {
+  sort: CustomerSort;
+  order: 'ASC' | 'DESC';
+  take: number;
+  skip: number;
+  /** A LIKE pattern (containsPattern), or undefined. */
+  pattern?: string;
+}
+
+/** GET /customers without a cursor: a page at an offset, in the order of the sort's index. */
+export function customerPageStatement(accountId: string, query: CustomerListQuery): BoundStatement {
+  const dir = query.order;
+  const search = query.pattern !== undefined;
+  const n = search ? 3 : 2;
+  const text = `SELECT ${CUSTOMER_COLUMNS} FROM customers c
+    WHERE c.account_id = $1 AND c.deleted_at IS NULL ${search ? SEARCH_FILTER : ''}
+    ORDER BY ${SORT_COLUMN[query.sort]} ${dir}, c.id ${dir} LIMIT $${n} OFFSET $${n + 1}`;
+  return {
+    statement: statementOf('customers_page', text),
+    values: [accountId, ...(search ? [query.pattern] : []), query.take, query.skip],
+  };
+}
+
+/** The sort values of a live customer of the account, where a cursor points; null when there is none. */
+const CUSTOMER_CURSOR: Statement = {
+  name: 'customer_cursor',
+  text: `SELECT c.id, c.created_at, c.name, c.email FROM customers c WHERE c.id = $1 AND c.account_id = $2 AND c.deleted_at IS NULL`,
+};
+
+export type CustomerCursorRow = Pick<Customer, 'id' | 'createdAt' | 'name' | 'email'>;
+
+export async function readCustomerCursor(
+  db: Queryable,
+  accountId: string,
+  id: string,
+): Promise<CustomerCursorRow | null> {
+  const [row] = await queryRows<{ id: string; created_at: Date; name: string; email: string | null }>(
+    db,
+    CUSTOMER_CURSOR,
+    [id, accountId],
+  );
+  return row ? { id: row.id, createdAt: row.created_at, name: row.name, email: row.email } : null;
+}
+
+/**
+ * GET /customers after or before a cursor: the statements of the runs the walk goes through, in order,
+ * the first one a range of its index from the cursor's values, each to be read up to what is still missing
+ * (its last value). `forward`: in the list's order (starting_after), else against it (ending_before).
+ */
+export function customerCursorStatements(
+  accountId: string,
+  query: Omit<CustomerListQuery, 'skip'>,
+  cursor: CustomerCursorRow,
+  forward: boolean,
+): BoundStatement[] {
+  const ascending = (query.order === 'ASC') === forward;
+  const dir = ascending ? 'ASC' : 'DESC';
+  const runs = ascending ? SORT_RUNS[query.sort] : [...SORT_RUNS[query.sort]].reverse();
+  // The run the cursor's customer is in: the walk starts there, within it, and goes on through the next ones.
+  const inRun = runs.findIndex(
+    (run) => run.filter !== (cursor.email === null ? 'AND c.email IS NOT NULL' : 'AND c.email IS NULL'),
+  );
+  const search = query.pattern !== undefined;
+  const cursorValues: Record<string, unknown> = {
+    'c.created_at': cursor.createdAt,
+    'c.name': cursor.name,
+    'c.email': cursor.email,
+    'c.id': cursor.id,
+  };
+  return runs.slice(inRun).map((run, index) => {
+    const values: unknown[] = [accountId, ...(search ? [query.pattern] : [])];
+    let range = '';
+    if (index === 0) {
+      const params = run.keys.map((key) => {
+        values.push(cursorValues[key]);
+        return `$${values.length}`;
+      });
+      range = `AND (${run.keys.join(', ')}) ${ascending ? '>' : '<'} (${params.join(', ')})`;
+    }
+    values.push(query.take);
+    const text = `SELECT ${CUSTOMER_COLUMNS} FROM customers c
+      WHERE c.account_id = $1 AND c.deleted_at IS NULL ${search ? SEARCH_FILTER : ''} ${run.filter} ${range}
+      ORDER BY ${run.order.map((key) => `${key} ${dir}`).join(', ')} LIMIT $${values.length}`;
+    return { statement: statementOf('customers_cursor', text), values };
+  });
+}
+
+/** What /customers/search answers of a customer. */
+export type CustomerMatch = Pick<Customer, 'id' | 'name' | 'email'>;
+
+/**
+ * /customers/search, first way (docs/decisions.md §23): the first `window` customers in name order, read
+ * from the index alone (it holds email and deleted_at too), filtered. When that finds `limit` matches they
+ * are the first `limit` of all, found after reading at most `window` index entries however common the text is.
+ */
+export function customerSearchWindowStatement(
+  accountId: string,
+  pattern: string,
+  window: number,
+  limit: number,
+): BoundStatement {
+  return {
+    statement: {
+      name: 'customers_search_window',
+      text: `SELECT w.id, w.name, w.email FROM (
+          SELECT c.id, c.name, c.email, c.deleted_at FROM customers c WHERE c.account_id = $1
+          ORDER BY c.name, c.id LIMIT $3) w
+        WHERE w.deleted_at IS NULL AND (w.name ILIKE $2 OR w.email ILIKE $2) ORDER BY w.name, w.id LIMIT $4`,
+    },
+    values: [accountId, pattern, window, limit],
+  };
+}
+
+/** /customers/search for a whole email: the customers with that email as written or in lower case (the email index). */
+export function customerEmailStatement(accountId: string, email: string, limit: number): BoundStatement {
+  return {
+    statement: {
+      name: 'customers_search_email',
+      text: `SELECT c.id, c.name, c.email FROM customers c
+        WHERE c.account_id = $1 AND c.email IN ($2, lower($2)) AND c.deleted_at IS NULL ORDER BY c.name, c.id LIMIT $3`,
+    },
+    values: [accountId, email, limit],
+  };
+}
+
+/**
+ * /customers/search, second way: every match through the trigram indexes on name and email (a bitmap of
+ * the rows that hold the text's trigrams), then the first `limit` by name. Quick when matches are few,
+ * which is when the first way did not find enough.
+ */
+export function customerSearchTrigramStatement(accountId: string, pattern: string, limit: number): BoundStatement {
+  return {
+    statement: {
+      name: 'customers_search_trigram',
+      text: `WITH matches AS MATERIALIZED (
+          SELECT c.id, c.name, c.email FROM customers c
+          WHERE (c.name ILIKE $2 OR c.email ILIKE $2) AND c.account_id = $1 AND c.deleted_at IS NULL)
+        SELECT id, name, email FROM matches ORDER BY name, id LIMIT $3`,
+    },
+    values: [accountId, pattern, limit],
+  };
 }

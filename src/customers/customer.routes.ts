@@ -41,6 +41,7 @@ export function registerCustomerRoutes(api: Api, { prisma }: AppDeps): void {
     summary: 'List customers (a bare array, as the spec says)',
     query: listCustomersQuery,
     response: z.array(customerSchema),
+    errors: [404],
     handler: ({ principal, query }) => listCustomers(prisma, principal.accountId, query),
   });
 

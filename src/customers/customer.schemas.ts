@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { countryCode, countryCodeInput, currencyCode, currencyCodeInput } from '../lib/iso';
-import { paginationQuery } from '../http/pagination';
+import { cursorQuery, paginationQuery } from '../http/pagination';
 import { nameText, resourceId, unixTime } from '../http/validation';
 import { updatedMsField } from '../lib/object-version';
 
@@ -125,10 +125,11 @@ export const listCustomersQuery = z.strictObject({
   ...paginationQuery(100),
   order: z.enum(['ASC', 'DESC']).default('DESC'),
   sortingField: z.enum(SORTABLE_FIELDS).default('created'),
+  ...cursorQuery(),
 });
 
 export const searchCustomersQuery = z.strictObject({
-  search: text(200).describe('Matches name or email, case-insensitively'),
+  search: text(200).describe('Matches name or email, case-insensitively; a customer id (cus_...) finds that customer'),
 });
 
 export const customerIdParams = z.strictObject({ externalKey: resourceId });

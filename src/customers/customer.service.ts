@@ -1,4 +1,4 @@
-import type { Customer, Prisma } from '../generated/prisma/client';
+import type { Customer } from '../generated/prisma/client';
 import type { Db, Tx } from '../db/prisma';
 import { pageWindow } from '../http/pagination';
 import { recordEvent } from '../lib/events';
@@ -12,8 +12,22 @@ import type {
   UpdateCustomerInput,
 } from './customer.schemas';
 import { updatedMsOf } from '../lib/object-version';
-import { containsText } from '../db/text-search';
-import { findCustomerRow } from './customer.records';
+import { containsPattern } from '../db/text-search';
+import { queryBound } from '../db/sql';
+import { cursorOf } from '../http/pagination';
+import { notFound } from '../http/errors';
+import {
+  customerCursorStatements,
+  customerEmailStatement,
+  customerOfRow,
+  customerPageStatement,
+  customerSearchTrigramStatement,
+  customerSearchWindowStatement,
+  findCustomerRow,
+  readCustomerCursor,
+  type CustomerColumns,
+  type CustomerMatch,
+} from './customer.records';
 import { atTime } from '../lib/clock-time';
 import { clockForNewCustomer } from '../test-clocks/test-clock.service';
 
@@ -90,42 +104,74 @@ export async function createCustomer(
   });
 }
 
-function orderBy(query: ListCustomersQuery): Prisma.CustomerOrderByWithRelationInput[] {
-  const direction = query.order === 'ASC' ? 'asc' : 'desc';
-  const field = query.sortingField === 'created' ? 'createdAt' : query.sortingField;
-  // The id tie-breaker keeps pages stable when many rows share a sort value.
-  return [{ [field]: direction }, { id: direction }];
-}
-
-function searchFilter(search: string | undefined) {
-  if (!search) return {};
-  return {
-    OR: [{ name: containsText(search) }, { email: containsText(search) }],
-  };
-}
-
+/**
+ * GET /customers: a page at an offset, or after/before a cursor (docs/decisions.md §23), each read in the
+ * order of the sort's index; the id breaks ties so pages are stable when many rows share a sort value.
+ */
 export async function listCustomers(
   prisma: Db,
   accountId: string,
   query: ListCustomersQuery,
 ): Promise<CustomerObject[]> {
-  const customers = await prisma.customer.findMany({
-    where: { accountId, deletedAt: null, ...searchFilter(query.search) },
-    orderBy: orderBy(query),
-    ...pageWindow(query),
-  });
-  return customers.map(toCustomerObject);
+  const list = {
+    sort: query.sortingField,
+    order: query.order,
+    take: query.take,
+    ...(query.search ? { pattern: containsPattern(query.search) } : {}),
+  };
+  const cursor = cursorOf(query);
+  if (!cursor) {
+    const rows = await queryBound<CustomerColumns>(
+      prisma,
+      customerPageStatement(accountId, { ...list, ...pageWindow(query) }),
+    );
+    return rows.map((row) => toCustomerObject(customerOfRow(row)));
+  }
+  const at = await readCustomerCursor(prisma, accountId, cursor.id);
+  const param = cursor.direction === 'after' ? 'starting_after' : 'ending_before';
+  if (!at) throw notFound('customer', cursor.id, param);
+  const forward = cursor.direction === 'after';
+  const found: CustomerColumns[] = [];
+  for (const run of customerCursorStatements(accountId, list, at, forward)) {
+    if (found.length >= query.take) break;
+    run.values[run.values.length - 1] = query.take - found.length;
+    found.push(...(await queryBound<CustomerColumns>(prisma, run)));
+  }
+  if (!forward) found.reverse();
+  return found.map((row) => toCustomerObject(customerOfRow(row)));
 }
 
 export const SEARCH_RESULT_LIMIT = 100;
+/** How many customers in name order the search reads before it turns to the trigram indexes (docs/decisions.md §23). */
+export const SEARCH_WINDOW = 20_000;
 
+/**
+ * /customers/search (docs/decisions.md §23): an id finds its customer; a whole email finds the customers
+ * with it (as written or in lower case) through the email index; other text is looked for among the first
+ * SEARCH_WINDOW customers by name (the index alone), then, when that found fewer than SEARCH_RESULT_LIMIT,
+ * through the trigram indexes. An email found nowhere that way is looked for as text too.
+ */
 export async function searchCustomers(prisma: Db, accountId: string, search: string) {
-  const found = await prisma.customer.findMany({
-    where: { accountId, deletedAt: null, ...searchFilter(search) },
-    select: { id: true, name: true, email: true },
-    orderBy: [{ name: 'asc' }, { id: 'asc' }],
-    take: SEARCH_RESULT_LIMIT,
-  });
+  let found: CustomerMatch[];
+  if (/^cus_[A-Za-z0-9]+$/.test(search)) {
+    const customer = await readCustomerCursor(prisma, accountId, search);
+    found = customer ? [customer] : [];
+  } else {
+    const pattern = containsPattern(search);
+    const wholeEmail = /^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(search);
+    if (wholeEmail)
+      found = await queryBound<CustomerMatch>(prisma, customerEmailStatement(accountId, search, SEARCH_RESULT_LIMIT));
+    else
+      found = await queryBound<CustomerMatch>(
+        prisma,
+        customerSearchWindowStatement(accountId, pattern, SEARCH_WINDOW, SEARCH_RESULT_LIMIT),
+      );
+    if (found.length < SEARCH_RESULT_LIMIT && !(wholeEmail && found.length > 0))
+      found = await queryBound<CustomerMatch>(
+        prisma,
+        customerSearchTrigramStatement(accountId, pattern, SEARCH_RESULT_LIMIT),
+      );
+  }
   // `email` left out while unset, as on the customer (docs/decisions.md §18).
   return found.map(({ id, name, email }) => ({ id, name, ...(email !== null ? { email } : {}) }));
 }

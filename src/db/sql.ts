@@ -69,6 +69,16 @@ export async function queryRows<Row>(db: Queryable, statement: Statement, values
   return result.rows as Row[];
 }
 
+/** A statement with its values: what a list runs, built by its data-access function (test/scale/ explains them). */
+export interface BoundStatement {
+  statement: Statement;
+  values: unknown[];
+}
+
+export async function queryBound<Row>(db: Queryable, bound: BoundStatement): Promise<Row[]> {
+  return queryRows<Row>(db, bound.statement, bound.values);
+}
+
 /** queryRows for a statement that answers no rows: how many rows it wrote. */
 export async function execute(db: Queryable, statement: Statement, values: unknown[]): Promise<number> {
   if (db instanceof SqlConnection) return (await db.run(statement, values)).rowCount;

@@ -6,3 +6,8 @@
 export function containsText(text: string): { contains: string; mode: 'insensitive' } {
   return { contains: text.replace(/[\\%_]/g, '\\$&'), mode: 'insensitive' };
 }
+
+/** The same "contains" as a LIKE pattern for SQL of our own (`ILIKE $n`, `\` the default escape). */
+export function containsPattern(text: string): string {
+  return `%${text.replace(/[\\%_]/g, '\\$&')}%`;
+}

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { DECIMAL_INTEGER, queryInteger } from './validation';
+import { badRequest } from './errors';
+import { DECIMAL_INTEGER, queryInteger, resourceId } from './validation';
 
 /** decisions.md §3: lists take `page` >= 1 and `take` 1..max (100, products 50), default 10. */
 export function paginationQuery(maxTake = 100) {
@@ -25,7 +26,7 @@ export function pageWindow({ page, take }: PageParams): { skip: number; take: nu
 
 export interface Page<T> {
   data: T[];
-  meta: { page: number; take: number; itemsTotal: number; pagesTotal: number };
+  meta: { page: number; take: number; itemsTotal: number; pagesTotal: number; has_more?: boolean };
 }
 
 export function pageEnvelope<T>(data: T[], itemsTotal: number, { page, take }: PageParams): Page<T> {
@@ -35,6 +36,70 @@ export function pageEnvelope<T>(data: T[], itemsTotal: number, { page, take }: P
 export function pageSchema<T extends z.ZodType>(item: T) {
   return z.object({
     data: z.array(item),
-    meta: z.object({ page: z.number(), take: z.number(), itemsTotal: z.number(), pagesTotal: z.number() }),
+    meta: z.object({
+      page: z.number(),
+      take: z.number(),
+      itemsTotal: z.number(),
+      pagesTotal: z.number(),
+      has_more: z
+        .boolean()
+        .optional()
+        .describe('With starting_after or ending_before: whether more items follow in that direction'),
+    }),
   });
+}
+
+/**
+ * Cursor pagination beside page/take (docs/decisions.md §23, docs/api.md "Lists"): Stripe's
+ * `starting_after` / `ending_before`, an id of an item of the same list (the same filters), whose position
+ * the page starts after or ends before. `id` is the list's id shape.
+ */
+export function cursorQuery(id: z.ZodType<string, string> = resourceId) {
+  return {
+    starting_after: id
+      .optional()
+      .describe('Cursor: the page holds the items that follow this id in the list (page is then ignored)'),
+    ending_before: id
+      .optional()
+      .describe('Cursor: the page holds the items that come just before this id in the list (page is then ignored)'),
+  };
+}
+
+export interface CursorParams {
+  starting_after?: string;
+  ending_before?: string;
+}
+
+export type Cursor = { id: string; direction: 'after' | 'before' };
+
+/** The request's cursor, if any; both at once is 400 naming the second. */
+export function cursorOf(params: CursorParams): Cursor | undefined {
+  if (params.starting_after !== undefined && params.ending_before !== undefined)
+    throw badRequest('ending_before cannot be combined with starting_after', 'ending_before');
+  if (params.starting_after !== undefined) return { id: params.starting_after, direction: 'after' };
+  if (params.ending_before !== undefined) return { id: params.ending_before, direction: 'before' };
+  return undefined;
+}
+
+/**
+ * A cursor page's envelope: `page` is the page its first item falls on when paging by `take` from the
+ * start (`before` items precede it), so page/take and cursors tell the same story; `has_more` as Stripe's.
+ */
+export function cursorPageEnvelope<T>(
+  data: T[],
+  itemsTotal: number,
+  take: number,
+  before: number,
+  hasMore: boolean,
+): Page<T> {
+  return {
+    data,
+    meta: {
+      page: Math.floor(before / take) + 1,
+      take,
+      itemsTotal,
+      pagesTotal: Math.ceil(itemsTotal / take),
+      has_more: hasMore,
+    },
+  };
 }

@@ -120,7 +120,7 @@ export async function findInvoice(db: Db | Tx, accountId: string, id: string): P
   return invoice;
 }
 
-const INVOICE_COLUMNS = modelColumns<Invoice>(Prisma.InvoiceScalarFieldEnum, {
+export const INVOICE_COLUMNS = modelColumns<Invoice>(Prisma.InvoiceScalarFieldEnum, {
   bigint: [
     'subtotal',
     'subtotalExcludingTax',
@@ -139,7 +139,7 @@ const INVOICE_COLUMNS = modelColumns<Invoice>(Prisma.InvoiceScalarFieldEnum, {
   'date?': ['dueDate', 'finalizedAt', 'paidAt', 'voidedAt'],
 });
 
-const LINE_COLUMNS = modelColumns<InvoiceLine>(Prisma.InvoiceLineScalarFieldEnum, {
+export const LINE_COLUMNS = modelColumns<InvoiceLine>(Prisma.InvoiceLineScalarFieldEnum, {
   bigint: ['unitAmount', 'amount', 'amountExcludingTax'],
   date: ['periodStart', 'periodEnd'],
 });

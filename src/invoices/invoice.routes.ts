@@ -16,7 +16,8 @@ import {
   payInvoiceBody,
   refundInvoiceBody,
 } from './invoice.schemas';
-import { createInvoice, finalizeInvoice, getInvoice, listInvoices, voidInvoice } from './invoice.service';
+import { createInvoice, finalizeInvoice, getInvoice, voidInvoice } from './invoice.service';
+import { listInvoices } from './invoice-list.service';
 
 export function registerInvoiceRoutes(
   api: Api,
@@ -51,9 +52,11 @@ export function registerInvoiceRoutes(
     tag,
     summary: 'List invoices, newest first',
     description:
-      'Filters: status, customer, subscription, created_gt/created_gte/created_lt/created_lte (Unix seconds).',
+      'Filters: status, customer, subscription, created_gt/created_gte/created_lt/created_lte (Unix seconds). ' +
+      'Pages by page/take, or after/before an invoice of the list with starting_after/ending_before (404 for an unknown id).',
     query: listInvoicesQuery,
     response: pageSchema(invoiceSchema),
+    errors: [404],
     handler: ({ principal, query }) => listInvoices(prisma, principal.accountId, query),
   });
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { countryCode, currencyCode, currencyCodeInput } from '../lib/iso';
-import { paginationQuery } from '../http/pagination';
+import { cursorQuery, paginationQuery } from '../http/pagination';
 import { oneOf, queryUnixSeconds, resourceId, unixSeconds, unixTime } from '../http/validation';
 import { paymentMethodId } from '../payments/payment-method.schemas';
 import { updatedMsField } from '../lib/object-version';
@@ -114,6 +114,7 @@ export const listInvoicesQuery = z.strictObject({
   created_gte: queryUnixSeconds.optional(),
   created_lt: queryUnixSeconds.optional(),
   created_lte: queryUnixSeconds.optional(),
+  ...cursorQuery(invoiceId),
 });
 
 const taxAmountSchema = z

@@ -7,7 +7,6 @@ import { findTaxRates } from '../catalog/tax-rate.service';
 import { lockCustomer, readCustomerEvenDeleted } from '../customers/customer.records';
 import type { AnyTx } from '../db/sql';
 import { ApiError, badRequest, conflict } from '../http/errors';
-import { pageEnvelope, pageWindow, type Page } from '../http/pagination';
 import { parseOrThrow } from '../http/validation';
 import { recordEvent } from '../lib/events';
 import { newId, newUuid } from '../lib/ids';
@@ -24,12 +23,7 @@ import {
   updateLockedInvoice,
   type InvoiceWithLines,
 } from './invoice.records';
-import {
-  createInvoiceBody,
-  type CreateInvoiceInput,
-  type InvoiceObject,
-  type ListInvoicesQuery,
-} from './invoice.schemas';
+import { createInvoiceBody, type CreateInvoiceInput, type InvoiceObject } from './invoice.schemas';
 import { currentTime } from '../lib/clock-time';
 import { applyBalanceToInvoice, recordBalanceEntry } from '../transactions/ledger';
 import { toCustomerObject } from '../customers/customer.service';
@@ -497,34 +491,4 @@ export async function voidInTx(
 
 export async function getInvoice(prisma: Db | Tx, accountId: string, id: string): Promise<InvoiceObject> {
   return toInvoiceObject(await findInvoice(prisma, accountId, id));
-}
-
-export async function listInvoices(
-  prisma: Db,
-  accountId: string,
-  query: ListInvoicesQuery,
-): Promise<Page<InvoiceObject>> {
-  const at = (seconds: number | undefined) => (seconds === undefined ? undefined : fromUnixSeconds(seconds));
-  const where: Prisma.InvoiceWhereInput = {
-    accountId,
-    ...(query.status ? { status: query.status } : {}),
-    ...(query.customer ? { customerId: query.customer } : {}),
-    ...(query.subscription ? { subscriptionId: query.subscription } : {}),
-    createdAt: {
-      gt: at(query.created_gt),
-      gte: at(query.created_gte),
-      lt: at(query.created_lt),
-      lte: at(query.created_lte),
-    },
-  };
-  const [invoices, total] = await Promise.all([
-    prisma.invoice.findMany({
-      where,
-      include: { lines: true },
-      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-      ...pageWindow(query),
-    }),
-    prisma.invoice.count({ where }),
-  ]);
-  return pageEnvelope(invoices.map(toInvoiceObject), total, query);
 }

@@ -172,3 +172,21 @@ export async function countPendingEntries(
 export async function findEntry(db: Db | Tx, accountId: string, id: string): Promise<Transaction | null> {
   return db.transaction.findFirst({ where: { id, accountId } });
 }
+
+/**
+ * GET /balance's sums per status and currency from balance_sums, which triggers on transactions keep in
+ * the writing transaction (docs/decisions.md §23): a few rows per account however many transactions it has.
+ */
+export const BALANCE_SUMS: Statement = {
+  name: 'balance_sums',
+  text: `SELECT status, currency, sum(amount)::text AS amount FROM balance_sums
+    WHERE account_id = $1 AND status IN ('succeeded', 'pending') GROUP BY status, currency HAVING sum(n) > 0`,
+};
+
+export async function readBalanceSums(
+  db: Db,
+  accountId: string,
+): Promise<{ status: string; currency: string; amount: bigint }[]> {
+  const rows = await queryRows<{ status: string; currency: string; amount: string }>(db, BALANCE_SUMS, [accountId]);
+  return rows.map((row) => ({ status: row.status, currency: row.currency, amount: BigInt(row.amount) }));
+}

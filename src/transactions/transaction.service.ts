@@ -17,6 +17,7 @@ import type {
 import type { CustomerBalanceTransaction } from '../generated/prisma/client';
 import { findCustomerRow } from '../customers/customer.records';
 import { balanceEntriesPage } from './customer-balance.records';
+import { readBalanceSums } from './transaction.records';
 
 export function toTransactionObject(transaction: Transaction): TransactionObject {
   return {
@@ -111,15 +112,15 @@ function exactCents(sum: bigint): number | string {
 }
 
 export async function getBalance(prisma: Db, accountId: string): Promise<BalanceObject> {
-  const sums = await prisma.transaction.groupBy({
-    by: ['status', 'currency'],
-    where: { accountId, status: { in: ['succeeded', 'pending'] } },
-    _sum: { amount: true },
-  });
+  const sums = await readBalanceSums(prisma, accountId);
   const currencies = [...new Set(sums.map((row) => row.currency))].sort();
   const figure = (status: string) =>
     currencies.map((currency) => ({
-      amount: exactCents(sums.find((row) => row.status === status && row.currency === currency)?._sum.amount ?? 0n),
+      amount: exactCents(
+        sums
+          .filter((row) => row.status === status && row.currency === currency)
+          .reduce((sum, row) => sum + row.amount, 0n),
+      ),
       currency,
     }));
   return { object: 'balance', available: figure('succeeded'), pending: figure('pending') };

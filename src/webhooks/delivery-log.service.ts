@@ -7,6 +7,7 @@ import { toUnixSeconds } from '../lib/time';
 import { envelopeFromStored } from './envelope';
 import { webhookWorkflowId } from './workflow-id';
 import { ATTEMPT_OUTCOMES } from './sender';
+import { countDeliveries } from './delivery-log.records';
 import type { DeliveryLogObject, LogsQuery } from './webhook.schemas';
 
 export function toDeliveryLogObject(delivery: WebhookDelivery & { attempts: WebhookAttempt[] }): DeliveryLogObject {
@@ -60,7 +61,13 @@ export async function listDeliveryLogs(
       orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
       ...pageWindow(query),
     }),
-    prisma.webhookDelivery.count({ where }),
+    // Exact, from the counters (docs/decisions.md §23), not a count of the account's deliveries.
+    countDeliveries(prisma, accountId, {
+      status: query.status,
+      eventType: query.event_type,
+      destination: query.destination,
+      event: query.event,
+    }),
   ]);
   return pageEnvelope(deliveries.map(toDeliveryLogObject), total, query);
 }

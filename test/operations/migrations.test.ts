@@ -2,21 +2,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Client } from 'pg';
+import { freshDatabase } from '../support/fresh-database';
 import { paths } from '../../src/config';
 import { migrate, readMigrations } from '../../src/db/migrator';
 import { describeSchema, schemaDiffSql } from '../../src/db/schema-shape';
-
-/** Each test gets a database of its own on the suite's cluster. */
-async function freshDatabase(name: string): Promise<string> {
-  const admin = new Client({ connectionString: process.env.DATABASE_URL });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS ${name}`);
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(process.env.DATABASE_URL!);
-  url.pathname = `/${name}`;
-  return url.toString();
-}
 
 async function query<T extends Record<string, unknown>>(url: string, sql: string): Promise<T[]> {
   const client = new Client({ connectionString: url });

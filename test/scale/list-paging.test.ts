@@ -1,0 +1,193 @@
+import { Client } from 'pg';
+import { openSeedSession, seedChunk, seedSupportingRows } from '../../src/scale/seed.records';
+import { startTwoAccountApp, type ApiClient, type TwoAccountApp } from '../support/harness';
+
+// Lists at scale through HTTP (docs/decisions.md §23): cursors walk the same list as page/take, exact
+// itemsTotal from the counters equals a count of the rows (created ranges with partial days included),
+// a deep page found through the day counters is the page at that offset, and a cursor of another
+// account is an unknown id. Rows are seeded with `npm run seed:scale`'s statements.
+
+let setup: TwoAccountApp;
+let api: ApiClient;
+let db: Client;
+const SIZES = { customers: 400, invoices: 3000, events: 0, deliveries: 0 };
+
+beforeAll(async () => {
+  setup = await startTwoAccountApp();
+  api = setup.api;
+  db = new Client({ connectionString: process.env.DATABASE_URL });
+  await db.connect();
+  await openSeedSession(db, {
+    accountId: setup.accountId,
+    accountName: 'Test account',
+    seed: 'paging',
+    until: new Date(),
+    spanSeconds: 60 * 86_400,
+    sizes: SIZES,
+  });
+  await seedSupportingRows(db, SIZES);
+  await seedChunk(db, 'customers', 1, SIZES.customers);
+  await seedChunk(db, 'invoices', 1, SIZES.invoices);
+}, 120_000);
+afterAll(async () => {
+  await db.end();
+  await setup.app.close();
+});
+
+async function ok(path: string) {
+  const response = await api.get(path);
+  expect({ path, status: response.status }).toEqual({ path, status: 200 });
+  return response.body;
+}
+
+const ids = (items: { id: string }[]) => items.map((item) => item.id);
+
+describe('GET /customers', () => {
+  it.each([
+    ['created', 'DESC'],
+    ['created', 'ASC'],
+    ['name', 'ASC'],
+    ['name', 'DESC'],
+    ['email', 'ASC'],
+    ['email', 'DESC'],
+  ])(
+    'sorted by %s %s, starting_after walks the pages page/take gives, and ending_before walks them back',
+    async (sort, order) => {
+      const base = `/customers?sortingField=${sort}&order=${order}&take=100`;
+      const byPages: string[] = [];
+      for (let page = 1; page <= 4; page++) byPages.push(...ids(await ok(`${base}&page=${page}`)));
+      const live = await db.query<{ n: string }>(
+        'SELECT count(*) AS n FROM customers WHERE account_id = $1 AND deleted_at IS NULL',
+        [setup.accountId],
+      );
+      expect(new Set(byPages).size).toBe(Number(live.rows[0]!.n));
+
+      const byCursor: string[] = [];
+      let last: string | undefined;
+      for (;;) {
+        const page = ids(await ok(`${base.replace('take=100', 'take=37')}${last ? `&starting_after=${last}` : ''}`));
+        if (page.length === 0) break;
+        byCursor.push(...page);
+        last = page[page.length - 1];
+      }
+      expect(byCursor).toEqual(byPages);
+
+      const backwards: string[] = [];
+      let first = byPages[byPages.length - 1]!;
+      backwards.unshift(first);
+      for (;;) {
+        const page = ids(await ok(`${base.replace('take=100', 'take=41')}&ending_before=${first}`));
+        if (page.length === 0) break;
+        backwards.unshift(...page);
+        first = page[0]!;
+      }
+      expect(backwards).toEqual(byPages);
+    },
+  );
+
+  it('a cursor of another account or a deleted customer is 404 naming it; both cursors at once are 400', async () => {
+    const theirs = (await setup.other.post('/customers', { name: 'Theirs' })).body.id as string;
+    const mine = await api.get(`/customers?starting_after=${theirs}`);
+    expect(mine.status).toBe(404);
+    expect(mine.body.error).toMatchObject({ param: 'starting_after' });
+    const before = await api.get(`/customers?ending_before=${theirs}`);
+    expect(before.status).toBe(404);
+    const [a, b] = ids(await ok('/customers?take=2'));
+    const both = await api.get(`/customers?starting_after=${a}&ending_before=${b}`);
+    expect(both.status).toBe(400);
+    expect(both.body.error).toMatchObject({ param: 'ending_before' });
+  });
+
+  it('search finds by part of a name, an exact email in any case, and an id', async () => {
+    const { rows } = await db.query<{ id: string; name: string; email: string }>(
+      `SELECT id, name, email FROM customers WHERE account_id = $1 AND deleted_at IS NULL AND email IS NOT NULL ORDER BY id LIMIT 1`,
+      [setup.accountId],
+    );
+    const customer = rows[0]!;
+    const byEmail = await ok(`/customers/search?search=${encodeURIComponent(customer.email.toUpperCase())}`);
+    expect(ids(byEmail)).toEqual([customer.id]);
+    expect(ids(await ok(`/customers/search?search=${customer.id}`))).toEqual([customer.id]);
+    const part = customer.name.split(' ')[1]!.slice(0, 4);
+    const found = await ok(`/customers/search?search=${encodeURIComponent(part)}`);
+    const expected = await db.query<{ id: string }>(
+      `SELECT id FROM customers WHERE account_id = $1 AND deleted_at IS NULL AND (name ILIKE $2 OR email ILIKE $2)
+       ORDER BY name, id LIMIT 100`,
+      [setup.accountId, `%${part}%`],
+    );
+    expect(ids(found)).toEqual(expected.rows.map((row) => row.id));
+    const theirs = (await setup.other.post('/customers', { name: 'Hidden Person' })).body.id as string;
+    expect(await ok(`/customers/search?search=${theirs}`)).toEqual([]);
+  });
+});
+
+describe('GET /invoices', () => {
+  async function countOf(where: string, values: unknown[]): Promise<number> {
+    const { rows } = await db.query<{ n: string }>(
+      `SELECT count(*) AS n FROM invoices WHERE account_id = $1 ${where}`,
+      [setup.accountId, ...values],
+    );
+    return Number(rows[0]!.n);
+  }
+
+  it('itemsTotal is exact for each filter and for created ranges that cut days', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const cases: [string, string, unknown[]][] = [
+      ['', '', []],
+      ['status=paid', "AND status = 'paid'", []],
+      ['status=draft', "AND status = 'draft'", []],
+      [`created_gte=${now - 20 * 86_400 - 3_333}`, 'AND created_at >= to_timestamp($2)', [now - 20 * 86_400 - 3_333]],
+      [
+        `created_gt=${now - 40 * 86_400 + 77}&created_lte=${now - 10 * 86_400 - 999}&status=paid`,
+        "AND created_at > to_timestamp($2) AND created_at < to_timestamp($3) + interval '1 ms' AND status = 'paid'",
+        [now - 40 * 86_400 + 77, now - 10 * 86_400 - 999],
+      ],
+      [`created_lt=${now - 30 * 86_400 + 5}`, 'AND created_at < to_timestamp($2)', [now - 30 * 86_400 + 5]],
+      [
+        `created_gte=${now - 5 * 86_400 - 100}&created_lt=${now - 5 * 86_400 + 7_000}`,
+        'AND created_at >= to_timestamp($2) AND created_at < to_timestamp($3)',
+        [now - 5 * 86_400 - 100, now - 5 * 86_400 + 7_000],
+      ],
+    ];
+    for (const [query, where, values] of cases) {
+      const body = await ok(`/invoices?take=5&${query}`);
+      expect({ query, total: body.meta.itemsTotal }).toEqual({ query, total: await countOf(where, values) });
+    }
+    const { rows } = await db.query<{ customer_id: string }>(
+      'SELECT customer_id FROM invoices WHERE account_id = $1 GROUP BY 1 ORDER BY count(*) DESC LIMIT 1',
+      [setup.accountId],
+    );
+    const customer = rows[0]!.customer_id;
+    const body = await ok(`/invoices?customer=${customer}`);
+    expect(body.meta.itemsTotal).toBe(await countOf('AND customer_id = $2', [customer]));
+  });
+
+  it('a deep page found through the day counters is the page at that offset, and a cursor page says where it is', async () => {
+    const { rows } = await db.query<{ id: string }>(
+      `SELECT id FROM invoices WHERE account_id = $1 AND status = 'paid' ORDER BY created_at DESC, id DESC OFFSET 2450 LIMIT 50`,
+      [setup.accountId],
+    );
+    const deep = await ok('/invoices?status=paid&page=50&take=50');
+    expect(ids(deep.data)).toEqual(rows.map((row) => row.id));
+    const all = await db.query<{ id: string }>(
+      'SELECT id FROM invoices WHERE account_id = $1 ORDER BY created_at DESC, id DESC OFFSET 2800 LIMIT 100',
+      [setup.accountId],
+    );
+    expect(ids((await ok('/invoices?page=29&take=100')).data)).toEqual(all.rows.map((row) => row.id));
+
+    const page3 = await ok('/invoices?page=3&take=20');
+    const after = await ok(`/invoices?take=20&starting_after=${page3.data[19].id}`);
+    expect(ids(after.data)).toEqual(ids((await ok('/invoices?page=4&take=20')).data));
+    expect(after.meta).toMatchObject({ page: 4, take: 20, itemsTotal: SIZES.invoices, has_more: true });
+    const before = await ok(`/invoices?take=20&ending_before=${page3.data[0].id}`);
+    expect(ids(before.data)).toEqual(ids((await ok('/invoices?page=2&take=20')).data));
+    expect(before.meta).toMatchObject({ page: 2, has_more: true });
+    const newest = await ok(`/invoices?take=20&ending_before=${before.data[0].id}`);
+    expect(newest.meta).toMatchObject({ page: 1, has_more: false });
+
+    const theirs = await setup.other.get('/invoices?take=1');
+    expect(theirs.body.meta.itemsTotal).toBe(0);
+    const unknown = await api.get(`/invoices?starting_after=00000000-0000-4000-8000-000000000000`);
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.error).toMatchObject({ param: 'starting_after' });
+  });
+});

@@ -1,0 +1,240 @@
+import { Client } from 'pg';
+import { freshDatabase } from '../support/fresh-database';
+import { paths } from '../../src/config';
+import { migrate } from '../../src/db/migrator';
+import type { BoundStatement } from '../../src/db/sql';
+import {
+  customerCursorStatements,
+  customerEmailStatement,
+  customerPageStatement,
+  customerSearchTrigramStatement,
+  customerSearchWindowStatement,
+  type CustomerSort,
+} from '../../src/customers/customer.records';
+import {
+  invoiceCountStatement,
+  invoiceCursorStatement,
+  invoiceOffsetDayStatement,
+  invoicePageStatement,
+  type InvoiceFilters,
+} from '../../src/invoices/invoice-list.records';
+import { BALANCE_SUMS } from '../../src/transactions/transaction.records';
+import { deliveryCountStatement } from '../../src/webhooks/delivery-log.records';
+import { containsPattern } from '../../src/db/text-search';
+import { analyzeSeededTables, openSeedSession, seedChunk, seedSupportingRows } from '../../src/scale/seed.records';
+
+// The list and search statements at scale (docs/decisions.md §23): on tables of meaningful size, seeded
+// with `npm run seed:scale`'s statements and analyzed, each statement the lists run is planned on its index,
+// never a sequential scan of a big table, so a change that loses an index (or writes a query no index
+// serves) fails here. The statements come from the data-access modules, as the services build them.
+
+const SIZES = { customers: 50_000, invoices: 60_000, events: 20_000, deliveries: 40_000 };
+const BIG_TABLES = ['customers', 'invoices', 'invoice_lines', 'transactions', 'events', 'webhook_deliveries'];
+const ACCOUNT = 'acct_plansBig';
+const OTHER = 'acct_plansOther';
+let client: Client;
+let sample: { customer: string; subscription: string; invoice: string; created: Date; email: string; name: string };
+
+async function seedAccount(id: string, sizes: typeof SIZES): Promise<void> {
+  await client.query('INSERT INTO accounts (id, name) VALUES ($1, $2)', [id, `Plans ${id}`]);
+  await openSeedSession(client, {
+    accountId: id,
+    accountName: `Plans ${id}`,
+    seed: 'plans',
+    until: new Date('2026-11-01T00:00:00Z'),
+    spanSeconds: 3 * 365 * 86_400,
+    sizes,
+  });
+  await seedSupportingRows(client, sizes);
+  for (const table of ['customers', 'invoices', 'events', 'deliveries'] as const) {
+    for (let first = 1; first <= sizes[table]; first += 25_000) {
+      await seedChunk(client, table, first, Math.min(sizes[table], first + 24_999));
+    }
+  }
+}
+
+beforeAll(async () => {
+  const url = await freshDatabase('list_plans');
+  await migrate(url, paths.migrations);
+  client = new Client({ connectionString: url });
+  await client.connect();
+  await seedAccount(ACCOUNT, SIZES);
+  await seedAccount(OTHER, { customers: 5_000, invoices: 5_000, events: 2_000, deliveries: 2_000 });
+  await client.query('VACUUM');
+  await analyzeSeededTables(client);
+  const { rows } = await client.query<{
+    customer_id: string;
+    subscription_id: string;
+    id: string;
+    created_at: Date;
+    customer_email: string;
+    customer_name: string;
+  }>(
+    `SELECT customer_id, subscription_id, id, created_at, customer_email, customer_name FROM invoices
+     WHERE account_id = $1 AND subscription_id IS NOT NULL AND customer_email IS NOT NULL ORDER BY created_at LIMIT 1 OFFSET 30000`,
+    [ACCOUNT],
+  );
+  const row = rows[0]!;
+  sample = {
+    customer: row.customer_id,
+    subscription: row.subscription_id,
+    invoice: row.id,
+    created: row.created_at,
+    email: row.customer_email,
+    name: row.customer_name,
+  };
+}, 600_000);
+afterAll(() => client.end());
+
+interface PlanNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  'Index Name'?: string;
+  Plans?: PlanNode[];
+}
+
+function nodes(plan: PlanNode): PlanNode[] {
+  return [plan, ...(plan.Plans ?? []).flatMap(nodes)];
+}
+
+async function planOf(bound: BoundStatement): Promise<PlanNode[]> {
+  const { rows } = await client.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(
+    `EXPLAIN (FORMAT JSON) ${bound.statement.text}`,
+    bound.values,
+  );
+  return nodes(rows[0]!['QUERY PLAN'][0].Plan);
+}
+
+/** The plan reads no big table sequentially, and reads `index` (or each of `indexes`). */
+async function expectIndexPlan(bound: BoundStatement, ...indexes: string[]): Promise<void> {
+  const plan = await planOf(bound);
+  const sequential = plan.filter(
+    (node) => node['Node Type'] === 'Seq Scan' && BIG_TABLES.includes(node['Relation Name']!),
+  );
+  expect({ text: bound.statement.text, sequential: sequential.map((node) => node['Relation Name']) }).toEqual({
+    text: bound.statement.text,
+    sequential: [],
+  });
+  const used = plan.map((node) => node['Index Name']).filter(Boolean);
+  for (const index of indexes)
+    expect({ text: bound.statement.text, used }).toEqual({
+      text: bound.statement.text,
+      used: expect.arrayContaining([index]),
+    });
+}
+
+const customerIndex: Record<CustomerSort, string> = {
+  created: 'customers_account_id_created_at_id_idx',
+  name: 'customers_account_id_name_id_email_deleted_at_idx',
+  email: 'customers_account_id_email_id_idx',
+};
+
+describe('GET /customers', () => {
+  it.each(['created', 'name', 'email'] as CustomerSort[])(
+    'sorted by %s: a first page, a page at an offset and pages after and before a cursor read its index',
+    async (sort) => {
+      for (const order of ['ASC', 'DESC'] as const) {
+        await expectIndexPlan(customerPageStatement(ACCOUNT, { sort, order, take: 10, skip: 0 }), customerIndex[sort]);
+        await expectIndexPlan(
+          customerPageStatement(ACCOUNT, { sort, order, take: 10, skip: 200 }),
+          customerIndex[sort],
+        );
+        const cursor = { id: sample.customer, createdAt: sample.created, name: sample.name, email: sample.email };
+        for (const forward of [true, false]) {
+          const [first, ...rest] = customerCursorStatements(ACCOUNT, { sort, order, take: 20 }, cursor, forward);
+          await expectIndexPlan(first!, customerIndex[sort]);
+          for (const run of rest) await expectIndexPlan(run, customerIndex[sort]);
+        }
+        const noEmail = { ...cursor, email: null };
+        for (const run of customerCursorStatements(ACCOUNT, { sort, order, take: 20 }, noEmail, true))
+          await expectIndexPlan(run, customerIndex[sort]);
+      }
+    },
+  );
+
+  it('with a search, a first page reads an index, not every customer', async () => {
+    for (const sort of ['created', 'name', 'email'] as CustomerSort[]) {
+      await expectIndexPlan(
+        customerPageStatement(ACCOUNT, { sort, order: 'DESC', take: 10, skip: 0, pattern: containsPattern('Ada') }),
+      );
+    }
+  });
+});
+
+describe('GET /customers/search', () => {
+  it('reads a window of the name index, the trigram indexes for part of a name, and the email index for a whole email', async () => {
+    await expectIndexPlan(
+      customerSearchWindowStatement(ACCOUNT, containsPattern('Ada'), 20_000, 100),
+      customerIndex.name,
+    );
+    await expectIndexPlan(
+      customerSearchTrigramStatement(ACCOUNT, containsPattern('Lovelace'), 100),
+      'customers_name_idx',
+      'customers_email_idx',
+    );
+    await expectIndexPlan(
+      customerSearchTrigramStatement(ACCOUNT, containsPattern(sample.email.toUpperCase()), 100),
+      'customers_email_idx',
+    );
+    await expectIndexPlan(customerEmailStatement(ACCOUNT, sample.email.toUpperCase(), 100), customerIndex.email);
+  });
+});
+
+describe('GET /invoices', () => {
+  const filters: [string, InvoiceFilters, string][] = [
+    ['no filter', {}, 'invoices_account_id_created_at_id_idx'],
+    ['status', { status: 'open' }, 'invoices_account_id_status_created_at_id_idx'],
+    ['customer', { customer: '' }, 'invoices_account_id_customer_id_created_at_id_idx'],
+    ['subscription', { subscription: '' }, 'invoices_account_id_subscription_id_created_at_id_idx'],
+    [
+      'created range',
+      { from: new Date('2025-03-01T12:00:00Z'), until: new Date('2025-06-01T08:00:00Z') },
+      'invoices_account_id_created_at_id_idx',
+    ],
+    [
+      'status and created range',
+      { status: 'open', from: new Date('2025-03-01T12:00:00Z') },
+      'invoices_account_id_status_created_at_id_idx',
+    ],
+  ];
+  const resolved = (given: InvoiceFilters): InvoiceFilters => ({
+    ...given,
+    ...(given.customer !== undefined ? { customer: sample.customer } : {}),
+    ...(given.subscription !== undefined ? { subscription: sample.subscription } : {}),
+  });
+
+  it.each(filters)(
+    'filtered by %s: the first page, a cursor page and the exact count read indexes',
+    async (_name, given, index) => {
+      const filter = resolved(given);
+      await expectIndexPlan(invoicePageStatement(ACCOUNT, filter, 10, 0), index);
+      const at = {
+        id: sample.invoice,
+        createdAt: sample.created,
+        status: 'paid',
+        customerId: sample.customer,
+        subscriptionId: null,
+      };
+      await expectIndexPlan(invoiceCursorStatement(ACCOUNT, filter, at, true, 50), index);
+      await expectIndexPlan(invoiceCursorStatement(ACCOUNT, filter, at, false, 50), index);
+      await expectIndexPlan(invoiceCountStatement(ACCOUNT, filter));
+    },
+  );
+
+  it('a deep page finds its day in invoice_counts, then reads one day of the index', async () => {
+    await expectIndexPlan(invoiceOffsetDayStatement(ACCOUNT, undefined, 40_000));
+    await expectIndexPlan(invoiceOffsetDayStatement(ACCOUNT, 'paid', 30_000));
+    await expectIndexPlan(
+      invoicePageStatement(ACCOUNT, { until: new Date('2025-01-02T00:00:00Z') }, 50, 30),
+      'invoices_account_id_created_at_id_idx',
+    );
+  });
+});
+
+describe('GET /balance and GET /webhook/logs', () => {
+  it('sum a few counter rows, not the transactions or deliveries', async () => {
+    await expectIndexPlan({ statement: BALANCE_SUMS, values: [ACCOUNT] });
+    await expectIndexPlan(deliveryCountStatement(ACCOUNT, {}));
+    await expectIndexPlan(deliveryCountStatement(ACCOUNT, { status: 'failure', eventType: 'invoice.paid' }));
+  });
+});
