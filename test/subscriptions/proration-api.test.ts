@@ -276,6 +276,49 @@ describe('PATCH /subscriptions/{id} proration_behavior', () => {
   });
 });
 
+describe('the upcoming invoice of a subscription whose workflow waits on its start delay', () => {
+  it("is read from the workflow's start input (no task has run to answer a query), then from its state once changed", async () => {
+    const price = await recurringPrice(api, { unitAmount: 4200 });
+    const customer = expectStatus(await api.post('/customers', { name: 'Wall clock' }), 201);
+    await addPaymentMethod(api, customer.id, cardBody(CARDS.succeeds));
+    const subscription = expectStatus(
+      await api.post('/subscriptions', {
+        customer: customer.id,
+        items: [{ price, quantity: 2 }],
+        trial_days: 0,
+        start_date: Math.floor(Date.now() / 1000),
+      }),
+      201,
+    );
+    // Its first task waits for the renewal (decisions.md §14): only the start event is in its history.
+    const handle = app.temporal.workflow.getHandle(`subscription:${subscription.id}`);
+    expect((await handle.describe()).historyLength).toBeLessThanOrEqual(2);
+    const waiting = expectStatus(await api.get(upcomingPath(subscription.id)), 200);
+    expect((await handle.describe()).historyLength).toBeLessThanOrEqual(2);
+    expect(waiting).toMatchObject({
+      id: null,
+      billing_reason: 'subscription_cycle',
+      period_start: subscription.current_period_end,
+      created: subscription.current_period_end,
+      total: 8400,
+    });
+    expect(waiting.lines.map((line: any) => [line.quantity, line.proration])).toEqual([[2, false]]);
+    expectStatus(
+      await api.patch(`/subscriptions/${subscription.id}`, {
+        items: [{ id: subscription.items.data[0].id, quantity: 1 }],
+        proration_behavior: 'create_prorations',
+      }),
+      200,
+    );
+    const changed = expectStatus(await api.get(upcomingPath(subscription.id)), 200);
+    expect(changed.lines.map((line: any) => [line.quantity, line.proration, Math.sign(line.amount)])).toEqual([
+      [1, false, 1],
+      [2, true, -1],
+      [1, true, 1],
+    ]);
+  });
+});
+
 describe('ending inside a period with prorate', () => {
   it("cancel now with prorate credits the unused time and refunds it from the period's invoice", async () => {
     const price = await recurringPrice(api, { unitAmount: 3000 });
