@@ -607,12 +607,14 @@ export class SubscriptionRun {
     const keepForResume =
       entry.outcome === 'pause' && this.state.status === 'active' && patched(PATCHES.resumeChargesUnpaid);
     if (!keepForResume) this.state = dunningResolved(this.state, invoiceId);
-    if (entry.outcome === 'cancel')
-      await this.commit(end(this.state, this.wholeSecondsNow(), 'canceled'), {
-        type: 'subscription.canceled',
-        cause: DUNNING,
-      });
-    else if (entry.outcome === 'pause' && this.state.status === 'active') {
+    if (entry.outcome === 'cancel') {
+      const nowMs = this.wholeSecondsNow();
+      let ended = end(this.state, nowMs, 'canceled');
+      // Proration lines still waiting are invoiced (no credit: the period was never paid), as any ending does.
+      if (this.state.pendingLines?.length && patched(PATCHES.prorations))
+        ended = await this.endingProrated(this.state, ended, nowMs, false);
+      await this.commit(ended, { type: 'subscription.canceled', cause: DUNNING });
+    } else if (entry.outcome === 'pause' && this.state.status === 'active') {
       await this.commit(pause(this.state, this.wholeSecondsNow()), { type: 'subscription.paused', cause: DUNNING });
     }
     // keep_active: the invoice stays open and the subscription bills on (no longer past_due).

@@ -43,11 +43,15 @@ async function advance(clockId: string, frozenTime: number) {
   }
 }
 
-/** A clock at START, a customer on it with a card, and a monthly subscription of `items` started then (first invoice paid unless on trial). */
-async function subscriptionOnClock(items: { price: string; quantity: number; tax?: string[] }[], trialDays = 0) {
+/** A clock at START, a customer on it with `card`, and a monthly subscription of `items` started then (first invoice charged unless on trial). */
+async function subscriptionOnClock(
+  items: { price: string; quantity: number; tax?: string[] }[],
+  trialDays = 0,
+  card: string = CARDS.succeeds,
+) {
   const clock = expectStatus(await api.post('/test-helpers/test-clocks', { frozen_time: START }), 201);
   const customer = expectStatus(await api.post('/customers', { name: 'Prorated', test_clock: clock.id }), 201);
-  const method = await addPaymentMethod(api, customer.id, cardBody(CARDS.succeeds));
+  const method = await addPaymentMethod(api, customer.id, cardBody(card));
   const subscription = expectStatus(
     await api.post('/subscriptions', {
       customer: customer.id,
@@ -360,6 +364,30 @@ describe('ending inside a period with prorate', () => {
       [2, endDate, -1],
     ]);
     expect(final.total).toBe(final.lines.reduce((sum: number, line: any) => sum + line.amount, 0));
+  });
+
+  it('a cancel by dunning invoices the lines waiting, crediting nothing', async () => {
+    const price = await recurringPrice(api, { unitAmount: 2500 });
+    const { clock, subscription } = await subscriptionOnClock([{ price, quantity: 1 }], 0, CARDS.declined);
+    await advance(clock.id, START + DAY_S / 2);
+    const pastDue = expectStatus(
+      await api.patch(`/subscriptions/${subscription.id}`, {
+        items: [{ id: subscription.items.data[0].id, quantity: 2 }],
+        proration_behavior: 'create_prorations',
+      }),
+      200,
+    );
+    expect(pastDue.status).toBe('past_due');
+    await advance(clock.id, START + 6 * DAY_S);
+    const canceled = expectStatus(await api.get(`/subscriptions/${subscription.id}`), 200);
+    expect(canceled.status).toBe('canceled');
+    const final = (await invoicesOf(subscription.id)).find((invoice) => invoice.id === canceled.latest_invoice);
+    expect(final.billing_reason).toBe('subscription_update');
+    expect(final.lines.map((line: any) => [line.quantity, Math.sign(line.amount), line.period.start])).toEqual([
+      [1, -1, START + DAY_S / 2],
+      [2, 1, START + DAY_S / 2],
+    ]);
+    expect(final.status).toBe('open');
   });
 
   it('prorate with at_period_end is 400 naming prorate', async () => {
