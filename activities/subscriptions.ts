@@ -8,7 +8,11 @@ import {
   chargeRenewalInvoice,
   createRenewalInvoice,
   finalizeRenewalInvoice,
+  invoiceProrationsNow,
+  priceUnitAmounts,
   settleCreatedInvoice,
+  type ImmediateInvoiceInput,
+  type RenewalInvoice,
   type RenewalChargeInput,
   type RenewalChargeResult,
   type RenewalInvoiceInput,
@@ -84,7 +88,19 @@ export function createSubscriptionActivities({
       return { status: (await findInvoice(prisma, input.accountId, input.invoiceId)).status };
     },
 
-    async createRenewalInvoice(input: RenewalInvoiceInput & ClockTimed): Promise<{ invoiceId: string }> {
+    /** The prices' unit amounts a change prorates with (docs/decisions.md §25), read under the workflow's lock. */
+    async prorationPrices(input: { accountId: string; priceIds: string[] }): Promise<Record<string, number>> {
+      return refusing(() => priceUnitAmounts(prisma, input.accountId, input.priceIds));
+    },
+
+    /** always_invoice: the change's proration lines invoiced and charged now, once (period-billing.ts). */
+    async invoiceProrationsNow(
+      input: ImmediateInvoiceInput & ClockTimed,
+    ): Promise<{ invoiceId: string; total: number; status: string }> {
+      return refusing(() => atTime(input.clockTime, () => invoiceProrationsNow(prisma, gateway, input)));
+    },
+
+    async createRenewalInvoice(input: RenewalInvoiceInput & ClockTimed): Promise<RenewalInvoice> {
       try {
         return await atTime(input.clockTime, () => createRenewalInvoice(prisma, input));
       } catch (error) {

@@ -5,7 +5,11 @@ import {
   type LocalActivityInterfaceFor,
 } from '@temporalio/workflow';
 import type { SubscriptionActivities } from '../activities/subscriptions';
-import type { RenewalChargeInput, RenewalChargeResult } from '../src/subscriptions/period-billing';
+import type {
+  ImmediateInvoiceInput,
+  RenewalChargeInput,
+  RenewalChargeResult,
+} from '../src/subscriptions/period-billing';
 import type { ClockTimed } from '../src/lib/clock-time';
 import { REJECTION_TYPE, RENEWAL_REJECTED } from '../src/subscriptions/subscription-rejection';
 import { CHARGE_FAILED, chargeAnswer } from '../src/payments/charge-failure';
@@ -35,7 +39,7 @@ export const records: Pick<
 /** A charge: the gateway may take a while; a retry finishes the same attempt (its attempt key). */
 const payments: Pick<
   ActivityInterfaceFor<SubscriptionActivities>,
-  'chargeRenewalInvoice'
+  'chargeRenewalInvoice' | 'invoiceProrationsNow'
 > = proxyActivities<SubscriptionActivities>({
   startToCloseTimeout: '2 minutes',
   heartbeatTimeout: HEARTBEAT_TIMEOUT,
@@ -45,10 +49,18 @@ const payments: Pick<
 /** Short reads and writes run in the workflow task itself (local activities): no activity task, no extra history. */
 export const localRecords: Pick<
   LocalActivityInterfaceFor<SubscriptionActivities>,
-  'persistSubscription' | 'settleCreatedInvoice' | 'checkItemsWithinCeiling' | 'invoiceStatus'
+  'persistSubscription' | 'settleCreatedInvoice' | 'checkItemsWithinCeiling' | 'invoiceStatus' | 'prorationPrices'
 > = proxyLocalActivities<SubscriptionActivities>({ startToCloseTimeout: '30 seconds', retry });
 
 /** One charge attempt of an invoice, answered whether it succeeded or failed (a failure is drawn failed: CHARGE_FAILED). */
 export function chargeInvoice(summary: string, input: RenewalChargeInput & ClockTimed): Promise<RenewalChargeResult> {
   return chargeAnswer(payments.chargeRenewalInvoice.executeWithOptions({ summary }, [input]));
+}
+
+/** always_invoice: a change's proration lines invoiced and charged now (docs/decisions.md §25); a charge, so the payments profile. */
+export function invoiceProrationsNow(
+  summary: string,
+  input: ImmediateInvoiceInput & ClockTimed,
+): Promise<{ invoiceId: string; total: number; status: string }> {
+  return payments.invoiceProrationsNow.executeWithOptions({ summary }, [input]);
 }

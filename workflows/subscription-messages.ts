@@ -9,6 +9,7 @@ import {
   type SubscriptionState,
 } from '../src/subscriptions/subscription-machine';
 import type { SubscriptionObject } from '../src/subscriptions/subscription.schemas';
+import { PRORATION_BEHAVIORS } from '../src/subscriptions/proration';
 import type { ChargeReceipt } from '../src/transactions/charge-receipt';
 import type { TestClockBinding, TestClockCarry } from './test-clock-contract';
 
@@ -73,7 +74,10 @@ export const createdUpdate = defineUpdate<SubscriptionCreated>('created');
 export const pauseUpdate = defineUpdate<SubscriptionObject>('pause');
 export const resumeUpdate = defineUpdate<SubscriptionObject>('resume');
 /** `at_period_end` (the API's spelling) is accepted as well as `atPeriodEnd`: operators type either (docs/operations.md). */
-export type CancelArgs = { atPeriodEnd: boolean } | { at_period_end: boolean };
+export type CancelArgs = ({ atPeriodEnd: boolean } | { at_period_end: boolean }) & {
+  /** Cancel now crediting the unused time of the period (docs/decisions.md §25). */
+  prorate?: boolean;
+};
 export const cancelUpdate = defineUpdate<SubscriptionObject, [CancelArgs]>('cancel');
 export const changeUpdate = defineUpdate<SubscriptionObject, [SubscriptionChanges]>('update');
 /**
@@ -95,7 +99,11 @@ export const cancelArgs = lazySchema(() =>
   z
     .tuple([
       z
-        .strictObject({ atPeriodEnd: z.boolean().optional(), at_period_end: z.boolean().optional() })
+        .strictObject({
+          atPeriodEnd: z.boolean().optional(),
+          at_period_end: z.boolean().optional(),
+          prorate: z.boolean().optional(),
+        })
         .refine((args) => args.atPeriodEnd !== undefined || args.at_period_end !== undefined, {
           message:
             'needs atPeriodEnd (or at_period_end): true to cancel at the end of the current period, false to cancel now',
@@ -109,7 +117,10 @@ export const cancelArgs = lazySchema(() =>
             message: 'atPeriodEnd and at_period_end disagree',
           },
         )
-        .transform((args) => ({ atPeriodEnd: (args.atPeriodEnd ?? args.at_period_end)! })),
+        .transform((args) => ({
+          atPeriodEnd: (args.atPeriodEnd ?? args.at_period_end)!,
+          ...(args.prorate ? { prorate: true } : {}),
+        })),
     ])
     .transform(([args]) => args),
 );
@@ -146,6 +157,8 @@ export const changeArgs = lazySchema(() => {
         cancelAt: millis.nullable().optional(),
         cancelAtPeriodEnd: z.boolean().optional(),
         endDate: millis.nullable().optional(),
+        prorationBehavior: z.enum(PRORATION_BEHAVIORS).optional(),
+        prorateEnd: z.boolean().optional(),
       }),
     ])
     .transform(([changes]): SubscriptionChanges => changes);

@@ -49,4 +49,11 @@ export const SUBSCRIPTION_PATCHES = {
    * Remove when no run that took such an update before it is open.
    */
   noOpUnrecorded: 'no-op-updates-unrecorded',
+  /**
+   * A change of items with a proration_behavior other than none is prorated under the lock (prices read
+   * by a local activity; always_invoice invoices the lines at once), and ends carry pending lines
+   * (docs/decisions.md §25). Only updates that ask for proration reach it, so older runs never do;
+   * remove when no run that prorated before it is open.
+   */
+  prorations: 'subscription-prorations',
 } as const;

@@ -45,7 +45,14 @@ import {
 import type { SubscriptionObject } from '../src/subscriptions/subscription.schemas';
 import { BILLING_STATUS } from '../src/temporal/search-attributes';
 import type { WorkflowTime } from './clock';
-import { chargeInvoice, localRecords, records } from './subscription-activities';
+import { chargeInvoice, invoiceProrationsNow, localRecords, records } from './subscription-activities';
+import {
+  endingCredits,
+  prorationLines,
+  prorationPeriod,
+  type PendingLine,
+  type ProrationBehavior,
+} from '../src/subscriptions/proration';
 import type { SubscriptionStateView, SubscriptionWorkflowInput } from './subscription-messages';
 import { SUBSCRIPTION_PATCHES as PATCHES } from './subscription-patches';
 import {
@@ -56,6 +63,14 @@ import {
   isoTimes,
   subscriptionTimerSummary,
 } from './summaries';
+
+/**
+ * What an invoice below zero leaves for the next one (docs/decisions.md §25): its credit, carried; nothing
+ * otherwise (undefined: the state keeps no empty list, as states before proration had none).
+ */
+function carriedFrom(invoiceId: string, total: number | undefined): PendingLine[] | undefined {
+  return total !== undefined && total < 0 ? [{ kind: 'carried_credit', invoiceId, amount: total }] : undefined;
+}
 
 /** The projection's writer: an activity, or a local one where the step runs in the workflow task. */
 type Recorder = typeof records | typeof localRecords;
@@ -237,11 +252,13 @@ export class SubscriptionRun {
     transition: (current: SubscriptionState, nowMs: number) => SubscriptionState,
     event: (next: SubscriptionState) => PersistSubscriptionInput['event'],
     check?: (next: SubscriptionState) => Promise<void>,
+    amend?: (current: SubscriptionState, next: SubscriptionState, nowMs: number) => Promise<SubscriptionState>,
   ): Promise<SubscriptionObject> {
     return this.exclusive(async () => {
       let next: SubscriptionState;
+      const nowMs = this.wholeSecondsNow();
       try {
-        next = transition(this.state, this.wholeSecondsNow());
+        next = transition(this.state, nowMs);
       } catch (error) {
         asRuleFailure(error);
       }
@@ -249,6 +266,7 @@ export class SubscriptionRun {
         // Nothing changes: the row is answered as it is (persisting the current version writes nothing).
         if (sameState(next, this.state) && patched(PATCHES.noOpUnrecorded)) return await this.recorded();
         if (check) await check(next);
+        if (amend) next = await amend(this.state, next, nowMs);
         return await this.commit(next, event(next));
       } catch (error) {
         const rejection = rejectionOf(error);
@@ -256,6 +274,88 @@ export class SubscriptionRun {
         throw error;
       }
     });
+  }
+
+  /**
+   * The change from `current` to `next` at `nowMs`, prorated (docs/decisions.md §25): inside a billed
+   * period, a credit for the unused time of what the change replaced and a charge for the time left of
+   * what replaces it, with the prices' amounts read now (a local activity). `create_prorations` keeps the
+   * lines for the next invoice; `always_invoice` invoices them now, with any lines already pending.
+   */
+  async prorated(
+    current: SubscriptionState,
+    next: SubscriptionState,
+    nowMs: number,
+    behavior: Exclude<ProrationBehavior, 'none'>,
+  ): Promise<SubscriptionState> {
+    const period = prorationPeriod(current, nowMs);
+    if (!period) return next;
+    const priceIds = [...new Set([...current.items, ...next.items].map((item) => item.priceId))];
+    const unitAmounts = await localRecords.prorationPrices.executeWithOptions(
+      { summary: `read ${priceIds.length} prices to prorate the change` },
+      [{ accountId: current.accountId, priceIds }],
+    );
+    const lines = prorationLines(current.items, next.items, unitAmounts, period, nowMs);
+    if (lines.length === 0) return next;
+    if (behavior === 'create_prorations') return { ...next, pendingLines: [...(next.pendingLines ?? []), ...lines] };
+    const invoiced = [...(next.pendingLines ?? []), ...lines];
+    const { invoiceId, total } = await invoiceProrationsNow(`invoice ${invoiced.length} proration lines now`, {
+      accountId: next.accountId,
+      subscriptionId: next.id,
+      customerId: next.customerId,
+      currency: next.currency,
+      collectionMethod: next.collectionMethod,
+      paymentMethodId: next.defaultPaymentMethodId,
+      lines: invoiced,
+      at: nowMs,
+      version: next.version,
+      ...this.clockTime(),
+    });
+    return { ...next, latestInvoiceId: invoiceId, pendingLines: carriedFrom(invoiceId, total) };
+  }
+
+  /**
+   * The subscription ends at `atMs` (cancel now, end_date, cancel_at): lines still waiting, and with
+   * `prorate` a credit for the unused time of the billed period, are invoiced at once; a total below
+   * zero is refunded to the card from the period's invoice (docs/decisions.md §25).
+   */
+  async endingProrated(
+    current: SubscriptionState,
+    ended: SubscriptionState,
+    atMs: number,
+    prorate: boolean,
+  ): Promise<SubscriptionState> {
+    const period = prorate ? prorationPeriod(current, atMs) : null;
+    let credits: PendingLine[] = [];
+    if (period) {
+      const priceIds = [...new Set(current.items.map((item) => item.priceId))];
+      const unitAmounts = await localRecords.prorationPrices.executeWithOptions(
+        { summary: `read ${priceIds.length} prices to credit the unused time` },
+        [{ accountId: current.accountId, priceIds }],
+      );
+      credits = endingCredits(current.items, unitAmounts, period, atMs);
+    }
+    const lines = [...(current.pendingLines ?? []), ...credits];
+    if (lines.length === 0) return { ...ended, pendingLines: undefined };
+    const { invoiceId } = await invoiceProrationsNow(`invoice ${lines.length} lines as the subscription ends`, {
+      accountId: ended.accountId,
+      subscriptionId: ended.id,
+      customerId: ended.customerId,
+      currency: ended.currency,
+      collectionMethod: ended.collectionMethod,
+      paymentMethodId: ended.defaultPaymentMethodId,
+      lines,
+      at: atMs,
+      version: ended.version,
+      ...(period ? { endingPeriodStart: period.start } : {}),
+      ...this.clockTime(),
+    });
+    return { ...ended, latestInvoiceId: invoiceId, pendingLines: undefined };
+  }
+
+  /** Whether an ending owes an invoice (lines waiting, or a prorated end): only runs that used proration reach the patch. */
+  private endsWithInvoice(): boolean {
+    return (Boolean(this.state.pendingLines?.length) || this.state.prorateEnd === true) && patched(PATCHES.prorations);
   }
 
   /** The items a change leaves, each with the request field that changed it, against the charge ceiling (an activity: prices live in the database). */
@@ -315,11 +415,13 @@ export class SubscriptionRun {
     if (!action || !this.time.due(action.at)) return;
     switch (action.kind) {
       case 'expire':
-        await this.commit(end(this.state, action.at, 'expired'), { type: 'subscription.canceled', cause: REQUESTED });
+      case 'cancel': {
+        let ended = end(this.state, action.at, action.kind === 'expire' ? 'expired' : 'canceled');
+        if (this.endsWithInvoice())
+          ended = await this.endingProrated(this.state, ended, action.at, this.state.prorateEnd === true);
+        await this.commit(ended, { type: 'subscription.canceled', cause: REQUESTED });
         break;
-      case 'cancel':
-        await this.commit(end(this.state, action.at, 'canceled'), { type: 'subscription.canceled', cause: REQUESTED });
-        break;
+      }
       case 'start':
         await this.commit(start(this.state, this.wholeSecondsNow()), { type: 'subscription.updated' });
         break;
@@ -347,8 +449,9 @@ export class SubscriptionRun {
       index === 0 && 'created' in this.input && state.invoicesIssued === 0 ? state.latestInvoiceId : null;
     if (createdInvoiceId && patched(PATCHES.firstPeriodLocal)) return this.billCreatedInvoice(index, createdInvoiceId);
     let invoiceId: string;
+    let total: number | undefined;
     try {
-      ({ invoiceId } = await records.createRenewalInvoice.executeWithOptions(
+      ({ invoiceId, total } = await records.createRenewalInvoice.executeWithOptions(
         { summary: `invoice period ${isoDay(periodStart)} to ${isoDay(periodEnd)}` },
         [{ ...toBill, ...this.clockTime() }],
       ));
@@ -372,7 +475,7 @@ export class SubscriptionRun {
       status === 'paid' && state.collectionMethod === 'charge_automatically' && patched(PATCHES.firstChargeReceipt);
     const charge =
       chargedOnFinalize(state, status) || foundPaid ? await this.chargeAttemptOne(index, invoiceId, number) : null;
-    await this.recordBilled(index, invoiceId, charge, records, number);
+    await this.recordBilled(index, invoiceId, charge, records, number, carriedFrom(invoiceId, total));
   }
 
   /** Attempt 1 of a period's invoice, the renewal charge: a retried activity finishes the same attempt. */
@@ -429,12 +532,15 @@ export class SubscriptionRun {
     charge: RenewalChargeResult | null,
     recorder: Recorder,
     number?: string | null,
+    carried?: PendingLine[],
   ): Promise<void> {
     const failure =
       charge?.outcome === 'failed'
         ? { failedAt: this.wholeSecondsNow(), retryDays: charge.retryDays, outcome: charge.dunningOutcome }
         : null;
-    const next = periodBilled(this.state, index, { id: invoiceId, number }, failure);
+    const billedState = periodBilled(this.state, index, { id: invoiceId, number }, failure);
+    // A renewal below zero (credits past its charges) carries the rest to the next invoice.
+    const next = carried ? { ...billedState, pendingLines: carried } : billedState;
     await this.commit(next, { type: 'subscription.updated' }, recorder);
     this.renewalsThisRun += 1;
     if (charge?.outcome === 'failed' && dunningExhausted(this.state, invoiceId))
@@ -501,12 +607,14 @@ export class SubscriptionRun {
     const keepForResume =
       entry.outcome === 'pause' && this.state.status === 'active' && patched(PATCHES.resumeChargesUnpaid);
     if (!keepForResume) this.state = dunningResolved(this.state, invoiceId);
-    if (entry.outcome === 'cancel')
-      await this.commit(end(this.state, this.wholeSecondsNow(), 'canceled'), {
-        type: 'subscription.canceled',
-        cause: DUNNING,
-      });
-    else if (entry.outcome === 'pause' && this.state.status === 'active') {
+    if (entry.outcome === 'cancel') {
+      const nowMs = this.wholeSecondsNow();
+      let ended = end(this.state, nowMs, 'canceled');
+      // Proration lines still waiting are invoiced (no credit: the period was never paid), as any ending does.
+      if (this.state.pendingLines?.length && patched(PATCHES.prorations))
+        ended = await this.endingProrated(this.state, ended, nowMs, false);
+      await this.commit(ended, { type: 'subscription.canceled', cause: DUNNING });
+    } else if (entry.outcome === 'pause' && this.state.status === 'active') {
       await this.commit(pause(this.state, this.wholeSecondsNow()), { type: 'subscription.paused', cause: DUNNING });
     }
     // keep_active: the invoice stays open and the subscription bills on (no longer past_due).

@@ -136,13 +136,20 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
   setHandler(
     cancelUpdate,
     (...args: unknown[]) => {
-      const { atPeriodEnd } = parseArgs(cancelArgs, args);
+      const { atPeriodEnd, prorate } = parseArgs(cancelArgs, args);
       return run.change(
         (current, nowMs) => cancel(current, nowMs, atPeriodEnd),
         (next) =>
           next.status === 'canceled'
             ? { type: 'subscription.canceled', cause: REQUESTED }
             : { type: 'subscription.updated' },
+        undefined,
+        // Ending now with lines waiting or a credit asked for invoices them (docs/decisions.md §25), judged
+        // under the lock; only runs that used proration reach the patch, so recorded histories replay as before.
+        async (current, next, nowMs) =>
+          !atPeriodEnd && (prorate || Boolean(current.pendingLines?.length)) && patched(PATCHES.prorations)
+            ? run.endingProrated(current, next, nowMs, prorate === true)
+            : next,
       );
     },
     {
@@ -156,10 +163,19 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
     changeUpdate,
     (...args: unknown[]) => {
       const changes = parseArgs(changeArgs, args);
+      // Only an update that asks for proration reaches the patch: every recorded history replays as before.
+      const prorate =
+        changes.items &&
+        changes.prorationBehavior &&
+        changes.prorationBehavior !== 'none' &&
+        patched(PATCHES.prorations)
+          ? changes.prorationBehavior
+          : undefined;
       return run.change(
         (current, nowMs) => update(current, changes, nowMs),
         () => ({ type: 'subscription.updated' }),
         changes.items && patched(PATCHES.serialSteps) ? (next) => run.checkItemsCeiling(next, changes) : undefined,
+        prorate ? (current, next, nowMs) => run.prorated(current, next, nowMs, prorate) : undefined,
       );
     },
     // A dry run on the current state: unknown item ids and forbidden moves are refused before anything is recorded.

@@ -1,4 +1,5 @@
 import type { ApiKey } from '../generated/prisma/client';
+import type { Db } from '../db/prisma';
 import { queryRows, type AnyTx, type Statement } from '../db/sql';
 
 const LOCK_API_KEY: Statement = {
@@ -10,4 +11,14 @@ const LOCK_API_KEY: Statement = {
 export async function lockApiKey(tx: AnyTx, keyId: string): Promise<Pick<ApiKey, 'replacedById'> | undefined> {
   const [key] = await queryRows<Pick<ApiKey, 'replacedById'>>(tx, LOCK_API_KEY, [keyId]);
   return key;
+}
+
+/** The account's default proration_behavior column (docs/decisions.md §25); undefined for an unknown account. */
+export async function readProrationBehavior(db: Db, accountId: string): Promise<string | undefined> {
+  const account = await db.account.findUnique({ where: { id: accountId }, select: { prorationBehavior: true } });
+  return account?.prorationBehavior;
+}
+
+export async function writeProrationBehavior(db: Db, accountId: string, behavior: string): Promise<void> {
+  await db.account.update({ where: { id: accountId }, data: { prorationBehavior: behavior } });
 }

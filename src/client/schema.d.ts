@@ -534,6 +534,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/invoices/upcoming": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Preview a subscription's next invoice, prorations included (nothing is written)
+         * @description The invoice the subscription will be billed next, made by the billing code on its current state (proration lines waiting included) and not persisted: `id` and `number` are null. With a proposed change (`items`, as JSON text, with `proration_behavior` and `proration_date`), as if PATCH /subscriptions/{id} made it then; with `always_invoice` the invoice that change would charge at once. 404 for an unknown or another account's subscription; 409 `no_upcoming_invoice` when it bills nothing more (paused, or ending first), `subscription_canceled`/`subscription_expired` once ended.
+         */
+        get: operations["getInvoicesUpcoming"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/invoices/{id}": {
         parameters: {
             query?: never;
@@ -1111,7 +1131,7 @@ export interface paths {
         head?: never;
         /**
          * Update items, collection method, payment method, cancel_at, end_date
-         * @description Item changes take effect from the next invoice (no proration). Goes through the subscription workflow; 409 when the state forbids it (subscription_starting: its workflow has not started yet, ask again); 503 with Retry-After when the workflow service does not answer.
+         * @description Item changes take effect from the next invoice; inside a billed period `proration_behavior` (default: the account's, GET /settings/proration) credits the unused time of what was replaced and charges the rest of the period of what replaces it, on the next invoice (create_prorations) or on an invoice charged now (always_invoice). Goes through the subscription workflow; 409 when the state forbids it (subscription_starting: its workflow has not started yet, ask again); 503 with Retry-After when the workflow service does not answer.
          */
         patch: operations["patchSubscriptionsById"];
         trace?: never;
@@ -1150,6 +1170,27 @@ export interface paths {
          * @description Goes through the subscription workflow; 409 when the state forbids it (subscription_starting: its workflow has not started yet, ask again); 503 with Retry-After when the workflow service does not answer.
          */
         post: operations["postSubscriptionsByIdResume"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/settings/proration": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account's default proration_behavior for changes of a subscription's items */
+        get: operations["getSettingsProration"];
+        /**
+         * Set the default proration_behavior (create_prorations, always_invoice or none)
+         * @description Applies to changes made from now on; a PATCH naming proration_behavior uses its own.
+         */
+        put: operations["putSettingsProration"];
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -2797,6 +2838,8 @@ export interface components {
                 start: number;
                 end: number;
             };
+            /** @description A subscription change's share of a period (Stripe's flag): `amount` is the prorated cents for `period` (negative for the unused time of what was replaced), not unit_amount x quantity (docs/api.md, "Proration") */
+            proration: boolean;
         };
         TaxAmount: {
             amount: number;
@@ -2839,6 +2882,65 @@ export interface components {
             quantity?: number;
             /** @description Tax rate ids (txr_) applied to this line; each rate says whether it is inclusive */
             tax?: string[];
+        };
+        UpcomingInvoice: {
+            /** @description Not an invoice yet: nothing is written */
+            id: null;
+            /** @enum {string} */
+            object: "invoice";
+            account_country: components["schemas"]["CountryCode"] | null;
+            account_name: string | null;
+            amount_due: number;
+            amount_paid: number;
+            amount_remaining: number;
+            amount_refunded: number;
+            /** @description Cents of the customer's credit balance used at finalization: amount_due = total - applied_balance - pre_payment_credit_notes_amount (docs/decisions.md §22) */
+            applied_balance: number;
+            /** @description Cents credited by credit notes while the invoice was open */
+            pre_payment_credit_notes_amount: number;
+            /** @description Cents credited by credit notes once it was paid (refunded, to the balance, or outside) */
+            post_payment_credit_notes_amount: number;
+            attempt_count: number;
+            attempted: boolean;
+            billing_reason: string;
+            /** @enum {string} */
+            collection_method: "charge_automatically" | "send_invoice";
+            /** @description Unix seconds */
+            created: number;
+            /** @description Unix milliseconds of the object's last change; strictly increases with every change, so it orders webhook events of one object */
+            updated_ms: number;
+            currency: components["schemas"]["CurrencyCode"];
+            customer: string;
+            /** @description null when the customer has no address */
+            customer_address: components["schemas"]["Address"] | null;
+            customer_email: string | null;
+            customer_name: string | null;
+            customer_phone: string | null;
+            due_date: number | null;
+            lines: components["schemas"]["InvoiceLine"][];
+            number: null;
+            paid: boolean;
+            /** @description The method that paid the invoice */
+            payment_method: string | null;
+            period_start: number;
+            period_end: number;
+            /** @enum {string} */
+            status: "draft" | "open" | "paid" | "void";
+            status_transitions: {
+                finalized_at: number | null;
+                paid_at: number | null;
+                voided_at: number | null;
+            };
+            subscription: string | null;
+            subtotal: number;
+            subtotal_excluding_tax: number;
+            tax: number;
+            total: number;
+            total_excluding_tax: number;
+            /** @description The invoice's tax as the contract's one object (docs/decisions.md §16): null when no line carries a tax rate. With one rate, that rate's tax summed over the lines; with several, `amount` is the whole tax (= `tax`), `taxable_amount` the sum of the taxed lines' `amount_excluding_tax`, and `tax_rate`/`tax_behavior` those of the rate with the most tax (the first of them on a tie); every rate is in `total_tax_amounts` */
+            total_taxes: components["schemas"]["TaxAmount"] | null;
+            /** @description Tax summed per tax rate over the lines, one entry per rate in the order the lines first name them */
+            total_tax_amounts: components["schemas"]["TaxAmount"][];
         };
         InvoicePay: {
             /** @description A method attached to the invoice's customer; the customer's default when absent */
@@ -3220,7 +3322,7 @@ export interface components {
             default_payment_method?: string;
         };
         SubscriptionUpdate: {
-            /** @description Changes applied in order; they take effect from the next invoice (no proration) */
+            /** @description Changes applied in order; they take effect from the next invoice, and proration_behavior says what the rest of the current period costs */
             items?: {
                 /** @description An item of this subscription (si_); absent to add an item */
                 id?: string;
@@ -3241,6 +3343,26 @@ export interface components {
             cancel_at_period_end?: boolean;
             /** @description Unix seconds in the future; null clears it */
             end_date?: number | null;
+            /** @description true: when end_date or cancel_at ends the subscription inside a billed period, the unused time is credited (refunded from that period's invoice); false withdraws it */
+            prorate?: boolean;
+            /**
+             * @description How a change of items inside a billed period is prorated (docs/api.md, "Proration"): `create_prorations` puts a credit for the unused time of what is replaced and a charge for the rest of the period of what replaces it on the next invoice, `always_invoice` invoices and charges them now, `none` bills the change from the next invoice only. Default: the account's setting (GET /settings/proration)
+             * @enum {string}
+             */
+            proration_behavior?: "create_prorations" | "always_invoice" | "none";
+        };
+        ProrationSettings: {
+            /** @enum {string} */
+            object: "proration_settings";
+            /** @enum {string} */
+            proration_behavior: "create_prorations" | "always_invoice" | "none";
+        };
+        ProrationSettingsUpdate: {
+            /**
+             * @description What a change of items does when the request names no proration_behavior
+             * @enum {string}
+             */
+            proration_behavior: "create_prorations" | "always_invoice" | "none";
         };
         DunningSettings: {
             /** @enum {string} */
@@ -8225,6 +8347,111 @@ export interface operations {
             };
         };
     };
+    getInvoicesUpcoming: {
+        parameters: {
+            query: {
+                /** @description The subscription whose next invoice is previewed */
+                subscription: string;
+                /** @description A proposed change: PATCH /subscriptions/{id}'s `items` as JSON text (`[{"id":"si_...","quantity":3}]`); the preview bills as if it were made at proration_date */
+                items?: string;
+                /** @description How the proposed change is prorated; the account's setting when absent */
+                proration_behavior?: "create_prorations" | "always_invoice" | "none";
+                /** @description Unix seconds inside the current period: when the proposed change is made (now when absent) */
+                proration_date?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UpcomingInvoice"];
+                };
+            };
+            /** @description Invalid request: `error.param` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown resource, or one of another account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource's state forbids the action */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests with this API key (`code: rate_limit`): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers are larger than 64 KB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PostgreSQL or Temporal does not answer: retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getInvoicesById: {
         parameters: {
             query?: never;
@@ -9322,6 +9549,8 @@ export interface operations {
                             take: number;
                             itemsTotal: number;
                             pagesTotal: number;
+                            /** @description With starting_after or ending_before: whether more items follow in that direction */
+                            has_more?: boolean;
                         };
                     };
                 };
@@ -9424,6 +9653,8 @@ export interface operations {
                             take: number;
                             itemsTotal: number;
                             pagesTotal: number;
+                            /** @description With starting_after or ending_before: whether more items follow in that direction */
+                            has_more?: boolean;
                         };
                     };
                 };
@@ -12349,6 +12580,8 @@ export interface operations {
             query?: {
                 /** @description true: cancel when the current period ends instead of now */
                 at_period_end?: "true" | "false";
+                /** @description true: cancel now crediting the unused time of the billed period (refunded to the card from that period's invoice); with lines waiting, on a final invoice */
+                prorate?: "true" | "false";
             };
             header?: never;
             path: {
@@ -12771,6 +13004,214 @@ export interface operations {
             };
             /** @description Unknown resource, or one of another account */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource's state forbids the action */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than 1 MB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is not `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests with this API key (`code: rate_limit`): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers are larger than 64 KB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PostgreSQL or Temporal does not answer: retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getSettingsProration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProrationSettings"];
+                };
+            };
+            /** @description Invalid request: `error.param` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key, the user or the account may not do this; or a write made with a dashboard session lacks its CSRF token or comes from another origin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests with this API key (`code: rate_limit`): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers are larger than 64 KB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PostgreSQL or Temporal does not answer: retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    putSettingsProration: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1 to 255 visible ASCII characters. The same key and body within 24 h answer the first response again. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProrationSettingsUpdate"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProrationSettings"];
+                };
+            };
+            /** @description Invalid request: `error.param` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key, the user or the account may not do this; or a write made with a dashboard session lacks its CSRF token or comes from another origin */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

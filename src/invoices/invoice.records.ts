@@ -1,6 +1,6 @@
 import { COLLECTION_METHODS, INVOICE_STATUSES } from './invoice.schemas';
 import { columnValue } from '../lib/columns';
-import { Prisma, type Invoice, type InvoiceLine } from '../generated/prisma/client';
+import { Prisma, type Invoice, type InvoiceLine, type Transaction } from '../generated/prisma/client';
 import type { Db, Tx } from '../db/prisma';
 import { notFound } from '../http/errors';
 import { toUnixSeconds } from '../lib/time';
@@ -38,6 +38,7 @@ function toLineObject(line: InvoiceLine, currency: string): InvoiceLineObject {
     tax_rates: line.taxRateIds,
     tax_amounts: line.taxAmounts as TaxAmountObject[],
     period: { start: toUnixSeconds(line.periodStart), end: toUnixSeconds(line.periodEnd) },
+    proration: line.proration,
   };
 }
 
@@ -317,4 +318,14 @@ export async function creditedBesidesCard(tx: Db | Tx, accountId: string, invoic
 export async function paidInvoiceCreditable(tx: Db | Tx, invoice: InvoiceWithLines): Promise<bigint> {
   const besides = await creditedBesidesCard(tx, invoice.accountId, invoice.id);
   return invoice.amountPaid + invoice.appliedBalance - invoice.amountRefunded - besides;
+}
+
+/** The invoice's refund made under `attemptKey` (its ledger key), if any. */
+export function findRefundByKey(
+  db: Db,
+  accountId: string,
+  invoiceId: string,
+  attemptKey: string,
+): Promise<Transaction | null> {
+  return db.transaction.findFirst({ where: { accountId, invoiceId, type: 'refund', attemptKey } });
 }

@@ -18,6 +18,8 @@ import {
 } from './invoice.schemas';
 import { createInvoice, finalizeInvoice, getInvoice, voidInvoice } from './invoice.service';
 import { listInvoices } from './invoice-list.service';
+import { upcomingInvoice } from '../use-cases/upcoming-invoice';
+import { upcomingInvoiceQuery, upcomingInvoiceSchema } from '../use-cases/upcoming-invoice.schemas';
 
 export function registerInvoiceRoutes(
   api: Api,
@@ -58,6 +60,24 @@ export function registerInvoiceRoutes(
     response: pageSchema(invoiceSchema),
     errors: [404],
     handler: ({ principal, query }) => listInvoices(prisma, principal.accountId, query),
+  });
+
+  // Before /invoices/{id}, so that `upcoming` is never read as an invoice id.
+  api.route({
+    method: 'get',
+    path: '/invoices/upcoming',
+    tag,
+    summary: "Preview a subscription's next invoice, prorations included (nothing is written)",
+    description:
+      'The invoice the subscription will be billed next, made by the billing code on its current state (proration lines ' +
+      'waiting included) and not persisted: `id` and `number` are null. With a proposed change (`items`, as JSON text, with ' +
+      '`proration_behavior` and `proration_date`), as if PATCH /subscriptions/{id} made it then; with `always_invoice` the ' +
+      "invoice that change would charge at once. 404 for an unknown or another account's subscription; 409 `no_upcoming_invoice` " +
+      'when it bills nothing more (paused, or ending first), `subscription_canceled`/`subscription_expired` once ended.',
+    query: upcomingInvoiceQuery,
+    response: upcomingInvoiceSchema,
+    errors: [404, 409, 503],
+    handler: ({ principal, query }) => upcomingInvoice({ prisma, temporal }, principal.accountId, query),
   });
 
   api.route({

@@ -140,6 +140,12 @@ export const invoiceLineSchema = z
     tax_rates: z.array(z.string()),
     tax_amounts: z.array(taxAmountSchema),
     period: z.object({ start: z.number(), end: z.number() }),
+    proration: z
+      .boolean()
+      .describe(
+        "A subscription change's share of a period (Stripe's flag): `amount` is the prorated cents for `period` " +
+          '(negative for the unused time of what was replaced), not unit_amount x quantity (docs/api.md, "Proration")',
+      ),
   })
   .meta({ id: 'InvoiceLine' });
 

@@ -60,7 +60,27 @@ export type BillingLine = {
   quantity: number;
   taxRateIds: string[];
   period?: InvoicePeriod;
-} & ({ priceId: string; description?: string } | { priceId?: undefined; description: string; unitAmount: number });
+} & (
+  | { priceId: string; description?: string; proration?: LineProration }
+  | { priceId?: undefined; description: string; unitAmount: number }
+);
+
+/**
+ * A price line's share of a period (docs/decisions.md §25): its amount is the prorated cents given
+ * (negative for a credit), not unit_amount x quantity; its description says which share it is.
+ */
+export interface LineProration {
+  kind: 'unused' | 'remaining';
+  amount: number;
+}
+
+/** "Unused time on 2 × Pro after 2026-01-10 12:00:00 UTC" (Stripe's wording). */
+function prorationDescription(proration: LineProration, quantity: number, name: string, from: number | undefined) {
+  const what = proration.kind === 'unused' ? 'Unused time on' : 'Remaining time on';
+  const after =
+    from === undefined ? '' : ` after ${new Date(from * 1000).toISOString().replace('T', ' ').slice(0, 19)} UTC`;
+  return `${what} ${quantity} × ${name}${after}`;
+}
 
 /**
  * An invoice as billing code makes it (createInvoiceForBilling): typed, not a request body, so a
@@ -108,6 +128,7 @@ interface PricedLine {
   taxRateIds: string[];
   taxAmounts: TaxAmount[];
   period: InvoicePeriod | undefined;
+  proration: boolean;
 }
 
 /**
@@ -121,6 +142,7 @@ async function priceLines(tx: AnyTx, accountId: string, lines: BillingLine[], on
     let description = line.description ?? null;
     let currency: string | null = null;
     let taxBehavior: TaxBehavior | undefined;
+    const proration = line.priceId !== undefined ? line.proration : undefined;
     if (line.priceId !== undefined) {
       const priceId = line.priceId;
       // FOR SHARE until commit: a concurrent DELETE /prices cannot remove a price this invoice bills.
@@ -137,12 +159,14 @@ async function priceLines(tx: AnyTx, accountId: string, lines: BillingLine[], on
       if (description === null) {
         const product = await readProductName(tx, accountId, price!.product);
         description = price!.description ?? product?.name ?? null;
+        if (proration)
+          description = prorationDescription(proration, line.quantity, description ?? priceId, line.period?.start);
       }
     }
     const rates = await withParam(`lines.${index}.tax`, () => findTaxRates(tx, accountId, line.taxRateIds));
     const inactive = rates.find((rate) => !rate.active);
     if (inactive) throw badRequest(`Tax rate ${inactive.id} is inactive and cannot be applied.`, `lines.${index}.tax`);
-    const amount = unitAmount * line.quantity;
+    const amount = proration ? proration.amount : unitAmount * line.quantity;
     // A price's tax_behavior decides whether its rates are inside its amount (docs/api.md, Tax arithmetic).
     const tax = computeTax(amount, rates, taxBehavior);
     if (tax.total > MAX_CHARGE_AMOUNT) {
@@ -165,6 +189,7 @@ async function priceLines(tx: AnyTx, accountId: string, lines: BillingLine[], on
       taxRateIds: rates.map((rate) => rate.id),
       taxAmounts: tax.taxes,
       period: line.period,
+      proration: proration !== undefined,
     });
   }
   return priced;
@@ -268,6 +293,33 @@ export function createInvoiceForBilling(
   return insertInvoice(tx, accountId, input);
 }
 
+/** Carries the invoice a preview made out of the transaction that is rolled back. */
+class PreviewMade extends Error {
+  constructor(readonly invoice: InvoiceObject) {
+    super('invoice preview (rolled back)');
+  }
+}
+
+/**
+ * The invoice createInvoiceForBilling would make for `input`, made by the same code in a transaction
+ * that is then rolled back: nothing is written, no event is sent (the upcoming-invoice preview).
+ */
+export async function previewInvoiceForBilling(
+  prisma: Db,
+  accountId: string,
+  input: BillingInvoiceInput,
+): Promise<InvoiceObject> {
+  try {
+    await prisma.$transaction(async (tx) => {
+      throw new PreviewMade(await insertInvoice(tx, accountId, { ...input, idempotencyKey: undefined }));
+    });
+  } catch (error) {
+    if (error instanceof PreviewMade) return error.invoice;
+    throw error;
+  }
+  throw new Error('The preview transaction committed.');
+}
+
 function parsedInvoiceInput(rawInput: CreateInvoiceInput, opts: CreateInvoiceOptions): ParsedInvoiceInput {
   const input = parseOrThrow(createInvoiceBody, rawInput, 'body');
   // Subscription renewals may be invoiced late (a worker was down); a merchant's own invoice may not be due in the past.
@@ -315,6 +367,9 @@ async function insertInvoice(tx: AnyTx, accountId: string, input: BillingInvoice
   const subtotal = sum((line) => line.amount);
   const tax = sum((line) => line.tax);
   const total = sum((line) => line.total);
+  // Only a subscription's credits (proration, carried credit) take a total below zero: nothing is due,
+  // and the subscription carries the rest to its next invoice (docs/decisions.md §25).
+  const amountDue = Math.max(0, total);
   if (total > MAX_CHARGE_AMOUNT) {
     throw badRequest(
       `The invoice comes to ${total} cents; an invoice may bill at most ${MAX_CHARGE_AMOUNT} cents.`,
@@ -343,7 +398,7 @@ async function insertInvoice(tx: AnyTx, accountId: string, input: BillingInvoice
       total: BigInt(total),
       totalExcludingTax: BigInt(total - tax),
       totalTaxes: totalTaxes(lines) as unknown as Prisma.InputJsonValue,
-      amountDue: BigInt(total),
+      amountDue: BigInt(amountDue),
       accountName: account.name,
       accountCountry: null,
       ...snapshotCustomer(customer),
@@ -364,6 +419,7 @@ async function insertInvoice(tx: AnyTx, accountId: string, input: BillingInvoice
       taxAmounts: line.taxAmounts as unknown as Prisma.InputJsonValue,
       periodStart: line.period ? fromUnixSeconds(line.period.start) : periodStart,
       periodEnd: line.period ? fromUnixSeconds(line.period.end) : periodEnd,
+      proration: line.proration,
     })),
   );
   const object = toInvoiceObject(invoice);

@@ -1,19 +1,36 @@
 import type { Db } from '../db/prisma';
 import type { AnyTx, Queryable } from '../db/sql';
-import { activeTaxRateIds } from '../catalog/records';
+import { activeTaxRateIds, readPrices } from '../catalog/records';
 import { recordEvent } from '../lib/events';
 import { collectInvoice } from '../invoices/invoice-payment.service';
 import {
   createInvoiceForBilling,
   createKeyedInvoice,
   finalizeInTx,
+  finalizeInvoice,
   type BillingInvoiceInput,
+  type BillingLine,
 } from '../invoices/invoice.service';
-import { lockInvoice, toInvoiceObject, updateLockedInvoice } from '../invoices/invoice.records';
+import type { PendingLine } from './proration';
+import {
+  findInvoice,
+  findRefundByKey,
+  lockInvoice,
+  toInvoiceObject,
+  updateLockedInvoice,
+} from '../invoices/invoice.records';
 import type { PaymentGateway } from '../payments/gateway';
+import { notFound } from '../http/errors';
 import { attemptReceipt, type ChargeReceipt } from '../transactions/charge-receipt';
 import { getDunningSettings } from './dunning-settings.service';
-import { insertRenewal, lockRenewalAttemptCount, recordRenewalAttempt, setRenewalStatus } from './renewal.records';
+import {
+  insertRenewal,
+  lockRenewalAttemptCount,
+  recordRenewalAttempt,
+  renewalInvoiceId,
+  setRenewalStatus,
+} from './renewal.records';
+import { refundInvoice } from '../invoices/invoice-refund.service';
 import {
   chargedOnFinalize,
   periodInvoiced,
@@ -80,11 +97,49 @@ const periodKey = (period: RenewalPeriod) => ({
   periodStart: new Date(period.periodStart),
 });
 
-/** The period's invoice as the invoice module takes it from billing code: the idempotency key names the period. */
-async function periodInvoice(db: Queryable, input: RenewalInvoiceInput): Promise<BillingInvoiceInput> {
-  // A tax rate deactivated since the item was set no longer applies to new invoices.
-  const taxRateIds = [...new Set(input.items.flatMap((item) => item.taxRateIds))];
-  const active = new Set(taxRateIds.length === 0 ? [] : await activeTaxRateIds(db, input.accountId, taxRateIds));
+/** The tax rates of `taxRateIds` still active: a rate deactivated since the item was set no longer applies to new invoices. */
+async function activeRates(db: Queryable, accountId: string, taxRateIds: string[][]): Promise<Set<string>> {
+  const ids = [...new Set(taxRateIds.flat())];
+  return new Set(ids.length === 0 ? [] : await activeTaxRateIds(db, accountId, ids));
+}
+
+/**
+ * Pending proration lines and carried credits as invoice lines (docs/decisions.md §25): a proration
+ * bills its price's share of the period with the item's tax rates; a carried credit is an amount line
+ * without tax (its tax was counted on the invoice it comes from).
+ */
+function pendingBillingLines(lines: PendingLine[], active: Set<string>): BillingLine[] {
+  return lines.map((line): BillingLine =>
+    line.kind === 'carried_credit'
+      ? {
+          description: `Credit carried from invoice ${line.invoiceId}`,
+          unitAmount: line.amount,
+          quantity: 1,
+          taxRateIds: [],
+        }
+      : {
+          priceId: line.priceId,
+          quantity: line.quantity,
+          taxRateIds: line.taxRateIds.filter((id) => active.has(id)),
+          period: { start: seconds(line.periodStart), end: seconds(line.periodEnd) },
+          proration: { kind: line.kind, amount: line.amount },
+        },
+  );
+}
+
+const taxRatesOf = (lines: PendingLine[]) =>
+  lines.map((line) => (line.kind === 'carried_credit' ? [] : line.taxRateIds));
+
+/**
+ * The period's invoice as the invoice module takes it from billing code: the idempotency key names the
+ * period. The upcoming-invoice preview bills the same input (src/subscriptions/upcoming-invoice.ts).
+ */
+export async function periodInvoice(db: Queryable, input: RenewalInvoiceInput): Promise<BillingInvoiceInput> {
+  const pending = input.pendingLines ?? [];
+  const active = await activeRates(db, input.accountId, [
+    ...input.items.map((item) => item.taxRateIds),
+    ...taxRatesOf(pending),
+  ]);
   return {
     customerId: input.customerId,
     currency: input.currency,
@@ -93,11 +148,14 @@ async function periodInvoice(db: Queryable, input: RenewalInvoiceInput): Promise
       input.collectionMethod === 'send_invoice'
         ? seconds(input.periodStart) + SEND_INVOICE_DUE_DAYS * 86_400
         : undefined,
-    lines: input.items.map((item) => ({
-      priceId: item.priceId,
-      quantity: item.quantity,
-      taxRateIds: item.taxRateIds.filter((id) => active.has(id)),
-    })),
+    lines: [
+      ...input.items.map((item) => ({
+        priceId: item.priceId,
+        quantity: item.quantity,
+        taxRateIds: item.taxRateIds.filter((id) => active.has(id)),
+      })),
+      ...pendingBillingLines(pending, active),
+    ],
     subscriptionId: input.subscriptionId,
     billingReason: input.billingReason,
     period: { start: seconds(input.periodStart), end: seconds(input.periodEnd) },
@@ -105,25 +163,148 @@ async function periodInvoice(db: Queryable, input: RenewalInvoiceInput): Promise
   };
 }
 
+/**
+ * Proration lines invoiced at once (`always_invoice`, docs/decisions.md §25): what the invoice bills,
+ * and the key that names it (the subscription and the state version the change writes), so a retried
+ * activity finds the invoice and the attempt it made.
+ */
+export interface ImmediateInvoiceInput {
+  accountId: string;
+  subscriptionId: string;
+  customerId: string;
+  currency: string;
+  collectionMethod: CollectionMethod;
+  paymentMethodId: string | null;
+  lines: PendingLine[];
+  /** Workflow ms: the change's time, the lines' start. */
+  at: number;
+  /** The version of the state the change writes. */
+  version: number;
+  /**
+   * The subscription ends with this invoice (cancel or end_date with prorate): a credit below zero cannot
+   * be carried, so it is refunded to the card from the invoice that billed this period (its start, ms).
+   */
+  endingPeriodStart?: number;
+}
+
+/**
+ * The credit of an ending subscription (docs/decisions.md §25), refunded to the card from the invoice
+ * that billed the period, at most what that invoice has left to refund (one refund, named after the
+ * change: a retry finds it). Answers the cents refunded; what could not be stays on the final invoice.
+ */
+async function refundEndingCredit(
+  prisma: Db,
+  gateway: PaymentGateway,
+  input: ImmediateInvoiceInput,
+  credit: number,
+): Promise<number> {
+  const periodInvoiceId = await renewalInvoiceId(prisma, {
+    subscriptionId: input.subscriptionId,
+    periodStart: new Date(input.endingPeriodStart!),
+  });
+  if (!periodInvoiceId) return 0;
+  const attemptKey = `${immediateInvoiceKey(input.subscriptionId, input.version)}:ending-credit`;
+  const invoice = await findInvoice(prisma, input.accountId, periodInvoiceId);
+  const refundable = Number(invoice.amountPaid - invoice.amountRefunded);
+  const existing = await findRefundByKey(prisma, input.accountId, periodInvoiceId, `refund:${attemptKey}`);
+  if (existing) return -Number(existing.amount);
+  if (invoice.status !== 'paid' || refundable <= 0) return 0;
+  const refund = await refundInvoice(prisma, gateway, input.accountId, periodInvoiceId, {
+    amount: Math.min(credit, refundable),
+    attemptKey,
+  });
+  return -refund.amount;
+}
+
+/**
+ * The unit amounts of `priceIds`, for proration at the time of a change (src/subscriptions/proration.ts):
+ * read once, under the workflow's lock, and kept in the lines it computes.
+ */
+export async function priceUnitAmounts(
+  prisma: Db,
+  accountId: string,
+  priceIds: string[],
+): Promise<Record<string, number>> {
+  const prices = await readPrices(prisma, accountId, [...new Set(priceIds)]);
+  const amounts = Object.fromEntries(prices.map((price) => [price.id, price.unit_amount]));
+  const missing = priceIds.find((id) => amounts[id] === undefined);
+  if (missing) throw notFound('price', missing);
+  return amounts;
+}
+
+/** Idempotency key of an immediate proration invoice. */
+export function immediateInvoiceKey(subscriptionId: string, version: number): string {
+  return `subscription:${subscriptionId}:change:${version}`;
+}
+
+export async function immediateInvoice(db: Queryable, input: ImmediateInvoiceInput): Promise<BillingInvoiceInput> {
+  const active = await activeRates(db, input.accountId, taxRatesOf(input.lines));
+  return {
+    customerId: input.customerId,
+    currency: input.currency,
+    collectionMethod: input.collectionMethod,
+    dueDate: input.collectionMethod === 'send_invoice' ? seconds(input.at) + SEND_INVOICE_DUE_DAYS * 86_400 : undefined,
+    lines: pendingBillingLines(input.lines, active),
+    subscriptionId: input.subscriptionId,
+    billingReason: 'subscription_update',
+    period: { start: seconds(input.at), end: seconds(input.at) },
+    idempotencyKey: immediateInvoiceKey(input.subscriptionId, input.version),
+  };
+}
+
+/**
+ * `always_invoice`: the change's proration lines invoiced, finalized and (charge_automatically) charged
+ * now, once whatever the retries (the invoice's key, then the attempt's). A declined charge leaves the
+ * invoice open with invoice.payment_failed and no dunning: the change stands (Stripe's
+ * allow_incomplete). Answers the invoice's total, which the subscription carries when below zero.
+ */
+export async function invoiceProrationsNow(
+  prisma: Db,
+  gateway: PaymentGateway,
+  input: ImmediateInvoiceInput,
+): Promise<{ invoiceId: string; total: number; status: string; refunded?: number }> {
+  const invoice = await createKeyedInvoice(prisma, input.accountId, await immediateInvoice(prisma, input));
+  const finalized = await finalizeInvoice(prisma, input.accountId, invoice.id, { allowFinalized: true });
+  if (invoice.total < 0 && input.endingPeriodStart !== undefined) {
+    const refunded = await refundEndingCredit(prisma, gateway, input, -invoice.total);
+    return { invoiceId: invoice.id, total: invoice.total, status: finalized.status, refunded };
+  }
+  if (finalized.status !== 'open' || input.collectionMethod !== 'charge_automatically')
+    return { invoiceId: invoice.id, total: invoice.total, status: finalized.status };
+  const collection = await collectInvoice(prisma, gateway, input.accountId, invoice.id, {
+    paymentMethodId: input.paymentMethodId ?? undefined,
+    attemptKey: `${immediateInvoiceKey(input.subscriptionId, input.version)}:attempt:1`,
+  });
+  const status = collection.outcome === 'paid' || collection.outcome === 'already_paid' ? 'paid' : 'open';
+  return { invoiceId: invoice.id, total: invoice.total, status: collection.outcome === 'void' ? 'void' : status };
+}
+
+/** A period's invoice: its id, and its total (below zero only with credits, which the subscription then carries: docs/decisions.md §25). */
+export interface RenewalInvoice {
+  invoiceId: string;
+  /** Absent from results recorded before proration: workflow code reads it as not below zero. */
+  total?: number;
+}
+
 async function recordRenewal(
   db: Queryable,
   input: RenewalInvoiceInput,
-  invoiceId: string,
-): Promise<{ invoiceId: string }> {
-  await insertRenewal(db, periodKey(input), input.accountId, new Date(input.periodEnd), invoiceId);
-  return { invoiceId };
+  invoice: { id: string; total: number },
+): Promise<RenewalInvoice> {
+  await insertRenewal(db, periodKey(input), input.accountId, new Date(input.periodEnd), invoice.id);
+  return { invoiceId: invoice.id, total: invoice.total };
 }
 
 /** The period's draft invoice (invoice.created), made once per period whatever the retries. A 4xx ApiError when the items can no longer be billed. */
-export async function createRenewalInvoice(prisma: Db, input: RenewalInvoiceInput): Promise<{ invoiceId: string }> {
+export async function createRenewalInvoice(prisma: Db, input: RenewalInvoiceInput): Promise<RenewalInvoice> {
   const invoice = await createKeyedInvoice(prisma, input.accountId, await periodInvoice(prisma, input));
-  return recordRenewal(prisma, input, invoice.id);
+  return recordRenewal(prisma, input, invoice);
 }
 
 /** createRenewalInvoice in the caller's transaction (billPeriod's). */
-async function createRenewalInvoiceInTx(tx: AnyTx, input: RenewalInvoiceInput): Promise<{ invoiceId: string }> {
+async function createRenewalInvoiceInTx(tx: AnyTx, input: RenewalInvoiceInput): Promise<RenewalInvoice> {
   const invoice = await createInvoiceForBilling(tx, input.accountId, await periodInvoice(tx, input));
-  return recordRenewal(tx, input, invoice.id);
+  return recordRenewal(tx, input, invoice);
 }
 
 /** draft -> open (invoice.finalized; invoice.sent for send_invoice), once. Answers the invoice's status; a voided invoice voids its renewal. */

@@ -67,3 +67,17 @@ export async function lockRenewalAttemptCount(tx: AnyTx, key: RenewalKey): Promi
   ]);
   return row?.attemptCount ?? null;
 }
+
+const RENEWAL_INVOICE: Statement = {
+  name: 'renewal_invoice',
+  text: 'SELECT invoice_id AS "invoiceId" FROM subscription_renewals WHERE subscription_id = $1 AND period_start = $2',
+};
+
+/** The invoice that billed the period (null when none was made). */
+export async function renewalInvoiceId(db: Queryable, key: RenewalKey): Promise<string | null> {
+  const [row] = await queryRows<{ invoiceId: string | null }>(db, RENEWAL_INVOICE, [
+    key.subscriptionId,
+    key.periodStart,
+  ]);
+  return row?.invoiceId ?? null;
+}

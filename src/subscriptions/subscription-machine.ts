@@ -4,6 +4,7 @@
  * unit-tested in one place. Times are UTC milliseconds of workflow time.
  */
 import { DAY_MS, periodBounds, periodStart, type BillingCycle, type BillingInterval } from './billing-dates';
+import type { PendingLine, ProrationBehavior } from './proration';
 
 export const SUBSCRIPTION_STATUSES = ['scheduled', 'trialing', 'active', 'paused', 'canceled', 'expired'] as const;
 export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
@@ -83,6 +84,13 @@ export interface SubscriptionState {
   version: number;
   /** The last renewal that could not be invoiced (e.g. the customer was deleted), for operators. */
   lastError: string | null;
+  /**
+   * Proration lines and carried credits waiting for the next invoice (docs/decisions.md §25); absent
+   * when there are none (states written before proration have none).
+   */
+  pendingLines?: PendingLine[];
+  /** Credit the unused time when end_date or cancel_at ends the subscription inside a billed period (absent: no). */
+  prorateEnd?: boolean;
 }
 
 export interface SubscriptionCreateSpec {
@@ -114,6 +122,13 @@ export interface SubscriptionChanges {
   cancelAt?: number | null;
   cancelAtPeriodEnd?: boolean;
   endDate?: number | null;
+  /**
+   * How a change of items inside a billed period is prorated (docs/decisions.md §25); absent or `none`:
+   * from the next invoice, as before. The API sends the account's default when the request names none.
+   */
+  prorationBehavior?: ProrationBehavior;
+  /** `prorate` with end_date or cancel_at: the ending credits the unused time of the period (decisions.md §25). */
+  prorateEnd?: boolean;
 }
 
 /** A move the state forbids (API 409) or input only the state can judge (API 400). */
@@ -272,6 +287,8 @@ export function billed(
     latestInvoiceId: invoiceId ?? state.latestInvoiceId,
     invoicesIssued: state.invoicesIssued + (invoiceId ? 1 : 0),
     lastError: error,
+    // The pending lines went on the period's invoice; kept when it could not be made.
+    pendingLines: invoiceId ? undefined : state.pendingLines,
   });
 }
 
@@ -295,6 +312,8 @@ export interface PeriodToBill {
   collectionMethod: CollectionMethod;
   billingReason: 'subscription_create' | 'subscription_cycle';
   items: SubscriptionItemState[];
+  /** Proration lines and carried credits the period's invoice takes after its items (absent: none). */
+  pendingLines?: PendingLine[];
 }
 
 export function periodToBill(state: SubscriptionState, index: number): PeriodToBill {
@@ -309,6 +328,7 @@ export function periodToBill(state: SubscriptionState, index: number): PeriodToB
     collectionMethod: state.collectionMethod,
     billingReason: state.invoicesIssued === 0 ? 'subscription_create' : 'subscription_cycle',
     items: state.items,
+    ...(state.pendingLines?.length ? { pendingLines: state.pendingLines } : {}),
   };
 }
 
@@ -561,8 +581,9 @@ function applyItemChanges(
 }
 
 /**
- * PATCH: item changes take effect from the next invoice (no proration); so do collection method
- * and payment method. Setting cancel_at clears cancel_at_period_end and the other way round.
+ * PATCH: item changes take effect from the next invoice; so do collection method and payment method.
+ * Their proration (prorationBehavior) is the workflow's to add, with the prices' amounts
+ * (src/subscriptions/proration.ts). Setting cancel_at clears cancel_at_period_end and the other way round.
  */
 export function update(state: SubscriptionState, changes: SubscriptionChanges, nowMs: number): SubscriptionState {
   assertNotEnded(state);
@@ -571,6 +592,7 @@ export function update(state: SubscriptionState, changes: SubscriptionChanges, n
   if (changes.collectionMethod !== undefined) patch.collectionMethod = changes.collectionMethod;
   if (changes.defaultPaymentMethodId !== undefined) patch.defaultPaymentMethodId = changes.defaultPaymentMethodId;
   if (changes.endDate !== undefined) patch.endDate = changes.endDate;
+  if (changes.prorateEnd !== undefined) patch.prorateEnd = changes.prorateEnd ? true : undefined;
   if (changes.cancelAt !== undefined) {
     patch.cancelAt = changes.cancelAt;
     patch.cancelAtPeriodEnd = false;

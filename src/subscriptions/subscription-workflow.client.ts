@@ -1,4 +1,5 @@
 import { isGrpcServiceError, type Client } from '@temporalio/client';
+import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
 import type { Db } from '../db/prisma';
 import { WorkflowNotFoundError, type UpdateDefinition } from '@temporalio/common';
 import { ApiError, conflict, ServiceUnavailableError, type ErrorType } from '../http/errors';
@@ -7,6 +8,7 @@ import { isStartPending, type WorkflowStart } from '../temporal/workflow-starts'
 import { displayStartOptions, type WorkflowDisplay } from '../temporal/workflow-display';
 import {
   invoiceSettledSignal,
+  stateQuery,
   SUBSCRIPTION_WORKFLOW_TYPE,
   subscriptionWorkflowId,
   type SubscriptionWorkflowInput,
@@ -183,5 +185,43 @@ export async function noticeInvoiceSettled(
       { err: error, invoiceId: invoice.id, subscriptionId: invoice.subscription },
       'invoice settled: the subscription workflow was not told',
     );
+  }
+}
+
+/**
+ * The subscription's state as its workflow holds it (pending proration lines included), for reads that
+ * must bill exactly as the workflow will (the upcoming-invoice preview). A workflow still waiting on its
+ * start delay (decisions.md §14) has run no task and answers no query: its state is then its input, read
+ * from the start event of its history (decoded by the client's codec), since nothing has changed it yet.
+ */
+export async function readSubscriptionState(
+  { temporal, prisma }: { temporal: Client; prisma: Db },
+  subscriptionId: string,
+): Promise<SubscriptionState> {
+  await assertTemporalReachable(temporal);
+  const handle = temporal.workflow.getHandle(subscriptionWorkflowId(subscriptionId));
+  try {
+    const { historyLength } = await handle.describe();
+    if (historyLength > 2) return await handle.query(stateQuery);
+    const history = await handle.fetchHistory();
+    const started = history.events?.[0]?.workflowExecutionStartedEventAttributes;
+    const input = await decodeFromPayloadsAtIndex<SubscriptionWorkflowInput>(
+      temporal.options.loadedDataConverter,
+      0,
+      started?.input?.payloads,
+    );
+    if ('created' in input) return input.created;
+    if ('continued' in input) return input.continued;
+    return await handle.query(stateQuery);
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) {
+      if (await isStartPending(prisma, subscriptionWorkflowId(subscriptionId)))
+        throw conflict(
+          `Subscription ${subscriptionId} is still being started; ask again in a few seconds.`,
+          'subscription_starting',
+        );
+      throw conflict(`Subscription ${subscriptionId} has ended.`, 'subscription_ended');
+    }
+    throw translated(error, subscriptionId);
   }
 }

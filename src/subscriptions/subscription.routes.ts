@@ -4,6 +4,7 @@ import { Answer, type Api } from '../http/api';
 import { ADMIN_ROLES } from '../http/auth';
 import { pageSchema } from '../http/pagination';
 import { getDunningSettings, putDunningSettings } from './dunning-settings.service';
+import { getProrationSettings, putProrationSettings } from './proration-settings.service';
 import { creationAnswer } from './subscription.records';
 import {
   cancelSubscriptionQuery,
@@ -12,6 +13,8 @@ import {
   dunningSettingsSchema,
   emptyBody,
   listSubscriptionsQuery,
+  prorationSettingsBody,
+  prorationSettingsSchema,
   subscriptionIdParams,
   subscriptionSchema,
   updateSubscriptionBody,
@@ -88,7 +91,10 @@ export function registerSubscriptionRoutes(api: Api, appDeps: AppDeps): void {
     path: '/subscriptions/{id}',
     tag,
     summary: 'Update items, collection method, payment method, cancel_at, end_date',
-    description: `Item changes take effect from the next invoice (no proration). ${stateChange}`,
+    description:
+      "Item changes take effect from the next invoice; inside a billed period `proration_behavior` (default: the account's, " +
+      'GET /settings/proration) credits the unused time of what was replaced and charges the rest of the period of what replaces it, ' +
+      `on the next invoice (create_prorations) or on an invoice charged now (always_invoice). ${stateChange}`,
     params: subscriptionIdParams,
     body: updateSubscriptionBody,
     response: subscriptionSchema,
@@ -107,7 +113,7 @@ export function registerSubscriptionRoutes(api: Api, appDeps: AppDeps): void {
     response: subscriptionSchema,
     errors: [404, 409, 503],
     handler: ({ principal, params, query }) =>
-      cancelSubscription(deps, principal.accountId, params.id, query.at_period_end ?? false),
+      cancelSubscription(deps, principal.accountId, params.id, query.at_period_end ?? false, query.prorate ?? false),
   });
 
   api.route({
@@ -136,6 +142,28 @@ export function registerSubscriptionRoutes(api: Api, appDeps: AppDeps): void {
     errors: [404, 409, 503],
     handler: ({ principal, params, idempotencySeed }) =>
       resumeSubscription(deps, principal.accountId, params.id, idempotencySeed),
+  });
+
+  api.route({
+    method: 'get',
+    path: '/settings/proration',
+    tag,
+    roles: ADMIN_ROLES,
+    summary: "The account's default proration_behavior for changes of a subscription's items",
+    response: prorationSettingsSchema,
+    handler: ({ principal }) => getProrationSettings(prisma, principal.accountId),
+  });
+
+  api.route({
+    method: 'put',
+    path: '/settings/proration',
+    tag,
+    roles: ADMIN_ROLES,
+    summary: 'Set the default proration_behavior (create_prorations, always_invoice or none)',
+    description: 'Applies to changes made from now on; a PATCH naming proration_behavior uses its own.',
+    body: prorationSettingsBody,
+    response: prorationSettingsSchema,
+    handler: ({ principal, body }) => putProrationSettings(prisma, principal.accountId, body),
   });
 
   api.route({

@@ -4,6 +4,7 @@ import { paginationQuery } from '../http/pagination';
 import { queryBoolean, resourceId, unixSeconds, unixTime } from '../http/validation';
 import { paymentMethodId } from '../payments/payment-method.schemas';
 import { COLLECTION_METHODS, DUNNING_OUTCOMES, API_SUBSCRIPTION_STATUSES } from './subscription-machine';
+import { PRORATION_BEHAVIORS } from './proration';
 import { updatedMsField } from '../lib/object-version';
 import { currencyCode } from '../lib/iso';
 
@@ -87,7 +88,9 @@ export const createSubscriptionBody = z
   })
   .meta({ id: 'SubscriptionCreate' });
 
-const itemChangeInput = z
+export const prorationBehavior = z.enum(PRORATION_BEHAVIORS);
+
+export const itemChangeInput = z
   .strictObject({
     id: resourceId.optional().describe('An item of this subscription (si_); absent to add an item'),
     price: resourceId.optional(),
@@ -126,12 +129,25 @@ export const updateSubscriptionBody = z
       .min(1, 'must hold at least one change')
       .max(MAX_ITEMS, `may hold at most ${MAX_ITEMS} changes`)
       .optional()
-      .describe('Changes applied in order; they take effect from the next invoice (no proration)'),
+      .describe(
+        'Changes applied in order; they take effect from the next invoice, and proration_behavior says what the rest of the current period costs',
+      ),
     collection_method: z.enum(COLLECTION_METHODS).optional(),
     default_payment_method: paymentMethodId.nullable().optional(),
     cancel_at: unixSeconds.nullable().optional().describe('Unix seconds in the future; null clears it'),
     cancel_at_period_end: z.boolean().optional(),
     end_date: unixSeconds.nullable().optional().describe('Unix seconds in the future; null clears it'),
+    prorate: z
+      .boolean()
+      .optional()
+      .describe(
+        "true: when end_date or cancel_at ends the subscription inside a billed period, the unused time is credited (refunded from that period's invoice); false withdraws it",
+      ),
+    proration_behavior: prorationBehavior
+      .optional()
+      .describe(
+        'How a change of items inside a billed period is prorated (docs/api.md, "Proration"): `create_prorations` puts a credit for the unused time of what is replaced and a charge for the rest of the period of what replaces it on the next invoice, `always_invoice` invoices and charges them now, `none` bills the change from the next invoice only. Default: the account\'s setting (GET /settings/proration)',
+      ),
   })
   .superRefine((body, ctx) => {
     if (body.items) noRepeatedPrices(body.items, ctx);
@@ -145,15 +161,37 @@ export const updateSubscriptionBody = z
   })
   .meta({ id: 'SubscriptionUpdate' });
 
+export const prorationSettingsBody = z
+  .strictObject({
+    proration_behavior: prorationBehavior.describe(
+      'What a change of items does when the request names no proration_behavior',
+    ),
+  })
+  .meta({ id: 'ProrationSettingsUpdate' });
+
+export const prorationSettingsSchema = z
+  .object({ object: z.literal('proration_settings'), proration_behavior: prorationBehavior })
+  .meta({ id: 'ProrationSettings' });
+
 export const listSubscriptionsQuery = z.strictObject({
   ...paginationQuery(100),
   status: z.enum(API_SUBSCRIPTION_STATUSES).optional(),
   customer: resourceId.optional(),
 });
 
-export const cancelSubscriptionQuery = z.strictObject({
-  at_period_end: queryBoolean.optional().describe('true: cancel when the current period ends instead of now'),
-});
+export const cancelSubscriptionQuery = z
+  .strictObject({
+    at_period_end: queryBoolean.optional().describe('true: cancel when the current period ends instead of now'),
+    prorate: queryBoolean
+      .optional()
+      .describe(
+        "true: cancel now crediting the unused time of the billed period (refunded to the card from that period's invoice); with lines waiting, on a final invoice",
+      ),
+  })
+  .superRefine((query, ctx) => {
+    if (query.prorate && query.at_period_end)
+      ctx.addIssue({ code: 'custom', path: ['prorate'], message: 'applies to a cancel now, not at_period_end' });
+  });
 
 export const subscriptionIdParams = z.strictObject({ id: resourceId });
 
@@ -241,3 +279,4 @@ export type DunningSettingsInput = z.output<typeof dunningSettingsBody>;
 export type DunningSettingsObject = z.output<typeof dunningSettingsSchema>;
 export type SubscriptionItemObject = z.output<typeof subscriptionItemSchema>;
 export type SubscriptionObject = z.output<typeof subscriptionSchema>;
+export type ProrationSettingsObject = z.output<typeof prorationSettingsSchema>;

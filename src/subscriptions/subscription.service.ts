@@ -53,6 +53,7 @@ import type {
 import { atTime, currentTime } from '../lib/clock-time';
 import { clockBinding, customerClock } from '../test-clocks/test-clock.service';
 import { subscriptionDisplay } from '../temporal/workflow-display';
+import { accountProrationBehavior } from './proration-settings.service';
 
 export interface SubscriptionDeps {
   prisma: Db;
@@ -294,7 +295,7 @@ export function getSubscription(prisma: Db, accountId: string, id: string): Prom
  * The live subscription of the account to change: 404 when unknown, 409 once it has ended (its
  * workflow is gone), and 409 while its customer's test clock advances. With its clock's time (ms) if any.
  */
-async function liveSubscription(
+export async function liveSubscription(
   prisma: Db,
   accountId: string,
   id: string,
@@ -347,7 +348,7 @@ async function assertChangedItemsWithinCeiling(
   await assertItemsWithinCeiling(prisma, row.accountId, [...items.values()]);
 }
 
-async function itemChanges(
+export async function itemChanges(
   prisma: Db,
   row: SubscriptionWithItems,
   input: NonNullable<UpdateSubscriptionInput['items']>,
@@ -405,7 +406,12 @@ async function applySubscriptionUpdate(
   const { prisma } = deps;
   const { accountId, id } = row;
   const changes: SubscriptionChanges = {};
-  if (input.items) changes.items = await itemChanges(prisma, row, input.items);
+  if (input.items) {
+    changes.items = await itemChanges(prisma, row, input.items);
+    // The workflow prorates only what it is asked to; the account's setting is the default (decisions.md §25).
+    const behavior = input.proration_behavior ?? (await accountProrationBehavior(prisma, accountId));
+    if (behavior !== 'none') changes.prorationBehavior = behavior;
+  }
   if (input.collection_method !== undefined) changes.collectionMethod = input.collection_method;
   if (input.default_payment_method !== undefined) {
     changes.defaultPaymentMethodId =
@@ -418,6 +424,7 @@ async function applySubscriptionUpdate(
     changes.cancelAt = input.cancel_at === null ? null : input.cancel_at * 1000;
   }
   if (input.cancel_at_period_end !== undefined) changes.cancelAtPeriodEnd = input.cancel_at_period_end;
+  if (input.prorate !== undefined) changes.prorateEnd = input.prorate;
   if (input.end_date !== undefined) {
     assertFuture(input.end_date, 'end_date');
     if (input.end_date !== null && input.end_date * 1000 <= row.startDate.getTime()) {
@@ -434,9 +441,10 @@ export async function cancelSubscription(
   accountId: string,
   id: string,
   atPeriodEnd: boolean,
+  prorate = false,
 ): Promise<SubscriptionObject> {
   await liveSubscription(deps.prisma, accountId, id);
-  return updateSubscriptionWorkflow(deps, id, cancelUpdate, [{ atPeriodEnd }]);
+  return updateSubscriptionWorkflow(deps, id, cancelUpdate, [{ atPeriodEnd, ...(prorate ? { prorate } : {}) }]);
 }
 
 /**

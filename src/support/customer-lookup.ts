@@ -49,6 +49,8 @@ const methodWords = (method: { brand: string | null; last4: string } | null) =>
 const REASON_WORDS: Record<string, string> = {
   subscription_create: 'first invoice of subscription',
   subscription_cycle: 'renewal of subscription',
+  // A change's proration invoiced at once, or what a subscription ending with prorate owed (docs/decisions.md §25).
+  subscription_update: 'proration of a change to subscription',
   manual: 'invoice',
 };
 

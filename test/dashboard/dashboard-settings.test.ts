@@ -36,7 +36,7 @@ async function openSettings(page: Page) {
 
 describe('the Settings screen', () => {
   browserIt(
-    'time zone, dunning, an invitation accepted in a second browser, a role change and the last superadmin',
+    'time zone, dunning, proration, an invitation accepted in a second browser, a role change and the last superadmin',
     async () => {
       const page = await browser!.newPage();
       await browser!.signIn(page, admin);
@@ -68,6 +68,17 @@ describe('the Settings screen', () => {
       await dunning.getByLabel('Pause the subscription').check();
       await dunning.getByRole('button', { name: 'Save dunning' }).click();
       await dunning.getByText(/^Saved\./).waitFor();
+
+      // Proration: the account's default (`none` for this test account) changed, as GET /settings/proration then says.
+      const proration = page.getByRole('region', { name: 'Proration' });
+      expect(await proration.getByLabel(/Do not prorate/).isChecked()).toBe(true);
+      await proration.getByLabel(/Credit and charge the rest of the period/).check();
+      await proration.getByRole('button', { name: 'Save proration' }).click();
+      await proration.getByText(/^Saved\./).waitFor();
+      await screen(page, 'settings-proration');
+      expect((await app.prisma.account.findUniqueOrThrow({ where: { id: account.accountId } })).prorationBehavior).toBe(
+        'create_prorations',
+      );
 
       // An invitation: its one-time link shown, the pending row's expiry in the account's zone.
       const team = page.getByRole('region', { name: 'Team' });

@@ -45,6 +45,26 @@ describe('migrations', () => {
     );
   });
 
+  it('keeps proration off for accounts that existed before it, and on for new ones (docs/decisions.md §25)', async () => {
+    const url = await freshDatabase('migrate_proration_default');
+    const migration = '20261124203454_subscription_prorations';
+    const before = fs.mkdtempSync(path.join(os.tmpdir(), 'migrations-'));
+    for (const file of readMigrations(paths.migrations).filter((candidate) => candidate.name < migration))
+      fs.cpSync(path.join(paths.migrations, file.name), path.join(before, file.name), { recursive: true });
+    await migrate(url, before);
+    await query(url, "INSERT INTO accounts (id, name) VALUES ('acct_before', 'Before')");
+    await migrate(url, paths.migrations);
+    await query(url, "INSERT INTO accounts (id, name) VALUES ('acct_after', 'After')");
+    const rows = await query<{ id: string; proration_behavior: string }>(
+      url,
+      'SELECT id, proration_behavior FROM accounts ORDER BY id',
+    );
+    expect(rows).toEqual([
+      { id: 'acct_after', proration_behavior: 'create_prorations' },
+      { id: 'acct_before', proration_behavior: 'none' },
+    ]);
+  });
+
   it('refuses to run when an applied migration file changed, and applies nothing', async () => {
     const url = await freshDatabase('migrate_tampered');
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'migrations-'));

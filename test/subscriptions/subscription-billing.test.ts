@@ -437,6 +437,54 @@ describe('subscription billing on Temporal (time skipping)', () => {
     });
   });
 
+  it('prorations (decisions.md §25): create_prorations waits for the renewal, always_invoice charges now with what waits, cancel with prorate refunds the unused time', async () => {
+    await inWorld('prorations', async (world) => {
+      const { customer, price } = await customerAndPrice(world, { unitAmount: 3000 });
+      const now = await world.env.currentTimeMs();
+      const subscription = await createSubscription(world.api, {
+        customer,
+        items: [{ price, quantity: 1 }],
+        trial_days: 0,
+        start_date: unix(now),
+      });
+      const itemId = subscription.items.data[0].id;
+      const change = (quantity: number, behavior: string) =>
+        world.api.patch(`/subscriptions/${subscription.id}`, {
+          items: [{ id: itemId, quantity }],
+          proration_behavior: behavior,
+        });
+      await advanceBy(world, subscription.id, 5 * DAY_MS);
+      expectStatus(await change(2, 'create_prorations'), 200, 'PATCH create_prorations');
+      expect(await invoicesOf(world, subscription.id)).toHaveLength(1);
+      await advanceBy(world, subscription.id, 3 * DAY_MS);
+      expectStatus(await change(3, 'always_invoice'), 200, 'PATCH always_invoice');
+      const [, now1] = await invoicesOf(world, subscription.id);
+      // The lines of both changes, invoiced and charged at once.
+      expect(now1).toMatchObject({ billingReason: 'subscription_update', status: 'paid' });
+      expect(now1!.lines.map((line) => [line.quantity, line.proration, Math.sign(Number(line.amount))])).toEqual([
+        [1, true, -1],
+        [2, true, 1],
+        [2, true, -1],
+        [3, true, 1],
+      ]);
+      await advanceTo(world, subscription.id, subscription.current_period_end * 1000 + HOUR_MS);
+      const renewal = (await invoicesOf(world, subscription.id))[2]!;
+      expect(renewal).toMatchObject({ billingReason: 'subscription_cycle', total: 9000n, status: 'paid' });
+      await advanceBy(world, subscription.id, 10 * DAY_MS);
+      const canceled = expectStatus(
+        await world.api.delete(`/subscriptions/${subscription.id}?prorate=true`),
+        200,
+        'DELETE ?prorate=true',
+      );
+      const final = (await invoicesOf(world, subscription.id))[3]!;
+      expect(canceled).toMatchObject({ status: 'canceled', latest_invoice: final.id });
+      expect(final.total < 0n).toBe(true);
+      const refunded = await world.app.prisma.invoice.findUniqueOrThrow({ where: { id: renewal.id } });
+      expect(refunded.amountRefunded).toBe(-final.total);
+      return [subscription.id];
+    });
+  });
+
   it('a period that cannot be invoiced (its customer is gone) is recorded and skipped, not retried forever', async () => {
     await inWorld('renewal-rejected', async (world) => {
       const { customer, price } = await customerAndPrice(world);

@@ -97,15 +97,28 @@ export interface TestAccount {
   apiKey: string;
 }
 
+/**
+ * A new account with a key. New accounts prorate subscription changes (docs/decisions.md §25); the
+ * tests written before proration describe `none`, so test accounts are set to it unless
+ * `prorationBehavior` says otherwise (`'account default'` keeps what a new account gets).
+ */
 export async function createTestAccount(
   prisma: Db,
-  options: { role?: Role; paymentPlans?: boolean; name?: string } = {},
+  options: {
+    role?: Role;
+    paymentPlans?: boolean;
+    name?: string;
+    prorationBehavior?: 'create_prorations' | 'always_invoice' | 'none' | 'account default';
+  } = {},
 ): Promise<TestAccount> {
   const created = await createAccount(prisma, {
     name: options.name ?? 'Test account',
     role: options.role ?? 'developer',
     paymentPlans: options.paymentPlans,
   });
+  const behavior = options.prorationBehavior ?? 'none';
+  if (behavior !== 'account default')
+    await prisma.account.update({ where: { id: created.account_id }, data: { prorationBehavior: behavior } });
   return { accountId: created.account_id, apiKey: created.api_key };
 }
 
@@ -230,7 +243,7 @@ export interface WorkerApp {
  */
 export async function startWorkerApp(
   name: string,
-  account: { paymentPlans?: boolean; name?: string } = {},
+  account: Parameters<typeof createTestAccount>[1] = {},
 ): Promise<WorkerApp> {
   quietRuntime();
   const taskQueue = `${name}-${crypto.randomUUID()}`;

@@ -6,7 +6,7 @@ import { SESSION_KEY } from '../session';
 import { Confirm, Failure, Loading, Notice } from './common';
 
 /**
- * Settings (docs/api.md "Dashboard team"): the account (name, time zone), the dunning schedule, the
+ * Settings (docs/api.md "Dashboard team"): the account (name, time zone), the dunning schedule, proration, the
  * team and invitations, and the signed-in person's profile. What a role may do is the API's to decide:
  * the page only leaves out forms the role would be refused.
  */
@@ -18,6 +18,7 @@ export function Settings({ session }: { session: Session }) {
       <h1>Settings</h1>
       <AccountSection session={session} />
       {canDevelop && <DunningSection />}
+      {canDevelop && <ProrationSection />}
       {canDevelop && <TeamSection session={session} />}
       <ProfileSection session={session} />
     </>
@@ -126,6 +127,31 @@ function AccountSection({ session }: { session: Session }) {
   );
 }
 
+/** Radio buttons for one setting, the current value checked. */
+function Choices({
+  legend,
+  name,
+  options,
+  current,
+}: {
+  legend: string;
+  name: string;
+  options: { value: string; label: string }[];
+  current: string;
+}) {
+  return (
+    <fieldset className="choices">
+      <legend>{legend}</legend>
+      {options.map((option) => (
+        <label key={option.value}>
+          <input type="radio" name={name} value={option.value} defaultChecked={current === option.value} />
+          {option.label}
+        </label>
+      ))}
+    </fieldset>
+  );
+}
+
 interface DunningSettings {
   retry_days: number[];
   outcome: 'cancel' | 'pause' | 'keep_active';
@@ -178,21 +204,67 @@ function DunningSection() {
             Retry on days (after the failed charge, ascending, comma-separated)
             <input name="retry_days" defaultValue={dunning.data.retry_days.join(', ')} inputMode="numeric" />
           </label>
-          <fieldset className="choices">
-            <legend>When every retry has failed</legend>
-            {OUTCOMES.map((outcome) => (
-              <label key={outcome.value}>
-                <input
-                  type="radio"
-                  name="outcome"
-                  value={outcome.value}
-                  defaultChecked={dunning.data.outcome === outcome.value}
-                />
-                {outcome.label}
-              </label>
-            ))}
-          </fieldset>
+          <Choices
+            legend="When every retry has failed"
+            name="outcome"
+            options={OUTCOMES}
+            current={dunning.data.outcome}
+          />
           <Submit busy={save.isPending} label="Save dunning" busyLabel="Saving…" />
+        </form>
+      )}
+      <Outcome notice={notice} error={save.error} />
+    </section>
+  );
+}
+
+type ProrationBehavior = 'create_prorations' | 'always_invoice' | 'none';
+
+const BEHAVIORS: { value: ProrationBehavior; label: string }[] = [
+  { value: 'create_prorations', label: 'Credit and charge the rest of the period on the next invoice' },
+  { value: 'always_invoice', label: 'Invoice and charge the difference at once' },
+  { value: 'none', label: 'Do not prorate: the change bills from the next invoice' },
+];
+
+/** The account's default proration_behavior (docs/api.md "Proration"), for changes that name none. */
+function ProrationSection() {
+  const queryClient = useQueryClient();
+  const settings = useQuery({
+    queryKey: ['proration-settings'],
+    queryFn: () => api<{ proration_behavior: ProrationBehavior }>('GET', '/settings/proration'),
+  });
+  const [notice, setNotice] = useState<string>();
+  const save = useMutation({
+    mutationFn: (behavior: string) =>
+      api<{ proration_behavior: ProrationBehavior }>('PUT', '/settings/proration', { proration_behavior: behavior }),
+    onSuccess: (saved) => {
+      queryClient.setQueryData(['proration-settings'], saved);
+      setNotice('Saved. It applies to subscription changes made from now on.');
+    },
+  });
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    setNotice(undefined);
+    save.mutate(String(new FormData(event.currentTarget).get('proration_behavior')));
+  };
+  const current = settings.data?.proration_behavior;
+  return (
+    <section className="card settings-section" aria-labelledby="proration-heading">
+      <h2 id="proration-heading">Proration</h2>
+      <p className="muted">
+        When a subscription&apos;s items change inside a period already billed, exact to the second.
+      </p>
+      {settings.isPending && <Loading />}
+      {settings.isError && <Failure error={settings.error} />}
+      {current && (
+        <form onSubmit={submit} key={current}>
+          <Choices
+            legend="By default, a change of items"
+            name="proration_behavior"
+            options={BEHAVIORS}
+            current={current}
+          />
+          <Submit busy={save.isPending} label="Save proration" busyLabel="Saving…" />
         </form>
       )}
       <Outcome notice={notice} error={save.error} />

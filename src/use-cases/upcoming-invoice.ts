@@ -1,0 +1,105 @@
+import type { Client } from '@temporalio/client';
+import type { Db } from '../db/prisma';
+import { ApiError, badRequest, conflict } from '../http/errors';
+import { previewInvoiceForBilling, withParam } from '../invoices/invoice.service';
+import { atTime } from '../lib/clock-time';
+import { toUnixSeconds } from '../lib/time';
+import { immediateInvoice, periodInvoice, priceUnitAmounts } from '../subscriptions/period-billing';
+import { prorationLines, prorationPeriod } from '../subscriptions/proration';
+import { accountProrationBehavior } from '../subscriptions/proration-settings.service';
+import {
+  nextBillingAt,
+  periodToBill,
+  SubscriptionRuleError,
+  update,
+  type SubscriptionState,
+} from '../subscriptions/subscription-machine';
+import { itemChanges, liveSubscription } from '../subscriptions/subscription.service';
+import { readSubscriptionState } from '../subscriptions/subscription-workflow.client';
+import type { UpcomingInvoiceObject, UpcomingInvoiceQuery } from './upcoming-invoice.schemas';
+
+const RULE_ERROR_TYPES = { conflict: 'conflict', invalid: 'invalid_request_error' } as const;
+
+/** A rule of the state machine refusing the proposed change: the answer PATCH would give. */
+function asApiError(error: unknown): never {
+  if (error instanceof SubscriptionRuleError)
+    throw new ApiError(RULE_ERROR_TYPES[error.kind], error.code, error.message, error.param);
+  throw error;
+}
+
+const noUpcoming = (id: string, why: string) =>
+  conflict(`Subscription ${id} has no upcoming invoice: ${why}.`, 'no_upcoming_invoice');
+
+/**
+ * GET /invoices/upcoming (docs/api.md, "Proration"): the subscription's next invoice exactly as it will
+ * be billed, made by the billing code itself on the workflow's state (pending proration lines included)
+ * in a transaction rolled back, so nothing is written. With a proposed change (`items`), the change is
+ * applied to that state at `proration_date` and prorated as PATCH would: with `always_invoice` the
+ * answer is the invoice the change would charge at once.
+ */
+export async function upcomingInvoice(
+  deps: { prisma: Db; temporal: Client },
+  accountId: string,
+  query: UpcomingInvoiceQuery,
+): Promise<UpcomingInvoiceObject> {
+  const { prisma } = deps;
+  const row = await withParam('subscription', () => liveSubscription(prisma, accountId, query.subscription));
+  const state = await readSubscriptionState(deps, row.id);
+  const nowMs = Math.floor((row.clockTime ?? Date.now()) / 1000) * 1000;
+  const preview = (at: number, work: () => Promise<Parameters<typeof previewInvoiceForBilling>[2]>) =>
+    atTime(at, async () => {
+      const invoice = await previewInvoiceForBilling(prisma, accountId, await work());
+      return { ...invoice, id: null, number: null };
+    });
+
+  let next: SubscriptionState = state;
+  if (query.items) {
+    const at = query.proration_date === undefined ? nowMs : query.proration_date * 1000;
+    const changes = await itemChanges(prisma, row, query.items);
+    try {
+      next = update(state, { items: changes }, at);
+    } catch (error) {
+      asApiError(error);
+    }
+    const behavior = query.proration_behavior ?? (await accountProrationBehavior(prisma, accountId));
+    const period = prorationPeriod(state, at);
+    if (query.proration_date !== undefined && !period)
+      throw badRequest(
+        `proration_date must fall inside the subscription's current billed period (${toUnixSeconds(new Date(state.currentPeriodStart ?? 0))} to ${toUnixSeconds(new Date(state.currentPeriodEnd ?? 0))}).`,
+        'proration_date',
+      );
+    if (behavior !== 'none' && period) {
+      const priceIds = [...new Set([...state.items, ...next.items].map((item) => item.priceId))];
+      const lines = prorationLines(
+        state.items,
+        next.items,
+        await priceUnitAmounts(prisma, accountId, priceIds),
+        period,
+        at,
+      );
+      const pending = [...(state.pendingLines ?? []), ...lines];
+      if (behavior === 'always_invoice' && lines.length > 0) {
+        return preview(at, () =>
+          immediateInvoice(prisma, {
+            accountId,
+            subscriptionId: next.id,
+            customerId: next.customerId,
+            currency: next.currency,
+            collectionMethod: next.collectionMethod,
+            paymentMethodId: next.defaultPaymentMethodId,
+            lines: pending,
+            at,
+            version: next.version,
+          }),
+        );
+      }
+      next = { ...next, pendingLines: pending };
+    }
+  }
+  const billingAt = nextBillingAt(next);
+  if (billingAt === null) throw noUpcoming(row.id, `it is ${next.status}`);
+  if (next.endDate !== null && next.endDate <= billingAt) throw noUpcoming(row.id, 'it expires before it bills again');
+  if (next.cancelAt !== null && next.cancelAt <= billingAt)
+    throw noUpcoming(row.id, 'it is canceled before it bills again');
+  return preview(billingAt, () => periodInvoice(prisma, periodToBill(next, next.nextPeriodIndex)));
+}

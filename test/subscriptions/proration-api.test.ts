@@ -1,0 +1,468 @@
+import fc from 'fast-check';
+import {
+  apiClient,
+  createTestAccount,
+  startWorkerApp,
+  type ApiClient,
+  type TestApp,
+  type WorkerApp,
+} from '../support/harness';
+import { addPaymentMethod, cardBody, CARDS, createTaxRate } from '../support/payments';
+import { expectStatus, recurringPrice } from '../support/subscriptions';
+
+// Proration and the upcoming-invoice preview through HTTP (docs/api.md "Proration", decisions.md §25),
+// on test clocks over the suite's Temporal dev server: a clock's subscriptions run on its time, so a
+// change made after an advance happens at exactly the second the preview was asked for.
+
+const DAY_S = 86_400;
+const START = Date.UTC(2026, 2, 3, 9, 30, 0) / 1000;
+
+let stack: WorkerApp;
+let app: TestApp;
+let api: ApiClient;
+let other: ApiClient;
+
+beforeAll(async () => {
+  stack = await startWorkerApp('proration', { name: 'Proration Co', prorationBehavior: 'account default' });
+  ({ app, api } = stack);
+  other = apiClient(app.baseUrl, (await createTestAccount(app.prisma, { name: 'Other' })).apiKey);
+}, 60_000);
+
+afterAll(async () => {
+  await stack?.close();
+});
+
+async function advance(clockId: string, frozenTime: number) {
+  expectStatus(await api.post(`/test-helpers/test-clocks/${clockId}/advance`, { frozen_time: frozenTime }), 202);
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const clock = expectStatus(await api.get(`/test-helpers/test-clocks/${clockId}`), 200);
+    if (clock.status === 'ready') return;
+    if (Date.now() > deadline) throw new Error(`clock ${clockId} still advancing`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** A clock at START, a customer on it with `card`, and a monthly subscription of `items` started then (first invoice charged unless on trial). */
+async function subscriptionOnClock(
+  items: { price: string; quantity: number; tax?: string[] }[],
+  trialDays = 0,
+  card: string = CARDS.succeeds,
+) {
+  const clock = expectStatus(await api.post('/test-helpers/test-clocks', { frozen_time: START }), 201);
+  const customer = expectStatus(await api.post('/customers', { name: 'Prorated', test_clock: clock.id }), 201);
+  const method = await addPaymentMethod(api, customer.id, cardBody(card));
+  const subscription = expectStatus(
+    await api.post('/subscriptions', {
+      customer: customer.id,
+      items,
+      trial_days: trialDays,
+      start_date: START,
+      default_payment_method: method.id,
+    }),
+    201,
+    'POST /subscriptions',
+  );
+  return { clock, customer, subscription };
+}
+
+/** What an invoice bills, without what only a written invoice has (ids, number, dates of payment, customer snapshot). */
+function billing(invoice: any) {
+  return {
+    billing_reason: invoice.billing_reason,
+    currency: invoice.currency,
+    collection_method: invoice.collection_method,
+    period_start: invoice.period_start,
+    period_end: invoice.period_end,
+    subtotal: invoice.subtotal,
+    subtotal_excluding_tax: invoice.subtotal_excluding_tax,
+    tax: invoice.tax,
+    total: invoice.total,
+    total_excluding_tax: invoice.total_excluding_tax,
+    amount_due: invoice.amount_due,
+    total_taxes: invoice.total_taxes,
+    total_tax_amounts: invoice.total_tax_amounts,
+    lines: invoice.lines.map(({ id: _id, ...line }: any) => line),
+  };
+}
+
+const upcomingPath = (subscriptionId: string, proposed?: { items: unknown[]; behavior?: string; date?: number }) => {
+  const query = new URLSearchParams({ subscription: subscriptionId });
+  if (proposed) {
+    query.set('items', JSON.stringify(proposed.items));
+    if (proposed.behavior) query.set('proration_behavior', proposed.behavior);
+    if (proposed.date !== undefined) query.set('proration_date', String(proposed.date));
+  }
+  return `/invoices/upcoming?${query}`;
+};
+
+async function invoicesOf(subscriptionId: string) {
+  const page = expectStatus(await api.get(`/invoices?subscription=${subscriptionId}&take=100`), 200);
+  return (page.data as any[]).sort((a, b) => a.created - b.created || a.period_start - b.period_start);
+}
+
+describe('PATCH /subscriptions/{id} proration_behavior', () => {
+  it("create_prorations (a new account's default) puts the credit and the charge on the next invoice, to the second", async () => {
+    expect(expectStatus(await api.get('/settings/proration'), 200)).toEqual({
+      object: 'proration_settings',
+      proration_behavior: 'create_prorations',
+    });
+    const price = await recurringPrice(api, { unitAmount: 3000 });
+    const { clock, subscription } = await subscriptionOnClock([{ price, quantity: 1 }]);
+    const itemId = subscription.items.data[0].id;
+    const periodEnd = subscription.current_period_end;
+    const changeAt = START + 10 * DAY_S + 3 * 3600 + 17;
+    await advance(clock.id, changeAt);
+    const changed = expectStatus(
+      await api.patch(`/subscriptions/${subscription.id}`, { items: [{ id: itemId, quantity: 3 }] }),
+      200,
+    );
+    expect(changed.items.data[0].quantity).toBe(3);
+    // Nothing invoiced now: one invoice so far.
+    expect(await invoicesOf(subscription.id)).toHaveLength(1);
+    const preview = expectStatus(await api.get(upcomingPath(subscription.id)), 200, 'GET /invoices/upcoming');
+    const period = periodEnd - START;
+    const left = periodEnd - changeAt;
+    // Half to even on the exact share (docs/api.md "Proration"), computed here with plain numbers.
+    const share = (cents: number) => {
+      const exact = (cents * left) / period;
+      const floor = Math.floor(exact);
+      const diff = exact - floor;
+      return diff > 0.5 || (diff === 0.5 && floor % 2 === 1) ? floor + 1 : floor;
+    };
+    expect(preview.id).toBeNull();
+    expect(preview.lines.map((line: any) => [line.amount, line.quantity, line.proration, line.period])).toEqual([
+      [9000, 3, false, { start: periodEnd, end: expect.any(Number) }],
+      [-share(3000), 1, true, { start: changeAt, end: periodEnd }],
+      [share(9000), 3, true, { start: changeAt, end: periodEnd }],
+    ]);
+    expect(preview.lines[1].description).toMatch(/^Unused time on 1 × /);
+    expect(preview.lines[2].description).toMatch(/^Remaining time on 3 × /);
+    await advance(clock.id, periodEnd + 60);
+    const invoices = await invoicesOf(subscription.id);
+    expect(invoices).toHaveLength(2);
+    expect(billing(invoices[1])).toEqual(billing(preview));
+    expect(invoices[1].status).toBe('paid');
+  });
+
+  it('always_invoice charges the lines now; a downgrade below zero carries its credit to the next invoice', async () => {
+    const dear = await recurringPrice(api, { unitAmount: 10_000 });
+    const cheap = await recurringPrice(api, { unitAmount: 1_000 });
+    const { clock, subscription } = await subscriptionOnClock([{ price: dear, quantity: 1 }]);
+    const itemId = subscription.items.data[0].id;
+    await advance(clock.id, START + 5 * DAY_S);
+    const proposed = { items: [{ id: itemId, price: cheap }], behavior: 'always_invoice' };
+    const preview = expectStatus(await api.get(upcomingPath(subscription.id, proposed)), 200);
+    expect(preview.billing_reason).toBe('subscription_update');
+    expect(preview.total).toBeLessThan(0);
+    expect(preview.amount_due).toBe(0);
+    const changed = expectStatus(
+      await api.patch(`/subscriptions/${subscription.id}`, {
+        items: [{ id: itemId, price: cheap }],
+        proration_behavior: 'always_invoice',
+      }),
+      200,
+    );
+    const invoices = await invoicesOf(subscription.id);
+    expect(invoices).toHaveLength(2);
+    const now = invoices.find((invoice) => invoice.billing_reason === 'subscription_update');
+    expect(changed.latest_invoice).toBe(now.id);
+    expect(billing(now)).toEqual(billing(preview));
+    expect(now.status).toBe('paid');
+    // The credit below zero goes on the next invoice, which the preview shows as it will be billed.
+    const next = expectStatus(await api.get(upcomingPath(subscription.id)), 200);
+    expect(next.lines.at(-1)).toMatchObject({
+      amount: now.total,
+      description: `Credit carried from invoice ${now.id}`,
+    });
+    await advance(clock.id, subscription.current_period_end + 60);
+    const renewal = (await invoicesOf(subscription.id)).at(-1);
+    expect(billing(renewal)).toEqual(billing(next));
+  });
+
+  it('the preview of a proposed change is the invoice later billed, over random changes (fast-check)', async () => {
+    const rate = await createTaxRate(api, 8.25, false);
+    const prices = await Promise.all(
+      [1999, 4500, 12_345].map((unitAmount, index) =>
+        recurringPrice(api, { unitAmount, ...(index === 1 ? { taxBehavior: 'inclusive' as const } : {}) }),
+      ),
+    );
+    let prorationLinesSeen = 0;
+    const change = fc.record({
+      day: fc.integer({ min: 0, max: 27 }),
+      second: fc.integer({ min: 1, max: DAY_S - 1 }),
+      quantity: fc.integer({ min: 1, max: 50 }),
+      price: fc.nat({ max: 2 }),
+      behavior: fc.constantFrom('create_prorations', 'none', 'always_invoice'),
+    });
+    await fc.assert(
+      fc.asyncProperty(fc.array(change, { minLength: 1, maxLength: 3 }), async (changes) => {
+        const { clock, subscription } = await subscriptionOnClock([{ price: prices[0]!, quantity: 2, tax: [rate.id] }]);
+        const itemId = subscription.items.data[0].id;
+        let at = START;
+        for (const step of [...changes].sort((a, b) => a.day * DAY_S + a.second - (b.day * DAY_S + b.second))) {
+          const target = START + step.day * DAY_S + step.second;
+          if (target <= at) continue;
+          at = target;
+          await advance(clock.id, at);
+          const items = [{ id: itemId, price: prices[step.price], quantity: step.quantity }];
+          const current = expectStatus(await api.get(`/subscriptions/${subscription.id}`), 200);
+          if (current.items.data[0].price.id === prices[step.price]) delete (items[0] as { price?: string }).price;
+          const proposed = expectStatus(
+            await api.get(upcomingPath(subscription.id, { items, behavior: step.behavior, date: at })),
+            200,
+            'preview of the change',
+          );
+          const before = (await invoicesOf(subscription.id)).length;
+          expectStatus(
+            await api.patch(`/subscriptions/${subscription.id}`, { items, proration_behavior: step.behavior }),
+            200,
+            'PATCH',
+          );
+          const invoices = await invoicesOf(subscription.id);
+          if (invoices.length > before) {
+            // always_invoice with something to prorate: the preview was the invoice charged now.
+            expect(billing(invoices.at(-1))).toEqual(billing(proposed));
+          } else {
+            expect(billing(expectStatus(await api.get(upcomingPath(subscription.id)), 200))).toEqual(billing(proposed));
+          }
+        }
+        const upcoming = expectStatus(await api.get(upcomingPath(subscription.id)), 200);
+        prorationLinesSeen += upcoming.lines.filter((line: any) => line.proration).length;
+        await advance(clock.id, subscription.current_period_end + 60);
+        const renewal = (await invoicesOf(subscription.id)).find(
+          (invoice) => invoice.period_start === subscription.current_period_end,
+        );
+        expect(billing(renewal)).toEqual(billing(upcoming));
+        expect(renewal.status).toBe('paid');
+      }),
+      { numRuns: 8 },
+    );
+    // The runs did reach the proration path, not only `none`.
+    expect(prorationLinesSeen).toBeGreaterThan(0);
+  }, 600_000);
+
+  it('trialing and paused subscriptions prorate nothing; none bills the change from the next invoice', async () => {
+    const price = await recurringPrice(api, { unitAmount: 2000 });
+    const { subscription: trialing } = await subscriptionOnClock([{ price, quantity: 1 }], 7);
+    const itemId = trialing.items.data[0].id;
+    expectStatus(await api.patch(`/subscriptions/${trialing.id}`, { items: [{ id: itemId, quantity: 2 }] }), 200);
+    const first = expectStatus(await api.get(upcomingPath(trialing.id)), 200);
+    expect(first.billing_reason).toBe('subscription_create');
+    expect(first.lines).toHaveLength(1);
+    expect(first.lines[0]).toMatchObject({ amount: 4000, proration: false });
+
+    const active = await subscriptionOnClock([{ price, quantity: 1 }]);
+    const activeItem = active.subscription.items.data[0].id;
+    await advance(active.clock.id, START + 3 * DAY_S);
+    expectStatus(await api.post(`/subscriptions/${active.subscription.id}/pause`, {}), 200);
+    expectStatus(
+      await api.patch(`/subscriptions/${active.subscription.id}`, {
+        items: [{ id: activeItem, quantity: 4 }],
+        proration_behavior: 'create_prorations',
+      }),
+      200,
+    );
+    expect(expectStatus(await api.get(upcomingPath(active.subscription.id)), 409).error.code).toBe(
+      'no_upcoming_invoice',
+    );
+    expectStatus(await api.post(`/subscriptions/${active.subscription.id}/resume`, {}), 200);
+    const resumed = expectStatus(await api.get(upcomingPath(active.subscription.id)), 200);
+    expect(resumed.lines.map((line: any) => line.proration)).toEqual([false]);
+    expectStatus(
+      await api.patch(`/subscriptions/${active.subscription.id}`, {
+        items: [{ id: activeItem, quantity: 1 }],
+        proration_behavior: 'none',
+      }),
+      200,
+    );
+    expect(expectStatus(await api.get(upcomingPath(active.subscription.id)), 200).lines).toHaveLength(1);
+  });
+});
+
+describe('the upcoming invoice of a subscription whose workflow waits on its start delay', () => {
+  it("is read from the workflow's start input (no task has run to answer a query), then from its state once changed", async () => {
+    const price = await recurringPrice(api, { unitAmount: 4200 });
+    const customer = expectStatus(await api.post('/customers', { name: 'Wall clock' }), 201);
+    await addPaymentMethod(api, customer.id, cardBody(CARDS.succeeds));
+    const subscription = expectStatus(
+      await api.post('/subscriptions', {
+        customer: customer.id,
+        items: [{ price, quantity: 2 }],
+        trial_days: 0,
+        start_date: Math.floor(Date.now() / 1000),
+      }),
+      201,
+    );
+    // Its first task waits for the renewal (decisions.md §14): only the start event is in its history.
+    const handle = app.temporal.workflow.getHandle(`subscription:${subscription.id}`);
+    expect((await handle.describe()).historyLength).toBeLessThanOrEqual(2);
+    const waiting = expectStatus(await api.get(upcomingPath(subscription.id)), 200);
+    expect((await handle.describe()).historyLength).toBeLessThanOrEqual(2);
+    expect(waiting).toMatchObject({
+      id: null,
+      billing_reason: 'subscription_cycle',
+      period_start: subscription.current_period_end,
+      created: subscription.current_period_end,
+      total: 8400,
+    });
+    expect(waiting.lines.map((line: any) => [line.quantity, line.proration])).toEqual([[2, false]]);
+    expectStatus(
+      await api.patch(`/subscriptions/${subscription.id}`, {
+        items: [{ id: subscription.items.data[0].id, quantity: 1 }],
+        proration_behavior: 'create_prorations',
+      }),
+      200,
+    );
+    const changed = expectStatus(await api.get(upcomingPath(subscription.id)), 200);
+    expect(changed.lines.map((line: any) => [line.quantity, line.proration, Math.sign(line.amount)])).toEqual([
+      [1, false, 1],
+      [2, true, -1],
+      [1, true, 1],
+    ]);
+  });
+});
+
+describe('ending inside a period with prorate', () => {
+  it("cancel now with prorate credits the unused time and refunds it from the period's invoice", async () => {
+    const price = await recurringPrice(api, { unitAmount: 3000 });
+    const { clock, subscription } = await subscriptionOnClock([{ price, quantity: 2 }]);
+    const cancelAt = START + 12 * DAY_S + 1234;
+    await advance(clock.id, cancelAt);
+    const canceled = expectStatus(await api.delete(`/subscriptions/${subscription.id}?prorate=true`), 200);
+    expect(canceled.status).toBe('canceled');
+    const [first, final] = await invoicesOf(subscription.id);
+    const period = subscription.current_period_end - START;
+    const exact = (6000 * (subscription.current_period_end - cancelAt)) / period;
+    expect(final.lines).toHaveLength(1);
+    expect(final.lines[0]).toMatchObject({ proration: true, quantity: 2, period: { start: cancelAt } });
+    expect(Math.abs(final.lines[0].amount + exact)).toBeLessThanOrEqual(0.5);
+    expect(final.total).toBe(final.lines[0].amount);
+    expect(final.amount_due).toBe(0);
+    expect(canceled.latest_invoice).toBe(final.id);
+    const refunded = expectStatus(await api.get(`/invoices/${first.id}`), 200);
+    expect(refunded.amount_refunded).toBe(-final.total);
+  });
+
+  it('an end_date with prorate credits the rest of the period when it comes; lines waiting go on the final invoice', async () => {
+    const price = await recurringPrice(api, { unitAmount: 3100 });
+    const { clock, subscription } = await subscriptionOnClock([{ price, quantity: 1 }]);
+    const itemId = subscription.items.data[0].id;
+    await advance(clock.id, START + 4 * DAY_S);
+    expectStatus(await api.patch(`/subscriptions/${subscription.id}`, { items: [{ id: itemId, quantity: 2 }] }), 200);
+    const endDate = START + 20 * DAY_S;
+    expectStatus(await api.patch(`/subscriptions/${subscription.id}`, { end_date: endDate, prorate: true }), 200);
+    await advance(clock.id, endDate + 60);
+    const ended = expectStatus(await api.get(`/subscriptions/${subscription.id}`), 200);
+    expect(ended.status).toBe('expired');
+    const final = (await invoicesOf(subscription.id)).at(-1);
+    expect(final.id).toBe(ended.latest_invoice);
+    // The upgrade's two lines of day 4, then the credit of what was held (2) from day 20.
+    expect(final.lines.map((line: any) => [line.quantity, line.period.start, Math.sign(line.amount)])).toEqual([
+      [1, START + 4 * DAY_S, -1],
+      [2, START + 4 * DAY_S, 1],
+      [2, endDate, -1],
+    ]);
+    expect(final.total).toBe(final.lines.reduce((sum: number, line: any) => sum + line.amount, 0));
+  });
+
+  it('a cancel by dunning invoices the lines waiting, crediting nothing', async () => {
+    const price = await recurringPrice(api, { unitAmount: 2500 });
+    const { clock, subscription } = await subscriptionOnClock([{ price, quantity: 1 }], 0, CARDS.declined);
+    await advance(clock.id, START + DAY_S / 2);
+    const pastDue = expectStatus(
+      await api.patch(`/subscriptions/${subscription.id}`, {
+        items: [{ id: subscription.items.data[0].id, quantity: 2 }],
+        proration_behavior: 'create_prorations',
+      }),
+      200,
+    );
+    expect(pastDue.status).toBe('past_due');
+    await advance(clock.id, START + 6 * DAY_S);
+    const canceled = expectStatus(await api.get(`/subscriptions/${subscription.id}`), 200);
+    expect(canceled.status).toBe('canceled');
+    const final = (await invoicesOf(subscription.id)).find((invoice) => invoice.id === canceled.latest_invoice);
+    expect(final.billing_reason).toBe('subscription_update');
+    expect(final.lines.map((line: any) => [line.quantity, Math.sign(line.amount), line.period.start])).toEqual([
+      [1, -1, START + DAY_S / 2],
+      [2, 1, START + DAY_S / 2],
+    ]);
+    expect(final.status).toBe('open');
+  });
+
+  it('prorate with at_period_end is 400 naming prorate', async () => {
+    const price = await recurringPrice(api);
+    const { subscription } = await subscriptionOnClock([{ price, quantity: 1 }]);
+    const refused = await api.delete(`/subscriptions/${subscription.id}?prorate=true&at_period_end=true`);
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.param).toBe('prorate');
+  });
+});
+
+describe('bad input', () => {
+  it("an unknown proration_behavior is 400 naming the field; another account's subscription is 404", async () => {
+    const price = await recurringPrice(api);
+    const { subscription } = await subscriptionOnClock([{ price, quantity: 1 }]);
+    const itemId = subscription.items.data[0].id;
+    const patch = await api.patch(`/subscriptions/${subscription.id}`, {
+      items: [{ id: itemId, quantity: 2 }],
+      proration_behavior: 'sometimes',
+    });
+    expect(patch.status).toBe(400);
+    expect(patch.body.error.param).toBe('proration_behavior');
+    const preview = await api.get(
+      `${upcomingPath(subscription.id, { items: [{ id: itemId, quantity: 2 }] })}&proration_behavior=x`,
+    );
+    expect(preview.status).toBe(400);
+    expect(preview.body.error.param).toBe('proration_behavior');
+    const settings = await api.put('/settings/proration', { proration_behavior: 'later' });
+    expect(settings.status).toBe(400);
+    expect(settings.body.error.param).toBe('proration_behavior');
+    const badItems = await api.get(`/invoices/upcoming?subscription=${subscription.id}&items=not-json`);
+    expect(badItems.status).toBe(400);
+    expect(badItems.body.error.param).toBe('items');
+    const outside = await api.get(
+      upcomingPath(subscription.id, {
+        items: [{ id: itemId, quantity: 2 }],
+        date: subscription.current_period_end + 10,
+      }),
+    );
+    expect(outside.status).toBe(400);
+    expect(outside.body.error.param).toBe('proration_date');
+
+    const foreign = await other.get(upcomingPath(subscription.id));
+    expect(foreign.status).toBe(404);
+    expect(foreign.body.error.param).toBe('subscription');
+    expect(
+      (
+        await other.patch(`/subscriptions/${subscription.id}`, {
+          items: [{ id: itemId, quantity: 2 }],
+          proration_behavior: 'none',
+        })
+      ).status,
+    ).toBe(404);
+    // `upcoming` is a path of its own, never an invoice id.
+    const missing = await api.get('/invoices/upcoming');
+    expect(missing.status).toBe(400);
+    expect(missing.body.error.param).toBe('subscription');
+  });
+
+  it('the setting: new accounts create_prorations, a PUT changes it (developer keys), PATCH without a behavior follows it', async () => {
+    const price = await recurringPrice(api, { unitAmount: 3000 });
+    expectStatus(await api.put('/settings/proration', { proration_behavior: 'none' }), 200);
+    try {
+      const { clock, subscription } = await subscriptionOnClock([{ price, quantity: 1 }]);
+      await advance(clock.id, START + 2 * DAY_S);
+      expectStatus(
+        await api.patch(`/subscriptions/${subscription.id}`, {
+          items: [{ id: subscription.items.data[0].id, quantity: 2 }],
+        }),
+        200,
+      );
+      const next = expectStatus(await api.get(upcomingPath(subscription.id)), 200);
+      expect(next.lines.map((line: any) => line.proration)).toEqual([false]);
+    } finally {
+      expectStatus(await api.put('/settings/proration', { proration_behavior: 'create_prorations' }), 200);
+    }
+  });
+});
