@@ -1198,6 +1198,43 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account's events, newest first
+         * @description Filters: type (`invoice.finalized`, or a group `invoice.*`), object (the id in the data), customer (its own events and those of its subscriptions, invoices, payment methods and payment plans), created_gt/created_gte/created_lt/created_lte (Unix seconds).
+         */
+        get: operations["getEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/events/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One event, with the data its webhook deliveries carry */
+        get: operations["getEventsById"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/audit-log": {
         parameters: {
             query?: never;
@@ -3113,6 +3150,18 @@ export interface components {
             };
             /** @description Payment plans in status past_due */
             past_due_payment_plans: number;
+        };
+        Event: {
+            /** @description Prefix evt_; the id webhook deliveries carry */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /** @description The event type, as the webhook envelope names it in `event` */
+            type: string;
+            /** @description Unix seconds, the event's time (a test clock's time for its objects) */
+            created: number;
+            /** @description The object as the event was written: the webhook envelope sends the same `data` */
+            data?: unknown;
         };
         AuditEntry: {
             id: string;
@@ -12933,6 +12982,197 @@ export interface operations {
             };
             /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests with this API key (`code: rate_limit`): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers are larger than 64 KB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PostgreSQL or Temporal does not answer: retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getEvents: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 (decimal digits) */
+                page?: number;
+                /** @description Page size, 1 to 100 (decimal digits) */
+                take?: number;
+                /** @description Only events of this type (`invoice.finalized`) or group (`invoice.*`) */
+                type?: string;
+                /** @description Only events about this object (the id in the event's data) */
+                object?: string;
+                /** @description Only events about this customer: the customer's own and those of its subscriptions, invoices, payment methods and plans */
+                customer?: string;
+                created_gt?: number;
+                created_gte?: number;
+                created_lt?: number;
+                created_lte?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Event"][];
+                        meta: {
+                            page: number;
+                            take: number;
+                            itemsTotal: number;
+                            pagesTotal: number;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request: `error.param` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests with this API key (`code: rate_limit`): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers are larger than 64 KB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PostgreSQL or Temporal does not answer: retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getEventsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description evt_... */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Event"];
+                };
+            };
+            /** @description Invalid request: `error.param` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown resource, or one of another account */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
