@@ -154,4 +154,6 @@ export type PlanInstallment = Schemas['PaymentPlanInstallment'];
 export type PlanPayment = Schemas['PaymentPlanPayment'];
 export type OpenTerminalPayment = Schemas['OpenTerminalPayment'];
 export type AuditEntry = Schemas['AuditEntry'];
+export type EventObject = Schemas['Event'];
+export type DeliveryLog = Schemas['WebhookDeliveryLog'];
 export type CustomerReport = Schemas['CustomerBillingReport'];
