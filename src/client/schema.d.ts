@@ -3404,6 +3404,8 @@ export interface operations {
             query?: {
                 /** @description Matches name or email, case-insensitively */
                 search?: string;
+                /** @description Test mode: only the customers on this test clock (clock_...) */
+                test_clock?: string;
                 /** @description Page number, from 1 (decimal digits) */
                 page?: number;
                 /** @description Page size, 1 to 100 (decimal digits) */

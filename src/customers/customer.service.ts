@@ -108,7 +108,12 @@ export async function listCustomers(
   query: ListCustomersQuery,
 ): Promise<CustomerObject[]> {
   const customers = await prisma.customer.findMany({
-    where: { accountId, deletedAt: null, ...searchFilter(query.search) },
+    where: {
+      accountId,
+      deletedAt: null,
+      ...searchFilter(query.search),
+      ...(query.test_clock ? { testClockId: query.test_clock } : {}),
+    },
     orderBy: orderBy(query),
     ...pageWindow(query),
   });
