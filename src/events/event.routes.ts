@@ -4,7 +4,7 @@ import { pageSchema } from '../http/pagination';
 import { eventIdParams, eventSchema, listEventsQuery } from './event.schemas';
 import { getEvent, listEvents } from './event.service';
 
-/** The events the account's changes wrote (the webhook outbox), readable with any role: docs/decisions.md §22. */
+/** The events the account's changes wrote (the webhook outbox), readable with any role: docs/decisions.md §26. */
 export function registerEventRoutes(api: Api, { prisma }: AppDeps): void {
   api.route({
     method: 'get',

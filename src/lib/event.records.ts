@@ -15,7 +15,7 @@ export async function listenForEvents(client: pg.Client): Promise<void> {
  * The outbox's insert, for a statement that writes an event beside its change (a CTE): `rows` is a
  * VALUES list or a SELECT of (id, account_id, type, data, created_at). Answers the ids written. The
  * object and customer the event concerns are read from its data here, once for every writer, so
- * GET /events filters on indexed columns (docs/decisions.md §22).
+ * GET /events filters on indexed columns (docs/decisions.md §26).
  */
 export function insertEventsSql(rows: string): string {
   return `INSERT INTO events (id, account_id, type, data, created_at, object_id, customer_id)

@@ -21,7 +21,7 @@ export interface ResendDeps {
 }
 
 /**
- * Delivers the event of delivery `id` again to the same destination (docs/decisions.md §23): a new
+ * Delivers the event of delivery `id` again to the same destination (docs/decisions.md §27): a new
  * delivery row (the same envelope, so receivers deduplicate it on its `id`) and its own
  * `deliverWebhook` workflow, which makes attempt 1 itself and keeps the usual retry schedule. The
  * row and the workflow's start are written in one transaction (the start outbox, decisions.md §14), so

@@ -220,7 +220,7 @@ describe('events in the dashboard', () => {
       await expect(page.getByRole('navigation', { name: 'Main' }).innerText()).resolves.not.toContain('Developers');
       await page.goto(`${app.baseUrl}/dashboard/developers/events`);
       await page.getByRole('heading', { name: 'Page not found' }).waitFor();
-      // The customer's timeline is theirs to read (events are the account's data, docs/decisions.md §22).
+      // The customer's timeline is theirs to read (events are the account's data, docs/decisions.md §26).
       await page.goto(`${app.baseUrl}/dashboard/customers/${customer.id}`);
       await page.getByRole('region', { name: 'Events' }).getByText('customer.created').waitFor();
 

@@ -8,7 +8,7 @@ ADD COLUMN     "object_id" TEXT;
 -- AlterTable
 ALTER TABLE "webhook_deliveries" ADD COLUMN     "resend" INTEGER NOT NULL DEFAULT 0;
 
--- Backfill: the columns as src/lib/event.records.ts writes them for new events (docs/decisions.md §22).
+-- Backfill: the columns as src/lib/event.records.ts writes them for new events (docs/decisions.md §26).
 UPDATE "events" SET "object_id" = "data"->>'id',
   "customer_id" = CASE WHEN "type" LIKE 'customer.%' THEN "data"->>'id'
                        WHEN jsonb_typeof("data"->'customer') = 'string' THEN "data"->>'customer' END;
