@@ -69,9 +69,10 @@ export async function seed(databaseUrl: string, accountId: string): Promise<numb
       [accountId, CUSTOMERS],
     );
     await pool.query(
-      `INSERT INTO events (id, account_id, type, data, created_at, dispatched_at)
+      `INSERT INTO events (id, account_id, type, data, created_at, dispatched_at, object_id, customer_id)
        SELECT 'evt_' || lpad(n::text, 24, '0'), $1, 'customer.updated',
-              jsonb_build_object('id', 'cus_' || lpad(((n - 1) / 10 + 1)::text, 24, '0')), now() - make_interval(secs => n), now()
+              jsonb_build_object('id', 'cus_' || lpad(((n - 1) / 10 + 1)::text, 24, '0')), now() - make_interval(secs => n), now(),
+              'cus_' || lpad(((n - 1) / 10 + 1)::text, 24, '0'), 'cus_' || lpad(((n - 1) / 10 + 1)::text, 24, '0')
          FROM generate_series(1, $2::int * 10) AS n`,
       [accountId, CUSTOMERS],
     );

@@ -27,6 +27,7 @@ import { registerPaymentPlanRoutes } from './payment-plans/payment-plan.routes';
 import { registerSubscriptionRoutes } from './subscriptions/subscription.routes';
 import { registerTestClockRoutes } from './test-clocks/test-clock.routes';
 import { registerReportRoutes } from './reports/overview.routes';
+import { registerEventRoutes } from './events/event.routes';
 import { checkHealth, healthSchema } from './health/health';
 import { docsRouter } from './http/docs-page';
 import { createApiMetrics, UNMATCHED_ROUTE } from './observability/api-metrics';
@@ -117,6 +118,7 @@ export function createApp(deps: AppDeps): express.Express {
   registerSubscriptionRoutes(api, routeDeps);
   registerTestClockRoutes(api, routeDeps);
   registerReportRoutes(api, routeDeps);
+  registerEventRoutes(api, routeDeps);
   registerAuditRoutes(api, routeDeps);
   registerCustomerReportRoutes(api, routeDeps);
 

@@ -162,6 +162,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/webhook/logs/{id}/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deliver the logged event again to the same destination: a new delivery (same envelope), its own attempts
+         * @description Answers the new delivery (`resend` numbers it). 409 `delivery_in_progress` while a delivery of the event to the destination is pending or retrying, 409 `destination_disabled` when the destination is disabled or deleted. Send an Idempotency-Key so that a retried request resends once.
+         */
+        post: operations["postWebhookLogsByIdResend"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api-keys": {
         parameters: {
             query?: never;
@@ -1300,6 +1320,43 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account's events, newest first
+         * @description Filters: type (`invoice.finalized`, or a group `invoice.*`), object (the id in the data), customer (its own events and those of its subscriptions, invoices, payment methods and payment plans), created_gt/created_gte/created_lt/created_lte (Unix seconds).
+         */
+        get: operations["getEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/events/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One event, with the data its webhook deliveries carry */
+        get: operations["getEventsById"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/audit-log": {
         parameters: {
             query?: never;
@@ -2421,6 +2478,8 @@ export interface components {
             destination: string;
             /** @description Find the delivery in the Temporal Web UI by this id */
             workflow_id: string;
+            /** @description 0 for the event's first delivery to the destination; 1, 2... for each resend */
+            resend: number;
             payload: {
                 id: string;
                 event: string;
@@ -3447,6 +3506,18 @@ export interface components {
             /** @description Payment plans in status past_due */
             past_due_payment_plans: number;
         };
+        Event: {
+            /** @description Prefix evt_; the id webhook deliveries carry */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /** @description The event type, as the webhook envelope names it in `event` */
+            type: string;
+            /** @description Unix seconds, the event's time (a test clock's time for its objects) */
+            created: number;
+            /** @description The object as the event was written: the webhook envelope sends the same `data` */
+            data?: unknown;
+        };
         AuditEntry: {
             id: string;
             /** @enum {string} */
@@ -3666,6 +3737,8 @@ export interface operations {
             query?: {
                 /** @description Matches name or email, case-insensitively */
                 search?: string;
+                /** @description Test mode: only the customers on this test clock (clock_...) */
+                test_clock?: string;
                 /** @description Page number, from 1 (decimal digits) */
                 page?: number;
                 /** @description Page size, 1 to 100 (decimal digits) */
@@ -5107,6 +5180,117 @@ export interface operations {
             };
             /** @description The key, the user or the account may not do this; or a write made with a dashboard session lacks its CSRF token or comes from another origin */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests with this API key (`code: rate_limit`): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers are larger than 64 KB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PostgreSQL or Temporal does not answer: retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postWebhookLogsByIdResend: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1 to 255 visible ASCII characters. The same key and body within 24 h answer the first response again. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Delivery id (whd_...) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryLog"];
+                };
+            };
+            /** @description Invalid request: `error.param` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key, the user or the account may not do this; or a write made with a dashboard session lacks its CSRF token or comes from another origin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown resource, or one of another account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource's state forbids the action */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14064,6 +14248,199 @@ export interface operations {
             };
             /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests with this API key (`code: rate_limit`): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers are larger than 64 KB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PostgreSQL or Temporal does not answer: retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getEvents: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 (decimal digits) */
+                page?: number;
+                /** @description Page size, 1 to 100 (decimal digits) */
+                take?: number;
+                /** @description Only events of this type (`invoice.finalized`) or group (`invoice.*`) */
+                type?: string;
+                /** @description Only events about this object (the id in the event's data) */
+                object?: string;
+                /** @description Only events about this customer: the customer's own and those of its subscriptions, invoices, payment methods and plans */
+                customer?: string;
+                created_gt?: number;
+                created_gte?: number;
+                created_lt?: number;
+                created_lte?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Event"][];
+                        meta: {
+                            page: number;
+                            take: number;
+                            itemsTotal: number;
+                            pagesTotal: number;
+                            /** @description With starting_after or ending_before: whether more items follow in that direction */
+                            has_more?: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request: `error.param` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests with this API key (`code: rate_limit`): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers are larger than 64 KB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PostgreSQL or Temporal does not answer: retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getEventsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description evt_... */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Event"];
+                };
+            };
+            /** @description Invalid request: `error.param` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown resource, or one of another account */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -103,7 +103,19 @@ const SORT_RUNS: Record<CustomerSort, { filter: string; keys: string[]; order: s
 
 const SORT_COLUMN: Record<CustomerSort, string> = { created: 'c.created_at', name: 'c.name', email: 'c.email' };
 
-const SEARCH_FILTER = 'AND (c.name ILIKE $2 OR c.email ILIKE $2)';
+/** The list's optional filters as SQL (the search's pattern, the test clock), their values pushed onto `values`. */
+function optionalFilters(query: Pick<CustomerListQuery, 'pattern' | 'testClock'>, values: unknown[]): string {
+  let sql = '';
+  if (query.pattern !== undefined) {
+    values.push(query.pattern);
+    sql += ` AND (c.name ILIKE $${values.length} OR c.email ILIKE $${values.length})`;
+  }
+  if (query.testClock !== undefined) {
+    values.push(query.testClock);
+    sql += ` AND c.test_clock_id = $${values.length}`;
+  }
+  return sql;
+}
 
 export interface CustomerListQuery {
   sort: CustomerSort;
@@ -112,20 +124,20 @@ export interface CustomerListQuery {
   skip: number;
   /** A LIKE pattern (containsPattern), or undefined. */
   pattern?: string;
+  /** Only the customers on this test clock. */
+  testClock?: string;
 }
 
 /** GET /customers without a cursor: a page at an offset, in the order of the sort's index. */
 export function customerPageStatement(accountId: string, query: CustomerListQuery): BoundStatement {
   const dir = query.order;
-  const search = query.pattern !== undefined;
-  const n = search ? 3 : 2;
+  const values: unknown[] = [accountId];
+  const filters = optionalFilters(query, values);
+  values.push(query.take, query.skip);
   const text = `SELECT ${CUSTOMER_COLUMNS} FROM customers c
-    WHERE c.account_id = $1 AND c.deleted_at IS NULL ${search ? SEARCH_FILTER : ''}
-    ORDER BY ${SORT_COLUMN[query.sort]} ${dir}, c.id ${dir} LIMIT $${n} OFFSET $${n + 1}`;
-  return {
-    statement: statementOf('customers_page', text),
-    values: [accountId, ...(search ? [query.pattern] : []), query.take, query.skip],
-  };
+    WHERE c.account_id = $1 AND c.deleted_at IS NULL${filters}
+    ORDER BY ${SORT_COLUMN[query.sort]} ${dir}, c.id ${dir} LIMIT $${values.length - 1} OFFSET $${values.length}`;
+  return { statement: statementOf('customers_page', text), values };
 }
 
 /** The sort values of a live customer of the account, where a cursor points; null when there is none. */
@@ -167,7 +179,6 @@ export function customerCursorStatements(
   const inRun = runs.findIndex(
     (run) => run.filter !== (cursor.email === null ? 'AND c.email IS NOT NULL' : 'AND c.email IS NULL'),
   );
-  const search = query.pattern !== undefined;
   const cursorValues: Record<string, unknown> = {
     'c.created_at': cursor.createdAt,
     'c.name': cursor.name,
@@ -175,7 +186,8 @@ export function customerCursorStatements(
     'c.id': cursor.id,
   };
   return runs.slice(inRun).map((run, index) => {
-    const values: unknown[] = [accountId, ...(search ? [query.pattern] : [])];
+    const values: unknown[] = [accountId];
+    const filters = optionalFilters(query, values);
     let range = '';
     if (index === 0) {
       const params = run.keys.map((key) => {
@@ -186,7 +198,7 @@ export function customerCursorStatements(
     }
     values.push(query.take);
     const text = `SELECT ${CUSTOMER_COLUMNS} FROM customers c
-      WHERE c.account_id = $1 AND c.deleted_at IS NULL ${search ? SEARCH_FILTER : ''} ${run.filter} ${range}
+      WHERE c.account_id = $1 AND c.deleted_at IS NULL${filters} ${run.filter} ${range}
       ORDER BY ${run.order.map((key) => `${key} ${dir}`).join(', ')} LIMIT $${values.length}`;
     return { statement: statementOf('customers_cursor', text), values };
   });

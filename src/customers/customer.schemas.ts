@@ -122,6 +122,7 @@ export const SORTABLE_FIELDS = ['created', 'name', 'email'] as const;
 
 export const listCustomersQuery = z.strictObject({
   search: text(200).optional().describe('Matches name or email, case-insensitively'),
+  test_clock: resourceId.optional().describe('Test mode: only the customers on this test clock (clock_...)'),
   ...paginationQuery(100),
   order: z.enum(['ASC', 'DESC']).default('DESC'),
   sortingField: z.enum(SORTABLE_FIELDS).default('created'),

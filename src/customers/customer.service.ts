@@ -118,6 +118,7 @@ export async function listCustomers(
     order: query.order,
     take: query.take,
     ...(query.search ? { pattern: containsPattern(query.search) } : {}),
+    ...(query.test_clock ? { testClock: query.test_clock } : {}),
   };
   const cursor = cursorOf(query);
   if (!cursor) {

@@ -157,4 +157,7 @@ export type PlanInstallment = Schemas['PaymentPlanInstallment'];
 export type PlanPayment = Schemas['PaymentPlanPayment'];
 export type OpenTerminalPayment = Schemas['OpenTerminalPayment'];
 export type AuditEntry = Schemas['AuditEntry'];
+export type EventObject = Schemas['Event'];
+export type TestClock = Schemas['TestClock'];
+export type DeliveryLog = Schemas['WebhookDeliveryLog'];
 export type CustomerReport = Schemas['CustomerBillingReport'];

@@ -42,13 +42,15 @@ export function recurringFigures(db: Queryable, accountId: string): Promise<Recu
  */
 const DAILY_LEDGER: Statement = {
   name: 'reports_daily_ledger',
-  text: `SELECT t.currency,
-      to_char(t.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS day,
-      coalesce(sum(t.amount) FILTER (WHERE t.status = 'succeeded'), 0)::text AS revenue,
-      count(*) FILTER (WHERE t.type = 'payment' AND t.status = 'failed')::int AS failed_payments
-    FROM transactions t
-    WHERE t.account_id = $1 AND t.created_at >= $2 AND t.created_at < $3 AND t.type IN ('payment', 'refund')
-    GROUP BY 1, 2`,
+  text: `SELECT d.currency, to_char(d.day, 'YYYY-MM-DD') AS day, d.revenue::text AS revenue, d.failed_payments
+    FROM (
+      SELECT t.currency, date_trunc('day', t.created_at AT TIME ZONE 'UTC') AS day,
+        coalesce(sum(t.amount) FILTER (WHERE t.status = 'succeeded'), 0) AS revenue,
+        count(*) FILTER (WHERE t.type = 'payment' AND t.status = 'failed')::int AS failed_payments
+      FROM transactions t
+      WHERE t.account_id = $1 AND t.created_at >= $2 AND t.created_at < $3 AND t.type IN ('payment', 'refund')
+      GROUP BY 1, 2
+    ) d`,
 };
 
 export interface DailyLedgerRow {

@@ -87,11 +87,11 @@ const INSERT_DELIVERIES: Statement = {
       INSERT INTO webhook_deliveries (id, account_id, event_id, event_type, destination_id, payload)
       SELECT id, account_id, event_id, event_type, destination_id, payload::jsonb
       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[]) AS r(id, account_id, event_id, event_type, destination_id, payload)
-      ON CONFLICT (event_id, destination_id) DO NOTHING
+      ON CONFLICT (event_id, destination_id, resend) DO NOTHING
       RETURNING id, account_id, event_id, destination_id)
     SELECT id, account_id AS "accountId", event_id AS "eventId", destination_id AS "destinationId" FROM inserted
     UNION ALL
-    SELECT id, account_id, event_id, destination_id FROM webhook_deliveries WHERE event_id = ANY($7::text[])`,
+    SELECT id, account_id, event_id, destination_id FROM webhook_deliveries WHERE event_id = ANY($7::text[]) AND resend = 0`,
 };
 
 export interface NewDelivery {
@@ -106,7 +106,7 @@ export interface NewDelivery {
 
 /**
  * The delivery rows of `rows`, and those of `eventIds` left by an earlier run that stopped half-way (a
- * row is unique per event and destination): every delivery of the events, committed.
+ * row is unique per event and destination, resends aside): every delivery of the events, committed.
  */
 export function insertDeliveries(db: Queryable, rows: NewDelivery[], eventIds: string[]): Promise<DeliveryKey[]> {
   return queryRows<DeliveryKey>(db, INSERT_DELIVERIES, [

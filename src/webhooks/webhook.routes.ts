@@ -4,6 +4,8 @@ import type { Api } from '../http/api';
 import { ADMIN_ROLES } from '../http/auth';
 import { pageSchema } from '../http/pagination';
 import { listDeliveryLogs } from './delivery-log.service';
+import { resendDelivery } from './delivery-resend.service';
+import { config } from '../config';
 import {
   createDestination,
   deleteDestination,
@@ -16,13 +18,15 @@ import {
   createdDestinationSchema,
   deliveryLogSchema,
   destinationBody,
+  deliveryIdParams,
   destinationIdParams,
   destinationSchema,
   logsQuery,
 } from './webhook.schemas';
 import { registerWebhookEvents } from './event-catalog';
 
-export function registerWebhookRoutes(api: Api, { prisma }: AppDeps): void {
+export function registerWebhookRoutes(api: Api, deps: AppDeps): void {
+  const { prisma } = deps;
   const tag = 'Webhooks';
   const roles = ADMIN_ROLES;
   registerWebhookEvents(api.registry);
@@ -119,5 +123,23 @@ export function registerWebhookRoutes(api: Api, { prisma }: AppDeps): void {
     query: logsQuery,
     response: pageSchema(deliveryLogSchema),
     handler: ({ principal, query }) => listDeliveryLogs(prisma, principal.accountId, query),
+  });
+
+  api.route({
+    method: 'post',
+    path: '/webhook/logs/{id}/resend',
+    tag,
+    roles,
+    summary: 'Deliver the logged event again to the same destination: a new delivery (same envelope), its own attempts',
+    description:
+      'Answers the new delivery (`resend` numbers it). 409 `delivery_in_progress` while a delivery of the event to ' +
+      'the destination is pending or retrying, 409 `destination_disabled` when the destination is disabled or ' +
+      'deleted. Send an Idempotency-Key so that a retried request resends once.',
+    params: deliveryIdParams,
+    status: 202,
+    response: deliveryLogSchema,
+    errors: [404, 409],
+    handler: ({ principal, params }) =>
+      resendDelivery({ ...deps, taskQueue: deps.taskQueue ?? config.taskQueue }, principal.accountId, params.id),
   });
 }

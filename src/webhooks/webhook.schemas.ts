@@ -43,6 +43,8 @@ export const destinationBody = z.strictObject({ url: destinationUrl }).openapi('
 
 export const destinationIdParams = z.strictObject({ id: resourceId });
 
+export const deliveryIdParams = z.strictObject({ id: resourceId.describe('Delivery id (whd_...)') });
+
 export const destinationSchema = z
   .object({
     id: z.string().describe('Prefix we_'),
@@ -93,6 +95,7 @@ export const deliveryLogSchema = z
     event_type: z.string(),
     destination: z.string(),
     workflow_id: z.string().describe('Find the delivery in the Temporal Web UI by this id'),
+    resend: z.number().int().describe("0 for the event's first delivery to the destination; 1, 2... for each resend"),
     payload: z.object({ id: z.string(), event: z.string(), createdAt: z.string(), data: z.unknown() }),
     status: z.enum(DELIVERY_STATUSES),
     attempt_count: z.number(),

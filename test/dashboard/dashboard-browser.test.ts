@@ -129,7 +129,8 @@ describe('the dashboard in a browser', () => {
     await page.getByRole('link', { name: 'Ada Lovelace' }).click();
     await page.getByRole('heading', { name: 'Ada Lovelace' }).waitFor();
     await page.getByText(/Visa ending 4242/i).waitFor();
-    await page.getByRole('link', { name: subscriptionId, exact: true }).waitFor();
+    // The subscriptions table's link, before those of the events timeline.
+    await page.getByRole('link', { name: subscriptionId, exact: true }).first().waitFor();
     await expect(page.getByRole('table').nth(0).innerText()).resolves.toContain('$98.00 per month');
     // Why charged: the answer in words, and the charge with its card, answer and reason.
     await page.getByText(/^Last charge of \$98\.00 on visa \*{4}4242/).waitFor();
@@ -139,7 +140,7 @@ describe('the dashboard in a browser', () => {
       .waitFor();
     await screen(page, 'customer');
 
-    await page.getByRole('link', { name: subscriptionId, exact: true }).click();
+    await page.getByRole('link', { name: subscriptionId, exact: true }).first().click();
     await page.getByRole('heading', { name: subscriptionId }).waitFor();
     const workflowLink = await page.getByRole('link', { name: 'Workflow in Temporal' }).getAttribute('href');
     expect(workflowLink).toMatch(

@@ -47,6 +47,8 @@ export interface DashboardBrowser {
   signIn(page: Page, user: { email: string; password: string }): Promise<void>;
   /** Checks the screen with axe and keeps a screenshot of it at 1280 px, then at 390 px. */
   screen(page: Page, name: string): Promise<void>;
+  /** screen(), and at 390 px neither the page nor its main navigation is wider than the screen (no sideways scrolling). */
+  screenFits(page: Page, name: string): Promise<void>;
   /** The other origins pages tried to reach (none is expected). */
   offSite: string[];
   close(): Promise<void>;
@@ -61,7 +63,7 @@ export async function openDashboardBrowser(baseUrl: string): Promise<DashboardBr
     args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
   });
   const offSite: string[] = [];
-  return {
+  const dashboard: DashboardBrowser = {
     offSite,
     async newPage(width = 1280) {
       const page = await browser.newPage({ viewport: { width, height: width > 500 ? 860 : 844 } });
@@ -92,8 +94,18 @@ export async function openDashboardBrowser(baseUrl: string): Promise<DashboardBr
       }
       await page.setViewportSize({ width: 1280, height: 860 });
     },
+    async screenFits(page, name) {
+      await dashboard.screen(page, name);
+      await page.setViewportSize({ width: 390, height: 844 });
+      const widths = await page.evaluate<number[]>(
+        "[document.documentElement, document.querySelector('nav.sidebar')].map((element) => element?.scrollWidth ?? 390)",
+      );
+      await page.setViewportSize({ width: 1280, height: 860 });
+      expect({ screen: name, widths }).toEqual({ screen: name, widths: [390, 390] });
+    },
     close: () => browser.close(),
   };
+  return dashboard;
 }
 
 /** axe-core in the page (evaluated through the DevTools protocol, so the CSP needs no exception). */

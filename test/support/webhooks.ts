@@ -96,12 +96,13 @@ export interface WebhookStack {
 }
 
 /**
- * What a webhook test file runs: the app, a worker on its own task queue, a relay of the file's own
+ * What a webhook test file runs: the app and a worker on its own task queue, a relay of the file's own
  * accounts (files share the database) and a loopback receiver.
  */
 export async function startWebhookStack(taskQueue: string): Promise<WebhookStack> {
   allowPrivateWebhookTargets();
-  const app = await startTestApp();
+  // The API's own starts (a resend's workflow) go to the file's worker too.
+  const app = await startTestApp({ taskQueue });
   const worker = await startTestWorker(app.prisma, taskQueue);
   const accounts: string[] = [];
   const relay = startRelay({

@@ -65,7 +65,7 @@ async function dispatchedEvent(url: string) {
   const handle = deliveryHandle(env.client, event.id, account.destination.id);
   const delivery = () =>
     prisma.webhookDelivery.findUniqueOrThrow({
-      where: { eventId_destinationId: { eventId: event.id, destinationId: account.destination.id } },
+      where: { eventId_destinationId_resend: { eventId: event.id, destinationId: account.destination.id, resend: 0 } },
     });
   const attempts = async () =>
     prisma.webhookAttempt.findMany({ where: { deliveryId: (await delivery()).id }, orderBy: { attemptNumber: 'asc' } });

@@ -3,19 +3,9 @@ import { useState, type FormEvent } from 'react';
 import { api, type AuditEntry, type Page } from '../api';
 import { formatDateTime } from '../format';
 import { Link, listAddress, navigate, useLocation } from '../router';
-import { Empty, Failure, Loading, PagesOf } from './common';
+import { Empty, Failure, Loading, objectPath, PagesOf } from './common';
 
 const TAKE = 50;
-
-/** The dashboard's page of an object named by its id, where there is one. */
-function objectPath(id: string): string | null {
-  if (id.startsWith('cus_')) return `/customers/${id}`;
-  if (id.startsWith('sub_')) return `/subscriptions/${id}`;
-  if (id.startsWith('pp_')) return `/payment-plans/${id}`;
-  // Invoices are UUIDs.
-  if (/^[0-9a-f]{8}-[0-9a-f]{4}-/.test(id)) return `/invoices/${id}`;
-  return null;
-}
 
 /** Who changed what: every write made through the API, by a key or a person, newest first. */
 export function AuditLog() {

@@ -7,6 +7,7 @@ import { subscriptionAmount } from './Subscriptions';
 import { CustomerActions } from './CustomerForms';
 import { CustomerWhy } from './CustomerWhy';
 import { NewDraftInvoice, NewSubscription } from './CustomerBilling';
+import { EventTimeline } from './Events';
 
 export function CustomerDetail({ id }: { id: string }) {
   const path = encodeURIComponent(id);
@@ -178,6 +179,8 @@ export function CustomerDetail({ id }: { id: string }) {
           </table>
         </div>
       )}
+
+      <EventTimeline filter={{ customer: c.id }} version={c} />
     </>
   );
 }

@@ -1,12 +1,20 @@
 import { Fragment, useState } from 'react';
-import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import type { components } from '../../client/schema';
-import { api, type Page } from '../api';
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api, type DeliveryLog as Delivery, type Page } from '../api';
 import { formatDateTime } from '../format';
 import { Link, navigate, useLocation } from '../router';
-import { Empty, Failure, Loading, Pager, StatusBadge } from './common';
-
-type Delivery = components['schemas']['WebhookDeliveryLog'];
+import {
+  Confirm,
+  DisclosureButton,
+  Empty,
+  Failure,
+  Loading,
+  Notice,
+  Pager,
+  StatusBadge,
+  TableHead,
+  useIdempotencyKeys,
+} from './common';
 
 const TAKE = 20;
 const STATUSES = ['pending', 'retry', 'success', 'failure'];
@@ -26,6 +34,23 @@ export function DeliveryLogs() {
   const status = STATUSES.includes(search.get('status') ?? '') ? search.get('status')! : '';
   const page = Math.max(1, Number(search.get('page')) || 1);
   const [open, setOpen] = useState<string>();
+  const [asking, setAsking] = useState<Delivery>();
+  const [notice, setNotice] = useState<string>();
+  const queryClient = useQueryClient();
+  // One key per delivery resent: a double click, or a second confirm after a lost answer, resends once.
+  const keys = useIdempotencyKeys();
+  const resend = useMutation({
+    mutationFn: (delivery: Delivery) =>
+      api<Delivery>('POST', `/webhook/logs/${encodeURIComponent(delivery.id)}/resend`, undefined, {
+        idempotencyKey: keys.keyFor({ resend: delivery.id }),
+      }),
+    onSuccess: (resent) => {
+      keys.done();
+      setNotice(`${resent.event_type} ${resent.event_id} is being sent again (resend ${resent.resend}).`);
+      void queryClient.invalidateQueries({ queryKey: ['webhook-logs'] });
+    },
+    onSettled: () => setAsking(undefined),
+  });
   const logs = useQuery({
     queryKey: ['webhook-logs', status, page],
     queryFn: () => {
@@ -39,6 +64,19 @@ export function DeliveryLogs() {
   return (
     <>
       <h2>Delivery logs</h2>
+      <Notice text={notice} />
+      {resend.isError && <Failure error={resend.error} />}
+      {asking && (
+        <Confirm
+          title="Resend this event?"
+          message={`${asking.event_type} ${asking.event_id} will be delivered again to ${asking.destination}, with the same payload and id.`}
+          confirm="Resend"
+          danger={false}
+          busy={resend.isPending}
+          onConfirm={() => resend.mutate(asking)}
+          onClose={() => setAsking(undefined)}
+        />
+      )}
       <nav className="tabs" aria-label="Delivery status">
         {['', ...STATUSES].map((value) => (
           <Link key={value || 'all'} to={addressOf(value, 1)} aria-current={status === value ? 'page' : undefined}>
@@ -57,21 +95,15 @@ export function DeliveryLogs() {
       ) : (
         <div className="card table-card compact">
           <table>
-            <thead>
-              <tr>
-                <th scope="col">Event</th>
-                <th scope="col">Status</th>
-                <th scope="col" className="hide-narrow">
-                  Attempts
-                </th>
-                <th scope="col" className="hide-narrow">
-                  Time
-                </th>
-                <th scope="col">
-                  <span className="visually-hidden">Payload</span>
-                </th>
-              </tr>
-            </thead>
+            <TableHead
+              columns={[
+                'Event',
+                'Status',
+                { label: 'Attempts', wide: true },
+                { label: 'Time', wide: true },
+                { label: 'Actions', hidden: true },
+              ]}
+            />
             <tbody>
               {logs.data.data.map((delivery) => {
                 const shown = open === delivery.id;
@@ -79,10 +111,11 @@ export function DeliveryLogs() {
                 return (
                   <Fragment key={delivery.id}>
                     <tr>
-                      <td>
+                      <td className="break">
                         {delivery.event_type}
                         <div className="muted small break">
                           <code>{delivery.event_id}</code>
+                          {delivery.resend > 0 && ` · resend ${delivery.resend}`}
                         </div>
                       </td>
                       <td>
@@ -94,16 +127,27 @@ export function DeliveryLogs() {
                       <td className="hide-narrow">{delivery.attempt_count}</td>
                       <td className="hide-narrow">{formatDateTime(delivery.created)}</td>
                       <td>
-                        <button
-                          type="button"
-                          className="secondary"
-                          aria-expanded={shown}
-                          aria-controls={shown ? panel : undefined}
-                          aria-label={`${shown ? 'Hide' : 'Show'} payload of ${delivery.event_type} ${delivery.event_id}`}
-                          onClick={() => setOpen(shown ? undefined : delivery.id)}
-                        >
-                          {shown ? 'Hide' : 'Show'} payload
-                        </button>
+                        <div className="row-actions">
+                          <button
+                            type="button"
+                            className="secondary"
+                            aria-label={`Resend ${delivery.event_type} ${delivery.event_id}`}
+                            onClick={() => {
+                              setNotice(undefined);
+                              resend.reset();
+                              setAsking(delivery);
+                            }}
+                          >
+                            Resend
+                          </button>
+                          <DisclosureButton
+                            shown={shown}
+                            controls={panel}
+                            of={`${delivery.event_type} ${delivery.event_id}`}
+                            label="payload"
+                            onToggle={() => setOpen(shown ? undefined : delivery.id)}
+                          />
+                        </div>
                       </td>
                     </tr>
                     {shown && (

@@ -4,14 +4,16 @@ import { Link } from '../router';
 import { ApiKeys } from './ApiKeys';
 import { DeliveryLogs } from './DeliveryLogs';
 import { WebhookDestinations } from './WebhookDestinations';
+import { EventsList } from './Events';
 
 const TABS = [
   { tab: '', label: 'API keys' },
   { tab: 'webhooks', label: 'Webhooks' },
   { tab: 'logs', label: 'Delivery logs' },
+  { tab: 'events', label: 'Events' },
 ];
 
-/** API keys, webhook destinations and their delivery logs: developers and superadmins only (the API checks too). */
+/** API keys, webhook destinations, their delivery logs and the account's events: developers and superadmins only (the API checks too). */
 export function Developers({ tab, session }: { tab: string | undefined; session: Session }) {
   const current = TABS.find((item) => item.tab === (tab ?? '')) ?? TABS[0]!;
   return (
@@ -32,6 +34,8 @@ export function Developers({ tab, session }: { tab: string | undefined; session:
         <ApiKeys role={session.account?.role ?? 'standard'} />
       ) : current.tab === 'webhooks' ? (
         <WebhookDestinations />
+      ) : current.tab === 'events' ? (
+        <EventsList />
       ) : (
         <DeliveryLogs />
       )}

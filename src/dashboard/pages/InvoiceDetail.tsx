@@ -6,6 +6,7 @@ import { Link } from '../router';
 import { InvoiceWhy } from './Why';
 import { Confirm, Failure, Loading, Notice, ReadFailure, StatusBadge, useIdempotencyKeys } from './common';
 import { invoiceName } from './Invoices';
+import { EventTimeline } from './Events';
 
 type Action = 'finalize' | 'pay' | 'void' | 'refund';
 
@@ -329,6 +330,7 @@ export function InvoiceDetail({ id }: { id: string }) {
           </table>
         </div>
       )}
+      <EventTimeline filter={{ object: inv.id }} version={inv.status} />
     </>
   );
 }

@@ -4,10 +4,11 @@ import { api, type Role, type Session } from '../api';
 import { currentTimeZone, formatDateTime } from '../format';
 import { SESSION_KEY } from '../session';
 import { Confirm, Failure, Loading, Notice } from './common';
+import { TestClocksSection } from './TestClocks';
 
 /**
  * Settings (docs/api.md "Dashboard team"): the account (name, time zone), the dunning schedule, proration, the
- * team and invitations, and the signed-in person's profile. What a role may do is the API's to decide:
+ * team and invitations, test clocks in test mode, and the signed-in person's profile. What a role may do is the API's to decide:
  * the page only leaves out forms the role would be refused.
  */
 export function Settings({ session }: { session: Session }) {
@@ -20,6 +21,7 @@ export function Settings({ session }: { session: Session }) {
       {canDevelop && <DunningSection />}
       {canDevelop && <ProrationSection />}
       {canDevelop && <TeamSection session={session} />}
+      <TestClocksSection />
       <ProfileSection session={session} />
     </>
   );

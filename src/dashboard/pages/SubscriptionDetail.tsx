@@ -6,6 +6,7 @@ import { Link } from '../router';
 import { SubscriptionWhy } from './Why';
 import { Confirm, Failure, Loading, Notice, ReadFailure, StatusBadge, WorkflowLink } from './common';
 import { nextInvoiceDate, subscriptionAmount } from './Subscriptions';
+import { EventTimeline } from './Events';
 
 type Action = 'pause' | 'resume' | 'cancel_at_period_end' | 'keep' | 'cancel';
 
@@ -200,6 +201,7 @@ export function SubscriptionDetail({ id, session }: { id: string; session: Sessi
           </tbody>
         </table>
       </div>
+      <EventTimeline filter={{ object: s.id }} version={s.status} />
     </>
   );
 }

@@ -3,6 +3,16 @@ import { ApiFailure, newIdempotencyKey } from '../api';
 import { statusLabel } from '../format';
 import { Link } from '../router';
 
+/** The dashboard's page of an object named by its id, where there is one. */
+export function objectPath(id: string): string | null {
+  if (id.startsWith('cus_')) return `/customers/${id}`;
+  if (id.startsWith('sub_')) return `/subscriptions/${id}`;
+  if (id.startsWith('pp_')) return `/payment-plans/${id}`;
+  // Invoices are UUIDs.
+  if (/^[0-9a-f]{8}-[0-9a-f]{4}-/.test(id)) return `/invoices/${id}`;
+  return null;
+}
+
 export function StatusBadge({ status }: { status: string }) {
   return <span className={`badge badge-${status}`}>{statusLabel(status)}</span>;
 }
@@ -245,4 +255,63 @@ export function useIdempotencyKeys(): { keyFor: (body: unknown) => string; done:
       last.current = undefined;
     },
   };
+}
+
+/** A button that shows or hides a detail (a payload, an event's JSON) in the row or block it controls. */
+export function DisclosureButton(props: {
+  shown: boolean;
+  /** The id of what it shows. */
+  controls: string;
+  /** What it is a detail of, for its accessible name (`payload of customer.created evt_...`). */
+  of: string;
+  label: string;
+  onToggle: () => void;
+}) {
+  const verb = props.shown ? 'Hide' : 'Show';
+  return (
+    <button
+      type="button"
+      className="secondary"
+      aria-expanded={props.shown}
+      aria-controls={props.shown ? props.controls : undefined}
+      aria-label={`${verb} ${props.label} of ${props.of}`}
+      onClick={props.onToggle}
+    >
+      {verb} {props.label}
+    </button>
+  );
+}
+
+/** What a list shows instead of its items: loading, the API's refusal, or its empty state; null when there are items. */
+export function listPlaceholder(
+  query: { isPending: boolean; isError: boolean; error: unknown; data?: { data: unknown[] } },
+  empty: string,
+): ReactNode {
+  if (query.isPending) return <Loading />;
+  if (query.isError) return <Failure error={query.error} />;
+  if (query.data?.data.length === 0)
+    return (
+      <Empty>
+        <p>{empty}</p>
+      </Empty>
+    );
+  return null;
+}
+
+/** A table's header row: `wide` columns are hidden on narrow screens, `hidden` ones named for screen readers only. */
+export function TableHead({ columns }: { columns: (string | { label: string; wide?: boolean; hidden?: boolean })[] }) {
+  return (
+    <thead>
+      <tr>
+        {columns.map((column) => {
+          const { label, wide, hidden } = typeof column === 'string' ? { label: column } : column;
+          return (
+            <th key={label} scope="col" className={wide ? 'hide-narrow' : undefined}>
+              {hidden ? <span className="visually-hidden">{label}</span> : label}
+            </th>
+          );
+        })}
+      </tr>
+    </thead>
+  );
 }

@@ -1,0 +1,39 @@
+import type { Db } from '../db/prisma';
+import { notFound } from '../http/errors';
+import { pageEnvelope, pageWindow, type Page } from '../http/pagination';
+import { findEvent, listEvents as listEventRows, type StoredEvent } from '../lib/event.records';
+import { fromUnixSeconds, toUnixSeconds } from '../lib/time';
+import type { EventObject, ListEventsQuery } from './event.schemas';
+
+function toEventObject(row: StoredEvent): EventObject {
+  return { id: row.id, object: 'event', type: row.type, created: toUnixSeconds(row.createdAt), data: row.data };
+}
+
+/** The account's events, newest first, filtered (docs/api.md "Events"); another account's never. */
+export async function listEvents(prisma: Db, accountId: string, query: ListEventsQuery): Promise<Page<EventObject>> {
+  const at = (seconds: number | undefined) => (seconds === undefined ? undefined : fromUnixSeconds(seconds));
+  const { rows, total } = await listEventRows(
+    prisma,
+    {
+      accountId,
+      type: query.type,
+      objectId: query.object,
+      customerId: query.customer,
+      created: {
+        gt: at(query.created_gt),
+        gte: at(query.created_gte),
+        lt: at(query.created_lt),
+        lte: at(query.created_lte),
+      },
+    },
+    pageWindow(query),
+  );
+  return pageEnvelope(rows.map(toEventObject), total, query);
+}
+
+/** One event of the account: 404 for an unknown id and for another account's. */
+export async function getEvent(prisma: Db, accountId: string, id: string): Promise<EventObject> {
+  const row = await findEvent(prisma, accountId, id);
+  if (!row) throw notFound('event', id);
+  return toEventObject(row);
+}
