@@ -38,6 +38,7 @@ import { loggablePath, TEAM_BASE, teamRouter } from './dashboard-auth/team.route
 import { createSessionAuthenticator, readCookie, SESSION_COOKIE } from './dashboard-auth/session-auth';
 import { sessionSettingsFromConfig } from './dashboard-auth/session.service';
 import { createLoginLimiter } from './dashboard-auth/login-limiter';
+import { hostedPagesRouter } from './hosted-pages/hosted-pages.router';
 
 export type { AppDeps } from './http/app-deps';
 
@@ -186,6 +187,8 @@ export function createApp(deps: AppDeps): express.Express {
   app.use(SESSION_PATH, sessionRouter(deps, sessionSettings, loginLimiter));
   app.use(TEAM_BASE, teamRouter(deps, sessionSettings, loginLimiter, recordWrite));
   app.use(dashboardRouter(deps.dashboardDir));
+  // Pages customers open from a link (docs/api.md "Hosted pages"): HTML with their own policy, never the API's JSON.
+  app.use(hostedPagesRouter(routeDeps, log));
   app.use(api.router);
   app.locals.api = api;
 

@@ -2631,6 +2631,8 @@ export interface components {
             customer_name: string | null;
             customer_phone: string | null;
             due_date: number | null;
+            /** @description The page where the customer sees and pays this invoice (docs/api.md "Hosted pages"): an unguessable link under PUBLIC_URL, given at finalization, valid HOSTED_INVOICE_LINK_DAYS days; null while draft */
+            hosted_invoice_url: string | null;
             lines: components["schemas"]["InvoiceLine"][];
             /** @description INV-000001, per account; given at finalization */
             number: string | null;

@@ -21,6 +21,7 @@ import {
   readAccountName,
   readProductName,
   toInvoiceObject,
+  INVOICE_INCLUDE,
   updateLockedInvoice,
   type InvoiceWithLines,
 } from './invoice.records';
@@ -30,6 +31,7 @@ import {
   type InvoiceObject,
   type ListInvoicesQuery,
 } from './invoice.schemas';
+import { createHostedInvoiceLink } from './hosted-link.records';
 import { currentTime } from '../lib/clock-time';
 
 export interface CreateInvoiceOptions {
@@ -211,7 +213,7 @@ function snapshotCustomer(customer: {
 }
 
 async function existingByKey(db: Db | Tx, accountId: string, idempotencyKey: string): Promise<InvoiceWithLines | null> {
-  return db.invoice.findFirst({ where: { accountId, idempotencyKey }, include: { lines: true } });
+  return db.invoice.findFirst({ where: { accountId, idempotencyKey }, include: INVOICE_INCLUDE });
 }
 
 /**
@@ -384,12 +386,14 @@ export async function finalizeInTx(tx: AnyTx, accountId: string, invoice: Invoic
     );
   }
   const number = await allocateInvoiceNumber(tx, accountId);
-  const finalized = await updateLockedInvoice(tx, invoice, {
+  const updated = await updateLockedInvoice(tx, invoice, {
     status: 'open',
     number,
     finalizedAt: currentTime(),
     ...(customer ? snapshotCustomer(customer) : {}),
   });
+  // Every finalized invoice has its hosted page (docs/decisions.md §22), named in invoice.finalized already.
+  const finalized = { ...updated, hostedLink: await createHostedInvoiceLink(tx, accountId, invoice.id) };
   const object = toInvoiceObject(finalized);
   await recordEvent(tx, accountId, 'invoice.finalized', object);
   if (finalized.collectionMethod === 'send_invoice') await recordEvent(tx, accountId, 'invoice.sent', object);
@@ -491,7 +495,7 @@ export async function listInvoices(
   const [invoices, total] = await Promise.all([
     prisma.invoice.findMany({
       where,
-      include: { lines: true },
+      include: INVOICE_INCLUDE,
       orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
       ...pageWindow(query),
     }),

@@ -1,0 +1,39 @@
+/** Helpers of the hosted pages' tests: a page's form values, a form post as a browser sends it. */
+
+/** A card expiry three years ahead, as the form takes it (MM/YY). */
+export const EXPIRY = `12/${String((new Date().getUTCFullYear() + 3) % 100).padStart(2, '0')}`;
+
+/** The path of an invoice's hosted page (its URL is under PUBLIC_URL, the tests' app on another port). */
+export function hostedPath(invoice: { hosted_invoice_url: string }): string {
+  return new URL(invoice.hosted_invoice_url).pathname;
+}
+
+/** The hidden fields (csrf, form_key) of the first form of a page. */
+export async function pageForm(baseUrl: string, path: string): Promise<Record<string, string>> {
+  const text = await pageText(await fetch(`${baseUrl}${path}`));
+  const fields: Record<string, string> = {};
+  for (const match of text.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)" ?\/?>/g)) {
+    fields[match[1]!] ??= match[2]!;
+  }
+  return fields;
+}
+
+/** A urlencoded post without following the redirect, as a form of this service's page sends it. */
+export function postForm(
+  baseUrl: string,
+  path: string,
+  fields: Record<string, string>,
+  headers: Record<string, string> = {},
+): Promise<Response> {
+  return fetch(`${baseUrl}${path}`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', origin: baseUrl, ...headers },
+    body: new URLSearchParams(fields).toString(),
+  });
+}
+
+/** A page's HTML with each run of whitespace as one space, as a reader sees its text. */
+export async function pageText(response: Response): Promise<string> {
+  return (await response.text()).replace(/\s+/g, ' ');
+}
