@@ -26,6 +26,7 @@ import { registerPaymentPlanRoutes } from './payment-plans/payment-plan.routes';
 import { registerSubscriptionRoutes } from './subscriptions/subscription.routes';
 import { registerTestClockRoutes } from './test-clocks/test-clock.routes';
 import { registerReportRoutes } from './reports/overview.routes';
+import { registerPortalRoutes } from './billing-portal/portal.routes';
 import { checkHealth, healthSchema } from './health/health';
 import { docsRouter } from './http/docs-page';
 import { createApiMetrics, UNMATCHED_ROUTE } from './observability/api-metrics';
@@ -39,6 +40,7 @@ import { createSessionAuthenticator, readCookie, SESSION_COOKIE } from './dashbo
 import { sessionSettingsFromConfig } from './dashboard-auth/session.service';
 import { createLoginLimiter } from './dashboard-auth/login-limiter';
 import { hostedPagesRouter } from './hosted-pages/hosted-pages.router';
+import { redactPageToken } from './lib/page-tokens';
 
 export type { AppDeps } from './http/app-deps';
 
@@ -58,7 +60,7 @@ export function createApp(deps: AppDeps): express.Express {
     res.locals.requestId = requestId;
     const started = process.hrtime.bigint();
     // Read before routing: a mounted router (the dashboard's) rewrites req.url while it answers.
-    const path = loggablePath(req.path);
+    const path = redactPageToken(loggablePath(req.path));
     res.on('finish', () => {
       const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
       const route = (res.locals.route as string | undefined) ?? UNMATCHED_ROUTE;
@@ -118,6 +120,7 @@ export function createApp(deps: AppDeps): express.Express {
   registerReportRoutes(api, routeDeps);
   registerAuditRoutes(api, routeDeps);
   registerCustomerReportRoutes(api, routeDeps);
+  registerPortalRoutes(api, routeDeps);
 
   api.registry.registerPath({
     method: 'get',

@@ -8,21 +8,11 @@ import { findHostedInvoiceLink, HOSTED_INVOICE_PATH } from '../invoices/hosted-l
 import type { InvoiceObject } from '../invoices/invoice.schemas';
 import { noticeInvoiceSettled } from '../subscriptions/subscription-workflow.client';
 import { attemptReceipt, type ChargeReceipt } from '../transactions/charge-receipt';
-import { hashPageToken, PAGE_TOKEN_PATTERN } from '../lib/page-tokens';
 import { formatMoney } from '../lib/money';
+import { longDate } from './format';
 import { findTaxRates } from '../catalog/tax-rate.service';
 import { cardFields, formKey, newFormKey, parseCardForm, type FieldErrors } from './card-form';
-import {
-  csrfToken,
-  csrfValid,
-  formBody,
-  html,
-  type Html,
-  sendExpiredLink,
-  sendNotice,
-  sendPage,
-  sendUnknownLink,
-} from './page';
+import { liveToken, csrfToken, csrfValid, formBody, html, type Html, sendNotice, sendPage } from './page';
 import { declineMessage } from './decline-messages';
 
 /** The attempt key of a payment made from the page: the form's one-time key, apart from API keys. */
@@ -37,30 +27,12 @@ interface LiveLink {
 
 /** The link of a request's token, or the page that says it is unknown (404) or expired (410). */
 async function liveLink(deps: AppDeps, req: Request, res: Response): Promise<LiveLink | undefined> {
-  const token = String(req.params.token ?? '');
-  const found = PAGE_TOKEN_PATTERN.test(token) ? await findHostedInvoiceLink(deps.prisma, token) : undefined;
-  if (!found) {
-    sendUnknownLink(res);
-    return undefined;
-  }
-  if (found.expiresAt.getTime() <= Date.now()) {
-    sendExpiredLink(res);
-    return undefined;
-  }
-  res.locals.accountId = found.accountId;
-  return { accountId: found.accountId, invoiceId: found.invoiceId, hash: hashPageToken(token) };
+  const live = await liveToken(req, res, (token) => findHostedInvoiceLink(deps.prisma, token));
+  return live && { accountId: live.record.accountId, invoiceId: live.record.invoiceId, hash: live.hash };
 }
 
 const money = (invoice: InvoiceObject, amount: number) => formatMoney(amount, invoice.currency);
-const date = (seconds: number | null) =>
-  seconds === null
-    ? ''
-    : new Date(seconds * 1000).toLocaleDateString('en-US', {
-        year: 'numeric',
-        month: 'long',
-        day: 'numeric',
-        timeZone: 'UTC',
-      });
+const date = longDate;
 
 const STATUS_LABEL: Record<InvoiceObject['status'], string> = {
   draft: 'Draft',

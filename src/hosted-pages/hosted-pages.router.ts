@@ -3,6 +3,7 @@ import type { AppDeps } from '../http/app-deps';
 import type { Logger } from '../http/logger';
 import type { PaymentGateway } from '../payments/gateway';
 import { hostedInvoiceRouter } from './hosted-invoice.routes';
+import { portalRouter } from './portal.routes';
 import { pageAssets, pageErrors, pageRateLimit, sendUnknownLink } from './page';
 
 /**
@@ -15,6 +16,7 @@ export function hostedPagesRouter(deps: AppDeps & { gateway: PaymentGateway }, l
   pages.use(pageRateLimit(deps.pageLimits));
   pages.use(pageAssets());
   pages.use(hostedInvoiceRouter(deps));
+  pages.use(portalRouter(deps));
   pages.use((_req, res) => {
     res.locals.route ??= '/hosted/{page}';
     sendUnknownLink(res);

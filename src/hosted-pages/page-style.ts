@@ -17,6 +17,7 @@ h2{font-size:1.15rem;margin:0 0 12px}
 .status-open{background:#fff1d6;color:#7a4b00}
 .status-void{background:#eceff3;color:#444}
 table{width:100%;border-collapse:collapse}
+.table-wrap{overflow-x:auto}
 th,td{text-align:left;padding:8px 6px;border-bottom:1px solid #e6e8ec;vertical-align:top}
 th{font-size:.85rem;color:#555c68;font-weight:600}
 td.num,th.num{text-align:right;white-space:nowrap}
@@ -25,6 +26,9 @@ tfoot tr.total td{font-weight:700;border-top:2px solid #1a1d23}
 dl{margin:0;display:grid;grid-template-columns:max-content 1fr;gap:4px 16px}
 dt{color:#555c68}
 dd{margin:0}
+h3{font-size:1rem;margin:20px 0 4px}
+label.check{display:flex;gap:8px;align-items:center;font-weight:500}
+label.check input{width:auto}
 label{display:block;font-weight:600;margin:12px 0 4px}
 input,select{width:100%;font:inherit;padding:10px 12px;border:1px solid #8a909b;border-radius:6px;background:#fff;color:#1a1d23}
 input:focus,select:focus,button:focus,a:focus{outline:3px solid #3d6fd9;outline-offset:1px}

@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { derivedKeys } from '../lib/encryption';
+import { hashPageToken, PAGE_TOKEN_PATTERN } from '../lib/page-tokens';
 import { PAGE_CSS } from './page-style';
 
 /**
@@ -93,6 +94,29 @@ export function sendNotice(res: Response, status: number, title: string, message
       <p>${message}</p>
     </section>`,
   });
+}
+
+/**
+ * The live record a request's `:token` names, found by the token's hash; otherwise the page that says
+ * the link is unknown (404, also for a malformed token: no lookup) or expired (410), and undefined.
+ */
+export async function liveToken<T extends { accountId: string; expiresAt: Date }>(
+  req: Request,
+  res: Response,
+  find: (token: string) => Promise<T | null | undefined>,
+): Promise<{ record: T; hash: string; token: string } | undefined> {
+  const token = String(req.params.token ?? '');
+  const record = PAGE_TOKEN_PATTERN.test(token) ? await find(token) : undefined;
+  if (!record) {
+    sendUnknownLink(res);
+    return undefined;
+  }
+  if (record.expiresAt.getTime() <= Date.now()) {
+    sendExpiredLink(res);
+    return undefined;
+  }
+  res.locals.accountId = record.accountId;
+  return { record, hash: hashPageToken(token), token };
 }
 
 export function sendUnknownLink(res: Response): void {

@@ -44,6 +44,8 @@ export const ID_PREFIXES = {
   testClock: 'clock',
   user: 'usr',
   invitation: 'invite',
+  billingPortalSession: 'bps',
+  checkoutSession: 'cs',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -20,3 +20,11 @@ export const PAGE_TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 export function publicUrl(path: string): string {
   return `${config.publicUrl.replace(/\/+$/, '')}${path}`;
 }
+
+/**
+ * A path as logs may keep it: a page's token opens that page (an invoice and its payment form), so it
+ * is replaced as the API never logs a key (docs/api.md "Hosted pages").
+ */
+export function redactPageToken(path: string): string {
+  return path.replace(/^\/hosted\/(invoices|portal|checkout)\/[^/]+/, '/hosted/$1/{token}');
+}

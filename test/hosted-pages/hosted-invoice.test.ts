@@ -1,4 +1,4 @@
-import { hashPageToken } from '../../src/lib/page-tokens';
+import { hashPageToken, redactPageToken } from '../../src/lib/page-tokens';
 import { PAGE_CSP } from '../../src/hosted-pages/page';
 import { browserTest, haveChromium, openDashboardBrowser, type DashboardBrowser } from '../support/browser';
 import { apiClient, createTestAccount, eventsOf, startTestApp, type ApiClient, type TestApp } from '../support/harness';
@@ -103,6 +103,11 @@ describe('hosted_invoice_url', () => {
     expect(
       [...text.matchAll(/(?:src|href)="([^"]+)"/g)].map((match) => match[1]).filter((url) => !url!.startsWith('/')),
     ).toEqual([]);
+  });
+
+  it('request logs keep the path without the token', () => {
+    expect(redactPageToken(`/hosted/invoices/${'a'.repeat(43)}/pay`)).toBe('/hosted/invoices/{token}/pay');
+    expect(redactPageToken('/invoices/abc')).toBe('/invoices/abc');
   });
 
   it('the other account never sees the invoice by its id', async () => {
