@@ -27,6 +27,7 @@ import { registerSubscriptionRoutes } from './subscriptions/subscription.routes'
 import { registerTestClockRoutes } from './test-clocks/test-clock.routes';
 import { registerReportRoutes } from './reports/overview.routes';
 import { registerPortalRoutes } from './billing-portal/portal.routes';
+import { registerCheckoutRoutes } from './checkout/checkout.routes';
 import { checkHealth, healthSchema } from './health/health';
 import { docsRouter } from './http/docs-page';
 import { createApiMetrics, UNMATCHED_ROUTE } from './observability/api-metrics';
@@ -121,6 +122,7 @@ export function createApp(deps: AppDeps): express.Express {
   registerAuditRoutes(api, routeDeps);
   registerCustomerReportRoutes(api, routeDeps);
   registerPortalRoutes(api, routeDeps);
+  registerCheckoutRoutes(api, routeDeps);
 
   api.registry.registerPath({
     method: 'get',

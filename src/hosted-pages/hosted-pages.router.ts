@@ -4,6 +4,7 @@ import type { Logger } from '../http/logger';
 import type { PaymentGateway } from '../payments/gateway';
 import { hostedInvoiceRouter } from './hosted-invoice.routes';
 import { portalRouter } from './portal.routes';
+import { checkoutRouter } from './checkout.routes';
 import { pageAssets, pageErrors, pageRateLimit, sendUnknownLink } from './page';
 
 /**
@@ -17,6 +18,7 @@ export function hostedPagesRouter(deps: AppDeps & { gateway: PaymentGateway }, l
   pages.use(pageAssets());
   pages.use(hostedInvoiceRouter(deps));
   pages.use(portalRouter(deps));
+  pages.use(checkoutRouter(deps));
   pages.use((_req, res) => {
     res.locals.route ??= '/hosted/{page}';
     sendUnknownLink(res);

@@ -8,7 +8,8 @@ main{max-width:880px;margin:0 auto;padding:24px 16px 8px}
 h1{font-size:1.5rem;margin:0 0 8px}
 h2{font-size:1.15rem;margin:0 0 12px}
 .card{background:#fff;border:1px solid #d9dce1;border-radius:10px;padding:20px;margin:0 0 20px}
-.grid{display:grid;grid-template-columns:1fr 1fr;gap:20px}
+.grid{display:grid;grid-template-columns:1fr 1fr;gap:20px;align-items:start}
+.grid>*{min-width:0}
 @media (max-width:640px){.grid{grid-template-columns:1fr}.top{padding:14px 16px}}
 .muted{color:#555c68}
 .amount{font-size:2rem;font-weight:700;margin:4px 0}

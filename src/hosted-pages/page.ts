@@ -53,6 +53,8 @@ export interface PageOptions {
   /** The merchant the page is for, shown in its header. */
   merchant?: string | null;
   body: Html;
+  /** Origins a form of the page may lead to besides this one (a checkout's success_url: its redirect). */
+  formActions?: string[];
 }
 
 export function renderPage({ title, merchant, body }: PageOptions): string {
@@ -79,7 +81,11 @@ export function renderPage({ title, merchant, body }: PageOptions): string {
  * customer's data and its form's one-time values), and no referrer (the token is in the address).
  */
 export function sendPage(res: Response, status: number, options: PageOptions): void {
-  res.setHeader('Content-Security-Policy', PAGE_CSP);
+  const extra = (options.formActions ?? []).filter((origin) => /^https?:\/\/[A-Za-z0-9.:[\]-]+$/.test(origin));
+  res.setHeader(
+    'Content-Security-Policy',
+    extra.length > 0 ? PAGE_CSP.replace("form-action 'self'", `form-action 'self' ${extra.join(' ')}`) : PAGE_CSP,
+  );
   res.setHeader('Cache-Control', 'no-store');
   res.setHeader('Referrer-Policy', 'no-referrer');
   res.status(status).type('html').send(renderPage(options));

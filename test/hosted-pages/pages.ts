@@ -1,3 +1,7 @@
+import { haveChromium, openDashboardBrowser, type DashboardBrowser } from '../support/browser';
+import { apiClient, createTestAccount, type ApiClient } from '../support/harness';
+import { startSubscriptionWorld, type SubscriptionWorld } from '../support/subscriptions';
+
 /** Helpers of the hosted pages' tests: a page's form values, a form post as a browser sends it. */
 
 /** A card expiry three years ahead, as the form takes it (MM/YY). */
@@ -36,4 +40,33 @@ export function postForm(
 /** A page's HTML with each run of whitespace as one space, as a reader sees its text. */
 export async function pageText(response: Response): Promise<string> {
   return (await response.text()).replace(/\s+/g, ' ');
+}
+
+export interface PagesWorld {
+  world: SubscriptionWorld;
+  api: ApiClient;
+  other: ApiClient;
+  browser: DashboardBrowser | undefined;
+}
+
+/**
+ * The world of the portal's and checkout's tests, made in beforeAll and closed in afterAll: subscriptions
+ * on Temporal's time-skipping server, the account "Acme Rockets", a client of another account, and
+ * Chromium when installed. Its fields are set once beforeAll has run.
+ */
+export function usePagesWorld(): PagesWorld {
+  const pages = {} as PagesWorld;
+  beforeAll(async () => {
+    pages.world = await startSubscriptionWorld();
+    pages.api = pages.world.api;
+    const { prisma, baseUrl } = pages.world.app;
+    await prisma.account.update({ where: { id: pages.world.accountId }, data: { name: 'Acme Rockets' } });
+    pages.other = apiClient(baseUrl, (await createTestAccount(prisma, { name: 'Other Shop' })).apiKey);
+    pages.browser = haveChromium ? await openDashboardBrowser(baseUrl, { screens: 'hosted' }) : undefined;
+  });
+  afterAll(async () => {
+    await pages.browser?.close();
+    await pages.world?.close();
+  });
+  return pages;
 }
