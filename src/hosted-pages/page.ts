@@ -240,7 +240,7 @@ export function pageErrors(log: { error(obj: object, msg: string): void }) {
       res,
       500,
       'Something went wrong',
-      'Nothing was charged twice. Reload the page to see where things stand.',
+      'Reload the page to see where things stand: paying again never takes a payment twice.',
     );
   };
 }

@@ -1,7 +1,8 @@
 import { browserTest } from '../support/browser';
 import { eventsOf, expectStatus } from '../support/harness';
 import { CARDS, cardBody, customerWithCard, addPaymentMethod, simpleInvoice } from '../support/payments';
-import { createSubscription, recurringPrice } from '../support/subscriptions';
+import { createSubscription, recurringPrice, settled } from '../support/subscriptions';
+import { waitUntil } from '../support/webhooks';
 import { EXPIRY, pageForm, pageText, postForm, usePagesWorld } from './pages';
 
 /**
@@ -157,6 +158,31 @@ describe('the portal page', () => {
     const bad = await act(path, 'payment-methods', { ...card, number: '1234' });
     expect(bad.status).toBe(400);
     expect(await pageText(bad)).toContain('This card number is not valid.');
+  });
+
+  it('a subscription in dunning is paid from the portal through its invoice page: the workflow is told, active again', async () => {
+    const { customer } = await customerWithCard(pages.api, CARDS.declined);
+    const subscription = await createSubscription(pages.api, {
+      customer: customer.id,
+      items: [{ price: await recurringPrice(pages.api, { unitAmount: 3000 }), quantity: 1 }],
+      trial_days: 0,
+      start_date: Math.floor((await pages.world.env.currentTimeMs()) / 1000),
+    });
+    await settled(pages.world, subscription.id);
+    expect((await pages.api.get(`/subscriptions/${subscription.id}`)).body.status).toBe('past_due');
+    const path = await portalPath(customer.id);
+    const portal = await pageText(await fetch(`${pages.world.app.baseUrl}${path}`));
+    const invoicePath = /href="(\/hosted\/invoices\/[^"]+)" aria-label="Pay invoice/.exec(portal)![1]!;
+    const form = await pageForm(pages.world.app.baseUrl, invoicePath);
+    const paid = await postForm(pages.world.app.baseUrl, `${invoicePath}/pay`, {
+      ...form,
+      name: 'Grace Hopper',
+      number: CARDS.succeeds,
+      exp: EXPIRY,
+      cvc: '123',
+    });
+    expect(paid.status).toBe(303);
+    await waitUntil(async () => (await pages.api.get(`/subscriptions/${subscription.id}`)).body.status === 'active');
   });
 
   it("another customer's subscription or card, and another account's, answer a 404 page and change nothing", async () => {
