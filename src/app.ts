@@ -28,6 +28,8 @@ import { registerSubscriptionRoutes } from './subscriptions/subscription.routes'
 import { registerTestClockRoutes } from './test-clocks/test-clock.routes';
 import { registerReportRoutes } from './reports/overview.routes';
 import { registerEventRoutes } from './events/event.routes';
+import { registerPortalRoutes } from './billing-portal/portal.routes';
+import { registerCheckoutRoutes } from './checkout/checkout.routes';
 import { checkHealth, healthSchema } from './health/health';
 import { docsRouter } from './http/docs-page';
 import { createApiMetrics, UNMATCHED_ROUTE } from './observability/api-metrics';
@@ -40,6 +42,8 @@ import { loggablePath, TEAM_BASE, teamRouter } from './dashboard-auth/team.route
 import { createSessionAuthenticator, readCookie, SESSION_COOKIE } from './dashboard-auth/session-auth';
 import { sessionSettingsFromConfig } from './dashboard-auth/session.service';
 import { createLoginLimiter } from './dashboard-auth/login-limiter';
+import { hostedPagesRouter } from './hosted-pages/hosted-pages.router';
+import { redactPageToken } from './lib/page-tokens';
 
 export type { AppDeps } from './http/app-deps';
 
@@ -59,7 +63,7 @@ export function createApp(deps: AppDeps): express.Express {
     res.locals.requestId = requestId;
     const started = process.hrtime.bigint();
     // Read before routing: a mounted router (the dashboard's) rewrites req.url while it answers.
-    const path = loggablePath(req.path);
+    const path = redactPageToken(loggablePath(req.path));
     res.on('finish', () => {
       const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
       const route = (res.locals.route as string | undefined) ?? UNMATCHED_ROUTE;
@@ -121,6 +125,8 @@ export function createApp(deps: AppDeps): express.Express {
   registerEventRoutes(api, routeDeps);
   registerAuditRoutes(api, routeDeps);
   registerCustomerReportRoutes(api, routeDeps);
+  registerPortalRoutes(api, routeDeps);
+  registerCheckoutRoutes(api, routeDeps);
 
   api.registry.registerPath({
     method: 'get',
@@ -190,6 +196,8 @@ export function createApp(deps: AppDeps): express.Express {
   app.use(SESSION_PATH, sessionRouter(deps, sessionSettings, loginLimiter));
   app.use(TEAM_BASE, teamRouter(deps, sessionSettings, loginLimiter, recordWrite));
   app.use(dashboardRouter(deps.dashboardDir));
+  // Pages customers open from a link (docs/api.md "Hosted pages"): HTML with their own policy, never the API's JSON.
+  app.use(hostedPagesRouter(routeDeps, log));
   app.use(api.router);
   app.locals.api = api;
 

@@ -21,6 +21,17 @@ export const config = {
   get port() {
     return intFromEnv('PORT', 3000);
   },
+  /**
+   * The service's address as customers' browsers reach it: hosted invoice pages, the customer portal and
+   * hosted checkout are linked under it (docs/configuration.md).
+   */
+  get publicUrl() {
+    return process.env.PUBLIC_URL || `http://localhost:${intFromEnv('PORT', 3000)}`;
+  },
+  /** Days a finalized invoice's hosted page link stays valid (docs/decisions.md §29). */
+  get hostedInvoiceLinkDays() {
+    return intFromEnv('HOSTED_INVOICE_LINK_DAYS', 180);
+  },
   get databaseUrl() {
     return process.env.DATABASE_URL || undefined;
   },

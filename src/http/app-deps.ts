@@ -28,6 +28,8 @@ export interface AppDeps {
   sessionSettings?: { idleMs: number; absoluteMs: number };
   /** Failed dashboard sign-ins allowed per email and per client address within 15 minutes (LOGIN_FAILURES_* unless given). */
   loginLimits?: { perEmail: number; perAddress: number };
+  /** Rate limits of the customer-facing pages (src/hosted-pages/page.ts defaults unless given; tests lower them). */
+  pageLimits?: { postsPerMinute: number; requestsPerMinute: number };
   /** The built dashboard app (dist/dashboard unless given). */
   dashboardDir?: string;
 }

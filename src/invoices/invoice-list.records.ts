@@ -10,7 +10,8 @@ import {
   type Queryable,
   type Statement,
 } from '../db/sql';
-import { INVOICE_COLUMNS, LINE_COLUMNS, type InvoiceWithLines } from './invoice.records';
+import { HOSTED_LINK_SELECT, INVOICE_COLUMNS, LINE_COLUMNS, type InvoiceWithLines } from './invoice.records';
+import type { HostedLinkRef } from './hosted-link.records';
 
 /**
  * GET /invoices at scale (docs/decisions.md §23): every filter has an index that reads the account's
@@ -44,7 +45,8 @@ function filterSql(filters: InvoiceFilters, values: unknown[]): string {
 }
 
 const WITH_LINES = `SELECT ${selectList(INVOICE_COLUMNS, 'i')},
-    (SELECT coalesce(json_agg(${jsonObjectOf(LINE_COLUMNS, 'l')} ORDER BY l.position), '[]') FROM invoice_lines l WHERE l.invoice_id = i.id) AS lines
+    (SELECT coalesce(json_agg(${jsonObjectOf(LINE_COLUMNS, 'l')} ORDER BY l.position), '[]') FROM invoice_lines l WHERE l.invoice_id = i.id) AS lines,
+    ${HOSTED_LINK_SELECT}
   FROM invoices i`;
 
 /** A page at an offset, newest first. */
@@ -97,11 +99,12 @@ export function invoiceCursorStatement(
 }
 
 export function invoiceOfListRow(
-  row: Record<string, unknown> & { lines: Record<string, unknown>[] },
+  row: Record<string, unknown> & { lines: Record<string, unknown>[]; hosted_link: HostedLinkRef | null },
 ): InvoiceWithLines {
   return {
     ...modelOfRow<Invoice>(INVOICE_COLUMNS, row),
     lines: row.lines.map((line) => modelOfRow<InvoiceLine>(LINE_COLUMNS, line)),
+    hostedLink: row.hosted_link,
   };
 }
 

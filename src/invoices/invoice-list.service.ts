@@ -17,7 +17,7 @@ import {
 import { toInvoiceObject } from './invoice.records';
 import type { InvoiceObject, ListInvoicesQuery } from './invoice.schemas';
 
-type ListRow = Record<string, unknown> & { lines: Record<string, unknown>[] };
+type ListRow = Parameters<typeof invoiceOfListRow>[0];
 
 /** An offset at or past which a page is found through invoice_counts' days rather than by skipping rows. */
 const DEEP_OFFSET = 2000;

@@ -6,6 +6,7 @@ import { notFound } from '../http/errors';
 import { toUnixSeconds } from '../lib/time';
 import type { InvoiceLineObject, InvoiceObject, TaxAmountObject } from './invoice.schemas';
 import { updatedMsOf } from '../lib/object-version';
+import { hostedInvoiceUrl, type HostedLinkRef } from './hosted-link.records';
 import {
   columnOfField,
   jsonObjectOf,
@@ -20,7 +21,14 @@ import {
   type AnyTx,
 } from '../db/sql';
 
-export type InvoiceWithLines = Invoice & { lines: InvoiceLine[] };
+/** An invoice with its lines and, once finalized, its hosted page's link (docs/decisions.md §29). */
+export type InvoiceWithLines = Invoice & { lines: InvoiceLine[]; hostedLink?: HostedLinkRef | null };
+
+/** What Prisma reads beside an invoice for toInvoiceObject. */
+export const INVOICE_INCLUDE = {
+  lines: true,
+  hostedLink: { select: { tokenSealed: true, keyId: true } },
+} as const;
 
 type Address = NonNullable<InvoiceObject['customer_address']>;
 
@@ -70,6 +78,7 @@ export function toInvoiceObject(invoice: InvoiceWithLines): InvoiceObject {
     customer_name: invoice.customerName,
     customer_phone: invoice.customerPhone,
     due_date: toUnixSeconds(invoice.dueDate),
+    hosted_invoice_url: invoice.hostedLink ? hostedInvoiceUrl(invoice.id, invoice.hostedLink) : null,
     lines: [...invoice.lines]
       .sort((a, b) => a.position - b.position)
       .map((line) => toLineObject(line, invoice.currency)),
@@ -116,7 +125,7 @@ function invoiceTax(invoice: InvoiceWithLines): TaxAmountObject | null {
 
 /** An invoice of the account with its lines, or 404 (also for another account's invoice). */
 export async function findInvoice(db: Db | Tx, accountId: string, id: string): Promise<InvoiceWithLines> {
-  const invoice = await db.invoice.findFirst({ where: { id, accountId }, include: { lines: true } });
+  const invoice = await db.invoice.findFirst({ where: { id, accountId }, include: INVOICE_INCLUDE });
   if (!invoice) throw notFound('invoice', id);
   return invoice;
 }
@@ -149,23 +158,27 @@ export const LINE_COLUMNS = modelColumns<InvoiceLine>(Prisma.InvoiceLineScalarFi
  * The lock and the read of lockInvoice in one statement (a third of the CPU of the lock and Prisma's
  * read with its lines: docs/performance.md; it runs two or three times in every payment).
  */
+/** The invoice `i`'s hosted page link as a select-list item `hosted_link` (HostedLinkRef or null). */
+export const HOSTED_LINK_SELECT = `(SELECT json_build_object('tokenSealed', h.token_sealed, 'keyId', h.key_id) FROM hosted_invoice_links h WHERE h.invoice_id = i.id) AS hosted_link`;
+
 const LOCK_INVOICE: Statement = {
   name: 'invoice_lock',
   text: `SELECT ${selectList(INVOICE_COLUMNS, 'i')},
-    (SELECT coalesce(json_agg(${jsonObjectOf(LINE_COLUMNS, 'l')} ORDER BY l.position), '[]') FROM invoice_lines l WHERE l.invoice_id = i.id) AS lines
+    (SELECT coalesce(json_agg(${jsonObjectOf(LINE_COLUMNS, 'l')} ORDER BY l.position), '[]') FROM invoice_lines l WHERE l.invoice_id = i.id) AS lines,
+    ${HOSTED_LINK_SELECT}
     FROM invoices i WHERE i.id = $1 AND i.account_id = $2 FOR UPDATE OF i`,
 };
 
 /** The invoice, locked FOR UPDATE until the caller's transaction ends: every state change goes through here. */
 export async function lockInvoice(tx: AnyTx, accountId: string, id: string): Promise<InvoiceWithLines> {
-  const [row] = await queryRows<Record<string, unknown> & { lines: Record<string, unknown>[] }>(tx, LOCK_INVOICE, [
-    id,
-    accountId,
-  ]);
+  const [row] = await queryRows<
+    Record<string, unknown> & { lines: Record<string, unknown>[]; hosted_link: HostedLinkRef | null }
+  >(tx, LOCK_INVOICE, [id, accountId]);
   if (!row) throw notFound('invoice', id);
   return {
     ...modelOfRow<Invoice>(INVOICE_COLUMNS, row),
     lines: row.lines.map((line) => modelOfRow<InvoiceLine>(LINE_COLUMNS, line)),
+    hostedLink: row.hosted_link,
   };
 }
 
@@ -197,7 +210,7 @@ export async function updateLockedInvoice(
     invoice.accountId,
   ]);
   if (!row) throw notFound('invoice', invoice.id);
-  return { ...modelOfRow<Invoice>(INVOICE_COLUMNS, row), lines: invoice.lines };
+  return { ...modelOfRow<Invoice>(INVOICE_COLUMNS, row), lines: invoice.lines, hostedLink: invoice.hostedLink };
 }
 
 /** What a new invoice sets: every field but those its columns' defaults give (amounts paid and refunded, attempts, number, times). */

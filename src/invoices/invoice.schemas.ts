@@ -181,6 +181,13 @@ export const invoiceSchema = z
     customer_name: z.string().nullable(),
     customer_phone: z.string().nullable(),
     due_date: z.number().nullable(),
+    hosted_invoice_url: z
+      .string()
+      .nullable()
+      .describe(
+        'The page where the customer sees and pays this invoice (docs/api.md "Hosted pages"): an unguessable link under PUBLIC_URL, ' +
+          'given at finalization, valid HOSTED_INVOICE_LINK_DAYS days; null while draft',
+      ),
     lines: z.array(invoiceLineSchema),
     number: z.string().nullable().describe('INV-000001, per account; given at finalization'),
     paid: z.boolean(),

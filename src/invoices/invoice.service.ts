@@ -20,10 +20,12 @@ import {
   readAccountName,
   readProductName,
   toInvoiceObject,
+  INVOICE_INCLUDE,
   updateLockedInvoice,
   type InvoiceWithLines,
 } from './invoice.records';
 import { createInvoiceBody, type CreateInvoiceInput, type InvoiceObject } from './invoice.schemas';
+import { createHostedInvoiceLink } from './hosted-link.records';
 import { currentTime } from '../lib/clock-time';
 import { applyBalanceToInvoice, recordBalanceEntry } from '../transactions/ledger';
 import { toCustomerObject } from '../customers/customer.service';
@@ -238,7 +240,7 @@ function snapshotCustomer(customer: {
 }
 
 async function existingByKey(db: Db | Tx, accountId: string, idempotencyKey: string): Promise<InvoiceWithLines | null> {
-  return db.invoice.findFirst({ where: { accountId, idempotencyKey }, include: { lines: true } });
+  return db.invoice.findFirst({ where: { accountId, idempotencyKey }, include: INVOICE_INCLUDE });
 }
 
 /**
@@ -448,13 +450,15 @@ export async function finalizeInTx(tx: AnyTx, accountId: string, invoice: Invoic
     customer && customer.balance < 0n
       ? await applyBalanceToInvoice(tx, { ...invoice, number }, invoice.amountDue - invoice.amountPaid)
       : 0n;
-  const finalized = await updateLockedInvoice(tx, invoice, {
+  const updated = await updateLockedInvoice(tx, invoice, {
     status: 'open',
     number,
     finalizedAt: currentTime(),
     ...(applied > 0n ? { appliedBalance: applied, amountDue: invoice.amountDue - applied } : {}),
     ...(customer ? snapshotCustomer(customer) : {}),
   });
+  // Every finalized invoice has its hosted page (docs/decisions.md §29), named in invoice.finalized already.
+  const finalized = { ...updated, hostedLink: await createHostedInvoiceLink(tx, accountId, invoice.id) };
   const object = toInvoiceObject(finalized);
   if (applied > 0n) await recordCustomerUpdated(tx, accountId, invoice.customerId);
   await recordEvent(tx, accountId, 'invoice.finalized', object);

@@ -47,6 +47,8 @@ export const ID_PREFIXES = {
   creditNote: 'cn',
   creditNoteLine: 'cnl',
   customerBalanceTransaction: 'cbtxn',
+  billingPortalSession: 'bps',
+  checkoutSession: 'cs',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

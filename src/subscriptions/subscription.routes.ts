@@ -1,5 +1,4 @@
 import type { AppDeps } from '../http/app-deps';
-import { config } from '../config';
 import { Answer, type Api } from '../http/api';
 import { ADMIN_ROLES } from '../http/auth';
 import { pageSchema } from '../http/pagination';
@@ -26,17 +25,12 @@ import {
   listSubscriptions,
   pauseSubscription,
   resumeSubscription,
+  subscriptionDepsOf,
   updateSubscription,
 } from './subscription.service';
 
 export function registerSubscriptionRoutes(api: Api, appDeps: AppDeps): void {
-  const deps = {
-    prisma: appDeps.prisma,
-    temporal: appDeps.temporal,
-    taskQueue: appDeps.taskQueue ?? config.taskQueue,
-    gateway: appDeps.gateway,
-    temporalNow: appDeps.temporalNow,
-  };
+  const deps = subscriptionDepsOf(appDeps);
   const { prisma } = deps;
   const tag = 'Subscriptions';
   const stateChange =

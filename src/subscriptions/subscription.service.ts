@@ -1,3 +1,5 @@
+import { config } from '../config';
+import type { AppDeps } from '../http/app-deps';
 import { BILLING_INTERVALS } from './billing-dates';
 import { columnValue } from '../lib/columns';
 import type { Client } from '@temporalio/client';
@@ -63,6 +65,17 @@ export interface SubscriptionDeps {
   gateway?: PaymentGateway;
   /** The workflow service's time (AppDeps.temporalNow): the wall clock unless given. */
   temporalNow?: () => Promise<number>;
+}
+
+/** What the subscription services need of the app's dependencies (the API's routes and the customer portal's). */
+export function subscriptionDepsOf(appDeps: AppDeps): SubscriptionDeps {
+  return {
+    prisma: appDeps.prisma,
+    temporal: appDeps.temporal,
+    taskQueue: appDeps.taskQueue ?? config.taskQueue,
+    gateway: appDeps.gateway,
+    temporalNow: appDeps.temporalNow,
+  };
 }
 
 interface Cadence {

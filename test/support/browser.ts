@@ -54,9 +54,16 @@ export interface DashboardBrowser {
   close(): Promise<void>;
 }
 
-/** Builds the dashboard if needed and launches Chromium; call in beforeAll (only when haveChromium). */
-export async function openDashboardBrowser(baseUrl: string): Promise<DashboardBrowser> {
-  ensureDashboardBuilt();
+/**
+ * Builds the dashboard if needed and launches Chromium; call in beforeAll (only when haveChromium).
+ * The customer-facing pages (src/hosted-pages) need no build: `{ screens: 'hosted' }` skips it and
+ * names their screenshots hosted-<name>-<width>.png.
+ */
+export async function openDashboardBrowser(
+  baseUrl: string,
+  { screens = 'dashboard' }: { screens?: 'dashboard' | 'hosted' } = {},
+): Promise<DashboardBrowser> {
+  if (screens === 'dashboard') ensureDashboardBuilt();
   fs.mkdirSync(OUTPUT, { recursive: true });
   const browser: Browser = await chromium.launch({
     executablePath: CHROMIUM,
@@ -90,7 +97,7 @@ export async function openDashboardBrowser(baseUrl: string): Promise<DashboardBr
       expect({ screen: name, violations: await seriousViolations(page) }).toEqual({ screen: name, violations: [] });
       for (const width of [1280, 390]) {
         await page.setViewportSize({ width, height: width > 500 ? 860 : 844 });
-        await page.screenshot({ path: path.join(OUTPUT, `dashboard-${name}-${width}.png`), fullPage: true });
+        await page.screenshot({ path: path.join(OUTPUT, `${screens}-${name}-${width}.png`), fullPage: true });
       }
       await page.setViewportSize({ width: 1280, height: 860 });
     },

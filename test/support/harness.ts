@@ -35,6 +35,7 @@ export async function startTestApp(
     | 'sessionSettings'
     | 'loginLimits'
     | 'dashboardDir'
+    | 'pageLimits'
   > & {
     temporal?: Client;
     /** Interactive transaction bounds of the app's Prisma client (production's unless given). */

@@ -1,0 +1,243 @@
+import express, { type Request, type Response } from 'express';
+import { z } from 'zod';
+import type { CheckoutSession } from '../generated/prisma/client';
+import type { AppDeps } from '../http/app-deps';
+import type { PaymentGateway } from '../payments/gateway';
+import { findPrice } from '../catalog/price.service';
+import { readAccountName, readProductName } from '../invoices/invoice.records';
+import { CHECKOUT_PATH, findCheckoutByToken, type CheckoutItem } from '../checkout/checkout.service';
+import { completeCheckout } from '../use-cases/checkout-completion';
+import { cardFields, formKey, newFormKey, parseCardForm, type FieldErrors } from './card-form';
+import { declineMessage } from './decline-messages';
+import { money } from './format';
+import { csrfToken, csrfValid, formBody, html, type Html, liveToken, sendNotice, sendPage } from './page';
+
+interface LiveCheckout {
+  session: CheckoutSession;
+  hash: string;
+  base: string;
+}
+
+async function liveCheckout(deps: AppDeps, req: Request, res: Response): Promise<LiveCheckout | undefined> {
+  const live = await liveToken(req, res, async (token) => {
+    const session = await findCheckoutByToken(deps.prisma, token);
+    // A completed checkout stays readable after its 24 hours: its page says it is done.
+    return session?.status === 'complete' ? { ...session, expiresAt: new Date(8.64e15) } : session;
+  });
+  return live && { session: live.record, hash: live.hash, base: `${CHECKOUT_PATH}/${live.token}` };
+}
+
+const buyerForm = z.object({
+  buyer_name: z.string().trim().min(1, 'Enter your full name.').max(255, 'The name is too long.'),
+  email: z.email('Enter a valid email address.').max(254, 'The email address is too long.'),
+  line1: z.string().trim().min(1, 'Enter your street address.').max(200, 'The address is too long.'),
+  city: z.string().trim().min(1, 'Enter your city.').max(200, 'The city is too long.'),
+  postal_code: z.string().trim().min(1, 'Enter your postal code.').max(20, 'The postal code is too long.'),
+  country: z
+    .string()
+    .trim()
+    .regex(/^[A-Za-z]{2}$/, 'Enter the two-letter country code (for example US).')
+    .transform((code) => code.toUpperCase()),
+});
+
+type BuyerErrors = Partial<Record<keyof z.input<typeof buyerForm>, string>>;
+
+interface Line {
+  label: string;
+  amount: number;
+  currency: string;
+  every: string;
+}
+
+async function linesOf(deps: AppDeps, session: CheckoutSession): Promise<Line[]> {
+  return Promise.all(
+    (session.items as unknown as CheckoutItem[]).map(async (item) => {
+      const price = await findPrice(deps.prisma, session.accountId, item.price);
+      const product = await readProductName(deps.prisma, session.accountId, price.product);
+      const recurring = price.recurring;
+      const every = recurring
+        ? ` every ${recurring.interval_count > 1 ? `${recurring.interval_count} ${recurring.interval}s` : recurring.interval}`
+        : '';
+      return {
+        label: `${price.description ?? product?.name ?? 'Item'}${item.quantity > 1 ? ` x ${item.quantity}` : ''}`,
+        amount: price.unit_amount * item.quantity,
+        currency: price.currency,
+        every,
+      };
+    }),
+  );
+}
+
+const field = (
+  name: keyof BuyerErrors,
+  label: string,
+  autocomplete: string,
+  errors: BuyerErrors,
+  value: string | undefined,
+  type = 'text',
+): Html => {
+  const id = `buyer-${name}`;
+  const error = errors[name];
+  return html`<label for="${id}">${label}</label>
+    <input
+      id="${id}"
+      name="${name}"
+      type="${type}"
+      autocomplete="${autocomplete}"
+      required
+      value="${value ?? ''}"
+      ${error ? html`aria-invalid="true" aria-describedby="${id}-error"` : html``}
+    />
+    ${error ? html`<p class="field-error" id="${id}-error">${error}</p>` : html``}`;
+};
+
+async function renderCheckout(
+  deps: AppDeps,
+  res: Response,
+  status: number,
+  checkout: LiveCheckout,
+  extras: {
+    notice?: string;
+    buyerErrors?: BuyerErrors;
+    cardErrors?: FieldErrors;
+    values?: Record<string, string>;
+  } = {},
+): Promise<void> {
+  const { session } = checkout;
+  const [account, lines] = await Promise.all([readAccountName(deps.prisma, session.accountId), linesOf(deps, session)]);
+  const currency = lines[0]?.currency ?? 'USD';
+  const total = lines.reduce((sum, line) => sum + line.amount, 0);
+  const values = extras.values ?? {};
+  const buyerErrors = extras.buyerErrors ?? {};
+  const subscribing = session.mode === 'subscription';
+  const trial =
+    subscribing && session.trialDays ? `${session.trialDays}-day free trial: nothing is charged today.` : '';
+  sendPage(res, status, {
+    title: `Checkout: ${account?.name ?? ''}`,
+    merchant: account?.name,
+    formActions: [new URL(session.successUrl).origin],
+    body: html`<h1>${subscribing ? 'Subscribe' : 'Pay'}</h1>
+      ${extras.notice ? html`<div class="notice notice-error" role="alert">${extras.notice}</div>` : html``}
+      <div class="grid">
+        <section class="card" aria-labelledby="order-title">
+          <h2 id="order-title">Your order</h2>
+          <table>
+            <tbody>
+              ${lines.map(
+                (line) =>
+                  html`<tr>
+                    <td>${line.label}</td>
+                    <td class="num">${money(line.amount, line.currency)}${line.every}</td>
+                  </tr>`,
+              )}
+            </tbody>
+            <tfoot>
+              <tr class="total">
+                <td>${subscribing ? 'Total' : 'Total due today'}</td>
+                <td class="num">${money(total, currency)}${lines[0]?.every ?? ''}</td>
+              </tr>
+            </tfoot>
+          </table>
+          ${trial ? html`<p class="muted">${trial}</p>` : html``}
+          <p><a href="${session.cancelUrl}">Cancel and go back</a></p>
+        </section>
+        <section class="card" aria-labelledby="details-title">
+          <h2 id="details-title">Your details</h2>
+          <form method="post" action="${checkout.base}/complete" novalidate>
+            <input type="hidden" name="csrf" value="${csrfToken(checkout.hash, 'checkout')}" />
+            <input type="hidden" name="form_key" value="${newFormKey()}" />
+            ${field('buyer_name', 'Full name', 'name', buyerErrors, values.buyer_name)}
+            ${field('email', 'Email', 'email', buyerErrors, values.email, 'email')}
+            ${field('line1', 'Street address', 'address-line1', buyerErrors, values.line1)}
+            <div class="row">
+              <div>${field('city', 'City', 'address-level2', buyerErrors, values.city)}</div>
+              <div>${field('postal_code', 'Postal code', 'postal-code', buyerErrors, values.postal_code)}</div>
+            </div>
+            ${field('country', 'Country code', 'country', buyerErrors, values.country)}
+            <h3>Card</h3>
+            ${cardFields('card', { name: values.name }, extras.cardErrors ?? {})}
+            <button type="submit">${subscribing ? `Subscribe` : `Pay ${money(total, currency)}`}</button>
+          </form>
+        </section>
+      </div>`,
+  });
+}
+
+/**
+ * Hosted checkout (docs/api.md "Hosted pages"): GET /hosted/checkout/{token} and its one post, which
+ * completes it through src/use-cases/checkout-completion.ts and sends the browser to success_url.
+ */
+export function checkoutRouter(deps: AppDeps & { gateway: PaymentGateway }): express.Router {
+  const router = express.Router();
+  const route = `${CHECKOUT_PATH}/:token`;
+
+  const done = (res: Response, session: CheckoutSession) =>
+    sendPage(res, 200, {
+      title: 'Checkout complete',
+      body: html`<section class="card">
+        <h1>Thank you</h1>
+        <p>This checkout is complete.</p>
+        <p><a href="${session.successUrl}">Continue</a></p>
+      </section>`,
+    });
+
+  router.get(route, async (req, res) => {
+    res.locals.route = `${CHECKOUT_PATH}/{token}`;
+    const checkout = await liveCheckout(deps, req, res);
+    if (!checkout) return;
+    if (checkout.session.status === 'complete') return done(res, checkout.session);
+    if (checkout.session.status === 'completing')
+      return sendNotice(res, 200, 'Processing', 'Your order is being processed. Reload this page in a moment.');
+    const declined = typeof req.query.declined === 'string' ? req.query.declined.slice(0, 40) : undefined;
+    await renderCheckout(deps, res, 200, checkout, {
+      notice: declined ? `${declineMessage(declined)} Nothing was charged. Try another card.` : undefined,
+    });
+  });
+
+  router.post(`${route}/complete`, formBody, async (req, res) => {
+    res.locals.route = `${CHECKOUT_PATH}/{token}/complete`;
+    const checkout = await liveCheckout(deps, req, res);
+    if (!checkout) return;
+    const body = (req.body ?? {}) as Record<string, string>;
+    if (!csrfValid(req, checkout.hash, 'checkout'))
+      return sendNotice(res, 403, 'This form has expired', 'Reload the page and try again.');
+    if (checkout.session.status !== 'open') return res.redirect(303, checkout.base);
+    const key = formKey.safeParse(body.form_key);
+    const buyer = buyerForm.safeParse(
+      Object.fromEntries(Object.keys(buyerForm.shape).map((name) => [name, String(body[name] ?? '')])),
+    );
+    const card = parseCardForm(body, checkout.session.customerId ?? 'cus_new', {
+      email: buyer.success ? buyer.data.email : undefined,
+    });
+    if (!key.success || !buyer.success || !card.ok) {
+      const buyerErrors: BuyerErrors = {};
+      for (const issue of buyer.error?.issues ?? []) buyerErrors[issue.path[0] as keyof BuyerErrors] ??= issue.message;
+      const values = Object.fromEntries(
+        ['buyer_name', 'email', 'line1', 'city', 'postal_code', 'country', 'name'].map((name) => [
+          name,
+          String(body[name] ?? '').slice(0, 255),
+        ]),
+      );
+      return renderCheckout(deps, res, 400, checkout, {
+        buyerErrors,
+        cardErrors: card.ok ? {} : card.errors,
+        values,
+        notice: key.success ? undefined : 'Reload the page and try again.',
+      });
+    }
+    const { buyer_name: name, email, ...address } = buyer.data;
+    const outcome = await completeCheckout(
+      deps,
+      checkout.session,
+      { name, email, address },
+      (customer) => ({ ...card.input, customer }),
+      key.data,
+    );
+    if (outcome.kind === 'complete') return res.redirect(303, checkout.session.successUrl);
+    if (outcome.kind === 'declined')
+      return res.redirect(303, `${checkout.base}?declined=${encodeURIComponent(outcome.failureCode ?? 'declined')}`);
+    res.redirect(303, checkout.base);
+  });
+
+  return router;
+}

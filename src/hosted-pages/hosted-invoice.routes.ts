@@ -1,0 +1,285 @@
+import express, { type Request, type Response } from 'express';
+import type { AppDeps } from '../http/app-deps';
+import type { PaymentGateway } from '../payments/gateway';
+import { createPaymentMethod } from '../payments/payment-method.service';
+import { payInvoice } from '../invoices/invoice-payment.service';
+import { getInvoice, InvoiceNotPayableError } from '../invoices/invoice.service';
+import { findHostedInvoiceLink, HOSTED_INVOICE_PATH } from '../invoices/hosted-link.records';
+import type { InvoiceObject } from '../invoices/invoice.schemas';
+import { noticeInvoiceSettled } from '../subscriptions/subscription-workflow.client';
+import { attemptReceipt, type ChargeReceipt } from '../transactions/charge-receipt';
+import { formatMoney } from '../lib/money';
+import { longDate } from './format';
+import { findTaxRates } from '../catalog/tax-rate.service';
+import { cardFields, formKey, newFormKey, parseCardForm, type FieldErrors } from './card-form';
+import { liveToken, csrfToken, csrfValid, formBody, html, type Html, sendNotice, sendPage } from './page';
+import { declineMessage } from './decline-messages';
+
+/** The attempt key of a payment made from the page: the form's one-time key, apart from API keys. */
+const attemptKeyOf = (formKeyValue: string) => `hosted:${formKeyValue}`;
+
+interface LiveLink {
+  accountId: string;
+  invoiceId: string;
+  /** The token's hash: the key of the page's CSRF tokens and rate limit. */
+  hash: string;
+}
+
+/** The link of a request's token, or the page that says it is unknown (404) or expired (410). */
+async function liveLink(deps: AppDeps, req: Request, res: Response): Promise<LiveLink | undefined> {
+  const live = await liveToken(req, res, (token) => findHostedInvoiceLink(deps.prisma, token));
+  return live && { accountId: live.record.accountId, invoiceId: live.record.invoiceId, hash: live.hash };
+}
+
+const money = (invoice: InvoiceObject, amount: number) => formatMoney(amount, invoice.currency);
+const date = longDate;
+
+const STATUS_LABEL: Record<InvoiceObject['status'], string> = {
+  draft: 'Draft',
+  open: 'Due',
+  paid: 'Paid',
+  void: 'Void',
+};
+
+function addressLines(address: InvoiceObject['customer_address']): string[] {
+  if (!address) return [];
+  return [
+    address.line1,
+    address.line2,
+    [address.postal_code, address.city].filter(Boolean).join(' '),
+    [address.state, address.country].filter(Boolean).join(', '),
+  ].filter((line): line is string => Boolean(line));
+}
+
+/** The invoice as its customer reads it: who, what (lines and tax per rate), totals, paid and due. */
+export function invoiceSummary(invoice: InvoiceObject, taxNames: Map<string, string>): Html {
+  const rows = invoice.lines.map(
+    (line) =>
+      html`<tr>
+        <td>${line.description ?? ''}</td>
+        <td class="num">${line.quantity}</td>
+        <td class="num">${money(invoice, line.unit_amount)}</td>
+        <td class="num">${money(invoice, line.amount)}</td>
+      </tr>`,
+  );
+  const taxes = invoice.total_tax_amounts.map(
+    (tax) =>
+      html`<tr>
+        <td colspan="3">
+          ${taxNames.get(tax.tax_rate) ?? 'Tax'}${tax.tax_behavior === 'inclusive' ? ' (included)' : ''} on
+          ${money(invoice, tax.taxable_amount)}
+        </td>
+        <td class="num">${money(invoice, tax.amount)}</td>
+      </tr>`,
+  );
+  const customerLines = [invoice.customer_name, invoice.customer_email, ...addressLines(invoice.customer_address)];
+  return html` <section class="card" aria-labelledby="invoice-title">
+      <p class="muted">${invoice.account_name ?? ''}</p>
+      <h1 id="invoice-title">Invoice ${invoice.number ?? ''}</h1>
+      <p><span class="status status-${invoice.status}">${STATUS_LABEL[invoice.status]}</span></p>
+      <p class="amount">
+        ${money(invoice, invoice.status === 'paid' ? invoice.amount_paid : invoice.amount_remaining)}
+      </p>
+      <p class="muted">
+        ${invoice.status === 'paid' ? `Paid ${date(invoice.status_transitions.paid_at)}` : invoice.due_date ? `Due ${date(invoice.due_date)}` : `Issued ${date(invoice.status_transitions.finalized_at)}`}
+      </p>
+      <div class="grid">
+        <div>
+          <h2>Billed to</h2>
+          <p>${customerLines.filter(Boolean).map((line) => html`${line}<br />`)}</p>
+        </div>
+        <div>
+          <h2>Details</h2>
+          <dl>
+            <dt>Invoice number</dt>
+            <dd>${invoice.number ?? ''}</dd>
+            <dt>Issued</dt>
+            <dd>${date(invoice.status_transitions.finalized_at)}</dd>
+            ${
+              invoice.due_date
+                ? html`<dt>Due</dt>
+                    <dd>${date(invoice.due_date)}</dd>`
+                : html``
+            }
+            <dt>Period</dt>
+            <dd>${date(invoice.period_start)} to ${date(invoice.period_end)}</dd>
+          </dl>
+        </div>
+      </div>
+    </section>
+    <section class="card" aria-labelledby="lines-title">
+      <h2 id="lines-title">Items</h2>
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">Description</th>
+            <th scope="col" class="num">Qty</th>
+            <th scope="col" class="num">Unit price</th>
+            <th scope="col" class="num">Amount</th>
+          </tr>
+        </thead>
+        <tbody>
+          ${rows}
+        </tbody>
+        <tfoot>
+          <tr>
+            <td colspan="3">Subtotal</td>
+            <td class="num">${money(invoice, invoice.subtotal)}</td>
+          </tr>
+          ${taxes}
+          <tr class="total">
+            <td colspan="3">Total</td>
+            <td class="num">${money(invoice, invoice.total)}</td>
+          </tr>
+          <tr>
+            <td colspan="3">Amount paid</td>
+            <td class="num">${money(invoice, invoice.amount_paid)}</td>
+          </tr>
+          ${
+            invoice.amount_refunded > 0
+              ? html`<tr>
+                  <td colspan="3">Refunded</td>
+                  <td class="num">${money(invoice, invoice.amount_refunded)}</td>
+                </tr>`
+              : html``
+          }
+          <tr>
+            <td colspan="3"><strong>Amount due</strong></td>
+            <td class="num"><strong>${money(invoice, invoice.amount_remaining)}</strong></td>
+          </tr>
+        </tfoot>
+      </table>
+      ${pdfDownloadSlot()}
+    </section>`;
+}
+
+/**
+ * PDF DOWNLOAD SLOT (docs/api.md "Hosted pages"): the link to the invoice's PDF goes here, a GET of
+ * this page's own path + `/pdf` answered by the invoice PDF renderer (the same document as
+ * `GET /invoices/{id}/pdf`), so the page's Content-Security-Policy needs no change. Empty until the
+ * renderer is part of the service.
+ */
+function pdfDownloadSlot(): Html {
+  return html`<div class="pdf-slot" data-slot="invoice-pdf"></div>`;
+}
+
+function outcomeNotice(receipt: ChargeReceipt | null): Html {
+  if (!receipt) return html``;
+  if (receipt.status === 'succeeded') {
+    return html`<div class="notice notice-ok" role="status">
+      Payment received: ${receipt.amountFormatted} on ${receipt.brand ?? 'card'} ending ${receipt.last4 ?? ''}. Thank
+      you.
+    </div>`;
+  }
+  if (receipt.status === 'failed') {
+    return html`<div class="notice notice-error" role="alert">
+      ${declineMessage(receipt.failureCode)} Nothing was charged; the invoice is still open. Try another card.
+    </div>`;
+  }
+  return html`<div class="notice" role="status">Your payment is being processed. Reload this page in a moment.</div>`;
+}
+
+function payForm(path: string, link: LiveLink, invoice: InvoiceObject, errors: FieldErrors, name?: string): Html {
+  return html` <section class="card" aria-labelledby="pay-title">
+    <h2 id="pay-title">Pay ${money(invoice, invoice.amount_remaining)} by card</h2>
+    ${errors.form ? html`<div class="notice notice-error" role="alert">${errors.form}</div>` : html``}
+    <form method="post" action="${path}/pay" novalidate>
+      <input type="hidden" name="csrf" value="${csrfToken(link.hash, 'pay')}" />
+      <input type="hidden" name="form_key" value="${newFormKey()}" />
+      ${cardFields('pay', { name }, errors)}
+      <button type="submit">Pay ${money(invoice, invoice.amount_remaining)}</button>
+    </form>
+  </section>`;
+}
+
+async function renderInvoicePage(
+  deps: AppDeps,
+  res: Response,
+  status: number,
+  path: string,
+  link: LiveLink,
+  invoice: InvoiceObject,
+  extras: { receipt?: ChargeReceipt | null; errors?: FieldErrors; name?: string } = {},
+): Promise<void> {
+  const payable = invoice.status === 'open' && invoice.amount_remaining > 0;
+  const rates = await findTaxRates(
+    deps.prisma,
+    link.accountId,
+    invoice.total_tax_amounts.map((tax) => tax.tax_rate),
+  ).catch(() => []);
+  const taxNames = new Map(
+    rates.map((rate) => [
+      rate.id,
+      rate.display_name.includes('%') ? rate.display_name : `${rate.display_name} ${rate.percentage}%`,
+    ]),
+  );
+  sendPage(res, status, {
+    title: `Invoice ${invoice.number ?? ''} from ${invoice.account_name ?? ''}`,
+    merchant: invoice.account_name,
+    body: html`${outcomeNotice(extras.receipt ?? null)}${invoiceSummary(invoice, taxNames)}${
+      payable ? payForm(path, link, invoice, extras.errors ?? {}, extras.name) : html``
+    }${invoice.status === 'void' ? html`<p class="card">This invoice was voided: nothing is due.</p>` : html``}`,
+  });
+}
+
+/**
+ * GET /hosted/invoices/{token}: a finalized invoice's page; POST .../pay pays it by card through the
+ * API's own payInvoice (docs/api.md "Hosted pages"). The form's one-time key is the payment's attempt
+ * key: a double click completes one attempt, a second tab finds the invoice paid (409 inside, the page
+ * shown as paid).
+ */
+export function hostedInvoiceRouter(deps: AppDeps & { gateway: PaymentGateway }): express.Router {
+  const router = express.Router();
+  const route = `${HOSTED_INVOICE_PATH}/:token`;
+
+  router.get(route, async (req, res) => {
+    res.locals.route = `${HOSTED_INVOICE_PATH}/{token}`;
+    const link = await liveLink(deps, req, res);
+    if (!link) return;
+    const invoice = await getInvoice(deps.prisma, link.accountId, link.invoiceId);
+    const attempt = typeof req.query.attempt === 'string' ? formKey.safeParse(req.query.attempt) : undefined;
+    const receipt = attempt?.success
+      ? await attemptReceipt(deps.prisma, link.accountId, link.invoiceId, attemptKeyOf(attempt.data))
+      : null;
+    await renderInvoicePage(deps, res, 200, req.path, link, invoice, { receipt });
+  });
+
+  router.post(`${route}/pay`, formBody, async (req, res) => {
+    res.locals.route = `${HOSTED_INVOICE_PATH}/{token}/pay`;
+    const link = await liveLink(deps, req, res);
+    if (!link) return;
+    const pagePath = req.path.replace(/\/pay$/, '');
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    if (!csrfValid(req, link.hash, 'pay')) {
+      return sendNotice(res, 403, 'This form has expired', 'Reload the invoice page and enter your card again.');
+    }
+    const key = formKey.safeParse(body.form_key);
+    let invoice = await getInvoice(deps.prisma, link.accountId, link.invoiceId);
+    if (!key.success) {
+      return renderInvoicePage(deps, res, 400, pagePath, link, invoice, {
+        errors: { form: 'Reload the page and try again.' },
+      });
+    }
+    if (invoice.status !== 'open') return res.redirect(303, pagePath);
+    const card = parseCardForm(body, invoice.customer);
+    if (!card.ok) {
+      const name = typeof body.name === 'string' ? body.name.slice(0, 255) : undefined;
+      return renderInvoicePage(deps, res, 400, pagePath, link, invoice, { errors: card.errors, name });
+    }
+    const method = await createPaymentMethod(deps.prisma, link.accountId, card.input);
+    try {
+      invoice = await payInvoice(deps.prisma, deps.gateway, link.accountId, link.invoiceId, {
+        paymentMethodId: method.id,
+        attemptKey: attemptKeyOf(key.data),
+      });
+    } catch (error) {
+      // Paid meanwhile (another tab, the merchant) or voided: the page shows where it stands.
+      if (error instanceof InvoiceNotPayableError) return res.redirect(303, pagePath);
+      throw error;
+    }
+    await noticeInvoiceSettled(deps.temporal, invoice);
+    res.redirect(303, `${pagePath}?attempt=${key.data}`);
+  });
+
+  return router;
+}

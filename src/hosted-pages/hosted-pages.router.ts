@@ -1,0 +1,29 @@
+import express from 'express';
+import type { AppDeps } from '../http/app-deps';
+import type { Logger } from '../http/logger';
+import type { PaymentGateway } from '../payments/gateway';
+import { hostedInvoiceRouter } from './hosted-invoice.routes';
+import { portalRouter } from './portal.routes';
+import { checkoutRouter } from './checkout.routes';
+import { pageAssets, pageErrors, pageRateLimit, sendUnknownLink } from './page';
+
+/**
+ * Every customer-facing page under /hosted (docs/decisions.md §29): one rate limit, the stylesheet,
+ * each page's router, and a page (never the API's JSON) for an unknown path or an error.
+ */
+export function hostedPagesRouter(deps: AppDeps & { gateway: PaymentGateway }, log: Logger): express.Router {
+  const router = express.Router();
+  const pages = express.Router();
+  pages.use(pageRateLimit(deps.pageLimits));
+  pages.use(pageAssets());
+  pages.use(hostedInvoiceRouter(deps));
+  pages.use(portalRouter(deps));
+  pages.use(checkoutRouter(deps));
+  pages.use((_req, res) => {
+    res.locals.route ??= '/hosted/{page}';
+    sendUnknownLink(res);
+  });
+  pages.use(pageErrors(log));
+  router.use((req, res, next) => (req.path.startsWith('/hosted/') ? pages(req, res, next) : next()));
+  return router;
+}

@@ -1,0 +1,309 @@
+import express, { type Request, type Response } from 'express';
+import type { BillingPortalSession } from '../generated/prisma/client';
+import type { AppDeps } from '../http/app-deps';
+import { ApiError } from '../http/errors';
+import { PORTAL_PATH, findPortalSession } from '../billing-portal/portal.service';
+import { readPortalSettings } from '../billing-portal/portal.records';
+import { findCustomer } from '../customers/customer.service';
+import { listInvoices } from '../invoices/invoice-list.service';
+import { readAccountName, readProductName } from '../invoices/invoice.records';
+import {
+  attachPaymentMethod,
+  createPaymentMethod,
+  detachPaymentMethod,
+  getCustomerPaymentMethod,
+  listCustomerPaymentMethods,
+} from '../payments/payment-method.service';
+import type { PaymentMethodObject } from '../payments/payment-method.schemas';
+import {
+  cancelSubscription,
+  getSubscription,
+  listSubscriptions,
+  pauseSubscription,
+  resumeSubscription,
+  subscriptionDepsOf,
+} from '../subscriptions/subscription.service';
+import type { SubscriptionObject } from '../subscriptions/subscription.schemas';
+import type { InvoiceObject } from '../invoices/invoice.schemas';
+import { cardFields, type FieldErrors, parseCardForm } from './card-form';
+import { longDate, money, samePagePath, shortDate } from './format';
+import {
+  csrfToken,
+  csrfValid,
+  formBody,
+  html,
+  type Html,
+  liveToken,
+  sendNotice,
+  sendPage,
+  sendUnknownLink,
+} from './page';
+
+const DONE: Record<string, string> = {
+  canceled: 'Your subscription will end at the end of the current period.',
+  paused: 'Your subscription is paused.',
+  resumed: 'Your subscription is active again.',
+  card_added: 'Your card was saved.',
+  default_set: 'Your default card was changed.',
+  card_removed: 'The card was removed.',
+};
+
+interface Portal {
+  session: BillingPortalSession;
+  /** The token's hash: the key of the page's CSRF tokens. */
+  hash: string;
+  base: string;
+}
+
+async function livePortal(deps: AppDeps, req: Request, res: Response): Promise<Portal | undefined> {
+  const live = await liveToken(req, res, (token) => findPortalSession(deps.prisma, token));
+  return live && { session: live.record, hash: live.hash, base: `${PORTAL_PATH}/${live.token}` };
+}
+
+/** A button posting one action of the portal (its CSRF token included). */
+function actionButton(portal: Portal, action: string, label: string, style = 'secondary'): Html {
+  return html`<form class="inline-form" method="post" action="${portal.base}/${action}">
+    <input type="hidden" name="csrf" value="${csrfToken(portal.hash, 'portal')}" />
+    <button type="submit" class="${style}">${label}</button>
+  </form>`;
+}
+
+const INTERVALS: Record<string, string> = { day: 'day', week: 'week', month: 'month', year: 'year' };
+
+async function subscriptionItem(
+  deps: AppDeps,
+  portal: Portal,
+  subscription: SubscriptionObject,
+  pauseResume: boolean,
+): Promise<Html> {
+  const names = await Promise.all(
+    subscription.items.data.map(async (item) => {
+      const product = await readProductName(deps.prisma, portal.session.accountId, item.price.product);
+      const recurring = item.price.recurring;
+      const every = recurring
+        ? `every ${recurring.interval_count > 1 ? `${recurring.interval_count} ` : ''}${INTERVALS[recurring.interval]}${recurring.interval_count > 1 ? 's' : ''}`
+        : '';
+      return `${item.price.description ?? product?.name ?? 'Plan'}: ${money(item.price.unit_amount, subscription.currency)} x ${item.quantity} ${every}`;
+    }),
+  );
+  const live = ['active', 'trialing', 'past_due'].includes(subscription.status);
+  const when = subscription.cancel_at_period_end
+    ? `Ends on ${longDate(subscription.current_period_end)}`
+    : subscription.status === 'paused'
+      ? 'Paused'
+      : subscription.current_period_end
+        ? `Renews on ${longDate(subscription.current_period_end)}`
+        : '';
+  const path = `subscriptions/${subscription.id}`;
+  return html`<li>
+    <strong>${names.join('; ')}</strong><br />
+    <span class="status">${subscription.status.replace('_', ' ')}</span> <span class="muted">${when}</span><br />
+    ${live && !subscription.cancel_at_period_end ? actionButton(portal, `${path}/cancel`, 'Cancel at period end', 'danger') : html``}
+    ${pauseResume && live && !subscription.cancel_at_period_end ? actionButton(portal, `${path}/pause`, 'Pause') : html``}
+    ${pauseResume && subscription.status === 'paused' ? actionButton(portal, `${path}/resume`, 'Resume') : html``}
+  </li>`;
+}
+
+function invoiceRow(invoice: InvoiceObject): Html {
+  const verb = invoice.status === 'open' ? 'Pay' : 'View';
+  const link = invoice.hosted_invoice_url
+    ? html`<a href="${samePagePath(invoice.hosted_invoice_url)}" aria-label="${verb} invoice ${invoice.number ?? ''}"
+        >${verb}</a
+      >`
+    : html``;
+  return html`<tr>
+    <td>${invoice.number ?? ''}</td>
+    <td>${shortDate(invoice.status_transitions.finalized_at)}</td>
+    <td class="num">${money(invoice.total, invoice.currency)}</td>
+    <td>${invoice.status === 'open' ? 'Due' : invoice.status}</td>
+    <td>${link}</td>
+  </tr>`;
+}
+
+function cardItem(portal: Portal, method: PaymentMethodObject, isDefault: boolean): Html {
+  const card = method.card;
+  const label = card
+    ? `${card.brand ?? 'Card'} ending ${card.last4 ?? ''}`
+    : `Bank account ending ${method.us_bank_account?.last4 ?? ''}`;
+  return html`<li>
+    <strong>${label}</strong> ${isDefault ? html`<span class="status status-paid">Default</span>` : html``}<br />
+    ${isDefault ? html`` : actionButton(portal, `payment-methods/${method.id}/default`, 'Make default')}
+    ${actionButton(portal, `payment-methods/${method.id}/remove`, 'Remove', 'danger')}
+  </li>`;
+}
+
+async function renderPortal(
+  deps: AppDeps,
+  res: Response,
+  status: number,
+  portal: Portal,
+  notice: { ok?: string; error?: string } = {},
+  cardErrors: FieldErrors = {},
+): Promise<void> {
+  const { accountId, customerId } = portal.session;
+  const [account, customer, subscriptions, invoices, methods, settings] = await Promise.all([
+    readAccountName(deps.prisma, accountId),
+    findCustomer(deps.prisma, accountId, customerId),
+    listSubscriptions(deps.prisma, accountId, { customer: customerId, page: 1, take: 100 }),
+    listInvoices(deps.prisma, accountId, { customer: customerId, page: 1, take: 24 }),
+    listCustomerPaymentMethods(deps.prisma, accountId, customerId, { page: 1, take: 100 }),
+    readPortalSettings(deps.prisma, accountId),
+  ]);
+  const shown = subscriptions.data.filter((subscription) => !['canceled', 'expired'].includes(subscription.status));
+  const items = await Promise.all(shown.map((sub) => subscriptionItem(deps, portal, sub, settings.pauseResume)));
+  const finalized = invoices.data.filter((invoice) => invoice.status !== 'draft');
+  sendPage(res, status, {
+    title: `Billing: ${account?.name ?? ''}`,
+    merchant: account?.name,
+    body: html`<p><a href="${portal.session.returnUrl}">Back to ${account?.name ?? 'the site'}</a></p>
+      <h1>Your billing</h1>
+      <p class="muted">${customer.name} ${customer.email ? `(${customer.email})` : ''}</p>
+      ${notice.ok ? html`<div class="notice notice-ok" role="status">${notice.ok}</div>` : html``}
+      ${notice.error ? html`<div class="notice notice-error" role="alert">${notice.error}</div>` : html``}
+      <section class="card" aria-labelledby="subs-title">
+        <h2 id="subs-title">Subscriptions</h2>
+        ${
+          items.length > 0
+            ? html`<ul class="plain">
+                ${items}
+              </ul>`
+            : html`<p class="muted">No current subscription.</p>`
+        }
+      </section>
+      <section class="card" aria-labelledby="invoices-title">
+        <h2 id="invoices-title">Invoices</h2>
+        ${
+          finalized.length > 0
+            ? html`<div class="table-wrap">
+                <table>
+                  <thead>
+                    <tr>
+                      <th scope="col">Number</th>
+                      <th scope="col">Date</th>
+                      <th scope="col" class="num">Total</th>
+                      <th scope="col">Status</th>
+                      <th scope="col">Page</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    ${finalized.map(invoiceRow)}
+                  </tbody>
+                </table>
+              </div>`
+            : html`<p class="muted">No invoice yet.</p>`
+        }
+      </section>
+      <section class="card" aria-labelledby="cards-title">
+        <h2 id="cards-title">Payment methods</h2>
+        ${
+          methods.data.length > 0
+            ? html`<ul class="plain">
+                ${methods.data.map((method, index) => cardItem(portal, method, index === 0))}
+              </ul>`
+            : html`<p class="muted">No card saved.</p>`
+        }
+        <h3>Add a card</h3>
+        <form method="post" action="${portal.base}/payment-methods" novalidate>
+          <input type="hidden" name="csrf" value="${csrfToken(portal.hash, 'portal')}" />
+          ${cardFields('card', {}, cardErrors)}
+          <label class="check"><input type="checkbox" name="default" value="yes" /> Make it my default card</label>
+          <button type="submit">Save card</button>
+        </form>
+      </section>`,
+  });
+}
+
+/**
+ * The customer portal (docs/api.md "Hosted pages"): GET /hosted/portal/{token}, and one post per
+ * action. Every action names a subscription or card of the session's customer (another's: a 404 page)
+ * and goes through the service the API's route uses.
+ */
+export function portalRouter(deps: AppDeps): express.Router {
+  const router = express.Router();
+  const route = `${PORTAL_PATH}/:token`;
+  const subscriptionDeps = subscriptionDepsOf(deps);
+
+  router.get(route, async (req, res) => {
+    res.locals.route = `${PORTAL_PATH}/{token}`;
+    const portal = await livePortal(deps, req, res);
+    if (!portal) return;
+    const done = typeof req.query.done === 'string' ? DONE[req.query.done] : undefined;
+    await renderPortal(deps, res, 200, portal, { ok: done });
+  });
+
+  /** An action's post: the session, its CSRF token, then `act`; a refusal of the service shows on the page. */
+  const action = (path: string, act: (portal: Portal, req: Request) => Promise<string | { errors: FieldErrors }>) =>
+    router.post(`${route}/${path}`, formBody, async (req, res) => {
+      res.locals.route = `${PORTAL_PATH}/{token}/${path.replace(/:(\w+)/g, '{$1}')}`;
+      const portal = await livePortal(deps, req, res);
+      if (!portal) return;
+      if (!csrfValid(req, portal.hash, 'portal')) {
+        return sendNotice(res, 403, 'This form has expired', 'Reload the page and try again.');
+      }
+      try {
+        const outcome = await act(portal, req);
+        if (typeof outcome !== 'string') return await renderPortal(deps, res, 400, portal, {}, outcome.errors);
+        res.redirect(303, `${portal.base}?done=${outcome}`);
+      } catch (error) {
+        if (!(error instanceof ApiError) || error.status >= 500) throw error;
+        if (error.status === 404) return sendUnknownLink(res);
+        await renderPortal(deps, res, error.status, portal, { error: error.message });
+      }
+    });
+
+  /** The session customer's subscription, or 404 (another customer's or account's). */
+  const ownSubscription = async (portal: Portal, id: unknown) => {
+    const subscription = await getSubscription(deps.prisma, portal.session.accountId, String(id));
+    if (subscription.customer !== portal.session.customerId)
+      throw new ApiError('not_found', 'resource_missing', 'No such subscription');
+    return subscription.id;
+  };
+  const ownMethod = async (portal: Portal, id: unknown) =>
+    (await getCustomerPaymentMethod(deps.prisma, portal.session.accountId, portal.session.customerId, String(id))).id;
+
+  action('subscriptions/:id/cancel', async (portal, req) => {
+    const id = await ownSubscription(portal, req.params.id);
+    await cancelSubscription(subscriptionDeps, portal.session.accountId, id, true);
+    return 'canceled';
+  });
+  action('subscriptions/:id/pause', async (portal, req) => {
+    const id = await ownSubscription(portal, req.params.id);
+    if (!(await readPortalSettings(deps.prisma, portal.session.accountId)).pauseResume)
+      throw new ApiError('permission_error', 'portal_pause_disabled', 'Pausing is not offered here.');
+    await pauseSubscription(subscriptionDeps, portal.session.accountId, id);
+    return 'paused';
+  });
+  action('subscriptions/:id/resume', async (portal, req) => {
+    const id = await ownSubscription(portal, req.params.id);
+    if (!(await readPortalSettings(deps.prisma, portal.session.accountId)).pauseResume)
+      throw new ApiError('permission_error', 'portal_pause_disabled', 'Resuming is not offered here.');
+    await resumeSubscription(subscriptionDeps, portal.session.accountId, id);
+    return 'resumed';
+  });
+  action('payment-methods', async (portal, req) => {
+    const card = parseCardForm(req.body ?? {}, portal.session.customerId);
+    if (!card.ok) return { errors: card.errors };
+    const method = await createPaymentMethod(deps.prisma, portal.session.accountId, card.input);
+    if (req.body?.default === 'yes') {
+      await attachPaymentMethod(deps.prisma, portal.session.accountId, method.id, {
+        customer: portal.session.customerId,
+        default: true,
+      });
+    }
+    return 'card_added';
+  });
+  action('payment-methods/:id/default', async (portal, req) => {
+    const id = await ownMethod(portal, req.params.id);
+    await attachPaymentMethod(deps.prisma, portal.session.accountId, id, {
+      customer: portal.session.customerId,
+      default: true,
+    });
+    return 'default_set';
+  });
+  action('payment-methods/:id/remove', async (portal, req) => {
+    await detachPaymentMethod(deps.prisma, portal.session.accountId, await ownMethod(portal, req.params.id));
+    return 'card_removed';
+  });
+
+  return router;
+}

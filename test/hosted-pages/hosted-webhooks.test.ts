@@ -1,0 +1,92 @@
+import { startRelay, type Relay } from '../../src/webhooks/relay';
+import {
+  apiClient,
+  createTestAccount,
+  expectStatus,
+  startTestApp,
+  startTestWorker,
+  type TestApp,
+} from '../support/harness';
+import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
+import { allowPrivateWebhookTargets } from '../support/webhooks';
+import { CARDS, createCustomer, simpleInvoice } from '../support/payments';
+import { EXPIRY, pageForm, postForm } from './pages';
+
+/**
+ * The webhooks of a payment made on the hosted invoice page, delivered end to end (relay, delivery
+ * workflow on the suite's Temporal dev server, a receiver on loopback): each type once, in the
+ * documented order of one object's changes (docs/api.md "Ordering events": `updated_ms`, `createdAt`).
+ */
+const TASK_QUEUE = 'hosted-pages-webhooks-test';
+
+let app: TestApp;
+let testWorker: Awaited<ReturnType<typeof startTestWorker>>;
+let relay: Relay;
+let receiver: WebhookReceiver;
+const relayed: string[] = [];
+
+beforeAll(async () => {
+  allowPrivateWebhookTargets();
+  app = await startTestApp();
+  testWorker = await startTestWorker(app.prisma, TASK_QUEUE);
+  relay = startRelay({
+    prisma: app.prisma,
+    databaseUrl: process.env.DATABASE_URL!,
+    temporal: app.temporal,
+    taskQueue: TASK_QUEUE,
+    accountIds: () => relayed,
+  });
+  receiver = await startWebhookReceiver();
+});
+
+afterAll(async () => {
+  await relay.stop();
+  await testWorker.stop();
+  await receiver.close();
+  await app.close();
+});
+
+it('a declined then a good card on the page: the webhooks arrive once each, in the documented order', async () => {
+  const account = await createTestAccount(app.prisma, { name: 'Acme Rockets' });
+  relayed.push(account.accountId);
+  const api = apiClient(app.baseUrl, account.apiKey);
+  expectStatus(await api.post('/webhook/destination', { url: receiver.url }), 201);
+  const customer = await createCustomer(api, 'Ada Lovelace');
+  const draft = await simpleInvoice(api, customer.id, 3000);
+  const invoice = expectStatus(await api.post(`/invoices/${draft.id}/finalize`, {}), 200);
+  const path = new URL(invoice.hosted_invoice_url).pathname;
+  for (const number of [CARDS.declined, CARDS.succeeds]) {
+    const form = await pageForm(app.baseUrl, path);
+    const paid = await postForm(app.baseUrl, `${path}/pay`, { ...form, name: 'Ada', number, exp: EXPIRY, cvc: '123' });
+    expect(paid.status).toBe(303);
+  }
+
+  const expected = [
+    'customer.created',
+    'invoice.created',
+    'invoice.finalized',
+    'payment_method.attached',
+    'invoice.payment_failed',
+    'payment_method.attached',
+    'invoice.payment_succeeded',
+  ];
+  const mine = (request: { json: { data?: { id?: string; customer?: string } } }) =>
+    request.json?.data?.id === customer.id || request.json?.data?.customer === customer.id;
+  const received = await receiver.waitFor(expected.length, { timeoutMs: 30_000, filter: mine });
+  const envelopes = received.map(
+    (request) => request.json as { id: string; event: string; createdAt: string; data: { updated_ms: number } },
+  );
+  expect(new Set(envelopes.map((envelope) => envelope.id)).size).toBe(expected.length);
+  // Arrival may interleave (each delivery is its own workflow): every event once, and one object's
+  // events ordered by its updated_ms, as docs/api.md "Ordering events" tells receivers to order them.
+  expect(envelopes.map((envelope) => envelope.event).sort()).toEqual([...expected].sort());
+  const invoiceEvents = envelopes
+    .filter((envelope) => envelope.event.startsWith('invoice.'))
+    .sort((a, b) => a.data.updated_ms - b.data.updated_ms);
+  expect(invoiceEvents.map((envelope) => envelope.event)).toEqual(
+    expected.filter((type) => type.startsWith('invoice.')),
+  );
+  const times = invoiceEvents.map((envelope) => envelope.createdAt);
+  expect(times).toEqual([...times].sort());
+  expect(invoiceEvents.at(-1)!.data).toMatchObject({ status: 'paid', hosted_invoice_url: invoice.hosted_invoice_url });
+});
