@@ -44,6 +44,7 @@ export const ID_PREFIXES = {
   testClock: 'clock',
   user: 'usr',
   invitation: 'invite',
+  email: 'eml',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;
