@@ -20,6 +20,7 @@ import { registerTaxRateRoutes } from './catalog/tax-rate.routes';
 import { registerPaymentMethodRoutes } from './payments/payment-method.routes';
 import { createGateway } from './payments/simulated-gateway';
 import { registerInvoiceRoutes } from './invoices/invoice.routes';
+import { registerDocumentRoutes } from './documents/document.routes';
 import { registerTransactionRoutes } from './transactions/transaction.routes';
 import { registerTerminalRoutes } from './terminals/terminal.routes';
 import { registerPaymentPlanRoutes } from './payment-plans/payment-plan.routes';
@@ -109,6 +110,7 @@ export function createApp(deps: AppDeps): express.Express {
   registerTaxRateRoutes(api, routeDeps);
   registerPaymentMethodRoutes(api, routeDeps);
   registerInvoiceRoutes(api, routeDeps);
+  registerDocumentRoutes(api, routeDeps);
   registerTransactionRoutes(api, routeDeps);
   registerTerminalRoutes(api, routeDeps);
   registerPaymentPlanRoutes(api, routeDeps);

@@ -1,5 +1,5 @@
-import type { ApiKey } from '../generated/prisma/client';
-import { queryRows, type AnyTx, type Statement } from '../db/sql';
+import type { Account, ApiKey } from '../generated/prisma/client';
+import { queryRows, type AnyTx, type Queryable, type Statement } from '../db/sql';
 
 const LOCK_API_KEY: Statement = {
   name: 'api_key_lock',
@@ -10,4 +10,18 @@ const LOCK_API_KEY: Statement = {
 export async function lockApiKey(tx: AnyTx, keyId: string): Promise<Pick<ApiKey, 'replacedById'> | undefined> {
   const [key] = await queryRows<Pick<ApiKey, 'replacedById'>>(tx, LOCK_API_KEY, [keyId]);
   return key;
+}
+
+/** What an account's documents and emails to its customers show and obey. */
+export type AccountProfile = Pick<Account, 'id' | 'name' | 'timeZone' | 'emailFrom' | 'emailsOff'>;
+
+const ACCOUNT_PROFILE: Statement = {
+  name: 'account_profile',
+  text: `SELECT id, name, time_zone AS "timeZone", email_from AS "emailFrom", coalesce(emails_off, '{}') AS "emailsOff"
+    FROM accounts WHERE id = $1`,
+};
+
+export async function readAccountProfile(db: Queryable, accountId: string): Promise<AccountProfile | undefined> {
+  const [row] = await queryRows<AccountProfile>(db, ACCOUNT_PROFILE, [accountId]);
+  return row;
 }

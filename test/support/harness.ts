@@ -176,20 +176,23 @@ export interface TwoAccountApp {
   /** Client of the account under test. */
   api: ApiClient;
   accountId: string;
+  /** Its API key, for requests apiClient does not make (a PDF read as bytes). */
+  apiKey: string;
   /** Client of a second account, for isolation checks. */
   other: ApiClient;
   otherAccountId: string;
 }
 
 /** The app plus two accounts: the one under test and another that must never see its data. */
-export async function startTwoAccountApp(): Promise<TwoAccountApp> {
+export async function startTwoAccountApp(accountName?: string): Promise<TwoAccountApp> {
   const app = await startTestApp();
-  const account = await createTestAccount(app.prisma);
+  const account = await createTestAccount(app.prisma, { name: accountName });
   const otherAccount = await createTestAccount(app.prisma, { name: 'Other' });
   return {
     app,
     api: apiClient(app.baseUrl, account.apiKey),
     accountId: account.accountId,
+    apiKey: account.apiKey,
     other: apiClient(app.baseUrl, otherAccount.apiKey),
     otherAccountId: otherAccount.accountId,
   };
