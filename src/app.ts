@@ -21,6 +21,7 @@ import { registerPaymentMethodRoutes } from './payments/payment-method.routes';
 import { createGateway } from './payments/simulated-gateway';
 import { registerInvoiceRoutes } from './invoices/invoice.routes';
 import { registerDocumentRoutes } from './documents/document.routes';
+import { registerCaughtEmailRoutes } from './emails/caught-email.routes';
 import { registerTransactionRoutes } from './transactions/transaction.routes';
 import { registerTerminalRoutes } from './terminals/terminal.routes';
 import { registerPaymentPlanRoutes } from './payment-plans/payment-plan.routes';
@@ -116,6 +117,7 @@ export function createApp(deps: AppDeps): express.Express {
   registerPaymentPlanRoutes(api, routeDeps);
   registerSubscriptionRoutes(api, routeDeps);
   registerTestClockRoutes(api, routeDeps);
+  registerCaughtEmailRoutes(api, routeDeps);
   registerReportRoutes(api, routeDeps);
   registerAuditRoutes(api, routeDeps);
   registerCustomerReportRoutes(api, routeDeps);

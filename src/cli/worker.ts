@@ -9,6 +9,8 @@ import { createWorker, workerPoolSize } from '../temporal/worker';
 import { temporalClient } from '../temporal/client';
 import { installWorkerRuntime } from '../temporal/runtime';
 import { startRelay } from '../webhooks/relay';
+import { emailConsumer } from '../emails/email-trigger';
+import { createMailer } from '../emails/mailer';
 import { startWorkflowStartSweeper } from '../temporal/workflow-starts';
 import { encryptStoredSecrets } from '../webhooks/destination.service';
 import { refuseUnsafeProductionStart } from '../lib/secrets';
@@ -51,9 +53,13 @@ async function main(): Promise<void> {
     logger.info({ records: sealed }, 'idempotency answers stored in clear text encrypted under SECRETS_ENCRYPTION_KEY');
   const connection = await NativeConnection.connect({ address: config.temporalAddress });
   const bundle = config.workflowBundle;
+  // Customers' emails go to SMTP_URL (npm start: its local catcher); unset, they wait queued (docs/configuration.md).
+  const mailer = createMailer(config.smtpUrl);
+  if (!config.smtpUrl) logger.warn('SMTP_URL is not set: emails to customers stay queued until it is');
   const worker = await createWorker({
     prisma,
     connection,
+    mailer,
     ...(bundle ? { workflowBundle: { codePath: bundle } } : {}),
   });
   // The relay's client shares the worker's connection, so the sweep's workflow starts can be eager.
@@ -68,6 +74,8 @@ async function main(): Promise<void> {
     taskQueue: config.taskQueue,
     eagerStart: false,
     metricMeter: runtime.metricMeter,
+    // The emails events call for start from the same outbox pass (docs/decisions.md §22).
+    consumers: [emailConsumer(temporal, config.taskQueue)],
   });
   // Workflows the API recorded and could not start (it died, Temporal was down): started a few seconds late.
   const starts = startWorkflowStartSweeper({ prisma, temporal, taskQueue: config.taskQueue, eagerStart: true });
@@ -84,6 +92,7 @@ async function main(): Promise<void> {
   await running;
   await relay.stop();
   await starts.stop();
+  mailer.close();
   await metrics?.close();
   await connection.close();
   await prisma.$disconnect();

@@ -567,7 +567,7 @@ export interface paths {
         put?: never;
         /**
          * Finalize a draft invoice without paying it
-         * @description draft -> open with a number; invoice.finalized, and invoice.sent for send_invoice invoices. Any other state: 409.
+         * @description draft -> open with a number; invoice.finalized. A send_invoice invoice is then emailed to the customer with its PDF, and invoice.sent follows once the SMTP server accepted it (docs/api.md, "Emails"). Any other state: 409.
          */
         post: operations["postInvoicesByIdFinalize"];
         delete?: never;
@@ -1192,6 +1192,43 @@ export interface paths {
          * @description Answers 202 with status `advancing`; the clock is `ready` once every subscription and payment plan on it has done, in order, what falls due up to frozen_time (invoices, charges, dunning retries, installments, status changes, events). Forward only, at most two of the longest billing interval on the clock at once (two years without subscriptions or plans): 400 `frozen_time` otherwise. While it advances, changes to its customers' subscriptions and plans answer 409 `test_clock_advancing`, and so does another advance.
          */
         post: operations["postTestHelpersTestClocksByIdAdvance"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/test-helpers/emails": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Test mode: the account's emails the local SMTP catcher received, newest first
+         * @description Messages the SMTP server of `SMTP_URL` received when it is the catcher `npm start` runs (or a test runs): HTML, text, attachment names and types. Only messages of this account's emails (matched on their Message-ID).
+         */
+        get: operations["getTestHelpersEmails"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/test-helpers/emails/{id}/attachments/{index}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Test mode: download a caught email's attachment */
+        get: operations["getTestHelpersEmailsByIdAttachmentsByIndex"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -3089,6 +3126,30 @@ export interface components {
         TestClockAdvance: {
             /** @description Unix seconds, after the current frozen_time and at most two of the longest billing interval among the clock's subscriptions and payment plans ahead (two years when it has none) */
             frozen_time: number;
+        };
+        TestEmail: {
+            /** @description msg_<n>: this received message */
+            id: string;
+            /** @enum {string} */
+            object: "test_email";
+            /** @description The eml_ id of the email the service sent (two messages with one id: it was sent twice) */
+            email: string;
+            /** @enum {string} */
+            kind: "invoice" | "receipt" | "payment_failed";
+            message_id: string | null;
+            from: string | null;
+            to: string[];
+            subject: string | null;
+            html: string | null;
+            text: string | null;
+            attachments: {
+                filename: string;
+                content_type: string;
+                /** @description Bytes */
+                size: number;
+            }[];
+            /** @description Unix seconds */
+            received: number;
         };
         Overview: {
             /** @enum {string} */
@@ -12973,6 +13034,191 @@ export interface operations {
             };
             /** @description The request body is not `application/json` */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests with this API key (`code: rate_limit`): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers are larger than 64 KB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PostgreSQL or Temporal does not answer: retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getTestHelpersEmails: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 (decimal digits) */
+                page?: number;
+                /** @description Page size, 1 to 100 (decimal digits) */
+                take?: number;
+                /** @description Only messages to this address */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["TestEmail"][];
+                        meta: {
+                            page: number;
+                            take: number;
+                            itemsTotal: number;
+                            pagesTotal: number;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request: `error.param` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests with this API key (`code: rate_limit`): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers are larger than 64 KB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PostgreSQL or Temporal does not answer: retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getTestHelpersEmailsByIdAttachmentsByIndex: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A msg_ id of GET /test-helpers/emails */
+                id: string;
+                /** @description The attachment's position in `attachments`, from 0 */
+                index: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            /** @description Invalid request: `error.param` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown resource, or one of another account */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -232,6 +232,8 @@ export class FileAnswer {
   constructor(
     readonly body: Buffer,
     readonly filename: string,
+    /** Its own type, where the route's `mediaType` is a family (`application/octet-stream`). */
+    readonly contentType?: string,
   ) {}
 }
 
@@ -368,7 +370,7 @@ export class Api {
       if (answer.body instanceof FileAnswer) {
         res
           .status(answer.status)
-          .type(def.mediaType ?? 'application/octet-stream')
+          .type(answer.body.contentType ?? def.mediaType ?? 'application/octet-stream')
           .setHeader('Content-Disposition', `inline; filename="${answer.body.filename.replace(/[^\w.-]/g, '_')}"`)
           .send(answer.body.body);
         return;

@@ -9,7 +9,7 @@ import type { AppDeps } from '../../src/http/app-deps';
 import { createPrisma, type Db } from '../../src/db/prisma';
 import { createApp } from '../../src/app';
 import { createServer } from '../../src/server';
-import { createWorker } from '../../src/temporal/worker';
+import { createWorker, type WorkerDeps } from '../../src/temporal/worker';
 import { temporalClient } from '../../src/temporal/client';
 
 export interface TestApp {
@@ -68,6 +68,7 @@ export async function startTestWorker(
   prisma: Db,
   taskQueue: string,
   address = process.env.TEMPORAL_ADDRESS!,
+  options: Pick<WorkerDeps, 'mailer'> = {},
 ): Promise<{
   worker: Worker;
   running: Promise<void>;
@@ -79,6 +80,7 @@ export async function startTestWorker(
     connection,
     taskQueue,
     workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! },
+    ...options,
   });
   const running = worker.run();
   return {
