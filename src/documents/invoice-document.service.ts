@@ -10,6 +10,12 @@ import { renderInvoicePdf } from './invoice-pdf';
 /** Tax rates are stored in parts per million of the amount (prisma/schema/catalog.prisma). */
 const PPM_PER_PERCENT = 10_000;
 
+/** "Sales tax 8.25%": the rate's display name with its percentage, unless the name says it already. */
+function taxRateName(rate: { displayName: string; ratePpm: number }): string {
+  const percentage = `${rate.ratePpm / PPM_PER_PERCENT}%`;
+  return rate.displayName.includes(percentage) ? rate.displayName : `${rate.displayName} ${percentage}`;
+}
+
 /**
  * The document of a finalized invoice of the account: 404 for an unknown invoice or another
  * account's, 409 `invoice_not_finalized` for a draft (or a draft voided before it had a number):
@@ -36,9 +42,7 @@ export async function loadInvoiceDocument(db: Db | Tx, accountId: string, invoic
       email: account?.emailFrom ?? null,
     },
     shipping: (customer?.shipping as InvoiceDocument['shipping'] | null) ?? null,
-    taxRateNames: Object.fromEntries(
-      taxRates.map((rate) => [rate.id, `${rate.displayName} ${rate.ratePpm / PPM_PER_PERCENT}%`]),
-    ),
+    taxRateNames: Object.fromEntries(taxRates.map((rate) => [rate.id, taxRateName(rate)])),
   };
 }
 
