@@ -1,8 +1,5 @@
 import { browserTest, haveChromium, openDashboardBrowser, type DashboardBrowser } from '../support/browser';
-import { expectStatus } from '../support/harness';
-import { createTaxRate } from '../support/payments';
-import { customerWithAddresses } from '../support/pdf';
-import { startEmailWorld, waitUntil, type EmailWorld } from '../support/emails';
+import { caughtMessages, finalizeSendInvoice, startEmailWorld, type EmailWorld } from '../support/emails';
 
 /**
  * The invoice email as a mail reader shows its HTML: received by the catcher, rendered in Chromium,
@@ -23,28 +20,12 @@ afterAll(async () => {
 });
 
 test('the invoice email reads well at 1280 and 390 px, with no serious accessibility violation', async () => {
-  const { api } = world;
   const to = 'ada+browser@example.com';
-  const customer = expectStatus(await api.post('/customers', { ...customerWithAddresses, email: to }), 201, 'customer');
-  const vat = await createTaxRate(api, 20, false);
-  const invoice = expectStatus(
-    await api.post('/invoices', {
-      customer: customer.id,
-      collection_method: 'send_invoice',
-      due_date: Math.floor(Date.now() / 1000) + 14 * 86400,
-      lines: [
-        { description: 'Analytical engine tune-up', amount: 48000, tax: [vat.id] },
-        { description: 'Punched cards (box of 500)', amount: 1999, quantity: 3 },
-      ],
-    }),
-    201,
-    'invoice',
-  );
-  expectStatus(await api.post(`/invoices/${invoice.id}/finalize`), 200, 'finalize');
-  const message = await waitUntil(async () => {
-    const page = expectStatus(await api.get(`/test-helpers/emails?to=${encodeURIComponent(to)}`), 200, 'list');
-    return page.data[0];
-  });
+  await finalizeSendInvoice(world.api, to, [
+    { description: 'Analytical engine tune-up', amount: 48000, taxed: true },
+    { description: 'Punched cards (box of 500)', amount: 1999, quantity: 3 },
+  ]);
+  const [message] = await caughtMessages(world.api, to);
   const page = await browser!.newPage();
   await page.setContent(message.html, { waitUntil: 'load' });
   await page.getByRole('heading', { name: /due/ }).waitFor();

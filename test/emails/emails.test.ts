@@ -2,9 +2,16 @@ import { createEmailActivities } from '../../activities/emails';
 import { emailWorkflowId } from '../../src/emails/email-trigger';
 import { createMailer } from '../../src/emails/mailer';
 import { apiClient, createTestAccount, eventsOf, expectStatus } from '../support/harness';
-import { addPaymentMethod, cardBody, CARDS, createTaxRate } from '../support/payments';
+import { addPaymentMethod, cardBody, CARDS } from '../support/payments';
 import { customerWithAddresses, pdfText } from '../support/pdf';
-import { emailsOfInvoice, startEmailWorld, waitUntil, type EmailWorld } from '../support/emails';
+import {
+  caughtMessages,
+  emailsOfInvoice,
+  finalizeSendInvoice,
+  startEmailWorld,
+  waitUntil,
+  type EmailWorld,
+} from '../support/emails';
 
 /**
  * Emails through the whole path: an invoice finalized writes its event, the relay starts the email's
@@ -19,26 +26,8 @@ beforeAll(async () => {
 
 afterAll(() => world.close());
 
-async function sendInvoice(to = customerWithAddresses.email) {
-  const { api } = world;
-  const customer = expectStatus(
-    await api.post('/customers', { ...customerWithAddresses, email: to }),
-    201,
-    'POST /customers',
-  );
-  const vat = await createTaxRate(api, 20, false);
-  const invoice = expectStatus(
-    await api.post('/invoices', {
-      customer: customer.id,
-      collection_method: 'send_invoice',
-      due_date: Math.floor(Date.now() / 1000) + 14 * 86400,
-      lines: [{ description: 'Analytical engine tune-up', amount: 48000, tax: [vat.id] }],
-    }),
-    201,
-    'POST /invoices',
-  );
-  const finalized = expectStatus(await world.api.post(`/invoices/${invoice.id}/finalize`), 200, 'finalize');
-  return { customer, invoice: finalized };
+function sendInvoice(to: string) {
+  return finalizeSendInvoice(world.api, to);
 }
 
 async function caughtFor(to: string, api = world.api) {
@@ -59,10 +48,7 @@ describe('the invoice email', () => {
   it('a send_invoice invoice finalized: the catcher receives one email with its PDF, then invoice.sent is written', async () => {
     const to = 'ada+invoice@example.com';
     const { invoice } = await sendInvoice(to);
-    const list = await waitUntil(async () => {
-      const page = await caughtFor(to);
-      return page.data.length > 0 && page;
-    });
+    const list = { data: await caughtMessages(world.api, to) };
     expect(list.data).toHaveLength(1);
     const message = list.data[0];
     expect(message).toMatchObject({
@@ -216,10 +202,7 @@ describe('the receipt', () => {
     );
     const paid = expectStatus(await api.put(`/invoices/${invoice.id}`), 200, 'pay');
     expect(paid.status).toBe('paid');
-    const list = await waitUntil(async () => {
-      const page = await caughtFor(to);
-      return page.data.length > 0 && page;
-    });
+    const list = { data: await caughtMessages(world.api, to) };
     expect(list.data.map((message: { kind: string }) => message.kind)).toEqual(['receipt']);
     const [receipt] = list.data;
     expect(receipt.subject).toBe(`Receipt for invoice ${paid.number} from Lovelace Analytics`);
@@ -239,10 +222,7 @@ describe('other accounts', () => {
   it("see none of the account's emails, and their attachments answer 404", async () => {
     const to = 'ada+private@example.com';
     await sendInvoice(to);
-    const mine = await waitUntil(async () => {
-      const page = await caughtFor(to);
-      return page.data.length > 0 && page;
-    });
+    const mine = { data: await caughtMessages(world.api, to) };
     expect((await caughtFor(to, world.other)).data).toHaveLength(0);
     expect(expectStatus(await world.other.get('/test-helpers/emails'), 200, 'list').data).toEqual([]);
     const foreign = await world.other.get(`/test-helpers/emails/${mine.data[0].id}/attachments/0`);

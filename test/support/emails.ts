@@ -4,10 +4,15 @@ import { emailConsumer } from '../../src/emails/email-trigger';
 import { createMailer, type Mailer } from '../../src/emails/mailer';
 import { startSmtpCatcher, type SmtpCatcher } from '../../src/emails/smtp-catcher';
 import { startRelay, type Relay } from '../../src/webhooks/relay';
-export { waitUntil } from './webhooks';
+import { waitUntil } from './webhooks';
+import { createTaxRate } from './payments';
+import { customerWithAddresses } from './pdf';
+
+export { waitUntil };
 import {
   apiClient,
   createTestAccount,
+  expectStatus,
   quietRuntime,
   startTestApp,
   startTestWorker,
@@ -74,4 +79,38 @@ export async function startEmailWorld(accountName = 'Lovelace Analytics'): Promi
 /** The account's emails about an invoice, as the emails table holds them. */
 export function emailsOfInvoice(prisma: Db, invoiceId: string) {
   return prisma.email.findMany({ where: { invoiceId }, orderBy: { createdAt: 'asc' } });
+}
+
+/**
+ * A `send_invoice` invoice for a new customer (addresses and shipping of customerWithAddresses, email
+ * `to`), its lines taxed at 20 % exclusive unless they name their own rates, finalized: its email follows.
+ */
+export async function finalizeSendInvoice(
+  api: ApiClient,
+  to: string,
+  lines: { description: string; amount: number; quantity?: number; taxed?: boolean }[] = [
+    { description: 'Analytical engine tune-up', amount: 48000, taxed: true },
+  ],
+) {
+  const customer = expectStatus(await api.post('/customers', { ...customerWithAddresses, email: to }), 201, 'customer');
+  const vat = await createTaxRate(api, 20, false);
+  const invoice = expectStatus(
+    await api.post('/invoices', {
+      customer: customer.id,
+      collection_method: 'send_invoice',
+      due_date: Math.floor(Date.now() / 1000) + 14 * 86400,
+      lines: lines.map(({ taxed, ...line }) => ({ ...line, ...(taxed ? { tax: [vat.id] } : {}) })),
+    }),
+    201,
+    'invoice',
+  );
+  return { customer, invoice: expectStatus(await api.post(`/invoices/${invoice.id}/finalize`), 200, 'finalize') };
+}
+
+/** The catcher's messages of the account to `to`, newest first, once there is one. */
+export async function caughtMessages(api: ApiClient, to: string) {
+  return waitUntil(async () => {
+    const page = expectStatus(await api.get(`/test-helpers/emails?to=${encodeURIComponent(to)}`), 200, 'list');
+    return page.data.length > 0 && page.data;
+  });
 }
