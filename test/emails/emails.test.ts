@@ -1,8 +1,11 @@
 import { createEmailActivities } from '../../activities/emails';
 import { emailWorkflowId } from '../../src/emails/email-trigger';
 import { createMailer } from '../../src/emails/mailer';
+import { invoiceEmail } from '../../src/emails/email-content';
+import { loadInvoiceDocument } from '../../src/documents/invoice-document.service';
 import { apiClient, createTestAccount, eventsOf, expectStatus } from '../support/harness';
 import { addPaymentMethod, cardBody, CARDS } from '../support/payments';
+import { recurringPrice } from '../support/subscriptions';
 import { customerWithAddresses, pdfText } from '../support/pdf';
 import {
   caughtMessages,
@@ -215,6 +218,58 @@ describe('the receipt', () => {
     await new Promise((resolve) => setTimeout(resolve, 1000));
     expect((await caughtFor(to)).data).toHaveLength(1);
     expect(await invoiceEventTypes(paid.id)).not.toContain('invoice.sent');
+  });
+});
+
+describe('the failed payment', () => {
+  it("a subscription's charge declined: a notice without attachment; no invoice email for charge_automatically", async () => {
+    const to = 'ada+declined@example.com';
+    const { api } = world;
+    const customer = expectStatus(
+      await api.post('/customers', { ...customerWithAddresses, email: to }),
+      201,
+      'POST /customers',
+    );
+    const method = await addPaymentMethod(api, customer.id, cardBody(CARDS.declined));
+    const subscription = expectStatus(
+      await api.post('/subscriptions', {
+        customer: customer.id,
+        items: [{ price: await recurringPrice(api), quantity: 1 }],
+        trial_days: 0,
+        start_date: Math.floor(Date.now() / 1000),
+        default_payment_method: method.id,
+      }),
+      201,
+      'POST /subscriptions',
+    );
+    const [notice] = await caughtMessages(api, to);
+    const invoice = expectStatus(await api.get(`/invoices/${subscription.latest_invoice}`), 200, 'invoice');
+    expect(notice).toMatchObject({
+      kind: 'payment_failed',
+      subject: `Payment failed for invoice ${invoice.number} from Lovelace Analytics`,
+      attachments: [],
+    });
+    expect(notice.text).toContain('could not be charged');
+    expect(notice.text).toContain('update your payment method');
+    // No link is given here (the card update page is not this module's): none is shown.
+    expect(notice.html).not.toContain('<a ');
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect((await caughtFor(to)).data).toHaveLength(1);
+  });
+});
+
+describe('links', () => {
+  it('the invoice email shows the hosted invoice link when given, the failed-payment one the card update link, escaped', async () => {
+    const { invoice } = await finalizeSendInvoice(world.api, 'ada+links@example.com');
+    const document = await loadInvoiceDocument(world.app.prisma, world.accountId, invoice.id);
+    const hosted = 'https://pay.example/i/abc?x=1&y=2';
+    const withLink = invoiceEmail('invoice', document, { hostedInvoiceUrl: hosted });
+    expect(withLink.html).toContain('href="https://pay.example/i/abc?x=1&#38;y=2"');
+    expect(withLink.html).toContain('View and pay invoice');
+    expect(withLink.text).toContain(`View and pay invoice: ${hosted}`);
+    expect(invoiceEmail('invoice', document).html).not.toContain('<a ');
+    const notice = invoiceEmail('payment_failed', document, { updatePaymentMethodUrl: 'https://pay.example/card' });
+    expect(notice.text).toContain('Update payment method: https://pay.example/card');
   });
 });
 
