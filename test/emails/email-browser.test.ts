@@ -1,9 +1,11 @@
 import { browserTest, haveChromium, openDashboardBrowser, type DashboardBrowser } from '../support/browser';
 import { caughtMessages, finalizeSendInvoice, startEmailWorld, type EmailWorld } from '../support/emails';
+import { createTestUser } from '../support/dashboard';
 
 /**
  * The invoice email as a mail reader shows its HTML: received by the catcher, rendered in Chromium,
- * checked with axe and kept as test-output/dashboard-email-invoice-{1280,390}.png.
+ * checked with axe and kept as test-output/dashboard-email-invoice-{1280,390}.png; and the dashboard's
+ * screen of the caught emails (test-output/dashboard-developers-emails-*.png).
  */
 let world: EmailWorld;
 let browser: DashboardBrowser | undefined;
@@ -31,6 +33,26 @@ test('the invoice email reads well at 1280 and 390 px, with no serious accessibi
   await page.getByRole('heading', { name: /due/ }).waitFor();
   expect(await page.textContent('body')).toContain('Ship to');
   await browser!.screen(page, 'email-invoice');
+  expect(browser!.offSite).toEqual([]);
+  await page.close();
+});
+
+test("the dashboard's Developers > Emails lists the caught emails and opens one: its HTML, text and attachment", async () => {
+  const user = await createTestUser(world.app.prisma, world.accountId, { role: 'developer' });
+  const to = 'ada+dashboard@example.com';
+  const { invoice } = await finalizeSendInvoice(world.api, to);
+  await caughtMessages(world.api, to);
+  const page = await browser!.newPage();
+  await browser!.signIn(page, user);
+  await page.goto(`${world.app.baseUrl}/dashboard/developers/emails`);
+  const subject = `Invoice ${invoice.number} from Lovelace Analytics`;
+  await page.getByRole('button', { name: subject }).click();
+  await page.getByRole('heading', { name: subject }).waitFor();
+  await page.getByRole('link', { name: new RegExp(`^${invoice.number}\\.pdf \\(application/pdf`) }).waitFor();
+  const frame = page.frameLocator('iframe[title^="HTML of"]');
+  await frame.getByRole('heading', { name: /due/ }).waitFor();
+  expect(await page.locator('pre').textContent()).toContain('Ship to:');
+  await browser!.screen(page, 'developers-emails');
   expect(browser!.offSite).toEqual([]);
   await page.close();
 });

@@ -4,14 +4,16 @@ import { Link } from '../router';
 import { ApiKeys } from './ApiKeys';
 import { DeliveryLogs } from './DeliveryLogs';
 import { WebhookDestinations } from './WebhookDestinations';
+import { TestEmails } from './TestEmails';
 
 const TABS = [
   { tab: '', label: 'API keys' },
   { tab: 'webhooks', label: 'Webhooks' },
   { tab: 'logs', label: 'Delivery logs' },
+  { tab: 'emails', label: 'Emails (test mode)' },
 ];
 
-/** API keys, webhook destinations and their delivery logs: developers and superadmins only (the API checks too). */
+/** API keys, webhook destinations and their delivery logs, the emails caught in test mode: developers and superadmins only (the API checks too). */
 export function Developers({ tab, session }: { tab: string | undefined; session: Session }) {
   const current = TABS.find((item) => item.tab === (tab ?? '')) ?? TABS[0]!;
   return (
@@ -32,8 +34,10 @@ export function Developers({ tab, session }: { tab: string | undefined; session:
         <ApiKeys role={session.account?.role ?? 'standard'} />
       ) : current.tab === 'webhooks' ? (
         <WebhookDestinations />
-      ) : (
+      ) : current.tab === 'logs' ? (
         <DeliveryLogs />
+      ) : (
+        <TestEmails />
       )}
     </>
   );
