@@ -22,6 +22,7 @@ import { createGateway } from './payments/simulated-gateway';
 import { registerInvoiceRoutes } from './invoices/invoice.routes';
 import { registerDocumentRoutes } from './documents/document.routes';
 import { registerCaughtEmailRoutes } from './emails/caught-email.routes';
+import { registerEmailRoutes } from './emails/email.routes';
 import { registerTransactionRoutes } from './transactions/transaction.routes';
 import { registerTerminalRoutes } from './terminals/terminal.routes';
 import { registerPaymentPlanRoutes } from './payment-plans/payment-plan.routes';
@@ -112,6 +113,7 @@ export function createApp(deps: AppDeps): express.Express {
   registerPaymentMethodRoutes(api, routeDeps);
   registerInvoiceRoutes(api, routeDeps);
   registerDocumentRoutes(api, routeDeps);
+  registerEmailRoutes(api, routeDeps);
   registerTransactionRoutes(api, routeDeps);
   registerTerminalRoutes(api, routeDeps);
   registerPaymentPlanRoutes(api, routeDeps);

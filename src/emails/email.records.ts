@@ -55,6 +55,25 @@ export async function markEmailFailed(db: Db, id: string, reason: string): Promi
   });
 }
 
+/** A page of the account's emails (about an invoice, to a customer), newest first, and their count. */
+export async function listEmails(
+  db: Db,
+  accountId: string,
+  filter: { invoiceId?: string; customerId?: string },
+  window: { skip: number; take: number },
+): Promise<{ rows: Email[]; total: number }> {
+  const where = { accountId, ...filter };
+  const [rows, total] = await Promise.all([
+    db.email.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], ...window }),
+    db.email.count({ where }),
+  ]);
+  return { rows, total };
+}
+
+export async function findEmail(db: Db, accountId: string, id: string): Promise<Email | null> {
+  return db.email.findFirst({ where: { id, accountId } });
+}
+
 export type NewCaughtEmail = Omit<CaughtEmail, 'id' | 'receivedAt' | 'attachments'> & {
   attachments: { filename: string; content_type: string; size: number; content: string }[];
 };

@@ -273,6 +273,38 @@ describe('links', () => {
   });
 });
 
+describe('GET /emails', () => {
+  it("lists an invoice's and a customer's emails with their status; another account's are 404 and never listed", async () => {
+    const to = 'ada+timeline@example.com';
+    const { customer, invoice } = await sendInvoice(to);
+    await waitUntil(async () => (await invoiceEventTypes(invoice.id)).includes('invoice.sent'));
+    const timeline = expectStatus(await world.api.get(`/emails?invoice=${invoice.id}`), 200, 'GET /emails');
+    expect(timeline.data).toEqual([
+      expect.objectContaining({
+        object: 'email',
+        kind: 'invoice',
+        to,
+        status: 'sent',
+        invoice: invoice.id,
+        customer: customer.id,
+        attempts: 1,
+        subject: `Invoice ${invoice.number} from Lovelace Analytics`,
+        sent_at: expect.any(Number),
+        failed_at: null,
+      }),
+    ]);
+    const [email] = timeline.data;
+    expect(expectStatus(await world.api.get(`/emails?customer=${customer.id}`), 200, 'by customer').data).toEqual([
+      email,
+    ]);
+    expect(expectStatus(await world.api.get(`/emails/${email.id}`), 200, 'GET /emails/{id}')).toEqual(email);
+    expect((await world.other.get(`/emails/${email.id}`)).status).toBe(404);
+    expect(expectStatus(await world.other.get(`/emails?invoice=${invoice.id}`), 200, 'other').data).toEqual([]);
+    expect(expectStatus(await world.other.get(`/emails?customer=${customer.id}`), 200, 'other').data).toEqual([]);
+    expect((await world.api.get('/emails?invoice=nope')).body.error.param).toBe('invoice');
+  });
+});
+
 describe('other accounts', () => {
   it("see none of the account's emails, and their attachments answer 404", async () => {
     const to = 'ada+private@example.com';
