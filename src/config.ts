@@ -145,8 +145,8 @@ export const config = {
   },
   /**
    * Where the worker sends customers' emails (docs/configuration.md): `smtp://user:pass@host:587` or
-   * `smtps://...`. `npm start` sets it to its local SMTP catcher when unset; unset elsewhere, no
-   * email is sent (each stays queued and its workflow retries until one is configured).
+   * `smtps://...`. `npm start` sets it to its local SMTP catcher when unset; unset elsewhere, the
+   * worker starts no email (docs/decisions.md §22).
    */
   get smtpUrl() {
     return process.env.SMTP_URL || undefined;

@@ -53,9 +53,10 @@ async function main(): Promise<void> {
     logger.info({ records: sealed }, 'idempotency answers stored in clear text encrypted under SECRETS_ENCRYPTION_KEY');
   const connection = await NativeConnection.connect({ address: config.temporalAddress });
   const bundle = config.workflowBundle;
-  // Customers' emails go to SMTP_URL (npm start: its local catcher); unset, they wait queued (docs/configuration.md).
+  // Customers' emails go to SMTP_URL (npm start: its local catcher). Unset, none is started (docs/configuration.md):
+  // a workflow per paid invoice retrying for hours against no server would only load the worker.
   const mailer = createMailer(config.smtpUrl);
-  if (!config.smtpUrl) logger.warn('SMTP_URL is not set: emails to customers stay queued until it is');
+  if (!config.smtpUrl) logger.warn('SMTP_URL is not set: no email is sent to customers (and no invoice.sent written)');
   const worker = await createWorker({
     prisma,
     connection,
@@ -75,7 +76,7 @@ async function main(): Promise<void> {
     eagerStart: false,
     metricMeter: runtime.metricMeter,
     // The emails events call for start from the same outbox pass (docs/decisions.md §22).
-    consumers: [emailConsumer(temporal, config.taskQueue)],
+    consumers: config.smtpUrl ? [emailConsumer(temporal, config.taskQueue)] : [],
   });
   // Workflows the API recorded and could not start (it died, Temporal was down): started a few seconds late.
   const starts = startWorkflowStartSweeper({ prisma, temporal, taskQueue: config.taskQueue, eagerStart: true });
