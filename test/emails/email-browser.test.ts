@@ -56,3 +56,20 @@ test("the dashboard's Developers > Emails lists the caught emails and opens one:
   expect(browser!.offSite).toEqual([]);
   await page.close();
 });
+
+test('Settings > Emails to customers: a superadmin sets the From and switches receipts off', async () => {
+  const admin = await createTestUser(world.app.prisma, world.accountId, { role: 'superadmin' });
+  const page = await browser!.newPage();
+  await browser!.signIn(page, admin);
+  await page.goto(`${world.app.baseUrl}/dashboard/settings`);
+  await page.getByRole('heading', { name: 'Emails to customers' }).waitFor();
+  await page.getByLabel(/^From address/).fill('billing@lovelace.example');
+  await page.getByLabel('Receipts when an invoice is paid').uncheck();
+  await page.getByRole('button', { name: 'Save emails' }).click();
+  await page.getByRole('status').filter({ hasText: 'Saved.' }).first().waitFor();
+  const account = await world.app.prisma.account.findUniqueOrThrow({ where: { id: world.accountId } });
+  expect(account).toMatchObject({ emailFrom: 'billing@lovelace.example', emailsOff: ['receipt'] });
+  await browser!.screen(page, 'settings-emails');
+  await world.app.prisma.account.update({ where: { id: world.accountId }, data: { emailFrom: null, emailsOff: [] } });
+  await page.close();
+});
