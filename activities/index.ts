@@ -4,9 +4,15 @@ import { createPaymentPlanActivities } from './payment-plans';
 import { createSubscriptionActivities } from './subscriptions';
 import { createTestClockActivities } from './test-clocks';
 import { withHeartbeats } from './heartbeat';
+import { createEmailActivities, type EmailActivityDeps } from './emails';
+import { createMailer } from '../src/emails/mailer';
+import { config } from '../src/config';
 
 export interface ActivityDeps {
   prisma: Db;
+  /** Where emails go (SMTP_URL's server unless given: tests pass their catcher's). */
+  mailer?: EmailActivityDeps['mailer'];
+  emailLinks?: EmailActivityDeps['emailLinks'];
 }
 
 /** Every activity the worker runs, bound to its dependencies, heartbeating while they run. Activities must be idempotent. */
@@ -16,6 +22,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createPaymentPlanActivities(deps),
     ...createSubscriptionActivities(deps),
     ...createTestClockActivities(deps),
+    ...createEmailActivities({ ...deps, mailer: deps.mailer ?? createMailer(config.smtpUrl) }),
   });
 }
 

@@ -165,6 +165,24 @@ export const config = {
   get temporalUiUrl() {
     return (process.env.TEMPORAL_UI_URL || `http://localhost:${this.temporalUiPort}`).replace(/\/+$/, '');
   },
+  /**
+   * Where the worker sends customers' emails (docs/configuration.md): `smtp://user:pass@host:587` or
+   * `smtps://...`. `npm start` sets it to its local SMTP catcher when unset; unset elsewhere, the
+   * worker starts no email (docs/decisions.md §30).
+   */
+  get smtpUrl() {
+    return process.env.SMTP_URL || undefined;
+  },
+  /** The From of an account's emails when the account set none: its name with this address. */
+  get emailFromDefault() {
+    return process.env.EMAIL_FROM || 'billing@localhost';
+  },
+  /** Port of the SMTP catcher `npm start` runs when SMTP_URL is unset; unset or 0: a free port, printed at start. */
+  get smtpCatcherPort() {
+    return !process.env.SMTP_CATCHER_PORT || process.env.SMTP_CATCHER_PORT === '0'
+      ? 0
+      : intFromEnv('SMTP_CATCHER_PORT', 0);
+  },
   taskQueue: 'billing',
   get logLevel() {
     return process.env.LOG_LEVEL || 'info';

@@ -4,3 +4,4 @@ export { deliverWebhook } from './webhook-delivery';
 export { paymentPlanWorkflow } from './payment-plan';
 export { subscriptionWorkflow } from './subscription';
 export { testClockWorkflow } from './test-clock';
+export { sendEmail } from './email';

@@ -1,6 +1,6 @@
-import type { ApiKey } from '../generated/prisma/client';
+import type { Account, ApiKey } from '../generated/prisma/client';
 import type { Db } from '../db/prisma';
-import { queryRows, type AnyTx, type Statement } from '../db/sql';
+import { queryRows, type AnyTx, type Queryable, type Statement } from '../db/sql';
 
 const LOCK_API_KEY: Statement = {
   name: 'api_key_lock',
@@ -21,4 +21,18 @@ export async function readProrationBehavior(db: Db, accountId: string): Promise<
 
 export async function writeProrationBehavior(db: Db, accountId: string, behavior: string): Promise<void> {
   await db.account.update({ where: { id: accountId }, data: { prorationBehavior: behavior } });
+}
+
+/** What an account's documents and emails to its customers show and obey. */
+export type AccountProfile = Pick<Account, 'id' | 'name' | 'timeZone' | 'emailFrom' | 'emailsOff'>;
+
+const ACCOUNT_PROFILE: Statement = {
+  name: 'account_profile',
+  text: `SELECT id, name, time_zone AS "timeZone", email_from AS "emailFrom", coalesce(emails_off, '{}') AS "emailsOff"
+    FROM accounts WHERE id = $1`,
+};
+
+export async function readAccountProfile(db: Queryable, accountId: string): Promise<AccountProfile | undefined> {
+  const [row] = await queryRows<AccountProfile>(db, ACCOUNT_PROFILE, [accountId]);
+  return row;
 }

@@ -11,6 +11,8 @@ import { startTemporalDevServer, stopChild, type DevServer } from '../runtime/te
 import { startTemporalServer } from '../runtime/temporal-server';
 import { waitForHealth } from '../runtime/wait';
 import { spawnService } from '../runtime/processes';
+import { startSmtpCatcher, type SmtpCatcher } from '../emails/smtp-catcher';
+import type { Db } from '../db/prisma';
 
 /**
  * `npm start`: the whole service on one machine. Embedded PostgreSQL (unless DATABASE_URL), Temporal
@@ -149,6 +151,8 @@ interface Services {
   temporal?: DevServer;
   api?: { current(): ChildProcess };
   workers: { current(): ChildProcess }[];
+  /** The local SMTP catcher SMTP_URL points at when it is unset (docs/configuration.md), in this process. */
+  catcher?: { server: SmtpCatcher; prisma: Db };
 }
 
 async function stopServices(services: Services): Promise<void> {
@@ -159,6 +163,10 @@ async function stopServices(services: Services): Promise<void> {
   if (services.workers.length > 0) {
     say('stopping the workers');
     await Promise.all(services.workers.map((worker) => stopChild(worker.current(), CHILD_STOP_GRACE_MS)));
+  }
+  if (services.catcher) {
+    await services.catcher.server.stop();
+    await services.catcher.prisma.$disconnect();
   }
   if (services.temporal) {
     say('stopping Temporal');
@@ -244,11 +252,21 @@ async function main(): Promise<void> {
     }
     await prisma.$disconnect();
 
+    // Customers' emails go to a local catcher unless SMTP_URL names a real relay: it keeps every
+    // message, listed by GET /test-helpers/emails (docs/configuration.md, SMTP_URL).
+    let smtpUrl = config.smtpUrl;
+    if (!smtpUrl) {
+      const catcherPrisma = createPrisma(database.url, 2);
+      const server = await startSmtpCatcher({ prisma: catcherPrisma, port: config.smtpCatcherPort });
+      services.catcher = { server, prisma: catcherPrisma };
+      smtpUrl = server.url;
+    }
     const env = {
       ...process.env,
       DATABASE_URL: database.url,
       TEMPORAL_ADDRESS: temporalAddress,
       WORKFLOW_BUNDLE: await bundling,
+      SMTP_URL: smtpUrl,
     };
     await checkpoint();
     // One API child (API_PROCESSES processes on the port through node:cluster) and WORKER_PROCESSES workers.
@@ -286,6 +304,11 @@ async function main(): Promise<void> {
         `Temporal UI:  ${services.temporal.uiUrl}  (gRPC ${services.temporal.address}, namespace ${config.temporalNamespace})`,
       );
     say(`Dashboard:    http://localhost:${config.port}/dashboard`);
+    say(
+      services.catcher
+        ? `Emails:       caught by the local SMTP catcher at ${services.catcher.server.url} (GET /test-helpers/emails)`
+        : 'Emails:       sent through SMTP_URL',
+    );
     if (demoKey) {
       say(`Demo account created. API key (shown once): ${demoKey}`);
       if (demoLogin) say(`Dashboard login (shown once): ${demoLogin.email} / ${demoLogin.password}`);

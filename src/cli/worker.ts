@@ -9,6 +9,8 @@ import { createWorker, workerPoolSize } from '../temporal/worker';
 import { temporalClient } from '../temporal/client';
 import { installWorkerRuntime } from '../temporal/runtime';
 import { startRelay } from '../webhooks/relay';
+import { emailConsumer } from '../emails/email-trigger';
+import { createMailer } from '../emails/mailer';
 import { startWorkflowStartSweeper } from '../temporal/workflow-starts';
 import { encryptStoredSecrets } from '../webhooks/destination.service';
 import { refuseUnsafeProductionStart } from '../lib/secrets';
@@ -51,9 +53,14 @@ async function main(): Promise<void> {
     logger.info({ records: sealed }, 'idempotency answers stored in clear text encrypted under SECRETS_ENCRYPTION_KEY');
   const connection = await NativeConnection.connect({ address: config.temporalAddress });
   const bundle = config.workflowBundle;
+  // Customers' emails go to SMTP_URL (npm start: its local catcher). Unset, none is started (docs/configuration.md):
+  // a workflow per paid invoice retrying for hours against no server would only load the worker.
+  const mailer = createMailer(config.smtpUrl);
+  if (!config.smtpUrl) logger.warn('SMTP_URL is not set: no email is sent to customers (and no invoice.sent written)');
   const worker = await createWorker({
     prisma,
     connection,
+    mailer,
     ...(bundle ? { workflowBundle: { codePath: bundle } } : {}),
   });
   // The relay's client shares the worker's connection, so the sweep's workflow starts can be eager.
@@ -68,6 +75,8 @@ async function main(): Promise<void> {
     taskQueue: config.taskQueue,
     eagerStart: false,
     metricMeter: runtime.metricMeter,
+    // The emails events call for start from the same outbox pass (docs/decisions.md §30).
+    consumers: config.smtpUrl ? [emailConsumer(temporal, config.taskQueue)] : [],
   });
   // Workflows the API recorded and could not start (it died, Temporal was down): started a few seconds late.
   const starts = startWorkflowStartSweeper({ prisma, temporal, taskQueue: config.taskQueue, eagerStart: true });
@@ -84,6 +93,7 @@ async function main(): Promise<void> {
   await running;
   await relay.stop();
   await starts.stop();
+  mailer.close();
   await metrics?.close();
   await connection.close();
   await prisma.$disconnect();

@@ -607,7 +607,7 @@ export interface paths {
         put?: never;
         /**
          * Finalize a draft invoice without paying it
-         * @description draft -> open with a number; invoice.finalized, and invoice.sent for send_invoice invoices. Any other state: 409.
+         * @description draft -> open with a number; invoice.finalized. A send_invoice invoice is then emailed to the customer with its PDF, and invoice.sent follows once the SMTP server accepted it (docs/api.md, "Emails"). Any other state: 409.
          */
         post: operations["postInvoicesByIdFinalize"];
         delete?: never;
@@ -630,6 +630,63 @@ export interface paths {
          * @description Answers the refund transaction (negative amount). More than what is left to refund: 400; an invoice that is not paid: 409.
          */
         post: operations["postInvoicesByIdRefund"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/invoices/{id}/pdf": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Download a finalized invoice as a PDF
+         * @description The invoice's number, dates, lines, taxes per rate, totals, amount paid and due, the account's and the customer's details and shipping, as `application/pdf`. A draft (or a draft voided before it was finalized) has no document: 409 `invoice_not_finalized`.
+         */
+        get: operations["getInvoicesByIdPdf"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/emails": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the emails sent to the account's customers, newest first
+         * @description Filters: `invoice` (an invoice's timeline), `customer` (a customer's). Each email's status: queued until the SMTP server accepted it, then sent; failed when it refused it for good or every retry failed.
+         */
+        get: operations["getEmails"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/emails/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Retrieve an email sent to a customer */
+        get: operations["getEmailsById"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1294,6 +1351,43 @@ export interface paths {
          * @description Answers 202 with status `advancing`; the clock is `ready` once every subscription and payment plan on it has done, in order, what falls due up to frozen_time (invoices, charges, dunning retries, installments, status changes, events). Forward only, at most two of the longest billing interval on the clock at once (two years without subscriptions or plans): 400 `frozen_time` otherwise. While it advances, changes to its customers' subscriptions and plans answer 409 `test_clock_advancing`, and so does another advance.
          */
         post: operations["postTestHelpersTestClocksByIdAdvance"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/test-helpers/emails": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Test mode: the account's emails the local SMTP catcher received, newest first
+         * @description Messages the SMTP server of `SMTP_URL` received when it is the catcher `npm start` runs (or a test runs): HTML, text, attachment names and types. Only messages of this account's emails (matched on their Message-ID).
+         */
+        get: operations["getTestHelpersEmails"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/test-helpers/emails/{id}/attachments/{index}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Test mode: download a caught email's attachment */
+        get: operations["getTestHelpersEmailsByIdAttachmentsByIndex"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -3114,6 +3208,34 @@ export interface components {
             /** @description Cents; all that is left to refund when absent */
             amount?: number;
         };
+        Email: {
+            /** @description eml_... */
+            id: string;
+            /** @enum {string} */
+            object: "email";
+            /** @enum {string} */
+            kind: "invoice" | "receipt" | "payment_failed";
+            to: string;
+            subject: string;
+            /**
+             * @description queued (not accepted by the SMTP server yet), sent, failed
+             * @enum {string}
+             */
+            status: "queued" | "sent" | "failed";
+            invoice: string | null;
+            customer: string | null;
+            /** @description The event that called for it */
+            event: string;
+            /** @description The SMTP Message-ID, the same on every attempt */
+            message_id: string;
+            attempts: number;
+            /** @description The SMTP server's last answer, or why the last attempt failed */
+            last_response: string | null;
+            /** @description Unix seconds */
+            created: number;
+            sent_at: number | null;
+            failed_at: number | null;
+        };
         Balance: {
             /** @enum {string} */
             object: "balance";
@@ -3540,6 +3662,30 @@ export interface components {
         TestClockAdvance: {
             /** @description Unix seconds, after the current frozen_time and at most two of the longest billing interval among the clock's subscriptions and payment plans ahead (two years when it has none) */
             frozen_time: number;
+        };
+        TestEmail: {
+            /** @description msg_<n>: this received message */
+            id: string;
+            /** @enum {string} */
+            object: "test_email";
+            /** @description The eml_ id of the email the service sent (two messages with one id: it was sent twice) */
+            email: string;
+            /** @enum {string} */
+            kind: "invoice" | "receipt" | "payment_failed";
+            message_id: string | null;
+            from: string | null;
+            to: string[];
+            subject: string | null;
+            html: string | null;
+            text: string | null;
+            attachments: {
+                filename: string;
+                content_type: string;
+                /** @description Bytes */
+                size: number;
+            }[];
+            /** @description Unix seconds */
+            received: number;
         };
         Overview: {
             /** @enum {string} */
@@ -9399,6 +9545,290 @@ export interface operations {
             };
         };
     };
+    getInvoicesByIdPdf: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/pdf": string;
+                };
+            };
+            /** @description Invalid request: `error.param` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown resource, or one of another account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource's state forbids the action */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests with this API key (`code: rate_limit`): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers are larger than 64 KB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PostgreSQL or Temporal does not answer: retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getEmails: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 (decimal digits) */
+                page?: number;
+                /** @description Page size, 1 to 100 (decimal digits) */
+                take?: number;
+                /** @description Only the emails about this invoice (the invoice's timeline) */
+                invoice?: string;
+                /** @description Only the emails to this customer (the customer's timeline) */
+                customer?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Email"][];
+                        meta: {
+                            page: number;
+                            take: number;
+                            itemsTotal: number;
+                            pagesTotal: number;
+                            /** @description With starting_after or ending_before: whether more items follow in that direction */
+                            has_more?: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request: `error.param` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests with this API key (`code: rate_limit`): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers are larger than 64 KB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PostgreSQL or Temporal does not answer: retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getEmailsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Email"];
+                };
+            };
+            /** @description Invalid request: `error.param` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown resource, or one of another account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests with this API key (`code: rate_limit`): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers are larger than 64 KB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PostgreSQL or Temporal does not answer: retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getTransactions: {
         parameters: {
             query?: {
@@ -14323,6 +14753,193 @@ export interface operations {
             };
             /** @description The request body is not `application/json` */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests with this API key (`code: rate_limit`): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers are larger than 64 KB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PostgreSQL or Temporal does not answer: retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getTestHelpersEmails: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 (decimal digits) */
+                page?: number;
+                /** @description Page size, 1 to 100 (decimal digits) */
+                take?: number;
+                /** @description Only messages to this address */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["TestEmail"][];
+                        meta: {
+                            page: number;
+                            take: number;
+                            itemsTotal: number;
+                            pagesTotal: number;
+                            /** @description With starting_after or ending_before: whether more items follow in that direction */
+                            has_more?: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request: `error.param` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests with this API key (`code: rate_limit`): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers are larger than 64 KB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PostgreSQL or Temporal does not answer: retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getTestHelpersEmailsByIdAttachmentsByIndex: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description A msg_ id of GET /test-helpers/emails */
+                id: string;
+                /** @description The attachment's position in `attachments`, from 0 */
+                index: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            /** @description Invalid request: `error.param` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown resource, or one of another account */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

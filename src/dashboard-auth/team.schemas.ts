@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ROLES } from '../http/auth';
 import { PASSWORD_MAX_LENGTH } from './passwords';
+import { EMAIL_KINDS } from '../emails/email-content';
 
 /** Whether Intl knows the IANA zone (`Europe/Paris`, `UTC`); abbreviations such as `CET` are refused too. */
 export function isTimeZone(zone: string): boolean {
@@ -21,9 +22,18 @@ export const accountSettingsBody = z
       .max(64)
       .refine(isTimeZone, 'must be an IANA time zone such as Europe/Paris or UTC')
       .optional(),
+    email_from: z
+      .union([z.string().trim().max(254).pipe(z.email('must be an email address')), z.null()])
+      .optional()
+      .describe("The From of the account's emails to its customers; null: EMAIL_FROM with the account's name"),
+    emails_off: z
+      .array(z.enum(EMAIL_KINDS))
+      .max(EMAIL_KINDS.length)
+      .optional()
+      .describe('The kinds of email not sent to customers (invoice, receipt, payment_failed)'),
   })
-  .refine((body) => body.name !== undefined || body.time_zone !== undefined, {
-    message: 'give name or time_zone',
+  .refine((body) => Object.values(body).some((value) => value !== undefined), {
+    message: 'give name, time_zone, email_from or emails_off',
     path: ['name'],
   });
 

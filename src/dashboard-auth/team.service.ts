@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { Prisma } from '../generated/prisma/client';
+import { Prisma, type Account } from '../generated/prisma/client';
 import type { Db } from '../db/prisma';
 import { ROLES, type Role } from '../http/auth';
 import { ApiError } from '../http/errors';
@@ -23,23 +23,42 @@ export interface AccountSettings {
   id: string;
   name: string;
   time_zone: string;
+  /** The From of its emails to customers; null: EMAIL_FROM with the account's name (docs/decisions.md §30). */
+  email_from: string | null;
+  /** Kinds of email to customers switched off. */
+  emails_off: string[];
+}
+
+function toAccountSettings(account: Account): AccountSettings {
+  return {
+    object: 'account',
+    id: account.id,
+    name: account.name,
+    time_zone: account.timeZone,
+    email_from: account.emailFrom,
+    emails_off: account.emailsOff ?? [],
+  };
 }
 
 export async function getAccountSettings(prisma: Db, accountId: string): Promise<AccountSettings> {
-  const account = await prisma.account.findUniqueOrThrow({ where: { id: accountId } });
-  return { object: 'account', id: account.id, name: account.name, time_zone: account.timeZone };
+  return toAccountSettings(await prisma.account.findUniqueOrThrow({ where: { id: accountId } }));
 }
 
 export async function updateAccountSettings(
   prisma: Db,
   accountId: string,
-  input: { name?: string; time_zone?: string },
+  input: { name?: string; time_zone?: string; email_from?: string | null; emails_off?: string[] },
 ): Promise<AccountSettings> {
   const account = await prisma.account.update({
     where: { id: accountId },
-    data: { name: input.name, timeZone: input.time_zone },
+    data: {
+      name: input.name,
+      timeZone: input.time_zone,
+      emailFrom: input.email_from,
+      emailsOff: input.emails_off ? [...new Set(input.emails_off)] : undefined,
+    },
   });
-  return { object: 'account', id: account.id, name: account.name, time_zone: account.timeZone };
+  return toAccountSettings(account);
 }
 
 export interface MemberObject {

@@ -1,3 +1,4 @@
+import { invoicePdf } from '../documents/invoice-document.service';
 import express, { type Request, type Response } from 'express';
 import type { AppDeps } from '../http/app-deps';
 import type { PaymentGateway } from '../payments/gateway';
@@ -52,7 +53,7 @@ function addressLines(address: InvoiceObject['customer_address']): string[] {
 }
 
 /** The invoice as its customer reads it: who, what (lines and tax per rate), totals, paid and due. */
-export function invoiceSummary(invoice: InvoiceObject, taxNames: Map<string, string>): Html {
+export function invoiceSummary(invoice: InvoiceObject, taxNames: Map<string, string>, pdfPath?: string): Html {
   const rows = invoice.lines.map(
     (line) =>
       html`<tr>
@@ -149,18 +150,16 @@ export function invoiceSummary(invoice: InvoiceObject, taxNames: Map<string, str
           </tr>
         </tfoot>
       </table>
-      ${pdfDownloadSlot()}
+      ${pdfPath ? pdfDownload(pdfPath) : html``}
     </section>`;
 }
 
 /**
- * PDF DOWNLOAD SLOT (docs/api.md "Hosted pages"): the link to the invoice's PDF goes here, a GET of
- * this page's own path + `/pdf` answered by the invoice PDF renderer (the same document as
- * `GET /invoices/{id}/pdf`), so the page's Content-Security-Policy needs no change. Empty until the
- * renderer is part of the service.
+ * The invoice's PDF, a GET of this page's own path + `/pdf` (the same document as
+ * `GET /invoices/{id}/pdf`), so the page's Content-Security-Policy needs no change.
  */
-function pdfDownloadSlot(): Html {
-  return html`<div class="pdf-slot" data-slot="invoice-pdf"></div>`;
+function pdfDownload(path: string): Html {
+  return html`<p class="pdf-download"><a href="${path}" download>Download the invoice (PDF)</a></p>`;
 }
 
 function outcomeNotice(receipt: ChargeReceipt | null): Html {
@@ -216,7 +215,7 @@ async function renderInvoicePage(
   sendPage(res, status, {
     title: `Invoice ${invoice.number ?? ''} from ${invoice.account_name ?? ''}`,
     merchant: invoice.account_name,
-    body: html`${outcomeNotice(extras.receipt ?? null)}${invoiceSummary(invoice, taxNames)}${
+    body: html`${outcomeNotice(extras.receipt ?? null)}${invoiceSummary(invoice, taxNames, `${path}/pdf`)}${
       payable ? payForm(path, link, invoice, extras.errors ?? {}, extras.name) : html``
     }${invoice.status === 'void' ? html`<p class="card">This invoice was voided: nothing is due.</p>` : html``}`,
   });
@@ -242,6 +241,14 @@ export function hostedInvoiceRouter(deps: AppDeps & { gateway: PaymentGateway })
       ? await attemptReceipt(deps.prisma, link.accountId, link.invoiceId, attemptKeyOf(attempt.data))
       : null;
     await renderInvoicePage(deps, res, 200, req.path, link, invoice, { receipt });
+  });
+
+  router.get(`${route}/pdf`, async (req, res) => {
+    res.locals.route = `${HOSTED_INVOICE_PATH}/{token}/pdf`;
+    const link = await liveLink(deps, req, res);
+    if (!link) return;
+    const { pdf, filename } = await invoicePdf(deps.prisma, link.accountId, link.invoiceId);
+    res.status(200).type('application/pdf').attachment(filename).send(pdf);
   });
 
   router.post(`${route}/pay`, formBody, async (req, res) => {

@@ -46,6 +46,11 @@ export interface RouteDefinition<P extends AnyObject, Q extends AnyObject, B ext
   otherStatuses?: Record<number, string>;
   response: z.ZodType;
   /**
+   * The success answer's media type when it is not JSON (`application/pdf`): the handler answers a
+   * `FileAnswer`, sent as it is with that Content-Type; `response` documents it (a binary string).
+   */
+  mediaType?: string;
+  /**
    * What a path parameter that does not parse answers: 404 (default: an id that cannot exist names
    * no resource, exactly like an unknown one, docs/api.md "Conventions"), or 400 where the contract
    * gives the path a pattern with 400 (`/products/{id}`).
@@ -222,6 +227,19 @@ export class Answer {
   ) {}
 }
 
+/** A file a route with `mediaType` answers: its bytes and the name a browser saves it under. */
+export class FileAnswer {
+  constructor(
+    readonly body: Buffer,
+    readonly filename: string,
+    /** Its own type, where the route's `mediaType` is a family (`application/octet-stream`). */
+    readonly contentType?: string,
+  ) {}
+}
+
+/** The schema a route with `mediaType` documents its answer with. */
+export const binaryFileSchema = z.string().meta({ format: 'binary' });
+
 /**
  * Routes are declared once: the same zod schemas validate the request and describe it in
  * /openapi.json, so the document cannot drift from what the server accepts.
@@ -290,7 +308,10 @@ export class Api {
           : undefined,
       },
       responses: {
-        [status]: { description: 'Success', content: { 'application/json': { schema: def.response } } },
+        [status]: {
+          description: 'Success',
+          content: { [def.mediaType ?? 'application/json']: { schema: def.response } },
+        },
         ...Object.fromEntries(
           Object.entries(def.otherStatuses ?? {}).map(([code, description]) => [
             code,
@@ -346,6 +367,14 @@ export class Api {
         ? await withIdempotency(this.prisma, principal.accountId, idempotencyKey, req, run)
         : await run();
       if (!answer || res.headersSent) return;
+      if (answer.body instanceof FileAnswer) {
+        res
+          .status(answer.status)
+          .type(answer.body.contentType ?? def.mediaType ?? 'application/octet-stream')
+          .setHeader('Content-Disposition', `inline; filename="${answer.body.filename.replace(/[^\w.-]/g, '_')}"`)
+          .send(answer.body.body);
+        return;
+      }
       const replayed = 'replayed' in answer && answer.replayed;
       if (replayed) res.setHeader('Idempotent-Replayed', 'true');
       res.status(answer.status).json(answer.body);

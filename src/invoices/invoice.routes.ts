@@ -130,7 +130,8 @@ export function registerInvoiceRoutes(
     tag,
     summary: 'Finalize a draft invoice without paying it',
     description:
-      'draft -> open with a number; invoice.finalized, and invoice.sent for send_invoice invoices. Any other state: 409.',
+      'draft -> open with a number; invoice.finalized. A send_invoice invoice is then emailed to the customer with its PDF, ' +
+      'and invoice.sent follows once the SMTP server accepted it (docs/api.md, "Emails"). Any other state: 409.',
     params: invoiceIdParams,
     body: z.strictObject({}).optional(),
     response: invoiceSchema,

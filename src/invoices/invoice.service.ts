@@ -431,7 +431,8 @@ async function insertInvoice(tx: AnyTx, accountId: string, input: BillingInvoice
 
 /**
  * draft -> open inside the caller's transaction (the invoice already locked): number, finalized_at,
- * a fresh customer snapshot, invoice.finalized, and invoice.sent for send_invoice invoices.
+ * a fresh customer snapshot, invoice.finalized. A send_invoice invoice's `invoice.sent` comes later, once
+ * the SMTP server took its email (src/emails/email.service.ts, docs/decisions.md §30).
  */
 export async function finalizeInTx(tx: AnyTx, accountId: string, invoice: InvoiceWithLines): Promise<InvoiceWithLines> {
   const customer = await readCustomerEvenDeleted(tx, accountId, invoice.customerId);
@@ -462,7 +463,6 @@ export async function finalizeInTx(tx: AnyTx, accountId: string, invoice: Invoic
   const object = toInvoiceObject(finalized);
   if (applied > 0n) await recordCustomerUpdated(tx, accountId, invoice.customerId);
   await recordEvent(tx, accountId, 'invoice.finalized', object);
-  if (finalized.collectionMethod === 'send_invoice') await recordEvent(tx, accountId, 'invoice.sent', object);
   return finalized;
 }
 

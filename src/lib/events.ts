@@ -20,3 +20,20 @@ export async function recordEvent(tx: AnyTx, accountId: string, type: string, da
   await insertEvent(tx, { id, accountId, type, data, createdAt });
   return { id, event: type, createdAt: createdAt.toISOString(), data };
 }
+
+/** An outbox event as the relay hands it to a consumer besides the webhooks (the emails). */
+export interface OutboxEvent {
+  id: string;
+  accountId: string;
+  type: string;
+  data: unknown;
+}
+
+/**
+ * Something the relay does for each event of `types` before it marks the event dispatched (docs/decisions.md
+ * §30): it must be repeatable, since a relay that stops before the mark hands the same events again.
+ */
+export interface EventConsumer {
+  types: readonly string[];
+  consume(events: OutboxEvent[]): Promise<void>;
+}

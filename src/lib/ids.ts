@@ -49,6 +49,7 @@ export const ID_PREFIXES = {
   customerBalanceTransaction: 'cbtxn',
   billingPortalSession: 'bps',
   checkoutSession: 'cs',
+  email: 'eml',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -307,7 +307,7 @@ async function createRenewalInvoiceInTx(tx: AnyTx, input: RenewalInvoiceInput): 
   return recordRenewal(tx, input, invoice);
 }
 
-/** draft -> open (invoice.finalized; invoice.sent for send_invoice), once. Answers the invoice's status; a voided invoice voids its renewal. */
+/** draft -> open (invoice.finalized; a send_invoice invoice's email and invoice.sent follow, docs/decisions.md §30), once. Answers the invoice's status; a voided invoice voids its renewal. */
 /** A renewal invoice after finalization: its status, and its number for people reading the workflow's timeline (null once voided unnumbered). */
 export interface FinalizedRenewal {
   status: 'open' | 'paid' | 'void';

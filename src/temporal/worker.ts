@@ -4,6 +4,7 @@ import { config } from '../config';
 import type { Db } from '../db/prisma';
 import { createActivities } from '../../activities';
 import { billingDataConverter } from './payload-codec';
+import type { Mailer } from '../emails/mailer';
 
 export const workflowsPath = path.resolve(__dirname, '..', '..', 'workflows', 'index.ts');
 
@@ -33,6 +34,8 @@ export interface WorkerDeps {
   taskQueue?: string;
   /** A prebuilt bundle (tests build it once); otherwise the workflows are bundled at start. */
   workflowBundle?: WorkerOptions['workflowBundle'];
+  /** Where the email activities send (SMTP_URL's server unless given). */
+  mailer?: Mailer;
   /** Activities run at once, and local activities at once; the Prisma pool must have twice this many connections (workerPoolSize). */
   activitySlots?: number;
 }
@@ -45,7 +48,7 @@ export async function createWorker(deps: WorkerDeps): Promise<Worker> {
     ...(deps.workflowBundle
       ? { workflowBundle: deps.workflowBundle }
       : { workflowsPath, bundlerOptions: { preloadModules: PRELOADED_WORKFLOW_MODULES } }),
-    activities: createActivities({ prisma: deps.prisma }),
+    activities: createActivities({ prisma: deps.prisma, mailer: deps.mailer }),
     // Payloads encrypted before they reach Temporal (src/temporal/payload-codec.ts).
     dataConverter: billingDataConverter(),
     // Without a bound the SDK takes up to 100 activities at once: beyond the pool's connections they

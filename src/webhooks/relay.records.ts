@@ -1,5 +1,6 @@
 import { execute, queryRows, type Queryable, type Statement } from '../db/sql';
 import type { SqlConnection } from '../db/sql-transaction';
+import type { OutboxEvent } from '../lib/events';
 
 /**
  * The webhook relay's statements (docs/architecture.md, "Data access"). The relay claims events with
@@ -127,4 +128,15 @@ const MARK_DISPATCHED: Statement = {
 
 export async function markDispatched(db: Queryable, eventIds: string[]): Promise<void> {
   await execute(db, MARK_DISPATCHED, [eventIds]);
+}
+
+const EVENTS_OF_TYPES: Statement = {
+  name: 'relay_events_of_types',
+  text: `SELECT id, account_id AS "accountId", type, data FROM events
+    WHERE id = ANY($1::text[]) AND type = ANY($2::text[]) ORDER BY seq`,
+};
+
+/** The events of `eventIds` whose type is one of `types`, in order: what a consumer besides the webhooks takes. */
+export function eventsOfTypes(db: Queryable, eventIds: string[], types: readonly string[]): Promise<OutboxEvent[]> {
+  return queryRows<OutboxEvent>(db, EVENTS_OF_TYPES, [eventIds, types]);
 }

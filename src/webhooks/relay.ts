@@ -7,6 +7,7 @@ import { EVENTS_CHANNEL, listenForEvents } from '../lib/event.records';
 import { logger as defaultLogger, type Logger } from '../http/logger';
 import { forEachLimited } from '../lib/concurrency';
 import { newId } from '../lib/ids';
+import type { EventConsumer } from '../lib/events';
 import { BILLING_ACCOUNT_ID, BILLING_STATUS } from '../temporal/search-attributes';
 import type { deliverWebhook } from '../../workflows/webhook-delivery';
 import { drawRetryDelays } from '../../workflows/webhook-schedule';
@@ -14,6 +15,7 @@ import { attemptDelivery, type WebhookAttemptResult } from './delivery-attempt.s
 import { envelopeOf } from './envelope';
 import {
   claimEvents,
+  eventsOfTypes,
   eventsWithDestinations,
   insertDeliveries,
   markDispatched,
@@ -59,6 +61,11 @@ export interface RelayOptions {
   firstAttemptWaitMs?: number;
   /** The worker runtime's meter, which counts attempt 1 as the attempt activity counts the others. */
   metricMeter?: MetricMeter;
+  /**
+   * What else is done with the events before they are marked dispatched (the emails they call for,
+   * docs/decisions.md §30): handed the batch's events of its types, again after a crash before the mark.
+   */
+  consumers?: readonly EventConsumer[];
   /** false: no LISTEN and no polling, only runOnce() (tests that drive the relay by hand). */
   background?: boolean;
   logger?: Logger;
@@ -188,6 +195,10 @@ export function startRelay(options: RelayOptions): Relay {
         // Committed before their workflows read them.
         const deliveries = await insertDeliveries(session, rows, eventIds);
         await forEachLimited(deliveries, startConcurrency, startDelivery);
+        for (const consumer of options.consumers ?? []) {
+          const events = await eventsOfTypes(session, eventIds, consumer.types);
+          if (events.length > 0) await consumer.consume(events);
+        }
         await markDispatched(session, eventIds);
         return eventIds.length;
       },

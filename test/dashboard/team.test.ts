@@ -51,6 +51,8 @@ describe('account settings', () => {
       id: account.accountId,
       name: 'Team account',
       time_zone: 'UTC',
+      email_from: null,
+      emails_off: [],
     });
     const changed = await call(admin, 'PATCH', '/account', { time_zone: 'Europe/Paris' });
     expect(changed.status).toBe(200);
@@ -64,6 +66,28 @@ describe('account settings', () => {
     expect(refused.status).toBe(403);
     expect(refused.body.error.code).toBe('insufficient_role');
     await call(admin, 'PATCH', '/account', { time_zone: 'UTC' });
+  });
+
+  it("sets the From of the account's emails and the kinds switched off; 400 naming a bad one", async () => {
+    const changed = await call(admin, 'PATCH', '/account', {
+      email_from: 'billing@team.example',
+      emails_off: ['receipt', 'payment_failed'],
+    });
+    expect(changed.status).toBe(200);
+    expect(changed.body).toMatchObject({
+      email_from: 'billing@team.example',
+      emails_off: ['receipt', 'payment_failed'],
+    });
+    for (const [body, param] of [
+      [{ email_from: 'not an address' }, 'email_from'],
+      [{ emails_off: ['newsletter'] }, 'emails_off.0'],
+    ] as const) {
+      const refused = await call(admin, 'PATCH', '/account', body);
+      expect(refused.status).toBe(400);
+      expect(refused.body.error.param).toBe(param);
+    }
+    const reset = await call(admin, 'PATCH', '/account', { email_from: null, emails_off: [] });
+    expect(reset.body).toMatchObject({ email_from: null, emails_off: [] });
   });
 
   it('answers 400 naming the field for a zone Intl does not know, an unknown field or no JSON', async () => {

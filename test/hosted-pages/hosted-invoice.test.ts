@@ -1,3 +1,4 @@
+import { pdfText } from '../support/pdf';
 import { hashPageToken, redactPageToken } from '../../src/lib/page-tokens';
 import { PAGE_CSP } from '../../src/hosted-pages/page';
 import { browserTest, haveChromium, openDashboardBrowser, type DashboardBrowser } from '../support/browser';
@@ -99,6 +100,14 @@ describe('hosted_invoice_url', () => {
     expect(text).toContain('12 Analytical Row');
     expect(text).toContain('Tax 20% on $42.00');
     expect(text).toContain('autocomplete="cc-number"');
+    // The PDF, from the page's own path: the invoice's document.
+    expect(text).toContain(`href="${hostedPath(invoice)}/pdf"`);
+    const pdf = await fetch(`${app.baseUrl}${hostedPath(invoice)}/pdf`);
+    expect(pdf.status).toBe(200);
+    expect(pdf.headers.get('content-type')).toBe('application/pdf');
+    const pdfContent = await pdfText(Buffer.from(await pdf.arrayBuffer()));
+    expect(pdfContent).toContain(invoice.number);
+    expect(pdfContent).toContain('$56.40');
     // Nothing from elsewhere: every src and href is this service's.
     expect(
       [...text.matchAll(/(?:src|href)="([^"]+)"/g)].map((match) => match[1]).filter((url) => !url!.startsWith('/')),

@@ -472,7 +472,7 @@ describe('finalize (POST /invoices/{id}/finalize)', () => {
     expect(results.map((r) => r.body.number).sort()).toEqual(Array.from({ length: 8 }, (_, i) => `INV-00000${i + 1}`));
   });
 
-  it('send_invoice invoices also get invoice.sent', async () => {
+  it('send_invoice invoices get no invoice.sent at finalization: it follows their email (test/emails/emails.test.ts)', async () => {
     const customer = await createCustomer(api);
     const invoice = await simpleInvoice(api, customer.id, 700, {
       collection_method: 'send_invoice',
@@ -480,7 +480,7 @@ describe('finalize (POST /invoices/{id}/finalize)', () => {
     });
     expect(invoice.due_date).toEqual(expect.any(Number));
     expect((await api.post(`/invoices/${invoice.id}/finalize`)).status).toBe(200);
-    expect(await invoiceEvents(invoice.id)).toEqual(['invoice.created', 'invoice.finalized', 'invoice.sent']);
+    expect(await invoiceEvents(invoice.id)).toEqual(['invoice.created', 'invoice.finalized']);
   });
 });
 

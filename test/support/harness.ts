@@ -9,7 +9,7 @@ import type { AppDeps } from '../../src/http/app-deps';
 import { createPrisma, type Db } from '../../src/db/prisma';
 import { createApp } from '../../src/app';
 import { createServer } from '../../src/server';
-import { createWorker } from '../../src/temporal/worker';
+import { createWorker, type WorkerDeps } from '../../src/temporal/worker';
 import { temporalClient } from '../../src/temporal/client';
 
 export interface TestApp {
@@ -69,6 +69,7 @@ export async function startTestWorker(
   prisma: Db,
   taskQueue: string,
   address = process.env.TEMPORAL_ADDRESS!,
+  options: Pick<WorkerDeps, 'mailer'> = {},
 ): Promise<{
   worker: Worker;
   running: Promise<void>;
@@ -80,6 +81,7 @@ export async function startTestWorker(
     connection,
     taskQueue,
     workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! },
+    ...options,
   });
   const running = worker.run();
   return {
@@ -190,20 +192,23 @@ export interface TwoAccountApp {
   /** Client of the account under test. */
   api: ApiClient;
   accountId: string;
+  /** Its API key, for requests apiClient does not make (a PDF read as bytes). */
+  apiKey: string;
   /** Client of a second account, for isolation checks. */
   other: ApiClient;
   otherAccountId: string;
 }
 
 /** The app plus two accounts: the one under test and another that must never see its data. */
-export async function startTwoAccountApp(): Promise<TwoAccountApp> {
+export async function startTwoAccountApp(accountName?: string): Promise<TwoAccountApp> {
   const app = await startTestApp();
-  const account = await createTestAccount(app.prisma);
+  const account = await createTestAccount(app.prisma, { name: accountName });
   const otherAccount = await createTestAccount(app.prisma, { name: 'Other' });
   return {
     app,
     api: apiClient(app.baseUrl, account.apiKey),
     accountId: account.accountId,
+    apiKey: account.apiKey,
     other: apiClient(app.baseUrl, otherAccount.apiKey),
     otherAccountId: otherAccount.accountId,
   };

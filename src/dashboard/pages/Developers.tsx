@@ -5,15 +5,17 @@ import { ApiKeys } from './ApiKeys';
 import { DeliveryLogs } from './DeliveryLogs';
 import { WebhookDestinations } from './WebhookDestinations';
 import { EventsList } from './Events';
+import { TestEmails } from './TestEmails';
 
 const TABS = [
   { tab: '', label: 'API keys' },
   { tab: 'webhooks', label: 'Webhooks' },
   { tab: 'logs', label: 'Delivery logs' },
   { tab: 'events', label: 'Events' },
+  { tab: 'emails', label: 'Emails (test mode)' },
 ];
 
-/** API keys, webhook destinations, their delivery logs and the account's events: developers and superadmins only (the API checks too). */
+/** API keys, webhook destinations, their delivery logs, the account's events and the emails caught in test mode: developers and superadmins only (the API checks too). */
 export function Developers({ tab, session }: { tab: string | undefined; session: Session }) {
   const current = TABS.find((item) => item.tab === (tab ?? '')) ?? TABS[0]!;
   return (
@@ -36,8 +38,10 @@ export function Developers({ tab, session }: { tab: string | undefined; session:
         <WebhookDestinations />
       ) : current.tab === 'events' ? (
         <EventsList />
-      ) : (
+      ) : current.tab === 'logs' ? (
         <DeliveryLogs />
+      ) : (
+        <TestEmails />
       )}
     </>
   );

@@ -18,6 +18,7 @@ export function Settings({ session }: { session: Session }) {
     <>
       <h1>Settings</h1>
       <AccountSection session={session} />
+      <EmailSection session={session} />
       {canDevelop && <DunningSection />}
       {canDevelop && <ProrationSection />}
       {canDevelop && <TeamSection session={session} />}
@@ -60,6 +61,8 @@ interface AccountSettings {
   id: string;
   name: string;
   time_zone: string;
+  email_from: string | null;
+  emails_off: string[];
 }
 
 /** Every zone this browser's Intl knows, UTC first. */
@@ -68,23 +71,32 @@ function timeZones(): string[] {
   return ['UTC', ...known.filter((zone) => zone !== 'UTC')];
 }
 
-function AccountSection({ session }: { session: Session }) {
+/**
+ * The account's settings (GET /dashboard/api/account), whether this member may change them, and their
+ * save (PATCH), which keeps the answer and then runs `onSaved`; with the section's notice.
+ */
+function useAccountSettings(session: Session, onSaved: (saved: AccountSettings) => Promise<string> | string) {
   const queryClient = useQueryClient();
-  const editable = session.account?.role === 'superadmin';
-  const account = useQuery({
-    queryKey: ['account-settings', session.account?.id],
-    queryFn: () => api<AccountSettings>('GET', '/dashboard/api/account'),
-  });
+  const key = ['account-settings', session.account?.id];
+  const account = useQuery({ queryKey: key, queryFn: () => api<AccountSettings>('GET', '/dashboard/api/account') });
   const [notice, setNotice] = useState<string>();
   const save = useMutation({
-    mutationFn: (input: { name: string; time_zone: string }) =>
+    mutationFn: (input: Partial<Omit<AccountSettings, 'id'>>) =>
       api<AccountSettings>('PATCH', '/dashboard/api/account', input),
     onSuccess: async (saved) => {
-      queryClient.setQueryData(['account-settings', session.account?.id], saved);
-      // The session carries the name and zone every page shows: read it again.
-      await queryClient.invalidateQueries({ queryKey: SESSION_KEY });
-      setNotice(`Saved. Dates and times are shown in ${saved.time_zone}.`);
+      queryClient.setQueryData(key, saved);
+      setNotice(await onSaved(saved));
     },
+  });
+  return { account, editable: session.account?.role === 'superadmin', save, notice, setNotice };
+}
+
+function AccountSection({ session }: { session: Session }) {
+  const queryClient = useQueryClient();
+  const { account, editable, save, notice, setNotice } = useAccountSettings(session, async (saved) => {
+    // The session carries the name and zone every page shows: read it again.
+    await queryClient.invalidateQueries({ queryKey: SESSION_KEY });
+    return `Saved. Dates and times are shown in ${saved.time_zone}.`;
   });
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
@@ -151,6 +163,59 @@ function Choices({
         </label>
       ))}
     </fieldset>
+  );
+}
+
+const EMAIL_KINDS = [
+  { kind: 'invoice', label: 'Invoices (collection by invoice), with the PDF' },
+  { kind: 'receipt', label: 'Receipts when an invoice is paid' },
+  { kind: 'payment_failed', label: "Failed payments of a subscription's renewal or retry" },
+];
+
+/** The emails sent to the account's customers: their From and the kinds sent (docs/api.md, "Emails"). */
+function EmailSection({ session }: { session: Session }) {
+  const { account, editable, save, notice, setNotice } = useAccountSettings(session, () => 'Saved.');
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    const from = String(form.get('email_from') ?? '').trim();
+    setNotice(undefined);
+    save.mutate({
+      email_from: from || null,
+      emails_off: EMAIL_KINDS.filter(({ kind }) => !form.has(`send_${kind}`)).map(({ kind }) => kind),
+    });
+  };
+  const data = account.data;
+  return (
+    <section className="card settings-section" aria-labelledby="emails-heading">
+      <h2 id="emails-heading">Emails to customers</h2>
+      {data && !editable && (
+        <dl className="facts">
+          <dt>From</dt>
+          <dd>{data.email_from ?? 'the service’s default address'}</dd>
+          <dt>Not sent</dt>
+          <dd>{data.emails_off.length ? data.emails_off.join(', ') : 'none'}</dd>
+        </dl>
+      )}
+      {data && editable && (
+        <form onSubmit={submit} key={`${data.email_from ?? ''}|${data.emails_off.join(',')}`}>
+          <label className="field">
+            From address (empty: the service’s default, under the account’s name)
+            <input name="email_from" type="email" defaultValue={data.email_from ?? ''} maxLength={254} />
+          </label>
+          <fieldset className="field">
+            <legend>Send</legend>
+            {EMAIL_KINDS.map(({ kind, label }) => (
+              <label key={kind} className="check">
+                <input type="checkbox" name={`send_${kind}`} defaultChecked={!data.emails_off.includes(kind)} /> {label}
+              </label>
+            ))}
+          </fieldset>
+          <Submit busy={save.isPending} label="Save emails" busyLabel="Saving…" />
+        </form>
+      )}
+      <Outcome notice={notice} error={save.error} />
+    </section>
   );
 }
 

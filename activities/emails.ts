@@ -1,0 +1,46 @@
+import { ApplicationFailure } from '@temporalio/common';
+import type { Db } from '../src/db/prisma';
+import { isRefusal } from '../src/http/errors';
+import type { EmailKind, EmailLinks } from '../src/emails/email-content';
+import type { InvoiceDocument } from '../src/documents/invoice-document';
+import { deliverEmail, giveUpEmail, prepareEmail, type DeliveryOutcome } from '../src/emails/email.service';
+import type { Mailer } from '../src/emails/mailer';
+
+export type { DeliveryOutcome };
+
+export interface EmailActivityDeps {
+  prisma: Db;
+  mailer: Mailer;
+  /** The links the emails show (hosted invoice page, card update), when the service has them. */
+  emailLinks?: (kind: EmailKind, document: InvoiceDocument) => Promise<EmailLinks> | EmailLinks;
+}
+
+/** A refusal of the service (the invoice has no document) is an answer: retrying changes nothing. */
+async function refusalsFinal<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (isRefusal(error)) throw ApplicationFailure.nonRetryable(error.message, 'EmailRefused');
+    throw error;
+  }
+}
+
+/** The email workflow's steps (workflows/email.ts), each repeatable (docs/decisions.md §30). */
+export function createEmailActivities({ prisma, mailer, emailLinks }: EmailActivityDeps) {
+  return {
+    /** The email the event calls for, written queued once; null when none is sent. */
+    async prepareEmail(input: { eventId: string }): Promise<{ emailId: string; kind: EmailKind } | null> {
+      return refusalsFinal(() => prepareEmail(prisma, input.eventId));
+    },
+    /** One attempt to send it; throws (for a retry) when the SMTP server did not take it. */
+    async deliverEmail(input: { emailId: string }): Promise<DeliveryOutcome> {
+      return refusalsFinal(() => deliverEmail({ prisma, mailer, links: emailLinks }, input.emailId));
+    },
+    /** Retries ran out: the email is failed for good. */
+    async giveUpEmail(input: { emailId: string; reason: string }): Promise<void> {
+      await giveUpEmail(prisma, input.emailId, input.reason);
+    },
+  };
+}
+
+export type EmailActivities = ReturnType<typeof createEmailActivities>;

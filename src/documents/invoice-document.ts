@@ -1,0 +1,100 @@
+import type { Address } from '../customers/customer.schemas';
+import type { InvoiceObject } from '../invoices/invoice.schemas';
+import { formatMoney } from '../lib/money';
+
+/**
+ * Everything an invoice's document shows (the PDF, the email's body, the hosted page): the invoice as
+ * the API answers it, who issues it, where it ships, and the names of its tax rates. Pure data, so a
+ * renderer needs no database.
+ */
+export interface InvoiceDocument {
+  invoice: InvoiceObject;
+  account: { name: string; timeZone: string; email: string | null };
+  /** The customer's shipping as the customer holds it when the document is made (the invoice keeps no copy). */
+  shipping: { name: string; phone: string | null; address: Address } | null;
+  /** Tax rate id -> what the document calls it, e.g. "Sales tax 8.25%". */
+  taxRateNames: Record<string, string>;
+}
+
+/** The amounts block, in order: subtotal, one row per tax rate, total, paid, due. */
+export interface SummaryRow {
+  label: string;
+  amount: string;
+  strong?: boolean;
+}
+
+export function money(document: InvoiceDocument, cents: number): string {
+  return formatMoney(cents, document.invoice.currency);
+}
+
+/** A Unix-seconds date in the account's time zone, e.g. "24 November 2026". */
+export function documentDate(document: InvoiceDocument, seconds: number | null | undefined): string {
+  if (seconds === null || seconds === undefined) return '';
+  return new Intl.DateTimeFormat('en-GB', { dateStyle: 'long', timeZone: document.account.timeZone }).format(
+    new Date(seconds * 1000),
+  );
+}
+
+export function summaryRows(document: InvoiceDocument): SummaryRow[] {
+  const { invoice } = document;
+  const taxes = invoice.total_tax_amounts.map((tax) => ({
+    label: `${document.taxRateNames[tax.tax_rate] ?? tax.tax_rate}${tax.tax_behavior === 'inclusive' ? ' (included)' : ''}`,
+    amount: money(document, tax.amount),
+  }));
+  return [
+    { label: 'Subtotal', amount: money(document, invoice.subtotal) },
+    ...taxes,
+    { label: 'Total', amount: money(document, invoice.total), strong: true },
+    { label: 'Amount paid', amount: money(document, invoice.amount_paid) },
+    ...(invoice.amount_refunded > 0 ? [{ label: 'Refunded', amount: money(document, invoice.amount_refunded) }] : []),
+    { label: 'Amount due', amount: money(document, invoice.amount_remaining), strong: true },
+  ];
+}
+
+/** An address as lines, empty parts left out: "1 Main St", "Apt 2", "Springfield, IL 62701", "US". */
+export function addressLines(address: Address | null | undefined): string[] {
+  if (!address) return [];
+  const cityLine = [address.city, [address.state, address.postal_code].filter(Boolean).join(' ')]
+    .filter(Boolean)
+    .join(', ');
+  return [address.line1, address.line2, cityLine, address.country].filter((part): part is string => !!part);
+}
+
+/** The customer's block: name, email, phone, address. */
+export function billToLines(document: InvoiceDocument): string[] {
+  const { invoice } = document;
+  return [
+    invoice.customer_name,
+    ...addressLines(invoice.customer_address),
+    invoice.customer_email,
+    invoice.customer_phone,
+  ].filter((part): part is string => !!part);
+}
+
+export function shipToLines(document: InvoiceDocument): string[] {
+  const { shipping } = document;
+  if (!shipping) return [];
+  return [shipping.name, ...addressLines(shipping.address), shipping.phone].filter((part): part is string => !!part);
+}
+
+/** "Invoice INV-000001" and its dates as label/value pairs. */
+export function headlineFacts(document: InvoiceDocument): { label: string; value: string }[] {
+  const { invoice } = document;
+  const facts = [
+    { label: 'Invoice number', value: invoice.number ?? '' },
+    {
+      label: 'Date of issue',
+      value: documentDate(document, invoice.status_transitions.finalized_at ?? invoice.created),
+    },
+  ];
+  if (invoice.due_date) facts.push({ label: 'Date due', value: documentDate(document, invoice.due_date) });
+  if (invoice.subscription && invoice.period_end > invoice.period_start)
+    facts.push({
+      label: 'Period',
+      value: `${documentDate(document, invoice.period_start)} to ${documentDate(document, invoice.period_end)}`,
+    });
+  if (invoice.status === 'paid' && invoice.status_transitions.paid_at)
+    facts.push({ label: 'Paid on', value: documentDate(document, invoice.status_transitions.paid_at) });
+  if (invoice.status === 'void') facts.push({ label: 'Status', value: 'Void' });
+  return facts;
+}

@@ -1,0 +1,38 @@
+import { z } from 'zod';
+import { paginationQuery } from '../http/pagination';
+import { resourceId, unixTime } from '../http/validation';
+import { invoiceId } from '../invoices/invoice.schemas';
+import { EMAIL_KINDS } from './email-content';
+
+export const EMAIL_STATUSES = ['queued', 'sent', 'failed'] as const;
+
+export const listEmailsQuery = z.strictObject({
+  ...paginationQuery(100),
+  invoice: invoiceId.optional().describe("Only the emails about this invoice (the invoice's timeline)"),
+  customer: resourceId.optional().describe("Only the emails to this customer (the customer's timeline)"),
+});
+
+export const emailIdParams = z.strictObject({ id: resourceId });
+
+export const emailSchema = z
+  .object({
+    id: z.string().describe('eml_...'),
+    object: z.literal('email'),
+    kind: z.enum(EMAIL_KINDS),
+    to: z.string(),
+    subject: z.string(),
+    status: z.enum(EMAIL_STATUSES).describe('queued (not accepted by the SMTP server yet), sent, failed'),
+    invoice: z.string().nullable(),
+    customer: z.string().nullable(),
+    event: z.string().describe('The event that called for it'),
+    message_id: z.string().describe('The SMTP Message-ID, the same on every attempt'),
+    attempts: z.number().int(),
+    last_response: z.string().nullable().describe("The SMTP server's last answer, or why the last attempt failed"),
+    created: unixTime,
+    sent_at: z.number().int().nullable(),
+    failed_at: z.number().int().nullable(),
+  })
+  .meta({ id: 'Email' });
+
+export type EmailObject = z.output<typeof emailSchema>;
+export type ListEmailsQuery = z.output<typeof listEmailsQuery>;

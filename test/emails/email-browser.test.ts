@@ -1,0 +1,75 @@
+import { browserTest, haveChromium, openDashboardBrowser, type DashboardBrowser } from '../support/browser';
+import { caughtMessages, finalizeSendInvoice, startEmailWorld, type EmailWorld } from '../support/emails';
+import { createTestUser } from '../support/dashboard';
+
+/**
+ * The invoice email as a mail reader shows its HTML: received by the catcher, rendered in Chromium,
+ * checked with axe and kept as test-output/dashboard-email-invoice-{1280,390}.png; and the dashboard's
+ * screen of the caught emails (test-output/dashboard-developers-emails-*.png).
+ */
+let world: EmailWorld;
+let browser: DashboardBrowser | undefined;
+const test = browserTest('test/emails/email-browser.test.ts');
+
+beforeAll(async () => {
+  world = await startEmailWorld('Lovelace Analytics');
+  if (haveChromium) browser = await openDashboardBrowser(world.app.baseUrl);
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await world.close();
+});
+
+test('the invoice email reads well at 1280 and 390 px, with no serious accessibility violation', async () => {
+  const to = 'ada+browser@example.com';
+  await finalizeSendInvoice(world.api, to, [
+    { description: 'Analytical engine tune-up', amount: 48000, taxed: true },
+    { description: 'Punched cards (box of 500)', amount: 1999, quantity: 3 },
+  ]);
+  const [message] = await caughtMessages(world.api, to);
+  const page = await browser!.newPage();
+  await page.setContent(message.html, { waitUntil: 'load' });
+  await page.getByRole('heading', { name: /due/ }).waitFor();
+  expect(await page.textContent('body')).toContain('Ship to');
+  await browser!.screen(page, 'email-invoice');
+  expect(browser!.offSite).toEqual([]);
+  await page.close();
+});
+
+test("the dashboard's Developers > Emails lists the caught emails and opens one: its HTML, text and attachment", async () => {
+  const user = await createTestUser(world.app.prisma, world.accountId, { role: 'developer' });
+  const to = 'ada+dashboard@example.com';
+  const { invoice } = await finalizeSendInvoice(world.api, to);
+  await caughtMessages(world.api, to);
+  const page = await browser!.newPage();
+  await browser!.signIn(page, user);
+  await page.goto(`${world.app.baseUrl}/dashboard/developers/emails`);
+  const subject = `Invoice ${invoice.number} from Lovelace Analytics`;
+  await page.getByRole('button', { name: subject }).click();
+  await page.getByRole('heading', { name: subject }).waitFor();
+  await page.getByRole('link', { name: new RegExp(`^${invoice.number}\\.pdf \\(application/pdf`) }).waitFor();
+  const frame = page.frameLocator('iframe[title^="HTML of"]');
+  await frame.getByRole('heading', { name: /due/ }).waitFor();
+  expect(await page.locator('pre').textContent()).toContain('Ship to:');
+  await browser!.screen(page, 'developers-emails');
+  expect(browser!.offSite).toEqual([]);
+  await page.close();
+});
+
+test('Settings > Emails to customers: a superadmin sets the From and switches receipts off', async () => {
+  const admin = await createTestUser(world.app.prisma, world.accountId, { role: 'superadmin' });
+  const page = await browser!.newPage();
+  await browser!.signIn(page, admin);
+  await page.goto(`${world.app.baseUrl}/dashboard/settings`);
+  await page.getByRole('heading', { name: 'Emails to customers' }).waitFor();
+  await page.getByLabel(/^From address/).fill('billing@lovelace.example');
+  await page.getByLabel('Receipts when an invoice is paid').uncheck();
+  await page.getByRole('button', { name: 'Save emails' }).click();
+  await page.getByRole('status').filter({ hasText: 'Saved.' }).first().waitFor();
+  const account = await world.app.prisma.account.findUniqueOrThrow({ where: { id: world.accountId } });
+  expect(account).toMatchObject({ emailFrom: 'billing@lovelace.example', emailsOff: ['receipt'] });
+  await browser!.screen(page, 'settings-emails');
+  await world.app.prisma.account.update({ where: { id: world.accountId }, data: { emailFrom: null, emailsOff: [] } });
+  await page.close();
+});

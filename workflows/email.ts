@@ -1,0 +1,52 @@
+import { ActivityFailure, proxyActivities } from '@temporalio/workflow';
+import type { EmailActivities } from '../activities/emails';
+import { HEARTBEAT_TIMEOUT } from './activity-options';
+
+/** Reading the event and the invoice: database errors only, retried until they pass. */
+const steps = proxyActivities<EmailActivities>({
+  startToCloseTimeout: '30 seconds',
+  heartbeatTimeout: HEARTBEAT_TIMEOUT,
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
+});
+
+/**
+ * The SMTP attempt: 10 s, then doubling up to 30 min, 12 attempts (about 3.5 hours) before the email
+ * is failed (docs/decisions.md §30). An SMTP server that refuses for good (5xx) is an answer, not a retry.
+ */
+const smtp = proxyActivities<EmailActivities>({
+  startToCloseTimeout: '2 minutes',
+  heartbeatTimeout: HEARTBEAT_TIMEOUT,
+  retry: { initialInterval: '10 seconds', backoffCoefficient: 2, maximumInterval: '30 minutes', maximumAttempts: 12 },
+});
+
+export interface SendEmailInput {
+  eventId: string;
+}
+
+export interface SendEmailResult {
+  emailId: string | null;
+  status: 'none' | 'sent' | 'already_sent' | 'rejected' | 'failed' | 'missing';
+}
+
+/**
+ * `email:<event id>`: the email an outbox event calls for (started by the relay, src/emails/email-trigger.ts),
+ * written queued, then sent once with retries.
+ */
+export async function sendEmail(input: SendEmailInput): Promise<SendEmailResult> {
+  const prepared = await steps.prepareEmail.executeWithOptions({ summary: 'prepare the email' }, [
+    { eventId: input.eventId },
+  ]);
+  if (!prepared) return { emailId: null, status: 'none' };
+  const { emailId } = prepared;
+  try {
+    const status = await smtp.deliverEmail.executeWithOptions({ summary: `send ${prepared.kind} email` }, [
+      { emailId },
+    ]);
+    return { emailId, status };
+  } catch (error) {
+    if (!(error instanceof ActivityFailure)) throw error;
+    const reason = error.cause?.message ?? error.message;
+    await steps.giveUpEmail.executeWithOptions({ summary: 'retries ran out: email failed' }, [{ emailId, reason }]);
+    return { emailId, status: 'failed' };
+  }
+}
