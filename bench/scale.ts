@@ -2,7 +2,7 @@
 // `npm run seed:scale`'s statements, then every list, search and GET /balance of it timed one request at a
 // time (p50 and p99), each beside its goal (p99 <= 25 ms). Sizes: BENCH_SCALE_CUSTOMERS (200000),
 // BENCH_SCALE_INVOICES (200000), BENCH_SCALE_EVENTS (50000), BENCH_SCALE_DELIVERIES (100000); requests
-// per figure: BENCH_SCALE_RUNS (100). The renewal storm's figures are not measured here.
+// per figure: BENCH_SCALE_RUNS (100). The renewal storm (bench/storm.ts) joins its figures on the server engine (run.ts).
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client } from 'pg';
