@@ -63,9 +63,16 @@ export function databaseUnavailable(): ServiceUnavailableError {
 export function isDatabaseBusy(error: unknown, depth = 0): boolean {
   if (error === null || typeof error !== 'object' || depth > 5) return false;
   if (error instanceof TransactionExpiredError) return true;
-  const { code, cause } = error as ErrorLike;
+  const { code, cause, meta, originalCode } = error as ErrorLike;
   // 57014: a statement of sqlTransaction cancelled by its statement_timeout (a lock held past the transaction's timeout).
-  return code === 'P2028' || code === '57014' || isDatabaseBusy(cause, depth + 1);
+  if (code === 'P2028' || code === '57014') return true;
+  // A deadlock (40P01) or a serialization failure (40001; Prisma's P2034): PostgreSQL rolled the whole
+  // transaction back, as a victim of concurrent writers (counter rows, docs/decisions.md §23), so nothing
+  // was written and the same request succeeds when sent again.
+  if ([code, originalCode].some((sqlState) => sqlState === '40P01' || sqlState === '40001') || code === 'P2034')
+    return true;
+  const adapterError = (meta as { driverAdapterError?: unknown } | undefined)?.driverAdapterError;
+  return isDatabaseBusy(cause, depth + 1) || isDatabaseBusy(adapterError, depth + 1);
 }
 
 /** sqlTransaction's P2028 (src/db/sql-transaction.ts): no connection within maxWait, or the transaction ran past its timeout. */

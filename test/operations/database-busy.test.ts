@@ -50,3 +50,42 @@ it('answers 503 database_busy with Retry-After when a transaction expires waitin
   expect(finalized.status).toBe(200);
   expect(finalized.body).toMatchObject({ status: 'open', number: expect.stringMatching(/^INV-\d{6}$/) });
 });
+
+it('answers 503 database_busy when PostgreSQL ends the request as a deadlock victim (40P01), writes nothing, and succeeds on retry', async () => {
+  // Default bounds: the request outlives PostgreSQL's deadlock_timeout (1 s), so it is the one that detects it.
+  const patient = await startTestApp();
+  try {
+    const { apiKey, accountId } = await createTestAccount(patient.prisma);
+    const api = apiClient(patient.baseUrl, apiKey);
+    const customer = await createCustomer(api);
+    const draft = await api.post('/invoices', {
+      customer: customer.id,
+      lines: [{ description: 'Audit', amount: 900 }],
+    });
+    expect(draft.status).toBe(201);
+
+    // The holder takes the counter, the request locks the invoice and waits for the counter, then the
+    // holder asks for the invoice: a cycle, which PostgreSQL breaks by ending the request's transaction.
+    const holder = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    await holder.connect();
+    await holder.query('BEGIN');
+    await holder.query(
+      'INSERT INTO invoice_number_counters (account_id, last_number) VALUES ($1, 0) ON CONFLICT (account_id) DO UPDATE SET last_number = invoice_number_counters.last_number',
+      [accountId],
+    );
+    const request = api.post(`/invoices/${draft.body.id}/finalize`);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const holderWaits = holder
+      .query('SELECT id FROM invoices WHERE id = $1 FOR UPDATE', [draft.body.id])
+      .then(() => holder.query('ROLLBACK'))
+      .finally(() => holder.end());
+    const victim = await request;
+    await holderWaits;
+    expect(victim.status).toBe(503);
+    expect(victim.body.error).toMatchObject({ code: 'database_busy' });
+    expect((await api.get(`/invoices/${draft.body.id}`)).body).toMatchObject({ status: 'draft', number: null });
+    expect((await api.post(`/invoices/${draft.body.id}/finalize`)).status).toBe(200);
+  } finally {
+    await patient.close();
+  }
+});
