@@ -44,7 +44,8 @@ export function TestClocksSection() {
     // While a clock advances, its status is read again until it is ready.
     refetchInterval: (query) => (query.state.data?.data.some((clock) => clock.status === 'advancing') ? 1000 : false),
   });
-  if (clocks.data === null) return null;
+  // Shown once the API said whether it has test helpers (404 without test mode): never a flash of it in live mode.
+  if (clocks.isPending || clocks.data === null) return null;
   return (
     <section className="card settings-section" aria-labelledby="clocks-heading">
       <h2 id="clocks-heading">Test clocks</h2>
@@ -52,7 +53,6 @@ export function TestClocksSection() {
         Test mode: the subscriptions and payment plans of a clock&rsquo;s customers run on its time. Times here are UTC.
       </p>
       <NewClock />
-      {clocks.isPending && <Loading />}
       {clocks.isError && <Failure error={clocks.error} />}
       {clocks.data?.data.length === 0 && <p>No test clock yet.</p>}
       <ul className="list clocks">
