@@ -13,19 +13,18 @@ beforeAll(async () => {
 });
 afterAll(() => app.close());
 
-it('answers 503 database_busy with Retry-After when a transaction expires waiting on a lock, writes nothing, and succeeds on retry', async () => {
-  const { apiKey, accountId } = await createTestAccount(app.prisma);
-  const api = apiClient(app.baseUrl, apiKey);
+/** A new account, its API client and a draft invoice of one of its customers. */
+async function accountWithDraft(on: TestApp) {
+  const { apiKey, accountId } = await createTestAccount(on.prisma);
+  const api = apiClient(on.baseUrl, apiKey);
   const customer = await createCustomer(api);
-  const draft = await api.post('/invoices', {
-    customer: customer.id,
-    lines: [{ description: 'Consulting', amount: 1500 }],
-  });
+  const draft = await api.post('/invoices', { customer: customer.id, lines: [{ description: 'Audit', amount: 900 }] });
   expect(draft.status).toBe(201);
+  return { api, accountId, draft };
+}
 
-  // Another writer holds the account's invoice-number counter past the request's transaction timeout,
-  // as a long transaction under load would; the request's statement waits in PostgreSQL meanwhile,
-  // and its next one finds the transaction expired once the lock is released.
+/** Another writer's open transaction holding the account's invoice-number counter row (the caller ends it). */
+async function holdInvoiceNumberCounter(accountId: string): Promise<pg.Client> {
   const holder = new pg.Client({ connectionString: process.env.DATABASE_URL });
   await holder.connect();
   await holder.query('BEGIN');
@@ -33,6 +32,16 @@ it('answers 503 database_busy with Retry-After when a transaction expires waitin
     'INSERT INTO invoice_number_counters (account_id, last_number) VALUES ($1, 0) ON CONFLICT (account_id) DO UPDATE SET last_number = invoice_number_counters.last_number',
     [accountId],
   );
+  return holder;
+}
+
+it('answers 503 database_busy with Retry-After when a transaction expires waiting on a lock, writes nothing, and succeeds on retry', async () => {
+  const { api, accountId, draft } = await accountWithDraft(app);
+
+  // Another writer holds the account's invoice-number counter past the request's transaction timeout,
+  // as a long transaction under load would; the request's statement waits in PostgreSQL meanwhile,
+  // and its next one finds the transaction expired once the lock is released.
+  const holder = await holdInvoiceNumberCounter(accountId);
   const release = new Promise((resolve) => setTimeout(resolve, 1_500)).then(async () => {
     await holder.query('ROLLBACK');
     await holder.end();
@@ -55,24 +64,11 @@ it('answers 503 database_busy when PostgreSQL ends the request as a deadlock vic
   // Default bounds: the request outlives PostgreSQL's deadlock_timeout (1 s), so it is the one that detects it.
   const patient = await startTestApp();
   try {
-    const { apiKey, accountId } = await createTestAccount(patient.prisma);
-    const api = apiClient(patient.baseUrl, apiKey);
-    const customer = await createCustomer(api);
-    const draft = await api.post('/invoices', {
-      customer: customer.id,
-      lines: [{ description: 'Audit', amount: 900 }],
-    });
-    expect(draft.status).toBe(201);
+    const { api, accountId, draft } = await accountWithDraft(patient);
 
     // The holder takes the counter, the request locks the invoice and waits for the counter, then the
     // holder asks for the invoice: a cycle, which PostgreSQL breaks by ending the request's transaction.
-    const holder = new pg.Client({ connectionString: process.env.DATABASE_URL });
-    await holder.connect();
-    await holder.query('BEGIN');
-    await holder.query(
-      'INSERT INTO invoice_number_counters (account_id, last_number) VALUES ($1, 0) ON CONFLICT (account_id) DO UPDATE SET last_number = invoice_number_counters.last_number',
-      [accountId],
-    );
+    const holder = await holdInvoiceNumberCounter(accountId);
     const request = api.post(`/invoices/${draft.body.id}/finalize`);
     await new Promise((resolve) => setTimeout(resolve, 300));
     const holderWaits = holder
