@@ -238,6 +238,41 @@ describe('PATCH /subscriptions/{id} proration_behavior', () => {
     expect((await other.get(`/customers/${customer.id}/balance-transactions`)).status).toBe(404);
   });
 
+  it('a credit below zero the balance cannot take (it holds credit in another currency) is carried to the next invoice', async () => {
+    const dear = await recurringPrice(api, { unitAmount: 8000 });
+    const cheap = await recurringPrice(api, { unitAmount: 800 });
+    const { clock, customer, subscription } = await subscriptionOnClock([{ price: dear, quantity: 1 }]);
+    // EUR credit in the balance, from a credit note on a paid EUR invoice.
+    const euros = expectStatus(
+      await api.post('/invoices', {
+        customer: customer.id,
+        currency: 'EUR',
+        lines: [{ description: 'Setup', amount: 5000 }],
+      }),
+      201,
+    );
+    expectStatus(await api.put(`/invoices/${euros.id}`), 200, 'pay the EUR invoice');
+    const note = { invoice: euros.id, amount: 1000, reason: 'order_change', refund_to: 'customer_balance' };
+    expectStatus(await api.post('/credit-notes', note), 201);
+    await advance(clock.id, START + 4 * DAY_S);
+    const itemId = subscription.items.data[0].id;
+    const downgrade = { items: [{ id: itemId, price: cheap }], proration_behavior: 'always_invoice' };
+    expectStatus(await api.patch(`/subscriptions/${subscription.id}`, downgrade), 200);
+    const now = (await invoicesOf(subscription.id)).find((invoice) => invoice.billing_reason === 'subscription_update');
+    expect(now.total).toBeLessThan(0);
+    expect(now.applied_balance).toBe(0);
+    const owner = expectStatus(await api.get(`/customers/${customer.id}`), 200);
+    expect([owner.balance, owner.balance_currency]).toEqual([-1000, 'EUR']);
+    const next = expectStatus(await api.get(upcomingPath(subscription.id)), 200);
+    expect(next.lines.at(-1)).toMatchObject({
+      amount: now.total,
+      description: `Credit carried from invoice ${now.id}`,
+    });
+    await advance(clock.id, subscription.current_period_end + 60);
+    const renewal = (await invoicesOf(subscription.id)).at(-1);
+    expect(billing(renewal)).toEqual(billing(next));
+  });
+
   it('the preview of a proposed change is the invoice later billed, over random changes (fast-check)', async () => {
     const rate = await createTaxRate(api, 8.25, false);
     const prices = await Promise.all(
