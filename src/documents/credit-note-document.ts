@@ -40,7 +40,7 @@ export function creditNoteFacts(document: CreditNoteDocument): { label: string; 
     { label: 'Invoice credited', value: invoice.number ?? invoice.id },
     { label: 'Invoice date', value: documentDate(document, invoice.status_transitions.finalized_at) },
     { label: 'Reason', value: REASONS[note.reason] },
-    { label: 'Credit to', value: creditDestination(note) },
+    { label: 'Where it went', value: creditDestination(note) },
     ...(note.status === 'void'
       ? [{ label: 'Status', value: `Void${note.voided_at ? ` since ${documentDate(document, note.voided_at)}` : ''}` }]
       : []),

@@ -14,7 +14,7 @@ export function renderCreditNotePdf(document: CreditNoteDocument): Promise<Buffe
     (pdf) => {
       let y = drawHeader(pdf, note.status === 'void' ? 'Credit note (void)' : 'Credit note', document.account);
       y = drawFacts(pdf, creditNoteFacts(document), y);
-      y = drawBlocks(pdf, [['Credit to', billToLines(document)]], y + 16);
+      y = drawBlocks(pdf, [['Customer', billToLines(document)]], y + 16);
       y = drawHeadline(pdf, `${money(document, note.amount)} credited`, y + 6, `${creditDestination(note)}.`);
       y = drawTable(
         pdf,
