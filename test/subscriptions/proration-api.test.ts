@@ -273,6 +273,50 @@ describe('PATCH /subscriptions/{id} proration_behavior', () => {
     expect(billing(renewal)).toEqual(billing(next));
   });
 
+  it('voiding an open invoice whose credit went to the balance takes it back; once the credit is used, 409', async () => {
+    const dear = await recurringPrice(api, { unitAmount: 6000 });
+    const cheap = await recurringPrice(api, { unitAmount: 600 });
+    const clock = expectStatus(await api.post('/test-helpers/test-clocks', { frozen_time: START }), 201);
+    const customer = expectStatus(await api.post('/customers', { name: 'Invoiced', test_clock: clock.id }), 201);
+    const subscription = expectStatus(
+      await api.post('/subscriptions', {
+        customer: customer.id,
+        items: [{ price: dear, quantity: 1 }],
+        trial_days: 0,
+        start_date: START,
+        collection_method: 'send_invoice',
+      }),
+      201,
+    );
+    await advance(clock.id, START + 6 * DAY_S);
+    const downgrade = {
+      items: [{ id: subscription.items.data[0].id, price: cheap }],
+      proration_behavior: 'always_invoice',
+    };
+    expectStatus(await api.patch(`/subscriptions/${subscription.id}`, downgrade), 200);
+    // send_invoice: the invoice below zero stays open (nothing due), its credit in the balance.
+    const below = (await invoicesOf(subscription.id)).find(
+      (invoice) => invoice.billing_reason === 'subscription_update',
+    );
+    expect(below).toMatchObject({ status: 'open', amount_due: 0, applied_balance: below.total });
+    expect(expectStatus(await api.get(`/customers/${customer.id}`), 200).balance).toBe(below.total);
+    // A one-off invoice finalized now uses the credit: the void cannot take it back.
+    const draft = expectStatus(
+      await api.post('/invoices', { customer: customer.id, lines: [{ description: 'Extra', amount: 100 }] }),
+      201,
+    );
+    const used = expectStatus(await api.post(`/invoices/${draft.id}/finalize`), 200);
+    expect(used.applied_balance).toBe(100);
+    const refused = expectStatus(await api.delete(`/invoices/${below.id}`), 409);
+    expect(refused.error.code).toBe('balance_insufficient');
+    // Voiding the one-off gives its 100 back; the invoice below zero is then voided, its credit taken back.
+    expectStatus(await api.delete(`/invoices/${draft.id}`), 200);
+    expect(expectStatus(await api.delete(`/invoices/${below.id}`), 200).status).toBe('void');
+    expect(expectStatus(await api.get(`/customers/${customer.id}`), 200).balance).toBe(0);
+    const history = expectStatus(await api.get(`/customers/${customer.id}/balance-transactions`), 200);
+    expect(history.data[0]).toMatchObject({ type: 'unapplied_from_invoice', amount: -below.total, invoice: below.id });
+  });
+
   it('the preview of a proposed change is the invoice later billed, over random changes (fast-check)', async () => {
     const rate = await createTaxRate(api, 8.25, false);
     const prices = await Promise.all(
