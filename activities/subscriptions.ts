@@ -12,6 +12,7 @@ import {
   priceUnitAmounts,
   settleCreatedInvoice,
   type ImmediateInvoiceInput,
+  type ImmediateInvoiceResult,
   type RenewalInvoice,
   type RenewalChargeInput,
   type RenewalChargeResult,
@@ -94,9 +95,7 @@ export function createSubscriptionActivities({
     },
 
     /** always_invoice: the change's proration lines invoiced and charged now, once (period-billing.ts). */
-    async invoiceProrationsNow(
-      input: ImmediateInvoiceInput & ClockTimed,
-    ): Promise<{ invoiceId: string; total: number; status: string }> {
+    async invoiceProrationsNow(input: ImmediateInvoiceInput & ClockTimed): Promise<ImmediateInvoiceResult> {
       return refusing(() => atTime(input.clockTime, () => invoiceProrationsNow(prisma, gateway, input)));
     },
 

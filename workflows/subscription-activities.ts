@@ -7,6 +7,7 @@ import {
 import type { SubscriptionActivities } from '../activities/subscriptions';
 import type {
   ImmediateInvoiceInput,
+  ImmediateInvoiceResult,
   RenewalChargeInput,
   RenewalChargeResult,
 } from '../src/subscriptions/period-billing';
@@ -61,6 +62,6 @@ export function chargeInvoice(summary: string, input: RenewalChargeInput & Clock
 export function invoiceProrationsNow(
   summary: string,
   input: ImmediateInvoiceInput & ClockTimed,
-): Promise<{ invoiceId: string; total: number; status: string }> {
+): Promise<ImmediateInvoiceResult> {
   return payments.invoiceProrationsNow.executeWithOptions({ summary }, [input]);
 }

@@ -65,11 +65,20 @@ import {
 } from './summaries';
 
 /**
- * What an invoice below zero leaves for the next one (docs/decisions.md §25): its credit, carried; nothing
- * otherwise (undefined: the state keeps no empty list, as states before proration had none).
+ * What an invoice below zero leaves for the next one (docs/decisions.md §25, "Totals below zero"): nothing
+ * when its finalization credited the customer's balance with it; its credit, carried, when the activity's
+ * result does not say so (recorded before the balance took such credit, so replays carry as they did) or
+ * the balance could not take it; nothing otherwise (undefined: the state keeps no empty list, as states
+ * before proration had none). The decision reads only recorded results: no command changes, no patch.
  */
-function carriedFrom(invoiceId: string, total: number | undefined): PendingLine[] | undefined {
-  return total !== undefined && total < 0 ? [{ kind: 'carried_credit', invoiceId, amount: total }] : undefined;
+function carriedFrom(
+  invoiceId: string,
+  total: number | undefined,
+  creditedToBalance: boolean | undefined,
+): PendingLine[] | undefined {
+  return total !== undefined && total < 0 && creditedToBalance !== true
+    ? [{ kind: 'carried_credit', invoiceId, amount: total }]
+    : undefined;
 }
 
 /** The projection's writer: an activity, or a local one where the step runs in the workflow task. */
@@ -299,25 +308,29 @@ export class SubscriptionRun {
     if (lines.length === 0) return next;
     if (behavior === 'create_prorations') return { ...next, pendingLines: [...(next.pendingLines ?? []), ...lines] };
     const invoiced = [...(next.pendingLines ?? []), ...lines];
-    const { invoiceId, total } = await invoiceProrationsNow(`invoice ${invoiced.length} proration lines now`, {
-      accountId: next.accountId,
-      subscriptionId: next.id,
-      customerId: next.customerId,
-      currency: next.currency,
-      collectionMethod: next.collectionMethod,
-      paymentMethodId: next.defaultPaymentMethodId,
-      lines: invoiced,
-      at: nowMs,
-      version: next.version,
-      ...this.clockTime(),
-    });
-    return { ...next, latestInvoiceId: invoiceId, pendingLines: carriedFrom(invoiceId, total) };
+    const { invoiceId, total, creditedToBalance } = await invoiceProrationsNow(
+      `invoice ${invoiced.length} proration lines now`,
+      {
+        accountId: next.accountId,
+        subscriptionId: next.id,
+        customerId: next.customerId,
+        currency: next.currency,
+        collectionMethod: next.collectionMethod,
+        paymentMethodId: next.defaultPaymentMethodId,
+        lines: invoiced,
+        at: nowMs,
+        version: next.version,
+        ...this.clockTime(),
+      },
+    );
+    return { ...next, latestInvoiceId: invoiceId, pendingLines: carriedFrom(invoiceId, total, creditedToBalance) };
   }
 
   /**
    * The subscription ends at `atMs` (cancel now, end_date, cancel_at): lines still waiting, and with
    * `prorate` a credit for the unused time of the billed period, are invoiced at once; a total below
-   * zero is refunded to the card from the period's invoice (docs/decisions.md §25).
+   * zero goes to the customer's balance (or, when the balance cannot take it, is refunded to the card
+   * from the period's invoice: docs/decisions.md §25), all inside the activity.
    */
   async endingProrated(
     current: SubscriptionState,
@@ -464,7 +477,7 @@ export class SubscriptionRun {
       this.renewalsThisRun += 1;
       return;
     }
-    const { status, number } = await records.finalizeRenewalInvoice.executeWithOptions(
+    const { status, number, creditedToBalance } = await records.finalizeRenewalInvoice.executeWithOptions(
       { summary: `finalize invoice ${invoiceId}` },
       [{ ...period, invoiceId, ...this.clockTime() }],
     );
@@ -475,7 +488,14 @@ export class SubscriptionRun {
       status === 'paid' && state.collectionMethod === 'charge_automatically' && patched(PATCHES.firstChargeReceipt);
     const charge =
       chargedOnFinalize(state, status) || foundPaid ? await this.chargeAttemptOne(index, invoiceId, number) : null;
-    await this.recordBilled(index, invoiceId, charge, records, number, carriedFrom(invoiceId, total));
+    await this.recordBilled(
+      index,
+      invoiceId,
+      charge,
+      records,
+      number,
+      carriedFrom(invoiceId, total, creditedToBalance),
+    );
   }
 
   /** Attempt 1 of a period's invoice, the renewal charge: a retried activity finishes the same attempt. */
@@ -539,7 +559,7 @@ export class SubscriptionRun {
         ? { failedAt: this.wholeSecondsNow(), retryDays: charge.retryDays, outcome: charge.dunningOutcome }
         : null;
     const billedState = periodBilled(this.state, index, { id: invoiceId, number }, failure);
-    // A renewal below zero (credits past its charges) carries the rest to the next invoice.
+    // A renewal below zero whose credit the customer's balance did not take carries it to the next invoice.
     const next = carried ? { ...billedState, pendingLines: carried } : billedState;
     await this.commit(next, { type: 'subscription.updated' }, recorder);
     this.renewalsThisRun += 1;

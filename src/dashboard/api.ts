@@ -161,3 +161,5 @@ export type EventObject = Schemas['Event'];
 export type TestClock = Schemas['TestClock'];
 export type DeliveryLog = Schemas['WebhookDeliveryLog'];
 export type CustomerReport = Schemas['CustomerBillingReport'];
+export type CreditNote = Schemas['CreditNote'];
+export type BalanceTransaction = Schemas['CustomerBalanceTransaction'];

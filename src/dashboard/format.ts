@@ -99,6 +99,11 @@ export function statusLabel(status: string): string {
 }
 
 /** Cents from what a person types (`12.5`, `12.50`), in a currency with two decimals; undefined when not money. */
+/** Cents as an amount field shows them, "12.50": integer arithmetic only, the inverse of centsFromText. */
+export function textFromCents(cents: number): string {
+  return `${Math.floor(cents / 100)}.${String(cents % 100).padStart(2, '0')}`;
+}
+
 export function centsFromText(text: string): number | undefined {
   const match = /^\s*(\d+)(?:[.,](\d{1,2}))?\s*$/.exec(text);
   if (!match) return undefined;

@@ -2,8 +2,10 @@ import type { AppDeps } from '../http/app-deps';
 import { binaryFileSchema, FileAnswer, type Api } from '../http/api';
 import { invoiceIdParams } from '../invoices/invoice.schemas';
 import { invoicePdf } from './invoice-document.service';
+import { creditNoteIdParams } from '../credit-notes/credit-note.schemas';
+import { creditNotePdf } from './credit-note-document.service';
 
-/** Documents of resources: the invoice PDF (docs/api.md, "Invoice PDF"). */
+/** Documents of resources: the invoice and credit note PDFs (docs/api.md, "Invoice PDF", "Credit notes"). */
 export function registerDocumentRoutes(api: Api, { prisma }: AppDeps): void {
   api.route({
     method: 'get',
@@ -20,6 +22,25 @@ export function registerDocumentRoutes(api: Api, { prisma }: AppDeps): void {
     errors: [404, 409],
     handler: async ({ principal, params }) => {
       const { pdf, filename } = await invoicePdf(prisma, principal.accountId, params.id);
+      return new FileAnswer(pdf, filename);
+    },
+  });
+
+  api.route({
+    method: 'get',
+    path: '/credit-notes/{id}/pdf',
+    tag: 'Credit notes',
+    summary: 'Download a credit note as a PDF',
+    description:
+      'Its number and date, the invoice it credits, the customer, its lines and amounts (tax included), its reason and ' +
+      "where the money went (the invoice's amount due, a card refund, the customer's balance, or outside), in the invoice " +
+      "PDF's layout, as `application/pdf`. A void credit note says so. Another account's: 404.",
+    params: creditNoteIdParams,
+    mediaType: 'application/pdf',
+    response: binaryFileSchema,
+    errors: [404],
+    handler: async ({ principal, params }) => {
+      const { pdf, filename } = await creditNotePdf(prisma, principal.accountId, params.id);
       return new FileAnswer(pdf, filename);
     },
   });

@@ -4,6 +4,7 @@ import { readTaxRates } from '../catalog/records';
 import { readCustomerEvenDeleted } from '../customers/customer.records';
 import { conflict } from '../http/errors';
 import { findInvoice, toInvoiceObject } from '../invoices/invoice.records';
+import type { InvoiceObject } from '../invoices/invoice.schemas';
 import type { InvoiceDocument } from './invoice-document';
 import { renderInvoicePdf } from './invoice-pdf';
 
@@ -14,6 +15,20 @@ const PPM_PER_PERCENT = 10_000;
 function taxRateName(rate: { displayName: string; ratePpm: number }): string {
   const percentage = `${rate.ratePpm / PPM_PER_PERCENT}%`;
   return rate.displayName.includes(percentage) ? rate.displayName : `${rate.displayName} ${percentage}`;
+}
+
+/** Who issues a document about `invoice`: the name the invoice was issued under, the account's time zone and From address. */
+export async function documentIssuer(
+  db: Db | Tx,
+  accountId: string,
+  invoice: InvoiceObject,
+): Promise<InvoiceDocument['account']> {
+  const account = await readAccountProfile(db, accountId);
+  return {
+    name: invoice.account_name ?? account?.name ?? '',
+    timeZone: account?.timeZone ?? 'UTC',
+    email: account?.emailFrom ?? null,
+  };
 }
 
 /**
@@ -30,17 +45,13 @@ export async function loadInvoiceDocument(db: Db | Tx, accountId: string, invoic
     );
   const invoice = toInvoiceObject(row);
   const [account, customer, taxRates] = await Promise.all([
-    readAccountProfile(db, accountId),
+    documentIssuer(db, accountId, invoice),
     readCustomerEvenDeleted(db, accountId, invoice.customer),
     readTaxRates(db, accountId, [...new Set(invoice.total_tax_amounts.map((tax) => tax.tax_rate))]),
   ]);
   return {
     invoice,
-    account: {
-      name: invoice.account_name ?? account?.name ?? '',
-      timeZone: account?.timeZone ?? 'UTC',
-      email: account?.emailFrom ?? null,
-    },
+    account,
     shipping: (customer?.shipping as InvoiceDocument['shipping'] | null) ?? null,
     taxRateNames: Object.fromEntries(taxRates.map((rate) => [rate.id, taxRateName(rate)])),
   };

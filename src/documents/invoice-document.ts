@@ -23,12 +23,15 @@ export interface SummaryRow {
   strong?: boolean;
 }
 
-export function money(document: InvoiceDocument, cents: number): string {
+/** What the helpers below read of a document: the invoice (its currency, its customer) and the issuer's time zone. */
+export type DocumentBasis = Pick<InvoiceDocument, 'invoice' | 'account'>;
+
+export function money(document: DocumentBasis, cents: number): string {
   return formatMoney(cents, document.invoice.currency);
 }
 
 /** A Unix-seconds date in the account's time zone, e.g. "24 November 2026". */
-export function documentDate(document: InvoiceDocument, seconds: number | null | undefined): string {
+export function documentDate(document: DocumentBasis, seconds: number | null | undefined): string {
   if (seconds === null || seconds === undefined) return '';
   return new Intl.DateTimeFormat('en-GB', { dateStyle: 'long', timeZone: document.account.timeZone }).format(
     new Date(seconds * 1000),
@@ -61,7 +64,7 @@ export function addressLines(address: Address | null | undefined): string[] {
 }
 
 /** The customer's block: name, email, phone, address. */
-export function billToLines(document: InvoiceDocument): string[] {
+export function billToLines(document: DocumentBasis): string[] {
   const { invoice } = document;
   return [
     invoice.customer_name,

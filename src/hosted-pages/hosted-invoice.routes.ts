@@ -1,4 +1,8 @@
 import { invoicePdf } from '../documents/invoice-document.service';
+import { creditNotePdf } from '../documents/credit-note-document.service';
+import { creditDestination } from '../documents/credit-note-document';
+import { listCreditNotes } from '../credit-notes/credit-note.service';
+import type { CreditNoteObject } from '../credit-notes/credit-note.schemas';
 import express, { type Request, type Response } from 'express';
 import type { AppDeps } from '../http/app-deps';
 import type { PaymentGateway } from '../payments/gateway';
@@ -162,6 +166,39 @@ function pdfDownload(path: string): Html {
   return html`<p class="pdf-download"><a href="${path}" download>Download the invoice (PDF)</a></p>`;
 }
 
+/**
+ * The invoice's credit notes, each with its PDF (a GET under this page's token, `.../credit-notes/{id}/pdf`,
+ * the same document as `GET /credit-notes/{id}/pdf`); nothing when it has none.
+ */
+function creditNotesSection(path: string, invoice: InvoiceObject, notes: CreditNoteObject[]): Html {
+  if (notes.length === 0) return html``;
+  return html`<section class="card" aria-labelledby="credit-notes-title">
+    <h2 id="credit-notes-title">Credit notes</h2>
+    <table>
+      <thead>
+        <tr>
+          <th scope="col">Credit note</th>
+          <th scope="col">Issued</th>
+          <th scope="col" class="num">Amount</th>
+        </tr>
+      </thead>
+      <tbody>
+        ${notes.map(
+          (note) =>
+            html`<tr>
+              <td>
+                <a href="${path}/credit-notes/${note.id}/pdf" download>${note.number} (PDF)</a><br />
+                <span class="muted">${note.status === 'void' ? 'Void' : creditDestination(note)}</span>
+              </td>
+              <td>${date(note.created)}</td>
+              <td class="num">${money(invoice, note.amount)}</td>
+            </tr>`,
+        )}
+      </tbody>
+    </table>
+  </section>`;
+}
+
 function outcomeNotice(receipt: ChargeReceipt | null): Html {
   if (!receipt) return html``;
   if (receipt.status === 'succeeded') {
@@ -212,12 +249,15 @@ async function renderInvoicePage(
       rate.display_name.includes('%') ? rate.display_name : `${rate.display_name} ${rate.percentage}%`,
     ]),
   );
+  const notes = await listCreditNotes(deps.prisma, link.accountId, { invoice: invoice.id, page: 1, take: 100 });
   sendPage(res, status, {
     title: `Invoice ${invoice.number ?? ''} from ${invoice.account_name ?? ''}`,
     merchant: invoice.account_name,
-    body: html`${outcomeNotice(extras.receipt ?? null)}${invoiceSummary(invoice, taxNames, `${path}/pdf`)}${
-      payable ? payForm(path, link, invoice, extras.errors ?? {}, extras.name) : html``
-    }${invoice.status === 'void' ? html`<p class="card">This invoice was voided: nothing is due.</p>` : html``}`,
+    body: html`${outcomeNotice(extras.receipt ?? null)}${invoiceSummary(invoice, taxNames, `${path}/pdf`)}${creditNotesSection(
+      path,
+      invoice,
+      notes.data,
+    )}${payable ? payForm(path, link, invoice, extras.errors ?? {}, extras.name) : html``}${invoice.status === 'void' ? html`<p class="card">This invoice was voided: nothing is due.</p>` : html``}`,
   });
 }
 
@@ -248,6 +288,18 @@ export function hostedInvoiceRouter(deps: AppDeps & { gateway: PaymentGateway })
     const link = await liveLink(deps, req, res);
     if (!link) return;
     const { pdf, filename } = await invoicePdf(deps.prisma, link.accountId, link.invoiceId);
+    res.status(200).type('application/pdf').attachment(filename).send(pdf);
+  });
+
+  router.get(`${route}/credit-notes/:creditNote/pdf`, async (req, res) => {
+    res.locals.route = `${HOSTED_INVOICE_PATH}/{token}/credit-notes/{id}/pdf`;
+    const link = await liveLink(deps, req, res);
+    if (!link) return;
+    // Only the credit notes of this page's invoice: another id is unknown here.
+    const notes = await listCreditNotes(deps.prisma, link.accountId, { invoice: link.invoiceId, page: 1, take: 100 });
+    if (!notes.data.some((note) => note.id === req.params.creditNote))
+      return sendNotice(res, 404, 'Credit note not found', 'This invoice has no such credit note.');
+    const { pdf, filename } = await creditNotePdf(deps.prisma, link.accountId, String(req.params.creditNote));
     res.status(200).type('application/pdf').attachment(filename).send(pdf);
   });
 

@@ -162,7 +162,7 @@ export const invoiceSchema = z
     applied_balance: z
       .number()
       .describe(
-        "Cents of the customer's credit balance used at finalization: amount_due = total - applied_balance - pre_payment_credit_notes_amount (docs/decisions.md §22)",
+        "Cents of the customer's credit balance used at finalization: amount_due = total - applied_balance - pre_payment_credit_notes_amount (docs/decisions.md §22); negative (= total) when a total below zero went to the balance (§25)",
       ),
     pre_payment_credit_notes_amount: z.number().describe('Cents credited by credit notes while the invoice was open'),
     post_payment_credit_notes_amount: z

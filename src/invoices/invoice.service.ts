@@ -27,7 +27,7 @@ import {
 import { createInvoiceBody, type CreateInvoiceInput, type InvoiceObject } from './invoice.schemas';
 import { createHostedInvoiceLink } from './hosted-link.records';
 import { currentTime } from '../lib/clock-time';
-import { applyBalanceToInvoice, recordBalanceEntry } from '../transactions/ledger';
+import { applyBalanceToInvoice, creditBalanceFromInvoice, recordBalanceEntry } from '../transactions/ledger';
 import { toCustomerObject } from '../customers/customer.service';
 
 /** customer.updated with the customer as its balance now stands (a balance entry changed it). */
@@ -303,6 +303,28 @@ class PreviewMade extends Error {
 }
 
 /**
+ * The draft `invoice` as finalization will leave it with the customer's balance as it is now (finalizeInTx,
+ * docs/decisions.md §22 and §25): its credit in the invoice's currency lowers what is due, and a total
+ * below zero goes to a balance that can take it (a negative applied_balance).
+ */
+function withBalanceAsFinalized(
+  invoice: InvoiceObject,
+  customer: { balance: bigint; balanceCurrency: string | null; deletedAt: Date | null },
+): InvoiceObject {
+  const sameCurrency = customer.balanceCurrency === invoice.currency;
+  const credit = -Number(customer.balance);
+  const applied = credit > 0 && sameCurrency ? Math.min(credit, invoice.amount_due) : 0;
+  const takesCredit = !customer.deletedAt && (credit === 0 || sameCurrency);
+  const appliedBalance = invoice.total < 0 && takesCredit ? invoice.total : applied;
+  return {
+    ...invoice,
+    applied_balance: appliedBalance,
+    amount_due: invoice.amount_due - applied,
+    amount_remaining: invoice.amount_remaining - applied,
+  };
+}
+
+/**
  * The invoice createInvoiceForBilling would make for `input`, made by the same code in a transaction
  * that is then rolled back: nothing is written, no event is sent (the upcoming-invoice preview).
  */
@@ -313,7 +335,9 @@ export async function previewInvoiceForBilling(
 ): Promise<InvoiceObject> {
   try {
     await prisma.$transaction(async (tx) => {
-      throw new PreviewMade(await insertInvoice(tx, accountId, { ...input, idempotencyKey: undefined }));
+      const draft = await insertInvoice(tx, accountId, { ...input, idempotencyKey: undefined });
+      const customer = await readCustomerEvenDeleted(tx, accountId, input.customerId);
+      throw new PreviewMade(customer ? withBalanceAsFinalized(draft, customer) : draft);
     });
   } catch (error) {
     if (error instanceof PreviewMade) return error.invoice;
@@ -451,17 +475,21 @@ export async function finalizeInTx(tx: AnyTx, accountId: string, invoice: Invoic
     customer && customer.balance < 0n
       ? await applyBalanceToInvoice(tx, { ...invoice, number }, invoice.amountDue - invoice.amountPaid)
       : 0n;
+  // A total below zero (a subscription's credits past its charges) goes to the customer's balance,
+  // recorded as a negative applied_balance (docs/decisions.md §25, "Totals below zero").
+  const credited = invoice.total < 0n ? await creditBalanceFromInvoice(tx, { ...invoice, number }, -invoice.total) : 0n;
   const updated = await updateLockedInvoice(tx, invoice, {
     status: 'open',
     number,
     finalizedAt: currentTime(),
     ...(applied > 0n ? { appliedBalance: applied, amountDue: invoice.amountDue - applied } : {}),
+    ...(credited > 0n ? { appliedBalance: -credited } : {}),
     ...(customer ? snapshotCustomer(customer) : {}),
   });
   // Every finalized invoice has its hosted page (docs/decisions.md §29), named in invoice.finalized already.
   const finalized = { ...updated, hostedLink: await createHostedInvoiceLink(tx, accountId, invoice.id) };
   const object = toInvoiceObject(finalized);
-  if (applied > 0n) await recordCustomerUpdated(tx, accountId, invoice.customerId);
+  if (applied > 0n || credited > 0n) await recordCustomerUpdated(tx, accountId, invoice.customerId);
   await recordEvent(tx, accountId, 'invoice.finalized', object);
   return finalized;
 }
@@ -530,8 +558,9 @@ export async function voidInTx(
   });
   if (inFlight > 0)
     throw conflict(`A payment of invoice ${id} is in progress; try again when it has settled.`, 'payment_in_progress');
-  // Credit the invoice took from the customer's balance goes back to it (docs/decisions.md §22).
-  if (invoice.appliedBalance > 0n) {
+  // Credit the invoice took from the customer's balance goes back to it (docs/decisions.md §22); credit
+  // it gave the balance (a total below zero, §25) is taken back, refused (409) once it is used.
+  if (invoice.appliedBalance !== 0n) {
     await recordBalanceEntry(tx, {
       accountId,
       customerId: invoice.customerId,

@@ -106,7 +106,8 @@ async function activeRates(db: Queryable, accountId: string, taxRateIds: string[
 /**
  * Pending proration lines and carried credits as invoice lines (docs/decisions.md §25): a proration
  * bills its price's share of the period with the item's tax rates; a carried credit is an amount line
- * without tax (its tax was counted on the invoice it comes from).
+ * without tax (its tax was counted on the invoice it comes from). Credits are carried only by runs that
+ * billed below zero before the customer balance took such credit, or when the balance cannot take it.
  */
 function pendingBillingLines(lines: PendingLine[], active: Set<string>): BillingLine[] {
   return lines.map((line): BillingLine =>
@@ -181,14 +182,16 @@ export interface ImmediateInvoiceInput {
   /** The version of the state the change writes. */
   version: number;
   /**
-   * The subscription ends with this invoice (cancel or end_date with prorate): a credit below zero cannot
-   * be carried, so it is refunded to the card from the invoice that billed this period (its start, ms).
+   * The subscription ends with this invoice (cancel or end_date with prorate): a credit below zero the
+   * customer's balance could not take cannot be carried, so it is refunded to the card from the invoice
+   * that billed this period (its start, ms).
    */
   endingPeriodStart?: number;
 }
 
 /**
- * The credit of an ending subscription (docs/decisions.md §25), refunded to the card from the invoice
+ * The credit of an ending subscription that the customer's balance could not take (another currency
+ * there; invoices finalized before the balance took such credit) (docs/decisions.md §25), refunded to the card from the invoice
  * that billed the period, at most what that invoice has left to refund (one refund, named after the
  * change: a retry finds it). Answers the cents refunded; what could not be stays on the final invoice.
  */
@@ -253,33 +256,48 @@ export async function immediateInvoice(db: Queryable, input: ImmediateInvoiceInp
 }
 
 /**
+ * What an immediate invoice came to. `creditedToBalance`: its total below zero went to the customer's
+ * balance at finalization (docs/decisions.md §25), so the subscription carries nothing; absent from
+ * results recorded before the balance took such credit (workflow code then carries a total below zero).
+ */
+export interface ImmediateInvoiceResult {
+  invoiceId: string;
+  total: number;
+  status: string;
+  refunded?: number;
+  creditedToBalance?: boolean;
+}
+
+/**
  * `always_invoice`: the change's proration lines invoiced, finalized and (charge_automatically) charged
  * now, once whatever the retries (the invoice's key, then the attempt's). A declined charge leaves the
  * invoice open with invoice.payment_failed and no dunning: the change stands (Stripe's
- * allow_incomplete). Answers the invoice's total, which the subscription carries when below zero.
+ * allow_incomplete). A total below zero goes to the customer's balance at finalization; the
+ * subscription carries it only when the balance could not take it.
  */
 export async function invoiceProrationsNow(
   prisma: Db,
   gateway: PaymentGateway,
   input: ImmediateInvoiceInput,
-): Promise<{ invoiceId: string; total: number; status: string; refunded?: number }> {
+): Promise<ImmediateInvoiceResult> {
   const invoice = await createKeyedInvoice(prisma, input.accountId, await immediateInvoice(prisma, input));
   const finalized = await finalizeInvoice(prisma, input.accountId, invoice.id, { allowFinalized: true });
-  if (invoice.total < 0 && input.endingPeriodStart !== undefined) {
+  const made = { invoiceId: invoice.id, total: invoice.total, creditedToBalance: finalized.applied_balance < 0 };
+  if (invoice.total < 0 && input.endingPeriodStart !== undefined && !made.creditedToBalance) {
     const refunded = await refundEndingCredit(prisma, gateway, input, -invoice.total);
-    return { invoiceId: invoice.id, total: invoice.total, status: finalized.status, refunded };
+    return { ...made, status: finalized.status, refunded };
   }
   if (finalized.status !== 'open' || input.collectionMethod !== 'charge_automatically')
-    return { invoiceId: invoice.id, total: invoice.total, status: finalized.status };
+    return { ...made, status: finalized.status };
   const collection = await collectInvoice(prisma, gateway, input.accountId, invoice.id, {
     paymentMethodId: input.paymentMethodId ?? undefined,
     attemptKey: `${immediateInvoiceKey(input.subscriptionId, input.version)}:attempt:1`,
   });
   const status = collection.outcome === 'paid' || collection.outcome === 'already_paid' ? 'paid' : 'open';
-  return { invoiceId: invoice.id, total: invoice.total, status: collection.outcome === 'void' ? 'void' : status };
+  return { ...made, status: collection.outcome === 'void' ? 'void' : status };
 }
 
-/** A period's invoice: its id, and its total (below zero only with credits, which the subscription then carries: docs/decisions.md §25). */
+/** A period's invoice: its id, and its total (below zero only with credits: docs/decisions.md §25, "Totals below zero"). */
 export interface RenewalInvoice {
   invoiceId: string;
   /** Absent from results recorded before proration: workflow code reads it as not below zero. */
@@ -308,10 +326,16 @@ async function createRenewalInvoiceInTx(tx: AnyTx, input: RenewalInvoiceInput): 
 }
 
 /** draft -> open (invoice.finalized; a send_invoice invoice's email and invoice.sent follow, docs/decisions.md §30), once. Answers the invoice's status; a voided invoice voids its renewal. */
-/** A renewal invoice after finalization: its status, and its number for people reading the workflow's timeline (null once voided unnumbered). */
+/**
+ * A renewal invoice after finalization: its status, and its number for people reading the workflow's
+ * timeline (null once voided unnumbered). `creditedToBalance`: its total below zero went to the
+ * customer's balance (docs/decisions.md §25); absent from results recorded before that, when the
+ * subscription carried such a total to its next invoice.
+ */
 export interface FinalizedRenewal {
   status: 'open' | 'paid' | 'void';
   number?: string | null;
+  creditedToBalance?: boolean;
 }
 
 export async function finalizeRenewalInvoice(
@@ -328,13 +352,17 @@ async function finalizeRenewalInvoiceInTx(
   let invoice = await lockInvoice(tx, input.accountId, input.invoiceId);
   if (invoice.status === 'void') {
     await setRenewalStatus(tx, periodKey(input), 'void');
-    return { status: 'void', number: invoice.number };
+    return { status: 'void', number: invoice.number, creditedToBalance: invoice.appliedBalance < 0n };
   }
   if (invoice.status === 'draft') invoice = await finalizeInTx(tx, input.accountId, invoice);
   if (invoice.collectionMethod === 'send_invoice') {
     await setRenewalStatus(tx, periodKey(input), 'sent', 'invoiced');
   }
-  return { status: invoice.status === 'paid' ? 'paid' : 'open', number: invoice.number };
+  return {
+    status: invoice.status === 'paid' ? 'paid' : 'open',
+    number: invoice.number,
+    creditedToBalance: invoice.appliedBalance < 0n,
+  };
 }
 
 async function recordAttempt(

@@ -173,30 +173,53 @@ export async function recordBalanceEntry(tx: AnyTx, entry: BalanceEntry): Promis
   throw conflict(`Customer ${entry.customerId} has not that much credit in its balance.`, 'balance_insufficient');
 }
 
+/** An invoice being finalized and its customer's balance. */
+type FinalizingInvoice = { accountId: string; customerId: string; currency: string; id: string; number: string | null };
+
+/** The `applied_to_invoice` entry of `invoice`: positive cents used, negative cents given (Stripe's one type for both). */
+function recordInvoiceEntry(
+  tx: AnyTx,
+  invoice: FinalizingInvoice,
+  amount: bigint,
+  description: string,
+): Promise<CustomerBalanceTransaction> {
+  return recordBalanceEntry(tx, {
+    accountId: invoice.accountId,
+    customerId: invoice.customerId,
+    type: 'applied_to_invoice',
+    amount,
+    currency: invoice.currency,
+    invoiceId: invoice.id,
+    description,
+  });
+}
+
 /**
  * Uses the customer's credit for an invoice being finalized: at most `max` cents, in the invoice's
  * currency only. Answers the cents applied (0 when there is no credit in that currency). The caller
  * holds the invoice's lock; the customer's row is locked here only when it has credit.
  */
-export async function applyBalanceToInvoice(
-  tx: AnyTx,
-  invoice: { accountId: string; customerId: string; currency: string; id: string; number: string | null },
-  max: bigint,
-): Promise<bigint> {
+export async function applyBalanceToInvoice(tx: AnyTx, invoice: FinalizingInvoice, max: bigint): Promise<bigint> {
   if (max <= 0n) return 0n;
   const held = await lockBalance(tx, invoice.accountId, invoice.customerId);
   if (!held || held.deleted || held.balance >= 0n || held.balanceCurrency !== invoice.currency) return 0n;
   const applied = -held.balance < max ? -held.balance : max;
-  await recordBalanceEntry(tx, {
-    accountId: invoice.accountId,
-    customerId: invoice.customerId,
-    type: 'applied_to_invoice',
-    amount: applied,
-    currency: invoice.currency,
-    invoiceId: invoice.id,
-    description: `Applied to invoice ${invoice.number ?? invoice.id}`,
-  });
+  await recordInvoiceEntry(tx, invoice, applied, `Applied to invoice ${invoice.number ?? invoice.id}`);
   return applied;
+}
+
+/**
+ * Credits the customer's balance with what an invoice below zero leaves (credits past its charges, a
+ * downgrade's proration: docs/decisions.md §25), as Stripe's `applied_to_invoice` of a negative amount
+ * naming the invoice. Answers the cents credited: 0 when the balance cannot take it (it holds credit in
+ * another currency, or the customer was deleted), and the caller keeps the credit as before.
+ */
+export async function creditBalanceFromInvoice(tx: AnyTx, invoice: FinalizingInvoice, credit: bigint): Promise<bigint> {
+  if (credit <= 0n) return 0n;
+  const held = await lockBalance(tx, invoice.accountId, invoice.customerId);
+  if (!held || held.deleted || (held.balance !== 0n && held.balanceCurrency !== invoice.currency)) return 0n;
+  await recordInvoiceEntry(tx, invoice, -credit, `Credit from invoice ${invoice.number ?? invoice.id}`);
+  return credit;
 }
 
 /** What the step under the lock found: the answer already, or an entry to settle (the caller's own, or one left in flight). */

@@ -2,7 +2,7 @@ import { renderInvoicePdf } from '../../src/documents/invoice-pdf';
 import { loadInvoiceDocument } from '../../src/documents/invoice-document.service';
 import { expectStatus, startTwoAccountApp, type ApiClient, type TestApp } from '../support/harness';
 import { addPaymentMethod, cardBody, CARDS, createTaxRate } from '../support/payments';
-import { customerWithAddresses, pdfText } from '../support/pdf';
+import { customerWithAddresses, fetchPdf, pdfText } from '../support/pdf';
 
 let app: TestApp;
 let api: ApiClient;
@@ -16,16 +16,8 @@ beforeAll(async () => {
 
 afterAll(() => app.close());
 
-/** GET /invoices/{id}/pdf read as bytes (apiClient reads answers as text). */
-async function getPdf(invoiceId: string) {
-  const response = await fetch(`${app.baseUrl}/invoices/${invoiceId}/pdf`, { headers: { 'cc-api-key': apiKey } });
-  return {
-    status: response.status,
-    type: response.headers.get('content-type'),
-    disposition: response.headers.get('content-disposition'),
-    body: Buffer.from(await response.arrayBuffer()),
-  };
-}
+/** GET /invoices/{id}/pdf read as bytes. */
+const getPdf = (invoiceId: string) => fetchPdf(`${app.baseUrl}/invoices/${invoiceId}/pdf`, { 'cc-api-key': apiKey });
 
 async function taxedInvoice() {
   const customer = expectStatus(await api.post('/customers', customerWithAddresses), 201, 'POST /customers');

@@ -314,6 +314,14 @@ describe('in a browser', () => {
     expect(await gatewayCharges(app.prisma, accountId)).toBe(before + 1);
     expect((await api.get(`/invoices/${invoice.id}`)).body.status).toBe('paid');
 
+    // A credit note of the invoice is listed with its PDF (docs/api.md, "Hosted pages").
+    const note = { invoice: invoice.id, amount: 1000, reason: 'order_change', refund_to: 'customer_balance' };
+    const credited = (await api.post('/credit-notes', note)).body;
+    await page.goto(`${app.baseUrl}${hostedPath(invoice)}`);
+    await page.getByRole('heading', { name: 'Credit notes' }).waitFor();
+    await page.getByRole('link', { name: `${credited.number} (PDF)` }).waitFor();
+    await b.screen(page, 'invoice-credit-notes');
+
     const bad = await b.newPage();
     await bad.goto(`${app.baseUrl}/hosted/invoices/${'x'.repeat(43)}`);
     await b.screen(bad, 'link-unknown');

@@ -145,10 +145,10 @@ describe('PATCH /subscriptions/{id} proration_behavior', () => {
     expect(invoices[1].status).toBe('paid');
   });
 
-  it('always_invoice charges the lines now; a downgrade below zero carries its credit to the next invoice', async () => {
+  it("always_invoice charges the lines now; a downgrade below zero credits the customer's balance, which the next invoice uses", async () => {
     const dear = await recurringPrice(api, { unitAmount: 10_000 });
     const cheap = await recurringPrice(api, { unitAmount: 1_000 });
-    const { clock, subscription } = await subscriptionOnClock([{ price: dear, quantity: 1 }]);
+    const { clock, customer, subscription } = await subscriptionOnClock([{ price: dear, quantity: 1 }]);
     const itemId = subscription.items.data[0].id;
     await advance(clock.id, START + 5 * DAY_S);
     const proposed = { items: [{ id: itemId, price: cheap }], behavior: 'always_invoice' };
@@ -156,6 +156,7 @@ describe('PATCH /subscriptions/{id} proration_behavior', () => {
     expect(preview.billing_reason).toBe('subscription_update');
     expect(preview.total).toBeLessThan(0);
     expect(preview.amount_due).toBe(0);
+    expect(preview.applied_balance).toBe(preview.total);
     const changed = expectStatus(
       await api.patch(`/subscriptions/${subscription.id}`, {
         items: [{ id: itemId, price: cheap }],
@@ -169,7 +170,99 @@ describe('PATCH /subscriptions/{id} proration_behavior', () => {
     expect(changed.latest_invoice).toBe(now.id);
     expect(billing(now)).toEqual(billing(preview));
     expect(now.status).toBe('paid');
-    // The credit below zero goes on the next invoice, which the preview shows as it will be billed.
+    expect(now.applied_balance).toBe(now.total);
+    // The credit below zero is in the customer's balance (docs/decisions.md §25), named after the invoice.
+    const credited = expectStatus(await api.get(`/customers/${customer.id}`), 200);
+    expect(credited.balance).toBe(now.total);
+    const history = expectStatus(await api.get(`/customers/${customer.id}/balance-transactions`), 200);
+    expect(history.data).toEqual([
+      expect.objectContaining({
+        type: 'applied_to_invoice',
+        amount: now.total,
+        ending_balance: now.total,
+        invoice: now.id,
+      }),
+    ]);
+    // Nothing is carried as a line: the next invoice uses the balance at finalization, as the preview shows.
+    const next = expectStatus(await api.get(upcomingPath(subscription.id)), 200);
+    expect(next.lines.some((line: any) => /Credit carried/.test(line.description))).toBe(false);
+    expect(next.applied_balance).toBe(Math.min(-now.total, next.total));
+    await advance(clock.id, subscription.current_period_end + 60);
+    const renewal = (await invoicesOf(subscription.id)).at(-1);
+    expect(billing(renewal)).toEqual(billing(next));
+    expect(renewal.applied_balance).toBe(next.applied_balance);
+    const after = expectStatus(await api.get(`/customers/${customer.id}`), 200);
+    expect(after.balance).toBe(now.total + renewal.applied_balance);
+  });
+
+  it('a downgrade with create_prorations bills below zero at renewal: the balance takes the credit and pays the next renewals', async () => {
+    const dear = await recurringPrice(api, { unitAmount: 12_000 });
+    const cheap = await recurringPrice(api, { unitAmount: 1_500 });
+    const { clock, customer, subscription } = await subscriptionOnClock([{ price: dear, quantity: 1 }]);
+    const itemId = subscription.items.data[0].id;
+    await advance(clock.id, START + 3 * DAY_S);
+    expectStatus(
+      await api.patch(`/subscriptions/${subscription.id}`, {
+        items: [{ id: itemId, price: cheap }],
+        proration_behavior: 'create_prorations',
+      }),
+      200,
+    );
+    const upcoming = expectStatus(await api.get(upcomingPath(subscription.id)), 200);
+    expect(upcoming.total).toBeLessThan(0);
+    await advance(clock.id, subscription.current_period_end + 60);
+    const [, renewal] = await invoicesOf(subscription.id);
+    expect(billing(renewal)).toEqual(billing(upcoming));
+    expect(renewal).toMatchObject({ status: 'paid', amount_due: 0, applied_balance: renewal.total, amount_paid: 0 });
+    const credit = -renewal.total;
+    expect(expectStatus(await api.get(`/customers/${customer.id}`), 200).balance).toBe(-credit);
+    // The next renewals (1500 each) are paid from the balance until it runs out, then by the card.
+    const periodEnd = expectStatus(await api.get(`/subscriptions/${subscription.id}`), 200).current_period_end;
+    let at = periodEnd + 60;
+    let left = credit;
+    for (let month = 0; month < 3; month++) {
+      await advance(clock.id, at);
+      const latest = (await invoicesOf(subscription.id)).at(-1);
+      const used = Math.min(left, latest.total);
+      expect(latest).toMatchObject({ status: 'paid', total: 1500, applied_balance: used, amount_paid: 1500 - used });
+      left -= used;
+      at = latest.period_end + 60;
+    }
+    expect(expectStatus(await api.get(`/customers/${customer.id}`), 200).balance).toBe(-left);
+    const history = expectStatus(await api.get(`/customers/${customer.id}/balance-transactions?take=100`), 200);
+    const entries = [...history.data].reverse();
+    expect(entries[0]).toMatchObject({ type: 'applied_to_invoice', amount: -credit, invoice: renewal.id });
+    expect(entries.slice(1).every((entry: any) => entry.type === 'applied_to_invoice' && entry.amount > 0)).toBe(true);
+    expect(entries.at(-1).ending_balance).toBe(-left);
+    // Another account reads neither the customer nor its history.
+    expect((await other.get(`/customers/${customer.id}/balance-transactions`)).status).toBe(404);
+  });
+
+  it('a credit below zero the balance cannot take (it holds credit in another currency) is carried to the next invoice', async () => {
+    const dear = await recurringPrice(api, { unitAmount: 8000 });
+    const cheap = await recurringPrice(api, { unitAmount: 800 });
+    const { clock, customer, subscription } = await subscriptionOnClock([{ price: dear, quantity: 1 }]);
+    // EUR credit in the balance, from a credit note on a paid EUR invoice.
+    const euros = expectStatus(
+      await api.post('/invoices', {
+        customer: customer.id,
+        currency: 'EUR',
+        lines: [{ description: 'Setup', amount: 5000 }],
+      }),
+      201,
+    );
+    expectStatus(await api.put(`/invoices/${euros.id}`), 200, 'pay the EUR invoice');
+    const note = { invoice: euros.id, amount: 1000, reason: 'order_change', refund_to: 'customer_balance' };
+    expectStatus(await api.post('/credit-notes', note), 201);
+    await advance(clock.id, START + 4 * DAY_S);
+    const itemId = subscription.items.data[0].id;
+    const downgrade = { items: [{ id: itemId, price: cheap }], proration_behavior: 'always_invoice' };
+    expectStatus(await api.patch(`/subscriptions/${subscription.id}`, downgrade), 200);
+    const now = (await invoicesOf(subscription.id)).find((invoice) => invoice.billing_reason === 'subscription_update');
+    expect(now.total).toBeLessThan(0);
+    expect(now.applied_balance).toBe(0);
+    const owner = expectStatus(await api.get(`/customers/${customer.id}`), 200);
+    expect([owner.balance, owner.balance_currency]).toEqual([-1000, 'EUR']);
     const next = expectStatus(await api.get(upcomingPath(subscription.id)), 200);
     expect(next.lines.at(-1)).toMatchObject({
       amount: now.total,
@@ -178,6 +271,50 @@ describe('PATCH /subscriptions/{id} proration_behavior', () => {
     await advance(clock.id, subscription.current_period_end + 60);
     const renewal = (await invoicesOf(subscription.id)).at(-1);
     expect(billing(renewal)).toEqual(billing(next));
+  });
+
+  it('voiding an open invoice whose credit went to the balance takes it back; once the credit is used, 409', async () => {
+    const dear = await recurringPrice(api, { unitAmount: 6000 });
+    const cheap = await recurringPrice(api, { unitAmount: 600 });
+    const clock = expectStatus(await api.post('/test-helpers/test-clocks', { frozen_time: START }), 201);
+    const customer = expectStatus(await api.post('/customers', { name: 'Invoiced', test_clock: clock.id }), 201);
+    const subscription = expectStatus(
+      await api.post('/subscriptions', {
+        customer: customer.id,
+        items: [{ price: dear, quantity: 1 }],
+        trial_days: 0,
+        start_date: START,
+        collection_method: 'send_invoice',
+      }),
+      201,
+    );
+    await advance(clock.id, START + 6 * DAY_S);
+    const downgrade = {
+      items: [{ id: subscription.items.data[0].id, price: cheap }],
+      proration_behavior: 'always_invoice',
+    };
+    expectStatus(await api.patch(`/subscriptions/${subscription.id}`, downgrade), 200);
+    // send_invoice: the invoice below zero stays open (nothing due), its credit in the balance.
+    const below = (await invoicesOf(subscription.id)).find(
+      (invoice) => invoice.billing_reason === 'subscription_update',
+    );
+    expect(below).toMatchObject({ status: 'open', amount_due: 0, applied_balance: below.total });
+    expect(expectStatus(await api.get(`/customers/${customer.id}`), 200).balance).toBe(below.total);
+    // A one-off invoice finalized now uses the credit: the void cannot take it back.
+    const draft = expectStatus(
+      await api.post('/invoices', { customer: customer.id, lines: [{ description: 'Extra', amount: 100 }] }),
+      201,
+    );
+    const used = expectStatus(await api.post(`/invoices/${draft.id}/finalize`), 200);
+    expect(used.applied_balance).toBe(100);
+    const refused = expectStatus(await api.delete(`/invoices/${below.id}`), 409);
+    expect(refused.error.code).toBe('balance_insufficient');
+    // Voiding the one-off gives its 100 back; the invoice below zero is then voided, its credit taken back.
+    expectStatus(await api.delete(`/invoices/${draft.id}`), 200);
+    expect(expectStatus(await api.delete(`/invoices/${below.id}`), 200).status).toBe('void');
+    expect(expectStatus(await api.get(`/customers/${customer.id}`), 200).balance).toBe(0);
+    const history = expectStatus(await api.get(`/customers/${customer.id}/balance-transactions`), 200);
+    expect(history.data[0]).toMatchObject({ type: 'unapplied_from_invoice', amount: -below.total, invoice: below.id });
   });
 
   it('the preview of a proposed change is the invoice later billed, over random changes (fast-check)', async () => {
@@ -324,9 +461,9 @@ describe('the upcoming invoice of a subscription whose workflow waits on its sta
 });
 
 describe('ending inside a period with prorate', () => {
-  it("cancel now with prorate credits the unused time and refunds it from the period's invoice", async () => {
+  it("cancel now with prorate credits the unused time to the customer's balance", async () => {
     const price = await recurringPrice(api, { unitAmount: 3000 });
-    const { clock, subscription } = await subscriptionOnClock([{ price, quantity: 2 }]);
+    const { clock, customer, subscription } = await subscriptionOnClock([{ price, quantity: 2 }]);
     const cancelAt = START + 12 * DAY_S + 1234;
     await advance(clock.id, cancelAt);
     const canceled = expectStatus(await api.delete(`/subscriptions/${subscription.id}?prorate=true`), 200);
@@ -339,9 +476,11 @@ describe('ending inside a period with prorate', () => {
     expect(Math.abs(final.lines[0].amount + exact)).toBeLessThanOrEqual(0.5);
     expect(final.total).toBe(final.lines[0].amount);
     expect(final.amount_due).toBe(0);
+    expect(final.applied_balance).toBe(final.total);
     expect(canceled.latest_invoice).toBe(final.id);
-    const refunded = expectStatus(await api.get(`/invoices/${first.id}`), 200);
-    expect(refunded.amount_refunded).toBe(-final.total);
+    // The card is not refunded: the credit waits in the balance for the customer's next invoice.
+    expect(expectStatus(await api.get(`/invoices/${first.id}`), 200).amount_refunded).toBe(0);
+    expect(expectStatus(await api.get(`/customers/${customer.id}`), 200).balance).toBe(final.total);
   });
 
   it('an end_date with prorate credits the rest of the period when it comes; lines waiting go on the final invoice', async () => {
@@ -364,6 +503,10 @@ describe('ending inside a period with prorate', () => {
       [2, endDate, -1],
     ]);
     expect(final.total).toBe(final.lines.reduce((sum: number, line: any) => sum + line.amount, 0));
+    if (final.total < 0) {
+      const customer = expectStatus(await api.get(`/customers/${ended.customer}`), 200);
+      expect(customer.balance).toBe(final.total);
+    }
   });
 
   it('a cancel by dunning invoices the lines waiting, crediting nothing', async () => {

@@ -437,7 +437,7 @@ describe('subscription billing on Temporal (time skipping)', () => {
     });
   });
 
-  it('prorations (decisions.md §25): create_prorations waits for the renewal, always_invoice charges now with what waits, cancel with prorate refunds the unused time', async () => {
+  it('prorations (decisions.md §25): create_prorations waits for the renewal, always_invoice charges now with what waits, cancel with prorate credits the unused time to the balance', async () => {
     await inWorld('prorations', async (world) => {
       const { customer, price } = await customerAndPrice(world, { unitAmount: 3000 });
       const now = await world.env.currentTimeMs();
@@ -479,8 +479,55 @@ describe('subscription billing on Temporal (time skipping)', () => {
       const final = (await invoicesOf(world, subscription.id))[3]!;
       expect(canceled).toMatchObject({ status: 'canceled', latest_invoice: final.id });
       expect(final.total < 0n).toBe(true);
-      const refunded = await world.app.prisma.invoice.findUniqueOrThrow({ where: { id: renewal.id } });
-      expect(refunded.amountRefunded).toBe(-final.total);
+      // The ending's credit goes to the customer's balance (decisions.md §25), not back to the card.
+      expect(final.appliedBalance).toBe(final.total);
+      const untouched = await world.app.prisma.invoice.findUniqueOrThrow({ where: { id: renewal.id } });
+      expect(untouched.amountRefunded).toBe(0n);
+      const owner = await world.app.prisma.customer.findUniqueOrThrow({ where: { id: customer } });
+      expect(owner.balance).toBe(final.total);
+      return [subscription.id];
+    });
+  });
+
+  it("a downgrade below zero (decisions.md §25) credits the customer's balance, which pays the next renewals; nothing is carried", async () => {
+    await inWorld('downgrade-below-zero', async (world) => {
+      const { customer, price } = await customerAndPrice(world, { unitAmount: 10_000 });
+      const cheap = await recurringPrice(world.api, { unitAmount: 1000 });
+      const now = await world.env.currentTimeMs();
+      const subscription = await createSubscription(world.api, {
+        customer,
+        items: [{ price, quantity: 1 }],
+        trial_days: 0,
+        start_date: unix(now),
+      });
+      await advanceBy(world, subscription.id, 5 * DAY_MS);
+      expectStatus(
+        await world.api.patch(`/subscriptions/${subscription.id}`, {
+          items: [{ id: subscription.items.data[0].id, price: cheap }],
+          proration_behavior: 'always_invoice',
+        }),
+        200,
+        'PATCH always_invoice downgrade',
+      );
+      const [, downgrade] = await invoicesOf(world, subscription.id);
+      expect(downgrade!.total < 0n).toBe(true);
+      expect(downgrade).toMatchObject({ status: 'paid', appliedBalance: downgrade!.total, amountDue: 0n });
+      const credit = -downgrade!.total;
+      expect((await subscriptionState(world, subscription.id)).pendingLines).toBeUndefined();
+      await advanceTo(world, subscription.id, subscription.current_period_end * 1000 + HOUR_MS);
+      const renewal = (await invoicesOf(world, subscription.id))[2]!;
+      expect(renewal.lines).toHaveLength(1);
+      expect(renewal).toMatchObject({ total: 1000n, appliedBalance: 1000n, amountPaid: 0n, status: 'paid' });
+      const owner = await world.app.prisma.customer.findUniqueOrThrow({ where: { id: customer } });
+      expect(owner.balance).toBe(-(credit - 1000n));
+      const entries = await world.app.prisma.customerBalanceTransaction.findMany({
+        where: { customerId: customer },
+        orderBy: { seq: 'asc' },
+      });
+      expect(entries.map((entry) => [entry.type, entry.amount, entry.invoiceId])).toEqual([
+        ['applied_to_invoice', -credit, downgrade!.id],
+        ['applied_to_invoice', 1000n, renewal.id],
+      ]);
       return [subscription.id];
     });
   });

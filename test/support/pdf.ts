@@ -41,3 +41,14 @@ export const customerWithAddresses = {
     address: { line1: '5 Analytical Row', line2: 'Unit 3', city: 'Manchester', postal_code: 'M1 1AE', country: 'GB' },
   },
 };
+
+/** A GET answered with a PDF, read as bytes (apiClient reads answers as text), with the headers the tests check. */
+export async function fetchPdf(url: string, headers: Record<string, string> = {}) {
+  const response = await fetch(url, { headers });
+  return {
+    status: response.status,
+    type: response.headers.get('content-type'),
+    disposition: response.headers.get('content-disposition'),
+    body: Buffer.from(await response.arrayBuffer()),
+  };
+}

@@ -1,6 +1,14 @@
 import { useQuery } from '@tanstack/react-query';
-import { api, type Customer, type Invoice, type Page, type PaymentMethod, type Subscription } from '../api';
-import { formatDate, formatMoney } from '../format';
+import {
+  api,
+  type BalanceTransaction,
+  type Customer,
+  type Invoice,
+  type Page,
+  type PaymentMethod,
+  type Subscription,
+} from '../api';
+import { formatDate, formatDateTime, formatMoney, statusLabel } from '../format';
 import { Link } from '../router';
 import { Empty, Failure, Loading, ReadFailure, StatusBadge } from './common';
 import { subscriptionAmount } from './Subscriptions';
@@ -20,6 +28,11 @@ export function CustomerDetail({ id }: { id: string }) {
   const subscriptions = useQuery({
     queryKey: ['subscriptions', { customer: id }],
     queryFn: () => api<Page<Subscription>>('GET', `/subscriptions?customer=${path}&take=100`),
+    enabled: customer.isSuccess,
+  });
+  const balance = useQuery({
+    queryKey: ['customer', id, 'balance-transactions'],
+    queryFn: () => api<Page<BalanceTransaction>>('GET', `/customers/${path}/balance-transactions?take=100`),
     enabled: customer.isSuccess,
   });
   const invoices = useQuery({
@@ -64,6 +77,19 @@ export function CustomerDetail({ id }: { id: string }) {
       </dl>
 
       <CustomerWhy id={id} />
+
+      <h2>Balance transactions</h2>
+      {balance.isPending ? (
+        <Loading />
+      ) : balance.isError ? (
+        <Failure error={balance.error} />
+      ) : balance.data.data.length === 0 ? (
+        <Empty>
+          <p>No credit yet: credit notes to the balance and invoices below zero add to it.</p>
+        </Empty>
+      ) : (
+        <BalanceHistory entries={balance.data.data} />
+      )}
 
       <h2>Payment methods</h2>
       {methods.isPending ? (
@@ -182,5 +208,51 @@ export function CustomerDetail({ id }: { id: string }) {
 
       <EventTimeline filter={{ customer: c.id }} version={c} />
     </>
+  );
+}
+
+/**
+ * The customer's balance transactions, newest first (docs/decisions.md §22), as credit: the API's negative
+ * amount (Stripe's sign) is credit added, shown "+"; the credit left after each.
+ */
+function BalanceHistory({ entries }: { entries: BalanceTransaction[] }) {
+  return (
+    <div className="card table-card">
+      <table>
+        <caption className="visually-hidden">Balance transactions</caption>
+        <thead>
+          <tr>
+            <th scope="col">Entry</th>
+            <th scope="col">Credit change</th>
+            <th scope="col">Credit after</th>
+            <th scope="col" className="hide-narrow">
+              When
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {entries.map((entry) => (
+            <tr key={entry.id}>
+              <td>
+                {statusLabel(entry.type)}
+                <div className="muted small">
+                  {entry.invoice ? (
+                    <Link to={`/invoices/${entry.invoice}`}>{entry.description ?? entry.invoice}</Link>
+                  ) : (
+                    (entry.description ?? entry.credit_note ?? '')
+                  )}
+                </div>
+              </td>
+              <td>
+                {entry.amount < 0 ? '+' : ''}
+                {formatMoney(-entry.amount, entry.currency)}
+              </td>
+              <td>{formatMoney(-entry.ending_balance, entry.currency)}</td>
+              <td className="hide-narrow">{formatDateTime(entry.created)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }

@@ -1,12 +1,13 @@
 import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, type Invoice, type Page, type Transaction } from '../api';
-import { formatDate, formatDateTime, formatMoney, statusLabel, centsFromText } from '../format';
+import { api, type CreditNote, type Invoice, type Page, type Transaction } from '../api';
+import { formatDate, formatDateTime, formatMoney, statusLabel, centsFromText, textFromCents } from '../format';
 import { Link } from '../router';
 import { InvoiceWhy } from './Why';
-import { Confirm, Failure, Loading, Notice, ReadFailure, StatusBadge, useIdempotencyKeys } from './common';
+import { AmountField, Confirm, Failure, Loading, Notice, ReadFailure, StatusBadge, useIdempotencyKeys } from './common';
 import { invoiceName } from './Invoices';
 import { EventTimeline } from './Events';
+import { creditableOf, CreditNotesTable, IssueCreditNote } from './InvoiceCredits';
 
 type Action = 'finalize' | 'pay' | 'void' | 'refund';
 
@@ -37,15 +38,18 @@ const ACTIONS: Record<Action, { label: string; question: string; done: string; d
   },
 };
 
-/** What the API allows in each status (docs/api.md, invoices). */
-function actionsFor(invoice: Invoice): Action[] {
+/**
+ * What the API allows in each status (docs/api.md, invoices). `refundable`: what a refund can still give
+ * back once credit notes to the balance or outside are counted (docs/decisions.md §22).
+ */
+function actionsFor(invoice: Invoice, refundable: number): Action[] {
   switch (invoice.status) {
     case 'draft':
       return ['finalize', 'pay', 'void'];
     case 'open':
       return ['pay', 'void'];
     case 'paid':
-      return invoice.amount_refunded < invoice.amount_paid ? ['refund'] : [];
+      return refundable > 0 ? ['refund'] : [];
     case 'void':
       return [];
   }
@@ -57,7 +61,14 @@ export function InvoiceDetail({ id }: { id: string }) {
   const [asking, setAsking] = useState<Action>();
   const [notice, setNotice] = useState<string>();
   const [refundText, setRefundText] = useState('');
+  const [crediting, setCrediting] = useState(false);
   const invoice = useQuery({ queryKey: ['invoice', id], queryFn: () => api<Invoice>('GET', `/invoices/${path}`) });
+  const finalized = invoice.isSuccess && invoice.data.status !== 'draft';
+  const creditNotes = useQuery({
+    queryKey: ['invoice', id, 'credit-notes'],
+    queryFn: () => api<Page<CreditNote>>('GET', `/credit-notes?invoice=${path}&take=100`),
+    enabled: finalized,
+  });
   const transactions = useQuery({
     queryKey: ['invoice', id, 'transactions'],
     queryFn: () => api<Page<Transaction>>('GET', `/invoices/${path}/transactions?take=100`),
@@ -89,6 +100,7 @@ export function InvoiceDetail({ id }: { id: string }) {
       queryClient.setQueryData(['invoice', id], answer);
       setNotice(ACTIONS[action].done);
       void queryClient.invalidateQueries({ queryKey: ['invoice', id, 'transactions'] });
+      void queryClient.invalidateQueries({ queryKey: ['invoice', id, 'credit-notes'] });
       // Its "why" (the customer's billing report) changed with it.
       void queryClient.invalidateQueries({ queryKey: ['customer', answer.customer, 'billing-report'] });
       void queryClient.invalidateQueries({ queryKey: ['invoices'] });
@@ -103,6 +115,10 @@ export function InvoiceDetail({ id }: { id: string }) {
   const inv = invoice.data;
   const money = (minor: number) => formatMoney(minor, inv.currency);
   const refundInvalid = asking === 'refund' && refundText.trim() !== '' && centsFromText(refundText) === undefined;
+  const notes = creditNotes.data?.data ?? [];
+  // Proposed only once the credit notes are read: until then what is left is not known.
+  const refundable = creditNotes.isSuccess ? creditableOf(inv, notes).card : 0;
+  const creditable = inv.status === 'open' || (inv.status === 'paid' && creditNotes.isSuccess);
   return (
     <>
       <p className="crumbs">
@@ -115,17 +131,39 @@ export function InvoiceDetail({ id }: { id: string }) {
         <StatusBadge status={inv.status} />
       </div>
       <div className="actions">
-        {actionsFor(inv).map((action) => (
+        {actionsFor(inv, refundable).map((action) => (
           <button
             key={action}
             type="button"
             className={ACTIONS[action].danger ? 'danger' : 'secondary'}
-            onClick={() => (act.reset(), setNotice(undefined), setRefundText(''), setAsking(action))}
+            onClick={() => (
+              act.reset(),
+              setNotice(undefined),
+              setRefundText(action === 'refund' ? textFromCents(refundable) : ''),
+              setAsking(action)
+            )}
           >
             {ACTIONS[action].label}
           </button>
         ))}
+        {creditable && (
+          <button
+            type="button"
+            className="secondary"
+            onClick={() => (act.reset(), setNotice(undefined), setAsking(undefined), setCrediting(true))}
+          >
+            Issue credit note
+          </button>
+        )}
       </div>
+      {crediting && (
+        <IssueCreditNote
+          invoice={inv}
+          notes={notes}
+          onClose={() => setCrediting(false)}
+          onIssued={(note) => (setCrediting(false), setNotice(`Credit note ${note.number} issued.`))}
+        />
+      )}
       <Notice text={notice} />
       {act.isError && <Failure error={act.error} />}
       {asking && (
@@ -139,16 +177,12 @@ export function InvoiceDetail({ id }: { id: string }) {
           onClose={() => setAsking(undefined)}
         >
           {asking === 'refund' && (
-            <label className="field">
-              Amount in {inv.currency.toUpperCase()} (empty: all of {money(inv.amount_paid - inv.amount_refunded)})
-              <input
-                inputMode="decimal"
-                value={refundText}
-                onChange={(event) => setRefundText(event.target.value)}
-                aria-invalid={refundInvalid}
-              />
-              {refundInvalid && <span className="error">Write an amount such as 12.50.</span>}
-            </label>
+            <AmountField
+              label={`Amount in ${inv.currency.toUpperCase()} (at most ${money(refundable)}, what credit notes left)`}
+              value={refundText}
+              onChange={setRefundText}
+              invalid={refundInvalid}
+            />
           )}
         </Confirm>
       )}
@@ -264,6 +298,12 @@ export function InvoiceDetail({ id }: { id: string }) {
             <dd>{money(inv.applied_balance)}</dd>
           </>
         )}
+        {inv.applied_balance < 0 && (
+          <>
+            <dt>Credited to the customer’s balance</dt>
+            <dd>{money(-inv.applied_balance)}</dd>
+          </>
+        )}
         <dt>Paid</dt>
         <dd>{money(inv.amount_paid)}</dd>
         {inv.pre_payment_credit_notes_amount + inv.post_payment_credit_notes_amount > 0 && (
@@ -281,6 +321,12 @@ export function InvoiceDetail({ id }: { id: string }) {
         <dt className="grand">Amount due</dt>
         <dd className="grand">{money(inv.amount_remaining)}</dd>
       </dl>
+      {notes.length > 0 && (
+        <>
+          <h2>Credit notes</h2>
+          <CreditNotesTable notes={notes} />
+        </>
+      )}
       <h2>Transactions</h2>
       {transactions.isPending ? (
         <Loading />

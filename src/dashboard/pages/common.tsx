@@ -315,3 +315,24 @@ export function TableHead({ columns }: { columns: (string | { label: string; wid
     </thead>
   );
 }
+
+/** An amount typed in a currency's units ("12.50", read by centsFromText), with the hint that it is not one. */
+export function AmountField(props: {
+  label: ReactNode;
+  value: string;
+  onChange: (text: string) => void;
+  invalid: boolean;
+}) {
+  return (
+    <label className="field">
+      {props.label}
+      <input
+        inputMode="decimal"
+        value={props.value}
+        onChange={(event) => props.onChange(event.target.value)}
+        aria-invalid={props.invalid}
+      />
+      {props.invalid && <span className="error">Write an amount such as 12.50.</span>}
+    </label>
+  );
+}
