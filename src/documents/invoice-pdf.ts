@@ -19,13 +19,13 @@ const RULE = '#cbd2d9';
  * docs/performance.md, "Invoice PDF"). The standard 14 fonts only (Helvetica): nothing to embed or
  * download; text outside Windows-1252 (Greek, CJK) is not drawn by them.
  */
-export function renderInvoicePdf(document: InvoiceDocument): Promise<Buffer> {
+export function renderInvoicePdf(document: InvoiceDocument, kind: 'invoice' | 'receipt' = 'invoice'): Promise<Buffer> {
   const { invoice } = document;
   const pdf = new PDFDocument({
     size: 'A4',
     margin: MARGIN,
     info: {
-      Title: `Invoice ${invoice.number ?? invoice.id}`,
+      Title: `${kind === 'receipt' ? 'Receipt for invoice' : 'Invoice'} ${invoice.number ?? invoice.id}`,
       Author: document.account.name,
       Subject: `Invoice for ${invoice.customer_name ?? invoice.customer}`,
     },
@@ -36,12 +36,13 @@ export function renderInvoicePdf(document: InvoiceDocument): Promise<Buffer> {
     pdf.on('end', () => resolve(Buffer.concat(chunks)));
     pdf.on('error', reject);
   });
-  draw(pdf, document);
+  draw(pdf, document, kind);
   pdf.end();
   return done;
 }
 
-function draw(pdf: PDFKit.PDFDocument, document: InvoiceDocument): void {
+/** The receipt is the paid invoice's document under its own title: the same facts, lines and amounts. */
+function draw(pdf: PDFKit.PDFDocument, document: InvoiceDocument, kind: 'invoice' | 'receipt'): void {
   const { invoice } = document;
   const width = pdf.page.width - 2 * MARGIN;
   const right = MARGIN + width;
@@ -51,7 +52,7 @@ function draw(pdf: PDFKit.PDFDocument, document: InvoiceDocument): void {
     .fillColor(INK)
     .font('Helvetica-Bold')
     .fontSize(22)
-    .text(invoice.status === 'void' ? 'Invoice (void)' : 'Invoice', MARGIN, MARGIN);
+    .text(kind === 'receipt' ? 'Receipt' : invoice.status === 'void' ? 'Invoice (void)' : 'Invoice', MARGIN, MARGIN);
   pdf.font('Helvetica-Bold').fontSize(12).text(document.account.name, MARGIN, MARGIN, { width, align: 'right' });
   if (document.account.email)
     pdf.font('Helvetica').fontSize(9).fillColor(MUTED).text(document.account.email, { width, align: 'right' });

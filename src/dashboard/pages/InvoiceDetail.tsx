@@ -7,6 +7,7 @@ import { InvoiceWhy } from './Why';
 import { Confirm, Failure, Loading, Notice, ReadFailure, StatusBadge, useIdempotencyKeys } from './common';
 import { invoiceName } from './Invoices';
 import { EventTimeline } from './Events';
+import { EmailTimeline } from './EmailTimeline';
 
 type Action = 'finalize' | 'pay' | 'void' | 'refund';
 
@@ -330,6 +331,7 @@ export function InvoiceDetail({ id }: { id: string }) {
           </table>
         </div>
       )}
+      <EmailTimeline filter={{ invoice: inv.id }} version={inv.status} />
       <EventTimeline filter={{ object: inv.id }} version={inv.status} />
     </>
   );
