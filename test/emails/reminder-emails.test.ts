@@ -3,7 +3,7 @@ import { subscriptionWorkflowId } from '../../workflows/subscription-messages';
 import type { SubscriptionState } from '../../src/subscriptions/subscription-machine';
 import { expectStatus } from '../support/harness';
 import { addPaymentMethod, cardBody, CARDS } from '../support/payments';
-import { recurringPrice } from '../support/subscriptions';
+import { recordWorkflowHistories, recurringPrice } from '../support/subscriptions';
 import { customerWithAddresses } from '../support/pdf';
 import { caughtMessages, startEmailWorld, waitUntil, type EmailWorld } from '../support/emails';
 
@@ -151,6 +151,12 @@ describe('trial ending and renewal reminders', () => {
     expect(child).toEqual({ emailId: again, status: 'sent' });
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(await caughtKinds(to)).toEqual(['trial_ending', 'receipt', 'renewal_reminder']);
+    // For the replay test: a run with both reminders' timers, activities and email workflows' starts.
+    await recordWorkflowHistories(
+      world.app.temporal,
+      subscriptionWorkflowId(subscription.id),
+      'reminders-trial-renewal',
+    );
   });
 
   it('switched off, or a trial shorter than the reminder: none is sent', async () => {
