@@ -1,7 +1,10 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { Db } from '../src/db/prisma';
 import { isRefusal } from '../src/http/errors';
-import type { EmailKind, EmailLinks } from '../src/emails/email-content';
+import type { EmailKind, EmailLinks, InvoiceEmailKind, ReminderEmailKind } from '../src/emails/email-content';
+import { atTime, type ClockTimed } from '../src/lib/clock-time';
+import type { SubscriptionState } from '../src/subscriptions/subscription-machine';
+import { queueSubscriptionReminder, reminderDays } from '../src/use-cases/subscription-reminders';
 import type { InvoiceDocument } from '../src/documents/invoice-document';
 import { deliverEmail, giveUpEmail, prepareEmail, type DeliveryOutcome } from '../src/emails/email.service';
 import type { Mailer } from '../src/emails/mailer';
@@ -12,7 +15,7 @@ export interface EmailActivityDeps {
   prisma: Db;
   mailer: Mailer;
   /** The links the emails show (hosted invoice page, card update), when the service has them. */
-  emailLinks?: (kind: EmailKind, document: InvoiceDocument) => Promise<EmailLinks> | EmailLinks;
+  emailLinks?: (kind: InvoiceEmailKind, document: InvoiceDocument) => Promise<EmailLinks> | EmailLinks;
 }
 
 /** A refusal of the service (the invoice has no document) is an answer: retrying changes nothing. */
@@ -35,6 +38,18 @@ export function createEmailActivities({ prisma, mailer, emailLinks }: EmailActiv
     /** One attempt to send it; throws (for a retry) when the SMTP server did not take it. */
     async deliverEmail(input: { emailId: string }): Promise<DeliveryOutcome> {
       return refusalsFinal(() => deliverEmail({ prisma, mailer, links: emailLinks }, input.emailId));
+    },
+    /** The days before a renewal and a trial's end their reminders go, as the account says now (docs/decisions.md §31). */
+    async reminderDays(input: { accountId: string }): Promise<Record<ReminderEmailKind, number | null>> {
+      // A worker without an SMTP server starts no email (docs/decisions.md §30): no reminder to wait for either.
+      if (mailer.configured === false) return { renewal_reminder: null, trial_ending: null };
+      return reminderDays(prisma, input.accountId);
+    },
+    /** A subscription's reminder written queued once (per subscription, kind and moment); null when none is sent. */
+    async queueReminder(
+      input: { state: SubscriptionState; kind: ReminderEmailKind; dueAt: number } & ClockTimed,
+    ): Promise<string | null> {
+      return atTime(input.clockTime, () => queueSubscriptionReminder(prisma, input));
     },
     /** Retries ran out: the email is failed for good. */
     async giveUpEmail(input: { emailId: string; reason: string }): Promise<void> {

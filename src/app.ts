@@ -42,6 +42,8 @@ import { CODEC_PATH, codecRouter } from './temporal/codec-server';
 import { dashboardRouter } from './http/dashboard-page';
 import { SESSION_PATH, sessionRouter } from './dashboard-auth/session.routes';
 import { loggablePath, TEAM_BASE, teamRouter } from './dashboard-auth/team.routes';
+import { PASSWORD_RESET_PATH, passwordResetRouter } from './dashboard-auth/password-reset.routes';
+import { createMailer } from './emails/mailer';
 import { createSessionAuthenticator, readCookie, SESSION_COOKIE } from './dashboard-auth/session-auth';
 import { sessionSettingsFromConfig } from './dashboard-auth/session.service';
 import { createLoginLimiter } from './dashboard-auth/login-limiter';
@@ -199,8 +201,17 @@ export function createApp(deps: AppDeps): express.Express {
     perAddress: config.loginFailuresPerAddress,
   };
   const loginLimiter = createLoginLimiter(loginLimits, rateLimit.processes);
+  // Invitations and password resets are emailed by the request that makes their link (docs/decisions.md §32).
+  const userMailer = deps.mailer ?? createMailer(config.smtpUrl);
   app.use(SESSION_PATH, sessionRouter(deps, sessionSettings, loginLimiter));
-  app.use(TEAM_BASE, teamRouter(deps, sessionSettings, loginLimiter, recordWrite));
+  // "Forgot password": every request counts, on limits of its own as large as the sign-in's (docs/decisions.md §32).
+  const resetLimiter = createLoginLimiter(
+    loginLimits,
+    rateLimit.processes,
+    'Too many password reset requests; retry after the Retry-After seconds.',
+  );
+  app.use(PASSWORD_RESET_PATH, passwordResetRouter(deps, resetLimiter, userMailer));
+  app.use(TEAM_BASE, teamRouter(deps, sessionSettings, loginLimiter, recordWrite, userMailer));
   app.use(dashboardRouter(deps.dashboardDir));
   // Pages customers open from a link (docs/api.md "Hosted pages"): HTML with their own policy, never the API's JSON.
   app.use(hostedPagesRouter(routeDeps, log));

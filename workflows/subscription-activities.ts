@@ -5,6 +5,7 @@ import {
   type LocalActivityInterfaceFor,
 } from '@temporalio/workflow';
 import type { SubscriptionActivities } from '../activities/subscriptions';
+import type { EmailActivities } from '../activities/emails';
 import type {
   ImmediateInvoiceInput,
   ImmediateInvoiceResult,
@@ -65,3 +66,13 @@ export function invoiceProrationsNow(
 ): Promise<ImmediateInvoiceResult> {
   return payments.invoiceProrationsNow.executeWithOptions({ summary }, [input]);
 }
+
+/** A reminder's steps (docs/decisions.md §31): the account's days, read in the workflow task; the email queued once. */
+export const reminderRecords: Pick<
+  LocalActivityInterfaceFor<EmailActivities>,
+  'reminderDays'
+> = proxyLocalActivities<EmailActivities>({ startToCloseTimeout: '30 seconds', retry });
+export const reminderEmails: Pick<
+  ActivityInterfaceFor<EmailActivities>,
+  'queueReminder'
+> = proxyActivities<EmailActivities>({ startToCloseTimeout: '30 seconds', heartbeatTimeout: HEARTBEAT_TIMEOUT, retry });

@@ -56,4 +56,10 @@ export const SUBSCRIPTION_PATCHES = {
    * remove when no run that prorated before it is open.
    */
   prorations: 'subscription-prorations',
+  /**
+   * Before it waits for a renewal or a trial's end, the loop reads the account's reminder days (a local
+   * activity) and waits for the reminder's moment first, then queues it and starts its email's workflow
+   * (docs/decisions.md §31). Remove when no run that waited before it is open (one period: a year at most).
+   */
+  reminders: 'subscription-reminders',
 } as const;

@@ -2,10 +2,15 @@ import {
   ApplicationFailure,
   condition,
   log,
+  ParentClosePolicy,
   patched,
+  startChild,
   upsertSearchAttributes,
   workflowInfo,
+  WorkflowIdReusePolicy,
 } from '@temporalio/workflow';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import type { sendEmail } from './email';
 import { Mutex } from 'async-mutex';
 import type { PersistSubscriptionInput, RenewalChargeResult } from '../activities/subscriptions';
 import type { RenewalChargeInput } from '../src/subscriptions/period-billing';
@@ -26,6 +31,8 @@ import {
   pause,
   periodBilled,
   periodToBill,
+  reminderAt,
+  reminderTarget,
   REQUESTED,
   retryFailed,
   start,
@@ -43,9 +50,16 @@ import {
   ruleRejection,
 } from '../src/subscriptions/subscription-rejection';
 import type { SubscriptionObject } from '../src/subscriptions/subscription.schemas';
-import { BILLING_STATUS } from '../src/temporal/search-attributes';
+import { BILLING_ACCOUNT_ID, BILLING_STATUS } from '../src/temporal/search-attributes';
 import type { WorkflowTime } from './clock';
-import { chargeInvoice, invoiceProrationsNow, localRecords, records } from './subscription-activities';
+import {
+  chargeInvoice,
+  invoiceProrationsNow,
+  localRecords,
+  records,
+  reminderEmails,
+  reminderRecords,
+} from './subscription-activities';
 import {
   endingCredits,
   prorationLines,
@@ -408,6 +422,73 @@ export class SubscriptionRun {
         [{ accountId: this.state.accountId, invoiceId }],
       );
       if (status === 'paid' || status === 'void') await this.endDunning(invoiceId);
+    }
+  }
+
+  /** Reminders this run queued or found not wanted (`kind:moment`); a later run finds a queued one written once. */
+  private readonly remindersDone = new Set<string>();
+  /** The account's reminder days, read once per moment (`kind:moment`). */
+  private readonly reminderDaysRead = new Map<string, number | null>();
+
+  /**
+   * The reminder of the next renewal or trial end, when it comes before `action` (docs/decisions.md §31),
+   * since PATCHES.reminders: its moment come, it is queued once and its email's workflow started; not
+   * yet, the loop waits for it (as for an action: a change wakes it). False: none to send or wait for
+   * before the action.
+   */
+  async remindBefore(action: Action | null): Promise<boolean> {
+    const target = reminderTarget(this.state);
+    if (!target) return false;
+    const key = `${target.kind}:${target.dueAt}`;
+    if (this.remindersDone.has(key) || !patched(PATCHES.reminders)) return false;
+    let days = this.reminderDaysRead.get(key);
+    if (days === undefined) {
+      const read = await reminderRecords.reminderDays.executeWithOptions(
+        { summary: `reminder days before ${isoDay(target.dueAt)}` },
+        [{ accountId: this.state.accountId }],
+      );
+      days = read[target.kind];
+      this.reminderDaysRead.set(key, days);
+    }
+    const at = days === null ? null : reminderAt(target, days);
+    if (at === null) {
+      this.remindersDone.add(key);
+      return false;
+    }
+    if (action !== null && action.at < at) return false;
+    if (!this.time.due(at)) {
+      this.settled = true;
+      const seen = this.state.version;
+      await this.time.sleep(
+        () => this.state.version !== seen || this.reportedSettled.size > 0,
+        at,
+        `${target.kind} email for ${isoDay(target.dueAt)}`,
+      );
+      return true;
+    }
+    const emailId = await reminderEmails.queueReminder.executeWithOptions(
+      { summary: `queue the ${target.kind} email for ${isoDay(target.dueAt)}` },
+      [{ state: this.state, kind: target.kind, dueAt: target.dueAt, ...this.clockTime() }],
+    );
+    this.remindersDone.add(key);
+    if (emailId) await this.startEmail(emailId, target.kind);
+    return true;
+  }
+
+  /** The email's own workflow (`email:<eml id>`, workflows/email.ts), left running when this run continues as new or ends. */
+  private async startEmail(emailId: string, kind: string): Promise<void> {
+    try {
+      await startChild<typeof sendEmail>('sendEmail', {
+        workflowId: `email:${emailId}`,
+        args: [{ emailId }],
+        parentClosePolicy: ParentClosePolicy.ABANDON,
+        workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+        typedSearchAttributes: [{ key: BILLING_ACCOUNT_ID, value: this.state.accountId }],
+        staticSummary: `${kind} email`,
+      });
+    } catch (error) {
+      // A run before a continue-as-new started it already: the email goes once.
+      if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
     }
   }
 

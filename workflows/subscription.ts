@@ -225,6 +225,8 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
     }
     const action = nextAction(run.state);
     if (action === null || !time.due(action.at)) {
+      // A renewal's or a trial's end's reminder comes first when it is due before (docs/decisions.md §31).
+      if (await run.remindBefore(action)) continue;
       await run.waitFor(action);
       continue;
     }

@@ -24,11 +24,15 @@ export async function writeProrationBehavior(db: Db, accountId: string, behavior
 }
 
 /** What an account's documents and emails to its customers show and obey. */
-export type AccountProfile = Pick<Account, 'id' | 'name' | 'timeZone' | 'emailFrom' | 'emailsOff'>;
+export type AccountProfile = Pick<
+  Account,
+  'id' | 'name' | 'timeZone' | 'emailFrom' | 'emailsOff' | 'brandColor' | 'renewalReminderDays' | 'trialEndReminderDays'
+>;
 
 const ACCOUNT_PROFILE: Statement = {
   name: 'account_profile',
-  text: `SELECT id, name, time_zone AS "timeZone", email_from AS "emailFrom", coalesce(emails_off, '{}') AS "emailsOff"
+  text: `SELECT id, name, time_zone AS "timeZone", email_from AS "emailFrom", coalesce(emails_off, '{}') AS "emailsOff",
+    brand_color AS "brandColor", renewal_reminder_days AS "renewalReminderDays", trial_end_reminder_days AS "trialEndReminderDays"
     FROM accounts WHERE id = $1`,
 };
 

@@ -3234,7 +3234,7 @@ export interface components {
             /** @enum {string} */
             object: "email";
             /** @enum {string} */
-            kind: "invoice" | "receipt" | "payment_failed";
+            kind: "invoice" | "receipt" | "payment_failed" | "installment_failed" | "renewal_reminder" | "trial_ending";
             to: string;
             subject: string;
             /**
@@ -3244,8 +3244,12 @@ export interface components {
             status: "queued" | "sent" | "failed";
             invoice: string | null;
             customer: string | null;
-            /** @description The event that called for it */
-            event: string;
+            /** @description The subscription a reminder is about */
+            subscription: string | null;
+            /** @description The payment plan an installment_failed email is about */
+            payment_plan: string | null;
+            /** @description The event that called for it; null for a reminder, which the subscription's workflow calls for */
+            event: string | null;
             /** @description The SMTP Message-ID, the same on every attempt */
             message_id: string;
             attempts: number;
@@ -3691,7 +3695,7 @@ export interface components {
             /** @description The eml_ id of the email the service sent (two messages with one id: it was sent twice) */
             email: string;
             /** @enum {string} */
-            kind: "invoice" | "receipt" | "payment_failed";
+            kind: "invoice" | "receipt" | "payment_failed" | "installment_failed" | "renewal_reminder" | "trial_ending";
             message_id: string | null;
             from: string | null;
             to: string[];
@@ -9763,6 +9767,8 @@ export interface operations {
                 invoice?: string;
                 /** @description Only the emails to this customer (the customer's timeline) */
                 customer?: string;
+                /** @description Only the emails about this subscription (its reminders) */
+                subscription?: string;
             };
             header?: never;
             path?: never;

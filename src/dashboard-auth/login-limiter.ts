@@ -17,7 +17,11 @@ export interface LoginLimits {
  * password on many emails. Past either limit the sign-in is 429 before the password is checked, until
  * the window passes; a successful sign-in clears its email's count. Per API process, like the key limit.
  */
-export function createLoginLimiter(limits: LoginLimits, processes = 1) {
+export function createLoginLimiter(
+  limits: LoginLimits,
+  processes = 1,
+  refusal = 'Too many failed sign-ins; retry after the Retry-After seconds.',
+) {
   const share = (points: number) => Math.max(1, Math.floor(points / processes));
   const byEmail = new RateLimiterMemory({
     keyPrefix: 'login-email',
@@ -32,10 +36,7 @@ export function createLoginLimiter(limits: LoginLimits, processes = 1) {
   const refuseIfSpent = async (limiter: RateLimiterMemory, key: string) => {
     const used = await limiter.get(key);
     if (used && used.consumedPoints >= limiter.points) {
-      throw new RateLimitedError(
-        Math.max(1, Math.ceil(used.msBeforeNext / 1000)),
-        'Too many failed sign-ins; retry after the Retry-After seconds.',
-      );
+      throw new RateLimitedError(Math.max(1, Math.ceil(used.msBeforeNext / 1000)), refusal);
     }
   };
   return {

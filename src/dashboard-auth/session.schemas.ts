@@ -21,3 +21,9 @@ export const changePasswordBody = z.strictObject({
   current_password: password,
   new_password: newPassword,
 });
+
+export const passwordResetRequestBody = z.strictObject({
+  email: z.string().trim().min(1, 'is required').max(254).pipe(z.email('must be an email address')),
+});
+
+export const passwordResetBody = z.strictObject({ password: newPassword });

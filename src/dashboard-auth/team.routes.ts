@@ -5,6 +5,8 @@ import { requireRole, type Role } from '../http/auth';
 import { ApiError } from '../http/errors';
 import { resourceId } from '../http/validation';
 import type { LoginLimiter } from './login-limiter';
+import { createMailer, type Mailer } from '../emails/mailer';
+import { logger as defaultLogger } from '../http/logger';
 import type { LiveSession, SessionSettings } from './session.service';
 import { assertCsrf, assertSameOrigin, clearSessionCookie, sessionExpired, sessionOf } from './session-auth';
 import { body, invalidCredentials, jsonBody, startSession } from './session.routes';
@@ -13,6 +15,7 @@ import {
   acceptInvitation,
   changeMember,
   createInvitation,
+  emailInvitation,
   getAccountSettings,
   listInvitations,
   listMembers,
@@ -29,7 +32,10 @@ export const TEAM_BASE = '/dashboard/api';
  * until used, so it is replaced, as the API never logs a key (docs/architecture.md).
  */
 export function loggablePath(path: string): string {
-  return path.replace(/^\/dashboard\/(invitations|api\/join)\/[^/]+/, '/dashboard/$1/{token}');
+  return path.replace(
+    /^\/dashboard\/(invitations|api\/join|reset-password|api\/password-resets)\/[^/]+/,
+    '/dashboard/$1/{token}',
+  );
 }
 
 const SUPERADMIN: readonly Role[] = ['superadmin'];
@@ -64,8 +70,10 @@ export function teamRouter(
   settings: SessionSettings,
   limiter: LoginLimiter,
   onWrite: (write: CompletedWrite) => void = () => {},
+  mailer: Mailer = createMailer(undefined),
 ): express.Router {
   const { prisma } = deps;
+  const log = deps.logger ?? defaultLogger;
   /** A team change answered with success goes to the audit log, as the API's writes do (docs/api.md "Audit log"). */
   const answered = (req: Request, res: Response, session: LiveSession, status: number, answer: unknown) => {
     if (answer === undefined) res.status(status).end();
@@ -146,13 +154,10 @@ export function teamRouter(
     const session = await member(req, res, SUPERADMIN);
     const input = body(invitationBody, req);
     const linkBase = `${req.protocol}://${req.get('host')}`;
-    answered(
-      req,
-      res,
-      session,
-      201,
-      await createInvitation(prisma, session.accountId, session.user.id, input, linkBase),
-    );
+    const invitation = await createInvitation(prisma, session.accountId, session.user.id, input, linkBase);
+    // Emailed by this request, the one place the link exists in clear (docs/decisions.md §32).
+    const emailed = await emailInvitation(prisma, mailer, log, session, invitation);
+    answered(req, res, session, 201, { ...invitation, ...emailed });
   });
 
   router.delete('/invitations/:id', async (req, res) => {

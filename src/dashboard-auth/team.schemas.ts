@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { ROLES } from '../http/auth';
 import { PASSWORD_MAX_LENGTH } from './passwords';
 import { EMAIL_KINDS } from '../emails/email-content';
+import { USER_EMAIL_KINDS } from './user-emails';
 
 /** Whether Intl knows the IANA zone (`Europe/Paris`, `UTC`); abbreviations such as `CET` are refused too. */
 export function isTimeZone(zone: string): boolean {
@@ -13,6 +14,14 @@ export function isTimeZone(zone: string): boolean {
   }
   return zone === 'UTC' || zone.includes('/');
 }
+
+/** Days before a moment its reminder goes: a whole number from 1 to 30, or null for none. */
+const reminderDays = z
+  .union([
+    z.number().int('must be a whole number of days').min(1, 'must be at least 1').max(30, 'must be at most 30'),
+    z.null(),
+  ])
+  .optional();
 
 export const accountSettingsBody = z
   .strictObject({
@@ -27,13 +36,32 @@ export const accountSettingsBody = z
       .optional()
       .describe("The From of the account's emails to its customers; null: EMAIL_FROM with the account's name"),
     emails_off: z
-      .array(z.enum(EMAIL_KINDS))
-      .max(EMAIL_KINDS.length)
+      .array(z.enum([...EMAIL_KINDS, ...USER_EMAIL_KINDS]))
+      .max(EMAIL_KINDS.length + USER_EMAIL_KINDS.length)
       .optional()
-      .describe('The kinds of email not sent to customers (invoice, receipt, payment_failed)'),
+      .describe(
+        'The kinds of email not sent: to customers (invoice, receipt, payment_failed, installment_failed, renewal_reminder, trial_ending) and to users (team_invitation)',
+      ),
+    renewal_reminder_days: reminderDays.describe(
+      'Days before a renewal its reminder is emailed (1 to 30); null: none (docs/decisions.md §31)',
+    ),
+    trial_end_reminder_days: reminderDays.describe(
+      "Days before a trial's end its reminder is emailed (1 to 30); null: none (docs/decisions.md §31)",
+    ),
+    brand_color: z
+      .union([
+        z
+          .string()
+          .regex(/^#[0-9a-fA-F]{6}$/, 'must be a colour as #rrggbb')
+          .transform((color) => color.toLowerCase()),
+        z.null(),
+      ])
+      .optional()
+      .describe("The account's colour in its emails and hosted pages, as #rrggbb; null: the service's blue"),
   })
   .refine((body) => Object.values(body).some((value) => value !== undefined), {
-    message: 'give name, time_zone, email_from or emails_off',
+    message:
+      'give name, time_zone, email_from, emails_off, renewal_reminder_days, trial_end_reminder_days or brand_color',
     path: ['name'],
   });
 

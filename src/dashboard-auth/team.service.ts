@@ -8,6 +8,11 @@ import { newId } from '../lib/ids';
 import { hashPassword, PASSWORD_MIN_LENGTH, verifyPassword } from './passwords';
 import { normalizeEmail } from './user.service';
 import { lockAccountForTeam } from './team.records';
+import { readAccountProfile } from '../accounts/account.records';
+import { fromAddressOf } from '../emails/email.service';
+import type { Mailer } from '../emails/mailer';
+import type { Logger } from '../http/logger';
+import { invitationEmail, sendUserEmail } from './user-emails';
 
 /** How long an invitation's link works (docs/api.md "Dashboard team"). */
 export const INVITATION_TTL_MS = 7 * 24 * 3_600_000;
@@ -27,6 +32,11 @@ export interface AccountSettings {
   email_from: string | null;
   /** Kinds of email to customers switched off. */
   emails_off: string[];
+  /** Days before a renewal, and before a trial's end, their reminders go; null: none (docs/decisions.md §31). */
+  renewal_reminder_days: number | null;
+  trial_end_reminder_days: number | null;
+  /** The account's colour (#rrggbb) in its emails and hosted pages; null: the service's blue. */
+  brand_color: string | null;
 }
 
 function toAccountSettings(account: Account): AccountSettings {
@@ -37,6 +47,9 @@ function toAccountSettings(account: Account): AccountSettings {
     time_zone: account.timeZone,
     email_from: account.emailFrom,
     emails_off: account.emailsOff ?? [],
+    renewal_reminder_days: account.renewalReminderDays,
+    trial_end_reminder_days: account.trialEndReminderDays,
+    brand_color: account.brandColor,
   };
 }
 
@@ -47,7 +60,15 @@ export async function getAccountSettings(prisma: Db, accountId: string): Promise
 export async function updateAccountSettings(
   prisma: Db,
   accountId: string,
-  input: { name?: string; time_zone?: string; email_from?: string | null; emails_off?: string[] },
+  input: {
+    name?: string;
+    time_zone?: string;
+    email_from?: string | null;
+    emails_off?: string[];
+    renewal_reminder_days?: number | null;
+    trial_end_reminder_days?: number | null;
+    brand_color?: string | null;
+  },
 ): Promise<AccountSettings> {
   const account = await prisma.account.update({
     where: { id: accountId },
@@ -56,6 +77,9 @@ export async function updateAccountSettings(
       timeZone: input.time_zone,
       emailFrom: input.email_from,
       emailsOff: input.emails_off ? [...new Set(input.emails_off)] : undefined,
+      renewalReminderDays: input.renewal_reminder_days,
+      trialEndReminderDays: input.trial_end_reminder_days,
+      brandColor: input.brand_color,
     },
   });
   return toAccountSettings(account);
@@ -136,6 +160,8 @@ export interface InvitationObject {
   role: Role;
   created: number;
   expires_at: number;
+  /** When the SMTP server took its email (docs/decisions.md §32); null: not emailed (switched off, no server, refused). */
+  emailed_at: number | null;
   /** Only in the answer to its creation: the link is not stored and cannot be shown again. */
   url?: string;
 }
@@ -150,7 +176,43 @@ function invitationObject(row: InvitationRow): InvitationObject {
     role: columnValue(ROLES, row.role, 'invitations.role'),
     created: seconds(row.createdAt),
     expires_at: seconds(row.expiresAt),
+    emailed_at: row.emailedAt ? seconds(row.emailedAt) : null,
   };
+}
+
+/**
+ * Emails the invitation's link to the invited person (docs/decisions.md §32), unless the account
+ * switched `team_invitation` off, and records on the invitation when the SMTP server took it (or why
+ * not). Never fails the invitation: its link is answered to copy either way.
+ */
+export async function emailInvitation(
+  prisma: Db,
+  mailer: Mailer,
+  log: Logger,
+  session: { accountId: string; user: { name: string } },
+  invitation: InvitationObject & { url: string },
+): Promise<{ emailed_at: number | null }> {
+  const account = await readAccountProfile(prisma, session.accountId);
+  if (!account || account.emailsOff.includes('team_invitation')) return { emailed_at: null };
+  const outcome = await sendUserEmail(mailer, log, {
+    to: invitation.email,
+    from: fromAddressOf(account),
+    kind: 'team_invitation',
+    content: invitationEmail({
+      accountName: account.name,
+      inviterName: session.user.name,
+      role: invitation.role,
+      url: invitation.url,
+      expiresAt: new Date(invitation.expires_at * 1000),
+      timeZone: account.timeZone,
+      color: account.brandColor,
+    }),
+  });
+  await prisma.invitation.update({
+    where: { id: invitation.id },
+    data: 'sentAt' in outcome ? { emailedAt: outcome.sentAt } : { emailError: outcome.error },
+  });
+  return { emailed_at: 'sentAt' in outcome ? seconds(outcome.sentAt) : null };
 }
 
 export function tokenHashOf(token: string): string {
@@ -173,7 +235,7 @@ export async function createInvitation(
   input: { email: string; role: Role },
   linkBase: string,
   now = new Date(),
-): Promise<InvitationObject> {
+): Promise<InvitationObject & { url: string }> {
   const email = normalizeEmail(input.email);
   const member = await prisma.membership.findFirst({ where: { accountId, user: { email } } });
   if (member)

@@ -11,6 +11,7 @@ import { Subscriptions } from './pages/Subscriptions';
 import { SubscriptionDetail } from './pages/SubscriptionDetail';
 import { Settings } from './pages/Settings';
 import { AcceptInvitation } from './pages/AcceptInvitation';
+import { ForgotPassword, ResetPassword } from './pages/PasswordReset';
 import { InvoiceDetail } from './pages/InvoiceDetail';
 import { Invoices } from './pages/Invoices';
 import { Payments } from './pages/Payments';
@@ -50,11 +51,15 @@ export function App() {
   const signedIn = Boolean(session.data);
   // An invitation's page is for people not signed in yet (docs/api.md "Dashboard team").
   const invitation = path.startsWith('/invitations/') ? safeDecode(path.slice('/invitations/'.length)) : undefined;
+  // So are the "forgot password" pages (docs/api.md "Dashboard sessions").
+  const reset = path.startsWith('/reset-password/') ? safeDecode(path.slice('/reset-password/'.length)) : undefined;
+  const forgot = path === '/forgot-password';
+  const open = invitation !== undefined || reset !== undefined || forgot;
   useEffect(() => {
-    if (session.isPending || invitation !== undefined) return;
+    if (session.isPending || open) return;
     if (!signedIn && path !== '/login') navigate('/login', { replace: true });
     if (signedIn && path === '/login') navigate('/', { replace: true });
-  }, [signedIn, session.isPending, path, invitation]);
+  }, [signedIn, session.isPending, path, open]);
 
   if (session.isPending) return <p className="loading">Loading…</p>;
   if (session.isError)
@@ -64,6 +69,8 @@ export function App() {
       </main>
     );
   if (invitation !== undefined) return <AcceptInvitation key={invitation} token={invitation} />;
+  if (reset !== undefined) return <ResetPassword key={reset} token={reset} />;
+  if (forgot) return <ForgotPassword />;
   if (!session.data) return <Login />;
   return (
     <Shell session={session.data} path={path}>

@@ -66,3 +66,21 @@ export async function invoicePdf(
   const document = await loadInvoiceDocument(db, accountId, invoiceId);
   return { pdf: await renderInvoicePdf(document), filename: `${document.invoice.number}.pdf` };
 }
+
+/**
+ * The receipt of a paid invoice (the hosted invoice page's "Download the receipt"): its document titled
+ * Receipt; 409 `invoice_not_paid` before it is paid.
+ */
+export async function receiptPdf(
+  db: Db,
+  accountId: string,
+  invoiceId: string,
+): Promise<{ pdf: Buffer; filename: string }> {
+  const document = await loadInvoiceDocument(db, accountId, invoiceId);
+  if (document.invoice.status !== 'paid')
+    throw conflict(
+      `Invoice ${invoiceId} is ${document.invoice.status}: a receipt exists once it is paid.`,
+      'invoice_not_paid',
+    );
+  return { pdf: await renderInvoicePdf(document, 'receipt'), filename: `Receipt-${document.invoice.number}.pdf` };
+}

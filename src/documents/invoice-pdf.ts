@@ -13,21 +13,26 @@ import { drawBlocks, drawFacts, drawHeader, drawHeadline, drawSummary, drawTable
  * The invoice as a PDF (A4), drawn with pdfkit: no browser in production (docs/decisions.md §30 and
  * docs/performance.md, "Invoice PDF"), in the layout the credit note shares (src/documents/pdf-layout.ts).
  */
-export function renderInvoicePdf(document: InvoiceDocument): Promise<Buffer> {
+export function renderInvoicePdf(document: InvoiceDocument, kind: 'invoice' | 'receipt' = 'invoice'): Promise<Buffer> {
   const { invoice } = document;
   return renderPdf(
     {
-      Title: `Invoice ${invoice.number ?? invoice.id}`,
+      Title: `${kind === 'receipt' ? 'Receipt for invoice' : 'Invoice'} ${invoice.number ?? invoice.id}`,
       Author: document.account.name,
       Subject: `Invoice for ${invoice.customer_name ?? invoice.customer}`,
     },
-    (pdf) => draw(pdf, document),
+    (pdf) => draw(pdf, document, kind),
   );
 }
 
-function draw(pdf: PDFKit.PDFDocument, document: InvoiceDocument): void {
+/** The receipt is the paid invoice's document under its own title: the same facts, lines and amounts. */
+function draw(pdf: PDFKit.PDFDocument, document: InvoiceDocument, kind: 'invoice' | 'receipt'): void {
   const { invoice } = document;
-  let y = drawHeader(pdf, invoice.status === 'void' ? 'Invoice (void)' : 'Invoice', document.account);
+  let y = drawHeader(
+    pdf,
+    kind === 'receipt' ? 'Receipt' : invoice.status === 'void' ? 'Invoice (void)' : 'Invoice',
+    document.account,
+  );
   y = drawFacts(pdf, headlineFacts(document), y);
   y = drawBlocks(
     pdf,

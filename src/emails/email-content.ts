@@ -1,15 +1,28 @@
 import {
+  addressLines,
   billToLines,
   documentDate,
   money,
   shipToLines,
   summaryRows,
   type InvoiceDocument,
+  type SummaryRow,
 } from '../documents/invoice-document';
+import type { Address } from '../customers/customer.schemas';
+import { formatMoney } from '../lib/money';
 
-/** The kinds of email the service sends to an account's customers (docs/decisions.md §30). */
-export const EMAIL_KINDS = ['invoice', 'receipt', 'payment_failed'] as const;
+/** The kinds of email about an invoice (docs/decisions.md §30): rendered from the invoice's document. */
+export const INVOICE_EMAIL_KINDS = ['invoice', 'receipt', 'payment_failed'] as const;
+export type InvoiceEmailKind = (typeof INVOICE_EMAIL_KINDS)[number];
+/** The reminders a subscription's workflow calls for, days before (docs/decisions.md §31). */
+export const REMINDER_EMAIL_KINDS = ['renewal_reminder', 'trial_ending'] as const;
+export type ReminderEmailKind = (typeof REMINDER_EMAIL_KINDS)[number];
+/** Every kind of email the service sends to an account's customers; each can be switched off (`emails_off`). */
+export const EMAIL_KINDS = [...INVOICE_EMAIL_KINDS, 'installment_failed', ...REMINDER_EMAIL_KINDS] as const;
 export type EmailKind = (typeof EMAIL_KINDS)[number];
+
+/** The button colour when the account chose none. */
+export const DEFAULT_BRAND_COLOR = '#1f6feb';
 
 /**
  * Links an email shows when they are given: the invoice's hosted page (`hosted_invoice_url`) and the
@@ -26,12 +39,42 @@ export interface EmailContent {
   text: string;
 }
 
+/** The customer as an email addresses them: the blocks "Bill to" and "Ship to". */
+export interface EmailRecipient {
+  name: string | null;
+  email: string | null;
+  phone: string | null;
+  address: Address | null;
+  shipping: { name: string; phone: string | null; address: Address } | null;
+}
+
+/** What every email says, in the order it says it; rendered as HTML and as plain text by renderEmail. */
+export interface EmailBody {
+  subject: string;
+  accountName: string;
+  headline: string;
+  lead: string;
+  facts: { label: string; value: string }[];
+  lines: { description: string; quantity?: number; amount: string }[];
+  summary: SummaryRow[];
+  billTo: string[];
+  shipTo: string[];
+  action?: { label: string; url: string } | undefined | '';
+  /** The account's colour (`brand_color`, #rrggbb): the account's name and the button. */
+  color?: string | null;
+  /** The last line; unset: how to reach the account (a reply). */
+  footer?: string;
+}
+
 function escapeHtml(value: string): string {
   return value.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
 }
 
 /** What each kind says above the invoice's details. */
-function opening(kind: EmailKind, document: InvoiceDocument): { subject: string; headline: string; lead: string } {
+function opening(
+  kind: InvoiceEmailKind,
+  document: InvoiceDocument,
+): { subject: string; headline: string; lead: string } {
   const { invoice, account } = document;
   const number = invoice.number ?? '';
   switch (kind) {
@@ -61,9 +104,13 @@ function opening(kind: EmailKind, document: InvoiceDocument): { subject: string;
  * and as plain text saying the same: the account's name, the amounts, the lines, the customer's
  * address and shipping, and the links given.
  */
-export function invoiceEmail(kind: EmailKind, document: InvoiceDocument, links: EmailLinks = {}): EmailContent {
+export function invoiceEmail(
+  kind: InvoiceEmailKind,
+  document: InvoiceDocument,
+  links: EmailLinks = {},
+  color?: string | null,
+): EmailContent {
   const { invoice, account } = document;
-  const { subject, headline, lead } = opening(kind, document);
   const action =
     kind === 'payment_failed'
       ? links.updatePaymentMethodUrl && { label: 'Update payment method', url: links.updatePaymentMethodUrl }
@@ -71,36 +118,172 @@ export function invoiceEmail(kind: EmailKind, document: InvoiceDocument, links: 
           label: kind === 'invoice' && invoice.status === 'open' ? 'View and pay invoice' : 'View invoice',
           url: links.hostedInvoiceUrl,
         };
-  const summary = summaryRows(document);
-  const billTo = billToLines(document);
-  const shipTo = shipToLines(document);
+  return renderEmail({
+    ...opening(kind, document),
+    accountName: account.name,
+    facts: [
+      { label: 'Invoice number', value: invoice.number ?? '' },
+      ...(invoice.due_date ? [{ label: 'Due', value: documentDate(document, invoice.due_date) }] : []),
+    ],
+    lines: invoice.lines.map((line) => ({
+      description: line.description ?? '',
+      quantity: line.quantity,
+      amount: money(document, line.amount),
+    })),
+    summary: summaryRows(document),
+    billTo: billToLines(document),
+    shipTo: shipToLines(document),
+    action,
+    color,
+  });
+}
 
+/** The customer's blocks, as the invoice's document shows them (name, address, email, phone; shipping). */
+function recipientBlocks(customer: EmailRecipient): { billTo: string[]; shipTo: string[] } {
+  const present = (part: string | null | undefined): part is string => !!part;
+  return {
+    billTo: [customer.name, ...addressLines(customer.address), customer.email, customer.phone].filter(present),
+    shipTo: customer.shipping
+      ? [customer.shipping.name, ...addressLines(customer.shipping.address), customer.shipping.phone].filter(present)
+      : [],
+  };
+}
+
+function longDate(seconds: number, timeZone: string): string {
+  return new Intl.DateTimeFormat('en-GB', { dateStyle: 'long', timeZone }).format(new Date(seconds * 1000));
+}
+
+/**
+ * What a reminder states, fixed when it is queued (docs/decisions.md §31): the moment (the renewal, or
+ * the trial's end), and the invoice that will be made then, as GET /invoices/upcoming would answer it.
+ */
+export interface ReminderDetails {
+  /** Unix seconds: the renewal, or the end of the trial. */
+  at: number;
+  currency: string;
+  collection_method: 'charge_automatically' | 'send_invoice';
+  lines: { description: string; quantity: number; amount: number }[];
+  subtotal: number;
+  tax: number;
+  total: number;
+}
+
+/** A renewal's or a trial's end's reminder, days before (docs/decisions.md §31). */
+export function reminderEmail(
+  kind: ReminderEmailKind,
+  account: { name: string; timeZone: string },
+  customer: EmailRecipient,
+  details: ReminderDetails,
+  color?: string | null,
+): EmailContent {
+  const date = longDate(details.at, account.timeZone);
+  const amount = formatMoney(details.total, details.currency);
+  const charged =
+    details.collection_method === 'charge_automatically'
+      ? `${amount} will be charged to your payment method on file`
+      : `an invoice of ${amount} will be sent to you`;
+  const opening =
+    kind === 'renewal_reminder'
+      ? {
+          subject: `Your subscription with ${account.name} renews on ${date}`,
+          headline: `${amount} on ${date}`,
+          lead: `Your subscription with ${account.name} renews on ${date}: ${charged}. Nothing to do if that is what you want; to change or cancel it, reply to this email.`,
+        }
+      : {
+          subject: `Your trial with ${account.name} ends on ${date}`,
+          headline: `Your trial ends on ${date}`,
+          lead: `Your free trial with ${account.name} ends on ${date}. Your subscription then begins and ${charged}. To cancel before then, reply to this email.`,
+        };
+  const money = (cents: number) => formatMoney(cents, details.currency);
+  return renderEmail({
+    ...opening,
+    accountName: account.name,
+    facts: [{ label: kind === 'renewal_reminder' ? 'Renews on' : 'Trial ends on', value: date }],
+    lines: details.lines.map((line) => ({ ...line, amount: money(line.amount) })),
+    summary: [
+      { label: 'Subtotal', amount: money(details.subtotal) },
+      ...(details.tax ? [{ label: 'Tax', amount: money(details.tax) }] : []),
+      { label: 'Total', amount: money(details.total), strong: true },
+    ],
+    ...recipientBlocks(customer),
+    color,
+  });
+}
+
+/** The installment of a payment plan whose automatic charge was declined, and its plan, as the event carries them. */
+export interface InstallmentFailure {
+  plan: {
+    installments_count: number;
+    currency: string;
+    total_amount: number;
+    amount_paid: number;
+    amount_overdue: number;
+    amount_remaining: number;
+  };
+  installment: { number: number; amount: number; due_date: number | null; failure_message: string | null };
+}
+
+/** A payment plan's installment declined (docs/decisions.md §30): what failed, what is owed now. */
+export function installmentFailedEmail(
+  account: { name: string; timeZone: string },
+  customer: EmailRecipient,
+  { plan, installment }: InstallmentFailure,
+  color?: string | null,
+): EmailContent {
+  const money = (cents: number) => formatMoney(cents, plan.currency);
+  const which = `installment ${installment.number} of ${plan.installments_count}`;
+  return renderEmail({
+    subject: `Payment failed for ${which} of your payment plan with ${account.name}`,
+    headline: `${money(installment.amount)} could not be charged`,
+    lead: `We could not charge your payment method for ${which} of your payment plan with ${account.name}${installment.failure_message ? ` (${installment.failure_message.replace(/\.$/, '')})` : ''}. To keep your plan in good standing, please reply to this email to arrange the payment or another card.`,
+    accountName: account.name,
+    facts: [
+      { label: 'Installment', value: `${installment.number} of ${plan.installments_count}` },
+      ...(installment.due_date ? [{ label: 'Due', value: longDate(installment.due_date, account.timeZone) }] : []),
+    ],
+    lines: [],
+    summary: [
+      { label: 'Plan total', amount: money(plan.total_amount) },
+      { label: 'Amount paid', amount: money(plan.amount_paid) },
+      { label: 'Amount overdue', amount: money(plan.amount_overdue), strong: true },
+      { label: 'Amount remaining', amount: money(plan.amount_remaining) },
+    ],
+    ...recipientBlocks(customer),
+    color,
+  });
+}
+
+/** One email's HTML (inline styles and tables, which mail readers keep) and its plain text, saying the same. */
+export function renderEmail(body: EmailBody): EmailContent {
+  const { subject, accountName, headline, lead, facts, lines, summary, billTo, shipTo, action } = body;
+  // Validated as #rrggbb where it is set (the account's settings); checked again before it goes into a style.
+  const color = body.color && /^#[0-9a-fA-F]{6}$/.test(body.color) ? body.color : DEFAULT_BRAND_COLOR;
+  const footer = body.footer ?? `Questions? Reply to this email to reach ${accountName}.`;
   const text = [
-    account.name,
+    accountName,
     '',
     headline,
     lead,
     '',
-    `Invoice number: ${invoice.number ?? ''}`,
-    ...(invoice.due_date ? [`Due: ${documentDate(document, invoice.due_date)}`] : []),
-    '',
-    ...invoice.lines.map((line) => `${line.description ?? ''}  x${line.quantity}  ${money(document, line.amount)}`),
-    '',
-    ...summary.map((row) => `${row.label}: ${row.amount}`),
+    ...facts.map((fact) => `${fact.label}: ${fact.value}`),
+    ...(lines.length
+      ? ['', ...lines.map((line) => `${line.description}  x${line.quantity ?? 1}  ${line.amount}`)]
+      : []),
+    ...(summary.length ? ['', ...summary.map((row) => `${row.label}: ${row.amount}`)] : []),
     '',
     ...(billTo.length ? ['Bill to:', ...billTo.map((line) => `  ${line}`)] : []),
     ...(shipTo.length ? ['Ship to:', ...shipTo.map((line) => `  ${line}`)] : []),
     ...(action ? ['', `${action.label}: ${action.url}`] : []),
     '',
-    `Questions? Reply to this email to reach ${account.name}.`,
+    footer,
   ].join('\n');
 
   const cell = 'padding:6px 0;border-bottom:1px solid #e4e7eb;';
-  const lineRows = invoice.lines
+  const lineRows = lines
     .map(
       (line) =>
-        `<tr><td style="${cell}">${escapeHtml(line.description ?? '')}<br><span style="color:#616e7c;font-size:12px">Qty ${line.quantity}</span></td>` +
-        `<td style="${cell}text-align:right;white-space:nowrap">${escapeHtml(money(document, line.amount))}</td></tr>`,
+        `<tr><td style="${cell}">${escapeHtml(line.description)}<br><span style="color:#616e7c;font-size:12px">Qty ${line.quantity ?? 1}</span></td>` +
+        `<td style="${cell}text-align:right;white-space:nowrap">${escapeHtml(line.amount)}</td></tr>`,
     )
     .join('');
   const summaryHtml = summary
@@ -110,30 +293,33 @@ export function invoiceEmail(kind: EmailKind, document: InvoiceDocument, links: 
         `<td style="padding:4px 0;text-align:right;${row.strong ? 'font-weight:bold;' : ''}">${escapeHtml(row.amount)}</td></tr>`,
     )
     .join('');
-  const block = (title: string, lines: string[]) =>
-    lines.length
+  const factsHtml = facts
+    .map((fact) => `${escapeHtml(fact.label)} <strong style="color:#1f2933">${escapeHtml(fact.value)}</strong>`)
+    .join(' &middot; ');
+  const block = (title: string, blockLines: string[]) =>
+    blockLines.length
       ? `<td style="vertical-align:top;padding:0 16px 0 0;width:50%"><div style="color:#616e7c;font-size:12px;text-transform:uppercase;letter-spacing:.04em">${title}</div>` +
-        `<div style="line-height:1.5">${lines.map(escapeHtml).join('<br>')}</div></td>`
+        `<div style="line-height:1.5">${blockLines.map(escapeHtml).join('<br>')}</div></td>`
       : '';
   const button = action
-    ? `<p style="margin:24px 0"><a href="${escapeHtml(action.url)}" style="background:#1f6feb;color:#ffffff;padding:12px 20px;border-radius:6px;text-decoration:none;font-weight:bold;display:inline-block">${escapeHtml(action.label)}</a></p>`
+    ? `<p style="margin:24px 0"><a href="${escapeHtml(action.url)}" style="background:${color};color:#ffffff;padding:12px 20px;border-radius:6px;text-decoration:none;font-weight:bold;display:inline-block">${escapeHtml(action.label)}</a></p>`
     : '';
   const html = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>${escapeHtml(subject)}</title></head>
 <body style="margin:0;padding:0;background:#f5f7fa;font-family:-apple-system,'Segoe UI',Helvetica,Arial,sans-serif;color:#1f2933">
 <table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="background:#f5f7fa"><tr><td align="center" style="padding:32px 12px">
-<table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="max-width:560px;background:#ffffff;border-radius:8px;border:1px solid #e4e7eb">
+<table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="max-width:560px;background:#ffffff;border-radius:8px;border:1px solid #e4e7eb;border-top:4px solid ${color}">
 <tr><td style="padding:28px 32px 8px">
-<div style="font-size:18px;font-weight:bold">${escapeHtml(account.name)}</div>
+<div style="font-size:18px;font-weight:bold;color:${color}">${escapeHtml(accountName)}</div>
 <h1 style="font-size:26px;margin:20px 0 8px">${escapeHtml(headline)}</h1>
 <p style="margin:0 0 4px;line-height:1.5">${escapeHtml(lead)}</p>
-<p style="margin:12px 0 0;color:#52606d">Invoice number <strong style="color:#1f2933">${escapeHtml(invoice.number ?? '')}</strong>${invoice.due_date ? ` &middot; due ${escapeHtml(documentDate(document, invoice.due_date))}` : ''}</p>
+${factsHtml ? `<p style="margin:12px 0 0;color:#52606d">${factsHtml}</p>` : ''}
 ${button}
 </td></tr>
-<tr><td style="padding:8px 32px"><table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="font-size:14px">${lineRows}</table></td></tr>
-<tr><td style="padding:8px 32px 16px"><table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="font-size:14px">${summaryHtml}</table></td></tr>
-<tr><td style="padding:8px 32px 24px"><table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="font-size:14px"><tr>${block('Bill to', billTo)}${block('Ship to', shipTo)}</tr></table></td></tr>
-<tr><td style="padding:16px 32px;border-top:1px solid #e4e7eb;color:#616e7c;font-size:12px">Questions? Reply to this email to reach ${escapeHtml(account.name)}.</td></tr>
+${lineRows ? `<tr><td style="padding:8px 32px"><table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="font-size:14px">${lineRows}</table></td></tr>` : ''}
+${summaryHtml ? `<tr><td style="padding:8px 32px 16px"><table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="font-size:14px">${summaryHtml}</table></td></tr>` : ''}
+${billTo.length || shipTo.length ? `<tr><td style="padding:8px 32px 24px"><table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="font-size:14px"><tr>${block('Bill to', billTo)}${block('Ship to', shipTo)}</tr></table></td></tr>` : ''}
+<tr><td style="padding:16px 32px;border-top:1px solid #e4e7eb;color:#616e7c;font-size:12px">${escapeHtml(footer)}</td></tr>
 </table></td></tr></table>
 </body></html>`;
   return { subject, html, text };

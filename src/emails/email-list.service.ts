@@ -17,6 +17,8 @@ function toEmailObject(email: Email): EmailObject {
     status: email.status as EmailObject['status'],
     invoice: email.invoiceId,
     customer: email.customerId,
+    subscription: email.subscriptionId,
+    payment_plan: email.paymentPlanId,
     event: email.eventId,
     message_id: email.messageId,
     attempts: email.attempts,
@@ -36,7 +38,7 @@ export async function listAccountEmails(
   const { rows, total } = await listEmails(
     prisma,
     accountId,
-    { invoiceId: query.invoice, customerId: query.customer },
+    { invoiceId: query.invoice, customerId: query.customer, subscriptionId: query.subscription },
     pageWindow(query),
   );
   return pageEnvelope(rows.map(toEmailObject), total, query);

@@ -1,4 +1,4 @@
-import type { CaughtEmail, Email } from '../generated/prisma/client';
+import type { CaughtEmail, Email, Prisma } from '../generated/prisma/client';
 import type { Db, Tx } from '../db/prisma';
 
 /** The email module's data access (docs/architecture.md, "Data access"): emails and caught_emails. */
@@ -11,15 +11,18 @@ export async function readEventForEmail(
   return db.event.findUnique({ where: { id: eventId }, select: { id: true, accountId: true, type: true, data: true } });
 }
 
-export type NewEmail = Pick<
-  Email,
-  'id' | 'accountId' | 'kind' | 'eventId' | 'toAddress' | 'subject' | 'invoiceId' | 'customerId' | 'messageId'
->;
+export type NewEmail = Pick<Email, 'id' | 'accountId' | 'kind' | 'toAddress' | 'subject' | 'customerId' | 'messageId'> &
+  Partial<Pick<Email, 'eventId' | 'invoiceId' | 'subscriptionId' | 'paymentPlanId'>> & {
+    details?: Prisma.InputJsonValue;
+  };
 
-/** Writes the email queued, once: a second call for the same (event, kind) answers the row already there. */
+/**
+ * Writes the email queued, once: its id derives from what called for it (the event and the kind, or a
+ * reminder's subscription, kind and moment), so a second call answers the row already there.
+ */
 export async function insertEmailOnce(db: Db, email: NewEmail): Promise<Email> {
   await db.email.createMany({ data: [email], skipDuplicates: true });
-  return db.email.findUniqueOrThrow({ where: { eventId_kind: { eventId: email.eventId, kind: email.kind } } });
+  return db.email.findUniqueOrThrow({ where: { id: email.id } });
 }
 
 export async function readEmail(db: Db | Tx, id: string): Promise<Email | null> {
@@ -59,7 +62,7 @@ export async function markEmailFailed(db: Db, id: string, reason: string): Promi
 export async function listEmails(
   db: Db,
   accountId: string,
-  filter: { invoiceId?: string; customerId?: string },
+  filter: { invoiceId?: string; customerId?: string; subscriptionId?: string },
   window: { skip: number; take: number },
 ): Promise<{ rows: Email[]; total: number }> {
   const where = { accountId, ...filter };

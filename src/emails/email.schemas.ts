@@ -10,6 +10,7 @@ export const listEmailsQuery = z.strictObject({
   ...paginationQuery(100),
   invoice: invoiceId.optional().describe("Only the emails about this invoice (the invoice's timeline)"),
   customer: resourceId.optional().describe("Only the emails to this customer (the customer's timeline)"),
+  subscription: resourceId.optional().describe('Only the emails about this subscription (its reminders)'),
 });
 
 export const emailIdParams = z.strictObject({ id: resourceId });
@@ -24,7 +25,12 @@ export const emailSchema = z
     status: z.enum(EMAIL_STATUSES).describe('queued (not accepted by the SMTP server yet), sent, failed'),
     invoice: z.string().nullable(),
     customer: z.string().nullable(),
-    event: z.string().describe('The event that called for it'),
+    subscription: z.string().nullable().describe('The subscription a reminder is about'),
+    payment_plan: z.string().nullable().describe('The payment plan an installment_failed email is about'),
+    event: z
+      .string()
+      .nullable()
+      .describe("The event that called for it; null for a reminder, which the subscription's workflow calls for"),
     message_id: z.string().describe('The SMTP Message-ID, the same on every attempt'),
     attempts: z.number().int(),
     last_response: z.string().nullable().describe("The SMTP server's last answer, or why the last attempt failed"),

@@ -1,4 +1,4 @@
-import type { Email } from '../generated/prisma/client';
+import type { Email, Prisma } from '../generated/prisma/client';
 import type { Db } from '../db/prisma';
 import { config } from '../config';
 import { readAccountProfile, type AccountProfile } from '../accounts/account.records';
@@ -10,7 +10,20 @@ import type { InvoiceObject } from '../invoices/invoice.schemas';
 import { getInvoice } from '../invoices/invoice.service';
 import { recordEvent } from '../lib/events';
 import { idFromSeed } from '../lib/ids';
-import { invoiceEmail, type EmailKind, type EmailLinks } from './email-content';
+import { readCustomerEvenDeleted } from '../customers/customer.records';
+import {
+  installmentFailedEmail,
+  invoiceEmail,
+  reminderEmail,
+  type EmailContent,
+  type EmailKind,
+  type EmailLinks,
+  type EmailRecipient,
+  type InstallmentFailure,
+  type InvoiceEmailKind,
+  type ReminderDetails,
+  type ReminderEmailKind,
+} from './email-content';
 import {
   beginAttempt,
   insertEmailOnce,
@@ -25,15 +38,23 @@ import type { Mailer } from './mailer';
 type SmtpAddress = { name: string; address: string };
 
 /** The events that may call for an email (docs/decisions.md §30). */
-export const EMAIL_EVENT_TYPES = ['invoice.finalized', 'invoice.payment_succeeded', 'invoice.payment_failed'] as const;
+export const EMAIL_EVENT_TYPES = [
+  'invoice.finalized',
+  'invoice.payment_succeeded',
+  'invoice.payment_failed',
+  'payment_plan.installment_failed',
+] as const;
 
 /**
  * The email an event calls for, from the event alone: a `send_invoice` invoice finalized is sent to
  * the customer; a paid invoice gets a receipt; a subscription's charge that failed (dunning: the
  * customer was not there to see it) gets a failed-payment notice. A charge the merchant made through
- * the API and saw fail is the merchant's to tell.
+ * the API and saw fail is the merchant's to tell. A payment plan's automatic charge declined
+ * (`payment_plan.installment_failed`, only ever an automatic charge) gets its own notice.
  */
 export function emailKindOf(type: string, data: unknown): EmailKind | null {
+  if (type === 'payment_plan.installment_failed')
+    return (data as { object?: string } | null)?.object === 'payment_plan' ? 'installment_failed' : null;
   const invoice = data as Partial<InvoiceObject> | null;
   if (!invoice || invoice.object !== 'invoice') return null;
   if (type === 'invoice.finalized') return invoice.collection_method === 'send_invoice' ? 'invoice' : null;
@@ -52,10 +73,30 @@ function messageIdOf(emailId: string, from: SmtpAddress): string {
   return `<${emailId}@${from.address.split('@')[1] ?? 'localhost'}>`;
 }
 
+/** What `payment_plan.installment_failed` carries: the plan after the change, with the installment that failed. */
+function installmentFailureOf(data: unknown): InstallmentFailure {
+  const plan = data as InstallmentFailure['plan'] & { installment: InstallmentFailure['installment'] };
+  return { plan, installment: plan.installment };
+}
+
+/** The customer as an email's blocks show them, or null (unknown). */
+export async function emailRecipient(db: Db, accountId: string, customerId: string): Promise<EmailRecipient | null> {
+  const customer = await readCustomerEvenDeleted(db, accountId, customerId);
+  if (!customer) return null;
+  const addresses = (customer.address as EmailRecipient['address'][] | null) ?? [];
+  return {
+    name: customer.name,
+    email: customer.email,
+    phone: customer.phone,
+    address: addresses[0] ?? null,
+    shipping: (customer.shipping as EmailRecipient['shipping']) ?? null,
+  };
+}
+
 /**
  * The email the event calls for, written queued once (its id derives from the event and the kind:
  * a second call finds the same row). Null when none is sent: no kind for this event, the kind
- * switched off for the account, no customer email on the invoice.
+ * switched off for the account, no customer email (on the invoice; the customer's for a plan).
  */
 export async function prepareEmail(prisma: Db, eventId: string): Promise<{ emailId: string; kind: EmailKind } | null> {
   const event = await readEventForEmail(prisma, eventId);
@@ -64,22 +105,75 @@ export async function prepareEmail(prisma: Db, eventId: string): Promise<{ email
   if (!kind) return null;
   const account = await readAccountProfile(prisma, event.accountId);
   if (!account || account.emailsOff.includes(kind)) return null;
+  const id = idFromSeed('email', `${eventId}:${kind}`);
+  const common = { id, accountId: event.accountId, kind, eventId, messageId: messageIdOf(id, fromAddressOf(account)) };
+  if (kind === 'installment_failed') {
+    const plan = event.data as InstallmentFailure['plan'] & { id: string; customer: string };
+    const customer = await emailRecipient(prisma, event.accountId, plan.customer);
+    if (!customer?.email) return null;
+    const email = await insertEmailOnce(prisma, {
+      ...common,
+      toAddress: customer.email,
+      subject: installmentFailedEmail(account, customer, installmentFailureOf(event.data)).subject,
+      customerId: plan.customer,
+      paymentPlanId: plan.id,
+    });
+    return { emailId: email.id, kind };
+  }
   const invoice = event.data as InvoiceObject;
   if (!invoice.customer_email) return null;
   const document = await loadInvoiceDocument(prisma, event.accountId, invoice.id);
-  const id = idFromSeed('email', `${eventId}:${kind}`);
   const email = await insertEmailOnce(prisma, {
-    id,
-    accountId: event.accountId,
-    kind,
-    eventId,
+    ...common,
     toAddress: invoice.customer_email,
-    subject: invoiceEmail(kind, document).subject,
+    subject: invoiceEmail(kind as InvoiceEmailKind, document).subject,
     invoiceId: invoice.id,
     customerId: invoice.customer,
-    messageId: messageIdOf(id, fromAddressOf(account)),
   });
   return { emailId: email.id, kind };
+}
+
+/** A reminder to queue (docs/decisions.md §31): the subscription's, of `kind`, for the moment `details.at`. */
+export interface NewReminder {
+  accountId: string;
+  subscriptionId: string;
+  customerId: string;
+  kind: ReminderEmailKind;
+  /** What it states, computed only when one is sent. */
+  details: () => Promise<ReminderDetails>;
+}
+
+/** The id of a subscription's reminder for a moment: one per subscription, kind and renewal (or trial end). */
+export function reminderEmailId(subscriptionId: string, kind: ReminderEmailKind, atSeconds: number): string {
+  return idFromSeed('email', `${subscriptionId}:${kind}:${atSeconds}`);
+}
+
+/**
+ * The reminder written queued, once per subscription, kind and moment; null when none is sent: the
+ * kind switched off or its days unset by now, the customer without an email.
+ */
+export async function queueReminderEmail(prisma: Db, reminder: NewReminder): Promise<string | null> {
+  const { accountId, kind } = reminder;
+  const account = await readAccountProfile(prisma, accountId);
+  if (!account || account.emailsOff.includes(kind)) return null;
+  const days = kind === 'renewal_reminder' ? account.renewalReminderDays : account.trialEndReminderDays;
+  if (days === null) return null;
+  const customer = await emailRecipient(prisma, accountId, reminder.customerId);
+  if (!customer?.email) return null;
+  const details = await reminder.details();
+  const id = reminderEmailId(reminder.subscriptionId, kind, details.at);
+  const email = await insertEmailOnce(prisma, {
+    id,
+    accountId,
+    kind,
+    toAddress: customer.email,
+    subject: reminderEmail(kind, account, customer, details).subject,
+    customerId: reminder.customerId,
+    subscriptionId: reminder.subscriptionId,
+    messageId: messageIdOf(id, fromAddressOf(account)),
+    details: details as unknown as Prisma.InputJsonValue,
+  });
+  return email.id;
 }
 
 export interface EmailDeps {
@@ -88,7 +182,7 @@ export interface EmailDeps {
   /**
    * The links an email shows; unset, those of hostedPageLinks (the invoice's hosted page for every kind).
    */
-  links?: (kind: EmailKind, document: InvoiceDocument) => Promise<EmailLinks> | EmailLinks;
+  links?: (kind: InvoiceEmailKind, document: InvoiceDocument) => Promise<EmailLinks> | EmailLinks;
   logger?: Logger;
 }
 
@@ -142,26 +236,56 @@ export async function deliverEmail(deps: EmailDeps, emailId: string): Promise<De
  * An email's links to the invoice's hosted page (docs/decisions.md §29): the invoice to pay, or after a
  * declined renewal the page where the customer pays it with another card, which is saved for them.
  */
-export function hostedPageLinks(kind: EmailKind, document: InvoiceDocument): EmailLinks {
+export function hostedPageLinks(kind: InvoiceEmailKind, document: InvoiceDocument): EmailLinks {
   const url = document.invoice.hosted_invoice_url ?? undefined;
   return kind === 'payment_failed' ? { updatePaymentMethodUrl: url } : { hostedInvoiceUrl: url };
 }
 
+/** The message of a queued email, built afresh: from the invoice, the plan's event, or the reminder's details. */
 async function buildMessage(deps: EmailDeps, email: Email) {
   const kind = email.kind as EmailKind;
   const account = await readAccountProfile(deps.prisma, email.accountId);
+  const from = (name: string) => fromAddressOf(account ?? { name, emailFrom: null });
+  const message = (content: EmailContent, sender: SmtpAddress) => ({
+    from: sender,
+    to: email.toAddress,
+    subject: email.subject,
+    html: content.html,
+    text: content.text,
+    messageId: email.messageId,
+  });
+  if (kind === 'installment_failed' || kind === 'renewal_reminder' || kind === 'trial_ending') {
+    if (!account) throw new Error(`account ${email.accountId} is gone`);
+    const customer = (await emailRecipient(deps.prisma, email.accountId, email.customerId!)) ?? {
+      name: null,
+      email: email.toAddress,
+      phone: null,
+      address: null,
+      shipping: null,
+    };
+    const content =
+      kind === 'installment_failed'
+        ? installmentFailedEmail(
+            account,
+            customer,
+            installmentFailureOf((await readEventForEmail(deps.prisma, email.eventId!))!.data),
+            account.brandColor,
+          )
+        : reminderEmail(kind, account, customer, email.details as unknown as ReminderDetails, account.brandColor);
+    return { kind, message: { ...message(content, from(account.name)), attachments: [] } };
+  }
   const document = await loadInvoiceDocument(deps.prisma, email.accountId, email.invoiceId!);
-  const content = invoiceEmail(kind, document, await (deps.links ?? hostedPageLinks)(kind, document));
+  const content = invoiceEmail(
+    kind,
+    document,
+    await (deps.links ?? hostedPageLinks)(kind, document),
+    account?.brandColor,
+  );
   const withPdf = kind === 'invoice' || kind === 'receipt';
   return {
     kind,
     message: {
-      from: fromAddressOf(account ?? { name: document.account.name, emailFrom: null }),
-      to: email.toAddress,
-      subject: email.subject,
-      html: content.html,
-      text: content.text,
-      messageId: email.messageId,
+      ...message(content, from(document.account.name)),
       attachments: withPdf
         ? [
             {

@@ -16,6 +16,8 @@ export interface Mailer {
   /** Sends the message; answers the SMTP server's reply once it has accepted it, throws otherwise. */
   send(message: OutgoingMessage): Promise<string>;
   close(): void;
+  /** false: no SMTP server is configured (SMTP_URL unset), so nothing that would wait on one is started. */
+  configured?: boolean;
 }
 
 /** Thrown when no SMTP server is configured: the activity retries until one is. */
@@ -35,6 +37,7 @@ export function createMailer(smtpUrl: string | undefined): Mailer {
     return {
       send: () => Promise.reject(new NoSmtpServerError()),
       close: () => undefined,
+      configured: false,
     };
   const transport: Transporter = nodemailer.createTransport({
     url: smtpUrl,

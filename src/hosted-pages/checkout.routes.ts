@@ -4,7 +4,8 @@ import type { CheckoutSession } from '../generated/prisma/client';
 import type { AppDeps } from '../http/app-deps';
 import type { PaymentGateway } from '../payments/gateway';
 import { findPrice } from '../catalog/price.service';
-import { readAccountName, readProductName } from '../invoices/invoice.records';
+import { readProductName } from '../invoices/invoice.records';
+import { readAccountProfile } from '../accounts/account.records';
 import { CHECKOUT_PATH, findCheckoutByToken, type CheckoutItem } from '../checkout/checkout.service';
 import { completeCheckout } from '../use-cases/checkout-completion';
 import { cardFields, formKey, newFormKey, parseCardForm, type FieldErrors } from './card-form';
@@ -104,7 +105,10 @@ async function renderCheckout(
   } = {},
 ): Promise<void> {
   const { session } = checkout;
-  const [account, lines] = await Promise.all([readAccountName(deps.prisma, session.accountId), linesOf(deps, session)]);
+  const [account, lines] = await Promise.all([
+    readAccountProfile(deps.prisma, session.accountId),
+    linesOf(deps, session),
+  ]);
   const currency = lines[0]?.currency ?? 'USD';
   const total = lines.reduce((sum, line) => sum + line.amount, 0);
   const values = extras.values ?? {};
@@ -115,6 +119,7 @@ async function renderCheckout(
   sendPage(res, status, {
     title: `Checkout: ${account?.name ?? ''}`,
     merchant: account?.name,
+    brandColor: account?.brandColor,
     formActions: [new URL(session.successUrl).origin],
     body: html`<h1>${subscribing ? 'Subscribe' : 'Pay'}</h1>
       ${extras.notice ? html`<div class="notice notice-error" role="alert">${extras.notice}</div>` : html``}

@@ -1,4 +1,5 @@
-import { invoicePdf } from '../documents/invoice-document.service';
+import { readAccountProfile } from '../accounts/account.records';
+import { invoicePdf, receiptPdf } from '../documents/invoice-document.service';
 import { creditNotePdf } from '../documents/credit-note-document.service';
 import { creditDestination } from '../documents/credit-note-document';
 import { listCreditNotes } from '../credit-notes/credit-note.service';
@@ -154,16 +155,21 @@ export function invoiceSummary(invoice: InvoiceObject, taxNames: Map<string, str
           </tr>
         </tfoot>
       </table>
-      ${pdfPath ? pdfDownload(pdfPath) : html``}
+      ${pdfPath ? pdfDownload(pdfPath, invoice.status === 'paid') : html``}
     </section>`;
 }
 
 /**
  * The invoice's PDF, a GET of this page's own path + `/pdf` (the same document as
- * `GET /invoices/{id}/pdf`), so the page's Content-Security-Policy needs no change.
+ * `GET /invoices/{id}/pdf`), so the page's Content-Security-Policy needs no change; once paid, its
+ * receipt beside it (+ `/receipt`).
  */
-function pdfDownload(path: string): Html {
-  return html`<p class="pdf-download"><a href="${path}" download>Download the invoice (PDF)</a></p>`;
+function pdfDownload(path: string, paid: boolean): Html {
+  return html`<p class="pdf-download">
+    <a href="${path}" download>Download the invoice (PDF)</a>${
+      paid ? html` · <a href="${path.replace(/\/pdf$/, '/receipt')}" download>Download the receipt (PDF)</a>` : html``
+    }
+  </p>`;
 }
 
 /**
@@ -238,6 +244,7 @@ async function renderInvoicePage(
   extras: { receipt?: ChargeReceipt | null; errors?: FieldErrors; name?: string } = {},
 ): Promise<void> {
   const payable = invoice.status === 'open' && invoice.amount_remaining > 0;
+  const account = await readAccountProfile(deps.prisma, link.accountId);
   const rates = await findTaxRates(
     deps.prisma,
     link.accountId,
@@ -253,6 +260,7 @@ async function renderInvoicePage(
   sendPage(res, status, {
     title: `Invoice ${invoice.number ?? ''} from ${invoice.account_name ?? ''}`,
     merchant: invoice.account_name,
+    brandColor: account?.brandColor,
     body: html`${outcomeNotice(extras.receipt ?? null)}${invoiceSummary(invoice, taxNames, `${path}/pdf`)}${creditNotesSection(
       path,
       invoice,
@@ -300,6 +308,17 @@ export function hostedInvoiceRouter(deps: AppDeps & { gateway: PaymentGateway })
     if (!notes.data.some((note) => note.id === req.params.creditNote))
       return sendNotice(res, 404, 'Credit note not found', 'This invoice has no such credit note.');
     const { pdf, filename } = await creditNotePdf(deps.prisma, link.accountId, String(req.params.creditNote));
+    res.status(200).type('application/pdf').attachment(filename).send(pdf);
+  });
+
+  router.get(`${route}/receipt`, async (req, res) => {
+    res.locals.route = `${HOSTED_INVOICE_PATH}/{token}/receipt`;
+    const link = await liveLink(deps, req, res);
+    if (!link) return;
+    const invoice = await getInvoice(deps.prisma, link.accountId, link.invoiceId);
+    if (invoice.status !== 'paid')
+      return sendNotice(res, 409, 'No receipt yet', 'This invoice is not paid: its receipt exists once it is.');
+    const { pdf, filename } = await receiptPdf(deps.prisma, link.accountId, link.invoiceId);
     res.status(200).type('application/pdf').attachment(filename).send(pdf);
   });
 

@@ -2,7 +2,7 @@
 export const PAGE_CSS = `
 *{box-sizing:border-box}
 body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1a1d23;background:#f4f5f7}
-.top{background:#1f2a44;color:#fff;font-weight:600;font-size:1.1rem;padding:14px 24px;min-height:52px}
+.top{background:#1f2a44;color:#fff;font-weight:600;font-size:1.1rem;padding:14px 24px;min-height:52px;border-bottom:6px solid var(--brand,#1f2a44)}
 main{max-width:880px;margin:0 auto;padding:24px 16px 8px}
 .foot{max-width:880px;margin:0 auto;padding:8px 16px 32px;color:#555c68;font-size:.85rem}
 h1{font-size:1.5rem;margin:0 0 8px}
@@ -34,7 +34,7 @@ label{display:block;font-weight:600;margin:12px 0 4px}
 input,select{width:100%;font:inherit;padding:10px 12px;border:1px solid #8a909b;border-radius:6px;background:#fff;color:#1a1d23}
 input:focus,select:focus,button:focus,a:focus{outline:3px solid #3d6fd9;outline-offset:1px}
 .row{display:grid;grid-template-columns:1fr 1fr;gap:12px}
-button{font:inherit;font-weight:600;margin-top:16px;padding:12px 18px;border:0;border-radius:6px;background:#2751b8;color:#fff;cursor:pointer;width:100%}
+button{font:inherit;font-weight:600;margin-top:16px;padding:12px 18px;border:0;border-radius:6px;background:var(--brand,#2751b8);color:var(--brand-text,#fff);cursor:pointer;width:100%}
 button.secondary{background:#fff;color:#2751b8;border:1px solid #2751b8;width:auto;margin-top:8px}
 button.danger{background:#fff;color:#a11d1d;border:1px solid #a11d1d;width:auto;margin-top:8px}
 a{color:#2751b8}

@@ -55,9 +55,31 @@ export interface PageOptions {
   body: Html;
   /** Origins a form of the page may lead to besides this one (a checkout's success_url: its redirect). */
   formActions?: string[];
+  /** The account's colour (`brand_color`, #rrggbb): the header's rule and the buttons (docs/decisions.md §30). */
+  brandColor?: string | null;
 }
 
-export function renderPage({ title, merchant, body }: PageOptions): string {
+const BRAND_COLOR = /^#([0-9a-f]{6})$/;
+const BRAND_CSS_PATH = /^\/hosted\/assets\/brand-([0-9a-f]{6})\.css$/;
+
+/**
+ * The stylesheet of a brand colour: the colour and, for text on it, white or near-black, whichever
+ * contrasts more (WCAG's relative luminance). A stylesheet of this service, as the policy allows (no
+ * inline style); the colour is in its name, so it is cached for good.
+ */
+export function brandCss(hex: string): string {
+  const channel = (index: number) => {
+    const value = parseInt(hex.slice(index, index + 2), 16) / 255;
+    return value <= 0.03928 ? value / 12.92 : ((value + 0.055) / 1.055) ** 2.4;
+  };
+  const luminance = 0.2126 * channel(0) + 0.7152 * channel(2) + 0.0722 * channel(4);
+  const onWhite = 1.05 / (luminance + 0.05);
+  const onDark = (luminance + 0.05) / 0.0625;
+  return `:root{--brand:#${hex};--brand-text:${onWhite >= onDark ? '#ffffff' : '#1a1d23'}}\n`;
+}
+
+export function renderPage({ title, merchant, body, brandColor }: PageOptions): string {
+  const brand = brandColor ? BRAND_COLOR.exec(brandColor)?.[1] : undefined;
   return `<!doctype html>${
     html`<html lang="en">
       <head>
@@ -66,6 +88,7 @@ export function renderPage({ title, merchant, body }: PageOptions): string {
         <meta name="referrer" content="no-referrer" />
         <title>${title}</title>
         <link rel="stylesheet" href="${PAGE_CSS_PATH}" />
+        ${brand ? html`<link rel="stylesheet" href="/hosted/assets/brand-${brand}.css" />` : ''}
       </head>
       <body>
         <header class="top">${merchant ?? ''}</header>
@@ -220,6 +243,11 @@ export function pageAssets(): express.Router {
     res.locals.route = '/hosted/assets/{file}';
     res.setHeader('Cache-Control', 'public, max-age=31536000, immutable');
     res.type('css').send(PAGE_CSS);
+  });
+  router.get(BRAND_CSS_PATH, (req, res) => {
+    res.locals.route = '/hosted/assets/{file}';
+    res.setHeader('Cache-Control', 'public, max-age=31536000, immutable');
+    res.type('css').send(brandCss(BRAND_CSS_PATH.exec(req.path)![1]!));
   });
   return router;
 }

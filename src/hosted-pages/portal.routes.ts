@@ -6,7 +6,8 @@ import { PORTAL_PATH, findPortalSession } from '../billing-portal/portal.service
 import { readPortalSettings } from '../billing-portal/portal.records';
 import { findCustomer } from '../customers/customer.service';
 import { listInvoices } from '../invoices/invoice-list.service';
-import { readAccountName, readProductName } from '../invoices/invoice.records';
+import { readProductName } from '../invoices/invoice.records';
+import { readAccountProfile } from '../accounts/account.records';
 import {
   attachPaymentMethod,
   createPaymentMethod,
@@ -142,7 +143,7 @@ async function renderPortal(
 ): Promise<void> {
   const { accountId, customerId } = portal.session;
   const [account, customer, subscriptions, invoices, methods, settings] = await Promise.all([
-    readAccountName(deps.prisma, accountId),
+    readAccountProfile(deps.prisma, accountId),
     findCustomer(deps.prisma, accountId, customerId),
     listSubscriptions(deps.prisma, accountId, { customer: customerId, page: 1, take: 100 }),
     listInvoices(deps.prisma, accountId, { customer: customerId, page: 1, take: 24 }),
@@ -155,6 +156,7 @@ async function renderPortal(
   sendPage(res, status, {
     title: `Billing: ${account?.name ?? ''}`,
     merchant: account?.name,
+    brandColor: account?.brandColor,
     body: html`<p><a href="${portal.session.returnUrl}">Back to ${account?.name ?? 'the site'}</a></p>
       <h1>Your billing</h1>
       <p class="muted">${customer.name} ${customer.email ? `(${customer.email})` : ''}</p>

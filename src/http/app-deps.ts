@@ -2,6 +2,7 @@ import type { Client as TemporalClient } from '@temporalio/client';
 import type { Db } from '../db/prisma';
 import type { PaymentGateway } from '../payments/gateway';
 import type { Logger } from './logger';
+import type { Mailer } from '../emails/mailer';
 import type { RateLimitSettings } from './rate-limit';
 
 /** What the API's routes are built with; createApp (src/app.ts) takes the same. */
@@ -32,4 +33,6 @@ export interface AppDeps {
   pageLimits?: { postsPerMinute: number; requestsPerMinute: number };
   /** The built dashboard app (dist/dashboard unless given). */
   dashboardDir?: string;
+  /** Where the dashboard's emails to users go (invitations, password resets): SMTP_URL's server unless given. */
+  mailer?: Mailer;
 }

@@ -50,6 +50,7 @@ export const ID_PREFIXES = {
   billingPortalSession: 'bps',
   checkoutSession: 'cs',
   email: 'eml',
+  passwordReset: 'pwreset',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

@@ -612,3 +612,46 @@ export function update(state: SubscriptionState, changes: SubscriptionChanges, n
   }
   return next(state, patch);
 }
+
+// --- reminders (docs/decisions.md §31) ---
+
+/** The reminders a subscription's workflow sends, days before (docs/decisions.md §31). */
+export type ReminderKind = 'renewal_reminder' | 'trial_ending';
+
+/** The moment the next reminder is about, and the start of the stretch it ends (a period, a trial). */
+export interface ReminderTarget {
+  kind: ReminderKind;
+  /** When the subscription renews, or its trial ends (Unix ms). */
+  dueAt: number;
+  /** The start of the period, or of the trial, that ends then. */
+  since: number;
+}
+
+/**
+ * What the subscription's next reminder is about (pure: the workflow asks it on its state): the end of
+ * a trial, or the renewal of an active subscription that billed a period already. None when the
+ * subscription ends first (canceled at period end, an end date, cancel_at) or is paused.
+ */
+export function reminderTarget(state: SubscriptionState): ReminderTarget | null {
+  if (isEnded(state)) return null;
+  const endsBy = (at: number) =>
+    (state.cancelAt !== null && state.cancelAt <= at) || (state.endDate !== null && state.endDate <= at);
+  if (state.status === 'trialing' && state.trialEnd !== null)
+    return endsBy(state.trialEnd)
+      ? null
+      : { kind: 'trial_ending', dueAt: state.trialEnd, since: state.trialStart ?? state.startDate };
+  if (state.status !== 'active' || state.nextPeriodIndex === 0) return null;
+  const at = nextBillingAt(state);
+  if (at === null || endsBy(at)) return null;
+  return { kind: 'renewal_reminder', dueAt: at, since: state.currentPeriodStart ?? at };
+}
+
+/**
+ * When the reminder goes: `days` before the moment, if that falls after the start of the stretch that
+ * ends then (a weekly plan with a 7-day reminder, or a 3-day trial with a 7-day one, gets none: the
+ * customer has just seen it begin). Null: none.
+ */
+export function reminderAt(target: ReminderTarget, days: number): number | null {
+  const at = target.dueAt - days * DAY_MS;
+  return at > target.since ? at : null;
+}

@@ -53,6 +53,9 @@ describe('account settings', () => {
       time_zone: 'UTC',
       email_from: null,
       emails_off: [],
+      renewal_reminder_days: null,
+      trial_end_reminder_days: null,
+      brand_color: null,
     });
     const changed = await call(admin, 'PATCH', '/account', { time_zone: 'Europe/Paris' });
     expect(changed.status).toBe(200);
@@ -88,6 +91,44 @@ describe('account settings', () => {
     }
     const reset = await call(admin, 'PATCH', '/account', { email_from: null, emails_off: [] });
     expect(reset.body).toMatchObject({ email_from: null, emails_off: [] });
+  });
+
+  it("sets the reminders' days and the account's colour (kept lowercase); 400 naming a bad one, nothing written", async () => {
+    const changed = await call(admin, 'PATCH', '/account', {
+      renewal_reminder_days: 7,
+      trial_end_reminder_days: 3,
+      brand_color: '#0B7A5A',
+      emails_off: ['renewal_reminder', 'installment_failed', 'team_invitation'],
+    });
+    expect(changed.status).toBe(200);
+    expect(changed.body).toMatchObject({
+      renewal_reminder_days: 7,
+      trial_end_reminder_days: 3,
+      brand_color: '#0b7a5a',
+      emails_off: ['renewal_reminder', 'installment_failed', 'team_invitation'],
+    });
+    for (const [body, param] of [
+      [{ renewal_reminder_days: 0 }, 'renewal_reminder_days'],
+      [{ renewal_reminder_days: 31 }, 'renewal_reminder_days'],
+      [{ trial_end_reminder_days: 2.5 }, 'trial_end_reminder_days'],
+      [{ trial_end_reminder_days: '3' }, 'trial_end_reminder_days'],
+      [{ brand_color: 'green' }, 'brand_color'],
+      [{ brand_color: '#0b7a5' }, 'brand_color'],
+      [{ brand_color: '#0b7a5a;x' }, 'brand_color'],
+      [{ renewal_reminder_days: 5, brand_color: 'red' }, 'brand_color'],
+    ] as const) {
+      const refused = await call(admin, 'PATCH', '/account', body);
+      expect(refused.status).toBe(400);
+      expect(refused.body.error.param).toBe(param);
+    }
+    expect((await call(admin, 'GET', '/account')).body.renewal_reminder_days).toBe(7);
+    const reset = await call(admin, 'PATCH', '/account', {
+      renewal_reminder_days: null,
+      trial_end_reminder_days: null,
+      brand_color: null,
+      emails_off: [],
+    });
+    expect(reset.body).toMatchObject({ renewal_reminder_days: null, trial_end_reminder_days: null, brand_color: null });
   });
 
   it('answers 400 naming the field for a zone Intl does not know, an unknown field or no JSON', async () => {

@@ -1,5 +1,5 @@
 import { browserTest, haveChromium, openDashboardBrowser, type DashboardBrowser } from '../support/browser';
-import { caughtMessages, finalizeSendInvoice, startEmailWorld, type EmailWorld } from '../support/emails';
+import { caughtMessages, finalizeSendInvoice, startEmailWorld, waitUntil, type EmailWorld } from '../support/emails';
 import { createTestUser } from '../support/dashboard';
 
 /**
@@ -65,11 +65,67 @@ test('Settings > Emails to customers: a superadmin sets the From and switches re
   await page.getByRole('heading', { name: 'Emails to customers' }).waitFor();
   await page.getByLabel(/^From address/).fill('billing@lovelace.example');
   await page.getByLabel('Receipts when an invoice is paid').uncheck();
+  await page.getByLabel(/^Renewal reminder: days before/).fill('7');
+  await page.getByLabel(/^Trial ending reminder: days before/).fill('3');
+  await page.getByLabel(/^Colour of emails/).fill('#0B7A5A');
   await page.getByRole('button', { name: 'Save emails' }).click();
   await page.getByRole('status').filter({ hasText: 'Saved.' }).first().waitFor();
   const account = await world.app.prisma.account.findUniqueOrThrow({ where: { id: world.accountId } });
-  expect(account).toMatchObject({ emailFrom: 'billing@lovelace.example', emailsOff: ['receipt'] });
+  expect(account).toMatchObject({
+    emailFrom: 'billing@lovelace.example',
+    emailsOff: ['receipt'],
+    renewalReminderDays: 7,
+    trialEndReminderDays: 3,
+    brandColor: '#0b7a5a',
+  });
   await browser!.screen(page, 'settings-emails');
-  await world.app.prisma.account.update({ where: { id: world.accountId }, data: { emailFrom: null, emailsOff: [] } });
+  // A bad colour is named, nothing saved.
+  await page.getByLabel(/^Colour of emails/).fill('green');
+  await page.getByRole('button', { name: 'Save emails' }).click();
+  await page
+    .getByText(/brand_color/)
+    .first()
+    .waitFor();
+  expect((await world.app.prisma.account.findUniqueOrThrow({ where: { id: world.accountId } })).brandColor).toBe(
+    '#0b7a5a',
+  );
+  await world.app.prisma.account.update({
+    where: { id: world.accountId },
+    data: { emailFrom: null, emailsOff: [], renewalReminderDays: null, trialEndReminderDays: null, brandColor: null },
+  });
   await page.close();
+});
+
+test("the customer's and the invoice's pages list the emails sent about them with their status; an email in the account's colour", async () => {
+  await world.app.prisma.account.update({ where: { id: world.accountId }, data: { brandColor: '#0b7a5a' } });
+  try {
+    const user = await createTestUser(world.app.prisma, world.accountId, { role: 'developer' });
+    const to = 'ada+timelines@example.com';
+    const { customer, invoice } = await finalizeSendInvoice(world.api, to);
+    const [message] = await caughtMessages(world.api, to);
+    await waitUntil(
+      async () => (await world.app.prisma.email.findFirst({ where: { invoiceId: invoice.id } }))?.status === 'sent',
+    );
+    const page = await browser!.newPage();
+    await page.setContent(message.html, { waitUntil: 'load' });
+    await page.getByRole('heading', { name: /due/ }).waitFor();
+    await browser!.screen(page, 'email-invoice-branded');
+
+    await browser!.signIn(page, user);
+    const subject = `Invoice ${invoice.number} from Lovelace Analytics`;
+    for (const [path, screen] of [
+      [`/dashboard/customers/${customer.id}`, 'customer-emails'],
+      [`/dashboard/invoices/${invoice.id}`, 'invoice-emails'],
+    ] as const) {
+      await page.goto(`${world.app.baseUrl}${path}`);
+      const emails = page.getByRole('region', { name: 'Emails' });
+      await emails.getByText(subject).waitFor();
+      await emails.getByText('sent', { exact: true }).waitFor();
+      await browser!.screen(page, screen);
+    }
+    expect(browser!.offSite).toEqual([]);
+    await page.close();
+  } finally {
+    await world.app.prisma.account.update({ where: { id: world.accountId }, data: { brandColor: null } });
+  }
 });

@@ -95,7 +95,7 @@ describe('the invoice email', () => {
       customerId: invoice.customer,
     });
     expect(email!.id).toMatch(/^eml_[A-Za-z0-9]{24}$/);
-    const result = await world.app.temporal.workflow.getHandle(emailWorkflowId(email!.eventId)).result();
+    const result = await world.app.temporal.workflow.getHandle(emailWorkflowId(email!.eventId!)).result();
     expect(result).toEqual({ emailId: email!.id, status: 'sent' });
   });
 
@@ -106,7 +106,10 @@ describe('the invoice email', () => {
     const [email] = await emailsOfInvoice(world.app.prisma, invoice.id);
     // As Temporal runs it again when the worker died after the send and before reporting it.
     const activities = createEmailActivities({ prisma: world.app.prisma, mailer: world.mailer });
-    expect(await activities.prepareEmail({ eventId: email!.eventId })).toEqual({ emailId: email!.id, kind: 'invoice' });
+    expect(await activities.prepareEmail({ eventId: email!.eventId! })).toEqual({
+      emailId: email!.id,
+      kind: 'invoice',
+    });
     expect(await activities.deliverEmail({ emailId: email!.id })).toBe('already_sent');
     expect(await activities.deliverEmail({ emailId: email!.id })).toBe('already_sent');
     expect((await caughtFor(to)).data).toHaveLength(1);

@@ -286,6 +286,53 @@ describe('paying from the page', () => {
   });
 });
 
+describe('the receipt and the account colour', () => {
+  it('once paid the page offers the receipt PDF beside the invoice; before, the receipt is a 409 page', async () => {
+    const invoice = await openInvoice();
+    const path = hostedPath(invoice);
+    const before = await fetch(`${app.baseUrl}${path}/receipt`);
+    expect(before.status).toBe(409);
+    expect(before.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(await pageText(await fetch(`${app.baseUrl}${path}`))).not.toContain('/receipt');
+
+    expect((await payFromPage(invoice, CARDS.succeeds)).status).toBe(303);
+    const text = await pageText(await fetch(`${app.baseUrl}${path}`));
+    expect(text).toContain(`href="${path}/receipt"`);
+    const receipt = await fetch(`${app.baseUrl}${path}/receipt`);
+    expect(receipt.status).toBe(200);
+    expect(receipt.headers.get('content-type')).toBe('application/pdf');
+    expect(receipt.headers.get('content-disposition')).toContain(`Receipt-${invoice.number}.pdf`);
+    const read = await pdfText(Buffer.from(await receipt.arrayBuffer()));
+    expect(read).toContain('Receipt');
+    expect(read).toContain(invoice.number);
+    expect(read).toContain('$56.40 paid');
+    // An unknown token's receipt is the unknown link's page.
+    expect((await fetch(`${app.baseUrl}/hosted/invoices/${'x'.repeat(43)}/receipt`)).status).toBe(404);
+  });
+
+  it("the account's colour is a stylesheet of this service (the policy allows no inline style), text contrasting", async () => {
+    await app.prisma.account.update({ where: { id: accountId }, data: { brandColor: '#0b7a5a' } });
+    try {
+      const invoice = await openInvoice();
+      const text = await pageText(await fetch(`${app.baseUrl}${hostedPath(invoice)}`));
+      expect(text).toContain('href="/hosted/assets/brand-0b7a5a.css"');
+      expect(text).not.toContain('style=');
+      const css = await fetch(`${app.baseUrl}/hosted/assets/brand-0b7a5a.css`);
+      expect(css.status).toBe(200);
+      expect(css.headers.get('content-type')).toMatch(/^text\/css/);
+      expect(await css.text()).toBe(':root{--brand:#0b7a5a;--brand-text:#ffffff}\n');
+      const light = await (await fetch(`${app.baseUrl}/hosted/assets/brand-ffd43b.css`)).text();
+      expect(light).toContain('--brand-text:#1a1d23');
+      expect((await fetch(`${app.baseUrl}/hosted/assets/brand-zzzzzz.css`)).status).toBe(404);
+      // Another account's page keeps the service's colours.
+      const theirs = await openInvoice(other, 9900);
+      expect(await pageText(await fetch(`${app.baseUrl}${hostedPath(theirs)}`))).not.toContain('brand-');
+    } finally {
+      await app.prisma.account.update({ where: { id: accountId }, data: { brandColor: null } });
+    }
+  });
+});
+
 describe('in a browser', () => {
   browserIt('pays with a good card, shows a decline, pays once on a double click (axe, screenshots)', async () => {
     const b = browser!;
@@ -326,5 +373,26 @@ describe('in a browser', () => {
     await bad.goto(`${app.baseUrl}/hosted/invoices/${'x'.repeat(43)}`);
     await b.screen(bad, 'link-unknown');
     expect(b.offSite).toEqual([]);
+  });
+
+  browserIt("in the account's colour, paid: the invoice and its receipt to download (axe, screenshot)", async () => {
+    const b = browser!;
+    await app.prisma.account.update({ where: { id: accountId }, data: { brandColor: '#0b7a5a' } });
+    try {
+      const invoice = await openInvoice();
+      expect((await payFromPage(invoice, CARDS.succeeds)).status).toBe(303);
+      const page = await b.newPage();
+      await page.goto(`${app.baseUrl}${hostedPath(invoice)}`);
+      await page.getByRole('link', { name: 'Download the receipt (PDF)' }).waitFor();
+      // The header's rule and the pay button (none once paid) take the colour from the account's stylesheet.
+      const rule = await page
+        .locator('.top')
+        .evaluate((element) => (globalThis as any).getComputedStyle(element).borderBottomColor as string);
+      expect(rule).toBe('rgb(11, 122, 90)');
+      await b.screen(page, 'invoice-paid-branded');
+      expect(b.offSite).toEqual([]);
+    } finally {
+      await app.prisma.account.update({ where: { id: accountId }, data: { brandColor: null } });
+    }
   });
 });

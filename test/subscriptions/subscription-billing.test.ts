@@ -623,6 +623,8 @@ describe('subscription billing on Temporal (time skipping)', () => {
         ['settleCreatedInvoice', true],
         ['chargeRenewalInvoice', false],
         ['persistSubscription', false],
+        // Before it waits, the account's reminder days (docs/decisions.md §31).
+        ['reminderDays', true],
       ]);
       expect(invoiceEventTypes(await subscriptionEvents(world, declined.id))).toEqual([
         ['invoice.created', 'invoice.finalized', 'invoice.payment_failed'],
@@ -687,6 +689,8 @@ describe('subscription billing on Temporal (time skipping)', () => {
       expect(view.activities.map(({ type, local }) => [type, local])).toEqual([
         ['settleCreatedInvoice', true],
         ['persistSubscription', true],
+        // Before it waits for the renewal, the account's reminder days (docs/decisions.md §31), local too.
+        ['reminderDays', true],
       ]);
       expect(view.activities[0]!.result).toMatchObject({
         status: 'paid',

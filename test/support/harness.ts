@@ -36,6 +36,7 @@ export async function startTestApp(
     | 'loginLimits'
     | 'dashboardDir'
     | 'pageLimits'
+    | 'mailer'
   > & {
     temporal?: Client;
     /** Interactive transaction bounds of the app's Prisma client (production's unless given). */

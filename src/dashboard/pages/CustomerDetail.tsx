@@ -16,6 +16,7 @@ import { CustomerActions } from './CustomerForms';
 import { CustomerWhy } from './CustomerWhy';
 import { NewDraftInvoice, NewSubscription } from './CustomerBilling';
 import { EventTimeline } from './Events';
+import { EmailTimeline } from './EmailTimeline';
 
 export function CustomerDetail({ id }: { id: string }) {
   const path = encodeURIComponent(id);
@@ -206,6 +207,7 @@ export function CustomerDetail({ id }: { id: string }) {
         </div>
       )}
 
+      <EmailTimeline filter={{ customer: c.id }} version={c} />
       <EventTimeline filter={{ customer: c.id }} version={c} />
     </>
   );

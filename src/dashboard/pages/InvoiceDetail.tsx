@@ -8,6 +8,7 @@ import { AmountField, Confirm, Failure, Loading, Notice, ReadFailure, StatusBadg
 import { invoiceName } from './Invoices';
 import { EventTimeline } from './Events';
 import { creditableOf, CreditNotesTable, IssueCreditNote } from './InvoiceCredits';
+import { EmailTimeline } from './EmailTimeline';
 
 type Action = 'finalize' | 'pay' | 'void' | 'refund';
 
@@ -376,6 +377,7 @@ export function InvoiceDetail({ id }: { id: string }) {
           </table>
         </div>
       )}
+      <EmailTimeline filter={{ invoice: inv.id }} version={inv.status} />
       <EventTimeline filter={{ object: inv.id }} version={inv.status} />
     </>
   );

@@ -1,29 +1,24 @@
-import { useState, type FormEvent } from 'react';
+import { type FormEvent } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
-import { api, ApiFailure, type Session } from '../api';
+import { api, type Session } from '../api';
+import { FormError, useFormAction } from './form-action';
 import { SESSION_KEY } from '../session';
+import { Link } from '../router';
 
 export function Login() {
   const queryClient = useQueryClient();
-  const [error, setError] = useState<string>();
-  const [busy, setBusy] = useState(false);
+  const { error, busy, run } = useFormAction();
 
-  const submit = async (event: FormEvent<HTMLFormElement>) => {
+  const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
-    setBusy(true);
-    setError(undefined);
-    try {
+    return run(async () => {
       const session = await api<Session>('POST', '/dashboard/api/session', {
         email: String(form.get('email') ?? ''),
         password: String(form.get('password') ?? ''),
       });
       queryClient.setQueryData(SESSION_KEY, session);
-    } catch (failure) {
-      setError(failure instanceof ApiFailure ? failure.message : 'The service could not be reached. Try again.');
-    } finally {
-      setBusy(false);
-    }
+    });
   };
 
   return (
@@ -38,14 +33,13 @@ export function Login() {
           Password
           <input name="password" type="password" autoComplete="current-password" required />
         </label>
-        {error && (
-          <p className="error" role="alert">
-            {error}
-          </p>
-        )}
+        <FormError error={error} />
         <button type="submit" disabled={busy}>
           {busy ? 'Signing in…' : 'Sign in'}
         </button>
+        <p>
+          <Link to="/forgot-password">Forgot password?</Link>
+        </p>
       </form>
     </main>
   );

@@ -63,6 +63,9 @@ interface AccountSettings {
   time_zone: string;
   email_from: string | null;
   emails_off: string[];
+  renewal_reminder_days: number | null;
+  trial_end_reminder_days: number | null;
+  brand_color: string | null;
 }
 
 /** Every zone this browser's Intl knows, UTC first. */
@@ -81,7 +84,7 @@ function useAccountSettings(session: Session, onSaved: (saved: AccountSettings) 
   const account = useQuery({ queryKey: key, queryFn: () => api<AccountSettings>('GET', '/dashboard/api/account') });
   const [notice, setNotice] = useState<string>();
   const save = useMutation({
-    mutationFn: (input: Partial<Omit<AccountSettings, 'id'>>) =>
+    mutationFn: (input: Partial<Record<keyof Omit<AccountSettings, 'id'>, unknown>>) =>
       api<AccountSettings>('PATCH', '/dashboard/api/account', input),
     onSuccess: async (saved) => {
       queryClient.setQueryData(key, saved);
@@ -170,7 +173,28 @@ const EMAIL_KINDS = [
   { kind: 'invoice', label: 'Invoices (collection by invoice), with the PDF' },
   { kind: 'receipt', label: 'Receipts when an invoice is paid' },
   { kind: 'payment_failed', label: "Failed payments of a subscription's renewal or retry" },
+  { kind: 'installment_failed', label: "Failed installments of a payment plan's automatic charge" },
+  { kind: 'renewal_reminder', label: 'Upcoming renewal reminders (days before: below)' },
+  { kind: 'trial_ending', label: 'Trial ending reminders (days before: below)' },
+  { kind: 'team_invitation', label: 'Team invitations (to the invited person)' },
 ];
+
+/** A reminder's days before (docs/decisions.md §31): empty for none. */
+function DaysField({ label, name, value }: { label: string; name: string; value: number | null }) {
+  return (
+    <label className="field">
+      {label}: days before (1 to 30; empty: none)
+      <input name={name} inputMode="numeric" defaultValue={value ?? ''} maxLength={3} />
+    </label>
+  );
+}
+
+/** "7" as 7, empty as null (none); anything else is sent as is, for the API to name. */
+function reminderDaysOf(value: FormDataEntryValue | null): unknown {
+  const text = String(value ?? '').trim();
+  if (!text) return null;
+  return /^\d+$/.test(text) ? Number(text) : text;
+}
 
 /** The emails sent to the account's customers: their From and the kinds sent (docs/api.md, "Emails"). */
 function EmailSection({ session }: { session: Session }) {
@@ -180,9 +204,13 @@ function EmailSection({ session }: { session: Session }) {
     const form = new FormData(event.currentTarget);
     const from = String(form.get('email_from') ?? '').trim();
     setNotice(undefined);
+    const color = String(form.get('brand_color') ?? '').trim();
     save.mutate({
       email_from: from || null,
       emails_off: EMAIL_KINDS.filter(({ kind }) => !form.has(`send_${kind}`)).map(({ kind }) => kind),
+      renewal_reminder_days: reminderDaysOf(form.get('renewal_reminder_days')),
+      trial_end_reminder_days: reminderDaysOf(form.get('trial_end_reminder_days')),
+      brand_color: color || null,
     });
   };
   const data = account.data;
@@ -195,10 +223,25 @@ function EmailSection({ session }: { session: Session }) {
           <dd>{data.email_from ?? 'the service’s default address'}</dd>
           <dt>Not sent</dt>
           <dd>{data.emails_off.length ? data.emails_off.join(', ') : 'none'}</dd>
+          <dt>Renewal reminder</dt>
+          <dd>{data.renewal_reminder_days === null ? 'none' : `${data.renewal_reminder_days} days before`}</dd>
+          <dt>Trial ending reminder</dt>
+          <dd>{data.trial_end_reminder_days === null ? 'none' : `${data.trial_end_reminder_days} days before`}</dd>
+          <dt>Colour</dt>
+          <dd>{data.brand_color ?? 'the service’s blue'}</dd>
         </dl>
       )}
       {data && editable && (
-        <form onSubmit={submit} key={`${data.email_from ?? ''}|${data.emails_off.join(',')}`}>
+        <form
+          onSubmit={submit}
+          key={[
+            data.email_from,
+            data.emails_off.join(','),
+            data.renewal_reminder_days,
+            data.trial_end_reminder_days,
+            data.brand_color,
+          ].join('|')}
+        >
           <label className="field">
             From address (empty: the service’s default, under the account’s name)
             <input name="email_from" type="email" defaultValue={data.email_from ?? ''} maxLength={254} />
@@ -211,6 +254,16 @@ function EmailSection({ session }: { session: Session }) {
               </label>
             ))}
           </fieldset>
+          <DaysField label="Renewal reminder" name="renewal_reminder_days" value={data.renewal_reminder_days} />
+          <DaysField
+            label="Trial ending reminder"
+            name="trial_end_reminder_days"
+            value={data.trial_end_reminder_days}
+          />
+          <label className="field">
+            Colour of emails and customer pages (#rrggbb; empty: the service’s blue)
+            <input name="brand_color" defaultValue={data.brand_color ?? ''} maxLength={7} placeholder="#1f6feb" />
+          </label>
           <Submit busy={save.isPending} label="Save emails" busyLabel="Saving…" />
         </form>
       )}
@@ -353,6 +406,8 @@ interface Invitation {
   role: Role;
   created: number;
   expires_at: number;
+  /** When its email went (null: not emailed: switched off, no SMTP server, refused). */
+  emailed_at: number | null;
   url?: string;
 }
 
@@ -526,8 +581,10 @@ function Invitations({ accountId }: { accountId: string | undefined }) {
       {created?.url && (
         <div className="invite-link" role="status">
           <p>
-            Send this link to {created.email}. It works once, until {formatDateTime(created.expires_at)}, and is not
-            shown again:
+            {created.emailed_at !== null
+              ? `Emailed to ${created.email}; you may also send them this link.`
+              : `Not emailed: send this link to ${created.email}.`}{' '}
+            It works once, until {formatDateTime(created.expires_at)}, and is not shown again:
           </p>
           <input
             readOnly
