@@ -66,6 +66,8 @@ afterAll(async () => {
 const newPage = (width?: number) => browser!.newPage(width);
 const signIn = (page: Page, user: { email: string; password: string }) => browser!.signIn(page, user);
 const screen = (page: Page, name: string) => browser!.screen(page, name);
+/** The detail pages' tables fit a 390 px screen too, none scrolling inside its card (docs/decisions.md §33). */
+const screenFits = (page: Page, name: string) => browser!.screenFits(page, name);
 
 describe('the dashboard in a browser', () => {
   it('serves the app at /dashboard and any path below it, with the security headers, and its assets', async () => {
@@ -138,7 +140,7 @@ describe('the dashboard in a browser', () => {
       .getByRole('table', { name: 'Charges, newest first' })
       .getByText(/first invoice of subscription/)
       .waitFor();
-    await screen(page, 'customer');
+    await screenFits(page, 'customer');
 
     await page.getByRole('link', { name: subscriptionId, exact: true }).first().click();
     await page.getByRole('heading', { name: subscriptionId }).waitFor();
@@ -151,7 +153,7 @@ describe('the dashboard in a browser', () => {
     const why = page.getByRole('region', { name: 'Why' });
     await why.getByText(/on visa \*{4}4242, succeeded\. Why: invoice INV-/).waitFor();
     await why.getByText(/^Next: renewal/).waitFor();
-    await screen(page, 'subscription');
+    await screenFits(page, 'subscription');
 
     // Cancel at the end of the period, then keep it after all.
     await page.getByRole('button', { name: 'Cancel at period end' }).click();
@@ -268,7 +270,7 @@ describe('the dashboard in a browser', () => {
       await page.getByRole('button', { name: 'Refund' }).click();
       const refund = page.getByRole('dialog');
       await refund.getByLabel(/Amount in USD/).fill('12,5');
-      await screen(page, 'invoice-refund');
+      await screenFits(page, 'invoice-refund');
       // A double click refunds once (the form's Idempotency-Key).
       await refund.getByRole('button', { name: 'Refund' }).dblclick();
       await page.getByRole('status').filter({ hasText: 'Refunded.' }).waitFor();
@@ -280,7 +282,7 @@ describe('the dashboard in a browser', () => {
       const why = page.getByRole('region', { name: 'Why' });
       await why.getByText(/^It bills a one-off charge for .*total \$/).waitFor();
       await why.getByText(/on visa \*{4}4242, succeeded\. Why: invoice /).waitFor();
-      await screen(page, 'invoice');
+      await screenFits(page, 'invoice');
 
       // A credit note to the customer's balance shows on the invoice, and the credit on the customer.
       expectStatus(
@@ -295,11 +297,11 @@ describe('the dashboard in a browser', () => {
       await page.reload();
       await page.locator('.totals').getByText('Credit notes').waitFor();
       await expect(page.locator('.totals').innerText()).resolves.toMatch(/Credit notes\s+\$10\.00/);
-      await screen(page, 'invoice-credited');
+      await screenFits(page, 'invoice-credited');
       await page.goto(`${world.app.baseUrl}/dashboard/customers/${customerId}`);
       await page.getByText('Credit balance').waitFor();
       await expect(page.locator('.facts').first().innerText()).resolves.toMatch(/Credit balance\s+\$10\.00/);
-      await screen(page, 'customer-credit');
+      await screenFits(page, 'customer-credit');
 
       // The API's refusal as it said it: the open invoice was voided behind the page's back.
       const open = await simpleInvoice(world.api, customerId, 1000);
