@@ -274,6 +274,8 @@ describe('the dashboard in a browser', () => {
       // A double click refunds once (the form's Idempotency-Key).
       await refund.getByRole('button', { name: 'Refund' }).dblclick();
       await page.getByRole('status').filter({ hasText: 'Refunded.' }).waitFor();
+      // The second click sent nothing, so no refusal of it shows beside the success.
+      await expect(page.getByRole('alert').count()).resolves.toBe(0);
       const refunded = (await world.api.get(`/invoices/${draft.id}`)).body;
       expect(refunded.amount_refunded).toBe(1250);
       await page.getByRole('cell', { name: /^refund/ }).waitFor();
