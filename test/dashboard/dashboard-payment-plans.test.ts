@@ -101,7 +101,7 @@ describe('payment plans and terminal payments in the dashboard', () => {
         encodeURIComponent(`payment-plan:${lost.plan.id}`),
       );
       await page.getByText('$100.00 of $300.00').first().waitFor();
-      await browser!.screen(page, 'payment-plan');
+      await browser!.screenFits(page, 'payment-plan');
       await page.getByRole('button', { name: 'Cancel plan' }).click();
       await page.getByRole('dialog').getByRole('button', { name: 'Cancel plan' }).click();
       await page.getByRole('status').filter({ hasText: 'Canceled.' }).waitFor();
