@@ -139,6 +139,10 @@ describe('the dashboard in a browser', () => {
     await expect(subscriptionsTable.innerText()).resolves.toContain('$98.00 per month');
     // Why charged: the answer in words, and the charge with its card, answer and reason.
     await page.getByText(/^Last charge of \$98\.00 on visa \*{4}4242/).waitFor();
+    // Its times read as every time of the page (the account's zone, here UTC), not as ISO-8601.
+    await page
+      .getByText(/^Last charge of \$98\.00 on visa \*{4}4242 at [A-Z][a-z]{2} \d{1,2}, \d{4}, .* UTC: succeeded/)
+      .waitFor();
     await page
       .getByRole('table', { name: 'Charges, newest first' })
       .getByText(/first invoice of subscription/)
