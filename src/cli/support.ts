@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { Connection, type Client } from '@temporalio/client';
+import type { Connection, Client } from '@temporalio/client';
 import { config } from '../config';
 import type { Db } from '../db/prisma';
 import { recordOperatorAction, type OperatorActor } from '../accounts/operator-actions';
@@ -8,7 +8,7 @@ import { toUnixSeconds } from '../lib/time';
 import { listOpenTerminalPayments, toPaymentObject } from '../payment-plans/payment-plan.records';
 import { applyPlanRequest, DEFAULT_AFTER_DAYS } from '../payment-plans/payment-plan.service';
 import { sendPlanRequest } from '../payment-plans/workflow-client';
-import { connectTemporalClient, temporalClient } from '../temporal/client';
+import { connectTemporal, connectTemporalClient, temporalClient } from '../temporal/client';
 import {
   askWorkflows,
   buildCustomerReport,
@@ -247,7 +247,7 @@ async function workflowAnswers(
   if (databaseOnly) return unansweredWorkflows(activities, 'not asked (--database-only)');
   let connection: Connection;
   try {
-    connection = await Connection.connect({ address: config.temporalAddress, connectTimeout: timeoutMs });
+    connection = await connectTemporal({ address: config.temporalAddress, connectTimeout: timeoutMs });
   } catch (error) {
     return unansweredWorkflows(
       activities,

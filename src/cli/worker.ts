@@ -12,6 +12,7 @@ import { startRelay } from '../webhooks/relay';
 import { emailConsumer } from '../emails/email-trigger';
 import { createMailer } from '../emails/mailer';
 import { startWorkflowStartSweeper } from '../temporal/workflow-starts';
+import { startCounterFolding } from '../db/counter-folding';
 import { encryptStoredSecrets } from '../webhooks/destination.service';
 import { refuseUnsafeProductionStart } from '../lib/secrets';
 import { sealStoredAnswers } from '../http/idempotency';
@@ -20,7 +21,8 @@ import { freeLoopbackPort, serveWorkerMetrics, type WorkerMetricsServer } from '
 /**
  * Production worker entry point (task queue `billing`). Temporal's worker handles SIGINT/SIGTERM itself.
  * WORKFLOW_BUNDLE: a bundle built by `npm run build:workflows` (the Docker image has one); WORKER_ACTIVITY_SLOTS.
- * The webhook outbox relay and the sweep of workflow_starts run beside it and stop when the worker has stopped.
+ * The webhook outbox relay, the sweep of workflow_starts and the folding of the list counters run beside it
+ * and stop when the worker has stopped.
  * WORKER_METRICS_PORT: GET /metrics of this process, the SDK's metrics and the service's (docs/operations.md,
  * "Metrics and alerts"); a port that cannot be bound is logged, and the worker runs without it.
  */
@@ -80,6 +82,7 @@ async function main(): Promise<void> {
   });
   // Workflows the API recorded and could not start (it died, Temporal was down): started a few seconds late.
   const starts = startWorkflowStartSweeper({ prisma, temporal, taskQueue: config.taskQueue, eagerStart: true });
+  const folding = startCounterFolding({ prisma });
   logger.info(
     { taskQueue: config.taskQueue, namespace: config.temporalNamespace, metricsPort: metrics?.port ?? null },
     'worker running',
@@ -93,6 +96,7 @@ async function main(): Promise<void> {
   await running;
   await relay.stop();
   await starts.stop();
+  await folding.stop();
   mailer.close();
   await metrics?.close();
   await connection.close();

@@ -1,4 +1,11 @@
-import { Client, Connection, type ConnectionLike } from '@temporalio/client';
+import {
+  Client,
+  Connection,
+  defaultGrpcRetryOptions,
+  makeGrpcRetryInterceptor,
+  type ConnectionLike,
+  type ConnectionOptions,
+} from '@temporalio/client';
 import { config } from '../config';
 import { billingDataConverter } from './payload-codec';
 
@@ -10,7 +17,33 @@ export function temporalClient(connection: ConnectionLike, namespace = config.te
   return new Client({ connection, namespace, dataConverter: billingDataConverter() });
 }
 
+/**
+ * Connection.connect whose calls are no longer retried once `close()` was called. The SDK's retry
+ * interceptor retries a call that failed as the connection closed, on a timer, against the closed
+ * channel; that throws "Channel has been shut down" from the timer, an uncaught exception (a process
+ * stopping, or a test file ending, with a call in flight).
+ */
+export async function connectTemporal(options: ConnectionOptions): Promise<Connection> {
+  let closing = false;
+  const retry = defaultGrpcRetryOptions();
+  const connection = await Connection.connect({
+    ...options,
+    interceptors: [
+      makeGrpcRetryInterceptor({
+        ...retry,
+        retryableDecider: (attempt, status) => !closing && retry.retryableDecider(attempt, status),
+      }),
+    ],
+  });
+  const close = connection.close.bind(connection);
+  connection.close = () => {
+    closing = true;
+    return close();
+  };
+  return connection;
+}
+
 export async function connectTemporalClient(address = config.temporalAddress, namespace = config.temporalNamespace) {
-  const connection = await Connection.connect({ address });
+  const connection = await connectTemporal({ address });
   return { client: temporalClient(connection, namespace), connection };
 }

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { contractProblems } from './response-contract';
 import type { AddressInfo } from 'node:net';
-import { Connection, type Client } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
 import { createAccount } from '../../src/accounts/account.service';
 import type { Role } from '../../src/http/auth';
@@ -10,7 +10,7 @@ import { createPrisma, type Db } from '../../src/db/prisma';
 import { createApp } from '../../src/app';
 import { createServer } from '../../src/server';
 import { createWorker, type WorkerDeps } from '../../src/temporal/worker';
-import { temporalClient } from '../../src/temporal/client';
+import { connectTemporal, temporalClient } from '../../src/temporal/client';
 
 export interface TestApp {
   baseUrl: string;
@@ -44,9 +44,7 @@ export async function startTestApp(
 ): Promise<TestApp> {
   const { transactionOptions, ...appOptions } = options;
   const prisma = createPrisma(process.env.DATABASE_URL!, 5, transactionOptions);
-  const connection = options.temporal
-    ? undefined
-    : await Connection.connect({ address: process.env.TEMPORAL_ADDRESS! });
+  const connection = options.temporal ? undefined : await connectTemporal({ address: process.env.TEMPORAL_ADDRESS! });
   const temporal = options.temporal ?? temporalClient(connection!, 'default');
   const server = createServer(createApp({ ...appOptions, prisma, temporal }));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
