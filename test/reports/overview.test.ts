@@ -175,7 +175,7 @@ describe('GET /reports/overview', () => {
     expect(plans.RECURRING).toMatch(scanOf('subscriptions'));
     // The revenue window reads the per-day sums, never the ledger's rows (docs/decisions.md §31).
     expect(plans.DAILY_LEDGER).toMatch(
-      /(Scan using revenue_days_pkey on revenue_days\b|Bitmap Index Scan on revenue_days_pkey)/,
+      /(Scan using revenue_days_account_id_day_currency_idx on revenue_days\b|Bitmap Index Scan on revenue_days_account_id_day_currency_idx)/,
     );
     expect(plans.DAILY_LEDGER).not.toMatch(/transactions/);
     expect(plans.OPEN_INVOICES).toMatch(scanOf('invoices'));
