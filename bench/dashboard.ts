@@ -30,6 +30,7 @@ const READS: Record<string, string> = {
   transactions: '/transactions?page=1&take=20',
   payment_plans: '/payment-plans?page=1&take=20',
   audit_log: '/audit-log?page=1&take=20',
+  events: '/events?page=1&take=20',
 };
 
 let measured = false;

@@ -7,7 +7,7 @@ import { createPrisma } from '../src/db/prisma';
 import { migrate } from '../src/db/migrator';
 import { startEmbeddedPostgres } from '../src/runtime/embedded-postgres';
 import { getOverview } from '../src/reports/overview.service';
-import { OVERVIEW_STATEMENTS } from '../src/reports/overview.records';
+import { OVERVIEW_STATEMENTS, utcDate } from '../src/reports/overview.records';
 import { seed } from './dashboard';
 
 /**
@@ -52,7 +52,7 @@ async function main(): Promise<void> {
     const end = new Date(start.getTime() + 30 * dayMs);
     const params: Record<string, unknown[]> = {
       RECURRING: [accountId],
-      DAILY_LEDGER: [accountId, start, end],
+      DAILY_LEDGER: [accountId, utcDate(start), utcDate(end)],
       OPEN_INVOICES: [accountId, now],
       PAST_DUE_PLANS: [accountId],
     };

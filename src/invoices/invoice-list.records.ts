@@ -10,6 +10,7 @@ import {
   type Queryable,
   type Statement,
 } from '../db/sql';
+import { dayCountText } from '../db/day-counts';
 import { HOSTED_LINK_SELECT, INVOICE_COLUMNS, LINE_COLUMNS, type InvoiceWithLines } from './invoice.records';
 import type { HostedLinkRef } from './hosted-link.records';
 
@@ -154,57 +155,32 @@ export async function countSameTimeAfter(
 }
 
 const DAY_MS = 86_400_000;
-const dayOf = (time: Date) => Math.floor(time.getTime() / DAY_MS);
-const dateText = (day: number) => new Date(day * DAY_MS).toISOString().slice(0, 10);
 
 /**
  * The exact number of invoices matching the filters. With a customer or a subscription: counted (one
  * customer's or subscription's invoices, an index range). Otherwise: the full UTC days of the created
  * range from invoice_counts, and the invoices of its partial first and last days counted from the index
- * (at most two days' rows).
+ * (at most two days' rows; dayCountText).
  */
 export function invoiceCountStatement(accountId: string, filters: InvoiceFilters): BoundStatement {
+  if (filters.customer === undefined && filters.subscription === undefined) {
+    const values: unknown[] = [accountId];
+    const status = filters.status !== undefined ? (values.push(filters.status), `AND status = $${values.length}`) : '';
+    const text = dayCountText(values, {
+      counter: `SELECT coalesce(sum(n), 0)::bigint FROM invoice_counts WHERE account_id = $1 ${status}`,
+      rows: `SELECT count(*)::bigint FROM invoices i WHERE i.account_id = $1 ${status.replace('status', 'i.status')}`,
+      created: 'i.created_at',
+      from: filters.from,
+      until: filters.until,
+    });
+    if (text !== null) return { statement: statementOf('invoices_count', text), values };
+  }
   const values: unknown[] = [accountId];
-  if (filters.customer !== undefined || filters.subscription !== undefined) {
-    const where = filterSql(filters, values);
-    return {
-      statement: statementOf('invoices_count', `SELECT count(*)::bigint AS n FROM invoices i WHERE ${where}`),
-      values,
-    };
-  }
-  const { from, until } = filters;
-  // Full days: from the first day that starts at or after `from` to the day that holds `until`.
-  const firstDay = from === undefined ? undefined : Math.ceil(from.getTime() / DAY_MS);
-  const endDay = until === undefined ? undefined : dayOf(until);
-  if (firstDay !== undefined && endDay !== undefined && firstDay >= endDay) {
-    // No full day in between: the range is within two days' rows.
-    const where = filterSql(filters, values);
-    return {
-      statement: statementOf('invoices_count', `SELECT count(*)::bigint AS n FROM invoices i WHERE ${where}`),
-      values,
-    };
-  }
-  const status = filters.status !== undefined ? (values.push(filters.status), `AND status = $${values.length}`) : '';
-  const istatus = status.replace('status', 'i.status');
-  values.push(
-    firstDay === undefined ? '-infinity' : dateText(firstDay),
-    endDay === undefined ? 'infinity' : dateText(endDay),
-  );
-  const days = `SELECT coalesce(sum(n), 0)::bigint FROM invoice_counts WHERE account_id = $1 ${status}
-    AND day >= $${values.length - 1}::date AND day < $${values.length}::date`;
-  const edges: string[] = [];
-  if (from !== undefined && from.getTime() < firstDay! * DAY_MS) {
-    values.push(from, new Date(firstDay! * DAY_MS));
-    edges.push(`(SELECT count(*)::bigint FROM invoices i WHERE i.account_id = $1 ${istatus}
-      AND i.created_at >= $${values.length - 1} AND i.created_at < $${values.length})`);
-  }
-  if (until !== undefined && until.getTime() > endDay! * DAY_MS) {
-    values.push(new Date(endDay! * DAY_MS), until);
-    edges.push(`(SELECT count(*)::bigint FROM invoices i WHERE i.account_id = $1 ${istatus}
-      AND i.created_at >= $${values.length - 1} AND i.created_at < $${values.length})`);
-  }
-  const text = `SELECT ((${days})${edges.map((edge) => ` + ${edge}`).join('')})::bigint AS n`;
-  return { statement: statementOf('invoices_count', text), values };
+  const where = filterSql(filters, values);
+  return {
+    statement: statementOf('invoices_count', `SELECT count(*)::bigint AS n FROM invoices i WHERE ${where}`),
+    values,
+  };
 }
 
 export async function countInvoices(db: Queryable, accountId: string, filters: InvoiceFilters): Promise<number> {

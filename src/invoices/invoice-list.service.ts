@@ -2,7 +2,7 @@ import type { Db } from '../db/prisma';
 import { queryBound } from '../db/sql';
 import { notFound } from '../http/errors';
 import { cursorOf, cursorPageEnvelope, pageEnvelope, pageWindow, type Page } from '../http/pagination';
-import { fromUnixSeconds } from '../lib/time';
+import { fromUnixSeconds, halfOpenRange } from '../lib/time';
 import {
   countInvoices,
   findOffsetDay,
@@ -24,21 +24,17 @@ const DEEP_OFFSET = 2000;
 
 /** The query's filters, its created bounds as a half-open range (times are stored to the millisecond). */
 function filtersOf(query: ListInvoicesQuery): InvoiceFilters {
-  const bound = (seconds: number, ms: number) => new Date(fromUnixSeconds(seconds).getTime() + ms);
-  const froms = [
-    query.created_gt !== undefined ? bound(query.created_gt, 1) : undefined,
-    query.created_gte !== undefined ? bound(query.created_gte, 0) : undefined,
-  ].filter((time) => time !== undefined);
-  const untils = [
-    query.created_lt !== undefined ? bound(query.created_lt, 0) : undefined,
-    query.created_lte !== undefined ? bound(query.created_lte, 1) : undefined,
-  ].filter((time) => time !== undefined);
+  const at = (seconds: number | undefined) => (seconds === undefined ? undefined : fromUnixSeconds(seconds));
   return {
     ...(query.status ? { status: query.status } : {}),
     ...(query.customer ? { customer: query.customer } : {}),
     ...(query.subscription ? { subscription: query.subscription } : {}),
-    ...(froms.length ? { from: new Date(Math.max(...froms.map(Number))) } : {}),
-    ...(untils.length ? { until: new Date(Math.min(...untils.map(Number))) } : {}),
+    ...halfOpenRange({
+      gt: at(query.created_gt),
+      gte: at(query.created_gte),
+      lt: at(query.created_lt),
+      lte: at(query.created_lte),
+    }),
   };
 }
 

@@ -1,7 +1,9 @@
 import type pg from 'pg';
 import type { Event, Prisma } from '../generated/prisma/client';
 import type { Db } from '../db/prisma';
-import { execute, type AnyTx, type Statement } from '../db/sql';
+import { dayCountText } from '../db/day-counts';
+import { execute, queryBound, statementOf, type AnyTx, type BoundStatement, type Statement } from '../db/sql';
+import { halfOpenRange, type TimeBounds } from './time';
 
 /** The channel NOTIFY wakes the webhook relay on (src/webhooks/relay.ts LISTENs), with the event id. */
 export const EVENTS_CHANNEL = 'billing_events';
@@ -53,7 +55,7 @@ export interface EventFilter {
   type?: string;
   objectId?: string;
   customerId?: string;
-  created: { gt?: Date; gte?: Date; lt?: Date; lte?: Date };
+  created: TimeBounds;
 }
 
 function whereOf(filter: EventFilter): Prisma.EventWhereInput {
@@ -71,8 +73,47 @@ const EVENT_COLUMNS = { id: true, type: true, data: true, createdAt: true } as c
 export type StoredEvent = Pick<Event, 'id' | 'type' | 'data' | 'createdAt'>;
 
 /**
+ * How many of the account's events pass `filter`, exactly (docs/decisions.md §34). About one object or one
+ * customer: counted from its index (account, column, created). Otherwise: the full UTC days of the created
+ * range summed from event_counts (rows per type and day, kept by triggers in the writing transaction), and
+ * the events of its partial first and last days counted from the index (at most two days' rows).
+ */
+export function eventCountStatement(filter: EventFilter): BoundStatement {
+  const { from, until } = halfOpenRange(filter.created);
+  const typeOf = (values: unknown[], column: string): string => {
+    if (filter.type === undefined) return '';
+    if (!filter.type.endsWith('.*')) return (values.push(filter.type), `AND ${column} = $${values.length}`);
+    return (values.push(filter.type.slice(0, -1)), `AND starts_with(${column}, $${values.length})`);
+  };
+  if (filter.objectId === undefined && filter.customerId === undefined) {
+    const values: unknown[] = [filter.accountId];
+    const type = typeOf(values, 'type');
+    const text = dayCountText(values, {
+      counter: `SELECT coalesce(sum(n), 0)::bigint FROM event_counts WHERE account_id = $1 ${type}`,
+      rows: `SELECT count(*)::bigint FROM events e WHERE e.account_id = $1 ${type.replace('type', 'e.type')}`,
+      created: 'e.created_at',
+      from,
+      until,
+    });
+    if (text !== null) return { statement: statementOf('events_count', text), values };
+  }
+  const values: unknown[] = [filter.accountId];
+  const parts = ['e.account_id = $1', typeOf(values, 'e.type').replace(/^AND /, '')];
+  const add = (sql: string, value: unknown) => (values.push(value), parts.push(`${sql} $${values.length}`));
+  if (filter.objectId !== undefined) add('e.object_id =', filter.objectId);
+  if (filter.customerId !== undefined) add('e.customer_id =', filter.customerId);
+  if (from !== undefined) add('e.created_at >=', from);
+  if (until !== undefined) add('e.created_at <', until);
+  const where = parts.filter(Boolean).join(' AND ');
+  return {
+    statement: statementOf('events_count', `SELECT count(*)::bigint AS n FROM events e WHERE ${where}`),
+    values,
+  };
+}
+
+/**
  * The account's events that pass `filter`, newest first (insertion order among events of the same
- * time), one page of them and how many there are: each filter has its index (account, column, time).
+ * time), one page of them (each filter has its index: account, column, time) and how many there are.
  */
 export async function listEvents(
   db: Db,
@@ -80,11 +121,11 @@ export async function listEvents(
   { skip, take }: { skip: number; take: number },
 ): Promise<{ rows: StoredEvent[]; total: number }> {
   const where = whereOf(filter);
-  const [rows, total] = await Promise.all([
+  const [rows, [count]] = await Promise.all([
     db.event.findMany({ where, select: EVENT_COLUMNS, orderBy: [{ createdAt: 'desc' }, { seq: 'desc' }], skip, take }),
-    db.event.count({ where }),
+    queryBound<{ n: string }>(db, eventCountStatement(filter)),
   ]);
-  return { rows, total };
+  return { rows, total: Number(count!.n) };
 }
 
 /** One event of the account; null for an unknown id or another account's. */

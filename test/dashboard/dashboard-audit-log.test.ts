@@ -39,7 +39,7 @@ browserIt(
       .getByRole('row', { name: /API key/ })
       .getByRole('link', { name: byKey.id })
       .waitFor();
-    await browser!.screen(page, 'audit-log');
+    await browser!.screenFits(page, 'audit-log');
 
     await page.getByLabel('Object id').fill(byUser.id);
     await page.getByRole('button', { name: 'Filter' }).click();

@@ -65,7 +65,8 @@ afterAll(async () => {
 
 const newPage = (width?: number) => browser!.newPage(width);
 const signIn = (page: Page, user: { email: string; password: string }) => browser!.signIn(page, user);
-const screen = (page: Page, name: string) => browser!.screen(page, name);
+/** Every screen fits 390 px: no sideways scrolling, no table scrolling inside its card (docs/decisions.md §35). */
+const screen = (page: Page, name: string) => browser!.screenFits(page, name);
 
 describe('the dashboard in a browser', () => {
   it('serves the app at /dashboard and any path below it, with the security headers, and its assets', async () => {
@@ -131,9 +132,17 @@ describe('the dashboard in a browser', () => {
     await page.getByText(/Visa ending 4242/i).waitFor();
     // The subscriptions table's link, before those of the events timeline.
     await page.getByRole('link', { name: subscriptionId, exact: true }).first().waitFor();
-    await expect(page.getByRole('table').nth(0).innerText()).resolves.toContain('$98.00 per month');
+    // The subscriptions table by its heading: the charges table above it may have been drawn first.
+    const subscriptionsTable = page
+      .getByRole('table')
+      .filter({ has: page.getByRole('columnheader', { name: 'Subscription', exact: true }) });
+    await expect(subscriptionsTable.innerText()).resolves.toContain('$98.00 per month');
     // Why charged: the answer in words, and the charge with its card, answer and reason.
     await page.getByText(/^Last charge of \$98\.00 on visa \*{4}4242/).waitFor();
+    // Its times read as every time of the page (the account's zone, here UTC), not as ISO-8601.
+    await page
+      .getByText(/^Last charge of \$98\.00 on visa \*{4}4242 at [A-Z][a-z]{2} \d{1,2}, \d{4}, .* UTC: succeeded/)
+      .waitFor();
     await page
       .getByRole('table', { name: 'Charges, newest first' })
       .getByText(/first invoice of subscription/)
@@ -272,6 +281,8 @@ describe('the dashboard in a browser', () => {
       // A double click refunds once (the form's Idempotency-Key).
       await refund.getByRole('button', { name: 'Refund' }).dblclick();
       await page.getByRole('status').filter({ hasText: 'Refunded.' }).waitFor();
+      // The second click sent nothing, so no refusal of it shows beside the success.
+      await expect(page.getByRole('alert').count()).resolves.toBe(0);
       const refunded = (await world.api.get(`/invoices/${draft.id}`)).body;
       expect(refunded.amount_refunded).toBe(1250);
       await page.getByRole('cell', { name: /^refund/ }).waitFor();

@@ -32,7 +32,7 @@ browserIt(
     await expect(dialog.getByRole('alert').innerText()).resolves.toMatch(/name/i);
     await dialog.getByLabel('Name').fill('Ada Lovelace');
     await dialog.getByLabel('Phone').fill('+44 20 7946 0000');
-    await browser!.screen(page, 'customer-new');
+    await browser!.screenFits(page, 'customer-new');
     await dialog.getByRole('button', { name: 'Create customer' }).click();
     await page.getByRole('heading', { name: 'Ada Lovelace' }).waitFor();
     const id = decodeURIComponent(page.url().split('/customers/')[1]!);
@@ -50,7 +50,7 @@ browserIt(
     expect(expectStatus(await api.get(`/customers/${id}`), 200).name).toBe('Ada King');
 
     await page.getByRole('button', { name: 'Delete customer' }).click();
-    await browser!.screen(page, 'customer-delete');
+    await browser!.screenFits(page, 'customer-delete');
     await page.getByRole('dialog').getByRole('button', { name: 'Delete customer' }).click();
     await page.waitForURL('**/dashboard/customers');
     expect((await api.get(`/customers/${id}`)).status).toBe(404);

@@ -81,7 +81,8 @@ afterAll(async () => {
 
 const newPage = (width?: number) => browser!.newPage(width);
 const signIn = (page: Page, user: { email: string; password: string }) => browser!.signIn(page, user);
-const screen = (page: Page, name: string) => browser!.screen(page, name);
+/** Every screen fits 390 px: no sideways scrolling, no table scrolling inside its card (docs/decisions.md §35). */
+const screen = (page: Page, name: string) => browser!.screenFits(page, name);
 
 describe('the dashboard: home figures, payments, catalog', () => {
   browserIt(

@@ -60,7 +60,7 @@ describe('payment plans and terminal payments in the dashboard', () => {
         .getByRole('row', { name: /Alan Turing/ })
         .getByRole('cell', { name: 'waiting' })
         .waitFor();
-      await browser!.screen(page, 'payment-plans');
+      await browser!.screenFits(page, 'payment-plans');
 
       // A card id that is not the customer's: the API's refusal, in the dialog.
       await lostRow.getByRole('button', { name: 'Resolve' }).click();
@@ -68,7 +68,7 @@ describe('payment plans and terminal payments in the dashboard', () => {
       await dialog.getByLabel('Approved (the customer paid)').check();
       await dialog.getByLabel('A card of the customer').check();
       await dialog.getByLabel('Payment method id').fill('pm_notthecustomers');
-      await browser!.screen(page, 'payment-plans-resolve');
+      await browser!.screenFits(page, 'payment-plans-resolve');
       await dialog.getByRole('button', { name: 'Resolve' }).click();
       await expect(dialog.getByRole('alert').innerText()).resolves.toMatch(/pm_notthecustomers/);
       await dialog.getByLabel('Collected outside the service').check();
@@ -101,7 +101,7 @@ describe('payment plans and terminal payments in the dashboard', () => {
         encodeURIComponent(`payment-plan:${lost.plan.id}`),
       );
       await page.getByText('$100.00 of $300.00').first().waitFor();
-      await browser!.screen(page, 'payment-plan');
+      await browser!.screenFits(page, 'payment-plan');
       await page.getByRole('button', { name: 'Cancel plan' }).click();
       await page.getByRole('dialog').getByRole('button', { name: 'Cancel plan' }).click();
       await page.getByRole('status').filter({ hasText: 'Canceled.' }).waitFor();

@@ -27,7 +27,8 @@ afterAll(async () => {
   await app?.close();
 });
 
-const screen = (page: Page, name: string) => browser!.screen(page, name);
+/** Every screen fits 390 px: no sideways scrolling, no table scrolling inside its card (docs/decisions.md §35). */
+const screen = (page: Page, name: string) => browser!.screenFits(page, name);
 
 async function openSettings(page: Page) {
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).click();

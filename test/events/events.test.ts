@@ -1,3 +1,5 @@
+import { Client } from 'pg';
+import { foldCounters } from '../../src/db/counter-folding';
 import {
   apiClient,
   createTestAccount,
@@ -93,5 +95,69 @@ it('refuses bad filters with 400 naming them', async () => {
   ]) {
     const answer = expectStatus(await api.get(`/events?${query}`), 400, query);
     expect({ query, param: answer.error.param }).toEqual({ query, param });
+  }
+});
+
+it('answers an exact itemsTotal from event_counts for every filter, whatever wrote, moved or deleted the rows', async () => {
+  // Events written by SQL over five UTC days, on two connections (two counter slots), as a migration,
+  // the seeder or the retention sweeper would (docs/decisions.md §34).
+  const writers = [new Client(process.env.DATABASE_URL), new Client(process.env.DATABASE_URL)] as const;
+  await Promise.all(writers.map((client) => client.connect()));
+  try {
+    const types = ['invoice.created', 'invoice.paid', 'customer.updated', 'subscription.created'];
+    for (let n = 0; n < 40; n++) {
+      const created = new Date(Date.UTC(2025, 0, 1 + (n % 5), (n * 7) % 24, n % 60));
+      await writers[n % 2]!.query(
+        `INSERT INTO events (id, account_id, type, data, created_at, object_id, customer_id)
+         VALUES ($1, $2, $3, '{}', $4, $5, $6)`,
+        [`evt_count_${n}`, accountId, types[n % 4], created, `obj_${n % 3}`, n % 2 ? customer.id : null],
+      );
+    }
+    // Moved to another day and to another type, then some deleted by the other connection.
+    await writers[1].query(
+      `UPDATE events SET created_at = created_at + interval '2 days', type = 'invoice.voided' WHERE id IN ('evt_count_3', 'evt_count_8')`,
+    );
+    await writers[1].query(`UPDATE events SET dispatched_at = now() WHERE account_id = $1`, [accountId]);
+    await writers[0].query(`DELETE FROM events WHERE id IN ('evt_count_5', 'evt_count_10', 'evt_count_11')`);
+
+    const stored = await eventsOf(app.prisma, accountId);
+    const seconds = (iso: string) => Date.parse(iso) / 1000;
+    const cases: [string, (event: (typeof stored)[number]) => boolean][] = [
+      ['', () => true],
+      ['type=invoice.paid', (event) => event.type === 'invoice.paid'],
+      ['type=invoice.*', (event) => event.type.startsWith('invoice.')],
+      ['type=customer.updated', (event) => event.type === 'customer.updated'],
+      [`object=obj_1`, (event) => event.objectId === 'obj_1'],
+      [
+        `customer=${customer.id}&type=invoice.*`,
+        (event) => event.customerId === customer.id && event.type.startsWith('invoice.'),
+      ],
+    ];
+    const ranges: [string, (time: number) => boolean][] = [
+      ['', () => true],
+      [`created_gte=${seconds('2025-01-02T00:00:00Z')}`, (time) => time >= seconds('2025-01-02T00:00:00Z')],
+      [
+        `created_gt=${seconds('2025-01-01T13:00:00Z')}&created_lte=${seconds('2025-01-04T09:00:00Z')}`,
+        (time) => time > seconds('2025-01-01T13:00:00Z') && time <= seconds('2025-01-04T09:00:00Z'),
+      ],
+      [
+        `created_gte=${seconds('2025-01-03T05:00:00Z')}&created_lt=${seconds('2025-01-03T20:00:00Z')}`,
+        (time) => time >= seconds('2025-01-03T05:00:00Z') && time < seconds('2025-01-03T20:00:00Z'),
+      ],
+    ];
+    // Exact from the appended rows, and again once they are folded (as the worker does every second).
+    for (const fold of [false, true]) {
+      if (fold) await foldCounters(app.prisma, 1_000_000);
+      for (const [filter, keep] of cases) {
+        for (const [range, within] of ranges) {
+          const query = [filter, range].filter(Boolean).join('&');
+          const expected = stored.filter((event) => keep(event) && within(event.createdAt.getTime() / 1000)).length;
+          const listed = expectStatus(await api.get(`/events?take=1&${query}`), 200);
+          expect({ fold, query, itemsTotal: listed.meta.itemsTotal }).toEqual({ fold, query, itemsTotal: expected });
+        }
+      }
+    }
+  } finally {
+    await Promise.all(writers.map((client) => client.end()));
   }
 });

@@ -1,4 +1,4 @@
-import { OVERVIEW_STATEMENTS } from '../../src/reports/overview.records';
+import { OVERVIEW_STATEMENTS, utcDate } from '../../src/reports/overview.records';
 import { apiClient, createTestAccount, type ApiClient } from '../support/harness';
 import { CARDS, customerWithCard, simpleInvoice } from '../support/payments';
 import {
@@ -152,7 +152,7 @@ describe('GET /reports/overview', () => {
     const now = new Date();
     const values: Record<keyof typeof OVERVIEW_STATEMENTS, unknown[]> = {
       RECURRING: [otherAccountId],
-      DAILY_LEDGER: [otherAccountId, new Date(now.getTime() - 30 * 86_400_000), now],
+      DAILY_LEDGER: [otherAccountId, utcDate(new Date(now.getTime() - 30 * 86_400_000)), utcDate(now)],
       OPEN_INVOICES: [otherAccountId, now],
       PAST_DUE_PLANS: [otherAccountId],
     };
@@ -173,7 +173,11 @@ describe('GET /reports/overview', () => {
     const scanOf = (table: string) =>
       new RegExp(`(Scan using ${table}_account_id_\\w+ on ${table}\\b|Bitmap Index Scan on ${table}_account_id_\\w+)`);
     expect(plans.RECURRING).toMatch(scanOf('subscriptions'));
-    expect(plans.DAILY_LEDGER).toMatch(scanOf('transactions'));
+    // The revenue window reads the per-day sums, never the ledger's rows (docs/decisions.md §33).
+    expect(plans.DAILY_LEDGER).toMatch(
+      /(Scan using revenue_days_account_id_day_currency_idx on revenue_days\b|Bitmap Index Scan on revenue_days_account_id_day_currency_idx)/,
+    );
+    expect(plans.DAILY_LEDGER).not.toMatch(/transactions/);
     expect(plans.OPEN_INVOICES).toMatch(scanOf('invoices'));
     expect(plans.PAST_DUE_PLANS).toMatch(scanOf('payment_plans'));
     for (const plan of Object.values(plans)) expect(plan).not.toMatch(/Seq Scan/);

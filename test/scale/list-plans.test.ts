@@ -21,6 +21,8 @@ import {
 import { BALANCE_SUMS } from '../../src/transactions/transaction.records';
 import { deliveryCountStatement } from '../../src/webhooks/delivery-log.records';
 import { containsPattern } from '../../src/db/text-search';
+import { eventCountStatement, type EventFilter } from '../../src/lib/event.records';
+import { OVERVIEW_STATEMENTS } from '../../src/reports/overview.records';
 import { analyzeSeededTables, openSeedSession, seedChunk, seedSupportingRows } from '../../src/scale/seed.records';
 
 // The list and search statements at scale (docs/decisions.md §23): on tables of meaningful size, seeded
@@ -236,5 +238,37 @@ describe('GET /balance and GET /webhook/logs', () => {
     await expectIndexPlan({ statement: BALANCE_SUMS, values: [ACCOUNT] });
     await expectIndexPlan(deliveryCountStatement(ACCOUNT, {}));
     await expectIndexPlan(deliveryCountStatement(ACCOUNT, { status: 'failure', eventType: 'invoice.paid' }));
+  });
+});
+
+/** The tables the plan reads, by any scan. */
+async function relationsOf(bound: BoundStatement): Promise<string[]> {
+  return (await planOf(bound)).map((node) => node['Relation Name']).filter((name): name is string => !!name);
+}
+
+describe('GET /reports/overview (the home) and GET /events', () => {
+  it('the revenue window sums revenue_days by its key, never the ledger (docs/decisions.md §33)', async () => {
+    const window = { statement: OVERVIEW_STATEMENTS.DAILY_LEDGER, values: [ACCOUNT, '2026-10-03', '2026-11-02'] };
+    await expectIndexPlan(window);
+    expect(await relationsOf(window)).toEqual(['revenue_days']);
+  });
+
+  it('the exact count of events sums event_counts, reading events only for a range’s partial days or one object (§34)', async () => {
+    const count = (filter: Omit<EventFilter, 'accountId' | 'created'>, created: EventFilter['created'] = {}) =>
+      eventCountStatement({ accountId: ACCOUNT, created, ...filter });
+    for (const summed of [
+      count({}),
+      count({ type: 'invoice.paid' }),
+      count({ type: 'invoice.*' }),
+      count({}, { gte: new Date('2025-03-01T00:00:00Z'), lt: new Date('2025-06-01T00:00:00Z') }),
+    ]) {
+      await expectIndexPlan(summed);
+      expect(await relationsOf(summed)).toEqual(expect.not.arrayContaining(['events']));
+    }
+    const cut = { gt: new Date('2025-03-01T12:00:00Z'), lte: new Date('2025-06-01T08:00:00Z') };
+    await expectIndexPlan(count({}, cut), 'events_account_id_created_at_idx');
+    await expectIndexPlan(count({ type: 'invoice.paid' }, cut), 'events_account_id_type_created_at_idx');
+    await expectIndexPlan(count({ objectId: sample.invoice }), 'events_account_id_object_id_created_at_idx');
+    await expectIndexPlan(count({ customerId: sample.customer }), 'events_account_id_customer_id_created_at_idx');
   });
 });

@@ -47,7 +47,10 @@ export interface DashboardBrowser {
   signIn(page: Page, user: { email: string; password: string }): Promise<void>;
   /** Checks the screen with axe and keeps a screenshot of it at 1280 px, then at 390 px. */
   screen(page: Page, name: string): Promise<void>;
-  /** screen(), and at 390 px neither the page nor its main navigation is wider than the screen (no sideways scrolling). */
+  /**
+   * screen(), and at 390 px neither the page nor its main navigation is wider than the screen, nor does a
+   * table scroll sideways inside its card (docs/decisions.md §35): no sideways scrolling anywhere.
+   */
   screenFits(page: Page, name: string): Promise<void>;
   /** The other origins pages tried to reach (none is expected). */
   offSite: string[];
@@ -107,8 +110,19 @@ export async function openDashboardBrowser(
       const widths = await page.evaluate<number[]>(
         "[document.documentElement, document.querySelector('nav.sidebar')].map((element) => element?.scrollWidth ?? 390)",
       );
+      // Each table card wider inside than its box, named by its table's caption, label or first heading.
+      const scrollingTables = await page.evaluate<string[]>(
+        `[...document.querySelectorAll('.table-card')]
+          .filter((card) => card.scrollWidth > card.clientWidth + 1)
+          .map((card) => { const table = card.querySelector('table');
+            return table?.caption?.textContent ?? table?.getAttribute('aria-label') ?? card.querySelector('th')?.textContent ?? card.className; })`,
+      );
       await page.setViewportSize({ width: 1280, height: 860 });
-      expect({ screen: name, widths }).toEqual({ screen: name, widths: [390, 390] });
+      expect({ screen: name, widths, scrollingTables }).toEqual({
+        screen: name,
+        widths: [390, 390],
+        scrollingTables: [],
+      });
     },
     close: () => browser.close(),
   };

@@ -7,6 +7,13 @@ import { Failure, Loading, StatusBadge } from './common';
 const seconds = (iso: string | null) => (iso ? Date.parse(iso) / 1000 : null);
 
 /**
+ * The report's summary gives its times in ISO-8601 UTC (as the support command prints them); the page
+ * shows them as it shows every time, in the account's time zone (docs/decisions.md §21).
+ */
+const ISO_TIME = /\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z/g;
+const readable = (line: string) => line.replace(ISO_TIME, (iso) => formatDateTime(seconds(iso)));
+
+/**
  * "Why was this customer charged, or not?" on one screen: the answer in plain words, each charge with
  * the card, the processor's answer and the reason it was made, and what comes next (the same report as
  * `npm run support -- customer`, GET /customers/{id}/billing-report).
@@ -27,7 +34,7 @@ export function CustomerWhy({ id }: { id: string }) {
         <>
           <div className="card why">
             {report.data.summary.map((line) => (
-              <p key={line}>{line}</p>
+              <p key={line}>{readable(line)}</p>
             ))}
           </div>
           {report.data.charges.length > 0 && (

@@ -99,6 +99,18 @@ export function Confirm(props: {
   useEffect(() => {
     dialog.current?.showModal();
   }, []);
+  // A double click confirms once: its second click comes before the page shows the button disabled, and
+  // would send the action again (a keyed refund then answers 409 "in progress" beside "Refunded.").
+  // Another confirm is taken once the action is no longer busy (a refusal leaves the dialog open).
+  const confirmed = useRef(false);
+  useEffect(() => {
+    if (!props.busy) confirmed.current = false;
+  }, [props.busy]);
+  const confirm = () => {
+    if (confirmed.current) return;
+    confirmed.current = true;
+    props.onConfirm();
+  };
   return (
     <dialog ref={dialog} className="card dialog" aria-labelledby="confirm-title" onClose={props.onClose}>
       <h2 id="confirm-title">{props.title}</h2>
@@ -108,12 +120,7 @@ export function Confirm(props: {
         <button type="button" className="secondary" onClick={props.onClose} disabled={props.busy}>
           Keep it as it is
         </button>
-        <button
-          type="button"
-          className={props.danger ? 'danger' : undefined}
-          onClick={props.onConfirm}
-          disabled={props.busy}
-        >
+        <button type="button" className={props.danger ? 'danger' : undefined} onClick={confirm} disabled={props.busy}>
           {props.busy ? 'Working…' : props.confirm}
         </button>
       </div>
