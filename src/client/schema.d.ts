@@ -1423,7 +1423,7 @@ export interface paths {
         };
         /**
          * The account's events, newest first
-         * @description Filters: type (`invoice.finalized`, or a group `invoice.*`), object (the id in the data), customer (its own events and those of its subscriptions, invoices, payment methods and payment plans), created_gt/created_gte/created_lt/created_lte (Unix seconds).
+         * @description Filters: type (`invoice.finalized`, or a group `invoice.*`), object (the id in the data), customer (its own events and those of its subscriptions, invoices, payment methods and payment plans), created_gt/created_gte/created_lt/created_lte (Unix seconds). Pages by page/take, or by starting_after/ending_before (an event id; 404 naming the parameter for an id the account does not have).
          */
         get: operations["getEvents"];
         put?: never;
@@ -5427,6 +5427,10 @@ export interface operations {
                 page?: number;
                 /** @description Page size, 1 to 100 (decimal digits) */
                 take?: number;
+                /** @description Cursor: the page holds the items that follow this id in the list (page is then ignored) */
+                starting_after?: string;
+                /** @description Cursor: the page holds the items that come just before this id in the list (page is then ignored) */
+                ending_before?: string;
                 status?: "pending" | "retry" | "success" | "failure";
                 event_type?: string;
                 /** @description Destination id (we_...) */
@@ -5449,7 +5453,8 @@ export interface operations {
                     "application/json": {
                         data: components["schemas"]["WebhookDeliveryLog"][];
                         meta: {
-                            page: number;
+                            /** @description The page (from 1); absent on a cursor page of the webhook logs, events and transactions, which are not placed among pages */
+                            page?: number;
                             take: number;
                             itemsTotal: number;
                             pagesTotal: number;
@@ -5479,6 +5484,15 @@ export interface operations {
             };
             /** @description The key, the user or the account may not do this; or a write made with a dashboard session lacks its CSRF token or comes from another origin */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown resource, or one of another account */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6197,7 +6211,8 @@ export interface operations {
                     "application/json": {
                         data: components["schemas"]["Product"][];
                         meta: {
-                            page: number;
+                            /** @description The page (from 1); absent on a cursor page of the webhook logs, events and transactions, which are not placed among pages */
+                            page?: number;
                             take: number;
                             itemsTotal: number;
                             pagesTotal: number;
@@ -7069,7 +7084,8 @@ export interface operations {
                     "application/json": {
                         data: components["schemas"]["Price"][];
                         meta: {
-                            page: number;
+                            /** @description The page (from 1); absent on a cursor page of the webhook logs, events and transactions, which are not placed among pages */
+                            page?: number;
                             take: number;
                             itemsTotal: number;
                             pagesTotal: number;
@@ -7415,7 +7431,8 @@ export interface operations {
                     "application/json": {
                         data: components["schemas"]["TaxRate"][];
                         meta: {
-                            page: number;
+                            /** @description The page (from 1); absent on a cursor page of the webhook logs, events and transactions, which are not placed among pages */
+                            page?: number;
                             take: number;
                             itemsTotal: number;
                             pagesTotal: number;
@@ -7840,7 +7857,8 @@ export interface operations {
                     "application/json": {
                         data: components["schemas"]["PaymentMethod"][];
                         meta: {
-                            page: number;
+                            /** @description The page (from 1); absent on a cursor page of the webhook logs, events and transactions, which are not placed among pages */
+                            page?: number;
                             take: number;
                             itemsTotal: number;
                             pagesTotal: number;
@@ -8418,7 +8436,8 @@ export interface operations {
                     "application/json": {
                         data: components["schemas"]["PaymentMethod"][];
                         meta: {
-                            page: number;
+                            /** @description The page (from 1); absent on a cursor page of the webhook logs, events and transactions, which are not placed among pages */
+                            page?: number;
                             take: number;
                             itemsTotal: number;
                             pagesTotal: number;
@@ -8621,7 +8640,8 @@ export interface operations {
                     "application/json": {
                         data: components["schemas"]["Invoice"][];
                         meta: {
-                            page: number;
+                            /** @description The page (from 1); absent on a cursor page of the webhook logs, events and transactions, which are not placed among pages */
+                            page?: number;
                             take: number;
                             itemsTotal: number;
                             pagesTotal: number;
@@ -9670,7 +9690,8 @@ export interface operations {
                     "application/json": {
                         data: components["schemas"]["Email"][];
                         meta: {
-                            page: number;
+                            /** @description The page (from 1); absent on a cursor page of the webhook logs, events and transactions, which are not placed among pages */
+                            page?: number;
                             take: number;
                             itemsTotal: number;
                             pagesTotal: number;
@@ -9836,6 +9857,10 @@ export interface operations {
                 page?: number;
                 /** @description Page size, 1 to 100 (decimal digits) */
                 take?: number;
+                /** @description Cursor: the page holds the items that follow this id in the list (page is then ignored) */
+                starting_after?: string;
+                /** @description Cursor: the page holds the items that come just before this id in the list (page is then ignored) */
+                ending_before?: string;
                 type?: "payment" | "refund" | "adjustment";
                 status?: "succeeded" | "failed" | "pending";
                 customer?: string;
@@ -9856,7 +9881,8 @@ export interface operations {
                     "application/json": {
                         data: components["schemas"]["Transaction"][];
                         meta: {
-                            page: number;
+                            /** @description The page (from 1); absent on a cursor page of the webhook logs, events and transactions, which are not placed among pages */
+                            page?: number;
                             take: number;
                             itemsTotal: number;
                             pagesTotal: number;
@@ -9877,6 +9903,15 @@ export interface operations {
             };
             /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown resource, or one of another account */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10040,7 +10075,8 @@ export interface operations {
                     "application/json": {
                         data: components["schemas"]["Transaction"][];
                         meta: {
-                            page: number;
+                            /** @description The page (from 1); absent on a cursor page of the webhook logs, events and transactions, which are not placed among pages */
+                            page?: number;
                             take: number;
                             itemsTotal: number;
                             pagesTotal: number;
@@ -10312,7 +10348,8 @@ export interface operations {
                     "application/json": {
                         data: components["schemas"]["CustomerBalanceTransaction"][];
                         meta: {
-                            page: number;
+                            /** @description The page (from 1); absent on a cursor page of the webhook logs, events and transactions, which are not placed among pages */
+                            page?: number;
                             take: number;
                             itemsTotal: number;
                             pagesTotal: number;
@@ -10416,7 +10453,8 @@ export interface operations {
                     "application/json": {
                         data: components["schemas"]["CreditNote"][];
                         meta: {
-                            page: number;
+                            /** @description The page (from 1); absent on a cursor page of the webhook logs, events and transactions, which are not placed among pages */
+                            page?: number;
                             take: number;
                             itemsTotal: number;
                             pagesTotal: number;
@@ -10737,7 +10775,8 @@ export interface operations {
                     "application/json": {
                         data: components["schemas"]["Terminal"][];
                         meta: {
-                            page: number;
+                            /** @description The page (from 1); absent on a cursor page of the webhook logs, events and transactions, which are not placed among pages */
+                            page?: number;
                             take: number;
                             itemsTotal: number;
                             pagesTotal: number;
@@ -11284,7 +11323,8 @@ export interface operations {
                     "application/json": {
                         data: components["schemas"]["PaymentPlan"][];
                         meta: {
-                            page: number;
+                            /** @description The page (from 1); absent on a cursor page of the webhook logs, events and transactions, which are not placed among pages */
+                            page?: number;
                             take: number;
                             itemsTotal: number;
                             pagesTotal: number;
@@ -11616,7 +11656,8 @@ export interface operations {
                     "application/json": {
                         data: components["schemas"]["PaymentPlanInstallment"][];
                         meta: {
-                            page: number;
+                            /** @description The page (from 1); absent on a cursor page of the webhook logs, events and transactions, which are not placed among pages */
+                            page?: number;
                             take: number;
                             itemsTotal: number;
                             pagesTotal: number;
@@ -12213,7 +12254,8 @@ export interface operations {
                     "application/json": {
                         data: components["schemas"]["PaymentPlanPayment"][];
                         meta: {
-                            page: number;
+                            /** @description The page (from 1); absent on a cursor page of the webhook logs, events and transactions, which are not placed among pages */
+                            page?: number;
                             take: number;
                             itemsTotal: number;
                             pagesTotal: number;
@@ -13044,7 +13086,8 @@ export interface operations {
                     "application/json": {
                         data: components["schemas"]["Subscription"][];
                         meta: {
-                            page: number;
+                            /** @description The page (from 1); absent on a cursor page of the webhook logs, events and transactions, which are not placed among pages */
+                            page?: number;
                             take: number;
                             itemsTotal: number;
                             pagesTotal: number;
@@ -14286,7 +14329,8 @@ export interface operations {
                     "application/json": {
                         data: components["schemas"]["TestClock"][];
                         meta: {
-                            page: number;
+                            /** @description The page (from 1); absent on a cursor page of the webhook logs, events and transactions, which are not placed among pages */
+                            page?: number;
                             take: number;
                             itemsTotal: number;
                             pagesTotal: number;
@@ -14827,7 +14871,8 @@ export interface operations {
                     "application/json": {
                         data: components["schemas"]["TestEmail"][];
                         meta: {
-                            page: number;
+                            /** @description The page (from 1); absent on a cursor page of the webhook logs, events and transactions, which are not placed among pages */
+                            page?: number;
                             take: number;
                             itemsTotal: number;
                             pagesTotal: number;
@@ -15074,6 +15119,10 @@ export interface operations {
                 page?: number;
                 /** @description Page size, 1 to 100 (decimal digits) */
                 take?: number;
+                /** @description Cursor: the page holds the items that follow this id in the list (page is then ignored) */
+                starting_after?: string;
+                /** @description Cursor: the page holds the items that come just before this id in the list (page is then ignored) */
+                ending_before?: string;
                 /** @description Only events of this type (`invoice.finalized`) or group (`invoice.*`) */
                 type?: string;
                 /** @description Only events about this object (the id in the event's data) */
@@ -15100,7 +15149,8 @@ export interface operations {
                     "application/json": {
                         data: components["schemas"]["Event"][];
                         meta: {
-                            page: number;
+                            /** @description The page (from 1); absent on a cursor page of the webhook logs, events and transactions, which are not placed among pages */
+                            page?: number;
                             take: number;
                             itemsTotal: number;
                             pagesTotal: number;
@@ -15121,6 +15171,15 @@ export interface operations {
             };
             /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown resource, or one of another account */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15285,7 +15344,8 @@ export interface operations {
                     "application/json": {
                         data: components["schemas"]["AuditEntry"][];
                         meta: {
-                            page: number;
+                            /** @description The page (from 1); absent on a cursor page of the webhook logs, events and transactions, which are not placed among pages */
+                            page?: number;
                             take: number;
                             itemsTotal: number;
                             pagesTotal: number;

@@ -128,15 +128,24 @@ export interface CustomerListQuery {
   testClock?: string;
 }
 
-/** GET /customers without a cursor: a page at an offset, in the order of the sort's index. */
+/**
+ * GET /customers without a cursor: a page at an offset, in the order of the sort's index. The rows skipped
+ * are read from the index alone (each sort's index holds the sort value, the id and deleted_at: an
+ * index-only scan), and only the page's ids are then joined to their rows, so a deep page costs index
+ * entries, not customers (docs/decisions.md §31).
+ */
 export function customerPageStatement(accountId: string, query: CustomerListQuery): BoundStatement {
   const dir = query.order;
   const values: unknown[] = [accountId];
   const filters = optionalFilters(query, values);
   values.push(query.take, query.skip);
-  const text = `SELECT ${CUSTOMER_COLUMNS} FROM customers c
-    WHERE c.account_id = $1 AND c.deleted_at IS NULL${filters}
-    ORDER BY ${SORT_COLUMN[query.sort]} ${dir}, c.id ${dir} LIMIT $${values.length - 1} OFFSET $${values.length}`;
+  const sort = SORT_COLUMN[query.sort];
+  const text = `SELECT ${CUSTOMER_COLUMNS} FROM (
+      SELECT c.id, ${sort} AS sort_value FROM customers c
+      WHERE c.account_id = $1 AND c.deleted_at IS NULL${filters}
+      ORDER BY ${sort} ${dir}, c.id ${dir} LIMIT $${values.length - 1} OFFSET $${values.length}) p
+    JOIN customers c ON c.id = p.id
+    ORDER BY p.sort_value ${dir}, p.id ${dir}`;
   return { statement: statementOf('customers_page', text), values };
 }
 
