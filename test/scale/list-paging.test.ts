@@ -278,3 +278,32 @@ describe('GET /webhook/logs, GET /transactions and GET /events (docs/decisions.m
     },
   );
 });
+
+describe('a deep page of customers in creation order (docs/decisions.md §31)', () => {
+  it('found through the day counters, is the page at that offset, both orders, soft deletions counted', async () => {
+    await seedChunk(db, 'customers', SIZES.customers + 1, 3_000);
+    // A few more deleted now, through an UPDATE as DELETE /customers does it: the counters follow.
+    await db.query(
+      `UPDATE customers SET deleted_at = now() WHERE account_id = $1 AND deleted_at IS NULL AND id IN (
+         SELECT id FROM customers WHERE account_id = $1 ORDER BY created_at LIMIT 300 OFFSET 1000)`,
+      [setup.accountId],
+    );
+    for (const order of ['DESC', 'ASC']) {
+      for (const page of [41, 47, 58, 2000]) {
+        const { rows } = await db.query<{ id: string }>(
+          `SELECT id FROM customers WHERE account_id = $1 AND deleted_at IS NULL
+           ORDER BY created_at ${order}, id ${order} OFFSET $2 LIMIT 50`,
+          [setup.accountId, (page - 1) * 50],
+        );
+        const listed = await ok(`/customers?sortingField=created&order=${order}&take=50&page=${page}`);
+        expect({ order, page, ids: ids(listed) }).toEqual({ order, page, ids: rows.map((row) => row.id) });
+      }
+    }
+    const { rows } = await db.query<{ n: string; live: string }>(
+      `SELECT (SELECT coalesce(sum(n), 0) FROM customer_counts WHERE account_id = $1) AS n,
+         (SELECT count(*) FROM customers WHERE account_id = $1 AND deleted_at IS NULL) AS live`,
+      [setup.accountId],
+    );
+    expect(rows[0]!.n).toBe(rows[0]!.live);
+  });
+});

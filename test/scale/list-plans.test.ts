@@ -6,6 +6,7 @@ import type { BoundStatement } from '../../src/db/sql';
 import {
   customerCursorStatements,
   customerEmailStatement,
+  customerOffsetDayStatement,
   customerPageStatement,
   customerSearchTrigramStatement,
   customerSearchWindowStatement,
@@ -327,6 +328,19 @@ describe('cursors and pages of the webhook logs, transactions and events (docs/d
 });
 
 describe('a deep page of customers (docs/decisions.md §31)', () => {
+  it('in creation order finds its day in customer_counts, then reads one day of the index', async () => {
+    await expectIndexPlan(customerOffsetDayStatement(ACCOUNT, 'DESC', 40_000));
+    await expectIndexPlan(customerOffsetDayStatement(ACCOUNT, 'ASC', 40_000));
+    for (const window of [
+      { createdUntil: new Date('2025-01-02T00:00:00Z') },
+      { createdFrom: new Date('2025-01-01T00:00:00Z') },
+    ])
+      await expectIndexPlan(
+        customerPageStatement(ACCOUNT, { sort: 'created', order: 'DESC', take: 20, skip: 30, ...window }),
+        customerIndex.created,
+      );
+  });
+
   it.each(['created', 'name', 'email'] as CustomerSort[])(
     'sorted by %s, skips index entries alone (an index-only scan) and reads only the page’s rows',
     async (sort) => {
