@@ -3,6 +3,7 @@ import { createWebhookActivities } from './webhooks';
 import { createPaymentPlanActivities } from './payment-plans';
 import { createSubscriptionActivities } from './subscriptions';
 import { createTestClockActivities } from './test-clocks';
+import { createRetentionActivities } from './retention';
 import { withHeartbeats } from './heartbeat';
 import { createEmailActivities, type EmailActivityDeps } from './emails';
 import { createMailer } from '../src/emails/mailer';
@@ -22,6 +23,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createPaymentPlanActivities(deps),
     ...createSubscriptionActivities(deps),
     ...createTestClockActivities(deps),
+    ...createRetentionActivities(deps),
     ...createEmailActivities({ ...deps, mailer: deps.mailer ?? createMailer(config.smtpUrl) }),
   });
 }

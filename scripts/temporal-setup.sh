@@ -15,7 +15,7 @@
 #   TEMPORAL_DB_HOST [127.0.0.1]  TEMPORAL_DB_PORT [5432]  TEMPORAL_DB_USER [temporal]  TEMPORAL_DB_PASSWORD (required)
 #   TEMPORAL_DB_NAME [temporal]  TEMPORAL_VISIBILITY_DB_NAME [temporal_visibility]
 #   TEMPORAL_ADDRESS [127.0.0.1:7233] (frontend, for health/register/ui)  TEMPORAL_NAMESPACE [default]
-#   TEMPORAL_NAMESPACE_RETENTION [72h]  TEMPORAL_WAIT_SECONDS [120]
+#   TEMPORAL_NAMESPACE_RETENTION [720h: 30 days, docs/decisions.md §24]  TEMPORAL_WAIT_SECONDS [120]
 #   Programs: TEMPORAL_SERVER_BIN [temporal-server]  TEMPORAL_SQL_TOOL [temporal-sql-tool]  TEMPORAL_CLI [temporal]
 #   TEMPORAL_UI_SERVER_BIN [temporal-ui-server]  TEMPORAL_SCHEMA_DIR [/etc/temporal/schema/postgresql/v12]
 #   TEMPORAL_DEPLOY_DIR [deploy/temporal beside this script]
@@ -93,7 +93,7 @@ register() {
     say "namespace $namespace exists"
   else
     "$cli" operator namespace create --address "$address" --namespace "$namespace" \
-      --retention "${TEMPORAL_NAMESPACE_RETENTION:-72h}" >/dev/null
+      --retention "${TEMPORAL_NAMESPACE_RETENTION:-720h}" >/dev/null
     say "namespace $namespace created"
   fi
   existing=$("$cli" operator search-attribute list --address "$address" --namespace "$namespace" 2>/dev/null || true)

@@ -17,6 +17,17 @@ function intFromEnv(name: string, fallback: number): number {
   return value;
 }
 
+const DURATION_UNITS_MS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** A duration such as `30d`, `24h`, `15m` or `90s` (a positive whole number and a unit), in milliseconds. */
+function durationFromEnv(name: string, fallback: string): number {
+  const raw = process.env[name] || fallback;
+  const match = /^(\d+)([smhd])$/.exec(raw);
+  if (!match || Number(match[1]) <= 0)
+    throw new Error(`${name} must be a duration such as 30d, 24h, 15m or 90s, got "${raw}"`);
+  return Number(match[1]) * DURATION_UNITS_MS[match[2]!]!;
+}
+
 export const config = {
   get port() {
     return intFromEnv('PORT', 3000);
@@ -182,6 +193,22 @@ export const config = {
     return !process.env.SMTP_CATCHER_PORT || process.env.SMTP_CATCHER_PORT === '0'
       ? 0
       : intFromEnv('SMTP_CATCHER_PORT', 0);
+  },
+  /**
+   * How long the retention sweep keeps each kind of row (docs/decisions.md §24, docs/configuration.md):
+   * events, finished webhook deliveries, idempotency keys, emails (and the catcher's), in milliseconds.
+   */
+  get retention() {
+    return {
+      eventsMs: durationFromEnv('RETENTION_EVENTS', '30d'),
+      deliveriesMs: durationFromEnv('RETENTION_WEBHOOK_DELIVERIES', '30d'),
+      idempotencyKeysMs: durationFromEnv('RETENTION_IDEMPOTENCY_KEYS', '24h'),
+      emailsMs: durationFromEnv('RETENTION_EMAILS', '30d'),
+    };
+  },
+  /** How often the retention sweep's Temporal schedule starts a sweep (docs/operations.md, "Retention"). */
+  get retentionSweepEveryMs() {
+    return durationFromEnv('RETENTION_SWEEP_EVERY', '1h');
   },
   taskQueue: 'billing',
   get logLevel() {

@@ -5,3 +5,4 @@ export { paymentPlanWorkflow } from './payment-plan';
 export { subscriptionWorkflow } from './subscription';
 export { testClockWorkflow } from './test-clock';
 export { sendEmail } from './email';
+export { retentionSweep } from './retention-sweep';

@@ -13,6 +13,7 @@ import { emailConsumer } from '../emails/email-trigger';
 import { createMailer } from '../emails/mailer';
 import { startWorkflowStartSweeper } from '../temporal/workflow-starts';
 import { startCounterFolding } from '../db/counter-folding';
+import { ensureRetentionSchedule, RETENTION_SCHEDULE_ID } from '../temporal/retention-schedule';
 import { encryptStoredSecrets } from '../webhooks/destination.service';
 import { refuseUnsafeProductionStart } from '../lib/secrets';
 import { sealStoredAnswers } from '../http/idempotency';
@@ -22,7 +23,8 @@ import { freeLoopbackPort, serveWorkerMetrics, type WorkerMetricsServer } from '
  * Production worker entry point (task queue `billing`). Temporal's worker handles SIGINT/SIGTERM itself.
  * WORKFLOW_BUNDLE: a bundle built by `npm run build:workflows` (the Docker image has one); WORKER_ACTIVITY_SLOTS.
  * The webhook outbox relay, the sweep of workflow_starts and the folding of the list counters run beside it
- * and stop when the worker has stopped.
+ * and stop when the worker has stopped; at start it creates (or updates) the retention sweep's Temporal
+ * schedule (docs/decisions.md §24).
  * WORKER_METRICS_PORT: GET /metrics of this process, the SDK's metrics and the service's (docs/operations.md,
  * "Metrics and alerts"); a port that cannot be bound is logged, and the worker runs without it.
  */
@@ -80,6 +82,13 @@ async function main(): Promise<void> {
     // The emails events call for start from the same outbox pass (docs/decisions.md §30).
     consumers: config.smtpUrl ? [emailConsumer(temporal, config.taskQueue)] : [],
   });
+  // The retention sweep's schedule (docs/decisions.md §24): created by the first worker to start, brought up to
+  // date by the others. Not fatal: a worker that cannot reach the schedule API still runs billing.
+  await ensureRetentionSchedule(temporal, { taskQueue: config.taskQueue })
+    .then((how) => logger.info({ schedule: RETENTION_SCHEDULE_ID, how }, 'retention sweep schedule ready'))
+    .catch((error: unknown) =>
+      logger.error({ err: error, schedule: RETENTION_SCHEDULE_ID }, 'retention sweep schedule not created'),
+    );
   // Workflows the API recorded and could not start (it died, Temporal was down): started a few seconds late.
   const starts = startWorkflowStartSweeper({ prisma, temporal, taskQueue: config.taskQueue, eagerStart: true });
   const folding = startCounterFolding({ prisma });

@@ -1443,7 +1443,7 @@ export interface paths {
         };
         /**
          * The account's events, newest first
-         * @description Filters: type (`invoice.finalized`, or a group `invoice.*`), object (the id in the data), customer (its own events and those of its subscriptions, invoices, payment methods and payment plans), created_gt/created_gte/created_lt/created_lte (Unix seconds).
+         * @description Filters: type (`invoice.finalized`, or a group `invoice.*`), object (the id in the data), customer (its own events and those of its subscriptions, invoices, payment methods and payment plans), created_gt/created_gte/created_lt/created_lte (Unix seconds). Pages by page/take, or by starting_after/ending_before (an event id; 404 naming the parameter for an id the account does not have).
          */
         get: operations["getEvents"];
         put?: never;
@@ -5451,6 +5451,10 @@ export interface operations {
                 page?: number;
                 /** @description Page size, 1 to 100 (decimal digits) */
                 take?: number;
+                /** @description Cursor: the page holds the items that follow this id in the list (page is then ignored) */
+                starting_after?: string;
+                /** @description Cursor: the page holds the items that come just before this id in the list (page is then ignored) */
+                ending_before?: string;
                 status?: "pending" | "retry" | "success" | "failure";
                 event_type?: string;
                 /** @description Destination id (we_...) */
@@ -5473,7 +5477,8 @@ export interface operations {
                     "application/json": {
                         data: components["schemas"]["WebhookDeliveryLog"][];
                         meta: {
-                            page: number;
+                            /** @description The page (from 1); absent on a cursor page of the webhook logs, events and transactions, which are not placed among pages */
+                            page?: number;
                             take: number;
                             itemsTotal: number;
                             pagesTotal: number;
@@ -5503,6 +5508,15 @@ export interface operations {
             };
             /** @description The key, the user or the account may not do this; or a write made with a dashboard session lacks its CSRF token or comes from another origin */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown resource, or one of another account */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6221,7 +6235,8 @@ export interface operations {
                     "application/json": {
                         data: components["schemas"]["Product"][];
                         meta: {
-                            page: number;
+                            /** @description The page (from 1); absent on a cursor page of the webhook logs, events and transactions, which are not placed among pages */
+                            page?: number;
                             take: number;
                             itemsTotal: number;
                             pagesTotal: number;
@@ -7093,7 +7108,8 @@ export interface operations {
                     "application/json": {
                         data: components["schemas"]["Price"][];
                         meta: {
-                            page: number;
+                            /** @description The page (from 1); absent on a cursor page of the webhook logs, events and transactions, which are not placed among pages */
+                            page?: number;
                             take: number;
                             itemsTotal: number;
                             pagesTotal: number;
@@ -7439,7 +7455,8 @@ export interface operations {
                     "application/json": {
                         data: components["schemas"]["TaxRate"][];
                         meta: {
-                            page: number;
+                            /** @description The page (from 1); absent on a cursor page of the webhook logs, events and transactions, which are not placed among pages */
+                            page?: number;
                             take: number;
                             itemsTotal: number;
                             pagesTotal: number;
@@ -7864,7 +7881,8 @@ export interface operations {
                     "application/json": {
                         data: components["schemas"]["PaymentMethod"][];
                         meta: {
-                            page: number;
+                            /** @description The page (from 1); absent on a cursor page of the webhook logs, events and transactions, which are not placed among pages */
+                            page?: number;
                             take: number;
                             itemsTotal: number;
                             pagesTotal: number;
@@ -8442,7 +8460,8 @@ export interface operations {
                     "application/json": {
                         data: components["schemas"]["PaymentMethod"][];
                         meta: {
-                            page: number;
+                            /** @description The page (from 1); absent on a cursor page of the webhook logs, events and transactions, which are not placed among pages */
+                            page?: number;
                             take: number;
                             itemsTotal: number;
                             pagesTotal: number;
@@ -8645,7 +8664,8 @@ export interface operations {
                     "application/json": {
                         data: components["schemas"]["Invoice"][];
                         meta: {
-                            page: number;
+                            /** @description The page (from 1); absent on a cursor page of the webhook logs, events and transactions, which are not placed among pages */
+                            page?: number;
                             take: number;
                             itemsTotal: number;
                             pagesTotal: number;
@@ -9785,7 +9805,8 @@ export interface operations {
                     "application/json": {
                         data: components["schemas"]["Email"][];
                         meta: {
-                            page: number;
+                            /** @description The page (from 1); absent on a cursor page of the webhook logs, events and transactions, which are not placed among pages */
+                            page?: number;
                             take: number;
                             itemsTotal: number;
                             pagesTotal: number;
@@ -9951,6 +9972,10 @@ export interface operations {
                 page?: number;
                 /** @description Page size, 1 to 100 (decimal digits) */
                 take?: number;
+                /** @description Cursor: the page holds the items that follow this id in the list (page is then ignored) */
+                starting_after?: string;
+                /** @description Cursor: the page holds the items that come just before this id in the list (page is then ignored) */
+                ending_before?: string;
                 type?: "payment" | "refund" | "adjustment";
                 status?: "succeeded" | "failed" | "pending";
                 customer?: string;
@@ -9971,7 +9996,8 @@ export interface operations {
                     "application/json": {
                         data: components["schemas"]["Transaction"][];
                         meta: {
-                            page: number;
+                            /** @description The page (from 1); absent on a cursor page of the webhook logs, events and transactions, which are not placed among pages */
+                            page?: number;
                             take: number;
                             itemsTotal: number;
                             pagesTotal: number;
@@ -9992,6 +10018,15 @@ export interface operations {
             };
             /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown resource, or one of another account */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10155,7 +10190,8 @@ export interface operations {
                     "application/json": {
                         data: components["schemas"]["Transaction"][];
                         meta: {
-                            page: number;
+                            /** @description The page (from 1); absent on a cursor page of the webhook logs, events and transactions, which are not placed among pages */
+                            page?: number;
                             take: number;
                             itemsTotal: number;
                             pagesTotal: number;
@@ -10427,7 +10463,8 @@ export interface operations {
                     "application/json": {
                         data: components["schemas"]["CustomerBalanceTransaction"][];
                         meta: {
-                            page: number;
+                            /** @description The page (from 1); absent on a cursor page of the webhook logs, events and transactions, which are not placed among pages */
+                            page?: number;
                             take: number;
                             itemsTotal: number;
                             pagesTotal: number;
@@ -10531,7 +10568,8 @@ export interface operations {
                     "application/json": {
                         data: components["schemas"]["CreditNote"][];
                         meta: {
-                            page: number;
+                            /** @description The page (from 1); absent on a cursor page of the webhook logs, events and transactions, which are not placed among pages */
+                            page?: number;
                             take: number;
                             itemsTotal: number;
                             pagesTotal: number;
@@ -10852,7 +10890,8 @@ export interface operations {
                     "application/json": {
                         data: components["schemas"]["Terminal"][];
                         meta: {
-                            page: number;
+                            /** @description The page (from 1); absent on a cursor page of the webhook logs, events and transactions, which are not placed among pages */
+                            page?: number;
                             take: number;
                             itemsTotal: number;
                             pagesTotal: number;
@@ -11399,7 +11438,8 @@ export interface operations {
                     "application/json": {
                         data: components["schemas"]["PaymentPlan"][];
                         meta: {
-                            page: number;
+                            /** @description The page (from 1); absent on a cursor page of the webhook logs, events and transactions, which are not placed among pages */
+                            page?: number;
                             take: number;
                             itemsTotal: number;
                             pagesTotal: number;
@@ -11731,7 +11771,8 @@ export interface operations {
                     "application/json": {
                         data: components["schemas"]["PaymentPlanInstallment"][];
                         meta: {
-                            page: number;
+                            /** @description The page (from 1); absent on a cursor page of the webhook logs, events and transactions, which are not placed among pages */
+                            page?: number;
                             take: number;
                             itemsTotal: number;
                             pagesTotal: number;
@@ -12328,7 +12369,8 @@ export interface operations {
                     "application/json": {
                         data: components["schemas"]["PaymentPlanPayment"][];
                         meta: {
-                            page: number;
+                            /** @description The page (from 1); absent on a cursor page of the webhook logs, events and transactions, which are not placed among pages */
+                            page?: number;
                             take: number;
                             itemsTotal: number;
                             pagesTotal: number;
@@ -13159,7 +13201,8 @@ export interface operations {
                     "application/json": {
                         data: components["schemas"]["Subscription"][];
                         meta: {
-                            page: number;
+                            /** @description The page (from 1); absent on a cursor page of the webhook logs, events and transactions, which are not placed among pages */
+                            page?: number;
                             take: number;
                             itemsTotal: number;
                             pagesTotal: number;
@@ -14401,7 +14444,8 @@ export interface operations {
                     "application/json": {
                         data: components["schemas"]["TestClock"][];
                         meta: {
-                            page: number;
+                            /** @description The page (from 1); absent on a cursor page of the webhook logs, events and transactions, which are not placed among pages */
+                            page?: number;
                             take: number;
                             itemsTotal: number;
                             pagesTotal: number;
@@ -14942,7 +14986,8 @@ export interface operations {
                     "application/json": {
                         data: components["schemas"]["TestEmail"][];
                         meta: {
-                            page: number;
+                            /** @description The page (from 1); absent on a cursor page of the webhook logs, events and transactions, which are not placed among pages */
+                            page?: number;
                             take: number;
                             itemsTotal: number;
                             pagesTotal: number;
@@ -15189,6 +15234,10 @@ export interface operations {
                 page?: number;
                 /** @description Page size, 1 to 100 (decimal digits) */
                 take?: number;
+                /** @description Cursor: the page holds the items that follow this id in the list (page is then ignored) */
+                starting_after?: string;
+                /** @description Cursor: the page holds the items that come just before this id in the list (page is then ignored) */
+                ending_before?: string;
                 /** @description Only events of this type (`invoice.finalized`) or group (`invoice.*`) */
                 type?: string;
                 /** @description Only events about this object (the id in the event's data) */
@@ -15215,7 +15264,8 @@ export interface operations {
                     "application/json": {
                         data: components["schemas"]["Event"][];
                         meta: {
-                            page: number;
+                            /** @description The page (from 1); absent on a cursor page of the webhook logs, events and transactions, which are not placed among pages */
+                            page?: number;
                             take: number;
                             itemsTotal: number;
                             pagesTotal: number;
@@ -15236,6 +15286,15 @@ export interface operations {
             };
             /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown resource, or one of another account */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -15400,7 +15459,8 @@ export interface operations {
                     "application/json": {
                         data: components["schemas"]["AuditEntry"][];
                         meta: {
-                            page: number;
+                            /** @description The page (from 1); absent on a cursor page of the webhook logs, events and transactions, which are not placed among pages */
+                            page?: number;
                             take: number;
                             itemsTotal: number;
                             pagesTotal: number;

@@ -4,6 +4,7 @@ import { notFound } from '../http/errors';
 import {
   modelColumns,
   modelOfRow,
+  queryBound,
   queryRows,
   selectList,
   type AnyTx,
@@ -104,8 +105,19 @@ const SORT_RUNS: Record<CustomerSort, { filter: string; keys: string[]; order: s
 const SORT_COLUMN: Record<CustomerSort, string> = { created: 'c.created_at', name: 'c.name', email: 'c.email' };
 
 /** The list's optional filters as SQL (the search's pattern, the test clock), their values pushed onto `values`. */
-function optionalFilters(query: Pick<CustomerListQuery, 'pattern' | 'testClock'>, values: unknown[]): string {
+function optionalFilters(
+  query: Pick<CustomerListQuery, 'pattern' | 'testClock' | 'createdFrom' | 'createdUntil'>,
+  values: unknown[],
+): string {
   let sql = '';
+  if (query.createdFrom !== undefined) {
+    values.push(query.createdFrom);
+    sql += ` AND c.created_at >= $${values.length}`;
+  }
+  if (query.createdUntil !== undefined) {
+    values.push(query.createdUntil);
+    sql += ` AND c.created_at < $${values.length}`;
+  }
   if (query.pattern !== undefined) {
     values.push(query.pattern);
     sql += ` AND (c.name ILIKE $${values.length} OR c.email ILIKE $${values.length})`;
@@ -126,17 +138,61 @@ export interface CustomerListQuery {
   pattern?: string;
   /** Only the customers on this test clock. */
   testClock?: string;
+  /** A deep page in creation order, within the day the counters found: created_at >= from, < until. */
+  createdFrom?: Date;
+  createdUntil?: Date;
 }
 
-/** GET /customers without a cursor: a page at an offset, in the order of the sort's index. */
+const DAY_MS = 86_400_000;
+
+/**
+ * A deep page in creation order without skipping every entry before it (docs/decisions.md §36): the UTC day
+ * that holds the offset's customer, from customer_counts walking days in the list's order, and how many live
+ * customers the days before it in that order hold; the page is then an offset within that day.
+ */
+export function customerOffsetDayStatement(accountId: string, order: 'ASC' | 'DESC', skip: number): BoundStatement {
+  const text = `WITH days AS (
+      SELECT day, sum(n) AS n FROM customer_counts WHERE account_id = $1 GROUP BY day
+    ), running AS (SELECT day, n, sum(n) OVER (ORDER BY day ${order}) AS upto FROM days)
+    SELECT to_char(day, 'YYYY-MM-DD') AS day, (upto - n)::bigint AS before FROM running
+    WHERE upto > $2 ORDER BY day ${order} LIMIT 1`;
+  return { statement: statementOf('customers_offset_day', text), values: [accountId, skip] };
+}
+
+/** The day's bounds and the customers before it in the list's order (customerOffsetDayStatement), or null past the end. */
+export async function findCustomerOffsetDay(
+  db: Queryable,
+  accountId: string,
+  order: 'ASC' | 'DESC',
+  skip: number,
+): Promise<{ from: Date; until: Date; before: number } | null> {
+  const [row] = await queryBound<{ day: string; before: string }>(
+    db,
+    customerOffsetDayStatement(accountId, order, skip),
+  );
+  if (!row) return null;
+  const from = new Date(`${row.day}T00:00:00Z`);
+  return { from, until: new Date(from.getTime() + DAY_MS), before: Number(row.before) };
+}
+
+/**
+ * GET /customers without a cursor: a page at an offset, in the order of the sort's index. The rows skipped
+ * are read from the index alone (each sort's index holds the sort value, the id and deleted_at: an
+ * index-only scan), and only the page's ids are then joined to their rows, so a deep page costs index
+ * entries, not customers (docs/decisions.md §36).
+ */
 export function customerPageStatement(accountId: string, query: CustomerListQuery): BoundStatement {
   const dir = query.order;
   const values: unknown[] = [accountId];
   const filters = optionalFilters(query, values);
   values.push(query.take, query.skip);
-  const text = `SELECT ${CUSTOMER_COLUMNS} FROM customers c
-    WHERE c.account_id = $1 AND c.deleted_at IS NULL${filters}
-    ORDER BY ${SORT_COLUMN[query.sort]} ${dir}, c.id ${dir} LIMIT $${values.length - 1} OFFSET $${values.length}`;
+  const sort = SORT_COLUMN[query.sort];
+  const text = `SELECT ${CUSTOMER_COLUMNS} FROM (
+      SELECT c.id, ${sort} AS sort_value FROM customers c
+      WHERE c.account_id = $1 AND c.deleted_at IS NULL${filters}
+      ORDER BY ${sort} ${dir}, c.id ${dir} LIMIT $${values.length - 1} OFFSET $${values.length}) p
+    JOIN customers c ON c.id = p.id
+    ORDER BY p.sort_value ${dir}, p.id ${dir}`;
   return { statement: statementOf('customers_page', text), values };
 }
 

@@ -23,7 +23,9 @@ import {
   customerPageStatement,
   customerSearchTrigramStatement,
   customerSearchWindowStatement,
+  findCustomerOffsetDay,
   findCustomerRow,
+  type CustomerListQuery,
   readCustomerCursor,
   type CustomerColumns,
   type CustomerMatch,
@@ -104,6 +106,34 @@ export async function createCustomer(
   });
 }
 
+/** An offset at or past which a page in creation order is found through customer_counts' days. */
+const DEEP_OFFSET = 2000;
+
+/**
+ * A page at an offset: deep in creation order with no filter, within the day customer_counts finds (at most a
+ * day's entries skipped, docs/decisions.md §36); otherwise as asked (an index-only skip of the sort's index).
+ */
+async function deepWindow(
+  prisma: Db,
+  accountId: string,
+  list: Omit<CustomerListQuery, 'skip'>,
+  window: { skip: number; take: number },
+): Promise<CustomerListQuery> {
+  const plain = { ...list, ...window };
+  if (
+    window.skip < DEEP_OFFSET ||
+    list.sort !== 'created' ||
+    list.pattern !== undefined ||
+    list.testClock !== undefined
+  )
+    return plain;
+  const day = await findCustomerOffsetDay(prisma, accountId, list.order, window.skip);
+  if (!day) return plain; // past the last customer: an empty page
+  return list.order === 'DESC'
+    ? { ...plain, createdUntil: day.until, skip: window.skip - day.before }
+    : { ...plain, createdFrom: day.from, skip: window.skip - day.before };
+}
+
 /**
  * GET /customers: a page at an offset, or after/before a cursor (docs/decisions.md §23), each read in the
  * order of the sort's index; the id breaks ties so pages are stable when many rows share a sort value.
@@ -124,7 +154,7 @@ export async function listCustomers(
   if (!cursor) {
     const rows = await queryBound<CustomerColumns>(
       prisma,
-      customerPageStatement(accountId, { ...list, ...pageWindow(query) }),
+      customerPageStatement(accountId, await deepWindow(prisma, accountId, list, pageWindow(query))),
     );
     return rows.map((row) => toCustomerObject(customerOfRow(row)));
   }

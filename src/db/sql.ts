@@ -177,3 +177,38 @@ export async function queryModels<Model>(
   const rows = await queryRows<Record<string, unknown>>(db, statement, values);
   return rows.map((row) => modelOfRow<Model>(columns, row));
 }
+
+/**
+ * The WHERE of a list's equality filters on `alias`: `alias.column = $n` for each given value (undefined: no
+ * filter), numbered after `values`, which it extends.
+ */
+export function equalityFilters(alias: string, filters: [column: string, value: unknown][], values: unknown[]): string {
+  const parts: string[] = [];
+  for (const [column, value] of filters) {
+    if (value === undefined) continue;
+    values.push(value);
+    parts.push(`${alias}.${column} = $${values.length}`);
+  }
+  return parts.join(' AND ');
+}
+
+/**
+ * The end of a newest-first list's statement at an offset (`ORDER BY a DESC, b DESC LIMIT $ OFFSET $`), or after
+ * (`forward`) or before a cursor's sort values `at` (`AND (a, b) < ($, $) ORDER BY a DESC, b DESC LIMIT $`,
+ * before: `>` and ascending), one range of an index ending in (a, b); values numbered after `values`.
+ */
+export function newestFirstWindow(
+  keys: [string, string],
+  values: unknown[],
+  window: { take: number; skip: number } | { at: [unknown, unknown]; forward: boolean; take: number },
+): string {
+  const order = (dir: string) => `ORDER BY ${keys[0]} ${dir}, ${keys[1]} ${dir}`;
+  if ('skip' in window) {
+    values.push(window.take, window.skip);
+    return `${order('DESC')} LIMIT $${values.length - 1} OFFSET $${values.length}`;
+  }
+  values.push(...window.at, window.take);
+  const n = values.length;
+  const [op, dir] = window.forward ? ['<', 'DESC'] : ['>', 'ASC'];
+  return `AND (${keys.join(', ')}) ${op} ($${n - 2}, $${n - 1}) ${order(dir)} LIMIT $${n}`;
+}

@@ -14,9 +14,11 @@ export function registerEventRoutes(api: Api, { prisma }: AppDeps): void {
     description:
       'Filters: type (`invoice.finalized`, or a group `invoice.*`), object (the id in the data), customer ' +
       '(its own events and those of its subscriptions, invoices, payment methods and payment plans), ' +
-      'created_gt/created_gte/created_lt/created_lte (Unix seconds).',
+      'created_gt/created_gte/created_lt/created_lte (Unix seconds). Pages by page/take, or by starting_after/ending_before ' +
+      '(an event id; 404 naming the parameter for an id the account does not have).',
     query: listEventsQuery,
     response: pageSchema(eventSchema),
+    errors: [404],
     handler: ({ principal, query }) => listEvents(prisma, principal.accountId, query),
   });
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { paginationQuery } from '../http/pagination';
+import { cursorQuery, paginationQuery } from '../http/pagination';
 import { queryUnixSeconds, resourceId, unixTime } from '../http/validation';
 
 /** An event type (`invoice.finalized`) or a group of them (`invoice.*`). */
@@ -14,6 +14,7 @@ const eventTypeFilter = z
 
 export const listEventsQuery = z.strictObject({
   ...paginationQuery(100),
+  ...cursorQuery(),
   type: eventTypeFilter.optional(),
   object: z
     .string()

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { badRequest } from './errors';
+import { badRequest, notFound } from './errors';
 import { DECIMAL_INTEGER, queryInteger, resourceId } from './validation';
 
 /** decisions.md §3: lists take `page` >= 1 and `take` 1..max (100, products 50), default 10. */
@@ -26,7 +26,7 @@ export function pageWindow({ page, take }: PageParams): { skip: number; take: nu
 
 export interface Page<T> {
   data: T[];
-  meta: { page: number; take: number; itemsTotal: number; pagesTotal: number; has_more?: boolean };
+  meta: { page?: number; take: number; itemsTotal: number; pagesTotal: number; has_more?: boolean };
 }
 
 export function pageEnvelope<T>(data: T[], itemsTotal: number, { page, take }: PageParams): Page<T> {
@@ -37,7 +37,12 @@ export function pageSchema<T extends z.ZodType>(item: T) {
   return z.object({
     data: z.array(item),
     meta: z.object({
-      page: z.number(),
+      page: z
+        .number()
+        .optional()
+        .describe(
+          'The page (from 1); absent on a cursor page of the webhook logs, events and transactions, which are not placed among pages',
+        ),
       take: z.number(),
       itemsTotal: z.number(),
       pagesTotal: z.number(),
@@ -102,4 +107,52 @@ export function cursorPageEnvelope<T>(
       has_more: hasMore,
     },
   };
+}
+
+/** How a list whose cursor pages carry no `page` (cursorOnlyEnvelope) reads its rows and its count. */
+export interface KeysetList<P, R, T> {
+  /** What a cursor's 404 names (`No such <kind>`). */
+  kind: string;
+  /** The cursor's item of the account, or null. */
+  find: (id: string) => Promise<P | null>;
+  /** `take` + 1 rows after `at` (forward) or before it, read against the list's order. */
+  after: (at: P, forward: boolean, take: number) => Promise<R[]>;
+  page: (take: number, skip: number) => Promise<R[]>;
+  count: () => Promise<number>;
+  objects: (rows: R[]) => Promise<T[]> | T[];
+}
+
+/**
+ * A page of such a list: at an offset, or after/before a cursor (the cursor's item found in the account,
+ * 404 naming the parameter otherwise; `take` + 1 rows read, the last only telling whether more follow).
+ */
+export async function keysetListPage<P, R, T>(
+  query: PageParams & CursorParams,
+  list: KeysetList<P, R, T>,
+): Promise<Page<T>> {
+  const cursor = cursorOf(query);
+  if (!cursor) {
+    const { take, skip } = pageWindow(query);
+    const [rows, total] = await Promise.all([list.page(take, skip), list.count()]);
+    return pageEnvelope(await list.objects(rows), total, query);
+  }
+  const forward = cursor.direction === 'after';
+  const read = async () => {
+    const at = await list.find(cursor.id);
+    if (!at) throw notFound(list.kind, cursor.id, forward ? 'starting_after' : 'ending_before');
+    return list.after(at, forward, query.take);
+  };
+  const [rows, total] = await Promise.all([read(), list.count()]);
+  const page = rows.slice(0, query.take);
+  if (!forward) page.reverse();
+  return cursorOnlyEnvelope(await list.objects(page), total, query.take, rows.length > query.take);
+}
+
+/**
+ * A cursor page of a list whose counters cannot place the cursor among pages without counting the rows
+ * before it (webhook logs, events, transactions: docs/decisions.md §36): no `page`, the exact `itemsTotal`
+ * as on every page, and `has_more`.
+ */
+export function cursorOnlyEnvelope<T>(data: T[], itemsTotal: number, take: number, hasMore: boolean): Page<T> {
+  return { data, meta: { take, itemsTotal, pagesTotal: Math.ceil(itemsTotal / take), has_more: hasMore } };
 }

@@ -2,7 +2,17 @@ import type pg from 'pg';
 import type { Event, Prisma } from '../generated/prisma/client';
 import type { Db } from '../db/prisma';
 import { dayCountText } from '../db/day-counts';
-import { execute, queryBound, statementOf, type AnyTx, type BoundStatement, type Statement } from '../db/sql';
+import {
+  execute,
+  newestFirstWindow,
+  queryBound,
+  queryRows,
+  statementOf,
+  type AnyTx,
+  type BoundStatement,
+  type Queryable,
+  type Statement,
+} from '../db/sql';
 import { halfOpenRange, type TimeBounds } from './time';
 
 /** The channel NOTIFY wakes the webhook relay on (src/webhooks/relay.ts LISTENs), with the event id. */
@@ -72,6 +82,26 @@ function whereOf(filter: EventFilter): Prisma.EventWhereInput {
 const EVENT_COLUMNS = { id: true, type: true, data: true, createdAt: true } as const;
 export type StoredEvent = Pick<Event, 'id' | 'type' | 'data' | 'createdAt'>;
 
+/** The WHERE of the filter on events `e`, numbering its values after `values` (which it extends). */
+function filterSql(filter: EventFilter, values: unknown[]): string {
+  values.push(filter.accountId);
+  const parts = [`e.account_id = $${values.length}`];
+  const add = (sql: string, value: unknown) => {
+    if (value === undefined) return;
+    values.push(value);
+    parts.push(sql.replace('?', `$${values.length}`));
+  };
+  if (filter.type?.endsWith('.*')) add('e.type LIKE ?', `${filter.type.slice(0, -1)}%`);
+  else add('e.type = ?', filter.type);
+  add('e.object_id = ?', filter.objectId);
+  add('e.customer_id = ?', filter.customerId);
+  add('e.created_at > ?', filter.created.gt);
+  add('e.created_at >= ?', filter.created.gte);
+  add('e.created_at < ?', filter.created.lt);
+  add('e.created_at <= ?', filter.created.lte);
+  return parts.join(' AND ');
+}
+
 /**
  * How many of the account's events pass `filter`, exactly (docs/decisions.md §34). About one object or one
  * customer: counted from its index (account, column, created). Otherwise: the full UTC days of the created
@@ -112,20 +142,45 @@ export function eventCountStatement(filter: EventFilter): BoundStatement {
 }
 
 /**
- * The account's events that pass `filter`, newest first (insertion order among events of the same
- * time), one page of them (each filter has its index: account, column, time) and how many there are.
+ * The account's events that pass `filter`, newest first (insertion order among events of the same time): a
+ * page at an offset, or after/before a cursor's (created_at, seq) (docs/decisions.md §36, src/db/sql.ts
+ * newestFirstWindow). Each filter has its index (account, column, time).
  */
-export async function listEvents(
-  db: Db,
+export function eventListStatement(
   filter: EventFilter,
-  { skip, take }: { skip: number; take: number },
-): Promise<{ rows: StoredEvent[]; total: number }> {
-  const where = whereOf(filter);
-  const [rows, [count]] = await Promise.all([
-    db.event.findMany({ where, select: EVENT_COLUMNS, orderBy: [{ createdAt: 'desc' }, { seq: 'desc' }], skip, take }),
-    queryBound<{ n: string }>(db, eventCountStatement(filter)),
-  ]);
-  return { rows, total: Number(count!.n) };
+  window: Parameters<typeof newestFirstWindow>[2],
+): BoundStatement {
+  const values: unknown[] = [];
+  const where = filterSql(filter, values);
+  const text = `SELECT e.id, e.type, e.data, e.created_at AS "createdAt" FROM events e WHERE ${where}
+    ${newestFirstWindow(['e.created_at', 'e.seq'], values, window)}`;
+  return { statement: statementOf('events_list', text), values };
+}
+
+export interface EventPosition {
+  createdAt: Date;
+  seq: string;
+}
+
+export function readEventRows(db: Queryable, bound: BoundStatement): Promise<StoredEvent[]> {
+  return queryBound<StoredEvent>(db, bound);
+}
+
+/** How many of the account's events pass `filter`, exactly (eventCountStatement). */
+export async function countEvents(db: Queryable, filter: EventFilter): Promise<number> {
+  const [count] = await queryBound<{ n: string }>(db, eventCountStatement(filter));
+  return Number(count!.n);
+}
+
+const EVENT_POSITION: Statement = {
+  name: 'event_position',
+  text: `SELECT e.created_at, e.seq::text AS seq FROM events e WHERE e.id = $1 AND e.account_id = $2`,
+};
+
+/** Where an event of the account sits in the lists, or null (unknown, or another account's). */
+export async function readEventPosition(db: Queryable, accountId: string, id: string): Promise<EventPosition | null> {
+  const [row] = await queryRows<{ created_at: Date; seq: string }>(db, EVENT_POSITION, [id, accountId]);
+  return row ? { createdAt: row.created_at, seq: row.seq } : null;
 }
 
 /** One event of the account; null for an unknown id or another account's. */

@@ -77,7 +77,7 @@ export function createApiMetrics(prisma: Db): ApiMetrics {
   );
   const deliveries = gauge(
     'billing_webhook_deliveries_backlog',
-    `Webhook deliveries not finished, by status: pending (attempt 1 not answered yet), retry (failing, retries left); counted up to ${BACKLOG_COUNT_LIMIT} each`,
+    'Webhook deliveries not finished, by status: pending (attempt 1 not answered yet), retry (failing, retries left); exact, from the list counters',
     ['status'],
   );
   const deliveriesAge = gauge(

@@ -21,7 +21,9 @@ export interface Figures {
 
 /**
  * One read of every database figure, in one transaction whose statements are cut at
- * STATEMENT_TIMEOUT_MS. Each is index-bound: backlog counts stop at BACKLOG_COUNT_LIMIT and the oldest
+ * STATEMENT_TIMEOUT_MS. Each is index-bound: the deliveries' backlog is summed from the counters the
+ * triggers keep (webhook_delivery_counts, docs/decisions.md §23: exact, a few rows per account, never the
+ * deliveries themselves), the other backlog counts stop at BACKLOG_COUNT_LIMIT, and the oldest
  * row is the first of an index (webhook_deliveries (status, created_at), workflow_starts (created_at),
  * payment_plan_payments (terminal_state, state_changed_at)); subscriptions and payment plans are
  * counted per status over their (account_id, status) index. Ages are from the database's clock.
@@ -47,9 +49,9 @@ export async function readFigures(prisma: Db, stuckMinutes: number): Promise<Fig
         COALESCE((SELECT EXTRACT(EPOCH FROM now() - min(inserted_at)) FROM events WHERE dispatched_at IS NULL), 0)::float8 AS outbox_lag,
         (SELECT count(*) FROM (SELECT 1 FROM workflow_starts LIMIT ${limit}) w)::int AS starts_pending,
         COALESCE(EXTRACT(EPOCH FROM now() - (SELECT created_at FROM workflow_starts ORDER BY created_at LIMIT 1)), 0)::float8 AS starts_oldest,
-        (SELECT count(*) FROM (SELECT 1 FROM webhook_deliveries WHERE status = 'pending' LIMIT ${limit}) d)::int AS pending_count,
+        (SELECT coalesce(sum(n), 0) FROM webhook_delivery_counts WHERE status = 'pending')::int AS pending_count,
         COALESCE(EXTRACT(EPOCH FROM now() - (SELECT created_at FROM webhook_deliveries WHERE status = 'pending' ORDER BY created_at LIMIT 1)), 0)::float8 AS pending_oldest,
-        (SELECT count(*) FROM (SELECT 1 FROM webhook_deliveries WHERE status = 'retry' LIMIT ${limit}) d)::int AS retry_count,
+        (SELECT coalesce(sum(n), 0) FROM webhook_delivery_counts WHERE status = 'retry')::int AS retry_count,
         COALESCE(EXTRACT(EPOCH FROM now() - (SELECT created_at FROM webhook_deliveries WHERE status = 'retry' ORDER BY created_at LIMIT 1)), 0)::float8 AS retry_oldest`;
     const subscriptions = await tx.$queryRaw<{ status: string; count: number }[]>`
       SELECT status, count(*)::int AS count FROM subscriptions GROUP BY status`;

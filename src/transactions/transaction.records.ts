@@ -7,7 +7,7 @@ import { modelColumns, queryModels, queryRows, selectList, type AnyTx, type Stat
  * charge runs them, so each is one prepared statement (src/db/sql.ts).
  */
 
-const TRANSACTION_COLUMNS = modelColumns<Transaction>(Prisma.TransactionScalarFieldEnum, {
+export const TRANSACTION_COLUMNS = modelColumns<Transaction>(Prisma.TransactionScalarFieldEnum, {
   bigint: ['amount'],
   date: ['createdAt', 'updatedAt'],
 });

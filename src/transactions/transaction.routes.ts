@@ -32,6 +32,7 @@ export function registerTransactionRoutes(api: Api, { prisma }: AppDeps): void {
     summary: 'List transactions (payment attempts, refunds, adjustments), newest first',
     query: listTransactionsQuery,
     response: pageSchema(transactionSchema),
+    errors: [404],
     handler: ({ principal, query }) => listTransactions(prisma, principal.accountId, query),
   });
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { paginationQuery } from '../http/pagination';
+import { cursorQuery, paginationQuery } from '../http/pagination';
 import { resourceId, unixTime } from '../http/validation';
 import { invoiceId } from '../invoices/invoice.schemas';
 import { currencyCode } from '../lib/iso';
@@ -39,6 +39,7 @@ export const invoiceTransactionParams = z.strictObject({ id: invoiceId, transact
 
 export const listTransactionsQuery = z.strictObject({
   ...paginationQuery(100),
+  ...cursorQuery(),
   type: z.enum(TRANSACTION_TYPES).optional(),
   status: z.enum(TRANSACTION_STATUSES).optional(),
   customer: resourceId.optional(),

@@ -3,7 +3,14 @@ import { columnValue } from '../lib/columns';
 import type { Prisma, Transaction } from '../generated/prisma/client';
 import type { Db } from '../db/prisma';
 import { notFound } from '../http/errors';
-import { pageEnvelope, pageWindow, type Page, type PageParams } from '../http/pagination';
+import { keysetListPage, pageEnvelope, pageWindow, type Page, type PageParams } from '../http/pagination';
+import {
+  countTransactions,
+  readTransactionPosition,
+  readTransactionRows,
+  transactionListStatement,
+  type TransactionFilters,
+} from './transaction-list.records';
 import { runTransaction } from '../db/sql-transaction';
 import { recordAdjustment as recordLedgerAdjustment } from './ledger';
 import { toUnixSeconds } from '../lib/time';
@@ -54,22 +61,31 @@ async function page(
   return pageEnvelope(rows.map(toTransactionObject), total, params);
 }
 
+/**
+ * GET /transactions, newest first: a page at an offset or after/before a cursor (docs/decisions.md §36), each
+ * a range of the filter's index, with the exact itemsTotal (transaction-list.records.ts).
+ */
 export async function listTransactions(
   prisma: Db,
   accountId: string,
   query: ListTransactionsQuery,
 ): Promise<Page<TransactionObject>> {
-  return page(
-    prisma,
-    {
-      accountId,
-      ...(query.type ? { type: query.type } : {}),
-      ...(query.status ? { status: query.status } : {}),
-      ...(query.customer ? { customerId: query.customer } : {}),
-      ...(query.invoice ? { invoiceId: query.invoice } : {}),
-    },
-    query,
-  );
+  const filters: TransactionFilters = {
+    type: query.type,
+    status: query.status,
+    customer: query.customer,
+    invoice: query.invoice,
+  };
+  const rows = (window: Parameters<typeof transactionListStatement>[2]) =>
+    readTransactionRows(prisma, transactionListStatement(accountId, filters, window));
+  return keysetListPage(query, {
+    kind: 'transaction',
+    find: (id) => readTransactionPosition(prisma, accountId, id),
+    after: (at, forward, take) => rows({ at: [at.createdAt, at.id], forward, take: take + 1 }),
+    page: (take, skip) => rows({ take, skip }),
+    count: () => countTransactions(prisma, accountId, filters),
+    objects: (found) => found.map(toTransactionObject),
+  });
 }
 
 export async function getTransaction(prisma: Db, accountId: string, id: string): Promise<TransactionObject> {

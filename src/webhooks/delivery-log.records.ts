@@ -1,4 +1,13 @@
-import { queryBound, statementOf, type BoundStatement, type Queryable } from '../db/sql';
+import {
+  equalityFilters,
+  newestFirstWindow,
+  queryBound,
+  queryRows,
+  statementOf,
+  type BoundStatement,
+  type Queryable,
+  type Statement,
+} from '../db/sql';
 
 export interface DeliveryLogFilters {
   status?: string;
@@ -35,4 +44,51 @@ export function deliveryCountStatement(accountId: string, filters: DeliveryLogFi
 export async function countDeliveries(db: Queryable, accountId: string, filters: DeliveryLogFilters): Promise<number> {
   const [row] = await queryBound<{ n: string }>(db, deliveryCountStatement(accountId, filters));
   return Number(row!.n);
+}
+
+/**
+ * GET /webhook/logs, newest first (docs/decisions.md §36): the ids of a page at an offset or after/before a
+ * cursor (`window`, src/db/sql.ts newestFirstWindow), a range of the filter's index ((account, [status | event
+ * type], created_at, id), (destination, created_at, id, account)); the rows and their attempts are then read
+ * for those ids alone, so the rows skipped are index entries, not deliveries.
+ */
+export function deliveryListStatement(
+  accountId: string,
+  filters: DeliveryLogFilters,
+  window: Parameters<typeof newestFirstWindow>[2],
+): BoundStatement {
+  const values: unknown[] = [];
+  const where = equalityFilters(
+    'd',
+    [
+      ['account_id', accountId],
+      ['status', filters.status],
+      ['event_type', filters.eventType],
+      ['destination_id', filters.destination],
+      ['event_id', filters.event],
+    ],
+    values,
+  );
+  const text = `SELECT d.id FROM webhook_deliveries d WHERE ${where} ${newestFirstWindow(['d.created_at', 'd.id'], values, window)}`;
+  return { statement: statementOf('deliveries_list', text), values };
+}
+
+export interface DeliveryPosition {
+  id: string;
+  createdAt: Date;
+}
+
+const DELIVERY_POSITION: Statement = {
+  name: 'delivery_position',
+  text: `SELECT d.id, d.created_at FROM webhook_deliveries d WHERE d.id = $1 AND d.account_id = $2`,
+};
+
+/** Where a delivery of the account sits in the logs, or null (unknown, or another account's). */
+export async function readDeliveryPosition(
+  db: Queryable,
+  accountId: string,
+  id: string,
+): Promise<DeliveryPosition | null> {
+  const [row] = await queryRows<{ id: string; created_at: Date }>(db, DELIVERY_POSITION, [id, accountId]);
+  return row ? { id: row.id, createdAt: row.created_at } : null;
 }

@@ -1,13 +1,19 @@
 import { DELIVERY_STATUSES } from './webhook.schemas';
 import { columnValue } from '../lib/columns';
-import type { Prisma, WebhookAttempt, WebhookDelivery } from '../generated/prisma/client';
+import type { WebhookAttempt, WebhookDelivery } from '../generated/prisma/client';
 import type { Db } from '../db/prisma';
-import { pageEnvelope, pageWindow, type Page } from '../http/pagination';
+import { queryBound } from '../db/sql';
+import { keysetListPage, type Page } from '../http/pagination';
 import { toUnixSeconds } from '../lib/time';
 import { envelopeFromStored } from './envelope';
 import { webhookWorkflowId } from './workflow-id';
 import { ATTEMPT_OUTCOMES } from './sender';
-import { countDeliveries } from './delivery-log.records';
+import {
+  countDeliveries,
+  deliveryListStatement,
+  readDeliveryPosition,
+  type DeliveryLogFilters,
+} from './delivery-log.records';
 import type { DeliveryLogObject, LogsQuery } from './webhook.schemas';
 
 export function toDeliveryLogObject(delivery: WebhookDelivery & { attempts: WebhookAttempt[] }): DeliveryLogObject {
@@ -42,33 +48,44 @@ export function toDeliveryLogObject(delivery: WebhookDelivery & { attempts: Webh
   };
 }
 
-/** The account's deliveries, newest first, with their attempts. */
+/** The deliveries of `ids` with their attempts, in the order of `ids`. */
+async function deliveriesOf(prisma: Db, ids: string[]): Promise<DeliveryLogObject[]> {
+  const rows = await prisma.webhookDelivery.findMany({ where: { id: { in: ids } }, include: { attempts: true } });
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  return ids.flatMap((id) => {
+    const row = byId.get(id);
+    return row ? [toDeliveryLogObject(row)] : [];
+  });
+}
+
+/**
+ * The account's deliveries, newest first, with their attempts: a page at an offset or after/before a cursor
+ * (docs/decisions.md §36), each a range of the filter's index read for ids; the exact itemsTotal from the
+ * counters (docs/decisions.md §23), not a count of the account's deliveries.
+ */
 export async function listDeliveryLogs(
   prisma: Db,
   accountId: string,
   query: LogsQuery,
 ): Promise<Page<DeliveryLogObject>> {
-  const where: Prisma.WebhookDeliveryWhereInput = {
-    accountId,
-    ...(query.status ? { status: query.status } : {}),
-    ...(query.event_type ? { eventType: query.event_type } : {}),
-    ...(query.destination ? { destinationId: query.destination } : {}),
-    ...(query.event ? { eventId: query.event } : {}),
+  const filters: DeliveryLogFilters = {
+    status: query.status,
+    eventType: query.event_type,
+    destination: query.destination,
+    event: query.event,
   };
-  const [deliveries, total] = await Promise.all([
-    prisma.webhookDelivery.findMany({
-      where,
-      include: { attempts: true },
-      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-      ...pageWindow(query),
-    }),
-    // Exact, from the counters (docs/decisions.md §23), not a count of the account's deliveries.
-    countDeliveries(prisma, accountId, {
-      status: query.status,
-      eventType: query.event_type,
-      destination: query.destination,
-      event: query.event,
-    }),
-  ]);
-  return pageEnvelope(deliveries.map(toDeliveryLogObject), total, query);
+  const ids = (window: Parameters<typeof deliveryListStatement>[2]) =>
+    queryBound<{ id: string }>(prisma, deliveryListStatement(accountId, filters, window));
+  return keysetListPage(query, {
+    kind: 'webhook delivery',
+    find: (id) => readDeliveryPosition(prisma, accountId, id),
+    after: (at, forward, take) => ids({ at: [at.createdAt, at.id], forward, take: take + 1 }),
+    page: (take, skip) => ids({ take, skip }),
+    count: () => countDeliveries(prisma, accountId, filters),
+    objects: (rows) =>
+      deliveriesOf(
+        prisma,
+        rows.map((row) => row.id),
+      ),
+  });
 }

@@ -122,6 +122,7 @@ export function registerWebhookRoutes(api: Api, deps: AppDeps): void {
     summary: 'Delivery log, newest first: event, payload, status, status code and every attempt',
     query: logsQuery,
     response: pageSchema(deliveryLogSchema),
+    errors: [404],
     handler: ({ principal, query }) => listDeliveryLogs(prisma, principal.accountId, query),
   });
 

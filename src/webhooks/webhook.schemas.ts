@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { paginationQuery } from '../http/pagination';
+import { cursorQuery, paginationQuery } from '../http/pagination';
 import { resourceId, unixTime } from '../http/validation';
 import { nonPublicHostReason, privateTargetsAllowed } from './address-policy';
 
@@ -67,6 +67,7 @@ export const DELIVERY_STATUSES = ['pending', 'retry', 'success', 'failure'] as c
 
 export const logsQuery = z.strictObject({
   ...paginationQuery(100),
+  ...cursorQuery(),
   status: z.enum(DELIVERY_STATUSES).optional(),
   event_type: z
     .string()

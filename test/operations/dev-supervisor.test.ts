@@ -1,3 +1,5 @@
+import { Connection } from '@temporalio/client';
+import { temporalClient } from '../../src/temporal/client';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -204,6 +206,22 @@ describe('npm start stops every process it started', () => {
     expect(workerMetrics).toMatch(/^temporal_worker_task_slots_available/m);
     expect(workerMetrics).toContain('# TYPE billing_charges_total counter');
     expect(workerMetrics).toMatch(/^billing_worker_sdk_metrics_up 1$/m);
+    // The worker made the retention sweep's schedule on the dev engine too (docs/decisions.md §24).
+    const connection = await Connection.connect({ address: `127.0.0.1:${ports.temporal}` });
+    try {
+      const schedule = temporalClient(connection, 'default').schedule.getHandle('retention-sweep');
+      let action: unknown;
+      for (const deadline = Date.now() + 15_000; !action && Date.now() < deadline;) {
+        action = await schedule.describe().then(
+          (described) => described.action,
+          () => undefined,
+        );
+        if (!action) await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+      expect(action).toMatchObject({ workflowType: 'retentionSweep', taskQueue: 'billing' });
+    } finally {
+      await connection.close();
+    }
 
     // A pause in flight when the signal comes: it needs a worker to be carried out.
     const pauseStarted = Date.now();

@@ -258,3 +258,23 @@ it('kill -9 of one of two workers while 50 subscriptions bill at once: one invoi
     `failover: all ${SUBSCRIPTIONS} paid ${recoverySeconds.toFixed(1)} s after the kill; ${retried.length} activity attempts retried (${reasons})`,
   );
 });
+
+it('the workers made the retention sweep’s schedule (created once by two workers), its sweep runs on them, and the namespace keeps closed workflows 30 days', async () => {
+  const handle = stack.temporal.schedule.getHandle('retention-sweep');
+  const described = await handle.describe();
+  expect(described.action).toMatchObject({
+    type: 'startWorkflow',
+    workflowType: 'retentionSweep',
+    taskQueue: 'billing',
+  });
+  expect(described.spec.intervals).toEqual([expect.objectContaining({ every: 3_600_000 })]);
+  await handle.trigger();
+  const actions = await eventually(
+    async () => (await handle.describe()).info.recentActions,
+    (recent) => recent.length > 0,
+  );
+  const result = await stack.temporal.workflow.getHandle(actions[0]!.action.workflow.workflowId).result();
+  expect(result).toEqual(expect.objectContaining({ events: expect.any(Number) }));
+  const namespace = await stack.temporal.workflowService.describeNamespace({ namespace: 'default' });
+  expect(Number(namespace.config?.workflowExecutionRetentionTtl?.seconds)).toBe(30 * 86_400);
+});

@@ -2,7 +2,7 @@ import { Client } from 'pg';
 import { openSeedSession, seedChunk, seedSupportingRows } from '../../src/scale/seed.records';
 import { startTwoAccountApp, type ApiClient, type TwoAccountApp } from '../support/harness';
 
-// Lists at scale through HTTP (docs/decisions.md §23): cursors walk the same list as page/take, exact
+// Lists at scale through HTTP (docs/decisions.md §23, §36): cursors walk the same list as page/take, exact
 // itemsTotal from the counters equals a count of the rows (created ranges with partial days included),
 // a deep page found through the day counters is the page at that offset, and a cursor of another
 // account is an unknown id. Rows are seeded with `npm run seed:scale`'s statements.
@@ -10,7 +10,7 @@ import { startTwoAccountApp, type ApiClient, type TwoAccountApp } from '../suppo
 let setup: TwoAccountApp;
 let api: ApiClient;
 let db: Client;
-const SIZES = { customers: 400, invoices: 3000, events: 0, deliveries: 0 };
+const SIZES = { customers: 400, invoices: 3000, events: 700, deliveries: 700 };
 
 beforeAll(async () => {
   setup = await startTwoAccountApp();
@@ -28,6 +28,8 @@ beforeAll(async () => {
   await seedSupportingRows(db, SIZES);
   await seedChunk(db, 'customers', 1, SIZES.customers);
   await seedChunk(db, 'invoices', 1, SIZES.invoices);
+  await seedChunk(db, 'events', 1, SIZES.events);
+  await seedChunk(db, 'deliveries', 1, SIZES.deliveries);
 }, 120_000);
 afterAll(async () => {
   await db.end();
@@ -189,5 +191,119 @@ describe('GET /invoices', () => {
     const unknown = await api.get(`/invoices?starting_after=00000000-0000-4000-8000-000000000000`);
     expect(unknown.status).toBe(404);
     expect(unknown.body.error).toMatchObject({ param: 'starting_after' });
+  });
+});
+
+describe('GET /webhook/logs, GET /transactions and GET /events (docs/decisions.md §36)', () => {
+  const lists: [string, string, string][] = [
+    ['/webhook/logs', 'webhook_deliveries', ''],
+    ['/webhook/logs?status=success', 'webhook_deliveries', "AND status = 'success'"],
+    ['/transactions', 'transactions', ''],
+    ['/transactions?status=succeeded&type=payment', 'transactions', "AND status = 'succeeded' AND type = 'payment'"],
+    ['/events', 'events', ''],
+    ['/events?type=invoice.*', 'events', "AND type LIKE 'invoice.%'"],
+  ];
+
+  it.each(lists)(
+    '%s: starting_after walks the pages page/take gives, ending_before walks them back, itemsTotal exact, no page',
+    async (path, table, where) => {
+      const base = `${path}${path.includes('?') ? '&' : '?'}`;
+      const { rows } = await db.query<{ n: string }>(
+        `SELECT count(*) AS n FROM ${table} WHERE account_id = $1 ${where}`,
+        [setup.accountId],
+      );
+      const total = Number(rows[0]!.n);
+      expect(total).toBeGreaterThan(100);
+      const byPages: string[] = [];
+      for (let page = 1; byPages.length < total; page++) {
+        const body = await ok(`${base}take=100&page=${page}`);
+        expect(body.meta).toMatchObject({ page, take: 100, itemsTotal: total });
+        if (body.data.length === 0) break;
+        byPages.push(...ids(body.data));
+      }
+      expect(new Set(byPages).size).toBe(total);
+
+      const byCursor: string[] = [];
+      let last: string | undefined;
+      for (;;) {
+        const body = await ok(`${base}take=53${last ? `&starting_after=${last}` : ''}`);
+        if (last) {
+          expect(body.meta).toEqual({
+            take: 53,
+            itemsTotal: total,
+            pagesTotal: Math.ceil(total / 53),
+            has_more: byCursor.length + body.data.length < total,
+          });
+        }
+        if (body.data.length === 0) break;
+        byCursor.push(...ids(body.data));
+        last = byCursor[byCursor.length - 1];
+      }
+      expect(byCursor).toEqual(byPages);
+
+      const backwards: string[] = [byPages[byPages.length - 1]!];
+      for (;;) {
+        const body = await ok(`${base}take=61&ending_before=${backwards[0]}`);
+        if (body.data.length === 0) break;
+        backwards.unshift(...ids(body.data));
+      }
+      expect(backwards).toEqual(byPages);
+    },
+  );
+
+  it.each([
+    ['/webhook/logs', 'webhook_deliveries'],
+    ['/transactions', 'transactions'],
+    ['/events', 'events'],
+  ])(
+    '%s: a cursor of another account or an unknown id is 404 naming it; both cursors at once are 400',
+    async (path, table) => {
+      const { rows } = await db.query<{ id: string }>(`SELECT id FROM ${table} WHERE account_id = $1 LIMIT 2`, [
+        setup.accountId,
+      ]);
+      const [a, b] = rows.map((row) => row.id);
+      for (const param of ['starting_after', 'ending_before']) {
+        const theirs = await setup.other.get(`${path}?${param}=${a}`);
+        expect({ param, status: theirs.status, error: theirs.body.error?.param }).toEqual({
+          param,
+          status: 404,
+          error: param,
+        });
+      }
+      const unknown = await api.get(`${path}?starting_after=zz_unknown`);
+      expect(unknown.status).toBe(404);
+      const both = await api.get(`${path}?starting_after=${a}&ending_before=${b}`);
+      expect(both.status).toBe(400);
+      expect(both.body.error).toMatchObject({ param: 'ending_before' });
+    },
+  );
+});
+
+describe('a deep page of customers in creation order (docs/decisions.md §36)', () => {
+  it('found through the day counters, is the page at that offset, both orders, soft deletions counted', async () => {
+    await seedChunk(db, 'customers', SIZES.customers + 1, 3_000);
+    // A few more deleted now, through an UPDATE as DELETE /customers does it: the counters follow.
+    await db.query(
+      `UPDATE customers SET deleted_at = now() WHERE account_id = $1 AND deleted_at IS NULL AND id IN (
+         SELECT id FROM customers WHERE account_id = $1 ORDER BY created_at LIMIT 300 OFFSET 1000)`,
+      [setup.accountId],
+    );
+    for (const order of ['DESC', 'ASC']) {
+      for (const page of [41, 47, 58, 2000]) {
+        const { rows } = await db.query<{ id: string }>(
+          `SELECT id FROM customers WHERE account_id = $1 AND deleted_at IS NULL
+           ORDER BY created_at ${order}, id ${order} OFFSET $2 LIMIT 50`,
+          [setup.accountId, (page - 1) * 50],
+        );
+        const listed = await ok(`/customers?sortingField=created&order=${order}&take=50&page=${page}`);
+        expect({ order, page, ids: ids(listed) }).toEqual({ order, page, ids: rows.map((row) => row.id) });
+      }
+    }
+    const { rows } = await db.query<{ n: string; live: string }>(
+      `SELECT (SELECT coalesce(sum(n), 0) FROM customer_counts WHERE account_id = $1) AS n,
+         (SELECT count(*) FROM customers WHERE account_id = $1 AND deleted_at IS NULL) AS live`,
+      [setup.accountId],
+    );
+    expect(rows[0]!.n).toBe(rows[0]!.live);
   });
 });

@@ -6,6 +6,7 @@ import type { BoundStatement } from '../../src/db/sql';
 import {
   customerCursorStatements,
   customerEmailStatement,
+  customerOffsetDayStatement,
   customerPageStatement,
   customerSearchTrigramStatement,
   customerSearchWindowStatement,
@@ -19,9 +20,20 @@ import {
   type InvoiceFilters,
 } from '../../src/invoices/invoice-list.records';
 import { BALANCE_SUMS } from '../../src/transactions/transaction.records';
-import { deliveryCountStatement } from '../../src/webhooks/delivery-log.records';
+import {
+  deliveryCountStatement,
+  deliveryListStatement,
+  type DeliveryLogFilters,
+} from '../../src/webhooks/delivery-log.records';
+import {
+  transactionCountStatement,
+  transactionListStatement,
+  type TransactionFilters,
+} from '../../src/transactions/transaction-list.records';
+import { eventCountStatement, eventListStatement, type EventFilter } from '../../src/lib/event.records';
+import { retentionBatchStatement } from '../../src/retention/retention.records';
+import { RETENTION_TARGETS } from '../../src/retention/retention-targets';
 import { containsPattern } from '../../src/db/text-search';
-import { eventCountStatement, type EventFilter } from '../../src/lib/event.records';
 import { OVERVIEW_STATEMENTS } from '../../src/reports/overview.records';
 import { analyzeSeededTables, openSeedSession, seedChunk, seedSupportingRows } from '../../src/scale/seed.records';
 
@@ -36,6 +48,9 @@ const ACCOUNT = 'acct_plansBig';
 const OTHER = 'acct_plansOther';
 let client: Client;
 let sample: { customer: string; subscription: string; invoice: string; created: Date; email: string; name: string };
+let delivery: { id: string; created_at: Date; destination_id: string; event_id: string };
+let transaction: { id: string; created_at: Date; customer_id: string; invoice_id: string };
+let event: { id: string; created_at: Date; seq: string };
 
 async function seedAccount(id: string, sizes: typeof SIZES): Promise<void> {
   await client.query('INSERT INTO accounts (id, name) VALUES ($1, $2)', [id, `Plans ${id}`]);
@@ -85,6 +100,16 @@ beforeAll(async () => {
     email: row.customer_email,
     name: row.customer_name,
   };
+  const pick = async <T>(sql: string) => (await client.query(sql, [ACCOUNT])).rows[0] as T;
+  delivery = await pick(
+    `SELECT id, created_at, destination_id, event_id FROM webhook_deliveries WHERE account_id = $1 ORDER BY created_at LIMIT 1 OFFSET 20000`,
+  );
+  transaction = await pick(
+    `SELECT id, created_at, customer_id, invoice_id FROM transactions WHERE account_id = $1 ORDER BY created_at LIMIT 1 OFFSET 10000`,
+  );
+  event = await pick(
+    `SELECT id, created_at, seq::text AS seq FROM events WHERE account_id = $1 ORDER BY created_at LIMIT 1 OFFSET 10000`,
+  );
 }, 600_000);
 afterAll(() => client.end());
 
@@ -126,9 +151,9 @@ async function expectIndexPlan(bound: BoundStatement, ...indexes: string[]): Pro
 }
 
 const customerIndex: Record<CustomerSort, string> = {
-  created: 'customers_account_id_created_at_id_idx',
+  created: 'customers_account_id_created_at_id_deleted_at_idx',
   name: 'customers_account_id_name_id_email_deleted_at_idx',
-  email: 'customers_account_id_email_id_idx',
+  email: 'customers_account_id_email_id_deleted_at_idx',
 };
 
 describe('GET /customers', () => {
@@ -270,5 +295,104 @@ describe('GET /reports/overview (the home) and GET /events', () => {
     await expectIndexPlan(count({ type: 'invoice.paid' }, cut), 'events_account_id_type_created_at_idx');
     await expectIndexPlan(count({ objectId: sample.invoice }), 'events_account_id_object_id_created_at_idx');
     await expectIndexPlan(count({ customerId: sample.customer }), 'events_account_id_customer_id_created_at_idx');
+  });
+});
+
+describe('cursors and pages of the webhook logs, transactions and events (docs/decisions.md §36)', () => {
+  it.each<[string, DeliveryLogFilters, string]>([
+    ['no filter', {}, 'webhook_deliveries_account_id_created_at_id_idx'],
+    ['status', { status: 'failure' }, 'webhook_deliveries_account_id_status_created_at_id_idx'],
+    ['event type', { eventType: 'invoice.paid' }, 'webhook_deliveries_account_id_event_type_created_at_id_idx'],
+    ['destination', { destination: '' }, 'webhook_deliveries_destination_id_created_at_id_account_id_idx'],
+  ])(
+    'webhook logs filtered by %s: a page, a deep page and cursor pages read its index',
+    async (_name, given, index) => {
+      const filters = given.destination !== undefined ? { ...given, destination: delivery.destination_id } : given;
+      // The seeded account has one destination: its index or the account's serve the first pages equally, and a
+      // deep page skips entries of either alone (the destination's holds the account too).
+      await expectIndexPlan(deliveryListStatement(ACCOUNT, filters, { take: 10, skip: 0 }));
+      await expectIndexPlan(deliveryListStatement(ACCOUNT, filters, { take: 10, skip: 20_000 }));
+      const at: [Date, string] = [delivery.created_at, delivery.id];
+      await expectIndexPlan(deliveryListStatement(ACCOUNT, filters, { at, forward: true, take: 51 }));
+      await expectIndexPlan(deliveryListStatement(ACCOUNT, filters, { at, forward: false, take: 51 }));
+      if (given.destination === undefined) {
+        for (const bound of [
+          deliveryListStatement(ACCOUNT, filters, { take: 10, skip: 0 }),
+          deliveryListStatement(ACCOUNT, filters, { at, forward: true, take: 51 }),
+        ])
+          await expectIndexPlan(bound, index);
+      }
+    },
+  );
+
+  it.each<[string, TransactionFilters, string]>([
+    ['no filter', {}, 'transactions_account_id_created_at_id_idx'],
+    // Every seeded transaction succeeded, so the planner reads no failed one from any index it likes.
+    ['status', { status: 'failed' }, ''],
+    ['type', { type: 'refund' }, 'transactions_account_id_type_created_at_id_idx'],
+    ['customer', { customer: '' }, 'transactions_account_id_customer_id_created_at_id_idx'],
+    ['invoice', { invoice: '' }, 'transactions_account_id_invoice_id_created_at_id_idx'],
+  ])('transactions filtered by %s: a page, cursor pages and the count read indexes', async (_name, given, index) => {
+    const filters = {
+      ...given,
+      ...(given.customer !== undefined ? { customer: transaction.customer_id } : {}),
+      ...(given.invoice !== undefined ? { invoice: transaction.invoice_id } : {}),
+    };
+    const indexes = index ? [index] : [];
+    await expectIndexPlan(transactionListStatement(ACCOUNT, filters, { take: 10, skip: 0 }), ...indexes);
+    const at: [Date, string] = [transaction.created_at, transaction.id];
+    await expectIndexPlan(transactionListStatement(ACCOUNT, filters, { at, forward: true, take: 51 }), ...indexes);
+    await expectIndexPlan(transactionListStatement(ACCOUNT, filters, { at, forward: false, take: 51 }), ...indexes);
+    await expectIndexPlan(transactionCountStatement(ACCOUNT, filters));
+  });
+
+  it.each<[string, Omit<EventFilter, 'accountId' | 'created'>, string]>([
+    ['no filter', {}, 'events_account_id_created_at_idx'],
+    ['type', { type: 'invoice.paid' }, 'events_account_id_type_created_at_idx'],
+    ['object', { objectId: 'in_unknown' }, 'events_account_id_object_id_created_at_idx'],
+    ['customer', { customerId: 'cus_unknown' }, 'events_account_id_customer_id_created_at_idx'],
+  ])('events filtered by %s: a page and cursor pages read its index', async (_name, given, index) => {
+    const filter: EventFilter = { accountId: ACCOUNT, created: {}, ...given };
+    await expectIndexPlan(eventListStatement(filter, { take: 10, skip: 0 }), index);
+    const at: [Date, string] = [event.created_at, event.seq];
+    await expectIndexPlan(eventListStatement(filter, { at, forward: true, take: 51 }), index);
+    await expectIndexPlan(eventListStatement(filter, { at, forward: false, take: 51 }), index);
+  });
+});
+
+describe('a deep page of customers (docs/decisions.md §36)', () => {
+  it('in creation order finds its day in customer_counts, then reads one day of the index', async () => {
+    await expectIndexPlan(customerOffsetDayStatement(ACCOUNT, 'DESC', 40_000));
+    await expectIndexPlan(customerOffsetDayStatement(ACCOUNT, 'ASC', 40_000));
+    for (const window of [
+      { createdUntil: new Date('2025-01-02T00:00:00Z') },
+      { createdFrom: new Date('2025-01-01T00:00:00Z') },
+    ])
+      await expectIndexPlan(
+        customerPageStatement(ACCOUNT, { sort: 'created', order: 'DESC', take: 20, skip: 30, ...window }),
+        customerIndex.created,
+      );
+  });
+
+  it.each(['created', 'name', 'email'] as CustomerSort[])(
+    'sorted by %s, skips index entries alone (an index-only scan) and reads only the page’s rows',
+    async (sort) => {
+      for (const order of ['ASC', 'DESC'] as const) {
+        const bound = customerPageStatement(ACCOUNT, { sort, order, take: 20, skip: 40_000 });
+        await expectIndexPlan(bound, customerIndex[sort]);
+        const plan = await planOf(bound);
+        const skipping = plan.find((node) => node['Index Name'] === customerIndex[sort]);
+        expect({ sort, order, node: skipping?.['Node Type'] }).toEqual({ sort, order, node: 'Index Only Scan' });
+      }
+    },
+  );
+});
+
+describe('the retention sweep (docs/decisions.md §24)', () => {
+  // As in a steady state, most rows are inside their period: the cutoff a month into the seeded span (every
+  // seeded row is older than 30 days, and with all of them past it a sequential read would be the right plan).
+  const periodMs = Date.now() - new Date('2023-12-01T00:00:00Z').getTime();
+  it.each(RETENTION_TARGETS)('%s: a batch walks an index from its cursor, never the whole table', async (target) => {
+    await expectIndexPlan(retentionBatchStatement(target, periodMs, null, 1_000));
   });
 });

@@ -1,0 +1,14 @@
+import type { Db } from '../src/db/prisma';
+import { sweepRetentionBatch } from '../src/retention/retention.service';
+import type { RetentionBatchInput, RetentionBatchResult } from '../src/retention/retention-targets';
+
+/** The retention sweep's activity (docs/decisions.md §24): one batch, one transaction. */
+export function createRetentionActivities({ prisma }: { prisma: Db }) {
+  return {
+    async sweepRetentionBatch(input: RetentionBatchInput): Promise<RetentionBatchResult> {
+      return sweepRetentionBatch(prisma, input);
+    },
+  };
+}
+
+export type RetentionActivities = ReturnType<typeof createRetentionActivities>;
