@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { Event, Prisma } from '../generated/prisma/client';
+import type { Event } from '../generated/prisma/client';
 import type { Db } from '../db/prisma';
 import { dayCountText } from '../db/day-counts';
 import {
@@ -66,17 +66,6 @@ export interface EventFilter {
   objectId?: string;
   customerId?: string;
   created: TimeBounds;
-}
-
-function whereOf(filter: EventFilter): Prisma.EventWhereInput {
-  const type = filter.type?.endsWith('.*') ? { startsWith: filter.type.slice(0, -1) } : filter.type;
-  return {
-    accountId: filter.accountId,
-    ...(type ? { type } : {}),
-    ...(filter.objectId ? { objectId: filter.objectId } : {}),
-    ...(filter.customerId ? { customerId: filter.customerId } : {}),
-    createdAt: filter.created,
-  };
 }
 
 const EVENT_COLUMNS = { id: true, type: true, data: true, createdAt: true } as const;
