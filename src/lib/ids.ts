@@ -50,6 +50,8 @@ export const ID_PREFIXES = {
   billingPortalSession: 'bps',
   checkoutSession: 'cs',
   email: 'eml',
+  coupon: 'coup',
+  discount: 'di',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;
