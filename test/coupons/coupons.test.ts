@@ -197,6 +197,22 @@ describe('redemption', () => {
 });
 
 describe('discounts on a subscription’s invoices', () => {
+  it('amount_off in another currency: 400 on a subscription (nothing counted), nothing off a customer’s invoices', async () => {
+    const euros = await createCoupon({ amount_off: 500, currency: 'EUR', duration: 'forever' });
+    const price = await recurringPrice(api, { unitAmount: 2000 });
+    const owner = await customerOnClock(api, START, { coupon: euros.id });
+    const subscription = await subscribeOnClock(api, owner, [{ price, quantity: 1 }], START);
+    expect((await subscriptionInvoices(api, subscription.id))[0]).toMatchObject({
+      total: 2000,
+      total_discount_amounts: [],
+    });
+    const refused = await api.patch(`/subscriptions/${subscription.id}`, { coupon: euros.id });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toMatchObject({ param: 'coupon', code: 'coupon_currency_mismatch' });
+    expect(expectStatus(await api.get(`/coupons/${euros.id}`), 200).times_redeemed).toBe(1);
+    expect(expectStatus(await api.get(`/subscriptions/${subscription.id}`), 200).discount).toBeNull();
+  });
+
   it('percent_off with tax: discount lines before tax, the preview equal to the invoice billed, repeating ends', async () => {
     const tax = await createTaxRate(api, 10, false);
     const price = await recurringPrice(api, { unitAmount: 1999 });
