@@ -116,6 +116,16 @@ export async function deleteCoupon(
   });
 }
 
+/** An amount_off coupon in another currency than the subscription's: 400 naming `param`. */
+function assertCurrency(coupon: CouponRow, currency: string | undefined, param: string): void {
+  if (currency !== undefined && coupon.currency !== null && coupon.currency !== currency)
+    throw badRequest(
+      `Coupon ${coupon.id} takes ${coupon.currency} off; the subscription bills in ${currency}.`,
+      param,
+      'coupon_currency_mismatch',
+    );
+}
+
 /** The holder a coupon is redeemed on: a customer, or one of its subscriptions (and its currency). */
 export interface DiscountHolder {
   customerId: string;
@@ -144,12 +154,7 @@ export async function redeemCoupon(
     await assertRedeemable(tx, accountId, couponId, param);
     throw new Error(`Coupon ${couponId} refused a redemption it allows.`);
   }
-  if (holder.currency !== undefined && coupon.currency !== null && coupon.currency !== holder.currency)
-    throw badRequest(
-      `Coupon ${couponId} takes ${coupon.currency} off; the subscription bills in ${holder.currency}.`,
-      param,
-      'coupon_currency_mismatch',
-    );
+  assertCurrency(coupon, holder.currency, param);
   const couponObject = toCouponObject(coupon, now);
   const discount: DiscountObject = {
     id: newId('discount'),
@@ -183,8 +188,10 @@ export async function assertRedeemable(
   accountId: string,
   couponId: string,
   param = 'coupon',
+  currency?: string,
 ): Promise<void> {
   const coupon = await findCoupon(db, accountId, couponId, param);
+  assertCurrency(coupon, currency, param);
   const now = currentTime();
   if (coupon.redeemBy !== null && coupon.redeemBy <= now)
     throw conflict(`Coupon ${couponId} could be redeemed until ${coupon.redeemBy.toISOString()}.`, 'coupon_expired');
