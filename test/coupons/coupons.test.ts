@@ -8,6 +8,10 @@ import {
 } from '../support/harness';
 import { createTaxRate } from '../support/payments';
 import { WEBHOOK_EVENTS } from '../../src/webhooks/event-catalog';
+import { loadInvoiceDocument } from '../../src/documents/invoice-document.service';
+import { renderInvoicePdf } from '../../src/documents/invoice-pdf';
+import { pdfText } from '../support/pdf';
+import { hostedPath } from '../hosted-pages/pages';
 import { advanceClock, billedShape, customerOnClock, subscribeOnClock, subscriptionInvoices } from '../support/clocks';
 import { expectStatus, recurringPrice } from '../support/subscriptions';
 
@@ -256,6 +260,15 @@ describe('discounts on a subscription’s invoices', () => {
       tax_rates: [tax.id],
       tax_amounts: [{ tax_rate: tax.id, amount: -200, taxable_amount: -1999, tax_behavior: 'exclusive' }],
     });
+
+    // Its PDF shows the discount line and, after the subtotal, what the discount took off.
+    const text = await pdfText(
+      await renderInvoicePdf(await loadInvoiceDocument(stack.app.prisma, stack.accountId, first.id)),
+    );
+    expect(text).toContain('Launch (33.33% off)');
+    expect(text).toMatch(/Subtotal\s*\$59\.97\s*Discount\s*-\$19\.99/);
+    const hosted = await (await fetch(`${stack.app.baseUrl}${hostedPath(first)}`)).text();
+    expect(hosted.replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ')).toMatch(/Subtotal \$59\.97 Discount -\$19\.99/);
 
     // The preview of February equals the invoice February bills.
     const preview = expectStatus(await api.get(`/invoices/upcoming?subscription=${subscription.id}`), 200);

@@ -10,18 +10,22 @@ import {
   apiClient,
   createTestAccount,
   expectStatus,
-  startTestApp,
+  startWorkerApp,
   type ApiClient,
   type TestApp,
+  type WorkerApp,
 } from '../support/harness';
+import { customerWithCard } from '../support/payments';
+import { recurringPrice } from '../support/subscriptions';
 
 /**
  * The Catalog's Coupons section in headless Chromium (test/support/browser.ts: axe-core, screenshots at
  * 1280 and 390 px): coupons listed with their terms, one created from the form, one deleted after a
- * confirmation; another account's coupons are not shown.
+ * confirmation; another account's coupons are not shown. An invoice with a discount shows it.
  */
 const browserIt = browserTest('test/dashboard/dashboard-coupons.test.ts');
 
+let world: WorkerApp;
 let app: TestApp;
 let api: ApiClient;
 let browser: DashboardBrowser | undefined;
@@ -29,17 +33,16 @@ let developer: { email: string; password: string };
 
 beforeAll(async () => {
   ensureDashboardBuilt();
-  app = await startTestApp();
-  const account = await createTestAccount(app.prisma, { name: 'Coupon Shop' });
-  api = apiClient(app.baseUrl, account.apiKey);
-  developer = await createTestUser(app.prisma, account.accountId, { role: 'developer', name: 'Dora Developer' });
+  world = await startWorkerApp('dashboard-coupons', { name: 'Coupon Shop' });
+  ({ app, api } = world);
+  developer = await createTestUser(app.prisma, world.accountId, { role: 'developer', name: 'Dora Developer' });
   const other = apiClient(app.baseUrl, (await createTestAccount(app.prisma, { name: 'Other' })).apiKey);
   expectStatus(await other.post('/coupons', { name: 'Not ours', percent_off: 90, duration: 'once' }), 201);
   if (haveChromium) browser = await openDashboardBrowser(app.baseUrl);
 }, 60_000);
 afterAll(async () => {
   await browser?.close();
-  await app?.close();
+  await world?.close();
 });
 
 browserIt('lists, creates and deletes coupons under the catalog', async () => {
@@ -92,4 +95,30 @@ browserIt('lists, creates and deletes coupons under the catalog', async () => {
   await browser!.screen(page, 'coupons');
   await page.close();
   expect(browser!.offSite).toEqual([]);
+});
+
+browserIt('an invoice with a discount shows its discount line and the discount after the subtotal', async () => {
+  const coupon = expectStatus(
+    await api.post('/coupons', { name: 'Five off', amount_off: 500, currency: 'USD', duration: 'once' }),
+    201,
+  );
+  const { customer } = await customerWithCard(api);
+  const subscription = expectStatus(
+    await api.post('/subscriptions', {
+      customer: customer.id,
+      items: [{ price: await recurringPrice(api, { unitAmount: 2000 }), quantity: 1 }],
+      trial_days: 0,
+      start_date: Math.floor(Date.now() / 1000),
+      coupon: coupon.id,
+    }),
+    201,
+  );
+  const page = await browser!.newPage();
+  await browser!.signIn(page, developer);
+  await page.goto(`${app.baseUrl}/dashboard/invoices/${subscription.latest_invoice}`);
+  await page.getByText('Five off ($5.00 off)').waitFor();
+  const totals = await page.locator('.totals').innerText();
+  expect(totals).toMatch(/Subtotal\s+\$20\.00\s+Discount\s+-\$5\.00\s+Total\s+\$15\.00/);
+  await browser!.screen(page, 'coupons-invoice');
+  await page.close();
 });
