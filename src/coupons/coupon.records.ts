@@ -235,7 +235,7 @@ const APPLICABLE_DISCOUNT: Statement = {
 };
 
 /**
- * The discount a subscription's period starting at `periodStart` takes (docs/decisions.md §31): the
+ * The discount a subscription's period starting at `periodStart` takes (docs/decisions.md §36): the
  * subscription's own while it runs, else its customer's; a `once` discount not used yet; a `repeating`
  * one while the period starts before its end.
  */

@@ -4,7 +4,7 @@ import { MAX_CHARGE_AMOUNT } from '../lib/money';
 import { paginationQuery } from '../http/pagination';
 import { nameText, resourceId, unixSeconds, unixTime } from '../http/validation';
 
-/** Stripe's durations (docs/decisions.md §31). */
+/** Stripe's durations (docs/decisions.md §36). */
 export const COUPON_DURATIONS = ['once', 'repeating', 'forever'] as const;
 export type CouponDuration = (typeof COUPON_DURATIONS)[number];
 

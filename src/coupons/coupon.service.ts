@@ -135,7 +135,7 @@ export interface DiscountHolder {
 }
 
 /**
- * Redeems coupon `couponId` on `holder` in the caller's transaction (docs/decisions.md §31): one
+ * Redeems coupon `couponId` on `holder` in the caller's transaction (docs/decisions.md §36): one
  * redemption taken (404 naming `param` for an unknown, deleted or another account's coupon; 409 past
  * redeem_by or at max_redemptions), the holder's current discount replaced by a new one from now
  * (repeating: until now + duration_in_months), shown on the holder, customer.discount.created.
@@ -211,7 +211,7 @@ function termsOf(coupon: CouponObject): DiscountTerms {
 }
 
 /**
- * The discount a subscription's period invoice takes (docs/decisions.md §31), as the invoice module
+ * The discount a subscription's period invoice takes (docs/decisions.md §36), as the invoice module
  * takes it; undefined when none applies to the period starting at `periodStartMs`.
  */
 export async function periodDiscount(

@@ -102,7 +102,7 @@ export async function createCustomer(
       },
     });
     return atTime(clockTime?.getTime(), async () => {
-      // A coupon given at creation is redeemed on the customer in the same transaction (docs/decisions.md §31).
+      // A coupon given at creation is redeemed on the customer in the same transaction (docs/decisions.md §36).
       const discount = input.coupon
         ? await redeemCoupon(tx, accountId, input.coupon, { customerId: customer.id, subscriptionId: null })
         : null;
@@ -248,7 +248,7 @@ export async function updateCustomer(
     const clockTime = current.testClockId
       ? (await tx.testClock.findUniqueOrThrow({ where: { id: current.testClockId } })).frozenTime.getTime()
       : undefined;
-    // A coupon replaces the customer's discount from now (the clock's now on a test clock: docs/decisions.md §31).
+    // A coupon replaces the customer's discount from now (the clock's now on a test clock: docs/decisions.md §36).
     const discount = input.coupon
       ? await atTime(clockTime, () =>
           redeemCoupon(tx, accountId, input.coupon!, { customerId: current.id, subscriptionId: null }),

@@ -106,7 +106,7 @@ export interface BillingInvoiceInput {
   period?: InvoicePeriod;
   /** A second call with the same key answers the invoice the first call created. */
   idempotencyKey?: string;
-  /** The discount the invoice takes, as discount lines (docs/decisions.md §31): subscription periods only. */
+  /** The discount the invoice takes, as discount lines (docs/decisions.md §36): subscription periods only. */
   discount?: InvoiceDiscount;
 }
 
@@ -248,7 +248,7 @@ function discountDescription(discount: InvoiceDiscount, currency: string): strin
 }
 
 /**
- * The invoice's discount lines (docs/decisions.md §31, the arithmetic in src/coupons/discount-lines.ts),
+ * The invoice's discount lines (docs/decisions.md §36, the arithmetic in src/coupons/discount-lines.ts),
  * none when it takes nothing off. A `once` discount is used up by the invoice that takes something off
  * (its row locked: a concurrent invoice finds it used and takes nothing).
  */
@@ -441,7 +441,7 @@ async function insertInvoice(tx: AnyTx, accountId: string, input: BillingInvoice
   const periodStart = input.period ? fromUnixSeconds(input.period.start) : now;
   const periodEnd = input.period ? fromUnixSeconds(input.period.end) : periodStart;
   const sum = (pick: (line: PricedLine) => number) => lines.reduce((total, line) => total + pick(line), 0);
-  // The subtotal is before discount, as Stripe's; the discount lines count in the total (docs/decisions.md §31).
+  // The subtotal is before discount, as Stripe's; the discount lines count in the total (docs/decisions.md §36).
   const sumPriced = (pick: (line: PricedLine) => number) => priced.reduce((total, line) => total + pick(line), 0);
   const subtotal = sumPriced((line) => line.amount);
   const tax = sum((line) => line.tax);

@@ -161,7 +161,7 @@ export async function periodInvoice(db: Queryable, input: RenewalInvoiceInput): 
     billingReason: input.billingReason,
     period: { start: seconds(input.periodStart), end: seconds(input.periodEnd) },
     idempotencyKey: renewalInvoiceKey(input.subscriptionId, input.periodStart),
-    // Read when the invoice is made, in the activity that makes it (docs/decisions.md §31): the preview reads the same.
+    // Read when the invoice is made, in the activity that makes it (docs/decisions.md §36): the preview reads the same.
     discount: await periodDiscount(db, input.accountId, input.subscriptionId, input.customerId, input.periodStart),
   };
 }

@@ -111,7 +111,7 @@ async function writeSubscription(
   const initial = newVersion(initialState(spec, nowMs));
   const due = nextAction(initial);
   const billsNow = due?.kind === 'bill' && due.index === 0 && due.at <= nowMs;
-  // A coupon takes Prisma's path: it is redeemed after the row is written and before the first invoice is made (docs/decisions.md §31).
+  // A coupon takes Prisma's path: it is redeemed after the row is written and before the first invoice is made (docs/decisions.md §36).
   if (!billsNow && !couponId) {
     // Nothing billed now: one statement, unless a price changed since the checks read it.
     const start = subscriptionWorkflowStart(deps.taskQueue, initial, testClock, display);

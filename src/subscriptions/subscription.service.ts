@@ -455,7 +455,7 @@ async function applySubscriptionUpdate(
     return updateSubscriptionWorkflow(deps, id, changeUpdate, [changes]);
   }
   // The coupon is checked first (404, 409 before any other change is made), redeemed once the workflow took
-  // the rest: the discount lives in the database, where the next invoice's activity reads it (docs/decisions.md §31).
+  // the rest: the discount lives in the database, where the next invoice's activity reads it (docs/decisions.md §36).
   await assertRedeemable(prisma, accountId, input.coupon, 'coupon', row.currency);
   if (Object.keys(changes).length > 0) await updateSubscriptionWorkflow(deps, id, changeUpdate, [changes]);
   const coupon = input.coupon;

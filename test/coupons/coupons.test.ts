@@ -16,7 +16,7 @@ import { advanceClock, billedShape, customerOnClock, subscribeOnClock, subscript
 import { expectStatus, recurringPrice } from '../support/subscriptions';
 
 // Coupons and discounts through HTTP against the real database and the suite's Temporal dev server
-// (docs/api.md "Coupons and discounts", docs/decisions.md §31): the coupon's endpoints, redemption on
+// (docs/api.md "Coupons and discounts", docs/decisions.md §36): the coupon's endpoints, redemption on
 // customers and subscriptions with its limits (concurrently), discount lines on the invoices of a
 // subscription on a test clock, and the upcoming-invoice preview equal to the invoice then billed.
 
