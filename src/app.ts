@@ -25,6 +25,7 @@ import { registerCaughtEmailRoutes } from './emails/caught-email.routes';
 import { registerEmailRoutes } from './emails/email.routes';
 import { registerTransactionRoutes } from './transactions/transaction.routes';
 import { registerCreditNoteRoutes } from './credit-notes/credit-note.routes';
+import { registerCouponRoutes } from './coupons/coupon.routes';
 import { registerTerminalRoutes } from './terminals/terminal.routes';
 import { registerPaymentPlanRoutes } from './payment-plans/payment-plan.routes';
 import { registerSubscriptionRoutes } from './subscriptions/subscription.routes';
@@ -124,6 +125,7 @@ export function createApp(deps: AppDeps): express.Express {
   registerEmailRoutes(api, routeDeps);
   registerTransactionRoutes(api, routeDeps);
   registerCreditNoteRoutes(api, routeDeps);
+  registerCouponRoutes(api, routeDeps);
   registerTerminalRoutes(api, routeDeps);
   registerPaymentPlanRoutes(api, routeDeps);
   registerSubscriptionRoutes(api, routeDeps);

@@ -859,6 +859,48 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/coupons": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the coupons not deleted, newest first */
+        get: operations["getCoupons"];
+        put?: never;
+        /**
+         * Create a coupon: a percentage or an amount off, once, for some months or forever
+         * @description Give `percent_off` (1 to 100, at most 2 decimals) or `amount_off` with `currency`; `duration_in_months` with `repeating` only. Redeemed with `coupon` on a customer or a subscription (docs/api.md, "Coupons and discounts"). Writes coupon.created.
+         */
+        post: operations["postCoupons"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/coupons/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Retrieve a coupon */
+        get: operations["getCouponsById"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a coupon: no new redemptions; discounts already made keep running
+         * @description Writes coupon.deleted. A deleted coupon answers 404 from then on, to reads and to redemptions.
+         */
+        delete: operations["deleteCouponsById"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/terminals": {
         parameters: {
             query?: never;
@@ -1891,6 +1933,57 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "coupon.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** coupon.created: `data` is the coupon object */
+        post: operations["event_coupon_created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "coupon.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** coupon.deleted: `data` is the coupon object */
+        post: operations["event_coupon_deleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "customer.discount.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** customer.discount.created: `data` is the discount object (a coupon redeemed on a customer or a subscription) */
+        post: operations["event_customer_discount_created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "subscription.created": {
         parameters: {
             query?: never;
@@ -2342,6 +2435,8 @@ export interface components {
             start_billing_date: number | null;
             default_payment_method: string | null;
             paused_at: number | null;
+            /** @description The discount applied to invoices (docs/api.md, "Coupons and discounts"): a subscription's wins over its customer's; null when none */
+            discount: components["schemas"]["Discount"] | null;
             /**
              * @description On subscription.canceled, paused and resumed only
              * @enum {string}
@@ -2393,6 +2488,43 @@ export interface components {
             /** @description Unix milliseconds of the object's last change; strictly increases with every change, so it orders webhook events of one object */
             updated_ms: number;
             updated: number | null;
+        };
+        Discount: {
+            /** @description di_... */
+            id: string;
+            /** @enum {string} */
+            object: "discount";
+            /** @description The coupon as it was redeemed */
+            coupon: {
+                /** @description coup_... */
+                id: string;
+                /** @enum {string} */
+                object: "coupon";
+                name: string | null;
+                percent_off: number | null;
+                amount_off: number | null;
+                currency: components["schemas"]["CurrencyCode"] | null;
+                /** @enum {string} */
+                duration: "once" | "repeating" | "forever";
+                duration_in_months: number | null;
+                max_redemptions: number | null;
+                redeem_by: number | null;
+                times_redeemed: number;
+                /** @description Whether it can still be redeemed: not deleted, before redeem_by, under max_redemptions */
+                valid: boolean;
+                metadata: {
+                    [key: string]: string;
+                };
+                /** @description Unix seconds */
+                created: number;
+            };
+            customer: string;
+            /** @description null for a discount of the customer */
+            subscription: string | null;
+            /** @description Unix seconds */
+            start: number;
+            /** @description repeating: start + duration_in_months (periods starting before it are discounted); null otherwise */
+            end: number | null;
         };
         PaymentPlanEventData: {
             id: string;
@@ -2545,6 +2677,8 @@ export interface components {
             balance: number;
             /** @description The currency of `balance`; null until its first entry */
             balance_currency: components["schemas"]["CurrencyCode"] | null;
+            /** @description The discount applied to invoices (docs/api.md, "Coupons and discounts"): a subscription's wins over its customer's; null when none */
+            discount: components["schemas"]["Discount"] | null;
         };
         Address: {
             city?: string;
@@ -2599,6 +2733,8 @@ export interface components {
             };
             /** @description Test mode: a clock_ id of the account; the customer's subscriptions and payment plans run on its time (set at creation only) */
             test_clock?: string;
+            /** @description A coupon of the account (coup_...) to redeem: its discount replaces the current one (docs/api.md, "Coupons and discounts") */
+            coupon?: string;
         };
         /**
          * @description must be an ISO 4217 currency code, upper or lower case; answered upper case
@@ -2635,6 +2771,8 @@ export interface components {
                 shippingState?: string;
                 shippingPhone?: string;
             };
+            /** @description A coupon of the account (coup_...) to redeem: its discount replaces the current one (docs/api.md, "Coupons and discounts") */
+            coupon?: string;
         };
         WebhookDestinationCreated: components["schemas"]["WebhookDestination"] & {
             /** @description Signing secret (whsec_...); answered only on creation and by roll-secret */
@@ -3069,6 +3207,11 @@ export interface components {
             total_taxes: components["schemas"]["TaxAmount"] | null;
             /** @description Tax summed per tax rate over the lines, one entry per rate in the order the lines first name them */
             total_tax_amounts: components["schemas"]["TaxAmount"][];
+            /** @description Cents each discount took off, before tax (the sum of its discount lines' amounts, positive). `subtotal` is before discount; `total` after it (docs/api.md, "Coupons and discounts") */
+            total_discount_amounts: {
+                amount: number;
+                discount: string;
+            }[];
         };
         InvoiceLine: {
             id: string;
@@ -3090,6 +3233,8 @@ export interface components {
             };
             /** @description A subscription change's share of a period (Stripe's flag): `amount` is the prorated cents for `period` (negative for the unused time of what was replaced), not unit_amount x quantity (docs/api.md, "Proration") */
             proration: boolean;
+            /** @description A discount line: the discount (di_) whose amount off it is, a negative `amount` carrying the tax rates of the lines it discounts (docs/api.md, "Coupons and discounts"); null on every other line */
+            discount: string | null;
         };
         TaxAmount: {
             amount: number;
@@ -3193,6 +3338,11 @@ export interface components {
             total_taxes: components["schemas"]["TaxAmount"] | null;
             /** @description Tax summed per tax rate over the lines, one entry per rate in the order the lines first name them */
             total_tax_amounts: components["schemas"]["TaxAmount"][];
+            /** @description Cents each discount took off, before tax (the sum of its discount lines' amounts, positive). `subtotal` is before discount; `total` after it (docs/api.md, "Coupons and discounts") */
+            total_discount_amounts: {
+                amount: number;
+                discount: string;
+            }[];
         };
         InvoicePay: {
             /** @description A method attached to the invoice's customer; the customer's default when absent */
@@ -3364,6 +3514,53 @@ export interface components {
             quantity?: number;
             /** @description Cents credited on the line, tax included */
             amount?: number;
+        };
+        Coupon: {
+            /** @description coup_... */
+            id: string;
+            /** @enum {string} */
+            object: "coupon";
+            name: string | null;
+            percent_off: number | null;
+            amount_off: number | null;
+            currency: components["schemas"]["CurrencyCode"] | null;
+            /** @enum {string} */
+            duration: "once" | "repeating" | "forever";
+            duration_in_months: number | null;
+            max_redemptions: number | null;
+            redeem_by: number | null;
+            times_redeemed: number;
+            /** @description Whether it can still be redeemed: not deleted, before redeem_by, under max_redemptions */
+            valid: boolean;
+            metadata: {
+                [key: string]: string;
+            };
+            /** @description Unix seconds */
+            created: number;
+        };
+        CouponCreate: {
+            /** @description Shown on invoices beside the discount; the id when absent */
+            name?: string;
+            /** @description Percent off each invoice the discount applies to, 1 to 100 with at most 2 decimals (stored exactly) */
+            percent_off?: number;
+            /** @description Cents off each invoice the discount applies to (never below zero); needs `currency` */
+            amount_off?: number;
+            /**
+             * @description With amount_off only: the currency of the amount
+             * @enum {string}
+             */
+            currency?: "AED" | "AFN" | "ALL" | "AMD" | "ANG" | "AOA" | "ARS" | "AUD" | "AWG" | "AZN" | "BAM" | "BBD" | "BDT" | "BGN" | "BHD" | "BIF" | "BMD" | "BND" | "BOB" | "BRL" | "BSD" | "BTN" | "BWP" | "BYN" | "BZD" | "CAD" | "CDF" | "CHF" | "CLP" | "CNY" | "COP" | "CRC" | "CUC" | "CUP" | "CVE" | "CZK" | "DJF" | "DKK" | "DOP" | "DZD" | "EGP" | "ERN" | "ETB" | "EUR" | "FJD" | "FKP" | "GBP" | "GEL" | "GHS" | "GIP" | "GMD" | "GNF" | "GTQ" | "GYD" | "HKD" | "HNL" | "HRK" | "HTG" | "HUF" | "IDR" | "ILS" | "INR" | "IQD" | "IRR" | "ISK" | "JMD" | "JOD" | "JPY" | "KES" | "KGS" | "KHR" | "KMF" | "KPW" | "KRW" | "KWD" | "KYD" | "KZT" | "LAK" | "LBP" | "LKR" | "LRD" | "LSL" | "LYD" | "MAD" | "MDL" | "MGA" | "MKD" | "MMK" | "MNT" | "MOP" | "MRU" | "MUR" | "MVR" | "MWK" | "MXN" | "MYR" | "MZN" | "NAD" | "NGN" | "NIO" | "NOK" | "NPR" | "NZD" | "OMR" | "PAB" | "PEN" | "PGK" | "PHP" | "PKR" | "PLN" | "PYG" | "QAR" | "RON" | "RSD" | "RUB" | "RWF" | "SAR" | "SBD" | "SCR" | "SDG" | "SEK" | "SGD" | "SHP" | "SLE" | "SLL" | "SOS" | "SRD" | "SSP" | "STN" | "SVC" | "SYP" | "SZL" | "THB" | "TJS" | "TMT" | "TND" | "TOP" | "TRY" | "TTD" | "TWD" | "TZS" | "UAH" | "UGX" | "USD" | "UYU" | "UZS" | "VES" | "VND" | "VUV" | "WST" | "XAF" | "XCD" | "XCG" | "XDR" | "XOF" | "XPF" | "XSU" | "YER" | "ZAR" | "ZMW" | "ZWG" | "ZWL" | "aed" | "afn" | "all" | "amd" | "ang" | "aoa" | "ars" | "aud" | "awg" | "azn" | "bam" | "bbd" | "bdt" | "bgn" | "bhd" | "bif" | "bmd" | "bnd" | "bob" | "brl" | "bsd" | "btn" | "bwp" | "byn" | "bzd" | "cad" | "cdf" | "chf" | "clp" | "cny" | "cop" | "crc" | "cuc" | "cup" | "cve" | "czk" | "djf" | "dkk" | "dop" | "dzd" | "egp" | "ern" | "etb" | "eur" | "fjd" | "fkp" | "gbp" | "gel" | "ghs" | "gip" | "gmd" | "gnf" | "gtq" | "gyd" | "hkd" | "hnl" | "hrk" | "htg" | "huf" | "idr" | "ils" | "inr" | "iqd" | "irr" | "isk" | "jmd" | "jod" | "jpy" | "kes" | "kgs" | "khr" | "kmf" | "kpw" | "krw" | "kwd" | "kyd" | "kzt" | "lak" | "lbp" | "lkr" | "lrd" | "lsl" | "lyd" | "mad" | "mdl" | "mga" | "mkd" | "mmk" | "mnt" | "mop" | "mru" | "mur" | "mvr" | "mwk" | "mxn" | "myr" | "mzn" | "nad" | "ngn" | "nio" | "nok" | "npr" | "nzd" | "omr" | "pab" | "pen" | "pgk" | "php" | "pkr" | "pln" | "pyg" | "qar" | "ron" | "rsd" | "rub" | "rwf" | "sar" | "sbd" | "scr" | "sdg" | "sek" | "sgd" | "shp" | "sle" | "sll" | "sos" | "srd" | "ssp" | "stn" | "svc" | "syp" | "szl" | "thb" | "tjs" | "tmt" | "tnd" | "top" | "try" | "ttd" | "twd" | "tzs" | "uah" | "ugx" | "usd" | "uyu" | "uzs" | "ves" | "vnd" | "vuv" | "wst" | "xaf" | "xcd" | "xcg" | "xdr" | "xof" | "xpf" | "xsu" | "yer" | "zar" | "zmw" | "zwg" | "zwl";
+            /** @enum {string} */
+            duration: "once" | "repeating" | "forever";
+            /** @description With duration `repeating` only: the months from the redemption during which invoices are discounted */
+            duration_in_months?: number;
+            /** @description How many times it may be redeemed in all; a redemption past it is 409 */
+            max_redemptions?: number;
+            /** @description Unix seconds in the future: a redemption from then on is 409 */
+            redeem_by?: number;
+            metadata?: {
+                [key: string]: string;
+            };
         };
         Terminal: {
             id: string;
@@ -3580,6 +3777,8 @@ export interface components {
             start_billing_date: number | null;
             default_payment_method: string | null;
             paused_at: number | null;
+            /** @description The discount applied to invoices (docs/api.md, "Coupons and discounts"): a subscription's wins over its customer's; null when none */
+            discount: components["schemas"]["Discount"] | null;
         };
         SubscriptionCreate: {
             customer: string;
@@ -3604,6 +3803,8 @@ export interface components {
             collection_method?: "charge_automatically" | "send_invoice";
             /** @description A method attached to the customer; the customer's default when absent */
             default_payment_method?: string;
+            /** @description A coupon of the account (coup_...) to redeem: its discount replaces the current one (docs/api.md, "Coupons and discounts") */
+            coupon?: string;
         };
         SubscriptionUpdate: {
             /** @description Changes applied in order; they take effect from the next invoice, and proration_behavior says what the rest of the current period costs */
@@ -3634,6 +3835,8 @@ export interface components {
              * @enum {string}
              */
             proration_behavior?: "create_prorations" | "always_invoice" | "none";
+            /** @description A coupon of the account (coup_...) to redeem: its discount replaces the current one (docs/api.md, "Coupons and discounts") */
+            coupon?: string;
         };
         ProrationSettings: {
             /** @enum {string} */
@@ -10867,6 +11070,414 @@ export interface operations {
             };
         };
     };
+    getCoupons: {
+        parameters: {
+            query?: {
+                /** @description Page number, from 1 (decimal digits) */
+                page?: number;
+                /** @description Page size, 1 to 100 (decimal digits) */
+                take?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["Coupon"][];
+                        meta: {
+                            /** @description The page (from 1); absent on a cursor page of the webhook logs, events and transactions, which are not placed among pages */
+                            page?: number;
+                            take: number;
+                            itemsTotal: number;
+                            pagesTotal: number;
+                            /** @description With starting_after or ending_before: whether more items follow in that direction */
+                            has_more?: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request: `error.param` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests with this API key (`code: rate_limit`): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers are larger than 64 KB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PostgreSQL or Temporal does not answer: retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postCoupons: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1 to 255 visible ASCII characters. The same key and body within 24 h answer the first response again. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CouponCreate"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Coupon"];
+                };
+            };
+            /** @description Invalid request: `error.param` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key, the user or the account may not do this; or a write made with a dashboard session lacks its CSRF token or comes from another origin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource's state forbids the action */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than 1 MB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is not `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests with this API key (`code: rate_limit`): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers are larger than 64 KB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PostgreSQL or Temporal does not answer: retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getCouponsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Coupon"];
+                };
+            };
+            /** @description Invalid request: `error.param` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown resource, or one of another account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests with this API key (`code: rate_limit`): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers are larger than 64 KB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PostgreSQL or Temporal does not answer: retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteCouponsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        /** @enum {string} */
+                        object: "coupon";
+                        /** @enum {boolean} */
+                        deleted: true;
+                    };
+                };
+            };
+            /** @description Invalid request: `error.param` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key, the user or the account may not do this; or a write made with a dashboard session lacks its CSRF token or comes from another origin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown resource, or one of another account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests with this API key (`code: rate_limit`): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers are larger than 64 KB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PostgreSQL or Temporal does not answer: retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getTerminals: {
         parameters: {
             query?: {
@@ -16753,6 +17364,111 @@ export interface operations {
                     /** @description When the event was written, ISO 8601 in UTC */
                     createdAt: string;
                     data: components["schemas"]["CreditNote"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx: delivered. 5xx, 408 and 429 are retried (6 attempts in about 43 minutes); a 3xx or another 4xx is final */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    event_coupon_created: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<Unix seconds>,v1=<hex HMAC-SHA256(destination secret, t + "." + raw body)>`; refuse a `t` more than 300 s away from now */
+                "cc-signature": string;
+                /** @description The event id, as `id` in the body */
+                "cc-event-id": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Event id: deliveries of one event carry the same id, so a receiver deduplicates on it */
+                    id: string;
+                    /** @enum {string} */
+                    event: "coupon.created";
+                    /** @description When the event was written, ISO 8601 in UTC */
+                    createdAt: string;
+                    data: components["schemas"]["Coupon"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx: delivered. 5xx, 408 and 429 are retried (6 attempts in about 43 minutes); a 3xx or another 4xx is final */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    event_coupon_deleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<Unix seconds>,v1=<hex HMAC-SHA256(destination secret, t + "." + raw body)>`; refuse a `t` more than 300 s away from now */
+                "cc-signature": string;
+                /** @description The event id, as `id` in the body */
+                "cc-event-id": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Event id: deliveries of one event carry the same id, so a receiver deduplicates on it */
+                    id: string;
+                    /** @enum {string} */
+                    event: "coupon.deleted";
+                    /** @description When the event was written, ISO 8601 in UTC */
+                    createdAt: string;
+                    data: components["schemas"]["Coupon"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx: delivered. 5xx, 408 and 429 are retried (6 attempts in about 43 minutes); a 3xx or another 4xx is final */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    event_customer_discount_created: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<Unix seconds>,v1=<hex HMAC-SHA256(destination secret, t + "." + raw body)>`; refuse a `t` more than 300 s away from now */
+                "cc-signature": string;
+                /** @description The event id, as `id` in the body */
+                "cc-event-id": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Event id: deliveries of one event carry the same id, so a receiver deduplicates on it */
+                    id: string;
+                    /** @enum {string} */
+                    event: "customer.discount.created";
+                    /** @description When the event was written, ISO 8601 in UTC */
+                    createdAt: string;
+                    data: components["schemas"]["Discount"];
                 };
             };
         };

@@ -3,6 +3,7 @@ import { countryCode, countryCodeInput, currencyCode, currencyCodeInput } from '
 import { cursorQuery, paginationQuery } from '../http/pagination';
 import { nameText, resourceId, unixTime } from '../http/validation';
 import { updatedMsField } from '../lib/object-version';
+import { couponField, discountField } from '../coupons/coupon.schemas';
 
 const text = (max: number) => z.string().max(max, `must be at most ${max} characters`);
 
@@ -49,6 +50,7 @@ export const createCustomerBody = z
       .describe(
         "Test mode: a clock_ id of the account; the customer's subscriptions and payment plans run on its time (set at creation only)",
       ),
+    coupon: couponField.optional(),
   })
   .meta({ id: 'CustomerCreate' });
 
@@ -80,6 +82,7 @@ export const updateCustomerBody = z
         shippingPhone: phone.optional(),
       })
       .optional(),
+    coupon: couponField.optional(),
   })
   .meta({ id: 'CustomerUpdate' });
 
@@ -111,6 +114,7 @@ export const customerSchema = z
     balance_currency: z
       .union([currencyCode, z.null()])
       .describe('The currency of `balance`; null until its first entry'),
+    discount: discountField,
   })
   .meta({
     id: 'Customer',

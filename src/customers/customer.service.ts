@@ -32,6 +32,8 @@ import {
 } from './customer.records';
 import { atTime } from '../lib/clock-time';
 import { clockForNewCustomer } from '../test-clocks/test-clock.service';
+import { redeemCoupon } from '../coupons/coupon.service';
+import type { DiscountObject } from '../coupons/coupon.schemas';
 
 type Shipping = {
   name: string;
@@ -61,6 +63,7 @@ export function toCustomerObject(customer: Customer): CustomerObject {
     test_clock: customer.testClockId,
     balance: Number(customer.balance),
     balance_currency: customer.balanceCurrency,
+    discount: (customer.discount as DiscountObject | null) ?? null,
   };
 }
 
@@ -100,9 +103,15 @@ export async function createCustomer(
         shipping: input.shipping ? { ...input.shipping, address: compact(input.shipping.address) } : undefined,
       },
     });
-    const object = toCustomerObject(customer);
-    await atTime(clockTime?.getTime(), () => recordEvent(tx, accountId, 'customer.created', object));
-    return object;
+    return atTime(clockTime?.getTime(), async () => {
+      // A coupon given at creation is redeemed on the customer in the same transaction (docs/decisions.md §37).
+      const discount = input.coupon
+        ? await redeemCoupon(tx, accountId, input.coupon, { customerId: customer.id, subscriptionId: null })
+        : null;
+      const object = { ...toCustomerObject(customer), discount };
+      await recordEvent(tx, accountId, 'customer.created', object);
+      return object;
+    });
   });
 }
 
@@ -266,8 +275,17 @@ export async function updateCustomer(
       };
     }
 
+    const clockTime = current.testClockId
+      ? (await tx.testClock.findUniqueOrThrow({ where: { id: current.testClockId } })).frozenTime.getTime()
+      : undefined;
+    // A coupon replaces the customer's discount from now (the clock's now on a test clock: docs/decisions.md §37).
+    const discount = input.coupon
+      ? await atTime(clockTime, () =>
+          redeemCoupon(tx, accountId, input.coupon!, { customerId: current.id, subscriptionId: null }),
+        )
+      : undefined;
     const customer = await tx.customer.update({ where: { id: current.id }, data });
-    const object = toCustomerObject(customer);
+    const object = discount ? { ...toCustomerObject(customer), discount } : toCustomerObject(customer);
     await recordEvent(tx, accountId, 'customer.updated', object);
     return object;
   });

@@ -152,6 +152,7 @@ export type Product = Schemas['Product'];
 /** A price as the catalog lists it (with `active` and `tax_behavior`), beside `Price` as a subscription item carries it. */
 export type CatalogPrice = Schemas['Price'];
 export type TaxRate = Schemas['TaxRate'];
+export type Coupon = Schemas['Coupon'];
 export type PaymentPlan = Schemas['PaymentPlan'];
 export type PlanInstallment = Schemas['PaymentPlanInstallment'];
 export type PlanPayment = Schemas['PaymentPlanPayment'];

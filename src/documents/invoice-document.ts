@@ -16,7 +16,7 @@ export interface InvoiceDocument {
   taxRateNames: Record<string, string>;
 }
 
-/** The amounts block, in order: subtotal, one row per tax rate, total, paid, due. */
+/** The amounts block, in order: subtotal, discount (if any), one row per tax rate, total, paid, due. */
 export interface SummaryRow {
   label: string;
   amount: string;
@@ -44,8 +44,11 @@ export function summaryRows(document: InvoiceDocument): SummaryRow[] {
     label: `${document.taxRateNames[tax.tax_rate] ?? tax.tax_rate}${tax.tax_behavior === 'inclusive' ? ' (included)' : ''}`,
     amount: money(document, tax.amount),
   }));
+  // The subtotal is before discount; what discounts took off follows it (docs/api.md, "Coupons and discounts").
+  const discounted = invoice.total_discount_amounts.reduce((sum, each) => sum + each.amount, 0);
   return [
     { label: 'Subtotal', amount: money(document, invoice.subtotal) },
+    ...(discounted > 0 ? [{ label: 'Discount', amount: money(document, -discounted) }] : []),
     ...taxes,
     { label: 'Total', amount: money(document, invoice.total), strong: true },
     { label: 'Amount paid', amount: money(document, invoice.amount_paid) },

@@ -78,6 +78,8 @@ export function invoiceSummary(invoice: InvoiceObject, taxNames: Map<string, str
         <td class="num">${money(invoice, tax.amount)}</td>
       </tr>`,
   );
+  // The subtotal is before discount; what discounts took off follows it (docs/api.md, "Coupons and discounts").
+  const discounted = invoice.total_discount_amounts.reduce((sum, each) => sum + each.amount, 0);
   const customerLines = [invoice.customer_name, invoice.customer_email, ...addressLines(invoice.customer_address)];
   return html` <section class="card" aria-labelledby="invoice-title">
       <p class="muted">${invoice.account_name ?? ''}</p>
@@ -132,6 +134,14 @@ export function invoiceSummary(invoice: InvoiceObject, taxNames: Map<string, str
             <td colspan="3">Subtotal</td>
             <td class="num">${money(invoice, invoice.subtotal)}</td>
           </tr>
+          ${
+            discounted > 0
+              ? html`<tr>
+                  <td colspan="3">Discount</td>
+                  <td class="num">${money(invoice, -discounted)}</td>
+                </tr>`
+              : html``
+          }
           ${taxes}
           <tr class="total">
             <td colspan="3">Total</td>

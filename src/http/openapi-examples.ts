@@ -65,6 +65,8 @@ const REQUEST_EXAMPLES: Record<string, unknown> = {
   'post /invoices/{id}/refund': { amount: 500 },
   // `amount` or `lines`, and `refund_to` on a paid invoice (docs/decisions.md §22).
   'post /credit-notes': { invoice: UUID, amount: 500, reason: 'order_change', refund_to: 'customer_balance' },
+  // percent_off or amount_off, and duration_in_months with repeating (docs/decisions.md §37).
+  'post /coupons': { name: 'Spring sale', percent_off: 25, duration: 'repeating', duration_in_months: 3 },
   'post /payment-plans/{id}/payments': { external: true, external_reference: 'cheque 1042' },
   'post /payment-plans/{id}/payments/{payment_id}/refund': { amount: 500 },
   'post /subscriptions': {

@@ -47,7 +47,18 @@ function toLineObject(line: InvoiceLine, currency: string): InvoiceLineObject {
     tax_amounts: line.taxAmounts as TaxAmountObject[],
     period: { start: toUnixSeconds(line.periodStart), end: toUnixSeconds(line.periodEnd) },
     proration: line.proration,
+    discount: line.discountId,
   };
+}
+
+/** Cents each discount took off the invoice (its discount lines' amounts, positive), in line order. */
+function totalDiscountAmounts(lines: InvoiceLine[]): { amount: number; discount: string }[] {
+  const byDiscount = new Map<string, number>();
+  for (const line of [...lines].sort((a, b) => a.position - b.position)) {
+    if (line.discountId === null) continue;
+    byDiscount.set(line.discountId, (byDiscount.get(line.discountId) ?? 0) - Number(line.amount));
+  }
+  return [...byDiscount].map(([discount, amount]) => ({ amount, discount }));
 }
 
 export function toInvoiceObject(invoice: InvoiceWithLines): InvoiceObject {
@@ -101,6 +112,7 @@ export function toInvoiceObject(invoice: InvoiceWithLines): InvoiceObject {
     total_excluding_tax: Number(invoice.totalExcludingTax),
     total_taxes: invoiceTax(invoice),
     total_tax_amounts: invoice.totalTaxes as TaxAmountObject[],
+    total_discount_amounts: totalDiscountAmounts(invoice.lines),
   };
 }
 

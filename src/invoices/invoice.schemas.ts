@@ -146,6 +146,13 @@ export const invoiceLineSchema = z
         "A subscription change's share of a period (Stripe's flag): `amount` is the prorated cents for `period` " +
           '(negative for the unused time of what was replaced), not unit_amount x quantity (docs/api.md, "Proration")',
       ),
+    discount: z
+      .string()
+      .nullable()
+      .describe(
+        'A discount line: the discount (di_) whose amount off it is, a negative `amount` carrying the tax rates of the lines it ' +
+          'discounts (docs/api.md, "Coupons and discounts"); null on every other line',
+      ),
   })
   .meta({ id: 'InvoiceLine' });
 
@@ -217,6 +224,12 @@ export const invoiceSchema = z
     total_tax_amounts: z
       .array(taxAmountSchema)
       .describe('Tax summed per tax rate over the lines, one entry per rate in the order the lines first name them'),
+    total_discount_amounts: z
+      .array(z.object({ amount: z.number(), discount: z.string() }))
+      .describe(
+        "Cents each discount took off, before tax (the sum of its discount lines' amounts, positive). `subtotal` is before " +
+          'discount; `total` after it (docs/api.md, "Coupons and discounts")',
+      ),
   })
   .meta({ id: 'Invoice' });
 

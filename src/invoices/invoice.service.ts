@@ -10,7 +10,7 @@ import { ApiError, badRequest, conflict } from '../http/errors';
 import { parseOrThrow } from '../http/validation';
 import { recordEvent } from '../lib/events';
 import { newId, newUuid } from '../lib/ids';
-import { MAX_CHARGE_AMOUNT } from '../lib/money';
+import { formatMoney, MAX_CHARGE_AMOUNT } from '../lib/money';
 import { fromUnixSeconds } from '../lib/time';
 import { allocateInvoiceNumber } from './invoice-number.records';
 import {
@@ -29,6 +29,8 @@ import { createHostedInvoiceLink } from './hosted-link.records';
 import { currentTime } from '../lib/clock-time';
 import { applyBalanceToInvoice, creditBalanceFromInvoice, recordBalanceEntry } from '../transactions/ledger';
 import { toCustomerObject } from '../customers/customer.service';
+import { discountParts, type DiscountTerms } from '../coupons/discount-lines';
+import { useOnceDiscount } from '../coupons/coupon.records';
 
 /** customer.updated with the customer as its balance now stands (a balance entry changed it). */
 export async function recordCustomerUpdated(tx: AnyTx, accountId: string, customerId: string): Promise<void> {
@@ -104,6 +106,20 @@ export interface BillingInvoiceInput {
   period?: InvoicePeriod;
   /** A second call with the same key answers the invoice the first call created. */
   idempotencyKey?: string;
+  /** The discount the invoice takes, as discount lines (docs/decisions.md §37): subscription periods only. */
+  discount?: InvoiceDiscount;
+}
+
+/** A discount as billing code hands it to the invoice: which (di_), what it takes off, and how often. */
+export interface InvoiceDiscount {
+  id: string;
+  /** The coupon's name (or id), for the discount lines' description. */
+  label: string;
+  terms: DiscountTerms;
+  /** amount_off coupons: their currency; an invoice in another takes nothing off. */
+  currency: string | null;
+  /** `once`: taken by the first invoice it takes something off, then used up. */
+  once: boolean;
 }
 
 /** Re-labels a lookup's 404 with the request field that named the missing thing. */
@@ -131,7 +147,13 @@ interface PricedLine {
   taxAmounts: TaxAmount[];
   period: InvoicePeriod | undefined;
   proration: boolean;
+  rates: TaxRate[];
+  taxBehavior: TaxBehavior | undefined;
+  /** A discount line's discount (di_); null for every other line. */
+  discountId: string | null;
 }
+
+type TaxRate = Awaited<ReturnType<typeof findTaxRates>>[number];
 
 /**
  * Prices each line. A one-off invoice (no subscription) bills one-time prices only: a recurring
@@ -192,6 +214,9 @@ async function priceLines(tx: AnyTx, accountId: string, lines: BillingLine[], on
       taxAmounts: tax.taxes,
       period: line.period,
       proration: proration !== undefined,
+      rates,
+      taxBehavior,
+      discountId: null,
     });
   }
   return priced;
@@ -210,6 +235,54 @@ function totalTaxes(lines: PricedLine[]): TaxAmount[] {
     }
   }
   return [...byRate.values()];
+}
+
+/** "Spring sale (25% off)", "Welcome ($10.00 off)": a discount line's description. */
+function discountDescription(discount: InvoiceDiscount, currency: string): string {
+  const { percentOffHundredths, amountOff } = discount.terms;
+  const off =
+    percentOffHundredths !== null
+      ? `${percentOffHundredths / 100}% off`
+      : `${formatMoney(amountOff ?? 0, currency)} off`;
+  return `${discount.label} (${off})`;
+}
+
+/**
+ * The invoice's discount lines (docs/decisions.md §37, the arithmetic in src/coupons/discount-lines.ts),
+ * none when it takes nothing off. A `once` discount is used up by the invoice that takes something off
+ * (its row locked: a concurrent invoice finds it used and takes nothing).
+ */
+async function discountLines(
+  tx: AnyTx,
+  accountId: string,
+  invoiceId: string,
+  lines: PricedLine[],
+  currency: string,
+  discount: InvoiceDiscount | undefined,
+): Promise<PricedLine[]> {
+  if (!discount || (discount.currency !== null && discount.currency !== currency)) return [];
+  const parts = discountParts(lines, discount.terms);
+  if (parts.length === 0) return [];
+  if (discount.once && !(await useOnceDiscount(tx, accountId, discount.id, invoiceId))) return [];
+  const description = discountDescription(discount, currency);
+  return parts.map((part) => ({
+    description,
+    priceId: null,
+    currency: null,
+    quantity: 1,
+    unitAmount: part.amount,
+    amount: part.amount,
+    amountExcludingTax: part.tax.amount_excluding_tax,
+    tax: part.tax.tax,
+    total: part.tax.total,
+    taxRateIds: part.rates.map((rate) => rate.id),
+    taxAmounts: part.tax.taxes,
+    period: undefined,
+    proration: false,
+    rates: [...part.rates] as TaxRate[],
+    taxBehavior: part.taxBehavior,
+    discountId: discount.id,
+  }));
 }
 
 function invoiceCurrency(lines: PricedLine[], requested: string | undefined, customerCurrency: string | null): string {
@@ -384,13 +457,17 @@ async function insertInvoice(tx: AnyTx, accountId: string, input: BillingInvoice
   const customer = await withParam('customer', () => lockCustomer(tx, accountId, input.customerId, 'share'));
   const account = await readAccountName(tx, accountId);
   if (!account) throw new Error(`Account ${accountId} not found.`);
-  const lines = await priceLines(tx, accountId, input.lines, !input.subscriptionId);
-  const currency = invoiceCurrency(lines, input.currency, customer.currency);
+  const priced = await priceLines(tx, accountId, input.lines, !input.subscriptionId);
+  const currency = invoiceCurrency(priced, input.currency, customer.currency);
+  const id = newUuid();
+  const lines = [...priced, ...(await discountLines(tx, accountId, id, priced, currency, input.discount))];
   const now = currentTime();
   const periodStart = input.period ? fromUnixSeconds(input.period.start) : now;
   const periodEnd = input.period ? fromUnixSeconds(input.period.end) : periodStart;
   const sum = (pick: (line: PricedLine) => number) => lines.reduce((total, line) => total + pick(line), 0);
-  const subtotal = sum((line) => line.amount);
+  // The subtotal is before discount, as Stripe's; the discount lines count in the total (docs/decisions.md §37).
+  const sumPriced = (pick: (line: PricedLine) => number) => priced.reduce((total, line) => total + pick(line), 0);
+  const subtotal = sumPriced((line) => line.amount);
   const tax = sum((line) => line.tax);
   const total = sum((line) => line.total);
   // Only a subscription's credits (proration, carried credit) take a total below zero: nothing is due,
@@ -403,7 +480,6 @@ async function insertInvoice(tx: AnyTx, accountId: string, input: BillingInvoice
       'amount_too_large',
     );
   }
-  const id = newUuid();
   const invoice = await insertInvoiceWithLines(
     tx,
     {
@@ -419,7 +495,7 @@ async function insertInvoice(tx: AnyTx, accountId: string, input: BillingInvoice
       periodStart,
       periodEnd,
       subtotal: BigInt(subtotal),
-      subtotalExcludingTax: BigInt(sum((line) => line.amountExcludingTax)),
+      subtotalExcludingTax: BigInt(sumPriced((line) => line.amountExcludingTax)),
       tax: BigInt(tax),
       total: BigInt(total),
       totalExcludingTax: BigInt(total - tax),
@@ -446,6 +522,7 @@ async function insertInvoice(tx: AnyTx, accountId: string, input: BillingInvoice
       periodStart: line.period ? fromUnixSeconds(line.period.start) : periodStart,
       periodEnd: line.period ? fromUnixSeconds(line.period.end) : periodEnd,
       proration: line.proration,
+      discountId: line.discountId,
     })),
   );
   const object = toInvoiceObject(invoice);

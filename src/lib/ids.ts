@@ -51,6 +51,8 @@ export const ID_PREFIXES = {
   checkoutSession: 'cs',
   email: 'eml',
   passwordReset: 'pwreset',
+  coupon: 'coup',
+  discount: 'di',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

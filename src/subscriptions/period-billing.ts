@@ -12,6 +12,7 @@ import {
   type BillingLine,
 } from '../invoices/invoice.service';
 import type { PendingLine } from './proration';
+import { periodDiscount } from '../coupons/coupon.service';
 import {
   findInvoice,
   findRefundByKey,
@@ -161,6 +162,8 @@ export async function periodInvoice(db: Queryable, input: RenewalInvoiceInput): 
     billingReason: input.billingReason,
     period: { start: seconds(input.periodStart), end: seconds(input.periodEnd) },
     idempotencyKey: renewalInvoiceKey(input.subscriptionId, input.periodStart),
+    // Read when the invoice is made, in the activity that makes it (docs/decisions.md §37): the preview reads the same.
+    discount: await periodDiscount(db, input.accountId, input.subscriptionId, input.customerId, input.periodStart),
   };
 }
 

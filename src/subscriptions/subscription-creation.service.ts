@@ -38,6 +38,7 @@ import { readPrices } from '../catalog/records';
 import { getSubscriptionObject, setCreatedEventInvoice, type SubscriptionWithItems } from './subscription.records';
 import type { SubscriptionObject } from './subscription.schemas';
 import { subscriptionWorkflowStart } from './subscription-workflow.client';
+import { redeemCoupon } from '../coupons/coupon.service';
 
 /**
  * POST /subscriptions after its checks (decisions.md §14): one transaction writes the subscription
@@ -105,11 +106,13 @@ async function writeSubscription(
   testClock: TestClockBinding | null,
   display: WorkflowDisplay | undefined,
   prices: PriceObject[],
+  couponId: string | undefined,
 ): Promise<WrittenSubscription> {
   const initial = newVersion(initialState(spec, nowMs));
   const due = nextAction(initial);
   const billsNow = due?.kind === 'bill' && due.index === 0 && due.at <= nowMs;
-  if (!billsNow) {
+  // A coupon takes Prisma's path: it is redeemed after the row is written and before the first invoice is made (docs/decisions.md §37).
+  if (!billsNow && !couponId) {
     // Nothing billed now: one statement, unless a price changed since the checks read it.
     const start = subscriptionWorkflowStart(deps.taskQueue, initial, testClock, display);
     const object = await insertSubscription(deps.prisma, initial, prices, start);
@@ -120,7 +123,7 @@ async function writeSubscription(
   // Billed now: the row inserted in one statement on the hot path's transaction. A price changed since
   // the checks (nothing inserted) or nothing billed now: Prisma's path, whose persistSubscriptionInTx judges it.
   const written =
-    (billsNow
+    (billsNow && !couponId
       ? await sqlTransaction(deps.prisma, async (tx) => {
           const inserted = await insertSubscriptionInTx(tx, initial, prices);
           return inserted ? firstPeriod(tx, inserted) : null;
@@ -129,10 +132,18 @@ async function writeSubscription(
     (await runTransaction(deps.prisma, async (tx) => {
       // The customer deleted since the checks read it (the statements above wrote nothing): 404 naming it.
       await withParam('customer', () => lockCustomer(tx, initial.accountId, initial.customerId, 'share'));
-      const created = await persistSubscriptionInTx(tx, {
+      let created = await persistSubscriptionInTx(tx, {
         state: initial,
         event: { type: 'subscription.created' },
       });
+      if (couponId) {
+        const discount = await redeemCoupon(tx, initial.accountId, couponId, {
+          customerId: initial.customerId,
+          subscriptionId: initial.id,
+          currency: initial.currency,
+        });
+        created = { ...created, discount };
+      }
       if (billsNow) return firstPeriod(tx, null);
       const start = subscriptionWorkflowStart(deps.taskQueue, initial, testClock, display);
       await recordWorkflowStart(tx, start);
@@ -243,10 +254,11 @@ export async function createSubscriptionRecords(
   testClock: TestClockBinding | null,
   display: WorkflowDisplay | undefined,
   prices: PriceObject[],
+  couponId?: string,
 ): Promise<SubscriptionCreated> {
   const clockMs = testClock?.time;
   const { state, start, first, object } = await atTime(clockMs, () =>
-    writeSubscription(deps, spec, nowMs, testClock, display, prices),
+    writeSubscription(deps, spec, nowMs, testClock, display, prices, couponId),
   );
   if (!first?.billing.charge) {
     await startRecordedWorkflow(deps, start);

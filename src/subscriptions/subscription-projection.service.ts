@@ -189,6 +189,8 @@ function newSubscription(state: SubscriptionState, prices: PriceObject[], start:
     // As Prisma's @updatedAt sets it: the wall clock, not a test clock's.
     updatedAt: new Date(),
     updatedMs: 0n,
+    // A new row has no discount: a coupon at creation is redeemed after it is written (docs/decisions.md §37).
+    discount: null,
     ...subscriptionRowColumns(state),
     items: state.items.map((item, position) => ({
       id: item.id,

@@ -1,3 +1,4 @@
+import type { DiscountObject } from '../coupons/coupon.schemas';
 import {
   COLLECTION_METHODS,
   API_SUBSCRIPTION_STATUSES,
@@ -69,6 +70,7 @@ export function toSubscriptionObject(row: SubscriptionWithItems, prices: Map<str
     start_billing_date: toUnixSeconds(row.startBillingDate),
     default_payment_method: row.defaultPaymentMethodId,
     paused_at: toUnixSeconds(row.pausedAt),
+    discount: (row.discount as DiscountObject | null) ?? null,
   };
 }
 

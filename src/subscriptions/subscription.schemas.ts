@@ -7,6 +7,7 @@ import { COLLECTION_METHODS, DUNNING_OUTCOMES, API_SUBSCRIPTION_STATUSES } from 
 import { PRORATION_BEHAVIORS } from './proration';
 import { updatedMsField } from '../lib/object-version';
 import { currencyCode } from '../lib/iso';
+import { couponField, discountField } from '../coupons/coupon.schemas';
 
 export const MAX_ITEMS = 20;
 export const MAX_QUANTITY = 100_000;
@@ -72,6 +73,7 @@ export const createSubscriptionBody = z
     default_payment_method: paymentMethodId
       .optional()
       .describe("A method attached to the customer; the customer's default when absent"),
+    coupon: couponField.optional(),
   })
   .superRefine((body, ctx) => {
     noRepeatedPrices(body.items, ctx);
@@ -148,6 +150,7 @@ export const updateSubscriptionBody = z
       .describe(
         'How a change of items inside a billed period is prorated (docs/api.md, "Proration"): `create_prorations` puts a credit for the unused time of what is replaced and a charge for the rest of the period of what replaces it on the next invoice, `always_invoice` invoices and charges them now, `none` bills the change from the next invoice only. Default: the account\'s setting (GET /settings/proration)',
       ),
+    coupon: couponField.optional(),
   })
   .superRefine((body, ctx) => {
     if (body.items) noRepeatedPrices(body.items, ctx);
@@ -269,6 +272,7 @@ export const subscriptionSchema = z
     start_billing_date: z.number().nullable(),
     default_payment_method: z.string().nullable(),
     paused_at: z.number().nullable(),
+    discount: discountField,
   })
   .meta({ id: 'Subscription' });
 

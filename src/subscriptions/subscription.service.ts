@@ -43,6 +43,7 @@ import {
   findSubscriptionRow,
   getSubscriptionObject,
   readCreationInputs,
+  subscriptionEventData,
   toSubscriptionObjects,
   type SubscriptionWithItems,
 } from './subscription.records';
@@ -56,6 +57,9 @@ import { atTime, currentTime } from '../lib/clock-time';
 import { clockBinding, customerClock } from '../test-clocks/test-clock.service';
 import { subscriptionDisplay } from '../temporal/workflow-display';
 import { accountProrationBehavior } from './proration-settings.service';
+import { assertRedeemable, redeemCoupon } from '../coupons/coupon.service';
+import { runTransaction } from '../db/sql-transaction';
+import { recordEvent } from '../lib/events';
 
 export interface SubscriptionDeps {
   prisma: Db;
@@ -275,6 +279,7 @@ export async function createSubscription(
     testClock,
     display,
     prices,
+    input.coupon,
   );
 }
 
@@ -445,8 +450,25 @@ async function applySubscriptionUpdate(
     }
     changes.endDate = input.end_date === null ? null : input.end_date * 1000;
   }
-  if (Object.keys(changes).length === 0) return getSubscriptionObject(prisma, accountId, id);
-  return updateSubscriptionWorkflow(deps, id, changeUpdate, [changes]);
+  if (input.coupon === undefined) {
+    if (Object.keys(changes).length === 0) return getSubscriptionObject(prisma, accountId, id);
+    return updateSubscriptionWorkflow(deps, id, changeUpdate, [changes]);
+  }
+  // The coupon is checked first (404, 409 before any other change is made), redeemed once the workflow took
+  // the rest: the discount lives in the database, where the next invoice's activity reads it (docs/decisions.md §37).
+  await assertRedeemable(prisma, accountId, input.coupon, 'coupon', row.currency);
+  if (Object.keys(changes).length > 0) await updateSubscriptionWorkflow(deps, id, changeUpdate, [changes]);
+  const coupon = input.coupon;
+  return runTransaction(prisma, async (tx) => {
+    await redeemCoupon(tx, accountId, coupon, {
+      customerId: row.customerId,
+      subscriptionId: id,
+      currency: row.currency,
+    });
+    const object = await getSubscriptionObject(tx, accountId, id);
+    await recordEvent(tx, accountId, 'subscription.updated', subscriptionEventData(object));
+    return object;
+  });
 }
 
 export async function cancelSubscription(

@@ -4,6 +4,7 @@ import { customerSchema } from '../customers/customer.schemas';
 import { paymentMethodSchema } from '../payments/payment-method.schemas';
 import { invoiceSchema } from '../invoices/invoice.schemas';
 import { creditNoteSchema } from '../credit-notes/credit-note.schemas';
+import { couponSchema, discountSchema } from '../coupons/coupon.schemas';
 import { subscriptionSchema } from '../subscriptions/subscription.schemas';
 import { productSchema } from '../catalog/product.schemas';
 import { priceSchema } from '../catalog/price.schemas';
@@ -59,6 +60,12 @@ const groups: { data: z.ZodType; types: string[]; about: string }[] = [
     data: creditNoteSchema,
     types: ['credit_note.created', 'credit_note.voided'],
     about: 'the credit note object',
+  },
+  { data: couponSchema, types: ['coupon.created', 'coupon.deleted'], about: 'the coupon object' },
+  {
+    data: discountSchema,
+    types: ['customer.discount.created'],
+    about: 'the discount object (a coupon redeemed on a customer or a subscription)',
   },
   {
     data: subscriptionEventSchema,
@@ -126,7 +133,7 @@ export function registerWebhookEvents(registry: OpenAPIRegistry): void {
     registry.registerWebhook({
       method: 'post',
       path: type,
-      operationId: `event_${type.replace('.', '_')}`,
+      operationId: `event_${type.replaceAll('.', '_')}`,
       summary: `${type}: \`data\` is ${about}`,
       tags: ['Webhook events'],
       request: {

@@ -403,7 +403,8 @@ describe('POST /subscriptions', () => {
     [{ start_date: past, start_billing_date: past - 1 }, 'start_billing_date', 'parameter_invalid'],
     [{ collection_method: 'cash' }, 'collection_method', 'parameter_invalid'],
     [{ default_payment_method: 'card_123' }, 'default_payment_method', 'parameter_invalid'],
-    [{ coupon: 'FREE' }, 'coupon', 'parameter_unknown'],
+    // A coupon id is a resource id (coup_...): 'FREE' is not one (docs/api.md, "Coupons and discounts").
+    [{ coupon: 'FREE' }, 'coupon', 'parameter_invalid'],
   ])('rejects %j with 400 naming %s, and writes nothing', async (overrides, param, code) => {
     const before = await subscriptionCount();
     const body: Record<string, unknown> = { ...(await validBody()), ...overrides };

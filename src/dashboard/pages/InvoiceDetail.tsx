@@ -115,6 +115,8 @@ export function InvoiceDetail({ id }: { id: string }) {
   if (invoice.isError) return <ReadFailure error={invoice.error} kind="invoice" id={id} list="/invoices" />;
   const inv = invoice.data;
   const money = (minor: number) => formatMoney(minor, inv.currency);
+  // The subtotal is before discount; what discounts took off follows it (docs/api.md, "Coupons and discounts").
+  const discounted = inv.total_discount_amounts.reduce((sum, each) => sum + each.amount, 0);
   const refundInvalid = asking === 'refund' && refundText.trim() !== '' && centsFromText(refundText) === undefined;
   const notes = creditNotes.data?.data ?? [];
   // Proposed only once the credit notes are read: until then what is left is not known.
@@ -288,6 +290,12 @@ export function InvoiceDetail({ id }: { id: string }) {
       <dl className="card totals">
         <dt>Subtotal</dt>
         <dd>{money(inv.subtotal)}</dd>
+        {discounted > 0 && (
+          <>
+            <dt>Discount</dt>
+            <dd>{money(-discounted)}</dd>
+          </>
+        )}
         {inv.total_tax_amounts.map((tax) => (
           <Tax key={tax.tax_rate} taxRate={tax.tax_rate} amount={money(tax.amount)} behavior={tax.tax_behavior} />
         ))}
