@@ -3,15 +3,15 @@ import type { Db } from './prisma';
 import { queryRows, type Statement } from './sql';
 
 /**
- * The list counters (invoice_counts, balance_sums, webhook_delivery_counts) and the dashboard's
- * (revenue_days, event_counts) are appended to by triggers, a row per key and statement, so writers never
+ * The list counters (invoice_counts, balance_sums, webhook_delivery_counts, customer_counts) and the
+ * dashboard's (revenue_days, event_counts) are appended to by triggers, a row per key and statement, so writers never
  * wait on each other for them; readers sum a key's rows. This folds each key's rows into one so that the
- * sums stay a few rows long (docs/decisions.md §23, §33, §34): both functions in one statement, under the
- * advisory lock the first takes and the second takes again.
+ * sums stay a few rows long (docs/decisions.md §23, §33, §34, §36): the functions in one statement, under the
+ * advisory lock the first takes and the others take again.
  */
 const FOLD_COUNTERS: Statement = {
   name: 'fold_counters',
-  text: 'SELECT (fold_counters($1) + fold_dashboard_counters($1))::text AS removed',
+  text: 'SELECT (fold_counters($1) + fold_dashboard_counters($1) + fold_customer_counts($1))::text AS removed',
 };
 
 /** Keys folded per table and call: one call stays a short transaction however far behind the folding is. */

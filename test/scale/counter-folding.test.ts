@@ -84,6 +84,17 @@ it('40 invoices created, finalized and charged at once while folding runs: none 
   expect(before).toMatchObject({ invoices: sql.invoices, open: sql.open, paid: sql.paid });
 
   await foldCounters(setup.app.prisma);
+  // Every counter table is folded for the account: no delta row left in any of them.
+  const [unfolded] = await setup.app.prisma.$queryRaw<{ n: bigint }[]>`
+    SELECT (SELECT count(*) FROM invoice_counts WHERE account_id = ${setup.accountId} AND NOT folded)
+      + (SELECT count(*) FROM balance_sums WHERE account_id = ${setup.accountId} AND NOT folded)
+      + (SELECT count(*) FROM revenue_days WHERE account_id = ${setup.accountId} AND NOT folded)
+      + (SELECT count(*) FROM event_counts WHERE account_id = ${setup.accountId} AND NOT folded)
+      + (SELECT count(*) FROM customer_counts WHERE account_id = ${setup.accountId} AND NOT folded) AS n`;
+  expect(unfolded!.n).toBe(0n);
+  const [customers] = await setup.app.prisma.$queryRaw<{ rows: bigint; n: bigint }[]>`
+    SELECT count(*) AS rows, coalesce(sum(n), 0)::bigint AS n FROM customer_counts WHERE account_id = ${setup.accountId}`;
+  expect(customers).toEqual({ rows: 1n, n: 1n });
   const folded = await rowsPerKey();
   expect(folded.unfolded).toBe(0);
   expect(folded.rows).toBe(folded.keys);
