@@ -35,6 +35,29 @@ async function databaseDump(): Promise<string> {
   return parts.join('\n');
 }
 
+/**
+ * Every text value of every row (columns and the strings inside JSON columns), one per line: where a CVC
+ * could be kept. Numbers are left out, as a CVC is not stored as one: the shared test database's ids,
+ * counts and amounts hold every 4-digit number sooner or later.
+ */
+async function databaseTexts(): Promise<string> {
+  const tables = await app.prisma.$queryRaw<{ name: string }[]>`
+    SELECT table_name::text AS name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'`;
+  const texts: string[] = [];
+  const collect = (value: unknown): void => {
+    if (typeof value === 'string') texts.push(value);
+    else if (Array.isArray(value)) value.forEach(collect);
+    else if (value && typeof value === 'object') Object.values(value).forEach(collect);
+  };
+  for (const { name } of tables) {
+    const rows = await app.prisma.$queryRawUnsafe<{ row: unknown }[]>(
+      `SELECT to_jsonb(t) AS row FROM "${name.replace(/"/g, '""')}" t`,
+    );
+    rows.forEach((row) => collect(row.row));
+  }
+  return texts.join('\n');
+}
+
 it('a fresh database dump and the logs hold no API key, webhook secret, card number or CVC', async () => {
   const lines: string[] = [];
   const sink = new Writable({
@@ -114,7 +137,10 @@ it('a fresh database dump and the logs hold no API key, webhook secret, card num
     }
     // The CVC as a value of its own (not a run of digits inside an id or a timestamp).
     const cvcValue = new RegExp(`(?<![\\w.:-])${cvc}(?![\\w.:-])`);
-    expect({ inDump: cvcValue.test(dump), inLogs: cvcValue.test(logs) }).toEqual({ inDump: false, inLogs: false });
+    expect({ inDump: cvcValue.test(await databaseTexts()), inLogs: cvcValue.test(logs) }).toEqual({
+      inDump: false,
+      inLogs: false,
+    });
     expect(dump).not.toMatch(/"cvc"/);
   } finally {
     server.closeAllConnections();

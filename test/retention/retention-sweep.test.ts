@@ -127,6 +127,9 @@ it('deletes finished deliveries and then their events past 30 days; keeps what i
   const kept = [...lateDelivery, ...retrying, ...pending, ...young];
   expect((await exists('webhook_deliveries', deliveryIds(kept))).sort()).toEqual(deliveryIds(kept).sort());
   expect((await exists('events', [...kept, ...undispatched])).sort()).toEqual([...kept, ...undispatched].sort());
+  // The outbox's lag is read across accounts (GET /metrics): left undispatched, this aged event would read as
+  // a 60-day lag to the other test files sharing the database.
+  await world.app.prisma.event.updateMany({ where: { id: { in: undispatched } }, data: { dispatchedAt: new Date() } });
   // The attempts went with their deliveries (the foreign key's cascade, in the same statement).
   const attempts = await world.app.prisma.webhookAttempt.count({ where: { deliveryId: { in: deliveryIds(gone) } } });
   expect(attempts).toBe(0);

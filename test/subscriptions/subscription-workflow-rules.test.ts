@@ -110,7 +110,11 @@ async function run<T>(
     namespace: env.namespace ?? 'default',
     taskQueue,
     workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! },
-    activities: mocks.activities,
+    activities: {
+      ...mocks.activities,
+      // The account sends no reminders (the reminders' own rules: test/emails/reminder-emails.test.ts).
+      reminderDays: async () => ({ renewal_reminder: null, trial_ending: null }),
+    },
     // The environment's client encrypts payloads (test/support/temporal.ts): the worker decodes them the same way.
     dataConverter: billingDataConverter(),
   });
