@@ -32,7 +32,11 @@ const seenPids = new Set<number>();
 beforeAll(async () => {
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'billing-dev-'));
   fs.chmodSync(dataDir, 0o777);
-  const [api, temporal, ui, postgres] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
+  const [temporal, ui, postgres] = await Promise.all([freePort(), freePort(), freePort()]);
+  // The worker serves its metrics on PORT + 1: never one of the other ports (the system hands out free
+  // ports close together: one of them on the API's port + 1 leaves the worker without its metrics).
+  let api = await freePort();
+  while ([temporal, ui, postgres].includes(api + 1) || [temporal, ui, postgres].includes(api)) api = await freePort();
   ports = { api, temporal, ui, postgres };
 });
 
