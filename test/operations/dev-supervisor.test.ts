@@ -197,8 +197,9 @@ describe('npm start stops every process it started', () => {
     expect(subscription.status).toBe(201);
     // The worker serves its metrics, by default on PORT + 1 (docs/operations.md, "Metrics and alerts"): the SDK's and the service's.
     let workerMetrics = '';
+    // A worker starting on a loaded machine (CI runs two test files at once) can take tens of seconds.
     for (
-      const deadline = Date.now() + 15_000;
+      const deadline = Date.now() + 60_000;
       !/^temporal_worker_task_slots_available/m.test(workerMetrics) && Date.now() < deadline;
     ) {
       workerMetrics = await fetch(`http://127.0.0.1:${ports.api + 1}/metrics`).then(
