@@ -1,4 +1,5 @@
 import express, { type Request, type Response } from 'express';
+import { publicUrl } from '../lib/page-tokens';
 import type { AppDeps } from '../http/app-deps';
 import { ApiError } from '../http/errors';
 import { logger as defaultLogger } from '../http/logger';
@@ -51,7 +52,9 @@ export function passwordResetRouter(deps: AppDeps, limiter: LoginLimiter, mailer
     res.status(202).json({ object: 'password_reset_request', email });
     if (!reset) return;
     // After the answer: how long the SMTP server takes tells nobody whether the email has a user.
-    const url = `${req.protocol}://${req.get('host')}/dashboard/reset-password/${reset.token}`;
+    // Under PUBLIC_URL, never the request's Host: anyone may ask for a reset, and a Host of their choosing
+    // would send the victim a link to their site carrying the token.
+    const url = publicUrl(`/dashboard/reset-password/${reset.token}`);
     void sendUserEmail(mailer, log, {
       to: reset.user.email,
       kind: 'password_reset',

@@ -1,4 +1,5 @@
 import express, { type Request, type Response } from 'express';
+import { publicUrl } from '../lib/page-tokens';
 import type { AppDeps } from '../http/app-deps';
 import type { CompletedWrite, Method } from '../http/api';
 import { requireRole, type Role } from '../http/auth';
@@ -153,7 +154,8 @@ export function teamRouter(
   router.post('/invitations', ...jsonBody, async (req, res) => {
     const session = await member(req, res, SUPERADMIN);
     const input = body(invitationBody, req);
-    const linkBase = `${req.protocol}://${req.get('host')}`;
+    // Under PUBLIC_URL, as every emailed link: a Host header is the client's to choose.
+    const linkBase = publicUrl('');
     const invitation = await createInvitation(prisma, session.accountId, session.user.id, input, linkBase);
     // Emailed by this request, the one place the link exists in clear (docs/decisions.md §32).
     const emailed = await emailInvitation(prisma, mailer, log, session, invitation);

@@ -1,3 +1,5 @@
+import http from 'node:http';
+import { config } from '../../src/config';
 import { createMailer, type Mailer } from '../../src/emails/mailer';
 import { startSmtpCatcher, type SmtpCatcher } from '../../src/emails/smtp-catcher';
 import { tokenHashOf } from '../../src/dashboard-auth/team.service';
@@ -105,6 +107,35 @@ describe('team invitations', () => {
 });
 
 describe('password reset', () => {
+  it('links under PUBLIC_URL whatever Host the request names (a forged Host never receives the token)', async () => {
+    const user = await createTestUser(app.prisma, account.accountId, { role: 'standard', name: 'Host' });
+    const port = new URL(app.baseUrl).port;
+    // fetch sets Host itself: a raw request names the attacker's host, as a client of their own would.
+    const status = await new Promise<number>((resolve, reject) => {
+      const request = http.request(
+        {
+          host: '127.0.0.1',
+          port,
+          method: 'POST',
+          path: '/dashboard/api/password-resets',
+          headers: { host: 'evil.example', 'content-type': 'application/json' },
+        },
+        (response) => {
+          response.resume();
+          resolve(response.statusCode!);
+        },
+      );
+      request.on('error', reject);
+      request.end(JSON.stringify({ email: user.email }));
+    });
+    expect(status).toBe(202);
+    const [message] = await caughtOnce(user.email);
+    const link = linkIn(message!.text!, '/dashboard/reset-password')![0]!;
+    expect(link.startsWith(`${config.publicUrl.replace(/\/+$/, '')}/dashboard/reset-password/`)).toBe(true);
+    expect(message!.text).not.toContain('evil.example');
+    expect(message!.html).not.toContain('evil.example');
+  });
+
   it('emails a single-use link stored hashed; the new password ends every session; the old one stops working', async () => {
     const user = await createTestUser(app.prisma, account.accountId, { role: 'standard', name: 'Babbage' });
     const first = await signIn(app.baseUrl, user.email, user.password);
