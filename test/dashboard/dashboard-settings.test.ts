@@ -94,7 +94,9 @@ describe('the Settings screen', () => {
 
       // The invitee, in a browser of their own (no cookie of the admin's), sets name and password.
       const invitee = await browser!.newPage();
-      await invitee.goto(link);
+      // The link is under PUBLIC_URL (the service's public address); this test's app listens on its own port.
+      const local = link.replace(/^https?:\/\/[^/]+/, app.baseUrl);
+      await invitee.goto(local);
       await invitee.getByRole('heading', { name: 'Join Acme Rockets' }).waitFor();
       // No session yet, and still the expiry in the inviting account's zone.
       await invitee.getByText(/The link works until .* (EST|EDT)\./).waitFor();
@@ -108,7 +110,7 @@ describe('the Settings screen', () => {
       await invitee.getByRole('button', { name: 'Sign in' }).waitFor();
       await browser!.signIn(invitee, { email: 'grace.hopper@example.com', password: 'cobol forever and ever' });
       // The link works once.
-      await invitee.goto(link);
+      await invitee.goto(local);
       await invitee.getByText('This invitation has been used already: sign in instead.').waitFor();
 
       // A role change behind a confirm; the invitee's next request has the new role.
