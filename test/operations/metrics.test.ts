@@ -192,11 +192,19 @@ describe('API_PROCESSES=2', () => {
       return valueOf(text, 'billing_metrics_processes') === 2 ? text : undefined;
     }, 30_000);
     expect(valueOf(both, 'billing_metrics_database_up')).toBe(1);
-    const direct = await scrape();
-    // The same database figure from each process is shown once (the maximum), not doubled.
-    expect(valueOf(both, 'billing_subscriptions{status="active"}')).toBe(
-      valueOf(direct, 'billing_subscriptions{status="active"}'),
-    );
+    // The same database figure from each process is shown once (the maximum), not doubled. Other test
+    // files write to this database meanwhile, so the aggregate is compared with direct reads taken just
+    // before and after it, and read again until the figure held still between them.
+    const active = 'billing_subscriptions{status="active"}';
+    const steady = await waitUntil(async () => {
+      const before = valueOf(await scrape(), active);
+      const text = await (await fetch(`${base}/metrics`, { headers: { connection: 'close' } })).text();
+      const after = valueOf(await scrape(), active);
+      return before === after && valueOf(text, 'billing_metrics_processes') === 2
+        ? { aggregate: valueOf(text, active), direct: after }
+        : undefined;
+    }, 30_000);
+    expect(steady.aggregate).toBe(steady.direct);
     for (let i = 0; i < 10; i += 1) await fetch(`${base}/health`, { headers: { connection: 'close' } });
     const text = await (await fetch(`${base}/metrics`, { headers: { connection: 'close' } })).text();
     expect(
