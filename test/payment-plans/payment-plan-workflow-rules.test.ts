@@ -224,6 +224,11 @@ describe('payment plan workflow rules (mocked activities, time skipping)', () =>
         plan.status = 'active';
         plan.pastDueAt = null;
         await handle.signal(PAYMENT_PLAN_SIGNALS.planUpdated);
+        // Day by day rather than result()'s open-ended skipping, which once hung under a loaded CI machine
+        // after a signal: each step is bounded, and the plan is done by its last due date (day 30).
+        for (let day = 12; day < 40 && (await handle.describe()).status.name === 'RUNNING'; day += 1) {
+          await env.sleep(DAY_MS);
+        }
         const state = (await handle.result()) as PaymentPlanWorkflowState;
         expect(state.status).toBe('completed');
         expect(names()).toEqual([
