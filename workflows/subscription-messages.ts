@@ -1,6 +1,7 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import { z } from 'zod';
 import { lazySchema } from './lazy-schema';
+import { EVENT_ORIGINS, type EventOrigin } from '../src/lib/event-origin';
 import {
   COLLECTION_METHODS,
   type Action,
@@ -71,12 +72,19 @@ export interface SubscriptionCreated {
 
 /** Sent with the start (update-with-start): answers the subscription once what is due at creation (a first invoice) is done. */
 export const createdUpdate = defineUpdate<SubscriptionCreated>('created');
-export const pauseUpdate = defineUpdate<SubscriptionObject>('pause');
-export const resumeUpdate = defineUpdate<SubscriptionObject>('resume');
+/**
+ * A pause or resume asked on a hosted page names it (docs/decisions.md §38); the API sends `{}` otherwise,
+ * and an operator may send nothing (originArgs below).
+ */
+export type OriginArgs = { origin?: EventOrigin } | null;
+export const pauseUpdate = defineUpdate<SubscriptionObject, [OriginArgs]>('pause');
+export const resumeUpdate = defineUpdate<SubscriptionObject, [OriginArgs]>('resume');
 /** `at_period_end` (the API's spelling) is accepted as well as `atPeriodEnd`: operators type either (docs/operations.md). */
 export type CancelArgs = ({ atPeriodEnd: boolean } | { at_period_end: boolean }) & {
   /** Cancel now crediting the unused time of the period (docs/decisions.md §25). */
   prorate?: boolean;
+  /** Asked on a hosted page (docs/decisions.md §38): its events, and a cancellation at period end, say so. */
+  origin?: EventOrigin;
 };
 export const cancelUpdate = defineUpdate<SubscriptionObject, [CancelArgs]>('cancel');
 export const changeUpdate = defineUpdate<SubscriptionObject, [SubscriptionChanges]>('update');
@@ -95,6 +103,13 @@ export const invoiceSettledSignal = defineSignal<[{ invoiceId: string }]>('invoi
 /** No argument (or one empty object or null, as a form left empty may send): pause, resume, created. */
 export const noArgs = lazySchema(() => z.union([z.tuple([]), z.tuple([z.strictObject({}).nullable()])]));
 
+/** Pause and resume: no argument, or `{origin}` naming the hosted page they were asked on; answers the origin. */
+export const originArgs = lazySchema(() =>
+  z
+    .union([z.tuple([]), z.tuple([z.strictObject({ origin: z.enum(EVENT_ORIGINS).optional() }).nullable()])])
+    .transform((args) => args[0]?.origin),
+);
+
 export const cancelArgs = lazySchema(() =>
   z
     .tuple([
@@ -103,6 +118,7 @@ export const cancelArgs = lazySchema(() =>
           atPeriodEnd: z.boolean().optional(),
           at_period_end: z.boolean().optional(),
           prorate: z.boolean().optional(),
+          origin: z.enum(EVENT_ORIGINS).optional(),
         })
         .refine((args) => args.atPeriodEnd !== undefined || args.at_period_end !== undefined, {
           message:
@@ -120,6 +136,7 @@ export const cancelArgs = lazySchema(() =>
         .transform((args) => ({
           atPeriodEnd: (args.atPeriodEnd ?? args.at_period_end)!,
           ...(args.prorate ? { prorate: true } : {}),
+          ...(args.origin ? { origin: args.origin } : {}),
         })),
     ])
     .transform(([args]) => args),

@@ -50,6 +50,7 @@ import {
   ruleRejection,
 } from '../src/subscriptions/subscription-rejection';
 import type { SubscriptionObject } from '../src/subscriptions/subscription.schemas';
+import { withOrigin } from '../src/lib/event-origin';
 import { BILLING_ACCOUNT_ID, BILLING_STATUS } from '../src/temporal/search-attributes';
 import type { WorkflowTime } from './clock';
 import {
@@ -513,7 +514,11 @@ export class SubscriptionRun {
         let ended = end(this.state, action.at, action.kind === 'expire' ? 'expired' : 'canceled');
         if (this.endsWithInvoice())
           ended = await this.endingProrated(this.state, ended, action.at, this.state.prorateEnd === true);
-        await this.commit(ended, { type: 'subscription.canceled', cause: REQUESTED });
+        // A cancellation at period end asked on the customer portal says so when it happens (§38).
+        await this.commit(
+          ended,
+          withOrigin({ type: 'subscription.canceled' as const, cause: REQUESTED }, this.state.cancelOrigin),
+        );
         break;
       }
       case 'start':

@@ -22,6 +22,7 @@ import {
   type SubscriptionState,
 } from '../src/subscriptions/subscription-machine';
 import { rejectionFailure } from '../src/subscriptions/subscription-rejection';
+import { withOrigin, type EventOrigin } from '../src/lib/event-origin';
 import { workflowTime } from './clock';
 import {
   argumentPath,
@@ -32,6 +33,7 @@ import {
   createdUpdate,
   invoiceSettledSignal,
   noArgs,
+  originArgs,
   pauseUpdate,
   resumeUpdate,
   stateQuery,
@@ -93,8 +95,11 @@ function validator<T>(
   };
 }
 
-const paused = () => ({ type: 'subscription.paused' as const, cause: REQUESTED });
-const resumed = () => ({ type: 'subscription.resumed' as const, cause: REQUESTED });
+/** The event of a requested change, naming the hosted page it was asked on if any (docs/decisions.md §38). */
+const requested = (
+  type: 'subscription.paused' | 'subscription.resumed' | 'subscription.canceled',
+  origin?: EventOrigin,
+) => withOrigin({ type, cause: REQUESTED }, origin);
 
 /**
  * One subscription's whole life (workflow id `subscription:<sub_id>`, decisions.md §7). The workflow
@@ -131,18 +136,29 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
       },
     },
   );
-  setHandler(pauseUpdate, () => run.change(pause, paused), { validator: validator(run, noArgs, assertCanPause) });
-  setHandler(resumeUpdate, () => run.change(resume, resumed), { validator: validator(run, noArgs, assertCanResume) });
+  for (const [update, transition, type, check] of [
+    [pauseUpdate, pause, 'subscription.paused', assertCanPause],
+    [resumeUpdate, resume, 'subscription.resumed', assertCanResume],
+  ] as const) {
+    setHandler(
+      update,
+      (...args: unknown[]) => {
+        const origin = parseArgs(originArgs, args);
+        return run.change(transition, () => requested(type, origin));
+      },
+      { validator: validator(run, originArgs, check) },
+    );
+  }
   setHandler(
     cancelUpdate,
     (...args: unknown[]) => {
-      const { atPeriodEnd, prorate } = parseArgs(cancelArgs, args);
+      const { atPeriodEnd, prorate, origin } = parseArgs(cancelArgs, args);
       return run.change(
-        (current, nowMs) => cancel(current, nowMs, atPeriodEnd),
+        (current, nowMs) => cancel(current, nowMs, atPeriodEnd, origin),
         (next) =>
           next.status === 'canceled'
-            ? { type: 'subscription.canceled', cause: REQUESTED }
-            : { type: 'subscription.updated' },
+            ? requested('subscription.canceled', origin)
+            : withOrigin({ type: 'subscription.updated' as const }, origin),
         undefined,
         // Ending now with lines waiting or a credit asked for invoices them (docs/decisions.md §25), judged
         // under the lock; only runs that used proration reach the patch, so recorded histories replay as before.

@@ -1704,7 +1704,10 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** customer.created: `data` is the customer object */
+        /**
+         * customer.created: `data` is the customer object
+         * @description `data` carries `origin` when the change was asked on a customer-facing page: `customer_portal`, `hosted_checkout` or `hosted_invoice_page` (absent for the API, the dashboard and the billing engine).
+         */
         post: operations["event_customer_created"];
         delete?: never;
         options?: never;
@@ -1721,7 +1724,10 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** customer.updated: `data` is the customer object */
+        /**
+         * customer.updated: `data` is the customer object
+         * @description `data` carries `origin` when the change was asked on a customer-facing page: `customer_portal`, `hosted_checkout` or `hosted_invoice_page` (absent for the API, the dashboard and the billing engine).
+         */
         post: operations["event_customer_updated"];
         delete?: never;
         options?: never;
@@ -1738,7 +1744,10 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** customer.deleted: `data` is the customer object */
+        /**
+         * customer.deleted: `data` is the customer object
+         * @description `data` carries `origin` when the change was asked on a customer-facing page: `customer_portal`, `hosted_checkout` or `hosted_invoice_page` (absent for the API, the dashboard and the billing engine).
+         */
         post: operations["event_customer_deleted"];
         delete?: never;
         options?: never;
@@ -1755,7 +1764,10 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** payment_method.attached: `data` is the payment method object */
+        /**
+         * payment_method.attached: `data` is the payment method object
+         * @description `data` carries `origin` when the change was asked on a customer-facing page: `customer_portal`, `hosted_checkout` or `hosted_invoice_page` (absent for the API, the dashboard and the billing engine).
+         */
         post: operations["event_payment_method_attached"];
         delete?: never;
         options?: never;
@@ -1772,7 +1784,10 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** payment_method.detached: `data` is the payment method object */
+        /**
+         * payment_method.detached: `data` is the payment method object
+         * @description `data` carries `origin` when the change was asked on a customer-facing page: `customer_portal`, `hosted_checkout` or `hosted_invoice_page` (absent for the API, the dashboard and the billing engine).
+         */
         post: operations["event_payment_method_detached"];
         delete?: never;
         options?: never;
@@ -1789,7 +1804,10 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** invoice.created: `data` is the invoice object (money in the smallest currency unit) */
+        /**
+         * invoice.created: `data` is the invoice object (money in the smallest currency unit)
+         * @description `data` carries `origin` when the change was asked on a customer-facing page: `customer_portal`, `hosted_checkout` or `hosted_invoice_page` (absent for the API, the dashboard and the billing engine).
+         */
         post: operations["event_invoice_created"];
         delete?: never;
         options?: never;
@@ -1806,7 +1824,10 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** invoice.deleted: `data` is the invoice object (money in the smallest currency unit) */
+        /**
+         * invoice.deleted: `data` is the invoice object (money in the smallest currency unit)
+         * @description `data` carries `origin` when the change was asked on a customer-facing page: `customer_portal`, `hosted_checkout` or `hosted_invoice_page` (absent for the API, the dashboard and the billing engine).
+         */
         post: operations["event_invoice_deleted"];
         delete?: never;
         options?: never;
@@ -1823,7 +1844,10 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** invoice.finalized: `data` is the invoice object (money in the smallest currency unit) */
+        /**
+         * invoice.finalized: `data` is the invoice object (money in the smallest currency unit)
+         * @description `data` carries `origin` when the change was asked on a customer-facing page: `customer_portal`, `hosted_checkout` or `hosted_invoice_page` (absent for the API, the dashboard and the billing engine).
+         */
         post: operations["event_invoice_finalized"];
         delete?: never;
         options?: never;
@@ -1840,7 +1864,10 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** invoice.sent: `data` is the invoice object (money in the smallest currency unit) */
+        /**
+         * invoice.sent: `data` is the invoice object (money in the smallest currency unit)
+         * @description `data` carries `origin` when the change was asked on a customer-facing page: `customer_portal`, `hosted_checkout` or `hosted_invoice_page` (absent for the API, the dashboard and the billing engine).
+         */
         post: operations["event_invoice_sent"];
         delete?: never;
         options?: never;
@@ -1857,7 +1884,10 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** invoice.payment_succeeded: `data` is the invoice object (money in the smallest currency unit) */
+        /**
+         * invoice.payment_succeeded: `data` is the invoice object (money in the smallest currency unit)
+         * @description `data` carries `origin` when the change was asked on a customer-facing page: `customer_portal`, `hosted_checkout` or `hosted_invoice_page` (absent for the API, the dashboard and the billing engine).
+         */
         post: operations["event_invoice_payment_succeeded"];
         delete?: never;
         options?: never;
@@ -1874,7 +1904,10 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** invoice.payment_failed: `data` is the invoice object (money in the smallest currency unit) */
+        /**
+         * invoice.payment_failed: `data` is the invoice object (money in the smallest currency unit)
+         * @description `data` carries `origin` when the change was asked on a customer-facing page: `customer_portal`, `hosted_checkout` or `hosted_invoice_page` (absent for the API, the dashboard and the billing engine).
+         */
         post: operations["event_invoice_payment_failed"];
         delete?: never;
         options?: never;
@@ -1891,7 +1924,10 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** invoice.updated: `data` is the invoice object (money in the smallest currency unit) */
+        /**
+         * invoice.updated: `data` is the invoice object (money in the smallest currency unit)
+         * @description `data` carries `origin` when the change was asked on a customer-facing page: `customer_portal`, `hosted_checkout` or `hosted_invoice_page` (absent for the API, the dashboard and the billing engine).
+         */
         post: operations["event_invoice_updated"];
         delete?: never;
         options?: never;
@@ -1908,7 +1944,10 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** credit_note.created: `data` is the credit note object */
+        /**
+         * credit_note.created: `data` is the credit note object
+         * @description `data` carries `origin` when the change was asked on a customer-facing page: `customer_portal`, `hosted_checkout` or `hosted_invoice_page` (absent for the API, the dashboard and the billing engine).
+         */
         post: operations["event_credit_note_created"];
         delete?: never;
         options?: never;
@@ -1925,7 +1964,10 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** credit_note.voided: `data` is the credit note object */
+        /**
+         * credit_note.voided: `data` is the credit note object
+         * @description `data` carries `origin` when the change was asked on a customer-facing page: `customer_portal`, `hosted_checkout` or `hosted_invoice_page` (absent for the API, the dashboard and the billing engine).
+         */
         post: operations["event_credit_note_voided"];
         delete?: never;
         options?: never;
@@ -1942,7 +1984,10 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** coupon.created: `data` is the coupon object */
+        /**
+         * coupon.created: `data` is the coupon object
+         * @description `data` carries `origin` when the change was asked on a customer-facing page: `customer_portal`, `hosted_checkout` or `hosted_invoice_page` (absent for the API, the dashboard and the billing engine).
+         */
         post: operations["event_coupon_created"];
         delete?: never;
         options?: never;
@@ -1959,7 +2004,10 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** coupon.deleted: `data` is the coupon object */
+        /**
+         * coupon.deleted: `data` is the coupon object
+         * @description `data` carries `origin` when the change was asked on a customer-facing page: `customer_portal`, `hosted_checkout` or `hosted_invoice_page` (absent for the API, the dashboard and the billing engine).
+         */
         post: operations["event_coupon_deleted"];
         delete?: never;
         options?: never;
@@ -1976,7 +2024,10 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** customer.discount.created: `data` is the discount object (a coupon redeemed on a customer or a subscription) */
+        /**
+         * customer.discount.created: `data` is the discount object (a coupon redeemed on a customer or a subscription)
+         * @description `data` carries `origin` when the change was asked on a customer-facing page: `customer_portal`, `hosted_checkout` or `hosted_invoice_page` (absent for the API, the dashboard and the billing engine).
+         */
         post: operations["event_customer_discount_created"];
         delete?: never;
         options?: never;
@@ -1993,7 +2044,10 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** subscription.created: `data` is the subscription object */
+        /**
+         * subscription.created: `data` is the subscription object
+         * @description `data` carries `origin` when the change was asked on a customer-facing page: `customer_portal`, `hosted_checkout` or `hosted_invoice_page` (absent for the API, the dashboard and the billing engine).
+         */
         post: operations["event_subscription_created"];
         delete?: never;
         options?: never;
@@ -2010,7 +2064,10 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** subscription.updated: `data` is the subscription object */
+        /**
+         * subscription.updated: `data` is the subscription object
+         * @description `data` carries `origin` when the change was asked on a customer-facing page: `customer_portal`, `hosted_checkout` or `hosted_invoice_page` (absent for the API, the dashboard and the billing engine).
+         */
         post: operations["event_subscription_updated"];
         delete?: never;
         options?: never;
@@ -2027,7 +2084,10 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** subscription.canceled: `data` is the subscription object */
+        /**
+         * subscription.canceled: `data` is the subscription object
+         * @description `data` carries `origin` when the change was asked on a customer-facing page: `customer_portal`, `hosted_checkout` or `hosted_invoice_page` (absent for the API, the dashboard and the billing engine).
+         */
         post: operations["event_subscription_canceled"];
         delete?: never;
         options?: never;
@@ -2044,7 +2104,10 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** subscription.paused: `data` is the subscription object */
+        /**
+         * subscription.paused: `data` is the subscription object
+         * @description `data` carries `origin` when the change was asked on a customer-facing page: `customer_portal`, `hosted_checkout` or `hosted_invoice_page` (absent for the API, the dashboard and the billing engine).
+         */
         post: operations["event_subscription_paused"];
         delete?: never;
         options?: never;
@@ -2061,7 +2124,10 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** subscription.resumed: `data` is the subscription object */
+        /**
+         * subscription.resumed: `data` is the subscription object
+         * @description `data` carries `origin` when the change was asked on a customer-facing page: `customer_portal`, `hosted_checkout` or `hosted_invoice_page` (absent for the API, the dashboard and the billing engine).
+         */
         post: operations["event_subscription_resumed"];
         delete?: never;
         options?: never;
@@ -2078,7 +2144,10 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** product.created: `data` is the product object */
+        /**
+         * product.created: `data` is the product object
+         * @description `data` carries `origin` when the change was asked on a customer-facing page: `customer_portal`, `hosted_checkout` or `hosted_invoice_page` (absent for the API, the dashboard and the billing engine).
+         */
         post: operations["event_product_created"];
         delete?: never;
         options?: never;
@@ -2095,7 +2164,10 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** product.updated: `data` is the product object */
+        /**
+         * product.updated: `data` is the product object
+         * @description `data` carries `origin` when the change was asked on a customer-facing page: `customer_portal`, `hosted_checkout` or `hosted_invoice_page` (absent for the API, the dashboard and the billing engine).
+         */
         post: operations["event_product_updated"];
         delete?: never;
         options?: never;
@@ -2112,7 +2184,10 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** product.deleted: `data` is the product object */
+        /**
+         * product.deleted: `data` is the product object
+         * @description `data` carries `origin` when the change was asked on a customer-facing page: `customer_portal`, `hosted_checkout` or `hosted_invoice_page` (absent for the API, the dashboard and the billing engine).
+         */
         post: operations["event_product_deleted"];
         delete?: never;
         options?: never;
@@ -2129,7 +2204,10 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** price.created: `data` is the price object */
+        /**
+         * price.created: `data` is the price object
+         * @description `data` carries `origin` when the change was asked on a customer-facing page: `customer_portal`, `hosted_checkout` or `hosted_invoice_page` (absent for the API, the dashboard and the billing engine).
+         */
         post: operations["event_price_created"];
         delete?: never;
         options?: never;
@@ -2146,7 +2224,10 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** price.updated: `data` is the price object */
+        /**
+         * price.updated: `data` is the price object
+         * @description `data` carries `origin` when the change was asked on a customer-facing page: `customer_portal`, `hosted_checkout` or `hosted_invoice_page` (absent for the API, the dashboard and the billing engine).
+         */
         post: operations["event_price_updated"];
         delete?: never;
         options?: never;
@@ -2163,7 +2244,10 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** price.deleted: `data` is the price object */
+        /**
+         * price.deleted: `data` is the price object
+         * @description `data` carries `origin` when the change was asked on a customer-facing page: `customer_portal`, `hosted_checkout` or `hosted_invoice_page` (absent for the API, the dashboard and the billing engine).
+         */
         post: operations["event_price_deleted"];
         delete?: never;
         options?: never;
@@ -2180,7 +2264,10 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** tax.created: `data` is the tax rate object */
+        /**
+         * tax.created: `data` is the tax rate object
+         * @description `data` carries `origin` when the change was asked on a customer-facing page: `customer_portal`, `hosted_checkout` or `hosted_invoice_page` (absent for the API, the dashboard and the billing engine).
+         */
         post: operations["event_tax_created"];
         delete?: never;
         options?: never;
@@ -2197,7 +2284,10 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** tax.updated: `data` is the tax rate object */
+        /**
+         * tax.updated: `data` is the tax rate object
+         * @description `data` carries `origin` when the change was asked on a customer-facing page: `customer_portal`, `hosted_checkout` or `hosted_invoice_page` (absent for the API, the dashboard and the billing engine).
+         */
         post: operations["event_tax_updated"];
         delete?: never;
         options?: never;
@@ -2214,7 +2304,10 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** payment_plan.created: `data` is the payment plan after the change */
+        /**
+         * payment_plan.created: `data` is the payment plan after the change
+         * @description `data` carries `origin` when the change was asked on a customer-facing page: `customer_portal`, `hosted_checkout` or `hosted_invoice_page` (absent for the API, the dashboard and the billing engine).
+         */
         post: operations["event_payment_plan_created"];
         delete?: never;
         options?: never;
@@ -2231,7 +2324,10 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** payment_plan.activated: `data` is the payment plan after the change */
+        /**
+         * payment_plan.activated: `data` is the payment plan after the change
+         * @description `data` carries `origin` when the change was asked on a customer-facing page: `customer_portal`, `hosted_checkout` or `hosted_invoice_page` (absent for the API, the dashboard and the billing engine).
+         */
         post: operations["event_payment_plan_activated"];
         delete?: never;
         options?: never;
@@ -2248,7 +2344,10 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** payment_plan.installment_paid: `data` is the payment plan after the change */
+        /**
+         * payment_plan.installment_paid: `data` is the payment plan after the change
+         * @description `data` carries `origin` when the change was asked on a customer-facing page: `customer_portal`, `hosted_checkout` or `hosted_invoice_page` (absent for the API, the dashboard and the billing engine).
+         */
         post: operations["event_payment_plan_installment_paid"];
         delete?: never;
         options?: never;
@@ -2265,7 +2364,10 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** payment_plan.installment_failed: `data` is the payment plan after the change */
+        /**
+         * payment_plan.installment_failed: `data` is the payment plan after the change
+         * @description `data` carries `origin` when the change was asked on a customer-facing page: `customer_portal`, `hosted_checkout` or `hosted_invoice_page` (absent for the API, the dashboard and the billing engine).
+         */
         post: operations["event_payment_plan_installment_failed"];
         delete?: never;
         options?: never;
@@ -2282,7 +2384,10 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** payment_plan.past_due: `data` is the payment plan after the change */
+        /**
+         * payment_plan.past_due: `data` is the payment plan after the change
+         * @description `data` carries `origin` when the change was asked on a customer-facing page: `customer_portal`, `hosted_checkout` or `hosted_invoice_page` (absent for the API, the dashboard and the billing engine).
+         */
         post: operations["event_payment_plan_past_due"];
         delete?: never;
         options?: never;
@@ -2299,7 +2404,10 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** payment_plan.defaulted: `data` is the payment plan after the change */
+        /**
+         * payment_plan.defaulted: `data` is the payment plan after the change
+         * @description `data` carries `origin` when the change was asked on a customer-facing page: `customer_portal`, `hosted_checkout` or `hosted_invoice_page` (absent for the API, the dashboard and the billing engine).
+         */
         post: operations["event_payment_plan_defaulted"];
         delete?: never;
         options?: never;
@@ -2316,7 +2424,10 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** payment_plan.reactivated: `data` is the payment plan after the change */
+        /**
+         * payment_plan.reactivated: `data` is the payment plan after the change
+         * @description `data` carries `origin` when the change was asked on a customer-facing page: `customer_portal`, `hosted_checkout` or `hosted_invoice_page` (absent for the API, the dashboard and the billing engine).
+         */
         post: operations["event_payment_plan_reactivated"];
         delete?: never;
         options?: never;
@@ -2333,7 +2444,10 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** payment_plan.completed: `data` is the payment plan after the change */
+        /**
+         * payment_plan.completed: `data` is the payment plan after the change
+         * @description `data` carries `origin` when the change was asked on a customer-facing page: `customer_portal`, `hosted_checkout` or `hosted_invoice_page` (absent for the API, the dashboard and the billing engine).
+         */
         post: operations["event_payment_plan_completed"];
         delete?: never;
         options?: never;
@@ -2350,7 +2464,10 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** payment_plan.canceled: `data` is the payment plan after the change */
+        /**
+         * payment_plan.canceled: `data` is the payment plan after the change
+         * @description `data` carries `origin` when the change was asked on a customer-facing page: `customer_portal`, `hosted_checkout` or `hosted_invoice_page` (absent for the API, the dashboard and the billing engine).
+         */
         post: operations["event_payment_plan_canceled"];
         delete?: never;
         options?: never;
@@ -2367,7 +2484,10 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** payment_plan.payment_succeeded: `data` is the payment plan after the change */
+        /**
+         * payment_plan.payment_succeeded: `data` is the payment plan after the change
+         * @description `data` carries `origin` when the change was asked on a customer-facing page: `customer_portal`, `hosted_checkout` or `hosted_invoice_page` (absent for the API, the dashboard and the billing engine).
+         */
         post: operations["event_payment_plan_payment_succeeded"];
         delete?: never;
         options?: never;
@@ -2384,7 +2504,10 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** payment_plan.payment_refunded: `data` is the payment plan after the change */
+        /**
+         * payment_plan.payment_refunded: `data` is the payment plan after the change
+         * @description `data` carries `origin` when the change was asked on a customer-facing page: `customer_portal`, `hosted_checkout` or `hosted_invoice_page` (absent for the API, the dashboard and the billing engine).
+         */
         post: operations["event_payment_plan_payment_refunded"];
         delete?: never;
         options?: never;
@@ -2447,6 +2570,11 @@ export interface components {
              * @enum {string}
              */
             initiated_by?: "merchant" | "system";
+            /**
+             * @description The customer-facing page the change was asked on: `customer_portal`, `hosted_checkout` or `hosted_invoice_page` (a cancellation at period end asked on the portal carries it on its subscription.canceled too). Absent on changes made through the API, the dashboard or by the billing engine
+             * @enum {string}
+             */
+            origin?: "customer_portal" | "hosted_checkout" | "hosted_invoice_page";
         };
         /**
          * @description ISO 4217, upper case

@@ -12,6 +12,7 @@ import { cardFields, formKey, newFormKey, parseCardForm, type FieldErrors } from
 import { declineMessage } from './decline-messages';
 import { money } from './format';
 import { csrfToken, csrfValid, formBody, html, type Html, liveToken, sendNotice, sendPage } from './page';
+import { fromOrigin } from '../lib/events';
 
 interface LiveCheckout {
   session: CheckoutSession;
@@ -231,12 +232,15 @@ export function checkoutRouter(deps: AppDeps & { gateway: PaymentGateway }): exp
       });
     }
     const { buyer_name: name, email, ...address } = buyer.data;
-    const outcome = await completeCheckout(
-      deps,
-      checkout.session,
-      { name, email, address },
-      (customer) => ({ ...card.input, customer }),
-      key.data,
+    // Every event the checkout raises says it came from the hosted checkout page (docs/decisions.md §38).
+    const outcome = await fromOrigin('hosted_checkout', () =>
+      completeCheckout(
+        deps,
+        checkout.session,
+        { name, email, address },
+        (customer) => ({ ...card.input, customer }),
+        key.data,
+      ),
     );
     if (outcome.kind === 'complete') return res.redirect(303, checkout.session.successUrl);
     if (outcome.kind === 'declined')

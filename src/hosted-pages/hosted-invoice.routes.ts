@@ -20,6 +20,7 @@ import { findTaxRates } from '../catalog/tax-rate.service';
 import { cardFields, formKey, newFormKey, parseCardForm, type FieldErrors } from './card-form';
 import { liveToken, csrfToken, csrfValid, formBody, html, type Html, sendNotice, sendPage } from './page';
 import { declineMessage } from './decline-messages';
+import { fromOrigin } from '../lib/events';
 
 /** The attempt key of a payment made from the page: the form's one-time key, apart from API keys. */
 const attemptKeyOf = (formKeyValue: string) => `hosted:${formKeyValue}`;
@@ -354,11 +355,14 @@ export function hostedInvoiceRouter(deps: AppDeps & { gateway: PaymentGateway })
       const name = typeof body.name === 'string' ? body.name.slice(0, 255) : undefined;
       return renderInvoicePage(deps, res, 400, pagePath, link, invoice, { errors: card.errors, name });
     }
-    const method = await createPaymentMethod(deps.prisma, link.accountId, card.input);
     try {
-      invoice = await payInvoice(deps.prisma, deps.gateway, link.accountId, link.invoiceId, {
-        paymentMethodId: method.id,
-        attemptKey: attemptKeyOf(key.data),
+      // The card's and the payment's events say they came from the hosted invoice page (docs/decisions.md §38).
+      invoice = await fromOrigin('hosted_invoice_page', async () => {
+        const method = await createPaymentMethod(deps.prisma, link.accountId, card.input);
+        return payInvoice(deps.prisma, deps.gateway, link.accountId, link.invoiceId, {
+          paymentMethodId: method.id,
+          attemptKey: attemptKeyOf(key.data),
+        });
       });
     } catch (error) {
       // Paid meanwhile (another tab, the merchant) or voided: the page shows where it stands.

@@ -2,6 +2,7 @@ import express, { type Request, type Response } from 'express';
 import type { BillingPortalSession } from '../generated/prisma/client';
 import type { AppDeps } from '../http/app-deps';
 import { ApiError } from '../http/errors';
+import { fromOrigin } from '../lib/events';
 import { PORTAL_PATH, findPortalSession } from '../billing-portal/portal.service';
 import { readPortalSettings } from '../billing-portal/portal.records';
 import { findCustomer } from '../customers/customer.service';
@@ -243,7 +244,8 @@ export function portalRouter(deps: AppDeps): express.Router {
         return sendNotice(res, 403, 'This form has expired', 'Reload the page and try again.');
       }
       try {
-        const outcome = await act(portal, req);
+        // Every event the action raises says the customer asked for it on the portal (docs/decisions.md §38).
+        const outcome = await fromOrigin('customer_portal', () => act(portal, req));
         if (typeof outcome !== 'string') return await renderPortal(deps, res, 400, portal, {}, outcome.errors);
         res.redirect(303, `${portal.base}?done=${outcome}`);
       } catch (error) {

@@ -1,4 +1,6 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { AnyTx } from '../db/sql';
+import { withOrigin, type EventOrigin } from './event-origin';
 import { insertEvent } from './event.records';
 import { newId } from './ids';
 import { currentTime } from './clock-time';
@@ -10,13 +12,27 @@ export interface EventEnvelope {
   data: unknown;
 }
 
+/** The origin of the change the current request makes, inside `fromOrigin` (a hosted page's action). */
+const originScope = new AsyncLocalStorage<EventOrigin>();
+
+/** Runs `work` so that every event it records carries `origin` (docs/decisions.md §38). */
+export function fromOrigin<T>(origin: EventOrigin, work: () => Promise<T>): Promise<T> {
+  return originScope.run(origin, work);
+}
+
+/** The origin `fromOrigin` set around the current work, for changes handed to a workflow. */
+export function currentOrigin(): EventOrigin | undefined {
+  return originScope.getStore();
+}
+
 /**
  * Writes an event to the outbox. Call it with the transaction that makes the change, so the change
  * and its event commit together or not at all. The NOTIFY (sent at commit) wakes the webhook relay.
  */
-export async function recordEvent(tx: AnyTx, accountId: string, type: string, data: object): Promise<EventEnvelope> {
+export async function recordEvent(tx: AnyTx, accountId: string, type: string, object: object): Promise<EventEnvelope> {
   const id = newId('event');
   const createdAt = currentTime();
+  const data = withOrigin(object, currentOrigin());
   await insertEvent(tx, { id, accountId, type, data, createdAt });
   return { id, event: type, createdAt: createdAt.toISOString(), data };
 }

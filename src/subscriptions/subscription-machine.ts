@@ -5,6 +5,7 @@
  */
 import { DAY_MS, periodBounds, periodStart, type BillingCycle, type BillingInterval } from './billing-dates';
 import type { PendingLine, ProrationBehavior } from './proration';
+import type { EventOrigin } from '../lib/event-origin';
 
 export const SUBSCRIPTION_STATUSES = ['scheduled', 'trialing', 'active', 'paused', 'canceled', 'expired'] as const;
 export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
@@ -91,6 +92,11 @@ export interface SubscriptionState {
   pendingLines?: PendingLine[];
   /** Credit the unused time when end_date or cancel_at ends the subscription inside a billed period (absent: no). */
   prorateEnd?: boolean;
+  /**
+   * The hosted page the cancellation at period end was asked on (the customer portal), carried to the
+   * subscription.canceled the period's end raises (docs/decisions.md §38); absent: the merchant's.
+   */
+  cancelOrigin?: EventOrigin;
 }
 
 export interface SubscriptionCreateSpec {
@@ -519,11 +525,21 @@ export function assertCanCancelAtPeriodEnd(state: SubscriptionState, nowMs: numb
 }
 
 /** DELETE: at once, or at the end of the running period (see assertCanCancelAtPeriodEnd). canceled_at records the request. */
-export function cancel(state: SubscriptionState, nowMs: number, atPeriodEnd: boolean): SubscriptionState {
+export function cancel(
+  state: SubscriptionState,
+  nowMs: number,
+  atPeriodEnd: boolean,
+  origin?: EventOrigin,
+): SubscriptionState {
   assertNotEnded(state);
   if (atPeriodEnd) {
     assertCanCancelAtPeriodEnd(state, nowMs);
-    return next(state, { cancelAtPeriodEnd: true, cancelAt: state.currentPeriodEnd, canceledAt: nowMs });
+    return next(state, {
+      cancelAtPeriodEnd: true,
+      cancelAt: state.currentPeriodEnd,
+      canceledAt: nowMs,
+      cancelOrigin: origin,
+    });
   }
   return end({ ...state, canceledAt: nowMs }, nowMs, 'canceled');
 }
@@ -593,6 +609,8 @@ export function update(state: SubscriptionState, changes: SubscriptionChanges, n
   if (changes.defaultPaymentMethodId !== undefined) patch.defaultPaymentMethodId = changes.defaultPaymentMethodId;
   if (changes.endDate !== undefined) patch.endDate = changes.endDate;
   if (changes.prorateEnd !== undefined) patch.prorateEnd = changes.prorateEnd ? true : undefined;
+  // A cancellation the merchant sets or clears is the merchant's, whoever asked for the one it replaces.
+  if (changes.cancelAt !== undefined || changes.cancelAtPeriodEnd !== undefined) patch.cancelOrigin = undefined;
   if (changes.cancelAt !== undefined) {
     patch.cancelAt = changes.cancelAt;
     patch.cancelAtPeriodEnd = false;

@@ -3,7 +3,8 @@ import type { AnyTx } from '../db/sql';
 import { findPricesForUse } from '../catalog/price.service';
 import type { PriceObject } from '../catalog/price.schemas';
 import { ApiError } from '../http/errors';
-import { recordEvent } from '../lib/events';
+import { currentOrigin, recordEvent } from '../lib/events';
+import { withOrigin, type EventOrigin } from '../lib/event-origin';
 import { newId } from '../lib/ids';
 import { currentTime } from '../lib/clock-time';
 import { startColumns, type WorkflowStart } from '../temporal/workflow-starts';
@@ -40,7 +41,8 @@ export type SubscriptionEventType =
 
 export interface PersistSubscriptionInput {
   state: SubscriptionState;
-  event: { type: SubscriptionEventType; cause?: ChangeCause } | null;
+  /** `origin`: the hosted page the change was asked on (docs/decisions.md §38). */
+  event: { type: SubscriptionEventType; cause?: ChangeCause; origin?: EventOrigin } | null;
 }
 
 function itemColumns(item: SubscriptionItemState, position: number) {
@@ -113,7 +115,13 @@ export async function persistSubscriptionInTx(
     });
   }
   const object = await getSubscriptionObject(tx, state.accountId, state.id);
-  if (event) await recordEvent(tx, state.accountId, event.type, subscriptionEventData(object, event.cause));
+  if (event)
+    await recordEvent(
+      tx,
+      state.accountId,
+      event.type,
+      withOrigin(subscriptionEventData(object, event.cause), event.origin),
+    );
   return object;
 }
 
@@ -170,7 +178,7 @@ export async function recordFirstPeriodBilled(
     state.accountId,
     state.version - 1,
     newId('event'),
-    JSON.stringify(subscriptionEventData(object)),
+    JSON.stringify(withOrigin(subscriptionEventData(object), currentOrigin())),
     currentTime().toISOString(),
     ws.args,
     ws.workflowId,
@@ -210,7 +218,7 @@ function newSubscription(state: SubscriptionState, prices: PriceObject[], start:
     [...byId.values()].map((price) => String(price.updated_ms)),
     JSON.stringify(row.items.map((item) => recordJson(item, ITEM_FIELDS))),
     newId('event'),
-    JSON.stringify(subscriptionEventData(object)),
+    JSON.stringify(withOrigin(subscriptionEventData(object), currentOrigin())),
     now.toISOString(),
     ws?.workflowId ?? null,
     ws?.workflowType ?? null,

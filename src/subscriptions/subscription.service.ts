@@ -25,12 +25,15 @@ import { pageEnvelope, pageWindow, type Page } from '../http/pagination';
 import { withParam } from '../invoices/invoice.service';
 import { idFromSeed, newId } from '../lib/ids';
 import { claimOperationId } from '../http/idempotency';
+import { currentOrigin, recordEvent } from '../lib/events';
+import { withOrigin } from '../lib/event-origin';
 import { findPaymentMethod } from '../payments/payment-method.service';
 import {
   cancelUpdate,
   changeUpdate,
   pauseUpdate,
   resumeUpdate,
+  type OriginArgs,
   type SubscriptionCreated,
 } from '../../workflows/subscription-messages';
 import type { BillingInterval } from './billing-dates';
@@ -59,7 +62,6 @@ import { subscriptionDisplay } from '../temporal/workflow-display';
 import { accountProrationBehavior } from './proration-settings.service';
 import { assertRedeemable, redeemCoupon } from '../coupons/coupon.service';
 import { runTransaction } from '../db/sql-transaction';
-import { recordEvent } from '../lib/events';
 
 export interface SubscriptionDeps {
   prisma: Db;
@@ -479,7 +481,14 @@ export async function cancelSubscription(
   prorate = false,
 ): Promise<SubscriptionObject> {
   await liveSubscription(deps.prisma, accountId, id);
-  return updateSubscriptionWorkflow(deps, id, cancelUpdate, [{ atPeriodEnd, ...(prorate ? { prorate } : {}) }]);
+  return updateSubscriptionWorkflow(deps, id, cancelUpdate, [
+    withOrigin({ atPeriodEnd, ...(prorate ? { prorate } : {}) }, currentOrigin()),
+  ]);
+}
+
+/** A pause's or resume's argument: the hosted page it was asked on, if any (docs/decisions.md §38). */
+function originArgs(): [OriginArgs] {
+  return [withOrigin({}, currentOrigin())];
 }
 
 /**
@@ -498,7 +507,7 @@ export async function pauseSubscription(
     deps,
     id,
     pauseUpdate,
-    [],
+    originArgs(),
     idempotencySeed && claimOperationId(idempotencySeed, 'subscription-pause'),
   );
 }
@@ -514,7 +523,7 @@ export async function resumeSubscription(
     deps,
     id,
     resumeUpdate,
-    [],
+    originArgs(),
     idempotencySeed && claimOperationId(idempotencySeed, 'subscription-resume'),
   );
 }

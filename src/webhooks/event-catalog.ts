@@ -11,6 +11,16 @@ import { priceSchema } from '../catalog/price.schemas';
 import { taxRateSchema } from '../catalog/tax-rate.schemas';
 import { installmentSchema, paymentPlanSchema, planPaymentSchema } from '../payment-plans/payment-plan.schemas';
 import { EVENT_ID_HEADER, SIGNATURE_HEADER } from './signing';
+import { EVENT_ORIGINS } from '../lib/event-origin';
+
+/** `origin` in an event's `data` (docs/decisions.md §38): on events of every type. */
+const eventOriginSchema = () =>
+  z
+    .enum(EVENT_ORIGINS)
+    .optional()
+    .describe(
+      'The customer-facing page the change was asked on: `customer_portal`, `hosted_checkout` or `hosted_invoice_page` (a cancellation at period end asked on the portal carries it on its subscription.canceled too). Absent on changes made through the API, the dashboard or by the billing engine',
+    );
 
 /** subscription.* `data`: the subscription with the webhook status, plus the cause on canceled/paused/resumed (spec Payloads). */
 const subscriptionEventSchema = subscriptionSchema
@@ -24,6 +34,7 @@ const subscriptionEventSchema = subscriptionSchema
       .enum(['merchant', 'system'])
       .optional()
       .describe('On subscription.canceled, paused and resumed only'),
+    origin: eventOriginSchema(),
   })
   .meta({ id: 'SubscriptionEventData' });
 
@@ -135,6 +146,8 @@ export function registerWebhookEvents(registry: OpenAPIRegistry): void {
       path: type,
       operationId: `event_${type.replaceAll('.', '_')}`,
       summary: `${type}: \`data\` is ${about}`,
+      description:
+        '`data` carries `origin` when the change was asked on a customer-facing page: `customer_portal`, `hosted_checkout` or `hosted_invoice_page` (absent for the API, the dashboard and the billing engine).',
       tags: ['Webhook events'],
       request: {
         headers: z.object({

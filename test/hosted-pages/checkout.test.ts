@@ -126,22 +126,25 @@ describe('completing a checkout', () => {
     const invoice = expectStatus(await pages.api.get(`/invoices/${subscription.latest_invoice}`), 200);
     expect(invoice).toMatchObject({ status: 'paid', amount_paid: 2900 });
 
-    const types = (await eventsOf(pages.world.app.prisma, pages.world.accountId))
+    const events = (await eventsOf(pages.world.app.prisma, pages.world.accountId))
       .filter((event) => {
         const data = event.data as { id?: string; customer?: string };
         return data.id === done.customer || data.customer === done.customer;
       })
-      .map((event) => event.type)
+      .map((event) => [event.type, (event.data as { origin?: string }).origin])
       // The workflow's own later update of the subscription (its period) is not the checkout's.
-      .filter((type) => type !== 'subscription.updated');
-    expect(types).toEqual([
-      'customer.created',
-      'payment_method.attached',
-      'subscription.created',
-      'invoice.created',
-      'invoice.finalized',
-      'invoice.payment_succeeded',
-    ]);
+      .filter(([type]) => type !== 'subscription.updated');
+    // Each says it came from the checkout page (docs/decisions.md §38).
+    expect(events).toEqual(
+      [
+        'customer.created',
+        'payment_method.attached',
+        'subscription.created',
+        'invoice.created',
+        'invoice.finalized',
+        'invoice.payment_succeeded',
+      ].map((type) => [type, 'hosted_checkout']),
+    );
 
     // The same form again, or another tab: the checkout is complete, nothing more is made.
     const again = await submit(session, CARDS.succeeds, form);

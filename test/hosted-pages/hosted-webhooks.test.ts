@@ -89,4 +89,14 @@ it('a declined then a good card on the page: the webhooks arrive once each, in t
   const times = invoiceEvents.map((envelope) => envelope.createdAt);
   expect(times).toEqual([...times].sort());
   expect(invoiceEvents.at(-1)!.data).toMatchObject({ status: 'paid', hosted_invoice_url: invoice.hosted_invoice_url });
+  // What the customer did on the page says so (docs/decisions.md §38); what the merchant's API did does not.
+  const origins = envelopes.map((envelope) => [envelope.event, (envelope.data as { origin?: string }).origin]).sort();
+  expect(origins).toEqual(
+    expected
+      .map((type) => [
+        type,
+        ['customer.created', 'invoice.created', 'invoice.finalized'].includes(type) ? undefined : 'hosted_invoice_page',
+      ])
+      .sort(),
+  );
 });

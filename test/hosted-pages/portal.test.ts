@@ -1,7 +1,7 @@
 import { browserTest } from '../support/browser';
 import { eventsOf, expectStatus } from '../support/harness';
 import { CARDS, cardBody, customerWithCard, addPaymentMethod, simpleInvoice } from '../support/payments';
-import { createSubscription, recurringPrice, settled } from '../support/subscriptions';
+import { DAY_MS, createSubscription, recurringPrice, settled } from '../support/subscriptions';
 import { waitUntil } from '../support/webhooks';
 import { EXPIRY, pageForm, pageText, postForm, usePagesWorld } from './pages';
 
@@ -210,6 +210,87 @@ describe('the portal page', () => {
     expect(expired.status).toBe(410);
     expect(await pageText(expired)).toContain('This link has expired');
     expect((await fetch(`${pages.world.app.baseUrl}/hosted/portal/${'b'.repeat(43)}`)).status).toBe(404);
+  });
+});
+
+describe('events of portal actions (docs/decisions.md §38)', () => {
+  /** The events about `object`, oldest first, as GET /events answers them. */
+  async function eventsAbout(object: string) {
+    const page = expectStatus(await pages.api.get(`/events?object=${object}&take=100`), 200);
+    return (page.data as { type: string; data: Record<string, unknown> }[]).reverse();
+  }
+
+  it("say origin customer_portal, a cancellation at period end also when the period ends; the API's do not", async () => {
+    const fromPortal = await customerWithSubscription();
+    const fromApi = await customerWithSubscription();
+    const path = await portalPath(fromPortal.customer.id);
+    expect((await act(path, `subscriptions/${fromPortal.subscription.id}/cancel`)).status).toBe(303);
+    expectStatus(await pages.api.delete(`/subscriptions/${fromApi.subscription.id}?at_period_end=true`), 200);
+
+    await pages.world.env.sleep(32 * DAY_MS);
+    const ended = async (id: string) => (await pages.api.get(`/subscriptions/${id}`)).body.status === 'canceled';
+    await waitUntil(async () => (await ended(fromPortal.subscription.id)) && (await ended(fromApi.subscription.id)));
+
+    const portalEvents = await eventsAbout(fromPortal.subscription.id);
+    const asked = portalEvents.filter((event) => event.type === 'subscription.updated').at(-1)!;
+    expect(asked.data).toMatchObject({ cancel_at_period_end: true, origin: 'customer_portal' });
+    expect(portalEvents.find((event) => event.type === 'subscription.canceled')!.data).toMatchObject({
+      status: 'canceled',
+      reason: 'requested',
+      initiated_by: 'merchant',
+      origin: 'customer_portal',
+    });
+    const apiEvents = await eventsAbout(fromApi.subscription.id);
+    expect(apiEvents.map((event) => event.data.origin)).toEqual(apiEvents.map(() => undefined));
+    expect(apiEvents.find((event) => event.type === 'subscription.canceled')!.data).toMatchObject({
+      reason: 'requested',
+      initiated_by: 'merchant',
+    });
+  });
+
+  it('a merchant who sets the cancellation again makes it theirs', async () => {
+    const { customer, subscription } = await customerWithSubscription();
+    expect((await act(await portalPath(customer.id), `subscriptions/${subscription.id}/cancel`)).status).toBe(303);
+    expectStatus(await pages.api.patch(`/subscriptions/${subscription.id}`, { cancel_at_period_end: false }), 200);
+    expectStatus(await pages.api.patch(`/subscriptions/${subscription.id}`, { cancel_at_period_end: true }), 200);
+    await pages.world.env.sleep(32 * DAY_MS);
+    await waitUntil(async () => (await pages.api.get(`/subscriptions/${subscription.id}`)).body.status === 'canceled');
+    const canceled = (await eventsAbout(subscription.id)).find((event) => event.type === 'subscription.canceled')!;
+    expect(canceled.data).toMatchObject({ reason: 'requested', initiated_by: 'merchant' });
+    expect(canceled.data).not.toHaveProperty('origin');
+  });
+
+  it("pause, resume and the cards: every event says customer_portal; the API's pause does not", async () => {
+    const { customer, method, subscription } = await customerWithSubscription();
+    const path = await portalPath(customer.id);
+    expectStatus(await pages.api.put('/settings/customer-portal', { pause_resume: true }), 200);
+    try {
+      expect((await act(path, `subscriptions/${subscription.id}/pause`)).status).toBe(303);
+      expect((await act(path, `subscriptions/${subscription.id}/resume`)).status).toBe(303);
+    } finally {
+      expectStatus(await pages.api.put('/settings/customer-portal', { pause_resume: false }), 200);
+    }
+    expectStatus(await pages.api.post(`/subscriptions/${subscription.id}/pause`, {}), 200);
+    const card = { name: 'Ada Lovelace', number: '5555555555554444', exp: EXPIRY, cvc: '123' };
+    expect((await act(path, 'payment-methods', card)).status).toBe(303);
+    expect((await act(path, `payment-methods/${method.id}/remove`)).status).toBe(303);
+
+    const changes = (await eventsAbout(subscription.id)).filter((event) => /paused|resumed/.test(event.type));
+    expect(changes.map((event) => [event.type, event.data.reason, event.data.initiated_by, event.data.origin])).toEqual(
+      [
+        ['subscription.paused', 'requested', 'merchant', 'customer_portal'],
+        ['subscription.resumed', 'requested', 'merchant', 'customer_portal'],
+        ['subscription.paused', 'requested', 'merchant', undefined],
+      ],
+    );
+    const methodEvents = async (id: string) => (await eventsAbout(id)).map((event) => [event.type, event.data.origin]);
+    const added = (await pages.api.get(`/customers/${customer.id}/payment-methods`)).body.data[0];
+    expect(added.card.last4).toBe('4444');
+    expect(await methodEvents(added.id)).toEqual([['payment_method.attached', 'customer_portal']]);
+    expect(await methodEvents(method.id)).toEqual([
+      ['payment_method.attached', undefined],
+      ['payment_method.detached', 'customer_portal'],
+    ]);
   });
 });
 

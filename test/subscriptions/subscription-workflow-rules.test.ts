@@ -179,10 +179,10 @@ describe('subscription workflow rules (mocked activities, time skipping)', () =>
       await env.sleep(DAY_MS);
       const before = persisted.length;
       const answers = await Promise.allSettled([
-        handle.executeUpdate(pauseUpdate),
-        handle.executeUpdate(resumeUpdate),
+        handle.executeUpdate(pauseUpdate, { args: [{}] }),
+        handle.executeUpdate(resumeUpdate, { args: [{}] }),
         handle.executeUpdate(cancelUpdate, { args: [{ atPeriodEnd: true }] }),
-        handle.executeUpdate(pauseUpdate),
+        handle.executeUpdate(pauseUpdate, { args: [{}] }),
       ]);
       const versions = persisted.map((input) => input.state.version);
       expect(versions).toEqual([...versions].sort((a, b) => a - b));
