@@ -48,15 +48,38 @@ const payments: Pick<
   retry,
 });
 
-/** Short reads and writes run in the workflow task itself (local activities): no activity task, no extra history. */
+/**
+ * Short reads and writes run in the workflow task itself (local activities): no activity task, no extra
+ * history. Since PATCHES.localSteps a period's whole billing runs so (docs/decisions.md §39).
+ */
 export const localRecords: Pick<
   LocalActivityInterfaceFor<SubscriptionActivities>,
-  'persistSubscription' | 'settleCreatedInvoice' | 'checkItemsWithinCeiling' | 'invoiceStatus' | 'prorationPrices'
+  | 'persistSubscription'
+  | 'settleCreatedInvoice'
+  | 'checkItemsWithinCeiling'
+  | 'invoiceStatus'
+  | 'prorationPrices'
+  | 'createRenewalInvoice'
+  | 'finalizeRenewalInvoice'
 > = proxyLocalActivities<SubscriptionActivities>({ startToCloseTimeout: '30 seconds', retry });
 
-/** One charge attempt of an invoice, answered whether it succeeded or failed (a failure is drawn failed: CHARGE_FAILED). */
-export function chargeInvoice(summary: string, input: RenewalChargeInput & ClockTimed): Promise<RenewalChargeResult> {
-  return chargeAnswer(payments.chargeRenewalInvoice.executeWithOptions({ summary }, [input]));
+/** The renewal's charge as a local activity (PATCHES.localSteps): the payments profile's timeout. */
+const localPayments: Pick<
+  LocalActivityInterfaceFor<SubscriptionActivities>,
+  'chargeRenewalInvoice'
+> = proxyLocalActivities<SubscriptionActivities>({ startToCloseTimeout: '2 minutes', retry });
+
+/**
+ * One charge attempt of an invoice, answered whether it succeeded or failed (a failure is drawn failed:
+ * CHARGE_FAILED); `local`: in the workflow task (a retry after a crash charges the same attempt key).
+ */
+export function chargeInvoice(
+  summary: string,
+  input: RenewalChargeInput & ClockTimed,
+  local = false,
+): Promise<RenewalChargeResult> {
+  const charge = local ? localPayments.chargeRenewalInvoice : payments.chargeRenewalInvoice;
+  return chargeAnswer(charge.executeWithOptions({ summary }, [input]));
 }
 
 /** always_invoice: a change's proration lines invoiced and charged now (docs/decisions.md §25); a charge, so the payments profile. */

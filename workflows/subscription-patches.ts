@@ -62,4 +62,11 @@ export const SUBSCRIPTION_PATCHES = {
    * (docs/decisions.md §31). Remove when no run that waited before it is open (one period: a year at most).
    */
   reminders: 'subscription-reminders',
+  /**
+   * A due start, trial end and period's billing (its invoice made and finalized, attempt 1 charged, the
+   * period recorded) run as local activities in one workflow task, not as activity tasks with a
+   * workflow task after each (docs/decisions.md §39). Remove when no run that billed before it is open
+   * (one period: a year at most).
+   */
+  localSteps: 'subscription-local-steps',
 } as const;

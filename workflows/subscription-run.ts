@@ -522,10 +522,10 @@ export class SubscriptionRun {
         break;
       }
       case 'start':
-        await this.commit(start(this.state, this.wholeSecondsNow()), { type: 'subscription.updated' });
+        await this.commit(start(this.state, this.wholeSecondsNow()), { type: 'subscription.updated' }, this.dueSteps());
         break;
       case 'end_trial':
-        await this.commit(endTrial(this.state), { type: 'subscription.updated' });
+        await this.commit(endTrial(this.state), { type: 'subscription.updated' }, this.dueSteps());
         break;
       case 'retry':
         await this.retryCharge(action.invoiceId);
@@ -534,6 +534,11 @@ export class SubscriptionRun {
         await this.bill(action.index);
         break;
     }
+  }
+
+  /** Where a due step records the state: in the workflow task since PATCHES.localSteps (docs/decisions.md §39). */
+  private dueSteps(): Recorder {
+    return patched(PATCHES.localSteps) ? localRecords : records;
   }
 
   // --- billing a period ---
@@ -547,10 +552,12 @@ export class SubscriptionRun {
     const createdInvoiceId =
       index === 0 && 'created' in this.input && state.invoicesIssued === 0 ? state.latestInvoiceId : null;
     if (createdInvoiceId && patched(PATCHES.firstPeriodLocal)) return this.billCreatedInvoice(index, createdInvoiceId);
+    const local = patched(PATCHES.localSteps);
+    const steps = local ? localRecords : records;
     let invoiceId: string;
     let total: number | undefined;
     try {
-      ({ invoiceId, total } = await records.createRenewalInvoice.executeWithOptions(
+      ({ invoiceId, total } = await steps.createRenewalInvoice.executeWithOptions(
         { summary: `invoice period ${isoDay(periodStart)} to ${isoDay(periodEnd)}` },
         [{ ...toBill, ...this.clockTime() }],
       ));
@@ -559,11 +566,11 @@ export class SubscriptionRun {
       if (!cause) throw error;
       // Visible, not silent: subscription.updated with the period, lastError in the `state` query, a warning in the worker's log.
       log.warn('renewal not invoiced', { subscriptionId: state.id, periodStart, reason: cause.message });
-      await this.commit(billed(state, index, null, cause.message), { type: 'subscription.updated' });
+      await this.commit(billed(state, index, null, cause.message), { type: 'subscription.updated' }, steps);
       this.renewalsThisRun += 1;
       return;
     }
-    const { status, number, creditedToBalance } = await records.finalizeRenewalInvoice.executeWithOptions(
+    const { status, number, creditedToBalance } = await steps.finalizeRenewalInvoice.executeWithOptions(
       { summary: `finalize invoice ${invoiceId}` },
       [{ ...period, invoiceId, ...this.clockTime() }],
     );
@@ -573,24 +580,25 @@ export class SubscriptionRun {
     const foundPaid =
       status === 'paid' && state.collectionMethod === 'charge_automatically' && patched(PATCHES.firstChargeReceipt);
     const charge =
-      chargedOnFinalize(state, status) || foundPaid ? await this.chargeAttemptOne(index, invoiceId, number) : null;
-    await this.recordBilled(
-      index,
-      invoiceId,
-      charge,
-      records,
-      number,
-      carriedFrom(invoiceId, total, creditedToBalance),
-    );
+      chargedOnFinalize(state, status) || foundPaid
+        ? await this.chargeAttemptOne(index, invoiceId, number, local)
+        : null;
+    await this.recordBilled(index, invoiceId, charge, steps, number, carriedFrom(invoiceId, total, creditedToBalance));
   }
 
   /** Attempt 1 of a period's invoice, the renewal charge: a retried activity finishes the same attempt. */
-  private chargeAttemptOne(index: number, invoiceId: string, number?: string | null): Promise<RenewalChargeResult> {
+  private chargeAttemptOne(
+    index: number,
+    invoiceId: string,
+    number?: string | null,
+    local = false,
+  ): Promise<RenewalChargeResult> {
     const { state } = this;
     const { periodStart } = periodToBill(state, index);
     return chargeInvoice(
       `charge invoice ${invoiceLabel(invoiceId, number)} attempt 1 (renewal ${isoDay(periodStart)})`,
       this.attemptOneOf(index, invoiceId),
+      local,
     );
   }
 

@@ -89,7 +89,7 @@ const getSubscription = async (world: SubscriptionWorld, id: string) =>
 
 describe('subscription billing on Temporal (time skipping)', () => {
   it('a monthly subscription anchored on Jan 31 2028 bills 13 paid invoices on month ends through the leap year, across a continue-as-new', async () => {
-    await inWorld('monthly-13', async (world) => {
+    await inWorld('monthly-13-local-steps', async (world) => {
       const { customer, price } = await customerAndPrice(world, { unitAmount: 1999 });
       const anchor = Date.parse('2028-01-31T12:00:00.000Z');
       const subscription = await createSubscription(world.api, {
@@ -163,7 +163,7 @@ describe('subscription billing on Temporal (time skipping)', () => {
   });
 
   it('a 14-day trial bills nothing, then charges the first period when it ends', async () => {
-    await inWorld('trial-14-days', async (world) => {
+    await inWorld('trial-local-steps', async (world) => {
       const { customer, price } = await customerAndPrice(world);
       const now = await world.env.currentTimeMs();
       const subscription = await createSubscription(world.api, {
@@ -214,7 +214,7 @@ describe('subscription billing on Temporal (time skipping)', () => {
   });
 
   it('a future start_date is scheduled, then starts and bills on that date', async () => {
-    await inWorld('scheduled-start', async (world) => {
+    await inWorld('scheduled-start-local-steps', async (world) => {
       const { customer, price } = await customerAndPrice(world, { interval: 'week', intervalCount: 2 });
       const startAt = (unix(await world.env.currentTimeMs()) + 10 * 86_400) * 1000;
       const subscription = await createSubscription(world.api, {
@@ -533,7 +533,7 @@ describe('subscription billing on Temporal (time skipping)', () => {
   });
 
   it('a period that cannot be invoiced (its customer is gone) is recorded and skipped, not retried forever', async () => {
-    await inWorld('renewal-rejected', async (world) => {
+    await inWorld('renewal-rejected-local-steps', async (world) => {
       const { customer, price } = await customerAndPrice(world);
       const now = await world.env.currentTimeMs();
       const subscription = await createSubscription(world.api, {

@@ -316,7 +316,7 @@ describe('dunning', () => {
   });
 
   it('a retry with a new default payment method pays the invoice and ends dunning', async () => {
-    await inWorld('dunning-recovered', async (world) => {
+    await inWorld('dunning-recovered-local-steps', async (world) => {
       const { customer } = await customerWithCard(world.api, CARDS.declined);
       const subscription = await subscribe(world, customer.id);
       const failedAt = subscription.current_period_start * 1000;

@@ -14,6 +14,8 @@ import { quietRuntime, readHistories } from '../support/subscriptions';
 // payment-plan-*.json and webhook-rules-*.json were recorded by the workflow rules tests with mocked
 // activities (test/payment-plans/payment-plan-workflow-rules.test.ts, test/webhooks/webhook-workflow-rules.test.ts): plans
 // charged to completion, defaulted, and carrying out refused and applied requests.
+// *-local-steps.json were recorded after a period's billing became local activities in one workflow task
+// (docs/decisions.md §39); the histories without it keep the activity tasks of the runs before.
 // reminders-trial-renewal.json is a subscription on a test clock that sent its trial's and its renewal's
 // reminders (test/emails/reminder-emails.test.ts, docs/decisions.md §31).
 

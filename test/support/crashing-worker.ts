@@ -1,0 +1,56 @@
+// A subscription worker in a process of its own that stops at a step of a renewal and waits there, to be
+// killed with SIGKILL by test/subscriptions/subscription-crash.test.ts (a worker lost mid-renewal).
+// Usage: tsx test/support/crashing-worker.ts <task queue> <step: invoice-created | charged>
+//   (TEMPORAL_ADDRESS, DATABASE_URL, TEST_WORKFLOW_BUNDLE from env). Prints "reached" once at the step.
+import { NativeConnection, Runtime, DefaultLogger, Worker } from '@temporalio/worker';
+import { createActivities } from '../../activities';
+import { createSubscriptionActivities } from '../../activities/subscriptions';
+import { createPrisma } from '../../src/db/prisma';
+import type { PaymentGateway } from '../../src/payments/gateway';
+import { createGateway } from '../../src/payments/simulated-gateway';
+import { billingDataConverter } from '../../src/temporal/payload-codec';
+
+/** Tells the test the step's work is done, then waits for the SIGKILL. */
+function reached(): Promise<never> {
+  console.log('reached');
+  return new Promise<never>(() => undefined);
+}
+
+async function main(): Promise<void> {
+  const [taskQueue, step] = process.argv.slice(2);
+  Runtime.install({ logger: new DefaultLogger('ERROR') });
+  const prisma = createPrisma(process.env.DATABASE_URL!, 5);
+  const activities = createActivities({ prisma });
+  const real = createGateway(prisma);
+  const gateway: PaymentGateway = {
+    async charge(request) {
+      await real.charge(request);
+      return reached();
+    },
+    refund: (request) => real.refund(request),
+  };
+  const crashing =
+    step === 'charged'
+      ? { ...activities, ...createSubscriptionActivities({ prisma, gateway }) }
+      : {
+          ...activities,
+          async createRenewalInvoice(input: Parameters<typeof activities.createRenewalInvoice>[0]) {
+            await activities.createRenewalInvoice(input);
+            return reached();
+          },
+        };
+  const worker = await Worker.create({
+    connection: await NativeConnection.connect({ address: process.env.TEMPORAL_ADDRESS! }),
+    taskQueue: taskQueue!,
+    workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! },
+    activities: crashing,
+    dataConverter: billingDataConverter(),
+  });
+  console.log('polling');
+  await worker.run();
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
