@@ -10,7 +10,19 @@ import { TSX_NODE_ARGS, WORKER_ENV_DEFAULTS, WORKER_NODE_ARGS } from '../src/run
  */
 export function spawnTsx(file: string, args: string[], env: NodeJS.ProcessEnv, worker = false): ChildProcess {
   const probe = path.join(__dirname, 'thread-memory.ts');
-  const nodeArgs = ['--expose-gc', ...TSX_NODE_ARGS, ...(worker ? WORKER_NODE_ARGS : []), '--require', probe];
+  // BENCH_CPU_PROFILE_DIR: each worker process writes V8 CPU profiles (every thread) there when it exits.
+  const profile =
+    worker && process.env.BENCH_CPU_PROFILE_DIR
+      ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROFILE_DIR}`]
+      : [];
+  const nodeArgs = [
+    '--expose-gc',
+    ...profile,
+    ...TSX_NODE_ARGS,
+    ...(worker ? WORKER_NODE_ARGS : []),
+    '--require',
+    probe,
+  ];
   return spawn(process.execPath, [...nodeArgs, path.join(__dirname, file), ...args], {
     cwd: projectRoot,
     env: { ...(worker ? WORKER_ENV_DEFAULTS : {}), ...process.env, ...env, LOG_LEVEL: 'silent' },
