@@ -1236,7 +1236,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List subscriptions, newest first (filters: status, customer) */
+        /** List subscriptions, newest first (filters: status, customer; a page, or after/before a cursor) */
         get: operations["getSubscriptions"];
         put?: never;
         /**
@@ -13922,6 +13922,10 @@ export interface operations {
                 page?: number;
                 /** @description Page size, 1 to 100 (decimal digits) */
                 take?: number;
+                /** @description Cursor: the page holds the items that follow this id in the list (page is then ignored) */
+                starting_after?: string;
+                /** @description Cursor: the page holds the items that come just before this id in the list (page is then ignored) */
+                ending_before?: string;
                 status?: "scheduled" | "trialing" | "active" | "paused" | "canceled" | "expired" | "past_due";
                 customer?: string;
             };
@@ -13962,6 +13966,15 @@ export interface operations {
             };
             /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown resource, or one of another account */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -192,6 +192,26 @@ export function equalityFilters(alias: string, filters: [column: string, value: 
   return parts.join(' AND ');
 }
 
+/** Where an item sits in a newest-first list ordered by (created_at, id): a cursor's sort values. */
+export interface ListPosition {
+  id: string;
+  createdAt: Date;
+}
+
+/**
+ * The position of item `id` of the account, read by `statement` (`SELECT id, created_at ... WHERE id = $1
+ * AND account_id = $2`), or null: unknown, or another account's.
+ */
+export async function readListPosition(
+  db: Queryable,
+  statement: Statement,
+  accountId: string,
+  id: string,
+): Promise<ListPosition | null> {
+  const [row] = await queryRows<{ id: string; created_at: Date }>(db, statement, [id, accountId]);
+  return row ? { id: row.id, createdAt: row.created_at } : null;
+}
+
 /**
  * The end of a newest-first list's statement at an offset (`ORDER BY a DESC, b DESC LIMIT $ OFFSET $`), or after
  * (`forward`) or before a cursor's sort values `at` (`AND (a, b) < ($, $) ORDER BY a DESC, b DESC LIMIT $`,

@@ -63,9 +63,10 @@ export function registerSubscriptionRoutes(api: Api, appDeps: AppDeps): void {
     method: 'get',
     path: '/subscriptions',
     tag,
-    summary: 'List subscriptions, newest first (filters: status, customer)',
+    summary: 'List subscriptions, newest first (filters: status, customer; a page, or after/before a cursor)',
     query: listSubscriptionsQuery,
     response: pageSchema(subscriptionSchema),
+    errors: [404],
     handler: ({ principal, query }) => listSubscriptions(prisma, principal.accountId, query),
   });
 

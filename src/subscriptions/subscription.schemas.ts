@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { priceSchema } from '../catalog/price.schemas';
-import { paginationQuery } from '../http/pagination';
+import { cursorQuery, paginationQuery } from '../http/pagination';
 import { queryBoolean, resourceId, unixSeconds, unixTime } from '../http/validation';
 import { paymentMethodId } from '../payments/payment-method.schemas';
 import { COLLECTION_METHODS, DUNNING_OUTCOMES, API_SUBSCRIPTION_STATUSES } from './subscription-machine';
@@ -178,6 +178,7 @@ export const prorationSettingsSchema = z
 
 export const listSubscriptionsQuery = z.strictObject({
   ...paginationQuery(100),
+  ...cursorQuery(),
   status: z.enum(API_SUBSCRIPTION_STATUSES).optional(),
   customer: resourceId.optional(),
 });

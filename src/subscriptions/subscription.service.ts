@@ -21,7 +21,8 @@ import { priceOfRow, toPriceObject } from '../catalog/records';
 import { customerOfRow } from '../customers/customer.records';
 import { dateOf, dateOrNull } from '../db/sql';
 import { badRequest, conflict, notFound } from '../http/errors';
-import { pageEnvelope, pageWindow, type Page } from '../http/pagination';
+import { keysetListPage, type Page } from '../http/pagination';
+import { readSubscriptionIdsAfter, readSubscriptionPosition } from './subscription-list.records';
 import { withParam } from '../invoices/invoice.service';
 import { idFromSeed, newId } from '../lib/ids';
 import { claimOperationId } from '../http/idempotency';
@@ -295,16 +296,36 @@ export async function listSubscriptions(
     ...(query.status ? { status: query.status } : {}),
     ...(query.customer ? { customerId: query.customer } : {}),
   };
-  const [rows, total] = await Promise.all([
-    prisma.subscription.findMany({
-      where,
-      include: { items: true },
-      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-      ...pageWindow(query),
-    }),
-    prisma.subscription.count({ where }),
-  ]);
-  return pageEnvelope(await toSubscriptionObjects(prisma, accountId, rows), total, query);
+  const filters = { status: query.status, customer: query.customer };
+  return keysetListPage(query, {
+    kind: 'subscription',
+    find: (id) => readSubscriptionPosition(prisma, accountId, id),
+    after: (at, forward, take) =>
+      readSubscriptionIdsAfter(prisma, accountId, filters, { at: [at.createdAt, at.id], forward, take: take + 1 }),
+    page: async (take, skip) =>
+      (
+        await prisma.subscription.findMany({
+          where,
+          select: { id: true },
+          orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+          take,
+          skip,
+        })
+      ).map((row) => row.id),
+    count: () => prisma.subscription.count({ where }),
+    objects: async (ids) => {
+      const rows = await prisma.subscription.findMany({
+        where: { accountId, id: { in: ids } },
+        include: { items: true },
+      });
+      const byId = new Map(rows.map((row) => [row.id, row]));
+      return toSubscriptionObjects(
+        prisma,
+        accountId,
+        ids.map((id) => byId.get(id)!),
+      );
+    },
+  });
 }
 
 export function getSubscription(prisma: Db, accountId: string, id: string): Promise<SubscriptionObject> {

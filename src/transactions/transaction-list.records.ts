@@ -4,12 +4,13 @@ import {
   newestFirstWindow,
   queryBound,
   queryModels,
-  queryRows,
   selectList,
   statementOf,
   type BoundStatement,
   type Queryable,
   type Statement,
+  readListPosition,
+  type ListPosition,
 } from '../db/sql';
 import { TRANSACTION_COLUMNS } from './transaction.records';
 
@@ -53,10 +54,7 @@ export function transactionListStatement(
   return { statement: statementOf('transactions_list', text), values };
 }
 
-export interface TransactionPosition {
-  id: string;
-  createdAt: Date;
-}
+export type TransactionPosition = ListPosition;
 
 export function readTransactionRows(db: Queryable, bound: BoundStatement): Promise<Transaction[]> {
   return queryModels(db, TRANSACTION_COLUMNS, bound.statement, bound.values);
@@ -92,11 +90,10 @@ const TRANSACTION_POSITION: Statement = {
   text: `SELECT t.id, t.created_at FROM transactions t WHERE t.id = $1 AND t.account_id = $2`,
 };
 
-export async function readTransactionPosition(
+export function readTransactionPosition(
   db: Queryable,
   accountId: string,
   id: string,
 ): Promise<TransactionPosition | null> {
-  const [row] = await queryRows<{ id: string; created_at: Date }>(db, TRANSACTION_POSITION, [id, accountId]);
-  return row ? { id: row.id, createdAt: row.created_at } : null;
+  return readListPosition(db, TRANSACTION_POSITION, accountId, id);
 }

@@ -2,11 +2,12 @@ import {
   equalityFilters,
   newestFirstWindow,
   queryBound,
-  queryRows,
   statementOf,
   type BoundStatement,
   type Queryable,
   type Statement,
+  readListPosition,
+  type ListPosition,
 } from '../db/sql';
 
 export interface DeliveryLogFilters {
@@ -73,10 +74,7 @@ export function deliveryListStatement(
   return { statement: statementOf('deliveries_list', text), values };
 }
 
-export interface DeliveryPosition {
-  id: string;
-  createdAt: Date;
-}
+export type DeliveryPosition = ListPosition;
 
 const DELIVERY_POSITION: Statement = {
   name: 'delivery_position',
@@ -84,11 +82,6 @@ const DELIVERY_POSITION: Statement = {
 };
 
 /** Where a delivery of the account sits in the logs, or null (unknown, or another account's). */
-export async function readDeliveryPosition(
-  db: Queryable,
-  accountId: string,
-  id: string,
-): Promise<DeliveryPosition | null> {
-  const [row] = await queryRows<{ id: string; created_at: Date }>(db, DELIVERY_POSITION, [id, accountId]);
-  return row ? { id: row.id, createdAt: row.created_at } : null;
+export function readDeliveryPosition(db: Queryable, accountId: string, id: string): Promise<DeliveryPosition | null> {
+  return readListPosition(db, DELIVERY_POSITION, accountId, id);
 }

@@ -631,6 +631,38 @@ describe('GET /subscriptions', () => {
     expect(response.body.error.param).toBe(param);
   });
 
+  it('starting_after and ending_before walk the list as pages do, with a filter too; exact itemsTotal, has_more, no page (docs/decisions.md §36)', async () => {
+    const idsOf = (body: { data: { id: string }[] }) => body.data.map((s) => s.id);
+    const walked: string[] = [];
+    let body = expectStatus(await listApi.get('/subscriptions?take=1'), 200);
+    walked.push(...idsOf(body));
+    for (;;) {
+      body = expectStatus(await listApi.get(`/subscriptions?take=1&starting_after=${walked.at(-1)}`), 200);
+      if (body.data.length === 0) break;
+      expect(body.meta).toEqual({ take: 1, itemsTotal: 3, pagesTotal: 3, has_more: walked.length + 1 < 3 });
+      walked.push(...idsOf(body));
+    }
+    expect(walked).toEqual([ids[2], ids[1], ids[0]]);
+    const back = expectStatus(await listApi.get(`/subscriptions?take=5&ending_before=${ids[0]}`), 200);
+    expect(idsOf(back)).toEqual([ids[2], ids[1]]);
+    const mine = expectStatus(
+      await listApi.get(`/subscriptions?customer=${firstCustomer}&starting_after=${ids[1]}`),
+      200,
+    );
+    expect(idsOf(mine)).toEqual([ids[0]]);
+    expect(mine.meta.itemsTotal).toBe(2);
+  });
+
+  it('a cursor of another account or an unknown id is 404 naming it; both cursors at once are 400', async () => {
+    const theirs = expectStatus(await other.get(`/subscriptions?starting_after=${ids[0]}`), 404);
+    expect(theirs.error).toMatchObject({ param: 'starting_after' });
+    const unknown = await listApi.get(`/subscriptions?ending_before=${newId('subscription')}`);
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.error.param).toBe('ending_before');
+    const both = await listApi.get(`/subscriptions?starting_after=${ids[0]}&ending_before=${ids[1]}`);
+    expect(both.status).toBe(400);
+  });
+
   it("never shows another account's subscriptions", async () => {
     const listed = expectStatus(await other.get('/subscriptions?take=100'), 200);
     expect(listed.data.filter((s: { id: string }) => ids.includes(s.id))).toEqual([]);
