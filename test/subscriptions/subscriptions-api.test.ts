@@ -625,6 +625,8 @@ describe('GET /subscriptions', () => {
     ['page=0', 'page'],
     ['customer=not valid', 'customer'],
     ['sort=asc', 'sort'],
+    ['starting_after=not valid', 'starting_after'],
+    ['ending_before=', 'ending_before'],
   ])('rejects ?%s with 400 naming %s', async (query, param) => {
     const response = await listApi.get(`/subscriptions?${query}`);
     expect(response.status).toBe(400);
