@@ -5,7 +5,12 @@
  * joins them with the range's days.
  */
 const DAY_MS = 86_400_000;
-const dateText = (day: number) => new Date(day * DAY_MS).toISOString().slice(0, 10);
+/** `YYYY-MM-DD` for PostgreSQL; a day past 9999 (a bound of a second before the year 10000) keeps its five digits. */
+function dateText(day: number): string {
+  const date = new Date(day * DAY_MS);
+  const two = (n: number) => String(n).padStart(2, '0');
+  return `${String(date.getUTCFullYear()).padStart(4, '0')}-${two(date.getUTCMonth() + 1)}-${two(date.getUTCDate())}`;
+}
 
 export interface DayCountParts {
   /** `SELECT coalesce(sum(n), 0)::bigint FROM <counter> WHERE ...`: the counter's rows of the filters, any day (its `day` column is added). */

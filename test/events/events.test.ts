@@ -69,6 +69,9 @@ it('filters by type and type group, by object and by customer (its invoices’ e
   expect(await types(`customer=${customer.id}`)).toEqual(['invoice.created', 'customer.updated', 'customer.created']);
   expect(await types(`customer=${bystander.id}&type=customer.*`)).toEqual(['customer.created']);
   expect(await types('created_gt=4102444800')).toEqual([]);
+  // The last second of the year 9999, the largest bound accepted, on each side.
+  expect(await types('created_gt=253402300799')).toEqual([]);
+  expect((await types('created_lte=253402300799')).length).toBe(4);
   expect((await types('created_gte=0&created_lte=4102444800')).length).toBe(4);
 });
 

@@ -976,6 +976,10 @@ describe('GET /invoices', () => {
     expect((await idsOf(`created_gte=${created}`)).length).toBe(5);
     expect(await idsOf(`created_lt=${created}`)).toEqual([]);
     expect(await idsOf(`created_gt=${created + 3600}`)).toEqual([]);
+    // The last second of the year 9999, the largest bound accepted, on each side.
+    expect(await idsOf('created_gt=253402300799')).toEqual([]);
+    expect(await idsOf('created_gt=253402300799&page=5016149554984399')).toEqual([]);
+    expect((await idsOf('created_lte=253402300799')).length).toBe(5);
     for (const [query, param] of [
       ['status=late', 'status'],
       ['created_gte=soon', 'created_gte'],
