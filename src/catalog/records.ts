@@ -90,8 +90,8 @@ const PRICES_BY_ID: Statement = {
 };
 
 /** The account's prices of `ids` as they are now, in one prepared statement (src/db/sql.ts); unknown ids are left out. */
-export async function readPrices(prisma: Db, accountId: string, ids: string[]): Promise<PriceObject[]> {
-  const rows = await queryRows<RowColumns<Price>>(prisma, PRICES_BY_ID, [accountId, ids]);
+export async function readPrices(db: Queryable, accountId: string, ids: string[]): Promise<PriceObject[]> {
+  const rows = await queryRows<RowColumns<Price>>(db, PRICES_BY_ID, [accountId, ids]);
   return rows.map((row) => toPriceObject(priceOfRow(row)));
 }
 

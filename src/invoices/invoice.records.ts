@@ -19,6 +19,7 @@ import {
   modelColumns,
   type Statement,
   type AnyTx,
+  type Queryable,
 } from '../db/sql';
 
 /** An invoice with its lines and, once finalized, its hosted page's link (docs/decisions.md §29). */
@@ -140,6 +141,21 @@ export async function findInvoice(db: Db | Tx, accountId: string, id: string): P
   const invoice = await db.invoice.findFirst({ where: { id, accountId }, include: INVOICE_INCLUDE });
   if (!invoice) throw notFound('invoice', id);
   return invoice;
+}
+
+const INVOICE_ID_BY_KEY: Statement = {
+  name: 'invoice_id_by_key',
+  text: 'SELECT id FROM invoices WHERE account_id = $1 AND idempotency_key = $2',
+};
+
+/** The id of the account's invoice made under `idempotencyKey`, if any (its unique index answers). */
+export async function findInvoiceIdByKey(
+  db: Queryable,
+  accountId: string,
+  idempotencyKey: string,
+): Promise<string | undefined> {
+  const [row] = await queryRows<{ id: string }>(db, INVOICE_ID_BY_KEY, [accountId, idempotencyKey]);
+  return row?.id;
 }
 
 export const INVOICE_COLUMNS = modelColumns<Invoice>(Prisma.InvoiceScalarFieldEnum, {

@@ -6,6 +6,7 @@ import { computeTax, type TaxAmount, type TaxBehavior } from '../catalog/tax';
 import { findTaxRates } from '../catalog/tax-rate.service';
 import { lockCustomer, readCustomerEvenDeleted } from '../customers/customer.records';
 import type { AnyTx } from '../db/sql';
+import { sqlTransaction } from '../db/sql-transaction';
 import { ApiError, badRequest, conflict } from '../http/errors';
 import { parseOrThrow } from '../http/validation';
 import { recordEvent } from '../lib/events';
@@ -15,12 +16,12 @@ import { fromUnixSeconds } from '../lib/time';
 import { allocateInvoiceNumber } from './invoice-number.records';
 import {
   findInvoice,
+  findInvoiceIdByKey,
   insertInvoiceWithLines,
   lockInvoice,
   readAccountName,
   readProductName,
   toInvoiceObject,
-  INVOICE_INCLUDE,
   updateLockedInvoice,
   type InvoiceWithLines,
 } from './invoice.records';
@@ -312,8 +313,10 @@ function snapshotCustomer(customer: {
   };
 }
 
-async function existingByKey(db: Db | Tx, accountId: string, idempotencyKey: string): Promise<InvoiceWithLines | null> {
-  return db.invoice.findFirst({ where: { accountId, idempotencyKey }, include: INVOICE_INCLUDE });
+/** The invoice made under `idempotencyKey`: looked up by a prepared statement (almost always a miss), read when found. */
+async function existingByKey(db: Db, accountId: string, idempotencyKey: string): Promise<InvoiceWithLines | null> {
+  const id = await findInvoiceIdByKey(db, accountId, idempotencyKey);
+  return id === undefined ? null : findInvoice(db, accountId, id);
 }
 
 /**
@@ -344,7 +347,7 @@ export async function createKeyedInvoice(
     if (existing) return toInvoiceObject(existing);
   }
   try {
-    return await prisma.$transaction((tx) => insertInvoice(tx, accountId, input));
+    return await sqlTransaction(prisma, (tx) => insertInvoice(tx, accountId, input));
   } catch (error) {
     // A concurrent call with the same key won the unique index: answer its invoice.
     const existing = key ? await existingByKey(prisma, accountId, key) : null;

@@ -1,5 +1,6 @@
 import type { Db } from '../db/prisma';
 import type { AnyTx, Queryable } from '../db/sql';
+import { sqlTransaction } from '../db/sql-transaction';
 import { activeTaxRateIds, readPrices } from '../catalog/records';
 import { recordEvent } from '../lib/events';
 import { collectInvoice } from '../invoices/invoice-payment.service';
@@ -345,7 +346,7 @@ export async function finalizeRenewalInvoice(
   prisma: Db,
   input: RenewalPeriod & { invoiceId: string },
 ): Promise<FinalizedRenewal> {
-  return prisma.$transaction((tx) => finalizeRenewalInvoiceInTx(tx, input));
+  return sqlTransaction(prisma, (tx) => finalizeRenewalInvoiceInTx(tx, input));
 }
 
 async function finalizeRenewalInvoiceInTx(
@@ -383,7 +384,7 @@ async function recordAttempt(
  * invoice.payment_failed it carries shows the attempt (api.md, Subscriptions: renewals).
  */
 async function recordAttemptWithoutCharge(prisma: Db, input: RenewalChargeInput, code: string): Promise<void> {
-  await prisma.$transaction(async (tx) => {
+  await sqlTransaction(prisma, async (tx) => {
     const key = periodKey(input);
     // The invoice first, then the period, in the order finalizeRenewalInvoiceInTx takes them.
     const invoice = await lockInvoice(tx, input.accountId, input.invoiceId);

@@ -1,5 +1,7 @@
-import type { Db, Tx } from '../db/prisma';
+import type { Db } from '../db/prisma';
 import type { AnyTx } from '../db/sql';
+import { sqlTransaction } from '../db/sql-transaction';
+import type { SubscriptionItem } from '../generated/prisma/client';
 import { findPricesForUse } from '../catalog/price.service';
 import type { PriceObject } from '../catalog/price.schemas';
 import { ApiError } from '../http/errors';
@@ -8,18 +10,21 @@ import { withOrigin, type EventOrigin } from '../lib/event-origin';
 import { newId } from '../lib/ids';
 import { currentTime } from '../lib/clock-time';
 import { startColumns, type WorkflowStart } from '../temporal/workflow-starts';
-import { type ChangeCause, type SubscriptionItemState, type SubscriptionState } from './subscription-machine';
+import { type ChangeCause, type SubscriptionState } from './subscription-machine';
 import {
+  deleteItemsBut,
   getSubscriptionObject,
   insertSubscriptionRows,
   ITEM_FIELDS,
   lockSubscriptionVersion,
+  readSubscriptionItems,
   recordJson,
   subscriptionEventData,
   subscriptionRowColumns,
   subscriptionRowRecord,
   subscriptionVersionRow,
   toSubscriptionObject,
+  upsertItems,
   writeFirstPeriodBilled,
   writeSubscriptionRow,
   type SubscriptionWithItems,
@@ -45,12 +50,35 @@ export interface PersistSubscriptionInput {
   event: { type: SubscriptionEventType; cause?: ChangeCause; origin?: EventOrigin } | null;
 }
 
-function itemColumns(item: SubscriptionItemState, position: number) {
-  return { priceId: item.priceId, quantity: item.quantity, position, taxRateIds: item.taxRateIds };
+/** The item rows of `state`, in its order; `createdAt` is a new row's (an existing row keeps its own). */
+function itemRows(state: SubscriptionState, createdAt: Date): SubscriptionItem[] {
+  return state.items.map((item, position) => ({
+    id: item.id,
+    accountId: state.accountId,
+    subscriptionId: state.id,
+    priceId: item.priceId,
+    quantity: item.quantity,
+    position,
+    taxRateIds: item.taxRateIds,
+    createdAt,
+  }));
+}
+
+/** Whether the stored item already is `row` (a renewal's write changes no item). */
+function itemUnchanged(stored: SubscriptionItem | undefined, row: SubscriptionItem): boolean {
+  return (
+    stored !== undefined &&
+    stored.subscriptionId === row.subscriptionId &&
+    stored.priceId === row.priceId &&
+    stored.quantity === row.quantity &&
+    stored.position === row.position &&
+    stored.taxRateIds.length === row.taxRateIds.length &&
+    stored.taxRateIds.every((id, index) => id === row.taxRateIds[index])
+  );
 }
 
 /** Locks (FOR SHARE) prices the subscription starts to use, so a concurrent DELETE /prices cannot remove them; 404 names the item. */
-async function lockNewPrices(tx: Tx, state: SubscriptionState, knownPriceIds: Set<string>): Promise<void> {
+async function lockNewPrices(tx: AnyTx, state: SubscriptionState, knownPriceIds: Set<string>): Promise<void> {
   for (const [index, item] of state.items.entries()) {
     if (knownPriceIds.has(item.priceId)) continue;
     try {
@@ -70,7 +98,7 @@ async function lockNewPrices(tx: Tx, state: SubscriptionState, knownPriceIds: Se
  * item's price cannot be used.
  */
 export async function persistSubscription(prisma: Db, input: PersistSubscriptionInput): Promise<SubscriptionObject> {
-  return prisma.$transaction((tx) => persistSubscriptionInTx(tx, input));
+  return sqlTransaction(prisma, (tx) => persistSubscriptionInTx(tx, input));
 }
 
 /**
@@ -85,35 +113,24 @@ export async function projectColumnsInTx(tx: AnyTx, state: SubscriptionState): P
 
 /** persistSubscription inside the caller's transaction (the API's creation writes the row with what it starts). */
 export async function persistSubscriptionInTx(
-  tx: Tx,
+  tx: AnyTx,
   { state, event }: PersistSubscriptionInput,
 ): Promise<SubscriptionObject> {
   const currentVersion = await lockSubscriptionVersion(tx, state.id);
   if (currentVersion !== undefined && currentVersion >= state.version)
     return getSubscriptionObject(tx, state.accountId, state.id);
   const current = currentVersion === undefined ? undefined : { workflow_version: currentVersion };
-  const existingItems = current ? await tx.subscriptionItem.findMany({ where: { subscriptionId: state.id } }) : [];
+  const existingItems = current ? await readSubscriptionItems(tx, state.id) : [];
   await lockNewPrices(tx, state, new Set(existingItems.map((item) => item.priceId)));
   // Locked at that version just above: written whatever versions the workflow skipped since.
   await writeSubscriptionRow(tx, state, current ? { overVersion: current.workflow_version } : { insert: true });
-  if (current)
-    await tx.subscriptionItem.deleteMany({
-      where: { subscriptionId: state.id, id: { notIn: state.items.map((item) => item.id) } },
-    });
-  for (const [position, item] of state.items.entries()) {
-    const columns = itemColumns(item, position);
-    await tx.subscriptionItem.upsert({
-      where: { id: item.id },
-      create: {
-        id: item.id,
-        accountId: state.accountId,
-        subscriptionId: state.id,
-        createdAt: currentTime(),
-        ...columns,
-      },
-      update: columns,
-    });
-  }
+  const keptIds = state.items.map((item) => item.id);
+  if (existingItems.some((item) => !keptIds.includes(item.id))) await deleteItemsBut(tx, state.id, keptIds);
+  const stored = new Map(existingItems.map((item) => [item.id, item]));
+  await upsertItems(
+    tx,
+    itemRows(state, currentTime()).filter((row) => !itemUnchanged(stored.get(row.id), row)),
+  );
   const object = await getSubscriptionObject(tx, state.accountId, state.id);
   if (event)
     await recordEvent(
@@ -200,13 +217,7 @@ function newSubscription(state: SubscriptionState, prices: PriceObject[], start:
     // A new row has no discount: a coupon at creation is redeemed after it is written (docs/decisions.md §37).
     discount: null,
     ...subscriptionRowColumns(state),
-    items: state.items.map((item, position) => ({
-      id: item.id,
-      accountId: state.accountId,
-      subscriptionId: state.id,
-      createdAt: now,
-      ...itemColumns(item, position),
-    })),
+    items: itemRows(state, now),
   };
   const byId = new Map(prices.map((price) => [price.id, price]));
   const object = toSubscriptionObject(row, byId);

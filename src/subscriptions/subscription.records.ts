@@ -7,19 +7,24 @@ import {
 } from './subscription-machine';
 import {
   columnOfField,
+  jsonObjectOf,
   jsonRecord,
+  modelColumns,
+  modelOfRow,
+  queryModels,
   queryRows,
+  selectList,
   setFromRecord,
   type AnyTx,
+  type Queryable,
   type RowColumns,
   type Statement,
 } from '../db/sql';
 import { columnValue } from '../lib/columns';
-import type { Price, Subscription, SubscriptionItem, TaxRate } from '../generated/prisma/client';
+import { Prisma, type Price, type Subscription, type SubscriptionItem, type TaxRate } from '../generated/prisma/client';
 import { CUSTOMER_COLUMNS, type CustomerColumns } from '../customers/customer.records';
-import { PRICE_COLUMNS, TAX_RATE_COLUMNS } from '../catalog/records';
-import type { Db, Tx } from '../db/prisma';
-import { toPriceObject } from '../catalog/records';
+import { PRICE_COLUMNS, TAX_RATE_COLUMNS, readPrices } from '../catalog/records';
+import type { Db } from '../db/prisma';
 import type { PriceObject } from '../catalog/price.schemas';
 import { notFound } from '../http/errors';
 import { toUnixSeconds } from '../lib/time';
@@ -76,24 +81,62 @@ export function toSubscriptionObject(row: SubscriptionWithItems, prices: Map<str
 
 /** API objects for rows of one account, with their items' prices read in one query. */
 export async function toSubscriptionObjects(
-  db: Db | Tx,
+  db: Queryable,
   accountId: string,
   rows: SubscriptionWithItems[],
 ): Promise<SubscriptionObject[]> {
   const priceIds = [...new Set(rows.flatMap((row) => row.items.map((item) => item.priceId)))];
-  const prices = priceIds.length === 0 ? [] : await db.price.findMany({ where: { accountId, id: { in: priceIds } } });
-  const byId = new Map(prices.map((price) => [price.id, toPriceObject(price)]));
+  const prices = priceIds.length === 0 ? [] : await readPrices(db, accountId, priceIds);
+  const byId = new Map(prices.map((price) => [price.id, price]));
   return rows.map((row) => toSubscriptionObject(row, byId));
 }
 
+const SUBSCRIPTION_MODEL = modelColumns<Subscription>(Prisma.SubscriptionScalarFieldEnum, {
+  bigint: ['updatedMs'],
+  date: ['billingCycleAnchor', 'startDate', 'createdAt', 'updatedAt'],
+  'date?': [
+    'startBillingDate',
+    'endDate',
+    'trialStart',
+    'trialEnd',
+    'currentPeriodStart',
+    'currentPeriodEnd',
+    'cancelAt',
+    'canceledAt',
+    'endedAt',
+    'pausedAt',
+  ],
+});
+const ITEM_MODEL = modelColumns<SubscriptionItem>(Prisma.SubscriptionItemScalarFieldEnum, { date: ['createdAt'] });
+
+// The row and its items in one prepared statement, where Prisma's findFirst with its include costs two
+// statements and its client's work (the workflow reads it after every change it writes).
+const SUBSCRIPTION_WITH_ITEMS: Statement = {
+  name: 'subscription_with_items',
+  text: `SELECT ${selectList(SUBSCRIPTION_MODEL, 's')},
+    (SELECT coalesce(json_agg(${jsonObjectOf(ITEM_MODEL, 'i')} ORDER BY i.position), '[]') FROM subscription_items i WHERE i.subscription_id = s.id) AS items
+    FROM subscriptions s WHERE s.id = $1 AND s.account_id = $2`,
+};
+
 /** A subscription of the account, or 404 (also for another account's subscription). */
-export async function findSubscriptionRow(db: Db | Tx, accountId: string, id: string): Promise<SubscriptionWithItems> {
-  const row = await db.subscription.findFirst({ where: { id, accountId }, include: { items: true } });
+export async function findSubscriptionRow(
+  db: Queryable,
+  accountId: string,
+  id: string,
+): Promise<SubscriptionWithItems> {
+  const [row] = await queryRows<Record<string, unknown> & { items: Record<string, unknown>[] }>(
+    db,
+    SUBSCRIPTION_WITH_ITEMS,
+    [id, accountId],
+  );
   if (!row) throw notFound('subscription', id);
-  return row;
+  return {
+    ...modelOfRow<Subscription>(SUBSCRIPTION_MODEL, row),
+    items: row.items.map((item) => modelOfRow<SubscriptionItem>(ITEM_MODEL, item)),
+  };
 }
 
-export async function getSubscriptionObject(db: Db | Tx, accountId: string, id: string): Promise<SubscriptionObject> {
+export async function getSubscriptionObject(db: Queryable, accountId: string, id: string): Promise<SubscriptionObject> {
   const [object] = await toSubscriptionObjects(db, accountId, [await findSubscriptionRow(db, accountId, id)]);
   return object!;
 }
@@ -329,11 +372,49 @@ export async function writeFirstPeriodBilled(db: AnyTx | Db, values: unknown[]):
   return updated?.updatedMs ?? null;
 }
 
+const LOCK_VERSION: Statement = {
+  name: 'subscription_lock_version',
+  text: 'SELECT workflow_version AS "workflowVersion" FROM subscriptions WHERE id = $1 FOR UPDATE',
+};
+
 /** The row's version, locked until the caller's transaction ends; undefined when there is no row yet. */
-export async function lockSubscriptionVersion(tx: Tx, id: string): Promise<number | undefined> {
-  const [current] = await tx.$queryRaw<{ workflow_version: number }[]>`
-    SELECT workflow_version FROM subscriptions WHERE id = ${id} FOR UPDATE`;
-  return current?.workflow_version;
+export async function lockSubscriptionVersion(tx: AnyTx, id: string): Promise<number | undefined> {
+  const [current] = await queryRows<{ workflowVersion: number }>(tx, LOCK_VERSION, [id]);
+  return current?.workflowVersion;
+}
+
+const ITEMS_OF: Statement = {
+  name: 'subscription_items_of',
+  text: `SELECT ${selectList(ITEM_MODEL, 'i')} FROM subscription_items i WHERE i.subscription_id = $1`,
+};
+
+/** The subscription's item rows, in no order. */
+export function readSubscriptionItems(db: Queryable, subscriptionId: string): Promise<SubscriptionItem[]> {
+  return queryModels<SubscriptionItem>(db, ITEM_MODEL, ITEMS_OF, [subscriptionId]);
+}
+
+const DELETE_ITEMS_BUT: Statement = {
+  name: 'subscription_items_delete_but',
+  text: 'DELETE FROM subscription_items WHERE subscription_id = $1 AND id <> ALL($2::text[])',
+};
+
+/** Deletes the subscription's items but `keptIds`. */
+export async function deleteItemsBut(tx: AnyTx, subscriptionId: string, keptIds: string[]): Promise<void> {
+  await queryRows(tx, DELETE_ITEMS_BUT, [subscriptionId, keptIds]);
+}
+
+const UPSERT_ITEMS: Statement = {
+  name: 'subscription_items_upsert',
+  text: `INSERT INTO subscription_items (${columnList(ITEM_FIELDS)})
+    SELECT ${columnList(ITEM_FIELDS)} FROM jsonb_populate_recordset(NULL::subscription_items, $1::jsonb)
+    ON CONFLICT (id) DO UPDATE SET price_id = EXCLUDED.price_id, quantity = EXCLUDED.quantity,
+      position = EXCLUDED.position, tax_rate_ids = EXCLUDED.tax_rate_ids`,
+};
+
+/** Writes `items`: new ones inserted as they are, existing ones (by id) given their price, quantity, position and tax rates. */
+export async function upsertItems(tx: AnyTx, items: SubscriptionItem[]): Promise<void> {
+  if (items.length === 0) return;
+  await queryRows(tx, UPSERT_ITEMS, [JSON.stringify(items.map((item) => recordJson(item, ITEM_FIELDS)))]);
 }
 
 type PricedColumns = RowColumns<Price> & { productName: string | null };
