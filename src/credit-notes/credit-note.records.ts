@@ -1,6 +1,14 @@
 import type { CreditNote, CreditNoteLine, Prisma } from '../generated/prisma/client';
 import type { Db, Tx } from '../db/prisma';
-import type { AnyTx, Statement } from '../db/sql';
+import {
+  idsAfterPositionStatement,
+  inOrderOf,
+  readCreatedPosition,
+  readIdsAfterPosition,
+  type AnyTx,
+  type ListPosition,
+  type Statement,
+} from '../db/sql';
 import { allocateNumber } from '../invoices/invoice-number.records';
 import { notFound } from '../http/errors';
 
@@ -49,20 +57,58 @@ export async function creditNoteById(db: Db | Tx, accountId: string, id: string)
   return db.creditNote.findFirst({ where: { id, accountId }, include: { lines: true } });
 }
 
-export async function creditNotesPage(
+export interface CreditNoteFilter {
+  invoiceId?: string;
+  customerId?: string;
+}
+
+/** A page of the account's credit notes, newest first, at an offset. */
+export function readCreditNotePage(
   db: Db,
-  where: Prisma.CreditNoteWhereInput,
+  accountId: string,
+  filter: CreditNoteFilter,
   window: { skip: number; take: number },
-): Promise<[CreditNoteWithLines[], number]> {
-  return Promise.all([
-    db.creditNote.findMany({
-      where,
-      include: { lines: true },
-      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-      ...window,
-    }),
-    db.creditNote.count({ where }),
-  ]);
+): Promise<CreditNoteWithLines[]> {
+  return db.creditNote.findMany({
+    where: { accountId, ...filter },
+    include: { lines: true },
+    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+    ...window,
+  });
+}
+
+export function countCreditNotes(db: Db, accountId: string, filter: CreditNoteFilter): Promise<number> {
+  return db.creditNote.count({ where: { accountId, ...filter } });
+}
+
+/** `take` of the account's credit notes after (`forward`) or before `at`, in the list's order read that way (docs/decisions.md §36). */
+export async function readCreditNotesAfter(
+  db: Db,
+  accountId: string,
+  filter: CreditNoteFilter,
+  window: { at: ListPosition; forward: boolean; take: number },
+): Promise<CreditNoteWithLines[]> {
+  const ids = await readIdsAfterPosition(
+    db,
+    idsAfterPositionStatement(
+      'credit_notes',
+      [
+        ['account_id', accountId],
+        ['invoice_id', filter.invoiceId],
+        ['customer_id', filter.customerId],
+      ],
+      window,
+    ),
+  );
+  return inOrderOf(
+    ids,
+    await db.creditNote.findMany({ where: { accountId, id: { in: ids } }, include: { lines: true } }),
+  );
+}
+
+/** Where a credit note of the account sits in the list, or null (unknown, or another account's). */
+export function readCreditNotePosition(db: Db, accountId: string, id: string): Promise<ListPosition | null> {
+  return readCreatedPosition(db, 'credit_notes', accountId, id);
 }
 
 /** Cents credited so far on each line of the invoice by its issued credit notes. */

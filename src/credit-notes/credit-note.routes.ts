@@ -44,9 +44,12 @@ export function registerCreditNoteRoutes(
     path: '/credit-notes',
     tag,
     summary: 'List credit notes, newest first',
-    description: 'Filters: invoice, customer.',
+    description:
+      'Filters: invoice, customer. Pages by page/take, or after/before a credit note of the list with ' +
+      'starting_after/ending_before (404 naming the parameter for an unknown id).',
     query: listCreditNotesQuery,
     response: pageSchema(creditNoteSchema),
+    errors: [404],
     handler: ({ principal, query }) => listCreditNotes(prisma, principal.accountId, query),
   });
 

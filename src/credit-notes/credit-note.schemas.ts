@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { currencyCode } from '../lib/iso';
 import { MAX_CHARGE_AMOUNT } from '../lib/money';
 import { updatedMsField } from '../lib/object-version';
-import { paginationQuery } from '../http/pagination';
+import { cursorQuery, paginationQuery } from '../http/pagination';
 import { resourceId, unixTime } from '../http/validation';
 import { invoiceId, MAX_LINES, MAX_QUANTITY } from '../invoices/invoice.schemas';
 
@@ -105,6 +105,7 @@ export const creditNoteIdParams = z.strictObject({ id: resourceId });
 
 export const listCreditNotesQuery = z.strictObject({
   ...paginationQuery(100),
+  ...cursorQuery(),
   invoice: invoiceId.optional(),
   customer: resourceId.optional(),
 });

@@ -2,7 +2,7 @@ import type { CreditNoteLine, InvoiceLine, Transaction } from '../generated/pris
 import type { Db, Tx } from '../db/prisma';
 import { runTransaction } from '../db/sql-transaction';
 import { badRequest, conflict } from '../http/errors';
-import { pageEnvelope, pageWindow, type Page } from '../http/pagination';
+import { keysetListPage, type Page } from '../http/pagination';
 import { markPricesBilled } from '../catalog/price.service';
 import { currentTime } from '../lib/clock-time';
 import { recordEvent } from '../lib/events';
@@ -27,7 +27,10 @@ import {
   allocateCreditNoteNumber,
   creditedPerLine,
   creditNoteById,
-  creditNotesPage,
+  countCreditNotes,
+  readCreditNotePage,
+  readCreditNotePosition,
+  readCreditNotesAfter,
   findCreditNote,
   insertCreditNote,
   updateCreditNote,
@@ -351,14 +354,13 @@ export async function listCreditNotes(
   accountId: string,
   query: ListCreditNotesQuery,
 ): Promise<Page<CreditNoteObject>> {
-  const [notes, total] = await creditNotesPage(
-    prisma,
-    {
-      accountId,
-      ...(query.invoice ? { invoiceId: query.invoice } : {}),
-      ...(query.customer ? { customerId: query.customer } : {}),
-    },
-    pageWindow(query),
-  );
-  return pageEnvelope(notes.map(toCreditNoteObject), total, query);
+  const filter = { invoiceId: query.invoice, customerId: query.customer };
+  return keysetListPage(query, {
+    kind: 'credit_note',
+    find: (id) => readCreditNotePosition(prisma, accountId, id),
+    after: (at, forward, take) => readCreditNotesAfter(prisma, accountId, filter, { at, forward, take: take + 1 }),
+    page: (take, skip) => readCreditNotePage(prisma, accountId, filter, { take, skip }),
+    count: () => countCreditNotes(prisma, accountId, filter),
+    objects: (notes) => notes.map(toCreditNoteObject),
+  });
 }

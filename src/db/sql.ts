@@ -232,3 +232,46 @@ export function newestFirstWindow(
   const [op, dir] = window.forward ? ['<', 'DESC'] : ['>', 'ASC'];
   return `AND (${keys.join(', ')}) ${op} ($${n - 2}, $${n - 1}) ${order(dir)} LIMIT $${n}`;
 }
+
+/**
+ * A newest-first list of `table` ordered by (created_at, id), filtered by equality (`filters`, an undefined
+ * value no filter; the first is the account): the statement of the ids of `take` rows after (`forward`) or
+ * before `at`, one range of the table's index (account_id, [filter], created_at, id). `table` is a name from
+ * code, never from a request.
+ */
+export function idsAfterPositionStatement(
+  table: string,
+  filters: [column: string, value: unknown][],
+  window: { at: ListPosition; forward: boolean; take: number },
+): BoundStatement {
+  const values: unknown[] = [];
+  const where = equalityFilters('r', filters, values);
+  const text = `SELECT r.id FROM ${table} r WHERE ${where} ${newestFirstWindow(['r.created_at', 'r.id'], values, {
+    at: [window.at.createdAt, window.at.id],
+    forward: window.forward,
+    take: window.take,
+  })}`;
+  return { statement: statementOf(`${table}_after`, text), values };
+}
+
+/** The ids idsAfterPositionStatement's `bound` reads, in its order. */
+export async function readIdsAfterPosition(db: Queryable, bound: BoundStatement): Promise<string[]> {
+  return (await queryBound<{ id: string }>(db, bound)).map((row) => row.id);
+}
+
+/** Where row `id` of the account sits in such a list of `table`, or null (unknown, or another account's). */
+export function readCreatedPosition(
+  db: Queryable,
+  table: string,
+  accountId: string,
+  id: string,
+): Promise<ListPosition | null> {
+  const text = `SELECT r.id, r.created_at FROM ${table} r WHERE r.id = $1 AND r.account_id = $2`;
+  return readListPosition(db, statementOf(`${table}_position`, text), accountId, id);
+}
+
+/** `rows` in the order of `ids` (a page read by its ids), leaving out ids with no row. */
+export function inOrderOf<Row extends { id: string }>(ids: string[], rows: Row[]): Row[] {
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  return ids.flatMap((id) => byId.get(id) ?? []);
+}

@@ -1,10 +1,10 @@
 import type { Email } from '../generated/prisma/client';
 import type { Db } from '../db/prisma';
 import { notFound } from '../http/errors';
-import { pageEnvelope, pageWindow, type Page } from '../http/pagination';
+import { keysetListPage, type Page } from '../http/pagination';
 import { toUnixSeconds } from '../lib/time';
 import type { EmailKind } from './email-content';
-import { findEmail, listEmails } from './email.records';
+import { countEmails, findEmail, readEmailPage, readEmailPosition, readEmailsAfter } from './email.records';
 import type { EmailObject, ListEmailsQuery } from './email.schemas';
 
 function toEmailObject(email: Email): EmailObject {
@@ -29,19 +29,20 @@ function toEmailObject(email: Email): EmailObject {
   };
 }
 
-/** GET /emails: the account's emails to its customers, newest first (an invoice's or a customer's timeline). */
-export async function listAccountEmails(
-  prisma: Db,
-  accountId: string,
-  query: ListEmailsQuery,
-): Promise<Page<EmailObject>> {
-  const { rows, total } = await listEmails(
-    prisma,
-    accountId,
-    { invoiceId: query.invoice, customerId: query.customer, subscriptionId: query.subscription },
-    pageWindow(query),
-  );
-  return pageEnvelope(rows.map(toEmailObject), total, query);
+/**
+ * GET /emails: the account's emails to its customers, newest first (an invoice's or a customer's timeline), a
+ * page at an offset or after/before a cursor (docs/decisions.md §36).
+ */
+export function listAccountEmails(prisma: Db, accountId: string, query: ListEmailsQuery): Promise<Page<EmailObject>> {
+  const filter = { invoiceId: query.invoice, customerId: query.customer, subscriptionId: query.subscription };
+  return keysetListPage(query, {
+    kind: 'email',
+    find: (id) => readEmailPosition(prisma, accountId, id),
+    after: (at, forward, take) => readEmailsAfter(prisma, accountId, filter, { at, forward, take: take + 1 }),
+    page: (take, skip) => readEmailPage(prisma, accountId, filter, { take, skip }),
+    count: () => countEmails(prisma, accountId, filter),
+    objects: (rows) => rows.map(toEmailObject),
+  });
 }
 
 export async function getEmail(prisma: Db, accountId: string, id: string): Promise<EmailObject> {

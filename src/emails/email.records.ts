@@ -1,5 +1,13 @@
 import type { CaughtEmail, Email, Prisma } from '../generated/prisma/client';
 import type { Db, Tx } from '../db/prisma';
+import {
+  idsAfterPositionStatement,
+  inOrderOf,
+  readCreatedPosition,
+  readIdsAfterPosition,
+  type BoundStatement,
+  type ListPosition,
+} from '../db/sql';
 
 /** The email module's data access (docs/architecture.md, "Data access"): emails and caught_emails. */
 
@@ -58,19 +66,57 @@ export async function markEmailFailed(db: Db, id: string, reason: string): Promi
   });
 }
 
-/** A page of the account's emails (about an invoice, to a customer), newest first, and their count. */
-export async function listEmails(
+export interface EmailFilter {
+  invoiceId?: string;
+  customerId?: string;
+  subscriptionId?: string;
+}
+
+/** A page of the account's emails (about an invoice, to a customer), newest first, at an offset. */
+export function readEmailPage(
   db: Db,
   accountId: string,
-  filter: { invoiceId?: string; customerId?: string; subscriptionId?: string },
+  filter: EmailFilter,
   window: { skip: number; take: number },
-): Promise<{ rows: Email[]; total: number }> {
-  const where = { accountId, ...filter };
-  const [rows, total] = await Promise.all([
-    db.email.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], ...window }),
-    db.email.count({ where }),
-  ]);
-  return { rows, total };
+): Promise<Email[]> {
+  return db.email.findMany({
+    where: { accountId, ...filter },
+    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+    ...window,
+  });
+}
+
+export function countEmails(db: Db, accountId: string, filter: EmailFilter): Promise<number> {
+  return db.email.count({ where: { accountId, ...filter } });
+}
+
+type CursorWindow = { at: ListPosition; forward: boolean; take: number };
+
+/** The statement of the ids of `take` of the account's emails after (`forward`) or before `at`. */
+export function emailCursorStatement(accountId: string, filter: EmailFilter, window: CursorWindow): BoundStatement {
+  const columns: [string, unknown][] = [
+    ['account_id', accountId],
+    ['invoice_id', filter.invoiceId],
+    ['customer_id', filter.customerId],
+    ['subscription_id', filter.subscriptionId],
+  ];
+  return idsAfterPositionStatement('emails', columns, window);
+}
+
+/** `take` of the account's emails after (`forward`) or before `at`, in the list's order read that way (docs/decisions.md §36). */
+export async function readEmailsAfter(
+  db: Db,
+  accountId: string,
+  filter: EmailFilter,
+  window: CursorWindow,
+): Promise<Email[]> {
+  const ids = await readIdsAfterPosition(db, emailCursorStatement(accountId, filter, window));
+  return inOrderOf(ids, await db.email.findMany({ where: { accountId, id: { in: ids } } }));
+}
+
+/** Where an email of the account sits in the list, or null (unknown, or another account's). */
+export function readEmailPosition(db: Db, accountId: string, id: string): Promise<ListPosition | null> {
+  return readCreatedPosition(db, 'emails', accountId, id);
 }
 
 export async function findEmail(db: Db, accountId: string, id: string): Promise<Email | null> {

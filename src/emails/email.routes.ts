@@ -14,9 +14,11 @@ export function registerEmailRoutes(api: Api, { prisma }: AppDeps): void {
     summary: "List the emails sent to the account's customers, newest first",
     description:
       "Filters: `invoice` (an invoice's timeline), `customer` (a customer's). Each email's status: queued until the SMTP " +
-      'server accepted it, then sent; failed when it refused it for good or every retry failed.',
+      'server accepted it, then sent; failed when it refused it for good or every retry failed. Pages by page/take, or ' +
+      'after/before an email of the list with starting_after/ending_before (404 naming the parameter for an unknown id).',
     query: listEmailsQuery,
     response: pageSchema(emailSchema),
+    errors: [404],
     handler: ({ principal, query }) => listAccountEmails(prisma, principal.accountId, query),
   });
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { paginationQuery } from '../http/pagination';
+import { cursorQuery, paginationQuery } from '../http/pagination';
 import { resourceId, unixTime } from '../http/validation';
 import { invoiceId } from '../invoices/invoice.schemas';
 import { EMAIL_KINDS } from './email-content';
@@ -8,6 +8,7 @@ export const EMAIL_STATUSES = ['queued', 'sent', 'failed'] as const;
 
 export const listEmailsQuery = z.strictObject({
   ...paginationQuery(100),
+  ...cursorQuery(),
   invoice: invoiceId.optional().describe("Only the emails about this invoice (the invoice's timeline)"),
   customer: resourceId.optional().describe("Only the emails to this customer (the customer's timeline)"),
   subscription: resourceId.optional().describe('Only the emails about this subscription (its reminders)'),

@@ -2,7 +2,16 @@ import { PLAN_STATUSES, TERMINAL_STATES } from './payment-plan.schemas';
 import { columnValue, nullableColumnValue } from '../lib/columns';
 import type { PaymentPlan, PaymentPlanInstallment, PaymentPlanPayment } from '../generated/prisma/client';
 import type { Db, Tx } from '../db/prisma';
-import { execute, type AnyTx, type Statement } from '../db/sql';
+import {
+  execute,
+  idsAfterPositionStatement,
+  inOrderOf,
+  readCreatedPosition,
+  readIdsAfterPosition,
+  type AnyTx,
+  type ListPosition,
+  type Statement,
+} from '../db/sql';
 import { notFound } from '../http/errors';
 import { toUnixSeconds } from '../lib/time';
 import type { InstallmentObject, PaymentPlanObject, PlanPaymentObject } from './payment-plan.schemas';
@@ -282,4 +291,58 @@ export async function listOpenTerminalPayments(
     customer: customerOf.get(payment.planId) ?? null,
     terminalLabel: payment.terminalId ? (labelOf.get(payment.terminalId) ?? null) : null,
   }));
+}
+
+export interface PlanFilter {
+  customerId?: string;
+  status?: string;
+}
+
+/** A page of the account's payment plans, newest first, at an offset. */
+export function readPlanPage(
+  db: Db,
+  accountId: string,
+  filter: PlanFilter,
+  window: { skip: number; take: number },
+): Promise<PlanWithDetails[]> {
+  return db.paymentPlan.findMany({
+    where: { accountId, ...filter },
+    include: PLAN_INCLUDE,
+    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+    ...window,
+  });
+}
+
+export function countPlans(db: Db, accountId: string, filter: PlanFilter): Promise<number> {
+  return db.paymentPlan.count({ where: { accountId, ...filter } });
+}
+
+/** `take` of the account's payment plans after (`forward`) or before `at`, in the list's order read that way (docs/decisions.md §36). */
+export async function readPlansAfter(
+  db: Db,
+  accountId: string,
+  filter: PlanFilter,
+  window: { at: ListPosition; forward: boolean; take: number },
+): Promise<PlanWithDetails[]> {
+  const ids = await readIdsAfterPosition(
+    db,
+    idsAfterPositionStatement(
+      'payment_plans',
+      [
+        ['account_id', accountId],
+        ['customer_id', filter.customerId],
+        ['status', filter.status],
+      ],
+      window,
+    ),
+  );
+  return inOrderOf(
+    ids,
+    await db.paymentPlan.findMany({ where: { accountId, id: { in: ids } }, include: PLAN_INCLUDE }),
+  );
+}
+
+/** Where a payment plan of the account sits in the list, or null (unknown, or another account's). */
+export function readPlanPosition(db: Db, accountId: string, id: string): Promise<ListPosition | null> {
+  return readCreatedPosition(db, 'payment_plans', accountId, id);
 }

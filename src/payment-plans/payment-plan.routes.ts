@@ -109,10 +109,10 @@ export function registerPaymentPlanRoutes(api: Api, deps: AppDeps): void {
     path: '/payment-plans',
     tag,
     guard,
-    summary: 'List payment plans, newest first',
+    summary: 'List payment plans, newest first (filters: customer, status; a page, or after/before a cursor)',
     query: listPaymentPlansQuery,
     response: pageSchema(paymentPlanSchema),
-    errors: [403],
+    errors: [403, 404],
     handler: ({ principal, query }) => listPaymentPlans(prisma, principal.accountId, query),
   });
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { currencyCode, currencyCodeInput } from '../lib/iso';
-import { paginationQuery } from '../http/pagination';
+import { cursorQuery, paginationQuery } from '../http/pagination';
 import { DECIMAL_INTEGER, oneOf, queryInteger, resourceId, unixTime } from '../http/validation';
 import { paymentMethodId } from '../payments/payment-method.schemas';
 import { updatedMsField } from '../lib/object-version';
@@ -63,6 +63,7 @@ export const createPaymentPlanBody = z
 
 export const listPaymentPlansQuery = z.strictObject({
   ...paginationQuery(100),
+  ...cursorQuery(),
   customer: resourceId.optional(),
   status: z.enum(PLAN_STATUSES).optional(),
 });

@@ -1,11 +1,10 @@
 import { TERMINAL_STATES } from './payment-plan.schemas';
 import { nullableColumnValue } from '../lib/columns';
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
-import type { Prisma } from '../generated/prisma/client';
 import type { Db } from '../db/prisma';
 import { lockCustomer } from '../customers/customer.records';
 import { ApiError, badRequest, conflict, isRefusal } from '../http/errors';
-import { pageEnvelope, pageWindow, type Page, type PageParams } from '../http/pagination';
+import { keysetListPage, pageEnvelope, pageWindow, type Page, type PageParams } from '../http/pagination';
 import { idFromSeed, newId } from '../lib/ids';
 import { fromUnixSeconds } from '../lib/time';
 import { BILLING_ACCOUNT_ID, BILLING_CUSTOMER_ID, BILLING_STATUS } from '../temporal/search-attributes';
@@ -24,10 +23,14 @@ import type { PaymentGateway } from '../payments/gateway';
 import { createGateway } from '../payments/simulated-gateway';
 import {
   chargesInFlight,
+  countPlans,
   findPlan,
   lockPlan,
   OVERDUE_STATUSES,
   PLAN_INCLUDE,
+  readPlanPage,
+  readPlanPosition,
+  readPlansAfter,
   toInstallmentObject,
   toPaymentObject,
   toPlanObject,
@@ -253,21 +256,15 @@ export async function listPaymentPlans(
   accountId: string,
   query: ListPaymentPlansQuery,
 ): Promise<Page<PaymentPlanObject>> {
-  const where: Prisma.PaymentPlanWhereInput = {
-    accountId,
-    ...(query.customer ? { customerId: query.customer } : {}),
-    ...(query.status ? { status: query.status } : {}),
-  };
-  const [rows, total] = await Promise.all([
-    prisma.paymentPlan.findMany({
-      where,
-      include: PLAN_INCLUDE,
-      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-      ...pageWindow(query),
-    }),
-    prisma.paymentPlan.count({ where }),
-  ]);
-  return pageEnvelope(rows.map(toPlanObject), total, query);
+  const filter = { customerId: query.customer, status: query.status };
+  return keysetListPage(query, {
+    kind: 'payment_plan',
+    find: (id) => readPlanPosition(prisma, accountId, id),
+    after: (at, forward, take) => readPlansAfter(prisma, accountId, filter, { at, forward, take: take + 1 }),
+    page: (take, skip) => readPlanPage(prisma, accountId, filter, { take, skip }),
+    count: () => countPlans(prisma, accountId, filter),
+    objects: (rows) => rows.map(toPlanObject),
+  });
 }
 
 export async function listInstallments(

@@ -1,12 +1,10 @@
 import {
-  equalityFilters,
-  newestFirstWindow,
-  queryBound,
-  statementOf,
-  type Queryable,
-  type Statement,
-  readListPosition,
+  idsAfterPositionStatement,
+  readCreatedPosition,
+  readIdsAfterPosition,
+  type BoundStatement,
   type ListPosition,
+  type Queryable,
 } from '../db/sql';
 
 /**
@@ -20,32 +18,31 @@ export interface SubscriptionFilters {
 
 export type SubscriptionPosition = ListPosition;
 
+type CursorWindow = { at: SubscriptionPosition; forward: boolean; take: number };
+
+/** The statement of the ids of `take` subscriptions after (`forward`) or before `at`. */
+export function subscriptionCursorStatement(
+  accountId: string,
+  filters: SubscriptionFilters,
+  window: CursorWindow,
+): BoundStatement {
+  const columns: [string, unknown][] = [
+    ['account_id', accountId],
+    ['status', filters.status],
+    ['customer_id', filters.customer],
+  ];
+  return idsAfterPositionStatement('subscriptions', columns, window);
+}
+
 /** The ids of `take` subscriptions after (`forward`) or before `at`, in the list's order read that way. */
-export async function readSubscriptionIdsAfter(
+export function readSubscriptionIdsAfter(
   db: Queryable,
   accountId: string,
   filters: SubscriptionFilters,
-  window: { at: [Date, string]; forward: boolean; take: number },
+  window: CursorWindow,
 ): Promise<string[]> {
-  const values: unknown[] = [];
-  const where = equalityFilters(
-    's',
-    [
-      ['account_id', accountId],
-      ['status', filters.status],
-      ['customer_id', filters.customer],
-    ],
-    values,
-  );
-  const text = `SELECT s.id FROM subscriptions s WHERE ${where} ${newestFirstWindow(['s.created_at', 's.id'], values, window)}`;
-  const rows = await queryBound<{ id: string }>(db, { statement: statementOf('subscriptions_after', text), values });
-  return rows.map((row) => row.id);
+  return readIdsAfterPosition(db, subscriptionCursorStatement(accountId, filters, window));
 }
-
-const SUBSCRIPTION_POSITION: Statement = {
-  name: 'subscription_position',
-  text: `SELECT s.id, s.created_at FROM subscriptions s WHERE s.id = $1 AND s.account_id = $2`,
-};
 
 /** Where a subscription of the account sits in the list, or null (unknown, or another account's). */
 export function readSubscriptionPosition(
@@ -53,5 +50,5 @@ export function readSubscriptionPosition(
   accountId: string,
   id: string,
 ): Promise<SubscriptionPosition | null> {
-  return readListPosition(db, SUBSCRIPTION_POSITION, accountId, id);
+  return readCreatedPosition(db, 'subscriptions', accountId, id);
 }

@@ -19,7 +19,7 @@ import { findTaxRates, taxRateOfRow, taxRatesInOrder } from '../catalog/tax-rate
 import type { TaxRateObject } from '../catalog/tax-rate.schemas';
 import { priceOfRow, toPriceObject } from '../catalog/records';
 import { customerOfRow } from '../customers/customer.records';
-import { dateOf, dateOrNull } from '../db/sql';
+import { dateOf, dateOrNull, inOrderOf } from '../db/sql';
 import { badRequest, conflict, notFound } from '../http/errors';
 import { keysetListPage, type Page } from '../http/pagination';
 import { readSubscriptionIdsAfter, readSubscriptionPosition } from './subscription-list.records';
@@ -300,8 +300,7 @@ export async function listSubscriptions(
   return keysetListPage(query, {
     kind: 'subscription',
     find: (id) => readSubscriptionPosition(prisma, accountId, id),
-    after: (at, forward, take) =>
-      readSubscriptionIdsAfter(prisma, accountId, filters, { at: [at.createdAt, at.id], forward, take: take + 1 }),
+    after: (at, forward, take) => readSubscriptionIdsAfter(prisma, accountId, filters, { at, forward, take: take + 1 }),
     page: async (take, skip) =>
       (
         await prisma.subscription.findMany({
@@ -318,12 +317,7 @@ export async function listSubscriptions(
         where: { accountId, id: { in: ids } },
         include: { items: true },
       });
-      const byId = new Map(rows.map((row) => [row.id, row]));
-      return toSubscriptionObjects(
-        prisma,
-        accountId,
-        ids.map((id) => byId.get(id)!),
-      );
+      return toSubscriptionObjects(prisma, accountId, inOrderOf(ids, rows));
     },
   });
 }

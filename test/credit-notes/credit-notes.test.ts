@@ -4,6 +4,8 @@ import { MAX_CHARGE_AMOUNT } from '../../src/lib/money';
 import type { PaymentGateway } from '../../src/payments/gateway';
 import { createGateway } from '../../src/payments/simulated-gateway';
 import { eventsOf, expectStatus, startTwoAccountApp, type ApiClient, type TestApp } from '../support/harness';
+import { expectCursorWalk } from '../support/cursor-lists';
+import { newId } from '../../src/lib/ids';
 import { createInvoice, createTaxRate, customerWithCard, simpleInvoice } from '../support/payments';
 
 // Credit notes and the customer's credit balance through HTTP against the real database
@@ -98,6 +100,11 @@ describe('credit notes against an open invoice', () => {
     expect(byInvoice.meta).toEqual({ page: 1, take: 10, itemsTotal: 2, pagesTotal: 1 });
     const byCustomer = expectStatus(await api.get(`/credit-notes?customer=${invoice.customer}&take=1&page=2`), 200);
     expect(byCustomer.data.map((row: { id: string }) => row.id)).toEqual([note.id]);
+    // By cursor too: the same two, one at a time; another account's key cannot use them.
+    expect(await expectCursorWalk(api, other, `/credit-notes?invoice=${invoice.id}`, newId('creditNote'))).toEqual([
+      second.id,
+      note.id,
+    ]);
 
     const events = await eventsOf(app.prisma, accountId);
     const created = events.filter((event) => event.type === 'credit_note.created');

@@ -4,6 +4,8 @@ import { createMailer } from '../../src/emails/mailer';
 import { invoiceEmail } from '../../src/emails/email-content';
 import { loadInvoiceDocument } from '../../src/documents/invoice-document.service';
 import { apiClient, createTestAccount, eventsOf, expectStatus } from '../support/harness';
+import { expectCursorWalk } from '../support/cursor-lists';
+import { newId } from '../../src/lib/ids';
 import { addPaymentMethod, cardBody, CARDS } from '../support/payments';
 import { recurringPrice } from '../support/subscriptions';
 import { customerWithAddresses, pdfText } from '../support/pdf';
@@ -309,6 +311,12 @@ describe('GET /emails', () => {
     expect(expectStatus(await world.other.get(`/emails?invoice=${invoice.id}`), 200, 'other').data).toEqual([]);
     expect(expectStatus(await world.other.get(`/emails?customer=${customer.id}`), 200, 'other').data).toEqual([]);
     expect((await world.api.get('/emails?invoice=nope')).body.error.param).toBe('invoice');
+  });
+
+  it('pages by cursor as by offset; another account cannot use the cursors', async () => {
+    const { invoice } = await sendInvoice('ada+cursor@example.com');
+    await waitUntil(async () => (await invoiceEventTypes(invoice.id)).includes('invoice.sent'));
+    await expectCursorWalk(world.api, world.other, '/emails', newId('email'));
   });
 });
 

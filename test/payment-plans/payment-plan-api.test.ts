@@ -3,6 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { createApp } from '../../src/app';
 import { testModeEnabled } from '../../src/lib/test-mode';
 import { apiClient, createTestAccount, type ApiClient } from '../support/harness';
+import { expectCursorWalk } from '../support/cursor-lists';
+import { newId } from '../../src/lib/ids';
 import { CARDS, addPaymentMethod, cardBody, createCustomer, gatewayCharges, heldGateway } from '../support/payments';
 import { createPrisma } from '../../src/db/prisma';
 import {
@@ -149,6 +151,16 @@ describe('GET /payment-plans', () => {
     );
     expect((await api.get('/payment-plans?status=late')).body.error.param).toBe('status');
     expect((await api.get('/payment-plans?take=101')).body.error.param).toBe('take');
+    expect((await api.get('/payment-plans?starting_after=not%20valid')).body.error.param).toBe('starting_after');
+    // By cursor too: the same two, one at a time; another account's key cannot use them.
+    const other = apiClient(
+      world.app.baseUrl,
+      (await createTestAccount(world.app.prisma, { name: 'Cursor stranger', paymentPlans: true })).apiKey,
+    );
+    expect(await expectCursorWalk(api, other, `/payment-plans?customer=${customer.id}`, newId('paymentPlan'))).toEqual([
+      second.id,
+      first.id,
+    ]);
   });
 });
 

@@ -31,6 +31,8 @@ import {
   type TransactionFilters,
 } from '../../src/transactions/transaction-list.records';
 import { eventCountStatement, eventListStatement, type EventFilter } from '../../src/lib/event.records';
+import { subscriptionCursorStatement } from '../../src/subscriptions/subscription-list.records';
+import { emailCursorStatement } from '../../src/emails/email.records';
 import { retentionBatchStatement } from '../../src/retention/retention.records';
 import { RETENTION_TARGETS } from '../../src/retention/retention-targets';
 import { containsPattern } from '../../src/db/text-search';
@@ -394,5 +396,67 @@ describe('the retention sweep (docs/decisions.md §24)', () => {
   const periodMs = Date.now() - new Date('2023-12-01T00:00:00Z').getTime();
   it.each(RETENTION_TARGETS)('%s: a batch walks an index from its cursor, never the whole table', async (target) => {
     await expectIndexPlan(retentionBatchStatement(target, periodMs, null, 1_000));
+  });
+});
+
+describe('GET /subscriptions and GET /emails after a cursor (docs/decisions.md §36)', () => {
+  const SUBSCRIPTIONS = 40_000;
+  const at = { id: 'sub_plans20000', createdAt: new Date('2026-01-14T21:20:00Z') };
+  beforeAll(async () => {
+    // Their rows as the service writes them, enough that reading either table through is never the cheap plan.
+    await client.query(
+      `WITH c AS (SELECT array_agg(id) AS ids FROM (SELECT id FROM customers WHERE account_id = $1 LIMIT 1000) x)
+       INSERT INTO subscriptions (id, account_id, customer_id, status, currency, interval, interval_count,
+         billing_cycle_anchor, start_date, created_at, updated_at)
+       SELECT 'sub_plans' || n, $1, c.ids[1 + n % 1000], (ARRAY['active', 'canceled', 'past_due'])[1 + n % 3], 'usd',
+         'month', 1, now(), now(), timestamptz '2026-01-01' + n * interval '1 minute', now()
+       FROM generate_series(1, $2::int) n, c`,
+      [ACCOUNT, SUBSCRIPTIONS],
+    );
+    // Emails of other accounts over the same minutes, as in a shared table: the index that serves the
+    // retention sweep (created_at alone) would read them all, the account's list index none.
+    await client.query(`INSERT INTO accounts (id, name) VALUES ('acct_plansThird', 'Plans third')`);
+    for (const [account, prefix] of [
+      [ACCOUNT, 'plans'],
+      [OTHER, 'other'],
+      ['acct_plansThird', 'third'],
+    ])
+      await client.query(
+        `INSERT INTO emails (id, account_id, kind, to_address, subject, status, invoice_id, customer_id, message_id, created_at)
+         SELECT 'eml_' || $3 || n, $1, 'invoice', 'to' || n || '@example.com', 'Invoice', 'sent', 'inv_' || $3 || (n % 5000),
+           'cus_' || $3 || (n % 3000), $3 || '-' || n || '@example.com', timestamptz '2026-01-01' + n * interval '1 minute'
+         FROM generate_series(1, $2::int) n`,
+        [account, SUBSCRIPTIONS, prefix],
+      );
+    await client.query('ANALYZE subscriptions');
+    await client.query('ANALYZE emails');
+    BIG_TABLES.push('subscriptions', 'emails');
+  }, 120_000);
+
+  it.each([true, false])('forward %s: each filter reads its index from the cursor', async (forward) => {
+    const window = { at, forward, take: 21 };
+    const customer = (await client.query('SELECT customer_id FROM subscriptions WHERE id = $1', ['sub_plans20000']))
+      .rows[0].customer_id;
+    await expectIndexPlan(
+      subscriptionCursorStatement(ACCOUNT, {}, window),
+      'subscriptions_account_id_created_at_id_idx',
+    );
+    await expectIndexPlan(
+      subscriptionCursorStatement(ACCOUNT, { status: 'canceled' }, window),
+      'subscriptions_account_id_status_created_at_id_idx',
+    );
+    await expectIndexPlan(
+      subscriptionCursorStatement(ACCOUNT, { customer }, window),
+      'subscriptions_account_id_customer_id_created_at_id_idx',
+    );
+    const emailAt = { id: 'eml_plans20000', createdAt: at.createdAt };
+    await expectIndexPlan(
+      emailCursorStatement(ACCOUNT, {}, { ...window, at: emailAt }),
+      'emails_account_id_created_at_id_idx',
+    );
+    await expectIndexPlan(
+      emailCursorStatement(ACCOUNT, { invoiceId: 'inv_plans0' }, { ...window, at: emailAt }),
+      'emails_invoice_id_idx',
+    );
   });
 });
