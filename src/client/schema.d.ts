@@ -685,7 +685,7 @@ export interface paths {
         };
         /**
          * List the emails sent to the account's customers, newest first
-         * @description Filters: `invoice` (an invoice's timeline), `customer` (a customer's). Each email's status: queued until the SMTP server accepted it, then sent; failed when it refused it for good or every retry failed.
+         * @description Filters: `invoice` (an invoice's timeline), `customer` (a customer's). Each email's status: queued until the SMTP server accepted it, then sent; failed when it refused it for good or every retry failed. Pages by page/take, or after/before an email of the list with starting_after/ending_before (404 naming the parameter for an unknown id).
          */
         get: operations["getEmails"];
         put?: never;
@@ -827,7 +827,7 @@ export interface paths {
         };
         /**
          * List credit notes, newest first
-         * @description Filters: invoice, customer.
+         * @description Filters: invoice, customer. Pages by page/take, or after/before a credit note of the list with starting_after/ending_before (404 naming the parameter for an unknown id).
          */
         get: operations["getCreditNotes"];
         put?: never;
@@ -983,7 +983,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List payment plans, newest first */
+        /** List payment plans, newest first (filters: customer, status; a page, or after/before a cursor) */
         get: operations["getPaymentPlans"];
         put?: never;
         /**
@@ -10114,6 +10114,10 @@ export interface operations {
                 page?: number;
                 /** @description Page size, 1 to 100 (decimal digits) */
                 take?: number;
+                /** @description Cursor: the page holds the items that follow this id in the list (page is then ignored) */
+                starting_after?: string;
+                /** @description Cursor: the page holds the items that come just before this id in the list (page is then ignored) */
+                ending_before?: string;
                 /** @description Only the emails about this invoice (the invoice's timeline) */
                 invoice?: string;
                 /** @description Only the emails to this customer (the customer's timeline) */
@@ -10158,6 +10162,15 @@ export interface operations {
             };
             /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown resource, or one of another account */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10881,6 +10894,10 @@ export interface operations {
                 page?: number;
                 /** @description Page size, 1 to 100 (decimal digits) */
                 take?: number;
+                /** @description Cursor: the page holds the items that follow this id in the list (page is then ignored) */
+                starting_after?: string;
+                /** @description Cursor: the page holds the items that come just before this id in the list (page is then ignored) */
+                ending_before?: string;
                 invoice?: string;
                 customer?: string;
             };
@@ -10921,6 +10938,15 @@ export interface operations {
             };
             /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown resource, or one of another account */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12159,6 +12185,10 @@ export interface operations {
                 page?: number;
                 /** @description Page size, 1 to 100 (decimal digits) */
                 take?: number;
+                /** @description Cursor: the page holds the items that follow this id in the list (page is then ignored) */
+                starting_after?: string;
+                /** @description Cursor: the page holds the items that come just before this id in the list (page is then ignored) */
+                ending_before?: string;
                 customer?: string;
                 status?: "pending" | "active" | "past_due" | "defaulted" | "completed" | "canceled";
             };
@@ -12208,6 +12238,15 @@ export interface operations {
             };
             /** @description The key, the user or the account may not do this; or a write made with a dashboard session lacks its CSRF token or comes from another origin */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown resource, or one of another account */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
