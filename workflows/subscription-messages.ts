@@ -176,6 +176,7 @@ export const changeArgs = lazySchema(() => {
         endDate: millis.nullable().optional(),
         prorationBehavior: z.enum(PRORATION_BEHAVIORS).optional(),
         prorateEnd: z.boolean().optional(),
+        origin: z.enum(EVENT_ORIGINS).optional(),
       }),
     ])
     .transform(([changes]): SubscriptionChanges => changes);

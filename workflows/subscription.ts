@@ -189,7 +189,7 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
           : undefined;
       return run.change(
         (current, nowMs) => update(current, changes, nowMs),
-        () => ({ type: 'subscription.updated' }),
+        () => withOrigin({ type: 'subscription.updated' as const }, changes.origin),
         changes.items && patched(PATCHES.serialSteps) ? (next) => run.checkItemsCeiling(next, changes) : undefined,
         prorate ? (current, next, nowMs) => run.prorated(current, next, nowMs, prorate) : undefined,
       );
@@ -197,7 +197,7 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
     // A dry run on the current state: unknown item ids and forbidden moves are refused before anything is recorded.
     {
       validator: validator(run, changeArgs, (current, changes) => {
-        if (Object.keys(changes).length === 0) {
+        if (Object.keys(changes).filter((key) => key !== 'origin').length === 0) {
           throw new SubscriptionRuleError(
             'invalid',
             'parameter_missing',

@@ -7,8 +7,6 @@ import type { CreditNoteObject } from '../credit-notes/credit-note.schemas';
 import express, { type Request, type Response } from 'express';
 import type { AppDeps } from '../http/app-deps';
 import type { PaymentGateway } from '../payments/gateway';
-import { createPaymentMethod } from '../payments/payment-method.service';
-import { payInvoice } from '../invoices/invoice-payment.service';
 import { getInvoice, InvoiceNotPayableError } from '../invoices/invoice.service';
 import { findHostedInvoiceLink, HOSTED_INVOICE_PATH } from '../invoices/hosted-link.records';
 import type { InvoiceObject } from '../invoices/invoice.schemas';
@@ -20,7 +18,7 @@ import { findTaxRates } from '../catalog/tax-rate.service';
 import { cardFields, formKey, newFormKey, parseCardForm, type FieldErrors } from './card-form';
 import { liveToken, csrfToken, csrfValid, formBody, html, type Html, sendNotice, sendPage } from './page';
 import { declineMessage } from './decline-messages';
-import { fromOrigin } from '../lib/events';
+import { payFromHostedInvoicePage } from '../use-cases/hosted-invoice-payment';
 
 /** The attempt key of a payment made from the page: the form's one-time key, apart from API keys. */
 const attemptKeyOf = (formKeyValue: string) => `hosted:${formKeyValue}`;
@@ -232,14 +230,26 @@ function outcomeNotice(receipt: ChargeReceipt | null): Html {
   return html`<div class="notice" role="status">Your payment is being processed. Reload this page in a moment.</div>`;
 }
 
-function payForm(path: string, link: LiveLink, invoice: InvoiceObject, errors: FieldErrors, name?: string): Html {
+/** The card form; "use for future payments" ticked for a subscription's invoice, or as the customer left it. */
+function payForm(
+  path: string,
+  link: LiveLink,
+  invoice: InvoiceObject,
+  errors: FieldErrors,
+  values: { name?: string; useForFuture?: boolean },
+): Html {
+  const useForFuture = values.useForFuture ?? Boolean(invoice.subscription);
   return html` <section class="card" aria-labelledby="pay-title">
     <h2 id="pay-title">Pay ${money(invoice, invoice.amount_remaining)} by card</h2>
     ${errors.form ? html`<div class="notice notice-error" role="alert">${errors.form}</div>` : html``}
     <form method="post" action="${path}/pay" novalidate>
       <input type="hidden" name="csrf" value="${csrfToken(link.hash, 'pay')}" />
       <input type="hidden" name="form_key" value="${newFormKey()}" />
-      ${cardFields('pay', { name }, errors)}
+      ${cardFields('pay', { name: values.name }, errors)}
+      <label class="check"
+        ><input type="checkbox" name="use_for_future" value="yes" ${useForFuture ? html`checked` : html``} /> Use this
+        card for my future payments</label
+      >
       <button type="submit">Pay ${money(invoice, invoice.amount_remaining)}</button>
     </form>
   </section>`;
@@ -252,7 +262,7 @@ async function renderInvoicePage(
   path: string,
   link: LiveLink,
   invoice: InvoiceObject,
-  extras: { receipt?: ChargeReceipt | null; errors?: FieldErrors; name?: string } = {},
+  extras: { receipt?: ChargeReceipt | null; errors?: FieldErrors; name?: string; useForFuture?: boolean } = {},
 ): Promise<void> {
   const payable = invoice.status === 'open' && invoice.amount_remaining > 0;
   const account = await readAccountProfile(deps.prisma, link.accountId);
@@ -276,7 +286,7 @@ async function renderInvoicePage(
       path,
       invoice,
       notes.data,
-    )}${payable ? payForm(path, link, invoice, extras.errors ?? {}, extras.name) : html``}${invoice.status === 'void' ? html`<p class="card">This invoice was voided: nothing is due.</p>` : html``}`,
+    )}${payable ? payForm(path, link, invoice, extras.errors ?? {}, extras) : html``}${invoice.status === 'void' ? html`<p class="card">This invoice was voided: nothing is due.</p>` : html``}`,
   });
 }
 
@@ -353,16 +363,17 @@ export function hostedInvoiceRouter(deps: AppDeps & { gateway: PaymentGateway })
     const card = parseCardForm(body, invoice.customer);
     if (!card.ok) {
       const name = typeof body.name === 'string' ? body.name.slice(0, 255) : undefined;
-      return renderInvoicePage(deps, res, 400, pagePath, link, invoice, { errors: card.errors, name });
+      const useForFuture = body.use_for_future === 'yes';
+      return renderInvoicePage(deps, res, 400, pagePath, link, invoice, { errors: card.errors, name, useForFuture });
     }
     try {
-      // The card's and the payment's events say they came from the hosted invoice page (docs/decisions.md §38).
-      invoice = await fromOrigin('hosted_invoice_page', async () => {
-        const method = await createPaymentMethod(deps.prisma, link.accountId, card.input);
-        return payInvoice(deps.prisma, deps.gateway, link.accountId, link.invoiceId, {
-          paymentMethodId: method.id,
-          attemptKey: attemptKeyOf(key.data),
-        });
+      invoice = await payFromHostedInvoicePage(deps, {
+        accountId: link.accountId,
+        invoiceId: link.invoiceId,
+        customerId: invoice.customer,
+        card: card.input,
+        attemptKey: attemptKeyOf(key.data),
+        useForFuture: body.use_for_future === 'yes',
       });
     } catch (error) {
       // Paid meanwhile (another tab, the merchant) or voided: the page shows where it stands.

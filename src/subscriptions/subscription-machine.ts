@@ -135,6 +135,8 @@ export interface SubscriptionChanges {
   prorationBehavior?: ProrationBehavior;
   /** `prorate` with end_date or cancel_at: the ending credits the unused time of the period (decisions.md §25). */
   prorateEnd?: boolean;
+  /** The hosted page the change was asked on (docs/decisions.md §38): said by its event, never a change itself. */
+  origin?: EventOrigin;
 }
 
 /** A move the state forbids (API 409) or input only the state can judge (API 400). */

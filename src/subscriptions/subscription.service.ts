@@ -469,12 +469,13 @@ async function applySubscriptionUpdate(
   }
   if (input.coupon === undefined) {
     if (Object.keys(changes).length === 0) return getSubscriptionObject(prisma, accountId, id);
-    return updateSubscriptionWorkflow(deps, id, changeUpdate, [changes]);
+    return updateSubscriptionWorkflow(deps, id, changeUpdate, [withOrigin(changes, currentOrigin())]);
   }
   // The coupon is checked first (404, 409 before any other change is made), redeemed once the workflow took
   // the rest: the discount lives in the database, where the next invoice's activity reads it (docs/decisions.md §37).
   await assertRedeemable(prisma, accountId, input.coupon, 'coupon', row.currency);
-  if (Object.keys(changes).length > 0) await updateSubscriptionWorkflow(deps, id, changeUpdate, [changes]);
+  if (Object.keys(changes).length > 0)
+    await updateSubscriptionWorkflow(deps, id, changeUpdate, [withOrigin(changes, currentOrigin())]);
   const coupon = input.coupon;
   return runTransaction(prisma, async (tx) => {
     await redeemCoupon(tx, accountId, coupon, {
