@@ -5,6 +5,7 @@ import { pageSchema } from '../http/pagination';
 import { getDunningSettings, putDunningSettings } from './dunning-settings.service';
 import { getProrationSettings, putProrationSettings } from './proration-settings.service';
 import { creationAnswer } from './subscription.records';
+import { changeSubscription } from '../use-cases/subscription-change';
 import {
   cancelSubscriptionQuery,
   createSubscriptionBody,
@@ -26,7 +27,6 @@ import {
   pauseSubscription,
   resumeSubscription,
   subscriptionDepsOf,
-  updateSubscription,
 } from './subscription.service';
 
 export function registerSubscriptionRoutes(api: Api, appDeps: AppDeps): void {
@@ -94,7 +94,7 @@ export function registerSubscriptionRoutes(api: Api, appDeps: AppDeps): void {
     body: updateSubscriptionBody,
     response: subscriptionSchema,
     errors: [404, 409, 503],
-    handler: ({ principal, params, body }) => updateSubscription(deps, principal.accountId, params.id, body),
+    handler: ({ principal, params, body }) => changeSubscription(deps, principal.accountId, params.id, body),
   });
 
   api.route({

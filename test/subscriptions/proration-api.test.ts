@@ -543,6 +543,33 @@ describe('ending inside a period with prorate', () => {
 });
 
 describe('bad input', () => {
+  it('a change whose prorations take the next invoice past the charge ceiling is 400 naming items, nothing changed', async () => {
+    const price = await recurringPrice(api, { unitAmount: 30_000_000 });
+    const { clock, subscription } = await subscriptionOnClock([{ price, quantity: 2 }]);
+    const itemId = subscription.items.data[0].id;
+    await advance(clock.id, START + 10 * DAY_S);
+    // 3 a period is 90,000,000 cents, within the ceiling; with the rest of this period's charge for the third
+    // (about 20,000,000) the next invoice would be past it, and its renewal refused.
+    const refused = await api.patch(`/subscriptions/${subscription.id}`, { items: [{ id: itemId, quantity: 3 }] });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toMatchObject({ code: 'amount_too_large', param: 'items' });
+    expect(refused.body.error.message).toMatch(/^With its prorations the subscription's next invoice would pass/);
+    const unchanged = expectStatus(await api.get(`/subscriptions/${subscription.id}`), 200);
+    expect(unchanged.items.data.map((item: { quantity: number }) => item.quantity)).toEqual([2]);
+    expect(expectStatus(await api.get(upcomingPath(subscription.id)), 200).total).toBe(60_000_000);
+
+    // Without prorations the next invoice is the items alone: accepted.
+    const changed = expectStatus(
+      await api.patch(`/subscriptions/${subscription.id}`, {
+        items: [{ id: itemId, quantity: 3 }],
+        proration_behavior: 'none',
+      }),
+      200,
+    );
+    expect(changed.items.data[0].quantity).toBe(3);
+    expect(expectStatus(await api.get(upcomingPath(subscription.id)), 200).total).toBe(90_000_000);
+  });
+
   it("an unknown proration_behavior is 400 naming the field; another account's subscription is 404", async () => {
     const price = await recurringPrice(api);
     const { subscription } = await subscriptionOnClock([{ price, quantity: 1 }]);
