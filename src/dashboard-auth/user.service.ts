@@ -107,3 +107,42 @@ export async function setPassword(prisma: Db, userId: string, password: string, 
     prisma.session.deleteMany({ where: { userId, ...(keepSessionId ? { id: { not: keepSessionId } } : {}) } }),
   ]);
 }
+
+export type SetUserDisabledResult =
+  | { outcome: 'unknown_user' }
+  | {
+      outcome: 'disabled' | 'enabled' | 'unchanged';
+      user_id: string;
+      email: string;
+      disabled: boolean;
+      sessions_ended: number;
+    };
+
+/**
+ * Disables a user (they cannot sign in; every session of theirs is deleted in the same transaction, so the next
+ * request of an open dashboard answers 401) or enables them again. With `actor`, the change is recorded in
+ * operator_actions. Their memberships stay: enabled again, they find their accounts and roles as they were.
+ */
+export async function setUserDisabled(
+  prisma: Db,
+  input: { email: string; disabled: boolean },
+  actor?: OperatorActor,
+): Promise<SetUserDisabledResult> {
+  const email = normalizeEmail(input.email);
+  return prisma.$transaction(async (tx) => {
+    const user = await tx.user.findUnique({ where: { email } });
+    if (!user) return { outcome: 'unknown_user' };
+    const ended = input.disabled ? (await tx.session.deleteMany({ where: { userId: user.id } })).count : 0;
+    if (user.disabled === input.disabled)
+      return { outcome: 'unchanged', user_id: user.id, email, disabled: user.disabled, sessions_ended: ended };
+    await tx.user.update({ where: { id: user.id }, data: { disabled: input.disabled } });
+    if (actor) await recordOperatorAction(tx, actor, { target: user.id, detail: { email, disabled: input.disabled } });
+    return {
+      outcome: input.disabled ? 'disabled' : 'enabled',
+      user_id: user.id,
+      email,
+      disabled: input.disabled,
+      sessions_ended: ended,
+    };
+  });
+}

@@ -3,15 +3,18 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { projectRoot } from '../../src/config';
 import { createTestAccount, startTestApp, type TestApp } from '../support/harness';
-import { login } from '../support/dashboard';
+import { createTestUser, login, signIn } from '../support/dashboard';
 
-/** `npm run user:create` (docs/operations.md, "Operator commands"): exit codes, --help, operator_actions. */
+/** `npm run user:create` and `user:disable` (docs/operations.md, "Operator commands"): exit codes, --help, operator_actions. */
 const run = promisify(execFile);
 const tsx = path.join(projectRoot, 'node_modules', '.bin', 'tsx');
 
-async function userCreate(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+async function userCreate(
+  args: string[],
+  command = 'user-create',
+): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run(tsx, [path.join(projectRoot, 'src', 'cli', 'user-create.ts'), ...args], {
+    const { stdout, stderr } = await run(tsx, [path.join(projectRoot, 'src', 'cli', `${command}.ts`), ...args], {
       cwd: projectRoot,
       env: { ...process.env, DATABASE_URL: process.env.DATABASE_URL },
     });
@@ -116,5 +119,52 @@ describe('user:create', () => {
     const noPassword = await userCreate(['--account', accountId, '--email', 'nopass@example.com']);
     expect(noPassword.code).toBe(2);
     expect(noPassword.stderr).toContain('--password is required');
+  });
+});
+
+describe('user:disable', () => {
+  const userDisable = (args: string[]) => userCreate(args, 'user-disable');
+
+  it('ends every session of the user at once and refuses their sign-in until --enable; recorded, exit codes', async () => {
+    const { accountId } = await createTestAccount(app.prisma, { name: 'Disable account' });
+    const user = await createTestUser(app.prisma, accountId, { email: 'leaver@example.com' });
+    const open = await signIn(app.baseUrl, user.email, user.password);
+    expect((await open.api.get('/customers')).status).toBe(200);
+
+    const disabled = await userDisable(['--email', 'Leaver@Example.com', '--operator', 'alice', '--json']);
+    expect(disabled.code).toBe(0);
+    expect(JSON.parse(disabled.stdout)).toEqual({
+      outcome: 'disabled',
+      user_id: user.userId,
+      email: 'leaver@example.com',
+      disabled: true,
+      sessions_ended: 1,
+    });
+    expect((await open.api.get('/customers')).status).toBe(401);
+    expect((await login(app.baseUrl, { email: user.email, password: user.password })).status).toBe(401);
+    const again = await userDisable(['--email', user.email]);
+    expect([again.code, again.stdout]).toEqual([0, `User ${user.userId} (leaver@example.com) was disabled already.\n`]);
+
+    const enabled = await userDisable(['--email', user.email, '--enable', '--operator', 'bob']);
+    expect(enabled.code).toBe(0);
+    expect(enabled.stdout).toBe(`User ${user.userId} (leaver@example.com) enabled by bob.\n`);
+    const back = await login(app.baseUrl, { email: user.email, password: user.password });
+    expect(back.status).toBe(201);
+    expect(back.body.account).toMatchObject({ id: accountId, role: 'developer' });
+    const actions = await app.prisma.operatorAction.findMany({
+      where: { target: user.userId },
+      orderBy: { id: 'asc' },
+    });
+    expect(actions.map((action) => [action.operator, action.command, action.detail])).toEqual([
+      ['alice', 'user:disable', { email: 'leaver@example.com', disabled: true }],
+      ['bob', 'user:disable', { email: 'leaver@example.com', disabled: false }],
+    ]);
+
+    expect((await userDisable(['--email', 'nobody@example.com'])).code).toBe(1);
+    for (const args of [[], ['--email', 'not-an-email'], ['--email', 'a@example.com', '--bogus']]) {
+      const answer = await userDisable(args);
+      expect({ args, code: answer.code }).toEqual({ args, code: 2 });
+      expect(answer.stderr).toContain('Usage: npm run user:disable');
+    }
   });
 });
