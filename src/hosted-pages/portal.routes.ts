@@ -108,10 +108,10 @@ async function subscriptionItem(
 
 function invoiceRow(invoice: InvoiceObject): Html {
   const verb = invoice.status === 'open' ? 'Pay' : 'View';
-  const link = invoice.hosted_invoice_url
-    ? html`<a href="${samePagePath(invoice.hosted_invoice_url)}" aria-label="${verb} invoice ${invoice.number ?? ''}"
-        >${verb}</a
-      >`
+  const page = invoice.hosted_invoice_url && samePagePath(invoice.hosted_invoice_url);
+  const link = page
+    ? html`<a href="${page}" aria-label="${verb} invoice ${invoice.number ?? ''}">${verb}</a>
+        <a href="${page}/pdf" aria-label="PDF of invoice ${invoice.number ?? ''}">PDF</a>`
     : html``;
   return html`<tr>
     <td>${invoice.number ?? ''}</td>

@@ -95,9 +95,11 @@ describe('the portal page', () => {
     const path = await portalPath(customer.id);
     const text = await pageText(await fetch(`${pages.world.app.baseUrl}${path}`));
     expect(text).toContain('$49.00 x 1 every month');
-    expect(text).toContain(
-      `href="${new URL(invoice.hosted_invoice_url).pathname}" aria-label="Pay invoice ${invoice.number}"`,
-    );
+    const invoicePage = new URL(invoice.hosted_invoice_url).pathname;
+    expect(text).toContain(`href="${invoicePage}" aria-label="Pay invoice ${invoice.number}"`);
+    expect(text).toContain(`href="${invoicePage}/pdf" aria-label="PDF of invoice ${invoice.number}"`);
+    const pdf = await fetch(`${pages.world.app.baseUrl}${invoicePage}/pdf`);
+    expect([pdf.status, pdf.headers.get('content-type')]).toEqual([200, 'application/pdf']);
     expect(text).toContain('visa ending 4242');
     expect(text).toContain('href="https://merchant.example/account"');
     expect(text).not.toContain('>Pause<');
