@@ -685,7 +685,7 @@ export interface paths {
         };
         /**
          * List the emails sent to the account's customers, newest first
-         * @description Filters: `invoice` (an invoice's timeline), `customer` (a customer's). Each email's status: queued until the SMTP server accepted it, then sent; failed when it refused it for good or every retry failed.
+         * @description Filters: `invoice` (an invoice's timeline), `customer` (a customer's). Each email's status: queued until the SMTP server accepted it, then sent; failed when it refused it for good or every retry failed. Pages by page/take, or after/before an email of the list with starting_after/ending_before (404 naming the parameter for an unknown id).
          */
         get: operations["getEmails"];
         put?: never;
@@ -827,7 +827,7 @@ export interface paths {
         };
         /**
          * List credit notes, newest first
-         * @description Filters: invoice, customer.
+         * @description Filters: invoice, customer. Pages by page/take, or after/before a credit note of the list with starting_after/ending_before (404 naming the parameter for an unknown id).
          */
         get: operations["getCreditNotes"];
         put?: never;
@@ -976,6 +976,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/settings/payment-plans": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Whether the account may create payment plans, and the days a past_due plan waits before it is defaulted
+         * @description Payment plans are off for a new account; default_after_days is 14 until the account sets it. Any role.
+         */
+        get: operations["getSettingsPaymentPlans"];
+        /**
+         * Turn payment plans on or off, or set default_after_days (superadmin)
+         * @description Give enabled, default_after_days or both; what is not given stays. Turning plans off refuses new plans only: plans that exist keep running and stay readable, payable and cancellable. default_after_days (1 to 365) applies to plans created from now on. The same settings as `npm run support -- payment-plans:settings`.
+         */
+        put: operations["putSettingsPaymentPlans"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/payment-plans": {
         parameters: {
             query?: never;
@@ -983,7 +1007,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List payment plans, newest first */
+        /** List payment plans, newest first (filters: customer, status; a page, or after/before a cursor) */
         get: operations["getPaymentPlans"];
         put?: never;
         /**
@@ -3733,6 +3757,20 @@ export interface components {
                 exp_month?: number;
                 exp_year?: number;
             };
+        };
+        PaymentPlanSettings: {
+            /** @enum {string} */
+            object: "payment_plan_settings";
+            /** @description Whether the account may create payment plans */
+            enabled: boolean;
+            /** @description Days a past_due plan waits before it is defaulted (plans created from now on) */
+            default_after_days: number;
+        };
+        PaymentPlanSettingsUpdate: {
+            /** @description Whether the account may create payment plans (off for a new account) */
+            enabled?: boolean;
+            /** @description Days a past_due plan waits before it is defaulted (1 to 365); applies to plans created from now on */
+            default_after_days?: number;
         };
         PaymentPlan: {
             id: string;
@@ -10114,6 +10152,10 @@ export interface operations {
                 page?: number;
                 /** @description Page size, 1 to 100 (decimal digits) */
                 take?: number;
+                /** @description Cursor: the page holds the items that follow this id in the list (page is then ignored) */
+                starting_after?: string;
+                /** @description Cursor: the page holds the items that come just before this id in the list (page is then ignored) */
+                ending_before?: string;
                 /** @description Only the emails about this invoice (the invoice's timeline) */
                 invoice?: string;
                 /** @description Only the emails to this customer (the customer's timeline) */
@@ -10158,6 +10200,15 @@ export interface operations {
             };
             /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown resource, or one of another account */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10881,6 +10932,10 @@ export interface operations {
                 page?: number;
                 /** @description Page size, 1 to 100 (decimal digits) */
                 take?: number;
+                /** @description Cursor: the page holds the items that follow this id in the list (page is then ignored) */
+                starting_after?: string;
+                /** @description Cursor: the page holds the items that come just before this id in the list (page is then ignored) */
+                ending_before?: string;
                 invoice?: string;
                 customer?: string;
             };
@@ -10921,6 +10976,15 @@ export interface operations {
             };
             /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown resource, or one of another account */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12152,6 +12216,205 @@ export interface operations {
             };
         };
     };
+    getSettingsPaymentPlans: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentPlanSettings"];
+                };
+            };
+            /** @description Invalid request: `error.param` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests with this API key (`code: rate_limit`): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers are larger than 64 KB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PostgreSQL or Temporal does not answer: retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    putSettingsPaymentPlans: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1 to 255 visible ASCII characters. The same key and body within 24 h answer the first response again. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PaymentPlanSettingsUpdate"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentPlanSettings"];
+                };
+            };
+            /** @description Invalid request: `error.param` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key, the user or the account may not do this; or a write made with a dashboard session lacks its CSRF token or comes from another origin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource's state forbids the action */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than 1 MB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is not `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests with this API key (`code: rate_limit`): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers are larger than 64 KB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PostgreSQL or Temporal does not answer: retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getPaymentPlans: {
         parameters: {
             query?: {
@@ -12159,6 +12422,10 @@ export interface operations {
                 page?: number;
                 /** @description Page size, 1 to 100 (decimal digits) */
                 take?: number;
+                /** @description Cursor: the page holds the items that follow this id in the list (page is then ignored) */
+                starting_after?: string;
+                /** @description Cursor: the page holds the items that come just before this id in the list (page is then ignored) */
+                ending_before?: string;
                 customer?: string;
                 status?: "pending" | "active" | "past_due" | "defaulted" | "completed" | "canceled";
             };
@@ -12208,6 +12475,15 @@ export interface operations {
             };
             /** @description The key, the user or the account may not do this; or a write made with a dashboard session lacks its CSRF token or comes from another origin */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown resource, or one of another account */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
