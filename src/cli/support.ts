@@ -6,7 +6,13 @@ import { recordOperatorAction, type OperatorActor } from '../accounts/operator-a
 import { formatMoney } from '../lib/money';
 import { toUnixSeconds } from '../lib/time';
 import { listOpenTerminalPayments, toPaymentObject } from '../payment-plans/payment-plan.records';
-import { applyPlanRequest, DEFAULT_AFTER_DAYS } from '../payment-plans/payment-plan.service';
+import {
+  applyPlanRequest,
+  changePaymentPlanSettings,
+  findPaymentPlanSettings,
+  getPaymentPlanSettings,
+} from '../payment-plans/payment-plan.service';
+import { MAX_DEFAULT_AFTER_DAYS, MIN_DEFAULT_AFTER_DAYS } from '../payment-plans/payment-plan.schemas';
 import { sendPlanRequest } from '../payment-plans/workflow-client';
 import { connectTemporal, connectTemporalClient, temporalClient } from '../temporal/client';
 import {
@@ -39,7 +45,8 @@ const usage = `Usage: npm run support -- <command>
   terminal:cancel <plan_id> <payment_id> [--json]
       Sends the update cancelTerminalPayment (asks the terminal to cancel its waiting sale); prints the result.
   payment-plans:settings <account_id> [--enable | --disable] [--default-after-days N] [--json]
-      Turn payment plans on or off for an account; days a past_due plan waits before it is defaulted.
+      Turn payment plans on or off for an account; days a past_due plan waits before it is defaulted (1 to 365).
+      The same settings as GET/PUT /settings/payment-plans (a superadmin's, in the dashboard's Settings).
   Commands that change something take --operator NAME: who to record (default: the OS user@host).
 Connects to TEMPORAL_ADDRESS (default 127.0.0.1:$TEMPORAL_PORT, port 7233) and the service's database (DATABASE_URL or the embedded one).
 Exit codes: 0 done, 1 failed or refused (unknown customer, plan, payment or account; a refused request), 2 bad usage (docs/operations.md).`;
@@ -63,6 +70,18 @@ function positiveInt(value: string | undefined, name: string, fallback: number, 
   if (value === undefined) return fallback;
   const parsed = Number(value);
   if (!Number.isInteger(parsed) || parsed < min) fail(`--${name} must be an integer >= ${min}.\n${usage}`);
+  return parsed;
+}
+
+/** --default-after-days: the range PUT /settings/payment-plans accepts (MIN_DEFAULT_AFTER_DAYS to MAX_DEFAULT_AFTER_DAYS). */
+function defaultAfterDaysOption(options: Options): number | undefined {
+  const value = options['default-after-days'];
+  if (value === undefined) return undefined;
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < MIN_DEFAULT_AFTER_DAYS || parsed > MAX_DEFAULT_AFTER_DAYS)
+    fail(
+      `--default-after-days must be an integer from ${MIN_DEFAULT_AFTER_DAYS} to ${MAX_DEFAULT_AFTER_DAYS}.\n${usage}`,
+    );
   return parsed;
 }
 
@@ -176,45 +195,33 @@ async function requestPayment(
 }
 
 async function settings(prisma: Db, accountId: string, options: Options, actor: OperatorActor): Promise<number> {
-  const account = await prisma.account.findUnique({ where: { id: accountId } });
-  if (!account) refuse(`No account ${accountId}.`);
-  const days =
-    options['default-after-days'] === undefined
-      ? undefined
-      : positiveInt(options['default-after-days'], 'default-after-days', 0, 1);
-  if (options.enable || options.disable || days !== undefined) {
+  if (!(await findPaymentPlanSettings(prisma, accountId))) refuse(`No account ${accountId}.`);
+  const days = defaultAfterDaysOption(options);
+  const enabled = options.enable ? true : options.disable ? false : undefined;
+  if (enabled !== undefined || days !== undefined) {
     await prisma.$transaction(async (tx) => {
-      if (options.enable || options.disable) {
-        await tx.account.update({ where: { id: accountId }, data: { paymentPlansEnabled: Boolean(options.enable) } });
-      }
-      if (days !== undefined) {
-        await tx.paymentPlanSettings.upsert({
-          where: { accountId },
-          create: { accountId, defaultAfterDays: days },
-          update: { defaultAfterDays: days },
-        });
-      }
+      await changePaymentPlanSettings(tx, accountId, { enabled, default_after_days: days });
       await recordOperatorAction(tx, actor, {
         accountId,
         target: accountId,
         detail: {
-          ...(options.enable || options.disable ? { payment_plans: Boolean(options.enable) } : {}),
+          ...(enabled !== undefined ? { payment_plans: enabled } : {}),
           ...(days !== undefined ? { default_after_days: days } : {}),
         },
       });
     });
   }
-  const enabled = (await prisma.account.findUniqueOrThrow({ where: { id: accountId } })).paymentPlansEnabled;
-  const stored = await prisma.paymentPlanSettings.findUnique({ where: { accountId } });
+  // The same read as GET /settings/payment-plans.
+  const current = await getPaymentPlanSettings(prisma, accountId);
   const result = {
     account_id: accountId,
-    payment_plans: enabled,
-    default_after_days: stored?.defaultAfterDays ?? DEFAULT_AFTER_DAYS,
+    payment_plans: current.enabled,
+    default_after_days: current.default_after_days,
   };
   console.log(
     options.json
       ? JSON.stringify(result)
-      : `Account ${accountId}: payment plans ${enabled ? 'enabled' : 'disabled'}; a past_due plan defaults after ${result.default_after_days} days (plans created from now on).`,
+      : `Account ${accountId}: payment plans ${current.enabled ? 'enabled' : 'disabled'}; a past_due plan defaults after ${result.default_after_days} days (plans created from now on).`,
   );
   return 0;
 }
@@ -341,7 +348,7 @@ async function main(): Promise<number> {
       const [accountId] = rest;
       if (!accountId) fail(usage);
       if (options.enable && options.disable) fail('Give --enable or --disable, not both.');
-      positiveInt(options['default-after-days'], 'default-after-days', 0, 1);
+      defaultAfterDaysOption(options);
       const actor = operatorActor(options.operator, 'support payment-plans:settings');
       return withDatabase((prisma) => settings(prisma, accountId, options, actor));
     }

@@ -154,6 +154,7 @@ export type CatalogPrice = Schemas['Price'];
 export type TaxRate = Schemas['TaxRate'];
 export type Coupon = Schemas['Coupon'];
 export type PaymentPlan = Schemas['PaymentPlan'];
+export type PaymentPlanSettings = Schemas['PaymentPlanSettings'];
 export type PlanInstallment = Schemas['PaymentPlanInstallment'];
 export type PlanPayment = Schemas['PaymentPlanPayment'];
 export type OpenTerminalPayment = Schemas['OpenTerminalPayment'];

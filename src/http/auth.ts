@@ -13,6 +13,9 @@ export type Role = (typeof ROLES)[number];
  */
 export const ADMIN_ROLES: readonly Role[] = ['developer', 'superadmin'];
 
+/** Settings only the account's owners change, such as turning payment plans on. */
+export const SUPERADMIN_ROLES: readonly Role[] = ['superadmin'];
+
 /**
  * Who makes a request: an API key, or a dashboard user's session (src/dashboard-auth/), which carries
  * its membership's role on the session's current account. Either way the same routes and rules apply.

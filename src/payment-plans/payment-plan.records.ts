@@ -346,3 +346,54 @@ export async function readPlansAfter(
 export function readPlanPosition(db: Db, accountId: string, id: string): Promise<ListPosition | null> {
   return readCreatedPosition(db, 'payment_plans', accountId, id);
 }
+
+/** An account's payment plan settings as stored: `defaultAfterDays` null while the account never set it. */
+export interface StoredPaymentPlanSettings {
+  enabled: boolean;
+  defaultAfterDays: number | null;
+}
+
+/** The account's payment plan settings, or null for an unknown account. */
+export async function readPaymentPlanSettings(
+  db: Db | Tx,
+  accountId: string,
+): Promise<StoredPaymentPlanSettings | null> {
+  const account = await db.account.findUnique({ where: { id: accountId }, select: { paymentPlansEnabled: true } });
+  if (!account) return null;
+  const stored = await db.paymentPlanSettings.findUnique({
+    where: { accountId },
+    select: { defaultAfterDays: true },
+  });
+  return { enabled: account.paymentPlansEnabled, defaultAfterDays: stored?.defaultAfterDays ?? null };
+}
+
+/** Changes what is given of the account's payment plan settings (the rest stays). */
+export async function writePaymentPlanSettings(
+  tx: Tx,
+  accountId: string,
+  change: { enabled?: boolean; defaultAfterDays?: number },
+): Promise<void> {
+  if (change.enabled !== undefined) {
+    await tx.account.update({
+      where: { id: accountId },
+      data: { paymentPlansEnabled: change.enabled },
+      select: { id: true },
+    });
+  }
+  if (change.defaultAfterDays !== undefined) {
+    await tx.paymentPlanSettings.upsert({
+      where: { accountId },
+      create: { accountId, defaultAfterDays: change.defaultAfterDays },
+      update: { defaultAfterDays: change.defaultAfterDays },
+    });
+  }
+}
+
+/** writePaymentPlanSettings in a transaction of its own. */
+export function updatePaymentPlanSettings(
+  db: Db,
+  accountId: string,
+  change: { enabled?: boolean; defaultAfterDays?: number },
+): Promise<void> {
+  return db.$transaction((tx) => writePaymentPlanSettings(tx, accountId, change));
+}

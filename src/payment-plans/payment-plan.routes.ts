@@ -1,7 +1,7 @@
 import type { AppDeps } from '../http/app-deps';
 import { config } from '../config';
 import type { Api } from '../http/api';
-import type { Principal } from '../http/auth';
+import { SUPERADMIN_ROLES, type Principal } from '../http/auth';
 import { pageSchema } from '../http/pagination';
 import { toTransactionObject } from '../transactions/transaction.service';
 import { transactionSchema } from '../transactions/transaction.schemas';
@@ -15,10 +15,14 @@ import {
   depositTerminalBody,
   installmentSchema,
   listPaymentPlansQuery,
+  MAX_DEFAULT_AFTER_DAYS,
+  MIN_DEFAULT_AFTER_DAYS,
   openTerminalPaymentSchema,
   openTerminalPaymentsQuery,
   pageQuery,
   paymentPlanSchema,
+  paymentPlanSettingsBody,
+  paymentPlanSettingsSchema,
   refundPlanPaymentBody,
   planIdParams,
   planPaymentParams,
@@ -31,10 +35,13 @@ import {
   assertPaymentPlansEnabled,
   assertPaymentPlansUsable,
   createPaymentPlan,
+  DEFAULT_AFTER_DAYS,
   getPaymentPlan,
+  getPaymentPlanSettings,
   listInstallments,
   listPaymentPlans,
   listPlanPayments,
+  putPaymentPlanSettings,
 } from './payment-plan.service';
 import {
   checkCancellable,
@@ -85,6 +92,33 @@ export function registerPaymentPlanRoutes(api: Api, deps: AppDeps): void {
   // refuses new plans only: plans that exist stay readable, payable and cancellable (they keep running).
   const createGuard = (principal: Principal) => assertPaymentPlansEnabled(prisma, principal.accountId);
   const guard = (principal: Principal) => assertPaymentPlansUsable(prisma, principal.accountId);
+
+  // The switch itself is not behind the guard: an account with payment plans off turns them on here.
+  api.route({
+    method: 'get',
+    path: '/settings/payment-plans',
+    tag,
+    summary: 'Whether the account may create payment plans, and the days a past_due plan waits before it is defaulted',
+    description: `Payment plans are off for a new account; default_after_days is ${DEFAULT_AFTER_DAYS} until the account sets it. Any role.`,
+    response: paymentPlanSettingsSchema,
+    handler: ({ principal }) => getPaymentPlanSettings(prisma, principal.accountId),
+  });
+
+  api.route({
+    method: 'put',
+    path: '/settings/payment-plans',
+    tag,
+    roles: SUPERADMIN_ROLES,
+    summary: 'Turn payment plans on or off, or set default_after_days (superadmin)',
+    description:
+      'Give enabled, default_after_days or both; what is not given stays. Turning plans off refuses new plans only: ' +
+      'plans that exist keep running and stay readable, payable and cancellable. default_after_days ' +
+      `(${MIN_DEFAULT_AFTER_DAYS} to ${MAX_DEFAULT_AFTER_DAYS}) applies to plans created from now on. The same settings ` +
+      'as `npm run support -- payment-plans:settings`.',
+    body: paymentPlanSettingsBody,
+    response: paymentPlanSettingsSchema,
+    handler: ({ principal, body }) => putPaymentPlanSettings(prisma, principal.accountId, body),
+  });
 
   api.route({
     method: 'post',

@@ -13,6 +13,12 @@ export const MAX_INTERVAL_COUNT = 12;
 /** A start date may lie this far in the past (clock skew between client and server). */
 export const START_DATE_PAST_TOLERANCE_SECONDS = 300;
 export const START_DATE_MAX_AHEAD_DAYS = 366;
+/**
+ * Days a past_due plan may wait before it is defaulted, as an account sets them (PUT /settings/payment-plans,
+ * `npm run support -- payment-plans:settings --default-after-days`): a whole number from 1 to 365.
+ */
+export const MIN_DEFAULT_AFTER_DAYS = 1;
+export const MAX_DEFAULT_AFTER_DAYS = 365;
 
 export const PLAN_STATUSES = ['pending', 'active', 'past_due', 'defaulted', 'completed', 'canceled'] as const;
 export const TERMINAL_STATES = [
@@ -291,6 +297,37 @@ export const paymentPlanSchema = z
   })
   .meta({ id: 'PaymentPlan' });
 
+export const paymentPlanSettingsBody = z
+  .strictObject({
+    enabled: z.boolean().optional().describe('Whether the account may create payment plans (off for a new account)'),
+    default_after_days: z
+      .number()
+      .int('must be an integer')
+      .min(MIN_DEFAULT_AFTER_DAYS, `must be at least ${MIN_DEFAULT_AFTER_DAYS}`)
+      .max(MAX_DEFAULT_AFTER_DAYS, `must be at most ${MAX_DEFAULT_AFTER_DAYS}`)
+      .optional()
+      .describe(
+        `Days a past_due plan waits before it is defaulted (${MIN_DEFAULT_AFTER_DAYS} to ${MAX_DEFAULT_AFTER_DAYS}); applies to plans created from now on`,
+      ),
+  })
+  .superRefine((body, ctx) => {
+    if (body.enabled === undefined && body.default_after_days === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['enabled'], message: 'give enabled, default_after_days or both' });
+    }
+  })
+  .openapi('PaymentPlanSettingsUpdate', { minProperties: 1 });
+
+export const paymentPlanSettingsSchema = z
+  .object({
+    object: z.literal('payment_plan_settings'),
+    enabled: z.boolean().describe('Whether the account may create payment plans'),
+    default_after_days: z
+      .number()
+      .int()
+      .describe('Days a past_due plan waits before it is defaulted (plans created from now on)'),
+  })
+  .meta({ id: 'PaymentPlanSettings' });
+
 export type CreatePaymentPlanInput = z.output<typeof createPaymentPlanBody>;
 export type ListPaymentPlansQuery = z.output<typeof listPaymentPlansQuery>;
 export type CreatePlanPaymentInput = z.output<typeof createPlanPaymentBody>;
@@ -298,3 +335,5 @@ export type ResolveTerminalInput = z.output<typeof resolveTerminalBody>;
 export type PaymentPlanObject = z.output<typeof paymentPlanSchema>;
 export type InstallmentObject = z.output<typeof installmentSchema>;
 export type PlanPaymentObject = z.output<typeof planPaymentSchema>;
+export type PaymentPlanSettingsInput = z.output<typeof paymentPlanSettingsBody>;
+export type PaymentPlanSettingsObject = z.output<typeof paymentPlanSettingsSchema>;

@@ -1,9 +1,9 @@
 import { TERMINAL_STATES } from './payment-plan.schemas';
 import { nullableColumnValue } from '../lib/columns';
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
-import type { Db } from '../db/prisma';
+import type { Db, Tx } from '../db/prisma';
 import { lockCustomer } from '../customers/customer.records';
-import { ApiError, badRequest, conflict, isRefusal } from '../http/errors';
+import { ApiError, badRequest, conflict, isRefusal, notFound } from '../http/errors';
 import { keysetListPage, pageEnvelope, pageWindow, type Page, type PageParams } from '../http/pagination';
 import { idFromSeed, newId } from '../lib/ids';
 import { fromUnixSeconds } from '../lib/time';
@@ -30,10 +30,13 @@ import {
   PLAN_INCLUDE,
   readPlanPage,
   readPlanPosition,
+  readPaymentPlanSettings,
   readPlansAfter,
   toInstallmentObject,
   toPaymentObject,
   toPlanObject,
+  updatePaymentPlanSettings,
+  writePaymentPlanSettings,
 } from './payment-plan.records';
 import {
   START_DATE_MAX_AHEAD_DAYS,
@@ -42,6 +45,8 @@ import {
   type InstallmentObject,
   type ListPaymentPlansQuery,
   type PaymentPlanObject,
+  type PaymentPlanSettingsInput,
+  type PaymentPlanSettingsObject,
   type PlanPaymentObject,
 } from './payment-plan.schemas';
 import { dueDates, splitInstallments } from './schedule';
@@ -60,7 +65,8 @@ export async function assertPaymentPlansEnabled(prisma: Db, accountId: string): 
     throw new ApiError(
       'permission_error',
       'feature_not_enabled',
-      'Payment plans are not enabled for this account (npm run support -- payment-plans:settings <account> --enable).',
+      'Payment plans are not enabled for this account: a superadmin turns them on with PUT /settings/payment-plans ' +
+        "(the dashboard's Settings), an operator with npm run support -- payment-plans:settings <account> --enable.",
     );
   }
 }
@@ -80,6 +86,53 @@ export async function assertPaymentPlansUsable(prisma: Db, accountId: string): P
 export async function defaultAfterDaysOf(prisma: Db, accountId: string): Promise<number> {
   const settings = await prisma.paymentPlanSettings.findUnique({ where: { accountId } });
   return settings?.defaultAfterDays ?? DEFAULT_AFTER_DAYS;
+}
+
+/**
+ * The account's payment plan settings (GET /settings/payment-plans, `npm run support -- payment-plans:settings`):
+ * null for an unknown account. default_after_days is DEFAULT_AFTER_DAYS until the account sets it.
+ */
+export async function findPaymentPlanSettings(
+  db: Db | Tx,
+  accountId: string,
+): Promise<PaymentPlanSettingsObject | null> {
+  const stored = await readPaymentPlanSettings(db, accountId);
+  if (!stored) return null;
+  return {
+    object: 'payment_plan_settings',
+    enabled: stored.enabled,
+    default_after_days: stored.defaultAfterDays ?? DEFAULT_AFTER_DAYS,
+  };
+}
+
+export async function getPaymentPlanSettings(db: Db | Tx, accountId: string): Promise<PaymentPlanSettingsObject> {
+  const settings = await findPaymentPlanSettings(db, accountId);
+  if (!settings) throw notFound('account', accountId, 'account');
+  return settings;
+}
+
+const settingsChange = (input: PaymentPlanSettingsInput) => ({
+  enabled: input.enabled,
+  defaultAfterDays: input.default_after_days,
+});
+
+/**
+ * Changes what `input` gives of the settings in `tx`, with what the caller records in it (the support
+ * command its operator action). Turning plans off refuses new plans only (assertPaymentPlansUsable);
+ * default_after_days applies to plans created from now on (each plan keeps its own).
+ */
+export function changePaymentPlanSettings(tx: Tx, accountId: string, input: PaymentPlanSettingsInput): Promise<void> {
+  return writePaymentPlanSettings(tx, accountId, settingsChange(input));
+}
+
+/** PUT /settings/payment-plans: the change in a transaction of its own; answers the settings. */
+export async function putPaymentPlanSettings(
+  prisma: Db,
+  accountId: string,
+  input: PaymentPlanSettingsInput,
+): Promise<PaymentPlanSettingsObject> {
+  await updatePaymentPlanSettings(prisma, accountId, settingsChange(input));
+  return getPaymentPlanSettings(prisma, accountId);
 }
 
 function startDateOf(input: CreatePaymentPlanInput, now: Date): Date {

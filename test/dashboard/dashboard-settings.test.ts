@@ -6,7 +6,7 @@ import { createTestUser } from '../support/dashboard';
 /**
  * The Settings screen in headless Chromium (docs/api.md "Dashboard team"): a superadmin sets the
  * account's time zone and reads times in it, changes the dunning schedule (the API's refusal shown),
- * invites someone who joins in a second browser and signs in, changes a role behind a confirm, and is
+ * turns payment plans on (the API's refusal of a bad day count shown; on after a reload), invites someone who joins in a second browser and signs in, changes a role behind a confirm, and is
  * refused removing the last superadmin; the invitee as a standard user sees the read-only screen.
  */
 const browserIt = browserTest('test/dashboard/dashboard-settings.test.ts');
@@ -37,7 +37,7 @@ async function openSettings(page: Page) {
 
 describe('the Settings screen', () => {
   browserIt(
-    'time zone, dunning, proration, an invitation accepted in a second browser, a role change and the last superadmin',
+    'time zone, dunning, proration, payment plans, an invitation accepted in a second browser, a role change and the last superadmin',
     async () => {
       const page = await browser!.newPage();
       await browser!.signIn(page, admin);
@@ -80,6 +80,40 @@ describe('the Settings screen', () => {
       expect((await app.prisma.account.findUniqueOrThrow({ where: { id: account.accountId } })).prorationBehavior).toBe(
         'create_prorations',
       );
+
+      // Payment plans: off for a new account; a bad day count refused as the API words it, then turned on,
+      // as the page still says after a reload and GET /settings/payment-plans answers.
+      const plans = page.getByRole('region', { name: 'Payment plans' });
+      const plansOn = plans.getByLabel('Payment plans on');
+      const afterDays = plans.getByLabel(/Days a past due plan waits/);
+      expect(await plansOn.isChecked()).toBe(false);
+      expect(await afterDays.inputValue()).toBe('14');
+      await plansOn.check();
+      await afterDays.fill('0');
+      await plans.getByRole('button', { name: 'Save payment plans' }).click();
+      await plans
+        .getByRole('alert')
+        .getByText(/default_after_days.*at least 1/)
+        .waitFor();
+      expect(
+        (await app.prisma.account.findUniqueOrThrow({ where: { id: account.accountId } })).paymentPlansEnabled,
+      ).toBe(false);
+      await afterDays.fill('30');
+      await plans.getByRole('button', { name: 'Save payment plans' }).click();
+      await plans.getByText(/^Saved\. Payment plans are on/).waitFor();
+      await page.reload();
+      await openSettings(page);
+      await plans.getByRole('button', { name: 'Save payment plans' }).waitFor();
+      expect(await plans.getByLabel('Payment plans on').isChecked()).toBe(true);
+      expect(await plans.getByLabel(/Days a past due plan waits/).inputValue()).toBe('30');
+      await screen(page, 'settings-payment-plans');
+      expect(
+        (await app.prisma.account.findUniqueOrThrow({ where: { id: account.accountId } })).paymentPlansEnabled,
+      ).toBe(true);
+      expect(
+        (await app.prisma.paymentPlanSettings.findUniqueOrThrow({ where: { accountId: account.accountId } }))
+          .defaultAfterDays,
+      ).toBe(30);
 
       // An invitation: its one-time link shown, the pending row's expiry in the account's zone.
       const team = page.getByRole('region', { name: 'Team' });
@@ -143,6 +177,11 @@ describe('the Settings screen', () => {
       await openSettings(invitee);
       const readOnly = invitee.getByRole('region', { name: 'Account' });
       await readOnly.getByText('America/New_York', { exact: true }).waitFor();
+      // Payment plans read only: on, 30 days, nothing to save.
+      const readOnlyPlans = invitee.getByRole('region', { name: 'Payment plans' });
+      await readOnlyPlans.getByText('On', { exact: true }).waitFor();
+      await readOnlyPlans.getByText('30 days past due').waitFor();
+      expect(await readOnlyPlans.getByRole('button', { name: 'Save payment plans' }).count()).toBe(0);
       expect(await invitee.getByRole('region', { name: 'Team' }).count()).toBe(0);
       expect(await invitee.getByRole('region', { name: 'Dunning' }).count()).toBe(0);
       const profile = invitee.getByRole('region', { name: 'Your profile' });

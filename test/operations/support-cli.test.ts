@@ -214,6 +214,12 @@ describe('npm run support', () => {
       '--json',
     ]);
     expect(JSON.parse(stdout)).toEqual({ account_id: off.accountId, payment_plans: true, default_after_days: 30 });
+    // The same settings, read by the same function, as GET /settings/payment-plans.
+    expect(expectStatus(await offApi.get('/settings/payment-plans'), 200)).toEqual({
+      object: 'payment_plan_settings',
+      enabled: true,
+      default_after_days: 30,
+    });
     expect((await offApi.get('/payment-plans')).status).toBe(200);
     const customer = await createCustomer(offApi);
     const plan = expectStatus(
@@ -230,6 +236,11 @@ describe('npm run support', () => {
     await expect(support(['payment-plans:settings', off.accountId, '--enable', '--disable'])).rejects.toMatchObject({
       code: 2,
     });
+    // The range PUT /settings/payment-plans takes: 1 to 365.
+    for (const days of ['0', '366', '1.5'])
+      await expect(
+        support(['payment-plans:settings', off.accountId, '--default-after-days', days]),
+      ).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining('from 1 to 365') });
   });
 
   it('payment-plans:settings --disable refuses new plans only: existing ones stay readable and cancellable', async () => {

@@ -1,14 +1,14 @@
 import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, type Role, type Session } from '../api';
+import { api, type PaymentPlanSettings, type Role, type Session } from '../api';
 import { currentTimeZone, formatDateTime } from '../format';
 import { SESSION_KEY } from '../session';
 import { Confirm, Failure, Loading, Notice } from './common';
 import { TestClocksSection } from './TestClocks';
 
 /**
- * Settings (docs/api.md "Dashboard team"): the account (name, time zone), the dunning schedule, proration, the
- * team and invitations, test clocks in test mode, and the signed-in person's profile. What a role may do is the API's to decide:
+ * Settings (docs/api.md "Dashboard team"): the account (name, time zone), the dunning schedule, proration, payment
+ * plans, the team and invitations, test clocks in test mode, and the signed-in person's profile. What a role may do is the API's to decide:
  * the page only leaves out forms the role would be refused.
  */
 export function Settings({ session }: { session: Session }) {
@@ -21,6 +21,7 @@ export function Settings({ session }: { session: Session }) {
       <EmailSection session={session} />
       {canDevelop && <DunningSection />}
       {canDevelop && <ProrationSection />}
+      <PaymentPlansSection session={session} />
       {canDevelop && <TeamSection session={session} />}
       <TestClocksSection />
       <ProfileSection session={session} />
@@ -385,6 +386,86 @@ function ProrationSection() {
             current={current}
           />
           <Submit busy={save.isPending} label="Save proration" busyLabel="Saving…" />
+        </form>
+      )}
+      <Outcome notice={notice} error={save.error} />
+    </section>
+  );
+}
+
+/** "30" as 30, empty as absent (unchanged); anything else is sent as is, for the API to name. */
+function wholeDaysOf(value: FormDataEntryValue | null): unknown {
+  const text = String(value ?? '').trim();
+  if (!text) return undefined;
+  return /^\d+$/.test(text) ? Number(text) : text;
+}
+
+/**
+ * Payment plans (docs/api.md "Payment plan settings"): off for a new account. Every role reads them; a
+ * superadmin turns them on or off and sets the days a past_due plan waits before it is defaulted.
+ */
+function PaymentPlansSection({ session }: { session: Session }) {
+  const queryClient = useQueryClient();
+  const key = ['payment-plan-settings', session.account?.id];
+  const settings = useQuery({
+    queryKey: key,
+    queryFn: () => api<PaymentPlanSettings>('GET', '/settings/payment-plans'),
+  });
+  const editable = session.account?.role === 'superadmin';
+  const [notice, setNotice] = useState<string>();
+  const save = useMutation({
+    mutationFn: (input: { enabled: boolean; default_after_days?: unknown }) =>
+      api<PaymentPlanSettings>('PUT', '/settings/payment-plans', input),
+    onSuccess: async (saved) => {
+      queryClient.setQueryData(key, saved);
+      setNotice(
+        saved.enabled
+          ? 'Saved. Payment plans are on; the default applies to plans created from now on.'
+          : 'Saved. Payment plans are off: no new plan can be created; plans that exist keep running.',
+      );
+      // The Payment plans page answers differently now.
+      await queryClient.invalidateQueries({ queryKey: ['payment-plans'] });
+    },
+  });
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    setNotice(undefined);
+    save.mutate({ enabled: form.has('enabled'), default_after_days: wholeDaysOf(form.get('default_after_days')) });
+  };
+  const data = settings.data;
+  return (
+    <section className="card settings-section" aria-labelledby="payment-plans-heading">
+      <h2 id="payment-plans-heading">Payment plans</h2>
+      <p className="muted">
+        Split a total into installments charged on their dates. Off until a superadmin turns them on here.
+      </p>
+      {settings.isPending && <Loading />}
+      {settings.isError && <Failure error={settings.error} />}
+      {data && !editable && (
+        <dl className="facts">
+          <dt>Payment plans</dt>
+          <dd>{data.enabled ? 'On' : 'Off'}</dd>
+          <dt>Defaulted after</dt>
+          <dd>{data.default_after_days} days past due</dd>
+        </dl>
+      )}
+      {data && editable && (
+        <form onSubmit={submit} key={`${data.enabled}|${data.default_after_days}`}>
+          <label className="check">
+            <input type="checkbox" name="enabled" defaultChecked={data.enabled} /> Payment plans on
+          </label>
+          <label className="field">
+            Days a past due plan waits before it is defaulted (1 to 365)
+            <input
+              name="default_after_days"
+              inputMode="numeric"
+              defaultValue={data.default_after_days}
+              maxLength={3}
+              required
+            />
+          </label>
+          <Submit busy={save.isPending} label="Save payment plans" busyLabel="Saving…" />
         </form>
       )}
       <Outcome notice={notice} error={save.error} />
