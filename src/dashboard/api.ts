@@ -84,64 +84,17 @@ export interface Session {
   temporal_workflows_url: string;
 }
 
-export interface Customer {
-  id: string;
-  name: string;
-  email?: string;
-  phone?: string | null;
-  description?: string | null;
-  created: number;
-  currency?: string;
-  address?: { city?: string; country?: string; line1?: string; postal_code?: string }[];
-  /** Cents of credit, negative (docs/decisions.md §22). */
-  balance: number;
-  balance_currency: string | null;
-}
-
 export interface Page<T> {
   data: T[];
   meta: { page: number; take: number; itemsTotal: number; pagesTotal: number };
 }
 
-export interface PaymentMethod {
-  id: string;
-  type: string;
-  created: number;
-  card?: { brand: string | null; last4: string | null; exp_month?: number; exp_year?: number };
-  us_bank_account?: { bank_name: string; last4: string };
-  billing_details: { name: string | null };
-}
-
-export interface Price {
-  id: string;
-  product: string;
-  unit_amount: number;
-  currency: string;
-  description: string | null;
-  recurring: { interval: string; interval_count: number } | null;
-}
-
-export interface Subscription {
-  id: string;
-  customer: string;
-  status: string;
-  currency: string;
-  created: number;
-  start_date: number;
-  cancel_at: number | null;
-  cancel_at_period_end: boolean;
-  canceled_at: number | null;
-  ended_at: number | null;
-  trial_end: number | null;
-  current_period_start: number | null;
-  current_period_end: number | null;
-  paused_at: number | null;
-  latest_invoice: string | null;
-  items: { data: { id: string; price: Price; quantity: number; tax_rates: string[] }[]; total_count: number };
-}
-
 /** Resources as the API's OpenAPI document describes them (src/client/schema.d.ts, generated from /openapi.json). */
 type Schemas = components['schemas'];
+export type Customer = Schemas['Customer'];
+export type PaymentMethod = Schemas['PaymentMethod'];
+export type Price = Schemas['Price'];
+export type Subscription = Schemas['Subscription'];
 export type Invoice = Schemas['Invoice'];
 export type InvoiceLine = Schemas['InvoiceLine'];
 export type Transaction = Schemas['Transaction'];
