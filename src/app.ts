@@ -62,6 +62,8 @@ export function createApp(deps: AppDeps): express.Express {
   app.use(securityHeaders);
   app.set('etag', false);
   app.set('query parser', 'simple');
+  // Behind a load balancer every request comes from its address: the per-address limits need the client's.
+  app.set('trust proxy', deps.trustProxy ?? config.trustProxy);
 
   app.use((req, res, next) => {
     const requestId = req.header('x-request-id')?.slice(0, 100) || crypto.randomUUID();

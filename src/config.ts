@@ -152,6 +152,20 @@ export const config = {
   get rateLimitBurst() {
     return intFromEnv('RATE_LIMIT_BURST', 50);
   },
+  /**
+   * Which proxies in front of the API to believe about the client's address (the first X-Forwarded-For entry
+   * they did not add), as Express's `trust proxy` takes it: unset or `false`, none (the socket's address); a
+   * number of hops (`1`: one load balancer); or addresses and subnets, comma-separated (`loopback, 10.0.0.0/8`).
+   * The per-address limits (failed authentications, dashboard sign-ins, hosted pages) count by that address.
+   */
+  get trustProxy(): boolean | number | string {
+    const raw = process.env.TRUST_PROXY?.trim();
+    if (!raw || raw === 'false') return false;
+    // Every hop believed: only where nothing but the proxy can reach the API.
+    if (raw === 'true') return true;
+    if (/^\d+$/.test(raw)) return Number(raw);
+    return raw;
+  },
   /** Failed authentications (unknown, revoked or expired keys) per client address within any minute, before 429. */
   get authFailuresPerMinute() {
     return intFromEnv('AUTH_FAILURES_PER_MINUTE', 60);

@@ -16,6 +16,8 @@ export interface AppDeps {
   rateLimit?: RateLimitSettings;
   /** Failed authentications per client address per minute before 429 (AUTH_FAILURES_PER_MINUTE unless given). */
   authFailuresPerMinute?: number;
+  /** Which proxies to believe about the client's address (TRUST_PROXY unless given; config.trustProxy). */
+  trustProxy?: boolean | number | string;
   /** The gateway charges made by the API go to (the simulated gateway unless given; tests slow it down). */
   gateway?: PaymentGateway;
   /**

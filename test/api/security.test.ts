@@ -286,6 +286,51 @@ describe('failed authentications per client address', () => {
     }
   });
 
+  it('behind a proxy (TRUST_PROXY) counts by the client address it forwards; without it, by the socket', async () => {
+    const guess = (app: TestApp, client: string) =>
+      apiClient(app.baseUrl, 'sk_test_guess').get('/customers', { 'x-forwarded-for': client });
+    const proxied = await startTestApp({ authFailuresPerMinute: 2, trustProxy: 'loopback' });
+    try {
+      const first = [await guess(proxied, '203.0.113.5'), await guess(proxied, '203.0.113.5')];
+      expect(first.map((answer) => answer.status)).toEqual([401, 401]);
+      expect((await guess(proxied, '203.0.113.5')).status).toBe(429);
+      // Another client behind the same proxy is not held up by the first one's guesses.
+      expect((await guess(proxied, '198.51.100.7')).status).toBe(401);
+    } finally {
+      await proxied.close();
+    }
+    // Unset, a forwarded address is not believed: every request counts for the socket's address.
+    const direct = await startTestApp({ authFailuresPerMinute: 2 });
+    try {
+      await guess(direct, '203.0.113.5');
+      await guess(direct, '203.0.113.5');
+      expect((await guess(direct, '198.51.100.7')).status).toBe(429);
+    } finally {
+      await direct.close();
+    }
+  });
+
+  it('reads TRUST_PROXY as Express does: unset or false none, a number of hops, or addresses', () => {
+    const saved = process.env.TRUST_PROXY;
+    try {
+      const read = (value: string | undefined) => {
+        if (value === undefined) delete process.env.TRUST_PROXY;
+        else process.env.TRUST_PROXY = value;
+        return config.trustProxy;
+      };
+      expect([read(undefined), read(''), read('false'), read('1'), read(' loopback, 10.0.0.0/8 ')]).toEqual([
+        false,
+        false,
+        false,
+        1,
+        'loopback, 10.0.0.0/8',
+      ]);
+    } finally {
+      if (saved === undefined) delete process.env.TRUST_PROXY;
+      else process.env.TRUST_PROXY = saved;
+    }
+  });
+
   it('defaults to 60 failed authentications per minute', () => {
     const saved = process.env.AUTH_FAILURES_PER_MINUTE;
     delete process.env.AUTH_FAILURES_PER_MINUTE;

@@ -32,6 +32,7 @@ export async function startTestApp(
     | 'gateway'
     | 'temporalNow'
     | 'authFailuresPerMinute'
+    | 'trustProxy'
     | 'sessionSettings'
     | 'loginLimits'
     | 'dashboardDir'
