@@ -99,7 +99,8 @@ describe('hosted_invoice_url', () => {
     expect(text).toContain('Ada Lovelace');
     expect(text).toContain('12 Analytical Row');
     expect(text).toContain('Tax 20% on $42.00');
-    expect(text).toContain('autocomplete="cc-number"');
+    // The card form's fields carry the standard autocomplete values (docs/api.md "Hosted pages").
+    for (const value of ['cc-name', 'cc-number', 'cc-exp', 'cc-csc']) expect(text).toContain(`autocomplete="${value}"`);
     // The PDF, from the page's own path: the invoice's document.
     expect(text).toContain(`href="${hostedPath(invoice)}/pdf"`);
     const pdf = await fetch(`${app.baseUrl}${hostedPath(invoice)}/pdf`);
