@@ -373,6 +373,15 @@ describe('in a browser', () => {
     const bad = await b.newPage();
     await bad.goto(`${app.baseUrl}/hosted/invoices/${'x'.repeat(43)}`);
     await b.screen(bad, 'link-unknown');
+    // A link past its HOSTED_INVOICE_LINK_DAYS: the 410 page.
+    const stale = await openInvoice();
+    await app.prisma.hostedInvoiceLink.update({
+      where: { invoiceId: stale.id },
+      data: { expiresAt: new Date(Date.now() - 1000) },
+    });
+    expect((await bad.goto(`${app.baseUrl}${hostedPath(stale)}`))!.status()).toBe(410);
+    await bad.getByRole('heading', { name: 'This link has expired' }).waitFor();
+    await b.screen(bad, 'link-expired');
     expect(b.offSite).toEqual([]);
   });
 
