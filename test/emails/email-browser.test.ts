@@ -1,11 +1,16 @@
 import { browserTest, haveChromium, openDashboardBrowser, type DashboardBrowser } from '../support/browser';
 import { caughtMessages, finalizeSendInvoice, startEmailWorld, waitUntil, type EmailWorld } from '../support/emails';
 import { createTestUser } from '../support/dashboard';
+import { expectStatus } from '../support/harness';
+import { CARDS } from '../support/payments';
+import { pdfText } from '../support/pdf';
+import { EXPIRY } from '../hosted-pages/pages';
 
 /**
  * The invoice email as a mail reader shows its HTML: received by the catcher, rendered in Chromium,
  * checked with axe and kept as test-output/dashboard-email-invoice-{1280,390}.png; and the dashboard's
- * screen of the caught emails (test-output/dashboard-developers-emails-*.png).
+ * screen of the caught emails (test-output/dashboard-developers-emails-*.png); and the customer who pays
+ * from the email's link: the hosted page in Chromium, the card, then the receipt email with its PDF.
  */
 let world: EmailWorld;
 let browser: DashboardBrowser | undefined;
@@ -35,6 +40,54 @@ test('the invoice email reads well at 1280 and 390 px, with no serious accessibi
   await browser!.screen(page, 'email-invoice');
   expect(browser!.offSite).toEqual([]);
   await page.close();
+});
+
+test('the customer pays from the email: its "View and pay invoice" link, the card form, then the receipt with its PDF', async () => {
+  const to = 'ada+pays@example.com';
+  const { invoice } = await finalizeSendInvoice(world.api, to);
+  const [message] = await caughtMessages(world.api, to);
+  expect(message.kind).toBe('invoice');
+  const link = /<a href="([^"]+)"[^>]*>View and pay invoice<\/a>/.exec(message.html)?.[1]?.replaceAll('&amp;', '&');
+  expect(link).toBe(invoice.hosted_invoice_url);
+  // The link is under PUBLIC_URL; the tests' app listens on its own port: the same path there.
+  const page = await browser!.newPage();
+  await page.goto(`${world.app.baseUrl}${new URL(link!).pathname}`);
+  await page.getByRole('heading', { name: `Invoice ${invoice.number}` }).waitFor();
+  // The standard autocomplete values, so that browsers and password managers fill the card.
+  const autocomplete = async (label: string) => page.getByLabel(label).getAttribute('autocomplete');
+  expect({
+    name: await autocomplete('Name on card'),
+    number: await autocomplete('Card number'),
+    exp: await autocomplete('Expiry (MM/YY)'),
+    cvc: await autocomplete('Security code'),
+  }).toEqual({ name: 'cc-name', number: 'cc-number', exp: 'cc-exp', cvc: 'cc-csc' });
+  await page.getByLabel('Name on card').fill('Ada Lovelace');
+  await page.getByLabel('Card number').fill(CARDS.succeeds);
+  await page.getByLabel('Expiry (MM/YY)').fill(EXPIRY);
+  await page.getByLabel('Security code').fill('123');
+  await page.getByRole('button', { name: /^Pay / }).click();
+  await page.getByText(/Payment received/).waitFor();
+  expect((await world.api.get(`/invoices/${invoice.id}`)).body).toMatchObject({ status: 'paid', amount_paid: 57600 });
+  expect(browser!.offSite).toEqual([]);
+  await page.close();
+
+  // The receipt follows, the paid invoice's PDF attached.
+  const receipt = await waitUntil(async () => {
+    const list = expectStatus(await world.api.get(`/test-helpers/emails?to=${encodeURIComponent(to)}`), 200, 'list');
+    return list.data.find((caught: { kind: string }) => caught.kind === 'receipt');
+  });
+  expect(receipt).toMatchObject({
+    subject: `Receipt for invoice ${invoice.number} from Lovelace Analytics`,
+    attachments: [{ filename: `${invoice.number}.pdf`, content_type: 'application/pdf', size: expect.any(Number) }],
+  });
+  expect(receipt.text).toContain('$576.00 paid');
+  const attachment = await fetch(`${world.app.baseUrl}/test-helpers/emails/${receipt.id}/attachments/0`, {
+    headers: { 'cc-api-key': world.apiKey },
+  });
+  expect([attachment.status, attachment.headers.get('content-type')]).toEqual([200, 'application/pdf']);
+  const pdf = await pdfText(Buffer.from(await attachment.arrayBuffer()));
+  expect(pdf).toContain(invoice.number);
+  expect(pdf).toContain('$576.00');
 });
 
 test("the dashboard's Developers > Emails lists the caught emails and opens one: its HTML, text and attachment", async () => {

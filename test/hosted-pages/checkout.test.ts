@@ -1,7 +1,9 @@
 import crypto from 'node:crypto';
+import { hashPageToken } from '../../src/lib/page-tokens';
+import { PAGE_CSP } from '../../src/hosted-pages/page';
 import { browserTest } from '../support/browser';
 import { eventsOf, expectStatus } from '../support/harness';
-import { CARDS, customerWithCard } from '../support/payments';
+import { CARDS, customerWithCard, gatewayCharges } from '../support/payments';
 import { recurringPrice } from '../support/subscriptions';
 import { EXPIRY, pageForm, pageText, postForm, usePagesWorld } from './pages';
 
@@ -37,22 +39,32 @@ async function checkout(body: Record<string, unknown>) {
 
 const pathOf = (session: { url: string }) => new URL(session.url).pathname;
 
-/** The page's form filled in as a new customer would, with `number`. */
-async function submit(session: { url: string }, number: string, form?: Record<string, string>) {
+/** The page's form filled in as a new customer would, with `number` (and the request's `headers`). */
+async function submit(
+  session: { url: string },
+  number: string,
+  form?: Record<string, string>,
+  headers?: Record<string, string>,
+) {
   const fields = form ?? (await pageForm(pages.world.app.baseUrl, pathOf(session)));
-  return postForm(pages.world.app.baseUrl, `${pathOf(session)}/complete`, {
-    ...fields,
-    buyer_name: 'Mary Somerville',
-    email: `mary-${crypto.randomUUID().slice(0, 6)}@example.com`,
-    line1: '1 Observatory Lane',
-    city: 'Edinburgh',
-    postal_code: 'EH1 1AA',
-    country: 'gb',
-    name: 'Mary Somerville',
-    number,
-    exp: EXPIRY,
-    cvc: '123',
-  });
+  return postForm(
+    pages.world.app.baseUrl,
+    `${pathOf(session)}/complete`,
+    {
+      ...fields,
+      buyer_name: 'Mary Somerville',
+      email: `mary-${crypto.randomUUID().slice(0, 6)}@example.com`,
+      line1: '1 Observatory Lane',
+      city: 'Edinburgh',
+      postal_code: 'EH1 1AA',
+      country: 'gb',
+      name: 'Mary Somerville',
+      number,
+      exp: EXPIRY,
+      cvc: '123',
+    },
+    headers,
+  );
 }
 
 describe('POST /checkout/sessions', () => {
@@ -228,6 +240,63 @@ describe('completing a checkout', () => {
     expect((await submit(session, CARDS.succeeds, form)).status).toBe(410);
     expect(expectStatus(await pages.api.get(`/checkout/sessions/${session.id}`), 200).status).toBe('expired');
     expect((await fetch(`${pages.world.app.baseUrl}/hosted/checkout/${'c'.repeat(43)}`)).status).toBe(404);
+  });
+});
+
+describe('the checkout page\'s safety (docs/api.md "Hosted pages", Safety)', () => {
+  it("the session's row keeps only the SHA-256 of its URL's token", async () => {
+    const session = await checkout({ items: [{ price: await recurringPrice(pages.api) }] });
+    const token = pathOf(session).split('/').pop()!;
+    const row = await pages.world.app.prisma.checkoutSession.findUniqueOrThrow({ where: { id: session.id } });
+    expect(row.tokenHash).toBe(hashPageToken(token));
+    expect(JSON.stringify(row)).not.toContain(token);
+  });
+
+  it('a post without the CSRF token, or from another origin, is a 403 page and makes nothing', async () => {
+    const { prisma } = pages.world.app;
+    const { accountId } = pages.world;
+    const session = await checkout({ items: [{ price: await recurringPrice(pages.api, { unitAmount: 2900 }) }] });
+    const form = await pageForm(pages.world.app.baseUrl, pathOf(session));
+    const counts = async () => ({
+      customers: await prisma.customer.count({ where: { accountId } }),
+      subscriptions: await prisma.subscription.count({ where: { accountId } }),
+      charges: await gatewayCharges(prisma, accountId),
+    });
+    const before = await counts();
+
+    const noToken = await submit(session, CARDS.succeeds, { form_key: form.form_key! });
+    const crossSite = await submit(session, CARDS.succeeds, form, { origin: 'https://evil.example' });
+    for (const refused of [noToken, crossSite]) {
+      expect(refused.status).toBe(403);
+      expect(refused.headers.get('content-type')).toMatch(/^text\/html/);
+      expect(await pageText(refused)).toContain('This form has expired');
+    }
+    expect(await counts()).toEqual(before);
+    expect(await prisma.checkoutSession.findUniqueOrThrow({ where: { id: session.id } })).toMatchObject({
+      status: 'open',
+      customerId: null,
+      subscriptionId: null,
+    });
+    // The same form from this origin still completes it: only the refused posts were refused.
+    expect((await submit(session, CARDS.succeeds, form)).headers.get('location')).toBe(SUCCESS);
+  });
+
+  it("the page sends the pages' policy, its form-action also allowing success_url's origin (the redirect)", async () => {
+    expect(PAGE_CSP).toBe(
+      "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+    );
+    const session = await checkout({ items: [{ price: await recurringPrice(pages.api) }] });
+    const page = await fetch(`${pages.world.app.baseUrl}${pathOf(session)}`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-security-policy')).toBe(
+      "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self' https://merchant.example; frame-ancestors 'none'; base-uri 'none'",
+    );
+    expect(page.headers.get('cache-control')).toBe('no-store');
+    expect(page.headers.get('referrer-policy')).toBe('no-referrer');
+    // A refusal is a page of the same policy, without the extra origin (it has no form).
+    const refused = await submit(session, CARDS.succeeds, {});
+    expect(refused.status).toBe(403);
+    expect(refused.headers.get('content-security-policy')).toBe(PAGE_CSP);
   });
 });
 

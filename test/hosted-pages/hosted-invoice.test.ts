@@ -99,7 +99,8 @@ describe('hosted_invoice_url', () => {
     expect(text).toContain('Ada Lovelace');
     expect(text).toContain('12 Analytical Row');
     expect(text).toContain('Tax 20% on $42.00');
-    expect(text).toContain('autocomplete="cc-number"');
+    // The card form's fields carry the standard autocomplete values (docs/api.md "Hosted pages").
+    for (const value of ['cc-name', 'cc-number', 'cc-exp', 'cc-csc']) expect(text).toContain(`autocomplete="${value}"`);
     // The PDF, from the page's own path: the invoice's document.
     expect(text).toContain(`href="${hostedPath(invoice)}/pdf"`);
     const pdf = await fetch(`${app.baseUrl}${hostedPath(invoice)}/pdf`);
@@ -372,6 +373,15 @@ describe('in a browser', () => {
     const bad = await b.newPage();
     await bad.goto(`${app.baseUrl}/hosted/invoices/${'x'.repeat(43)}`);
     await b.screen(bad, 'link-unknown');
+    // A link past its HOSTED_INVOICE_LINK_DAYS: the 410 page.
+    const stale = await openInvoice();
+    await app.prisma.hostedInvoiceLink.update({
+      where: { invoiceId: stale.id },
+      data: { expiresAt: new Date(Date.now() - 1000) },
+    });
+    expect((await bad.goto(`${app.baseUrl}${hostedPath(stale)}`))!.status()).toBe(410);
+    await bad.getByRole('heading', { name: 'This link has expired' }).waitFor();
+    await b.screen(bad, 'link-expired');
     expect(b.offSite).toEqual([]);
   });
 

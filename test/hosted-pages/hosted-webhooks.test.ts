@@ -2,6 +2,7 @@ import { startRelay, type Relay } from '../../src/webhooks/relay';
 import {
   apiClient,
   createTestAccount,
+  eventsOf,
   expectStatus,
   startTestApp,
   startTestWorker,
@@ -10,12 +11,14 @@ import {
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver';
 import { allowPrivateWebhookTargets } from '../support/webhooks';
 import { CARDS, createCustomer, simpleInvoice } from '../support/payments';
+import { recurringPrice } from '../support/subscriptions';
 import { EXPIRY, pageForm, postForm } from './pages';
 
 /**
- * The webhooks of a payment made on the hosted invoice page, delivered end to end (relay, delivery
- * workflow on the suite's Temporal dev server, a receiver on loopback): each type once, in the
- * documented order of one object's changes (docs/api.md "Ordering events": `updated_ms`, `createdAt`).
+ * The webhooks of a payment made on the hosted invoice page and of a completed hosted checkout,
+ * delivered end to end (relay, delivery workflow on the suite's Temporal dev server, a receiver on
+ * loopback): each type once, in the documented order of one object's changes (docs/api.md "Ordering
+ * events": `updated_ms`, `createdAt`; "Hosted pages" for which events and in what order).
  */
 const TASK_QUEUE = 'hosted-pages-webhooks-test';
 
@@ -27,7 +30,8 @@ const relayed: string[] = [];
 
 beforeAll(async () => {
   allowPrivateWebhookTargets();
-  app = await startTestApp();
+  // The workflows the API starts (a checkout's subscription) run on this file's worker.
+  app = await startTestApp({ taskQueue: TASK_QUEUE });
   testWorker = await startTestWorker(app.prisma, TASK_QUEUE);
   relay = startRelay({
     prisma: app.prisma,
@@ -98,5 +102,90 @@ it('a declined then a good card on the page: the webhooks arrive once each, in t
         ['customer.created', 'invoice.created', 'invoice.finalized'].includes(type) ? undefined : 'hosted_invoice_page',
       ])
       .sort(),
+  );
+});
+
+it('a checkout of a subscription without trial: its webhooks arrive once each, in the order docs/api.md gives', async () => {
+  const account = await createTestAccount(app.prisma, { name: 'Acme Rockets' });
+  relayed.push(account.accountId);
+  const api = apiClient(app.baseUrl, account.apiKey);
+  expectStatus(await api.post('/webhook/destination', { url: receiver.url }), 201);
+  const price = await recurringPrice(api, { unitAmount: 2900 });
+  const session = expectStatus(
+    await api.post('/checkout/sessions', {
+      items: [{ price, quantity: 1 }],
+      success_url: 'https://merchant.example/welcome',
+      cancel_url: 'https://merchant.example/pricing',
+    }),
+    201,
+  );
+  const path = new URL(session.url).pathname;
+  const form = await pageForm(app.baseUrl, path);
+  const completed = await postForm(app.baseUrl, `${path}/complete`, {
+    ...form,
+    buyer_name: 'Mary Somerville',
+    email: 'mary@example.com',
+    line1: '1 Observatory Lane',
+    city: 'Edinburgh',
+    postal_code: 'EH1 1AA',
+    country: 'GB',
+    name: 'Mary Somerville',
+    number: CARDS.succeeds,
+    exp: EXPIRY,
+    cvc: '123',
+  });
+  expect([completed.status, completed.headers.get('location')]).toEqual([303, 'https://merchant.example/welcome']);
+  const done = expectStatus(await api.get(`/checkout/sessions/${session.id}`), 200);
+  expect(done).toMatchObject({ status: 'complete', mode: 'subscription' });
+
+  // docs/api.md "Hosted checkout": the customer, the card, then the subscription and, without a trial,
+  // its first invoice created, finalized and paid.
+  const expected = [
+    'customer.created',
+    'payment_method.attached',
+    'subscription.created',
+    'invoice.created',
+    'invoice.finalized',
+    'invoice.payment_succeeded',
+  ];
+  // The subscription workflow's own later update (its period) is not the checkout's.
+  const checkouts = (type: string) => type !== 'subscription.updated';
+  const ofCustomer = (data: { id?: string; customer?: string }) =>
+    data.id === done.customer || data.customer === done.customer;
+  // Written to the outbox in that order.
+  const written = (await eventsOf(app.prisma, account.accountId))
+    .filter((event) => ofCustomer(event.data as { id?: string; customer?: string }) && checkouts(event.type))
+    .map((event) => event.type);
+  expect(written).toEqual(expected);
+
+  const received = await receiver.waitFor(expected.length, {
+    timeoutMs: 30_000,
+    filter: (request) => ofCustomer(request.json?.data ?? {}) && checkouts(request.json?.event),
+  });
+  const envelopes = received.map(
+    (request) =>
+      request.json as {
+        id: string;
+        event: string;
+        createdAt: string;
+        data: { id: string; updated_ms: number; origin?: string };
+      },
+  );
+  // Each once; arrival may interleave (each delivery is its own workflow), so the order is the events'
+  // own: their createdAt never goes back along the documented order, and one object's updated_ms rises.
+  expect(new Set(envelopes.map((envelope) => envelope.id)).size).toBe(expected.length);
+  expect(envelopes.map((envelope) => envelope.event).sort()).toEqual([...expected].sort());
+  const inOrder = expected.map((type) => envelopes.find((envelope) => envelope.event === type)!);
+  const times = inOrder.map((envelope) => envelope.createdAt);
+  expect(times).toEqual([...times].sort());
+  const invoiceEvents = inOrder.filter((envelope) => envelope.event.startsWith('invoice.'));
+  expect(new Set(invoiceEvents.map((envelope) => envelope.data.id)).size).toBe(1);
+  const versions = invoiceEvents.map((envelope) => envelope.data.updated_ms);
+  expect(versions).toEqual([...versions].sort((a, b) => a - b));
+  expect(new Set(versions).size).toBe(versions.length);
+  expect(invoiceEvents.at(-1)!.data).toMatchObject({ status: 'paid', subscription: done.subscription });
+  // Every one says it came from the checkout page (docs/decisions.md §38).
+  expect(inOrder.map((envelope) => [envelope.event, envelope.data.origin])).toEqual(
+    expected.map((type) => [type, 'hosted_checkout']),
   );
 });

@@ -1,3 +1,5 @@
+import { hashPageToken } from '../../src/lib/page-tokens';
+import { PAGE_CSP } from '../../src/hosted-pages/page';
 import { browserTest } from '../support/browser';
 import { eventsOf, expectStatus } from '../support/harness';
 import { CARDS, cardBody, customerWithCard, addPaymentMethod, simpleInvoice } from '../support/payments';
@@ -64,6 +66,7 @@ describe('POST /billing-portal/sessions', () => {
     const row = await pages.world.app.prisma.billingPortalSession.findUniqueOrThrow({
       where: { id: response.body.id },
     });
+    expect(row.tokenHash).toBe(hashPageToken(token));
     expect(JSON.stringify(row)).not.toContain(token);
 
     const bad = await pages.api.post('/billing-portal/sessions', {
@@ -93,7 +96,12 @@ describe('the portal page', () => {
   it('shows the subscription, the invoice linking to its hosted page and the card; cancels at period end', async () => {
     const { customer, subscription, invoice } = await customerWithSubscription();
     const path = await portalPath(customer.id);
-    const text = await pageText(await fetch(`${pages.world.app.baseUrl}${path}`));
+    const opened = await fetch(`${pages.world.app.baseUrl}${path}`);
+    // The pages' own policy (docs/api.md "Hosted pages", Safety): its forms post only here.
+    expect(opened.headers.get('content-security-policy')).toBe(PAGE_CSP);
+    expect(opened.headers.get('cache-control')).toBe('no-store');
+    expect(opened.headers.get('referrer-policy')).toBe('no-referrer');
+    const text = await pageText(opened);
     expect(text).toContain('$49.00 x 1 every month');
     const invoicePage = new URL(invoice.hosted_invoice_url).pathname;
     expect(text).toContain(`href="${invoicePage}" aria-label="Pay invoice ${invoice.number}"`);
