@@ -108,8 +108,13 @@ export function invoiceSummary(invoice: InvoiceObject, taxNames: Map<string, str
                     <dd>${date(invoice.due_date)}</dd>`
                 : html``
             }
-            <dt>Period</dt>
-            <dd>${date(invoice.period_start)} to ${date(invoice.period_end)}</dd>
+            ${
+              // As the PDF: a period only where the invoice bills one (a subscription's), never "the day to the day".
+              invoice.subscription && invoice.period_end > invoice.period_start
+                ? html`<dt>Period</dt>
+                    <dd>${date(invoice.period_start)} to ${date(invoice.period_end)}</dd>`
+                : html``
+            }
           </dl>
         </div>
       </div>

@@ -50,6 +50,7 @@ describe("the card a customer enters on a subscription's open invoice", () => {
     const { customer, subscription, invoice } = await subscriptionInDunning();
     const page = await pageText(await fetch(`${pages.world.app.baseUrl}${hostedPath(invoice)}`));
     expect(page).toContain('<input type="checkbox" name="use_for_future" value="yes" checked />');
+    expect(page).toContain('<dt>Period</dt>');
 
     await payOnPage(invoice, CARDS.succeeds, true);
     await waitUntil(async () => (await pages.api.get(`/subscriptions/${subscription.id}`)).body.status === 'active');
@@ -96,6 +97,8 @@ describe("the card a customer enters on a subscription's open invoice", () => {
     const invoice = expectStatus(await pages.api.post(`/invoices/${draft.id}/finalize`, {}), 200);
     const page = await pageText(await fetch(`${pages.world.app.baseUrl}${hostedPath(invoice)}`));
     expect(page).toContain('<input type="checkbox" name="use_for_future" value="yes" />');
+    // A one-off invoice bills no period: none is shown (the PDF shows none either).
+    expect(page).not.toContain('<dt>Period</dt>');
 
     await payOnPage(invoice, '5555555555554444', true);
     expect((await pages.api.get(`/invoices/${invoice.id}`)).body.status).toBe('paid');
