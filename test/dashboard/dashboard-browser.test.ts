@@ -9,7 +9,7 @@ import {
   openDashboardBrowser,
   type DashboardBrowser,
 } from '../support/browser';
-import { apiClient, createTestAccount } from '../support/harness';
+import { apiClient, createTestAccount, eventsOf } from '../support/harness';
 import { createTestUser } from '../support/dashboard';
 import { createInvoice, createTaxRate, customerWithCard, simpleInvoice } from '../support/payments';
 import {
@@ -22,8 +22,9 @@ import {
 import { createUser } from '../../src/dashboard-auth/user.service';
 
 /**
- * The dashboard in headless Chromium: sign in, customers, a customer, pausing a subscription, invoices,
- * the standard user's navigation, signing out (test/support/browser.ts: axe-core and screenshots).
+ * The dashboard in headless Chromium: sign in, customers, a customer, pausing, resuming and canceling a
+ * subscription, invoices (voided among them), the standard user's navigation, signing out
+ * (test/support/browser.ts: axe-core and screenshots).
  */
 const browserIt = browserTest('test/dashboard/dashboard-browser.test.ts');
 
@@ -62,6 +63,12 @@ afterAll(async () => {
   await browser?.close();
   await world?.close();
 });
+
+/** The `data` of the subscription's last event of `type`: the dashboard's changes say the merchant asked. */
+async function lastEventData(type: string, subscription: string) {
+  const events = await eventsOf(world.app.prisma, world.accountId, type);
+  return events.filter((event) => (event.data as { id: string }).id === subscription).at(-1)?.data;
+}
 
 const newPage = (width?: number) => browser!.newPage(width);
 const signIn = (page: Page, user: { email: string; password: string }) => browser!.signIn(page, user);
@@ -127,8 +134,11 @@ describe('the dashboard in a browser', () => {
     await page.getByText('No customer matches “nobody at all”.').waitFor();
     await screen(page, 'customers-empty');
     await page.getByLabel('Search customers').fill('Ada');
+    // Payment plans are off for this account: the API answers 403 and the page leaves the section out.
+    const plansAnswer = page.waitForResponse((response) => response.url().includes('/payment-plans?customer='));
     await page.getByRole('link', { name: 'Ada Lovelace' }).click();
     await page.getByRole('heading', { name: 'Ada Lovelace' }).waitFor();
+    expect((await plansAnswer).status()).toBe(403);
     await page.getByText(/Visa ending 4242/i).waitFor();
     // The subscriptions table's link, before those of the events timeline.
     await page.getByRole('link', { name: subscriptionId, exact: true }).first().waitFor();
@@ -147,6 +157,7 @@ describe('the dashboard in a browser', () => {
       .getByRole('table', { name: 'Charges, newest first' })
       .getByText(/first invoice of subscription/)
       .waitFor();
+    await expect(page.getByRole('heading', { name: 'Payment plans' }).count()).resolves.toBe(0);
     await screen(page, 'customer');
 
     await page.getByRole('link', { name: subscriptionId, exact: true }).first().click();
@@ -188,6 +199,22 @@ describe('the dashboard in a browser', () => {
     await page.getByRole('status').filter({ hasText: 'Paused.' }).waitFor();
     await expect(page.locator('.title-row .badge').textContent()).resolves.toBe('paused');
     expect((await world.api.get(`/subscriptions/${subscriptionId}`)).body.status).toBe('paused');
+    expect(await lastEventData('subscription.paused', subscriptionId)).toMatchObject({
+      reason: 'requested',
+      initiated_by: 'merchant',
+    });
+    await page.getByRole('button', { name: 'Resume' }).click();
+    await page
+      .getByRole('dialog', { name: 'Resume this subscription?' })
+      .getByRole('button', { name: 'Resume' })
+      .click();
+    await page.getByRole('status').filter({ hasText: 'Resumed.' }).waitFor();
+    await expect(page.locator('.title-row .badge').textContent()).resolves.toBe('active');
+    expect((await world.api.get(`/subscriptions/${subscriptionId}`)).body.status).toBe('active');
+    // Paused again, for the refusal below.
+    await page.getByRole('button', { name: 'Pause' }).click();
+    await dialog.getByRole('button', { name: 'Pause' }).click();
+    await page.getByRole('status').filter({ hasText: 'Paused.' }).waitFor();
     await page.getByRole('button', { name: 'Resume' }).waitFor();
 
     // The API's refusal is shown as it said it: the subscription was canceled behind the page's back.
@@ -312,6 +339,16 @@ describe('the dashboard in a browser', () => {
       await expect(page.locator('.facts').first().innerText()).resolves.toMatch(/Credit balance\s+\$10\.00/);
       await screen(page, 'customer-credit');
 
+      // Voided from its page, after asking: the API agrees.
+      const toVoid = await simpleInvoice(world.api, customerId, 700);
+      expectStatus(await world.api.post(`/invoices/${toVoid.id}/finalize`, {}), 200);
+      await page.goto(`${world.app.baseUrl}/dashboard/invoices/${toVoid.id}`);
+      await page.getByRole('button', { name: 'Void invoice' }).click();
+      await page.getByRole('dialog').getByRole('button', { name: 'Void invoice' }).click();
+      await page.getByRole('status').filter({ hasText: 'Voided.' }).waitFor();
+      await expect(page.locator('.title-row .badge').textContent()).resolves.toBe('void');
+      expect((await world.api.get(`/invoices/${toVoid.id}`)).body.status).toBe('void');
+
       // The API's refusal as it said it: the open invoice was voided behind the page's back.
       const open = await simpleInvoice(world.api, customerId, 1000);
       expectStatus(await world.api.post(`/invoices/${open.id}/finalize`, {}), 200);
@@ -358,6 +395,19 @@ describe('the dashboard in a browser', () => {
     });
     const ofPrice = await world.app.prisma.subscriptionItem.count({ where: { priceId: price } });
     expect(ofPrice).toBe(1);
+    // Canceled now from its page, after asking: the API agrees, and its event says the merchant asked.
+    await page.getByRole('button', { name: 'Cancel subscription' }).click();
+    await page
+      .getByRole('dialog', { name: 'Cancel this subscription now?' })
+      .getByRole('button', { name: 'Cancel subscription' })
+      .click();
+    await page.getByRole('status').filter({ hasText: 'Canceled.' }).waitFor();
+    await expect(page.locator('.title-row .badge').textContent()).resolves.toBe('canceled');
+    expect((await world.api.get(`/subscriptions/${created}`)).body.status).toBe('canceled');
+    expect(await lastEventData('subscription.canceled', created)).toMatchObject({
+      reason: 'requested',
+      initiated_by: 'merchant',
+    });
 
     await page.goto(`${world.app.baseUrl}/dashboard/customers/${customerId}`);
     await page.getByRole('button', { name: 'New invoice' }).click();

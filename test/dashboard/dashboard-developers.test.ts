@@ -202,7 +202,7 @@ describe('the Developers section', () => {
   );
 
   browserIt(
-    'webhooks: a destination created (secret once), disabled, its secret rolled, its URL edited, another deleted; a delivery log read',
+    'webhooks: a destination created (secret once), disabled, its secret rolled, enabled, its URL edited, another deleted; a delivery log read',
     async () => {
       const page = await browser!.newPage();
       const answers = recordAnswers(page);
@@ -246,6 +246,18 @@ describe('the Developers section', () => {
       const listed = await (await page.request.get(`${app.baseUrl}/webhook/destination`)).text();
       expect(listed).toContain('"status":"disabled"');
       for (const value of [secret, next]) expect(listed).not.toContain(value);
+
+      // Enabled again (no dialog: nothing is lost by it), and the API agrees.
+      await actions.getByRole('button', { name: 'Enable' }).click();
+      await page.getByRole('status').filter({ hasText: 'Enabled: https://example.com/hooks' }).waitFor();
+      await actions.getByRole('button', { name: 'Disable' }).waitFor();
+      const destinations = (await (await page.request.get(`${app.baseUrl}/webhook/destination`)).json()) as {
+        url: string;
+        status: string;
+      }[];
+      expect(destinations.find((destination) => destination.url === 'https://example.com/hooks')?.status).toBe(
+        'enabled',
+      );
 
       // Its URL changed, then the other destination deleted, each behind its dialog.
       await actions.getByRole('button', { name: 'Edit URL' }).click();

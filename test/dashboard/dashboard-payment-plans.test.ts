@@ -13,8 +13,9 @@ import {
 
 /**
  * The support staff's screen in Chromium: payment plans and the terminal payments not settled, resolved
- * and cancelled from the dashboard with the support command's rules (the API's refusal shown); another
- * account's plan reads "not found". Screenshots in test-output/dashboard-payment-plans-*.png.
+ * and cancelled from the dashboard with the support command's rules (the API's refusal shown); a plan
+ * listed on its customer's page; another account's plan and customer read "not found". Screenshots in
+ * test-output/dashboard-payment-plans-*.png.
  */
 const browserIt = browserTest('test/dashboard/dashboard-payment-plans.test.ts');
 
@@ -107,6 +108,16 @@ describe('payment plans and terminal payments in the dashboard', () => {
       await page.getByRole('status').filter({ hasText: 'Canceled.' }).waitFor();
       expect((await getPlan(world.api, lost.plan.id)).status).toBe('canceled');
 
+      // The customer's page lists the plan and links to it.
+      await page.goto(`${world.app.baseUrl}/dashboard/customers/${lost.customer.id}`);
+      const plans = page.getByRole('table', { name: 'Payment plans' });
+      const planRow = plans.getByRole('row', { name: new RegExp(lost.plan.id) });
+      await planRow.getByRole('cell', { name: 'canceled' }).waitFor();
+      await expect(planRow.innerText()).resolves.toMatch(/\$300\.00[\s\S]*1 of 3/);
+      await browser!.screenFits(page, 'customer-payment-plans');
+      await plans.getByRole('link', { name: lost.plan.id }).click();
+      await page.getByRole('heading', { name: lost.plan.id }).waitFor();
+
       // Another account's plan reads as one that does not exist.
       const other = await createTestAccount(world.app.prisma, { paymentPlans: true });
       const otherApi = apiClient(world.app.baseUrl, other.apiKey);
@@ -123,6 +134,9 @@ describe('payment plans and terminal payments in the dashboard', () => {
       );
       await page.goto(`${world.app.baseUrl}/dashboard/payment-plans/${otherPlan.id}`);
       await page.getByRole('heading', { name: 'Payment plan not found' }).waitFor();
+      // Its customer reads the same.
+      await page.goto(`${world.app.baseUrl}/dashboard/customers/${otherCustomer.id}`);
+      await page.getByRole('heading', { name: 'Customer not found' }).waitFor();
       expect(browser!.offSite).toEqual([]);
     },
     120_000,

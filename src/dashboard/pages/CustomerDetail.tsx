@@ -1,11 +1,13 @@
 import { useQuery } from '@tanstack/react-query';
 import {
   api,
+  ApiFailure,
   type BalanceTransaction,
   type Customer,
   type Invoice,
   type Page,
   type PaymentMethod,
+  type PaymentPlan,
   type Subscription,
 } from '../api';
 import { formatDate, formatDateTime, formatMoney, statusLabel } from '../format';
@@ -169,6 +171,8 @@ export function CustomerDetail({ id }: { id: string }) {
         </div>
       )}
 
+      <CustomerPaymentPlans customerId={c.id} />
+
       <h2>Invoices</h2>
       {invoices.isPending ? (
         <Loading />
@@ -209,6 +213,84 @@ export function CustomerDetail({ id }: { id: string }) {
 
       <EmailTimeline filter={{ customer: c.id }} version={c} />
       <EventTimeline filter={{ customer: c.id }} version={c} />
+    </>
+  );
+}
+
+/**
+ * The customer's payment plans, each linking its page. GET /payment-plans answers 403 feature_not_enabled
+ * for an account with payment plans off that never had one: the section is then left out, not an error.
+ */
+function CustomerPaymentPlans({ customerId }: { customerId: string }) {
+  const plans = useQuery({
+    queryKey: ['payment-plans', { customer: customerId }],
+    queryFn: async () => {
+      try {
+        return await api<Page<PaymentPlan>>(
+          'GET',
+          `/payment-plans?customer=${encodeURIComponent(customerId)}&take=100`,
+        );
+      } catch (error) {
+        if (error instanceof ApiFailure && error.status === 403) return null;
+        throw error;
+      }
+    },
+  });
+  // Shown once the API said whether the account has payment plans: never a flash of the heading without them.
+  if (plans.isPending) return null;
+  if (plans.data === null) return null;
+  return (
+    <>
+      <h2>Payment plans</h2>
+      {plans.isError ? (
+        <Failure error={plans.error} />
+      ) : plans.data.data.length === 0 ? (
+        <Empty>
+          <p>No payment plan.</p>
+        </Empty>
+      ) : (
+        <div className="card table-card">
+          <table>
+            <caption className="visually-hidden">Payment plans</caption>
+            <thead>
+              <tr>
+                <th scope="col">Plan</th>
+                <th scope="col">Status</th>
+                <th scope="col">Total</th>
+                <th scope="col" className="hide-narrow">
+                  Installments paid
+                </th>
+                <th scope="col" className="hide-narrow">
+                  Next due
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {plans.data.data.map((plan) => (
+                <tr key={plan.id}>
+                  <td>
+                    <Link to={`/payment-plans/${plan.id}`}>
+                      <code>{plan.id}</code>
+                    </Link>
+                  </td>
+                  <td>
+                    <StatusBadge status={plan.status} />
+                  </td>
+                  <td>{formatMoney(plan.total_amount, plan.currency)}</td>
+                  <td className="hide-narrow">
+                    {plan.installments_paid} of {plan.installments_count}
+                  </td>
+                  <td className="hide-narrow">
+                    {plan.next_installment
+                      ? `${formatMoney(plan.next_installment.amount, plan.currency)} on ${formatDate(plan.next_installment.due_date)}`
+                      : '—'}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
     </>
   );
 }
