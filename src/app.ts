@@ -63,7 +63,15 @@ export function createApp(deps: AppDeps): express.Express {
   app.set('etag', false);
   app.set('query parser', 'simple');
   // Behind a load balancer every request comes from its address: the per-address limits need the client's.
-  app.set('trust proxy', deps.trustProxy ?? config.trustProxy);
+  try {
+    app.set('trust proxy', deps.trustProxy ?? config.trustProxy);
+  } catch (error) {
+    // Refused at start, not at the first request: a proxy list that cannot be read would trust nobody, or the wrong hop.
+    throw new Error(
+      `TRUST_PROXY must be a number of hops or addresses and subnets, comma-separated (loopback, 10.0.0.0/8): ${(error as Error).message}`,
+      { cause: error },
+    );
+  }
 
   app.use((req, res, next) => {
     const requestId = req.header('x-request-id')?.slice(0, 100) || crypto.randomUUID();

@@ -9,6 +9,7 @@ import { createRateLimiter, rateLimitSettingsFromConfig } from '../../src/http/r
 import { sendWebhook } from '../../src/webhooks/sender';
 import { allowPrivateWebhookTargets, waitUntil } from '../support/webhooks';
 import { apiClient, createTestAccount, startTestApp, type ApiClient, type TestApp } from '../support/harness';
+import { createApp } from '../../src/app';
 
 // Secrets at rest, key lifecycle, rate limits, production fail-fast, headers.
 
@@ -318,6 +319,11 @@ describe('failed authentications per client address', () => {
         else process.env.TRUST_PROXY = value;
         return config.trustProxy;
       };
+      // A value Express cannot read stops the API at its start, naming the variable.
+      process.env.TRUST_PROXY = 'not-an-address';
+      expect(() => createApp({ prisma: app.prisma, temporal: app.temporal })).toThrow(
+        /^TRUST_PROXY must be a number of hops .*: invalid IP address: not-an-address$/,
+      );
       expect([read(undefined), read(''), read('false'), read('1'), read(' loopback, 10.0.0.0/8 ')]).toEqual([
         false,
         false,
