@@ -2,9 +2,8 @@ import type { CreditNote, CreditNoteLine, Prisma } from '../generated/prisma/cli
 import type { Db, Tx } from '../db/prisma';
 import {
   idsAfterPositionStatement,
-  inOrderOf,
   readCreatedPosition,
-  readIdsAfterPosition,
+  readRowsAfterPosition,
   type AnyTx,
   type ListPosition,
   type Statement,
@@ -88,21 +87,13 @@ export async function readCreditNotesAfter(
   filter: CreditNoteFilter,
   window: { at: ListPosition; forward: boolean; take: number },
 ): Promise<CreditNoteWithLines[]> {
-  const ids = await readIdsAfterPosition(
-    db,
-    idsAfterPositionStatement(
-      'credit_notes',
-      [
-        ['account_id', accountId],
-        ['invoice_id', filter.invoiceId],
-        ['customer_id', filter.customerId],
-      ],
-      window,
-    ),
-  );
-  return inOrderOf(
-    ids,
-    await db.creditNote.findMany({ where: { accountId, id: { in: ids } }, include: { lines: true } }),
+  const columns: [string, unknown][] = [
+    ['account_id', accountId],
+    ['invoice_id', filter.invoiceId],
+    ['customer_id', filter.customerId],
+  ];
+  return readRowsAfterPosition(db, idsAfterPositionStatement('credit_notes', columns, window), (ids) =>
+    db.creditNote.findMany({ where: { accountId, id: { in: ids } }, include: { lines: true } }),
   );
 }
 

@@ -270,6 +270,19 @@ export function readCreatedPosition(
   return readListPosition(db, statementOf(`${table}_position`, text), accountId, id);
 }
 
+/**
+ * A cursor page's rows: the ids `bound` (an idsAfterPositionStatement) reads from the index, the rows `load`
+ * reads by those ids (with what the list shows of each), in the page's order.
+ */
+export async function readRowsAfterPosition<Row extends { id: string }>(
+  db: Queryable,
+  bound: BoundStatement,
+  load: (ids: string[]) => Promise<Row[]>,
+): Promise<Row[]> {
+  const ids = await readIdsAfterPosition(db, bound);
+  return inOrderOf(ids, await load(ids));
+}
+
 /** `rows` in the order of `ids` (a page read by its ids), leaving out ids with no row. */
 export function inOrderOf<Row extends { id: string }>(ids: string[], rows: Row[]): Row[] {
   const byId = new Map(rows.map((row) => [row.id, row]));

@@ -2,9 +2,8 @@ import type { CaughtEmail, Email, Prisma } from '../generated/prisma/client';
 import type { Db, Tx } from '../db/prisma';
 import {
   idsAfterPositionStatement,
-  inOrderOf,
   readCreatedPosition,
-  readIdsAfterPosition,
+  readRowsAfterPosition,
   type BoundStatement,
   type ListPosition,
 } from '../db/sql';
@@ -110,8 +109,9 @@ export async function readEmailsAfter(
   filter: EmailFilter,
   window: CursorWindow,
 ): Promise<Email[]> {
-  const ids = await readIdsAfterPosition(db, emailCursorStatement(accountId, filter, window));
-  return inOrderOf(ids, await db.email.findMany({ where: { accountId, id: { in: ids } } }));
+  return readRowsAfterPosition(db, emailCursorStatement(accountId, filter, window), (ids) =>
+    db.email.findMany({ where: { accountId, id: { in: ids } } }),
+  );
 }
 
 /** Where an email of the account sits in the list, or null (unknown, or another account's). */

@@ -5,9 +5,8 @@ import type { Db, Tx } from '../db/prisma';
 import {
   execute,
   idsAfterPositionStatement,
-  inOrderOf,
   readCreatedPosition,
-  readIdsAfterPosition,
+  readRowsAfterPosition,
   type AnyTx,
   type ListPosition,
   type Statement,
@@ -324,21 +323,13 @@ export async function readPlansAfter(
   filter: PlanFilter,
   window: { at: ListPosition; forward: boolean; take: number },
 ): Promise<PlanWithDetails[]> {
-  const ids = await readIdsAfterPosition(
-    db,
-    idsAfterPositionStatement(
-      'payment_plans',
-      [
-        ['account_id', accountId],
-        ['customer_id', filter.customerId],
-        ['status', filter.status],
-      ],
-      window,
-    ),
-  );
-  return inOrderOf(
-    ids,
-    await db.paymentPlan.findMany({ where: { accountId, id: { in: ids } }, include: PLAN_INCLUDE }),
+  const columns: [string, unknown][] = [
+    ['account_id', accountId],
+    ['customer_id', filter.customerId],
+    ['status', filter.status],
+  ];
+  return readRowsAfterPosition(db, idsAfterPositionStatement('payment_plans', columns, window), (ids) =>
+    db.paymentPlan.findMany({ where: { accountId, id: { in: ids } }, include: PLAN_INCLUDE }),
   );
 }
 
