@@ -1,7 +1,7 @@
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { spawnBound } from './processes';
+import { freePortBlock } from './ports';
 import { projectRoot } from '../config';
 import { portAnswers, stopChild, waitForPort, type DevServer } from './temporal-dev-server';
 import { temporalCliPath, temporalServerTools } from './tools';
@@ -26,22 +26,10 @@ export function temporalServerPorts(frontend: number) {
   };
 }
 
-function portFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const server = net.createServer();
-    server.once('error', () => resolve(false));
-    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
-  });
-}
-
 /** A frontend port (20000..30000) whose derived ports are all free: for stacks side by side (tests, bench). */
-export async function freeTemporalServerPort(): Promise<number> {
-  for (let tries = 0; tries < 50; tries += 1) {
-    const frontend = 20_000 + Math.floor(Math.random() * 10_000);
-    const ports = Object.values(temporalServerPorts(frontend));
-    if ((await Promise.all(ports.map(portFree))).every(Boolean)) return frontend;
-  }
-  throw new Error('no free port range for a Temporal server');
+export function freeTemporalServerPort(): Promise<number> {
+  const offsets = Object.values(temporalServerPorts(20_000)).map((port) => port - 20_000);
+  return freePortBlock(offsets);
 }
 
 /** The setup script's database variables from a PostgreSQL URL: its database holds history, `<name>_visibility` visibility. */

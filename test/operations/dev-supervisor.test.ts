@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { projectRoot } from '../../src/config';
 import { apiClient } from '../support/harness';
 import { cardBody } from '../support/payments';
-import { freePort } from '../support/ports';
+import { freePortBlock } from '../../src/runtime/ports';
 import { recurringPrice } from '../support/subscriptions';
 
 // `npm start` (src/cli/dev.ts) stopped as a process manager stops it (SIGTERM to the top process), as its
@@ -29,16 +29,20 @@ let apiKey: string | undefined;
 const started: Dev[] = [];
 const seenPids = new Set<number>();
 
-beforeAll(async () => {
+beforeAll(() => {
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'billing-dev-'));
   fs.chmodSync(dataDir, 0o777);
-  const [temporal, ui, postgres] = await Promise.all([freePort(), freePort(), freePort()]);
-  // The worker serves its metrics on PORT + 1: never one of the other ports (the system hands out free
-  // ports close together: one of them on the API's port + 1 leaves the worker without its metrics).
-  let api = await freePort();
-  while ([temporal, ui, postgres].includes(api + 1) || [temporal, ui, postgres].includes(api)) api = await freePort();
-  ports = { api, temporal, ui, postgres };
 });
+
+/**
+ * Ports for one `npm start`, chosen as it starts: the API's, the worker's metrics (PORT + 1), Temporal's, its
+ * UI's and PostgreSQL's. Outside the system's ephemeral range, where another test file's connections
+ * would take them while the stack starts.
+ */
+async function choosePorts(): Promise<void> {
+  const api = await freePortBlock([0, 1, 2, 3, 4]);
+  ports = { api, temporal: api + 2, ui: api + 3, postgres: api + 4 };
+}
 
 afterEach(() => {
   // Whatever a failed test left running.
@@ -103,6 +107,7 @@ function commandLine(pid: number): string {
 }
 
 async function startDev(): Promise<Dev> {
+  await choosePorts();
   const npm = spawn('npm', ['start'], {
     cwd: projectRoot,
     // A process group of its own, as a terminal's foreground job is.
@@ -208,7 +213,8 @@ describe('npm start stops every process it started', () => {
       );
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
-    expect(workerMetrics).toMatch(/^temporal_worker_task_slots_available/m);
+    if (!/^temporal_worker_task_slots_available/m.test(workerMetrics))
+      throw new Error(`the worker served no SDK metrics within 60 s; npm start printed:\n${dev.output()}`);
     expect(workerMetrics).toContain('# TYPE billing_charges_total counter');
     expect(workerMetrics).toMatch(/^billing_worker_sdk_metrics_up 1$/m);
     // The worker made the retention sweep's schedule on the dev engine too (docs/decisions.md §24).
