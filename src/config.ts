@@ -108,14 +108,14 @@ export const config = {
   },
   /**
    * Workflow tasks one worker process works on at once (at most WORKER_CACHED_WORKFLOWS: a task in
-   * progress keeps its workflow cached). A relay's eager start hands a delivery's first task straight to
-   * this worker only while a slot is free; with the SDK's default of 40, a burst of webhook events took
-   * every slot (each held through the start, the delivery's local activity and the completion) and the
-   * rest went through the task queue, where they waited seconds behind the server's transfer queue
-   * (docs/performance.md, Fourth round).
+   * progress keeps its workflow cached). A renewal's task holds its period's local steps (decisions.md
+   * §39), which wait for WORKER_ACTIVITY_SLOTS: a task taken beyond what those slots get through in a few
+   * seconds waits inside this worker against its 10 s timeout, while in Temporal's queue its wait counts
+   * against no timeout and the next free worker takes it. With 200 the 20,000 storm's tasks timed out and
+   * were redone (docs/performance.md, Twelfth round).
    */
   get workerWorkflowTaskSlots() {
-    return intFromEnv('WORKER_WORKFLOW_TASK_SLOTS', 200);
+    return intFromEnv('WORKER_WORKFLOW_TASK_SLOTS', 40);
   },
   /** A prebuilt workflow bundle (`npm run build:workflows`); unset: the worker bundles the workflows at start. */
   get workflowBundle() {

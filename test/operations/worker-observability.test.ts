@@ -99,14 +99,15 @@ it('logs workflow and activity lines as JSON with the workflow id and run id, an
     new RegExp(`billing_webhook_attempts\\S*outcome="retryable"\\S*taskQueue="${TASK_QUEUE}"\\S* 1`),
   );
   expect(text).toMatch(new RegExp(`billing_webhook_attempts\\S*outcome="success"\\S*taskQueue="${TASK_QUEUE}"\\S* 1`));
-  // The worker takes up to WORKER_WORKFLOW_TASK_SLOTS (200) workflow tasks at once, not the SDK's 40
-  // (docs/performance.md, Fourth round). Pollers hold a few.
+  // The worker offers its WORKER_WORKFLOW_TASK_SLOTS (40) workflow task slots (docs/performance.md,
+  // Twelfth round). Pollers hold a few.
   const workflowSlots = text.match(
     new RegExp(
       `temporal_worker_task_slots_available\\{[^}]*task_queue="${TASK_QUEUE}"[^}]*worker_type="WorkflowWorker"[^}]*\\} (\\d+)`,
     ),
   );
-  expect(Number(workflowSlots?.[1])).toBeGreaterThan(180);
+  expect(Number(workflowSlots?.[1])).toBeGreaterThan(25);
+  expect(Number(workflowSlots?.[1])).toBeLessThanOrEqual(40);
 
   // The worker process's /metrics (src/cli/worker.ts, WORKER_METRICS_PORT): the SDK's series, then the service's own.
   const served = await serveWorkerMetrics({
