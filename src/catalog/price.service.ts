@@ -42,6 +42,7 @@ export async function insertPrice(
   productId: string,
   input: PriceAttributes,
   id = newId('price'),
+  createdAt = new Date(),
 ): Promise<Price> {
   return tx.price.create({
     data: {
@@ -54,7 +55,7 @@ export async function insertPrice(
       ...recurringColumns(input.type === 'recurring' ? input.recurring : null),
       taxBehavior: input.tax_behavior,
       description: input.description ?? null,
-      createdAt: new Date(),
+      createdAt,
     },
   });
 }

@@ -43,6 +43,8 @@ export async function createProduct(prisma: Db, accountId: string, input: Create
   return withUniqueName(input.name, () =>
     prisma.$transaction(async (tx) => {
       const priceId = newId('price');
+      // One moment for both: the default price is created with its product, and says so.
+      const createdAt = new Date();
       const product = await tx.product.create({
         data: {
           id: newId('product'),
@@ -52,10 +54,10 @@ export async function createProduct(prisma: Db, accountId: string, input: Create
           description: input.description ?? null,
           taxCode: input.tax_code,
           defaultPriceId: priceId,
-          createdAt: new Date(),
+          createdAt,
         },
       });
-      const price = await insertPrice(tx, accountId, product.id, { ...input, description: null }, priceId);
+      const price = await insertPrice(tx, accountId, product.id, { ...input, description: null }, priceId, createdAt);
       const object = toProductObject(product);
       await recordEvent(tx, accountId, 'product.created', object);
       await recordEvent(tx, accountId, 'price.created', toPriceObject(price));

@@ -1,7 +1,15 @@
+import crypto from 'node:crypto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker } from '@temporalio/worker';
 import { createPrisma, type Db } from '../../src/db/prisma';
 import { WEBHOOK_MAX_ATTEMPTS } from '../../workflows/webhook-delivery';
-import { createEnvWorker, createLocalEnv, createTimeSkippingEnv } from '../support/temporal';
+import { billingDataConverter } from '../../src/temporal/payload-codec';
+import {
+  PAYMENT_PLAN_WORKFLOW_TYPE,
+  paymentPlanWorkflowId,
+  type PlanSnapshot,
+} from '../../workflows/payment-plan-contract';
+import { createEnvWorker, createLocalEnv, createTimeSkippingEnv, terminateWhenIdle } from '../support/temporal';
 import { startWebhookReceiver } from '../support/webhook-receiver';
 import {
   accountWithDestination,
@@ -13,6 +21,8 @@ import {
 
 // Both Temporal servers the project uses run a real project workflow (deliverWebhook) end to end:
 // the Java time-skipping test server and a fresh Temporal CLI dev server.
+
+const DAY_MS = 24 * 60 * 60 * 1000;
 
 let prisma: Db;
 beforeAll(() => {
@@ -63,6 +73,59 @@ describe('Temporal servers', () => {
       expect(state.status).toBe('success');
       expect(state.attempts).toEqual([expect.objectContaining({ attempt: 1, outcome: 'success', statusCode: 200 })]);
       expect(receiver.received).toHaveLength(1);
+    } finally {
+      await env.teardown();
+    }
+  });
+
+  it('time-skipping test server: a workflow stopped by the tests (terminateWhenIdle) mid-activity leaves time skipping free', async () => {
+    // Terminated while its activity ran, the Java server kept time skipping held: 12 days then took 12 real days.
+    const env = await createTimeSkippingEnv();
+    try {
+      const planId = `ppl_${crypto.randomUUID().replace(/-/g, '').slice(0, 20)}`;
+      const taskQueue = `servers-terminate-${crypto.randomUUID()}`;
+      let activityStarted!: () => void;
+      const running = new Promise<void>((resolve) => (activityStarted = resolve));
+      const snapshot: PlanSnapshot = {
+        planId,
+        status: 'pending',
+        hasPaymentMethod: false,
+        pastDueAt: null,
+        defaultAfterDays: 14,
+        installments: [],
+        openTerminalPayments: [],
+      };
+      const worker = await Worker.create({
+        connection: env.nativeConnection,
+        taskQueue,
+        workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! },
+        activities: {
+          async syncPaymentPlan() {
+            activityStarted();
+            await new Promise((resolve) => setTimeout(resolve, 1500));
+            return snapshot;
+          },
+        },
+        dataConverter: billingDataConverter(),
+      });
+      await worker.runUntil(async () => {
+        const handle = await env.client.workflow.start(PAYMENT_PLAN_WORKFLOW_TYPE, {
+          taskQueue,
+          workflowId: paymentPlanWorkflowId(planId),
+          args: [{ planId, accountId: 'acct_servers', customerId: 'cus_servers' }],
+        });
+        await running;
+        await terminateWhenIdle(handle, 'test over');
+        expect((await handle.describe()).status.name).toBe('TERMINATED');
+      });
+
+      const before = await env.currentTimeMs();
+      const skipped = await Promise.race([
+        env.sleep(12 * DAY_MS).then(() => 'skipped' as const),
+        new Promise<'held'>((resolve) => setTimeout(() => resolve('held'), 30_000)),
+      ]);
+      expect(skipped).toBe('skipped');
+      expect((await env.currentTimeMs()) - before).toBeGreaterThanOrEqual(12 * DAY_MS);
     } finally {
       await env.teardown();
     }

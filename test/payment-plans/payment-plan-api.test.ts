@@ -6,6 +6,7 @@ import { apiClient, createTestAccount, type ApiClient } from '../support/harness
 import { expectCursorWalk } from '../support/cursor-lists';
 import { newId } from '../../src/lib/ids';
 import { CARDS, addPaymentMethod, cardBody, createCustomer, gatewayCharges, heldGateway } from '../support/payments';
+import { terminateWhenIdle } from '../support/temporal';
 import { createPrisma } from '../../src/db/prisma';
 import {
   createTerminal,
@@ -376,7 +377,7 @@ describe('POST /payment-plans with Idempotency-Key, after the first request died
     // As if the transaction had rolled back after the start: no rows, and the run gave up on them.
     const handle = world.env.client.workflow.getHandle(paymentPlanWorkflowId(first.id));
     const gone = (await handle.describe()).runId;
-    await handle.terminate('test: the creation rolled back');
+    await terminateWhenIdle(handle, 'test: the creation rolled back');
     await world.app.prisma
       .$executeRaw`DELETE FROM events WHERE account_id = ${world.accountId} AND data->>'id' = ${first.id}`;
     await world.app.prisma.paymentPlan.delete({ where: { id: first.id } });

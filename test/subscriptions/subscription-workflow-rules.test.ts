@@ -20,7 +20,7 @@ import {
   subscriptionWorkflowId,
 } from '../../workflows/subscription-messages';
 import { billingDataConverter } from '../../src/temporal/payload-codec';
-import { createTimeSkippingEnv } from '../support/temporal';
+import { createTimeSkippingEnv, terminateWhenIdle } from '../support/temporal';
 import { quietRuntime } from '../support/subscriptions';
 
 /**
@@ -129,7 +129,7 @@ async function run<T>(
       return await scenario(state, mocks);
     } finally {
       // Nothing left running on the shared server once the scenario's worker stops (its timers would hold time skipping).
-      if ((await handle.describe()).status.name === 'RUNNING') await handle.terminate('scenario over');
+      await terminateWhenIdle(handle, 'scenario over');
     }
   });
 }

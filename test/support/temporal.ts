@@ -72,3 +72,62 @@ export function createEnvWorker(
     dataConverter: billingDataConverter(),
   });
 }
+
+type Handle = ReturnType<TestWorkflowEnvironment['client']['workflow']['getHandle']>;
+
+/**
+ * Waits, in real time and without skipping any, until the workflow has no workflow task and no activity
+ * outstanding (or has closed).
+ */
+export async function untilWorkflowIdle(handle: Handle, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const { events } = await handle.fetchHistory();
+    let workflowTaskOpen = false;
+    let closed = false;
+    const activities = new Set<string>();
+    for (const event of events ?? []) {
+      if (event.workflowTaskScheduledEventAttributes) workflowTaskOpen = true;
+      if (
+        event.workflowTaskCompletedEventAttributes ||
+        event.workflowTaskFailedEventAttributes ||
+        event.workflowTaskTimedOutEventAttributes
+      )
+        workflowTaskOpen = false;
+      if (event.activityTaskScheduledEventAttributes) activities.add(String(event.eventId));
+      const ended =
+        event.activityTaskCompletedEventAttributes ??
+        event.activityTaskFailedEventAttributes ??
+        event.activityTaskTimedOutEventAttributes ??
+        event.activityTaskCanceledEventAttributes;
+      if (ended) activities.delete(String(ended.scheduledEventId));
+      if (
+        event.workflowExecutionCompletedEventAttributes ||
+        event.workflowExecutionFailedEventAttributes ||
+        event.workflowExecutionTerminatedEventAttributes ||
+        event.workflowExecutionCanceledEventAttributes ||
+        event.workflowExecutionContinuedAsNewEventAttributes ||
+        event.workflowExecutionTimedOutEventAttributes
+      )
+        closed = true;
+    }
+    if (closed || (!workflowTaskOpen && activities.size === 0)) return;
+    if (Date.now() > deadline)
+      throw new Error(
+        `workflow ${handle.workflowId} still busy after ${timeoutMs} ms (workflow task open: ${workflowTaskOpen}, activities open: ${activities.size})`,
+      );
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/**
+ * Terminates a workflow on the time-skipping server once nothing of it is in flight. The Java test
+ * server holds time skipping while an activity runs and does not let go when the workflow is terminated
+ * meanwhile: every later skip of that server then takes real time (12 days: the test's timeout), and its
+ * pending call fails the next test file with "Channel has been shut down" when the server is torn down.
+ * Time stands still while this waits, so no new task starts before the terminate.
+ */
+export async function terminateWhenIdle(handle: Handle, reason: string): Promise<void> {
+  await untilWorkflowIdle(handle);
+  if ((await handle.describe()).status.name === 'RUNNING') await handle.terminate(reason);
+}
