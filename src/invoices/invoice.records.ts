@@ -143,6 +143,12 @@ export async function findInvoice(db: Db | Tx, accountId: string, id: string): P
   return invoice;
 }
 
+/** The customer of the account's invoice `id`, or undefined (no such invoice in the account). */
+export async function findInvoiceCustomerId(db: Db | Tx, accountId: string, id: string): Promise<string | undefined> {
+  const invoice = await db.invoice.findFirst({ where: { id, accountId }, select: { customerId: true } });
+  return invoice?.customerId;
+}
+
 const INVOICE_ID_BY_KEY: Statement = {
   name: 'invoice_id_by_key',
   text: 'SELECT id FROM invoices WHERE account_id = $1 AND idempotency_key = $2',

@@ -20,6 +20,8 @@ import { createInvoice, finalizeInvoice, getInvoice, voidInvoice } from './invoi
 import { listInvoices } from './invoice-list.service';
 import { upcomingInvoice } from '../use-cases/upcoming-invoice';
 import { upcomingInvoiceQuery, upcomingInvoiceSchema } from '../use-cases/upcoming-invoice.schemas';
+import { onCustomerTime } from '../test-clocks/test-clock.service';
+import { findInvoiceCustomerId } from './invoice.records';
 
 export function registerInvoiceRoutes(
   api: Api,
@@ -30,6 +32,14 @@ export function registerInvoiceRoutes(
   const settled = async (invoice: InvoiceObject): Promise<InvoiceObject> => {
     await noticeInvoiceSettled(temporal, invoice);
     return invoice;
+  };
+  /**
+   * A change of an invoice: at its customer's test clock time when the customer is on one (its dates,
+   * events and charges are the clock's, as those its subscriptions make); 409 while the clock advances.
+   */
+  const onInvoiceTime = async <T>(accountId: string, invoiceId: string, work: () => Promise<T>): Promise<T> => {
+    const customerId = await findInvoiceCustomerId(prisma, accountId, invoiceId);
+    return customerId ? onCustomerTime(prisma, accountId, customerId, work) : work();
   };
 
   api.route({
@@ -44,8 +54,11 @@ export function registerInvoiceRoutes(
     body: createInvoiceBody,
     status: 201,
     response: invoiceSchema,
-    errors: [404],
-    handler: ({ principal, body }) => createInvoice(prisma, principal.accountId, body),
+    errors: [404, 409],
+    handler: ({ principal, body }) =>
+      onCustomerTime(prisma, principal.accountId, body.customer, () =>
+        createInvoice(prisma, principal.accountId, body),
+      ),
   });
 
   api.route({
@@ -106,10 +119,12 @@ export function registerInvoiceRoutes(
     errors: [404, 409, 502],
     handler: async ({ principal, params, body, idempotencyKey }) =>
       settled(
-        await payInvoice(prisma, gateway, principal.accountId, params.id, {
-          paymentMethodId: body.payment_method,
-          attemptKey: idempotencyKey,
-        }),
+        await onInvoiceTime(principal.accountId, params.id, () =>
+          payInvoice(prisma, gateway, principal.accountId, params.id, {
+            paymentMethodId: body.payment_method,
+            attemptKey: idempotencyKey,
+          }),
+        ),
       ),
   });
 
@@ -121,7 +136,10 @@ export function registerInvoiceRoutes(
     params: invoiceIdParams,
     response: invoiceSchema,
     errors: [404, 409],
-    handler: async ({ principal, params }) => settled(await voidInvoice(prisma, principal.accountId, params.id)),
+    handler: async ({ principal, params }) =>
+      settled(
+        await onInvoiceTime(principal.accountId, params.id, () => voidInvoice(prisma, principal.accountId, params.id)),
+      ),
   });
 
   api.route({
@@ -136,7 +154,8 @@ export function registerInvoiceRoutes(
     body: z.strictObject({}).optional(),
     response: invoiceSchema,
     errors: [404, 409],
-    handler: ({ principal, params }) => finalizeInvoice(prisma, principal.accountId, params.id),
+    handler: ({ principal, params }) =>
+      onInvoiceTime(principal.accountId, params.id, () => finalizeInvoice(prisma, principal.accountId, params.id)),
   });
 
   api.route({
@@ -152,9 +171,11 @@ export function registerInvoiceRoutes(
     response: transactionSchema,
     errors: [404, 409, 502],
     handler: ({ principal, params, body, idempotencyKey }) =>
-      refundInvoice(prisma, gateway, principal.accountId, params.id, {
-        amount: body.amount,
-        attemptKey: idempotencyKey,
-      }),
+      onInvoiceTime(principal.accountId, params.id, () =>
+        refundInvoice(prisma, gateway, principal.accountId, params.id, {
+          amount: body.amount,
+          attemptKey: idempotencyKey,
+        }),
+      ),
   });
 }

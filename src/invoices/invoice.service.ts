@@ -424,8 +424,13 @@ export async function previewInvoiceForBilling(
 
 function parsedInvoiceInput(rawInput: CreateInvoiceInput, opts: CreateInvoiceOptions): ParsedInvoiceInput {
   const input = parseOrThrow(createInvoiceBody, rawInput, 'body');
-  // Subscription renewals may be invoiced late (a worker was down); a merchant's own invoice may not be due in the past.
-  if (!opts.subscriptionId && input.due_date !== undefined && input.due_date < Math.floor(Date.now() / 1000)) {
+  // Subscription renewals may be invoiced late (a worker was down); a merchant's own invoice may not be due in the
+  // past (its customer's test clock's past when it has one).
+  if (
+    !opts.subscriptionId &&
+    input.due_date !== undefined &&
+    input.due_date < Math.floor(currentTime().getTime() / 1000)
+  ) {
     throw badRequest('due_date must not be in the past.', 'due_date');
   }
   return input;

@@ -66,14 +66,19 @@ export function registerPaymentPlanRoutes(api: Api, deps: AppDeps): void {
   const planErrors = [403, 404, 409];
 
   /** A change of the plan: at its test clock's time when its customer is on one (409 while the clock advances). */
-  const onPlanTime = async <T>(planId: string, work: () => Promise<T>): Promise<T> => {
-    const plan = await prisma.paymentPlan.findUnique({ where: { id: planId }, select: { customerId: true } });
-    return plan ? onCustomerTime(prisma, plan.customerId, work) : work();
+  const onPlanTime = async <T>(accountId: string, planId: string, work: () => Promise<T>): Promise<T> => {
+    const plan = await prisma.paymentPlan.findFirst({ where: { id: planId, accountId }, select: { customerId: true } });
+    return plan ? onCustomerTime(prisma, accountId, plan.customerId, work) : work();
   };
 
   /** Sends a request update, which answers once the workflow carried it out, and turns a refusal into 4xx. */
-  const request = async (planId: string, kind: PaymentPlanRequestKind, args: PaymentPlanRequestArgs) => {
-    const record = await onPlanTime(planId, () =>
+  const request = async (
+    accountId: string,
+    planId: string,
+    kind: PaymentPlanRequestKind,
+    args: PaymentPlanRequestArgs,
+  ) => {
+    const record = await onPlanTime(accountId, planId, () =>
       sendPlanRequest(
         temporal,
         planId,
@@ -188,7 +193,7 @@ export function registerPaymentPlanRoutes(api: Api, deps: AppDeps): void {
     errors: planErrors,
     handler: async ({ principal, params }) => {
       assertPlanOpen(await findPlan(prisma, principal.accountId, params.id));
-      await request(params.id, 'cancelPlan', {});
+      await request(principal.accountId, params.id, 'cancelPlan', {});
       return getPaymentPlan(prisma, principal.accountId, params.id);
     },
   });
@@ -208,7 +213,9 @@ export function registerPaymentPlanRoutes(api: Api, deps: AppDeps): void {
     response: paymentPlanSchema,
     errors: planErrors,
     handler: async ({ principal, params, body }) => {
-      await onPlanTime(params.id, () => startDepositOnTerminal(prisma, principal.accountId, params.id, body.terminal));
+      await onPlanTime(principal.accountId, params.id, () =>
+        startDepositOnTerminal(prisma, principal.accountId, params.id, body.terminal),
+      );
       await notifyPlanUpdated(temporal, params.id);
       return getPaymentPlan(prisma, principal.accountId, params.id);
     },
@@ -234,7 +241,7 @@ export function registerPaymentPlanRoutes(api: Api, deps: AppDeps): void {
       const plan = await findPlan(prisma, principal.accountId, params.id);
       const attempt = await currentDepositAttempt(prisma, plan.id);
       // Without an outcome, a `resolving` deposit continues with the processor's (decisions.md §8).
-      await request(plan.id, 'resolveDeposit', await checkResolution(prisma, plan, attempt, body));
+      await request(principal.accountId, plan.id, 'resolveDeposit', await checkResolution(prisma, plan, attempt, body));
       return getPaymentPlan(prisma, principal.accountId, plan.id);
     },
   });
@@ -254,7 +261,7 @@ export function registerPaymentPlanRoutes(api: Api, deps: AppDeps): void {
     handler: async ({ principal, params }) => {
       const plan = await findPlan(prisma, principal.accountId, params.id);
       await currentDepositAttempt(prisma, plan.id, ['waiting']);
-      await request(plan.id, 'cancelDeposit', {});
+      await request(principal.accountId, plan.id, 'cancelDeposit', {});
       return getPaymentPlan(prisma, principal.accountId, plan.id);
     },
   });
@@ -286,7 +293,9 @@ export function registerPaymentPlanRoutes(api: Api, deps: AppDeps): void {
     response: planPaymentSchema,
     errors: [403, 404, 409, 502],
     handler: async ({ principal, params, body }) => {
-      const payment = await onPlanTime(params.id, () => createPlanPayment(principal.accountId, params.id, body));
+      const payment = await onPlanTime(principal.accountId, params.id, () =>
+        createPlanPayment(principal.accountId, params.id, body),
+      );
       await notifyPlanUpdated(temporal, params.id);
       return toPaymentObject(payment);
     },
@@ -363,7 +372,7 @@ export function registerPaymentPlanRoutes(api: Api, deps: AppDeps): void {
     handler: async ({ principal, params, body }) => {
       const plan = await findPlan(prisma, principal.accountId, params.id);
       const payment = await findPayment(prisma, principal.accountId, plan.id, params.payment_id);
-      await request(plan.id, 'resolveTerminalPayment', {
+      await request(principal.accountId, plan.id, 'resolveTerminalPayment', {
         ...(await checkResolution(prisma, plan, payment, body)),
         payment_id: payment.id,
       });
@@ -387,7 +396,7 @@ export function registerPaymentPlanRoutes(api: Api, deps: AppDeps): void {
       const plan = await findPlan(prisma, principal.accountId, params.id);
       const payment = await findPayment(prisma, principal.accountId, plan.id, params.payment_id);
       checkCancellable(payment);
-      await request(plan.id, 'cancelTerminalPayment', { payment_id: payment.id });
+      await request(principal.accountId, plan.id, 'cancelTerminalPayment', { payment_id: payment.id });
       return toPaymentObject(await findPayment(prisma, principal.accountId, plan.id, payment.id));
     },
   });
@@ -410,7 +419,7 @@ export function registerPaymentPlanRoutes(api: Api, deps: AppDeps): void {
     errors: [403, 404, 409, 502],
     handler: async ({ principal, params, body, idempotencyKey }) => {
       await findPlan(prisma, principal.accountId, params.id);
-      const refund = await onPlanTime(params.id, () =>
+      const refund = await onPlanTime(principal.accountId, params.id, () =>
         refundPlanPayment(prisma, gateway, principal.accountId, params.id, params.payment_id, {
           amount: body.amount,
           attemptKey: idempotencyKey,

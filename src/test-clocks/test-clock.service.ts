@@ -111,10 +111,12 @@ export function clockBinding(clock: Pick<TestClock, 'id' | 'frozenTime' | 'statu
  */
 export async function onCustomerTime<T>(
   db: Db | Tx,
+  accountId: string,
   customerId: string,
   work: (clock: TestClockBinding | null) => Promise<T>,
 ): Promise<T> {
-  const customer = await db.customer.findUnique({ where: { id: customerId }, select: { testClockId: true } });
+  // Another account's customer runs on the wall clock: its clock's state must not answer for it (404 follows).
+  const customer = await db.customer.findFirst({ where: { id: customerId, accountId }, select: { testClockId: true } });
   const clock = customer ? await customerClock(db, customer) : null;
   return atTime(clock?.time, () => work(clock));
 }

@@ -415,6 +415,68 @@ describe('dates judged by the clock', () => {
   }, 90_000);
 });
 
+describe("a clock customer's own invoices", () => {
+  it("are created, finalized, paid, refunded and voided at the clock's time; due_date is judged by the clock; 409 while it advances; another account gets 404", async () => {
+    const frozen = seconds('2023-06-01T09:00:00Z');
+    const clock = await createClock(frozen);
+    const { customer, method } = await customerOnClock(clock.id, CARDS.succeeds);
+    const lines = [{ description: 'Setup', amount: 2500 }];
+
+    // In the wall clock's past, in the clock's future: taken. Before the clock's time: 400 naming due_date.
+    const draft = expectStatus(
+      await api.post('/invoices', { customer: customer.id, lines, due_date: frozen + 10 * DAY_S }),
+      201,
+    );
+    expect(draft).toMatchObject({ created: frozen, due_date: frozen + 10 * DAY_S, period_start: frozen });
+    const late = await api.post('/invoices', { customer: customer.id, lines, due_date: frozen - DAY_S });
+    expect(late.status).toBe(400);
+    expect(late.body.error.param).toBe('due_date');
+
+    await advance(clock.id, frozen + 2 * DAY_S);
+    const finalized = expectStatus(await api.post(`/invoices/${draft.id}/finalize`), 200);
+    expect(finalized.status_transitions.finalized_at).toBe(frozen + 2 * DAY_S);
+    const paid = expectStatus(await api.put(`/invoices/${draft.id}`, { payment_method: method!.id }), 200);
+    expect(paid).toMatchObject({ status: 'paid' });
+    expect(paid.status_transitions.paid_at).toBe(frozen + 2 * DAY_S);
+    const refund = expectStatus(await api.post(`/invoices/${draft.id}/refund`, { amount: 500 }), 201);
+    expect(refund.created).toBe(frozen + 2 * DAY_S);
+    const events = await eventsAbout(draft.id);
+    expect(events.map((event) => [event.type, event.createdAt.getTime() / 1000])).toEqual(
+      expect.arrayContaining([
+        ['invoice.created', frozen],
+        ['invoice.finalized', frozen + 2 * DAY_S],
+        ['invoice.payment_succeeded', frozen + 2 * DAY_S],
+      ]),
+    );
+
+    const toVoid = expectStatus(await api.post('/invoices', { customer: customer.id, lines }), 201);
+    await app.prisma.testClock.update({ where: { id: clock.id }, data: { status: 'advancing' } });
+    try {
+      for (const response of [
+        await api.post('/invoices', { customer: customer.id, lines }),
+        await api.post(`/invoices/${toVoid.id}/finalize`),
+        await api.put(`/invoices/${toVoid.id}`),
+        await api.delete(`/invoices/${toVoid.id}`),
+      ]) {
+        expect(response.status).toBe(409);
+        expect(response.body.error.code).toBe('test_clock_advancing');
+      }
+      // Another account's request names this account's objects: 404, whatever their clock is doing.
+      for (const response of [
+        await other.post('/invoices', { customer: customer.id, lines }),
+        await other.post(`/invoices/${toVoid.id}/finalize`),
+        await other.delete(`/invoices/${toVoid.id}`),
+      ]) {
+        expect(response.status).toBe(404);
+      }
+    } finally {
+      await app.prisma.testClock.update({ where: { id: clock.id }, data: { status: 'ready' } });
+    }
+    const voided = expectStatus(await api.delete(`/invoices/${toVoid.id}`), 200);
+    expect(voided.status_transitions.voided_at).toBe(frozen + 2 * DAY_S);
+  }, 90_000);
+});
+
 describe('card expiry judged by the clock', () => {
   it('a card valid through December pays the December invoice and is declined expired_card at the January renewal on the clock; at the real time without one', async () => {
     const expYear = new Date().getUTCFullYear() + 1;
