@@ -3,6 +3,7 @@ import type { Api } from '../http/api';
 import { pageSchema } from '../http/pagination';
 import type { PaymentGateway } from '../payments/gateway';
 import { noticeInvoiceSettled } from '../subscriptions/subscription-workflow.client';
+import { onInvoiceTime } from '../invoices/invoice.service';
 import {
   createCreditNoteBody,
   creditNoteIdParams,
@@ -32,7 +33,9 @@ export function registerCreditNoteRoutes(
     response: creditNoteSchema,
     errors: [404, 409, 502],
     handler: async ({ principal, body, idempotencySeed }) => {
-      const { note, invoice } = await createCreditNote(prisma, gateway, principal.accountId, body, idempotencySeed);
+      const { note, invoice } = await onInvoiceTime(prisma, principal.accountId, body.invoice, () =>
+        createCreditNote(prisma, gateway, principal.accountId, body, idempotencySeed),
+      );
       // A subscription's invoice credited to zero is paid: its workflow is told, for its dunning (decisions.md §7).
       if (note.type === 'pre_payment') await noticeInvoiceSettled(temporal, invoice);
       return note;

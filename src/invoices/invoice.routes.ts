@@ -16,12 +16,11 @@ import {
   payInvoiceBody,
   refundInvoiceBody,
 } from './invoice.schemas';
-import { createInvoice, finalizeInvoice, getInvoice, voidInvoice } from './invoice.service';
+import { createInvoice, finalizeInvoice, getInvoice, onInvoiceTime, voidInvoice } from './invoice.service';
 import { listInvoices } from './invoice-list.service';
 import { upcomingInvoice } from '../use-cases/upcoming-invoice';
 import { upcomingInvoiceQuery, upcomingInvoiceSchema } from '../use-cases/upcoming-invoice.schemas';
 import { onCustomerTime } from '../test-clocks/test-clock.service';
-import { findInvoiceCustomerId } from './invoice.records';
 
 export function registerInvoiceRoutes(
   api: Api,
@@ -33,15 +32,6 @@ export function registerInvoiceRoutes(
     await noticeInvoiceSettled(temporal, invoice);
     return invoice;
   };
-  /**
-   * A change of an invoice: at its customer's test clock time when the customer is on one (its dates,
-   * events and charges are the clock's, as those its subscriptions make); 409 while the clock advances.
-   */
-  const onInvoiceTime = async <T>(accountId: string, invoiceId: string, work: () => Promise<T>): Promise<T> => {
-    const customerId = await findInvoiceCustomerId(prisma, accountId, invoiceId);
-    return customerId ? onCustomerTime(prisma, accountId, customerId, work) : work();
-  };
-
   api.route({
     method: 'post',
     path: '/invoices',
@@ -119,7 +109,7 @@ export function registerInvoiceRoutes(
     errors: [404, 409, 502],
     handler: async ({ principal, params, body, idempotencyKey }) =>
       settled(
-        await onInvoiceTime(principal.accountId, params.id, () =>
+        await onInvoiceTime(prisma, principal.accountId, params.id, () =>
           payInvoice(prisma, gateway, principal.accountId, params.id, {
             paymentMethodId: body.payment_method,
             attemptKey: idempotencyKey,
@@ -138,7 +128,9 @@ export function registerInvoiceRoutes(
     errors: [404, 409],
     handler: async ({ principal, params }) =>
       settled(
-        await onInvoiceTime(principal.accountId, params.id, () => voidInvoice(prisma, principal.accountId, params.id)),
+        await onInvoiceTime(prisma, principal.accountId, params.id, () =>
+          voidInvoice(prisma, principal.accountId, params.id),
+        ),
       ),
   });
 
@@ -155,7 +147,9 @@ export function registerInvoiceRoutes(
     response: invoiceSchema,
     errors: [404, 409],
     handler: ({ principal, params }) =>
-      onInvoiceTime(principal.accountId, params.id, () => finalizeInvoice(prisma, principal.accountId, params.id)),
+      onInvoiceTime(prisma, principal.accountId, params.id, () =>
+        finalizeInvoice(prisma, principal.accountId, params.id),
+      ),
   });
 
   api.route({
@@ -171,7 +165,7 @@ export function registerInvoiceRoutes(
     response: transactionSchema,
     errors: [404, 409, 502],
     handler: ({ principal, params, body, idempotencyKey }) =>
-      onInvoiceTime(principal.accountId, params.id, () =>
+      onInvoiceTime(prisma, principal.accountId, params.id, () =>
         refundInvoice(prisma, gateway, principal.accountId, params.id, {
           amount: body.amount,
           attemptKey: idempotencyKey,

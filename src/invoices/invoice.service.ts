@@ -16,6 +16,7 @@ import { fromUnixSeconds } from '../lib/time';
 import { allocateInvoiceNumber } from './invoice-number.records';
 import {
   findInvoice,
+  findInvoiceCustomerId,
   findInvoiceIdByKey,
   insertInvoiceWithLines,
   lockInvoice,
@@ -28,6 +29,7 @@ import {
 import { createInvoiceBody, type CreateInvoiceInput, type InvoiceObject } from './invoice.schemas';
 import { createHostedInvoiceLink } from './hosted-link.records';
 import { currentTime } from '../lib/clock-time';
+import { onCustomerTime } from '../test-clocks/test-clock.service';
 import { applyBalanceToInvoice, creditBalanceFromInvoice, recordBalanceEntry } from '../transactions/ledger';
 import { toCustomerObject } from '../customers/customer.service';
 import { discountParts, type DiscountTerms } from '../coupons/discount-lines';
@@ -323,6 +325,21 @@ async function existingByKey(db: Db, accountId: string, idempotencyKey: string):
  * POST /invoices: a draft invoice from a request body (parsed here; `opts` for callers that bill a
  * subscription's period the old way), made by createKeyedInvoice.
  */
+/**
+ * A change of an invoice (or of what credits it): at its customer's test clock time when the customer is
+ * on one, so that its dates, events and charges are the clock's, as those its subscriptions make; 409
+ * while the clock advances. An id the account does not have runs on the wall clock (and answers 404).
+ */
+export async function onInvoiceTime<T>(
+  prisma: Db,
+  accountId: string,
+  invoiceId: string,
+  work: () => Promise<T>,
+): Promise<T> {
+  const customerId = await findInvoiceCustomerId(prisma, accountId, invoiceId);
+  return customerId ? onCustomerTime(prisma, accountId, customerId, work) : work();
+}
+
 export async function createInvoice(
   prisma: Db,
   accountId: string,

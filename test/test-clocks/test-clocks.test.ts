@@ -416,7 +416,7 @@ describe('dates judged by the clock', () => {
 });
 
 describe("a clock customer's own invoices", () => {
-  it("are created, finalized, paid, refunded and voided at the clock's time; due_date is judged by the clock; 409 while it advances; another account gets 404", async () => {
+  it("are created, finalized, paid, refunded, credited and voided at the clock's time; due_date is judged by the clock; 409 while it advances; another account gets 404", async () => {
     const frozen = seconds('2023-06-01T09:00:00Z');
     const clock = await createClock(frozen);
     const { customer, method } = await customerOnClock(clock.id, CARDS.succeeds);
@@ -440,6 +440,17 @@ describe("a clock customer's own invoices", () => {
     expect(paid.status_transitions.paid_at).toBe(frozen + 2 * DAY_S);
     const refund = expectStatus(await api.post(`/invoices/${draft.id}/refund`, { amount: 500 }), 201);
     expect(refund.created).toBe(frozen + 2 * DAY_S);
+    await advance(clock.id, frozen + 3 * DAY_S);
+    const note = expectStatus(
+      await api.post('/credit-notes', {
+        invoice: draft.id,
+        amount: 300,
+        reason: 'order_change',
+        refund_to: 'customer_balance',
+      }),
+      201,
+    );
+    expect(note.created).toBe(frozen + 3 * DAY_S);
     const events = await eventsAbout(draft.id);
     expect(events.map((event) => [event.type, event.createdAt.getTime() / 1000])).toEqual(
       expect.arrayContaining([
@@ -457,6 +468,12 @@ describe("a clock customer's own invoices", () => {
         await api.post(`/invoices/${toVoid.id}/finalize`),
         await api.put(`/invoices/${toVoid.id}`),
         await api.delete(`/invoices/${toVoid.id}`),
+        await api.post('/credit-notes', {
+          invoice: draft.id,
+          amount: 100,
+          reason: 'order_change',
+          refund_to: 'outside',
+        }),
       ]) {
         expect(response.status).toBe(409);
         expect(response.body.error.code).toBe('test_clock_advancing');
@@ -466,6 +483,12 @@ describe("a clock customer's own invoices", () => {
         await other.post('/invoices', { customer: customer.id, lines }),
         await other.post(`/invoices/${toVoid.id}/finalize`),
         await other.delete(`/invoices/${toVoid.id}`),
+        await other.post('/credit-notes', {
+          invoice: draft.id,
+          amount: 100,
+          reason: 'order_change',
+          refund_to: 'outside',
+        }),
       ]) {
         expect(response.status).toBe(404);
       }
@@ -473,7 +496,7 @@ describe("a clock customer's own invoices", () => {
       await app.prisma.testClock.update({ where: { id: clock.id }, data: { status: 'ready' } });
     }
     const voided = expectStatus(await api.delete(`/invoices/${toVoid.id}`), 200);
-    expect(voided.status_transitions.voided_at).toBe(frozen + 2 * DAY_S);
+    expect(voided.status_transitions.voided_at).toBe(frozen + 3 * DAY_S);
   }, 90_000);
 });
 
