@@ -229,6 +229,12 @@ describe('test clock resource', () => {
     });
     expect(refused.status).toBe(409);
     expect(refused.body.error.code).toBe('test_clock_deleted');
+    const invoice = await api.post('/invoices', {
+      customer: customer.id,
+      lines: [{ description: 'Late', amount: 100 }],
+    });
+    expect(invoice.status).toBe(409);
+    expect(invoice.body.error.code).toBe('test_clock_deleted');
   });
 
   it('does not exist when BILLING_TEST_MODE is off', async () => {
