@@ -62,6 +62,7 @@ export async function measureLists(
   const [customer] = await get('/customers?take=1&sortingField=email&order=ASC');
   const invoices = await get('/invoices?take=100');
   const invoice = invoices.data.find((item: any) => item.subscription) ?? invoices.data[0];
+  const numbered = invoices.data.find((item: any) => item.number);
   const total = invoices.meta.itemsTotal as number;
   const deepPage = Math.floor(total / 50 / 2);
   const deep = await get(`/invoices?take=50&page=${deepPage}`);
@@ -97,6 +98,19 @@ export async function measureLists(
       `/customers/search?search=${encodeURIComponent(String(customer.email).toUpperCase())}`,
     ],
     ['search', 'search by id', `/customers/search?search=${customer.id}`],
+    // The dashboard's search box (GET /search): text goes to the customers' search, ids and numbers to their indexes.
+    ['search', 'search box: part of a name (Ada)', '/search?query=Ada'],
+    ['search', 'search box: a customer id', `/search?query=${customer.id}`],
+    ['search', 'search box: an invoice id', `/search?query=${invoice.id}`],
+    ...(numbered
+      ? [
+          [
+            'search',
+            'search box: an invoice number, short',
+            `/search?query=inv${Number(numbered.number.slice(4))}`,
+          ] as [string, string, string],
+        ]
+      : []),
     ['list', 'invoices', '/invoices'],
     ...['draft', 'open', 'paid', 'void'].map((status): [string, string, string] => [
       'list',

@@ -11,6 +11,7 @@ import type { AppDeps } from './http/app-deps';
 import { registerCustomerRoutes } from './customers/customer.routes';
 import { registerWebhookRoutes } from './webhooks/webhook.routes';
 import { registerAuditRoutes } from './audit/audit.routes';
+import { registerSearchRoutes } from './search/search.routes';
 import { registerCustomerReportRoutes } from './support/customer-report.routes';
 import { auditRecorder } from './audit/audit.service';
 import { registerApiKeyRoutes } from './accounts/api-key.routes';
@@ -142,6 +143,7 @@ export function createApp(deps: AppDeps): express.Express {
   registerTestClockRoutes(api, routeDeps);
   registerCaughtEmailRoutes(api, routeDeps);
   registerReportRoutes(api, routeDeps);
+  registerSearchRoutes(api, routeDeps);
   registerEventRoutes(api, routeDeps);
   registerAuditRoutes(api, routeDeps);
   registerCustomerReportRoutes(api, routeDeps);

@@ -1500,6 +1500,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Find a customer, subscription, invoice, payment plan or credit note by id, number, name or email
+         * @description The dashboard's search box. An id (cus_, sub_, pp_, cn_, an invoice's UUID) or a number (INV-000012, CN-3) answers that object when the account has it; any other text answers the customers whose name or email holds it. Another account's id finds nothing.
+         */
+        get: operations["getSearch"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/events": {
         parameters: {
             query?: never;
@@ -4123,6 +4143,27 @@ export interface components {
             };
             /** @description Payment plans in status past_due */
             past_due_payment_plans: number;
+        };
+        SearchResult: {
+            /** @enum {string} */
+            object: "search_result";
+            /** @description The query as read (trimmed) */
+            query: string;
+            /** @description The object an id or number names first; then customers by name or email (at most 10) */
+            data: components["schemas"]["SearchHit"][];
+        };
+        SearchHit: {
+            /** @enum {string} */
+            object: "customer" | "subscription" | "invoice" | "payment_plan" | "credit_note";
+            id: string;
+            /** @description What a list of hits shows first: a name, an email, a number */
+            title: string;
+            /** @description A second line: an email, or a status with an amount */
+            detail: string | null;
+            /** @description The customer the object belongs to (null for a customer) */
+            customer: string | null;
+            /** @description A credit note's invoice (null for the others) */
+            invoice: string | null;
         };
         Event: {
             /** @description Prefix evt_; the id webhook deliveries carry */
@@ -16193,6 +16234,87 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Overview"];
+                };
+            };
+            /** @description Invalid request: `error.param` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests with this API key (`code: rate_limit`): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers are larger than 64 KB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PostgreSQL or Temporal does not answer: retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getSearch: {
+        parameters: {
+            query: {
+                /** @description An id (cus_, sub_, pp_, cn_, or an invoice UUID), an invoice or credit note number (INV-000012, or INV-12), or part of a customer name or email */
+                query: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SearchResult"];
                 };
             };
             /** @description Invalid request: `error.param` names the field */

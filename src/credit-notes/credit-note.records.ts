@@ -56,6 +56,15 @@ export async function creditNoteById(db: Db | Tx, accountId: string, id: string)
   return db.creditNote.findFirst({ where: { id, accountId }, include: { lines: true } });
 }
 
+/** The account's credit note numbered `number` (its unique index answers), or null. */
+export async function creditNoteByNumber(
+  db: Db | Tx,
+  accountId: string,
+  number: string,
+): Promise<CreditNoteWithLines | null> {
+  return db.creditNote.findFirst({ where: { accountId, number }, include: { lines: true } });
+}
+
 export interface CreditNoteFilter {
   invoiceId?: string;
   customerId?: string;

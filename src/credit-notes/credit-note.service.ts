@@ -28,6 +28,7 @@ import {
   creditedPerLine,
   creditNoteById,
   countCreditNotes,
+  creditNoteByNumber,
   readCreditNotePage,
   readCreditNotePosition,
   readCreditNotesAfter,
@@ -347,6 +348,16 @@ export async function createCreditNote(
 
 export async function getCreditNote(prisma: Db, accountId: string, id: string): Promise<CreditNoteObject> {
   return toCreditNoteObject(await findCreditNote(prisma, accountId, id));
+}
+
+/** The account's credit note numbered `number` (CN-000003), or null. */
+export async function getCreditNoteByNumber(
+  prisma: Db,
+  accountId: string,
+  number: string,
+): Promise<CreditNoteObject | null> {
+  const note = await creditNoteByNumber(prisma, accountId, number);
+  return note ? toCreditNoteObject(note) : null;
 }
 
 export async function listCreditNotes(

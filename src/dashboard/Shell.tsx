@@ -1,6 +1,7 @@
 import type { ReactNode } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import { api, type Session } from './api';
+import { GlobalSearch } from './GlobalSearch';
 import { Link, navigate } from './router';
 import { SESSION_KEY } from './session';
 
@@ -40,6 +41,7 @@ export function Shell({ session, path, children }: { session: Session; path: str
     <div className="shell">
       <header className="topbar">
         <span className="brand">Billing</span>
+        <GlobalSearch />
         <div className="account">
           {session.accounts.length > 1 ? (
             <label>

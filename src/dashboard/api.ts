@@ -118,3 +118,5 @@ export type DeliveryLog = Schemas['WebhookDeliveryLog'];
 export type CustomerReport = Schemas['CustomerBillingReport'];
 export type CreditNote = Schemas['CreditNote'];
 export type BalanceTransaction = Schemas['CustomerBalanceTransaction'];
+export type SearchResult = Schemas['SearchResult'];
+export type SearchHit = Schemas['SearchHit'];

@@ -149,6 +149,15 @@ export async function findInvoiceCustomerId(db: Db | Tx, accountId: string, id: 
   return invoice?.customerId;
 }
 
+/** The account's invoice numbered `number` (its unique index answers), or null. */
+export async function findInvoiceByNumber(
+  db: Db | Tx,
+  accountId: string,
+  number: string,
+): Promise<InvoiceWithLines | null> {
+  return db.invoice.findFirst({ where: { accountId, number }, include: INVOICE_INCLUDE });
+}
+
 const INVOICE_ID_BY_KEY: Statement = {
   name: 'invoice_id_by_key',
   text: 'SELECT id FROM invoices WHERE account_id = $1 AND idempotency_key = $2',

@@ -16,6 +16,7 @@ import { fromUnixSeconds } from '../lib/time';
 import { allocateInvoiceNumber } from './invoice-number.records';
 import {
   findInvoice,
+  findInvoiceByNumber,
   findInvoiceCustomerId,
   findInvoiceIdByKey,
   insertInvoiceWithLines,
@@ -678,6 +679,12 @@ export async function voidInTx(
   const object = toInvoiceObject(voided);
   await recordEvent(tx, accountId, 'invoice.deleted', object);
   return object;
+}
+
+/** The account's invoice numbered `number` (INV-000012), or null. */
+export async function getInvoiceByNumber(prisma: Db, accountId: string, number: string): Promise<InvoiceObject | null> {
+  const invoice = await findInvoiceByNumber(prisma, accountId, number);
+  return invoice ? toInvoiceObject(invoice) : null;
 }
 
 export async function getInvoice(prisma: Db | Tx, accountId: string, id: string): Promise<InvoiceObject> {
