@@ -4,6 +4,7 @@ import path from 'node:path';
 import { execFile, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
 import { projectRoot } from '../../src/config';
+import { freePortBlock } from '../../src/runtime/ports';
 import { apiClient, startTestApp, type TestApp } from '../support/harness';
 
 const run = promisify(execFile);
@@ -78,15 +79,18 @@ describe('account:create and key:create', () => {
   it('reaches the embedded cluster that is already running on the data folder instead of starting another', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'billing-data-'));
     fs.chmodSync(dataDir, 0o777);
-    const port = 20000 + Math.floor(Math.random() * 20000);
+    // The cluster's port and the one the CLI would take: free, and below the ephemeral range (src/runtime/ports.ts).
+    const port = await freePortBlock([0, 1]);
     const server = spawn(tsx, [
       path.join(projectRoot, 'test', 'support', 'embedded-postgres-process.ts'),
       path.join(dataDir, 'postgres'),
       String(port),
     ]);
+    let stderr = '';
+    server.stderr.on('data', (chunk) => (stderr += String(chunk)));
     const running = await new Promise<{ url: string }>((resolve, reject) => {
       server.stdout.once('data', (chunk) => resolve(JSON.parse(String(chunk))));
-      server.once('exit', (code) => reject(new Error(`cluster process exited ${code}`)));
+      server.once('exit', (code) => reject(new Error(`cluster process exited ${code}: ${stderr}`)));
     });
     try {
       // Another port for the CLI: if it started a second cluster it would listen there, not on `port`.
