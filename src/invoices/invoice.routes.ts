@@ -32,6 +32,7 @@ export function registerInvoiceRoutes(
     await noticeInvoiceSettled(temporal, invoice);
     return invoice;
   };
+
   api.route({
     method: 'post',
     path: '/invoices',
