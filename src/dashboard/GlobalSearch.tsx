@@ -94,7 +94,7 @@ export function GlobalSearch() {
   return (
     <div className="global-search" ref={box}>
       <label>
-        <span className="visually-hidden">Search customers, invoices, subscriptions</span>
+        <span className="visually-hidden">Find customers, invoices, subscriptions</span>
         <input
           type="search"
           role="combobox"

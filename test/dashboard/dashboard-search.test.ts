@@ -33,7 +33,7 @@ beforeAll(async () => {
 });
 afterAll(() => stack?.close());
 
-const searchBox = (page: Page) => page.getByRole('combobox', { name: 'Search customers, invoices, subscriptions' });
+const searchBox = (page: Page) => page.getByRole('combobox', { name: 'Find customers, invoices, subscriptions' });
 
 describe('the dashboard search box', () => {
   browserIt('lists customers by name as one types; arrows and Enter open one; a number opens its invoice', async () => {
