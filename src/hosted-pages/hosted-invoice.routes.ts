@@ -16,6 +16,7 @@ import { formatMoney } from '../lib/money';
 import { longDate } from './format';
 import { findTaxRates } from '../catalog/tax-rate.service';
 import { cardFields, formKey, newFormKey, parseCardForm, type FieldErrors } from './card-form';
+import { ApiError } from '../http/errors';
 import { liveToken, csrfToken, csrfValid, formBody, html, type Html, sendNotice, sendPage } from './page';
 import { declineMessage } from './decline-messages';
 import { payFromHostedInvoicePage } from '../use-cases/hosted-invoice-payment';
@@ -383,6 +384,14 @@ export function hostedInvoiceRouter(deps: AppDeps & { gateway: PaymentGateway })
     } catch (error) {
       // Paid meanwhile (another tab, the merchant) or voided: the page shows where it stands.
       if (error instanceof InvoiceNotPayableError) return res.redirect(303, pagePath);
+      // Test mode: the customer's test clock is advancing; nothing was charged.
+      if (error instanceof ApiError && error.code === 'test_clock_advancing')
+        return sendNotice(
+          res,
+          409,
+          'Try again in a moment',
+          'This invoice is being updated. Nothing was charged: reload the page in a moment and pay then.',
+        );
       throw error;
     }
     await noticeInvoiceSettled(deps.temporal, invoice);

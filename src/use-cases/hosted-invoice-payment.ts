@@ -2,6 +2,7 @@ import type { AppDeps } from '../http/app-deps';
 import { isRefusal } from '../http/errors';
 import type { InvoiceObject } from '../invoices/invoice.schemas';
 import { payInvoice } from '../invoices/invoice-payment.service';
+import { onInvoiceTime } from '../invoices/invoice.service';
 import { fromOrigin } from '../lib/events';
 import type { PaymentGateway } from '../payments/gateway';
 import type { CreatePaymentMethodInput } from '../payments/payment-method.schemas';
@@ -36,6 +37,12 @@ export function payFromHostedInvoicePage(
   deps: AppDeps & { gateway: PaymentGateway },
   payment: HostedInvoicePayment,
 ): Promise<InvoiceObject> {
+  const { accountId, invoiceId } = payment;
+  // A test-clock customer pays at the clock's time, as through the API (409 while the clock advances).
+  return onInvoiceTime(deps.prisma, accountId, invoiceId, () => payOnPage(deps, payment));
+}
+
+function payOnPage(deps: AppDeps & { gateway: PaymentGateway }, payment: HostedInvoicePayment): Promise<InvoiceObject> {
   const { accountId, invoiceId } = payment;
   return fromOrigin('hosted_invoice_page', async () => {
     const method = await createPaymentMethod(deps.prisma, accountId, payment.card);

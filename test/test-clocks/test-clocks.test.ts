@@ -9,6 +9,7 @@ import {
 } from '../support/harness';
 import { addPaymentMethod, cardBody, CARDS } from '../support/payments';
 import { expectStatus, recurringPrice } from '../support/subscriptions';
+import { EXPIRY, hostedPath, pageForm, pageText, postForm } from '../hosted-pages/pages';
 
 // Test clocks over HTTP, in real time, on the suite's Temporal dev server (no time skipping): the
 // workflows of a clock's customers wait on the clock, and each advance runs what falls due, in order.
@@ -503,6 +504,39 @@ describe("a clock customer's own invoices", () => {
     }
     const voided = expectStatus(await api.delete(`/invoices/${toVoid.id}`), 200);
     expect(voided.status_transitions.voided_at).toBe(frozen + 3 * DAY_S);
+  }, 90_000);
+});
+
+describe("a clock customer's hosted invoice page", () => {
+  it("pays at the clock's time; while the clock advances it says to try again and charges nothing", async () => {
+    const frozen = seconds('2023-09-01T08:00:00Z');
+    const clock = await createClock(frozen);
+    const { customer } = await customerOnClock(clock.id);
+    const draft = expectStatus(
+      await api.post('/invoices', { customer: customer.id, lines: [{ description: 'Workshop', amount: 9900 }] }),
+      201,
+    );
+    const invoice = expectStatus(await api.post(`/invoices/${draft.id}/finalize`), 200);
+    const path = hostedPath(invoice);
+    const card = { name: 'Clocked', number: CARDS.succeeds, exp: EXPIRY, cvc: '123' };
+
+    await app.prisma.testClock.update({ where: { id: clock.id }, data: { status: 'advancing' } });
+    try {
+      const held = await postForm(app.baseUrl, `${path}/pay`, { ...(await pageForm(app.baseUrl, path)), ...card });
+      expect(held.status).toBe(409);
+      expect(await pageText(held)).toContain('Nothing was charged: reload the page in a moment and pay then.');
+    } finally {
+      await app.prisma.testClock.update({ where: { id: clock.id }, data: { status: 'ready' } });
+    }
+    expect(expectStatus(await api.get(`/transactions?invoice=${invoice.id}`), 200).data).toEqual([]);
+
+    await advance(clock.id, frozen + DAY_S);
+    const paid = await postForm(app.baseUrl, `${path}/pay`, { ...(await pageForm(app.baseUrl, path)), ...card });
+    expect(paid.status).toBe(303);
+    expect(expectStatus(await api.get(`/invoices/${invoice.id}`), 200)).toMatchObject({
+      status: 'paid',
+      status_transitions: { finalized_at: frozen, paid_at: frozen + DAY_S },
+    });
   }, 90_000);
 });
 
