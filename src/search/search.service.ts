@@ -3,7 +3,7 @@ import { ApiError } from '../http/errors';
 import { formatMoney } from '../lib/money';
 import { getCreditNote, getCreditNoteByNumber } from '../credit-notes/credit-note.service';
 import type { CreditNoteObject } from '../credit-notes/credit-note.schemas';
-import { getCustomer, searchCustomers } from '../customers/customer.service';
+import { searchCustomers } from '../customers/customer.service';
 import { getInvoice, getInvoiceByNumber } from '../invoices/invoice.service';
 import type { InvoiceObject } from '../invoices/invoice.schemas';
 import { getPaymentPlan } from '../payment-plans/payment-plan.service';
@@ -13,8 +13,8 @@ import { SEARCH_CUSTOMER_HITS, type SearchHit, type SearchResult } from './searc
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** INV-000012, inv-12, INV12: the numbers the invoices and credit notes carry, however a person types them. */
 const NUMBER = /^(INV|CN)-?0*(\d{1,9})$/i;
-/** The ids the search reads directly; any other text is looked for in customers' names and emails. */
-const KEY = /^(cus|sub|pp|cn)_[A-Za-z0-9]+$/;
+/** The ids the search reads itself; a customer's id (cus_) is answered by the customers' search, as any other text. */
+const KEY = /^(sub|pp|cn)_[A-Za-z0-9]+$/;
 
 /** The object `read` finds, or null where the account has none by that id (another account's included). */
 async function orNone<T>(read: () => Promise<T>): Promise<T | null> {
@@ -94,10 +94,6 @@ async function exactHit(prisma: Db, accountId: string, query: string): Promise<S
     case 'cn': {
       const note = await orNone(() => getCreditNote(prisma, accountId, query));
       return note && creditNoteHit(note);
-    }
-    case 'cus': {
-      const customer = await orNone(() => getCustomer(prisma, accountId, query));
-      return customer && customerHit(customer);
     }
     default:
       return null;
