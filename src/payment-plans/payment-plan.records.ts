@@ -162,6 +162,12 @@ export async function findPlan(db: Db | Tx, accountId: string, id: string): Prom
   return plan;
 }
 
+/** The customer of the account's plan `id`, or undefined (no such plan in the account). */
+export async function findPlanCustomerId(db: Db | Tx, accountId: string, id: string): Promise<string | undefined> {
+  const plan = await db.paymentPlan.findFirst({ where: { id, accountId }, select: { customerId: true } });
+  return plan?.customerId;
+}
+
 /**
  * Locks the plan row for the rest of the transaction and answers it fresh. Every change to a plan,
  * its installments or its payments takes this lock first (API and activities alike), so two

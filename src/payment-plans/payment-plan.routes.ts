@@ -8,7 +8,13 @@ import { transactionSchema } from '../transactions/transaction.schemas';
 import { createGateway } from '../payments/simulated-gateway';
 import type { PaymentPlanRequestArgs, PaymentPlanRequestKind } from '../../workflows/payment-plan-contract';
 import { assertPlanOpen, chargeStoredMethod, recordExternalPayment } from './plan-payments.service';
-import { findPayment, findPlan, listOpenTerminalPayments, toPaymentObject } from './payment-plan.records';
+import {
+  findPayment,
+  findPlan,
+  findPlanCustomerId,
+  listOpenTerminalPayments,
+  toPaymentObject,
+} from './payment-plan.records';
 import {
   createPaymentPlanBody,
   createPlanPaymentBody,
@@ -67,8 +73,8 @@ export function registerPaymentPlanRoutes(api: Api, deps: AppDeps): void {
 
   /** A change of the plan: at its test clock's time when its customer is on one (409 while the clock advances). */
   const onPlanTime = async <T>(accountId: string, planId: string, work: () => Promise<T>): Promise<T> => {
-    const plan = await prisma.paymentPlan.findFirst({ where: { id: planId, accountId }, select: { customerId: true } });
-    return plan ? onCustomerTime(prisma, accountId, plan.customerId, work) : work();
+    const customerId = await findPlanCustomerId(prisma, accountId, planId);
+    return customerId ? onCustomerTime(prisma, accountId, customerId, work) : work();
   };
 
   /** Sends a request update, which answers once the workflow carried it out, and turns a refusal into 4xx. */
