@@ -52,6 +52,7 @@ export async function withSqlSession<T>(
   const pool = poolOf(prisma);
   if (!pool) throw new Error('withSqlSession needs a client made by createPrisma (src/db/prisma.ts).');
   const client = await pool.connect();
+  const connectionLost = watchConnection(client);
   const session = new SqlConnection({
     async query(statement, values) {
       const result = await client.query({ name: statement.name, text: statement.text, values });
@@ -63,8 +64,24 @@ export async function withSqlSession<T>(
     return await work(session);
   } finally {
     await finish(session).catch((error: Error) => (broken = error));
-    client.release(broken);
+    client.release(broken ?? connectionLost());
   }
+}
+
+/**
+ * pg-pool takes its 'error' listener off a client it hands out, and pg emits 'error' on a client whose
+ * connection drops (PostgreSQL restarted or unreachable), even while a statement runs: with no listener
+ * the process dies of it. The statement in flight fails by itself (database_unavailable, 503); this keeps
+ * the process alive and the client out of the pool. Call the answer at release: the lost connection's error.
+ */
+function watchConnection(client: pg.PoolClient): () => Error | undefined {
+  let lost: Error | undefined;
+  const listener = (error: Error) => (lost = error);
+  client.on('error', listener);
+  return () => {
+    client.removeListener('error', listener);
+    return lost;
+  };
 }
 
 /**
@@ -164,6 +181,7 @@ export async function sqlTransaction<T>(
     );
   const { maxWait, timeout } = bounds ?? transactionOptionsOf(prisma);
   const client = await connect(pool, maxWait);
+  const connectionLost = watchConnection(client);
   let expired = false;
   const expiry = setTimeout(() => (expired = true), timeout);
   const tx = new SqlTx({
@@ -188,6 +206,6 @@ export async function sqlTransaction<T>(
     throw error;
   } finally {
     clearTimeout(expiry);
-    client.release(broken);
+    client.release(broken ?? connectionLost());
   }
 }

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import type { Db } from '../db/prisma';
 import { ApiError, badRequest, conflict } from './errors';
 import { claimKey, unsealedKeys } from './idempotency.records';
+import { logger } from './logger';
 
 /**
  * decisions.md §11. A POST or PUT carrying `Idempotency-Key` is run once per (account, key): for 24 h
@@ -218,12 +219,25 @@ export async function withIdempotency(
   try {
     response = await run(claimSeed(accountId, key, claimed));
   } catch (error) {
-    if (error instanceof ApiError && error.status < 500)
-      await store(prisma, accountId, key, hash, { status: error.status, body: error.toBody() });
-    else await release(prisma, accountId, key, hash);
+    await keepingAnswer(
+      error instanceof ApiError && error.status < 500
+        ? store(prisma, accountId, key, hash, { status: error.status, body: error.toBody() })
+        : release(prisma, accountId, key, hash),
+    );
     throw error;
   }
-  if (response) await store(prisma, accountId, key, hash, response);
-  else await release(prisma, accountId, key, hash);
+  await keepingAnswer(response ? store(prisma, accountId, key, hash, response) : release(prisma, accountId, key, hash));
   return response && { ...response, replayed: false };
+}
+
+/**
+ * The request's work is done (or failed by itself): a failure to store or release its key (PostgreSQL
+ * went away meanwhile) must not replace its answer with a 503, which says nothing happened. The key
+ * stays claimed, as when the process dies at this point, and a retry with it takes the request over
+ * (claimSeed: the same ids, so what was done is found, not done again).
+ */
+async function keepingAnswer(keyWrite: Promise<void>): Promise<void> {
+  await keyWrite.catch((error: unknown) =>
+    logger.warn({ err: error }, 'idempotency key not stored; a retry with it takes the request over'),
+  );
 }

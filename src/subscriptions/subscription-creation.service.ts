@@ -35,7 +35,14 @@ import {
 } from './subscription-projection.service';
 import type { PriceObject } from '../catalog/price.schemas';
 import { readPrices } from '../catalog/records';
-import { getSubscriptionObject, setCreatedEventInvoice, type SubscriptionWithItems } from './subscription.records';
+import {
+  getSubscriptionObject,
+  setCreatedEventInvoice,
+  subscriptionVersionRow,
+  toSubscriptionObject,
+  type SubscriptionWithItems,
+} from './subscription.records';
+import { isDatabaseBusy, isDatabaseUnavailable } from '../db/availability';
 import type { SubscriptionObject } from './subscription.schemas';
 import { subscriptionWorkflowStart } from './subscription-workflow.client';
 import { redeemCoupon } from '../coupons/coupon.service';
@@ -79,7 +86,11 @@ async function billFirstPeriod(
   taskQueue: string,
   initial: SubscriptionState,
   inserted: { row: SubscriptionWithItems; eventId: string } | null,
-  { testClock, display }: { testClock: TestClockBinding | null; display: WorkflowDisplay | undefined },
+  {
+    testClock,
+    display,
+    prices,
+  }: { testClock: TestClockBinding | null; display: WorkflowDisplay | undefined; prices: Map<string, PriceObject> },
 ): Promise<WrittenSubscription> {
   const billing = await billPeriod(tx, initial, 0, async (invoiced, invoiceId) => {
     if (inserted) await setCreatedEventInvoice(tx, initial.accountId, inserted.eventId, invoiceId);
@@ -89,7 +100,11 @@ async function billFirstPeriod(
     return start;
   });
   const first = { billing, written: inserted?.row ?? null };
-  return { state: billing.state, start: billing.alongside, first, object: null };
+  // What the transaction commits, for an answer when PostgreSQL goes away before it can be read back.
+  const committed = inserted
+    ? toSubscriptionObject({ ...inserted.row, ...subscriptionVersionRow(billing.state) }, prices)
+    : await getSubscriptionObject(tx, initial.accountId, initial.id);
+  return { state: billing.state, start: billing.alongside, first, object: null, committed };
 }
 
 interface WrittenSubscription {
@@ -97,6 +112,8 @@ interface WrittenSubscription {
   start: WorkflowStart;
   first: FirstInvoice | null;
   object: SubscriptionObject | null;
+  /** The subscription as its transaction committed it. */
+  committed: SubscriptionObject;
 }
 
 async function writeSubscription(
@@ -116,10 +133,14 @@ async function writeSubscription(
     // Nothing billed now: one statement, unless a price changed since the checks read it.
     const start = subscriptionWorkflowStart(deps.taskQueue, initial, testClock, display);
     const object = await insertSubscription(deps.prisma, initial, prices, start);
-    if (object) return { state: initial, start, first: null, object };
+    if (object) return { state: initial, start, first: null, object, committed: object };
   }
   const firstPeriod = (tx: AnyTx, inserted: { row: SubscriptionWithItems; eventId: string } | null) =>
-    billFirstPeriod(tx, deps.taskQueue, initial, inserted, { testClock, display });
+    billFirstPeriod(tx, deps.taskQueue, initial, inserted, {
+      testClock,
+      display,
+      prices: new Map(prices.map((price) => [price.id, price])),
+    });
   // Billed now: the row inserted in one statement on the hot path's transaction. A price changed since
   // the checks (nothing inserted) or nothing billed now: Prisma's path, whose persistSubscriptionInTx judges it.
   const written =
@@ -147,13 +168,36 @@ async function writeSubscription(
       if (billsNow) return firstPeriod(tx, null);
       const start = subscriptionWorkflowStart(deps.taskQueue, initial, testClock, display);
       await recordWorkflowStart(tx, start);
-      return { state: initial, start, first: null, object: created };
+      return { state: initial, start, first: null, object: created, committed: created };
     }));
   // Not charged here (sent, or nothing due): the answer is the row as committed.
   const uncharged = written.first && !written.first.billing.charge;
-  return uncharged
-    ? { ...written, object: await getSubscriptionObject(deps.prisma, written.state.accountId, written.state.id) }
-    : written;
+  return uncharged ? { ...written, object: (await readBack(deps, written)).object } : written;
+}
+
+/**
+ * The subscription read back after its commit, or, when PostgreSQL does not answer by then, as its
+ * transaction committed it (`readBack: false`). Once the creation has committed, its answer says what
+ * was done: a 503 says nothing was, and a client retrying on it without an Idempotency-Key would create
+ * (and charge) a second subscription (docs/api.md, "Dependencies down").
+ */
+async function readBack(
+  deps: CreationDeps,
+  written: WrittenSubscription,
+): Promise<{ object: SubscriptionObject; readBack: boolean }> {
+  try {
+    return {
+      object: await getSubscriptionObject(deps.prisma, written.state.accountId, written.state.id),
+      readBack: true,
+    };
+  } catch (error) {
+    if (!isDatabaseUnavailable(error) && !isDatabaseBusy(error)) throw error;
+    logger.warn(
+      { err: error, subscriptionId: written.state.id },
+      'subscription created but not read back; answered as committed',
+    );
+    return { object: written.committed, readBack: false };
+  }
 }
 
 /**
@@ -257,9 +301,10 @@ export async function createSubscriptionRecords(
   couponId?: string,
 ): Promise<SubscriptionCreated> {
   const clockMs = testClock?.time;
-  const { state, start, first, object } = await atTime(clockMs, () =>
+  const written = await atTime(clockMs, () =>
     writeSubscription(deps, spec, nowMs, testClock, display, prices, couponId),
   );
+  const { state, start, first, object } = written;
   if (!first?.billing.charge) {
     await startRecordedWorkflow(deps, start);
     return { subscription: object!, billingPending: false };
@@ -276,8 +321,7 @@ export async function createSubscriptionRecords(
     return { subscription: recorded.object, billingPending: false };
   }
   await startRecordedWorkflow(deps, start);
-  return {
-    subscription: await getSubscriptionObject(deps.prisma, state.accountId, state.id),
-    billingPending: charge === null,
-  };
+  const answer = await readBack(deps, written);
+  // Not read back: what the charge did is not known here, so the answer says billing is pending (202).
+  return { subscription: answer.object, billingPending: charge === null || !answer.readBack };
 }

@@ -1,8 +1,8 @@
 import pg from 'pg';
 import { createPrisma, type Db } from '../../src/db/prisma';
 import { execute, queryRows, type AnyTx } from '../../src/db/sql';
-import { afterCommit, runTransaction, sqlTransaction } from '../../src/db/sql-transaction';
-import { isDatabaseBusy } from '../../src/db/availability';
+import { afterCommit, runTransaction, sqlTransaction, withSqlSession } from '../../src/db/sql-transaction';
+import { isDatabaseBusy, isDatabaseUnavailable } from '../../src/db/availability';
 import { createTestAccount } from '../support/harness';
 
 // sqlTransaction (src/db/sql-transaction.ts) runs the hot write paths' transactions on a pg client of
@@ -149,4 +149,58 @@ it('answers database_busy, writing nothing, when a lock is held past its timeout
   await Promise.allSettled(holding);
   expect(isDatabaseBusy(waited)).toBe(true);
   expect(await counterOf(accountId)).toBe(1);
+});
+
+describe('a connection PostgreSQL drops while it is checked out', () => {
+  const BACKEND_PID = { name: 'test_backend_pid_lost', text: 'SELECT pg_backend_pid() AS pid' };
+
+  /** Ends `pid`'s backend from another connection, as a PostgreSQL restart would, and waits until its socket closed. */
+  async function terminateBackend(pid: number): Promise<void> {
+    const admin = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    await admin.connect();
+    try {
+      await admin.query('SELECT pg_terminate_backend($1)', [pid]);
+      while ((await admin.query('SELECT 1 FROM pg_stat_activity WHERE pid = $1', [pid])).rowCount)
+        await new Promise((resolve) => setTimeout(resolve, 20));
+    } finally {
+      await admin.end();
+    }
+  }
+
+  it('fails the transaction as database_unavailable, and the process and the pool go on (pg emits an error no one listened to)', async () => {
+    const { accountId } = await createTestAccount(prisma);
+    const failure = await sqlTransaction(prisma, async (tx) => {
+      await bump(tx, accountId);
+      const [backend] = await queryRows<{ pid: number }>(tx, BACKEND_PID, []);
+      await terminateBackend(backend!.pid);
+      await new Promise((resolve) => setTimeout(resolve, 50)); // the socket's end reaches the client
+      await bump(tx, accountId);
+    }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(isDatabaseUnavailable(failure)).toBe(true);
+    expect(await counterOf(accountId)).toBeNull(); // nothing of it was committed
+    await sqlTransaction(prisma, (tx) => bump(tx, accountId));
+    expect(await counterOf(accountId)).toBe(1);
+  });
+
+  it('ends a session (withSqlSession) the same way', async () => {
+    const failure = await withSqlSession(
+      prisma,
+      async (session) => {
+        const [backend] = await queryRows<{ pid: number }>(session, BACKEND_PID, []);
+        await terminateBackend(backend!.pid);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        await queryRows(session, BACKEND_PID, []);
+      },
+      () => Promise.resolve(),
+    ).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(isDatabaseUnavailable(failure)).toBe(true);
+    const [again] = await queryRows<{ pid: number }>(prisma, BACKEND_PID, []);
+    expect(again!.pid).toBeGreaterThan(0);
+  });
 });

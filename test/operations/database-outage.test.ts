@@ -11,6 +11,9 @@ import { createServer } from '../../src/server';
 import { apiClient, createTestAccount, type ApiClient } from '../support/harness';
 import { freePort } from '../support/ports';
 import { temporalClient } from '../../src/temporal/client';
+import type { ChargeRequest, RefundRequest } from '../../src/payments/gateway';
+import { createGateway } from '../../src/payments/simulated-gateway';
+import { customerWithCard } from '../support/payments';
 
 // PostgreSQL down: with the database down every endpoint answers 503 with
 // Retry-After and the JSON error (it answered 500), quickly, and the service recovers by itself.
@@ -132,5 +135,83 @@ describe('with PostgreSQL down', () => {
     expect((await api.post('/customers', { name: 'After' })).status).toBe(201);
     expect((await apiClient(baseUrl, other.apiKey).get('/customers')).body).toEqual([]);
     expect((await api.get('/customers')).body.map((c: { name: string }) => c.name).sort()).toEqual(['After', 'Before']);
+  });
+});
+
+describe('PostgreSQL going away after a subscription was created and charged', () => {
+  /** The simulated gateway, which stops the database once a charge has gone through while `armed`. */
+  function stoppingGateway() {
+    const inner = createGateway(prisma);
+    const gateway = {
+      armed: false,
+      charges: 0,
+      async charge(request: ChargeRequest) {
+        const result = await inner.charge(request);
+        gateway.charges += 1;
+        if (gateway.armed) {
+          gateway.armed = false;
+          await database.stop();
+        }
+        return result;
+      },
+      refund: (request: RefundRequest) => inner.refund(request),
+    };
+    return gateway;
+  }
+
+  it('answers what was done (202, the subscription), never the 503 that says nothing was, with or without an Idempotency-Key', async () => {
+    const gateway = stoppingGateway();
+    const app = createServer(createApp({ prisma, temporal: temporalClient(connection), gateway }));
+    await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(app.address() as AddressInfo).port}`;
+    try {
+      const account = await createTestAccount(prisma, { name: 'Outage after the charge' });
+      const api = apiClient(url, account.apiKey);
+      const { customer } = await customerWithCard(api);
+      const product = (
+        await api.post('/products', {
+          name: 'Outage plan',
+          currency: 'USD',
+          unit_amount: 1500,
+          type: 'recurring',
+          recurring: { interval: 'month', interval_count: 1 },
+        })
+      ).body;
+      const body = {
+        customer: customer.id,
+        items: [{ price: product.default_price, quantity: 1 }],
+        trial_days: 0,
+        start_date: Math.floor(Date.now() / 1000),
+      };
+      const answered: { id: string; idempotent: boolean }[] = [];
+      for (const idempotencyKey of [undefined, 'outage-after-charge']) {
+        gateway.armed = true;
+        const created = await api.post(
+          '/subscriptions',
+          body,
+          idempotencyKey ? { 'Idempotency-Key': idempotencyKey } : {},
+        );
+        expect([idempotencyKey, created.status, created.body.error]).toEqual([idempotencyKey, 202, undefined]);
+        expect(created.body).toMatchObject({ object: 'subscription', customer: customer.id, status: 'active' });
+        expect(created.body.latest_invoice).toEqual(expect.any(String));
+        answered.push({ id: created.body.id, idempotent: idempotencyKey !== undefined });
+        database = await startDatabase();
+      }
+      expect(gateway.charges).toBe(2);
+      // What the answers said exists, each charged once.
+      for (const { id } of answered) {
+        let read = await api.get(`/subscriptions/${id}`);
+        for (let attempt = 0; read.status === 503 && attempt < 40; attempt += 1) {
+          await new Promise((resolve) => setTimeout(resolve, 250));
+          read = await api.get(`/subscriptions/${id}`);
+        }
+        expect(read.status).toBe(200);
+        const charges = await api.get(`/invoices/${read.body.latest_invoice}/transactions`);
+        expect(charges.body.data.filter((txn: { type: string }) => txn.type === 'payment')).toHaveLength(1);
+      }
+    } finally {
+      app.closeAllConnections();
+      await new Promise((resolve) => app.close(resolve));
+    }
   });
 });

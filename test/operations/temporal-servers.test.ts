@@ -1,7 +1,11 @@
 import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { createPrisma, type Db } from '../../src/db/prisma';
+import { timeSkippingServerPath } from '../../src/runtime/tools';
 import { WEBHOOK_MAX_ATTEMPTS } from '../../workflows/webhook-delivery';
 import { billingDataConverter } from '../../src/temporal/payload-codec';
 import {
@@ -63,6 +67,24 @@ describe('Temporal servers', () => {
       expect(wallSeconds).toBeLessThan(60);
     } finally {
       await env.teardown();
+    }
+  });
+
+  it("time-skipping test server: a JVM slower to answer than the SDK's 5 s still starts", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'slow-test-server-'));
+    const launcher = path.join(dir, 'slow-temporal-test-server');
+    fs.writeFileSync(launcher, `#!/bin/sh\nsleep 7\nexec '${timeSkippingServerPath()}' "$@"\n`, { mode: 0o755 });
+    const started = Date.now();
+    const env = await createTimeSkippingEnv(launcher);
+    try {
+      expect(Date.now() - started).toBeGreaterThan(7_000);
+      expect(env.supportsTimeSkipping).toBe(true);
+      const before = Date.now();
+      await env.sleep(30 * 86_400_000);
+      expect(Date.now() - before).toBeLessThan(10_000);
+    } finally {
+      await env.teardown();
+      fs.rmSync(dir, { recursive: true, force: true });
     }
   });
 
