@@ -316,6 +316,9 @@ describe('completing a checkout', () => {
       (event) => (event.data as { id: string }).id === first.id,
     );
     expect(voidedEvents.map((event) => (event.data as { origin?: string }).origin)).toEqual(['hosted_checkout']);
+    // Another account's key reaches none of it.
+    expect((await pages.other.get(`/invoices/${first.id}`)).status).toBe(404);
+    expect((await pages.other.get(`/subscriptions/${abandoned.id}`)).status).toBe(404);
     const failed = (await eventsOf(prisma, accountId, 'invoice.payment_failed')).filter(
       (event) => (event.data as { id: string }).id === first.id,
     );
