@@ -2,7 +2,11 @@ import type { CheckoutSession } from '../generated/prisma/client';
 import type { AppDeps } from '../http/app-deps';
 import type { PaymentGateway } from '../payments/gateway';
 import type { CreatePaymentMethodInput } from '../payments/payment-method.schemas';
-import { createPaymentMethod, detachPaymentMethod } from '../payments/payment-method.service';
+import {
+  createPaymentMethod,
+  detachPaymentMethod,
+  listCustomerPaymentMethods,
+} from '../payments/payment-method.service';
 import { createCustomer } from '../customers/customer.service';
 import { createCustomerBody } from '../customers/customer.schemas';
 import { createInvoice, getInvoice, voidInvoice } from '../invoices/invoice.service';
@@ -71,7 +75,6 @@ export async function completeCheckout(
     throw error;
   }
   const writes: AttemptWrites = { customerId: null, paymentMethodId: null, invoiceId: null };
-  const attemptStarted = Math.floor(Date.now() / 1000);
   try {
     let customerId = session.customerId;
     if (!customerId) {
@@ -84,9 +87,10 @@ export async function completeCheckout(
       writes.customerId = customerId;
       await updateCheckout(prisma, session.id, { customerId });
     }
+    // A card the customer had saved before is answered as the saved one: it stays theirs whatever happens.
+    const savedBefore = writes.customerId ? [] : await savedMethodIds(prisma, session.accountId, customerId);
     const method = await createPaymentMethod(prisma, session.accountId, card(customerId));
-    // A card the customer had saved before is answered as saved (its own creation time): it stays theirs.
-    if (method.created >= attemptStarted) writes.paymentMethodId = method.id;
+    if (savedBefore !== null && !savedBefore.includes(method.id)) writes.paymentMethodId = method.id;
     const items = session.items as unknown as CheckoutItem[];
     const attemptKey = `checkout:${session.id}:${formKey}`;
     if (session.mode === 'subscription') {
@@ -152,6 +156,16 @@ export async function completeCheckout(
     await release();
     throw error;
   }
+}
+
+/** The ids of the cards the customer has saved, or null when there are too many to read in one page (none is then taken back). */
+async function savedMethodIds(
+  prisma: AppDeps['prisma'],
+  accountId: string,
+  customerId: string,
+): Promise<string[] | null> {
+  const saved = await listCustomerPaymentMethods(prisma, accountId, customerId, { page: 1, take: 100 });
+  return saved.meta.itemsTotal > saved.data.length ? null : saved.data.map((method) => method.id);
 }
 
 /**

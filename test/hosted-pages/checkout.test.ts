@@ -358,6 +358,16 @@ describe('completing a checkout', () => {
     expect(await gatewayCharges(prisma, accountId)).toBe(chargesBefore + 1);
   });
 
+  it("a given customer's card saved before stays when it is declined; a card the checkout saved goes", async () => {
+    const { customer, method } = await customerWithCard(pages.api, CARDS.insufficientFunds);
+    const price = await recurringPrice(pages.api, { unitAmount: 2200 });
+    const session = await checkout({ customer: customer.id, items: [{ price }] });
+    expect((await submit(session, CARDS.insufficientFunds)).status).toBe(402);
+    expect((await submit(session, CARDS.declined)).status).toBe(402);
+    const cards = (await pages.api.get(`/customers/${customer.id}/payment-methods`)).body.data;
+    expect(cards.map((card: { id: string }) => card.id)).toEqual([method.id]);
+  });
+
   it('the declined form sent again (a reload) declines again and completes nothing', async () => {
     const price = await recurringPrice(pages.api, { unitAmount: 2600 });
     const session = await checkout({ items: [{ price }] });
