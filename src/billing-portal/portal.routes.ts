@@ -18,8 +18,9 @@ export function registerPortalRoutes(api: Api, { prisma }: AppDeps): void {
     tag,
     summary: "A short-lived link to a customer's billing portal",
     description:
-      'The customer sees their subscriptions (cancel at period end; pause and resume when the account allows it), invoices ' +
-      '(open ones paid on their hosted page) and cards (add, make default, remove). `url` works for 60 minutes and is shown ' +
+      'The customer sees their subscriptions (cancel at period end, asked first, and keep one set to cancel; pause and ' +
+      'resume when the account allows it), invoices ' +
+      '(open ones paid on their hosted page) and cards (add, make default, remove, asked first). `url` works for 60 minutes and is shown ' +
       "only in this answer. Another account's customer: 404.",
     body: createPortalSessionBody,
     status: 201,

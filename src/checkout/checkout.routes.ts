@@ -15,7 +15,8 @@ export function registerCheckoutRoutes(api: Api, { prisma }: AppDeps): void {
       'The page takes name, email, address and card, creates the customer when none is given, saves the card, then creates ' +
       'the subscription (with trial_days) or pays an invoice of the one-time prices, and sends the customer to success_url. ' +
       'It completes once and expires 24 h after creation. Prices of another account: 404 naming the item; recurring and ' +
-      'one-time prices together: 400.',
+      'one-time prices together: 400; more than 99,999,999 cents charged at once: 400 amount_too_large naming the item ' +
+      'or items.',
     body: createCheckoutSessionBody,
     status: 201,
     response: checkoutSessionSchema,

@@ -1,10 +1,12 @@
 import type { CheckoutSession } from '../generated/prisma/client';
 import type { Db } from '../db/prisma';
-import { badRequest, notFound } from '../http/errors';
+import { badRequest, conflict, notFound } from '../http/errors';
 import { findCustomer } from '../customers/customer.service';
 import { findPrice } from '../catalog/price.service';
 import type { PriceObject } from '../catalog/price.schemas';
 import { withParam } from '../invoices/invoice.service';
+import { MAX_CHARGE_AMOUNT } from '../lib/money';
+import { assertPeriodWithinCeiling } from '../subscriptions/period-ceiling';
 import { newId } from '../lib/ids';
 import { hashPageToken, newPageToken, publicUrl } from '../lib/page-tokens';
 import { toUnixSeconds } from '../lib/time';
@@ -41,18 +43,33 @@ export function toCheckoutObject(session: CheckoutSession, url: string | null = 
   };
 }
 
+/** How many cents one payment of a checkout's prices may take: the API's one ceiling (docs/decisions.md §6). */
+function assertPaymentWithinCeiling(items: CheckoutItem[], prices: PriceObject[]): void {
+  const lineTotals = items.map((item, index) => prices[index]!.unit_amount * item.quantity);
+  const total = lineTotals.reduce((sum, amount) => sum + amount, 0);
+  if (total <= MAX_CHARGE_AMOUNT) return;
+  const alone = lineTotals.findIndex((amount) => amount > MAX_CHARGE_AMOUNT);
+  throw badRequest(
+    `The checkout would charge ${total} cents at once; at most ${MAX_CHARGE_AMOUNT} may be charged at once.`,
+    alone >= 0 ? `items.${alone}.quantity` : 'items',
+    'amount_too_large',
+  );
+}
+
 /**
- * POST /checkout/sessions: the prices must be the account's, all recurring (a subscription) or all
- * one-time (a payment), in one currency; the page does the rest.
+ * The checks of a checkout's prices: the account's, all recurring (a subscription) or all one-time (a
+ * payment), in one currency, and within the money ceiling as the subscription's period or the invoice
+ * will bill them (400 `amount_too_large` naming the item or `items`). Run at creation and again when the
+ * page completes it, before anything is written: a price never billed can still change or go meanwhile.
  */
-export async function createCheckoutSession(
+export async function checkCheckoutItems(
   prisma: Db,
   accountId: string,
-  input: CreateCheckoutSessionInput,
-): Promise<CheckoutSessionObject> {
-  if (input.customer) await withParam('customer', () => findCustomer(prisma, accountId, input.customer!));
+  items: CheckoutItem[],
+  trialDays: number | null | undefined,
+): Promise<'subscription' | 'payment'> {
   const prices: PriceObject[] = [];
-  for (const [index, item] of input.items.entries()) {
+  for (const [index, item] of items.entries()) {
     prices.push(await withParam(`items.${index}.price`, () => findPrice(prisma, accountId, item.price)));
   }
   const recurring = prices[0]!.type === 'recurring';
@@ -68,8 +85,51 @@ export async function createCheckoutSession(
         `items.${index}.price`,
       );
   });
-  if (!recurring && input.trial_days !== undefined)
+  if (!recurring && trialDays !== undefined && trialDays !== null)
     throw badRequest('trial_days applies to recurring prices only.', 'trial_days');
+  if (!recurring) {
+    assertPaymentWithinCeiling(items, prices);
+    return 'payment';
+  }
+  // The same check POST /subscriptions makes: a checkout it would refuse is refused here, not on the page.
+  assertPeriodWithinCeiling(
+    prices.map((price, index) => ({
+      unitAmount: price.unit_amount,
+      quantity: items[index]!.quantity,
+      rates: [],
+      taxBehavior: price.tax_behavior,
+      param: `items.${index}`,
+    })),
+  );
+  return 'subscription';
+}
+
+/**
+ * Whether the page may still complete the checkout as it was made: its prices pass creation's checks
+ * and make the same mode, and its customer (given, or made by an earlier attempt) is still there. A
+ * refusal (ApiError) is thrown before the completion writes anything.
+ */
+export async function assertCheckoutCompletable(prisma: Db, session: CheckoutSession): Promise<void> {
+  const mode = await checkCheckoutItems(
+    prisma,
+    session.accountId,
+    session.items as unknown as CheckoutItem[],
+    session.trialDays,
+  );
+  if (mode !== session.mode)
+    throw conflict(`The checkout's prices now make a ${mode}, not a ${session.mode}.`, 'checkout_changed');
+  if (session.customerId)
+    await withParam('customer', () => findCustomer(prisma, session.accountId, session.customerId!));
+}
+
+/** POST /checkout/sessions: the prices pass checkCheckoutItems; the page does the rest. */
+export async function createCheckoutSession(
+  prisma: Db,
+  accountId: string,
+  input: CreateCheckoutSessionInput,
+): Promise<CheckoutSessionObject> {
+  if (input.customer) await withParam('customer', () => findCustomer(prisma, accountId, input.customer!));
+  const mode = await checkCheckoutItems(prisma, accountId, input.items, input.trial_days);
   const token = newPageToken();
   const createdAt = new Date();
   const session = await insertCheckoutSession(prisma, {
@@ -77,7 +137,7 @@ export async function createCheckoutSession(
     accountId,
     customerId: input.customer ?? null,
     tokenHash: hashPageToken(token),
-    mode: recurring ? 'subscription' : 'payment',
+    mode,
     items: input.items.map((item) => ({ price: item.price, quantity: item.quantity })),
     trialDays: input.trial_days ?? null,
     successUrl: input.success_url,

@@ -1605,7 +1605,7 @@ export interface paths {
         put?: never;
         /**
          * A short-lived link to a customer's billing portal
-         * @description The customer sees their subscriptions (cancel at period end; pause and resume when the account allows it), invoices (open ones paid on their hosted page) and cards (add, make default, remove). `url` works for 60 minutes and is shown only in this answer. Another account's customer: 404.
+         * @description The customer sees their subscriptions (cancel at period end, asked first, and keep one set to cancel; pause and resume when the account allows it), invoices (open ones paid on their hosted page) and cards (add, make default, remove, asked first). `url` works for 60 minutes and is shown only in this answer. Another account's customer: 404.
          */
         post: operations["postBillingPortalSessions"];
         delete?: never;
@@ -1643,7 +1643,7 @@ export interface paths {
         put?: never;
         /**
          * A hosted checkout page for prices: subscribe (recurring prices) or pay (one-time prices)
-         * @description The page takes name, email, address and card, creates the customer when none is given, saves the card, then creates the subscription (with trial_days) or pays an invoice of the one-time prices, and sends the customer to success_url. It completes once and expires 24 h after creation. Prices of another account: 404 naming the item; recurring and one-time prices together: 400.
+         * @description The page takes name, email, address and card, creates the customer when none is given, saves the card, then creates the subscription (with trial_days) or pays an invoice of the one-time prices, and sends the customer to success_url. It completes once and expires 24 h after creation. Prices of another account: 404 naming the item; recurring and one-time prices together: 400; more than 99,999,999 cents charged at once: 400 amount_too_large naming the item or items.
          */
         post: operations["postCheckoutSessions"];
         delete?: never;

@@ -49,7 +49,8 @@ export const EMAIL_EVENT_TYPES = [
  * The email an event calls for, from the event alone: a `send_invoice` invoice finalized is sent to
  * the customer; a paid invoice gets a receipt; a subscription's charge that failed (dunning: the
  * customer was not there to see it) gets a failed-payment notice. A charge the merchant made through
- * the API and saw fail is the merchant's to tell. A payment plan's automatic charge declined
+ * the API and saw fail is the merchant's to tell, and one the customer saw fail on the checkout page
+ * (`origin: hosted_checkout`) was told there. A payment plan's automatic charge declined
  * (`payment_plan.installment_failed`, only ever an automatic charge) gets its own notice.
  */
 export function emailKindOf(type: string, data: unknown): EmailKind | null {
@@ -59,8 +60,16 @@ export function emailKindOf(type: string, data: unknown): EmailKind | null {
   if (!invoice || invoice.object !== 'invoice') return null;
   if (type === 'invoice.finalized') return invoice.collection_method === 'send_invoice' ? 'invoice' : null;
   if (type === 'invoice.payment_succeeded') return 'receipt';
-  if (type === 'invoice.payment_failed') return invoice.subscription ? 'payment_failed' : null;
+  // A first charge refused on the checkout page was shown there, and the checkout voids that invoice:
+  // no "we will try again" for a subscription that was never the customer's (docs/decisions.md §30).
+  if (type === 'invoice.payment_failed')
+    return invoice.subscription && originOf(data) !== 'hosted_checkout' ? 'payment_failed' : null;
   return null;
+}
+
+/** The hosted page an event's change was asked on (docs/decisions.md §38), if any. */
+function originOf(data: unknown): unknown {
+  return (data as { origin?: unknown } | null)?.origin;
 }
 
 /** The From of the account's emails: its own when set, else its name with EMAIL_FROM. */

@@ -7,10 +7,11 @@ import { escapeHtml, html, Html } from './page';
  * The card form of the pages (pay an invoice, add a card, checkout). Its fields carry the standard
  * `autocomplete` values so browsers and password managers fill them. The number and CVC go no further
  * than createPaymentMethod (brand, last4, fingerprint are kept: docs/decisions.md §5); a page that
- * shows the form again after an error never fills them back in.
+ * shows the form again after an error never fills them back in (the name and expiry it may).
  */
 export interface CardFormValues {
   name?: string;
+  exp?: string;
 }
 
 export type FieldErrors = Partial<Record<'name' | 'number' | 'exp' | 'cvc' | 'form', string>>;
@@ -64,7 +65,7 @@ export function cardFields(prefix: string, values: CardFormValues, errors: Field
     ${input({ field: 'number', label: 'Card number', autocomplete: 'cc-number', maxlength: 23, placeholder: '1234 1234 1234 1234' })}
     <div class="row">
       <div>
-        ${input({ field: 'exp', label: 'Expiry (MM/YY)', autocomplete: 'cc-exp', maxlength: 7, placeholder: 'MM/YY' })}
+        ${input({ field: 'exp', label: 'Expiry (MM/YY)', autocomplete: 'cc-exp', maxlength: 7, placeholder: 'MM/YY', value: values.exp })}
       </div>
       <div>
         ${input({ field: 'cvc', label: 'Security code', autocomplete: 'cc-csc', maxlength: 4, placeholder: 'CVC' })}

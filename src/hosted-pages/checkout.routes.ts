@@ -6,7 +6,13 @@ import type { PaymentGateway } from '../payments/gateway';
 import { findPrice } from '../catalog/price.service';
 import { readProductName } from '../invoices/invoice.records';
 import { readAccountProfile } from '../accounts/account.records';
-import { CHECKOUT_PATH, findCheckoutByToken, type CheckoutItem } from '../checkout/checkout.service';
+import {
+  assertCheckoutCompletable,
+  CHECKOUT_PATH,
+  findCheckoutByToken,
+  type CheckoutItem,
+} from '../checkout/checkout.service';
+import { isRefusal } from '../http/errors';
 import { completeCheckout } from '../use-cases/checkout-completion';
 import { cardFields, formKey, newFormKey, parseCardForm, type FieldErrors } from './card-form';
 import { declineMessage } from './decline-messages';
@@ -161,11 +167,37 @@ async function renderCheckout(
             </div>
             ${field('country', 'Country code', 'country', buyerErrors, values.country)}
             <h3>Card</h3>
-            ${cardFields('card', { name: values.name }, extras.cardErrors ?? {})}
+            ${
+              extras.values
+                ? html`<p class="muted" id="card-reentry">
+                    For your security the card number and security code are never kept: enter them again.
+                  </p>`
+                : html``
+            }
+            ${cardFields('card', { name: values.name, exp: values.exp }, extras.cardErrors ?? {})}
             <button type="submit">${subscribing ? `Subscribe` : `Pay ${money(total, currency)}`}</button>
           </form>
         </section>
       </div>`,
+  });
+}
+
+/** The form's fields shown again after a refusal: all but the card's number and security code, never echoed. */
+const KEPT_FIELDS = ['buyer_name', 'email', 'line1', 'city', 'postal_code', 'country', 'name', 'exp'] as const;
+
+function enteredValues(body: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(KEPT_FIELDS.map((name) => [name, String(body[name] ?? '').slice(0, 255)]));
+}
+
+/** A checkout whose prices changed or went since it was made (nothing was written): back to the merchant. */
+function sendChangedCheckout(res: Response, session: CheckoutSession): void {
+  sendPage(res, 409, {
+    title: 'This checkout can no longer be completed',
+    body: html`<section class="card">
+      <h1>This checkout can no longer be completed</h1>
+      <p>The order changed after this page was made. Nothing was charged and nothing was saved.</p>
+      <p><a href="${session.cancelUrl}">Go back and start again</a></p>
+    </section>`,
   });
 }
 
@@ -194,10 +226,13 @@ export function checkoutRouter(deps: AppDeps & { gateway: PaymentGateway }): exp
     if (checkout.session.status === 'complete') return done(res, checkout.session);
     if (checkout.session.status === 'completing')
       return sendNotice(res, 200, 'Processing', 'Your order is being processed. Reload this page in a moment.');
-    const declined = typeof req.query.declined === 'string' ? req.query.declined.slice(0, 40) : undefined;
-    await renderCheckout(deps, res, 200, checkout, {
-      notice: declined ? `${declineMessage(declined)} Nothing was charged. Try another card.` : undefined,
-    });
+    try {
+      await assertCheckoutCompletable(deps.prisma, checkout.session);
+    } catch (error) {
+      if (isRefusal(error)) return sendChangedCheckout(res, checkout.session);
+      throw error;
+    }
+    await renderCheckout(deps, res, 200, checkout);
   });
 
   router.post(`${route}/complete`, formBody, async (req, res) => {
@@ -218,16 +253,10 @@ export function checkoutRouter(deps: AppDeps & { gateway: PaymentGateway }): exp
     if (!key.success || !buyer.success || !card.ok) {
       const buyerErrors: BuyerErrors = {};
       for (const issue of buyer.error?.issues ?? []) buyerErrors[issue.path[0] as keyof BuyerErrors] ??= issue.message;
-      const values = Object.fromEntries(
-        ['buyer_name', 'email', 'line1', 'city', 'postal_code', 'country', 'name'].map((name) => [
-          name,
-          String(body[name] ?? '').slice(0, 255),
-        ]),
-      );
       return renderCheckout(deps, res, 400, checkout, {
         buyerErrors,
         cardErrors: card.ok ? {} : card.errors,
-        values,
+        values: enteredValues(body),
         notice: key.success ? undefined : 'Reload the page and try again.',
       });
     }
@@ -242,10 +271,20 @@ export function checkoutRouter(deps: AppDeps & { gateway: PaymentGateway }): exp
         key.data,
       ),
     );
-    if (outcome.kind === 'complete') return res.redirect(303, checkout.session.successUrl);
-    if (outcome.kind === 'declined')
-      return res.redirect(303, `${checkout.base}?declined=${encodeURIComponent(outcome.failureCode ?? 'declined')}`);
-    res.redirect(303, checkout.base);
+    switch (outcome.kind) {
+      case 'complete':
+        return res.redirect(303, checkout.session.successUrl);
+      case 'busy':
+        return res.redirect(303, checkout.base);
+      case 'refused':
+        return sendChangedCheckout(res, checkout.session);
+      case 'declined':
+        // The form again with what the customer typed, but for the card's number and security code (402).
+        return renderCheckout(deps, res, 402, checkout, {
+          notice: `${declineMessage(outcome.failureCode)} Nothing was charged. Try another card.`,
+          values: enteredValues(body),
+        });
+    }
   });
 
   return router;

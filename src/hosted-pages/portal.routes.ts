@@ -24,8 +24,9 @@ import {
   pauseSubscription,
   resumeSubscription,
   subscriptionDepsOf,
+  updateSubscription,
 } from '../subscriptions/subscription.service';
-import type { SubscriptionObject } from '../subscriptions/subscription.schemas';
+import { updateSubscriptionBody, type SubscriptionObject } from '../subscriptions/subscription.schemas';
 import type { InvoiceObject } from '../invoices/invoice.schemas';
 import { cardFields, type FieldErrors, parseCardForm } from './card-form';
 import { longDate, money, samePagePath, shortDate } from './format';
@@ -43,6 +44,7 @@ import {
 
 const DONE: Record<string, string> = {
   canceled: 'Your subscription will end at the end of the current period.',
+  kept: 'Your subscription will continue: it renews as before.',
   paused: 'Your subscription is paused.',
   resumed: 'Your subscription is active again.',
   card_added: 'Your card was saved.',
@@ -70,15 +72,32 @@ function actionButton(portal: Portal, action: string, label: string, style = 'se
   </form>`;
 }
 
+/**
+ * The CSRF purpose of an action that is asked first (cancel, remove a card): only its confirmation
+ * page carries it, bound to the action and its object, so the portal page's own token cannot do it.
+ */
+const confirmedPurpose = (action: string) => `portal-confirm:${action}`;
+
+/** A button opening an action's confirmation page (a GET: nothing changes until that page's form is sent). */
+function askFirstButton(portal: Portal, action: string, label: string): Html {
+  return html`<form class="inline-form" method="get" action="${portal.base}/${action}">
+    <button type="submit" class="danger">${label}</button>
+  </form>`;
+}
+
+/** Statuses a customer may still cancel or keep. */
+const LIVE_STATUSES = ['active', 'trialing', 'past_due'];
+
+/** An action's path with its object's id, as its confirmation page posts it (`subscriptions/sub_1/cancel`). */
+function actionPath(path: string, req: Request): string {
+  return path.replace(/:(\w+)/g, (_match, name: string) => String(req.params[name] ?? ''));
+}
+
 const INTERVALS: Record<string, string> = { day: 'day', week: 'week', month: 'month', year: 'year' };
 
-async function subscriptionItem(
-  deps: AppDeps,
-  portal: Portal,
-  subscription: SubscriptionObject,
-  pauseResume: boolean,
-): Promise<Html> {
-  const names = await Promise.all(
+/** Each item of the subscription as the customer reads it: "Plan: $49.00 x 1 every month". */
+function itemNames(deps: AppDeps, portal: Portal, subscription: SubscriptionObject): Promise<string[]> {
+  return Promise.all(
     subscription.items.data.map(async (item) => {
       const product = await readProductName(deps.prisma, portal.session.accountId, item.price.product);
       const recurring = item.price.recurring;
@@ -88,7 +107,16 @@ async function subscriptionItem(
       return `${item.price.description ?? product?.name ?? 'Plan'}: ${money(item.price.unit_amount, subscription.currency)} x ${item.quantity} ${every}`;
     }),
   );
-  const live = ['active', 'trialing', 'past_due'].includes(subscription.status);
+}
+
+async function subscriptionItem(
+  deps: AppDeps,
+  portal: Portal,
+  subscription: SubscriptionObject,
+  pauseResume: boolean,
+): Promise<Html> {
+  const names = await itemNames(deps, portal, subscription);
+  const live = LIVE_STATUSES.includes(subscription.status);
   const when = subscription.cancel_at_period_end
     ? `Ends on ${longDate(subscription.current_period_end)}`
     : subscription.status === 'paused'
@@ -100,7 +128,8 @@ async function subscriptionItem(
   return html`<li>
     <strong>${names.join('; ')}</strong><br />
     <span class="status">${subscription.status.replace('_', ' ')}</span> <span class="muted">${when}</span><br />
-    ${live && !subscription.cancel_at_period_end ? actionButton(portal, `${path}/cancel`, 'Cancel at period end', 'danger') : html``}
+    ${live && !subscription.cancel_at_period_end ? askFirstButton(portal, `${path}/cancel`, 'Cancel at period end') : html``}
+    ${live && subscription.cancel_at_period_end ? actionButton(portal, `${path}/keep`, 'Keep my subscription') : html``}
     ${pauseResume && live && !subscription.cancel_at_period_end ? actionButton(portal, `${path}/pause`, 'Pause') : html``}
     ${pauseResume && subscription.status === 'paused' ? actionButton(portal, `${path}/resume`, 'Resume') : html``}
   </li>`;
@@ -122,15 +151,19 @@ function invoiceRow(invoice: InvoiceObject): Html {
   </tr>`;
 }
 
-function cardItem(portal: Portal, method: PaymentMethodObject, isDefault: boolean): Html {
+function methodLabel(method: PaymentMethodObject): string {
   const card = method.card;
-  const label = card
+  return card
     ? `${card.brand ?? 'Card'} ending ${card.last4 ?? ''}`
     : `Bank account ending ${method.us_bank_account?.last4 ?? ''}`;
+}
+
+function cardItem(portal: Portal, method: PaymentMethodObject, isDefault: boolean): Html {
+  const label = methodLabel(method);
   return html`<li>
     <strong>${label}</strong> ${isDefault ? html`<span class="status status-paid">Default</span>` : html``}<br />
     ${isDefault ? html`` : actionButton(portal, `payment-methods/${method.id}/default`, 'Make default')}
-    ${actionButton(portal, `payment-methods/${method.id}/remove`, 'Remove', 'danger')}
+    ${askFirstButton(portal, `payment-methods/${method.id}/remove`, 'Remove')}
   </li>`;
 }
 
@@ -216,6 +249,41 @@ async function renderPortal(
   });
 }
 
+/** What a confirmation page asks: a question, what follows, and the button that does it. */
+interface Confirmation {
+  title: string;
+  lines: string[];
+  button: string;
+}
+
+/**
+ * The page that asks before an action that is hard to take back (docs/api.md "Hosted pages"): its
+ * form posts the action with a CSRF token of its own, "Go back" returns to the portal unchanged.
+ */
+async function renderConfirmation(
+  deps: AppDeps,
+  res: Response,
+  portal: Portal,
+  action: string,
+  confirmation: Confirmation,
+): Promise<void> {
+  const account = await readAccountProfile(deps.prisma, portal.session.accountId);
+  sendPage(res, 200, {
+    title: `${account?.name ?? ''}: ${confirmation.title}`,
+    merchant: account?.name,
+    brandColor: account?.brandColor,
+    body: html`<section class="card" aria-labelledby="confirm-title">
+      <h1 id="confirm-title">${confirmation.title}</h1>
+      ${confirmation.lines.map((line) => html`<p>${line}</p>`)}
+      <form method="post" action="${portal.base}/${action}">
+        <input type="hidden" name="csrf" value="${csrfToken(portal.hash, confirmedPurpose(action))}" />
+        <button type="submit" class="danger">${confirmation.button}</button>
+      </form>
+      <p><a href="${portal.base}">Go back</a></p>
+    </section>`,
+  });
+}
+
 /**
  * The customer portal (docs/api.md "Hosted pages"): GET /hosted/portal/{token}, and one post per
  * action. Every action names a subscription or card of the session's customer (another's: a 404 page)
@@ -234,13 +302,22 @@ export function portalRouter(deps: AppDeps): express.Router {
     await renderPortal(deps, res, 200, portal, { ok: done });
   });
 
-  /** An action's post: the session, its CSRF token, then `act`; a refusal of the service shows on the page. */
-  const action = (path: string, act: (portal: Portal, req: Request) => Promise<string | { errors: FieldErrors }>) =>
+  /**
+   * An action's post: the session, its CSRF token (the portal page's, or with `askedFirst` its
+   * confirmation page's, for this very action and object), then `act`; a refusal of the service shows
+   * on the page.
+   */
+  const action = (
+    path: string,
+    act: (portal: Portal, req: Request) => Promise<string | { errors: FieldErrors }>,
+    { askedFirst = false } = {},
+  ) =>
     router.post(`${route}/${path}`, formBody, async (req, res) => {
       res.locals.route = `${PORTAL_PATH}/{token}/${path.replace(/:(\w+)/g, '{$1}')}`;
       const portal = await livePortal(deps, req, res);
       if (!portal) return;
-      if (!csrfValid(req, portal.hash, 'portal')) {
+      const purpose = askedFirst ? confirmedPurpose(actionPath(path, req)) : 'portal';
+      if (!csrfValid(req, portal.hash, purpose)) {
         return sendNotice(res, 403, 'This form has expired', 'Reload the page and try again.');
       }
       try {
@@ -255,20 +332,75 @@ export function portalRouter(deps: AppDeps): express.Router {
       }
     });
 
+  /**
+   * An action's confirmation page (a GET, which changes nothing): the session, then `ask` words the
+   * question; another customer's or account's object is a 404 page, and `ask` answers null when there
+   * is nothing to confirm any more (already canceled, say): back to the portal.
+   */
+  const confirmation = (path: string, ask: (portal: Portal, req: Request) => Promise<Confirmation | null>) =>
+    router.get(`${route}/${path}`, async (req, res) => {
+      res.locals.route = `${PORTAL_PATH}/{token}/${path.replace(/:(\w+)/g, '{$1}')}`;
+      const portal = await livePortal(deps, req, res);
+      if (!portal) return;
+      let asked: Confirmation | null;
+      try {
+        asked = await ask(portal, req);
+      } catch (error) {
+        if (error instanceof ApiError && error.status === 404) return sendUnknownLink(res);
+        throw error;
+      }
+      if (!asked) return res.redirect(303, portal.base);
+      await renderConfirmation(deps, res, portal, actionPath(path, req), asked);
+    });
+
   /** The session customer's subscription, or 404 (another customer's or account's). */
-  const ownSubscription = async (portal: Portal, id: unknown) => {
+  const ownSubscriptionObject = async (portal: Portal, id: unknown) => {
     const subscription = await getSubscription(deps.prisma, portal.session.accountId, String(id));
     if (subscription.customer !== portal.session.customerId)
       throw new ApiError('not_found', 'resource_missing', 'No such subscription');
-    return subscription.id;
+    return subscription;
   };
-  const ownMethod = async (portal: Portal, id: unknown) =>
-    (await getCustomerPaymentMethod(deps.prisma, portal.session.accountId, portal.session.customerId, String(id))).id;
+  const ownSubscription = async (portal: Portal, id: unknown) => (await ownSubscriptionObject(portal, id)).id;
+  const ownMethodObject = (portal: Portal, id: unknown) =>
+    getCustomerPaymentMethod(deps.prisma, portal.session.accountId, portal.session.customerId, String(id));
+  const ownMethod = async (portal: Portal, id: unknown) => (await ownMethodObject(portal, id)).id;
 
-  action('subscriptions/:id/cancel', async (portal, req) => {
+  confirmation('subscriptions/:id/cancel', async (portal, req) => {
+    const subscription = await ownSubscriptionObject(portal, req.params.id);
+    if (!LIVE_STATUSES.includes(subscription.status) || subscription.cancel_at_period_end) return null;
+    const names = await itemNames(deps, portal, subscription);
+    const end = subscription.current_period_end;
+    return {
+      title: 'Cancel your subscription?',
+      lines: [
+        names.join('; '),
+        end
+          ? `It stays active until ${longDate(end)}, then ends: you will not be charged again.`
+          : 'It ends at the end of its current period: you will not be charged again.',
+        'You can change your mind until then: "Keep my subscription" in your billing page undoes it.',
+      ],
+      button: 'Cancel subscription',
+    };
+  });
+  action(
+    'subscriptions/:id/cancel',
+    async (portal, req) => {
+      const id = await ownSubscription(portal, req.params.id);
+      await cancelSubscription(subscriptionDeps, portal.session.accountId, id, true);
+      return 'canceled';
+    },
+    { askedFirst: true },
+  );
+  action('subscriptions/:id/keep', async (portal, req) => {
     const id = await ownSubscription(portal, req.params.id);
-    await cancelSubscription(subscriptionDeps, portal.session.accountId, id, true);
-    return 'canceled';
+    // The API's PATCH cancel_at_period_end=false: the cancellation the period's end would make is withdrawn.
+    await updateSubscription(
+      subscriptionDeps,
+      portal.session.accountId,
+      id,
+      updateSubscriptionBody.parse({ cancel_at_period_end: false }),
+    );
+    return 'kept';
   });
   action('subscriptions/:id/pause', async (portal, req) => {
     const id = await ownSubscription(portal, req.params.id);
@@ -304,10 +436,24 @@ export function portalRouter(deps: AppDeps): express.Router {
     });
     return 'default_set';
   });
-  action('payment-methods/:id/remove', async (portal, req) => {
-    await detachPaymentMethod(deps.prisma, portal.session.accountId, await ownMethod(portal, req.params.id));
-    return 'card_removed';
+  confirmation('payment-methods/:id/remove', async (portal, req) => {
+    const method = await ownMethodObject(portal, req.params.id);
+    return {
+      title: `Remove ${methodLabel(method)}?`,
+      lines: [
+        'It will no longer be charged for your subscriptions or invoices; a payment due later is charged to your default card, or waits for one you add.',
+      ],
+      button: 'Remove card',
+    };
   });
+  action(
+    'payment-methods/:id/remove',
+    async (portal, req) => {
+      await detachPaymentMethod(deps.prisma, portal.session.accountId, await ownMethod(portal, req.params.id));
+      return 'card_removed';
+    },
+    { askedFirst: true },
+  );
 
   return router;
 }

@@ -1,11 +1,11 @@
 import crypto from 'node:crypto';
 import { hashPageToken } from '../../src/lib/page-tokens';
-import { PAGE_CSP } from '../../src/hosted-pages/page';
+import { csrfToken, PAGE_CSP } from '../../src/hosted-pages/page';
 import { browserTest } from '../support/browser';
 import { eventsOf, expectStatus } from '../support/harness';
 import { CARDS, customerWithCard, gatewayCharges } from '../support/payments';
 import { recurringPrice } from '../support/subscriptions';
-import { EXPIRY, pageForm, pageText, postForm, usePagesWorld } from './pages';
+import { EXPIRY, hostedPath, pageForm, pageText, postForm, usePagesWorld } from './pages';
 
 /**
  * Hosted checkout (docs/api.md "Hosted pages"): POST /checkout/sessions, the page, completing it once
@@ -117,6 +117,96 @@ describe('POST /checkout/sessions', () => {
   });
 });
 
+describe('the money ceiling (MAX_CHARGE_AMOUNT, docs/decisions.md §6)', () => {
+  it('a checkout charging more than 99,999,999 cents at once is refused at creation: 400 amount_too_large naming the field', async () => {
+    const { prisma } = pages.world.app;
+    const { accountId } = pages.world;
+    const sessionsBefore = await prisma.checkoutSession.count({ where: { accountId } });
+    const monthly = await recurringPrice(pages.api, { unitAmount: 1_000_000 });
+    const alone = await pages.api.post('/checkout/sessions', {
+      items: [{ price: monthly, quantity: 100 }],
+      success_url: SUCCESS,
+      cancel_url: CANCEL,
+    });
+    expect([alone.status, alone.body.error.code, alone.body.error.param]).toEqual([
+      400,
+      'amount_too_large',
+      'items.0.quantity',
+    ]);
+    // Two items each within it, together over it: the items as a whole are named, as POST /subscriptions does.
+    const other = await recurringPrice(pages.api, { unitAmount: 1_000_000 });
+    const together = await pages.api.post('/checkout/sessions', {
+      items: [
+        { price: monthly, quantity: 60 },
+        { price: other, quantity: 40 },
+      ],
+      success_url: SUCCESS,
+      cancel_url: CANCEL,
+    });
+    expect([together.status, together.body.error.code, together.body.error.param]).toEqual([
+      400,
+      'amount_too_large',
+      'items',
+    ]);
+    const kit = await oneTimePrice(pages.api, 5_000_000);
+    const payment = await pages.api.post('/checkout/sessions', {
+      items: [{ price: kit, quantity: 20 }],
+      success_url: SUCCESS,
+      cancel_url: CANCEL,
+    });
+    expect([payment.status, payment.body.error.code, payment.body.error.param]).toEqual([
+      400,
+      'amount_too_large',
+      'items.0.quantity',
+    ]);
+    // Exactly at the ceiling is allowed.
+    const atCeiling = await oneTimePrice(pages.api, 99_999_999);
+    expect((await checkout({ items: [{ price: atCeiling }] })).mode).toBe('payment');
+    expect(await prisma.checkoutSession.count({ where: { accountId } })).toBe(sessionsBefore + 1);
+  });
+
+  it('a checkout whose price changed since it was made is refused on completion, with nothing written', async () => {
+    const { prisma } = pages.world.app;
+    const { accountId } = pages.world;
+    // A price never billed can still be edited (PATCH /prices/{id}/inactive) or deleted after the checkout is made.
+    const price = await recurringPrice(pages.api, { unitAmount: 2000 });
+    const session = await checkout({ items: [{ price, quantity: 10 }] });
+    const opened = await pageForm(pages.world.app.baseUrl, pathOf(session));
+    expectStatus(await pages.api.patch(`/prices/${price}/inactive`, { unit_amount: 10_000_000 }), 200);
+    const counts = async () => ({
+      customers: await prisma.customer.count({ where: { accountId } }),
+      cards: await prisma.paymentMethod.count({ where: { accountId } }),
+      subscriptions: await prisma.subscription.count({ where: { accountId } }),
+      invoices: await prisma.invoice.count({ where: { accountId } }),
+      charges: await gatewayCharges(prisma, accountId),
+    });
+    const before = await counts();
+    const refused = await submit(session, CARDS.succeeds, opened);
+    expect(refused.status).toBe(409);
+    const text = await pageText(refused);
+    expect(text).toContain('This checkout can no longer be completed');
+    expect(text).toContain('Nothing was charged and nothing was saved.');
+    expect(text).toContain(`href="${CANCEL}"`);
+    expect(await counts()).toEqual(before);
+    expect(await prisma.checkoutSession.findUniqueOrThrow({ where: { id: session.id } })).toMatchObject({
+      status: 'open',
+      customerId: null,
+    });
+
+    // A one-time price deleted while the customer had the page open: the same page, nothing written.
+    const kit = await oneTimePrice(pages.api, 1200);
+    const gone = await checkout({ items: [{ price: kit }] });
+    const form = await pageForm(pages.world.app.baseUrl, pathOf(gone));
+    expectStatus(await pages.api.delete(`/prices/${kit}`), 200);
+    expect((await submit(gone, CARDS.succeeds, form)).status).toBe(409);
+    expect(await counts()).toEqual(before);
+    // Opened afterwards, the page says so at once.
+    const reopened = await fetch(`${pages.world.app.baseUrl}${pathOf(gone)}`);
+    expect(reopened.status).toBe(409);
+    expect(await pageText(reopened)).toContain('This checkout can no longer be completed');
+  });
+});
+
 describe('completing a checkout', () => {
   it('creates the customer, saves the card, subscribes and sends the browser to success_url, once', async () => {
     const price = await recurringPrice(pages.api, { unitAmount: 2900 });
@@ -182,23 +272,151 @@ describe('completing a checkout', () => {
     );
   });
 
-  it('a declined card shows the decline and leaves the checkout open; another card then completes it', async () => {
+  it('a declined card: the page again with the entries but the card number and CVC, the first invoice voided, then one paid invoice', async () => {
+    const { prisma } = pages.world.app;
+    const { accountId } = pages.world;
     const price = await recurringPrice(pages.api, { unitAmount: 2500 });
     const session = await checkout({ items: [{ price }] });
     const declined = await submit(session, CARDS.declined);
-    expect(declined.status).toBe(303);
-    const page = await pageText(await fetch(`${pages.world.app.baseUrl}${declined.headers.get('location')}`));
+    // Shown in the answer itself: the entries stay, the card's number and security code are never echoed.
+    expect(declined.status).toBe(402);
+    const page = await declined.text();
     expect(page).toContain('Your card was declined.');
+    expect(page).toMatch(/For your security the card number and security code are never kept: enter them again\./);
+    const value = (name: string) => new RegExp(`name="${name}"[^>]*value="([^"]*)"`).exec(page)?.[1];
+    expect(
+      Object.fromEntries(
+        ['buyer_name', 'line1', 'city', 'postal_code', 'country', 'name', 'exp', 'number', 'cvc'].map((name) => [
+          name,
+          value(name),
+        ]),
+      ),
+    ).toEqual({
+      buyer_name: 'Mary Somerville',
+      line1: '1 Observatory Lane',
+      city: 'Edinburgh',
+      postal_code: 'EH1 1AA',
+      country: 'gb',
+      name: 'Mary Somerville',
+      exp: EXPIRY,
+      number: '',
+      cvc: '',
+    });
+    expect(value('email')).toMatch(/^mary-.+@example\.com$/);
+    expect(page).not.toContain(CARDS.declined);
+
     const open = expectStatus(await pages.api.get(`/checkout/sessions/${session.id}`), 200);
     expect(open.status).toBe('open');
-    const live = (await pages.api.get(`/subscriptions?customer=${open.customer}`)).body.data.filter(
-      (sub: { status: string }) => sub.status !== 'canceled',
+    const [abandoned] = (await pages.api.get(`/subscriptions?customer=${open.customer}`)).body.data;
+    expect(abandoned.status).toBe('canceled');
+    // Its first invoice is void (with its event): its hosted link can no longer charge anyone.
+    const first = expectStatus(await pages.api.get(`/invoices/${abandoned.latest_invoice}`), 200);
+    expect(first.status).toBe('void');
+    const voidedEvents = (await eventsOf(prisma, accountId, 'invoice.deleted')).filter(
+      (event) => (event.data as { id: string }).id === first.id,
     );
-    expect(live).toEqual([]);
+    expect(voidedEvents.map((event) => (event.data as { origin?: string }).origin)).toEqual(['hosted_checkout']);
+    // Another account's key reaches none of it.
+    expect((await pages.other.get(`/invoices/${first.id}`)).status).toBe(404);
+    expect((await pages.other.get(`/subscriptions/${abandoned.id}`)).status).toBe(404);
+    const failed = (await eventsOf(prisma, accountId, 'invoice.payment_failed')).filter(
+      (event) => (event.data as { id: string }).id === first.id,
+    );
+    // The email consumer reads this origin: no failed-payment email (test/hosted-pages/checkout-emails.test.ts).
+    expect(failed.map((event) => (event.data as { origin?: string }).origin)).toEqual(['hosted_checkout']);
+    // The refused card is not left on the customer either.
+    expect((await pages.api.get(`/customers/${open.customer}/payment-methods`)).body.data).toEqual([]);
 
+    const chargesBefore = await gatewayCharges(prisma, accountId);
     expect((await submit(session, CARDS.succeeds)).headers.get('location')).toBe(SUCCESS);
     const done = expectStatus(await pages.api.get(`/checkout/sessions/${session.id}`), 200);
     expect(done).toMatchObject({ status: 'complete', customer: open.customer });
+    const invoices = (await pages.api.get(`/invoices?customer=${open.customer}`)).body.data as {
+      id: string;
+      status: string;
+      amount_paid: number;
+    }[];
+    expect(invoices.map((invoice) => invoice.status).sort()).toEqual(['paid', 'void']);
+    expect(invoices.find((invoice) => invoice.status === 'paid')!.amount_paid).toBe(2500);
+    expect(await gatewayCharges(prisma, accountId)).toBe(chargesBefore + 1);
+
+    // The voided invoice's page takes no payment: its form is gone, a post of it charges nothing.
+    const voidPath = hostedPath(first);
+    expect(await pageText(await fetch(`${pages.world.app.baseUrl}${voidPath}`))).toContain(
+      'This invoice was voided: nothing is due.',
+    );
+    // The form as the page showed it while the invoice was open (its CSRF token is the link's, no storage).
+    const pay = await postForm(pages.world.app.baseUrl, `${voidPath}/pay`, {
+      csrf: csrfToken(hashPageToken(voidPath.split('/').pop()!), 'pay'),
+      form_key: 'a'.repeat(24),
+      name: 'Mary Somerville',
+      number: CARDS.succeeds,
+      exp: EXPIRY,
+      cvc: '123',
+    });
+    expect([pay.status, pay.headers.get('location')]).toEqual([303, voidPath]);
+    expect(await gatewayCharges(prisma, accountId)).toBe(chargesBefore + 1);
+  });
+
+  it("a given customer's card saved before stays when it is declined; a card the checkout saved goes", async () => {
+    const { customer, method } = await customerWithCard(pages.api, CARDS.insufficientFunds);
+    const price = await recurringPrice(pages.api, { unitAmount: 2200 });
+    const session = await checkout({ customer: customer.id, items: [{ price }] });
+    expect((await submit(session, CARDS.insufficientFunds)).status).toBe(402);
+    expect((await submit(session, CARDS.declined)).status).toBe(402);
+    const cards = (await pages.api.get(`/customers/${customer.id}/payment-methods`)).body.data;
+    expect(cards.map((card: { id: string }) => card.id)).toEqual([method.id]);
+  });
+
+  it('the declined form sent again (a reload) declines again and completes nothing', async () => {
+    const price = await recurringPrice(pages.api, { unitAmount: 2600 });
+    const session = await checkout({ items: [{ price }] });
+    const form = await pageForm(pages.world.app.baseUrl, pathOf(session));
+    expect((await submit(session, CARDS.declined, form)).status).toBe(402);
+    // The same form key again: it answers the subscription that form made, canceled with its invoice void.
+    expect((await submit(session, CARDS.declined, form)).status).toBe(402);
+    const open = expectStatus(await pages.api.get(`/checkout/sessions/${session.id}`), 200);
+    expect(open).toMatchObject({ status: 'open', subscription: null });
+    const statuses = (await pages.api.get(`/invoices?customer=${open.customer}`)).body.data.map(
+      (invoice: { status: string }) => invoice.status,
+    );
+    expect(statuses).toEqual(['void']);
+  });
+
+  it('a completion failing after it wrote the customer and card takes them back: nothing is left behind', async () => {
+    const { prisma } = pages.world.app;
+    const { accountId } = pages.world;
+    const session = await checkout({ items: [{ price: await recurringPrice(pages.api, { unitAmount: 2700 }) }] });
+    const form = await pageForm(pages.world.app.baseUrl, pathOf(session));
+    // A fault the checks before it cannot foresee: the database refuses the subscription's row.
+    await prisma.$executeRawUnsafe(
+      `CREATE FUNCTION checkout_test_refuse() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'refused by the test'; END $$`,
+    );
+    await prisma.$executeRawUnsafe(
+      `CREATE TRIGGER checkout_test_refuse BEFORE INSERT ON subscriptions FOR EACH ROW WHEN (NEW.account_id = '${accountId}') EXECUTE FUNCTION checkout_test_refuse()`,
+    );
+    let failed: Response;
+    try {
+      failed = await submit(session, CARDS.succeeds, form);
+    } finally {
+      await prisma.$executeRawUnsafe('DROP TRIGGER checkout_test_refuse ON subscriptions');
+      await prisma.$executeRawUnsafe('DROP FUNCTION checkout_test_refuse()');
+    }
+    expect(failed.status).toBe(500);
+    expect(await pageText(failed)).toContain('Something went wrong');
+    const row = await prisma.checkoutSession.findUniqueOrThrow({ where: { id: session.id } });
+    expect(row).toMatchObject({ status: 'open', customerId: null, subscriptionId: null });
+    // The customer it made is deleted again (its card detached with it), and answers 404 like any deleted one.
+    const made = (await eventsOf(prisma, accountId, 'customer.created')).at(-1)!.data as { id: string; email: string };
+    expect(made.email).toMatch(/^mary-/);
+    expect((await pages.api.get(`/customers/${made.id}`)).status).toBe(404);
+    expect(await prisma.paymentMethod.count({ where: { accountId, customerId: made.id } })).toBe(0);
+    expect(await prisma.subscription.count({ where: { accountId, customerId: made.id } })).toBe(0);
+
+    // The same page then completes with a customer of its own.
+    expect((await submit(session, CARDS.succeeds, form)).headers.get('location')).toBe(SUCCESS);
+    const done = expectStatus(await pages.api.get(`/checkout/sessions/${session.id}`), 200);
+    expect(done.customer).not.toBe(made.id);
   });
 
   it('one-time prices are paid as an invoice; an existing customer is used as given', async () => {

@@ -1,5 +1,5 @@
 import { hashPageToken } from '../../src/lib/page-tokens';
-import { PAGE_CSP } from '../../src/hosted-pages/page';
+import { csrfToken, PAGE_CSP } from '../../src/hosted-pages/page';
 import { browserTest } from '../support/browser';
 import { eventsOf, expectStatus } from '../support/harness';
 import { CARDS, cardBody, customerWithCard, addPaymentMethod, simpleInvoice } from '../support/payments';
@@ -44,6 +44,17 @@ async function act(path: string, action: string, fields: Record<string, string> 
   const form = await pageForm(pages.world.app.baseUrl, path);
   const response = await postForm(pages.world.app.baseUrl, `${path}/${action}`, { csrf: form.csrf!, ...fields });
   return response;
+}
+
+/** An action asked first (cancel, remove a card): its confirmation page opened, then its form sent. */
+async function confirmed(path: string, action: string) {
+  const form = await pageForm(pages.world.app.baseUrl, `${path}/${action}`);
+  return postForm(pages.world.app.baseUrl, `${path}/${action}`, form);
+}
+
+/** The confirmation token a page would carry for `action` of the portal at `path` (HMACs need no storage). */
+function confirmationToken(path: string, action: string) {
+  return csrfToken(hashPageToken(path.split('/').pop()!), `portal-confirm:${action}`);
 }
 
 describe('POST /billing-portal/sessions', () => {
@@ -112,7 +123,7 @@ describe('the portal page', () => {
     expect(text).toContain('href="https://merchant.example/account"');
     expect(text).not.toContain('>Pause<');
 
-    const response = await act(path, `subscriptions/${subscription.id}/cancel`);
+    const response = await confirmed(path, `subscriptions/${subscription.id}/cancel`);
     expect(response.status).toBe(303);
     expect(response.headers.get('location')).toBe(`${path}?done=canceled`);
     expect((await pages.api.get(`/subscriptions/${subscription.id}`)).body).toMatchObject({
@@ -161,7 +172,7 @@ describe('the portal page', () => {
 
     expect((await act(path, `payment-methods/${method.id}/default`)).status).toBe(303);
     expect((await pages.api.get(`/customers/${customer.id}/payment-methods`)).body.data[0].id).toBe(method.id);
-    expect((await act(path, `payment-methods/${methods[0].id}/remove`)).status).toBe(303);
+    expect((await confirmed(path, `payment-methods/${methods[0].id}/remove`)).status).toBe(303);
     expect(
       (await pages.api.get(`/customers/${customer.id}/payment-methods`)).body.data.map((m: { id: string }) => m.id),
     ).toEqual([method.id]);
@@ -199,8 +210,10 @@ describe('the portal page', () => {
     const mine = await customerWithSubscription();
     const theirs = await customerWithSubscription();
     const path = await portalPath(mine.customer.id);
-    expect((await act(path, `subscriptions/${theirs.subscription.id}/cancel`)).status).toBe(404);
-    expect((await act(path, `payment-methods/${theirs.method.id}/remove`)).status).toBe(404);
+    const post = (action: string) =>
+      postForm(pages.world.app.baseUrl, `${path}/${action}`, { csrf: confirmationToken(path, action) });
+    expect((await post(`subscriptions/${theirs.subscription.id}/cancel`)).status).toBe(404);
+    expect((await post(`payment-methods/${theirs.method.id}/remove`)).status).toBe(404);
     const foreign = await customerWithCard(pages.other);
     const foreignCard = await addPaymentMethod(pages.other, foreign.customer.id, cardBody(CARDS.succeeds));
     expect((await act(path, `payment-methods/${foreignCard.id}/default`)).status).toBe(404);
@@ -223,6 +236,124 @@ describe('the portal page', () => {
   });
 });
 
+describe('asked first, and undone (docs/api.md "Hosted pages", Customer portal)', () => {
+  it('cancel at period end asks first; "Keep my subscription" withdraws it and the subscription renews', async () => {
+    const { customer, subscription } = await customerWithSubscription();
+    const path = await portalPath(customer.id);
+    const action = `subscriptions/${subscription.id}/cancel`;
+    const portal = await pageText(await fetch(`${pages.world.app.baseUrl}${path}`));
+    // The portal's button only opens the question: a GET form, no token, nothing posted.
+    expect(portal).toContain(`<form class="inline-form" method="get" action="${path}/${action}">`);
+
+    const asked = await fetch(`${pages.world.app.baseUrl}${path}/${action}`);
+    expect(asked.status).toBe(200);
+    expect(asked.headers.get('content-security-policy')).toBe(PAGE_CSP);
+    const question = await pageText(asked);
+    expect(question).toContain('Cancel your subscription?');
+    expect(question).toContain('$49.00 x 1 every month');
+    expect(question).toMatch(/It stays active until \w+ \d+, \d{4}, then ends: you will not be charged again\./);
+    expect(question).toContain(`<a href="${path}">Go back</a>`);
+    expect((await pages.api.get(`/subscriptions/${subscription.id}`)).body.cancel_at_period_end).toBe(false);
+
+    // The portal page's own token does not cancel: only the confirmation's, for this very subscription.
+    expect((await act(path, action)).status).toBe(403);
+    expect((await pages.api.get(`/subscriptions/${subscription.id}`)).body.cancel_at_period_end).toBe(false);
+    const done = await confirmed(path, action);
+    expect([done.status, done.headers.get('location')]).toEqual([303, `${path}?done=canceled`]);
+    expect((await pages.api.get(`/subscriptions/${subscription.id}`)).body.cancel_at_period_end).toBe(true);
+    // Already canceling: the question is not asked again, the portal offers the way back instead.
+    const again = await fetch(`${pages.world.app.baseUrl}${path}/${action}`, { redirect: 'manual' });
+    expect([again.status, again.headers.get('location')]).toEqual([303, path]);
+    const canceling = await pageText(await fetch(`${pages.world.app.baseUrl}${path}`));
+    expect(canceling).toContain('Ends on');
+    expect(canceling).toContain('>Keep my subscription<');
+    expect(canceling).not.toContain('>Cancel at period end<');
+
+    const kept = await act(path, `subscriptions/${subscription.id}/keep`);
+    expect([kept.status, kept.headers.get('location')]).toEqual([303, `${path}?done=kept`]);
+    const after = await pageText(await fetch(`${pages.world.app.baseUrl}${path}?done=kept`));
+    expect(after).toContain('Your subscription will continue: it renews as before.');
+    expect(after).toContain('Renews on');
+    expect(after).toContain('>Cancel at period end<');
+    const current = (await pages.api.get(`/subscriptions/${subscription.id}`)).body;
+    expect(current).toMatchObject({ status: 'active', cancel_at_period_end: false });
+    const updates = (await eventsOf(pages.world.app.prisma, pages.world.accountId, 'subscription.updated'))
+      .map((event) => event.data as { id: string; cancel_at_period_end: boolean; origin?: string })
+      .filter((data) => data.id === subscription.id);
+    expect(updates.at(-1)).toMatchObject({ cancel_at_period_end: false, origin: 'customer_portal' });
+
+    // The period's end renews it: nothing of the withdrawn cancellation is left in the workflow.
+    await pages.world.env.sleep(32 * DAY_MS);
+    await waitUntil(
+      async () =>
+        (await pages.api.get(`/subscriptions/${subscription.id}`)).body.current_period_start >=
+        current.current_period_end,
+    );
+    expect((await pages.api.get(`/subscriptions/${subscription.id}`)).body.status).toBe('active');
+  });
+
+  it("removing a card asks first; the portal page's token removes nothing", async () => {
+    const { customer, method } = await customerWithCard(pages.api);
+    const path = await portalPath(customer.id);
+    const action = `payment-methods/${method.id}/remove`;
+    const question = await pageText(await fetch(`${pages.world.app.baseUrl}${path}/${action}`));
+    expect(question).toContain('Remove visa ending 4242?');
+    expect(question).toContain('>Remove card<');
+    expect((await act(path, action)).status).toBe(403);
+    expect((await pages.api.get(`/customers/${customer.id}/payment-methods`)).body.data).toHaveLength(1);
+    const removed = await confirmed(path, action);
+    expect([removed.status, removed.headers.get('location')]).toEqual([303, `${path}?done=card_removed`]);
+    expect((await pages.api.get(`/customers/${customer.id}/payment-methods`)).body.data).toEqual([]);
+  });
+
+  it("another customer's or account's ids reach no question, no keep, and another session's confirmation does nothing", async () => {
+    const mine = await customerWithSubscription();
+    const theirs = await customerWithSubscription();
+    const foreign = await customerWithCard(pages.other);
+    const foreignPrice = await recurringPrice(pages.other, { unitAmount: 1500 });
+    const foreignSubscription = await createSubscription(pages.other, {
+      customer: foreign.customer.id,
+      items: [{ price: foreignPrice, quantity: 1 }],
+      trial_days: 0,
+      start_date: Math.floor((await pages.world.env.currentTimeMs()) / 1000),
+    });
+    const path = await portalPath(mine.customer.id);
+    for (const action of [
+      `subscriptions/${theirs.subscription.id}/cancel`,
+      `subscriptions/${foreignSubscription.id}/cancel`,
+      `payment-methods/${theirs.method.id}/remove`,
+      `payment-methods/${foreign.method.id}/remove`,
+    ]) {
+      const asked = await fetch(`${pages.world.app.baseUrl}${path}/${action}`);
+      expect([action, asked.status]).toEqual([action, 404]);
+      expect(await pageText(asked)).toContain('This link is not valid');
+    }
+    // Both theirs set to cancel by their own side, then "keep" from this portal: 404, still canceling.
+    expectStatus(await pages.api.delete(`/subscriptions/${theirs.subscription.id}?at_period_end=true`), 200);
+    expectStatus(await pages.other.delete(`/subscriptions/${foreignSubscription.id}?at_period_end=true`), 200);
+    expect((await act(path, `subscriptions/${theirs.subscription.id}/keep`)).status).toBe(404);
+    expect((await act(path, `subscriptions/${foreignSubscription.id}/keep`)).status).toBe(404);
+    expect((await pages.api.get(`/subscriptions/${theirs.subscription.id}`)).body.cancel_at_period_end).toBe(true);
+    expect((await pages.other.get(`/subscriptions/${foreignSubscription.id}`)).body.cancel_at_period_end).toBe(true);
+
+    // A confirmation made for their portal session does not act through mine, nor mine through theirs.
+    const theirPath = await portalPath(theirs.customer.id);
+    const myAction = `subscriptions/${mine.subscription.id}/cancel`;
+    const crossed = await postForm(pages.world.app.baseUrl, `${path}/${myAction}`, {
+      csrf: confirmationToken(theirPath, myAction),
+    });
+    expect(crossed.status).toBe(403);
+    // A confirmation for one of my objects does not act on another.
+    const otherCard = await addPaymentMethod(pages.api, mine.customer.id, cardBody('5555555555554444'));
+    const swapped = await postForm(pages.world.app.baseUrl, `${path}/payment-methods/${otherCard.id}/remove`, {
+      csrf: confirmationToken(path, `payment-methods/${mine.method.id}/remove`),
+    });
+    expect(swapped.status).toBe(403);
+    expect((await pages.api.get(`/subscriptions/${mine.subscription.id}`)).body.cancel_at_period_end).toBe(false);
+    expect((await pages.api.get(`/customers/${mine.customer.id}/payment-methods`)).body.data).toHaveLength(2);
+  });
+});
+
 describe('events of portal actions (docs/decisions.md §38)', () => {
   /** The events about `object`, oldest first, as GET /events answers them. */
   async function eventsAbout(object: string) {
@@ -234,7 +365,7 @@ describe('events of portal actions (docs/decisions.md §38)', () => {
     const fromPortal = await customerWithSubscription();
     const fromApi = await customerWithSubscription();
     const path = await portalPath(fromPortal.customer.id);
-    expect((await act(path, `subscriptions/${fromPortal.subscription.id}/cancel`)).status).toBe(303);
+    expect((await confirmed(path, `subscriptions/${fromPortal.subscription.id}/cancel`)).status).toBe(303);
     expectStatus(await pages.api.delete(`/subscriptions/${fromApi.subscription.id}?at_period_end=true`), 200);
 
     await pages.world.env.sleep(32 * DAY_MS);
@@ -260,7 +391,9 @@ describe('events of portal actions (docs/decisions.md §38)', () => {
 
   it('a merchant who sets the cancellation again makes it theirs', async () => {
     const { customer, subscription } = await customerWithSubscription();
-    expect((await act(await portalPath(customer.id), `subscriptions/${subscription.id}/cancel`)).status).toBe(303);
+    expect((await confirmed(await portalPath(customer.id), `subscriptions/${subscription.id}/cancel`)).status).toBe(
+      303,
+    );
     expectStatus(await pages.api.patch(`/subscriptions/${subscription.id}`, { cancel_at_period_end: false }), 200);
     expectStatus(await pages.api.patch(`/subscriptions/${subscription.id}`, { cancel_at_period_end: true }), 200);
     await pages.world.env.sleep(32 * DAY_MS);
@@ -283,7 +416,7 @@ describe('events of portal actions (docs/decisions.md §38)', () => {
     expectStatus(await pages.api.post(`/subscriptions/${subscription.id}/pause`, {}), 200);
     const card = { name: 'Ada Lovelace', number: '5555555555554444', exp: EXPIRY, cvc: '123' };
     expect((await act(path, 'payment-methods', card)).status).toBe(303);
-    expect((await act(path, `payment-methods/${method.id}/remove`)).status).toBe(303);
+    expect((await confirmed(path, `payment-methods/${method.id}/remove`)).status).toBe(303);
 
     const changes = (await eventsAbout(subscription.id)).filter((event) => /paused|resumed/.test(event.type));
     expect(changes.map((event) => [event.type, event.data.reason, event.data.initiated_by, event.data.origin])).toEqual(
@@ -310,23 +443,48 @@ describe('in a browser', () => {
     const { customer, subscription } = await customerWithSubscription();
     const page = await b.newPage();
     await page.goto(`${pages.world.app.baseUrl}${await portalPath(customer.id)}`);
-    await page.getByRole('heading', { name: 'Your billing' }).waitFor();
+    await page.getByRole('heading', { name: 'Your billing', exact: true }).waitFor();
     await b.screen(page, 'portal');
 
-    await page.getByLabel('Name on card').fill('Ada Lovelace');
-    await page.getByLabel('Card number').fill('5555 5555 5555 4444');
-    await page.getByLabel('Expiry (MM/YY)').fill(EXPIRY);
-    await page.getByLabel('Security code').fill('123');
-    await page.getByLabel('Make it my default card').check();
-    await page.getByRole('button', { name: 'Save card' }).click();
-    await page.getByText('Your card was saved.').waitFor();
+    await page.getByLabel('Name on card', { exact: true }).fill('Ada Lovelace');
+    await page.getByLabel('Card number', { exact: true }).fill('5555 5555 5555 4444');
+    await page.getByLabel('Expiry (MM/YY)', { exact: true }).fill(EXPIRY);
+    await page.getByLabel('Security code', { exact: true }).fill('123');
+    await page.getByLabel('Make it my default card', { exact: true }).check();
+    await page.getByRole('button', { name: 'Save card', exact: true }).click();
+    await page.getByText('Your card was saved.', { exact: true }).waitFor();
     const methods = (await pages.api.get(`/customers/${customer.id}/payment-methods`)).body.data;
     expect(methods[0].card.last4).toBe('4444');
 
-    await page.getByRole('button', { name: 'Cancel at period end' }).click();
-    await page.getByText('Your subscription will end at the end of the current period.').waitFor();
+    // Cancel: asked first, on a page of its own; "Go back" changes nothing.
+    await page.getByRole('button', { name: 'Cancel at period end', exact: true }).click();
+    await page.getByRole('heading', { name: 'Cancel your subscription?', exact: true }).waitFor();
+    await b.screen(page, 'portal-cancel-confirm');
+    await page.getByRole('link', { name: 'Go back', exact: true }).click();
+    await page.getByRole('heading', { name: 'Your billing', exact: true }).waitFor();
+    expect((await pages.api.get(`/subscriptions/${subscription.id}`)).body.cancel_at_period_end).toBe(false);
+    await page.getByRole('button', { name: 'Cancel at period end', exact: true }).click();
+    await page.getByRole('button', { name: 'Cancel subscription', exact: true }).click();
+    await page.getByText('Your subscription will end at the end of the current period.', { exact: true }).waitFor();
     await b.screen(page, 'portal-canceled');
     expect((await pages.api.get(`/subscriptions/${subscription.id}`)).body.cancel_at_period_end).toBe(true);
+
+    // And undone from the same page.
+    await page.getByRole('button', { name: 'Keep my subscription', exact: true }).click();
+    await page.getByText('Your subscription will continue: it renews as before.', { exact: true }).waitFor();
+    await b.screen(page, 'portal-kept');
+    expect((await pages.api.get(`/subscriptions/${subscription.id}`)).body).toMatchObject({
+      status: 'active',
+      cancel_at_period_end: false,
+    });
+
+    // Removing a card is asked first too.
+    await page.getByRole('button', { name: 'Remove', exact: true }).last().click();
+    await page.getByRole('heading', { name: /^Remove .+ ending \d{4}\?$/ }).waitFor();
+    await b.screen(page, 'portal-remove-confirm');
+    await page.getByRole('button', { name: 'Remove card', exact: true }).click();
+    await page.getByText('The card was removed.', { exact: true }).waitFor();
+    expect((await pages.api.get(`/customers/${customer.id}/payment-methods`)).body.data).toHaveLength(1);
     expect(b.offSite).toEqual([]);
   });
 });
