@@ -31,10 +31,10 @@ interface Storm {
 }
 
 /** Worker processes of `file` on `queue`, each answering "memory" with its RSS. */
-async function startWorkers(file: string, queue: string, env: NodeJS.ProcessEnv, children: ChildProcess[]) {
+async function startWorkers(file: string, args: string[], env: NodeJS.ProcessEnv, children: ChildProcess[]) {
   const workers = await Promise.all(
     Array.from({ length: WORKERS }, async () => {
-      const child = spawnTsx(file, [queue], env, true);
+      const child = spawnTsx(file, args, env, true);
       children.push(child);
       const says = jsonLines(child);
       await says();
@@ -80,8 +80,8 @@ async function baselineStorm(ctx: BenchContext, children: ChildProcess[]): Promi
     'CREATE TABLE IF NOT EXISTS bench_storm_rows (id text PRIMARY KEY, written_at timestamptz NOT NULL DEFAULT clock_timestamp())',
   );
   const memory = await startWorkers(
-    'storm-baseline-worker.ts',
-    BASELINE_QUEUE,
+    'baseline-worker.ts',
+    [BASELINE_QUEUE, 'storm'],
     { DATABASE_URL: ctx.databaseUrl, TEMPORAL_ADDRESS: ctx.temporalAddress },
     children,
   );
@@ -126,7 +126,7 @@ async function serviceStorm(ctx: BenchContext, children: ChildProcess[]) {
     TEMPORAL_ADDRESS: ctx.temporalAddress,
     WORKFLOW_BUNDLE: ctx.workflowBundle,
   };
-  const memory = await startWorkers('subscription-worker.ts', TASK_QUEUE, env, children);
+  const memory = await startWorkers('subscription-worker.ts', [TASK_QUEUE], env, children);
   const api = spawnTsx('server-process.ts', ['api'], env);
   children.push(api);
   const { port } = await jsonLines(api)();

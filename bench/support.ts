@@ -135,18 +135,32 @@ export const BARE_START_LANES = 10;
  * The Temporal baseline every workflow figure is divided by: `count` bare workflow starts from
  * BARE_START_LANES concurrent clients on a task queue no worker polls (after a warm-up of 20).
  */
-export async function bareWorkflowStarts(temporalAddress: string, count: number): Promise<LaneResult> {
+export function bareWorkflowStarts(temporalAddress: string, count: number): Promise<LaneResult> {
+  return workflowStarts(temporalAddress, count, { workflowType: 'benchIdleWorkflow', taskQueue: 'bench-no-worker' });
+}
+
+/**
+ * `count` starts of `workflowType` on `taskQueue` from BARE_START_LANES concurrent clients (after a warm-up
+ * of 20), with the service's data converter; `args(index)` each start's input.
+ */
+export async function workflowStarts(
+  temporalAddress: string,
+  count: number,
+  { workflowType, taskQueue, args }: { workflowType: string; taskQueue: string; args?: (index: number) => unknown[] },
+): Promise<LaneResult> {
   const connection = await Connection.connect({ address: temporalAddress });
   try {
     const client = temporalClient(connection);
+    const run = crypto.randomUUID();
     const start = (index: number) =>
       client.workflow
-        .start('benchIdleWorkflow', {
-          taskQueue: 'bench-no-worker',
-          workflowId: `bench-bare-${crypto.randomUUID()}-${index}`,
+        .start(workflowType, {
+          taskQueue,
+          workflowId: `bench-${workflowType}-${run}-${index}`,
+          args: args?.(index) ?? [],
         })
         .then(() => undefined);
-    await runLanes(20, BARE_START_LANES, start);
+    await runLanes(20, BARE_START_LANES, (index) => start(count + index));
     return await runLanes(count, BARE_START_LANES, start);
   } finally {
     await connection.close();

@@ -80,12 +80,12 @@ export const config = {
     return intFromEnv('WORKER_PROCESSES', 1);
   },
   /**
-   * When a subscription's workflow runs its first task (docs/decisions.md §14): `first-step` (a start
-   * delay until its first step: cheaper creations, no query before then) or `at-once` (queries and
-   * current details from its first second, for a worker with CPU of its own).
+   * When a subscription's workflow runs its first task (docs/decisions.md §14): `at-once` (the default:
+   * its `state` query and current details answer from its first second) or `first-step` (a start delay
+   * until its first step: a little less worker CPU per creation, and no query or details before then).
    */
   get subscriptionFirstTask(): 'first-step' | 'at-once' {
-    const when = process.env.SUBSCRIPTION_FIRST_TASK || 'first-step';
+    const when = process.env.SUBSCRIPTION_FIRST_TASK || 'at-once';
     if (when !== 'first-step' && when !== 'at-once')
       throw new Error(`SUBSCRIPTION_FIRST_TASK must be first-step or at-once, got "${when}"`);
     return when;

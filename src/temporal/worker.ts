@@ -49,17 +49,24 @@ export async function createWorker(deps: WorkerDeps): Promise<Worker> {
       ? { workflowBundle: deps.workflowBundle }
       : { workflowsPath, bundlerOptions: { preloadModules: PRELOADED_WORKFLOW_MODULES } }),
     activities: createActivities({ prisma: deps.prisma, mailer: deps.mailer }),
+    ...workerSettings(deps.activitySlots),
+  });
+}
+
+/** What every worker process of the service runs with, whatever its workflows (the bench's creation baseline too). */
+export function workerSettings(activitySlots = config.workerActivitySlots) {
+  return {
     // Payloads encrypted before they reach Temporal (src/temporal/payload-codec.ts).
     dataConverter: billingDataConverter(),
     // Without a bound the SDK takes up to 100 activities at once: beyond the pool's connections they
     // queue inside Prisma, where a transaction gives up after 2 s ("Unable to start a transaction in the
     // given time") and a plain query waits with no limit. Bounded, the rest wait at the server, where any
     // worker with a free slot takes them.
-    maxConcurrentActivityTaskExecutions: deps.activitySlots ?? config.workerActivitySlots,
+    maxConcurrentActivityTaskExecutions: activitySlots,
     // Local activities run in the workflow task that calls them, on the same pool: the same bound (default 100).
-    maxConcurrentLocalActivityExecutions: deps.activitySlots ?? config.workerActivitySlots,
+    maxConcurrentLocalActivityExecutions: activitySlots,
     maxCachedWorkflows: config.workerCachedWorkflows,
     // The SDK needs the cache to hold every workflow with a task in progress.
     maxConcurrentWorkflowTaskExecutions: Math.min(config.workerWorkflowTaskSlots, config.workerCachedWorkflows),
-  });
+  } satisfies Partial<WorkerOptions>;
 }

@@ -27,6 +27,7 @@ import {
   settled,
   startSubscriptionWorld,
   unix,
+  withFirstTaskDelayed,
   workflowHandle,
 } from '../support/subscriptions';
 import { waitUntil } from '../support/webhooks';
@@ -83,19 +84,22 @@ afterAll(async () => {
   await app?.close();
 });
 
-it('a subscription workflow carries its summary, details and the customer email, found by a search on the email', async () => {
+it('a subscription workflow carries its summary, details and the customer email, found by a search on the email (first-step: before and after its first task)', async () => {
   const email = `Ada.${crypto.randomUUID().slice(0, 8)}@Example.com`;
   const customer = expectStatus(await api.post('/customers', { name: 'Acme', email }), 201);
   await addPaymentMethod(api, customer.id, cardBody(CARDS.succeeds));
   const price = await recurringPrice(api, { unitAmount: 2500 });
   const product = expectStatus(await api.get(`/prices/${price}`), 200).product as string;
   const productName = expectStatus(await api.get(`/products/${product}`), 200).name as string;
-  const subscription = await createSubscription(api, {
-    customer: customer.id,
-    items: [{ price, quantity: 2 }],
-    trial_days: 0,
-    start_date: unix(Date.now()),
-  });
+  // With SUBSCRIPTION_FIRST_TASK=first-step, what an operator sees of a subscription before its first task.
+  const subscription = await withFirstTaskDelayed(() =>
+    createSubscription(api, {
+      customer: customer.id,
+      items: [{ price, quantity: 2 }],
+      trial_days: 0,
+      start_date: unix(Date.now()),
+    }),
+  );
 
   const workflowId = subscriptionWorkflowId(subscription.id);
   const handle = app.temporal.workflow.getHandle(workflowId);

@@ -15,6 +15,7 @@ import {
   subscriptionEvents,
   subscriptionState,
   unix,
+  withFirstTaskDelayed,
   workflowHandle,
   type SubscriptionWorld,
 } from '../support/subscriptions';
@@ -59,8 +60,9 @@ async function createdPayingAndDeclining(world: SubscriptionWorld, paidAmount: n
 }
 
 /**
- * The workflow of a subscription the API created with nothing due before `atMs` has not run: its first
- * task waits on a start delay until then (docs/operations.md), so no timer, activity or task is in its history.
+ * The workflow of a subscription the API created with SUBSCRIPTION_FIRST_TASK=first-step and nothing due
+ * before `atMs` has not run: its first task waits on a start delay until then (docs/operations.md), so no
+ * timer, activity or task is in its history.
  */
 async function expectFirstTaskAt(world: SubscriptionWorld, subscriptionId: string, atMs: number) {
   const handle = workflowHandle(world, subscriptionId);
@@ -217,18 +219,20 @@ describe('subscription billing on Temporal (time skipping)', () => {
     await inWorld('scheduled-start-local-steps', async (world) => {
       const { customer, price } = await customerAndPrice(world, { interval: 'week', intervalCount: 2 });
       const startAt = (unix(await world.env.currentTimeMs()) + 10 * 86_400) * 1000;
-      const subscription = await createSubscription(world.api, {
-        customer,
-        items: [{ price, quantity: 1 }],
-        trial_days: 0,
-        start_date: unix(startAt),
-      });
+      const subscription = await withFirstTaskDelayed(() =>
+        createSubscription(world.api, {
+          customer,
+          items: [{ price, quantity: 1 }],
+          trial_days: 0,
+          start_date: unix(startAt),
+        }),
+      );
       expect(subscription).toMatchObject({
         status: 'scheduled',
         start_date: unix(startAt),
         billing_cycle_anchor: unix(startAt),
       });
-      // Nothing to do before the start date: the workflow's first task waits for it (a start delay), not a timer.
+      // Nothing to do before the start date: with first-step, the workflow's first task waits for it (a start delay), not a timer.
       await expectFirstTaskAt(world, subscription.id, startAt);
 
       await advanceTo(world, subscription.id, startAt - HOUR_MS);
@@ -589,14 +593,14 @@ describe('subscription billing on Temporal (time skipping)', () => {
 
   it("created by the API: a paid first invoice's period is recorded by the API and the workflow starts from it, with nothing to run until the renewal (the charge's receipt in its input); a declined first charge goes through the charge activity to dunning", async () => {
     await inWorld('api-created-local', async (world) => {
-      const { paid, declined } = await createdPayingAndDeclining(world, 1400, 1500);
+      const { paid, declined } = await withFirstTaskDelayed(() => createdPayingAndDeclining(world, 1400, 1500));
       const [first] = await invoicesOf(world, paid.id);
       expect(paid).toMatchObject({ status: 'active', latest_invoice: first!.id });
       const payments = await world.app.prisma.transaction.findMany({
         where: { invoiceId: first!.id, type: 'payment' },
       });
       expect(payments).toHaveLength(1);
-      // Nothing run at all: the workflow's first task waits for the renewal (a start delay); its input shows the API's charge.
+      // Nothing run at all (first-step): the workflow's first task waits for the renewal (a start delay); its input shows the API's charge.
       const view = await expectFirstTaskAt(world, paid.id, paid.current_period_end * 1000);
       expect(view.input).toMatchObject({
         created: { version: 3, invoicesIssued: 1, latestInvoiceId: first!.id },

@@ -258,3 +258,18 @@ export function readHistories(): {
 }
 
 export { expectStatus, quietRuntime };
+
+/**
+ * `work` with SUBSCRIPTION_FIRST_TASK=first-step, the option that delays a subscription's first workflow
+ * task until its first step (docs/decisions.md §14; the default runs it at once). Read when the API starts a workflow.
+ */
+export async function withFirstTaskDelayed<T>(work: () => Promise<T>): Promise<T> {
+  const before = process.env.SUBSCRIPTION_FIRST_TASK;
+  process.env.SUBSCRIPTION_FIRST_TASK = 'first-step';
+  try {
+    return await work();
+  } finally {
+    if (before === undefined) delete process.env.SUBSCRIPTION_FIRST_TASK;
+    else process.env.SUBSCRIPTION_FIRST_TASK = before;
+  }
+}
