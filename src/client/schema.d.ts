@@ -4351,6 +4351,11 @@ export interface components {
                     failure_message: string | null;
                     reference: string | null;
                 };
+                /**
+                 * @description What started an invoice payment, as recorded with it (docs/api.md, transactions); null otherwise
+                 * @enum {string|null}
+                 */
+                origin: "api" | "dashboard" | "hosted_invoice_page" | "hosted_checkout" | "subscription_period" | "dunning_retry" | "charge_after_resume" | "subscription_change" | null;
                 /** @description Why the charge was made, in words */
                 reason: string;
             }[];

@@ -114,6 +114,8 @@ export function registerInvoiceRoutes(
           payInvoice(prisma, gateway, principal.accountId, params.id, {
             paymentMethodId: body.payment_method,
             attemptKey: idempotencyKey,
+            // A dashboard session's request is a person's click; a key's, the merchant's code.
+            origin: { origin: principal.userId ? 'dashboard' : 'api' },
           }),
         ),
       ),
