@@ -99,6 +99,12 @@ describe('money moved from the dashboard shows its outcome', () => {
         /^Declined: Your card was declined\. \(card_declined\)\. INV-\d+ is still open, \$15\.00 due; nothing was charged\.$/,
       );
       await expect(badge(page)).resolves.toBe('open');
+      // Its "why" says what each attempt was, as recorded with it: the dashboard's is no dunning retry.
+      const invoiceWhy = page.getByRole('region', { name: 'Why', exact: true });
+      await invoiceWhy
+        .getByText(/declined \(card_declined\)\. Why: invoice INV-\d+ .*attempt 2: charged from the dashboard\.$/)
+        .waitFor();
+      await expect(invoiceWhy.innerText()).resolves.not.toContain('dunning retry 1.');
       await browser!.screenFits(page, 'invoice-declined');
       const attempts = expectStatus(await world.api.get(`/invoices/${invoiceId}/transactions`), 200).data as any[];
       expect(attempts.map((entry) => [entry.status, entry.failure_code])).toEqual([
