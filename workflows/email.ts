@@ -19,8 +19,11 @@ const smtp = proxyActivities<EmailActivities>({
   retry: { initialInterval: '10 seconds', backoffCoefficient: 2, maximumInterval: '30 minutes', maximumAttempts: 12 },
 });
 
-/** The event that calls for an email (the relay starts these), or an email queued already (a subscription's reminder, docs/decisions.md §31). */
-export type SendEmailInput = { eventId: string } | { emailId: string };
+/**
+ * The event that calls for an email (the relay starts these), or an email queued already: a subscription's
+ * reminder (docs/decisions.md §31), or an invoice a merchant asked to send (`kind` names it in the step's summary).
+ */
+export type SendEmailInput = { eventId: string } | { emailId: string; kind?: string };
 
 export interface SendEmailResult {
   emailId: string | null;
@@ -30,12 +33,13 @@ export interface SendEmailResult {
 /**
  * `email:<event id>`: the email an outbox event calls for (started by the relay, src/emails/email-trigger.ts),
  * written queued, then sent once with retries. `email:<eml id>`: an email queued already (a
- * subscription's reminder, started by its workflow), sent once with the same retries.
+ * subscription's reminder, started by its workflow; an invoice sent on request, started by the API), sent once
+ * with the same retries.
  */
 export async function sendEmail(input: SendEmailInput): Promise<SendEmailResult> {
   const prepared =
     'emailId' in input
-      ? { emailId: input.emailId, kind: 'reminder' }
+      ? { emailId: input.emailId, kind: input.kind ?? 'reminder' }
       : await steps.prepareEmail.executeWithOptions({ summary: 'prepare the email' }, [{ eventId: input.eventId }]);
   if (!prepared) return { emailId: null, status: 'none' };
   const { emailId } = prepared;

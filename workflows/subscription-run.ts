@@ -681,6 +681,11 @@ export class SubscriptionRun {
         invoiceId,
         attempt,
         paymentMethodId: state.defaultPaymentMethodId,
+        // Recorded with the charge, so reports say what it was (src/transactions/transaction-origin.ts).
+        retry:
+          entry.attempts === 0
+            ? { origin: 'charge_after_resume' }
+            : { origin: 'dunning_retry', dunningRetry: entry.attempts },
         ...this.clockTime(),
       },
     );

@@ -616,6 +616,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/invoices/{id}/send": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Email a finalized invoice to its customer now
+         * @description The invoice (open or paid) goes to its customer_email, or else the customer's email, with its PDF, as a send_invoice invoice goes at finalization; answered 202 with the email queued (GET /emails/{id} follows it to sent), and invoice.sent once the SMTP server accepted it. With Idempotency-Key a repeat sends nothing more. A draft: 409 invoice_not_finalized; a void invoice: 409 invoice_void; no email address: 409 customer_email_missing.
+         */
+        post: operations["postInvoicesByIdSend"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/invoices/{id}/refund": {
         parameters: {
             query?: never;
@@ -3520,36 +3540,6 @@ export interface components {
             /** @description A method attached to the invoice's customer; the customer's default when absent */
             payment_method?: string;
         };
-        Transaction: {
-            id: string;
-            /** @enum {string} */
-            object: "transaction";
-            /** @enum {string} */
-            type: "payment" | "refund" | "adjustment";
-            /** @enum {string} */
-            status: "succeeded" | "failed" | "pending";
-            /** @description Signed cents: payments positive, refunds negative */
-            amount: number;
-            currency: components["schemas"]["CurrencyCode"];
-            customer: string | null;
-            invoice: string | null;
-            payment_method: string | null;
-            /** @description Refunds: the payment refunded */
-            source_transaction: string | null;
-            /** @description Payments: attempt number on the invoice */
-            attempt: number | null;
-            /** @description The charge (ch_) or refund (re_) id at the gateway */
-            gateway_reference: string | null;
-            failure_code: string | null;
-            failure_message: string | null;
-            description: string | null;
-            /** @description Unix seconds */
-            created: number;
-        };
-        InvoiceRefund: {
-            /** @description Cents; all that is left to refund when absent */
-            amount?: number;
-        };
         Email: {
             /** @description eml_... */
             id: string;
@@ -3581,6 +3571,36 @@ export interface components {
             created: number;
             sent_at: number | null;
             failed_at: number | null;
+        };
+        Transaction: {
+            id: string;
+            /** @enum {string} */
+            object: "transaction";
+            /** @enum {string} */
+            type: "payment" | "refund" | "adjustment";
+            /** @enum {string} */
+            status: "succeeded" | "failed" | "pending";
+            /** @description Signed cents: payments positive, refunds negative */
+            amount: number;
+            currency: components["schemas"]["CurrencyCode"];
+            customer: string | null;
+            invoice: string | null;
+            payment_method: string | null;
+            /** @description Refunds: the payment refunded */
+            source_transaction: string | null;
+            /** @description Payments: attempt number on the invoice */
+            attempt: number | null;
+            /** @description The charge (ch_) or refund (re_) id at the gateway */
+            gateway_reference: string | null;
+            failure_code: string | null;
+            failure_message: string | null;
+            description: string | null;
+            /** @description Unix seconds */
+            created: number;
+        };
+        InvoiceRefund: {
+            /** @description Cents; all that is left to refund when absent */
+            amount?: number;
         };
         Balance: {
             /** @enum {string} */
@@ -4351,6 +4371,11 @@ export interface components {
                     failure_message: string | null;
                     reference: string | null;
                 };
+                /**
+                 * @description What started an invoice payment, as recorded with it (docs/api.md, transactions); null otherwise
+                 * @enum {string|null}
+                 */
+                origin: "api" | "dashboard" | "hosted_invoice_page" | "hosted_checkout" | "subscription_period" | "dunning_retry" | "charge_after_resume" | "subscription_change" | null;
                 /** @description Why the charge was made, in words */
                 reason: string;
             }[];
@@ -9751,6 +9776,138 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Invoice"];
+                };
+            };
+            /** @description Invalid request: `error.param` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key, the user or the account may not do this; or a write made with a dashboard session lacks its CSRF token or comes from another origin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown resource, or one of another account */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource's state forbids the action */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than 1 MB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is not `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests with this API key (`code: rate_limit`): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers are larger than 64 KB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PostgreSQL or Temporal does not answer: retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postInvoicesByIdSend: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1 to 255 visible ASCII characters. The same key and body within 24 h answer the first response again. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Success */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Email"];
                 };
             };
             /** @description Invalid request: `error.param` names the field */

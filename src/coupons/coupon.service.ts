@@ -1,7 +1,7 @@
 import type { Db } from '../db/prisma';
 import type { AnyTx, Queryable } from '../db/sql';
 import { runTransaction } from '../db/sql-transaction';
-import { badRequest, conflict, notFound } from '../http/errors';
+import { ApiError, badRequest, notFound } from '../http/errors';
 import { pageEnvelope, pageWindow, type Page } from '../http/pagination';
 import { currentTime } from '../lib/clock-time';
 import { recordEvent } from '../lib/events';
@@ -193,12 +193,20 @@ export async function assertRedeemable(
   const coupon = await findCoupon(db, accountId, couponId, param);
   assertCurrency(coupon, currency, param);
   const now = currentTime();
+  // The 409s name the field too, so a form shows them beside its coupon picker.
   if (coupon.redeemBy !== null && coupon.redeemBy <= now)
-    throw conflict(`Coupon ${couponId} could be redeemed until ${coupon.redeemBy.toISOString()}.`, 'coupon_expired');
+    throw new ApiError(
+      'conflict',
+      'coupon_expired',
+      `Coupon ${couponId} could be redeemed until ${coupon.redeemBy.toISOString()}.`,
+      param,
+    );
   if (coupon.maxRedemptions !== null && coupon.timesRedeemed >= coupon.maxRedemptions)
-    throw conflict(
-      `Coupon ${couponId} was redeemed ${coupon.timesRedeemed} times, its max_redemptions.`,
+    throw new ApiError(
+      'conflict',
       'coupon_max_redemptions_reached',
+      `Coupon ${couponId} was redeemed ${coupon.timesRedeemed} times, its max_redemptions.`,
+      param,
     );
 }
 

@@ -120,3 +120,4 @@ export type CreditNote = Schemas['CreditNote'];
 export type BalanceTransaction = Schemas['CustomerBalanceTransaction'];
 export type SearchResult = Schemas['SearchResult'];
 export type SearchHit = Schemas['SearchHit'];
+export type Email = Schemas['Email'];

@@ -7,7 +7,7 @@ import type { EmailKind } from './email-content';
 import { countEmails, findEmail, readEmailPage, readEmailPosition, readEmailsAfter } from './email.records';
 import type { EmailObject, ListEmailsQuery } from './email.schemas';
 
-function toEmailObject(email: Email): EmailObject {
+export function toEmailObject(email: Email): EmailObject {
   return {
     id: email.id,
     object: 'email',

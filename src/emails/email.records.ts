@@ -27,7 +27,7 @@ export type NewEmail = Pick<Email, 'id' | 'accountId' | 'kind' | 'toAddress' | '
  * Writes the email queued, once: its id derives from what called for it (the event and the kind, or a
  * reminder's subscription, kind and moment), so a second call answers the row already there.
  */
-export async function insertEmailOnce(db: Db, email: NewEmail): Promise<Email> {
+export async function insertEmailOnce(db: Db | Tx, email: NewEmail): Promise<Email> {
   await db.email.createMany({ data: [email], skipDuplicates: true });
   return db.email.findUniqueOrThrow({ where: { id: email.id } });
 }

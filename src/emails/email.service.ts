@@ -1,5 +1,6 @@
 import type { Email, Prisma } from '../generated/prisma/client';
-import type { Db } from '../db/prisma';
+import type { Db, Tx } from '../db/prisma';
+import { conflict } from '../http/errors';
 import { config } from '../config';
 import { readAccountProfile, type AccountProfile } from '../accounts/account.records';
 import type { InvoiceDocument } from '../documents/invoice-document';
@@ -9,7 +10,7 @@ import { logger as defaultLogger, type Logger } from '../http/logger';
 import type { InvoiceObject } from '../invoices/invoice.schemas';
 import { getInvoice } from '../invoices/invoice.service';
 import { recordEvent } from '../lib/events';
-import { idFromSeed } from '../lib/ids';
+import { idFromSeed, newId } from '../lib/ids';
 import { readCustomerEvenDeleted } from '../customers/customer.records';
 import {
   installmentFailedEmail,
@@ -140,6 +141,52 @@ export async function prepareEmail(prisma: Db, eventId: string): Promise<{ email
     customerId: invoice.customer,
   });
   return { emailId: email.id, kind };
+}
+
+/**
+ * The id of an invoice email a merchant asked for (POST /invoices/{id}/send): derived from the request's
+ * Idempotency-Key when it has one, so a request taken over after its process died finds the same row; a new
+ * one otherwise (each send asked without a key is another email).
+ */
+export function requestedInvoiceEmailId(invoiceId: string, idempotencyKey: string | undefined): string {
+  return idempotencyKey ? idFromSeed('email', `send:${invoiceId}:${idempotencyKey}`) : newId('email');
+}
+
+/**
+ * An invoice email a merchant asked for, written queued in the caller's transaction under `id` (the row
+ * already there is answered as it is, `created` false), to the invoice's `customer_email` or else the customer's email now:
+ * 409 `customer_email_missing` without either. A draft, or a void invoice never finalized, has no document
+ * to send: 409 `invoice_not_finalized`. The account's switch of the automatic invoice emails does not apply:
+ * someone asked for this one.
+ */
+export async function queueRequestedInvoiceEmail(
+  tx: Tx,
+  accountId: string,
+  invoice: InvoiceObject,
+  id: string,
+): Promise<{ email: Email; created: boolean }> {
+  const existing = await readEmail(tx, id);
+  if (existing) return { email: existing, created: false };
+  const document = await loadInvoiceDocument(tx, accountId, invoice.id);
+  const to = invoice.customer_email ?? (await readCustomerEvenDeleted(tx, accountId, invoice.customer))?.email;
+  if (!to)
+    throw conflict(
+      `Neither invoice ${invoice.number} nor its customer ${invoice.customer} has an email address: add one to the customer first.`,
+      'customer_email_missing',
+    );
+  const account = await readAccountProfile(tx, accountId);
+  if (!account) throw new Error(`account ${accountId} is gone`);
+  const email = await insertEmailOnce(tx, {
+    id,
+    accountId,
+    kind: 'invoice',
+    toAddress: to,
+    subject: invoiceEmail('invoice', document).subject,
+    invoiceId: invoice.id,
+    customerId: invoice.customer,
+    messageId: messageIdOf(id, fromAddressOf(account)),
+  });
+  return { email, created: true };
 }
 
 /** A reminder to queue (docs/decisions.md §31): the subscription's, of `kind`, for the moment `details.at`. */

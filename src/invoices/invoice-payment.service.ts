@@ -4,7 +4,7 @@ import type { Db } from '../db/prisma';
 import { markPricesBilled } from '../catalog/price.service';
 import { sqlTransaction, type SqlTx } from '../db/sql-transaction';
 import { ApiError, badRequest } from '../http/errors';
-import { recordEvent } from '../lib/events';
+import { currentOrigin, recordEvent } from '../lib/events';
 import type { PaymentGateway } from '../payments/gateway';
 import { chargeEntry } from '../payments/gateway-attempt';
 import { assertPaysCurrency } from '../payments/currencies';
@@ -22,6 +22,7 @@ import { lockInvoice, toInvoiceObject, updateLockedInvoice, type InvoiceWithLine
 import type { InvoiceObject } from './invoice.schemas';
 import { assertPayable, finalizeInTx, getInvoice, InvoiceNotPayableError, withParam } from './invoice.service';
 import { currentTime } from '../lib/clock-time';
+import type { ChargeOrigin } from '../transactions/transaction-origin';
 
 export interface PayInvoiceOptions {
   /** A method attached to the invoice's customer; the customer's default when absent. */
@@ -31,6 +32,18 @@ export interface PayInvoiceOptions {
    * the same key finishes or answers that attempt instead of charging again.
    */
   attemptKey?: string;
+  /**
+   * What starts this attempt, recorded with its transaction (src/transactions/transaction-origin.ts). A hosted
+   * page's action (`fromOrigin`) is the customer's own, whatever code path it takes (checkout creates a
+   * subscription, whose first charge would say `subscription_period`): the page's origin wins.
+   */
+  origin?: ChargeOrigin;
+}
+
+function originOf(opts: PayInvoiceOptions): ChargeOrigin | null {
+  const page = currentOrigin();
+  if (page === 'hosted_invoice_page' || page === 'hosted_checkout') return { origin: page };
+  return opts.origin ?? null;
 }
 
 /** Gateway idempotency key of an attempt: the invoice plus the attempt's number or the caller's key. */
@@ -127,6 +140,7 @@ async function nextStep(
       invoiceId,
       attemptKey: opts.attemptKey ?? null,
       description: `Invoice ${invoice.number} (nothing due)`,
+      origin: originOf(opts),
     });
     await markPaid(tx, accountId, invoice, 0n, null);
     return { kind: 'done', value: toInvoiceObject(await lockInvoice(tx, accountId, invoiceId)) };
@@ -145,6 +159,7 @@ async function nextStep(
     attemptKey: opts.attemptKey ?? null,
     gatewayKey: gatewayKeyFor(invoiceId, attemptNumber, opts.attemptKey),
     description: `Payment of invoice ${invoice.number}`,
+    origin: originOf(opts),
   });
   await updateLockedInvoice(tx, invoice, { attemptCount: attemptNumber });
   return { kind: 'settle', entry: attempt, own: true };

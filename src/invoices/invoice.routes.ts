@@ -21,11 +21,11 @@ import { listInvoices } from './invoice-list.service';
 import { upcomingInvoice } from '../use-cases/upcoming-invoice';
 import { upcomingInvoiceQuery, upcomingInvoiceSchema } from '../use-cases/upcoming-invoice.schemas';
 import { onCustomerTime } from '../test-clocks/test-clock.service';
+import { emailSchema } from '../emails/email.schemas';
+import { sendInvoiceEmail } from '../use-cases/invoice-sending';
 
-export function registerInvoiceRoutes(
-  api: Api,
-  { prisma, temporal, gateway }: AppDeps & { gateway: PaymentGateway },
-): void {
+export function registerInvoiceRoutes(api: Api, deps: AppDeps & { gateway: PaymentGateway }): void {
+  const { prisma, temporal, gateway } = deps;
   const tag = 'Invoices';
   /** A subscription's invoice paid or voided here: its workflow is told, for its dunning (decisions.md §7). */
   const settled = async (invoice: InvoiceObject): Promise<InvoiceObject> => {
@@ -114,6 +114,8 @@ export function registerInvoiceRoutes(
           payInvoice(prisma, gateway, principal.accountId, params.id, {
             paymentMethodId: body.payment_method,
             attemptKey: idempotencyKey,
+            // A dashboard session's request is a person's click; a key's, the merchant's code.
+            origin: { origin: principal.userId ? 'dashboard' : 'api' },
           }),
         ),
       ),
@@ -151,6 +153,25 @@ export function registerInvoiceRoutes(
       onInvoiceTime(prisma, principal.accountId, params.id, () =>
         finalizeInvoice(prisma, principal.accountId, params.id),
       ),
+  });
+
+  api.route({
+    method: 'post',
+    path: '/invoices/{id}/send',
+    tag,
+    summary: 'Email a finalized invoice to its customer now',
+    description:
+      "The invoice (open or paid) goes to its customer_email, or else the customer's email, with its PDF, as a send_invoice " +
+      'invoice goes at finalization; answered 202 with the email queued (GET /emails/{id} follows it to sent), and ' +
+      'invoice.sent once the SMTP server accepted it. With Idempotency-Key a repeat sends nothing more. A draft: 409 ' +
+      'invoice_not_finalized; a void invoice: 409 invoice_void; no email address: 409 customer_email_missing.',
+    params: invoiceIdParams,
+    body: z.strictObject({}).optional(),
+    status: 202,
+    response: emailSchema,
+    errors: [404, 409],
+    handler: ({ principal, params, idempotencyKey }) =>
+      sendInvoiceEmail(deps, principal.accountId, params.id, idempotencyKey),
   });
 
   api.route({

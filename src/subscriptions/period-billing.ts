@@ -24,6 +24,7 @@ import {
 import type { PaymentGateway } from '../payments/gateway';
 import { notFound } from '../http/errors';
 import { attemptReceipt, type ChargeReceipt } from '../transactions/charge-receipt';
+import type { ChargeOrigin } from '../transactions/transaction-origin';
 import { getDunningSettings } from './dunning-settings.service';
 import {
   insertRenewal,
@@ -70,6 +71,11 @@ export interface RenewalChargeInput extends RenewalPeriod {
   /** 1 for the renewal charge, then 2, 3... for dunning retries. */
   attempt: number;
   paymentMethodId: string | null;
+  /**
+   * What a later attempt is, as the workflow's dunning knows it (recorded with the transaction); attempt 1 is
+   * the period's own charge. Absent from inputs recorded before it was added: such an attempt records none.
+   */
+  retry?: ChargeOrigin & { origin: 'dunning_retry' | 'charge_after_resume' };
 }
 
 /**
@@ -296,6 +302,7 @@ export async function invoiceProrationsNow(
   const collection = await collectInvoice(prisma, gateway, input.accountId, invoice.id, {
     paymentMethodId: input.paymentMethodId ?? undefined,
     attemptKey: `${immediateInvoiceKey(input.subscriptionId, input.version)}:attempt:1`,
+    origin: { origin: 'subscription_change' },
   });
   const status = collection.outcome === 'paid' || collection.outcome === 'already_paid' ? 'paid' : 'open';
   return { ...made, status: collection.outcome === 'void' ? 'void' : status };
@@ -399,6 +406,12 @@ async function recordAttemptWithoutCharge(prisma: Db, input: RenewalChargeInput,
   });
 }
 
+/** The origin a period's attempt records: its own charge for attempt 1, else what the workflow said it was. */
+function chargeOriginOf(input: RenewalChargeInput): { origin?: ChargeOrigin } {
+  if (input.attempt === 1) return { origin: { origin: 'subscription_period' } };
+  return input.retry ? { origin: input.retry } : {};
+}
+
 /**
  * One charge attempt of a renewal invoice (invoice.payment_succeeded or invoice.payment_failed).
  * The attempt key (subscription, period, attempt number) makes a retried or crashed activity finish
@@ -414,6 +427,7 @@ export async function chargeRenewalInvoice(
   const collection = await collectInvoice(prisma, gateway, input.accountId, input.invoiceId, {
     paymentMethodId: input.paymentMethodId ?? undefined,
     attemptKey,
+    ...chargeOriginOf(input),
   });
   // The receipt is for the workflow's history; the API's first charge (which the workflow reports) skips it.
   const charge = receipt ? await attemptReceipt(prisma, input.accountId, input.invoiceId, attemptKey) : undefined;

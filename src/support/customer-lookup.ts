@@ -2,6 +2,8 @@ import type { z } from 'zod';
 import type { Customer, Invoice, Transaction } from '../generated/prisma/client';
 import type { customerReportSchema } from './customer-report.schemas';
 import { formatMoney } from '../lib/money';
+import { nullableColumnValue } from '../lib/columns';
+import { TRANSACTION_ORIGINS } from '../transactions/transaction-origin';
 import { OWED_STATUSES } from '../payment-plans/payment-plan.records';
 import type { PlanWithDetails } from '../payment-plans/payment-plan.records';
 import type { Action } from '../subscriptions/subscription-machine';
@@ -56,6 +58,30 @@ const REASON_WORDS: Record<string, string> = {
 
 const day = (date: Date) => date.toISOString().slice(0, 10);
 
+/** What started an invoice's payment, in words, from its recorded origin (src/transactions/transaction-origin.ts). */
+function originWords(charge: Transaction, invoice: Invoice): string | null {
+  switch (nullableColumnValue(TRANSACTION_ORIGINS, charge.origin, 'transactions.origin')) {
+    case 'api':
+      return 'charged through the API';
+    case 'dashboard':
+      return 'charged from the dashboard';
+    case 'hosted_invoice_page':
+      return 'payment by the customer on the hosted invoice page';
+    case 'hosted_checkout':
+      return 'payment by the customer at checkout';
+    case 'subscription_period':
+      return invoice.billingReason === 'subscription_create' ? 'first charge' : 'renewal charge';
+    case 'dunning_retry':
+      return charge.dunningRetry ? `dunning retry ${charge.dunningRetry}` : 'dunning retry';
+    case 'charge_after_resume':
+      return 'charged again when the subscription resumed';
+    case 'subscription_change':
+      return 'charged at once for a change to the subscription';
+    case null:
+      return null;
+  }
+}
+
 function chargeReason(charge: Transaction, invoice: Invoice | undefined, activity: CustomerActivity): string {
   const payment = activity.planPayments.get(charge.id);
   if (charge.type === 'refund') return charge.description ?? `refund of ${charge.sourceTransactionId ?? 'a payment'}`;
@@ -67,9 +93,10 @@ function chargeReason(charge: Transaction, invoice: Invoice | undefined, activit
     const what = invoice.subscriptionId
       ? `${REASON_WORDS[invoice.billingReason] ?? invoice.billingReason} ${invoice.subscriptionId} for ${day(invoice.periodStart)} to ${day(invoice.periodEnd)}`
       : 'one-off invoice';
-    const attempt = charge.attempt ?? 1;
-    const retry = invoice.subscriptionId && attempt > 1 ? `, dunning retry ${attempt - 1}` : '';
-    return `invoice ${invoice.number ?? invoice.id} (${what}), attempt ${attempt}${retry}`;
+    // Payments recorded before origins were kept say only their attempt: its number alone does not tell a dunning
+    // retry from the customer paying on the hosted invoice page.
+    const origin = originWords(charge, invoice);
+    return `invoice ${invoice.number ?? invoice.id} (${what}), attempt ${charge.attempt ?? 1}${origin ? `: ${origin}` : ''}`;
   }
   return charge.description ?? charge.type;
 }
@@ -89,6 +116,7 @@ function chargeView(charge: Transaction, invoices: Map<string, Invoice>, activit
     invoice_number: invoice?.number ?? null,
     payment_plan: activity.planPayments.get(charge.id)?.planId ?? null,
     payment_method: methodView(activity, charge.paymentMethodId),
+    origin: nullableColumnValue(TRANSACTION_ORIGINS, charge.origin, 'transactions.origin'),
     processor: {
       outcome,
       failure_code: charge.failureCode,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { TRANSACTION_ORIGINS } from '../transactions/transaction-origin';
 
 /** The answer of GET /customers/{externalKey}/billing-report: CustomerReport (customer-lookup.ts), times as ISO 8601. */
 const time = z.string().nullable().describe('ISO 8601, UTC');
@@ -109,6 +110,10 @@ export const customerReportSchema = z
           failure_message: z.string().nullable(),
           reference: z.string().nullable(),
         }),
+        origin: z
+          .enum(TRANSACTION_ORIGINS)
+          .nullable()
+          .describe('What started an invoice payment, as recorded with it (docs/api.md, transactions); null otherwise'),
         reason: z.string().describe('Why the charge was made, in words'),
       }),
     ),

@@ -9,6 +9,7 @@ import { countOpened, countSettled } from './ledger-metrics';
 import { insertBalanceEntry, lockBalance } from './customer-balance.records';
 import { conflict } from '../http/errors';
 import type { BALANCE_ENTRY_TYPES } from './transaction.schemas';
+import type { ChargeOrigin } from './transaction-origin';
 
 /**
  * The one writer of the ledgers: `transactions` (money moved, or settled outside the gateway) and the
@@ -38,6 +39,8 @@ export interface LedgerEntry {
   /** Unique per account: the gateway idempotency key (or the terminal sale's key). */
   gatewayKey: string;
   description: string;
+  /** Payments of an invoice: what started the attempt (src/transactions/transaction-origin.ts). */
+  origin?: ChargeOrigin | null;
 }
 
 export type LedgerOutcome =
@@ -61,6 +64,8 @@ function entryData(
     attemptKey: entry.attemptKey ?? null,
     gatewayKey: entry.gatewayKey,
     description: entry.description,
+    origin: entry.origin?.origin ?? null,
+    dunningRetry: entry.origin?.dunningRetry ?? null,
   };
 }
 

@@ -28,6 +28,8 @@ export type NewEntry = Pick<
   | 'attemptKey'
   | 'gatewayKey'
   | 'description'
+  | 'origin'
+  | 'dunningRetry'
 >;
 
 /**
@@ -38,8 +40,8 @@ export type NewEntry = Pick<
 const INSERT_ENTRY: Statement = {
   name: 'ledger_insert_entry',
   text: `INSERT INTO transactions AS t (id, account_id, type, status, amount, currency, customer_id, invoice_id, payment_method_id,
-      source_transaction_id, attempt, attempt_key, gateway_key, description, created_at, updated_at)
-    VALUES ($1, $2, $3, $15, $4::bigint, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14::timestamptz, now())
+      source_transaction_id, attempt, attempt_key, gateway_key, description, origin, dunning_retry, created_at, updated_at)
+    VALUES ($1, $2, $3, $15, $4::bigint, $5, $6, $7, $8, $9, $10, $11, $12, $13, $16, $17, $14::timestamptz, now())
     ON CONFLICT (account_id, gateway_key) DO NOTHING
     RETURNING ${selectList(TRANSACTION_COLUMNS, 't')}`,
 };
@@ -67,6 +69,8 @@ export async function insertEntry(
     entry.description,
     createdAt,
     status,
+    entry.origin,
+    entry.dunningRetry,
   ]);
   return inserted;
 }

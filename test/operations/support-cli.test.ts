@@ -15,6 +15,8 @@ import {
 import { addPaymentMethod, cardBody, CARDS, createCustomer } from '../support/payments';
 import { createTerminal, eventually, expectStatus, getPlan } from '../support/payment-plans';
 import { recurringPrice } from '../support/subscriptions';
+import { advanceClock } from '../support/clocks';
+import { EXPIRY, hostedPath, pageForm, postForm } from '../hosted-pages/pages';
 
 // `npm run support` against the suite's Temporal dev server and database, on payments really stuck on a terminal.
 
@@ -389,6 +391,93 @@ describe('npm run support', () => {
         next_retry: 'dunning retry 1 of 3',
       });
     });
+
+    it('says what each payment was from the origin recorded with it: the customer paying on the hosted invoice page is no dunning retry', async () => {
+      const start = Date.parse('2025-03-10T10:00:00Z') / 1000;
+      const clock = expectStatus(await api.post('/test-helpers/test-clocks', { frozen_time: start }), 201);
+      const customer = expectStatus(
+        await api.post('/customers', { name: 'Ada Lovelace', email: 'ada.pays@example.com', test_clock: clock.id }),
+        201,
+      );
+      await addPaymentMethod(api, customer.id, cardBody(CARDS.declined));
+      const subscription = expectStatus(
+        await api.post('/subscriptions', {
+          customer: customer.id,
+          items: [{ price: await recurringPrice(api, { unitAmount: 3000 }), quantity: 1 }],
+          trial_days: 0,
+          start_date: start,
+        }),
+        201,
+      );
+      const invoice = expectStatus(await api.get(`/invoices/${subscription.latest_invoice}`), 200);
+      await eventually(
+        () => app.prisma.subscription.findUniqueOrThrow({ where: { id: subscription.id } }),
+        (row) => row.status === 'past_due',
+      );
+      /** The customer pays on the invoice's hosted page with `number` (use_for_future unticked). */
+      const payOnPage = async (number: string) => {
+        const form = await pageForm(app.baseUrl, hostedPath(invoice));
+        const posted = await postForm(app.baseUrl, `${hostedPath(invoice)}/pay`, {
+          ...form,
+          name: 'Ada Lovelace',
+          number,
+          exp: EXPIRY,
+          cvc: '123',
+        });
+        expect(posted.status).toBe(303);
+      };
+      // Attempt 2: the customer on the hosted page, declined; attempt 3: the workflow's first dunning retry a
+      // day later; attempt 4: the customer again, paid.
+      await payOnPage(CARDS.declined);
+      await advanceClock(api, clock.id, start + 86_400 + 3_600);
+      await eventually(
+        () => app.prisma.transaction.count({ where: { invoiceId: invoice.id } }),
+        (count) => count === 3,
+      );
+      await payOnPage(CARDS.succeeds);
+      expect(expectStatus(await api.get(`/invoices/${invoice.id}`), 200).status).toBe('paid');
+      // A one-off invoice charged through the API (the default card: declined).
+      const oneOff = expectStatus(
+        await api.post('/invoices', { customer: customer.id, lines: [{ description: 'Setup', amount: 500 }] }),
+        201,
+      );
+      expectStatus(await api.put(`/invoices/${oneOff.id}`, {}), 200);
+
+      const report = expectStatus(await api.get(`/customers/${customer.id}/billing-report`), 200);
+      const byId = new Map(report.charges.map((charge: any) => [charge.id, charge]));
+      const ledger = await app.prisma.transaction.findMany({
+        where: { customerId: customer.id },
+        orderBy: [{ invoiceId: 'asc' }, { attempt: 'asc' }],
+      });
+      const shown = ledger
+        .filter((entry) => entry.invoiceId === invoice.id)
+        .map((entry) => byId.get(entry.id) as any)
+        .map((charge) => [charge.status, charge.origin, charge.reason]);
+      const billed = `invoice ${invoice.number} (first invoice of subscription ${subscription.id} for 2025-03-10 to 2025-04-10)`;
+      expect(shown).toEqual([
+        ['failed', 'subscription_period', `${billed}, attempt 1: first charge`],
+        ['failed', 'hosted_invoice_page', `${billed}, attempt 2: payment by the customer on the hosted invoice page`],
+        ['failed', 'dunning_retry', `${billed}, attempt 3: dunning retry 1`],
+        [
+          'succeeded',
+          'hosted_invoice_page',
+          `${billed}, attempt 4: payment by the customer on the hosted invoice page`,
+        ],
+      ]);
+      const putCharge = report.charges.find((charge: any) => charge.invoice === oneOff.id);
+      expect(putCharge).toMatchObject({
+        origin: 'api',
+        reason: `invoice ${expectStatus(await api.get(`/invoices/${oneOff.id}`), 200).number} (one-off invoice), attempt 1: charged through the API`,
+      });
+      // The support command says the same, from the same report.
+      const text = (await support(['customer', customer.id])).stdout;
+      expect(text).toContain(`why: ${billed}, attempt 2: payment by the customer on the hosted invoice page`);
+      expect(text).toContain(`why: ${billed}, attempt 3: dunning retry 1`);
+      expect(text).not.toContain('dunning retry 2');
+      // Another account's id answers nothing.
+      const stranger = apiClient(app.baseUrl, (await createTestAccount(app.prisma)).apiKey);
+      expect((await stranger.get(`/customers/${customer.id}/billing-report`)).status).toBe(404);
+    }, 120_000);
 
     it('follows a change of email (the database, not the search attribute), and answers 1 when nobody has the email', async () => {
       const before = `grace.${crypto.randomUUID().slice(0, 8)}@example.com`;

@@ -3,7 +3,9 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, type CatalogPrice, type Invoice, type Page, type Subscription } from '../api';
 import { centsFromText, formatInterval, formatMoney } from '../format';
 import { navigate } from '../router';
-import { FormDialog, TextField, useIdempotencyKeys } from './common';
+import { flashOn } from '../flash';
+import { FormDialog, paramError, TextField, useIdempotencyKeys } from './common';
+import { settleNewSubscription } from './outcomes';
 
 /** A whole number a person typed, or undefined (the API then names the field). */
 const wholeNumber = (text: string) => (/^\s*\d+\s*$/.test(text) ? Number(text) : undefined);
@@ -25,18 +27,26 @@ export function NewSubscription({ customerId }: { customerId: string }) {
   // The start date is taken when the dialog opens, so that sending the same form again is the same request.
   const [startDate, setStartDate] = useState(0);
   const create = useMutation({
-    mutationFn: () => {
+    mutationFn: async () => {
       const body = {
         customer: customerId,
         items: [{ price, quantity: wholeNumber(quantity) ?? quantity }],
         trial_days: wholeNumber(trialDays) ?? trialDays,
         start_date: startDate,
       };
-      return api<Subscription>('POST', '/subscriptions', body, { idempotencyKey: keys.keyFor(body) });
+      const created = await api<Subscription>('POST', '/subscriptions', body, { idempotencyKey: keys.keyFor(body) });
+      // The dialog stays busy until the first charge's outcome is known: the page it opens then tells the truth.
+      return settleNewSubscription(created);
     },
-    onSuccess: (subscription) => {
+    onSuccess: ({ subscription, invoice, outcome }) => {
       keys.done();
+      queryClient.setQueryData(['subscription', subscription.id], subscription);
+      if (invoice) queryClient.setQueryData(['invoice', invoice.id], invoice);
+      // What the charge changed: the customer's "why", balance and cards, the lists.
+      void queryClient.invalidateQueries({ queryKey: ['customer', customerId] });
       void queryClient.invalidateQueries({ queryKey: ['subscriptions'] });
+      void queryClient.invalidateQueries({ queryKey: ['invoices'] });
+      flashOn(`/subscriptions/${subscription.id}`, outcome);
       navigate(`/subscriptions/${subscription.id}`);
     },
   });
@@ -55,6 +65,7 @@ export function NewSubscription({ customerId }: { customerId: string }) {
           submit="Create subscription"
           busy={create.isPending}
           error={create.error ?? prices.error}
+          fieldParams={['items.0.quantity', 'trial_days']}
           onSubmit={() => create.mutate()}
           onClose={() => setOpen(false)}
         >
@@ -70,10 +81,25 @@ export function NewSubscription({ customerId }: { customerId: string }) {
               ))}
             </select>
           </label>
-          <TextField label="Quantity" value={quantity} onChange={setQuantity} required />
-          <TextField label="Trial days" value={trialDays} onChange={setTrialDays} required />
+          <TextField
+            label="Quantity"
+            value={quantity}
+            onChange={setQuantity}
+            inputMode="numeric"
+            error={paramError(create.error, 'items.0.quantity')}
+            required
+          />
+          <TextField
+            label="Trial days"
+            value={trialDays}
+            onChange={setTrialDays}
+            inputMode="numeric"
+            error={paramError(create.error, 'trial_days')}
+            required
+          />
           <p className="muted small">
-            It starts now; without a trial the first invoice is made and charged to the customer's default card at once.
+            It starts now; without a trial the first invoice is made and charged to the customer's default card at once,
+            and this form waits for the card's answer.
           </p>
         </FormDialog>
       )}

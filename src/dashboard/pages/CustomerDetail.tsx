@@ -1,3 +1,4 @@
+import { useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import {
   api,
@@ -12,7 +13,9 @@ import {
 } from '../api';
 import { formatDate, formatDateTime, formatMoney, statusLabel } from '../format';
 import { Link } from '../router';
-import { Empty, Failure, Loading, ReadFailure, StatusBadge } from './common';
+import { Empty, Failure, Loading, OutcomeNotice, ReadFailure, StatusBadge, type Outcome } from './common';
+import { AddCard } from './AddCard';
+import { ApplyCoupon } from './ApplyCoupon';
 import { subscriptionAmount } from './Subscriptions';
 import { CustomerActions } from './CustomerForms';
 import { CustomerWhy } from './CustomerWhy';
@@ -22,6 +25,8 @@ import { EmailTimeline } from './EmailTimeline';
 
 export function CustomerDetail({ id }: { id: string }) {
   const path = encodeURIComponent(id);
+  // What an action of the page came to: a card added, a coupon applied.
+  const [outcome, setOutcome] = useState<Outcome>();
   const customer = useQuery({ queryKey: ['customer', id], queryFn: () => api<Customer>('GET', `/customers/${path}`) });
   const methods = useQuery({
     queryKey: ['customer', id, 'payment-methods'],
@@ -57,7 +62,10 @@ export function CustomerDetail({ id }: { id: string }) {
       <CustomerActions customer={c}>
         <NewSubscription customerId={c.id} />
         <NewDraftInvoice customerId={c.id} currency={c.currency ?? 'USD'} />
+        <AddCard customerId={c.id} onAdded={setOutcome} />
+        <ApplyCoupon path={`/customers/${path}`} queryKey={['customer', id]} customerId={c.id} onApplied={setOutcome} />
       </CustomerActions>
+      <OutcomeNotice outcome={outcome} />
       <dl className="card facts">
         <dt>Email</dt>
         <dd>{c.email ?? '—'}</dd>
@@ -73,6 +81,16 @@ export function CustomerDetail({ id }: { id: string }) {
         <dd>{c.balance < 0 ? formatMoney(-c.balance, c.balance_currency ?? 'USD') : '—'}</dd>
         <dt>Created</dt>
         <dd>{formatDate(c.created)}</dd>
+        {c.test_clock && (
+          <>
+            <dt>Test clock</dt>
+            <dd>
+              <Link to="/settings">
+                <code>{c.test_clock}</code>
+              </Link>
+            </dd>
+          </>
+        )}
         <dt>Id</dt>
         <dd>
           <code>{c.id}</code>

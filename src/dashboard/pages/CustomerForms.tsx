@@ -1,21 +1,27 @@
-import { useState, type ReactNode } from 'react';
-import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { api, type Customer } from '../api';
+import { useId, useState, type ReactNode } from 'react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api, type Customer, type TestClock } from '../api';
+import { formatDateTime } from '../format';
 import { navigate } from '../router';
-import { Confirm, Failure, FormDialog, TextField, useIdempotencyKeys } from './common';
+import { Confirm, Failure, FormDialog, paramError, TextField, useIdempotencyKeys } from './common';
+import { readTestClocks, TEST_CLOCKS_KEY } from './TestClocks';
 
 /** Text fields of a form: '' is "not given" (left out of the body, so the API keeps or omits it). */
 function given(fields: Record<string, string>): Record<string, string> {
   return Object.fromEntries(Object.entries(fields).filter(([, value]) => value.trim() !== ''));
 }
 
-/** "New customer": a form in a dialog; the new customer's page opens once it is created. */
+/**
+ * "New customer": a form in a dialog; the new customer's page opens once it is created. In test mode it can put
+ * the customer on a test clock (docs/api.md "Test clocks": at creation only, as the API takes it).
+ */
 export function NewCustomer() {
   const queryClient = useQueryClient();
   const [open, setOpen] = useState(false);
-  const [fields, setFields] = useState({ name: '', email: '', phone: '', description: '' });
+  const [fields, setFields] = useState({ name: '', email: '', phone: '', description: '', test_clock: '' });
   const set = (name: keyof typeof fields) => (value: string) => setFields({ ...fields, [name]: value });
   const keys = useIdempotencyKeys();
+  const clocks = useQuery({ queryKey: TEST_CLOCKS_KEY, queryFn: readTestClocks, enabled: open });
   const create = useMutation({
     mutationFn: () => {
       const body = { name: fields.name, ...given({ ...fields, name: '' }) };
@@ -38,16 +44,86 @@ export function NewCustomer() {
           submit="Create customer"
           busy={create.isPending}
           error={create.error}
+          fieldParams={['name', 'email', 'phone', 'description', 'test_clock']}
           onSubmit={() => create.mutate()}
           onClose={() => setOpen(false)}
         >
-          <TextField label="Name" value={fields.name} onChange={set('name')} required />
-          <TextField label="Email" type="email" value={fields.email} onChange={set('email')} />
-          <TextField label="Phone" type="tel" value={fields.phone} onChange={set('phone')} />
-          <TextField label="Description" value={fields.description} onChange={set('description')} />
+          <TextField
+            label="Name"
+            value={fields.name}
+            onChange={set('name')}
+            error={paramError(create.error, 'name')}
+            required
+          />
+          <TextField
+            label="Email"
+            type="email"
+            value={fields.email}
+            onChange={set('email')}
+            error={paramError(create.error, 'email')}
+          />
+          <TextField
+            label="Phone"
+            type="tel"
+            value={fields.phone}
+            onChange={set('phone')}
+            error={paramError(create.error, 'phone')}
+          />
+          <TextField
+            label="Description"
+            value={fields.description}
+            onChange={set('description')}
+            error={paramError(create.error, 'description')}
+          />
+          {clocks.data && (
+            <TestClockPicker
+              clocks={clocks.data.data}
+              value={fields.test_clock}
+              onChange={set('test_clock')}
+              error={paramError(create.error, 'test_clock')}
+            />
+          )}
         </FormDialog>
       )}
     </>
+  );
+}
+
+/** Test mode's choice of a clock for a new customer: none (the wall clock) or one of the account's. */
+function TestClockPicker(props: {
+  clocks: TestClock[];
+  value: string;
+  onChange: (id: string) => void;
+  error: string | undefined;
+}) {
+  const errorId = useId();
+  const labelId = useId();
+  return (
+    <label className="field">
+      <span id={labelId}>Test clock</span>
+      <select
+        aria-labelledby={labelId}
+        value={props.value}
+        onChange={(event) => props.onChange(event.target.value)}
+        aria-invalid={props.error ? true : undefined}
+        aria-describedby={props.error ? errorId : undefined}
+      >
+        <option value="">None: the real time</option>
+        {props.clocks.map((clock) => (
+          <option key={clock.id} value={clock.id}>
+            {clock.name ?? clock.id}, at {formatDateTime(clock.frozen_time)}
+          </option>
+        ))}
+      </select>
+      {props.error && (
+        <span className="error" id={errorId} role="alert">
+          {props.error}
+        </span>
+      )}
+      <span className="muted small">
+        Test mode: its subscriptions, plans and invoices run on the clock&rsquo;s time; it cannot be changed later.
+      </span>
+    </label>
   );
 }
 

@@ -1,8 +1,9 @@
 import { useEffect, useRef, useState } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { api, type CreditNote, type Invoice } from '../api';
+import { api, type CreditNote, type Invoice, type Transaction } from '../api';
 import { centsFromText, formatDateTime, formatMoney, statusLabel } from '../format';
-import { AmountField, Failure, StatusBadge, useIdempotencyKeys } from './common';
+import { AmountField, Failure, StatusBadge, useIdempotencyKeys, type Outcome } from './common';
+import { declineReason } from './outcomes';
 import { invoiceName } from './Invoices';
 
 /**
@@ -85,6 +86,23 @@ export function CreditNotesTable({ notes }: { notes: CreditNote[] }) {
   );
 }
 
+/** A credit note just issued, in words; one whose refund the gateway refused is void, and says why. */
+async function creditNoteOutcome(note: CreditNote): Promise<Outcome> {
+  const money = formatMoney(note.amount, note.currency);
+  if (note.status !== 'void')
+    return {
+      tone: 'success',
+      text: `Credit note ${note.number} issued. ${money}, ${destination(note).toLowerCase()}.`,
+    };
+  const refund = note.transaction
+    ? await api<Transaction>('GET', `/transactions/${encodeURIComponent(note.transaction)}`)
+    : undefined;
+  return {
+    tone: 'failure',
+    text: `Credit note ${note.number} is void: the refund of ${money} to the card was refused (${declineReason(refund)}). Nothing was given back.`,
+  };
+}
+
 /**
  * The "Issue credit note" dialog: the whole of what is left or an amount, a reason and, on a paid
  * invoice, where the money goes. The API's refusal (400, 409) is shown in the dialog, which stays open.
@@ -98,7 +116,8 @@ export function IssueCreditNote({
   invoice: Invoice;
   notes: CreditNote[];
   onClose: () => void;
-  onIssued: (note: CreditNote) => void;
+  /** The credit note issued, in words: a refund to the card the gateway refused leaves it void, with the reason. */
+  onIssued: (outcome: Outcome) => void;
 }) {
   const dialog = useRef<HTMLDialogElement>(null);
   useEffect(() => dialog.current?.showModal(), []);
@@ -115,16 +134,17 @@ export function IssueCreditNote({
   const amount = whole ? left : centsFromText(amountText);
   const amountInvalid = !whole && amountText.trim() !== '' && amount === undefined;
   const issue = useMutation({
-    mutationFn: () => {
+    mutationFn: async () => {
       const body = { invoice: invoice.id, amount, reason, ...(paid ? { refund_to: refundTo } : {}) };
-      return api<CreditNote>('POST', '/credit-notes', body, { idempotencyKey: keys.keyFor(body) });
+      const note = await api<CreditNote>('POST', '/credit-notes', body, { idempotencyKey: keys.keyFor(body) });
+      return { note, outcome: await creditNoteOutcome(note) };
     },
-    onSuccess: (note) => {
+    onSuccess: ({ outcome }) => {
       keys.done();
       void queryClient.invalidateQueries({ queryKey: ['invoice', invoice.id] });
       void queryClient.invalidateQueries({ queryKey: ['customer', invoice.customer] });
       void queryClient.invalidateQueries({ queryKey: ['invoices'] });
-      onIssued(note);
+      onIssued(outcome);
     },
   });
   return (

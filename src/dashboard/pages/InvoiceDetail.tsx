@@ -1,16 +1,28 @@
 import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, type CreditNote, type Invoice, type Page, type Transaction } from '../api';
+import { api, type CreditNote, type Email, type Invoice, type Page, type Transaction } from '../api';
 import { formatDate, formatDateTime, formatMoney, statusLabel, centsFromText, textFromCents } from '../format';
 import { Link } from '../router';
 import { InvoiceWhy } from './Why';
-import { AmountField, Confirm, Failure, Loading, Notice, ReadFailure, StatusBadge, useIdempotencyKeys } from './common';
+import {
+  AmountField,
+  Confirm,
+  Failure,
+  Loading,
+  Notice,
+  OutcomeNotice,
+  ReadFailure,
+  StatusBadge,
+  useIdempotencyKeys,
+  type Outcome,
+} from './common';
+import { afterSubscriptionPayment, emailOutcome, paymentOutcome, refundOutcome } from './outcomes';
 import { invoiceName } from './Invoices';
 import { EventTimeline } from './Events';
 import { creditableOf, CreditNotesTable, IssueCreditNote } from './InvoiceCredits';
 import { EmailTimeline } from './EmailTimeline';
 
-type Action = 'finalize' | 'pay' | 'void' | 'refund';
+type Action = 'finalize' | 'pay' | 'void' | 'refund' | 'send';
 
 const ACTIONS: Record<Action, { label: string; question: string; done: string; danger: boolean }> = {
   finalize: {
@@ -37,6 +49,12 @@ const ACTIONS: Record<Action, { label: string; question: string; done: string; d
     done: 'Refunded.',
     danger: true,
   },
+  send: {
+    label: 'Send invoice',
+    question: 'The invoice and its PDF are emailed to the customer now, with the link to pay it online.',
+    done: 'Sent.',
+    danger: false,
+  },
 };
 
 /**
@@ -48,9 +66,9 @@ function actionsFor(invoice: Invoice, refundable: number): Action[] {
     case 'draft':
       return ['finalize', 'pay', 'void'];
     case 'open':
-      return ['pay', 'void'];
+      return ['pay', 'send', 'void'];
     case 'paid':
-      return refundable > 0 ? ['refund'] : [];
+      return refundable > 0 ? ['send', 'refund'] : ['send'];
     case 'void':
       return [];
   }
@@ -61,6 +79,8 @@ export function InvoiceDetail({ id }: { id: string }) {
   const path = encodeURIComponent(id);
   const [asking, setAsking] = useState<Action>();
   const [notice, setNotice] = useState<string>();
+  // What a charge, refund, credit note or email came to, once known (a decline is an outcome, not an error).
+  const [outcome, setOutcome] = useState<Outcome>();
   const [refundText, setRefundText] = useState('');
   const [crediting, setCrediting] = useState(false);
   const invoice = useQuery({ queryKey: ['invoice', id], queryFn: () => api<Invoice>('GET', `/invoices/${path}`) });
@@ -75,36 +95,54 @@ export function InvoiceDetail({ id }: { id: string }) {
     queryFn: () => api<Page<Transaction>>('GET', `/invoices/${path}/transactions?take=100`),
     enabled: invoice.isSuccess,
   });
-  // A refund is keyed (a double click refunds once); pay, finalize and void are refused by the invoice's state when repeated.
+  // Pay, refund and send are keyed (a double click, a retry after a lost answer: one charge, refund or email);
+  // finalize and void are refused by the invoice's state when repeated.
   const keys = useIdempotencyKeys();
   const act = useMutation({
-    mutationFn: async (action: Action) => {
+    mutationFn: async (action: Action): Promise<{ invoice: Invoice; outcome?: Outcome }> => {
       switch (action) {
         case 'finalize':
-          return api<Invoice>('POST', `/invoices/${path}/finalize`, {});
-        case 'pay':
-          return api<Invoice>('PUT', `/invoices/${path}`, {});
+          return { invoice: await api<Invoice>('POST', `/invoices/${path}/finalize`, {}) };
+        case 'pay': {
+          // A decline answers 200 with the invoice still open: its outcome is read from its transaction.
+          const invoice = await api<Invoice>('PUT', `/invoices/${path}`, {}, { idempotencyKey: keys.keyFor('pay') });
+          return { invoice, outcome: await afterSubscriptionPayment(invoice, await paymentOutcome(invoice)) };
+        }
         case 'void':
-          return api<Invoice>('DELETE', `/invoices/${path}`);
+          return { invoice: await api<Invoice>('DELETE', `/invoices/${path}`) };
         case 'refund': {
           // The answer is the refund's transaction; the invoice is read again after it.
           const amount = refundText.trim() === '' ? undefined : centsFromText(refundText);
           const body = amount === undefined ? {} : { amount };
-          await api<Transaction>('POST', `/invoices/${path}/refund`, body, { idempotencyKey: keys.keyFor(body) });
-          return api<Invoice>('GET', `/invoices/${path}`);
+          const refund = await api<Transaction>('POST', `/invoices/${path}/refund`, body, {
+            idempotencyKey: keys.keyFor(body),
+          });
+          return { invoice: await api<Invoice>('GET', `/invoices/${path}`), outcome: refundOutcome(refund) };
+        }
+        case 'send': {
+          const email = await api<Email>('POST', `/invoices/${path}/send`, {}, { idempotencyKey: keys.keyFor('send') });
+          return { invoice: await api<Invoice>('GET', `/invoices/${path}`), outcome: await emailOutcome(email) };
         }
       }
     },
-    onSuccess: (answer, action) => {
-      if (action === 'refund') keys.done();
+    onSuccess: ({ invoice: answer, outcome: result }, action) => {
+      keys.done();
       // The answer is the invoice as the change left it: shown at once, its transactions read again.
       queryClient.setQueryData(['invoice', id], answer);
-      setNotice(ACTIONS[action].done);
+      if (result) setOutcome(result);
+      else setNotice(ACTIONS[action].done);
       void queryClient.invalidateQueries({ queryKey: ['invoice', id, 'transactions'] });
       void queryClient.invalidateQueries({ queryKey: ['invoice', id, 'credit-notes'] });
-      // Its "why" (the customer's billing report) changed with it.
-      void queryClient.invalidateQueries({ queryKey: ['customer', answer.customer, 'billing-report'] });
+      // Its "why" (the customer's billing report), balance and emails changed with it.
+      void queryClient.invalidateQueries({ queryKey: ['customer', answer.customer] });
       void queryClient.invalidateQueries({ queryKey: ['invoices'] });
+      void queryClient.invalidateQueries({ queryKey: ['emails'] });
+      void queryClient.invalidateQueries({ queryKey: ['events'] });
+      // A subscription's invoice paid or voided ends its dunning: the subscription is read again when shown.
+      if (answer.subscription) {
+        void queryClient.invalidateQueries({ queryKey: ['subscription', answer.subscription] });
+        void queryClient.invalidateQueries({ queryKey: ['subscriptions'] });
+      }
     },
     // A declined charge is an answer too (402): the invoice and its transactions changed, so both are read again.
     onError: () => void queryClient.invalidateQueries({ queryKey: ['invoice', id] }),
@@ -142,6 +180,7 @@ export function InvoiceDetail({ id }: { id: string }) {
             onClick={() => (
               act.reset(),
               setNotice(undefined),
+              setOutcome(undefined),
               setRefundText(action === 'refund' ? textFromCents(refundable) : ''),
               setAsking(action)
             )}
@@ -153,20 +192,28 @@ export function InvoiceDetail({ id }: { id: string }) {
           <button
             type="button"
             className="secondary"
-            onClick={() => (act.reset(), setNotice(undefined), setAsking(undefined), setCrediting(true))}
+            onClick={() => (
+              act.reset(),
+              setNotice(undefined),
+              setOutcome(undefined),
+              setAsking(undefined),
+              setCrediting(true)
+            )}
           >
             Issue credit note
           </button>
         )}
+        <InvoiceLinks invoice={inv} />
       </div>
       {crediting && (
         <IssueCreditNote
           invoice={inv}
           notes={notes}
           onClose={() => setCrediting(false)}
-          onIssued={(note) => (setCrediting(false), setNotice(`Credit note ${note.number} issued.`))}
+          onIssued={(issued) => (setCrediting(false), setOutcome(issued))}
         />
       )}
+      <OutcomeNotice outcome={outcome} />
       <Notice text={notice} />
       {act.isError && <Failure error={act.error} />}
       {asking && (
@@ -179,6 +226,11 @@ export function InvoiceDetail({ id }: { id: string }) {
           onConfirm={() => act.mutate(asking)}
           onClose={() => setAsking(undefined)}
         >
+          {asking === 'send' && (
+            <p>
+              To <strong>{inv.customer_email ?? 'the customer’s email'}</strong>.
+            </p>
+          )}
           {asking === 'refund' && (
             <AmountField
               label={`Amount in ${inv.currency.toUpperCase()} (at most ${money(refundable)}, what credit notes left)`}
@@ -387,6 +439,38 @@ export function InvoiceDetail({ id }: { id: string }) {
       )}
       <EmailTimeline filter={{ invoice: inv.id }} version={inv.status} />
       <EventTimeline filter={{ object: inv.id }} version={inv.status} />
+    </>
+  );
+}
+
+/**
+ * The invoice's document and its page for the customer, once finalized: the PDF (GET /invoices/{id}/pdf, read
+ * with the session) and the hosted invoice page (`hosted_invoice_url`), each in a new tab.
+ */
+function InvoiceLinks({ invoice }: { invoice: Invoice }) {
+  if (invoice.number === null) return null;
+  return (
+    <>
+      <a
+        className="button-link"
+        href={`/invoices/${encodeURIComponent(invoice.id)}/pdf`}
+        target="_blank"
+        rel="noreferrer"
+        aria-label={`PDF of ${invoice.number}`}
+      >
+        PDF
+      </a>
+      {invoice.hosted_invoice_url && (
+        <a
+          className="button-link"
+          href={invoice.hosted_invoice_url}
+          target="_blank"
+          rel="noreferrer"
+          aria-label={`Hosted page of ${invoice.number}, as the customer sees it`}
+        >
+          Hosted page
+        </a>
+      )}
     </>
   );
 }

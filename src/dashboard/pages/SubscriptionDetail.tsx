@@ -4,7 +4,9 @@ import { api, type Session, type Subscription } from '../api';
 import { formatDate, formatDateTime, formatInterval, formatMoney } from '../format';
 import { Link } from '../router';
 import { SubscriptionWhy } from './Why';
-import { Confirm, Failure, Loading, Notice, ReadFailure, StatusBadge, WorkflowLink } from './common';
+import { Confirm, Failure, Loading, Notice, OutcomeNotice, ReadFailure, StatusBadge, WorkflowLink } from './common';
+import { ApplyCoupon } from './ApplyCoupon';
+import { takeFlash } from '../flash';
 import { nextInvoiceDate, subscriptionAmount } from './Subscriptions';
 import { EventTimeline } from './Events';
 
@@ -59,6 +61,8 @@ export function SubscriptionDetail({ id, session }: { id: string; session: Sessi
   const path = encodeURIComponent(id);
   const [asking, setAsking] = useState<Action>();
   const [notice, setNotice] = useState<string>();
+  // What the action that opened this page came to (a creation's first charge), shown once.
+  const [outcome, setOutcome] = useState(() => takeFlash(`/subscriptions/${id}`));
   const subscription = useQuery({
     queryKey: ['subscription', id],
     queryFn: () => api<Subscription>('GET', `/subscriptions/${path}`),
@@ -108,13 +112,22 @@ export function SubscriptionDetail({ id, session }: { id: string; session: Sessi
             key={action}
             type="button"
             className={action === 'cancel' ? 'danger' : 'secondary'}
-            onClick={() => (act.reset(), setNotice(undefined), setAsking(action))}
+            onClick={() => (act.reset(), setNotice(undefined), setOutcome(undefined), setAsking(action))}
           >
             {ACTIONS[action].label}
           </button>
         ))}
+        {s.status !== 'canceled' && s.status !== 'expired' && (
+          <ApplyCoupon
+            path={`/subscriptions/${path}`}
+            queryKey={['subscription', id]}
+            customerId={s.customer}
+            onApplied={(applied) => (setNotice(undefined), setOutcome(applied))}
+          />
+        )}
         <WorkflowLink url={workflowUrl} />
       </div>
+      <OutcomeNotice outcome={outcome} />
       <Notice text={notice} />
       {act.isError && <Failure error={act.error} />}
       {asking && (

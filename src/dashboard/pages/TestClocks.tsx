@@ -25,6 +25,18 @@ function monthLater(seconds: number): number {
   return Math.floor(date.getTime() / 1000);
 }
 
+export const TEST_CLOCKS_KEY = ['test-clocks'];
+
+/** The account's test clocks, newest first; null where the API has no test helpers (not test mode: 404). */
+export async function readTestClocks(): Promise<Page<TestClock> | null> {
+  try {
+    return await api<Page<TestClock>>('GET', '/test-helpers/test-clocks?take=100');
+  } catch (error) {
+    if (error instanceof ApiFailure && error.status === 404) return null;
+    throw error;
+  }
+}
+
 /**
  * Settings, Test clocks (docs/api.md "Test clocks"): the account's clocks, a new one, advancing one and
  * the customers on each. Test mode only: where the API has no test helpers (its list answers 404) the
@@ -32,15 +44,8 @@ function monthLater(seconds: number): number {
  */
 export function TestClocksSection() {
   const clocks = useQuery({
-    queryKey: ['test-clocks'],
-    queryFn: async () => {
-      try {
-        return await api<Page<TestClock>>('GET', '/test-helpers/test-clocks?take=100');
-      } catch (error) {
-        if (error instanceof ApiFailure && error.status === 404) return null;
-        throw error;
-      }
-    },
+    queryKey: TEST_CLOCKS_KEY,
+    queryFn: readTestClocks,
     // While a clock advances, its status is read again until it is ready.
     refetchInterval: (query) => (query.state.data?.data.some((clock) => clock.status === 'advancing') ? 1000 : false),
   });
@@ -77,7 +82,7 @@ function NewClock() {
       keys.done();
       setName('');
       setNotice(`Test clock ${clock.name ?? clock.id} created.`);
-      void queryClient.invalidateQueries({ queryKey: ['test-clocks'] });
+      void queryClient.invalidateQueries({ queryKey: TEST_CLOCKS_KEY });
     },
   });
   const submit = (event: FormEvent) => {
@@ -124,7 +129,7 @@ function Clock({ clock }: { clock: TestClock }) {
       keys.done();
       setNotice(`Advancing to ${formatDateTime(advanced.frozen_time)}.`);
       setTarget(utcText(monthLater(advanced.frozen_time)));
-      void queryClient.invalidateQueries({ queryKey: ['test-clocks'] });
+      void queryClient.invalidateQueries({ queryKey: TEST_CLOCKS_KEY });
     },
     onSettled: () => setAsking(false),
   });

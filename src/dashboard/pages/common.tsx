@@ -1,4 +1,4 @@
-import { useEffect, useRef, type ReactNode } from 'react';
+import { useEffect, useId, useRef, type ReactNode } from 'react';
 import { ApiFailure, newIdempotencyKey } from '../api';
 import { statusLabel } from '../format';
 import { Link } from '../router';
@@ -183,7 +183,17 @@ export function PagesOf({
   return <Pager page={page} hasNext={page < list.meta.pagesTotal} onPage={onPage} label={`Page ${page} of ${pages}`} />;
 }
 
-/** A form in a modal dialog (the browser's own <dialog>): fields as children, the API's refusal shown in it. */
+/** The API's refusal when it names one of `params` (a 400's `param`): the words its field shows beside it. */
+export function paramError(error: unknown, ...params: string[]): string | undefined {
+  if (!(error instanceof ApiFailure) || error.error.param === undefined) return undefined;
+  return params.includes(error.error.param) ? error.message : undefined;
+}
+
+/**
+ * A form in a modal dialog (the browser's own <dialog>): fields as children, the API's refusal shown in it:
+ * beside its field when the refusal names one of `fieldParams` (the field shows it, see paramError), below
+ * the fields otherwise. A double click submits once, as Confirm confirms once.
+ */
 export function FormDialog(props: {
   children: ReactNode;
   title: string;
@@ -192,22 +202,32 @@ export function FormDialog(props: {
   error: unknown;
   onSubmit: () => void;
   onClose: () => void;
+  /** The `param`s of the API's refusals that a field of the form shows beside it. */
+  fieldParams?: string[];
 }) {
   const dialog = useRef<HTMLDialogElement>(null);
   useEffect(() => {
     dialog.current?.showModal();
   }, []);
+  // The second click of a double click comes before the page shows the button disabled: it would send again.
+  const submitted = useRef(false);
+  useEffect(() => {
+    if (!props.busy) submitted.current = false;
+  }, [props.busy]);
+  const atField = paramError(props.error, ...(props.fieldParams ?? [])) !== undefined;
   return (
     <dialog ref={dialog} className="card dialog" aria-labelledby="form-title" onClose={props.onClose}>
       <form
         onSubmit={(event) => {
           event.preventDefault();
+          if (submitted.current) return;
+          submitted.current = true;
           props.onSubmit();
         }}
       >
         <h2 id="form-title">{props.title}</h2>
         {props.children}
-        {props.error ? <Failure error={props.error} /> : null}
+        {props.error && !atField ? <Failure error={props.error} /> : null}
         <div className="actions">
           <button type="button" className="secondary" onClick={props.onClose} disabled={props.busy}>
             Cancel
@@ -221,7 +241,7 @@ export function FormDialog(props: {
   );
 }
 
-/** A labelled text input of a form. */
+/** A labelled text input of a form; `error`, the API's refusal of this field (paramError), is shown beside it. */
 export function TextField(props: {
   label: string;
   value: string;
@@ -229,19 +249,51 @@ export function TextField(props: {
   type?: string;
   required?: boolean;
   autoComplete?: string;
+  inputMode?: 'numeric' | 'decimal' | 'text';
+  error?: string;
 }) {
+  const errorId = useId();
+  const labelId = useId();
   return (
     <label className="field">
-      <span>{props.label}</span>
+      <span id={labelId}>{props.label}</span>
       <input
+        // Named by its label alone: the error shown inside the label is its description.
+        aria-labelledby={labelId}
         type={props.type ?? 'text'}
         value={props.value}
         required={props.required}
         autoComplete={props.autoComplete ?? 'off'}
+        inputMode={props.inputMode}
+        aria-invalid={props.error ? true : undefined}
+        aria-describedby={props.error ? errorId : undefined}
         onChange={(event) => props.onChange(event.target.value)}
       />
+      {props.error && (
+        <span className="error" id={errorId} role="alert">
+          {props.error}
+        </span>
+      )}
     </label>
   );
+}
+
+/** What an action that moves money came to, once known: its words, and whether it went through. */
+export interface Outcome {
+  tone: 'success' | 'failure' | 'pending';
+  text: string;
+}
+
+/** An action's outcome: a failure (a decline) as an alert, read out at once; a success or a wait as a status. */
+export function OutcomeNotice({ outcome }: { outcome: Outcome | undefined }) {
+  if (!outcome) return null;
+  if (outcome.tone === 'failure')
+    return (
+      <p className="error outcome" role="alert">
+        {outcome.text}
+      </p>
+    );
+  return <Notice text={outcome.text} />;
 }
 
 /**
