@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import compression from 'compression';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { z } from 'zod';
 import { Api, MAX_BODY_BYTES } from './http/api';
@@ -61,6 +62,8 @@ export function createApp(deps: AppDeps): express.Express {
   app.disable('x-powered-by');
   // Security headers on every answer (docs/api.md "Security"); no CORS headers: browsers on other origins may not call the API.
   app.use(securityHeaders);
+  // Answers the client can take compressed are (docs/decisions.md §19): the dashboard's script, the hosted pages, JSON lists.
+  app.use(compression());
   app.set('etag', false);
   app.set('query parser', 'simple');
   // Behind a load balancer every request comes from its address: the per-address limits need the client's.
