@@ -4112,7 +4112,7 @@ export interface components {
         };
         CurrencyOverview: {
             currency: components["schemas"]["CurrencyCode"];
-            /** @description Monthly recurring revenue in cents: the items of active and past_due subscriptions, each normalised to a month and rounded half up (docs/api.md, "MRR") */
+            /** @description Monthly recurring revenue in cents: what active and past_due subscriptions bill per month after their recurring discounts, each item normalised to a month and rounded half up; a subscription set to end counts 0 (docs/api.md, "MRR") */
             mrr: number;
             /** @description Subscriptions active or past_due */
             active_subscriptions: number;
