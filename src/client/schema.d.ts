@@ -1260,7 +1260,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List subscriptions, newest first (filters: status, customer; a page, or after/before a cursor) */
+        /** List subscriptions, newest first (filters: status, customer; a page, or after/before a cursor; include=names adds the customer's and products' names) */
         get: operations["getSubscriptions"];
         put?: never;
         /**
@@ -2579,6 +2579,8 @@ export interface components {
             updated_ms: number;
             currency: components["schemas"]["CurrencyCode"];
             customer: string;
+            /** @description With include=names: the customer's name */
+            customer_name?: string;
             ended_at: number | null;
             items: {
                 data: components["schemas"]["SubscriptionItem"][];
@@ -2641,6 +2643,8 @@ export interface components {
             /** @enum {string} */
             object: "price";
             product: string;
+            /** @description With include=names: the product's name */
+            product_name?: string;
             /** @description false until the price is first billed, then true for good */
             active: boolean;
             currency: components["schemas"]["CurrencyCode"];
@@ -2703,6 +2707,8 @@ export interface components {
             /** @enum {string} */
             object: "payment_plan";
             customer: string;
+            /** @description With include=names: the customer's name */
+            customer_name?: string;
             /** @enum {string} */
             status: "pending" | "active" | "past_due" | "defaulted" | "completed" | "canceled";
             currency: components["schemas"]["CurrencyCode"];
@@ -3532,7 +3538,11 @@ export interface components {
             amount: number;
             currency: components["schemas"]["CurrencyCode"];
             customer: string | null;
+            /** @description With include=names: the customer's name */
+            customer_name?: string;
             invoice: string | null;
+            /** @description With include=names: the invoice's number, once it has one */
+            invoice_number?: string;
             payment_method: string | null;
             /** @description Refunds: the payment refunded */
             source_transaction: string | null;
@@ -3797,6 +3807,8 @@ export interface components {
             /** @enum {string} */
             object: "payment_plan";
             customer: string;
+            /** @description With include=names: the customer's name */
+            customer_name?: string;
             /** @enum {string} */
             status: "pending" | "active" | "past_due" | "defaulted" | "completed" | "canceled";
             currency: components["schemas"]["CurrencyCode"];
@@ -3945,6 +3957,8 @@ export interface components {
             updated_ms: number;
             currency: components["schemas"]["CurrencyCode"];
             customer: string;
+            /** @description With include=names: the customer's name */
+            customer_name?: string;
             ended_at: number | null;
             items: {
                 data: components["schemas"]["SubscriptionItem"][];
@@ -7502,6 +7516,8 @@ export interface operations {
                 page?: number;
                 /** @description Page size, 1 to 100 (decimal digits) */
                 take?: number;
+                /** @description names: each object also carries the names of what it refers to (docs/api.md, "Names on list rows") */
+                include?: "names";
             };
             header?: never;
             path?: never;
@@ -10403,6 +10419,8 @@ export interface operations {
                 status?: "succeeded" | "failed" | "pending";
                 customer?: string;
                 invoice?: string;
+                /** @description names: each object also carries the names of what it refers to (docs/api.md, "Names on list rows") */
+                include?: "names";
             };
             header?: never;
             path?: never;
@@ -12469,6 +12487,8 @@ export interface operations {
                 ending_before?: string;
                 customer?: string;
                 status?: "pending" | "active" | "past_due" | "defaulted" | "completed" | "canceled";
+                /** @description names: each object also carries the names of what it refers to (docs/api.md, "Names on list rows") */
+                include?: "names";
             };
             header?: never;
             path?: never;
@@ -14245,6 +14265,8 @@ export interface operations {
                 ending_before?: string;
                 status?: "scheduled" | "trialing" | "active" | "paused" | "canceled" | "expired" | "past_due";
                 customer?: string;
+                /** @description names: each object also carries the names of what it refers to (docs/api.md, "Names on list rows") */
+                include?: "names";
             };
             header?: never;
             path?: never;
@@ -14482,7 +14504,10 @@ export interface operations {
     };
     getSubscriptionsById: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description names: each object also carries the names of what it refers to (docs/api.md, "Names on list rows") */
+                include?: "names";
+            };
             header?: never;
             path: {
                 id: string;

@@ -20,6 +20,7 @@ import {
   type Statement,
   type AnyTx,
   type Queryable,
+  withNamesFrom,
 } from '../db/sql';
 
 /** An invoice with its lines and, once finalized, its hosted page's link (docs/decisions.md §29). */
@@ -331,6 +332,20 @@ export async function insertInvoiceWithLines(
     ...modelOfRow<Invoice>(INVOICE_COLUMNS, row!),
     lines: row!.lines.map((line) => modelOfRow<InvoiceLine>(LINE_COLUMNS, line)),
   };
+}
+
+const INVOICE_NUMBERS: Statement = {
+  name: 'invoice_numbers',
+  text: 'SELECT id, number AS name FROM invoices WHERE account_id = $1 AND id = ANY($2::text[])',
+};
+
+/** `objects` with `invoice_number` beside their `invoice`, once it has one (docs/api.md, "Names on list rows"). */
+export function withInvoiceNumbers<T extends { invoice: string | null; invoice_number?: string }>(
+  db: Queryable,
+  accountId: string,
+  objects: T[],
+) {
+  return withNamesFrom(db, INVOICE_NUMBERS, accountId, objects, 'invoice', 'invoice_number');
 }
 
 const ACCOUNT_NAME: Statement = { name: 'account_name', text: 'SELECT name FROM accounts WHERE id = $1' };
