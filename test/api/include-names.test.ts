@@ -1,6 +1,12 @@
 import { apiClient, createTestAccount, expectStatus, type ApiClient } from '../support/harness';
 import { customerWithCard, simpleInvoice } from '../support/payments';
-import { createSubscription, startSubscriptionWorld, unix, type SubscriptionWorld } from '../support/subscriptions';
+import {
+  createSubscription,
+  namedMonthlyPrice,
+  startSubscriptionWorld,
+  unix,
+  type SubscriptionWorld,
+} from '../support/subscriptions';
 
 /**
  * `include=names` (docs/api.md, "Names on list rows"): subscriptions, prices, transactions and payment plans
@@ -18,27 +24,12 @@ beforeAll(async () => {
 });
 afterAll(() => world?.close());
 
-async function namedProductPrice(client: ApiClient, name: string, unitAmount: number): Promise<string> {
-  const product = expectStatus(
-    await client.post('/products', {
-      name,
-      currency: 'USD',
-      unit_amount: unitAmount,
-      type: 'recurring',
-      recurring: { interval: 'month', interval_count: 1 },
-    }),
-    201,
-    'POST /products',
-  );
-  return product.default_price as string;
-}
-
 describe('include=names', () => {
   it("answers subscriptions with their customer's and products' names, in the list and the retrieve", async () => {
     const { customer } = await customerWithCard(api);
     expectStatus(await api.patch(`/customers/${customer.id}`, { name: 'Ada Lovelace' }), 200);
-    const pro = await namedProductPrice(api, 'Analytical Engine Pro', 4900);
-    const seats = await namedProductPrice(api, 'Extra seats', 900);
+    const pro = await namedMonthlyPrice(api, 'Analytical Engine Pro', 4900);
+    const seats = await namedMonthlyPrice(api, 'Extra seats', 900);
     const subscription = await createSubscription(api, {
       customer: customer.id,
       items: [
@@ -72,7 +63,7 @@ describe('include=names', () => {
   });
 
   it("answers prices with their product's name, transactions with the customer's name and the invoice's number", async () => {
-    const price = await namedProductPrice(api, 'Difference Engine', 1500);
+    const price = await namedMonthlyPrice(api, 'Difference Engine', 1500);
     const prices = expectStatus(await api.get(`/prices?include=names&take=100`), 200).data as any[];
     expect(prices.find((each) => each.id === price)).toMatchObject({ product_name: 'Difference Engine' });
     expect((expectStatus(await api.get('/prices?take=100'), 200).data as any[])[0]).not.toHaveProperty('product_name');

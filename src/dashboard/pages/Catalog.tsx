@@ -541,7 +541,7 @@ function NewTaxRate({ onDone }: { onDone: () => void }) {
 }
 
 /** "25% off" or "$10.00 off", and how long: once, for 3 months, forever (docs/api.md, "Coupons and discounts"). */
-function couponTerms(coupon: Coupon): string {
+export function couponTerms(coupon: Coupon): string {
   const off =
     coupon.percent_off !== null
       ? `${coupon.percent_off}% off`

@@ -14,6 +14,7 @@ import { formatDate, formatDateTime, formatMoney, statusLabel } from '../format'
 import { Link } from '../router';
 import { Empty, Failure, Loading, ReadFailure, StatusBadge } from './common';
 import { subscriptionAmount } from './Subscriptions';
+import { subscriptionTitle } from '../names';
 import { CustomerActions } from './CustomerForms';
 import { CustomerWhy } from './CustomerWhy';
 import { NewDraftInvoice, NewSubscription } from './CustomerBilling';
@@ -30,7 +31,7 @@ export function CustomerDetail({ id }: { id: string }) {
   });
   const subscriptions = useQuery({
     queryKey: ['subscriptions', { customer: id }],
-    queryFn: () => api<Page<Subscription>>('GET', `/subscriptions?customer=${path}&take=100`),
+    queryFn: () => api<Page<Subscription>>('GET', `/subscriptions?customer=${path}&take=100&include=names`),
     enabled: customer.isSuccess,
   });
   const balance = useQuery({
@@ -155,9 +156,10 @@ export function CustomerDetail({ id }: { id: string }) {
               {subscriptions.data.data.map((subscription) => (
                 <tr key={subscription.id}>
                   <td>
-                    <Link to={`/subscriptions/${subscription.id}`}>
+                    <Link to={`/subscriptions/${subscription.id}`}>{subscriptionTitle(subscription)}</Link>
+                    <div className="muted small">
                       <code>{subscription.id}</code>
-                    </Link>
+                    </div>
                   </td>
                   <td>
                     <StatusBadge status={subscription.status} />

@@ -9,6 +9,7 @@ import { invoiceName } from './Invoices';
 import { EventTimeline } from './Events';
 import { creditableOf, CreditNotesTable, IssueCreditNote } from './InvoiceCredits';
 import { EmailTimeline } from './EmailTimeline';
+import { SubscriptionLink } from './ObjectLinks';
 
 type Action = 'finalize' | 'pay' | 'void' | 'refund';
 
@@ -199,9 +200,7 @@ export function InvoiceDetail({ id }: { id: string }) {
           <>
             <dt>Subscription</dt>
             <dd>
-              <Link to={`/subscriptions/${inv.subscription}`}>
-                <code>{inv.subscription}</code>
-              </Link>
+              <SubscriptionLink id={inv.subscription} />
             </dd>
           </>
         )}
