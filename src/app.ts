@@ -16,6 +16,7 @@ import { registerSearchRoutes } from './search/search.routes';
 import { registerCustomerReportRoutes } from './support/customer-report.routes';
 import { auditRecorder } from './audit/audit.service';
 import { registerApiKeyRoutes } from './accounts/api-key.routes';
+import { registerBusinessDetailsRoutes } from './accounts/business-details.routes';
 import { registerProductRoutes } from './catalog/product.routes';
 import { registerPriceRoutes } from './catalog/price.routes';
 import { registerTaxRateRoutes } from './catalog/tax-rate.routes';
@@ -130,6 +131,7 @@ export function createApp(deps: AppDeps): express.Express {
   registerCustomerRoutes(api, routeDeps);
   registerWebhookRoutes(api, routeDeps);
   registerApiKeyRoutes(api, routeDeps);
+  registerBusinessDetailsRoutes(api, routeDeps);
   registerProductRoutes(api, routeDeps);
   registerPriceRoutes(api, routeDeps);
   registerTaxRateRoutes(api, routeDeps);

@@ -234,6 +234,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/settings/business-details": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The seller's public business details printed on invoices and credit notes (any role)
+         * @description Every field is null until set. docs/api.md, "Business details".
+         */
+        get: operations["getSettingsBusinessDetails"];
+        /**
+         * Set the legal name, address, support email and phone, and tax id shown to customers (superadmin)
+         * @description Give any of the fields; what is not given stays, null clears a field. Invoices take them when made and when finalized (account_name, account_country, account_address, account_email, account_phone, account_tax_id) and keep them from then on: an issued invoice, its PDF, credit notes and hosted page never change.
+         */
+        put: operations["putSettingsBusinessDetails"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/products/taxCodes": {
         parameters: {
             query?: never;
@@ -3060,6 +3084,34 @@ export interface components {
             /** @description Rotate a key whose previous successor still works (that successor stays live) */
             force?: boolean;
         };
+        BusinessDetails: {
+            /** @enum {string} */
+            object: "business_details";
+            legal_name: string | null;
+            address: components["schemas"]["Address"] | null;
+            support_email: string | null;
+            support_phone: string | null;
+            tax_id: string | null;
+        };
+        BusinessDetailsUpdate: {
+            /** @description The business's legal name, shown as the invoice's account_name; null: the account's name */
+            legal_name?: string | null;
+            /** @description The business's address; its country is the invoice's account_country */
+            address?: {
+                city?: string;
+                country?: components["schemas"]["CountryCodeInput"];
+                line1?: string;
+                line2?: string;
+                postal_code?: string;
+                state?: string;
+            } | null;
+            /** @description Where customers write about their invoices */
+            support_email?: string | null;
+            /** @description Where customers call about their invoices */
+            support_phone?: string | null;
+            /** @description The tax number printed on invoices (a VAT number, an EIN...), as written */
+            tax_id?: string | null;
+        };
         Product: {
             id: string;
             /** @enum {string} */
@@ -3329,8 +3381,18 @@ export interface components {
             id: string;
             /** @enum {string} */
             object: "invoice";
+            /** @description The seller's country (its business address, GET /settings/business-details); null when unset */
             account_country: components["schemas"]["CountryCode"] | null;
+            /** @description The seller's legal name when set, else the account's name */
             account_name: string | null;
+            /** @description The seller's business address as the invoice was made, then finalized (docs/api.md, "Business details"); null when unset */
+            account_address: components["schemas"]["Address"] | null;
+            /** @description The seller's support email; null when unset */
+            account_email: string | null;
+            /** @description The seller's support phone; null when unset */
+            account_phone: string | null;
+            /** @description The seller's tax id (a VAT number, an EIN...); null when unset */
+            account_tax_id: string | null;
             amount_due: number;
             amount_paid: number;
             amount_remaining: number;
@@ -3461,8 +3523,18 @@ export interface components {
             id: null;
             /** @enum {string} */
             object: "invoice";
+            /** @description The seller's country (its business address, GET /settings/business-details); null when unset */
             account_country: components["schemas"]["CountryCode"] | null;
+            /** @description The seller's legal name when set, else the account's name */
             account_name: string | null;
+            /** @description The seller's business address as the invoice was made, then finalized (docs/api.md, "Business details"); null when unset */
+            account_address: components["schemas"]["Address"] | null;
+            /** @description The seller's support email; null when unset */
+            account_email: string | null;
+            /** @description The seller's support phone; null when unset */
+            account_phone: string | null;
+            /** @description The seller's tax id (a VAT number, an EIN...); null when unset */
+            account_tax_id: string | null;
             amount_due: number;
             amount_paid: number;
             amount_remaining: number;
@@ -6475,6 +6547,205 @@ export interface operations {
             };
             /** @description Unknown resource, or one of another account */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource's state forbids the action */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than 1 MB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is not `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests with this API key (`code: rate_limit`): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers are larger than 64 KB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PostgreSQL or Temporal does not answer: retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getSettingsBusinessDetails: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BusinessDetails"];
+                };
+            };
+            /** @description Invalid request: `error.param` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests with this API key (`code: rate_limit`): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers are larger than 64 KB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PostgreSQL or Temporal does not answer: retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    putSettingsBusinessDetails: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1 to 255 visible ASCII characters. The same key and body within 24 h answer the first response again. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BusinessDetailsUpdate"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BusinessDetails"];
+                };
+            };
+            /** @description Invalid request: `error.param` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key, the user or the account may not do this; or a write made with a dashboard session lacks its CSRF token or comes from another origin */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -71,6 +71,10 @@ export function toInvoiceObject(invoice: InvoiceWithLines): InvoiceObject {
     object: 'invoice',
     account_country: invoice.accountCountry,
     account_name: invoice.accountName,
+    account_address: (invoice.accountAddress as Address | null) ?? null,
+    account_email: invoice.accountEmail,
+    account_phone: invoice.accountPhone,
+    account_tax_id: invoice.accountTaxId,
     amount_due: amountDue,
     amount_paid: amountPaid,
     amount_remaining: amountDue - amountPaid,
@@ -228,8 +232,8 @@ export async function lockInvoice(tx: AnyTx, accountId: string, id: string): Pro
 
 /** What a state change of an invoice sets (never its identity, lines or version, which its trigger bumps). */
 export type InvoiceChange = Partial<
-  Omit<Invoice, 'id' | 'accountId' | 'updatedAt' | 'updatedMs' | 'customerAddress'>
-> & { customerAddress?: Prisma.InputJsonValue };
+  Omit<Invoice, 'id' | 'accountId' | 'updatedAt' | 'updatedMs' | 'customerAddress' | 'accountAddress'>
+> & { customerAddress?: Prisma.InputJsonValue; accountAddress?: Prisma.InputJsonValue | null };
 
 /**
  * Sets `change` on an invoice the caller's transaction has locked (lockInvoice) and answers it with its
@@ -274,9 +278,11 @@ export type NewInvoice = Omit<
   | 'updatedAt'
   | 'updatedMs'
   | 'customerAddress'
+  | 'accountAddress'
   | 'totalTaxes'
 > & {
   customerAddress?: Prisma.InputJsonValue;
+  accountAddress: Prisma.InputJsonValue | null;
   totalTaxes: Prisma.InputJsonValue;
 };
 export type NewInvoiceLine = Omit<InvoiceLine, 'invoiceId' | 'taxAmounts'> & { taxAmounts: Prisma.InputJsonValue };
@@ -348,18 +354,12 @@ export function withInvoiceNumbers<T extends { invoice: string | null; invoice_n
   return withNamesFrom(db, INVOICE_NUMBERS, accountId, objects, 'invoice', 'invoice_number');
 }
 
-const ACCOUNT_NAME: Statement = { name: 'account_name', text: 'SELECT name FROM accounts WHERE id = $1' };
 const PRODUCT_NAME: Statement = {
   name: 'product_name',
   text: 'SELECT name FROM products WHERE id = $1 AND account_id = $2',
 };
 
-/** The names an invoice shows of its account and of a line's product (undefined when the row is gone). */
-export async function readAccountName(db: AnyTx, accountId: string): Promise<{ name: string } | undefined> {
-  const [account] = await queryRows<{ name: string }>(db, ACCOUNT_NAME, [accountId]);
-  return account;
-}
-
+/** The name an invoice line shows of its product (undefined when the row is gone). */
 export async function readProductName(
   db: AnyTx,
   accountId: string,
