@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import compression from 'compression';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { z } from 'zod';
 import { Api, MAX_BODY_BYTES } from './http/api';
@@ -15,6 +16,7 @@ import { registerSearchRoutes } from './search/search.routes';
 import { registerCustomerReportRoutes } from './support/customer-report.routes';
 import { auditRecorder } from './audit/audit.service';
 import { registerApiKeyRoutes } from './accounts/api-key.routes';
+import { registerBusinessDetailsRoutes } from './accounts/business-details.routes';
 import { registerProductRoutes } from './catalog/product.routes';
 import { registerPriceRoutes } from './catalog/price.routes';
 import { registerTaxRateRoutes } from './catalog/tax-rate.routes';
@@ -61,6 +63,8 @@ export function createApp(deps: AppDeps): express.Express {
   app.disable('x-powered-by');
   // Security headers on every answer (docs/api.md "Security"); no CORS headers: browsers on other origins may not call the API.
   app.use(securityHeaders);
+  // Answers the client can take compressed are (docs/decisions.md §19): the dashboard's script, the hosted pages, JSON lists.
+  app.use(compression());
   app.set('etag', false);
   app.set('query parser', 'simple');
   // Behind a load balancer every request comes from its address: the per-address limits need the client's.
@@ -127,6 +131,7 @@ export function createApp(deps: AppDeps): express.Express {
   registerCustomerRoutes(api, routeDeps);
   registerWebhookRoutes(api, routeDeps);
   registerApiKeyRoutes(api, routeDeps);
+  registerBusinessDetailsRoutes(api, routeDeps);
   registerProductRoutes(api, routeDeps);
   registerPriceRoutes(api, routeDeps);
   registerTaxRateRoutes(api, routeDeps);

@@ -1,4 +1,4 @@
-import type { Account, ApiKey } from '../generated/prisma/client';
+import { Prisma, type Account, type ApiKey } from '../generated/prisma/client';
 import type { Db } from '../db/prisma';
 import { queryRows, type AnyTx, type Queryable, type Statement } from '../db/sql';
 
@@ -39,4 +39,38 @@ const ACCOUNT_PROFILE: Statement = {
 export async function readAccountProfile(db: Queryable, accountId: string): Promise<AccountProfile | undefined> {
   const [row] = await queryRows<AccountProfile>(db, ACCOUNT_PROFILE, [accountId]);
   return row;
+}
+
+/** What an invoice takes of its seller: the account's name and its public business details (docs/api.md, "Business details"). */
+export type AccountSeller = Pick<
+  Account,
+  'name' | 'legalName' | 'businessAddress' | 'supportEmail' | 'supportPhone' | 'taxId'
+>;
+
+const ACCOUNT_SELLER: Statement = {
+  name: 'account_seller',
+  text: `SELECT name, legal_name AS "legalName", business_address AS "businessAddress", support_email AS "supportEmail",
+    support_phone AS "supportPhone", tax_id AS "taxId"
+    FROM accounts WHERE id = $1`,
+};
+
+export async function readAccountSeller(db: Queryable, accountId: string): Promise<AccountSeller | undefined> {
+  const [row] = await queryRows<AccountSeller>(db, ACCOUNT_SELLER, [accountId]);
+  return row;
+}
+
+/** The business details `change` gives (undefined: left as they are, null: cleared). */
+export async function writeBusinessDetails(
+  db: Db,
+  accountId: string,
+  change: Partial<Omit<AccountSeller, 'name' | 'businessAddress'>> & { businessAddress?: object | null },
+): Promise<void> {
+  const { businessAddress, ...rest } = change;
+  await db.account.update({
+    where: { id: accountId },
+    data: {
+      ...rest,
+      ...(businessAddress === undefined ? {} : { businessAddress: businessAddress ?? Prisma.DbNull }),
+    },
+  });
 }

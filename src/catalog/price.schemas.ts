@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { paginationQuery } from '../http/pagination';
-import { resourceId, unixTime } from '../http/validation';
+import { includeNamesQuery, resourceId, unixTime } from '../http/validation';
 import { commaSeparatedIds, createdRange, jsonTextFilter } from './search-filter';
 import { updatedMsField } from '../lib/object-version';
 import { currencyCode } from '../lib/iso';
@@ -110,6 +110,7 @@ export const priceSchema = z
     id: z.string(),
     object: z.literal('price'),
     product: z.string(),
+    product_name: z.string().optional().describe("With include=names: the product's name"),
     active: z.boolean().describe('false until the price is first billed, then true for good'),
     currency: currencyCode,
     unit_amount: z.number().int(),
@@ -138,6 +139,7 @@ export const listPricesQuery = z.strictObject({
     'Plain text matches the description or the id; a JSON object filters on active, product, type, currency, ids (comma-separated), created {gt, gte, lt, lte}',
   ),
   ...paginationQuery(100),
+  ...includeNamesQuery,
 });
 
 export const priceIdParams = z.strictObject({ id: resourceId });

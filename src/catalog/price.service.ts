@@ -23,6 +23,7 @@ import {
   unpaidInvoiceLineCount,
   toPriceObject,
   toProductObject,
+  withProductNames,
 } from './records';
 import { createdWhere } from './search-filter';
 import { containsText } from '../db/text-search';
@@ -135,7 +136,12 @@ export async function listPrices(prisma: Db, accountId: string, query: ListPrice
     prisma.price.count({ where }),
     prisma.price.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], ...pageWindow(query) }),
   ]);
-  return pageEnvelope(prices.map(toPriceObject), total, query);
+  const objects = prices.map(toPriceObject);
+  return pageEnvelope(
+    query.include === 'names' ? await withProductNames(prisma, accountId, objects) : objects,
+    total,
+    query,
+  );
 }
 
 /**

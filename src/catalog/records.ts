@@ -16,6 +16,7 @@ import {
   type Queryable,
   type RowColumns,
   type Statement,
+  withNamesFrom,
 } from '../db/sql';
 
 /** Rows and API shapes shared by the product and price services (kept apart to avoid an import cycle). */
@@ -93,6 +94,16 @@ const PRICES_BY_ID: Statement = {
 export async function readPrices(db: Queryable, accountId: string, ids: string[]): Promise<PriceObject[]> {
   const rows = await queryRows<RowColumns<Price>>(db, PRICES_BY_ID, [accountId, ids]);
   return rows.map((row) => toPriceObject(priceOfRow(row)));
+}
+
+const PRODUCT_NAMES: Statement = {
+  name: 'product_names',
+  text: 'SELECT id, name FROM products WHERE account_id = $1 AND id = ANY($2::text[])',
+};
+
+/** `prices` with `product_name` beside their `product` (docs/api.md, "Names on list rows"). */
+export function withProductNames(db: Queryable, accountId: string, prices: PriceObject[]): Promise<PriceObject[]> {
+  return withNamesFrom(db, PRODUCT_NAMES, accountId, prices, 'product', 'product_name');
 }
 
 export async function findProductRow(db: Db | Tx, accountId: string, id: string): Promise<Product> {

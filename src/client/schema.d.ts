@@ -234,6 +234,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/settings/business-details": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The seller's public business details printed on invoices and credit notes (any role)
+         * @description Every field is null until set. docs/api.md, "Business details".
+         */
+        get: operations["getSettingsBusinessDetails"];
+        /**
+         * Set the legal name, address, support email and phone, and tax id shown to customers (superadmin)
+         * @description Give any of the fields; what is not given stays, null clears a field. Invoices take them when made and when finalized (account_name, account_country, account_address, account_email, account_phone, account_tax_id) and keep them from then on: an issued invoice, its PDF, credit notes and hosted page never change.
+         */
+        put: operations["putSettingsBusinessDetails"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/products/taxCodes": {
         parameters: {
             query?: never;
@@ -1280,7 +1304,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List subscriptions, newest first (filters: status, customer; a page, or after/before a cursor) */
+        /** List subscriptions, newest first (filters: status, customer; a page, or after/before a cursor; include=names adds the customer's and products' names) */
         get: operations["getSubscriptions"];
         put?: never;
         /**
@@ -2599,6 +2623,8 @@ export interface components {
             updated_ms: number;
             currency: components["schemas"]["CurrencyCode"];
             customer: string;
+            /** @description With include=names: the customer's name */
+            customer_name?: string;
             ended_at: number | null;
             items: {
                 data: components["schemas"]["SubscriptionItem"][];
@@ -2661,6 +2687,8 @@ export interface components {
             /** @enum {string} */
             object: "price";
             product: string;
+            /** @description With include=names: the product's name */
+            product_name?: string;
             /** @description false until the price is first billed, then true for good */
             active: boolean;
             currency: components["schemas"]["CurrencyCode"];
@@ -2723,6 +2751,8 @@ export interface components {
             /** @enum {string} */
             object: "payment_plan";
             customer: string;
+            /** @description With include=names: the customer's name */
+            customer_name?: string;
             /** @enum {string} */
             status: "pending" | "active" | "past_due" | "defaulted" | "completed" | "canceled";
             currency: components["schemas"]["CurrencyCode"];
@@ -3074,6 +3104,34 @@ export interface components {
             /** @description Rotate a key whose previous successor still works (that successor stays live) */
             force?: boolean;
         };
+        BusinessDetails: {
+            /** @enum {string} */
+            object: "business_details";
+            legal_name: string | null;
+            address: components["schemas"]["Address"] | null;
+            support_email: string | null;
+            support_phone: string | null;
+            tax_id: string | null;
+        };
+        BusinessDetailsUpdate: {
+            /** @description The business's legal name, shown as the invoice's account_name; null: the account's name */
+            legal_name?: string | null;
+            /** @description The business's address; its country is the invoice's account_country */
+            address?: {
+                city?: string;
+                country?: components["schemas"]["CountryCodeInput"];
+                line1?: string;
+                line2?: string;
+                postal_code?: string;
+                state?: string;
+            } | null;
+            /** @description Where customers write about their invoices */
+            support_email?: string | null;
+            /** @description Where customers call about their invoices */
+            support_phone?: string | null;
+            /** @description The tax number printed on invoices (a VAT number, an EIN...), as written */
+            tax_id?: string | null;
+        };
         Product: {
             id: string;
             /** @enum {string} */
@@ -3343,8 +3401,18 @@ export interface components {
             id: string;
             /** @enum {string} */
             object: "invoice";
+            /** @description The seller's country (its business address, GET /settings/business-details); null when unset */
             account_country: components["schemas"]["CountryCode"] | null;
+            /** @description The seller's legal name when set, else the account's name */
             account_name: string | null;
+            /** @description The seller's business address as the invoice was made, then finalized (docs/api.md, "Business details"); null when unset */
+            account_address: components["schemas"]["Address"] | null;
+            /** @description The seller's support email; null when unset */
+            account_email: string | null;
+            /** @description The seller's support phone; null when unset */
+            account_phone: string | null;
+            /** @description The seller's tax id (a VAT number, an EIN...); null when unset */
+            account_tax_id: string | null;
             amount_due: number;
             amount_paid: number;
             amount_remaining: number;
@@ -3475,8 +3543,18 @@ export interface components {
             id: null;
             /** @enum {string} */
             object: "invoice";
+            /** @description The seller's country (its business address, GET /settings/business-details); null when unset */
             account_country: components["schemas"]["CountryCode"] | null;
+            /** @description The seller's legal name when set, else the account's name */
             account_name: string | null;
+            /** @description The seller's business address as the invoice was made, then finalized (docs/api.md, "Business details"); null when unset */
+            account_address: components["schemas"]["Address"] | null;
+            /** @description The seller's support email; null when unset */
+            account_email: string | null;
+            /** @description The seller's support phone; null when unset */
+            account_phone: string | null;
+            /** @description The seller's tax id (a VAT number, an EIN...); null when unset */
+            account_tax_id: string | null;
             amount_due: number;
             amount_paid: number;
             amount_remaining: number;
@@ -3584,7 +3662,11 @@ export interface components {
             amount: number;
             currency: components["schemas"]["CurrencyCode"];
             customer: string | null;
+            /** @description With include=names: the customer's name */
+            customer_name?: string;
             invoice: string | null;
+            /** @description With include=names: the invoice's number, once it has one */
+            invoice_number?: string;
             payment_method: string | null;
             /** @description Refunds: the payment refunded */
             source_transaction: string | null;
@@ -3817,6 +3899,8 @@ export interface components {
             /** @enum {string} */
             object: "payment_plan";
             customer: string;
+            /** @description With include=names: the customer's name */
+            customer_name?: string;
             /** @enum {string} */
             status: "pending" | "active" | "past_due" | "defaulted" | "completed" | "canceled";
             currency: components["schemas"]["CurrencyCode"];
@@ -3965,6 +4049,8 @@ export interface components {
             updated_ms: number;
             currency: components["schemas"]["CurrencyCode"];
             customer: string;
+            /** @description With include=names: the customer's name */
+            customer_name?: string;
             ended_at: number | null;
             items: {
                 data: components["schemas"]["SubscriptionItem"][];
@@ -4132,7 +4218,7 @@ export interface components {
         };
         CurrencyOverview: {
             currency: components["schemas"]["CurrencyCode"];
-            /** @description Monthly recurring revenue in cents: the items of active and past_due subscriptions, each normalised to a month and rounded half up (docs/api.md, "MRR") */
+            /** @description Monthly recurring revenue in cents: what active and past_due subscriptions bill per month after their recurring discounts, each item normalised to a month and rounded half up; a subscription set to end counts 0 (docs/api.md, "MRR") */
             mrr: number;
             /** @description Subscriptions active or past_due */
             active_subscriptions: number;
@@ -6562,6 +6648,205 @@ export interface operations {
             };
         };
     };
+    getSettingsBusinessDetails: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BusinessDetails"];
+                };
+            };
+            /** @description Invalid request: `error.param` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests with this API key (`code: rate_limit`): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers are larger than 64 KB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PostgreSQL or Temporal does not answer: retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    putSettingsBusinessDetails: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1 to 255 visible ASCII characters. The same key and body within 24 h answer the first response again. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BusinessDetailsUpdate"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BusinessDetails"];
+                };
+            };
+            /** @description Invalid request: `error.param` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key, the user or the account may not do this; or a write made with a dashboard session lacks its CSRF token or comes from another origin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource's state forbids the action */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than 1 MB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is not `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests with this API key (`code: rate_limit`): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers are larger than 64 KB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PostgreSQL or Temporal does not answer: retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getProductsTaxCodes: {
         parameters: {
             query?: {
@@ -7527,6 +7812,8 @@ export interface operations {
                 page?: number;
                 /** @description Page size, 1 to 100 (decimal digits) */
                 take?: number;
+                /** @description names: each object also carries the names of what it refers to (docs/api.md, "Names on list rows") */
+                include?: "names";
             };
             header?: never;
             path?: never;
@@ -10560,6 +10847,8 @@ export interface operations {
                 status?: "succeeded" | "failed" | "pending";
                 customer?: string;
                 invoice?: string;
+                /** @description names: each object also carries the names of what it refers to (docs/api.md, "Names on list rows") */
+                include?: "names";
             };
             header?: never;
             path?: never;
@@ -12626,6 +12915,8 @@ export interface operations {
                 ending_before?: string;
                 customer?: string;
                 status?: "pending" | "active" | "past_due" | "defaulted" | "completed" | "canceled";
+                /** @description names: each object also carries the names of what it refers to (docs/api.md, "Names on list rows") */
+                include?: "names";
             };
             header?: never;
             path?: never;
@@ -14402,6 +14693,8 @@ export interface operations {
                 ending_before?: string;
                 status?: "scheduled" | "trialing" | "active" | "paused" | "canceled" | "expired" | "past_due";
                 customer?: string;
+                /** @description names: each object also carries the names of what it refers to (docs/api.md, "Names on list rows") */
+                include?: "names";
             };
             header?: never;
             path?: never;
@@ -14639,7 +14932,10 @@ export interface operations {
     };
     getSubscriptionsById: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description names: each object also carries the names of what it refers to (docs/api.md, "Names on list rows") */
+                include?: "names";
+            };
             header?: never;
             path: {
                 id: string;

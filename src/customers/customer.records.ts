@@ -13,6 +13,7 @@ import {
   statementOf,
   type BoundStatement,
   type Statement,
+  withNamesFrom,
 } from '../db/sql';
 
 /** A customers row's columns in Prisma's shape (its ScalarFieldEnum: none missed), for statements outside Prisma. */
@@ -82,6 +83,20 @@ const ANY_CUSTOMER_BY_ID: Statement = {
 export async function readCustomerEvenDeleted(db: Queryable, accountId: string, id: string): Promise<Customer | null> {
   const [row] = await queryRows<CustomerColumns>(db, ANY_CUSTOMER_BY_ID, [id, accountId]);
   return row ? customerOfRow(row) : null;
+}
+
+const CUSTOMER_NAMES: Statement = {
+  name: 'customer_names',
+  text: 'SELECT id, name FROM customers WHERE account_id = $1 AND id = ANY($2::text[])',
+};
+
+/** `objects` with `customer_name` beside their `customer`, deleted customers' too (docs/api.md, "Names on list rows"). */
+export function withCustomerNames<T extends { customer: string | null; customer_name?: string }>(
+  db: Queryable,
+  accountId: string,
+  objects: T[],
+) {
+  return withNamesFrom(db, CUSTOMER_NAMES, accountId, objects, 'customer', 'customer_name');
 }
 
 export type CustomerSort = 'created' | 'name' | 'email';

@@ -27,8 +27,8 @@ export const addressSchema = z
   })
   .meta({ id: 'Address' });
 
-const email = z.email('must be a valid email address').max(254);
-const phone = text(40).regex(/^[0-9+()\-. ]*$/, 'may contain only digits, spaces and + ( ) - .');
+export const email = z.email('must be a valid email address').max(254);
+export const phone = text(40).regex(/^[0-9+()\-. ]*$/, 'may contain only digits, spaces and + ( ) - .');
 
 export const createCustomerBody = z
   .strictObject({

@@ -108,6 +108,7 @@ export type TaxRate = Schemas['TaxRate'];
 export type Coupon = Schemas['Coupon'];
 export type PaymentPlan = Schemas['PaymentPlan'];
 export type PaymentPlanSettings = Schemas['PaymentPlanSettings'];
+export type BusinessDetails = Schemas['BusinessDetails'];
 export type PlanInstallment = Schemas['PaymentPlanInstallment'];
 export type PlanPayment = Schemas['PaymentPlanPayment'];
 export type OpenTerminalPayment = Schemas['OpenTerminalPayment'];

@@ -69,6 +69,27 @@ export async function queryRows<Row>(db: Queryable, statement: Statement, values
   return result.rows as Row[];
 }
 
+/**
+ * `objects` with `field` beside the id each holds in `key`, set to the `name` that `statement` (parameters: the
+ * account and an array of ids; rows `{id, name}`) answers for it, all in one statement; an object without an
+ * id, or whose id has no name, is left as it is. The rows of a list name what they refer to this way
+ * (`include=names`: docs/api.md, "Names on list rows").
+ */
+export async function withNamesFrom<
+  K extends string,
+  F extends string,
+  T extends Record<K, string | null> & Partial<Record<F, string>>,
+>(db: Queryable, statement: Statement, accountId: string, objects: T[], key: K, field: F): Promise<T[]> {
+  const ids = [...new Set(objects.flatMap((object) => (object[key] ? [object[key]] : [])))];
+  if (ids.length === 0) return objects;
+  const rows = await queryRows<{ id: string; name: string | null }>(db, statement, [accountId, ids]);
+  const names = new Map(rows.map((row) => [row.id, row.name]));
+  return objects.map((object) => {
+    const name = object[key] ? names.get(object[key]) : undefined;
+    return name ? ({ ...object, [field]: name } as T) : object;
+  });
+}
+
 /** A statement with its values: what a list runs, built by its data-access function (test/scale/ explains them). */
 export interface BoundStatement {
   statement: Statement;

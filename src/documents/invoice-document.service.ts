@@ -5,7 +5,7 @@ import { readCustomerEvenDeleted } from '../customers/customer.records';
 import { conflict } from '../http/errors';
 import { findInvoice, toInvoiceObject } from '../invoices/invoice.records';
 import type { InvoiceObject } from '../invoices/invoice.schemas';
-import type { InvoiceDocument } from './invoice-document';
+import { sellerLines, type InvoiceDocument } from './invoice-document';
 import { renderInvoicePdf } from './invoice-pdf';
 
 /** Tax rates are stored in parts per million of the amount (prisma/schema/catalog.prisma). */
@@ -17,7 +17,7 @@ function taxRateName(rate: { displayName: string; ratePpm: number }): string {
   return rate.displayName.includes(percentage) ? rate.displayName : `${rate.displayName} ${percentage}`;
 }
 
-/** Who issues a document about `invoice`: the name the invoice was issued under, the account's time zone and From address. */
+/** Who issues a document about `invoice`: the name and seller's lines the invoice was issued under, the account's time zone and From address. */
 export async function documentIssuer(
   db: Db | Tx,
   accountId: string,
@@ -28,6 +28,7 @@ export async function documentIssuer(
     name: invoice.account_name ?? account?.name ?? '',
     timeZone: account?.timeZone ?? 'UTC',
     email: account?.emailFrom ?? null,
+    lines: sellerLines(invoice),
   };
 }
 

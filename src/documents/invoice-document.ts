@@ -9,7 +9,11 @@ import { formatMoney } from '../lib/money';
  */
 export interface InvoiceDocument {
   invoice: InvoiceObject;
-  account: { name: string; timeZone: string; email: string | null };
+  /**
+   * Who issues it: the name the invoice was issued under, the account's time zone and From address, and the
+   * seller's lines (address, support email and phone, tax id) as the invoice keeps them (sellerLines).
+   */
+  account: { name: string; timeZone: string; email: string | null; lines: string[] };
   /** The customer's shipping as the customer holds it when the document is made (the invoice keeps no copy). */
   shipping: { name: string; phone: string | null; address: Address } | null;
   /** Tax rate id -> what the document calls it, e.g. "Sales tax 8.25%". */
@@ -74,6 +78,19 @@ export function billToLines(document: DocumentBasis): string[] {
     ...addressLines(invoice.customer_address),
     invoice.customer_email,
     invoice.customer_phone,
+  ].filter((part): part is string => !!part);
+}
+
+/**
+ * The seller's block under its name, as the invoice was issued (docs/api.md, "Business details"): its address,
+ * support email and phone, and tax id, the parts not set left out.
+ */
+export function sellerLines(invoice: InvoiceObject): string[] {
+  return [
+    ...addressLines(invoice.account_address),
+    invoice.account_email,
+    invoice.account_phone,
+    invoice.account_tax_id ? `Tax ID ${invoice.account_tax_id}` : null,
   ].filter((part): part is string => !!part);
 }
 

@@ -35,13 +35,16 @@ export const contentWidth = (pdf: PDFKit.PDFDocument) => pdf.page.width - 2 * MA
 export function drawHeader(
   pdf: PDFKit.PDFDocument,
   title: string,
-  issuer: { name: string; email: string | null },
+  issuer: { name: string; email: string | null; lines: string[] },
 ): number {
   const width = contentWidth(pdf);
   pdf.fillColor(INK).font('Helvetica-Bold').fontSize(22).text(title, MARGIN, MARGIN);
   pdf.font('Helvetica-Bold').fontSize(12).text(issuer.name, MARGIN, MARGIN, { width, align: 'right' });
-  if (issuer.email) pdf.font('Helvetica').fontSize(9).fillColor(MUTED).text(issuer.email, { width, align: 'right' });
-  return MARGIN + 40;
+  // The seller's business details when it gave them (docs/api.md, "Business details"), else its From address.
+  const lines = issuer.lines.length > 0 ? issuer.lines : issuer.email ? [issuer.email] : [];
+  pdf.font('Helvetica').fontSize(9).fillColor(MUTED);
+  for (const line of lines) pdf.text(line, { width, align: 'right' });
+  return Math.max(MARGIN + 40, pdf.y + 12);
 }
 
 /** Label/value pairs, one a row (number, dates...); answers the y below them. */

@@ -59,6 +59,8 @@ export interface EmailBody {
   summary: SummaryRow[];
   billTo: string[];
   shipTo: string[];
+  /** The seller's block (address, support email and phone, tax id) when the document has one. */
+  from?: string[];
   action?: { label: string; url: string } | undefined | '';
   /** The account's colour (`brand_color`, #rrggbb): the account's name and the button. */
   color?: string | null;
@@ -133,9 +135,21 @@ export function invoiceEmail(
     summary: summaryRows(document),
     billTo: billToLines(document),
     shipTo: shipToLines(document),
+    from: account.lines.length > 0 ? [account.name, ...account.lines] : [],
     action,
     color,
+    ...(invoice.account_email || invoice.account_phone ? { footer: supportFooter(invoice) } : {}),
   });
+}
+
+/** How the customer reaches the seller about an invoice, when the seller gave a support email or phone. */
+function supportFooter(invoice: InvoiceDocument['invoice']): string {
+  const ways = [
+    invoice.account_email ? `write to ${invoice.account_email}` : null,
+    invoice.account_phone ? `call ${invoice.account_phone}` : null,
+  ].filter((way): way is string => way !== null);
+  const said = ways.join(' or ');
+  return `Questions? ${said[0]!.toUpperCase()}${said.slice(1)}.`;
 }
 
 /** The customer's blocks, as the invoice's document shows them (name, address, email, phone; shipping). */
@@ -256,6 +270,7 @@ export function installmentFailedEmail(
 /** One email's HTML (inline styles and tables, which mail readers keep) and its plain text, saying the same. */
 export function renderEmail(body: EmailBody): EmailContent {
   const { subject, accountName, headline, lead, facts, lines, summary, billTo, shipTo, action } = body;
+  const from = body.from ?? [];
   // Validated as #rrggbb where it is set (the account's settings); checked again before it goes into a style.
   const color = body.color && /^#[0-9a-fA-F]{6}$/.test(body.color) ? body.color : DEFAULT_BRAND_COLOR;
   const footer = body.footer ?? `Questions? Reply to this email to reach ${accountName}.`;
@@ -271,6 +286,7 @@ export function renderEmail(body: EmailBody): EmailContent {
       : []),
     ...(summary.length ? ['', ...summary.map((row) => `${row.label}: ${row.amount}`)] : []),
     '',
+    ...(from.length ? ['From:', ...from.map((line) => `  ${line}`)] : []),
     ...(billTo.length ? ['Bill to:', ...billTo.map((line) => `  ${line}`)] : []),
     ...(shipTo.length ? ['Ship to:', ...shipTo.map((line) => `  ${line}`)] : []),
     ...(action ? ['', `${action.label}: ${action.url}`] : []),
@@ -318,7 +334,7 @@ ${button}
 </td></tr>
 ${lineRows ? `<tr><td style="padding:8px 32px"><table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="font-size:14px">${lineRows}</table></td></tr>` : ''}
 ${summaryHtml ? `<tr><td style="padding:8px 32px 16px"><table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="font-size:14px">${summaryHtml}</table></td></tr>` : ''}
-${billTo.length || shipTo.length ? `<tr><td style="padding:8px 32px 24px"><table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="font-size:14px"><tr>${block('Bill to', billTo)}${block('Ship to', shipTo)}</tr></table></td></tr>` : ''}
+${from.length || billTo.length || shipTo.length ? `<tr><td style="padding:8px 32px 24px"><table role="presentation" width="100%" cellpadding="0" cellspacing="0" style="font-size:14px"><tr>${block('From', from)}${block('Bill to', billTo)}${block('Ship to', shipTo)}</tr></table></td></tr>` : ''}
 <tr><td style="padding:16px 32px;border-top:1px solid #e4e7eb;color:#616e7c;font-size:12px">${escapeHtml(footer)}</td></tr>
 </table></td></tr></table>
 </body></html>`;

@@ -2,6 +2,7 @@ import { readAccountProfile } from '../accounts/account.records';
 import { invoicePdf, receiptPdf } from '../documents/invoice-document.service';
 import { creditNotePdf } from '../documents/credit-note-document.service';
 import { creditDestination } from '../documents/credit-note-document';
+import { sellerLines } from '../documents/invoice-document';
 import { listCreditNotes } from '../credit-notes/credit-note.service';
 import type { CreditNoteObject } from '../credit-notes/credit-note.schemas';
 import express, { type Request, type Response } from 'express';
@@ -92,6 +93,14 @@ export function invoiceSummary(invoice: InvoiceObject, taxNames: Map<string, str
         ${invoice.status === 'paid' ? `Paid ${date(invoice.status_transitions.paid_at)}` : invoice.due_date ? `Due ${date(invoice.due_date)}` : `Issued ${date(invoice.status_transitions.finalized_at)}`}
       </p>
       <div class="grid">
+        ${
+          sellerLines(invoice).length > 0
+            ? html`<div>
+                <h2>From</h2>
+                <p>${[invoice.account_name ?? '', ...sellerLines(invoice)].map((line) => html`${line}<br />`)}</p>
+              </div>`
+            : html``
+        }
         <div>
           <h2>Billed to</h2>
           <p>${customerLines.filter(Boolean).map((line) => html`${line}<br />`)}</p>

@@ -172,6 +172,18 @@ export const resourceId = z
   .regex(/^[a-z]+_[a-zA-Z0-9]+$/, 'must match ^[a-z]+_[a-zA-Z0-9]+$')
   .max(64);
 
+/**
+ * `include=names` on a list or a retrieve: each object also carries the names of what it refers to (its
+ * customer's, its product's, its invoice's number), read in one statement per kind for the whole page, so a
+ * screen shows names without a call per row (docs/api.md, "Names on list rows").
+ */
+export const includeNamesQuery = {
+  include: z
+    .enum(['names'])
+    .optional()
+    .describe('names: each object also carries the names of what it refers to (docs/api.md, "Names on list rows")'),
+};
+
 /** Query strings carry text; `true`/`false` become booleans, anything else is refused. */
 export const queryBoolean = z.enum(['true', 'false']).transform((value) => value === 'true');
 

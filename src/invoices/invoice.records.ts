@@ -20,6 +20,7 @@ import {
   type Statement,
   type AnyTx,
   type Queryable,
+  withNamesFrom,
 } from '../db/sql';
 
 /** An invoice with its lines and, once finalized, its hosted page's link (docs/decisions.md §29). */
@@ -70,6 +71,10 @@ export function toInvoiceObject(invoice: InvoiceWithLines): InvoiceObject {
     object: 'invoice',
     account_country: invoice.accountCountry,
     account_name: invoice.accountName,
+    account_address: (invoice.accountAddress as Address | null) ?? null,
+    account_email: invoice.accountEmail,
+    account_phone: invoice.accountPhone,
+    account_tax_id: invoice.accountTaxId,
     amount_due: amountDue,
     amount_paid: amountPaid,
     amount_remaining: amountDue - amountPaid,
@@ -227,8 +232,8 @@ export async function lockInvoice(tx: AnyTx, accountId: string, id: string): Pro
 
 /** What a state change of an invoice sets (never its identity, lines or version, which its trigger bumps). */
 export type InvoiceChange = Partial<
-  Omit<Invoice, 'id' | 'accountId' | 'updatedAt' | 'updatedMs' | 'customerAddress'>
-> & { customerAddress?: Prisma.InputJsonValue };
+  Omit<Invoice, 'id' | 'accountId' | 'updatedAt' | 'updatedMs' | 'customerAddress' | 'accountAddress'>
+> & { customerAddress?: Prisma.InputJsonValue; accountAddress?: Prisma.InputJsonValue | null };
 
 /**
  * Sets `change` on an invoice the caller's transaction has locked (lockInvoice) and answers it with its
@@ -273,9 +278,11 @@ export type NewInvoice = Omit<
   | 'updatedAt'
   | 'updatedMs'
   | 'customerAddress'
+  | 'accountAddress'
   | 'totalTaxes'
 > & {
   customerAddress?: Prisma.InputJsonValue;
+  accountAddress: Prisma.InputJsonValue | null;
   totalTaxes: Prisma.InputJsonValue;
 };
 export type NewInvoiceLine = Omit<InvoiceLine, 'invoiceId' | 'taxAmounts'> & { taxAmounts: Prisma.InputJsonValue };
@@ -333,18 +340,26 @@ export async function insertInvoiceWithLines(
   };
 }
 
-const ACCOUNT_NAME: Statement = { name: 'account_name', text: 'SELECT name FROM accounts WHERE id = $1' };
+const INVOICE_NUMBERS: Statement = {
+  name: 'invoice_numbers',
+  text: 'SELECT id, number AS name FROM invoices WHERE account_id = $1 AND id = ANY($2::text[])',
+};
+
+/** `objects` with `invoice_number` beside their `invoice`, once it has one (docs/api.md, "Names on list rows"). */
+export function withInvoiceNumbers<T extends { invoice: string | null; invoice_number?: string }>(
+  db: Queryable,
+  accountId: string,
+  objects: T[],
+) {
+  return withNamesFrom(db, INVOICE_NUMBERS, accountId, objects, 'invoice', 'invoice_number');
+}
+
 const PRODUCT_NAME: Statement = {
   name: 'product_name',
   text: 'SELECT name FROM products WHERE id = $1 AND account_id = $2',
 };
 
-/** The names an invoice shows of its account and of a line's product (undefined when the row is gone). */
-export async function readAccountName(db: AnyTx, accountId: string): Promise<{ name: string } | undefined> {
-  const [account] = await queryRows<{ name: string }>(db, ACCOUNT_NAME, [accountId]);
-  return account;
-}
-
+/** The name an invoice line shows of its product (undefined when the row is gone). */
 export async function readProductName(
   db: AnyTx,
   accountId: string,

@@ -160,8 +160,18 @@ export const invoiceSchema = z
   .object({
     id: z.string(),
     object: z.literal('invoice'),
-    account_country: z.union([countryCode, z.null()]),
-    account_name: z.string().nullable(),
+    account_country: z
+      .union([countryCode, z.null()])
+      .describe("The seller's country (its business address, GET /settings/business-details); null when unset"),
+    account_name: z.string().nullable().describe("The seller's legal name when set, else the account's name"),
+    account_address: z
+      .union([addressSchema, z.null()])
+      .describe(
+        'The seller\'s business address as the invoice was made, then finalized (docs/api.md, "Business details"); null when unset',
+      ),
+    account_email: z.string().nullable().describe("The seller's support email; null when unset"),
+    account_phone: z.string().nullable().describe("The seller's support phone; null when unset"),
+    account_tax_id: z.string().nullable().describe("The seller's tax id (a VAT number, an EIN...); null when unset"),
     amount_due: z.number(),
     amount_paid: z.number(),
     amount_remaining: z.number(),

@@ -21,7 +21,6 @@ import {
   findInvoiceIdByKey,
   insertInvoiceWithLines,
   lockInvoice,
-  readAccountName,
   readProductName,
   toInvoiceObject,
   updateLockedInvoice,
@@ -35,6 +34,7 @@ import { applyBalanceToInvoice, creditBalanceFromInvoice, recordBalanceEntry } f
 import { toCustomerObject } from '../customers/customer.service';
 import { discountParts, type DiscountTerms } from '../coupons/discount-lines';
 import { useOnceDiscount } from '../coupons/coupon.records';
+import { readAccountSeller, type AccountSeller } from '../accounts/account.records';
 
 /** customer.updated with the customer as its balance now stands (a balance entry changed it). */
 export async function recordCustomerUpdated(tx: AnyTx, accountId: string, customerId: string): Promise<void> {
@@ -316,6 +316,19 @@ function snapshotCustomer(customer: {
   };
 }
 
+/** The seller as an invoice shows it (docs/api.md, "Business details"): its legal name, else the account's name. */
+function snapshotSeller(seller: AccountSeller) {
+  const address = seller.businessAddress as { country?: string } | null;
+  return {
+    accountName: seller.legalName ?? seller.name,
+    accountCountry: address?.country ?? null,
+    accountAddress: (seller.businessAddress ?? null) as Prisma.InputJsonValue | null,
+    accountEmail: seller.supportEmail,
+    accountPhone: seller.supportPhone,
+    accountTaxId: seller.taxId,
+  };
+}
+
 /** The invoice made under `idempotencyKey`: looked up by a prepared statement (almost always a miss), read when found. */
 async function existingByKey(db: Db, accountId: string, idempotencyKey: string): Promise<InvoiceWithLines | null> {
   const id = await findInvoiceIdByKey(db, accountId, idempotencyKey);
@@ -481,8 +494,8 @@ async function insertInvoice(tx: AnyTx, accountId: string, input: BillingInvoice
   // Locked until commit, so a concurrent DELETE /customers/{id} waits for this draft and voids it, or
   // comes first and this answers 404 (decisions.md §4).
   const customer = await withParam('customer', () => lockCustomer(tx, accountId, input.customerId, 'share'));
-  const account = await readAccountName(tx, accountId);
-  if (!account) throw new Error(`Account ${accountId} not found.`);
+  const seller = await readAccountSeller(tx, accountId);
+  if (!seller) throw new Error(`Account ${accountId} not found.`);
   const priced = await priceLines(tx, accountId, input.lines, !input.subscriptionId);
   const currency = invoiceCurrency(priced, input.currency, customer.currency);
   const id = newUuid();
@@ -527,8 +540,7 @@ async function insertInvoice(tx: AnyTx, accountId: string, input: BillingInvoice
       totalExcludingTax: BigInt(total - tax),
       totalTaxes: totalTaxes(lines) as unknown as Prisma.InputJsonValue,
       amountDue: BigInt(amountDue),
-      accountName: account.name,
-      accountCountry: null,
+      ...snapshotSeller(seller),
       ...snapshotCustomer(customer),
       idempotencyKey: input.idempotencyKey ?? null,
       createdAt: now,
@@ -572,6 +584,8 @@ export async function finalizeInTx(tx: AnyTx, accountId: string, invoice: Invoic
     );
   }
   const number = await allocateInvoiceNumber(tx, accountId);
+  // What the invoice is issued under is what the account says now, kept from then on (docs/api.md, "Business details").
+  const seller = await readAccountSeller(tx, accountId);
   // The customer's credit pays first, before any card (docs/decisions.md §22). The snapshot just read
   // says whether there is any, so an invoice of a customer without credit costs no further statement.
   const applied =
@@ -588,6 +602,7 @@ export async function finalizeInTx(tx: AnyTx, accountId: string, invoice: Invoic
     ...(applied > 0n ? { appliedBalance: applied, amountDue: invoice.amountDue - applied } : {}),
     ...(credited > 0n ? { appliedBalance: -credited } : {}),
     ...(customer ? snapshotCustomer(customer) : {}),
+    ...(seller ? snapshotSeller(seller) : {}),
   });
   // Every finalized invoice has its hosted page (docs/decisions.md §29), named in invoice.finalized already.
   const finalized = { ...updated, hostedLink: await createHostedInvoiceLink(tx, accountId, invoice.id) };

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { currencyCode, currencyCodeInput } from '../lib/iso';
 import { cursorQuery, paginationQuery } from '../http/pagination';
-import { DECIMAL_INTEGER, oneOf, queryInteger, resourceId, unixTime } from '../http/validation';
+import { DECIMAL_INTEGER, includeNamesQuery, oneOf, queryInteger, resourceId, unixTime } from '../http/validation';
 import { paymentMethodId } from '../payments/payment-method.schemas';
 import { updatedMsField } from '../lib/object-version';
 
@@ -72,6 +72,7 @@ export const listPaymentPlansQuery = z.strictObject({
   ...cursorQuery(),
   customer: resourceId.optional(),
   status: z.enum(PLAN_STATUSES).optional(),
+  ...includeNamesQuery,
 });
 
 export const planIdParams = z.strictObject({ id: resourceId });
@@ -252,6 +253,7 @@ export const paymentPlanSchema = z
     id: z.string(),
     object: z.literal('payment_plan'),
     customer: z.string(),
+    customer_name: z.string().optional().describe("With include=names: the customer's name"),
     status: z.enum(PLAN_STATUSES),
     currency: currencyCode,
     total_amount: z.number(),

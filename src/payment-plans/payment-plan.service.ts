@@ -2,7 +2,7 @@ import { TERMINAL_STATES } from './payment-plan.schemas';
 import { nullableColumnValue } from '../lib/columns';
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import type { Db, Tx } from '../db/prisma';
-import { lockCustomer } from '../customers/customer.records';
+import { lockCustomer, withCustomerNames } from '../customers/customer.records';
 import { ApiError, badRequest, conflict, isRefusal, notFound } from '../http/errors';
 import { keysetListPage, pageEnvelope, pageWindow, type Page, type PageParams } from '../http/pagination';
 import { idFromSeed, newId } from '../lib/ids';
@@ -316,7 +316,10 @@ export async function listPaymentPlans(
     after: (at, forward, take) => readPlansAfter(prisma, accountId, filter, { at, forward, take: take + 1 }),
     page: (take, skip) => readPlanPage(prisma, accountId, filter, { take, skip }),
     count: () => countPlans(prisma, accountId, filter),
-    objects: (rows) => rows.map(toPlanObject),
+    objects: (rows) => {
+      const objects = rows.map(toPlanObject);
+      return query.include === 'names' ? withCustomerNames(prisma, accountId, objects) : objects;
+    },
   });
 }
 

@@ -7,21 +7,46 @@ import { queryRows, type Queryable, type Statement } from '../db/sql';
  */
 
 /**
- * MRR: every item of an active or past_due subscription normalised to a month, rounded to the
- * nearest cent (half up) per item, then summed: `unit_amount * quantity * P / (12 * interval_count)`
- * with P the intervals in a year (year 1, month 12, week 52, day 365), in integer arithmetic
- * (`(2 * x * P + 12 * n) / (24 * n)` is x * P / (12 * n) rounded half up). docs/api.md, "MRR".
+ * MRR (docs/api.md, "MRR"): what each active or past_due subscription bills per month before tax, summed per
+ * currency. Each item is `unit_amount * quantity * P / (12 * interval_count)` with P the intervals in a year
+ * (year 1, month 12, week 52, day 365), rounded half up to the cent per item; less the subscription's recurring
+ * discount, normalised the same way: the one its period invoices take (its own, else its customer's, as
+ * `applicableDiscount` chooses it), while it covers the current period, `percent_off` of the items' sum
+ * rounded half up as an invoice rounds it, or `amount_off` (in the subscription's currency) up to that sum; a
+ * `once` discount takes nothing off the rate. Never below zero. A subscription that will end (cancel at period
+ * end, `cancel_at` or `end_date` set) counts 0, as Stripe drops it from MRR when the cancellation is asked;
+ * it is still one of `active_subscriptions`. `(2 * x * P + 12 * n) / (24 * n)` is x * P / (12 * n) rounded
+ * half up in integers.
  */
 const RECURRING: Statement = {
   name: 'reports_recurring',
   text: `SELECT s.currency,
-      count(DISTINCT s.id)::int AS active_subscriptions,
-      coalesce(sum((2 * p.unit_amount::bigint * i.quantity
-        * CASE s.interval WHEN 'year' THEN 1 WHEN 'month' THEN 12 WHEN 'week' THEN 52 WHEN 'day' THEN 365 ELSE 0 END
-        + 12 * s.interval_count) / (24 * s.interval_count)), 0)::text AS mrr
+      count(*)::int AS active_subscriptions,
+      coalesce(sum(greatest(0, g.monthly - (2 * coalesce(d.off, 0) * y.per_year + 12 * s.interval_count) / (24 * s.interval_count)))
+        FILTER (WHERE NOT s.cancel_at_period_end AND s.cancel_at IS NULL AND s.end_date IS NULL), 0)::text AS mrr
     FROM subscriptions s
-    JOIN subscription_items i ON i.subscription_id = s.id AND i.account_id = s.account_id
-    JOIN prices p ON p.id = i.price_id AND p.account_id = s.account_id
+    CROSS JOIN LATERAL (SELECT CASE s.interval WHEN 'year' THEN 1 WHEN 'month' THEN 12 WHEN 'week' THEN 52
+      WHEN 'day' THEN 365 ELSE 0 END AS per_year) y
+    CROSS JOIN LATERAL (
+      SELECT coalesce(sum((2 * p.unit_amount::bigint * i.quantity * y.per_year + 12 * s.interval_count) / (24 * s.interval_count)), 0)::bigint AS monthly,
+        coalesce(sum(p.unit_amount::bigint * i.quantity), 0)::bigint AS period_amount
+      FROM subscription_items i
+      JOIN prices p ON p.id = i.price_id AND p.account_id = s.account_id
+      WHERE i.subscription_id = s.id AND i.account_id = s.account_id) g
+    LEFT JOIN LATERAL (
+      SELECT CASE
+          WHEN dc.coupon->>'duration' = 'once' THEN 0
+          WHEN dc.coupon->>'percent_off' IS NOT NULL
+            THEN (2 * g.period_amount * round((dc.coupon->>'percent_off')::numeric * 100)::bigint + 10000) / 20000
+          WHEN dc.coupon->>'currency' = s.currency THEN least((dc.coupon->>'amount_off')::bigint, g.period_amount)
+          ELSE 0
+        END AS off
+      FROM discounts dc
+      WHERE dc.account_id = s.account_id AND dc.removed_at IS NULL AND dc.used_invoice_id IS NULL
+        AND (dc.subscription_id = s.id OR (dc.customer_id = s.customer_id AND dc.subscription_id IS NULL))
+        AND (dc."end" IS NULL OR dc."end" > coalesce(s.current_period_start, s.start_date))
+      ORDER BY (dc.subscription_id IS NULL), dc.created_at DESC, dc.id
+      LIMIT 1) d ON true
     WHERE s.account_id = $1 AND s.status IN ('active', 'past_due')
     GROUP BY s.currency`,
 };

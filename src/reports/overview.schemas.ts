@@ -11,7 +11,7 @@ export const currencyOverviewSchema = z
   .object({
     currency: currencyCode,
     mrr: cents.describe(
-      'Monthly recurring revenue in cents: the items of active and past_due subscriptions, each normalised to a month and rounded half up (docs/api.md, "MRR")',
+      'Monthly recurring revenue in cents: what active and past_due subscriptions bill per month after their recurring discounts, each item normalised to a month and rounded half up; a subscription set to end counts 0 (docs/api.md, "MRR")',
     ),
     active_subscriptions: z.number().int().describe('Subscriptions active or past_due'),
     revenue: z

@@ -12,6 +12,7 @@ import {
   dunningSettingsBody,
   dunningSettingsSchema,
   emptyBody,
+  getSubscriptionQuery,
   listSubscriptionsQuery,
   prorationSettingsBody,
   prorationSettingsSchema,
@@ -63,7 +64,8 @@ export function registerSubscriptionRoutes(api: Api, appDeps: AppDeps): void {
     method: 'get',
     path: '/subscriptions',
     tag,
-    summary: 'List subscriptions, newest first (filters: status, customer; a page, or after/before a cursor)',
+    summary:
+      "List subscriptions, newest first (filters: status, customer; a page, or after/before a cursor; include=names adds the customer's and products' names)",
     query: listSubscriptionsQuery,
     response: pageSchema(subscriptionSchema),
     errors: [404],
@@ -76,9 +78,10 @@ export function registerSubscriptionRoutes(api: Api, appDeps: AppDeps): void {
     tag,
     summary: 'Retrieve a subscription',
     params: subscriptionIdParams,
+    query: getSubscriptionQuery,
     response: subscriptionSchema,
     errors: [404],
-    handler: ({ principal, params }) => getSubscription(prisma, principal.accountId, params.id),
+    handler: ({ principal, params, query }) => getSubscription(prisma, principal.accountId, params.id, query),
   });
 
   api.route({

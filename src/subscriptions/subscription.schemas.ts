@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { priceSchema } from '../catalog/price.schemas';
 import { cursorQuery, paginationQuery } from '../http/pagination';
-import { queryBoolean, resourceId, unixSeconds, unixTime } from '../http/validation';
+import { includeNamesQuery, queryBoolean, resourceId, unixSeconds, unixTime } from '../http/validation';
 import { paymentMethodId } from '../payments/payment-method.schemas';
 import { COLLECTION_METHODS, DUNNING_OUTCOMES, API_SUBSCRIPTION_STATUSES } from './subscription-machine';
 import { PRORATION_BEHAVIORS } from './proration';
@@ -181,7 +181,10 @@ export const listSubscriptionsQuery = z.strictObject({
   ...cursorQuery(),
   status: z.enum(API_SUBSCRIPTION_STATUSES).optional(),
   customer: resourceId.optional(),
+  ...includeNamesQuery,
 });
+
+export const getSubscriptionQuery = z.strictObject(includeNamesQuery);
 
 export const cancelSubscriptionQuery = z
   .strictObject({
@@ -260,6 +263,7 @@ export const subscriptionSchema = z
     updated_ms: updatedMsField,
     currency: currencyCode,
     customer: z.string(),
+    customer_name: z.string().optional().describe("With include=names: the customer's name"),
     ended_at: z.number().nullable(),
     items: z.object({ data: z.array(subscriptionItemSchema), total_count: z.number() }),
     latest_invoice: z.string().nullable().describe('Null until the first invoice'),
@@ -280,6 +284,7 @@ export const subscriptionSchema = z
 export type CreateSubscriptionInput = z.output<typeof createSubscriptionBody>;
 export type UpdateSubscriptionInput = z.output<typeof updateSubscriptionBody>;
 export type ListSubscriptionsQuery = z.output<typeof listSubscriptionsQuery>;
+export type GetSubscriptionQuery = z.output<typeof getSubscriptionQuery>;
 export type DunningSettingsInput = z.output<typeof dunningSettingsBody>;
 export type DunningSettingsObject = z.output<typeof dunningSettingsSchema>;
 export type SubscriptionItemObject = z.output<typeof subscriptionItemSchema>;

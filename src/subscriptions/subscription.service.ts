@@ -17,8 +17,8 @@ import {
 } from './period-ceiling';
 import { findTaxRates, taxRateOfRow, taxRatesInOrder } from '../catalog/tax-rate.service';
 import type { TaxRateObject } from '../catalog/tax-rate.schemas';
-import { priceOfRow, toPriceObject } from '../catalog/records';
-import { customerOfRow } from '../customers/customer.records';
+import { priceOfRow, toPriceObject, withProductNames } from '../catalog/records';
+import { customerOfRow, withCustomerNames } from '../customers/customer.records';
 import { dateOf, dateOrNull, inOrderOf } from '../db/sql';
 import { badRequest, conflict, notFound } from '../http/errors';
 import { keysetListPage, type Page } from '../http/pagination';
@@ -53,6 +53,7 @@ import {
 } from './subscription.records';
 import type {
   CreateSubscriptionInput,
+  GetSubscriptionQuery,
   ListSubscriptionsQuery,
   SubscriptionObject,
   UpdateSubscriptionInput,
@@ -317,13 +318,41 @@ export async function listSubscriptions(
         where: { accountId, id: { in: ids } },
         include: { items: true },
       });
-      return toSubscriptionObjects(prisma, accountId, inOrderOf(ids, rows));
+      const objects = await toSubscriptionObjects(prisma, accountId, inOrderOf(ids, rows));
+      return query.include === 'names' ? withNames(prisma, accountId, objects) : objects;
     },
   });
 }
 
-export function getSubscription(prisma: Db, accountId: string, id: string): Promise<SubscriptionObject> {
-  return getSubscriptionObject(prisma, accountId, id);
+export async function getSubscription(
+  prisma: Db,
+  accountId: string,
+  id: string,
+  query: GetSubscriptionQuery = {},
+): Promise<SubscriptionObject> {
+  const object = await getSubscriptionObject(prisma, accountId, id);
+  return query.include === 'names' ? (await withNames(prisma, accountId, [object]))[0]! : object;
+}
+
+/**
+ * `include=names` (docs/api.md, "Names on list rows"): each subscription with its customer's name and each
+ * item's price with its product's, one statement for each kind whatever the number of subscriptions.
+ */
+async function withNames(db: Db, accountId: string, objects: SubscriptionObject[]): Promise<SubscriptionObject[]> {
+  const named = await withCustomerNames(db, accountId, objects);
+  const prices = await withProductNames(
+    db,
+    accountId,
+    named.flatMap((object) => object.items.data.map((item) => item.price)),
+  );
+  const byId = new Map(prices.map((price) => [price.id, price]));
+  return named.map((object) => ({
+    ...object,
+    items: {
+      ...object.items,
+      data: object.items.data.map((item) => ({ ...item, price: byId.get(item.price.id) ?? item.price })),
+    },
+  }));
 }
 
 /**

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { cursorQuery, paginationQuery } from '../http/pagination';
-import { resourceId, unixTime } from '../http/validation';
+import { includeNamesQuery, resourceId, unixTime } from '../http/validation';
 import { invoiceId } from '../invoices/invoice.schemas';
 import { currencyCode } from '../lib/iso';
 
@@ -22,7 +22,9 @@ export const transactionSchema = z
     amount: z.number().describe('Signed cents: payments positive, refunds negative'),
     currency: currencyCode,
     customer: z.string().nullable(),
+    customer_name: z.string().optional().describe("With include=names: the customer's name"),
     invoice: z.string().nullable(),
+    invoice_number: z.string().optional().describe("With include=names: the invoice's number, once it has one"),
     payment_method: z.string().nullable(),
     source_transaction: z.string().nullable().describe('Refunds: the payment refunded'),
     attempt: z.number().nullable().describe('Payments: attempt number on the invoice'),
@@ -44,6 +46,7 @@ export const listTransactionsQuery = z.strictObject({
   status: z.enum(TRANSACTION_STATUSES).optional(),
   customer: resourceId.optional(),
   invoice: invoiceId.optional(),
+  ...includeNamesQuery,
 });
 
 export const invoiceTransactionsQuery = z.strictObject(paginationQuery(100));

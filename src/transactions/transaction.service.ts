@@ -14,7 +14,7 @@ import {
 import { runTransaction } from '../db/sql-transaction';
 import { recordAdjustment as recordLedgerAdjustment } from './ledger';
 import { toUnixSeconds } from '../lib/time';
-import { findInvoice } from '../invoices/invoice.records';
+import { findInvoice, withInvoiceNumbers } from '../invoices/invoice.records';
 import type {
   BalanceObject,
   BalanceTransactionObject,
@@ -22,7 +22,7 @@ import type {
   TransactionObject,
 } from './transaction.schemas';
 import type { CustomerBalanceTransaction } from '../generated/prisma/client';
-import { findCustomerRow } from '../customers/customer.records';
+import { findCustomerRow, withCustomerNames } from '../customers/customer.records';
 import { balanceEntriesPage } from './customer-balance.records';
 import { readBalanceSums } from './transaction.records';
 
@@ -84,7 +84,11 @@ export async function listTransactions(
     after: (at, forward, take) => rows({ at: [at.createdAt, at.id], forward, take: take + 1 }),
     page: (take, skip) => rows({ take, skip }),
     count: () => countTransactions(prisma, accountId, filters),
-    objects: (found) => found.map(toTransactionObject),
+    objects: async (found) => {
+      const objects = found.map(toTransactionObject);
+      if (query.include !== 'names') return objects;
+      return withInvoiceNumbers(prisma, accountId, await withCustomerNames(prisma, accountId, objects));
+    },
   });
 }
 

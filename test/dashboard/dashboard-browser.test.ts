@@ -34,6 +34,7 @@ let developer: { email: string; password: string };
 let standard: { email: string; password: string };
 let customerId: string;
 let subscriptionId: string;
+let subscriptionTitle: string;
 
 beforeAll(async () => {
   ensureDashboardBuilt();
@@ -57,6 +58,9 @@ beforeAll(async () => {
     start_date: Math.floor((await world.env.currentTimeMs()) / 1000),
   });
   subscriptionId = subscription.id;
+  // The dashboard titles a subscription by its product (docs/api.md, "Names on list rows").
+  subscriptionTitle = (await world.api.get(`/subscriptions/${subscriptionId}?include=names`)).body.items.data[0].price
+    .product_name;
   if (haveChromium) browser = await openDashboardBrowser(world.app.baseUrl);
 });
 afterAll(async () => {
@@ -141,7 +145,7 @@ describe('the dashboard in a browser', () => {
     expect((await plansAnswer).status()).toBe(403);
     await page.getByText(/Visa ending 4242/i).waitFor();
     // The subscriptions table's link, before those of the events timeline.
-    await page.getByRole('link', { name: subscriptionId, exact: true }).first().waitFor();
+    await page.getByRole('link', { name: subscriptionTitle, exact: true }).first().waitFor();
     // The subscriptions table by its heading: the charges table above it may have been drawn first.
     const subscriptionsTable = page
       .getByRole('table')
@@ -160,8 +164,8 @@ describe('the dashboard in a browser', () => {
     await expect(page.getByRole('heading', { name: 'Payment plans' }).count()).resolves.toBe(0);
     await screen(page, 'customer');
 
-    await page.getByRole('link', { name: subscriptionId, exact: true }).first().click();
-    await page.getByRole('heading', { name: subscriptionId }).waitFor();
+    await page.getByRole('link', { name: subscriptionTitle, exact: true }).first().click();
+    await page.getByRole('heading', { name: subscriptionTitle, exact: true }).waitFor();
     const workflowLink = await page.getByRole('link', { name: 'Workflow in Temporal' }).getAttribute('href');
     expect(workflowLink).toMatch(
       new RegExp(`^http://localhost:\\d+/namespaces/default/workflows/subscription%3A${subscriptionId}$`),
@@ -226,7 +230,7 @@ describe('the dashboard in a browser', () => {
 
     await page.getByRole('link', { name: 'Subscriptions' }).first().click();
     await page.getByRole('link', { name: 'canceled' }).click();
-    await page.getByRole('link', { name: subscriptionId, exact: true }).waitFor();
+    await page.getByRole('link', { name: subscriptionTitle, exact: true }).waitFor();
     await screen(page, 'subscriptions');
 
     // Two accounts: the switcher moves the session, and the lists follow.
@@ -276,7 +280,9 @@ describe('the dashboard in a browser', () => {
       // Another customer's invoice is not in a list filtered by this customer.
       await page.getByRole('link', { name: 'All' }).click();
       await page.getByRole('link', { name: lone.id }).waitFor();
-      await page.getByLabel('Customer id').fill(customerId);
+      // The customer is picked by name, not pasted as an id.
+      await page.getByRole('combobox', { name: 'Customer', exact: true }).fill('Ada');
+      await page.getByRole('option', { name: /^Ada Lovelace/ }).click();
       await page.getByRole('button', { name: 'Apply' }).click();
       await page.getByRole('link', { name: lone.id }).waitFor({ state: 'detached' });
       await page.getByRole('link', { name: draft.id }).waitFor();

@@ -29,6 +29,7 @@ let browser: DashboardBrowser | undefined;
 let developer: { email: string; password: string };
 let newcomer: { email: string; password: string };
 let paidInvoice: string;
+let paidNumber: string;
 let failedInvoice: string;
 let trialPrice: string;
 
@@ -66,7 +67,7 @@ beforeAll(async () => {
     start_date: start,
   });
   paidInvoice = (await simpleInvoice(world.api, customer.id, 5000)).id;
-  expectStatus(await world.api.put(`/invoices/${paidInvoice}`), 200, 'pay');
+  paidNumber = expectStatus(await world.api.put(`/invoices/${paidInvoice}`), 200, 'pay').number;
   expectStatus(await world.api.post(`/invoices/${paidInvoice}/refund`, { amount: 1500 }), 201, 'refund');
   const declined = await customerWithCard(world.api, CARDS.declined);
   failedInvoice = (await simpleInvoice(world.api, declined.customer.id, 700)).id;
@@ -177,7 +178,8 @@ describe('the dashboard: home figures, payments, catalog', () => {
       await page.getByRole('button', { name: `Copy ${refund.id}` }).click();
       await page.getByRole('status').filter({ hasText: 'Copied' }).waitFor();
       await expect(page.evaluate<string>('navigator.clipboard.readText()')).resolves.toBe(refund.id);
-      await page.getByRole('link', { name: `Invoice ${paidInvoice}` }).click();
+      // The refund names its invoice by number (docs/api.md, "Names on list rows").
+      await page.getByRole('link', { name: `Invoice ${paidNumber}`, exact: true }).click();
       await page.waitForURL(`**/dashboard/invoices/${paidInvoice}`);
       await page.close();
     },

@@ -55,9 +55,11 @@ describe('payment plans and terminal payments in the dashboard', () => {
       await browser!.signIn(page, support);
       await page.getByRole('link', { name: 'Payment plans' }).click();
       await page.getByRole('heading', { name: 'Terminal payments not settled' }).waitFor();
-      const lostRow = page.getByRole('row', { name: /Ada Lovelace/ });
+      // The plans' table below names its customers too: rows are looked for in the terminal payments' section.
+      const terminal = page.getByRole('region', { name: 'Terminal payments not settled', exact: true });
+      const lostRow = terminal.getByRole('row', { name: /Ada Lovelace/ });
       await lostRow.getByRole('cell', { name: 'resolving' }).waitFor();
-      await page
+      await terminal
         .getByRole('row', { name: /Alan Turing/ })
         .getByRole('cell', { name: 'waiting' })
         .waitFor();
@@ -78,10 +80,10 @@ describe('payment plans and terminal payments in the dashboard', () => {
         .getByRole('status')
         .filter({ hasText: `Payment ${lost.paymentId} resolved: succeeded.` })
         .waitFor();
-      await page.getByRole('row', { name: /Ada Lovelace/ }).waitFor({ state: 'detached' });
+      await terminal.getByRole('row', { name: /Ada Lovelace/ }).waitFor({ state: 'detached' });
       expect(await getPlan(world.api, lost.plan.id)).toMatchObject({ status: 'active', deposit: { status: 'paid' } });
 
-      await page
+      await terminal
         .getByRole('row', { name: /Alan Turing/ })
         .getByRole('button', { name: 'Cancel sale' })
         .click();
@@ -94,7 +96,7 @@ describe('payment plans and terminal payments in the dashboard', () => {
       expect(cancelled.terminal).toMatchObject({ state: 'waiting', cancel_requested: true });
 
       // The plan's page: installments, payments, the workflow's link; cancelling it asks first.
-      await page.getByRole('link', { name: 'Ada Lovelace' }).first().waitFor({ state: 'detached' });
+      await terminal.getByRole('link', { name: 'Ada Lovelace' }).first().waitFor({ state: 'detached' });
       await page.goto(`${world.app.baseUrl}/dashboard/payment-plans/${lost.plan.id}`);
       await page.getByRole('heading', { name: lost.plan.id }).waitFor();
       await page.getByRole('heading', { name: 'Installments' }).waitFor();

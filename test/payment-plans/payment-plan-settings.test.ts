@@ -1,6 +1,6 @@
 import { createApiKey } from '../../src/accounts/account.service';
 import { DEFAULT_AFTER_DAYS, getPaymentPlanSettings } from '../../src/payment-plans/payment-plan.service';
-import { apiClient, createTestAccount, type ApiClient } from '../support/harness';
+import { apiClient, auditEntriesOf, createTestAccount } from '../support/harness';
 import { createCustomer } from '../support/payments';
 import { expectStatus, startPlanWorld, type PlanWorld } from '../support/payment-plans';
 
@@ -39,18 +39,6 @@ const planBody = (customer: string) => ({
 });
 
 const stored = (accountId: string) => getPaymentPlanSettings(world.app.prisma, accountId);
-
-/** Audit entries are written once the answer is sent: polls until the account's entries of `route` number `count`. */
-async function auditEntriesOf(client: ApiClient, route: string, count: number): Promise<any[]> {
-  for (let tries = 0; tries < 100; tries++) {
-    const listed = (expectStatus(await client.get('/audit-log?take=100'), 200).data as any[]).filter(
-      (entry) => entry.route === route,
-    );
-    if (listed.length >= count) return listed;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`fewer than ${count} audit entries of ${route}`);
-}
 
 describe('GET /settings/payment-plans', () => {
   it('answers off and DEFAULT_AFTER_DAYS for a new account, to every role', async () => {

@@ -148,6 +148,88 @@ describe('GET /reports/overview', () => {
     });
   });
 
+  it('counts MRR as billed: after recurring discounts, without subscriptions set to end (an independent calculation)', async () => {
+    const account = await createTestAccount(world.app.prisma, { name: 'Discounted' });
+    const client = apiClient(world.app.baseUrl, account.apiKey);
+    // The rule of docs/api.md "MRR", computed here apart from the service: a period's cents per month, half up.
+    const perYear = { day: 365, week: 52, month: 12, year: 1 } as const;
+    const monthly = (cents: number, interval: keyof typeof perYear, count = 1) => {
+      const numerator = cents * perYear[interval];
+      const denominator = 12 * count;
+      const whole = Math.floor(numerator / denominator);
+      return 2 * (numerator - whole * denominator) >= denominator ? whole + 1 : whole;
+    };
+    const coupon = async (body: Record<string, unknown>) =>
+      expectStatus(await client.post('/coupons', body), 201, 'POST /coupons').id as string;
+    const start = async (customer: string, price: string, quantity: number, extra: Record<string, unknown> = {}) =>
+      createSubscription(client, {
+        customer,
+        items: [{ price, quantity }],
+        trial_days: 0,
+        start_date: unix(await world.env.currentTimeMs()),
+        ...extra,
+      });
+    let expected = 0;
+
+    // 2 x 4900 a month with its own 25% forever, beating its customer's 10% forever: 9800 - 2450.
+    const ada = (await customerWithCard(client, CARDS.succeeds)).customer.id;
+    expectStatus(
+      await client.patch(`/customers/${ada}`, { coupon: await coupon({ percent_off: 10, duration: 'forever' }) }),
+      200,
+    );
+    await start(ada, await recurringPrice(client, { unitAmount: 4900 }), 2, {
+      coupon: await coupon({ percent_off: 25, duration: 'forever' }),
+    });
+    expected += monthly(9800, 'month') - monthly(9800 - Math.round(9800 * 0.75), 'month');
+
+    // 120000 a year under the customer's 10% forever: 10000 - 1000.
+    await start(ada, await recurringPrice(client, { unitAmount: 120000, interval: 'year' }), 1);
+    expected += monthly(120000, 'year') - monthly(12000, 'year');
+
+    // 1000 every 2 weeks with 300 off for 3 months (repeating, covering this period): 2167 - 650.
+    const bea = (await customerWithCard(client, CARDS.succeeds)).customer.id;
+    await start(bea, await recurringPrice(client, { unitAmount: 1000, interval: 'week', intervalCount: 2 }), 1, {
+      coupon: await coupon({ amount_off: 300, currency: 'USD', duration: 'repeating', duration_in_months: 3 }),
+    });
+    expected += monthly(1000, 'week', 2) - monthly(300, 'week', 2);
+
+    // 2000 a month with 50% once: the first invoice took it; the rate is the price's.
+    const cid = (await customerWithCard(client, CARDS.succeeds)).customer.id;
+    const once = await start(cid, await recurringPrice(client, { unitAmount: 2000 }), 1, {
+      coupon: await coupon({ percent_off: 50, duration: 'once' }),
+    });
+    expect(once.discount).toBeNull();
+    expected += monthly(2000, 'month');
+
+    // 3000 a month with 40% for a month whose end has passed (written in the row): the price's.
+    const repeating = await start(cid, await recurringPrice(client, { unitAmount: 3000 }), 1, {
+      coupon: await coupon({ percent_off: 40, duration: 'repeating', duration_in_months: 1 }),
+    });
+    await world.app.prisma.discount.updateMany({
+      where: { subscriptionId: repeating.id },
+      data: { start: new Date('2001-01-01T00:00:00Z'), end: new Date('2001-02-01T00:00:00Z') },
+    });
+    expected += monthly(3000, 'month');
+
+    // 5000 a month at 100% forever: 0, never below.
+    await start(cid, await recurringPrice(client, { unitAmount: 5000 }), 1, {
+      coupon: await coupon({ percent_off: 100, duration: 'forever' }),
+    });
+
+    // Set to cancel at the end of the period, or to end on a date: 0 (still active subscriptions).
+    const leaving = await start(cid, await recurringPrice(client, { unitAmount: 7000 }), 1);
+    expectStatus(await client.patch(`/subscriptions/${leaving.id}`, { cancel_at_period_end: true }), 200);
+    const ending = await start(cid, await recurringPrice(client, { unitAmount: 8000 }), 1, {
+      end_date: unix(await world.env.currentTimeMs()) + 90 * 86_400,
+    });
+    expect(ending.end_date).not.toBeNull();
+
+    const [usd] = (await overview(client)).currencies;
+    expect(usd.active_subscriptions).toBe(8);
+    expect(usd.mrr).toBe(expected);
+    expect(expected).toBe(7350 + 9000 + 1517 + 2000 + 3000);
+  });
+
   it('reads every table through an account-scoped index when sequential scans are priced out', async () => {
     const now = new Date();
     const values: Record<keyof typeof OVERVIEW_STATEMENTS, unknown[]> = {

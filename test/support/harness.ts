@@ -267,3 +267,15 @@ export async function startWorkerApp(
     },
   };
 }
+
+/** Audit entries are written once the answer is sent: polls until the account's entries of `route` number `count`. */
+export async function auditEntriesOf(client: ApiClient, route: string, count: number): Promise<any[]> {
+  for (let tries = 0; tries < 100; tries++) {
+    const listed = (expectStatus(await client.get('/audit-log?take=100'), 200).data as any[]).filter(
+      (entry) => entry.route === route,
+    );
+    if (listed.length >= count) return listed;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`fewer than ${count} audit entries of ${route}`);
+}

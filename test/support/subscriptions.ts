@@ -116,6 +116,22 @@ export async function recurringPrice(
   return product.default_price;
 }
 
+/** The default price of a new monthly product named `name` (the dashboard names a subscription by it). */
+export async function namedMonthlyPrice(api: ApiClient, name: string, unitAmount: number): Promise<string> {
+  const product = expectStatus(
+    await api.post('/products', {
+      name,
+      currency: 'USD',
+      unit_amount: unitAmount,
+      type: 'recurring',
+      recurring: { interval: 'month', interval_count: 1 },
+    }),
+    201,
+    'POST /products',
+  );
+  return product.default_price as string;
+}
+
 export async function createSubscription(api: ApiClient, body: Record<string, unknown>) {
   return expectStatus(await api.post('/subscriptions', body), 201, 'POST /subscriptions');
 }

@@ -1,7 +1,8 @@
 import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, type CatalogPrice, type Invoice, type Page, type Subscription } from '../api';
-import { centsFromText, formatInterval, formatMoney } from '../format';
+import { centsFromText } from '../format';
+import { priceLabel } from '../names';
 import { navigate } from '../router';
 import { flashOn } from '../flash';
 import { FormDialog, paramError, TextField, useIdempotencyKeys } from './common';
@@ -20,7 +21,10 @@ export function NewSubscription({ customerId }: { customerId: string }) {
   const prices = useQuery({
     queryKey: ['prices', { type: 'recurring' }],
     queryFn: () =>
-      api<Page<CatalogPrice>>('GET', `/prices?take=100&search=${encodeURIComponent('{"type":"recurring"}')}`),
+      api<Page<CatalogPrice>>(
+        'GET',
+        `/prices?take=100&include=names&search=${encodeURIComponent('{"type":"recurring"}')}`,
+      ),
     enabled: open,
   });
   const keys = useIdempotencyKeys();
@@ -75,8 +79,7 @@ export function NewSubscription({ customerId }: { customerId: string }) {
               <option value="">{prices.isPending ? 'Loading prices…' : 'Choose a recurring price'}</option>
               {prices.data?.data.map((option) => (
                 <option key={option.id} value={option.id}>
-                  {option.description ?? option.id}: {formatMoney(option.unit_amount, option.currency)}{' '}
-                  {formatInterval(option.recurring ?? null)}
+                  {priceLabel(option)}
                 </option>
               ))}
             </select>

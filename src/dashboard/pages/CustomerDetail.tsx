@@ -17,6 +17,7 @@ import { Empty, Failure, Loading, OutcomeNotice, ReadFailure, StatusBadge, type 
 import { AddCard } from './AddCard';
 import { ApplyCoupon } from './ApplyCoupon';
 import { subscriptionAmount } from './Subscriptions';
+import { subscriptionTitle } from '../names';
 import { CustomerActions } from './CustomerForms';
 import { CustomerWhy } from './CustomerWhy';
 import { NewDraftInvoice, NewSubscription } from './CustomerBilling';
@@ -35,7 +36,7 @@ export function CustomerDetail({ id }: { id: string }) {
   });
   const subscriptions = useQuery({
     queryKey: ['subscriptions', { customer: id }],
-    queryFn: () => api<Page<Subscription>>('GET', `/subscriptions?customer=${path}&take=100`),
+    queryFn: () => api<Page<Subscription>>('GET', `/subscriptions?customer=${path}&take=100&include=names`),
     enabled: customer.isSuccess,
   });
   const balance = useQuery({
@@ -173,9 +174,10 @@ export function CustomerDetail({ id }: { id: string }) {
               {subscriptions.data.data.map((subscription) => (
                 <tr key={subscription.id}>
                   <td>
-                    <Link to={`/subscriptions/${subscription.id}`}>
+                    <Link to={`/subscriptions/${subscription.id}`}>{subscriptionTitle(subscription)}</Link>
+                    <div className="muted small">
                       <code>{subscription.id}</code>
-                    </Link>
+                    </div>
                   </td>
                   <td>
                     <StatusBadge status={subscription.status} />

@@ -21,6 +21,7 @@ import { invoiceName } from './Invoices';
 import { EventTimeline } from './Events';
 import { creditableOf, CreditNotesTable, IssueCreditNote } from './InvoiceCredits';
 import { EmailTimeline } from './EmailTimeline';
+import { SubscriptionLink } from './ObjectLinks';
 
 type Action = 'finalize' | 'pay' | 'void' | 'refund' | 'send';
 
@@ -251,9 +252,7 @@ export function InvoiceDetail({ id }: { id: string }) {
           <>
             <dt>Subscription</dt>
             <dd>
-              <Link to={`/subscriptions/${inv.subscription}`}>
-                <code>{inv.subscription}</code>
-              </Link>
+              <SubscriptionLink id={inv.subscription} />
             </dd>
           </>
         )}

@@ -4,6 +4,7 @@ import { api, type Invoice, type Page } from '../api';
 import { formatDate, formatMoney, startOfDay } from '../format';
 import { Link, ListFilters, listAddress, listFilters, navigate, useLocation } from '../router';
 import { Empty, Failure, Loading, PagesOf, StatusBadge, StatusTabs } from './common';
+import { CustomerPicker } from './CustomerPicker';
 
 const TAKE = 20;
 const STATUSES = ['draft', 'open', 'paid', 'void'];
@@ -113,21 +114,18 @@ export function Invoices() {
   );
 }
 
-/** Customer and creation dates; applied together, so the list is not fetched at every keystroke. */
+/** Customer (picked by name or email) and creation dates; applied together, so the list is not fetched at every keystroke. */
 function InvoiceFilters({ filters, onApply }: { filters: Filters; onApply: (next: Partial<Filters>) => void }) {
   const [customer, setCustomer] = useState(filters.customer);
   const [from, setFrom] = useState(filters.from);
   const [to, setTo] = useState(filters.to);
   const apply = (event: FormEvent) => {
     event.preventDefault();
-    onApply({ customer: customer.trim(), from, to });
+    onApply({ customer, from, to });
   };
   return (
     <form className="filters" onSubmit={apply} aria-label="Filters">
-      <label>
-        Customer id
-        <input value={customer} onChange={(event) => setCustomer(event.target.value)} placeholder="cus_…" />
-      </label>
+      <CustomerPicker label="Customer" value={customer} onChange={setCustomer} />
       <label>
         Created from
         <input type="date" value={from} onChange={(event) => setFrom(event.target.value)} />

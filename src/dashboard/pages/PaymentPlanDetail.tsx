@@ -6,6 +6,7 @@ import { Link } from '../router';
 import { Confirm, Failure, Loading, Notice, ReadFailure, StatusBadge, WorkflowLink } from './common';
 import { planProgress } from './PaymentPlans';
 import { TerminalPaymentActions } from './TerminalPayments';
+import { CustomerLink } from './ObjectLinks';
 
 const ENDED = ['completed', 'canceled', 'defaulted'];
 
@@ -86,9 +87,7 @@ export function PaymentPlanDetail({ id, session }: { id: string; session: Sessio
       <dl className="card facts">
         <dt>Customer</dt>
         <dd>
-          <Link to={`/customers/${p.customer}`}>
-            <code>{p.customer}</code>
-          </Link>
+          <CustomerLink id={p.customer} />
         </dd>
         <dt>Paid</dt>
         <dd>{planProgress(p)}</dd>

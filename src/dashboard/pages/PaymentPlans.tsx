@@ -23,7 +23,7 @@ export function PaymentPlans() {
   const plans = useQuery({
     queryKey: ['payment-plans', { status, page }],
     queryFn: () => {
-      const params = new URLSearchParams({ page: String(page), take: String(TAKE) });
+      const params = new URLSearchParams({ page: String(page), take: String(TAKE), include: 'names' });
       if (status) params.set('status', status);
       return api<Page<PaymentPlan>>('GET', `/payment-plans?${params}`);
     },
@@ -82,9 +82,7 @@ export function PaymentPlans() {
                       : '—'}
                   </td>
                   <td className="hide-narrow">
-                    <Link to={`/customers/${plan.customer}`}>
-                      <code>{plan.customer}</code>
-                    </Link>
+                    <Link to={`/customers/${plan.customer}`}>{plan.customer_name ?? <code>{plan.customer}</code>}</Link>
                   </td>
                 </tr>
               ))}

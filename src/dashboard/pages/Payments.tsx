@@ -1,10 +1,12 @@
 import { useState, type FormEvent } from 'react';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { api, type Balance, type Page, type Transaction } from '../api';
+import { api, type Balance, type Invoice, type Page, type SearchResult, type Transaction } from '../api';
 import { formatDateTime, formatMoney, statusLabel } from '../format';
 import { Link, ListFilters, listAddress, listFilters, listParams, navigate, useLocation } from '../router';
 import { Empty, Failure, Loading, Pager, StatusBadge } from './common';
 import { CopyId } from './CopyId';
+import { CustomerPicker } from './CustomerPicker';
+import { invoiceName } from './Invoices';
 
 const TAKE = 20;
 const STATUSES = ['succeeded', 'failed', 'pending'];
@@ -25,6 +27,7 @@ export function Payments() {
       const params = listParams(filters);
       params.set('page', String(filters.page));
       params.set('take', String(TAKE));
+      params.set('include', 'names');
       return api<Page<Transaction>>('GET', `/transactions?${params.toString()}`);
     },
     placeholderData: keepPreviousData,
@@ -94,13 +97,8 @@ export function Payments() {
                     <CopyId id={transaction.id} />
                     {transaction.invoice && (
                       <div className="small">
-                        {/* Invoice ids are UUIDs: the first group names it on screen, the link's label whole. */}
-                        <Link
-                          to={`/invoices/${transaction.invoice}`}
-                          title={transaction.invoice}
-                          aria-label={`Invoice ${transaction.invoice}`}
-                        >
-                          invoice <code>{transaction.invoice.slice(0, 8)}…</code>
+                        <Link to={`/invoices/${transaction.invoice}`} title={transaction.invoice}>
+                          Invoice {transaction.invoice_number ?? 'draft'}
                         </Link>
                       </div>
                     )}
@@ -114,7 +112,7 @@ export function Payments() {
                   <td className="hide-narrow">
                     {transaction.customer ? (
                       <Link to={`/customers/${transaction.customer}`}>
-                        <code>{transaction.customer}</code>
+                        {transaction.customer_name ?? <code>{transaction.customer}</code>}
                       </Link>
                     ) : (
                       '—'
@@ -163,17 +161,32 @@ function BalanceFigures({ balance }: { balance: Balance }) {
   );
 }
 
-/** Type, customer and invoice; applied together, so the list is not fetched at every keystroke. */
+/**
+ * Type, customer (picked by name or email) and invoice (by its number, INV-000012, as the customer quotes
+ * it: GET /search finds it); applied together, so the list is not fetched at every keystroke.
+ */
 function TransactionFilters({ filters, onApply }: { filters: Filters; onApply: (next: Partial<Filters>) => void }) {
   const [type, setType] = useState(filters.type);
   const [customer, setCustomer] = useState(filters.customer);
-  const [invoice, setInvoice] = useState(filters.invoice);
-  const apply = (event: FormEvent) => {
+  const [invoiceNumber, setInvoiceNumber] = useState('');
+  const [notFound, setNotFound] = useState<string>();
+  const invoice = useQuery({
+    queryKey: ['invoice', filters.invoice],
+    queryFn: () => api<Invoice>('GET', `/invoices/${encodeURIComponent(filters.invoice)}`),
+    enabled: filters.invoice !== '',
+  });
+  const apply = async (event: FormEvent) => {
     event.preventDefault();
-    onApply({ type, customer: customer.trim(), invoice: invoice.trim() });
+    setNotFound(undefined);
+    const number = invoiceNumber.trim();
+    if (!number) return onApply({ type, customer });
+    const found = await api<SearchResult>('GET', `/search?${new URLSearchParams({ query: number })}`);
+    const hit = found.data.find((each) => each.object === 'invoice');
+    if (!hit) return setNotFound(`No invoice ${number} in this account.`);
+    onApply({ type, customer, invoice: hit.id });
   };
   return (
-    <form className="filters" onSubmit={apply} aria-label="Filters">
+    <form className="filters" onSubmit={(event) => void apply(event)} aria-label="Filters">
       <label>
         Type
         <select value={type} onChange={(event) => setType(event.target.value)}>
@@ -185,17 +198,36 @@ function TransactionFilters({ filters, onApply }: { filters: Filters; onApply: (
           ))}
         </select>
       </label>
-      <label>
-        Customer id
-        <input value={customer} onChange={(event) => setCustomer(event.target.value)} placeholder="cus_…" />
-      </label>
-      <label>
-        Invoice id
-        <input value={invoice} onChange={(event) => setInvoice(event.target.value)} placeholder="a UUID" />
-      </label>
+      <CustomerPicker label="Customer" value={customer} onChange={setCustomer} />
+      {filters.invoice ? (
+        <div className="picker">
+          <span className="picker-label">Invoice</span>
+          <span className="picked">
+            <span>{invoice.data ? invoiceName(invoice.data) : invoice.isError ? 'Unknown invoice' : 'Loading…'}</span>
+            <button type="button" className="secondary" onClick={() => onApply({ type, customer, invoice: '' })}>
+              Clear invoice
+            </button>
+          </span>
+        </div>
+      ) : (
+        <label>
+          Invoice number
+          <input
+            value={invoiceNumber}
+            onChange={(event) => setInvoiceNumber(event.target.value)}
+            placeholder="INV-000012"
+            aria-invalid={notFound ? true : undefined}
+          />
+        </label>
+      )}
       <button type="submit" className="secondary">
         Apply
       </button>
+      {notFound && (
+        <p className="error" role="alert">
+          {notFound}
+        </p>
+      )}
     </form>
   );
 }

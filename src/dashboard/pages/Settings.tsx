@@ -1,13 +1,13 @@
-import { useState, type FormEvent } from 'react';
+import { Fragment, useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, type PaymentPlanSettings, type Role, type Session } from '../api';
+import { api, ApiFailure, type BusinessDetails, type PaymentPlanSettings, type Role, type Session } from '../api';
 import { currentTimeZone, formatDateTime } from '../format';
 import { SESSION_KEY } from '../session';
 import { Confirm, Failure, Loading, Notice } from './common';
 import { TestClocksSection } from './TestClocks';
 
 /**
- * Settings (docs/api.md "Dashboard team"): the account (name, time zone), the dunning schedule, proration, payment
+ * Settings (docs/api.md "Dashboard team"): the account (name, time zone), its business details, the dunning schedule, proration, payment
  * plans, the team and invitations, test clocks in test mode, and the signed-in person's profile. What a role may do is the API's to decide:
  * the page only leaves out forms the role would be refused.
  */
@@ -18,6 +18,7 @@ export function Settings({ session }: { session: Session }) {
     <>
       <h1>Settings</h1>
       <AccountSection session={session} />
+      <BusinessDetailsSection session={session} />
       <EmailSection session={session} />
       {canDevelop && <DunningSection />}
       {canDevelop && <ProrationSection />}
@@ -394,6 +395,111 @@ function ProrationSection() {
 }
 
 /** "30" as 30, empty as absent (unchanged); anything else is sent as is, for the API to name. */
+const ADDRESS_PARTS = [
+  ['line1', 'Address line 1'],
+  ['line2', 'Address line 2'],
+  ['city', 'City'],
+  ['state', 'State or region'],
+  ['postal_code', 'Postal code'],
+  ['country', 'Country (two letters, e.g. GB)'],
+] as const;
+
+const DETAIL_FIELDS = [
+  ['legal_name', 'Legal name'],
+  ['support_email', 'Support email'],
+  ['support_phone', 'Support phone'],
+  ['tax_id', 'Tax ID (VAT number, EIN…)'],
+] as const;
+
+/**
+ * Business details (docs/api.md "Business details"): the seller's legal name, address, support email and phone,
+ * and tax id that invoices, credit notes, the hosted invoice page and the invoice email show. Every role reads
+ * them; a superadmin edits them. An emptied field is cleared; the field the API refuses is marked.
+ */
+function BusinessDetailsSection({ session }: { session: Session }) {
+  const queryClient = useQueryClient();
+  const key = ['business-details', session.account?.id];
+  const details = useQuery({ queryKey: key, queryFn: () => api<BusinessDetails>('GET', '/settings/business-details') });
+  const editable = session.account?.role === 'superadmin';
+  const [notice, setNotice] = useState<string>();
+  const save = useMutation({
+    mutationFn: (input: Record<string, unknown>) => api<BusinessDetails>('PUT', '/settings/business-details', input),
+    onSuccess: (saved) => {
+      queryClient.setQueryData(key, saved);
+      setNotice('Saved. Invoices finalized from now on show these details; issued ones keep theirs.');
+    },
+  });
+  const refused = save.error instanceof ApiFailure ? save.error.error.param : undefined;
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    const value = (name: string) => String(form.get(name) ?? '').trim() || null;
+    const address = Object.fromEntries(
+      ADDRESS_PARTS.flatMap(([part]) => (value(`address.${part}`) ? [[part, value(`address.${part}`)]] : [])),
+    );
+    setNotice(undefined);
+    save.mutate({
+      ...Object.fromEntries(DETAIL_FIELDS.map(([name]) => [name, value(name)])),
+      address: Object.keys(address).length > 0 ? address : null,
+    });
+  };
+  const data = details.data;
+  const field = (name: string, label: string, current: string | null | undefined) => (
+    <label className="field" key={name}>
+      {label}
+      <input
+        name={name}
+        defaultValue={current ?? ''}
+        aria-invalid={refused === name ? true : undefined}
+        aria-describedby={refused === name ? 'business-details-error' : undefined}
+      />
+    </label>
+  );
+  return (
+    <section className="card settings-section" aria-labelledby="business-details-heading">
+      <h2 id="business-details-heading">Business details</h2>
+      <p className="muted">Who issues your invoices: shown on invoices, credit notes, the invoice page and emails.</p>
+      {details.isPending && <Loading />}
+      {details.isError && <Failure error={details.error} />}
+      {data && !editable && (
+        <dl className="facts">
+          {DETAIL_FIELDS.map(([name, label]) => (
+            <Fragment key={name}>
+              <dt>{label}</dt>
+              <dd>{data[name] ?? '—'}</dd>
+            </Fragment>
+          ))}
+          <dt>Address</dt>
+          <dd>
+            {data.address
+              ? ADDRESS_PARTS.map(([part]) => data.address?.[part])
+                  .filter(Boolean)
+                  .join(', ')
+              : '—'}
+          </dd>
+        </dl>
+      )}
+      {data && editable && (
+        <form onSubmit={submit} key={JSON.stringify(data)} aria-label="Business details">
+          {field('legal_name', DETAIL_FIELDS[0][1], data.legal_name)}
+          <fieldset className="address-fields">
+            <legend>Address</legend>
+            {ADDRESS_PARTS.map(([part, label]) => field(`address.${part}`, label, data.address?.[part]))}
+          </fieldset>
+          {DETAIL_FIELDS.slice(1).map(([name, label]) => field(name, label, data[name]))}
+          <Submit busy={save.isPending} label="Save business details" busyLabel="Saving…" />
+        </form>
+      )}
+      <Notice text={notice} />
+      {save.error && (
+        <p className="error" role="alert" id="business-details-error">
+          {save.error.message}
+        </p>
+      )}
+    </section>
+  );
+}
+
 function wholeDaysOf(value: FormDataEntryValue | null): unknown {
   const text = String(value ?? '').trim();
   if (!text) return undefined;

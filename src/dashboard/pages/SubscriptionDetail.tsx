@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, type Session, type Subscription } from '../api';
+import { api, type Customer, type Session, type Subscription } from '../api';
 import { formatDate, formatDateTime, formatInterval, formatMoney } from '../format';
 import { Link } from '../router';
 import { SubscriptionWhy } from './Why';
@@ -9,6 +9,9 @@ import { ApplyCoupon } from './ApplyCoupon';
 import { takeFlash } from '../flash';
 import { nextInvoiceDate, subscriptionAmount } from './Subscriptions';
 import { EventTimeline } from './Events';
+import { CopyId } from './CopyId';
+import { couponTerms } from './Catalog';
+import { priceName, subscriptionTitle } from '../names';
 
 type Action = 'pause' | 'resume' | 'cancel_at_period_end' | 'keep' | 'cancel';
 
@@ -56,6 +59,22 @@ function actionsFor(subscription: Subscription): Action[] {
   return [...atPeriodEnd, 'cancel'];
 }
 
+/** A change answers without names (include=names is a read's): the names on screen stay, the rest is the answer's. */
+function keepNames(shown: Subscription | undefined, updated: Subscription): Subscription {
+  const productNames = new Map(shown?.items.data.map((item) => [item.price.id, item.price.product_name]));
+  return {
+    ...updated,
+    customer_name: shown?.customer_name,
+    items: {
+      ...updated.items,
+      data: updated.items.data.map((item) => ({
+        ...item,
+        price: { ...item.price, product_name: productNames.get(item.price.id) },
+      })),
+    },
+  };
+}
+
 export function SubscriptionDetail({ id, session }: { id: string; session: Session }) {
   const queryClient = useQueryClient();
   const path = encodeURIComponent(id);
@@ -65,7 +84,14 @@ export function SubscriptionDetail({ id, session }: { id: string; session: Sessi
   const [outcome, setOutcome] = useState(() => takeFlash(`/subscriptions/${id}`));
   const subscription = useQuery({
     queryKey: ['subscription', id],
-    queryFn: () => api<Subscription>('GET', `/subscriptions/${path}`),
+    queryFn: () => api<Subscription>('GET', `/subscriptions/${path}?include=names`),
+  });
+  // Its customer's discount applies when it has none of its own (docs/api.md, "Coupons and discounts").
+  const customerId = subscription.data?.customer;
+  const customer = useQuery({
+    queryKey: ['customer', customerId],
+    queryFn: () => api<Customer>('GET', `/customers/${encodeURIComponent(customerId!)}`),
+    enabled: customerId !== undefined,
   });
   const act = useMutation({
     mutationFn: (action: Action) => {
@@ -82,7 +108,7 @@ export function SubscriptionDetail({ id, session }: { id: string; session: Sessi
       }
     },
     onSuccess: (updated, action) => {
-      queryClient.setQueryData(['subscription', id], updated);
+      queryClient.setQueryData(['subscription', id], (shown: Subscription | undefined) => keepNames(shown, updated));
       void queryClient.invalidateQueries({ queryKey: ['subscriptions'] });
       void queryClient.invalidateQueries({ queryKey: ['customer', updated.customer, 'billing-report'] });
       setNotice(ACTIONS[action].done);
@@ -101,11 +127,12 @@ export function SubscriptionDetail({ id, session }: { id: string; session: Sessi
         <Link to="/subscriptions">Subscriptions</Link> /
       </p>
       <div className="title-row">
-        <h1>
-          <code>{s.id}</code>
-        </h1>
+        <h1>{subscriptionTitle(s)}</h1>
         <StatusBadge status={s.status} />
       </div>
+      <p className="muted">
+        for <Link to={`/customers/${s.customer}`}>{s.customer_name ?? s.customer}</Link> · <CopyId id={s.id} />
+      </p>
       <div className="actions">
         {actionsFor(s).map((action) => (
           <button
@@ -144,12 +171,11 @@ export function SubscriptionDetail({ id, session }: { id: string; session: Sessi
       <dl className="card facts">
         <dt>Customer</dt>
         <dd>
-          <Link to={`/customers/${s.customer}`}>
-            <code>{s.customer}</code>
-          </Link>
+          <Link to={`/customers/${s.customer}`}>{s.customer_name ?? s.customer}</Link>
         </dd>
         <dt>Amount</dt>
         <dd>{subscriptionAmount(s)}</dd>
+        <DiscountFacts subscription={s} customerDiscount={customer.data?.discount ?? null} />
         <dt>Current period</dt>
         <dd>
           {s.current_period_start ? `${formatDate(s.current_period_start)} – ${formatDate(s.current_period_end)}` : '—'}
@@ -203,8 +229,10 @@ export function SubscriptionDetail({ id, session }: { id: string; session: Sessi
             {s.items.data.map((item) => (
               <tr key={item.id}>
                 <td>
-                  {item.price.description ?? <code>{item.price.id}</code>}
-                  <div className="muted small">{formatInterval(item.price.recurring)}</div>
+                  {priceName(item.price)}
+                  <div className="muted small">
+                    {formatInterval(item.price.recurring)} · <code>{item.price.id}</code>
+                  </div>
                 </td>
                 <td className="hide-narrow">{formatMoney(item.price.unit_amount, item.price.currency)}</td>
                 <td>{item.quantity}</td>
@@ -215,6 +243,50 @@ export function SubscriptionDetail({ id, session }: { id: string; session: Sessi
         </table>
       </div>
       <EventTimeline filter={{ object: s.id }} version={s.status} />
+    </>
+  );
+}
+
+type Discount = NonNullable<Subscription['discount']>;
+
+/**
+ * The discount its invoices take and what it takes off each period's items: the subscription's own, else its
+ * customer's (docs/api.md, "Coupons and discounts"), rounded as an invoice rounds it (percent half up, an
+ * amount up to the items' sum). Proration lines of a period are discounted too; this is the usual period.
+ */
+function DiscountFacts({
+  subscription,
+  customerDiscount,
+}: {
+  subscription: Subscription;
+  customerDiscount: Discount | null;
+}) {
+  const discount = subscription.discount ?? customerDiscount;
+  if (!discount) return null;
+  const { coupon } = discount;
+  const items = subscription.items.data.reduce((sum, item) => sum + item.price.unit_amount * item.quantity, 0);
+  const off =
+    coupon.percent_off !== null
+      ? Math.floor((items * Math.round(coupon.percent_off * 100) * 2 + 10_000) / 20_000)
+      : coupon.currency === subscription.currency
+        ? Math.min(coupon.amount_off ?? 0, items)
+        : 0;
+  const lasts =
+    coupon.duration === 'forever'
+      ? 'every invoice'
+      : coupon.duration === 'once'
+        ? 'the next invoice only'
+        : `invoices of periods starting before ${formatDate(discount.end)}`;
+  return (
+    <>
+      <dt>Discount</dt>
+      <dd>
+        {coupon.name ?? coupon.id}: {couponTerms(coupon)}
+        {discount.subscription === null && ' (the customer’s)'}
+        <div className="muted small">
+          Takes {formatMoney(off, subscription.currency)} off {formatMoney(items, subscription.currency)}, on {lasts}
+        </div>
+      </dd>
     </>
   );
 }

@@ -3,6 +3,8 @@ import { api, type Page, type Subscription } from '../api';
 import { formatDate, formatInterval, formatMoney, statusLabel } from '../format';
 import { Link, listAddress, navigate, useLocation } from '../router';
 import { Empty, Failure, Loading, PagesOf, StatusBadge, StatusTabs } from './common';
+import { CustomerPicker } from './CustomerPicker';
+import { subscriptionTitle } from '../names';
 
 const TAKE = 20;
 const STATUSES = ['active', 'trialing', 'past_due', 'paused', 'scheduled', 'canceled', 'expired'];
@@ -26,14 +28,23 @@ export function nextInvoiceDate(subscription: Subscription): number | null {
 export function Subscriptions() {
   const { search } = useLocation();
   const status = search.get('status') ?? '';
+  const customer = search.get('customer') ?? '';
   const page = Math.max(1, Number(search.get('page')) || 1);
-  const go = (next: { status?: string; page?: number }) =>
-    navigate(listAddress('/subscriptions', { status: next.status ?? status, page: next.page ?? 1 }), { replace: true });
+  const go = (next: { status?: string; customer?: string; page?: number }) =>
+    navigate(
+      listAddress('/subscriptions', {
+        status: next.status ?? status,
+        customer: next.customer ?? customer,
+        page: next.page ?? 1,
+      }),
+      { replace: true },
+    );
   const subscriptions = useQuery({
-    queryKey: ['subscriptions', { status, page }],
+    queryKey: ['subscriptions', { status, customer, page }],
     queryFn: () => {
-      const params = new URLSearchParams({ page: String(page), take: String(TAKE) });
+      const params = new URLSearchParams({ page: String(page), take: String(TAKE), include: 'names' });
       if (status) params.set('status', status);
+      if (customer) params.set('customer', customer);
       return api<Page<Subscription>>('GET', `/subscriptions?${params}`);
     },
     placeholderData: keepPreviousData,
@@ -45,8 +56,11 @@ export function Subscriptions() {
       <StatusTabs
         statuses={STATUSES}
         current={status}
-        to={(value) => `/subscriptions${value ? `?status=${value}` : ''}`}
+        to={(value) => listAddress('/subscriptions', { status: value, customer })}
       />
+      <div className="filters">
+        <CustomerPicker label="Customer" value={customer} onChange={(id) => go({ customer: id })} />
+      </div>
       {subscriptions.isPending ? (
         <Loading />
       ) : subscriptions.isError ? (
@@ -75,9 +89,10 @@ export function Subscriptions() {
               {subscriptions.data.data.map((subscription) => (
                 <tr key={subscription.id}>
                   <td>
-                    <Link to={`/subscriptions/${subscription.id}`}>
+                    <Link to={`/subscriptions/${subscription.id}`}>{subscriptionTitle(subscription)}</Link>
+                    <div className="muted small">
                       <code>{subscription.id}</code>
-                    </Link>
+                    </div>
                   </td>
                   <td>
                     <StatusBadge status={subscription.status} />
@@ -86,7 +101,7 @@ export function Subscriptions() {
                   <td className="hide-narrow">{formatDate(nextInvoiceDate(subscription))}</td>
                   <td className="hide-narrow">
                     <Link to={`/customers/${subscription.customer}`}>
-                      <code>{subscription.customer}</code>
+                      {subscription.customer_name ?? <code>{subscription.customer}</code>}
                     </Link>
                   </td>
                 </tr>
