@@ -1470,7 +1470,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Test mode: download a caught email's attachment */
+        /**
+         * Test mode: download a caught email's attachment
+         * @description Answered with the attachment's own Content-Type, its `content_type` in the message's `attachments` (`application/pdf` for the invoice and credit note PDFs the emails attach); `application/octet-stream` when the message gave it none.
+         */
         get: operations["getTestHelpersEmailsByIdAttachmentsByIndex"];
         put?: never;
         post?: never;
@@ -16146,7 +16149,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/octet-stream": string;
+                    "*/*": string;
                 };
             };
             /** @description Invalid request: `error.param` names the field */
