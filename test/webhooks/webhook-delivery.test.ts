@@ -432,6 +432,7 @@ describe('the outbox relay', () => {
     const view = await historyView(handle);
     expect(view.timers[0]).toBe("after the relay's attempt 1 (a slow destination)");
     expect(view.activities.map((activity) => (activity.result as { attempt: number }).attempt)).toEqual([1, 2]);
+    await recordWorkflowHistories(env.client, handle.workflowId, 'webhook-relay-late-first-attempt');
   });
 
   it('marks events of an account without destinations as dispatched and starts nothing', async () => {
