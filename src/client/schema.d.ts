@@ -2978,6 +2978,8 @@ export interface components {
             event_id: string;
             event_type: string;
             destination: string;
+            /** @description The destination's URL as it is now (a deleted one's last); each attempt's `url` is where it was sent */
+            destination_url: string;
             /** @description Find the delivery in the Temporal Web UI by this id */
             workflow_id: string;
             /** @description 0 for the event's first delivery to the destination; 1, 2... for each resend */
