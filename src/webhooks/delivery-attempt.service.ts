@@ -101,7 +101,10 @@ const sendKey = (input: WebhookAttemptInput) => `${input.deliveryId}:${input.att
 /** How often an execution waiting on a send in flight elsewhere looks whether it has been recorded. */
 const IN_FLIGHT_RECHECK_MS = 500;
 
-/** Claims that are refused with no send of the attempt in flight (a race with the attempt's record): read again this often. */
+/**
+ * Claims refused with no send of the attempt in flight and no reason the read shows (a race with the
+ * attempt's record) are tried again this many times; then the execution fails, and its retry tries again.
+ */
 const UNEXPLAINED_REFUSALS = 3;
 
 /**
