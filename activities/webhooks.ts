@@ -7,6 +7,7 @@ import {
   type WebhookAttemptResult,
 } from '../src/webhooks/delivery-attempt.service';
 import { WEBHOOK_TIMEOUT_MS } from '../src/webhooks/sender';
+import { countWebhookAttempt } from '../src/webhooks/attempt-metrics';
 
 export type {
   WebhookAttemptInput,
@@ -20,21 +21,15 @@ export interface WebhookActivityDeps {
   httpTimeoutMs?: number;
 }
 
-/**
- * `billing_webhook_attempts{outcome}` on the worker's metrics exporter (WORKER_METRICS_PORT): success,
- * retryable, permanent, skipped. Nothing outside a worker (a test calling the activity directly).
- */
-function countAttempt(outcome: WebhookAttemptResult['outcome']): void {
+/** The attempt's counters (src/webhooks/attempt-metrics.ts) on the worker's metrics exporter (WORKER_METRICS_PORT); none outside a worker (a test calling the activity directly). */
+function countAttempt(result: WebhookAttemptResult): void {
   let context: Context;
   try {
     context = Context.current();
   } catch {
     return;
   }
-  context.metricMeter
-    .createCounter('billing_webhook_attempts', 'attempts', 'Webhook delivery attempts by outcome')
-    .withTags({ outcome })
-    .add(1);
+  countWebhookAttempt(context.metricMeter, result);
 }
 
 export function createWebhookActivities({ prisma, httpTimeoutMs = WEBHOOK_TIMEOUT_MS }: WebhookActivityDeps) {
@@ -47,7 +42,7 @@ export function createWebhookActivities({ prisma, httpTimeoutMs = WEBHOOK_TIMEOU
           `Webhook delivery ${input.deliveryId} does not exist`,
           'WebhookDeliveryMissing',
         );
-      countAttempt(result.outcome);
+      countAttempt(result);
       return result;
     },
   };

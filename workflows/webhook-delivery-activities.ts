@@ -14,8 +14,12 @@ const retry = {
   maximumInterval: '1 minute',
   nonRetryableErrorTypes: ['WebhookDeliveryMissing'],
 };
-/** The HTTP timeout is 10 s (decisions.md §10); the rest is room for the database writes. */
-const startToCloseTimeout = '30 seconds';
+/**
+ * An attempt whose send is in flight in another execution waits until that send is recorded or
+ * cannot be in flight any more (the 10 s HTTP timeout and 5 s: `sendWindowMs`, decisions.md §10),
+ * then may send itself (10 s); the rest is room for the database writes.
+ */
+const startToCloseTimeout = '45 seconds';
 
 /** An attempt as an activity task: deliveries started before attempts became local (WEBHOOK_DELIVERY_PATCHES.localAttempts). */
 export const remoteAttempts: ActivityInterfaceFor<WebhookActivities> = proxyActivities<WebhookActivities>({

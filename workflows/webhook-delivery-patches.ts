@@ -14,4 +14,12 @@ export const WEBHOOK_DELIVERY_PATCHES = {
    * schedule ends within the hour, decisions.md §10).
    */
   localAttempts: 'webhook-local-attempts',
+  /**
+   * An attempt answered from its record (made by an earlier execution: the relay's slow attempt 1
+   * found after the wait for it, or an attempt recorded before a crash) carries when it ended, and
+   * the next attempt comes its delay after that end, not a whole delay after the answer (the contract's
+   * retry delays count from the failed attempt, decisions.md §10). Runs before it waited the whole
+   * delay. Remove when no delivery started before it is open (its schedule ends within the hour).
+   */
+  retryFromAttemptEnd: 'webhook-retry-from-attempt-end',
 } as const;

@@ -79,9 +79,19 @@ export class DeliveryRun {
   async waitBefore(next: number, previous: WebhookAttemptResult): Promise<boolean> {
     const retryDelayMs = this.state.retryDelaysMs[next - 2] ?? null;
     if (previous.status !== 'retry' || retryDelayMs === null) return false;
-    this.state.nextAttemptAt = workflowNow() + retryDelayMs;
-    await sleep(retryDelayMs, { summary: webhookRetrySummary(next, WEBHOOK_MAX_ATTEMPTS, retryDelayMs) });
+    const waitMs = this.waitAfter(previous, retryDelayMs);
+    this.state.nextAttemptAt = workflowNow() + waitMs;
+    if (waitMs > 0) await sleep(waitMs, { summary: webhookRetrySummary(next, WEBHOOK_MAX_ATTEMPTS, waitMs) });
     return true;
+  }
+
+  /**
+   * The retry delay counts from the end of the failed attempt: an attempt answered from its record
+   * (`endedAt`) ended a while ago, and only what is left of the delay remains to wait.
+   */
+  private waitAfter(previous: WebhookAttemptResult, retryDelayMs: number): number {
+    if (previous.endedAt === undefined || !patched(PATCHES.retryFromAttemptEnd)) return retryDelayMs;
+    return Math.max(0, previous.endedAt + retryDelayMs - workflowNow());
   }
 
   /** Waits past the relay's attempt 1, still running when it started the workflow (a slow destination). */

@@ -1514,7 +1514,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Test mode: download a caught email's attachment */
+        /**
+         * Test mode: download a caught email's attachment
+         * @description Answered with the attachment's own Content-Type, its `content_type` in the message's `attachments` (`application/pdf` for the invoice and credit note PDFs the emails attach); `application/octet-stream` when the message gave it none.
+         */
         get: operations["getTestHelpersEmailsByIdAttachmentsByIndex"];
         put?: never;
         post?: never;
@@ -3025,6 +3028,8 @@ export interface components {
             event_id: string;
             event_type: string;
             destination: string;
+            /** @description The destination's URL as it is now (a deleted one's last); each attempt's `url` is where it was sent */
+            destination_url: string;
             /** @description Find the delivery in the Temporal Web UI by this id */
             workflow_id: string;
             /** @description 0 for the event's first delivery to the destination; 1, 2... for each resend */
@@ -16599,7 +16604,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/octet-stream": string;
+                    "*/*": string;
                 };
             };
             /** @description Invalid request: `error.param` names the field */

@@ -1,5 +1,5 @@
 import type { AppDeps } from '../http/app-deps';
-import { binaryFileSchema, type Api } from '../http/api';
+import { ANY_MEDIA_TYPE, binaryFileSchema, type Api } from '../http/api';
 import { pageSchema } from '../http/pagination';
 import { testModeEnabled } from '../lib/test-mode';
 import { caughtAttachmentParams, caughtEmailSchema, listCaughtEmailsQuery } from './caught-email.schemas';
@@ -27,8 +27,12 @@ export function registerCaughtEmailRoutes(api: Api, { prisma }: AppDeps): void {
     path: '/test-helpers/emails/{id}/attachments/{index}',
     tag,
     summary: "Test mode: download a caught email's attachment",
+    description:
+      "Answered with the attachment's own Content-Type, its `content_type` in the message's `attachments` " +
+      '(`application/pdf` for the invoice and credit note PDFs the emails attach); `application/octet-stream` ' +
+      'when the message gave it none.',
     params: caughtAttachmentParams,
-    mediaType: 'application/octet-stream',
+    mediaType: ANY_MEDIA_TYPE,
     response: binaryFileSchema,
     errors: [404],
     handler: ({ principal, params }) => testEmailAttachment(prisma, principal.accountId, params.id, params.index),

@@ -47,7 +47,8 @@ export interface RouteDefinition<P extends AnyObject, Q extends AnyObject, B ext
   response: z.ZodType;
   /**
    * The success answer's media type when it is not JSON (`application/pdf`): the handler answers a
-   * `FileAnswer`, sent as it is with that Content-Type; `response` documents it (a binary string).
+   * `FileAnswer`, sent as it is with that Content-Type; `response` documents it (a binary string). A
+   * media range (`ANY_MEDIA_TYPE`) documents files that each carry their own type (`FileAnswer.contentType`).
    */
   mediaType?: string;
   /**
@@ -237,6 +238,12 @@ export class FileAnswer {
   ) {}
 }
 
+/** What a file of no stated type is sent as. */
+const OCTET_STREAM = 'application/octet-stream';
+
+/** The media range of a route whose files each carry their own type (RFC 9110: any type). */
+export const ANY_MEDIA_TYPE = '*/*';
+
 /** The schema a route with `mediaType` documents its answer with. */
 export const binaryFileSchema = z.string().meta({ format: 'binary' });
 
@@ -370,7 +377,9 @@ export class Api {
       if (answer.body instanceof FileAnswer) {
         res
           .status(answer.status)
-          .type(answer.body.contentType ?? def.mediaType ?? 'application/octet-stream')
+          .type(
+            answer.body.contentType ?? (def.mediaType === ANY_MEDIA_TYPE ? undefined : def.mediaType) ?? OCTET_STREAM,
+          )
           .setHeader('Content-Disposition', `inline; filename="${answer.body.filename.replace(/[^\w.-]/g, '_')}"`)
           .send(answer.body.body);
         return;

@@ -1,17 +1,22 @@
 import { z } from 'zod';
 import { badRequest, notFound } from './errors';
-import { DECIMAL_INTEGER, queryInteger, resourceId } from './validation';
+import { queryInteger, resourceId } from './validation';
+
+/**
+ * A query integer whose every refusal says its bounds (`take=0`, `take=101` and `take=ten` alike:
+ * "must be an integer from 1 to 100"), not only the first check's words.
+ */
+function boundedQueryInteger(min: number, max: number) {
+  const bounds = `must be an integer from ${min} to ${max} (decimal digits)`;
+  return queryInteger(z.number({ error: bounds }).int(bounds).min(min, bounds).max(max, bounds));
+}
 
 /** decisions.md §3: lists take `page` >= 1 and `take` 1..max (100, products 50), default 10. */
 export function paginationQuery(maxTake = 100) {
   return {
     // Decimal digits only: `take=0x10` or a blank `page=` is 400 naming it (docs/api.md "Lists").
-    page: queryInteger(z.number(DECIMAL_INTEGER).int().min(1).max(Number.MAX_SAFE_INTEGER))
-      .default(1)
-      .describe('Page number, from 1 (decimal digits)'),
-    take: queryInteger(z.number(DECIMAL_INTEGER).int().min(1).max(maxTake))
-      .default(10)
-      .describe(`Page size, 1 to ${maxTake} (decimal digits)`),
+    page: boundedQueryInteger(1, Number.MAX_SAFE_INTEGER).default(1).describe('Page number, from 1 (decimal digits)'),
+    take: boundedQueryInteger(1, maxTake).default(10).describe(`Page size, 1 to ${maxTake} (decimal digits)`),
   };
 }
 

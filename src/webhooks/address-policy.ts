@@ -49,12 +49,21 @@ export function isNonPublicAddress(address: string): boolean {
   return NON_PUBLIC.check(address, family === 4 ? 'ipv4' : 'ipv6');
 }
 
-/** Why a destination host is refused, or null. Only literal addresses and localhost can be judged without DNS. */
+/** How a developer whose receiver listens on their own machine or network gets it accepted. */
+const ALLOW_PRIVATE_HINT =
+  'webhooks are sent to public addresses only; to allow private and loopback ones in development, start the ' +
+  'service with WEBHOOK_ALLOW_PRIVATE=true (docs/configuration.md)';
+
+/**
+ * Why a destination host is refused, or null: what is wrong, and how to allow it in development. Only
+ * literal addresses and localhost can be judged without DNS.
+ */
 export function nonPublicHostReason(hostname: string): string | null {
   const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
   if (host === 'localhost' || host.endsWith('.localhost') || host === 'localhost.')
-    return 'must not point to localhost';
-  if (isNonPublicAddress(host)) return 'must not point to a private, loopback or link-local address';
+    return `must not point to ${host}, a loopback host: ${ALLOW_PRIVATE_HINT}`;
+  if (isNonPublicAddress(host))
+    return `must not point to ${host}, a private, loopback or link-local address: ${ALLOW_PRIVATE_HINT}`;
   return null;
 }
 

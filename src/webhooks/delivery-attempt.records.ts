@@ -2,12 +2,13 @@ import type { WebhookAttempt, WebhookDelivery, WebhookDestination } from '../gen
 import type { Db } from '../db/prisma';
 import { execute, queryRows, type Statement } from '../db/sql';
 
-// Each attempt is one read and one write, prepared statements on the worker's pool (src/db/sql.ts):
-// through Prisma they were six queries (an include, an upsert and an update in a transaction) and
-// most of a delivery's CPU time in the worker.
+// An attempt that goes as planned is two statements, prepared on the worker's pool (src/db/sql.ts): the
+// claim, which answers the delivery and its destination, and the record. Through Prisma they were six
+// queries (an include, an upsert and an update in a transaction) and most of a delivery's CPU time in the
+// worker. The read comes in only when the claim is refused (docs/decisions.md §10).
 
-/** A delivery with its destination and, if recorded, the attempt asked for (null columns otherwise). */
-export type DeliveryRow = Pick<WebhookDelivery, 'id' | 'eventId' | 'status' | 'lastError' | 'payload'> &
+/** What a send needs: the delivery, its envelope, and its destination's URL and secrets. */
+export type DeliveryToSend = Pick<WebhookDelivery, 'id' | 'eventId' | 'status' | 'lastError' | 'payload'> &
   Pick<
     WebhookDestination,
     | 'url'
@@ -19,22 +20,33 @@ export type DeliveryRow = Pick<WebhookDelivery, 'id' | 'eventId' | 'status' | 'l
     | 'previousSecretCiphertext'
     | 'previousSecretKeyId'
     | 'previousSecretExpiresAt'
-  > & {
-    destinationId: WebhookDestination['id'];
+  > & { destinationId: WebhookDestination['id'] };
+
+/** A delivery with its destination, the send in flight if any and, if recorded, the attempt asked for (null columns otherwise). */
+export type DeliveryRow = DeliveryToSend &
+  Pick<WebhookDelivery, 'sendingAttempt' | 'sendingSince'> & {
+    /** Milliseconds since `sendingSince` on the database's clock (null without a send in flight). */
+    sendingForMs: number | null;
     recordedOutcome: WebhookAttempt['outcome'] | null;
+    recordedScheduledAt: WebhookAttempt['scheduledAt'] | null;
     recordedStatusCode: WebhookAttempt['statusCode'];
     recordedError: WebhookAttempt['error'];
     recordedDurationMs: WebhookAttempt['durationMs'] | null;
   };
 
-const DELIVERY_FOR_ATTEMPT: Statement = {
-  name: 'webhook_delivery_for_attempt',
-  text: `SELECT d.id, d.event_id AS "eventId", d.status, d.last_error AS "lastError", d.payload,
+const DELIVERY_TO_SEND_COLUMNS = `d.id, d.event_id AS "eventId", d.status, d.last_error AS "lastError", d.payload,
       w.url, w.active, w.deleted_at AS "deletedAt",
       w.id AS "destinationId", w.secret, w.secret_ciphertext AS "secretCiphertext", w.secret_key_id AS "secretKeyId",
       w.previous_secret_ciphertext AS "previousSecretCiphertext", w.previous_secret_key_id AS "previousSecretKeyId",
-      w.previous_secret_expires_at AS "previousSecretExpiresAt",
-      a.outcome AS "recordedOutcome", a.status_code AS "recordedStatusCode", a.error AS "recordedError", a.duration_ms AS "recordedDurationMs"
+      w.previous_secret_expires_at AS "previousSecretExpiresAt"`;
+
+const DELIVERY_FOR_ATTEMPT: Statement = {
+  name: 'webhook_delivery_for_attempt',
+  text: `SELECT ${DELIVERY_TO_SEND_COLUMNS},
+      d.sending_attempt AS "sendingAttempt", d.sending_since AS "sendingSince",
+      (extract(epoch FROM clock_timestamp() - d.sending_since) * 1000)::float8 AS "sendingForMs",
+      a.outcome AS "recordedOutcome", a.scheduled_at AS "recordedScheduledAt", a.status_code AS "recordedStatusCode",
+      a.error AS "recordedError", a.duration_ms AS "recordedDurationMs"
     FROM webhook_deliveries d
     JOIN webhook_destinations w ON w.id = d.destination_id
     LEFT JOIN webhook_attempts a ON a.delivery_id = d.id AND a.attempt_number = $2
@@ -52,8 +64,39 @@ export async function readDeliveryForAttempt(
 }
 
 /**
- * Records an attempt and, in the same statement, the delivery's state after it. (delivery, attempt
- * number) is unique: when the attempt is recorded already (a concurrent execution won), nothing changes.
+ * Marks attempt $2 as being sent, if it may be: the delivery is pending or retrying, the attempt is not
+ * recorded (attempt_count is the last recorded one), its destination is enabled, and no send of the
+ * attempt is in flight, or the one in flight began at $3 (a send taken over: its worker stopped).
+ */
+const CLAIM_SEND: Statement = {
+  name: 'webhook_claim_send',
+  text: `UPDATE webhook_deliveries d SET sending_attempt = $2, sending_since = clock_timestamp()
+    FROM webhook_destinations w
+    WHERE d.id = $1 AND w.id = d.destination_id AND w.active AND w.deleted_at IS NULL
+      AND d.status IN ('pending', 'retry') AND d.attempt_count < $2
+      AND (d.sending_attempt IS DISTINCT FROM $2 OR d.sending_since = $3)
+    RETURNING ${DELIVERY_TO_SEND_COLUMNS}`,
+};
+
+/**
+ * Claims the send of `attempt` (docs/decisions.md §10): answers what to send, or undefined when the
+ * claim is refused (recorded, ended, destination off, or a send of it in flight; the read says which).
+ * `takeOverFrom` is the `sendingSince` of a send in flight whose worker stopped: only that send is taken over.
+ */
+export async function claimSend(
+  prisma: Db,
+  deliveryId: string,
+  attempt: number,
+  takeOverFrom: Date | null = null,
+): Promise<DeliveryToSend | undefined> {
+  const [delivery] = await queryRows<DeliveryToSend>(prisma, CLAIM_SEND, [deliveryId, attempt, takeOverFrom]);
+  return delivery;
+}
+
+/**
+ * Records an attempt and, in the same statement, the delivery's state after it (no send in flight
+ * any more). (delivery, attempt number) is unique: when the attempt is recorded already (a concurrent
+ * execution won), nothing changes.
  */
 const RECORD_ATTEMPT: Statement = {
   name: 'webhook_record_attempt',
@@ -64,7 +107,7 @@ const RECORD_ATTEMPT: Statement = {
       RETURNING delivery_id
     )
     UPDATE webhook_deliveries SET status = $11, attempt_count = $2, last_status_code = $8, last_error = $9,
-      next_attempt_at = $12, completed_at = $13, updated_at = $14
+      next_attempt_at = $12, completed_at = $13, updated_at = $14, sending_attempt = NULL, sending_since = NULL
     WHERE id = (SELECT delivery_id FROM recorded)`,
 };
 

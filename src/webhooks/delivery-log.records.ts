@@ -1,3 +1,4 @@
+import type { WebhookAttempt, WebhookDelivery } from '../generated/prisma/client';
 import {
   equalityFilters,
   newestFirstWindow,
@@ -9,6 +10,12 @@ import {
   readListPosition,
   type ListPosition,
 } from '../db/sql';
+
+/** A delivery with its attempts and its destination's URL, as the log answers it. */
+export type LoggedDelivery = WebhookDelivery & { attempts: WebhookAttempt[]; destination: { url: string } };
+
+/** What a delivery is read with for the log (Prisma's `include`). */
+export const LOGGED_DELIVERY = { attempts: true, destination: { select: { url: true } } } as const;
 
 export interface DeliveryLogFilters {
   status?: string;

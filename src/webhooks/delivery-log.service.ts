@@ -1,6 +1,5 @@
 import { DELIVERY_STATUSES } from './webhook.schemas';
 import { columnValue } from '../lib/columns';
-import type { WebhookAttempt, WebhookDelivery } from '../generated/prisma/client';
 import type { Db } from '../db/prisma';
 import { queryBound } from '../db/sql';
 import { keysetListPage, type Page } from '../http/pagination';
@@ -12,17 +11,20 @@ import {
   countDeliveries,
   deliveryListStatement,
   readDeliveryPosition,
+  LOGGED_DELIVERY,
   type DeliveryLogFilters,
+  type LoggedDelivery,
 } from './delivery-log.records';
 import type { DeliveryLogObject, LogsQuery } from './webhook.schemas';
 
-export function toDeliveryLogObject(delivery: WebhookDelivery & { attempts: WebhookAttempt[] }): DeliveryLogObject {
+export function toDeliveryLogObject(delivery: LoggedDelivery): DeliveryLogObject {
   return {
     id: delivery.id,
     object: 'webhook_delivery',
     event_id: delivery.eventId,
     event_type: delivery.eventType,
     destination: delivery.destinationId,
+    destination_url: delivery.destination.url,
     workflow_id: webhookWorkflowId(delivery.eventId, delivery.destinationId, delivery.resend),
     resend: delivery.resend,
     payload: envelopeFromStored(delivery.payload),
@@ -50,7 +52,7 @@ export function toDeliveryLogObject(delivery: WebhookDelivery & { attempts: Webh
 
 /** The deliveries of `ids` with their attempts, in the order of `ids`. */
 async function deliveriesOf(prisma: Db, ids: string[]): Promise<DeliveryLogObject[]> {
-  const rows = await prisma.webhookDelivery.findMany({ where: { id: { in: ids } }, include: { attempts: true } });
+  const rows = await prisma.webhookDelivery.findMany({ where: { id: { in: ids } }, include: LOGGED_DELIVERY });
   const byId = new Map(rows.map((row) => [row.id, row]));
   return ids.flatMap((id) => {
     const row = byId.get(id);

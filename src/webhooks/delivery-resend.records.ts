@@ -1,8 +1,6 @@
-import type { WebhookAttempt, WebhookDelivery } from '../generated/prisma/client';
+import type { WebhookDelivery } from '../generated/prisma/client';
 import type { Tx } from '../db/prisma';
-
-/** A delivery with its attempts, as the log answers it. */
-export type LoggedDelivery = WebhookDelivery & { attempts: WebhookAttempt[] };
+import { LOGGED_DELIVERY, type LoggedDelivery } from './delivery-log.records';
 
 /**
  * The account's delivery `id`, its row locked for the transaction (so two resends of it run one after
@@ -45,5 +43,5 @@ export function insertResend(
     payload: object;
   },
 ): Promise<LoggedDelivery> {
-  return tx.webhookDelivery.create({ data: row, include: { attempts: true } });
+  return tx.webhookDelivery.create({ data: row, include: LOGGED_DELIVERY });
 }

@@ -11,7 +11,8 @@ import type { EventConsumer } from '../lib/events';
 import { BILLING_ACCOUNT_ID, BILLING_STATUS } from '../temporal/search-attributes';
 import type { deliverWebhook } from '../../workflows/webhook-delivery';
 import { drawRetryDelays } from '../../workflows/webhook-schedule';
-import { attemptDelivery, type WebhookAttemptResult } from './delivery-attempt.service';
+import { countWebhookAttempt } from './attempt-metrics';
+import { attemptDelivery, sendWindowMs, type WebhookAttemptResult } from './delivery-attempt.service';
 import { envelopeOf } from './envelope';
 import {
   claimEvents,
@@ -29,8 +30,6 @@ export { webhookWorkflowId };
 
 /** How long a batch waits for an attempt 1 (a slow destination must not hold up the others'). */
 const FIRST_ATTEMPT_WAIT_MS = 2_000;
-/** After the HTTP timeout, before the workflow makes an attempt 1 the relay did not wait for: room for the relay's record. */
-const LATE_ATTEMPT_MARGIN_MS = 5_000;
 
 /** src/lib/events.ts notifies this channel with the event id when an event is written. */
 export { EVENTS_CHANNEL };
@@ -82,8 +81,9 @@ export interface Relay {
  * `deliverWebhook` workflow per (event, destination active at dispatch). Everything it does is
  * repeatable: delivery rows are unique per (event, destination) and the workflow id
  * `webhook:<event>:<destination>` cannot start twice, so a relay that runs twice, or two relays, or a
- * crash between steps, never delivers an event twice to a destination. It wakes on the NOTIFY
- * sent with each event and also polls.
+ * crash between steps, never starts a second delivery of an event to a destination; an attempt is
+ * sent twice only when the process sending it stops before recording it (docs/decisions.md §10). It
+ * wakes on the NOTIFY sent with each event and also polls.
  */
 export function startRelay(options: RelayOptions): Relay {
   const { prisma, temporal, taskQueue } = options;
@@ -102,8 +102,9 @@ export function startRelay(options: RelayOptions): Relay {
    * activity. Again after a crash (the batch was not committed): the attempt recorded then is
    * answered, nothing is sent again, and a workflow already started stays as it is. An attempt still
    * unanswered after `firstAttemptWaitMs` (a slow destination) is not waited for, so that it holds up
-   * no other delivery: the workflow starts without its result, waits out the HTTP timeout and then
-   * makes attempt 1 itself, which finds the relay's recorded (nothing is sent twice).
+   * no other delivery: the workflow starts without its result, waits out the send's window (the HTTP
+   * timeout and the record's margin) and then makes attempt 1 itself, which finds the relay's recorded
+   * (or still in flight, and waits for it) and sends nothing again.
    */
   async function startDelivery(delivery: DeliveryKey): Promise<void> {
     const retryDelaysMs = drawRetryDelays(Math.random);
@@ -112,8 +113,9 @@ export function startRelay(options: RelayOptions): Relay {
       prisma,
       { deliveryId: delivery.id, attempt: 1, scheduledAt, retryDelayMs: retryDelaysMs[0]! },
       httpTimeoutMs,
+      log,
     ).then((result) => {
-      if (result !== 'missing') countAttempt(result.outcome);
+      if (result !== 'missing' && options.metricMeter) countWebhookAttempt(options.metricMeter, result, { taskQueue });
       return result;
     });
     let timer: NodeJS.Timeout | undefined;
@@ -143,8 +145,8 @@ export function startRelay(options: RelayOptions): Relay {
         taskQueue,
         args: [
           first === 'late'
-            ? { ...input, firstAttemptAfterMs: httpTimeoutMs + LATE_ATTEMPT_MARGIN_MS }
-            : { ...input, firstAttempt: { ...first, scheduledAt } },
+            ? { ...input, firstAttemptAfterMs: sendWindowMs(httpTimeoutMs) }
+            : { ...input, firstAttempt: handedOver(first, scheduledAt) },
         ],
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
         workflowIdConflictPolicy: 'FAIL',
@@ -160,13 +162,12 @@ export function startRelay(options: RelayOptions): Relay {
     }
   }
 
-  /** billing_webhook_attempts{outcome} as the attempt activity counts it, on the worker's runtime (none outside a worker process). */
-  function countAttempt(outcome: WebhookAttemptResult['outcome']): void {
-    if (!options.metricMeter) return;
-    options.metricMeter
-      .createCounter('billing_webhook_attempts', 'attempts', 'Webhook delivery attempts by outcome')
-      .withTags({ outcome, taskQueue })
-      .add(1);
+  /**
+   * Attempt 1 as the workflow's input carries it: with its end, from which the workflow counts the
+   * first retry's delay however late its first task runs (docs/decisions.md §10).
+   */
+  function handedOver(first: WebhookAttemptResult, scheduledAt: number) {
+    return { ...first, scheduledAt, endedAt: first.endedAt ?? scheduledAt + first.durationMs };
   }
 
   /**
@@ -174,7 +175,8 @@ export function startRelay(options: RelayOptions): Relay {
    * which another relay skips), their delivery rows written and committed, attempt 1 made and the
    * workflows started, and only then the events marked dispatched and the claims released. A crash
    * anywhere before the mark leaves the events to dispatch again, which finds the rows, the attempts
-   * and the workflows already there: nothing is lost and nothing is sent twice.
+   * and the workflows already there: nothing is lost, and only an attempt 1 whose send was cut off
+   * before its record is sent again.
    */
   async function dispatchBatch(): Promise<number> {
     const accountIds = options.accountIds?.();

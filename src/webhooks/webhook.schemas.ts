@@ -95,6 +95,9 @@ export const deliveryLogSchema = z
     event_id: z.string(),
     event_type: z.string(),
     destination: z.string(),
+    destination_url: z
+      .string()
+      .describe("The destination's URL as it is now (a deleted one's last); each attempt's `url` is where it was sent"),
     workflow_id: z.string().describe('Find the delivery in the Temporal Web UI by this id'),
     resend: z.number().int().describe("0 for the event's first delivery to the destination; 1, 2... for each resend"),
     payload: z.object({ id: z.string(), event: z.string(), createdAt: z.string(), data: z.unknown() }),

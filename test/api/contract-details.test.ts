@@ -1,6 +1,8 @@
 import { createProduct } from '../support/catalog';
 import {
+  apiClient,
   createTestAccount,
+  expectStatus,
   eventsOf,
   startTwoAccountApp,
   type ApiClient,
@@ -138,6 +140,56 @@ describe('query parameters', () => {
     expect(page.status).toBe(200);
     expect(page.body.meta).toMatchObject({ take: 16, page: 1 });
     expect((await api.get('/invoices?created_gt=0')).status).toBe(200);
+  });
+
+  it("every list's take and page outside their bounds are 400 naming the parameter and its bounds", async () => {
+    // A superadmin of an account with payment plans on reaches every list the document has.
+    const admin = await createTestAccount(world.app.prisma, { role: 'superadmin', paymentPlans: true });
+    const client = apiClient(world.app.baseUrl, admin.apiKey);
+    const document = expectStatus(await client.get('/openapi.json'), 200, 'GET /openapi.json');
+    type Parameter = { name: string; in: string; schema: { minimum: number; maximum: number; pattern?: string } };
+    const lists = Object.entries(document.paths as Record<string, { get?: { parameters?: Parameter[] } }>).flatMap(
+      ([template, item]) => {
+        const parameters = item.get?.parameters ?? [];
+        const take = parameters.find((parameter) => parameter.name === 'take' && parameter.in === 'query');
+        const page = parameters.find((parameter) => parameter.name === 'page' && parameter.in === 'query');
+        if (!take || !page) return [];
+        // A well-formed id for each path parameter (an invoice's is a UUID): the query is checked before it is looked up.
+        const path = parameters
+          .filter((parameter) => parameter.in === 'path')
+          .reduce(
+            (built, parameter) =>
+              built.replace(
+                `{${parameter.name}}`,
+                parameter.schema.pattern?.includes('{8}-') ? '00000000-0000-4000-8000-000000000000' : 'xx_0',
+              ),
+            template,
+          );
+        return [{ path, take: take.schema, page: page.schema }];
+      },
+    );
+    expect(lists.length).toBeGreaterThanOrEqual(20);
+    for (const { path, take, page } of lists) {
+      for (const [param, value, bounds] of [
+        ['take', '0', take],
+        ['take', String(take.maximum + 1), take],
+        ['take', 'ten', take],
+        ['page', '0', page],
+        ['page', '-1', page],
+      ] as const) {
+        const response = await client.get(`${path}?${param}=${value}`);
+        expect({ path, value, ...errorOf(response), message: response.body?.error?.message }).toEqual({
+          path,
+          value,
+          status: 400,
+          type: 'invalid_request_error',
+          code: 'parameter_invalid',
+          param,
+          message: `Invalid query parameter '${param}': must be an integer from ${bounds.minimum} to ${bounds.maximum} (decimal digits)`,
+        });
+      }
+    }
+    expect(lists.find((list) => list.path === '/products')?.take).toMatchObject({ minimum: 1, maximum: 50 });
   });
 });
 

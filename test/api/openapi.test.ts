@@ -93,6 +93,23 @@ describe('the response contract every test client checks', () => {
       }),
     ).toEqual([]);
   });
+
+  it("flags a file answered with a Content-Type its operation does not document; a caught email's attachment documents any type", async () => {
+    const invoicePdf = '/invoices/00000000-0000-4000-8000-000000000000/pdf';
+    const file = (contentType: string) => ({ status: 200, contentType, body: '%PDF-1.7' });
+    expect(await contractProblems(app.baseUrl, 'GET', invoicePdf, file('application/pdf'))).toEqual([]);
+    expect(await contractProblems(app.baseUrl, 'GET', invoicePdf, file('text/html; charset=utf-8'))).toEqual([
+      'content type text/html; charset=utf-8, not the documented application/pdf',
+    ]);
+    // Its own type, whatever the email attached (docs/api.md, "Emails").
+    const attachment = '/test-helpers/emails/msg_1/attachments/0';
+    for (const type of ['application/pdf', 'text/calendar; charset=utf-8', 'application/octet-stream'])
+      expect(await contractProblems(app.baseUrl, 'GET', attachment, file(type))).toEqual([]);
+    const document = (await apiClient(app.baseUrl).get('/openapi.json')).body;
+    expect(
+      Object.keys(document.paths['/test-helpers/emails/{id}/attachments/{index}'].get.responses['200'].content),
+    ).toEqual(['*/*']);
+  });
 });
 
 describe('completeness of the document', () => {

@@ -28,6 +28,11 @@ let rotatedKeyPrefix: string;
 /** A key the test rotates in the page. */
 let freshKeyPrefix: string;
 let eventId: string;
+/** A second destination, with a long URL, and the deliveries made to it. */
+const LONG_URL = 'https://hooks.example.net/billing/webhooks/v1/receiver-for-the-accounting-team?source=billing';
+let longDestinationId: string;
+/** Another account's destination: filtering the logs by it finds nothing. */
+let strangerDestinationId: string;
 
 beforeAll(async () => {
   ensureDashboardBuilt();
@@ -64,6 +69,35 @@ beforeAll(async () => {
     };
   });
   await app.prisma.webhookDelivery.createMany({ data: deliveries });
+  // Three older deliveries to a second destination, one of them failed.
+  const long = await createDestination(app.prisma, account.accountId, { url: LONG_URL });
+  longDestinationId = long.id;
+  await app.prisma.webhookDelivery.createMany({
+    data: [0, 1, 2].map((index) => {
+      const id = newId('event');
+      return {
+        id: newId('webhookDelivery'),
+        accountId: account.accountId,
+        eventId: id,
+        eventType: 'product.created',
+        destinationId: long.id,
+        payload: {
+          id,
+          event: 'product.created',
+          createdAt: new Date(now).toISOString(),
+          data: { id: `prod_${index}` },
+        },
+        status: index === 0 ? 'failure' : 'success',
+        attemptCount: 1,
+        lastStatusCode: index === 0 ? 410 : 200,
+        createdAt: new Date(now - (40 + index) * 60_000),
+      };
+    }),
+  });
+  const stranger = await createTestAccount(app.prisma, { name: 'Stranger' });
+  strangerDestinationId = (
+    await createDestination(app.prisma, stranger.accountId, { url: 'https://stranger.example/h' })
+  ).id;
   const latest = deliveries[21]!;
   eventId = latest.eventId;
   for (const attempt of [1, 2])
@@ -210,10 +244,13 @@ describe('the Developers section', () => {
       await page.goto(`${app.baseUrl}/dashboard/developers/webhooks`);
       await page.getByRole('heading', { name: 'Webhook destinations' }).waitFor();
 
-      // A URL the API refuses: its message, naming what is wrong.
+      // A loopback URL the API refuses: its message says what is wrong and how to allow it in development.
       await page.getByLabel('Endpoint URL').fill('http://localhost:9/hooks');
       await page.getByRole('button', { name: 'Add destination' }).click();
-      await expect(page.getByRole('alert').innerText()).resolves.toMatch(/url/i);
+      const refusal = await page.getByRole('alert').innerText();
+      expect(refusal).toContain("'url': must not point to localhost, a loopback host");
+      expect(refusal).toContain('WEBHOOK_ALLOW_PRIVATE=true (docs/configuration.md)');
+      await screen(page, 'developers-webhook-private-refused');
 
       await page.getByLabel('Endpoint URL').fill('https://example.com/hooks');
       await page.getByRole('button', { name: 'Add destination' }).click();
@@ -288,11 +325,54 @@ describe('the Developers section', () => {
       await expect(page.getByRole('row').nth(1).innerText()).resolves.toMatch(
         /customer\.created[\s\S]*retry[\s\S]*HTTP 503/i,
       );
+      // Each row names its destination by URL: the deleted one's still, marked so.
+      const latestRow = page.getByRole('row').nth(1);
+      await expect(latestRow.getByRole('cell').nth(1).innerText()).resolves.toBe('example.org/billing\ndeleted');
       await screen(page, 'developers-logs');
       await page.getByRole('button', { name: 'Next' }).click();
       await page.getByText('Page 2 of 2').waitFor();
-      await page.getByRole('link', { name: 'failure' }).click();
-      await page.getByText('No delivery is failure.').waitFor();
+      const longCell = page.getByRole('cell', { name: /^hooks\.example\.net\/bil.*…/ }).first();
+      await longCell.waitFor();
+      await expect(longCell.getAttribute('title')).resolves.toBe(LONG_URL);
+      const shortLong = (await longCell.innerText()).trim();
+      expect(shortLong.length).toBeLessThanOrEqual(40);
+
+      // Filtered by a destination picked among the account's (not the deleted one, nor another account's).
+      const filter = page.getByLabel('Destination', { exact: true });
+      const choices = await filter.locator('option').allTextContents();
+      expect(choices).toEqual([
+        'All destinations',
+        expect.stringMatching(/^hooks\.example\.net\/billing\/webhooks.*….*source=billing$/),
+        'example.com/hooks/v2',
+      ]);
+      await filter.selectOption(longDestinationId);
+      await page.waitForURL(`**/developers/logs?destination=${longDestinationId}`);
+      await page.getByRole('navigation', { name: 'Pages', exact: true }).waitFor({ state: 'detached' });
+      await expect(page.getByRole('row').count()).resolves.toBe(4);
+      for (const cell of await page.getByRole('row').locator('td:nth-child(2)').all())
+        await expect(cell.getAttribute('title')).resolves.toBe(LONG_URL);
+      await screen(page, 'developers-logs-destination');
+      // The status tabs keep the destination.
+      await page.getByRole('link', { name: 'failure', exact: true }).click();
+      await page.waitForURL(`**/developers/logs?status=failure&destination=${longDestinationId}`);
+      await page
+        .getByRole('row', { name: /success/ })
+        .first()
+        .waitFor({ state: 'detached' });
+      await expect(page.getByRole('row').count()).resolves.toBe(2);
+      await expect(page.getByRole('row').nth(1).innerText()).resolves.toMatch(
+        /product\.created[\s\S]*failure[\s\S]*HTTP 410/i,
+      );
+      await page.getByRole('link', { name: 'pending', exact: true }).click();
+      await page.getByText(`No delivery to ${shortLong} with status pending.`, { exact: true }).waitFor();
+      await filter.selectOption('');
+      await page.waitForURL('**/developers/logs?status=pending');
+      await page.getByText('No delivery is pending.', { exact: true }).waitFor();
+
+      // Another account's destination, put in the address by hand, finds nothing.
+      await page.goto(`${app.baseUrl}/dashboard/developers/logs?destination=${strangerDestinationId}`);
+      await page.getByText(`No delivery to ${strangerDestinationId}.`, { exact: true }).waitFor();
+      await expect(filter.inputValue()).resolves.toBe(strangerDestinationId);
       expect(browser!.offSite).toEqual([]);
       await page.close();
     },

@@ -81,6 +81,8 @@ describe('the invoice email', () => {
     });
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('application/pdf');
+    // The same download through the contract check: the type answered is one /openapi.json documents.
+    expectStatus(await world.api.get(`/test-helpers/emails/${message.id}/attachments/0`), 200, 'the attachment');
     const text = await pdfText(Buffer.from(await response.arrayBuffer()));
     expect(text).toContain(invoice.number);
     expect(text).toContain('$576.00');

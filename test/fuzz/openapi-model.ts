@@ -59,6 +59,15 @@ export interface Answer {
 
 const DOCUMENT_ID = 'https://billing.test/openapi.json';
 
+/** Whether `contentType` (parameters such as `; charset` aside) is `range` or falls in it (`application/*`, `*` + `/*`). */
+export function mediaTypeMatches(range: string, contentType: string | null): boolean {
+  const essence = contentType?.split(';')[0]!.trim().toLowerCase();
+  if (!essence) return false;
+  const [type, subtype] = range.toLowerCase().split('/');
+  const [answerType, answerSubtype] = essence.split('/');
+  return (type === '*' || type === answerType) && (subtype === '*' || subtype === answerSubtype);
+}
+
 /** Checks an answer against its operation: a documented status, and a body that matches the documented schema. */
 export function createChecker(document: OpenApiDocument) {
   const ajv = new Ajv2020({ strict: false, allErrors: false, validateFormats: true });
@@ -78,6 +87,13 @@ export function createChecker(document: OpenApiDocument) {
     return validators.get(key);
   }
 
+  /** The media types documented for the answer (`application/pdf`, `*` + `/*`...). */
+  function mediaTypesOf(operation: Operation, status: string): string[] {
+    return Object.keys(
+      document.paths[operation.path]![operation.method.toLowerCase()].responses[status]?.content ?? {},
+    );
+  }
+
   /** Problems with the answer (empty when it is as documented). */
   return function check(operation: Operation, answer: Answer): string[] {
     const problems: string[] = [];
@@ -89,7 +105,13 @@ export function createChecker(document: OpenApiDocument) {
       return problems;
     }
     const validate = validatorFor(operation, status);
-    if (!validate) return problems;
+    if (!validate) {
+      // A file: its Content-Type is one the document names, or falls in a range it names.
+      const documented = mediaTypesOf(operation, status);
+      if (documented.length > 0 && !documented.some((range) => mediaTypeMatches(range, answer.contentType)))
+        problems.push(`content type ${answer.contentType}, not the documented ${documented.join(' or ')}`);
+      return problems;
+    }
     if (!answer.contentType?.startsWith('application/json'))
       problems.push(`content type ${answer.contentType}, not JSON`);
     else if (!validate(answer.body))

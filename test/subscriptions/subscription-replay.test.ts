@@ -10,7 +10,10 @@ import { quietRuntime, readHistories } from '../support/subscriptions';
 // The webhook-*.json histories are deliverWebhook runs recorded with the code before its attempts
 // became local activities (a delivery done at once, one done after a retry, one waiting on its retry
 // timer): deliveries started before that change must go on replaying. webhook-relay-first-*.json
-// are deliveries whose attempt 1 the relay made (test/webhooks/webhook-delivery.test.ts records them).
+// are deliveries whose attempt 1 the relay made (test/webhooks/webhook-delivery.test.ts records them);
+// webhook-relay-late-first-attempt.json one whose slow attempt 1 the relay did not wait for, recorded
+// before retries counted their delay from the attempt's end, webhook-relay-retry-from-attempt-end.json
+// and webhook-rules-retry-after-relay-timeout.json after it (docs/decisions.md §10).
 // payment-plan-*.json and webhook-rules-*.json were recorded by the workflow rules tests with mocked
 // activities (test/payment-plans/payment-plan-workflow-rules.test.ts, test/webhooks/webhook-workflow-rules.test.ts): plans
 // charged to completion, defaulted, and carrying out refused and applied requests.

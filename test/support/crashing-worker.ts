@@ -2,9 +2,13 @@
 // killed with SIGKILL by test/subscriptions/subscription-crash.test.ts (a worker lost mid-renewal).
 // Usage: tsx test/support/crashing-worker.ts <task queue> <step: invoice-created | charged>
 //   (TEMPORAL_ADDRESS, DATABASE_URL, TEST_WORKFLOW_BUNDLE from env). Prints "reached" once at the step.
+// Or: tsx test/support/crashing-worker.ts <task queue> webhook-sending <HTTP timeout ms>: the webhook
+//   attempts with that timeout, killed by test/webhooks/webhook-delivery.test.ts while an attempt's request
+//   is at its receiver (sent, not recorded); the test sees the request itself.
 import { NativeConnection, Runtime, DefaultLogger, Worker } from '@temporalio/worker';
 import { createActivities } from '../../activities';
 import { createSubscriptionActivities } from '../../activities/subscriptions';
+import { createWebhookActivities } from '../../activities/webhooks';
 import { createPrisma } from '../../src/db/prisma';
 import type { PaymentGateway } from '../../src/payments/gateway';
 import { createGateway } from '../../src/payments/simulated-gateway';
@@ -17,7 +21,7 @@ function reached(): Promise<never> {
 }
 
 async function main(): Promise<void> {
-  const [taskQueue, step] = process.argv.slice(2);
+  const [taskQueue, step, httpTimeoutMs] = process.argv.slice(2);
   Runtime.install({ logger: new DefaultLogger('ERROR') });
   const prisma = createPrisma(process.env.DATABASE_URL!, 5);
   const activities = createActivities({ prisma });
@@ -30,15 +34,17 @@ async function main(): Promise<void> {
     refund: (request) => real.refund(request),
   };
   const crashing =
-    step === 'charged'
-      ? { ...activities, ...createSubscriptionActivities({ prisma, gateway }) }
-      : {
-          ...activities,
-          async createRenewalInvoice(input: Parameters<typeof activities.createRenewalInvoice>[0]) {
-            await activities.createRenewalInvoice(input);
-            return reached();
-          },
-        };
+    step === 'webhook-sending'
+      ? createWebhookActivities({ prisma, httpTimeoutMs: Number(httpTimeoutMs) })
+      : step === 'charged'
+        ? { ...activities, ...createSubscriptionActivities({ prisma, gateway }) }
+        : {
+            ...activities,
+            async createRenewalInvoice(input: Parameters<typeof activities.createRenewalInvoice>[0]) {
+              await activities.createRenewalInvoice(input);
+              return reached();
+            },
+          };
   const worker = await Worker.create({
     connection: await NativeConnection.connect({ address: process.env.TEMPORAL_ADDRESS! }),
     taskQueue: taskQueue!,

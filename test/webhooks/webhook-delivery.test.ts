@@ -1,6 +1,14 @@
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import readline from 'node:readline';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Worker } from '@temporalio/worker';
 import { createActivities } from '../../activities';
+import { createWebhookActivities } from '../../activities/webhooks';
+import { TSX_NODE_ARGS } from '../../src/runtime/processes';
+import { newId } from '../../src/lib/ids';
+import { sendWindowMs } from '../../src/webhooks/delivery-attempt.service';
+import { webhookWorkflowId } from '../../src/webhooks/workflow-id';
 import { createPrisma, type Db } from '../../src/db/prisma';
 import { setDestinationActive, deleteDestination, createDestination } from '../../src/webhooks/destination.service';
 import { verifySignature } from '../../src/webhooks/signing';
@@ -152,6 +160,7 @@ describe('retry schedule (time skipping)', () => {
       lastError: null,
       nextAttemptAt: null,
     });
+    await recordWorkflowHistories(env.client, handle.workflowId, 'webhook-relay-retry-from-attempt-end');
   });
 
   it.each([408, 429, 502])('retries a %i', async (status) => {
@@ -179,6 +188,14 @@ describe('retry schedule (time skipping)', () => {
     expect(rows[0]!.durationMs).toBeLessThan(12_000);
     expect(rows[1]).toMatchObject({ outcome: 'success', statusCode: 200 });
     expect(target.received).toHaveLength(2);
+    // The retry comes its drawn delay (15 s +-20%) after the attempt failed, at its timeout: not after the
+    // workflow's wait for the relay's attempt (docs/api.md, Delivery).
+    const timedOutAt = rows[0]!.scheduledAt.getTime() + rows[0]!.durationMs;
+    const retryAfter = rows[1]!.scheduledAt.getTime() - timedOutAt;
+    expect(retryAfter).toBeGreaterThanOrEqual(state.retryDelaysMs[0]!);
+    expect(retryAfter - state.retryDelaysMs[0]!).toBeLessThan(1_000);
+    expect(retryAfter).toBeGreaterThanOrEqual(12_000);
+    expect(retryAfter).toBeLessThanOrEqual(18_000 + 1_000);
   }, 60_000);
 
   it('connection refused is retried; the next attempt reaches the receiver once it listens', async () => {
@@ -264,28 +281,34 @@ describe('retry schedule (time skipping)', () => {
   );
 });
 
+/** A delivery row made by hand (no relay), for the activity to be called directly, as a retry would. */
+async function deliveryToAttempt(url: string) {
+  const { accountId, destination } = await accountWithDestination(prisma, url);
+  const event = await writeEvent(prisma, accountId);
+  const delivery = await prisma.webhookDelivery.create({
+    data: {
+      id: newId('webhookDelivery'),
+      accountId,
+      eventId: event.id,
+      eventType: event.event,
+      destinationId: destination.id,
+      payload: event as object,
+    },
+  });
+  const input = { deliveryId: delivery.id, attempt: 1, scheduledAt: Date.now(), retryDelayMs: 15_000 };
+  return { delivery, destination, event, input };
+}
+
 describe('the attempt activity', () => {
   it('is idempotent: run again for the same attempt it answers the recorded result and sends nothing', async () => {
     const target = await receiver(500);
-    // No relay here: the delivery row is made by hand and the activity called directly, as a retry would.
-    const { accountId, destination } = await accountWithDestination(prisma, target.url);
-    const event = await writeEvent(prisma, accountId);
-    const delivery = await prisma.webhookDelivery.create({
-      data: {
-        id: 'whd_manual' + Date.now(),
-        accountId,
-        eventId: event.id,
-        eventType: event.event,
-        destinationId: destination.id,
-        payload: event as object,
-      },
-    });
+    const { delivery, destination, input } = await deliveryToAttempt(target.url);
     const { attemptWebhookDelivery } = createActivities({ prisma });
-    const input = { deliveryId: delivery.id, attempt: 1, scheduledAt: Date.now(), retryDelayMs: 15_000 };
     const first = await attemptWebhookDelivery(input);
     const again = await attemptWebhookDelivery(input);
     expect(first).toMatchObject({ status: 'retry', outcome: 'retryable', statusCode: 500 });
-    expect(again).toEqual(first);
+    // Answered from its record, with when it ended: the retry's delay has partly passed.
+    expect(again).toEqual({ ...first, endedAt: input.scheduledAt + first.durationMs });
     expect(target.received).toHaveLength(1);
     expect(await prisma.webhookAttempt.count({ where: { deliveryId: delivery.id } })).toBe(1);
     expect(
@@ -301,8 +324,123 @@ describe('the attempt activity', () => {
     expect(await prisma.webhookDelivery.findUniqueOrThrow({ where: { id: delivery.id } })).toMatchObject({
       status: 'failure',
       attemptCount: 2,
+      sendingAttempt: null,
+      sendingSince: null,
     });
   });
+
+  it('run again while its send may still be in flight, waits for that send to be recorded and answers it: one request', async () => {
+    const target = await receiver('hang');
+    const { delivery, input } = await deliveryToAttempt(target.url);
+    const { attemptWebhookDelivery } = createWebhookActivities({ prisma, httpTimeoutMs: 1_500 });
+    const first = attemptWebhookDelivery(input);
+    await target.waitFor(1);
+    // As an activity retried after a heartbeat timeout, or a workflow task run again elsewhere, while the first runs on.
+    const again = await attemptWebhookDelivery(input);
+    const timeout = {
+      status: 'retry',
+      outcome: 'retryable',
+      statusCode: null,
+      error: 'timeout: no response within 1500 ms',
+    };
+    expect(await first).toMatchObject(timeout);
+    expect(again).toMatchObject(timeout);
+    expect(again.sentAgain).toBeUndefined();
+    expect(target.received).toHaveLength(1);
+    expect(await prisma.webhookAttempt.count({ where: { deliveryId: delivery.id } })).toBe(1);
+  });
+
+  it('sent, then refused by the database when recording: its next execution records the result, nothing is sent again', async () => {
+    const target = await receiver(503);
+    const { delivery, input } = await deliveryToAttempt(target.url);
+    const { attemptWebhookDelivery } = createWebhookActivities({ prisma, httpTimeoutMs: 1_500 });
+    const constraint = `refuse_${delivery.id.toLowerCase()}`;
+    await prisma.$executeRawUnsafe(
+      `ALTER TABLE webhook_attempts ADD CONSTRAINT ${constraint} CHECK (delivery_id <> '${delivery.id}') NOT VALID`,
+    );
+    try {
+      await expect(attemptWebhookDelivery(input)).rejects.toThrow(constraint);
+    } finally {
+      await prisma.$executeRawUnsafe(`ALTER TABLE webhook_attempts DROP CONSTRAINT ${constraint}`);
+    }
+    expect(target.received).toHaveLength(1);
+    expect(await attemptWebhookDelivery(input)).toMatchObject({
+      status: 'retry',
+      outcome: 'retryable',
+      statusCode: 503,
+    });
+    expect(target.received).toHaveLength(1);
+    expect(await prisma.webhookAttempt.findMany({ where: { deliveryId: delivery.id } })).toEqual([
+      expect.objectContaining({ attemptNumber: 1, statusCode: 503 }),
+    ]);
+    expect(await prisma.webhookDelivery.findUniqueOrThrow({ where: { id: delivery.id } })).toMatchObject({
+      status: 'retry',
+      attemptCount: 1,
+      sendingAttempt: null,
+    });
+  });
+});
+
+/** A worker of the delivery workflow in a process of its own (test/support/crashing-worker.ts), to be killed. */
+async function workerProcess(taskQueue: string, httpTimeoutMs: number) {
+  const script = path.join(__dirname, '..', 'support', 'crashing-worker.ts');
+  const child = spawn(
+    process.execPath,
+    [...TSX_NODE_ARGS, script, taskQueue, 'webhook-sending', String(httpTimeoutMs)],
+    { env: { ...process.env, TEMPORAL_ADDRESS: env.address }, stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  await new Promise<void>((resolve, reject) => {
+    readline.createInterface({ input: child.stdout! }).on('line', (line) => line.trim() === 'polling' && resolve());
+    child.once('exit', (code) => reject(new Error(`the webhook worker exited (${code}) before polling`)));
+  });
+  return {
+    kill: () =>
+      new Promise<void>((resolve) => {
+        child.once('exit', () => resolve());
+        child.kill('SIGKILL');
+      }),
+  };
+}
+
+describe('a worker killed while its attempt is at the receiver (between the send and its record)', () => {
+  it('another worker sends it again once that send cannot be in flight any more, never before; recorded once', async () => {
+    const taskQueue = 'webhook-killed-worker';
+    // A send window (the HTTP timeout and its margin) longer than the workflow task's 10 s timeout, after
+    // which the second worker runs the attempt again: it must wait for the rest of the window.
+    const httpTimeoutMs = 8_000;
+    const target = await receiver((_request, index) => (index === 0 ? 'hang' : 200));
+    const { delivery, destination, event } = await deliveryToAttempt(target.url);
+    const first = await workerProcess(taskQueue, httpTimeoutMs);
+    const handle = await env.client.workflow.start('deliverWebhook', {
+      taskQueue,
+      workflowId: webhookWorkflowId(event.id, destination.id),
+      args: [{ deliveryId: delivery.id, eventId: event.id, destinationId: destination.id, retryDelaysMs: [15_000] }],
+    });
+    const [sent] = await target.waitFor(1);
+    // The send was claimed just before its request left (docs/decisions.md §10).
+    const { sendingAttempt, sendingSince } = await prisma.webhookDelivery.findUniqueOrThrow({
+      where: { id: delivery.id },
+    });
+    expect(sendingAttempt).toBe(1);
+    await first.kill();
+    const second = await createEnvWorker(env, prisma, taskQueue, createWebhookActivities({ prisma, httpTimeoutMs }));
+    const state = await second.runUntil(async () => {
+      const [, again] = await target.waitFor(2, { timeoutMs: 60_000 });
+      // The same envelope (receivers deduplicate on its id), sent again only once the first could not still be sending.
+      expect(again!.json.id).toBe(sent!.json.id);
+      expect(again!.at - sendingSince!.getTime()).toBeGreaterThanOrEqual(sendWindowMs(httpTimeoutMs));
+      expect(again!.at - sent!.at).toBeLessThan(sendWindowMs(httpTimeoutMs) + 10_000);
+      return handle.result();
+    });
+    expect(state.status).toBe('success');
+    expect(state.attempts).toEqual([expect.objectContaining({ attempt: 1, outcome: 'success', sentAgain: true })]);
+    expect(target.received).toHaveLength(2);
+    expect(await prisma.webhookAttempt.findMany({ where: { deliveryId: delivery.id } })).toEqual([
+      expect.objectContaining({ attemptNumber: 1, outcome: 'success', statusCode: 200 }),
+    ]);
+    const history = await handle.fetchHistory();
+    expect((history.events ?? []).some((item) => item.workflowTaskTimedOutEventAttributes)).toBe(true);
+  }, 120_000);
 });
 
 describe('the outbox relay', () => {
@@ -432,6 +570,7 @@ describe('the outbox relay', () => {
     const view = await historyView(handle);
     expect(view.timers[0]).toBe("after the relay's attempt 1 (a slow destination)");
     expect(view.activities.map((activity) => (activity.result as { attempt: number }).attempt)).toEqual([1, 2]);
+    await recordWorkflowHistories(env.client, handle.workflowId, 'webhook-relay-late-first-attempt');
   });
 
   it('marks events of an account without destinations as dispatched and starts nothing', async () => {

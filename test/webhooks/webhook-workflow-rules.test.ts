@@ -41,13 +41,17 @@ function attemptResult(attempt: number, outcome: Outcome, retryDelayMs: number |
   };
 }
 
+/** What an attempt answers besides its outcome (`endedAt` when it is answered from its record). */
+type Amend = (result: WebhookAttemptResult, input: WebhookAttemptInput) => WebhookAttemptResult;
+
 /** A mocked attempt answering `outcomes[attempt - 1]` (the last one for later attempts), and what it was asked. */
-function mockAttempts(outcomes: Outcome[]) {
+function mockAttempts(outcomes: Outcome[], amend: Amend = (result) => result) {
   const attempts: WebhookAttemptInput[] = [];
   const activities: Partial<WebhookActivities> = {
     async attemptWebhookDelivery(input) {
       attempts.push(input);
-      return attemptResult(input.attempt, outcomes[input.attempt - 1] ?? outcomes.at(-1)!, input.retryDelayMs);
+      const outcome = outcomes[input.attempt - 1] ?? outcomes.at(-1)!;
+      return amend(attemptResult(input.attempt, outcome, input.retryDelayMs), input);
     },
   };
   return { activities, attempts };
@@ -67,8 +71,10 @@ async function deliver(
   outcomes: Outcome[],
   input: (startMs: number) => Partial<DeliverWebhookInput> = () => ({}),
   record?: string,
+  amend?: (startMs: number) => Amend,
 ): Promise<{ state: WebhookDeliveryState; attempts: WebhookAttemptInput[]; startMs: number }> {
-  const mock = mockAttempts(outcomes);
+  const startMs = await env.currentTimeMs();
+  const mock = mockAttempts(outcomes, amend?.(startMs));
   const taskQueue = `webhook-rules-${crypto.randomUUID()}`;
   const worker = await Worker.create({
     connection: env.nativeConnection,
@@ -81,7 +87,6 @@ async function deliver(
   });
   const id = crypto.randomUUID().replace(/-/g, '').slice(0, 20);
   const workflowId = `webhook:evt_${id}:we_${id}`;
-  const startMs = await env.currentTimeMs();
   const state = await worker.runUntil(async () => {
     const args: DeliverWebhookInput = {
       deliveryId: `whd_${id}`,
@@ -156,11 +161,48 @@ describe('webhook delivery workflow rules (mocked attempt, time skipping)', () =
     expectGaps(gaps(retried.startMs, retried.attempts), [DELAYS_MS[0]!]);
     expect(retried.state.attempts.map((attempt) => attempt.attempt)).toEqual([1, 2]);
 
+    // Started late (a busy worker's first task): the delay counts from the end of the relay's attempt.
+    const startedLate = await deliver(['success'], (startMs) => ({
+      firstAttempt: {
+        ...attemptResult(1, 'retryable', DELAYS_MS[0]!),
+        scheduledAt: startMs - 3_005,
+        endedAt: startMs - 3_000,
+      },
+    }));
+    expect(startedLate.attempts.map((attempt) => attempt.attempt)).toEqual([2]);
+    expectGaps(gaps(startedLate.startMs, startedLate.attempts), [DELAYS_MS[0]! - 3_000]);
+
     const delivered = await deliver(['success'], (startMs) => ({
       firstAttempt: { ...attemptResult(1, 'success', DELAYS_MS[0]!), scheduledAt: startMs },
     }));
     expect(delivered.state.status).toBe('success');
     expect(delivered.attempts).toEqual([]);
+  });
+
+  it("after the relay's slow attempt 1, found recorded: the retry comes its delay after that attempt's end, not after the answer", async () => {
+    // The relay's attempt 1 began 2 s before the start (the relay waited that long for it) and timed out 10 s later.
+    const endedAt = (startMs: number) => startMs - 2_000 + 10_000;
+    const { state, attempts, startMs } = await deliver(
+      ['retryable', 'success'],
+      () => ({ firstAttemptAfterMs: 15_000 }),
+      'webhook-rules-retry-after-relay-timeout',
+      (startMs) => (result, input) => (input.attempt === 1 ? { ...result, endedAt: endedAt(startMs) } : result),
+    );
+    expect(state.status).toBe('success');
+    expect(attempts.map((attempt) => attempt.attempt)).toEqual([1, 2]);
+    const retryAfterEnd = attempts[1]!.scheduledAt - endedAt(startMs);
+    expect(retryAfterEnd).toBeGreaterThanOrEqual(DELAYS_MS[0]!);
+    expect(retryAfterEnd - DELAYS_MS[0]!).toBeLessThan(2_000);
+    expect(state.nextAttemptAt).toBeNull();
+
+    // Found so late that its delay has passed: the retry comes at once.
+    const late = await deliver(
+      ['retryable', 'success'],
+      () => ({ firstAttemptAfterMs: 15_000 }),
+      undefined,
+      (startMs) => (result, input) => (input.attempt === 1 ? { ...result, endedAt: startMs - 30_000 } : result),
+    );
+    expectGaps(gaps(late.startMs, late.attempts), [15_000, 0]);
   });
 
   it("waits past the relay's slow attempt 1 before making attempt 1 itself", async () => {

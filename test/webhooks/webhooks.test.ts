@@ -4,6 +4,7 @@ import { webhookStateQuery } from '../../workflows/webhook-delivery';
 import {
   apiClient,
   createTestAccount,
+  expectStatus,
   startTestApp,
   startTestWorker,
   type ApiClient,
@@ -200,6 +201,10 @@ describe('webhook destinations', () => {
       const response = await api.post('/webhook/destination', { url });
       expect(response.status).toBe(400);
       expect(response.body.error.param).toBe('url');
+      // What is wrong, and how to allow it in development.
+      expect(response.body.error.message).toMatch(
+        /^Invalid body parameter 'url': must not point to \S+, a (loopback host|private, loopback or link-local address): webhooks are sent to public addresses only; to allow private and loopback ones in development, start the service with WEBHOOK_ALLOW_PRIVATE=true \(docs\/configuration\.md\)$/,
+      );
     });
 
     it.each(['https://hooks.example.com/x', 'http://93.184.216.34/hook', 'https://[2606:4700::1111]/hook'])(
@@ -303,6 +308,7 @@ describe('delivery (real time, Temporal dev server)', () => {
         event_id: event.id,
         event_type: 'customer.created',
         destination: destination.id,
+        destination_url: target.url,
         workflow_id: `webhook:${event.id}:${destination.id}`,
         payload: request!.json,
         status: 'success',
@@ -412,7 +418,15 @@ describe('delivery (real time, Temporal dev server)', () => {
     );
     expect(await app.prisma.webhookDelivery.count({ where: { eventId: afterEvent.id } })).toBe(0);
     expect(target.received).toHaveLength(1);
-    expect((await logsOf(api, `?destination=${destination.id}`)).data).toHaveLength(1);
+    // Still named by its URL, and still a filter of the logs; for another account its id finds nothing.
+    expect((await logsOf(api, `?destination=${destination.id}`)).data).toEqual([
+      expect.objectContaining({ destination: destination.id, destination_url: target.url }),
+    ]);
+    const { api: other } = await webhookAccount({ relayed: false });
+    expect(expectStatus(await other.get(`/webhook/logs?destination=${destination.id}`), 200)).toMatchObject({
+      data: [],
+      meta: { itemsTotal: 0 },
+    });
   });
 
   it('404 fails at once with the code logged, and the state query shows it', async () => {

@@ -1,5 +1,6 @@
 import { Fragment, useState } from 'react';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import type { components } from '../../client/schema';
 import { api, type DeliveryLog as Delivery, type Page } from '../api';
 import { formatDateTime } from '../format';
 import { Link, navigate, useLocation } from '../router';
@@ -15,24 +16,61 @@ import {
   TableHead,
   useIdempotencyKeys,
 } from './common';
+import { DESTINATIONS } from './WebhookDestinations';
+
+type Destination = components['schemas']['WebhookDestination'];
 
 const TAKE = 20;
 const STATUSES = ['pending', 'retry', 'success', 'failure'];
 const BASE = '/developers/logs';
+/** A destination id as the API takes it (`we_...`); anything else in the address is ignored. */
+const DESTINATION_ID = /^[a-z]+_[a-zA-Z0-9]+$/;
 
-function addressOf(status: string, page: number): string {
+interface Filters {
+  status: string;
+  destination: string;
+  page: number;
+}
+
+function addressOf({ status, destination, page }: Filters): string {
   const params = new URLSearchParams();
   if (status) params.set('status', status);
+  if (destination) params.set('destination', destination);
   if (page > 1) params.set('page', String(page));
   const suffix = params.toString();
   return `${BASE}${suffix ? `?${suffix}` : ''}`;
+}
+
+/**
+ * A URL as a column can hold it: without its scheme, and with the middle of a long one left out (the
+ * whole URL is the cell's title and is in the delivery's details).
+ */
+function shortUrl(url: string, max = 40): string {
+  let shown = url;
+  try {
+    const parsed = new URL(url);
+    shown = `${parsed.host}${parsed.pathname === '/' ? '' : parsed.pathname}${parsed.search}`;
+  } catch {
+    // Not a URL: shown as it is.
+  }
+  if (shown.length <= max) return shown;
+  const head = Math.ceil((max - 1) * 0.6);
+  return `${shown.slice(0, head)}…${shown.slice(shown.length - (max - 1 - head))}`;
 }
 
 /** The webhook delivery log, newest first (GET /webhook/logs): one row per event and destination. */
 export function DeliveryLogs() {
   const { search } = useLocation();
   const status = STATUSES.includes(search.get('status') ?? '') ? search.get('status')! : '';
+  const destination = DESTINATION_ID.test(search.get('destination') ?? '') ? search.get('destination')! : '';
   const page = Math.max(1, Number(search.get('page')) || 1);
+  const filters = { status, destination, page };
+  // The same list as the destinations' page (and its cache): the filter's choices and the column's URLs.
+  const destinations = useQuery({
+    queryKey: DESTINATIONS,
+    queryFn: () => api<Destination[]>('GET', '/webhook/destination'),
+  });
+  const destinationsById = destinations.data && new Map(destinations.data.map((item) => [item.id, item]));
   const [open, setOpen] = useState<string>();
   const [asking, setAsking] = useState<Delivery>();
   const [notice, setNotice] = useState<string>();
@@ -52,14 +90,21 @@ export function DeliveryLogs() {
     onSettled: () => setAsking(undefined),
   });
   const logs = useQuery({
-    queryKey: ['webhook-logs', status, page],
+    queryKey: ['webhook-logs', status, destination, page],
     queryFn: () => {
       const params = new URLSearchParams({ page: String(page), take: String(TAKE) });
       if (status) params.set('status', status);
+      if (destination) params.set('destination', destination);
       return api<Page<Delivery>>('GET', `/webhook/logs?${params.toString()}`);
     },
     placeholderData: keepPreviousData,
   });
+  const chosen = destination ? destinationsById?.get(destination) : undefined;
+  const nothingFound = destination
+    ? `No delivery to ${chosen ? shortUrl(chosen.url) : destination}${status ? ` with status ${status}` : ''}.`
+    : status
+      ? `No delivery is ${status}.`
+      : 'No deliveries yet: events are logged here as they are sent.';
 
   return (
     <>
@@ -69,7 +114,7 @@ export function DeliveryLogs() {
       {asking && (
         <Confirm
           title="Resend this event?"
-          message={`${asking.event_type} ${asking.event_id} will be delivered again to ${asking.destination}, with the same payload and id.`}
+          message={`${asking.event_type} ${asking.event_id} will be delivered again to ${asking.destination_url}, with the same payload and id.`}
           confirm="Resend"
           danger={false}
           busy={resend.isPending}
@@ -79,18 +124,43 @@ export function DeliveryLogs() {
       )}
       <nav className="tabs" aria-label="Delivery status">
         {['', ...STATUSES].map((value) => (
-          <Link key={value || 'all'} to={addressOf(value, 1)} aria-current={status === value ? 'page' : undefined}>
+          <Link
+            key={value || 'all'}
+            to={addressOf({ ...filters, status: value, page: 1 })}
+            aria-current={status === value ? 'page' : undefined}
+          >
             {value || 'All'}
           </Link>
         ))}
       </nav>
+      <div className="filters">
+        <label className="grow bounded">
+          Destination
+          <select
+            aria-label="Destination"
+            value={destination}
+            onChange={(event) => navigate(addressOf({ ...filters, destination: event.target.value, page: 1 }))}
+          >
+            <option value="">All destinations</option>
+            {destinations.data?.map((item) => (
+              <option key={item.id} value={item.id}>
+                {`${shortUrl(item.url, 60)}${item.active ? '' : ' (disabled)'}`}
+              </option>
+            ))}
+            {destination && destinationsById && !chosen && (
+              <option value={destination}>{`${destination} (deleted or unknown)`}</option>
+            )}
+          </select>
+        </label>
+      </div>
+      {destinations.isError && <Failure error={destinations.error} />}
       {logs.isPending ? (
         <Loading />
       ) : logs.isError ? (
         <Failure error={logs.error} />
       ) : logs.data.data.length === 0 ? (
         <Empty>
-          <p>{status ? `No delivery is ${status}.` : 'No deliveries yet: events are logged here as they are sent.'}</p>
+          <p>{nothingFound}</p>
         </Empty>
       ) : (
         <div className="card table-card compact">
@@ -98,6 +168,7 @@ export function DeliveryLogs() {
             <TableHead
               columns={[
                 'Event',
+                { label: 'Destination', wide: true },
                 'Status',
                 { label: 'Attempts', wide: true },
                 { label: 'Time', wide: true },
@@ -108,6 +179,8 @@ export function DeliveryLogs() {
               {logs.data.data.map((delivery) => {
                 const shown = open === delivery.id;
                 const panel = `payload-${delivery.id}`;
+                // Not among the account's destinations once they are read: deleted (its log stays).
+                const deleted = destinationsById && !destinationsById.has(delivery.destination);
                 return (
                   <Fragment key={delivery.id}>
                     <tr>
@@ -117,6 +190,10 @@ export function DeliveryLogs() {
                           <code>{delivery.event_id}</code>
                           {delivery.resend > 0 && ` · resend ${delivery.resend}`}
                         </div>
+                      </td>
+                      <td className="hide-narrow" title={delivery.destination_url}>
+                        {shortUrl(delivery.destination_url)}
+                        {deleted && <div className="muted small">deleted</div>}
                       </td>
                       <td>
                         <StatusBadge status={delivery.status} />
@@ -152,7 +229,7 @@ export function DeliveryLogs() {
                     </tr>
                     {shown && (
                       <tr id={panel}>
-                        <td colSpan={5}>
+                        <td colSpan={6}>
                           <DeliveryDetail delivery={delivery} />
                         </td>
                       </tr>
@@ -168,7 +245,7 @@ export function DeliveryLogs() {
         <Pager
           page={page}
           hasNext={page < logs.data.meta.pagesTotal}
-          onPage={(next) => navigate(addressOf(status, next), { replace: true })}
+          onPage={(next) => navigate(addressOf({ ...filters, page: next }), { replace: true })}
           label={`Page ${page} of ${Math.max(1, logs.data.meta.pagesTotal)}`}
         />
       )}
@@ -180,7 +257,7 @@ function DeliveryDetail({ delivery }: { delivery: Delivery }) {
   return (
     <div className="delivery-detail">
       <p className="small">
-        To <code>{delivery.destination}</code>
+        To <code className="break">{delivery.destination_url}</code> (<code>{delivery.destination}</code>)
         {delivery.error ? `; last error: ${delivery.error}` : ''}
         {delivery.next_attempt_at ? `; next attempt ${formatDateTime(delivery.next_attempt_at)}` : ''}
       </p>

@@ -9,7 +9,8 @@ import { SecretOnce } from './Developers';
 type Destination = components['schemas']['WebhookDestination'];
 type CreatedDestination = components['schemas']['WebhookDestinationCreated'];
 
-const DESTINATIONS = ['webhook-destinations'];
+/** The account's destinations' query key, shared by the delivery logs (their filter and column). */
+export const DESTINATIONS = ['webhook-destinations'];
 
 type Action = 'edit' | 'disable' | 'enable' | 'roll' | 'delete';
 const ACTIONS: Record<Action, { label: string; question: string; danger: boolean }> = {
