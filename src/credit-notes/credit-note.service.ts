@@ -15,13 +15,13 @@ import { openRefund, refundInFlight, settleRefund } from '../invoices/invoice-re
 import {
   findInvoice,
   lockInvoice,
-  paidInvoiceCreditable,
   toInvoiceObject,
   updateLockedInvoice,
   type InvoiceWithLines,
 } from '../invoices/invoice.records';
 import type { InvoiceObject } from '../invoices/invoice.schemas';
 import { discountedLineShares } from '../invoices/line-shares';
+import { invoiceCreditable } from '../invoices/period-held';
 import { recordCustomerUpdated, withParam } from '../invoices/invoice.service';
 import { countPendingEntries, findEntry, recordAdjustment, recordBalanceEntry } from '../transactions/ledger';
 import {
@@ -223,7 +223,7 @@ async function issue(tx: Tx, accountId: string, input: CreateCreditNoteInput, id
         'refund_to',
         'parameter_missing',
       );
-    const creditable = await paidInvoiceCreditable(tx, invoice);
+    const creditable = await invoiceCreditable(tx, invoice);
     if (amount > creditable) throw exceeds(creditable, 'left to credit');
     const description = `Credit note for invoice ${invoice.number}`;
     if (input.refund_to === 'card') {

@@ -288,6 +288,9 @@ describe('PATCH /subscriptions/{id} proration_behavior', () => {
       }),
       201,
     );
+    // The period is paid (an unpaid one credits no unused time to the balance: decisions.md §25).
+    await addPaymentMethod(api, customer.id, cardBody(CARDS.succeeds));
+    expectStatus(await api.put(`/invoices/${subscription.latest_invoice}`), 200, 'pay the first invoice');
     await advance(clock.id, START + 6 * DAY_S);
     const downgrade = {
       items: [{ id: subscription.items.data[0].id, price: cheap }],
