@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { apiClient, createTestAccount, startWorkerApp, type ApiClient, type WorkerApp } from '../support/harness';
 import { advanceClock, customerOnClock, subscribeOnClock, subscriptionInvoices } from '../support/clocks';
-import { expectStatus, recurringPrice } from '../support/subscriptions';
+import { expectStatus, recordWorkflowHistories, recurringPrice } from '../support/subscriptions';
+import { subscriptionWorkflowId } from '../../workflows/subscription-messages';
 
 // What a prorated change or cancel gives back for unused time is capped at what the period's invoice
 // still holds: collected, less what credit notes and refunds gave back, after discounts
@@ -90,6 +91,8 @@ describe('DELETE /subscriptions/{id}?prorate=true', () => {
     expect(final).toMatchObject({ total: -1165, applied_balance: -1165, status: 'paid' });
     expect(await balanceOf(customer.id)).toBe(-1165);
     expect(await moneyOf(customer.id)).toEqual({ collected: 2165, givenBack: 2165 });
+    // Its history, with the cap's local activity, for the replay test.
+    await recordWorkflowHistories(stack.app.temporal, subscriptionWorkflowId(subscription.id), 'unused-time-cap');
   });
 
   it('with a discount, a cancel right after the start gives back at most what was paid, not the list price', async () => {
