@@ -30,6 +30,8 @@ import { atTime, type ClockTimed } from '../src/lib/clock-time';
 import type { CollectionMethod } from '../src/subscriptions/subscription-machine';
 import { findInvoice } from '../src/invoices/invoice.records';
 import { assertItemsWithinCeiling, type ItemWithParam } from '../src/subscriptions/period-ceiling';
+import { capUnusedTimeCredits, type UnusedTimeCapInput } from '../src/subscriptions/unused-time-cap';
+import type { ProrationLine } from '../src/subscriptions/proration';
 
 /** A service's refusal as the workflow carries it: what is named and missing, a conflict, or bad input. */
 function rejectionKindOf(error: ApiError): RejectionKind {
@@ -92,6 +94,11 @@ export function createSubscriptionActivities({
     /** The prices' unit amounts a change prorates with (docs/decisions.md §25), read under the workflow's lock. */
     async prorationPrices(input: { accountId: string; priceIds: string[] }): Promise<Record<string, number>> {
       return refusing(() => priceUnitAmounts(prisma, input.accountId, input.priceIds));
+    },
+
+    /** A change's credits for unused time capped at what its period still holds (docs/decisions.md §25), read under the workflow's lock. */
+    async capUnusedTime(input: UnusedTimeCapInput): Promise<ProrationLine[]> {
+      return refusing(() => capUnusedTimeCredits(prisma, input));
     },
 
     /** always_invoice: the change's proration lines invoiced and charged now, once (period-billing.ts). */

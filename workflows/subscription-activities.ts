@@ -59,6 +59,7 @@ export const localRecords: Pick<
   | 'checkItemsWithinCeiling'
   | 'invoiceStatus'
   | 'prorationPrices'
+  | 'capUnusedTime'
   | 'createRenewalInvoice'
   | 'finalizeRenewalInvoice'
 > = proxyLocalActivities<SubscriptionActivities>({ startToCloseTimeout: '30 seconds', retry });

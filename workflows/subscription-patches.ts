@@ -69,4 +69,11 @@ export const SUBSCRIPTION_PATCHES = {
    * (one period: a year at most).
    */
   localSteps: 'subscription-local-steps',
+  /**
+   * A change's or an ending's credits for unused time are capped at what the period still holds (its
+   * invoice's collected amount less what credit notes and refunds gave back, after discounts), read by a
+   * local activity before the lines are kept or invoiced (docs/decisions.md §25). Reached only by prorated
+   * changes and ends with a credit; remove when no run that prorated before it is open.
+   */
+  unusedTimeCap: 'subscription-unused-time-cap',
 } as const;

@@ -67,6 +67,7 @@ import {
   prorationPeriod,
   type PendingLine,
   type ProrationBehavior,
+  type ProrationLine,
 } from '../src/subscriptions/proration';
 import type { SubscriptionStateView, SubscriptionWorkflowInput } from './subscription-messages';
 import { SUBSCRIPTION_PATCHES as PATCHES } from './subscription-patches';
@@ -319,7 +320,11 @@ export class SubscriptionRun {
       { summary: `read ${priceIds.length} prices to prorate the change` },
       [{ accountId: current.accountId, priceIds }],
     );
-    const lines = prorationLines(current.items, next.items, unitAmounts, period, nowMs);
+    const lines = await this.capped(
+      current,
+      period,
+      prorationLines(current.items, next.items, unitAmounts, period, nowMs),
+    );
     if (lines.length === 0) return next;
     if (behavior === 'create_prorations') return { ...next, pendingLines: [...(next.pendingLines ?? []), ...lines] };
     const invoiced = [...(next.pendingLines ?? []), ...lines];
@@ -342,6 +347,31 @@ export class SubscriptionRun {
   }
 
   /**
+   * The lines with their credits for unused time capped at what the period still holds (docs/decisions.md
+   * §25), read now by a local activity, since PATCHES.unusedTimeCap: a period credited back or refunded, a
+   * discount, an invoice still unpaid. Lines without a credit need no read.
+   */
+  private async capped(
+    current: SubscriptionState,
+    period: { start: number; end: number },
+    lines: ProrationLine[],
+  ): Promise<ProrationLine[]> {
+    if (!lines.some((line) => line.kind === 'unused') || !patched(PATCHES.unusedTimeCap)) return lines;
+    return localRecords.capUnusedTime.executeWithOptions(
+      { summary: `cap the credit for unused time at what the period ${isoDay(period.start)} still holds` },
+      [
+        {
+          accountId: current.accountId,
+          subscriptionId: current.id,
+          period,
+          pendingLines: current.pendingLines,
+          lines,
+        },
+      ],
+    );
+  }
+
+  /**
    * The subscription ends at `atMs` (cancel now, end_date, cancel_at): lines still waiting, and with
    * `prorate` a credit for the unused time of the billed period, are invoiced at once; a total below
    * zero goes to the customer's balance (or, when the balance cannot take it, is refunded to the card
@@ -361,7 +391,7 @@ export class SubscriptionRun {
         { summary: `read ${priceIds.length} prices to credit the unused time` },
         [{ accountId: current.accountId, priceIds }],
       );
-      credits = endingCredits(current.items, unitAmounts, period, atMs);
+      credits = await this.capped(current, period, endingCredits(current.items, unitAmounts, period, atMs));
     }
     const lines = [...(current.pendingLines ?? []), ...credits];
     if (lines.length === 0) return { ...ended, pendingLines: undefined };

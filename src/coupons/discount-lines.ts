@@ -124,3 +124,36 @@ export function discountParts(lines: readonly TaxedLine[], terms: DiscountTerms)
     if (off <= 0) return [];
   }
 }
+
+/** A line of an invoice as written, for its share of the discount: what discountedLineTotals reads. */
+export interface WrittenLine {
+  amount: number;
+  /** With tax. */
+  total: number;
+  /** Its tax group: the same rates with the same behavior (a discount line carries its group's). */
+  group: string;
+  /** A discount line (one per tax group, negative). */
+  discount: boolean;
+}
+
+/**
+ * What each line of an invoice came to after its share of the discount, with tax (docs/decisions.md §22,
+ * "By line or by amount"): each discount line's total is split over the positive lines of its tax group in
+ * proportion to their amounts, by largest remainder (as step 3 split the discount over the groups), so the
+ * shares add up to the invoice's total. A discount line's own share is 0 (it is in the others'); a line
+ * below zero, or of an invoice without discount, keeps its total.
+ */
+export function discountedLineTotals(lines: readonly WrittenLine[]): number[] {
+  const shares = lines.map((line) => (line.discount ? 0 : line.total));
+  const positive = lines.flatMap((line, index) => (!line.discount && line.amount > 0 ? [index] : []));
+  for (const discount of lines.filter((line) => line.discount)) {
+    const inGroup = positive.filter((index) => lines[index]!.group === discount.group);
+    const takers = inGroup.length > 0 ? inGroup : positive;
+    const parts = splitByWeight(
+      -discount.total,
+      takers.map((index) => lines[index]!.amount),
+    );
+    takers.forEach((index, position) => (shares[index]! -= parts[position]!));
+  }
+  return shares;
+}

@@ -1,4 +1,4 @@
-import type { CreditNoteLine, InvoiceLine, Transaction } from '../generated/prisma/client';
+import type { CreditNoteLine, Transaction } from '../generated/prisma/client';
 import type { Db, Tx } from '../db/prisma';
 import { runTransaction } from '../db/sql-transaction';
 import { badRequest, conflict } from '../http/errors';
@@ -15,12 +15,13 @@ import { openRefund, refundInFlight, settleRefund } from '../invoices/invoice-re
 import {
   findInvoice,
   lockInvoice,
-  paidInvoiceCreditable,
   toInvoiceObject,
   updateLockedInvoice,
   type InvoiceWithLines,
 } from '../invoices/invoice.records';
-import type { InvoiceObject, TaxAmountObject } from '../invoices/invoice.schemas';
+import type { InvoiceObject } from '../invoices/invoice.schemas';
+import { discountedLineShares } from '../invoices/line-shares';
+import { invoiceCreditable } from '../invoices/period-held';
 import { recordCustomerUpdated, withParam } from '../invoices/invoice.service';
 import { countPendingEntries, findEntry, recordAdjustment, recordBalanceEntry } from '../transactions/ledger';
 import {
@@ -80,13 +81,7 @@ export function toCreditNoteObject(note: CreditNoteWithLines): CreditNoteObject 
   };
 }
 
-/** A line's total with its tax: what the customer was billed for it, the most it can be credited. */
-function lineTotal(line: InvoiceLine): bigint {
-  const tax = (line.taxAmounts as TaxAmountObject[]).reduce((sum, tax) => sum + BigInt(tax.amount), 0n);
-  return line.amountExcludingTax + tax;
-}
-
-/** `quantity` of the line's `of` units, in cents of its total, rounded half-up (docs/decisions.md §22). */
+/** `quantity` of the line's `of` units, in cents of its discounted total, rounded half-up (docs/decisions.md §22). */
 function shareOf(total: bigint, quantity: number, of: number): bigint {
   return (total * BigInt(quantity) * 2n + BigInt(of)) / (2n * BigInt(of));
 }
@@ -118,6 +113,8 @@ async function creditLines(
   }
   if (input.amount !== undefined) throw badRequest('Give `lines` or `amount`, not both.', 'amount');
   const credited = await creditedPerLine(tx, invoice.accountId, invoice.id);
+  // A line is credited at most what the customer was billed for it: its total after its share of the discount.
+  const billedShares = discountedLineShares(invoice);
   const seen = new Set<string>();
   const lines = input.lines.map((asked, index) => {
     const param = `lines.${index}`;
@@ -129,7 +126,7 @@ async function creditLines(
       throw badRequest('Give `quantity` or `amount` for a line, not both.', `${param}.amount`);
     if (asked.quantity !== undefined && asked.quantity > billed.quantity)
       throw badRequest(`quantity ${asked.quantity} exceeds the line's ${billed.quantity}.`, `${param}.quantity`);
-    const total = lineTotal(billed);
+    const total = billedShares.get(billed.id)!;
     const left = total - (credited.get(billed.id) ?? 0n);
     const amount =
       asked.amount !== undefined
@@ -226,7 +223,7 @@ async function issue(tx: Tx, accountId: string, input: CreateCreditNoteInput, id
         'refund_to',
         'parameter_missing',
       );
-    const creditable = await paidInvoiceCreditable(tx, invoice);
+    const creditable = await invoiceCreditable(tx, invoice);
     if (amount > creditable) throw exceeds(creditable, 'left to credit');
     const description = `Credit note for invoice ${invoice.number}`;
     if (input.refund_to === 'card') {

@@ -1,7 +1,6 @@
 import type { AnyTx } from '../db/sql';
 import type { PaymentMethod, Transaction } from '../generated/prisma/client';
 import type { Db } from '../db/prisma';
-import { markPricesBilled } from '../catalog/price.service';
 import { sqlTransaction, type SqlTx } from '../db/sql-transaction';
 import { ApiError, badRequest } from '../http/errors';
 import { currentOrigin, recordEvent } from '../lib/events';
@@ -12,7 +11,6 @@ import { findDefaultPaymentMethod, findPaymentMethod, readPaymentMethod } from '
 import {
   openPending,
   paymentAttempts,
-  recordNothingDue,
   runAttempt,
   settlePending,
   type AttemptStep,
@@ -20,8 +18,15 @@ import {
 } from '../transactions/ledger';
 import { lockInvoice, toInvoiceObject, updateLockedInvoice, type InvoiceWithLines } from './invoice.records';
 import type { InvoiceObject } from './invoice.schemas';
-import { assertPayable, finalizeInTx, getInvoice, InvoiceNotPayableError, withParam } from './invoice.service';
-import { currentTime } from '../lib/clock-time';
+import {
+  assertPayable,
+  finalizeInTx,
+  getInvoice,
+  InvoiceNotPayableError,
+  markPaid,
+  paidWithNothingDue,
+  withParam,
+} from './invoice.service';
 import type { ChargeOrigin } from '../transactions/transaction-origin';
 
 export interface PayInvoiceOptions {
@@ -83,25 +88,6 @@ async function resolvePaymentMethod(
   return method;
 }
 
-async function markPaid(
-  tx: AnyTx,
-  accountId: string,
-  invoice: InvoiceWithLines,
-  amount: bigint,
-  paymentMethodId: string | null,
-): Promise<void> {
-  const paid = await updateLockedInvoice(tx, invoice, {
-    status: 'paid',
-    amountPaid: invoice.amountPaid + amount,
-    paidAt: currentTime(),
-    paymentMethodId,
-  });
-  await recordEvent(tx, accountId, 'invoice.payment_succeeded', toInvoiceObject(paid));
-  // Billing a price activates it for good (spec: price activity), in the transaction that marks it paid.
-  const priceIds = paid.lines.flatMap((line) => (line.priceId ? [line.priceId] : []));
-  if (priceIds.length > 0) await markPricesBilled(tx, accountId, priceIds);
-}
-
 /**
  * Under the invoice lock: finish what is in flight first (a pending attempt left by a crash or a
  * concurrent request), else finalize a draft and open a new attempt as a pending transaction. The
@@ -125,26 +111,20 @@ async function nextStep(
   if (inFlight) return { kind: 'settle', entry: inFlight, own: false };
 
   assertPayable(invoice);
-  // Finalized first: the customer's credit balance it applies lowers what is charged (docs/decisions.md §22).
-  // A missing method throws below and rolls the finalization back, so the draft stays a draft.
-  if (invoice.status === 'draft') invoice = await finalizeInTx(tx, accountId, invoice);
+  // Finalized first: the customer's credit balance it applies lowers what is charged (docs/decisions.md §22),
+  // and an invoice it leaves with nothing to collect is paid there. A missing method throws below and rolls
+  // the finalization back, so the draft stays a draft.
+  if (invoice.status === 'draft')
+    invoice = await finalizeInTx(tx, accountId, invoice, { attemptKey: opts.attemptKey ?? null });
+  if (invoice.status === 'paid') return { kind: 'done', value: toInvoiceObject(invoice) };
   const amount = invoice.amountDue - invoice.amountPaid;
-  const method = amount > 0n ? await resolvePaymentMethod(tx, accountId, invoice, opts.paymentMethodId) : null;
-
-  if (!method) {
-    // Nothing to collect: paid without a charge, recorded as a zero payment so the call has a trace.
-    await recordNothingDue(tx, {
-      accountId,
-      currency: invoice.currency,
-      customerId: invoice.customerId,
-      invoiceId,
-      attemptKey: opts.attemptKey ?? null,
-      description: `Invoice ${invoice.number} (nothing due)`,
-      origin: originOf(opts),
-    });
-    await markPaid(tx, accountId, invoice, 0n, null);
-    return { kind: 'done', value: toInvoiceObject(await lockInvoice(tx, accountId, invoiceId)) };
-  }
+  // An open invoice with nothing to collect (finalized before finalization paid such invoices): paid now.
+  if (amount <= 0n)
+    return {
+      kind: 'done',
+      value: toInvoiceObject(await paidWithNothingDue(tx, invoice, opts.attemptKey ?? null, originOf(opts))),
+    };
+  const method = await resolvePaymentMethod(tx, accountId, invoice, opts.paymentMethodId);
 
   const attemptNumber = invoice.attemptCount + 1;
   const attempt = await openPending(tx, {

@@ -7,7 +7,8 @@ import { refundEntry } from '../payments/gateway-attempt';
 import { countPendingEntries, openPending, runAttempt, settlePending, type AttemptStep } from '../transactions/ledger';
 import { toTransactionObject } from '../transactions/transaction.service';
 import type { TransactionObject } from '../transactions/transaction.schemas';
-import { lockInvoice, paidInvoiceCreditable, type InvoiceWithLines } from './invoice.records';
+import { lockInvoice, type InvoiceWithLines } from './invoice.records';
+import { invoiceCreditable } from './period-held';
 
 export interface RefundInvoiceOptions {
   /** Cents; everything still refundable when absent. */
@@ -40,9 +41,10 @@ async function nextStep(
       `Invoice ${invoiceId} is ${invoice.status}; only a paid invoice can be refunded.`,
       'invoice_not_paid',
     );
-  // Credit notes to the customer's balance or settled outside gave part of it back already (docs/decisions.md §22).
+  // Credit notes to the customer's balance or settled outside gave part of it back already (docs/decisions.md §22),
+  // and a subscription's credits for the period's unused time (§25).
   const cardLeft = invoice.amountPaid - invoice.amountRefunded;
-  const creditable = await paidInvoiceCreditable(tx, invoice);
+  const creditable = await invoiceCreditable(tx, invoice);
   const refundable = Number(cardLeft < creditable ? cardLeft : creditable);
   if (refundable <= 0) throw conflict(`Invoice ${invoiceId} has nothing left to refund.`, 'nothing_to_refund');
   const amount = opts.amount ?? refundable;

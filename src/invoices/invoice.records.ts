@@ -209,25 +209,60 @@ export const LINE_COLUMNS = modelColumns<InvoiceLine>(Prisma.InvoiceLineScalarFi
 /** The invoice `i`'s hosted page link as a select-list item `hosted_link` (HostedLinkRef or null). */
 export const HOSTED_LINK_SELECT = `(SELECT json_build_object('tokenSealed', h.token_sealed, 'keyId', h.key_id) FROM hosted_invoice_links h WHERE h.invoice_id = i.id) AS hosted_link`;
 
-const LOCK_INVOICE: Statement = {
-  name: 'invoice_lock',
-  text: `SELECT ${selectList(INVOICE_COLUMNS, 'i')},
+/** Invoices `i` with their lines and hosted link, one row each (invoiceWithLinesOfRow reads them). */
+const INVOICES_WITH_LINES = `SELECT ${selectList(INVOICE_COLUMNS, 'i')},
     (SELECT coalesce(json_agg(${jsonObjectOf(LINE_COLUMNS, 'l')} ORDER BY l.position), '[]') FROM invoice_lines l WHERE l.invoice_id = i.id) AS lines,
     ${HOSTED_LINK_SELECT}
-    FROM invoices i WHERE i.id = $1 AND i.account_id = $2 FOR UPDATE OF i`,
+    FROM invoices i`;
+
+type InvoiceWithLinesRow = Record<string, unknown> & {
+  lines: Record<string, unknown>[];
+  hosted_link: HostedLinkRef | null;
 };
 
-/** The invoice, locked FOR UPDATE until the caller's transaction ends: every state change goes through here. */
-export async function lockInvoice(tx: AnyTx, accountId: string, id: string): Promise<InvoiceWithLines> {
-  const [row] = await queryRows<
-    Record<string, unknown> & { lines: Record<string, unknown>[]; hosted_link: HostedLinkRef | null }
-  >(tx, LOCK_INVOICE, [id, accountId]);
-  if (!row) throw notFound('invoice', id);
+function invoiceWithLinesOfRow(row: InvoiceWithLinesRow): InvoiceWithLines {
   return {
     ...modelOfRow<Invoice>(INVOICE_COLUMNS, row),
     lines: row.lines.map((line) => modelOfRow<InvoiceLine>(LINE_COLUMNS, line)),
     hostedLink: row.hosted_link,
   };
+}
+
+const LOCK_INVOICE: Statement = {
+  name: 'invoice_lock',
+  text: `${INVOICES_WITH_LINES} WHERE i.id = $1 AND i.account_id = $2 FOR UPDATE OF i`,
+};
+
+/** The invoice, locked FOR UPDATE until the caller's transaction ends: every state change goes through here. */
+export async function lockInvoice(tx: AnyTx, accountId: string, id: string): Promise<InvoiceWithLines> {
+  const [row] = await queryRows<InvoiceWithLinesRow>(tx, LOCK_INVOICE, [id, accountId]);
+  if (!row) throw notFound('invoice', id);
+  return invoiceWithLinesOfRow(row);
+}
+
+const SUBSCRIPTION_INVOICES_MADE: Statement = {
+  name: 'invoice_subscription_made',
+  text: `${INVOICES_WITH_LINES} WHERE i.account_id = $1 AND i.subscription_id = $2 AND i.billing_reason = $3
+    AND i.status <> 'void' AND i.created_at >= $4 AND ($5::timestamptz IS NULL OR i.created_at < $5)
+    ORDER BY i.created_at, i.id`,
+};
+
+/** A subscription's invoices for `billingReason` made in [from, to) (to null: since from), void ones left out, oldest first. */
+export async function readSubscriptionInvoicesMade(
+  db: Queryable,
+  accountId: string,
+  subscriptionId: string,
+  billingReason: string,
+  made: { from: Date; to: Date | null },
+): Promise<InvoiceWithLines[]> {
+  const rows = await queryRows<InvoiceWithLinesRow>(db, SUBSCRIPTION_INVOICES_MADE, [
+    accountId,
+    subscriptionId,
+    billingReason,
+    made.from,
+    made.to,
+  ]);
+  return rows.map(invoiceWithLinesOfRow);
 }
 
 /** What a state change of an invoice sets (never its identity, lines or version, which its trigger bumps). */
@@ -389,6 +424,61 @@ export async function creditedBesidesCard(tx: Db | Tx, accountId: string, invoic
 export async function paidInvoiceCreditable(tx: Db | Tx, invoice: InvoiceWithLines): Promise<bigint> {
   const besides = await creditedBesidesCard(tx, invoice.accountId, invoice.id);
   return invoice.amountPaid + invoice.appliedBalance - invoice.amountRefunded - besides;
+}
+
+const PERIOD_INVOICE_AT: Statement = {
+  name: 'invoice_period_at',
+  text: `${INVOICES_WITH_LINES} WHERE i.account_id = $1 AND i.subscription_id = $2
+    AND i.billing_reason IN ('subscription_create', 'subscription_cycle') AND i.period_start <= $3
+    ORDER BY i.period_start DESC, i.created_at DESC LIMIT 1`,
+};
+
+const PERIOD_INVOICE_AFTER: Statement = {
+  name: 'invoice_period_after',
+  text: `${INVOICES_WITH_LINES} WHERE i.account_id = $1 AND i.subscription_id = $2
+    AND i.billing_reason IN ('subscription_create', 'subscription_cycle') AND i.period_start > $3 AND i.status <> 'void'
+    ORDER BY i.period_start, i.created_at LIMIT 1`,
+};
+
+/**
+ * The invoice of the subscription's period in force at `at` (the latest period invoice started then or
+ * before, void ones included: a voided period holds nothing) and the next period's, each null when none.
+ */
+export async function readPeriodInvoicesAt(
+  db: Queryable,
+  accountId: string,
+  subscriptionId: string,
+  at: Date,
+): Promise<{ current: InvoiceWithLines | null; next: InvoiceWithLines | null }> {
+  const [row] = await queryRows<InvoiceWithLinesRow>(db, PERIOD_INVOICE_AT, [accountId, subscriptionId, at]);
+  if (!row) return { current: null, next: null };
+  const current = invoiceWithLinesOfRow(row);
+  const [next] = await queryRows<InvoiceWithLinesRow>(db, PERIOD_INVOICE_AFTER, [
+    accountId,
+    subscriptionId,
+    current.periodStart,
+  ]);
+  return { current, next: next ? invoiceWithLinesOfRow(next) : null };
+}
+
+const GIVEN_BACK_BESIDES_REFUNDED: Statement = {
+  name: 'invoice_given_back_besides_refunded',
+  text: `SELECT (SELECT coalesce(sum(amount), 0) FROM credit_notes
+      WHERE account_id = $1 AND invoice_id = $2 AND status = 'issued' AND refund_to IN ('customer_balance', 'outside'))
+    - (SELECT coalesce(sum(amount), 0) FROM transactions
+      WHERE account_id = $1 AND invoice_id = $2 AND type = 'refund' AND status = 'pending') AS "cents"`,
+};
+
+/**
+ * Cents a paid invoice has given back or is giving back: card refunds (settled, and in flight at the
+ * gateway) and credit notes to the customer's balance or settled outside.
+ */
+export async function paidInvoiceGivenBack(db: Queryable, invoice: InvoiceWithLines): Promise<bigint> {
+  const [row] = await queryRows<{ cents: string | number }>(db, GIVEN_BACK_BESIDES_REFUNDED, [
+    invoice.accountId,
+    invoice.id,
+  ]);
+  return invoice.amountRefunded + BigInt(row!.cents);
 }
 
 /** The invoice's refund made under `attemptKey` (its ledger key), if any. */

@@ -1,7 +1,8 @@
+import type { ChargeOrigin } from '../transactions/transaction-origin';
 import type { z } from 'zod';
 import type { Prisma } from '../generated/prisma/client';
 import type { Db, Tx } from '../db/prisma';
-import { findPricesForUse } from '../catalog/price.service';
+import { findPricesForUse, markPricesBilled } from '../catalog/price.service';
 import { computeTax, type TaxAmount, type TaxBehavior } from '../catalog/tax';
 import { findTaxRates } from '../catalog/tax-rate.service';
 import { lockCustomer, readCustomerEvenDeleted } from '../customers/customer.records';
@@ -30,7 +31,12 @@ import { createInvoiceBody, type CreateInvoiceInput, type InvoiceObject } from '
 import { createHostedInvoiceLink } from './hosted-link.records';
 import { currentTime } from '../lib/clock-time';
 import { onCustomerTime } from '../test-clocks/test-clock.service';
-import { applyBalanceToInvoice, creditBalanceFromInvoice, recordBalanceEntry } from '../transactions/ledger';
+import {
+  applyBalanceToInvoice,
+  creditBalanceFromInvoice,
+  recordBalanceEntry,
+  recordNothingDue,
+} from '../transactions/ledger';
 import { toCustomerObject } from '../customers/customer.service';
 import { discountParts, type DiscountTerms } from '../coupons/discount-lines';
 import { useOnceDiscount } from '../coupons/coupon.records';
@@ -569,11 +575,63 @@ async function insertInvoice(tx: AnyTx, accountId: string, input: BillingInvoice
 }
 
 /**
+ * The invoice paid (invoice.payment_succeeded), `amount` cents more collected, under its lock: every way an
+ * invoice ends paid by a payment (a charge, or nothing left to collect) goes through here.
+ */
+export async function markPaid(
+  tx: AnyTx,
+  accountId: string,
+  invoice: InvoiceWithLines,
+  amount: bigint,
+  paymentMethodId: string | null,
+): Promise<InvoiceWithLines> {
+  const paid = await updateLockedInvoice(tx, invoice, {
+    status: 'paid',
+    amountPaid: invoice.amountPaid + amount,
+    paidAt: currentTime(),
+    paymentMethodId,
+  });
+  await recordEvent(tx, accountId, 'invoice.payment_succeeded', toInvoiceObject(paid));
+  // Billing a price activates it for good (spec: price activity), in the transaction that marks it paid.
+  const priceIds = paid.lines.flatMap((line) => (line.priceId ? [line.priceId] : []));
+  if (priceIds.length > 0) await markPricesBilled(tx, accountId, priceIds);
+  return paid;
+}
+
+/** An open invoice with nothing left to collect, paid without a charge: a zero payment transaction as its trace. */
+export async function paidWithNothingDue(
+  tx: AnyTx,
+  invoice: InvoiceWithLines,
+  attemptKey: string | null,
+  origin: ChargeOrigin | null = null,
+): Promise<InvoiceWithLines> {
+  await recordNothingDue(tx, {
+    accountId: invoice.accountId,
+    currency: invoice.currency,
+    customerId: invoice.customerId,
+    invoiceId: invoice.id,
+    attemptKey,
+    description: `Invoice ${invoice.number} (nothing due)`,
+    origin,
+  });
+  return markPaid(tx, invoice.accountId, invoice, 0n, null);
+}
+
+/**
  * draft -> open inside the caller's transaction (the invoice already locked): number, finalized_at,
  * a fresh customer snapshot, invoice.finalized. A send_invoice invoice's `invoice.sent` comes later, once
  * the SMTP server took its email (src/emails/email.service.ts, docs/decisions.md §30).
+ *
+ * An invoice left with nothing to collect (the customer's balance paid it all, a total of zero or below
+ * zero) is paid here, whoever finalizes it (docs/decisions.md §22): a zero payment transaction, under
+ * `attemptKey` when a payment attempt finalizes it, and invoice.payment_succeeded.
  */
-export async function finalizeInTx(tx: AnyTx, accountId: string, invoice: InvoiceWithLines): Promise<InvoiceWithLines> {
+export async function finalizeInTx(
+  tx: AnyTx,
+  accountId: string,
+  invoice: InvoiceWithLines,
+  { attemptKey = null }: { attemptKey?: string | null } = {},
+): Promise<InvoiceWithLines> {
   const customer = await readCustomerEvenDeleted(tx, accountId, invoice.customerId);
   // A deleted customer owes nothing new (decisions.md §4). Its deletion voids its drafts under each
   // draft's lock, which the caller holds: a draft still here was made before that rule held.
@@ -609,7 +667,7 @@ export async function finalizeInTx(tx: AnyTx, accountId: string, invoice: Invoic
   const object = toInvoiceObject(finalized);
   if (applied > 0n || credited > 0n) await recordCustomerUpdated(tx, accountId, invoice.customerId);
   await recordEvent(tx, accountId, 'invoice.finalized', object);
-  return finalized;
+  return finalized.amountDue - finalized.amountPaid > 0n ? finalized : paidWithNothingDue(tx, finalized, attemptKey);
 }
 
 /** 409 for an invoice that takes no payment; callers that must tell paid from void read `invoiceStatus`. */
@@ -634,7 +692,7 @@ export function assertPayable(invoice: InvoiceWithLines): void {
 }
 
 /**
- * POST /invoices/{id}/finalize: draft -> open, 409 otherwise. With `allowFinalized` (for workflow
+ * POST /invoices/{id}/finalize: draft -> open (paid when nothing is left to collect), 409 otherwise. With `allowFinalized` (for workflow
  * activities that may run twice) an open or paid invoice is answered as it is.
  */
 export async function finalizeInvoice(

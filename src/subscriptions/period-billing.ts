@@ -13,6 +13,7 @@ import {
   type BillingLine,
 } from '../invoices/invoice.service';
 import type { PendingLine } from './proration';
+import { capWaitingCredits } from './unused-time-cap';
 import { periodDiscount } from '../coupons/coupon.service';
 import {
   findInvoice,
@@ -34,6 +35,7 @@ import {
   setRenewalStatus,
 } from './renewal.records';
 import { refundInvoice } from '../invoices/invoice-refund.service';
+import { invoiceCreditable } from '../invoices/period-held';
 import {
   chargedOnFinalize,
   periodInvoiced,
@@ -144,7 +146,7 @@ const taxRatesOf = (lines: PendingLine[]) =>
  * period. The upcoming-invoice preview bills the same input (src/subscriptions/upcoming-invoice.ts).
  */
 export async function periodInvoice(db: Queryable, input: RenewalInvoiceInput): Promise<BillingInvoiceInput> {
-  const pending = input.pendingLines ?? [];
+  const pending = await capWaitingCredits(db, input.accountId, input.subscriptionId, input.pendingLines ?? []);
   const active = await activeRates(db, input.accountId, [
     ...input.items.map((item) => item.taxRateIds),
     ...taxRatesOf(pending),
@@ -218,7 +220,9 @@ async function refundEndingCredit(
   if (!periodInvoiceId) return 0;
   const attemptKey = `${immediateInvoiceKey(input.subscriptionId, input.version)}:ending-credit`;
   const invoice = await findInvoice(prisma, input.accountId, periodInvoiceId);
-  const refundable = Number(invoice.amountPaid - invoice.amountRefunded);
+  const cardLeft = invoice.amountPaid - invoice.amountRefunded;
+  const creditable = await invoiceCreditable(prisma, invoice);
+  const refundable = Number(cardLeft < creditable ? cardLeft : creditable);
   const existing = await findRefundByKey(prisma, input.accountId, periodInvoiceId, `refund:${attemptKey}`);
   if (existing) return -Number(existing.amount);
   if (invoice.status !== 'paid' || refundable <= 0) return 0;
@@ -251,13 +255,14 @@ export function immediateInvoiceKey(subscriptionId: string, version: number): st
 }
 
 export async function immediateInvoice(db: Queryable, input: ImmediateInvoiceInput): Promise<BillingInvoiceInput> {
-  const active = await activeRates(db, input.accountId, taxRatesOf(input.lines));
+  const lines = await capWaitingCredits(db, input.accountId, input.subscriptionId, input.lines);
+  const active = await activeRates(db, input.accountId, taxRatesOf(lines));
   return {
     customerId: input.customerId,
     currency: input.currency,
     collectionMethod: input.collectionMethod,
     dueDate: input.collectionMethod === 'send_invoice' ? seconds(input.at) + SEND_INVOICE_DUE_DAYS * 86_400 : undefined,
-    lines: pendingBillingLines(input.lines, active),
+    lines: pendingBillingLines(lines, active),
     subscriptionId: input.subscriptionId,
     billingReason: 'subscription_update',
     period: { start: seconds(input.at), end: seconds(input.at) },

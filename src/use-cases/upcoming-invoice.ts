@@ -7,6 +7,7 @@ import { toUnixSeconds } from '../lib/time';
 import { immediateInvoice, periodInvoice, priceUnitAmounts } from '../subscriptions/period-billing';
 import { prorationLines, prorationPeriod } from '../subscriptions/proration';
 import { accountProrationBehavior } from '../subscriptions/proration-settings.service';
+import { capUnusedTimeCredits } from '../subscriptions/unused-time-cap';
 import {
   nextBillingAt,
   periodToBill,
@@ -70,13 +71,14 @@ export async function upcomingInvoice(
       );
     if (behavior !== 'none' && period) {
       const priceIds = [...new Set([...state.items, ...next.items].map((item) => item.priceId))];
-      const lines = prorationLines(
-        state.items,
-        next.items,
-        await priceUnitAmounts(prisma, accountId, priceIds),
+      // Credits capped as the workflow caps them at the change (docs/decisions.md §25).
+      const lines = await capUnusedTimeCredits(prisma, {
+        accountId,
+        subscriptionId: state.id,
         period,
-        at,
-      );
+        pendingLines: state.pendingLines,
+        lines: prorationLines(state.items, next.items, await priceUnitAmounts(prisma, accountId, priceIds), period, at),
+      });
       const pending = [...(state.pendingLines ?? []), ...lines];
       if (behavior === 'always_invoice' && lines.length > 0) {
         return preview(at, () =>

@@ -1,6 +1,11 @@
 import fc from 'fast-check';
 import { computeTax, type TaxRateForCalc } from '../../src/catalog/tax';
-import { discountParts, type DiscountTerms, type TaxedLine } from '../../src/coupons/discount-lines';
+import {
+  discountedLineTotals,
+  discountParts,
+  type DiscountTerms,
+  type TaxedLine,
+} from '../../src/coupons/discount-lines';
 
 // The discount's arithmetic (docs/api.md, "Coupons and discounts") against an independent calculation:
 // percent of the subtotal rounded half up once per invoice, a fixed amount at most the subtotal, never a
@@ -84,6 +89,28 @@ it('with credits (prorations, carried credit): never takes a total below zero no
       const after = before + sum(parts.map((part) => part.tax.total));
       expect(after).toBeGreaterThanOrEqual(Math.min(0, before));
       if (base <= 0) expect(parts).toEqual([]);
+    }),
+    { numRuns: 500 },
+  );
+});
+
+it("each line's share after the discount (what a credit note may credit of it) adds up to the invoice's total", () => {
+  const groupOf = (each: { rates: readonly TaxRateForCalc[]; taxBehavior?: string }) =>
+    `${each.taxBehavior}|${each.rates.map((rate) => rate.id).join(',')}`;
+  fc.assert(
+    fc.property(fc.array(line(-50_000), { minLength: 1, maxLength: 6 }), terms, (lines, discount) => {
+      const parts = discountParts(lines, discount);
+      const written = [
+        ...lines.map((each) => ({ amount: each.amount, total: each.total, group: groupOf(each), discount: false })),
+        ...parts.map((part) => ({ amount: part.amount, total: part.tax.total, group: groupOf(part), discount: true })),
+      ];
+      const shares = discountedLineTotals(written);
+      expect(sum(shares)).toBe(sum(written.map((each) => each.total)));
+      lines.forEach((each, index) => {
+        if (each.amount <= 0) expect(shares[index]).toBe(each.total);
+        else expect(shares[index]).toBeLessThanOrEqual(each.total);
+      });
+      expect(shares.slice(lines.length).every((share) => share === 0)).toBe(true);
     }),
     { numRuns: 500 },
   );

@@ -413,6 +413,41 @@ describe("the customer's balance on the next invoices", () => {
     expect((await customerOf(customer.id)).balance).toBe(-2000);
   });
 
+  it('an invoice it pays in full ends paid when finalized by POST /invoices/{id}/finalize, as a PUT leaves it', async () => {
+    const { customer } = await customerWithCard(api);
+    const first = await paidInvoice(3000, customer.id);
+    expectStatus(
+      await credit({ invoice: first.id, amount: 2500, reason: 'order_change', refund_to: 'customer_balance' }),
+      201,
+    );
+    const charges = await app.prisma.gatewayCharge.count({ where: { accountId, kind: 'charge' } });
+    const byFinalize = expectStatus(
+      await api.post(`/invoices/${(await simpleInvoice(api, customer.id, 1200)).id}/finalize`),
+      200,
+    );
+    const byPut = expectStatus(await api.put(`/invoices/${(await simpleInvoice(api, customer.id, 1300)).id}`), 200);
+    for (const [invoice, total] of [
+      [byFinalize, 1200],
+      [byPut, 1300],
+    ] as const) {
+      expect(invoice).toMatchObject({ status: 'paid', paid: true, total, applied_balance: total, amount_due: 0 });
+      expect(invoice.status_transitions.paid_at).toEqual(expect.any(Number));
+      // Paid without a charge: a zero payment transaction, and invoice.payment_succeeded (its receipt's email).
+      const txns = expectStatus(await api.get(`/invoices/${invoice.id}/transactions`), 200);
+      expect(txns.data.map((txn: any) => [txn.type, txn.status, txn.amount])).toEqual([['payment', 'succeeded', 0]]);
+      const succeeded = (await eventsOf(app.prisma, accountId, 'invoice.payment_succeeded')).filter(
+        (event) => (event.data as { id: string }).id === invoice.id,
+      );
+      expect(succeeded.map((event) => (event.data as { status: string }).status)).toEqual(['paid']);
+      expect(expectStatus(await api.put(`/invoices/${invoice.id}`), 409).error.code).toBe('invoice_already_paid');
+    }
+    expect(await app.prisma.gatewayCharge.count({ where: { accountId, kind: 'charge' } })).toBe(charges);
+    expect((await customerOf(customer.id)).balance).toBe(0);
+    // Another account can neither read nor finalize it.
+    expect((await other.get(`/invoices/${byFinalize.id}`)).status).toBe(404);
+    expect((await other.post(`/invoices/${byFinalize.id}/finalize`)).status).toBe(404);
+  });
+
   it('holds one currency: a credit in another while it has credit is 409', async () => {
     const { customer } = await customerWithCard(api);
     const usd = await paidInvoice(1000, customer.id);

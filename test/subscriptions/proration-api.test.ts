@@ -273,7 +273,7 @@ describe('PATCH /subscriptions/{id} proration_behavior', () => {
     expect(billing(renewal)).toEqual(billing(next));
   });
 
-  it('voiding an open invoice whose credit went to the balance takes it back; once the credit is used, 409', async () => {
+  it('a send_invoice invoice below zero is paid at finalization; voiding one left open takes its credit back (409 once used)', async () => {
     const dear = await recurringPrice(api, { unitAmount: 6000 });
     const cheap = await recurringPrice(api, { unitAmount: 600 });
     const clock = expectStatus(await api.post('/test-helpers/test-clocks', { frozen_time: START }), 201);
@@ -288,29 +288,37 @@ describe('PATCH /subscriptions/{id} proration_behavior', () => {
       }),
       201,
     );
+    // The period is paid (an unpaid one credits no unused time to the balance: decisions.md §25).
+    await addPaymentMethod(api, customer.id, cardBody(CARDS.succeeds));
+    expectStatus(await api.put(`/invoices/${subscription.latest_invoice}`), 200, 'pay the first invoice');
     await advance(clock.id, START + 6 * DAY_S);
     const downgrade = {
       items: [{ id: subscription.items.data[0].id, price: cheap }],
       proration_behavior: 'always_invoice',
     };
     expectStatus(await api.patch(`/subscriptions/${subscription.id}`, downgrade), 200);
-    // send_invoice: the invoice below zero stays open (nothing due), its credit in the balance.
+    // send_invoice too: the invoice below zero is paid at finalization (nothing due), its credit in the balance.
     const below = (await invoicesOf(subscription.id)).find(
       (invoice) => invoice.billing_reason === 'subscription_update',
     );
-    expect(below).toMatchObject({ status: 'open', amount_due: 0, applied_balance: below.total });
+    expect(below).toMatchObject({ status: 'paid', amount_due: 0, applied_balance: below.total });
     expect(expectStatus(await api.get(`/customers/${customer.id}`), 200).balance).toBe(below.total);
-    // A one-off invoice finalized now uses the credit: the void cannot take it back.
+    expect(expectStatus(await api.delete(`/invoices/${below.id}`), 409).error.code).toBe('invoice_already_paid');
+    // A one-off invoice the credit pays in full is paid at its finalization.
     const draft = expectStatus(
       await api.post('/invoices', { customer: customer.id, lines: [{ description: 'Extra', amount: 100 }] }),
       201,
     );
     const used = expectStatus(await api.post(`/invoices/${draft.id}/finalize`), 200);
-    expect(used.applied_balance).toBe(100);
+    expect(used).toMatchObject({ status: 'paid', applied_balance: 100 });
+    // An invoice below zero finalized before such invoices were paid at finalization is still open: voiding it
+    // takes its credit back, refused while part of the credit is used.
+    await app.prisma.invoice.update({ where: { id: below.id }, data: { status: 'open', paidAt: null } });
     const refused = expectStatus(await api.delete(`/invoices/${below.id}`), 409);
     expect(refused.error.code).toBe('balance_insufficient');
-    // Voiding the one-off gives its 100 back; the invoice below zero is then voided, its credit taken back.
-    expectStatus(await api.delete(`/invoices/${draft.id}`), 200);
+    // The one-off's 100 credited back to the balance; the invoice below zero is then voided, its credit taken back.
+    const back = { invoice: draft.id, amount: 100, reason: 'duplicate', refund_to: 'customer_balance' };
+    expectStatus(await api.post('/credit-notes', back), 201);
     expect(expectStatus(await api.delete(`/invoices/${below.id}`), 200).status).toBe('void');
     expect(expectStatus(await api.get(`/customers/${customer.id}`), 200).balance).toBe(0);
     const history = expectStatus(await api.get(`/customers/${customer.id}/balance-transactions`), 200);

@@ -20,7 +20,8 @@ import { quietRuntime, readHistories } from '../support/subscriptions';
 // *-local-steps.json were recorded after a period's billing became local activities in one workflow task
 // (docs/decisions.md §39); the histories without it keep the activity tasks of the runs before.
 // reminders-trial-renewal.json is a subscription on a test clock that sent its trial's and its renewal's
-// reminders (test/emails/reminder-emails.test.ts, docs/decisions.md §31).
+// reminders (test/emails/reminder-emails.test.ts, docs/decisions.md §31). unused-time-cap.json is a prorated
+// cancel whose credit the period's credit note capped (test/subscriptions/proration-credit-cap.test.ts, §25).
 
 describe('subscription workflow replay', () => {
   beforeAll(quietRuntime);
