@@ -112,13 +112,21 @@ export async function projectColumnsInTx(tx: AnyTx, state: SubscriptionState): P
 }
 
 /** persistSubscription inside the caller's transaction (the API's creation writes the row with what it starts). */
-export async function persistSubscriptionInTx(
+export async function persistSubscriptionInTx(tx: AnyTx, input: PersistSubscriptionInput): Promise<SubscriptionObject> {
+  return (await persistSubscriptionEventInTx(tx, input)).object;
+}
+
+/**
+ * persistSubscriptionInTx, answering also the id of the event it wrote (null: none, or the version was
+ * written already), for a creation that names its first invoice in subscription.created once it is made.
+ */
+export async function persistSubscriptionEventInTx(
   tx: AnyTx,
   { state, event }: PersistSubscriptionInput,
-): Promise<SubscriptionObject> {
+): Promise<{ object: SubscriptionObject; eventId: string | null }> {
   const currentVersion = await lockSubscriptionVersion(tx, state.id);
   if (currentVersion !== undefined && currentVersion >= state.version)
-    return getSubscriptionObject(tx, state.accountId, state.id);
+    return { object: await getSubscriptionObject(tx, state.accountId, state.id), eventId: null };
   const current = currentVersion === undefined ? undefined : { workflow_version: currentVersion };
   const existingItems = current ? await readSubscriptionItems(tx, state.id) : [];
   await lockNewPrices(tx, state, new Set(existingItems.map((item) => item.priceId)));
@@ -132,14 +140,15 @@ export async function persistSubscriptionInTx(
     itemRows(state, currentTime()).filter((row) => !itemUnchanged(stored.get(row.id), row)),
   );
   const object = await getSubscriptionObject(tx, state.accountId, state.id);
-  if (event)
-    await recordEvent(
-      tx,
-      state.accountId,
-      event.type,
-      withOrigin(subscriptionEventData(object, event.cause), event.origin),
-    );
-  return object;
+  const written = event
+    ? await recordEvent(
+        tx,
+        state.accountId,
+        event.type,
+        withOrigin(subscriptionEventData(object, event.cause), event.origin),
+      )
+    : null;
+  return { object, eventId: written?.id ?? null };
 }
 
 /**

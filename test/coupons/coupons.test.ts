@@ -186,6 +186,26 @@ describe('redemption', () => {
     expect(patched.map((answer) => answer.status).sort()).toEqual([200, 409]);
   });
 
+  it('subscription.created of a subscription created with a coupon names its first invoice, as without one', async () => {
+    const coupon = await createCoupon({ percent_off: 25, duration: 'forever' });
+    const price = await recurringPrice(api, { unitAmount: 4000 });
+    const owner = await customerOnClock(api, START);
+    const plain = await subscribeOnClock(api, owner, [{ price, quantity: 1 }], START);
+    const discounted = await subscribeOnClock(api, owner, [{ price, quantity: 1 }], START, { coupon: coupon.id });
+    for (const subscription of [plain, discounted]) {
+      const [invoice] = await subscriptionInvoices(api, subscription.id);
+      expect(subscription.latest_invoice).toBe(invoice.id);
+      const events = expectStatus(
+        await api.get(`/events?type=subscription.created&object=${subscription.id}`),
+        200,
+        'GET /events',
+      ).data;
+      expect(events).toHaveLength(1);
+      expect(events[0].data).toMatchObject({ id: subscription.id, latest_invoice: invoice.id });
+    }
+    expect((await subscriptionInvoices(api, discounted.id))[0]).toMatchObject({ total: 3000 });
+  });
+
   it('DELETE stops new redemptions; a discount already made keeps running', async () => {
     const coupon = await createCoupon({ percent_off: 50, duration: 'forever' });
     const price = await recurringPrice(api, { unitAmount: 3000 });
