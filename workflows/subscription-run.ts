@@ -16,6 +16,7 @@ import type { PersistSubscriptionInput, RenewalChargeResult } from '../activitie
 import type { RenewalChargeInput } from '../src/subscriptions/period-billing';
 import type { ClockTimed } from '../src/lib/clock-time';
 import {
+  assertNotEnded,
   billed,
   chargedOnFinalize,
   DUNNING,
@@ -50,7 +51,7 @@ import {
   ruleRejection,
 } from '../src/subscriptions/subscription-rejection';
 import type { SubscriptionObject } from '../src/subscriptions/subscription.schemas';
-import { withOrigin } from '../src/lib/event-origin';
+import { withOrigin, type EventOrigin } from '../src/lib/event-origin';
 import { BILLING_ACCOUNT_ID, BILLING_STATUS } from '../src/temporal/search-attributes';
 import type { WorkflowTime } from './clock';
 import {
@@ -230,10 +231,12 @@ export class SubscriptionRun {
     next: SubscriptionState,
     event: PersistSubscriptionInput['event'],
     recorder: Recorder = records,
+    coupon?: string,
   ): Promise<SubscriptionObject> {
+    const redeemed = coupon === undefined ? '' : ` with coupon ${coupon}`;
     const object = await recorder.persistSubscription.executeWithOptions(
-      { summary: `record ${event?.type ?? 'the state'} (version ${next.version}, ${next.status})` },
-      [{ state: next, event, ...this.clockTime() }],
+      { summary: `record ${event?.type ?? 'the state'}${redeemed} (version ${next.version}, ${next.status})` },
+      [{ state: next, event, ...(coupon === undefined ? {} : { coupon }), ...this.clockTime() }],
     );
     this.showStatus(next);
     this.state = next;
@@ -278,26 +281,63 @@ export class SubscriptionRun {
     check?: (next: SubscriptionState) => Promise<void>,
     amend?: (current: SubscriptionState, next: SubscriptionState, nowMs: number) => Promise<SubscriptionState>,
   ): Promise<SubscriptionObject> {
-    return this.exclusive(async () => {
-      let next: SubscriptionState;
-      const nowMs = this.wholeSecondsNow();
-      try {
-        next = transition(this.state, nowMs);
-      } catch (error) {
-        asRuleFailure(error);
-      }
-      try {
-        // Nothing changes: the row is answered as it is (persisting the current version writes nothing).
-        if (sameState(next, this.state) && patched(PATCHES.noOpUnrecorded)) return await this.recorded();
-        if (check) await check(next);
-        if (amend) next = await amend(this.state, next, nowMs);
-        return await this.commit(next, event(next));
-      } catch (error) {
-        const rejection = rejectionOf(error);
-        if (rejection) throw rejectionFailure(rejection);
-        throw error;
-      }
+    return this.exclusive(() => this.changeHeld(transition, event, check, amend));
+  }
+
+  /** `change` for a caller that holds the lock already (an update that redeems a coupon after its other fields). */
+  async changeHeld(
+    transition: (current: SubscriptionState, nowMs: number) => SubscriptionState,
+    event: (next: SubscriptionState) => PersistSubscriptionInput['event'],
+    check?: (next: SubscriptionState) => Promise<void>,
+    amend?: (current: SubscriptionState, next: SubscriptionState, nowMs: number) => Promise<SubscriptionState>,
+  ): Promise<SubscriptionObject> {
+    let next: SubscriptionState;
+    const nowMs = this.wholeSecondsNow();
+    try {
+      next = transition(this.state, nowMs);
+    } catch (error) {
+      asRuleFailure(error);
+    }
+    return this.refusedAsRejection(async () => {
+      // Nothing changes: the row is answered as it is (persisting the current version writes nothing).
+      if (sameState(next, this.state) && patched(PATCHES.noOpUnrecorded)) return await this.recorded();
+      if (check) await check(next);
+      if (amend) next = await amend(this.state, next, nowMs);
+      return await this.commit(next, event(next));
     });
+  }
+
+  /**
+   * Redeems `coupon` on the subscription, under the lock (the caller holds it): refused (409) once the
+   * subscription has ended, so a redemption racing a cancellation never lands on the canceled one; the
+   * redemption is written with a new version and its subscription.updated, in one transaction, or not
+   * at all (docs/decisions.md §37).
+   */
+  async redeemCouponHeld(coupon: string, origin: EventOrigin | undefined): Promise<SubscriptionObject> {
+    try {
+      assertNotEnded(this.state);
+    } catch (error) {
+      asRuleFailure(error);
+    }
+    return this.refusedAsRejection(() =>
+      this.commit(
+        newVersion(this.state),
+        withOrigin({ type: 'subscription.updated' as const }, origin),
+        records,
+        coupon,
+      ),
+    );
+  }
+
+  /** Runs `step`; a refusal of one of its activities becomes the update's rejection (the API's 4xx). */
+  private async refusedAsRejection<T>(step: () => Promise<T>): Promise<T> {
+    try {
+      return await step();
+    } catch (error) {
+      const rejection = rejectionOf(error);
+      if (rejection) throw rejectionFailure(rejection);
+      throw error;
+    }
   }
 
   /**

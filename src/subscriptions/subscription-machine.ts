@@ -137,6 +137,11 @@ export interface SubscriptionChanges {
   prorateEnd?: boolean;
   /** The hosted page the change was asked on (docs/decisions.md §38): said by its event, never a change itself. */
   origin?: EventOrigin;
+  /**
+   * A coupon (`coup_` id) to redeem on the subscription: not a change of the state (the discount lives in
+   * the database), redeemed by the workflow under its lock after the other fields (docs/decisions.md §37).
+   */
+  coupon?: string;
 }
 
 /** A move the state forbids (API 409) or input only the state can judge (API 400). */

@@ -3,6 +3,7 @@ import type { AnyTx } from '../db/sql';
 import { sqlTransaction } from '../db/sql-transaction';
 import type { SubscriptionItem } from '../generated/prisma/client';
 import { findPricesForUse } from '../catalog/price.service';
+import { redeemCoupon } from '../coupons/coupon.service';
 import type { PriceObject } from '../catalog/price.schemas';
 import { ApiError } from '../http/errors';
 import { currentOrigin, recordEvent } from '../lib/events';
@@ -48,6 +49,11 @@ export interface PersistSubscriptionInput {
   state: SubscriptionState;
   /** `origin`: the hosted page the change was asked on (docs/decisions.md §38). */
   event: { type: SubscriptionEventType; cause?: ChangeCause; origin?: EventOrigin } | null;
+  /**
+   * A coupon redeemed on the subscription with this version, in its transaction (docs/decisions.md §37):
+   * a retried write finds the version written and redeems nothing again; a refusal writes nothing.
+   */
+  coupon?: string;
 }
 
 /** The item rows of `state`, in its order; `createdAt` is a new row's (an existing row keeps its own). */
@@ -122,7 +128,7 @@ export async function persistSubscriptionInTx(tx: AnyTx, input: PersistSubscript
  */
 export async function persistSubscriptionEventInTx(
   tx: AnyTx,
-  { state, event }: PersistSubscriptionInput,
+  { state, event, coupon }: PersistSubscriptionInput,
 ): Promise<{ object: SubscriptionObject; eventId: string | null }> {
   const currentVersion = await lockSubscriptionVersion(tx, state.id);
   if (currentVersion !== undefined && currentVersion >= state.version)
@@ -139,6 +145,12 @@ export async function persistSubscriptionEventInTx(
     tx,
     itemRows(state, currentTime()).filter((row) => !itemUnchanged(stored.get(row.id), row)),
   );
+  if (coupon !== undefined)
+    await redeemCoupon(tx, state.accountId, coupon, {
+      customerId: state.customerId,
+      subscriptionId: state.id,
+      currency: state.currency,
+    });
   const object = await getSubscriptionObject(tx, state.accountId, state.id);
   const written = event
     ? await recordEvent(
