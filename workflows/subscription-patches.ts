@@ -69,4 +69,18 @@ export const SUBSCRIPTION_PATCHES = {
    * (one period: a year at most).
    */
   localSteps: 'subscription-local-steps',
+  /**
+   * A change of items that leaves proration lines to charge waiting for the next invoice checks that
+   * invoice (items and lines, as the renewal makes it: a local activity) against the charge ceiling under
+   * the lock, after the change is prorated (docs/decisions.md §7, "Concurrent changes"). Only such changes
+   * reach it; remove when no run that prorated before it is open.
+   */
+  nextInvoiceCeiling: 'next-invoice-ceiling',
+  /**
+   * A period that cannot be invoiced leaves the subscription past_due (BillingStatus too) until a later
+   * period is invoiced, with subscription.period_not_invoiced and the worker's
+   * billing_periods_not_invoiced (docs/decisions.md §7). Remove when no run that skipped a period before
+   * it is open (one period: a year at most).
+   */
+  uninvoicedPastDue: 'uninvoiced-period-past-due',
 } as const;

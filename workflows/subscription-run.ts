@@ -2,6 +2,7 @@ import {
   ApplicationFailure,
   condition,
   log,
+  metricMeter,
   ParentClosePolicy,
   patched,
   startChild,
@@ -28,9 +29,11 @@ import {
   nextAction,
   nextAttempt,
   nextBillingAt,
+  nextPeriodBilling,
   newVersion,
   pause,
   periodBilled,
+  periodNotInvoiced,
   periodToBill,
   reminderAt,
   reminderTarget,
@@ -231,12 +234,15 @@ export class SubscriptionRun {
     next: SubscriptionState,
     event: PersistSubscriptionInput['event'],
     recorder: Recorder = records,
-    coupon?: string,
+    also: Pick<PersistSubscriptionInput, 'coupon' | 'notInvoiced'> = {},
   ): Promise<SubscriptionObject> {
-    const redeemed = coupon === undefined ? '' : ` with coupon ${coupon}`;
+    const redeemed = also.coupon === undefined ? '' : ` with coupon ${also.coupon}`;
+    const unbilled = also.notInvoiced ? ' and subscription.period_not_invoiced' : '';
     const object = await recorder.persistSubscription.executeWithOptions(
-      { summary: `record ${event?.type ?? 'the state'}${redeemed} (version ${next.version}, ${next.status})` },
-      [{ state: next, event, ...(coupon === undefined ? {} : { coupon }), ...this.clockTime() }],
+      {
+        summary: `record ${event?.type ?? 'the state'}${redeemed}${unbilled} (version ${next.version}, ${next.status})`,
+      },
+      [{ state: next, event, ...also, ...this.clockTime() }],
     );
     this.showStatus(next);
     this.state = next;
@@ -320,12 +326,9 @@ export class SubscriptionRun {
       asRuleFailure(error);
     }
     return this.refusedAsRejection(() =>
-      this.commit(
-        newVersion(this.state),
-        withOrigin({ type: 'subscription.updated' as const }, origin),
-        records,
+      this.commit(newVersion(this.state), withOrigin({ type: 'subscription.updated' as const }, origin), records, {
         coupon,
-      ),
+      }),
     );
   }
 
@@ -442,6 +445,18 @@ export class SubscriptionRun {
           })),
         },
       ],
+    );
+  }
+
+  /** The next period's invoice of `next` (its items and the lines waiting) against the charge ceiling, as the renewal will make it. */
+  async checkNextInvoiceCeiling(next: SubscriptionState): Promise<void> {
+    const billing = nextPeriodBilling(next);
+    if ('none' in billing) return;
+    await localRecords.checkPeriodInvoiceWithinCeiling.executeWithOptions(
+      {
+        summary: `check the invoice of ${isoDay(billing.at)} with ${next.pendingLines?.length ?? 0} lines waiting against the charge ceiling`,
+      },
+      [periodToBill(next, next.nextPeriodIndex)],
     );
   }
 
@@ -604,9 +619,11 @@ export class SubscriptionRun {
     } catch (error) {
       const cause = applicationFailureOf(error, RENEWAL_REJECTED);
       if (!cause) throw error;
-      // Visible, not silent: subscription.updated with the period, lastError in the `state` query, a warning in the worker's log.
-      log.warn('renewal not invoiced', { subscriptionId: state.id, periodStart, reason: cause.message });
-      await this.commit(billed(state, index, null, cause.message), { type: 'subscription.updated' }, steps);
+      if (patched(PATCHES.uninvoicedPastDue)) await this.recordNotInvoiced(index, cause, steps);
+      else {
+        log.warn('renewal not invoiced', { subscriptionId: state.id, periodStart, reason: cause.message });
+        await this.commit(billed(state, index, null, cause.message), { type: 'subscription.updated' }, steps);
+      }
       this.renewalsThisRun += 1;
       return;
     }
@@ -624,6 +641,32 @@ export class SubscriptionRun {
         ? await this.chargeAttemptOne(index, invoiceId, number, local)
         : null;
     await this.recordBilled(index, invoiceId, charge, steps, number, carriedFrom(invoiceId, total, creditedToBalance));
+  }
+
+  /**
+   * Period `index` cannot be invoiced (its invoice refused: `cause`). It is not skipped in silence
+   * (docs/decisions.md §7): the subscription moves into it past_due (the row, BillingStatus) until a later
+   * period is invoiced, with subscription.updated and subscription.period_not_invoiced naming the period and
+   * the refusal, the worker's counter billing_periods_not_invoiced{code} (alert BillingPeriodNotInvoiced)
+   * and an error in its log; lastError in the `state` query.
+   */
+  private async recordNotInvoiced(index: number, cause: ApplicationFailure, recorder: Recorder): Promise<void> {
+    const { state } = this;
+    const { periodStart, periodEnd } = periodToBill(state, index);
+    const code = (cause.details?.[0] as { code?: unknown } | undefined)?.code;
+    const failureCode = typeof code === 'string' ? code : 'other';
+    log.error('period not invoiced', {
+      subscriptionId: state.id,
+      periodStart,
+      code: failureCode,
+      reason: cause.message,
+    });
+    metricMeter
+      .createCounter('billing_periods_not_invoiced', 'periods', 'Subscription periods whose invoice could not be made')
+      .add(1, { code: failureCode });
+    await this.commit(periodNotInvoiced(state, index, cause.message), { type: 'subscription.updated' }, recorder, {
+      notInvoiced: { periodStart, periodEnd, code: failureCode, message: cause.message },
+    });
   }
 
   /** Attempt 1 of a period's invoice, the renewal charge: a retried activity finishes the same attempt. */

@@ -192,7 +192,20 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
           (current, nowMs) => update(current, changes, nowMs),
           () => withOrigin({ type: 'subscription.updated' as const }, changes.origin),
           changes.items && patched(PATCHES.serialSteps) ? (next) => run.checkItemsCeiling(next, changes) : undefined,
-          prorate ? (current, next, nowMs) => run.prorated(current, next, nowMs, prorate) : undefined,
+          changes.items
+            ? async (current, next, nowMs) => {
+                const prorated = prorate ? await run.prorated(current, next, nowMs, prorate) : next;
+                // Charges left waiting make the next invoice more than its items: it is judged too, here under the
+                // lock, where every change decided before this one is in the state (an invoice made at once by
+                // always_invoice leaves none, so nothing is refused after a charge).
+                if (
+                  prorated.pendingLines?.some((line) => line.kind === 'remaining') &&
+                  patched(PATCHES.nextInvoiceCeiling)
+                )
+                  await run.checkNextInvoiceCeiling(prorated);
+                return prorated;
+              }
+            : undefined,
         );
       if (coupon === undefined) return run.exclusive(changeFields);
       // The coupon after the other fields, in the same hold of the lock (docs/decisions.md §37). Updates

@@ -40,8 +40,11 @@ export function isoTimes(fields: Record<string, number | null | undefined>): Rec
   return times;
 }
 
-/** BillingStatus's value for a subscription: its status, or `past_due` while an active subscription's invoice is in dunning. */
-export function billingStatusOf(state: Pick<SubscriptionState, 'status' | 'dunning'>): string {
+/**
+ * BillingStatus's value for a subscription: its status, or `past_due` while an active subscription's
+ * invoice is in dunning or its current period could not be invoiced.
+ */
+export function billingStatusOf(state: Pick<SubscriptionState, 'status' | 'dunning' | 'uninvoicedSince'>): string {
   return apiStatus(state);
 }
 

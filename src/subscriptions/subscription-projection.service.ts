@@ -10,6 +10,7 @@ import { currentOrigin, recordEvent } from '../lib/events';
 import { withOrigin, type EventOrigin } from '../lib/event-origin';
 import { newId } from '../lib/ids';
 import { currentTime } from '../lib/clock-time';
+import { toUnixSeconds } from '../lib/time';
 import { startColumns, type WorkflowStart } from '../temporal/workflow-starts';
 import { type ChangeCause, type SubscriptionState } from './subscription-machine';
 import {
@@ -54,6 +55,18 @@ export interface PersistSubscriptionInput {
    * a retried write finds the version written and redeems nothing again; a refusal writes nothing.
    */
   coupon?: string;
+  /**
+   * The period this version moved into without an invoice (docs/decisions.md §7): written with it,
+   * after its event, as subscription.period_not_invoiced (bounds in ms; the refusal's code and message).
+   */
+  notInvoiced?: NotInvoicedPeriod;
+}
+
+export interface NotInvoicedPeriod {
+  periodStart: number;
+  periodEnd: number;
+  code: string;
+  message: string;
 }
 
 /** The item rows of `state`, in its order; `createdAt` is a new row's (an existing row keeps its own). */
@@ -128,7 +141,7 @@ export async function persistSubscriptionInTx(tx: AnyTx, input: PersistSubscript
  */
 export async function persistSubscriptionEventInTx(
   tx: AnyTx,
-  { state, event, coupon }: PersistSubscriptionInput,
+  { state, event, coupon, notInvoiced }: PersistSubscriptionInput,
 ): Promise<{ object: SubscriptionObject; eventId: string | null }> {
   const currentVersion = await lockSubscriptionVersion(tx, state.id);
   if (currentVersion !== undefined && currentVersion >= state.version)
@@ -160,6 +173,14 @@ export async function persistSubscriptionEventInTx(
         withOrigin(subscriptionEventData(object, event.cause), event.origin),
       )
     : null;
+  if (notInvoiced)
+    await recordEvent(tx, state.accountId, 'subscription.period_not_invoiced', {
+      ...subscriptionEventData(object),
+      period_start: toUnixSeconds(new Date(notInvoiced.periodStart)),
+      period_end: toUnixSeconds(new Date(notInvoiced.periodEnd)),
+      failure_code: notInvoiced.code,
+      failure_message: notInvoiced.message,
+    });
   return { object, eventId: written?.id ?? null };
 }
 
