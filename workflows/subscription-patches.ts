@@ -83,4 +83,11 @@ export const SUBSCRIPTION_PATCHES = {
    * it is open (one period: a year at most).
    */
   uninvoicedPastDue: 'uninvoiced-period-past-due',
+  /**
+   * A renewal's attempt 1 declined in the workflow task (a local activity, whose failure the Web UI does
+   * not draw failed) is asked again of the charge activity: its attempt key answers the recorded attempt
+   * without charging, and the activity fails (ChargeFailed), drawn failed like the dunning retries. Only
+   * declines reach it; remove when no run that declined before it is open (one period: a year at most).
+   */
+  declinedChargeShown: 'declined-charge-shown-failed',
 } as const;

@@ -5,6 +5,7 @@ import {
   metricMeter,
   ParentClosePolicy,
   patched,
+  setCurrentDetails,
   startChild,
   upsertSearchAttributes,
   workflowInfo,
@@ -80,6 +81,9 @@ import {
   invoiceLabel,
   isoDay,
   isoTimes,
+  markdownLines,
+  paymentLine,
+  subscriptionCurrentDetails,
   subscriptionTimerSummary,
 } from './summaries';
 
@@ -135,6 +139,8 @@ export class SubscriptionRun {
   readonly reportedSettled = new Set<string>();
   /** BillingStatus as this run set it (a continued run: as the previous run left it). */
   private shownStatus: string;
+  /** The last charge this run saw answered (or the API's first charge in its input), for the current details. */
+  private lastPayment: string | null;
   private readonly lock = new Mutex();
 
   constructor(
@@ -148,6 +154,19 @@ export class SubscriptionRun {
           ? input.created
           : initialState(input.create, time.now());
     this.shownStatus = workflowInfo().typedSearchAttributes.get(BILLING_STATUS) ?? this.state.status;
+    this.lastPayment = ('firstCharge' in input && input.firstCharge?.description) || null;
+    this.showDetails();
+  }
+
+  /** The Web UI's current details of the workflow, from the state and the last charge (no command: replays unchanged). */
+  showDetails(): void {
+    setCurrentDetails(subscriptionCurrentDetails(this.state, this.lastPayment));
+  }
+
+  /** A charge's answer, kept for the current details. */
+  private charged(answer: RenewalChargeResult): RenewalChargeResult {
+    this.lastPayment = paymentLine(answer, this.time.now());
+    return answer;
   }
 
   /** The API speaks Unix seconds: every time the workflow records is a whole second, so what it stores reads back exactly. */
@@ -247,6 +266,7 @@ export class SubscriptionRun {
     this.showStatus(next);
     this.state = next;
     this.latest = object;
+    this.showDetails();
     return object;
   }
 
@@ -541,6 +561,12 @@ export class SubscriptionRun {
         workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
         typedSearchAttributes: [{ key: BILLING_ACCOUNT_ID, value: this.state.accountId }],
         staticSummary: `${kind} email`,
+        staticDetails: markdownLines([
+          `**Email**: ${emailId}`,
+          `**Subscription**: ${this.state.id}`,
+          `**Account**: ${this.state.accountId}`,
+          '**Sends**: once, by its Message-ID; the address and the text are in the emails table, not here',
+        ]),
       });
     } catch (error) {
       // A run before a continue-as-new started it already: the email goes once.
@@ -670,7 +696,7 @@ export class SubscriptionRun {
   }
 
   /** Attempt 1 of a period's invoice, the renewal charge: a retried activity finishes the same attempt. */
-  private chargeAttemptOne(
+  private async chargeAttemptOne(
     index: number,
     invoiceId: string,
     number?: string | null,
@@ -678,11 +704,14 @@ export class SubscriptionRun {
   ): Promise<RenewalChargeResult> {
     const { state } = this;
     const { periodStart } = periodToBill(state, index);
-    return chargeInvoice(
-      `charge invoice ${invoiceLabel(invoiceId, number)} attempt 1 (renewal ${isoDay(periodStart)})`,
-      this.attemptOneOf(index, invoiceId),
-      local,
-    );
+    const summary = `charge invoice ${invoiceLabel(invoiceId, number)} attempt 1 (renewal ${isoDay(periodStart)})`;
+    const attempt = this.attemptOneOf(index, invoiceId);
+    const result = this.charged(await chargeInvoice(summary, attempt, local));
+    if (!local || result.outcome !== 'failed' || !patched(PATCHES.declinedChargeShown)) return result;
+    // A local activity's failure is a marker the Web UI draws like any other: the declined attempt is asked
+    // again of the charge activity, whose attempt key answers the recorded attempt (nothing is charged
+    // again) and which fails visibly (ChargeFailed), with the same answer the workflow goes on with.
+    return this.charged(await chargeInvoice(`${summary} FAILED: the recorded attempt, not charged again`, attempt));
   }
 
   /** What attempt 1 of a period's invoice charges: the period's key and the subscription's default payment method. */
@@ -719,6 +748,7 @@ export class SubscriptionRun {
       );
       return;
     }
+    if (found.apiAttempt) this.charged(found.apiAttempt);
     await this.recordBilled(index, invoiceId, found.apiAttempt, localRecords, found.number);
   }
 
@@ -755,17 +785,19 @@ export class SubscriptionRun {
     const { state } = this;
     const entry = state.dunning.find((candidate) => candidate.invoiceId === invoiceId)!;
     const attempt = nextAttempt(entry);
-    const result = await chargeInvoice(
-      `charge invoice ${invoiceLabel(invoiceId, entry.invoiceNumber)} attempt ${attempt} (${dunningRetryLabel(entry)})`,
-      {
-        accountId: state.accountId,
-        subscriptionId: state.id,
-        periodStart: entry.periodStart,
-        invoiceId,
-        attempt,
-        paymentMethodId: state.defaultPaymentMethodId,
-        ...this.clockTime(),
-      },
+    const result = this.charged(
+      await chargeInvoice(
+        `charge invoice ${invoiceLabel(invoiceId, entry.invoiceNumber)} attempt ${attempt} (${dunningRetryLabel(entry)})`,
+        {
+          accountId: state.accountId,
+          subscriptionId: state.id,
+          periodStart: entry.periodStart,
+          invoiceId,
+          attempt,
+          paymentMethodId: state.defaultPaymentMethodId,
+          ...this.clockTime(),
+        },
+      ),
     );
     if (result.outcome !== 'failed') {
       await this.endDunning(invoiceId);

@@ -238,6 +238,8 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
   }
 
   for (;;) {
+    // A retry's failure or the end of dunning moves the state without a write: the details follow here too.
+    run.showDetails();
     if (isEnded(run.state)) break;
     const info = workflowInfo();
     if (
