@@ -29,7 +29,11 @@ import type { SubscriptionObject } from '../src/subscriptions/subscription.schem
 import { atTime, type ClockTimed } from '../src/lib/clock-time';
 import type { CollectionMethod } from '../src/subscriptions/subscription-machine';
 import { findInvoice } from '../src/invoices/invoice.records';
-import { assertItemsWithinCeiling, type ItemWithParam } from '../src/subscriptions/period-ceiling';
+import {
+  assertItemsWithinCeiling,
+  assertPeriodInvoiceWithinCeiling,
+  type ItemWithParam,
+} from '../src/subscriptions/period-ceiling';
 import { capUnusedTimeCredits, type UnusedTimeCapInput } from '../src/subscriptions/unused-time-cap';
 import type { ProrationLine } from '../src/subscriptions/proration';
 
@@ -84,6 +88,11 @@ export function createSubscriptionActivities({
     /** A change of items, checked under the workflow's lock against what the subscription holds then (period-ceiling.ts). */
     async checkItemsWithinCeiling(input: { accountId: string; items: ItemWithParam[] }): Promise<void> {
       return refusing(() => assertItemsWithinCeiling(prisma, input.accountId, input.items));
+    },
+
+    /** The next period's invoice, with the proration lines a change leaves waiting, checked under the workflow's lock (period-ceiling.ts). */
+    async checkPeriodInvoiceWithinCeiling(input: RenewalInvoiceInput): Promise<void> {
+      return refusing(() => assertPeriodInvoiceWithinCeiling(prisma, input));
     },
 
     /** An invoice's status as the database has it: the workflow ends dunning for one paid or voided outside it. */

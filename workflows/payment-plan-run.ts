@@ -1,4 +1,4 @@
-import { condition, log, patched, upsertSearchAttributes, uuid4 } from '@temporalio/workflow';
+import { condition, log, patched, setCurrentDetails, upsertSearchAttributes, uuid4 } from '@temporalio/workflow';
 import { chargeAnswer } from '../src/payments/charge-failure';
 import { BILLING_STATUS } from '../src/temporal/search-attributes';
 import type { WorkflowTime } from './clock';
@@ -19,7 +19,7 @@ import { argumentRefusal, refusal } from './payment-plan-messages';
 import { PAYMENT_PLAN_PATCHES as PATCHES } from './payment-plan-patches';
 import { parseRequestArgs } from './payment-plan-requests';
 import { missedDeposit, nextWork, type PlanWork } from './payment-plan-schedule';
-import { isoDay, isoTimes, planTimerSummary } from './summaries';
+import { isoDay, isoTimes, paymentLine, planCurrentDetails, planTimerSummary } from './summaries';
 
 /** With no timer due, the plan is re-read this often anyway, in case an API nudge (planUpdated) was lost. */
 const IDLE_REFRESH_MS = 24 * 60 * 60 * 1000;
@@ -56,6 +56,9 @@ export class PaymentPlanRun {
   private closed = false;
   private readonly answers = new Map<string, PaymentPlanRequestRecord>();
   private publishedStatus: string | null = null;
+  /** What the loop waits for next (its timer's summary) and the last charge's answer, for the current details. */
+  private nextStep: string | null = null;
+  private lastPayment: string | null = null;
 
   constructor(
     private readonly input: PaymentPlanWorkflowInput,
@@ -182,6 +185,12 @@ export class PaymentPlanRun {
     state.installmentsCount = next.installments.length;
     state.installmentsPaid = next.installments.filter((row) => row.status === 'paid').length;
     state.openTerminalPayments = next.openTerminalPayments;
+    this.showDetails();
+  }
+
+  /** The Web UI's current details of the workflow (no command: replays unchanged). */
+  private showDetails(): void {
+    setCurrentDetails(planCurrentDetails(this.snapshot, this.state, this.nextStep, this.lastPayment));
   }
 
   private record(request: QueuedRequest, requestId: string, result: PaymentPlanRequestResult): void {
@@ -256,6 +265,7 @@ export class PaymentPlanRun {
         { planId: this.input.planId, number: work.number, attempt: work.attempt, at: now, ...this.clockTime() },
       ]),
     );
+    this.lastPayment = `${what}: ${paymentLine(charged, now)}`;
     this.observe(charged.snapshot);
   }
 
@@ -291,11 +301,10 @@ export class PaymentPlanRun {
    */
   async waitFor(work: Extract<PlanWork, { kind: 'wait' }>, now: number): Promise<void> {
     const wakeAt = work.wakeAt ?? now + IDLE_REFRESH_MS;
-    const woken = await this.time.sleep(
-      () => this.queue.length > 0 || this.refreshWanted,
-      wakeAt,
-      planTimerSummary(work, this.snapshot, wakeAt),
-    );
+    const summary = planTimerSummary(work, this.snapshot, wakeAt);
+    this.nextStep = summary;
+    this.showDetails();
+    const woken = await this.time.sleep(() => this.queue.length > 0 || this.refreshWanted, wakeAt, summary);
     if (!woken && work.wakeAt === null) this.refreshWanted = true;
   }
 
@@ -304,6 +313,8 @@ export class PaymentPlanRun {
     this.state.nextWakeAt = null;
     this.state.nextAction = null;
     this.closed = true;
+    this.nextStep = null;
+    this.showDetails();
     await this.time.release();
     for (const request of this.queue.splice(0)) {
       const requestId = typeof request.args.request_id === 'string' ? request.args.request_id : uuid4();

@@ -57,6 +57,7 @@ export const localRecords: Pick<
   | 'persistSubscription'
   | 'settleCreatedInvoice'
   | 'checkItemsWithinCeiling'
+  | 'checkPeriodInvoiceWithinCeiling'
   | 'invoiceStatus'
   | 'prorationPrices'
   | 'capUnusedTime'

@@ -177,6 +177,7 @@ export const changeArgs = lazySchema(() => {
         prorationBehavior: z.enum(PRORATION_BEHAVIORS).optional(),
         prorateEnd: z.boolean().optional(),
         origin: z.enum(EVENT_ORIGINS).optional(),
+        coupon: z.string().min(1).optional(),
       }),
     ])
     .transform(([changes]): SubscriptionChanges => changes);

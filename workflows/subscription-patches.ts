@@ -76,4 +76,25 @@ export const SUBSCRIPTION_PATCHES = {
    * changes and ends with a credit; remove when no run that prorated before it is open.
    */
   unusedTimeCap: 'subscription-unused-time-cap',
+  /**
+   * A change of items that leaves proration lines to charge waiting for the next invoice checks that
+   * invoice (items and lines, as the renewal makes it: a local activity) against the charge ceiling under
+   * the lock, after the change is prorated (docs/decisions.md §7, "Concurrent changes"). Only such changes
+   * reach it; remove when no run that prorated before it is open.
+   */
+  nextInvoiceCeiling: 'next-invoice-ceiling',
+  /**
+   * A period that cannot be invoiced leaves the subscription past_due (BillingStatus too) until a later
+   * period is invoiced, with subscription.period_not_invoiced and the worker's
+   * billing_periods_not_invoiced (docs/decisions.md §7). Remove when no run that skipped a period before
+   * it is open (one period: a year at most).
+   */
+  uninvoicedPastDue: 'uninvoiced-period-past-due',
+  /**
+   * A renewal's attempt 1 declined in the workflow task (a local activity, whose failure the Web UI does
+   * not draw failed) is asked again of the charge activity: its attempt key answers the recorded attempt
+   * without charging, and the activity fails (ChargeFailed), drawn failed like the dunning retries. Only
+   * declines reach it; remove when no run that declined before it is open (one period: a year at most).
+   */
+  declinedChargeShown: 'declined-charge-shown-failed',
 } as const;

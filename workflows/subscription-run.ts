@@ -2,8 +2,10 @@ import {
   ApplicationFailure,
   condition,
   log,
+  metricMeter,
   ParentClosePolicy,
   patched,
+  setCurrentDetails,
   startChild,
   upsertSearchAttributes,
   workflowInfo,
@@ -16,6 +18,7 @@ import type { PersistSubscriptionInput, RenewalChargeResult } from '../activitie
 import type { RenewalChargeInput } from '../src/subscriptions/period-billing';
 import type { ClockTimed } from '../src/lib/clock-time';
 import {
+  assertNotEnded,
   billed,
   chargedOnFinalize,
   DUNNING,
@@ -27,9 +30,11 @@ import {
   nextAction,
   nextAttempt,
   nextBillingAt,
+  nextPeriodBilling,
   newVersion,
   pause,
   periodBilled,
+  periodNotInvoiced,
   periodToBill,
   reminderAt,
   reminderTarget,
@@ -50,7 +55,7 @@ import {
   ruleRejection,
 } from '../src/subscriptions/subscription-rejection';
 import type { SubscriptionObject } from '../src/subscriptions/subscription.schemas';
-import { withOrigin } from '../src/lib/event-origin';
+import { withOrigin, type EventOrigin } from '../src/lib/event-origin';
 import { BILLING_ACCOUNT_ID, BILLING_STATUS } from '../src/temporal/search-attributes';
 import type { WorkflowTime } from './clock';
 import {
@@ -77,6 +82,9 @@ import {
   invoiceLabel,
   isoDay,
   isoTimes,
+  markdownLines,
+  paymentLine,
+  subscriptionCurrentDetails,
   subscriptionTimerSummary,
 } from './summaries';
 
@@ -132,6 +140,8 @@ export class SubscriptionRun {
   readonly reportedSettled = new Set<string>();
   /** BillingStatus as this run set it (a continued run: as the previous run left it). */
   private shownStatus: string;
+  /** The last charge this run saw answered (or the API's first charge in its input), for the current details. */
+  private lastPayment: string | null;
   private readonly lock = new Mutex();
 
   constructor(
@@ -145,6 +155,19 @@ export class SubscriptionRun {
           ? input.created
           : initialState(input.create, time.now());
     this.shownStatus = workflowInfo().typedSearchAttributes.get(BILLING_STATUS) ?? this.state.status;
+    this.lastPayment = ('firstCharge' in input && input.firstCharge?.description) || null;
+    this.showDetails();
+  }
+
+  /** The Web UI's current details of the workflow, from the state and the last charge (no command: replays unchanged). */
+  showDetails(): void {
+    setCurrentDetails(subscriptionCurrentDetails(this.state, this.lastPayment));
+  }
+
+  /** A charge's answer, kept for the current details. */
+  private charged(answer: RenewalChargeResult): RenewalChargeResult {
+    this.lastPayment = paymentLine(answer, this.time.now());
+    return answer;
   }
 
   /** The API speaks Unix seconds: every time the workflow records is a whole second, so what it stores reads back exactly. */
@@ -231,14 +254,20 @@ export class SubscriptionRun {
     next: SubscriptionState,
     event: PersistSubscriptionInput['event'],
     recorder: Recorder = records,
+    also: Pick<PersistSubscriptionInput, 'coupon' | 'notInvoiced'> = {},
   ): Promise<SubscriptionObject> {
+    const redeemed = also.coupon === undefined ? '' : ` with coupon ${also.coupon}`;
+    const unbilled = also.notInvoiced ? ' and subscription.period_not_invoiced' : '';
     const object = await recorder.persistSubscription.executeWithOptions(
-      { summary: `record ${event?.type ?? 'the state'} (version ${next.version}, ${next.status})` },
-      [{ state: next, event, ...this.clockTime() }],
+      {
+        summary: `record ${event?.type ?? 'the state'}${redeemed}${unbilled} (version ${next.version}, ${next.status})`,
+      },
+      [{ state: next, event, ...also, ...this.clockTime() }],
     );
     this.showStatus(next);
     this.state = next;
     this.latest = object;
+    this.showDetails();
     return object;
   }
 
@@ -279,26 +308,60 @@ export class SubscriptionRun {
     check?: (next: SubscriptionState) => Promise<void>,
     amend?: (current: SubscriptionState, next: SubscriptionState, nowMs: number) => Promise<SubscriptionState>,
   ): Promise<SubscriptionObject> {
-    return this.exclusive(async () => {
-      let next: SubscriptionState;
-      const nowMs = this.wholeSecondsNow();
-      try {
-        next = transition(this.state, nowMs);
-      } catch (error) {
-        asRuleFailure(error);
-      }
-      try {
-        // Nothing changes: the row is answered as it is (persisting the current version writes nothing).
-        if (sameState(next, this.state) && patched(PATCHES.noOpUnrecorded)) return await this.recorded();
-        if (check) await check(next);
-        if (amend) next = await amend(this.state, next, nowMs);
-        return await this.commit(next, event(next));
-      } catch (error) {
-        const rejection = rejectionOf(error);
-        if (rejection) throw rejectionFailure(rejection);
-        throw error;
-      }
+    return this.exclusive(() => this.changeHeld(transition, event, check, amend));
+  }
+
+  /** `change` for a caller that holds the lock already (an update that redeems a coupon after its other fields). */
+  async changeHeld(
+    transition: (current: SubscriptionState, nowMs: number) => SubscriptionState,
+    event: (next: SubscriptionState) => PersistSubscriptionInput['event'],
+    check?: (next: SubscriptionState) => Promise<void>,
+    amend?: (current: SubscriptionState, next: SubscriptionState, nowMs: number) => Promise<SubscriptionState>,
+  ): Promise<SubscriptionObject> {
+    let next: SubscriptionState;
+    const nowMs = this.wholeSecondsNow();
+    try {
+      next = transition(this.state, nowMs);
+    } catch (error) {
+      asRuleFailure(error);
+    }
+    return this.refusedAsRejection(async () => {
+      // Nothing changes: the row is answered as it is (persisting the current version writes nothing).
+      if (sameState(next, this.state) && patched(PATCHES.noOpUnrecorded)) return await this.recorded();
+      if (check) await check(next);
+      if (amend) next = await amend(this.state, next, nowMs);
+      return await this.commit(next, event(next));
     });
+  }
+
+  /**
+   * Redeems `coupon` on the subscription, under the lock (the caller holds it): refused (409) once the
+   * subscription has ended, so a redemption racing a cancellation never lands on the canceled one; the
+   * redemption is written with a new version and its subscription.updated, in one transaction, or not
+   * at all (docs/decisions.md §37).
+   */
+  async redeemCouponHeld(coupon: string, origin: EventOrigin | undefined): Promise<SubscriptionObject> {
+    try {
+      assertNotEnded(this.state);
+    } catch (error) {
+      asRuleFailure(error);
+    }
+    return this.refusedAsRejection(() =>
+      this.commit(newVersion(this.state), withOrigin({ type: 'subscription.updated' as const }, origin), records, {
+        coupon,
+      }),
+    );
+  }
+
+  /** Runs `step`; a refusal of one of its activities becomes the update's rejection (the API's 4xx). */
+  private async refusedAsRejection<T>(step: () => Promise<T>): Promise<T> {
+    try {
+      return await step();
+    } catch (error) {
+      const rejection = rejectionOf(error);
+      if (rejection) throw rejectionFailure(rejection);
+      throw error;
+    }
   }
 
   /**
@@ -435,6 +498,18 @@ export class SubscriptionRun {
     );
   }
 
+  /** The next period's invoice of `next` (its items and the lines waiting) against the charge ceiling, as the renewal will make it. */
+  async checkNextInvoiceCeiling(next: SubscriptionState): Promise<void> {
+    const billing = nextPeriodBilling(next);
+    if ('none' in billing) return;
+    await localRecords.checkPeriodInvoiceWithinCeiling.executeWithOptions(
+      {
+        summary: `check the invoice of ${isoDay(billing.at)} with ${next.pendingLines?.length ?? 0} lines waiting against the charge ceiling`,
+      },
+      [periodToBill(next, next.nextPeriodIndex)],
+    );
+  }
+
   /** A notice that an invoice was paid or voided outside the workflow: kept for the loop when it is one in dunning. */
   noticeSettled(notice: unknown): void {
     const invoiceId = (notice as { invoiceId?: unknown } | null)?.invoiceId;
@@ -516,6 +591,12 @@ export class SubscriptionRun {
         workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
         typedSearchAttributes: [{ key: BILLING_ACCOUNT_ID, value: this.state.accountId }],
         staticSummary: `${kind} email`,
+        staticDetails: markdownLines([
+          `**Email**: ${emailId}`,
+          `**Subscription**: ${this.state.id}`,
+          `**Account**: ${this.state.accountId}`,
+          '**Sends**: once, by its Message-ID; the address and the text are in the emails table, not here',
+        ]),
       });
     } catch (error) {
       // A run before a continue-as-new started it already: the email goes once.
@@ -594,9 +675,11 @@ export class SubscriptionRun {
     } catch (error) {
       const cause = applicationFailureOf(error, RENEWAL_REJECTED);
       if (!cause) throw error;
-      // Visible, not silent: subscription.updated with the period, lastError in the `state` query, a warning in the worker's log.
-      log.warn('renewal not invoiced', { subscriptionId: state.id, periodStart, reason: cause.message });
-      await this.commit(billed(state, index, null, cause.message), { type: 'subscription.updated' }, steps);
+      if (patched(PATCHES.uninvoicedPastDue)) await this.recordNotInvoiced(index, cause, steps);
+      else {
+        log.warn('renewal not invoiced', { subscriptionId: state.id, periodStart, reason: cause.message });
+        await this.commit(billed(state, index, null, cause.message), { type: 'subscription.updated' }, steps);
+      }
       this.renewalsThisRun += 1;
       return;
     }
@@ -616,8 +699,34 @@ export class SubscriptionRun {
     await this.recordBilled(index, invoiceId, charge, steps, number, carriedFrom(invoiceId, total, creditedToBalance));
   }
 
+  /**
+   * Period `index` cannot be invoiced (its invoice refused: `cause`). It is not skipped in silence
+   * (docs/decisions.md §7): the subscription moves into it past_due (the row, BillingStatus) until a later
+   * period is invoiced, with subscription.updated and subscription.period_not_invoiced naming the period and
+   * the refusal, the worker's counter billing_periods_not_invoiced{code} (alert BillingPeriodNotInvoiced)
+   * and an error in its log; lastError in the `state` query.
+   */
+  private async recordNotInvoiced(index: number, cause: ApplicationFailure, recorder: Recorder): Promise<void> {
+    const { state } = this;
+    const { periodStart, periodEnd } = periodToBill(state, index);
+    const code = (cause.details?.[0] as { code?: unknown } | undefined)?.code;
+    const failureCode = typeof code === 'string' ? code : 'other';
+    log.error('period not invoiced', {
+      subscriptionId: state.id,
+      periodStart,
+      code: failureCode,
+      reason: cause.message,
+    });
+    metricMeter
+      .createCounter('billing_periods_not_invoiced', 'periods', 'Subscription periods whose invoice could not be made')
+      .add(1, { code: failureCode });
+    await this.commit(periodNotInvoiced(state, index, cause.message), { type: 'subscription.updated' }, recorder, {
+      notInvoiced: { periodStart, periodEnd, code: failureCode, message: cause.message },
+    });
+  }
+
   /** Attempt 1 of a period's invoice, the renewal charge: a retried activity finishes the same attempt. */
-  private chargeAttemptOne(
+  private async chargeAttemptOne(
     index: number,
     invoiceId: string,
     number?: string | null,
@@ -625,11 +734,14 @@ export class SubscriptionRun {
   ): Promise<RenewalChargeResult> {
     const { state } = this;
     const { periodStart } = periodToBill(state, index);
-    return chargeInvoice(
-      `charge invoice ${invoiceLabel(invoiceId, number)} attempt 1 (renewal ${isoDay(periodStart)})`,
-      this.attemptOneOf(index, invoiceId),
-      local,
-    );
+    const summary = `charge invoice ${invoiceLabel(invoiceId, number)} attempt 1 (renewal ${isoDay(periodStart)})`;
+    const attempt = this.attemptOneOf(index, invoiceId);
+    const result = this.charged(await chargeInvoice(summary, attempt, local));
+    if (!local || result.outcome !== 'failed' || !patched(PATCHES.declinedChargeShown)) return result;
+    // A local activity's failure is a marker the Web UI draws like any other: the declined attempt is asked
+    // again of the charge activity, whose attempt key answers the recorded attempt (nothing is charged
+    // again) and which fails visibly (ChargeFailed), with the same answer the workflow goes on with.
+    return this.charged(await chargeInvoice(`${summary} FAILED: the recorded attempt, not charged again`, attempt));
   }
 
   /** What attempt 1 of a period's invoice charges: the period's key and the subscription's default payment method. */
@@ -666,6 +778,7 @@ export class SubscriptionRun {
       );
       return;
     }
+    if (found.apiAttempt) this.charged(found.apiAttempt);
     await this.recordBilled(index, invoiceId, found.apiAttempt, localRecords, found.number);
   }
 
@@ -702,22 +815,24 @@ export class SubscriptionRun {
     const { state } = this;
     const entry = state.dunning.find((candidate) => candidate.invoiceId === invoiceId)!;
     const attempt = nextAttempt(entry);
-    const result = await chargeInvoice(
-      `charge invoice ${invoiceLabel(invoiceId, entry.invoiceNumber)} attempt ${attempt} (${dunningRetryLabel(entry)})`,
-      {
-        accountId: state.accountId,
-        subscriptionId: state.id,
-        periodStart: entry.periodStart,
-        invoiceId,
-        attempt,
-        paymentMethodId: state.defaultPaymentMethodId,
-        // Recorded with the charge, so reports say what it was (src/transactions/transaction-origin.ts).
-        retry:
-          entry.attempts === 0
-            ? { origin: 'charge_after_resume' }
-            : { origin: 'dunning_retry', dunningRetry: entry.attempts },
-        ...this.clockTime(),
-      },
+    const result = this.charged(
+      await chargeInvoice(
+        `charge invoice ${invoiceLabel(invoiceId, entry.invoiceNumber)} attempt ${attempt} (${dunningRetryLabel(entry)})`,
+        {
+          accountId: state.accountId,
+          subscriptionId: state.id,
+          periodStart: entry.periodStart,
+          invoiceId,
+          attempt,
+          paymentMethodId: state.defaultPaymentMethodId,
+          // Recorded with the charge, so reports say what it was (src/transactions/transaction-origin.ts).
+          retry:
+            entry.attempts === 0
+              ? { origin: 'charge_after_resume' }
+              : { origin: 'dunning_retry', dunningRetry: entry.attempts },
+          ...this.clockTime(),
+        },
+      ),
     );
     if (result.outcome !== 'failed') {
       await this.endDunning(invoiceId);

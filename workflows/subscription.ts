@@ -178,7 +178,7 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
   setHandler(
     changeUpdate,
     (...args: unknown[]) => {
-      const changes = parseArgs(changeArgs, args);
+      const { coupon, ...changes } = parseArgs(changeArgs, args);
       // Only an update that asks for proration reaches the patch: every recorded history replays as before.
       const prorate =
         changes.items &&
@@ -187,12 +187,33 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
         patched(PATCHES.prorations)
           ? changes.prorationBehavior
           : undefined;
-      return run.change(
-        (current, nowMs) => update(current, changes, nowMs),
-        () => withOrigin({ type: 'subscription.updated' as const }, changes.origin),
-        changes.items && patched(PATCHES.serialSteps) ? (next) => run.checkItemsCeiling(next, changes) : undefined,
-        prorate ? (current, next, nowMs) => run.prorated(current, next, nowMs, prorate) : undefined,
-      );
+      const changeFields = () =>
+        run.changeHeld(
+          (current, nowMs) => update(current, changes, nowMs),
+          () => withOrigin({ type: 'subscription.updated' as const }, changes.origin),
+          changes.items && patched(PATCHES.serialSteps) ? (next) => run.checkItemsCeiling(next, changes) : undefined,
+          changes.items
+            ? async (current, next, nowMs) => {
+                const prorated = prorate ? await run.prorated(current, next, nowMs, prorate) : next;
+                // Charges left waiting make the next invoice more than its items: it is judged too, here under the
+                // lock, where every change decided before this one is in the state (an invoice made at once by
+                // always_invoice leaves none, so nothing is refused after a charge).
+                if (
+                  prorated.pendingLines?.some((line) => line.kind === 'remaining') &&
+                  patched(PATCHES.nextInvoiceCeiling)
+                )
+                  await run.checkNextInvoiceCeiling(prorated);
+                return prorated;
+              }
+            : undefined,
+        );
+      if (coupon === undefined) return run.exclusive(changeFields);
+      // The coupon after the other fields, in the same hold of the lock (docs/decisions.md §37). Updates
+      // sent before the API sent coupons had none: their commands are as before, so no patch is needed.
+      return run.exclusive(async () => {
+        if (Object.keys(changes).some((key) => key !== 'origin')) await changeFields();
+        return run.redeemCouponHeld(coupon, changes.origin);
+      });
     },
     // A dry run on the current state: unknown item ids and forbidden moves are refused before anything is recorded.
     {
@@ -217,6 +238,8 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
   }
 
   for (;;) {
+    // A retry's failure or the end of dunning moves the state without a write: the details follow here too.
+    run.showDetails();
     if (isEnded(run.state)) break;
     const info = workflowInfo();
     if (

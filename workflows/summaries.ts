@@ -1,10 +1,12 @@
 import {
   apiStatus,
+  nextAction,
   type Action,
   type DunningState,
   type SubscriptionState,
 } from '../src/subscriptions/subscription-machine';
-import type { PlanSnapshot } from './payment-plan-contract';
+import type { ChargeReceipt } from '../src/transactions/charge-receipt';
+import type { PaymentPlanWorkflowState, PlanSnapshot } from './payment-plan-contract';
 
 /**
  * What the workflows write beside their timers and activities (user metadata `summary`), so that the
@@ -40,8 +42,11 @@ export function isoTimes(fields: Record<string, number | null | undefined>): Rec
   return times;
 }
 
-/** BillingStatus's value for a subscription: its status, or `past_due` while an active subscription's invoice is in dunning. */
-export function billingStatusOf(state: Pick<SubscriptionState, 'status' | 'dunning'>): string {
+/**
+ * BillingStatus's value for a subscription: its status, or `past_due` while an active subscription's
+ * invoice is in dunning or its current period could not be invoiced.
+ */
+export function billingStatusOf(state: Pick<SubscriptionState, 'status' | 'dunning' | 'uninvoicedSince'>): string {
   return apiStatus(state);
 }
 
@@ -118,4 +123,69 @@ export function webhookRetrySummary(nextAttempt: number, maxAttempts: number, de
   const seconds = Math.round(delayMs / 1000);
   const wait = seconds < 120 ? `${seconds} s` : `${Math.round(seconds / 60)} min`;
   return `webhook retry ${nextAttempt - 1} of ${maxAttempts - 1} in ${wait}`;
+}
+
+// --- current details (the Web UI's workflow page: setCurrentDetails) ---
+// What a workflow stands at, in a few lines an operator reads without a query: ids, dates, amounts and
+// outcomes, never a name or an email. Like the static details they travel as a payload, encrypted by the
+// codec (docs/operations.md, "Customer data in Temporal"), and change no command.
+
+/**
+ * Lines as the Web UI renders details (Markdown): one paragraph a line, and `$` escaped, since the UI
+ * reads `$...$` as math.
+ */
+export function markdownLines(lines: string[]): string {
+  return lines.map((line) => line.replace(/\$/g, '\\$')).join('\n\n');
+}
+
+/** A charge's outcome as the details show it: its receipt's line (amount, card, invoice, transaction), else its outcome. */
+export function paymentLine(answer: { outcome: string; charge?: ChargeReceipt | null }, at: number): string {
+  return `${answer.charge?.description ?? answer.outcome} (${isoDay(at)})`;
+}
+
+/** Why an active subscription reads past_due, or what else its status needs said. */
+function subscriptionStatusLine(state: SubscriptionState): string {
+  const status = apiStatus(state);
+  const [dunning] = state.dunning;
+  if (status === 'past_due' && dunning)
+    return `past_due: invoice ${invoiceLabel(dunning.invoiceId, dunning.invoiceNumber)} unpaid, ${dunningRetryLabel(dunning)} on ${isoDay(dunning.nextRetryAt)}`;
+  if (status === 'past_due' && state.uninvoicedSince !== undefined)
+    return `past_due: the period from ${isoDay(state.uninvoicedSince)} could not be invoiced (${state.lastError ?? 'refused'})`;
+  if (status === 'paused' && state.pausedAt !== null) return `paused since ${isoDay(state.pausedAt)}`;
+  if (state.cancelAt !== null && (status === 'active' || status === 'trialing'))
+    return `${status}, cancels ${isoDay(state.cancelAt)}`;
+  return status;
+}
+
+/** A subscription's current details: status and why, its period, the next step (or charge), its latest invoice and last payment. */
+export function subscriptionCurrentDetails(state: SubscriptionState, lastPayment: string | null): string {
+  const action = nextAction(state);
+  const charges =
+    action !== null &&
+    (action.kind === 'retry' || (action.kind === 'bill' && state.collectionMethod === 'charge_automatically'));
+  const lines = [`**Status**: ${subscriptionStatusLine(state)}`];
+  if (state.currentPeriodStart !== null && state.currentPeriodEnd !== null)
+    lines.push(`**Period**: ${isoDay(state.currentPeriodStart)} to ${isoDay(state.currentPeriodEnd)}`);
+  lines.push(
+    `**${charges ? 'Next charge' : 'Next'}**: ${action ? subscriptionTimerSummary(action, state) : 'nothing scheduled'}`,
+  );
+  if (state.latestInvoiceId !== null) lines.push(`**Latest invoice**: ${state.latestInvoiceId}`);
+  lines.push(`**Last payment**: ${lastPayment ?? 'none seen by this run'}`);
+  return markdownLines(lines);
+}
+
+/** A payment plan's current details: status, installments paid, the next step, the last payment. */
+export function planCurrentDetails(
+  snapshot: PlanSnapshot,
+  state: Pick<PaymentPlanWorkflowState, 'installmentsPaid' | 'installmentsCount'>,
+  next: string | null,
+  lastPayment: string | null,
+): string {
+  const pastDue = snapshot.pastDueAt !== null ? ` since ${isoDay(snapshot.pastDueAt)}` : '';
+  return markdownLines([
+    `**Status**: ${snapshot.status}${snapshot.status === 'past_due' ? pastDue : ''}`,
+    `**Installments**: ${state.installmentsPaid} of ${state.installmentsCount} paid${failedInstallmentsNote(snapshot)}`,
+    `**Next**: ${next ?? 'nothing scheduled'}`,
+    `**Last payment**: ${lastPayment ?? 'none seen by this run'}`,
+  ]);
 }

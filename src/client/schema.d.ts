@@ -2226,6 +2226,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "subscription.period_not_invoiced": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * subscription.period_not_invoiced: `data` is the subscription object (read past_due through the API) with the period whose invoice could not be made and why: nothing was invoiced or charged for it
+         * @description `data` carries `origin` when the change was asked on a customer-facing page: `customer_portal`, `hosted_checkout` or `hosted_invoice_page` (absent for the API, the dashboard and the billing engine).
+         */
+        post: operations["event_subscription_period_not_invoiced"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "product.created": {
         parameters: {
             query?: never;
@@ -2874,6 +2894,74 @@ export interface components {
             cancel_requested: boolean;
             cancel_requested_at: number | null;
         } | null;
+        SubscriptionPeriodNotInvoicedData: {
+            id: string;
+            /** @enum {string} */
+            object: "subscription";
+            /** @description First full invoice; its day of month is the billing day for month and year intervals */
+            billing_cycle_anchor: number;
+            cancel_at: number | null;
+            cancel_at_period_end: boolean;
+            canceled_at: number | null;
+            /** @enum {string} */
+            collection_method: "charge_automatically" | "send_invoice";
+            /** @description Unix seconds */
+            created: number;
+            /** @description Unix milliseconds of the object's last change; strictly increases with every change, so it orders webhook events of one object */
+            updated_ms: number;
+            currency: components["schemas"]["CurrencyCode"];
+            customer: string;
+            /** @description With include=names: the customer's name */
+            customer_name?: string;
+            ended_at: number | null;
+            items: {
+                data: components["schemas"]["SubscriptionItem"][];
+                total_count: number;
+                /** @enum {string} */
+                object: "list";
+            };
+            /** @description Null until the first invoice */
+            latest_invoice: string | null;
+            start_date: number;
+            /**
+             * @description trialing and scheduled are sent as active, expired as canceled
+             * @enum {string}
+             */
+            status: "active" | "canceled" | "paused";
+            trial_end: number | null;
+            trial_start: number | null;
+            current_period_start: number | null;
+            current_period_end: number | null;
+            end_date: number | null;
+            start_billing_date: number | null;
+            default_payment_method: string | null;
+            paused_at: number | null;
+            /** @description The discount applied to invoices (docs/api.md, "Coupons and discounts"): a subscription's wins over its customer's; null when none */
+            discount: components["schemas"]["Discount"] | null;
+            /**
+             * @description On subscription.canceled, paused and resumed only
+             * @enum {string}
+             */
+            reason?: "requested" | "dunning";
+            /**
+             * @description On subscription.canceled, paused and resumed only
+             * @enum {string}
+             */
+            initiated_by?: "merchant" | "system";
+            /**
+             * @description The customer-facing page the change was asked on: `customer_portal`, `hosted_checkout` or `hosted_invoice_page` (a cancellation at period end asked on the portal carries it on its subscription.canceled too). Absent on changes made through the API, the dashboard or by the billing engine
+             * @enum {string}
+             */
+            origin?: "customer_portal" | "hosted_checkout" | "hosted_invoice_page";
+            /** @description Start of the period that was not invoiced (Unix seconds) */
+            period_start: number;
+            /** @description End of that period (Unix seconds) */
+            period_end: number;
+            /** @description The invoice's refusal: `amount_too_large`, `resource_missing` (the customer is gone), ... */
+            failure_code: string;
+            /** @description Why the invoice could not be made */
+            failure_message: string;
+        };
         /** @description `email`, `currency` and `shipping` are absent while unset; `description` and `phone` are null then (docs/decisions.md §18) */
         Customer: {
             id: string;
@@ -18641,6 +18729,41 @@ export interface operations {
                     /** @description When the event was written, ISO 8601 in UTC */
                     createdAt: string;
                     data: components["schemas"]["SubscriptionEventData"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx: delivered. 5xx, 408 and 429 are retried (6 attempts in about 43 minutes); a 3xx or another 4xx is final */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    event_subscription_period_not_invoiced: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<Unix seconds>,v1=<hex HMAC-SHA256(destination secret, t + "." + raw body)>`; refuse a `t` more than 300 s away from now */
+                "cc-signature": string;
+                /** @description The event id, as `id` in the body */
+                "cc-event-id": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Event id: deliveries of one event carry the same id, so a receiver deduplicates on it */
+                    id: string;
+                    /** @enum {string} */
+                    event: "subscription.period_not_invoiced";
+                    /** @description When the event was written, ISO 8601 in UTC */
+                    createdAt: string;
+                    data: components["schemas"]["SubscriptionPeriodNotInvoicedData"];
                 };
             };
         };

@@ -1,6 +1,7 @@
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import type { EventConsumer, OutboxEvent } from '../lib/events';
 import { forEachLimited } from '../lib/concurrency';
+import { emailDisplay } from '../temporal/workflow-display';
 import { BILLING_ACCOUNT_ID } from '../temporal/search-attributes';
 import type { sendEmail } from '../../workflows/email';
 import { EMAIL_EVENT_TYPES, emailKindOf } from './email.service';
@@ -29,7 +30,7 @@ export function emailConsumer(temporal: Client, taskQueue: string): EventConsume
             workflowIdReusePolicy: 'REJECT_DUPLICATE',
             workflowIdConflictPolicy: 'FAIL',
             typedSearchAttributes: [{ key: BILLING_ACCOUNT_ID, value: event.accountId }],
-            staticSummary: `email for ${event.type}`,
+            ...emailDisplay({ accountId: event.accountId, about: event.type, eventId: event.id }),
           });
         } catch (error) {
           if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;

@@ -3,7 +3,9 @@ import { computeTax, type TaxBehavior, type TaxRateForCalc } from '../catalog/ta
 import { TAX_BEHAVIORS } from '../catalog/price.schemas';
 import { columnValue } from '../lib/columns';
 import { toTaxRateObject } from '../catalog/tax-rate.service';
-import { badRequest } from '../http/errors';
+import { ApiError, badRequest, isRefusal } from '../http/errors';
+import { previewInvoiceForBilling } from '../invoices/invoice.service';
+import { periodInvoice, type RenewalInvoiceInput } from './period-billing';
 import { MAX_CHARGE_AMOUNT } from '../lib/money';
 import type { SubscriptionItemState } from './subscription-machine';
 
@@ -34,6 +36,31 @@ export function assertPeriodWithinCeiling(items: BilledItem[]): void {
     alone ? `${alone.param}.quantity` : 'items',
     'amount_too_large',
   );
+}
+
+/** A change refused because the next invoice, with the proration lines waiting for it, would pass the ceiling. */
+export function prorationsPastCeiling(invoiceRefusal: string): ApiError {
+  return badRequest(
+    `With its prorations the subscription's next invoice would pass the charge ceiling: ${invoiceRefusal}`,
+    'items',
+    'amount_too_large',
+  );
+}
+
+/**
+ * The period's invoice as the renewal will make it (its items and the proration lines waiting, made by
+ * the billing code in a transaction rolled back) within MAX_CHARGE_AMOUNT: the workflow asks it under its
+ * lock of a change that leaves lines waiting, so that changes decided one after another, however they
+ * arrived, never leave a renewal the invoice would refuse. Anything else the invoice would refuse is the
+ * renewal's to report (docs/decisions.md §7), not this change's.
+ */
+export async function assertPeriodInvoiceWithinCeiling(db: Db, period: RenewalInvoiceInput): Promise<void> {
+  try {
+    await previewInvoiceForBilling(db, period.accountId, await periodInvoice(db, period));
+  } catch (error) {
+    if (error instanceof ApiError && error.code === 'amount_too_large') throw prorationsPastCeiling(error.message);
+    if (!isRefusal(error)) throw error;
+  }
 }
 
 /** An item of a subscription with the request field that last changed it, if any. */

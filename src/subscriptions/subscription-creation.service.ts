@@ -29,7 +29,7 @@ import {
 import {
   insertSubscription,
   insertSubscriptionInTx,
-  persistSubscriptionInTx,
+  persistSubscriptionEventInTx,
   projectColumnsInTx,
   recordFirstPeriodBilled,
 } from './subscription-projection.service';
@@ -79,13 +79,14 @@ interface FirstInvoice {
 /**
  * The first period, billed in the creation's transaction (billPeriod: the workflow's bill(0) finds it
  * done), with the row moved to the period invoiced (version 2) and the workflow's start recorded.
- * `inserted`: the row as insertSubscriptionInTx wrote it, whose subscription.created then names the invoice.
+ * `inserted`: subscription.created, which then names the invoice, whichever path wrote it, and the row
+ * when insertSubscriptionInTx wrote it (the paid period is then recorded in one statement).
  */
 async function billFirstPeriod(
   tx: AnyTx,
   taskQueue: string,
   initial: SubscriptionState,
-  inserted: { row: SubscriptionWithItems; eventId: string } | null,
+  inserted: { row: SubscriptionWithItems | null; eventId: string | null },
   {
     testClock,
     display,
@@ -93,15 +94,15 @@ async function billFirstPeriod(
   }: { testClock: TestClockBinding | null; display: WorkflowDisplay | undefined; prices: Map<string, PriceObject> },
 ): Promise<WrittenSubscription> {
   const billing = await billPeriod(tx, initial, 0, async (invoiced, invoiceId) => {
-    if (inserted) await setCreatedEventInvoice(tx, initial.accountId, inserted.eventId, invoiceId);
+    if (inserted.eventId) await setCreatedEventInvoice(tx, initial.accountId, inserted.eventId, invoiceId);
     await projectColumnsInTx(tx, invoiced);
     const start = subscriptionWorkflowStart(taskQueue, invoiced, testClock, display);
     await recordWorkflowStart(tx, start);
     return start;
   });
-  const first = { billing, written: inserted?.row ?? null };
+  const first = { billing, written: inserted.row };
   // What the transaction commits, for an answer when PostgreSQL goes away before it can be read back.
-  const committed = inserted
+  const committed = inserted.row
     ? toSubscriptionObject({ ...inserted.row, ...subscriptionVersionRow(billing.state) }, prices)
     : await getSubscriptionObject(tx, initial.accountId, initial.id);
   return { state: billing.state, start: billing.alongside, first, object: null, committed };
@@ -135,14 +136,14 @@ async function writeSubscription(
     const object = await insertSubscription(deps.prisma, initial, prices, start);
     if (object) return { state: initial, start, first: null, object, committed: object };
   }
-  const firstPeriod = (tx: AnyTx, inserted: { row: SubscriptionWithItems; eventId: string } | null) =>
+  const firstPeriod = (tx: AnyTx, inserted: { row: SubscriptionWithItems | null; eventId: string | null }) =>
     billFirstPeriod(tx, deps.taskQueue, initial, inserted, {
       testClock,
       display,
       prices: new Map(prices.map((price) => [price.id, price])),
     });
   // Billed now: the row inserted in one statement on the hot path's transaction. A price changed since
-  // the checks (nothing inserted) or nothing billed now: Prisma's path, whose persistSubscriptionInTx judges it.
+  // the checks (nothing inserted) or nothing billed now: Prisma's path, whose persistSubscriptionEventInTx judges it.
   const written =
     (billsNow && !couponId
       ? await sqlTransaction(deps.prisma, async (tx) => {
@@ -153,10 +154,11 @@ async function writeSubscription(
     (await runTransaction(deps.prisma, async (tx) => {
       // The customer deleted since the checks read it (the statements above wrote nothing): 404 naming it.
       await withParam('customer', () => lockCustomer(tx, initial.accountId, initial.customerId, 'share'));
-      let created = await persistSubscriptionInTx(tx, {
+      const persisted = await persistSubscriptionEventInTx(tx, {
         state: initial,
         event: { type: 'subscription.created' },
       });
+      let created = persisted.object;
       if (couponId) {
         const discount = await redeemCoupon(tx, initial.accountId, couponId, {
           customerId: initial.customerId,
@@ -165,7 +167,7 @@ async function writeSubscription(
         });
         created = { ...created, discount };
       }
-      if (billsNow) return firstPeriod(tx, null);
+      if (billsNow) return firstPeriod(tx, { row: null, eventId: persisted.eventId });
       const start = subscriptionWorkflowStart(deps.taskQueue, initial, testClock, display);
       await recordWorkflowStart(tx, start);
       return { state: initial, start, first: null, object: created, committed: created };

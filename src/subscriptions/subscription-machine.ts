@@ -86,6 +86,12 @@ export interface SubscriptionState {
   /** The last renewal that could not be invoiced (e.g. the customer was deleted), for operators. */
   lastError: string | null;
   /**
+   * The start of the first period, of those in a row up to the current one, that could not be invoiced
+   * (docs/decisions.md §7, "A period that cannot be invoiced"): the subscription reads `past_due` until
+   * a later period is invoiced. Absent: the current period was invoiced (or the state predates it).
+   */
+  uninvoicedSince?: number;
+  /**
    * Proration lines and carried credits waiting for the next invoice (docs/decisions.md §25); absent
    * when there are none (states written before proration have none).
    */
@@ -137,6 +143,11 @@ export interface SubscriptionChanges {
   prorateEnd?: boolean;
   /** The hosted page the change was asked on (docs/decisions.md §38): said by its event, never a change itself. */
   origin?: EventOrigin;
+  /**
+   * A coupon (`coup_` id) to redeem on the subscription: not a change of the state (the discount lives in
+   * the database), redeemed by the workflow under its lock after the other fields (docs/decisions.md §37).
+   */
+  coupon?: string;
 }
 
 /** A move the state forbids (API 409) or input only the state can judge (API 400). */
@@ -159,11 +170,14 @@ export function isEnded(state: SubscriptionState): boolean {
 
 /**
  * The status the API shows (the row's): `past_due` while an active subscription has an invoice in
- * dunning (its renewal charge failed and is being retried), so a merchant provisioning on `status`
- * sees it; the workflow's status otherwise (decisions.md §7).
+ * dunning (its renewal charge failed and is being retried) or its current period could not be invoiced,
+ * so a merchant provisioning on `status` sees it; the workflow's status otherwise (decisions.md §7).
  */
-export function apiStatus(state: Pick<SubscriptionState, 'status' | 'dunning'>): ApiSubscriptionStatus {
-  return state.status === 'active' && state.dunning.length > 0 ? 'past_due' : state.status;
+export function apiStatus(
+  state: Pick<SubscriptionState, 'status' | 'dunning' | 'uninvoicedSince'>,
+): ApiSubscriptionStatus {
+  const owing = () => state.dunning.length > 0 || state.uninvoicedSince !== undefined;
+  return state.status === 'active' && owing() ? 'past_due' : state.status;
 }
 
 /** Webhook payloads know only active, canceled and paused (spec; decisions.md §7): past_due is sent as active. */
@@ -297,7 +311,29 @@ export function billed(
     lastError: error,
     // The pending lines went on the period's invoice; kept when it could not be made.
     pendingLines: invoiceId ? undefined : state.pendingLines,
+    uninvoicedSince: invoiceId ? undefined : state.uninvoicedSince,
   });
+}
+
+/**
+ * Period `index` could not be invoiced (`reason`: why): the subscription moves into it as `billed`
+ * does, and reads past_due from it until a later period is invoiced (docs/decisions.md §7).
+ */
+export function periodNotInvoiced(state: SubscriptionState, index: number, reason: string): SubscriptionState {
+  const moved = billed(state, index, null, reason);
+  return { ...moved, uninvoicedSince: state.uninvoicedSince ?? periodBounds(billingCycle(state), index).start };
+}
+
+/**
+ * When the subscription bills its next period, or why it will not (for the upcoming invoice's 409 and
+ * the checks that judge that invoice): ended or paused, or ending before.
+ */
+export function nextPeriodBilling(state: SubscriptionState): { at: number } | { none: string } {
+  const at = nextBillingAt(state);
+  if (at === null) return { none: `it is ${state.status}` };
+  if (state.endDate !== null && state.endDate <= at) return { none: 'it expires before it bills again' };
+  if (state.cancelAt !== null && state.cancelAt <= at) return { none: 'it is canceled before it bills again' };
+  return { at };
 }
 
 /** The state as a new version with nothing else changed: a change only the row shows (the creation's write, the end of dunning). */

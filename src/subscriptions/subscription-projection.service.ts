@@ -3,12 +3,14 @@ import type { AnyTx } from '../db/sql';
 import { sqlTransaction } from '../db/sql-transaction';
 import type { SubscriptionItem } from '../generated/prisma/client';
 import { findPricesForUse } from '../catalog/price.service';
+import { redeemCoupon } from '../coupons/coupon.service';
 import type { PriceObject } from '../catalog/price.schemas';
 import { ApiError } from '../http/errors';
 import { currentOrigin, recordEvent } from '../lib/events';
 import { withOrigin, type EventOrigin } from '../lib/event-origin';
 import { newId } from '../lib/ids';
 import { currentTime } from '../lib/clock-time';
+import { toUnixSeconds } from '../lib/time';
 import { startColumns, type WorkflowStart } from '../temporal/workflow-starts';
 import { type ChangeCause, type SubscriptionState } from './subscription-machine';
 import {
@@ -48,6 +50,23 @@ export interface PersistSubscriptionInput {
   state: SubscriptionState;
   /** `origin`: the hosted page the change was asked on (docs/decisions.md §38). */
   event: { type: SubscriptionEventType; cause?: ChangeCause; origin?: EventOrigin } | null;
+  /**
+   * A coupon redeemed on the subscription with this version, in its transaction (docs/decisions.md §37):
+   * a retried write finds the version written and redeems nothing again; a refusal writes nothing.
+   */
+  coupon?: string;
+  /**
+   * The period this version moved into without an invoice (docs/decisions.md §7): written with it,
+   * after its event, as subscription.period_not_invoiced (bounds in ms; the refusal's code and message).
+   */
+  notInvoiced?: NotInvoicedPeriod;
+}
+
+export interface NotInvoicedPeriod {
+  periodStart: number;
+  periodEnd: number;
+  code: string;
+  message: string;
 }
 
 /** The item rows of `state`, in its order; `createdAt` is a new row's (an existing row keeps its own). */
@@ -112,13 +131,21 @@ export async function projectColumnsInTx(tx: AnyTx, state: SubscriptionState): P
 }
 
 /** persistSubscription inside the caller's transaction (the API's creation writes the row with what it starts). */
-export async function persistSubscriptionInTx(
+export async function persistSubscriptionInTx(tx: AnyTx, input: PersistSubscriptionInput): Promise<SubscriptionObject> {
+  return (await persistSubscriptionEventInTx(tx, input)).object;
+}
+
+/**
+ * persistSubscriptionInTx, answering also the id of the event it wrote (null: none, or the version was
+ * written already), for a creation that names its first invoice in subscription.created once it is made.
+ */
+export async function persistSubscriptionEventInTx(
   tx: AnyTx,
-  { state, event }: PersistSubscriptionInput,
-): Promise<SubscriptionObject> {
+  { state, event, coupon, notInvoiced }: PersistSubscriptionInput,
+): Promise<{ object: SubscriptionObject; eventId: string | null }> {
   const currentVersion = await lockSubscriptionVersion(tx, state.id);
   if (currentVersion !== undefined && currentVersion >= state.version)
-    return getSubscriptionObject(tx, state.accountId, state.id);
+    return { object: await getSubscriptionObject(tx, state.accountId, state.id), eventId: null };
   const current = currentVersion === undefined ? undefined : { workflow_version: currentVersion };
   const existingItems = current ? await readSubscriptionItems(tx, state.id) : [];
   await lockNewPrices(tx, state, new Set(existingItems.map((item) => item.priceId)));
@@ -131,15 +158,30 @@ export async function persistSubscriptionInTx(
     tx,
     itemRows(state, currentTime()).filter((row) => !itemUnchanged(stored.get(row.id), row)),
   );
+  if (coupon !== undefined)
+    await redeemCoupon(tx, state.accountId, coupon, {
+      customerId: state.customerId,
+      subscriptionId: state.id,
+      currency: state.currency,
+    });
   const object = await getSubscriptionObject(tx, state.accountId, state.id);
-  if (event)
-    await recordEvent(
-      tx,
-      state.accountId,
-      event.type,
-      withOrigin(subscriptionEventData(object, event.cause), event.origin),
-    );
-  return object;
+  const written = event
+    ? await recordEvent(
+        tx,
+        state.accountId,
+        event.type,
+        withOrigin(subscriptionEventData(object, event.cause), event.origin),
+      )
+    : null;
+  if (notInvoiced)
+    await recordEvent(tx, state.accountId, 'subscription.period_not_invoiced', {
+      ...subscriptionEventData(object),
+      period_start: toUnixSeconds(new Date(notInvoiced.periodStart)),
+      period_end: toUnixSeconds(new Date(notInvoiced.periodEnd)),
+      failure_code: notInvoiced.code,
+      failure_message: notInvoiced.message,
+    });
+  return { object, eventId: written?.id ?? null };
 }
 
 /**

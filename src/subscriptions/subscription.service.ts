@@ -26,7 +26,7 @@ import { readSubscriptionIdsAfter, readSubscriptionPosition } from './subscripti
 import { withParam } from '../invoices/invoice.service';
 import { idFromSeed, newId } from '../lib/ids';
 import { claimOperationId } from '../http/idempotency';
-import { currentOrigin, recordEvent } from '../lib/events';
+import { currentOrigin } from '../lib/events';
 import { withOrigin } from '../lib/event-origin';
 import { findPaymentMethod } from '../payments/payment-method.service';
 import {
@@ -47,7 +47,6 @@ import {
   findSubscriptionRow,
   getSubscriptionObject,
   readCreationInputs,
-  subscriptionEventData,
   toSubscriptionObjects,
   type SubscriptionWithItems,
 } from './subscription.records';
@@ -62,8 +61,7 @@ import { atTime, currentTime } from '../lib/clock-time';
 import { clockBinding, customerClock } from '../test-clocks/test-clock.service';
 import { subscriptionDisplay } from '../temporal/workflow-display';
 import { accountProrationBehavior } from './proration-settings.service';
-import { assertRedeemable, redeemCoupon } from '../coupons/coupon.service';
-import { runTransaction } from '../db/sql-transaction';
+import { assertRedeemable } from '../coupons/coupon.service';
 
 export interface SubscriptionDeps {
   prisma: Db;
@@ -496,26 +494,14 @@ async function applySubscriptionUpdate(
     }
     changes.endDate = input.end_date === null ? null : input.end_date * 1000;
   }
-  if (input.coupon === undefined) {
-    if (Object.keys(changes).length === 0) return getSubscriptionObject(prisma, accountId, id);
-    return updateSubscriptionWorkflow(deps, id, changeUpdate, [withOrigin(changes, currentOrigin())]);
+  if (input.coupon !== undefined) {
+    // Checked first (404, 409 before any other change is made), redeemed by the workflow under its lock after
+    // the rest, so a cancellation decided before it refuses it (docs/decisions.md §37).
+    await assertRedeemable(prisma, accountId, input.coupon, 'coupon', row.currency);
+    changes.coupon = input.coupon;
   }
-  // The coupon is checked first (404, 409 before any other change is made), redeemed once the workflow took
-  // the rest: the discount lives in the database, where the next invoice's activity reads it (docs/decisions.md §37).
-  await assertRedeemable(prisma, accountId, input.coupon, 'coupon', row.currency);
-  if (Object.keys(changes).length > 0)
-    await updateSubscriptionWorkflow(deps, id, changeUpdate, [withOrigin(changes, currentOrigin())]);
-  const coupon = input.coupon;
-  return runTransaction(prisma, async (tx) => {
-    await redeemCoupon(tx, accountId, coupon, {
-      customerId: row.customerId,
-      subscriptionId: id,
-      currency: row.currency,
-    });
-    const object = await getSubscriptionObject(tx, accountId, id);
-    await recordEvent(tx, accountId, 'subscription.updated', subscriptionEventData(object));
-    return object;
-  });
+  if (Object.keys(changes).length === 0) return getSubscriptionObject(prisma, accountId, id);
+  return updateSubscriptionWorkflow(deps, id, changeUpdate, [withOrigin(changes, currentOrigin())]);
 }
 
 export async function cancelSubscription(

@@ -1,5 +1,6 @@
 import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client } from '@temporalio/client';
 import { config } from '../config';
+import { retentionDisplay } from './workflow-display';
 
 /** The schedule's id and its workflows' id (each run `retention-sweep-<time>`, the schedule's suffix). */
 export const RETENTION_SCHEDULE_ID = 'retention-sweep';
@@ -29,6 +30,7 @@ export async function ensureRetentionSchedule(
     workflowId: scheduleId,
     taskQueue: options.taskQueue ?? config.taskQueue,
     args: [{}],
+    ...retentionDisplay(every),
   };
   const spec = { intervals: [{ every }] };
   const policies = { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 day' as const };

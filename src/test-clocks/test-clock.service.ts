@@ -20,6 +20,7 @@ import { updateSubscriptionWorkflow } from '../subscriptions/subscription-workfl
 import { sendPlanRequest } from '../payment-plans/workflow-client';
 import { TEST_CLOCK_STATUSES, type CreateTestClockInput, type TestClockObject } from './test-clock.schemas';
 import { lockTestClock } from './test-clock.records';
+import { testClockDisplay } from '../temporal/workflow-display';
 
 export interface TestClockDeps {
   prisma: Db;
@@ -227,6 +228,7 @@ export async function advanceTestClock(
           workflowIdReusePolicy: 'ALLOW_DUPLICATE',
           // The clock is ready, so a run still open under this id has marked it so and is only completing: it is replaced.
           workflowIdConflictPolicy: 'TERMINATE_EXISTING',
+          ...testClockDisplay({ accountId, clockId: id, fromMs, toMs }),
         });
       } catch (error) {
         throw new ApiError(

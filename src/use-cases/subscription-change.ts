@@ -1,4 +1,5 @@
-import { ApiError, badRequest } from '../http/errors';
+import { ApiError } from '../http/errors';
+import { prorationsPastCeiling } from '../subscriptions/period-ceiling';
 import type { UpdateSubscriptionInput } from '../subscriptions/subscription.schemas';
 import type { SubscriptionObject } from '../subscriptions/subscription.schemas';
 import { updateSubscription, type SubscriptionDeps } from '../subscriptions/subscription.service';
@@ -30,12 +31,7 @@ export async function changeSubscription(
       // The items alone past the ceiling: the update's own refusal, naming the item (items.N.quantity).
       if (error instanceof ApiError && error.code === 'amount_too_large' && error.param?.startsWith('items'))
         throw error;
-      if (error instanceof ApiError && error.code === 'amount_too_large')
-        throw badRequest(
-          `With its prorations the subscription's next invoice would pass the charge ceiling: ${error.message}`,
-          'items',
-          'amount_too_large',
-        );
+      if (error instanceof ApiError && error.code === 'amount_too_large') throw prorationsPastCeiling(error.message);
       // Anything else is the update's to answer (it reads the same state): the preview only looks ahead.
     }
   }

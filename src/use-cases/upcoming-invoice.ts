@@ -9,7 +9,7 @@ import { prorationLines, prorationPeriod } from '../subscriptions/proration';
 import { accountProrationBehavior } from '../subscriptions/proration-settings.service';
 import { capUnusedTimeCredits } from '../subscriptions/unused-time-cap';
 import {
-  nextBillingAt,
+  nextPeriodBilling,
   periodToBill,
   SubscriptionRuleError,
   update,
@@ -98,10 +98,7 @@ export async function upcomingInvoice(
       next = { ...next, pendingLines: pending };
     }
   }
-  const billingAt = nextBillingAt(next);
-  if (billingAt === null) throw noUpcoming(row.id, `it is ${next.status}`);
-  if (next.endDate !== null && next.endDate <= billingAt) throw noUpcoming(row.id, 'it expires before it bills again');
-  if (next.cancelAt !== null && next.cancelAt <= billingAt)
-    throw noUpcoming(row.id, 'it is canceled before it bills again');
-  return preview(billingAt, () => periodInvoice(prisma, periodToBill(next, next.nextPeriodIndex)));
+  const billing = nextPeriodBilling(next);
+  if ('none' in billing) throw noUpcoming(row.id, billing.none);
+  return preview(billing.at, () => periodInvoice(prisma, periodToBill(next, next.nextPeriodIndex)));
 }

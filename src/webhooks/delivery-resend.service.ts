@@ -4,6 +4,7 @@ import { runTransaction } from '../db/sql-transaction';
 import { conflict, notFound } from '../http/errors';
 import type { Logger } from '../http/logger';
 import { newId } from '../lib/ids';
+import { deliveryDisplay } from '../temporal/workflow-display';
 import { BILLING_ACCOUNT_ID, BILLING_STATUS } from '../temporal/search-attributes';
 import { recordWorkflowStart, startRecordedWorkflow, type WorkflowStart } from '../temporal/workflow-starts';
 import { drawRetryDelays } from '../../workflows/webhook-schedule';
@@ -54,11 +55,12 @@ export async function resendDelivery(deps: ResendDeps, accountId: string, id: st
       payload: delivery.payload as object,
       resend,
     });
+    const retryDelaysMs = drawRetryDelays(Math.random);
     const input: DeliverWebhookInput = {
       deliveryId: row.id,
       eventId: row.eventId,
       destinationId: row.destinationId,
-      retryDelaysMs: drawRetryDelays(Math.random),
+      retryDelaysMs,
     };
     const recorded: WorkflowStart = {
       workflowId: webhookWorkflowId(row.eventId, row.destinationId, resend),
@@ -70,7 +72,14 @@ export async function resendDelivery(deps: ResendDeps, accountId: string, id: st
         { key: BILLING_ACCOUNT_ID, value: accountId },
         { key: BILLING_STATUS, value: 'pending' },
       ],
-      staticSummary: `resend ${row.eventId} to ${row.destinationId} (${resend})`,
+      ...deliveryDisplay({
+        accountId,
+        deliveryId: row.id,
+        eventId: row.eventId,
+        destinationId: row.destinationId,
+        retryDelaysMs,
+        resend,
+      }),
     };
     await recordWorkflowStart(tx, recorded);
     return { resent: row, start: recorded };

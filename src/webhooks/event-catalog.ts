@@ -38,6 +38,18 @@ const subscriptionEventSchema = subscriptionSchema
   })
   .meta({ id: 'SubscriptionEventData' });
 
+/** subscription.period_not_invoiced `data`: the subscription moved into the period, and the period and why (docs/decisions.md §7). */
+const periodNotInvoicedSchema = subscriptionEventSchema
+  .extend({
+    period_start: z.number().int().describe('Start of the period that was not invoiced (Unix seconds)'),
+    period_end: z.number().int().describe('End of that period (Unix seconds)'),
+    failure_code: z
+      .string()
+      .describe("The invoice's refusal: `amount_too_large`, `resource_missing` (the customer is gone), ..."),
+    failure_message: z.string().describe('Why the invoice could not be made'),
+  })
+  .meta({ id: 'SubscriptionPeriodNotInvoicedData' });
+
 /** payment_plan.* `data`: the plan after the change; installment events add `installment`, payment events add `payment`. */
 const paymentPlanEventSchema = paymentPlanSchema
   .extend({ installment: installmentSchema.optional(), payment: planPaymentSchema.optional() })
@@ -90,6 +102,12 @@ const groups: { data: z.ZodType; types: string[]; about: string }[] = [
     about: 'the subscription object',
   },
   {
+    data: periodNotInvoicedSchema,
+    types: ['subscription.period_not_invoiced'],
+    about:
+      'the subscription object (read past_due through the API) with the period whose invoice could not be made and why: nothing was invoiced or charged for it',
+  },
+  {
     data: productSchema,
     types: ['product.created', 'product.updated', 'product.deleted'],
     about: 'the product object',
@@ -140,6 +158,7 @@ export function registerWebhookEvents(registry: OpenAPIRegistry): void {
   // Schemas only webhooks use are not collected into components by the generator: register them.
   registry.register('SubscriptionEventData', subscriptionEventSchema);
   registry.register('PaymentPlanEventData', paymentPlanEventSchema);
+  registry.register('SubscriptionPeriodNotInvoicedData', periodNotInvoicedSchema);
   for (const [type, { data, about }] of WEBHOOK_EVENTS) {
     registry.registerWebhook({
       method: 'post',

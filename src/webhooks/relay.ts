@@ -8,6 +8,7 @@ import { logger as defaultLogger, type Logger } from '../http/logger';
 import { forEachLimited } from '../lib/concurrency';
 import { newId } from '../lib/ids';
 import type { EventConsumer } from '../lib/events';
+import { deliveryDisplay } from '../temporal/workflow-display';
 import { BILLING_ACCOUNT_ID, BILLING_STATUS } from '../temporal/search-attributes';
 import type { deliverWebhook } from '../../workflows/webhook-delivery';
 import { drawRetryDelays } from '../../workflows/webhook-schedule';
@@ -156,6 +157,13 @@ export function startRelay(options: RelayOptions): Relay {
           { key: BILLING_STATUS, value: first === 'late' ? 'pending' : first.status },
         ],
         requestEagerStart: options.eagerStart ?? false,
+        ...deliveryDisplay({
+          accountId: delivery.accountId,
+          deliveryId: delivery.id,
+          eventId: delivery.eventId,
+          destinationId: delivery.destinationId,
+          retryDelaysMs,
+        }),
       });
     } catch (error) {
       if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;

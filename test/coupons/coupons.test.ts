@@ -6,14 +6,14 @@ import {
   type ApiClient,
   type WorkerApp,
 } from '../support/harness';
-import { createTaxRate } from '../support/payments';
+import { CARDS, createTaxRate, customerWithCard } from '../support/payments';
 import { WEBHOOK_EVENTS } from '../../src/webhooks/event-catalog';
 import { loadInvoiceDocument } from '../../src/documents/invoice-document.service';
 import { renderInvoicePdf } from '../../src/documents/invoice-pdf';
 import { pdfText } from '../support/pdf';
 import { hostedPath } from '../hosted-pages/pages';
 import { advanceClock, billedShape, customerOnClock, subscribeOnClock, subscriptionInvoices } from '../support/clocks';
-import { expectStatus, recurringPrice } from '../support/subscriptions';
+import { createSubscription, expectStatus, recurringPrice, unix } from '../support/subscriptions';
 
 // Coupons and discounts through HTTP against the real database and the suite's Temporal dev server
 // (docs/api.md "Coupons and discounts", docs/decisions.md §37): the coupon's endpoints, redemption on
@@ -184,6 +184,75 @@ describe('redemption', () => {
       subs.push(await subscribeOnClock(api, await customerOnClock(api, START), [{ price, quantity: 1 }], START));
     const patched = await Promise.all(subs.map((sub) => api.patch(`/subscriptions/${sub.id}`, { coupon: last.id })));
     expect(patched.map((answer) => answer.status).sort()).toEqual([200, 409]);
+  });
+
+  it('subscription.created of a subscription created with a coupon names its first invoice, as without one', async () => {
+    const coupon = await createCoupon({ percent_off: 25, duration: 'forever' });
+    const price = await recurringPrice(api, { unitAmount: 4000 });
+    const owner = await customerOnClock(api, START);
+    const plain = await subscribeOnClock(api, owner, [{ price, quantity: 1 }], START);
+    const discounted = await subscribeOnClock(api, owner, [{ price, quantity: 1 }], START, { coupon: coupon.id });
+    for (const subscription of [plain, discounted]) {
+      const [invoice] = await subscriptionInvoices(api, subscription.id);
+      expect(subscription.latest_invoice).toBe(invoice.id);
+      const events = expectStatus(
+        await api.get(`/events?type=subscription.created&object=${subscription.id}`),
+        200,
+        'GET /events',
+      ).data;
+      expect(events).toHaveLength(1);
+      expect(events[0].data).toMatchObject({ id: subscription.id, latest_invoice: invoice.id });
+    }
+    expect((await subscriptionInvoices(api, discounted.id))[0]).toMatchObject({ total: 3000 });
+  });
+
+  it('a coupon PATCH racing a DELETE: redeemed only when it came first, else 409 with nothing redeemed', async () => {
+    const coupon = await createCoupon({ percent_off: 10, duration: 'forever', max_redemptions: 1000 });
+    const price = await recurringPrice(api, { unitAmount: 1000 });
+    const { customer } = await customerWithCard(api, CARDS.succeeds);
+    const answers: number[] = [];
+    const after = <T>(ms: number, send: () => Promise<T>) =>
+      new Promise((resolve) => setTimeout(resolve, ms)).then(send);
+    // The PATCH leaves from 30 ms before to 57 ms after the DELETE, so some rounds land it while the
+    // cancellation is being decided, the first ones before it and the last ones after it.
+    for (let round = 0; round < 30; round++) {
+      const subscription = await createSubscription(api, {
+        customer: customer.id,
+        items: [{ price, quantity: 1 }],
+        trial_days: 0,
+        start_date: unix(Date.now()),
+      });
+      const offset = (round - 10) * 3;
+      const [patched, deleted] = await Promise.all([
+        after(Math.max(offset, 0), () => api.patch(`/subscriptions/${subscription.id}`, { coupon: coupon.id })),
+        after(Math.max(-offset, 0), () => api.delete(`/subscriptions/${subscription.id}`)),
+      ]);
+      expectStatus(deleted, 200, 'DELETE');
+      const discounts = await stack.app.prisma.discount.count({ where: { subscriptionId: subscription.id } });
+      const events = await eventsOf(stack.app.prisma, stack.accountId);
+      const order = events
+        .filter((event) => {
+          const data = event.data as { id?: string; subscription?: string };
+          return data.id === subscription.id || data.subscription === subscription.id;
+        })
+        .map((event) => event.type);
+      if (patched.status === 200) {
+        // Decided before the cancellation: answered live, its discount written before subscription.canceled.
+        expect(patched.body).toMatchObject({ status: 'active', discount: { coupon: { id: coupon.id } } });
+        expect(discounts).toBe(1);
+        expect(order.indexOf('customer.discount.created')).toBeLessThan(order.indexOf('subscription.canceled'));
+      } else {
+        expect(patched.status).toBe(409);
+        expect(patched.body.error.code).toMatch(/^subscription_(canceled|ended)$/);
+        expect(discounts).toBe(0);
+        expect(order).not.toContain('customer.discount.created');
+      }
+      answers.push(patched.status);
+    }
+    expect(answers).toContain(409);
+    expect(expectStatus(await api.get(`/coupons/${coupon.id}`), 200).times_redeemed).toBe(
+      answers.filter((status) => status === 200).length,
+    );
   });
 
   it('DELETE stops new redemptions; a discount already made keeps running', async () => {

@@ -536,7 +536,7 @@ describe('subscription billing on Temporal (time skipping)', () => {
     });
   });
 
-  it('a period that cannot be invoiced (its customer is gone) is recorded and skipped, not retried forever', async () => {
+  it('a period that cannot be invoiced (its customer is gone) is recorded and moved past (past_due), not retried forever', async () => {
     await inWorld('renewal-rejected-local-steps', async (world) => {
       const { customer, price } = await customerAndPrice(world);
       const now = await world.env.currentTimeMs();
@@ -555,8 +555,9 @@ describe('subscription billing on Temporal (time skipping)', () => {
       expect(await invoicesOf(world, subscription.id)).toHaveLength(1);
       const state = await subscriptionState(world, subscription.id);
       expect(state.lastError).toContain(customer);
+      // Not in silence: past_due until a later period is invoiced (test/subscriptions/subscription-not-invoiced.test.ts).
       expect(await getSubscription(world, subscription.id)).toMatchObject({
-        status: 'active',
+        status: 'past_due',
         current_period_start: subscription.current_period_end,
       });
       return [subscription.id];

@@ -2,7 +2,9 @@ import fc from 'fast-check';
 import { MAX_CHARGE_AMOUNT } from '../../src/lib/money';
 import { CARDS, customerWithCard } from '../support/payments';
 import { burst, operation, type BurstTarget, type Operation } from '../support/subscription-bursts';
+import { terminateWhenIdle } from '../support/temporal';
 import {
+  advanceTo,
   createSubscription,
   expectStatus,
   recordHistories,
@@ -10,6 +12,7 @@ import {
   settled,
   startSubscriptionWorld,
   unix,
+  workflowHandle,
   type SubscriptionWorld,
 } from '../support/subscriptions';
 
@@ -124,6 +127,45 @@ describe('concurrent changes of one subscription', () => {
         0,
       );
       expect(total).toBeLessThanOrEqual(MAX_CHARGE_AMOUNT);
+    }
+  });
+
+  it('two prorated additions at once: their items fit, the next invoice with both prorations would not, so the later one is refused and the renewal bills', async () => {
+    // 10,000,000 + 2 x 30,000,000 = 70,000,000 a period fits; with a whole period's proration of each
+    // addition waiting for the renewal, one addition comes to about 70,000,000 and both to 130,000,000.
+    const added = [
+      await recurringPrice(world.api, { unitAmount: 30_000_000 }),
+      await recurringPrice(world.api, { unitAmount: 30_000_000 }),
+    ];
+    const base = await recurringPrice(world.api, { unitAmount: 10_000_000 });
+    for (let round = 0; round < 3; round++) {
+      const created = await subscribe(base);
+      const answers = await Promise.all(
+        added.map((price) =>
+          world.api.patch(`/subscriptions/${created.id}`, {
+            items: [{ price, quantity: 1 }],
+            proration_behavior: 'create_prorations',
+          }),
+        ),
+      );
+      expect(answers.map((answer) => answer.status).sort()).toEqual([200, 400]);
+      const refused = answers.find((answer) => answer.status === 400)!;
+      expect(refused.body.error).toMatchObject({ code: 'amount_too_large', param: 'items' });
+      await settled(world, created.id);
+      const upcoming = expectStatus(
+        await world.api.get(`/invoices/upcoming?subscription=${created.id}`),
+        200,
+        'GET /invoices/upcoming',
+      );
+      expect(upcoming.total).toBeLessThanOrEqual(MAX_CHARGE_AMOUNT);
+      // The renewal bills what the preview showed.
+      const state = (await advanceTo(world, created.id, created.current_period_end * 1000 + 3_600_000))!;
+      expect(state.lastError).toBeNull();
+      expect(state.invoicesIssued).toBe(2);
+      const renewal = await world.app.prisma.invoice.findUniqueOrThrow({ where: { id: state.latestInvoiceId! } });
+      expect(Number(renewal.total)).toBe(upcoming.total);
+      if (round === 0) await recordHistories(world, created.id, 'concurrent-prorated-additions');
+      await terminateWhenIdle(workflowHandle(world, created.id), 'round done');
     }
   });
 });

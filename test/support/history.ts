@@ -74,10 +74,17 @@ export async function historyView(handle: WorkflowHandle): Promise<HistoryView> 
     const marker = event.markerRecordedEventAttributes;
     if (marker?.markerName === 'core_local_activity') {
       const data = (await decode(marker.details?.data?.payloads?.[0])) as { activity_type?: string } | undefined;
+      const { failure } = marker;
       view.activities.push({
         type: data?.activity_type ?? '',
         summary,
-        result: await decode(marker.details?.result?.payloads?.[0]),
+        result: failure
+          ? await decode(failure.applicationFailureInfo?.details?.payloads?.[0])
+          : await decode(marker.details?.result?.payloads?.[0]),
+        // Recorded in the marker; the Web UI draws the marker as any other all the same.
+        ...(failure
+          ? { failure: { type: failure.applicationFailureInfo?.type ?? '', message: failure.message ?? '' } }
+          : {}),
         local: true,
       });
     }
