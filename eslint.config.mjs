@@ -90,6 +90,26 @@ export default tseslint.config(
     },
   },
   {
+    files: ['test/**/*.ts'],
+    rules: {
+      // A locator by name matches any element whose name contains the text unless it is exact: "Pause" also
+      // found "Show JSON of subscription.paused ...". Names are exact, or a regular expression that says what varies.
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector:
+            "CallExpression[callee.property.name='getByRole'] > ObjectExpression:not(:has(Property[key.name='exact'])):has(Property[key.name='name']:not([value.regex]):not([value.type='NewExpression']))",
+          message: "Name a role's element exactly: { name: '...', exact: true }, or with a RegExp.",
+        },
+        {
+          selector:
+            "CallExpression[callee.property.name='getByLabel'][arguments.length=1]:not([arguments.0.regex]):not([arguments.0.type='NewExpression'])",
+          message: "Name a label exactly: getByLabel('...', { exact: true }), or with a RegExp.",
+        },
+      ],
+    },
+  },
+  {
     files: ['**/*.js', '**/*.mjs'],
     languageOptions: {
       globals: {

@@ -29,32 +29,34 @@ browserIt(
 
     const page = await browser!.newPage();
     await browser!.signIn(page, developer);
-    await page.getByRole('link', { name: 'Audit log' }).click();
-    await page.getByRole('heading', { name: 'Audit log' }).waitFor();
+    await page.getByRole('link', { name: 'Audit log', exact: true }).click();
+    await page.getByRole('heading', { name: 'Audit log', exact: true }).waitFor();
     await page
       .getByRole('row', { name: /PATCH \/customers\/\{externalKey\}/ })
       .getByText('Dora Developer')
       .waitFor();
     await page
       .getByRole('row', { name: /API key/ })
-      .getByRole('link', { name: byKey.id })
+      .getByRole('link', { name: byKey.id, exact: true })
       .waitFor();
     await browser!.screenFits(page, 'audit-log');
 
-    await page.getByLabel('Object id').fill(byUser.id);
-    await page.getByRole('button', { name: 'Filter' }).click();
+    await page.getByLabel('Object id', { exact: true }).fill(byUser.id);
+    await page.getByRole('button', { name: 'Filter', exact: true }).click();
     await page.waitForURL(`**/audit-log?object=${byUser.id}`);
-    await page.getByRole('link', { name: byKey.id }).waitFor({ state: 'detached' });
+    await page.getByRole('link', { name: byKey.id, exact: true }).waitFor({ state: 'detached' });
     await expect(page.getByRole('row').count()).resolves.toBe(3);
-    await page.getByRole('link', { name: byUser.id }).first().click();
-    await page.getByRole('heading', { name: 'Ada Lovelace' }).waitFor();
+    await page.getByRole('link', { name: byUser.id, exact: true }).first().click();
+    await page.getByRole('heading', { name: 'Ada Lovelace', exact: true }).waitFor();
 
     const standard = await createTestUser(app.prisma, accountId, { role: 'standard', name: 'Sam Standard' });
     const other = await browser!.newPage(390);
     await browser!.signIn(other, standard);
-    await expect(other.getByRole('navigation', { name: 'Main' }).innerText()).resolves.not.toContain('Audit log');
+    await expect(other.getByRole('navigation', { name: 'Main', exact: true }).innerText()).resolves.not.toContain(
+      'Audit log',
+    );
     await other.goto(`${app.baseUrl}/dashboard/audit-log`);
-    await other.getByRole('heading', { name: 'Page not found' }).waitFor();
+    await other.getByRole('heading', { name: 'Page not found', exact: true }).waitFor();
     expect(browser!.offSite).toEqual([]);
   },
   60_000,

@@ -115,33 +115,35 @@ describe('the dashboard in a browser', () => {
     const page = await newPage();
     await page.goto(`${world.app.baseUrl}/dashboard`);
     await page.waitForURL('**/dashboard/login');
-    await page.getByRole('heading', { name: 'Sign in to Billing' }).waitFor();
+    await page.getByRole('heading', { name: 'Sign in to Billing', exact: true }).waitFor();
     await screen(page, 'login');
-    await page.getByLabel('Email').fill(developer.email);
-    await page.getByLabel('Password').fill('wrong password');
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByLabel('Email', { exact: true }).fill(developer.email);
+    await page.getByLabel('Password', { exact: true }).fill('wrong password');
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
     await expect(page.getByRole('alert').innerText()).resolves.toBe('The email or password is incorrect.');
-    await page.getByLabel('Password').fill(developer.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Welcome, Dora Developer' }).waitFor();
-    await expect(page.getByRole('navigation', { name: 'Main' }).innerText()).resolves.toContain('Developers');
+    await page.getByLabel('Password', { exact: true }).fill(developer.password);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.getByRole('heading', { name: 'Welcome, Dora Developer', exact: true }).waitFor();
+    await expect(page.getByRole('navigation', { name: 'Main', exact: true }).innerText()).resolves.toContain(
+      'Developers',
+    );
     await screen(page, 'home');
 
-    await page.getByRole('link', { name: 'Customers' }).first().click();
-    await page.getByRole('link', { name: 'Grace Hopper' }).waitFor();
+    await page.getByRole('link', { name: 'Customers', exact: true }).first().click();
+    await page.getByRole('link', { name: 'Grace Hopper', exact: true }).waitFor();
     await screen(page, 'customers');
-    await page.getByLabel('Search customers').fill('ada');
+    await page.getByLabel('Search customers', { exact: true }).fill('ada');
     await page.waitForURL('**/customers?search=ada');
-    await page.getByRole('link', { name: 'Grace Hopper' }).waitFor({ state: 'detached' });
+    await page.getByRole('link', { name: 'Grace Hopper', exact: true }).waitFor({ state: 'detached' });
     await expect(page.getByRole('row').count()).resolves.toBe(2);
-    await page.getByLabel('Search customers').fill('nobody at all');
+    await page.getByLabel('Search customers', { exact: true }).fill('nobody at all');
     await page.getByText('No customer matches “nobody at all”.').waitFor();
     await screen(page, 'customers-empty');
-    await page.getByLabel('Search customers').fill('Ada');
+    await page.getByLabel('Search customers', { exact: true }).fill('Ada');
     // Payment plans are off for this account: the API answers 403 and the page leaves the section out.
     const plansAnswer = page.waitForResponse((response) => response.url().includes('/payment-plans?customer='));
-    await page.getByRole('link', { name: 'Ada Lovelace' }).click();
-    await page.getByRole('heading', { name: 'Ada Lovelace' }).waitFor();
+    await page.getByRole('link', { name: 'Ada Lovelace', exact: true }).click();
+    await page.getByRole('heading', { name: 'Ada Lovelace', exact: true }).waitFor();
     expect((await plansAnswer).status()).toBe(403);
     await page.getByText(/Visa ending 4242/i).waitFor();
     // The subscriptions table's link, before those of the events timeline.
@@ -158,48 +160,50 @@ describe('the dashboard in a browser', () => {
       .getByText(/^Last charge of \$98\.00 on visa \*{4}4242 at [A-Z][a-z]{2} \d{1,2}, \d{4}, .* UTC: succeeded/)
       .waitFor();
     await page
-      .getByRole('table', { name: 'Charges, newest first' })
+      .getByRole('table', { name: 'Charges, newest first', exact: true })
       .getByText(/first invoice of subscription/)
       .waitFor();
-    await expect(page.getByRole('heading', { name: 'Payment plans' }).count()).resolves.toBe(0);
+    await expect(page.getByRole('heading', { name: 'Payment plans', exact: true }).count()).resolves.toBe(0);
     await screen(page, 'customer');
 
     await page.getByRole('link', { name: subscriptionTitle, exact: true }).first().click();
     await page.getByRole('heading', { name: subscriptionTitle, exact: true }).waitFor();
-    const workflowLink = await page.getByRole('link', { name: 'Workflow in Temporal' }).getAttribute('href');
+    const workflowLink = await page
+      .getByRole('link', { name: 'Workflow in Temporal', exact: true })
+      .getAttribute('href');
     expect(workflowLink).toMatch(
       new RegExp(`^http://localhost:\\d+/namespaces/default/workflows/subscription%3A${subscriptionId}$`),
     );
     await expect(page.locator('.title-row .badge').textContent()).resolves.toBe('active');
     await expect(page.locator('.facts').innerText()).resolves.toContain('$98.00 per month');
-    const why = page.getByRole('region', { name: 'Why' });
+    const why = page.getByRole('region', { name: 'Why', exact: true });
     await why.getByText(/on visa \*{4}4242, succeeded\. Why: invoice INV-/).waitFor();
     await why.getByText(/^Next: renewal/).waitFor();
     await screen(page, 'subscription');
 
     // Cancel at the end of the period, then keep it after all.
-    await page.getByRole('button', { name: 'Cancel at period end' }).click();
+    await page.getByRole('button', { name: 'Cancel at period end', exact: true }).click();
     await page
-      .getByRole('dialog', { name: 'Cancel this subscription at the end of its period?' })
-      .getByRole('button', { name: 'Cancel at period end' })
+      .getByRole('dialog', { name: 'Cancel this subscription at the end of its period?', exact: true })
+      .getByRole('button', { name: 'Cancel at period end', exact: true })
       .click();
     await page.getByRole('status').filter({ hasText: 'It cancels at the end of the period.' }).waitFor();
     await expect(page.locator('.facts').innerText()).resolves.toContain('Cancels');
     expect((await world.api.get(`/subscriptions/${subscriptionId}`)).body.cancel_at_period_end).toBe(true);
-    await page.getByRole('button', { name: 'Keep subscription' }).click();
-    await page.getByRole('dialog').getByRole('button', { name: 'Keep subscription' }).click();
+    await page.getByRole('button', { name: 'Keep subscription', exact: true }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Keep subscription', exact: true }).click();
     await page.getByRole('status').filter({ hasText: 'It goes on.' }).waitFor();
     expect((await world.api.get(`/subscriptions/${subscriptionId}`)).body.cancel_at_period_end).toBe(false);
 
-    await page.getByRole('button', { name: 'Pause' }).click();
-    const dialog = page.getByRole('dialog', { name: 'Pause this subscription?' });
+    await page.getByRole('button', { name: 'Pause', exact: true }).click();
+    const dialog = page.getByRole('dialog', { name: 'Pause this subscription?', exact: true });
     await dialog.waitFor();
     await screen(page, 'subscription-confirm');
-    await dialog.getByRole('button', { name: 'Keep it as it is' }).click();
+    await dialog.getByRole('button', { name: 'Keep it as it is', exact: true }).click();
     await dialog.waitFor({ state: 'detached' });
     expect((await world.api.get(`/subscriptions/${subscriptionId}`)).body.status).toBe('active');
-    await page.getByRole('button', { name: 'Pause' }).click();
-    await dialog.getByRole('button', { name: 'Pause' }).click();
+    await page.getByRole('button', { name: 'Pause', exact: true }).click();
+    await dialog.getByRole('button', { name: 'Pause', exact: true }).click();
     await page.getByRole('status').filter({ hasText: 'Paused.' }).waitFor();
     await expect(page.locator('.title-row .badge').textContent()).resolves.toBe('paused');
     expect((await world.api.get(`/subscriptions/${subscriptionId}`)).body.status).toBe('paused');
@@ -207,37 +211,39 @@ describe('the dashboard in a browser', () => {
       reason: 'requested',
       initiated_by: 'merchant',
     });
-    await page.getByRole('button', { name: 'Resume' }).click();
+    await page.getByRole('button', { name: 'Resume', exact: true }).click();
     await page
-      .getByRole('dialog', { name: 'Resume this subscription?' })
-      .getByRole('button', { name: 'Resume' })
+      .getByRole('dialog', { name: 'Resume this subscription?', exact: true })
+      .getByRole('button', { name: 'Resume', exact: true })
       .click();
     await page.getByRole('status').filter({ hasText: 'Resumed.' }).waitFor();
     await expect(page.locator('.title-row .badge').textContent()).resolves.toBe('active');
     expect((await world.api.get(`/subscriptions/${subscriptionId}`)).body.status).toBe('active');
     // Paused again, for the refusal below.
-    await page.getByRole('button', { name: 'Pause' }).click();
-    await dialog.getByRole('button', { name: 'Pause' }).click();
+    await page.getByRole('button', { name: 'Pause', exact: true }).click();
+    await dialog.getByRole('button', { name: 'Pause', exact: true }).click();
     await page.getByRole('status').filter({ hasText: 'Paused.' }).waitFor();
-    await page.getByRole('button', { name: 'Resume' }).waitFor();
+    await page.getByRole('button', { name: 'Resume', exact: true }).waitFor();
 
     // The API's refusal is shown as it said it: the subscription was canceled behind the page's back.
     expect((await world.api.delete(`/subscriptions/${subscriptionId}`)).status).toBe(200);
-    await page.getByRole('button', { name: 'Resume' }).click();
-    await page.getByRole('dialog').getByRole('button', { name: 'Resume' }).click();
+    await page.getByRole('button', { name: 'Resume', exact: true }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Resume', exact: true }).click();
     const refusal = await page.getByRole('alert').innerText();
     expect(refusal).toMatch(/canceled/i);
 
-    await page.getByRole('link', { name: 'Subscriptions' }).first().click();
-    await page.getByRole('link', { name: 'canceled' }).click();
+    await page.getByRole('link', { name: 'Subscriptions', exact: true }).first().click();
+    await page.getByRole('link', { name: 'canceled', exact: true }).click();
     await page.getByRole('link', { name: subscriptionTitle, exact: true }).waitFor();
     await screen(page, 'subscriptions');
 
     // Two accounts: the switcher moves the session, and the lists follow.
-    await page.getByLabel('Account').selectOption({ label: 'Second Shop' });
-    await page.getByRole('heading', { name: 'Welcome, Dora Developer' }).waitFor();
-    await expect(page.getByRole('navigation', { name: 'Main' }).innerText()).resolves.not.toContain('Developers');
-    await page.getByRole('link', { name: 'Customers' }).first().click();
+    await page.getByLabel('Account', { exact: true }).selectOption({ label: 'Second Shop' });
+    await page.getByRole('heading', { name: 'Welcome, Dora Developer', exact: true }).waitFor();
+    await expect(page.getByRole('navigation', { name: 'Main', exact: true }).innerText()).resolves.not.toContain(
+      'Developers',
+    );
+    await page.getByRole('link', { name: 'Customers', exact: true }).first().click();
     await page.getByText('No customers yet.').waitFor();
     await page.close();
   });
@@ -262,10 +268,10 @@ describe('the dashboard in a browser', () => {
 
       const page = await newPage();
       await signIn(page, developer);
-      await page.getByRole('link', { name: 'Invoices' }).first().click();
-      await page.getByRole('heading', { name: 'Invoices' }).waitFor();
-      await page.getByRole('link', { name: 'draft' }).click();
-      await page.getByRole('link', { name: draft.id }).waitFor();
+      await page.getByRole('link', { name: 'Invoices', exact: true }).first().click();
+      await page.getByRole('heading', { name: 'Invoices', exact: true }).waitFor();
+      await page.getByRole('link', { name: 'draft', exact: true }).click();
+      await page.getByRole('link', { name: draft.id, exact: true }).waitFor();
       // (The previous list stays on screen until the filtered one arrives.)
       await page.waitForFunction(() => {
         // Runs in the page, whose DOM the test's types do not describe.
@@ -278,41 +284,41 @@ describe('the dashboard in a browser', () => {
       });
       expect(new Set(await page.locator('tbody .badge').allTextContents())).toEqual(new Set(['draft']));
       // Another customer's invoice is not in a list filtered by this customer.
-      await page.getByRole('link', { name: 'All' }).click();
-      await page.getByRole('link', { name: lone.id }).waitFor();
+      await page.getByRole('link', { name: 'All', exact: true }).click();
+      await page.getByRole('link', { name: lone.id, exact: true }).waitFor();
       // The customer is picked by name, not pasted as an id.
       await page.getByRole('combobox', { name: 'Customer', exact: true }).fill('Ada');
       await page.getByRole('option', { name: /^Ada Lovelace/ }).click();
-      await page.getByRole('button', { name: 'Apply' }).click();
-      await page.getByRole('link', { name: lone.id }).waitFor({ state: 'detached' });
-      await page.getByRole('link', { name: draft.id }).waitFor();
+      await page.getByRole('button', { name: 'Apply', exact: true }).click();
+      await page.getByRole('link', { name: lone.id, exact: true }).waitFor({ state: 'detached' });
+      await page.getByRole('link', { name: draft.id, exact: true }).waitFor();
       await screen(page, 'invoices-filtered');
 
-      await page.getByRole('link', { name: draft.id }).click();
-      await page.getByRole('heading', { name: draft.id }).waitFor();
+      await page.getByRole('link', { name: draft.id, exact: true }).click();
+      await page.getByRole('heading', { name: draft.id, exact: true }).waitFor();
       const totals = await page.locator('.totals').innerText();
       expect(totals).toContain('$245.50'); // subtotal
       expect(totals).toContain('$20.00'); // 10% of the workshop, added on top
       expect(totals).toContain('$265.50');
 
-      await page.getByRole('button', { name: 'Finalize' }).click();
-      await page.getByRole('dialog').getByRole('button', { name: 'Finalize' }).click();
+      await page.getByRole('button', { name: 'Finalize', exact: true }).click();
+      await page.getByRole('dialog').getByRole('button', { name: 'Finalize', exact: true }).click();
       await page.getByRole('status').filter({ hasText: 'Finalized.' }).waitFor();
       const finalized = (await world.api.get(`/invoices/${draft.id}`)).body;
       expect(finalized.status).toBe('open');
-      await page.getByRole('heading', { name: finalized.number }).waitFor();
+      await page.getByRole('heading', { name: finalized.number, exact: true }).waitFor();
 
-      await page.getByRole('button', { name: 'Charge now' }).click();
-      await page.getByRole('dialog').getByRole('button', { name: 'Charge now' }).click();
+      await page.getByRole('button', { name: 'Charge now', exact: true }).click();
+      await page.getByRole('dialog').getByRole('button', { name: 'Charge now', exact: true }).click();
       await page.getByRole('status').filter({ hasText: 'Charged.' }).waitFor();
       await expect(page.locator('.title-row .badge').textContent()).resolves.toBe('paid');
 
-      await page.getByRole('button', { name: 'Refund' }).click();
+      await page.getByRole('button', { name: 'Refund', exact: true }).click();
       const refund = page.getByRole('dialog');
       await refund.getByLabel(/Amount in USD/).fill('12,5');
       await screen(page, 'invoice-refund');
       // A double click refunds once (the form's Idempotency-Key).
-      await refund.getByRole('button', { name: 'Refund' }).dblclick();
+      await refund.getByRole('button', { name: 'Refund', exact: true }).dblclick();
       await page.getByRole('status').filter({ hasText: 'Refunded.' }).waitFor();
       // The second click sent nothing, so no refusal of it shows beside the success.
       await expect(page.getByRole('alert').count()).resolves.toBe(0);
@@ -321,7 +327,7 @@ describe('the dashboard in a browser', () => {
       await page.getByRole('cell', { name: /^refund/ }).waitFor();
       await expect(page.getByRole('table').nth(1).innerText()).resolves.toMatch(/payment \(attempt 1\)/);
       // Why, in words: what it bills and the charge with its card, answer and reason.
-      const why = page.getByRole('region', { name: 'Why' });
+      const why = page.getByRole('region', { name: 'Why', exact: true });
       await why.getByText(/^It bills a one-off charge for .*total \$/).waitFor();
       await why.getByText(/on visa \*{4}4242, succeeded\. Why: invoice /).waitFor();
       await screen(page, 'invoice');
@@ -349,8 +355,8 @@ describe('the dashboard in a browser', () => {
       const toVoid = await simpleInvoice(world.api, customerId, 700);
       expectStatus(await world.api.post(`/invoices/${toVoid.id}/finalize`, {}), 200);
       await page.goto(`${world.app.baseUrl}/dashboard/invoices/${toVoid.id}`);
-      await page.getByRole('button', { name: 'Void invoice' }).click();
-      await page.getByRole('dialog').getByRole('button', { name: 'Void invoice' }).click();
+      await page.getByRole('button', { name: 'Void invoice', exact: true }).click();
+      await page.getByRole('dialog').getByRole('button', { name: 'Void invoice', exact: true }).click();
       await page.getByRole('status').filter({ hasText: 'Voided.' }).waitFor();
       await expect(page.locator('.title-row .badge').textContent()).resolves.toBe('void');
       expect((await world.api.get(`/invoices/${toVoid.id}`)).body.status).toBe('void');
@@ -359,16 +365,16 @@ describe('the dashboard in a browser', () => {
       const open = await simpleInvoice(world.api, customerId, 1000);
       expectStatus(await world.api.post(`/invoices/${open.id}/finalize`, {}), 200);
       await page.goto(`${world.app.baseUrl}/dashboard/invoices/${open.id}`);
-      await page.getByRole('button', { name: 'Void invoice' }).waitFor();
+      await page.getByRole('button', { name: 'Void invoice', exact: true }).waitFor();
       expectStatus(await world.api.delete(`/invoices/${open.id}`), 200);
-      await page.getByRole('button', { name: 'Charge now' }).click();
-      await page.getByRole('dialog').getByRole('button', { name: 'Charge now' }).click();
+      await page.getByRole('button', { name: 'Charge now', exact: true }).click();
+      await page.getByRole('dialog').getByRole('button', { name: 'Charge now', exact: true }).click();
       await expect(page.getByRole('alert').innerText()).resolves.toMatch(/void/i);
       expect((await world.api.get(`/invoices/${open.id}`)).body.status).toBe('void');
 
       // Another account's invoice is not found through the dashboard either.
       await page.goto(`${world.app.baseUrl}/dashboard/invoices/${foreign.id}`);
-      await page.getByRole('heading', { name: 'Invoice not found' }).waitFor();
+      await page.getByRole('heading', { name: 'Invoice not found', exact: true }).waitFor();
       await page.close();
     },
   );
@@ -378,19 +384,19 @@ describe('the dashboard in a browser', () => {
     const page = await newPage();
     await signIn(page, developer);
     await page.goto(`${world.app.baseUrl}/dashboard/customers/${customerId}`);
-    await page.getByRole('heading', { name: 'Ada Lovelace' }).waitFor();
+    await page.getByRole('heading', { name: 'Ada Lovelace', exact: true }).waitFor();
 
-    await page.getByRole('button', { name: 'New subscription' }).click();
-    const dialog = page.getByRole('dialog', { name: 'New subscription' });
-    await dialog.getByLabel('Price').selectOption(price);
-    await dialog.getByLabel('Quantity').fill('0');
-    await dialog.getByLabel('Trial days').fill('14');
-    await dialog.getByRole('button', { name: 'Create subscription' }).click();
+    await page.getByRole('button', { name: 'New subscription', exact: true }).click();
+    const dialog = page.getByRole('dialog', { name: 'New subscription', exact: true });
+    await dialog.getByLabel('Price', { exact: true }).selectOption(price);
+    await dialog.getByLabel('Quantity', { exact: true }).fill('0');
+    await dialog.getByLabel('Trial days', { exact: true }).fill('14');
+    await dialog.getByRole('button', { name: 'Create subscription', exact: true }).click();
     await expect(dialog.getByRole('alert').innerText()).resolves.toMatch(/quantity/);
-    await dialog.getByLabel('Quantity').fill('3');
+    await dialog.getByLabel('Quantity', { exact: true }).fill('3');
     await screen(page, 'subscription-new');
     // A double click creates one subscription (the form's Idempotency-Key).
-    await dialog.getByRole('button', { name: 'Create subscription' }).dblclick();
+    await dialog.getByRole('button', { name: 'Create subscription', exact: true }).dblclick();
     await page.waitForURL('**/dashboard/subscriptions/sub_*');
     await expect(page.locator('.title-row .badge').textContent()).resolves.toBe('trialing');
     const created = decodeURIComponent(page.url().split('/subscriptions/')[1]!);
@@ -402,10 +408,10 @@ describe('the dashboard in a browser', () => {
     const ofPrice = await world.app.prisma.subscriptionItem.count({ where: { priceId: price } });
     expect(ofPrice).toBe(1);
     // Canceled now from its page, after asking: the API agrees, and its event says the merchant asked.
-    await page.getByRole('button', { name: 'Cancel subscription' }).click();
+    await page.getByRole('button', { name: 'Cancel subscription', exact: true }).click();
     await page
-      .getByRole('dialog', { name: 'Cancel this subscription now?' })
-      .getByRole('button', { name: 'Cancel subscription' })
+      .getByRole('dialog', { name: 'Cancel this subscription now?', exact: true })
+      .getByRole('button', { name: 'Cancel subscription', exact: true })
       .click();
     await page.getByRole('status').filter({ hasText: 'Canceled.' }).waitFor();
     await expect(page.locator('.title-row .badge').textContent()).resolves.toBe('canceled');
@@ -416,11 +422,11 @@ describe('the dashboard in a browser', () => {
     });
 
     await page.goto(`${world.app.baseUrl}/dashboard/customers/${customerId}`);
-    await page.getByRole('button', { name: 'New invoice' }).click();
-    const draft = page.getByRole('dialog', { name: 'New draft invoice' });
-    await draft.getByLabel('Description').fill('Setup fee');
-    await draft.getByLabel('Amount (USD)').fill('12.50');
-    await draft.getByRole('button', { name: 'Create draft' }).dblclick();
+    await page.getByRole('button', { name: 'New invoice', exact: true }).click();
+    const draft = page.getByRole('dialog', { name: 'New draft invoice', exact: true });
+    await draft.getByLabel('Description', { exact: true }).fill('Setup fee');
+    await draft.getByLabel('Amount (USD)', { exact: true }).fill('12.50');
+    await draft.getByRole('button', { name: 'Create draft', exact: true }).dblclick();
     await page.waitForURL('**/dashboard/invoices/*');
     await expect(page.locator('.title-row .badge').textContent()).resolves.toBe('draft');
     const invoiceId = decodeURIComponent(page.url().split('/invoices/')[1]!);
@@ -435,21 +441,21 @@ describe('the dashboard in a browser', () => {
   browserIt('a standard user sees no Developers section, and after logging out lands on the sign-in page', async () => {
     const page = await newPage(390);
     await signIn(page, standard);
-    const nav = await page.getByRole('navigation', { name: 'Main' }).innerText();
+    const nav = await page.getByRole('navigation', { name: 'Main', exact: true }).innerText();
     expect(nav).toContain('Customers');
     expect(nav).not.toContain('Developers');
     await page.goto(`${world.app.baseUrl}/dashboard/developers`);
-    await page.getByRole('heading', { name: 'Page not found' }).waitFor();
+    await page.getByRole('heading', { name: 'Page not found', exact: true }).waitFor();
     await page.goto(`${world.app.baseUrl}/dashboard/invoices`);
-    await page.getByRole('heading', { name: 'Invoices' }).waitFor();
+    await page.getByRole('heading', { name: 'Invoices', exact: true }).waitFor();
     await screen(page, 'invoices');
     await page.goto(`${world.app.baseUrl}/dashboard/customers/cus_doesnotexist`);
-    await page.getByRole('heading', { name: 'Customer not found' }).waitFor();
+    await page.getByRole('heading', { name: 'Customer not found', exact: true }).waitFor();
     await screen(page, 'customer-missing');
 
-    await page.getByRole('button', { name: 'Log out' }).click();
+    await page.getByRole('button', { name: 'Log out', exact: true }).click();
     await page.waitForURL('**/dashboard/login');
-    await page.getByRole('heading', { name: 'Sign in to Billing' }).waitFor();
+    await page.getByRole('heading', { name: 'Sign in to Billing', exact: true }).waitFor();
     await page.goto(`${world.app.baseUrl}/dashboard/customers`);
     await page.waitForURL('**/dashboard/login');
     // The session is gone server-side too: its cookie no longer works.

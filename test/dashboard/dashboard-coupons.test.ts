@@ -63,14 +63,14 @@ browserIt('lists, creates and deletes coupons under the catalog', async () => {
   await expect(welcome.innerText()).resolves.toMatch(/\$10\.00 off, once\s+0 of 5\s+redeemable/i);
   expect(await page.getByText('Not ours').count()).toBe(0);
 
-  await page.getByRole('button', { name: 'New coupon' }).click();
-  const form = page.getByRole('form', { name: 'New coupon' });
-  await form.getByLabel('Name').fill('Spring sale');
-  await form.getByLabel('Percent off').fill('12.5');
-  await form.getByLabel('For').selectOption('repeating');
-  await form.getByRole('textbox', { name: 'Months' }).fill('3');
+  await page.getByRole('button', { name: 'New coupon', exact: true }).click();
+  const form = page.getByRole('form', { name: 'New coupon', exact: true });
+  await form.getByLabel('Name', { exact: true }).fill('Spring sale');
+  await form.getByLabel('Percent off', { exact: true }).fill('12.5');
+  await form.getByLabel('For', { exact: true }).selectOption('repeating');
+  await form.getByRole('textbox', { name: 'Months', exact: true }).fill('3');
   await browser!.screen(page, 'coupons-form');
-  await form.getByRole('button', { name: 'Create coupon' }).click();
+  await form.getByRole('button', { name: 'Create coupon', exact: true }).click();
   await form.waitFor({ state: 'detached' });
   const spring = page.getByRole('row').filter({ hasText: 'Spring sale' });
   await expect(spring.innerText()).resolves.toMatch(/12\.5% off, for 3 months\s+0\s+redeemable/i);
@@ -78,17 +78,17 @@ browserIt('lists, creates and deletes coupons under the catalog', async () => {
   expect(created).toMatchObject({ percent_off: 12.5, duration: 'repeating', duration_in_months: 3 });
 
   // A refusal of the API is shown in the form (a percentage past 100).
-  await page.getByRole('button', { name: 'New coupon' }).click();
-  await form.getByLabel('Percent off').fill('150');
-  await form.getByRole('button', { name: 'Create coupon' }).click();
+  await page.getByRole('button', { name: 'New coupon', exact: true }).click();
+  await form.getByLabel('Percent off', { exact: true }).fill('150');
+  await form.getByRole('button', { name: 'Create coupon', exact: true }).click();
   await expect(form.getByRole('alert').innerText()).resolves.toMatch(/percent_off/);
-  await form.getByRole('button', { name: 'Cancel' }).click();
+  await form.getByRole('button', { name: 'Cancel', exact: true }).click();
 
-  await welcome.getByRole('button', { name: 'Delete Welcome' }).click();
-  const dialog = page.getByRole('dialog', { name: 'Delete Welcome?' });
+  await welcome.getByRole('button', { name: 'Delete Welcome', exact: true }).click();
+  const dialog = page.getByRole('dialog', { name: 'Delete Welcome?', exact: true });
   await dialog.waitFor();
   await browser!.screen(page, 'coupons-confirm');
-  await dialog.getByRole('button', { name: 'Delete' }).click();
+  await dialog.getByRole('button', { name: 'Delete', exact: true }).click();
   await dialog.waitFor({ state: 'detached' });
   await welcome.waitFor({ state: 'detached' });
   expect(expectStatus(await api.get('/coupons'), 200).data.map((c: any) => c.name)).toEqual(['Spring sale']);

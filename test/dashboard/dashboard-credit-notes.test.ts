@@ -43,8 +43,8 @@ browserIt(
     const page = await browser!.newPage();
     await browser!.signIn(page, developer);
     await page.goto(`${app.baseUrl}/dashboard/invoices/${paid.id}`);
-    await page.getByRole('heading', { name: 'Credit notes' }).waitFor();
-    const pdfLink = page.getByRole('link', { name: first.number });
+    await page.getByRole('heading', { name: 'Credit notes', exact: true }).waitFor();
+    const pdfLink = page.getByRole('link', { name: first.number, exact: true });
     await pdfLink.waitFor();
     // The PDF link answers the document with the session (same origin, the dashboard's cookie).
     const pdf = await page.request.get(`${app.baseUrl}${await pdfLink.getAttribute('href')}`);
@@ -52,51 +52,51 @@ browserIt(
     expect(pdf.headers()['content-type']).toBe('application/pdf');
 
     // The refund proposes what is left after the $30.00 given to the balance: $70.00, not the $100.00 paid.
-    await page.getByRole('button', { name: 'Refund' }).click();
+    await page.getByRole('button', { name: 'Refund', exact: true }).click();
     const refund = page.getByRole('dialog');
     await expect(refund.getByLabel(/Amount in USD/).inputValue()).resolves.toBe('70.00');
     await refund.getByText('at most $70.00').waitFor();
     await browser!.screen(page, 'invoice-refund-after-credit');
-    await refund.getByRole('button', { name: 'Keep it as it is' }).click();
+    await refund.getByRole('button', { name: 'Keep it as it is', exact: true }).click();
 
     // More than is left: the dialog stays open with the API's refusal.
-    await page.getByRole('button', { name: 'Issue credit note' }).click();
+    await page.getByRole('button', { name: 'Issue credit note', exact: true }).click();
     const dialog = page.getByRole('dialog', { name: /Issue a credit note/ });
     await dialog.getByText('Up to $70.00 can still be given back').waitFor();
-    await dialog.getByLabel('An amount').check();
+    await dialog.getByLabel('An amount', { exact: true }).check();
     await dialog.getByLabel(/Amount in USD/).fill('80');
-    await dialog.getByLabel('Reason').selectOption('product_unsatisfactory');
-    await dialog.getByLabel('Where the money goes').selectOption('card');
-    await dialog.getByRole('button', { name: 'Issue credit note' }).click();
+    await dialog.getByLabel('Reason', { exact: true }).selectOption('product_unsatisfactory');
+    await dialog.getByLabel('Where the money goes', { exact: true }).selectOption('card');
+    await dialog.getByRole('button', { name: 'Issue credit note', exact: true }).click();
     await expect(dialog.getByRole('alert').innerText()).resolves.toMatch(/8000 cents exceed the 7000 cents/);
     await browser!.screen(page, 'credit-note-refused');
 
     // $20.00 to the card: issued, listed, refunded.
     await dialog.getByLabel(/Amount in USD/).fill('20');
-    await dialog.getByRole('button', { name: 'Issue credit note' }).dblclick();
+    await dialog.getByRole('button', { name: 'Issue credit note', exact: true }).dblclick();
     await page
       .getByRole('status')
       .filter({ hasText: /Credit note CN-\d+ issued\./ })
       .waitFor();
-    await page.getByRole('table', { name: 'Credit notes' }).locator('tbody tr').nth(1).waitFor();
+    await page.getByRole('table', { name: 'Credit notes', exact: true }).locator('tbody tr').nth(1).waitFor();
     const refunded = expectStatus(await api.get(`/invoices/${paid.id}`), 200);
     expect(refunded.amount_refunded).toBe(2000);
     expect(refunded.post_payment_credit_notes_amount).toBe(5000);
-    await page.getByRole('cell', { name: 'Refund the card' }).waitFor();
+    await page.getByRole('cell', { name: 'Refund the card', exact: true }).waitFor();
     await browser!.screenFits(page, 'invoice-credit-notes');
 
     // The rest, whole, to the balance: nothing is left to refund, so no Refund button.
-    await page.getByRole('button', { name: 'Issue credit note' }).click();
-    await dialog.getByLabel('All that is left ($50.00)').waitFor();
-    await dialog.getByLabel('Where the money goes').selectOption('customer_balance');
+    await page.getByRole('button', { name: 'Issue credit note', exact: true }).click();
+    await dialog.getByLabel('All that is left ($50.00)', { exact: true }).waitFor();
+    await dialog.getByLabel('Where the money goes', { exact: true }).selectOption('customer_balance');
     await browser!.screen(page, 'credit-note-dialog');
-    await dialog.getByRole('button', { name: 'Issue credit note' }).click();
+    await dialog.getByRole('button', { name: 'Issue credit note', exact: true }).click();
     await page
       .getByRole('status')
       .filter({ hasText: /issued/ })
       .waitFor();
-    await page.getByRole('table', { name: 'Credit notes' }).locator('tbody tr').nth(2).waitFor();
-    await page.getByRole('button', { name: 'Refund' }).waitFor({ state: 'detached' });
+    await page.getByRole('table', { name: 'Credit notes', exact: true }).locator('tbody tr').nth(2).waitFor();
+    await page.getByRole('button', { name: 'Refund', exact: true }).waitFor({ state: 'detached' });
     const notes = expectStatus(await api.get(`/credit-notes?invoice=${paid.id}`), 200);
     expect(notes.data.map((note: any) => [note.amount, note.refund_to])).toEqual([
       [5000, 'customer_balance'],
@@ -105,10 +105,10 @@ browserIt(
     ]);
 
     // The customer: $80.00 of credit and the two entries that gave it.
-    await page.getByRole('link', { name: 'Ada Lovelace' }).click();
-    await page.getByRole('heading', { name: 'Balance transactions' }).waitFor();
+    await page.getByRole('link', { name: 'Ada Lovelace', exact: true }).click();
+    await page.getByRole('heading', { name: 'Balance transactions', exact: true }).waitFor();
     await expect(page.locator('.facts').first().innerText()).resolves.toMatch(/Credit balance\s+\$80\.00/);
-    const history = page.getByRole('table', { name: 'Balance transactions' });
+    const history = page.getByRole('table', { name: 'Balance transactions', exact: true });
     await history.locator('tbody tr').nth(1).waitFor();
     await expect(history.locator('tbody tr').count()).resolves.toBe(2);
     await expect(history.locator('tbody tr').first().innerText()).resolves.toMatch(
@@ -122,16 +122,16 @@ browserIt(
     const finalized = expectStatus(await api.post(`/invoices/${open.id}/finalize`), 200);
     expect(finalized.applied_balance).toBe(8000);
     await page.goto(`${app.baseUrl}/dashboard/invoices/${open.id}`);
-    await page.getByRole('button', { name: 'Issue credit note' }).click();
+    await page.getByRole('button', { name: 'Issue credit note', exact: true }).click();
     await dialog.getByText('The amount due ($40.00 left) goes down by the credit.').waitFor();
-    await expect(dialog.getByLabel('Where the money goes').count()).resolves.toBe(0);
-    await dialog.getByRole('button', { name: 'Issue credit note' }).click();
+    await expect(dialog.getByLabel('Where the money goes', { exact: true }).count()).resolves.toBe(0);
+    await dialog.getByRole('button', { name: 'Issue credit note', exact: true }).click();
     await page
       .getByRole('status')
       .filter({ hasText: /issued/ })
       .waitFor();
     await page.locator('.title-row .badge', { hasText: 'paid' }).waitFor();
-    await page.getByRole('cell', { name: 'Off the amount due' }).waitFor();
+    await page.getByRole('cell', { name: 'Off the amount due', exact: true }).waitFor();
     await browser!.screen(page, 'invoice-open-credited');
     expect(browser!.offSite).toEqual([]);
     await page.close();

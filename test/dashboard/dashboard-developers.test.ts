@@ -146,8 +146,8 @@ describe('the Developers section', () => {
       const page = await browser!.newPage();
       const answers = recordAnswers(page);
       await browser!.signIn(page, developer);
-      await page.getByRole('link', { name: 'Developers' }).click();
-      await page.getByRole('heading', { name: 'API keys' }).waitFor();
+      await page.getByRole('link', { name: 'Developers', exact: true }).click();
+      await page.getByRole('heading', { name: 'API keys', exact: true }).waitFor();
       await page
         .getByRole('cell', { name: /^sk_test_/ })
         .first()
@@ -155,65 +155,65 @@ describe('the Developers section', () => {
       await screen(page, 'developers-keys');
 
       // A developer may issue standard and developer keys, not superadmin ones.
-      const roles = await page.getByLabel('Role of the new key').locator('option').allTextContents();
+      const roles = await page.getByLabel('Role of the new key', { exact: true }).locator('option').allTextContents();
       expect(roles).toEqual(['standard', 'developer']);
-      await page.getByLabel('Role of the new key').selectOption('developer');
-      await page.getByRole('button', { name: 'Create key' }).click();
-      const shown = page.getByRole('textbox', { name: 'New developer key' });
+      await page.getByLabel('Role of the new key', { exact: true }).selectOption('developer');
+      await page.getByRole('button', { name: 'Create key', exact: true }).click();
+      const shown = page.getByRole('textbox', { name: 'New developer key', exact: true });
       await shown.waitFor();
       const secret = await shown.inputValue();
       expect(secret).toMatch(/^sk_test_[A-Za-z0-9]{40}$/);
       await screen(page, 'developers-key-created');
       await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
-      await page.getByRole('button', { name: 'Copy' }).click();
+      await page.getByRole('button', { name: 'Copy', exact: true }).click();
       await page.getByRole('status').filter({ hasText: 'Copied to the clipboard.' }).waitFor();
       await expect(page.evaluate<string>('navigator.clipboard.readText()')).resolves.toBe(secret);
-      await page.getByRole('button', { name: 'Done, I have copied it' }).click();
+      await page.getByRole('button', { name: 'Done, I have copied it', exact: true }).click();
       await shown.waitFor({ state: 'detached' });
       expect(await page.content()).not.toContain(secret);
       const hint = `${secret.slice(0, 12)}…`;
       await page.getByText(hint, { exact: true }).waitFor();
 
       // Revoke it, from the keyboard: the dialog asks first, Escape keeps the key.
-      const revoke = page.getByRole('button', { name: `Revoke key ${hint}` });
+      const revoke = page.getByRole('button', { name: `Revoke key ${hint}`, exact: true });
       await revoke.focus();
       await page.keyboard.press('Enter');
-      const dialog = page.getByRole('dialog', { name: `Revoke key ${hint}?` });
+      const dialog = page.getByRole('dialog', { name: `Revoke key ${hint}?`, exact: true });
       await dialog.waitFor();
       await screen(page, 'developers-key-revoke');
       await page.keyboard.press('Escape');
       await dialog.waitFor({ state: 'detached' });
       await revoke.click();
-      await dialog.getByRole('button', { name: 'Revoke key' }).click();
+      await dialog.getByRole('button', { name: 'Revoke key', exact: true }).click();
       await page
         .getByRole('status')
         .filter({ hasText: `Key ${hint} revoked.` })
         .waitFor();
       await page.getByRole('row').filter({ hasText: hint }).locator('.badge', { hasText: 'revoked' }).waitFor();
-      await expect(page.getByRole('button', { name: `Revoke key ${hint}` }).count()).resolves.toBe(0);
+      await expect(page.getByRole('button', { name: `Revoke key ${hint}`, exact: true }).count()).resolves.toBe(0);
 
       // The key rotated before: a second rotation is refused, and the dialog says why.
-      await page.getByRole('button', { name: `Rotate key ${rotatedKeyPrefix}…` }).click();
-      const rotate = page.getByRole('dialog', { name: `Rotate key ${rotatedKeyPrefix}…?` });
-      await rotate.getByRole('button', { name: 'Rotate key' }).click();
+      await page.getByRole('button', { name: `Rotate key ${rotatedKeyPrefix}…`, exact: true }).click();
+      const rotate = page.getByRole('dialog', { name: `Rotate key ${rotatedKeyPrefix}…?`, exact: true });
+      await rotate.getByRole('button', { name: 'Rotate key', exact: true }).click();
       await expect(rotate.getByRole('alert').innerText()).resolves.toMatch(
         /already rotated to key_\w+, which still works/,
       );
       await screen(page, 'developers-key-rotate-refused');
-      await rotate.getByRole('button', { name: 'Keep it as it is' }).click();
+      await rotate.getByRole('button', { name: 'Keep it as it is', exact: true }).click();
       await rotate.waitFor({ state: 'detached' });
 
       // A rotation: the successor's secret shown once, the old key working until the overlap ends.
-      await page.getByRole('button', { name: `Rotate key ${freshKeyPrefix}…` }).click();
+      await page.getByRole('button', { name: `Rotate key ${freshKeyPrefix}…`, exact: true }).click();
       await page
-        .getByRole('dialog', { name: `Rotate key ${freshKeyPrefix}…?` })
-        .getByRole('button', { name: 'Rotate key' })
+        .getByRole('dialog', { name: `Rotate key ${freshKeyPrefix}…?`, exact: true })
+        .getByRole('button', { name: 'Rotate key', exact: true })
         .click();
-      const successor = page.getByRole('textbox', { name: 'New standard key' });
+      const successor = page.getByRole('textbox', { name: 'New standard key', exact: true });
       const rotatedSecret = await successor.inputValue();
       expect(rotatedSecret).toMatch(/^sk_test_/);
       await expect(page.locator('.secret-once').innerText()).resolves.toContain(`It replaces ${freshKeyPrefix}…`);
-      await page.getByRole('button', { name: 'Done, I have copied it' }).click();
+      await page.getByRole('button', { name: 'Done, I have copied it', exact: true }).click();
       await successor.waitFor({ state: 'detached' });
       await page
         .getByRole('row')
@@ -242,52 +242,55 @@ describe('the Developers section', () => {
       const answers = recordAnswers(page);
       await browser!.signIn(page, developer);
       await page.goto(`${app.baseUrl}/dashboard/developers/webhooks`);
-      await page.getByRole('heading', { name: 'Webhook destinations' }).waitFor();
+      await page.getByRole('heading', { name: 'Webhook destinations', exact: true }).waitFor();
 
       // A loopback URL the API refuses: its message says what is wrong and how to allow it in development.
-      await page.getByLabel('Endpoint URL').fill('http://localhost:9/hooks');
-      await page.getByRole('button', { name: 'Add destination' }).click();
+      await page.getByLabel('Endpoint URL', { exact: true }).fill('http://localhost:9/hooks');
+      await page.getByRole('button', { name: 'Add destination', exact: true }).click();
       const refusal = await page.getByRole('alert').innerText();
       expect(refusal).toContain("'url': must not point to localhost, a loopback host");
       expect(refusal).toContain('WEBHOOK_ALLOW_PRIVATE=true (docs/configuration.md)');
       await screen(page, 'developers-webhook-private-refused');
 
-      await page.getByLabel('Endpoint URL').fill('https://example.com/hooks');
-      await page.getByRole('button', { name: 'Add destination' }).click();
-      const shown = page.getByRole('textbox', { name: 'Signing secret' });
+      await page.getByLabel('Endpoint URL', { exact: true }).fill('https://example.com/hooks');
+      await page.getByRole('button', { name: 'Add destination', exact: true }).click();
+      const shown = page.getByRole('textbox', { name: 'Signing secret', exact: true });
       await shown.waitFor();
       const secret = await shown.inputValue();
       expect(secret).toMatch(/^whsec_/);
       await screen(page, 'developers-webhook-created');
-      await page.getByRole('button', { name: 'Done, I have copied it' }).click();
+      await page.getByRole('button', { name: 'Done, I have copied it', exact: true }).click();
       await shown.waitFor({ state: 'detached' });
       expect(await page.content()).not.toContain(secret);
 
-      const actions = page.getByRole('group', { name: 'Actions for https://example.com/hooks' });
-      await actions.getByRole('button', { name: 'Disable' }).click();
-      const disable = page.getByRole('dialog', { name: 'Disable?' });
-      await disable.getByRole('button', { name: 'Disable' }).click();
+      const actions = page.getByRole('group', { name: 'Actions for https://example.com/hooks', exact: true });
+      await actions.getByRole('button', { name: 'Disable', exact: true }).click();
+      const disable = page.getByRole('dialog', { name: 'Disable?', exact: true });
+      await disable.getByRole('button', { name: 'Disable', exact: true }).click();
       await page.getByRole('status').filter({ hasText: 'Disabled: https://example.com/hooks' }).waitFor();
-      await actions.getByRole('button', { name: 'Enable' }).waitFor();
+      await actions.getByRole('button', { name: 'Enable', exact: true }).waitFor();
       await screen(page, 'developers-webhooks');
 
-      await actions.getByRole('button', { name: 'Roll secret' }).click();
-      await page.getByRole('dialog', { name: 'Roll secret?' }).getByRole('button', { name: 'Roll secret' }).click();
-      const rolled = page.getByRole('textbox', { name: 'New signing secret' });
+      await actions.getByRole('button', { name: 'Roll secret', exact: true }).click();
+      await page
+        .getByRole('dialog', { name: 'Roll secret?', exact: true })
+        .getByRole('button', { name: 'Roll secret', exact: true })
+        .click();
+      const rolled = page.getByRole('textbox', { name: 'New signing secret', exact: true });
       await rolled.waitFor();
       const next = await rolled.inputValue();
       expect(next).toMatch(/^whsec_/);
       expect(next).not.toBe(secret);
-      await page.getByRole('button', { name: 'Done, I have copied it' }).click();
+      await page.getByRole('button', { name: 'Done, I have copied it', exact: true }).click();
       await rolled.waitFor({ state: 'detached' });
       const listed = await (await page.request.get(`${app.baseUrl}/webhook/destination`)).text();
       expect(listed).toContain('"status":"disabled"');
       for (const value of [secret, next]) expect(listed).not.toContain(value);
 
       // Enabled again (no dialog: nothing is lost by it), and the API agrees.
-      await actions.getByRole('button', { name: 'Enable' }).click();
+      await actions.getByRole('button', { name: 'Enable', exact: true }).click();
       await page.getByRole('status').filter({ hasText: 'Enabled: https://example.com/hooks' }).waitFor();
-      await actions.getByRole('button', { name: 'Disable' }).waitFor();
+      await actions.getByRole('button', { name: 'Disable', exact: true }).waitFor();
       const destinations = (await (await page.request.get(`${app.baseUrl}/webhook/destination`)).json()) as {
         url: string;
         status: string;
@@ -297,30 +300,35 @@ describe('the Developers section', () => {
       );
 
       // Its URL changed, then the other destination deleted, each behind its dialog.
-      await actions.getByRole('button', { name: 'Edit URL' }).click();
-      const edit = page.getByRole('dialog', { name: 'Edit URL?' });
-      await edit.getByLabel('URL').fill('https://example.com/hooks/v2');
-      await edit.getByRole('button', { name: 'Edit URL' }).click();
+      await actions.getByRole('button', { name: 'Edit URL', exact: true }).click();
+      const edit = page.getByRole('dialog', { name: 'Edit URL?', exact: true });
+      await edit.getByLabel('URL', { exact: true }).fill('https://example.com/hooks/v2');
+      await edit.getByRole('button', { name: 'Edit URL', exact: true }).click();
       await page.getByRole('status').filter({ hasText: 'URL changed: https://example.com/hooks/v2' }).waitFor();
       await page
-        .getByRole('group', { name: 'Actions for https://example.org/billing' })
-        .getByRole('button', { name: 'Delete' })
+        .getByRole('group', { name: 'Actions for https://example.org/billing', exact: true })
+        .getByRole('button', { name: 'Delete', exact: true })
         .click();
-      await page.getByRole('dialog', { name: 'Delete?' }).getByRole('button', { name: 'Delete' }).click();
+      await page
+        .getByRole('dialog', { name: 'Delete?', exact: true })
+        .getByRole('button', { name: 'Delete', exact: true })
+        .click();
       await page.getByRole('status').filter({ hasText: 'Deleted: https://example.org/billing' }).waitFor();
-      await page.getByRole('group', { name: 'Actions for https://example.org/billing' }).waitFor({ state: 'detached' });
+      await page
+        .getByRole('group', { name: 'Actions for https://example.org/billing', exact: true })
+        .waitFor({ state: 'detached' });
       const holding = (value: string) =>
         answers.filter((answer) => answer.text.includes(value)).map((answer) => answer.url.split(' ')[0]);
       expect(holding(secret)).toEqual(['POST']);
       expect(holding(next)).toEqual(['POST']);
       expect(await page.content()).not.toMatch(/whsec_/);
 
-      await page.getByRole('link', { name: 'Delivery logs' }).click();
-      await page.getByRole('heading', { name: 'Delivery logs' }).waitFor();
+      await page.getByRole('link', { name: 'Delivery logs', exact: true }).click();
+      await page.getByRole('heading', { name: 'Delivery logs', exact: true }).waitFor();
       await page.getByText('Page 1 of 2').waitFor();
-      const show = page.getByRole('button', { name: `Show payload of customer.created ${eventId}` });
+      const show = page.getByRole('button', { name: `Show payload of customer.created ${eventId}`, exact: true });
       await show.click();
-      const payload = page.getByLabel(`Payload of ${eventId}`);
+      const payload = page.getByLabel(`Payload of ${eventId}`, { exact: true });
       await expect(payload.innerText()).resolves.toContain('"name": "Ada Lovelace"');
       await expect(page.getByRole('row').nth(1).innerText()).resolves.toMatch(
         /customer\.created[\s\S]*retry[\s\S]*HTTP 503/i,
@@ -329,7 +337,7 @@ describe('the Developers section', () => {
       const latestRow = page.getByRole('row').nth(1);
       await expect(latestRow.getByRole('cell').nth(1).innerText()).resolves.toBe('example.org/billing\ndeleted');
       await screen(page, 'developers-logs');
-      await page.getByRole('button', { name: 'Next' }).click();
+      await page.getByRole('button', { name: 'Next', exact: true }).click();
       await page.getByText('Page 2 of 2').waitFor();
       const longCell = page.getByRole('cell', { name: /^hooks\.example\.net\/bil.*…/ }).first();
       await longCell.waitFor();
@@ -381,9 +389,11 @@ describe('the Developers section', () => {
   browserIt('is not shown to a standard user, and its address is not found', async () => {
     const page = await browser!.newPage(390);
     await browser!.signIn(page, standard);
-    await expect(page.getByRole('navigation', { name: 'Main' }).innerText()).resolves.not.toContain('Developers');
+    await expect(page.getByRole('navigation', { name: 'Main', exact: true }).innerText()).resolves.not.toContain(
+      'Developers',
+    );
     await page.goto(`${app.baseUrl}/dashboard/developers`);
-    await page.getByRole('heading', { name: 'Page not found' }).waitFor();
+    await page.getByRole('heading', { name: 'Page not found', exact: true }).waitFor();
     await page.close();
   });
 });

@@ -81,24 +81,26 @@ describe('events in the dashboard', () => {
     async () => {
       const page = await browser!.newPage();
       await browser!.signIn(page, developer);
-      await page.getByRole('link', { name: 'Developers' }).click();
-      await page.getByRole('link', { name: 'Events' }).click();
+      await page.getByRole('link', { name: 'Developers', exact: true }).click();
+      await page.getByRole('link', { name: 'Events', exact: true }).click();
       await page.waitForURL('**/dashboard/developers/events');
-      await page.getByRole('heading', { name: 'Events' }).waitFor();
+      await page.getByRole('heading', { name: 'Events', exact: true }).waitFor();
       await page
         .getByRole('row', { name: /invoice\.created/ })
         .first()
         .waitFor();
-      await expect(page.getByRole('navigation', { name: 'Pages' }).innerText()).resolves.toContain('Page 1 of 2');
+      await expect(page.getByRole('navigation', { name: 'Pages', exact: true }).innerText()).resolves.toContain(
+        'Page 1 of 2',
+      );
       await screen(page, 'events');
 
-      await page.getByRole('button', { name: 'Next' }).click();
+      await page.getByRole('button', { name: 'Next', exact: true }).click();
       await page.waitForURL('**/developers/events?page=2');
       await page.getByText('Page 2 of 2').waitFor();
 
-      await page.getByLabel('Type').fill('customer.updated');
-      await page.getByLabel('Object id').fill(customer.id);
-      await page.getByRole('button', { name: 'Filter' }).click();
+      await page.getByLabel('Type', { exact: true }).fill('customer.updated');
+      await page.getByLabel('Object id', { exact: true }).fill(customer.id);
+      await page.getByRole('button', { name: 'Filter', exact: true }).click();
       await page.waitForURL(`**/developers/events?type=customer.updated&object=${customer.id}`);
       await page
         .getByRole('row', { name: /payment_method|invoice/ })
@@ -120,12 +122,12 @@ describe('events in the dashboard', () => {
       await screen(page, 'events-json');
 
       // A group of types; a malformed one is the API's refusal, shown.
-      await page.getByRole('button', { name: 'Clear' }).click();
-      await page.getByLabel('Type').fill('subscription.*');
-      await page.getByRole('button', { name: 'Filter' }).click();
+      await page.getByRole('button', { name: 'Clear', exact: true }).click();
+      await page.getByLabel('Type', { exact: true }).fill('subscription.*');
+      await page.getByRole('button', { name: 'Filter', exact: true }).click();
       await page.getByRole('row', { name: /subscription\.created/ }).waitFor();
-      await page.getByLabel('Type').fill('nonsense');
-      await page.getByRole('button', { name: 'Filter' }).click();
+      await page.getByLabel('Type', { exact: true }).fill('nonsense');
+      await page.getByRole('button', { name: 'Filter', exact: true }).click();
       await expect(page.getByRole('alert').innerText()).resolves.toMatch(/type/);
       expect(browser!.offSite).toEqual([]);
     },
@@ -138,19 +140,19 @@ describe('events in the dashboard', () => {
       const page = await browser!.newPage();
       await browser!.signIn(page, developer);
       await page.goto(`${app.baseUrl}/dashboard/customers/${customer.id}`);
-      const timeline = page.getByRole('region', { name: 'Events' });
+      const timeline = page.getByRole('region', { name: 'Events', exact: true });
       await timeline.getByText('invoice.created').first().waitFor();
       const types = await timeline.locator('li strong').allInnerTexts();
       expect(types).toEqual(
         expect.arrayContaining(['customer.created', 'customer.updated', 'payment_method.attached']),
       );
       expect(types).toContain('subscription.created');
-      await expect(timeline.getByRole('navigation', { name: 'Pages' }).count()).resolves.toBe(0);
+      await expect(timeline.getByRole('navigation', { name: 'Pages', exact: true }).count()).resolves.toBe(0);
       await screen(page, 'customer-events');
 
-      await timeline.getByRole('link', { name: subscription.id }).first().click();
+      await timeline.getByRole('link', { name: subscription.id, exact: true }).first().click();
       await page.waitForURL(`**/subscriptions/${subscription.id}`);
-      const subscriptionTimeline = page.getByRole('region', { name: 'Events' });
+      const subscriptionTimeline = page.getByRole('region', { name: 'Events', exact: true });
       await subscriptionTimeline.getByText('subscription.created').waitFor();
       // Pausing it from the page adds its event to the timeline.
       await page.getByRole('button', { name: 'Pause', exact: true }).click();
@@ -162,7 +164,7 @@ describe('events in the dashboard', () => {
       await screen(page, 'subscription-events');
 
       await page.goto(`${app.baseUrl}/dashboard/invoices/${invoice.id}`);
-      const invoiceTimeline = page.getByRole('region', { name: 'Events' });
+      const invoiceTimeline = page.getByRole('region', { name: 'Events', exact: true });
       await invoiceTimeline.getByText('invoice.created').waitFor();
       await expect(invoiceTimeline.locator('li').count()).resolves.toBe(1);
       await invoiceTimeline.getByRole('button', { name: /^Show JSON/ }).click();
@@ -183,10 +185,10 @@ describe('events in the dashboard', () => {
       const sentBefore = receiver.received.length;
       const eventId = (await row.locator('code').first().innerText()).trim();
       await row.getByRole('button', { name: /^Resend/ }).click();
-      const dialog = page.getByRole('dialog', { name: 'Resend this event?' });
+      const dialog = page.getByRole('dialog', { name: 'Resend this event?', exact: true });
       await dialog.waitFor();
       await screen(page, 'delivery-resend');
-      await dialog.getByRole('button', { name: 'Resend' }).dblclick();
+      await dialog.getByRole('button', { name: 'Resend', exact: true }).dblclick();
       await page
         .getByRole('status')
         .filter({ hasText: `customer.created ${eventId} is being sent again` })
@@ -217,12 +219,14 @@ describe('events in the dashboard', () => {
       const standard = await createTestUser(app.prisma, accountId, { role: 'standard', name: 'Sam Standard' });
       const page = await browser!.newPage(390);
       await browser!.signIn(page, standard);
-      await expect(page.getByRole('navigation', { name: 'Main' }).innerText()).resolves.not.toContain('Developers');
+      await expect(page.getByRole('navigation', { name: 'Main', exact: true }).innerText()).resolves.not.toContain(
+        'Developers',
+      );
       await page.goto(`${app.baseUrl}/dashboard/developers/events`);
-      await page.getByRole('heading', { name: 'Page not found' }).waitFor();
+      await page.getByRole('heading', { name: 'Page not found', exact: true }).waitFor();
       // The customer's timeline is theirs to read (events are the account's data, docs/decisions.md §26).
       await page.goto(`${app.baseUrl}/dashboard/customers/${customer.id}`);
-      await page.getByRole('region', { name: 'Events' }).getByText('customer.created').waitFor();
+      await page.getByRole('region', { name: 'Events', exact: true }).getByText('customer.created').waitFor();
 
       const session = await signIn(app.baseUrl, standard.email, standard.password);
       expectStatus(await session.api.get('/events'), 200);
@@ -240,7 +244,7 @@ describe('events in the dashboard', () => {
       const strangerPage = await browser!.newPage();
       await browser!.signIn(strangerPage, stranger);
       await strangerPage.goto(`${app.baseUrl}/dashboard/customers/${customer.id}`);
-      await strangerPage.getByRole('heading', { name: 'Customer not found' }).waitFor();
+      await strangerPage.getByRole('heading', { name: 'Customer not found', exact: true }).waitFor();
     },
     60_000,
   );

@@ -91,7 +91,7 @@ describe('the dashboard: home figures, payments, catalog', () => {
     async () => {
       const page = await newPage();
       await signIn(page, developer);
-      const figures = page.getByRole('region', { name: 'Figures in USD' });
+      const figures = page.getByRole('region', { name: 'Figures in USD', exact: true });
       await figures.waitFor();
       const tile = (label: string) =>
         figures.getByRole('link').filter({ has: page.getByRole('heading', { name: label, exact: true }) });
@@ -102,7 +102,7 @@ describe('the dashboard: home figures, payments, catalog', () => {
       await expect(tile('Open invoices').innerText()).resolves.toContain('$7.00 due');
       await expect(tile('Past-due invoices').innerText()).resolves.toContain('$7.00 overdue');
 
-      const chart = figures.getByRole('img', { name: 'Revenue by day, last 30 days' });
+      const chart = figures.getByRole('img', { name: 'Revenue by day, last 30 days', exact: true });
       await chart.waitFor();
       await expect(page.locator('svg rect title').count()).resolves.toBe(30);
       await expect(page.locator('svg rect title').last().textContent()).resolves.toContain('$1,333.00');
@@ -116,11 +116,11 @@ describe('the dashboard: home figures, payments, catalog', () => {
 
       await tile('Open invoices').click();
       await page.waitForURL('**/dashboard/invoices?status=open');
-      await page.getByRole('heading', { name: 'Invoices' }).waitFor();
+      await page.getByRole('heading', { name: 'Invoices', exact: true }).waitFor();
       await page.goBack();
       await tile('Failed payments, 30 days').click();
       await page.waitForURL('**/dashboard/payments?status=failed&type=payment');
-      await page.getByRole('heading', { name: 'Payments' }).waitFor();
+      await page.getByRole('heading', { name: 'Payments', exact: true }).waitFor();
       await page.close();
     },
   );
@@ -150,11 +150,14 @@ describe('the dashboard: home figures, payments, catalog', () => {
     async () => {
       const page = await newPage();
       await signIn(page, developer);
-      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Payments' }).click();
-      await page.getByRole('heading', { name: 'Payments' }).waitFor();
-      await expect(page.getByRole('heading', { name: 'Available, USD' }).locator('..').innerText()).resolves.toContain(
-        '$1,333.00',
-      );
+      await page
+        .getByRole('navigation', { name: 'Main', exact: true })
+        .getByRole('link', { name: 'Payments', exact: true })
+        .click();
+      await page.getByRole('heading', { name: 'Payments', exact: true }).waitFor();
+      await expect(
+        page.getByRole('heading', { name: 'Available, USD', exact: true }).locator('..').innerText(),
+      ).resolves.toContain('$1,333.00');
       const table = page.getByRole('table');
       await table.getByText('$1,200.00').waitFor();
       await expect(table.getByRole('row').count()).resolves.toBe(6); // header, 3 payments, a refund, a failure
@@ -162,20 +165,23 @@ describe('the dashboard: home figures, payments, catalog', () => {
       await expect(table.innerText()).resolves.toMatch(/Payment\s+failed\s+Your card was declined/i);
       await screen(page, 'payments');
 
-      await page.getByRole('navigation', { name: 'Status' }).getByRole('link', { name: 'failed' }).click();
+      await page
+        .getByRole('navigation', { name: 'Status', exact: true })
+        .getByRole('link', { name: 'failed', exact: true })
+        .click();
       await page.waitForURL('**/dashboard/payments?status=failed');
       // The previous page stays on screen until the filtered one arrives.
       await table.getByText('$1,200.00').waitFor({ state: 'detached' });
       await expect(table.getByRole('row').count()).resolves.toBe(2);
       await expect(table.innerText()).resolves.toContain('$7.00');
-      await page.getByLabel('Type').selectOption('refund');
-      await page.getByRole('button', { name: 'Apply' }).click();
+      await page.getByLabel('Type', { exact: true }).selectOption('refund');
+      await page.getByRole('button', { name: 'Apply', exact: true }).click();
       await page.getByText('No transaction matches these filters.').waitFor();
 
       await page.goto(`${world.app.baseUrl}/dashboard/payments?type=refund`);
       const refund = (await world.api.get(`/transactions?type=refund`)).body.data[0];
       await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
-      await page.getByRole('button', { name: `Copy ${refund.id}` }).click();
+      await page.getByRole('button', { name: `Copy ${refund.id}`, exact: true }).click();
       await page.getByRole('status').filter({ hasText: 'Copied' }).waitFor();
       await expect(page.evaluate<string>('navigator.clipboard.readText()')).resolves.toBe(refund.id);
       // The refund names its invoice by number (docs/api.md, "Names on list rows").
@@ -191,25 +197,27 @@ describe('the dashboard: home figures, payments, catalog', () => {
       const page = await newPage();
       await signIn(page, developer);
       await page.goto(`${world.app.baseUrl}/dashboard/catalog`);
-      await page.getByRole('heading', { name: 'Catalog' }).waitFor();
+      await page.getByRole('heading', { name: 'Catalog', exact: true }).waitFor();
 
-      await page.getByRole('button', { name: 'New product' }).click();
-      const form = page.getByRole('form', { name: 'New product' });
-      await form.getByLabel('Product name').fill('Rocket fuel');
-      await form.getByLabel('Amount (USD)').fill('49.90');
-      await form.getByLabel('Interval').selectOption('month');
-      await form.getByRole('button', { name: 'Create product' }).click();
+      await page.getByRole('button', { name: 'New product', exact: true }).click();
+      const form = page.getByRole('form', { name: 'New product', exact: true });
+      await form.getByLabel('Product name', { exact: true }).fill('Rocket fuel');
+      await form.getByLabel('Amount (USD)', { exact: true }).fill('49.90');
+      await form.getByLabel('Interval', { exact: true }).selectOption('month');
+      await form.getByRole('button', { name: 'Create product', exact: true }).click();
       await form.waitFor({ state: 'detached' });
-      const product = page.getByRole('listitem').filter({ has: page.getByRole('heading', { name: 'Rocket fuel' }) });
+      const product = page
+        .getByRole('listitem')
+        .filter({ has: page.getByRole('heading', { name: 'Rocket fuel', exact: true }) });
       await expect(product.getByRole('table').innerText()).resolves.toMatch(
         /\$49\.90 per month\s+· default\s+inactive\s+never billed/i,
       );
 
-      await product.getByRole('button', { name: 'Add a price to Rocket fuel' }).click();
-      const priceForm = page.getByRole('form', { name: 'New price of Rocket fuel' });
-      await priceForm.getByLabel('Amount (USD)').fill('499');
-      await priceForm.getByLabel('Interval').selectOption('year');
-      await priceForm.getByRole('button', { name: 'Add price' }).click();
+      await product.getByRole('button', { name: 'Add a price to Rocket fuel', exact: true }).click();
+      const priceForm = page.getByRole('form', { name: 'New price of Rocket fuel', exact: true });
+      await priceForm.getByLabel('Amount (USD)', { exact: true }).fill('499');
+      await priceForm.getByLabel('Interval', { exact: true }).selectOption('year');
+      await priceForm.getByRole('button', { name: 'Add price', exact: true }).click();
       await priceForm.waitFor({ state: 'detached' });
       await product.getByText('$499.00').waitFor();
       await expect(product.getByRole('table').getByRole('row').count()).resolves.toBe(3);
@@ -222,46 +230,46 @@ describe('the dashboard: home figures, payments, catalog', () => {
       expect(prices.map((p: { unit_amount: number }) => p.unit_amount).sort()).toEqual([4990, 49900]);
 
       // The API's refusal, as it words it: a second product of the same name.
-      await page.getByRole('button', { name: 'New product' }).click();
-      await form.getByLabel('Product name').fill('rocket FUEL');
-      await form.getByLabel('Amount (USD)').fill('10');
-      await form.getByRole('button', { name: 'Create product' }).click();
+      await page.getByRole('button', { name: 'New product', exact: true }).click();
+      await form.getByLabel('Product name', { exact: true }).fill('rocket FUEL');
+      await form.getByLabel('Amount (USD)', { exact: true }).fill('10');
+      await form.getByRole('button', { name: 'Create product', exact: true }).click();
       await expect(form.getByRole('alert').innerText()).resolves.toBe(
         "A product named 'rocket FUEL' already exists in this account (names are compared case-insensitively).",
       );
       await screen(page, 'catalog-refusal');
-      await form.getByRole('button', { name: 'Cancel' }).click();
+      await form.getByRole('button', { name: 'Cancel', exact: true }).click();
 
       // Deleting a never-billed price asks first; the API refuses while a subscription uses it.
       const used = page.getByRole('row').filter({ hasText: trialPrice });
       await expect(used.innerText()).resolves.toMatch(/\$15\.00 per month.*\s+inactive\s+never billed/i);
-      await used.getByRole('button', { name: `Delete price ${trialPrice}` }).click();
-      const confirmDelete = page.getByRole('dialog', { name: 'Delete this price?' });
-      await confirmDelete.getByRole('button', { name: 'Keep it as it is' }).click();
+      await used.getByRole('button', { name: `Delete price ${trialPrice}`, exact: true }).click();
+      const confirmDelete = page.getByRole('dialog', { name: 'Delete this price?', exact: true });
+      await confirmDelete.getByRole('button', { name: 'Keep it as it is', exact: true }).click();
       await confirmDelete.waitFor({ state: 'detached' });
-      await used.getByRole('button', { name: `Delete price ${trialPrice}` }).click();
-      await confirmDelete.getByRole('button', { name: 'Delete price' }).click();
+      await used.getByRole('button', { name: `Delete price ${trialPrice}`, exact: true }).click();
+      await confirmDelete.getByRole('button', { name: 'Delete price', exact: true }).click();
       await expect(used.getByRole('alert').innerText()).resolves.toBe(
         `Price ${trialPrice} is used by a subscription and cannot be deleted.`,
       );
       expectStatus(await world.api.get(`/prices/${trialPrice}`), 200, 'the price is still there');
 
-      await page.getByRole('button', { name: 'New tax rate' }).click();
-      const taxForm = page.getByRole('form', { name: 'New tax rate' });
-      await taxForm.getByLabel('Name').fill('Sales tax CA');
-      await taxForm.getByLabel('Percentage').fill('7.25');
-      await taxForm.getByRole('button', { name: 'Create tax rate' }).click();
+      await page.getByRole('button', { name: 'New tax rate', exact: true }).click();
+      const taxForm = page.getByRole('form', { name: 'New tax rate', exact: true });
+      await taxForm.getByLabel('Name', { exact: true }).fill('Sales tax CA');
+      await taxForm.getByLabel('Percentage', { exact: true }).fill('7.25');
+      await taxForm.getByRole('button', { name: 'Create tax rate', exact: true }).click();
       await taxForm.waitFor({ state: 'detached' });
       const rate = page.getByRole('row').filter({ hasText: 'Sales tax CA' });
       await expect(rate.innerText()).resolves.toMatch(/7\.25% added on top\s+active/i);
 
-      await rate.getByRole('button', { name: 'Deactivate Sales tax CA' }).click();
-      const dialog = page.getByRole('dialog', { name: 'Deactivate Sales tax CA?' });
+      await rate.getByRole('button', { name: 'Deactivate Sales tax CA', exact: true }).click();
+      const dialog = page.getByRole('dialog', { name: 'Deactivate Sales tax CA?', exact: true });
       await dialog.waitFor();
       await screen(page, 'catalog-confirm');
-      await dialog.getByRole('button', { name: 'Deactivate' }).click();
+      await dialog.getByRole('button', { name: 'Deactivate', exact: true }).click();
       await dialog.waitFor({ state: 'detached' });
-      await rate.getByRole('button', { name: 'Activate Sales tax CA' }).waitFor();
+      await rate.getByRole('button', { name: 'Activate Sales tax CA', exact: true }).waitFor();
       const rates = (await world.api.get('/taxRates?take=100')).body.data;
       expect(rates.find((r: { display_name: string }) => r.display_name === 'Sales tax CA').active).toBe(false);
       await screen(page, 'catalog');

@@ -53,29 +53,29 @@ describe('payment plans and terminal payments in the dashboard', () => {
 
       const page: Page = await browser!.newPage();
       await browser!.signIn(page, support);
-      await page.getByRole('link', { name: 'Payment plans' }).click();
-      await page.getByRole('heading', { name: 'Terminal payments not settled' }).waitFor();
+      await page.getByRole('link', { name: 'Payment plans', exact: true }).click();
+      await page.getByRole('heading', { name: 'Terminal payments not settled', exact: true }).waitFor();
       // The plans' table below names its customers too: rows are looked for in the terminal payments' section.
       const terminal = page.getByRole('region', { name: 'Terminal payments not settled', exact: true });
       const lostRow = terminal.getByRole('row', { name: /Ada Lovelace/ });
-      await lostRow.getByRole('cell', { name: 'resolving' }).waitFor();
+      await lostRow.getByRole('cell', { name: 'resolving', exact: true }).waitFor();
       await terminal
         .getByRole('row', { name: /Alan Turing/ })
-        .getByRole('cell', { name: 'waiting' })
+        .getByRole('cell', { name: 'waiting', exact: true })
         .waitFor();
       await browser!.screenFits(page, 'payment-plans');
 
       // A card id that is not the customer's: the API's refusal, in the dialog.
-      await lostRow.getByRole('button', { name: 'Resolve' }).click();
+      await lostRow.getByRole('button', { name: 'Resolve', exact: true }).click();
       const dialog = page.getByRole('dialog');
-      await dialog.getByLabel('Approved (the customer paid)').check();
-      await dialog.getByLabel('A card of the customer').check();
-      await dialog.getByLabel('Payment method id').fill('pm_notthecustomers');
+      await dialog.getByLabel('Approved (the customer paid)', { exact: true }).check();
+      await dialog.getByLabel('A card of the customer', { exact: true }).check();
+      await dialog.getByLabel('Payment method id', { exact: true }).fill('pm_notthecustomers');
       await browser!.screenFits(page, 'payment-plans-resolve');
-      await dialog.getByRole('button', { name: 'Resolve' }).click();
+      await dialog.getByRole('button', { name: 'Resolve', exact: true }).click();
       await expect(dialog.getByRole('alert').innerText()).resolves.toMatch(/pm_notthecustomers/);
-      await dialog.getByLabel('Collected outside the service').check();
-      await dialog.getByRole('button', { name: 'Resolve' }).click();
+      await dialog.getByLabel('Collected outside the service', { exact: true }).check();
+      await dialog.getByRole('button', { name: 'Resolve', exact: true }).click();
       await page
         .getByRole('status')
         .filter({ hasText: `Payment ${lost.paymentId} resolved: succeeded.` })
@@ -85,9 +85,9 @@ describe('payment plans and terminal payments in the dashboard', () => {
 
       await terminal
         .getByRole('row', { name: /Alan Turing/ })
-        .getByRole('button', { name: 'Cancel sale' })
+        .getByRole('button', { name: 'Cancel sale', exact: true })
         .click();
-      await page.getByRole('dialog').getByRole('button', { name: 'Cancel sale' }).click();
+      await page.getByRole('dialog').getByRole('button', { name: 'Cancel sale', exact: true }).click();
       await page.getByRole('status').filter({ hasText: 'The terminal was asked to cancel' }).waitFor();
       const cancelled = expectStatus(
         await world.api.get(`/payment-plans/${waiting.plan.id}/payments/${waiting.paymentId}`),
@@ -96,29 +96,29 @@ describe('payment plans and terminal payments in the dashboard', () => {
       expect(cancelled.terminal).toMatchObject({ state: 'waiting', cancel_requested: true });
 
       // The plan's page: installments, payments, the workflow's link; cancelling it asks first.
-      await terminal.getByRole('link', { name: 'Ada Lovelace' }).first().waitFor({ state: 'detached' });
+      await terminal.getByRole('link', { name: 'Ada Lovelace', exact: true }).first().waitFor({ state: 'detached' });
       await page.goto(`${world.app.baseUrl}/dashboard/payment-plans/${lost.plan.id}`);
-      await page.getByRole('heading', { name: lost.plan.id }).waitFor();
-      await page.getByRole('heading', { name: 'Installments' }).waitFor();
-      await expect(page.getByRole('link', { name: 'Workflow in Temporal' }).getAttribute('href')).resolves.toContain(
-        encodeURIComponent(`payment-plan:${lost.plan.id}`),
-      );
+      await page.getByRole('heading', { name: lost.plan.id, exact: true }).waitFor();
+      await page.getByRole('heading', { name: 'Installments', exact: true }).waitFor();
+      await expect(
+        page.getByRole('link', { name: 'Workflow in Temporal', exact: true }).getAttribute('href'),
+      ).resolves.toContain(encodeURIComponent(`payment-plan:${lost.plan.id}`));
       await page.getByText('$100.00 of $300.00').first().waitFor();
       await browser!.screenFits(page, 'payment-plan');
-      await page.getByRole('button', { name: 'Cancel plan' }).click();
-      await page.getByRole('dialog').getByRole('button', { name: 'Cancel plan' }).click();
+      await page.getByRole('button', { name: 'Cancel plan', exact: true }).click();
+      await page.getByRole('dialog').getByRole('button', { name: 'Cancel plan', exact: true }).click();
       await page.getByRole('status').filter({ hasText: 'Canceled.' }).waitFor();
       expect((await getPlan(world.api, lost.plan.id)).status).toBe('canceled');
 
       // The customer's page lists the plan and links to it.
       await page.goto(`${world.app.baseUrl}/dashboard/customers/${lost.customer.id}`);
-      const plans = page.getByRole('table', { name: 'Payment plans' });
+      const plans = page.getByRole('table', { name: 'Payment plans', exact: true });
       const planRow = plans.getByRole('row', { name: new RegExp(lost.plan.id) });
-      await planRow.getByRole('cell', { name: 'canceled' }).waitFor();
+      await planRow.getByRole('cell', { name: 'canceled', exact: true }).waitFor();
       await expect(planRow.innerText()).resolves.toMatch(/\$300\.00[\s\S]*1 of 3/);
       await browser!.screenFits(page, 'customer-payment-plans');
-      await plans.getByRole('link', { name: lost.plan.id }).click();
-      await page.getByRole('heading', { name: lost.plan.id }).waitFor();
+      await plans.getByRole('link', { name: lost.plan.id, exact: true }).click();
+      await page.getByRole('heading', { name: lost.plan.id, exact: true }).waitFor();
 
       // Another account's plan reads as one that does not exist.
       const other = await createTestAccount(world.app.prisma, { paymentPlans: true });
@@ -135,10 +135,10 @@ describe('payment plans and terminal payments in the dashboard', () => {
         201,
       );
       await page.goto(`${world.app.baseUrl}/dashboard/payment-plans/${otherPlan.id}`);
-      await page.getByRole('heading', { name: 'Payment plan not found' }).waitFor();
+      await page.getByRole('heading', { name: 'Payment plan not found', exact: true }).waitFor();
       // Its customer reads the same.
       await page.goto(`${world.app.baseUrl}/dashboard/customers/${otherCustomer.id}`);
-      await page.getByRole('heading', { name: 'Customer not found' }).waitFor();
+      await page.getByRole('heading', { name: 'Customer not found', exact: true }).waitFor();
       expect(browser!.offSite).toEqual([]);
     },
     120_000,

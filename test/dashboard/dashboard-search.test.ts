@@ -33,7 +33,8 @@ beforeAll(async () => {
 });
 afterAll(() => stack?.close());
 
-const searchBox = (page: Page) => page.getByRole('combobox', { name: 'Find customers, invoices, subscriptions' });
+const searchBox = (page: Page) =>
+  page.getByRole('combobox', { name: 'Find customers, invoices, subscriptions', exact: true });
 
 describe('the dashboard search box', () => {
   browserIt('lists customers by name as one types; arrows and Enter open one; a number opens its invoice', async () => {
@@ -41,7 +42,7 @@ describe('the dashboard search box', () => {
     await stack.browser!.signIn(page, user);
     const box = searchBox(page);
     await box.fill('ada');
-    const hits = page.getByRole('listbox', { name: 'Search results' });
+    const hits = page.getByRole('listbox', { name: 'Search results', exact: true });
     await hits.getByRole('option', { name: /Adam Smith/ }).waitFor();
     await expect(hits.getByRole('option').allInnerTexts()).resolves.toEqual([
       expect.stringMatching(/Customer\s+Ada Lovelace\s+ada@example.com/),
@@ -54,7 +55,7 @@ describe('the dashboard search box', () => {
     await box.press('ArrowUp');
     await box.press('Enter');
     await page.waitForURL(`**/dashboard/customers/${ada.id}`);
-    await page.getByRole('heading', { name: 'Ada Lovelace', level: 1 }).waitFor();
+    await page.getByRole('heading', { name: 'Ada Lovelace', level: 1, exact: true }).waitFor();
     await expect(box.inputValue()).resolves.toBe('');
 
     // However the number is typed: inv1 is INV-000001.
@@ -76,7 +77,7 @@ describe('the dashboard search box', () => {
     const page = await stack.browser!.newPage();
     await stack.browser!.signIn(page, outsider);
     const box = searchBox(page);
-    const hits = page.getByRole('listbox', { name: 'Search results' });
+    const hits = page.getByRole('listbox', { name: 'Search results', exact: true });
     for (const query of [ada.id, invoice.id, invoice.number, 'Lovelace']) {
       await box.fill(query);
       await hits.getByText(`Nothing found for “${query}”.`).waitFor();

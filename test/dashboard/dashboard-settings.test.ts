@@ -31,8 +31,11 @@ afterAll(async () => {
 const screen = (page: Page, name: string) => browser!.screenFits(page, name);
 
 async function openSettings(page: Page) {
-  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Settings' }).click();
-  await page.getByRole('heading', { name: 'Settings', level: 1 }).waitFor();
+  await page
+    .getByRole('navigation', { name: 'Main', exact: true })
+    .getByRole('link', { name: 'Settings', exact: true })
+    .click();
+  await page.getByRole('heading', { name: 'Settings', level: 1, exact: true }).waitFor();
 }
 
 describe('the Settings screen', () => {
@@ -42,13 +45,13 @@ describe('the Settings screen', () => {
       const page = await browser!.newPage();
       await browser!.signIn(page, admin);
       await openSettings(page);
-      const accountSection = page.getByRole('region', { name: 'Account' });
+      const accountSection = page.getByRole('region', { name: 'Account', exact: true });
       await accountSection.getByText('Dates and times are shown in UTC').waitFor();
       await screen(page, 'settings-superadmin');
 
       // The time zone: saved, in the session, and every time on the screen shown in it with its abbreviation.
-      await accountSection.getByLabel('Time zone').selectOption('America/New_York');
-      await accountSection.getByRole('button', { name: 'Save account' }).click();
+      await accountSection.getByLabel('Time zone', { exact: true }).selectOption('America/New_York');
+      await accountSection.getByRole('button', { name: 'Save account', exact: true }).click();
       await accountSection.getByText('Saved. Dates and times are shown in America/New_York.').waitFor();
       await accountSection
         .getByText(/Dates and times are shown in America\/New_York: it is now .* (EST|EDT)\./)
@@ -58,23 +61,23 @@ describe('the Settings screen', () => {
       );
 
       // Dunning: the API's refusal is shown as it words it, then a valid schedule is saved.
-      const dunning = page.getByRole('region', { name: 'Dunning' });
+      const dunning = page.getByRole('region', { name: 'Dunning', exact: true });
       await dunning.getByLabel(/Retry on days/).fill('5, 2');
-      await dunning.getByRole('button', { name: 'Save dunning' }).click();
+      await dunning.getByRole('button', { name: 'Save dunning', exact: true }).click();
       await dunning
         .getByRole('alert')
         .getByText(/retry_days.*strictly ascending/)
         .waitFor();
       await dunning.getByLabel(/Retry on days/).fill('2, 5, 9');
-      await dunning.getByLabel('Pause the subscription').check();
-      await dunning.getByRole('button', { name: 'Save dunning' }).click();
+      await dunning.getByLabel('Pause the subscription', { exact: true }).check();
+      await dunning.getByRole('button', { name: 'Save dunning', exact: true }).click();
       await dunning.getByText(/^Saved\./).waitFor();
 
       // Proration: the account's default (`none` for this test account) changed, as GET /settings/proration then says.
-      const proration = page.getByRole('region', { name: 'Proration' });
+      const proration = page.getByRole('region', { name: 'Proration', exact: true });
       expect(await proration.getByLabel(/Do not prorate/).isChecked()).toBe(true);
       await proration.getByLabel(/Credit and charge the rest of the period/).check();
-      await proration.getByRole('button', { name: 'Save proration' }).click();
+      await proration.getByRole('button', { name: 'Save proration', exact: true }).click();
       await proration.getByText(/^Saved\./).waitFor();
       await screen(page, 'settings-proration');
       expect((await app.prisma.account.findUniqueOrThrow({ where: { id: account.accountId } })).prorationBehavior).toBe(
@@ -83,14 +86,14 @@ describe('the Settings screen', () => {
 
       // Payment plans: off for a new account; a bad day count refused as the API words it, then turned on,
       // as the page still says after a reload and GET /settings/payment-plans answers.
-      const plans = page.getByRole('region', { name: 'Payment plans' });
-      const plansOn = plans.getByLabel('Payment plans on');
+      const plans = page.getByRole('region', { name: 'Payment plans', exact: true });
+      const plansOn = plans.getByLabel('Payment plans on', { exact: true });
       const afterDays = plans.getByLabel(/Days a past due plan waits/);
       expect(await plansOn.isChecked()).toBe(false);
       expect(await afterDays.inputValue()).toBe('14');
       await plansOn.check();
       await afterDays.fill('0');
-      await plans.getByRole('button', { name: 'Save payment plans' }).click();
+      await plans.getByRole('button', { name: 'Save payment plans', exact: true }).click();
       await plans
         .getByRole('alert')
         .getByText(/default_after_days.*at least 1/)
@@ -99,12 +102,12 @@ describe('the Settings screen', () => {
         (await app.prisma.account.findUniqueOrThrow({ where: { id: account.accountId } })).paymentPlansEnabled,
       ).toBe(false);
       await afterDays.fill('30');
-      await plans.getByRole('button', { name: 'Save payment plans' }).click();
+      await plans.getByRole('button', { name: 'Save payment plans', exact: true }).click();
       await plans.getByText(/^Saved\. Payment plans are on/).waitFor();
       await page.reload();
       await openSettings(page);
-      await plans.getByRole('button', { name: 'Save payment plans' }).waitFor();
-      expect(await plans.getByLabel('Payment plans on').isChecked()).toBe(true);
+      await plans.getByRole('button', { name: 'Save payment plans', exact: true }).waitFor();
+      expect(await plans.getByLabel('Payment plans on', { exact: true }).isChecked()).toBe(true);
       expect(await plans.getByLabel(/Days a past due plan waits/).inputValue()).toBe('30');
       await screen(page, 'settings-payment-plans');
       expect(
@@ -116,11 +119,11 @@ describe('the Settings screen', () => {
       ).toBe(30);
 
       // An invitation: its one-time link shown, the pending row's expiry in the account's zone.
-      const team = page.getByRole('region', { name: 'Team' });
-      await team.getByLabel('Email').fill('Grace.Hopper@Example.com');
-      await team.getByLabel('Invite as').selectOption('developer');
-      await team.getByRole('button', { name: 'Invite' }).click();
-      const link = await team.getByLabel('Invitation link for grace.hopper@example.com').inputValue();
+      const team = page.getByRole('region', { name: 'Team', exact: true });
+      await team.getByLabel('Email', { exact: true }).fill('Grace.Hopper@Example.com');
+      await team.getByLabel('Invite as', { exact: true }).selectOption('developer');
+      await team.getByRole('button', { name: 'Invite', exact: true }).click();
+      const link = await team.getByLabel('Invitation link for grace.hopper@example.com', { exact: true }).inputValue();
       expect(link).toMatch(/^http:\/\/.*\/dashboard\/invitations\/[A-Za-z0-9_-]{43}$/);
       const pending = team.getByRole('row', { name: /grace\.hopper@example\.com/ });
       await pending.getByText(/(EST|EDT)$/).waitFor();
@@ -131,17 +134,17 @@ describe('the Settings screen', () => {
       // The link is under PUBLIC_URL (the service's public address); this test's app listens on its own port.
       const local = link.replace(/^https?:\/\/[^/]+/, app.baseUrl);
       await invitee.goto(local);
-      await invitee.getByRole('heading', { name: 'Join Acme Rockets' }).waitFor();
+      await invitee.getByRole('heading', { name: 'Join Acme Rockets', exact: true }).waitFor();
       // No session yet, and still the expiry in the inviting account's zone.
       await invitee.getByText(/The link works until .* (EST|EDT)\./).waitFor();
       await screen(invitee, 'settings-invitation');
-      await invitee.getByLabel('Your name').fill('Grace Hopper');
+      await invitee.getByLabel('Your name', { exact: true }).fill('Grace Hopper');
       await invitee.getByLabel(/Choose a password/).fill('cobol forever and ever');
-      await invitee.getByRole('button', { name: 'Join' }).click();
+      await invitee.getByRole('button', { name: 'Join', exact: true }).click();
       await invitee.getByRole('heading', { name: /^Welcome/ }).waitFor();
       // Signed in on the account; logging out and in again works with the chosen password.
-      await invitee.getByRole('button', { name: 'Log out' }).click();
-      await invitee.getByRole('button', { name: 'Sign in' }).waitFor();
+      await invitee.getByRole('button', { name: 'Log out', exact: true }).click();
+      await invitee.getByRole('button', { name: 'Sign in', exact: true }).waitFor();
       await browser!.signIn(invitee, { email: 'grace.hopper@example.com', password: 'cobol forever and ever' });
       // The link works once.
       await invitee.goto(local);
@@ -150,10 +153,10 @@ describe('the Settings screen', () => {
       // A role change behind a confirm; the invitee's next request has the new role.
       await page.reload();
       await openSettings(page);
-      await team.getByLabel('Role of Grace Hopper').selectOption('standard');
-      await page.getByRole('dialog', { name: 'Make Grace Hopper standard?' }).waitFor();
+      await team.getByLabel('Role of Grace Hopper', { exact: true }).selectOption('standard');
+      await page.getByRole('dialog', { name: 'Make Grace Hopper standard?', exact: true }).waitFor();
       await screen(page, 'settings-confirm-role');
-      await page.getByRole('dialog').getByRole('button', { name: 'Change role' }).click();
+      await page.getByRole('dialog').getByRole('button', { name: 'Change role', exact: true }).click();
       await team.getByText('Grace Hopper is now standard.').waitFor();
       expect(
         (
@@ -164,8 +167,8 @@ describe('the Settings screen', () => {
       ).toBe('standard');
 
       // The last superadmin cannot remove themself: the API's 409 is shown.
-      await team.getByRole('button', { name: 'Remove Ada Admin' }).click();
-      await page.getByRole('dialog').getByRole('button', { name: 'Remove member' }).click();
+      await team.getByRole('button', { name: 'Remove Ada Admin', exact: true }).click();
+      await page.getByRole('dialog').getByRole('button', { name: 'Remove member', exact: true }).click();
       await team
         .getByRole('alert')
         .getByText('You are the last superadmin of this account: make another member superadmin first.')
@@ -175,19 +178,19 @@ describe('the Settings screen', () => {
       // The invitee, now standard: the account read only, the profile and its password form, no team.
       await invitee.goto(`${app.baseUrl}/dashboard`);
       await openSettings(invitee);
-      const readOnly = invitee.getByRole('region', { name: 'Account' });
+      const readOnly = invitee.getByRole('region', { name: 'Account', exact: true });
       await readOnly.getByText('America/New_York', { exact: true }).waitFor();
       // Payment plans read only: on, 30 days, nothing to save.
-      const readOnlyPlans = invitee.getByRole('region', { name: 'Payment plans' });
+      const readOnlyPlans = invitee.getByRole('region', { name: 'Payment plans', exact: true });
       await readOnlyPlans.getByText('On', { exact: true }).waitFor();
       await readOnlyPlans.getByText('30 days past due').waitFor();
-      expect(await readOnlyPlans.getByRole('button', { name: 'Save payment plans' }).count()).toBe(0);
-      expect(await invitee.getByRole('region', { name: 'Team' }).count()).toBe(0);
-      expect(await invitee.getByRole('region', { name: 'Dunning' }).count()).toBe(0);
-      const profile = invitee.getByRole('region', { name: 'Your profile' });
-      await profile.getByLabel('Current password').fill('not my password');
+      expect(await readOnlyPlans.getByRole('button', { name: 'Save payment plans', exact: true }).count()).toBe(0);
+      expect(await invitee.getByRole('region', { name: 'Team', exact: true }).count()).toBe(0);
+      expect(await invitee.getByRole('region', { name: 'Dunning', exact: true }).count()).toBe(0);
+      const profile = invitee.getByRole('region', { name: 'Your profile', exact: true });
+      await profile.getByLabel('Current password', { exact: true }).fill('not my password');
       await profile.getByLabel(/New password/).fill('a brand new password');
-      await profile.getByRole('button', { name: 'Change password' }).click();
+      await profile.getByRole('button', { name: 'Change password', exact: true }).click();
       await profile.getByRole('alert').getByText('The current password is incorrect.').waitFor();
       await screen(invitee, 'settings-standard');
       expect(browser!.offSite).toEqual([]);

@@ -48,14 +48,14 @@ describe('test clocks in Settings', () => {
     async () => {
       const page = await browser!.newPage();
       await browser!.signIn(page, developer);
-      await page.getByRole('link', { name: 'Settings' }).click();
-      const section = page.getByRole('region', { name: 'Test clocks' });
+      await page.getByRole('link', { name: 'Settings', exact: true }).click();
+      const section = page.getByRole('region', { name: 'Test clocks', exact: true });
       await section.getByText('No test clock yet.').waitFor();
 
-      const form = section.getByRole('form', { name: 'New test clock' });
-      await form.getByLabel('Name').fill('Renewal rehearsal');
-      await form.getByLabel('Starts at (UTC)').fill('2025-01-15T09:00');
-      await form.getByRole('button', { name: 'Create test clock' }).dblclick();
+      const form = section.getByRole('form', { name: 'New test clock', exact: true });
+      await form.getByLabel('Name', { exact: true }).fill('Renewal rehearsal');
+      await form.getByLabel('Starts at (UTC)', { exact: true }).fill('2025-01-15T09:00');
+      await form.getByRole('button', { name: 'Create test clock', exact: true }).dblclick();
       await section.getByRole('status').filter({ hasText: 'Test clock Renewal rehearsal created.' }).waitFor();
       const clocks = expectStatus(await world.api.get('/test-helpers/test-clocks'), 200).data as any[];
       expect(clocks.map((clock) => [clock.name, clock.frozen_time])).toEqual([['Renewal rehearsal', START]]);
@@ -80,18 +80,18 @@ describe('test clocks in Settings', () => {
         201,
       );
       await page.reload();
-      await section.getByRole('link', { name: 'Clocked Customer' }).waitFor();
+      await section.getByRole('link', { name: 'Clocked Customer', exact: true }).waitFor();
       await browser!.screen(page, 'test-clocks');
 
       // Advance from the keyboard: the target defaults to a month later; the dialog asks first.
-      const target = section.getByLabel('Advance Renewal rehearsal to (UTC)');
+      const target = section.getByLabel('Advance Renewal rehearsal to (UTC)', { exact: true });
       await expect(target.inputValue()).resolves.toBe('2025-02-15T09:00');
       await target.focus();
       await page.keyboard.press('Enter');
-      const dialog = page.getByRole('dialog', { name: 'Advance Renewal rehearsal?' });
+      const dialog = page.getByRole('dialog', { name: 'Advance Renewal rehearsal?', exact: true });
       await dialog.waitFor();
       await browser!.screen(page, 'test-clock-advance');
-      await dialog.getByRole('button', { name: 'Advance' }).click();
+      await dialog.getByRole('button', { name: 'Advance', exact: true }).click();
       await section
         .getByRole('status')
         .filter({ hasText: /^Advancing to Feb 15, 2025/ })
@@ -140,11 +140,11 @@ describe('test clocks in Settings', () => {
         expectStatus(await apiClient(live.baseUrl, account.apiKey).get('/test-helpers/test-clocks'), 404);
         const page = await liveBrowser.newPage();
         await liveBrowser.signIn(page, user);
-        await page.getByRole('link', { name: 'Settings' }).click();
-        await page.getByRole('heading', { name: 'Your profile' }).waitFor();
+        await page.getByRole('link', { name: 'Settings', exact: true }).click();
+        await page.getByRole('heading', { name: 'Your profile', exact: true }).waitFor();
         // Every read of the page answered (the test clocks' 404 included) before looking for the section.
         await page.waitForLoadState('networkidle');
-        await expect(page.getByRole('heading', { name: 'Test clocks' }).count()).resolves.toBe(0);
+        await expect(page.getByRole('heading', { name: 'Test clocks', exact: true }).count()).resolves.toBe(0);
       } finally {
         await liveBrowser.close();
         await live.close();

@@ -52,19 +52,19 @@ test('the customer pays from the email: its "View and pay invoice" link, the car
   // The link is under PUBLIC_URL; the tests' app listens on its own port: the same path there.
   const page = await browser!.newPage();
   await page.goto(`${world.app.baseUrl}${new URL(link!).pathname}`);
-  await page.getByRole('heading', { name: `Invoice ${invoice.number}` }).waitFor();
+  await page.getByRole('heading', { name: `Invoice ${invoice.number}`, exact: true }).waitFor();
   // The standard autocomplete values, so that browsers and password managers fill the card.
-  const autocomplete = async (label: string) => page.getByLabel(label).getAttribute('autocomplete');
+  const autocomplete = async (label: string) => page.getByLabel(label, { exact: true }).getAttribute('autocomplete');
   expect({
     name: await autocomplete('Name on card'),
     number: await autocomplete('Card number'),
     exp: await autocomplete('Expiry (MM/YY)'),
     cvc: await autocomplete('Security code'),
   }).toEqual({ name: 'cc-name', number: 'cc-number', exp: 'cc-exp', cvc: 'cc-csc' });
-  await page.getByLabel('Name on card').fill('Ada Lovelace');
-  await page.getByLabel('Card number').fill(CARDS.succeeds);
-  await page.getByLabel('Expiry (MM/YY)').fill(EXPIRY);
-  await page.getByLabel('Security code').fill('123');
+  await page.getByLabel('Name on card', { exact: true }).fill('Ada Lovelace');
+  await page.getByLabel('Card number', { exact: true }).fill(CARDS.succeeds);
+  await page.getByLabel('Expiry (MM/YY)', { exact: true }).fill(EXPIRY);
+  await page.getByLabel('Security code', { exact: true }).fill('123');
   await page.getByRole('button', { name: /^Pay / }).click();
   await page.getByText(/Payment received/).waitFor();
   expect((await world.api.get(`/invoices/${invoice.id}`)).body).toMatchObject({ status: 'paid', amount_paid: 57600 });
@@ -99,8 +99,8 @@ test("the dashboard's Developers > Emails lists the caught emails and opens one:
   await browser!.signIn(page, user);
   await page.goto(`${world.app.baseUrl}/dashboard/developers/emails`);
   const subject = `Invoice ${invoice.number} from Lovelace Analytics`;
-  await page.getByRole('button', { name: subject }).click();
-  await page.getByRole('heading', { name: subject }).waitFor();
+  await page.getByRole('button', { name: subject, exact: true }).click();
+  await page.getByRole('heading', { name: subject, exact: true }).waitFor();
   await page.getByRole('link', { name: new RegExp(`^${invoice.number}\\.pdf \\(application/pdf`) }).waitFor();
   const frame = page.frameLocator('iframe[title^="HTML of"]');
   await frame.getByRole('heading', { name: /due/ }).waitFor();
@@ -115,13 +115,13 @@ test('Settings > Emails to customers: a superadmin sets the From and switches re
   const page = await browser!.newPage();
   await browser!.signIn(page, admin);
   await page.goto(`${world.app.baseUrl}/dashboard/settings`);
-  await page.getByRole('heading', { name: 'Emails to customers' }).waitFor();
+  await page.getByRole('heading', { name: 'Emails to customers', exact: true }).waitFor();
   await page.getByLabel(/^From address/).fill('billing@lovelace.example');
-  await page.getByLabel('Receipts when an invoice is paid').uncheck();
+  await page.getByLabel('Receipts when an invoice is paid', { exact: true }).uncheck();
   await page.getByLabel(/^Renewal reminder: days before/).fill('7');
   await page.getByLabel(/^Trial ending reminder: days before/).fill('3');
   await page.getByLabel(/^Colour of emails/).fill('#0B7A5A');
-  await page.getByRole('button', { name: 'Save emails' }).click();
+  await page.getByRole('button', { name: 'Save emails', exact: true }).click();
   await page.getByRole('status').filter({ hasText: 'Saved.' }).first().waitFor();
   const account = await world.app.prisma.account.findUniqueOrThrow({ where: { id: world.accountId } });
   expect(account).toMatchObject({
@@ -134,7 +134,7 @@ test('Settings > Emails to customers: a superadmin sets the From and switches re
   await browser!.screen(page, 'settings-emails');
   // A bad colour is named, nothing saved.
   await page.getByLabel(/^Colour of emails/).fill('green');
-  await page.getByRole('button', { name: 'Save emails' }).click();
+  await page.getByRole('button', { name: 'Save emails', exact: true }).click();
   await page
     .getByText(/brand_color/)
     .first()
@@ -171,7 +171,7 @@ test("the customer's and the invoice's pages list the emails sent about them wit
       [`/dashboard/invoices/${invoice.id}`, 'invoice-emails'],
     ] as const) {
       await page.goto(`${world.app.baseUrl}${path}`);
-      const emails = page.getByRole('region', { name: 'Emails' });
+      const emails = page.getByRole('region', { name: 'Emails', exact: true });
       await emails.getByText(subject).waitFor();
       await emails.getByText('sent', { exact: true }).waitFor();
       await browser!.screen(page, screen);

@@ -529,20 +529,20 @@ describe('in a browser', () => {
       route.fulfill({ contentType: 'text/html', body: '<title>Welcome</title><h1>Welcome aboard</h1>' }),
     );
     await page.goto(`${pages.world.app.baseUrl}${pathOf(session)}`);
-    await page.getByRole('heading', { name: 'Subscribe' }).waitFor();
+    await page.getByRole('heading', { name: 'Subscribe', exact: true }).waitFor();
     await b.screen(page, 'checkout');
     const fill = async (number: string) => {
-      await page.getByLabel('Full name').fill('Mary Somerville');
-      await page.getByLabel('Email').fill('mary@example.com');
-      await page.getByLabel('Street address').fill('1 Observatory Lane');
-      await page.getByLabel('City').fill('Edinburgh');
-      await page.getByLabel('Postal code').fill('EH1 1AA');
-      await page.getByLabel('Country code').fill('GB');
-      await page.getByLabel('Name on card').fill('Mary Somerville');
-      await page.getByLabel('Card number').fill(number);
-      await page.getByLabel('Expiry (MM/YY)').fill(EXPIRY);
-      await page.getByLabel('Security code').fill('123');
-      await page.getByRole('button', { name: 'Subscribe' }).click();
+      await page.getByLabel('Full name', { exact: true }).fill('Mary Somerville');
+      await page.getByLabel('Email', { exact: true }).fill('mary@example.com');
+      await page.getByLabel('Street address', { exact: true }).fill('1 Observatory Lane');
+      await page.getByLabel('City', { exact: true }).fill('Edinburgh');
+      await page.getByLabel('Postal code', { exact: true }).fill('EH1 1AA');
+      await page.getByLabel('Country code', { exact: true }).fill('GB');
+      await page.getByLabel('Name on card', { exact: true }).fill('Mary Somerville');
+      await page.getByLabel('Card number', { exact: true }).fill(number);
+      await page.getByLabel('Expiry (MM/YY)', { exact: true }).fill(EXPIRY);
+      await page.getByLabel('Security code', { exact: true }).fill('123');
+      await page.getByRole('button', { name: 'Subscribe', exact: true }).click();
     };
     await fill(CARDS.succeeds);
     await page.waitForURL(SUCCESS);

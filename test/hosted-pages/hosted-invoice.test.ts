@@ -340,22 +340,22 @@ describe('in a browser', () => {
     const invoice = await openInvoice();
     const page = await b.newPage();
     await page.goto(`${app.baseUrl}${hostedPath(invoice)}`);
-    await page.getByRole('heading', { name: `Invoice ${invoice.number}` }).waitFor();
+    await page.getByRole('heading', { name: `Invoice ${invoice.number}`, exact: true }).waitFor();
     await b.screen(page, 'invoice-open');
 
-    await page.getByLabel('Name on card').fill('Ada Lovelace');
-    await page.getByLabel('Card number').fill(CARDS.declined);
-    await page.getByLabel('Expiry (MM/YY)').fill(EXPIRY);
-    await page.getByLabel('Security code').fill('123');
+    await page.getByLabel('Name on card', { exact: true }).fill('Ada Lovelace');
+    await page.getByLabel('Card number', { exact: true }).fill(CARDS.declined);
+    await page.getByLabel('Expiry (MM/YY)', { exact: true }).fill(EXPIRY);
+    await page.getByLabel('Security code', { exact: true }).fill('123');
     await page.getByRole('button', { name: /^Pay / }).click();
     await page.getByText('Your card was declined.').waitFor();
     await b.screen(page, 'invoice-declined');
 
     const before = await gatewayCharges(app.prisma, accountId);
-    await page.getByLabel('Name on card').fill('Ada Lovelace');
-    await page.getByLabel('Card number').fill(CARDS.succeeds);
-    await page.getByLabel('Expiry (MM/YY)').fill(EXPIRY);
-    await page.getByLabel('Security code').fill('123');
+    await page.getByLabel('Name on card', { exact: true }).fill('Ada Lovelace');
+    await page.getByLabel('Card number', { exact: true }).fill(CARDS.succeeds);
+    await page.getByLabel('Expiry (MM/YY)', { exact: true }).fill(EXPIRY);
+    await page.getByLabel('Security code', { exact: true }).fill('123');
     await page.getByRole('button', { name: /^Pay / }).dblclick();
     await page.getByText(/Payment received/).waitFor();
     await b.screen(page, 'invoice-paid');
@@ -366,8 +366,8 @@ describe('in a browser', () => {
     const note = { invoice: invoice.id, amount: 1000, reason: 'order_change', refund_to: 'customer_balance' };
     const credited = (await api.post('/credit-notes', note)).body;
     await page.goto(`${app.baseUrl}${hostedPath(invoice)}`);
-    await page.getByRole('heading', { name: 'Credit notes' }).waitFor();
-    await page.getByRole('link', { name: `${credited.number} (PDF)` }).waitFor();
+    await page.getByRole('heading', { name: 'Credit notes', exact: true }).waitFor();
+    await page.getByRole('link', { name: `${credited.number} (PDF)`, exact: true }).waitFor();
     await b.screen(page, 'invoice-credit-notes');
 
     const bad = await b.newPage();
@@ -380,7 +380,7 @@ describe('in a browser', () => {
       data: { expiresAt: new Date(Date.now() - 1000) },
     });
     expect((await bad.goto(`${app.baseUrl}${hostedPath(stale)}`))!.status()).toBe(410);
-    await bad.getByRole('heading', { name: 'This link has expired' }).waitFor();
+    await bad.getByRole('heading', { name: 'This link has expired', exact: true }).waitFor();
     await b.screen(bad, 'link-expired');
     expect(b.offSite).toEqual([]);
   });
@@ -393,7 +393,7 @@ describe('in a browser', () => {
       expect((await payFromPage(invoice, CARDS.succeeds)).status).toBe(303);
       const page = await b.newPage();
       await page.goto(`${app.baseUrl}${hostedPath(invoice)}`);
-      await page.getByRole('link', { name: 'Download the receipt (PDF)' }).waitFor();
+      await page.getByRole('link', { name: 'Download the receipt (PDF)', exact: true }).waitFor();
       // The header's rule and the pay button (none once paid) take the colour from the account's stylesheet.
       const rule = await page
         .locator('.top')

@@ -91,9 +91,9 @@ export async function openDashboardBrowser(
     async signIn(page, user) {
       await page.goto(`${baseUrl}/dashboard`);
       await page.waitForURL('**/dashboard/login');
-      await page.getByLabel('Email').fill(user.email);
-      await page.getByLabel('Password').fill(user.password);
-      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByLabel('Email', { exact: true }).fill(user.email);
+      await page.getByLabel('Password', { exact: true }).fill(user.password);
+      await page.getByRole('button', { name: 'Sign in', exact: true }).click();
       await page.getByRole('heading', { name: /^Welcome/ }).waitFor();
     },
     async screen(page, name) {
