@@ -21,12 +21,17 @@ const PAGE = `<!doctype html>
 </html>
 `;
 
-/** Swagger UI's options: the service's own document, operations listed open, no calls to the online validator. */
+/**
+ * Swagger UI's options: the service's own document, its tags closed with a filter box, no calls to the online
+ * validator. Tags start closed because Swagger UI (5.35 and 5.36, measured) stops drawing a document of more
+ * than about 124 operations listed open: the tags after the first few never appear, with no error.
+ */
 const INIT = `window.ui = SwaggerUIBundle({
   url: '/openapi.json',
   dom_id: '#swagger-ui',
   deepLinking: true,
-  docExpansion: 'list',
+  docExpansion: 'none',
+  filter: true,
   validatorUrl: null,
   displayOperationId: true,
 });
