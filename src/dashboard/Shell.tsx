@@ -46,7 +46,11 @@ export function Shell({ session, path, children }: { session: Session; path: str
           {session.accounts.length > 1 ? (
             <label>
               <span className="visually-hidden">Account</span>
-              <select value={session.account?.id} onChange={(event) => void switchAccount(event.target.value)}>
+              <select
+                aria-label="Account"
+                value={session.account?.id}
+                onChange={(event) => void switchAccount(event.target.value)}
+              >
                 {session.accounts.map((account) => (
                   <option key={account.id} value={account.id}>
                     {account.name}

@@ -352,7 +352,8 @@ describe('the dashboard in a browser', () => {
       await screen(page, 'customer-credit');
 
       // Voided from its page, after asking: the API agrees.
-      const toVoid = await simpleInvoice(world.api, customerId, 700);
+      // More than the customer's $10.00 credit, which finalization applies: the invoice stays open (a smaller one is paid by it).
+      const toVoid = await simpleInvoice(world.api, customerId, 2700);
       expectStatus(await world.api.post(`/invoices/${toVoid.id}/finalize`, {}), 200);
       await page.goto(`${world.app.baseUrl}/dashboard/invoices/${toVoid.id}`);
       await page.getByRole('button', { name: 'Void invoice', exact: true }).click();
@@ -362,7 +363,7 @@ describe('the dashboard in a browser', () => {
       expect((await world.api.get(`/invoices/${toVoid.id}`)).body.status).toBe('void');
 
       // The API's refusal as it said it: the open invoice was voided behind the page's back.
-      const open = await simpleInvoice(world.api, customerId, 1000);
+      const open = await simpleInvoice(world.api, customerId, 3000);
       expectStatus(await world.api.post(`/invoices/${open.id}/finalize`, {}), 200);
       await page.goto(`${world.app.baseUrl}/dashboard/invoices/${open.id}`);
       await page.getByRole('button', { name: 'Void invoice', exact: true }).waitFor();

@@ -82,7 +82,11 @@ export function ApiKeys({ role }: { role: Role }) {
       <form className="filters" onSubmit={submit} aria-label="New API key">
         <label>
           Role of the new key
-          <select value={newRole} onChange={(event) => setNewRole(event.target.value as Role)}>
+          <select
+            aria-label="Role of the new key"
+            value={newRole}
+            onChange={(event) => setNewRole(event.target.value as Role)}
+          >
             {ROLES.filter((option) => RANK[option] <= RANK[role]).map((option) => (
               <option key={option} value={option}>
                 {option}

@@ -129,7 +129,11 @@ function PriceFields({ draft, onChange }: { draft: PriceDraft; onChange: (draft:
       </label>
       <label>
         Billed
-        <select value={draft.type} onChange={(event) => set({ type: event.target.value as PriceDraft['type'] })}>
+        <select
+          aria-label="Billed"
+          value={draft.type}
+          onChange={(event) => set({ type: event.target.value as PriceDraft['type'] })}
+        >
           <option value="recurring">Recurring</option>
           <option value="one_time">Once</option>
         </select>
@@ -149,6 +153,7 @@ function PriceFields({ draft, onChange }: { draft: PriceDraft; onChange: (draft:
           <label>
             Interval
             <select
+              aria-label="Interval"
               value={draft.interval}
               onChange={(event) => set({ interval: event.target.value as PriceDraft['interval'] })}
             >
@@ -164,6 +169,7 @@ function PriceFields({ draft, onChange }: { draft: PriceDraft; onChange: (draft:
       <label>
         Tax
         <select
+          aria-label="Tax"
           value={draft.taxBehavior}
           onChange={(event) => set({ taxBehavior: event.target.value as PriceDraft['taxBehavior'] })}
         >
@@ -710,7 +716,11 @@ function NewCoupon({ onDone }: { onDone: () => void }) {
       </label>
       <label>
         Takes off
-        <select value={kind} onChange={(event) => setKind(event.target.value as 'percent' | 'amount')}>
+        <select
+          aria-label="Takes off"
+          value={kind}
+          onChange={(event) => setKind(event.target.value as 'percent' | 'amount')}
+        >
           <option value="percent">a percentage</option>
           <option value="amount">an amount ({CURRENCY})</option>
         </select>
@@ -729,6 +739,7 @@ function NewCoupon({ onDone }: { onDone: () => void }) {
       <label>
         For
         <select
+          aria-label="For"
           value={duration}
           onChange={(event) => setDuration(event.target.value as 'once' | 'repeating' | 'forever')}
         >

@@ -75,7 +75,7 @@ export function NewSubscription({ customerId }: { customerId: string }) {
         >
           <label className="field">
             <span>Price</span>
-            <select value={price} onChange={(event) => setPrice(event.target.value)} required>
+            <select aria-label="Price" value={price} onChange={(event) => setPrice(event.target.value)} required>
               <option value="">{prices.isPending ? 'Loading prices…' : 'Choose a recurring price'}</option>
               {prices.data?.data.map((option) => (
                 <option key={option.id} value={option.id}>

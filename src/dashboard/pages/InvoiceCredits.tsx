@@ -176,7 +176,7 @@ export function IssueCreditNote({
       )}
       <label className="field">
         Reason
-        <select value={reason} onChange={(event) => setReason(event.target.value as typeof reason)}>
+        <select aria-label="Reason" value={reason} onChange={(event) => setReason(event.target.value as typeof reason)}>
           {REASONS.map((value) => (
             <option key={value} value={value}>
               {statusLabel(value)}
@@ -187,7 +187,11 @@ export function IssueCreditNote({
       {paid && (
         <label className="field">
           Where the money goes
-          <select value={refundTo} onChange={(event) => setRefundTo(event.target.value as typeof refundTo)}>
+          <select
+            aria-label="Where the money goes"
+            value={refundTo}
+            onChange={(event) => setRefundTo(event.target.value as typeof refundTo)}
+          >
             {DESTINATIONS.map((option) => (
               <option key={option.value} value={option.value}>
                 {option.label}

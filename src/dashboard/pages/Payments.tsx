@@ -189,7 +189,7 @@ function TransactionFilters({ filters, onApply }: { filters: Filters; onApply: (
     <form className="filters" onSubmit={(event) => void apply(event)} aria-label="Filters">
       <label>
         Type
-        <select value={type} onChange={(event) => setType(event.target.value)}>
+        <select aria-label="Type" value={type} onChange={(event) => setType(event.target.value)}>
           <option value="">Any</option>
           {TYPES.map((value) => (
             <option key={value} value={value}>

@@ -131,7 +131,7 @@ function AccountSection({ session }: { session: Session }) {
           </label>
           <label className="field">
             Time zone
-            <select name="time_zone" defaultValue={account.data.time_zone}>
+            <select aria-label="Time zone" name="time_zone" defaultValue={account.data.time_zone}>
               <Options values={timeZones()} />
             </select>
           </label>
@@ -758,7 +758,7 @@ function Invitations({ accountId }: { accountId: string | undefined }) {
         </label>
         <label>
           Invite as
-          <select name="role" defaultValue="standard">
+          <select aria-label="Invite as" name="role" defaultValue="standard">
             <Options values={ROLES} />
           </select>
         </label>
