@@ -8,7 +8,7 @@ import {
   type WorkerApp,
 } from '../support/harness';
 import { addPaymentMethod, cardBody, CARDS, createTaxRate } from '../support/payments';
-import { expectStatus, recurringPrice } from '../support/subscriptions';
+import { expectStatus, recurringPrice, withFirstTaskDelayed } from '../support/subscriptions';
 
 // Proration and the upcoming-invoice preview through HTTP (docs/api.md "Proration", decisions.md §25),
 // on test clocks over the suite's Temporal dev server: a clock's subscriptions run on its time, so a
@@ -425,21 +425,23 @@ describe('PATCH /subscriptions/{id} proration_behavior', () => {
   });
 });
 
-describe('the upcoming invoice of a subscription whose workflow waits on its start delay', () => {
+describe('the upcoming invoice of a subscription whose workflow waits on its start delay (first-step)', () => {
   it("is read from the workflow's start input (no task has run to answer a query), then from its state once changed", async () => {
     const price = await recurringPrice(api, { unitAmount: 4200 });
     const customer = expectStatus(await api.post('/customers', { name: 'Wall clock' }), 201);
     await addPaymentMethod(api, customer.id, cardBody(CARDS.succeeds));
     const subscription = expectStatus(
-      await api.post('/subscriptions', {
-        customer: customer.id,
-        items: [{ price, quantity: 2 }],
-        trial_days: 0,
-        start_date: Math.floor(Date.now() / 1000),
-      }),
+      await withFirstTaskDelayed(() =>
+        api.post('/subscriptions', {
+          customer: customer.id,
+          items: [{ price, quantity: 2 }],
+          trial_days: 0,
+          start_date: Math.floor(Date.now() / 1000),
+        }),
+      ),
       201,
     );
-    // Its first task waits for the renewal (decisions.md §14): only the start event is in its history.
+    // With SUBSCRIPTION_FIRST_TASK=first-step its first task waits for the renewal (decisions.md §14): only the start event is in its history.
     const handle = app.temporal.workflow.getHandle(`subscription:${subscription.id}`);
     expect((await handle.describe()).historyLength).toBeLessThanOrEqual(2);
     const waiting = expectStatus(await api.get(upcomingPath(subscription.id)), 200);
