@@ -155,10 +155,7 @@ describe('the Developers section', () => {
       await screen(page, 'developers-keys');
 
       // A developer may issue standard and developer keys, not superadmin ones.
-      const roles = await page
-        .getByLabel('Role of the new key', { exact: true })
-        .locator('option')
-        .allTextContents();
+      const roles = await page.getByLabel('Role of the new key', { exact: true }).locator('option').allTextContents();
       expect(roles).toEqual(['standard', 'developer']);
       await page.getByLabel('Role of the new key', { exact: true }).selectOption('developer');
       await page.getByRole('button', { name: 'Create key', exact: true }).click();
