@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import http from 'node:http';
 import { config } from '../../src/config';
 import { createMailer, type Mailer } from '../../src/emails/mailer';
@@ -67,19 +68,23 @@ function caughtOnce(to: string) {
   });
 }
 
+/**
+ * Addresses of this file's own: the caught emails' table is the suite's, and other files' customers are mailed at
+ * example.com addresses too (grace@example.com got another file's receipt while this one waited for its invitation).
+ */
+const run = crypto.randomUUID().slice(0, 8);
+const invitee = `grace.${run}@example.com`;
+const invitedQuietly = `hopper.${run}@example.com`;
+const stranger = `nobody.${run}@example.com`;
+
 const linkIn = (text: string, path: string) => new RegExp(`https?://[^\\s]+${path}/([A-Za-z0-9_-]{43})`).exec(text);
 
 describe('team invitations', () => {
   it('are emailed with their link (recorded on the invitation), unless the account switched them off', async () => {
-    const created = await call(
-      'POST',
-      '/invitations',
-      { email: 'grace@example.com', role: 'developer' },
-      admin.writeHeaders,
-    );
+    const created = await call('POST', '/invitations', { email: invitee, role: 'developer' }, admin.writeHeaders);
     expect(created.status).toBe(201);
     expect(created.body.emailed_at).toEqual(expect.any(Number));
-    const [message] = await caughtOnce('grace@example.com');
+    const [message] = await caughtOnce(invitee);
     expect(message!.subject).toBe('Join Engine Works on the billing dashboard');
     for (const body of [message!.text!, message!.html!]) expect(body).toContain(created.body.url);
     expect(message!.text).toContain('Ada invited you');
@@ -92,16 +97,11 @@ describe('team invitations', () => {
     );
 
     expect((await call('PATCH', '/account', { emails_off: ['team_invitation'] }, admin.writeHeaders)).status).toBe(200);
-    const quiet = await call(
-      'POST',
-      '/invitations',
-      { email: 'hopper@example.com', role: 'standard' },
-      admin.writeHeaders,
-    );
+    const quiet = await call('POST', '/invitations', { email: invitedQuietly, role: 'standard' }, admin.writeHeaders);
     expect(quiet.status).toBe(201);
     expect(quiet.body).toMatchObject({ emailed_at: null, url: expect.stringContaining('/dashboard/invitations/') });
     await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(await caughtTo('hopper@example.com')).toEqual([]);
+    expect(await caughtTo(invitedQuietly)).toEqual([]);
     await call('PATCH', '/account', { emails_off: [] }, admin.writeHeaders);
   });
 });
@@ -182,12 +182,12 @@ describe('password reset', () => {
   });
 
   it('answers the same for an unknown email and sends nothing; unknown and expired links say so; requests are limited', async () => {
-    const unknown = await call('POST', '/password-resets', { email: 'nobody@example.com' });
-    expect(unknown).toEqual({ status: 202, body: { object: 'password_reset_request', email: 'nobody@example.com' } });
+    const unknown = await call('POST', '/password-resets', { email: stranger });
+    expect(unknown).toEqual({ status: 202, body: { object: 'password_reset_request', email: stranger } });
     expect((await call('POST', '/password-resets', { email: 'not an email' })).body.error.param).toBe('email');
     expect((await call('POST', '/password-resets', { email: 'x@example.com', extra: 1 })).status).toBe(400);
     await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(await caughtTo('nobody@example.com')).toEqual([]);
+    expect(await caughtTo(stranger)).toEqual([]);
     expect((await call('GET', `/password-resets/${'x'.repeat(43)}`)).body.error.code).toBe('reset_unknown');
     expect((await call('GET', '/password-resets/short')).status).toBe(404);
 
