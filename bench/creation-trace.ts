@@ -22,6 +22,8 @@ const CREATIONS = Number(process.env.BENCH_TRACE_CREATIONS ?? 20);
 
 /** Statements by the first words of their text (or their prepared name), per process role. */
 const statements = new Map<string, number>();
+/** With BENCH_TRACE_SEQUENCE, every statement in order (printed for the last creation). */
+const sequence: string[] = [];
 let counting = false;
 const originalQuery = pg.Client.prototype.query;
 pg.Client.prototype.query = function countedQuery(this: pg.Client, ...args: unknown[]) {
@@ -31,6 +33,7 @@ pg.Client.prototype.query = function countedQuery(this: pg.Client, ...args: unkn
     const role = (this as unknown as { traceRole?: string }).traceRole ?? '?';
     const key = `${role}: ${text.replace(/\s+/g, ' ').trim().slice(0, 60)}`;
     statements.set(key, (statements.get(key) ?? 0) + 1);
+    if (process.env.BENCH_TRACE_SEQUENCE) sequence.push(key);
   }
   return (originalQuery as (...a: unknown[]) => unknown).apply(this, args);
 } as typeof pg.Client.prototype.query;
@@ -112,7 +115,10 @@ async function main(): Promise<void> {
     }
     counting = true;
     const created: string[] = [];
-    for (let i = 0; i < CREATIONS; i += 1) created.push((await subscribe()).id);
+    for (let i = 0; i < CREATIONS; i += 1) {
+      sequence.length = 0;
+      created.push((await subscribe()).id);
+    }
     await new Promise((resolve) => setTimeout(resolve, 3_000)); // each first workflow task done
     counting = false;
     if (profiler) {
@@ -144,6 +150,8 @@ async function main(): Promise<void> {
       ),
     );
     const total = [...statements.values()].reduce((sum, n) => sum + n, 0);
+    if (process.env.BENCH_TRACE_SEQUENCE)
+      console.log(`The last creation's statements in order:\n  ${sequence.join('\n  ')}`);
     console.log(`statements in all: ${per(total)} per creation`);
     console.log("The API's calls to Temporal:");
     console.table(

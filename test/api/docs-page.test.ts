@@ -74,9 +74,11 @@ describe('GET /docs', () => {
       });
       await page.goto(`${app.baseUrl}/docs`);
       // Swagger UI draws the tags in more than one pass: wait for as many as the document has.
-      await page.waitForFunction(`document.querySelectorAll('.opblock-tag').length >= ${tags.length}`, undefined, {
-        timeout: 30_000,
-      });
+      // (A locator, not waitForFunction: the page's Content-Security-Policy forbids the eval that one needs.)
+      await page
+        .locator('.opblock-tag')
+        .nth(tags.length - 1)
+        .waitFor({ timeout: 30_000 });
       const rendered = (
         await page.$$eval('.opblock-tag', (elements) => elements.map((element) => element.getAttribute('data-tag')))
       ).sort();
