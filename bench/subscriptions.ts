@@ -6,6 +6,8 @@ import { createdUpdate, subscriptionWorkflowId } from '../workflows/subscription
 import {
   BARE_START_LANES,
   bareWorkflowStarts,
+  cpuPerJob,
+  descendantsCpuMs,
   ratio,
   workflowStarts,
   roundTo,
@@ -134,8 +136,15 @@ export async function benchSubscriptions(ctx: BenchContext): Promise<Figures> {
       args: () => [Date.now() + 365 * 86_400_000],
     });
     baselineWorker.kill('SIGTERM');
+    const processes = { api: api.pid, worker: worker.pid };
+    const cpuBefore = descendantsCpuMs(processes);
     const scheduled = await runLanes(CREATIONS, BARE_START_LANES, () => subscribe(nextYear()).then(() => undefined));
+    const settled = () => new Promise((resolve) => setTimeout(resolve, 2000)); // the last first tasks finish
+    await settled();
+    const cpuBetween = descendantsCpuMs(processes);
     const active = await runLanes(CREATIONS, BARE_START_LANES, () => subscribe(now()).then(() => undefined));
+    await settled();
+    const cpuAfter = descendantsCpuMs(processes);
     const row = (result: LaneResult) => ({
       'per s': Math.round(result.perSecond),
       'p50 ms': +result.p50.toFixed(1),
@@ -147,6 +156,9 @@ export async function benchSubscriptions(ctx: BenchContext): Promise<Figures> {
       'POST /subscriptions, scheduled': row(scheduled),
       'POST /subscriptions, first invoice charged': row(active),
     });
+    console.log(
+      `CPU ms per creation, scheduled: ${cpuPerJob(cpuBefore, cpuBetween, CREATIONS)}; charged: ${cpuPerJob(cpuBetween, cpuAfter, CREATIONS)}`,
+    );
     if (retried503 > 0)
       console.log(`(${retried503} creations answered 503 database_busy and were retried; the machine is loaded)`);
     console.log(

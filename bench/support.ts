@@ -166,3 +166,52 @@ export async function workflowStarts(
     await connection.close();
   }
 }
+
+/** CPU ms (user + system) of every process this bench started, summed by what it is (linux /proc). */
+export function descendantsCpuMs(named: Record<string, number | undefined> = {}): Record<string, number> {
+  const ticksPerMs = 100 / 1000; // USER_HZ, 100 on linux
+  const processes = new Map<number, { parent: number; label: string; ticks: number }>();
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // The command name sits between parentheses and may hold spaces: fields after it start at ')'.
+      const close = stat.lastIndexOf(')');
+      const command = stat.slice(stat.indexOf('(') + 1, close);
+      const fields = stat.slice(close + 2).split(' ');
+      const ticks = Number(fields[11]) + Number(fields[12]);
+      processes.set(Number(entry), { parent: Number(fields[1]), label: command, ticks });
+    } catch {
+      // gone between the listing and the read
+    }
+  }
+  const byPid = new Map(Object.entries(named).flatMap(([label, pid]) => (pid ? [[pid, label] as const] : [])));
+  const labelOf = (pid: number): string | null => {
+    for (let at: number | undefined = pid, depth = 0; at && depth < 20; depth += 1) {
+      if (byPid.has(at)) return byPid.get(at)!;
+      if (at === process.pid) {
+        const command = processes.get(pid)!.label;
+        if (command.startsWith('postgres')) return 'postgres';
+        if (command.startsWith('temporal')) return 'temporal';
+        return pid === process.pid ? 'bench' : `other (${command})`;
+      }
+      at = processes.get(at)?.parent;
+    }
+    return null;
+  };
+  const totals: Record<string, number> = {};
+  for (const [pid, { ticks }] of processes) {
+    const label = labelOf(pid);
+    if (label) totals[label] = (totals[label] ?? 0) + ticks / ticksPerMs;
+  }
+  return totals;
+}
+
+/** What each labelled process spent per job between two descendantsCpuMs readings. */
+export function cpuPerJob(before: Record<string, number>, after: Record<string, number>, jobs: number): string {
+  return Object.keys(after)
+    .filter((label) => (after[label] ?? 0) - (before[label] ?? 0) > 0)
+    .sort()
+    .map((label) => `${label} ${((after[label]! - (before[label] ?? 0)) / jobs).toFixed(1)}`)
+    .join(', ');
+}
