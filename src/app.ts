@@ -1,5 +1,4 @@
 import crypto from 'node:crypto';
-import compression from 'compression';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { z } from 'zod';
 import { Api, MAX_BODY_BYTES } from './http/api';
@@ -41,6 +40,7 @@ import { checkHealth, healthSchema } from './health/health';
 import { docsRouter } from './http/docs-page';
 import { createApiMetrics, UNMATCHED_ROUTE } from './observability/api-metrics';
 import { securityHeaders } from './http/security-headers';
+import { compressAnswers } from './http/compression';
 import { config } from './config';
 import { CODEC_PATH, codecRouter } from './temporal/codec-server';
 import { dashboardRouter } from './http/dashboard-page';
@@ -63,8 +63,8 @@ export function createApp(deps: AppDeps): express.Express {
   app.disable('x-powered-by');
   // Security headers on every answer (docs/api.md "Security"); no CORS headers: browsers on other origins may not call the API.
   app.use(securityHeaders);
-  // Answers the client can take compressed are (docs/decisions.md §19): the dashboard's script, the hosted pages, JSON lists.
-  app.use(compression());
+  // Answers the client can take compressed are (docs/decisions.md §19): the dashboard's script, the hosted pages, long JSON lists.
+  app.use(compressAnswers);
   app.set('etag', false);
   app.set('query parser', 'simple');
   // Behind a load balancer every request comes from its address: the per-address limits need the client's.

@@ -7,6 +7,7 @@ import { ensureDashboardBuilt } from '../support/browser';
 import { expectStatus, startTwoAccountApp, type TwoAccountApp } from '../support/harness';
 import { createCustomer, simpleInvoice } from '../support/payments';
 import { hostedPath } from '../hosted-pages/pages';
+import { INITIAL_WINDOW_BYTES } from '../../src/http/compression';
 
 /**
  * Compressed answers (docs/decisions.md §19): the dashboard's assets, the hosted pages and JSON come gzip- or
@@ -85,17 +86,42 @@ describe('compressed answers', () => {
     const html = page.headers['content-encoding'] === 'gzip' ? zlib.gunzipSync(page.body) : page.body;
     expect(html.toString('utf8')).toContain('/dashboard/assets/');
 
-    for (let n = 0; n < 12; n++) await createCustomer(t.api, `Customer number ${n} with a long enough name`);
-    const list = await get('/customers?page=1&take=20', { 'accept-encoding': 'gzip', 'cc-api-key': t.apiKey });
+    // About 300 bytes a customer: 60 of them are past the initial window.
+    for (let batch = 0; batch < 6; batch++)
+      await Promise.all(
+        Array.from({ length: 10 }, (_, n) =>
+          createCustomer(t.api, `Customer number ${batch * 10 + n} with a long enough name`),
+        ),
+      );
+    const list = await get('/customers?page=1&take=100', { 'accept-encoding': 'gzip', 'cc-api-key': t.apiKey });
     expect(list.status).toBe(200);
     expect(list.headers['content-type']).toMatch(/^application\/json/);
     expect(list.headers['content-encoding']).toBe('gzip');
     const customers = JSON.parse(zlib.gunzipSync(list.body).toString('utf8'));
-    expect(customers.length).toBeGreaterThanOrEqual(12);
+    expect(customers.length).toBeGreaterThanOrEqual(60);
 
-    const plainList = await get('/customers?page=1&take=20', { 'cc-api-key': t.apiKey });
+    const plainList = await get('/customers?page=1&take=100', { 'cc-api-key': t.apiKey });
     expect(plainList.headers['content-encoding']).toBeUndefined();
+    expect(plainList.body.length).toBeGreaterThanOrEqual(INITIAL_WINDOW_BYTES);
     expect(JSON.parse(plainList.body.toString('utf8'))).toEqual(customers);
+  });
+
+  it('answers JSON that fits in one round trip plain, even to a client taking gzip and brotli', async () => {
+    for (let n = 0; n < 10; n++) await createCustomer(t.api, `Window customer ${n} with a long enough name`);
+    // Ten customers: past compression's own 1 KB threshold, well inside the initial window.
+    const short = await get('/customers?page=1&take=10', {
+      'accept-encoding': 'gzip, deflate, br',
+      'cc-api-key': t.apiKey,
+    });
+    expect(short.status).toBe(200);
+    expect(short.headers['content-encoding']).toBeUndefined();
+    expect(short.body.length).toBeGreaterThan(1024);
+    expect(short.body.length).toBeLessThan(INITIAL_WINDOW_BYTES);
+    const customers = JSON.parse(short.body.toString('utf8')) as { id: string }[];
+    expect(customers).toHaveLength(10);
+    const one = await get(`/customers/${customers[0]!.id}`, { 'accept-encoding': 'gzip', 'cc-api-key': t.apiKey });
+    expect(one.headers['content-encoding']).toBeUndefined();
+    expect(JSON.parse(one.body.toString('utf8'))).toMatchObject({ id: customers[0]!.id });
   });
 
   it("compresses an invoice's hosted page; another account's key reads none of the first account's list", async () => {
