@@ -14,9 +14,28 @@ function base62(length: number, block: (round: number) => Buffer): string {
   return out;
 }
 
-/** 24 random base62 characters: ~143 bits. */
+/** `length` random base62 characters (24: ~143 bits) from fresh bytes of the system's generator. */
 function randomBase62(length: number): string {
   return base62(length, () => crypto.randomBytes(length * 2));
+}
+
+/**
+ * Random bytes for ids, taken from a pool refilled 8 KB at a time, as crypto.randomUUID buffers its own: one
+ * call to the system's generator per ~170 ids instead of one per id (a system call each, measurable on the
+ * creation path: docs/performance.md, "Fourteenth round"). No byte is handed out twice. Secrets do not use it
+ * (newSecret): they are never left in a buffer ahead of their use.
+ */
+const ID_POOL_BYTES = 8192;
+let idPool = Buffer.alloc(0);
+let idPoolOffset = 0;
+function pooledRandomBytes(size: number): Buffer {
+  if (idPoolOffset + size > idPool.length) {
+    idPool = crypto.randomBytes(Math.max(ID_POOL_BYTES, size));
+    idPoolOffset = 0;
+  }
+  const block = idPool.subarray(idPoolOffset, idPoolOffset + size);
+  idPoolOffset += size;
+  return block;
 }
 
 export const ID_PREFIXES = {
@@ -59,7 +78,7 @@ export type IdKind = keyof typeof ID_PREFIXES;
 
 /** A new resource id: `<prefix>_<24 base62 chars>`, matching the spec's `^[a-z]+_[a-zA-Z0-9]+$`. */
 export function newId(kind: IdKind): string {
-  return `${ID_PREFIXES[kind]}_${randomBase62(24)}`;
+  return `${ID_PREFIXES[kind]}_${base62(24, () => pooledRandomBytes(48))}`;
 }
 
 /**
