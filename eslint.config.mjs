@@ -70,7 +70,7 @@ export default tseslint.config(
             {
               // The pure modules of src/ that workflows share with the API (rules, dates, names); anything else is types only.
               regex:
-                '^\\.\\./(activities/|src/(?!(subscriptions/(subscription-machine|billing-dates|subscription-rejection|proration)|payments/charge-failure|temporal/search-attributes|retention/retention-targets|lib/event-origin)$))',
+                '^\\.\\./(activities/|src/(?!(subscriptions/(subscription-machine|billing-dates|subscription-rejection|proration)|payments/charge-failure|temporal/search-attributes|retention/retention-targets|lib/event-origin|lib/durations)$))',
               message: 'Workflow code imports pure modules, not services, data access or HTTP.',
               allowTypeImports: true,
             },

@@ -1,4 +1,5 @@
 import { condition, log, patched, setCurrentDetails, upsertSearchAttributes, uuid4 } from '@temporalio/workflow';
+import { DAY_MS } from '../src/lib/durations';
 import { chargeAnswer } from '../src/payments/charge-failure';
 import { BILLING_STATUS } from '../src/temporal/search-attributes';
 import type { WorkflowTime } from './clock';
@@ -22,7 +23,7 @@ import { missedDeposit, nextWork, type PlanWork } from './payment-plan-schedule'
 import { isoDay, isoTimes, paymentLine, planCurrentDetails, planTimerSummary } from './summaries';
 
 /** With no timer due, the plan is re-read this often anyway, in case an API nudge (planUpdated) was lost. */
-const IDLE_REFRESH_MS = 24 * 60 * 60 * 1000;
+const IDLE_REFRESH_MS = DAY_MS;
 const REQUESTS_KEPT = 50;
 
 export interface QueuedRequest {

@@ -1,6 +1,5 @@
+import { DAY_MS } from '../src/lib/durations';
 import { FINAL_PLAN_STATUSES, type PaymentPlanWorkflowState, type PlanSnapshot } from './payment-plan-contract';
-
-const DAY_MS = 24 * 60 * 60 * 1000;
 
 export type PlanWork =
   | { kind: 'charge'; number: number; attempt: number }

@@ -4,6 +4,7 @@ import { ROLES, type Principal, type Role } from '../http/auth';
 import { ApiError, notFound } from '../http/errors';
 import { columnValue } from '../lib/columns';
 import { toUnixSeconds } from '../lib/time';
+import { HOUR_MS } from '../lib/durations';
 import { createApiKey, expireApiKey, rotateApiKey } from './account.service';
 import type { OperatorActor } from './operator-actions';
 import type { ApiKeyObject, CreateApiKeyInput, RotateApiKeyInput } from './api-key.schemas';
@@ -118,7 +119,7 @@ export async function rotateAccountKey(prisma: Db, principal: Principal, id: str
   assertNotRevoked(key, now);
   const overlapHours = input.overlap_hours ?? 24;
   if (overlapHours === 0) assertNotSelf(principal, id, 'rotate itself without an overlap');
-  const result = await rotateApiKey(prisma, id, overlapHours * 3_600_000, {
+  const result = await rotateApiKey(prisma, id, overlapHours * HOUR_MS, {
     force: input.force,
     actor: actorOf(principal, 'POST /api-keys/{id}/rotate'),
     now,

@@ -4,6 +4,7 @@ import { withParam } from '../invoices/invoice.service';
 import { newId } from '../lib/ids';
 import { hashPageToken, newPageToken, publicUrl } from '../lib/page-tokens';
 import { toUnixSeconds } from '../lib/time';
+import { MINUTE_MS } from '../lib/durations';
 import type { CreatePortalSessionInput, PortalSessionObject, PortalSettingsObject } from './portal.schemas';
 import {
   findPortalSessionByHash,
@@ -36,7 +37,7 @@ export async function createPortalSession(
     customerId: customer.id,
     tokenHash: hashPageToken(token),
     returnUrl: input.return_url,
-    expiresAt: new Date(createdAt.getTime() + PORTAL_SESSION_MINUTES * 60_000),
+    expiresAt: new Date(createdAt.getTime() + PORTAL_SESSION_MINUTES * MINUTE_MS),
     createdAt,
   });
   return {

@@ -1,4 +1,5 @@
 import type { CheckoutSession, Prisma } from '../generated/prisma/client';
+import { MINUTE_MS } from '../lib/durations';
 import type { Db } from '../db/prisma';
 
 export function insertCheckoutSession(
@@ -17,7 +18,7 @@ export function findCheckout(prisma: Db, accountId: string, id: string): Promise
 }
 
 /** A claim older than this is taken over: the request that made it died (docs/api.md "Hosted pages"). */
-export const CLAIM_TAKEOVER_MS = 60_000;
+export const CLAIM_TAKEOVER_MS = MINUTE_MS;
 
 /**
  * Claims an open session for one completion (open -> completing); false when another request holds a

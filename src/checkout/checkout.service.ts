@@ -10,6 +10,7 @@ import { assertPeriodWithinCeiling } from '../subscriptions/period-ceiling';
 import { newId } from '../lib/ids';
 import { hashPageToken, newPageToken, publicUrl } from '../lib/page-tokens';
 import { toUnixSeconds } from '../lib/time';
+import { HOUR_MS } from '../lib/durations';
 import type { CheckoutSessionObject, CreateCheckoutSessionInput } from './checkout.schemas';
 import { findCheckout, findCheckoutByHash, insertCheckoutSession } from './checkout.records';
 
@@ -142,7 +143,7 @@ export async function createCheckoutSession(
     trialDays: input.trial_days ?? null,
     successUrl: input.success_url,
     cancelUrl: input.cancel_url,
-    expiresAt: new Date(createdAt.getTime() + CHECKOUT_HOURS * 3_600_000),
+    expiresAt: new Date(createdAt.getTime() + CHECKOUT_HOURS * HOUR_MS),
     createdAt,
   });
   return toCheckoutObject(session, publicUrl(`${CHECKOUT_PATH}/${token}`));

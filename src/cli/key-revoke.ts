@@ -1,4 +1,5 @@
 import { AUTH_CACHE_MS } from '../http/auth';
+import { HOUR_MS } from '../lib/durations';
 import { expireApiKey, rotateApiKey } from '../accounts/account.service';
 import { fail, operatorActor, OPERATOR_OPTION, parseCommandLine, refuse, runCommand, withDatabase } from './operator';
 
@@ -60,7 +61,7 @@ async function rotate(args: string[]): Promise<number> {
     fail(`--overlap-hours must be a number from 0 to 720.\n${usage.rotate}`);
   const actor = operatorActor(values.operator, 'key:rotate');
   const result = await withDatabase((prisma) =>
-    rotateApiKey(prisma, keyId, hours * 3_600_000, { force: values.force, actor }),
+    rotateApiKey(prisma, keyId, hours * HOUR_MS, { force: values.force, actor }),
   );
   switch (result.outcome) {
     case 'unknown_key':

@@ -5,6 +5,7 @@ import type { Db } from '../db/prisma';
 import { recordOperatorAction, type OperatorActor } from '../accounts/operator-actions';
 import { formatMoney } from '../lib/money';
 import { toUnixSeconds } from '../lib/time';
+import { MINUTE_MS } from '../lib/durations';
 import { listOpenTerminalPayments, toPaymentObject } from '../payment-plans/payment-plan.records';
 import {
   applyPlanRequest,
@@ -90,7 +91,7 @@ async function stuck(prisma: Db, options: Options): Promise<number> {
   const now = Date.now();
   const open = await listOpenTerminalPayments(prisma, {
     accountId: options.account,
-    before: new Date(now - minutes * 60_000),
+    before: new Date(now - minutes * MINUTE_MS),
     take: 500,
   });
   const rows = open.map(({ payment, customer, terminalLabel }) => ({
@@ -109,7 +110,7 @@ async function stuck(prisma: Db, options: Options): Promise<number> {
     amount: Number(payment.amount),
     currency: payment.currency,
     since: toUnixSeconds(payment.stateChangedAt),
-    age_minutes: Math.floor((now - payment.stateChangedAt.getTime()) / 60_000),
+    age_minutes: Math.floor((now - payment.stateChangedAt.getTime()) / MINUTE_MS),
   }));
   if (options.json) {
     console.log(JSON.stringify(rows));

@@ -1,6 +1,7 @@
 import { Prisma, type Customer } from '../generated/prisma/client';
 import type { Db, Tx } from '../db/prisma';
 import { notFound } from '../http/errors';
+import { DAY_MS } from '../lib/durations';
 import {
   modelColumns,
   modelOfRow,
@@ -157,8 +158,6 @@ export interface CustomerListQuery {
   createdFrom?: Date;
   createdUntil?: Date;
 }
-
-const DAY_MS = 86_400_000;
 
 /**
  * A deep page in creation order without skipping every entry before it (docs/decisions.md §36): the UTC day

@@ -4,7 +4,8 @@
  * from the table's index (at most two days' rows). The statements are the caller's module's; this only
  * joins them with the range's days.
  */
-const DAY_MS = 86_400_000;
+import { DAY_MS } from '../lib/durations';
+
 /** `YYYY-MM-DD` for PostgreSQL; a day past 9999 (a bound of a second before the year 10000) keeps its five digits. */
 function dateText(day: number): string {
   const date = new Date(day * DAY_MS);

@@ -1,4 +1,5 @@
 import type { HostedInvoiceLink } from '../generated/prisma/client';
+import { DAY_MS } from '../lib/durations';
 import { queryRows, statementOf, type AnyTx, type Queryable } from '../db/sql';
 import { open, seal } from '../lib/encryption';
 import { hashPageToken, newPageToken, publicUrl } from '../lib/page-tokens';
@@ -33,7 +34,7 @@ const INSERT_LINK = statementOf(
 export async function createHostedInvoiceLink(tx: AnyTx, accountId: string, invoiceId: string): Promise<HostedLinkRef> {
   const token = newPageToken();
   const sealed = seal(token, sealContext(invoiceId));
-  const expiresAt = new Date(Date.now() + config.hostedInvoiceLinkDays * 86_400_000);
+  const expiresAt = new Date(Date.now() + config.hostedInvoiceLinkDays * DAY_MS);
   const [row] = await queryRows<HostedLinkRef>(tx, INSERT_LINK, [
     invoiceId,
     accountId,

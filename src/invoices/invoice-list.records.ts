@@ -11,6 +11,7 @@ import {
   type Statement,
 } from '../db/sql';
 import { dayCountText } from '../db/day-counts';
+import { DAY_MS } from '../lib/durations';
 import { HOSTED_LINK_SELECT, INVOICE_COLUMNS, LINE_COLUMNS, type InvoiceWithLines } from './invoice.records';
 import type { HostedLinkRef } from './hosted-link.records';
 
@@ -153,8 +154,6 @@ export async function countSameTimeAfter(
   const [row] = await queryRows<{ n: string }>(db, statementOf('invoices_ties', text), values);
   return Number(row!.n);
 }
-
-const DAY_MS = 86_400_000;
 
 /**
  * The exact number of invoices matching the filters. With a customer or a subscription: counted (one

@@ -7,6 +7,7 @@ import { ApiError, badRequest, conflict, isRefusal, notFound } from '../http/err
 import { keysetListPage, pageEnvelope, pageWindow, type Page, type PageParams } from '../http/pagination';
 import { idFromSeed, newId } from '../lib/ids';
 import { fromUnixSeconds } from '../lib/time';
+import { DAY_MS, DAY_SECONDS } from '../lib/durations';
 import { BILLING_ACCOUNT_ID, BILLING_CUSTOMER_ID, BILLING_STATUS } from '../temporal/search-attributes';
 import { displayStartOptions, paymentPlanDisplay } from '../temporal/workflow-display';
 import {
@@ -140,7 +141,7 @@ function startDateOf(input: CreatePaymentPlanInput, now: Date): Date {
   const nowSeconds = Math.floor(now.getTime() / 1000);
   if (input.start_date < nowSeconds - START_DATE_PAST_TOLERANCE_SECONDS)
     throw badRequest('start_date must not be in the past.', 'start_date');
-  if (input.start_date > nowSeconds + START_DATE_MAX_AHEAD_DAYS * 86_400) {
+  if (input.start_date > nowSeconds + START_DATE_MAX_AHEAD_DAYS * DAY_SECONDS) {
     throw badRequest(`start_date must be within ${START_DATE_MAX_AHEAD_DAYS} days from now.`, 'start_date');
   }
   return fromUnixSeconds(input.start_date);
@@ -398,7 +399,7 @@ export async function markDefaulted(prisma: Db, planId: string, pastDueAt: numbe
   await prisma.$transaction(async (tx) => {
     const plan = await lockPlan(tx, accountId, planId);
     if (plan.status !== 'past_due' || plan.pastDueAt?.getTime() !== pastDueAt) return;
-    const deadline = new Date(pastDueAt + plan.defaultAfterDays * 86_400_000);
+    const deadline = new Date(pastDueAt + plan.defaultAfterDays * DAY_MS);
     await tx.paymentPlan.update({ where: { id: planId }, data: { status: 'defaulted', defaultedAt: deadline } });
     await recordPlanEvent(tx, planId, 'defaulted');
   });

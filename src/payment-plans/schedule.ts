@@ -1,3 +1,5 @@
+import { WEEK_MS } from '../lib/durations';
+
 /**
  * The money and dates of a plan, computed once at creation. Pure functions (no clock, no I/O).
  */
@@ -50,6 +52,6 @@ export function dueDates(start: Date, count: number, interval: PlanInterval, int
   return Array.from({ length: count }, (_, index) =>
     interval === 'month'
       ? addMonths(start, index * intervalCount)
-      : new Date(start.getTime() + index * intervalCount * 7 * 24 * 3600 * 1000),
+      : new Date(start.getTime() + index * intervalCount * WEEK_MS),
   );
 }

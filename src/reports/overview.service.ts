@@ -1,9 +1,9 @@
 import type { Db } from '../db/prisma';
 import { toUnixSeconds } from '../lib/time';
+import { DAY_MS } from '../lib/durations';
 import { dailyLedger, openInvoices, pastDuePlans, recurringFigures } from './overview.records';
 import { REVENUE_DAYS, type CurrencyOverview, type OverviewObject } from './overview.schemas';
 
-const DAY_MS = 86_400_000;
 /** The contract's currency (spec, "Price attributes"): what a fresh account's zeros are in. */
 const DEFAULT_CURRENCY = 'USD';
 

@@ -4,11 +4,10 @@
  * starts on an anchor's day of month keeps that day, and an anchor on the 29th, 30th or 31st bills on
  * the last day of shorter months, then returns to its own day (Jan 31 -> Feb 29 -> Mar 31).
  */
+import { DAY_MS, WEEK_MS } from '../lib/durations';
 
 export const BILLING_INTERVALS = ['day', 'week', 'month', 'year'] as const;
 export type BillingInterval = (typeof BILLING_INTERVALS)[number];
-
-export const DAY_MS = 86_400_000;
 
 function daysInMonth(year: number, monthIndex: number): number {
   return new Date(Date.UTC(year, monthIndex + 1, 0)).getUTCDate();
@@ -38,7 +37,7 @@ export function addIntervals(anchorMs: number, interval: BillingInterval, count:
     case 'day':
       return anchorMs + count * DAY_MS;
     case 'week':
-      return anchorMs + count * 7 * DAY_MS;
+      return anchorMs + count * WEEK_MS;
     case 'month':
       return addMonths(anchorMs, count);
     case 'year':

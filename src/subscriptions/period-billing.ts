@@ -3,6 +3,7 @@ import type { AnyTx, Queryable } from '../db/sql';
 import { sqlTransaction } from '../db/sql-transaction';
 import { activeTaxRateIds, readPrices } from '../catalog/records';
 import { recordEvent } from '../lib/events';
+import { DAY_SECONDS } from '../lib/durations';
 import { collectInvoice } from '../invoices/invoice-payment.service';
 import {
   createInvoiceForBilling,
@@ -157,7 +158,7 @@ export async function periodInvoice(db: Queryable, input: RenewalInvoiceInput): 
     collectionMethod: input.collectionMethod,
     dueDate:
       input.collectionMethod === 'send_invoice'
-        ? seconds(input.periodStart) + SEND_INVOICE_DUE_DAYS * 86_400
+        ? seconds(input.periodStart) + SEND_INVOICE_DUE_DAYS * DAY_SECONDS
         : undefined,
     lines: [
       ...input.items.map((item) => ({
@@ -261,7 +262,8 @@ export async function immediateInvoice(db: Queryable, input: ImmediateInvoiceInp
     customerId: input.customerId,
     currency: input.currency,
     collectionMethod: input.collectionMethod,
-    dueDate: input.collectionMethod === 'send_invoice' ? seconds(input.at) + SEND_INVOICE_DUE_DAYS * 86_400 : undefined,
+    dueDate:
+      input.collectionMethod === 'send_invoice' ? seconds(input.at) + SEND_INVOICE_DUE_DAYS * DAY_SECONDS : undefined,
     lines: pendingBillingLines(lines, active),
     subscriptionId: input.subscriptionId,
     billingReason: 'subscription_update',

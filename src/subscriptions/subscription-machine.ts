@@ -3,7 +3,8 @@
  * holds a SubscriptionState and moves it only through these functions, so the rules can be read and
  * unit-tested in one place. Times are UTC milliseconds of workflow time.
  */
-import { DAY_MS, periodBounds, periodStart, type BillingCycle, type BillingInterval } from './billing-dates';
+import { DAY_MS } from '../lib/durations';
+import { periodBounds, periodStart, type BillingCycle, type BillingInterval } from './billing-dates';
 import type { PendingLine, ProrationBehavior } from './proration';
 import type { EventOrigin } from '../lib/event-origin';
 

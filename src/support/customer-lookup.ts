@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { Customer, Invoice, Transaction } from '../generated/prisma/client';
 import type { customerReportSchema } from './customer-report.schemas';
 import { formatMoney } from '../lib/money';
+import { DAY_MS } from '../lib/durations';
 import { nullableColumnValue } from '../lib/columns';
 import { TRANSACTION_ORIGINS } from '../transactions/transaction-origin';
 import { OWED_STATUSES } from '../payment-plans/payment-plan.records';
@@ -145,8 +146,6 @@ function invoiceView(invoice: Invoice): InvoiceView {
     voided_at: iso(invoice.voidedAt),
   };
 }
-
-const DAY_MS = 86_400_000;
 
 /** Dunning of the subscription's open invoices: from the workflow when it answered, else counted from the ledger. */
 function dunningViews(

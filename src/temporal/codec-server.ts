@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { Payload } from '@temporalio/common';
 import { derivedKeys } from '../lib/encryption';
 import { BUILT_IN_SECRETS } from '../lib/secrets';
+import { HOUR_MS } from '../lib/durations';
 import { EncryptionCodec } from './payload-codec';
 
 /**
@@ -20,7 +21,7 @@ import { EncryptionCodec } from './payload-codec';
  */
 export const CODEC_PATH = '/codec';
 const SESSION_COOKIE = 'billing_codec_session';
-const SESSION_MS = 12 * 3_600_000;
+const SESSION_MS = 12 * HOUR_MS;
 const SESSION_PURPOSE = 'temporal-codec-session/v1';
 
 export interface CodecServerOptions {

@@ -3,6 +3,7 @@ import type { Db, Tx } from '../db/prisma';
 import { notFound } from '../http/errors';
 import { newId, newSecret } from '../lib/ids';
 import { toUnixSeconds } from '../lib/time';
+import { DAY_MS } from '../lib/durations';
 import { currentKeyId, open, seal } from '../lib/encryption';
 import type { DestinationInput, DestinationObject } from './webhook.schemas';
 
@@ -26,7 +27,7 @@ export async function findDestination(db: Db | Tx, accountId: string, id: string
 }
 
 /** How long the old secret keeps signing beside the new one after roll-secret. */
-export const SECRET_GRACE_MS = 24 * 3_600_000;
+export const SECRET_GRACE_MS = DAY_MS;
 
 /** The signing secret of a row, encrypted with the destination id as associated data. */
 function sealedSecret(destinationId: string, secret: string) {

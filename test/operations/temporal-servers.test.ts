@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import { DAY_MS } from '../../src/lib/durations';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -25,8 +26,6 @@ import {
 
 // Both Temporal servers the project uses run a real project workflow (deliverWebhook) end to end:
 // the Java time-skipping test server and a fresh Temporal CLI dev server.
-
-const DAY_MS = 24 * 60 * 60 * 1000;
 
 let prisma: Db;
 beforeAll(() => {

@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import { DAY_MS } from '../../src/lib/durations';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -26,7 +27,6 @@ import { quietRuntime, recordWorkflowHistories } from '../support/subscriptions'
  * rules with the real activities; the schedule's pure rules are in test/payment-plans/payment-plan-schedule.test.ts.
  */
 
-const DAY_MS = 24 * 60 * 60 * 1000;
 const DEFAULT_AFTER_DAYS = 14;
 
 /** An in-memory plan the mocked activities change as the real ones would, and what the workflow asked for, in order. */

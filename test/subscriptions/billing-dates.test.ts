@@ -1,11 +1,11 @@
 import {
   addIntervals,
   addMonths,
-  DAY_MS,
   periodBounds,
   periodStart,
   type BillingCycle,
 } from '../../src/subscriptions/billing-dates';
+import { DAY_MS } from '../../src/lib/durations';
 
 const at = (iso: string) => Date.parse(iso);
 const iso = (ms: number) => new Date(ms).toISOString();

@@ -1,4 +1,5 @@
 import { historyView } from '../support/history';
+import { HOUR_MS } from '../../src/lib/durations';
 import { subscriptionWorkflowId } from '../../workflows/subscription-messages';
 import { CARDS, customerWithCard, gatewayCharges } from '../support/payments';
 import {
@@ -22,8 +23,6 @@ import {
 
 // Every scenario runs on its own time-skipping Temporal environment, through the HTTP API, and
 // records its workflow histories for the replay test (test/subscriptions/subscription-replay.test.ts).
-
-const HOUR_MS = 3_600_000;
 
 async function inWorld(name: string, scenario: (world: SubscriptionWorld) => Promise<string[]>): Promise<void> {
   const world = await startSubscriptionWorld();

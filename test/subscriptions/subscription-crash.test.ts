@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { HOUR_MS } from '../../src/lib/durations';
 import path from 'node:path';
 import readline from 'node:readline';
 import { TSX_NODE_ARGS } from '../../src/runtime/processes';
@@ -21,8 +22,6 @@ import {
 // Since a period's billing runs as local activities in one workflow task (docs/decisions.md §39), the
 // killed worker's task is lost with it: the server times the task out, and the new worker replays the
 // workflow and runs the period's steps again, each finding what the first run did.
-
-const HOUR_MS = 3_600_000;
 
 /** A worker process (test/support/crashing-worker.ts) that stops at `step` and waits there; answers when it polls. */
 async function crashingWorker(world: SubscriptionWorld, step: 'invoice-created' | 'charged') {

@@ -1,4 +1,5 @@
 import { addPaymentMethod, cardBody, CARDS, createCustomer, customerWithCard } from '../support/payments';
+import { HOUR_MS } from '../../src/lib/durations';
 import {
   advanceTo,
   createSubscription,
@@ -24,8 +25,6 @@ import { BILLING_STATUS } from '../../src/temporal/search-attributes';
 
 // A declining card through each dunning outcome (decisions.md §7), on time-skipping Temporal
 // environments, through the HTTP API. Each failed charge is its own invoice.payment_failed.
-
-const HOUR_MS = 3_600_000;
 
 async function inWorld(name: string, scenario: (world: SubscriptionWorld) => Promise<string>): Promise<void> {
   const world = await startSubscriptionWorld();

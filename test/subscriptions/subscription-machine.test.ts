@@ -1,4 +1,4 @@
-import { DAY_MS } from '../../src/subscriptions/billing-dates';
+import { DAY_MS } from '../../src/lib/durations';
 import {
   billed,
   cancel,

@@ -1,4 +1,5 @@
 import pino from 'pino';
+import { HOUR_MS } from '../../src/lib/durations';
 import { installWorkerRuntime } from '../../src/temporal/runtime';
 import { BILLING_STATUS } from '../../src/temporal/search-attributes';
 import { CARDS, customerWithCard } from '../support/payments';
@@ -25,7 +26,6 @@ import {
  * time-skipping server, with the worker runtime's Prometheus exporter as the worker process installs it.
  */
 
-const HOUR_MS = 3_600_000;
 let metricsPort: number;
 let world: SubscriptionWorld;
 

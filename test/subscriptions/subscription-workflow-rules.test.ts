@@ -8,7 +8,8 @@ import type {
   RenewalInvoiceInput,
   SubscriptionActivities,
 } from '../../activities/subscriptions';
-import { DAY_MS, periodBounds } from '../../src/subscriptions/billing-dates';
+import { DAY_MS } from '../../src/lib/durations';
+import { periodBounds } from '../../src/subscriptions/billing-dates';
 import { billingCycle, initialState, type SubscriptionState } from '../../src/subscriptions/subscription-machine';
 import type { SubscriptionObject } from '../../src/subscriptions/subscription.schemas';
 import {

@@ -20,7 +20,7 @@ import {
 import { createEnvWorker, createTimeSkippingEnv } from './temporal';
 import { createCustomer } from './payments';
 
-export const DAY_MS = 24 * 3600 * 1000;
+export { DAY_MS } from '../../src/lib/durations';
 
 /**
  * The real app and a worker on a time-skipping Temporal environment of their own. Each scenario that

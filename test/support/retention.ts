@@ -59,4 +59,4 @@ export async function insertAgedDeliveries(
   return Array.from({ length: count }, (_, i) => `evt_${prefix}_${i + 1}`);
 }
 
-export const DAY_MS = 86_400_000;
+export { DAY_MS } from '../../src/lib/durations';

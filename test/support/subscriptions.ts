@@ -17,7 +17,7 @@ import {
 } from './harness';
 import { createEnvWorker, createTimeSkippingEnv } from './temporal';
 
-export const DAY_MS = 86_400_000;
+export { DAY_MS } from '../../src/lib/durations';
 const { History } = temporal.api.history.v1;
 export const HISTORIES_DIR = path.join(__dirname, '..', 'fixtures', 'histories');
 
