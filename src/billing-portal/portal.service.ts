@@ -30,6 +30,7 @@ export async function createPortalSession(
 ): Promise<PortalSessionObject> {
   const customer = await withParam('customer', () => findCustomer(prisma, accountId, input.customer));
   const token = newPageToken();
+  // The link lives in the real world's time (page.ts compares its expiry with the wall clock).
   const createdAt = new Date();
   const session = await insertPortalSession(prisma, {
     id: newId('billingPortalSession'),

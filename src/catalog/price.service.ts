@@ -1,4 +1,5 @@
 import type { Prisma, Price } from '../generated/prisma/client';
+import { currentTime } from '../lib/clock-time';
 import type { Db, Tx } from '../db/prisma';
 import type { AnyTx } from '../db/sql';
 import { badRequest, conflict } from '../http/errors';
@@ -43,7 +44,7 @@ export async function insertPrice(
   productId: string,
   input: PriceAttributes,
   id = newId('price'),
-  createdAt = new Date(),
+  createdAt = currentTime(),
 ): Promise<Price> {
   return tx.price.create({
     data: {
@@ -93,7 +94,7 @@ export async function markPricesBilled(tx: AnyTx, accountId: string, priceIds: s
   for (const id of ids.filter((candidate) => !billedAlready.has(candidate)).sort()) {
     const price = await lockPrice(tx, accountId, id, 'update');
     if (price.billedAt) continue;
-    const billed = await setPriceBilled(tx, accountId, price.id, new Date());
+    const billed = await setPriceBilled(tx, accountId, price.id, currentTime());
     await recordEvent(tx, accountId, 'price.updated', toPriceObject(billed));
     changed.push(id);
   }
@@ -174,7 +175,7 @@ export async function deletePrice(
     await recordEvent(tx, accountId, 'price.deleted', toPriceObject(price));
     const { count } = await tx.product.updateMany({
       where: { id: price.productId, defaultPriceId: id },
-      data: { defaultPriceId: null, updatedAt: new Date() },
+      data: { defaultPriceId: null, updatedAt: currentTime() },
     });
     if (count > 0) {
       const product = await tx.product.findUniqueOrThrow({ where: { id: price.productId } });
@@ -197,7 +198,7 @@ async function applyPriceChanges(
   data: Prisma.PriceUpdateInput,
 ): Promise<PriceObject> {
   if (Object.keys(data).length === 0) return toPriceObject(price);
-  const updated = await tx.price.update({ where: { id: price.id }, data: { ...data, updatedAt: new Date() } });
+  const updated = await tx.price.update({ where: { id: price.id }, data: { ...data, updatedAt: currentTime() } });
   const object = toPriceObject(updated);
   await recordEvent(tx, accountId, 'price.updated', object);
   return object;

@@ -1,4 +1,5 @@
 import { Prisma } from '../generated/prisma/client';
+import { currentTime } from '../lib/clock-time';
 import type { Db, Tx } from '../db/prisma';
 import { badRequest, conflict } from '../http/errors';
 import { pageEnvelope, pageWindow, type Page } from '../http/pagination';
@@ -44,7 +45,7 @@ export async function createProduct(prisma: Db, accountId: string, input: Create
     prisma.$transaction(async (tx) => {
       const priceId = newId('price');
       // One moment for both: the default price is created with its product, and says so.
-      const createdAt = new Date();
+      const createdAt = currentTime();
       const product = await tx.product.create({
         data: {
           id: newId('product'),
@@ -113,7 +114,10 @@ export async function updateProduct(
       if (input.description !== undefined) data.description = input.description;
       if (input.tax_code !== undefined) data.taxCode = input.tax_code;
       if (Object.keys(data).length === 0) return toProductObject(current);
-      const product = await tx.product.update({ where: { id: current.id }, data: { ...data, updatedAt: new Date() } });
+      const product = await tx.product.update({
+        where: { id: current.id },
+        data: { ...data, updatedAt: currentTime() },
+      });
       const object = toProductObject(product);
       await recordEvent(tx, accountId, 'product.updated', object);
       return object;

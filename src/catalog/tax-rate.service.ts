@@ -1,4 +1,5 @@
 import type { Prisma, TaxRate } from '../generated/prisma/client';
+import { currentTime } from '../lib/clock-time';
 import type { Db, Tx } from '../db/prisma';
 import { notFound } from '../http/errors';
 import { pageEnvelope, pageWindow, type Page } from '../http/pagination';
@@ -79,7 +80,7 @@ export async function createTaxRate(prisma: Db, accountId: string, input: Create
         active: input.active,
         country: input.country,
         taxType: input.tax_type,
-        createdAt: new Date(),
+        createdAt: currentTime(),
       },
     });
     const object = toTaxRateObject(rate);
@@ -122,7 +123,7 @@ export async function updateTaxRate(
     if (input.description !== undefined) data.description = input.description;
     if (input.active !== undefined) data.active = input.active;
     if (Object.keys(data).length === 0) return toTaxRateObject(current);
-    const rate = await tx.taxRate.update({ where: { id: current.id }, data: { ...data, updatedAt: new Date() } });
+    const rate = await tx.taxRate.update({ where: { id: current.id }, data: { ...data, updatedAt: currentTime() } });
     const object = toTaxRateObject(rate);
     await recordEvent(tx, accountId, 'tax.updated', object);
     return object;

@@ -25,7 +25,7 @@ export const CLAIM_TAKEOVER_MS = MINUTE_MS;
  * live claim or the session is complete. One UPDATE, so two tabs cannot both claim it.
  */
 export async function claimCheckout(prisma: Db, id: string): Promise<boolean> {
-  const now = new Date();
+  const now = new Date(); // a claim is a lease of the request holding it: the wall clock
   const { count } = await prisma.checkoutSession.updateMany({
     where: {
       id,

@@ -132,6 +132,7 @@ export async function createCheckoutSession(
   if (input.customer) await withParam('customer', () => findCustomer(prisma, accountId, input.customer!));
   const mode = await checkCheckoutItems(prisma, accountId, input.items, input.trial_days);
   const token = newPageToken();
+  // The link lives in the real world's time (page.ts compares its expiry with the wall clock).
   const createdAt = new Date();
   const session = await insertCheckoutSession(prisma, {
     id: newId('checkoutSession'),

@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import { currentTime } from '../lib/clock-time';
 import type { Connection, Client } from '@temporalio/client';
 import { config } from '../config';
 import type { Db } from '../db/prisma';
@@ -167,7 +168,7 @@ async function requestPayment(
     { ...args, payment_id: paymentId, source: 'support-cli', request_id: requestId },
     {
       timeoutMs: positiveInt(options['timeout-seconds'], 'timeout-seconds', 30, 1) * 1000,
-      whenEnded: (sent) => applyPlanRequest(prisma, planId, kind, sent, new Date()),
+      whenEnded: (sent) => applyPlanRequest(prisma, planId, kind, sent, currentTime()),
     },
   );
   // The identity stays out of the workflow's `source`, which the API shows merchants: the request id links the two.

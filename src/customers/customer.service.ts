@@ -30,7 +30,7 @@ import {
   type CustomerColumns,
   type CustomerMatch,
 } from './customer.records';
-import { atTime } from '../lib/clock-time';
+import { atTime, currentTime } from '../lib/clock-time';
 import { clockForNewCustomer } from '../test-clocks/test-clock.service';
 import { redeemCoupon } from '../coupons/coupon.service';
 import type { DiscountObject } from '../coupons/coupon.schemas';
@@ -301,7 +301,7 @@ export async function markCustomerDeleted(
   accountId: string,
   id: string,
 ): Promise<{ id: string; object: 'customer'; deleted: true }> {
-  const customer = await tx.customer.update({ where: { id }, data: { deletedAt: new Date() } });
+  const customer = await tx.customer.update({ where: { id }, data: { deletedAt: currentTime() } });
   await recordEvent(tx, accountId, 'customer.deleted', toCustomerObject(customer));
   return { id: customer.id, object: 'customer' as const, deleted: true as const };
 }

@@ -36,7 +36,10 @@ export async function readEmail(db: Db | Tx, id: string): Promise<Email | null> 
   return db.email.findUnique({ where: { id } });
 }
 
-/** An attempt begins: counted and stamped before anything is sent (docs/decisions.md §30). */
+/**
+ * An attempt begins: counted and stamped before anything is sent (docs/decisions.md §30). An email's times
+ * are the SMTP exchange's, in the real world: the wall clock, whatever clock its customer bills on.
+ */
 export async function beginAttempt(db: Db, id: string): Promise<void> {
   await db.email.updateMany({
     where: { id, status: 'queued' },

@@ -34,6 +34,7 @@ const INSERT_LINK = statementOf(
 export async function createHostedInvoiceLink(tx: AnyTx, accountId: string, invoiceId: string): Promise<HostedLinkRef> {
   const token = newPageToken();
   const sealed = seal(token, sealContext(invoiceId));
+  // A link expires in the real world's time, whatever clock its customer bills on.
   const expiresAt = new Date(Date.now() + config.hostedInvoiceLinkDays * DAY_MS);
   const [row] = await queryRows<HostedLinkRef>(tx, INSERT_LINK, [
     invoiceId,

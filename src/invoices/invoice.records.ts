@@ -281,6 +281,7 @@ export async function updateLockedInvoice(
   invoice: InvoiceWithLines,
   change: InvoiceChange,
 ): Promise<InvoiceWithLines> {
+  // updated_at as Prisma's @updatedAt sets it on the model's writes: the wall clock, not a test clock's.
   const set = jsonRecord({ updatedAt: new Date(), ...change });
   const statement = statementOf(
     'invoice_update',
@@ -366,7 +367,7 @@ export async function insertInvoiceWithLines(
   lines: NewInvoiceLine[],
 ): Promise<InvoiceWithLines> {
   const [row] = await queryRows<Record<string, unknown> & { lines: Record<string, unknown>[] }>(tx, INSERT_INVOICE, [
-    JSON.stringify(jsonRecord({ ...invoice, updatedAt: new Date() })),
+    JSON.stringify(jsonRecord({ ...invoice, updatedAt: new Date() })), // @updatedAt's wall clock, as above
     JSON.stringify(lines.map((line) => jsonRecord({ ...line, invoiceId: invoice.id }))),
   ]);
   return {

@@ -1,4 +1,5 @@
 import { TERMINAL_STATES } from './payment-plan.schemas';
+import { currentTime } from '../lib/clock-time';
 import { columnValue } from '../lib/columns';
 import type { PaymentPlanPayment, TerminalSale } from '../generated/prisma/client';
 import type { Db, Tx } from '../db/prisma';
@@ -27,6 +28,10 @@ import {
 } from './plan-payments.service';
 import { findPayment, lockPlan, OPEN_TERMINAL_STATES, type PlanWithDetails } from './payment-plan.records';
 import { settleStatus } from './payment-plan.status';
+
+// A sale waits on a terminal in the real world: its times there (ended_at, state_changed_at,
+// cancel_requested_at) are the wall clock, which the stuck list measures them against
+// (listOpenTerminalPayments); what the plan bills (paid, failed, its status) is at currentTime().
 
 /**
  * How a terminal reports the end of a sale. `lost`: the sale ended but its outcome never arrived; the
@@ -196,7 +201,7 @@ async function approve(
   if (plan.status === 'canceled') {
     // A canceled plan keeps no money: the sale is given back at once. Nothing is left to continue,
     // so the payment never stays approved_no_credential.
-    const applied = await applyPaymentSucceeded(tx, payment, new Date(), {
+    const applied = await applyPaymentSucceeded(tx, payment, currentTime(), {
       transactionId: transaction.id,
       paymentMethodId,
       stateChangedAt: new Date(),
@@ -209,7 +214,7 @@ async function approve(
   if (paymentMethodId && !plan.paymentMethodId) {
     await tx.paymentPlan.update({ where: { id: plan.id }, data: { paymentMethodId } });
   }
-  await applyPaymentSucceeded(tx, payment, new Date(), {
+  await applyPaymentSucceeded(tx, payment, currentTime(), {
     transactionId: transaction.id,
     paymentMethodId,
     stateChangedAt: new Date(),
@@ -229,7 +234,7 @@ async function decline(
     failureCode: TERMINAL_DECLINE.code,
     failureMessage: TERMINAL_DECLINE.message,
   });
-  await applyPaymentFailed(tx, payment, TERMINAL_DECLINE, new Date(), {
+  await applyPaymentFailed(tx, payment, TERMINAL_DECLINE, currentTime(), {
     transactionId: transaction.id,
     terminalState: 'declined',
     stateChangedAt: new Date(),
@@ -435,7 +440,7 @@ export async function resolveTerminalPayment(
         ? await currentDepositAttempt(tx, planId)
         : await findPayment(tx, accountId, planId, paymentId);
     const input = await checkResolution(tx, plan, payment, given);
-    const at = new Date();
+    const at = currentTime();
     const outcome = input.outcome ?? 'approved';
     const resolution = {
       outcome,
@@ -459,7 +464,7 @@ export async function resolveTerminalPayment(
         data: {
           terminalState: 'approved',
           resolution,
-          stateChangedAt: at,
+          stateChangedAt: new Date(),
           paymentMethodId: input.payment_method ?? payment.paymentMethodId,
         },
       });

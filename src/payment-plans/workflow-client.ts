@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import { currentTime } from '../lib/clock-time';
 import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { ApiError } from '../http/errors';
@@ -57,7 +58,7 @@ export async function sendPlanRequest(
         `The workflow of payment plan ${planId} has ended; the plan takes no more requests.`,
       );
     }
-    return { request_id: requestId, signal: request, at: Date.now(), ...(await options.whenEnded(sent)) };
+    return { request_id: requestId, signal: request, at: currentTime().getTime(), ...(await options.whenEnded(sent)) };
   };
 
   let timer: NodeJS.Timeout | undefined;
@@ -96,7 +97,7 @@ export async function sendPlanRequest(
         return {
           request_id: requestId,
           signal: request,
-          at: Date.now(),
+          at: currentTime().getTime(),
           applied: false,
           code: issue.code,
           ...(issue.param ? { param: issue.param } : {}),

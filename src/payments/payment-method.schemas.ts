@@ -63,7 +63,7 @@ const cardInput = z
     cvc: z.string().regex(/^\d{3,4}$/, 'must be 3 or 4 digits'),
   })
   .superRefine((card, ctx) => {
-    const now = new Date();
+    const now = new Date(); // a card expires in the real world, not on a test clock
     const [year, month] = [now.getUTCFullYear(), now.getUTCMonth() + 1];
     // A card is valid through the last day of its expiry month.
     if (card.exp_year < year) ctx.addIssue({ code: 'custom', path: ['exp_year'], message: 'the card has expired' });

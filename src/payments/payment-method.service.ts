@@ -139,7 +139,9 @@ function detachedConflict(id: string) {
 /**
  * Attaches inside the caller's transaction. A card (or bank account) whose fingerprint the customer
  * already has answers the saved method instead, and the event carries that one. The first method a
- * customer gets becomes the default; `makeDefault` moves the default.
+ * customer gets becomes the default; `makeDefault` moves the default. attached_at and detached_at are
+ * the wall clock, as created_at is: a customer's cards are ordered by them, and the API's attach runs on
+ * no customer's test clock while a hosted page's does.
  */
 async function attachInTx(
   tx: Tx,

@@ -1,4 +1,5 @@
 import type { Db } from '../db/prisma';
+import { currentTime } from '../lib/clock-time';
 import { toUnixSeconds } from '../lib/time';
 import { DAY_MS } from '../lib/durations';
 import { dailyLedger, openInvoices, pastDuePlans, recurringFigures } from './overview.records';
@@ -24,7 +25,7 @@ function windowDays(start: Date): string[] {
  * side by side, not in one snapshot: a payment settling between them may show in one and not yet
  * in another, which a dashboard refreshed every minute can live with.
  */
-export async function getOverview(prisma: Db, accountId: string, now = new Date()): Promise<OverviewObject> {
+export async function getOverview(prisma: Db, accountId: string, now = currentTime()): Promise<OverviewObject> {
   const start = utcDayStart(now, REVENUE_DAYS - 1);
   const end = new Date(start.getTime() + REVENUE_DAYS * DAY_MS);
   const [recurring, ledger, invoices, plans] = await Promise.all([

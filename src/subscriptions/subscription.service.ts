@@ -273,7 +273,7 @@ export async function createSubscription(
       quantity: items[index]!.quantity,
     })),
   });
-  const nowMs = testClock?.time ?? (deps.temporalNow ? await deps.temporalNow() : Date.now());
+  const nowMs = testClock?.time ?? (deps.temporalNow ? await deps.temporalNow() : currentTime().getTime());
   return createSubscriptionRecords(
     { ...deps, gateway: deps.gateway ?? createGateway(prisma) },
     spec,

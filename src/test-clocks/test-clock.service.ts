@@ -4,7 +4,7 @@ import type { Db, Tx } from '../db/prisma';
 import { ApiError, badRequest, conflict, notFound } from '../http/errors';
 import { pageEnvelope, pageWindow, type Page, type PageParams } from '../http/pagination';
 import { columnValue } from '../lib/columns';
-import { atTime } from '../lib/clock-time';
+import { atTime, currentTime } from '../lib/clock-time';
 import { newId } from '../lib/ids';
 import { fromUnixSeconds, toUnixSeconds } from '../lib/time';
 import { addIntervals, BILLING_INTERVALS } from '../subscriptions/billing-dates';
@@ -264,7 +264,7 @@ export async function deleteTestClock(
 ): Promise<{ id: string; object: 'test_clock'; deleted: true }> {
   const { prisma, temporal } = deps;
   await findTestClock(prisma, accountId, id);
-  await prisma.testClock.update({ where: { id }, data: { deletedAt: new Date(), status: 'ready' } });
+  await prisma.testClock.update({ where: { id }, data: { deletedAt: currentTime(), status: 'ready' } });
   try {
     await temporal.workflow.getHandle(testClockWorkflowId(id)).terminate('test clock deleted');
   } catch {

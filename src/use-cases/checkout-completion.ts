@@ -1,4 +1,6 @@
 import type { CheckoutSession } from '../generated/prisma/client';
+import { currentTime } from '../lib/clock-time';
+import { toUnixSeconds } from '../lib/time';
 import type { AppDeps } from '../http/app-deps';
 import type { PaymentGateway } from '../payments/gateway';
 import type { CreatePaymentMethodInput } from '../payments/payment-method.schemas';
@@ -101,7 +103,7 @@ export async function completeCheckout(
           customer: customerId,
           items,
           trial_days: session.trialDays ?? 0,
-          start_date: Math.floor(Date.now() / 1000),
+          start_date: toUnixSeconds(currentTime()),
           default_payment_method: method.id,
         }),
         { idempotencySeed: attemptKey },
@@ -123,7 +125,7 @@ export async function completeCheckout(
       await updateCheckout(prisma, session.id, {
         status: 'complete',
         subscriptionId: subscription.id,
-        completedAt: new Date(),
+        completedAt: currentTime(),
       });
       return { kind: 'complete' };
     }
@@ -144,7 +146,7 @@ export async function completeCheckout(
     });
     if (collected.outcome === 'paid' || collected.outcome === 'already_paid') {
       await noticeInvoiceSettled(deps.temporal, await getInvoice(prisma, session.accountId, invoiceId));
-      await updateCheckout(prisma, session.id, { status: 'complete', completedAt: new Date() });
+      await updateCheckout(prisma, session.id, { status: 'complete', completedAt: currentTime() });
       return { kind: 'complete' };
     }
     // The one-time invoice stays open for the next card; only the refused card goes.

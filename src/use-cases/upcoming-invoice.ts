@@ -2,7 +2,7 @@ import type { Client } from '@temporalio/client';
 import type { Db } from '../db/prisma';
 import { ApiError, badRequest, conflict } from '../http/errors';
 import { previewInvoiceForBilling, withParam } from '../invoices/invoice.service';
-import { atTime } from '../lib/clock-time';
+import { atTime, currentTime } from '../lib/clock-time';
 import { toUnixSeconds } from '../lib/time';
 import { immediateInvoice, periodInvoice, priceUnitAmounts } from '../subscriptions/period-billing';
 import { prorationLines, prorationPeriod } from '../subscriptions/proration';
@@ -46,7 +46,7 @@ export async function upcomingInvoice(
   const { prisma } = deps;
   const row = await withParam('subscription', () => liveSubscription(prisma, accountId, query.subscription));
   const state = await readSubscriptionState(deps, row.id);
-  const nowMs = Math.floor((row.clockTime ?? Date.now()) / 1000) * 1000;
+  const nowMs = Math.floor((row.clockTime ?? currentTime().getTime()) / 1000) * 1000;
   const preview = (at: number, work: () => Promise<Parameters<typeof previewInvoiceForBilling>[2]>) =>
     atTime(at, async () => {
       const invoice = await previewInvoiceForBilling(prisma, accountId, await work());
