@@ -16,7 +16,6 @@ import type { InvoiceObject } from '../invoices/invoice.schemas';
 import { collectInvoice } from '../invoices/invoice-payment.service';
 import { createSubscription, cancelSubscription, subscriptionDepsOf } from '../subscriptions/subscription.service';
 import { createSubscriptionBody, type SubscriptionObject } from '../subscriptions/subscription.schemas';
-import { noticeInvoiceSettled } from '../subscriptions/subscription-workflow.client';
 import { listInvoiceTransactions } from '../transactions/transaction.service';
 import { claimCheckout, updateCheckout } from '../checkout/checkout.records';
 import { assertCheckoutCompletable, type CheckoutItem } from '../checkout/checkout.service';
@@ -145,7 +144,6 @@ export async function completeCheckout(
       attemptKey,
     });
     if (collected.outcome === 'paid' || collected.outcome === 'already_paid') {
-      await noticeInvoiceSettled(deps.temporal, await getInvoice(prisma, session.accountId, invoiceId));
       await updateCheckout(prisma, session.id, { status: 'complete', completedAt: currentTime() });
       return { kind: 'complete' };
     }
