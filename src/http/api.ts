@@ -359,18 +359,9 @@ export class Api {
       const body = def.body ? parseOrThrow(def.body, req.body ?? {}, 'body') : undefined;
       const idempotencyKey = idempotent ? readIdempotencyKey(req) : undefined;
       const run = async (idempotencySeed?: string) => {
-        const result = await this.aroundHandler(async () =>
-          def.handler({
-            params,
-            query,
-            body,
-            principal,
-            req,
-            res,
-            idempotencyKey,
-            idempotencySeed,
-          } as HandlerContext<z.output<P>, z.output<Q>, z.output<B>>),
-        );
+        type Context = HandlerContext<z.output<P>, z.output<Q>, z.output<B>>;
+        const context = { params, query, body, principal, req, res, idempotencyKey, idempotencySeed } as Context;
+        const result = await this.aroundHandler(async () => def.handler(context));
         if (res.headersSent) return null;
         return result instanceof Answer ? { status: result.status, body: result.body } : { status, body: result };
       };
