@@ -52,6 +52,8 @@ import { createSessionAuthenticator, readCookie, SESSION_COOKIE } from './dashbo
 import { sessionSettingsFromConfig } from './dashboard-auth/session.service';
 import { createLoginLimiter } from './dashboard-auth/login-limiter';
 import { hostedPagesRouter } from './hosted-pages/hosted-pages.router';
+import { tellingSettledInvoices } from './invoices/invoice-settlement';
+import { noticeInvoicesSettled } from './subscriptions/subscription-workflow.client';
 import { redactPageToken } from './lib/page-tokens';
 
 export type { AppDeps } from './http/app-deps';
@@ -125,6 +127,8 @@ export function createApp(deps: AppDeps): express.Express {
     },
     createRateLimiter(rateLimit),
     recordWrite,
+    // An open invoice a request paid or voided: its subscription's workflow is told (docs/decisions.md §7).
+    (work) => tellingSettledInvoices(noticeInvoicesSettled(deps.temporal), work),
   );
   // Every route of the API is mounted here, module by module; the routes that move money share one gateway.
   const routeDeps = { ...deps, gateway: deps.gateway ?? createGateway(deps.prisma) };

@@ -1,6 +1,5 @@
 import type { Db } from '../db/prisma';
 import { queryRows, type AnyTx, type Queryable, type Statement } from '../db/sql';
-import { notFound } from '../http/errors';
 
 /**
  * A coupons row as every statement here reads it (raw SQL: redemptions and invoice billing run in
@@ -82,11 +81,10 @@ const FIND_COUPON: Statement = {
   text: `SELECT ${COUPON_COLUMNS} FROM coupons WHERE id = $1 AND account_id = $2 AND deleted_at IS NULL`,
 };
 
-/** The account's coupon, not deleted, or 404 naming `param` (also for another account's: no existence leak). */
-export async function findCoupon(db: Queryable, accountId: string, id: string, param = 'id'): Promise<CouponRow> {
+/** The account's coupon, not deleted; null when there is none (another account's too). */
+export async function findCoupon(db: Queryable, accountId: string, id: string): Promise<CouponRow | null> {
   const [row] = await queryRows<RawCoupon>(db, FIND_COUPON, [id, accountId]);
-  if (!row) throw notFound('coupon', id, param);
-  return couponOfRaw(row);
+  return row ? couponOfRaw(row) : null;
 }
 
 const DELETE_COUPON: Statement = {

@@ -83,8 +83,15 @@ export async function createCoupon(prisma: Db, accountId: string, input: CreateC
   });
 }
 
+/** The account's coupon, not deleted, or 404 naming `param` (also for another account's: no existence leak). */
+async function liveCoupon(db: Queryable, accountId: string, id: string, param = 'id'): Promise<CouponRow> {
+  const coupon = await findCoupon(db, accountId, id);
+  if (!coupon) throw notFound('coupon', id, param);
+  return coupon;
+}
+
 export async function getCoupon(prisma: Db, accountId: string, id: string): Promise<CouponObject> {
-  return toCouponObject(await findCoupon(prisma, accountId, id));
+  return toCouponObject(await liveCoupon(prisma, accountId, id));
 }
 
 /** GET /coupons: the account's coupons not deleted, newest first. */
@@ -190,7 +197,7 @@ export async function assertRedeemable(
   param = 'coupon',
   currency?: string,
 ): Promise<void> {
-  const coupon = await findCoupon(db, accountId, couponId, param);
+  const coupon = await liveCoupon(db, accountId, couponId, param);
   assertCurrency(coupon, currency, param);
   const now = currentTime();
   // The 409s name the field too, so a form shows them beside its coupon picker.

@@ -2,7 +2,6 @@ import type { AppDeps } from '../http/app-deps';
 import type { Api } from '../http/api';
 import { pageSchema } from '../http/pagination';
 import type { PaymentGateway } from '../payments/gateway';
-import { noticeInvoiceSettled } from '../subscriptions/subscription-workflow.client';
 import { onInvoiceTime } from '../invoices/invoice.service';
 import {
   createCreditNoteBody,
@@ -12,10 +11,7 @@ import {
 } from './credit-note.schemas';
 import { createCreditNote, getCreditNote, listCreditNotes } from './credit-note.service';
 
-export function registerCreditNoteRoutes(
-  api: Api,
-  { prisma, temporal, gateway }: AppDeps & { gateway: PaymentGateway },
-): void {
+export function registerCreditNoteRoutes(api: Api, { prisma, gateway }: AppDeps & { gateway: PaymentGateway }): void {
   const tag = 'Credit notes';
 
   api.route({
@@ -33,11 +29,9 @@ export function registerCreditNoteRoutes(
     response: creditNoteSchema,
     errors: [404, 409, 502],
     handler: async ({ principal, body, idempotencySeed }) => {
-      const { note, invoice } = await onInvoiceTime(prisma, principal.accountId, body.invoice, () =>
+      const { note } = await onInvoiceTime(prisma, principal.accountId, body.invoice, () =>
         createCreditNote(prisma, gateway, principal.accountId, body, idempotencySeed),
       );
-      // A subscription's invoice credited to zero is paid: its workflow is told, for its dunning (decisions.md §7).
-      if (note.type === 'pre_payment') await noticeInvoiceSettled(temporal, invoice);
       return note;
     },
   });

@@ -24,6 +24,7 @@ import { discountedLineShares } from '../invoices/line-shares';
 import { invoiceCreditable } from '../invoices/period-held';
 import { recordCustomerUpdated, withParam } from '../invoices/invoice.service';
 import { countPendingEntries, findEntry, recordAdjustment, recordBalanceEntry } from '../transactions/ledger';
+import { invoiceSettled } from '../invoices/invoice-settlement';
 import {
   allocateCreditNoteNumber,
   creditedPerLine,
@@ -213,6 +214,7 @@ async function issue(tx: Tx, accountId: string, input: CreateCreditNoteInput, id
     });
     invoiceEvent = settled ? 'invoice.payment_succeeded' : 'invoice.updated';
     if (settled) {
+      invoiceSettled(changed);
       const priceIds = changed.lines.flatMap((line) => (line.priceId ? [line.priceId] : []));
       if (priceIds.length > 0) await markPricesBilled(tx, accountId, priceIds);
     }

@@ -38,11 +38,13 @@ const CUSTOMER_BY_ID: Statement = {
   text: `SELECT ${CUSTOMER_COLUMNS} FROM customers c WHERE c.id = $1 AND c.account_id = $2 AND c.deleted_at IS NULL`,
 };
 
-/** A live customer of the account in one statement (prepared outside a transaction), as the hot read does it. */
-export async function findCustomerRow(prisma: Db | Tx, accountId: string, id: string): Promise<Customer> {
+/**
+ * A live customer of the account in one statement (prepared outside a transaction), as the hot read does it;
+ * null when there is none (another account's too).
+ */
+export async function findCustomerRow(prisma: Db | Tx, accountId: string, id: string): Promise<Customer | null> {
   const [row] = await queryRows<CustomerColumns>(prisma, CUSTOMER_BY_ID, [id, accountId]);
-  if (!row) throw notFound('customer', id, 'externalKey');
-  return customerOfRow(row);
+  return row ? customerOfRow(row) : null;
 }
 
 /**

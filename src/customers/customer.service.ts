@@ -74,7 +74,9 @@ function compact<T extends object>(value: T): T {
 
 /** A live customer of the account, or 404 (also for another account's customer: no existence leak). */
 export async function findCustomer(db: Db | Tx, accountId: string, id: string): Promise<Customer> {
-  return findCustomerRow(db, accountId, id);
+  const customer = await findCustomerRow(db, accountId, id);
+  if (!customer) throw notFound('customer', id, 'externalKey');
+  return customer;
 }
 
 export async function createCustomer(
@@ -217,7 +219,7 @@ export async function searchCustomers(prisma: Db, accountId: string, search: str
 }
 
 export async function getCustomer(prisma: Db, accountId: string, id: string): Promise<CustomerObject> {
-  return toCustomerObject(await findCustomerRow(prisma, accountId, id));
+  return toCustomerObject(await findCustomer(prisma, accountId, id));
 }
 
 /**

@@ -12,6 +12,7 @@ import {
   findCheckoutByToken,
   type CheckoutItem,
 } from '../checkout/checkout.service';
+import { createCustomerBody, type CreateCustomerInput } from '../customers/customer.schemas';
 import { isRefusal } from '../http/errors';
 import { completeCheckout } from '../use-cases/checkout-completion';
 import { cardFields, formKey, newFormKey, parseCardForm, type FieldErrors } from './card-form';
@@ -49,6 +50,42 @@ const buyerForm = z.object({
 });
 
 type BuyerErrors = Partial<Record<keyof z.input<typeof buyerForm>, string>>;
+
+/** What a field the API's customer rules refuse (an invisible character, a country ISO 3166 does not know) asks. */
+const BUYER_HINTS: Record<keyof BuyerErrors, string> = {
+  buyer_name: 'Enter your full name without line breaks or invisible characters.',
+  email: 'Enter a valid email address.',
+  line1: 'Enter your street address without line breaks or invisible characters.',
+  city: 'Enter your city without line breaks or invisible characters.',
+  postal_code: 'Enter your postal code without line breaks or invisible characters.',
+  country: 'Enter the two-letter country code (for example US).',
+};
+
+/**
+ * The buyer's fields as the customer the checkout creates: the form's own checks (their messages), then the
+ * API's customer rules (createCustomerBody), so that what the page accepts is what a customer may hold.
+ */
+function parseBuyer(
+  body: Record<string, string>,
+): { ok: true; customer: CreateCustomerInput } | { ok: false; errors: BuyerErrors } {
+  const form = buyerForm.safeParse(
+    Object.fromEntries(Object.keys(buyerForm.shape).map((name) => [name, String(body[name] ?? '')])),
+  );
+  const errors: BuyerErrors = {};
+  if (!form.success) {
+    for (const issue of form.error.issues) errors[issue.path[0] as keyof BuyerErrors] ??= issue.message;
+    return { ok: false, errors };
+  }
+  const { buyer_name: name, email, ...address } = form.data;
+  const customer = createCustomerBody.safeParse({ name, email, address: [address] });
+  if (customer.success) return { ok: true, customer: customer.data };
+  for (const issue of customer.error.issues) {
+    const [field, , addressField] = issue.path;
+    const key = (field === 'name' ? 'buyer_name' : field === 'address' ? addressField : field) as keyof BuyerErrors;
+    errors[key] ??= BUYER_HINTS[key];
+  }
+  return { ok: false, errors };
+}
 
 interface Line {
   label: string;
@@ -244,32 +281,21 @@ export function checkoutRouter(deps: AppDeps & { gateway: PaymentGateway }): exp
       return sendNotice(res, 403, 'This form has expired', 'Reload the page and try again.');
     if (checkout.session.status !== 'open') return res.redirect(303, checkout.base);
     const key = formKey.safeParse(body.form_key);
-    const buyer = buyerForm.safeParse(
-      Object.fromEntries(Object.keys(buyerForm.shape).map((name) => [name, String(body[name] ?? '')])),
-    );
+    const buyer = parseBuyer(body);
     const card = parseCardForm(body, checkout.session.customerId ?? 'cus_new', {
-      email: buyer.success ? buyer.data.email : undefined,
+      email: buyer.ok ? buyer.customer.email : undefined,
     });
-    if (!key.success || !buyer.success || !card.ok) {
-      const buyerErrors: BuyerErrors = {};
-      for (const issue of buyer.error?.issues ?? []) buyerErrors[issue.path[0] as keyof BuyerErrors] ??= issue.message;
+    if (!key.success || !buyer.ok || !card.ok) {
       return renderCheckout(deps, res, 400, checkout, {
-        buyerErrors,
+        buyerErrors: buyer.ok ? {} : buyer.errors,
         cardErrors: card.ok ? {} : card.errors,
         values: enteredValues(body),
         notice: key.success ? undefined : 'Reload the page and try again.',
       });
     }
-    const { buyer_name: name, email, ...address } = buyer.data;
     // Every event the checkout raises says it came from the hosted checkout page (docs/decisions.md §38).
     const outcome = await fromOrigin('hosted_checkout', () =>
-      completeCheckout(
-        deps,
-        checkout.session,
-        { name, email, address },
-        (customer) => ({ ...card.input, customer }),
-        key.data,
-      ),
+      completeCheckout(deps, checkout.session, buyer.customer, (customer) => ({ ...card.input, customer }), key.data),
     );
     switch (outcome.kind) {
       case 'complete':

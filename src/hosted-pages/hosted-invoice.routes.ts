@@ -11,7 +11,6 @@ import type { PaymentGateway } from '../payments/gateway';
 import { getInvoice, InvoiceNotPayableError } from '../invoices/invoice.service';
 import { findHostedInvoiceLink, HOSTED_INVOICE_PATH } from '../invoices/hosted-link.records';
 import type { InvoiceObject } from '../invoices/invoice.schemas';
-import { noticeInvoiceSettled } from '../subscriptions/subscription-workflow.client';
 import { attemptReceipt, type ChargeReceipt } from '../transactions/charge-receipt';
 import { formatMoney } from '../lib/money';
 import { longDate } from './format';
@@ -368,7 +367,7 @@ export function hostedInvoiceRouter(deps: AppDeps & { gateway: PaymentGateway })
       return sendNotice(res, 403, 'This form has expired', 'Reload the invoice page and enter your card again.');
     }
     const key = formKey.safeParse(body.form_key);
-    let invoice = await getInvoice(deps.prisma, link.accountId, link.invoiceId);
+    const invoice = await getInvoice(deps.prisma, link.accountId, link.invoiceId);
     if (!key.success) {
       return renderInvoicePage(deps, res, 400, pagePath, link, invoice, {
         errors: { form: 'Reload the page and try again.' },
@@ -382,7 +381,7 @@ export function hostedInvoiceRouter(deps: AppDeps & { gateway: PaymentGateway })
       return renderInvoicePage(deps, res, 400, pagePath, link, invoice, { errors: card.errors, name, useForFuture });
     }
     try {
-      invoice = await payFromHostedInvoicePage(deps, {
+      await payFromHostedInvoicePage(deps, {
         accountId: link.accountId,
         invoiceId: link.invoiceId,
         customerId: invoice.customer,
@@ -403,7 +402,6 @@ export function hostedInvoiceRouter(deps: AppDeps & { gateway: PaymentGateway })
         );
       throw error;
     }
-    await noticeInvoiceSettled(deps.temporal, invoice);
     res.redirect(303, `${pagePath}?attempt=${key.data}`);
   });
 

@@ -2,6 +2,8 @@ import express from 'express';
 import type { AppDeps } from '../http/app-deps';
 import type { Logger } from '../http/logger';
 import type { PaymentGateway } from '../payments/gateway';
+import { tellSettledAfterAnswer } from '../invoices/invoice-settlement';
+import { noticeInvoicesSettled } from '../subscriptions/subscription-workflow.client';
 import { hostedInvoiceRouter } from './hosted-invoice.routes';
 import { portalRouter } from './portal.routes';
 import { checkoutRouter } from './checkout.routes';
@@ -16,6 +18,9 @@ export function hostedPagesRouter(deps: AppDeps & { gateway: PaymentGateway }, l
   const pages = express.Router();
   pages.use(pageRateLimit(deps.pageLimits));
   pages.use(pageAssets());
+  // An open invoice a page paid: its subscription's workflow is told once the page answered (docs/decisions.md §7).
+  const tell = noticeInvoicesSettled(deps.temporal);
+  pages.use((_req, res, next) => tellSettledAfterAnswer(tell, (done) => res.once('close', done), next));
   pages.use(hostedInvoiceRouter(deps));
   pages.use(portalRouter(deps));
   pages.use(checkoutRouter(deps));

@@ -4,30 +4,23 @@ import type { AppDeps } from '../http/app-deps';
 import { ApiError } from '../http/errors';
 import { fromOrigin } from '../lib/events';
 import { PORTAL_PATH, findPortalSession } from '../billing-portal/portal.service';
-import { readPortalSettings } from '../billing-portal/portal.records';
-import { findCustomer } from '../customers/customer.service';
-import { listInvoices } from '../invoices/invoice-list.service';
-import { readProductName } from '../invoices/invoice.records';
-import { readAccountProfile } from '../accounts/account.records';
-import {
-  attachPaymentMethod,
-  createPaymentMethod,
-  detachPaymentMethod,
-  getCustomerPaymentMethod,
-  listCustomerPaymentMethods,
-} from '../payments/payment-method.service';
 import type { PaymentMethodObject } from '../payments/payment-method.schemas';
-import {
-  cancelSubscription,
-  getSubscription,
-  listSubscriptions,
-  pauseSubscription,
-  resumeSubscription,
-  subscriptionDepsOf,
-  updateSubscription,
-} from '../subscriptions/subscription.service';
-import { updateSubscriptionBody, type SubscriptionObject } from '../subscriptions/subscription.schemas';
 import type { InvoiceObject } from '../invoices/invoice.schemas';
+import {
+  addCard,
+  cancelAtPeriodEnd,
+  cardToRemove,
+  keepSubscription,
+  makeDefaultCard,
+  pauseOwnSubscription,
+  portalAccount,
+  readPortal,
+  removeCard,
+  resumeOwnSubscription,
+  subscriptionToCancel,
+  type PortalCustomer,
+  type PortalSubscription,
+} from '../use-cases/customer-portal';
 import { cardFields, type FieldErrors, parseCardForm } from './card-form';
 import { longDate, money, samePagePath, shortDate } from './format';
 import {
@@ -57,11 +50,20 @@ interface Portal {
   /** The token's hash: the key of the page's CSRF tokens. */
   hash: string;
   base: string;
+  /** Whose portal it is: what every action of the use case is checked against. */
+  who: PortalCustomer;
 }
 
 async function livePortal(deps: AppDeps, req: Request, res: Response): Promise<Portal | undefined> {
   const live = await liveToken(req, res, (token) => findPortalSession(deps.prisma, token));
-  return live && { session: live.record, hash: live.hash, base: `${PORTAL_PATH}/${live.token}` };
+  if (!live) return undefined;
+  const { accountId, customerId } = live.record;
+  return {
+    session: live.record,
+    hash: live.hash,
+    base: `${PORTAL_PATH}/${live.token}`,
+    who: { accountId, customerId },
+  };
 }
 
 /** A button posting one action of the portal (its CSRF token included). */
@@ -85,9 +87,6 @@ function askFirstButton(portal: Portal, action: string, label: string): Html {
   </form>`;
 }
 
-/** Statuses a customer may still cancel or keep. */
-const LIVE_STATUSES = ['active', 'trialing', 'past_due'];
-
 /** An action's path with its object's id, as its confirmation page posts it (`subscriptions/sub_1/cancel`). */
 function actionPath(path: string, req: Request): string {
   return path.replace(/:(\w+)/g, (_match, name: string) => String(req.params[name] ?? ''));
@@ -96,27 +95,18 @@ function actionPath(path: string, req: Request): string {
 const INTERVALS: Record<string, string> = { day: 'day', week: 'week', month: 'month', year: 'year' };
 
 /** Each item of the subscription as the customer reads it: "Plan: $49.00 x 1 every month". */
-function itemNames(deps: AppDeps, portal: Portal, subscription: SubscriptionObject): Promise<string[]> {
-  return Promise.all(
-    subscription.items.data.map(async (item) => {
-      const product = await readProductName(deps.prisma, portal.session.accountId, item.price.product);
-      const recurring = item.price.recurring;
-      const every = recurring
-        ? `every ${recurring.interval_count > 1 ? `${recurring.interval_count} ` : ''}${INTERVALS[recurring.interval]}${recurring.interval_count > 1 ? 's' : ''}`
-        : '';
-      return `${item.price.description ?? product?.name ?? 'Plan'}: ${money(item.price.unit_amount, subscription.currency)} x ${item.quantity} ${every}`;
-    }),
-  );
+function itemLines({ subscription, itemNames }: PortalSubscription): string[] {
+  return subscription.items.data.map((item, index) => {
+    const recurring = item.price.recurring;
+    const every = recurring
+      ? `every ${recurring.interval_count > 1 ? `${recurring.interval_count} ` : ''}${INTERVALS[recurring.interval]}${recurring.interval_count > 1 ? 's' : ''}`
+      : '';
+    return `${itemNames[index]}: ${money(item.price.unit_amount, subscription.currency)} x ${item.quantity} ${every}`;
+  });
 }
 
-async function subscriptionItem(
-  deps: AppDeps,
-  portal: Portal,
-  subscription: SubscriptionObject,
-  pauseResume: boolean,
-): Promise<Html> {
-  const names = await itemNames(deps, portal, subscription);
-  const live = LIVE_STATUSES.includes(subscription.status);
+function subscriptionItem(portal: Portal, shown: PortalSubscription): Html {
+  const { subscription } = shown;
   const when = subscription.cancel_at_period_end
     ? `Ends on ${longDate(subscription.current_period_end)}`
     : subscription.status === 'paused'
@@ -126,12 +116,12 @@ async function subscriptionItem(
         : '';
   const path = `subscriptions/${subscription.id}`;
   return html`<li>
-    <strong>${names.join('; ')}</strong><br />
+    <strong>${itemLines(shown).join('; ')}</strong><br />
     <span class="status">${subscription.status.replace('_', ' ')}</span> <span class="muted">${when}</span><br />
-    ${live && !subscription.cancel_at_period_end ? askFirstButton(portal, `${path}/cancel`, 'Cancel at period end') : html``}
-    ${live && subscription.cancel_at_period_end ? actionButton(portal, `${path}/keep`, 'Keep my subscription') : html``}
-    ${pauseResume && live && !subscription.cancel_at_period_end ? actionButton(portal, `${path}/pause`, 'Pause') : html``}
-    ${pauseResume && subscription.status === 'paused' ? actionButton(portal, `${path}/resume`, 'Resume') : html``}
+    ${shown.cancellable ? askFirstButton(portal, `${path}/cancel`, 'Cancel at period end') : html``}
+    ${shown.keepable ? actionButton(portal, `${path}/keep`, 'Keep my subscription') : html``}
+    ${shown.pausable ? actionButton(portal, `${path}/pause`, 'Pause') : html``}
+    ${shown.resumable ? actionButton(portal, `${path}/resume`, 'Resume') : html``}
   </li>`;
 }
 
@@ -175,18 +165,8 @@ async function renderPortal(
   notice: { ok?: string; error?: string } = {},
   cardErrors: FieldErrors = {},
 ): Promise<void> {
-  const { accountId, customerId } = portal.session;
-  const [account, customer, subscriptions, invoices, methods, settings] = await Promise.all([
-    readAccountProfile(deps.prisma, accountId),
-    findCustomer(deps.prisma, accountId, customerId),
-    listSubscriptions(deps.prisma, accountId, { customer: customerId, page: 1, take: 100 }),
-    listInvoices(deps.prisma, accountId, { customer: customerId, page: 1, take: 24 }),
-    listCustomerPaymentMethods(deps.prisma, accountId, customerId, { page: 1, take: 100 }),
-    readPortalSettings(deps.prisma, accountId),
-  ]);
-  const shown = subscriptions.data.filter((subscription) => !['canceled', 'expired'].includes(subscription.status));
-  const items = await Promise.all(shown.map((sub) => subscriptionItem(deps, portal, sub, settings.pauseResume)));
-  const finalized = invoices.data.filter((invoice) => invoice.status !== 'draft');
+  const { account, customer, subscriptions, invoices: finalized, paymentMethods } = await readPortal(deps, portal.who);
+  const items = subscriptions.map((shown) => subscriptionItem(portal, shown));
   sendPage(res, status, {
     title: `Billing: ${account?.name ?? ''}`,
     merchant: account?.name,
@@ -232,9 +212,9 @@ async function renderPortal(
       <section class="card" aria-labelledby="cards-title">
         <h2 id="cards-title">Payment methods</h2>
         ${
-          methods.data.length > 0
+          paymentMethods.length > 0
             ? html`<ul class="plain">
-                ${methods.data.map((method, index) => cardItem(portal, method, index === 0))}
+                ${paymentMethods.map((method, index) => cardItem(portal, method, index === 0))}
               </ul>`
             : html`<p class="muted">No card saved.</p>`
         }
@@ -267,7 +247,7 @@ async function renderConfirmation(
   action: string,
   confirmation: Confirmation,
 ): Promise<void> {
-  const account = await readAccountProfile(deps.prisma, portal.session.accountId);
+  const account = await portalAccount(deps, portal.who);
   sendPage(res, 200, {
     title: `${account?.name ?? ''}: ${confirmation.title}`,
     merchant: account?.name,
@@ -286,13 +266,13 @@ async function renderConfirmation(
 
 /**
  * The customer portal (docs/api.md "Hosted pages"): GET /hosted/portal/{token}, and one post per
- * action. Every action names a subscription or card of the session's customer (another's: a 404 page)
- * and goes through the service the API's route uses.
+ * action. The pages and forms are here; what a customer may do (their own subscriptions and cards only,
+ * another's is a 404 page; pausing where the account allows it) is the use case's
+ * (src/use-cases/customer-portal.ts).
  */
 export function portalRouter(deps: AppDeps): express.Router {
   const router = express.Router();
   const route = `${PORTAL_PATH}/:token`;
-  const subscriptionDeps = subscriptionDepsOf(deps);
 
   router.get(route, async (req, res) => {
     res.locals.route = `${PORTAL_PATH}/{token}`;
@@ -353,27 +333,17 @@ export function portalRouter(deps: AppDeps): express.Router {
       await renderConfirmation(deps, res, portal, actionPath(path, req), asked);
     });
 
-  /** The session customer's subscription, or 404 (another customer's or account's). */
-  const ownSubscriptionObject = async (portal: Portal, id: unknown) => {
-    const subscription = await getSubscription(deps.prisma, portal.session.accountId, String(id));
-    if (subscription.customer !== portal.session.customerId)
-      throw new ApiError('not_found', 'resource_missing', 'No such subscription');
-    return subscription;
-  };
-  const ownSubscription = async (portal: Portal, id: unknown) => (await ownSubscriptionObject(portal, id)).id;
-  const ownMethodObject = (portal: Portal, id: unknown) =>
-    getCustomerPaymentMethod(deps.prisma, portal.session.accountId, portal.session.customerId, String(id));
-  const ownMethod = async (portal: Portal, id: unknown) => (await ownMethodObject(portal, id)).id;
+  /** An action's path parameter (always there: the route names it). */
+  const idOf = (req: Request) => String(req.params.id);
 
   confirmation('subscriptions/:id/cancel', async (portal, req) => {
-    const subscription = await ownSubscriptionObject(portal, req.params.id);
-    if (!LIVE_STATUSES.includes(subscription.status) || subscription.cancel_at_period_end) return null;
-    const names = await itemNames(deps, portal, subscription);
-    const end = subscription.current_period_end;
+    const shown = await subscriptionToCancel(deps, portal.who, idOf(req));
+    if (!shown) return null;
+    const end = shown.subscription.current_period_end;
     return {
       title: 'Cancel your subscription?',
       lines: [
-        names.join('; '),
+        itemLines(shown).join('; '),
         end
           ? `It stays active until ${longDate(end)}, then ends: you will not be charged again.`
           : 'It ends at the end of its current period: you will not be charged again.',
@@ -385,59 +355,35 @@ export function portalRouter(deps: AppDeps): express.Router {
   action(
     'subscriptions/:id/cancel',
     async (portal, req) => {
-      const id = await ownSubscription(portal, req.params.id);
-      await cancelSubscription(subscriptionDeps, portal.session.accountId, id, true);
+      await cancelAtPeriodEnd(deps, portal.who, idOf(req));
       return 'canceled';
     },
     { askedFirst: true },
   );
   action('subscriptions/:id/keep', async (portal, req) => {
-    const id = await ownSubscription(portal, req.params.id);
-    // The API's PATCH cancel_at_period_end=false: the cancellation the period's end would make is withdrawn.
-    await updateSubscription(
-      subscriptionDeps,
-      portal.session.accountId,
-      id,
-      updateSubscriptionBody.parse({ cancel_at_period_end: false }),
-    );
+    await keepSubscription(deps, portal.who, idOf(req));
     return 'kept';
   });
   action('subscriptions/:id/pause', async (portal, req) => {
-    const id = await ownSubscription(portal, req.params.id);
-    if (!(await readPortalSettings(deps.prisma, portal.session.accountId)).pauseResume)
-      throw new ApiError('permission_error', 'portal_pause_disabled', 'Pausing is not offered here.');
-    await pauseSubscription(subscriptionDeps, portal.session.accountId, id);
+    await pauseOwnSubscription(deps, portal.who, idOf(req));
     return 'paused';
   });
   action('subscriptions/:id/resume', async (portal, req) => {
-    const id = await ownSubscription(portal, req.params.id);
-    if (!(await readPortalSettings(deps.prisma, portal.session.accountId)).pauseResume)
-      throw new ApiError('permission_error', 'portal_pause_disabled', 'Resuming is not offered here.');
-    await resumeSubscription(subscriptionDeps, portal.session.accountId, id);
+    await resumeOwnSubscription(deps, portal.who, idOf(req));
     return 'resumed';
   });
   action('payment-methods', async (portal, req) => {
     const card = parseCardForm(req.body ?? {}, portal.session.customerId);
     if (!card.ok) return { errors: card.errors };
-    const method = await createPaymentMethod(deps.prisma, portal.session.accountId, card.input);
-    if (req.body?.default === 'yes') {
-      await attachPaymentMethod(deps.prisma, portal.session.accountId, method.id, {
-        customer: portal.session.customerId,
-        default: true,
-      });
-    }
+    await addCard(deps, portal.who, card.input, req.body?.default === 'yes');
     return 'card_added';
   });
   action('payment-methods/:id/default', async (portal, req) => {
-    const id = await ownMethod(portal, req.params.id);
-    await attachPaymentMethod(deps.prisma, portal.session.accountId, id, {
-      customer: portal.session.customerId,
-      default: true,
-    });
+    await makeDefaultCard(deps, portal.who, idOf(req));
     return 'default_set';
   });
   confirmation('payment-methods/:id/remove', async (portal, req) => {
-    const method = await ownMethodObject(portal, req.params.id);
+    const method = await cardToRemove(deps, portal.who, idOf(req));
     return {
       title: `Remove ${methodLabel(method)}?`,
       lines: [
@@ -449,7 +395,7 @@ export function portalRouter(deps: AppDeps): express.Router {
   action(
     'payment-methods/:id/remove',
     async (portal, req) => {
-      await detachPaymentMethod(deps.prisma, portal.session.accountId, await ownMethod(portal, req.params.id));
+      await removeCard(deps, portal.who, idOf(req));
       return 'card_removed';
     },
     { askedFirst: true },

@@ -262,6 +262,8 @@ export class Api {
     private readonly rateLimit: (keyId: string) => Promise<void> = async () => {},
     /** Told of every successful write once its answer is sent (src/audit: the audit log). */
     private readonly onWrite: (write: CompletedWrite) => void = () => {},
+    /** Runs every handler: what its work leaves to tell once committed is told before the answer (src/app.ts). */
+    private readonly aroundHandler: <T>(work: () => Promise<T>) => Promise<T> = (work) => work(),
   ) {
     this.router.use((req, res, next) => this.methodGate(req, res, next));
     this.registry.registerComponent('securitySchemes', 'apiKey', { type: 'apiKey', in: 'header', name: 'cc-api-key' });
@@ -357,16 +359,9 @@ export class Api {
       const body = def.body ? parseOrThrow(def.body, req.body ?? {}, 'body') : undefined;
       const idempotencyKey = idempotent ? readIdempotencyKey(req) : undefined;
       const run = async (idempotencySeed?: string) => {
-        const result = await def.handler({
-          params,
-          query,
-          body,
-          principal,
-          req,
-          res,
-          idempotencyKey,
-          idempotencySeed,
-        } as HandlerContext<z.output<P>, z.output<Q>, z.output<B>>);
+        type Context = HandlerContext<z.output<P>, z.output<Q>, z.output<B>>;
+        const context = { params, query, body, principal, req, res, idempotencyKey, idempotencySeed } as Context;
+        const result = await this.aroundHandler(async () => def.handler(context));
         if (res.headersSent) return null;
         return result instanceof Answer ? { status: result.status, body: result.body } : { status, body: result };
       };

@@ -5,12 +5,10 @@ import { pageSchema } from '../http/pagination';
 import type { PaymentGateway } from '../payments/gateway';
 import { transactionSchema } from '../transactions/transaction.schemas';
 import { payInvoice } from './invoice-payment.service';
-import { noticeInvoiceSettled } from '../subscriptions/subscription-workflow.client';
 import { refundInvoice } from './invoice-refund.service';
 import {
   createInvoiceBody,
   invoiceIdParams,
-  type InvoiceObject,
   invoiceSchema,
   listInvoicesQuery,
   payInvoiceBody,
@@ -27,11 +25,6 @@ import { sendInvoiceEmail } from '../use-cases/invoice-sending';
 export function registerInvoiceRoutes(api: Api, deps: AppDeps & { gateway: PaymentGateway }): void {
   const { prisma, temporal, gateway } = deps;
   const tag = 'Invoices';
-  /** A subscription's invoice paid or voided here: its workflow is told, for its dunning (decisions.md §7). */
-  const settled = async (invoice: InvoiceObject): Promise<InvoiceObject> => {
-    await noticeInvoiceSettled(temporal, invoice);
-    return invoice;
-  };
 
   api.route({
     method: 'post',
@@ -108,16 +101,14 @@ export function registerInvoiceRoutes(api: Api, deps: AppDeps & { gateway: Payme
     body: payInvoiceBody,
     response: invoiceSchema,
     errors: [404, 409, 502],
-    handler: async ({ principal, params, body, idempotencyKey }) =>
-      settled(
-        await onInvoiceTime(prisma, principal.accountId, params.id, () =>
-          payInvoice(prisma, gateway, principal.accountId, params.id, {
-            paymentMethodId: body.payment_method,
-            attemptKey: idempotencyKey,
-            // A dashboard session's request is a person's click; a key's, the merchant's code.
-            origin: { origin: principal.userId ? 'dashboard' : 'api' },
-          }),
-        ),
+    handler: ({ principal, params, body, idempotencyKey }) =>
+      onInvoiceTime(prisma, principal.accountId, params.id, () =>
+        payInvoice(prisma, gateway, principal.accountId, params.id, {
+          paymentMethodId: body.payment_method,
+          attemptKey: idempotencyKey,
+          // A dashboard session's request is a person's click; a key's, the merchant's code.
+          origin: { origin: principal.userId ? 'dashboard' : 'api' },
+        }),
       ),
   });
 
@@ -129,12 +120,8 @@ export function registerInvoiceRoutes(api: Api, deps: AppDeps & { gateway: Payme
     params: invoiceIdParams,
     response: invoiceSchema,
     errors: [404, 409],
-    handler: async ({ principal, params }) =>
-      settled(
-        await onInvoiceTime(prisma, principal.accountId, params.id, () =>
-          voidInvoice(prisma, principal.accountId, params.id),
-        ),
-      ),
+    handler: ({ principal, params }) =>
+      onInvoiceTime(prisma, principal.accountId, params.id, () => voidInvoice(prisma, principal.accountId, params.id)),
   });
 
   api.route({

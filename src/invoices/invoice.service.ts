@@ -41,6 +41,7 @@ import { toCustomerObject } from '../customers/customer.service';
 import { discountParts, type DiscountTerms } from '../coupons/discount-lines';
 import { useOnceDiscount } from '../coupons/coupon.records';
 import { readAccountSeller, type AccountSeller } from '../accounts/account.records';
+import { invoiceSettled } from './invoice-settlement';
 
 /** customer.updated with the customer as its balance now stands (a balance entry changed it). */
 export async function recordCustomerUpdated(tx: AnyTx, accountId: string, customerId: string): Promise<void> {
@@ -592,6 +593,7 @@ export async function markPaid(
     paymentMethodId,
   });
   await recordEvent(tx, accountId, 'invoice.payment_succeeded', toInvoiceObject(paid));
+  invoiceSettled(paid);
   // Billing a price activates it for good (spec: price activity), in the transaction that marks it paid.
   const priceIds = paid.lines.flatMap((line) => (line.priceId ? [line.priceId] : []));
   if (priceIds.length > 0) await markPricesBilled(tx, accountId, priceIds);
@@ -751,6 +753,8 @@ export async function voidInTx(
   const voided = await updateLockedInvoice(tx, invoice, { status: 'void', voidedAt: currentTime() });
   const object = toInvoiceObject(voided);
   await recordEvent(tx, accountId, 'invoice.deleted', object);
+  // A draft is in no dunning: its renewal finds it void.
+  if (invoice.status === 'open') invoiceSettled(voided);
   return object;
 }
 

@@ -3,18 +3,8 @@ import { config } from '../config';
 import type { Api } from '../http/api';
 import { SUPERADMIN_ROLES, type Principal } from '../http/auth';
 import { pageSchema } from '../http/pagination';
-import { toTransactionObject } from '../transactions/transaction.service';
 import { transactionSchema } from '../transactions/transaction.schemas';
 import { createGateway } from '../payments/simulated-gateway';
-import type { PaymentPlanRequestArgs, PaymentPlanRequestKind } from '../../workflows/payment-plan-contract';
-import { assertPlanOpen, chargeStoredMethod, recordExternalPayment } from './plan-payments.service';
-import {
-  findPayment,
-  findPlan,
-  findPlanCustomerId,
-  listOpenTerminalPayments,
-  toPaymentObject,
-} from './payment-plan.records';
 import {
   createPaymentPlanBody,
   createPlanPaymentBody,
@@ -34,10 +24,8 @@ import {
   planPaymentParams,
   planPaymentSchema,
   resolveTerminalBody,
-  type CreatePlanPaymentInput,
 } from './payment-plan.schemas';
 import {
-  applyPlanRequest,
   assertPaymentPlansEnabled,
   assertPaymentPlansUsable,
   createPaymentPlan,
@@ -50,54 +38,26 @@ import {
   putPaymentPlanSettings,
 } from './payment-plan.service';
 import {
-  checkCancellable,
-  checkResolution,
-  currentDepositAttempt,
-  startDepositOnTerminal,
-  startTerminalPayment,
-} from './terminal-payments.service';
-import { refundPlanPayment } from './plan-refunds.service';
-import { notifyPlanUpdated, rejectionError, sendPlanRequest } from './workflow-client';
-import { currentTime } from '../lib/clock-time';
-import { toUnixSeconds } from '../lib/time';
+  cancelDeposit,
+  cancelPaymentPlan,
+  cancelPlanPayment,
+  getPlanPayment,
+  listStuckTerminalPayments,
+  payPlan,
+  refundPaymentOfPlan,
+  resolveDeposit,
+  resolvePlanPayment,
+  sendDepositToTerminal,
+} from './plan-actions.service';
 import { z } from 'zod';
-import { onCustomerTime } from '../test-clocks/test-clock.service';
 
 /** Payment plans (the terminals they use are terminal.routes.ts). */
 export function registerPaymentPlanRoutes(api: Api, deps: AppDeps): void {
   const { prisma, temporal } = deps;
   const taskQueue = deps.taskQueue ?? config.taskQueue;
-  const gateway = deps.gateway ?? createGateway(prisma);
+  const actionDeps = { prisma, temporal, gateway: deps.gateway ?? createGateway(prisma) };
   const tag = 'Payment plans';
   const planErrors = [403, 404, 409];
-
-  /** A change of the plan: at its test clock's time when its customer is on one (409 while the clock advances). */
-  const onPlanTime = async <T>(accountId: string, planId: string, work: () => Promise<T>): Promise<T> => {
-    const customerId = await findPlanCustomerId(prisma, accountId, planId);
-    return customerId ? onCustomerTime(prisma, accountId, customerId, work) : work();
-  };
-
-  /** Sends a request update, which answers once the workflow carried it out, and turns a refusal into 4xx. */
-  const request = async (
-    accountId: string,
-    planId: string,
-    kind: PaymentPlanRequestKind,
-    args: PaymentPlanRequestArgs,
-  ) => {
-    const record = await onPlanTime(accountId, planId, () =>
-      sendPlanRequest(
-        temporal,
-        planId,
-        kind,
-        { ...args, source: 'api' },
-        {
-          whenEnded: (sent) => applyPlanRequest(prisma, planId, kind, sent, currentTime()),
-        },
-      ),
-    );
-    if (!record.applied) throw rejectionError(record);
-    return record;
-  };
 
   // Payment plans are off per account until enabled: 403 feature_not_enabled. Turning them off
   // refuses new plans only: plans that exist stay readable, payable and cancellable (they keep running).
@@ -197,11 +157,7 @@ export function registerPaymentPlanRoutes(api: Api, deps: AppDeps): void {
     params: planIdParams,
     response: paymentPlanSchema,
     errors: planErrors,
-    handler: async ({ principal, params }) => {
-      assertPlanOpen(await findPlan(prisma, principal.accountId, params.id));
-      await request(principal.accountId, params.id, 'cancelPlan', {});
-      return getPaymentPlan(prisma, principal.accountId, params.id);
-    },
+    handler: ({ principal, params }) => cancelPaymentPlan(actionDeps, principal.accountId, params.id),
   });
 
   api.route({
@@ -218,13 +174,8 @@ export function registerPaymentPlanRoutes(api: Api, deps: AppDeps): void {
     status: 202,
     response: paymentPlanSchema,
     errors: planErrors,
-    handler: async ({ principal, params, body }) => {
-      await onPlanTime(principal.accountId, params.id, () =>
-        startDepositOnTerminal(prisma, principal.accountId, params.id, body.terminal),
-      );
-      await notifyPlanUpdated(temporal, params.id);
-      return getPaymentPlan(prisma, principal.accountId, params.id);
-    },
+    handler: ({ principal, params, body }) =>
+      sendDepositToTerminal(actionDeps, principal.accountId, params.id, body.terminal),
   });
 
   api.route({
@@ -243,13 +194,7 @@ export function registerPaymentPlanRoutes(api: Api, deps: AppDeps): void {
     body: resolveTerminalBody,
     response: paymentPlanSchema,
     errors: planErrors,
-    handler: async ({ principal, params, body }) => {
-      const plan = await findPlan(prisma, principal.accountId, params.id);
-      const attempt = await currentDepositAttempt(prisma, plan.id);
-      // Without an outcome, a `resolving` deposit continues with the processor's (decisions.md §8).
-      await request(principal.accountId, plan.id, 'resolveDeposit', await checkResolution(prisma, plan, attempt, body));
-      return getPaymentPlan(prisma, principal.accountId, plan.id);
-    },
+    handler: ({ principal, params, body }) => resolveDeposit(actionDeps, principal.accountId, params.id, body),
   });
 
   api.route({
@@ -264,23 +209,8 @@ export function registerPaymentPlanRoutes(api: Api, deps: AppDeps): void {
     status: 202,
     response: paymentPlanSchema,
     errors: planErrors,
-    handler: async ({ principal, params }) => {
-      const plan = await findPlan(prisma, principal.accountId, params.id);
-      await currentDepositAttempt(prisma, plan.id, ['waiting']);
-      await request(principal.accountId, plan.id, 'cancelDeposit', {});
-      return getPaymentPlan(prisma, principal.accountId, plan.id);
-    },
+    handler: ({ principal, params }) => cancelDeposit(actionDeps, principal.accountId, params.id),
   });
-
-  const createPlanPayment = (accountId: string, planId: string, body: CreatePlanPaymentInput) => {
-    if (body.external) return recordExternalPayment(prisma, accountId, planId, body.external_reference);
-    if (typeof body.payment_method === 'object')
-      return startTerminalPayment(prisma, accountId, planId, body.payment_method.terminal);
-    return chargeStoredMethod(prisma, gateway, accountId, planId, {
-      paymentMethodId: body.payment_method,
-      save: body.save_payment_method,
-    });
-  };
 
   api.route({
     method: 'post',
@@ -298,13 +228,7 @@ export function registerPaymentPlanRoutes(api: Api, deps: AppDeps): void {
     status: 201,
     response: planPaymentSchema,
     errors: [403, 404, 409, 502],
-    handler: async ({ principal, params, body }) => {
-      const payment = await onPlanTime(principal.accountId, params.id, () =>
-        createPlanPayment(principal.accountId, params.id, body),
-      );
-      await notifyPlanUpdated(temporal, params.id);
-      return toPaymentObject(payment);
-    },
+    handler: ({ principal, params, body }) => payPlan(actionDeps, principal.accountId, params.id, body),
   });
 
   api.route({
@@ -329,10 +253,7 @@ export function registerPaymentPlanRoutes(api: Api, deps: AppDeps): void {
     params: planPaymentParams,
     response: planPaymentSchema,
     errors: [403, 404],
-    handler: async ({ principal, params }) => {
-      await findPlan(prisma, principal.accountId, params.id);
-      return toPaymentObject(await findPayment(prisma, principal.accountId, params.id, params.payment_id));
-    },
+    handler: ({ principal, params }) => getPlanPayment(prisma, principal.accountId, params.id, params.payment_id),
   });
 
   api.route({
@@ -346,21 +267,7 @@ export function registerPaymentPlanRoutes(api: Api, deps: AppDeps): void {
     query: openTerminalPaymentsQuery,
     response: z.object({ data: z.array(openTerminalPaymentSchema) }),
     errors: [403],
-    handler: async ({ principal, query }) => {
-      const open = await listOpenTerminalPayments(prisma, {
-        accountId: principal.accountId,
-        before: new Date(Date.now() - query.older_than_minutes * 60_000),
-        take: 500,
-      });
-      return {
-        data: open.map(({ payment, customer, terminalLabel }) => ({
-          payment: toPaymentObject(payment),
-          customer_name: customer?.name ?? null,
-          terminal_label: terminalLabel,
-          since: toUnixSeconds(payment.stateChangedAt),
-        })),
-      };
-    },
+    handler: ({ principal, query }) => listStuckTerminalPayments(prisma, principal.accountId, query.older_than_minutes),
   });
 
   api.route({
@@ -375,15 +282,8 @@ export function registerPaymentPlanRoutes(api: Api, deps: AppDeps): void {
     body: resolveTerminalBody,
     response: planPaymentSchema,
     errors: planErrors,
-    handler: async ({ principal, params, body }) => {
-      const plan = await findPlan(prisma, principal.accountId, params.id);
-      const payment = await findPayment(prisma, principal.accountId, plan.id, params.payment_id);
-      await request(principal.accountId, plan.id, 'resolveTerminalPayment', {
-        ...(await checkResolution(prisma, plan, payment, body)),
-        payment_id: payment.id,
-      });
-      return toPaymentObject(await findPayment(prisma, principal.accountId, plan.id, payment.id));
-    },
+    handler: ({ principal, params, body }) =>
+      resolvePlanPayment(actionDeps, principal.accountId, params.id, params.payment_id, body),
   });
 
   api.route({
@@ -398,13 +298,8 @@ export function registerPaymentPlanRoutes(api: Api, deps: AppDeps): void {
     status: 202,
     response: planPaymentSchema,
     errors: planErrors,
-    handler: async ({ principal, params }) => {
-      const plan = await findPlan(prisma, principal.accountId, params.id);
-      const payment = await findPayment(prisma, principal.accountId, plan.id, params.payment_id);
-      checkCancellable(payment);
-      await request(principal.accountId, plan.id, 'cancelTerminalPayment', { payment_id: payment.id });
-      return toPaymentObject(await findPayment(prisma, principal.accountId, plan.id, payment.id));
-    },
+    handler: ({ principal, params }) =>
+      cancelPlanPayment(actionDeps, principal.accountId, params.id, params.payment_id),
   });
 
   api.route({
@@ -423,15 +318,10 @@ export function registerPaymentPlanRoutes(api: Api, deps: AppDeps): void {
     status: 201,
     response: transactionSchema,
     errors: [403, 404, 409, 502],
-    handler: async ({ principal, params, body, idempotencyKey }) => {
-      await findPlan(prisma, principal.accountId, params.id);
-      const refund = await onPlanTime(principal.accountId, params.id, () =>
-        refundPlanPayment(prisma, gateway, principal.accountId, params.id, params.payment_id, {
-          amount: body.amount,
-          attemptKey: idempotencyKey,
-        }),
-      );
-      return toTransactionObject(refund);
-    },
+    handler: ({ principal, params, body, idempotencyKey }) =>
+      refundPaymentOfPlan(actionDeps, principal.accountId, params.id, params.payment_id, {
+        amount: body.amount,
+        attemptKey: idempotencyKey,
+      }),
   });
 }

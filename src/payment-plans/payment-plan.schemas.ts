@@ -337,5 +337,6 @@ export type ResolveTerminalInput = z.output<typeof resolveTerminalBody>;
 export type PaymentPlanObject = z.output<typeof paymentPlanSchema>;
 export type InstallmentObject = z.output<typeof installmentSchema>;
 export type PlanPaymentObject = z.output<typeof planPaymentSchema>;
+export type OpenTerminalPaymentObject = z.output<typeof openTerminalPaymentSchema>;
 export type PaymentPlanSettingsInput = z.output<typeof paymentPlanSettingsBody>;
 export type PaymentPlanSettingsObject = z.output<typeof paymentPlanSettingsSchema>;

@@ -45,6 +45,7 @@ import {
 import { isDatabaseBusy, isDatabaseUnavailable } from '../db/availability';
 import type { SubscriptionObject } from './subscription.schemas';
 import { subscriptionWorkflowStart } from './subscription-workflow.client';
+import { withoutSettlementNotice } from '../invoices/invoice-settlement';
 import { redeemCoupon } from '../coupons/coupon.service';
 
 /**
@@ -293,7 +294,15 @@ export async function createdBefore(prisma: Db, accountId: string, id: string): 
   };
 }
 
-export async function createSubscriptionRecords(
+export function createSubscriptionRecords(
+  ...args: Parameters<typeof writeAndChargeFirst>
+): Promise<SubscriptionCreated> {
+  // The first invoice is its workflow's own: the workflow starts from what became of it (paid by the
+  // customer's balance or by the first charge), so it is told nothing of it (src/invoices/invoice-settlement.ts).
+  return withoutSettlementNotice(() => writeAndChargeFirst(...args));
+}
+
+async function writeAndChargeFirst(
   deps: CreationDeps,
   spec: SubscriptionCreateSpec,
   nowMs: number,

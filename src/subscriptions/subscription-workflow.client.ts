@@ -21,6 +21,7 @@ import { rejectionOf, type Rejection, type RejectionKind } from './subscription-
 import type { SubscriptionObject } from './subscription.schemas';
 import { subscriptionTimerSummary } from '../../workflows/summaries';
 import type { ChargeReceipt } from '../transactions/charge-receipt';
+import type { SettledInvoice } from '../invoices/invoice-settlement';
 
 const ERROR_TYPE_OF: Record<RejectionKind, ErrorType> = {
   invalid: 'invalid_request_error',
@@ -167,25 +168,28 @@ export async function updateSubscriptionWorkflow<Args extends [] | [unknown]>(
 }
 
 /**
- * Tells the subscription's workflow that one of its invoices was paid or voided through the API, so a
- * subscription in dunning leaves past_due at once (decisions.md §7). A notice: when it cannot be sent
- * (Temporal down, the workflow ended) the next dunning retry finds the invoice settled all the same.
+ * Tells the subscription's workflow of each of its invoices a request paid or voided
+ * (src/invoices/invoice-settlement.ts), so a subscription in dunning leaves past_due at once (decisions.md §7).
+ * A notice: when it cannot be sent (Temporal down, the workflow ended) the next dunning retry finds the
+ * invoice settled all the same.
  */
-export async function noticeInvoiceSettled(
-  temporal: Client,
-  invoice: { id: string; subscription: string | null; status: string },
-): Promise<void> {
-  if (!invoice.subscription || (invoice.status !== 'paid' && invoice.status !== 'void')) return;
-  try {
-    await temporal.workflow
-      .getHandle(subscriptionWorkflowId(invoice.subscription))
-      .signal(invoiceSettledSignal, { invoiceId: invoice.id });
-  } catch (error) {
-    logger.info(
-      { err: error, invoiceId: invoice.id, subscriptionId: invoice.subscription },
-      'invoice settled: the subscription workflow was not told',
+export function noticeInvoicesSettled(temporal: Client): (settled: SettledInvoice[]) => Promise<void> {
+  return async (settled) => {
+    await Promise.all(
+      settled.map(async ({ invoiceId, subscriptionId }) => {
+        try {
+          await temporal.workflow
+            .getHandle(subscriptionWorkflowId(subscriptionId))
+            .signal(invoiceSettledSignal, { invoiceId });
+        } catch (error) {
+          logger.info(
+            { err: error, invoiceId, subscriptionId },
+            'invoice settled: the subscription workflow was not told',
+          );
+        }
+      }),
     );
-  }
+  };
 }
 
 /**

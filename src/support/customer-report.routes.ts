@@ -1,13 +1,8 @@
 import type { AppDeps } from '../http/app-deps';
 import type { Api } from '../http/api';
-import { notFound } from '../http/errors';
 import { customerIdParams } from '../customers/customer.schemas';
-import { askWorkflows, buildCustomerReport } from './customer-lookup';
-import { customerActivity, findCustomerById } from './customer-lookup.records';
 import { customerReportSchema } from './customer-report.schemas';
-
-/** How long the report waits for each workflow's state query before it reads the database alone for it. */
-const WORKFLOW_ANSWER_MS = 2_000;
+import { customerBillingReport } from './customer-report.service';
 
 /**
  * "Why was this customer charged, or not?" over HTTP: the report `npm run support -- customer` prints
@@ -25,12 +20,7 @@ export function registerCustomerReportRoutes(api: Api, { prisma, temporal }: App
     params: customerIdParams,
     response: customerReportSchema,
     errors: [404],
-    handler: async ({ principal, params }) => {
-      const [customer] = await findCustomerById(prisma, params.externalKey, principal.accountId);
-      if (!customer || customer.deletedAt) throw notFound('customer', params.externalKey, 'externalKey');
-      const activity = await customerActivity(prisma, customer);
-      const answers = await askWorkflows(temporal, [activity], WORKFLOW_ANSWER_MS);
-      return buildCustomerReport(customer, activity, answers);
-    },
+    handler: ({ principal, params }) =>
+      customerBillingReport({ prisma, temporal }, principal.accountId, params.externalKey),
   });
 }

@@ -22,7 +22,8 @@ import type {
   TransactionObject,
 } from './transaction.schemas';
 import type { CustomerBalanceTransaction } from '../generated/prisma/client';
-import { findCustomerRow, withCustomerNames } from '../customers/customer.records';
+import { withCustomerNames } from '../customers/customer.records';
+import { findCustomer } from '../customers/customer.service';
 import { balanceEntriesPage } from './customer-balance.records';
 import { readBalanceSums } from './transaction.records';
 
@@ -194,7 +195,7 @@ export async function listBalanceTransactions(
   customerId: string,
   params: PageParams,
 ): Promise<Page<BalanceTransactionObject>> {
-  await findCustomerRow(prisma, accountId, customerId);
+  await findCustomer(prisma, accountId, customerId);
   const [rows, total] = await balanceEntriesPage(prisma, accountId, customerId, pageWindow(params));
   return pageEnvelope(rows.map(toBalanceTransactionObject), total, params);
 }

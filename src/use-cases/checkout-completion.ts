@@ -10,25 +10,18 @@ import {
   listCustomerPaymentMethods,
 } from '../payments/payment-method.service';
 import { createCustomer } from '../customers/customer.service';
-import { createCustomerBody } from '../customers/customer.schemas';
+import type { CreateCustomerInput } from '../customers/customer.schemas';
 import { createInvoice, getInvoice, voidInvoice } from '../invoices/invoice.service';
 import type { InvoiceObject } from '../invoices/invoice.schemas';
 import { collectInvoice } from '../invoices/invoice-payment.service';
 import { createSubscription, cancelSubscription, subscriptionDepsOf } from '../subscriptions/subscription.service';
-import { createSubscriptionBody, type SubscriptionObject } from '../subscriptions/subscription.schemas';
-import { noticeInvoiceSettled } from '../subscriptions/subscription-workflow.client';
+import type { SubscriptionObject } from '../subscriptions/subscription.schemas';
 import { listInvoiceTransactions } from '../transactions/transaction.service';
 import { claimCheckout, updateCheckout } from '../checkout/checkout.records';
 import { assertCheckoutCompletable, type CheckoutItem } from '../checkout/checkout.service';
 import { isRefusal, type ApiError } from '../http/errors';
 import { logger } from '../http/logger';
 import { deleteCustomer } from './customer-deletion';
-
-export interface CheckoutBuyer {
-  name: string;
-  email: string;
-  address: { line1: string; city: string; postal_code: string; country: string };
-}
 
 export type CheckoutOutcome =
   | { kind: 'complete' }
@@ -52,7 +45,7 @@ interface AttemptWrites {
 /**
  * Completes a hosted checkout once (docs/api.md "Hosted pages"): claims the session (one request at a
  * time), checks again what its creation checked (nothing written when a price changed or went since),
- * creates the customer when none was given (kept on the session, so a retry after a decline reuses it),
+ * creates the customer `buyer` when none was given (kept on the session, so a retry after a decline reuses it),
  * saves the card, then creates the subscription through the API's own use case, keyed by the session
  * and the form so a repeat answers the same subscription, or pays an invoice of the one-time prices
  * (the same invoice on a retry). A decline opens the session again and leaves nothing payable behind:
@@ -62,7 +55,7 @@ interface AttemptWrites {
 export async function completeCheckout(
   deps: AppDeps & { gateway: PaymentGateway },
   session: CheckoutSession,
-  buyer: CheckoutBuyer,
+  buyer: CreateCustomerInput,
   card: (customerId: string) => CreatePaymentMethodInput,
   formKey: string,
 ): Promise<CheckoutOutcome> {
@@ -80,11 +73,7 @@ export async function completeCheckout(
   try {
     let customerId = session.customerId;
     if (!customerId) {
-      const customer = await createCustomer(
-        prisma,
-        session.accountId,
-        createCustomerBody.parse({ name: buyer.name, email: buyer.email, address: [buyer.address] }),
-      );
+      const customer = await createCustomer(prisma, session.accountId, buyer);
       customerId = customer.id;
       writes.customerId = customerId;
       await updateCheckout(prisma, session.id, { customerId });
@@ -99,13 +88,14 @@ export async function completeCheckout(
       const created = await createSubscription(
         subscriptionDepsOf(deps),
         session.accountId,
-        createSubscriptionBody.parse({
+        {
           customer: customerId,
           items,
           trial_days: session.trialDays ?? 0,
           start_date: toUnixSeconds(currentTime()),
+          collection_method: 'charge_automatically',
           default_payment_method: method.id,
-        }),
+        },
         { idempotencySeed: attemptKey },
       );
       const subscription = created.subscription;
@@ -145,7 +135,6 @@ export async function completeCheckout(
       attemptKey,
     });
     if (collected.outcome === 'paid' || collected.outcome === 'already_paid') {
-      await noticeInvoiceSettled(deps.temporal, await getInvoice(prisma, session.accountId, invoiceId));
       await updateCheckout(prisma, session.id, { status: 'complete', completedAt: currentTime() });
       return { kind: 'complete' };
     }

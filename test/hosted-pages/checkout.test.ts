@@ -434,6 +434,33 @@ describe('completing a checkout', () => {
     });
   });
 
+  it('details the form takes but a customer may not hold are shown by field (400), and nothing is written', async () => {
+    const session = await checkout({ items: [{ price: await recurringPrice(pages.api) }] });
+    const form = await pageForm(pages.world.app.baseUrl, pathOf(session));
+    const refused = await postForm(pages.world.app.baseUrl, `${pathOf(session)}/complete`, {
+      ...form,
+      // A zero-width space inside the name, a two-letter code ISO 3166 does not assign.
+      buyer_name: 'Mary\u200bSomerville',
+      email: 'mary-zz@example.com',
+      line1: '1 Observatory Lane',
+      city: 'Edinburgh',
+      postal_code: 'EH1 1AA',
+      country: 'ZZ',
+      name: 'Mary Somerville',
+      number: CARDS.succeeds,
+      exp: EXPIRY,
+      cvc: '123',
+    });
+    expect(refused.status).toBe(400);
+    const text = await pageText(refused);
+    expect(text).toContain('Enter your full name without line breaks or invisible characters.');
+    expect(text).toContain('Enter the two-letter country code (for example US).');
+    expect(expectStatus(await pages.api.get(`/checkout/sessions/${session.id}`), 200)).toMatchObject({
+      status: 'open',
+      customer: null,
+    });
+  });
+
   it('bad details are shown by field (400); an expired checkout says so (410); an unknown one 404', async () => {
     const price = await recurringPrice(pages.api);
     const session = await checkout({ items: [{ price }] });

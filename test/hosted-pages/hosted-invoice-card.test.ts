@@ -1,6 +1,6 @@
 import { eventsOf, expectStatus } from '../support/harness';
 import { CARDS, addPaymentMethod, cardBody, createCustomer, simpleInvoice } from '../support/payments';
-import { DAY_MS, advanceBy, createSubscription, recurringPrice, settled } from '../support/subscriptions';
+import { DAY_MS, advanceBy, subscriptionInDunning as subscriptionInDunningOf } from '../support/subscriptions';
 import { waitUntil } from '../support/webhooks';
 import { EXPIRY, hostedPath, pageForm, pageText, postForm, usePagesWorld } from './pages';
 
@@ -11,24 +11,7 @@ import { EXPIRY, hostedPath, pageForm, pageText, postForm, usePagesWorld } from 
  */
 const pages = usePagesWorld();
 
-/** A subscription whose own card declines: its first invoice open, the subscription past due. */
-async function subscriptionInDunning() {
-  const customer = await createCustomer(pages.api);
-  const declining = await addPaymentMethod(pages.api, customer.id, cardBody(CARDS.declined));
-  const subscription = await createSubscription(pages.api, {
-    customer: customer.id,
-    items: [{ price: await recurringPrice(pages.api, { unitAmount: 3000 }), quantity: 1 }],
-    trial_days: 0,
-    start_date: Math.floor((await pages.world.env.currentTimeMs()) / 1000),
-    default_payment_method: declining.id,
-  });
-  await settled(pages.world, subscription.id);
-  const current = expectStatus(await pages.api.get(`/subscriptions/${subscription.id}`), 200);
-  expect(current).toMatchObject({ status: 'past_due', default_payment_method: declining.id });
-  const invoice = expectStatus(await pages.api.get(`/invoices/${current.latest_invoice}`), 200);
-  expect(invoice.status).toBe('open');
-  return { customer, declining, subscription, invoice };
-}
+const subscriptionInDunning = () => subscriptionInDunningOf(pages.world);
 
 async function payOnPage(invoice: { hosted_invoice_url: string }, number: string, useForFuture: boolean) {
   const path = hostedPath(invoice);

@@ -16,6 +16,7 @@ import {
   type TestApp,
 } from './harness';
 import { createEnvWorker, createTimeSkippingEnv } from './temporal';
+import { addPaymentMethod, cardBody, CARDS, createCustomer } from './payments';
 
 export { DAY_MS } from '../../src/lib/durations';
 const { History } = temporal.api.history.v1;
@@ -134,6 +135,25 @@ export async function namedMonthlyPrice(api: ApiClient, name: string, unitAmount
 
 export async function createSubscription(api: ApiClient, body: Record<string, unknown>) {
   return expectStatus(await api.post('/subscriptions', body), 201, 'POST /subscriptions');
+}
+
+/** A subscription whose own card declines: its first invoice open and in dunning, the subscription past due. */
+export async function subscriptionInDunning(world: SubscriptionWorld) {
+  const customer = await createCustomer(world.api);
+  const declining = await addPaymentMethod(world.api, customer.id, cardBody(CARDS.declined));
+  const subscription = await createSubscription(world.api, {
+    customer: customer.id,
+    items: [{ price: await recurringPrice(world.api, { unitAmount: 3000 }), quantity: 1 }],
+    trial_days: 0,
+    start_date: Math.floor((await world.env.currentTimeMs()) / 1000),
+    default_payment_method: declining.id,
+  });
+  await settled(world, subscription.id);
+  const current = expectStatus(await world.api.get(`/subscriptions/${subscription.id}`), 200);
+  expect(current).toMatchObject({ status: 'past_due', default_payment_method: declining.id });
+  const invoice = expectStatus(await world.api.get(`/invoices/${current.latest_invoice}`), 200);
+  expect(invoice.status).toBe('open');
+  return { customer, declining, subscription, invoice };
 }
 
 export const unix = (ms: number) => Math.floor(ms / 1000);
