@@ -9,7 +9,6 @@ import {
   type Statement,
 } from '../db/sql';
 import { allocateNumber } from '../invoices/invoice-number.records';
-import { notFound } from '../http/errors';
 
 export type CreditNoteWithLines = CreditNote & { lines: CreditNoteLine[] };
 
@@ -44,11 +43,9 @@ export async function updateCreditNote(
   return tx.creditNote.update({ where: { id }, data: change, include: { lines: true } });
 }
 
-/** The account's credit note, or 404 (also for another account's). */
-export async function findCreditNote(db: Db | Tx, accountId: string, id: string): Promise<CreditNoteWithLines> {
-  const note = await db.creditNote.findFirst({ where: { id, accountId }, include: { lines: true } });
-  if (!note) throw notFound('credit_note', id);
-  return note;
+/** The account's credit note; null when there is none (another account's too). */
+export function findCreditNote(db: Db | Tx, accountId: string, id: string): Promise<CreditNoteWithLines | null> {
+  return db.creditNote.findFirst({ where: { id, accountId }, include: { lines: true } });
 }
 
 /** The account's credit note `id`, or null. */

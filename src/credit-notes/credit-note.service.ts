@@ -1,7 +1,7 @@
 import type { CreditNoteLine, Transaction } from '../generated/prisma/client';
 import type { Db, Tx } from '../db/prisma';
 import { runTransaction } from '../db/sql-transaction';
-import { badRequest, conflict } from '../http/errors';
+import { badRequest, conflict, notFound } from '../http/errors';
 import { keysetListPage, type Page } from '../http/pagination';
 import { markPricesBilled } from '../catalog/price.service';
 import { currentTime } from '../lib/clock-time';
@@ -306,6 +306,8 @@ async function completeRefund(
   return runTransaction(prisma, async (tx) => {
     const invoice = await lockInvoice(tx, accountId, note.invoiceId);
     const current = await findCreditNote(tx, accountId, note.id);
+    // Issued and committed before its refund was settled: a note gone since is a broken invariant, not a 404.
+    if (!current) throw new Error(`Credit note ${note.id} of a settled refund is gone.`);
     if (current.status === 'void') return current;
     const voided = await updateCreditNote(tx, note.id, { status: 'void', voidedAt: currentTime() });
     const changed = await updateLockedInvoice(tx, invoice, {
@@ -345,8 +347,11 @@ export async function createCreditNote(
   return { note: toCreditNoteObject(note), invoice: issued.invoice };
 }
 
+/** GET /credit-notes/{id}: 404 also for another account's. */
 export async function getCreditNote(prisma: Db, accountId: string, id: string): Promise<CreditNoteObject> {
-  return toCreditNoteObject(await findCreditNote(prisma, accountId, id));
+  const note = await findCreditNote(prisma, accountId, id);
+  if (!note) throw notFound('credit_note', id);
+  return toCreditNoteObject(note);
 }
 
 /** The account's credit note numbered `number` (CN-000003), or null. */
