@@ -1,7 +1,8 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { Db } from '../src/db/prisma';
 import { isRefusal } from '../src/http/errors';
-import type { EmailKind, EmailLinks, InvoiceEmailKind, ReminderEmailKind } from '../src/emails/email-content';
+import type { EmailLinks } from '../src/emails/email-content';
+import type { EmailKind, InvoiceEmailKind, ReminderEmailKind } from '../src/emails/email.schemas';
 import { atTime, type ClockTimed } from '../src/lib/clock-time';
 import type { SubscriptionState } from '../src/subscriptions/subscription-machine';
 import { queueSubscriptionReminder, reminderDays } from '../src/use-cases/subscription-reminders';

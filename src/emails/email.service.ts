@@ -17,14 +17,12 @@ import {
   invoiceEmail,
   reminderEmail,
   type EmailContent,
-  type EmailKind,
   type EmailLinks,
   type EmailRecipient,
   type InstallmentFailure,
-  type InvoiceEmailKind,
   type ReminderDetails,
-  type ReminderEmailKind,
 } from './email-content';
+import type { EmailKind, InvoiceEmailKind, ReminderEmailKind } from './email.schemas';
 import {
   beginAttempt,
   insertEmailOnce,

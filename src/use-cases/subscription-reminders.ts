@@ -1,6 +1,7 @@
 import type { Db } from '../db/prisma';
 import { readAccountProfile } from '../accounts/account.records';
-import type { ReminderDetails, ReminderEmailKind } from '../emails/email-content';
+import type { ReminderDetails } from '../emails/email-content';
+import type { ReminderEmailKind } from '../emails/email.schemas';
 import { queueReminderEmail } from '../emails/email.service';
 import { previewInvoiceForBilling } from '../invoices/invoice.service';
 import { atTime } from '../lib/clock-time';
