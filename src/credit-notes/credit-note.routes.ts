@@ -1,9 +1,9 @@
 import type { AppDeps } from '../http/app-deps';
 import type { Api } from '../http/api';
 import { pageSchema } from '../http/pagination';
-import type { PaymentGateway } from '../payments/gateway';
-import { noticeInvoiceSettled } from '../subscriptions/subscription-workflow.client';
-import { onInvoiceTime } from '../invoices/invoice.service';
+import type { PaymentGateway } from '../payments';
+import { noticeInvoiceSettled } from '../subscriptions';
+import { onInvoiceTime } from '../invoices';
 import {
   createCreditNoteBody,
   creditNoteIdParams,

@@ -7,8 +7,8 @@ import {
   summaryRows,
   type InvoiceDocument,
   type SummaryRow,
-} from '../documents/invoice-document';
-import type { Address } from '../customers/customer.schemas';
+} from '../documents';
+import type { Address } from '../customers';
 import { formatMoney } from '../lib/money';
 import type { InvoiceEmailKind, ReminderEmailKind } from './email.schemas';
 

@@ -1,7 +1,7 @@
 import express from 'express';
 import type { AppDeps } from '../http/app-deps';
 import type { Logger } from '../http/logger';
-import type { PaymentGateway } from '../payments/gateway';
+import type { PaymentGateway } from '../payments';
 import { hostedInvoiceRouter } from './hosted-invoice.routes';
 import { portalRouter } from './portal.routes';
 import { checkoutRouter } from './checkout.routes';

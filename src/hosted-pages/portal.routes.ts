@@ -3,20 +3,20 @@ import type { BillingPortalSession } from '../generated/prisma/client';
 import type { AppDeps } from '../http/app-deps';
 import { ApiError } from '../http/errors';
 import { fromOrigin } from '../lib/events';
-import { PORTAL_PATH, findPortalSession } from '../billing-portal/portal.service';
-import { readPortalSettings } from '../billing-portal/portal.records';
-import { findCustomer } from '../customers/customer.service';
-import { listInvoices } from '../invoices/invoice-list.service';
-import { readProductName } from '../invoices/invoice.records';
-import { readAccountProfile } from '../accounts/account.records';
+import { PORTAL_PATH, findPortalSession } from '../billing-portal';
+import { readPortalSettings } from '../billing-portal';
+import { findCustomer } from '../customers';
+import { listInvoices } from '../invoices';
+import { readProductName } from '../invoices';
+import { readAccountProfile } from '../accounts';
 import {
   attachPaymentMethod,
   createPaymentMethod,
   detachPaymentMethod,
   getCustomerPaymentMethod,
   listCustomerPaymentMethods,
-} from '../payments/payment-method.service';
-import type { PaymentMethodObject } from '../payments/payment-method.schemas';
+} from '../payments';
+import type { PaymentMethodObject } from '../payments';
 import {
   cancelSubscription,
   getSubscription,
@@ -25,9 +25,9 @@ import {
   resumeSubscription,
   subscriptionDepsOf,
   updateSubscription,
-} from '../subscriptions/subscription.service';
-import { updateSubscriptionBody, type SubscriptionObject } from '../subscriptions/subscription.schemas';
-import type { InvoiceObject } from '../invoices/invoice.schemas';
+} from '../subscriptions';
+import { updateSubscriptionBody, type SubscriptionObject } from '../subscriptions';
+import type { InvoiceObject } from '../invoices';
 import { cardFields, type FieldErrors, parseCardForm } from './card-form';
 import { longDate, money, samePagePath, shortDate } from './format';
 import {

@@ -3,9 +3,9 @@ import { config } from '../config';
 import type { Api } from '../http/api';
 import { SUPERADMIN_ROLES, type Principal } from '../http/auth';
 import { pageSchema } from '../http/pagination';
-import { toTransactionObject } from '../transactions/transaction.service';
-import { transactionSchema } from '../transactions/transaction.schemas';
-import { createGateway } from '../payments/simulated-gateway';
+import { toTransactionObject } from '../transactions';
+import { transactionSchema } from '../transactions';
+import { createGateway } from '../payments';
 import type { PaymentPlanRequestArgs, PaymentPlanRequestKind } from '../../workflows/payment-plan-contract';
 import { assertPlanOpen, chargeStoredMethod, recordExternalPayment } from './plan-payments.service';
 import {
@@ -61,7 +61,7 @@ import { notifyPlanUpdated, rejectionError, sendPlanRequest } from './workflow-c
 import { currentTime } from '../lib/clock-time';
 import { toUnixSeconds } from '../lib/time';
 import { z } from 'zod';
-import { onCustomerTime } from '../test-clocks/test-clock.service';
+import { onCustomerTime } from '../test-clocks';
 
 /** Payment plans (the terminals they use are terminal.routes.ts). */
 export function registerPaymentPlanRoutes(api: Api, deps: AppDeps): void {

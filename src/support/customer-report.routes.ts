@@ -1,7 +1,7 @@
 import type { AppDeps } from '../http/app-deps';
 import type { Api } from '../http/api';
 import { notFound } from '../http/errors';
-import { customerIdParams } from '../customers/customer.schemas';
+import { customerIdParams } from '../customers';
 import { askWorkflows, buildCustomerReport } from './customer-lookup';
 import { customerActivity, findCustomerById } from './customer-lookup.records';
 import { customerReportSchema } from './customer-report.schemas';

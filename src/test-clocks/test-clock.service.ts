@@ -7,7 +7,7 @@ import { columnValue } from '../lib/columns';
 import { atTime, currentTime } from '../lib/clock-time';
 import { newId } from '../lib/ids';
 import { fromUnixSeconds, toUnixSeconds } from '../lib/time';
-import { addIntervals, BILLING_INTERVALS } from '../subscriptions/billing-dates';
+import { addIntervals, BILLING_INTERVALS } from '../subscriptions';
 import { cancelUpdate, subscriptionWorkflowId } from '../../workflows/subscription-messages';
 import { FINAL_PLAN_STATUSES } from '../../workflows/payment-plan-contract';
 import {
@@ -16,11 +16,11 @@ import {
   type TestClockBinding,
   type TestClockWorkflowInput,
 } from '../../workflows/test-clock-contract';
-import { updateSubscriptionWorkflow } from '../subscriptions/subscription-workflow.client';
-import { sendPlanRequest } from '../payment-plans/workflow-client';
+import { updateSubscriptionWorkflow } from '../subscriptions';
+import { sendPlanRequest } from '../payment-plans';
 import { TEST_CLOCK_STATUSES, type CreateTestClockInput, type TestClockObject } from './test-clock.schemas';
 import { lockTestClock } from './test-clock.records';
-import { testClockDisplay } from '../temporal/workflow-display';
+import { testClockDisplay } from '../temporal';
 
 export interface TestClockDeps {
   prisma: Db;
