@@ -226,3 +226,33 @@ export async function subscriptionItemCount(db: Db | Tx, accountId: string, pric
   if (priceIds.length === 0) return 0;
   return db.subscriptionItem.count({ where: { accountId, priceId: { in: priceIds } } });
 }
+
+/** The account's tax rate, or null (another account's too). */
+export function readTaxRateRow(db: Db | Tx, accountId: string, id: string): Promise<TaxRate | null> {
+  return db.taxRate.findFirst({ where: { id, accountId } });
+}
+
+export function insertTaxRate(tx: Tx, data: Prisma.TaxRateUncheckedCreateInput): Promise<TaxRate> {
+  return tx.taxRate.create({ data });
+}
+
+export function updateTaxRateRow(tx: Tx, id: string, data: Prisma.TaxRateUpdateInput): Promise<TaxRate> {
+  return tx.taxRate.update({ where: { id }, data });
+}
+
+/** A page of the account's tax rates, newest first, with how many match the filters in all. */
+export async function readTaxRatePage(
+  db: Db,
+  accountId: string,
+  filters: { active?: boolean; inclusive?: boolean },
+  window: { skip: number; take: number },
+): Promise<{ total: number; rates: TaxRate[] }> {
+  const where: Prisma.TaxRateWhereInput = { accountId };
+  if (filters.active !== undefined) where.active = filters.active;
+  if (filters.inclusive !== undefined) where.inclusive = filters.inclusive;
+  const [total, rates] = await Promise.all([
+    db.taxRate.count({ where }),
+    db.taxRate.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], ...window }),
+  ]);
+  return { total, rates };
+}
