@@ -24,7 +24,6 @@ export const DATA_ACCESS_OUTSIDE_RECORDS_DEBT = [
   'src/accounts/api-key.service.ts',
   'src/accounts/operator-actions.ts',
   'src/catalog/price.service.ts',
-  'src/catalog/product.service.ts',
   'src/cli/dev.ts',
   'src/cli/key-create.ts',
   'src/cli/key-list.ts',

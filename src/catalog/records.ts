@@ -256,3 +256,35 @@ export async function readTaxRatePage(
   ]);
   return { total, rates };
 }
+
+export function insertProduct(tx: Tx, data: Prisma.ProductUncheckedCreateInput): Promise<Product> {
+  return tx.product.create({ data });
+}
+
+export function updateProductRow(tx: Tx, id: string, data: Prisma.ProductUpdateInput): Promise<Product> {
+  return tx.product.update({ where: { id }, data });
+}
+
+/** A page of the account's products that match `where`, newest first, with how many match in all. */
+export async function readProductPage(
+  db: Db,
+  where: Prisma.ProductWhereInput & { accountId: string },
+  window: { skip: number; take: number },
+): Promise<{ total: number; products: Product[] }> {
+  const [total, products] = await Promise.all([
+    db.product.count({ where }),
+    db.product.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], ...window }),
+  ]);
+  return { total, products };
+}
+
+/** A product's prices, in id order. */
+export function readProductPrices(tx: Tx, productId: string): Promise<Price[]> {
+  return tx.price.findMany({ where: { productId }, orderBy: { id: 'asc' } });
+}
+
+/** Deletes a product and its prices (the caller has checked that none is billed or used). */
+export async function deleteProductAndPrices(tx: Tx, productId: string): Promise<void> {
+  await tx.price.deleteMany({ where: { productId } });
+  await tx.product.delete({ where: { id: productId } });
+}
