@@ -23,7 +23,6 @@ export const DATA_ACCESS_OUTSIDE_RECORDS_DEBT = [
   'src/accounts/account.service.ts',
   'src/accounts/api-key.service.ts',
   'src/accounts/operator-actions.ts',
-  'src/catalog/price.service.ts',
   'src/cli/dev.ts',
   'src/cli/key-create.ts',
   'src/cli/key-list.ts',

@@ -288,3 +288,37 @@ export async function deleteProductAndPrices(tx: Tx, productId: string): Promise
   await tx.price.deleteMany({ where: { productId } });
   await tx.product.delete({ where: { id: productId } });
 }
+
+export function insertPriceRow(tx: Tx, data: Prisma.PriceUncheckedCreateInput): Promise<Price> {
+  return tx.price.create({ data });
+}
+
+export function updatePriceRow(tx: Tx, id: string, data: Prisma.PriceUpdateInput): Promise<Price> {
+  return tx.price.update({ where: { id }, data });
+}
+
+export async function deletePriceRow(tx: Tx, id: string): Promise<void> {
+  await tx.price.delete({ where: { id } });
+}
+
+/** A page of the account's prices that match `where`, newest first, with how many match in all. */
+export async function readPricePage(
+  db: Db,
+  where: Prisma.PriceWhereInput & { accountId: string },
+  window: { skip: number; take: number },
+): Promise<{ total: number; prices: Price[] }> {
+  const [total, prices] = await Promise.all([
+    db.price.count({ where }),
+    db.price.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], ...window }),
+  ]);
+  return { total, prices };
+}
+
+/** Takes the price off its product as the default; answers the product when it was its default, else null. */
+export async function clearDefaultPrice(tx: Tx, price: Price, at: Date): Promise<Product | null> {
+  const { count } = await tx.product.updateMany({
+    where: { id: price.productId, defaultPriceId: price.id },
+    data: { defaultPriceId: null, updatedAt: at },
+  });
+  return count > 0 ? tx.product.findUniqueOrThrow({ where: { id: price.productId } }) : null;
+}
