@@ -20,7 +20,6 @@ export const PRIVATE_IMPORT_DEBT = [
 /** Files outside records that still call Prisma's models or run statements themselves. */
 export const DATA_ACCESS_OUTSIDE_RECORDS_DEBT = [
   'activities/payment-plans.ts',
-  'src/accounts/api-key.service.ts',
   'src/accounts/operator-actions.ts',
   'src/cli/dev.ts',
   'src/cli/key-create.ts',

@@ -99,3 +99,13 @@ export async function updateApiKeyRow(
 ): Promise<void> {
   await db.apiKey.update({ where: { id }, data });
 }
+
+/** A key known to exist (just written or locked by the caller). */
+export function readExistingApiKey(db: Db | Tx, id: string): Promise<ApiKey> {
+  return db.apiKey.findUniqueOrThrow({ where: { id } });
+}
+
+/** The account's key, or null (another account's too). */
+export function readAccountApiKey(db: Db | Tx, accountId: string, id: string): Promise<ApiKey | null> {
+  return db.apiKey.findFirst({ where: { id, accountId } });
+}
