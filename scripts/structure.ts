@@ -5,7 +5,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import ts from 'typescript';
-import { boundaryViolation, moduleOf } from './module-boundaries.mjs';
+import {
+  boundaryViolation,
+  moduleOf,
+  prismaModels,
+  PRISMA_OPERATIONS as PRISMA_OPERATION_NAMES,
+} from './module-boundaries.mjs';
 
 const root = path.resolve(__dirname, '..');
 const listPlaces = process.argv.includes('--list');
@@ -110,34 +115,7 @@ function valueImports(file: string, source: ts.SourceFile): { files: string[]; e
   return { files, edges: targets };
 }
 
-/** Prisma's model names as the client spells them (customer, invoiceLine, ...), from prisma/schema. */
-function prismaModels(): Set<string> {
-  const names = new Set<string>();
-  for (const file of fs.readdirSync(path.join(root, 'prisma', 'schema')))
-    for (const match of fs.readFileSync(path.join(root, 'prisma', 'schema', file), 'utf8').matchAll(/^model (\w+)/gm))
-      names.add(match[1]![0]!.toLowerCase() + match[1]!.slice(1));
-  return names;
-}
-
-const PRISMA_OPERATIONS = new Set([
-  'findMany',
-  'findFirst',
-  'findFirstOrThrow',
-  'findUnique',
-  'findUniqueOrThrow',
-  'create',
-  'createMany',
-  'createManyAndReturn',
-  'update',
-  'updateMany',
-  'updateManyAndReturn',
-  'upsert',
-  'delete',
-  'deleteMany',
-  'count',
-  'aggregate',
-  'groupBy',
-]);
+const PRISMA_OPERATIONS = new Set(PRISMA_OPERATION_NAMES);
 const RAW_CALLS = new Set(['$queryRaw', '$queryRawUnsafe', '$executeRaw', '$executeRawUnsafe']);
 const SQL_TEXT = /\b(SELECT\s[\s\S]*\sFROM|INSERT INTO|UPDATE\s+\w+\s+SET|DELETE FROM)\b/;
 
@@ -203,7 +181,7 @@ const note = (name: string, place?: string) => {
 };
 const setFigure = (name: string, value: number, places: string[] = []) => (figures[name] = { value, places });
 
-const models = prismaModels();
+const models = new Set(prismaModels());
 const backendGraph = new Map<string, string[]>();
 let dayConstants = 0;
 for (const file of backendFiles) {
