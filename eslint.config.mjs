@@ -58,8 +58,6 @@ export const DATA_ACCESS_OUTSIDE_RECORDS_DEBT = [
   'src/transactions/ledger.ts',
   'src/transactions/transaction.service.ts',
   'src/use-cases/customer-deletion.ts',
-  'src/webhooks/delivery-attempt.service.ts',
-  'src/webhooks/delivery-log.service.ts',
 ];
 
 /** Files below the service layer that still import HTTP errors (they throw a 404 or 409 naming a request's parameter). */
