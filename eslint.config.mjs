@@ -1,6 +1,78 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import prettier from 'eslint-config-prettier';
+import { modulesPlugin, prismaModels, PRISMA_OPERATIONS } from './scripts/module-boundaries.mjs';
+
+// Counted debt of the modules' boundaries (docs/architecture.md, "Modules"): the places that break a rule below
+// today, each named, so that no new one can join them; `npm run structure` prints how many are left. Take a
+// place off its list when it is fixed: nothing else may be added.
+
+/**
+ * Imports of another module's private file that stay (`importer -> target`): schemas files that read a constant
+ * or a check of another module's file that is not a schemas file; its index.ts would load the module's services
+ * while the schema is built.
+ */
+export const PRIVATE_IMPORT_DEBT = [
+  'src/support/customer-report.schemas.ts -> src/transactions/transaction-origin.ts',
+  'src/terminals/terminal.schemas.ts -> src/payments/card-numbers.ts',
+];
+
+/** Files outside records that still call Prisma's models or run statements themselves. */
+export const DATA_ACCESS_OUTSIDE_RECORDS_DEBT = [
+  'activities/payment-plans.ts',
+  'src/accounts/operator-actions.ts',
+  'src/cli/dev.ts',
+  'src/cli/key-create.ts',
+  'src/cli/key-list.ts',
+  'src/cli/seed-scale.ts',
+  'src/cli/support.ts',
+  'src/customers/customer.service.ts',
+  'src/dashboard-auth/password-reset.service.ts',
+  'src/dashboard-auth/session.routes.ts',
+  'src/dashboard-auth/session.service.ts',
+  'src/dashboard-auth/team.service.ts',
+  'src/dashboard-auth/user.service.ts',
+  'src/http/auth.ts',
+  'src/http/idempotency.ts',
+  'src/invoices/invoice-list.service.ts',
+  'src/invoices/invoice-payment.service.ts',
+  'src/invoices/invoice-refund.service.ts',
+  'src/invoices/invoice.service.ts',
+  'src/payment-plans/payment-plan.service.ts',
+  'src/payment-plans/payment-plan.status.ts',
+  'src/payment-plans/plan-payments.service.ts',
+  'src/payment-plans/plan-refunds.service.ts',
+  'src/payment-plans/terminal-payments.service.ts',
+  'src/payments/payment-method.service.ts',
+  'src/payments/simulated-gateway.ts',
+  'src/subscriptions/dunning-settings.service.ts',
+  'src/subscriptions/period-ceiling.ts',
+  'src/subscriptions/subscription-creation.service.ts',
+  'src/subscriptions/subscription.service.ts',
+  'src/temporal/workflow-starts.ts',
+  'src/terminals/terminal-card.ts',
+  'src/terminals/terminal-processor.ts',
+  'src/terminals/terminal.service.ts',
+  'src/test-clocks/test-clock.service.ts',
+  'src/transactions/charge-receipt.ts',
+  'src/transactions/ledger.ts',
+  'src/transactions/transaction.service.ts',
+  'src/use-cases/customer-deletion.ts',
+];
+
+/** Files below the service layer that still import HTTP errors (they throw a 404 or 409 naming a request's parameter). */
+export const HTTP_BELOW_SERVICES_DEBT = [
+  'src/catalog/records.ts',
+  'src/coupons/coupon.records.ts',
+  'src/credit-notes/credit-note.records.ts',
+  'src/customers/customer.records.ts',
+  'src/invoices/invoice.records.ts',
+  'src/payment-plans/payment-plan.records.ts',
+  'src/subscriptions/subscription.records.ts',
+];
+
+const RECORDS_FILES = ['src/**/*.records.ts', 'src/catalog/records.ts'];
+const statementRunners = ['statementOf', 'queryRows', 'queryBound', 'queryModels', 'execute'];
 
 export default tseslint.config(
   { ignores: ['node_modules/', 'src/generated/', 'src/client/schema.d.ts', '.tools/', '.data/', 'dist/', 'coverage/'] },
@@ -86,6 +158,69 @@ export default tseslint.config(
       'no-restricted-imports': [
         'error',
         { patterns: [{ group: ['../app', './app'], message: 'Import AppDeps from src/http/app-deps.ts.' }] },
+      ],
+    },
+  },
+  {
+    plugins: { modules: modulesPlugin },
+    files: ['src/**/*.ts', 'activities/**/*.ts'],
+    ignores: ['src/dashboard/**', 'src/generated/**', 'src/client/**'],
+    rules: {
+      // Another module is reached through its index.ts, its public face; its records, schemas and helpers are its own.
+      'modules/private-files': ['error', { allow: PRIVATE_IMPORT_DEBT }],
+    },
+  },
+  {
+    files: ['src/**/*.ts', 'activities/**/*.ts', 'workflows/**/*.ts'],
+    // src/db and src/runtime are the plumbing that runs statements (docs/architecture.md, "Data access").
+    ignores: [
+      'src/dashboard/**',
+      'src/generated/**',
+      'src/db/**',
+      'src/runtime/**',
+      ...RECORDS_FILES,
+      ...DATA_ACCESS_OUTSIDE_RECORDS_DEBT,
+    ],
+    rules: {
+      // One data-access home: a table is read and written by its module's records file only.
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: `CallExpression[callee.type='MemberExpression'][callee.property.name=/^(${PRISMA_OPERATIONS.join('|')})$/][callee.object.type='MemberExpression'][callee.object.property.name=/^(${prismaModels().join('|')})$/]`,
+          message: "Prisma's models are called in the module's *.records.ts only: call a records function.",
+        },
+        {
+          selector: `CallExpression[callee.property.name=/^[$](query|execute)Raw(Unsafe)?$/], TaggedTemplateExpression[tag.property.name=/^([$](query|execute)Raw|sql)$/], TaggedTemplateExpression[tag.name='sql']`,
+          message: "SQL is written and run in the module's *.records.ts only (src/db/sql.ts runs it).",
+        },
+        {
+          selector: `CallExpression[callee.name=/^(${statementRunners.join('|')})$/]`,
+          message: "Statements are declared and run in the module's *.records.ts only: call a records function.",
+        },
+        {
+          selector: `Literal[value=/\\b(SELECT\\s[\\s\\S]*\\sFROM|INSERT INTO|UPDATE\\s+\\w+\\s+SET|DELETE FROM)\\b/], TemplateElement[value.raw=/\\b(SELECT\\s[\\s\\S]*\\sFROM|INSERT INTO|UPDATE\\s+\\w+\\s+SET|DELETE FROM)\\b/]`,
+          message: "SQL text lives in the module's *.records.ts only.",
+        },
+      ],
+    },
+  },
+  {
+    files: [...RECORDS_FILES, 'src/**/*-machine.ts', 'workflows/**/*.ts'],
+    ignores: HTTP_BELOW_SERVICES_DEBT,
+    rules: {
+      // Below the service layer nothing knows HTTP: records answer rows or null, state machines and workflows
+      // answer their own outcomes, and the service turns them into a status.
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '(^|/)http/(errors|api|routes|validation)$',
+              message: 'HTTP errors and statuses belong to services and routes.',
+            },
+            { group: ['express'], message: 'HTTP belongs to routes.' },
+          ],
+        },
       ],
     },
   },

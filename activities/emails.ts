@@ -1,13 +1,14 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { Db } from '../src/db/prisma';
 import { isRefusal } from '../src/http/errors';
-import type { EmailKind, EmailLinks, InvoiceEmailKind, ReminderEmailKind } from '../src/emails/email-content';
+import type { EmailLinks } from '../src/emails';
+import type { EmailKind, InvoiceEmailKind, ReminderEmailKind } from '../src/emails';
 import { atTime, type ClockTimed } from '../src/lib/clock-time';
-import type { SubscriptionState } from '../src/subscriptions/subscription-machine';
-import { queueSubscriptionReminder, reminderDays } from '../src/use-cases/subscription-reminders';
-import type { InvoiceDocument } from '../src/documents/invoice-document';
-import { deliverEmail, giveUpEmail, prepareEmail, type DeliveryOutcome } from '../src/emails/email.service';
-import type { Mailer } from '../src/emails/mailer';
+import type { SubscriptionState } from '../src/subscriptions';
+import { queueSubscriptionReminder, reminderDays } from '../src/use-cases';
+import type { InvoiceDocument } from '../src/documents';
+import { deliverEmail, giveUpEmail, prepareEmail, type DeliveryOutcome } from '../src/emails';
+import type { Mailer } from '../src/emails';
 
 export type { DeliveryOutcome };
 

@@ -6,7 +6,7 @@ import { createTestClockActivities } from './test-clocks';
 import { createRetentionActivities } from './retention';
 import { withHeartbeats } from './heartbeat';
 import { createEmailActivities, type EmailActivityDeps } from './emails';
-import { createMailer } from '../src/emails/mailer';
+import { createMailer } from '../src/emails';
 import { config } from '../src/config';
 
 export interface ActivityDeps {

@@ -1,18 +1,14 @@
 import { ApplicationFailure } from '@temporalio/common';
-import { chargeFailure } from '../src/payments/charge-failure';
+import { chargeFailure } from '../src/payments';
 import { Context } from '@temporalio/activity';
 import type { Db } from '../src/db/prisma';
-import type { PaymentGateway } from '../src/payments/gateway';
+import type { PaymentGateway } from '../src/payments';
 import { atTime, type ClockTimed } from '../src/lib/clock-time';
-import { createGateway } from '../src/payments/simulated-gateway';
-import { snapshotOf } from '../src/payment-plans/payment-plan.records';
-import { applyPlanRequest, markDefaulted, markInstallmentOverdue } from '../src/payment-plans/payment-plan.service';
-import {
-  chargeInstallment,
-  installmentAttemptKey,
-  type AutomaticChargeOutcome,
-} from '../src/payment-plans/plan-payments.service';
-import { chargeReceipt, type ChargeReceipt } from '../src/transactions/charge-receipt';
+import { createGateway } from '../src/payments';
+import { snapshotOf } from '../src/payment-plans';
+import { applyPlanRequest, markDefaulted, markInstallmentOverdue } from '../src/payment-plans';
+import { chargeInstallment, installmentAttemptKey, type AutomaticChargeOutcome } from '../src/payment-plans';
+import { chargeReceipt, type ChargeReceipt } from '../src/transactions';
 import type {
   PaymentPlanRequestArgs,
   PaymentPlanRequestResult,

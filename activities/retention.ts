@@ -1,6 +1,6 @@
 import type { Db } from '../src/db/prisma';
-import { sweepRetentionBatch } from '../src/retention/retention.service';
-import type { RetentionBatchInput, RetentionBatchResult } from '../src/retention/retention-targets';
+import { sweepRetentionBatch } from '../src/retention';
+import type { RetentionBatchInput, RetentionBatchResult } from '../src/retention';
 
 /** The retention sweep's activity (docs/decisions.md §24): one batch, one transaction. */
 export function createRetentionActivities({ prisma }: { prisma: Db }) {

@@ -1,9 +1,9 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { isRefusal, type ApiError } from '../src/http/errors';
-import { chargeFailure } from '../src/payments/charge-failure';
+import { chargeFailure } from '../src/payments';
 import type { Db } from '../src/db/prisma';
-import type { PaymentGateway } from '../src/payments/gateway';
-import { createGateway } from '../src/payments/simulated-gateway';
+import type { PaymentGateway } from '../src/payments';
+import { createGateway } from '../src/payments';
 import {
   chargeRenewalInvoice,
   createRenewalInvoice,
@@ -19,39 +19,24 @@ import {
   type RenewalInvoiceInput,
   type RenewalPeriod,
   type FinalizedRenewal,
-} from '../src/subscriptions/period-billing';
-import { RENEWAL_REJECTED, rejectionFailure, type RejectionKind } from '../src/subscriptions/subscription-rejection';
-import {
-  persistSubscription,
-  type PersistSubscriptionInput,
-} from '../src/subscriptions/subscription-projection.service';
-import type { SubscriptionObject } from '../src/subscriptions/subscription.schemas';
+} from '../src/subscriptions';
+import { RENEWAL_REJECTED, rejectionFailure, type RejectionKind } from '../src/subscriptions';
+import { persistSubscription, type PersistSubscriptionInput } from '../src/subscriptions';
+import type { SubscriptionObject } from '../src/subscriptions';
 import { atTime, type ClockTimed } from '../src/lib/clock-time';
-import type { CollectionMethod } from '../src/subscriptions/subscription-machine';
-import { findInvoice } from '../src/invoices/invoice.records';
-import {
-  assertItemsWithinCeiling,
-  assertPeriodInvoiceWithinCeiling,
-  type ItemWithParam,
-} from '../src/subscriptions/period-ceiling';
-import { capUnusedTimeCredits, type UnusedTimeCapInput } from '../src/subscriptions/unused-time-cap';
-import type { ProrationLine } from '../src/subscriptions/proration';
+import type { CollectionMethod } from '../src/subscriptions';
+import { findInvoice } from '../src/invoices';
+import { assertItemsWithinCeiling, assertPeriodInvoiceWithinCeiling, type ItemWithParam } from '../src/subscriptions';
+import { capUnusedTimeCredits, type UnusedTimeCapInput } from '../src/subscriptions';
+import type { ProrationLine } from '../src/subscriptions';
 
 /** A service's refusal as the workflow carries it: what is named and missing, a conflict, or bad input. */
 function rejectionKindOf(error: ApiError): RejectionKind {
   return error.type === 'not_found' ? 'not_found' : error.type === 'conflict' ? 'conflict' : 'invalid';
 }
 
-export type {
-  PersistSubscriptionInput,
-  SubscriptionEventType,
-} from '../src/subscriptions/subscription-projection.service';
-export type {
-  RenewalChargeInput,
-  RenewalChargeResult,
-  RenewalInvoiceInput,
-  RenewalPeriod,
-} from '../src/subscriptions/period-billing';
+export type { PersistSubscriptionInput, SubscriptionEventType } from '../src/subscriptions';
+export type { RenewalChargeInput, RenewalChargeResult, RenewalInvoiceInput, RenewalPeriod } from '../src/subscriptions';
 
 /**
  * The subscription workflow's activities: each calls one service function (src/subscriptions/) and

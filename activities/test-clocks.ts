@@ -1,5 +1,5 @@
 import type { Db } from '../src/db/prisma';
-import { finishTestClockAdvance, liveClockWorkflows } from '../src/test-clocks/test-clock.service';
+import { finishTestClockAdvance, liveClockWorkflows } from '../src/test-clocks';
 
 /** The test clock workflow's activities (src/test-clocks/test-clock.service.ts). */
 export function createTestClockActivities({ prisma }: { prisma: Db }) {

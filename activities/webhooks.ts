@@ -1,19 +1,11 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { Db } from '../src/db/prisma';
-import {
-  attemptDelivery,
-  type WebhookAttemptInput,
-  type WebhookAttemptResult,
-} from '../src/webhooks/delivery-attempt.service';
-import { WEBHOOK_TIMEOUT_MS } from '../src/webhooks/sender';
-import { countWebhookAttempt } from '../src/webhooks/attempt-metrics';
+import { attemptDelivery, type WebhookAttemptInput, type WebhookAttemptResult } from '../src/webhooks';
+import { WEBHOOK_TIMEOUT_MS } from '../src/webhooks';
+import { countWebhookAttempt } from '../src/webhooks';
 
-export type {
-  WebhookAttemptInput,
-  WebhookAttemptResult,
-  WebhookDeliveryStatus,
-} from '../src/webhooks/delivery-attempt.service';
+export type { WebhookAttemptInput, WebhookAttemptResult, WebhookDeliveryStatus } from '../src/webhooks';
 
 export interface WebhookActivityDeps {
   prisma: Db;

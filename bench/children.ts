@@ -11,10 +11,9 @@ import { TSX_NODE_ARGS, WORKER_ENV_DEFAULTS, WORKER_NODE_ARGS } from '../src/run
 export function spawnTsx(file: string, args: string[], env: NodeJS.ProcessEnv, worker = false): ChildProcess {
   const probe = path.join(__dirname, 'thread-memory.ts');
   // BENCH_CPU_PROFILE_DIR: each child (API and workers) writes V8 CPU profiles (every thread) there when it exits.
-  const profile =
-    process.env.BENCH_CPU_PROFILE_DIR
-      ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROFILE_DIR}`]
-      : [];
+  const profile = process.env.BENCH_CPU_PROFILE_DIR
+    ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROFILE_DIR}`]
+    : [];
   const nodeArgs = [
     '--expose-gc',
     ...profile,

@@ -1,5 +1,5 @@
 import { Prisma, type Account, type ApiKey } from '../generated/prisma/client';
-import type { Db } from '../db/prisma';
+import type { Db, Tx } from '../db/prisma';
 import { queryRows, type AnyTx, type Queryable, type Statement } from '../db/sql';
 
 const LOCK_API_KEY: Statement = {
@@ -73,4 +73,39 @@ export async function writeBusinessDetails(
       ...(businessAddress === undefined ? {} : { businessAddress: businessAddress ?? Prisma.DbNull }),
     },
   });
+}
+
+export function insertAccountRow(db: Db | Tx, data: Prisma.AccountUncheckedCreateInput): Promise<Account> {
+  return db.account.create({ data });
+}
+
+export function insertApiKey(db: Db | Tx, data: Prisma.ApiKeyUncheckedCreateInput): Promise<ApiKey> {
+  return db.apiKey.create({ data });
+}
+
+export function readApiKey(db: Db | Tx, id: string): Promise<ApiKey | null> {
+  return db.apiKey.findUnique({ where: { id } });
+}
+
+/** The account's keys, newest first. */
+export function readAccountApiKeys(db: Db, accountId: string): Promise<ApiKey[]> {
+  return db.apiKey.findMany({ where: { accountId }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] });
+}
+
+export async function updateApiKeyRow(
+  db: Db | Tx,
+  id: string,
+  data: Pick<Prisma.ApiKeyUncheckedUpdateInput, 'expiresAt' | 'replacedById'>,
+): Promise<void> {
+  await db.apiKey.update({ where: { id }, data });
+}
+
+/** A key known to exist (just written or locked by the caller). */
+export function readExistingApiKey(db: Db | Tx, id: string): Promise<ApiKey> {
+  return db.apiKey.findUniqueOrThrow({ where: { id } });
+}
+
+/** The account's key, or null (another account's too). */
+export function readAccountApiKey(db: Db | Tx, accountId: string, id: string): Promise<ApiKey | null> {
+  return db.apiKey.findFirst({ where: { id, accountId } });
 }

@@ -3,7 +3,14 @@ import type { Db, Tx } from '../db/prisma';
 import { hashApiKey, ROLES, type Role } from '../http/auth';
 import { newId, newSecret } from '../lib/ids';
 import { recordOperatorAction, type OperatorActor } from './operator-actions';
-import { lockApiKey } from './account.records';
+import {
+  insertAccountRow,
+  insertApiKey,
+  lockApiKey,
+  readAccountApiKeys,
+  readApiKey,
+  updateApiKeyRow,
+} from './account.records';
 
 export const GATEWAY_KINDS = ['card_processor', 'bank_processor'] as const;
 export type GatewayKind = (typeof GATEWAY_KINDS)[number];
@@ -27,8 +34,12 @@ export async function createApiKey(
   actor?: OperatorActor,
 ): Promise<CreatedKey> {
   const apiKey = newSecret('sk_test');
-  const key = await prisma.apiKey.create({
-    data: { id: newId('apiKey'), accountId, role, keyHash: hashApiKey(apiKey), keyPrefix: apiKey.slice(0, 12) },
+  const key = await insertApiKey(prisma, {
+    id: newId('apiKey'),
+    accountId,
+    role,
+    keyHash: hashApiKey(apiKey),
+    keyPrefix: apiKey.slice(0, 12),
   });
   if (actor)
     await recordOperatorAction(prisma, actor, { accountId, target: key.id, detail: { created: key.id, role } });
@@ -49,7 +60,7 @@ export interface KeyListing {
 
 /** The account's keys, newest first; never the key itself (only its first characters). */
 export async function listApiKeys(prisma: Db, accountId: string, now = new Date()): Promise<KeyListing[]> {
-  const keys = await prisma.apiKey.findMany({ where: { accountId }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] });
+  const keys = await readAccountApiKeys(prisma, accountId);
   return keys.map((key) => ({
     key_id: key.id,
     key_prefix: key.keyPrefix,
@@ -72,10 +83,10 @@ export async function expireApiKey(
   at: Date,
   actor?: OperatorActor,
 ): Promise<{ accountId: string; role: Role; expiresAt: Date } | undefined> {
-  const key = await prisma.apiKey.findUnique({ where: { id: keyId } });
+  const key = await readApiKey(prisma, keyId);
   if (!key) return undefined;
   const expiresAt = key.expiresAt && key.expiresAt < at ? key.expiresAt : at;
-  await prisma.apiKey.update({ where: { id: keyId }, data: { expiresAt } });
+  await updateApiKeyRow(prisma, keyId, { expiresAt });
   if (actor)
     await recordOperatorAction(prisma, actor, {
       accountId: key.accountId,
@@ -111,7 +122,7 @@ export async function rotateApiKey(
   return prisma.$transaction(async (tx) => {
     const locked = await lockApiKey(tx, keyId);
     if (!locked) return { outcome: 'unknown_key' };
-    const successor = locked.replacedById ? await tx.apiKey.findUnique({ where: { id: locked.replacedById } }) : null;
+    const successor = locked.replacedById ? await readApiKey(tx, locked.replacedById) : null;
     const live =
       successor && (!successor.expiresAt || successor.expiresAt > now)
         ? { key_id: successor.id, expires_at: successor.expiresAt?.toISOString() ?? null }
@@ -119,7 +130,7 @@ export async function rotateApiKey(
     if (live && !options.force) return { outcome: 'has_live_successor', successor: live };
     const old = (await expireApiKey(tx, keyId, new Date(now.getTime() + overlapMs)))!;
     const created = await createApiKey(tx, old.accountId, old.role);
-    await tx.apiKey.update({ where: { id: keyId }, data: { replacedById: created.key_id } });
+    await updateApiKeyRow(tx, keyId, { replacedById: created.key_id });
     if (options.actor) {
       await recordOperatorAction(tx, options.actor, {
         accountId: old.accountId,
@@ -153,13 +164,11 @@ async function insertAccount(
   input: { name: string; role: Role; paymentPlans?: boolean; gatewayKind?: GatewayKind },
   actor?: OperatorActor,
 ): Promise<CreatedKey & { name: string; payment_plans: boolean; gateway_kind: GatewayKind }> {
-  const account = await prisma.account.create({
-    data: {
-      id: newId('account'),
-      name: input.name,
-      paymentPlansEnabled: input.paymentPlans ?? false,
-      gatewayKind: input.gatewayKind ?? 'card_processor',
-    },
+  const account = await insertAccountRow(prisma, {
+    id: newId('account'),
+    name: input.name,
+    paymentPlansEnabled: input.paymentPlans ?? false,
+    gatewayKind: input.gatewayKind ?? 'card_processor',
   });
   if (actor) {
     await recordOperatorAction(prisma, actor, {

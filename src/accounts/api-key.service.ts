@@ -7,6 +7,7 @@ import { toUnixSeconds } from '../lib/time';
 import { HOUR_MS } from '../lib/durations';
 import { createApiKey, expireApiKey, rotateApiKey } from './account.service';
 import type { OperatorActor } from './operator-actions';
+import { readAccountApiKey, readAccountApiKeys, readExistingApiKey } from './account.records';
 import type { ApiKeyObject, CreateApiKeyInput, RotateApiKeyInput } from './api-key.schemas';
 
 /**
@@ -56,7 +57,7 @@ function assertWithinRole(principal: Principal, role: Role, param?: string): voi
 
 /** A key of the account, or 404 (also another account's: no existence leak). */
 async function findAccountKey(db: Db | Tx, accountId: string, id: string): Promise<ApiKey> {
-  const key = await db.apiKey.findFirst({ where: { id, accountId } });
+  const key = await readAccountApiKey(db, accountId, id);
   if (!key) throw notFound('API key', id);
   return key;
 }
@@ -70,7 +71,7 @@ function assertNotRevoked(key: ApiKey, now: Date): void {
 /** The account's keys, newest first; never a key itself. */
 export async function listAccountKeys(prisma: Db, accountId: string): Promise<ApiKeyObject[]> {
   const now = new Date();
-  const keys = await prisma.apiKey.findMany({ where: { accountId }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] });
+  const keys = await readAccountApiKeys(prisma, accountId);
   return keys.map((key) => toApiKeyObject(key, now));
 }
 
@@ -79,7 +80,7 @@ export async function createAccountKey(prisma: Db, principal: Principal, input: 
   assertWithinRole(principal, input.role, 'role');
   return prisma.$transaction(async (tx) => {
     const created = await createApiKey(tx, principal.accountId, input.role, actorOf(principal, 'POST /api-keys'));
-    const key = await tx.apiKey.findUniqueOrThrow({ where: { id: created.key_id } });
+    const key = await readExistingApiKey(tx, created.key_id);
     return { ...toApiKeyObject(key), secret: created.api_key };
   });
 }
@@ -107,7 +108,7 @@ export async function revokeAccountKey(prisma: Db, principal: Principal, id: str
     assertNotRevoked(key, now);
     assertNotSelf(principal, id, 'revoke itself');
     await expireApiKey(tx, id, now, actorOf(principal, 'POST /api-keys/{id}/revoke'));
-    return toApiKeyObject(await tx.apiKey.findUniqueOrThrow({ where: { id } }), now);
+    return toApiKeyObject(await readExistingApiKey(tx, id), now);
   });
 }
 
@@ -136,8 +137,8 @@ export async function rotateAccountKey(prisma: Db, principal: Principal, id: str
       );
     case 'rotated': {
       const [next, previous] = await Promise.all([
-        prisma.apiKey.findUniqueOrThrow({ where: { id: result.created.key_id } }),
-        prisma.apiKey.findUniqueOrThrow({ where: { id } }),
+        readExistingApiKey(prisma, result.created.key_id),
+        readExistingApiKey(prisma, id),
       ]);
       return {
         key: { ...toApiKeyObject(next, now), secret: result.created.api_key },

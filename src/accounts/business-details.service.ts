@@ -1,6 +1,6 @@
 import type { Db } from '../db/prisma';
 import { notFound } from '../http/errors';
-import type { Address } from '../customers/customer.schemas';
+import type { Address } from '../customers';
 import { readAccountSeller, writeBusinessDetails, type AccountSeller } from './account.records';
 import type { BusinessDetailsInput, BusinessDetailsObject } from './business-details.schemas';
 

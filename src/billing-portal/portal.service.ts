@@ -1,6 +1,6 @@
 import type { Db } from '../db/prisma';
-import { findCustomer } from '../customers/customer.service';
-import { withParam } from '../invoices/invoice.service';
+import { findCustomer } from '../customers';
+import { withParam } from '../invoices';
 import { newId } from '../lib/ids';
 import { hashPageToken, newPageToken, publicUrl } from '../lib/page-tokens';
 import { toUnixSeconds } from '../lib/time';

@@ -15,15 +15,20 @@ import type {
   UpdateInactivePriceInput,
 } from './price.schemas';
 import {
+  clearDefaultPrice,
+  deletePriceRow,
   findPriceRow,
+  insertPriceRow,
   lockPrice,
   lockProduct,
   pricesBilledAt,
+  readPricePage,
   setPriceBilled,
   subscriptionItemCount,
   unpaidInvoiceLineCount,
   toPriceObject,
   toProductObject,
+  updatePriceRow,
   withProductNames,
 } from './records';
 import { createdWhere } from './search-filter';
@@ -46,19 +51,17 @@ export async function insertPrice(
   id = newId('price'),
   createdAt = currentTime(),
 ): Promise<Price> {
-  return tx.price.create({
-    data: {
-      id,
-      accountId,
-      productId,
-      currency: input.currency,
-      unitAmount: input.unit_amount,
-      type: input.type,
-      ...recurringColumns(input.type === 'recurring' ? input.recurring : null),
-      taxBehavior: input.tax_behavior,
-      description: input.description ?? null,
-      createdAt,
-    },
+  return insertPriceRow(tx, {
+    id,
+    accountId,
+    productId,
+    currency: input.currency,
+    unitAmount: input.unit_amount,
+    type: input.type,
+    ...recurringColumns(input.type === 'recurring' ? input.recurring : null),
+    taxBehavior: input.tax_behavior,
+    description: input.description ?? null,
+    createdAt,
   });
 }
 
@@ -133,10 +136,7 @@ function searchWhere(query: ListPricesQuery): Prisma.PriceWhereInput {
 
 export async function listPrices(prisma: Db, accountId: string, query: ListPricesQuery): Promise<Page<PriceObject>> {
   const where = { ...searchWhere(query), accountId };
-  const [total, prices] = await Promise.all([
-    prisma.price.count({ where }),
-    prisma.price.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], ...pageWindow(query) }),
-  ]);
+  const { total, prices } = await readPricePage(prisma, where, pageWindow(query));
   const objects = prices.map(toPriceObject);
   return pageEnvelope(
     query.include === 'names' ? await withProductNames(prisma, accountId, objects) : objects,
@@ -171,16 +171,10 @@ export async function deletePrice(
         'price_in_use',
       );
     }
-    await tx.price.delete({ where: { id } });
+    await deletePriceRow(tx, id);
     await recordEvent(tx, accountId, 'price.deleted', toPriceObject(price));
-    const { count } = await tx.product.updateMany({
-      where: { id: price.productId, defaultPriceId: id },
-      data: { defaultPriceId: null, updatedAt: currentTime() },
-    });
-    if (count > 0) {
-      const product = await tx.product.findUniqueOrThrow({ where: { id: price.productId } });
-      await recordEvent(tx, accountId, 'product.updated', toProductObject(product));
-    }
+    const product = await clearDefaultPrice(tx, price, currentTime());
+    if (product) await recordEvent(tx, accountId, 'product.updated', toProductObject(product));
     return { id, object: 'price' as const, deleted: true as const };
   });
 }
@@ -198,7 +192,7 @@ async function applyPriceChanges(
   data: Prisma.PriceUpdateInput,
 ): Promise<PriceObject> {
   if (Object.keys(data).length === 0) return toPriceObject(price);
-  const updated = await tx.price.update({ where: { id: price.id }, data: { ...data, updatedAt: currentTime() } });
+  const updated = await updatePriceRow(tx, price.id, { ...data, updatedAt: currentTime() });
   const object = toPriceObject(updated);
   await recordEvent(tx, accountId, 'price.updated', object);
   return object;

@@ -8,13 +8,18 @@ import { newId } from '../lib/ids';
 import { insertPrice } from './price.service';
 import type { CreateProductInput, ListProductsQuery, ProductObject, UpdateProductInput } from './product.schemas';
 import {
+  deleteProductAndPrices,
   findProductRow,
+  insertProduct,
   lockProduct,
   lockProductPrices,
+  readProductPage,
+  readProductPrices,
   subscriptionItemCount,
   toPriceObject,
   toProductObject,
   unpaidInvoiceLineCount,
+  updateProductRow,
 } from './records';
 import { createdWhere } from './search-filter';
 import { containsText } from '../db/text-search';
@@ -46,17 +51,15 @@ export async function createProduct(prisma: Db, accountId: string, input: Create
       const priceId = newId('price');
       // One moment for both: the default price is created with its product, and says so.
       const createdAt = currentTime();
-      const product = await tx.product.create({
-        data: {
-          id: newId('product'),
-          accountId,
-          name: input.name,
-          nameKey: productNameKey(input.name),
-          description: input.description ?? null,
-          taxCode: input.tax_code,
-          defaultPriceId: priceId,
-          createdAt,
-        },
+      const product = await insertProduct(tx, {
+        id: newId('product'),
+        accountId,
+        name: input.name,
+        nameKey: productNameKey(input.name),
+        description: input.description ?? null,
+        taxCode: input.tax_code,
+        defaultPriceId: priceId,
+        createdAt,
       });
       const price = await insertPrice(tx, accountId, product.id, { ...input, description: null }, priceId, createdAt);
       const object = toProductObject(product);
@@ -88,10 +91,7 @@ export async function listProducts(
   query: ListProductsQuery,
 ): Promise<Page<ProductObject>> {
   const where = { ...searchWhere(query), accountId };
-  const [total, products] = await Promise.all([
-    prisma.product.count({ where }),
-    prisma.product.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], ...pageWindow(query) }),
-  ]);
+  const { total, products } = await readProductPage(prisma, where, pageWindow(query));
   return pageEnvelope(products.map(toProductObject), total, query);
 }
 
@@ -114,10 +114,7 @@ export async function updateProduct(
       if (input.description !== undefined) data.description = input.description;
       if (input.tax_code !== undefined) data.taxCode = input.tax_code;
       if (Object.keys(data).length === 0) return toProductObject(current);
-      const product = await tx.product.update({
-        where: { id: current.id },
-        data: { ...data, updatedAt: currentTime() },
-      });
+      const product = await updateProductRow(tx, current.id, { ...data, updatedAt: currentTime() });
       const object = toProductObject(product);
       await recordEvent(tx, accountId, 'product.updated', object);
       return object;
@@ -138,7 +135,7 @@ export async function deleteProduct(
   return prisma.$transaction(async (tx: Tx) => {
     const product = await lockProduct(tx, accountId, id, 'update');
     await lockProductPrices(tx, id);
-    const prices = await tx.price.findMany({ where: { productId: id }, orderBy: { id: 'asc' } });
+    const prices = await readProductPrices(tx, id);
     const billed = prices.filter((price) => price.billedAt !== null).map((price) => price.id);
     if (billed.length > 0) {
       throw conflict(
@@ -167,9 +164,8 @@ export async function deleteProduct(
         'product_in_use',
       );
     }
-    await tx.price.deleteMany({ where: { productId: id } });
+    await deleteProductAndPrices(tx, id);
     for (const price of prices) await recordEvent(tx, accountId, 'price.deleted', toPriceObject(price));
-    await tx.product.delete({ where: { id } });
     await recordEvent(tx, accountId, 'product.deleted', toProductObject(product));
     return { id, object: 'product' as const, deleted: true as const };
   });

@@ -226,3 +226,99 @@ export async function subscriptionItemCount(db: Db | Tx, accountId: string, pric
   if (priceIds.length === 0) return 0;
   return db.subscriptionItem.count({ where: { accountId, priceId: { in: priceIds } } });
 }
+
+/** The account's tax rate, or null (another account's too). */
+export function readTaxRateRow(db: Db | Tx, accountId: string, id: string): Promise<TaxRate | null> {
+  return db.taxRate.findFirst({ where: { id, accountId } });
+}
+
+export function insertTaxRate(tx: Tx, data: Prisma.TaxRateUncheckedCreateInput): Promise<TaxRate> {
+  return tx.taxRate.create({ data });
+}
+
+export function updateTaxRateRow(tx: Tx, id: string, data: Prisma.TaxRateUpdateInput): Promise<TaxRate> {
+  return tx.taxRate.update({ where: { id }, data });
+}
+
+/** A page of the account's tax rates, newest first, with how many match the filters in all. */
+export async function readTaxRatePage(
+  db: Db,
+  accountId: string,
+  filters: { active?: boolean; inclusive?: boolean },
+  window: { skip: number; take: number },
+): Promise<{ total: number; rates: TaxRate[] }> {
+  const where: Prisma.TaxRateWhereInput = { accountId };
+  if (filters.active !== undefined) where.active = filters.active;
+  if (filters.inclusive !== undefined) where.inclusive = filters.inclusive;
+  const [total, rates] = await Promise.all([
+    db.taxRate.count({ where }),
+    db.taxRate.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], ...window }),
+  ]);
+  return { total, rates };
+}
+
+export function insertProduct(tx: Tx, data: Prisma.ProductUncheckedCreateInput): Promise<Product> {
+  return tx.product.create({ data });
+}
+
+export function updateProductRow(tx: Tx, id: string, data: Prisma.ProductUpdateInput): Promise<Product> {
+  return tx.product.update({ where: { id }, data });
+}
+
+/** A page of the account's products that match `where`, newest first, with how many match in all. */
+export async function readProductPage(
+  db: Db,
+  where: Prisma.ProductWhereInput & { accountId: string },
+  window: { skip: number; take: number },
+): Promise<{ total: number; products: Product[] }> {
+  const [total, products] = await Promise.all([
+    db.product.count({ where }),
+    db.product.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], ...window }),
+  ]);
+  return { total, products };
+}
+
+/** A product's prices, in id order. */
+export function readProductPrices(tx: Tx, productId: string): Promise<Price[]> {
+  return tx.price.findMany({ where: { productId }, orderBy: { id: 'asc' } });
+}
+
+/** Deletes a product and its prices (the caller has checked that none is billed or used). */
+export async function deleteProductAndPrices(tx: Tx, productId: string): Promise<void> {
+  await tx.price.deleteMany({ where: { productId } });
+  await tx.product.delete({ where: { id: productId } });
+}
+
+export function insertPriceRow(tx: Tx, data: Prisma.PriceUncheckedCreateInput): Promise<Price> {
+  return tx.price.create({ data });
+}
+
+export function updatePriceRow(tx: Tx, id: string, data: Prisma.PriceUpdateInput): Promise<Price> {
+  return tx.price.update({ where: { id }, data });
+}
+
+export async function deletePriceRow(tx: Tx, id: string): Promise<void> {
+  await tx.price.delete({ where: { id } });
+}
+
+/** A page of the account's prices that match `where`, newest first, with how many match in all. */
+export async function readPricePage(
+  db: Db,
+  where: Prisma.PriceWhereInput & { accountId: string },
+  window: { skip: number; take: number },
+): Promise<{ total: number; prices: Price[] }> {
+  const [total, prices] = await Promise.all([
+    db.price.count({ where }),
+    db.price.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], ...window }),
+  ]);
+  return { total, prices };
+}
+
+/** Takes the price off its product as the default; answers the product when it was its default, else null. */
+export async function clearDefaultPrice(tx: Tx, price: Price, at: Date): Promise<Product | null> {
+  const { count } = await tx.product.updateMany({
+    where: { id: price.productId, defaultPriceId: price.id },
+    data: { defaultPriceId: null, updatedAt: at },
+  });
+  return count > 0 ? tx.product.findUniqueOrThrow({ where: { id: price.productId } }) : null;
+}

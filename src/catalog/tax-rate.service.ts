@@ -16,7 +16,7 @@ import {
 } from './tax-rate.schemas';
 import { updatedMsOf } from '../lib/object-version';
 import type { Queryable } from '../db/sql';
-import { readTaxRates } from './records';
+import { insertTaxRate, readTaxRatePage, readTaxRateRow, readTaxRates, updateTaxRateRow } from './records';
 // Shared with the subscription module's reads (which import them from here).
 export { TAX_RATE_COLUMNS, taxRateOfRow } from './records';
 
@@ -41,7 +41,7 @@ export function toTaxRateObject(rate: TaxRate): TaxRateObject {
 }
 
 async function findTaxRateRow(db: Db | Tx, accountId: string, id: string): Promise<TaxRate> {
-  const rate = await db.taxRate.findFirst({ where: { id, accountId } });
+  const rate = await readTaxRateRow(db, accountId, id);
   if (!rate) throw notFound('tax rate', id);
   return rate;
 }
@@ -68,20 +68,18 @@ export function taxRatesInOrder(rows: TaxRate[], ids: string[], param?: string):
 
 export async function createTaxRate(prisma: Db, accountId: string, input: CreateTaxRateInput): Promise<TaxRateObject> {
   return prisma.$transaction(async (tx) => {
-    const rate = await tx.taxRate.create({
-      data: {
-        id: newId('taxRate'),
-        accountId,
-        // Custom always has a display name (schema); the other types fall back to their usual name.
-        displayName: input.display_name ?? TAX_TYPE_DISPLAY_NAMES[input.tax_type] ?? input.tax_type,
-        description: input.description ?? null,
-        ratePpm: Math.round(input.percentage * PPM_PER_PERCENT),
-        inclusive: input.inclusive,
-        active: input.active,
-        country: input.country,
-        taxType: input.tax_type,
-        createdAt: currentTime(),
-      },
+    const rate = await insertTaxRate(tx, {
+      id: newId('taxRate'),
+      accountId,
+      // Custom always has a display name (schema); the other types fall back to their usual name.
+      displayName: input.display_name ?? TAX_TYPE_DISPLAY_NAMES[input.tax_type] ?? input.tax_type,
+      description: input.description ?? null,
+      ratePpm: Math.round(input.percentage * PPM_PER_PERCENT),
+      inclusive: input.inclusive,
+      active: input.active,
+      country: input.country,
+      taxType: input.tax_type,
+      createdAt: currentTime(),
     });
     const object = toTaxRateObject(rate);
     await recordEvent(tx, accountId, 'tax.created', object);
@@ -94,13 +92,12 @@ export async function listTaxRates(
   accountId: string,
   query: ListTaxRatesQuery,
 ): Promise<Page<TaxRateObject>> {
-  const where: Prisma.TaxRateWhereInput = { accountId };
-  if (query.active !== undefined) where.active = query.active;
-  if (query.inclusive !== undefined) where.inclusive = query.inclusive;
-  const [total, rates] = await Promise.all([
-    prisma.taxRate.count({ where }),
-    prisma.taxRate.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], ...pageWindow(query) }),
-  ]);
+  const { total, rates } = await readTaxRatePage(
+    prisma,
+    accountId,
+    { active: query.active, inclusive: query.inclusive },
+    pageWindow(query),
+  );
   return pageEnvelope(rates.map(toTaxRateObject), total, query);
 }
 
@@ -123,7 +120,7 @@ export async function updateTaxRate(
     if (input.description !== undefined) data.description = input.description;
     if (input.active !== undefined) data.active = input.active;
     if (Object.keys(data).length === 0) return toTaxRateObject(current);
-    const rate = await tx.taxRate.update({ where: { id: current.id }, data: { ...data, updatedAt: currentTime() } });
+    const rate = await updateTaxRateRow(tx, current.id, { ...data, updatedAt: currentTime() });
     const object = toTaxRateObject(rate);
     await recordEvent(tx, accountId, 'tax.updated', object);
     return object;

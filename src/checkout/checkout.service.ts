@@ -1,12 +1,12 @@
 import type { CheckoutSession } from '../generated/prisma/client';
 import type { Db } from '../db/prisma';
 import { badRequest, conflict, notFound } from '../http/errors';
-import { findCustomer } from '../customers/customer.service';
-import { findPrice } from '../catalog/price.service';
-import type { PriceObject } from '../catalog/price.schemas';
-import { withParam } from '../invoices/invoice.service';
+import { findCustomer } from '../customers';
+import { findPrice } from '../catalog';
+import type { PriceObject } from '../catalog';
+import { withParam } from '../invoices';
 import { MAX_CHARGE_AMOUNT } from '../lib/money';
-import { assertPeriodWithinCeiling } from '../subscriptions/period-ceiling';
+import { assertPeriodWithinCeiling } from '../subscriptions';
 import { newId } from '../lib/ids';
 import { hashPageToken, newPageToken, publicUrl } from '../lib/page-tokens';
 import { toUnixSeconds } from '../lib/time';

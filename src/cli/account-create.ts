@@ -1,4 +1,4 @@
-import { createAccount, GATEWAY_KINDS, isRole, type GatewayKind } from '../accounts/account.service';
+import { createAccount, GATEWAY_KINDS, isRole, type GatewayKind } from '../accounts';
 import { fail, operatorActor, OPERATOR_OPTION, parseCommandLine, runCommand, withDatabase } from './operator';
 
 const usage = `Usage: npm run account:create -- --name "Acme" [--role standard|developer|superadmin] [--payment-plans]

@@ -4,10 +4,10 @@ import { resolveDatabase } from '../db/local-database';
 import { createPrisma } from '../db/prisma';
 import { logger } from '../http/logger';
 import { closeGracefully, listen } from '../server';
-import { connectTemporalClient } from '../temporal/client';
+import { connectTemporalClient } from '../temporal';
 import { onShutdown } from './shutdown';
 import { refuseUnsafeProductionStart } from '../lib/secrets';
-import { serveClusterMetrics } from '../observability/api-metrics';
+import { serveClusterMetrics } from '../observability';
 
 /**
  * Production API entry point: DATABASE_URL, TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, PORT.

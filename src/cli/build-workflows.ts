@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { projectRoot } from '../config';
-import { writeWorkflowBundle } from '../temporal/bundle';
+import { writeWorkflowBundle } from '../temporal';
 
 /** `npm run build:workflows [file]`: the workflow bundle a worker loads with WORKFLOW_BUNDLE=<file> (default dist/workflow-bundle.js). */
 async function main(): Promise<void> {

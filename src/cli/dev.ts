@@ -1,8 +1,8 @@
 import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { config, paths } from '../config';
-import { createAccount } from '../accounts/account.service';
-import { createUser } from '../dashboard-auth/user.service';
+import { createAccount } from '../accounts';
+import { createUser } from '../dashboard-auth';
 import { newSecret } from '../lib/ids';
 import { resolveDatabase } from '../db/local-database';
 import { migrate } from '../db/migrator';
@@ -11,7 +11,7 @@ import { startTemporalDevServer, stopChild, type DevServer } from '../runtime/te
 import { startTemporalServer } from '../runtime/temporal-server';
 import { waitForHealth } from '../runtime/wait';
 import { spawnService } from '../runtime/processes';
-import { startSmtpCatcher, type SmtpCatcher } from '../emails/smtp-catcher';
+import { startSmtpCatcher, type SmtpCatcher } from '../emails';
 import type { Db } from '../db/prisma';
 
 /**

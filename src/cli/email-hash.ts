@@ -1,4 +1,4 @@
-import { customerEmailFilter, customerEmailHashes, normalizeEmail } from '../temporal/email-hash';
+import { customerEmailFilter, customerEmailHashes, normalizeEmail } from '../temporal';
 import { fail, parseCommandLine, runCommand } from './operator';
 
 const usage = `Usage: npm run email-hash -- <email> [--json]

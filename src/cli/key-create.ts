@@ -1,4 +1,4 @@
-import { createApiKey, isRole } from '../accounts/account.service';
+import { createApiKey, isRole } from '../accounts';
 import { fail, operatorActor, OPERATOR_OPTION, parseCommandLine, refuse, runCommand, withDatabase } from './operator';
 
 const usage = `Usage: npm run key:create -- --account <acct_id> [--role standard|developer|superadmin] [--operator NAME] [--json]

@@ -1,4 +1,4 @@
-import { listApiKeys } from '../accounts/account.service';
+import { listApiKeys } from '../accounts';
 import { fail, parseCommandLine, refuse, runCommand, withDatabase } from './operator';
 
 const usage = `Usage: npm run key:list -- --account <acct_id> [--json]

@@ -1,6 +1,6 @@
 import { AUTH_CACHE_MS } from '../http/auth';
 import { HOUR_MS } from '../lib/durations';
-import { expireApiKey, rotateApiKey } from '../accounts/account.service';
+import { expireApiKey, rotateApiKey } from '../accounts';
 import { fail, operatorActor, OPERATOR_OPTION, parseCommandLine, refuse, runCommand, withDatabase } from './operator';
 
 /**

@@ -4,7 +4,7 @@ import { paths } from '../config';
 import { resolveDatabase } from '../db/local-database';
 import { migrate } from '../db/migrator';
 import { createPrisma, type Db } from '../db/prisma';
-import type { OperatorActor } from '../accounts/operator-actions';
+import type { OperatorActor } from '../accounts';
 
 /**
  * What every operator command shares (docs/operations.md, "Operator commands"): its exit codes,

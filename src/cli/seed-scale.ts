@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import { createAccount } from '../accounts/account.service';
+import { createAccount } from '../accounts';
 import { paths } from '../config';
 import { resolveDatabase } from '../db/local-database';
 import { migrate } from '../db/migrator';
@@ -11,7 +11,7 @@ import {
   seedSupportingRows,
   type SeedSizes,
   type SeedTable,
-} from '../scale/seed.records';
+} from '../scale';
 import { fail, parseCommandLine, refuse, runCommand } from './operator';
 
 const usage = `Usage: npm run seed:scale -- [--customers N] [--invoices N] [--events N] [--deliveries N]

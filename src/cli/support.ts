@@ -3,33 +3,28 @@ import { currentTime } from '../lib/clock-time';
 import type { Connection, Client } from '@temporalio/client';
 import { config } from '../config';
 import type { Db } from '../db/prisma';
-import { recordOperatorAction, type OperatorActor } from '../accounts/operator-actions';
+import { recordOperatorAction, type OperatorActor } from '../accounts';
 import { formatMoney } from '../lib/money';
 import { toUnixSeconds } from '../lib/time';
 import { MINUTE_MS } from '../lib/durations';
-import { listOpenTerminalPayments, toPaymentObject } from '../payment-plans/payment-plan.records';
+import { listOpenTerminalPayments, toPaymentObject } from '../payment-plans';
 import {
   applyPlanRequest,
   changePaymentPlanSettings,
   findPaymentPlanSettings,
   getPaymentPlanSettings,
-} from '../payment-plans/payment-plan.service';
-import { MAX_DEFAULT_AFTER_DAYS, MIN_DEFAULT_AFTER_DAYS } from '../payment-plans/payment-plan.schemas';
-import { sendPlanRequest } from '../payment-plans/workflow-client';
-import { connectTemporal, connectTemporalClient, temporalClient } from '../temporal/client';
+} from '../payment-plans';
+import { MAX_DEFAULT_AFTER_DAYS, MIN_DEFAULT_AFTER_DAYS } from '../payment-plans';
+import { sendPlanRequest } from '../payment-plans';
+import { connectTemporal, connectTemporalClient, temporalClient } from '../temporal';
 import {
   askWorkflows,
   buildCustomerReport,
   formatCustomerReport,
   unansweredWorkflows,
   type WorkflowAnswers,
-} from '../support/customer-lookup';
-import {
-  customerActivity,
-  findCustomerById,
-  findCustomersByEmail,
-  type CustomerActivity,
-} from '../support/customer-lookup.records';
+} from '../support';
+import { customerActivity, findCustomerById, findCustomersByEmail, type CustomerActivity } from '../support';
 import type { PaymentPlanRequestArgs, PaymentPlanRequestKind } from '../../workflows/payment-plan-contract';
 import { fail, operatorActor, parseCommandLine, refuse, runCommand, withDatabase } from './operator';
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { isRole } from '../accounts/account.service';
-import { createUser } from '../dashboard-auth/user.service';
-import { newPassword } from '../dashboard-auth/session.schemas';
+import { isRole } from '../accounts';
+import { createUser } from '../dashboard-auth';
+import { newPassword } from '../dashboard-auth';
 import { fail, operatorActor, OPERATOR_OPTION, parseCommandLine, refuse, runCommand, withDatabase } from './operator';
 
 const usage = `Usage: npm run user:create -- --account <acct_id> --email EMAIL [--password PASSWORD] [--name NAME]

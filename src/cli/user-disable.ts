@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { setUserDisabled } from '../dashboard-auth/user.service';
+import { setUserDisabled } from '../dashboard-auth';
 import { fail, operatorActor, OPERATOR_OPTION, parseCommandLine, refuse, runCommand, withDatabase } from './operator';
 
 const usage = `Usage: npm run user:disable -- --email EMAIL [--enable] [--operator NAME] [--json]

@@ -5,19 +5,19 @@ import { config } from '../config';
 import { resolveDatabase } from '../db/local-database';
 import { createPrisma } from '../db/prisma';
 import { logger } from '../http/logger';
-import { createWorker, workerPoolSize } from '../temporal/worker';
-import { temporalClient } from '../temporal/client';
-import { installWorkerRuntime } from '../temporal/runtime';
-import { startRelay } from '../webhooks/relay';
-import { emailConsumer } from '../emails/email-trigger';
-import { createMailer } from '../emails/mailer';
-import { startWorkflowStartSweeper } from '../temporal/workflow-starts';
+import { createWorker, workerPoolSize } from '../temporal';
+import { temporalClient } from '../temporal';
+import { installWorkerRuntime } from '../temporal';
+import { startRelay } from '../webhooks';
+import { emailConsumer } from '../emails';
+import { createMailer } from '../emails';
+import { startWorkflowStartSweeper } from '../temporal';
 import { startCounterFolding } from '../db/counter-folding';
-import { ensureRetentionSchedule, RETENTION_SCHEDULE_ID } from '../temporal/retention-schedule';
-import { encryptStoredSecrets } from '../webhooks/destination.service';
+import { ensureRetentionSchedule, RETENTION_SCHEDULE_ID } from '../temporal';
+import { encryptStoredSecrets } from '../webhooks';
 import { refuseUnsafeProductionStart } from '../lib/secrets';
 import { sealStoredAnswers } from '../http/idempotency';
-import { freeLoopbackPort, serveWorkerMetrics, type WorkerMetricsServer } from '../temporal/worker-metrics';
+import { freeLoopbackPort, serveWorkerMetrics, type WorkerMetricsServer } from '../temporal';
 
 /**
  * Production worker entry point (task queue `billing`). Temporal's worker handles SIGINT/SIGTERM itself.

@@ -7,7 +7,7 @@ import { currentTime } from '../lib/clock-time';
 import { recordEvent } from '../lib/events';
 import { newId } from '../lib/ids';
 import { toUnixSeconds } from '../lib/time';
-import { addMonths } from '../subscriptions/billing-dates';
+import { addMonths } from '../subscriptions';
 import type { DiscountTerms } from './discount-lines';
 import {
   applicableDiscount,

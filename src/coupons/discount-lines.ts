@@ -1,4 +1,4 @@
-import { computeTax, type TaxBehavior, type TaxRateForCalc, type TaxResult } from '../catalog/tax';
+import { computeTax, type TaxBehavior, type TaxRateForCalc, type TaxResult } from '../catalog';
 
 /**
  * The discount's arithmetic (docs/api.md, "Coupons and discounts"), pure integer cents so that the

@@ -8,7 +8,7 @@ import {
   type ListPosition,
   type Statement,
 } from '../db/sql';
-import { allocateNumber } from '../invoices/invoice-number.records';
+import { allocateNumber } from '../invoices';
 
 export type CreditNoteWithLines = CreditNote & { lines: CreditNoteLine[] };
 

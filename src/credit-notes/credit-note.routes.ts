@@ -1,8 +1,8 @@
 import type { AppDeps } from '../http/app-deps';
 import type { Api } from '../http/api';
 import { pageSchema } from '../http/pagination';
-import type { PaymentGateway } from '../payments/gateway';
-import { onInvoiceTime } from '../invoices/invoice.service';
+import type { PaymentGateway } from '../payments';
+import { onInvoiceTime } from '../invoices';
 import {
   createCreditNoteBody,
   creditNoteIdParams,

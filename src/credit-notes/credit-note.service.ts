@@ -3,28 +3,22 @@ import type { Db, Tx } from '../db/prisma';
 import { runTransaction } from '../db/sql-transaction';
 import { badRequest, conflict, notFound } from '../http/errors';
 import { keysetListPage, type Page } from '../http/pagination';
-import { markPricesBilled } from '../catalog/price.service';
+import { markPricesBilled } from '../catalog';
 import { currentTime } from '../lib/clock-time';
 import { recordEvent } from '../lib/events';
 import { idFromSeed, newId } from '../lib/ids';
 import { toUnixSeconds } from '../lib/time';
 import { updatedMsOf } from '../lib/object-version';
 import { columnValue } from '../lib/columns';
-import type { PaymentGateway } from '../payments/gateway';
-import { openRefund, refundInFlight, settleRefund } from '../invoices/invoice-refund.service';
-import {
-  findInvoice,
-  lockInvoice,
-  toInvoiceObject,
-  updateLockedInvoice,
-  type InvoiceWithLines,
-} from '../invoices/invoice.records';
-import type { InvoiceObject } from '../invoices/invoice.schemas';
-import { discountedLineShares } from '../invoices/line-shares';
-import { invoiceCreditable } from '../invoices/period-held';
-import { recordCustomerUpdated, withParam } from '../invoices/invoice.service';
-import { countPendingEntries, findEntry, recordAdjustment, recordBalanceEntry } from '../transactions/ledger';
-import { invoiceSettled } from '../invoices/invoice-settlement';
+import type { PaymentGateway } from '../payments';
+import { openRefund, refundInFlight, settleRefund } from '../invoices';
+import { findInvoice, lockInvoice, toInvoiceObject, updateLockedInvoice, type InvoiceWithLines } from '../invoices';
+import type { InvoiceObject } from '../invoices';
+import { discountedLineShares } from '../invoices';
+import { invoiceCreditable } from '../invoices';
+import { recordCustomerUpdated, withParam } from '../invoices';
+import { countPendingEntries, findEntry, recordAdjustment, recordBalanceEntry } from '../transactions';
+import { invoiceSettled } from '../invoices';
 import {
   allocateCreditNoteNumber,
   creditedPerLine,

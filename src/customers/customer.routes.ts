@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { deleteCustomer } from '../use-cases/customer-deletion';
+import { deleteCustomer } from '../use-cases';
 import type { AppDeps } from '../http/app-deps';
 import type { Api } from '../http/api';
 import {

@@ -31,9 +31,9 @@ import {
   type CustomerMatch,
 } from './customer.records';
 import { atTime, currentTime } from '../lib/clock-time';
-import { clockForNewCustomer } from '../test-clocks/test-clock.service';
-import { redeemCoupon } from '../coupons/coupon.service';
-import type { DiscountObject } from '../coupons/coupon.schemas';
+import { clockForNewCustomer } from '../test-clocks';
+import { redeemCoupon } from '../coupons';
+import type { DiscountObject } from '../coupons';
 
 type Shipping = {
   name: string;

@@ -3,7 +3,7 @@ import { publicUrl } from '../lib/page-tokens';
 import type { AppDeps } from '../http/app-deps';
 import { ApiError } from '../http/errors';
 import { logger as defaultLogger } from '../http/logger';
-import type { Mailer } from '../emails/mailer';
+import type { Mailer } from '../emails';
 import type { LoginLimiter } from './login-limiter';
 import { createPasswordReset, previewPasswordReset, recordResetEmail, resetPassword } from './password-reset.service';
 import { assertSameOrigin } from './session-auth';

@@ -6,7 +6,7 @@ import { requireRole, type Role } from '../http/auth';
 import { ApiError } from '../http/errors';
 import { resourceId } from '../http/validation';
 import type { LoginLimiter } from './login-limiter';
-import { createMailer, type Mailer } from '../emails/mailer';
+import { createMailer, type Mailer } from '../emails';
 import { logger as defaultLogger } from '../http/logger';
 import type { LiveSession, SessionSettings } from './session.service';
 import { assertCsrf, assertSameOrigin, clearSessionCookie, sessionExpired, sessionOf } from './session-auth';

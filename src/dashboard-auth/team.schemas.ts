@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ROLES } from '../http/auth';
 import { PASSWORD_MAX_LENGTH } from './passwords';
-import { EMAIL_KINDS } from '../emails/email-content';
+import { EMAIL_KINDS } from '../emails/email.schemas';
 import { USER_EMAIL_KINDS } from './user-emails';
 
 /** Whether Intl knows the IANA zone (`Europe/Paris`, `UTC`); abbreviations such as `CET` are refused too. */

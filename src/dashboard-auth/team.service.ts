@@ -8,9 +8,9 @@ import { newId } from '../lib/ids';
 import { hashPassword, PASSWORD_MIN_LENGTH, verifyPassword } from './passwords';
 import { normalizeEmail } from './user.service';
 import { lockAccountForTeam } from './team.records';
-import { readAccountProfile } from '../accounts/account.records';
-import { fromAddressOf } from '../emails/email.service';
-import type { Mailer } from '../emails/mailer';
+import { readAccountProfile } from '../accounts';
+import { fromAddressOf } from '../emails';
+import type { Mailer } from '../emails';
 import type { Logger } from '../http/logger';
 import { invitationEmail, sendUserEmail } from './user-emails';
 

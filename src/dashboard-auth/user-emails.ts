@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { config } from '../config';
-import { renderEmail, type EmailContent } from '../emails/email-content';
-import type { Mailer } from '../emails/mailer';
+import { renderEmail, type EmailContent } from '../emails';
+import type { Mailer } from '../emails';
 import type { Logger } from '../http/logger';
 
 /**

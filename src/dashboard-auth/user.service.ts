@@ -2,7 +2,7 @@ import type { Db, Tx } from '../db/prisma';
 import { ROLES, type Role } from '../http/auth';
 import { columnValue } from '../lib/columns';
 import { newId } from '../lib/ids';
-import { recordOperatorAction, type OperatorActor } from '../accounts/operator-actions';
+import { recordOperatorAction, type OperatorActor } from '../accounts';
 import { hashPassword, verifyPassword } from './passwords';
 
 /** Emails are compared trimmed and lower-cased: `Ada@Example.com` and `ada@example.com` are one user. */

@@ -1,6 +1,6 @@
 import type { Db } from '../db/prisma';
-import { getCreditNote } from '../credit-notes/credit-note.service';
-import { findInvoice, toInvoiceObject } from '../invoices/invoice.records';
+import { getCreditNote } from '../credit-notes';
+import { findInvoice, toInvoiceObject } from '../invoices';
 import type { CreditNoteDocument } from './credit-note-document';
 import { renderCreditNotePdf } from './credit-note-pdf';
 import { documentIssuer } from './invoice-document.service';

@@ -1,4 +1,4 @@
-import type { CreditNoteObject } from '../credit-notes/credit-note.schemas';
+import type { CreditNoteObject } from '../credit-notes';
 import { documentDate, money, type InvoiceDocument, type SummaryRow } from './invoice-document';
 
 /**

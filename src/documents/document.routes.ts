@@ -1,8 +1,8 @@
 import type { AppDeps } from '../http/app-deps';
 import { binaryFileSchema, FileAnswer, type Api } from '../http/api';
-import { invoiceIdParams } from '../invoices/invoice.schemas';
+import { invoiceIdParams } from '../invoices';
 import { invoicePdf } from './invoice-document.service';
-import { creditNoteIdParams } from '../credit-notes/credit-note.schemas';
+import { creditNoteIdParams } from '../credit-notes';
 import { creditNotePdf } from './credit-note-document.service';
 
 /** Documents of resources: the invoice and credit note PDFs (docs/api.md, "Invoice PDF", "Credit notes"). */

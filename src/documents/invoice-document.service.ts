@@ -1,10 +1,10 @@
 import type { Db, Tx } from '../db/prisma';
-import { readAccountProfile } from '../accounts/account.records';
-import { readTaxRates } from '../catalog/records';
-import { readCustomerEvenDeleted } from '../customers/customer.records';
+import { readAccountProfile } from '../accounts';
+import { readTaxRates } from '../catalog';
+import { readCustomerEvenDeleted } from '../customers';
 import { conflict } from '../http/errors';
-import { findInvoice, toInvoiceObject } from '../invoices/invoice.records';
-import type { InvoiceObject } from '../invoices/invoice.schemas';
+import { findInvoice, toInvoiceObject } from '../invoices';
+import type { InvoiceObject } from '../invoices';
 import { sellerLines, type InvoiceDocument } from './invoice-document';
 import { renderInvoicePdf } from './invoice-pdf';
 

@@ -1,5 +1,5 @@
-import type { Address } from '../customers/customer.schemas';
-import type { InvoiceObject } from '../invoices/invoice.schemas';
+import type { Address } from '../customers';
+import type { InvoiceObject } from '../invoices';
 import { formatMoney } from '../lib/money';
 
 /**

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { paginationQuery } from '../http/pagination';
 import { resourceId } from '../http/validation';
-import { EMAIL_KINDS } from './email-content';
+import { EMAIL_KINDS } from './email.schemas';
 
 export const listCaughtEmailsQuery = z.strictObject({
   ...paginationQuery(100),

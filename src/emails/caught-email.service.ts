@@ -2,7 +2,7 @@ import type { Db } from '../db/prisma';
 import { notFound } from '../http/errors';
 import { pageEnvelope, pageWindow, type Page } from '../http/pagination';
 import { FileAnswer } from '../http/api';
-import type { EmailKind } from './email-content';
+import type { EmailKind } from './email.schemas';
 import { listCaughtEmails, readCaughtEmail, type CaughtEmailRow } from './email.records';
 import type { CaughtEmailObject, ListCaughtEmailsQuery } from './caught-email.schemas';
 

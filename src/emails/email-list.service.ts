@@ -3,7 +3,7 @@ import type { Db } from '../db/prisma';
 import { notFound } from '../http/errors';
 import { keysetListPage, type Page } from '../http/pagination';
 import { toUnixSeconds } from '../lib/time';
-import type { EmailKind } from './email-content';
+import type { EmailKind } from './email.schemas';
 import { countEmails, findEmail, readEmailPage, readEmailPosition, readEmailsAfter } from './email.records';
 import type { EmailObject, ListEmailsQuery } from './email.schemas';
 

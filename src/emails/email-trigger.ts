@@ -1,8 +1,8 @@
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import type { EventConsumer, OutboxEvent } from '../lib/events';
 import { forEachLimited } from '../lib/concurrency';
-import { emailDisplay } from '../temporal/workflow-display';
-import { BILLING_ACCOUNT_ID } from '../temporal/search-attributes';
+import { emailDisplay } from '../temporal';
+import { BILLING_ACCOUNT_ID } from '../temporal';
 import type { sendEmail } from '../../workflows/email';
 import { EMAIL_EVENT_TYPES, emailKindOf } from './email.service';
 

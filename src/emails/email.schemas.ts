@@ -2,7 +2,16 @@ import { z } from 'zod';
 import { cursorQuery, paginationQuery } from '../http/pagination';
 import { resourceId, unixTime } from '../http/validation';
 import { invoiceId } from '../invoices/invoice.schemas';
-import { EMAIL_KINDS } from './email-content';
+
+/** The kinds of email about an invoice (docs/decisions.md §30): rendered from the invoice's document. */
+export const INVOICE_EMAIL_KINDS = ['invoice', 'receipt', 'payment_failed'] as const;
+export type InvoiceEmailKind = (typeof INVOICE_EMAIL_KINDS)[number];
+/** The reminders a subscription's workflow calls for, days before (docs/decisions.md §31). */
+export const REMINDER_EMAIL_KINDS = ['renewal_reminder', 'trial_ending'] as const;
+export type ReminderEmailKind = (typeof REMINDER_EMAIL_KINDS)[number];
+/** Every kind of email the service sends to an account's customers; each can be switched off (`emails_off`). */
+export const EMAIL_KINDS = [...INVOICE_EMAIL_KINDS, 'installment_failed', ...REMINDER_EMAIL_KINDS] as const;
+export type EmailKind = (typeof EMAIL_KINDS)[number];
 
 export const EMAIL_STATUSES = ['queued', 'sent', 'failed'] as const;
 

@@ -2,29 +2,27 @@ import type { Email, Prisma } from '../generated/prisma/client';
 import type { Db, Tx } from '../db/prisma';
 import { conflict } from '../http/errors';
 import { config } from '../config';
-import { readAccountProfile, type AccountProfile } from '../accounts/account.records';
-import type { InvoiceDocument } from '../documents/invoice-document';
-import { loadInvoiceDocument } from '../documents/invoice-document.service';
-import { renderInvoicePdf } from '../documents/invoice-pdf';
+import { readAccountProfile, type AccountProfile } from '../accounts';
+import type { InvoiceDocument } from '../documents';
+import { loadInvoiceDocument } from '../documents';
+import { renderInvoicePdf } from '../documents';
 import { logger as defaultLogger, type Logger } from '../http/logger';
-import type { InvoiceObject } from '../invoices/invoice.schemas';
-import { getInvoice } from '../invoices/invoice.service';
+import type { InvoiceObject } from '../invoices';
+import { getInvoice } from '../invoices';
 import { recordEvent } from '../lib/events';
 import { idFromSeed, newId } from '../lib/ids';
-import { readCustomerEvenDeleted } from '../customers/customer.records';
+import { readCustomerEvenDeleted } from '../customers';
 import {
   installmentFailedEmail,
   invoiceEmail,
   reminderEmail,
   type EmailContent,
-  type EmailKind,
   type EmailLinks,
   type EmailRecipient,
   type InstallmentFailure,
-  type InvoiceEmailKind,
   type ReminderDetails,
-  type ReminderEmailKind,
 } from './email-content';
+import type { EmailKind, InvoiceEmailKind, ReminderEmailKind } from './email.schemas';
 import {
   beginAttempt,
   insertEmailOnce,

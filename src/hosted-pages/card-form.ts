@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import { z } from 'zod';
-import { createPaymentMethodBody, type CreatePaymentMethodInput } from '../payments/payment-method.schemas';
+import { createPaymentMethodBody, type CreatePaymentMethodInput } from '../payments';
 import { escapeHtml, html, Html } from './page';
 
 /**

@@ -2,19 +2,14 @@ import express, { type Request, type Response } from 'express';
 import { z } from 'zod';
 import type { CheckoutSession } from '../generated/prisma/client';
 import type { AppDeps } from '../http/app-deps';
-import type { PaymentGateway } from '../payments/gateway';
-import { findPrice } from '../catalog/price.service';
-import { readProductName } from '../invoices/invoice.records';
-import { readAccountProfile } from '../accounts/account.records';
-import {
-  assertCheckoutCompletable,
-  CHECKOUT_PATH,
-  findCheckoutByToken,
-  type CheckoutItem,
-} from '../checkout/checkout.service';
-import { createCustomerBody, type CreateCustomerInput } from '../customers/customer.schemas';
+import type { PaymentGateway } from '../payments';
+import { findPrice } from '../catalog';
+import { readProductName } from '../invoices';
+import { readAccountProfile } from '../accounts';
+import { assertCheckoutCompletable, CHECKOUT_PATH, findCheckoutByToken, type CheckoutItem } from '../checkout';
+import { createCustomerBody, type CreateCustomerInput } from '../customers';
 import { isRefusal } from '../http/errors';
-import { completeCheckout } from '../use-cases/checkout-completion';
+import { completeCheckout } from '../use-cases';
 import { cardFields, formKey, newFormKey, parseCardForm, type FieldErrors } from './card-form';
 import { declineMessage } from './decline-messages';
 import { money } from './format';

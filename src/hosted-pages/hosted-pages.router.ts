@@ -1,9 +1,9 @@
 import express from 'express';
 import type { AppDeps } from '../http/app-deps';
 import type { Logger } from '../http/logger';
-import type { PaymentGateway } from '../payments/gateway';
-import { tellSettledAfterAnswer } from '../invoices/invoice-settlement';
-import { noticeInvoicesSettled } from '../subscriptions/subscription-workflow.client';
+import type { PaymentGateway } from '../payments';
+import { tellSettledAfterAnswer } from '../invoices';
+import { noticeInvoicesSettled } from '../subscriptions';
 import { hostedInvoiceRouter } from './hosted-invoice.routes';
 import { portalRouter } from './portal.routes';
 import { checkoutRouter } from './checkout.routes';

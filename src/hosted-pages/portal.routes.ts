@@ -3,9 +3,9 @@ import type { BillingPortalSession } from '../generated/prisma/client';
 import type { AppDeps } from '../http/app-deps';
 import { ApiError } from '../http/errors';
 import { fromOrigin } from '../lib/events';
-import { PORTAL_PATH, findPortalSession } from '../billing-portal/portal.service';
-import type { PaymentMethodObject } from '../payments/payment-method.schemas';
-import type { InvoiceObject } from '../invoices/invoice.schemas';
+import { PORTAL_PATH, findPortalSession } from '../billing-portal';
+import type { PaymentMethodObject } from '../payments';
+import type { InvoiceObject } from '../invoices';
 import {
   addCard,
   cancelAtPeriodEnd,
@@ -20,7 +20,7 @@ import {
   subscriptionToCancel,
   type PortalCustomer,
   type PortalSubscription,
-} from '../use-cases/customer-portal';
+} from '../use-cases';
 import { cardFields, type FieldErrors, parseCardForm } from './card-form';
 import { longDate, money, samePagePath, shortDate } from './format';
 import {

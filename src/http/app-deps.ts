@@ -1,8 +1,8 @@
 import type { Client as TemporalClient } from '@temporalio/client';
 import type { Db } from '../db/prisma';
-import type { PaymentGateway } from '../payments/gateway';
+import type { PaymentGateway } from '../payments';
 import type { Logger } from './logger';
-import type { Mailer } from '../emails/mailer';
+import type { Mailer } from '../emails';
 import type { RateLimitSettings } from './rate-limit';
 
 /** What the API's routes are built with; createApp (src/app.ts) takes the same. */

@@ -4,10 +4,10 @@ import type { Db } from '../db/prisma';
 import { sqlTransaction, type SqlTx } from '../db/sql-transaction';
 import { ApiError, badRequest } from '../http/errors';
 import { currentOrigin, recordEvent } from '../lib/events';
-import type { PaymentGateway } from '../payments/gateway';
-import { chargeEntry } from '../payments/gateway-attempt';
-import { assertPaysCurrency } from '../payments/currencies';
-import { findDefaultPaymentMethod, findPaymentMethod, readPaymentMethod } from '../payments/payment-method.service';
+import type { PaymentGateway } from '../payments';
+import { chargeEntry } from '../payments';
+import { assertPaysCurrency } from '../payments';
+import { findDefaultPaymentMethod, findPaymentMethod, readPaymentMethod } from '../payments';
 import {
   openPending,
   paymentAttempts,
@@ -15,7 +15,7 @@ import {
   settlePending,
   type AttemptStep,
   type LedgerOutcome,
-} from '../transactions/ledger';
+} from '../transactions';
 import { lockInvoice, toInvoiceObject, updateLockedInvoice, type InvoiceWithLines } from './invoice.records';
 import type { InvoiceObject } from './invoice.schemas';
 import {
@@ -27,7 +27,7 @@ import {
   paidWithNothingDue,
   withParam,
 } from './invoice.service';
-import type { ChargeOrigin } from '../transactions/transaction-origin';
+import type { ChargeOrigin } from '../transactions';
 
 export interface PayInvoiceOptions {
   /** A method attached to the invoice's customer; the customer's default when absent. */

@@ -2,11 +2,11 @@ import type { Transaction } from '../generated/prisma/client';
 import type { Db, Tx } from '../db/prisma';
 import { runTransaction } from '../db/sql-transaction';
 import { badRequest, conflict } from '../http/errors';
-import type { PaymentGateway } from '../payments/gateway';
-import { refundEntry } from '../payments/gateway-attempt';
-import { countPendingEntries, openPending, runAttempt, settlePending, type AttemptStep } from '../transactions/ledger';
-import { toTransactionObject } from '../transactions/transaction.service';
-import type { TransactionObject } from '../transactions/transaction.schemas';
+import type { PaymentGateway } from '../payments';
+import { refundEntry } from '../payments';
+import { countPendingEntries, openPending, runAttempt, settlePending, type AttemptStep } from '../transactions';
+import { toTransactionObject } from '../transactions';
+import type { TransactionObject } from '../transactions';
 import { lockInvoice, type InvoiceWithLines } from './invoice.records';
 import { invoiceCreditable } from './period-held';
 

@@ -2,8 +2,8 @@ import { z } from 'zod';
 import type { AppDeps } from '../http/app-deps';
 import type { Api } from '../http/api';
 import { pageSchema } from '../http/pagination';
-import type { PaymentGateway } from '../payments/gateway';
-import { transactionSchema } from '../transactions/transaction.schemas';
+import type { PaymentGateway } from '../payments';
+import { transactionSchema } from '../transactions';
 import { payInvoice } from './invoice-payment.service';
 import { refundInvoice } from './invoice-refund.service';
 import {
@@ -16,11 +16,11 @@ import {
 } from './invoice.schemas';
 import { createInvoice, finalizeInvoice, getInvoice, onInvoiceTime, voidInvoice } from './invoice.service';
 import { listInvoices } from './invoice-list.service';
-import { upcomingInvoice } from '../use-cases/upcoming-invoice';
-import { upcomingInvoiceQuery, upcomingInvoiceSchema } from '../use-cases/upcoming-invoice.schemas';
-import { onCustomerTime } from '../test-clocks/test-clock.service';
-import { emailSchema } from '../emails/email.schemas';
-import { sendInvoiceEmail } from '../use-cases/invoice-sending';
+import { upcomingInvoice } from '../use-cases';
+import { upcomingInvoiceQuery, upcomingInvoiceSchema } from '../use-cases';
+import { onCustomerTime } from '../test-clocks';
+import { emailSchema } from '../emails';
+import { sendInvoiceEmail } from '../use-cases';
 
 export function registerInvoiceRoutes(api: Api, deps: AppDeps & { gateway: PaymentGateway }): void {
   const { prisma, temporal, gateway } = deps;

@@ -1,11 +1,11 @@
-import type { ChargeOrigin } from '../transactions/transaction-origin';
+import type { ChargeOrigin } from '../transactions';
 import type { z } from 'zod';
 import type { Prisma } from '../generated/prisma/client';
 import type { Db, Tx } from '../db/prisma';
-import { findPricesForUse, markPricesBilled } from '../catalog/price.service';
-import { computeTax, type TaxAmount, type TaxBehavior } from '../catalog/tax';
-import { findTaxRates } from '../catalog/tax-rate.service';
-import { lockCustomer, readCustomerEvenDeleted } from '../customers/customer.records';
+import { findPricesForUse, markPricesBilled } from '../catalog';
+import { computeTax, type TaxAmount, type TaxBehavior } from '../catalog';
+import { findTaxRates } from '../catalog';
+import { lockCustomer, readCustomerEvenDeleted } from '../customers';
 import type { AnyTx } from '../db/sql';
 import { sqlTransaction } from '../db/sql-transaction';
 import { ApiError, badRequest, conflict } from '../http/errors';
@@ -30,17 +30,12 @@ import {
 import { createInvoiceBody, type CreateInvoiceInput, type InvoiceObject } from './invoice.schemas';
 import { createHostedInvoiceLink } from './hosted-link.records';
 import { currentTime } from '../lib/clock-time';
-import { onCustomerTime } from '../test-clocks/test-clock.service';
-import {
-  applyBalanceToInvoice,
-  creditBalanceFromInvoice,
-  recordBalanceEntry,
-  recordNothingDue,
-} from '../transactions/ledger';
-import { toCustomerObject } from '../customers/customer.service';
-import { discountParts, type DiscountTerms } from '../coupons/discount-lines';
-import { useOnceDiscount } from '../coupons/coupon.records';
-import { readAccountSeller, type AccountSeller } from '../accounts/account.records';
+import { onCustomerTime } from '../test-clocks';
+import { applyBalanceToInvoice, creditBalanceFromInvoice, recordBalanceEntry, recordNothingDue } from '../transactions';
+import { toCustomerObject } from '../customers';
+import { discountParts, type DiscountTerms } from '../coupons';
+import { useOnceDiscount } from '../coupons';
+import { readAccountSeller, type AccountSeller } from '../accounts';
 import { invoiceSettled } from './invoice-settlement';
 
 /** customer.updated with the customer as its balance now stands (a balance entry changed it). */

@@ -1,4 +1,4 @@
-import { discountedLineTotals } from '../coupons/discount-lines';
+import { discountedLineTotals } from '../coupons';
 import type { InvoiceLine } from '../generated/prisma/client';
 import type { InvoiceWithLines } from './invoice.records';
 import type { TaxAmountObject } from './invoice.schemas';

@@ -3,10 +3,10 @@ import { AggregatorRegistry, Counter, Gauge, Histogram, Registry, collectDefault
 import type { Db } from '../db/prisma';
 import { BACKLOG_COUNT_LIMIT, BACKLOG_DELIVERY_STATUSES, readFigures } from './billing-figures.records';
 import { config } from '../config';
-import { API_SUBSCRIPTION_STATUSES } from '../subscriptions/subscription-machine';
-import { PLAN_STATUSES } from '../payment-plans/payment-plan.schemas';
-import { OPEN_TERMINAL_STATES } from '../payment-plans/payment-plan.records';
-import { ledgerRegistry } from '../transactions/ledger-metrics';
+import { API_SUBSCRIPTION_STATUSES } from '../subscriptions';
+import { PLAN_STATUSES } from '../payment-plans';
+import { OPEN_TERMINAL_STATES } from '../payment-plans';
+import { ledgerRegistry } from '../transactions';
 
 /** Route label of a request no route matched: one value, so unknown paths cannot grow the series. */
 export const UNMATCHED_ROUTE = '(unmatched)';

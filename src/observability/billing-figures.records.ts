@@ -1,5 +1,5 @@
 import type { Db } from '../db/prisma';
-import { OPEN_TERMINAL_STATES } from '../payment-plans/payment-plan.records';
+import { OPEN_TERMINAL_STATES } from '../payment-plans';
 
 /** Backlog counts stop here: a gauge at this value means "at least" (docs/operations.md, "Metrics and alerts"). */
 export const BACKLOG_COUNT_LIMIT = 10_000;

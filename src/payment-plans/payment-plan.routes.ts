@@ -3,8 +3,8 @@ import { config } from '../config';
 import type { Api } from '../http/api';
 import { SUPERADMIN_ROLES, type Principal } from '../http/auth';
 import { pageSchema } from '../http/pagination';
-import { transactionSchema } from '../transactions/transaction.schemas';
-import { createGateway } from '../payments/simulated-gateway';
+import { transactionSchema } from '../transactions';
+import { createGateway } from '../payments';
 import {
   createPaymentPlanBody,
   createPlanPaymentBody,

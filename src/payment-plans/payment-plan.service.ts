@@ -2,14 +2,14 @@ import { TERMINAL_STATES } from './payment-plan.schemas';
 import { nullableColumnValue } from '../lib/columns';
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import type { Db, Tx } from '../db/prisma';
-import { lockCustomer, withCustomerNames } from '../customers/customer.records';
+import { lockCustomer, withCustomerNames } from '../customers';
 import { ApiError, badRequest, conflict, isRefusal, notFound } from '../http/errors';
 import { keysetListPage, pageEnvelope, pageWindow, type Page, type PageParams } from '../http/pagination';
 import { idFromSeed, newId } from '../lib/ids';
 import { fromUnixSeconds } from '../lib/time';
 import { DAY_MS, DAY_SECONDS } from '../lib/durations';
-import { BILLING_ACCOUNT_ID, BILLING_CUSTOMER_ID, BILLING_STATUS } from '../temporal/search-attributes';
-import { displayStartOptions, paymentPlanDisplay } from '../temporal/workflow-display';
+import { BILLING_ACCOUNT_ID, BILLING_CUSTOMER_ID, BILLING_STATUS } from '../temporal';
+import { displayStartOptions, paymentPlanDisplay } from '../temporal';
 import {
   PAYMENT_PLAN_WORKFLOW_TYPE,
   paymentPlanWorkflowId,
@@ -20,8 +20,8 @@ import {
 } from '../../workflows/payment-plan-contract';
 import { parseRequestArgs } from '../../workflows/payment-plan-requests';
 import { methodForPlan, settleCharge } from './plan-payments.service';
-import type { PaymentGateway } from '../payments/gateway';
-import { createGateway } from '../payments/simulated-gateway';
+import type { PaymentGateway } from '../payments';
+import { createGateway } from '../payments';
 import {
   chargesInFlight,
   countPlans,
@@ -54,7 +54,7 @@ import { dueDates, splitInstallments } from './schedule';
 import { recordPlanEvent, settleStatus } from './payment-plan.status';
 import { requestTerminalCancel, resolveTerminalPayment } from './terminal-payments.service';
 import { atTime, currentTime } from '../lib/clock-time';
-import { customerClock } from '../test-clocks/test-clock.service';
+import { customerClock } from '../test-clocks';
 import type { TestClockBinding } from '../../workflows/test-clock-contract';
 
 /** decisions.md §9: days a plan may stay past_due before it is defaulted, unless the account set another. */

@@ -3,10 +3,10 @@ import type { Db } from '../db/prisma';
 import { currentTime } from '../lib/clock-time';
 import { MINUTE_MS } from '../lib/durations';
 import { toUnixSeconds } from '../lib/time';
-import type { PaymentGateway } from '../payments/gateway';
-import { onCustomerTime } from '../test-clocks/test-clock.service';
-import type { TransactionObject } from '../transactions/transaction.schemas';
-import { toTransactionObject } from '../transactions/transaction.service';
+import type { PaymentGateway } from '../payments';
+import { onCustomerTime } from '../test-clocks';
+import type { TransactionObject } from '../transactions';
+import { toTransactionObject } from '../transactions';
 import type { PaymentPlanRequestArgs, PaymentPlanRequestKind } from '../../workflows/payment-plan-contract';
 import {
   findPayment,

@@ -2,9 +2,9 @@ import type { PaymentPlanPayment, Transaction } from '../generated/prisma/client
 import type { Db, Tx } from '../db/prisma';
 import { runTransaction } from '../db/sql-transaction';
 import { badRequest, conflict } from '../http/errors';
-import type { PaymentGateway } from '../payments/gateway';
-import { refundEntry } from '../payments/gateway-attempt';
-import { openPending, runAttempt, settlePending, type AttemptStep, type LedgerOutcome } from '../transactions/ledger';
+import type { PaymentGateway } from '../payments';
+import { refundEntry } from '../payments';
+import { openPending, runAttempt, settlePending, type AttemptStep, type LedgerOutcome } from '../transactions';
 import { findPayment, lockPlan } from './payment-plan.records';
 import { recordPlanEvent } from './payment-plan.status';
 

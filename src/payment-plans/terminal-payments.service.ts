@@ -6,13 +6,13 @@ import type { Db, Tx } from '../db/prisma';
 import { runTransaction } from '../db/sql-transaction';
 import { badRequest, conflict } from '../http/errors';
 import { newId } from '../lib/ids';
-import { cardBrand } from '../payments/card-numbers';
+import { cardBrand } from '../payments';
 import { toUnixSeconds } from '../lib/time';
-import { findTerminal } from '../terminals/terminal.service';
-import { processorSaleOutcome, type ProcessorSaleOutcome } from '../terminals/terminal-processor';
-import { saveTerminalCard, type PresentedCard } from '../terminals/terminal-card';
+import { findTerminal } from '../terminals';
+import { processorSaleOutcome, type ProcessorSaleOutcome } from '../terminals';
+import { saveTerminalCard, type PresentedCard } from '../terminals';
 import type { TerminalState } from '../../workflows/payment-plan-contract';
-import { recordSettled, type LedgerEntry } from '../transactions/ledger';
+import { recordSettled, type LedgerEntry } from '../transactions';
 import { refundCanceledPlanSale } from './plan-refunds.service';
 import {
   amountOf,

@@ -1,6 +1,6 @@
 import type { PaymentMethod, Transaction } from '../generated/prisma/client';
 import { ApiError } from '../http/errors';
-import type { LedgerOutcome } from '../transactions/ledger';
+import type { LedgerOutcome } from '../transactions';
 import { GatewayRequestError, type PaymentGateway } from './gateway';
 import { toGatewayPaymentMethod } from './payment-method.service';
 

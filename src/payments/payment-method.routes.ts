@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { AppDeps } from '../http/app-deps';
 import type { Api } from '../http/api';
 import { pageSchema } from '../http/pagination';
-import { customerIdParams } from '../customers/customer.schemas';
+import { customerIdParams } from '../customers';
 import {
   attachPaymentMethodBody,
   createPaymentMethodBody,

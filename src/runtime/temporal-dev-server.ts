@@ -3,7 +3,7 @@ import net from 'node:net';
 import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { spawnBound } from './processes';
-import { SEARCH_ATTRIBUTE_FLAGS } from '../temporal/search-attributes';
+import { SEARCH_ATTRIBUTE_FLAGS } from '../temporal';
 import { temporalCliPath } from './tools';
 
 export interface DevServer {

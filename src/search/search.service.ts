@@ -1,13 +1,13 @@
 import type { Db } from '../db/prisma';
 import { ApiError } from '../http/errors';
 import { formatMoney } from '../lib/money';
-import { getCreditNote, getCreditNoteByNumber } from '../credit-notes/credit-note.service';
-import type { CreditNoteObject } from '../credit-notes/credit-note.schemas';
-import { searchCustomers } from '../customers/customer.service';
-import { getInvoice, getInvoiceByNumber } from '../invoices/invoice.service';
-import type { InvoiceObject } from '../invoices/invoice.schemas';
-import { getPaymentPlan } from '../payment-plans/payment-plan.service';
-import { getSubscription } from '../subscriptions/subscription.service';
+import { getCreditNote, getCreditNoteByNumber } from '../credit-notes';
+import type { CreditNoteObject } from '../credit-notes';
+import { searchCustomers } from '../customers';
+import { getInvoice, getInvoiceByNumber } from '../invoices';
+import type { InvoiceObject } from '../invoices';
+import { getPaymentPlan } from '../payment-plans';
+import { getSubscription } from '../subscriptions';
 import { SEARCH_CUSTOMER_HITS, type SearchHit, type SearchResult } from './search.schemas';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -1,10 +1,10 @@
 import type { Db } from '../db/prisma';
 import type { AnyTx, Queryable } from '../db/sql';
 import { sqlTransaction } from '../db/sql-transaction';
-import { activeTaxRateIds, readPrices } from '../catalog/records';
+import { activeTaxRateIds, readPrices } from '../catalog';
 import { recordEvent } from '../lib/events';
 import { DAY_SECONDS } from '../lib/durations';
-import { collectInvoice } from '../invoices/invoice-payment.service';
+import { collectInvoice } from '../invoices';
 import {
   createInvoiceForBilling,
   createKeyedInvoice,
@@ -12,21 +12,15 @@ import {
   finalizeInvoice,
   type BillingInvoiceInput,
   type BillingLine,
-} from '../invoices/invoice.service';
+} from '../invoices';
 import type { PendingLine } from './proration';
 import { capWaitingCredits } from './unused-time-cap';
-import { periodDiscount } from '../coupons/coupon.service';
-import {
-  findInvoice,
-  findRefundByKey,
-  lockInvoice,
-  toInvoiceObject,
-  updateLockedInvoice,
-} from '../invoices/invoice.records';
-import type { PaymentGateway } from '../payments/gateway';
+import { periodDiscount } from '../coupons';
+import { findInvoice, findRefundByKey, lockInvoice, toInvoiceObject, updateLockedInvoice } from '../invoices';
+import type { PaymentGateway } from '../payments';
 import { notFound } from '../http/errors';
-import { attemptReceipt, type ChargeReceipt } from '../transactions/charge-receipt';
-import type { ChargeOrigin } from '../transactions/transaction-origin';
+import { attemptReceipt, type ChargeReceipt } from '../transactions';
+import type { ChargeOrigin } from '../transactions';
 import { getDunningSettings } from './dunning-settings.service';
 import {
   insertRenewal,
@@ -35,8 +29,8 @@ import {
   renewalInvoiceId,
   setRenewalStatus,
 } from './renewal.records';
-import { refundInvoice } from '../invoices/invoice-refund.service';
-import { invoiceCreditable } from '../invoices/period-held';
+import { refundInvoice } from '../invoices';
+import { invoiceCreditable } from '../invoices';
 import {
   chargedOnFinalize,
   periodInvoiced,

@@ -1,10 +1,10 @@
 import type { Db } from '../db/prisma';
-import { computeTax, type TaxBehavior, type TaxRateForCalc } from '../catalog/tax';
-import { TAX_BEHAVIORS } from '../catalog/price.schemas';
+import { computeTax, type TaxBehavior, type TaxRateForCalc } from '../catalog';
+import { TAX_BEHAVIORS } from '../catalog';
 import { columnValue } from '../lib/columns';
-import { toTaxRateObject } from '../catalog/tax-rate.service';
+import { toTaxRateObject } from '../catalog';
 import { ApiError, badRequest, isRefusal } from '../http/errors';
-import { previewInvoiceForBilling } from '../invoices/invoice.service';
+import { previewInvoiceForBilling } from '../invoices';
 import { periodInvoice, type RenewalInvoiceInput } from './period-billing';
 import { MAX_CHARGE_AMOUNT } from '../lib/money';
 import type { SubscriptionItemState } from './subscription-machine';

@@ -1,5 +1,5 @@
 import type { Db } from '../db/prisma';
-import { readProrationBehavior, writeProrationBehavior } from '../accounts/account.records';
+import { readProrationBehavior, writeProrationBehavior } from '../accounts';
 import { columnValue } from '../lib/columns';
 import { PRORATION_BEHAVIORS, type ProrationBehavior } from './proration';
 import type { ProrationSettingsObject } from './subscription.schemas';

@@ -1,14 +1,14 @@
 import type { Client } from '@temporalio/client';
 import type { Db } from '../db/prisma';
-import { lockCustomer } from '../customers/customer.records';
-import { withParam } from '../invoices/invoice.service';
+import { lockCustomer } from '../customers';
+import { withParam } from '../invoices';
 import { logger } from '../http/logger';
 import { atTime } from '../lib/clock-time';
 import type { AnyTx } from '../db/sql';
 import { runTransaction, sqlTransaction } from '../db/sql-transaction';
-import type { PaymentGateway } from '../payments/gateway';
-import { recordWorkflowStart, startRecordedWorkflow, type WorkflowStart } from '../temporal/workflow-starts';
-import type { WorkflowDisplay } from '../temporal/workflow-display';
+import type { PaymentGateway } from '../payments';
+import { recordWorkflowStart, startRecordedWorkflow, type WorkflowStart } from '../temporal';
+import type { WorkflowDisplay } from '../temporal';
 import type { TestClockBinding } from '../../workflows/test-clock-contract';
 import type { SubscriptionCreated } from '../../workflows/subscription-messages';
 import {
@@ -33,8 +33,8 @@ import {
   projectColumnsInTx,
   recordFirstPeriodBilled,
 } from './subscription-projection.service';
-import type { PriceObject } from '../catalog/price.schemas';
-import { readPrices } from '../catalog/records';
+import type { PriceObject } from '../catalog';
+import { readPrices } from '../catalog';
 import {
   getSubscriptionObject,
   setCreatedEventInvoice,
@@ -45,8 +45,8 @@ import {
 import { isDatabaseBusy, isDatabaseUnavailable } from '../db/availability';
 import type { SubscriptionObject } from './subscription.schemas';
 import { subscriptionWorkflowStart } from './subscription-workflow.client';
-import { withoutSettlementNotice } from '../invoices/invoice-settlement';
-import { redeemCoupon } from '../coupons/coupon.service';
+import { withoutSettlementNotice } from '../invoices';
+import { redeemCoupon } from '../coupons';
 
 /**
  * POST /subscriptions after its checks (decisions.md §14): one transaction writes the subscription

@@ -2,16 +2,16 @@ import type { Db } from '../db/prisma';
 import type { AnyTx } from '../db/sql';
 import { sqlTransaction } from '../db/sql-transaction';
 import type { SubscriptionItem } from '../generated/prisma/client';
-import { findPricesForUse } from '../catalog/price.service';
-import { redeemCoupon } from '../coupons/coupon.service';
-import type { PriceObject } from '../catalog/price.schemas';
+import { findPricesForUse } from '../catalog';
+import { redeemCoupon } from '../coupons';
+import type { PriceObject } from '../catalog';
 import { ApiError } from '../http/errors';
 import { currentOrigin, recordEvent } from '../lib/events';
 import { withOrigin, type EventOrigin } from '../lib/event-origin';
 import { newId } from '../lib/ids';
 import { currentTime } from '../lib/clock-time';
 import { toUnixSeconds } from '../lib/time';
-import { startColumns, type WorkflowStart } from '../temporal/workflow-starts';
+import { startColumns, type WorkflowStart } from '../temporal';
 import { type ChangeCause, type SubscriptionState } from './subscription-machine';
 import {
   deleteItemsBut,

@@ -3,9 +3,9 @@ import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-w
 import type { Db } from '../db/prisma';
 import { WorkflowNotFoundError, type UpdateDefinition } from '@temporalio/common';
 import { ApiError, conflict, ServiceUnavailableError, type ErrorType } from '../http/errors';
-import { BILLING_ACCOUNT_ID, BILLING_CUSTOMER_ID, BILLING_STATUS } from '../temporal/search-attributes';
-import { isStartPending, type WorkflowStart } from '../temporal/workflow-starts';
-import { displayStartOptions, type WorkflowDisplay } from '../temporal/workflow-display';
+import { BILLING_ACCOUNT_ID, BILLING_CUSTOMER_ID, BILLING_STATUS } from '../temporal';
+import { isStartPending, type WorkflowStart } from '../temporal';
+import { displayStartOptions, type WorkflowDisplay } from '../temporal';
 import {
   invoiceSettledSignal,
   stateQuery,
@@ -20,8 +20,8 @@ import type { TestClockBinding } from '../../workflows/test-clock-contract';
 import { rejectionOf, type Rejection, type RejectionKind } from './subscription-rejection';
 import type { SubscriptionObject } from './subscription.schemas';
 import { subscriptionTimerSummary } from '../../workflows/summaries';
-import type { ChargeReceipt } from '../transactions/charge-receipt';
-import type { SettledInvoice } from '../invoices/invoice-settlement';
+import type { ChargeReceipt } from '../transactions';
+import type { SettledInvoice } from '../invoices';
 
 const ERROR_TYPE_OF: Record<RejectionKind, ErrorType> = {
   invalid: 'invalid_request_error',

@@ -1,4 +1,4 @@
-import type { DiscountObject } from '../coupons/coupon.schemas';
+import type { DiscountObject } from '../coupons';
 import {
   COLLECTION_METHODS,
   API_SUBSCRIPTION_STATUSES,
@@ -22,17 +22,17 @@ import {
 } from '../db/sql';
 import { columnValue } from '../lib/columns';
 import { Prisma, type Price, type Subscription, type SubscriptionItem, type TaxRate } from '../generated/prisma/client';
-import { CUSTOMER_COLUMNS, type CustomerColumns } from '../customers/customer.records';
-import { PRICE_COLUMNS, TAX_RATE_COLUMNS, readPrices } from '../catalog/records';
+import { CUSTOMER_COLUMNS, type CustomerColumns } from '../customers';
+import { PRICE_COLUMNS, TAX_RATE_COLUMNS, readPrices } from '../catalog';
 import type { Db } from '../db/prisma';
-import type { PriceObject } from '../catalog/price.schemas';
+import type { PriceObject } from '../catalog';
 import { notFound } from '../http/errors';
 import { toUnixSeconds } from '../lib/time';
 import { webhookStatus, type ChangeCause } from './subscription-machine';
 import type { SubscriptionObject } from './subscription.schemas';
 import { updatedMsOf } from '../lib/object-version';
 import { insertEventsSql, notifyEventsSql } from '../lib/event.records';
-import { insertWorkflowStartsSql } from '../temporal/workflow-start.records';
+import { insertWorkflowStartsSql } from '../temporal';
 
 export type SubscriptionWithItems = Subscription & { items: SubscriptionItem[] };
 

@@ -5,7 +5,7 @@ import { pageSchema } from '../http/pagination';
 import { getDunningSettings, putDunningSettings } from './dunning-settings.service';
 import { getProrationSettings, putProrationSettings } from './proration-settings.service';
 import { creationAnswer } from './subscription.records';
-import { changeSubscription } from '../use-cases/subscription-change';
+import { changeSubscription } from '../use-cases';
 import {
   cancelSubscriptionQuery,
   createSubscriptionBody,

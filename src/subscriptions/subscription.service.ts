@@ -5,30 +5,30 @@ import { columnValue } from '../lib/columns';
 import type { Client } from '@temporalio/client';
 import type { Prisma } from '../generated/prisma/client';
 import type { Db } from '../db/prisma';
-import { findPrice } from '../catalog/price.service';
-import type { PriceObject } from '../catalog/price.schemas';
-import type { TaxRateForCalc } from '../catalog/tax';
-import { assertPaysCurrency } from '../payments/currencies';
+import { findPrice } from '../catalog';
+import type { PriceObject } from '../catalog';
+import type { TaxRateForCalc } from '../catalog';
+import { assertPaysCurrency } from '../payments';
 import {
   assertItemsWithinCeiling,
   assertPeriodWithinCeiling,
   type BilledItem,
   type ItemWithParam,
 } from './period-ceiling';
-import { findTaxRates, taxRateOfRow, taxRatesInOrder } from '../catalog/tax-rate.service';
-import type { TaxRateObject } from '../catalog/tax-rate.schemas';
-import { priceOfRow, toPriceObject, withProductNames } from '../catalog/records';
-import { customerOfRow, withCustomerNames } from '../customers/customer.records';
+import { findTaxRates, taxRateOfRow, taxRatesInOrder } from '../catalog';
+import type { TaxRateObject } from '../catalog';
+import { priceOfRow, toPriceObject, withProductNames } from '../catalog';
+import { customerOfRow, withCustomerNames } from '../customers';
 import { dateOf, dateOrNull, inOrderOf } from '../db/sql';
 import { badRequest, conflict, notFound } from '../http/errors';
 import { keysetListPage, type Page } from '../http/pagination';
 import { readSubscriptionIdsAfter, readSubscriptionPosition } from './subscription-list.records';
-import { withParam } from '../invoices/invoice.service';
+import { withParam } from '../invoices';
 import { idFromSeed, newId } from '../lib/ids';
 import { claimOperationId } from '../http/idempotency';
 import { currentOrigin } from '../lib/events';
 import { withOrigin } from '../lib/event-origin';
-import { findPaymentMethod } from '../payments/payment-method.service';
+import { findPaymentMethod } from '../payments';
 import {
   cancelUpdate,
   changeUpdate,
@@ -41,8 +41,8 @@ import type { BillingInterval } from './billing-dates';
 import type { ItemChange, SubscriptionChanges, SubscriptionCreateSpec } from './subscription-machine';
 import { updateSubscriptionWorkflow } from './subscription-workflow.client';
 import { createdBefore, createSubscriptionRecords } from './subscription-creation.service';
-import { createGateway } from '../payments/simulated-gateway';
-import type { PaymentGateway } from '../payments/gateway';
+import { createGateway } from '../payments';
+import type { PaymentGateway } from '../payments';
 import {
   findSubscriptionRow,
   getSubscriptionObject,
@@ -58,10 +58,10 @@ import type {
   UpdateSubscriptionInput,
 } from './subscription.schemas';
 import { atTime, currentTime } from '../lib/clock-time';
-import { clockBinding, customerClock } from '../test-clocks/test-clock.service';
-import { subscriptionDisplay } from '../temporal/workflow-display';
+import { clockBinding, customerClock } from '../test-clocks';
+import { subscriptionDisplay } from '../temporal';
 import { accountProrationBehavior } from './proration-settings.service';
-import { assertRedeemable } from '../coupons/coupon.service';
+import { assertRedeemable } from '../coupons';
 
 export interface SubscriptionDeps {
   prisma: Db;

@@ -1,9 +1,9 @@
 import type { Queryable } from '../db/sql';
-import { computeTax, type TaxRateForCalc } from '../catalog/tax';
-import { readPrices, readTaxRates } from '../catalog/records';
-import { toTaxRateObject } from '../catalog/tax-rate.service';
-import { splitByWeight } from '../coupons/discount-lines';
-import { subscriptionPeriodHeld } from '../invoices/period-held';
+import { computeTax, type TaxRateForCalc } from '../catalog';
+import { readPrices, readTaxRates } from '../catalog';
+import { toTaxRateObject } from '../catalog';
+import { splitByWeight } from '../coupons';
+import { subscriptionPeriodHeld } from '../invoices';
 import type { PendingLine, ProrationLine } from './proration';
 
 /**

@@ -1,9 +1,9 @@
 import type { Customer, Invoice, PaymentMethod, Transaction } from '../generated/prisma/client';
 import type { Db } from '../db/prisma';
-import { PLAN_INCLUDE, type PlanWithDetails } from '../payment-plans/payment-plan.records';
-import type { SubscriptionWithItems } from '../subscriptions/subscription.records';
-import { getDunningSettings } from '../subscriptions/dunning-settings.service';
-import type { DunningSettingsObject } from '../subscriptions/subscription.schemas';
+import { PLAN_INCLUDE, type PlanWithDetails } from '../payment-plans';
+import type { SubscriptionWithItems } from '../subscriptions';
+import { getDunningSettings } from '../subscriptions';
+import type { DunningSettingsObject } from '../subscriptions';
 
 /**
  * The reads behind `npm run support -- customer` (docs/operations.md, "Why was this customer charged"):

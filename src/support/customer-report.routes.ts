@@ -1,6 +1,6 @@
 import type { AppDeps } from '../http/app-deps';
 import type { Api } from '../http/api';
-import { customerIdParams } from '../customers/customer.schemas';
+import { customerIdParams } from '../customers';
 import { customerReportSchema } from './customer-report.schemas';
 import { customerBillingReport } from './customer-report.service';
 

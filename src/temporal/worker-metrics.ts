@@ -1,7 +1,7 @@
 import http from 'node:http';
 import net from 'node:net';
 import { Gauge, Registry, collectDefaultMetrics } from 'prom-client';
-import { ledgerRegistry } from '../transactions/ledger-metrics';
+import { ledgerRegistry } from '../transactions';
 
 /**
  * A worker process's GET /metrics (WORKER_METRICS_PORT, docs/operations.md "Metrics and alerts"): the

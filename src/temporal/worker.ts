@@ -4,7 +4,7 @@ import { config } from '../config';
 import type { Db } from '../db/prisma';
 import { createActivities } from '../../activities';
 import { billingDataConverter } from './payload-codec';
-import type { Mailer } from '../emails/mailer';
+import type { Mailer } from '../emails';
 
 export const workflowsPath = path.resolve(__dirname, '..', '..', 'workflows', 'index.ts');
 

@@ -2,10 +2,10 @@ import type { PaymentMethod } from '../generated/prisma/client';
 import type { Tx } from '../db/prisma';
 import { recordEvent } from '../lib/events';
 import { newId, newUuid } from '../lib/ids';
-import { cardBrand, fingerprint } from '../payments/card-numbers';
-import { toPaymentMethodObject } from '../payments/payment-method.service';
-import { lockCustomerMethods } from '../payments/payment-method.records';
-import { cardTestBehavior } from '../payments/test-numbers';
+import { cardBrand, fingerprint } from '../payments';
+import { toPaymentMethodObject } from '../payments';
+import { lockCustomerMethods } from '../payments';
+import { cardTestBehavior } from '../payments';
 
 export interface PresentedCard {
   number: string;

@@ -1,10 +1,10 @@
 import type { AppDeps } from '../http/app-deps';
 import type { Api } from '../http/api';
 import { pageSchema } from '../http/pagination';
-import { reportTerminalOutcome, type TerminalReport } from '../payment-plans/terminal-payments.service';
-import { toPaymentObject } from '../payment-plans/payment-plan.records';
-import { planPaymentSchema } from '../payment-plans/payment-plan.schemas';
-import { notifyPlanUpdated } from '../payment-plans/workflow-client';
+import { reportTerminalOutcome, type TerminalReport } from '../payment-plans';
+import { toPaymentObject } from '../payment-plans';
+import { planPaymentSchema } from '../payment-plans';
+import { notifyPlanUpdated } from '../payment-plans';
 import {
   createTerminalBody,
   listTerminalsQuery,

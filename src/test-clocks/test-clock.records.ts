@@ -1,4 +1,5 @@
-import type { TestClock } from '../generated/prisma/client';
+import type { Prisma, TestClock } from '../generated/prisma/client';
+import type { Db, Tx } from '../db/prisma';
 import { queryRows, type AnyTx, type Statement } from '../db/sql';
 
 const LOCK_TEST_CLOCK: Statement = {
@@ -13,4 +14,45 @@ export async function lockTestClock(
 ): Promise<Pick<TestClock, 'status' | 'frozenTime'> | undefined> {
   const [clock] = await queryRows<Pick<TestClock, 'status' | 'frozenTime'>>(tx, LOCK_TEST_CLOCK, [id]);
   return clock;
+}
+
+/** A clock of the account that is not deleted, or null (another account's too). */
+export function readLiveTestClock(db: Db | Tx, accountId: string, id: string): Promise<TestClock | null> {
+  return db.testClock.findFirst({ where: { id, accountId, deletedAt: null } });
+}
+
+/** A clock a row names (a customer's), deleted or not. */
+export function readTestClockRow(db: Db | Tx, id: string): Promise<TestClock> {
+  return db.testClock.findUniqueOrThrow({ where: { id } });
+}
+
+export function insertTestClock(db: Db, data: Prisma.TestClockUncheckedCreateInput): Promise<TestClock> {
+  return db.testClock.create({ data });
+}
+
+/** A page of the account's clocks that are not deleted, newest first, with how many there are. */
+export async function readTestClockPage(
+  db: Db,
+  accountId: string,
+  window: { skip: number; take: number },
+): Promise<{ rows: TestClock[]; total: number }> {
+  const where = { accountId, deletedAt: null };
+  const [rows, total] = await Promise.all([
+    db.testClock.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], ...window }),
+    db.testClock.count({ where }),
+  ]);
+  return { rows, total };
+}
+
+export function updateTestClockRow(
+  db: Db | Tx,
+  id: string,
+  data: Pick<Prisma.TestClockUpdateInput, 'status' | 'frozenTime' | 'deletedAt'>,
+): Promise<TestClock> {
+  return db.testClock.update({ where: { id }, data });
+}
+
+/** Marks the clock ready if it is still advancing to `frozenTime` (a later advance keeps it advancing). */
+export async function markTestClockReady(db: Db, id: string, frozenTime: Date): Promise<void> {
+  await db.testClock.updateMany({ where: { id, status: 'advancing', frozenTime }, data: { status: 'ready' } });
 }

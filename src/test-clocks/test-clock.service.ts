@@ -7,7 +7,7 @@ import { columnValue } from '../lib/columns';
 import { atTime, currentTime } from '../lib/clock-time';
 import { newId } from '../lib/ids';
 import { fromUnixSeconds, toUnixSeconds } from '../lib/time';
-import { addIntervals, BILLING_INTERVALS } from '../subscriptions/billing-dates';
+import { addIntervals, BILLING_INTERVALS } from '../subscriptions';
 import { cancelUpdate, subscriptionWorkflowId } from '../../workflows/subscription-messages';
 import { FINAL_PLAN_STATUSES } from '../../workflows/payment-plan-contract';
 import {
@@ -16,11 +16,19 @@ import {
   type TestClockBinding,
   type TestClockWorkflowInput,
 } from '../../workflows/test-clock-contract';
-import { updateSubscriptionWorkflow } from '../subscriptions/subscription-workflow.client';
-import { sendPlanRequest } from '../payment-plans/workflow-client';
+import { updateSubscriptionWorkflow } from '../subscriptions';
+import { sendPlanRequest } from '../payment-plans';
 import { TEST_CLOCK_STATUSES, type CreateTestClockInput, type TestClockObject } from './test-clock.schemas';
-import { lockTestClock } from './test-clock.records';
-import { testClockDisplay } from '../temporal/workflow-display';
+import {
+  insertTestClock,
+  lockTestClock,
+  markTestClockReady,
+  readLiveTestClock,
+  readTestClockPage,
+  readTestClockRow,
+  updateTestClockRow,
+} from './test-clock.records';
+import { testClockDisplay } from '../temporal';
 
 export interface TestClockDeps {
   prisma: Db;
@@ -46,7 +54,7 @@ export function toTestClockObject(clock: TestClock): TestClockObject {
 
 /** A clock of the account, or 404 (another account's and deleted ones too). */
 export async function findTestClock(db: Db | Tx, accountId: string, id: string): Promise<TestClock> {
-  const clock = await db.testClock.findFirst({ where: { id, accountId, deletedAt: null } });
+  const clock = await readLiveTestClock(db, accountId, id);
   if (!clock) throw notFound('test_clock', id);
   return clock;
 }
@@ -56,13 +64,11 @@ export async function createTestClock(
   accountId: string,
   input: CreateTestClockInput,
 ): Promise<TestClockObject> {
-  const clock = await prisma.testClock.create({
-    data: {
-      id: newId('testClock'),
-      accountId,
-      name: input.name ?? null,
-      frozenTime: fromUnixSeconds(input.frozen_time),
-    },
+  const clock = await insertTestClock(prisma, {
+    id: newId('testClock'),
+    accountId,
+    name: input.name ?? null,
+    frozenTime: fromUnixSeconds(input.frozen_time),
   });
   return toTestClockObject(clock);
 }
@@ -72,11 +78,7 @@ export async function getTestClock(prisma: Db, accountId: string, id: string): P
 }
 
 export async function listTestClocks(prisma: Db, accountId: string, page: PageParams): Promise<Page<TestClockObject>> {
-  const where = { accountId, deletedAt: null };
-  const [rows, total] = await Promise.all([
-    prisma.testClock.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], ...pageWindow(page) }),
-    prisma.testClock.count({ where }),
-  ]);
+  const { rows, total } = await readTestClockPage(prisma, accountId, pageWindow(page));
   return pageEnvelope(rows.map(toTestClockObject), total, page);
 }
 
@@ -95,7 +97,7 @@ export async function customerClock(
   customer: { testClockId: string | null },
 ): Promise<TestClockBinding | null> {
   if (!customer.testClockId) return null;
-  return clockBinding(await db.testClock.findUniqueOrThrow({ where: { id: customer.testClockId } }));
+  return clockBinding(await readTestClockRow(db, customer.testClockId));
 }
 
 /** customerClock's judgement of a clock already read. */
@@ -215,10 +217,7 @@ export async function advanceTestClock(
           'frozen_time',
         );
       }
-      const updated = await tx.testClock.update({
-        where: { id },
-        data: { status: 'advancing', frozenTime: new Date(toMs) },
-      });
+      const updated = await updateTestClockRow(tx, id, { status: 'advancing', frozenTime: new Date(toMs) });
       const input: TestClockWorkflowInput = { clockId: id, time: toMs };
       try {
         await deps.temporal.workflow.start(TEST_CLOCK_WORKFLOW_TYPE, {
@@ -247,10 +246,7 @@ export async function advanceTestClock(
 
 /** Called by `test-clock:<id>` once every workflow on the clock has caught up with `time`. */
 export async function finishTestClockAdvance(prisma: Db, clockId: string, time: number): Promise<void> {
-  await prisma.testClock.updateMany({
-    where: { id: clockId, status: 'advancing', frozenTime: new Date(time) },
-    data: { status: 'ready' },
-  });
+  await markTestClockReady(prisma, clockId, new Date(time));
 }
 
 /**
@@ -264,7 +260,7 @@ export async function deleteTestClock(
 ): Promise<{ id: string; object: 'test_clock'; deleted: true }> {
   const { prisma, temporal } = deps;
   await findTestClock(prisma, accountId, id);
-  await prisma.testClock.update({ where: { id }, data: { deletedAt: currentTime(), status: 'ready' } });
+  await updateTestClockRow(prisma, id, { deletedAt: currentTime(), status: 'ready' });
   try {
     await temporal.workflow.getHandle(testClockWorkflowId(id)).terminate('test clock deleted');
   } catch {

@@ -1,5 +1,5 @@
 import { Counter, Registry } from 'prom-client';
-import { FAILURES } from '../payments/test-numbers';
+import { FAILURES } from '../payments';
 
 /**
  * Money that moved, counted by the one ledger writer (src/transactions/ledger.ts) once the entry's

@@ -1,8 +1,8 @@
 import type { AppDeps } from '../http/app-deps';
 import type { Api } from '../http/api';
 import { pageSchema } from '../http/pagination';
-import { invoiceIdParams } from '../invoices/invoice.schemas';
-import { customerIdParams } from '../customers/customer.schemas';
+import { invoiceIdParams } from '../invoices';
+import { customerIdParams } from '../customers';
 import {
   balanceSchema,
   balanceTransactionSchema,

@@ -14,7 +14,7 @@ import {
 import { runTransaction } from '../db/sql-transaction';
 import { recordAdjustment as recordLedgerAdjustment } from './ledger';
 import { toUnixSeconds } from '../lib/time';
-import { findInvoice, withInvoiceNumbers } from '../invoices/invoice.records';
+import { findInvoice, withInvoiceNumbers } from '../invoices';
 import type {
   BalanceObject,
   BalanceTransactionObject,
@@ -22,8 +22,8 @@ import type {
   TransactionObject,
 } from './transaction.schemas';
 import type { CustomerBalanceTransaction } from '../generated/prisma/client';
-import { withCustomerNames } from '../customers/customer.records';
-import { findCustomer } from '../customers/customer.service';
+import { withCustomerNames } from '../customers';
+import { findCustomer } from '../customers';
 import { balanceEntriesPage } from './customer-balance.records';
 import { readBalanceSums } from './transaction.records';
 

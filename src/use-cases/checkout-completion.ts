@@ -2,23 +2,19 @@ import type { CheckoutSession } from '../generated/prisma/client';
 import { currentTime } from '../lib/clock-time';
 import { toUnixSeconds } from '../lib/time';
 import type { AppDeps } from '../http/app-deps';
-import type { PaymentGateway } from '../payments/gateway';
-import type { CreatePaymentMethodInput } from '../payments/payment-method.schemas';
-import {
-  createPaymentMethod,
-  detachPaymentMethod,
-  listCustomerPaymentMethods,
-} from '../payments/payment-method.service';
-import { createCustomer } from '../customers/customer.service';
-import type { CreateCustomerInput } from '../customers/customer.schemas';
-import { createInvoice, getInvoice, voidInvoice } from '../invoices/invoice.service';
-import type { InvoiceObject } from '../invoices/invoice.schemas';
-import { collectInvoice } from '../invoices/invoice-payment.service';
-import { createSubscription, cancelSubscription, subscriptionDepsOf } from '../subscriptions/subscription.service';
-import type { SubscriptionObject } from '../subscriptions/subscription.schemas';
-import { listInvoiceTransactions } from '../transactions/transaction.service';
-import { claimCheckout, updateCheckout } from '../checkout/checkout.records';
-import { assertCheckoutCompletable, type CheckoutItem } from '../checkout/checkout.service';
+import type { PaymentGateway } from '../payments';
+import type { CreatePaymentMethodInput } from '../payments';
+import { createPaymentMethod, detachPaymentMethod, listCustomerPaymentMethods } from '../payments';
+import { createCustomer } from '../customers';
+import type { CreateCustomerInput } from '../customers';
+import { createInvoice, getInvoice, voidInvoice } from '../invoices';
+import type { InvoiceObject } from '../invoices';
+import { collectInvoice } from '../invoices';
+import { createSubscription, cancelSubscription, subscriptionDepsOf } from '../subscriptions';
+import type { SubscriptionObject } from '../subscriptions';
+import { listInvoiceTransactions } from '../transactions';
+import { claimCheckout, updateCheckout } from '../checkout';
+import { assertCheckoutCompletable, type CheckoutItem } from '../checkout';
 import { isRefusal, type ApiError } from '../http/errors';
 import { logger } from '../http/logger';
 import { deleteCustomer } from './customer-deletion';

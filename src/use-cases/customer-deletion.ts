@@ -1,9 +1,9 @@
 import type { Db, Tx } from '../db/prisma';
-import { markCustomerDeleted } from '../customers/customer.service';
-import { lockCustomer } from '../customers/customer.records';
+import { markCustomerDeleted } from '../customers';
+import { lockCustomer } from '../customers';
 import { conflict } from '../http/errors';
-import { voidInTx } from '../invoices/invoice.service';
-import { detachAllInTx } from '../payments/payment-method.service';
+import { voidInTx } from '../invoices';
+import { detachAllInTx } from '../payments';
 
 /**
  * Deleting a customer: a use case above the resources it touches (customers, subscriptions, payment

@@ -1,20 +1,20 @@
 import type { AppDeps } from '../http/app-deps';
 import { ApiError } from '../http/errors';
-import { readAccountProfile, type AccountProfile } from '../accounts/account.records';
-import { readPortalSettings } from '../billing-portal/portal.records';
-import { findCustomer } from '../customers/customer.service';
-import { listInvoices } from '../invoices/invoice-list.service';
-import { readProductName } from '../invoices/invoice.records';
-import type { InvoiceObject } from '../invoices/invoice.schemas';
-import type { CreatePaymentMethodInput, PaymentMethodObject } from '../payments/payment-method.schemas';
+import { readAccountProfile, type AccountProfile } from '../accounts';
+import { readPortalSettings } from '../billing-portal';
+import { findCustomer } from '../customers';
+import { listInvoices } from '../invoices';
+import { readProductName } from '../invoices';
+import type { InvoiceObject } from '../invoices';
+import type { CreatePaymentMethodInput, PaymentMethodObject } from '../payments';
 import {
   attachPaymentMethod,
   createPaymentMethod,
   detachPaymentMethod,
   getCustomerPaymentMethod,
   listCustomerPaymentMethods,
-} from '../payments/payment-method.service';
-import type { SubscriptionObject } from '../subscriptions/subscription.schemas';
+} from '../payments';
+import type { SubscriptionObject } from '../subscriptions';
 import {
   cancelSubscription,
   getSubscription,
@@ -23,7 +23,7 @@ import {
   resumeSubscription,
   subscriptionDepsOf,
   updateSubscription,
-} from '../subscriptions/subscription.service';
+} from '../subscriptions';
 
 /**
  * The customer portal's policy (docs/api.md "Hosted pages"): what its page shows, and the actions a customer

@@ -1,13 +1,13 @@
 import type { AppDeps } from '../http/app-deps';
 import { isRefusal } from '../http/errors';
-import type { InvoiceObject } from '../invoices/invoice.schemas';
-import { payInvoice } from '../invoices/invoice-payment.service';
-import { onInvoiceTime } from '../invoices/invoice.service';
+import type { InvoiceObject } from '../invoices';
+import { payInvoice } from '../invoices';
+import { onInvoiceTime } from '../invoices';
 import { fromOrigin } from '../lib/events';
-import type { PaymentGateway } from '../payments/gateway';
-import type { CreatePaymentMethodInput } from '../payments/payment-method.schemas';
-import { attachPaymentMethod, createPaymentMethod } from '../payments/payment-method.service';
-import { getSubscription, subscriptionDepsOf, updateSubscription } from '../subscriptions/subscription.service';
+import type { PaymentGateway } from '../payments';
+import type { CreatePaymentMethodInput } from '../payments';
+import { attachPaymentMethod, createPaymentMethod } from '../payments';
+import { getSubscription, subscriptionDepsOf, updateSubscription } from '../subscriptions';
 
 export interface HostedInvoicePayment {
   accountId: string;

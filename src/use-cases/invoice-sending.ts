@@ -1,13 +1,13 @@
 import { config } from '../config';
 import { runTransaction } from '../db/sql-transaction';
-import { toEmailObject } from '../emails/email-list.service';
-import type { EmailObject } from '../emails/email.schemas';
-import { queueRequestedInvoiceEmail, requestedInvoiceEmailId } from '../emails/email.service';
+import { toEmailObject } from '../emails';
+import type { EmailObject } from '../emails';
+import { queueRequestedInvoiceEmail, requestedInvoiceEmailId } from '../emails';
 import type { AppDeps } from '../http/app-deps';
 import { conflict } from '../http/errors';
-import { getInvoice } from '../invoices/invoice.service';
-import { BILLING_ACCOUNT_ID } from '../temporal/search-attributes';
-import { recordWorkflowStart, startRecordedWorkflow, type WorkflowStart } from '../temporal/workflow-starts';
+import { getInvoice } from '../invoices';
+import { BILLING_ACCOUNT_ID } from '../temporal';
+import { recordWorkflowStart, startRecordedWorkflow, type WorkflowStart } from '../temporal';
 import type { SendEmailInput } from '../../workflows/email';
 
 /**

@@ -1,8 +1,8 @@
 import { ApiError } from '../http/errors';
-import { prorationsPastCeiling } from '../subscriptions/period-ceiling';
-import type { UpdateSubscriptionInput } from '../subscriptions/subscription.schemas';
-import type { SubscriptionObject } from '../subscriptions/subscription.schemas';
-import { updateSubscription, type SubscriptionDeps } from '../subscriptions/subscription.service';
+import { prorationsPastCeiling } from '../subscriptions';
+import type { UpdateSubscriptionInput } from '../subscriptions';
+import type { SubscriptionObject } from '../subscriptions';
+import { updateSubscription, type SubscriptionDeps } from '../subscriptions';
 import { upcomingInvoice } from './upcoming-invoice';
 
 /**

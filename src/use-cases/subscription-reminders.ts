@@ -1,11 +1,12 @@
 import type { Db } from '../db/prisma';
-import { readAccountProfile } from '../accounts/account.records';
-import type { ReminderDetails, ReminderEmailKind } from '../emails/email-content';
-import { queueReminderEmail } from '../emails/email.service';
-import { previewInvoiceForBilling } from '../invoices/invoice.service';
+import { readAccountProfile } from '../accounts';
+import type { ReminderDetails } from '../emails';
+import type { ReminderEmailKind } from '../emails';
+import { queueReminderEmail } from '../emails';
+import { previewInvoiceForBilling } from '../invoices';
 import { atTime } from '../lib/clock-time';
-import { periodInvoice } from '../subscriptions/period-billing';
-import { periodToBill, type SubscriptionState } from '../subscriptions/subscription-machine';
+import { periodInvoice } from '../subscriptions';
+import { periodToBill, type SubscriptionState } from '../subscriptions';
 
 /** The days before each moment its reminder goes (null: none), as the account's settings say now (docs/decisions.md §31). */
 export async function reminderDays(prisma: Db, accountId: string): Promise<Record<ReminderEmailKind, number | null>> {

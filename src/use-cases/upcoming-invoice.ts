@@ -1,22 +1,22 @@
 import type { Client } from '@temporalio/client';
 import type { Db } from '../db/prisma';
 import { ApiError, badRequest, conflict } from '../http/errors';
-import { previewInvoiceForBilling, withParam } from '../invoices/invoice.service';
+import { previewInvoiceForBilling, withParam } from '../invoices';
 import { atTime, currentTime } from '../lib/clock-time';
 import { toUnixSeconds } from '../lib/time';
-import { immediateInvoice, periodInvoice, priceUnitAmounts } from '../subscriptions/period-billing';
-import { prorationLines, prorationPeriod } from '../subscriptions/proration';
-import { accountProrationBehavior } from '../subscriptions/proration-settings.service';
-import { capUnusedTimeCredits } from '../subscriptions/unused-time-cap';
+import { immediateInvoice, periodInvoice, priceUnitAmounts } from '../subscriptions';
+import { prorationLines, prorationPeriod } from '../subscriptions';
+import { accountProrationBehavior } from '../subscriptions';
+import { capUnusedTimeCredits } from '../subscriptions';
 import {
   nextPeriodBilling,
   periodToBill,
   SubscriptionRuleError,
   update,
   type SubscriptionState,
-} from '../subscriptions/subscription-machine';
-import { itemChanges, liveSubscription } from '../subscriptions/subscription.service';
-import { readSubscriptionState } from '../subscriptions/subscription-workflow.client';
+} from '../subscriptions';
+import { itemChanges, liveSubscription } from '../subscriptions';
+import { readSubscriptionState } from '../subscriptions';
 import type { UpcomingInvoiceObject, UpcomingInvoiceQuery } from './upcoming-invoice.schemas';
 
 const RULE_ERROR_TYPES = { conflict: 'conflict', invalid: 'invalid_request_error' } as const;

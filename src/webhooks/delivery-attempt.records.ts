@@ -134,3 +134,11 @@ export async function recordAttempt(
     delivery.updatedAt,
   ]);
 }
+
+/** Ends a delivery as failed without an attempt: its destination was disabled or deleted (`reason`). */
+export async function endDeliveryUnsent(db: Db, id: string, reason: string, at: Date): Promise<void> {
+  await db.webhookDelivery.update({
+    where: { id },
+    data: { status: 'failure', lastError: reason, nextAttemptAt: null, completedAt: at },
+  });
+}

@@ -4,6 +4,7 @@ import type { WebhookAttempt, WebhookDelivery } from '../generated/prisma/client
 import { logger as defaultLogger, type Logger } from '../http/logger';
 import {
   claimSend,
+  endDeliveryUnsent,
   readDeliveryForAttempt,
   recordAttempt,
   type DeliveryRow,
@@ -158,10 +159,7 @@ export async function attemptDelivery(
     if (delivery.deletedAt || !delivery.active) {
       // Retries in flight end when their destination is disabled or deleted: nothing more is sent to it.
       const reason = delivery.deletedAt ? 'destination deleted' : 'destination disabled';
-      await prisma.webhookDelivery.update({
-        where: { id: delivery.id },
-        data: { status: 'failure', lastError: reason, nextAttemptAt: null, completedAt: new Date() },
-      });
+      await endDeliveryUnsent(prisma, delivery.id, reason, new Date());
       return { ...skipped, status: 'failure', error: reason };
     }
     if (delivery.sendingAttempt === input.attempt) {

@@ -1,4 +1,5 @@
 import type { WebhookAttempt, WebhookDelivery } from '../generated/prisma/client';
+import type { Db } from '../db/prisma';
 import {
   equalityFilters,
   newestFirstWindow,
@@ -91,4 +92,19 @@ const DELIVERY_POSITION: Statement = {
 /** Where a delivery of the account sits in the logs, or null (unknown, or another account's). */
 export function readDeliveryPosition(db: Queryable, accountId: string, id: string): Promise<DeliveryPosition | null> {
   return readListPosition(db, DELIVERY_POSITION, accountId, id);
+}
+
+/** The ids of a page of the account's deliveries that pass the filters, newest first. */
+export function readDeliveryIds(
+  db: Queryable,
+  accountId: string,
+  filters: DeliveryLogFilters,
+  window: Parameters<typeof newestFirstWindow>[2],
+): Promise<{ id: string }[]> {
+  return queryBound<{ id: string }>(db, deliveryListStatement(accountId, filters, window));
+}
+
+/** The deliveries of `ids` with their attempts and destination's URL, any order. */
+export function readLoggedDeliveries(db: Db, ids: string[]): Promise<LoggedDelivery[]> {
+  return db.webhookDelivery.findMany({ where: { id: { in: ids } }, include: LOGGED_DELIVERY });
 }

@@ -1,7 +1,6 @@
 import { DELIVERY_STATUSES } from './webhook.schemas';
 import { columnValue } from '../lib/columns';
 import type { Db } from '../db/prisma';
-import { queryBound } from '../db/sql';
 import { keysetListPage, type Page } from '../http/pagination';
 import { toUnixSeconds } from '../lib/time';
 import { envelopeFromStored } from './envelope';
@@ -9,9 +8,9 @@ import { webhookWorkflowId } from './workflow-id';
 import { ATTEMPT_OUTCOMES } from './sender';
 import {
   countDeliveries,
-  deliveryListStatement,
+  readDeliveryIds,
   readDeliveryPosition,
-  LOGGED_DELIVERY,
+  readLoggedDeliveries,
   type DeliveryLogFilters,
   type LoggedDelivery,
 } from './delivery-log.records';
@@ -52,7 +51,7 @@ export function toDeliveryLogObject(delivery: LoggedDelivery): DeliveryLogObject
 
 /** The deliveries of `ids` with their attempts, in the order of `ids`. */
 async function deliveriesOf(prisma: Db, ids: string[]): Promise<DeliveryLogObject[]> {
-  const rows = await prisma.webhookDelivery.findMany({ where: { id: { in: ids } }, include: LOGGED_DELIVERY });
+  const rows = await readLoggedDeliveries(prisma, ids);
   const byId = new Map(rows.map((row) => [row.id, row]));
   return ids.flatMap((id) => {
     const row = byId.get(id);
@@ -76,8 +75,7 @@ export async function listDeliveryLogs(
     destination: query.destination,
     event: query.event,
   };
-  const ids = (window: Parameters<typeof deliveryListStatement>[2]) =>
-    queryBound<{ id: string }>(prisma, deliveryListStatement(accountId, filters, window));
+  const ids = (window: Parameters<typeof readDeliveryIds>[3]) => readDeliveryIds(prisma, accountId, filters, window);
   return keysetListPage(query, {
     kind: 'webhook delivery',
     find: (id) => readDeliveryPosition(prisma, accountId, id),

@@ -6,6 +6,13 @@ import { toUnixSeconds } from '../lib/time';
 import { DAY_MS } from '../lib/durations';
 import { currentKeyId, open, seal } from '../lib/encryption';
 import type { DestinationInput, DestinationObject } from './webhook.schemas';
+import {
+  insertDestination,
+  readDestinationsWithStaleSecrets,
+  readLiveDestination,
+  readLiveDestinations,
+  updateDestinationRow,
+} from './destination.records';
 
 export function toDestinationObject(destination: WebhookDestination): DestinationObject {
   return {
@@ -21,7 +28,7 @@ export function toDestinationObject(destination: WebhookDestination): Destinatio
 
 /** A live destination of the account, or 404 (also for another account's: no existence leak). */
 export async function findDestination(db: Db | Tx, accountId: string, id: string): Promise<WebhookDestination> {
-  const destination = await db.webhookDestination.findFirst({ where: { id, accountId, deletedAt: null } });
+  const destination = await readLiveDestination(db, accountId, id);
   if (!destination) throw notFound('webhook destination', id);
   return destination;
 }
@@ -71,9 +78,7 @@ export function signingSecrets(destination: DestinationSecrets, now = new Date()
 export async function createDestination(prisma: Db, accountId: string, input: DestinationInput) {
   const id = newId('webhookDestination');
   const secret = newSecret('whsec');
-  const destination = await prisma.webhookDestination.create({
-    data: { id, accountId, url: input.url, ...sealedSecret(id, secret) },
-  });
+  const destination = await insertDestination(prisma, { id, accountId, url: input.url, ...sealedSecret(id, secret) });
   return { ...toDestinationObject(destination), secret };
 }
 
@@ -86,14 +91,11 @@ export async function rollDestinationSecret(prisma: Db, accountId: string, id: s
   const destination = await prisma.$transaction(async (tx) => {
     const current = await findDestination(tx, accountId, id);
     const previous = seal(currentSecret(current), current.id);
-    return tx.webhookDestination.update({
-      where: { id: current.id },
-      data: {
-        ...sealedSecret(current.id, secret),
-        previousSecretCiphertext: previous.ciphertext,
-        previousSecretKeyId: previous.keyId,
-        previousSecretExpiresAt: new Date(Date.now() + SECRET_GRACE_MS),
-      },
+    return updateDestinationRow(tx, current.id, {
+      ...sealedSecret(current.id, secret),
+      previousSecretCiphertext: previous.ciphertext,
+      previousSecretKeyId: previous.keyId,
+      previousSecretExpiresAt: new Date(Date.now() + SECRET_GRACE_MS),
     });
   });
   return { ...toDestinationObject(destination), secret };
@@ -105,37 +107,22 @@ export async function rollDestinationSecret(prisma: Db, accountId: string, id: s
  */
 export async function encryptStoredSecrets(prisma: Db): Promise<number> {
   const keyId = currentKeyId();
-  const stale = await prisma.webhookDestination.findMany({
-    where: {
-      OR: [
-        { secret: { not: null } },
-        { secretKeyId: { not: keyId } },
-        { previousSecretKeyId: { not: keyId }, previousSecretExpiresAt: { gt: new Date() } },
-      ],
-    },
-  });
+  const stale = await readDestinationsWithStaleSecrets(prisma, keyId, new Date());
   for (const destination of stale) {
     const live = signingSecrets(destination);
     const previous = live[1] === undefined ? undefined : seal(live[1], destination.id);
-    await prisma.webhookDestination.update({
-      where: { id: destination.id },
-      data: {
-        ...sealedSecret(destination.id, live[0]!),
-        previousSecretCiphertext: previous?.ciphertext ?? null,
-        previousSecretKeyId: previous?.keyId ?? null,
-        previousSecretExpiresAt: previous ? destination.previousSecretExpiresAt : null,
-      },
+    await updateDestinationRow(prisma, destination.id, {
+      ...sealedSecret(destination.id, live[0]!),
+      previousSecretCiphertext: previous?.ciphertext ?? null,
+      previousSecretKeyId: previous?.keyId ?? null,
+      previousSecretExpiresAt: previous ? destination.previousSecretExpiresAt : null,
     });
   }
   return stale.length;
 }
 
 export async function listDestinations(prisma: Db, accountId: string): Promise<DestinationObject[]> {
-  const destinations = await prisma.webhookDestination.findMany({
-    where: { accountId, deletedAt: null },
-    orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
-  });
-  return destinations.map(toDestinationObject);
+  return (await readLiveDestinations(prisma, accountId)).map(toDestinationObject);
 }
 
 async function changeDestination(
@@ -146,7 +133,7 @@ async function changeDestination(
 ): Promise<WebhookDestination> {
   return prisma.$transaction(async (tx) => {
     const current = await findDestination(tx, accountId, id);
-    return tx.webhookDestination.update({ where: { id: current.id }, data });
+    return updateDestinationRow(tx, current.id, data);
   });
 }
 

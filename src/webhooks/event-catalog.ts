@@ -1,15 +1,15 @@
 import { z } from 'zod';
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
-import { customerSchema } from '../customers/customer.schemas';
-import { paymentMethodSchema } from '../payments/payment-method.schemas';
-import { invoiceSchema } from '../invoices/invoice.schemas';
-import { creditNoteSchema } from '../credit-notes/credit-note.schemas';
-import { couponSchema, discountSchema } from '../coupons/coupon.schemas';
-import { subscriptionSchema } from '../subscriptions/subscription.schemas';
-import { productSchema } from '../catalog/product.schemas';
-import { priceSchema } from '../catalog/price.schemas';
-import { taxRateSchema } from '../catalog/tax-rate.schemas';
-import { installmentSchema, paymentPlanSchema, planPaymentSchema } from '../payment-plans/payment-plan.schemas';
+import { customerSchema } from '../customers';
+import { paymentMethodSchema } from '../payments';
+import { invoiceSchema } from '../invoices';
+import { creditNoteSchema } from '../credit-notes';
+import { couponSchema, discountSchema } from '../coupons';
+import { subscriptionSchema } from '../subscriptions';
+import { productSchema } from '../catalog';
+import { priceSchema } from '../catalog';
+import { taxRateSchema } from '../catalog';
+import { installmentSchema, paymentPlanSchema, planPaymentSchema } from '../payment-plans';
 import { EVENT_ID_HEADER, SIGNATURE_HEADER } from './signing';
 import { EVENT_ORIGINS } from '../lib/event-origin';
 

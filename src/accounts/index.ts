@@ -1,0 +1,23 @@
+// The accounts module's public face: what other modules use of it (written by scripts/module-faces.ts;
+// docs/architecture.md, "Modules"). Files that load no other module's index.ts come first.
+export {
+  readAccountProfile,
+  readAccountSeller,
+  readProrationBehavior,
+  writeProrationBehavior,
+} from './account.records';
+export type { AccountProfile, AccountSeller } from './account.records';
+export {
+  GATEWAY_KINDS,
+  createAccount,
+  createApiKey,
+  expireApiKey,
+  isRole,
+  listApiKeys,
+  rotateApiKey,
+} from './account.service';
+export type { GatewayKind } from './account.service';
+export { registerApiKeyRoutes } from './api-key.routes';
+export { registerBusinessDetailsRoutes } from './business-details.routes';
+export { recordOperatorAction } from './operator-actions';
+export type { OperatorActor } from './operator-actions';

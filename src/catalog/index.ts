@@ -1,0 +1,24 @@
+// The catalog module's public face: what other modules use of it (written by scripts/module-faces.ts;
+// docs/architecture.md, "Modules"). Files that load no other module's index.ts come first.
+export { TAX_BEHAVIORS, priceSchema } from './price.schemas';
+export type { PriceObject } from './price.schemas';
+export { productSchema } from './product.schemas';
+export { taxRateSchema } from './tax-rate.schemas';
+export type { TaxRateObject } from './tax-rate.schemas';
+export { registerPriceRoutes } from './price.routes';
+export { findPrice, findPricesForUse, markPricesBilled } from './price.service';
+export { registerProductRoutes } from './product.routes';
+export {
+  PRICE_COLUMNS,
+  TAX_RATE_COLUMNS,
+  activeTaxRateIds,
+  priceOfRow,
+  readPrices,
+  readTaxRates,
+  toPriceObject,
+  withProductNames,
+} from './records';
+export { computeTax } from './tax';
+export type { TaxAmount, TaxBehavior, TaxRateForCalc, TaxResult } from './tax';
+export { registerTaxRateRoutes } from './tax-rate.routes';
+export { findTaxRates, taxRateOfRow, taxRatesInOrder, toTaxRateObject } from './tax-rate.service';

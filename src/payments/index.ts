@@ -1,0 +1,25 @@
+// The payments module's public face: what other modules use of it (written by scripts/module-faces.ts;
+// docs/architecture.md, "Modules"). Files that load no other module's index.ts come first.
+export { createPaymentMethodBody, paymentMethodSchema } from './payment-method.schemas';
+export type { CreatePaymentMethodInput, PaymentMethodObject } from './payment-method.schemas';
+export { cardBrand, fingerprint } from './card-numbers';
+export { chargeFailure } from './charge-failure';
+export { assertPaysCurrency } from './currencies';
+export type { PaymentGateway } from './gateway';
+export { lockCustomerMethods } from './payment-method.records';
+export { createGateway } from './simulated-gateway';
+export { FAILURES, cardTestBehavior } from './test-numbers';
+export { chargeEntry, refundEntry } from './gateway-attempt';
+export {
+  attachPaymentMethod,
+  createPaymentMethod,
+  detachAllInTx,
+  detachPaymentMethod,
+  findDefaultPaymentMethod,
+  findPaymentMethod,
+  getCustomerPaymentMethod,
+  listCustomerPaymentMethods,
+  readPaymentMethod,
+  toPaymentMethodObject,
+} from './payment-method.service';
+export { registerPaymentMethodRoutes } from './payment-method.routes';
