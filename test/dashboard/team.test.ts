@@ -433,7 +433,7 @@ describe('in the route table', () => {
     expect(withKey.body.error.code).toBe('session_invalid');
   });
 
-  it('audits a team change with the user who made it, and checks its answers against the document', async () => {
+  it('audits a team change with the user who made it, the route template and the status', async () => {
     const user = await createTestUser(app.prisma, account.accountId, { role: 'standard', name: 'Audited member' });
     const changed = await admin.api.patch(`/dashboard/api/members/${user.userId}`, { role: 'developer' });
     expect(changed.status).toBe(200);
@@ -461,5 +461,27 @@ describe('in the route table', () => {
       ['DELETE', '/dashboard/api/invitations/{id}', 204],
       ['POST', '/dashboard/api/invitations', 201],
     ]);
+  });
+
+  it("counts against the user's rate limit like every route: 429 before any work once spent", async () => {
+    const limitedApp = await startTestApp({ rateLimit: { perSecond: 5, burst: 3, processes: 1 } });
+    try {
+      const limitedAccount = await createTestAccount(limitedApp.prisma, { name: 'Limited team' });
+      const user = await createTestUser(limitedApp.prisma, limitedAccount.accountId, { role: 'superadmin' });
+      const session = await signIn(limitedApp.baseUrl, user.email, user.password);
+      const answers = await Promise.all(Array.from({ length: 20 }, () => session.api.get('/dashboard/api/members')));
+      const limited = answers.filter((answer) => answer.status === 429);
+      expect(limited.length).toBeGreaterThan(0);
+      expect(limited[0]!.body.error.code).toBe('rate_limit');
+      expect(limited[0]!.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
+      const invited = await session.api.post('/dashboard/api/invitations', {
+        email: 'throttled@example.com',
+        role: 'standard',
+      });
+      expect(invited.status).toBe(429);
+      expect(await limitedApp.prisma.invitation.count({ where: { email: 'throttled@example.com' } })).toBe(0);
+    } finally {
+      await limitedApp.close();
+    }
   });
 });
