@@ -45,7 +45,7 @@ import { config } from './config';
 import { CODEC_PATH, codecRouter } from './temporal';
 import { dashboardRouter } from './http/dashboard-page';
 import { SESSION_PATH, sessionRouter } from './dashboard-auth';
-import { loggablePath, TEAM_BASE, teamRouter } from './dashboard-auth';
+import { JOIN_PATH, joinRouter, loggablePath, registerTeamRoutes } from './dashboard-auth';
 import { PASSWORD_RESET_PATH, passwordResetRouter } from './dashboard-auth';
 import { createMailer } from './emails';
 import { createSessionAuthenticator, readCookie, SESSION_COOKIE } from './dashboard-auth';
@@ -115,11 +115,13 @@ export function createApp(deps: AppDeps): express.Express {
   const authenticateKey = createAuthenticator(deps.prisma, deps.authCacheMs, authFailures);
   const sessionSettings = deps.sessionSettings ?? sessionSettingsFromConfig();
   const authenticateSession = createSessionAuthenticator(deps.prisma, sessionSettings);
-  // Every write answered with success, by the API or the dashboard's team endpoints, is audited (src/audit).
+  // Every write the API answered with success is audited (src/audit).
   const recordWrite = auditRecorder(deps.prisma);
   const api = new Api(
     deps.prisma,
-    (req) => {
+    (req, res, sessionOnly) => {
+      // The dashboard's own endpoints take its session alone, whatever key is sent (docs/decisions.md §21).
+      if (sessionOnly) return authenticateSession(req, res);
       const key = req.header('cc-api-key');
       // A request with a key is the API's as before, whatever cookie its client also sends (docs/api.md "Dashboard sessions").
       if (key === undefined && readCookie(req, SESSION_COOKIE) !== undefined) return authenticateSession(req);
@@ -132,6 +134,8 @@ export function createApp(deps: AppDeps): express.Express {
   );
   // Every route of the API is mounted here, module by module; the routes that move money share one gateway.
   const routeDeps = { ...deps, gateway: deps.gateway ?? createGateway(deps.prisma) };
+  // Invitations and password resets are emailed by the request that makes their link (docs/decisions.md §32).
+  const userMailer = deps.mailer ?? createMailer(config.smtpUrl);
   registerCustomerRoutes(api, routeDeps);
   registerWebhookRoutes(api, routeDeps);
   registerApiKeyRoutes(api, routeDeps);
@@ -158,6 +162,7 @@ export function createApp(deps: AppDeps): express.Express {
   registerCustomerReportRoutes(api, routeDeps);
   registerPortalRoutes(api, routeDeps);
   registerCheckoutRoutes(api, routeDeps);
+  registerTeamRoutes(api, routeDeps, userMailer);
 
   api.registry.registerPath({
     method: 'get',
@@ -224,8 +229,6 @@ export function createApp(deps: AppDeps): express.Express {
     perAddress: config.loginFailuresPerAddress,
   };
   const loginLimiter = createLoginLimiter(loginLimits, rateLimit.processes);
-  // Invitations and password resets are emailed by the request that makes their link (docs/decisions.md §32).
-  const userMailer = deps.mailer ?? createMailer(config.smtpUrl);
   app.use(SESSION_PATH, sessionRouter(deps, sessionSettings, loginLimiter));
   // "Forgot password": every request counts, on limits of its own as large as the sign-in's (docs/decisions.md §32).
   const resetLimiter = createLoginLimiter(
@@ -234,7 +237,7 @@ export function createApp(deps: AppDeps): express.Express {
     'Too many password reset requests; retry after the Retry-After seconds.',
   );
   app.use(PASSWORD_RESET_PATH, passwordResetRouter(deps, resetLimiter, userMailer));
-  app.use(TEAM_BASE, teamRouter(deps, sessionSettings, loginLimiter, recordWrite, userMailer));
+  app.use(JOIN_PATH, joinRouter(deps, sessionSettings, loginLimiter));
   app.use(dashboardRouter(deps.dashboardDir));
   // Pages customers open from a link (docs/api.md "Hosted pages"): HTML with their own policy, never the API's JSON.
   app.use(hostedPagesRouter(routeDeps, log));

@@ -7,4 +7,4 @@ export { sessionSettingsFromConfig } from './session.service';
 export { createUser, setUserDisabled } from './user.service';
 export { PASSWORD_RESET_PATH, passwordResetRouter } from './password-reset.routes';
 export { SESSION_PATH, sessionRouter } from './session.routes';
-export { TEAM_BASE, loggablePath, teamRouter } from './team.routes';
+export { JOIN_PATH, joinRouter, loggablePath, registerTeamRoutes } from './team.routes';

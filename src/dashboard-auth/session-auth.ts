@@ -102,9 +102,13 @@ export async function sessionOf(prisma: Db, req: Request, settings: SessionSetti
  * this request, on the session's current account, with the user (docs/api.md "Dashboard sessions").
  */
 export function createSessionAuthenticator(prisma: Db, settings: SessionSettings) {
-  return async function authenticateSession(req: Request): Promise<Principal> {
+  /** With `res`, a session that has ended also loses its cookie: the dashboard's own endpoints say so (docs/decisions.md §21). */
+  return async function authenticateSession(req: Request, res?: Response): Promise<Principal> {
     const session = await sessionOf(prisma, req, settings);
-    if (!session || !session.role) throw sessionExpired();
+    if (!session || !session.role) {
+      if (res) clearSessionCookie(res);
+      throw sessionExpired();
+    }
     assertCsrf(req, session);
     return { accountId: session.accountId, role: session.role, userId: session.user.id, sessionId: session.id };
   };

@@ -1,23 +1,34 @@
-import express, { type Request, type Response } from 'express';
+import express, { type Request } from 'express';
+import { z } from 'zod';
 import { publicUrl } from '../lib/page-tokens';
 import type { AppDeps } from '../http/app-deps';
-import type { CompletedWrite, Method } from '../http/api';
-import { requireRole, type Role } from '../http/auth';
+import type { Api } from '../http/api';
+import type { Role } from '../http/auth';
 import { ApiError } from '../http/errors';
-import { resourceId } from '../http/validation';
-import type { LoginLimiter } from './login-limiter';
-import { createMailer, type Mailer } from '../emails';
+import type { Mailer } from '../emails';
 import { logger as defaultLogger } from '../http/logger';
-import type { LiveSession, SessionSettings } from './session.service';
-import { assertCsrf, assertSameOrigin, clearSessionCookie, sessionExpired, sessionOf } from './session-auth';
+import type { LoginLimiter } from './login-limiter';
+import type { SessionSettings } from './session.service';
+import { assertSameOrigin } from './session-auth';
 import { body, invalidCredentials, jsonBody, startSession } from './session.routes';
-import { acceptBody, accountSettingsBody, invitationBody, roleBody, TOKEN_PATTERN } from './team.schemas';
+import {
+  acceptBody,
+  accountSettingsBody,
+  accountSettingsSchema,
+  invitationBody,
+  invitationListSchema,
+  invitationSchema,
+  memberListSchema,
+  memberSchema,
+  roleBody,
+  teamIdParams,
+  TOKEN_PATTERN,
+} from './team.schemas';
 import {
   acceptInvitation,
   changeMember,
-  createInvitation,
-  emailInvitation,
   getAccountSettings,
+  inviteMember,
   listInvitations,
   listMembers,
   previewInvitation,
@@ -25,8 +36,10 @@ import {
   updateAccountSettings,
 } from './team.service';
 
-/** Where the team endpoints live: beside the session endpoints, outside the merchant API (docs/decisions.md §21). */
+/** Where the dashboard's own endpoints live, beside its sessions (docs/decisions.md §21). */
 export const TEAM_BASE = '/dashboard/api';
+/** Where an invited person, who has no session yet, opens and accepts an invitation. */
+export const JOIN_PATH = `${TEAM_BASE}/join`;
 
 /**
  * A request's path as logs may keep it: an invitation's token (the page's and the API's) is a credential
@@ -39,15 +52,137 @@ export function loggablePath(path: string): string {
   );
 }
 
+/** What a 204 answers: no body (src/http/api.ts documents none). */
+const noContent = z.undefined();
+
 const SUPERADMIN: readonly Role[] = ['superadmin'];
 const ADMINS: readonly Role[] = ['developer', 'superadmin'];
 
-function idParam(req: Request): string {
-  // A malformed id is an unknown one (docs/decisions.md §17).
-  const parsed = resourceId.safeParse(req.params.id);
-  if (!parsed.success)
-    throw new ApiError('not_found', 'resource_missing', `No such ${req.path.split('/')[1]}: '${req.params.id}'`, 'id');
-  return parsed.data;
+/**
+ * The dashboard's account settings, team and invitations (docs/api.md "Dashboard team"), in the API's
+ * route table: a session only (never a key), every write with the CSRF token, the role read from the
+ * membership at each request; audited and rate limited as every route. Who may change whom stays in
+ * src/dashboard-auth/team.service.ts.
+ */
+export function registerTeamRoutes(api: Api, deps: AppDeps, mailer: Mailer): void {
+  const { prisma } = deps;
+  const log = deps.logger ?? defaultLogger;
+  const tag = 'Dashboard team';
+  const sessionOnly = true;
+
+  api.route({
+    method: 'get',
+    path: `${TEAM_BASE}/account`,
+    tag,
+    sessionOnly,
+    summary: "The account's settings: name, time zone, emails, reminders, colour",
+    response: accountSettingsSchema,
+    handler: ({ principal }) => getAccountSettings(prisma, principal.accountId),
+  });
+
+  api.route({
+    method: 'patch',
+    path: `${TEAM_BASE}/account`,
+    tag,
+    sessionOnly,
+    summary: "Change the account's settings (superadmin)",
+    roles: SUPERADMIN,
+    body: accountSettingsBody,
+    response: accountSettingsSchema,
+    handler: ({ principal, body }) => updateAccountSettings(prisma, principal.accountId, body),
+  });
+
+  api.route({
+    method: 'get',
+    path: `${TEAM_BASE}/members`,
+    tag,
+    sessionOnly,
+    summary: "The account's members, oldest first (developer, superadmin)",
+    roles: ADMINS,
+    response: memberListSchema,
+    handler: async ({ principal }) => ({ object: 'list', data: await listMembers(prisma, principal.accountId) }),
+  });
+
+  api.route({
+    method: 'patch',
+    path: `${TEAM_BASE}/members/{id}`,
+    tag,
+    sessionOnly,
+    summary: "Change a member's role (superadmin; the account keeps a superadmin)",
+    roles: SUPERADMIN,
+    params: teamIdParams,
+    body: roleBody,
+    response: memberSchema,
+    errors: [409],
+    handler: ({ principal, params, body }) =>
+      changeMember(prisma, principal.accountId, principal.userId!, params.id, body.role),
+  });
+
+  api.route({
+    method: 'delete',
+    path: `${TEAM_BASE}/members/{id}`,
+    tag,
+    sessionOnly,
+    summary:
+      'Remove a member from the account, ending their sessions on it (superadmin; the account keeps a superadmin)',
+    roles: SUPERADMIN,
+    params: teamIdParams,
+    status: 204,
+    response: noContent,
+    errors: [409],
+    handler: async ({ principal, params }) => {
+      await changeMember(prisma, principal.accountId, principal.userId!, params.id, null);
+    },
+  });
+
+  api.route({
+    method: 'get',
+    path: `${TEAM_BASE}/invitations`,
+    tag,
+    sessionOnly,
+    summary: 'The pending invitations, newest first (superadmin)',
+    roles: SUPERADMIN,
+    response: invitationListSchema,
+    handler: async ({ principal }) => ({ object: 'list', data: await listInvitations(prisma, principal.accountId) }),
+  });
+
+  api.route({
+    method: 'post',
+    path: `${TEAM_BASE}/invitations`,
+    tag,
+    sessionOnly,
+    summary: 'Invite a person by email (superadmin): the answer carries the link, emailed unless switched off',
+    roles: SUPERADMIN,
+    body: invitationBody,
+    status: 201,
+    response: invitationSchema,
+    handler: ({ principal, body }) =>
+      // Under PUBLIC_URL, as every emailed link: a Host header is the client's to choose.
+      inviteMember(
+        prisma,
+        mailer,
+        log,
+        { accountId: principal.accountId, userId: principal.userId! },
+        body,
+        publicUrl(''),
+      ),
+  });
+
+  api.route({
+    method: 'delete',
+    path: `${TEAM_BASE}/invitations/{id}`,
+    tag,
+    sessionOnly,
+    summary: 'Revoke a pending invitation (superadmin)',
+    roles: SUPERADMIN,
+    params: teamIdParams,
+    status: 204,
+    response: noContent,
+    errors: [409],
+    handler: async ({ principal, params }) => {
+      await revokeInvitation(prisma, principal.accountId, params.id);
+    },
+  });
 }
 
 function tokenParam(req: Request): string {
@@ -63,117 +198,25 @@ function tokenParam(req: Request): string {
 }
 
 /**
- * The dashboard's account settings, team and invitations (docs/api.md "Dashboard team"): session
- * only, every write with the CSRF token, the role read from the membership at each request.
+ * Opening and accepting an invitation (docs/api.md "Dashboard team"): the invited person has no
+ * session yet, the token is their credential, and accepting signs the browser in with a cookie, so
+ * these two stay beside the sign-in rather than in the API's route table (docs/decisions.md §21).
  */
-export function teamRouter(
-  deps: AppDeps,
-  settings: SessionSettings,
-  limiter: LoginLimiter,
-  onWrite: (write: CompletedWrite) => void = () => {},
-  mailer: Mailer = createMailer(undefined),
-): express.Router {
+export function joinRouter(deps: AppDeps, settings: SessionSettings, limiter: LoginLimiter): express.Router {
   const { prisma } = deps;
-  const log = deps.logger ?? defaultLogger;
-  /** A team change answered with success goes to the audit log, as the API's writes do (docs/api.md "Audit log"). */
-  const answered = (req: Request, res: Response, session: LiveSession, status: number, answer: unknown) => {
-    if (answer === undefined) res.status(status).end();
-    else res.status(status).json(answer);
-    onWrite({
-      principal: { accountId: session.accountId, role: session.role!, userId: session.user.id },
-      method: req.method.toLowerCase() as Method,
-      route: String(res.locals.route),
-      path: `${TEAM_BASE}${req.path}`,
-      status,
-      params: req.params.id ? { id: req.params.id } : {},
-      body: answer,
-      requestId: String(res.locals.requestId ?? ''),
-    });
-  };
   const router = express.Router();
   router.use((req, res, next) => {
-    // Metrics and logs name the route, never an id or an invitation's token.
-    res.locals.route = `${TEAM_BASE}${req.path.replace(/^\/(members|invitations)\/[^/]+$/, '/$1/{id}').replace(/^\/join\/[^/]+$/, '/join/{token}')}`;
+    // Metrics and logs name the route, never an invitation's token.
+    res.locals.route = `${JOIN_PATH}/{token}`;
     res.setHeader('Cache-Control', 'no-store');
     next();
   });
 
-  /** The session with a role on its account, after the CSRF check on writes; `roles` limits who may act. */
-  const member = async (req: Request, res: Response, roles?: readonly Role[]) => {
-    const session = await sessionOf(prisma, req, settings);
-    if (!session || !session.role) {
-      clearSessionCookie(res);
-      throw sessionExpired();
-    }
-    res.locals.accountId = session.accountId;
-    assertCsrf(req, session);
-    const principal = { accountId: session.accountId, role: session.role, userId: session.user.id };
-    if (roles) requireRole(principal, roles);
-    return session as LiveSession & { role: Role };
-  };
-
-  router.get('/account', async (req, res) => {
-    const session = await member(req, res);
-    res.json(await getAccountSettings(prisma, session.accountId));
-  });
-
-  router.patch('/account', ...jsonBody, async (req, res) => {
-    const session = await member(req, res, SUPERADMIN);
-    answered(
-      req,
-      res,
-      session,
-      200,
-      await updateAccountSettings(prisma, session.accountId, body(accountSettingsBody, req)),
-    );
-  });
-
-  router.get('/members', async (req, res) => {
-    const session = await member(req, res, ADMINS);
-    res.json({ object: 'list', data: await listMembers(prisma, session.accountId) });
-  });
-
-  router.patch('/members/:id', ...jsonBody, async (req, res) => {
-    const session = await member(req, res, SUPERADMIN);
-    const id = idParam(req);
-    const input = body(roleBody, req);
-    answered(req, res, session, 200, await changeMember(prisma, session.accountId, session.user.id, id, input.role));
-  });
-
-  router.delete('/members/:id', async (req, res) => {
-    const session = await member(req, res, SUPERADMIN);
-    await changeMember(prisma, session.accountId, session.user.id, idParam(req), null);
-    answered(req, res, session, 204, undefined);
-  });
-
-  router.get('/invitations', async (req, res) => {
-    const session = await member(req, res, SUPERADMIN);
-    res.json({ object: 'list', data: await listInvitations(prisma, session.accountId) });
-  });
-
-  router.post('/invitations', ...jsonBody, async (req, res) => {
-    const session = await member(req, res, SUPERADMIN);
-    const input = body(invitationBody, req);
-    // Under PUBLIC_URL, as every emailed link: a Host header is the client's to choose.
-    const linkBase = publicUrl('');
-    const invitation = await createInvitation(prisma, session.accountId, session.user.id, input, linkBase);
-    // Emailed by this request, the one place the link exists in clear (docs/decisions.md §32).
-    const emailed = await emailInvitation(prisma, mailer, log, session, invitation);
-    answered(req, res, session, 201, { ...invitation, ...emailed });
-  });
-
-  router.delete('/invitations/:id', async (req, res) => {
-    const session = await member(req, res, SUPERADMIN);
-    await revokeInvitation(prisma, session.accountId, idParam(req));
-    answered(req, res, session, 204, undefined);
-  });
-
-  // The invited person has no session yet: the token is their credential (docs/api.md "Dashboard team").
-  router.get('/join/:token', async (req, res) => {
+  router.get('/:token', async (req, res) => {
     res.json(await previewInvitation(prisma, tokenParam(req)));
   });
 
-  router.post('/join/:token', ...jsonBody, async (req, res) => {
+  router.post('/:token', ...jsonBody, async (req, res) => {
     // As the sign-in: a page on another site must not sign the browser in (login CSRF).
     assertSameOrigin(req);
     const token = tokenParam(req);
@@ -189,10 +232,6 @@ export function teamRouter(
     }
     if (preview.existing_user) await limiter.recordSuccess(preview.email);
     res.status(201).json(await startSession(deps, settings, res, accepted.userId, accepted.accountId));
-  });
-
-  router.use((req) => {
-    throw new ApiError('not_found', 'route_not_found', `No route for ${req.method} ${req.baseUrl}${req.path}`);
   });
   return router;
 }

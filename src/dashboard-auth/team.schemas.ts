@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ROLES } from '../http/auth';
+import { resourceId } from '../http/validation';
 import { PASSWORD_MAX_LENGTH } from './passwords';
 import { EMAIL_KINDS } from '../emails/email.schemas';
 import { USER_EMAIL_KINDS } from './user-emails';
@@ -80,3 +81,55 @@ export const acceptBody = z.strictObject({
 
 /** The link's token: 32 bytes in base64url. Anything else is an unknown invitation. */
 export const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
+
+/** A member or an invitation in the path: a malformed id is an unknown one (docs/decisions.md §17). */
+export const teamIdParams = z.object({ id: resourceId });
+
+export const accountSettingsSchema = z
+  .object({
+    object: z.literal('account'),
+    id: z.string(),
+    name: z.string(),
+    time_zone: z.string(),
+    email_from: z.string().nullable(),
+    emails_off: z.array(z.string()),
+    renewal_reminder_days: z.number().int().nullable(),
+    trial_end_reminder_days: z.number().int().nullable(),
+    brand_color: z.string().nullable(),
+  })
+  .meta({ id: 'AccountSettings' });
+
+export const memberSchema = z
+  .object({
+    object: z.literal('member'),
+    id: z.string().describe("The user's id: a user is a member of an account once"),
+    name: z.string(),
+    email: z.string(),
+    role: z.enum(ROLES),
+    disabled: z.boolean(),
+    created: z.number().int(),
+  })
+  .meta({ id: 'Member' });
+
+export const invitationSchema = z
+  .object({
+    object: z.literal('invitation'),
+    id: z.string(),
+    email: z.string(),
+    role: z.enum(ROLES),
+    created: z.number().int(),
+    expires_at: z.number().int(),
+    emailed_at: z
+      .number()
+      .int()
+      .nullable()
+      .describe('When the SMTP server took its email; null: not emailed (switched off, no server, refused)'),
+    url: z
+      .string()
+      .optional()
+      .describe('Only in the answer to its creation: the link is not stored and cannot be shown again'),
+  })
+  .meta({ id: 'Invitation' });
+
+export const memberListSchema = z.object({ object: z.literal('list'), data: z.array(memberSchema) });
+export const invitationListSchema = z.object({ object: z.literal('list'), data: z.array(invitationSchema) });

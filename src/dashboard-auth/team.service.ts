@@ -215,6 +215,24 @@ export async function emailInvitation(
   return { emailed_at: 'sentAt' in outcome ? seconds(outcome.sentAt) : null };
 }
 
+/**
+ * An invitation made and emailed by the one request that has its link in clear (docs/decisions.md
+ * §32): the answer carries the link (to copy) and when its email went.
+ */
+export async function inviteMember(
+  prisma: Db,
+  mailer: Mailer,
+  log: Logger,
+  inviter: { accountId: string; userId: string },
+  input: { email: string; role: Role },
+  linkBase: string,
+): Promise<InvitationObject & { url: string }> {
+  const invitation = await createInvitation(prisma, inviter.accountId, inviter.userId, input, linkBase);
+  const user = await prisma.user.findUniqueOrThrow({ where: { id: inviter.userId }, select: { name: true } });
+  const emailed = await emailInvitation(prisma, mailer, log, { accountId: inviter.accountId, user }, invitation);
+  return { ...invitation, ...emailed };
+}
+
 export function tokenHashOf(token: string): string {
   return crypto.createHash('sha256').update(token).digest('hex');
 }

@@ -38,6 +38,11 @@ export interface RouteDefinition<P extends AnyObject, Q extends AnyObject, B ext
   body?: B;
   /** Roles allowed to call the route; every role when absent. */
   roles?: readonly Role[];
+  /**
+   * Callable with a dashboard session only, never a key (users, memberships and invitations, which a
+   * key has none of: docs/decisions.md §21); documented with the `session` scheme alone, never cached.
+   */
+  sessionOnly?: boolean;
   /** Checked after authentication and before validation, e.g. that the account has a feature on. */
   guard?: (principal: Principal) => Promise<void>;
   /** Status of a successful answer (200 unless given). */
@@ -257,8 +262,8 @@ export class Api {
 
   constructor(
     readonly prisma: Db,
-    /** The request's credential: `cc-api-key`, or a dashboard session cookie (src/app.ts chooses). */
-    private readonly authenticate: (req: Request) => Promise<Principal>,
+    /** The request's credential: `cc-api-key`, or a dashboard session cookie (src/app.ts chooses); the session alone for a `sessionOnly` route. */
+    private readonly authenticate: (req: Request, res: Response, sessionOnly: boolean) => Promise<Principal>,
     private readonly rateLimit: (keyId: string) => Promise<void> = async () => {},
     /** Told of every successful write once its answer is sent (src/audit: the audit log). */
     private readonly onWrite: (write: CompletedWrite) => void = () => {},
@@ -306,7 +311,7 @@ export class Api {
       summary: def.summary,
       description: def.description,
       tags: [def.tag],
-      security: [{ apiKey: [] }, { session: [] }],
+      security: def.sessionOnly ? [{ session: [] }] : [{ apiKey: [] }, { session: [] }],
       request: {
         params: def.params,
         query: def.query,
@@ -317,10 +322,11 @@ export class Api {
           : undefined,
       },
       responses: {
-        [status]: {
-          description: 'Success',
-          content: { [def.mediaType ?? 'application/json']: { schema: def.response } },
-        },
+        // 204 answers no body (RFC 9110), so it documents none.
+        [status]:
+          status === 204
+            ? { description: 'Success' }
+            : { description: 'Success', content: { [def.mediaType ?? 'application/json']: { schema: def.response } } },
         ...Object.fromEntries(
           Object.entries(def.otherStatuses ?? {}).map(([code, description]) => [
             code,
@@ -348,7 +354,9 @@ export class Api {
       next();
     };
     this.router[def.method](expressPath, routeTemplate, ...bodyParsers, async (req: Request, res: Response) => {
-      const principal = await this.authenticate(req);
+      // What a session's request answers is that user's: never kept by a cache (docs/decisions.md §21).
+      if (def.sessionOnly) res.setHeader('Cache-Control', 'no-store');
+      const principal = await this.authenticate(req, res, def.sessionOnly === true);
       res.locals.accountId = principal.accountId;
       await this.rateLimit(rateLimitSubject(principal));
       if (def.roles) requireRole(principal, def.roles);

@@ -1,4 +1,11 @@
-import { createTestAccount, startTestApp, type TestApp, type TestAccount } from '../support/harness';
+import {
+  apiClient,
+  createTestAccount,
+  expectStatus,
+  startTestApp,
+  type TestApp,
+  type TestAccount,
+} from '../support/harness';
 import { createTestUser, login, signIn, type TestSession } from '../support/dashboard';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -397,6 +404,84 @@ describe('invitations', () => {
       );
     } finally {
       await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});
+
+describe('in the route table', () => {
+  it('documents every team endpoint in /openapi.json with the session alone; a key is refused', async () => {
+    const document = (await apiClient(app.baseUrl).get('/openapi.json')).body as {
+      paths: Record<string, Record<string, { security: unknown }>>;
+    };
+    const team = Object.entries(document.paths)
+      .filter(([path]) => path.startsWith('/dashboard/api/'))
+      .flatMap(([path, operations]) =>
+        Object.entries(operations).map(([method, operation]) => [`${method} ${path}`, operation.security]),
+      );
+    expect(Object.fromEntries(team)).toEqual({
+      'get /dashboard/api/account': [{ session: [] }],
+      'patch /dashboard/api/account': [{ session: [] }],
+      'get /dashboard/api/members': [{ session: [] }],
+      'patch /dashboard/api/members/{id}': [{ session: [] }],
+      'delete /dashboard/api/members/{id}': [{ session: [] }],
+      'get /dashboard/api/invitations': [{ session: [] }],
+      'post /dashboard/api/invitations': [{ session: [] }],
+      'delete /dashboard/api/invitations/{id}': [{ session: [] }],
+    });
+    const withKey = await apiClient(app.baseUrl, account.apiKey).get('/dashboard/api/members');
+    expect(withKey.status).toBe(401);
+    expect(withKey.body.error.code).toBe('session_invalid');
+  });
+
+  it('audits a team change with the user who made it, the route template and the status', async () => {
+    const user = await createTestUser(app.prisma, account.accountId, { role: 'standard', name: 'Audited member' });
+    const changed = await admin.api.patch(`/dashboard/api/members/${user.userId}`, { role: 'developer' });
+    expect(changed.status).toBe(200);
+    const invited = expectStatus(
+      await admin.api.post('/dashboard/api/invitations', { email: 'audited.invite@example.com', role: 'standard' }),
+      201,
+    );
+    expect(expectStatus(await admin.api.delete(`/dashboard/api/invitations/${invited.id}`), 204)).toBeUndefined();
+    const actor = { type: 'user', id: adminId, name: 'Admin', email: expect.any(String) };
+    for (const [object, count] of [
+      [user.userId, 1],
+      [invited.id, 2],
+    ] as const) {
+      let entries: any[] = [];
+      // Entries are written once the answer is sent.
+      for (let tries = 0; tries < 100 && entries.length < count; tries++) {
+        entries = expectStatus(await admin.api.get(`/audit-log?object=${object}`), 200).data;
+        if (entries.length < count) await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(entries).toHaveLength(count);
+      for (const entry of entries) expect(entry.actor).toEqual(actor);
+    }
+    const entries = expectStatus(await admin.api.get(`/audit-log?object=${invited.id}`), 200).data;
+    expect(entries.map((entry: any) => [entry.method, entry.route, entry.status])).toEqual([
+      ['DELETE', '/dashboard/api/invitations/{id}', 204],
+      ['POST', '/dashboard/api/invitations', 201],
+    ]);
+  });
+
+  it("counts against the user's rate limit like every route: 429 before any work once spent", async () => {
+    const limitedApp = await startTestApp({ rateLimit: { perSecond: 5, burst: 3, processes: 1 } });
+    try {
+      const limitedAccount = await createTestAccount(limitedApp.prisma, { name: 'Limited team' });
+      const user = await createTestUser(limitedApp.prisma, limitedAccount.accountId, { role: 'superadmin' });
+      const session = await signIn(limitedApp.baseUrl, user.email, user.password);
+      const answers = await Promise.all(Array.from({ length: 20 }, () => session.api.get('/dashboard/api/members')));
+      const limited = answers.filter((answer) => answer.status === 429);
+      expect(limited.length).toBeGreaterThan(0);
+      expect(limited[0]!.body.error.code).toBe('rate_limit');
+      expect(limited[0]!.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
+      const invited = await session.api.post('/dashboard/api/invitations', {
+        email: 'throttled@example.com',
+        role: 'standard',
+      });
+      expect(invited.status).toBe(429);
+      expect(await limitedApp.prisma.invitation.count({ where: { email: 'throttled@example.com' } })).toBe(0);
+    } finally {
+      await limitedApp.close();
     }
   });
 });
