@@ -1,9 +1,9 @@
 import { useState, type FormEvent } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, ApiFailure, type Role, type Session } from '../api';
-import { formatDateTime, setTimeZone } from '../format';
+import { formatDateTime, setTimeZone } from '../components/format';
 import { navigate } from '../router';
-import { SESSION_KEY } from '../session';
+import { SESSION_KEY } from '../api/session';
 
 interface Preview {
   email: string;

@@ -2,7 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { components } from '../../client/schema';
 import { api, type Role } from '../api';
-import { formatDate, formatDateTime } from '../format';
+import { formatDate, formatDateTime } from '../components/format';
 import { Confirm, Empty, Failure, Loading, StatusBadge, useIdempotencyKeys } from './common';
 import { SecretOnce } from './Developers';
 

@@ -1,7 +1,7 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { api, type AuditEntry, type Page } from '../api';
-import { formatDateTime } from '../format';
+import { formatDateTime } from '../components/format';
 import { Link, listAddress, navigate, useLocation } from '../router';
 import { Empty, Failure, Loading, objectPath, PagesOf } from './common';
 

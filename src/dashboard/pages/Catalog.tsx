@@ -1,10 +1,10 @@
 import { useState, type FormEvent, type ReactNode } from 'react';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, type CatalogPrice, type Coupon, type Page, type Product, type TaxRate } from '../api';
-import { formatInterval, formatMoney } from '../format';
+import { formatInterval, formatMoney } from '../components/format';
 import { navigate, useLocation } from '../router';
 import { Confirm, Empty, Failure, Loading, Pager } from './common';
-import { CopyId } from './CopyId';
+import { CopyId } from '../components/CopyId';
 
 /** GET /products takes at most 50 a page (spec, "Limits"). */
 const TAKE = 10;

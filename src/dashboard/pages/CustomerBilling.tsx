@@ -1,10 +1,10 @@
 import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, type CatalogPrice, type Invoice, type Page, type Subscription } from '../api';
-import { centsFromText } from '../format';
-import { priceLabel } from '../names';
+import { centsFromText } from '../components/format';
+import { priceLabel } from '../components/names';
 import { navigate } from '../router';
-import { flashOn } from '../flash';
+import { flashOn } from '../components/flash';
 import { FormDialog, paramError, TextField, useIdempotencyKeys } from './common';
 import { settleNewSubscription } from './outcomes';
 

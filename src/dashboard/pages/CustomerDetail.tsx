@@ -11,13 +11,13 @@ import {
   type PaymentPlan,
   type Subscription,
 } from '../api';
-import { formatDate, formatDateTime, formatMoney, statusLabel } from '../format';
+import { formatDate, formatDateTime, formatMoney, statusLabel } from '../components/format';
 import { Link } from '../router';
 import { Empty, Failure, Loading, OutcomeNotice, ReadFailure, StatusBadge, type Outcome } from './common';
 import { AddCard } from './AddCard';
 import { ApplyCoupon } from './ApplyCoupon';
 import { subscriptionAmount } from './Subscriptions';
-import { subscriptionTitle } from '../names';
+import { subscriptionTitle } from '../components/names';
 import { CustomerActions } from './CustomerForms';
 import { CustomerWhy } from './CustomerWhy';
 import { NewDraftInvoice, NewSubscription } from './CustomerBilling';

@@ -1,7 +1,7 @@
 import { useId, useState, type ReactNode } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, type Customer, type TestClock } from '../api';
-import { formatDateTime } from '../format';
+import { formatDateTime } from '../components/format';
 import { navigate } from '../router';
 import { Confirm, Failure, FormDialog, paramError, TextField, useIdempotencyKeys } from './common';
 import { readTestClocks, TEST_CLOCKS_KEY } from './TestClocks';

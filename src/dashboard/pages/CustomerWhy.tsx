@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { api, type CustomerReport } from '../api';
-import { formatDateTime } from '../format';
+import { formatDateTime } from '../components/format';
 import { Link } from '../router';
 import { Failure, Loading, StatusBadge } from './common';
 

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { api, type Customer } from '../api';
-import { formatDate } from '../format';
+import { formatDate } from '../components/format';
 import { Link, navigate, useLocation } from '../router';
 import { Empty, Failure, Loading, Pager } from './common';
 import { NewCustomer } from './CustomerForms';

@@ -2,7 +2,7 @@ import { Fragment, useState } from 'react';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { components } from '../../client/schema';
 import { api, type DeliveryLog as Delivery, type Page } from '../api';
-import { formatDateTime } from '../format';
+import { formatDateTime } from '../components/format';
 import { Link, navigate, useLocation } from '../router';
 import {
   Confirm,

@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { api, type Page } from '../api';
-import { formatDateTime } from '../format';
+import { formatDateTime } from '../components/format';
 import { listPlaceholder, PagesOf, StatusBadge } from './common';
 
 interface EmailObject {

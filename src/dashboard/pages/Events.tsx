@@ -1,7 +1,7 @@
 import { Fragment, useState, type FormEvent } from 'react';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { api, type EventObject, type Page } from '../api';
-import { formatDateTime } from '../format';
+import { formatDateTime } from '../components/format';
 import { Link, listAddress, listFilters, listParams, navigate, useLocation } from '../router';
 import { DisclosureButton, listPlaceholder, objectPath, PagesOf, TableHead } from './common';
 

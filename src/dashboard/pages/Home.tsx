@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { api, type CurrencyOverview, type Overview, type Session } from '../api';
-import { formatMoney } from '../format';
+import { formatMoney } from '../components/format';
 import { Link } from '../router';
 import { Empty, Failure, Loading } from './common';
 import { RevenueChart } from './RevenueChart';

@@ -1,7 +1,14 @@
 import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, type CreditNote, type Email, type Invoice, type Page, type Transaction } from '../api';
-import { formatDate, formatDateTime, formatMoney, statusLabel, centsFromText, textFromCents } from '../format';
+import {
+  formatDate,
+  formatDateTime,
+  formatMoney,
+  statusLabel,
+  centsFromText,
+  textFromCents,
+} from '../components/format';
 import { Link } from '../router';
 import { InvoiceWhy } from './Why';
 import {
@@ -21,7 +28,7 @@ import { invoiceName } from './Invoices';
 import { EventTimeline } from './Events';
 import { creditableOf, CreditNotesTable, IssueCreditNote } from './InvoiceCredits';
 import { EmailTimeline } from './EmailTimeline';
-import { SubscriptionLink } from './ObjectLinks';
+import { SubscriptionLink } from '../components/links';
 
 type Action = 'finalize' | 'pay' | 'void' | 'refund' | 'send';
 

@@ -1,10 +1,10 @@
 import { useState, type FormEvent } from 'react';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { api, type Invoice, type Page } from '../api';
-import { formatDate, formatMoney, startOfDay } from '../format';
+import { formatDate, formatMoney, startOfDay } from '../components/format';
 import { Link, ListFilters, listAddress, listFilters, navigate, useLocation } from '../router';
 import { Empty, Failure, Loading, PagesOf, StatusBadge, StatusTabs } from './common';
-import { CustomerPicker } from './CustomerPicker';
+import { CustomerPicker } from '../components/CustomerPicker';
 
 const TAKE = 20;
 const STATUSES = ['draft', 'open', 'paid', 'void'];

@@ -2,7 +2,7 @@ import { type FormEvent } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import { api, type Session } from '../api';
 import { FormError, useFormAction } from './form-action';
-import { SESSION_KEY } from '../session';
+import { SESSION_KEY } from '../api/session';
 import { Link } from '../router';
 
 export function Login() {

@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { api } from '../api';
-import { formatDateTime } from '../format';
+import { formatDateTime } from '../components/format';
 import { Link } from '../router';
 import { FormError, useFormAction } from './form-action';
 

@@ -1,12 +1,12 @@
 import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, type Page, type PaymentPlan, type PlanInstallment, type PlanPayment, type Session } from '../api';
-import { formatDate, formatDateTime, formatMoney, statusLabel } from '../format';
+import { formatDate, formatDateTime, formatMoney, statusLabel } from '../components/format';
 import { Link } from '../router';
 import { Confirm, Failure, Loading, Notice, ReadFailure, StatusBadge, WorkflowLink } from './common';
 import { planProgress } from './PaymentPlans';
 import { TerminalPaymentActions } from './TerminalPayments';
-import { CustomerLink } from './ObjectLinks';
+import { CustomerLink } from '../components/links';
 
 const ENDED = ['completed', 'canceled', 'defaulted'];
 

@@ -1,6 +1,6 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { api, type Page, type PaymentPlan } from '../api';
-import { formatDate, formatMoney, statusLabel } from '../format';
+import { formatDate, formatMoney, statusLabel } from '../components/format';
 import { Link, listAddress, navigate, useLocation } from '../router';
 import { Empty, Failure, Loading, PagesOf, StatusBadge, StatusTabs } from './common';
 import { TerminalPayments } from './TerminalPayments';

@@ -1,11 +1,11 @@
 import { useState, type FormEvent } from 'react';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { api, type Balance, type Invoice, type Page, type SearchResult, type Transaction } from '../api';
-import { formatDateTime, formatMoney, statusLabel } from '../format';
+import { formatDateTime, formatMoney, statusLabel } from '../components/format';
 import { Link, ListFilters, listAddress, listFilters, listParams, navigate, useLocation } from '../router';
 import { Empty, Failure, Loading, Pager, StatusBadge } from './common';
-import { CopyId } from './CopyId';
-import { CustomerPicker } from './CustomerPicker';
+import { CopyId } from '../components/CopyId';
+import { CustomerPicker } from '../components/CustomerPicker';
 import { invoiceName } from './Invoices';
 
 const TAKE = 20;

@@ -1,4 +1,4 @@
-import { formatMoney } from '../format';
+import { formatMoney } from '../components/format';
 
 const WIDTH = 600;
 const HEIGHT = 160;

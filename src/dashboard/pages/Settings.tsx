@@ -1,8 +1,8 @@
 import { Fragment, useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, ApiFailure, type BusinessDetails, type PaymentPlanSettings, type Role, type Session } from '../api';
-import { currentTimeZone, formatDateTime } from '../format';
-import { SESSION_KEY } from '../session';
+import { currentTimeZone, formatDateTime } from '../components/format';
+import { SESSION_KEY } from '../api/session';
 import { Confirm, Failure, Loading, Notice } from './common';
 import { TestClocksSection } from './TestClocks';
 

@@ -1,17 +1,17 @@
 import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, type Customer, type Session, type Subscription } from '../api';
-import { formatDate, formatDateTime, formatInterval, formatMoney } from '../format';
+import { formatDate, formatDateTime, formatInterval, formatMoney } from '../components/format';
 import { Link } from '../router';
 import { SubscriptionWhy } from './Why';
 import { Confirm, Failure, Loading, Notice, OutcomeNotice, ReadFailure, StatusBadge, WorkflowLink } from './common';
 import { ApplyCoupon } from './ApplyCoupon';
-import { takeFlash } from '../flash';
+import { takeFlash } from '../components/flash';
 import { nextInvoiceDate, subscriptionAmount } from './Subscriptions';
 import { EventTimeline } from './Events';
-import { CopyId } from './CopyId';
+import { CopyId } from '../components/CopyId';
 import { couponTerms } from './Catalog';
-import { priceName, subscriptionTitle } from '../names';
+import { priceName, subscriptionTitle } from '../components/names';
 
 type Action = 'pause' | 'resume' | 'cancel_at_period_end' | 'keep' | 'cancel';
 

@@ -1,10 +1,10 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { api, type Page, type Subscription } from '../api';
-import { formatDate, formatInterval, formatMoney, statusLabel } from '../format';
+import { formatDate, formatInterval, formatMoney, statusLabel } from '../components/format';
 import { Link, listAddress, navigate, useLocation } from '../router';
 import { Empty, Failure, Loading, PagesOf, StatusBadge, StatusTabs } from './common';
-import { CustomerPicker } from './CustomerPicker';
-import { subscriptionTitle } from '../names';
+import { CustomerPicker } from '../components/CustomerPicker';
+import { subscriptionTitle } from '../components/names';
 
 const TAKE = 20;
 const STATUSES = ['active', 'trialing', 'past_due', 'paused', 'scheduled', 'canceled', 'expired'];

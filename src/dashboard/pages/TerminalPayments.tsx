@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, type OpenTerminalPayment, type PlanPayment } from '../api';
-import { formatDateTime, formatMoney, statusLabel } from '../format';
+import { formatDateTime, formatMoney, statusLabel } from '../components/format';
 import { Link } from '../router';
 import { Confirm, Empty, Failure, Loading, Notice } from './common';
 

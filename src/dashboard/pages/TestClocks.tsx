@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, ApiFailure, type Customer, type Page, type TestClock } from '../api';
-import { formatDateTime } from '../format';
+import { formatDateTime } from '../components/format';
 import { Link } from '../router';
 import { Confirm, Failure, Loading, Notice, StatusBadge, useIdempotencyKeys } from './common';
 

@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import type { components } from '../../client/schema';
 import { api, type Page } from '../api';
-import { formatDateTime } from '../format';
+import { formatDateTime } from '../components/format';
 import { Empty, Failure, isNotFound, Loading, PagesOf, StatusBadge } from './common';
 
 type TestEmail = components['schemas']['TestEmail'];

@@ -2,7 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { components } from '../../client/schema';
 import { api } from '../api';
-import { formatDate } from '../format';
+import { formatDate } from '../components/format';
 import { Confirm, Empty, Failure, Loading, StatusBadge } from './common';
 import { SecretOnce } from './Developers';
 

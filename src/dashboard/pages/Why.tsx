@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { api, type CustomerReport, type Invoice, type Subscription } from '../api';
-import { formatDate, formatDateTime, formatMoney, statusLabel } from '../format';
+import { formatDate, formatDateTime, formatMoney, statusLabel } from '../components/format';
 import { Failure, Loading } from './common';
 
 type Charge = CustomerReport['charges'][number];

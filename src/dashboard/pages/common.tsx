@@ -1,87 +1,22 @@
 import { useEffect, useId, useRef, type ReactNode } from 'react';
-import { ApiFailure, newIdempotencyKey } from '../api';
-import { statusLabel } from '../format';
-import { Link } from '../router';
+import { Empty, Failure, Loading } from '../components/feedback';
+import { paramError } from '../components/form';
 
-/** The dashboard's page of an object named by its id, where there is one. */
-export function objectPath(id: string): string | null {
-  if (id.startsWith('cus_')) return `/customers/${id}`;
-  if (id.startsWith('sub_')) return `/subscriptions/${id}`;
-  if (id.startsWith('pp_')) return `/payment-plans/${id}`;
-  // Invoices are UUIDs.
-  if (/^[0-9a-f]{8}-[0-9a-f]{4}-/.test(id)) return `/invoices/${id}`;
-  return null;
-}
-
-export function StatusBadge({ status }: { status: string }) {
-  return <span className={`badge badge-${status}`}>{statusLabel(status)}</span>;
-}
-
-export function Loading() {
-  return (
-    <p className="muted" role="status">
-      Loading…
-    </p>
-  );
-}
-
-export function Failure({ error }: { error: unknown }) {
-  const message = error instanceof Error ? error.message : 'Something went wrong.';
-  return (
-    <p className="error" role="alert">
-      {message}
-    </p>
-  );
-}
-
-export function isNotFound(error: unknown): boolean {
-  return error instanceof ApiFailure && error.status === 404;
-}
-
-/**
- * A detail page whose object could not be read: "not found" for a 404 (an id of another account reads
- * the same as an unknown one), the error otherwise. `kind` is the object's name and `list` its list's path.
- */
-export function ReadFailure({ error, kind, id, list }: { error: unknown; kind: string; id: string; list: string }) {
-  if (!isNotFound(error)) return <Failure error={error} />;
-  return (
-    <>
-      <h1>{kind[0]!.toUpperCase() + kind.slice(1)} not found</h1>
-      <p>
-        There is no {kind} {id} in this account. <Link to={list}>All {kind}s</Link>
-      </p>
-    </>
-  );
-}
-
-export function Empty({ children }: { children: ReactNode }) {
-  return <div className="card empty">{children}</div>;
-}
-
-export function Pager({
-  page,
-  hasNext,
-  onPage,
-  label,
-}: {
-  page: number;
-  hasNext: boolean;
-  onPage: (page: number) => void;
-  label?: string;
-}) {
-  if (page === 1 && !hasNext) return null;
-  return (
-    <nav className="pager" aria-label="Pages">
-      <button type="button" className="secondary" disabled={page <= 1} onClick={() => onPage(page - 1)}>
-        Previous
-      </button>
-      <span>{label ?? `Page ${page}`}</span>
-      <button type="button" className="secondary" disabled={!hasNext} onClick={() => onPage(page + 1)}>
-        Next
-      </button>
-    </nav>
-  );
-}
+/** Transitional: what the screens not yet moved to ../components/ import from here. */
+export {
+  Empty,
+  Failure,
+  isNotFound,
+  Loading,
+  Notice,
+  OutcomeNotice,
+  ReadFailure,
+  type Outcome,
+} from '../components/feedback';
+export { StatusBadge } from '../components/badges';
+export { DisclosureButton, Pager, PagesOf, StatusTabs } from '../components/lists';
+export { paramError, useIdempotencyKeys } from '../components/form';
+export { objectPath, WorkflowLink } from '../components/links';
 
 /** Asks before acting: a modal dialog (the browser's own <dialog>, so focus and Escape behave). */
 export function Confirm(props: {
@@ -126,67 +61,6 @@ export function Confirm(props: {
       </div>
     </dialog>
   );
-}
-
-/** A list's status filter as links (All first); `to` gives the list's address for a status ('' for all). */
-export function StatusTabs({
-  statuses,
-  current,
-  to,
-}: {
-  statuses: readonly string[];
-  current: string;
-  to: (status: string) => string;
-}) {
-  return (
-    <nav className="tabs" aria-label="Status">
-      {['', ...statuses].map((value) => (
-        <Link key={value || 'all'} to={to(value)} aria-current={current === value ? 'page' : undefined}>
-          {value ? statusLabel(value) : 'All'}
-        </Link>
-      ))}
-    </nav>
-  );
-}
-
-/** What an action just did, read out by screen readers; nothing when there is nothing to say. */
-export function Notice({ text }: { text: string | undefined }) {
-  if (!text) return null;
-  return (
-    <p className="notice" role="status">
-      {text}
-    </p>
-  );
-}
-
-/** The object's workflow in the Temporal Web UI (operators' view of the same object), in a new tab. */
-export function WorkflowLink({ url }: { url: string }) {
-  return (
-    <a className="button-link" href={url} target="_blank" rel="noreferrer">
-      Workflow in Temporal
-    </a>
-  );
-}
-
-/** The pager of a paginated list answer (`meta.pagesTotal`); nothing before the first answer. */
-export function PagesOf({
-  list,
-  page,
-  onPage,
-}: {
-  list: { meta: { pagesTotal: number } } | undefined;
-  page: number;
-  onPage: (page: number) => void;
-}) {
-  if (!list) return null;
-  const pages = Math.max(1, list.meta.pagesTotal);
-  return <Pager page={page} hasNext={page < list.meta.pagesTotal} onPage={onPage} label={`Page ${page} of ${pages}`} />;
-}
-
-/** The API's refusal when it names one of `params` (a 400's `param`): the words its field shows beside it. */
-export function paramError(error: unknown, ...params: string[]): string | undefined {
-  if (!(error instanceof ApiFailure) || error.error.param === undefined) return undefined;
-  return params.includes(error.error.param) ? error.message : undefined;
 }
 
 /**
@@ -275,69 +149,6 @@ export function TextField(props: {
         </span>
       )}
     </label>
-  );
-}
-
-/** What an action that moves money came to, once known: its words, and whether it went through. */
-export interface Outcome {
-  tone: 'success' | 'failure' | 'pending';
-  text: string;
-}
-
-/** An action's outcome: a failure (a decline) as an alert, read out at once; a success or a wait as a status. */
-export function OutcomeNotice({ outcome }: { outcome: Outcome | undefined }) {
-  if (!outcome) return null;
-  if (outcome.tone === 'failure')
-    return (
-      <p className="error outcome" role="alert">
-        {outcome.text}
-      </p>
-    );
-  return <Notice text={outcome.text} />;
-}
-
-/**
- * Idempotency-Keys for one form's sends: the same key while the body is the same (a double click, a
- * second submit after a lost answer: the API answers the first result again), a new one when the
- * body changes (a corrected form is another request: reusing the key would be refused) or after
- * `done` (the next identical request is meant as a new one).
- */
-export function useIdempotencyKeys(): { keyFor: (body: unknown) => string; done: () => void } {
-  const last = useRef<{ body: string; key: string } | undefined>(undefined);
-  return {
-    keyFor: (body) => {
-      const text = JSON.stringify(body ?? null);
-      if (last.current?.body !== text) last.current = { body: text, key: newIdempotencyKey() };
-      return last.current.key;
-    },
-    done: () => {
-      last.current = undefined;
-    },
-  };
-}
-
-/** A button that shows or hides a detail (a payload, an event's JSON) in the row or block it controls. */
-export function DisclosureButton(props: {
-  shown: boolean;
-  /** The id of what it shows. */
-  controls: string;
-  /** What it is a detail of, for its accessible name (`payload of customer.created evt_...`). */
-  of: string;
-  label: string;
-  onToggle: () => void;
-}) {
-  const verb = props.shown ? 'Hide' : 'Show';
-  return (
-    <button
-      type="button"
-      className="secondary"
-      aria-expanded={props.shown}
-      aria-controls={props.shown ? props.controls : undefined}
-      aria-label={`${verb} ${props.label} of ${props.of}`}
-      onClick={props.onToggle}
-    >
-      {verb} {props.label}
-    </button>
   );
 }
 

@@ -1,5 +1,5 @@
 import { api, type Email, type Invoice, type Page, type Subscription, type Transaction } from '../api';
-import { formatDate, formatMoney, statusLabel } from '../format';
+import { formatDate, formatMoney, statusLabel } from '../components/format';
 import type { Outcome } from './common';
 
 /**

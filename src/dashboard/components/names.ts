@@ -1,4 +1,4 @@
-import type { Price, Subscription } from './api';
+import type { Price, Subscription } from '../api/types';
 import { formatInterval, formatMoney } from './format';
 
 /**

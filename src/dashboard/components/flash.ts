@@ -1,4 +1,4 @@
-import type { Outcome } from './pages/common';
+import type { Outcome } from './feedback';
 
 /**
  * What an action said before it opened another page (a subscription created on the customer's page opens the

@@ -1,8 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
-import { api, type Customer } from '../api';
-import { useSearchList } from '../combobox';
-
-type Match = { id: string; name: string; email?: string };
+import { api } from '../api/client';
+import { useSearchList } from './combobox';
+import { readCustomer } from './links';
 
 /**
  * A customer filter picked by name or email, never pasted as an id: GET /customers/search as one types
@@ -20,13 +19,13 @@ export function CustomerPicker({
 }) {
   const picked = useQuery({
     queryKey: ['customer', value],
-    queryFn: () => api<Customer>('GET', `/customers/${encodeURIComponent(value)}`),
+    queryFn: () => readCustomer(value),
     enabled: value !== '',
   });
   const search = useSearchList(
     'customer-search',
-    (query) => api<Match[]>('GET', `/customers/search?${new URLSearchParams({ search: query })}`),
-    (match: Match) => onChange(match.id),
+    (query) => api.GET('/customers/search', { params: { query: { search: query } } }),
+    (match) => onChange(match.id),
   );
   const { query, hits, settled, shown } = search;
 
