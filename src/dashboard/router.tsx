@@ -78,6 +78,11 @@ export function listFilters<K extends string>(search: URLSearchParams, names: re
   return filters;
 }
 
+/** `value` when it is one of `options` (a status the API knows), else undefined: the API's default. */
+export function oneOf<Option extends string>(value: string, options: readonly Option[]): Option | undefined {
+  return (options as readonly string[]).includes(value) ? (value as Option) : undefined;
+}
+
 /** The filters as query parameters: empty ones and page 1 left out (the API's defaults). */
 export function listParams(filters: Record<string, string | number>): URLSearchParams {
   const params = new URLSearchParams();

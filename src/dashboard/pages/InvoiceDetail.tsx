@@ -10,7 +10,7 @@ import {
   textFromCents,
 } from '../components/format';
 import { Link } from '../router';
-import { InvoiceWhy } from './Why';
+import { InvoiceWhy } from '../billing/Why';
 import {
   AmountField,
   Confirm,
@@ -25,9 +25,9 @@ import {
 } from './common';
 import { afterSubscriptionPayment, emailOutcome, paymentOutcome, refundOutcome } from './outcomes';
 import { invoiceName } from './Invoices';
-import { EventTimeline } from './Events';
+
 import { creditableOf, CreditNotesTable, IssueCreditNote } from './InvoiceCredits';
-import { EmailTimeline } from './EmailTimeline';
+import { EmailTimeline, EventTimeline } from '../components/timelines';
 import { SubscriptionLink } from '../components/links';
 
 type Action = 'finalize' | 'pay' | 'void' | 'refund' | 'send';

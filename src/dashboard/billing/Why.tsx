@@ -1,20 +1,10 @@
-import { useQuery } from '@tanstack/react-query';
-import { api, type CustomerReport, type Invoice, type Subscription } from '../api';
+import type { CustomerReport, Invoice, Subscription } from '../api/types';
+import { Failure, Loading } from '../components/feedback';
 import { formatDate, formatDateTime, formatMoney, statusLabel } from '../components/format';
-import { Failure, Loading } from './common';
+import { secondsOf, useBillingReport } from './report';
 
 type Charge = CustomerReport['charges'][number];
 type Dunning = CustomerReport['subscriptions'][number]['dunning'][number];
-
-const seconds = (iso: string | null) => (iso ? Date.parse(iso) / 1000 : null);
-
-/** The customer's billing report (GET /customers/{id}/billing-report), shared by the pages that explain. */
-function useReport(customerId: string) {
-  return useQuery({
-    queryKey: ['customer', customerId, 'billing-report'],
-    queryFn: () => api<CustomerReport>('GET', `/customers/${encodeURIComponent(customerId)}/billing-report`),
-  });
-}
 
 function chargeSentence(charge: Charge): string {
   const card = charge.payment_method
@@ -24,12 +14,12 @@ function chargeSentence(charge: Charge): string {
     charge.processor.outcome === 'failed'
       ? `declined${charge.processor.failure_code ? ` (${charge.processor.failure_code})` : ''}`
       : charge.processor.outcome;
-  return `${formatDateTime(seconds(charge.at))}: ${charge.amount} on ${card}, ${answer}. Why: ${charge.reason}.`;
+  return `${formatDateTime(secondsOf(charge.at))}: ${charge.amount} on ${card}, ${answer}. Why: ${charge.reason}.`;
 }
 
 function dunningSentence(dunning: Dunning): string {
   const next = dunning.next_retry
-    ? `next: ${dunning.next_retry} on ${formatDateTime(seconds(dunning.next_retry_at))}`
+    ? `next: ${dunning.next_retry} on ${formatDateTime(secondsOf(dunning.next_retry_at))}`
     : 'no retry is left';
   return `Unpaid after ${dunning.charges_made} charge${dunning.charges_made === 1 ? '' : 's'}; ${next}; if the retries fail: ${statusLabel(dunning.when_retries_fail)}.`;
 }
@@ -55,7 +45,7 @@ function WhyCard({ lines, pending, error }: { lines: string[]; pending: boolean;
 
 /** An invoice in plain words: what it bills, each charge with its card and answer, and what comes next. */
 export function InvoiceWhy({ invoice }: { invoice: Invoice }) {
-  const report = useReport(invoice.customer);
+  const report = useBillingReport(invoice.customer);
   const bills = invoice.lines.map((line) =>
     `${line.quantity} × ${formatMoney(line.unit_amount, line.currency)} ${line.description ?? line.price ?? ''} = ${formatMoney(line.amount_excluding_tax, line.currency)}`.replace(
       /\s+=/,
@@ -80,7 +70,7 @@ export function InvoiceWhy({ invoice }: { invoice: Invoice }) {
 
 /** A subscription in plain words: where it is, its charges and why, dunning, and what comes next. */
 export function SubscriptionWhy({ subscription }: { subscription: Subscription }) {
-  const report = useReport(subscription.customer);
+  const report = useBillingReport(subscription.customer);
   const view = report.data?.subscriptions.find((row) => row.id === subscription.id);
   const invoiceIds = new Set(
     report.data?.invoices.filter((row) => row.subscription === subscription.id).map((row) => row.id),
@@ -92,7 +82,9 @@ export function SubscriptionWhy({ subscription }: { subscription: Subscription }
   for (const dunning of view?.dunning ?? [])
     lines.push(`Invoice ${dunning.invoice_number ?? dunning.invoice}: ${dunningSentence(dunning)}`);
   lines.push(
-    view?.next ? `Next: ${view.next.what} on ${formatDateTime(seconds(view.next.at))}.` : 'Nothing more is scheduled.',
+    view?.next
+      ? `Next: ${view.next.what} on ${formatDateTime(secondsOf(view.next.at))}.`
+      : 'Nothing more is scheduled.',
   );
   return <WhyCard lines={lines} pending={report.isPending} error={report.error} />;
 }

@@ -1,15 +1,14 @@
 import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, type CatalogPrice, type Invoice, type Page, type Subscription } from '../api';
+import type { components } from '../../client/schema';
+import { api } from '../api/client';
 import { centsFromText } from '../components/format';
 import { priceLabel } from '../components/names';
-import { navigate } from '../router';
 import { flashOn } from '../components/flash';
-import { FormDialog, paramError, TextField, useIdempotencyKeys } from './common';
-import { settleNewSubscription } from './outcomes';
-
-/** A whole number a person typed, or undefined (the API then names the field). */
-const wholeNumber = (text: string) => (/^\s*\d+\s*$/.test(text) ? Number(text) : undefined);
+import { Dialog } from '../components/dialogs';
+import { Field, numberOf, SelectField, useIdempotencyKeys } from '../components/form';
+import { navigate } from '../router';
+import { settleNewSubscription } from '../pages/outcomes';
 
 /** "New subscription" for this customer: a recurring price, a quantity and trial days; it starts now. */
 export function NewSubscription({ customerId }: { customerId: string }) {
@@ -21,10 +20,7 @@ export function NewSubscription({ customerId }: { customerId: string }) {
   const prices = useQuery({
     queryKey: ['prices', { type: 'recurring' }],
     queryFn: () =>
-      api<Page<CatalogPrice>>(
-        'GET',
-        `/prices?take=100&include=names&search=${encodeURIComponent('{"type":"recurring"}')}`,
-      ),
+      api.GET('/prices', { params: { query: { take: 100, include: 'names', search: '{"type":"recurring"}' } } }),
     enabled: open,
   });
   const keys = useIdempotencyKeys();
@@ -34,11 +30,14 @@ export function NewSubscription({ customerId }: { customerId: string }) {
     mutationFn: async () => {
       const body = {
         customer: customerId,
-        items: [{ price, quantity: wholeNumber(quantity) ?? quantity }],
-        trial_days: wholeNumber(trialDays) ?? trialDays,
+        items: [{ price, quantity: numberOf(quantity) }],
+        trial_days: numberOf(trialDays),
         start_date: startDate,
       };
-      const created = await api<Subscription>('POST', '/subscriptions', body, { idempotencyKey: keys.keyFor(body) });
+      const created = await api.POST('/subscriptions', {
+        body,
+        params: { header: { 'Idempotency-Key': keys.keyFor(body) } },
+      });
       // The dialog stays busy until the first charge's outcome is known: the page it opens then tells the truth.
       return settleNewSubscription(created);
     },
@@ -64,54 +63,51 @@ export function NewSubscription({ customerId }: { customerId: string }) {
         New subscription
       </button>
       {open && (
-        <FormDialog
+        <Dialog
           title="New subscription"
           submit="Create subscription"
-          busy={create.isPending}
-          error={create.error ?? prices.error}
-          fieldParams={['items.0.quantity', 'trial_days']}
+          action={{ isPending: create.isPending, error: create.error ?? prices.error }}
           onSubmit={() => create.mutate()}
           onClose={() => setOpen(false)}
         >
-          <label className="field">
-            <span>Price</span>
-            <select aria-label="Price" value={price} onChange={(event) => setPrice(event.target.value)} required>
-              <option value="">{prices.isPending ? 'Loading prices…' : 'Choose a recurring price'}</option>
-              {prices.data?.data.map((option) => (
-                <option key={option.id} value={option.id}>
-                  {priceLabel(option)}
-                </option>
-              ))}
-            </select>
-          </label>
-          <TextField
+          <SelectField label="Price" param="items.0.price" value={price} onValue={setPrice} required>
+            <option value="">{prices.isPending ? 'Loading prices…' : 'Choose a recurring price'}</option>
+            {prices.data?.data.map((option) => (
+              <option key={option.id} value={option.id}>
+                {priceLabel(option)}
+              </option>
+            ))}
+          </SelectField>
+          <Field
             label="Quantity"
+            param="items.0.quantity"
             value={quantity}
-            onChange={setQuantity}
+            onValue={setQuantity}
             inputMode="numeric"
-            error={paramError(create.error, 'items.0.quantity')}
             required
           />
-          <TextField
+          <Field
             label="Trial days"
+            param="trial_days"
             value={trialDays}
-            onChange={setTrialDays}
+            onValue={setTrialDays}
             inputMode="numeric"
-            error={paramError(create.error, 'trial_days')}
             required
           />
           <p className="muted small">
             It starts now; without a trial the first invoice is made and charged to the customer's default card at once,
             and this form waits for the card's answer.
           </p>
-        </FormDialog>
+        </Dialog>
       )}
     </>
   );
 }
 
+type Currency = NonNullable<components['schemas']['InvoiceCreate']['currency']>;
+
 /** "New invoice": a draft with one line (a description and an amount), opened once created. */
-export function NewDraftInvoice({ customerId, currency }: { customerId: string; currency: string }) {
+export function NewDraftInvoice({ customerId, currency }: { customerId: string; currency: Currency }) {
   const queryClient = useQueryClient();
   const [open, setOpen] = useState(false);
   const [description, setDescription] = useState('');
@@ -119,12 +115,9 @@ export function NewDraftInvoice({ customerId, currency }: { customerId: string; 
   const keys = useIdempotencyKeys();
   const create = useMutation({
     mutationFn: () => {
-      const body = {
-        customer: customerId,
-        currency,
-        lines: [{ description, amount: centsFromText(amount) ?? amount }],
-      };
-      return api<Invoice>('POST', '/invoices', body, { idempotencyKey: keys.keyFor(body) });
+      // An amount that is not money is sent as null: the API's refusal names the field.
+      const body = { customer: customerId, currency, lines: [{ description, amount: centsFromText(amount) ?? NaN }] };
+      return api.POST('/invoices', { body, params: { header: { 'Idempotency-Key': keys.keyFor(body) } } });
     },
     onSuccess: (invoice) => {
       keys.done();
@@ -138,18 +131,23 @@ export function NewDraftInvoice({ customerId, currency }: { customerId: string; 
         New invoice
       </button>
       {open && (
-        <FormDialog
+        <Dialog
           title="New draft invoice"
           submit="Create draft"
-          busy={create.isPending}
-          error={create.error}
+          action={create}
           onSubmit={() => create.mutate()}
           onClose={() => setOpen(false)}
         >
-          <TextField label="Description" value={description} onChange={setDescription} required />
-          <TextField label={`Amount (${currency})`} value={amount} onChange={setAmount} required />
+          <Field
+            label="Description"
+            param="lines.0.description"
+            value={description}
+            onValue={setDescription}
+            required
+          />
+          <Field label={`Amount (${currency})`} param="lines.0.amount" value={amount} onValue={setAmount} required />
           <p className="muted small">A draft can be edited, finalized and charged from its page.</p>
-        </FormDialog>
+        </Dialog>
       )}
     </>
   );

@@ -1,14 +1,16 @@
-import { useId, useState, type ReactNode } from 'react';
+import { useState, type ReactNode } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, type Customer, type TestClock } from '../api';
+import { api } from '../api/client';
+import type { Customer, TestClock } from '../api/types';
 import { formatDateTime } from '../components/format';
+import { Confirm, Dialog } from '../components/dialogs';
+import { Field, SelectField, useIdempotencyKeys } from '../components/form';
 import { navigate } from '../router';
-import { Confirm, Failure, FormDialog, paramError, TextField, useIdempotencyKeys } from './common';
-import { readTestClocks, TEST_CLOCKS_KEY } from './TestClocks';
+import { readTestClocks, TEST_CLOCKS_KEY } from '../pages/TestClocks';
 
 /** Text fields of a form: '' is "not given" (left out of the body, so the API keeps or omits it). */
-function given(fields: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value.trim() !== ''));
+function given<Fields extends Record<string, string>>(fields: Fields): Partial<Fields> {
+  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value.trim() !== '')) as Partial<Fields>;
 }
 
 /**
@@ -24,8 +26,9 @@ export function NewCustomer() {
   const clocks = useQuery({ queryKey: TEST_CLOCKS_KEY, queryFn: readTestClocks, enabled: open });
   const create = useMutation({
     mutationFn: () => {
-      const body = { name: fields.name, ...given({ ...fields, name: '' }) };
-      return api<Customer>('POST', '/customers', body, { idempotencyKey: keys.keyFor(body) });
+      const { name, ...optional } = fields;
+      const body = { name, ...given(optional) };
+      return api.POST('/customers', { body, params: { header: { 'Idempotency-Key': keys.keyFor(body) } } });
     },
     onSuccess: (customer) => {
       keys.done();
@@ -39,91 +42,47 @@ export function NewCustomer() {
         New customer
       </button>
       {open && (
-        <FormDialog
+        <Dialog
           title="New customer"
           submit="Create customer"
-          busy={create.isPending}
-          error={create.error}
-          fieldParams={['name', 'email', 'phone', 'description', 'test_clock']}
+          action={create}
           onSubmit={() => create.mutate()}
           onClose={() => setOpen(false)}
         >
-          <TextField
-            label="Name"
-            value={fields.name}
-            onChange={set('name')}
-            error={paramError(create.error, 'name')}
-            required
-          />
-          <TextField
-            label="Email"
-            type="email"
-            value={fields.email}
-            onChange={set('email')}
-            error={paramError(create.error, 'email')}
-          />
-          <TextField
-            label="Phone"
-            type="tel"
-            value={fields.phone}
-            onChange={set('phone')}
-            error={paramError(create.error, 'phone')}
-          />
-          <TextField
-            label="Description"
-            value={fields.description}
-            onChange={set('description')}
-            error={paramError(create.error, 'description')}
-          />
+          <Field label="Name" param="name" value={fields.name} onValue={set('name')} required />
+          <Field label="Email" param="email" type="email" value={fields.email} onValue={set('email')} />
+          <Field label="Phone" param="phone" type="tel" value={fields.phone} onValue={set('phone')} />
+          <Field label="Description" param="description" value={fields.description} onValue={set('description')} />
           {clocks.data && (
-            <TestClockPicker
-              clocks={clocks.data.data}
-              value={fields.test_clock}
-              onChange={set('test_clock')}
-              error={paramError(create.error, 'test_clock')}
-            />
+            <TestClockPicker clocks={clocks.data.data} value={fields.test_clock} onChange={set('test_clock')} />
           )}
-        </FormDialog>
+        </Dialog>
       )}
     </>
   );
 }
 
 /** Test mode's choice of a clock for a new customer: none (the wall clock) or one of the account's. */
-function TestClockPicker(props: {
-  clocks: TestClock[];
-  value: string;
-  onChange: (id: string) => void;
-  error: string | undefined;
-}) {
-  const errorId = useId();
-  const labelId = useId();
+function TestClockPicker(props: { clocks: TestClock[]; value: string; onChange: (id: string) => void }) {
   return (
-    <label className="field">
-      <span id={labelId}>Test clock</span>
-      <select
-        aria-labelledby={labelId}
-        value={props.value}
-        onChange={(event) => props.onChange(event.target.value)}
-        aria-invalid={props.error ? true : undefined}
-        aria-describedby={props.error ? errorId : undefined}
-      >
-        <option value="">None: the real time</option>
-        {props.clocks.map((clock) => (
-          <option key={clock.id} value={clock.id}>
-            {clock.name ?? clock.id}, at {formatDateTime(clock.frozen_time)}
-          </option>
-        ))}
-      </select>
-      {props.error && (
-        <span className="error" id={errorId} role="alert">
-          {props.error}
+    <SelectField
+      label="Test clock"
+      param="test_clock"
+      value={props.value}
+      onValue={props.onChange}
+      hint={
+        <span className="muted small">
+          Test mode: its subscriptions, plans and invoices run on the clock&rsquo;s time; it cannot be changed later.
         </span>
-      )}
-      <span className="muted small">
-        Test mode: its subscriptions, plans and invoices run on the clock&rsquo;s time; it cannot be changed later.
-      </span>
-    </label>
+      }
+    >
+      <option value="">None: the real time</option>
+      {props.clocks.map((clock) => (
+        <option key={clock.id} value={clock.id}>
+          {clock.name ?? clock.id}, at {formatDateTime(clock.frozen_time)}
+        </option>
+      ))}
+    </SelectField>
   );
 }
 
@@ -132,9 +91,13 @@ export function CustomerActions({ customer, children }: { customer: Customer; ch
   const queryClient = useQueryClient();
   const [asking, setAsking] = useState<'edit' | 'delete'>();
   const [fields, setFields] = useState({ name: customer.name, email: customer.email ?? '' });
-  const path = `/customers/${encodeURIComponent(customer.id)}`;
+  const path = { params: { path: { externalKey: customer.id } } };
   const save = useMutation({
-    mutationFn: () => api<Customer>('PATCH', path, { name: fields.name, ...given({ email: fields.email }) }),
+    mutationFn: () =>
+      api.PATCH('/customers/{externalKey}', {
+        ...path,
+        body: { name: fields.name, ...given({ email: fields.email }) },
+      }),
     onSuccess: (updated) => {
       queryClient.setQueryData(['customer', customer.id], updated);
       void queryClient.invalidateQueries({ queryKey: ['customers'] });
@@ -142,7 +105,7 @@ export function CustomerActions({ customer, children }: { customer: Customer; ch
     },
   });
   const remove = useMutation({
-    mutationFn: () => api('DELETE', path),
+    mutationFn: () => api.DELETE('/customers/{externalKey}', path),
     onSuccess: () => {
       void queryClient.invalidateQueries({ queryKey: ['customers'] });
       queryClient.removeQueries({ queryKey: ['customer', customer.id] });
@@ -167,22 +130,28 @@ export function CustomerActions({ customer, children }: { customer: Customer; ch
         Delete customer
       </button>
       {asking === 'edit' && (
-        <FormDialog
+        <Dialog
           title={`Edit ${customer.name}`}
           submit="Save"
-          busy={save.isPending}
-          error={save.error}
+          action={save}
           onSubmit={() => save.mutate()}
           onClose={() => setAsking(undefined)}
         >
-          <TextField label="Name" value={fields.name} onChange={(name) => setFields({ ...fields, name })} required />
-          <TextField
+          <Field
+            label="Name"
+            param="name"
+            value={fields.name}
+            onValue={(name) => setFields({ ...fields, name })}
+            required
+          />
+          <Field
             label="Email"
+            param="email"
             type="email"
             value={fields.email}
-            onChange={(email) => setFields({ ...fields, email })}
+            onValue={(email) => setFields({ ...fields, email })}
           />
-        </FormDialog>
+        </Dialog>
       )}
       {asking === 'delete' && (
         <Confirm
@@ -190,12 +159,10 @@ export function CustomerActions({ customer, children }: { customer: Customer; ch
           message="Their draft invoices are voided and their payment methods detached; a customer still billed (a subscription, a plan or an open invoice) cannot be deleted. This cannot be undone."
           confirm="Delete customer"
           danger
-          busy={remove.isPending}
+          action={remove}
           onConfirm={() => remove.mutate()}
           onClose={() => setAsking(undefined)}
-        >
-          {remove.isError && <Failure error={remove.error} />}
-        </Confirm>
+        />
       )}
     </div>
   );

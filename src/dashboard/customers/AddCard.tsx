@@ -1,12 +1,9 @@
 import { useState } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { api, type PaymentMethod } from '../api';
-import { FormDialog, paramError, TextField, useIdempotencyKeys, type Outcome } from './common';
-
-const FIELDS = ['billing_details.name', 'card.number', 'card.exp_month', 'card.exp_year', 'card.cvc'];
-
-/** A whole number typed, or the text itself (the API then names the field). */
-const numberOrText = (text: string) => (/^\s*\d+\s*$/.test(text) ? Number(text) : text);
+import { api } from '../api/client';
+import { Dialog } from '../components/dialogs';
+import type { Outcome } from '../components/feedback';
+import { Check, Field, numberOf, useIdempotencyKeys } from '../components/form';
 
 /**
  * "Add card" on a customer's page: a card saved for the customer with the API's test-mode `POST /payment-methods
@@ -26,21 +23,28 @@ export function AddCard({ customerId, onAdded }: { customerId: string; onAdded: 
   const add = useMutation({
     mutationFn: async () => {
       const body = {
-        type: 'card',
+        type: 'card' as const,
         card: {
           number: fields.number,
-          exp_month: numberOrText(fields.expMonth),
-          exp_year: numberOrText(fields.expYear),
+          exp_month: numberOf(fields.expMonth),
+          exp_year: numberOf(fields.expYear),
           cvc: fields.cvc,
         },
         billing_details: { name: fields.name },
         customer: customerId,
       };
-      const saved = await api<PaymentMethod>('POST', '/payment-methods', body, { idempotencyKey: keys.keyFor(body) });
+      const saved = await api.POST('/payment-methods', {
+        body,
+        params: { header: { 'Idempotency-Key': keys.keyFor(body) } },
+      });
       if (!makeDefault) return saved;
       const attach = { customer: customerId, default: true };
-      return api<PaymentMethod>('POST', `/payment-methods/${encodeURIComponent(saved.id)}/attach`, attach, {
-        idempotencyKey: defaultKeys.keyFor({ ...attach, method: saved.id }),
+      return api.POST('/payment-methods/{id}/attach', {
+        body: attach,
+        params: {
+          path: { id: saved.id },
+          header: { 'Idempotency-Key': defaultKeys.keyFor({ ...attach, method: saved.id }) },
+        },
       });
     },
     onSuccess: (method) => {
@@ -57,7 +61,6 @@ export function AddCard({ customerId, onAdded }: { customerId: string; onAdded: 
       });
     },
   });
-  const error = (param: string) => paramError(add.error, param);
   return (
     <>
       <button
@@ -68,65 +71,53 @@ export function AddCard({ customerId, onAdded }: { customerId: string; onAdded: 
         Add card
       </button>
       {open && (
-        <FormDialog
+        <Dialog
           title="Add a card"
           submit="Add card"
-          busy={add.isPending}
-          error={add.error}
-          fieldParams={FIELDS}
+          action={add}
           onSubmit={() => add.mutate()}
           onClose={() => setOpen(false)}
         >
-          <TextField
+          <Field
             label="Name on the card"
+            param="billing_details.name"
             value={fields.name}
-            onChange={set('name')}
-            error={error('billing_details.name')}
+            onValue={set('name')}
             required
           />
-          <TextField
+          <Field
             label="Card number"
+            param="card.number"
             value={fields.number}
-            onChange={set('number')}
+            onValue={set('number')}
             inputMode="numeric"
-            error={error('card.number')}
             required
           />
           <div className="field-row">
-            <TextField
+            <Field
               label="Expiry month"
+              param="card.exp_month"
               value={fields.expMonth}
-              onChange={set('expMonth')}
+              onValue={set('expMonth')}
               inputMode="numeric"
-              error={error('card.exp_month')}
               required
             />
-            <TextField
+            <Field
               label="Expiry year"
+              param="card.exp_year"
               value={fields.expYear}
-              onChange={set('expYear')}
+              onValue={set('expYear')}
               inputMode="numeric"
-              error={error('card.exp_year')}
               required
             />
-            <TextField
-              label="CVC"
-              value={fields.cvc}
-              onChange={set('cvc')}
-              inputMode="numeric"
-              error={error('card.cvc')}
-              required
-            />
+            <Field label="CVC" param="card.cvc" value={fields.cvc} onValue={set('cvc')} inputMode="numeric" required />
           </div>
-          <label className="check">
-            <input type="checkbox" checked={makeDefault} onChange={(event) => setMakeDefault(event.target.checked)} />{' '}
-            Make it the default payment method
-          </label>
+          <Check label="Make it the default payment method" checked={makeDefault} onChecked={setMakeDefault} />
           <p className="muted small">
             Test mode: 4242 4242 4242 4242 pays, 4000 0000 0000 0002 is declined, 4000 0000 0000 9995 has insufficient
             funds. The customer&rsquo;s first card becomes their default.
           </p>
-        </FormDialog>
+        </Dialog>
       )}
     </>
   );

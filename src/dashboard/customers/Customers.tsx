@@ -1,9 +1,10 @@
 import { useEffect, useState } from 'react';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { api, type Customer } from '../api';
+import { api } from '../api/client';
 import { formatDate } from '../components/format';
-import { Link, navigate, useLocation } from '../router';
-import { Empty, Failure, Loading, Pager } from './common';
+import { Pager } from '../components/lists';
+import { Table } from '../components/Table';
+import { navigate, useLocation } from '../router';
 import { NewCustomer } from './CustomerForms';
 
 const TAKE = 20;
@@ -32,11 +33,7 @@ export function Customers() {
 
   const customers = useQuery({
     queryKey: ['customers', query, page],
-    queryFn: () => {
-      const params = new URLSearchParams({ page: String(page), take: String(TAKE) });
-      if (query) params.set('search', query);
-      return api<Customer[]>('GET', `/customers?${params}`);
-    },
+    queryFn: () => api.GET('/customers', { params: { query: { page, take: TAKE, search: query || undefined } } }),
     placeholderData: keepPreviousData,
   });
 
@@ -61,13 +58,12 @@ export function Customers() {
           />
         </label>
       </form>
-      {customers.isPending ? (
-        <Loading />
-      ) : customers.isError ? (
-        <Failure error={customers.error} />
-      ) : customers.data.length === 0 ? (
-        <Empty>
-          {query ? (
+      <Table
+        query={customers}
+        rows={customers.data}
+        rowKey={(customer) => customer.id}
+        empty={
+          query ? (
             <p>No customer matches “{query}”.</p>
           ) : page > 1 ? (
             <p>No more customers.</p>
@@ -76,34 +72,14 @@ export function Customers() {
               <p>No customers yet.</p>
               <p className="muted">Customers created through the API (POST /customers) appear here.</p>
             </>
-          )}
-        </Empty>
-      ) : (
-        <div className="card table-card">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Email</th>
-                <th scope="col" className="hide-narrow">
-                  Created
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {customers.data.map((customer) => (
-                <tr key={customer.id}>
-                  <td>
-                    <Link to={`/customers/${customer.id}`}>{customer.name}</Link>
-                  </td>
-                  <td className="truncate">{customer.email ?? '—'}</td>
-                  <td className="hide-narrow">{formatDate(customer.created)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+          )
+        }
+        columns={[
+          { header: 'Name', cell: (customer) => customer.name, link: (customer) => `/customers/${customer.id}` },
+          { header: 'Email', cell: (customer) => customer.email ?? '—', className: 'truncate' },
+          { header: 'Created', cell: (customer) => formatDate(customer.created), wide: true },
+        ]}
+      />
       <Pager page={page} hasNext={(customers.data?.length ?? 0) === TAKE} onPage={(next) => go({ page: next })} />
     </>
   );
