@@ -1,23 +1,23 @@
 import type { ReactNode } from 'react';
 import type { Role, Session } from './api/types';
 import { matchPath } from './router';
-import { Login } from './pages/Login';
-import { AcceptInvitation } from './pages/AcceptInvitation';
-import { ForgotPassword, ResetPassword } from './pages/PasswordReset';
-import { Home } from './pages/Home';
+import { Login } from './auth/Login';
+import { AcceptInvitation } from './auth/AcceptInvitation';
+import { ForgotPassword, ResetPassword } from './auth/PasswordReset';
+import { Home } from './home/Home';
 import { Customers } from './customers/Customers';
 import { CustomerDetail } from './customers/CustomerDetail';
 import { Subscriptions } from './subscriptions/Subscriptions';
 import { SubscriptionDetail } from './subscriptions/SubscriptionDetail';
-import { Invoices } from './pages/Invoices';
-import { InvoiceDetail } from './pages/InvoiceDetail';
-import { Payments } from './pages/Payments';
-import { Catalog } from './pages/Catalog';
-import { PaymentPlans } from './pages/PaymentPlans';
-import { PaymentPlanDetail } from './pages/PaymentPlanDetail';
-import { AuditLog } from './pages/AuditLog';
-import { Developers } from './pages/Developers';
-import { Settings } from './pages/Settings';
+import { Invoices } from './billing/Invoices';
+import { InvoiceDetail } from './billing/InvoiceDetail';
+import { Payments } from './billing/Payments';
+import { Catalog } from './catalog/Catalog';
+import { PaymentPlans } from './payment-plans/PaymentPlans';
+import { PaymentPlanDetail } from './payment-plans/PaymentPlanDetail';
+import { AuditLog } from './developers/AuditLog';
+import { Developers } from './developers/Developers';
+import { Settings } from './settings/Settings';
 
 type Params = Readonly<Record<string, string>>;
 

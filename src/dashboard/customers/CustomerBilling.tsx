@@ -8,7 +8,7 @@ import { flashOn } from '../components/flash';
 import { Dialog } from '../components/dialogs';
 import { Field, numberOf, SelectField, useIdempotencyKeys } from '../components/form';
 import { navigate } from '../router';
-import { settleNewSubscription } from '../pages/outcomes';
+import { settleNewSubscription } from '../billing/outcomes';
 
 /** "New subscription" for this customer: a recurring price, a quantity and trial days; it starts now. */
 export function NewSubscription({ customerId }: { customerId: string }) {

@@ -6,7 +6,7 @@ import { formatDateTime } from '../components/format';
 import { Confirm, Dialog } from '../components/dialogs';
 import { Field, SelectField, useIdempotencyKeys } from '../components/form';
 import { navigate } from '../router';
-import { readTestClocks, TEST_CLOCKS_KEY } from '../pages/TestClocks';
+import { readTestClocks, TEST_CLOCKS_KEY } from '../settings/TestClocks';
 
 /** Text fields of a form: '' is "not given" (left out of the body, so the API keeps or omits it). */
 function given<Fields extends Record<string, string>>(fields: Fields): Partial<Fields> {

@@ -3,7 +3,7 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { api, type Invoice, type Page } from '../api';
 import { formatDate, formatMoney, startOfDay } from '../components/format';
 import { Link, ListFilters, listAddress, listFilters, navigate, useLocation } from '../router';
-import { Empty, Failure, Loading, PagesOf, StatusBadge, StatusTabs } from './common';
+import { Empty, Failure, Loading, PagesOf, StatusBadge, StatusTabs } from '../components/common';
 import { CustomerPicker } from '../components/CustomerPicker';
 
 const TAKE = 20;

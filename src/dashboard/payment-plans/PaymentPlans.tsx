@@ -2,7 +2,7 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { api, type Page, type PaymentPlan } from '../api';
 import { formatDate, formatMoney, statusLabel } from '../components/format';
 import { Link, listAddress, navigate, useLocation } from '../router';
-import { Empty, Failure, Loading, PagesOf, StatusBadge, StatusTabs } from './common';
+import { Empty, Failure, Loading, PagesOf, StatusBadge, StatusTabs } from '../components/common';
 import { TerminalPayments } from './TerminalPayments';
 
 const TAKE = 20;

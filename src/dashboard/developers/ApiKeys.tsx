@@ -3,8 +3,8 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { components } from '../../client/schema';
 import { api, type Role } from '../api';
 import { formatDate, formatDateTime } from '../components/format';
-import { Confirm, Empty, Failure, Loading, StatusBadge, useIdempotencyKeys } from './common';
-import { SecretOnce } from './Developers';
+import { Confirm, Empty, Failure, Loading, StatusBadge, useIdempotencyKeys } from '../components/common';
+import { SecretOnce } from './SecretOnce';
 
 type ApiKey = components['schemas']['ApiKey'];
 type CreatedKey = components['schemas']['ApiKeyCreated'];

@@ -1,6 +1,6 @@
 import { api, type Email, type Invoice, type Page, type Subscription, type Transaction } from '../api';
 import { formatDate, formatMoney, statusLabel } from '../components/format';
-import type { Outcome } from './common';
+import type { Outcome } from '../components/common';
 
 /**
  * What an action that moves money came to, read from the API once it is known (docs/api.md: a declined

@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, type CreditNote, type Invoice, type Transaction } from '../api';
 import { centsFromText, formatDateTime, formatMoney, statusLabel } from '../components/format';
-import { AmountField, Failure, StatusBadge, useIdempotencyKeys, type Outcome } from './common';
+import { AmountField, Failure, StatusBadge, useIdempotencyKeys, type Outcome } from '../components/common';
 import { declineReason } from './outcomes';
 import { invoiceName } from './Invoices';
 

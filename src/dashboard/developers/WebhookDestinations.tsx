@@ -3,8 +3,8 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { components } from '../../client/schema';
 import { api } from '../api';
 import { formatDate } from '../components/format';
-import { Confirm, Empty, Failure, Loading, StatusBadge } from './common';
-import { SecretOnce } from './Developers';
+import { Confirm, Empty, Failure, Loading, StatusBadge } from '../components/common';
+import { SecretOnce } from './SecretOnce';
 
 type Destination = components['schemas']['WebhookDestination'];
 type CreatedDestination = components['schemas']['WebhookDestinationCreated'];

@@ -2,7 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { api, type CurrencyOverview, type Overview, type Session } from '../api';
 import { formatMoney } from '../components/format';
 import { Link } from '../router';
-import { Empty, Failure, Loading } from './common';
+import { Empty, Failure, Loading } from '../components/common';
 import { RevenueChart } from './RevenueChart';
 
 /** Whether a currency's figures are all zero: a fresh account, or one with nothing going on. */

@@ -3,7 +3,7 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { api, type Balance, type Invoice, type Page, type SearchResult, type Transaction } from '../api';
 import { formatDateTime, formatMoney, statusLabel } from '../components/format';
 import { Link, ListFilters, listAddress, listFilters, listParams, navigate, useLocation } from '../router';
-import { Empty, Failure, Loading, Pager, StatusBadge } from './common';
+import { Empty, Failure, Loading, Pager, StatusBadge } from '../components/common';
 import { CopyId } from '../components/CopyId';
 import { CustomerPicker } from '../components/CustomerPicker';
 import { invoiceName } from './Invoices';

@@ -1,21 +1,15 @@
 import { useEffect, useId, useRef, type ReactNode } from 'react';
-import { Empty, Failure, Loading } from '../components/feedback';
-import { paramError } from '../components/form';
+import { Empty, Failure, Loading } from './feedback';
+import { paramError } from './form';
 
-/** Transitional: what the screens not yet moved to ../components/ import from here. */
-export {
-  Empty,
-  Failure,
-  isNotFound,
-  Loading,
-  Notice,
-  OutcomeNotice,
-  ReadFailure,
-  type Outcome,
-} from '../components/feedback';
+/**
+ * Transitional: the screens not yet on the form pattern and the table (./form.tsx, ./Table.tsx) import their
+ * parts from here; this file goes once the last of them is.
+ */
+export { Empty, Failure, isNotFound, Loading, Notice, OutcomeNotice, ReadFailure, type Outcome } from './feedback';
 export { StatusBadge } from '../components/badges';
 export { DisclosureButton, Pager, PagesOf, StatusTabs } from '../components/lists';
-export { paramError, useIdempotencyKeys } from '../components/form';
+export { paramError, useIdempotencyKeys } from './form';
 export { objectPath, WorkflowLink } from '../components/links';
 
 /** Asks before acting: a modal dialog (the browser's own <dialog>, so focus and Escape behave). */

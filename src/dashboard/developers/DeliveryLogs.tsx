@@ -15,7 +15,7 @@ import {
   StatusBadge,
   TableHead,
   useIdempotencyKeys,
-} from './common';
+} from '../components/common';
 import { DESTINATIONS } from './WebhookDestinations';
 
 type Destination = components['schemas']['WebhookDestination'];

@@ -3,7 +3,7 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import type { components } from '../../client/schema';
 import { api, type Page } from '../api';
 import { formatDateTime } from '../components/format';
-import { Empty, Failure, isNotFound, Loading, PagesOf, StatusBadge } from './common';
+import { Empty, Failure, isNotFound, Loading, PagesOf, StatusBadge } from '../components/common';
 
 type TestEmail = components['schemas']['TestEmail'];
 

@@ -3,7 +3,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, ApiFailure, type Customer, type Page, type TestClock } from '../api';
 import { formatDateTime } from '../components/format';
 import { Link } from '../router';
-import { Confirm, Failure, Loading, Notice, StatusBadge, useIdempotencyKeys } from './common';
+import { Confirm, Failure, Loading, Notice, StatusBadge, useIdempotencyKeys } from '../components/common';
 
 /** `2026-11-24T21:30` (what a datetime-local input holds), read as UTC. */
 function secondsOfUtc(text: string): number {

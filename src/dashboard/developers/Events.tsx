@@ -3,7 +3,7 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { api, type EventObject, type Page } from '../api';
 import { formatDateTime } from '../components/format';
 import { listAddress, listFilters, listParams, navigate, useLocation } from '../router';
-import { listPlaceholder, PagesOf, TableHead } from './common';
+import { listPlaceholder, PagesOf, TableHead } from '../components/common';
 import { EventJson, EventObjectLink, JsonToggle } from '../components/timelines';
 
 const BASE = '/developers/events';

@@ -3,7 +3,7 @@ import { useState, type FormEvent } from 'react';
 import { api, type AuditEntry, type Page } from '../api';
 import { formatDateTime } from '../components/format';
 import { Link, listAddress, navigate, useLocation } from '../router';
-import { Empty, Failure, Loading, objectPath, PagesOf } from './common';
+import { Empty, Failure, Loading, objectPath, PagesOf } from '../components/common';
 
 const TAKE = 50;
 

@@ -10,7 +10,7 @@ import {
   textFromCents,
 } from '../components/format';
 import { Link } from '../router';
-import { InvoiceWhy } from '../billing/Why';
+import { InvoiceWhy } from './Why';
 import {
   AmountField,
   Confirm,
@@ -22,65 +22,14 @@ import {
   StatusBadge,
   useIdempotencyKeys,
   type Outcome,
-} from './common';
+} from '../components/common';
 import { afterSubscriptionPayment, emailOutcome, paymentOutcome, refundOutcome } from './outcomes';
 import { invoiceName } from './Invoices';
-
 import { creditableOf, CreditNotesTable, IssueCreditNote } from './InvoiceCredits';
 import { EmailTimeline, EventTimeline } from '../components/timelines';
 import { SubscriptionLink } from '../components/links';
-
-type Action = 'finalize' | 'pay' | 'void' | 'refund' | 'send';
-
-const ACTIONS: Record<Action, { label: string; question: string; done: string; danger: boolean }> = {
-  finalize: {
-    label: 'Finalize',
-    question: 'It gets its number and can no longer be edited. Nothing is charged.',
-    done: 'Finalized.',
-    danger: false,
-  },
-  pay: {
-    label: 'Charge now',
-    question: "The customer's default payment method is charged the amount due.",
-    done: 'Charged.',
-    danger: false,
-  },
-  void: {
-    label: 'Void invoice',
-    question: 'Nothing more is owed on it and it cannot be paid. This cannot be undone.',
-    done: 'Voided.',
-    danger: true,
-  },
-  refund: {
-    label: 'Refund',
-    question: 'The amount goes back to the payment method that paid. This cannot be undone.',
-    done: 'Refunded.',
-    danger: true,
-  },
-  send: {
-    label: 'Send invoice',
-    question: 'The invoice and its PDF are emailed to the customer now, with the link to pay it online.',
-    done: 'Sent.',
-    danger: false,
-  },
-};
-
-/**
- * What the API allows in each status (docs/api.md, invoices). `refundable`: what a refund can still give
- * back once credit notes to the balance or outside are counted (docs/decisions.md §22).
- */
-function actionsFor(invoice: Invoice, refundable: number): Action[] {
-  switch (invoice.status) {
-    case 'draft':
-      return ['finalize', 'pay', 'void'];
-    case 'open':
-      return ['pay', 'send', 'void'];
-    case 'paid':
-      return refundable > 0 ? ['send', 'refund'] : ['send'];
-    case 'void':
-      return [];
-  }
-}
+import { ACTIONS, actionsFor, type Action } from './invoice-actions';
+import { InvoiceLinks, Tax } from './InvoiceParts';
 
 export function InvoiceDetail({ id }: { id: string }) {
   const queryClient = useQueryClient();
@@ -445,50 +394,6 @@ export function InvoiceDetail({ id }: { id: string }) {
       )}
       <EmailTimeline filter={{ invoice: inv.id }} version={inv.status} />
       <EventTimeline filter={{ object: inv.id }} version={inv.status} />
-    </>
-  );
-}
-
-/**
- * The invoice's document and its page for the customer, once finalized: the PDF (GET /invoices/{id}/pdf, read
- * with the session) and the hosted invoice page (`hosted_invoice_url`), each in a new tab.
- */
-function InvoiceLinks({ invoice }: { invoice: Invoice }) {
-  if (invoice.number === null) return null;
-  return (
-    <>
-      <a
-        className="button-link"
-        href={`/invoices/${encodeURIComponent(invoice.id)}/pdf`}
-        target="_blank"
-        rel="noreferrer"
-        aria-label={`PDF of ${invoice.number}`}
-      >
-        PDF
-      </a>
-      {invoice.hosted_invoice_url && (
-        <a
-          className="button-link"
-          href={invoice.hosted_invoice_url}
-          target="_blank"
-          rel="noreferrer"
-          aria-label={`Hosted page of ${invoice.number}, as the customer sees it`}
-        >
-          Hosted page
-        </a>
-      )}
-    </>
-  );
-}
-
-function Tax({ taxRate, amount, behavior }: { taxRate: string; amount: string; behavior: string }) {
-  return (
-    <>
-      <dt>
-        Tax <code className="small">{taxRate}</code>
-        {behavior === 'inclusive' ? ' (included)' : ''}
-      </dt>
-      <dd>{amount}</dd>
     </>
   );
 }

@@ -3,7 +3,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, type Page, type PaymentPlan, type PlanInstallment, type PlanPayment, type Session } from '../api';
 import { formatDate, formatDateTime, formatMoney, statusLabel } from '../components/format';
 import { Link } from '../router';
-import { Confirm, Failure, Loading, Notice, ReadFailure, StatusBadge, WorkflowLink } from './common';
+import { Confirm, Failure, Loading, Notice, ReadFailure, StatusBadge, WorkflowLink } from '../components/common';
 import { planProgress } from './PaymentPlans';
 import { TerminalPaymentActions } from './TerminalPayments';
 import { CustomerLink } from '../components/links';

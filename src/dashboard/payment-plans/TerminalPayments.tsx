@@ -3,7 +3,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, type OpenTerminalPayment, type PlanPayment } from '../api';
 import { formatDateTime, formatMoney, statusLabel } from '../components/format';
 import { Link } from '../router';
-import { Confirm, Empty, Failure, Loading, Notice } from './common';
+import { Confirm, Empty, Failure, Loading, Notice } from '../components/common';
 
 /** Terminal states a person can still act on: resolve (the outcome known from elsewhere) or, while waiting, cancel. */
 const OPEN_STATES = ['waiting', 'resolving', 'approved_no_credential'];
