@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { api, type CreditNote, type Invoice, type Transaction } from '../api';
+import { api } from '../api/client';
+import type { CreditNote, Invoice } from '../api/types';
 import { centsFromText, formatDateTime, formatMoney, statusLabel } from '../components/format';
 import { AmountField, Failure, StatusBadge, useIdempotencyKeys, type Outcome } from '../components/common';
 import { declineReason } from './outcomes';
@@ -95,7 +96,7 @@ async function creditNoteOutcome(note: CreditNote): Promise<Outcome> {
       text: `Credit note ${note.number} issued. ${money}, ${destination(note).toLowerCase()}.`,
     };
   const refund = note.transaction
-    ? await api<Transaction>('GET', `/transactions/${encodeURIComponent(note.transaction)}`)
+    ? await api.GET('/transactions/{id}', { params: { path: { id: note.transaction } } })
     : undefined;
   return {
     tone: 'failure',
@@ -136,7 +137,10 @@ export function IssueCreditNote({
   const issue = useMutation({
     mutationFn: async () => {
       const body = { invoice: invoice.id, amount, reason, ...(paid ? { refund_to: refundTo } : {}) };
-      const note = await api<CreditNote>('POST', '/credit-notes', body, { idempotencyKey: keys.keyFor(body) });
+      const note = await api.POST('/credit-notes', {
+        body,
+        params: { header: { 'Idempotency-Key': keys.keyFor(body) } },
+      });
       return { note, outcome: await creditNoteOutcome(note) };
     },
     onSuccess: ({ outcome }) => {

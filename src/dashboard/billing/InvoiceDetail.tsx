@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, type CreditNote, type Email, type Invoice, type Page, type Transaction } from '../api';
+import { api } from '../api/client';
 import {
   formatDate,
   formatDateTime,
@@ -23,65 +23,37 @@ import {
   useIdempotencyKeys,
   type Outcome,
 } from '../components/common';
-import { afterSubscriptionPayment, emailOutcome, paymentOutcome, refundOutcome } from './outcomes';
 import { invoiceName } from './Invoices';
 import { creditableOf, CreditNotesTable, IssueCreditNote } from './InvoiceCredits';
 import { EmailTimeline, EventTimeline } from '../components/timelines';
 import { SubscriptionLink } from '../components/links';
-import { ACTIONS, actionsFor, type Action } from './invoice-actions';
+import { ACTIONS, actionsFor, runInvoiceAction, type Action } from './invoice-actions';
 import { InvoiceLinks, Tax } from './InvoiceParts';
 
 export function InvoiceDetail({ id }: { id: string }) {
   const queryClient = useQueryClient();
-  const path = encodeURIComponent(id);
+  const path = { params: { path: { id } } };
   const [asking, setAsking] = useState<Action>();
   const [notice, setNotice] = useState<string>();
   // What a charge, refund, credit note or email came to, once known (a decline is an outcome, not an error).
   const [outcome, setOutcome] = useState<Outcome>();
   const [refundText, setRefundText] = useState('');
   const [crediting, setCrediting] = useState(false);
-  const invoice = useQuery({ queryKey: ['invoice', id], queryFn: () => api<Invoice>('GET', `/invoices/${path}`) });
+  const invoice = useQuery({ queryKey: ['invoice', id], queryFn: () => api.GET('/invoices/{id}', path) });
   const finalized = invoice.isSuccess && invoice.data.status !== 'draft';
   const creditNotes = useQuery({
     queryKey: ['invoice', id, 'credit-notes'],
-    queryFn: () => api<Page<CreditNote>>('GET', `/credit-notes?invoice=${path}&take=100`),
+    queryFn: () => api.GET('/credit-notes', { params: { query: { invoice: id, take: 100 } } }),
     enabled: finalized,
   });
   const transactions = useQuery({
     queryKey: ['invoice', id, 'transactions'],
-    queryFn: () => api<Page<Transaction>>('GET', `/invoices/${path}/transactions?take=100`),
+    queryFn: () => api.GET('/invoices/{id}/transactions', { params: { path: { id }, query: { take: 100 } } }),
     enabled: invoice.isSuccess,
   });
-  // Pay, refund and send are keyed (a double click, a retry after a lost answer: one charge, refund or email);
-  // finalize and void are refused by the invoice's state when repeated.
   const keys = useIdempotencyKeys();
   const act = useMutation({
-    mutationFn: async (action: Action): Promise<{ invoice: Invoice; outcome?: Outcome }> => {
-      switch (action) {
-        case 'finalize':
-          return { invoice: await api<Invoice>('POST', `/invoices/${path}/finalize`, {}) };
-        case 'pay': {
-          // A decline answers 200 with the invoice still open: its outcome is read from its transaction.
-          const invoice = await api<Invoice>('PUT', `/invoices/${path}`, {}, { idempotencyKey: keys.keyFor('pay') });
-          return { invoice, outcome: await afterSubscriptionPayment(invoice, await paymentOutcome(invoice)) };
-        }
-        case 'void':
-          return { invoice: await api<Invoice>('DELETE', `/invoices/${path}`) };
-        case 'refund': {
-          // The answer is the refund's transaction; the invoice is read again after it.
-          const amount = refundText.trim() === '' ? undefined : centsFromText(refundText);
-          const body = amount === undefined ? {} : { amount };
-          const refund = await api<Transaction>('POST', `/invoices/${path}/refund`, body, {
-            idempotencyKey: keys.keyFor(body),
-          });
-          return { invoice: await api<Invoice>('GET', `/invoices/${path}`), outcome: refundOutcome(refund) };
-        }
-        case 'send': {
-          const email = await api<Email>('POST', `/invoices/${path}/send`, {}, { idempotencyKey: keys.keyFor('send') });
-          return { invoice: await api<Invoice>('GET', `/invoices/${path}`), outcome: await emailOutcome(email) };
-        }
-      }
-    },
+    mutationFn: (action: Action) => runInvoiceAction(action, id, keys.keyFor, refundText),
     onSuccess: ({ invoice: answer, outcome: result }, action) => {
       keys.done();
       // The answer is the invoice as the change left it: shown at once, its transactions read again.

@@ -1,13 +1,14 @@
 import { useState, type FormEvent } from 'react';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { api, type Invoice, type Page } from '../api';
+import { api } from '../api/client';
+import type { Invoice } from '../api/types';
 import { formatDate, formatMoney, startOfDay } from '../components/format';
-import { Link, ListFilters, listAddress, listFilters, navigate, useLocation } from '../router';
+import { Link, ListFilters, listAddress, listFilters, navigate, oneOf, useLocation } from '../router';
 import { Empty, Failure, Loading, PagesOf, StatusBadge, StatusTabs } from '../components/common';
 import { CustomerPicker } from '../components/CustomerPicker';
 
 const TAKE = 20;
-const STATUSES = ['draft', 'open', 'paid', 'void'];
+const STATUSES = ['draft', 'open', 'paid', 'void'] as const;
 
 /** The list's filters, kept in the address; from and to are `YYYY-MM-DD` days in the account's time zone. */
 const FILTERS = ['status', 'customer', 'from', 'to'] as const;
@@ -21,13 +22,15 @@ function dayBound(day: string, end: boolean): number {
 }
 
 /** The API's query for the filters: created on or after the first day and before the day after the last. */
-function queryOf(filters: Filters): string {
-  const params = new URLSearchParams({ page: String(filters.page), take: String(TAKE) });
-  if (filters.status) params.set('status', filters.status);
-  if (filters.customer) params.set('customer', filters.customer);
-  if (filters.from) params.set('created_gte', String(dayBound(filters.from, false)));
-  if (filters.to) params.set('created_lt', String(dayBound(filters.to, true)));
-  return params.toString();
+function queryOf(filters: Filters) {
+  return {
+    page: filters.page,
+    take: TAKE,
+    status: oneOf(filters.status, STATUSES),
+    customer: filters.customer || undefined,
+    created_gte: filters.from ? dayBound(filters.from, false) : undefined,
+    created_lt: filters.to ? dayBound(filters.to, true) : undefined,
+  };
 }
 
 /** How people name an invoice: its number once finalized, its id while a draft. */
@@ -41,7 +44,7 @@ export function Invoices() {
   const go = (next: Partial<Filters>) => navigate(addressOf({ ...filters, page: 1, ...next }), { replace: true });
   const invoices = useQuery({
     queryKey: ['invoices', filters],
-    queryFn: () => api<Page<Invoice>>('GET', `/invoices?${queryOf(filters)}`),
+    queryFn: () => api.GET('/invoices', { params: { query: queryOf(filters) } }),
     placeholderData: keepPreviousData,
   });
   const filtered = Boolean(filters.status || filters.customer || filters.from || filters.to);

@@ -1,16 +1,17 @@
 import { useState, type FormEvent } from 'react';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { api, type Balance, type Invoice, type Page, type SearchResult, type Transaction } from '../api';
+import { api } from '../api/client';
+import type { Balance } from '../api/types';
 import { formatDateTime, formatMoney, statusLabel } from '../components/format';
-import { Link, ListFilters, listAddress, listFilters, listParams, navigate, useLocation } from '../router';
+import { Link, ListFilters, listAddress, listFilters, navigate, oneOf, useLocation } from '../router';
 import { Empty, Failure, Loading, Pager, StatusBadge } from '../components/common';
 import { CopyId } from '../components/CopyId';
 import { CustomerPicker } from '../components/CustomerPicker';
 import { invoiceName } from './Invoices';
 
 const TAKE = 20;
-const STATUSES = ['succeeded', 'failed', 'pending'];
-const TYPES = ['payment', 'refund', 'adjustment'];
+const STATUSES = ['succeeded', 'failed', 'pending'] as const;
+const TYPES = ['payment', 'refund', 'adjustment'] as const;
 
 /** GET /transactions' filters (docs/api.md), kept in the address like the invoices' list. */
 const FILTERS = ['status', 'type', 'customer', 'invoice'] as const;
@@ -20,16 +21,23 @@ const addressOf = (filters: Filters) => listAddress('/payments', filters);
 export function Payments() {
   const { search } = useLocation();
   const filters = listFilters(search, FILTERS);
-  const balance = useQuery({ queryKey: ['balance'], queryFn: () => api<Balance>('GET', '/balance') });
+  const balance = useQuery({ queryKey: ['balance'], queryFn: () => api.GET('/balance') });
   const transactions = useQuery({
     queryKey: ['transactions', filters],
-    queryFn: () => {
-      const params = listParams(filters);
-      params.set('page', String(filters.page));
-      params.set('take', String(TAKE));
-      params.set('include', 'names');
-      return api<Page<Transaction>>('GET', `/transactions?${params.toString()}`);
-    },
+    queryFn: () =>
+      api.GET('/transactions', {
+        params: {
+          query: {
+            page: filters.page,
+            take: TAKE,
+            include: 'names',
+            status: oneOf(filters.status, STATUSES),
+            type: oneOf(filters.type, TYPES),
+            customer: filters.customer || undefined,
+            invoice: filters.invoice || undefined,
+          },
+        },
+      }),
     placeholderData: keepPreviousData,
   });
   const filtered = Boolean(filters.status || filters.type || filters.customer || filters.invoice);
@@ -172,7 +180,7 @@ function TransactionFilters({ filters, onApply }: { filters: Filters; onApply: (
   const [notFound, setNotFound] = useState<string>();
   const invoice = useQuery({
     queryKey: ['invoice', filters.invoice],
-    queryFn: () => api<Invoice>('GET', `/invoices/${encodeURIComponent(filters.invoice)}`),
+    queryFn: () => api.GET('/invoices/{id}', { params: { path: { id: filters.invoice } } }),
     enabled: filters.invoice !== '',
   });
   const apply = async (event: FormEvent) => {
@@ -180,7 +188,7 @@ function TransactionFilters({ filters, onApply }: { filters: Filters; onApply: (
     setNotFound(undefined);
     const number = invoiceNumber.trim();
     if (!number) return onApply({ type, customer });
-    const found = await api<SearchResult>('GET', `/search?${new URLSearchParams({ query: number })}`);
+    const found = await api.GET('/search', { params: { query: { query: number } } });
     const hit = found.data.find((each) => each.object === 'invoice');
     if (!hit) return setNotFound(`No invoice ${number} in this account.`);
     onApply({ type, customer, invoice: hit.id });

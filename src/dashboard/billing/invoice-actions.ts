@@ -1,4 +1,8 @@
-import type { Invoice } from '../api';
+import { api } from '../api/client';
+import type { Invoice } from '../api/types';
+import type { Outcome } from '../components/feedback';
+import { centsFromText } from '../components/format';
+import { afterSubscriptionPayment, emailOutcome, paymentOutcome, refundOutcome } from './outcomes';
 
 /** What can be done to an invoice from its page, with the question asked before and the notice after. */
 export type Action = 'finalize' | 'pay' | 'void' | 'refund' | 'send';
@@ -50,5 +54,49 @@ export function actionsFor(invoice: Invoice, refundable: number): Action[] {
       return refundable > 0 ? ['send', 'refund'] : ['send'];
     case 'void':
       return [];
+  }
+}
+
+/**
+ * Does `action` to the invoice and reads what it came to. Pay, refund and send are keyed by `keyFor` (a double
+ * click, a retry after a lost answer: one charge, refund or email); finalize and void are refused by the
+ * invoice's state when repeated. `refundText` is the amount typed for a refund (empty: all that is left).
+ */
+export async function runInvoiceAction(
+  action: Action,
+  id: string,
+  keyFor: (body: unknown) => string,
+  refundText: string,
+): Promise<{ invoice: Invoice; outcome?: Outcome }> {
+  const path = { params: { path: { id } } };
+  switch (action) {
+    case 'finalize':
+      return { invoice: await api.POST('/invoices/{id}/finalize', path) };
+    case 'pay': {
+      // A decline answers 200 with the invoice still open: its outcome is read from its transaction.
+      const invoice = await api.PUT('/invoices/{id}', {
+        params: { path: { id }, header: { 'Idempotency-Key': keyFor('pay') } },
+        body: {},
+      });
+      return { invoice, outcome: await afterSubscriptionPayment(invoice, await paymentOutcome(invoice)) };
+    }
+    case 'void':
+      return { invoice: await api.DELETE('/invoices/{id}', path) };
+    case 'refund': {
+      // The answer is the refund's transaction; the invoice is read again after it.
+      const amount = refundText.trim() === '' ? undefined : centsFromText(refundText);
+      const body = amount === undefined ? {} : { amount };
+      const refund = await api.POST('/invoices/{id}/refund', {
+        params: { path: { id }, header: { 'Idempotency-Key': keyFor(body) } },
+        body,
+      });
+      return { invoice: await api.GET('/invoices/{id}', path), outcome: refundOutcome(refund) };
+    }
+    case 'send': {
+      const email = await api.POST('/invoices/{id}/send', {
+        params: { path: { id }, header: { 'Idempotency-Key': keyFor('send') } },
+      });
+      return { invoice: await api.GET('/invoices/{id}', path), outcome: await emailOutcome(email) };
+    }
   }
 }

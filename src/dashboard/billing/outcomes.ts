@@ -1,4 +1,5 @@
-import { api, type Email, type Invoice, type Page, type Subscription, type Transaction } from '../api';
+import { api } from '../api/client';
+import type { Email, Invoice, Subscription, Transaction } from '../api/types';
 import { formatDate, formatMoney, statusLabel } from '../components/format';
 import type { Outcome } from '../components/common';
 
@@ -30,7 +31,9 @@ const invoiceName = (invoice: Invoice) => invoice.number ?? 'The draft invoice';
 
 /** The invoice's latest payment attempt: its transactions' payment with the highest attempt number. */
 async function latestPayment(invoiceId: string): Promise<Transaction | undefined> {
-  const page = await api<Page<Transaction>>('GET', `/invoices/${encodeURIComponent(invoiceId)}/transactions?take=100`);
+  const page = await api.GET('/invoices/{id}/transactions', {
+    params: { path: { id: invoiceId }, query: { take: 100 } },
+  });
   return page.data
     .filter((entry) => entry.type === 'payment')
     .sort((a, b) => (b.attempt ?? 0) - (a.attempt ?? 0) || b.created - a.created)[0];
@@ -69,11 +72,11 @@ export async function paymentOutcome(invoice: Invoice): Promise<Outcome> {
  */
 export async function afterSubscriptionPayment(invoice: Invoice, outcome: Outcome): Promise<Outcome> {
   if (outcome.tone !== 'success' || !invoice.subscription) return outcome;
-  const path = `/subscriptions/${encodeURIComponent(invoice.subscription)}`;
-  const first = await api<Subscription>('GET', path);
+  const path = { params: { path: { id: invoice.subscription } } };
+  const first = await api.GET('/subscriptions/{id}', path);
   const subscription = await readUntil(
     first,
-    () => api<Subscription>('GET', path),
+    () => api.GET('/subscriptions/{id}', path),
     (read) => read.status !== 'past_due',
   );
   const where =
@@ -101,7 +104,7 @@ export function refundOutcome(refund: Transaction): Outcome {
 export async function settleNewSubscription(
   created: Subscription,
 ): Promise<{ subscription: Subscription; invoice?: Invoice; outcome: Outcome }> {
-  const path = `/subscriptions/${encodeURIComponent(created.id)}`;
+  const path = { params: { path: { id: created.id } } };
   if (created.status === 'trialing')
     return {
       subscription: created,
@@ -120,8 +123,8 @@ export async function settleNewSubscription(
       subscription: created,
       outcome: { tone: 'success', text: 'Subscription created: nothing is billed yet.' },
     };
-  const invoicePath = `/invoices/${encodeURIComponent(created.latest_invoice)}`;
-  let invoice = await api<Invoice>('GET', invoicePath);
+  const invoicePath = { params: { path: { id: created.latest_invoice } } };
+  let invoice = await api.GET('/invoices/{id}', invoicePath);
   if (created.collection_method === 'send_invoice')
     return {
       subscription: created,
@@ -134,7 +137,7 @@ export async function settleNewSubscription(
   // Answered while the first charge still runs (202): its outcome is the invoice's.
   invoice = await readUntil(
     invoice,
-    () => api<Invoice>('GET', invoicePath),
+    () => api.GET('/invoices/{id}', invoicePath),
     (read) => read.status !== 'open' || read.attempt_count > 0,
   );
   // A declined first charge is recorded by the subscription's workflow (past_due) after the answer.
@@ -142,7 +145,7 @@ export async function settleNewSubscription(
     invoice.status === 'open' && invoice.attempt_count > 0
       ? await readUntil(
           created,
-          () => api<Subscription>('GET', path),
+          () => api.GET('/subscriptions/{id}', path),
           (read) => read.updated_ms !== created.updated_ms || read.status !== 'active',
         )
       : created;
@@ -164,7 +167,7 @@ export async function settleNewSubscription(
 export async function emailOutcome(queued: Email): Promise<Outcome> {
   const email = await readUntil(
     queued,
-    () => api<Email>('GET', `/emails/${encodeURIComponent(queued.id)}`),
+    () => api.GET('/emails/{id}', { params: { path: { id: queued.id } } }),
     (read) => read.status !== 'queued',
   );
   if (email.status === 'sent') return { tone: 'success', text: `Sent to ${email.to}.` };

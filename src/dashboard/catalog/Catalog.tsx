@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { api, type Page, type Product } from '../api';
+import { api } from '../api/client';
 import { navigate, useLocation } from '../router';
 import { Empty, Failure, Loading, Pager } from '../components/common';
 import { NewProduct, ProductCard } from './Products';
@@ -15,7 +15,7 @@ export function Catalog() {
   const page = Math.max(1, Number(search.get('page')) || 1);
   const products = useQuery({
     queryKey: ['products', { page }],
-    queryFn: () => api<Page<Product>>('GET', `/products?page=${page}&take=${TAKE}`),
+    queryFn: () => api.GET('/products', { params: { query: { page, take: TAKE } } }),
     placeholderData: keepPreviousData,
   });
   const [creating, setCreating] = useState(false);

@@ -1,6 +1,8 @@
 import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, type Coupon, type Page } from '../api';
+import type { components } from '../../client/schema';
+import { api } from '../api/client';
+import type { Coupon } from '../api/types';
 import { Confirm, Empty, Failure, Loading } from '../components/common';
 import { CopyId } from '../components/CopyId';
 import { CatalogForm, ErrorLine, parseCents } from './catalog-forms';
@@ -11,12 +13,12 @@ export function Coupons() {
   const queryClient = useQueryClient();
   const coupons = useQuery({
     queryKey: ['coupons'],
-    queryFn: () => api<Page<Coupon>>('GET', '/coupons?take=100'),
+    queryFn: () => api.GET('/coupons', { params: { query: { take: 100 } } }),
   });
   const [creating, setCreating] = useState(false);
   const [asking, setAsking] = useState<Coupon>();
   const remove = useMutation({
-    mutationFn: (coupon: Coupon) => api<unknown>('DELETE', `/coupons/${encodeURIComponent(coupon.id)}`),
+    mutationFn: (coupon: Coupon) => api.DELETE('/coupons/{id}', { params: { path: { id: coupon.id } } }),
     onSuccess: () => {
       setAsking(undefined);
       void queryClient.invalidateQueries({ queryKey: ['coupons'] });
@@ -120,14 +122,14 @@ function NewCoupon({ onDone }: { onDone: () => void }) {
   const [limit, setLimit] = useState('');
   const [invalid, setInvalid] = useState<string>();
   const create = useMutation({
-    mutationFn: (body: Record<string, unknown>) => api<Coupon>('POST', '/coupons', body),
+    mutationFn: (body: components['schemas']['CouponCreate']) => api.POST('/coupons', { body }),
     onSuccess: () => {
       void queryClient.invalidateQueries({ queryKey: ['coupons'] });
       onDone();
     },
   });
   const submit = () => {
-    let off: Record<string, unknown>;
+    let off: Pick<components['schemas']['CouponCreate'], 'amount_off' | 'currency' | 'percent_off'>;
     if (kind === 'amount') {
       const cents = parseCents(value);
       setInvalid(cents === undefined ? 'Enter the amount in dollars and cents, e.g. 10.00.' : undefined);

@@ -1,6 +1,8 @@
 import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, type CatalogPrice, type Page, type Product } from '../api';
+import type { components } from '../../client/schema';
+import { api } from '../api/client';
+import type { Price, Product } from '../api/types';
 import { formatInterval, formatMoney } from '../components/format';
 import { Confirm, Failure, Loading } from '../components/common';
 import { CopyId } from '../components/CopyId';
@@ -25,7 +27,7 @@ const NEW_PRICE: PriceDraft = {
 };
 
 /** The body's price attributes, or the reason the draft is not one (checked here only for what the API cannot name: the amount's format). */
-function priceBody(draft: PriceDraft): Record<string, unknown> | string {
+function priceBody(draft: PriceDraft): components['schemas']['PriceCreate'] | string {
   const cents = parseCents(draft.amount);
   if (cents === undefined) return 'Enter the amount in dollars and cents, e.g. 49.00.';
   return {
@@ -111,36 +113,44 @@ function PriceFields({ draft, onChange }: { draft: PriceDraft; onChange: (draft:
  * A form that creates something with a price (a product and its first price, or a price of a product):
  * the draft, the amount's check, the API call and its refusal, and the lists to read again on success.
  */
-function usePriceCreation(path: string, refresh: readonly unknown[], onDone: () => void) {
+function usePriceCreation(
+  create: (price: components['schemas']['PriceCreate']) => Promise<unknown>,
+  refresh: readonly unknown[],
+  onDone: () => void,
+) {
   const queryClient = useQueryClient();
   const [price, setPrice] = useState(NEW_PRICE);
   const [invalid, setInvalid] = useState<string>();
-  const create = useMutation({
-    mutationFn: (body: Record<string, unknown>) => api<unknown>('POST', path, body),
+  const creation = useMutation({
+    mutationFn: create,
     onSuccess: () => {
       void queryClient.invalidateQueries({ queryKey: refresh });
       onDone();
     },
   });
-  const submit = (extra: Record<string, unknown> = {}) => {
+  const submit = () => {
     const attributes = priceBody(price);
     setInvalid(typeof attributes === 'string' ? attributes : undefined);
-    if (typeof attributes !== 'string') create.mutate({ ...attributes, ...extra });
+    if (typeof attributes !== 'string') creation.mutate(attributes);
   };
-  return { price, setPrice, submit, busy: create.isPending, error: invalid ? new Error(invalid) : create.error };
+  return { price, setPrice, submit, busy: creation.isPending, error: invalid ? new Error(invalid) : creation.error };
 }
 
 export function NewProduct({ onDone }: { onDone: () => void }) {
   const [name, setName] = useState('');
   const [description, setDescription] = useState('');
-  const form = usePriceCreation('/products', ['products'], onDone);
+  const form = usePriceCreation(
+    (price) => api.POST('/products', { body: { ...price, name, ...(description ? { description } : {}) } }),
+    ['products'],
+    onDone,
+  );
   return (
     <CatalogForm
       label="New product"
       submit="Create product"
       busy={form.busy}
       error={form.error}
-      onSubmit={() => form.submit({ name, ...(description ? { description } : {}) })}
+      onSubmit={form.submit}
       onCancel={onDone}
     >
       <label>
@@ -160,7 +170,7 @@ export function ProductCard({ product }: { product: Product }) {
   const search = JSON.stringify({ product: product.id });
   const prices = useQuery({
     queryKey: ['prices', { product: product.id }],
-    queryFn: () => api<Page<CatalogPrice>>('GET', `/prices?take=100&search=${encodeURIComponent(search)}`),
+    queryFn: () => api.GET('/prices', { params: { query: { take: 100, search } } }),
   });
   const [adding, setAdding] = useState(false);
   const headingId = `product-${product.id}`;
@@ -219,7 +229,7 @@ export function ProductCard({ product }: { product: Product }) {
 
 function NewPrice({ product, onDone }: { product: Product; onDone: () => void }) {
   const form = usePriceCreation(
-    `/prices/${encodeURIComponent(product.id)}`,
+    (price) => api.POST('/prices/{id}', { params: { path: { id: product.id } }, body: price }),
     ['prices', { product: product.id }],
     onDone,
   );
@@ -242,11 +252,11 @@ function NewPrice({ product, onDone }: { product: Product; onDone: () => void })
  * endpoint sets either). What the API lets a merchant do is delete one never billed, behind a confirm;
  * it refuses (409) when a subscription uses it, and that refusal is shown as the API words it.
  */
-function PriceRow({ price, isDefault }: { price: CatalogPrice; isDefault: boolean }) {
+function PriceRow({ price, isDefault }: { price: Price; isDefault: boolean }) {
   const queryClient = useQueryClient();
   const [asking, setAsking] = useState(false);
   const remove = useMutation({
-    mutationFn: () => api('DELETE', `/prices/${encodeURIComponent(price.id)}`),
+    mutationFn: () => api.DELETE('/prices/{id}', { params: { path: { id: price.id } } }),
     onSuccess: () => {
       setAsking(false);
       void queryClient.invalidateQueries({ queryKey: ['prices', { product: price.product }] });

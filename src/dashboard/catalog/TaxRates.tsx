@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, type Page, type TaxRate } from '../api';
+import { api } from '../api/client';
+import type { TaxRate } from '../api/types';
 import { Confirm, Empty, Failure, Loading } from '../components/common';
 import { CopyId } from '../components/CopyId';
 import { CatalogForm, ErrorLine } from './catalog-forms';
@@ -9,13 +10,13 @@ export function TaxRates() {
   const queryClient = useQueryClient();
   const rates = useQuery({
     queryKey: ['taxRates'],
-    queryFn: () => api<Page<TaxRate>>('GET', '/taxRates?take=100'),
+    queryFn: () => api.GET('/taxRates', { params: { query: { take: 100 } } }),
   });
   const [creating, setCreating] = useState(false);
   const [asking, setAsking] = useState<TaxRate>();
   const toggle = useMutation({
     mutationFn: (rate: TaxRate) =>
-      api<TaxRate>('PATCH', `/taxRates/${encodeURIComponent(rate.id)}`, { active: !rate.active }),
+      api.PATCH('/taxRates/{id}', { params: { path: { id: rate.id } }, body: { active: !rate.active } }),
     onSuccess: () => {
       setAsking(undefined);
       void queryClient.invalidateQueries({ queryKey: ['taxRates'] });
@@ -112,11 +113,13 @@ function NewTaxRate({ onDone }: { onDone: () => void }) {
   const [inclusive, setInclusive] = useState(false);
   const create = useMutation({
     mutationFn: () =>
-      api<TaxRate>('POST', '/taxRates', {
-        display_name: displayName,
-        // Not a number is NaN, which JSON sends as null: the API's refusal names `percentage`.
-        percentage: percentage.trim() === '' ? null : Number(percentage.replace(',', '.')),
-        inclusive,
+      api.POST('/taxRates', {
+        body: {
+          display_name: displayName,
+          // Empty or not a number is NaN, which JSON sends as null: the API's refusal names `percentage`.
+          percentage: percentage.trim() === '' ? Number.NaN : Number(percentage.replace(',', '.')),
+          inclusive,
+        },
       }),
     onSuccess: () => {
       void queryClient.invalidateQueries({ queryKey: ['taxRates'] });

@@ -1,13 +1,13 @@
 import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { components } from '../../client/schema';
-import { api, type Role } from '../api';
+import { api } from '../api/client';
+import type { Role } from '../api/types';
 import { formatDate, formatDateTime } from '../components/format';
 import { Confirm, Empty, Failure, Loading, StatusBadge, useIdempotencyKeys } from '../components/common';
 import { SecretOnce } from './SecretOnce';
 
 type ApiKey = components['schemas']['ApiKey'];
-type CreatedKey = components['schemas']['ApiKeyCreated'];
 type RotatedKey = components['schemas']['ApiKeyRotated'];
 
 const RANK: Record<Role, number> = { standard: 0, developer: 1, superadmin: 2 };
@@ -32,7 +32,7 @@ const ACTIONS: Record<Action, { label: string; question: string; danger: boolean
 /** The account's API keys (docs/api.md "API keys"): a hint of each, never the key itself. */
 export function ApiKeys({ role }: { role: Role }) {
   const queryClient = useQueryClient();
-  const keys = useQuery({ queryKey: KEYS, queryFn: () => api<ApiKey[]>('GET', '/api-keys') });
+  const keys = useQuery({ queryKey: KEYS, queryFn: () => api.GET('/api-keys') });
   const [newRole, setNewRole] = useState<Role>('standard');
   const [asking, setAsking] = useState<{ action: Action; key: ApiKey }>();
   const [notice, setNotice] = useState<string>();
@@ -41,7 +41,7 @@ export function ApiKeys({ role }: { role: Role }) {
   const creationKeys = useIdempotencyKeys();
   const create = useMutation({
     mutationFn: (body: { role: Role }) =>
-      api<CreatedKey>('POST', '/api-keys', body, { idempotencyKey: creationKeys.keyFor(body) }),
+      api.POST('/api-keys', { body, params: { header: { 'Idempotency-Key': creationKeys.keyFor(body) } } }),
     onSuccess: () => {
       creationKeys.done();
       void queryClient.invalidateQueries({ queryKey: KEYS });
@@ -51,8 +51,8 @@ export function ApiKeys({ role }: { role: Role }) {
   const act = useMutation({
     mutationFn: ({ action, key }: { action: Action; key: ApiKey }): Promise<ApiKey | RotatedKey> =>
       action === 'revoke'
-        ? api<ApiKey>('POST', `/api-keys/${key.id}/revoke`, {})
-        : api<RotatedKey>('POST', `/api-keys/${key.id}/rotate`, {}),
+        ? api.POST('/api-keys/{id}/revoke', { params: { path: { id: key.id } } })
+        : api.POST('/api-keys/{id}/rotate', { params: { path: { id: key.id } } }),
     onSuccess: (answer, { action, key }) => {
       setAsking(undefined);
       // The answer is the key as it is now (a rotation's, the old key): shown at once, the list read again.

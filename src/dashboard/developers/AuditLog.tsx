@@ -1,6 +1,6 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { api, type AuditEntry, type Page } from '../api';
+import { api } from '../api/client';
 import { formatDateTime } from '../components/format';
 import { Link, listAddress, navigate, useLocation } from '../router';
 import { Empty, Failure, Loading, objectPath, PagesOf } from '../components/common';
@@ -17,11 +17,7 @@ export function AuditLog() {
     navigate(listAddress('/audit-log', { object: next.object ?? object, page: next.page ?? 1 }), { replace: true });
   const entries = useQuery({
     queryKey: ['audit-log', { object, page }],
-    queryFn: () => {
-      const params = new URLSearchParams({ page: String(page), take: String(TAKE) });
-      if (object) params.set('object', object);
-      return api<Page<AuditEntry>>('GET', `/audit-log?${params}`);
-    },
+    queryFn: () => api.GET('/audit-log', { params: { query: { page, take: TAKE, object: object || undefined } } }),
     placeholderData: keepPreviousData,
   });
   const submit = (event: FormEvent) => {

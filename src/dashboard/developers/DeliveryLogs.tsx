@@ -1,9 +1,9 @@
 import { Fragment, useState } from 'react';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { components } from '../../client/schema';
-import { api, type DeliveryLog as Delivery, type Page } from '../api';
+import { api } from '../api/client';
+import type { DeliveryLog as Delivery } from '../api/types';
 import { formatDateTime } from '../components/format';
-import { Link, navigate, useLocation } from '../router';
+import { Link, navigate, oneOf, useLocation } from '../router';
 import {
   Confirm,
   DisclosureButton,
@@ -18,10 +18,8 @@ import {
 } from '../components/common';
 import { DESTINATIONS } from './WebhookDestinations';
 
-type Destination = components['schemas']['WebhookDestination'];
-
 const TAKE = 20;
-const STATUSES = ['pending', 'retry', 'success', 'failure'];
+const STATUSES = ['pending', 'retry', 'success', 'failure'] as const;
 const BASE = '/developers/logs';
 /** A destination id as the API takes it (`we_...`); anything else in the address is ignored. */
 const DESTINATION_ID = /^[a-z]+_[a-zA-Z0-9]+$/;
@@ -61,14 +59,14 @@ function shortUrl(url: string, max = 40): string {
 /** The webhook delivery log, newest first (GET /webhook/logs): one row per event and destination. */
 export function DeliveryLogs() {
   const { search } = useLocation();
-  const status = STATUSES.includes(search.get('status') ?? '') ? search.get('status')! : '';
+  const status = oneOf(search.get('status') ?? '', STATUSES) ?? '';
   const destination = DESTINATION_ID.test(search.get('destination') ?? '') ? search.get('destination')! : '';
   const page = Math.max(1, Number(search.get('page')) || 1);
   const filters = { status, destination, page };
   // The same list as the destinations' page (and its cache): the filter's choices and the column's URLs.
   const destinations = useQuery({
     queryKey: DESTINATIONS,
-    queryFn: () => api<Destination[]>('GET', '/webhook/destination'),
+    queryFn: () => api.GET('/webhook/destination'),
   });
   const destinationsById = destinations.data && new Map(destinations.data.map((item) => [item.id, item]));
   const [open, setOpen] = useState<string>();
@@ -79,8 +77,8 @@ export function DeliveryLogs() {
   const keys = useIdempotencyKeys();
   const resend = useMutation({
     mutationFn: (delivery: Delivery) =>
-      api<Delivery>('POST', `/webhook/logs/${encodeURIComponent(delivery.id)}/resend`, undefined, {
-        idempotencyKey: keys.keyFor({ resend: delivery.id }),
+      api.POST('/webhook/logs/{id}/resend', {
+        params: { path: { id: delivery.id }, header: { 'Idempotency-Key': keys.keyFor({ resend: delivery.id }) } },
       }),
     onSuccess: (resent) => {
       keys.done();
@@ -91,12 +89,10 @@ export function DeliveryLogs() {
   });
   const logs = useQuery({
     queryKey: ['webhook-logs', status, destination, page],
-    queryFn: () => {
-      const params = new URLSearchParams({ page: String(page), take: String(TAKE) });
-      if (status) params.set('status', status);
-      if (destination) params.set('destination', destination);
-      return api<Page<Delivery>>('GET', `/webhook/logs?${params.toString()}`);
-    },
+    queryFn: () =>
+      api.GET('/webhook/logs', {
+        params: { query: { page, take: TAKE, status: status || undefined, destination: destination || undefined } },
+      }),
     placeholderData: keepPreviousData,
   });
   const chosen = destination ? destinationsById?.get(destination) : undefined;

@@ -1,8 +1,8 @@
 import { Fragment, useState, type FormEvent } from 'react';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { api, type EventObject, type Page } from '../api';
+import { api } from '../api/client';
 import { formatDateTime } from '../components/format';
-import { listAddress, listFilters, listParams, navigate, useLocation } from '../router';
+import { listAddress, listFilters, navigate, useLocation } from '../router';
 import { listPlaceholder, PagesOf, TableHead } from '../components/common';
 import { EventJson, EventObjectLink, JsonToggle } from '../components/timelines';
 
@@ -19,11 +19,12 @@ export function EventsList() {
     navigate(listAddress(BASE, { ...filters, page: 1, ...next }), { replace: true });
   const events = useQuery({
     queryKey: ['events', filters],
-    queryFn: () => {
-      const params = listParams(filters);
-      params.set('take', '20');
-      return api<Page<EventObject>>('GET', `/events?${params}`);
-    },
+    queryFn: () =>
+      api.GET('/events', {
+        params: {
+          query: { page: filters.page, take: 20, type: filters.type || undefined, object: filters.object || undefined },
+        },
+      }),
     placeholderData: keepPreviousData,
   });
   const submit = (event: FormEvent) => {

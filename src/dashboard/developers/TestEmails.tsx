@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import type { components } from '../../client/schema';
-import { api, type Page } from '../api';
+import { api } from '../api/client';
 import { formatDateTime } from '../components/format';
 import { Empty, Failure, isNotFound, Loading, PagesOf, StatusBadge } from '../components/common';
 
@@ -25,11 +25,7 @@ export function TestEmails() {
   const [open, setOpen] = useState<string>();
   const emails = useQuery({
     queryKey: ['test-emails', to, page],
-    queryFn: () => {
-      const params = new URLSearchParams({ page: String(page), take: String(TAKE) });
-      if (to) params.set('to', to);
-      return api<Page<TestEmail>>('GET', `/test-helpers/emails?${params.toString()}`);
-    },
+    queryFn: () => api.GET('/test-helpers/emails', { params: { query: { page, take: TAKE, to: to || undefined } } }),
     placeholderData: keepPreviousData,
   });
   const opened = emails.data?.data.find((email) => email.id === open);

@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { components } from '../../client/schema';
-import { api } from '../api';
+import { api } from '../api/client';
 import { formatDate } from '../components/format';
 import { Confirm, Empty, Failure, Loading, StatusBadge } from '../components/common';
 import { SecretOnce } from './SecretOnce';
@@ -39,7 +39,7 @@ export function WebhookDestinations() {
   const queryClient = useQueryClient();
   const destinations = useQuery({
     queryKey: DESTINATIONS,
-    queryFn: () => api<Destination[]>('GET', '/webhook/destination'),
+    queryFn: () => api.GET('/webhook/destination'),
   });
   const [url, setUrl] = useState('');
   const [editUrl, setEditUrl] = useState('');
@@ -48,7 +48,7 @@ export function WebhookDestinations() {
   const refresh = () => void queryClient.invalidateQueries({ queryKey: DESTINATIONS });
   // Signing secrets live in these answers only; gcTime 0 drops them once "Done" resets the mutation.
   const create = useMutation({
-    mutationFn: (body: { url: string }) => api<CreatedDestination>('POST', '/webhook/destination', body),
+    mutationFn: (body: { url: string }) => api.POST('/webhook/destination', { body }),
     onSuccess: () => (setUrl(''), refresh()),
     gcTime: 0,
   });
@@ -60,17 +60,18 @@ export function WebhookDestinations() {
       action: Action;
       destination: Destination;
     }): Promise<Destination | CreatedDestination | { id: string }> => {
-      const path = `/webhook/destination/${destination.id}`;
+      const path = { params: { path: { id: destination.id } } };
       switch (action) {
         case 'edit':
-          return api<Destination>('PUT', path, { url: editUrl.trim() });
+          return api.PUT('/webhook/destination/{id}', { ...path, body: { url: editUrl.trim() } });
         case 'disable':
+          return api.PATCH('/webhook/destination/{id}/disable', path);
         case 'enable':
-          return api<Destination>('PATCH', `${path}/${action}`);
+          return api.PATCH('/webhook/destination/{id}/enable', path);
         case 'roll':
-          return api<CreatedDestination>('POST', `${path}/roll-secret`);
+          return api.POST('/webhook/destination/{id}/roll-secret', path);
         case 'delete':
-          return api<{ id: string }>('DELETE', path);
+          return api.DELETE('/webhook/destination/{id}', path);
       }
     },
     onSuccess: (answer, { action, destination }) => {

@@ -1,5 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
-import { api, type CurrencyOverview, type Overview, type Session } from '../api';
+import { api } from '../api/client';
+import type { CurrencyOverview, Session } from '../api/types';
 import { formatMoney } from '../components/format';
 import { Link } from '../router';
 import { Empty, Failure, Loading } from '../components/common';
@@ -20,7 +21,7 @@ function isQuiet(figure: CurrencyOverview): boolean {
 export function Home({ session }: { session: Session }) {
   const overview = useQuery({
     queryKey: ['reports', 'overview'],
-    queryFn: () => api<Overview>('GET', '/reports/overview'),
+    queryFn: () => api.GET('/reports/overview'),
     // The figures move with every charge; read them again when the screen is shown after a minute.
     staleTime: 60_000,
   });

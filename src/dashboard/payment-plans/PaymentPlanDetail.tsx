@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, type Page, type PaymentPlan, type PlanInstallment, type PlanPayment, type Session } from '../api';
+import { api } from '../api/client';
+import type { Session } from '../api/types';
 import { formatDate, formatDateTime, formatMoney, statusLabel } from '../components/format';
 import { Link } from '../router';
 import { Confirm, Failure, Loading, Notice, ReadFailure, StatusBadge, WorkflowLink } from '../components/common';
@@ -12,25 +13,25 @@ const ENDED = ['completed', 'canceled', 'defaulted'];
 
 export function PaymentPlanDetail({ id, session }: { id: string; session: Session }) {
   const queryClient = useQueryClient();
-  const path = encodeURIComponent(id);
+  const path = { params: { path: { id } } };
   const [asking, setAsking] = useState(false);
   const [notice, setNotice] = useState<string>();
   const plan = useQuery({
     queryKey: ['payment-plan', id],
-    queryFn: () => api<PaymentPlan>('GET', `/payment-plans/${path}`),
+    queryFn: () => api.GET('/payment-plans/{id}', path),
   });
   const installments = useQuery({
     queryKey: ['payment-plan', id, 'installments'],
-    queryFn: () => api<Page<PlanInstallment>>('GET', `/payment-plans/${path}/installments?take=100`),
+    queryFn: () => api.GET('/payment-plans/{id}/installments', { params: { path: { id }, query: { take: 100 } } }),
     enabled: plan.isSuccess,
   });
   const payments = useQuery({
     queryKey: ['payment-plan', id, 'payments'],
-    queryFn: () => api<Page<PlanPayment>>('GET', `/payment-plans/${path}/payments?take=100`),
+    queryFn: () => api.GET('/payment-plans/{id}/payments', { params: { path: { id }, query: { take: 100 } } }),
     enabled: plan.isSuccess,
   });
   const cancel = useMutation({
-    mutationFn: () => api<PaymentPlan>('POST', `/payment-plans/${path}/cancel`, {}),
+    mutationFn: () => api.POST('/payment-plans/{id}/cancel', path),
     onSuccess: (updated) => {
       queryClient.setQueryData(['payment-plan', id], updated);
       void queryClient.invalidateQueries({ queryKey: ['payment-plans'] });

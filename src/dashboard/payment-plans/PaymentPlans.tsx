@@ -1,12 +1,13 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { api, type Page, type PaymentPlan } from '../api';
+import { api } from '../api/client';
+import type { PaymentPlan } from '../api/types';
 import { formatDate, formatMoney, statusLabel } from '../components/format';
-import { Link, listAddress, navigate, useLocation } from '../router';
+import { Link, listAddress, navigate, oneOf, useLocation } from '../router';
 import { Empty, Failure, Loading, PagesOf, StatusBadge, StatusTabs } from '../components/common';
 import { TerminalPayments } from './TerminalPayments';
 
 const TAKE = 20;
-const STATUSES = ['pending', 'active', 'past_due', 'defaulted', 'completed', 'canceled'];
+const STATUSES = ['pending', 'active', 'past_due', 'defaulted', 'completed', 'canceled'] as const;
 
 /** `$120.00 of $300.00`: what a plan has collected of its total. */
 export function planProgress(plan: PaymentPlan): string {
@@ -22,11 +23,10 @@ export function PaymentPlans() {
     navigate(listAddress('/payment-plans', { status, page: nextPage }), { replace: true });
   const plans = useQuery({
     queryKey: ['payment-plans', { status, page }],
-    queryFn: () => {
-      const params = new URLSearchParams({ page: String(page), take: String(TAKE), include: 'names' });
-      if (status) params.set('status', status);
-      return api<Page<PaymentPlan>>('GET', `/payment-plans?${params}`);
-    },
+    queryFn: () =>
+      api.GET('/payment-plans', {
+        params: { query: { page, take: TAKE, include: 'names', status: oneOf(status, STATUSES) } },
+      }),
     placeholderData: keepPreviousData,
   });
 

@@ -1,6 +1,8 @@
 import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, type OpenTerminalPayment, type PlanPayment } from '../api';
+import type { components } from '../../client/schema';
+import { api } from '../api/client';
+import type { PlanPayment } from '../api/types';
 import { formatDateTime, formatMoney, statusLabel } from '../components/format';
 import { Link } from '../router';
 import { Confirm, Empty, Failure, Loading, Notice } from '../components/common';
@@ -12,11 +14,20 @@ type Outcome = 'approved' | 'declined';
 type NextPayments = 'plan_card' | 'payment_method' | 'external';
 
 /** The body of POST .../resolve for what the person chose (docs/api.md, payment plans: resolving a terminal payment). */
-function resolutionBody(state: string, outcome: Outcome, next: NextPayments, paymentMethod: string) {
-  const body: Record<string, unknown> = state === 'approved_no_credential' ? {} : { outcome };
-  if (outcome === 'approved' && next === 'external') body.external = true;
-  if (outcome === 'approved' && next === 'payment_method') body.payment_method = paymentMethod.trim();
-  return body;
+function resolutionBody(
+  state: string,
+  outcome: Outcome,
+  next: NextPayments,
+  paymentMethod: string,
+): components['schemas']['TerminalPaymentResolve'] {
+  // approved_no_credential implies its outcome: the body names none.
+  const known = state === 'approved_no_credential' ? {} : { outcome };
+  if (outcome === 'approved') {
+    const approved = state === 'approved_no_credential' ? {} : { outcome };
+    if (next === 'external') return { ...approved, external: true };
+    if (next === 'payment_method') return { ...approved, payment_method: paymentMethod.trim() };
+  }
+  return known;
 }
 
 /**
@@ -37,12 +48,15 @@ export function TerminalPaymentActions({
   const [next, setNext] = useState<NextPayments>('plan_card');
   const [paymentMethod, setPaymentMethod] = useState('');
   const state = payment.terminal?.state ?? '';
-  const base = `/payment-plans/${encodeURIComponent(payment.plan)}/payments/${encodeURIComponent(payment.id)}`;
+  const path = { params: { path: { id: payment.plan, payment_id: payment.id } } };
   const act = useMutation({
     mutationFn: (action: 'resolve' | 'cancel') =>
       action === 'resolve'
-        ? api<PlanPayment>('POST', `${base}/resolve`, resolutionBody(state, outcome, next, paymentMethod))
-        : api<PlanPayment>('POST', `${base}/cancel`, {}),
+        ? api.POST('/payment-plans/{id}/payments/{payment_id}/resolve', {
+            ...path,
+            body: resolutionBody(state, outcome, next, paymentMethod),
+          })
+        : api.POST('/payment-plans/{id}/payments/{payment_id}/cancel', path),
     onSuccess: (updated, action) => {
       void queryClient.invalidateQueries({ queryKey: ['terminal-payments'] });
       void queryClient.invalidateQueries({ queryKey: ['payment-plan', payment.plan] });
@@ -156,7 +170,7 @@ export function TerminalPayments() {
   const [notice, setNotice] = useState<string>();
   const open = useQuery({
     queryKey: ['terminal-payments'],
-    queryFn: () => api<{ data: OpenTerminalPayment[] }>('GET', '/terminal-payments'),
+    queryFn: () => api.GET('/terminal-payments'),
     refetchInterval: 15_000,
   });
   return (
