@@ -108,8 +108,9 @@ export const api = {
 };
 
 /**
- * Transitional: the screens not yet moved to `api` call paths as strings, their answers typed by the caller.
- * Goes once every screen calls `api`.
+ * A call whose body the compiler cannot check: the settings forms that send what was typed as it is (a day that
+ * is not a number, a field left as text) for the API to refuse with the field's `param`, shown beside it, rather
+ * than checking it a second time here. Their paths and answers are typed by the caller.
  */
 export function untypedApi<T>(
   method: string,

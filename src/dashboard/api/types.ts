@@ -27,6 +27,8 @@ export type CreditNote = Schemas['CreditNote'];
 export type BalanceTransaction = Schemas['CustomerBalanceTransaction'];
 export type SearchHit = Schemas['SearchHit'];
 export type Email = Schemas['Email'];
+export type BusinessDetails = Schemas['BusinessDetails'];
+export type PaymentPlanSettings = Schemas['PaymentPlanSettings'];
 
 export type Role = 'standard' | 'developer' | 'superadmin';
 

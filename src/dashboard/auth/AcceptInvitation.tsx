@@ -1,18 +1,9 @@
 import { useState, type FormEvent } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, ApiFailure, type Role, type Session } from '../api';
+import { api, ApiFailure } from '../api/client';
 import { formatDateTime, setTimeZone } from '../components/format';
 import { navigate } from '../router';
 import { SESSION_KEY } from '../api/session';
-
-interface Preview {
-  email: string;
-  role: Role;
-  account_name: string;
-  existing_user: boolean;
-  expires_at: number;
-  time_zone: string;
-}
 
 /**
  * /invitations/<token>: the invited person sets a name and password (or, with a user already, gives
@@ -23,7 +14,7 @@ export function AcceptInvitation({ token }: { token: string }) {
   const queryClient = useQueryClient();
   const preview = useQuery({
     queryKey: ['invitation', token],
-    queryFn: () => api<Preview>('GET', `/dashboard/api/join/${encodeURIComponent(token)}`),
+    queryFn: () => api.GET('/dashboard/api/join/{token}', { params: { path: { token } } }),
     retry: false,
   });
   const [error, setError] = useState<string>();
@@ -37,9 +28,12 @@ export function AcceptInvitation({ token }: { token: string }) {
     setBusy(true);
     setError(undefined);
     try {
-      const session = await api<Session>('POST', `/dashboard/api/join/${encodeURIComponent(token)}`, {
-        ...(preview.data?.existing_user ? {} : { name: String(form.get('name') ?? '') }),
-        password: String(form.get('password') ?? ''),
+      const session = await api.POST('/dashboard/api/join/{token}', {
+        params: { path: { token } },
+        body: {
+          ...(preview.data?.existing_user ? {} : { name: String(form.get('name') ?? '') }),
+          password: String(form.get('password') ?? ''),
+        },
       });
       // Whatever was cached belonged to whoever was signed in before.
       queryClient.removeQueries({ predicate: (query) => query.queryKey[0] !== SESSION_KEY[0] });

@@ -1,6 +1,6 @@
 import { type FormEvent } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
-import { api, type Session } from '../api';
+import { api } from '../api/client';
 import { FormError, useFormAction } from './form-action';
 import { SESSION_KEY } from '../api/session';
 import { Link } from '../router';
@@ -13,9 +13,8 @@ export function Login() {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
     return run(async () => {
-      const session = await api<Session>('POST', '/dashboard/api/session', {
-        email: String(form.get('email') ?? ''),
-        password: String(form.get('password') ?? ''),
+      const session = await api.POST('/dashboard/api/session', {
+        body: { email: String(form.get('email') ?? ''), password: String(form.get('password') ?? '') },
       });
       queryClient.setQueryData(SESSION_KEY, session);
     });

@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { useQuery } from '@tanstack/react-query';
-import { api } from '../api';
+import { api } from '../api/client';
 import { formatDateTime } from '../components/format';
 import { Link } from '../router';
 import { FormError, useFormAction } from './form-action';
@@ -17,7 +17,7 @@ export function ForgotPassword() {
     event.preventDefault();
     const email = String(new FormData(event.currentTarget).get('email') ?? '');
     return run(async () => {
-      await api('POST', '/dashboard/api/password-resets', { email });
+      await api.POST('/dashboard/api/password-resets', { body: { email } });
       setSentTo(email);
     });
   };
@@ -52,20 +52,15 @@ export function ForgotPassword() {
   );
 }
 
-interface ResetPreview {
-  email: string;
-  expires_at: number;
-}
-
 /**
  * /reset-password/<token>: the emailed link's page. The new password is set once; every session of the
  * user ends, so they sign in again. An unknown, used or expired link says so.
  */
 export function ResetPassword({ token }: { token: string }) {
-  const path = `/dashboard/api/password-resets/${encodeURIComponent(token)}`;
+  const path = { params: { path: { token } } };
   const preview = useQuery({
     queryKey: ['password-reset', token],
-    queryFn: () => api<ResetPreview>('GET', path),
+    queryFn: () => api.GET('/dashboard/api/password-resets/{token}', path),
     retry: false,
   });
   const [done, setDone] = useState(false);
@@ -77,7 +72,7 @@ export function ResetPassword({ token }: { token: string }) {
     const password = String(form.get('password') ?? '');
     if (password !== String(form.get('confirm') ?? '')) return setError('The two passwords differ.');
     return run(async () => {
-      await api('POST', path, { password });
+      await api.POST('/dashboard/api/password-resets/{token}', { ...path, body: { password } });
       setDone(true);
     });
   };

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { ApiFailure } from '../api';
+import { ApiFailure } from '../api/client';
 
 /**
  * A form's action on the signed-out pages (sign-in, forgot and reset password): busy while it runs,

@@ -1,4 +1,4 @@
-import type { Invoice } from '../api';
+import type { Invoice } from '../api/types';
 
 /**
  * The invoice's document and its page for the customer, once finalized: the PDF (GET /invoices/{id}/pdf, read

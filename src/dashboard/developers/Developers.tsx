@@ -1,4 +1,4 @@
-import type { Session } from '../api';
+import type { Session } from '../api/types';
 import { Link } from '../router';
 import { ApiKeys } from './ApiKeys';
 import { DeliveryLogs } from './DeliveryLogs';

@@ -1,21 +1,12 @@
 import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, type Session } from '../api';
+import { api, untypedApi } from '../api/client';
+import type { Session } from '../api/types';
+import type { AccountSettings, EmailKind } from '../api/dashboard-paths';
 import { currentTimeZone, formatDateTime } from '../components/format';
 import { SESSION_KEY } from '../api/session';
 import { Failure, Loading } from '../components/common';
 import { Options, Outcome, Submit } from './section-parts';
-
-interface AccountSettings {
-  id: string;
-  name: string;
-  time_zone: string;
-  email_from: string | null;
-  emails_off: string[];
-  renewal_reminder_days: number | null;
-  trial_end_reminder_days: number | null;
-  brand_color: string | null;
-}
 
 /** Every zone this browser's Intl knows, UTC first. */
 function timeZones(): string[] {
@@ -30,11 +21,11 @@ function timeZones(): string[] {
 function useAccountSettings(session: Session, onSaved: (saved: AccountSettings) => Promise<string> | string) {
   const queryClient = useQueryClient();
   const key = ['account-settings', session.account?.id];
-  const account = useQuery({ queryKey: key, queryFn: () => api<AccountSettings>('GET', '/dashboard/api/account') });
+  const account = useQuery({ queryKey: key, queryFn: () => api.GET('/dashboard/api/account') });
   const [notice, setNotice] = useState<string>();
   const save = useMutation({
     mutationFn: (input: Partial<Record<keyof Omit<AccountSettings, 'id'>, unknown>>) =>
-      api<AccountSettings>('PATCH', '/dashboard/api/account', input),
+      untypedApi<AccountSettings>('PATCH', '/dashboard/api/account', input),
     onSuccess: async (saved) => {
       queryClient.setQueryData(key, saved);
       setNotice(await onSaved(saved));
@@ -93,7 +84,7 @@ export function AccountSection({ session }: { session: Session }) {
   );
 }
 
-const EMAIL_KINDS = [
+const EMAIL_KINDS: { kind: EmailKind; label: string }[] = [
   { kind: 'invoice', label: 'Invoices (collection by invoice), with the PDF' },
   { kind: 'receipt', label: 'Receipts when an invoice is paid' },
   { kind: 'payment_failed', label: "Failed payments of a subscription's renewal or retry" },

@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api } from '../api';
+import { api, untypedApi } from '../api/client';
 import { Failure, Loading } from '../components/common';
 import { Choices, Outcome, Submit } from './section-parts';
 
@@ -27,12 +27,12 @@ export function DunningSection() {
   const queryClient = useQueryClient();
   const dunning = useQuery({
     queryKey: ['dunning-settings'],
-    queryFn: () => api<DunningSettings>('GET', '/settings/dunning'),
+    queryFn: () => api.GET('/settings/dunning'),
   });
   const [notice, setNotice] = useState<string>();
   const save = useMutation({
     mutationFn: (input: { retry_days: unknown[]; outcome: string }) =>
-      api<DunningSettings>('PUT', '/settings/dunning', input),
+      untypedApi<DunningSettings>('PUT', '/settings/dunning', input),
     onSuccess: (saved) => {
       queryClient.setQueryData(['dunning-settings'], saved);
       setNotice('Saved. The schedule applies to renewal charges that fail from now on.');
@@ -83,12 +83,12 @@ export function ProrationSection() {
   const queryClient = useQueryClient();
   const settings = useQuery({
     queryKey: ['proration-settings'],
-    queryFn: () => api<{ proration_behavior: ProrationBehavior }>('GET', '/settings/proration'),
+    queryFn: () => api.GET('/settings/proration'),
   });
   const [notice, setNotice] = useState<string>();
   const save = useMutation({
-    mutationFn: (behavior: string) =>
-      api<{ proration_behavior: ProrationBehavior }>('PUT', '/settings/proration', { proration_behavior: behavior }),
+    mutationFn: (behavior: ProrationBehavior) =>
+      api.PUT('/settings/proration', { body: { proration_behavior: behavior } }),
     onSuccess: (saved) => {
       queryClient.setQueryData(['proration-settings'], saved);
       setNotice('Saved. It applies to subscription changes made from now on.');
@@ -97,7 +97,8 @@ export function ProrationSection() {
   const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
     setNotice(undefined);
-    save.mutate(String(new FormData(event.currentTarget).get('proration_behavior')));
+    // One of the radio buttons' values, BEHAVIORS.
+    save.mutate(String(new FormData(event.currentTarget).get('proration_behavior')) as ProrationBehavior);
   };
   const current = settings.data?.proration_behavior;
   return (

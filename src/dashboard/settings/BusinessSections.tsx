@@ -1,6 +1,7 @@
 import { Fragment, useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, ApiFailure, type BusinessDetails, type PaymentPlanSettings, type Session } from '../api';
+import { api, ApiFailure, untypedApi } from '../api/client';
+import type { BusinessDetails, PaymentPlanSettings, Session } from '../api/types';
 import { Failure, Loading, Notice } from '../components/common';
 import { Outcome, Submit } from './section-parts';
 
@@ -29,11 +30,12 @@ const DETAIL_FIELDS = [
 export function BusinessDetailsSection({ session }: { session: Session }) {
   const queryClient = useQueryClient();
   const key = ['business-details', session.account?.id];
-  const details = useQuery({ queryKey: key, queryFn: () => api<BusinessDetails>('GET', '/settings/business-details') });
+  const details = useQuery({ queryKey: key, queryFn: () => api.GET('/settings/business-details') });
   const editable = session.account?.role === 'superadmin';
   const [notice, setNotice] = useState<string>();
   const save = useMutation({
-    mutationFn: (input: Record<string, unknown>) => api<BusinessDetails>('PUT', '/settings/business-details', input),
+    mutationFn: (input: Record<string, unknown>) =>
+      untypedApi<BusinessDetails>('PUT', '/settings/business-details', input),
     onSuccess: (saved) => {
       queryClient.setQueryData(key, saved);
       setNotice('Saved. Invoices finalized from now on show these details; issued ones keep theirs.');
@@ -125,13 +127,13 @@ export function PaymentPlansSection({ session }: { session: Session }) {
   const key = ['payment-plan-settings', session.account?.id];
   const settings = useQuery({
     queryKey: key,
-    queryFn: () => api<PaymentPlanSettings>('GET', '/settings/payment-plans'),
+    queryFn: () => api.GET('/settings/payment-plans'),
   });
   const editable = session.account?.role === 'superadmin';
   const [notice, setNotice] = useState<string>();
   const save = useMutation({
     mutationFn: (input: { enabled: boolean; default_after_days?: unknown }) =>
-      api<PaymentPlanSettings>('PUT', '/settings/payment-plans', input),
+      untypedApi<PaymentPlanSettings>('PUT', '/settings/payment-plans', input),
     onSuccess: async (saved) => {
       queryClient.setQueryData(key, saved);
       setNotice(

@@ -1,13 +1,14 @@
 import { useState, type FormEvent } from 'react';
 import { useMutation } from '@tanstack/react-query';
-import { api, type Session } from '../api';
+import { api } from '../api/client';
+import type { Session } from '../api/types';
 import { Outcome, Submit } from './section-parts';
 
 export function ProfileSection({ session }: { session: Session }) {
   const [notice, setNotice] = useState<string>();
   const change = useMutation({
     mutationFn: (input: { current_password: string; new_password: string }) =>
-      api('POST', '/dashboard/api/session/password', input),
+      api.POST('/dashboard/api/session/password', { body: input }),
     onSuccess: () => setNotice('Password changed. Your other sessions were signed out.'),
   });
   const submit = (event: FormEvent<HTMLFormElement>) => {

@@ -1,4 +1,4 @@
-import type { Session } from '../api';
+import type { Session } from '../api/types';
 import { TestClocksSection } from './TestClocks';
 import { AccountSection, EmailSection } from './AccountSections';
 import { DunningSection, ProrationSection } from './BillingSections';

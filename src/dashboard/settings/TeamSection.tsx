@@ -1,6 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, type Role, type Session } from '../api';
+import { api } from '../api/client';
+import type { Role, Session } from '../api/types';
 import { formatDateTime } from '../components/format';
 import { SESSION_KEY } from '../api/session';
 import { Confirm, Failure, Loading } from '../components/common';
@@ -32,14 +33,15 @@ export function TeamSection({ session }: { session: Session }) {
   const superadmin = session.account?.role === 'superadmin';
   const members = useQuery({
     queryKey: ['members', session.account?.id],
-    queryFn: () => api<{ data: Member[] }>('GET', '/dashboard/api/members'),
+    queryFn: () => api.GET('/dashboard/api/members'),
   });
   const [asking, setAsking] = useState<Asking>();
   const [notice, setNotice] = useState<string>();
   const change = useMutation({
     mutationFn: async (ask: Asking) => {
-      if (ask.kind === 'role') await api('PATCH', `/dashboard/api/members/${ask.member.id}`, { role: ask.role });
-      else await api('DELETE', `/dashboard/api/members/${ask.member.id}`);
+      const path = { params: { path: { id: ask.member.id } } };
+      if (ask.kind === 'role') await api.PATCH('/dashboard/api/members/{id}', { ...path, body: { role: ask.role } });
+      else await api.DELETE('/dashboard/api/members/{id}', path);
       return ask;
     },
     onSuccess: async (ask) => {
@@ -149,19 +151,18 @@ function Invitations({ accountId }: { accountId: string | undefined }) {
   const queryClient = useQueryClient();
   const pending = useQuery({
     queryKey: ['invitations', accountId],
-    queryFn: () => api<{ data: Invitation[] }>('GET', '/dashboard/api/invitations'),
+    queryFn: () => api.GET('/dashboard/api/invitations'),
   });
   const [created, setCreated] = useState<Invitation>();
   const invite = useMutation({
-    mutationFn: (input: { email: string; role: string }) =>
-      api<Invitation>('POST', '/dashboard/api/invitations', input),
+    mutationFn: (input: { email: string; role: Role }) => api.POST('/dashboard/api/invitations', { body: input }),
     onSuccess: async (invitation) => {
       setCreated(invitation);
       await queryClient.invalidateQueries({ queryKey: ['invitations'] });
     },
   });
   const revoke = useMutation({
-    mutationFn: (id: string) => api('DELETE', `/dashboard/api/invitations/${id}`),
+    mutationFn: (id: string) => api.DELETE('/dashboard/api/invitations/{id}', { params: { path: { id } } }),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: ['invitations'] }),
   });
   const submit = (event: FormEvent<HTMLFormElement>) => {
@@ -170,7 +171,8 @@ function Invitations({ accountId }: { accountId: string | undefined }) {
     const form = new FormData(element);
     setCreated(undefined);
     invite.mutate(
-      { email: String(form.get('email') ?? ''), role: String(form.get('role')) },
+      // The role is one of the select's options, ROLES.
+      { email: String(form.get('email') ?? ''), role: String(form.get('role')) as Role },
       { onSuccess: () => element.reset() },
     );
   };

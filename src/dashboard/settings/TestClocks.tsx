@@ -1,6 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, ApiFailure, type Customer, type Page, type TestClock } from '../api';
+import { api, ApiFailure } from '../api/client';
+import type { TestClock } from '../api/types';
 import { formatDateTime } from '../components/format';
 import { Link } from '../router';
 import { Confirm, Failure, Loading, Notice, StatusBadge, useIdempotencyKeys } from '../components/common';
@@ -28,9 +29,9 @@ function monthLater(seconds: number): number {
 export const TEST_CLOCKS_KEY = ['test-clocks'];
 
 /** The account's test clocks, newest first; null where the API has no test helpers (not test mode: 404). */
-export async function readTestClocks(): Promise<Page<TestClock> | null> {
+export async function readTestClocks() {
   try {
-    return await api<Page<TestClock>>('GET', '/test-helpers/test-clocks?take=100');
+    return await api.GET('/test-helpers/test-clocks', { params: { query: { take: 100 } } });
   } catch (error) {
     if (error instanceof ApiFailure && error.status === 404) return null;
     throw error;
@@ -77,7 +78,7 @@ function NewClock() {
   const keys = useIdempotencyKeys();
   const create = useMutation({
     mutationFn: (body: { frozen_time: number; name?: string }) =>
-      api<TestClock>('POST', '/test-helpers/test-clocks', body, { idempotencyKey: keys.keyFor(body) }),
+      api.POST('/test-helpers/test-clocks', { body, params: { header: { 'Idempotency-Key': keys.keyFor(body) } } }),
     onSuccess: (clock) => {
       keys.done();
       setName('');
@@ -118,12 +119,13 @@ function Clock({ clock }: { clock: TestClock }) {
   const keys = useIdempotencyKeys();
   const customers = useQuery({
     queryKey: ['customers', { test_clock: clock.id }, clock.frozen_time, clock.status],
-    queryFn: () => api<Customer[]>('GET', `/customers?test_clock=${encodeURIComponent(clock.id)}&take=100`),
+    queryFn: () => api.GET('/customers', { params: { query: { test_clock: clock.id, take: 100 } } }),
   });
   const advance = useMutation({
     mutationFn: (body: { frozen_time: number }) =>
-      api<TestClock>('POST', `/test-helpers/test-clocks/${encodeURIComponent(clock.id)}/advance`, body, {
-        idempotencyKey: keys.keyFor(body),
+      api.POST('/test-helpers/test-clocks/{id}/advance', {
+        params: { path: { id: clock.id }, header: { 'Idempotency-Key': keys.keyFor(body) } },
+        body,
       }),
     onSuccess: (advanced) => {
       keys.done();

@@ -1,4 +1,4 @@
-import { type Role } from '../api';
+import { type Role } from '../api/types';
 import { Failure, Notice } from '../components/common';
 
 export const ROLES: Role[] = ['standard', 'developer', 'superadmin'];
