@@ -18,26 +18,26 @@ const FILTERS = ['status', 'type', 'customer', 'invoice'] as const;
 type Filters = ListFilters<(typeof FILTERS)[number]>;
 const addressOf = (filters: Filters) => listAddress('/payments', filters);
 
+/** GET /transactions' query for the filters: a status or type the API does not know is left out (its default). */
+function queryOf(filters: Filters) {
+  return {
+    page: filters.page,
+    take: TAKE,
+    include: 'names' as const,
+    status: oneOf(filters.status, STATUSES),
+    type: oneOf(filters.type, TYPES),
+    customer: filters.customer || undefined,
+    invoice: filters.invoice || undefined,
+  };
+}
+
 export function Payments() {
   const { search } = useLocation();
   const filters = listFilters(search, FILTERS);
   const balance = useQuery({ queryKey: ['balance'], queryFn: () => api.GET('/balance') });
   const transactions = useQuery({
     queryKey: ['transactions', filters],
-    queryFn: () =>
-      api.GET('/transactions', {
-        params: {
-          query: {
-            page: filters.page,
-            take: TAKE,
-            include: 'names',
-            status: oneOf(filters.status, STATUSES),
-            type: oneOf(filters.type, TYPES),
-            customer: filters.customer || undefined,
-            invoice: filters.invoice || undefined,
-          },
-        },
-      }),
+    queryFn: () => api.GET('/transactions', { params: { query: queryOf(filters) } }),
     placeholderData: keepPreviousData,
   });
   const filtered = Boolean(filters.status || filters.type || filters.customer || filters.invoice);

@@ -49,13 +49,11 @@ export function TerminalPaymentActions({
   const [paymentMethod, setPaymentMethod] = useState('');
   const state = payment.terminal?.state ?? '';
   const path = { params: { path: { id: payment.plan, payment_id: payment.id } } };
+  const resolution = resolutionBody(state, outcome, next, paymentMethod);
   const act = useMutation({
     mutationFn: (action: 'resolve' | 'cancel') =>
       action === 'resolve'
-        ? api.POST('/payment-plans/{id}/payments/{payment_id}/resolve', {
-            ...path,
-            body: resolutionBody(state, outcome, next, paymentMethod),
-          })
+        ? api.POST('/payment-plans/{id}/payments/{payment_id}/resolve', { ...path, body: resolution })
         : api.POST('/payment-plans/{id}/payments/{payment_id}/cancel', path),
     onSuccess: (updated, action) => {
       void queryClient.invalidateQueries({ queryKey: ['terminal-payments'] });
