@@ -1,43 +1,29 @@
 import { useEffect } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, ApiFailure, setCsrfToken, whenSignedOut, type Session } from './api';
+import { api, ApiFailure, setCsrfToken, whenSignedOut } from './api/client';
+import type { Session } from './api/types';
+import { SESSION_KEY } from './api/session';
 import { navigate, useLocation } from './router';
 import { Shell } from './Shell';
-import { Login } from './pages/Login';
-import { Home } from './pages/Home';
-import { Customers } from './pages/Customers';
-import { CustomerDetail } from './pages/CustomerDetail';
-import { Subscriptions } from './pages/Subscriptions';
-import { SubscriptionDetail } from './pages/SubscriptionDetail';
-import { Settings } from './pages/Settings';
-import { AcceptInvitation } from './pages/AcceptInvitation';
-import { ForgotPassword, ResetPassword } from './pages/PasswordReset';
-import { InvoiceDetail } from './pages/InvoiceDetail';
-import { Invoices } from './pages/Invoices';
-import { Payments } from './pages/Payments';
-import { Catalog } from './pages/Catalog';
-import { AuditLog } from './pages/AuditLog';
-import { PaymentPlans } from './pages/PaymentPlans';
-import { PaymentPlanDetail } from './pages/PaymentPlanDetail';
-import { Developers } from './pages/Developers';
-import { SESSION_KEY } from './session';
-import { setTimeZone } from './format';
+import { mayOpen, ROUTES, routeOf, type Route } from './routes';
+import { setTimeZone } from './components/format';
+
+/** The signed-in session (null while signed out), read once and kept: sign-in, sign-out and switching set it. */
+async function readSession(): Promise<Session | null> {
+  try {
+    return await api.GET('/dashboard/api/session');
+  } catch (error) {
+    if (error instanceof ApiFailure && error.status === 401) return null;
+    throw error;
+  }
+}
+
+const SIGN_IN = ROUTES.find((route): route is Route & { access: 'signed-out' } => route.access === 'signed-out')!;
 
 export function App() {
   const queryClient = useQueryClient();
   const { path } = useLocation();
-  const session = useQuery<Session | null>({
-    queryKey: SESSION_KEY,
-    queryFn: async () => {
-      try {
-        return await api<Session>('GET', '/dashboard/api/session');
-      } catch (error) {
-        if (error instanceof ApiFailure && error.status === 401) return null;
-        throw error;
-      }
-    },
-    staleTime: Infinity,
-  });
+  const session = useQuery<Session | null>({ queryKey: SESSION_KEY, queryFn: readSession, staleTime: Infinity });
 
   useEffect(() => {
     whenSignedOut(() => {
@@ -49,12 +35,8 @@ export function App() {
   setTimeZone(session.data?.account?.time_zone);
 
   const signedIn = Boolean(session.data);
-  // An invitation's page is for people not signed in yet (docs/api.md "Dashboard team").
-  const invitation = path.startsWith('/invitations/') ? safeDecode(path.slice('/invitations/'.length)) : undefined;
-  // So are the "forgot password" pages (docs/api.md "Dashboard sessions").
-  const reset = path.startsWith('/reset-password/') ? safeDecode(path.slice('/reset-password/'.length)) : undefined;
-  const forgot = path === '/forgot-password';
-  const open = invitation !== undefined || reset !== undefined || forgot;
+  const found = routeOf(path);
+  const open = found?.route.access === 'anyone';
   useEffect(() => {
     if (session.isPending || open) return;
     if (!signedIn && path !== '/login') navigate('/login', { replace: true });
@@ -68,45 +50,18 @@ export function App() {
         <p role="alert">The dashboard cannot reach the service: {session.error.message}</p>
       </main>
     );
-  if (invitation !== undefined) return <AcceptInvitation key={invitation} token={invitation} />;
-  if (reset !== undefined) return <ResetPassword key={reset} token={reset} />;
-  if (forgot) return <ForgotPassword />;
-  if (!session.data) return <Login />;
+  if (found?.route.access === 'anyone') return found.route.screen({ params: found.params });
+  if (!session.data) return SIGN_IN.screen({ params: {} });
+  const role = session.data.account?.role;
   return (
     <Shell session={session.data} path={path}>
-      <Page path={path} session={session.data} />
+      {found && !found.route.access && mayOpen(found.route, role) ? (
+        found.route.screen({ params: found.params, session: session.data })
+      ) : (
+        <NotFound />
+      )}
     </Shell>
   );
-}
-
-function Page({ path, session }: { path: string; session: Session }) {
-  const [, section, id] = path.split('/');
-  const canDevelop = session.account?.role === 'developer' || session.account?.role === 'superadmin';
-  switch (section) {
-    case '':
-    case undefined:
-      return <Home session={session} />;
-    case 'customers':
-      return id ? <CustomerDetail id={decodeURIComponent(id)} /> : <Customers />;
-    case 'subscriptions':
-      return id ? <SubscriptionDetail id={decodeURIComponent(id)} session={session} /> : <Subscriptions />;
-    case 'invoices':
-      return id ? <InvoiceDetail id={decodeURIComponent(id)} /> : <Invoices />;
-    case 'payments':
-      return id ? <NotFound /> : <Payments />;
-    case 'catalog':
-      return id ? <NotFound /> : <Catalog />;
-    case 'payment-plans':
-      return id ? <PaymentPlanDetail id={decodeURIComponent(id)} session={session} /> : <PaymentPlans />;
-    case 'audit-log':
-      return canDevelop ? <AuditLog /> : <NotFound />;
-    case 'developers':
-      return canDevelop ? <Developers tab={id} session={session} /> : <NotFound />;
-    case 'settings':
-      return <Settings session={session} />;
-    default:
-      return <NotFound />;
-  }
 }
 
 function NotFound() {
@@ -116,13 +71,4 @@ function NotFound() {
       <p>There is no page at this address.</p>
     </>
   );
-}
-
-/** A path segment as written, when it is not valid percent-encoding (the API then says the link is unknown). */
-function safeDecode(segment: string): string {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return segment;
-  }
 }

@@ -1,6 +1,7 @@
-import { api, type SearchHit, type SearchResult } from './api';
+import { api } from './api/client';
+import type { SearchHit } from './api/types';
 import { navigate } from './router';
-import { useSearchList } from './combobox';
+import { useSearchList } from './components/combobox';
 
 const KINDS: Record<SearchHit['object'], string> = {
   customer: 'Customer',
@@ -35,7 +36,7 @@ export function hitPath(hit: SearchHit): string {
 export function GlobalSearch() {
   const search = useSearchList(
     'search',
-    async (query) => (await api<SearchResult>('GET', `/search?${new URLSearchParams({ query })}`)).data,
+    async (query) => (await api.GET('/search', { params: { query: { query } } })).data,
     (hit: SearchHit) => navigate(hitPath(hit)),
   );
   const { query, hits, settled, shown } = search;

@@ -1,37 +1,25 @@
 import type { ReactNode } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
-import { api, type Session } from './api';
+import { api } from './api/client';
+import type { Session } from './api/types';
+import { SESSION_KEY } from './api/session';
 import { GlobalSearch } from './GlobalSearch';
 import { Link, navigate } from './router';
-import { SESSION_KEY } from './session';
-
-const NAV = [
-  { to: '/', label: 'Home' },
-  { to: '/customers', label: 'Customers' },
-  { to: '/subscriptions', label: 'Subscriptions' },
-  { to: '/invoices', label: 'Invoices' },
-  { to: '/payments', label: 'Payments' },
-  { to: '/catalog', label: 'Catalog' },
-  { to: '/payment-plans', label: 'Payment plans' },
-  { to: '/audit-log', label: 'Audit log', developer: true },
-  { to: '/developers', label: 'Developers', developer: true },
-  { to: '/settings', label: 'Settings' },
-];
+import { navigationFor } from './routes';
 
 export function Shell({ session, path, children }: { session: Session; path: string; children: ReactNode }) {
   const queryClient = useQueryClient();
   const role = session.account?.role;
-  const canDevelop = role === 'developer' || role === 'superadmin';
 
   const switchAccount = async (account: string) => {
-    const next = await api<Session>('POST', '/dashboard/api/session/account', { account });
+    const next = await api.POST('/dashboard/api/session/account', { body: { account } });
     // Every cached answer was the other account's.
     queryClient.removeQueries({ predicate: (query) => query.queryKey[0] !== SESSION_KEY[0] });
     queryClient.setQueryData(SESSION_KEY, next);
     navigate('/');
   };
   const logout = async () => {
-    await api('DELETE', '/dashboard/api/session').catch(() => undefined);
+    await api.DELETE('/dashboard/api/session').catch(() => undefined);
     queryClient.clear();
     queryClient.setQueryData(SESSION_KEY, null);
     navigate('/login');
@@ -72,7 +60,7 @@ export function Shell({ session, path, children }: { session: Session; path: str
       </header>
       <nav className="sidebar" aria-label="Main">
         <ul>
-          {NAV.filter((item) => !item.developer || canDevelop).map((item) => {
+          {navigationFor(role).map((item) => {
             const current = item.to === '/' ? path === '/' : path === item.to || path.startsWith(`${item.to}/`);
             return (
               <li key={item.to}>

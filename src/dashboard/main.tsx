@@ -1,7 +1,7 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { ApiFailure } from './api';
+import { ApiFailure } from './api/client';
 import { App } from './App';
 import './styles.css';
 

@@ -42,6 +42,32 @@ export function Link({ to, ...props }: AnchorHTMLAttributes<HTMLAnchorElement> &
   return <a {...props} href={href} onClick={onClick} />;
 }
 
+/** A path segment as written, when it is not valid percent-encoding (the page then says what is unknown). */
+function safeDecode(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
+/**
+ * The parameters of `path` when it matches `pattern` (`/customers/:id` matches `/customers/cus_1` with
+ * `{ id: 'cus_1' }`, decoded), null otherwise; a trailing slash is no part of either.
+ */
+export function matchPath(pattern: string, path: string): Record<string, string> | null {
+  const want = pattern.split('/').filter(Boolean);
+  const have = path.split('/').filter(Boolean);
+  if (want.length !== have.length) return null;
+  const params: Record<string, string> = {};
+  for (const [index, part] of want.entries()) {
+    const segment = have[index]!;
+    if (part.startsWith(':')) params[part.slice(1)] = safeDecode(segment);
+    else if (part !== segment) return null;
+  }
+  return params;
+}
+
 /** A list's filters and page as its address keeps them, so a filtered list can be shared and reloaded. */
 export type ListFilters<K extends string> = Record<K, string> & { page: number };
 
@@ -50,6 +76,11 @@ export function listFilters<K extends string>(search: URLSearchParams, names: re
   const filters = { page: Math.max(1, Number(search.get('page')) || 1) } as ListFilters<K>;
   for (const name of names) (filters as Record<string, string | number>)[name] = search.get(name) ?? '';
   return filters;
+}
+
+/** `value` when it is one of `options` (a status the API knows), else undefined: the API's default. */
+export function oneOf<Option extends string>(value: string, options: readonly Option[]): Option | undefined {
+  return (options as readonly string[]).includes(value) ? (value as Option) : undefined;
 }
 
 /** The filters as query parameters: empty ones and page 1 left out (the API's defaults). */

@@ -1,4 +1,4 @@
-import { formatDate, formatDateTime, setTimeZone, startOfDay } from '../../src/dashboard/format';
+import { formatDate, formatDateTime, setTimeZone, startOfDay } from '../../src/dashboard/components/format';
 
 /** The dashboard shows times in the account's zone (docs/decisions.md §21): formats and day bounds. */
 const iso = (seconds: number) => new Date(seconds * 1000).toISOString();

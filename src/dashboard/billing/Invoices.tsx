@@ -1,0 +1,145 @@
+import { useState, type FormEvent } from 'react';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { api } from '../api/client';
+import type { Invoice } from '../api/types';
+import { formatDate, formatMoney, startOfDay } from '../components/format';
+import { Link, ListFilters, listAddress, listFilters, navigate, oneOf, useLocation } from '../router';
+import { Empty, Failure, Loading, PagesOf, StatusBadge, StatusTabs } from '../components/common';
+import { CustomerPicker } from '../components/CustomerPicker';
+
+const TAKE = 20;
+const STATUSES = ['draft', 'open', 'paid', 'void'] as const;
+
+/** The list's filters, kept in the address; from and to are `YYYY-MM-DD` days in the account's time zone. */
+const FILTERS = ['status', 'customer', 'from', 'to'] as const;
+type Filters = ListFilters<(typeof FILTERS)[number]>;
+const addressOf = (filters: Filters) => listAddress('/invoices', filters);
+
+/** Unix seconds of midnight in the account's time zone starting `day` (`YYYY-MM-DD`), or of the next day's (`end`). */
+function dayBound(day: string, end: boolean): number {
+  const [year, month, date] = day.split('-').map(Number) as [number, number, number];
+  return startOfDay(year, month, date + (end ? 1 : 0));
+}
+
+/** The API's query for the filters: created on or after the first day and before the day after the last. */
+function queryOf(filters: Filters) {
+  return {
+    page: filters.page,
+    take: TAKE,
+    status: oneOf(filters.status, STATUSES),
+    customer: filters.customer || undefined,
+    created_gte: filters.from ? dayBound(filters.from, false) : undefined,
+    created_lt: filters.to ? dayBound(filters.to, true) : undefined,
+  };
+}
+
+/** How people name an invoice: its number once finalized, its id while a draft. */
+export function invoiceName(invoice: Pick<Invoice, 'id' | 'number'>): string {
+  return invoice.number ?? invoice.id;
+}
+
+export function Invoices() {
+  const { search } = useLocation();
+  const filters = listFilters(search, FILTERS);
+  const go = (next: Partial<Filters>) => navigate(addressOf({ ...filters, page: 1, ...next }), { replace: true });
+  const invoices = useQuery({
+    queryKey: ['invoices', filters],
+    queryFn: () => api.GET('/invoices', { params: { query: queryOf(filters) } }),
+    placeholderData: keepPreviousData,
+  });
+  const filtered = Boolean(filters.status || filters.customer || filters.from || filters.to);
+
+  return (
+    <>
+      <h1>Invoices</h1>
+      <StatusTabs
+        statuses={STATUSES}
+        current={filters.status}
+        to={(value) => addressOf({ ...filters, status: value, page: 1 })}
+      />
+      <InvoiceFilters filters={filters} onApply={go} />
+      {invoices.isPending ? (
+        <Loading />
+      ) : invoices.isError ? (
+        <Failure error={invoices.error} />
+      ) : invoices.data.data.length === 0 ? (
+        <Empty>
+          <p>{filtered ? 'No invoice matches these filters.' : 'No invoices yet.'}</p>
+        </Empty>
+      ) : (
+        <div className="card table-card">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Invoice</th>
+                <th scope="col">Status</th>
+                <th scope="col">Total</th>
+                <th scope="col" className="hide-narrow">
+                  Due
+                </th>
+                <th scope="col" className="hide-narrow">
+                  Customer
+                </th>
+                <th scope="col" className="hide-narrow">
+                  Created
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {invoices.data.data.map((invoice) => (
+                <tr key={invoice.id}>
+                  <td>
+                    <Link to={`/invoices/${invoice.id}`}>
+                      <code>{invoiceName(invoice)}</code>
+                    </Link>
+                  </td>
+                  <td>
+                    <StatusBadge status={invoice.status} />
+                  </td>
+                  <td>{formatMoney(invoice.total, invoice.currency)}</td>
+                  <td className="hide-narrow">{formatMoney(invoice.amount_remaining, invoice.currency)}</td>
+                  <td className="hide-narrow">
+                    <Link to={`/customers/${invoice.customer}`}>{invoice.customer_name ?? invoice.customer}</Link>
+                  </td>
+                  <td className="hide-narrow">{formatDate(invoice.created)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <PagesOf
+        list={invoices.data}
+        page={filters.page}
+        onPage={(page) => navigate(addressOf({ ...filters, page }), { replace: true })}
+      />
+    </>
+  );
+}
+
+/** Customer (picked by name or email) and creation dates; applied together, so the list is not fetched at every keystroke. */
+function InvoiceFilters({ filters, onApply }: { filters: Filters; onApply: (next: Partial<Filters>) => void }) {
+  const [customer, setCustomer] = useState(filters.customer);
+  const [from, setFrom] = useState(filters.from);
+  const [to, setTo] = useState(filters.to);
+  const apply = (event: FormEvent) => {
+    event.preventDefault();
+    onApply({ customer, from, to });
+  };
+  return (
+    <form className="filters" onSubmit={apply} aria-label="Filters">
+      <CustomerPicker label="Customer" value={customer} onChange={setCustomer} />
+      <label>
+        Created from
+        <input type="date" value={from} onChange={(event) => setFrom(event.target.value)} />
+      </label>
+      <label>
+        to
+        <input type="date" value={to} onChange={(event) => setTo(event.target.value)} />
+      </label>
+      <button type="submit" className="secondary">
+        Apply
+      </button>
+    </form>
+  );
+}

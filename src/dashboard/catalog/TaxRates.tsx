@@ -1,0 +1,159 @@
+import { useState } from 'react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api } from '../api/client';
+import type { TaxRate } from '../api/types';
+import { Confirm, Empty, Failure, Loading } from '../components/common';
+import { CopyId } from '../components/CopyId';
+import { CatalogForm, ErrorLine } from './catalog-forms';
+
+export function TaxRates() {
+  const queryClient = useQueryClient();
+  const rates = useQuery({
+    queryKey: ['taxRates'],
+    queryFn: () => api.GET('/taxRates', { params: { query: { take: 100 } } }),
+  });
+  const [creating, setCreating] = useState(false);
+  const [asking, setAsking] = useState<TaxRate>();
+  const toggle = useMutation({
+    mutationFn: (rate: TaxRate) =>
+      api.PATCH('/taxRates/{id}', { params: { path: { id: rate.id } }, body: { active: !rate.active } }),
+    onSuccess: () => {
+      setAsking(undefined);
+      void queryClient.invalidateQueries({ queryKey: ['taxRates'] });
+    },
+    onError: () => setAsking(undefined),
+  });
+
+  return (
+    <>
+      <div className="title-row">
+        <h2>Tax rates</h2>
+        {!creating && (
+          <button type="button" className="secondary" onClick={() => setCreating(true)}>
+            New tax rate
+          </button>
+        )}
+      </div>
+      {creating && <NewTaxRate onDone={() => setCreating(false)} />}
+      <ErrorLine error={toggle.error} />
+      {rates.isPending ? (
+        <Loading />
+      ) : rates.isError ? (
+        <Failure error={rates.error} />
+      ) : rates.data.data.length === 0 ? (
+        <Empty>
+          <p>No tax rates yet.</p>
+        </Empty>
+      ) : (
+        <div className="card table-card">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Tax rate</th>
+                <th scope="col">Rate</th>
+                <th scope="col">State</th>
+                <th scope="col" className="hide-narrow">
+                  Id
+                </th>
+                <th scope="col">
+                  <span className="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {rates.data.data.map((rate) => (
+                <tr key={rate.id}>
+                  <td>{rate.display_name}</td>
+                  <td>
+                    {rate.percentage}% {rate.inclusive ? 'included' : 'added on top'}
+                  </td>
+                  <td>
+                    <span className={`badge badge-${rate.active ? 'active' : 'canceled'}`}>
+                      {rate.active ? 'active' : 'inactive'}
+                    </span>
+                  </td>
+                  <td className="hide-narrow">
+                    <CopyId id={rate.id} />
+                  </td>
+                  <td>
+                    <button type="button" className="secondary" onClick={() => setAsking(rate)}>
+                      {rate.active ? 'Deactivate' : 'Activate'}
+                      <span className="visually-hidden"> {rate.display_name}</span>
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {asking && (
+        <Confirm
+          title={asking.active ? `Deactivate ${asking.display_name}?` : `Activate ${asking.display_name}?`}
+          message={
+            asking.active
+              ? 'The next invoices of subscriptions that carry it stop applying it; invoices already made keep it.'
+              : 'Subscriptions that carry it apply it again from their next invoice.'
+          }
+          confirm={asking.active ? 'Deactivate' : 'Activate'}
+          danger={asking.active}
+          busy={toggle.isPending}
+          onConfirm={() => toggle.mutate(asking)}
+          onClose={() => setAsking(undefined)}
+        />
+      )}
+    </>
+  );
+}
+
+function NewTaxRate({ onDone }: { onDone: () => void }) {
+  const queryClient = useQueryClient();
+  const [displayName, setDisplayName] = useState('');
+  const [percentage, setPercentage] = useState('');
+  const [inclusive, setInclusive] = useState(false);
+  const create = useMutation({
+    mutationFn: () =>
+      api.POST('/taxRates', {
+        body: {
+          display_name: displayName,
+          // Empty or not a number is NaN, which JSON sends as null: the API's refusal names `percentage`.
+          percentage: percentage.trim() === '' ? Number.NaN : Number(percentage.replace(',', '.')),
+          inclusive,
+        },
+      }),
+    onSuccess: () => {
+      void queryClient.invalidateQueries({ queryKey: ['taxRates'] });
+      onDone();
+    },
+  });
+  return (
+    <CatalogForm
+      label="New tax rate"
+      submit="Create tax rate"
+      busy={create.isPending}
+      error={create.error}
+      onSubmit={() => create.mutate()}
+      onCancel={onDone}
+    >
+      <label>
+        Name
+        <input value={displayName} onChange={(event) => setDisplayName(event.target.value)} required maxLength={100} />
+      </label>
+      <label>
+        Percentage
+        <input
+          value={percentage}
+          onChange={(event) => setPercentage(event.target.value)}
+          inputMode="decimal"
+          placeholder="8.25"
+          required
+          className="narrow"
+        />
+      </label>
+      <label className="checkbox">
+        <input type="checkbox" checked={inclusive} onChange={(event) => setInclusive(event.target.checked)} />
+        Included in prices
+      </label>
+    </CatalogForm>
+  );
+}

@@ -1,0 +1,108 @@
+import { Fragment, type ReactNode } from 'react';
+import { Link } from '../router';
+import { Empty, Failure, Loading } from './feedback';
+
+/** One column of a Table, declared once: its header and how a row fills its cell. */
+export interface Column<Row> {
+  header: string;
+  /** The header is named for screen readers only (a column of buttons). */
+  headerHidden?: boolean;
+  cell: (row: Row) => ReactNode;
+  /** Where the cell's content links (the row's own page). */
+  link?: (row: Row) => string | undefined;
+  /** A small line under the cell's content (an id, a reason). */
+  note?: (row: Row) => ReactNode;
+  /** Shown on wide screens only: hidden under 720 px, where the columns that matter less go (docs/decisions.md §35). */
+  wide?: boolean;
+  className?: string;
+}
+
+/** How a table sits on the page: a card of its own, a denser card, inside a card already, or scrolling in a box. */
+type Frame = 'card' | 'compact' | 'inset' | 'scroll';
+const FRAMES: Record<Frame, string> = {
+  card: 'card table-card',
+  compact: 'card table-card compact',
+  inset: 'table-card',
+  scroll: 'table-scroll',
+};
+
+const classes = (...names: (string | false | undefined)[]) => names.filter(Boolean).join(' ') || undefined;
+
+/**
+ * The dashboard's table: the columns declared once (header, cell, optional link and note, hidden on narrow
+ * screens), the rows' read (loading, failure) and their empty state. `detail` adds a row under a row (a payload
+ * shown on demand), `caption` names the table for screen readers.
+ */
+export function Table<Row>(props: {
+  columns: readonly (Column<Row> | false)[];
+  rows: readonly Row[] | undefined;
+  rowKey: (row: Row) => string | number;
+  /** The read the rows come from: its loading line or its failure is shown instead. */
+  query?: { isPending: boolean; isError: boolean; error: unknown };
+  /** What is shown instead of an empty table (in a card; `quietEmpty` as a muted line). */
+  empty?: ReactNode;
+  quietEmpty?: boolean;
+  caption?: string;
+  frame?: Frame;
+  className?: string;
+  detail?: (row: Row) => { id: string; content: ReactNode } | undefined;
+}) {
+  const { query, rows, empty } = props;
+  if (query?.isPending) return <Loading />;
+  if (query?.isError) return <Failure error={query.error} />;
+  if (!rows) return null;
+  if (rows.length === 0 && empty !== undefined) {
+    if (props.quietEmpty) return <p className="muted">{empty}</p>;
+    return <Empty>{typeof empty === 'string' ? <p>{empty}</p> : empty}</Empty>;
+  }
+  const columns = props.columns.filter((column): column is Column<Row> => column !== false);
+  return (
+    <div className={FRAMES[props.frame ?? 'card']}>
+      <table className={props.className}>
+        {props.caption && <caption className="visually-hidden">{props.caption}</caption>}
+        <thead>
+          <tr>
+            {columns.map((column) => (
+              <th key={column.header} scope="col" className={classes(column.wide && 'hide-narrow')}>
+                {column.headerHidden ? <span className="visually-hidden">{column.header}</span> : column.header}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((row) => {
+            const detail = props.detail?.(row);
+            return (
+              <Fragment key={props.rowKey(row)}>
+                <tr>
+                  {columns.map((column) => (
+                    <Cell key={column.header} column={column} row={row} />
+                  ))}
+                </tr>
+                {detail && (
+                  <tr id={detail.id}>
+                    <td colSpan={columns.length}>{detail.content}</td>
+                  </tr>
+                )}
+              </Fragment>
+            );
+          })}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function Cell<Row>({ column, row }: { column: Column<Row>; row: Row }) {
+  const content = column.cell(row);
+  const to = column.link?.(row);
+  const note = column.note?.(row);
+  return (
+    <td className={classes(column.className, column.wide && 'hide-narrow')}>
+      {to ? <Link to={to}>{content}</Link> : content}
+      {note !== undefined && note !== null && note !== false && note !== '' && (
+        <div className="muted small">{note}</div>
+      )}
+    </td>
+  );
+}

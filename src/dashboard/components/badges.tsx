@@ -1,0 +1,21 @@
+import { statusLabel } from './format';
+
+/** A status as the API names it (`past_due` reads "past due"), coloured by it (styles.css `.badge-<status>`). */
+export function StatusBadge({ status }: { status: string }) {
+  return <span className={`badge badge-${status}`}>{statusLabel(status)}</span>;
+}
+
+/** A yes-or-no state in words of its own ("active" / "inactive"), coloured as `on` or `off` statuses. */
+export function StateBadge({
+  on,
+  label,
+  onStatus = 'active',
+  offStatus = 'canceled',
+}: {
+  on: boolean;
+  label: [string, string];
+  onStatus?: string;
+  offStatus?: string;
+}) {
+  return <span className={`badge badge-${on ? onStatus : offStatus}`}>{on ? label[0] : label[1]}</span>;
+}

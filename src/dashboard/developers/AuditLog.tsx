@@ -1,0 +1,102 @@
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
+import { api } from '../api/client';
+import { formatDateTime } from '../components/format';
+import { Link, listAddress, navigate, useLocation } from '../router';
+import { Empty, Failure, Loading, objectPath, PagesOf } from '../components/common';
+
+const TAKE = 50;
+
+/** Who changed what: every write made through the API, by a key or a person, newest first. */
+export function AuditLog() {
+  const { search } = useLocation();
+  const object = search.get('object') ?? '';
+  const page = Math.max(1, Number(search.get('page')) || 1);
+  const [typed, setTyped] = useState(object);
+  const go = (next: { object?: string; page?: number }) =>
+    navigate(listAddress('/audit-log', { object: next.object ?? object, page: next.page ?? 1 }), { replace: true });
+  const entries = useQuery({
+    queryKey: ['audit-log', { object, page }],
+    queryFn: () => api.GET('/audit-log', { params: { query: { page, take: TAKE, object: object || undefined } } }),
+    placeholderData: keepPreviousData,
+  });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    go({ object: typed.trim(), page: 1 });
+  };
+
+  return (
+    <>
+      <h1>Audit log</h1>
+      <p className="muted">Every change made through the API or this dashboard: who made it, what and when.</p>
+      <form className="filters" onSubmit={submit}>
+        <label>
+          Object id
+          <input value={typed} onChange={(event) => setTyped(event.target.value)} placeholder="cus_…, sub_…" />
+        </label>
+        <button type="submit" className="secondary">
+          Filter
+        </button>
+      </form>
+      {entries.isPending ? (
+        <Loading />
+      ) : entries.isError ? (
+        <Failure error={entries.error} />
+      ) : entries.data.data.length === 0 ? (
+        <Empty>
+          <p>{object ? `No change of ${object} is recorded.` : 'No change is recorded yet.'}</p>
+        </Empty>
+      ) : (
+        <div className="card table-card">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">When</th>
+                <th scope="col">Who</th>
+                <th scope="col">What</th>
+                <th scope="col" className="hide-narrow">
+                  Object
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {entries.data.data.map((entry) => {
+                const target = entry.object_id ? objectPath(entry.object_id) : null;
+                return (
+                  <tr key={entry.id}>
+                    <td>{formatDateTime(entry.created)}</td>
+                    <td>
+                      {entry.actor.name ?? <code>{entry.actor.id}</code>}
+                      <div className="muted small hide-narrow">
+                        {entry.actor.type === 'user' ? entry.actor.email : 'API key'}
+                      </div>
+                    </td>
+                    <td>
+                      <code>
+                        {entry.method} {entry.route}
+                      </code>
+                      <div className="muted small hide-narrow">
+                        answered {entry.status}, request <code>{entry.request_id}</code>
+                      </div>
+                    </td>
+                    <td className="hide-narrow">
+                      {entry.object_id &&
+                        (target ? (
+                          <Link to={target}>
+                            <code>{entry.object_id}</code>
+                          </Link>
+                        ) : (
+                          <code>{entry.object_id}</code>
+                        ))}
+                    </td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <PagesOf list={entries.data} page={page} onPage={(next) => go({ page: next })} />
+    </>
+  );
+}

@@ -1,0 +1,148 @@
+import { useState } from 'react';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import type { components } from '../../client/schema';
+import { api } from '../api/client';
+import { formatDateTime } from '../components/format';
+import { Empty, Failure, isNotFound, Loading, PagesOf, StatusBadge } from '../components/common';
+
+type TestEmail = components['schemas']['TestEmail'];
+
+const TAKE = 20;
+
+/** "invoice.pdf (application/pdf, 3 KB)" */
+function attachmentLabel(attachment: TestEmail['attachments'][number]): string {
+  return `${attachment.filename} (${attachment.content_type}, ${Math.max(1, Math.round(attachment.size / 1024))} KB)`;
+}
+
+/**
+ * Test mode: the emails to the account's customers that the local SMTP catcher received
+ * (GET /test-helpers/emails), newest first; one opened shows its HTML as a mail reader would (in a
+ * sandboxed frame: no script runs), its text and its attachments.
+ */
+export function TestEmails() {
+  const [to, setTo] = useState('');
+  const [page, setPage] = useState(1);
+  const [open, setOpen] = useState<string>();
+  const emails = useQuery({
+    queryKey: ['test-emails', to, page],
+    queryFn: () => api.GET('/test-helpers/emails', { params: { query: { page, take: TAKE, to: to || undefined } } }),
+    placeholderData: keepPreviousData,
+  });
+  const opened = emails.data?.data.find((email) => email.id === open);
+
+  return (
+    <>
+      <h2>Emails</h2>
+      <p className="muted">
+        Test mode: the emails sent to your customers, as the local mail catcher received them. Nothing here left this
+        machine.
+      </p>
+      <form
+        className="filters"
+        onSubmit={(event) => {
+          event.preventDefault();
+          const value = new FormData(event.currentTarget).get('to');
+          setTo(typeof value === 'string' ? value.trim() : '');
+          setPage(1);
+        }}
+      >
+        <label>
+          To
+          <input name="to" type="email" defaultValue={to} placeholder="customer@example.com" />
+        </label>
+        <button type="submit" className="secondary">
+          Filter
+        </button>
+      </form>
+      {emails.isPending ? (
+        <Loading />
+      ) : emails.isError ? (
+        isNotFound(emails.error) ? (
+          <Empty>
+            <p>Test mode is off: emails go to the SMTP server and none is kept here.</p>
+          </Empty>
+        ) : (
+          <Failure error={emails.error} />
+        )
+      ) : emails.data.data.length === 0 ? (
+        <Empty>
+          <p>{to ? `No email to ${to} was received.` : 'No email was received yet.'}</p>
+        </Empty>
+      ) : (
+        <div className="card table-card compact">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Received</th>
+                <th scope="col" className="hide-narrow">
+                  To
+                </th>
+                <th scope="col">Subject</th>
+                <th scope="col" className="hide-narrow">
+                  Kind
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {emails.data.data.map((email) => (
+                <tr key={email.id}>
+                  <td>{formatDateTime(email.received)}</td>
+                  <td className="hide-narrow">{email.to.join(', ')}</td>
+                  <td>
+                    <button
+                      type="button"
+                      className="secondary"
+                      aria-expanded={open === email.id}
+                      onClick={() => setOpen(open === email.id ? undefined : email.id)}
+                    >
+                      {email.subject ?? '(no subject)'}
+                    </button>
+                    {email.attachments.length > 0 && (
+                      <div className="muted small">{email.attachments.map(attachmentLabel).join(', ')}</div>
+                    )}
+                  </td>
+                  <td className="hide-narrow">
+                    <StatusBadge status={email.kind} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <PagesOf list={emails.data} page={page} onPage={setPage} />
+      {opened && (
+        <section className="card" style={{ padding: '1rem' }} aria-labelledby="email-open-title">
+          <h3 id="email-open-title">{opened.subject}</h3>
+          <p className="muted small">
+            From {opened.from} to {opened.to.join(', ')}, {formatDateTime(opened.received)}; Message-ID{' '}
+            <code>{opened.message_id}</code>
+          </p>
+          {opened.attachments.length > 0 && (
+            <ul>
+              {opened.attachments.map((attachment, index) => (
+                <li key={index}>
+                  <a href={`/test-helpers/emails/${opened.id}/attachments/${index}`} target="_blank" rel="noreferrer">
+                    {attachmentLabel(attachment)}
+                  </a>
+                </li>
+              ))}
+            </ul>
+          )}
+          {opened.html && (
+            <iframe
+              title={`HTML of ${opened.subject ?? 'the email'}`}
+              sandbox=""
+              srcDoc={opened.html}
+              style={{ width: '100%', height: '720px', border: '1px solid #e4e7eb', borderRadius: 6 }}
+            />
+          )}
+          <h4>Plain text</h4>
+          <pre className="small" style={{ whiteSpace: 'pre-wrap' }}>
+            {opened.text}
+          </pre>
+        </section>
+      )}
+    </>
+  );
+}

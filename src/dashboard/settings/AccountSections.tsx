@@ -1,0 +1,188 @@
+import { useState, type FormEvent } from 'react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api, untypedApi } from '../api/client';
+import type { Session } from '../api/types';
+import type { AccountSettings, EmailKind } from '../api/dashboard-paths';
+import { currentTimeZone, formatDateTime } from '../components/format';
+import { SESSION_KEY } from '../api/session';
+import { Failure, Loading } from '../components/common';
+import { Options, Outcome, Submit } from './section-parts';
+
+/** Every zone this browser's Intl knows, UTC first. */
+function timeZones(): string[] {
+  const known = typeof Intl.supportedValuesOf === 'function' ? Intl.supportedValuesOf('timeZone') : [];
+  return ['UTC', ...known.filter((zone) => zone !== 'UTC')];
+}
+
+/**
+ * The account's settings (GET /dashboard/api/account), whether this member may change them, and their
+ * save (PATCH), which keeps the answer and then runs `onSaved`; with the section's notice.
+ */
+function useAccountSettings(session: Session, onSaved: (saved: AccountSettings) => Promise<string> | string) {
+  const queryClient = useQueryClient();
+  const key = ['account-settings', session.account?.id];
+  const account = useQuery({ queryKey: key, queryFn: () => api.GET('/dashboard/api/account') });
+  const [notice, setNotice] = useState<string>();
+  const save = useMutation({
+    mutationFn: (input: Partial<Record<keyof Omit<AccountSettings, 'id'>, unknown>>) =>
+      untypedApi<AccountSettings>('PATCH', '/dashboard/api/account', input),
+    onSuccess: async (saved) => {
+      queryClient.setQueryData(key, saved);
+      setNotice(await onSaved(saved));
+    },
+  });
+  return { account, editable: session.account?.role === 'superadmin', save, notice, setNotice };
+}
+
+export function AccountSection({ session }: { session: Session }) {
+  const queryClient = useQueryClient();
+  const { account, editable, save, notice, setNotice } = useAccountSettings(session, async (saved) => {
+    // The session carries the name and zone every page shows: read it again.
+    await queryClient.invalidateQueries({ queryKey: SESSION_KEY });
+    return `Saved. Dates and times are shown in ${saved.time_zone}.`;
+  });
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    setNotice(undefined);
+    save.mutate({ name: String(form.get('name') ?? ''), time_zone: String(form.get('time_zone') ?? '') });
+  };
+
+  return (
+    <section className="card settings-section" aria-labelledby="account-heading">
+      <h2 id="account-heading">Account</h2>
+      {account.isPending && <Loading />}
+      {account.isError && <Failure error={account.error} />}
+      {account.data && !editable && (
+        <dl className="facts">
+          <dt>Name</dt>
+          <dd>{account.data.name}</dd>
+          <dt>Time zone</dt>
+          <dd>{account.data.time_zone}</dd>
+        </dl>
+      )}
+      {account.data && editable && (
+        <form onSubmit={submit} key={`${account.data.name}|${account.data.time_zone}`}>
+          <label className="field">
+            Account name
+            <input name="name" defaultValue={account.data.name} required maxLength={200} />
+          </label>
+          <label className="field">
+            Time zone
+            <select aria-label="Time zone" name="time_zone" defaultValue={account.data.time_zone}>
+              <Options values={timeZones()} />
+            </select>
+          </label>
+          <Submit busy={save.isPending} label="Save account" busyLabel="Saving…" />
+        </form>
+      )}
+      <p className="muted small">
+        Dates and times are shown in {currentTimeZone()}: it is now {formatDateTime(Math.floor(Date.now() / 1000))}.
+      </p>
+      <Outcome notice={notice} error={save.error} />
+    </section>
+  );
+}
+
+const EMAIL_KINDS: { kind: EmailKind; label: string }[] = [
+  { kind: 'invoice', label: 'Invoices (collection by invoice), with the PDF' },
+  { kind: 'receipt', label: 'Receipts when an invoice is paid' },
+  { kind: 'payment_failed', label: "Failed payments of a subscription's renewal or retry" },
+  { kind: 'installment_failed', label: "Failed installments of a payment plan's automatic charge" },
+  { kind: 'renewal_reminder', label: 'Upcoming renewal reminders (days before: below)' },
+  { kind: 'trial_ending', label: 'Trial ending reminders (days before: below)' },
+  { kind: 'team_invitation', label: 'Team invitations (to the invited person)' },
+];
+
+/** A reminder's days before (docs/decisions.md §31): empty for none. */
+function DaysField({ label, name, value }: { label: string; name: string; value: number | null }) {
+  return (
+    <label className="field">
+      {label}: days before (1 to 30; empty: none)
+      <input name={name} inputMode="numeric" defaultValue={value ?? ''} maxLength={3} />
+    </label>
+  );
+}
+
+/** "7" as 7, empty as null (none); anything else is sent as is, for the API to name. */
+function reminderDaysOf(value: FormDataEntryValue | null): unknown {
+  const text = String(value ?? '').trim();
+  if (!text) return null;
+  return /^\d+$/.test(text) ? Number(text) : text;
+}
+
+/** The emails sent to the account's customers: their From and the kinds sent (docs/api.md, "Emails"). */
+export function EmailSection({ session }: { session: Session }) {
+  const { account, editable, save, notice, setNotice } = useAccountSettings(session, () => 'Saved.');
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    const from = String(form.get('email_from') ?? '').trim();
+    setNotice(undefined);
+    const color = String(form.get('brand_color') ?? '').trim();
+    save.mutate({
+      email_from: from || null,
+      emails_off: EMAIL_KINDS.filter(({ kind }) => !form.has(`send_${kind}`)).map(({ kind }) => kind),
+      renewal_reminder_days: reminderDaysOf(form.get('renewal_reminder_days')),
+      trial_end_reminder_days: reminderDaysOf(form.get('trial_end_reminder_days')),
+      brand_color: color || null,
+    });
+  };
+  const data = account.data;
+  return (
+    <section className="card settings-section" aria-labelledby="emails-heading">
+      <h2 id="emails-heading">Emails to customers</h2>
+      {data && !editable && (
+        <dl className="facts">
+          <dt>From</dt>
+          <dd>{data.email_from ?? 'the service’s default address'}</dd>
+          <dt>Not sent</dt>
+          <dd>{data.emails_off.length ? data.emails_off.join(', ') : 'none'}</dd>
+          <dt>Renewal reminder</dt>
+          <dd>{data.renewal_reminder_days === null ? 'none' : `${data.renewal_reminder_days} days before`}</dd>
+          <dt>Trial ending reminder</dt>
+          <dd>{data.trial_end_reminder_days === null ? 'none' : `${data.trial_end_reminder_days} days before`}</dd>
+          <dt>Colour</dt>
+          <dd>{data.brand_color ?? 'the service’s blue'}</dd>
+        </dl>
+      )}
+      {data && editable && (
+        <form
+          onSubmit={submit}
+          key={[
+            data.email_from,
+            data.emails_off.join(','),
+            data.renewal_reminder_days,
+            data.trial_end_reminder_days,
+            data.brand_color,
+          ].join('|')}
+        >
+          <label className="field">
+            From address (empty: the service’s default, under the account’s name)
+            <input name="email_from" type="email" defaultValue={data.email_from ?? ''} maxLength={254} />
+          </label>
+          <fieldset className="field">
+            <legend>Send</legend>
+            {EMAIL_KINDS.map(({ kind, label }) => (
+              <label key={kind} className="check">
+                <input type="checkbox" name={`send_${kind}`} defaultChecked={!data.emails_off.includes(kind)} /> {label}
+              </label>
+            ))}
+          </fieldset>
+          <DaysField label="Renewal reminder" name="renewal_reminder_days" value={data.renewal_reminder_days} />
+          <DaysField
+            label="Trial ending reminder"
+            name="trial_end_reminder_days"
+            value={data.trial_end_reminder_days}
+          />
+          <label className="field">
+            Colour of emails and customer pages (#rrggbb; empty: the service’s blue)
+            <input name="brand_color" defaultValue={data.brand_color ?? ''} maxLength={7} placeholder="#1f6feb" />
+          </label>
+          <Submit busy={save.isPending} label="Save emails" busyLabel="Saving…" />
+        </form>
+      )}
+      <Outcome notice={notice} error={save.error} />
+    </section>
+  );
+}

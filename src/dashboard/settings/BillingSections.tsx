@@ -1,0 +1,126 @@
+import { useState, type FormEvent } from 'react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api, untypedApi } from '../api/client';
+import { Failure, Loading } from '../components/common';
+import { Choices, Outcome, Submit } from './section-parts';
+
+interface DunningSettings {
+  retry_days: number[];
+  outcome: 'cancel' | 'pause' | 'keep_active';
+}
+
+const OUTCOMES: { value: DunningSettings['outcome']; label: string }[] = [
+  { value: 'cancel', label: 'Cancel the subscription' },
+  { value: 'pause', label: 'Pause the subscription' },
+  { value: 'keep_active', label: 'Keep it active (the invoice stays open)' },
+];
+
+/** Turns "1, 3, 7" into [1, 3, 7]; anything that is not a number is sent as is, for the API to name. */
+function daysOf(text: string): unknown[] {
+  return text
+    .split(/[\s,]+/)
+    .filter(Boolean)
+    .map((part) => (/^-?\d+$/.test(part) ? Number(part) : part));
+}
+
+export function DunningSection() {
+  const queryClient = useQueryClient();
+  const dunning = useQuery({
+    queryKey: ['dunning-settings'],
+    queryFn: () => api.GET('/settings/dunning'),
+  });
+  const [notice, setNotice] = useState<string>();
+  const save = useMutation({
+    mutationFn: (input: { retry_days: unknown[]; outcome: string }) =>
+      untypedApi<DunningSettings>('PUT', '/settings/dunning', input),
+    onSuccess: (saved) => {
+      queryClient.setQueryData(['dunning-settings'], saved);
+      setNotice('Saved. The schedule applies to renewal charges that fail from now on.');
+    },
+  });
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    setNotice(undefined);
+    save.mutate({ retry_days: daysOf(String(form.get('retry_days') ?? '')), outcome: String(form.get('outcome')) });
+  };
+  return (
+    <section className="card settings-section" aria-labelledby="dunning-heading">
+      <h2 id="dunning-heading">Dunning</h2>
+      <p className="muted">When a renewal charge fails, it is retried on these days after the failure.</p>
+      {dunning.isPending && <Loading />}
+      {dunning.isError && <Failure error={dunning.error} />}
+      {dunning.data && (
+        <form onSubmit={submit} key={`${dunning.data.retry_days.join()}|${dunning.data.outcome}`}>
+          <label className="field">
+            Retry on days (after the failed charge, ascending, comma-separated)
+            <input name="retry_days" defaultValue={dunning.data.retry_days.join(', ')} inputMode="numeric" />
+          </label>
+          <Choices
+            legend="When every retry has failed"
+            name="outcome"
+            options={OUTCOMES}
+            current={dunning.data.outcome}
+          />
+          <Submit busy={save.isPending} label="Save dunning" busyLabel="Saving…" />
+        </form>
+      )}
+      <Outcome notice={notice} error={save.error} />
+    </section>
+  );
+}
+
+type ProrationBehavior = 'create_prorations' | 'always_invoice' | 'none';
+
+const BEHAVIORS: { value: ProrationBehavior; label: string }[] = [
+  { value: 'create_prorations', label: 'Credit and charge the rest of the period on the next invoice' },
+  { value: 'always_invoice', label: 'Invoice and charge the difference at once' },
+  { value: 'none', label: 'Do not prorate: the change bills from the next invoice' },
+];
+
+/** The account's default proration_behavior (docs/api.md "Proration"), for changes that name none. */
+export function ProrationSection() {
+  const queryClient = useQueryClient();
+  const settings = useQuery({
+    queryKey: ['proration-settings'],
+    queryFn: () => api.GET('/settings/proration'),
+  });
+  const [notice, setNotice] = useState<string>();
+  const save = useMutation({
+    mutationFn: (behavior: ProrationBehavior) =>
+      api.PUT('/settings/proration', { body: { proration_behavior: behavior } }),
+    onSuccess: (saved) => {
+      queryClient.setQueryData(['proration-settings'], saved);
+      setNotice('Saved. It applies to subscription changes made from now on.');
+    },
+  });
+  const submit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    setNotice(undefined);
+    // One of the radio buttons' values, BEHAVIORS.
+    save.mutate(String(new FormData(event.currentTarget).get('proration_behavior')) as ProrationBehavior);
+  };
+  const current = settings.data?.proration_behavior;
+  return (
+    <section className="card settings-section" aria-labelledby="proration-heading">
+      <h2 id="proration-heading">Proration</h2>
+      <p className="muted">
+        When a subscription&apos;s items change inside a period already billed, exact to the second.
+      </p>
+      {settings.isPending && <Loading />}
+      {settings.isError && <Failure error={settings.error} />}
+      {current && (
+        <form onSubmit={submit} key={current}>
+          <Choices
+            legend="By default, a change of items"
+            name="proration_behavior"
+            options={BEHAVIORS}
+            current={current}
+          />
+          <Submit busy={save.isPending} label="Save proration" busyLabel="Saving…" />
+        </form>
+      )}
+      <Outcome notice={notice} error={save.error} />
+    </section>
+  );
+}
