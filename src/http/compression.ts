@@ -4,8 +4,8 @@ import compression from 'compression';
 /**
  * An answer that fits in TCP's initial congestion window (10 segments of 1,460 bytes) reaches the client
  * in one round trip compressed or not: compressing it costs CPU on every request and saves the client no
- * time. Measured: on-the-fly brotli and gzip of the API's small JSON answers took about 2 ms of the API's
- * CPU per POST /subscriptions (docs/performance.md, "Fourteenth round").
+ * time. A CPU profile of the API under the bench's creations gave compression about 1.5 ms a request
+ * (docs/performance.md, "Fourteenth round").
  */
 export const INITIAL_WINDOW_BYTES = 10 * 1460;
 
