@@ -1,9 +1,8 @@
 import type { Role, Session } from './types';
 
 /**
- * The dashboard's own endpoints under /dashboard/api (sessions, password resets, the team and invitations:
- * docs/api.md "Dashboard sessions" and "Dashboard team"), which /openapi.json does not describe
- * (docs/decisions.md §21), written in the shape openapi-typescript generates so that the one typed client
+ * The dashboard's own endpoints under /dashboard/api that /openapi.json does not describe (sessions, password
+ * resets, accepting an invitation: docs/api.md "Dashboard sessions", docs/decisions.md §21), written in the shape openapi-typescript generates so that the one typed client
  * checks their paths, bodies and answers as it checks the API's. An endpoint that joins the document is
  * taken out of here: the generated type then checks it.
  */
@@ -22,18 +21,6 @@ type Operation<Answer, Body = undefined, Path = undefined> = {
 type Route<Methods> = { parameters: Parameters<undefined> } & Methods;
 
 type Token = { token: string };
-type Id = { id: string };
-
-export interface AccountSettings {
-  id: string;
-  name: string;
-  time_zone: string;
-  email_from: string | null;
-  emails_off: EmailKind[];
-  renewal_reminder_days: number | null;
-  trial_end_reminder_days: number | null;
-  brand_color: string | null;
-}
 
 /** The kinds of email an account may switch off (src/emails/email-content.ts and src/dashboard-auth/user-emails.ts). */
 export type EmailKind =
@@ -44,26 +31,6 @@ export type EmailKind =
   | 'renewal_reminder'
   | 'trial_ending'
   | 'team_invitation';
-
-export interface Member {
-  id: string;
-  name: string;
-  email: string;
-  role: Role;
-  disabled: boolean;
-}
-
-export interface Invitation {
-  id: string;
-  email: string;
-  role: Role;
-  created: number;
-  expires_at: number;
-  /** When its email went (null: not emailed: switched off, no SMTP server, refused). */
-  emailed_at: number | null;
-  /** The link, in the creation's answer only. */
-  url?: string;
-}
 
 export interface InvitationPreview {
   email: string;
@@ -94,20 +61,6 @@ export interface DashboardPaths {
     get: Operation<PasswordResetPreview, undefined, Token>;
     post: Operation<undefined, { password: string }, Token>;
   }>;
-  '/dashboard/api/account': Route<{
-    get: Operation<AccountSettings>;
-    patch: Operation<AccountSettings, Partial<Omit<AccountSettings, 'id'>>>;
-  }>;
-  '/dashboard/api/members': Route<{ get: Operation<{ data: Member[] }> }>;
-  '/dashboard/api/members/{id}': Route<{
-    patch: Operation<Member, { role: Role }, Id>;
-    delete: Operation<undefined, undefined, Id>;
-  }>;
-  '/dashboard/api/invitations': Route<{
-    get: Operation<{ data: Invitation[] }>;
-    post: Operation<Invitation, { email: string; role: Role }>;
-  }>;
-  '/dashboard/api/invitations/{id}': Route<{ delete: Operation<undefined, undefined, Id> }>;
   '/dashboard/api/join/{token}': Route<{
     get: Operation<InvitationPreview, undefined, Token>;
     post: Operation<Session, { name?: string; password: string }, Token>;

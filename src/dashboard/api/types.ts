@@ -29,6 +29,9 @@ export type SearchHit = Schemas['SearchHit'];
 export type Email = Schemas['Email'];
 export type BusinessDetails = Schemas['BusinessDetails'];
 export type PaymentPlanSettings = Schemas['PaymentPlanSettings'];
+export type AccountSettings = Schemas['AccountSettings'];
+export type Member = Schemas['Member'];
+export type Invitation = Schemas['Invitation'];
 
 export type Role = 'standard' | 'developer' | 'superadmin';
 

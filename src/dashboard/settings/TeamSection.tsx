@@ -1,30 +1,11 @@
 import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api } from '../api/client';
-import type { Role, Session } from '../api/types';
+import type { Invitation, Member, Role, Session } from '../api/types';
 import { formatDateTime } from '../components/format';
 import { SESSION_KEY } from '../api/session';
 import { Confirm, Failure, Loading } from '../components/common';
 import { Options, Outcome, ROLES, Submit } from './section-parts';
-
-interface Member {
-  id: string;
-  name: string;
-  email: string;
-  role: Role;
-  disabled: boolean;
-}
-
-interface Invitation {
-  id: string;
-  email: string;
-  role: Role;
-  created: number;
-  expires_at: number;
-  /** When its email went (null: not emailed: switched off, no SMTP server, refused). */
-  emailed_at: number | null;
-  url?: string;
-}
 
 type Asking = { kind: 'role'; member: Member; role: Role } | { kind: 'remove'; member: Member };
 
