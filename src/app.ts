@@ -3,7 +3,12 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import { z } from 'zod';
 import { Api, MAX_BODY_BYTES } from './http/api';
 import { createAuthenticator } from './http/auth';
-import { createAuthFailureLimiter, createRateLimiter, rateLimitSettingsFromConfig } from './http/rate-limit';
+import {
+  createAuthFailureLimiter,
+  createRateLimiter,
+  rateLimitSettingsFromConfig,
+  type RateLimitSettings,
+} from './http/rate-limit';
 import { ApiError, MethodNotAllowedError } from './http/errors';
 import { databaseBusy, databaseUnavailable, isDatabaseBusy, isDatabaseUnavailable } from './db/availability';
 import { logger as defaultLogger, type Logger } from './http/logger';
@@ -20,7 +25,7 @@ import { registerProductRoutes } from './catalog';
 import { registerPriceRoutes } from './catalog';
 import { registerTaxRateRoutes } from './catalog';
 import { registerPaymentMethodRoutes } from './payments';
-import { createGateway } from './payments';
+import { createGateway, type PaymentGateway } from './payments';
 import { registerInvoiceRoutes } from './invoices';
 import { registerDocumentRoutes } from './documents';
 import { registerCaughtEmailRoutes } from './emails';
@@ -39,6 +44,7 @@ import { registerCheckoutRoutes } from './checkout';
 import { checkHealth, healthSchema } from './health';
 import { docsRouter } from './http/docs-page';
 import { createApiMetrics, UNMATCHED_ROUTE } from './observability';
+import type { ApiMetrics } from './observability';
 import { securityHeaders } from './http/security-headers';
 import { compressAnswers } from './http/compression';
 import { config } from './config';
@@ -47,9 +53,10 @@ import { dashboardRouter } from './http/dashboard-page';
 import { SESSION_PATH, sessionRouter } from './dashboard-auth';
 import { JOIN_PATH, joinRouter, loggablePath, registerTeamRoutes } from './dashboard-auth';
 import { PASSWORD_RESET_PATH, passwordResetRouter } from './dashboard-auth';
-import { createMailer } from './emails';
+import { createMailer, type Mailer } from './emails';
 import { createSessionAuthenticator, readCookie, SESSION_COOKIE } from './dashboard-auth';
 import { sessionSettingsFromConfig } from './dashboard-auth';
+import type { SessionSettings } from './dashboard-auth';
 import { createLoginLimiter } from './dashboard-auth';
 import { hostedPagesRouter } from './hosted-pages';
 import { tellingSettledInvoices } from './invoices';
@@ -80,32 +87,7 @@ export function createApp(deps: AppDeps): express.Express {
     );
   }
 
-  app.use((req, res, next) => {
-    const requestId = req.header('x-request-id')?.slice(0, 100) || crypto.randomUUID();
-    res.setHeader('x-request-id', requestId);
-    res.locals.requestId = requestId;
-    const started = process.hrtime.bigint();
-    // Read before routing: a mounted router (the dashboard's) rewrites req.url while it answers.
-    const path = redactPageToken(loggablePath(req.path));
-    res.on('finish', () => {
-      const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
-      const route = (res.locals.route as string | undefined) ?? UNMATCHED_ROUTE;
-      metrics.observe(req.method, route, res.statusCode, durationMs / 1000);
-      log.info(
-        {
-          requestId,
-          accountId: (res.locals.accountId as string | undefined) ?? null,
-          method: req.method,
-          route,
-          path,
-          status: res.statusCode,
-          durationMs,
-        },
-        'request',
-      );
-    });
-    next();
-  });
+  app.use(requestLog(metrics, log));
 
   const rateLimit = deps.rateLimit ?? rateLimitSettingsFromConfig();
   const authFailures = createAuthFailureLimiter(
@@ -136,6 +118,81 @@ export function createApp(deps: AppDeps): express.Express {
   const routeDeps = { ...deps, gateway: deps.gateway ?? createGateway(deps.prisma) };
   // Invitations and password resets are emailed by the request that makes their link (docs/decisions.md §32).
   const userMailer = deps.mailer ?? createMailer(config.smtpUrl);
+  registerApiRoutes(api, routeDeps, userMailer);
+
+  describeOperationsEndpoints(api);
+  // Routes outside `api` name their template here (the request log and metrics read it): `/docs`, `/docs/{file}`.
+  app.use(['/health', '/openapi.json', '/metrics', '/docs'], (req, res, next) => {
+    res.locals.route = req.path === '/' ? req.baseUrl : `${req.baseUrl}/{file}`;
+    next();
+  });
+  app.get('/metrics', async (_req, res) => {
+    res.type(metrics.contentType).send(await metrics.render());
+  });
+  app.get('/health', async (_req, res) => {
+    const health = await checkHealth(deps);
+    res.status(health.status === 'ok' ? 200 : 503).json(health);
+  });
+  const openApi = api.openApiDocument();
+  app.get('/openapi.json', (_req, res) => {
+    res.json(openApi);
+  });
+  app.use(docsRouter());
+  // The Temporal Web UI's codec endpoint, for operators (src/temporal/codec-server.ts); not part of the API's contract.
+  app.use(CODEC_PATH, codecRouter());
+  // The dashboard (docs/api.md "Dashboard sessions"): its sign-in endpoints and its single-page app.
+  mountDashboardSignIn(app, deps, { rateLimit, sessionSettings, userMailer });
+  app.use(dashboardRouter(deps.dashboardDir));
+  // Pages customers open from a link (docs/api.md "Hosted pages"): HTML with their own policy, never the API's JSON.
+  app.use(hostedPagesRouter(routeDeps, log));
+  app.use(api.router);
+  app.locals.api = api;
+
+  app.use((req) => {
+    const allowed = api.allowedMethods(req.path);
+    if (allowed.length > 0) throw new MethodNotAllowedError(req.method, req.path, allowed);
+    throw new ApiError('not_found', 'route_not_found', `No route for ${req.method} ${req.path}`);
+  });
+  app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => {
+    const apiError = toApiError(error, res.locals.requestId as string, log);
+    for (const [name, value] of Object.entries(apiError.headers())) res.setHeader(name, value);
+    res.status(apiError.status).json(apiError.toBody());
+  });
+  return app;
+}
+
+/** Names every request with an id (the client's x-request-id when given) and logs and measures it once answered. */
+function requestLog(metrics: ApiMetrics, log: Logger) {
+  return (req: Request, res: Response, next: NextFunction) => {
+    const requestId = req.header('x-request-id')?.slice(0, 100) || crypto.randomUUID();
+    res.setHeader('x-request-id', requestId);
+    res.locals.requestId = requestId;
+    const started = process.hrtime.bigint();
+    // Read before routing: a mounted router (the dashboard's) rewrites req.url while it answers.
+    const path = redactPageToken(loggablePath(req.path));
+    res.on('finish', () => {
+      const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
+      const route = (res.locals.route as string | undefined) ?? UNMATCHED_ROUTE;
+      metrics.observe(req.method, route, res.statusCode, durationMs / 1000);
+      log.info(
+        {
+          requestId,
+          accountId: (res.locals.accountId as string | undefined) ?? null,
+          method: req.method,
+          route,
+          path,
+          status: res.statusCode,
+          durationMs,
+        },
+        'request',
+      );
+    });
+    next();
+  };
+}
+
+/** Every route of the API, module by module. */
+function registerApiRoutes(api: Api, routeDeps: AppDeps & { gateway: PaymentGateway }, userMailer: Mailer): void {
   registerCustomerRoutes(api, routeDeps);
   registerWebhookRoutes(api, routeDeps);
   registerApiKeyRoutes(api, routeDeps);
@@ -163,7 +220,10 @@ export function createApp(deps: AppDeps): express.Express {
   registerPortalRoutes(api, routeDeps);
   registerCheckoutRoutes(api, routeDeps);
   registerTeamRoutes(api, routeDeps, userMailer);
+}
 
+/** The operations endpoints served outside `api` (no API key), described in /openapi.json beside the API's own. */
+function describeOperationsEndpoints(api: Api): void {
   api.registry.registerPath({
     method: 'get',
     path: '/health',
@@ -204,26 +264,18 @@ export function createApp(deps: AppDeps): express.Express {
       200: { description: 'Prometheus text format 0.0.4', content: { 'text/plain': { schema: z.string() } } },
     },
   });
-  // Routes outside `api` name their template here (the request log and metrics read it): `/docs`, `/docs/{file}`.
-  app.use(['/health', '/openapi.json', '/metrics', '/docs'], (req, res, next) => {
-    res.locals.route = req.path === '/' ? req.baseUrl : `${req.baseUrl}/{file}`;
-    next();
-  });
-  app.get('/metrics', async (_req, res) => {
-    res.type(metrics.contentType).send(await metrics.render());
-  });
-  app.get('/health', async (_req, res) => {
-    const health = await checkHealth(deps);
-    res.status(health.status === 'ok' ? 200 : 503).json(health);
-  });
-  const openApi = api.openApiDocument();
-  app.get('/openapi.json', (_req, res) => {
-    res.json(openApi);
-  });
-  app.use(docsRouter());
-  // The Temporal Web UI's codec endpoint, for operators (src/temporal/codec-server.ts); not part of the API's contract.
-  app.use(CODEC_PATH, codecRouter());
-  // The dashboard (docs/api.md "Dashboard sessions"): its sign-in endpoints and its single-page app.
+}
+
+/** The dashboard's sign-in, join and password-reset endpoints, each behind its own failure limits. */
+function mountDashboardSignIn(
+  app: express.Express,
+  deps: AppDeps,
+  {
+    rateLimit,
+    sessionSettings,
+    userMailer,
+  }: { rateLimit: RateLimitSettings; sessionSettings: SessionSettings; userMailer: Mailer },
+): void {
   const loginLimits = deps.loginLimits ?? {
     perEmail: config.loginFailuresPerEmail,
     perAddress: config.loginFailuresPerAddress,
@@ -238,23 +290,6 @@ export function createApp(deps: AppDeps): express.Express {
   );
   app.use(PASSWORD_RESET_PATH, passwordResetRouter(deps, resetLimiter, userMailer));
   app.use(JOIN_PATH, joinRouter(deps, sessionSettings, loginLimiter));
-  app.use(dashboardRouter(deps.dashboardDir));
-  // Pages customers open from a link (docs/api.md "Hosted pages"): HTML with their own policy, never the API's JSON.
-  app.use(hostedPagesRouter(routeDeps, log));
-  app.use(api.router);
-  app.locals.api = api;
-
-  app.use((req) => {
-    const allowed = api.allowedMethods(req.path);
-    if (allowed.length > 0) throw new MethodNotAllowedError(req.method, req.path, allowed);
-    throw new ApiError('not_found', 'route_not_found', `No route for ${req.method} ${req.path}`);
-  });
-  app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => {
-    const apiError = toApiError(error, res.locals.requestId as string, log);
-    for (const [name, value] of Object.entries(apiError.headers())) res.setHeader(name, value);
-    res.status(apiError.status).json(apiError.toBody());
-  });
-  return app;
 }
 
 function toApiError(error: unknown, requestId?: string, log?: Logger): ApiError {

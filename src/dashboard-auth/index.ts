@@ -4,6 +4,7 @@ export { newPassword } from './session.schemas';
 export { createLoginLimiter } from './login-limiter';
 export { SESSION_COOKIE, createSessionAuthenticator, readCookie } from './session-auth';
 export { sessionSettingsFromConfig } from './session.service';
+export type { SessionSettings } from './session.service';
 export { createUser, setUserDisabled } from './user.service';
 export { PASSWORD_RESET_PATH, passwordResetRouter } from './password-reset.routes';
 export { SESSION_PATH, sessionRouter } from './session.routes';

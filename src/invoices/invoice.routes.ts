@@ -112,6 +112,12 @@ export function registerInvoiceRoutes(api: Api, deps: AppDeps & { gateway: Payme
       ),
   });
 
+  registerInvoiceActionRoutes(api, deps, tag);
+}
+
+/** What moves an invoice on: void, finalize, send and refund. */
+function registerInvoiceActionRoutes(api: Api, deps: AppDeps & { gateway: PaymentGateway }, tag: string): void {
+  const { prisma, gateway } = deps;
   api.route({
     method: 'delete',
     path: '/invoices/{id}',

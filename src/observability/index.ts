@@ -1,3 +1,4 @@
 // The observability module's public face: what other modules use of it (written by scripts/module-faces.ts;
 // docs/architecture.md, "Modules"). Files that load no other module's index.ts come first.
 export { UNMATCHED_ROUTE, createApiMetrics, serveClusterMetrics } from './api-metrics';
+export type { ApiMetrics } from './api-metrics';

@@ -4,7 +4,7 @@ import type { Api } from '../http/api';
 import { SUPERADMIN_ROLES, type Principal } from '../http/auth';
 import { pageSchema } from '../http/pagination';
 import { transactionSchema } from '../transactions';
-import { createGateway } from '../payments';
+import { createGateway, type PaymentGateway } from '../payments';
 import {
   createPaymentPlanBody,
   createPlanPaymentBody,
@@ -51,20 +51,37 @@ import {
 } from './plan-actions.service';
 import { z } from 'zod';
 
+const tag = 'Payment plans';
+const planErrors = [403, 404, 409];
+
+interface PlanRouteContext {
+  api: Api;
+  deps: AppDeps;
+  actionDeps: Pick<AppDeps, 'prisma' | 'temporal'> & { gateway: PaymentGateway };
+  /** Payment plans are off per account until enabled: 403 feature_not_enabled. */
+  createGuard: (principal: Principal) => Promise<void>;
+  /** Turning plans off refuses new plans only: plans that exist stay readable, payable and cancellable. */
+  guard: (principal: Principal) => Promise<void>;
+}
+
 /** Payment plans (the terminals they use are terminal.routes.ts). */
 export function registerPaymentPlanRoutes(api: Api, deps: AppDeps): void {
   const { prisma, temporal } = deps;
-  const taskQueue = deps.taskQueue ?? config.taskQueue;
-  const actionDeps = { prisma, temporal, gateway: deps.gateway ?? createGateway(prisma) };
-  const tag = 'Payment plans';
-  const planErrors = [403, 404, 409];
+  const context: PlanRouteContext = {
+    api,
+    deps,
+    actionDeps: { prisma, temporal, gateway: deps.gateway ?? createGateway(prisma) },
+    createGuard: (principal) => assertPaymentPlansEnabled(prisma, principal.accountId),
+    guard: (principal) => assertPaymentPlansUsable(prisma, principal.accountId),
+  };
+  registerSettingsRoutes(context);
+  registerPlanRoutes(context);
+  registerDepositRoutes(context);
+  registerPlanPaymentRoutes(context);
+}
 
-  // Payment plans are off per account until enabled: 403 feature_not_enabled. Turning them off
-  // refuses new plans only: plans that exist stay readable, payable and cancellable (they keep running).
-  const createGuard = (principal: Principal) => assertPaymentPlansEnabled(prisma, principal.accountId);
-  const guard = (principal: Principal) => assertPaymentPlansUsable(prisma, principal.accountId);
-
-  // The switch itself is not behind the guard: an account with payment plans off turns them on here.
+// The switch itself is not behind the guard: an account with payment plans off turns them on here.
+function registerSettingsRoutes({ api, deps: { prisma } }: PlanRouteContext): void {
   api.route({
     method: 'get',
     path: '/settings/payment-plans',
@@ -90,7 +107,11 @@ export function registerPaymentPlanRoutes(api: Api, deps: AppDeps): void {
     response: paymentPlanSettingsSchema,
     handler: ({ principal, body }) => putPaymentPlanSettings(prisma, principal.accountId, body),
   });
+}
 
+function registerPlanRoutes({ api, deps, actionDeps, createGuard, guard }: PlanRouteContext): void {
+  const { prisma, temporal } = deps;
+  const taskQueue = deps.taskQueue ?? config.taskQueue;
   api.route({
     method: 'post',
     path: '/payment-plans',
@@ -159,7 +180,10 @@ export function registerPaymentPlanRoutes(api: Api, deps: AppDeps): void {
     errors: planErrors,
     handler: ({ principal, params }) => cancelPaymentPlan(actionDeps, principal.accountId, params.id),
   });
+}
 
+/** The deposit (installment 1) taken on a card terminal. */
+function registerDepositRoutes({ api, actionDeps, guard }: PlanRouteContext): void {
   api.route({
     method: 'post',
     path: '/payment-plans/{id}/deposit/terminal',
@@ -211,7 +235,9 @@ export function registerPaymentPlanRoutes(api: Api, deps: AppDeps): void {
     errors: planErrors,
     handler: ({ principal, params }) => cancelDeposit(actionDeps, principal.accountId, params.id),
   });
+}
 
+function registerPlanPaymentRoutes({ api, deps: { prisma }, actionDeps, guard }: PlanRouteContext): void {
   api.route({
     method: 'post',
     path: '/payment-plans/{id}/payments',

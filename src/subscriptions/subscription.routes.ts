@@ -142,6 +142,11 @@ export function registerSubscriptionRoutes(api: Api, appDeps: AppDeps): void {
       resumeSubscription(deps, principal.accountId, params.id, idempotencySeed),
   });
 
+  registerSubscriptionSettingsRoutes(api, prisma, tag);
+}
+
+/** The account's defaults for changes and failed renewals of its subscriptions. */
+function registerSubscriptionSettingsRoutes(api: Api, prisma: AppDeps['prisma'], tag: string): void {
   api.route({
     method: 'get',
     path: '/settings/proration',
