@@ -101,20 +101,8 @@ const requested = (
   origin?: EventOrigin,
 ) => withOrigin({ type, cause: REQUESTED }, origin);
 
-/**
- * One subscription's whole life (workflow id `subscription:<sub_id>`, decisions.md §7). The workflow
- * owns the schedule; the database row is its projection, written with each change and its event
- * (workflows/subscription-run.ts). First the messages: a `state` query, the updates the API and
- * operators send (their validators refuse forbidden moves before anything is recorded) and a notice
- * of invoices settled elsewhere. Then the loop: do what is due, under the same lock as the updates,
- * or wait for it; continue as new now and then.
- */
-export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Promise<SubscriptionState> {
-  // The wall clock, or the test clock's time (workflows/clock.ts): every read of time goes through it.
-  const time = workflowTime(input.testClock);
-  const run = new SubscriptionRun(input, time);
-
-  setHandler(stateQuery, () => run.view());
+/** The API's wait for a new subscription: answered once it is recorded and its first billing settled or timed out. */
+function handleCreated(run: SubscriptionRun, input: SubscriptionWorkflowInput): void {
   setHandler(
     createdUpdate,
     async () => {
@@ -136,6 +124,10 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
       },
     },
   );
+}
+
+/** Pause, resume and cancel: each checked on the current state before anything is recorded. */
+function handlePauseResumeCancel(run: SubscriptionRun): void {
   for (const [update, transition, type, check] of [
     [pauseUpdate, pause, 'subscription.paused', assertCanPause],
     [resumeUpdate, resume, 'subscription.resumed', assertCanResume],
@@ -175,6 +167,10 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
       }),
     },
   );
+}
+
+/** A change of items, quantities, settings or coupon, held under the run's lock with the changes before it. */
+function handleChange(run: SubscriptionRun): void {
   setHandler(
     changeUpdate,
     (...args: unknown[]) => {
@@ -230,6 +226,25 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
       }),
     },
   );
+}
+
+/**
+ * One subscription's whole life (workflow id `subscription:<sub_id>`, decisions.md §7). The workflow
+ * owns the schedule; the database row is its projection, written with each change and its event
+ * (workflows/subscription-run.ts). First the messages: a `state` query, the updates the API and
+ * operators send (their validators refuse forbidden moves before anything is recorded) and a notice
+ * of invoices settled elsewhere. Then the loop: do what is due, under the same lock as the updates,
+ * or wait for it; continue as new now and then.
+ */
+export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Promise<SubscriptionState> {
+  // The wall clock, or the test clock's time (workflows/clock.ts): every read of time goes through it.
+  const time = workflowTime(input.testClock);
+  const run = new SubscriptionRun(input, time);
+
+  setHandler(stateQuery, () => run.view());
+  handleCreated(run, input);
+  handlePauseResumeCancel(run);
+  handleChange(run);
   setHandler(invoiceSettledSignal, (notice: unknown) => run.noticeSettled(notice));
 
   if ('create' in input && !(await run.recordCreation())) {

@@ -178,6 +178,61 @@ async function stopServices(services: Services): Promise<void> {
   }
 }
 
+/** The demo account, its API key and its dashboard login, made when the database has no account yet. */
+async function createDemoAccount(
+  databaseUrl: string,
+): Promise<{ key: string; login: { email: string; password: string } } | undefined> {
+  const prisma = createPrisma(databaseUrl, 1);
+  try {
+    if ((await prisma.account.count()) > 0) return undefined;
+    const demo = await createAccount(prisma, { name: 'Demo', role: 'developer', paymentPlans: true });
+    // The dashboard's login for the same account, printed once beside the key like it.
+    const login = { email: 'demo@example.com', password: newSecret('demo').slice(0, 21) };
+    await createUser(prisma, { accountId: demo.account_id, name: 'Demo', role: 'superadmin', ...login });
+    return { key: demo.api_key, login };
+  } finally {
+    await prisma.$disconnect();
+  }
+}
+
+/** Where each part of the running service answers, and the demo account's secrets the one time they exist. */
+function printWhereEverythingIs(
+  services: Services,
+  {
+    workers,
+    metricsPort,
+    demo,
+  }: { workers: number; metricsPort: number; demo: Awaited<ReturnType<typeof createDemoAccount>> },
+): void {
+  say(
+    `API:          http://localhost:${config.port}  (reference: http://localhost:${config.port}/docs, metrics: /metrics; ${config.apiProcesses} process(es))`,
+  );
+  say(
+    `Workers:      ${workers} process(es) on task queue ${config.taskQueue} (metrics: http://localhost:${metricsPort}/metrics${workers > 1 ? ` to ${metricsPort + workers - 1}` : ''})`,
+  );
+  if (services.temporal)
+    say(
+      `Temporal UI:  ${services.temporal.uiUrl}  (gRPC ${services.temporal.address}, namespace ${config.temporalNamespace})`,
+    );
+  say(`Dashboard:    http://localhost:${config.port}/dashboard`);
+  say(
+    services.catcher
+      ? `Emails:       caught by the local SMTP catcher at ${services.catcher.server.url} (GET /test-helpers/emails)`
+      : 'Emails:       sent through SMTP_URL',
+  );
+  if (demo) {
+    say(`Demo account created. API key (shown once): ${demo.key}`);
+    say(`Dashboard login (shown once): ${demo.login.email} / ${demo.login.password}`);
+    say(`Try: curl -H 'cc-api-key: ${demo.key}' http://localhost:${config.port}/customers`);
+  } else {
+    say('Create an API key with: npm run account:create -- --name "Acme"');
+    say(
+      'Create a dashboard login with: npm run user:create -- --account acct_... --email you@example.com --password ...',
+    );
+  }
+  say('Ctrl-C stops everything.');
+}
+
 async function main(): Promise<void> {
   const services: Services = { workers: [] };
   let starting = true;
@@ -240,17 +295,7 @@ async function main(): Promise<void> {
       await checkpoint();
     }
 
-    const prisma = createPrisma(database.url, 1);
-    let demoKey: string | undefined;
-    let demoLogin: { email: string; password: string } | undefined;
-    if ((await prisma.account.count()) === 0) {
-      const demo = await createAccount(prisma, { name: 'Demo', role: 'developer', paymentPlans: true });
-      demoKey = demo.api_key;
-      // The dashboard's login for the same account, printed once beside the key like it.
-      demoLogin = { email: 'demo@example.com', password: newSecret('demo').slice(0, 21) };
-      await createUser(prisma, { accountId: demo.account_id, name: 'Demo', role: 'superadmin', ...demoLogin });
-    }
-    await prisma.$disconnect();
+    const demo = await createDemoAccount(database.url);
 
     // Customers' emails go to a local catcher unless SMTP_URL names a real relay: it keeps every
     // message, listed by GET /test-helpers/emails (docs/configuration.md, SMTP_URL).
@@ -293,33 +338,7 @@ async function main(): Promise<void> {
       return stop(1);
     }
     if (stopping) return;
-    say(
-      `API:          http://localhost:${config.port}  (reference: http://localhost:${config.port}/docs, metrics: /metrics; ${config.apiProcesses} process(es))`,
-    );
-    say(
-      `Workers:      ${workers} process(es) on task queue ${config.taskQueue} (metrics: http://localhost:${metricsPort}/metrics${workers > 1 ? ` to ${metricsPort + workers - 1}` : ''})`,
-    );
-    if (services.temporal)
-      say(
-        `Temporal UI:  ${services.temporal.uiUrl}  (gRPC ${services.temporal.address}, namespace ${config.temporalNamespace})`,
-      );
-    say(`Dashboard:    http://localhost:${config.port}/dashboard`);
-    say(
-      services.catcher
-        ? `Emails:       caught by the local SMTP catcher at ${services.catcher.server.url} (GET /test-helpers/emails)`
-        : 'Emails:       sent through SMTP_URL',
-    );
-    if (demoKey) {
-      say(`Demo account created. API key (shown once): ${demoKey}`);
-      if (demoLogin) say(`Dashboard login (shown once): ${demoLogin.email} / ${demoLogin.password}`);
-      say(`Try: curl -H 'cc-api-key: ${demoKey}' http://localhost:${config.port}/customers`);
-    } else {
-      say('Create an API key with: npm run account:create -- --name "Acme"');
-      say(
-        'Create a dashboard login with: npm run user:create -- --account acct_... --email you@example.com --password ...',
-      );
-    }
-    say('Ctrl-C stops everything.');
+    printWhereEverythingIs(services, { workers, metricsPort, demo });
   } catch (error) {
     // A step failed: what started before it stops too (it runs in process groups of its own).
     console.error(error);

@@ -59,6 +59,61 @@ function addressLines(address: InvoiceObject['customer_address']): string[] {
 
 /** The invoice as its customer reads it: who, what (lines and tax per rate), totals, paid and due. */
 export function invoiceSummary(invoice: InvoiceObject, taxNames: Map<string, string>, pdfPath?: string): Html {
+  return html`${invoiceHeading(invoice)} ${invoiceItems(invoice, taxNames, pdfPath)}`;
+}
+
+/** Who bills whom, the status and the amount paid or due, and the invoice's dates. */
+function invoiceHeading(invoice: InvoiceObject): Html {
+  const customerLines = [invoice.customer_name, invoice.customer_email, ...addressLines(invoice.customer_address)];
+  return html` <section class="card" aria-labelledby="invoice-title">
+    <p class="muted">${invoice.account_name ?? ''}</p>
+    <h1 id="invoice-title">Invoice ${invoice.number ?? ''}</h1>
+    <p><span class="status status-${invoice.status}">${STATUS_LABEL[invoice.status]}</span></p>
+    <p class="amount">${money(invoice, invoice.status === 'paid' ? invoice.amount_paid : invoice.amount_remaining)}</p>
+    <p class="muted">
+      ${invoice.status === 'paid' ? `Paid ${date(invoice.status_transitions.paid_at)}` : invoice.due_date ? `Due ${date(invoice.due_date)}` : `Issued ${date(invoice.status_transitions.finalized_at)}`}
+    </p>
+    <div class="grid">
+      ${
+        sellerLines(invoice).length > 0
+          ? html`<div>
+              <h2>From</h2>
+              <p>${[invoice.account_name ?? '', ...sellerLines(invoice)].map((line) => html`${line}<br />`)}</p>
+            </div>`
+          : html``
+      }
+      <div>
+        <h2>Billed to</h2>
+        <p>${customerLines.filter(Boolean).map((line) => html`${line}<br />`)}</p>
+      </div>
+      <div>
+        <h2>Details</h2>
+        <dl>
+          <dt>Invoice number</dt>
+          <dd>${invoice.number ?? ''}</dd>
+          <dt>Issued</dt>
+          <dd>${date(invoice.status_transitions.finalized_at)}</dd>
+          ${
+            invoice.due_date
+              ? html`<dt>Due</dt>
+                  <dd>${date(invoice.due_date)}</dd>`
+              : html``
+          }
+          ${
+            // As the PDF: a period only where the invoice bills one (a subscription's), never "the day to the day".
+            invoice.subscription && invoice.period_end > invoice.period_start
+              ? html`<dt>Period</dt>
+                  <dd>${date(invoice.period_start)} to ${date(invoice.period_end)}</dd>`
+              : html``
+          }
+        </dl>
+      </div>
+    </div>
+  </section>`;
+}
+
+/** The lines, discounts and tax per rate, the totals, and the PDF's link. */
+function invoiceItems(invoice: InvoiceObject, taxNames: Map<string, string>, pdfPath?: string): Html {
   const rows = invoice.lines.map(
     (line) =>
       html`<tr>
@@ -80,106 +135,58 @@ export function invoiceSummary(invoice: InvoiceObject, taxNames: Map<string, str
   );
   // The subtotal is before discount; what discounts took off follows it (docs/api.md, "Coupons and discounts").
   const discounted = invoice.total_discount_amounts.reduce((sum, each) => sum + each.amount, 0);
-  const customerLines = [invoice.customer_name, invoice.customer_email, ...addressLines(invoice.customer_address)];
-  return html` <section class="card" aria-labelledby="invoice-title">
-      <p class="muted">${invoice.account_name ?? ''}</p>
-      <h1 id="invoice-title">Invoice ${invoice.number ?? ''}</h1>
-      <p><span class="status status-${invoice.status}">${STATUS_LABEL[invoice.status]}</span></p>
-      <p class="amount">
-        ${money(invoice, invoice.status === 'paid' ? invoice.amount_paid : invoice.amount_remaining)}
-      </p>
-      <p class="muted">
-        ${invoice.status === 'paid' ? `Paid ${date(invoice.status_transitions.paid_at)}` : invoice.due_date ? `Due ${date(invoice.due_date)}` : `Issued ${date(invoice.status_transitions.finalized_at)}`}
-      </p>
-      <div class="grid">
+  return html`<section class="card" aria-labelledby="lines-title">
+    <h2 id="lines-title">Items</h2>
+    <table>
+      <thead>
+        <tr>
+          <th scope="col">Description</th>
+          <th scope="col" class="num">Qty</th>
+          <th scope="col" class="num">Unit price</th>
+          <th scope="col" class="num">Amount</th>
+        </tr>
+      </thead>
+      <tbody>
+        ${rows}
+      </tbody>
+      <tfoot>
+        <tr>
+          <td colspan="3">Subtotal</td>
+          <td class="num">${money(invoice, invoice.subtotal)}</td>
+        </tr>
         ${
-          sellerLines(invoice).length > 0
-            ? html`<div>
-                <h2>From</h2>
-                <p>${[invoice.account_name ?? '', ...sellerLines(invoice)].map((line) => html`${line}<br />`)}</p>
-              </div>`
+          discounted > 0
+            ? html`<tr>
+                <td colspan="3">Discount</td>
+                <td class="num">${money(invoice, -discounted)}</td>
+              </tr>`
             : html``
         }
-        <div>
-          <h2>Billed to</h2>
-          <p>${customerLines.filter(Boolean).map((line) => html`${line}<br />`)}</p>
-        </div>
-        <div>
-          <h2>Details</h2>
-          <dl>
-            <dt>Invoice number</dt>
-            <dd>${invoice.number ?? ''}</dd>
-            <dt>Issued</dt>
-            <dd>${date(invoice.status_transitions.finalized_at)}</dd>
-            ${
-              invoice.due_date
-                ? html`<dt>Due</dt>
-                    <dd>${date(invoice.due_date)}</dd>`
-                : html``
-            }
-            ${
-              // As the PDF: a period only where the invoice bills one (a subscription's), never "the day to the day".
-              invoice.subscription && invoice.period_end > invoice.period_start
-                ? html`<dt>Period</dt>
-                    <dd>${date(invoice.period_start)} to ${date(invoice.period_end)}</dd>`
-                : html``
-            }
-          </dl>
-        </div>
-      </div>
-    </section>
-    <section class="card" aria-labelledby="lines-title">
-      <h2 id="lines-title">Items</h2>
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">Description</th>
-            <th scope="col" class="num">Qty</th>
-            <th scope="col" class="num">Unit price</th>
-            <th scope="col" class="num">Amount</th>
-          </tr>
-        </thead>
-        <tbody>
-          ${rows}
-        </tbody>
-        <tfoot>
-          <tr>
-            <td colspan="3">Subtotal</td>
-            <td class="num">${money(invoice, invoice.subtotal)}</td>
-          </tr>
-          ${
-            discounted > 0
-              ? html`<tr>
-                  <td colspan="3">Discount</td>
-                  <td class="num">${money(invoice, -discounted)}</td>
-                </tr>`
-              : html``
-          }
-          ${taxes}
-          <tr class="total">
-            <td colspan="3">Total</td>
-            <td class="num">${money(invoice, invoice.total)}</td>
-          </tr>
-          <tr>
-            <td colspan="3">Amount paid</td>
-            <td class="num">${money(invoice, invoice.amount_paid)}</td>
-          </tr>
-          ${
-            invoice.amount_refunded > 0
-              ? html`<tr>
-                  <td colspan="3">Refunded</td>
-                  <td class="num">${money(invoice, invoice.amount_refunded)}</td>
-                </tr>`
-              : html``
-          }
-          <tr>
-            <td colspan="3"><strong>Amount due</strong></td>
-            <td class="num"><strong>${money(invoice, invoice.amount_remaining)}</strong></td>
-          </tr>
-        </tfoot>
-      </table>
-      ${pdfPath ? pdfDownload(pdfPath, invoice.status === 'paid') : html``}
-    </section>`;
+        ${taxes}
+        <tr class="total">
+          <td colspan="3">Total</td>
+          <td class="num">${money(invoice, invoice.total)}</td>
+        </tr>
+        <tr>
+          <td colspan="3">Amount paid</td>
+          <td class="num">${money(invoice, invoice.amount_paid)}</td>
+        </tr>
+        ${
+          invoice.amount_refunded > 0
+            ? html`<tr>
+                <td colspan="3">Refunded</td>
+                <td class="num">${money(invoice, invoice.amount_refunded)}</td>
+              </tr>`
+            : html``
+        }
+        <tr>
+          <td colspan="3"><strong>Amount due</strong></td>
+          <td class="num"><strong>${money(invoice, invoice.amount_remaining)}</strong></td>
+        </tr>
+      </tfoot>
+    </table>
+    ${pdfPath ? pdfDownload(pdfPath, invoice.status === 'paid') : html``}
+  </section>`;
 }
 
 /**

@@ -264,6 +264,70 @@ async function renderConfirmation(
   });
 }
 
+/** One portal route: its router, the service's dependencies, the portal's base route and the action's path. */
+interface PortalRoute {
+  router: express.Router;
+  deps: AppDeps;
+  route: string;
+  path: string;
+}
+
+/**
+ * An action's post: the session, its CSRF token (the portal page's, or with `askedFirst` its
+ * confirmation page's, for this very action and object), then `act`; a refusal of the service shows
+ * on the page.
+ */
+function routeAction(
+  { router, deps, route, path }: PortalRoute,
+  act: (portal: Portal, req: Request) => Promise<string | { errors: FieldErrors }>,
+  { askedFirst = false } = {},
+): void {
+  router.post(`${route}/${path}`, formBody, async (req, res) => {
+    res.locals.route = `${PORTAL_PATH}/{token}/${path.replace(/:(\w+)/g, '{$1}')}`;
+    const portal = await livePortal(deps, req, res);
+    if (!portal) return;
+    const purpose = askedFirst ? confirmedPurpose(actionPath(path, req)) : 'portal';
+    if (!csrfValid(req, portal.hash, purpose)) {
+      return sendNotice(res, 403, 'This form has expired', 'Reload the page and try again.');
+    }
+    try {
+      // Every event the action raises says the customer asked for it on the portal (docs/decisions.md §38).
+      const outcome = await fromOrigin('customer_portal', () => act(portal, req));
+      if (typeof outcome !== 'string') return await renderPortal(deps, res, 400, portal, {}, outcome.errors);
+      res.redirect(303, `${portal.base}?done=${outcome}`);
+    } catch (error) {
+      if (!(error instanceof ApiError) || error.status >= 500) throw error;
+      if (error.status === 404) return sendUnknownLink(res);
+      await renderPortal(deps, res, error.status, portal, { error: error.message });
+    }
+  });
+}
+
+/**
+ * An action's confirmation page (a GET, which changes nothing): the session, then `ask` words the
+ * question; another customer's or account's object is a 404 page, and `ask` answers null when there
+ * is nothing to confirm any more (already canceled, say): back to the portal.
+ */
+function routeConfirmation(
+  { router, deps, route, path }: PortalRoute,
+  ask: (portal: Portal, req: Request) => Promise<Confirmation | null>,
+): void {
+  router.get(`${route}/${path}`, async (req, res) => {
+    res.locals.route = `${PORTAL_PATH}/{token}/${path.replace(/:(\w+)/g, '{$1}')}`;
+    const portal = await livePortal(deps, req, res);
+    if (!portal) return;
+    let asked: Confirmation | null;
+    try {
+      asked = await ask(portal, req);
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 404) return sendUnknownLink(res);
+      throw error;
+    }
+    if (!asked) return res.redirect(303, portal.base);
+    await renderConfirmation(deps, res, portal, actionPath(path, req), asked);
+  });
+}
+
 /**
  * The customer portal (docs/api.md "Hosted pages"): GET /hosted/portal/{token}, and one post per
  * action. The pages and forms are here; what a customer may do (their own subscriptions and cards only,
@@ -282,56 +346,13 @@ export function portalRouter(deps: AppDeps): express.Router {
     await renderPortal(deps, res, 200, portal, { ok: done });
   });
 
-  /**
-   * An action's post: the session, its CSRF token (the portal page's, or with `askedFirst` its
-   * confirmation page's, for this very action and object), then `act`; a refusal of the service shows
-   * on the page.
-   */
   const action = (
     path: string,
     act: (portal: Portal, req: Request) => Promise<string | { errors: FieldErrors }>,
-    { askedFirst = false } = {},
-  ) =>
-    router.post(`${route}/${path}`, formBody, async (req, res) => {
-      res.locals.route = `${PORTAL_PATH}/{token}/${path.replace(/:(\w+)/g, '{$1}')}`;
-      const portal = await livePortal(deps, req, res);
-      if (!portal) return;
-      const purpose = askedFirst ? confirmedPurpose(actionPath(path, req)) : 'portal';
-      if (!csrfValid(req, portal.hash, purpose)) {
-        return sendNotice(res, 403, 'This form has expired', 'Reload the page and try again.');
-      }
-      try {
-        // Every event the action raises says the customer asked for it on the portal (docs/decisions.md §38).
-        const outcome = await fromOrigin('customer_portal', () => act(portal, req));
-        if (typeof outcome !== 'string') return await renderPortal(deps, res, 400, portal, {}, outcome.errors);
-        res.redirect(303, `${portal.base}?done=${outcome}`);
-      } catch (error) {
-        if (!(error instanceof ApiError) || error.status >= 500) throw error;
-        if (error.status === 404) return sendUnknownLink(res);
-        await renderPortal(deps, res, error.status, portal, { error: error.message });
-      }
-    });
-
-  /**
-   * An action's confirmation page (a GET, which changes nothing): the session, then `ask` words the
-   * question; another customer's or account's object is a 404 page, and `ask` answers null when there
-   * is nothing to confirm any more (already canceled, say): back to the portal.
-   */
+    options?: { askedFirst?: boolean },
+  ) => routeAction({ router, deps, route, path }, act, options);
   const confirmation = (path: string, ask: (portal: Portal, req: Request) => Promise<Confirmation | null>) =>
-    router.get(`${route}/${path}`, async (req, res) => {
-      res.locals.route = `${PORTAL_PATH}/{token}/${path.replace(/:(\w+)/g, '{$1}')}`;
-      const portal = await livePortal(deps, req, res);
-      if (!portal) return;
-      let asked: Confirmation | null;
-      try {
-        asked = await ask(portal, req);
-      } catch (error) {
-        if (error instanceof ApiError && error.status === 404) return sendUnknownLink(res);
-        throw error;
-      }
-      if (!asked) return res.redirect(303, portal.base);
-      await renderConfirmation(deps, res, portal, actionPath(path, req), asked);
-    });
+    routeConfirmation({ router, deps, route, path }, ask);
 
   /** An action's path parameter (always there: the route names it). */
   const idOf = (req: Request) => String(req.params.id);

@@ -51,8 +51,32 @@ export function createApiMetrics(prisma: Db): ApiMetrics {
     aggregator: 'sum',
   }).set(1);
 
-  // The database figures: read at most once per cacheMs (a failed read too), shared by the gauges that
-  // show them (prom-client renders the metrics concurrently, awaiting each one's `collect`).
+  registerDatabaseGauges(own, prisma);
+
+  const registry = Registry.merge([own, ledgerRegistry]);
+  if (cluster.isWorker) {
+    // The primary's AggregatorRegistry asks each process for this registry (src/cli/api.ts).
+    new AggregatorRegistry();
+    AggregatorRegistry.setRegistries([registry]);
+  }
+
+  return {
+    registry,
+    contentType: registry.contentType,
+    observe(method, route, status, seconds) {
+      const labels = { method, route, status: String(status) };
+      requests.inc(labels);
+      duration.observe(labels, seconds);
+    },
+    render: () => (cluster.isWorker ? askPrimary() : registry.metrics()),
+  };
+}
+
+/**
+ * The gauges read from PostgreSQL: read at most once per METRICS_CACHE_SECONDS (a failed read too), shared by
+ * the gauges that show them (prom-client renders the metrics concurrently, awaiting each one's `collect`).
+ */
+function registerDatabaseGauges(own: Registry, prisma: Db): void {
   const cacheMs = config.metricsCacheSeconds * 1000;
   const stuckMinutes = config.metricsTerminalStuckMinutes;
   let readAt = -Infinity;
@@ -142,24 +166,6 @@ export function createApiMetrics(prisma: Db): ApiMetrics {
       databaseUp.set(0);
     }
   }
-
-  const registry = Registry.merge([own, ledgerRegistry]);
-  if (cluster.isWorker) {
-    // The primary's AggregatorRegistry asks each process for this registry (src/cli/api.ts).
-    new AggregatorRegistry();
-    AggregatorRegistry.setRegistries([registry]);
-  }
-
-  return {
-    registry,
-    contentType: registry.contentType,
-    observe(method, route, status, seconds) {
-      const labels = { method, route, status: String(status) };
-      requests.inc(labels);
-      duration.observe(labels, seconds);
-    },
-    render: () => (cluster.isWorker ? askPrimary() : registry.metrics()),
-  };
 }
 
 const CLUSTER_METRICS_REQUEST = 'billing:cluster-metrics-request';

@@ -77,6 +77,143 @@ export interface Relay {
   stop(): Promise<void>;
 }
 
+/** What starting one delivery needs from its relay. */
+interface DeliveryStarter {
+  options: RelayOptions;
+  httpTimeoutMs: number;
+  firstAttemptWaitMs: number;
+  log: Logger;
+  /** Attempts 1 still running after the relay stopped waiting for them (stop() waits for them). */
+  lateAttempts: Set<Promise<unknown>>;
+}
+
+/**
+ * Attempt 1 here, then the delivery's workflow, started with its result and the retry schedule drawn
+ * for it: a delivery answered at once costs the workflow one task that completes it, not a local
+ * activity. Again after a crash (the batch was not committed): the attempt recorded then is
+ * answered, nothing is sent again, and a workflow already started stays as it is. An attempt still
+ * unanswered after `firstAttemptWaitMs` (a slow destination) is not waited for, so that it holds up
+ * no other delivery: the workflow starts without its result, waits out the send's window (the HTTP
+ * timeout and the record's margin) and then makes attempt 1 itself, which finds the relay's recorded
+ * (or still in flight, and waits for it) and sends nothing again.
+ */
+async function startDelivery(starter: DeliveryStarter, delivery: DeliveryKey): Promise<void> {
+  const { options, httpTimeoutMs, firstAttemptWaitMs, log, lateAttempts } = starter;
+  const { prisma, temporal, taskQueue } = options;
+  const retryDelaysMs = drawRetryDelays(Math.random);
+  const scheduledAt = options.temporalNow ? await options.temporalNow() : Date.now();
+  const attempt = attemptDelivery(
+    prisma,
+    { deliveryId: delivery.id, attempt: 1, scheduledAt, retryDelayMs: retryDelaysMs[0]! },
+    httpTimeoutMs,
+    log,
+  ).then((result) => {
+    if (result !== 'missing' && options.metricMeter) countWebhookAttempt(options.metricMeter, result, { taskQueue });
+    return result;
+  });
+  let timer: NodeJS.Timeout | undefined;
+  const first = await Promise.race([
+    attempt,
+    new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), firstAttemptWaitMs))),
+  ]);
+  clearTimeout(timer);
+  if (first === 'late') {
+    const late = attempt.catch((error: unknown) =>
+      log.warn({ err: error, deliveryId: delivery.id }, "relay's attempt 1 failed; the workflow makes it"),
+    );
+    lateAttempts.add(late);
+    void late.finally(() => lateAttempts.delete(late));
+  }
+  // Its destination was deleted since the batch read it (the row went with it): nothing to deliver.
+  if (first === 'missing') return;
+  const input = {
+    deliveryId: delivery.id,
+    eventId: delivery.eventId,
+    destinationId: delivery.destinationId,
+    retryDelaysMs,
+  };
+  try {
+    await temporal.workflow.start<typeof deliverWebhook>('deliverWebhook', {
+      workflowId: webhookWorkflowId(delivery.eventId, delivery.destinationId),
+      taskQueue,
+      args: [
+        first === 'late'
+          ? { ...input, firstAttemptAfterMs: sendWindowMs(httpTimeoutMs) }
+          : { ...input, firstAttempt: handedOver(first, scheduledAt) },
+      ],
+      workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      workflowIdConflictPolicy: 'FAIL',
+      // Set here rather than upserted by the workflow: one visibility write less per delivery.
+      typedSearchAttributes: [
+        { key: BILLING_ACCOUNT_ID, value: delivery.accountId },
+        { key: BILLING_STATUS, value: first === 'late' ? 'pending' : first.status },
+      ],
+      requestEagerStart: options.eagerStart ?? false,
+      ...deliveryDisplay({
+        accountId: delivery.accountId,
+        deliveryId: delivery.id,
+        eventId: delivery.eventId,
+        destinationId: delivery.destinationId,
+        retryDelaysMs,
+      }),
+    });
+  } catch (error) {
+    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+  }
+}
+
+/**
+ * Attempt 1 as the workflow's input carries it: with its end, from which the workflow counts the
+ * first retry's delay however late its first task runs (docs/decisions.md §10).
+ */
+function handedOver(first: WebhookAttemptResult, scheduledAt: number) {
+  return { ...first, scheduledAt, endedAt: first.endedAt ?? scheduledAt + first.durationMs };
+}
+
+/**
+ * LISTEN for new events on a connection of its own; each notification wakes the relay. A lost connection is
+ * opened again a second later, and the relay polls meanwhile.
+ */
+function eventListener(databaseUrl: string, log: Logger, wake: () => void, stopped: () => boolean) {
+  let listener: pg.Client | null = null;
+  let reconnectTimer: NodeJS.Timeout | null = null;
+  async function listen(): Promise<void> {
+    if (stopped()) return;
+    const client = new pg.Client({ connectionString: databaseUrl });
+    listener = client;
+    const reconnect = () => {
+      if (stopped() || listener !== client || reconnectTimer) return;
+      listener = null;
+      client.end().catch(() => undefined);
+      reconnectTimer = setTimeout(() => {
+        reconnectTimer = null;
+        void listen();
+      }, 1000);
+    };
+    client.on('notification', wake);
+    client.on('error', (error) => {
+      log.warn({ err: error }, 'webhook relay listener lost; reconnecting');
+      reconnect();
+    });
+    client.on('end', reconnect);
+    try {
+      await client.connect();
+      await listenForEvents(client);
+      wake(); // events written while nobody listened
+    } catch (error) {
+      log.warn({ err: error }, 'webhook relay cannot listen; polling until it can');
+      reconnect();
+    }
+  }
+  async function close(): Promise<void> {
+    if (reconnectTimer) clearTimeout(reconnectTimer);
+    const client = listener;
+    listener = null;
+    await client?.end().catch(() => undefined);
+  }
+  return { listen, close };
+}
+
 /**
  * The outbox relay: takes committed events with no `dispatched_at`, in `seq` order, and starts one
  * `deliverWebhook` workflow per (event, destination active at dispatch). Everything it does is
@@ -87,96 +224,14 @@ export interface Relay {
  * wakes on the NOTIFY sent with each event and also polls.
  */
 export function startRelay(options: RelayOptions): Relay {
-  const { prisma, temporal, taskQueue } = options;
+  const { prisma } = options;
   const batchSize = options.batchSize ?? 100;
   const startConcurrency = options.startConcurrency ?? 32;
   const httpTimeoutMs = options.httpTimeoutMs ?? WEBHOOK_TIMEOUT_MS;
   const firstAttemptWaitMs = options.firstAttemptWaitMs ?? FIRST_ATTEMPT_WAIT_MS;
   const log = options.logger ?? defaultLogger;
 
-  /** Attempts 1 still running after the relay stopped waiting for them (stop() waits for them). */
-  const lateAttempts = new Set<Promise<unknown>>();
-
-  /**
-   * Attempt 1 here, then the delivery's workflow, started with its result and the retry schedule drawn
-   * for it: a delivery answered at once costs the workflow one task that completes it, not a local
-   * activity. Again after a crash (the batch was not committed): the attempt recorded then is
-   * answered, nothing is sent again, and a workflow already started stays as it is. An attempt still
-   * unanswered after `firstAttemptWaitMs` (a slow destination) is not waited for, so that it holds up
-   * no other delivery: the workflow starts without its result, waits out the send's window (the HTTP
-   * timeout and the record's margin) and then makes attempt 1 itself, which finds the relay's recorded
-   * (or still in flight, and waits for it) and sends nothing again.
-   */
-  async function startDelivery(delivery: DeliveryKey): Promise<void> {
-    const retryDelaysMs = drawRetryDelays(Math.random);
-    const scheduledAt = options.temporalNow ? await options.temporalNow() : Date.now();
-    const attempt = attemptDelivery(
-      prisma,
-      { deliveryId: delivery.id, attempt: 1, scheduledAt, retryDelayMs: retryDelaysMs[0]! },
-      httpTimeoutMs,
-      log,
-    ).then((result) => {
-      if (result !== 'missing' && options.metricMeter) countWebhookAttempt(options.metricMeter, result, { taskQueue });
-      return result;
-    });
-    let timer: NodeJS.Timeout | undefined;
-    const first = await Promise.race([
-      attempt,
-      new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), firstAttemptWaitMs))),
-    ]);
-    clearTimeout(timer);
-    if (first === 'late') {
-      const late = attempt.catch((error: unknown) =>
-        log.warn({ err: error, deliveryId: delivery.id }, "relay's attempt 1 failed; the workflow makes it"),
-      );
-      lateAttempts.add(late);
-      void late.finally(() => lateAttempts.delete(late));
-    }
-    // Its destination was deleted since the batch read it (the row went with it): nothing to deliver.
-    if (first === 'missing') return;
-    const input = {
-      deliveryId: delivery.id,
-      eventId: delivery.eventId,
-      destinationId: delivery.destinationId,
-      retryDelaysMs,
-    };
-    try {
-      await temporal.workflow.start<typeof deliverWebhook>('deliverWebhook', {
-        workflowId: webhookWorkflowId(delivery.eventId, delivery.destinationId),
-        taskQueue,
-        args: [
-          first === 'late'
-            ? { ...input, firstAttemptAfterMs: sendWindowMs(httpTimeoutMs) }
-            : { ...input, firstAttempt: handedOver(first, scheduledAt) },
-        ],
-        workflowIdReusePolicy: 'REJECT_DUPLICATE',
-        workflowIdConflictPolicy: 'FAIL',
-        // Set here rather than upserted by the workflow: one visibility write less per delivery.
-        typedSearchAttributes: [
-          { key: BILLING_ACCOUNT_ID, value: delivery.accountId },
-          { key: BILLING_STATUS, value: first === 'late' ? 'pending' : first.status },
-        ],
-        requestEagerStart: options.eagerStart ?? false,
-        ...deliveryDisplay({
-          accountId: delivery.accountId,
-          deliveryId: delivery.id,
-          eventId: delivery.eventId,
-          destinationId: delivery.destinationId,
-          retryDelaysMs,
-        }),
-      });
-    } catch (error) {
-      if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
-    }
-  }
-
-  /**
-   * Attempt 1 as the workflow's input carries it: with its end, from which the workflow counts the
-   * first retry's delay however late its first task runs (docs/decisions.md §10).
-   */
-  function handedOver(first: WebhookAttemptResult, scheduledAt: number) {
-    return { ...first, scheduledAt, endedAt: first.endedAt ?? scheduledAt + first.durationMs };
-  }
+  const starter: DeliveryStarter = { options, httpTimeoutMs, firstAttemptWaitMs, log, lateAttempts: new Set() };
 
   /**
    * One batch, in no transaction: the events are claimed (advisory locks of one pooled connection,
@@ -204,7 +259,7 @@ export function startRelay(options: RelayOptions): Relay {
         }));
         // Committed before their workflows read them.
         const deliveries = await insertDeliveries(session, rows, eventIds);
-        await forEachLimited(deliveries, startConcurrency, startDelivery);
+        await forEachLimited(deliveries, startConcurrency, (delivery) => startDelivery(starter, delivery));
         for (const consumer of options.consumers ?? []) {
           const events = await eventsOfTypes(session, eventIds, consumer.types);
           if (events.length > 0) await consumer.consume(events);
@@ -249,40 +304,11 @@ export function startRelay(options: RelayOptions): Relay {
     });
   }
 
-  let listener: pg.Client | null = null;
-  let reconnectTimer: NodeJS.Timeout | null = null;
-  async function listen(): Promise<void> {
-    if (stopped) return;
-    const client = new pg.Client({ connectionString: options.databaseUrl });
-    listener = client;
-    const reconnect = () => {
-      if (stopped || listener !== client || reconnectTimer) return;
-      listener = null;
-      client.end().catch(() => undefined);
-      reconnectTimer = setTimeout(() => {
-        reconnectTimer = null;
-        void listen();
-      }, 1000);
-    };
-    client.on('notification', wake);
-    client.on('error', (error) => {
-      log.warn({ err: error }, 'webhook relay listener lost; reconnecting');
-      reconnect();
-    });
-    client.on('end', reconnect);
-    try {
-      await client.connect();
-      await listenForEvents(client);
-      wake(); // events written while nobody listened
-    } catch (error) {
-      log.warn({ err: error }, 'webhook relay cannot listen; polling until it can');
-      reconnect();
-    }
-  }
+  const listener = eventListener(options.databaseUrl, log, wake, () => stopped);
 
   let poll: NodeJS.Timeout | undefined;
   if (options.background !== false) {
-    void listen();
+    void listener.listen();
     poll = setInterval(wake, options.pollIntervalMs ?? 1000);
     wake();
   }
@@ -292,12 +318,9 @@ export function startRelay(options: RelayOptions): Relay {
     async stop() {
       stopped = true;
       clearInterval(poll);
-      if (reconnectTimer) clearTimeout(reconnectTimer);
-      const client = listener;
-      listener = null;
-      await client?.end().catch(() => undefined);
+      await listener.close();
       await pass;
-      await Promise.all(lateAttempts);
+      await Promise.all(starter.lateAttempts);
     },
   };
 }
