@@ -177,3 +177,6 @@ export type AttachPaymentMethodInput = z.output<typeof attachPaymentMethodBody>;
 export type ListPaymentMethodsQuery = z.output<typeof listPaymentMethodsQuery>;
 export type PaymentMethodObject = z.output<typeof paymentMethodSchema>;
 export type BillingDetails = PaymentMethodObject['billing_details'];
+
+/** The Luhn check of a card number, for the terminals' schemas (a schemas file reads another's schemas file only). */
+export { passesLuhn };

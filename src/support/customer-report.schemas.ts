@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { TRANSACTION_ORIGINS } from '../transactions/transaction-origin';
+import { TRANSACTION_ORIGINS } from '../transactions/transaction.schemas';
 
 /** The answer of GET /customers/{externalKey}/billing-report: CustomerReport (customer-lookup.ts), times as ISO 8601. */
 const time = z.string().nullable().describe('ISO 8601, UTC');

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { paginationQuery } from '../http/pagination';
 import { resourceId, unixTime } from '../http/validation';
-import { passesLuhn } from '../payments/card-numbers';
+import { passesLuhn } from '../payments/payment-method.schemas';
 import { currencyCode } from '../lib/iso';
 
 export const createTerminalBody = z

@@ -3,6 +3,7 @@ import { cursorQuery, paginationQuery } from '../http/pagination';
 import { includeNamesQuery, resourceId, unixTime } from '../http/validation';
 import { invoiceId } from '../invoices/invoice.schemas';
 import { currencyCode } from '../lib/iso';
+import { TRANSACTION_ORIGINS } from './transaction-origin';
 
 export const TRANSACTION_TYPES = ['payment', 'refund', 'adjustment'] as const;
 export const BALANCE_ENTRY_TYPES = [
@@ -89,3 +90,6 @@ export type BalanceTransactionObject = z.output<typeof balanceTransactionSchema>
 export type TransactionObject = z.output<typeof transactionSchema>;
 export type ListTransactionsQuery = z.output<typeof listTransactionsQuery>;
 export type BalanceObject = z.output<typeof balanceSchema>;
+
+/** The origins a transaction is filed under, for the other modules' schemas (a schemas file reads another's schemas file only). */
+export { TRANSACTION_ORIGINS };
