@@ -3,7 +3,9 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { components } from '../../client/schema';
 import { api } from '../api/client';
 import type { Coupon } from '../api/types';
-import { Confirm, Empty, Failure, Loading } from '../components/common';
+import { StateBadge } from '../components/badges';
+import { Confirm } from '../components/common';
+import { Table } from '../components/Table';
 import { CopyId } from '../components/CopyId';
 import { CatalogForm, ErrorLine, parseCents } from './catalog-forms';
 import { couponTerms, CURRENCY } from './terms';
@@ -38,65 +40,34 @@ export function Coupons() {
       </div>
       {creating && <NewCoupon onDone={() => setCreating(false)} />}
       <ErrorLine error={remove.error} />
-      {coupons.isPending ? (
-        <Loading />
-      ) : coupons.isError ? (
-        <Failure error={coupons.error} />
-      ) : coupons.data.data.length === 0 ? (
-        <Empty>
-          <p>
-            No coupons yet. A coupon takes a percentage or an amount off a customer&apos;s or a subscription&apos;s
-            invoices.
-          </p>
-        </Empty>
-      ) : (
-        <div className="card table-card">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Coupon</th>
-                <th scope="col">Discount</th>
-                <th scope="col" className="hide-narrow">
-                  Redeemed
-                </th>
-                <th scope="col">State</th>
-                <th scope="col" className="hide-narrow">
-                  Id
-                </th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {coupons.data.data.map((coupon) => (
-                <tr key={coupon.id}>
-                  <td>{coupon.name ?? coupon.id}</td>
-                  <td>{couponTerms(coupon)}</td>
-                  <td className="hide-narrow">
-                    {coupon.times_redeemed}
-                    {coupon.max_redemptions !== null ? ` of ${coupon.max_redemptions}` : ''}
-                  </td>
-                  <td>
-                    <span className={`badge badge-${coupon.valid ? 'active' : 'canceled'}`}>
-                      {coupon.valid ? 'redeemable' : 'closed'}
-                    </span>
-                  </td>
-                  <td className="hide-narrow">
-                    <CopyId id={coupon.id} />
-                  </td>
-                  <td>
-                    <button type="button" className="secondary" onClick={() => setAsking(coupon)}>
-                      Delete
-                      <span className="visually-hidden"> {coupon.name ?? coupon.id}</span>
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <Table
+        query={coupons}
+        rows={coupons.data?.data}
+        rowKey={(coupon) => coupon.id}
+        empty="No coupons yet. A coupon takes a percentage or an amount off a customer's or a subscription's invoices."
+        columns={[
+          { header: 'Coupon', cell: (coupon) => coupon.name ?? coupon.id },
+          { header: 'Discount', cell: couponTerms },
+          {
+            header: 'Redeemed',
+            cell: (coupon) =>
+              `${coupon.times_redeemed}${coupon.max_redemptions !== null ? ` of ${coupon.max_redemptions}` : ''}`,
+            wide: true,
+          },
+          { header: 'State', cell: (coupon) => <StateBadge on={coupon.valid} label={['redeemable', 'closed']} /> },
+          { header: 'Id', cell: (coupon) => <CopyId id={coupon.id} />, wide: true },
+          {
+            header: 'Actions',
+            headerHidden: true,
+            cell: (coupon) => (
+              <button type="button" className="secondary" onClick={() => setAsking(coupon)}>
+                Delete
+                <span className="visually-hidden"> {coupon.name ?? coupon.id}</span>
+              </button>
+            ),
+          },
+        ]}
+      />
       {asking && (
         <Confirm
           title={`Delete ${asking.name ?? asking.id}?`}

@@ -2,7 +2,9 @@ import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api } from '../api/client';
 import type { TaxRate } from '../api/types';
-import { Confirm, Empty, Failure, Loading } from '../components/common';
+import { StateBadge } from '../components/badges';
+import { Confirm } from '../components/common';
+import { Table } from '../components/Table';
 import { CopyId } from '../components/CopyId';
 import { CatalogForm, ErrorLine } from './catalog-forms';
 
@@ -36,57 +38,31 @@ export function TaxRates() {
       </div>
       {creating && <NewTaxRate onDone={() => setCreating(false)} />}
       <ErrorLine error={toggle.error} />
-      {rates.isPending ? (
-        <Loading />
-      ) : rates.isError ? (
-        <Failure error={rates.error} />
-      ) : rates.data.data.length === 0 ? (
-        <Empty>
-          <p>No tax rates yet.</p>
-        </Empty>
-      ) : (
-        <div className="card table-card">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Tax rate</th>
-                <th scope="col">Rate</th>
-                <th scope="col">State</th>
-                <th scope="col" className="hide-narrow">
-                  Id
-                </th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {rates.data.data.map((rate) => (
-                <tr key={rate.id}>
-                  <td>{rate.display_name}</td>
-                  <td>
-                    {rate.percentage}% {rate.inclusive ? 'included' : 'added on top'}
-                  </td>
-                  <td>
-                    <span className={`badge badge-${rate.active ? 'active' : 'canceled'}`}>
-                      {rate.active ? 'active' : 'inactive'}
-                    </span>
-                  </td>
-                  <td className="hide-narrow">
-                    <CopyId id={rate.id} />
-                  </td>
-                  <td>
-                    <button type="button" className="secondary" onClick={() => setAsking(rate)}>
-                      {rate.active ? 'Deactivate' : 'Activate'}
-                      <span className="visually-hidden"> {rate.display_name}</span>
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <Table
+        query={rates}
+        rows={rates.data?.data}
+        rowKey={(rate) => rate.id}
+        empty="No tax rates yet."
+        columns={[
+          { header: 'Tax rate', cell: (rate) => rate.display_name },
+          {
+            header: 'Rate',
+            cell: (rate) => `${rate.percentage}% ${rate.inclusive ? 'included' : 'added on top'}`,
+          },
+          { header: 'State', cell: (rate) => <StateBadge on={rate.active} label={['active', 'inactive']} /> },
+          { header: 'Id', cell: (rate) => <CopyId id={rate.id} />, wide: true },
+          {
+            header: 'Actions',
+            headerHidden: true,
+            cell: (rate) => (
+              <button type="button" className="secondary" onClick={() => setAsking(rate)}>
+                {rate.active ? 'Deactivate' : 'Activate'}
+                <span className="visually-hidden"> {rate.display_name}</span>
+              </button>
+            ),
+          },
+        ]}
+      />
       {asking && (
         <Confirm
           title={asking.active ? `Deactivate ${asking.display_name}?` : `Activate ${asking.display_name}?`}

@@ -1,9 +1,9 @@
-import { Fragment, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { api } from '../api/client';
 import { formatDateTime } from '../components/format';
 import { listAddress, listFilters, navigate, useLocation } from '../router';
-import { listPlaceholder, PagesOf, TableHead } from '../components/common';
+import { Table } from '../components/Table';
 import { EventJson, EventObjectLink, JsonToggle } from '../components/timelines';
 
 const BASE = '/developers/events';
@@ -70,60 +70,45 @@ export function EventsList() {
           </button>
         )}
       </form>
-      {listPlaceholder(
-        events,
-        filtered ? 'No event matches these filters.' : 'No event yet: changes to the account are listed here.',
-      ) ?? (
-        <div className="card table-card compact">
-          <table>
-            <TableHead
-              columns={[
-                'Event',
-                { label: 'Object', wide: true },
-                { label: 'Time', wide: true },
-                { label: 'JSON', hidden: true },
-              ]}
-            />
-            <tbody>
-              {(events.data?.data ?? []).map((event) => {
-                const shown = open === event.id;
-                return (
-                  <Fragment key={event.id}>
-                    <tr>
-                      <td className="break">
-                        {event.type}
-                        <div className="muted small break">
-                          <code>{event.id}</code>
-                          <span className="show-narrow"> · {formatDateTime(event.created)}</span>
-                        </div>
-                      </td>
-                      <td className="hide-narrow break">
-                        <EventObjectLink event={event} />
-                      </td>
-                      <td className="hide-narrow">{formatDateTime(event.created)}</td>
-                      <td>
-                        <JsonToggle
-                          event={event}
-                          shown={shown}
-                          onToggle={() => setOpen(shown ? undefined : event.id)}
-                        />
-                      </td>
-                    </tr>
-                    {shown && (
-                      <tr id={`event-${event.id}`}>
-                        <td colSpan={4}>
-                          <EventJson event={event} />
-                        </td>
-                      </tr>
-                    )}
-                  </Fragment>
-                );
-              })}
-            </tbody>
-          </table>
-        </div>
-      )}
-      <PagesOf list={events.data} page={filters.page} onPage={(page) => go({ page })} />
+      <Table
+        query={events}
+        rows={events.data?.data}
+        rowKey={(event) => event.id}
+        frame="compact"
+        empty={filtered ? 'No event matches these filters.' : 'No event yet: changes to the account are listed here.'}
+        columns={[
+          {
+            header: 'Event',
+            className: 'break',
+            cell: (event) => (
+              <>
+                {event.type}
+                <div className="muted small break">
+                  <code>{event.id}</code>
+                  <span className="show-narrow"> · {formatDateTime(event.created)}</span>
+                </div>
+              </>
+            ),
+          },
+          { header: 'Object', cell: (event) => <EventObjectLink event={event} />, className: 'break', wide: true },
+          { header: 'Time', cell: (event) => formatDateTime(event.created), wide: true },
+          {
+            header: 'JSON',
+            headerHidden: true,
+            cell: (event) => (
+              <JsonToggle
+                event={event}
+                shown={open === event.id}
+                onToggle={() => setOpen(open === event.id ? undefined : event.id)}
+              />
+            ),
+          },
+        ]}
+        detail={(event) =>
+          open === event.id ? { id: `event-${event.id}`, content: <EventJson event={event} /> } : undefined
+        }
+        pages={{ list: events.data, page: filters.page, onPage: (page) => go({ page }) }}
+      />
     </>
   );
 }
