@@ -11,6 +11,8 @@ export interface Column<Row> {
   cell: (row: Row) => ReactNode;
   /** Where the cell's content links (the row's own page). */
   link?: (row: Row) => string | undefined;
+  /** The cell's title (shown on hover): the whole of what the cell shortens. */
+  title?: (row: Row) => string | undefined;
   /** A small line under the cell's content (an id, a reason). */
   note?: (row: Row) => ReactNode;
   /** Shown on wide screens only: hidden under 720 px, where the columns that matter less go (docs/decisions.md §35). */
@@ -129,6 +131,7 @@ function Cell<Row>({ column, row }: { column: Column<Row>; row: Row }) {
   return (
     <CellTag
       scope={column.rowHeader ? 'row' : undefined}
+      title={column.title?.(row)}
       className={classes(column.className, column.money && 'amount', column.wide && 'hide-narrow')}
     >
       {to ? <Link to={to}>{content}</Link> : content}
