@@ -4,6 +4,7 @@ import { api } from '../api/client';
 import type { CreditNote, Invoice } from '../api/types';
 import { centsFromText, formatDateTime, formatMoney, statusLabel } from '../components/format';
 import { AmountField, Failure, StatusBadge, useIdempotencyKeys, type Outcome } from '../components/common';
+import { Table } from '../components/Table';
 import { declineReason } from './outcomes';
 import { invoiceName } from './Invoices';
 
@@ -44,46 +45,34 @@ function destination(note: CreditNote): string {
 /** The credit notes against the invoice, each with its PDF. */
 export function CreditNotesTable({ notes }: { notes: CreditNote[] }) {
   return (
-    <div className="card table-card">
-      <table>
-        <caption className="visually-hidden">Credit notes</caption>
-        <thead>
-          <tr>
-            <th scope="col">Credit note</th>
-            <th scope="col">Amount</th>
-            <th scope="col" className="hide-narrow">
-              Reason
-            </th>
-            <th scope="col">Credit to</th>
-            <th scope="col" className="hide-narrow">
-              Issued
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {notes.map((note) => (
-            <tr key={note.id}>
-              <td>
-                <a href={`/credit-notes/${encodeURIComponent(note.id)}/pdf`} download={`${note.number}.pdf`}>
-                  {note.number}
-                </a>
-                {note.status === 'void' && (
-                  <>
-                    {' '}
-                    <StatusBadge status="void" />
-                  </>
-                )}
-                {note.memo && <div className="muted small">{note.memo}</div>}
-              </td>
-              <td>{formatMoney(note.amount, note.currency)}</td>
-              <td className="hide-narrow">{statusLabel(note.reason)}</td>
-              <td>{destination(note)}</td>
-              <td className="hide-narrow">{formatDateTime(note.created)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <Table
+      rows={notes}
+      rowKey={(note) => note.id}
+      caption="Credit notes"
+      columns={[
+        {
+          header: 'Credit note',
+          cell: (note) => (
+            <>
+              <a href={`/credit-notes/${encodeURIComponent(note.id)}/pdf`} download={`${note.number}.pdf`}>
+                {note.number}
+              </a>
+              {note.status === 'void' && (
+                <>
+                  {' '}
+                  <StatusBadge status="void" />
+                </>
+              )}
+            </>
+          ),
+          note: (note) => note.memo,
+        },
+        { header: 'Amount', cell: (note) => formatMoney(note.amount, note.currency) },
+        { header: 'Reason', cell: (note) => statusLabel(note.reason), wide: true },
+        { header: 'Credit to', cell: destination },
+        { header: 'Issued', cell: (note) => formatDateTime(note.created), wide: true },
+      ]}
+    />
   );
 }
 

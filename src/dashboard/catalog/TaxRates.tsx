@@ -6,7 +6,8 @@ import { StateBadge } from '../components/badges';
 import { Confirm } from '../components/common';
 import { Table } from '../components/Table';
 import { CopyId } from '../components/CopyId';
-import { CatalogForm, ErrorLine } from './catalog-forms';
+import { Check, Field, Form, numberOf } from '../components/form';
+import { ErrorLine } from './catalog-forms';
 
 export function TaxRates() {
   const queryClient = useQueryClient();
@@ -89,47 +90,34 @@ function NewTaxRate({ onDone }: { onDone: () => void }) {
   const [inclusive, setInclusive] = useState(false);
   const create = useMutation({
     mutationFn: () =>
-      api.POST('/taxRates', {
-        body: {
-          display_name: displayName,
-          // Empty or not a number is NaN, which JSON sends as null: the API's refusal names `percentage`.
-          percentage: percentage.trim() === '' ? Number.NaN : Number(percentage.replace(',', '.')),
-          inclusive,
-        },
-      }),
+      // Empty or not a number is NaN, which JSON sends as null: the API's refusal names `percentage`.
+      api.POST('/taxRates', { body: { display_name: displayName, percentage: numberOf(percentage), inclusive } }),
     onSuccess: () => {
       void queryClient.invalidateQueries({ queryKey: ['taxRates'] });
       onDone();
     },
   });
   return (
-    <CatalogForm
+    <Form
+      layout="card"
       label="New tax rate"
       submit="Create tax rate"
-      busy={create.isPending}
-      error={create.error}
+      busyLabel="Saving…"
+      action={create}
       onSubmit={() => create.mutate()}
       onCancel={onDone}
     >
-      <label>
-        Name
-        <input value={displayName} onChange={(event) => setDisplayName(event.target.value)} required maxLength={100} />
-      </label>
-      <label>
-        Percentage
-        <input
-          value={percentage}
-          onChange={(event) => setPercentage(event.target.value)}
-          inputMode="decimal"
-          placeholder="8.25"
-          required
-          className="narrow"
-        />
-      </label>
-      <label className="checkbox">
-        <input type="checkbox" checked={inclusive} onChange={(event) => setInclusive(event.target.checked)} />
-        Included in prices
-      </label>
-    </CatalogForm>
+      <Field label="Name" value={displayName} onValue={setDisplayName} required maxLength={100} />
+      <Field
+        label="Percentage"
+        value={percentage}
+        onValue={setPercentage}
+        inputMode="decimal"
+        placeholder="8.25"
+        required
+        inputClassName="narrow"
+      />
+      <Check label="Included in prices" className="checkbox" checked={inclusive} onChecked={setInclusive} />
+    </Form>
   );
 }

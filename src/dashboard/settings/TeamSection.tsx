@@ -4,7 +4,8 @@ import { api } from '../api/client';
 import type { Invitation, Member, Role, Session } from '../api/types';
 import { formatDateTime } from '../components/format';
 import { SESSION_KEY } from '../api/session';
-import { Confirm, Failure, Loading } from '../components/common';
+import { Confirm, Failure } from '../components/common';
+import { Table } from '../components/Table';
 import { Options, Outcome, ROLES, Submit } from './section-parts';
 
 type Asking = { kind: 'role'; member: Member; role: Role } | { kind: 'remove'; member: Member };
@@ -43,66 +44,58 @@ export function TeamSection({ session }: { session: Session }) {
   return (
     <section className="card settings-section" aria-labelledby="team-heading">
       <h2 id="team-heading">Team</h2>
-      {members.isPending && <Loading />}
-      {members.isError && <Failure error={members.error} />}
-      {members.data && (
-        <div className="table-card">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col" className="hide-narrow">
-                  Email
-                </th>
-                <th scope="col">Role</th>
-                {superadmin && <th scope="col">Actions</th>}
-              </tr>
-            </thead>
-            <tbody>
-              {members.data.data.map((member) => (
-                <tr key={member.id}>
-                  <td>
-                    {member.name}
-                    {member.id === session.user.id && <span className="muted"> (you)</span>}
-                    {member.disabled && <span className="badge badge-disabled">disabled</span>}
-                    <div className="muted small member-email-narrow">{member.email}</div>
-                  </td>
-                  <td className="truncate hide-narrow">{member.email}</td>
-                  <td>
-                    {superadmin ? (
-                      <select
-                        aria-label={`Role of ${member.name}`}
-                        value={member.role}
-                        onChange={(event) => {
-                          change.reset();
-                          setNotice(undefined);
-                          setAsking({ kind: 'role', member, role: event.target.value as Role });
-                        }}
-                      >
-                        <Options values={ROLES} />
-                      </select>
-                    ) : (
-                      <span className="capitalize">{member.role}</span>
-                    )}
-                  </td>
-                  {superadmin && (
-                    <td>
-                      <button
-                        type="button"
-                        className="danger"
-                        aria-label={`Remove ${member.name}`}
-                        onClick={() => (change.reset(), setNotice(undefined), setAsking({ kind: 'remove', member }))}
-                      >
-                        Remove
-                      </button>
-                    </td>
-                  )}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <Table
+        query={members}
+        rows={members.data?.data}
+        rowKey={(member) => member.id}
+        frame="inset"
+        columns={[
+          {
+            header: 'Name',
+            cell: (member) => (
+              <>
+                {member.name}
+                {member.id === session.user.id && <span className="muted"> (you)</span>}
+                {member.disabled && <span className="badge badge-disabled">disabled</span>}
+                <div className="muted small member-email-narrow">{member.email}</div>
+              </>
+            ),
+          },
+          { header: 'Email', cell: (member) => member.email, className: 'truncate', wide: true },
+          {
+            header: 'Role',
+            cell: (member) =>
+              superadmin ? (
+                <select
+                  aria-label={`Role of ${member.name}`}
+                  value={member.role}
+                  onChange={(event) => {
+                    change.reset();
+                    setNotice(undefined);
+                    setAsking({ kind: 'role', member, role: event.target.value as Role });
+                  }}
+                >
+                  <Options values={ROLES} />
+                </select>
+              ) : (
+                <span className="capitalize">{member.role}</span>
+              ),
+          },
+          superadmin && {
+            header: 'Actions',
+            cell: (member) => (
+              <button
+                type="button"
+                className="danger"
+                aria-label={`Remove ${member.name}`}
+                onClick={() => (change.reset(), setNotice(undefined), setAsking({ kind: 'remove', member }))}
+              >
+                Remove
+              </button>
+            ),
+          },
+        ]}
+      />
       <Outcome notice={notice} error={change.error} />
       {asking && (
         <Confirm
@@ -192,45 +185,33 @@ function Invitations({ accountId }: { accountId: string | undefined }) {
         </div>
       )}
       <h3>Pending invitations</h3>
-      {pending.isPending && <Loading />}
-      {pending.isError && <Failure error={pending.error} />}
-      {pending.data && pending.data.data.length === 0 && <p className="muted">No invitation is waiting.</p>}
-      {pending.data && pending.data.data.length > 0 && (
-        <div className="table-card">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Email</th>
-                <th scope="col">Role</th>
-                <th scope="col" className="hide-narrow">
-                  Expires
-                </th>
-                <th scope="col">Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {pending.data.data.map((invitation) => (
-                <tr key={invitation.id}>
-                  <td className="truncate">{invitation.email}</td>
-                  <td className="capitalize">{invitation.role}</td>
-                  <td className="hide-narrow">{formatDateTime(invitation.expires_at)}</td>
-                  <td>
-                    <button
-                      type="button"
-                      className="secondary"
-                      aria-label={`Revoke the invitation of ${invitation.email}`}
-                      disabled={revoke.isPending}
-                      onClick={() => revoke.mutate(invitation.id)}
-                    >
-                      Revoke
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <Table
+        query={pending}
+        rows={pending.data?.data}
+        rowKey={(invitation) => invitation.id}
+        frame="inset"
+        quietEmpty
+        empty="No invitation is waiting."
+        columns={[
+          { header: 'Email', cell: (invitation) => invitation.email, className: 'truncate' },
+          { header: 'Role', cell: (invitation) => invitation.role, className: 'capitalize' },
+          { header: 'Expires', cell: (invitation) => formatDateTime(invitation.expires_at), wide: true },
+          {
+            header: 'Actions',
+            cell: (invitation) => (
+              <button
+                type="button"
+                className="secondary"
+                aria-label={`Revoke the invitation of ${invitation.email}`}
+                disabled={revoke.isPending}
+                onClick={() => revoke.mutate(invitation.id)}
+              >
+                Revoke
+              </button>
+            ),
+          },
+        ]}
+      />
       {revoke.isError && <Failure error={revoke.error} />}
     </>
   );
