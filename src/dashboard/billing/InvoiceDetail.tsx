@@ -7,7 +7,6 @@ import { Link } from '../router';
 import { InvoiceWhy } from './Why';
 import {
   AmountField,
-  Confirm,
   Failure,
   Loading,
   Notice,
@@ -17,6 +16,7 @@ import {
   useIdempotencyKeys,
   type Outcome,
 } from '../components/common';
+import { Confirm } from '../components/dialogs';
 import { invoiceName } from './Invoices';
 import { creditableOf, CreditNotesTable, IssueCreditNote } from './InvoiceCredits';
 import { EmailTimeline, EventTimeline } from '../components/timelines';
@@ -117,7 +117,7 @@ export function InvoiceDetail({ id }: { id: string }) {
         <InvoiceQuestion
           invoice={inv}
           action={asking}
-          busy={act.isPending || refundInvalid}
+          busy={act.isPending}
           refund={{ text: refundText, onText: setRefundText, invalid: refundInvalid, most: refundable }}
           onConfirm={() => act.mutate(asking)}
           onClose={() => setAsking(undefined)}
@@ -188,7 +188,8 @@ function InvoiceQuestion(props: {
       message={ACTIONS[action].question}
       confirm={ACTIONS[action].label}
       danger={ACTIONS[action].danger}
-      busy={props.busy}
+      action={{ isPending: props.busy }}
+      disabled={props.refund.invalid}
       onConfirm={props.onConfirm}
       onClose={props.onClose}
     >

@@ -4,7 +4,7 @@ import type { components } from '../../client/schema';
 import { api, fieldFailure } from '../api/client';
 import type { Coupon } from '../api/types';
 import { StateBadge } from '../components/badges';
-import { Confirm } from '../components/common';
+import { Confirm } from '../components/dialogs';
 import { Table } from '../components/Table';
 import { CopyId } from '../components/CopyId';
 import { Field, Form, numberOf, SelectField } from '../components/form';
@@ -75,7 +75,7 @@ export function Coupons() {
           message="It can no longer be redeemed. Discounts already made from it keep running to their end."
           confirm="Delete"
           danger
-          busy={remove.isPending}
+          action={{ isPending: remove.isPending }}
           onConfirm={() => remove.mutate(asking)}
           onClose={() => setAsking(undefined)}
         />

@@ -5,7 +5,7 @@ import { api, fieldFailure } from '../api/client';
 import type { Price, Product } from '../api/types';
 import { formatInterval, formatMoney } from '../components/format';
 import { StateBadge } from '../components/badges';
-import { Confirm } from '../components/common';
+import { Confirm } from '../components/dialogs';
 import { Table } from '../components/Table';
 import { CopyId } from '../components/CopyId';
 import { Field, Form, Options, SelectField } from '../components/form';
@@ -250,7 +250,7 @@ function DeletePrice({ price }: { price: Price }) {
           message={`The price of ${amount} ${formatInterval(price.recurring)} is deleted for good. A price a subscription uses cannot be deleted.`}
           confirm="Delete price"
           danger
-          busy={remove.isPending}
+          action={{ isPending: remove.isPending }}
           onConfirm={() => remove.mutate()}
           onClose={() => setAsking(false)}
         />

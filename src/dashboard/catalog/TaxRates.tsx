@@ -3,7 +3,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api } from '../api/client';
 import type { TaxRate } from '../api/types';
 import { StateBadge } from '../components/badges';
-import { Confirm } from '../components/common';
+import { Confirm } from '../components/dialogs';
 import { Table } from '../components/Table';
 import { CopyId } from '../components/CopyId';
 import { Check, Field, Form, numberOf } from '../components/form';
@@ -74,7 +74,7 @@ export function TaxRates() {
           }
           confirm={asking.active ? 'Deactivate' : 'Activate'}
           danger={asking.active}
-          busy={toggle.isPending}
+          action={{ isPending: toggle.isPending }}
           onConfirm={() => toggle.mutate(asking)}
           onClose={() => setAsking(undefined)}
         />

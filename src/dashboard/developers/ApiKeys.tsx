@@ -5,8 +5,8 @@ import { api } from '../api/client';
 import type { Role } from '../api/types';
 import { formatDate, formatDateTime } from '../components/format';
 import { StatusBadge } from '../components/badges';
-import { Confirm } from '../components/common';
-import { Failure, Notice, type QueryState } from '../components/feedback';
+import { Confirm } from '../components/dialogs';
+import { Notice, type QueryState } from '../components/feedback';
 import { Form, Options, SelectField, useIdempotencyKeys } from '../components/form';
 import { Table } from '../components/Table';
 import { SecretOnce } from './SecretOnce';
@@ -111,12 +111,10 @@ export function ApiKeys({ role }: { role: Role }) {
           message={ACTIONS[asking.action].question}
           confirm={`${ACTIONS[asking.action].label} key`}
           danger={ACTIONS[asking.action].danger}
-          busy={act.isPending}
+          action={act}
           onConfirm={() => act.mutate(asking)}
           onClose={() => (setAsking(undefined), act.reset())}
-        >
-          {act.isError && <Failure error={act.error} />}
-        </Confirm>
+        ></Confirm>
       )}
       <KeyTable
         keys={keys}

@@ -5,7 +5,7 @@ import type { DeliveryLog as Delivery, WebhookDestination as Destination } from 
 import { formatDateTime } from '../components/format';
 import { navigate, oneOf, useLocation } from '../router';
 import { StatusBadge } from '../components/badges';
-import { Confirm } from '../components/common';
+import { Confirm } from '../components/dialogs';
 import { Failure, Notice, type QueryState } from '../components/feedback';
 import { useIdempotencyKeys } from '../components/form';
 import { DisclosureButton, StatusTabs } from '../components/lists';
@@ -106,7 +106,7 @@ export function DeliveryLogs() {
           message={`${asking.event_type} ${asking.event_id} will be delivered again to ${asking.destination_url}, with the same payload and id.`}
           confirm="Resend"
           danger={false}
-          busy={resend.isPending}
+          action={{ isPending: resend.isPending }}
           onConfirm={() => resend.mutate(asking)}
           onClose={() => setAsking(undefined)}
         />

@@ -4,7 +4,7 @@ import type { components } from '../../client/schema';
 import { api } from '../api/client';
 import { formatDate } from '../components/format';
 import { StatusBadge } from '../components/badges';
-import { Confirm } from '../components/common';
+import { Confirm } from '../components/dialogs';
 import { Empty, Failure, Loaded, Notice } from '../components/feedback';
 import { Field, Form } from '../components/form';
 import { SecretOnce } from './SecretOnce';
@@ -170,7 +170,7 @@ function DestinationQuestion(props: {
       message={ACTIONS[action].question}
       confirm={ACTIONS[action].label}
       danger={ACTIONS[action].danger}
-      busy={props.action.isPending}
+      action={props.action}
       onConfirm={props.onConfirm}
       onClose={props.onClose}
     >
@@ -184,7 +184,6 @@ function DestinationQuestion(props: {
           <code className="break">{destination.url}</code>
         </p>
       )}
-      {props.action.error ? <Failure error={props.action.error} /> : null}
     </Confirm>
   );
 }

@@ -5,7 +5,10 @@ import type { PaymentPlan, PlanPayment, Session } from '../api/types';
 import type { QueryState } from '../components/feedback';
 import { formatDate, formatDateTime, formatMoney, statusLabel } from '../components/format';
 import { Link } from '../router';
-import { Confirm, Failure, Loading, Notice, ReadFailure, StatusBadge, WorkflowLink } from '../components/common';
+import { StatusBadge } from '../components/badges';
+import { Loading, Notice, ReadFailure } from '../components/feedback';
+import { WorkflowLink } from '../components/links';
+import { Confirm } from '../components/dialogs';
 import { planProgress } from './PaymentPlans';
 import { TerminalPaymentActions } from './TerminalPayments';
 import { Fact } from '../components/facts';
@@ -81,12 +84,10 @@ export function PaymentPlanDetail({ id, session }: { id: string; session: Sessio
           message="No installment is charged any more; what was paid stays paid. This cannot be undone."
           confirm="Cancel plan"
           danger
-          busy={cancel.isPending}
+          action={cancel}
           onConfirm={() => cancel.mutate()}
           onClose={() => setAsking(false)}
-        >
-          {cancel.isError && <Failure error={cancel.error} />}
-        </Confirm>
+        ></Confirm>
       )}
       <PlanFacts plan={p} />
       <h2>Installments</h2>

@@ -4,8 +4,8 @@ import type { components } from '../../client/schema';
 import { api } from '../api/client';
 import type { PlanPayment } from '../api/types';
 import { formatDateTime, formatMoney, statusLabel } from '../components/format';
-import { Confirm } from '../components/common';
-import { Failure, Notice } from '../components/feedback';
+import { Confirm } from '../components/dialogs';
+import { Notice } from '../components/feedback';
 import { Choices } from '../components/form';
 import { Table } from '../components/Table';
 
@@ -87,12 +87,10 @@ export function TerminalPaymentActions({
           message={`The terminal is asked to cancel the sale of ${formatMoney(payment.amount, payment.currency)}; the payment ends cancelled when it confirms.`}
           confirm="Cancel sale"
           danger
-          busy={act.isPending}
+          action={act}
           onConfirm={() => act.mutate('cancel')}
           onClose={() => setAsking(undefined)}
-        >
-          {act.isError && <Failure error={act.error} />}
-        </Confirm>
+        ></Confirm>
       )}
       {asking === 'resolve' && (
         <ResolveQuestion
@@ -133,7 +131,7 @@ function ResolveQuestion(props: {
       }
       confirm="Resolve"
       danger={false}
-      busy={props.action.isPending}
+      action={props.action}
       onConfirm={props.onConfirm}
       onClose={props.onClose}
     >
@@ -192,7 +190,6 @@ function ResolveQuestion(props: {
           </label>
         </fieldset>
       )}
-      {props.action.error ? <Failure error={props.action.error} /> : null}
     </Confirm>
   );
 }

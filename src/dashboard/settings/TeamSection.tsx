@@ -4,7 +4,8 @@ import { api } from '../api/client';
 import type { Invitation, Member, Role, Session } from '../api/types';
 import { formatDateTime } from '../components/format';
 import { SESSION_KEY } from '../api/session';
-import { Confirm, Failure } from '../components/common';
+import { Failure } from '../components/common';
+import { Confirm } from '../components/dialogs';
 import { Table } from '../components/Table';
 import { Options, Outcome, ROLES, Submit } from './section-parts';
 
@@ -111,7 +112,7 @@ export function TeamSection({ session }: { session: Session }) {
           }
           confirm={asking.kind === 'role' ? 'Change role' : 'Remove member'}
           danger={asking.kind === 'remove'}
-          busy={change.isPending}
+          action={{ isPending: change.isPending }}
           onConfirm={() => change.mutate(asking)}
           onClose={() => setAsking(undefined)}
         />

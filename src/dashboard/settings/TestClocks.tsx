@@ -4,7 +4,8 @@ import { api, ApiFailure } from '../api/client';
 import type { TestClock } from '../api/types';
 import { formatDateTime } from '../components/format';
 import { Link } from '../router';
-import { Confirm, Failure, Loading, Notice, StatusBadge, useIdempotencyKeys } from '../components/common';
+import { Failure, Loading, Notice, StatusBadge, useIdempotencyKeys } from '../components/common';
+import { Confirm } from '../components/dialogs';
 
 /** `2026-11-24T21:30` (what a datetime-local input holds), read as UTC. */
 function secondsOfUtc(text: string): number {
@@ -167,7 +168,7 @@ function Clock({ clock }: { clock: TestClock }) {
           message={`Its customers' subscriptions and payment plans do everything that falls due until ${formatDateTime(secondsOfUtc(target))}: invoices, charges, retries, events. A clock never goes back.`}
           confirm="Advance"
           danger={false}
-          busy={advance.isPending}
+          action={{ isPending: advance.isPending }}
           onConfirm={() => advance.mutate({ frozen_time: secondsOfUtc(target) })}
           onClose={() => setAsking(false)}
         />
