@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api } from '../api/client';
 import type { Invitation, Member, Role, Session } from '../api/types';
@@ -7,7 +7,8 @@ import { SESSION_KEY } from '../api/session';
 import { Failure } from '../components/common';
 import { Confirm } from '../components/dialogs';
 import { Table } from '../components/Table';
-import { Options, Outcome, ROLES, Submit } from './section-parts';
+import { Field, Form, Options, SelectField } from '../components/form';
+import { Outcome, ROLES } from './section-parts';
 
 type Asking = { kind: 'role'; member: Member; role: Role } | { kind: 'remove'; member: Member };
 
@@ -140,9 +141,7 @@ function Invitations({ accountId }: { accountId: string | undefined }) {
     mutationFn: (id: string) => api.DELETE('/dashboard/api/invitations/{id}', { params: { path: { id } } }),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: ['invitations'] }),
   });
-  const submit = (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    const element = event.currentTarget;
+  const submit = (element: HTMLFormElement) => {
     const form = new FormData(element);
     setCreated(undefined);
     invite.mutate(
@@ -155,20 +154,12 @@ function Invitations({ accountId }: { accountId: string | undefined }) {
   return (
     <>
       <h3>Invite someone</h3>
-      <form className="filters" onSubmit={submit}>
-        <label>
-          Email
-          <input name="email" type="email" required />
-        </label>
-        <label>
-          Invite as
-          <select aria-label="Invite as" name="role" defaultValue="standard">
-            <Options values={ROLES} />
-          </select>
-        </label>
-        <Submit busy={invite.isPending} label="Invite" busyLabel="Inviting…" />
-      </form>
-      {invite.isError && <Failure error={invite.error} />}
+      <Form layout="inline" onSubmit={submit} action={invite} submit="Invite" busyLabel="Inviting…">
+        <Field label="Email" name="email" type="email" required />
+        <SelectField label="Invite as" name="role" defaultValue="standard">
+          <Options values={ROLES} />
+        </SelectField>
+      </Form>
       {created?.url && (
         <div className="invite-link" role="status">
           <p>
