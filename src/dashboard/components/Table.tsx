@@ -1,7 +1,7 @@
 import { Fragment, type ReactNode } from 'react';
 import { Link } from '../router';
 import { Empty, Failure, Loading } from './feedback';
-import { PagesOf } from './lists';
+import { Pager, PagesOf } from './lists';
 
 /** One column of a Table, declared once: its header and how a row fills its cell. */
 export interface Column<Row> {
@@ -37,12 +37,13 @@ const FRAMES: Record<Frame, string | undefined> = {
   bare: undefined,
 };
 
-/** A page of a paginated list answer (`meta.pagesTotal`) and how to go to another: the pager under the table. */
-export interface Pages {
-  list: { meta: { pagesTotal: number } } | undefined;
-  page: number;
-  onPage: (page: number) => void;
-}
+/**
+ * The list's pages, for the pager under the table: a paginated list answer (`meta.pagesTotal`), or, for a list
+ * answered as a plain array (GET /customers), whether there is a next page.
+ */
+export type Pages = { page: number; onPage: (page: number) => void } & (
+  { list: { meta: { pagesTotal: number } } | undefined } | { hasNext: boolean }
+);
 
 const classes = (...names: (string | false | undefined)[]) => names.filter(Boolean).join(' ') || undefined;
 
@@ -71,7 +72,7 @@ export function Table<Row>(props: {
   return (
     <>
       <TableBody {...props} />
-      <PagesOf {...props.pages} />
+      {'list' in props.pages ? <PagesOf {...props.pages} /> : <Pager {...props.pages} />}
     </>
   );
 }
