@@ -1,9 +1,11 @@
-import { useEffect, useRef, useState } from 'react';
+import { useState } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api } from '../api/client';
 import type { CreditNote, Invoice } from '../api/types';
 import { centsFromText, formatDateTime, formatMoney, statusLabel } from '../components/format';
-import { AmountField, Failure, StatusBadge, useIdempotencyKeys, type Outcome } from '../components/common';
+import { AmountField, StatusBadge, type Outcome } from '../components/common';
+import { Dialog } from '../components/dialogs';
+import { Choices, SelectField, useIdempotencyKeys } from '../components/form';
 import { Table } from '../components/Table';
 import { declineReason } from './outcomes';
 import { invoiceName } from './Invoices';
@@ -109,8 +111,6 @@ export function IssueCreditNote({
   /** The credit note issued, in words: a refund to the card the gateway refused leaves it void, with the reason. */
   onIssued: (outcome: Outcome) => void;
 }) {
-  const dialog = useRef<HTMLDialogElement>(null);
-  useEffect(() => dialog.current?.showModal(), []);
   const queryClient = useQueryClient();
   const keys = useIdempotencyKeys();
   const paid = invoice.status === 'paid';
@@ -141,24 +141,30 @@ export function IssueCreditNote({
     },
   });
   return (
-    <dialog ref={dialog} className="card dialog" aria-labelledby="credit-title" onClose={onClose}>
-      <h2 id="credit-title">Issue a credit note for {invoiceName(invoice)}</h2>
-      <p>
-        {paid
+    <Dialog
+      title={`Issue a credit note for ${invoiceName(invoice)}`}
+      message={
+        paid
           ? `Up to ${money(left)} can still be given back${refundTo === 'card' ? ' to the card' : ''}.`
-          : `The amount due (${money(left)} left) goes down by the credit.`}
-      </p>
-      <fieldset className="choices">
-        <legend>Credit</legend>
-        <label>
-          <input type="radio" name="credit-size" checked={whole} onChange={() => setWhole(true)} />
-          All that is left ({money(left)})
-        </label>
-        <label>
-          <input type="radio" name="credit-size" checked={!whole} onChange={() => setWhole(false)} />
-          An amount
-        </label>
-      </fieldset>
+          : `The amount due (${money(left)} left) goes down by the credit.`
+      }
+      submit="Issue credit note"
+      cancelLabel="Keep it as it is"
+      action={issue}
+      disabled={amountInvalid || amount === undefined}
+      onSubmit={() => issue.mutate()}
+      onClose={onClose}
+    >
+      <Choices
+        legend="Credit"
+        name="credit-size"
+        options={[
+          { value: 'whole', label: `All that is left (${money(left)})` },
+          { value: 'amount', label: 'An amount' },
+        ]}
+        value={whole ? 'whole' : 'amount'}
+        onValue={(size) => setWhole(size === 'whole')}
+      />
       {!whole && (
         <AmountField
           label={`Amount in ${invoice.currency.toUpperCase()}, tax included`}
@@ -167,45 +173,26 @@ export function IssueCreditNote({
           invalid={amountInvalid}
         />
       )}
-      <label className="field">
-        Reason
-        <select aria-label="Reason" value={reason} onChange={(event) => setReason(event.target.value as typeof reason)}>
-          {REASONS.map((value) => (
-            <option key={value} value={value}>
-              {statusLabel(value)}
+      <SelectField label="Reason" value={reason} onValue={(value) => setReason(value as typeof reason)}>
+        {REASONS.map((value) => (
+          <option key={value} value={value}>
+            {statusLabel(value)}
+          </option>
+        ))}
+      </SelectField>
+      {paid && (
+        <SelectField
+          label="Where the money goes"
+          value={refundTo}
+          onValue={(value) => setRefundTo(value as typeof refundTo)}
+        >
+          {DESTINATIONS.map((option) => (
+            <option key={option.value} value={option.value}>
+              {option.label}
             </option>
           ))}
-        </select>
-      </label>
-      {paid && (
-        <label className="field">
-          Where the money goes
-          <select
-            aria-label="Where the money goes"
-            value={refundTo}
-            onChange={(event) => setRefundTo(event.target.value as typeof refundTo)}
-          >
-            {DESTINATIONS.map((option) => (
-              <option key={option.value} value={option.value}>
-                {option.label}
-              </option>
-            ))}
-          </select>
-        </label>
+        </SelectField>
       )}
-      {issue.isError && <Failure error={issue.error} />}
-      <div className="actions">
-        <button type="button" className="secondary" onClick={onClose} disabled={issue.isPending}>
-          Keep it as it is
-        </button>
-        <button
-          type="button"
-          onClick={() => issue.mutate()}
-          disabled={issue.isPending || amountInvalid || amount === undefined}
-        >
-          {issue.isPending ? 'Working…' : 'Issue credit note'}
-        </button>
-      </div>
-    </dialog>
+    </Dialog>
   );
 }

@@ -1,8 +1,9 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { api } from '../api/client';
 import { formatDateTime } from '../components/format';
 import { listAddress, navigate, useLocation } from '../router';
+import { Field, Form } from '../components/form';
 import { objectPath } from '../components/links';
 import { Table } from '../components/Table';
 
@@ -21,24 +22,19 @@ export function AuditLog() {
     queryFn: () => api.GET('/audit-log', { params: { query: { page, take: TAKE, object: object || undefined } } }),
     placeholderData: keepPreviousData,
   });
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    go({ object: typed.trim(), page: 1 });
-  };
 
   return (
     <>
       <h1>Audit log</h1>
       <p className="muted">Every change made through the API or this dashboard: who made it, what and when.</p>
-      <form className="filters" onSubmit={submit}>
-        <label>
-          Object id
-          <input value={typed} onChange={(event) => setTyped(event.target.value)} placeholder="cus_…, sub_…" />
-        </label>
-        <button type="submit" className="secondary">
-          Filter
-        </button>
-      </form>
+      <Form
+        layout="inline"
+        submit="Filter"
+        submitClass="secondary"
+        onSubmit={() => go({ object: typed.trim(), page: 1 })}
+      >
+        <Field label="Object id" value={typed} onValue={setTyped} placeholder="cus_…, sub_…" />
+      </Form>
       <Table
         query={entries}
         rows={entries.data?.data}

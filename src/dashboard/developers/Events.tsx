@@ -1,8 +1,9 @@
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { api } from '../api/client';
 import { formatDateTime } from '../components/format';
 import { listAddress, listFilters, navigate, useLocation } from '../router';
+import { Field, Form } from '../components/form';
 import { Table } from '../components/Table';
 import { EventJson, EventObjectLink, JsonToggle } from '../components/timelines';
 
@@ -27,49 +28,45 @@ export function EventsList() {
       }),
     placeholderData: keepPreviousData,
   });
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    go({ type: typed.type.trim(), object: typed.object.trim() });
-  };
   const filtered = Boolean(filters.type || filters.object);
 
   return (
     <>
       <h2>Events</h2>
       <p className="muted">What changed in the account, as webhooks send it: each event with its JSON.</p>
-      <form className="filters" onSubmit={submit}>
-        <label>
-          Type
-          <input
-            value={typed.type}
-            onChange={(event) => setTyped({ ...typed, type: event.target.value })}
-            placeholder="invoice.* or invoice.finalized"
-          />
-        </label>
-        <label>
-          Object id
-          <input
-            value={typed.object}
-            onChange={(event) => setTyped({ ...typed, object: event.target.value })}
-            placeholder="cus_…, sub_…"
-          />
-        </label>
-        <button type="submit" className="secondary">
-          Filter
-        </button>
-        {filtered && (
-          <button
-            type="button"
-            className="secondary"
-            onClick={() => {
-              setTyped({ type: '', object: '' });
-              go({ type: '', object: '' });
-            }}
-          >
-            Clear
-          </button>
-        )}
-      </form>
+      <Form
+        layout="inline"
+        submit="Filter"
+        submitClass="secondary"
+        onSubmit={() => go({ type: typed.type.trim(), object: typed.object.trim() })}
+        extra={
+          filtered && (
+            <button
+              type="button"
+              className="secondary"
+              onClick={() => {
+                setTyped({ type: '', object: '' });
+                go({ type: '', object: '' });
+              }}
+            >
+              Clear
+            </button>
+          )
+        }
+      >
+        <Field
+          label="Type"
+          value={typed.type}
+          onValue={(type) => setTyped({ ...typed, type })}
+          placeholder="invoice.* or invoice.finalized"
+        />
+        <Field
+          label="Object id"
+          value={typed.object}
+          onValue={(object) => setTyped({ ...typed, object })}
+          placeholder="cus_…, sub_…"
+        />
+      </Form>
       <Table
         query={events}
         rows={events.data?.data}

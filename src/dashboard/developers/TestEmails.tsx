@@ -5,6 +5,7 @@ import { api } from '../api/client';
 import { formatDateTime } from '../components/format';
 import { StatusBadge } from '../components/badges';
 import { Empty, isNotFound } from '../components/feedback';
+import { Field, Form } from '../components/form';
 import { Table } from '../components/Table';
 
 type TestEmail = components['schemas']['TestEmail'];
@@ -39,23 +40,18 @@ export function TestEmails() {
         Test mode: the emails sent to your customers, as the local mail catcher received them. Nothing here left this
         machine.
       </p>
-      <form
-        className="filters"
-        onSubmit={(event) => {
-          event.preventDefault();
-          const value = new FormData(event.currentTarget).get('to');
+      <Form
+        layout="inline"
+        submit="Filter"
+        submitClass="secondary"
+        onSubmit={(form) => {
+          const value = new FormData(form).get('to');
           setTo(typeof value === 'string' ? value.trim() : '');
           setPage(1);
         }}
       >
-        <label>
-          To
-          <input name="to" type="email" defaultValue={to} placeholder="customer@example.com" />
-        </label>
-        <button type="submit" className="secondary">
-          Filter
-        </button>
-      </form>
+        <Field label="To" name="to" type="email" defaultValue={to} placeholder="customer@example.com" />
+      </Form>
       {isNotFound(emails.error) ? (
         <Empty>
           <p>Test mode is off: emails go to the SMTP server and none is kept here.</p>

@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, ApiFailure } from '../api/client';
 import type { TestClock } from '../api/types';
@@ -6,6 +6,7 @@ import { formatDateTime } from '../components/format';
 import { Link } from '../router';
 import { Failure, Loading, Notice, StatusBadge, useIdempotencyKeys } from '../components/common';
 import { Confirm } from '../components/dialogs';
+import { Field, Form } from '../components/form';
 
 /** `2026-11-24T21:30` (what a datetime-local input holds), read as UTC. */
 function secondsOfUtc(text: string): number {
@@ -87,27 +88,23 @@ function NewClock() {
       void queryClient.invalidateQueries({ queryKey: TEST_CLOCKS_KEY });
     },
   });
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
+  const submit = () => {
     setNotice(undefined);
     create.mutate({ frozen_time: secondsOfUtc(start), ...(name.trim() ? { name: name.trim() } : {}) });
   };
   return (
-    <form className="filters" onSubmit={submit} aria-label="New test clock">
-      <label>
-        Name
-        <input value={name} onChange={(event) => setName(event.target.value)} placeholder="Renewal rehearsal" />
-      </label>
-      <label>
-        Starts at (UTC)
-        <input type="datetime-local" required value={start} onChange={(event) => setStart(event.target.value)} />
-      </label>
-      <button type="submit" disabled={create.isPending}>
-        {create.isPending ? 'Creating…' : 'Create test clock'}
-      </button>
-      <Notice text={notice} />
-      {create.isError && <Failure error={create.error} />}
-    </form>
+    <Form
+      layout="inline"
+      label="New test clock"
+      submit="Create test clock"
+      busyLabel="Creating…"
+      action={create}
+      onSubmit={submit}
+      notice={notice}
+    >
+      <Field label="Name" value={name} onValue={setName} placeholder="Renewal rehearsal" />
+      <Field label="Starts at (UTC)" type="datetime-local" required value={start} onValue={setStart} />
+    </Form>
   );
 }
 
@@ -136,8 +133,7 @@ function Clock({ clock }: { clock: TestClock }) {
     },
     onSettled: () => setAsking(false),
   });
-  const ask = (event: FormEvent) => {
-    event.preventDefault();
+  const ask = () => {
     setNotice(undefined);
     advance.reset();
     setAsking(true);
@@ -153,15 +149,16 @@ function Clock({ clock }: { clock: TestClock }) {
           </span>
         </span>
       </div>
-      <form className="filters" onSubmit={ask} aria-label={`Advance ${label}`}>
-        <label>
-          Advance {label} to (UTC)
-          <input type="datetime-local" required value={target} onChange={(event) => setTarget(event.target.value)} />
-        </label>
-        <button type="submit" className="secondary" disabled={clock.status === 'advancing' || advance.isPending}>
-          Advance
-        </button>
-      </form>
+      <Form
+        layout="inline"
+        label={`Advance ${label}`}
+        submit="Advance"
+        submitClass="secondary"
+        disabled={clock.status === 'advancing' || advance.isPending}
+        onSubmit={ask}
+      >
+        <Field label={`Advance ${label} to (UTC)`} type="datetime-local" required value={target} onValue={setTarget} />
+      </Form>
       {asking && (
         <Confirm
           title={`Advance ${label}?`}
