@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { api } from '../api/client';
 import type { Invoice } from '../api/types';
@@ -6,6 +6,7 @@ import { formatDate, formatMoney, startOfDay } from '../components/format';
 import { ListFilters, listAddress, listFilters, navigate, oneOf, useLocation } from '../router';
 import { StatusBadge } from '../components/badges';
 import { StatusTabs } from '../components/lists';
+import { Field, Form } from '../components/form';
 import { Table } from '../components/Table';
 import { CustomerPicker } from '../components/CustomerPicker';
 
@@ -97,24 +98,17 @@ function InvoiceFilters({ filters, onApply }: { filters: Filters; onApply: (next
   const [customer, setCustomer] = useState(filters.customer);
   const [from, setFrom] = useState(filters.from);
   const [to, setTo] = useState(filters.to);
-  const apply = (event: FormEvent) => {
-    event.preventDefault();
-    onApply({ customer, from, to });
-  };
   return (
-    <form className="filters" onSubmit={apply} aria-label="Filters">
+    <Form
+      layout="inline"
+      label="Filters"
+      submit="Apply"
+      submitClass="secondary"
+      onSubmit={() => onApply({ customer, from, to })}
+    >
       <CustomerPicker label="Customer" value={customer} onChange={setCustomer} />
-      <label>
-        Created from
-        <input type="date" value={from} onChange={(event) => setFrom(event.target.value)} />
-      </label>
-      <label>
-        to
-        <input type="date" value={to} onChange={(event) => setTo(event.target.value)} />
-      </label>
-      <button type="submit" className="secondary">
-        Apply
-      </button>
-    </form>
+      <Field label="Created from" type="date" value={from} onValue={setFrom} />
+      <Field label="to" type="date" value={to} onValue={setTo} />
+    </Form>
   );
 }
