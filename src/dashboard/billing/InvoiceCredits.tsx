@@ -1,9 +1,12 @@
-import { useEffect, useRef, useState } from 'react';
+import { useState } from 'react';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api } from '../api/client';
 import type { CreditNote, Invoice } from '../api/types';
 import { centsFromText, formatDateTime, formatMoney, statusLabel } from '../components/format';
-import { AmountField, Failure, StatusBadge, useIdempotencyKeys, type Outcome } from '../components/common';
+import { AmountField, StatusBadge, type Outcome } from '../components/common';
+import { Dialog } from '../components/dialogs';
+import { Choices, SelectField, useIdempotencyKeys } from '../components/form';
+import { Table } from '../components/Table';
 import { declineReason } from './outcomes';
 import { invoiceName } from './Invoices';
 
@@ -44,46 +47,34 @@ function destination(note: CreditNote): string {
 /** The credit notes against the invoice, each with its PDF. */
 export function CreditNotesTable({ notes }: { notes: CreditNote[] }) {
   return (
-    <div className="card table-card">
-      <table>
-        <caption className="visually-hidden">Credit notes</caption>
-        <thead>
-          <tr>
-            <th scope="col">Credit note</th>
-            <th scope="col">Amount</th>
-            <th scope="col" className="hide-narrow">
-              Reason
-            </th>
-            <th scope="col">Credit to</th>
-            <th scope="col" className="hide-narrow">
-              Issued
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {notes.map((note) => (
-            <tr key={note.id}>
-              <td>
-                <a href={`/credit-notes/${encodeURIComponent(note.id)}/pdf`} download={`${note.number}.pdf`}>
-                  {note.number}
-                </a>
-                {note.status === 'void' && (
-                  <>
-                    {' '}
-                    <StatusBadge status="void" />
-                  </>
-                )}
-                {note.memo && <div className="muted small">{note.memo}</div>}
-              </td>
-              <td>{formatMoney(note.amount, note.currency)}</td>
-              <td className="hide-narrow">{statusLabel(note.reason)}</td>
-              <td>{destination(note)}</td>
-              <td className="hide-narrow">{formatDateTime(note.created)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <Table
+      rows={notes}
+      rowKey={(note) => note.id}
+      caption="Credit notes"
+      columns={[
+        {
+          header: 'Credit note',
+          cell: (note) => (
+            <>
+              <a href={`/credit-notes/${encodeURIComponent(note.id)}/pdf`} download={`${note.number}.pdf`}>
+                {note.number}
+              </a>
+              {note.status === 'void' && (
+                <>
+                  {' '}
+                  <StatusBadge status="void" />
+                </>
+              )}
+            </>
+          ),
+          note: (note) => note.memo,
+        },
+        { header: 'Amount', cell: (note) => formatMoney(note.amount, note.currency) },
+        { header: 'Reason', cell: (note) => statusLabel(note.reason), wide: true },
+        { header: 'Credit to', cell: destination },
+        { header: 'Issued', cell: (note) => formatDateTime(note.created), wide: true },
+      ]}
+    />
   );
 }
 
@@ -120,8 +111,6 @@ export function IssueCreditNote({
   /** The credit note issued, in words: a refund to the card the gateway refused leaves it void, with the reason. */
   onIssued: (outcome: Outcome) => void;
 }) {
-  const dialog = useRef<HTMLDialogElement>(null);
-  useEffect(() => dialog.current?.showModal(), []);
   const queryClient = useQueryClient();
   const keys = useIdempotencyKeys();
   const paid = invoice.status === 'paid';
@@ -152,24 +141,30 @@ export function IssueCreditNote({
     },
   });
   return (
-    <dialog ref={dialog} className="card dialog" aria-labelledby="credit-title" onClose={onClose}>
-      <h2 id="credit-title">Issue a credit note for {invoiceName(invoice)}</h2>
-      <p>
-        {paid
+    <Dialog
+      title={`Issue a credit note for ${invoiceName(invoice)}`}
+      message={
+        paid
           ? `Up to ${money(left)} can still be given back${refundTo === 'card' ? ' to the card' : ''}.`
-          : `The amount due (${money(left)} left) goes down by the credit.`}
-      </p>
-      <fieldset className="choices">
-        <legend>Credit</legend>
-        <label>
-          <input type="radio" name="credit-size" checked={whole} onChange={() => setWhole(true)} />
-          All that is left ({money(left)})
-        </label>
-        <label>
-          <input type="radio" name="credit-size" checked={!whole} onChange={() => setWhole(false)} />
-          An amount
-        </label>
-      </fieldset>
+          : `The amount due (${money(left)} left) goes down by the credit.`
+      }
+      submit="Issue credit note"
+      cancelLabel="Keep it as it is"
+      action={issue}
+      disabled={amountInvalid || amount === undefined}
+      onSubmit={() => issue.mutate()}
+      onClose={onClose}
+    >
+      <Choices
+        legend="Credit"
+        name="credit-size"
+        options={[
+          { value: 'whole', label: `All that is left (${money(left)})` },
+          { value: 'amount', label: 'An amount' },
+        ]}
+        value={whole ? 'whole' : 'amount'}
+        onValue={(size) => setWhole(size === 'whole')}
+      />
       {!whole && (
         <AmountField
           label={`Amount in ${invoice.currency.toUpperCase()}, tax included`}
@@ -178,45 +173,26 @@ export function IssueCreditNote({
           invalid={amountInvalid}
         />
       )}
-      <label className="field">
-        Reason
-        <select aria-label="Reason" value={reason} onChange={(event) => setReason(event.target.value as typeof reason)}>
-          {REASONS.map((value) => (
-            <option key={value} value={value}>
-              {statusLabel(value)}
+      <SelectField label="Reason" value={reason} onValue={(value) => setReason(value as typeof reason)}>
+        {REASONS.map((value) => (
+          <option key={value} value={value}>
+            {statusLabel(value)}
+          </option>
+        ))}
+      </SelectField>
+      {paid && (
+        <SelectField
+          label="Where the money goes"
+          value={refundTo}
+          onValue={(value) => setRefundTo(value as typeof refundTo)}
+        >
+          {DESTINATIONS.map((option) => (
+            <option key={option.value} value={option.value}>
+              {option.label}
             </option>
           ))}
-        </select>
-      </label>
-      {paid && (
-        <label className="field">
-          Where the money goes
-          <select
-            aria-label="Where the money goes"
-            value={refundTo}
-            onChange={(event) => setRefundTo(event.target.value as typeof refundTo)}
-          >
-            {DESTINATIONS.map((option) => (
-              <option key={option.value} value={option.value}>
-                {option.label}
-              </option>
-            ))}
-          </select>
-        </label>
+        </SelectField>
       )}
-      {issue.isError && <Failure error={issue.error} />}
-      <div className="actions">
-        <button type="button" className="secondary" onClick={onClose} disabled={issue.isPending}>
-          Keep it as it is
-        </button>
-        <button
-          type="button"
-          onClick={() => issue.mutate()}
-          disabled={issue.isPending || amountInvalid || amount === undefined}
-        >
-          {issue.isPending ? 'Working…' : 'Issue credit note'}
-        </button>
-      </div>
-    </dialog>
+    </Dialog>
   );
 }

@@ -1,10 +1,13 @@
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { api } from '../api/client';
 import type { Invoice } from '../api/types';
 import { formatDate, formatMoney, startOfDay } from '../components/format';
-import { Link, ListFilters, listAddress, listFilters, navigate, oneOf, useLocation } from '../router';
-import { Empty, Failure, Loading, PagesOf, StatusBadge, StatusTabs } from '../components/common';
+import { ListFilters, listAddress, listFilters, navigate, oneOf, useLocation } from '../router';
+import { StatusBadge } from '../components/badges';
+import { StatusTabs } from '../components/lists';
+import { Field, Form } from '../components/form';
+import { Table } from '../components/Table';
 import { CustomerPicker } from '../components/CustomerPicker';
 
 const TAKE = 20;
@@ -58,60 +61,33 @@ export function Invoices() {
         to={(value) => addressOf({ ...filters, status: value, page: 1 })}
       />
       <InvoiceFilters filters={filters} onApply={go} />
-      {invoices.isPending ? (
-        <Loading />
-      ) : invoices.isError ? (
-        <Failure error={invoices.error} />
-      ) : invoices.data.data.length === 0 ? (
-        <Empty>
-          <p>{filtered ? 'No invoice matches these filters.' : 'No invoices yet.'}</p>
-        </Empty>
-      ) : (
-        <div className="card table-card">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Invoice</th>
-                <th scope="col">Status</th>
-                <th scope="col">Total</th>
-                <th scope="col" className="hide-narrow">
-                  Due
-                </th>
-                <th scope="col" className="hide-narrow">
-                  Customer
-                </th>
-                <th scope="col" className="hide-narrow">
-                  Created
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {invoices.data.data.map((invoice) => (
-                <tr key={invoice.id}>
-                  <td>
-                    <Link to={`/invoices/${invoice.id}`}>
-                      <code>{invoiceName(invoice)}</code>
-                    </Link>
-                  </td>
-                  <td>
-                    <StatusBadge status={invoice.status} />
-                  </td>
-                  <td>{formatMoney(invoice.total, invoice.currency)}</td>
-                  <td className="hide-narrow">{formatMoney(invoice.amount_remaining, invoice.currency)}</td>
-                  <td className="hide-narrow">
-                    <Link to={`/customers/${invoice.customer}`}>{invoice.customer_name ?? invoice.customer}</Link>
-                  </td>
-                  <td className="hide-narrow">{formatDate(invoice.created)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      <PagesOf
-        list={invoices.data}
-        page={filters.page}
-        onPage={(page) => navigate(addressOf({ ...filters, page }), { replace: true })}
+      <Table
+        query={invoices}
+        rows={invoices.data?.data}
+        rowKey={(invoice) => invoice.id}
+        empty={filtered ? 'No invoice matches these filters.' : 'No invoices yet.'}
+        columns={[
+          {
+            header: 'Invoice',
+            cell: (invoice) => <code>{invoiceName(invoice)}</code>,
+            link: (invoice) => `/invoices/${invoice.id}`,
+          },
+          { header: 'Status', cell: (invoice) => <StatusBadge status={invoice.status} /> },
+          { header: 'Total', cell: (invoice) => formatMoney(invoice.total, invoice.currency) },
+          { header: 'Due', cell: (invoice) => formatMoney(invoice.amount_remaining, invoice.currency), wide: true },
+          {
+            header: 'Customer',
+            cell: (invoice) => invoice.customer_name ?? invoice.customer,
+            link: (invoice) => `/customers/${invoice.customer}`,
+            wide: true,
+          },
+          { header: 'Created', cell: (invoice) => formatDate(invoice.created), wide: true },
+        ]}
+        pages={{
+          list: invoices.data,
+          page: filters.page,
+          onPage: (page) => navigate(addressOf({ ...filters, page }), { replace: true }),
+        }}
       />
     </>
   );
@@ -122,24 +98,17 @@ function InvoiceFilters({ filters, onApply }: { filters: Filters; onApply: (next
   const [customer, setCustomer] = useState(filters.customer);
   const [from, setFrom] = useState(filters.from);
   const [to, setTo] = useState(filters.to);
-  const apply = (event: FormEvent) => {
-    event.preventDefault();
-    onApply({ customer, from, to });
-  };
   return (
-    <form className="filters" onSubmit={apply} aria-label="Filters">
+    <Form
+      layout="inline"
+      label="Filters"
+      submit="Apply"
+      submitClass="secondary"
+      onSubmit={() => onApply({ customer, from, to })}
+    >
       <CustomerPicker label="Customer" value={customer} onChange={setCustomer} />
-      <label>
-        Created from
-        <input type="date" value={from} onChange={(event) => setFrom(event.target.value)} />
-      </label>
-      <label>
-        to
-        <input type="date" value={to} onChange={(event) => setTo(event.target.value)} />
-      </label>
-      <button type="submit" className="secondary">
-        Apply
-      </button>
-    </form>
+      <Field label="Created from" type="date" value={from} onValue={setFrom} />
+      <Field label="to" type="date" value={to} onValue={setTo} />
+    </Form>
   );
 }

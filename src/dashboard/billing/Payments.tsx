@@ -2,9 +2,12 @@ import { useState, type FormEvent } from 'react';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { api } from '../api/client';
 import type { Balance } from '../api/types';
-import { formatDateTime, formatMoney, statusLabel } from '../components/format';
+import { formatDateTime, formatMoney } from '../components/format';
 import { Link, ListFilters, listAddress, listFilters, navigate, oneOf, useLocation } from '../router';
-import { Empty, Failure, Loading, Pager, StatusBadge } from '../components/common';
+import { StatusBadge } from '../components/badges';
+import { Empty, Failure, Loading } from '../components/feedback';
+import { StatusTabs } from '../components/lists';
+import { Table } from '../components/Table';
 import { CopyId } from '../components/CopyId';
 import { CustomerPicker } from '../components/CustomerPicker';
 import { invoiceName } from './Invoices';
@@ -55,92 +58,63 @@ export function Payments() {
       )}
 
       <h2>Transactions</h2>
-      <nav className="tabs" aria-label="Status">
-        {['', ...STATUSES].map((value) => (
-          <Link
-            key={value || 'all'}
-            to={addressOf({ ...filters, status: value, page: 1 })}
-            aria-current={filters.status === value ? 'page' : undefined}
-          >
-            {value ? statusLabel(value) : 'All'}
-          </Link>
-        ))}
-      </nav>
+      <StatusTabs
+        statuses={STATUSES}
+        current={filters.status}
+        to={(value) => addressOf({ ...filters, status: value, page: 1 })}
+      />
       <TransactionFilters
         key={search.toString()}
         filters={filters}
         onApply={(next) => navigate(addressOf({ ...filters, ...next, page: 1 }), { replace: true })}
       />
-      {transactions.isPending ? (
-        <Loading />
-      ) : transactions.isError ? (
-        <Failure error={transactions.error} />
-      ) : transactions.data.data.length === 0 ? (
-        <Empty>
-          <p>{filtered ? 'No transaction matches these filters.' : 'No payments yet.'}</p>
-        </Empty>
-      ) : (
-        <div className="card table-card">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Transaction</th>
-                <th scope="col" className="hide-narrow">
-                  Type
-                </th>
-                <th scope="col">Status</th>
-                <th scope="col">Amount</th>
-                <th scope="col" className="hide-narrow">
-                  Customer
-                </th>
-                <th scope="col" className="hide-narrow">
-                  Created
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {transactions.data.data.map((transaction) => (
-                <tr key={transaction.id}>
-                  <td>
-                    <CopyId id={transaction.id} />
-                    {transaction.invoice && (
-                      <div className="small">
-                        <Link to={`/invoices/${transaction.invoice}`} title={transaction.invoice}>
-                          Invoice {transaction.invoice_number ?? 'draft'}
-                        </Link>
-                      </div>
-                    )}
-                  </td>
-                  <td className="capitalize hide-narrow">{transaction.type}</td>
-                  <td>
-                    <StatusBadge status={transaction.status} />
-                    {transaction.failure_message && <div className="muted small">{transaction.failure_message}</div>}
-                  </td>
-                  <td className="amount">{formatMoney(transaction.amount, transaction.currency)}</td>
-                  <td className="hide-narrow">
-                    {transaction.customer ? (
-                      <Link to={`/customers/${transaction.customer}`}>
-                        {transaction.customer_name ?? <code>{transaction.customer}</code>}
-                      </Link>
-                    ) : (
-                      '—'
-                    )}
-                  </td>
-                  <td className="hide-narrow">{formatDateTime(transaction.created)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      {transactions.data && (
-        <Pager
-          page={filters.page}
-          hasNext={filters.page < transactions.data.meta.pagesTotal}
-          onPage={(page) => navigate(addressOf({ ...filters, page }), { replace: true })}
-          label={`Page ${filters.page} of ${Math.max(1, transactions.data.meta.pagesTotal)}`}
-        />
-      )}
+      <Table
+        query={transactions}
+        rows={transactions.data?.data}
+        rowKey={(transaction) => transaction.id}
+        empty={filtered ? 'No transaction matches these filters.' : 'No payments yet.'}
+        columns={[
+          {
+            header: 'Transaction',
+            cell: (transaction) => (
+              <>
+                <CopyId id={transaction.id} />
+                {transaction.invoice && (
+                  <div className="small">
+                    <Link to={`/invoices/${transaction.invoice}`} title={transaction.invoice}>
+                      Invoice {transaction.invoice_number ?? 'draft'}
+                    </Link>
+                  </div>
+                )}
+              </>
+            ),
+          },
+          { header: 'Type', cell: (transaction) => transaction.type, className: 'capitalize', wide: true },
+          {
+            header: 'Status',
+            cell: (transaction) => <StatusBadge status={transaction.status} />,
+            note: (transaction) => transaction.failure_message,
+          },
+          {
+            header: 'Amount',
+            cell: (transaction) => formatMoney(transaction.amount, transaction.currency),
+            money: true,
+          },
+          {
+            header: 'Customer',
+            cell: (transaction) =>
+              transaction.customer ? (transaction.customer_name ?? <code>{transaction.customer}</code>) : '—',
+            link: (transaction) => (transaction.customer ? `/customers/${transaction.customer}` : undefined),
+            wide: true,
+          },
+          { header: 'Created', cell: (transaction) => formatDateTime(transaction.created), wide: true },
+        ]}
+        pages={{
+          list: transactions.data,
+          page: filters.page,
+          onPage: (page) => navigate(addressOf({ ...filters, page }), { replace: true }),
+        }}
+      />
     </>
   );
 }

@@ -1,11 +1,14 @@
 import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { components } from '../../client/schema';
-import { api } from '../api/client';
+import { api, fieldFailure } from '../api/client';
 import type { Coupon } from '../api/types';
-import { Confirm, Empty, Failure, Loading } from '../components/common';
+import { StateBadge } from '../components/badges';
+import { Confirm } from '../components/dialogs';
+import { Table } from '../components/Table';
 import { CopyId } from '../components/CopyId';
-import { CatalogForm, ErrorLine, parseCents } from './catalog-forms';
+import { Field, Form, numberOf, SelectField } from '../components/form';
+import { ErrorLine, parseCents } from './catalog-forms';
 import { couponTerms, CURRENCY } from './terms';
 
 /** The account's coupons: listed, created, deleted (a deleted coupon takes no new redemption; its discounts run on). */
@@ -38,72 +41,41 @@ export function Coupons() {
       </div>
       {creating && <NewCoupon onDone={() => setCreating(false)} />}
       <ErrorLine error={remove.error} />
-      {coupons.isPending ? (
-        <Loading />
-      ) : coupons.isError ? (
-        <Failure error={coupons.error} />
-      ) : coupons.data.data.length === 0 ? (
-        <Empty>
-          <p>
-            No coupons yet. A coupon takes a percentage or an amount off a customer&apos;s or a subscription&apos;s
-            invoices.
-          </p>
-        </Empty>
-      ) : (
-        <div className="card table-card">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Coupon</th>
-                <th scope="col">Discount</th>
-                <th scope="col" className="hide-narrow">
-                  Redeemed
-                </th>
-                <th scope="col">State</th>
-                <th scope="col" className="hide-narrow">
-                  Id
-                </th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {coupons.data.data.map((coupon) => (
-                <tr key={coupon.id}>
-                  <td>{coupon.name ?? coupon.id}</td>
-                  <td>{couponTerms(coupon)}</td>
-                  <td className="hide-narrow">
-                    {coupon.times_redeemed}
-                    {coupon.max_redemptions !== null ? ` of ${coupon.max_redemptions}` : ''}
-                  </td>
-                  <td>
-                    <span className={`badge badge-${coupon.valid ? 'active' : 'canceled'}`}>
-                      {coupon.valid ? 'redeemable' : 'closed'}
-                    </span>
-                  </td>
-                  <td className="hide-narrow">
-                    <CopyId id={coupon.id} />
-                  </td>
-                  <td>
-                    <button type="button" className="secondary" onClick={() => setAsking(coupon)}>
-                      Delete
-                      <span className="visually-hidden"> {coupon.name ?? coupon.id}</span>
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <Table
+        query={coupons}
+        rows={coupons.data?.data}
+        rowKey={(coupon) => coupon.id}
+        empty="No coupons yet. A coupon takes a percentage or an amount off a customer's or a subscription's invoices."
+        columns={[
+          { header: 'Coupon', cell: (coupon) => coupon.name ?? coupon.id },
+          { header: 'Discount', cell: couponTerms },
+          {
+            header: 'Redeemed',
+            cell: (coupon) =>
+              `${coupon.times_redeemed}${coupon.max_redemptions !== null ? ` of ${coupon.max_redemptions}` : ''}`,
+            wide: true,
+          },
+          { header: 'State', cell: (coupon) => <StateBadge on={coupon.valid} label={['redeemable', 'closed']} /> },
+          { header: 'Id', cell: (coupon) => <CopyId id={coupon.id} />, wide: true },
+          {
+            header: 'Actions',
+            headerHidden: true,
+            cell: (coupon) => (
+              <button type="button" className="secondary" onClick={() => setAsking(coupon)}>
+                Delete
+                <span className="visually-hidden"> {coupon.name ?? coupon.id}</span>
+              </button>
+            ),
+          },
+        ]}
+      />
       {asking && (
         <Confirm
           title={`Delete ${asking.name ?? asking.id}?`}
           message="It can no longer be redeemed. Discounts already made from it keep running to their end."
           confirm="Delete"
           danger
-          busy={remove.isPending}
+          action={{ isPending: remove.isPending }}
           onConfirm={() => remove.mutate(asking)}
           onClose={() => setAsking(undefined)}
         />
@@ -112,111 +84,81 @@ export function Coupons() {
   );
 }
 
+type Duration = 'once' | 'repeating' | 'forever';
+
 function NewCoupon({ onDone }: { onDone: () => void }) {
   const queryClient = useQueryClient();
   const [name, setName] = useState('');
   const [kind, setKind] = useState<'percent' | 'amount'>('percent');
   const [value, setValue] = useState('');
-  const [duration, setDuration] = useState<'once' | 'repeating' | 'forever'>('once');
+  const [duration, setDuration] = useState<Duration>('once');
   const [months, setMonths] = useState('3');
   const [limit, setLimit] = useState('');
-  const [invalid, setInvalid] = useState<string>();
   const create = useMutation({
-    mutationFn: (body: components['schemas']['CouponCreate']) => api.POST('/coupons', { body }),
+    mutationFn: () => api.POST('/coupons', { body: couponBody() }),
     onSuccess: () => {
       void queryClient.invalidateQueries({ queryKey: ['coupons'] });
       onDone();
     },
   });
-  const submit = () => {
+  const couponBody = (): components['schemas']['CouponCreate'] => {
     let off: Pick<components['schemas']['CouponCreate'], 'amount_off' | 'currency' | 'percent_off'>;
     if (kind === 'amount') {
       const cents = parseCents(value);
-      setInvalid(cents === undefined ? 'Enter the amount in dollars and cents, e.g. 10.00.' : undefined);
-      if (cents === undefined) return;
+      if (cents === undefined) throw fieldFailure('amount_off', 'Enter the amount in dollars and cents, e.g. 10.00.');
       off = { amount_off: cents, currency: CURRENCY };
     } else {
-      setInvalid(undefined);
       // Not a number is NaN, which JSON sends as null: the API's refusal names `percent_off`.
-      off = { percent_off: Number(value.replace(',', '.')) };
+      off = { percent_off: numberOf(value) };
     }
-    create.mutate({
+    return {
       ...(name.trim() ? { name } : {}),
       ...off,
       duration,
       ...(duration === 'repeating' ? { duration_in_months: Number(months) } : {}),
       ...(limit.trim() ? { max_redemptions: Number(limit) } : {}),
-    });
+    };
   };
   return (
-    <CatalogForm
+    <Form
+      layout="card"
       label="New coupon"
       submit="Create coupon"
-      busy={create.isPending}
-      error={invalid ? new Error(invalid) : create.error}
-      onSubmit={submit}
+      busyLabel="Saving…"
+      action={create}
+      onSubmit={() => create.mutate()}
       onCancel={onDone}
     >
-      <label>
-        Name
-        <input value={name} onChange={(event) => setName(event.target.value)} maxLength={100} />
-      </label>
-      <label>
-        Takes off
-        <select
-          aria-label="Takes off"
-          value={kind}
-          onChange={(event) => setKind(event.target.value as 'percent' | 'amount')}
-        >
-          <option value="percent">a percentage</option>
-          <option value="amount">an amount ({CURRENCY})</option>
-        </select>
-      </label>
-      <label>
-        {kind === 'percent' ? 'Percent off' : `Amount off (${CURRENCY})`}
-        <input
-          value={value}
-          onChange={(event) => setValue(event.target.value)}
-          inputMode="decimal"
-          placeholder={kind === 'percent' ? '25' : '10.00'}
-          required
-          className="narrow"
-        />
-      </label>
-      <label>
-        For
-        <select
-          aria-label="For"
-          value={duration}
-          onChange={(event) => setDuration(event.target.value as 'once' | 'repeating' | 'forever')}
-        >
-          <option value="once">the next invoice</option>
-          <option value="repeating">some months</option>
-          <option value="forever">every invoice</option>
-        </select>
-      </label>
+      <Field label="Name" value={name} onValue={setName} maxLength={100} />
+      <SelectField label="Takes off" value={kind} onValue={(picked) => setKind(picked as 'percent' | 'amount')}>
+        <option value="percent">a percentage</option>
+        <option value="amount">an amount ({CURRENCY})</option>
+      </SelectField>
+      <Field
+        label={kind === 'percent' ? 'Percent off' : `Amount off (${CURRENCY})`}
+        value={value}
+        onValue={setValue}
+        inputMode="decimal"
+        placeholder={kind === 'percent' ? '25' : '10.00'}
+        required
+        inputClassName="narrow"
+      />
+      <SelectField label="For" value={duration} onValue={(picked) => setDuration(picked as Duration)}>
+        <option value="once">the next invoice</option>
+        <option value="repeating">some months</option>
+        <option value="forever">every invoice</option>
+      </SelectField>
       {duration === 'repeating' && (
-        <label>
-          Months
-          <input
-            value={months}
-            onChange={(event) => setMonths(event.target.value)}
-            inputMode="numeric"
-            required
-            className="narrow"
-          />
-        </label>
+        <Field label="Months" value={months} onValue={setMonths} inputMode="numeric" required inputClassName="narrow" />
       )}
-      <label>
-        Redemptions at most
-        <input
-          value={limit}
-          onChange={(event) => setLimit(event.target.value)}
-          inputMode="numeric"
-          placeholder="no limit"
-          className="narrow"
-        />
-      </label>
-    </CatalogForm>
+      <Field
+        label="Redemptions at most"
+        value={limit}
+        onValue={setLimit}
+        inputMode="numeric"
+        placeholder="no limit"
+        inputClassName="narrow"
+      />
+    </Form>
   );
 }

@@ -1,12 +1,15 @@
-import { useState } from 'react';
+import { useState, type ReactNode } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { components } from '../../client/schema';
-import { api } from '../api/client';
+import { api, fieldFailure } from '../api/client';
 import type { Price, Product } from '../api/types';
 import { formatInterval, formatMoney } from '../components/format';
-import { Confirm, Failure, Loading } from '../components/common';
+import { StateBadge } from '../components/badges';
+import { Confirm } from '../components/dialogs';
+import { Table } from '../components/Table';
 import { CopyId } from '../components/CopyId';
-import { CatalogForm, ErrorLine, INTERVALS, parseCents } from './catalog-forms';
+import { Field, Form, Options, SelectField } from '../components/form';
+import { ErrorLine, INTERVALS, parseCents } from './catalog-forms';
 import { CURRENCY } from './terms';
 
 /** A price's attributes as the create forms take them (POST /products, POST /prices/{product}). */
@@ -26,10 +29,10 @@ const NEW_PRICE: PriceDraft = {
   taxBehavior: 'exclusive',
 };
 
-/** The body's price attributes, or the reason the draft is not one (checked here only for what the API cannot name: the amount's format). */
-function priceBody(draft: PriceDraft): components['schemas']['PriceCreate'] | string {
+/** The body's price attributes; the amount's format is checked here, the only thing the API cannot name. */
+function priceBody(draft: PriceDraft): components['schemas']['PriceCreate'] {
   const cents = parseCents(draft.amount);
-  if (cents === undefined) return 'Enter the amount in dollars and cents, e.g. 49.00.';
+  if (cents === undefined) throw fieldFailure('unit_amount', 'Enter the amount in dollars and cents, e.g. 49.00.');
   return {
     currency: CURRENCY,
     unit_amount: cents,
@@ -45,124 +48,101 @@ function PriceFields({ draft, onChange }: { draft: PriceDraft; onChange: (draft:
   const set = (next: Partial<PriceDraft>) => onChange({ ...draft, ...next });
   return (
     <>
-      <label>
-        Amount ({CURRENCY})
-        <input
-          value={draft.amount}
-          onChange={(event) => set({ amount: event.target.value })}
-          inputMode="decimal"
-          placeholder="49.00"
-          required
-        />
-      </label>
-      <label>
-        Billed
-        <select
-          aria-label="Billed"
-          value={draft.type}
-          onChange={(event) => set({ type: event.target.value as PriceDraft['type'] })}
-        >
-          <option value="recurring">Recurring</option>
-          <option value="one_time">Once</option>
-        </select>
-      </label>
+      <Field
+        label={`Amount (${CURRENCY})`}
+        value={draft.amount}
+        onValue={(amount) => set({ amount })}
+        inputMode="decimal"
+        placeholder="49.00"
+        required
+      />
+      <SelectField label="Billed" value={draft.type} onValue={(type) => set({ type: type as PriceDraft['type'] })}>
+        <option value="recurring">Recurring</option>
+        <option value="one_time">Once</option>
+      </SelectField>
       {draft.type === 'recurring' && (
         <>
-          <label>
-            Every
-            <input
-              type="number"
-              min={1}
-              value={draft.intervalCount}
-              onChange={(event) => set({ intervalCount: event.target.value })}
-              className="narrow"
-            />
-          </label>
-          <label>
-            Interval
-            <select
-              aria-label="Interval"
-              value={draft.interval}
-              onChange={(event) => set({ interval: event.target.value as PriceDraft['interval'] })}
-            >
-              {INTERVALS.map((interval) => (
-                <option key={interval} value={interval}>
-                  {interval}
-                </option>
-              ))}
-            </select>
-          </label>
+          <Field
+            label="Every"
+            type="number"
+            min={1}
+            value={draft.intervalCount}
+            onValue={(intervalCount) => set({ intervalCount })}
+            inputClassName="narrow"
+          />
+          <SelectField
+            label="Interval"
+            value={draft.interval}
+            onValue={(interval) => set({ interval: interval as PriceDraft['interval'] })}
+          >
+            <Options values={INTERVALS} />
+          </SelectField>
         </>
       )}
-      <label>
-        Tax
-        <select
-          aria-label="Tax"
-          value={draft.taxBehavior}
-          onChange={(event) => set({ taxBehavior: event.target.value as PriceDraft['taxBehavior'] })}
-        >
-          <option value="exclusive">Added on top</option>
-          <option value="inclusive">Included</option>
-        </select>
-      </label>
+      <SelectField
+        label="Tax"
+        value={draft.taxBehavior}
+        onValue={(taxBehavior) => set({ taxBehavior: taxBehavior as PriceDraft['taxBehavior'] })}
+      >
+        <option value="exclusive">Added on top</option>
+        <option value="inclusive">Included</option>
+      </SelectField>
     </>
   );
 }
 
 /**
- * A form that creates something with a price (a product and its first price, or a price of a product):
- * the draft, the amount's check, the API call and its refusal, and the lists to read again on success.
+ * A form that creates something with a price (a product and its first price, or a price of a product): the
+ * draft, the amount's check, the API call and its refusal, and the lists to read again on success.
  */
-function usePriceCreation(
-  create: (price: components['schemas']['PriceCreate']) => Promise<unknown>,
-  refresh: readonly unknown[],
-  onDone: () => void,
-) {
+function PriceForm(props: {
+  label: string;
+  submit: string;
+  create: (price: components['schemas']['PriceCreate']) => Promise<unknown>;
+  refresh: readonly unknown[];
+  onDone: () => void;
+  /** The fields before the price's (a product's name and description). */
+  children?: ReactNode;
+}) {
   const queryClient = useQueryClient();
   const [price, setPrice] = useState(NEW_PRICE);
-  const [invalid, setInvalid] = useState<string>();
   const creation = useMutation({
-    mutationFn: create,
+    mutationFn: () => props.create(priceBody(price)),
     onSuccess: () => {
-      void queryClient.invalidateQueries({ queryKey: refresh });
-      onDone();
+      void queryClient.invalidateQueries({ queryKey: props.refresh });
+      props.onDone();
     },
   });
-  const submit = () => {
-    const attributes = priceBody(price);
-    setInvalid(typeof attributes === 'string' ? attributes : undefined);
-    if (typeof attributes !== 'string') creation.mutate(attributes);
-  };
-  return { price, setPrice, submit, busy: creation.isPending, error: invalid ? new Error(invalid) : creation.error };
+  return (
+    <Form
+      layout="card"
+      label={props.label}
+      submit={props.submit}
+      busyLabel="Saving…"
+      action={creation}
+      onSubmit={() => creation.mutate()}
+      onCancel={props.onDone}
+    >
+      {props.children}
+      <PriceFields draft={price} onChange={setPrice} />
+    </Form>
+  );
 }
 
 export function NewProduct({ onDone }: { onDone: () => void }) {
   const [name, setName] = useState('');
   const [description, setDescription] = useState('');
-  const form = usePriceCreation(
-    (price) => api.POST('/products', { body: { ...price, name, ...(description ? { description } : {}) } }),
-    ['products'],
-    onDone,
-  );
   return (
-    <CatalogForm
+    <PriceForm
       label="New product"
       submit="Create product"
-      busy={form.busy}
-      error={form.error}
-      onSubmit={form.submit}
-      onCancel={onDone}
+      create={(price) => api.POST('/products', { body: { ...price, name, ...(description ? { description } : {}) } })}
+      refresh={['products']}
+      onDone={onDone}
     >
-      <label>
-        Product name
-        <input value={name} onChange={(event) => setName(event.target.value)} required maxLength={100} />
-      </label>
-      <label>
-        Description
-        <input value={description} onChange={(event) => setDescription(event.target.value)} maxLength={255} />
-      </label>
-      <PriceFields draft={form.price} onChange={form.setPrice} />
-    </CatalogForm>
+      <Field label="Product name" value={name} onValue={setName} required maxLength={100} />
+      <Field label="Description" value={description} onValue={setDescription} maxLength={255} />
+    </PriceForm>
   );
 }
 
@@ -178,44 +158,44 @@ export function ProductCard({ product }: { product: Product }) {
     <li className="card catalog-product" aria-labelledby={headingId}>
       <div className="title-row">
         <h3 id={headingId}>{product.name}</h3>
-        <span className={`badge badge-${product.active ? 'active' : 'canceled'}`}>
-          {product.active ? 'active' : 'inactive'}
-        </span>
+        <StateBadge on={product.active} label={['active', 'inactive']} />
       </div>
       {product.description && <p>{product.description}</p>}
       <p className="muted small">
         <CopyId id={product.id} /> · tax code <code>{product.tax_code}</code>
       </p>
-      {prices.isPending ? (
-        <Loading />
-      ) : prices.isError ? (
-        <Failure error={prices.error} />
-      ) : prices.data.data.length === 0 ? (
-        <p className="muted">No prices.</p>
-      ) : (
-        <div className="table-scroll">
-          <table className="prices">
-            <caption className="visually-hidden">Prices of {product.name}</caption>
-            <thead>
-              <tr>
-                <th scope="col">Price</th>
-                <th scope="col">State</th>
-                <th scope="col" className="hide-narrow">
-                  Id
-                </th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {prices.data.data.map((price) => (
-                <PriceRow key={price.id} price={price} isDefault={price.id === product.default_price} />
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <Table
+        query={prices}
+        rows={prices.data?.data}
+        rowKey={(price) => price.id}
+        frame="scroll"
+        className="prices"
+        caption={`Prices of ${product.name}`}
+        quietEmpty
+        empty="No prices."
+        columns={[
+          {
+            header: 'Price',
+            cell: (price) => (
+              <>
+                {formatMoney(price.unit_amount, price.currency)} {formatInterval(price.recurring)}
+                {price.id === product.default_price && <span className="muted small"> · default</span>}
+              </>
+            ),
+          },
+          {
+            header: 'State',
+            cell: (price) => (
+              <>
+                <StateBadge on={price.active} label={['active', 'inactive']} offStatus="draft" />
+                <span className="muted small"> {price.active ? 'billed' : 'never billed'}</span>
+              </>
+            ),
+          },
+          { header: 'Id', cell: (price) => <CopyId id={price.id} />, wide: true },
+          { header: 'Actions', headerHidden: true, cell: (price) => <DeletePrice price={price} /> },
+        ]}
+      />
       {adding ? (
         <NewPrice product={product} onDone={() => setAdding(false)} />
       ) : (
@@ -228,22 +208,14 @@ export function ProductCard({ product }: { product: Product }) {
 }
 
 function NewPrice({ product, onDone }: { product: Product; onDone: () => void }) {
-  const form = usePriceCreation(
-    (price) => api.POST('/prices/{id}', { params: { path: { id: product.id } }, body: price }),
-    ['prices', { product: product.id }],
-    onDone,
-  );
   return (
-    <CatalogForm
+    <PriceForm
       label={`New price of ${product.name}`}
       submit="Add price"
-      busy={form.busy}
-      error={form.error}
-      onSubmit={() => form.submit()}
-      onCancel={onDone}
-    >
-      <PriceFields draft={form.price} onChange={form.setPrice} />
-    </CatalogForm>
+      create={(price) => api.POST('/prices/{id}', { params: { path: { id: product.id } }, body: price })}
+      refresh={['prices', { product: product.id }]}
+      onDone={onDone}
+    />
   );
 }
 
@@ -252,7 +224,7 @@ function NewPrice({ product, onDone }: { product: Product; onDone: () => void })
  * endpoint sets either). What the API lets a merchant do is delete one never billed, behind a confirm;
  * it refuses (409) when a subscription uses it, and that refusal is shown as the API words it.
  */
-function PriceRow({ price, isDefault }: { price: Price; isDefault: boolean }) {
+function DeletePrice({ price }: { price: Price }) {
   const queryClient = useQueryClient();
   const [asking, setAsking] = useState(false);
   const remove = useMutation({
@@ -265,39 +237,24 @@ function PriceRow({ price, isDefault }: { price: Price; isDefault: boolean }) {
   });
   const amount = formatMoney(price.unit_amount, price.currency);
   return (
-    <tr>
-      <td>
-        {amount} {formatInterval(price.recurring)}
-        {isDefault && <span className="muted small"> · default</span>}
-      </td>
-      <td>
-        <span className={`badge badge-${price.active ? 'active' : 'draft'}`}>
-          {price.active ? 'active' : 'inactive'}
-        </span>
-        <span className="muted small"> {price.active ? 'billed' : 'never billed'}</span>
-      </td>
-      <td className="hide-narrow">
-        <CopyId id={price.id} />
-      </td>
-      <td>
-        {!price.active && (
-          <button type="button" className="secondary" onClick={() => setAsking(true)}>
-            Delete<span className="visually-hidden"> price {price.id}</span>
-          </button>
-        )}
-        <ErrorLine error={remove.error} />
-        {asking && (
-          <Confirm
-            title="Delete this price?"
-            message={`The price of ${amount} ${formatInterval(price.recurring)} is deleted for good. A price a subscription uses cannot be deleted.`}
-            confirm="Delete price"
-            danger
-            busy={remove.isPending}
-            onConfirm={() => remove.mutate()}
-            onClose={() => setAsking(false)}
-          />
-        )}
-      </td>
-    </tr>
+    <>
+      {!price.active && (
+        <button type="button" className="secondary" onClick={() => setAsking(true)}>
+          Delete<span className="visually-hidden"> price {price.id}</span>
+        </button>
+      )}
+      <ErrorLine error={remove.error} />
+      {asking && (
+        <Confirm
+          title="Delete this price?"
+          message={`The price of ${amount} ${formatInterval(price.recurring)} is deleted for good. A price a subscription uses cannot be deleted.`}
+          confirm="Delete price"
+          danger
+          action={{ isPending: remove.isPending }}
+          onConfirm={() => remove.mutate()}
+          onClose={() => setAsking(false)}
+        />
+      )}
+    </>
   );
 }

@@ -2,9 +2,12 @@ import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api } from '../api/client';
 import type { TaxRate } from '../api/types';
-import { Confirm, Empty, Failure, Loading } from '../components/common';
+import { StateBadge } from '../components/badges';
+import { Confirm } from '../components/dialogs';
+import { Table } from '../components/Table';
 import { CopyId } from '../components/CopyId';
-import { CatalogForm, ErrorLine } from './catalog-forms';
+import { Check, Field, Form, numberOf } from '../components/form';
+import { ErrorLine } from './catalog-forms';
 
 export function TaxRates() {
   const queryClient = useQueryClient();
@@ -36,57 +39,31 @@ export function TaxRates() {
       </div>
       {creating && <NewTaxRate onDone={() => setCreating(false)} />}
       <ErrorLine error={toggle.error} />
-      {rates.isPending ? (
-        <Loading />
-      ) : rates.isError ? (
-        <Failure error={rates.error} />
-      ) : rates.data.data.length === 0 ? (
-        <Empty>
-          <p>No tax rates yet.</p>
-        </Empty>
-      ) : (
-        <div className="card table-card">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Tax rate</th>
-                <th scope="col">Rate</th>
-                <th scope="col">State</th>
-                <th scope="col" className="hide-narrow">
-                  Id
-                </th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {rates.data.data.map((rate) => (
-                <tr key={rate.id}>
-                  <td>{rate.display_name}</td>
-                  <td>
-                    {rate.percentage}% {rate.inclusive ? 'included' : 'added on top'}
-                  </td>
-                  <td>
-                    <span className={`badge badge-${rate.active ? 'active' : 'canceled'}`}>
-                      {rate.active ? 'active' : 'inactive'}
-                    </span>
-                  </td>
-                  <td className="hide-narrow">
-                    <CopyId id={rate.id} />
-                  </td>
-                  <td>
-                    <button type="button" className="secondary" onClick={() => setAsking(rate)}>
-                      {rate.active ? 'Deactivate' : 'Activate'}
-                      <span className="visually-hidden"> {rate.display_name}</span>
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <Table
+        query={rates}
+        rows={rates.data?.data}
+        rowKey={(rate) => rate.id}
+        empty="No tax rates yet."
+        columns={[
+          { header: 'Tax rate', cell: (rate) => rate.display_name },
+          {
+            header: 'Rate',
+            cell: (rate) => `${rate.percentage}% ${rate.inclusive ? 'included' : 'added on top'}`,
+          },
+          { header: 'State', cell: (rate) => <StateBadge on={rate.active} label={['active', 'inactive']} /> },
+          { header: 'Id', cell: (rate) => <CopyId id={rate.id} />, wide: true },
+          {
+            header: 'Actions',
+            headerHidden: true,
+            cell: (rate) => (
+              <button type="button" className="secondary" onClick={() => setAsking(rate)}>
+                {rate.active ? 'Deactivate' : 'Activate'}
+                <span className="visually-hidden"> {rate.display_name}</span>
+              </button>
+            ),
+          },
+        ]}
+      />
       {asking && (
         <Confirm
           title={asking.active ? `Deactivate ${asking.display_name}?` : `Activate ${asking.display_name}?`}
@@ -97,7 +74,7 @@ export function TaxRates() {
           }
           confirm={asking.active ? 'Deactivate' : 'Activate'}
           danger={asking.active}
-          busy={toggle.isPending}
+          action={{ isPending: toggle.isPending }}
           onConfirm={() => toggle.mutate(asking)}
           onClose={() => setAsking(undefined)}
         />
@@ -113,47 +90,34 @@ function NewTaxRate({ onDone }: { onDone: () => void }) {
   const [inclusive, setInclusive] = useState(false);
   const create = useMutation({
     mutationFn: () =>
-      api.POST('/taxRates', {
-        body: {
-          display_name: displayName,
-          // Empty or not a number is NaN, which JSON sends as null: the API's refusal names `percentage`.
-          percentage: percentage.trim() === '' ? Number.NaN : Number(percentage.replace(',', '.')),
-          inclusive,
-        },
-      }),
+      // Empty or not a number is NaN, which JSON sends as null: the API's refusal names `percentage`.
+      api.POST('/taxRates', { body: { display_name: displayName, percentage: numberOf(percentage), inclusive } }),
     onSuccess: () => {
       void queryClient.invalidateQueries({ queryKey: ['taxRates'] });
       onDone();
     },
   });
   return (
-    <CatalogForm
+    <Form
+      layout="card"
       label="New tax rate"
       submit="Create tax rate"
-      busy={create.isPending}
-      error={create.error}
+      busyLabel="Saving…"
+      action={create}
       onSubmit={() => create.mutate()}
       onCancel={onDone}
     >
-      <label>
-        Name
-        <input value={displayName} onChange={(event) => setDisplayName(event.target.value)} required maxLength={100} />
-      </label>
-      <label>
-        Percentage
-        <input
-          value={percentage}
-          onChange={(event) => setPercentage(event.target.value)}
-          inputMode="decimal"
-          placeholder="8.25"
-          required
-          className="narrow"
-        />
-      </label>
-      <label className="checkbox">
-        <input type="checkbox" checked={inclusive} onChange={(event) => setInclusive(event.target.checked)} />
-        Included in prices
-      </label>
-    </CatalogForm>
+      <Field label="Name" value={displayName} onValue={setDisplayName} required maxLength={100} />
+      <Field
+        label="Percentage"
+        value={percentage}
+        onValue={setPercentage}
+        inputMode="decimal"
+        placeholder="8.25"
+        required
+        inputClassName="narrow"
+      />
+      <Check label="Included in prices" className="checkbox" checked={inclusive} onChecked={setInclusive} />
+    </Form>
   );
 }

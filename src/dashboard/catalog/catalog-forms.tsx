@@ -1,5 +1,3 @@
-import { type FormEvent, type ReactNode } from 'react';
-
 export const INTERVALS = ['day', 'week', 'month', 'year'] as const;
 
 /** Money typed as the reader writes it (`49`, `49.9`, `49.90`) in integer cents, or undefined if it is not money. */
@@ -15,35 +13,5 @@ export function ErrorLine({ error }: { error: unknown }) {
     <p className="error" role="alert">
       {error instanceof Error ? error.message : 'Something went wrong.'}
     </p>
-  );
-}
-
-/** A form that shows the API's refusal under it and stays filled, so the reader can correct it. */
-export function CatalogForm(props: {
-  label: string;
-  submit: string;
-  busy: boolean;
-  error: unknown;
-  onSubmit: () => void;
-  onCancel: () => void;
-  children: ReactNode;
-}) {
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    props.onSubmit();
-  };
-  return (
-    <form className="card catalog-form" onSubmit={submit} aria-label={props.label}>
-      <div className="filters">{props.children}</div>
-      <ErrorLine error={props.error} />
-      <div className="actions">
-        <button type="button" className="secondary" onClick={props.onCancel} disabled={props.busy}>
-          Cancel
-        </button>
-        <button type="submit" disabled={props.busy}>
-          {props.busy ? 'Saving…' : props.submit}
-        </button>
-      </div>
-    </form>
   );
 }

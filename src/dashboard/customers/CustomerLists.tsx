@@ -3,10 +3,9 @@ import { api, ApiFailure } from '../api/client';
 import { StatusBadge } from '../components/badges';
 import { Loaded, Empty } from '../components/feedback';
 import { formatDate, formatDateTime, formatMoney, statusLabel } from '../components/format';
-import { subscriptionTitle } from '../components/names';
 import { Table } from '../components/Table';
 import { Link } from '../router';
-import { subscriptionAmount } from '../subscriptions/facts';
+import { SUBSCRIPTION_COLUMNS } from '../subscriptions/columns';
 
 /** The lists of a customer's page, each read on its own (GET .../{customer} lists). */
 
@@ -105,14 +104,7 @@ export function CustomerSubscriptions({ customerId }: { customerId: string }) {
       rowKey={(subscription) => subscription.id}
       empty="No subscription."
       columns={[
-        {
-          header: 'Subscription',
-          cell: subscriptionTitle,
-          link: (subscription) => `/subscriptions/${subscription.id}`,
-          note: (subscription) => <code>{subscription.id}</code>,
-        },
-        { header: 'Status', cell: (subscription) => <StatusBadge status={subscription.status} /> },
-        { header: 'Amount', cell: subscriptionAmount },
+        ...SUBSCRIPTION_COLUMNS,
         { header: 'Started', cell: (subscription) => formatDate(subscription.start_date), wide: true },
       ]}
     />

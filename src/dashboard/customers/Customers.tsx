@@ -2,7 +2,6 @@ import { useEffect, useState } from 'react';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { api } from '../api/client';
 import { formatDate } from '../components/format';
-import { Pager } from '../components/lists';
 import { Table } from '../components/Table';
 import { navigate, useLocation } from '../router';
 import { NewCustomer } from './CustomerForms';
@@ -79,8 +78,8 @@ export function Customers() {
           { header: 'Email', cell: (customer) => customer.email ?? '—', className: 'truncate' },
           { header: 'Created', cell: (customer) => formatDate(customer.created), wide: true },
         ]}
+        pages={{ page, hasNext: (customers.data?.length ?? 0) === TAKE, onPage: (next) => go({ page: next }) }}
       />
-      <Pager page={page} hasNext={(customers.data?.length ?? 0) === TAKE} onPage={(next) => go({ page: next })} />
     </>
   );
 }

@@ -1,10 +1,14 @@
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { components } from '../../client/schema';
 import { api } from '../api/client';
 import type { Role } from '../api/types';
 import { formatDate, formatDateTime } from '../components/format';
-import { Confirm, Empty, Failure, Loading, StatusBadge, useIdempotencyKeys } from '../components/common';
+import { StatusBadge } from '../components/badges';
+import { Confirm } from '../components/dialogs';
+import { Notice, type QueryState } from '../components/feedback';
+import { Form, Options, SelectField, useIdempotencyKeys } from '../components/form';
+import { Table } from '../components/Table';
 import { SecretOnce } from './SecretOnce';
 
 type ApiKey = components['schemas']['ApiKey'];
@@ -66,12 +70,6 @@ export function ApiKeys({ role }: { role: Role }) {
     gcTime: 0,
   });
   const rotated = act.data && 'key' in act.data ? act.data : undefined;
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    act.reset();
-    setNotice(undefined);
-    create.mutate({ role: newRole });
-  };
 
   return (
     <>
@@ -79,26 +77,22 @@ export function ApiKeys({ role }: { role: Role }) {
       <p className="muted">
         Keys authenticate requests to the REST API (header <code>cc-api-key</code>) with their role on this account.
       </p>
-      <form className="filters" onSubmit={submit} aria-label="New API key">
-        <label>
-          Role of the new key
-          <select
-            aria-label="Role of the new key"
-            value={newRole}
-            onChange={(event) => setNewRole(event.target.value as Role)}
-          >
-            {ROLES.filter((option) => RANK[option] <= RANK[role]).map((option) => (
-              <option key={option} value={option}>
-                {option}
-              </option>
-            ))}
-          </select>
-        </label>
-        <button type="submit" disabled={create.isPending}>
-          {create.isPending ? 'Creating…' : 'Create key'}
-        </button>
-      </form>
-      {create.isError && <Failure error={create.error} />}
+      <Form
+        layout="inline"
+        label="New API key"
+        submit="Create key"
+        busyLabel="Creating…"
+        action={create}
+        onSubmit={() => {
+          act.reset();
+          setNotice(undefined);
+          create.mutate({ role: newRole });
+        }}
+      >
+        <SelectField label="Role of the new key" value={newRole} onValue={(value) => setNewRole(value as Role)}>
+          <Options values={ROLES.filter((option) => RANK[option] <= RANK[role])} />
+        </SelectField>
+      </Form>
       {create.data && (
         <SecretOnce title={`New ${create.data.role} key`} secret={create.data.secret} onDone={() => create.reset()} />
       )}
@@ -110,96 +104,83 @@ export function ApiKeys({ role }: { role: Role }) {
           </p>
         </SecretOnce>
       )}
-      {notice && (
-        <p className="notice" role="status">
-          {notice}
-        </p>
-      )}
+      <Notice text={notice} />
       {asking && (
         <Confirm
           title={`${ACTIONS[asking.action].label} key ${asking.key.hint}?`}
           message={ACTIONS[asking.action].question}
           confirm={`${ACTIONS[asking.action].label} key`}
           danger={ACTIONS[asking.action].danger}
-          busy={act.isPending}
+          action={act}
           onConfirm={() => act.mutate(asking)}
           onClose={() => (setAsking(undefined), act.reset())}
-        >
-          {act.isError && <Failure error={act.error} />}
-        </Confirm>
+        ></Confirm>
       )}
-      {keys.isPending ? (
-        <Loading />
-      ) : keys.isError ? (
-        <Failure error={keys.error} />
-      ) : keys.data.length === 0 ? (
-        <Empty>
-          <p>No API keys yet.</p>
-        </Empty>
-      ) : (
-        <div className="card table-card compact">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Key</th>
-                <th scope="col">Status</th>
-                <th scope="col" className="hide-narrow">
-                  Created
-                </th>
-                <th scope="col" className="hide-narrow">
-                  Last used
-                </th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {keys.data.map((key) => (
-                <tr key={key.id}>
-                  <td>
-                    <code>{key.hint}</code>
-                    <div className="small">{key.role}</div>
-                    <div className="muted small hide-narrow">
-                      <code>{key.id}</code>
-                    </div>
-                  </td>
-                  <td>
-                    <StatusBadge status={key.status} />
-                    {key.status === 'expiring' && (
-                      <div className="muted small">until {formatDateTime(key.expires)}</div>
-                    )}
-                  </td>
-                  <td className="hide-narrow">{formatDate(key.created)}</td>
-                  <td className="hide-narrow">{key.last_used ? formatDateTime(key.last_used) : 'never'}</td>
-                  <td>
-                    {key.status !== 'revoked' && RANK[key.role] <= RANK[role] && (
-                      <div className="row-actions">
-                        {(['rotate', 'revoke'] as const).map((action) => (
-                          <button
-                            key={action}
-                            type="button"
-                            className={ACTIONS[action].danger ? 'danger' : 'secondary'}
-                            aria-label={`${ACTIONS[action].label} key ${key.hint}`}
-                            onClick={() => (
-                              act.reset(),
-                              create.reset(),
-                              setNotice(undefined),
-                              setAsking({ action, key })
-                            )}
-                          >
-                            {ACTIONS[action].label}
-                          </button>
-                        ))}
-                      </div>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <KeyTable
+        keys={keys}
+        role={role}
+        onAsk={(action, key) => {
+          act.reset();
+          create.reset();
+          setNotice(undefined);
+          setAsking({ action, key });
+        }}
+      />
     </>
+  );
+}
+
+/** The keys, each with the actions the person's role may take on it (none on a key of a higher role). */
+function KeyTable(props: { keys: QueryState<ApiKey[]>; role: Role; onAsk: (action: Action, key: ApiKey) => void }) {
+  return (
+    <Table
+      query={props.keys}
+      rows={props.keys.data}
+      rowKey={(key) => key.id}
+      frame="compact"
+      empty="No API keys yet."
+      columns={[
+        {
+          header: 'Key',
+          cell: (key) => (
+            <>
+              <code>{key.hint}</code>
+              <div className="small">{key.role}</div>
+              <div className="muted small hide-narrow">
+                <code>{key.id}</code>
+              </div>
+            </>
+          ),
+        },
+        {
+          header: 'Status',
+          cell: (key) => <StatusBadge status={key.status} />,
+          note: (key) => key.status === 'expiring' && `until ${formatDateTime(key.expires)}`,
+        },
+        { header: 'Created', cell: (key) => formatDate(key.created), wide: true },
+        { header: 'Last used', cell: (key) => (key.last_used ? formatDateTime(key.last_used) : 'never'), wide: true },
+        {
+          header: 'Actions',
+          headerHidden: true,
+          cell: (key) =>
+            key.status !== 'revoked' &&
+            RANK[key.role] <= RANK[props.role] && (
+              <div className="row-actions">
+                {(['rotate', 'revoke'] as const).map((action) => (
+                  <button
+                    key={action}
+                    type="button"
+                    className={ACTIONS[action].danger ? 'danger' : 'secondary'}
+                    aria-label={`${ACTIONS[action].label} key ${key.hint}`}
+                    onClick={() => props.onAsk(action, key)}
+                  >
+                    {ACTIONS[action].label}
+                  </button>
+                ))}
+              </div>
+            ),
+        },
+      ]}
+    />
   );
 }

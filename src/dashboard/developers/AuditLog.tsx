@@ -1,9 +1,11 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { api } from '../api/client';
 import { formatDateTime } from '../components/format';
-import { Link, listAddress, navigate, useLocation } from '../router';
-import { Empty, Failure, Loading, objectPath, PagesOf } from '../components/common';
+import { listAddress, navigate, useLocation } from '../router';
+import { Field, Form } from '../components/form';
+import { objectPath } from '../components/links';
+import { Table } from '../components/Table';
 
 const TAKE = 50;
 
@@ -20,83 +22,59 @@ export function AuditLog() {
     queryFn: () => api.GET('/audit-log', { params: { query: { page, take: TAKE, object: object || undefined } } }),
     placeholderData: keepPreviousData,
   });
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    go({ object: typed.trim(), page: 1 });
-  };
 
   return (
     <>
       <h1>Audit log</h1>
       <p className="muted">Every change made through the API or this dashboard: who made it, what and when.</p>
-      <form className="filters" onSubmit={submit}>
-        <label>
-          Object id
-          <input value={typed} onChange={(event) => setTyped(event.target.value)} placeholder="cus_…, sub_…" />
-        </label>
-        <button type="submit" className="secondary">
-          Filter
-        </button>
-      </form>
-      {entries.isPending ? (
-        <Loading />
-      ) : entries.isError ? (
-        <Failure error={entries.error} />
-      ) : entries.data.data.length === 0 ? (
-        <Empty>
-          <p>{object ? `No change of ${object} is recorded.` : 'No change is recorded yet.'}</p>
-        </Empty>
-      ) : (
-        <div className="card table-card">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">When</th>
-                <th scope="col">Who</th>
-                <th scope="col">What</th>
-                <th scope="col" className="hide-narrow">
-                  Object
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {entries.data.data.map((entry) => {
-                const target = entry.object_id ? objectPath(entry.object_id) : null;
-                return (
-                  <tr key={entry.id}>
-                    <td>{formatDateTime(entry.created)}</td>
-                    <td>
-                      {entry.actor.name ?? <code>{entry.actor.id}</code>}
-                      <div className="muted small hide-narrow">
-                        {entry.actor.type === 'user' ? entry.actor.email : 'API key'}
-                      </div>
-                    </td>
-                    <td>
-                      <code>
-                        {entry.method} {entry.route}
-                      </code>
-                      <div className="muted small hide-narrow">
-                        answered {entry.status}, request <code>{entry.request_id}</code>
-                      </div>
-                    </td>
-                    <td className="hide-narrow">
-                      {entry.object_id &&
-                        (target ? (
-                          <Link to={target}>
-                            <code>{entry.object_id}</code>
-                          </Link>
-                        ) : (
-                          <code>{entry.object_id}</code>
-                        ))}
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </div>
-      )}
-      <PagesOf list={entries.data} page={page} onPage={(next) => go({ page: next })} />
+      <Form
+        layout="inline"
+        submit="Filter"
+        submitClass="secondary"
+        onSubmit={() => go({ object: typed.trim(), page: 1 })}
+      >
+        <Field label="Object id" value={typed} onValue={setTyped} placeholder="cus_…, sub_…" />
+      </Form>
+      <Table
+        query={entries}
+        rows={entries.data?.data}
+        rowKey={(entry) => entry.id}
+        empty={object ? `No change of ${object} is recorded.` : 'No change is recorded yet.'}
+        columns={[
+          { header: 'When', cell: (entry) => formatDateTime(entry.created) },
+          {
+            header: 'Who',
+            cell: (entry) => (
+              <>
+                {entry.actor.name ?? <code>{entry.actor.id}</code>}
+                <div className="muted small hide-narrow">
+                  {entry.actor.type === 'user' ? entry.actor.email : 'API key'}
+                </div>
+              </>
+            ),
+          },
+          {
+            header: 'What',
+            cell: (entry) => (
+              <>
+                <code>
+                  {entry.method} {entry.route}
+                </code>
+                <div className="muted small hide-narrow">
+                  answered {entry.status}, request <code>{entry.request_id}</code>
+                </div>
+              </>
+            ),
+          },
+          {
+            header: 'Object',
+            cell: (entry) => entry.object_id && <code>{entry.object_id}</code>,
+            link: (entry) => (entry.object_id ? (objectPath(entry.object_id) ?? undefined) : undefined),
+            wide: true,
+          },
+        ]}
+        pages={{ list: entries.data, page, onPage: (next) => go({ page: next }) }}
+      />
     </>
   );
 }

@@ -1,21 +1,15 @@
-import { Fragment, useState } from 'react';
+import { useState } from 'react';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api } from '../api/client';
-import type { DeliveryLog as Delivery } from '../api/types';
+import type { DeliveryLog as Delivery, WebhookDestination as Destination } from '../api/types';
 import { formatDateTime } from '../components/format';
-import { Link, navigate, oneOf, useLocation } from '../router';
-import {
-  Confirm,
-  DisclosureButton,
-  Empty,
-  Failure,
-  Loading,
-  Notice,
-  Pager,
-  StatusBadge,
-  TableHead,
-  useIdempotencyKeys,
-} from '../components/common';
+import { navigate, oneOf, useLocation } from '../router';
+import { StatusBadge } from '../components/badges';
+import { Confirm } from '../components/dialogs';
+import { Failure, Notice, type QueryState } from '../components/feedback';
+import { useIdempotencyKeys } from '../components/form';
+import { DisclosureButton, StatusTabs } from '../components/lists';
+import { Table, type Pages } from '../components/Table';
 import { DESTINATIONS } from './WebhookDestinations';
 
 const TAKE = 20;
@@ -69,7 +63,6 @@ export function DeliveryLogs() {
     queryFn: () => api.GET('/webhook/destination'),
   });
   const destinationsById = destinations.data && new Map(destinations.data.map((item) => [item.id, item]));
-  const [open, setOpen] = useState<string>();
   const [asking, setAsking] = useState<Delivery>();
   const [notice, setNotice] = useState<string>();
   const queryClient = useQueryClient();
@@ -113,142 +106,156 @@ export function DeliveryLogs() {
           message={`${asking.event_type} ${asking.event_id} will be delivered again to ${asking.destination_url}, with the same payload and id.`}
           confirm="Resend"
           danger={false}
-          busy={resend.isPending}
+          action={{ isPending: resend.isPending }}
           onConfirm={() => resend.mutate(asking)}
           onClose={() => setAsking(undefined)}
         />
       )}
-      <nav className="tabs" aria-label="Delivery status">
-        {['', ...STATUSES].map((value) => (
-          <Link
-            key={value || 'all'}
-            to={addressOf({ ...filters, status: value, page: 1 })}
-            aria-current={status === value ? 'page' : undefined}
-          >
-            {value || 'All'}
-          </Link>
-        ))}
-      </nav>
-      <div className="filters">
-        <label className="grow bounded">
-          Destination
-          <select
-            aria-label="Destination"
-            value={destination}
-            onChange={(event) => navigate(addressOf({ ...filters, destination: event.target.value, page: 1 }))}
-          >
-            <option value="">All destinations</option>
-            {destinations.data?.map((item) => (
-              <option key={item.id} value={item.id}>
-                {`${shortUrl(item.url, 60)}${item.active ? '' : ' (disabled)'}`}
-              </option>
-            ))}
-            {destination && destinationsById && !chosen && (
-              <option value={destination}>{`${destination} (deleted or unknown)`}</option>
-            )}
-          </select>
-        </label>
-      </div>
+      <StatusTabs
+        label="Delivery status"
+        statuses={STATUSES}
+        current={status}
+        to={(value) => addressOf({ ...filters, status: value, page: 1 })}
+      />
+      <DestinationFilter
+        destination={destination}
+        destinations={destinations.data}
+        known={chosen !== undefined || !destinationsById}
+        onPick={(picked) => navigate(addressOf({ ...filters, destination: picked, page: 1 }))}
+      />
       {destinations.isError && <Failure error={destinations.error} />}
-      {logs.isPending ? (
-        <Loading />
-      ) : logs.isError ? (
-        <Failure error={logs.error} />
-      ) : logs.data.data.length === 0 ? (
-        <Empty>
-          <p>{nothingFound}</p>
-        </Empty>
-      ) : (
-        <div className="card table-card compact">
-          <table>
-            <TableHead
-              columns={[
-                'Event',
-                { label: 'Destination', wide: true },
-                'Status',
-                { label: 'Attempts', wide: true },
-                { label: 'Time', wide: true },
-                { label: 'Actions', hidden: true },
-              ]}
-            />
-            <tbody>
-              {logs.data.data.map((delivery) => {
-                const shown = open === delivery.id;
-                const panel = `payload-${delivery.id}`;
-                // Not among the account's destinations once they are read: deleted (its log stays).
-                const deleted = destinationsById && !destinationsById.has(delivery.destination);
-                return (
-                  <Fragment key={delivery.id}>
-                    <tr>
-                      <td className="break">
-                        {delivery.event_type}
-                        <div className="muted small break">
-                          <code>{delivery.event_id}</code>
-                          {delivery.resend > 0 && ` · resend ${delivery.resend}`}
-                        </div>
-                      </td>
-                      <td className="hide-narrow" title={delivery.destination_url}>
-                        {shortUrl(delivery.destination_url)}
-                        {deleted && <div className="muted small">deleted</div>}
-                      </td>
-                      <td>
-                        <StatusBadge status={delivery.status} />
-                        <div className="small">
-                          {delivery.status_code ? `HTTP ${delivery.status_code}` : 'no answer'}
-                        </div>
-                      </td>
-                      <td className="hide-narrow">{delivery.attempt_count}</td>
-                      <td className="hide-narrow">{formatDateTime(delivery.created)}</td>
-                      <td>
-                        <div className="row-actions">
-                          <button
-                            type="button"
-                            className="secondary"
-                            aria-label={`Resend ${delivery.event_type} ${delivery.event_id}`}
-                            onClick={() => {
-                              setNotice(undefined);
-                              resend.reset();
-                              setAsking(delivery);
-                            }}
-                          >
-                            Resend
-                          </button>
-                          <DisclosureButton
-                            shown={shown}
-                            controls={panel}
-                            of={`${delivery.event_type} ${delivery.event_id}`}
-                            label="payload"
-                            onToggle={() => setOpen(shown ? undefined : delivery.id)}
-                          />
-                        </div>
-                      </td>
-                    </tr>
-                    {shown && (
-                      <tr id={panel}>
-                        <td colSpan={6}>
-                          <DeliveryDetail delivery={delivery} />
-                        </td>
-                      </tr>
-                    )}
-                  </Fragment>
-                );
-              })}
-            </tbody>
-          </table>
-        </div>
-      )}
-      {logs.data && (
-        <Pager
-          page={page}
-          hasNext={page < logs.data.meta.pagesTotal}
-          onPage={(next) => navigate(addressOf({ ...filters, page: next }), { replace: true })}
-          label={`Page ${page} of ${Math.max(1, logs.data.meta.pagesTotal)}`}
-        />
-      )}
+      <DeliveryTable
+        logs={logs}
+        destinationsById={destinationsById}
+        empty={nothingFound}
+        pages={{
+          list: logs.data,
+          page,
+          onPage: (next) => navigate(addressOf({ ...filters, page: next }), { replace: true }),
+        }}
+        onResend={(delivery) => {
+          setNotice(undefined);
+          resend.reset();
+          setAsking(delivery);
+        }}
+      />
     </>
   );
 }
 
+/** The destinations to filter by, a destination in the address that is no longer among them (deleted) named so. */
+function DestinationFilter(props: {
+  destination: string;
+  destinations: Destination[] | undefined;
+  known: boolean;
+  onPick: (destination: string) => void;
+}) {
+  return (
+    <div className="filters">
+      <label className="grow bounded">
+        Destination
+        <select
+          aria-label="Destination"
+          value={props.destination}
+          onChange={(event) => props.onPick(event.target.value)}
+        >
+          <option value="">All destinations</option>
+          {props.destinations?.map((item) => (
+            <option key={item.id} value={item.id}>
+              {`${shortUrl(item.url, 60)}${item.active ? '' : ' (disabled)'}`}
+            </option>
+          ))}
+          {props.destination && !props.known && (
+            <option value={props.destination}>{`${props.destination} (deleted or unknown)`}</option>
+          )}
+        </select>
+      </label>
+    </div>
+  );
+}
+
+/** One row per event and destination; a row's payload and attempts shown under it on demand. */
+function DeliveryTable(props: {
+  logs: QueryState<{ data: Delivery[] }>;
+  destinationsById: Map<string, Destination> | undefined;
+  empty: string;
+  pages: Pages;
+  onResend: (delivery: Delivery) => void;
+}) {
+  const [open, setOpen] = useState<string>();
+  return (
+    <Table
+      query={props.logs}
+      rows={props.logs.data?.data}
+      rowKey={(delivery) => delivery.id}
+      frame="compact"
+      empty={props.empty}
+      pages={props.pages}
+      columns={[
+        {
+          header: 'Event',
+          className: 'break',
+          cell: (delivery) => (
+            <>
+              {delivery.event_type}
+              <div className="muted small break">
+                <code>{delivery.event_id}</code>
+                {delivery.resend > 0 && ` · resend ${delivery.resend}`}
+              </div>
+            </>
+          ),
+        },
+        {
+          header: 'Destination',
+          cell: (delivery) => shortUrl(delivery.destination_url),
+          title: (delivery) => delivery.destination_url,
+          // Not among the account's destinations once they are read: deleted (its log stays).
+          note: (delivery) => props.destinationsById && !props.destinationsById.has(delivery.destination) && 'deleted',
+          wide: true,
+        },
+        {
+          header: 'Status',
+          cell: (delivery) => (
+            <>
+              <StatusBadge status={delivery.status} />
+              <div className="small">{delivery.status_code ? `HTTP ${delivery.status_code}` : 'no answer'}</div>
+            </>
+          ),
+        },
+        { header: 'Attempts', cell: (delivery) => delivery.attempt_count, wide: true },
+        { header: 'Time', cell: (delivery) => formatDateTime(delivery.created), wide: true },
+        {
+          header: 'Actions',
+          headerHidden: true,
+          cell: (delivery) => (
+            <div className="row-actions">
+              <button
+                type="button"
+                className="secondary"
+                aria-label={`Resend ${delivery.event_type} ${delivery.event_id}`}
+                onClick={() => props.onResend(delivery)}
+              >
+                Resend
+              </button>
+              <DisclosureButton
+                shown={open === delivery.id}
+                controls={`payload-${delivery.id}`}
+                of={`${delivery.event_type} ${delivery.event_id}`}
+                label="payload"
+                onToggle={() => setOpen(open === delivery.id ? undefined : delivery.id)}
+              />
+            </div>
+          ),
+        },
+      ]}
+      detail={(delivery) =>
+        open === delivery.id
+          ? { id: `payload-${delivery.id}`, content: <DeliveryDetail delivery={delivery} /> }
+          : undefined
+      }
+    />
+  );
+}
 function DeliveryDetail({ delivery }: { delivery: Delivery }) {
   return (
     <div className="delivery-detail">

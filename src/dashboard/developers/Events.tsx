@@ -1,9 +1,10 @@
-import { Fragment, useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { api } from '../api/client';
 import { formatDateTime } from '../components/format';
 import { listAddress, listFilters, navigate, useLocation } from '../router';
-import { listPlaceholder, PagesOf, TableHead } from '../components/common';
+import { Field, Form } from '../components/form';
+import { Table } from '../components/Table';
 import { EventJson, EventObjectLink, JsonToggle } from '../components/timelines';
 
 const BASE = '/developers/events';
@@ -27,103 +28,84 @@ export function EventsList() {
       }),
     placeholderData: keepPreviousData,
   });
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    go({ type: typed.type.trim(), object: typed.object.trim() });
-  };
   const filtered = Boolean(filters.type || filters.object);
 
   return (
     <>
       <h2>Events</h2>
       <p className="muted">What changed in the account, as webhooks send it: each event with its JSON.</p>
-      <form className="filters" onSubmit={submit}>
-        <label>
-          Type
-          <input
-            value={typed.type}
-            onChange={(event) => setTyped({ ...typed, type: event.target.value })}
-            placeholder="invoice.* or invoice.finalized"
-          />
-        </label>
-        <label>
-          Object id
-          <input
-            value={typed.object}
-            onChange={(event) => setTyped({ ...typed, object: event.target.value })}
-            placeholder="cus_…, sub_…"
-          />
-        </label>
-        <button type="submit" className="secondary">
-          Filter
-        </button>
-        {filtered && (
-          <button
-            type="button"
-            className="secondary"
-            onClick={() => {
-              setTyped({ type: '', object: '' });
-              go({ type: '', object: '' });
-            }}
-          >
-            Clear
-          </button>
-        )}
-      </form>
-      {listPlaceholder(
-        events,
-        filtered ? 'No event matches these filters.' : 'No event yet: changes to the account are listed here.',
-      ) ?? (
-        <div className="card table-card compact">
-          <table>
-            <TableHead
-              columns={[
-                'Event',
-                { label: 'Object', wide: true },
-                { label: 'Time', wide: true },
-                { label: 'JSON', hidden: true },
-              ]}
-            />
-            <tbody>
-              {(events.data?.data ?? []).map((event) => {
-                const shown = open === event.id;
-                return (
-                  <Fragment key={event.id}>
-                    <tr>
-                      <td className="break">
-                        {event.type}
-                        <div className="muted small break">
-                          <code>{event.id}</code>
-                          <span className="show-narrow"> · {formatDateTime(event.created)}</span>
-                        </div>
-                      </td>
-                      <td className="hide-narrow break">
-                        <EventObjectLink event={event} />
-                      </td>
-                      <td className="hide-narrow">{formatDateTime(event.created)}</td>
-                      <td>
-                        <JsonToggle
-                          event={event}
-                          shown={shown}
-                          onToggle={() => setOpen(shown ? undefined : event.id)}
-                        />
-                      </td>
-                    </tr>
-                    {shown && (
-                      <tr id={`event-${event.id}`}>
-                        <td colSpan={4}>
-                          <EventJson event={event} />
-                        </td>
-                      </tr>
-                    )}
-                  </Fragment>
-                );
-              })}
-            </tbody>
-          </table>
-        </div>
-      )}
-      <PagesOf list={events.data} page={filters.page} onPage={(page) => go({ page })} />
+      <Form
+        layout="inline"
+        submit="Filter"
+        submitClass="secondary"
+        onSubmit={() => go({ type: typed.type.trim(), object: typed.object.trim() })}
+        extra={
+          filtered && (
+            <button
+              type="button"
+              className="secondary"
+              onClick={() => {
+                setTyped({ type: '', object: '' });
+                go({ type: '', object: '' });
+              }}
+            >
+              Clear
+            </button>
+          )
+        }
+      >
+        <Field
+          label="Type"
+          value={typed.type}
+          onValue={(type) => setTyped({ ...typed, type })}
+          placeholder="invoice.* or invoice.finalized"
+        />
+        <Field
+          label="Object id"
+          value={typed.object}
+          onValue={(object) => setTyped({ ...typed, object })}
+          placeholder="cus_…, sub_…"
+        />
+      </Form>
+      <Table
+        query={events}
+        rows={events.data?.data}
+        rowKey={(event) => event.id}
+        frame="compact"
+        empty={filtered ? 'No event matches these filters.' : 'No event yet: changes to the account are listed here.'}
+        columns={[
+          {
+            header: 'Event',
+            className: 'break',
+            cell: (event) => (
+              <>
+                {event.type}
+                <div className="muted small break">
+                  <code>{event.id}</code>
+                  <span className="show-narrow"> · {formatDateTime(event.created)}</span>
+                </div>
+              </>
+            ),
+          },
+          { header: 'Object', cell: (event) => <EventObjectLink event={event} />, className: 'break', wide: true },
+          { header: 'Time', cell: (event) => formatDateTime(event.created), wide: true },
+          {
+            header: 'JSON',
+            headerHidden: true,
+            cell: (event) => (
+              <JsonToggle
+                event={event}
+                shown={open === event.id}
+                onToggle={() => setOpen(open === event.id ? undefined : event.id)}
+              />
+            ),
+          },
+        ]}
+        detail={(event) =>
+          open === event.id ? { id: `event-${event.id}`, content: <EventJson event={event} /> } : undefined
+        }
+        pages={{ list: events.data, page: filters.page, onPage: (page) => go({ page }) }}
+      />
     </>
   );
 }

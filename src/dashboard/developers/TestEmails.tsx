@@ -3,7 +3,10 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import type { components } from '../../client/schema';
 import { api } from '../api/client';
 import { formatDateTime } from '../components/format';
-import { Empty, Failure, isNotFound, Loading, PagesOf, StatusBadge } from '../components/common';
+import { StatusBadge } from '../components/badges';
+import { Empty, isNotFound } from '../components/feedback';
+import { Field, Form } from '../components/form';
+import { Table } from '../components/Table';
 
 type TestEmail = components['schemas']['TestEmail'];
 
@@ -37,112 +40,88 @@ export function TestEmails() {
         Test mode: the emails sent to your customers, as the local mail catcher received them. Nothing here left this
         machine.
       </p>
-      <form
-        className="filters"
-        onSubmit={(event) => {
-          event.preventDefault();
-          const value = new FormData(event.currentTarget).get('to');
+      <Form
+        layout="inline"
+        submit="Filter"
+        submitClass="secondary"
+        onSubmit={(form) => {
+          const value = new FormData(form).get('to');
           setTo(typeof value === 'string' ? value.trim() : '');
           setPage(1);
         }}
       >
-        <label>
-          To
-          <input name="to" type="email" defaultValue={to} placeholder="customer@example.com" />
-        </label>
-        <button type="submit" className="secondary">
-          Filter
-        </button>
-      </form>
-      {emails.isPending ? (
-        <Loading />
-      ) : emails.isError ? (
-        isNotFound(emails.error) ? (
-          <Empty>
-            <p>Test mode is off: emails go to the SMTP server and none is kept here.</p>
-          </Empty>
-        ) : (
-          <Failure error={emails.error} />
-        )
-      ) : emails.data.data.length === 0 ? (
+        <Field label="To" name="to" type="email" defaultValue={to} placeholder="customer@example.com" />
+      </Form>
+      {isNotFound(emails.error) ? (
         <Empty>
-          <p>{to ? `No email to ${to} was received.` : 'No email was received yet.'}</p>
+          <p>Test mode is off: emails go to the SMTP server and none is kept here.</p>
         </Empty>
       ) : (
-        <div className="card table-card compact">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Received</th>
-                <th scope="col" className="hide-narrow">
-                  To
-                </th>
-                <th scope="col">Subject</th>
-                <th scope="col" className="hide-narrow">
-                  Kind
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {emails.data.data.map((email) => (
-                <tr key={email.id}>
-                  <td>{formatDateTime(email.received)}</td>
-                  <td className="hide-narrow">{email.to.join(', ')}</td>
-                  <td>
-                    <button
-                      type="button"
-                      className="secondary"
-                      aria-expanded={open === email.id}
-                      onClick={() => setOpen(open === email.id ? undefined : email.id)}
-                    >
-                      {email.subject ?? '(no subject)'}
-                    </button>
-                    {email.attachments.length > 0 && (
-                      <div className="muted small">{email.attachments.map(attachmentLabel).join(', ')}</div>
-                    )}
-                  </td>
-                  <td className="hide-narrow">
-                    <StatusBadge status={email.kind} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table
+          query={emails}
+          rows={emails.data?.data}
+          rowKey={(email) => email.id}
+          frame="compact"
+          empty={to ? `No email to ${to} was received.` : 'No email was received yet.'}
+          columns={[
+            { header: 'Received', cell: (email) => formatDateTime(email.received) },
+            { header: 'To', cell: (email) => email.to.join(', '), wide: true },
+            {
+              header: 'Subject',
+              cell: (email) => (
+                <button
+                  type="button"
+                  className="secondary"
+                  aria-expanded={open === email.id}
+                  onClick={() => setOpen(open === email.id ? undefined : email.id)}
+                >
+                  {email.subject ?? '(no subject)'}
+                </button>
+              ),
+              note: (email) => email.attachments.map(attachmentLabel).join(', '),
+            },
+            { header: 'Kind', cell: (email) => <StatusBadge status={email.kind} />, wide: true },
+          ]}
+          pages={{ list: emails.data, page, onPage: setPage }}
+        />
       )}
-      <PagesOf list={emails.data} page={page} onPage={setPage} />
-      {opened && (
-        <section className="card" style={{ padding: '1rem' }} aria-labelledby="email-open-title">
-          <h3 id="email-open-title">{opened.subject}</h3>
-          <p className="muted small">
-            From {opened.from} to {opened.to.join(', ')}, {formatDateTime(opened.received)}; Message-ID{' '}
-            <code>{opened.message_id}</code>
-          </p>
-          {opened.attachments.length > 0 && (
-            <ul>
-              {opened.attachments.map((attachment, index) => (
-                <li key={index}>
-                  <a href={`/test-helpers/emails/${opened.id}/attachments/${index}`} target="_blank" rel="noreferrer">
-                    {attachmentLabel(attachment)}
-                  </a>
-                </li>
-              ))}
-            </ul>
-          )}
-          {opened.html && (
-            <iframe
-              title={`HTML of ${opened.subject ?? 'the email'}`}
-              sandbox=""
-              srcDoc={opened.html}
-              style={{ width: '100%', height: '720px', border: '1px solid #e4e7eb', borderRadius: 6 }}
-            />
-          )}
-          <h4>Plain text</h4>
-          <pre className="small" style={{ whiteSpace: 'pre-wrap' }}>
-            {opened.text}
-          </pre>
-        </section>
-      )}
+      {opened && <OpenedEmail email={opened} />}
     </>
+  );
+}
+
+/** An email opened: its HTML as a mail reader shows it (in a sandboxed frame: no script runs), its text, its attachments. */
+function OpenedEmail({ email: opened }: { email: TestEmail }) {
+  return (
+    <section className="card" style={{ padding: '1rem' }} aria-labelledby="email-open-title">
+      <h3 id="email-open-title">{opened.subject}</h3>
+      <p className="muted small">
+        From {opened.from} to {opened.to.join(', ')}, {formatDateTime(opened.received)}; Message-ID{' '}
+        <code>{opened.message_id}</code>
+      </p>
+      {opened.attachments.length > 0 && (
+        <ul>
+          {opened.attachments.map((attachment, index) => (
+            <li key={index}>
+              <a href={`/test-helpers/emails/${opened.id}/attachments/${index}`} target="_blank" rel="noreferrer">
+                {attachmentLabel(attachment)}
+              </a>
+            </li>
+          ))}
+        </ul>
+      )}
+      {opened.html && (
+        <iframe
+          title={`HTML of ${opened.subject ?? 'the email'}`}
+          sandbox=""
+          srcDoc={opened.html}
+          style={{ width: '100%', height: '720px', border: '1px solid #e4e7eb', borderRadius: 6 }}
+        />
+      )}
+      <h4>Plain text</h4>
+      <pre className="small" style={{ whiteSpace: 'pre-wrap' }}>
+        {opened.text}
+      </pre>
+    </section>
   );
 }

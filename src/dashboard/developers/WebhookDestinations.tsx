@@ -1,9 +1,12 @@
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { components } from '../../client/schema';
 import { api } from '../api/client';
 import { formatDate } from '../components/format';
-import { Confirm, Empty, Failure, Loading, StatusBadge } from '../components/common';
+import { StatusBadge } from '../components/badges';
+import { Confirm } from '../components/dialogs';
+import { Empty, Failure, Loaded, Notice } from '../components/feedback';
+import { Field, Form } from '../components/form';
 import { SecretOnce } from './SecretOnce';
 
 type Destination = components['schemas']['WebhookDestination'];
@@ -93,39 +96,33 @@ export function WebhookDestinations() {
     if (action === 'enable') act.mutate({ action, destination });
     else setAsking({ action, destination });
   };
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    act.reset();
-    setNotice(undefined);
-    create.mutate({ url: url.trim() });
-  };
 
   return (
     <>
       <h2>Webhook destinations</h2>
       <p className="muted">Every event of the account is POSTed, signed, to each enabled destination.</p>
-      <form className="filters" onSubmit={submit} aria-label="New webhook destination">
-        <label className="grow">
-          Endpoint URL
-          <input
-            type="url"
-            required
-            value={url}
-            onChange={(event) => setUrl(event.target.value)}
-            placeholder="https://example.com/webhooks"
-            aria-invalid={create.isError}
-            aria-describedby={create.isError ? 'destination-error' : undefined}
-          />
-        </label>
-        <button type="submit" disabled={create.isPending}>
-          {create.isPending ? 'Adding…' : 'Add destination'}
-        </button>
-      </form>
-      {create.isError && (
-        <p className="error" role="alert" id="destination-error">
-          {create.error.message}
-        </p>
-      )}
+      <Form
+        layout="inline"
+        label="New webhook destination"
+        submit="Add destination"
+        busyLabel="Adding…"
+        action={create}
+        onSubmit={() => {
+          act.reset();
+          setNotice(undefined);
+          create.mutate({ url: url.trim() });
+        }}
+      >
+        <Field
+          label="Endpoint URL"
+          className="grow"
+          type="url"
+          required
+          value={url}
+          onValue={setUrl}
+          placeholder="https://example.com/webhooks"
+        />
+      </Form>
       {create.data && (
         <SecretOnce title="Signing secret" secret={create.data.secret} onDone={() => create.reset()}>
           <p>
@@ -140,70 +137,93 @@ export function WebhookDestinations() {
           </p>
         </SecretOnce>
       )}
-      {notice && (
-        <p className="notice" role="status">
-          {notice}
-        </p>
-      )}
+      <Notice text={notice} />
       {act.isError && !asking && <Failure error={act.error} />}
       {asking && (
-        <Confirm
-          title={`${ACTIONS[asking.action].label}?`}
-          message={ACTIONS[asking.action].question}
-          confirm={ACTIONS[asking.action].label}
-          danger={ACTIONS[asking.action].danger}
-          busy={act.isPending}
+        <DestinationQuestion
+          asking={asking}
+          editUrl={editUrl}
+          onEditUrl={setEditUrl}
+          action={act}
           onConfirm={() => act.mutate(asking)}
           onClose={() => (setAsking(undefined), act.reset())}
-        >
-          {asking.action === 'edit' ? (
-            <label className="field">
-              URL
-              <input type="url" value={editUrl} onChange={(event) => setEditUrl(event.target.value)} />
-            </label>
-          ) : (
-            <p>
-              <code className="break">{asking.destination.url}</code>
-            </p>
-          )}
-          {act.isError && <Failure error={act.error} />}
-        </Confirm>
+        />
       )}
-      {destinations.isPending ? (
-        <Loading />
-      ) : destinations.isError ? (
-        <Failure error={destinations.error} />
-      ) : destinations.data.length === 0 ? (
-        <Empty>
-          <p>No webhook destinations yet.</p>
-        </Empty>
-      ) : (
-        <ul className="card list destinations">
-          {destinations.data.map((destination) => (
-            <li key={destination.id}>
-              <div className="destination-head">
-                <code className="break">{destination.url}</code>
-                <StatusBadge status={destination.status} />
-              </div>
-              <div className="muted small">
-                <code>{destination.id}</code>, added {formatDate(destination.created)}
-              </div>
-              <div className="row-actions" role="group" aria-label={`Actions for ${destination.url}`}>
-                {(['edit', destination.active ? 'disable' : 'enable', 'roll', 'delete'] as const).map((action) => (
-                  <button
-                    key={action}
-                    type="button"
-                    className={ACTIONS[action].danger ? 'danger' : 'secondary'}
-                    onClick={() => start(action, destination)}
-                  >
-                    {ACTIONS[action].label}
-                  </button>
-                ))}
-              </div>
-            </li>
-          ))}
-        </ul>
-      )}
+      <Loaded query={destinations}>{(list) => <DestinationList destinations={list} onAction={start} />}</Loaded>
     </>
+  );
+}
+
+/** The question before an action on a destination: its URL, or the field of the new one for an edit. */
+function DestinationQuestion(props: {
+  asking: { action: Action; destination: Destination };
+  editUrl: string;
+  onEditUrl: (url: string) => void;
+  action: { isPending: boolean; error: unknown };
+  onConfirm: () => void;
+  onClose: () => void;
+}) {
+  const { action, destination } = props.asking;
+  return (
+    <Confirm
+      title={`${ACTIONS[action].label}?`}
+      message={ACTIONS[action].question}
+      confirm={ACTIONS[action].label}
+      danger={ACTIONS[action].danger}
+      action={props.action}
+      onConfirm={props.onConfirm}
+      onClose={props.onClose}
+    >
+      {action === 'edit' ? (
+        <label className="field">
+          URL
+          <input type="url" value={props.editUrl} onChange={(event) => props.onEditUrl(event.target.value)} />
+        </label>
+      ) : (
+        <p>
+          <code className="break">{destination.url}</code>
+        </p>
+      )}
+    </Confirm>
+  );
+}
+
+/** Each destination with its URL, state and the actions on it (enable or disable as it is now). */
+function DestinationList(props: {
+  destinations: Destination[];
+  onAction: (action: Action, destination: Destination) => void;
+}) {
+  if (props.destinations.length === 0)
+    return (
+      <Empty>
+        <p>No webhook destinations yet.</p>
+      </Empty>
+    );
+  return (
+    <ul className="card list destinations">
+      {props.destinations.map((destination) => (
+        <li key={destination.id}>
+          <div className="destination-head">
+            <code className="break">{destination.url}</code>
+            <StatusBadge status={destination.status} />
+          </div>
+          <div className="muted small">
+            <code>{destination.id}</code>, added {formatDate(destination.created)}
+          </div>
+          <div className="row-actions" role="group" aria-label={`Actions for ${destination.url}`}>
+            {(['edit', destination.active ? 'disable' : 'enable', 'roll', 'delete'] as const).map((action) => (
+              <button
+                key={action}
+                type="button"
+                className={ACTIONS[action].danger ? 'danger' : 'secondary'}
+                onClick={() => props.onAction(action, destination)}
+              >
+                {ACTIONS[action].label}
+              </button>
+            ))}
+          </div>
+        </li>
+      ))}
+    </ul>
   );
 }

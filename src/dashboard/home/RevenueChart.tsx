@@ -1,4 +1,5 @@
 import { formatMoney } from '../components/format';
+import { Table } from '../components/Table';
 
 const WIDTH = 600;
 const HEIGHT = 160;
@@ -68,23 +69,16 @@ export function RevenueChart({ currency, daily }: { currency: string; daily: { d
       </p>
       <details>
         <summary>Revenue by day as a table</summary>
-        <table>
-          <caption className="visually-hidden">Revenue in {currency} by UTC day</caption>
-          <thead>
-            <tr>
-              <th scope="col">Day</th>
-              <th scope="col">Revenue</th>
-            </tr>
-          </thead>
-          <tbody>
-            {daily.map((day) => (
-              <tr key={day.date}>
-                <th scope="row">{dayName(day.date)}</th>
-                <td>{money(day.amount)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <Table
+          frame="bare"
+          caption={`Revenue in ${currency} by UTC day`}
+          rows={daily}
+          rowKey={(day) => day.date}
+          columns={[
+            { header: 'Day', cell: (day) => dayName(day.date), rowHeader: true },
+            { header: 'Revenue', cell: (day) => money(day.amount) },
+          ]}
+        />
       </details>
     </figure>
   );

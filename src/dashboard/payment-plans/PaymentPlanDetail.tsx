@@ -1,13 +1,19 @@
 import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api } from '../api/client';
-import type { Session } from '../api/types';
+import type { PaymentPlan, PlanPayment, Session } from '../api/types';
+import type { QueryState } from '../components/feedback';
 import { formatDate, formatDateTime, formatMoney, statusLabel } from '../components/format';
 import { Link } from '../router';
-import { Confirm, Failure, Loading, Notice, ReadFailure, StatusBadge, WorkflowLink } from '../components/common';
+import { StatusBadge } from '../components/badges';
+import { Loading, Notice, ReadFailure } from '../components/feedback';
+import { WorkflowLink } from '../components/links';
+import { Confirm } from '../components/dialogs';
 import { planProgress } from './PaymentPlans';
 import { TerminalPaymentActions } from './TerminalPayments';
+import { Fact } from '../components/facts';
 import { CustomerLink } from '../components/links';
+import { Table } from '../components/Table';
 
 const ENDED = ['completed', 'canceled', 'defaulted'];
 
@@ -78,141 +84,98 @@ export function PaymentPlanDetail({ id, session }: { id: string; session: Sessio
           message="No installment is charged any more; what was paid stays paid. This cannot be undone."
           confirm="Cancel plan"
           danger
-          busy={cancel.isPending}
+          action={cancel}
           onConfirm={() => cancel.mutate()}
           onClose={() => setAsking(false)}
-        >
-          {cancel.isError && <Failure error={cancel.error} />}
-        </Confirm>
+        ></Confirm>
       )}
-      <dl className="card facts">
-        <dt>Customer</dt>
-        <dd>
-          <CustomerLink id={p.customer} />
-        </dd>
-        <dt>Paid</dt>
-        <dd>{planProgress(p)}</dd>
-        <dt>Remaining</dt>
-        <dd>{formatMoney(p.amount_remaining, p.currency)}</dd>
-        {p.amount_overdue > 0 && (
-          <>
-            <dt>Overdue</dt>
-            <dd>{formatMoney(p.amount_overdue, p.currency)}</dd>
-          </>
-        )}
-        {p.amount_refunded > 0 && (
-          <>
-            <dt>Refunded</dt>
-            <dd>{formatMoney(p.amount_refunded, p.currency)}</dd>
-          </>
-        )}
-        <dt>Installments</dt>
-        <dd>
-          {p.installments_paid} of {p.installments_count} paid, every{' '}
-          {p.interval_count === 1 ? p.interval : `${p.interval_count} ${p.interval}s`}
-        </dd>
-        <dt>Deposit</dt>
-        <dd>
-          {formatMoney(p.deposit.amount, p.currency)}, {statusLabel(p.deposit.status)}
-          {p.deposit.attempt?.state && ` (terminal: ${statusLabel(p.deposit.attempt.state)})`}
-        </dd>
-        <dt>Next installment</dt>
-        <dd>
-          {p.next_installment
-            ? `${formatMoney(p.next_installment.amount, p.currency)} on ${formatDate(p.next_installment.due_date)}`
-            : '—'}
-        </dd>
-        {p.cancellation_reason && (
-          <>
-            <dt>Canceled</dt>
-            <dd>
-              {formatDateTime(p.canceled_at)}: {p.cancellation_reason}
-            </dd>
-          </>
-        )}
-        <dt>Created</dt>
-        <dd>{formatDateTime(p.created)}</dd>
-      </dl>
+      <PlanFacts plan={p} />
       <h2>Installments</h2>
-      {installments.isPending ? (
-        <Loading />
-      ) : installments.isError ? (
-        <Failure error={installments.error} />
-      ) : (
-        <div className="card table-card">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">#</th>
-                <th scope="col">Due</th>
-                <th scope="col">Amount</th>
-                <th scope="col">Status</th>
-              </tr>
-            </thead>
-            <tbody>
-              {installments.data.data.map((installment) => (
-                <tr key={installment.number}>
-                  <td>{installment.number}</td>
-                  <td>{formatDate(installment.due_date)}</td>
-                  <td>{formatMoney(installment.amount, installment.currency)}</td>
-                  <td>
-                    <StatusBadge status={installment.status} />
-                    {installment.failure_message && <div className="muted small">{installment.failure_message}</div>}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <Table
+        query={installments}
+        rows={installments.data?.data}
+        rowKey={(installment) => installment.number}
+        columns={[
+          { header: '#', cell: (installment) => installment.number },
+          { header: 'Due', cell: (installment) => formatDate(installment.due_date) },
+          { header: 'Amount', cell: (installment) => formatMoney(installment.amount, installment.currency) },
+          {
+            header: 'Status',
+            cell: (installment) => <StatusBadge status={installment.status} />,
+            note: (installment) => installment.failure_message,
+          },
+        ]}
+      />
       <h2>Payments</h2>
-      {payments.isPending ? (
-        <Loading />
-      ) : payments.isError ? (
-        <Failure error={payments.error} />
-      ) : payments.data.data.length === 0 ? (
-        <p className="muted">No payment yet.</p>
-      ) : (
-        <div className="card table-card">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Payment</th>
-                <th scope="col">Status</th>
-                <th scope="col">Amount</th>
-                <th scope="col" className="hide-narrow">
-                  How
-                </th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {payments.data.data.map((payment) => (
-                <tr key={payment.id}>
-                  <td>
-                    <code>{payment.id}</code>
-                    <div className="muted small">{formatDateTime(payment.created)}</div>
-                  </td>
-                  <td>
-                    <StatusBadge status={payment.status} />
-                    {payment.failure_message && <div className="muted small">{payment.failure_message}</div>}
-                  </td>
-                  <td>{formatMoney(payment.amount, payment.currency)}</td>
-                  <td className="hide-narrow">
-                    {statusLabel(payment.method)}
-                    {payment.terminal && ` (${statusLabel(payment.terminal.state)})`}
-                  </td>
-                  <td>
-                    <TerminalPaymentActions payment={payment} onDone={done} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <PlanPayments payments={payments} onDone={done} />
     </>
+  );
+}
+
+/** The plan's payments (deposit and installments), each with what support can do to a terminal one. */
+function PlanPayments(props: { payments: QueryState<{ data: PlanPayment[] }>; onDone: (message: string) => void }) {
+  return (
+    <Table
+      query={props.payments}
+      rows={props.payments.data?.data}
+      rowKey={(payment) => payment.id}
+      quietEmpty
+      empty="No payment yet."
+      columns={[
+        {
+          header: 'Payment',
+          cell: (payment) => <code>{payment.id}</code>,
+          note: (payment) => formatDateTime(payment.created),
+        },
+        {
+          header: 'Status',
+          cell: (payment) => <StatusBadge status={payment.status} />,
+          note: (payment) => payment.failure_message,
+        },
+        { header: 'Amount', cell: (payment) => formatMoney(payment.amount, payment.currency) },
+        {
+          header: 'How',
+          cell: (payment) =>
+            `${statusLabel(payment.method)}${payment.terminal ? ` (${statusLabel(payment.terminal.state)})` : ''}`,
+          wide: true,
+        },
+        {
+          header: 'Actions',
+          headerHidden: true,
+          cell: (payment) => <TerminalPaymentActions payment={payment} onDone={props.onDone} />,
+        },
+      ]}
+    />
+  );
+}
+
+/** What the plan has collected and has left, its installments, its deposit, and when it ended if it has. */
+function PlanFacts({ plan: p }: { plan: PaymentPlan }) {
+  const money = (amount: number) => formatMoney(amount, p.currency);
+  return (
+    <dl className="card facts">
+      <Fact term="Customer">
+        <CustomerLink id={p.customer} />
+      </Fact>
+      <Fact term="Paid">{planProgress(p)}</Fact>
+      <Fact term="Remaining">{money(p.amount_remaining)}</Fact>
+      <Fact term="Overdue">{p.amount_overdue > 0 && money(p.amount_overdue)}</Fact>
+      <Fact term="Refunded">{p.amount_refunded > 0 && money(p.amount_refunded)}</Fact>
+      <Fact term="Installments">
+        {p.installments_paid} of {p.installments_count} paid, every{' '}
+        {p.interval_count === 1 ? p.interval : `${p.interval_count} ${p.interval}s`}
+      </Fact>
+      <Fact term="Deposit">
+        {money(p.deposit.amount)}, {statusLabel(p.deposit.status)}
+        {p.deposit.attempt?.state && ` (terminal: ${statusLabel(p.deposit.attempt.state)})`}
+      </Fact>
+      <Fact term="Next installment">
+        {p.next_installment ? `${money(p.next_installment.amount)} on ${formatDate(p.next_installment.due_date)}` : '—'}
+      </Fact>
+      <Fact term="Canceled">
+        {p.cancellation_reason && `${formatDateTime(p.canceled_at)}: ${p.cancellation_reason}`}
+      </Fact>
+      <Fact term="Created">{formatDateTime(p.created)}</Fact>
+    </dl>
   );
 }

@@ -2,8 +2,10 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { api } from '../api/client';
 import type { PaymentPlan } from '../api/types';
 import { formatDate, formatMoney, statusLabel } from '../components/format';
-import { Link, listAddress, navigate, oneOf, useLocation } from '../router';
-import { Empty, Failure, Loading, PagesOf, StatusBadge, StatusTabs } from '../components/common';
+import { listAddress, navigate, oneOf, useLocation } from '../router';
+import { StatusBadge } from '../components/badges';
+import { StatusTabs } from '../components/lists';
+import { Table } from '../components/Table';
 import { TerminalPayments } from './TerminalPayments';
 
 const TAKE = 20;
@@ -40,57 +42,32 @@ export function PaymentPlans() {
         current={status}
         to={(value) => `/payment-plans${value ? `?status=${value}` : ''}`}
       />
-      {plans.isPending ? (
-        <Loading />
-      ) : plans.isError ? (
-        <Failure error={plans.error} />
-      ) : plans.data.data.length === 0 ? (
-        <Empty>
-          <p>{status ? `No ${statusLabel(status)} payment plan.` : 'No payment plans yet.'}</p>
-        </Empty>
-      ) : (
-        <div className="card table-card">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Plan</th>
-                <th scope="col">Status</th>
-                <th scope="col">Paid</th>
-                <th scope="col" className="hide-narrow">
-                  Next installment
-                </th>
-                <th scope="col" className="hide-narrow">
-                  Customer
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {plans.data.data.map((plan) => (
-                <tr key={plan.id}>
-                  <td>
-                    <Link to={`/payment-plans/${plan.id}`}>
-                      <code>{plan.id}</code>
-                    </Link>
-                  </td>
-                  <td>
-                    <StatusBadge status={plan.status} />
-                  </td>
-                  <td>{planProgress(plan)}</td>
-                  <td className="hide-narrow">
-                    {plan.next_installment
-                      ? `${formatMoney(plan.next_installment.amount, plan.currency)} on ${formatDate(plan.next_installment.due_date)}`
-                      : '—'}
-                  </td>
-                  <td className="hide-narrow">
-                    <Link to={`/customers/${plan.customer}`}>{plan.customer_name ?? <code>{plan.customer}</code>}</Link>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      <PagesOf list={plans.data} page={page} onPage={go} />
+      <Table
+        query={plans}
+        rows={plans.data?.data}
+        rowKey={(plan) => plan.id}
+        empty={status ? `No ${statusLabel(status)} payment plan.` : 'No payment plans yet.'}
+        columns={[
+          { header: 'Plan', cell: (plan) => <code>{plan.id}</code>, link: (plan) => `/payment-plans/${plan.id}` },
+          { header: 'Status', cell: (plan) => <StatusBadge status={plan.status} /> },
+          { header: 'Paid', cell: planProgress },
+          {
+            header: 'Next installment',
+            cell: (plan) =>
+              plan.next_installment
+                ? `${formatMoney(plan.next_installment.amount, plan.currency)} on ${formatDate(plan.next_installment.due_date)}`
+                : '—',
+            wide: true,
+          },
+          {
+            header: 'Customer',
+            cell: (plan) => plan.customer_name ?? <code>{plan.customer}</code>,
+            link: (plan) => `/customers/${plan.customer}`,
+            wide: true,
+          },
+        ]}
+        pages={{ list: plans.data, page, onPage: go }}
+      />
     </>
   );
 }

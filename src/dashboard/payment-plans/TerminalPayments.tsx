@@ -4,8 +4,10 @@ import type { components } from '../../client/schema';
 import { api } from '../api/client';
 import type { PlanPayment } from '../api/types';
 import { formatDateTime, formatMoney, statusLabel } from '../components/format';
-import { Link } from '../router';
-import { Confirm, Empty, Failure, Loading, Notice } from '../components/common';
+import { Confirm } from '../components/dialogs';
+import { Notice } from '../components/feedback';
+import { Choices } from '../components/form';
+import { Table } from '../components/Table';
 
 /** Terminal states a person can still act on: resolve (the outcome known from elsewhere) or, while waiting, cancel. */
 const OPEN_STATES = ['waiting', 'resolving', 'approved_no_credential'];
@@ -85,81 +87,110 @@ export function TerminalPaymentActions({
           message={`The terminal is asked to cancel the sale of ${formatMoney(payment.amount, payment.currency)}; the payment ends cancelled when it confirms.`}
           confirm="Cancel sale"
           danger
-          busy={act.isPending}
+          action={act}
           onConfirm={() => act.mutate('cancel')}
           onClose={() => setAsking(undefined)}
-        >
-          {act.isError && <Failure error={act.error} />}
-        </Confirm>
+        ></Confirm>
       )}
       {asking === 'resolve' && (
-        <Confirm
-          title={`Resolve the terminal payment of ${formatMoney(payment.amount, payment.currency)}?`}
-          message={
-            state === 'approved_no_credential'
-              ? 'The card was charged but not saved: say how the next installments are paid.'
-              : 'Give the outcome you know from the terminal or its processor. This cannot be undone.'
-          }
-          confirm="Resolve"
-          danger={false}
-          busy={act.isPending}
+        <ResolveQuestion
+          payment={payment}
+          choice={{ outcome, next, paymentMethod }}
+          onChoice={{ outcome: setOutcome, next: setNext, paymentMethod: setPaymentMethod }}
+          action={act}
           onConfirm={() => act.mutate('resolve')}
           onClose={() => setAsking(undefined)}
-        >
-          {state !== 'approved_no_credential' && (
-            <fieldset className="choices">
-              <legend>Outcome</legend>
-              {(['approved', 'declined'] as const).map((value) => (
-                <label key={value}>
-                  <input
-                    type="radio"
-                    name="outcome"
-                    value={value}
-                    checked={outcome === value}
-                    onChange={() => setOutcome(value)}
-                  />
-                  {value === 'approved' ? 'Approved (the customer paid)' : 'Declined (nothing was paid)'}
-                </label>
-              ))}
-            </fieldset>
-          )}
-          {(outcome === 'approved' || state === 'approved_no_credential') && (
-            <fieldset className="choices">
-              <legend>Next installments</legend>
-              <label>
-                <input type="radio" name="next" checked={next === 'plan_card'} onChange={() => setNext('plan_card')} />
-                The plan's card, as it is
-              </label>
-              <label>
-                <input
-                  type="radio"
-                  name="next"
-                  checked={next === 'payment_method'}
-                  onChange={() => setNext('payment_method')}
-                />
-                A card of the customer
-              </label>
-              {next === 'payment_method' && (
-                <label className="field">
-                  <span>Payment method id</span>
-                  <input
-                    value={paymentMethod}
-                    onChange={(event) => setPaymentMethod(event.target.value)}
-                    placeholder="pm_…"
-                    autoComplete="off"
-                  />
-                </label>
-              )}
-              <label>
-                <input type="radio" name="next" checked={next === 'external'} onChange={() => setNext('external')} />
-                Collected outside the service
-              </label>
-            </fieldset>
-          )}
-          {act.isError && <Failure error={act.error} />}
-        </Confirm>
+        />
       )}
     </div>
+  );
+}
+
+/** What a person knows of a terminal payment's outcome, and how the next installments are paid after an approval. */
+function ResolveQuestion(props: {
+  payment: PlanPayment;
+  choice: { outcome: Outcome; next: NextPayments; paymentMethod: string };
+  onChoice: {
+    outcome: (outcome: Outcome) => void;
+    next: (next: NextPayments) => void;
+    paymentMethod: (id: string) => void;
+  };
+  action: { isPending: boolean; error: unknown };
+  onConfirm: () => void;
+  onClose: () => void;
+}) {
+  const { payment, choice, onChoice } = props;
+  const charged = payment.terminal?.state === 'approved_no_credential';
+  return (
+    <Confirm
+      title={`Resolve the terminal payment of ${formatMoney(payment.amount, payment.currency)}?`}
+      message={
+        charged
+          ? 'The card was charged but not saved: say how the next installments are paid.'
+          : 'Give the outcome you know from the terminal or its processor. This cannot be undone.'
+      }
+      confirm="Resolve"
+      danger={false}
+      action={props.action}
+      onConfirm={props.onConfirm}
+      onClose={props.onClose}
+    >
+      {!charged && (
+        <Choices
+          legend="Outcome"
+          name="outcome"
+          options={[
+            { value: 'approved', label: 'Approved (the customer paid)' },
+            { value: 'declined', label: 'Declined (nothing was paid)' },
+          ]}
+          value={choice.outcome}
+          onValue={onChoice.outcome}
+        />
+      )}
+      {(choice.outcome === 'approved' || charged) && (
+        <fieldset className="choices">
+          <legend>Next installments</legend>
+          <label>
+            <input
+              type="radio"
+              name="next"
+              checked={choice.next === 'plan_card'}
+              onChange={() => onChoice.next('plan_card')}
+            />
+            The plan's card, as it is
+          </label>
+          <label>
+            <input
+              type="radio"
+              name="next"
+              checked={choice.next === 'payment_method'}
+              onChange={() => onChoice.next('payment_method')}
+            />
+            A card of the customer
+          </label>
+          {choice.next === 'payment_method' && (
+            <label className="field">
+              <span>Payment method id</span>
+              <input
+                value={choice.paymentMethod}
+                onChange={(event) => onChoice.paymentMethod(event.target.value)}
+                placeholder="pm_…"
+                autoComplete="off"
+              />
+            </label>
+          )}
+          <label>
+            <input
+              type="radio"
+              name="next"
+              checked={choice.next === 'external'}
+              onChange={() => onChoice.next('external')}
+            />
+            Collected outside the service
+          </label>
+        </fieldset>
+      )}
+    </Confirm>
   );
 }
 
@@ -171,65 +202,48 @@ export function TerminalPayments() {
     queryFn: () => api.GET('/terminal-payments'),
     refetchInterval: 15_000,
   });
+  const stateOf = (payment: PlanPayment) => statusLabel(payment.terminal?.state ?? '');
   return (
     <section aria-labelledby="terminal-payments-title">
       <h2 id="terminal-payments-title">Terminal payments not settled</h2>
       <Notice text={notice} />
-      {open.isPending ? (
-        <Loading />
-      ) : open.isError ? (
-        <Failure error={open.error} />
-      ) : open.data.data.length === 0 ? (
-        <Empty>
-          <p>No terminal payment is waiting or needs a resolution.</p>
-        </Empty>
-      ) : (
-        <div className="card table-card">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Customer</th>
-                <th scope="col" className="hide-narrow">
-                  State
-                </th>
-                <th scope="col">Amount</th>
-                <th scope="col" className="hide-narrow">
-                  Terminal
-                </th>
-                <th scope="col" className="hide-narrow">
-                  Since
-                </th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {open.data.data.map(({ payment, customer_name, terminal_label, since }) => (
-                <tr key={payment.id}>
-                  <td>
-                    <Link to={`/payment-plans/${payment.plan}`}>{customer_name ?? payment.customer}</Link>
-                    <div className="muted small">
-                      {payment.deposit ? 'deposit' : 'installment payment'}
-                      <span className="show-narrow">, {statusLabel(payment.terminal?.state ?? '')}</span>
-                    </div>
-                  </td>
-                  <td className="hide-narrow">
-                    {statusLabel(payment.terminal?.state ?? '')}
-                    {payment.terminal?.cancel_requested && <div className="muted small">cancel requested</div>}
-                  </td>
-                  <td>{formatMoney(payment.amount, payment.currency)}</td>
-                  <td className="hide-narrow">{terminal_label ?? <code>{payment.terminal?.id}</code>}</td>
-                  <td className="hide-narrow">{formatDateTime(since)}</td>
-                  <td>
-                    <TerminalPaymentActions payment={payment} onDone={setNotice} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <Table
+        query={open}
+        rows={open.data?.data}
+        rowKey={({ payment }) => payment.id}
+        empty="No terminal payment is waiting or needs a resolution."
+        columns={[
+          {
+            header: 'Customer',
+            cell: ({ payment, customer_name }) => customer_name ?? payment.customer,
+            link: ({ payment }) => `/payment-plans/${payment.plan}`,
+            note: ({ payment }) => (
+              <>
+                {payment.deposit ? 'deposit' : 'installment payment'}
+                <span className="show-narrow">, {stateOf(payment)}</span>
+              </>
+            ),
+          },
+          {
+            header: 'State',
+            cell: ({ payment }) => stateOf(payment),
+            note: ({ payment }) => payment.terminal?.cancel_requested && 'cancel requested',
+            wide: true,
+          },
+          { header: 'Amount', cell: ({ payment }) => formatMoney(payment.amount, payment.currency) },
+          {
+            header: 'Terminal',
+            cell: ({ payment, terminal_label }) => terminal_label ?? <code>{payment.terminal?.id}</code>,
+            wide: true,
+          },
+          { header: 'Since', cell: ({ since }) => formatDateTime(since), wide: true },
+          {
+            header: 'Actions',
+            headerHidden: true,
+            cell: ({ payment }) => <TerminalPaymentActions payment={payment} onDone={setNotice} />,
+          },
+        ]}
+      />
     </section>
   );
 }

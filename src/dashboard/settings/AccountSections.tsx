@@ -1,4 +1,4 @@
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, untypedApi } from '../api/client';
 import type { Session } from '../api/types';
@@ -7,7 +7,7 @@ import type { AccountSettings } from '../api/types';
 import { currentTimeZone, formatDateTime } from '../components/format';
 import { SESSION_KEY } from '../api/session';
 import { Failure, Loading } from '../components/common';
-import { Options, Outcome, Submit } from './section-parts';
+import { Check, Field, Form, Options, SelectField } from '../components/form';
 
 /** Every zone this browser's Intl knows, UTC first. */
 function timeZones(): string[] {
@@ -42,9 +42,8 @@ export function AccountSection({ session }: { session: Session }) {
     await queryClient.invalidateQueries({ queryKey: SESSION_KEY });
     return `Saved. Dates and times are shown in ${saved.time_zone}.`;
   });
-  const submit = (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    const form = new FormData(event.currentTarget);
+  const submit = (element: HTMLFormElement) => {
+    const form = new FormData(element);
     setNotice(undefined);
     save.mutate({ name: String(form.get('name') ?? ''), time_zone: String(form.get('time_zone') ?? '') });
   };
@@ -63,24 +62,23 @@ export function AccountSection({ session }: { session: Session }) {
         </dl>
       )}
       {account.data && editable && (
-        <form onSubmit={submit} key={`${account.data.name}|${account.data.time_zone}`}>
-          <label className="field">
-            Account name
-            <input name="name" defaultValue={account.data.name} required maxLength={200} />
-          </label>
-          <label className="field">
-            Time zone
-            <select aria-label="Time zone" name="time_zone" defaultValue={account.data.time_zone}>
-              <Options values={timeZones()} />
-            </select>
-          </label>
-          <Submit busy={save.isPending} label="Save account" busyLabel="Saving…" />
-        </form>
+        <Form
+          key={`${account.data.name}|${account.data.time_zone}`}
+          onSubmit={submit}
+          action={save}
+          submit="Save account"
+          busyLabel="Saving…"
+          notice={notice}
+        >
+          <Field label="Account name" name="name" defaultValue={account.data.name} required maxLength={200} />
+          <SelectField label="Time zone" name="time_zone" defaultValue={account.data.time_zone}>
+            <Options values={timeZones()} />
+          </SelectField>
+        </Form>
       )}
       <p className="muted small">
         Dates and times are shown in {currentTimeZone()}: it is now {formatDateTime(Math.floor(Date.now() / 1000))}.
       </p>
-      <Outcome notice={notice} error={save.error} />
     </section>
   );
 }
@@ -98,10 +96,13 @@ const EMAIL_KINDS: { kind: EmailKind; label: string }[] = [
 /** A reminder's days before (docs/decisions.md §31): empty for none. */
 function DaysField({ label, name, value }: { label: string; name: string; value: number | null }) {
   return (
-    <label className="field">
-      {label}: days before (1 to 30; empty: none)
-      <input name={name} inputMode="numeric" defaultValue={value ?? ''} maxLength={3} />
-    </label>
+    <Field
+      label={`${label}: days before (1 to 30; empty: none)`}
+      name={name}
+      inputMode="numeric"
+      defaultValue={value ?? ''}
+      maxLength={3}
+    />
   );
 }
 
@@ -115,9 +116,8 @@ function reminderDaysOf(value: FormDataEntryValue | null): unknown {
 /** The emails sent to the account's customers: their From and the kinds sent (docs/api.md, "Emails"). */
 export function EmailSection({ session }: { session: Session }) {
   const { account, editable, save, notice, setNotice } = useAccountSettings(session, () => 'Saved.');
-  const submit = (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    const form = new FormData(event.currentTarget);
+  const submit = (element: HTMLFormElement) => {
+    const form = new FormData(element);
     const from = String(form.get('email_from') ?? '').trim();
     setNotice(undefined);
     const color = String(form.get('brand_color') ?? '').trim();
@@ -148,8 +148,12 @@ export function EmailSection({ session }: { session: Session }) {
         </dl>
       )}
       {data && editable && (
-        <form
+        <Form
           onSubmit={submit}
+          action={save}
+          submit="Save emails"
+          busyLabel="Saving…"
+          notice={notice}
           key={[
             data.email_from,
             data.emails_off.join(','),
@@ -158,16 +162,17 @@ export function EmailSection({ session }: { session: Session }) {
             data.brand_color,
           ].join('|')}
         >
-          <label className="field">
-            From address (empty: the service’s default, under the account’s name)
-            <input name="email_from" type="email" defaultValue={data.email_from ?? ''} maxLength={254} />
-          </label>
+          <Field
+            label="From address (empty: the service’s default, under the account’s name)"
+            name="email_from"
+            type="email"
+            defaultValue={data.email_from ?? ''}
+            maxLength={254}
+          />
           <fieldset className="field">
             <legend>Send</legend>
             {EMAIL_KINDS.map(({ kind, label }) => (
-              <label key={kind} className="check">
-                <input type="checkbox" name={`send_${kind}`} defaultChecked={!data.emails_off.includes(kind)} /> {label}
-              </label>
+              <Check key={kind} label={label} name={`send_${kind}`} defaultChecked={!data.emails_off.includes(kind)} />
             ))}
           </fieldset>
           <DaysField label="Renewal reminder" name="renewal_reminder_days" value={data.renewal_reminder_days} />
@@ -176,14 +181,15 @@ export function EmailSection({ session }: { session: Session }) {
             name="trial_end_reminder_days"
             value={data.trial_end_reminder_days}
           />
-          <label className="field">
-            Colour of emails and customer pages (#rrggbb; empty: the service’s blue)
-            <input name="brand_color" defaultValue={data.brand_color ?? ''} maxLength={7} placeholder="#1f6feb" />
-          </label>
-          <Submit busy={save.isPending} label="Save emails" busyLabel="Saving…" />
-        </form>
+          <Field
+            label="Colour of emails and customer pages (#rrggbb; empty: the service’s blue)"
+            name="brand_color"
+            defaultValue={data.brand_color ?? ''}
+            maxLength={7}
+            placeholder="#1f6feb"
+          />
+        </Form>
       )}
-      <Outcome notice={notice} error={save.error} />
     </section>
   );
 }

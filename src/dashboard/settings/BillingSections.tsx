@@ -1,8 +1,8 @@
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, untypedApi } from '../api/client';
 import { Failure, Loading } from '../components/common';
-import { Choices, Outcome, Submit } from './section-parts';
+import { Choices, Field, Form } from '../components/form';
 
 interface DunningSettings {
   retry_days: number[];
@@ -38,9 +38,8 @@ export function DunningSection() {
       setNotice('Saved. The schedule applies to renewal charges that fail from now on.');
     },
   });
-  const submit = (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    const form = new FormData(event.currentTarget);
+  const submit = (element: HTMLFormElement) => {
+    const form = new FormData(element);
     setNotice(undefined);
     save.mutate({ retry_days: daysOf(String(form.get('retry_days') ?? '')), outcome: String(form.get('outcome')) });
   };
@@ -51,21 +50,28 @@ export function DunningSection() {
       {dunning.isPending && <Loading />}
       {dunning.isError && <Failure error={dunning.error} />}
       {dunning.data && (
-        <form onSubmit={submit} key={`${dunning.data.retry_days.join()}|${dunning.data.outcome}`}>
-          <label className="field">
-            Retry on days (after the failed charge, ascending, comma-separated)
-            <input name="retry_days" defaultValue={dunning.data.retry_days.join(', ')} inputMode="numeric" />
-          </label>
+        <Form
+          key={`${dunning.data.retry_days.join()}|${dunning.data.outcome}`}
+          onSubmit={submit}
+          action={save}
+          submit="Save dunning"
+          busyLabel="Saving…"
+          notice={notice}
+        >
+          <Field
+            label="Retry on days (after the failed charge, ascending, comma-separated)"
+            name="retry_days"
+            defaultValue={dunning.data.retry_days.join(', ')}
+            inputMode="numeric"
+          />
           <Choices
             legend="When every retry has failed"
             name="outcome"
             options={OUTCOMES}
-            current={dunning.data.outcome}
+            initial={dunning.data.outcome}
           />
-          <Submit busy={save.isPending} label="Save dunning" busyLabel="Saving…" />
-        </form>
+        </Form>
       )}
-      <Outcome notice={notice} error={save.error} />
     </section>
   );
 }
@@ -94,11 +100,10 @@ export function ProrationSection() {
       setNotice('Saved. It applies to subscription changes made from now on.');
     },
   });
-  const submit = (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
+  const submit = (element: HTMLFormElement) => {
     setNotice(undefined);
     // One of the radio buttons' values, BEHAVIORS.
-    save.mutate(String(new FormData(event.currentTarget).get('proration_behavior')) as ProrationBehavior);
+    save.mutate(String(new FormData(element).get('proration_behavior')) as ProrationBehavior);
   };
   const current = settings.data?.proration_behavior;
   return (
@@ -110,17 +115,15 @@ export function ProrationSection() {
       {settings.isPending && <Loading />}
       {settings.isError && <Failure error={settings.error} />}
       {current && (
-        <form onSubmit={submit} key={current}>
+        <Form key={current} onSubmit={submit} action={save} submit="Save proration" busyLabel="Saving…" notice={notice}>
           <Choices
             legend="By default, a change of items"
             name="proration_behavior"
             options={BEHAVIORS}
-            current={current}
+            initial={current}
           />
-          <Submit busy={save.isPending} label="Save proration" busyLabel="Saving…" />
-        </form>
+        </Form>
       )}
-      <Outcome notice={notice} error={save.error} />
     </section>
   );
 }

@@ -3,7 +3,8 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, ApiFailure, untypedApi } from '../api/client';
 import type { BusinessDetails, PaymentPlanSettings, Session } from '../api/types';
 import { Failure, Loading, Notice } from '../components/common';
-import { Outcome, Submit } from './section-parts';
+import { Check, Field, Form } from '../components/form';
+import { Submit } from './section-parts';
 
 /** "30" as 30, empty as absent (unchanged); anything else is sent as is, for the API to name. */
 const ADDRESS_PARTS = [
@@ -145,9 +146,8 @@ export function PaymentPlansSection({ session }: { session: Session }) {
       await queryClient.invalidateQueries({ queryKey: ['payment-plans'] });
     },
   });
-  const submit = (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    const form = new FormData(event.currentTarget);
+  const submitPlans = (element: HTMLFormElement) => {
+    const form = new FormData(element);
     setNotice(undefined);
     save.mutate({ enabled: form.has('enabled'), default_after_days: wholeDaysOf(form.get('default_after_days')) });
   };
@@ -169,24 +169,25 @@ export function PaymentPlansSection({ session }: { session: Session }) {
         </dl>
       )}
       {data && editable && (
-        <form onSubmit={submit} key={`${data.enabled}|${data.default_after_days}`}>
-          <label className="check">
-            <input type="checkbox" name="enabled" defaultChecked={data.enabled} /> Payment plans on
-          </label>
-          <label className="field">
-            Days a past due plan waits before it is defaulted (1 to 365)
-            <input
-              name="default_after_days"
-              inputMode="numeric"
-              defaultValue={data.default_after_days}
-              maxLength={3}
-              required
-            />
-          </label>
-          <Submit busy={save.isPending} label="Save payment plans" busyLabel="Saving…" />
-        </form>
+        <Form
+          key={`${data.enabled}|${data.default_after_days}`}
+          onSubmit={submitPlans}
+          action={save}
+          submit="Save payment plans"
+          busyLabel="Saving…"
+          notice={notice}
+        >
+          <Check label="Payment plans on" name="enabled" defaultChecked={data.enabled} />
+          <Field
+            label="Days a past due plan waits before it is defaulted (1 to 365)"
+            name="default_after_days"
+            inputMode="numeric"
+            defaultValue={data.default_after_days}
+            maxLength={3}
+            required
+          />
+        </Form>
       )}
-      <Outcome notice={notice} error={save.error} />
     </section>
   );
 }

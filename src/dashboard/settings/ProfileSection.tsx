@@ -1,8 +1,8 @@
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { useMutation } from '@tanstack/react-query';
 import { api } from '../api/client';
 import type { Session } from '../api/types';
-import { Outcome, Submit } from './section-parts';
+import { Field, Form } from '../components/form';
 
 export function ProfileSection({ session }: { session: Session }) {
   const [notice, setNotice] = useState<string>();
@@ -11,9 +11,7 @@ export function ProfileSection({ session }: { session: Session }) {
       api.POST('/dashboard/api/session/password', { body: input }),
     onSuccess: () => setNotice('Password changed. Your other sessions were signed out.'),
   });
-  const submit = (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    const form = event.currentTarget;
+  const submit = (form: HTMLFormElement) => {
     const data = new FormData(form);
     setNotice(undefined);
     change.mutate(
@@ -33,19 +31,24 @@ export function ProfileSection({ session }: { session: Session }) {
         <dd className="capitalize">{session.account?.role}</dd>
       </dl>
       <h3>Change your password</h3>
-      <form onSubmit={submit}>
+      <Form onSubmit={submit} action={change} submit="Change password" busyLabel="Changing…" notice={notice}>
         <input type="text" name="username" autoComplete="username" value={session.user.email} readOnly hidden />
-        <label className="field">
-          Current password
-          <input name="current_password" type="password" autoComplete="current-password" required />
-        </label>
-        <label className="field">
-          New password (10 characters or more)
-          <input name="new_password" type="password" autoComplete="new-password" required minLength={10} />
-        </label>
-        <Submit busy={change.isPending} label="Change password" busyLabel="Changing…" />
-      </form>
-      <Outcome notice={notice} error={change.error} />
+        <Field
+          label="Current password"
+          name="current_password"
+          type="password"
+          autoComplete="current-password"
+          required
+        />
+        <Field
+          label="New password (10 characters or more)"
+          name="new_password"
+          type="password"
+          autoComplete="new-password"
+          required
+          minLength={10}
+        />
+      </Form>
     </section>
   );
 }

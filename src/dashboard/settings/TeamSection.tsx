@@ -1,11 +1,14 @@
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api } from '../api/client';
 import type { Invitation, Member, Role, Session } from '../api/types';
 import { formatDateTime } from '../components/format';
 import { SESSION_KEY } from '../api/session';
-import { Confirm, Failure, Loading } from '../components/common';
-import { Options, Outcome, ROLES, Submit } from './section-parts';
+import { Failure } from '../components/common';
+import { Confirm } from '../components/dialogs';
+import { Table } from '../components/Table';
+import { Field, Form, Options, SelectField } from '../components/form';
+import { Outcome, ROLES } from './section-parts';
 
 type Asking = { kind: 'role'; member: Member; role: Role } | { kind: 'remove'; member: Member };
 
@@ -43,66 +46,58 @@ export function TeamSection({ session }: { session: Session }) {
   return (
     <section className="card settings-section" aria-labelledby="team-heading">
       <h2 id="team-heading">Team</h2>
-      {members.isPending && <Loading />}
-      {members.isError && <Failure error={members.error} />}
-      {members.data && (
-        <div className="table-card">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col" className="hide-narrow">
-                  Email
-                </th>
-                <th scope="col">Role</th>
-                {superadmin && <th scope="col">Actions</th>}
-              </tr>
-            </thead>
-            <tbody>
-              {members.data.data.map((member) => (
-                <tr key={member.id}>
-                  <td>
-                    {member.name}
-                    {member.id === session.user.id && <span className="muted"> (you)</span>}
-                    {member.disabled && <span className="badge badge-disabled">disabled</span>}
-                    <div className="muted small member-email-narrow">{member.email}</div>
-                  </td>
-                  <td className="truncate hide-narrow">{member.email}</td>
-                  <td>
-                    {superadmin ? (
-                      <select
-                        aria-label={`Role of ${member.name}`}
-                        value={member.role}
-                        onChange={(event) => {
-                          change.reset();
-                          setNotice(undefined);
-                          setAsking({ kind: 'role', member, role: event.target.value as Role });
-                        }}
-                      >
-                        <Options values={ROLES} />
-                      </select>
-                    ) : (
-                      <span className="capitalize">{member.role}</span>
-                    )}
-                  </td>
-                  {superadmin && (
-                    <td>
-                      <button
-                        type="button"
-                        className="danger"
-                        aria-label={`Remove ${member.name}`}
-                        onClick={() => (change.reset(), setNotice(undefined), setAsking({ kind: 'remove', member }))}
-                      >
-                        Remove
-                      </button>
-                    </td>
-                  )}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <Table
+        query={members}
+        rows={members.data?.data}
+        rowKey={(member) => member.id}
+        frame="inset"
+        columns={[
+          {
+            header: 'Name',
+            cell: (member) => (
+              <>
+                {member.name}
+                {member.id === session.user.id && <span className="muted"> (you)</span>}
+                {member.disabled && <span className="badge badge-disabled">disabled</span>}
+                <div className="muted small member-email-narrow">{member.email}</div>
+              </>
+            ),
+          },
+          { header: 'Email', cell: (member) => member.email, className: 'truncate', wide: true },
+          {
+            header: 'Role',
+            cell: (member) =>
+              superadmin ? (
+                <select
+                  aria-label={`Role of ${member.name}`}
+                  value={member.role}
+                  onChange={(event) => {
+                    change.reset();
+                    setNotice(undefined);
+                    setAsking({ kind: 'role', member, role: event.target.value as Role });
+                  }}
+                >
+                  <Options values={ROLES} />
+                </select>
+              ) : (
+                <span className="capitalize">{member.role}</span>
+              ),
+          },
+          superadmin && {
+            header: 'Actions',
+            cell: (member) => (
+              <button
+                type="button"
+                className="danger"
+                aria-label={`Remove ${member.name}`}
+                onClick={() => (change.reset(), setNotice(undefined), setAsking({ kind: 'remove', member }))}
+              >
+                Remove
+              </button>
+            ),
+          },
+        ]}
+      />
       <Outcome notice={notice} error={change.error} />
       {asking && (
         <Confirm
@@ -118,7 +113,7 @@ export function TeamSection({ session }: { session: Session }) {
           }
           confirm={asking.kind === 'role' ? 'Change role' : 'Remove member'}
           danger={asking.kind === 'remove'}
-          busy={change.isPending}
+          action={{ isPending: change.isPending }}
           onConfirm={() => change.mutate(asking)}
           onClose={() => setAsking(undefined)}
         />
@@ -146,9 +141,7 @@ function Invitations({ accountId }: { accountId: string | undefined }) {
     mutationFn: (id: string) => api.DELETE('/dashboard/api/invitations/{id}', { params: { path: { id } } }),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: ['invitations'] }),
   });
-  const submit = (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
-    const element = event.currentTarget;
+  const submit = (element: HTMLFormElement) => {
     const form = new FormData(element);
     setCreated(undefined);
     invite.mutate(
@@ -161,20 +154,12 @@ function Invitations({ accountId }: { accountId: string | undefined }) {
   return (
     <>
       <h3>Invite someone</h3>
-      <form className="filters" onSubmit={submit}>
-        <label>
-          Email
-          <input name="email" type="email" required />
-        </label>
-        <label>
-          Invite as
-          <select aria-label="Invite as" name="role" defaultValue="standard">
-            <Options values={ROLES} />
-          </select>
-        </label>
-        <Submit busy={invite.isPending} label="Invite" busyLabel="Inviting…" />
-      </form>
-      {invite.isError && <Failure error={invite.error} />}
+      <Form layout="inline" onSubmit={submit} action={invite} submit="Invite" busyLabel="Inviting…">
+        <Field label="Email" name="email" type="email" required />
+        <SelectField label="Invite as" name="role" defaultValue="standard">
+          <Options values={ROLES} />
+        </SelectField>
+      </Form>
       {created?.url && (
         <div className="invite-link" role="status">
           <p>
@@ -192,45 +177,33 @@ function Invitations({ accountId }: { accountId: string | undefined }) {
         </div>
       )}
       <h3>Pending invitations</h3>
-      {pending.isPending && <Loading />}
-      {pending.isError && <Failure error={pending.error} />}
-      {pending.data && pending.data.data.length === 0 && <p className="muted">No invitation is waiting.</p>}
-      {pending.data && pending.data.data.length > 0 && (
-        <div className="table-card">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Email</th>
-                <th scope="col">Role</th>
-                <th scope="col" className="hide-narrow">
-                  Expires
-                </th>
-                <th scope="col">Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {pending.data.data.map((invitation) => (
-                <tr key={invitation.id}>
-                  <td className="truncate">{invitation.email}</td>
-                  <td className="capitalize">{invitation.role}</td>
-                  <td className="hide-narrow">{formatDateTime(invitation.expires_at)}</td>
-                  <td>
-                    <button
-                      type="button"
-                      className="secondary"
-                      aria-label={`Revoke the invitation of ${invitation.email}`}
-                      disabled={revoke.isPending}
-                      onClick={() => revoke.mutate(invitation.id)}
-                    >
-                      Revoke
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+      <Table
+        query={pending}
+        rows={pending.data?.data}
+        rowKey={(invitation) => invitation.id}
+        frame="inset"
+        quietEmpty
+        empty="No invitation is waiting."
+        columns={[
+          { header: 'Email', cell: (invitation) => invitation.email, className: 'truncate' },
+          { header: 'Role', cell: (invitation) => invitation.role, className: 'capitalize' },
+          { header: 'Expires', cell: (invitation) => formatDateTime(invitation.expires_at), wide: true },
+          {
+            header: 'Actions',
+            cell: (invitation) => (
+              <button
+                type="button"
+                className="secondary"
+                aria-label={`Revoke the invitation of ${invitation.email}`}
+                disabled={revoke.isPending}
+                onClick={() => revoke.mutate(invitation.id)}
+              >
+                Revoke
+              </button>
+            ),
+          },
+        ]}
+      />
       {revoke.isError && <Failure error={revoke.error} />}
     </>
   );

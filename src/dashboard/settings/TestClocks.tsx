@@ -1,10 +1,12 @@
-import { useState, type FormEvent } from 'react';
+import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, ApiFailure } from '../api/client';
 import type { TestClock } from '../api/types';
 import { formatDateTime } from '../components/format';
 import { Link } from '../router';
-import { Confirm, Failure, Loading, Notice, StatusBadge, useIdempotencyKeys } from '../components/common';
+import { Failure, Loading, Notice, StatusBadge, useIdempotencyKeys } from '../components/common';
+import { Confirm } from '../components/dialogs';
+import { Field, Form } from '../components/form';
 
 /** `2026-11-24T21:30` (what a datetime-local input holds), read as UTC. */
 function secondsOfUtc(text: string): number {
@@ -86,27 +88,23 @@ function NewClock() {
       void queryClient.invalidateQueries({ queryKey: TEST_CLOCKS_KEY });
     },
   });
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
+  const submit = () => {
     setNotice(undefined);
     create.mutate({ frozen_time: secondsOfUtc(start), ...(name.trim() ? { name: name.trim() } : {}) });
   };
   return (
-    <form className="filters" onSubmit={submit} aria-label="New test clock">
-      <label>
-        Name
-        <input value={name} onChange={(event) => setName(event.target.value)} placeholder="Renewal rehearsal" />
-      </label>
-      <label>
-        Starts at (UTC)
-        <input type="datetime-local" required value={start} onChange={(event) => setStart(event.target.value)} />
-      </label>
-      <button type="submit" disabled={create.isPending}>
-        {create.isPending ? 'Creating…' : 'Create test clock'}
-      </button>
-      <Notice text={notice} />
-      {create.isError && <Failure error={create.error} />}
-    </form>
+    <Form
+      layout="inline"
+      label="New test clock"
+      submit="Create test clock"
+      busyLabel="Creating…"
+      action={create}
+      onSubmit={submit}
+      notice={notice}
+    >
+      <Field label="Name" value={name} onValue={setName} placeholder="Renewal rehearsal" />
+      <Field label="Starts at (UTC)" type="datetime-local" required value={start} onValue={setStart} />
+    </Form>
   );
 }
 
@@ -135,8 +133,7 @@ function Clock({ clock }: { clock: TestClock }) {
     },
     onSettled: () => setAsking(false),
   });
-  const ask = (event: FormEvent) => {
-    event.preventDefault();
+  const ask = () => {
     setNotice(undefined);
     advance.reset();
     setAsking(true);
@@ -152,22 +149,23 @@ function Clock({ clock }: { clock: TestClock }) {
           </span>
         </span>
       </div>
-      <form className="filters" onSubmit={ask} aria-label={`Advance ${label}`}>
-        <label>
-          Advance {label} to (UTC)
-          <input type="datetime-local" required value={target} onChange={(event) => setTarget(event.target.value)} />
-        </label>
-        <button type="submit" className="secondary" disabled={clock.status === 'advancing' || advance.isPending}>
-          Advance
-        </button>
-      </form>
+      <Form
+        layout="inline"
+        label={`Advance ${label}`}
+        submit="Advance"
+        submitClass="secondary"
+        disabled={clock.status === 'advancing' || advance.isPending}
+        onSubmit={ask}
+      >
+        <Field label={`Advance ${label} to (UTC)`} type="datetime-local" required value={target} onValue={setTarget} />
+      </Form>
       {asking && (
         <Confirm
           title={`Advance ${label}?`}
           message={`Its customers' subscriptions and payment plans do everything that falls due until ${formatDateTime(secondsOfUtc(target))}: invoices, charges, retries, events. A clock never goes back.`}
           confirm="Advance"
           danger={false}
-          busy={advance.isPending}
+          action={{ isPending: advance.isPending }}
           onConfirm={() => advance.mutate({ frozen_time: secondsOfUtc(target) })}
           onClose={() => setAsking(false)}
         />

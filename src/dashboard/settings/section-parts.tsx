@@ -20,37 +20,3 @@ export function Outcome({ notice, error }: { notice: string | undefined; error: 
     </>
   );
 }
-
-/** A select's options, each value its own label. */
-export function Options({ values }: { values: readonly string[] }) {
-  return values.map((value) => (
-    <option key={value} value={value}>
-      {value}
-    </option>
-  ));
-}
-
-/** Radio buttons for one setting, the current value checked. */
-export function Choices({
-  legend,
-  name,
-  options,
-  current,
-}: {
-  legend: string;
-  name: string;
-  options: { value: string; label: string }[];
-  current: string;
-}) {
-  return (
-    <fieldset className="choices">
-      <legend>{legend}</legend>
-      {options.map((option) => (
-        <label key={option.value}>
-          <input type="radio" name={name} value={option.value} defaultChecked={current === option.value} />
-          {option.label}
-        </label>
-      ))}
-    </fieldset>
-  );
-}

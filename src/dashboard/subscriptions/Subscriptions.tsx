@@ -1,13 +1,12 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { api } from '../api/client';
-import { StatusBadge } from '../components/badges';
 import { CustomerPicker } from '../components/CustomerPicker';
 import { formatDate, statusLabel } from '../components/format';
 import { PagesOf, StatusTabs } from '../components/lists';
-import { subscriptionTitle } from '../components/names';
 import { Table } from '../components/Table';
 import { listAddress, listFilters, navigate, oneOf, useLocation, type ListFilters } from '../router';
-import { nextInvoiceDate, subscriptionAmount } from './facts';
+import { SUBSCRIPTION_COLUMNS } from './columns';
+import { nextInvoiceDate } from './facts';
 
 const TAKE = 20;
 const STATUSES = ['active', 'trialing', 'past_due', 'paused', 'scheduled', 'canceled', 'expired'] as const;
@@ -56,14 +55,7 @@ export function Subscriptions() {
         rowKey={(subscription) => subscription.id}
         empty={status ? `No ${statusLabel(status)} subscription.` : 'No subscriptions yet.'}
         columns={[
-          {
-            header: 'Subscription',
-            cell: subscriptionTitle,
-            link: (subscription) => `/subscriptions/${subscription.id}`,
-            note: (subscription) => <code>{subscription.id}</code>,
-          },
-          { header: 'Status', cell: (subscription) => <StatusBadge status={subscription.status} /> },
-          { header: 'Amount', cell: subscriptionAmount },
+          ...SUBSCRIPTION_COLUMNS,
           { header: 'Next invoice', cell: (subscription) => formatDate(nextInvoiceDate(subscription)), wide: true },
           {
             header: 'Customer',
