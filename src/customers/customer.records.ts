@@ -1,6 +1,5 @@
 import { Prisma, type Customer } from '../generated/prisma/client';
 import type { Db, Tx } from '../db/prisma';
-import { notFound } from '../http/errors';
 import { DAY_MS } from '../lib/durations';
 import {
   modelColumns,
@@ -65,16 +64,15 @@ const LOCK_CUSTOMER: Record<'share' | 'update', Statement> = {
   },
 };
 
-/** A live customer, locked in the caller's transaction (LOCK_CUSTOMER); 404 for a deleted, unknown or other account's customer. */
-export async function lockCustomer(
+/** A live customer, locked in the caller's transaction (LOCK_CUSTOMER); null for a deleted, unknown or other account's customer. */
+export async function lockLiveCustomer(
   tx: AnyTx,
   accountId: string,
   id: string,
   mode: 'share' | 'update',
-): Promise<Customer> {
+): Promise<Customer | null> {
   const [row] = await queryRows<CustomerColumns>(tx, LOCK_CUSTOMER[mode], [id, accountId]);
-  if (!row) throw notFound('customer', id);
-  return customerOfRow(row);
+  return row ? customerOfRow(row) : null;
 }
 
 const ANY_CUSTOMER_BY_ID: Statement = {

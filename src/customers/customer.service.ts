@@ -13,9 +13,9 @@ import type {
 } from './customer.schemas';
 import { updatedMsOf } from '../lib/object-version';
 import { containsPattern } from '../db/text-search';
-import { queryBound } from '../db/sql';
+import { queryBound, type AnyTx } from '../db/sql';
 import { cursorOf } from '../http/pagination';
-import { notFound } from '../http/errors';
+import { notFound, orNotFound } from '../http/errors';
 import {
   customerCursorStatements,
   customerEmailStatement,
@@ -25,6 +25,7 @@ import {
   customerSearchWindowStatement,
   findCustomerOffsetDay,
   findCustomerRow,
+  lockLiveCustomer,
   type CustomerListQuery,
   readCustomerCursor,
   type CustomerColumns,
@@ -77,6 +78,20 @@ export async function findCustomer(db: Db | Tx, accountId: string, id: string): 
   const customer = await findCustomerRow(db, accountId, id);
   if (!customer) throw notFound('customer', id, 'externalKey');
   return customer;
+}
+
+/**
+ * A live customer, locked until the caller's transaction ends (customer.records.ts, LOCK_CUSTOMER: `share`
+ * for what makes something payable for it, `update` for its deletion); 404 for a deleted, unknown or other
+ * account's customer.
+ */
+export async function lockCustomer(
+  tx: AnyTx,
+  accountId: string,
+  id: string,
+  mode: 'share' | 'update',
+): Promise<Customer> {
+  return orNotFound(await lockLiveCustomer(tx, accountId, id, mode), 'customer', id);
 }
 
 export async function createCustomer(

@@ -13,7 +13,6 @@ export {
 } from './invoice-settlement';
 export type { SettledInvoice } from './invoice-settlement';
 export {
-  findInvoice,
   findRefundByKey,
   lockInvoice,
   readProductName,
@@ -31,6 +30,7 @@ export {
   createKeyedInvoice,
   finalizeInTx,
   finalizeInvoice,
+  findInvoice,
   getInvoice,
   getInvoiceByNumber,
   onInvoiceTime,

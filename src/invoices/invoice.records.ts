@@ -141,11 +141,9 @@ function invoiceTax(invoice: InvoiceWithLines): TaxAmountObject | null {
   };
 }
 
-/** An invoice of the account with its lines, or 404 (also for another account's invoice). */
-export async function findInvoice(db: Db | Tx, accountId: string, id: string): Promise<InvoiceWithLines> {
-  const invoice = await db.invoice.findFirst({ where: { id, accountId }, include: INVOICE_INCLUDE });
-  if (!invoice) throw notFound('invoice', id);
-  return invoice;
+/** An invoice of the account with its lines, or null (also for another account's invoice). */
+export function findInvoiceRow(db: Db | Tx, accountId: string, id: string): Promise<InvoiceWithLines | null> {
+  return db.invoice.findFirst({ where: { id, accountId }, include: INVOICE_INCLUDE });
 }
 
 /** The customer of the account's invoice `id`, or undefined (no such invoice in the account). */

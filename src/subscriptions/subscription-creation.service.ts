@@ -31,12 +31,12 @@ import {
   insertSubscriptionInTx,
   persistSubscriptionEventInTx,
   projectColumnsInTx,
+  getSubscriptionObject,
   recordFirstPeriodBilled,
 } from './subscription-projection.service';
 import type { PriceObject } from '../catalog';
 import { readPrices } from '../catalog';
 import {
-  getSubscriptionObject,
   setCreatedEventInvoice,
   subscriptionVersionRow,
   toSubscriptionObject,

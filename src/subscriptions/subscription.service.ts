@@ -20,7 +20,7 @@ import type { TaxRateObject } from '../catalog';
 import { priceOfRow, toPriceObject, withProductNames } from '../catalog';
 import { customerOfRow, withCustomerNames } from '../customers';
 import { dateOf, dateOrNull, inOrderOf } from '../db/sql';
-import { badRequest, conflict, notFound } from '../http/errors';
+import { badRequest, conflict, notFound, orNotFound } from '../http/errors';
 import { keysetListPage, type Page } from '../http/pagination';
 import { readSubscriptionIdsAfter, readSubscriptionPosition } from './subscription-list.records';
 import { withParam } from '../invoices';
@@ -41,11 +41,11 @@ import type { BillingInterval } from './billing-dates';
 import type { ItemChange, SubscriptionChanges, SubscriptionCreateSpec } from './subscription-machine';
 import { updateSubscriptionWorkflow } from './subscription-workflow.client';
 import { createdBefore, createSubscriptionRecords } from './subscription-creation.service';
+import { getSubscriptionObject } from './subscription-projection.service';
 import { createGateway } from '../payments';
 import type { PaymentGateway } from '../payments';
 import {
   findSubscriptionRow,
-  getSubscriptionObject,
   readCreationInputs,
   toSubscriptionObjects,
   type SubscriptionWithItems,
@@ -362,7 +362,7 @@ export async function liveSubscription(
   accountId: string,
   id: string,
 ): Promise<SubscriptionWithItems & { clockTime?: number }> {
-  const row = await findSubscriptionRow(prisma, accountId, id);
+  const row = orNotFound(await findSubscriptionRow(prisma, accountId, id), 'subscription', id);
   if (row.status === 'canceled' || row.status === 'expired') {
     throw conflict(`Subscription ${id} is ${row.status}; it can no longer change.`, `subscription_${row.status}`);
   }
