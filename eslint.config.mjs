@@ -20,18 +20,12 @@ export const PRIVATE_IMPORT_DEBT = [
 /** Files outside records that still call Prisma's models or run statements themselves. */
 export const DATA_ACCESS_OUTSIDE_RECORDS_DEBT = [
   'activities/payment-plans.ts',
-  'src/accounts/operator-actions.ts',
   'src/cli/dev.ts',
   'src/cli/key-create.ts',
   'src/cli/key-list.ts',
   'src/cli/seed-scale.ts',
   'src/cli/support.ts',
   'src/customers/customer.service.ts',
-  'src/dashboard-auth/password-reset.service.ts',
-  'src/dashboard-auth/session.routes.ts',
-  'src/dashboard-auth/session.service.ts',
-  'src/dashboard-auth/team.service.ts',
-  'src/dashboard-auth/user.service.ts',
   'src/http/auth.ts',
   'src/http/idempotency.ts',
   'src/invoices/invoice-list.service.ts',

@@ -4,8 +4,7 @@ import type { AppDeps } from '../http/app-deps';
 import { ApiError } from '../http/errors';
 import { parseOrThrow } from '../http/validation';
 import { config } from '../config';
-import { checkCredentials, membershipsOf, normalizeEmail, setPassword } from './user.service';
-import { verifyPassword } from './passwords';
+import { checkCredentials, membershipsOf, normalizeEmail, passwordMatches, setPassword } from './user.service';
 import {
   createSession,
   deleteEndedSessions,
@@ -162,8 +161,7 @@ export function sessionRouter(deps: AppDeps, settings: SessionSettings, limiter:
     const address = req.ip ?? 'unknown';
     // A stolen session must not be a way around the sign-in limit to guess the password.
     await limiter.assertAllowed(session.user.email, address);
-    const user = await prisma.user.findUnique({ where: { id: session.user.id }, select: { passwordHash: true } });
-    if (!(await verifyPassword(input.current_password, user?.passwordHash))) {
+    if (!(await passwordMatches(prisma, session.user.id, input.current_password))) {
       await limiter.recordFailure(session.user.email, address);
       throw new ApiError(
         'invalid_request_error',
