@@ -26,8 +26,6 @@ export const DATA_ACCESS_OUTSIDE_RECORDS_DEBT = [
   'src/cli/seed-scale.ts',
   'src/cli/support.ts',
   'src/customers/customer.service.ts',
-  'src/http/auth.ts',
-  'src/http/idempotency.ts',
   'src/invoices/invoice-list.service.ts',
   'src/invoices/invoice-payment.service.ts',
   'src/invoices/invoice-refund.service.ts',
