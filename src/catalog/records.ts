@@ -205,6 +205,23 @@ export async function activeTaxRateIds(db: Queryable, accountId: string, ids: st
   return (await queryRows<{ id: string }>(db, ACTIVE_TAX_RATE_IDS, [accountId, ids])).map((row) => row.id);
 }
 
+/** The amount and tax behaviour of the account's prices of `ids`, any order; unknown ids are left out. */
+export function readPriceAmounts(
+  db: Db | Tx,
+  accountId: string,
+  ids: string[],
+): Promise<Pick<Price, 'id' | 'unitAmount' | 'taxBehavior'>[]> {
+  return db.price.findMany({
+    where: { accountId, id: { in: ids } },
+    select: { id: true, unitAmount: true, taxBehavior: true },
+  });
+}
+
+/** The account's active tax rates of `ids`, any order; unknown and deactivated ones are left out. */
+export function readActiveTaxRates(db: Db | Tx, accountId: string, ids: string[]): Promise<TaxRate[]> {
+  return db.taxRate.findMany({ where: { accountId, id: { in: ids }, active: true } });
+}
+
 const TAX_RATES_BY_ID: Statement = {
   name: 'tax_rates_by_id',
   text: `SELECT ${TAX_RATE_COLUMNS} FROM tax_rates t WHERE t.account_id = $1 AND t.id = ANY($2::text[])`,

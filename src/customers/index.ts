@@ -2,7 +2,13 @@
 // docs/architecture.md, "Modules"). Files that load no other module's index.ts come first.
 export { createCustomerBody, customerIdParams, customerSchema } from './customer.schemas';
 export type { Address, CreateCustomerInput } from './customer.schemas';
-export { CUSTOMER_COLUMNS, customerOfRow, readCustomerEvenDeleted, withCustomerNames } from './customer.records';
+export {
+  CUSTOMER_COLUMNS,
+  customerOfRow,
+  readCustomerEvenDeleted,
+  readCustomerTestClock,
+  withCustomerNames,
+} from './customer.records';
 export type { CustomerColumns } from './customer.records';
 export {
   createCustomer,

@@ -15,6 +15,7 @@ export type { SettledInvoice } from './invoice-settlement';
 export {
   findRefundByKey,
   lockInvoice,
+  readInvoiceStatus,
   readProductName,
   toInvoiceObject,
   updateLockedInvoice,

@@ -141,6 +141,11 @@ function invoiceTax(invoice: InvoiceWithLines): TaxAmountObject | null {
   };
 }
 
+/** The status of an invoice of the account, or null (another account's too). */
+export function readInvoiceStatus(db: Db | Tx, accountId: string, id: string): Promise<Pick<Invoice, 'status'> | null> {
+  return db.invoice.findFirst({ where: { id, accountId }, select: { status: true } });
+}
+
 /** An invoice of the account with its lines, or null (also for another account's invoice). */
 export function findInvoiceRow(db: Db | Tx, accountId: string, id: string): Promise<InvoiceWithLines | null> {
   return db.invoice.findFirst({ where: { id, accountId }, include: INVOICE_INCLUDE });

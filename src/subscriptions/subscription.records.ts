@@ -135,6 +135,18 @@ export async function findSubscriptionRow(
   };
 }
 
+/** How a subscription of the account is collected and its latest invoice, or null (another account's too). */
+export function readSubscriptionCollection(
+  db: Db,
+  accountId: string,
+  id: string,
+): Promise<Pick<Subscription, 'collectionMethod' | 'latestInvoiceId'> | null> {
+  return db.subscription.findFirst({
+    where: { id, accountId },
+    select: { collectionMethod: true, latestInvoiceId: true },
+  });
+}
+
 /** A subscription of the account as the API shows it, or null (also for another account's subscription). */
 export async function readSubscriptionObject(
   db: Queryable,
