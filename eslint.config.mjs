@@ -25,7 +25,6 @@ export const DATA_ACCESS_OUTSIDE_RECORDS_DEBT = [
   'src/cli/key-list.ts',
   'src/cli/seed-scale.ts',
   'src/cli/support.ts',
-  'src/invoices/invoice-list.service.ts',
   'src/invoices/invoice-payment.service.ts',
   'src/invoices/invoice-refund.service.ts',
   'src/invoices/invoice.service.ts',
