@@ -37,8 +37,6 @@ export const DATA_ACCESS_OUTSIDE_RECORDS_DEBT = [
   'src/payments/simulated-gateway.ts',
   'src/temporal/workflow-starts.ts',
   'src/terminals/terminal-card.ts',
-  'src/terminals/terminal-processor.ts',
-  'src/terminals/terminal.service.ts',
   'src/test-clocks/test-clock.service.ts',
   'src/transactions/charge-receipt.ts',
   'src/transactions/ledger.ts',
