@@ -35,7 +35,6 @@ export const DATA_ACCESS_OUTSIDE_RECORDS_DEBT = [
   'src/payment-plans/terminal-payments.service.ts',
   'src/payments/payment-method.service.ts',
   'src/payments/simulated-gateway.ts',
-  'src/temporal/workflow-starts.ts',
   'src/terminals/terminal-card.ts',
   'src/test-clocks/test-clock.service.ts',
   'src/transactions/charge-receipt.ts',
