@@ -20,10 +20,6 @@ export const PRIVATE_IMPORT_DEBT = [
 /** Files outside records that still call Prisma's models or run statements themselves. */
 export const DATA_ACCESS_OUTSIDE_RECORDS_DEBT = [
   'activities/payment-plans.ts',
-  'src/cli/dev.ts',
-  'src/cli/key-create.ts',
-  'src/cli/key-list.ts',
-  'src/cli/seed-scale.ts',
   'src/cli/support.ts',
   'src/invoices/invoice-payment.service.ts',
   'src/invoices/invoice-refund.service.ts',

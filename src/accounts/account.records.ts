@@ -80,6 +80,14 @@ export async function accountExists(db: Db | Tx, id: string): Promise<boolean> {
   return (await db.account.findUnique({ where: { id }, select: { id: true } })) !== null;
 }
 
+export function readAccount(db: Db | Tx, id: string): Promise<Account | null> {
+  return db.account.findUnique({ where: { id } });
+}
+
+export function countAccounts(db: Db): Promise<number> {
+  return db.account.count();
+}
+
 /** An account known to exist (the session's). */
 export function readExistingAccount(db: Db, id: string): Promise<Account> {
   return db.account.findUniqueOrThrow({ where: { id } });

@@ -2,6 +2,8 @@
 // docs/architecture.md, "Modules"). Files that load no other module's index.ts come first.
 export {
   accountExists,
+  countAccounts,
+  readAccount,
   readAccountProfile,
   readAccountSeller,
   readExistingAccount,

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { config, paths } from '../config';
-import { createAccount } from '../accounts';
+import { countAccounts, createAccount } from '../accounts';
 import { createUser } from '../dashboard-auth';
 import { newSecret } from '../lib/ids';
 import { resolveDatabase } from '../db/local-database';
@@ -243,7 +243,7 @@ async function main(): Promise<void> {
     const prisma = createPrisma(database.url, 1);
     let demoKey: string | undefined;
     let demoLogin: { email: string; password: string } | undefined;
-    if ((await prisma.account.count()) === 0) {
+    if ((await countAccounts(prisma)) === 0) {
       const demo = await createAccount(prisma, { name: 'Demo', role: 'developer', paymentPlans: true });
       demoKey = demo.api_key;
       // The dashboard's login for the same account, printed once beside the key like it.
