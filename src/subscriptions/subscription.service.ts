@@ -513,34 +513,37 @@ function originArgs(): [OriginArgs] {
  * after the claim: a retry taking over the key after the first request died once its change had taken
  * effect answers that change's result, not 409 (decisions.md §11).
  */
-export async function pauseSubscription(
+export function pauseSubscription(
   deps: SubscriptionDeps,
   accountId: string,
   id: string,
   idempotencySeed?: string,
 ): Promise<SubscriptionObject> {
-  await liveSubscription(deps.prisma, accountId, id);
-  return updateSubscriptionWorkflow(
-    deps,
-    id,
-    pauseUpdate,
-    originArgs(),
-    idempotencySeed && claimOperationId(idempotencySeed, 'subscription-pause'),
-  );
+  return pauseOrResume(deps, accountId, id, 'pause', idempotencySeed);
 }
 
-export async function resumeSubscription(
+export function resumeSubscription(
   deps: SubscriptionDeps,
   accountId: string,
   id: string,
   idempotencySeed?: string,
 ): Promise<SubscriptionObject> {
+  return pauseOrResume(deps, accountId, id, 'resume', idempotencySeed);
+}
+
+async function pauseOrResume(
+  deps: SubscriptionDeps,
+  accountId: string,
+  id: string,
+  action: 'pause' | 'resume',
+  idempotencySeed: string | undefined,
+): Promise<SubscriptionObject> {
   await liveSubscription(deps.prisma, accountId, id);
   return updateSubscriptionWorkflow(
     deps,
     id,
-    resumeUpdate,
+    action === 'pause' ? pauseUpdate : resumeUpdate,
     originArgs(),
-    idempotencySeed && claimOperationId(idempotencySeed, 'subscription-resume'),
+    idempotencySeed && claimOperationId(idempotencySeed, `subscription-${action}`),
   );
 }
