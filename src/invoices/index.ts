@@ -13,8 +13,10 @@ export {
 } from './invoice-settlement';
 export type { SettledInvoice } from './invoice-settlement';
 export {
+  countCustomerInvoices,
   findRefundByKey,
   lockInvoice,
+  readCustomerDraftIds,
   readInvoiceStatus,
   readProductName,
   toInvoiceObject,

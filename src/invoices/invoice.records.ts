@@ -141,6 +141,25 @@ function invoiceTax(invoice: InvoiceWithLines): TaxAmountObject | null {
   };
 }
 
+/** How many of the customer's invoices are `status`. */
+export function countCustomerInvoices(
+  db: Db | Tx,
+  accountId: string,
+  customerId: string,
+  status: string,
+): Promise<number> {
+  return db.invoice.count({ where: { accountId, customerId, status } });
+}
+
+/** The ids of the customer's draft invoices, oldest first. */
+export function readCustomerDraftIds(db: Db | Tx, accountId: string, customerId: string): Promise<{ id: string }[]> {
+  return db.invoice.findMany({
+    where: { accountId, customerId, status: 'draft' },
+    select: { id: true },
+    orderBy: { createdAt: 'asc' },
+  });
+}
+
 /** The status of an invoice of the account, or null (another account's too). */
 export function readInvoiceStatus(db: Db | Tx, accountId: string, id: string): Promise<Pick<Invoice, 'status'> | null> {
   return db.invoice.findFirst({ where: { id, accountId }, select: { status: true } });

@@ -1,5 +1,5 @@
 import type { Prisma } from '../generated/prisma/client';
-import type { Db } from '../db/prisma';
+import type { Db, Tx } from '../db/prisma';
 import type { SubscriptionWithItems } from './subscription.records';
 import {
   idsAfterPositionStatement,
@@ -88,4 +88,14 @@ export function countSubscriptions(db: Db, accountId: string, filters: Subscript
 /** The account's subscriptions of `ids` with their items, any order. */
 export function readSubscriptionsWithItems(db: Db, accountId: string, ids: string[]): Promise<SubscriptionWithItems[]> {
   return db.subscription.findMany({ where: { accountId, id: { in: ids } }, include: { items: true } });
+}
+
+/** How many of the customer's subscriptions have a status of `statuses`. */
+export function countCustomerSubscriptions(
+  db: Db | Tx,
+  accountId: string,
+  customerId: string,
+  statuses: string[],
+): Promise<number> {
+  return db.subscription.count({ where: { accountId, customerId, status: { in: statuses } } });
 }
