@@ -75,6 +75,36 @@ export async function writeBusinessDetails(
   });
 }
 
+/** Whether the account exists (read in the caller's transaction). */
+export async function accountExists(db: Db | Tx, id: string): Promise<boolean> {
+  return (await db.account.findUnique({ where: { id }, select: { id: true } })) !== null;
+}
+
+export function readAccount(db: Db | Tx, id: string): Promise<Account | null> {
+  return db.account.findUnique({ where: { id } });
+}
+
+export function countAccounts(db: Db): Promise<number> {
+  return db.account.count();
+}
+
+/** An account known to exist (the session's). */
+export function readExistingAccount(db: Db, id: string): Promise<Account> {
+  return db.account.findUniqueOrThrow({ where: { id } });
+}
+
+/** Sets the account's dashboard settings; undefined fields are left as they are. */
+export function updateAccountSettingsRow(
+  db: Db,
+  id: string,
+  data: Pick<
+    Prisma.AccountUncheckedUpdateInput,
+    'name' | 'timeZone' | 'emailFrom' | 'emailsOff' | 'renewalReminderDays' | 'trialEndReminderDays' | 'brandColor'
+  >,
+): Promise<Account> {
+  return db.account.update({ where: { id }, data });
+}
+
 export function insertAccountRow(db: Db | Tx, data: Prisma.AccountUncheckedCreateInput): Promise<Account> {
   return db.account.create({ data });
 }

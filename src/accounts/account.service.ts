@@ -2,7 +2,7 @@ import { columnValue } from '../lib/columns';
 import type { Db, Tx } from '../db/prisma';
 import { hashApiKey, ROLES, type Role } from '../http/auth';
 import { newId, newSecret } from '../lib/ids';
-import { recordOperatorAction, type OperatorActor } from './operator-actions';
+import { recordOperatorAction, type OperatorActor } from './operator-action.records';
 import {
   insertAccountRow,
   insertApiKey,

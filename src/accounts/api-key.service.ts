@@ -6,7 +6,7 @@ import { columnValue } from '../lib/columns';
 import { toUnixSeconds } from '../lib/time';
 import { HOUR_MS } from '../lib/durations';
 import { createApiKey, expireApiKey, rotateApiKey } from './account.service';
-import type { OperatorActor } from './operator-actions';
+import type { OperatorActor } from './operator-action.records';
 import { readAccountApiKey, readAccountApiKeys, readExistingApiKey } from './account.records';
 import type { ApiKeyObject, CreateApiKeyInput, RotateApiKeyInput } from './api-key.schemas';
 

@@ -1,9 +1,14 @@
 // The accounts module's public face: what other modules use of it (written by scripts/module-faces.ts;
 // docs/architecture.md, "Modules"). Files that load no other module's index.ts come first.
 export {
+  accountExists,
+  countAccounts,
+  readAccount,
   readAccountProfile,
   readAccountSeller,
+  readExistingAccount,
   readProrationBehavior,
+  updateAccountSettingsRow,
   writeProrationBehavior,
 } from './account.records';
 export type { AccountProfile, AccountSeller } from './account.records';
@@ -19,5 +24,5 @@ export {
 export type { GatewayKind } from './account.service';
 export { registerApiKeyRoutes } from './api-key.routes';
 export { registerBusinessDetailsRoutes } from './business-details.routes';
-export { recordOperatorAction } from './operator-actions';
-export type { OperatorActor } from './operator-actions';
+export { recordOperatorAction } from './operator-action.records';
+export type { OperatorActor } from './operator-action.records';

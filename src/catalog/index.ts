@@ -13,6 +13,8 @@ export {
   TAX_RATE_COLUMNS,
   activeTaxRateIds,
   priceOfRow,
+  readActiveTaxRates,
+  readPriceAmounts,
   readPrices,
   readTaxRates,
   toPriceObject,

@@ -2,7 +2,7 @@ import type { Prisma, Price } from '../generated/prisma/client';
 import { currentTime } from '../lib/clock-time';
 import type { Db, Tx } from '../db/prisma';
 import type { AnyTx } from '../db/sql';
-import { badRequest, conflict } from '../http/errors';
+import { badRequest, conflict, orNotFound } from '../http/errors';
 import { pageEnvelope, pageWindow, type Page } from '../http/pagination';
 import { recordEvent } from '../lib/events';
 import { newId } from '../lib/ids';
@@ -65,9 +65,14 @@ export async function insertPrice(
   });
 }
 
+/** The price locked in `mode` (records' lockPrice), or 404 (also for another account's price). */
+async function lockKnownPrice(tx: AnyTx, accountId: string, id: string, mode: 'update' | 'share'): Promise<Price> {
+  return orNotFound(await lockPrice(tx, accountId, id, mode), 'price', id);
+}
+
 /** A price of the account as the API shows it, or 404 (also for another account's price). */
 export async function findPrice(db: Db | Tx, accountId: string, id: string): Promise<PriceObject> {
-  return toPriceObject(await findPriceRow(db, accountId, id));
+  return toPriceObject(orNotFound(await findPriceRow(db, accountId, id), 'price', id));
 }
 
 /**
@@ -77,7 +82,7 @@ export async function findPrice(db: Db | Tx, accountId: string, id: string): Pro
  */
 export async function findPricesForUse(tx: AnyTx, accountId: string, ids: string[]): Promise<PriceObject[]> {
   const prices: PriceObject[] = [];
-  for (const id of ids) prices.push(toPriceObject(await lockPrice(tx, accountId, id, 'share')));
+  for (const id of ids) prices.push(toPriceObject(await lockKnownPrice(tx, accountId, id, 'share')));
   return prices;
 }
 
@@ -95,9 +100,9 @@ export async function markPricesBilled(tx: AnyTx, accountId: string, priceIds: s
   const billedAlready = new Set(known.filter((price) => price.billedAt).map((price) => price.id));
   // Sorted so that two invoices billing the same prices lock them in the same order (no deadlock).
   for (const id of ids.filter((candidate) => !billedAlready.has(candidate)).sort()) {
-    const price = await lockPrice(tx, accountId, id, 'update');
+    const price = await lockKnownPrice(tx, accountId, id, 'update');
     if (price.billedAt) continue;
-    const billed = await setPriceBilled(tx, accountId, price.id, currentTime());
+    const billed = orNotFound(await setPriceBilled(tx, accountId, price.id, currentTime()), 'price', id);
     await recordEvent(tx, accountId, 'price.updated', toPriceObject(billed));
     changed.push(id);
   }
@@ -112,7 +117,7 @@ export async function createPrice(
 ): Promise<PriceObject> {
   return prisma.$transaction(async (tx) => {
     // FOR SHARE: a concurrent DELETE /products/{id} either sees this price or makes this a 404.
-    await lockProduct(tx, accountId, productId, 'share');
+    orNotFound(await lockProduct(tx, accountId, productId, 'share'), 'product', productId);
     const object = toPriceObject(await insertPrice(tx, accountId, productId, input));
     await recordEvent(tx, accountId, 'price.created', object);
     return object;
@@ -155,7 +160,7 @@ export async function deletePrice(
   id: string,
 ): Promise<{ id: string; object: 'price'; deleted: true }> {
   return prisma.$transaction(async (tx) => {
-    const price = await lockPrice(tx, accountId, id, 'update');
+    const price = await lockKnownPrice(tx, accountId, id, 'update');
     if (price.billedAt) {
       throw conflict(
         `Price ${id} has been billed and cannot be deleted; billed prices stay active for good.`,
@@ -227,7 +232,7 @@ export async function updateInactivePrice(
   input: UpdateInactivePriceInput,
 ): Promise<PriceUpdateResult> {
   return prisma.$transaction(async (tx) => {
-    const price = await lockPrice(tx, accountId, id, 'update');
+    const price = await lockKnownPrice(tx, accountId, id, 'update');
     if (price.billedAt) {
       throw conflict(
         `Price ${id} is active (it has been billed); only its description can change, with PATCH /prices/${id}/active.`,
@@ -271,7 +276,7 @@ export async function updatePriceDescription(
   input: UpdateActivePriceInput,
 ): Promise<PriceObject> {
   return prisma.$transaction(async (tx) => {
-    const price = await lockPrice(tx, accountId, id, 'update');
+    const price = await lockKnownPrice(tx, accountId, id, 'update');
     return applyPriceChanges(
       tx,
       accountId,

@@ -1,7 +1,7 @@
 import { Prisma } from '../generated/prisma/client';
 import { currentTime } from '../lib/clock-time';
 import type { Db, Tx } from '../db/prisma';
-import { badRequest, conflict } from '../http/errors';
+import { badRequest, conflict, orNotFound } from '../http/errors';
 import { pageEnvelope, pageWindow, type Page } from '../http/pagination';
 import { recordEvent } from '../lib/events';
 import { newId } from '../lib/ids';
@@ -96,7 +96,7 @@ export async function listProducts(
 }
 
 export async function getProduct(prisma: Db, accountId: string, id: string): Promise<ProductObject> {
-  return toProductObject(await findProductRow(prisma, accountId, id));
+  return toProductObject(orNotFound(await findProductRow(prisma, accountId, id), 'product', id));
 }
 
 /** Only the fields given change; a body with none changes nothing (no event, `updated` kept). */
@@ -108,7 +108,7 @@ export async function updateProduct(
 ): Promise<ProductObject> {
   return withUniqueName(input.name, () =>
     prisma.$transaction(async (tx) => {
-      const current = await findProductRow(tx, accountId, id);
+      const current = orNotFound(await findProductRow(tx, accountId, id), 'product', id);
       const data: Prisma.ProductUpdateInput = {};
       if (input.name !== undefined) Object.assign(data, { name: input.name, nameKey: productNameKey(input.name) });
       if (input.description !== undefined) data.description = input.description;
@@ -133,7 +133,7 @@ export async function deleteProduct(
   id: string,
 ): Promise<{ id: string; object: 'product'; deleted: true }> {
   return prisma.$transaction(async (tx: Tx) => {
-    const product = await lockProduct(tx, accountId, id, 'update');
+    const product = orNotFound(await lockProduct(tx, accountId, id, 'update'), 'product', id);
     await lockProductPrices(tx, id);
     const prices = await readProductPrices(tx, id);
     const billed = prices.filter((price) => price.billedAt !== null).map((price) => price.id);

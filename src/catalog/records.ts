@@ -2,7 +2,6 @@ import { PRICE_TYPES, TAX_BEHAVIORS } from './price.schemas';
 import { columnValue } from '../lib/columns';
 import { Prisma, type Price, type Product, type TaxRate } from '../generated/prisma/client';
 import type { Db, Tx } from '../db/prisma';
-import { notFound } from '../http/errors';
 import { toUnixSeconds } from '../lib/time';
 import type { PriceObject } from './price.schemas';
 import type { ProductObject } from './product.schemas';
@@ -106,16 +105,14 @@ export function withProductNames(db: Queryable, accountId: string, prices: Price
   return withNamesFrom(db, PRODUCT_NAMES, accountId, prices, 'product', 'product_name');
 }
 
-export async function findProductRow(db: Db | Tx, accountId: string, id: string): Promise<Product> {
-  const product = await db.product.findFirst({ where: { id, accountId } });
-  if (!product) throw notFound('product', id);
-  return product;
+/** A product of the account, or null (also for another account's product). */
+export function findProductRow(db: Db | Tx, accountId: string, id: string): Promise<Product | null> {
+  return db.product.findFirst({ where: { id, accountId } });
 }
 
-export async function findPriceRow(db: Db | Tx, accountId: string, id: string): Promise<Price> {
-  const price = await db.price.findFirst({ where: { id, accountId } });
-  if (!price) throw notFound('price', id);
-  return price;
+/** A price of the account, or null (also for another account's price). */
+export function findPriceRow(db: Db | Tx, accountId: string, id: string): Promise<Price | null> {
+  return db.price.findFirst({ where: { id, accountId } });
 }
 
 /**
@@ -123,7 +120,12 @@ export async function findPriceRow(db: Db | Tx, accountId: string, id: string): 
  * FOR UPDATE, while creating a price (or attaching one) takes FOR SHARE, so a check such as
  * "never billed and not attached" cannot be overtaken between the read and the write.
  */
-export async function lockProduct(tx: Tx, accountId: string, id: string, mode: 'update' | 'share'): Promise<Product> {
+export async function lockProduct(
+  tx: Tx,
+  accountId: string,
+  id: string,
+  mode: 'update' | 'share',
+): Promise<Product | null> {
   const rows =
     mode === 'update'
       ? await tx.$queryRaw<
@@ -132,7 +134,7 @@ export async function lockProduct(tx: Tx, accountId: string, id: string, mode: '
       : await tx.$queryRaw<
           { id: string }[]
         >`SELECT id FROM products WHERE id = ${id} AND account_id = ${accountId} FOR SHARE`;
-  if (rows.length === 0) throw notFound('product', id);
+  if (rows.length === 0) return null;
   return findProductRow(tx, accountId, id);
 }
 
@@ -147,11 +149,15 @@ const LOCK_PRICE = {
   },
 } satisfies Record<string, Statement>;
 
-export async function lockPrice(tx: AnyTx, accountId: string, id: string, mode: 'update' | 'share'): Promise<Price> {
+export async function lockPrice(
+  tx: AnyTx,
+  accountId: string,
+  id: string,
+  mode: 'update' | 'share',
+): Promise<Price | null> {
   // The lock and the read in one statement (every invoice line and subscription item takes it).
   const [row] = await queryRows<RowColumns<Price>>(tx, LOCK_PRICE[mode], [id, accountId]);
-  if (!row) throw notFound('price', id);
-  return priceOfRow(row);
+  return row ? priceOfRow(row) : null;
 }
 
 const SET_PRICE_BILLED: Statement = {
@@ -160,10 +166,9 @@ const SET_PRICE_BILLED: Statement = {
 };
 
 /** Marks a price the caller has locked billed at `at` (src/catalog/price.service.ts markPricesBilled). */
-export async function setPriceBilled(tx: AnyTx, accountId: string, id: string, at: Date): Promise<Price> {
+export async function setPriceBilled(tx: AnyTx, accountId: string, id: string, at: Date): Promise<Price | null> {
   const [row] = await queryRows<RowColumns<Price>>(tx, SET_PRICE_BILLED, [id, accountId, at]);
-  if (!row) throw notFound('price', id);
-  return priceOfRow(row);
+  return row ? priceOfRow(row) : null;
 }
 
 const PRICES_BILLED_AT: Statement = {
@@ -198,6 +203,23 @@ const ACTIVE_TAX_RATE_IDS: Statement = {
 /** Which of `ids` are the account's active tax rates. */
 export async function activeTaxRateIds(db: Queryable, accountId: string, ids: string[]): Promise<string[]> {
   return (await queryRows<{ id: string }>(db, ACTIVE_TAX_RATE_IDS, [accountId, ids])).map((row) => row.id);
+}
+
+/** The amount and tax behaviour of the account's prices of `ids`, any order; unknown ids are left out. */
+export function readPriceAmounts(
+  db: Db | Tx,
+  accountId: string,
+  ids: string[],
+): Promise<Pick<Price, 'id' | 'unitAmount' | 'taxBehavior'>[]> {
+  return db.price.findMany({
+    where: { accountId, id: { in: ids } },
+    select: { id: true, unitAmount: true, taxBehavior: true },
+  });
+}
+
+/** The account's active tax rates of `ids`, any order; unknown and deactivated ones are left out. */
+export function readActiveTaxRates(db: Db | Tx, accountId: string, ids: string[]): Promise<TaxRate[]> {
+  return db.taxRate.findMany({ where: { accountId, id: { in: ids }, active: true } });
 }
 
 const TAX_RATES_BY_ID: Statement = {

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { config, paths } from '../config';
-import { createAccount } from '../accounts';
+import { countAccounts, createAccount } from '../accounts';
 import { createUser } from '../dashboard-auth';
 import { newSecret } from '../lib/ids';
 import { resolveDatabase } from '../db/local-database';
@@ -184,7 +184,7 @@ async function createDemoAccount(
 ): Promise<{ key: string; login: { email: string; password: string } } | undefined> {
   const prisma = createPrisma(databaseUrl, 1);
   try {
-    if ((await prisma.account.count()) > 0) return undefined;
+    if ((await countAccounts(prisma)) > 0) return undefined;
     const demo = await createAccount(prisma, { name: 'Demo', role: 'developer', paymentPlans: true });
     // The dashboard's login for the same account, printed once beside the key like it.
     const login = { email: 'demo@example.com', password: newSecret('demo').slice(0, 21) };

@@ -1,4 +1,4 @@
-import { createApiKey, isRole } from '../accounts';
+import { createApiKey, isRole, readAccount } from '../accounts';
 import { fail, operatorActor, OPERATOR_OPTION, parseCommandLine, refuse, runCommand, withDatabase } from './operator';
 
 const usage = `Usage: npm run key:create -- --account <acct_id> [--role standard|developer|superadmin] [--operator NAME] [--json]
@@ -18,8 +18,7 @@ async function main(): Promise<number> {
   const role = values.role;
   const actor = operatorActor(values.operator, 'key:create');
   const created = await withDatabase(async (prisma) => {
-    const account = await prisma.account.findUnique({ where: { id: accountId } });
-    if (!account) refuse(`No such account: ${accountId}`);
+    if (!(await readAccount(prisma, accountId))) refuse(`No such account: ${accountId}`);
     return prisma.$transaction((tx) => createApiKey(tx, accountId, role, actor));
   });
   if (values.json) console.log(JSON.stringify(created));

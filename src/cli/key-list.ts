@@ -1,4 +1,4 @@
-import { listApiKeys } from '../accounts';
+import { listApiKeys, readAccount } from '../accounts';
 import { fail, parseCommandLine, refuse, runCommand, withDatabase } from './operator';
 
 const usage = `Usage: npm run key:list -- --account <acct_id> [--json]
@@ -13,7 +13,7 @@ async function main(): Promise<number> {
   const accountId = values.account;
   if (!accountId) fail(`--account is required.\n${usage}`);
   const keys = await withDatabase(async (prisma) => {
-    if (!(await prisma.account.findUnique({ where: { id: accountId } }))) refuse(`No such account: ${accountId}`);
+    if (!(await readAccount(prisma, accountId))) refuse(`No such account: ${accountId}`);
     return listApiKeys(prisma, accountId);
   });
   if (values.json) {

@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import { createAccount } from '../accounts';
+import { createAccount, readAccount } from '../accounts';
 import { paths } from '../config';
 import { resolveDatabase } from '../db/local-database';
 import { migrate } from '../db/migrator';
@@ -75,7 +75,7 @@ async function main(): Promise<number> {
     for (let k = 0; k < accounts; k++) {
       let target: { account_id: string; name: string; api_key?: string };
       if (values.account) {
-        const account = await prisma.account.findUnique({ where: { id: values.account } });
+        const account = await readAccount(prisma, values.account);
         if (!account) refuse(`No account ${values.account}.`);
         target = { account_id: account.id, name: account.name };
       } else {

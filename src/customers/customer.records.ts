@@ -1,6 +1,5 @@
 import { Prisma, type Customer } from '../generated/prisma/client';
 import type { Db, Tx } from '../db/prisma';
-import { notFound } from '../http/errors';
 import { DAY_MS } from '../lib/durations';
 import {
   modelColumns,
@@ -65,16 +64,15 @@ const LOCK_CUSTOMER: Record<'share' | 'update', Statement> = {
   },
 };
 
-/** A live customer, locked in the caller's transaction (LOCK_CUSTOMER); 404 for a deleted, unknown or other account's customer. */
-export async function lockCustomer(
+/** A live customer, locked in the caller's transaction (LOCK_CUSTOMER); null for a deleted, unknown or other account's customer. */
+export async function lockLiveCustomer(
   tx: AnyTx,
   accountId: string,
   id: string,
   mode: 'share' | 'update',
-): Promise<Customer> {
+): Promise<Customer | null> {
   const [row] = await queryRows<CustomerColumns>(tx, LOCK_CUSTOMER[mode], [id, accountId]);
-  if (!row) throw notFound('customer', id);
-  return customerOfRow(row);
+  return row ? customerOfRow(row) : null;
 }
 
 const ANY_CUSTOMER_BY_ID: Statement = {
@@ -330,4 +328,67 @@ export function customerSearchTrigramStatement(accountId: string, pattern: strin
     },
     values: [accountId, pattern, limit],
   };
+}
+
+/** GET /customers: the page at the query's offset (customerPageStatement). */
+export function readCustomerPage(
+  db: Queryable,
+  accountId: string,
+  query: CustomerListQuery,
+): Promise<CustomerColumns[]> {
+  return queryBound<CustomerColumns>(db, customerPageStatement(accountId, query));
+}
+
+/**
+ * GET /customers after or before a cursor: the runs of customerCursorStatements read in turn until
+ * `query.take` rows are found, in the walk's order (reversed by the caller for ending_before).
+ */
+export async function readCustomersFromCursor(
+  db: Queryable,
+  accountId: string,
+  query: Omit<CustomerListQuery, 'skip'>,
+  cursor: CustomerCursorRow,
+  forward: boolean,
+): Promise<CustomerColumns[]> {
+  const found: CustomerColumns[] = [];
+  for (const run of customerCursorStatements(accountId, query, cursor, forward)) {
+    if (found.length >= query.take) break;
+    run.values[run.values.length - 1] = query.take - found.length;
+    found.push(...(await queryBound<CustomerColumns>(db, run)));
+  }
+  return found;
+}
+
+/** /customers/search for a whole email (customerEmailStatement). */
+export function searchCustomersByEmail(db: Queryable, accountId: string, email: string, limit: number) {
+  return queryBound<CustomerMatch>(db, customerEmailStatement(accountId, email, limit));
+}
+
+/** /customers/search, first way (customerSearchWindowStatement). */
+export function searchCustomersInNameWindow(
+  db: Queryable,
+  accountId: string,
+  pattern: string,
+  window: number,
+  limit: number,
+) {
+  return queryBound<CustomerMatch>(db, customerSearchWindowStatement(accountId, pattern, window, limit));
+}
+
+/** /customers/search, second way (customerSearchTrigramStatement). */
+export function searchCustomersByTrigrams(db: Queryable, accountId: string, pattern: string, limit: number) {
+  return queryBound<CustomerMatch>(db, customerSearchTrigramStatement(accountId, pattern, limit));
+}
+
+export function insertCustomerRow(tx: Tx, data: Prisma.CustomerUncheckedCreateInput): Promise<Customer> {
+  return tx.customer.create({ data });
+}
+
+export function updateCustomerRow(tx: Tx, id: string, data: Prisma.CustomerUncheckedUpdateInput): Promise<Customer> {
+  return tx.customer.update({ where: { id }, data });
+}
+
+/** The test clock of a customer known to exist (a subscription's), or null for none. */
+export function readCustomerTestClock(db: Db | Tx, id: string): Promise<Pick<Customer, 'testClockId'>> {
+  return db.customer.findUniqueOrThrow({ where: { id }, select: { testClockId: true } });
 }

@@ -13,25 +13,28 @@ import type {
 } from './customer.schemas';
 import { updatedMsOf } from '../lib/object-version';
 import { containsPattern } from '../db/text-search';
-import { queryBound } from '../db/sql';
+import type { AnyTx } from '../db/sql';
 import { cursorOf } from '../http/pagination';
-import { notFound } from '../http/errors';
+import { notFound, orNotFound } from '../http/errors';
 import {
-  customerCursorStatements,
-  customerEmailStatement,
   customerOfRow,
-  customerPageStatement,
-  customerSearchTrigramStatement,
-  customerSearchWindowStatement,
   findCustomerOffsetDay,
   findCustomerRow,
+  insertCustomerRow,
+  lockLiveCustomer,
   type CustomerListQuery,
   readCustomerCursor,
-  type CustomerColumns,
+  readCustomerPage,
+  readCustomersFromCursor,
+  searchCustomersByEmail,
+  searchCustomersByTrigrams,
+  searchCustomersInNameWindow,
   type CustomerMatch,
+  updateCustomerRow,
 } from './customer.records';
 import { atTime, currentTime } from '../lib/clock-time';
 import { clockForNewCustomer } from '../test-clocks';
+import { readTestClockRow } from '../test-clocks';
 import { redeemCoupon } from '../coupons';
 import type { DiscountObject } from '../coupons';
 
@@ -79,6 +82,20 @@ export async function findCustomer(db: Db | Tx, accountId: string, id: string): 
   return customer;
 }
 
+/**
+ * A live customer, locked until the caller's transaction ends (customer.records.ts, LOCK_CUSTOMER: `share`
+ * for what makes something payable for it, `update` for its deletion); 404 for a deleted, unknown or other
+ * account's customer.
+ */
+export async function lockCustomer(
+  tx: AnyTx,
+  accountId: string,
+  id: string,
+  mode: 'share' | 'update',
+): Promise<Customer> {
+  return orNotFound(await lockLiveCustomer(tx, accountId, id, mode), 'customer', id);
+}
+
 export async function createCustomer(
   prisma: Db,
   accountId: string,
@@ -87,23 +104,19 @@ export async function createCustomer(
   return prisma.$transaction(async (tx) => {
     const testClockId = await clockForNewCustomer(tx, accountId, input.test_clock);
     // A customer on a test clock is created at the clock's time, like what it will own.
-    const clockTime = testClockId
-      ? (await tx.testClock.findUniqueOrThrow({ where: { id: testClockId } })).frozenTime
-      : undefined;
-    const customer = await tx.customer.create({
-      data: {
-        id: newId('customer'),
-        accountId,
-        testClockId,
-        ...(clockTime ? { createdAt: clockTime } : {}),
-        name: input.name,
-        email: input.email,
-        description: input.description,
-        phone: input.phone,
-        currency: input.currency,
-        address: (input.address ?? []).map(compact),
-        shipping: input.shipping ? { ...input.shipping, address: compact(input.shipping.address) } : undefined,
-      },
+    const clockTime = testClockId ? (await readTestClockRow(tx, testClockId)).frozenTime : undefined;
+    const customer = await insertCustomerRow(tx, {
+      id: newId('customer'),
+      accountId,
+      testClockId,
+      ...(clockTime ? { createdAt: clockTime } : {}),
+      name: input.name,
+      email: input.email,
+      description: input.description,
+      phone: input.phone,
+      currency: input.currency,
+      address: (input.address ?? []).map(compact),
+      shipping: input.shipping ? { ...input.shipping, address: compact(input.shipping.address) } : undefined,
     });
     return atTime(clockTime?.getTime(), async () => {
       // A coupon given at creation is redeemed on the customer in the same transaction (docs/decisions.md §37).
@@ -163,9 +176,10 @@ export async function listCustomers(
   };
   const cursor = cursorOf(query);
   if (!cursor) {
-    const rows = await queryBound<CustomerColumns>(
+    const rows = await readCustomerPage(
       prisma,
-      customerPageStatement(accountId, await deepWindow(prisma, accountId, list, pageWindow(query))),
+      accountId,
+      await deepWindow(prisma, accountId, list, pageWindow(query)),
     );
     return rows.map((row) => toCustomerObject(customerOfRow(row)));
   }
@@ -173,12 +187,7 @@ export async function listCustomers(
   const param = cursor.direction === 'after' ? 'starting_after' : 'ending_before';
   if (!at) throw notFound('customer', cursor.id, param);
   const forward = cursor.direction === 'after';
-  const found: CustomerColumns[] = [];
-  for (const run of customerCursorStatements(accountId, list, at, forward)) {
-    if (found.length >= query.take) break;
-    run.values[run.values.length - 1] = query.take - found.length;
-    found.push(...(await queryBound<CustomerColumns>(prisma, run)));
-  }
+  const found = await readCustomersFromCursor(prisma, accountId, list, at, forward);
   if (!forward) found.reverse();
   return found.map((row) => toCustomerObject(customerOfRow(row)));
 }
@@ -201,18 +210,10 @@ export async function searchCustomers(prisma: Db, accountId: string, search: str
   } else {
     const pattern = containsPattern(search);
     const wholeEmail = /^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(search);
-    if (wholeEmail)
-      found = await queryBound<CustomerMatch>(prisma, customerEmailStatement(accountId, search, SEARCH_RESULT_LIMIT));
-    else
-      found = await queryBound<CustomerMatch>(
-        prisma,
-        customerSearchWindowStatement(accountId, pattern, SEARCH_WINDOW, SEARCH_RESULT_LIMIT),
-      );
+    if (wholeEmail) found = await searchCustomersByEmail(prisma, accountId, search, SEARCH_RESULT_LIMIT);
+    else found = await searchCustomersInNameWindow(prisma, accountId, pattern, SEARCH_WINDOW, SEARCH_RESULT_LIMIT);
     if (found.length < SEARCH_RESULT_LIMIT && !(wholeEmail && found.length > 0))
-      found = await queryBound<CustomerMatch>(
-        prisma,
-        customerSearchTrigramStatement(accountId, pattern, SEARCH_RESULT_LIMIT),
-      );
+      found = await searchCustomersByTrigrams(prisma, accountId, pattern, SEARCH_RESULT_LIMIT);
   }
   // `email` left out while unset, as on the customer (docs/decisions.md §18).
   return found.map(({ id, name, email }) => ({ id, name, ...(email !== null ? { email } : {}) }));
@@ -278,7 +279,7 @@ export async function updateCustomer(
     }
 
     const clockTime = current.testClockId
-      ? (await tx.testClock.findUniqueOrThrow({ where: { id: current.testClockId } })).frozenTime.getTime()
+      ? (await readTestClockRow(tx, current.testClockId)).frozenTime.getTime()
       : undefined;
     // A coupon replaces the customer's discount from now (the clock's now on a test clock: docs/decisions.md §37).
     const discount = input.coupon
@@ -286,7 +287,7 @@ export async function updateCustomer(
           redeemCoupon(tx, accountId, input.coupon!, { customerId: current.id, subscriptionId: null }),
         )
       : undefined;
-    const customer = await tx.customer.update({ where: { id: current.id }, data });
+    const customer = await updateCustomerRow(tx, current.id, data);
     const object = discount ? { ...toCustomerObject(customer), discount } : toCustomerObject(customer);
     await recordEvent(tx, accountId, 'customer.updated', object);
     return object;
@@ -303,7 +304,7 @@ export async function markCustomerDeleted(
   accountId: string,
   id: string,
 ): Promise<{ id: string; object: 'customer'; deleted: true }> {
-  const customer = await tx.customer.update({ where: { id }, data: { deletedAt: currentTime() } });
+  const customer = await updateCustomerRow(tx, id, { deletedAt: currentTime() });
   await recordEvent(tx, accountId, 'customer.deleted', toCustomerObject(customer));
   return { id: customer.id, object: 'customer' as const, deleted: true as const };
 }

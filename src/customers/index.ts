@@ -5,14 +5,15 @@ export type { Address, CreateCustomerInput } from './customer.schemas';
 export {
   CUSTOMER_COLUMNS,
   customerOfRow,
-  lockCustomer,
   readCustomerEvenDeleted,
+  readCustomerTestClock,
   withCustomerNames,
 } from './customer.records';
 export type { CustomerColumns } from './customer.records';
 export {
   createCustomer,
   findCustomer,
+  lockCustomer,
   markCustomerDeleted,
   searchCustomers,
   toCustomerObject,

@@ -5,6 +5,15 @@ import { newId } from '../lib/ids';
 import { hashPassword } from './passwords';
 import { tokenHashOf } from './team.service';
 import { membershipsOf, normalizeEmail } from './user.service';
+import { findUserByEmail, writePasswordHash } from './user.records';
+import { deleteUserSessions } from './session.records';
+import {
+  claimPasswordReset,
+  insertPasswordReset,
+  readPasswordResetByTokenHash,
+  updatePasswordReset,
+  useUpUserPasswordResets,
+} from './password-reset.records';
 
 /** How long a reset link works (docs/decisions.md §32): an hour, once. */
 export const PASSWORD_RESET_TTL_MS = 3_600_000;
@@ -21,12 +30,16 @@ export async function createPasswordReset(
 ): Promise<
   { id: string; token: string; user: { id: string; name: string; email: string }; expiresAt: Date } | undefined
 > {
-  const user = await prisma.user.findUnique({ where: { email: normalizeEmail(email) } });
+  const user = await findUserByEmail(prisma, normalizeEmail(email));
   if (!user || user.disabled || (await membershipsOf(prisma, user.id)).length === 0) return undefined;
   const token = crypto.randomBytes(32).toString('base64url');
   const expiresAt = new Date(now.getTime() + PASSWORD_RESET_TTL_MS);
-  const row = await prisma.passwordReset.create({
-    data: { id: newId('passwordReset'), userId: user.id, tokenHash: tokenHashOf(token), createdAt: now, expiresAt },
+  const row = await insertPasswordReset(prisma, {
+    id: newId('passwordReset'),
+    userId: user.id,
+    tokenHash: tokenHashOf(token),
+    createdAt: now,
+    expiresAt,
   });
   return { id: row.id, token, user: { id: user.id, name: user.name, email: user.email }, expiresAt };
 }
@@ -37,10 +50,11 @@ export async function recordResetEmail(
   id: string,
   outcome: { sentAt: Date } | { error: string },
 ): Promise<void> {
-  await prisma.passwordReset.update({
-    where: { id },
-    data: 'sentAt' in outcome ? { emailedAt: outcome.sentAt } : { emailError: outcome.error },
-  });
+  await updatePasswordReset(
+    prisma,
+    id,
+    'sentAt' in outcome ? { emailedAt: outcome.sentAt } : { emailError: outcome.error },
+  );
 }
 
 const usedLink = () =>
@@ -51,10 +65,7 @@ const unknownLink = () =>
 
 /** The reset of a link, when it can still be used; the refusal the page shows otherwise (404, or 410 used or expired). */
 async function usableReset(prisma: Db, token: string, now: Date) {
-  const row = await prisma.passwordReset.findUnique({
-    where: { tokenHash: tokenHashOf(token) },
-    include: { user: { select: { email: true, disabled: true } } },
-  });
+  const row = await readPasswordResetByTokenHash(prisma, tokenHashOf(token));
   if (!row || row.user.disabled) throw unknownLink();
   if (row.usedAt) throw usedLink();
   if (row.expiresAt <= now)
@@ -81,13 +92,9 @@ export async function resetPassword(prisma: Db, token: string, password: string,
   const row = await usableReset(prisma, token, now);
   const passwordHash = await hashPassword(password);
   await prisma.$transaction(async (tx) => {
-    const claimed = await tx.passwordReset.updateMany({
-      where: { id: row.id, usedAt: null, expiresAt: { gt: now } },
-      data: { usedAt: now },
-    });
-    if (claimed.count !== 1) throw usedLink();
-    await tx.passwordReset.updateMany({ where: { userId: row.userId, usedAt: null }, data: { usedAt: now } });
-    await tx.user.update({ where: { id: row.userId }, data: { passwordHash } });
-    await tx.session.deleteMany({ where: { userId: row.userId } });
+    if (!(await claimPasswordReset(tx, row.id, now))) throw usedLink();
+    await useUpUserPasswordResets(tx, row.userId, now);
+    await writePasswordHash(tx, row.userId, passwordHash);
+    await deleteUserSessions(tx, row.userId);
   });
 }

@@ -1,11 +1,11 @@
-import express, { type NextFunction, type Request, type Response } from 'express';
+import express, { type Request, type Response } from 'express';
 import { z } from 'zod';
 import type { AppDeps } from '../http/app-deps';
+import { requireJsonBody } from '../http/api';
 import { ApiError } from '../http/errors';
 import { parseOrThrow } from '../http/validation';
 import { config } from '../config';
-import { checkCredentials, membershipsOf, normalizeEmail, setPassword } from './user.service';
-import { verifyPassword } from './passwords';
+import { checkCredentials, membershipsOf, normalizeEmail, passwordMatches, setPassword } from './user.service';
 import {
   createSession,
   deleteEndedSessions,
@@ -60,25 +60,7 @@ export async function startSession(
 }
 
 /** JSON bodies only, small ones: these endpoints take an email and passwords. */
-export const jsonBody = [
-  (req: Request, _res: Response, next: NextFunction) => {
-    const hasBody = Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
-    if (hasBody && !req.is('application/json')) {
-      next(
-        new ApiError(
-          'invalid_request_error',
-          'unsupported_media_type',
-          'The request body must be JSON, sent with Content-Type: application/json.',
-          'Content-Type',
-          415,
-        ),
-      );
-      return;
-    }
-    next();
-  },
-  express.json({ limit: '16kb' }),
-];
+export const jsonBody = [requireJsonBody, express.json({ limit: '16kb' })];
 
 export function body<T extends z.ZodType>(schema: T, req: Request): z.output<T> {
   return parseOrThrow(schema, req.body ?? {}, 'body');
@@ -162,8 +144,7 @@ export function sessionRouter(deps: AppDeps, settings: SessionSettings, limiter:
     const address = req.ip ?? 'unknown';
     // A stolen session must not be a way around the sign-in limit to guess the password.
     await limiter.assertAllowed(session.user.email, address);
-    const user = await prisma.user.findUnique({ where: { id: session.user.id }, select: { passwordHash: true } });
-    if (!(await verifyPassword(input.current_password, user?.passwordHash))) {
+    if (!(await passwordMatches(prisma, session.user.id, input.current_password))) {
       await limiter.recordFailure(session.user.email, address);
       throw new ApiError(
         'invalid_request_error',

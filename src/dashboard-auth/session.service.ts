@@ -3,6 +3,15 @@ import type { Db } from '../db/prisma';
 import { config } from '../config';
 import { ROLES, type Role } from '../http/auth';
 import { columnValue } from '../lib/columns';
+import { findMembership } from './user.records';
+import {
+  deleteSessionRow,
+  deleteSessionsExpiredAt,
+  insertSession,
+  moveSessionToAccount,
+  readSessionWithUser,
+  touchSession,
+} from './session.records';
 
 export interface SessionSettings {
   /** A session not used for this long has ended. */
@@ -41,9 +50,7 @@ export async function createSession(
   const id = sessionIdOf(token);
   const csrfToken = crypto.randomBytes(32).toString('base64url');
   const expiresAt = new Date(now.getTime() + settings.absoluteMs);
-  await prisma.session.create({
-    data: { id, userId, accountId, csrfToken, createdAt: now, lastSeenAt: now, expiresAt },
-  });
+  await insertSession(prisma, { id, userId, accountId, csrfToken, createdAt: now, lastSeenAt: now, expiresAt });
   return { token, id, csrfToken, expiresAt };
 }
 
@@ -71,30 +78,17 @@ export async function findSession(
   now = new Date(),
 ): Promise<LiveSession | undefined> {
   const id = sessionIdOf(token);
-  const row = await prisma.session.findUnique({
-    where: { id },
-    include: {
-      user: {
-        select: {
-          id: true,
-          email: true,
-          name: true,
-          disabled: true,
-          memberships: { select: { accountId: true, role: true } },
-        },
-      },
-    },
-  });
+  const row = await readSessionWithUser(prisma, id);
   if (!row) return undefined;
   const idleExpiresAt = new Date(row.lastSeenAt.getTime() + settings.idleMs);
   if (row.user.disabled || row.expiresAt <= now || idleExpiresAt <= now) {
-    await prisma.session.deleteMany({ where: { id } });
+    await deleteSessionRow(prisma, id);
     return undefined;
   }
   let lastSeenAt = row.lastSeenAt;
   if (now.getTime() - lastSeenAt.getTime() >= TOUCH_INTERVAL_MS) {
     lastSeenAt = now;
-    await prisma.session.updateMany({ where: { id }, data: { lastSeenAt } });
+    await touchSession(prisma, id, lastSeenAt);
   }
   const membership = row.user.memberships.find((member) => member.accountId === row.accountId);
   return {
@@ -109,20 +103,17 @@ export async function findSession(
 }
 
 export async function deleteSession(prisma: Db, id: string): Promise<void> {
-  await prisma.session.deleteMany({ where: { id } });
+  await deleteSessionRow(prisma, id);
 }
 
 /** Moves the session to another account of the user's; false when the user is no member of it. */
 export async function switchAccount(prisma: Db, session: LiveSession, accountId: string): Promise<boolean> {
-  const member = await prisma.membership.findUnique({
-    where: { userId_accountId: { userId: session.user.id, accountId } },
-  });
-  if (!member) return false;
-  await prisma.session.update({ where: { id: session.id }, data: { accountId } });
+  if (!(await findMembership(prisma, session.user.id, accountId))) return false;
+  await moveSessionToAccount(prisma, session.id, accountId);
   return true;
 }
 
 /** Deletes sessions that have ended by their absolute expiry (idle ones are deleted when next presented). */
 export async function deleteEndedSessions(prisma: Db, now = new Date()): Promise<number> {
-  return (await prisma.session.deleteMany({ where: { expiresAt: { lte: now } } })).count;
+  return deleteSessionsExpiredAt(prisma, now);
 }

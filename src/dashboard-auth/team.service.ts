@@ -7,8 +7,31 @@ import { columnValue } from '../lib/columns';
 import { newId } from '../lib/ids';
 import { hashPassword, PASSWORD_MIN_LENGTH, verifyPassword } from './passwords';
 import { normalizeEmail } from './user.service';
-import { lockAccountForTeam } from './team.records';
-import { readAccountProfile } from '../accounts';
+import {
+  claimInvitation,
+  findInvitation,
+  findInvitationByTokenHash,
+  insertInvitation,
+  lockAccountForTeam,
+  readInvitationWithAccount,
+  readPendingInvitations,
+  revokePendingInvitation,
+  setInvitationEmailed,
+} from './team.records';
+import {
+  countMembersWithRole,
+  deleteMembership,
+  ensureMembership,
+  findMembership,
+  findMembershipByEmail,
+  findUserByEmail,
+  insertUser,
+  readAccountMemberships,
+  readExistingUserName,
+  setMembershipRole,
+} from './user.records';
+import { deleteUserSessions } from './session.records';
+import { readAccountProfile, readExistingAccount, updateAccountSettingsRow } from '../accounts';
 import { fromAddressOf } from '../emails';
 import type { Mailer } from '../emails';
 import type { Logger } from '../http/logger';
@@ -54,7 +77,7 @@ function toAccountSettings(account: Account): AccountSettings {
 }
 
 export async function getAccountSettings(prisma: Db, accountId: string): Promise<AccountSettings> {
-  return toAccountSettings(await prisma.account.findUniqueOrThrow({ where: { id: accountId } }));
+  return toAccountSettings(await readExistingAccount(prisma, accountId));
 }
 
 export async function updateAccountSettings(
@@ -70,17 +93,14 @@ export async function updateAccountSettings(
     brand_color?: string | null;
   },
 ): Promise<AccountSettings> {
-  const account = await prisma.account.update({
-    where: { id: accountId },
-    data: {
-      name: input.name,
-      timeZone: input.time_zone,
-      emailFrom: input.email_from,
-      emailsOff: input.emails_off ? [...new Set(input.emails_off)] : undefined,
-      renewalReminderDays: input.renewal_reminder_days,
-      trialEndReminderDays: input.trial_end_reminder_days,
-      brandColor: input.brand_color,
-    },
+  const account = await updateAccountSettingsRow(prisma, accountId, {
+    name: input.name,
+    timeZone: input.time_zone,
+    emailFrom: input.email_from,
+    emailsOff: input.emails_off ? [...new Set(input.emails_off)] : undefined,
+    renewalReminderDays: input.renewal_reminder_days,
+    trialEndReminderDays: input.trial_end_reminder_days,
+    brandColor: input.brand_color,
   });
   return toAccountSettings(account);
 }
@@ -97,11 +117,7 @@ export interface MemberObject {
 }
 
 export async function listMembers(prisma: Db, accountId: string): Promise<MemberObject[]> {
-  const rows = await prisma.membership.findMany({
-    where: { accountId },
-    include: { user: { select: { id: true, name: true, email: true, disabled: true } } },
-    orderBy: [{ createdAt: 'asc' }, { userId: 'asc' }],
-  });
+  const rows = await readAccountMemberships(prisma, accountId);
   return rows.map((row) => ({
     object: 'member',
     id: row.user.id,
@@ -136,17 +152,17 @@ export async function changeMember(
 ): Promise<MemberObject | undefined> {
   await prisma.$transaction(async (tx) => {
     await lockAccountForTeam(tx, accountId);
-    const member = await tx.membership.findUnique({ where: { userId_accountId: { userId, accountId } } });
+    const member = await findMembership(tx, userId, accountId);
     if (!member) throw memberMissing(userId);
     if (member.role === 'superadmin' && role !== 'superadmin') {
-      const superadmins = await tx.membership.count({ where: { accountId, role: 'superadmin' } });
+      const superadmins = await countMembersWithRole(tx, accountId, 'superadmin');
       if (superadmins <= 1) throw lastSuperadmin(userId === actorId);
     }
     if (role === null) {
-      await tx.membership.delete({ where: { userId_accountId: { userId, accountId } } });
-      await tx.session.deleteMany({ where: { userId, accountId } });
+      await deleteMembership(tx, userId, accountId);
+      await deleteUserSessions(tx, userId, accountId);
     } else {
-      await tx.membership.update({ where: { userId_accountId: { userId, accountId } }, data: { role } });
+      await setMembershipRole(tx, userId, accountId, role);
     }
   });
   if (role === null) return undefined;
@@ -208,10 +224,11 @@ export async function emailInvitation(
       color: account.brandColor,
     }),
   });
-  await prisma.invitation.update({
-    where: { id: invitation.id },
-    data: 'sentAt' in outcome ? { emailedAt: outcome.sentAt } : { emailError: outcome.error },
-  });
+  await setInvitationEmailed(
+    prisma,
+    invitation.id,
+    'sentAt' in outcome ? { emailedAt: outcome.sentAt } : { emailError: outcome.error },
+  );
   return { emailed_at: 'sentAt' in outcome ? seconds(outcome.sentAt) : null };
 }
 
@@ -228,7 +245,7 @@ export async function inviteMember(
   linkBase: string,
 ): Promise<InvitationObject & { url: string }> {
   const invitation = await createInvitation(prisma, inviter.accountId, inviter.userId, input, linkBase);
-  const user = await prisma.user.findUniqueOrThrow({ where: { id: inviter.userId }, select: { name: true } });
+  const user = await readExistingUserName(prisma, inviter.userId);
   const emailed = await emailInvitation(prisma, mailer, log, { accountId: inviter.accountId, user }, invitation);
   return { ...invitation, ...emailed };
 }
@@ -239,11 +256,7 @@ export function tokenHashOf(token: string): string {
 
 /** Invitations neither accepted, revoked nor expired, newest first. */
 export async function listInvitations(prisma: Db, accountId: string, now = new Date()): Promise<InvitationObject[]> {
-  const rows = await prisma.invitation.findMany({
-    where: { accountId, acceptedAt: null, revokedAt: null, expiresAt: { gt: now } },
-    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-  });
-  return rows.map(invitationObject);
+  return (await readPendingInvitations(prisma, accountId, now)).map(invitationObject);
 }
 
 export async function createInvitation(
@@ -255,32 +268,26 @@ export async function createInvitation(
   now = new Date(),
 ): Promise<InvitationObject & { url: string }> {
   const email = normalizeEmail(input.email);
-  const member = await prisma.membership.findFirst({ where: { accountId, user: { email } } });
+  const member = await findMembershipByEmail(prisma, accountId, email);
   if (member)
     throw new ApiError('conflict', 'already_member', `${email} is a member of this account already.`, 'email');
   const token = crypto.randomBytes(32).toString('base64url');
-  const row = await prisma.invitation.create({
-    data: {
-      id: newId('invitation'),
-      accountId,
-      email,
-      role: input.role,
-      tokenHash: tokenHashOf(token),
-      invitedBy: inviterId,
-      createdAt: now,
-      expiresAt: new Date(now.getTime() + INVITATION_TTL_MS),
-    },
+  const row = await insertInvitation(prisma, {
+    id: newId('invitation'),
+    accountId,
+    email,
+    role: input.role,
+    tokenHash: tokenHashOf(token),
+    invitedBy: inviterId,
+    createdAt: now,
+    expiresAt: new Date(now.getTime() + INVITATION_TTL_MS),
   });
   return { ...invitationObject(row), url: `${linkBase}/dashboard/invitations/${token}` };
 }
 
 export async function revokeInvitation(prisma: Db, accountId: string, id: string, now = new Date()): Promise<void> {
-  const revoked = await prisma.invitation.updateMany({
-    where: { id, accountId, acceptedAt: null, revokedAt: null, expiresAt: { gt: now } },
-    data: { revokedAt: now },
-  });
-  if (revoked.count === 1) return;
-  const row = await prisma.invitation.findFirst({ where: { id, accountId } });
+  if (await revokePendingInvitation(prisma, accountId, id, now)) return;
+  const row = await findInvitation(prisma, accountId, id);
   if (!row) throw invitationMissing(id);
   throw new ApiError('conflict', 'invitation_not_pending', 'This invitation was accepted, revoked or has expired.');
 }
@@ -334,13 +341,10 @@ export interface InvitationPreview {
 }
 
 export async function previewInvitation(prisma: Db, token: string, now = new Date()): Promise<InvitationPreview> {
-  const row = await prisma.invitation.findUnique({
-    where: { tokenHash: tokenHashOf(token) },
-    include: { account: { select: { name: true, timeZone: true } } },
-  });
+  const row = await readInvitationWithAccount(prisma, tokenHashOf(token));
   const refusal = unusable(row, now);
   if (refusal) throw refusal;
-  const user = await prisma.user.findUnique({ where: { email: row!.email }, select: { id: true } });
+  const user = await findUserByEmail(prisma, row!.email);
   return {
     object: 'invitation_preview',
     email: row!.email,
@@ -367,11 +371,11 @@ export async function acceptInvitation(
   now = new Date(),
 ): Promise<AcceptOutcome> {
   const tokenHash = tokenHashOf(token);
-  const row = await prisma.invitation.findUnique({ where: { tokenHash } });
+  const row = await findInvitationByTokenHash(prisma, tokenHash);
   const refusal = unusable(row, now);
   if (refusal) throw refusal;
   const invitation = row!;
-  const existing = await prisma.user.findUnique({ where: { email: invitation.email } });
+  const existing = await findUserByEmail(prisma, invitation.email);
   let passwordHash: string | undefined;
   if (existing) {
     // Joining as an existing user is a sign-in: their own password, checked as the sign-in does.
@@ -391,21 +395,17 @@ export async function acceptInvitation(
   }
   try {
     return await prisma.$transaction(async (tx) => {
-      const claimed = await tx.invitation.updateMany({
-        where: { id: invitation.id, acceptedAt: null, revokedAt: null, expiresAt: { gt: now } },
-        data: { acceptedAt: now },
-      });
-      if (claimed.count !== 1) throw unusable(await tx.invitation.findUnique({ where: { tokenHash } }), now)!;
+      if (!(await claimInvitation(tx, invitation.id, now)))
+        throw unusable(await findInvitationByTokenHash(tx, tokenHash), now)!;
       const user =
         existing ??
-        (await tx.user.create({
-          data: { id: newId('user'), email: invitation.email, name: input.name!, passwordHash: passwordHash! },
+        (await insertUser(tx, {
+          id: newId('user'),
+          email: invitation.email,
+          name: input.name!,
+          passwordHash: passwordHash!,
         }));
-      await tx.membership.upsert({
-        where: { userId_accountId: { userId: user.id, accountId: invitation.accountId } },
-        create: { userId: user.id, accountId: invitation.accountId, role: invitation.role },
-        update: {},
-      });
+      await ensureMembership(tx, { userId: user.id, accountId: invitation.accountId, role: invitation.role });
       return { outcome: 'joined' as const, userId: user.id, accountId: invitation.accountId };
     });
   } catch (error) {

@@ -2,8 +2,19 @@ import type { Db, Tx } from '../db/prisma';
 import { ROLES, type Role } from '../http/auth';
 import { columnValue } from '../lib/columns';
 import { newId } from '../lib/ids';
-import { recordOperatorAction, type OperatorActor } from '../accounts';
+import { accountExists, recordOperatorAction, type OperatorActor } from '../accounts';
 import { hashPassword, verifyPassword } from './passwords';
+import { deleteUserSessions } from './session.records';
+import {
+  findMembership,
+  findUserByEmail,
+  insertMembership,
+  insertUser,
+  readUserMemberships,
+  readUserPasswordHash,
+  setUserDisabledColumn,
+  writePasswordEndingSessions,
+} from './user.records';
 
 /** Emails are compared trimmed and lower-cased: `Ada@Example.com` and `ada@example.com` are one user. */
 export function normalizeEmail(email: string): string {
@@ -40,23 +51,24 @@ export async function createUser(
   // scrypt runs before the transaction so that it holds no connection for the hash's tens of milliseconds.
   const passwordHash = input.password === undefined ? undefined : await hashPassword(input.password);
   return prisma.$transaction(async (tx) => {
-    const account = await tx.account.findUnique({ where: { id: input.accountId }, select: { id: true } });
-    if (!account) return { outcome: 'unknown_account' };
-    const existing = await tx.user.findUnique({ where: { email } });
+    if (!(await accountExists(tx, input.accountId))) return { outcome: 'unknown_account' };
+    const account = { id: input.accountId };
+    const existing = await findUserByEmail(tx, email);
     if (existing && passwordHash !== undefined) return { outcome: 'password_for_existing_user', user_id: existing.id };
     if (existing) {
-      const member = await tx.membership.findUnique({
-        where: { userId_accountId: { userId: existing.id, accountId: account.id } },
-      });
+      const member = await findMembership(tx, existing.id, account.id);
       if (member) return { outcome: 'already_member', user_id: existing.id };
     }
     if (!existing && passwordHash === undefined) return { outcome: 'password_required' };
     const user =
       existing ??
-      (await tx.user.create({
-        data: { id: newId('user'), email, name: input.name?.trim() || email, passwordHash: passwordHash! },
+      (await insertUser(tx, {
+        id: newId('user'),
+        email,
+        name: input.name?.trim() || email,
+        passwordHash: passwordHash!,
       }));
-    await tx.membership.create({ data: { userId: user.id, accountId: account.id, role: input.role } });
+    await insertMembership(tx, { userId: user.id, accountId: account.id, role: input.role });
     if (actor)
       await recordOperatorAction(tx, actor, {
         accountId: account.id,
@@ -75,11 +87,7 @@ export async function createUser(
 
 /** The accounts the user belongs to, oldest membership first. */
 export async function membershipsOf(prisma: Db | Tx, userId: string): Promise<MembershipView[]> {
-  const rows = await prisma.membership.findMany({
-    where: { userId },
-    include: { account: { select: { name: true, timeZone: true } } },
-    orderBy: [{ createdAt: 'asc' }, { accountId: 'asc' }],
-  });
+  const rows = await readUserMemberships(prisma, userId);
   return rows.map((row) => ({
     id: row.accountId,
     name: row.account.name,
@@ -94,18 +102,20 @@ export async function checkCredentials(
   email: string,
   password: string,
 ): Promise<{ id: string; email: string; name: string } | undefined> {
-  const user = await prisma.user.findUnique({ where: { email: normalizeEmail(email) } });
+  const user = await findUserByEmail(prisma, normalizeEmail(email));
   const valid = await verifyPassword(password, user?.passwordHash);
   return valid && user && !user.disabled ? { id: user.id, email: user.email, name: user.name } : undefined;
+}
+
+/** Whether `password` is the user's (a signed-in user's, changing it), checked as the sign-in does. */
+export async function passwordMatches(prisma: Db, userId: string, password: string): Promise<boolean> {
+  return verifyPassword(password, (await readUserPasswordHash(prisma, userId))?.passwordHash);
 }
 
 /** Sets a new password and ends every other session of the user (a password change is often a reaction to a leak). */
 export async function setPassword(prisma: Db, userId: string, password: string, keepSessionId?: string): Promise<void> {
   const passwordHash = await hashPassword(password);
-  await prisma.$transaction([
-    prisma.user.update({ where: { id: userId }, data: { passwordHash } }),
-    prisma.session.deleteMany({ where: { userId, ...(keepSessionId ? { id: { not: keepSessionId } } : {}) } }),
-  ]);
+  await writePasswordEndingSessions(prisma, userId, passwordHash, keepSessionId);
 }
 
 export type SetUserDisabledResult =
@@ -130,12 +140,12 @@ export async function setUserDisabled(
 ): Promise<SetUserDisabledResult> {
   const email = normalizeEmail(input.email);
   return prisma.$transaction(async (tx) => {
-    const user = await tx.user.findUnique({ where: { email } });
+    const user = await findUserByEmail(tx, email);
     if (!user) return { outcome: 'unknown_user' };
-    const ended = input.disabled ? (await tx.session.deleteMany({ where: { userId: user.id } })).count : 0;
+    const ended = input.disabled ? await deleteUserSessions(tx, user.id) : 0;
     if (user.disabled === input.disabled)
       return { outcome: 'unchanged', user_id: user.id, email, disabled: user.disabled, sessions_ended: ended };
-    await tx.user.update({ where: { id: user.id }, data: { disabled: input.disabled } });
+    await setUserDisabledColumn(tx, user.id, input.disabled);
     if (actor) await recordOperatorAction(tx, actor, { target: user.id, detail: { email, disabled: input.disabled } });
     return {
       outcome: input.disabled ? 'disabled' : 'enabled',

@@ -101,7 +101,7 @@ const jsonBody = express.json({
 });
 
 /** 415 for a body that is not JSON; no body at all (no Content-Length or 0) is fine. */
-function requireJsonBody(req: Request, _res: Response, next: (error?: unknown) => void): void {
+export function requireJsonBody(req: Request, _res: Response, next: (error?: unknown) => void): void {
   const hasBody = Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
   if (hasBody && !req.is('application/json')) {
     next(

@@ -3,6 +3,7 @@ import crypto from 'node:crypto';
 import type { Db } from '../db/prisma';
 import { ApiError } from './errors';
 import type { AuthFailureLimiter } from './rate-limit';
+import { findApiKeyByHash, stampApiKeyUsed } from './auth.records';
 
 export const ROLES = ['standard', 'developer', 'superadmin'] as const;
 export type Role = (typeof ROLES)[number];
@@ -67,15 +68,12 @@ export function createAuthenticator(prisma: Db, cacheMs = AUTH_CACHE_MS, failure
     if (cached && cached.expires > now) return cached.principal;
     cache.delete(hash);
     if (!seenValid.has(hash)) await failures?.assertAllowed(clientAddress);
-    const key = await prisma.apiKey.findUnique({
-      where: { keyHash: hash },
-      select: { id: true, accountId: true, role: true, expiresAt: true },
-    });
+    const key = await findApiKeyByHash(prisma, hash);
     if (!key || (key.expiresAt && key.expiresAt.getTime() <= now)) {
       await failures?.recordFailure(clientAddress);
       throw new ApiError('authentication_error', 'api_key_invalid', 'Invalid API key provided.');
     }
-    await prisma.apiKey.update({ where: { id: key.id }, data: { lastUsedAt: new Date(now) }, select: { id: true } });
+    await stampApiKeyUsed(prisma, key.id, new Date(now));
     const principal: Principal = {
       accountId: key.accountId,
       keyId: key.id,

@@ -102,6 +102,15 @@ export const badRequest = (message: string, param?: string, code = 'parameter_in
 export const notFound = (resource: string, id: string, param = 'id') =>
   new ApiError('not_found', 'resource_missing', `No such ${resource}: '${id}'`, param);
 
+/**
+ * `row`, or the 404 that names it: records answer null for a row the account does not have (docs/architecture.md,
+ * "Modules"), and the service says what that is to the client.
+ */
+export function orNotFound<Row>(row: Row | null, resource: string, id: string, param = 'id'): Row {
+  if (row === null) throw notFound(resource, id, param);
+  return row;
+}
+
 export const conflict = (message: string, code = 'invalid_state') => new ApiError('conflict', code, message);
 
 export const forbidden = (message: string, code = 'forbidden') => new ApiError('permission_error', code, message);

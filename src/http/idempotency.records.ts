@@ -1,4 +1,4 @@
-import type { IdempotencyKey } from '../generated/prisma/client';
+import type { IdempotencyKey, Prisma } from '../generated/prisma/client';
 import type { Db } from '../db/prisma';
 import { queryRows, type Statement } from '../db/sql';
 
@@ -53,4 +53,42 @@ const UNSEALED_KEYS: Statement = {
 /** Records whose answer is stored in clear text (written before answers were sealed). */
 export async function unsealedKeys(prisma: Db): Promise<Pick<IdempotencyKey, 'accountId' | 'key'>[]> {
   return queryRows<Pick<IdempotencyKey, 'accountId' | 'key'>>(prisma, UNSEALED_KEYS, []);
+}
+
+/** The record of (account, key), or null. */
+export function findIdempotencyKey(prisma: Db, accountId: string, key: string): Promise<IdempotencyKey | null> {
+  return prisma.idempotencyKey.findUnique({ where: { accountId_key: { accountId, key } } });
+}
+
+/** Sets the answer of the record if it is still the one read (same request and state): how many it changed (0 or 1). */
+export async function sealRecordAnswer(
+  prisma: Db,
+  record: Pick<IdempotencyKey, 'accountId' | 'key' | 'requestHash' | 'state'>,
+  responseBody: Prisma.InputJsonObject,
+): Promise<number> {
+  const { accountId, key, requestHash, state } = record;
+  const { count } = await prisma.idempotencyKey.updateMany({
+    where: { accountId, key, requestHash, state },
+    data: { responseBody },
+  });
+  return count;
+}
+
+/** Stores the answer of the request that holds the key (in progress under `requestHash`). */
+export async function completeKey(
+  prisma: Db,
+  accountId: string,
+  key: string,
+  requestHash: string,
+  answer: { responseStatus: number; responseBody: Prisma.InputJsonObject },
+): Promise<void> {
+  await prisma.idempotencyKey.updateMany({
+    where: { accountId, key, requestHash, state: 'in_progress' },
+    data: { state: 'completed', ...answer },
+  });
+}
+
+/** Lets the key go if the request under `requestHash` still holds it. */
+export async function releaseKey(prisma: Db, accountId: string, key: string, requestHash: string): Promise<void> {
+  await prisma.idempotencyKey.deleteMany({ where: { accountId, key, requestHash, state: 'in_progress' } });
 }

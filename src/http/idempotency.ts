@@ -5,7 +5,14 @@ import type { Request } from 'express';
 import { z } from 'zod';
 import type { Db } from '../db/prisma';
 import { ApiError, badRequest, conflict } from './errors';
-import { claimKey, unsealedKeys } from './idempotency.records';
+import {
+  claimKey,
+  completeKey,
+  findIdempotencyKey,
+  releaseKey,
+  sealRecordAnswer,
+  unsealedKeys,
+} from './idempotency.records';
 import { logger } from './logger';
 
 /**
@@ -139,13 +146,9 @@ export async function sealStoredAnswers(prisma: Db): Promise<number> {
   const plain = await unsealedKeys(prisma);
   let changed = 0;
   for (const { accountId, key } of plain) {
-    const row = await prisma.idempotencyKey.findUnique({ where: { accountId_key: { accountId, key } } });
+    const row = await findIdempotencyKey(prisma, accountId, key);
     if (!row || row.responseBody === null || isSealed(row.responseBody)) continue;
-    const { count } = await prisma.idempotencyKey.updateMany({
-      where: { accountId, key, requestHash: row.requestHash, state: row.state },
-      data: { responseBody: { ...sealAnswer(accountId, key, row.responseBody) } },
-    });
-    changed += count;
+    changed += await sealRecordAnswer(prisma, row, { ...sealAnswer(accountId, key, row.responseBody) });
   }
   return changed;
 }
@@ -157,18 +160,14 @@ async function store(
   hash: string,
   response: StoredResponse,
 ): Promise<void> {
-  await prisma.idempotencyKey.updateMany({
-    where: { accountId, key, requestHash: hash, state: 'in_progress' },
-    data: {
-      state: 'completed',
-      responseStatus: response.status,
-      responseBody: { ...sealAnswer(accountId, key, response.body) },
-    },
+  await completeKey(prisma, accountId, key, hash, {
+    responseStatus: response.status,
+    responseBody: { ...sealAnswer(accountId, key, response.body) },
   });
 }
 
 async function release(prisma: Db, accountId: string, key: string, hash: string): Promise<void> {
-  await prisma.idempotencyKey.deleteMany({ where: { accountId, key, requestHash: hash, state: 'in_progress' } });
+  await releaseKey(prisma, accountId, key, hash);
 }
 
 /**
@@ -188,7 +187,7 @@ export async function withIdempotency(
   for (let round = 0; round < 2 && claimed === null; round++) {
     claimed = await claim(prisma, accountId, key, req, hash);
     if (claimed !== null) break;
-    const existing = await prisma.idempotencyKey.findUnique({ where: { accountId_key: { accountId, key } } });
+    const existing = await findIdempotencyKey(prisma, accountId, key);
     if (!existing) continue;
     if (existing.requestHash !== hash) {
       throw badRequest(

@@ -13,9 +13,11 @@ export {
 } from './invoice-settlement';
 export type { SettledInvoice } from './invoice-settlement';
 export {
-  findInvoice,
+  countCustomerInvoices,
   findRefundByKey,
   lockInvoice,
+  readCustomerDraftIds,
+  readInvoiceStatus,
   readProductName,
   toInvoiceObject,
   updateLockedInvoice,
@@ -31,6 +33,7 @@ export {
   createKeyedInvoice,
   finalizeInTx,
   finalizeInvoice,
+  findInvoice,
   getInvoice,
   getInvoiceByNumber,
   onInvoiceTime,

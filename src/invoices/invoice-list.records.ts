@@ -117,6 +117,32 @@ const INVOICE_POSITION: Statement = {
 };
 
 /** Where an invoice of the account sits in the lists (its creation time) and what the filters look at, or null. */
+/** A row of the list's statements, as invoiceOfListRow reads it. */
+export type InvoiceListRow = Parameters<typeof invoiceOfListRow>[0];
+
+/** The page at an offset of the filtered list, newest first (invoicePageStatement). */
+export function readInvoicePage(
+  db: Queryable,
+  accountId: string,
+  filters: InvoiceFilters,
+  take: number,
+  skip: number,
+): Promise<InvoiceListRow[]> {
+  return queryBound<InvoiceListRow>(db, invoicePageStatement(accountId, filters, take, skip));
+}
+
+/** Up to `take` + 1 invoices of the filtered list after (`forward`) or before `at` (invoiceCursorStatement). */
+export function readInvoicesFromCursor(
+  db: Queryable,
+  accountId: string,
+  filters: InvoiceFilters,
+  at: InvoicePosition,
+  forward: boolean,
+  take: number,
+): Promise<InvoiceListRow[]> {
+  return queryBound<InvoiceListRow>(db, invoiceCursorStatement(accountId, filters, at, forward, take));
+}
+
 export async function readInvoicePosition(
   db: Queryable,
   accountId: string,

@@ -1,23 +1,21 @@
 import type { Db } from '../db/prisma';
-import { queryBound } from '../db/sql';
 import { notFound } from '../http/errors';
 import { cursorOf, cursorPageEnvelope, pageEnvelope, pageWindow, type Page } from '../http/pagination';
 import { fromUnixSeconds, halfOpenRange } from '../lib/time';
 import {
   countInvoices,
   findOffsetDay,
-  invoiceCursorStatement,
   invoiceOfListRow,
-  invoicePageStatement,
   countSameTimeAfter,
+  readInvoicePage,
   readInvoicePosition,
+  readInvoicesFromCursor,
   type InvoiceFilters,
+  type InvoiceListRow,
   type InvoicePosition,
 } from './invoice-list.records';
 import { toInvoiceObject } from './invoice.records';
 import type { InvoiceObject, ListInvoicesQuery } from './invoice.schemas';
-
-type ListRow = Parameters<typeof invoiceOfListRow>[0];
 
 /** An offset at or past which a page is found through invoice_counts' days rather than by skipping rows. */
 const DEEP_OFFSET = 2000;
@@ -68,18 +66,15 @@ async function pageRows(
   filters: InvoiceFilters,
   take: number,
   skip: number,
-): Promise<ListRow[]> {
+): Promise<InvoiceListRow[]> {
   const byStatusAtMost = filters.customer === undefined && filters.subscription === undefined;
   const unbounded = filters.from === undefined && filters.until === undefined;
   if (skip >= DEEP_OFFSET && byStatusAtMost && unbounded) {
     const day = await findOffsetDay(prisma, accountId, filters.status, skip);
     if (!day) return [];
-    return queryBound<ListRow>(
-      prisma,
-      invoicePageStatement(accountId, { ...filters, until: day.dayEnd }, take, skip - day.before),
-    );
+    return readInvoicePage(prisma, accountId, { ...filters, until: day.dayEnd }, take, skip - day.before);
   }
-  return queryBound<ListRow>(prisma, invoicePageStatement(accountId, filters, take, skip));
+  return readInvoicePage(prisma, accountId, filters, take, skip);
 }
 
 async function cursorPage(
@@ -96,7 +91,7 @@ async function cursorPage(
   const afterAt = new Date(at.createdAt.getTime() + 1);
   const newerFrom = filters.from && filters.from > afterAt ? filters.from : afterAt;
   const [rows, total, newer, ties] = await Promise.all([
-    queryBound<ListRow>(prisma, invoiceCursorStatement(accountId, filters, at, forward, take)),
+    readInvoicesFromCursor(prisma, accountId, filters, at, forward, take),
     countInvoices(prisma, accountId, filters),
     filters.until && filters.until <= newerFrom ? 0 : countInvoices(prisma, accountId, { ...filters, from: newerFrom }),
     countSameTimeAfter(prisma, accountId, filters, at),

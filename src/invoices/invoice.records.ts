@@ -141,11 +141,33 @@ function invoiceTax(invoice: InvoiceWithLines): TaxAmountObject | null {
   };
 }
 
-/** An invoice of the account with its lines, or 404 (also for another account's invoice). */
-export async function findInvoice(db: Db | Tx, accountId: string, id: string): Promise<InvoiceWithLines> {
-  const invoice = await db.invoice.findFirst({ where: { id, accountId }, include: INVOICE_INCLUDE });
-  if (!invoice) throw notFound('invoice', id);
-  return invoice;
+/** How many of the customer's invoices are `status`. */
+export function countCustomerInvoices(
+  db: Db | Tx,
+  accountId: string,
+  customerId: string,
+  status: string,
+): Promise<number> {
+  return db.invoice.count({ where: { accountId, customerId, status } });
+}
+
+/** The ids of the customer's draft invoices, oldest first. */
+export function readCustomerDraftIds(db: Db | Tx, accountId: string, customerId: string): Promise<{ id: string }[]> {
+  return db.invoice.findMany({
+    where: { accountId, customerId, status: 'draft' },
+    select: { id: true },
+    orderBy: { createdAt: 'asc' },
+  });
+}
+
+/** The status of an invoice of the account, or null (another account's too). */
+export function readInvoiceStatus(db: Db | Tx, accountId: string, id: string): Promise<Pick<Invoice, 'status'> | null> {
+  return db.invoice.findFirst({ where: { id, accountId }, select: { status: true } });
+}
+
+/** An invoice of the account with its lines, or null (also for another account's invoice). */
+export function findInvoiceRow(db: Db | Tx, accountId: string, id: string): Promise<InvoiceWithLines | null> {
+  return db.invoice.findFirst({ where: { id, accountId }, include: INVOICE_INCLUDE });
 }
 
 /** The customer of the account's invoice `id`, or undefined (no such invoice in the account). */

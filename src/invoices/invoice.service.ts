@@ -8,7 +8,7 @@ import { findTaxRates } from '../catalog';
 import { lockCustomer, readCustomerEvenDeleted } from '../customers';
 import type { AnyTx } from '../db/sql';
 import { sqlTransaction } from '../db/sql-transaction';
-import { ApiError, badRequest, conflict } from '../http/errors';
+import { ApiError, badRequest, conflict, orNotFound } from '../http/errors';
 import { parseOrThrow } from '../http/validation';
 import { recordEvent } from '../lib/events';
 import { newId, newUuid } from '../lib/ids';
@@ -16,10 +16,10 @@ import { formatMoney, MAX_CHARGE_AMOUNT } from '../lib/money';
 import { fromUnixSeconds } from '../lib/time';
 import { allocateInvoiceNumber } from './invoice-number.records';
 import {
-  findInvoice,
   findInvoiceByNumber,
   findInvoiceCustomerId,
   findInvoiceIdByKey,
+  findInvoiceRow,
   insertInvoiceWithLines,
   lockInvoice,
   readProductName,
@@ -37,6 +37,11 @@ import { discountParts, type DiscountTerms } from '../coupons';
 import { useOnceDiscount } from '../coupons';
 import { readAccountSeller, type AccountSeller } from '../accounts';
 import { invoiceSettled } from './invoice-settlement';
+
+/** An invoice of the account with its lines, or 404 (also for another account's invoice). */
+export async function findInvoice(db: Db | Tx, accountId: string, id: string): Promise<InvoiceWithLines> {
+  return orNotFound(await findInvoiceRow(db, accountId, id), 'invoice', id);
+}
 
 /** customer.updated with the customer as its balance now stands (a balance entry changed it). */
 export async function recordCustomerUpdated(tx: AnyTx, accountId: string, customerId: string): Promise<void> {

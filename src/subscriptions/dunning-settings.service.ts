@@ -1,6 +1,7 @@
 import { DUNNING_OUTCOMES } from './subscription-machine';
 import { columnValue } from '../lib/columns';
 import type { Db, Tx } from '../db/prisma';
+import { readDunningSettingsRow, writeDunningSettingsRow } from './subscription-settings.records';
 import type { DunningSettingsInput, DunningSettingsObject } from './subscription.schemas';
 
 /** decisions.md §7: retries 1, 3 and 5 days after a failed renewal charge, then cancel. */
@@ -11,7 +12,7 @@ export const DEFAULT_DUNNING: DunningSettingsObject = {
 };
 
 export async function getDunningSettings(db: Db | Tx, accountId: string): Promise<DunningSettingsObject> {
-  const row = await db.subscriptionDunningSettings.findUnique({ where: { accountId } });
+  const row = await readDunningSettingsRow(db, accountId);
   if (!row) return DEFAULT_DUNNING;
   return {
     object: 'dunning_settings',
@@ -26,11 +27,6 @@ export async function putDunningSettings(
   accountId: string,
   input: DunningSettingsInput,
 ): Promise<DunningSettingsObject> {
-  const data = { retryDays: input.retry_days, outcome: input.outcome };
-  await prisma.subscriptionDunningSettings.upsert({
-    where: { accountId },
-    create: { accountId, ...data },
-    update: data,
-  });
+  await writeDunningSettingsRow(prisma, accountId, { retryDays: input.retry_days, outcome: input.outcome });
   return { object: 'dunning_settings', ...input };
 }

@@ -3,6 +3,7 @@ import { computeTax, type TaxBehavior, type TaxRateForCalc } from '../catalog';
 import { TAX_BEHAVIORS } from '../catalog';
 import { columnValue } from '../lib/columns';
 import { toTaxRateObject } from '../catalog';
+import { readActiveTaxRates, readPriceAmounts } from '../catalog';
 import { ApiError, badRequest, isRefusal } from '../http/errors';
 import { previewInvoiceForBilling } from '../invoices';
 import { periodInvoice, type RenewalInvoiceInput } from './period-billing';
@@ -76,11 +77,16 @@ export type ItemWithParam = Pick<SubscriptionItemState, 'priceId' | 'quantity' |
  */
 export async function assertItemsWithinCeiling(db: Db, accountId: string, items: ItemWithParam[]): Promise<void> {
   const [prices, rates] = await Promise.all([
-    db.price.findMany({
-      where: { accountId, id: { in: items.map((item) => item.priceId) } },
-      select: { id: true, unitAmount: true, taxBehavior: true },
-    }),
-    db.taxRate.findMany({ where: { accountId, id: { in: items.flatMap((item) => item.taxRateIds) }, active: true } }),
+    readPriceAmounts(
+      db,
+      accountId,
+      items.map((item) => item.priceId),
+    ),
+    readActiveTaxRates(
+      db,
+      accountId,
+      items.flatMap((item) => item.taxRateIds),
+    ),
   ]);
   const unitAmounts = new Map(prices.map((price) => [price.id, Number(price.unitAmount)]));
   const taxBehaviors = new Map(

@@ -31,12 +31,14 @@ import {
   insertSubscriptionInTx,
   persistSubscriptionEventInTx,
   projectColumnsInTx,
+  getSubscriptionObject,
   recordFirstPeriodBilled,
 } from './subscription-projection.service';
 import type { PriceObject } from '../catalog';
 import { readPrices } from '../catalog';
+import { readInvoiceStatus } from '../invoices';
 import {
-  getSubscriptionObject,
+  readSubscriptionCollection,
   setCreatedEventInvoice,
   subscriptionVersionRow,
   toSubscriptionObject,
@@ -280,14 +282,9 @@ async function recordPaidPeriod(
  * with the attempt key of the creation's own charge). Null when there is none.
  */
 export async function createdBefore(prisma: Db, accountId: string, id: string): Promise<SubscriptionCreated | null> {
-  const row = await prisma.subscription.findFirst({
-    where: { id, accountId },
-    select: { collectionMethod: true, latestInvoiceId: true },
-  });
+  const row = await readSubscriptionCollection(prisma, accountId, id);
   if (!row) return null;
-  const invoice = row.latestInvoiceId
-    ? await prisma.invoice.findFirst({ where: { id: row.latestInvoiceId, accountId }, select: { status: true } })
-    : null;
+  const invoice = row.latestInvoiceId ? await readInvoiceStatus(prisma, accountId, row.latestInvoiceId) : null;
   return {
     subscription: await getSubscriptionObject(prisma, accountId, id),
     billingPending: row.collectionMethod === 'charge_automatically' && invoice?.status === 'open',

@@ -1,3 +1,6 @@
+import type { Prisma } from '../generated/prisma/client';
+import type { Db, Tx } from '../db/prisma';
+import type { SubscriptionWithItems } from './subscription.records';
 import {
   idsAfterPositionStatement,
   readCreatedPosition,
@@ -51,4 +54,48 @@ export function readSubscriptionPosition(
   id: string,
 ): Promise<SubscriptionPosition | null> {
   return readCreatedPosition(db, 'subscriptions', accountId, id);
+}
+
+/** The list's filters as Prisma's where (the page at an offset and the count read with it). */
+function subscriptionsWhere(accountId: string, filters: SubscriptionFilters): Prisma.SubscriptionWhereInput {
+  return {
+    accountId,
+    ...(filters.status ? { status: filters.status } : {}),
+    ...(filters.customer ? { customerId: filters.customer } : {}),
+  };
+}
+
+/** The ids of the page at an offset, newest first. */
+export async function readSubscriptionIdPage(
+  db: Db,
+  accountId: string,
+  filters: SubscriptionFilters,
+  page: { take: number; skip: number },
+): Promise<string[]> {
+  const rows = await db.subscription.findMany({
+    where: subscriptionsWhere(accountId, filters),
+    select: { id: true },
+    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+    ...page,
+  });
+  return rows.map((row) => row.id);
+}
+
+export function countSubscriptions(db: Db, accountId: string, filters: SubscriptionFilters): Promise<number> {
+  return db.subscription.count({ where: subscriptionsWhere(accountId, filters) });
+}
+
+/** The account's subscriptions of `ids` with their items, any order. */
+export function readSubscriptionsWithItems(db: Db, accountId: string, ids: string[]): Promise<SubscriptionWithItems[]> {
+  return db.subscription.findMany({ where: { accountId, id: { in: ids } }, include: { items: true } });
+}
+
+/** How many of the customer's subscriptions have a status of `statuses`. */
+export function countCustomerSubscriptions(
+  db: Db | Tx,
+  accountId: string,
+  customerId: string,
+  statuses: string[],
+): Promise<number> {
+  return db.subscription.count({ where: { accountId, customerId, status: { in: statuses } } });
 }

@@ -1,11 +1,11 @@
 import type { Db } from '../db/prisma';
-import type { AnyTx } from '../db/sql';
+import type { AnyTx, Queryable } from '../db/sql';
 import { sqlTransaction } from '../db/sql-transaction';
 import type { SubscriptionItem } from '../generated/prisma/client';
 import { findPricesForUse } from '../catalog';
 import { redeemCoupon } from '../coupons';
 import type { PriceObject } from '../catalog';
-import { ApiError } from '../http/errors';
+import { ApiError, orNotFound } from '../http/errors';
 import { currentOrigin, recordEvent } from '../lib/events';
 import { withOrigin, type EventOrigin } from '../lib/event-origin';
 import { newId } from '../lib/ids';
@@ -15,11 +15,11 @@ import { startColumns, type WorkflowStart } from '../temporal';
 import { type ChangeCause, type SubscriptionState } from './subscription-machine';
 import {
   deleteItemsBut,
-  getSubscriptionObject,
   insertSubscriptionRows,
   ITEM_FIELDS,
   lockSubscriptionVersion,
   readSubscriptionItems,
+  readSubscriptionObject,
   recordJson,
   subscriptionEventData,
   subscriptionRowColumns,
@@ -32,6 +32,11 @@ import {
   type SubscriptionWithItems,
 } from './subscription.records';
 import type { SubscriptionObject } from './subscription.schemas';
+
+/** A subscription of the account as the API shows it, or 404 (also for another account's subscription). */
+export async function getSubscriptionObject(db: Queryable, accountId: string, id: string): Promise<SubscriptionObject> {
+  return orNotFound(await readSubscriptionObject(db, accountId, id), 'subscription', id);
+}
 
 /**
  * The subscriptions row is a projection of the workflow's state (the workflow owns the truth). The

@@ -26,7 +26,6 @@ import { CUSTOMER_COLUMNS, type CustomerColumns } from '../customers';
 import { PRICE_COLUMNS, TAX_RATE_COLUMNS, readPrices } from '../catalog';
 import type { Db } from '../db/prisma';
 import type { PriceObject } from '../catalog';
-import { notFound } from '../http/errors';
 import { toUnixSeconds } from '../lib/time';
 import { webhookStatus, type ChangeCause } from './subscription-machine';
 import type { SubscriptionObject } from './subscription.schemas';
@@ -118,26 +117,45 @@ const SUBSCRIPTION_WITH_ITEMS: Statement = {
     FROM subscriptions s WHERE s.id = $1 AND s.account_id = $2`,
 };
 
-/** A subscription of the account, or 404 (also for another account's subscription). */
+/** A subscription of the account, or null (also for another account's subscription). */
 export async function findSubscriptionRow(
   db: Queryable,
   accountId: string,
   id: string,
-): Promise<SubscriptionWithItems> {
+): Promise<SubscriptionWithItems | null> {
   const [row] = await queryRows<Record<string, unknown> & { items: Record<string, unknown>[] }>(
     db,
     SUBSCRIPTION_WITH_ITEMS,
     [id, accountId],
   );
-  if (!row) throw notFound('subscription', id);
+  if (!row) return null;
   return {
     ...modelOfRow<Subscription>(SUBSCRIPTION_MODEL, row),
     items: row.items.map((item) => modelOfRow<SubscriptionItem>(ITEM_MODEL, item)),
   };
 }
 
-export async function getSubscriptionObject(db: Queryable, accountId: string, id: string): Promise<SubscriptionObject> {
-  const [object] = await toSubscriptionObjects(db, accountId, [await findSubscriptionRow(db, accountId, id)]);
+/** How a subscription of the account is collected and its latest invoice, or null (another account's too). */
+export function readSubscriptionCollection(
+  db: Db,
+  accountId: string,
+  id: string,
+): Promise<Pick<Subscription, 'collectionMethod' | 'latestInvoiceId'> | null> {
+  return db.subscription.findFirst({
+    where: { id, accountId },
+    select: { collectionMethod: true, latestInvoiceId: true },
+  });
+}
+
+/** A subscription of the account as the API shows it, or null (also for another account's subscription). */
+export async function readSubscriptionObject(
+  db: Queryable,
+  accountId: string,
+  id: string,
+): Promise<SubscriptionObject | null> {
+  const row = await findSubscriptionRow(db, accountId, id);
+  if (!row) return null;
+  const [object] = await toSubscriptionObjects(db, accountId, [row]);
   return object!;
 }
 

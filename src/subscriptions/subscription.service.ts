@@ -3,7 +3,6 @@ import type { AppDeps } from '../http/app-deps';
 import { BILLING_INTERVALS } from './billing-dates';
 import { columnValue } from '../lib/columns';
 import type { Client } from '@temporalio/client';
-import type { Prisma } from '../generated/prisma/client';
 import type { Db } from '../db/prisma';
 import { findPrice } from '../catalog';
 import type { PriceObject } from '../catalog';
@@ -19,10 +18,17 @@ import { findTaxRates, taxRateOfRow, taxRatesInOrder } from '../catalog';
 import type { TaxRateObject } from '../catalog';
 import { priceOfRow, toPriceObject, withProductNames } from '../catalog';
 import { customerOfRow, withCustomerNames } from '../customers';
+import { readCustomerTestClock } from '../customers';
 import { dateOf, dateOrNull, inOrderOf } from '../db/sql';
-import { badRequest, conflict, notFound } from '../http/errors';
+import { badRequest, conflict, notFound, orNotFound } from '../http/errors';
 import { keysetListPage, type Page } from '../http/pagination';
-import { readSubscriptionIdsAfter, readSubscriptionPosition } from './subscription-list.records';
+import {
+  countSubscriptions,
+  readSubscriptionIdPage,
+  readSubscriptionIdsAfter,
+  readSubscriptionPosition,
+  readSubscriptionsWithItems,
+} from './subscription-list.records';
 import { withParam } from '../invoices';
 import { idFromSeed, newId } from '../lib/ids';
 import { claimOperationId } from '../http/idempotency';
@@ -41,11 +47,11 @@ import type { BillingInterval } from './billing-dates';
 import type { ItemChange, SubscriptionChanges, SubscriptionCreateSpec } from './subscription-machine';
 import { updateSubscriptionWorkflow } from './subscription-workflow.client';
 import { createdBefore, createSubscriptionRecords } from './subscription-creation.service';
+import { getSubscriptionObject } from './subscription-projection.service';
 import { createGateway } from '../payments';
 import type { PaymentGateway } from '../payments';
 import {
   findSubscriptionRow,
-  getSubscriptionObject,
   readCreationInputs,
   toSubscriptionObjects,
   type SubscriptionWithItems,
@@ -290,32 +296,15 @@ export async function listSubscriptions(
   accountId: string,
   query: ListSubscriptionsQuery,
 ): Promise<Page<SubscriptionObject>> {
-  const where: Prisma.SubscriptionWhereInput = {
-    accountId,
-    ...(query.status ? { status: query.status } : {}),
-    ...(query.customer ? { customerId: query.customer } : {}),
-  };
   const filters = { status: query.status, customer: query.customer };
   return keysetListPage(query, {
     kind: 'subscription',
     find: (id) => readSubscriptionPosition(prisma, accountId, id),
     after: (at, forward, take) => readSubscriptionIdsAfter(prisma, accountId, filters, { at, forward, take: take + 1 }),
-    page: async (take, skip) =>
-      (
-        await prisma.subscription.findMany({
-          where,
-          select: { id: true },
-          orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-          take,
-          skip,
-        })
-      ).map((row) => row.id),
-    count: () => prisma.subscription.count({ where }),
+    page: (take, skip) => readSubscriptionIdPage(prisma, accountId, filters, { take, skip }),
+    count: () => countSubscriptions(prisma, accountId, filters),
     objects: async (ids) => {
-      const rows = await prisma.subscription.findMany({
-        where: { accountId, id: { in: ids } },
-        include: { items: true },
-      });
+      const rows = await readSubscriptionsWithItems(prisma, accountId, ids);
       const objects = await toSubscriptionObjects(prisma, accountId, inOrderOf(ids, rows));
       return query.include === 'names' ? withNames(prisma, accountId, objects) : objects;
     },
@@ -362,14 +351,11 @@ export async function liveSubscription(
   accountId: string,
   id: string,
 ): Promise<SubscriptionWithItems & { clockTime?: number }> {
-  const row = await findSubscriptionRow(prisma, accountId, id);
+  const row = orNotFound(await findSubscriptionRow(prisma, accountId, id), 'subscription', id);
   if (row.status === 'canceled' || row.status === 'expired') {
     throw conflict(`Subscription ${id} is ${row.status}; it can no longer change.`, `subscription_${row.status}`);
   }
-  const customer = await prisma.customer.findUniqueOrThrow({
-    where: { id: row.customerId },
-    select: { testClockId: true },
-  });
+  const customer = await readCustomerTestClock(prisma, row.customerId);
   return { ...row, clockTime: (await customerClock(prisma, customer))?.time };
 }
 
@@ -527,34 +513,37 @@ function originArgs(): [OriginArgs] {
  * after the claim: a retry taking over the key after the first request died once its change had taken
  * effect answers that change's result, not 409 (decisions.md §11).
  */
-export async function pauseSubscription(
+export function pauseSubscription(
   deps: SubscriptionDeps,
   accountId: string,
   id: string,
   idempotencySeed?: string,
 ): Promise<SubscriptionObject> {
-  await liveSubscription(deps.prisma, accountId, id);
-  return updateSubscriptionWorkflow(
-    deps,
-    id,
-    pauseUpdate,
-    originArgs(),
-    idempotencySeed && claimOperationId(idempotencySeed, 'subscription-pause'),
-  );
+  return pauseOrResume(deps, accountId, id, 'pause', idempotencySeed);
 }
 
-export async function resumeSubscription(
+export function resumeSubscription(
   deps: SubscriptionDeps,
   accountId: string,
   id: string,
   idempotencySeed?: string,
 ): Promise<SubscriptionObject> {
+  return pauseOrResume(deps, accountId, id, 'resume', idempotencySeed);
+}
+
+async function pauseOrResume(
+  deps: SubscriptionDeps,
+  accountId: string,
+  id: string,
+  action: 'pause' | 'resume',
+  idempotencySeed: string | undefined,
+): Promise<SubscriptionObject> {
   await liveSubscription(deps.prisma, accountId, id);
   return updateSubscriptionWorkflow(
     deps,
     id,
-    resumeUpdate,
+    action === 'pause' ? pauseUpdate : resumeUpdate,
     originArgs(),
-    idempotencySeed && claimOperationId(idempotencySeed, 'subscription-resume'),
+    idempotencySeed && claimOperationId(idempotencySeed, `subscription-${action}`),
   );
 }

@@ -1,4 +1,5 @@
 import type { WorkflowStart } from '../generated/prisma/client';
+import type { Db } from '../db/prisma';
 import { execute, queryRows, type AnyTx, type Queryable, type Statement } from '../db/sql';
 
 /** A workflow_starts row as the API writes it (args and options as JSON text). */
@@ -66,4 +67,9 @@ export async function startsOlderThan(
   limit: number,
 ): Promise<RecordedStart[]> {
   return queryRows<RecordedStart>(db, STARTS_OLDER_THAN, [taskQueue, olderThanMs / 1000, limit]);
+}
+
+/** Whether a start of the workflow is recorded and not made yet. */
+export async function hasWorkflowStart(db: Db, workflowId: string): Promise<boolean> {
+  return (await db.workflowStart.count({ where: { workflowId } })) > 0;
 }

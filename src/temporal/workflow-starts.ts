@@ -7,6 +7,7 @@ import {
   insertWorkflowStart,
   startsOlderThan,
   type WorkflowStartRow,
+  hasWorkflowStart,
 } from './workflow-start.records';
 import { logger as defaultLogger, type Logger } from '../http/logger';
 import { forEachLimited } from '../lib/concurrency';
@@ -150,7 +151,7 @@ export async function startRecordedWorkflow(
 
 /** Whether a workflow is recorded to start and not started yet (as far as the outbox knows). */
 export async function isStartPending(prisma: Db, workflowId: string): Promise<boolean> {
-  return (await prisma.workflowStart.count({ where: { workflowId } })) > 0;
+  return hasWorkflowStart(prisma, workflowId);
 }
 
 export interface SweeperOptions {

@@ -1,4 +1,5 @@
 import type { Db, Tx } from '../db/prisma';
+import { readSaleProcessorOutcome } from './terminal.records';
 
 /** What the terminal's processor answers for a sale: its outcome, or `unknown` when it has none. */
 export type ProcessorSaleOutcome = 'approved' | 'declined' | 'unknown';
@@ -11,7 +12,6 @@ export type ProcessorSaleOutcome = 'approved' | 'declined' | 'unknown';
  * `unknown`. A real processor would be asked here by the sale id.
  */
 export async function processorSaleOutcome(db: Db | Tx, saleId: string): Promise<ProcessorSaleOutcome> {
-  const sale = await db.terminalSale.findUnique({ where: { id: saleId }, select: { processorOutcome: true } });
-  const outcome = sale?.processorOutcome;
+  const outcome = await readSaleProcessorOutcome(db, saleId);
   return outcome === 'approved' || outcome === 'declined' ? outcome : 'unknown';
 }

@@ -5,10 +5,11 @@ import { pageEnvelope, pageWindow, type Page, type PageParams } from '../http/pa
 import { newId } from '../lib/ids';
 import { toUnixSeconds } from '../lib/time';
 import type { CreateTerminalInput, TerminalObject } from './terminal.schemas';
+import { findTerminalRow, insertTerminal, readTerminalPage, readTerminalSale } from './terminal.records';
 
 /** A terminal of the account, or 404 naming `param` (also for another account's terminal). */
 export async function findTerminal(db: Db | Tx, accountId: string, id: string, param = 'id'): Promise<Terminal> {
-  const terminal = await db.terminal.findFirst({ where: { id, accountId } });
+  const terminal = await findTerminalRow(db, accountId, id);
   if (!terminal) {
     const missing = notFound('terminal', id);
     throw new ApiError('not_found', missing.code, missing.message, param);
@@ -17,9 +18,7 @@ export async function findTerminal(db: Db | Tx, accountId: string, id: string, p
 }
 
 async function toTerminalObject(db: Db | Tx, terminal: Terminal): Promise<TerminalObject> {
-  const sale = terminal.currentSaleId
-    ? await db.terminalSale.findUnique({ where: { id: terminal.currentSaleId } })
-    : null;
+  const sale = terminal.currentSaleId ? await readTerminalSale(db, terminal.currentSaleId) : null;
   return {
     id: terminal.id,
     object: 'terminal',
@@ -44,7 +43,7 @@ export async function createTerminal(
   accountId: string,
   input: CreateTerminalInput,
 ): Promise<TerminalObject> {
-  const terminal = await prisma.terminal.create({ data: { id: newId('terminal'), accountId, label: input.label } });
+  const terminal = await insertTerminal(prisma, { id: newId('terminal'), accountId, label: input.label });
   return toTerminalObject(prisma, terminal);
 }
 
@@ -53,10 +52,6 @@ export async function getTerminal(prisma: Db, accountId: string, id: string): Pr
 }
 
 export async function listTerminals(prisma: Db, accountId: string, page: PageParams): Promise<Page<TerminalObject>> {
-  const where = { accountId };
-  const [rows, total] = await Promise.all([
-    prisma.terminal.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], ...pageWindow(page) }),
-    prisma.terminal.count({ where }),
-  ]);
+  const [rows, total] = await readTerminalPage(prisma, accountId, pageWindow(page));
   return pageEnvelope(await Promise.all(rows.map((row) => toTerminalObject(prisma, row))), total, page);
 }

@@ -1,5 +1,6 @@
 // The test-clocks module's public face: what other modules use of it (written by scripts/module-faces.ts;
 // docs/architecture.md, "Modules"). Files that load no other module's index.ts come first.
+export { readTestClockRow } from './test-clock.records';
 export {
   clockBinding,
   clockForNewCustomer,

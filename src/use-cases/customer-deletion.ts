@@ -2,7 +2,8 @@ import type { Db, Tx } from '../db/prisma';
 import { markCustomerDeleted } from '../customers';
 import { lockCustomer } from '../customers';
 import { conflict } from '../http/errors';
-import { voidInTx } from '../invoices';
+import { countCustomerInvoices, readCustomerDraftIds, voidInTx } from '../invoices';
+import { countCustomerSubscriptions } from '../subscriptions';
 import { detachAllInTx } from '../payments';
 
 /**
@@ -20,7 +21,7 @@ const LIVE_PLAN_STATUSES = ['pending', 'active', 'past_due', 'defaulted'];
  */
 async function refuseWhileBilled(tx: Tx, accountId: string, customerId: string): Promise<void> {
   const [subscriptions, plans] = await Promise.all([
-    tx.subscription.count({ where: { accountId, customerId, status: { in: LIVE_SUBSCRIPTION_STATUSES } } }),
+    countCustomerSubscriptions(tx, accountId, customerId, LIVE_SUBSCRIPTION_STATUSES),
     tx.paymentPlan.count({ where: { accountId, customerId, status: { in: LIVE_PLAN_STATUSES } } }),
   ]);
   if (subscriptions > 0 || plans > 0) {
@@ -30,7 +31,7 @@ async function refuseWhileBilled(tx: Tx, accountId: string, customerId: string):
     );
   }
   // An open invoice is money owed: the merchant collects it or voids it; deleting the customer does neither.
-  const open = await tx.invoice.count({ where: { accountId, customerId, status: 'open' } });
+  const open = await countCustomerInvoices(tx, accountId, customerId, 'open');
   if (open > 0) throw openInvoiceConflict(customerId, open);
 }
 
@@ -56,11 +57,7 @@ export async function deleteCustomer(
     const current = await lockCustomer(tx, accountId, id, 'update');
     await refuseWhileBilled(tx, accountId, id);
     // Nothing of a deleted customer stays payable or chargeable: drafts are voided, its cards detached.
-    const drafts = await tx.invoice.findMany({
-      where: { accountId, customerId: id, status: 'draft' },
-      select: { id: true },
-      orderBy: { createdAt: 'asc' },
-    });
+    const drafts = await readCustomerDraftIds(tx, accountId, id);
     // A draft finalized meanwhile (its finalization held the invoice's lock) is open: refused as above.
     for (const draft of drafts) await voidInTx(tx, accountId, draft.id, { onlyDraft: openInvoiceConflict(id, 1) });
     await detachAllInTx(tx, accountId, id);

@@ -1,6 +1,7 @@
 import type { WebhookAttempt, WebhookDelivery, WebhookDestination } from '../generated/prisma/client';
 import type { Db } from '../db/prisma';
 import { execute, queryRows, type Statement } from '../db/sql';
+import type { SigningSecretColumns } from './destination.records';
 
 // An attempt that goes as planned is two statements, prepared on the worker's pool (src/db/sql.ts): the
 // claim, which answers the delivery and its destination, and the record. Through Prisma they were six
@@ -9,18 +10,8 @@ import { execute, queryRows, type Statement } from '../db/sql';
 
 /** What a send needs: the delivery, its envelope, and its destination's URL and secrets. */
 export type DeliveryToSend = Pick<WebhookDelivery, 'id' | 'eventId' | 'status' | 'lastError' | 'payload'> &
-  Pick<
-    WebhookDestination,
-    | 'url'
-    | 'active'
-    | 'deletedAt'
-    | 'secret'
-    | 'secretCiphertext'
-    | 'secretKeyId'
-    | 'previousSecretCiphertext'
-    | 'previousSecretKeyId'
-    | 'previousSecretExpiresAt'
-  > & { destinationId: WebhookDestination['id'] };
+  Pick<WebhookDestination, 'url' | 'active' | 'deletedAt'> &
+  SigningSecretColumns & { destinationId: WebhookDestination['id'] };
 
 /** A delivery with its destination, the send in flight if any and, if recorded, the attempt asked for (null columns otherwise). */
 export type DeliveryRow = DeliveryToSend &

@@ -1,6 +1,17 @@
 import type { Prisma, WebhookDestination } from '../generated/prisma/client';
 import type { Db, Tx } from '../db/prisma';
 
+/** The columns a destination's signing secrets are read from (the current one, and the previous one while it lasts). */
+export type SigningSecretColumns = Pick<
+  WebhookDestination,
+  | 'secret'
+  | 'secretCiphertext'
+  | 'secretKeyId'
+  | 'previousSecretCiphertext'
+  | 'previousSecretKeyId'
+  | 'previousSecretExpiresAt'
+>;
+
 /** A destination of the account that is not deleted, or null (another account's too). */
 export function readLiveDestination(db: Db | Tx, accountId: string, id: string): Promise<WebhookDestination | null> {
   return db.webhookDestination.findFirst({ where: { id, accountId, deletedAt: null } });

@@ -12,6 +12,7 @@ import {
   readLiveDestination,
   readLiveDestinations,
   updateDestinationRow,
+  type SigningSecretColumns,
 } from './destination.records';
 
 export function toDestinationObject(destination: WebhookDestination): DestinationObject {
@@ -42,17 +43,8 @@ function sealedSecret(destinationId: string, secret: string) {
   return { secret: null, secretCiphertext: sealed.ciphertext, secretKeyId: sealed.keyId };
 }
 
-/** The columns a destination's signing secrets are read from. */
-export type DestinationSecrets = Pick<
-  WebhookDestination,
-  | 'id'
-  | 'secret'
-  | 'secretCiphertext'
-  | 'secretKeyId'
-  | 'previousSecretCiphertext'
-  | 'previousSecretKeyId'
-  | 'previousSecretExpiresAt'
->;
+/** A destination as its signing secrets are read. */
+export type DestinationSecrets = Pick<WebhookDestination, 'id'> & SigningSecretColumns;
 
 function currentSecret(destination: DestinationSecrets): string {
   if (destination.secretCiphertext && destination.secretKeyId) {

@@ -1,5 +1,6 @@
 import pg from 'pg';
-import { lockInvoice, findInvoice } from '../../src/invoices/invoice.records';
+import { lockInvoice } from '../../src/invoices/invoice.records';
+import { findInvoice } from '../../src/invoices';
 import { lockPrice } from '../../src/catalog/records';
 import { findDefaultPaymentMethod, readPaymentMethod } from '../../src/payments/payment-method.service';
 import { paymentAttempts } from '../../src/transactions/ledger';

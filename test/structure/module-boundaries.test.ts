@@ -16,7 +16,7 @@ const root = path.resolve(__dirname, '../..');
 const cases = {
   recordsOfAnotherModule: {
     filePath: 'src/coupons/coupon.service.ts',
-    code: "import { findInvoice } from '../invoices/invoice.records';\nexport const read = findInvoice;\n",
+    code: "import { findInvoiceRow } from '../invoices/invoice.records';\nexport const read = findInvoiceRow;\n",
     ruleId: 'modules/private-files',
   },
   indexOfAnotherModule: {

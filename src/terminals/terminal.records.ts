@@ -1,0 +1,34 @@
+import type { Prisma, Terminal, TerminalSale } from '../generated/prisma/client';
+import type { Db, Tx } from '../db/prisma';
+
+/** A terminal of the account, or null (also for another account's terminal). */
+export function findTerminalRow(db: Db | Tx, accountId: string, id: string): Promise<Terminal | null> {
+  return db.terminal.findFirst({ where: { id, accountId } });
+}
+
+export function insertTerminal(db: Db, data: Prisma.TerminalUncheckedCreateInput): Promise<Terminal> {
+  return db.terminal.create({ data });
+}
+
+/** The page at an offset of the account's terminals, newest first, with how many it has. */
+export async function readTerminalPage(
+  db: Db,
+  accountId: string,
+  window: { skip: number; take: number },
+): Promise<[Terminal[], number]> {
+  const where = { accountId };
+  return Promise.all([
+    db.terminal.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], ...window }),
+    db.terminal.count({ where }),
+  ]);
+}
+
+export function readTerminalSale(db: Db | Tx, id: string): Promise<TerminalSale | null> {
+  return db.terminalSale.findUnique({ where: { id } });
+}
+
+/** The outcome the simulated processor recorded for a sale whose report it lost, or null. */
+export async function readSaleProcessorOutcome(db: Db | Tx, saleId: string): Promise<string | null> {
+  const sale = await db.terminalSale.findUnique({ where: { id: saleId }, select: { processorOutcome: true } });
+  return sale?.processorOutcome ?? null;
+}
