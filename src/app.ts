@@ -16,6 +16,7 @@ import { registerCustomerReportRoutes } from './support';
 import { auditRecorder } from './audit';
 import { registerApiKeyRoutes } from './accounts';
 import { registerBusinessDetailsRoutes } from './accounts';
+import { registerGatewaySettingsRoutes } from './gateway-settings';
 import { registerProductRoutes } from './catalog';
 import { registerPriceRoutes } from './catalog';
 import { registerTaxRateRoutes } from './catalog';
@@ -140,6 +141,7 @@ export function createApp(deps: AppDeps): express.Express {
   registerWebhookRoutes(api, routeDeps);
   registerApiKeyRoutes(api, routeDeps);
   registerBusinessDetailsRoutes(api, routeDeps);
+  registerGatewaySettingsRoutes(api, routeDeps);
   registerProductRoutes(api, routeDeps);
   registerPriceRoutes(api, routeDeps);
   registerTaxRateRoutes(api, routeDeps);
