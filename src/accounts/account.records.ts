@@ -109,3 +109,16 @@ export function readExistingApiKey(db: Db | Tx, id: string): Promise<ApiKey> {
 export function readAccountApiKey(db: Db | Tx, accountId: string, id: string): Promise<ApiKey | null> {
   return db.apiKey.findFirst({ where: { id, accountId } });
 }
+
+/** What chooses an account's payment processor (src/payments/gateways.ts). */
+export type GatewayAccount = Pick<Account, 'id' | 'gatewayKind' | 'paymentProcessor'>;
+
+const GATEWAY_ACCOUNT: Statement = {
+  name: 'account_gateway',
+  text: `SELECT id, gateway_kind AS "gatewayKind", payment_processor AS "paymentProcessor" FROM accounts WHERE id = $1`,
+};
+
+export async function readGatewayAccount(db: Queryable, accountId: string): Promise<GatewayAccount | undefined> {
+  const [row] = await queryRows<GatewayAccount>(db, GATEWAY_ACCOUNT, [accountId]);
+  return row;
+}

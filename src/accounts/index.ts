@@ -3,10 +3,11 @@
 export {
   readAccountProfile,
   readAccountSeller,
+  readGatewayAccount,
   readProrationBehavior,
   writeProrationBehavior,
 } from './account.records';
-export type { AccountProfile, AccountSeller } from './account.records';
+export type { AccountProfile, AccountSeller, GatewayAccount } from './account.records';
 export {
   GATEWAY_KINDS,
   createAccount,

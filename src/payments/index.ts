@@ -7,9 +7,10 @@ export { chargeFailure } from './charge-failure';
 export { assertPaysCurrency } from './currencies';
 export type { PaymentGateway } from './gateway';
 export { lockCustomerMethods } from './payment-method.records';
-export { createGateway } from './simulated-gateway';
+export { createGateway, simulatedGateway } from './simulated-gateway';
 export { FAILURES, cardTestBehavior } from './test-numbers';
 export { chargeEntry, refundEntry } from './gateway-attempt';
+export { registerGateway } from './gateways';
 export {
   attachPaymentMethod,
   createPaymentMethod,
