@@ -3,6 +3,8 @@
 // when it has connected none. Loaded once by the API and the worker before they choose a gateway.
 import { registerGateway } from './payments';
 import { simulatedGateway } from './payments';
+import { stripeGateway } from './stripe-gateway';
 
 registerGateway('card_processor', simulatedGateway);
 registerGateway('bank_processor', simulatedGateway);
+registerGateway('stripe', stripeGateway);

@@ -122,3 +122,8 @@ export async function readGatewayAccount(db: Queryable, accountId: string): Prom
   const [row] = await queryRows<GatewayAccount>(db, GATEWAY_ACCOUNT, [accountId]);
   return row;
 }
+
+/** Makes `processor`'s adapter serve the account's payments (src/payments/gateways.ts); null: its gateway kind's. */
+export async function writePaymentProcessor(db: Db | Tx, accountId: string, processor: string | null): Promise<void> {
+  await db.account.update({ where: { id: accountId }, data: { paymentProcessor: processor } });
+}

@@ -5,6 +5,7 @@ export {
   readAccountSeller,
   readGatewayAccount,
   readProrationBehavior,
+  writePaymentProcessor,
   writeProrationBehavior,
 } from './account.records';
 export type { AccountProfile, AccountSeller, GatewayAccount } from './account.records';

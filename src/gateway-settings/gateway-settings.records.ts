@@ -1,5 +1,5 @@
 import type { GatewaySettings, Prisma } from '../generated/prisma/client';
-import type { Db } from '../db/prisma';
+import type { Db, Tx } from '../db/prisma';
 
 export function readGatewaySettingsRow(db: Db, accountId: string): Promise<GatewaySettings | null> {
   return db.gatewaySettings.findUnique({ where: { accountId } });
@@ -12,7 +12,7 @@ export function readGatewaySettingsByWebhookKey(db: Db, webhookKey: string): Pro
 
 /** Writes the account's settings; a new row takes `webhookKey`, an existing one keeps its own. */
 export function upsertGatewaySettingsRow(
-  db: Db,
+  db: Db | Tx,
   accountId: string,
   data: Omit<Prisma.GatewaySettingsUncheckedCreateInput, 'accountId' | 'webhookKey'>,
   webhookKey: string,

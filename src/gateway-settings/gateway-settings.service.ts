@@ -6,6 +6,7 @@ import { open, seal } from '../lib/encryption';
 import { newSecret } from '../lib/ids';
 import { toUnixSeconds } from '../lib/time';
 import { verifyStripeSecretKey } from '../stripe-gateway';
+import { writePaymentProcessor } from '../accounts';
 import {
   readGatewaySettingsByWebhookKey,
   readGatewaySettingsRow,
@@ -86,21 +87,25 @@ export async function putGatewaySettings(
   }
   const secretKey = seal(input.secret_key, secretKeyContext(accountId));
   const webhookSecret = seal(input.webhook_secret, webhookSecretContext(accountId));
-  const row = await upsertGatewaySettingsRow(
-    prisma,
-    accountId,
-    {
-      processor: input.processor,
-      livemode: input.secret_key.startsWith('sk_live_'),
-      secretKeyCiphertext: secretKey.ciphertext,
-      secretKeyKeyId: secretKey.keyId,
-      secretKeyLast4: input.secret_key.slice(-4),
-      webhookSecretCiphertext: webhookSecret.ciphertext,
-      webhookSecretKeyId: webhookSecret.keyId,
-      webhookSecretLast4: input.webhook_secret.slice(-4),
-    },
-    newSecret('gwk'),
-  );
+  // The connection and the account's processor change together: the next charge goes through Stripe.
+  const row = await prisma.$transaction(async (tx) => {
+    await writePaymentProcessor(tx, accountId, input.processor);
+    return upsertGatewaySettingsRow(
+      tx,
+      accountId,
+      {
+        processor: input.processor,
+        livemode: input.secret_key.startsWith('sk_live_'),
+        secretKeyCiphertext: secretKey.ciphertext,
+        secretKeyKeyId: secretKey.keyId,
+        secretKeyLast4: input.secret_key.slice(-4),
+        webhookSecretCiphertext: webhookSecret.ciphertext,
+        webhookSecretKeyId: webhookSecret.keyId,
+        webhookSecretLast4: input.webhook_secret.slice(-4),
+      },
+      newSecret('gwk'),
+    );
+  });
   return toGatewaySettingsObject(row);
 }
 

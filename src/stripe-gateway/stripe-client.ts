@@ -22,9 +22,10 @@ export function stripeClient(secretKey: string): Stripe {
       host: base.hostname,
       port: base.port || (base.protocol === 'http:' ? 80 : 443),
       protocol: base.protocol === 'http:' ? 'http' : 'https',
-      // Every write carries our own Idempotency-Key, so the client's retries of a lost answer never move
-      // money twice; what is still unanswered after them is an unknown outcome, settled by asking again.
-      maxNetworkRetries: 2,
+      // No retries of its own: a refused connection then means Stripe never saw the request (unavailable)
+      // and a lost answer means it may have (unknown), which retries would blur; the charge protocol sends
+      // the same key again or asks (docs/decisions.md, "Stripe's answers as the port's results").
+      maxNetworkRetries: 0,
       timeout: STRIPE_TIMEOUT_MS,
       telemetry: false,
     });

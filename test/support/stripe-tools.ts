@@ -1,4 +1,6 @@
 import fs from 'node:fs';
+import http from 'node:http';
+import type net from 'node:net';
 import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { paths } from '../../src/config';
@@ -76,4 +78,87 @@ export async function startLocalstripe(): Promise<StripeStandIn> {
   ].join('\n');
   const child = spawnBound(localstripePython, ['-c', program], { stdio: ['ignore', 'pipe', 'pipe'] });
   return started(child, port, 'localstripe');
+}
+
+/** A request the proxy passed on (or answered itself), as Stripe would have received it. */
+export interface ProxiedRequest {
+  method: string;
+  path: string;
+  headers: http.IncomingHttpHeaders;
+  /** The form-encoded body, decoded (`metadata[invoice_id]` as its own key). */
+  form: Record<string, string>;
+  /** The upstream's status and JSON answer, when it was asked. */
+  answered?: { status: number; body: any };
+}
+
+/**
+ * What the proxy does with the next requests: `forward` (the default) passes them on; `cut` passes a
+ * request on, lets the upstream answer, then destroys the connection (the request reached Stripe, its
+ * answer was lost); a status answers that status with a Stripe error body without passing it on.
+ */
+export type ProxyMode = 'forward' | 'cut' | { status: number; error: { type: string; code?: string; message: string } };
+
+export interface StripeProxy {
+  apiBase: string;
+  requests: ProxiedRequest[];
+  mode(next: ProxyMode): void;
+  close(): Promise<void>;
+}
+
+/** An HTTP proxy in front of stripe-mock or localstripe that records what the adapter sends and can lose answers. */
+export async function startStripeProxy(upstream: string): Promise<StripeProxy> {
+  const requests: ProxiedRequest[] = [];
+  let current: ProxyMode = 'forward';
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const raw = Buffer.concat(chunks);
+      const recorded: ProxiedRequest = {
+        method: req.method!,
+        path: req.url!,
+        headers: req.headers,
+        form: Object.fromEntries(new URLSearchParams(raw.toString('utf8'))),
+      };
+      requests.push(recorded);
+      const mode = current;
+      if (typeof mode === 'object') {
+        res.writeHead(mode.status, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ error: mode.error }));
+        return;
+      }
+      const headers = { ...req.headers };
+      delete headers.host;
+      fetch(`${upstream}${req.url}`, {
+        method: req.method,
+        headers: headers as Record<string, string>,
+        body: raw.length > 0 ? raw : undefined,
+      })
+        .then(async (answer) => {
+          const text = await answer.text();
+          recorded.answered = { status: answer.status, body: text ? JSON.parse(text) : undefined };
+          if (mode === 'cut') {
+            req.socket.destroy();
+            return;
+          }
+          res.writeHead(answer.status, { 'content-type': 'application/json', 'request-id': 'req_proxy' });
+          res.end(text);
+        })
+        .catch(() => req.socket.destroy());
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  return {
+    apiBase: `http://127.0.0.1:${port}`,
+    requests,
+    mode: (next) => {
+      current = next;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
 }
