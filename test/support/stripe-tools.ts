@@ -61,8 +61,9 @@ export async function startStripeMock(): Promise<StripeStandIn> {
 /**
  * localstripe on a port of its own, from an empty store. Upstream pickles its whole store to
  * /tmp/localstripe.pickle after every write, a file every instance on the machine would share: the
- * dump is turned off, so parallel test files never see each other's objects. It listens on every
- * interface (no option says otherwise).
+ * dump is turned off, so parallel test files never see each other's objects. It predates
+ * `automatic_payment_methods` (which Stripe needs for an off-session confirm without a return URL) and
+ * refuses it: the stand-in drops it. It listens on every interface (no option says otherwise).
  */
 export async function startLocalstripe(): Promise<StripeStandIn> {
   const missing = stripeToolMissing('localstripe');
@@ -72,6 +73,9 @@ export async function startLocalstripe(): Promise<StripeStandIn> {
     'import sys',
     'import localstripe.resources as resources',
     'resources.Store.dump_to_disk = lambda self: None',
+    'create_intent = resources.PaymentIntent._api_create.__func__',
+    'resources.PaymentIntent._api_create = classmethod(',
+    '    lambda cls, automatic_payment_methods=None, **data: create_intent(cls, **data))',
     'from localstripe.server import start',
     `sys.argv = ['localstripe', '--port', '${port}', '--from-scratch']`,
     'start()',
