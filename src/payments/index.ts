@@ -10,6 +10,7 @@ export type {
   ChargeRequest,
   ChargeResult,
   PaymentGateway,
+  ProcessorReport,
   RefundRequest,
   RefundResult,
   RetrieveChargeRequest,

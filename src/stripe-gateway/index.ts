@@ -2,3 +2,4 @@
 // docs/architecture.md, "Modules"). Files that load no other module's index.ts come first.
 export { verifyStripeSecretKey } from './stripe-client';
 export { stripeGateway } from './stripe-gateway';
+export { stripeWebhookRouter } from './processor-webhook.routes';
