@@ -106,6 +106,7 @@ export async function putGatewaySettings(
       newSecret('gwk'),
     );
   });
+  credentialsCache.delete(accountId);
   return toGatewaySettingsObject(row);
 }
 
@@ -125,10 +126,26 @@ function credentialsOf(row: GatewaySettings): ProcessorCredentials {
   };
 }
 
+/**
+ * How long a process keeps an account's decrypted connection: a charge then costs no read of its row. A
+ * PUT clears it at once in the process that answered it; other API and worker processes take the new
+ * key within this time, as they take a revoked API key within the auth cache's 30 s.
+ */
+export const CREDENTIALS_CACHE_MS = 30_000;
+const credentialsCache = new Map<string, { until: number; credentials: Promise<ProcessorCredentials | null> }>();
+const CREDENTIALS_CACHE_SIZE = 10_000;
+
 /** The account's processor and its secrets, or null: no processor connected (the simulated gateway). */
-export async function readProcessorCredentials(prisma: Db, accountId: string): Promise<ProcessorCredentials | null> {
-  const row = await readGatewaySettingsRow(prisma, accountId);
-  return row ? credentialsOf(row) : null;
+export function readProcessorCredentials(prisma: Db, accountId: string): Promise<ProcessorCredentials | null> {
+  const now = Date.now();
+  const cached = credentialsCache.get(accountId);
+  if (cached && cached.until > now) return cached.credentials;
+  if (credentialsCache.size >= CREDENTIALS_CACHE_SIZE) credentialsCache.clear();
+  const credentials = readGatewaySettingsRow(prisma, accountId).then((row) => (row ? credentialsOf(row) : null));
+  credentialsCache.set(accountId, { until: now + CREDENTIALS_CACHE_MS, credentials });
+  // A failed read is not kept: the next charge reads again.
+  credentials.catch(() => credentialsCache.delete(accountId));
+  return credentials;
 }
 
 /** The connection whose processor-webhook URL ends with `webhookKey` for `processor`, or null. */
