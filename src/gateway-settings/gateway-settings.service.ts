@@ -74,7 +74,7 @@ export async function putGatewaySettings(
 ): Promise<GatewaySettingsObject> {
   const verdict = await verifyStripeSecretKey(input.secret_key);
   if (verdict.status === 'refused') {
-    throw badRequest(`Stripe refused this secret key: ${verdict.message}`, 'secret_key', 'secret_key_refused');
+    throw badRequest(`Stripe refused this secret key (${verdict.message}).`, 'secret_key', 'secret_key_refused');
   }
   if (verdict.status === 'unavailable') {
     throw new ApiError(

@@ -67,6 +67,7 @@ export async function verifyStripeSecretKey(secretKey: string): Promise<KeyVerdi
   } catch (error) {
     if (!(error instanceof Stripe.errors.StripeError)) throw error;
     if (stripeUnavailable(error)) return { status: 'unavailable', message: error.message };
-    return { status: 'refused', message: error.message };
+    // Stripe's own message may quote the key (stripe-mock echoes the Authorization header): only its status and code.
+    return { status: 'refused', message: `HTTP ${error.statusCode ?? '?'}${error.code ? `, ${error.code}` : ''}` };
   }
 }
