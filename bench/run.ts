@@ -12,6 +12,7 @@ import { benchSubscriptions } from './subscriptions';
 import { benchDashboard } from './dashboard';
 import { benchScale } from './scale';
 import { benchStorm } from './storm';
+import { benchStripe } from './stripe';
 import { startBenchServices, type BenchContext, type Engine, type Figures } from './support';
 
 const SECTIONS: Record<string, (ctx: BenchContext) => Promise<Figures>> = {
@@ -20,6 +21,8 @@ const SECTIONS: Record<string, (ctx: BenchContext) => Promise<Figures>> = {
   subscriptions: benchSubscriptions,
   dashboard: benchDashboard,
   // Data at scale: the lists on the first engine (no Temporal figure), the renewal storm on the server engine.
+  // The Stripe adapter's charge path against stripe-mock, beside the stripe client's direct calls: no Temporal figure.
+  stripe: async (ctx) => (ctx.engine === firstEngine ? benchStripe(ctx) : {}),
   scale: async (ctx) => ({ ...(ctx.engine === firstEngine ? await benchScale(ctx) : {}), ...(await benchStorm(ctx)) }),
 };
 

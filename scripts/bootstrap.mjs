@@ -5,7 +5,10 @@
 //  - the Temporal server and temporal-sql-tool (the `server` engine, on PostgreSQL), with the module's
 //    PostgreSQL schema folders copied beside them;
 //  - the Temporal Web UI server (for the `server` engine);
-//  - the Java time-skipping test server (io.temporal:temporal-test-server) from Maven Central, with a launcher.
+//  - the Java time-skipping test server (io.temporal:temporal-test-server) from Maven Central, with a launcher;
+//  - Stripe's test tools for the Stripe adapter's tests: stripe-mock (built with `go install`) and localstripe
+//    (PyPI, in a virtual environment of its own). Without Go or Python they are skipped, saying so, and the
+//    tests that need them skip too.
 // Later runs reuse what is there. TEMPORAL_CLI or a `temporal` on PATH replaces the CLI build.
 // SKIP_TOOLS_BOOTSTRAP=1 skips everything. `node scripts/bootstrap.mjs go` builds only the Go programs.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
@@ -166,13 +169,51 @@ function timeSkippingServer() {
   fs.chmodSync(launcher, 0o755);
 }
 
+/** stripe-mock (Stripe's OpenAPI, validated requests, fixture answers) in .tools/stripe-mock/<version>/. */
+async function stripeMock() {
+  const version = versions.stripeMock;
+  const dir = path.join(tools, 'stripe-mock', version);
+  const binary = path.join(dir, 'stripe-mock');
+  if (fs.existsSync(binary)) return log(`stripe-mock ${version}: reused`);
+  if (!has('go')) return log(`stripe-mock ${version}: skipped, Go is not installed (the Stripe adapter's tests skip)`);
+  const gobin = path.join(dir, 'gobin');
+  await goInstall(`stripe-mock ${version}`, 'about a minute', gobin, [`github.com/stripe/stripe-mock@${version}`]);
+  fs.renameSync(path.join(gobin, 'stripe-mock'), binary);
+  fs.rmSync(gobin, { recursive: true, force: true });
+}
+
+/** localstripe (a stateful Stripe stand-in that declines Stripe's decline test cards) in a venv of its own. */
+function localstripe() {
+  const version = versions.localstripe;
+  // A venv writes its own path into its scripts: the real one, so a tools folder reached through a
+  // symbolic link (a worktree's) keeps working after that link is gone.
+  fs.mkdirSync(tools, { recursive: true });
+  const dir = path.join(fs.realpathSync(tools), 'localstripe', version);
+  const ready = path.join(dir, '.complete');
+  if (fs.existsSync(ready)) return log(`localstripe ${version}: reused`);
+  if (!has('python3')) return log(`localstripe ${version}: skipped, python3 is not installed (its tests skip)`);
+  fs.rmSync(dir, { recursive: true, force: true });
+  try {
+    run('python3', ['-m', 'venv', path.join(dir, 'venv')]);
+    run(path.join(dir, 'venv', 'bin', 'pip'), ['install', '--quiet', `localstripe==${version}`]);
+  } catch (error) {
+    fs.rmSync(dir, { recursive: true, force: true });
+    return log(`localstripe ${version}: skipped, install failed (${error.message}); \`npm run bootstrap\` tries again`);
+  }
+  fs.writeFileSync(ready, `${version}\n`);
+}
+
 async function main() {
   const onlyGo = process.argv[2] === 'go';
   // The CLI first: the server and UI builds then reuse most of its compiled packages.
   await temporalCli();
   await temporalServer();
   await temporalUiServer();
-  if (!onlyGo) timeSkippingServer();
+  if (!onlyGo) {
+    timeSkippingServer();
+    await stripeMock();
+    localstripe();
+  }
   log('toolchain ready');
 }
 

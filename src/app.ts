@@ -21,6 +21,9 @@ import { registerCustomerReportRoutes } from './support';
 import { auditRecorder } from './audit';
 import { registerApiKeyRoutes } from './accounts';
 import { registerBusinessDetailsRoutes } from './accounts';
+import { registerGatewaySettingsRoutes } from './gateway-settings';
+import { PROCESSOR_WEBHOOKS_PATH } from './gateway-settings';
+import { stripeWebhookRouter } from './stripe-gateway';
 import { registerProductRoutes } from './catalog';
 import { registerPriceRoutes } from './catalog';
 import { registerTaxRateRoutes } from './catalog';
@@ -145,6 +148,8 @@ export function createApp(deps: AppDeps): express.Express {
   app.use(dashboardRouter(deps.dashboardDir));
   // Pages customers open from a link (docs/api.md "Hosted pages"): HTML with their own policy, never the API's JSON.
   app.use(hostedPagesRouter(routeDeps, log));
+  // Each connected account's Stripe events, signed with its webhook secret (docs/api.md, "Payment processors").
+  app.use(`${PROCESSOR_WEBHOOKS_PATH}/stripe`, stripeWebhookRouter(deps.prisma));
   app.use(api.router);
   app.locals.api = api;
 
@@ -197,6 +202,7 @@ function registerApiRoutes(api: Api, routeDeps: AppDeps & { gateway: PaymentGate
   registerWebhookRoutes(api, routeDeps);
   registerApiKeyRoutes(api, routeDeps);
   registerBusinessDetailsRoutes(api, routeDeps);
+  registerGatewaySettingsRoutes(api, routeDeps);
   registerProductRoutes(api, routeDeps);
   registerPriceRoutes(api, routeDeps);
   registerTaxRateRoutes(api, routeDeps);

@@ -39,6 +39,22 @@ export const config = {
   get publicUrl() {
     return process.env.PUBLIC_URL || `http://localhost:${intFromEnv('PORT', 3000)}`;
   },
+  /**
+   * Where the Stripe adapter sends its API calls: Stripe's own address unless set (tests point it at
+   * stripe-mock or localstripe, docs/api.md "Payment processors"). A URL: its protocol, host and port are used.
+   */
+  get stripeApiBase(): URL {
+    const raw = process.env.STRIPE_API_BASE || 'https://api.stripe.com';
+    let url: URL;
+    try {
+      url = new URL(raw);
+    } catch {
+      throw new Error(`STRIPE_API_BASE must be a URL such as https://api.stripe.com, got "${raw}"`);
+    }
+    if (url.protocol !== 'https:' && url.protocol !== 'http:')
+      throw new Error(`STRIPE_API_BASE must be an http or https URL, got "${raw}"`);
+    return url;
+  },
   /** Days a finalized invoice's hosted page link stays valid (docs/decisions.md §29). */
   get hostedInvoiceLinkDays() {
     return intFromEnv('HOSTED_INVOICE_LINK_DAYS', 180);

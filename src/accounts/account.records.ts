@@ -139,3 +139,21 @@ export function readExistingApiKey(db: Db | Tx, id: string): Promise<ApiKey> {
 export function readAccountApiKey(db: Db | Tx, accountId: string, id: string): Promise<ApiKey | null> {
   return db.apiKey.findFirst({ where: { id, accountId } });
 }
+
+/** What chooses an account's payment processor (src/payments/gateways.ts). */
+export type GatewayAccount = Pick<Account, 'id' | 'gatewayKind' | 'paymentProcessor'>;
+
+const GATEWAY_ACCOUNT: Statement = {
+  name: 'account_gateway',
+  text: `SELECT id, gateway_kind AS "gatewayKind", payment_processor AS "paymentProcessor" FROM accounts WHERE id = $1`,
+};
+
+export async function readGatewayAccount(db: Queryable, accountId: string): Promise<GatewayAccount | undefined> {
+  const [row] = await queryRows<GatewayAccount>(db, GATEWAY_ACCOUNT, [accountId]);
+  return row;
+}
+
+/** Makes `processor`'s adapter serve the account's payments (src/payments/gateways.ts); null: its gateway kind's. */
+export async function writePaymentProcessor(db: Db | Tx, accountId: string, processor: string | null): Promise<void> {
+  await db.account.update({ where: { id: accountId }, data: { paymentProcessor: processor } });
+}

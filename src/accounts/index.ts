@@ -7,11 +7,13 @@ export {
   readAccountProfile,
   readAccountSeller,
   readExistingAccount,
+  readGatewayAccount,
   readProrationBehavior,
   updateAccountSettingsRow,
+  writePaymentProcessor,
   writeProrationBehavior,
 } from './account.records';
-export type { AccountProfile, AccountSeller } from './account.records';
+export type { AccountProfile, AccountSeller, GatewayAccount } from './account.records';
 export {
   GATEWAY_KINDS,
   createAccount,

@@ -258,6 +258,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/settings/gateway": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account's card processor, and the last characters of its secrets (developer or superadmin)
+         * @description processor is `simulated` until a processor is connected. The secrets are never answered, only their last 4 characters; webhook_url is the endpoint to give the processor for its events. docs/api.md, "Payment processors".
+         */
+        get: operations["getSettingsGateway"];
+        /**
+         * Connect the account to Stripe with its secret key and webhook signing secret (developer or superadmin)
+         * @description The key is checked with Stripe first: a key Stripe refuses is a 400 naming secret_key, and a Stripe that does not answer a 502 `gateway_unavailable` (nothing saved; retry). Both secrets are stored encrypted (AES-256-GCM) and never shown again. A live key (sk_live_) makes livemode true. docs/api.md, "Payment processors".
+         */
+        put: operations["putSettingsGateway"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/products/taxCodes": {
         parameters: {
             query?: never;
@@ -3312,6 +3336,36 @@ export interface components {
             support_phone?: string | null;
             /** @description The tax number printed on invoices (a VAT number, an EIN...), as written */
             tax_id?: string | null;
+        };
+        GatewaySettings: {
+            /** @enum {string} */
+            object: "gateway_settings";
+            /**
+             * @description simulated: no processor connected, payments go through the simulated gateway
+             * @enum {string}
+             */
+            processor: "simulated" | "stripe";
+            /** @description True exactly for a live secret key: test and live objects never mix */
+            livemode: boolean;
+            /** @description The secret key's last 4 characters; null: none connected */
+            secret_key_last4: string | null;
+            /** @description The webhook signing secret's last 4 characters */
+            webhook_secret_last4: string | null;
+            /** @description The account's own processor-webhook endpoint, to give the processor; null until connected */
+            webhook_url: string | null;
+            /** @description When the settings last changed (Unix seconds); null: never */
+            updated: number | null;
+        };
+        GatewaySettingsUpdate: {
+            /**
+             * @description The card processor: stripe
+             * @enum {string}
+             */
+            processor: "stripe";
+            /** @description The Stripe secret API key (test or live); stored encrypted, never shown again but its last 4 characters */
+            secret_key: string;
+            /** @description The signing secret of the Stripe webhook endpoint pointed at webhook_url; stored encrypted */
+            webhook_secret: string;
         };
         Product: {
             id: string;
@@ -7046,6 +7100,223 @@ export interface operations {
             };
             /** @description An unexpected error (logged with the request id) */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PostgreSQL or Temporal does not answer: retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getSettingsGateway: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewaySettings"];
+                };
+            };
+            /** @description Invalid request: `error.param` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key, the user or the account may not do this; or a write made with a dashboard session lacks its CSRF token or comes from another origin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests with this API key (`code: rate_limit`): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers are larger than 64 KB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PostgreSQL or Temporal does not answer: retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    putSettingsGateway: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description 1 to 255 visible ASCII characters. The same key and body within 24 h answer the first response again. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GatewaySettingsUpdate"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GatewaySettings"];
+                };
+            };
+            /** @description Invalid request: `error.param` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key, the user or the account may not do this; or a write made with a dashboard session lacks its CSRF token or comes from another origin */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The resource's state forbids the action */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than 1 MB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is not `application/json` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests with this API key (`code: rate_limit`): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers are larger than 64 KB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            502: {
                 headers: {
                     [name: string]: unknown;
                 };

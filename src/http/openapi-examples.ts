@@ -33,6 +33,11 @@ const CARD_EXPIRY_YEAR = new Date().getUTCFullYear() + 5;
  * its schema.
  */
 const REQUEST_EXAMPLES: Record<string, unknown> = {
+  'put /settings/gateway': {
+    processor: 'stripe',
+    secret_key: 'sk_test_51ExampleKeyOnly0000',
+    webhook_secret: 'whsec_ExampleSigningSecret0000',
+  },
   'post /products': {
     name: 'Pro plan',
     currency: 'USD',

@@ -1,7 +1,7 @@
 import type { PaymentMethod, Transaction } from '../generated/prisma/client';
 import { ApiError } from '../http/errors';
 import type { LedgerOutcome } from '../transactions';
-import { GatewayRequestError, type PaymentGateway } from './gateway';
+import { GatewayRequestError, type ChargeResult, type PaymentGateway, type RefundResult } from './gateway';
 import { toGatewayPaymentMethod } from './payment-method.service';
 
 /**
@@ -15,14 +15,18 @@ async function atGateway<T>(call: () => Promise<T>, unavailable: string): Promis
     return await call();
   } catch (error) {
     if (error instanceof GatewayRequestError) throw error;
-    throw new ApiError(
-      'api_error',
-      'gateway_unavailable',
-      `The payment gateway did not answer. ${unavailable}`,
-      undefined,
-      502,
-    );
+    throw gatewayUnavailable(unavailable);
   }
+}
+
+function gatewayUnavailable(unavailable: string): ApiError {
+  return new ApiError(
+    'api_error',
+    'gateway_unavailable',
+    `The payment gateway did not answer. ${unavailable}`,
+    undefined,
+    502,
+  );
 }
 
 export async function chargeEntry(
@@ -42,14 +46,30 @@ export async function chargeEntry(
       }),
     unavailable,
   );
-  return result.status === 'succeeded'
-    ? { status: 'succeeded', gatewayReference: result.chargeId }
-    : {
-        status: 'failed',
-        gatewayReference: result.chargeId,
-        failureCode: result.failureCode,
-        failureMessage: result.failureMessage,
-      };
+  return settledOutcome(result, (settled) => ('chargeId' in settled ? settled.chargeId : ''), unavailable);
+}
+
+/**
+ * A result the ledger records today: succeeded or failed. An answer lost (`unknown`) leaves the entry
+ * pending, to be finished under its key as a gateway that did not answer; `pending` and
+ * `requires_action` are not answered by the simulated gateway yet.
+ */
+function settledOutcome<R extends ChargeResult | RefundResult>(
+  result: R,
+  reference: (settled: R) => string,
+  unavailable: string,
+): LedgerOutcome {
+  if (result.status === 'succeeded') return { status: 'succeeded', gatewayReference: reference(result) };
+  if (result.status === 'failed') {
+    const failed = result as Extract<R, { status: 'failed' }>;
+    return {
+      status: 'failed',
+      gatewayReference: reference(result),
+      failureCode: failed.failureCode,
+      failureMessage: failed.failureMessage,
+    };
+  }
+  throw gatewayUnavailable(unavailable);
 }
 
 /** Refunds `-refund.amount` cents of the charge behind `source` (the payment entry refunded). */
@@ -68,12 +88,5 @@ export async function refundEntry(
       }),
     unavailable,
   );
-  return result.status === 'succeeded'
-    ? { status: 'succeeded', gatewayReference: result.refundId }
-    : {
-        status: 'failed',
-        gatewayReference: result.refundId,
-        failureCode: result.failureCode,
-        failureMessage: result.failureMessage,
-      };
+  return settledOutcome(result, (settled) => ('refundId' in settled ? settled.refundId : ''), unavailable);
 }

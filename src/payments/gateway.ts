@@ -1,64 +1,104 @@
 /**
- * The payment gateway seen by the billing code. Both calls take an idempotency key: the same key
- * answers the first result again and never moves money twice, so callers derive keys from what they
- * are doing (invoice + attempt) and may retry freely after a crash or timeout.
+ * The port every payment processor adapter implements whole (docs/architecture.md, "Payment
+ * processors"). It says nothing of any one processor: the billing code charges, refunds and asks what
+ * became of a request, and an adapter turns that into its processor's calls and its answers into
+ * these results.
+ *
+ * Every call takes an idempotency key: the same key answers the first result again and never moves
+ * money twice, so callers derive keys from what they are doing (invoice + attempt) and may call again
+ * after a crash, a timeout or an `unknown` answer. A processor whose own keys expire (Stripe keeps them
+ * 24 hours) must still answer the first result for a key, through `retrieveCharge`/`retrieveRefund`.
  */
+
+/** The stored payment method charged: the adapter reads what else it needs of it by id. */
 export interface GatewayPaymentMethod {
+  /** The service's id: the processor's own (`pm_...`) for an adapter whose methods are the processor's. */
   id: string;
   accountId: string;
+  /** `card` or `us_bank_account`. */
   type: string;
-  /** Simulator only: the verdict stored for test numbers (the number itself is never kept). */
-  testBehavior: string;
-  /** Detached from its customer: a processor refuses to charge it (decisions.md §5). */
-  detached: boolean;
-  /** A card's expiry (valid through that month, UTC); null for a bank account. */
-  expMonth: number | null;
-  expYear: number | null;
+  /** The service's customer the method is attached to (an adapter maps it to its processor's customer). */
+  customerId: string | null;
 }
 
 export interface ChargeRequest {
+  /** Positive integer cents, at most MAX_CHARGE_AMOUNT (src/lib/money.ts). */
   amount: number;
+  /** ISO 4217, lower case, as the API takes it. */
   currency: string;
   paymentMethod: GatewayPaymentMethod;
   idempotencyKey: string;
   description?: string;
+  /** What the charge is for (`invoice_id`, `payment_plan_id`), kept by the processor beside the charge. */
+  metadata?: Record<string, string>;
 }
 
+/**
+ * What became of a charge. `pending` and `requires_action` settle later (a processor's report, or a
+ * `retrieveCharge`); `unknown` is an answer that was lost (a timeout after the request was sent): the
+ * money may have moved, so it is never read as failed, and it is finished under the same key, never a
+ * new one. `failureCode` is the service's code (`card_declined`, `insufficient_funds`, `expired_card`,
+ * an ACH return as `bank_return_R01`...; docs/decisions.md §5), `declineCode` the issuer's when the
+ * processor gives one; `retryable` says whether charging again later may succeed.
+ */
 export type ChargeResult =
-  | { status: 'succeeded'; chargeId: string; amount: number; currency: string }
+  | { status: 'succeeded'; chargeId: string }
   | {
       status: 'failed';
       chargeId: string;
-      amount: number;
-      currency: string;
       failureCode: string;
+      declineCode?: string;
       failureMessage: string;
       retryable: boolean;
-    };
+    }
+  | { status: 'pending'; chargeId: string }
+  | { status: 'requires_action'; chargeId: string; actionUrl?: string }
+  | { status: 'unknown'; reason: string };
 
 export interface RefundRequest {
+  /** The `chargeId` of the succeeded charge refunded. */
   chargeId: string;
+  /** Positive integer cents, at most what is left of the charge. */
   amount: number;
   idempotencyKey: string;
+  metadata?: Record<string, string>;
 }
 
 export type RefundResult =
-  | { status: 'succeeded'; refundId: string; chargeId: string; amount: number }
-  | {
-      status: 'failed';
-      refundId: string;
-      chargeId: string;
-      amount: number;
-      failureCode: string;
-      failureMessage: string;
-    };
+  | { status: 'succeeded'; refundId: string }
+  | { status: 'failed'; refundId: string; failureCode: string; failureMessage: string }
+  | { status: 'pending'; refundId: string }
+  | { status: 'unknown'; reason: string };
+
+export interface RetrieveChargeRequest {
+  idempotencyKey: string;
+  /** The processor's id when an earlier answer gave one. */
+  chargeId?: string;
+}
+
+export interface RetrieveRefundRequest {
+  idempotencyKey: string;
+  refundId?: string;
+}
 
 export interface PaymentGateway {
   charge(request: ChargeRequest): Promise<ChargeResult>;
   refund(request: RefundRequest): Promise<RefundResult>;
+  /**
+   * What the processor did with the charge under this key: its result now (`pending` until it settles),
+   * or null when the processor never received it, so that charging again under the same key is safe.
+   * Reconciliation asks this of every entry left `unknown` (never answers `unknown` itself: a processor
+   * that cannot be asked throws GatewayUnavailableError and is asked again later).
+   */
+  retrieveCharge(request: RetrieveChargeRequest): Promise<ChargeResult | null>;
+  /** The same for a refund. */
+  retrieveRefund(request: RetrieveRefundRequest): Promise<RefundResult | null>;
 }
 
-/** The gateway refused the call itself (bad key reuse, unknown charge): a programming or state error, not a decline. */
+/**
+ * The processor refused the call itself (a reused key with another request, an unknown charge, a refund
+ * above what is left): a programming or state error, not a decline, and not worth retrying.
+ */
 export class GatewayRequestError extends Error {
   constructor(
     readonly code: string,
@@ -67,3 +107,27 @@ export class GatewayRequestError extends Error {
     super(message);
   }
 }
+
+/**
+ * The processor could not take the call (an outage, a refused connection, its 5xx before it accepted
+ * the request, a rate limit): nothing happened there, so the same call may be made again under the same
+ * key. A call whose request may have reached the processor answers `unknown` instead of throwing this.
+ */
+export class GatewayUnavailableError extends Error {
+  readonly retryable = true;
+  constructor(
+    readonly processor: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * What a processor reports on its own (a webhook, a settlement timer): the later outcome of a charge or
+ * refund it answered `pending`, `requires_action` or `unknown` for. The adapter's webhook endpoint turns its processor's events into these and the
+ * charge protocol records them (src/transactions/collect.ts, `recordReportedOutcome`).
+ */
+export type ProcessorReport =
+  | { kind: 'charge'; accountId: string; idempotencyKey: string; result: ChargeResult }
+  | { kind: 'refund'; accountId: string; idempotencyKey: string; result: RefundResult };

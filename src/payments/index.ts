@@ -5,11 +5,23 @@ export type { CreatePaymentMethodInput, PaymentMethodObject } from './payment-me
 export { cardBrand, fingerprint } from './card-numbers';
 export { chargeFailure } from './charge-failure';
 export { assertPaysCurrency } from './currencies';
-export type { PaymentGateway } from './gateway';
+export { GatewayRequestError, GatewayUnavailableError } from './gateway';
+export type {
+  ChargeRequest,
+  ChargeResult,
+  PaymentGateway,
+  ProcessorReport,
+  RefundRequest,
+  RefundResult,
+  RetrieveChargeRequest,
+  RetrieveRefundRequest,
+} from './gateway';
 export { lockCustomerMethods } from './payment-method.records';
-export { createGateway } from './simulated-gateway';
+export { createGateway, simulatedGateway } from './simulated-gateway';
 export { FAILURES, cardTestBehavior } from './test-numbers';
 export { chargeEntry, refundEntry } from './gateway-attempt';
+export { registerGateway } from './gateways';
+export type { GatewayFactory } from './gateways';
 export {
   attachPaymentMethod,
   createPaymentMethod,

@@ -67,10 +67,7 @@ export function toGatewayPaymentMethod(method: PaymentMethod): GatewayPaymentMet
     id: method.id,
     accountId: method.accountId,
     type: method.type,
-    testBehavior: method.testBehavior,
-    detached: method.detachedAt !== null,
-    expMonth: method.cardExpMonth,
-    expYear: method.cardExpYear,
+    customerId: method.customerId,
   };
 }
 

@@ -1,6 +1,7 @@
 import type { Db } from '../db/prisma';
-import type { GatewayCharge } from '../generated/prisma/client';
+import type { GatewayCharge, PaymentMethod } from '../generated/prisma/client';
 import { insertCharge, lockCharge } from './gateway.records';
+import { readPaymentMethod } from './payment-method.records';
 import { newId } from '../lib/ids';
 import { MAX_CHARGE_AMOUNT } from '../lib/money';
 import {
@@ -10,10 +11,13 @@ import {
   type PaymentGateway,
   type RefundRequest,
   type RefundResult,
+  type RetrieveChargeRequest,
+  type RetrieveRefundRequest,
 } from './gateway';
 import { FAILURES, TEST_BEHAVIORS, type TestBehavior } from './test-numbers';
 import { paysCurrency } from './currencies';
 import { currentTime } from '../lib/clock-time';
+import type { GatewayFactory } from './gateways';
 
 function isTestBehavior(value: string): value is TestBehavior {
   return (TEST_BEHAVIORS as readonly string[]).includes(value);
@@ -33,11 +37,10 @@ function assertPositiveCents(amount: number): void {
 }
 
 function toChargeResult(row: GatewayCharge): ChargeResult {
-  const base = { chargeId: row.id, amount: Number(row.amount), currency: row.currency };
-  if (row.status === 'succeeded') return { status: 'succeeded', ...base };
+  if (row.status === 'succeeded') return { status: 'succeeded', chargeId: row.id };
   return {
     status: 'failed',
-    ...base,
+    chargeId: row.id,
     failureCode: row.failureCode!,
     failureMessage: row.failureMessage!,
     retryable: row.retryable,
@@ -45,9 +48,8 @@ function toChargeResult(row: GatewayCharge): ChargeResult {
 }
 
 function toRefundResult(row: GatewayCharge): RefundResult {
-  const base = { refundId: row.id, chargeId: row.chargeId!, amount: Number(row.amount) };
-  if (row.status === 'succeeded') return { status: 'succeeded', ...base };
-  return { status: 'failed', ...base, failureCode: row.failureCode!, failureMessage: row.failureMessage! };
+  if (row.status === 'succeeded') return { status: 'succeeded', refundId: row.id };
+  return { status: 'failed', refundId: row.id, failureCode: row.failureCode!, failureMessage: row.failureMessage! };
 }
 
 interface Failure {
@@ -57,7 +59,7 @@ interface Failure {
 }
 
 /** The outcome a test number asks for (decisions.md §5), or null when it succeeds. */
-function testFailureOf(method: ChargeRequest['paymentMethod']): Failure | null {
+function testFailureOf(method: PaymentMethod): Failure | null {
   const behavior = isTestBehavior(method.testBehavior) ? method.testBehavior : 'card_declined';
   if (behavior === 'succeeds') return null;
   const failure = FAILURES[behavior];
@@ -74,9 +76,8 @@ function testFailureOf(method: ChargeRequest['paymentMethod']): Failure | null {
  * billing code refuses the first and the last before the gateway (this is the last line of defence);
  * an expiry passes while a card is on file, so only the charge can find it.
  */
-function refusalOf(request: ChargeRequest): Failure | null {
-  const { paymentMethod } = request;
-  if (paymentMethod.detached) {
+function refusalOf(request: ChargeRequest, paymentMethod: PaymentMethod): Failure | null {
+  if (paymentMethod.detachedAt !== null) {
     return {
       code: 'payment_method_detached',
       message: 'The payment method was detached and cannot be charged again.',
@@ -86,9 +87,9 @@ function refusalOf(request: ChargeRequest): Failure | null {
   // A card is valid through its expiry month, judged at the service's time: a test clock's when the
   // charge is made for a customer on one (src/lib/clock-time.ts), the wall clock's otherwise.
   if (
-    paymentMethod.expYear !== null &&
-    paymentMethod.expMonth !== null &&
-    currentTime().getTime() >= Date.UTC(paymentMethod.expYear, paymentMethod.expMonth, 1)
+    paymentMethod.cardExpYear !== null &&
+    paymentMethod.cardExpMonth !== null &&
+    currentTime().getTime() >= Date.UTC(paymentMethod.cardExpYear, paymentMethod.cardExpMonth, 1)
   ) {
     return { code: 'expired_card', message: 'Your card has expired.', retryable: false };
   }
@@ -109,12 +110,22 @@ function refusalOf(request: ChargeRequest): Failure | null {
  * one key charge at most once and all see the same result.
  */
 export class SimulatedGateway implements PaymentGateway {
-  constructor(private readonly prisma: Db) {}
+  constructor(
+    private readonly prisma: Db,
+    private readonly accountId: string | null,
+  ) {}
 
   async charge(request: ChargeRequest): Promise<ChargeResult> {
     assertPositiveCents(request.amount);
-    const { paymentMethod } = request;
-    const failure = refusalOf(request) ?? testFailureOf(paymentMethod);
+    // The simulator's own verdict for the method (its test number's, kept when it was created), read by id.
+    const paymentMethod = await readPaymentMethod(
+      this.prisma,
+      request.paymentMethod.accountId,
+      request.paymentMethod.id,
+    );
+    if (!paymentMethod)
+      throw new GatewayRequestError('payment_method_missing', `No such payment method: ${request.paymentMethod.id}`);
+    const failure = refusalOf(request, paymentMethod) ?? testFailureOf(paymentMethod);
     const inserted = await insertCharge(this.prisma, {
       id: newId('gatewayCharge'),
       accountId: paymentMethod.accountId,
@@ -195,6 +206,23 @@ export class SimulatedGateway implements PaymentGateway {
     });
   }
 
+  async retrieveCharge(request: RetrieveChargeRequest): Promise<ChargeResult | null> {
+    const row = await this.find(request.idempotencyKey);
+    return row && row.kind === 'charge' ? toChargeResult(row) : null;
+  }
+
+  async retrieveRefund(request: RetrieveRefundRequest): Promise<RefundResult | null> {
+    const row = await this.find(request.idempotencyKey);
+    return row && row.kind === 'refund' ? toRefundResult(row) : null;
+  }
+
+  private find(idempotencyKey: string): Promise<GatewayCharge | null> {
+    if (this.accountId === null) throw new GatewayRequestError('account_missing', 'The gateway serves no account.');
+    return this.prisma.gatewayCharge.findUnique({
+      where: { accountId_idempotencyKey: { accountId: this.accountId, idempotencyKey } },
+    });
+  }
+
   private async stored(accountId: string, idempotencyKey: string): Promise<GatewayCharge> {
     return this.prisma.gatewayCharge.findUniqueOrThrow({
       where: { accountId_idempotencyKey: { accountId, idempotencyKey } },
@@ -202,7 +230,10 @@ export class SimulatedGateway implements PaymentGateway {
   }
 }
 
-/** The gateway the service uses; a real processor plugs in here behind the same interface. */
+/** The simulated gateway serving one account (both gateway kinds: src/gateway-registrations.ts). */
+export const simulatedGateway: GatewayFactory = ({ prisma, account }) => new SimulatedGateway(prisma, account.id);
+
+/** Transitional: the simulator for every account, until the callers take the registry (src/payments/gateways.ts). */
 export function createGateway(prisma: Db): PaymentGateway {
-  return new SimulatedGateway(prisma);
+  return new SimulatedGateway(prisma, null);
 }

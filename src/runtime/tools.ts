@@ -11,6 +11,8 @@ export const toolVersions = JSON.parse(
   temporalServer: string;
   temporalUiServer: string;
   timeSkippingTestServer: string;
+  stripeMock: string;
+  localstripe: string;
 };
 
 /** The Temporal CLI: TEMPORAL_CLI, else the project's tools folder, else a `temporal` on PATH. */

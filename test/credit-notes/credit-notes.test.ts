@@ -290,6 +290,8 @@ describe('card refunds at the gateway', () => {
     const silent: PaymentGateway = {
       charge: (request) => real.charge(request),
       refund: () => Promise.reject(new Error('timeout')),
+      retrieveCharge: (request) => real.retrieveCharge(request),
+      retrieveRefund: (request) => real.retrieveRefund(request),
     };
     const body = { invoice: invoice.id, amount: 1000, reason: 'duplicate' as const, refund_to: 'card' as const };
     // The seed an Idempotency-Key's claim gives the request, and its takeover (src/http/idempotency.ts).
@@ -326,14 +328,14 @@ describe('card refunds at the gateway', () => {
     const real = createGateway(app.prisma);
     const refusing: PaymentGateway = {
       charge: (request) => real.charge(request),
-      refund: async (request) => ({
+      refund: async () => ({
         status: 'failed',
         refundId: 're_refused',
-        chargeId: request.chargeId,
-        amount: request.amount,
         failureCode: 'charge_disputed',
         failureMessage: 'The charge is disputed.',
       }),
+      retrieveCharge: (request) => real.retrieveCharge(request),
+      retrieveRefund: (request) => real.retrieveRefund(request),
     };
     const { note } = await createCreditNote(app.prisma, refusing, accountId, {
       invoice: invoice.id,

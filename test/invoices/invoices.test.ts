@@ -705,6 +705,8 @@ describe('PUT /invoices/{id} (pay)', () => {
         throw new Error('connection reset');
       },
       refund: (request) => real.refund(request),
+      retrieveCharge: (request) => real.retrieveCharge(request),
+      retrieveRefund: (request) => real.retrieveRefund(request),
     };
     const before = await gatewayCharges(app.prisma, accountId);
     await expect(payInvoice(app.prisma, losesAnswer, accountId, invoice.id)).rejects.toMatchObject({

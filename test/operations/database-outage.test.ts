@@ -155,6 +155,8 @@ describe('PostgreSQL going away after a subscription was created and charged', (
         return result;
       },
       refund: (request: RefundRequest) => inner.refund(request),
+      retrieveCharge: inner.retrieveCharge.bind(inner),
+      retrieveRefund: inner.retrieveRefund.bind(inner),
     };
     return gateway;
   }

@@ -5,15 +5,27 @@ import pino from 'pino';
 import { createApp } from '../../src/app';
 import { apiClient, createTestAccount, startTestApp, type TestApp } from '../support/harness';
 import { CARDS, addPaymentMethod, cardBody, createCustomer } from '../support/payments';
+import { startStripeMock, stripeToolMissing, type StripeStandIn } from '../support/stripe-tools';
 
 // After API keys, webhook secrets (created and rolled), cards with a CVC and a failed
-// card went through the API, neither a dump of every table nor the captured logs hold any of them.
+// card went through the API, neither a dump of every table nor the captured logs hold any of them; nor
+// of a Stripe secret key and webhook secret connected (and a key Stripe refused), when stripe-mock is installed.
 
 let app: TestApp;
+let stripeMock: StripeStandIn | undefined;
+const apiBaseBefore = process.env.STRIPE_API_BASE;
 beforeAll(async () => {
+  if (!stripeToolMissing('stripe-mock')) {
+    stripeMock = await startStripeMock();
+    process.env.STRIPE_API_BASE = stripeMock.apiBase;
+  }
   app = await startTestApp();
 });
-afterAll(() => app.close());
+afterAll(async () => {
+  process.env.STRIPE_API_BASE = apiBaseBefore;
+  await app.close();
+  await stripeMock?.stop();
+});
 
 /**
  * Every row of every table in the schema as PostgreSQL's text form (`(col1,col2,...)`): the data a
@@ -114,6 +126,30 @@ it('a fresh database dump and the logs hold no API key, webhook secret, card num
       })
     ).body as { secret: string };
 
+    const stripeSecrets: Record<string, string> = {};
+    if (stripeMock) {
+      const connection = {
+        processor: 'stripe',
+        secret_key: 'sk_test_DumpStripeKeyNeverStored0000',
+        webhook_secret: 'whsec_DumpStripeSigningSecret0000',
+      };
+      const saved = await api.put('/settings/gateway', connection, { 'Idempotency-Key': 'dump-gateway' });
+      expect(saved.status).toBe(200);
+      // stripe-mock refuses a live key as Stripe refuses one it does not know.
+      const refusedKey = 'sk_live_DumpRefusedKeyNeverStored00';
+      expect((await api.put('/settings/gateway', { ...connection, secret_key: refusedKey })).status).toBe(400);
+      Object.assign(stripeSecrets, {
+        'Stripe secret key': connection.secret_key,
+        'Stripe webhook secret': connection.webhook_secret,
+        'refused Stripe key': refusedKey,
+        'refused Stripe key in base64': Buffer.from(`${refusedKey}:`).toString('base64'),
+      });
+    } else {
+      console.warn(
+        `test/operations/secrets-dump.test.ts: no Stripe connection checked: ${stripeToolMissing('stripe-mock')}`,
+      );
+    }
+
     const dump = await databaseDump();
     const logs = lines.join('');
     expect(logs).toMatch(/"msg":"request"/);
@@ -127,6 +163,7 @@ it('a fresh database dump and the logs hold no API key, webhook secret, card num
       'card number': CARDS.succeeds,
       'declined card number': CARDS.declined,
       'refused card number': CARDS.processingError,
+      ...stripeSecrets,
     };
     for (const [what, value] of Object.entries(secrets)) {
       expect({ what, inDump: dump.includes(value), inLogs: logs.includes(value) }).toEqual({

@@ -658,6 +658,8 @@ describe('money on a canceled plan: a stored-method charge racing the cancellati
         throw new Error('connection reset');
       },
       refund: (request) => real.refund(request),
+      retrieveCharge: (request) => real.retrieveCharge(request),
+      retrieveRefund: (request) => real.retrieveRefund(request),
     };
     await expect(
       chargeStoredMethod(world.app.prisma, losesAnswer, world.accountId, plan.id, { paymentMethodId: card.id }),

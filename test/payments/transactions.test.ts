@@ -47,6 +47,8 @@ describe('transactions and balance', () => {
     const silent: PaymentGateway = {
       charge: () => Promise.reject(new Error('timeout')),
       refund: (request) => real.refund(request),
+      retrieveCharge: (request) => real.retrieveCharge(request),
+      retrieveRefund: (request) => real.retrieveRefund(request),
     };
     await expect(payInvoice(app.prisma, silent, accountId, invoices.pending)).rejects.toMatchObject({ status: 502 });
     await recordAdjustment(app.prisma, accountId, {

@@ -32,6 +32,8 @@ async function main(): Promise<void> {
       return reached();
     },
     refund: (request) => real.refund(request),
+    retrieveCharge: (request) => real.retrieveCharge(request),
+    retrieveRefund: (request) => real.retrieveRefund(request),
   };
   const crashing =
     step === 'webhook-sending'

@@ -46,5 +46,8 @@ export default async function globalSetup(): Promise<void> {
   process.env.RATE_LIMIT_PER_SECOND = process.env.RATE_LIMIT_PER_SECOND ?? '100000';
   // Likewise for failed authentications: the fuzzer and the auth tests send many bad keys from one address.
   process.env.AUTH_FAILURES_PER_MINUTE = process.env.AUTH_FAILURES_PER_MINUTE ?? '1000000';
+  // No test ever reaches the real Stripe: a request a test does not aim at stripe-mock or localstripe finds
+  // nothing listening (the fuzzer's valid PUT /settings/gateway answers its documented 502 at once).
+  process.env.STRIPE_API_BASE = 'http://127.0.0.1:9';
   (globalThis as Record<string, unknown>).__billingTestServices = { database, temporal, runDir, codecServer };
 }

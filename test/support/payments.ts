@@ -103,6 +103,8 @@ export function heldGateway(prisma: Db) {
       return real.charge(request);
     },
     refund: (request) => real.refund(request),
+    retrieveCharge: (request) => real.retrieveCharge(request),
+    retrieveRefund: (request) => real.retrieveRefund(request),
   };
   return { gateway, release, chargeStarted };
 }

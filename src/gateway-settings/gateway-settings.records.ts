@@ -1,0 +1,25 @@
+import type { GatewaySettings, Prisma } from '../generated/prisma/client';
+import type { Db, Tx } from '../db/prisma';
+
+export function readGatewaySettingsRow(db: Db, accountId: string): Promise<GatewaySettings | null> {
+  return db.gatewaySettings.findUnique({ where: { accountId } });
+}
+
+/** The settings whose processor-webhook URL ends with `webhookKey`, or null. */
+export function readGatewaySettingsByWebhookKey(db: Db, webhookKey: string): Promise<GatewaySettings | null> {
+  return db.gatewaySettings.findUnique({ where: { webhookKey } });
+}
+
+/** Writes the account's settings; a new row takes `webhookKey`, an existing one keeps its own. */
+export function upsertGatewaySettingsRow(
+  db: Db | Tx,
+  accountId: string,
+  data: Omit<Prisma.GatewaySettingsUncheckedCreateInput, 'accountId' | 'webhookKey'>,
+  webhookKey: string,
+): Promise<GatewaySettings> {
+  return db.gatewaySettings.upsert({
+    where: { accountId },
+    create: { accountId, webhookKey, ...data },
+    update: data,
+  });
+}

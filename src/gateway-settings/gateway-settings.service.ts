@@ -1,0 +1,159 @@
+import type { GatewaySettings } from '../generated/prisma/client';
+import type { Db } from '../db/prisma';
+import { config } from '../config';
+import { ApiError, badRequest } from '../http/errors';
+import { open, seal } from '../lib/encryption';
+import { newSecret } from '../lib/ids';
+import { toUnixSeconds } from '../lib/time';
+import { verifyStripeSecretKey } from '../stripe-gateway';
+import { writePaymentProcessor } from '../accounts';
+import {
+  readGatewaySettingsByWebhookKey,
+  readGatewaySettingsRow,
+  upsertGatewaySettingsRow,
+} from './gateway-settings.records';
+import type { GatewaySettingsInput, GatewaySettingsObject, Processor } from './gateway-settings.schemas';
+
+/** Where processors post their events: `<PUBLIC_URL>/processor-webhooks/<processor>/<the account's webhook key>`. */
+export const PROCESSOR_WEBHOOKS_PATH = '/processor-webhooks';
+
+/** What an adapter needs of an account's connection, decrypted; never answered to anyone. */
+export interface ProcessorCredentials {
+  accountId: string;
+  processor: Processor;
+  livemode: boolean;
+  secretKey: string;
+  webhookSecret: string;
+}
+
+// The associated data binds each ciphertext to its account and column: copied elsewhere it does not decrypt.
+const secretKeyContext = (accountId: string) => `gateway_settings:${accountId}:secret_key`;
+const webhookSecretContext = (accountId: string) => `gateway_settings:${accountId}:webhook_secret`;
+
+function webhookUrl(row: GatewaySettings): string {
+  return `${config.publicUrl}${PROCESSOR_WEBHOOKS_PATH}/${row.processor}/${row.webhookKey}`;
+}
+
+function toGatewaySettingsObject(row: GatewaySettings | null): GatewaySettingsObject {
+  if (!row) {
+    return {
+      object: 'gateway_settings',
+      processor: 'simulated',
+      livemode: false,
+      secret_key_last4: null,
+      webhook_secret_last4: null,
+      webhook_url: null,
+      updated: null,
+    };
+  }
+  return {
+    object: 'gateway_settings',
+    processor: row.processor as Processor,
+    livemode: row.livemode,
+    secret_key_last4: row.secretKeyLast4,
+    webhook_secret_last4: row.webhookSecretLast4,
+    webhook_url: webhookUrl(row),
+    updated: toUnixSeconds(row.updatedAt),
+  };
+}
+
+/** GET /settings/gateway: the processor and the last characters of its secrets, never the secrets. */
+export async function getGatewaySettings(prisma: Db, accountId: string): Promise<GatewaySettingsObject> {
+  return toGatewaySettingsObject(await readGatewaySettingsRow(prisma, accountId));
+}
+
+/**
+ * PUT /settings/gateway: the key is tried against the processor first (a key it refuses is a 400 naming
+ * secret_key; a processor that does not answer is a 502 to retry, nothing stored), then both secrets are
+ * stored encrypted. The webhook URL stays the same across changes of keys.
+ */
+export async function putGatewaySettings(
+  prisma: Db,
+  accountId: string,
+  input: GatewaySettingsInput,
+): Promise<GatewaySettingsObject> {
+  const verdict = await verifyStripeSecretKey(input.secret_key);
+  if (verdict.status === 'refused') {
+    throw badRequest(`Stripe refused this secret key (${verdict.message}).`, 'secret_key', 'secret_key_refused');
+  }
+  if (verdict.status === 'unavailable') {
+    throw new ApiError(
+      'api_error',
+      'gateway_unavailable',
+      'Stripe did not answer while the secret key was checked; nothing was saved. Retry the same request.',
+      undefined,
+      502,
+    );
+  }
+  const secretKey = seal(input.secret_key, secretKeyContext(accountId));
+  const webhookSecret = seal(input.webhook_secret, webhookSecretContext(accountId));
+  // The connection and the account's processor change together: the next charge goes through Stripe.
+  const row = await prisma.$transaction(async (tx) => {
+    await writePaymentProcessor(tx, accountId, input.processor);
+    return upsertGatewaySettingsRow(
+      tx,
+      accountId,
+      {
+        processor: input.processor,
+        livemode: input.secret_key.startsWith('sk_live_'),
+        secretKeyCiphertext: secretKey.ciphertext,
+        secretKeyKeyId: secretKey.keyId,
+        secretKeyLast4: input.secret_key.slice(-4),
+        webhookSecretCiphertext: webhookSecret.ciphertext,
+        webhookSecretKeyId: webhookSecret.keyId,
+        webhookSecretLast4: input.webhook_secret.slice(-4),
+      },
+      newSecret('gwk'),
+    );
+  });
+  credentialsCache.delete(accountId);
+  return toGatewaySettingsObject(row);
+}
+
+function credentialsOf(row: GatewaySettings): ProcessorCredentials {
+  return {
+    accountId: row.accountId,
+    processor: row.processor as Processor,
+    livemode: row.livemode,
+    secretKey: open(
+      { ciphertext: row.secretKeyCiphertext, keyId: row.secretKeyKeyId },
+      secretKeyContext(row.accountId),
+    ),
+    webhookSecret: open(
+      { ciphertext: row.webhookSecretCiphertext, keyId: row.webhookSecretKeyId },
+      webhookSecretContext(row.accountId),
+    ),
+  };
+}
+
+/**
+ * How long a process keeps an account's decrypted connection: a charge then costs no read of its row. A
+ * PUT clears it at once in the process that answered it; other API and worker processes take the new
+ * key within this time, as they take a revoked API key within the auth cache's 30 s.
+ */
+export const CREDENTIALS_CACHE_MS = 30_000;
+const credentialsCache = new Map<string, { until: number; credentials: Promise<ProcessorCredentials | null> }>();
+const CREDENTIALS_CACHE_SIZE = 10_000;
+
+/** The account's processor and its secrets, or null: no processor connected (the simulated gateway). */
+export function readProcessorCredentials(prisma: Db, accountId: string): Promise<ProcessorCredentials | null> {
+  const now = Date.now();
+  const cached = credentialsCache.get(accountId);
+  if (cached && cached.until > now) return cached.credentials;
+  if (credentialsCache.size >= CREDENTIALS_CACHE_SIZE) credentialsCache.clear();
+  const credentials = readGatewaySettingsRow(prisma, accountId).then((row) => (row ? credentialsOf(row) : null));
+  credentialsCache.set(accountId, { until: now + CREDENTIALS_CACHE_MS, credentials });
+  // A failed read is not kept: the next charge reads again.
+  credentials.catch(() => credentialsCache.delete(accountId));
+  return credentials;
+}
+
+/** The connection whose processor-webhook URL ends with `webhookKey` for `processor`, or null. */
+export async function credentialsForWebhook(
+  prisma: Db,
+  processor: Processor,
+  webhookKey: string,
+): Promise<ProcessorCredentials | null> {
+  const row = await readGatewaySettingsByWebhookKey(prisma, webhookKey);
+  return row && row.processor === processor ? credentialsOf(row) : null;
+}

@@ -1,0 +1,61 @@
+import type { Db } from '../db/prisma';
+import { readGatewayAccount, type GatewayAccount } from '../accounts';
+import type { PaymentGateway } from './gateway';
+
+export type { GatewayAccount };
+
+/** What an adapter is built with: the database (its own records, the account's connection) and the account served. */
+export interface GatewayContext {
+  prisma: Db;
+  account: GatewayAccount;
+}
+
+export type GatewayFactory = (context: GatewayContext) => PaymentGateway;
+
+const factories = new Map<string, GatewayFactory>();
+
+/**
+ * Makes `factory` serve the accounts whose processor is `processor`: the account's `payment_processor`
+ * when it has connected one, its `gateway_kind` otherwise (`card_processor`, `bank_processor`). Called
+ * once per processor from src/gateway-registrations.ts (docs/architecture.md, "Payment processors").
+ */
+export function registerGateway(processor: string, factory: GatewayFactory): void {
+  if (factories.has(processor)) throw new Error(`A payment gateway is registered for ${processor} already.`);
+  factories.set(processor, factory);
+}
+
+/** The processor whose adapter serves the account. */
+export function processorOf(account: GatewayAccount): string {
+  return account.paymentProcessor ?? account.gatewayKind;
+}
+
+/**
+ * The one place an account's payment gateway is chosen. The API, the use cases, the activities and the
+ * worker hold one `Gateways` and ask it for the account's gateway at each charge, so that connecting a
+ * processor (or a test's stand-in) takes effect without anything else knowing.
+ */
+export interface Gateways {
+  gatewayFor(account: string | GatewayAccount): Promise<PaymentGateway>;
+}
+
+export class UnknownAccountError extends Error {}
+
+/** The registered adapters, chosen by each account's processor. */
+export function createGateways(prisma: Db): Gateways {
+  return {
+    async gatewayFor(account) {
+      const served = typeof account === 'string' ? await readGatewayAccount(prisma, account) : account;
+      if (!served) throw new UnknownAccountError(`No account ${String(account)}.`);
+      const processor = processorOf(served);
+      const factory = factories.get(processor);
+      if (!factory)
+        throw new Error(`No payment gateway is registered for ${processor} (src/gateway-registrations.ts).`);
+      return factory({ prisma, account: served });
+    },
+  };
+}
+
+/** One gateway for every account: a test's stand-in (one that loses answers, fails, counts calls). */
+export function singleGateway(gateway: PaymentGateway): Gateways {
+  return { gatewayFor: () => Promise.resolve(gateway) };
+}

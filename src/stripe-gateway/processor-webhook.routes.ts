@@ -1,0 +1,25 @@
+import express, { type NextFunction, type Request, type Response } from 'express';
+import type { Db } from '../db/prisma';
+import { MAX_BODY_BYTES } from '../http/api';
+import { receiveStripeWebhook } from './processor-events.service';
+
+/**
+ * Stripe's webhook endpoint of each connected account, `<PROCESSOR_WEBHOOKS_PATH>/stripe/{webhook_key}`
+ * (the `webhook_url` of GET /settings/gateway). Outside the API's routes: no API key (the signature
+ * authenticates), and the body is kept as the bytes Stripe signed, never parsed first.
+ */
+export function stripeWebhookRouter(prisma: Db): express.Router {
+  const router = express.Router();
+  router.post(
+    '/:webhookKey',
+    express.raw({ type: () => true, limit: MAX_BODY_BYTES }),
+    (req: Request<{ webhookKey: string }>, res: Response, next: NextFunction) => {
+      res.locals.route = `${req.baseUrl}/{webhook_key}`;
+      const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+      receiveStripeWebhook(prisma, req.params.webhookKey, body, req.header('stripe-signature'))
+        .then((outcome) => res.status(200).json({ received: true, status: outcome.status }))
+        .catch(next);
+    },
+  );
+  return router;
+}
