@@ -4,13 +4,21 @@ export { createPaymentMethodBody, paymentMethodSchema } from './payment-method.s
 export type { CreatePaymentMethodInput, PaymentMethodObject } from './payment-method.schemas';
 export { cardBrand, fingerprint } from './card-numbers';
 export { chargeFailure } from './charge-failure';
-export { assertPaysCurrency } from './currencies';
-export type { PaymentGateway } from './gateway';
+export { assertPaysCurrency, paysCurrency } from './currencies';
+export { GatewayRequestError } from './gateway';
+export type {
+  ChargeRequest,
+  ChargeResult,
+  PaymentGateway,
+  RefundRequest,
+  RefundResult,
+  RetrieveChargeRequest,
+  RetrieveRefundRequest,
+} from './gateway';
 export { lockCustomerMethods } from './payment-method.records';
-export { createGateway, simulatedGateway } from './simulated-gateway';
-export { FAILURES, cardTestBehavior } from './test-numbers';
 export { chargeEntry, refundEntry } from './gateway-attempt';
-export { registerGateway } from './gateways';
+export { createGateways, registerGateway } from './gateways';
+export type { GatewayFactory, Gateways } from './gateways';
 export {
   attachPaymentMethod,
   createPaymentMethod,
