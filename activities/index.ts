@@ -5,6 +5,7 @@ import { createPaymentPlanActivities } from './payment-plans';
 import { createSubscriptionActivities } from './subscriptions';
 import { createTestClockActivities } from './test-clocks';
 import { createRetentionActivities } from './retention';
+import { createReconciliationActivities } from './reconciliation';
 import { withHeartbeats } from './heartbeat';
 import { createEmailActivities, type EmailActivityDeps } from './emails';
 import { createMailer } from '../src/emails';
@@ -27,6 +28,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createSubscriptionActivities(deps),
     ...createTestClockActivities(deps),
     ...createRetentionActivities(deps),
+    ...createReconciliationActivities(deps),
     ...createEmailActivities({ ...deps, mailer: deps.mailer ?? createMailer(config.smtpUrl) }),
   });
 }

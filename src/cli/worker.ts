@@ -14,6 +14,7 @@ import { createMailer } from '../emails';
 import { startWorkflowStartSweeper } from '../temporal';
 import { startCounterFolding } from '../db/counter-folding';
 import { ensureRetentionSchedule, RETENTION_SCHEDULE_ID } from '../temporal';
+import { ensureReconciliationSchedule, RECONCILIATION_SCHEDULE_ID } from '../temporal';
 import { encryptStoredSecrets } from '../webhooks';
 import { refuseUnsafeProductionStart } from '../lib/secrets';
 import { sealStoredAnswers } from '../http/idempotency';
@@ -90,6 +91,12 @@ async function main(): Promise<void> {
     .then((how) => logger.info({ schedule: RETENTION_SCHEDULE_ID, how }, 'retention sweep schedule ready'))
     .catch((error: unknown) =>
       logger.error({ err: error, schedule: RETENTION_SCHEDULE_ID }, 'retention sweep schedule not created'),
+    );
+  // The payment reconciliation (docs/decisions.md §40): processors asked about payments in flight every minute.
+  await ensureReconciliationSchedule(temporal, { taskQueue: config.taskQueue })
+    .then((how) => logger.info({ schedule: RECONCILIATION_SCHEDULE_ID, how }, 'payment reconciliation schedule ready'))
+    .catch((error: unknown) =>
+      logger.error({ err: error, schedule: RECONCILIATION_SCHEDULE_ID }, 'payment reconciliation schedule not created'),
     );
   // Workflows the API recorded and could not start (it died, Temporal was down): started a few seconds late.
   const starts = startWorkflowStartSweeper({ prisma, temporal, taskQueue: config.taskQueue, eagerStart: true });

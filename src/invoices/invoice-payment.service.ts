@@ -5,9 +5,10 @@ import { sqlTransaction, type SqlTx } from '../db/sql-transaction';
 import { ApiError, badRequest } from '../http/errors';
 import { currentOrigin, recordEvent } from '../lib/events';
 import type { Gateways } from '../payments';
-import { chargeEntry } from '../payments';
+import { collectEntry } from '../payments';
 import { assertPaysCurrency } from '../payments';
 import { findDefaultPaymentMethod, findPaymentMethod, readPaymentMethod } from '../payments';
+import { invoicePaymentsInFlight, isInFlight } from '../transactions';
 import {
   openPending,
   paymentAttempts,
@@ -104,10 +105,10 @@ async function nextStep(
   const attempts = await paymentAttempts(tx, accountId, invoiceId, opts.attemptKey ?? null);
   const mine = opts.attemptKey ? attempts.find((attempt) => attempt.attemptKey === opts.attemptKey) : undefined;
   if (mine)
-    return mine.status === 'pending'
+    return isInFlight(mine)
       ? { kind: 'settle', entry: mine, own: true }
       : { kind: 'done', value: toInvoiceObject(invoice) };
-  const inFlight = attempts.find((attempt) => attempt.status === 'pending');
+  const inFlight = attempts.find(isInFlight);
   if (inFlight) return { kind: 'settle', entry: inFlight, own: false };
 
   assertPayable(invoice);
@@ -145,7 +146,11 @@ async function nextStep(
   return { kind: 'settle', entry: attempt, own: true };
 }
 
-/** Charges a pending attempt (idempotently, by its key) and records the outcome once. */
+/**
+ * Charges an attempt in flight (idempotently, by its key: one already sent is asked about first) and records
+ * the outcome once. One the processor has not settled (a bank debit, a lost answer) leaves the invoice open,
+ * neither paid nor failed, for the reconciliation (docs/decisions.md §40).
+ */
 async function settle(
   prisma: Db,
   gateways: Gateways,
@@ -154,7 +159,7 @@ async function settle(
 ): Promise<LedgerOutcome['status']> {
   const method = await readPaymentMethod(prisma, accountId, attempt.paymentMethodId!);
   if (!method) throw new Error(`Payment method ${attempt.paymentMethodId} of attempt ${attempt.id} is gone.`);
-  const outcome = await chargeEntry(
+  const outcome = await collectEntry(
     gateways,
     attempt,
     method,
@@ -164,7 +169,8 @@ async function settle(
     const invoice = await lockInvoice(tx, accountId, attempt.invoiceId!);
     if (!(await settlePending(tx, attempt.id, outcome))) return; // a concurrent call recorded this outcome already
     if (outcome.status === 'succeeded') await markPaid(tx, accountId, invoice, attempt.amount, attempt.paymentMethodId);
-    else await recordEvent(tx, accountId, 'invoice.payment_failed', toInvoiceObject(invoice));
+    else if (outcome.status === 'failed')
+      await recordEvent(tx, accountId, 'invoice.payment_failed', toInvoiceObject(invoice));
   });
   return outcome.status;
 }
@@ -196,7 +202,8 @@ function attemptPayment(prisma: Db, gateways: Gateways, accountId: string, invoi
     prisma,
     (tx: SqlTx) => nextStep(tx, accountId, invoiceId, opts),
     (attempt) => settle(prisma, gateways, accountId, attempt),
-    (status) => status === 'succeeded',
+    // An attempt still in flight after it was asked about holds the invoice: no new one is made beside it.
+    (status) => status !== 'failed',
     (work) => sqlTransaction(prisma, work),
   );
 }
@@ -241,4 +248,53 @@ export async function collectInvoice(
       })
     : null;
   return { outcome: 'failed', failureCode: attempt?.failureCode ?? null };
+}
+
+export interface ReconciliationPassInput {
+  /** A `pending` attempt younger than this is left to the request charging it (60 s unless given). */
+  pendingOlderThanMs?: number;
+  /** The last attempt of the previous batch. */
+  after?: string | null;
+}
+
+export interface ReconciliationPass {
+  asked: number;
+  settled: number;
+  /** Where the next batch starts; null when this was the last. */
+  after: string | null;
+}
+
+const RECONCILIATION_BATCH = 100;
+
+/**
+ * One batch of the payment reconciliation (docs/decisions.md §40): each invoice payment in flight (every
+ * `unknown` one, and each `pending` one older than `pendingOlderThanMs`) is asked of its processor under its
+ * own key and recorded as a request paying the invoice would. A processor that still cannot answer leaves
+ * the attempt as it was, for the next pass.
+ */
+export async function reconcileInvoicePayments(
+  prisma: Db,
+  gateways: Gateways,
+  input: ReconciliationPassInput,
+): Promise<ReconciliationPass> {
+  const batch = await invoicePaymentsInFlight(
+    prisma,
+    input.pendingOlderThanMs ?? 60_000,
+    input.after ?? null,
+    RECONCILIATION_BATCH,
+  );
+  let settled = 0;
+  for (const attempt of batch) {
+    try {
+      const status = await settle(prisma, gateways, attempt.accountId, attempt);
+      if (status === 'succeeded' || status === 'failed') settled += 1;
+    } catch (error) {
+      if (!(error instanceof ApiError && error.code === 'gateway_unavailable')) throw error;
+    }
+  }
+  return {
+    asked: batch.length,
+    settled,
+    after: batch.length === RECONCILIATION_BATCH ? batch[batch.length - 1]!.id : null,
+  };
 }

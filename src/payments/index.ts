@@ -16,7 +16,7 @@ export type {
   RetrieveRefundRequest,
 } from './gateway';
 export { lockCustomerMethods } from './payment-method.records';
-export { chargeEntry, refundEntry } from './gateway-attempt';
+export { chargeEntry, collectEntry, refundEntry } from './gateway-attempt';
 export { createGateways, registerGateway } from './gateways';
 export type { GatewayFactory, Gateways } from './gateways';
 export {
