@@ -6,9 +6,12 @@ import { ApiError, badRequest } from '../http/errors';
 import { currentOrigin, recordEvent } from '../lib/events';
 import type { Gateways } from '../payments';
 import { collectEntry } from '../payments';
+import { chargeOutcome } from '../payments';
+import type { ProcessorReport } from '../payments';
 import { assertPaysCurrency } from '../payments';
 import { findDefaultPaymentMethod, findPaymentMethod, readPaymentMethod } from '../payments';
 import { invoicePaymentsInFlight, isInFlight } from '../transactions';
+import { entryByGatewayKey } from '../transactions';
 import {
   openPending,
   paymentAttempts,
@@ -165,6 +168,16 @@ async function settle(
     method,
     'The attempt stays pending; paying the invoice again completes it without a second charge.',
   );
+  return recordOutcome(prisma, accountId, attempt, outcome);
+}
+
+/** Records an attempt's outcome once, with what it does to its invoice (a settled outcome only). */
+async function recordOutcome(
+  prisma: Db,
+  accountId: string,
+  attempt: Transaction,
+  outcome: LedgerOutcome,
+): Promise<LedgerOutcome['status']> {
   await sqlTransaction(prisma, async (tx) => {
     const invoice = await lockInvoice(tx, accountId, attempt.invoiceId!);
     if (!(await settlePending(tx, attempt.id, outcome))) return; // a concurrent call recorded this outcome already
@@ -297,4 +310,19 @@ export async function reconcileInvoicePayments(
     settled,
     after: batch.length === RECONCILIATION_BATCH ? batch[batch.length - 1]!.id : null,
   };
+}
+
+/**
+ * A processor's own report of what became of a charge (its webhook: docs/architecture.md, "Payment
+ * processors"), recorded as the attempt's outcome, once. `ignored`: no invoice payment of the account was
+ * sent under that key (an object the service did not create), or its attempt is settled already.
+ */
+export async function recordReportedCharge(
+  prisma: Db,
+  report: Extract<ProcessorReport, { kind: 'charge' }>,
+): Promise<'recorded' | 'ignored'> {
+  const attempt = await entryByGatewayKey(prisma, report.accountId, report.idempotencyKey);
+  if (!attempt || attempt.type !== 'payment' || !attempt.invoiceId || !isInFlight(attempt)) return 'ignored';
+  await recordOutcome(prisma, report.accountId, attempt, chargeOutcome(report.result));
+  return 'recorded';
 }

@@ -31,7 +31,8 @@ function gatewayUnavailable(unavailable: string): ApiError {
   );
 }
 
-function chargeOutcome(result: ChargeResult): LedgerOutcome {
+/** The ledger's outcome of what the processor said of a charge (docs/decisions.md §40). */
+export function chargeOutcome(result: ChargeResult): LedgerOutcome {
   switch (result.status) {
     case 'succeeded':
       return { status: 'succeeded', gatewayReference: result.chargeId };

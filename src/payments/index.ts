@@ -10,13 +10,14 @@ export type {
   ChargeRequest,
   ChargeResult,
   PaymentGateway,
+  ProcessorReport,
   RefundRequest,
   RefundResult,
   RetrieveChargeRequest,
   RetrieveRefundRequest,
 } from './gateway';
 export { lockCustomerMethods } from './payment-method.records';
-export { chargeEntry, collectEntry, refundEntry } from './gateway-attempt';
+export { chargeEntry, chargeOutcome, collectEntry, refundEntry } from './gateway-attempt';
 export { createGateways, registerGateway } from './gateways';
 export type { GatewayFactory, Gateways } from './gateways';
 export {

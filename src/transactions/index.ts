@@ -10,6 +10,7 @@ export {
   applyBalanceToInvoice,
   countPendingEntries,
   creditBalanceFromInvoice,
+  entryByGatewayKey,
   findEntry,
   invoicePaymentsInFlight,
   isInFlight,

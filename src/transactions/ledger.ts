@@ -90,7 +90,13 @@ function entryData(
 }
 
 // src/invoices and src/credit-notes import them from here.
-export { countPendingEntries, findEntry, invoicePaymentsInFlight, paymentAttempts } from './transaction.records';
+export {
+  countPendingEntries,
+  entryByGatewayKey,
+  findEntry,
+  invoicePaymentsInFlight,
+  paymentAttempts,
+} from './transaction.records';
 
 /** Opens `entry` as pending; an entry already opened under the same gateway key is answered instead. */
 export async function openPending(tx: AnyTx, entry: LedgerEntry): Promise<Transaction> {

@@ -18,7 +18,8 @@ import {
   type ApiClient,
   type TestApp,
 } from '../support/harness';
-import { customerWithCard, gatewayCharges, simpleInvoice, wrappedGateways } from '../support/payments';
+import { customerWithCard, gatewayCharges, simpleInvoice, simulatorFor, wrappedGateways } from '../support/payments';
+import { recordReportedCharge } from '../../src/invoices/invoice-payment.service';
 
 // The API's gateway charges and then loses the answer (a timeout after the processor took the request):
 // the adapter says `unknown`. The worker's gateway is the real simulated one, which the reconciliation asks.
@@ -132,4 +133,38 @@ it('a charge the processor never received is sent again under its own key, once'
   expect(expectStatus(await api.get(`/transactions/${entry.id}`), 200)).toMatchObject({ status: 'succeeded' });
   expect(expectStatus(await api.get(`/invoices/${invoice.id}`), 200)).toMatchObject({ status: 'paid' });
   expect(await gatewayCharges(app.prisma, accountId)).toBe(before + 1);
+});
+
+it("the processor's own report settles an attempt in flight once, and a key the service never sent is ignored", async () => {
+  losing = true;
+  const { customer } = await customerWithCard(api);
+  const invoice = await simpleInvoice(api, customer.id, 2500);
+  expectStatus(await api.put(`/invoices/${invoice.id}`), 200);
+  const [attempt] = expectStatus(await api.get(`/invoices/${invoice.id}/transactions`), 200).data;
+  expect(attempt.status).toBe('unknown');
+  const charged = await (
+    await simulatorFor(app.prisma, accountId)
+  ).retrieveCharge({
+    idempotencyKey: `invoice:${invoice.id}:payment:1`,
+  });
+  expect(charged).toMatchObject({ status: 'succeeded' });
+  const report = {
+    kind: 'charge' as const,
+    accountId,
+    idempotencyKey: `invoice:${invoice.id}:payment:1`,
+    result: charged!,
+  };
+  // Another account's report under this key finds nothing of its own.
+  const otherAccount = await createTestAccount(app.prisma, { name: 'Reporter Co' });
+  expect(await recordReportedCharge(app.prisma, { ...report, accountId: otherAccount.accountId })).toBe('ignored');
+  expect(await recordReportedCharge(app.prisma, report)).toBe('recorded');
+  expect(await recordReportedCharge(app.prisma, report)).toBe('ignored');
+  expect(await recordReportedCharge(app.prisma, { ...report, idempotencyKey: 'invoice:not-ours:payment:1' })).toBe(
+    'ignored',
+  );
+  expect(expectStatus(await api.get(`/invoices/${invoice.id}`), 200)).toMatchObject({
+    status: 'paid',
+    amount_paid: 2500,
+  });
+  expect(expectStatus(await api.get(`/transactions/${attempt.id}`), 200)).toMatchObject({ status: 'succeeded' });
 });
