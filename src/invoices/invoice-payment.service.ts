@@ -3,6 +3,7 @@ import type { PaymentMethod, Transaction } from '../generated/prisma/client';
 import type { Db } from '../db/prisma';
 import { sqlTransaction, type SqlTx } from '../db/sql-transaction';
 import { ApiError, badRequest } from '../http/errors';
+import { logger } from '../http/logger';
 import { currentOrigin, recordEvent } from '../lib/events';
 import type { Gateways } from '../payments';
 import { collectEntry } from '../payments';
@@ -282,8 +283,8 @@ const RECONCILIATION_BATCH = 100;
 /**
  * One batch of the payment reconciliation (docs/decisions.md §40): each invoice payment in flight (every
  * `unknown` one, and each `pending` one older than `pendingOlderThanMs`) is asked of its processor under its
- * own key and recorded as a request paying the invoice would. A processor that still cannot answer leaves
- * the attempt as it was, for the next pass.
+ * own key and recorded as a request paying the invoice would. One that cannot be finished now (its processor
+ * still cannot answer) is left as it was, for the next pass.
  */
 export async function reconcileInvoicePayments(
   prisma: Db,
@@ -302,7 +303,12 @@ export async function reconcileInvoicePayments(
       const status = await settle(prisma, gateways, attempt.accountId, attempt);
       if (status === 'succeeded' || status === 'failed') settled += 1;
     } catch (error) {
-      if (!(error instanceof ApiError && error.code === 'gateway_unavailable')) throw error;
+      // One attempt that cannot be finished (its processor down, its method gone) holds up none of the others:
+      // it stays in flight, to be asked about again by the next pass.
+      logger.warn(
+        { err: error, transaction: attempt.id },
+        'payment in flight not reconciled; the next pass asks again',
+      );
     }
   }
   return {

@@ -129,7 +129,22 @@ it('a charge the processor never received is sent again under its own key, once'
     }),
   );
   await app.prisma.invoice.update({ where: { id: invoice.id }, data: { attemptCount: 1 } });
+  // An attempt that cannot be finished (its method gone) holds up none of the others.
+  const stuck = await sqlTransaction(app.prisma, (tx) =>
+    openPending(tx, {
+      accountId,
+      type: 'payment',
+      amount: 700n,
+      currency: 'USD',
+      customerId: customer.id,
+      invoiceId: invoice.id,
+      paymentMethodId: 'pm_gone',
+      gatewayKey: `invoice:${invoice.id}:payment:stuck`,
+      description: 'Payment whose method is gone',
+    }),
+  );
   await reconcile({ pendingOlderThanMs: 0 });
+  expect(expectStatus(await api.get(`/transactions/${stuck.id}`), 200)).toMatchObject({ status: 'pending' });
   expect(expectStatus(await api.get(`/transactions/${entry.id}`), 200)).toMatchObject({ status: 'succeeded' });
   expect(expectStatus(await api.get(`/invoices/${invoice.id}`), 200)).toMatchObject({ status: 'paid' });
   expect(await gatewayCharges(app.prisma, accountId)).toBe(before + 1);
