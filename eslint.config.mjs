@@ -26,7 +26,6 @@ export const DATA_ACCESS_OUTSIDE_RECORDS_DEBT = [
   'src/payment-plans/plan-refunds.service.ts',
   'src/payment-plans/terminal-payments.service.ts',
   'src/payments/payment-method.service.ts',
-  'src/payments/simulated-gateway.ts',
   'src/terminals/terminal-card.ts',
   'src/test-clocks/test-clock.service.ts',
   'src/transactions/charge-receipt.ts',

@@ -1,9 +1,11 @@
 import type { Db } from '../src/db/prisma';
+import type { Gateways } from '../src/payments';
 import { createWebhookActivities } from './webhooks';
 import { createPaymentPlanActivities } from './payment-plans';
 import { createSubscriptionActivities } from './subscriptions';
 import { createTestClockActivities } from './test-clocks';
 import { createRetentionActivities } from './retention';
+import { createReconciliationActivities } from './reconciliation';
 import { withHeartbeats } from './heartbeat';
 import { createEmailActivities, type EmailActivityDeps } from './emails';
 import { createMailer } from '../src/emails';
@@ -11,6 +13,8 @@ import { config } from '../src/config';
 
 export interface ActivityDeps {
   prisma: Db;
+  /** Chooses each account's payment gateway (src/payments/gateways.ts). */
+  gateways: Gateways;
   /** Where emails go (SMTP_URL's server unless given: tests pass their catcher's). */
   mailer?: EmailActivityDeps['mailer'];
   emailLinks?: EmailActivityDeps['emailLinks'];
@@ -24,6 +28,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createSubscriptionActivities(deps),
     ...createTestClockActivities(deps),
     ...createRetentionActivities(deps),
+    ...createReconciliationActivities(deps),
     ...createEmailActivities({ ...deps, mailer: deps.mailer ?? createMailer(config.smtpUrl) }),
   });
 }

@@ -6,3 +6,4 @@ export { subscriptionWorkflow } from './subscription';
 export { testClockWorkflow } from './test-clock';
 export { sendEmail } from './email';
 export { retentionSweep } from './retention-sweep';
+export { paymentReconciliation } from './payment-reconciliation';

@@ -14,10 +14,12 @@ import { createMailer } from '../emails';
 import { startWorkflowStartSweeper } from '../temporal';
 import { startCounterFolding } from '../db/counter-folding';
 import { ensureRetentionSchedule, RETENTION_SCHEDULE_ID } from '../temporal';
+import { ensureReconciliationSchedule, RECONCILIATION_SCHEDULE_ID } from '../temporal';
 import { encryptStoredSecrets } from '../webhooks';
 import { refuseUnsafeProductionStart } from '../lib/secrets';
 import { sealStoredAnswers } from '../http/idempotency';
 import { freeLoopbackPort, serveWorkerMetrics, type WorkerMetricsServer } from '../temporal';
+import { registeredGateways } from '../gateway-registrations';
 
 /**
  * Production worker entry point (task queue `billing`). Temporal's worker handles SIGINT/SIGTERM itself.
@@ -63,6 +65,7 @@ async function main(): Promise<void> {
   if (!config.smtpUrl) logger.warn('SMTP_URL is not set: no email is sent to customers (and no invoice.sent written)');
   const worker = await createWorker({
     prisma,
+    gateways: registeredGateways(prisma),
     connection,
     mailer,
     ...(bundle ? { workflowBundle: { codePath: bundle } } : {}),
@@ -88,6 +91,12 @@ async function main(): Promise<void> {
     .then((how) => logger.info({ schedule: RETENTION_SCHEDULE_ID, how }, 'retention sweep schedule ready'))
     .catch((error: unknown) =>
       logger.error({ err: error, schedule: RETENTION_SCHEDULE_ID }, 'retention sweep schedule not created'),
+    );
+  // The payment reconciliation (docs/decisions.md §40): processors asked about payments in flight every minute.
+  await ensureReconciliationSchedule(temporal, { taskQueue: config.taskQueue })
+    .then((how) => logger.info({ schedule: RECONCILIATION_SCHEDULE_ID, how }, 'payment reconciliation schedule ready'))
+    .catch((error: unknown) =>
+      logger.error({ err: error, schedule: RECONCILIATION_SCHEDULE_ID }, 'payment reconciliation schedule not created'),
     );
   // Workflows the API recorded and could not start (it died, Temporal was down): started a few seconds late.
   const starts = startWorkflowStartSweeper({ prisma, temporal, taskQueue: config.taskQueue, eagerStart: true });

@@ -3892,7 +3892,7 @@ export interface components {
             /** @enum {string} */
             type: "payment" | "refund" | "adjustment";
             /** @enum {string} */
-            status: "succeeded" | "failed" | "pending";
+            status: "succeeded" | "failed" | "pending" | "unknown";
             /** @description Signed cents: payments positive, refunds negative */
             amount: number;
             currency: components["schemas"]["CurrencyCode"];
@@ -11334,7 +11334,7 @@ export interface operations {
                 /** @description Cursor: the page holds the items that come just before this id in the list (page is then ignored) */
                 ending_before?: string;
                 type?: "payment" | "refund" | "adjustment";
-                status?: "succeeded" | "failed" | "pending";
+                status?: "succeeded" | "failed" | "pending" | "unknown";
                 customer?: string;
                 invoice?: string;
                 /** @description names: each object also carries the names of what it refers to (docs/api.md, "Names on list rows") */

@@ -3,11 +3,16 @@ import type { PaymentMethod, Transaction } from '../generated/prisma/client';
 import type { Db } from '../db/prisma';
 import { sqlTransaction, type SqlTx } from '../db/sql-transaction';
 import { ApiError, badRequest } from '../http/errors';
+import { logger } from '../http/logger';
 import { currentOrigin, recordEvent } from '../lib/events';
-import type { PaymentGateway } from '../payments';
-import { chargeEntry } from '../payments';
+import type { Gateways } from '../payments';
+import { collectEntry } from '../payments';
+import { chargeOutcome } from '../payments';
+import type { ProcessorReport } from '../payments';
 import { assertPaysCurrency } from '../payments';
 import { findDefaultPaymentMethod, findPaymentMethod, readPaymentMethod } from '../payments';
+import { invoicePaymentsInFlight, isInFlight } from '../transactions';
+import { entryByGatewayKey } from '../transactions';
 import {
   openPending,
   paymentAttempts,
@@ -104,10 +109,10 @@ async function nextStep(
   const attempts = await paymentAttempts(tx, accountId, invoiceId, opts.attemptKey ?? null);
   const mine = opts.attemptKey ? attempts.find((attempt) => attempt.attemptKey === opts.attemptKey) : undefined;
   if (mine)
-    return mine.status === 'pending'
+    return isInFlight(mine)
       ? { kind: 'settle', entry: mine, own: true }
       : { kind: 'done', value: toInvoiceObject(invoice) };
-  const inFlight = attempts.find((attempt) => attempt.status === 'pending');
+  const inFlight = attempts.find(isInFlight);
   if (inFlight) return { kind: 'settle', entry: inFlight, own: false };
 
   assertPayable(invoice);
@@ -145,26 +150,41 @@ async function nextStep(
   return { kind: 'settle', entry: attempt, own: true };
 }
 
-/** Charges a pending attempt (idempotently, by its key) and records the outcome once. */
+/**
+ * Charges an attempt in flight (idempotently, by its key: one already sent is asked about first) and records
+ * the outcome once. One the processor has not settled (a bank debit, a lost answer) leaves the invoice open,
+ * neither paid nor failed, for the reconciliation (docs/decisions.md §40).
+ */
 async function settle(
   prisma: Db,
-  gateway: PaymentGateway,
+  gateways: Gateways,
   accountId: string,
   attempt: Transaction,
 ): Promise<LedgerOutcome['status']> {
   const method = await readPaymentMethod(prisma, accountId, attempt.paymentMethodId!);
   if (!method) throw new Error(`Payment method ${attempt.paymentMethodId} of attempt ${attempt.id} is gone.`);
-  const outcome = await chargeEntry(
-    gateway,
+  const outcome = await collectEntry(
+    gateways,
     attempt,
     method,
     'The attempt stays pending; paying the invoice again completes it without a second charge.',
   );
+  return recordOutcome(prisma, accountId, attempt, outcome);
+}
+
+/** Records an attempt's outcome once, with what it does to its invoice (a settled outcome only). */
+async function recordOutcome(
+  prisma: Db,
+  accountId: string,
+  attempt: Transaction,
+  outcome: LedgerOutcome,
+): Promise<LedgerOutcome['status']> {
   await sqlTransaction(prisma, async (tx) => {
     const invoice = await lockInvoice(tx, accountId, attempt.invoiceId!);
     if (!(await settlePending(tx, attempt.id, outcome))) return; // a concurrent call recorded this outcome already
     if (outcome.status === 'succeeded') await markPaid(tx, accountId, invoice, attempt.amount, attempt.paymentMethodId);
-    else await recordEvent(tx, accountId, 'invoice.payment_failed', toInvoiceObject(invoice));
+    else if (outcome.status === 'failed')
+      await recordEvent(tx, accountId, 'invoice.payment_failed', toInvoiceObject(invoice));
   });
   return outcome.status;
 }
@@ -177,12 +197,12 @@ async function settle(
  */
 export async function payInvoice(
   prisma: Db,
-  gateway: PaymentGateway,
+  gateways: Gateways,
   accountId: string,
   invoiceId: string,
   opts: PayInvoiceOptions = {},
 ): Promise<InvoiceObject> {
-  const ran = await attemptPayment(prisma, gateway, accountId, invoiceId, opts);
+  const ran = await attemptPayment(prisma, gateways, accountId, invoiceId, opts);
   if (ran?.kind === 'done') return ran.value;
   return getInvoice(prisma, accountId, invoiceId);
 }
@@ -191,18 +211,13 @@ export async function payInvoice(
  * An attempt left in flight (a crash, a lost gateway answer, a concurrent request) is completed
  * first; if it paid the invoice that is the answer, otherwise this call makes its own attempt.
  */
-function attemptPayment(
-  prisma: Db,
-  gateway: PaymentGateway,
-  accountId: string,
-  invoiceId: string,
-  opts: PayInvoiceOptions,
-) {
+function attemptPayment(prisma: Db, gateways: Gateways, accountId: string, invoiceId: string, opts: PayInvoiceOptions) {
   return runAttempt(
     prisma,
     (tx: SqlTx) => nextStep(tx, accountId, invoiceId, opts),
-    (attempt) => settle(prisma, gateway, accountId, attempt),
-    (status) => status === 'succeeded',
+    (attempt) => settle(prisma, gateways, accountId, attempt),
+    // An attempt still in flight after it was asked about holds the invoice: no new one is made beside it.
+    (status) => status !== 'failed',
     (work) => sqlTransaction(prisma, work),
   );
 }
@@ -220,14 +235,14 @@ export type Collection =
 /** payInvoice, answered as a Collection instead of an invoice or a 4xx. */
 export async function collectInvoice(
   prisma: Db,
-  gateway: PaymentGateway,
+  gateways: Gateways,
   accountId: string,
   invoiceId: string,
   opts: PayInvoiceOptions = {},
 ): Promise<Collection> {
   let ran: Awaited<ReturnType<typeof attemptPayment>>;
   try {
-    ran = await attemptPayment(prisma, gateway, accountId, invoiceId, opts);
+    ran = await attemptPayment(prisma, gateways, accountId, invoiceId, opts);
   } catch (error) {
     if (error instanceof InvoiceNotPayableError)
       return { outcome: error.invoiceStatus === 'paid' ? 'already_paid' : 'void' };
@@ -247,4 +262,73 @@ export async function collectInvoice(
       })
     : null;
   return { outcome: 'failed', failureCode: attempt?.failureCode ?? null };
+}
+
+export interface ReconciliationPassInput {
+  /** A `pending` attempt younger than this is left to the request charging it (60 s unless given). */
+  pendingOlderThanMs?: number;
+  /** The last attempt of the previous batch. */
+  after?: string | null;
+}
+
+export interface ReconciliationPass {
+  asked: number;
+  settled: number;
+  /** Where the next batch starts; null when this was the last. */
+  after: string | null;
+}
+
+const RECONCILIATION_BATCH = 100;
+
+/**
+ * One batch of the payment reconciliation (docs/decisions.md §40): each invoice payment in flight (every
+ * `unknown` one, and each `pending` one older than `pendingOlderThanMs`) is asked of its processor under its
+ * own key and recorded as a request paying the invoice would. One that cannot be finished now (its processor
+ * still cannot answer) is left as it was, for the next pass.
+ */
+export async function reconcileInvoicePayments(
+  prisma: Db,
+  gateways: Gateways,
+  input: ReconciliationPassInput,
+): Promise<ReconciliationPass> {
+  const batch = await invoicePaymentsInFlight(
+    prisma,
+    input.pendingOlderThanMs ?? 60_000,
+    input.after ?? null,
+    RECONCILIATION_BATCH,
+  );
+  let settled = 0;
+  for (const attempt of batch) {
+    try {
+      const status = await settle(prisma, gateways, attempt.accountId, attempt);
+      if (status === 'succeeded' || status === 'failed') settled += 1;
+    } catch (error) {
+      // One attempt that cannot be finished (its processor down, its method gone) holds up none of the others:
+      // it stays in flight, to be asked about again by the next pass.
+      logger.warn(
+        { err: error, transaction: attempt.id },
+        'payment in flight not reconciled; the next pass asks again',
+      );
+    }
+  }
+  return {
+    asked: batch.length,
+    settled,
+    after: batch.length === RECONCILIATION_BATCH ? batch[batch.length - 1]!.id : null,
+  };
+}
+
+/**
+ * A processor's own report of what became of a charge (its webhook: docs/architecture.md, "Payment
+ * processors"), recorded as the attempt's outcome, once. `ignored`: no invoice payment of the account was
+ * sent under that key (an object the service did not create), or its attempt is settled already.
+ */
+export async function recordReportedCharge(
+  prisma: Db,
+  report: Extract<ProcessorReport, { kind: 'charge' }>,
+): Promise<'recorded' | 'ignored'> {
+  const attempt = await entryByGatewayKey(prisma, report.accountId, report.idempotencyKey);
+  if (!attempt || attempt.type !== 'payment' || !attempt.invoiceId || !isInFlight(attempt)) return 'ignored';
+  await recordOutcome(prisma, report.accountId, attempt, chargeOutcome(report.result));
+  return 'recorded';
 }

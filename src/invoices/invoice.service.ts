@@ -732,7 +732,7 @@ export async function voidInTx(
   if (invoice.status === 'paid')
     throw conflict(`Invoice ${id} is paid and cannot be voided; refund it instead.`, 'invoice_already_paid');
   const inFlight = await tx.transaction.count({
-    where: { accountId, invoiceId: id, type: 'payment', status: 'pending' },
+    where: { accountId, invoiceId: id, type: 'payment', status: { in: ['pending', 'unknown'] } },
   });
   if (inFlight > 0)
     throw conflict(`A payment of invoice ${id} is in progress; try again when it has settled.`, 'payment_in_progress');

@@ -4,7 +4,6 @@ import type { Api } from '../http/api';
 import { SUPERADMIN_ROLES, type Principal } from '../http/auth';
 import { pageSchema } from '../http/pagination';
 import { transactionSchema } from '../transactions';
-import { createGateway, type PaymentGateway } from '../payments';
 import {
   createPaymentPlanBody,
   createPlanPaymentBody,
@@ -57,7 +56,7 @@ const planErrors = [403, 404, 409];
 interface PlanRouteContext {
   api: Api;
   deps: AppDeps;
-  actionDeps: Pick<AppDeps, 'prisma' | 'temporal'> & { gateway: PaymentGateway };
+  actionDeps: Pick<AppDeps, 'prisma' | 'temporal' | 'gateways'>;
   /** Payment plans are off per account until enabled: 403 feature_not_enabled. */
   createGuard: (principal: Principal) => Promise<void>;
   /** Turning plans off refuses new plans only: plans that exist stay readable, payable and cancellable. */
@@ -70,7 +69,7 @@ export function registerPaymentPlanRoutes(api: Api, deps: AppDeps): void {
   const context: PlanRouteContext = {
     api,
     deps,
-    actionDeps: { prisma, temporal, gateway: deps.gateway ?? createGateway(prisma) },
+    actionDeps: { prisma, temporal, gateways: deps.gateways },
     createGuard: (principal) => assertPaymentPlansEnabled(prisma, principal.accountId),
     guard: (principal) => assertPaymentPlansUsable(prisma, principal.accountId),
   };

@@ -3,6 +3,7 @@
 export { connectTemporal, connectTemporalClient, temporalClient } from './client';
 export { CODEC_PATH, codecRouter } from './codec-server';
 export { customerEmailFilter, customerEmailHashes, normalizeEmail } from './email-hash';
+export { RECONCILIATION_SCHEDULE_ID, ensureReconciliationSchedule } from './reconciliation-schedule';
 export { RETENTION_SCHEDULE_ID, ensureRetentionSchedule } from './retention-schedule';
 export { installWorkerRuntime } from './runtime';
 export { BILLING_ACCOUNT_ID, BILLING_CUSTOMER_ID, BILLING_STATUS, SEARCH_ATTRIBUTE_FLAGS } from './search-attributes';

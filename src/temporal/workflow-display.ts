@@ -173,3 +173,14 @@ export function retentionDisplay(everyMs: number): StartDisplay {
     ]),
   };
 }
+
+/** The payment reconciliation the schedule starts (docs/decisions.md §40). */
+export function reconciliationDisplay(everyMs: number): StartDisplay {
+  return {
+    staticSummary: `payment reconciliation every ${Math.round(everyMs / 1000)} s`,
+    staticDetails: markdown([
+      "**Asks**: the processor, under each attempt's own key, about invoice payments whose outcome is unknown or pending",
+      '**Never**: charges under a new key; an attempt the processor never received is sent again under its own',
+    ]),
+  };
+}

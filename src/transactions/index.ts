@@ -10,7 +10,10 @@ export {
   applyBalanceToInvoice,
   countPendingEntries,
   creditBalanceFromInvoice,
+  entryByGatewayKey,
   findEntry,
+  invoicePaymentsInFlight,
+  isInFlight,
   openPending,
   paymentAttempts,
   recordAdjustment,
@@ -20,7 +23,7 @@ export {
   runAttempt,
   settlePending,
 } from './ledger';
-export type { AttemptStep, LedgerEntry, LedgerOutcome } from './ledger';
+export type { AttemptStep, LedgerEntry, LedgerOutcome, SettledOutcome } from './ledger';
 export { ledgerRegistry } from './ledger-metrics';
 export { listInvoiceTransactions, toTransactionObject } from './transaction.service';
 export { registerTransactionRoutes } from './transaction.routes';

@@ -43,9 +43,29 @@ export interface LedgerEntry {
   origin?: ChargeOrigin | null;
 }
 
+/**
+ * What the processor said of an entry. `succeeded` and `failed` settle it; `pending` keeps it in flight with
+ * the processor's reference (a bank debit settling days later, a customer authenticating), and `unknown`
+ * marks it so (the answer was lost): neither is ever read as failed, and the reconciliation
+ * (docs/decisions.md §40) asks the processor about both under the entry's own key.
+ */
 export type LedgerOutcome =
   | { status: 'succeeded'; gatewayReference: string }
-  | { status: 'failed'; gatewayReference: string | null; failureCode: string; failureMessage: string };
+  | { status: 'failed'; gatewayReference: string | null; failureCode: string; failureMessage: string }
+  | { status: 'pending'; gatewayReference: string }
+  | { status: 'unknown'; gatewayReference: null };
+
+/** An outcome that settles its entry for good. */
+export type SettledOutcome = Extract<LedgerOutcome, { status: 'succeeded' | 'failed' }>;
+
+export function isSettled(outcome: LedgerOutcome): outcome is SettledOutcome {
+  return outcome.status === 'succeeded' || outcome.status === 'failed';
+}
+
+/** An entry the processor has not settled yet: opened, sent and waiting (`pending`), or its answer lost (`unknown`). */
+export function isInFlight(entry: Pick<Transaction, 'status'>): boolean {
+  return entry.status === 'pending' || entry.status === 'unknown';
+}
 
 function entryData(
   entry: Omit<LedgerEntry, 'gatewayKey' | 'customerId'> & { gatewayKey: string | null; customerId: string | null },
@@ -70,7 +90,13 @@ function entryData(
 }
 
 // src/invoices and src/credit-notes import them from here.
-export { countPendingEntries, findEntry, paymentAttempts } from './transaction.records';
+export {
+  countPendingEntries,
+  entryByGatewayKey,
+  findEntry,
+  invoicePaymentsInFlight,
+  paymentAttempts,
+} from './transaction.records';
 
 /** Opens `entry` as pending; an entry already opened under the same gateway key is answered instead. */
 export async function openPending(tx: AnyTx, entry: LedgerEntry): Promise<Transaction> {
@@ -82,7 +108,11 @@ export async function openPending(tx: AnyTx, entry: LedgerEntry): Promise<Transa
   return (await entryByGatewayKey(tx, entry.accountId, entry.gatewayKey))!;
 }
 
-/** Records a pending entry's outcome once; false when another call recorded it already. */
+/**
+ * Records an in-flight entry's outcome once it is settled (false when another call recorded it already);
+ * a `pending` or `unknown` outcome is written too (the processor's reference, or the status `unknown`) and
+ * leaves the entry in flight.
+ */
 export async function settlePending(tx: AnyTx, id: string, outcome: LedgerOutcome): Promise<boolean> {
   const row = await settleEntry(tx, id, {
     status: outcome.status,
@@ -91,7 +121,10 @@ export async function settlePending(tx: AnyTx, id: string, outcome: LedgerOutcom
     failureMessage: outcome.status === 'failed' ? outcome.failureMessage : null,
   });
   if (!row) return false;
-  afterCommit(tx, () => countSettled({ type: row.type, amount: BigInt(row.amount), currency: row.currency }, outcome));
+  if (isSettled(outcome))
+    afterCommit(tx, () =>
+      countSettled({ type: row.type, amount: BigInt(row.amount), currency: row.currency }, outcome),
+    );
   return true;
 }
 

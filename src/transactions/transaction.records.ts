@@ -1,6 +1,14 @@
 import { Prisma, type PaymentMethod, type Transaction } from '../generated/prisma/client';
 import type { Db, Tx } from '../db/prisma';
-import { modelColumns, queryModels, queryRows, selectList, type AnyTx, type Statement } from '../db/sql';
+import {
+  modelColumns,
+  queryModels,
+  queryRows,
+  selectList,
+  type AnyTx,
+  type Queryable,
+  type Statement,
+} from '../db/sql';
 
 /**
  * The ledger's statements (src/transactions/ledger.ts writes it, charge-receipt.ts reads it): every
@@ -93,11 +101,11 @@ export async function entryByGatewayKey(
 const PAYMENT_ATTEMPTS: Statement = {
   name: 'ledger_payment_attempts',
   text: `SELECT ${selectList(TRANSACTION_COLUMNS, 't')} FROM transactions t
-    WHERE t.account_id = $1 AND t.invoice_id = $2 AND t.type = 'payment' AND (t.status = 'pending' OR t.attempt_key = $3)
+    WHERE t.account_id = $1 AND t.invoice_id = $2 AND t.type = 'payment' AND (t.status IN ('pending', 'unknown') OR t.attempt_key = $3)
     ORDER BY t.created_at, t.id`,
 };
 
-/** An invoice's payment attempts in flight and the one under `attemptKey` (if any), oldest first, in one read. */
+/** An invoice's payment attempts in flight (pending or unknown) and the one under `attemptKey` (if any), oldest first, in one read. */
 export async function paymentAttempts(
   tx: AnyTx,
   accountId: string,
@@ -110,13 +118,13 @@ export async function paymentAttempts(
 const SETTLE_PENDING: Statement = {
   name: 'ledger_settle_pending',
   text: `UPDATE transactions SET status = $2, gateway_reference = $3, failure_code = $4, failure_message = $5, updated_at = now()
-    WHERE id = $1 AND status = 'pending' RETURNING type, amount::text AS amount, currency`,
+    WHERE id = $1 AND status IN ('pending', 'unknown') RETURNING type, amount::text AS amount, currency`,
 };
 
 /** What settling an entry tells the money metrics (src/transactions/ledger-metrics.ts); the amount as text. */
 export type SettledEntry = Pick<Transaction, 'type' | 'currency'> & { amount: string };
 
-/** Records a pending entry's outcome; undefined when it is not pending (another call settled it). */
+/** Records an entry's outcome while it is in flight (pending or unknown); undefined when another call settled it. */
 export async function settleEntry(
   tx: AnyTx,
   id: string,
@@ -162,14 +170,14 @@ export async function readAttemptReceipt(
   return row;
 }
 
-/** How many of the invoice's entries of `type` are pending (in flight at the gateway, or left by a crash). */
+/** How many of the invoice's entries of `type` are in flight (pending or unknown at the gateway, or left by a crash). */
 export async function countPendingEntries(
   tx: Db | Tx,
   accountId: string,
   invoiceId: string,
   type: 'payment' | 'refund',
 ): Promise<number> {
-  return tx.transaction.count({ where: { accountId, invoiceId, type, status: 'pending' } });
+  return tx.transaction.count({ where: { accountId, invoiceId, type, status: { in: ['pending', 'unknown'] } } });
 }
 
 /** The account's entry `id`, or null. */
@@ -183,8 +191,10 @@ export async function findEntry(db: Db | Tx, accountId: string, id: string): Pro
  */
 export const BALANCE_SUMS: Statement = {
   name: 'balance_sums',
-  text: `SELECT status, currency, sum(amount)::text AS amount FROM balance_sums
-    WHERE account_id = $1 AND status IN ('succeeded', 'pending') GROUP BY status, currency HAVING sum(n) > 0`,
+  // An entry whose outcome is unknown may have moved money: it counts as pending (docs/api.md, Transactions).
+  text: `SELECT CASE WHEN status = 'unknown' THEN 'pending' ELSE status END AS status, currency, sum(amount)::text AS amount
+    FROM balance_sums WHERE account_id = $1 AND status IN ('succeeded', 'pending', 'unknown')
+    GROUP BY 1, currency HAVING sum(n) > 0`,
 };
 
 export async function readBalanceSums(
@@ -193,4 +203,26 @@ export async function readBalanceSums(
 ): Promise<{ status: string; currency: string; amount: bigint }[]> {
   const rows = await queryRows<{ status: string; currency: string; amount: string }>(db, BALANCE_SUMS, [accountId]);
   return rows.map((row) => ({ status: row.status, currency: row.currency, amount: BigInt(row.amount) }));
+}
+
+const PAYMENTS_IN_FLIGHT: Statement = {
+  name: 'ledger_payments_in_flight',
+  text: `SELECT ${selectList(TRANSACTION_COLUMNS, 't')} FROM transactions t
+    WHERE t.type = 'payment' AND t.invoice_id IS NOT NULL AND t.gateway_key IS NOT NULL
+      AND (t.status = 'unknown' OR (t.status = 'pending' AND t.created_at < now() - make_interval(secs => $1::float8)))
+      AND ($2::text IS NULL OR t.id > $2)
+    ORDER BY t.id LIMIT $3`,
+};
+
+/**
+ * Invoice payments in flight across accounts, by id after `after`: every `unknown` one, and the `pending`
+ * ones opened more than `pendingOlderThanMs` ago (a request still charging is left alone).
+ */
+export async function invoicePaymentsInFlight(
+  db: Queryable,
+  pendingOlderThanMs: number,
+  after: string | null,
+  limit: number,
+): Promise<Transaction[]> {
+  return queryModels(db, TRANSACTION_COLUMNS, PAYMENTS_IN_FLIGHT, [pendingOlderThanMs / 1000, after, limit]);
 }

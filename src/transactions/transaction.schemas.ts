@@ -12,7 +12,7 @@ export const BALANCE_ENTRY_TYPES = [
   'unapplied_from_invoice',
   'adjustment',
 ] as const;
-export const TRANSACTION_STATUSES = ['succeeded', 'failed', 'pending'] as const;
+export const TRANSACTION_STATUSES = ['succeeded', 'failed', 'pending', 'unknown'] as const;
 
 export const transactionSchema = z
   .object({
