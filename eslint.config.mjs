@@ -44,7 +44,6 @@ export const DATA_ACCESS_OUTSIDE_RECORDS_DEBT = [
   'src/payment-plans/plan-refunds.service.ts',
   'src/payment-plans/terminal-payments.service.ts',
   'src/payments/payment-method.service.ts',
-  'src/payments/simulated-gateway.ts',
   'src/subscriptions/dunning-settings.service.ts',
   'src/subscriptions/period-ceiling.ts',
   'src/subscriptions/subscription-creation.service.ts',

@@ -1,4 +1,5 @@
 import type { Db } from '../src/db/prisma';
+import type { Gateways } from '../src/payments';
 import { createWebhookActivities } from './webhooks';
 import { createPaymentPlanActivities } from './payment-plans';
 import { createSubscriptionActivities } from './subscriptions';
@@ -11,6 +12,8 @@ import { config } from '../src/config';
 
 export interface ActivityDeps {
   prisma: Db;
+  /** Chooses each account's payment gateway (src/payments/gateways.ts). */
+  gateways: Gateways;
   /** Where emails go (SMTP_URL's server unless given: tests pass their catcher's). */
   mailer?: EmailActivityDeps['mailer'];
   emailLinks?: EmailActivityDeps['emailLinks'];

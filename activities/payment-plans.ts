@@ -2,9 +2,8 @@ import { ApplicationFailure } from '@temporalio/common';
 import { chargeFailure } from '../src/payments';
 import { Context } from '@temporalio/activity';
 import type { Db } from '../src/db/prisma';
-import type { PaymentGateway } from '../src/payments';
+import type { Gateways } from '../src/payments';
 import { atTime, type ClockTimed } from '../src/lib/clock-time';
-import { createGateway } from '../src/payments';
 import { snapshotOf } from '../src/payment-plans';
 import { applyPlanRequest, markDefaulted, markInstallmentOverdue } from '../src/payment-plans';
 import { chargeInstallment, installmentAttemptKey, type AutomaticChargeOutcome } from '../src/payment-plans';
@@ -18,7 +17,7 @@ import type {
 
 export interface PaymentPlanActivityDeps {
   prisma: Db;
-  gateway?: PaymentGateway;
+  gateways: Gateways;
 }
 
 /**
@@ -29,7 +28,7 @@ export interface PaymentPlanActivityDeps {
 const VISIBILITY_WAIT_MS = 3_000;
 const MISSING_PLAN_ATTEMPTS = 5;
 
-export function createPaymentPlanActivities({ prisma, gateway = createGateway(prisma) }: PaymentPlanActivityDeps) {
+export function createPaymentPlanActivities({ prisma, gateways }: PaymentPlanActivityDeps) {
   async function snapshot(planId: string): Promise<PlanSnapshot> {
     const deadline = Date.now() + VISIBILITY_WAIT_MS;
     for (;;) {
@@ -64,7 +63,7 @@ export function createPaymentPlanActivities({ prisma, gateway = createGateway(pr
       } & ClockTimed,
     ): Promise<{ outcome: AutomaticChargeOutcome; snapshot: PlanSnapshot; charge?: ChargeReceipt | null }> {
       const outcome = await atTime(input.clockTime, () =>
-        chargeInstallment(prisma, gateway, { ...input, at: new Date(input.at) }),
+        chargeInstallment(prisma, gateways, { ...input, at: new Date(input.at) }),
       );
       const payment = await prisma.paymentPlanPayment.findUnique({
         where: {
@@ -107,7 +106,7 @@ export function createPaymentPlanActivities({ prisma, gateway = createGateway(pr
       } & ClockTimed,
     ): Promise<{ result: PaymentPlanRequestResult; snapshot: PlanSnapshot }> {
       const result = await atTime(input.clockTime, () =>
-        applyPlanRequest(prisma, input.planId, input.signal, input.args, new Date(input.at), gateway),
+        applyPlanRequest(prisma, input.planId, input.signal, input.args, new Date(input.at), gateways),
       );
       return { result, snapshot: await snapshot(input.planId) };
     },

@@ -2,8 +2,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { isRefusal, type ApiError } from '../src/http/errors';
 import { chargeFailure } from '../src/payments';
 import type { Db } from '../src/db/prisma';
-import type { PaymentGateway } from '../src/payments';
-import { createGateway } from '../src/payments';
+import type { Gateways } from '../src/payments';
 import {
   chargeRenewalInvoice,
   createRenewalInvoice,
@@ -42,13 +41,7 @@ export type { RenewalChargeInput, RenewalChargeResult, RenewalInvoiceInput, Rene
  * The subscription workflow's activities: each calls one service function (src/subscriptions/) and
  * turns a client error, which a retry cannot fix, into a non-retryable failure the workflow reads.
  */
-export function createSubscriptionActivities({
-  prisma,
-  gateway = createGateway(prisma),
-}: {
-  prisma: Db;
-  gateway?: PaymentGateway;
-}) {
+export function createSubscriptionActivities({ prisma, gateways }: { prisma: Db; gateways: Gateways }) {
   /** Runs `work`; a client error (a refusal a retry cannot change) becomes the rejection the API answers. */
   async function refusing<T>(work: () => Promise<T>): Promise<T> {
     try {
@@ -97,7 +90,7 @@ export function createSubscriptionActivities({
 
     /** always_invoice: the change's proration lines invoiced and charged now, once (period-billing.ts). */
     async invoiceProrationsNow(input: ImmediateInvoiceInput & ClockTimed): Promise<ImmediateInvoiceResult> {
-      return refusing(() => atTime(input.clockTime, () => invoiceProrationsNow(prisma, gateway, input)));
+      return refusing(() => atTime(input.clockTime, () => invoiceProrationsNow(prisma, gateways, input)));
     },
 
     async createRenewalInvoice(input: RenewalInvoiceInput & ClockTimed): Promise<RenewalInvoice> {
@@ -119,7 +112,7 @@ export function createSubscriptionActivities({
 
     /** A failed attempt fails the activity (CHARGE_FAILED) with its result, so the Web UI draws it failed. */
     async chargeRenewalInvoice(input: RenewalChargeInput & ClockTimed): Promise<RenewalChargeResult> {
-      const result = await atTime(input.clockTime, () => chargeRenewalInvoice(prisma, gateway, input));
+      const result = await atTime(input.clockTime, () => chargeRenewalInvoice(prisma, gateways, input));
       if (result.outcome !== 'failed') return result;
       throw chargeFailure(`charge attempt ${input.attempt}`, result.failureCode, result);
     },
@@ -127,7 +120,7 @@ export function createSubscriptionActivities({
     async settleCreatedInvoice(
       input: RenewalChargeInput & { collectionMethod: CollectionMethod } & ClockTimed,
     ): Promise<FinalizedRenewal & { apiAttempt: RenewalChargeResult | null }> {
-      return atTime(input.clockTime, () => settleCreatedInvoice(prisma, gateway, input));
+      return atTime(input.clockTime, () => settleCreatedInvoice(prisma, gateways, input));
     },
   };
 }

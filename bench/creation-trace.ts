@@ -13,6 +13,7 @@ import { NativeConnection } from '@temporalio/worker';
 import { createApp } from '../src/app';
 import { createPrisma, poolOf } from '../src/db/prisma';
 import { createAccount } from '../src/accounts/account.service';
+import { registeredGateways } from '../src/gateway-registrations';
 import { createWorker } from '../src/temporal/worker';
 import { temporalClient } from '../src/temporal/client';
 import { subscriptionWorkflowId } from '../workflows/subscription-messages';
@@ -68,6 +69,7 @@ async function main(): Promise<void> {
     const nativeConnection = await NativeConnection.connect({ address: services.temporalAddress });
     const worker = await createWorker({
       prisma: workerPrisma,
+      gateways: registeredGateways(workerPrisma),
       connection: nativeConnection,
       taskQueue: 'billing',
       workflowBundle: { codePath: services.workflowBundle },

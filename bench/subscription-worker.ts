@@ -5,6 +5,7 @@
 import readline from 'node:readline';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { createPrisma } from '../src/db/prisma';
+import { registeredGateways } from '../src/gateway-registrations';
 import { createWorker, workerPoolSize } from '../src/temporal/worker';
 import { startWorkflowStartSweeper } from '../src/temporal/workflow-starts';
 import { collectEveryThread, smapsRollup } from './thread-memory';
@@ -18,6 +19,7 @@ async function main(): Promise<void> {
   const bundle = process.env.WORKFLOW_BUNDLE;
   const worker = await createWorker({
     prisma,
+    gateways: registeredGateways(prisma),
     connection,
     taskQueue: process.argv[2],
     ...(bundle ? { workflowBundle: { codePath: bundle } } : {}),

@@ -5,6 +5,7 @@ import { sqlTransaction } from '../src/db/sql-transaction';
 import { createDestination } from '../src/webhooks/destination.service';
 import { startRelay } from '../src/webhooks/relay';
 import { createPrisma } from '../src/db/prisma';
+import { registeredGateways } from '../src/gateway-registrations';
 import { createWorker, workerPoolSize } from '../src/temporal/worker';
 import { startWebhookReceiver } from '../test/support/webhook-receiver';
 import {
@@ -45,6 +46,7 @@ export async function benchWebhooks(ctx: BenchContext): Promise<Figures> {
   const nativeConnection = await NativeConnection.connect({ address: ctx.temporalAddress });
   const worker = await createWorker({
     prisma: workerPrisma,
+    gateways: registeredGateways(workerPrisma),
     connection: nativeConnection,
     taskQueue: TASK_QUEUE,
     workflowBundle: { codePath: ctx.workflowBundle },

@@ -7,7 +7,7 @@ import { createAuthFailureLimiter, createRateLimiter, rateLimitSettingsFromConfi
 import { ApiError, MethodNotAllowedError } from './http/errors';
 import { databaseBusy, databaseUnavailable, isDatabaseBusy, isDatabaseUnavailable } from './db/availability';
 import { logger as defaultLogger, type Logger } from './http/logger';
-import type { AppDeps } from './http/app-deps';
+import type { AppDeps, AppOptions } from './http/app-deps';
 import { registerCustomerRoutes } from './customers';
 import { registerWebhookRoutes } from './webhooks';
 import { registerAuditRoutes } from './audit';
@@ -21,7 +21,7 @@ import { registerProductRoutes } from './catalog';
 import { registerPriceRoutes } from './catalog';
 import { registerTaxRateRoutes } from './catalog';
 import { registerPaymentMethodRoutes } from './payments';
-import { createGateway } from './payments';
+import { registeredGateways } from './gateway-registrations';
 import { registerInvoiceRoutes } from './invoices';
 import { registerDocumentRoutes } from './documents';
 import { registerCaughtEmailRoutes } from './emails';
@@ -57,9 +57,11 @@ import { tellingSettledInvoices } from './invoices';
 import { noticeInvoicesSettled } from './subscriptions';
 import { redactPageToken } from './lib/page-tokens';
 
-export type { AppDeps } from './http/app-deps';
+export type { AppDeps, AppOptions } from './http/app-deps';
 
-export function createApp(deps: AppDeps): express.Express {
+export function createApp(options: AppOptions): express.Express {
+  // Every route that moves money asks the same choice of gateways for the account's adapter.
+  const deps: AppDeps = { ...options, gateways: options.gateways ?? registeredGateways(options.prisma) };
   const log = deps.logger ?? defaultLogger;
   const app = express();
   const metrics = createApiMetrics(deps.prisma);
@@ -133,8 +135,8 @@ export function createApp(deps: AppDeps): express.Express {
     // An open invoice a request paid or voided: its subscription's workflow is told (docs/decisions.md §7).
     (work) => tellingSettledInvoices(noticeInvoicesSettled(deps.temporal), work),
   );
-  // Every route of the API is mounted here, module by module; the routes that move money share one gateway.
-  const routeDeps = { ...deps, gateway: deps.gateway ?? createGateway(deps.prisma) };
+  // Every route of the API is mounted here, module by module.
+  const routeDeps = deps;
   // Invitations and password resets are emailed by the request that makes their link (docs/decisions.md §32).
   const userMailer = deps.mailer ?? createMailer(config.smtpUrl);
   registerCustomerRoutes(api, routeDeps);

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { AppDeps } from './app';
+import type { AppOptions } from './app';
 import { createApp } from './app';
 import { ApiError } from './http/errors';
 import { securityHeaderLines } from './http/security-headers';
@@ -53,7 +53,7 @@ export function createServer(handler: http.RequestListener): http.Server {
   return server;
 }
 
-export async function listen(deps: AppDeps, port: number): Promise<http.Server> {
+export async function listen(deps: AppOptions, port: number): Promise<http.Server> {
   const server = createServer(createApp(deps));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

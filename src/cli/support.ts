@@ -3,6 +3,7 @@ import { currentTime } from '../lib/clock-time';
 import type { Connection, Client } from '@temporalio/client';
 import { config } from '../config';
 import type { Db } from '../db/prisma';
+import { registeredGateways } from '../gateway-registrations';
 import { recordOperatorAction, type OperatorActor } from '../accounts';
 import { formatMoney } from '../lib/money';
 import { toUnixSeconds } from '../lib/time';
@@ -163,7 +164,7 @@ async function requestPayment(
     { ...args, payment_id: paymentId, source: 'support-cli', request_id: requestId },
     {
       timeoutMs: positiveInt(options['timeout-seconds'], 'timeout-seconds', 30, 1) * 1000,
-      whenEnded: (sent) => applyPlanRequest(prisma, planId, kind, sent, currentTime()),
+      whenEnded: (sent) => applyPlanRequest(prisma, planId, kind, sent, currentTime(), registeredGateways(prisma)),
     },
   );
   // The identity stays out of the workflow's `source`, which the API shows merchants: the request id links the two.

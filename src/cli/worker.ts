@@ -18,6 +18,7 @@ import { encryptStoredSecrets } from '../webhooks';
 import { refuseUnsafeProductionStart } from '../lib/secrets';
 import { sealStoredAnswers } from '../http/idempotency';
 import { freeLoopbackPort, serveWorkerMetrics, type WorkerMetricsServer } from '../temporal';
+import { registeredGateways } from '../gateway-registrations';
 
 /**
  * Production worker entry point (task queue `billing`). Temporal's worker handles SIGINT/SIGTERM itself.
@@ -63,6 +64,7 @@ async function main(): Promise<void> {
   if (!config.smtpUrl) logger.warn('SMTP_URL is not set: no email is sent to customers (and no invoice.sent written)');
   const worker = await createWorker({
     prisma,
+    gateways: registeredGateways(prisma),
     connection,
     mailer,
     ...(bundle ? { workflowBundle: { codePath: bundle } } : {}),

@@ -1,7 +1,6 @@
 import type { AppDeps } from '../http/app-deps';
 import type { Api } from '../http/api';
 import { pageSchema } from '../http/pagination';
-import type { PaymentGateway } from '../payments';
 import { onInvoiceTime } from '../invoices';
 import {
   createCreditNoteBody,
@@ -11,7 +10,7 @@ import {
 } from './credit-note.schemas';
 import { createCreditNote, getCreditNote, listCreditNotes } from './credit-note.service';
 
-export function registerCreditNoteRoutes(api: Api, { prisma, gateway }: AppDeps & { gateway: PaymentGateway }): void {
+export function registerCreditNoteRoutes(api: Api, { prisma, gateways }: AppDeps): void {
   const tag = 'Credit notes';
 
   api.route({
@@ -30,7 +29,7 @@ export function registerCreditNoteRoutes(api: Api, { prisma, gateway }: AppDeps 
     errors: [404, 409, 502],
     handler: async ({ principal, body, idempotencySeed }) => {
       const { note } = await onInvoiceTime(prisma, principal.accountId, body.invoice, () =>
-        createCreditNote(prisma, gateway, principal.accountId, body, idempotencySeed),
+        createCreditNote(prisma, gateways, principal.accountId, body, idempotencySeed),
       );
       return note;
     },

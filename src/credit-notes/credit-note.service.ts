@@ -10,7 +10,7 @@ import { idFromSeed, newId } from '../lib/ids';
 import { toUnixSeconds } from '../lib/time';
 import { updatedMsOf } from '../lib/object-version';
 import { columnValue } from '../lib/columns';
-import type { PaymentGateway } from '../payments';
+import type { Gateways } from '../payments';
 import { openRefund, refundInFlight, settleRefund } from '../invoices';
 import { findInvoice, lockInvoice, toInvoiceObject, updateLockedInvoice, type InvoiceWithLines } from '../invoices';
 import type { InvoiceObject } from '../invoices';
@@ -290,12 +290,12 @@ async function issue(tx: Tx, accountId: string, input: CreateCreditNoteInput, id
  */
 async function completeRefund(
   prisma: Db,
-  gateway: PaymentGateway,
+  gateways: Gateways,
   accountId: string,
   note: CreditNoteWithLines,
   refund: Transaction,
 ): Promise<CreditNoteWithLines> {
-  const settled = await settleRefund(prisma, gateway, accountId, refund);
+  const settled = await settleRefund(prisma, gateways, accountId, refund);
   if (settled.status !== 'failed') return note;
   return runTransaction(prisma, async (tx) => {
     const invoice = await lockInvoice(tx, accountId, note.invoiceId);
@@ -321,7 +321,7 @@ async function completeRefund(
  */
 export async function createCreditNote(
   prisma: Db,
-  gateway: PaymentGateway,
+  gateways: Gateways,
   accountId: string,
   input: CreateCreditNoteInput,
   idempotencySeed?: string,
@@ -337,7 +337,7 @@ export async function createCreditNote(
     issued = await runTransaction(prisma, (tx) => issue(tx, accountId, input, id));
   }
   if (!issued.refund) return { note: toCreditNoteObject(issued.note), invoice: issued.invoice };
-  const note = await completeRefund(prisma, gateway, accountId, issued.note, issued.refund);
+  const note = await completeRefund(prisma, gateways, accountId, issued.note, issued.refund);
   return { note: toCreditNoteObject(note), invoice: issued.invoice };
 }
 

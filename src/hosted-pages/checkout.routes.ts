@@ -2,7 +2,6 @@ import express, { type Request, type Response } from 'express';
 import { z } from 'zod';
 import type { CheckoutSession } from '../generated/prisma/client';
 import type { AppDeps } from '../http/app-deps';
-import type { PaymentGateway } from '../payments';
 import { findPrice } from '../catalog';
 import { readProductName } from '../invoices';
 import { readAccountProfile } from '../accounts';
@@ -237,7 +236,7 @@ function sendChangedCheckout(res: Response, session: CheckoutSession): void {
  * Hosted checkout (docs/api.md "Hosted pages"): GET /hosted/checkout/{token} and its one post, which
  * completes it through src/use-cases/checkout-completion.ts and sends the browser to success_url.
  */
-export function checkoutRouter(deps: AppDeps & { gateway: PaymentGateway }): express.Router {
+export function checkoutRouter(deps: AppDeps): express.Router {
   const router = express.Router();
   const route = `${CHECKOUT_PATH}/:token`;
 

@@ -7,7 +7,6 @@ import { listCreditNotes } from '../credit-notes';
 import type { CreditNoteObject } from '../credit-notes';
 import express, { type Request, type Response } from 'express';
 import type { AppDeps } from '../http/app-deps';
-import type { PaymentGateway } from '../payments';
 import { getInvoice, InvoiceNotPayableError } from '../invoices';
 import { findHostedInvoiceLink, HOSTED_INVOICE_PATH } from '../invoices';
 import type { InvoiceObject } from '../invoices';
@@ -310,7 +309,7 @@ async function renderInvoicePage(
  * key: a double click completes one attempt, a second tab finds the invoice paid (409 inside, the page
  * shown as paid).
  */
-export function hostedInvoiceRouter(deps: AppDeps & { gateway: PaymentGateway }): express.Router {
+export function hostedInvoiceRouter(deps: AppDeps): express.Router {
   const router = express.Router();
   const route = `${HOSTED_INVOICE_PATH}/:token`;
 

@@ -1,7 +1,6 @@
 import express from 'express';
 import type { AppDeps } from '../http/app-deps';
 import type { Logger } from '../http/logger';
-import type { PaymentGateway } from '../payments';
 import { tellSettledAfterAnswer } from '../invoices';
 import { noticeInvoicesSettled } from '../subscriptions';
 import { hostedInvoiceRouter } from './hosted-invoice.routes';
@@ -13,7 +12,7 @@ import { pageAssets, pageErrors, pageRateLimit, sendUnknownLink } from './page';
  * Every customer-facing page under /hosted (docs/decisions.md §29): one rate limit, the stylesheet,
  * each page's router, and a page (never the API's JSON) for an unknown path or an error.
  */
-export function hostedPagesRouter(deps: AppDeps & { gateway: PaymentGateway }, log: Logger): express.Router {
+export function hostedPagesRouter(deps: AppDeps, log: Logger): express.Router {
   const router = express.Router();
   const pages = express.Router();
   pages.use(pageRateLimit(deps.pageLimits));

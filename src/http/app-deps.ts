@@ -1,6 +1,6 @@
 import type { Client as TemporalClient } from '@temporalio/client';
 import type { Db } from '../db/prisma';
-import type { PaymentGateway } from '../payments';
+import type { Gateways } from '../payments';
 import type { Logger } from './logger';
 import type { Mailer } from '../emails';
 import type { RateLimitSettings } from './rate-limit';
@@ -18,8 +18,8 @@ export interface AppDeps {
   authFailuresPerMinute?: number;
   /** Which proxies to believe about the client's address (TRUST_PROXY unless given; config.trustProxy). */
   trustProxy?: boolean | number | string;
-  /** The gateway charges made by the API go to (the simulated gateway unless given; tests slow it down). */
-  gateway?: PaymentGateway;
+  /** Chooses each account's payment gateway (src/payments/gateways.ts; tests give one that slows down or loses answers). */
+  gateways: Gateways;
   /**
    * The workflow service's current time (Unix ms), which a new subscription's dates are computed at,
    * as its workflow runs on it: the wall clock unless given (tests on Temporal's time-skipping server pass its clock).
@@ -38,3 +38,6 @@ export interface AppDeps {
   /** Where the dashboard's emails to users go (invitations, password resets): SMTP_URL's server unless given. */
   mailer?: Mailer;
 }
+
+/** What createApp takes: the gateways are the registered adapters (src/gateway-registrations.ts) unless given. */
+export type AppOptions = Omit<AppDeps, 'gateways'> & { gateways?: AppDeps['gateways'] };

@@ -4,7 +4,7 @@ import type { Db } from '../db/prisma';
 import { sqlTransaction, type SqlTx } from '../db/sql-transaction';
 import { ApiError, badRequest } from '../http/errors';
 import { currentOrigin, recordEvent } from '../lib/events';
-import type { PaymentGateway } from '../payments';
+import type { Gateways } from '../payments';
 import { chargeEntry } from '../payments';
 import { assertPaysCurrency } from '../payments';
 import { findDefaultPaymentMethod, findPaymentMethod, readPaymentMethod } from '../payments';
@@ -148,14 +148,14 @@ async function nextStep(
 /** Charges a pending attempt (idempotently, by its key) and records the outcome once. */
 async function settle(
   prisma: Db,
-  gateway: PaymentGateway,
+  gateways: Gateways,
   accountId: string,
   attempt: Transaction,
 ): Promise<LedgerOutcome['status']> {
   const method = await readPaymentMethod(prisma, accountId, attempt.paymentMethodId!);
   if (!method) throw new Error(`Payment method ${attempt.paymentMethodId} of attempt ${attempt.id} is gone.`);
   const outcome = await chargeEntry(
-    gateway,
+    gateways,
     attempt,
     method,
     'The attempt stays pending; paying the invoice again completes it without a second charge.',
@@ -177,12 +177,12 @@ async function settle(
  */
 export async function payInvoice(
   prisma: Db,
-  gateway: PaymentGateway,
+  gateways: Gateways,
   accountId: string,
   invoiceId: string,
   opts: PayInvoiceOptions = {},
 ): Promise<InvoiceObject> {
-  const ran = await attemptPayment(prisma, gateway, accountId, invoiceId, opts);
+  const ran = await attemptPayment(prisma, gateways, accountId, invoiceId, opts);
   if (ran?.kind === 'done') return ran.value;
   return getInvoice(prisma, accountId, invoiceId);
 }
@@ -191,17 +191,11 @@ export async function payInvoice(
  * An attempt left in flight (a crash, a lost gateway answer, a concurrent request) is completed
  * first; if it paid the invoice that is the answer, otherwise this call makes its own attempt.
  */
-function attemptPayment(
-  prisma: Db,
-  gateway: PaymentGateway,
-  accountId: string,
-  invoiceId: string,
-  opts: PayInvoiceOptions,
-) {
+function attemptPayment(prisma: Db, gateways: Gateways, accountId: string, invoiceId: string, opts: PayInvoiceOptions) {
   return runAttempt(
     prisma,
     (tx: SqlTx) => nextStep(tx, accountId, invoiceId, opts),
-    (attempt) => settle(prisma, gateway, accountId, attempt),
+    (attempt) => settle(prisma, gateways, accountId, attempt),
     (status) => status === 'succeeded',
     (work) => sqlTransaction(prisma, work),
   );
@@ -220,14 +214,14 @@ export type Collection =
 /** payInvoice, answered as a Collection instead of an invoice or a 4xx. */
 export async function collectInvoice(
   prisma: Db,
-  gateway: PaymentGateway,
+  gateways: Gateways,
   accountId: string,
   invoiceId: string,
   opts: PayInvoiceOptions = {},
 ): Promise<Collection> {
   let ran: Awaited<ReturnType<typeof attemptPayment>>;
   try {
-    ran = await attemptPayment(prisma, gateway, accountId, invoiceId, opts);
+    ran = await attemptPayment(prisma, gateways, accountId, invoiceId, opts);
   } catch (error) {
     if (error instanceof InvoiceNotPayableError)
       return { outcome: error.invoiceStatus === 'paid' ? 'already_paid' : 'void' };

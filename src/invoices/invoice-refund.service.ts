@@ -2,7 +2,7 @@ import type { Transaction } from '../generated/prisma/client';
 import type { Db, Tx } from '../db/prisma';
 import { runTransaction } from '../db/sql-transaction';
 import { badRequest, conflict } from '../http/errors';
-import type { PaymentGateway } from '../payments';
+import type { Gateways } from '../payments';
 import { refundEntry } from '../payments';
 import { countPendingEntries, openPending, runAttempt, settlePending, type AttemptStep } from '../transactions';
 import { toTransactionObject } from '../transactions';
@@ -102,12 +102,12 @@ export async function refundInFlight(tx: Tx, accountId: string, invoiceId: strin
  */
 export async function settleRefund(
   prisma: Db,
-  gateway: PaymentGateway,
+  gateways: Gateways,
   accountId: string,
   refund: Transaction,
 ): Promise<Transaction> {
   const payment = await prisma.transaction.findFirstOrThrow({ where: { id: refund.sourceTransactionId!, accountId } });
-  const outcome = await refundEntry(gateway, refund, payment, 'The refund stays pending; asking again completes it.');
+  const outcome = await refundEntry(gateways, refund, payment, 'The refund stays pending; asking again completes it.');
   return runTransaction(prisma, async (tx) => {
     const invoice = await lockInvoice(tx, accountId, refund.invoiceId!);
     if ((await settlePending(tx, refund.id, outcome)) && outcome.status === 'succeeded') {
@@ -127,7 +127,7 @@ export async function settleRefund(
  */
 export async function refundInvoice(
   prisma: Db,
-  gateway: PaymentGateway,
+  gateways: Gateways,
   accountId: string,
   invoiceId: string,
   opts: RefundInvoiceOptions = {},
@@ -135,7 +135,7 @@ export async function refundInvoice(
   const ran = await runAttempt(
     prisma,
     (tx) => nextStep(tx, accountId, invoiceId, opts),
-    (refund) => settleRefund(prisma, gateway, accountId, refund),
+    (refund) => settleRefund(prisma, gateways, accountId, refund),
   );
   if (ran) return toTransactionObject(ran.value);
   throw conflict(`Refunds of invoice ${invoiceId} are in progress; try again.`, 'refund_in_progress');

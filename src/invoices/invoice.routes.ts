@@ -2,7 +2,6 @@ import { z } from 'zod';
 import type { AppDeps } from '../http/app-deps';
 import type { Api } from '../http/api';
 import { pageSchema } from '../http/pagination';
-import type { PaymentGateway } from '../payments';
 import { transactionSchema } from '../transactions';
 import { payInvoice } from './invoice-payment.service';
 import { refundInvoice } from './invoice-refund.service';
@@ -22,8 +21,8 @@ import { onCustomerTime } from '../test-clocks';
 import { emailSchema } from '../emails';
 import { sendInvoiceEmail } from '../use-cases';
 
-export function registerInvoiceRoutes(api: Api, deps: AppDeps & { gateway: PaymentGateway }): void {
-  const { prisma, temporal, gateway } = deps;
+export function registerInvoiceRoutes(api: Api, deps: AppDeps): void {
+  const { prisma, temporal, gateways } = deps;
   const tag = 'Invoices';
 
   api.route({
@@ -103,7 +102,7 @@ export function registerInvoiceRoutes(api: Api, deps: AppDeps & { gateway: Payme
     errors: [404, 409, 502],
     handler: ({ principal, params, body, idempotencyKey }) =>
       onInvoiceTime(prisma, principal.accountId, params.id, () =>
-        payInvoice(prisma, gateway, principal.accountId, params.id, {
+        payInvoice(prisma, gateways, principal.accountId, params.id, {
           paymentMethodId: body.payment_method,
           attemptKey: idempotencyKey,
           // A dashboard session's request is a person's click; a key's, the merchant's code.
@@ -175,7 +174,7 @@ export function registerInvoiceRoutes(api: Api, deps: AppDeps & { gateway: Payme
     errors: [404, 409, 502],
     handler: ({ principal, params, body, idempotencyKey }) =>
       onInvoiceTime(prisma, principal.accountId, params.id, () =>
-        refundInvoice(prisma, gateway, principal.accountId, params.id, {
+        refundInvoice(prisma, gateways, principal.accountId, params.id, {
           amount: body.amount,
           attemptKey: idempotencyKey,
         }),

@@ -4,7 +4,6 @@ import type { Api } from '../http/api';
 import { SUPERADMIN_ROLES, type Principal } from '../http/auth';
 import { pageSchema } from '../http/pagination';
 import { transactionSchema } from '../transactions';
-import { createGateway } from '../payments';
 import {
   createPaymentPlanBody,
   createPlanPaymentBody,
@@ -55,7 +54,7 @@ import { z } from 'zod';
 export function registerPaymentPlanRoutes(api: Api, deps: AppDeps): void {
   const { prisma, temporal } = deps;
   const taskQueue = deps.taskQueue ?? config.taskQueue;
-  const actionDeps = { prisma, temporal, gateway: deps.gateway ?? createGateway(prisma) };
+  const actionDeps = { prisma, temporal, gateways: deps.gateways };
   const tag = 'Payment plans';
   const planErrors = [403, 404, 409];
 

@@ -20,8 +20,7 @@ import {
 } from '../../workflows/payment-plan-contract';
 import { parseRequestArgs } from '../../workflows/payment-plan-requests';
 import { methodForPlan, settleCharge } from './plan-payments.service';
-import type { PaymentGateway } from '../payments';
-import { createGateway } from '../payments';
+import type { Gateways } from '../payments';
 import {
   chargesInFlight,
   countPlans,
@@ -418,7 +417,7 @@ const CANCEL_SETTLE_ROUNDS = 3;
  */
 export async function cancelPlan(
   prisma: Db,
-  gateway: PaymentGateway,
+  gateways: Gateways,
   planId: string,
   reason: string | undefined,
   at: Date,
@@ -427,7 +426,7 @@ export async function cancelPlan(
   for (let round = 0; ; round++) {
     for (const payment of await chargesInFlight(prisma, planId)) {
       // A gateway that does not answer leaves the charge processing: the cancel goes on, and the charge, when it settles, is refunded.
-      await settleCharge(prisma, gateway, payment.id, at).catch(() => undefined);
+      await settleCharge(prisma, gateways, payment.id, at).catch(() => undefined);
     }
     const canceled = await prisma.$transaction(async (tx) => {
       const plan = await lockPlan(tx, accountId, planId);
@@ -469,7 +468,7 @@ export async function applyPlanRequest(
   kind: PaymentPlanRequestKind,
   args: PaymentPlanRequestArgs,
   at: Date,
-  gateway: PaymentGateway = createGateway(prisma),
+  gateways: Gateways,
 ): Promise<PaymentPlanRequestResult> {
   const parsed = parseRequestArgs(kind, args, { strict: false });
   if (!parsed.ok) return { applied: false, ...parsed.issue, payment_id: null };
@@ -508,7 +507,7 @@ export async function applyPlanRequest(
         };
       }
       case 'cancelPlan':
-        await cancelPlan(prisma, gateway, planId, args.reason, at);
+        await cancelPlan(prisma, gateways, planId, args.reason, at);
         return { applied: true, message: `Payment plan ${planId} canceled.` };
     }
   } catch (error) {

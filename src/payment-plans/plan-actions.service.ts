@@ -3,7 +3,7 @@ import type { Db } from '../db/prisma';
 import { currentTime } from '../lib/clock-time';
 import { MINUTE_MS } from '../lib/durations';
 import { toUnixSeconds } from '../lib/time';
-import type { PaymentGateway } from '../payments';
+import type { Gateways } from '../payments';
 import { onCustomerTime } from '../test-clocks';
 import type { TransactionObject } from '../transactions';
 import { toTransactionObject } from '../transactions';
@@ -44,7 +44,7 @@ import { notifyPlanUpdated, rejectionError, sendPlanRequest } from './workflow-c
 export interface PlanActionDeps {
   prisma: Db;
   temporal: Client;
-  gateway: PaymentGateway;
+  gateways: Gateways;
 }
 
 async function onPlanTime<T>(prisma: Db, accountId: string, planId: string, work: () => Promise<T>): Promise<T> {
@@ -57,7 +57,7 @@ async function onPlanTime<T>(prisma: Db, accountId: string, planId: string, work
  * ended has it carried out here), and turns a refusal into its 4xx.
  */
 async function requestOfPlan(
-  { prisma, temporal }: PlanActionDeps,
+  { prisma, temporal, gateways }: PlanActionDeps,
   accountId: string,
   planId: string,
   kind: PaymentPlanRequestKind,
@@ -69,7 +69,7 @@ async function requestOfPlan(
       planId,
       kind,
       { ...args, source: 'api' },
-      { whenEnded: (sent) => applyPlanRequest(prisma, planId, kind, sent, currentTime()) },
+      { whenEnded: (sent) => applyPlanRequest(prisma, planId, kind, sent, currentTime(), gateways) },
     ),
   );
   if (!record.applied) throw rejectionError(record);
@@ -139,12 +139,12 @@ export async function payPlan(
   planId: string,
   input: CreatePlanPaymentInput,
 ): Promise<PlanPaymentObject> {
-  const { prisma, gateway } = deps;
+  const { prisma, gateways } = deps;
   const payment = await onPlanTime(prisma, accountId, planId, () => {
     if (input.external) return recordExternalPayment(prisma, accountId, planId, input.external_reference);
     if (typeof input.payment_method === 'object')
       return startTerminalPayment(prisma, accountId, planId, input.payment_method.terminal);
-    return chargeStoredMethod(prisma, gateway, accountId, planId, {
+    return chargeStoredMethod(prisma, gateways, accountId, planId, {
       paymentMethodId: input.payment_method,
       save: input.save_payment_method,
     });
@@ -231,7 +231,7 @@ export async function refundPaymentOfPlan(
 ): Promise<TransactionObject> {
   await findPlan(deps.prisma, accountId, planId);
   const refund = await onPlanTime(deps.prisma, accountId, planId, () =>
-    refundPlanPayment(deps.prisma, deps.gateway, accountId, planId, paymentId, input),
+    refundPlanPayment(deps.prisma, deps.gateways, accountId, planId, paymentId, input),
   );
   return toTransactionObject(refund);
 }

@@ -3,7 +3,7 @@ import type { Db, Tx } from '../db/prisma';
 import { runTransaction } from '../db/sql-transaction';
 import { ApiError, badRequest, conflict } from '../http/errors';
 import { newId } from '../lib/ids';
-import type { PaymentGateway } from '../payments';
+import type { Gateways } from '../payments';
 import { chargeEntry } from '../payments';
 import { findPaymentMethod } from '../payments';
 import { assertPaysCurrency } from '../payments';
@@ -189,7 +189,7 @@ async function lockPlanById(tx: Tx, planId: string): Promise<PlanWithDetails> {
  */
 export async function settleCharge(
   prisma: Db,
-  gateway: PaymentGateway,
+  gateways: Gateways,
   paymentId: string,
   at: Date,
 ): Promise<PaymentPlanPayment> {
@@ -198,7 +198,7 @@ export async function settleCharge(
   const method = await prisma.paymentMethod.findUniqueOrThrow({ where: { id: payment.paymentMethodId! } });
   const entry = await prisma.transaction.findUniqueOrThrow({ where: { id: payment.transactionId! } });
   const charged = await chargeEntry(
-    gateway,
+    gateways,
     entry,
     method,
     `Payment ${paymentId} stays processing; the next payment request on this plan (or the workflow's retry) completes it without a second charge.`,
@@ -212,7 +212,7 @@ export async function settleCharge(
     await applyPaymentFailed(tx, fresh, { code: charged.failureCode, message: charged.failureMessage }, at);
     return 'recorded';
   });
-  if (outcome === 'refund_due') await refundAfterCancellation(prisma, gateway, payment);
+  if (outcome === 'refund_due') await refundAfterCancellation(prisma, gateways, payment);
   return prisma.paymentPlanPayment.findUniqueOrThrow({ where: { id: paymentId } });
 }
 
@@ -283,7 +283,7 @@ export function installmentAttemptKey(number: number, attempt: number): string {
  */
 export async function chargeInstallment(
   prisma: Db,
-  gateway: PaymentGateway,
+  gateways: Gateways,
   input: { planId: string; number: number; attempt: number; at: Date },
 ): Promise<AutomaticChargeOutcome> {
   const attemptKey = installmentAttemptKey(input.number, input.attempt);
@@ -331,7 +331,7 @@ export async function chargeInstallment(
     });
   });
   if (opened === 'skipped' || opened === 'failed') return opened;
-  const settled = await settleCharge(prisma, gateway, opened.id, input.at);
+  const settled = await settleCharge(prisma, gateways, opened.id, input.at);
   return settled.status === 'succeeded' ? 'succeeded' : 'failed';
 }
 
@@ -341,7 +341,7 @@ export async function chargeInstallment(
  */
 export async function chargeStoredMethod(
   prisma: Db,
-  gateway: PaymentGateway,
+  gateways: Gateways,
   accountId: string,
   planId: string,
   input: { paymentMethodId?: string; save?: boolean },
@@ -349,7 +349,7 @@ export async function chargeStoredMethod(
   const unfinished = await prisma.paymentPlanPayment.findMany({
     where: { accountId, planId, method: 'payment_method', status: 'processing' },
   });
-  for (const payment of unfinished) await settleCharge(prisma, gateway, payment.id, currentTime());
+  for (const payment of unfinished) await settleCharge(prisma, gateways, payment.id, currentTime());
 
   const opened = await runTransaction(prisma, async (tx) => {
     const plan = await lockPlan(tx, accountId, planId);
@@ -365,7 +365,7 @@ export async function chargeStoredMethod(
     const method = await methodForPlan(tx, plan, methodId, 'payment_method');
     return openCharge(tx, plan, owedInstallments(plan), method, { kind: 'payment_method', save: input.save });
   });
-  return settleCharge(prisma, gateway, opened.id, currentTime());
+  return settleCharge(prisma, gateways, opened.id, currentTime());
 }
 
 /** POST /payment-plans/{id}/payments with external: true: money collected elsewhere, recorded as paid (no charge, no transaction). */

@@ -2,7 +2,7 @@ import type { PaymentPlanPayment, Transaction } from '../generated/prisma/client
 import type { Db, Tx } from '../db/prisma';
 import { runTransaction } from '../db/sql-transaction';
 import { badRequest, conflict } from '../http/errors';
-import type { PaymentGateway } from '../payments';
+import type { Gateways } from '../payments';
 import { refundEntry } from '../payments';
 import { openPending, runAttempt, settlePending, type AttemptStep, type LedgerOutcome } from '../transactions';
 import { findPayment, lockPlan } from './payment-plan.records';
@@ -141,13 +141,13 @@ async function nextStep(
 /** Refunds a pending refund at the gateway (same key: never twice) and records the outcome. */
 async function settle(
   prisma: Db,
-  gateway: PaymentGateway,
+  gateways: Gateways,
   accountId: string,
   planId: string,
   refund: Transaction,
 ): Promise<Transaction> {
   const source = await prisma.transaction.findFirstOrThrow({ where: { id: refund.sourceTransactionId!, accountId } });
-  const outcome = await refundEntry(gateway, refund, source, 'The refund stays pending; asking again completes it.');
+  const outcome = await refundEntry(gateways, refund, source, 'The refund stays pending; asking again completes it.');
   return runTransaction(prisma, async (tx) => {
     await lockPlan(tx, accountId, planId);
     await recordRefundOutcome(tx, refund, outcome);
@@ -162,7 +162,7 @@ async function settle(
  */
 export async function refundPlanPayment(
   prisma: Db,
-  gateway: PaymentGateway,
+  gateways: Gateways,
   accountId: string,
   planId: string,
   paymentId: string,
@@ -171,7 +171,7 @@ export async function refundPlanPayment(
   const ran = await runAttempt(
     prisma,
     (tx) => nextStep(tx, accountId, planId, paymentId, opts),
-    (refund) => settle(prisma, gateway, accountId, planId, refund),
+    (refund) => settle(prisma, gateways, accountId, planId, refund),
   );
   if (ran) return ran.value;
   throw conflict(`Refunds of payment ${paymentId} are in progress; try again.`, 'refund_in_progress');
@@ -184,10 +184,10 @@ export async function refundPlanPayment(
  */
 export async function refundAfterCancellation(
   prisma: Db,
-  gateway: PaymentGateway,
+  gateways: Gateways,
   payment: PaymentPlanPayment,
 ): Promise<void> {
-  await refundPlanPayment(prisma, gateway, payment.accountId, payment.planId, payment.id, {
+  await refundPlanPayment(prisma, gateways, payment.accountId, payment.planId, payment.id, {
     internalKey: 'plan-canceled',
   });
 }

@@ -1,7 +1,8 @@
 import type { PaymentMethod, Transaction } from '../generated/prisma/client';
 import { ApiError } from '../http/errors';
 import type { LedgerOutcome } from '../transactions';
-import { GatewayRequestError, type ChargeResult, type PaymentGateway, type RefundResult } from './gateway';
+import { GatewayRequestError, type ChargeResult, type RefundResult } from './gateway';
+import type { Gateways } from './gateways';
 import { toGatewayPaymentMethod } from './payment-method.service';
 
 /**
@@ -30,11 +31,12 @@ function gatewayUnavailable(unavailable: string): ApiError {
 }
 
 export async function chargeEntry(
-  gateway: PaymentGateway,
+  gateways: Gateways,
   entry: Transaction,
   method: PaymentMethod,
   unavailable: string,
 ): Promise<LedgerOutcome> {
+  const gateway = await gateways.gatewayFor(entry.accountId);
   const result = await atGateway(
     () =>
       gateway.charge({
@@ -74,11 +76,12 @@ function settledOutcome<R extends ChargeResult | RefundResult>(
 
 /** Refunds `-refund.amount` cents of the charge behind `source` (the payment entry refunded). */
 export async function refundEntry(
-  gateway: PaymentGateway,
+  gateways: Gateways,
   refund: Transaction,
   source: Transaction,
   unavailable: string,
 ): Promise<LedgerOutcome> {
+  const gateway = await gateways.gatewayFor(refund.accountId);
   const result = await atGateway(
     () =>
       gateway.refund({

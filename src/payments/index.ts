@@ -4,7 +4,7 @@ export { createPaymentMethodBody, paymentMethodSchema } from './payment-method.s
 export type { CreatePaymentMethodInput, PaymentMethodObject } from './payment-method.schemas';
 export { cardBrand, fingerprint } from './card-numbers';
 export { chargeFailure } from './charge-failure';
-export { assertPaysCurrency } from './currencies';
+export { assertPaysCurrency, paysCurrency } from './currencies';
 export { GatewayRequestError, GatewayUnavailableError } from './gateway';
 export type {
   ChargeRequest,
@@ -16,11 +16,9 @@ export type {
   RetrieveRefundRequest,
 } from './gateway';
 export { lockCustomerMethods } from './payment-method.records';
-export { createGateway, simulatedGateway } from './simulated-gateway';
-export { FAILURES, cardTestBehavior } from './test-numbers';
 export { chargeEntry, refundEntry } from './gateway-attempt';
-export { registerGateway } from './gateways';
-export type { GatewayFactory } from './gateways';
+export { createGateways, registerGateway } from './gateways';
+export type { GatewayFactory, Gateways } from './gateways';
 export {
   attachPaymentMethod,
   createPaymentMethod,

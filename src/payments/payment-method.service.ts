@@ -18,7 +18,7 @@ import type {
   ListPaymentMethodsQuery,
   PaymentMethodObject,
 } from './payment-method.schemas';
-import { bankAccountTestBehavior, cardTestBehavior } from './test-numbers';
+import { bankAccountTestBehavior, cardTestBehavior } from '../simulated-gateway';
 import { updatedMsOf } from '../lib/object-version';
 
 const TEST_BANK_NAMES: Record<string, string> = { '110000000': 'STRIPE TEST BANK' };

@@ -17,7 +17,7 @@ import type { PendingLine } from './proration';
 import { capWaitingCredits } from './unused-time-cap';
 import { periodDiscount } from '../coupons';
 import { findInvoice, findRefundByKey, lockInvoice, toInvoiceObject, updateLockedInvoice } from '../invoices';
-import type { PaymentGateway } from '../payments';
+import type { Gateways } from '../payments';
 import { notFound } from '../http/errors';
 import { attemptReceipt, type ChargeReceipt } from '../transactions';
 import type { ChargeOrigin } from '../transactions';
@@ -204,7 +204,7 @@ export interface ImmediateInvoiceInput {
  */
 async function refundEndingCredit(
   prisma: Db,
-  gateway: PaymentGateway,
+  gateways: Gateways,
   input: ImmediateInvoiceInput,
   credit: number,
 ): Promise<number> {
@@ -221,7 +221,7 @@ async function refundEndingCredit(
   const existing = await findRefundByKey(prisma, input.accountId, periodInvoiceId, `refund:${attemptKey}`);
   if (existing) return -Number(existing.amount);
   if (invoice.status !== 'paid' || refundable <= 0) return 0;
-  const refund = await refundInvoice(prisma, gateway, input.accountId, periodInvoiceId, {
+  const refund = await refundInvoice(prisma, gateways, input.accountId, periodInvoiceId, {
     amount: Math.min(credit, refundable),
     attemptKey,
   });
@@ -288,19 +288,19 @@ export interface ImmediateInvoiceResult {
  */
 export async function invoiceProrationsNow(
   prisma: Db,
-  gateway: PaymentGateway,
+  gateways: Gateways,
   input: ImmediateInvoiceInput,
 ): Promise<ImmediateInvoiceResult> {
   const invoice = await createKeyedInvoice(prisma, input.accountId, await immediateInvoice(prisma, input));
   const finalized = await finalizeInvoice(prisma, input.accountId, invoice.id, { allowFinalized: true });
   const made = { invoiceId: invoice.id, total: invoice.total, creditedToBalance: finalized.applied_balance < 0 };
   if (invoice.total < 0 && input.endingPeriodStart !== undefined && !made.creditedToBalance) {
-    const refunded = await refundEndingCredit(prisma, gateway, input, -invoice.total);
+    const refunded = await refundEndingCredit(prisma, gateways, input, -invoice.total);
     return { ...made, status: finalized.status, refunded };
   }
   if (finalized.status !== 'open' || input.collectionMethod !== 'charge_automatically')
     return { ...made, status: finalized.status };
-  const collection = await collectInvoice(prisma, gateway, input.accountId, invoice.id, {
+  const collection = await collectInvoice(prisma, gateways, input.accountId, invoice.id, {
     paymentMethodId: input.paymentMethodId ?? undefined,
     attemptKey: `${immediateInvoiceKey(input.subscriptionId, input.version)}:attempt:1`,
     origin: { origin: 'subscription_change' },
@@ -420,12 +420,12 @@ function chargeOriginOf(input: RenewalChargeInput): { origin?: ChargeOrigin } {
  */
 export async function chargeRenewalInvoice(
   prisma: Db,
-  gateway: PaymentGateway,
+  gateways: Gateways,
   input: RenewalChargeInput,
   { receipt = true }: { receipt?: boolean } = {},
 ): Promise<RenewalChargeResult> {
   const attemptKey = renewalAttemptKey(input.subscriptionId, input.periodStart, input.attempt);
-  const collection = await collectInvoice(prisma, gateway, input.accountId, input.invoiceId, {
+  const collection = await collectInvoice(prisma, gateways, input.accountId, input.invoiceId, {
     paymentMethodId: input.paymentMethodId ?? undefined,
     attemptKey,
     ...chargeOriginOf(input),
@@ -466,13 +466,13 @@ export async function chargeRenewalInvoice(
  */
 export async function settleCreatedInvoice(
   prisma: Db,
-  gateway: PaymentGateway,
+  gateways: Gateways,
   input: RenewalChargeInput & { collectionMethod: CollectionMethod },
 ): Promise<FinalizedRenewal & { apiAttempt: RenewalChargeResult | null }> {
   const { status, number } = await finalizeRenewalInvoice(prisma, input);
   const { collectionMethod, ...attempt } = input;
   if (status !== 'paid' || collectionMethod !== 'charge_automatically') return { status, number, apiAttempt: null };
-  return { status, number, apiAttempt: await chargeRenewalInvoice(prisma, gateway, attempt) };
+  return { status, number, apiAttempt: await chargeRenewalInvoice(prisma, gateways, attempt) };
 }
 
 /** A period billPeriod invoiced and finalized; its charge, if any, is made after the caller's commit. */

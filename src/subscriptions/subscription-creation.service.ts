@@ -6,7 +6,7 @@ import { logger } from '../http/logger';
 import { atTime } from '../lib/clock-time';
 import type { AnyTx } from '../db/sql';
 import { runTransaction, sqlTransaction } from '../db/sql-transaction';
-import type { PaymentGateway } from '../payments';
+import type { Gateways } from '../payments';
 import { recordWorkflowStart, startRecordedWorkflow, type WorkflowStart } from '../temporal';
 import type { WorkflowDisplay } from '../temporal';
 import type { TestClockBinding } from '../../workflows/test-clock-contract';
@@ -66,7 +66,7 @@ export interface CreationDeps {
   prisma: Db;
   temporal: Client;
   taskQueue: string;
-  gateway: PaymentGateway;
+  gateways: Gateways;
   /** The workflow service's time (AppDeps.temporalNow): the wall clock unless given. */
   temporalNow?: () => Promise<number>;
 }
@@ -213,7 +213,7 @@ async function chargeWithin(
   state: SubscriptionState,
   clockMs: number | undefined,
 ): Promise<RenewalChargeResult | null> {
-  const charging = atTime(clockMs, () => chargeRenewalInvoice(deps.prisma, deps.gateway, charge)).catch(
+  const charging = atTime(clockMs, () => chargeRenewalInvoice(deps.prisma, deps.gateways, charge)).catch(
     (error: unknown) => {
       logger.warn(
         { err: error, subscriptionId: state.id },

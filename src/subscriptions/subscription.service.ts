@@ -41,8 +41,7 @@ import type { BillingInterval } from './billing-dates';
 import type { ItemChange, SubscriptionChanges, SubscriptionCreateSpec } from './subscription-machine';
 import { updateSubscriptionWorkflow } from './subscription-workflow.client';
 import { createdBefore, createSubscriptionRecords } from './subscription-creation.service';
-import { createGateway } from '../payments';
-import type { PaymentGateway } from '../payments';
+import type { Gateways } from '../payments';
 import {
   findSubscriptionRow,
   getSubscriptionObject,
@@ -67,8 +66,8 @@ export interface SubscriptionDeps {
   prisma: Db;
   temporal: Client;
   taskQueue: string;
-  /** The gateway of the first charge (the simulated one unless given). */
-  gateway?: PaymentGateway;
+  /** Chooses the gateway of the first charge (src/payments/gateways.ts). */
+  gateways: Gateways;
   /** The workflow service's time (AppDeps.temporalNow): the wall clock unless given. */
   temporalNow?: () => Promise<number>;
 }
@@ -79,7 +78,7 @@ export function subscriptionDepsOf(appDeps: AppDeps): SubscriptionDeps {
     prisma: appDeps.prisma,
     temporal: appDeps.temporal,
     taskQueue: appDeps.taskQueue ?? config.taskQueue,
-    gateway: appDeps.gateway,
+    gateways: appDeps.gateways,
     temporalNow: appDeps.temporalNow,
   };
 }
@@ -274,15 +273,7 @@ export async function createSubscription(
     })),
   });
   const nowMs = testClock?.time ?? (deps.temporalNow ? await deps.temporalNow() : currentTime().getTime());
-  return createSubscriptionRecords(
-    { ...deps, gateway: deps.gateway ?? createGateway(prisma) },
-    spec,
-    nowMs,
-    testClock,
-    display,
-    prices,
-    input.coupon,
-  );
+  return createSubscriptionRecords(deps, spec, nowMs, testClock, display, prices, input.coupon);
 }
 
 export async function listSubscriptions(

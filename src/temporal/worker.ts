@@ -2,6 +2,7 @@ import path from 'node:path';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { config } from '../config';
 import type { Db } from '../db/prisma';
+import type { Gateways } from '../payments';
 import { createActivities } from '../../activities';
 import { billingDataConverter } from './payload-codec';
 import type { Mailer } from '../emails';
@@ -29,6 +30,8 @@ export function workerPoolSize(slots = config.workerActivitySlots): number {
 
 export interface WorkerDeps {
   prisma: Db;
+  /** Chooses each account's payment gateway (src/gateway-registrations.ts: registeredGateways). */
+  gateways: Gateways;
   connection: NativeConnection;
   namespace?: string;
   taskQueue?: string;
@@ -48,7 +51,7 @@ export async function createWorker(deps: WorkerDeps): Promise<Worker> {
     ...(deps.workflowBundle
       ? { workflowBundle: deps.workflowBundle }
       : { workflowsPath, bundlerOptions: { preloadModules: PRELOADED_WORKFLOW_MODULES } }),
-    activities: createActivities({ prisma: deps.prisma, mailer: deps.mailer }),
+    activities: createActivities({ prisma: deps.prisma, gateways: deps.gateways, mailer: deps.mailer }),
     ...workerSettings(deps.activitySlots),
   });
 }

@@ -5,7 +5,7 @@ import { newId, newUuid } from '../lib/ids';
 import { cardBrand, fingerprint } from '../payments';
 import { toPaymentMethodObject } from '../payments';
 import { lockCustomerMethods } from '../payments';
-import { cardTestBehavior } from '../payments';
+import { cardTestBehavior } from '../simulated-gateway';
 
 export interface PresentedCard {
   number: string;

@@ -1,5 +1,5 @@
 import { Counter, Registry } from 'prom-client';
-import { FAILURES } from '../payments';
+import { FAILURES } from '../simulated-gateway';
 
 /**
  * Money that moved, counted by the one ledger writer (src/transactions/ledger.ts) once the entry's

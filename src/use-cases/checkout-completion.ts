@@ -2,7 +2,6 @@ import type { CheckoutSession } from '../generated/prisma/client';
 import { currentTime } from '../lib/clock-time';
 import { toUnixSeconds } from '../lib/time';
 import type { AppDeps } from '../http/app-deps';
-import type { PaymentGateway } from '../payments';
 import type { CreatePaymentMethodInput } from '../payments';
 import { createPaymentMethod, detachPaymentMethod, listCustomerPaymentMethods } from '../payments';
 import { createCustomer } from '../customers';
@@ -49,7 +48,7 @@ interface AttemptWrites {
  * failure of any step takes back what the attempt wrote before it rethrows.
  */
 export async function completeCheckout(
-  deps: AppDeps & { gateway: PaymentGateway },
+  deps: AppDeps,
   session: CheckoutSession,
   buyer: CreateCustomerInput,
   card: (customerId: string) => CreatePaymentMethodInput,
@@ -126,7 +125,7 @@ export async function completeCheckout(
       writes.invoiceId = invoiceId;
       await updateCheckout(prisma, session.id, { invoiceId });
     }
-    const collected = await collectInvoice(deps.prisma, deps.gateway, session.accountId, invoiceId, {
+    const collected = await collectInvoice(deps.prisma, deps.gateways, session.accountId, invoiceId, {
       paymentMethodId: method.id,
       attemptKey,
     });

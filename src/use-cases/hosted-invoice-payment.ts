@@ -4,7 +4,6 @@ import type { InvoiceObject } from '../invoices';
 import { payInvoice } from '../invoices';
 import { onInvoiceTime } from '../invoices';
 import { fromOrigin } from '../lib/events';
-import type { PaymentGateway } from '../payments';
 import type { CreatePaymentMethodInput } from '../payments';
 import { attachPaymentMethod, createPaymentMethod } from '../payments';
 import { getSubscription, subscriptionDepsOf, updateSubscription } from '../subscriptions';
@@ -33,20 +32,17 @@ const ENDED = new Set(['canceled', 'expired']);
  * "Update payment method" opens this page). A declined card is kept but never made the default. Every event says
  * it came from the hosted invoice page (docs/decisions.md §38).
  */
-export function payFromHostedInvoicePage(
-  deps: AppDeps & { gateway: PaymentGateway },
-  payment: HostedInvoicePayment,
-): Promise<InvoiceObject> {
+export function payFromHostedInvoicePage(deps: AppDeps, payment: HostedInvoicePayment): Promise<InvoiceObject> {
   const { accountId, invoiceId } = payment;
   // A test-clock customer pays at the clock's time, as through the API (409 while the clock advances).
   return onInvoiceTime(deps.prisma, accountId, invoiceId, () => payOnPage(deps, payment));
 }
 
-function payOnPage(deps: AppDeps & { gateway: PaymentGateway }, payment: HostedInvoicePayment): Promise<InvoiceObject> {
+function payOnPage(deps: AppDeps, payment: HostedInvoicePayment): Promise<InvoiceObject> {
   const { accountId, invoiceId } = payment;
   return fromOrigin('hosted_invoice_page', async () => {
     const method = await createPaymentMethod(deps.prisma, accountId, payment.card);
-    const invoice = await payInvoice(deps.prisma, deps.gateway, accountId, invoiceId, {
+    const invoice = await payInvoice(deps.prisma, deps.gateways, accountId, invoiceId, {
       paymentMethodId: method.id,
       attemptKey: payment.attemptKey,
     });

@@ -1,12 +1,11 @@
 import fc from 'fast-check';
 import { createCreditNote } from '../../src/credit-notes/credit-note.service';
 import { MAX_CHARGE_AMOUNT } from '../../src/lib/money';
-import type { PaymentGateway } from '../../src/payments/gateway';
-import { createGateway } from '../../src/payments/simulated-gateway';
+import { registeredGateways } from '../../src/gateway-registrations';
 import { eventsOf, expectStatus, startTwoAccountApp, type ApiClient, type TestApp } from '../support/harness';
 import { expectCursorWalk } from '../support/cursor-lists';
 import { newId } from '../../src/lib/ids';
-import { createInvoice, createTaxRate, customerWithCard, simpleInvoice } from '../support/payments';
+import { createInvoice, createTaxRate, customerWithCard, simpleInvoice, wrappedGateways } from '../support/payments';
 
 // Credit notes and the customer's credit balance through HTTP against the real database
 // (docs/decisions.md §22). The renewal that uses the balance is in credit-balance-renewal.test.ts.
@@ -286,13 +285,10 @@ describe('credit notes against a paid invoice', () => {
 describe('card refunds at the gateway', () => {
   it("a refund the gateway did not answer is completed by the request's takeover (same key claim), never credited twice", async () => {
     const invoice = await paidInvoice(3000);
-    const real = createGateway(app.prisma);
-    const silent: PaymentGateway = {
-      charge: (request) => real.charge(request),
+    const silent = wrappedGateways(app.prisma, () => ({
       refund: () => Promise.reject(new Error('timeout')),
-      retrieveCharge: (request) => real.retrieveCharge(request),
-      retrieveRefund: (request) => real.retrieveRefund(request),
-    };
+    }));
+    const real = registeredGateways(app.prisma);
     const body = { invoice: invoice.id, amount: 1000, reason: 'duplicate' as const, refund_to: 'card' as const };
     // The seed an Idempotency-Key's claim gives the request, and its takeover (src/http/idempotency.ts).
     const seed = `seed-${invoice.id}`;
@@ -325,18 +321,14 @@ describe('card refunds at the gateway', () => {
 
   it('a refund the gateway refuses voids its credit note (credit_note.voided), and the amount is creditable again', async () => {
     const invoice = await paidInvoice(2000);
-    const real = createGateway(app.prisma);
-    const refusing: PaymentGateway = {
-      charge: (request) => real.charge(request),
+    const refusing = wrappedGateways(app.prisma, () => ({
       refund: async () => ({
         status: 'failed',
         refundId: 're_refused',
         failureCode: 'charge_disputed',
         failureMessage: 'The charge is disputed.',
       }),
-      retrieveCharge: (request) => real.retrieveCharge(request),
-      retrieveRefund: (request) => real.retrieveRefund(request),
-    };
+    }));
     const { note } = await createCreditNote(app.prisma, refusing, accountId, {
       invoice: invoice.id,
       amount: 2000,

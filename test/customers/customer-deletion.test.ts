@@ -9,7 +9,7 @@ import {
   gatewayCharges,
 } from '../support/payments';
 import { recurringPrice } from '../support/subscriptions';
-import { createGateway } from '../../src/payments/simulated-gateway';
+import { registeredGateways } from '../../src/gateway-registrations';
 import { toGatewayPaymentMethod } from '../../src/payments/payment-method.service';
 
 let app: TestApp;
@@ -119,7 +119,9 @@ describe('DELETE /customers/{id} leaves nothing payable or chargeable', () => {
     expect(plan.body.error.param).toBe('payment_method');
     // Last line of defence: the gateway itself refuses a detached method.
     const row = await app.prisma.paymentMethod.findUniqueOrThrow({ where: { id: method.id } });
-    const refused = await createGateway(app.prisma).charge({
+    const refused = await (
+      await registeredGateways(app.prisma).gatewayFor(accountId)
+    ).charge({
       amount: 100,
       currency: 'USD',
       paymentMethod: toGatewayPaymentMethod(row),

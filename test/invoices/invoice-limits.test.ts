@@ -135,12 +135,12 @@ describe('GET /balance', () => {
 });
 
 test('the card on file charges at most the ceiling even when asked for more (gateway guard)', async () => {
-  const { createGateway } = await import('../../src/payments/simulated-gateway');
+  const { simulatorFor } = await import('../support/payments');
   const { method } = await customerWithCard(api, CARDS.succeeds);
   const row = await app.prisma.paymentMethod.findUniqueOrThrow({ where: { id: method.id } });
   const { toGatewayPaymentMethod } = await import('../../src/payments/payment-method.service');
   await expect(
-    createGateway(app.prisma).charge({
+    (await simulatorFor(app.prisma, accountId)).charge({
       amount: MAX_CHARGE_AMOUNT + 1,
       currency: 'USD',
       paymentMethod: toGatewayPaymentMethod(row),

@@ -1,5 +1,4 @@
-import { createGateway } from '../../src/payments/simulated-gateway';
-import type { PaymentGateway } from '../../src/payments/gateway';
+import { registeredGateways } from '../../src/gateway-registrations';
 import {
   createInvoice as createInvoiceService,
   createInvoiceForBilling,
@@ -20,6 +19,8 @@ import {
   customerWithCard,
   gatewayCharges,
   simpleInvoice,
+  simulatorFor,
+  wrappedGateways,
 } from '../support/payments';
 
 let app: TestApp;
@@ -638,7 +639,9 @@ describe('PUT /invoices/{id} (pay)', () => {
     // Last line of defence: the gateway declines a bank debit in EUR.
     const row = await app.prisma.paymentMethod.findUniqueOrThrow({ where: { id: bank.id } });
     const { toGatewayPaymentMethod } = await import('../../src/payments/payment-method.service');
-    const declined = await createGateway(app.prisma).charge({
+    const declined = await (
+      await simulatorFor(app.prisma, accountId)
+    ).charge({
       amount: 990,
       currency: 'EUR',
       paymentMethod: toGatewayPaymentMethod(row),
@@ -697,17 +700,13 @@ describe('PUT /invoices/{id} (pay)', () => {
   it('a crash between the charge and the commit never charges twice: the next call finishes the pending attempt', async () => {
     const { customer } = await customerWithCard(api);
     const invoice = await simpleInvoice(api, customer.id, 3100);
-    const real = createGateway(app.prisma);
     // The gateway charges, then the answer is lost (as if the process died or the network dropped).
-    const losesAnswer: PaymentGateway = {
+    const losesAnswer = wrappedGateways(app.prisma, (real) => ({
       charge: async (request) => {
         await real.charge(request);
         throw new Error('connection reset');
       },
-      refund: (request) => real.refund(request),
-      retrieveCharge: (request) => real.retrieveCharge(request),
-      retrieveRefund: (request) => real.retrieveRefund(request),
-    };
+    }));
     const before = await gatewayCharges(app.prisma, accountId);
     await expect(payInvoice(app.prisma, losesAnswer, accountId, invoice.id)).rejects.toMatchObject({
       status: 502,
@@ -751,7 +750,7 @@ describe('PUT /invoices/{id} (pay)', () => {
 describe('service functions for the subscription workflow', () => {
   it('createInvoice with an idempotency key, finalizeInvoice allowFinalized, payInvoice with an attempt key: safe to call twice', async () => {
     const { customer } = await customerWithCard(api);
-    const gateway = createGateway(app.prisma);
+    const gateway = registeredGateways(app.prisma);
     const input = { customer: customer.id, lines: [{ description: 'Month', amount: 1000 }] };
     const opts = {
       subscriptionId: 'sub_test123',

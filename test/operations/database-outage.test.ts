@@ -11,9 +11,7 @@ import { createServer } from '../../src/server';
 import { apiClient, createTestAccount, type ApiClient } from '../support/harness';
 import { freePort } from '../support/ports';
 import { temporalClient } from '../../src/temporal/client';
-import type { ChargeRequest, RefundRequest } from '../../src/payments/gateway';
-import { createGateway } from '../../src/payments/simulated-gateway';
-import { customerWithCard } from '../support/payments';
+import { customerWithCard, wrappedGateways } from '../support/payments';
 
 // PostgreSQL down: with the database down every endpoint answers 503 with
 // Retry-After and the JSON error (it answered 500), quickly, and the service recovers by itself.
@@ -141,29 +139,27 @@ describe('with PostgreSQL down', () => {
 describe('PostgreSQL going away after a subscription was created and charged', () => {
   /** The simulated gateway, which stops the database once a charge has gone through while `armed`. */
   function stoppingGateway() {
-    const inner = createGateway(prisma);
     const gateway = {
       armed: false,
       charges: 0,
-      async charge(request: ChargeRequest) {
-        const result = await inner.charge(request);
-        gateway.charges += 1;
-        if (gateway.armed) {
-          gateway.armed = false;
-          await database.stop();
-        }
-        return result;
-      },
-      refund: (request: RefundRequest) => inner.refund(request),
-      retrieveCharge: inner.retrieveCharge.bind(inner),
-      retrieveRefund: inner.retrieveRefund.bind(inner),
+      gateways: wrappedGateways(prisma, (inner) => ({
+        async charge(request) {
+          const result = await inner.charge(request);
+          gateway.charges += 1;
+          if (gateway.armed) {
+            gateway.armed = false;
+            await database.stop();
+          }
+          return result;
+        },
+      })),
     };
     return gateway;
   }
 
   it('answers what was done (202, the subscription), never the 503 that says nothing was, with or without an Idempotency-Key', async () => {
     const gateway = stoppingGateway();
-    const app = createServer(createApp({ prisma, temporal: temporalClient(connection), gateway }));
+    const app = createServer(createApp({ prisma, temporal: temporalClient(connection), gateways: gateway.gateways }));
     await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
     const url = `http://127.0.0.1:${(app.address() as AddressInfo).port}`;
     try {

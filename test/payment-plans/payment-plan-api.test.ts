@@ -5,7 +5,7 @@ import { testModeEnabled } from '../../src/lib/test-mode';
 import { apiClient, createTestAccount, type ApiClient } from '../support/harness';
 import { expectCursorWalk } from '../support/cursor-lists';
 import { newId } from '../../src/lib/ids';
-import { CARDS, addPaymentMethod, cardBody, createCustomer, gatewayCharges, heldGateway } from '../support/payments';
+import { CARDS, addPaymentMethod, cardBody, createCustomer, gatewayCharges, heldGateways } from '../support/payments';
 import { terminateWhenIdle } from '../support/temporal';
 import { createPrisma } from '../../src/db/prisma';
 import {
@@ -395,8 +395,8 @@ describe('POST /payment-plans with Idempotency-Key, after the first request died
 describe('a payment racing a cancel', () => {
   it('a cancel arriving while a card payment is at the gateway waits for it: the payment pays its installment, nothing is refunded', async () => {
     const gatewayDb = createPrisma(process.env.DATABASE_URL!, 2);
-    const held = heldGateway(gatewayDb);
-    const slow = await startPlanWorld({ gateway: held.gateway });
+    const held = heldGateways(gatewayDb);
+    const slow = await startPlanWorld({ gateways: held.gateways });
     try {
       const customer = await createCustomer(slow.api);
       const card = await addPaymentMethod(slow.api, customer.id, cardBody(CARDS.succeeds));

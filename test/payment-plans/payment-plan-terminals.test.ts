@@ -5,11 +5,9 @@ import {
   paymentPlanWorkflowId,
   REQUEST_REFUSED_FAILURE,
 } from '../../workflows/payment-plan-contract';
-import type { PaymentGateway } from '../../src/payments/gateway';
-import { createGateway } from '../../src/payments/simulated-gateway';
 import { chargeStoredMethod } from '../../src/payment-plans/plan-payments.service';
 import { apiClient, createTestAccount, eventsOf } from '../support/harness';
-import { CARDS, addPaymentMethod, cardBody, createCustomer } from '../support/payments';
+import { CARDS, addPaymentMethod, cardBody, createCustomer, wrappedGateways } from '../support/payments';
 import {
   createTerminal,
   eventually,
@@ -650,17 +648,13 @@ describe('money on a canceled plan: a stored-method charge racing the cancellati
       201,
     );
     expectStatus(await world.api.post(`/payment-plans/${plan.id}/payments`, { external: true }), 201);
-    const real = createGateway(world.app.prisma);
     // The gateway charges, then the answer is lost: the payment stays processing.
-    const losesAnswer: PaymentGateway = {
+    const losesAnswer = wrappedGateways(world.app.prisma, (real) => ({
       charge: async (request) => {
         await real.charge(request);
         throw new Error('connection reset');
       },
-      refund: (request) => real.refund(request),
-      retrieveCharge: (request) => real.retrieveCharge(request),
-      retrieveRefund: (request) => real.retrieveRefund(request),
-    };
+    }));
     await expect(
       chargeStoredMethod(world.app.prisma, losesAnswer, world.accountId, plan.id, { paymentMethodId: card.id }),
     ).rejects.toMatchObject({ status: 502 });

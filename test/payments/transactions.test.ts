@@ -1,9 +1,7 @@
-import { createGateway } from '../../src/payments/simulated-gateway';
-import type { PaymentGateway } from '../../src/payments/gateway';
 import { payInvoice } from '../../src/invoices/invoice-payment.service';
 import { recordAdjustment } from '../../src/transactions/transaction.service';
 import { apiClient, createTestAccount, type ApiClient, type TestApp, startTwoAccountApp } from '../support/harness';
-import { CARDS, createCustomer, customerWithCard, simpleInvoice } from '../support/payments';
+import { CARDS, createCustomer, customerWithCard, simpleInvoice, wrappedGateways } from '../support/payments';
 
 let app: TestApp;
 let api: ApiClient;
@@ -43,13 +41,9 @@ describe('transactions and balance', () => {
     await api.put(`/invoices/${invoices.declined}`);
     // An attempt whose outcome never came back stays pending.
     invoices.pending = (await simpleInvoice(api, good.customer.id, 700)).id;
-    const real = createGateway(app.prisma);
-    const silent: PaymentGateway = {
+    const silent = wrappedGateways(app.prisma, () => ({
       charge: () => Promise.reject(new Error('timeout')),
-      refund: (request) => real.refund(request),
-      retrieveCharge: (request) => real.retrieveCharge(request),
-      retrieveRefund: (request) => real.retrieveRefund(request),
-    };
+    }));
     await expect(payInvoice(app.prisma, silent, accountId, invoices.pending)).rejects.toMatchObject({ status: 502 });
     await recordAdjustment(app.prisma, accountId, {
       amount: -250,

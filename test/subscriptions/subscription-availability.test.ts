@@ -3,7 +3,7 @@ import { createPrisma, type Db } from '../../src/db/prisma';
 import { startWorkflowStartSweeper } from '../../src/temporal/workflow-starts';
 import { subscriptionWorkflowId } from '../../workflows/subscription-messages';
 import { apiClient, createTestAccount, startTestApp, type ApiClient, type TestApp } from '../support/harness';
-import { customerWithCard, CARDS, heldGateway } from '../support/payments';
+import { customerWithCard, CARDS, heldGateways } from '../support/payments';
 import {
   createSubscription,
   expectStatus,
@@ -202,12 +202,12 @@ describe('with Temporal down', () => {
 describe("when the API's first charge is slow, the workflow's own attempt overlaps it", () => {
   let world: SubscriptionWorld;
   let gatewayDb: Db;
-  let held: ReturnType<typeof heldGateway>;
+  let held: ReturnType<typeof heldGateways>;
 
   beforeAll(async () => {
     gatewayDb = createPrisma(process.env.DATABASE_URL!, 2);
-    held = heldGateway(gatewayDb);
-    world = await startSubscriptionWorld({ gateway: held.gateway, worker: false });
+    held = heldGateways(gatewayDb);
+    world = await startSubscriptionWorld({ gateways: held.gateways, worker: false });
   });
 
   afterAll(async () => {

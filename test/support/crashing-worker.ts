@@ -10,8 +10,8 @@ import { createActivities } from '../../activities';
 import { createSubscriptionActivities } from '../../activities/subscriptions';
 import { createWebhookActivities } from '../../activities/webhooks';
 import { createPrisma } from '../../src/db/prisma';
-import type { PaymentGateway } from '../../src/payments/gateway';
-import { createGateway } from '../../src/payments/simulated-gateway';
+import { registeredGateways } from '../../src/gateway-registrations';
+import { wrappedGateways } from './payments';
 import { billingDataConverter } from '../../src/temporal/payload-codec';
 
 /** Tells the test the step's work is done, then waits for the SIGKILL. */
@@ -24,22 +24,18 @@ async function main(): Promise<void> {
   const [taskQueue, step, httpTimeoutMs] = process.argv.slice(2);
   Runtime.install({ logger: new DefaultLogger('ERROR') });
   const prisma = createPrisma(process.env.DATABASE_URL!, 5);
-  const activities = createActivities({ prisma });
-  const real = createGateway(prisma);
-  const gateway: PaymentGateway = {
+  const activities = createActivities({ prisma, gateways: registeredGateways(prisma) });
+  const gateways = wrappedGateways(prisma, (real) => ({
     async charge(request) {
       await real.charge(request);
       return reached();
     },
-    refund: (request) => real.refund(request),
-    retrieveCharge: (request) => real.retrieveCharge(request),
-    retrieveRefund: (request) => real.retrieveRefund(request),
-  };
+  }));
   const crashing =
     step === 'webhook-sending'
       ? createWebhookActivities({ prisma, httpTimeoutMs: Number(httpTimeoutMs) })
       : step === 'charged'
-        ? { ...activities, ...createSubscriptionActivities({ prisma, gateway }) }
+        ? { ...activities, ...createSubscriptionActivities({ prisma, gateways }) }
         : {
             ...activities,
             async createRenewalInvoice(input: Parameters<typeof activities.createRenewalInvoice>[0]) {

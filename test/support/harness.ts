@@ -5,7 +5,8 @@ import type { Client } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
 import { createAccount } from '../../src/accounts/account.service';
 import type { Role } from '../../src/http/auth';
-import type { AppDeps } from '../../src/http/app-deps';
+import type { AppOptions } from '../../src/http/app-deps';
+import { registeredGateways } from '../../src/gateway-registrations';
 import { createPrisma, type Db } from '../../src/db/prisma';
 import { createApp } from '../../src/app';
 import { createServer } from '../../src/server';
@@ -25,11 +26,11 @@ export interface TestApp {
  */
 export async function startTestApp(
   options: Pick<
-    AppDeps,
+    AppOptions,
     | 'taskQueue'
     | 'rateLimit'
     | 'authCacheMs'
-    | 'gateway'
+    | 'gateways'
     | 'temporalNow'
     | 'authFailuresPerMinute'
     | 'trustProxy'
@@ -69,7 +70,7 @@ export async function startTestWorker(
   prisma: Db,
   taskQueue: string,
   address = process.env.TEMPORAL_ADDRESS!,
-  options: Pick<WorkerDeps, 'mailer'> = {},
+  options: Partial<Pick<WorkerDeps, 'mailer' | 'gateways'>> = {},
 ): Promise<{
   worker: Worker;
   running: Promise<void>;
@@ -81,6 +82,7 @@ export async function startTestWorker(
     connection,
     taskQueue,
     workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! },
+    gateways: registeredGateways(prisma),
     ...options,
   });
   const running = worker.run();

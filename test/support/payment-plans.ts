@@ -1,4 +1,4 @@
-import type { PaymentGateway } from '../../src/payments/gateway';
+import type { Gateways } from '../../src/payments/gateways';
 import crypto from 'node:crypto';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Worker } from '@temporalio/worker';
@@ -38,12 +38,12 @@ export interface PlanWorld {
 
 /** The worker SDK logs every state change at INFO; warnings are what a failing test needs. */
 
-/** The API's gateway is the simulated one unless given (the worker's always is). */
-export async function startPlanWorld(options: { gateway?: PaymentGateway } = {}): Promise<PlanWorld> {
+/** The API's gateways are the registered ones unless given (the worker's always are). */
+export async function startPlanWorld(options: { gateways?: Gateways } = {}): Promise<PlanWorld> {
   quietRuntime();
   const env = await createTimeSkippingEnv();
   const taskQueue = `payment-plans-${crypto.randomUUID()}`;
-  const app = await startTestApp({ temporal: env.client, taskQueue, gateway: options.gateway });
+  const app = await startTestApp({ temporal: env.client, taskQueue, gateways: options.gateways });
   const worker = await createEnvWorker(env, app.prisma, taskQueue);
   const running = worker.run();
   const account = await createTestAccount(app.prisma, { paymentPlans: true, name: 'Plans Co' });

@@ -1,6 +1,7 @@
 import type { Db } from '../../src/db/prisma';
-import type { ChargeRequest, PaymentGateway } from '../../src/payments/gateway';
-import { createGateway } from '../../src/payments/simulated-gateway';
+import type { PaymentGateway } from '../../src/payments/gateway';
+import type { Gateways } from '../../src/payments/gateways';
+import { registeredGateways } from '../../src/gateway-registrations';
 import type { ApiClient } from './harness';
 
 export const CARDS = {
@@ -89,22 +90,43 @@ export async function setGatewayKind(prisma: Db, accountId: string, gatewayKind:
   await prisma.account.update({ where: { id: accountId }, data: { gatewayKind } });
 }
 
+/** The account's registered gateway (the simulated one), as the service would charge through it. */
+export function simulatorFor(prisma: Db, accountId: string): Promise<PaymentGateway> {
+  return registeredGateways(prisma).gatewayFor(accountId);
+}
+
+/**
+ * The registered gateways, each account's adapter wrapped by `wrap`: a test's stand-in that slows a call
+ * down, loses its answer or refuses it, and hands the rest to the real adapter.
+ */
+export function wrappedGateways(prisma: Db, wrap: (real: PaymentGateway) => Partial<PaymentGateway>): Gateways {
+  const registered = registeredGateways(prisma);
+  return {
+    async gatewayFor(account) {
+      const real = await registered.gatewayFor(account);
+      const stand = wrap(real);
+      return {
+        charge: stand.charge ?? ((request) => real.charge(request)),
+        refund: stand.refund ?? ((request) => real.refund(request)),
+        retrieveCharge: stand.retrieveCharge ?? ((request) => real.retrieveCharge(request)),
+        retrieveRefund: stand.retrieveRefund ?? ((request) => real.retrieveRefund(request)),
+      };
+    },
+  };
+}
+
 /** The simulated gateway, whose charges wait until the test lets them go on. */
-export function heldGateway(prisma: Db) {
-  const real = createGateway(prisma);
+export function heldGateways(prisma: Db) {
   let release: () => void = () => {};
   const released = new Promise<void>((resolve) => (release = resolve));
   let started: () => void = () => {};
   const chargeStarted = new Promise<void>((resolve) => (started = resolve));
-  const gateway: PaymentGateway = {
-    async charge(request: ChargeRequest) {
+  const gateways = wrappedGateways(prisma, (real) => ({
+    async charge(request) {
       started();
       await released;
       return real.charge(request);
     },
-    refund: (request) => real.refund(request),
-    retrieveCharge: (request) => real.retrieveCharge(request),
-    retrieveRefund: (request) => real.retrieveRefund(request),
-  };
-  return { gateway, release, chargeStarted };
+  }));
+  return { gateways, release, chargeStarted };
 }

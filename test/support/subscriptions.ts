@@ -5,7 +5,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { temporal } from '@temporalio/proto';
 import type { Worker } from '@temporalio/worker';
 import { stateQuery, subscriptionWorkflowId, type SubscriptionStateView } from '../../workflows/subscription-messages';
-import type { PaymentGateway } from '../../src/payments/gateway';
+import type { Gateways } from '../../src/payments/gateways';
 import {
   apiClient,
   createTestAccount,
@@ -44,7 +44,7 @@ export interface SubscriptionWorld {
 }
 
 export async function startSubscriptionWorld(
-  options: { worker?: boolean; gateway?: PaymentGateway } = {},
+  options: { worker?: boolean; gateways?: Gateways } = {},
 ): Promise<SubscriptionWorld> {
   quietRuntime();
   const env = await createTimeSkippingEnv();
@@ -53,7 +53,7 @@ export async function startSubscriptionWorld(
   const app = await startTestApp({
     temporal: env.client,
     taskQueue,
-    gateway: options.gateway,
+    gateways: options.gateways,
     temporalNow: () => env.currentTimeMs(),
   });
   const account = await createTestAccount(app.prisma, { name: 'Subscriptions Co' });

@@ -4,6 +4,7 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import type { Db } from '../../src/db/prisma';
 import { createActivities } from '../../activities';
+import { registeredGateways } from '../../src/gateway-registrations';
 import { temporalCliPath, timeSkippingServerPath } from '../../src/runtime/tools';
 import { BILLING_SEARCH_ATTRIBUTES, SEARCH_ATTRIBUTE_FLAGS } from '../../src/temporal/search-attributes';
 import { billingDataConverter } from '../../src/temporal/payload-codec';
@@ -160,7 +161,7 @@ export function createEnvWorker(
     namespace: env.namespace ?? 'default',
     taskQueue,
     workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! },
-    activities: activities ?? createActivities({ prisma }),
+    activities: activities ?? createActivities({ prisma, gateways: registeredGateways(prisma) }),
     dataConverter: billingDataConverter(),
   });
 }

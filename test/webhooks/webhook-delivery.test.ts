@@ -4,6 +4,7 @@ import readline from 'node:readline';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Worker } from '@temporalio/worker';
 import { createActivities } from '../../activities';
+import { registeredGateways } from '../../src/gateway-registrations';
 import { createWebhookActivities } from '../../activities/webhooks';
 import { TSX_NODE_ARGS } from '../../src/runtime/processes';
 import { newId } from '../../src/lib/ids';
@@ -303,7 +304,7 @@ describe('the attempt activity', () => {
   it('is idempotent: run again for the same attempt it answers the recorded result and sends nothing', async () => {
     const target = await receiver(500);
     const { delivery, destination, input } = await deliveryToAttempt(target.url);
-    const { attemptWebhookDelivery } = createActivities({ prisma });
+    const { attemptWebhookDelivery } = createActivities({ prisma, gateways: registeredGateways(prisma) });
     const first = await attemptWebhookDelivery(input);
     const again = await attemptWebhookDelivery(input);
     expect(first).toMatchObject({ status: 'retry', outcome: 'retryable', statusCode: 500 });

@@ -1,7 +1,15 @@
 import type { Db } from '../db/prisma';
 import type { GatewayCharge, PaymentMethod } from '../generated/prisma/client';
-import { insertCharge, lockCharge } from './gateway.records';
-import { readPaymentMethod } from './payment-method.records';
+import {
+  chargeByKey,
+  insertCharge,
+  insertRefund,
+  lockCharge,
+  refundedOf,
+  storedByKey,
+} from './simulated-gateway.records';
+import { readPaymentMethod } from '../payments';
+import { runTransaction } from '../db/sql-transaction';
 import { newId } from '../lib/ids';
 import { MAX_CHARGE_AMOUNT } from '../lib/money';
 import {
@@ -13,11 +21,11 @@ import {
   type RefundResult,
   type RetrieveChargeRequest,
   type RetrieveRefundRequest,
-} from './gateway';
+} from '../payments';
 import { FAILURES, TEST_BEHAVIORS, type TestBehavior } from './test-numbers';
-import { paysCurrency } from './currencies';
+import { paysCurrency } from '../payments';
 import { currentTime } from '../lib/clock-time';
-import type { GatewayFactory } from './gateways';
+import type { GatewayFactory } from '../payments';
 
 function isTestBehavior(value: string): value is TestBehavior {
   return (TEST_BEHAVIORS as readonly string[]).includes(value);
@@ -34,6 +42,15 @@ function assertPositiveCents(amount: number): void {
       `amount must be at most ${MAX_CHARGE_AMOUNT} cents, got ${amount}`,
     );
   }
+}
+
+/** A key answers the request it was first sent with only: another request under it is refused. */
+function assertSameRequest(same: boolean, idempotencyKey: string): void {
+  if (!same)
+    throw new GatewayRequestError(
+      'idempotency_key_reused',
+      `Idempotency key ${idempotencyKey} was used for a different request.`,
+    );
 }
 
 function toChargeResult(row: GatewayCharge): ChargeResult {
@@ -112,7 +129,7 @@ function refusalOf(request: ChargeRequest, paymentMethod: PaymentMethod): Failur
 export class SimulatedGateway implements PaymentGateway {
   constructor(
     private readonly prisma: Db,
-    private readonly accountId: string | null,
+    private readonly accountId: string,
   ) {}
 
   async charge(request: ChargeRequest): Promise<ChargeResult> {
@@ -141,66 +158,47 @@ export class SimulatedGateway implements PaymentGateway {
     });
     // Not inserted: the key holds a row already (a retry, or a concurrent call whose commit this statement waited for).
     const stored = inserted ?? (await this.stored(paymentMethod.accountId, request.idempotencyKey));
-    if (
-      stored.kind !== 'charge' ||
-      stored.paymentMethodId !== paymentMethod.id ||
-      Number(stored.amount) !== request.amount
-    ) {
-      throw new GatewayRequestError(
-        'idempotency_key_reused',
-        `Idempotency key ${request.idempotencyKey} was used for a different request.`,
-      );
-    }
+    assertSameRequest(
+      stored.kind === 'charge' &&
+        stored.paymentMethodId === paymentMethod.id &&
+        Number(stored.amount) === request.amount,
+      request.idempotencyKey,
+    );
     return toChargeResult(stored);
   }
 
   async refund(request: RefundRequest): Promise<RefundResult> {
     assertPositiveCents(request.amount);
-    return this.prisma.$transaction(async (tx) => {
+    return runTransaction(this.prisma, async (tx) => {
       // The charge row is locked so that refunds under different keys cannot together exceed it.
       const charge = await lockCharge(tx, request.chargeId);
       if (!charge || charge.kind !== 'charge')
         throw new GatewayRequestError('charge_missing', `No such charge: ${request.chargeId}`);
-      const existing = await tx.gatewayCharge.findUnique({
-        where: { accountId_idempotencyKey: { accountId: charge.accountId, idempotencyKey: request.idempotencyKey } },
-      });
+      const existing = await chargeByKey(tx, charge.accountId, request.idempotencyKey);
       if (existing) {
-        if (
-          existing.kind !== 'refund' ||
-          existing.chargeId !== charge.id ||
-          Number(existing.amount) !== request.amount
-        ) {
-          throw new GatewayRequestError(
-            'idempotency_key_reused',
-            `Idempotency key ${request.idempotencyKey} was used for a different request.`,
-          );
-        }
+        assertSameRequest(
+          existing.kind === 'refund' && existing.chargeId === charge.id && Number(existing.amount) === request.amount,
+          request.idempotencyKey,
+        );
         return toRefundResult(existing);
       }
       if (charge.status !== 'succeeded')
         throw new GatewayRequestError('charge_not_refundable', `Charge ${charge.id} did not succeed.`);
-      const refunded = await tx.gatewayCharge.aggregate({
-        where: { chargeId: charge.id, kind: 'refund', status: 'succeeded' },
-        _sum: { amount: true },
-      });
-      const remaining = Number(charge.amount) - Number(refunded._sum.amount ?? 0n);
+      const remaining = Number(charge.amount) - (await refundedOf(tx, charge.id));
       if (request.amount > remaining) {
         throw new GatewayRequestError(
           'amount_too_large',
           `Refund of ${request.amount} exceeds the ${remaining} left on charge ${charge.id}.`,
         );
       }
-      const row = await tx.gatewayCharge.create({
-        data: {
-          id: newId('gatewayRefund'),
-          accountId: charge.accountId,
-          idempotencyKey: request.idempotencyKey,
-          kind: 'refund',
-          chargeId: charge.id,
-          amount: BigInt(request.amount),
-          currency: charge.currency,
-          status: 'succeeded',
-        },
+      const row = await insertRefund(tx, {
+        id: newId('gatewayRefund'),
+        accountId: charge.accountId,
+        idempotencyKey: request.idempotencyKey,
+        chargeId: charge.id,
+        amount: BigInt(request.amount),
+        currency: charge.currency,
+        status: 'succeeded',
       });
       return toRefundResult(row);
     });
@@ -217,23 +215,13 @@ export class SimulatedGateway implements PaymentGateway {
   }
 
   private find(idempotencyKey: string): Promise<GatewayCharge | null> {
-    if (this.accountId === null) throw new GatewayRequestError('account_missing', 'The gateway serves no account.');
-    return this.prisma.gatewayCharge.findUnique({
-      where: { accountId_idempotencyKey: { accountId: this.accountId, idempotencyKey } },
-    });
+    return chargeByKey(this.prisma, this.accountId, idempotencyKey);
   }
 
   private async stored(accountId: string, idempotencyKey: string): Promise<GatewayCharge> {
-    return this.prisma.gatewayCharge.findUniqueOrThrow({
-      where: { accountId_idempotencyKey: { accountId, idempotencyKey } },
-    });
+    return storedByKey(this.prisma, accountId, idempotencyKey);
   }
 }
 
 /** The simulated gateway serving one account (both gateway kinds: src/gateway-registrations.ts). */
 export const simulatedGateway: GatewayFactory = ({ prisma, account }) => new SimulatedGateway(prisma, account.id);
-
-/** Transitional: the simulator for every account, until the callers take the registry (src/payments/gateways.ts). */
-export function createGateway(prisma: Db): PaymentGateway {
-  return new SimulatedGateway(prisma, null);
-}

@@ -1,5 +1,5 @@
 import { Prisma, type GatewayCharge } from '../generated/prisma/client';
-import type { Db } from '../db/prisma';
+import type { Db, Tx } from '../db/prisma';
 import {
   modelColumns,
   queryModels,
@@ -10,7 +10,7 @@ import {
   type Statement,
 } from '../db/sql';
 
-/** The simulated gateway's ledger (src/payments/simulated-gateway.ts): gateway_charges rows. */
+/** The simulated gateway's ledger (src/simulated-gateway/simulated-gateway.ts): gateway_charges rows. */
 
 const GATEWAY_CHARGE_COLUMNS = modelColumns<GatewayCharge>(Prisma.GatewayChargeScalarFieldEnum, {
   bigint: ['amount'],
@@ -71,4 +71,29 @@ const LOCK_CHARGE: Statement = {
 export async function lockCharge(tx: AnyTx, chargeId: string): Promise<RefundedCharge | undefined> {
   const [charge] = await queryRows<RefundedCharge>(tx, LOCK_CHARGE, [chargeId]);
   return charge;
+}
+
+/** The row under an account's idempotency key (a charge or a refund), or null. */
+export function chargeByKey(db: Db | Tx, accountId: string, idempotencyKey: string): Promise<GatewayCharge | null> {
+  return db.gatewayCharge.findUnique({ where: { accountId_idempotencyKey: { accountId, idempotencyKey } } });
+}
+
+export function storedByKey(db: Db, accountId: string, idempotencyKey: string): Promise<GatewayCharge> {
+  return db.gatewayCharge.findUniqueOrThrow({ where: { accountId_idempotencyKey: { accountId, idempotencyKey } } });
+}
+
+/** Cents refunded of a charge so far. */
+export async function refundedOf(tx: Tx, chargeId: string): Promise<number> {
+  const refunded = await tx.gatewayCharge.aggregate({
+    where: { chargeId, kind: 'refund', status: 'succeeded' },
+    _sum: { amount: true },
+  });
+  return Number(refunded._sum.amount ?? 0n);
+}
+
+export function insertRefund(
+  tx: Tx,
+  refund: Pick<GatewayCharge, 'id' | 'accountId' | 'idempotencyKey' | 'chargeId' | 'amount' | 'currency' | 'status'>,
+): Promise<GatewayCharge> {
+  return tx.gatewayCharge.create({ data: { ...refund, kind: 'refund' } });
 }
