@@ -3351,6 +3351,8 @@ export interface components {
             secret_key_last4: string | null;
             /** @description The webhook signing secret's last 4 characters */
             webhook_secret_last4: string | null;
+            /** @description The publishable key the hosted pages give to Stripe.js (public by design); null: none given */
+            publishable_key: string | null;
             /** @description The account's own processor-webhook endpoint, to give the processor; null until connected */
             webhook_url: string | null;
             /** @description When the settings last changed (Unix seconds); null: never */
@@ -3366,6 +3368,8 @@ export interface components {
             secret_key: string;
             /** @description The signing secret of the Stripe webhook endpoint pointed at webhook_url; stored encrypted */
             webhook_secret: string;
+            /** @description The Stripe publishable key of the same mode as secret_key: the hosted pages give it to Stripe.js to collect cards (card numbers never reach this service). Without it the hosted pages cannot take a new card */
+            publishable_key?: string;
         };
         Product: {
             id: string;

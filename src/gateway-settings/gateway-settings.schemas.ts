@@ -17,6 +17,13 @@ export const gatewaySettingsBody = z
       .string()
       .regex(/^whsec_[A-Za-z0-9]{1,250}$/, 'must be a Stripe webhook signing secret: whsec_...')
       .describe('The signing secret of the Stripe webhook endpoint pointed at webhook_url; stored encrypted'),
+    publishable_key: z
+      .string()
+      .regex(/^pk_(test|live)_[A-Za-z0-9]{1,250}$/, 'must be a Stripe publishable key: pk_test_... or pk_live_...')
+      .optional()
+      .describe(
+        'The Stripe publishable key of the same mode as secret_key: the hosted pages give it to Stripe.js to collect cards (card numbers never reach this service). Without it the hosted pages cannot take a new card',
+      ),
   })
   .meta({ id: 'GatewaySettingsUpdate' });
 
@@ -29,6 +36,10 @@ export const gatewaySettingsSchema = z
     livemode: z.boolean().describe('True exactly for a live secret key: test and live objects never mix'),
     secret_key_last4: z.string().nullable().describe("The secret key's last 4 characters; null: none connected"),
     webhook_secret_last4: z.string().nullable().describe("The webhook signing secret's last 4 characters"),
+    publishable_key: z
+      .string()
+      .nullable()
+      .describe('The publishable key the hosted pages give to Stripe.js (public by design); null: none given'),
     webhook_url: z
       .string()
       .nullable()

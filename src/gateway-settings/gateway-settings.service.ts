@@ -42,6 +42,7 @@ function toGatewaySettingsObject(row: GatewaySettings | null): GatewaySettingsOb
       livemode: false,
       secret_key_last4: null,
       webhook_secret_last4: null,
+      publishable_key: null,
       webhook_url: null,
       updated: null,
     };
@@ -52,6 +53,7 @@ function toGatewaySettingsObject(row: GatewaySettings | null): GatewaySettingsOb
     livemode: row.livemode,
     secret_key_last4: row.secretKeyLast4,
     webhook_secret_last4: row.webhookSecretLast4,
+    publishable_key: row.publishableKey,
     webhook_url: webhookUrl(row),
     updated: toUnixSeconds(row.updatedAt),
   };
@@ -72,6 +74,14 @@ export async function putGatewaySettings(
   accountId: string,
   input: GatewaySettingsInput,
 ): Promise<GatewaySettingsObject> {
+  const livemode = input.secret_key.startsWith('sk_live_');
+  // Test and live never mix: a page would collect cards in one mode for charges in the other.
+  if (input.publishable_key && input.publishable_key.startsWith('pk_live_') !== livemode) {
+    throw badRequest(
+      `publishable_key must be a ${livemode ? 'live (pk_live_)' : 'test (pk_test_)'} key, like secret_key.`,
+      'publishable_key',
+    );
+  }
   const verdict = await verifyStripeSecretKey(input.secret_key);
   if (verdict.status === 'refused') {
     throw badRequest(`Stripe refused this secret key (${verdict.message}).`, 'secret_key', 'secret_key_refused');
@@ -95,13 +105,14 @@ export async function putGatewaySettings(
       accountId,
       {
         processor: input.processor,
-        livemode: input.secret_key.startsWith('sk_live_'),
+        livemode,
         secretKeyCiphertext: secretKey.ciphertext,
         secretKeyKeyId: secretKey.keyId,
         secretKeyLast4: input.secret_key.slice(-4),
         webhookSecretCiphertext: webhookSecret.ciphertext,
         webhookSecretKeyId: webhookSecret.keyId,
         webhookSecretLast4: input.webhook_secret.slice(-4),
+        publishableKey: input.publishable_key ?? null,
       },
       newSecret('gwk'),
     );
@@ -156,4 +167,17 @@ export async function credentialsForWebhook(
 ): Promise<ProcessorCredentials | null> {
   const row = await readGatewaySettingsByWebhookKey(prisma, webhookKey);
   return row && row.processor === processor ? credentialsOf(row) : null;
+}
+
+/**
+ * How the hosted pages collect a new card for the account: the service's own form (the simulated
+ * gateway), Stripe's card element with the account's publishable key (card numbers go from the browser
+ * to Stripe only), or not at all (Stripe connected without a publishable key).
+ */
+export type HostedCardEntry = { kind: 'form' } | { kind: 'stripe'; publishableKey: string } | { kind: 'none' };
+
+export async function hostedCardEntry(prisma: Db, accountId: string): Promise<HostedCardEntry> {
+  const row = await readGatewaySettingsRow(prisma, accountId);
+  if (!row) return { kind: 'form' };
+  return row.publishableKey ? { kind: 'stripe', publishableKey: row.publishableKey } : { kind: 'none' };
 }

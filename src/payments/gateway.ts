@@ -93,6 +93,40 @@ export interface PaymentGateway {
   retrieveCharge(request: RetrieveChargeRequest): Promise<ChargeResult | null>;
   /** The same for a refund. */
   retrieveRefund(request: RetrieveRefundRequest): Promise<RefundResult | null>;
+  /**
+   * Only for a processor that keeps the payment methods itself (Stripe): the method the customer's browser
+   * made with the processor's own element (card numbers never reach this service) attached to the customer
+   * there, and what it shows. A processor that has this method refuses raw numbers in POST /payment-methods.
+   */
+  importPaymentMethod?(request: ImportPaymentMethodRequest): Promise<ProcessorPaymentMethod>;
+  /** With importPaymentMethod: the method detached at the processor too, never to be charged there again. */
+  detachPaymentMethod?(paymentMethodId: string): Promise<void>;
+}
+
+export interface ImportPaymentMethodRequest {
+  /** The processor's id the client was given (`pm_...`; a test id such as `pm_card_visa` answers a new one). */
+  paymentMethodId: string;
+  /** The service's customer it is attached to. */
+  customerId: string;
+}
+
+/** What the service keeps of a processor's payment method: its id and what it shows, never a number. */
+export interface ProcessorPaymentMethod {
+  id: string;
+  type: 'card' | 'us_bank_account';
+  livemode: boolean;
+  /** The processor's fingerprint of the card or account (same number, same fingerprint). */
+  fingerprint: string | null;
+  last4: string;
+  /** The name the customer gave the processor's element, if any. */
+  billingName: string | null;
+  card: { brand: string; expMonth: number; expYear: number; wallet: string | null } | null;
+  bank: {
+    bankName: string | null;
+    routingNumber: string | null;
+    holderType: string | null;
+    accountType: string | null;
+  } | null;
 }
 
 /**

@@ -9,7 +9,9 @@ export { GatewayRequestError, GatewayUnavailableError } from './gateway';
 export type {
   ChargeRequest,
   ChargeResult,
+  ImportPaymentMethodRequest,
   PaymentGateway,
+  ProcessorPaymentMethod,
   ProcessorReport,
   RefundRequest,
   RefundResult,

@@ -8,12 +8,15 @@ import { countryCode } from '../lib/iso';
 
 const text = (max: number) => z.string().max(max, `must be at most ${max} characters`);
 
-/** pm_... (card_processor accounts) or a UUID (bank_processor accounts). */
+/**
+ * pm_... (card_processor accounts; Stripe's own ids, and its test ids such as `pm_card_visa`, on accounts
+ * connected to Stripe) or a UUID (bank_processor accounts).
+ */
 export const paymentMethodId = z
   .string()
   .max(64)
   .regex(
-    /^(pm_[a-zA-Z0-9]+|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$/,
+    /^(pm_[a-zA-Z0-9_]+|[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$/,
     'must be a pm_ id or a UUID',
   )
   .transform((id) => (id.startsWith('pm_') ? id : id.toLowerCase()));

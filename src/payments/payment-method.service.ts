@@ -4,13 +4,20 @@ import type { Queryable } from '../db/sql';
 import { lockCustomerMethods, readPaymentMethod } from './payment-method.records';
 import { findCustomer } from '../customers';
 import { lockCustomer } from '../customers';
-import { ApiError, conflict, notFound } from '../http/errors';
+import { ApiError, badRequest, conflict, notFound } from '../http/errors';
+import { readGatewayAccount } from '../accounts';
+import { createGateways } from './gateways';
 import { pageEnvelope, pageWindow, type Page, type PageParams } from '../http/pagination';
 import { recordEvent } from '../lib/events';
 import { newId, newUuid } from '../lib/ids';
 import { toUnixSeconds } from '../lib/time';
 import { cardBrand, fingerprint } from './card-numbers';
-import type { GatewayPaymentMethod } from './gateway';
+import {
+  GatewayRequestError,
+  GatewayUnavailableError,
+  type GatewayPaymentMethod,
+  type PaymentGateway,
+} from './gateway';
 import type {
   AttachPaymentMethodInput,
   BillingDetails,
@@ -33,14 +40,14 @@ export function toPaymentMethodObject(method: PaymentMethod): PaymentMethodObjec
     created: toUnixSeconds(method.createdAt),
     updated_ms: updatedMsOf(method),
     customer: method.customerId,
-    livemode: false,
+    livemode: method.livemode,
     metadata: (method.metadata as Record<string, string> | null) ?? {},
   };
   if (method.type === 'card') {
     object.card = {
       brand: method.cardBrand,
       last4: method.last4,
-      walletType: null,
+      walletType: method.walletType,
       exp_month: method.cardExpMonth!,
       exp_year: method.cardExpYear!,
       fingerprint: method.fingerprint,
@@ -189,7 +196,18 @@ export async function createPaymentMethod(
   accountId: string,
   input: CreatePaymentMethodInput,
 ): Promise<PaymentMethodObject> {
-  const account = await prisma.account.findUniqueOrThrow({ where: { id: accountId }, select: { gatewayKind: true } });
+  const account = await readGatewayAccount(prisma, accountId);
+  if (!account) throw notFound('account', accountId);
+  // PCI: an account on a processor that keeps the methods never has numbers sent through this service.
+  if ((await createGateways(prisma).gatewayFor(account)).importPaymentMethod) {
+    throw badRequest(
+      'This account collects payment methods through its processor (Stripe): card and account numbers are never sent ' +
+        "to this service. Create the payment method in the customer's browser with Stripe.js, then attach it with " +
+        'POST /payment-methods/{id}/attach.',
+      input.type,
+      'raw_numbers_refused',
+    );
+  }
   const id = account.gatewayKind === 'bank_processor' ? newUuid() : newId('paymentMethod');
   const common = {
     id,
@@ -295,6 +313,11 @@ export async function attachPaymentMethod(
   id: string,
   input: AttachPaymentMethodInput,
 ): Promise<PaymentMethodObject> {
+  if (!(await readPaymentMethod(prisma, accountId, id))) {
+    const gateway = await createGateways(prisma).gatewayFor(accountId);
+    if (gateway.importPaymentMethod)
+      return attachProcessorMethod(prisma, gateway.importPaymentMethod.bind(gateway), accountId, id, input);
+  }
   return prisma.$transaction(async (tx) => {
     await findPaymentMethod(tx, accountId, id);
     await lockCustomerParam(tx, accountId, input.customer);
@@ -306,11 +329,118 @@ export async function attachPaymentMethod(
 }
 
 /**
+ * A method the customer's browser made with the processor's element (or a processor's test id such as
+ * `pm_card_visa`), first seen here: attached to the customer at the processor, which answers what it shows,
+ * then kept and attached here under the processor's id (docs/api.md, "Payment processors"). The customer is
+ * checked before the processor is asked. A card the customer has saved already (the processor's
+ * fingerprint) answers the saved method, as a typed card does.
+ */
+async function attachProcessorMethod(
+  prisma: Db,
+  importMethod: NonNullable<PaymentGateway['importPaymentMethod']>,
+  accountId: string,
+  id: string,
+  input: AttachPaymentMethodInput,
+): Promise<PaymentMethodObject> {
+  await findCustomer(prisma, accountId, input.customer).catch((error: unknown) => {
+    if (error instanceof ApiError && error.status === 404)
+      throw new ApiError('not_found', 'resource_missing', error.message, 'customer');
+    throw error;
+  });
+  const imported = await atProcessor(() => importMethod({ paymentMethodId: id, customerId: input.customer }), id);
+  return prisma.$transaction(async (tx) => {
+    await lockCustomerParam(tx, accountId, input.customer);
+    await lockCustomerMethods(tx, input.customer);
+    const known = await readPaymentMethod(tx, accountId, imported.id);
+    if (known)
+      return toPaymentMethodObject(await attachInTx(tx, accountId, known, input.customer, input.default ?? false));
+    const fingerprint = `${imported.livemode ? 'live' : 'test'}:${imported.fingerprint ?? imported.id}`;
+    const saved = await tx.paymentMethod.findFirst({
+      where: { accountId, customerId: input.customer, fingerprint, type: imported.type, detachedAt: null },
+      orderBy: { attachedAt: 'asc' },
+    });
+    if (saved) {
+      const object = toPaymentMethodObject(
+        await attachInTx(tx, accountId, saved, input.customer, input.default ?? false),
+      );
+      await recordEvent(tx, accountId, 'payment_method.attached', object);
+      return object;
+    }
+    const method = await tx.paymentMethod.create({
+      data: {
+        id: imported.id,
+        accountId,
+        type: imported.type,
+        billingDetails: {
+          address: { city: null, country: null, line1: null, line2: null, postal_code: null, state: null },
+          email: null,
+          name: imported.billingName,
+          phone: null,
+        },
+        fingerprint,
+        last4: imported.last4,
+        cardBrand: imported.card?.brand ?? null,
+        cardExpMonth: imported.card?.expMonth ?? null,
+        cardExpYear: imported.card?.expYear ?? null,
+        walletType: imported.card?.wallet ?? null,
+        bankName: imported.bank?.bankName ?? null,
+        bankRoutingNumber: imported.bank?.routingNumber ?? null,
+        bankAccountHolderType: imported.bank?.holderType ?? null,
+        bankAccountType: imported.bank?.accountType ?? null,
+        livemode: imported.livemode,
+        // The processor decides its outcomes: the simulator's verdict has no meaning for its methods.
+        testBehavior: 'processor',
+      },
+    });
+    return toPaymentMethodObject(await attachInTx(tx, accountId, method, input.customer, input.default ?? false));
+  });
+}
+
+/** A processor's refusal of a payment-method call as the API's answer: 400 naming the method, 502 when it is down. */
+async function atProcessor<T>(call: () => Promise<T>, id: string): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (error instanceof GatewayRequestError) {
+      if (error.code === 'payment_method_unknown')
+        throw new ApiError('not_found', 'resource_missing', `No such payment method: ${id}`, 'id');
+      throw badRequest(error.message, 'id', error.code);
+    }
+    if (error instanceof GatewayUnavailableError)
+      throw new ApiError(
+        'api_error',
+        'gateway_unavailable',
+        `The payment processor did not answer: nothing was changed. Retry the same request. (${error.message})`,
+        undefined,
+        502,
+      );
+    throw error;
+  }
+}
+
+/**
+ * A processor's method is detached there first (it can never be charged there again either); a processor
+ * that no longer knows it has nothing to detach. A processor that does not answer is a 502: nothing changed.
+ */
+async function detachAtProcessor(prisma: Db, accountId: string, id: string): Promise<void> {
+  const method = await readPaymentMethod(prisma, accountId, id);
+  if (!method?.customerId || method.testBehavior !== 'processor') return;
+  const gateway = await createGateways(prisma).gatewayFor(accountId);
+  if (!gateway.detachPaymentMethod) return;
+  try {
+    await atProcessor(() => gateway.detachPaymentMethod!(id), id);
+  } catch (error) {
+    if (!(error instanceof ApiError && error.status === 404)) throw error;
+  }
+}
+
+/**
  * Detaching the default hands the default to the customer's earliest-attached remaining method, so a
  * customer with methods always has a default (the rule that made the first one default). A detached
  * method is never attached or charged again (decisions.md §5).
  */
 export async function detachPaymentMethod(prisma: Db, accountId: string, id: string): Promise<PaymentMethodObject> {
+  await detachAtProcessor(prisma, accountId, id);
   return prisma.$transaction(async (tx) => {
     const found = await findPaymentMethod(tx, accountId, id);
     if (!found.customerId)

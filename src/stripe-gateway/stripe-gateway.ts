@@ -12,8 +12,9 @@ import {
   type RetrieveChargeRequest,
   type RetrieveRefundRequest,
 } from '../payments';
-import type { GatewayFactory } from '../payments';
+import type { GatewayFactory, ImportPaymentMethodRequest, ProcessorPaymentMethod } from '../payments';
 import { stripeClient } from './stripe-client';
+import { attachStripePaymentMethod, detachStripePaymentMethod } from './stripe-payment-methods';
 import { readStripeCustomerId } from './stripe-customers.records';
 import { classifyStripeError, declineResult, paymentIntentResult, refundResult } from './stripe-outcomes';
 
@@ -169,6 +170,14 @@ export class StripeGateway implements PaymentGateway {
       if (notFound(error) && request.refundId) return null;
       return readFailure(error);
     }
+  }
+
+  importPaymentMethod(request: ImportPaymentMethodRequest): Promise<ProcessorPaymentMethod> {
+    return attachStripePaymentMethod(this.prisma, this.accountId, request);
+  }
+
+  detachPaymentMethod(paymentMethodId: string): Promise<void> {
+    return detachStripePaymentMethod(this.prisma, this.accountId, paymentMethodId);
   }
 }
 

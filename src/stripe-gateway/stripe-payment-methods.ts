@@ -1,28 +1,13 @@
 import type Stripe from 'stripe';
 import type { Db } from '../db/prisma';
 import { readProcessorCredentials } from '../gateway-settings';
-import { GatewayRequestError, GatewayUnavailableError } from '../payments';
+import { GatewayRequestError, GatewayUnavailableError, type ProcessorPaymentMethod } from '../payments';
 import { stripeClient } from './stripe-client';
 import { keepStripeCustomerId, readStripeCustomerId } from './stripe-customers.records';
 import { classifyStripeError } from './stripe-outcomes';
 
-/** What the service keeps of a Stripe payment method: Stripe's id and what it shows, never a number. */
-export interface StripeMethodDetails {
-  /** Stripe's `pm_...` (a test id such as `pm_card_visa` answers a new one). */
-  id: string;
-  type: 'card' | 'us_bank_account';
-  livemode: boolean;
-  /** Stripe's fingerprint of the card or account (same number, same fingerprint, per Stripe account). */
-  fingerprint: string | null;
-  last4: string;
-  card: { brand: string; expMonth: number; expYear: number; wallet: string | null } | null;
-  bank: {
-    bankName: string | null;
-    routingNumber: string | null;
-    holderType: string | null;
-    accountType: string | null;
-  } | null;
-}
+/** What the service keeps of a Stripe payment method: the port's shape (Stripe's id and what it shows). */
+export type StripeMethodDetails = ProcessorPaymentMethod;
 
 function methodDetails(method: Stripe.PaymentMethod): StripeMethodDetails {
   if (method.type === 'card' && method.card) {
@@ -32,6 +17,7 @@ function methodDetails(method: Stripe.PaymentMethod): StripeMethodDetails {
       livemode: method.livemode,
       fingerprint: method.card.fingerprint ?? null,
       last4: method.card.last4,
+      billingName: method.billing_details?.name ?? null,
       card: {
         brand: method.card.brand,
         expMonth: method.card.exp_month,
@@ -49,6 +35,7 @@ function methodDetails(method: Stripe.PaymentMethod): StripeMethodDetails {
       livemode: method.livemode,
       fingerprint: bank.fingerprint ?? null,
       last4: bank.last4 ?? '',
+      billingName: method.billing_details?.name ?? null,
       card: null,
       bank: {
         bankName: bank.bank_name ?? null,

@@ -61,6 +61,7 @@ describeWithStripeMock('/settings/gateway', () => {
       livemode: false,
       secret_key_last4: null,
       webhook_secret_last4: null,
+      publishable_key: null,
       webhook_url: null,
       updated: null,
     });
@@ -71,6 +72,7 @@ describeWithStripeMock('/settings/gateway', () => {
       livemode: false,
       secret_key_last4: '0123',
       webhook_secret_last4: 'WXYZ',
+      publishable_key: null,
       webhook_url: expect.stringMatching(/\/processor-webhooks\/stripe\/gwk_[A-Za-z0-9]{40}$/),
       updated: expect.any(Number),
     });
@@ -95,6 +97,18 @@ describeWithStripeMock('/settings/gateway', () => {
     ]);
     expect(JSON.stringify(audited)).not.toContain(TEST_KEY.slice(0, 12));
     expect(JSON.stringify(audited)).not.toContain('Another');
+  });
+
+  it('answers the publishable key in full: public by design, what the hosted pages give Stripe.js', async () => {
+    const account = await newAccount('Publishes');
+    const saved = expectStatus(
+      await account.developer.put('/settings/gateway', { ...connect, publishable_key: 'pk_test_Publishable42' }),
+      200,
+    );
+    expect(saved.publishable_key).toBe('pk_test_Publishable42');
+    expect(expectStatus(await account.developer.get('/settings/gateway'), 200).publishable_key).toBe(
+      'pk_test_Publishable42',
+    );
   });
 
   it('stores both secrets encrypted: the raw row holds neither, only their last 4 characters', async () => {
@@ -146,6 +160,9 @@ describeWithStripeMock('/settings/gateway', () => {
       [{ ...connect, webhook_secret: 'secret' }, 'webhook_secret'],
       [{ processor: 'stripe', secret_key: TEST_KEY }, 'webhook_secret'],
       [{ ...connect, extra: 1 }, 'extra'],
+      [{ ...connect, publishable_key: 'sk_test_123' }, 'publishable_key'],
+      // Test and live never mix: a live publishable key beside a test secret key.
+      [{ ...connect, publishable_key: 'pk_live_Mixed1234' }, 'publishable_key'],
     ];
     for (const [body, param] of cases) {
       const refused = await account.developer.put('/settings/gateway', body);

@@ -63,7 +63,8 @@ export async function startStripeMock(): Promise<StripeStandIn> {
  * /tmp/localstripe.pickle after every write, a file every instance on the machine would share: the
  * dump is turned off, so parallel test files never see each other's objects. It predates
  * `automatic_payment_methods` (which Stripe needs for an off-session confirm without a return URL) and
- * refuses it: the stand-in drops it. It listens on every interface (no option says otherwise).
+ * refuses it, nor a PaymentIntent's `description` (the invoice's, which the adapter sends): the stand-in drops
+ * both. It listens on every interface (no option says otherwise).
  */
 export async function startLocalstripe(): Promise<StripeStandIn> {
   const missing = stripeToolMissing('localstripe');
@@ -75,7 +76,7 @@ export async function startLocalstripe(): Promise<StripeStandIn> {
     'resources.Store.dump_to_disk = lambda self: None',
     'create_intent = resources.PaymentIntent._api_create.__func__',
     'resources.PaymentIntent._api_create = classmethod(',
-    '    lambda cls, automatic_payment_methods=None, **data: create_intent(cls, **data))',
+    '    lambda cls, automatic_payment_methods=None, description=None, **data: create_intent(cls, **data))',
     'from localstripe.server import start',
     `sys.argv = ['localstripe', '--port', '${port}', '--from-scratch']`,
     'start()',

@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "gateway_settings" ADD COLUMN     "publishable_key" TEXT;
+
