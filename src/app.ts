@@ -28,6 +28,7 @@ import { registerEmailRoutes } from './emails';
 import { registerTransactionRoutes } from './transactions';
 import { registerCreditNoteRoutes } from './credit-notes';
 import { registerCouponRoutes } from './coupons';
+import { registerUsageRoutes } from './usage';
 import { registerTerminalRoutes } from './terminals';
 import { registerPaymentPlanRoutes } from './payment-plans';
 import { registerSubscriptionRoutes } from './subscriptions';
@@ -150,6 +151,7 @@ export function createApp(deps: AppDeps): express.Express {
   registerTransactionRoutes(api, routeDeps);
   registerCreditNoteRoutes(api, routeDeps);
   registerCouponRoutes(api, routeDeps);
+  registerUsageRoutes(api, routeDeps);
   registerTerminalRoutes(api, routeDeps);
   registerPaymentPlanRoutes(api, routeDeps);
   registerSubscriptionRoutes(api, routeDeps);
