@@ -3009,6 +3009,26 @@ export interface components {
                 /** @enum {string} */
                 interval: "day" | "week" | "month" | "year";
                 interval_count: number;
+                /** @enum {string} */
+                usage_type: "licensed" | "metered";
+                /** @description The meter (mtr_...) of a metered price; null otherwise */
+                meter: string | null;
+            } | null;
+            /** @enum {string} */
+            billing_scheme: "per_unit" | "tiered";
+            /** @enum {string|null} */
+            tiers_mode: "graduated" | "volume" | null;
+            /** @description With tiered: the tiers; null otherwise (unit_amount is then 0) */
+            tiers: {
+                /** @description null: the last tier ("inf") */
+                up_to: number | null;
+                unit_amount: number | null;
+                flat_amount: number | null;
+            }[] | null;
+            transform_quantity: {
+                divide_by: number;
+                /** @enum {string} */
+                round: "up" | "down";
             } | null;
             /** @enum {string} */
             tax_behavior: "exclusive" | "inclusive";
@@ -3564,7 +3584,8 @@ export interface components {
         PriceCreate: {
             /** @enum {string} */
             currency: "USD" | "usd";
-            unit_amount: number;
+            /** @description Cents per unit: required with billing_scheme per_unit, refused with tiered */
+            unit_amount?: number;
             /** @enum {string} */
             type: "recurring" | "one_time";
             /** @description Required when type is recurring; absent or null when type is one_time */
@@ -3572,6 +3593,14 @@ export interface components {
                 /** @enum {string} */
                 interval: "day" | "week" | "month" | "year";
                 interval_count: number;
+                /**
+                 * @description licensed (default): the quantity stated; metered: `meter`'s total over each period
+                 * @default licensed
+                 * @enum {string}
+                 */
+                usage_type?: "licensed" | "metered";
+                /** @description With usage_type metered: the meter (mtr_...) whose total is billed */
+                meter?: string;
             } | null;
             /**
              * @default exclusive
@@ -3579,6 +3608,36 @@ export interface components {
              */
             tax_behavior?: "exclusive" | "inclusive";
             description?: string;
+            /**
+             * @description per_unit (default): unit_amount per unit; tiered: `tiers` read as `tiers_mode` says
+             * @default per_unit
+             * @enum {string}
+             */
+            billing_scheme?: "per_unit" | "tiered";
+            /**
+             * @description With tiered: graduated (each unit at its own tier's price) or volume (every unit at the price of the tier the quantity falls in)
+             * @enum {string}
+             */
+            tiers_mode?: "graduated" | "volume";
+            /** @description With tiered: 1 to 25 tiers, `up_to` rising, the last "inf" */
+            tiers?: {
+                /** @description The last quantity of the tier (inclusive); "inf" for the last tier */
+                up_to: number | "inf";
+                /** @description Cents per unit in the tier */
+                unit_amount?: number;
+                /** @description Cents once for the tier, when the quantity reaches into it */
+                flat_amount?: number;
+            }[];
+            /** @description With per_unit: bill packages, the quantity divided by divide_by and rounded up or down */
+            transform_quantity?: {
+                /** @description The quantity is divided by it (a package of divide_by units) */
+                divide_by: number;
+                /**
+                 * @description up: a started package is billed; down: only whole packages
+                 * @enum {string}
+                 */
+                round: "up" | "down";
+            };
         };
         PriceUpdateInactive: {
             /** @enum {string} */

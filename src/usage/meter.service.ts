@@ -1,5 +1,5 @@
-import type { Db } from '../db/prisma';
-import { ApiError, conflict, notFound } from '../http/errors';
+import type { Db, Tx } from '../db/prisma';
+import { ApiError, badRequest, conflict, notFound } from '../http/errors';
 import { keysetListPage, type Page } from '../http/pagination';
 import { currentTime } from '../lib/clock-time';
 import { columnValue } from '../lib/columns';
@@ -56,6 +56,17 @@ export async function meterOfAccount(db: Db, accountId: string, id: string, para
   const meter = await findMeter(db, accountId, id);
   if (!meter) throw notFound('meter', id, param);
   return meter;
+}
+
+/**
+ * The account's meter a metered price names, active: 404 naming `param` for an unknown or another account's,
+ * 400 meter_inactive for a deactivated one (no new usage would reach the price).
+ */
+export async function assertActiveMeter(db: Db | Tx, accountId: string, id: string, param: string): Promise<void> {
+  const meter = await findMeter(db, accountId, id);
+  if (!meter) throw notFound('meter', id, param);
+  if (meter.status !== 'active')
+    throw badRequest(`Meter ${id} is inactive; reactivate it before pricing its usage.`, param, 'meter_inactive');
 }
 
 /** POST /meters (billing.meter.created): one meter per event name in the account, 409 naming event_name otherwise. */

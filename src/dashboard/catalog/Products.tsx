@@ -26,8 +26,11 @@ const NEW_PRICE: PriceDraft = {
   taxBehavior: 'exclusive',
 };
 
+/** A per-unit price's attributes: what POST /products takes for its default price, and POST /prices too. */
+type PerUnitPrice = components['schemas']['PriceCreate'] & { unit_amount: number };
+
 /** The body's price attributes, or the reason the draft is not one (checked here only for what the API cannot name: the amount's format). */
-function priceBody(draft: PriceDraft): components['schemas']['PriceCreate'] | string {
+function priceBody(draft: PriceDraft): PerUnitPrice | string {
   const cents = parseCents(draft.amount);
   if (cents === undefined) return 'Enter the amount in dollars and cents, e.g. 49.00.';
   return {
@@ -114,7 +117,7 @@ function PriceFields({ draft, onChange }: { draft: PriceDraft; onChange: (draft:
  * the draft, the amount's check, the API call and its refusal, and the lists to read again on success.
  */
 function usePriceCreation(
-  create: (price: components['schemas']['PriceCreate']) => Promise<unknown>,
+  create: (price: PerUnitPrice) => Promise<unknown>,
   refresh: readonly unknown[],
   onDone: () => void,
 ) {
