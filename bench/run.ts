@@ -12,6 +12,7 @@ import { benchSubscriptions } from './subscriptions';
 import { benchDashboard } from './dashboard';
 import { benchScale } from './scale';
 import { benchStorm } from './storm';
+import { benchUsage } from './usage';
 import { startBenchServices, type BenchContext, type Engine, type Figures } from './support';
 
 const SECTIONS: Record<string, (ctx: BenchContext) => Promise<Figures>> = {
@@ -20,6 +21,8 @@ const SECTIONS: Record<string, (ctx: BenchContext) => Promise<Figures>> = {
   subscriptions: benchSubscriptions,
   dashboard: benchDashboard,
   // Data at scale: the lists on the first engine (no Temporal figure), the renewal storm on the server engine.
+  // Usage ingestion needs no Temporal: on the first engine only.
+  usage: async (ctx) => (ctx.engine === firstEngine ? benchUsage(ctx) : {}),
   scale: async (ctx) => ({ ...(ctx.engine === firstEngine ? await benchScale(ctx) : {}), ...(await benchStorm(ctx)) }),
 };
 
