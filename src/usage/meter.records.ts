@@ -42,11 +42,16 @@ export function updateMeterRow(
   return tx.meter.update({ where: { id }, data });
 }
 
-/** The active meters of the account named by `eventNames`, one statement for a batch of usage events. */
+/**
+ * The active meters of the account named by `eventNames`, one statement for a batch of usage events, locked
+ * FOR SHARE until the batch's transaction ends: a change of aggregation or a deactivation (FOR UPDATE) waits
+ * for the batch, then sees its events, and a batch waits for them, then sees the meter as it became.
+ */
 const ACTIVE_METERS_NAMED: Statement = {
-  name: 'meters_active_named',
+  name: 'meters_active_named_locked',
   text: `SELECT event_name, aggregation, value_property FROM meters
-    WHERE account_id = $1 AND event_name = ANY($2::text[]) AND status = 'active'`,
+    WHERE account_id = $1 AND event_name = ANY($2::text[]) AND status = 'active'
+    ORDER BY event_name FOR SHARE`,
 };
 
 export interface MeterRule {

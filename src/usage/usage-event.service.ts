@@ -1,4 +1,5 @@
 import type { Db } from '../db/prisma';
+import { sqlTransaction } from '../db/sql-transaction';
 import { badRequest, notFound } from '../http/errors';
 import { currentTime } from '../lib/clock-time';
 import { DAY_MS } from '../lib/durations';
@@ -80,7 +81,8 @@ function refusalOf(
 /**
  * POST /usage-events (docs/decisions.md, "Usage events"): the batch is checked whole and refused whole at its
  * first bad event (400 or 404 naming `events.<n>.<field>`, nothing written), then written in one statement,
- * each id once. Three statements whatever the batch's size: the meters named, the customers named, the insert.
+ * each id once. Three statements whatever the batch's size: the customers named, then in one transaction the
+ * meters named (locked FOR SHARE: how they aggregate cannot change under the batch) and the insert.
  */
 export async function recordUsageEvents(
   prisma: Db,
@@ -89,28 +91,33 @@ export async function recordUsageEvents(
 ): Promise<UsageEventsAccepted> {
   const now = currentTime();
   const { events } = input;
-  const [meters, windows] = await Promise.all([
-    activeMetersNamed(prisma, accountId, [...new Set(events.map((event) => event.event_name))]),
-    usageWindows(prisma, accountId, [...new Set(events.map((event) => event.customer))]),
-  ]);
-  const meterByName = new Map(meters.map((meter) => [meter.eventName, meter]));
+  const windows = await usageWindows(prisma, accountId, [...new Set(events.map((event) => event.customer))]);
   const windowByCustomer = new Map(windows.map((window) => [window.customerId, window]));
-  for (const [index, event] of events.entries()) {
-    const refusal = refusalOf(event, index, meterByName, windowByCustomer, now);
-    if (refusal) throw refusal;
-  }
-  const counted = await insertUsageEvents(
-    prisma,
-    accountId,
-    events.map((event) => ({
-      id: event.id,
-      eventName: event.event_name,
-      customerId: event.customer,
-      timestamp: new Date(event.timestamp * 1000),
-      properties: event.properties,
-    })),
-  );
-  return { object: 'usage_event_batch', received: events.length, counted, duplicates: events.length - counted };
+  return sqlTransaction(prisma, async (tx) => {
+    const meters = await activeMetersNamed(tx, accountId, [...new Set(events.map((event) => event.event_name))]);
+    const meterByName = new Map(meters.map((meter) => [meter.eventName, meter]));
+    for (const [index, event] of events.entries()) {
+      const refusal = refusalOf(event, index, meterByName, windowByCustomer, now);
+      if (refusal) throw refusal;
+    }
+    const counted = await insertUsageEvents(
+      tx,
+      accountId,
+      events.map((event) => ({
+        id: event.id,
+        eventName: event.event_name,
+        customerId: event.customer,
+        timestamp: new Date(event.timestamp * 1000),
+        properties: event.properties,
+      })),
+    );
+    return {
+      object: 'usage_event_batch' as const,
+      received: events.length,
+      counted,
+      duplicates: events.length - counted,
+    };
+  });
 }
 
 /** The most daily summaries one request answers: a year. */
