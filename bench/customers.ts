@@ -9,7 +9,7 @@ import { ratio, roundTo, type BenchContext, type Figures } from './support';
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 
-async function startServer(
+export async function startServer(
   mode: 'api' | 'baseline',
   env: NodeJS.ProcessEnv,
 ): Promise<{ port: number; child: ChildProcess }> {

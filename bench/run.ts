@@ -13,6 +13,7 @@ import { benchDashboard } from './dashboard';
 import { benchScale } from './scale';
 import { benchStorm } from './storm';
 import { benchStripe } from './stripe';
+import { benchUsage } from './usage';
 import { startBenchServices, type BenchContext, type Engine, type Figures } from './support';
 
 const SECTIONS: Record<string, (ctx: BenchContext) => Promise<Figures>> = {
@@ -23,6 +24,8 @@ const SECTIONS: Record<string, (ctx: BenchContext) => Promise<Figures>> = {
   // Data at scale: the lists on the first engine (no Temporal figure), the renewal storm on the server engine.
   // The Stripe adapter's charge path against stripe-mock, beside the stripe client's direct calls: no Temporal figure.
   stripe: async (ctx) => (ctx.engine === firstEngine ? benchStripe(ctx) : {}),
+  // Usage ingestion needs no Temporal: on the first engine only.
+  usage: async (ctx) => (ctx.engine === firstEngine ? benchUsage(ctx) : {}),
   scale: async (ctx) => ({ ...(ctx.engine === firstEngine ? await benchScale(ctx) : {}), ...(await benchStorm(ctx)) }),
 };
 

@@ -36,6 +36,7 @@ import { registerEmailRoutes } from './emails';
 import { registerTransactionRoutes } from './transactions';
 import { registerCreditNoteRoutes } from './credit-notes';
 import { registerCouponRoutes } from './coupons';
+import { registerUsageRoutes } from './usage';
 import { registerTerminalRoutes } from './terminals';
 import { registerPaymentPlanRoutes } from './payment-plans';
 import { registerSubscriptionRoutes } from './subscriptions';
@@ -215,6 +216,7 @@ function registerApiRoutes(api: Api, routeDeps: AppDeps, userMailer: Mailer): vo
   registerTransactionRoutes(api, routeDeps);
   registerCreditNoteRoutes(api, routeDeps);
   registerCouponRoutes(api, routeDeps);
+  registerUsageRoutes(api, routeDeps);
   registerTerminalRoutes(api, routeDeps);
   registerPaymentPlanRoutes(api, routeDeps);
   registerSubscriptionRoutes(api, routeDeps);

@@ -5,9 +5,6 @@ export type { PriceObject } from './price.schemas';
 export { productSchema } from './product.schemas';
 export { taxRateSchema } from './tax-rate.schemas';
 export type { TaxRateObject } from './tax-rate.schemas';
-export { registerPriceRoutes } from './price.routes';
-export { findPrice, findPricesForUse, markPricesBilled } from './price.service';
-export { registerProductRoutes } from './product.routes';
 export {
   PRICE_COLUMNS,
   TAX_RATE_COLUMNS,
@@ -24,3 +21,6 @@ export { computeTax } from './tax';
 export type { TaxAmount, TaxBehavior, TaxRateForCalc, TaxResult } from './tax';
 export { registerTaxRateRoutes } from './tax-rate.routes';
 export { findTaxRates, taxRateOfRow, taxRatesInOrder, toTaxRateObject } from './tax-rate.service';
+export { assertBillablePrice, findPrice, findPricesForUse, markPricesBilled } from './price.service';
+export { registerPriceRoutes } from './price.routes';
+export { registerProductRoutes } from './product.routes';

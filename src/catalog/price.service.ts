@@ -1,4 +1,5 @@
 import type { Prisma, Price } from '../generated/prisma/client';
+import { assertActiveMeter } from '../usage';
 import { currentTime } from '../lib/clock-time';
 import type { Db, Tx } from '../db/prisma';
 import type { AnyTx } from '../db/sql';
@@ -34,9 +35,47 @@ import {
 import { createdWhere } from './search-filter';
 import { containsText } from '../db/text-search';
 
-type PriceAttributes = Pick<CreatePriceInput, 'currency' | 'unit_amount' | 'type' | 'recurring' | 'tax_behavior'> & {
-  description?: string | null;
-};
+/** What a price is made of: a product's default price gives the first five; POST /prices/{product} all. */
+type PriceAttributes = Pick<CreatePriceInput, 'currency' | 'type' | 'tax_behavior'> &
+  Partial<Pick<CreatePriceInput, 'billing_scheme' | 'tiers_mode' | 'tiers' | 'transform_quantity'>> & {
+    unit_amount?: number;
+    recurring?: (RecurringInput & { usage_type?: 'licensed' | 'metered'; meter?: string }) | null;
+    description?: string | null;
+  };
+
+/** The pricing columns of a new price: tiers stored in the answer's shape ("inf" as null), amounts absent as null. */
+function pricingColumns(input: PriceAttributes) {
+  const recurring = input.type === 'recurring' ? input.recurring : null;
+  return {
+    unitAmount: input.unit_amount ?? 0,
+    billingScheme: input.billing_scheme ?? 'per_unit',
+    tiersMode: input.tiers_mode ?? null,
+    tiers: input.tiers?.map((tier) => ({
+      up_to: tier.up_to === 'inf' ? null : tier.up_to,
+      unit_amount: tier.unit_amount ?? null,
+      flat_amount: tier.flat_amount ?? null,
+    })),
+    usageType: recurring?.usage_type ?? 'licensed',
+    meterId: recurring?.meter ?? null,
+    transformDivideBy: input.transform_quantity?.divide_by ?? null,
+    transformRound: input.transform_quantity?.round ?? null,
+  };
+}
+
+/**
+ * A price that the per-unit billing of subscriptions, invoices and checkouts can bill: not tiered, not
+ * metered, not in packages. The others wait for billing in arrears (docs/decisions.md §42): billed as
+ * unit_amount x quantity they would be billed wrong. 400 `price_not_billable` naming `param`.
+ */
+export function assertBillablePrice(price: PriceObject, param: string): void {
+  if (price.billing_scheme === 'per_unit' && price.recurring?.usage_type !== 'metered' && !price.transform_quantity)
+    return;
+  throw badRequest(
+    `Price ${price.id} is tiered, metered or in packages; such prices cannot be billed on subscriptions, invoices or checkouts yet.`,
+    param,
+    'price_not_billable',
+  );
+}
 
 function recurringColumns(recurring: RecurringInput | null | undefined) {
   return { recurringInterval: recurring?.interval ?? null, recurringIntervalCount: recurring?.interval_count ?? null };
@@ -56,8 +95,8 @@ export async function insertPrice(
     accountId,
     productId,
     currency: input.currency,
-    unitAmount: input.unit_amount,
     type: input.type,
+    ...pricingColumns(input),
     ...recurringColumns(input.type === 'recurring' ? input.recurring : null),
     taxBehavior: input.tax_behavior,
     description: input.description ?? null,
@@ -118,6 +157,8 @@ export async function createPrice(
   return prisma.$transaction(async (tx) => {
     // FOR SHARE: a concurrent DELETE /products/{id} either sees this price or makes this a 404.
     orNotFound(await lockProduct(tx, accountId, productId, 'share'), 'product', productId);
+    if (input.recurring?.meter !== undefined)
+      await assertActiveMeter(tx, accountId, input.recurring.meter, 'recurring.meter');
     const object = toPriceObject(await insertPrice(tx, accountId, productId, input));
     await recordEvent(tx, accountId, 'price.created', object);
     return object;
@@ -256,6 +297,15 @@ export async function updateInactivePrice(
         'price_in_use',
       );
     }
+    const priceObject = toPriceObject(price);
+    if (
+      billingFields.length > 0 &&
+      (priceObject.billing_scheme !== 'per_unit' || priceObject.recurring?.usage_type === 'metered')
+    )
+      throw conflict(
+        `Price ${id} is tiered or metered; only its description can change (create another price for other terms).`,
+        'price_usage_terms',
+      );
     if (input.currency !== undefined) data.currency = input.currency;
     if (input.unit_amount !== undefined) data.unitAmount = input.unit_amount;
     if (input.tax_behavior !== undefined) data.taxBehavior = input.tax_behavior;

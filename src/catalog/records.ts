@@ -1,5 +1,12 @@
-import { PRICE_TYPES, TAX_BEHAVIORS } from './price.schemas';
-import { columnValue } from '../lib/columns';
+import {
+  BILLING_SCHEMES,
+  PRICE_TYPES,
+  TAX_BEHAVIORS,
+  TIERS_MODES,
+  TRANSFORM_ROUNDINGS,
+  USAGE_TYPES,
+} from './price.schemas';
+import { columnValue, nullableColumnValue } from '../lib/columns';
 import { Prisma, type Price, type Product, type TaxRate } from '../generated/prisma/client';
 import type { Db, Tx } from '../db/prisma';
 import { toUnixSeconds } from '../lib/time';
@@ -49,6 +56,18 @@ export function toPriceObject(price: Price): PriceObject {
         ? {
             interval: price.recurringInterval as 'day' | 'week' | 'month' | 'year',
             interval_count: price.recurringIntervalCount,
+            usage_type: columnValue(USAGE_TYPES, price.usageType, 'prices.usage_type'),
+            meter: price.meterId,
+          }
+        : null,
+    billing_scheme: columnValue(BILLING_SCHEMES, price.billingScheme, 'prices.billing_scheme'),
+    tiers_mode: nullableColumnValue(TIERS_MODES, price.tiersMode, 'prices.tiers_mode'),
+    tiers: price.tiers as PriceObject['tiers'],
+    transform_quantity:
+      price.transformDivideBy !== null && price.transformRound !== null
+        ? {
+            divide_by: price.transformDivideBy,
+            round: columnValue(TRANSFORM_ROUNDINGS, price.transformRound, 'prices.transform_round'),
           }
         : null,
     tax_behavior: columnValue(TAX_BEHAVIORS, price.taxBehavior, 'prices.tax_behavior'),

@@ -2,7 +2,7 @@ import type { CheckoutSession } from '../generated/prisma/client';
 import type { Db } from '../db/prisma';
 import { badRequest, conflict, notFound } from '../http/errors';
 import { findCustomer } from '../customers';
-import { findPrice } from '../catalog';
+import { assertBillablePrice, findPrice } from '../catalog';
 import type { PriceObject } from '../catalog';
 import { withParam } from '../invoices';
 import { MAX_CHARGE_AMOUNT } from '../lib/money';
@@ -71,7 +71,9 @@ export async function checkCheckoutItems(
 ): Promise<'subscription' | 'payment'> {
   const prices: PriceObject[] = [];
   for (const [index, item] of items.entries()) {
-    prices.push(await withParam(`items.${index}.price`, () => findPrice(prisma, accountId, item.price)));
+    const price = await withParam(`items.${index}.price`, () => findPrice(prisma, accountId, item.price));
+    assertBillablePrice(price, `items.${index}.price`);
+    prices.push(price);
   }
   const recurring = prices[0]!.type === 'recurring';
   prices.forEach((price, index) => {

@@ -82,6 +82,19 @@ const REQUEST_EXAMPLES: Record<string, unknown> = {
   },
   'patch /subscriptions/{id}': { items: [{ id: `si_${ID_BODY}`, quantity: 2 }] },
   'post /test-helpers/test-clocks': { frozen_time: A_TIME, name: 'Renewal rehearsal' },
+  // value_property with every aggregation but count (docs/api.md, "Usage-based billing").
+  'post /meters': { name: 'API calls', event_name: 'api_call', aggregation: 'count' },
+  // An active meter's event name, and a time neither in the future nor too long ago when the document is made.
+  'post /usage-events': {
+    events: [
+      {
+        id: 'call-7421',
+        event_name: 'api_call',
+        customer: `cus_${ID_BODY}`,
+        timestamp: Math.floor(Date.now() / 1000) - 60,
+      },
+    ],
+  },
   'post /test-helpers/test-clocks/{id}/advance': { frozen_time: A_TIME + 86_400 },
 };
 
@@ -98,6 +111,8 @@ const PATTERN_EXAMPLES: Record<string, string> = {
   '^[a-z_]+(\\.[a-z_]+)+$': 'invoice.payment_failed',
   '^t=\\d+,v1=[0-9a-f]{64}$': `t=${A_TIME},v1=${'5d'.repeat(32)}`,
   '^evt_[a-zA-Z0-9]+$': `evt_${ID_BODY}`,
+  '^[\\x21-\\x7e]{1,100}$': 'call-7421',
+  '^[A-Za-z0-9_.:-]+$': 'api_call',
 };
 
 const STRING_BY_NAME: Record<string, string> = {

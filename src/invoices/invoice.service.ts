@@ -2,7 +2,7 @@ import type { ChargeOrigin } from '../transactions';
 import type { z } from 'zod';
 import type { Prisma } from '../generated/prisma/client';
 import type { Db, Tx } from '../db/prisma';
-import { findPricesForUse, markPricesBilled } from '../catalog';
+import { assertBillablePrice, findPricesForUse, markPricesBilled } from '../catalog';
 import { computeTax, type TaxAmount, type TaxBehavior } from '../catalog';
 import { findTaxRates } from '../catalog';
 import { lockCustomer, readCustomerEvenDeleted } from '../customers';
@@ -188,6 +188,7 @@ async function priceLines(tx: AnyTx, accountId: string, lines: BillingLine[], on
           `lines.${index}.price`,
         );
       }
+      assertBillablePrice(price!, `lines.${index}.price`);
       unitAmount = price!.unit_amount;
       currency = price!.currency;
       taxBehavior = price!.tax_behavior;

@@ -72,6 +72,7 @@ export const ID_PREFIXES = {
   passwordReset: 'pwreset',
   coupon: 'coup',
   discount: 'di',
+  meter: 'mtr',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIXES;

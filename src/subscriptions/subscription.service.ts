@@ -4,7 +4,7 @@ import { BILLING_INTERVALS } from './billing-dates';
 import { columnValue } from '../lib/columns';
 import type { Client } from '@temporalio/client';
 import type { Db } from '../db/prisma';
-import { findPrice } from '../catalog';
+import { assertBillablePrice, findPrice } from '../catalog';
 import type { PriceObject } from '../catalog';
 import type { TaxRateForCalc } from '../catalog';
 import { assertPaysCurrency } from '../payments';
@@ -119,6 +119,7 @@ function recurringPriceOf(
   if (price.type !== 'recurring' || !price.recurring) {
     throw badRequest(`Price ${priceId} is a one-time price; subscriptions need recurring prices.`, param);
   }
+  assertBillablePrice(price, param);
   const own: Cadence = {
     currency: price.currency,
     interval: price.recurring.interval,

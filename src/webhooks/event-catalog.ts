@@ -5,6 +5,7 @@ import { paymentMethodSchema } from '../payments';
 import { invoiceSchema } from '../invoices';
 import { creditNoteSchema } from '../credit-notes';
 import { couponSchema, discountSchema } from '../coupons';
+import { meterSchema } from '../usage';
 import { subscriptionSchema } from '../subscriptions';
 import { productSchema } from '../catalog';
 import { priceSchema } from '../catalog';
@@ -114,6 +115,11 @@ const groups: { data: z.ZodType; types: string[]; about: string }[] = [
   },
   { data: priceSchema, types: ['price.created', 'price.updated', 'price.deleted'], about: 'the price object' },
   { data: taxRateSchema, types: ['tax.created', 'tax.updated'], about: 'the tax rate object' },
+  {
+    data: meterSchema,
+    types: ['billing.meter.created', 'billing.meter.updated', 'billing.meter.deactivated', 'billing.meter.reactivated'],
+    about: 'the meter object',
+  },
   {
     data: paymentPlanEventSchema,
     types: [

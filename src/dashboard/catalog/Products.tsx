@@ -29,8 +29,11 @@ const NEW_PRICE: PriceDraft = {
   taxBehavior: 'exclusive',
 };
 
+/** A per-unit price's attributes: what POST /products takes for its default price, and POST /prices too. */
+type PerUnitPrice = components['schemas']['PriceCreate'] & { unit_amount: number };
+
 /** The body's price attributes; the amount's format is checked here, the only thing the API cannot name. */
-function priceBody(draft: PriceDraft): components['schemas']['PriceCreate'] {
+function priceBody(draft: PriceDraft): PerUnitPrice {
   const cents = parseCents(draft.amount);
   if (cents === undefined) throw fieldFailure('unit_amount', 'Enter the amount in dollars and cents, e.g. 49.00.');
   return {
@@ -98,7 +101,7 @@ function PriceFields({ draft, onChange }: { draft: PriceDraft; onChange: (draft:
 function PriceForm(props: {
   label: string;
   submit: string;
-  create: (price: components['schemas']['PriceCreate']) => Promise<unknown>;
+  create: (price: PerUnitPrice) => Promise<unknown>;
   refresh: readonly unknown[];
   onDone: () => void;
   /** The fields before the price's (a product's name and description). */

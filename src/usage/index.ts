@@ -1,0 +1,5 @@
+// The usage module's public face: what other modules use of it (written by scripts/module-faces.ts;
+// docs/architecture.md, "Modules"). Files that load no other module's index.ts come first.
+export { meterSchema } from './meter.schemas';
+export { assertActiveMeter } from './meter.service';
+export { registerUsageRoutes } from './usage.routes';

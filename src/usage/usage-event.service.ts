@@ -1,0 +1,174 @@
+import type { Db } from '../db/prisma';
+import { sqlTransaction } from '../db/sql-transaction';
+import { badRequest, notFound } from '../http/errors';
+import { currentTime } from '../lib/clock-time';
+import { DAY_MS } from '../lib/durations';
+import { toUnixSeconds } from '../lib/time';
+import { meterDefinition, meterOfAccount } from './meter.service';
+import { activeMetersNamed, type MeterRule } from './meter.records';
+import { insertUsageEvents, meterUsage, usageWindows, type UsageWindow } from './usage-event.records';
+import {
+  CLOCK_SKEW_SECONDS,
+  MAX_USAGE_VALUE,
+  UNSUBSCRIBED_LOOKBACK_DAYS,
+  type CreateUsageEventsInput,
+  type EventSummariesQuery,
+  type MeterEventSummaries,
+  type UsageEventInput,
+  type UsageEventsAccepted,
+} from './usage-event.schemas';
+
+/** Whether `value` is a usage amount a meter adds up: an integer 0..10^12, as a number or decimal digits. */
+function isUsageValue(value: unknown): boolean {
+  const number = typeof value === 'string' && /^[0-9]{1,13}$/.test(value) ? Number(value) : value;
+  return typeof number === 'number' && Number.isInteger(number) && number >= 0 && number <= MAX_USAGE_VALUE;
+}
+
+/** The refusal of event `index` of the batch, or undefined when it may be written. */
+function refusalOf(
+  event: UsageEventInput,
+  index: number,
+  meters: Map<string, MeterRule>,
+  windows: Map<string, UsageWindow>,
+  now: Date,
+): Error | undefined {
+  const at = `events.${index}`;
+  const meter = meters.get(event.event_name);
+  if (!meter)
+    return badRequest(
+      `Invalid body parameter '${at}.event_name': no active meter of the account counts ${event.event_name}`,
+      `${at}.event_name`,
+      'meter_not_found',
+    );
+  if (meter.valueProperty !== null) {
+    const value = event.properties[meter.valueProperty];
+    const param = `${at}.properties.${meter.valueProperty}`;
+    if (value === undefined)
+      return badRequest(
+        `Invalid body parameter '${param}': the meter reads it; it is required`,
+        param,
+        'parameter_missing',
+      );
+    if (meter.aggregation !== 'count_unique' && !isUsageValue(value))
+      return badRequest(
+        `Invalid body parameter '${param}': must be an integer from 0 to ${MAX_USAGE_VALUE} (a number or decimal digits)`,
+        param,
+      );
+  }
+  const window = windows.get(event.customer);
+  if (!window) return notFound('customer', event.customer, `${at}.customer`);
+  const customerNow = window.clockTime ?? now;
+  const param = `${at}.timestamp`;
+  if (event.timestamp > customerNow.getTime() / 1000 + CLOCK_SKEW_SECONDS)
+    return badRequest(
+      `Invalid body parameter '${param}': ${event.timestamp} is in the future (the customer's time is ${toUnixSeconds(customerNow)})`,
+      param,
+      'usage_event_in_future',
+    );
+  const earliest =
+    window.oldestOpenPeriodStart ?? new Date(customerNow.getTime() - UNSUBSCRIBED_LOOKBACK_DAYS * DAY_MS);
+  if (event.timestamp * 1000 < earliest.getTime())
+    return badRequest(
+      window.oldestOpenPeriodStart
+        ? `Invalid body parameter '${param}': ${event.timestamp} is before the customer's oldest open period, which starts at ${toUnixSeconds(earliest)}`
+        : `Invalid body parameter '${param}': ${event.timestamp} is more than ${UNSUBSCRIBED_LOOKBACK_DAYS} days ago and the customer has no open subscription`,
+      param,
+      'usage_event_too_old',
+    );
+  return undefined;
+}
+
+/**
+ * POST /usage-events (docs/decisions.md, "Usage events"): the batch is checked whole and refused whole at its
+ * first bad event (400 or 404 naming `events.<n>.<field>`, nothing written), then written in one statement,
+ * each id once. Three statements whatever the batch's size: the customers named, then in one transaction the
+ * meters named (locked FOR SHARE: how they aggregate cannot change under the batch) and the insert.
+ */
+export async function recordUsageEvents(
+  prisma: Db,
+  accountId: string,
+  input: CreateUsageEventsInput,
+): Promise<UsageEventsAccepted> {
+  const now = currentTime();
+  const { events } = input;
+  const windows = await usageWindows(prisma, accountId, [...new Set(events.map((event) => event.customer))]);
+  const windowByCustomer = new Map(windows.map((window) => [window.customerId, window]));
+  return sqlTransaction(prisma, async (tx) => {
+    const meters = await activeMetersNamed(tx, accountId, [...new Set(events.map((event) => event.event_name))]);
+    const meterByName = new Map(meters.map((meter) => [meter.eventName, meter]));
+    for (const [index, event] of events.entries()) {
+      const refusal = refusalOf(event, index, meterByName, windowByCustomer, now);
+      if (refusal) throw refusal;
+    }
+    const counted = await insertUsageEvents(
+      tx,
+      accountId,
+      events.map((event) => ({
+        id: event.id,
+        eventName: event.event_name,
+        customerId: event.customer,
+        timestamp: new Date(event.timestamp * 1000),
+        properties: event.properties,
+      })),
+    );
+    return {
+      object: 'usage_event_batch' as const,
+      received: events.length,
+      counted,
+      duplicates: events.length - counted,
+    };
+  });
+}
+
+/** The most daily summaries one request answers: a year. */
+const MAX_DAY_WINDOWS = 366;
+
+/**
+ * GET /meters/{id}/event-summaries: the meter's aggregation of one customer's events over
+ * [start_time, end_time), whole or per UTC day.
+ */
+export async function meterEventSummaries(
+  prisma: Db,
+  accountId: string,
+  meterId: string,
+  query: EventSummariesQuery,
+): Promise<MeterEventSummaries> {
+  const meter = await meterOfAccount(prisma, accountId, meterId);
+  if ((await usageWindows(prisma, accountId, [query.customer])).length === 0)
+    throw notFound('customer', query.customer, 'customer');
+  if (query.end_time <= query.start_time)
+    throw badRequest("Invalid query parameter 'end_time': must be after start_time", 'end_time');
+  const daySeconds = DAY_MS / 1000;
+  const byDay = query.value_grouping_window === 'day';
+  if (byDay) {
+    for (const param of ['start_time', 'end_time'] as const)
+      if (query[param] % daySeconds !== 0)
+        throw badRequest(
+          `Invalid query parameter '${param}': must be a UTC midnight (a multiple of 86400) with value_grouping_window=day`,
+          param,
+        );
+    if ((query.end_time - query.start_time) / daySeconds > MAX_DAY_WINDOWS)
+      throw badRequest(
+        `Invalid query parameter 'end_time': at most ${MAX_DAY_WINDOWS} days with value_grouping_window=day`,
+        'end_time',
+      );
+  }
+  const values = await meterUsage(prisma, accountId, meterDefinition(meter), query.customer, {
+    from: new Date(query.start_time * 1000),
+    to: new Date(query.end_time * 1000),
+    windowMs: byDay ? DAY_MS : undefined,
+  });
+  const step = byDay ? daySeconds : query.end_time - query.start_time;
+  return {
+    object: 'list',
+    data: values.map((value, index) => ({
+      object: 'billing.meter_event_summary' as const,
+      meter: meter.id,
+      customer: query.customer,
+      aggregation: meterDefinition(meter).aggregation,
+      aggregated_value: value,
+      start_time: query.start_time + index * step,
+      end_time: query.start_time + (index + 1) * step,
+    })),
+  };
+}
