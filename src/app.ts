@@ -64,6 +64,7 @@ import type { SessionSettings } from './dashboard-auth';
 import { createLoginLimiter } from './dashboard-auth';
 import { hostedPagesRouter } from './hosted-pages';
 import { tellingSettledInvoices } from './invoices';
+import { recordReportedCharge } from './invoices';
 import { noticeInvoicesSettled } from './subscriptions';
 import { redactPageToken } from './lib/page-tokens';
 
@@ -152,7 +153,15 @@ export function createApp(options: AppOptions): express.Express {
   // Pages customers open from a link (docs/api.md "Hosted pages"): HTML with their own policy, never the API's JSON.
   app.use(hostedPagesRouter(routeDeps, log));
   // Each connected account's Stripe events, signed with its webhook secret (docs/api.md, "Payment processors").
-  app.use(`${PROCESSOR_WEBHOOKS_PATH}/stripe`, stripeWebhookRouter(deps.prisma));
+  app.use(
+    `${PROCESSOR_WEBHOOKS_PATH}/stripe`,
+    stripeWebhookRouter(deps.prisma, (report) =>
+      // A charge's later outcome settles its invoice payment; the subscription's workflow is told, as for a request.
+      report.kind === 'charge'
+        ? tellingSettledInvoices(noticeInvoicesSettled(deps.temporal), () => recordReportedCharge(deps.prisma, report))
+        : Promise.resolve('ignored'),
+    ),
+  );
   app.use(api.router);
   app.locals.api = api;
 

@@ -24,7 +24,7 @@ export {
   withInvoiceNumbers,
 } from './invoice.records';
 export type { InvoiceWithLines } from './invoice.records';
-export { collectInvoice, payInvoice, reconcileInvoicePayments } from './invoice-payment.service';
+export { collectInvoice, payInvoice, reconcileInvoicePayments, recordReportedCharge } from './invoice-payment.service';
 export type { ReconciliationPass, ReconciliationPassInput } from './invoice-payment.service';
 export { openRefund, refundInFlight, refundInvoice, settleRefund } from './invoice-refund.service';
 export {

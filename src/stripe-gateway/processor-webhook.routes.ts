@@ -1,6 +1,7 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Db } from '../db/prisma';
 import { MAX_BODY_BYTES } from '../http/api';
+import type { ProcessorReport } from '../payments';
 import { receiveStripeWebhook } from './processor-events.service';
 
 /**
@@ -8,7 +9,11 @@ import { receiveStripeWebhook } from './processor-events.service';
  * (the `webhook_url` of GET /settings/gateway). Outside the API's routes: no API key (the signature
  * authenticates), and the body is kept as the bytes Stripe signed, never parsed first.
  */
-export function stripeWebhookRouter(prisma: Db): express.Router {
+export function stripeWebhookRouter(
+  prisma: Db,
+  /** Records what an event reports (the charge protocol's: the app wires it); answered 200 once it is recorded. */
+  settle: (report: ProcessorReport) => Promise<unknown>,
+): express.Router {
   const router = express.Router();
   router.post(
     '/:webhookKey',
@@ -17,7 +22,10 @@ export function stripeWebhookRouter(prisma: Db): express.Router {
       res.locals.route = `${req.baseUrl}/{webhook_key}`;
       const body = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
       receiveStripeWebhook(prisma, req.params.webhookKey, body, req.header('stripe-signature'))
-        .then((outcome) => res.status(200).json({ received: true, status: outcome.status }))
+        .then(async (outcome) => {
+          if (outcome.report) await settle(outcome.report);
+          res.status(200).json({ received: true, status: outcome.status });
+        })
         .catch(next);
     },
   );

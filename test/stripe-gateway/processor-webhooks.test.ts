@@ -1,7 +1,9 @@
 import Stripe from 'stripe';
 import { processorEventReceived } from '../../src/stripe-gateway/processor-events.service';
 import { IDEMPOTENCY_METADATA_KEY } from '../../src/stripe-gateway/stripe-gateway';
-import { apiClient, createTestAccount, expectStatus, startTestApp, type TestApp } from '../support/harness';
+import { createPrisma } from '../../src/db/prisma';
+import { apiClient, createTestAccount, eventsOf, expectStatus, startTestApp, type TestApp } from '../support/harness';
+import { wrappedGateways } from '../support/payments';
 import { startStripeMock, stripeToolMissing, type StripeStandIn } from '../support/stripe-tools';
 
 /**
@@ -212,3 +214,95 @@ describeWithStripeMock('POST /processor-webhooks/stripe/{webhook_key}', () => {
     expect((await rowsOf(a.accountId)).map((row) => row.eventId)).not.toContain(JSON.parse(payload).id);
   });
 });
+
+/**
+ * A payment whose answer was lost stays `unknown` (docs/decisions.md §40) until Stripe's event says what became
+ * of it: the event settles the invoice, once, however often Stripe sends it; another account's URL settles nothing.
+ */
+describeWithStripeMock('a Stripe event settles the invoice payment it reports', () => {
+  let app: TestApp;
+  let stripeMock: StripeStandIn;
+  const apiBaseBefore = process.env.STRIPE_API_BASE;
+  const secret = 'whsec_SettlesLostAnswers0123';
+
+  beforeAll(async () => {
+    stripeMock = await startStripeMock();
+    process.env.STRIPE_API_BASE = stripeMock.apiBase;
+    const prisma = createPrisma(process.env.DATABASE_URL!, 2);
+    // Stripe takes the charge; its answer never comes back.
+    app = await startTestApp({
+      gateways: wrappedGateways(prisma, () => ({ charge: async () => ({ status: 'unknown', reason: 'answer lost' }) })),
+    });
+  });
+  afterAll(async () => {
+    process.env.STRIPE_API_BASE = apiBaseBefore;
+    await app?.close();
+    await stripeMock?.stop();
+  });
+
+  it('pays the invoice once, from the event under the payment key', async () => {
+    const account = await createTestAccount(app.prisma, { name: 'Lost answers' });
+    const api = apiClient(app.baseUrl, account.apiKey);
+    const settings = expectStatus(
+      await api.put('/settings/gateway', {
+        processor: 'stripe',
+        secret_key: 'sk_test_Settles1',
+        webhook_secret: secret,
+      }),
+      200,
+    );
+    const customer = expectStatus(await api.post('/customers', { name: 'Ada', email: 'ada@example.com' }), 201);
+    expectStatus(await api.post('/payment-methods/pm_card_visa/attach', { customer: customer.id }), 200);
+    const invoice = expectStatus(
+      await api.post('/invoices', { customer: customer.id, lines: [{ description: 'Work', amount: 2500 }] }),
+      201,
+    );
+    // The answer lost: the invoice stays open with its payment unknown, neither paid nor failed.
+    expect(expectStatus(await api.put(`/invoices/${invoice.id}`), 200).status).toBe('open');
+    const attempt = await app.prisma.transaction.findFirstOrThrow({
+      where: { invoiceId: invoice.id, type: 'payment' },
+    });
+    expect(attempt.status).toBe('unknown');
+
+    const sent = JSON.stringify({
+      id: `evt_settles_${Date.now()}`,
+      object: 'event',
+      type: 'payment_intent.succeeded',
+      livemode: false,
+      created: Math.floor(Date.now() / 1000),
+      api_version: '2026-08-26.dahlia',
+      data: {
+        object: {
+          id: 'pi_settles',
+          object: 'payment_intent',
+          status: 'succeeded',
+          amount: 2500,
+          currency: 'usd',
+          metadata: { invoice_id: invoice.id, [IDEMPOTENCY_METADATA_KEY]: attempt.gatewayKey },
+        },
+      },
+    });
+    const path = new URL(settings.webhook_url).pathname;
+    const deliver = () =>
+      fetch(`${app.baseUrl}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'stripe-signature': signedWith(sent, secret) },
+        body: sent,
+      });
+    expect((await deliver()).status).toBe(200);
+    expect((await deliver()).status).toBe(200);
+    expect(expectStatus(await api.get(`/invoices/${invoice.id}`), 200)).toMatchObject({
+      status: 'paid',
+      amount_paid: 2500,
+    });
+    const succeeded = await eventsOf(app.prisma, account.accountId, 'invoice.payment_succeeded');
+    expect(succeeded).toHaveLength(1);
+    expect(
+      await app.prisma.transaction.count({ where: { invoiceId: invoice.id, type: 'payment', status: 'succeeded' } }),
+    ).toBe(1);
+  });
+});
+
+function signedWith(payload: string, secret: string): string {
+  return stripe.webhooks.generateTestHeaderString({ payload, secret });
+}
