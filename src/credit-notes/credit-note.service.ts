@@ -153,13 +153,8 @@ interface Issued {
   refund: Transaction | null;
 }
 
-/**
- * Under the invoice's lock: checks the credit against what is left, then writes the credit note and
- * its effect (docs/decisions.md §22). Concurrent credit notes of one invoice queue on the lock, each
- * checking against what the previous ones left.
- */
-async function issue(tx: Tx, accountId: string, input: CreateCreditNoteInput, id: string): Promise<Issued> {
-  const invoice = await withParam('invoice', () => lockInvoice(tx, accountId, input.invoice));
+/** An invoice a credit note may be issued against now: finalized, not void, no payment or refund of it in flight. */
+async function assertCreditable(tx: Tx, accountId: string, invoice: InvoiceWithLines): Promise<void> {
   if (invoice.status === 'draft')
     throw conflict(
       `Invoice ${invoice.id} is a draft; credit notes are issued against finalized invoices (edit or void the draft).`,
@@ -177,6 +172,16 @@ async function issue(tx: Tx, accountId: string, input: CreateCreditNoteInput, id
       `A refund of invoice ${invoice.id} is in progress; try again when it has settled.`,
       'refund_in_progress',
     );
+}
+
+/**
+ * Under the invoice's lock: checks the credit against what is left, then writes the credit note and
+ * its effect (docs/decisions.md §22). Concurrent credit notes of one invoice queue on the lock, each
+ * checking against what the previous ones left.
+ */
+async function issue(tx: Tx, accountId: string, input: CreateCreditNoteInput, id: string): Promise<Issued> {
+  const invoice = await withParam('invoice', () => lockInvoice(tx, accountId, input.invoice));
+  await assertCreditable(tx, accountId, invoice);
 
   const { lines, amount, param } = await creditLines(tx, invoice, input);
   const exceeds = (left: bigint, what: string) =>
