@@ -92,6 +92,7 @@ describeWithStripeMock('Stripe adapter against stripe-mock', () => {
       livemode: false,
       fingerprint: fixture.card.fingerprint,
       last4: fixture.card.last4,
+      billingName: fixture.billing_details?.name ?? null,
       card: {
         brand: fixture.card.brand,
         expMonth: fixture.card.exp_month,
