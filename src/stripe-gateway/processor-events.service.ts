@@ -80,7 +80,9 @@ export async function processorEventReceived(
     outcome: ours ? 'recorded' : 'ignored',
     payload: event as unknown as object,
   });
-  if (!kept) return { status: 'duplicate', report: null };
+  // A redelivery hands its report on again: recording it is once per attempt (an attempt settled already is
+  // left alone), and a delivery whose recording failed before its 200 is finished by Stripe's next one.
+  if (!kept) return { status: 'duplicate', report: ours ? reportOf(accountId, event) : null };
   if (!ours) return { status: 'ignored', report: null };
   return { status: 'recorded', report: reportOf(accountId, event) };
 }
