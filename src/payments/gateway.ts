@@ -160,8 +160,8 @@ export class GatewayUnavailableError extends Error {
 /**
  * What a processor reports on its own (a webhook, a settlement timer): the later outcome of a charge or
  * refund it answered `pending`, `requires_action` or `unknown` for. The adapter's webhook endpoint turns its
- * processor's events into these, and the charge protocol records them as the attempt's outcome
- * (`recordReportedCharge`, src/invoices/invoice-payment.service.ts).
+ * processor's events into these, and the charge protocol records them as the entry's outcome through its
+ * owner's recorder (`recordProcessorReport`, src/use-cases/payment-reconciliation.ts).
  */
 export type ProcessorReport =
   | { kind: 'charge'; accountId: string; idempotencyKey: string; result: ChargeResult }

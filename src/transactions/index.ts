@@ -10,10 +10,11 @@ export {
   applyBalanceToInvoice,
   countPendingEntries,
   creditBalanceFromInvoice,
+  entriesInFlight,
   entryByGatewayKey,
   findEntry,
-  invoicePaymentsInFlight,
   isInFlight,
+  isSettled,
   openPending,
   paymentAttempts,
   recordAdjustment,
@@ -23,7 +24,7 @@ export {
   runAttempt,
   settlePending,
 } from './ledger';
-export type { AttemptStep, LedgerEntry, LedgerOutcome, SettledOutcome } from './ledger';
+export type { AttemptStep, LedgerEntry, LedgerOutcome } from './ledger';
 export { ledgerRegistry } from './ledger-metrics';
 export { listInvoiceTransactions, toTransactionObject } from './transaction.service';
 export { registerTransactionRoutes } from './transaction.routes';

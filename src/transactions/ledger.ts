@@ -94,7 +94,7 @@ export {
   countPendingEntries,
   entryByGatewayKey,
   findEntry,
-  invoicePaymentsInFlight,
+  entriesInFlight,
   paymentAttempts,
 } from './transaction.records';
 
