@@ -24,7 +24,13 @@ export {
   withInvoiceNumbers,
 } from './invoice.records';
 export type { InvoiceWithLines } from './invoice.records';
-export { collectInvoice, payInvoice, recordInvoicePayment } from './invoice-payment.service';
+export {
+  authenticateInvoicePayment,
+  collectInvoice,
+  payInvoice,
+  paymentAwaitingAuthentication,
+  recordInvoicePayment,
+} from './invoice-payment.service';
 export { openRefund, recordInvoiceRefund, refundInFlight, refundInvoice } from './invoice-refund.service';
 export {
   InvoiceNotPayableError,

@@ -6,9 +6,11 @@ import { ApiError, badRequest } from '../http/errors';
 import { currentOrigin, recordEvent } from '../lib/events';
 import type { Gateways } from '../payments';
 import { moveMoney } from '../payments';
+import { confirmEntry } from '../payments';
 import { assertPaysCurrency } from '../payments';
 import { findDefaultPaymentMethod, findPaymentMethod } from '../payments';
-import { isInFlight } from '../transactions';
+import { entryByGatewayKey, isInFlight } from '../transactions';
+import { awaitsAuthentication } from '../transactions';
 import { openPending, paymentAttempts, settlePending, type AttemptStep, type LedgerOutcome } from '../transactions';
 import { lockInvoice, toInvoiceObject, updateLockedInvoice, type InvoiceWithLines } from './invoice.records';
 import type { InvoiceObject } from './invoice.schemas';
@@ -152,12 +154,47 @@ export async function recordInvoicePayment(
   const accountId = attempt.accountId;
   await sqlTransaction(prisma, async (tx) => {
     const invoice = await lockInvoice(tx, accountId, attempt.invoiceId!);
+    // Read under the lock: the customer is asked to authenticate once, however often the processor is asked.
+    const before = await entryByGatewayKey(tx, accountId, attempt.gatewayKey!);
     if (!(await settlePending(tx, attempt.id, outcome))) return; // a concurrent call recorded this outcome already
     if (outcome.status === 'succeeded') await markPaid(tx, accountId, invoice, attempt.amount, attempt.paymentMethodId);
     else if (outcome.status === 'failed')
       await recordEvent(tx, accountId, 'invoice.payment_failed', toInvoiceObject(invoice));
+    else if (outcome.status === 'pending' && outcome.actionRequired && !(before && awaitsAuthentication(before)))
+      await recordEvent(tx, accountId, 'invoice.payment_action_required', toInvoiceObject(invoice));
   });
   return outcome.status;
+}
+
+/** The invoice's payment waiting for its customer to authenticate it (3-D Secure), or null. */
+export async function paymentAwaitingAuthentication(
+  prisma: Db,
+  accountId: string,
+  invoiceId: string,
+): Promise<Transaction | null> {
+  const attempts = await paymentAttempts(prisma, accountId, invoiceId, null);
+  return attempts.find(awaitsAuthentication) ?? null;
+}
+
+/**
+ * The customer authenticated the invoice's payment on its hosted page (docs/api.md "Hosted pages"): the
+ * processor confirms the attempt waiting for it, under its own key, and the outcome is recorded as any other.
+ * `nothing_waiting`: no attempt waits (paid meanwhile, or never asked); `elsewhere`: the account's processor
+ * authenticates on a page of its own.
+ */
+export async function authenticateInvoicePayment(
+  prisma: Db,
+  gateways: Gateways,
+  accountId: string,
+  invoiceId: string,
+): Promise<'recorded' | 'nothing_waiting' | 'elsewhere'> {
+  const waiting = await paymentAwaitingAuthentication(prisma, accountId, invoiceId);
+  if (!waiting) return 'nothing_waiting';
+  const recorded = await confirmEntry(gateways, waiting, {
+    record: (attempt, outcome) => recordInvoicePayment(prisma, attempt, outcome),
+    unavailable: 'The payment still waits for authentication; try again in a moment.',
+  });
+  return recorded ? 'recorded' : 'elsewhere';
 }
 
 /**

@@ -48,10 +48,11 @@ export function chargeOutcome(result: ChargeResult): LedgerOutcome {
         failureCode: result.failureCode,
         failureMessage: result.failureMessage,
       };
-    // The customer authenticating is a charge still in flight at the processor, as a bank debit is.
     case 'pending':
-    case 'requires_action':
       return { status: 'pending', gatewayReference: result.chargeId };
+    // The customer authenticating is a charge still in flight at the processor, as a bank debit is.
+    case 'requires_action':
+      return { status: 'pending', gatewayReference: result.chargeId, actionRequired: true };
     case 'unknown':
       return { status: 'unknown', gatewayReference: null };
   }
@@ -181,6 +182,39 @@ export async function finishEntry<S>(
   const recorded = await recording.record(entry, outcome);
   if (recording.settledOnly && !isSettled(outcome)) throw gatewayUnavailable(recording.unavailable);
   return recorded;
+}
+
+/**
+ * The customer authenticated a charge waiting for it (`requires_action`) on the service's own page: the processor
+ * confirms it under the entry's key and the owner records what became of it. Null when the account's processor
+ * authenticates on a page of its own (Stripe's `next_action`), or knows no such charge.
+ */
+export async function confirmEntry<S>(
+  gateways: Gateways,
+  entry: Transaction,
+  recording: EntryRecording<S>,
+): Promise<S | null> {
+  const gateway = await gateways.gatewayFor(entry.accountId);
+  if (!gateway.confirmAction) return null;
+  const request = { idempotencyKey: entry.gatewayKey!, chargeId: entry.gatewayReference ?? undefined };
+  const result = await atGateway(() => gateway.confirmAction!(request), recording.unavailable);
+  return result ? recording.record(entry, chargeOutcome(result)) : null;
+}
+
+/** Where the customer authenticates a charge: the service's own page, or the processor's (Stripe's `next_action`). */
+export type AuthenticationPlace = { at: 'service' } | { at: 'processor'; url: string };
+
+/**
+ * Where the customer authenticates an entry waiting for it: on the service's page when the processor confirms
+ * there (`confirmEntry`), else at the URL its processor answers for it now; null when it gives none (settled
+ * meanwhile, or no URL).
+ */
+export async function authenticationPlace(gateways: Gateways, entry: Transaction): Promise<AuthenticationPlace | null> {
+  const gateway = await gateways.gatewayFor(entry.accountId);
+  if (gateway.confirmAction) return { at: 'service' };
+  const request = { idempotencyKey: entry.gatewayKey!, chargeId: entry.gatewayReference ?? undefined };
+  const found = await atGateway(() => gateway.retrieveCharge(request), 'Reload the page in a moment.');
+  return found?.status === 'requires_action' && found.actionUrl ? { at: 'processor', url: found.actionUrl } : null;
 }
 
 export interface MoneyMovement<T, S, X extends AnyTx> extends EntryRecording<S> {

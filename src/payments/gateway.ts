@@ -94,6 +94,12 @@ export interface PaymentGateway {
   /** The same for a refund. */
   retrieveRefund(request: RetrieveRefundRequest): Promise<RefundResult | null>;
   /**
+   * Only for a processor whose customers authenticate on the service's own page (the simulator): the customer
+   * authenticated the charge answered `requires_action` under this key; answers what became of it (null: no
+   * such charge). A processor with its own authentication page (Stripe's `next_action`) has no such call.
+   */
+  confirmAction?(request: RetrieveChargeRequest): Promise<ChargeResult | null>;
+  /**
    * Only for a processor that keeps the payment methods itself (Stripe): the method the customer's browser
    * made with the processor's own element (card numbers never reach this service) attached to the customer
    * there, and what it shows. A processor that has this method refuses raw numbers in POST /payment-methods.

@@ -21,13 +21,21 @@ export type {
 export { lockCustomerMethods } from './payment-method.records';
 export {
   REFUND_UNAVAILABLE,
+  authenticationPlace,
   chargeOutcome,
+  confirmEntry,
   finishEntry,
   moveMoney,
   reconcileEntries,
   refundOutcome,
 } from './gateway-attempt';
-export type { EntryRecording, OutcomeRecorder, ReconciliationPass, ReconciliationPassInput } from './gateway-attempt';
+export type {
+  AuthenticationPlace,
+  EntryRecording,
+  OutcomeRecorder,
+  ReconciliationPass,
+  ReconciliationPassInput,
+} from './gateway-attempt';
 export { createGateways, registerGateway } from './gateways';
 export type { GatewayFactory, Gateways } from './gateways';
 export {

@@ -7,7 +7,9 @@ export type { ChargeReceipt } from './charge-receipt';
 export { TRANSACTION_ORIGINS } from './transaction-origin';
 export type { ChargeOrigin } from './transaction-origin';
 export {
+  AUTHENTICATION_REQUIRED,
   applyBalanceToInvoice,
+  awaitsAuthentication,
   countPendingEntries,
   creditBalanceFromInvoice,
   entriesInFlight,

@@ -107,7 +107,7 @@ const PAYMENT_ATTEMPTS: Statement = {
 
 /** An invoice's payment attempts in flight (pending or unknown) and the one under `attemptKey` (if any), oldest first, in one read. */
 export async function paymentAttempts(
-  tx: AnyTx,
+  tx: Queryable,
   accountId: string,
   invoiceId: string,
   attemptKey: string | null,
