@@ -1,12 +1,12 @@
 import type { Db } from '../src/db/prisma';
-import { reconcileInvoicePayments, type ReconciliationPass, type ReconciliationPassInput } from '../src/invoices';
-import type { Gateways } from '../src/payments';
+import type { Gateways, ReconciliationPass, ReconciliationPassInput } from '../src/payments';
+import { reconcilePayments } from '../src/use-cases';
 
-/** The payment reconciliation's activity (docs/decisions.md §40): one batch of attempts in flight. */
+/** The payment reconciliation's activity (docs/decisions.md §40): one batch of charges and refunds in flight. */
 export function createReconciliationActivities({ prisma, gateways }: { prisma: Db; gateways: Gateways }) {
   return {
     async reconcilePayments(input: ReconciliationPassInput): Promise<ReconciliationPass> {
-      return reconcileInvoicePayments(prisma, gateways, input);
+      return reconcilePayments(prisma, gateways, input);
     },
   };
 }

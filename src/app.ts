@@ -63,8 +63,8 @@ import { sessionSettingsFromConfig } from './dashboard-auth';
 import type { SessionSettings } from './dashboard-auth';
 import { createLoginLimiter } from './dashboard-auth';
 import { hostedPagesRouter } from './hosted-pages';
+import { recordProcessorReport } from './use-cases';
 import { tellingSettledInvoices } from './invoices';
-import { recordReportedCharge } from './invoices';
 import { noticeInvoicesSettled } from './subscriptions';
 import { redactPageToken } from './lib/page-tokens';
 
@@ -156,10 +156,11 @@ export function createApp(options: AppOptions): express.Express {
   app.use(
     `${PROCESSOR_WEBHOOKS_PATH}/stripe`,
     stripeWebhookRouter(deps.prisma, (report) =>
-      // A charge's later outcome settles its invoice payment; the subscription's workflow is told, as for a request.
-      report.kind === 'charge'
-        ? tellingSettledInvoices(noticeInvoicesSettled(deps.temporal), () => recordReportedCharge(deps.prisma, report))
-        : Promise.resolve('ignored'),
+      // A later outcome is recorded by its entry's owner, as the reconciliation's; the subscription's workflow is told
+      // of an invoice it settles, as for a request.
+      tellingSettledInvoices(noticeInvoicesSettled(deps.temporal), () =>
+        recordProcessorReport(deps.prisma, deps.gateways, report),
+      ),
     ),
   );
   app.use(api.router);

@@ -2237,6 +2237,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "invoice.payment_action_required": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * invoice.payment_action_required: `data` is the invoice object (money in the smallest currency unit)
+         * @description `data` carries `origin` when the change was asked on a customer-facing page: `customer_portal`, `hosted_checkout` or `hosted_invoice_page` (absent for the API, the dashboard and the billing engine).
+         */
+        post: operations["event_invoice_payment_action_required"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "invoice.updated": {
         parameters: {
             query?: never;
@@ -4121,7 +4141,7 @@ export interface components {
             /** @enum {string} */
             object: "email";
             /** @enum {string} */
-            kind: "invoice" | "receipt" | "payment_failed" | "installment_failed" | "renewal_reminder" | "trial_ending";
+            kind: "invoice" | "receipt" | "payment_failed" | "payment_action_required" | "installment_failed" | "renewal_reminder" | "trial_ending";
             to: string;
             subject: string;
             /**
@@ -4773,7 +4793,7 @@ export interface components {
             /** @description The eml_ id of the email the service sent (two messages with one id: it was sent twice) */
             email: string;
             /** @enum {string} */
-            kind: "invoice" | "receipt" | "payment_failed" | "installment_failed" | "renewal_reminder" | "trial_ending";
+            kind: "invoice" | "receipt" | "payment_failed" | "payment_action_required" | "installment_failed" | "renewal_reminder" | "trial_ending";
             message_id: string | null;
             from: string | null;
             to: string[];
@@ -19622,7 +19642,7 @@ export interface operations {
                     /** @description The From of the account's emails to its customers; null: EMAIL_FROM with the account's name */
                     email_from?: string | null;
                     /** @description The kinds of email not sent: to customers (invoice, receipt, payment_failed, installment_failed, renewal_reminder, trial_ending) and to users (team_invitation) */
-                    emails_off?: ("invoice" | "receipt" | "payment_failed" | "installment_failed" | "renewal_reminder" | "trial_ending" | "team_invitation")[];
+                    emails_off?: ("invoice" | "receipt" | "payment_failed" | "payment_action_required" | "installment_failed" | "renewal_reminder" | "trial_ending" | "team_invitation")[];
                     /** @description Days before a renewal its reminder is emailed (1 to 30); null: none (docs/decisions.md §31) */
                     renewal_reminder_days?: number | null;
                     /** @description Days before a trial's end its reminder is emailed (1 to 30); null: none (docs/decisions.md §31) */
@@ -20838,6 +20858,41 @@ export interface operations {
                     id: string;
                     /** @enum {string} */
                     event: "invoice.payment_failed";
+                    /** @description When the event was written, ISO 8601 in UTC */
+                    createdAt: string;
+                    data: components["schemas"]["Invoice"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx: delivered. 5xx, 408 and 429 are retried (6 attempts in about 43 minutes); a 3xx or another 4xx is final */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    event_invoice_payment_action_required: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<Unix seconds>,v1=<hex HMAC-SHA256(destination secret, t + "." + raw body)>`; refuse a `t` more than 300 s away from now */
+                "cc-signature": string;
+                /** @description The event id, as `id` in the body */
+                "cc-event-id": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Event id: deliveries of one event carry the same id, so a receiver deduplicates on it */
+                    id: string;
+                    /** @enum {string} */
+                    event: "invoice.payment_action_required";
                     /** @description When the event was written, ISO 8601 in UTC */
                     createdAt: string;
                     data: components["schemas"]["Invoice"];

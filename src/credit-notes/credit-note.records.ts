@@ -53,6 +53,15 @@ export async function creditNoteById(db: Db | Tx, accountId: string, id: string)
   return db.creditNote.findFirst({ where: { id, accountId }, include: { lines: true } });
 }
 
+/** The account's credit note whose card refund is the entry `transactionId`, or null. */
+export function creditNoteByTransaction(
+  db: Db | Tx,
+  accountId: string,
+  transactionId: string,
+): Promise<CreditNote | null> {
+  return db.creditNote.findFirst({ where: { accountId, transactionId } });
+}
+
 /** The account's credit note numbered `number` (its unique index answers), or null. */
 export async function creditNoteByNumber(
   db: Db | Tx,

@@ -1,4 +1,4 @@
-import type { CreditNoteLine, Transaction } from '../generated/prisma/client';
+import type { CreditNote, CreditNoteLine, Transaction } from '../generated/prisma/client';
 import type { Db, Tx } from '../db/prisma';
 import { runTransaction } from '../db/sql-transaction';
 import { badRequest, conflict, notFound } from '../http/errors';
@@ -11,13 +11,15 @@ import { toUnixSeconds } from '../lib/time';
 import { updatedMsOf } from '../lib/object-version';
 import { columnValue } from '../lib/columns';
 import type { Gateways } from '../payments';
-import { openRefund, refundInFlight, settleRefund } from '../invoices';
+import { REFUND_UNAVAILABLE, finishEntry } from '../payments';
+import { openRefund, recordInvoiceRefund, refundInFlight } from '../invoices';
 import { findInvoice, lockInvoice, toInvoiceObject, updateLockedInvoice, type InvoiceWithLines } from '../invoices';
 import type { InvoiceObject } from '../invoices';
 import { discountedLineShares } from '../invoices';
 import { invoiceCreditable } from '../invoices';
 import { recordCustomerUpdated, withParam } from '../invoices';
-import { countPendingEntries, findEntry, recordAdjustment, recordBalanceEntry } from '../transactions';
+import { countPendingEntries, findEntry, isInFlight, recordAdjustment, recordBalanceEntry } from '../transactions';
+import type { LedgerOutcome } from '../transactions';
 import { invoiceSettled } from '../invoices';
 import {
   allocateCreditNoteNumber,
@@ -25,6 +27,7 @@ import {
   creditNoteById,
   countCreditNotes,
   creditNoteByNumber,
+  creditNoteByTransaction,
   readCreditNotePage,
   readCreditNotePosition,
   readCreditNotesAfter,
@@ -289,28 +292,32 @@ async function issue(tx: Tx, accountId: string, input: CreateCreditNoteInput, id
   return { note, invoice: invoiceObject, refund };
 }
 
+/** The credit note a card refund entry is for, if any (the reconciliation's way from an entry to its recorder). */
+export function creditNoteOfRefund(db: Db, refund: Transaction): Promise<CreditNote | null> {
+  return creditNoteByTransaction(db, refund.accountId, refund.id);
+}
+
 /**
- * A card refund's outcome: a refund the gateway refused voids its credit note (credit_note.voided),
- * so what it would have credited is creditable again.
+ * The charge protocol's recorder of a credit note's card refund: recorded as an invoice refund, and a refund the
+ * processor refused voids its credit note (credit_note.voided), so what it would have credited is creditable again.
  */
-async function completeRefund(
+export async function recordCreditNoteRefund(
   prisma: Db,
-  gateways: Gateways,
-  accountId: string,
-  note: CreditNoteWithLines,
+  note: Pick<CreditNote, 'id' | 'accountId'>,
   refund: Transaction,
+  outcome: LedgerOutcome,
 ): Promise<CreditNoteWithLines> {
-  const settled = await settleRefund(prisma, gateways, accountId, refund);
-  if (settled.status !== 'failed') return note;
+  const accountId = note.accountId;
+  await recordInvoiceRefund(prisma, refund, outcome);
   return runTransaction(prisma, async (tx) => {
-    const invoice = await lockInvoice(tx, accountId, note.invoiceId);
+    const invoice = await lockInvoice(tx, accountId, refund.invoiceId!);
     const current = await findCreditNote(tx, accountId, note.id);
     // Issued and committed before its refund was settled: a note gone since is a broken invariant, not a 404.
     if (!current) throw new Error(`Credit note ${note.id} of a settled refund is gone.`);
-    if (current.status === 'void') return current;
+    if (outcome.status !== 'failed' || current.status === 'void') return current;
     const voided = await updateCreditNote(tx, note.id, { status: 'void', voidedAt: currentTime() });
     const changed = await updateLockedInvoice(tx, invoice, {
-      postPaymentCreditNotesAmount: invoice.postPaymentCreditNotesAmount - note.amount,
+      postPaymentCreditNotesAmount: invoice.postPaymentCreditNotesAmount - current.amount,
     });
     await recordEvent(tx, accountId, 'credit_note.voided', toCreditNoteObject(voided));
     await recordEvent(tx, accountId, 'invoice.updated', toInvoiceObject(changed));
@@ -337,12 +344,17 @@ export async function createCreditNote(
   if (earlier) {
     const entry = earlier.transactionId ? await findEntry(prisma, accountId, earlier.transactionId) : null;
     const invoice = toInvoiceObject(await findInvoice(prisma, accountId, earlier.invoiceId));
-    issued = { note: earlier, invoice, refund: entry?.type === 'refund' && entry.status === 'pending' ? entry : null };
+    issued = { note: earlier, invoice, refund: entry?.type === 'refund' && isInFlight(entry) ? entry : null };
   } else {
     issued = await runTransaction(prisma, (tx) => issue(tx, accountId, input, id));
   }
   if (!issued.refund) return { note: toCreditNoteObject(issued.note), invoice: issued.invoice };
-  const note = await completeRefund(prisma, gateways, accountId, issued.note, issued.refund);
+  const { note: issuedNote } = issued;
+  const note = await finishEntry(prisma, gateways, issued.refund, {
+    record: (refund, outcome) => recordCreditNoteRefund(prisma, issuedNote, refund, outcome),
+    unavailable: REFUND_UNAVAILABLE,
+    settledOnly: true,
+  });
   return { note: toCreditNoteObject(note), invoice: issued.invoice };
 }
 

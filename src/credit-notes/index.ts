@@ -2,5 +2,11 @@
 // docs/architecture.md, "Modules"). Files that load no other module's index.ts come first.
 export { creditNoteIdParams, creditNoteSchema } from './credit-note.schemas';
 export type { CreditNoteObject } from './credit-note.schemas';
-export { getCreditNote, getCreditNoteByNumber, listCreditNotes } from './credit-note.service';
+export {
+  creditNoteOfRefund,
+  getCreditNote,
+  getCreditNoteByNumber,
+  listCreditNotes,
+  recordCreditNoteRefund,
+} from './credit-note.service';
 export { registerCreditNoteRoutes } from './credit-note.routes';

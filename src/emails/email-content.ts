@@ -89,7 +89,19 @@ function opening(
         headline: `${money(document, invoice.amount_remaining)} could not be charged`,
         lead: `We could not charge your payment method for invoice ${number} from ${account.name}. We will try again; to avoid an interruption, please update your payment method.`,
       };
+    case 'payment_action_required':
+      return {
+        subject: `Confirm your payment for invoice ${number} from ${account.name}`,
+        headline: `${money(document, invoice.amount_remaining)} waits for your confirmation`,
+        lead: `Your bank asks you to confirm the payment of invoice ${number} from ${account.name} before it goes through. Open the invoice and authenticate the payment; nothing is charged until you do.`,
+      };
   }
+}
+
+/** What the button to the hosted invoice page says. */
+function actionLabel(kind: InvoiceEmailKind, status: InvoiceDocument['invoice']['status']): string {
+  if (kind === 'payment_action_required') return 'Authenticate payment';
+  return kind === 'invoice' && status === 'open' ? 'View and pay invoice' : 'View invoice';
 }
 
 /**
@@ -107,10 +119,7 @@ export function invoiceEmail(
   const action =
     kind === 'payment_failed'
       ? links.updatePaymentMethodUrl && { label: 'Update payment method', url: links.updatePaymentMethodUrl }
-      : links.hostedInvoiceUrl && {
-          label: kind === 'invoice' && invoice.status === 'open' ? 'View and pay invoice' : 'View invoice',
-          url: links.hostedInvoiceUrl,
-        };
+      : links.hostedInvoiceUrl && { label: actionLabel(kind, invoice.status), url: links.hostedInvoiceUrl };
   return renderEmail({
     ...opening(kind, document),
     accountName: account.name,

@@ -4,7 +4,7 @@ import { resourceId, unixTime } from '../http/validation';
 import { invoiceId } from '../invoices/invoice.schemas';
 
 /** The kinds of email about an invoice (docs/decisions.md §30): rendered from the invoice's document. */
-export const INVOICE_EMAIL_KINDS = ['invoice', 'receipt', 'payment_failed'] as const;
+export const INVOICE_EMAIL_KINDS = ['invoice', 'receipt', 'payment_failed', 'payment_action_required'] as const;
 export type InvoiceEmailKind = (typeof INVOICE_EMAIL_KINDS)[number];
 /** The reminders a subscription's workflow calls for, days before (docs/decisions.md §31). */
 export const REMINDER_EMAIL_KINDS = ['renewal_reminder', 'trial_ending'] as const;

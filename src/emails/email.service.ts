@@ -41,6 +41,7 @@ export const EMAIL_EVENT_TYPES = [
   'invoice.finalized',
   'invoice.payment_succeeded',
   'invoice.payment_failed',
+  'invoice.payment_action_required',
   'payment_plan.installment_failed',
 ] as const;
 
@@ -49,7 +50,8 @@ export const EMAIL_EVENT_TYPES = [
  * the customer; a paid invoice gets a receipt; a subscription's charge that failed (dunning: the
  * customer was not there to see it) gets a failed-payment notice. A charge the merchant made through
  * the API and saw fail is the merchant's to tell, and one the customer saw fail on the checkout page
- * (`origin: hosted_checkout`) was told there. A payment plan's automatic charge declined
+ * (`origin: hosted_checkout`) was told there. A charge waiting for the customer to authenticate it
+ * (`invoice.payment_action_required`) asks them to, with the hosted invoice page's link. A payment plan's automatic charge declined
  * (`payment_plan.installment_failed`, only ever an automatic charge) gets its own notice.
  */
 export function emailKindOf(type: string, data: unknown): EmailKind | null {
@@ -63,6 +65,8 @@ export function emailKindOf(type: string, data: unknown): EmailKind | null {
   // no "we will try again" for a subscription that was never the customer's (docs/decisions.md §30).
   if (type === 'invoice.payment_failed')
     return invoice.subscription && originOf(data) !== 'hosted_checkout' ? 'payment_failed' : null;
+  // Whoever started the charge, only the customer can authenticate it (3-D Secure): on the invoice's hosted page.
+  if (type === 'invoice.payment_action_required') return 'payment_action_required';
   return null;
 }
 

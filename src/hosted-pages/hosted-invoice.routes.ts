@@ -11,6 +11,7 @@ import { getInvoice, InvoiceNotPayableError } from '../invoices';
 import { findHostedInvoiceLink, HOSTED_INVOICE_PATH } from '../invoices';
 import type { InvoiceObject } from '../invoices';
 import { attemptReceipt, type ChargeReceipt } from '../transactions';
+import { AUTHENTICATION_REQUIRED } from '../transactions';
 import { formatMoney } from '../lib/money';
 import { longDate } from './format';
 import { findTaxRates } from '../catalog';
@@ -19,6 +20,9 @@ import { ApiError } from '../http/errors';
 import { liveToken, csrfToken, csrfValid, formBody, html, type Html, sendNotice, sendPage } from './page';
 import { declineMessage } from './decline-messages';
 import { payFromHostedInvoicePage } from '../use-cases';
+import { authenticateOnHostedInvoicePage } from '../use-cases';
+import { hostedAuthentication } from '../use-cases';
+import type { AuthenticationPlace } from '../payments';
 
 /** The attempt key of a payment made from the page: the form's one-time key, apart from API keys. */
 const attemptKeyOf = (formKeyValue: string) => `hosted:${formKeyValue}`;
@@ -247,6 +251,8 @@ function outcomeNotice(receipt: ChargeReceipt | null): Html {
       ${declineMessage(receipt.failureCode)} Nothing was charged; the invoice is still open. Try another card.
     </div>`;
   }
+  if (receipt.failureCode === AUTHENTICATION_REQUIRED)
+    return html`<div class="notice" role="status">Your bank asks you to authenticate this payment: see below.</div>`;
   return html`<div class="notice" role="status">Your payment is being processed. Reload this page in a moment.</div>`;
 }
 
@@ -275,6 +281,35 @@ function payForm(
   </section>`;
 }
 
+/**
+ * A payment waiting for the customer's authentication (3-D Secure): the page's button that gives it, or the link to
+ * the processor's page where it is given; without either (the processor gave no place yet), a reload asks again.
+ */
+function authenticationSection(
+  path: string,
+  link: LiveLink,
+  invoice: InvoiceObject,
+  place: AuthenticationPlace | null,
+): Html {
+  const action =
+    place?.at === 'service'
+      ? html`<form method="post" action="${path}/authenticate">
+          <input type="hidden" name="csrf" value="${csrfToken(link.hash, 'authenticate')}" />
+          <button type="submit">Authenticate payment</button>
+        </form>`
+      : place
+        ? html`<p><a href="${place.url}">Authenticate payment</a></p>`
+        : html`<p class="muted">Reload this page in a moment to authenticate.</p>`;
+  return html`<section class="card" aria-labelledby="authenticate-title">
+    <h2 id="authenticate-title">Authenticate your payment</h2>
+    <p>
+      Your bank asks you to confirm the payment of ${money(invoice, invoice.amount_remaining)} before it goes through.
+      Nothing is charged until you do.
+    </p>
+    ${action}
+  </section>`;
+}
+
 async function renderInvoicePage(
   deps: AppDeps,
   res: Response,
@@ -285,6 +320,8 @@ async function renderInvoicePage(
   extras: { receipt?: ChargeReceipt | null; errors?: FieldErrors; name?: string; useForFuture?: boolean } = {},
 ): Promise<void> {
   const payable = invoice.status === 'open' && invoice.amount_remaining > 0;
+  // A payment waiting for authentication holds the invoice: the customer finishes it rather than pays again.
+  const awaiting = payable ? await hostedAuthentication(deps, link.accountId, invoice.id) : null;
   const account = await readAccountProfile(deps.prisma, link.accountId);
   const rates = await findTaxRates(
     deps.prisma,
@@ -306,7 +343,7 @@ async function renderInvoicePage(
       path,
       invoice,
       notes.data,
-    )}${payable ? payForm(path, link, invoice, extras.errors ?? {}, extras) : html``}${invoice.status === 'void' ? html`<p class="card">This invoice was voided: nothing is due.</p>` : html``}`,
+    )}${awaiting ? authenticationSection(path, link, invoice, awaiting.place) : payable ? payForm(path, link, invoice, extras.errors ?? {}, extras) : html``}${invoice.status === 'void' ? html`<p class="card">This invoice was voided: nothing is due.</p>` : html``}`,
   });
 }
 
@@ -361,6 +398,19 @@ export function hostedInvoiceRouter(deps: AppDeps): express.Router {
       return sendNotice(res, 409, 'No receipt yet', 'This invoice is not paid: its receipt exists once it is.');
     const { pdf, filename } = await receiptPdf(deps.prisma, link.accountId, link.invoiceId);
     res.status(200).type('application/pdf').attachment(filename).send(pdf);
+  });
+
+  router.post(`${route}/authenticate`, formBody, async (req, res) => {
+    res.locals.route = `${HOSTED_INVOICE_PATH}/{token}/authenticate`;
+    const link = await liveLink(deps, req, res);
+    if (!link) return;
+    const pagePath = req.path.replace(/\/authenticate$/, '');
+    if (!csrfValid(req, link.hash, 'authenticate'))
+      return sendNotice(res, 403, 'This form has expired', 'Reload the invoice page and authenticate again.');
+    // Authenticated; nothing waits any more (a second click, paid meanwhile); or the processor's own page is where
+    // it is given (`elsewhere`, linked from this page instead): the page shows where it stands.
+    await authenticateOnHostedInvoicePage(deps, link.accountId, link.invoiceId);
+    res.redirect(303, pagePath);
   });
 
   router.post(`${route}/pay`, formBody, async (req, res) => {

@@ -24,9 +24,14 @@ export {
   withInvoiceNumbers,
 } from './invoice.records';
 export type { InvoiceWithLines } from './invoice.records';
-export { collectInvoice, payInvoice, reconcileInvoicePayments, recordReportedCharge } from './invoice-payment.service';
-export type { ReconciliationPass, ReconciliationPassInput } from './invoice-payment.service';
-export { openRefund, refundInFlight, refundInvoice, settleRefund } from './invoice-refund.service';
+export {
+  authenticateInvoicePayment,
+  collectInvoice,
+  payInvoice,
+  paymentAwaitingAuthentication,
+  recordInvoicePayment,
+} from './invoice-payment.service';
+export { openRefund, recordInvoiceRefund, refundInFlight, refundInvoice } from './invoice-refund.service';
 export {
   InvoiceNotPayableError,
   createInvoice,

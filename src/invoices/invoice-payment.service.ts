@@ -3,24 +3,15 @@ import type { PaymentMethod, Transaction } from '../generated/prisma/client';
 import type { Db } from '../db/prisma';
 import { sqlTransaction, type SqlTx } from '../db/sql-transaction';
 import { ApiError, badRequest } from '../http/errors';
-import { logger } from '../http/logger';
 import { currentOrigin, recordEvent } from '../lib/events';
 import type { Gateways } from '../payments';
-import { collectEntry } from '../payments';
-import { chargeOutcome } from '../payments';
-import type { ProcessorReport } from '../payments';
+import { moveMoney } from '../payments';
+import { confirmEntry } from '../payments';
 import { assertPaysCurrency } from '../payments';
-import { findDefaultPaymentMethod, findPaymentMethod, readPaymentMethod } from '../payments';
-import { invoicePaymentsInFlight, isInFlight } from '../transactions';
-import { entryByGatewayKey } from '../transactions';
-import {
-  openPending,
-  paymentAttempts,
-  runAttempt,
-  settlePending,
-  type AttemptStep,
-  type LedgerOutcome,
-} from '../transactions';
+import { findDefaultPaymentMethod, findPaymentMethod } from '../payments';
+import { entryByGatewayKey, isInFlight } from '../transactions';
+import { awaitsAuthentication } from '../transactions';
+import { openPending, paymentAttempts, settlePending, type AttemptStep, type LedgerOutcome } from '../transactions';
 import { lockInvoice, toInvoiceObject, updateLockedInvoice, type InvoiceWithLines } from './invoice.records';
 import type { InvoiceObject } from './invoice.schemas';
 import {
@@ -151,42 +142,59 @@ async function nextStep(
 }
 
 /**
- * Charges an attempt in flight (idempotently, by its key: one already sent is asked about first) and records
- * the outcome once. One the processor has not settled (a bank debit, a lost answer) leaves the invoice open,
- * neither paid nor failed, for the reconciliation (docs/decisions.md §40).
+ * Records an invoice payment's outcome once, with what it does to its invoice: paid, or `invoice.payment_failed`.
+ * One the processor has not settled (a bank debit, a lost answer) leaves the invoice open, neither paid nor
+ * failed, for the reconciliation (docs/decisions.md §40). The charge protocol's recorder of invoice payments.
  */
-async function settle(
+export async function recordInvoicePayment(
   prisma: Db,
-  gateways: Gateways,
-  accountId: string,
-  attempt: Transaction,
-): Promise<LedgerOutcome['status']> {
-  const method = await readPaymentMethod(prisma, accountId, attempt.paymentMethodId!);
-  if (!method) throw new Error(`Payment method ${attempt.paymentMethodId} of attempt ${attempt.id} is gone.`);
-  const outcome = await collectEntry(
-    gateways,
-    attempt,
-    method,
-    'The attempt stays pending; paying the invoice again completes it without a second charge.',
-  );
-  return recordOutcome(prisma, accountId, attempt, outcome);
-}
-
-/** Records an attempt's outcome once, with what it does to its invoice (a settled outcome only). */
-async function recordOutcome(
-  prisma: Db,
-  accountId: string,
   attempt: Transaction,
   outcome: LedgerOutcome,
 ): Promise<LedgerOutcome['status']> {
+  const accountId = attempt.accountId;
   await sqlTransaction(prisma, async (tx) => {
     const invoice = await lockInvoice(tx, accountId, attempt.invoiceId!);
+    // Read under the lock: the customer is asked to authenticate once, however often the processor is asked.
+    const before = await entryByGatewayKey(tx, accountId, attempt.gatewayKey!);
     if (!(await settlePending(tx, attempt.id, outcome))) return; // a concurrent call recorded this outcome already
     if (outcome.status === 'succeeded') await markPaid(tx, accountId, invoice, attempt.amount, attempt.paymentMethodId);
     else if (outcome.status === 'failed')
       await recordEvent(tx, accountId, 'invoice.payment_failed', toInvoiceObject(invoice));
+    else if (outcome.status === 'pending' && outcome.actionRequired && !(before && awaitsAuthentication(before)))
+      await recordEvent(tx, accountId, 'invoice.payment_action_required', toInvoiceObject(invoice));
   });
   return outcome.status;
+}
+
+/** The invoice's payment waiting for its customer to authenticate it (3-D Secure), or null. */
+export async function paymentAwaitingAuthentication(
+  prisma: Db,
+  accountId: string,
+  invoiceId: string,
+): Promise<Transaction | null> {
+  const attempts = await paymentAttempts(prisma, accountId, invoiceId, null);
+  return attempts.find(awaitsAuthentication) ?? null;
+}
+
+/**
+ * The customer authenticated the invoice's payment on its hosted page (docs/api.md "Hosted pages"): the
+ * processor confirms the attempt waiting for it, under its own key, and the outcome is recorded as any other.
+ * `nothing_waiting`: no attempt waits (paid meanwhile, or never asked); `elsewhere`: the account's processor
+ * authenticates on a page of its own.
+ */
+export async function authenticateInvoicePayment(
+  prisma: Db,
+  gateways: Gateways,
+  accountId: string,
+  invoiceId: string,
+): Promise<'recorded' | 'nothing_waiting' | 'elsewhere'> {
+  const waiting = await paymentAwaitingAuthentication(prisma, accountId, invoiceId);
+  if (!waiting) return 'nothing_waiting';
+  const recorded = await confirmEntry(gateways, waiting, {
+    record: (attempt, outcome) => recordInvoicePayment(prisma, attempt, outcome),
+    unavailable: 'The payment still waits for authentication; try again in a moment.',
+  });
+  return recorded ? 'recorded' : 'elsewhere';
 }
 
 /**
@@ -212,14 +220,14 @@ export async function payInvoice(
  * first; if it paid the invoice that is the answer, otherwise this call makes its own attempt.
  */
 function attemptPayment(prisma: Db, gateways: Gateways, accountId: string, invoiceId: string, opts: PayInvoiceOptions) {
-  return runAttempt(
-    prisma,
-    (tx: SqlTx) => nextStep(tx, accountId, invoiceId, opts),
-    (attempt) => settle(prisma, gateways, accountId, attempt),
+  return moveMoney(prisma, gateways, {
+    next: (tx: SqlTx) => nextStep(tx, accountId, invoiceId, opts),
+    record: (attempt, outcome) => recordInvoicePayment(prisma, attempt, outcome),
+    unavailable: 'The attempt stays pending; paying the invoice again completes it without a second charge.',
     // An attempt still in flight after it was asked about holds the invoice: no new one is made beside it.
-    (status) => status !== 'failed',
-    (work) => sqlTransaction(prisma, work),
-  );
+    finished: (status) => status !== 'failed',
+    inTransaction: (work) => sqlTransaction(prisma, work),
+  });
 }
 
 /** What became of a collection attempt, for callers that act on it (the renewal workflow) rather than answer HTTP. */
@@ -262,73 +270,4 @@ export async function collectInvoice(
       })
     : null;
   return { outcome: 'failed', failureCode: attempt?.failureCode ?? null };
-}
-
-export interface ReconciliationPassInput {
-  /** A `pending` attempt younger than this is left to the request charging it (60 s unless given). */
-  pendingOlderThanMs?: number;
-  /** The last attempt of the previous batch. */
-  after?: string | null;
-}
-
-export interface ReconciliationPass {
-  asked: number;
-  settled: number;
-  /** Where the next batch starts; null when this was the last. */
-  after: string | null;
-}
-
-const RECONCILIATION_BATCH = 100;
-
-/**
- * One batch of the payment reconciliation (docs/decisions.md §40): each invoice payment in flight (every
- * `unknown` one, and each `pending` one older than `pendingOlderThanMs`) is asked of its processor under its
- * own key and recorded as a request paying the invoice would. One that cannot be finished now (its processor
- * still cannot answer) is left as it was, for the next pass.
- */
-export async function reconcileInvoicePayments(
-  prisma: Db,
-  gateways: Gateways,
-  input: ReconciliationPassInput,
-): Promise<ReconciliationPass> {
-  const batch = await invoicePaymentsInFlight(
-    prisma,
-    input.pendingOlderThanMs ?? 60_000,
-    input.after ?? null,
-    RECONCILIATION_BATCH,
-  );
-  let settled = 0;
-  for (const attempt of batch) {
-    try {
-      const status = await settle(prisma, gateways, attempt.accountId, attempt);
-      if (status === 'succeeded' || status === 'failed') settled += 1;
-    } catch (error) {
-      // One attempt that cannot be finished (its processor down, its method gone) holds up none of the others:
-      // it stays in flight, to be asked about again by the next pass.
-      logger.warn(
-        { err: error, transaction: attempt.id },
-        'payment in flight not reconciled; the next pass asks again',
-      );
-    }
-  }
-  return {
-    asked: batch.length,
-    settled,
-    after: batch.length === RECONCILIATION_BATCH ? batch[batch.length - 1]!.id : null,
-  };
-}
-
-/**
- * A processor's own report of what became of a charge (its webhook: docs/architecture.md, "Payment
- * processors"), recorded as the attempt's outcome, once. `ignored`: no invoice payment of the account was
- * sent under that key (an object the service did not create), or its attempt is settled already.
- */
-export async function recordReportedCharge(
-  prisma: Db,
-  report: Extract<ProcessorReport, { kind: 'charge' }>,
-): Promise<'recorded' | 'ignored'> {
-  const attempt = await entryByGatewayKey(prisma, report.accountId, report.idempotencyKey);
-  if (!attempt || attempt.type !== 'payment' || !attempt.invoiceId || !isInFlight(attempt)) return 'ignored';
-  await recordOutcome(prisma, report.accountId, attempt, chargeOutcome(report.result));
-  return 'recorded';
 }

@@ -3,8 +3,9 @@ import type { Db, Tx } from '../db/prisma';
 import { runTransaction } from '../db/sql-transaction';
 import { badRequest, conflict } from '../http/errors';
 import type { Gateways } from '../payments';
-import { refundEntry } from '../payments';
-import { countPendingEntries, openPending, runAttempt, settlePending, type AttemptStep } from '../transactions';
+import { REFUND_UNAVAILABLE, moveMoney } from '../payments';
+import { countPendingEntries, isInFlight, openPending, settlePending } from '../transactions';
+import type { AttemptStep, LedgerOutcome } from '../transactions';
 import { toTransactionObject } from '../transactions';
 import type { TransactionObject } from '../transactions';
 import { lockInvoice, type InvoiceWithLines } from './invoice.records';
@@ -27,11 +28,10 @@ async function nextStep(
   const attemptKey = opts.attemptKey ? `refund:${opts.attemptKey}` : null;
   if (attemptKey) {
     const mine = await tx.transaction.findFirst({ where: { accountId, invoiceId, type: 'refund', attemptKey } });
-    if (mine)
-      return mine.status === 'pending' ? { kind: 'settle', entry: mine, own: true } : { kind: 'done', value: mine };
+    if (mine) return isInFlight(mine) ? { kind: 'settle', entry: mine, own: true } : { kind: 'done', value: mine };
   }
   const inFlight = await tx.transaction.findFirst({
-    where: { accountId, invoiceId, type: 'refund', status: 'pending' },
+    where: { accountId, invoiceId, type: 'refund', status: { in: ['pending', 'unknown'] } },
     orderBy: { createdAt: 'asc' },
   });
   if (inFlight) return { kind: 'settle', entry: inFlight, own: false };
@@ -97,19 +97,16 @@ export async function refundInFlight(tx: Tx, accountId: string, invoiceId: strin
 }
 
 /**
- * Completes a pending refund at the gateway (under its own key: never twice) and records the outcome
- * once; a success adds to the invoice's amount_refunded.
+ * Records an invoice refund's outcome once: a success adds to the invoice's amount_refunded. The charge protocol's
+ * recorder of invoice refunds (credit notes' refunds add their own step: src/credit-notes).
  */
-export async function settleRefund(
+export async function recordInvoiceRefund(
   prisma: Db,
-  gateways: Gateways,
-  accountId: string,
   refund: Transaction,
+  outcome: LedgerOutcome,
 ): Promise<Transaction> {
-  const payment = await prisma.transaction.findFirstOrThrow({ where: { id: refund.sourceTransactionId!, accountId } });
-  const outcome = await refundEntry(gateways, refund, payment, 'The refund stays pending; asking again completes it.');
   return runTransaction(prisma, async (tx) => {
-    const invoice = await lockInvoice(tx, accountId, refund.invoiceId!);
+    const invoice = await lockInvoice(tx, refund.accountId, refund.invoiceId!);
     if ((await settlePending(tx, refund.id, outcome)) && outcome.status === 'succeeded') {
       await tx.invoice.update({
         where: { id: invoice.id },
@@ -132,11 +129,12 @@ export async function refundInvoice(
   invoiceId: string,
   opts: RefundInvoiceOptions = {},
 ): Promise<TransactionObject> {
-  const ran = await runAttempt(
-    prisma,
-    (tx) => nextStep(tx, accountId, invoiceId, opts),
-    (refund) => settleRefund(prisma, gateways, accountId, refund),
-  );
+  const ran = await moveMoney(prisma, gateways, {
+    next: (tx: Tx) => nextStep(tx, accountId, invoiceId, opts),
+    record: (refund, outcome) => recordInvoiceRefund(prisma, refund, outcome),
+    unavailable: REFUND_UNAVAILABLE,
+    settledOnly: true,
+  });
   if (ran) return toTransactionObject(ran.value);
   throw conflict(`Refunds of invoice ${invoiceId} are in progress; try again.`, 'refund_in_progress');
 }

@@ -27,8 +27,9 @@ export {
   markDefaulted,
   markInstallmentOverdue,
 } from './payment-plan.service';
-export { chargeInstallment, installmentAttemptKey } from './plan-payments.service';
+export { chargeInstallment, installmentAttemptKey, recordPlanCharge } from './plan-payments.service';
 export type { AutomaticChargeOutcome } from './plan-payments.service';
+export { recordPlanRefund } from './plan-refunds.service';
 export { reportTerminalOutcome } from './terminal-payments.service';
 export type { TerminalReport } from './terminal-payments.service';
 export { registerPaymentPlanRoutes } from './payment-plan.routes';

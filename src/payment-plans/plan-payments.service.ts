@@ -1,13 +1,19 @@
-import type { PaymentMethod, PaymentPlanInstallment, PaymentPlanPayment, Prisma } from '../generated/prisma/client';
+import type {
+  PaymentMethod,
+  PaymentPlanInstallment,
+  PaymentPlanPayment,
+  Prisma,
+  Transaction,
+} from '../generated/prisma/client';
 import type { Db, Tx } from '../db/prisma';
 import { runTransaction } from '../db/sql-transaction';
 import { ApiError, badRequest, conflict } from '../http/errors';
 import { newId } from '../lib/ids';
 import type { Gateways } from '../payments';
-import { chargeEntry } from '../payments';
+import { finishEntry, moveMoney, type EntryRecording } from '../payments';
 import { findPaymentMethod } from '../payments';
 import { assertPaysCurrency } from '../payments';
-import { openPending, settlePending } from '../transactions';
+import { openPending, settlePending, type AttemptStep, type LedgerOutcome } from '../transactions';
 import { lockPlan, OVERDUE_STATUSES, type PlanWithDetails } from './payment-plan.records';
 import { moveStatus, recordPlanEvent, settleStatus } from './payment-plan.status';
 import { refundAfterCancellation } from './plan-refunds.service';
@@ -184,9 +190,50 @@ async function lockPlanById(tx: Tx, planId: string): Promise<PlanWithDetails> {
 }
 
 /**
- * Charges a processing payment through the gateway, under its own idempotency key (a repeat never
- * charges twice), and records the outcome once.
+ * The charge protocol's recorder of plan payments: the outcome recorded once, under the plan's lock, with what it
+ * does to the payment and its installments (`at` is when it is paid: the workflow's time for an installment). One
+ * still in flight leaves the payment processing. A charge that succeeded on a plan canceled meanwhile is refunded.
  */
+export async function recordPlanCharge(
+  prisma: Db,
+  gateways: Gateways,
+  entry: Transaction,
+  outcome: LedgerOutcome,
+  at: Date = currentTime(),
+): Promise<PaymentPlanPayment> {
+  const payment = await prisma.paymentPlanPayment.findFirstOrThrow({
+    where: { accountId: entry.accountId, transactionId: entry.id },
+  });
+  const recorded = await runTransaction(prisma, async (tx) => {
+    await lockPlanById(tx, payment.planId);
+    const fresh = await tx.paymentPlanPayment.findUniqueOrThrow({ where: { id: payment.id } });
+    if (fresh.status !== 'processing') return 'recorded';
+    await settlePending(tx, entry.id, outcome);
+    if (outcome.status === 'succeeded') return applyPaymentSucceeded(tx, fresh, at);
+    if (outcome.status === 'failed')
+      await applyPaymentFailed(tx, fresh, { code: outcome.failureCode, message: outcome.failureMessage }, at);
+    return 'recorded';
+  });
+  if (recorded === 'refund_due') await refundAfterCancellation(prisma, gateways, payment);
+  return prisma.paymentPlanPayment.findUniqueOrThrow({ where: { id: payment.id } });
+}
+
+/** How a plan's charges are recorded (at `at`): one still in flight is a 502 saying how it gets finished. */
+function planChargeRecording(prisma: Db, gateways: Gateways, at: Date): EntryRecording<PaymentPlanPayment> {
+  return {
+    record: (entry, outcome) => recordPlanCharge(prisma, gateways, entry, outcome, at),
+    unavailable:
+      "The payment stays processing; the next payment request on this plan (or the workflow's retry) completes it without a second charge.",
+    settledOnly: true,
+  };
+}
+
+/** A plan's charge through the charge protocol: `next` opens it under the plan's lock, or hands over one in flight. */
+function planCharge<T>(prisma: Db, gateways: Gateways, at: Date, next: (tx: Tx) => Promise<AttemptStep<T>>) {
+  return moveMoney(prisma, gateways, { ...planChargeRecording(prisma, gateways, at), next });
+}
+
+/** Finishes a processing charge at the processor (its own key: never twice) and records the outcome at `at`. */
 export async function settleCharge(
   prisma: Db,
   gateways: Gateways,
@@ -195,28 +242,11 @@ export async function settleCharge(
 ): Promise<PaymentPlanPayment> {
   const payment = await prisma.paymentPlanPayment.findUniqueOrThrow({ where: { id: paymentId } });
   if (payment.status !== 'processing') return payment;
-  const method = await prisma.paymentMethod.findUniqueOrThrow({ where: { id: payment.paymentMethodId! } });
   const entry = await prisma.transaction.findUniqueOrThrow({ where: { id: payment.transactionId! } });
-  const charged = await chargeEntry(
-    gateways,
-    entry,
-    method,
-    `Payment ${paymentId} stays processing; the next payment request on this plan (or the workflow's retry) completes it without a second charge.`,
-  );
-  const outcome = await runTransaction(prisma, async (tx) => {
-    await lockPlanById(tx, payment.planId);
-    const fresh = await tx.paymentPlanPayment.findUniqueOrThrow({ where: { id: paymentId } });
-    if (fresh.status !== 'processing') return 'recorded';
-    await settlePending(tx, fresh.transactionId!, charged);
-    if (charged.status === 'succeeded') return applyPaymentSucceeded(tx, fresh, at);
-    await applyPaymentFailed(tx, fresh, { code: charged.failureCode, message: charged.failureMessage }, at);
-    return 'recorded';
-  });
-  if (outcome === 'refund_due') await refundAfterCancellation(prisma, gateways, payment);
-  return prisma.paymentPlanPayment.findUniqueOrThrow({ where: { id: paymentId } });
+  return finishEntry(prisma, gateways, entry, planChargeRecording(prisma, gateways, at));
 }
 
-/** Opens a charge of `method` for `numbers`: payment and pending transaction, installments held. */
+/** Opens a charge of `method` for `numbers`: payment and pending transaction (answered), installments held. */
 async function openCharge(
   tx: Tx,
   plan: PlanWithDetails,
@@ -229,7 +259,7 @@ async function openCharge(
     gatewayKey?: string;
     save?: boolean;
   },
-): Promise<PaymentPlanPayment> {
+): Promise<Transaction> {
   const id = newId('paymentPlanPayment');
   const gatewayKey = options.gatewayKey ?? `payment-plan:${plan.id}:payment:${id}`;
   const amount = amountOf(plan, numbers);
@@ -265,7 +295,7 @@ async function openCharge(
     },
   });
   await holdInstallments(tx, plan.id, numbers, payment.id);
-  return payment;
+  return transaction;
 }
 
 export type AutomaticChargeOutcome = 'succeeded' | 'failed' | 'skipped';
@@ -287,12 +317,18 @@ export async function chargeInstallment(
   input: { planId: string; number: number; attempt: number; at: Date },
 ): Promise<AutomaticChargeOutcome> {
   const attemptKey = installmentAttemptKey(input.number, input.attempt);
-  const opened = await runTransaction(prisma, async (tx): Promise<PaymentPlanPayment | 'skipped' | 'failed'> => {
+  const ran = await planCharge(prisma, gateways, input.at, async (tx): Promise<AttemptStep<AutomaticChargeOutcome>> => {
     const plan = await lockPlanById(tx, input.planId);
     const existing = await tx.paymentPlanPayment.findUnique({
       where: { planId_attemptKey: { planId: plan.id, attemptKey } },
     });
-    if (existing) return existing;
+    if (existing?.status === 'processing')
+      return {
+        kind: 'settle',
+        entry: await tx.transaction.findUniqueOrThrow({ where: { id: existing.transactionId! } }),
+        own: true,
+      };
+    if (existing) return { kind: 'done', value: existing.status === 'succeeded' ? 'succeeded' : 'failed' };
     const installment = plan.installments.find((row) => row.number === input.number);
     const chargeable = plan.status === 'active' || (plan.status === 'pending' && input.number === 1);
     if (
@@ -302,7 +338,7 @@ export async function chargeInstallment(
       !chargeable ||
       !plan.paymentMethodId
     ) {
-      return 'skipped';
+      return { kind: 'done', value: 'skipped' };
     }
     const method = await tx.paymentMethod.findFirst({ where: { id: plan.paymentMethodId, accountId: plan.accountId } });
     await tx.paymentPlanInstallment.update({
@@ -321,18 +357,18 @@ export async function chargeInstallment(
       });
       await recordPlanEvent(tx, plan.id, 'installment_failed', { installment: installmentRow });
       await settleStatus(tx, plan.id, input.at);
-      return 'failed';
+      return { kind: 'done', value: 'failed' };
     }
-    return openCharge(tx, plan, [input.number], method, {
+    const opened = await openCharge(tx, plan, [input.number], method, {
       kind: 'automatic',
       attemptKey,
       attempt: input.attempt,
       gatewayKey: `payment-plan:${plan.id}:installment:${input.number}:attempt:${input.attempt}`,
     });
+    return { kind: 'settle', entry: opened, own: true };
   });
-  if (opened === 'skipped' || opened === 'failed') return opened;
-  const settled = await settleCharge(prisma, gateways, opened.id, input.at);
-  return settled.status === 'succeeded' ? 'succeeded' : 'failed';
+  if (ran?.kind === 'done') return ran.value;
+  return ran?.value.status === 'succeeded' ? 'succeeded' : 'failed';
 }
 
 /**
@@ -346,13 +382,18 @@ export async function chargeStoredMethod(
   planId: string,
   input: { paymentMethodId?: string; save?: boolean },
 ): Promise<PaymentPlanPayment> {
-  const unfinished = await prisma.paymentPlanPayment.findMany({
-    where: { accountId, planId, method: 'payment_method', status: 'processing' },
-  });
-  for (const payment of unfinished) await settleCharge(prisma, gateways, payment.id, currentTime());
-
-  const opened = await runTransaction(prisma, async (tx) => {
+  const ran = await planCharge(prisma, gateways, currentTime(), async (tx): Promise<AttemptStep<never>> => {
     const plan = await lockPlan(tx, accountId, planId);
+    // A charge left processing (a processor that could not answer) is finished first, under its own key.
+    const unfinished = await tx.paymentPlanPayment.findFirst({
+      where: { accountId, planId, method: 'payment_method', status: 'processing' },
+    });
+    if (unfinished)
+      return {
+        kind: 'settle',
+        entry: await tx.transaction.findUniqueOrThrow({ where: { id: unfinished.transactionId! } }),
+        own: false,
+      };
     assertPlanOpen(plan);
     const methodId = input.paymentMethodId ?? plan.paymentMethodId;
     if (!methodId) {
@@ -363,9 +404,15 @@ export async function chargeStoredMethod(
       );
     }
     const method = await methodForPlan(tx, plan, methodId, 'payment_method');
-    return openCharge(tx, plan, owedInstallments(plan), method, { kind: 'payment_method', save: input.save });
+    const opened = await openCharge(tx, plan, owedInstallments(plan), method, {
+      kind: 'payment_method',
+      save: input.save,
+    });
+    return { kind: 'settle', entry: opened, own: true };
   });
-  return settleCharge(prisma, gateways, opened.id, currentTime());
+  if (ran?.kind !== 'settled')
+    throw conflict(`Payments of payment plan ${planId} are in progress; try again.`, 'payment_in_progress');
+  return ran.value;
 }
 
 /** POST /payment-plans/{id}/payments with external: true: money collected elsewhere, recorded as paid (no charge, no transaction). */

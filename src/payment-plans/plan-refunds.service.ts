@@ -3,8 +3,8 @@ import type { Db, Tx } from '../db/prisma';
 import { runTransaction } from '../db/sql-transaction';
 import { badRequest, conflict } from '../http/errors';
 import type { Gateways } from '../payments';
-import { refundEntry } from '../payments';
-import { openPending, runAttempt, settlePending, type AttemptStep, type LedgerOutcome } from '../transactions';
+import { REFUND_UNAVAILABLE, moveMoney } from '../payments';
+import { isInFlight, openPending, settlePending, type AttemptStep, type LedgerOutcome } from '../transactions';
 import { findPayment, lockPlan } from './payment-plan.records';
 import { recordPlanEvent } from './payment-plan.status';
 
@@ -97,12 +97,16 @@ async function nextStep(
     const mine = await tx.transaction.findUnique({
       where: { accountId_gatewayKey: { accountId, gatewayKey: refundKey(planId, paymentId, key) } },
     });
-    if (mine)
-      return mine.status === 'pending' ? { kind: 'settle', entry: mine, own: true } : { kind: 'done', value: mine };
+    if (mine) return isInFlight(mine) ? { kind: 'settle', entry: mine, own: true } : { kind: 'done', value: mine };
   }
   if (payment.transactionId) {
     const inFlight = await tx.transaction.findFirst({
-      where: { accountId, type: 'refund', status: 'pending', sourceTransactionId: payment.transactionId },
+      where: {
+        accountId,
+        type: 'refund',
+        status: { in: ['pending', 'unknown'] },
+        sourceTransactionId: payment.transactionId,
+      },
       orderBy: { createdAt: 'asc' },
     });
     if (inFlight) return { kind: 'settle', entry: inFlight, own: false };
@@ -138,18 +142,13 @@ async function nextStep(
   return { kind: 'settle', entry: refund, own: true };
 }
 
-/** Refunds a pending refund at the gateway (same key: never twice) and records the outcome. */
-async function settle(
-  prisma: Db,
-  gateways: Gateways,
-  accountId: string,
-  planId: string,
-  refund: Transaction,
-): Promise<Transaction> {
-  const source = await prisma.transaction.findFirstOrThrow({ where: { id: refund.sourceTransactionId!, accountId } });
-  const outcome = await refundEntry(gateways, refund, source, 'The refund stays pending; asking again completes it.');
+/** The charge protocol's recorder of plan refunds: the outcome recorded once, under the plan's lock. */
+export async function recordPlanRefund(prisma: Db, refund: Transaction, outcome: LedgerOutcome): Promise<Transaction> {
+  const payment = await prisma.paymentPlanPayment.findFirstOrThrow({
+    where: { accountId: refund.accountId, transactionId: refund.sourceTransactionId! },
+  });
   return runTransaction(prisma, async (tx) => {
-    await lockPlan(tx, accountId, planId);
+    await lockPlan(tx, refund.accountId, payment.planId);
     await recordRefundOutcome(tx, refund, outcome);
     return tx.transaction.findUniqueOrThrow({ where: { id: refund.id } });
   });
@@ -168,11 +167,12 @@ export async function refundPlanPayment(
   paymentId: string,
   opts: RefundPlanPaymentOptions = {},
 ): Promise<Transaction> {
-  const ran = await runAttempt(
-    prisma,
-    (tx) => nextStep(tx, accountId, planId, paymentId, opts),
-    (refund) => settle(prisma, gateways, accountId, planId, refund),
-  );
+  const ran = await moveMoney(prisma, gateways, {
+    next: (tx: Tx) => nextStep(tx, accountId, planId, paymentId, opts),
+    record: (refund, outcome) => recordPlanRefund(prisma, refund, outcome),
+    unavailable: REFUND_UNAVAILABLE,
+    settledOnly: true,
+  });
   if (ran) return ran.value;
   throw conflict(`Refunds of payment ${paymentId} are in progress; try again.`, 'refund_in_progress');
 }

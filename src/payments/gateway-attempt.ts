@@ -1,9 +1,14 @@
 import type { PaymentMethod, Transaction } from '../generated/prisma/client';
+import type { Db, Tx } from '../db/prisma';
+import type { AnyTx } from '../db/sql';
 import { ApiError } from '../http/errors';
-import type { LedgerOutcome, SettledOutcome } from '../transactions';
+import { logger } from '../http/logger';
+import { isSettled, runAttempt } from '../transactions';
+import { entriesInFlight, findEntry } from '../transactions';
+import type { AttemptStep, LedgerOutcome } from '../transactions';
 import { GatewayRequestError, type ChargeResult, type RefundResult } from './gateway';
 import type { Gateways } from './gateways';
-import { toGatewayPaymentMethod } from './payment-method.service';
+import { readPaymentMethod, toGatewayPaymentMethod } from './payment-method.service';
 
 /**
  * The processor's side of the charge protocol (docs/architecture.md, "Payment processors"): one call for
@@ -43,10 +48,11 @@ export function chargeOutcome(result: ChargeResult): LedgerOutcome {
         failureCode: result.failureCode,
         failureMessage: result.failureMessage,
       };
-    // The customer authenticating is a charge still in flight at the processor, as a bank debit is.
     case 'pending':
-    case 'requires_action':
       return { status: 'pending', gatewayReference: result.chargeId };
+    // The customer authenticating is a charge still in flight at the processor, as a bank debit is.
+    case 'requires_action':
+      return { status: 'pending', gatewayReference: result.chargeId, actionRequired: true };
     case 'unknown':
       return { status: 'unknown', gatewayReference: null };
   }
@@ -82,22 +88,8 @@ export async function collectEntry(
   return chargeOutcome(result);
 }
 
-/**
- * collectEntry for a caller that records settled outcomes only (payment plans): an outcome still in flight
- * leaves the entry pending, as an answer that never came does, and is a 502 saying how it gets finished.
- */
-export async function chargeEntry(
-  gateways: Gateways,
-  entry: Transaction,
-  method: PaymentMethod,
-  unavailable: string,
-): Promise<SettledOutcome> {
-  const outcome = await collectEntry(gateways, entry, method, unavailable);
-  if (outcome.status === 'pending' || outcome.status === 'unknown') throw gatewayUnavailable(unavailable);
-  return outcome;
-}
-
-function refundOutcome(result: RefundResult, unavailable: string): SettledOutcome {
+/** The ledger's outcome of what the processor said of a refund: `pending` keeps its reference, as a charge's does. */
+export function refundOutcome(result: RefundResult): LedgerOutcome {
   switch (result.status) {
     case 'succeeded':
       return { status: 'succeeded', gatewayReference: result.refundId };
@@ -108,29 +100,203 @@ function refundOutcome(result: RefundResult, unavailable: string): SettledOutcom
         failureCode: result.failureCode,
         failureMessage: result.failureMessage,
       };
-    // Refunds record settled outcomes only: one in flight stays pending and asking again completes it.
     case 'pending':
+      return { status: 'pending', gatewayReference: result.refundId };
     case 'unknown':
-      throw gatewayUnavailable(unavailable);
+      return { status: 'unknown', gatewayReference: null };
   }
 }
 
-/** Refunds `-refund.amount` cents of the charge behind `source` (the payment entry refunded). */
-export async function refundEntry(
+/** Refunds `-refund.amount` cents of the charge behind `source` (the payment entry refunded), asking first as a charge does. */
+async function refundAtGateway(
   gateways: Gateways,
   refund: Transaction,
   source: Transaction,
   unavailable: string,
-): Promise<SettledOutcome> {
+): Promise<LedgerOutcome> {
   const gateway = await gateways.gatewayFor(refund.accountId);
-  const result = await atGateway(
-    () =>
-      gateway.refund({
-        chargeId: source.gatewayReference!,
-        amount: Number(-refund.amount),
-        idempotencyKey: refund.gatewayKey!,
-      }),
-    unavailable,
+  const idempotencyKey = refund.gatewayKey!;
+  const result = await atGateway(async () => {
+    if (refund.status === 'unknown' || refund.gatewayReference !== null) {
+      const found = await gateway.retrieveRefund({ idempotencyKey, refundId: refund.gatewayReference ?? undefined });
+      if (found) return found;
+    }
+    return gateway.refund({ chargeId: source.gatewayReference!, amount: Number(-refund.amount), idempotencyKey });
+  }, unavailable);
+  return refundOutcome(result);
+}
+
+/**
+ * Sends an entry opened in flight to its account's processor under the entry's own key (a payment charges its
+ * method, a refund refunds the payment it names), or asks first what became of one sent before. Answers the
+ * outcome, in flight included.
+ */
+async function sendEntry(
+  prisma: Db,
+  gateways: Gateways,
+  entry: Transaction,
+  unavailable: string,
+): Promise<LedgerOutcome> {
+  if (entry.type === 'refund') {
+    const source = await findEntry(prisma, entry.accountId, entry.sourceTransactionId!);
+    if (!source) throw new Error(`Payment ${entry.sourceTransactionId} refunded by ${entry.id} is gone.`);
+    return refundAtGateway(gateways, entry, source, unavailable);
+  }
+  const method = await readPaymentMethod(prisma, entry.accountId, entry.paymentMethodId!);
+  if (!method) throw new Error(`Payment method ${entry.paymentMethodId} of entry ${entry.id} is gone.`);
+  return collectEntry(gateways, entry, method, unavailable);
+}
+
+/**
+ * What the owner of an entry (an invoice, a payment plan, a credit note) does with its outcome: settles the entry
+ * (`settlePending`) with what the outcome does to the owner, under the owner's lock, once. The same recorder
+ * serves the request that sent the entry, the reconciliation and the processor's own report.
+ */
+export type OutcomeRecorder<S> = (entry: Transaction, outcome: LedgerOutcome) => Promise<S>;
+
+/** How a refund left in flight gets finished, said by the 502 answering it. */
+export const REFUND_UNAVAILABLE = 'The refund stays pending; asking again (or the reconciliation) completes it.';
+
+export interface EntryRecording<S> {
+  record: OutcomeRecorder<S>;
+  /** How the entry gets finished, said by the 502 of a processor that could not take the call. */
+  unavailable: string;
+  /**
+   * For owners that answer settled outcomes only (payment plans' charges, refunds): an outcome still in flight is
+   * recorded, left to the reconciliation, and answered as that 502.
+   */
+  settledOnly?: boolean;
+}
+
+/**
+ * The charge protocol's second half for an entry opened already (docs/architecture.md, "Payment processors"):
+ * sent to the processor (or asked about) under its key, and its outcome recorded by its owner.
+ */
+export async function finishEntry<S>(
+  prisma: Db,
+  gateways: Gateways,
+  entry: Transaction,
+  recording: EntryRecording<S>,
+): Promise<S> {
+  const outcome = await sendEntry(prisma, gateways, entry, recording.unavailable);
+  const recorded = await recording.record(entry, outcome);
+  if (recording.settledOnly && !isSettled(outcome)) throw gatewayUnavailable(recording.unavailable);
+  return recorded;
+}
+
+/**
+ * The customer authenticated a charge waiting for it (`requires_action`) on the service's own page: the processor
+ * confirms it under the entry's key and the owner records what became of it. Null when the account's processor
+ * authenticates on a page of its own (Stripe's `next_action`), or knows no such charge.
+ */
+export async function confirmEntry<S>(
+  gateways: Gateways,
+  entry: Transaction,
+  recording: EntryRecording<S>,
+): Promise<S | null> {
+  const gateway = await gateways.gatewayFor(entry.accountId);
+  if (!gateway.confirmAction) return null;
+  const request = { idempotencyKey: entry.gatewayKey!, chargeId: entry.gatewayReference ?? undefined };
+  const result = await atGateway(() => gateway.confirmAction!(request), recording.unavailable);
+  return result ? recording.record(entry, chargeOutcome(result)) : null;
+}
+
+/** Where the customer authenticates a charge: the service's own page, or the processor's (Stripe's `next_action`). */
+export type AuthenticationPlace = { at: 'service' } | { at: 'processor'; url: string };
+
+/**
+ * Where the customer authenticates an entry waiting for it: on the service's page when the processor confirms
+ * there (`confirmEntry`), else at the URL its processor answers for it now; null when it gives none (settled
+ * meanwhile, or no URL).
+ */
+export async function authenticationPlace(gateways: Gateways, entry: Transaction): Promise<AuthenticationPlace | null> {
+  const gateway = await gateways.gatewayFor(entry.accountId);
+  if (gateway.confirmAction) return { at: 'service' };
+  const request = { idempotencyKey: entry.gatewayKey!, chargeId: entry.gatewayReference ?? undefined };
+  const found = await atGateway(() => gateway.retrieveCharge(request), 'Reload the page in a moment.');
+  return found?.status === 'requires_action' && found.actionUrl ? { at: 'processor', url: found.actionUrl } : null;
+}
+
+export interface MoneyMovement<T, S, X extends AnyTx> extends EntryRecording<S> {
+  /**
+   * Under the owner's lock: an answer already, or the entry to send: one left in flight is handed over first
+   * (`own: false`), else the caller's own, opened pending and committed before the processor is called.
+   */
+  next: (tx: X) => Promise<AttemptStep<T>>;
+  /** Whether another attempt's outcome ends the caller's request (an invoice it paid). */
+  finished?: (settled: S) => boolean;
+  /** The transaction `next` runs in: Prisma's unless given (invoice payments run on sqlTransaction). */
+  inTransaction?: (work: (tx: X) => Promise<AttemptStep<T>>) => Promise<AttemptStep<T>>;
+}
+
+/**
+ * The one charge protocol (docs/architecture.md, "Payment processors"): opens the attempt under its owner's
+ * lock, calls the processor, records the outcome, and leaves one still in flight to the reconciliation. An
+ * attempt in flight found first is finished before the caller's own (never a second charge beside it). Answers
+ * `done`, the caller's recorded outcome, or null when other attempts kept the owner busy for every round.
+ */
+export function moveMoney<T, S, X extends AnyTx = Tx>(
+  prisma: Db,
+  gateways: Gateways,
+  movement: MoneyMovement<T, S, X>,
+) {
+  return runAttempt<T, S, X>(
+    prisma,
+    movement.next,
+    (entry) => finishEntry(prisma, gateways, entry, movement),
+    movement.finished,
+    movement.inTransaction,
   );
-  return refundOutcome(result, unavailable);
+}
+
+export interface ReconciliationPassInput {
+  /** A `pending` entry younger than this is left to the request sending it (60 s unless given). */
+  pendingOlderThanMs?: number;
+  /** The last entry of the previous batch. */
+  after?: string | null;
+}
+
+export interface ReconciliationPass {
+  asked: number;
+  settled: number;
+  /** Where the next batch starts; null when this was the last. */
+  after: string | null;
+}
+
+const RECONCILIATION_BATCH = 100;
+
+/**
+ * One batch of the payment reconciliation (docs/decisions.md §40): each charge or refund in flight (every
+ * `unknown` one, and each `pending` one older than `pendingOlderThanMs`) is asked of its processor under its own
+ * key and recorded by its owner (`recorderOf`) as the request would have. One that cannot be finished now (its
+ * processor still cannot answer, its method gone) is left as it was, for the next pass.
+ */
+export async function reconcileEntries(
+  prisma: Db,
+  gateways: Gateways,
+  input: ReconciliationPassInput,
+  recorderOf: (entry: Transaction) => OutcomeRecorder<unknown>,
+): Promise<ReconciliationPass> {
+  const batch = await entriesInFlight(
+    prisma,
+    input.pendingOlderThanMs ?? 60_000,
+    input.after ?? null,
+    RECONCILIATION_BATCH,
+  );
+  let settled = 0;
+  for (const entry of batch) {
+    try {
+      const outcome = await sendEntry(prisma, gateways, entry, 'The next pass asks again.');
+      await recorderOf(entry)(entry, outcome);
+      if (isSettled(outcome)) settled += 1;
+    } catch (error) {
+      // One entry that cannot be finished holds up none of the others: it stays in flight for the next pass.
+      logger.warn({ err: error, transaction: entry.id }, 'payment in flight not reconciled; the next pass asks again');
+    }
+  }
+  return {
+    asked: batch.length,
+    settled,
+    after: batch.length === RECONCILIATION_BATCH ? batch[batch.length - 1]!.id : null,
+  };
 }

@@ -94,6 +94,12 @@ export interface PaymentGateway {
   /** The same for a refund. */
   retrieveRefund(request: RetrieveRefundRequest): Promise<RefundResult | null>;
   /**
+   * Only for a processor whose customers authenticate on the service's own page (the simulator): the customer
+   * authenticated the charge answered `requires_action` under this key; answers what became of it (null: no
+   * such charge). A processor with its own authentication page (Stripe's `next_action`) has no such call.
+   */
+  confirmAction?(request: RetrieveChargeRequest): Promise<ChargeResult | null>;
+  /**
    * Only for a processor that keeps the payment methods itself (Stripe): the method the customer's browser
    * made with the processor's own element (card numbers never reach this service) attached to the customer
    * there, and what it shows. A processor that has this method refuses raw numbers in POST /payment-methods.
@@ -160,8 +166,8 @@ export class GatewayUnavailableError extends Error {
 /**
  * What a processor reports on its own (a webhook, a settlement timer): the later outcome of a charge or
  * refund it answered `pending`, `requires_action` or `unknown` for. The adapter's webhook endpoint turns its
- * processor's events into these, and the charge protocol records them as the attempt's outcome
- * (`recordReportedCharge`, src/invoices/invoice-payment.service.ts).
+ * processor's events into these, and the charge protocol records them as the entry's outcome through its
+ * owner's recorder (`recordProcessorReport`, src/use-cases/payment-reconciliation.ts).
  */
 export type ProcessorReport =
   | { kind: 'charge'; accountId: string; idempotencyKey: string; result: ChargeResult }

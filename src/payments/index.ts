@@ -19,7 +19,23 @@ export type {
   RetrieveRefundRequest,
 } from './gateway';
 export { lockCustomerMethods } from './payment-method.records';
-export { chargeEntry, chargeOutcome, collectEntry, refundEntry } from './gateway-attempt';
+export {
+  REFUND_UNAVAILABLE,
+  authenticationPlace,
+  chargeOutcome,
+  confirmEntry,
+  finishEntry,
+  moveMoney,
+  reconcileEntries,
+  refundOutcome,
+} from './gateway-attempt';
+export type {
+  AuthenticationPlace,
+  EntryRecording,
+  OutcomeRecorder,
+  ReconciliationPass,
+  ReconciliationPassInput,
+} from './gateway-attempt';
 export { createGateways, registerGateway } from './gateways';
 export type { GatewayFactory, Gateways } from './gateways';
 export {

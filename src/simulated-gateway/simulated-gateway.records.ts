@@ -73,6 +73,23 @@ export async function lockCharge(tx: AnyTx, chargeId: string): Promise<RefundedC
   return charge;
 }
 
+const CONFIRM_CHARGE: Statement = {
+  name: 'gateway_charge_confirm',
+  text: `UPDATE gateway_charges AS g SET status = 'succeeded'
+    WHERE account_id = $1 AND idempotency_key = $2 AND kind = 'charge' AND status = 'requires_action'
+    RETURNING ${selectList(GATEWAY_CHARGE_COLUMNS, 'g')}`,
+};
+
+/** A charge waiting for the customer's authentication, succeeded; undefined when none was waiting under the key. */
+export async function confirmCharge(
+  db: AnyTx | Db,
+  accountId: string,
+  idempotencyKey: string,
+): Promise<GatewayCharge | undefined> {
+  const [row] = await queryModels(db, GATEWAY_CHARGE_COLUMNS, CONFIRM_CHARGE, [accountId, idempotencyKey]);
+  return row;
+}
+
 /** The row under an account's idempotency key (a charge or a refund), or null. */
 export function chargeByKey(db: Db | Tx, accountId: string, idempotencyKey: string): Promise<GatewayCharge | null> {
   return db.gatewayCharge.findUnique({ where: { accountId_idempotencyKey: { accountId, idempotencyKey } } });

@@ -2,6 +2,7 @@ import type { Db } from '../db/prisma';
 import type { GatewayCharge, PaymentMethod } from '../generated/prisma/client';
 import {
   chargeByKey,
+  confirmCharge,
   insertCharge,
   insertRefund,
   lockCharge,
@@ -55,6 +56,8 @@ function assertSameRequest(same: boolean, idempotencyKey: string): void {
 
 function toChargeResult(row: GatewayCharge): ChargeResult {
   if (row.status === 'succeeded') return { status: 'succeeded', chargeId: row.id };
+  // The simulator's authentication is a button on the hosted invoice page, which the customer's email links to.
+  if (row.status === 'requires_action') return { status: 'requires_action', chargeId: row.id };
   return {
     status: 'failed',
     chargeId: row.id,
@@ -78,7 +81,7 @@ interface Failure {
 /** The outcome a test number asks for (decisions.md §5), or null when it succeeds. */
 function testFailureOf(method: PaymentMethod): Failure | null {
   const behavior = isTestBehavior(method.testBehavior) ? method.testBehavior : 'card_declined';
-  if (behavior === 'succeeds') return null;
+  if (behavior === 'succeeds' || behavior === 'requires_action') return null;
   const failure = FAILURES[behavior];
   return {
     code: behavior,
@@ -150,7 +153,7 @@ export class SimulatedGateway implements PaymentGateway {
       paymentMethodId: paymentMethod.id,
       amount: request.amount,
       currency: request.currency,
-      status: failure ? 'failed' : 'succeeded',
+      status: failure ? 'failed' : paymentMethod.testBehavior === 'requires_action' ? 'requires_action' : 'succeeded',
       failureCode: failure?.code ?? null,
       failureMessage: failure?.message ?? null,
       retryable: failure?.retryable ?? false,
@@ -202,6 +205,14 @@ export class SimulatedGateway implements PaymentGateway {
       });
       return toRefundResult(row);
     });
+  }
+
+  /** The customer authenticated on the hosted invoice page: a charge waiting for it succeeds (once; a repeat answers it). */
+  async confirmAction(request: RetrieveChargeRequest): Promise<ChargeResult | null> {
+    const row =
+      (await confirmCharge(this.prisma, this.accountId, request.idempotencyKey)) ??
+      (await this.find(request.idempotencyKey));
+    return row && row.kind === 'charge' ? toChargeResult(row) : null;
   }
 
   async retrieveCharge(request: RetrieveChargeRequest): Promise<ChargeResult | null> {

@@ -8,6 +8,7 @@ export const TEST_BEHAVIORS = [
   'insufficient_funds',
   'processing_error',
   'account_closed',
+  'requires_action',
 ] as const;
 export type TestBehavior = (typeof TEST_BEHAVIORS)[number];
 
@@ -16,6 +17,8 @@ export const TEST_CARDS: Record<string, TestBehavior> = {
   '4000000000000002': 'card_declined',
   '4000000000009995': 'insufficient_funds',
   '4000000000000119': 'processing_error',
+  // Stripe's 3-D Secure test card: every charge waits for the customer to authenticate (docs/decisions.md §40).
+  '4000002760003184': 'requires_action',
 };
 
 /** US bank account test numbers (any valid routing number, e.g. 110000000). */
@@ -34,7 +37,10 @@ export function bankAccountTestBehavior(accountNumber: string): TestBehavior {
   return TEST_BANK_ACCOUNTS[accountNumber] ?? 'succeeds';
 }
 
-export const FAILURES: Record<Exclude<TestBehavior, 'succeeds'>, { card: string; bank: string; retryable: boolean }> = {
+/** The behaviours that decline the charge, with what the decline says. */
+export type FailingBehavior = Exclude<TestBehavior, 'succeeds' | 'requires_action'>;
+
+export const FAILURES: Record<FailingBehavior, { card: string; bank: string; retryable: boolean }> = {
   card_declined: { card: 'Your card was declined.', bank: 'The payment was declined by the bank.', retryable: false },
   insufficient_funds: {
     card: 'Your card has insufficient funds.',

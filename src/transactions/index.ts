@@ -7,13 +7,16 @@ export type { ChargeReceipt } from './charge-receipt';
 export { TRANSACTION_ORIGINS } from './transaction-origin';
 export type { ChargeOrigin } from './transaction-origin';
 export {
+  AUTHENTICATION_REQUIRED,
   applyBalanceToInvoice,
+  awaitsAuthentication,
   countPendingEntries,
   creditBalanceFromInvoice,
+  entriesInFlight,
   entryByGatewayKey,
   findEntry,
-  invoicePaymentsInFlight,
   isInFlight,
+  isSettled,
   openPending,
   paymentAttempts,
   recordAdjustment,
@@ -23,7 +26,7 @@ export {
   runAttempt,
   settlePending,
 } from './ledger';
-export type { AttemptStep, LedgerEntry, LedgerOutcome, SettledOutcome } from './ledger';
+export type { AttemptStep, LedgerEntry, LedgerOutcome } from './ledger';
 export { ledgerRegistry } from './ledger-metrics';
 export { listInvoiceTransactions, toTransactionObject } from './transaction.service';
 export { registerTransactionRoutes } from './transaction.routes';

@@ -52,8 +52,28 @@ export interface LedgerEntry {
 export type LedgerOutcome =
   | { status: 'succeeded'; gatewayReference: string }
   | { status: 'failed'; gatewayReference: string | null; failureCode: string; failureMessage: string }
-  | { status: 'pending'; gatewayReference: string }
+  /** `actionRequired`: the customer must authenticate it (3-D Secure), kept as `authentication_required`. */
+  | { status: 'pending'; gatewayReference: string; actionRequired?: boolean }
   | { status: 'unknown'; gatewayReference: null };
+
+/** The code a payment waiting for the customer's authentication carries while pending (docs/decisions.md §40). */
+export const AUTHENTICATION_REQUIRED = 'authentication_required';
+
+/** Whether an entry in flight waits for the customer to authenticate it. */
+export function awaitsAuthentication(entry: Pick<Transaction, 'status' | 'failureCode'>): boolean {
+  return entry.status === 'pending' && entry.failureCode === AUTHENTICATION_REQUIRED;
+}
+
+/** The code and message an outcome leaves on its entry: a decline's, or the authentication a pending one waits for. */
+function failureOf(outcome: LedgerOutcome): { failureCode: string | null; failureMessage: string | null } {
+  if (outcome.status === 'failed') return { failureCode: outcome.failureCode, failureMessage: outcome.failureMessage };
+  if (outcome.status === 'pending' && outcome.actionRequired)
+    return {
+      failureCode: AUTHENTICATION_REQUIRED,
+      failureMessage: 'The customer must authenticate this payment (3-D Secure) on the hosted invoice page.',
+    };
+  return { failureCode: null, failureMessage: null };
+}
 
 /** An outcome that settles its entry for good. */
 export type SettledOutcome = Extract<LedgerOutcome, { status: 'succeeded' | 'failed' }>;
@@ -94,7 +114,7 @@ export {
   countPendingEntries,
   entryByGatewayKey,
   findEntry,
-  invoicePaymentsInFlight,
+  entriesInFlight,
   paymentAttempts,
 } from './transaction.records';
 
@@ -117,8 +137,7 @@ export async function settlePending(tx: AnyTx, id: string, outcome: LedgerOutcom
   const row = await settleEntry(tx, id, {
     status: outcome.status,
     gatewayReference: outcome.gatewayReference,
-    failureCode: outcome.status === 'failed' ? outcome.failureCode : null,
-    failureMessage: outcome.status === 'failed' ? outcome.failureMessage : null,
+    ...failureOf(outcome),
   });
   if (!row) return false;
   if (isSettled(outcome))

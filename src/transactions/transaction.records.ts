@@ -107,7 +107,7 @@ const PAYMENT_ATTEMPTS: Statement = {
 
 /** An invoice's payment attempts in flight (pending or unknown) and the one under `attemptKey` (if any), oldest first, in one read. */
 export async function paymentAttempts(
-  tx: AnyTx,
+  tx: Queryable,
   accountId: string,
   invoiceId: string,
   attemptKey: string | null,
@@ -205,24 +205,24 @@ export async function readBalanceSums(
   return rows.map((row) => ({ status: row.status, currency: row.currency, amount: BigInt(row.amount) }));
 }
 
-const PAYMENTS_IN_FLIGHT: Statement = {
-  name: 'ledger_payments_in_flight',
+const ENTRIES_IN_FLIGHT: Statement = {
+  name: 'ledger_entries_in_flight',
   text: `SELECT ${selectList(TRANSACTION_COLUMNS, 't')} FROM transactions t
-    WHERE t.type = 'payment' AND t.invoice_id IS NOT NULL AND t.gateway_key IS NOT NULL
+    WHERE t.type IN ('payment', 'refund') AND t.gateway_key IS NOT NULL
       AND (t.status = 'unknown' OR (t.status = 'pending' AND t.created_at < now() - make_interval(secs => $1::float8)))
       AND ($2::text IS NULL OR t.id > $2)
     ORDER BY t.id LIMIT $3`,
 };
 
 /**
- * Invoice payments in flight across accounts, by id after `after`: every `unknown` one, and the `pending`
- * ones opened more than `pendingOlderThanMs` ago (a request still charging is left alone).
+ * Charges and refunds in flight across accounts, by id after `after`: every `unknown` one, and the `pending`
+ * ones opened more than `pendingOlderThanMs` ago (a request still sending is left alone).
  */
-export async function invoicePaymentsInFlight(
+export async function entriesInFlight(
   db: Queryable,
   pendingOlderThanMs: number,
   after: string | null,
   limit: number,
 ): Promise<Transaction[]> {
-  return queryModels(db, TRANSACTION_COLUMNS, PAYMENTS_IN_FLIGHT, [pendingOlderThanMs / 1000, after, limit]);
+  return queryModels(db, TRANSACTION_COLUMNS, ENTRIES_IN_FLIGHT, [pendingOlderThanMs / 1000, after, limit]);
 }

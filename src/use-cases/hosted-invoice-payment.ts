@@ -2,6 +2,8 @@ import type { AppDeps } from '../http/app-deps';
 import { isRefusal } from '../http/errors';
 import type { InvoiceObject } from '../invoices';
 import { payInvoice } from '../invoices';
+import { authenticateInvoicePayment, paymentAwaitingAuthentication } from '../invoices';
+import { authenticationPlace, type AuthenticationPlace } from '../payments';
 import { onInvoiceTime } from '../invoices';
 import { fromOrigin } from '../lib/events';
 import type { CreatePaymentMethodInput } from '../payments';
@@ -70,4 +72,29 @@ async function useOnSubscription(deps: AppDeps, accountId: string, subscriptionI
   } catch (error) {
     if (!isRefusal(error)) throw error;
   }
+}
+
+/**
+ * The customer authenticated the invoice's payment on its hosted page (3-D Secure: docs/api.md "Hosted pages"):
+ * recorded at the invoice's time, as the page's own action (docs/decisions.md §38).
+ */
+export function authenticateOnHostedInvoicePage(deps: AppDeps, accountId: string, invoiceId: string) {
+  return onInvoiceTime(deps.prisma, accountId, invoiceId, () =>
+    fromOrigin('hosted_invoice_page', () =>
+      authenticateInvoicePayment(deps.prisma, deps.gateways, accountId, invoiceId),
+    ),
+  );
+}
+
+/**
+ * Where the customer authenticates the invoice's payment waiting for it, for its hosted page: a button of the page
+ * (the simulator), or the processor's own page (Stripe's `next_action` URL); null when no payment waits.
+ */
+export async function hostedAuthentication(
+  deps: AppDeps,
+  accountId: string,
+  invoiceId: string,
+): Promise<{ place: AuthenticationPlace | null } | null> {
+  const waiting = await paymentAwaitingAuthentication(deps.prisma, accountId, invoiceId);
+  return waiting && { place: await authenticationPlace(deps.gateways, waiting) };
 }

@@ -17,8 +17,13 @@ export {
   subscriptionToCancel,
 } from './customer-portal';
 export type { PortalCustomer, PortalSubscription } from './customer-portal';
-export { payFromHostedInvoicePage } from './hosted-invoice-payment';
+export {
+  authenticateOnHostedInvoicePage,
+  hostedAuthentication,
+  payFromHostedInvoicePage,
+} from './hosted-invoice-payment';
 export { sendInvoiceEmail } from './invoice-sending';
+export { reconcilePayments, recordProcessorReport } from './payment-reconciliation';
 export { changeSubscription } from './subscription-change';
 export { queueSubscriptionReminder, reminderDays } from './subscription-reminders';
 export { upcomingInvoice } from './upcoming-invoice';

@@ -76,6 +76,7 @@ const groups: { data: z.ZodType; types: string[]; about: string }[] = [
       'invoice.sent',
       'invoice.payment_succeeded',
       'invoice.payment_failed',
+      'invoice.payment_action_required',
       'invoice.updated',
     ],
     about: 'the invoice object (money in the smallest currency unit)',

@@ -19,7 +19,8 @@ import {
   type TestApp,
 } from '../support/harness';
 import { customerWithCard, gatewayCharges, simpleInvoice, simulatorFor, wrappedGateways } from '../support/payments';
-import { recordReportedCharge } from '../../src/invoices/invoice-payment.service';
+import { recordProcessorReport } from '../../src/use-cases/payment-reconciliation';
+import { registeredGateways } from '../../src/gateway-registrations';
 
 // The API's gateway charges and then loses the answer (a timeout after the processor took the request):
 // the adapter says `unknown`. The worker's gateway is the real simulated one, which the reconciliation asks.
@@ -30,6 +31,7 @@ let other: ApiClient;
 let accountId: string;
 const taskQueue = `reconciliation-${crypto.randomUUID()}`;
 let losing = true;
+let losingRefunds = false;
 const gatewayDb = createPrisma(process.env.DATABASE_URL!, 2);
 
 beforeAll(async () => {
@@ -44,6 +46,12 @@ beforeAll(async () => {
       // The processor is unreachable from the API meanwhile: asking it about the key fails too.
       retrieveCharge: (request) =>
         losing ? Promise.reject(new GatewayUnavailableError('simulated', 'down')) : real.retrieveCharge(request),
+      async refund(request) {
+        const answered = await real.refund(request);
+        return losingRefunds ? { status: 'unknown', reason: 'timeout after the request was sent' } : answered;
+      },
+      retrieveRefund: (request) =>
+        losingRefunds ? Promise.reject(new GatewayUnavailableError('simulated', 'down')) : real.retrieveRefund(request),
     })),
   });
   worker = await startTestWorker(app.prisma, taskQueue);
@@ -171,15 +179,104 @@ it("the processor's own report settles an attempt in flight once, and a key the 
   };
   // Another account's report under this key finds nothing of its own.
   const otherAccount = await createTestAccount(app.prisma, { name: 'Reporter Co' });
-  expect(await recordReportedCharge(app.prisma, { ...report, accountId: otherAccount.accountId })).toBe('ignored');
-  expect(await recordReportedCharge(app.prisma, report)).toBe('recorded');
-  expect(await recordReportedCharge(app.prisma, report)).toBe('ignored');
-  expect(await recordReportedCharge(app.prisma, { ...report, idempotencyKey: 'invoice:not-ours:payment:1' })).toBe(
-    'ignored',
-  );
+  expect(
+    await recordProcessorReport(app.prisma, registeredGateways(app.prisma), {
+      ...report,
+      accountId: otherAccount.accountId,
+    }),
+  ).toBe('ignored');
+  expect(await recordProcessorReport(app.prisma, registeredGateways(app.prisma), report)).toBe('recorded');
+  expect(await recordProcessorReport(app.prisma, registeredGateways(app.prisma), report)).toBe('ignored');
+  expect(
+    await recordProcessorReport(app.prisma, registeredGateways(app.prisma), {
+      ...report,
+      idempotencyKey: 'invoice:not-ours:payment:1',
+    }),
+  ).toBe('ignored');
   expect(expectStatus(await api.get(`/invoices/${invoice.id}`), 200)).toMatchObject({
     status: 'paid',
     amount_paid: 2500,
   });
   expect(expectStatus(await api.get(`/transactions/${attempt.id}`), 200)).toMatchObject({ status: 'succeeded' });
+});
+
+it('a refund whose answer was lost stays unknown (a retryable 502) until the reconciliation asks the processor, once', async () => {
+  losing = false;
+  const { customer } = await customerWithCard(api);
+  const invoice = await simpleInvoice(api, customer.id, 5000);
+  expect(expectStatus(await api.put(`/invoices/${invoice.id}`), 200).status).toBe('paid');
+  const before = await gatewayCharges(app.prisma, accountId, 'refund');
+
+  losingRefunds = true;
+  const lost = await api.post(`/invoices/${invoice.id}/refund`, { amount: 1000 });
+  expect(lost.status).toBe(502);
+  expect(lost.body.error.code).toBe('gateway_unavailable');
+  const refund = expectStatus(await api.get(`/invoices/${invoice.id}/transactions`), 200).data.find(
+    (entry: { type: string }) => entry.type === 'refund',
+  );
+  expect(refund).toMatchObject({ status: 'unknown', amount: -1000 });
+  expect((await other.get(`/transactions/${refund.id}`)).status).toBe(404);
+  expect(expectStatus(await api.get(`/invoices/${invoice.id}`), 200).amount_refunded).toBe(0);
+
+  losingRefunds = false;
+  await reconcile();
+  expect(expectStatus(await api.get(`/transactions/${refund.id}`), 200)).toMatchObject({ status: 'succeeded' });
+  expect(expectStatus(await api.get(`/invoices/${invoice.id}`), 200).amount_refunded).toBe(1000);
+  expect(await gatewayCharges(app.prisma, accountId, 'refund')).toBe(before + 1);
+  // Settled once: a second pass and a later request find nothing in flight and move nothing more.
+  await reconcile();
+  expect(expectStatus(await api.get(`/invoices/${invoice.id}`), 200).amount_refunded).toBe(1000);
+  expect(await gatewayCharges(app.prisma, accountId, 'refund')).toBe(before + 1);
+});
+
+it("the processor's report of a credit note's refund settles it: a refused refund voids its credit note, once", async () => {
+  losing = false;
+  const { customer } = await customerWithCard(api);
+  const invoice = await simpleInvoice(api, customer.id, 3000);
+  expectStatus(await api.put(`/invoices/${invoice.id}`), 200);
+  losingRefunds = true;
+  const lost = await api.post('/credit-notes', {
+    invoice: invoice.id,
+    amount: 800,
+    reason: 'duplicate',
+    refund_to: 'card',
+  });
+  losingRefunds = false;
+  expect(lost.status).toBe(502);
+  const [note] = expectStatus(await api.get(`/credit-notes?invoice=${invoice.id}`), 200).data;
+  expect(note).toMatchObject({ status: 'issued', amount: 800 });
+  const entry = await app.prisma.transaction.findUniqueOrThrow({ where: { id: note.transaction } });
+  expect(entry.status).toBe('unknown');
+
+  const report = {
+    kind: 'refund' as const,
+    accountId,
+    idempotencyKey: entry.gatewayKey!,
+    result: {
+      status: 'failed' as const,
+      refundId: 're_refused',
+      failureCode: 'charge_disputed',
+      failureMessage: 'The charge is disputed.',
+    },
+  };
+  const gateways = registeredGateways(app.prisma);
+  const otherAccount = await createTestAccount(app.prisma, { name: 'Refund Reporter Co' });
+  expect(await recordProcessorReport(app.prisma, gateways, { ...report, accountId: otherAccount.accountId })).toBe(
+    'ignored',
+  );
+  expect(await recordProcessorReport(app.prisma, gateways, report)).toBe('recorded');
+  expect(await recordProcessorReport(app.prisma, gateways, report)).toBe('ignored');
+  expect(expectStatus(await api.get(`/credit-notes/${note.id}`), 200)).toMatchObject({ status: 'void' });
+  expect(expectStatus(await api.get(`/transactions/${entry.id}`), 200)).toMatchObject({
+    status: 'failed',
+    failure_code: 'charge_disputed',
+  });
+  expect(expectStatus(await api.get(`/invoices/${invoice.id}`), 200)).toMatchObject({
+    amount_refunded: 0,
+    post_payment_credit_notes_amount: 0,
+  });
+  const voided = (await eventsOf(app.prisma, accountId, 'credit_note.voided')).filter(
+    (event) => (event.data as { id: string }).id === note.id,
+  );
+  expect(voided).toHaveLength(1);
 });

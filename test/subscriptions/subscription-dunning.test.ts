@@ -1,4 +1,5 @@
 import { addPaymentMethod, cardBody, CARDS, createCustomer, customerWithCard } from '../support/payments';
+import { hostedPath, pageForm, postForm } from '../hosted-pages/pages';
 import { HOUR_MS } from '../../src/lib/durations';
 import {
   advanceTo,
@@ -383,5 +384,45 @@ describe('dunning', () => {
       });
       return subscription.id;
     });
+  });
+});
+
+describe('a charge the customer must authenticate (3-D Secure)', () => {
+  it('counts as a failed attempt for dunning, whose retries charge nothing beside it, until the customer authenticates on the hosted page', async () => {
+    const world = await startSubscriptionWorld();
+    try {
+      const { customer } = await customerWithCard(world.api, CARDS.authenticationRequired);
+      const subscription = await subscribe(world, customer.id);
+      const id: string = subscription.id;
+      expect(subscription.status).toBe('past_due');
+      const [invoice] = await invoicesOf(world, id);
+      expect(invoice!.status).toBe('open');
+      const attempts = () => world.app.prisma.transaction.findMany({ where: { invoiceId: invoice!.id } });
+      expect(await attempts()).toEqual([
+        expect.objectContaining({ status: 'pending', failureCode: 'authentication_required' }),
+      ]);
+      const [dunning] = (await subscriptionState(world, id)).dunning;
+      expect(dunning).toMatchObject({ invoiceId: invoice!.id, attempts: 1 });
+
+      // The first retry is counted too; it asks about the charge waiting and makes none of its own.
+      await advanceTo(world, id, dunning!.failedAt + dunning!.retryDays[0]! * DAY_MS + HOUR_MS);
+      expect((await subscriptionState(world, id)).dunning[0]).toMatchObject({ attempts: 2 });
+      expect(await attempts()).toHaveLength(1);
+
+      // The customer authenticates on the invoice's page (the email's link): paid once, dunning ends.
+      const open = expectStatus(await world.api.get(`/invoices/${invoice!.id}`), 200, 'GET invoice');
+      const path = hostedPath(open);
+      const answer = await postForm(world.app.baseUrl, `${path}/authenticate`, await pageForm(world.app.baseUrl, path));
+      expect(answer.status).toBe(303);
+      const state = await eventuallyState(world, id, (view) => view.dunning.length === 0);
+      expect(state.billingStatus).toBe('active');
+      expect(expectStatus(await world.api.get(`/invoices/${invoice!.id}`), 200, 'GET invoice').status).toBe('paid');
+      expect(await attempts()).toEqual([expect.objectContaining({ status: 'succeeded', failureCode: null })]);
+      const types = (await subscriptionEvents(world, id)).map((event) => event.type);
+      expect(types.filter((type) => type === 'invoice.payment_action_required')).toHaveLength(1);
+      expect(types.filter((type) => type === 'invoice.payment_failed')).toHaveLength(0);
+    } finally {
+      await world.close();
+    }
   });
 });

@@ -30,6 +30,8 @@ export interface EmailWorld {
   catcher: SmtpCatcher;
   mailer: Mailer;
   relay: Relay;
+  /** The worker's task queue (a workflow a test runs itself runs there). */
+  taskQueue: string;
   api: ApiClient;
   apiKey: string;
   accountId: string;
@@ -61,6 +63,7 @@ export async function startEmailWorld(accountName = 'Lovelace Analytics'): Promi
     catcher,
     mailer,
     relay,
+    taskQueue,
     api: apiClient(app.baseUrl, account.apiKey),
     apiKey: account.apiKey,
     accountId: account.accountId,

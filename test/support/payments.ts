@@ -9,6 +9,8 @@ export const CARDS = {
   declined: '4000000000000002',
   insufficientFunds: '4000000000009995',
   processingError: '4000000000000119',
+  /** Stripe's 3-D Secure test card: the charge waits for the customer to authenticate it. */
+  authenticationRequired: '4000002760003184',
 } as const;
 
 export const BANK_ACCOUNTS = {

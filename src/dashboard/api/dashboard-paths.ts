@@ -27,6 +27,7 @@ export type EmailKind =
   | 'invoice'
   | 'receipt'
   | 'payment_failed'
+  | 'payment_action_required'
   | 'installment_failed'
   | 'renewal_reminder'
   | 'trial_ending'

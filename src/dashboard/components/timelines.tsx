@@ -122,6 +122,7 @@ const KIND_LABELS: Record<string, string> = {
   invoice: 'Invoice',
   receipt: 'Receipt',
   payment_failed: 'Failed payment',
+  payment_action_required: 'Payment to authenticate',
   installment_failed: 'Failed installment',
   renewal_reminder: 'Renewal reminder',
   trial_ending: 'Trial ending',

@@ -87,6 +87,7 @@ const EMAIL_KINDS: { kind: EmailKind; label: string }[] = [
   { kind: 'invoice', label: 'Invoices (collection by invoice), with the PDF' },
   { kind: 'receipt', label: 'Receipts when an invoice is paid' },
   { kind: 'payment_failed', label: "Failed payments of a subscription's renewal or retry" },
+  { kind: 'payment_action_required', label: 'Payments the customer must authenticate (3-D Secure), with the link' },
   { kind: 'installment_failed', label: "Failed installments of a payment plan's automatic charge" },
   { kind: 'renewal_reminder', label: 'Upcoming renewal reminders (days before: below)' },
   { kind: 'trial_ending', label: 'Trial ending reminders (days before: below)' },
