@@ -173,6 +173,7 @@ export async function benchScale(ctx: BenchContext): Promise<Figures> {
     invoices: size('BENCH_SCALE_INVOICES', 200_000),
     events: size('BENCH_SCALE_EVENTS', 50_000),
     deliveries: size('BENCH_SCALE_DELIVERIES', 100_000),
+    usageEvents: 0, // the usage section seeds its own (bench/usage.ts)
   };
   const account = await createAccount(ctx.prisma, { name: 'Bench scale', role: 'developer' });
   const client = new Client({ connectionString: ctx.databaseUrl });

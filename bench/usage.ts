@@ -1,17 +1,25 @@
 import type { ChildProcess } from 'node:child_process';
-import { Pool } from 'pg';
+import { Client, Pool } from 'pg';
 import { createAccount } from '../src/accounts/account.service';
+import { analyzeSeededTables, openSeedSession, seedChunk, seedSupportingRows } from '../src/scale/seed.records';
 import { startServer } from './customers';
 import { percentile, ratio, roundTo, type BenchContext, type Figures } from './support';
 
 // Usage ingestion (docs/api.md "Usage-based billing"): batches of 1,000 events through POST /usage-events
 // beside the bare statement, the same batches written by `pg` with the same multi-row INSERT into a table
-// made like usage_events, in the same run, in alternating rounds; then every id counted once.
+// made like usage_events, in the same run, in alternating rounds; then every id counted once. Then the
+// API is killed (SIGKILL) in the middle of a burst of batches, started again, and every batch not answered
+// 202 sent again: every id is counted once. Then a second account is seeded with BENCH_USAGE_AGGREGATE_EVENTS
+// events (npm run seed:scale's statements) and one customer's period total is read through the API.
 
 const BATCH = 1000;
 const LANES = Number(process.env.BENCH_USAGE_LANES ?? 4);
 const ROUNDS = Number(process.env.BENCH_USAGE_ROUNDS ?? 4);
 const BATCHES_PER_ROUND = Number(process.env.BENCH_USAGE_BATCHES ?? 20);
+/** Usage events of the aggregation's account (10,000,000 in the issue's figure), over BENCH_USAGE_CUSTOMERS customers. */
+const AGGREGATE_EVENTS = Number(process.env.BENCH_USAGE_AGGREGATE_EVENTS ?? 10_000_000);
+const AGGREGATE_CUSTOMERS = Number(process.env.BENCH_USAGE_CUSTOMERS ?? 10_000);
+const AGGREGATE_RUNS = Number(process.env.BENCH_USAGE_AGGREGATE_RUNS ?? 100);
 
 const BARE_INSERT = `INSERT INTO bench_usage_events (account_id, id, event_name, customer_id, timestamp, properties)
   SELECT $1, e.id, e.event_name, e.customer_id, e.timestamp, e.properties
@@ -142,7 +150,11 @@ export async function benchUsage(ctx: BenchContext): Promise<Figures> {
     console.log(
       `usage api/bare: throughput ${ratio(apiRate, bareRate)}; ${sent} distinct ids sent, ${count} rows (a retried round included)`,
     );
+    const killed = await ingestThroughAKill(ctx, account.api_key, customer.id, pool, account.account_id);
+    const aggregation = AGGREGATE_EVENTS > 0 ? await aggregateAtScale(ctx) : {};
     return {
+      ...killed,
+      ...aggregation,
       'usage.ingest_ratio': roundTo(apiRate / bareRate),
       'usage.api_events_per_s': Math.round(apiRate),
       'usage.bare_events_per_s': Math.round(bareRate),
@@ -152,5 +164,185 @@ export async function benchUsage(ctx: BenchContext): Promise<Figures> {
   } finally {
     for (const child of children) child.kill('SIGTERM');
     await pool.end();
+  }
+}
+
+const KILL_BATCHES = 40;
+
+/**
+ * KILL_BATCHES batches on LANES lanes to an API of their own, killed (SIGKILL) once a quarter of them were
+ * answered and started again; each lane sends a batch until it is answered 202, as a client retries, so
+ * the batches cut off by the kill are sent again (some of them were committed before it: their ids must
+ * not count twice). The API writes events itself (no worker is on their path).
+ */
+async function ingestThroughAKill(
+  ctx: BenchContext,
+  apiKey: string,
+  customerId: string,
+  pool: Pool,
+  accountId: string,
+): Promise<Figures> {
+  const env = { DATABASE_URL: ctx.databaseUrl, TEMPORAL_ADDRESS: ctx.temporalAddress };
+  let api = await startServer('api', env);
+  let restarting: Promise<void> | null = null;
+  let answered = 0;
+  let cutOff = 0;
+  let killedAt = -1;
+  const headers = { 'cc-api-key': apiKey, 'content-type': 'application/json' };
+  const send = async (batch: number): Promise<void> => {
+    const body = JSON.stringify({ events: batchOf('kill', batch, customerId) });
+    for (;;) {
+      await restarting;
+      try {
+        const response = await fetch(`http://127.0.0.1:${api.port}/usage-events`, { method: 'POST', headers, body });
+        if (response.status === 202) break;
+        throw new Error(`POST /usage-events answered ${response.status}: ${await response.text()}`);
+      } catch (error) {
+        if (!(error instanceof TypeError)) throw error; // fetch's connection errors: the API was killed
+        cutOff += 1;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    }
+    answered += 1;
+    if (answered === Math.floor(KILL_BATCHES / 4) && killedAt < 0) {
+      killedAt = answered;
+      api.child.kill('SIGKILL');
+      restarting = startServer('api', env).then((started) => {
+        api = started;
+        restarting = null;
+      });
+    }
+  };
+  try {
+    await run(KILL_BATCHES, send);
+  } finally {
+    api.child.kill('SIGTERM');
+  }
+  const [{ count }] = (
+    await pool.query<{ count: string }>(
+      "SELECT count(*) FROM usage_events WHERE account_id = $1 AND id LIKE 'kill-%'",
+      [accountId],
+    )
+  ).rows as [{ count: string }];
+  const sent = KILL_BATCHES * BATCH;
+  console.log(
+    `usage events through an API killed (SIGKILL) after ${killedAt} of ${KILL_BATCHES} batches: ${cutOff} sends cut off and sent again; ` +
+      `${sent} distinct ids sent, ${count} rows`,
+  );
+  return { 'usage.kill_events_miscounted': Math.abs(sent - Number(count)), 'usage.kill_sends_cut_off': cutOff };
+}
+
+/**
+ * An account of AGGREGATE_CUSTOMERS customers and AGGREGATE_EVENTS usage events of one summed meter over
+ * 90 days (seed:scale's statements: one event in ten is the first customer's), then AGGREGATE_RUNS reads,
+ * one at a time, of a customer's total over the last 30 days through GET /meters/{id}/event-summaries:
+ * the heaviest customer's (a tenth of the events) and any other's; and the heaviest one's per day.
+ */
+async function aggregateAtScale(ctx: BenchContext): Promise<Figures> {
+  const account = await createAccount(ctx.prisma, { name: 'Bench usage at scale', role: 'developer' });
+  const until = new Date();
+  until.setUTCHours(0, 0, 0, 0);
+  const sizes = {
+    customers: AGGREGATE_CUSTOMERS,
+    invoices: 0,
+    events: 0,
+    deliveries: 0,
+    usageEvents: AGGREGATE_EVENTS,
+  };
+  const client = new Client({ connectionString: ctx.databaseUrl });
+  await client.connect();
+  const started = Date.now();
+  try {
+    await openSeedSession(client, {
+      accountId: account.account_id,
+      accountName: account.name,
+      seed: 'bench-usage',
+      until,
+      spanSeconds: 365 * 86_400,
+      sizes,
+    });
+    await seedSupportingRows(client, sizes);
+    for (const table of ['customers', 'usageEvents'] as const)
+      for (let first = 1; first <= sizes[table]; first += 500_000)
+        await seedChunk(client, table, first, Math.min(sizes[table], first + 499_999));
+    await client.query('VACUUM ANALYZE usage_events');
+    await analyzeSeededTables(client);
+  } finally {
+    await client.end();
+  }
+  const seededSeconds = Math.round((Date.now() - started) / 1000);
+  const meter = await ctx.prisma.meter.findFirstOrThrow({ where: { accountId: account.account_id } });
+  const customers = await ctx.prisma.customer.findMany({
+    where: { accountId: account.account_id, deletedAt: null },
+    select: { id: true },
+    orderBy: { id: 'asc' },
+    take: 200,
+  });
+  const heaviest = await ctx.prisma.usageEvent.findFirstOrThrow({
+    where: { accountId: account.account_id, id: 'ue-10' },
+    select: { customerId: true },
+  });
+  const api = await startServer('api', { DATABASE_URL: ctx.databaseUrl, TEMPORAL_ADDRESS: ctx.temporalAddress });
+  try {
+    const end = Math.floor(until.getTime() / 1000);
+    const start = end - 30 * 86_400;
+    const read = async (customer: string, byDay: boolean): Promise<number> => {
+      const query = `customer=${customer}&start_time=${start}&end_time=${end}${byDay ? '&value_grouping_window=day' : ''}`;
+      const at = performance.now();
+      const response = await fetch(`http://127.0.0.1:${api.port}/meters/${meter.id}/event-summaries?${query}`, {
+        headers: { 'cc-api-key': account.api_key },
+      });
+      if (response.status !== 200)
+        throw new Error(`event-summaries answered ${response.status}: ${await response.text()}`);
+      await response.json();
+      return performance.now() - at;
+    };
+    const p99Of = async (next: (run: number) => Promise<number>) => {
+      for (let run = 0; run < 5; run++) await next(run); // warm-up
+      const ms: number[] = [];
+      for (let run = 0; run < AGGREGATE_RUNS; run++) ms.push(await next(run));
+      return {
+        p50: roundTo(
+          percentile(
+            [...ms].sort((a, b) => a - b),
+            50,
+          ),
+          1,
+        ),
+        p99: roundTo(
+          percentile(
+            [...ms].sort((a, b) => a - b),
+            99,
+          ),
+          1,
+        ),
+      };
+    };
+    const heavyDaily = await p99Of(() => read(heaviest.customerId, true));
+    const heavy = await p99Of(() => read(heaviest.customerId, false));
+    const typical = await p99Of((run) => read(customers[1 + (run % (customers.length - 1))]!.id, false));
+    const [{ count }] = (await ctx.prisma.$queryRawUnsafe<{ count: bigint }[]>(
+      'SELECT count(*) FROM usage_events WHERE account_id = $1 AND customer_id = $2 AND timestamp >= $3 AND timestamp < $4',
+      account.account_id,
+      heaviest.customerId,
+      new Date(start * 1000),
+      until,
+    )) as [{ count: bigint }];
+    console.log(
+      `\nusage totals at scale: ${AGGREGATE_EVENTS} events of ${AGGREGATE_CUSTOMERS} customers in one account (seeded in ${seededSeconds} s); ` +
+        `a 30-day total, ${AGGREGATE_RUNS} reads each, one at a time`,
+    );
+    console.table({
+      [`heaviest customer (${count} events in the period)`]: { 'p50 ms': heavy.p50, 'p99 ms': heavy.p99 },
+      'heaviest customer, per day': { 'p50 ms': heavyDaily.p50, 'p99 ms': heavyDaily.p99 },
+      'other customers': { 'p50 ms': typical.p50, 'p99 ms': typical.p99 },
+    });
+    return {
+      'usage.total_p99_ms_heaviest': heavy.p99,
+      'usage.total_p99_ms_daily_heaviest': heavyDaily.p99,
+      'usage.total_p99_ms_typical': typical.p99,
+    };
+  } finally {
+    api.child.kill('SIGTERM');
   }
 }

@@ -14,12 +14,12 @@ import {
 } from '../scale';
 import { fail, parseCommandLine, refuse, runCommand } from './operator';
 
-const usage = `Usage: npm run seed:scale -- [--customers N] [--invoices N] [--events N] [--deliveries N]
+const usage = `Usage: npm run seed:scale -- [--customers N] [--invoices N] [--events N] [--deliveries N] [--usage-events N]
                        [--account acct_... | --accounts K] [--seed TEXT] [--until ISO-DATE] [--span-days D]
                        [--chunk N] [--json]
   Inserts rows with SQL for measuring at scale (docs/performance.md, "Data at scale"): N customers,
   N invoices (one line each; every paid one with its payment), N events and N webhook deliveries (one
-  attempt each), in each of K new accounts (default 1, each with an API key, printed) or in --account.
+  attempt each), N usage events of one meter over the last 90 days (one in ten the first customer's), in each of K new accounts (default 1, each with an API key, printed) or in --account.
   Creation times spread over --span-days (default 1095) before --until (default today 00:00 UTC); the same
   sizes, --seed and --until make the same data. Statistics are analyzed at the end. Seed an account once:
   the rows' ids and invoice numbers come from the account and the row's number, so a second run into the
@@ -38,6 +38,7 @@ async function main(): Promise<number> {
     invoices: { type: 'string' },
     events: { type: 'string' },
     deliveries: { type: 'string' },
+    'usage-events': { type: 'string' },
     account: { type: 'string' },
     accounts: { type: 'string' },
     seed: { type: 'string', default: 'scale' },
@@ -51,8 +52,11 @@ async function main(): Promise<number> {
     invoices: count('invoices', values.invoices),
     events: count('events', values.events),
     deliveries: count('deliveries', values.deliveries),
+    usageEvents: count('usage-events', values['usage-events']),
   };
   if (sizes.invoices > 0 && sizes.customers === 0) fail(`--invoices needs --customers (their customers).\n${usage}`);
+  if (sizes.usageEvents > 0 && sizes.customers === 0)
+    fail(`--usage-events needs --customers (whose usage they are).\n${usage}`);
   if (sizes.deliveries > 0 && sizes.events === 0) fail(`--deliveries needs --events (what they deliver).\n${usage}`);
   const accounts = count('accounts', values.accounts ?? '1');
   if (accounts < 1) fail(`--accounts must be at least 1.\n${usage}`);
@@ -91,7 +95,7 @@ async function main(): Promise<number> {
         sizes,
       });
       await seedSupportingRows(client, sizes);
-      for (const table of ['customers', 'invoices', 'events', 'deliveries'] as SeedTable[]) {
+      for (const table of ['customers', 'invoices', 'events', 'deliveries', 'usageEvents'] as SeedTable[]) {
         for (let first = 1; first <= sizes[table]; first += chunk) {
           const last = Math.min(sizes[table], first + chunk - 1);
           await seedChunk(client, table, first, last);
@@ -121,7 +125,7 @@ async function main(): Promise<number> {
     }
     console.log(
       `Made in each: ${sizes.customers} customers, ${sizes.invoices} invoices (with lines and payments), ` +
-        `${sizes.events} events, ${sizes.deliveries} webhook deliveries; seed ${values.seed}, until ` +
+        `${sizes.events} events, ${sizes.deliveries} webhook deliveries, ${sizes.usageEvents} usage events; seed ${values.seed}, until ` +
         `${until.toISOString()}; ${seconds} s, statistics analyzed.`,
     );
   }

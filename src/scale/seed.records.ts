@@ -1,4 +1,5 @@
 import type { Client } from 'pg';
+import { addToHoursSql } from '../usage';
 
 /**
  * The statements of `npm run seed:scale` (src/cli/seed-scale.ts, docs/performance.md "Data at scale"):
@@ -427,6 +428,35 @@ FROM generate_series($1::bigint, $2::bigint) n,
   LATERAL (SELECT pg_temp.pick(${literal(EVENT_TYPES)}, 'evtype', n) AS type,
     pg_temp.at('evt', n, current_setting('scale.events')::bigint) AS at) t`;
 
+/**
+ * Usage event n of the seeded meter (`api_call`, summed on `tokens`): one in ten is the first customer's (an
+ * account's heaviest user), the rest spread over every seeded customer; spread evenly over the 90 days before
+ * `until`, as a month's usage of a busy account is what a period's total reads. A deleted customer's share goes to
+ * the next customer. Each chunk adds its events to their hours as ingestion does.
+ */
+const USAGE_EVENTS = `
+WITH written AS (
+  INSERT INTO usage_events (account_id, id, event_name, customer_id, timestamp, properties, received_at)
+  SELECT current_setting('scale.account'), 'ue-' || n, 'api_call', pg_temp.rid('cus', 'cus', c.customer), c.at,
+    jsonb_build_object('tokens', 1 + pg_temp.h('uetok', n) % 100), c.at
+  FROM generate_series($1::bigint, $2::bigint) n,
+    LATERAL (SELECT CASE WHEN n % 10 = 0 THEN 1 ELSE 1 + pg_temp.h('uecus', n) % current_setting('scale.customers_or_1')::bigint END AS drawn) d,
+    -- A customer the seed deleted (CUSTOMERS: one in 50) passes its events to the next one.
+    LATERAL (SELECT CASE WHEN pg_temp.h('del', d.drawn) % 50 = 0 THEN d.drawn % current_setting('scale.customers_or_1')::bigint + 1
+      ELSE d.drawn END AS customer,
+      current_setting('scale.until')::timestamptz - make_interval(secs => 7776000 * (current_setting('scale.usage_events')::bigint - n)::float8
+        / current_setting('scale.usage_events')::bigint) AS at) c
+  RETURNING customer_id, event_name, timestamp, received_at, id, (properties->>'tokens')::numeric AS value
+)
+${addToHoursSql("current_setting('scale.account')", 'written')}`;
+
+/** The meter the seeded usage events count (USAGE_METER_EVENT), made before them. */
+const USAGE_METER = `
+INSERT INTO meters (id, account_id, name, event_name, aggregation, value_property, created_at)
+VALUES (pg_temp.rid('mtr', 'mtr', 1), current_setting('scale.account'), 'API calls', 'api_call', 'sum', 'tokens',
+  current_setting('scale.until')::timestamptz - interval '1 year')
+ON CONFLICT (account_id, event_name) DO NOTHING`;
+
 /** Delivery n: event ((n-1) mod events) + 1 to destination (n-1) / events + 1; the newest ones still pending or retrying. */
 const DELIVERIES = `
 WITH rows AS (
@@ -471,6 +501,8 @@ export interface SeedSizes {
   invoices: number;
   events: number;
   deliveries: number;
+  /** Usage events of one meter (USAGE_EVENTS), over the seeded customers. */
+  usageEvents: number;
 }
 
 export interface SeedSession {
@@ -496,6 +528,7 @@ export async function openSeedSession(client: Client, session: SeedSession): Pro
     'scale.invoices': String(Math.max(1, session.sizes.invoices)),
     'scale.events': String(Math.max(1, session.sizes.events)),
     'scale.deliveries': String(Math.max(1, session.sizes.deliveries)),
+    'scale.usage_events': String(Math.max(1, session.sizes.usageEvents)),
   };
   for (const [name, value] of Object.entries(settings)) {
     await client.query('SELECT set_config($1, $2, false)', [name, value]);
@@ -510,6 +543,7 @@ const CHUNK_STATEMENTS: Record<SeedTable, string> = {
   invoices: INVOICES,
   events: EVENTS,
   deliveries: DELIVERIES,
+  usageEvents: USAGE_EVENTS,
 };
 
 /** Rows first..last (1-based, inclusive) of one table, in one statement. */
@@ -517,11 +551,12 @@ export async function seedChunk(client: Client, table: SeedTable, first: number,
   await client.query(CHUNK_STATEMENTS[table], [first, last]);
 }
 
-/** The destinations the deliveries go to (one per `events` deliveries) and the invoice number counter. */
+/** The destinations the deliveries go to (one per `events` deliveries), the invoice number counter and the usage events' meter. */
 export async function seedSupportingRows(client: Client, sizes: SeedSizes): Promise<void> {
   const destinations = sizes.events > 0 ? Math.ceil(sizes.deliveries / sizes.events) : 0;
   if (destinations > 0) await client.query(DESTINATIONS, [destinations]);
   if (sizes.invoices > 0) await client.query(NUMBER_COUNTER, [sizes.invoices]);
+  if (sizes.usageEvents > 0) await client.query(USAGE_METER);
 }
 
 /** The tables seeded and those the list counters of docs/decisions.md read, with fresh planner statistics. */
@@ -535,6 +570,8 @@ export async function analyzeSeededTables(client: Client): Promise<void> {
     'webhook_deliveries',
     'webhook_attempts',
     'webhook_destinations',
+    'usage_events',
+    'usage_hours',
   ]) {
     await client.query(`ANALYZE ${table}`);
   }

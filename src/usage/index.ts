@@ -2,4 +2,5 @@
 // docs/architecture.md, "Modules"). Files that load no other module's index.ts come first.
 export { meterSchema } from './meter.schemas';
 export { assertActiveMeter } from './meter.service';
+export { addToHoursSql } from './usage-event.records';
 export { registerUsageRoutes } from './usage.routes';

@@ -10,32 +10,89 @@ export interface NewUsageEvent {
   properties: Record<string, unknown>;
 }
 
+// What the aggregations read: an integer property, by a text match, so that no stored value can make the
+// cast fail (ingestion refuses others for the meters that read them, docs/decisions.md "Usage events").
+const integerValue = (properties: string, property: string) =>
+  `CASE WHEN (${properties}->>${property}) ~ '^-?[0-9]{1,15}$' THEN (${properties}->>${property})::numeric END`;
+
+/** An incoming hour's latest event is later than the stored one's (the `last` aggregation's order). */
+const LATER =
+  '(excluded.last_timestamp, excluded.last_received_at, excluded.last_id) > (h.last_timestamp, h.last_received_at, h.last_id)';
+
+/** An hour's latest event first, as the `last` aggregation orders events. */
+const LATEST_FIRST = 'ORDER BY v.timestamp DESC, v.received_at DESC, v.id DESC';
+
+/**
+ * Adds the events of `source` (rows of customer_id, event_name, timestamp, received_at, id and `value`, the
+ * meter's value or null) to their hours in usage_hours (docs/decisions.md "Usage totals"), in key order, for
+ * the account `accountId` (an SQL expression). Ingestion and npm run seed:scale write hours with it.
+ */
+export function addToHoursSql(accountId: string, source: string): string {
+  return `INSERT INTO usage_hours AS h (account_id, customer_id, event_name, hour, event_count, value_sum, value_max,
+        last_timestamp, last_received_at, last_id, last_value)
+      SELECT ${accountId}, v.customer_id, v.event_name, date_trunc('hour', v.timestamp, 'UTC'), count(*), sum(v.value),
+        max(v.value), (array_agg(v.timestamp ${LATEST_FIRST}))[1], (array_agg(v.received_at ${LATEST_FIRST}))[1],
+        (array_agg(v.id ${LATEST_FIRST}))[1], (array_agg(v.value ${LATEST_FIRST}))[1]
+      FROM ${source} v GROUP BY 2, 3, 4 ORDER BY 2, 3, 4
+      ON CONFLICT (account_id, customer_id, event_name, hour) DO UPDATE SET
+        event_count = h.event_count + excluded.event_count,
+        value_sum = h.value_sum + excluded.value_sum,
+        value_max = greatest(h.value_max, excluded.value_max),
+        last_timestamp = CASE WHEN ${LATER} THEN excluded.last_timestamp ELSE h.last_timestamp END,
+        last_received_at = CASE WHEN ${LATER} THEN excluded.last_received_at ELSE h.last_received_at END,
+        last_value = CASE WHEN ${LATER} THEN excluded.last_value ELSE h.last_value END,
+        last_id = CASE WHEN ${LATER} THEN excluded.last_id ELSE h.last_id END`;
+}
+
 /**
  * The whole batch in one statement (arrays unnested: one prepared text whatever the batch's size); an id
  * the account already holds is left as it is (the first event with an id counts, docs/decisions.md
- * "Usage events"). Answers the ids written by this statement.
+ * "Usage events"). Rows are written in id order and the events written added to their hours (usage_hours,
+ * docs/decisions.md "Usage totals") in key order, in the same statement: two batches sharing ids or hours
+ * wait for each other, never deadlock (in their own order, batches of the same ids in another order did).
+ * $7/$8: each event name's property whose values its meter adds up (null: none, count and count_unique).
+ * Answers how many events were written.
  */
 const INSERT_USAGE_EVENTS: Statement = {
   name: 'usage_events_insert',
-  text: `INSERT INTO usage_events (account_id, id, event_name, customer_id, timestamp, properties)
-    SELECT $1, e.id, e.event_name, e.customer_id, e.timestamp, e.properties
-    FROM unnest($2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::jsonb[])
-      AS e(id, event_name, customer_id, timestamp, properties)
-    ON CONFLICT (account_id, id) DO NOTHING
-    RETURNING id`,
+  text: `WITH written AS (
+      INSERT INTO usage_events (account_id, id, event_name, customer_id, timestamp, properties)
+      SELECT $1, e.id, e.event_name, e.customer_id, e.timestamp, e.properties
+      FROM unnest($2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::jsonb[])
+        WITH ORDINALITY AS e(id, event_name, customer_id, timestamp, properties, position)
+      ORDER BY e.id, e.position
+      ON CONFLICT (account_id, id) DO NOTHING
+      RETURNING id, event_name, customer_id, timestamp, received_at, properties
+    ), v AS (
+      SELECT w.*, ${integerValue('w.properties', 'm.property')} AS value
+      FROM written w LEFT JOIN unnest($7::text[], $8::text[]) AS m(event_name, property) ON m.event_name = w.event_name
+    ), hours AS (
+      ${addToHoursSql('$1', 'v')}
+    )
+    SELECT count(*)::int AS counted FROM written`,
 };
 
-/** Writes `events` of the account, each id once; answers how many were new. */
-export async function insertUsageEvents(db: Queryable, accountId: string, events: NewUsageEvent[]): Promise<number> {
-  const rows = await queryRows<{ id: string }>(db, INSERT_USAGE_EVENTS, [
+/**
+ * Writes `events` of the account, each id once, and adds them to their hours; answers how many were new.
+ * `valueProperties`: each event name's property its meter adds up (sum, max, last), null for the others.
+ */
+export async function insertUsageEvents(
+  db: Queryable,
+  accountId: string,
+  events: NewUsageEvent[],
+  valueProperties: Map<string, string | null>,
+): Promise<number> {
+  const [row] = await queryRows<{ counted: number }>(db, INSERT_USAGE_EVENTS, [
     accountId,
     events.map((event) => event.id),
     events.map((event) => event.eventName),
     events.map((event) => event.customerId),
     events.map((event) => event.timestamp.toISOString()),
     events.map((event) => JSON.stringify(event.properties)),
+    [...valueProperties.keys()],
+    [...valueProperties.values()],
   ]);
-  return rows.length;
+  return row?.counted ?? 0;
 }
 
 /** Where a customer's usage may fall: its time (a test clock's) and the start of its oldest open period. */
@@ -80,41 +137,74 @@ export async function hasUsageEvents(db: Queryable, accountId: string, eventName
   return (await queryRows(db, ANY_USAGE_EVENT, [accountId, eventName])).length > 0;
 }
 
-// What the aggregations read: an integer property, by a text match, so that no stored value can make the
-// cast fail (ingestion refuses others for the meters that read them, docs/decisions.md "Usage events").
-const INTEGER_VALUE = `CASE WHEN (properties->>$7) ~ '^-?[0-9]{1,15}$' THEN (properties->>$7)::numeric END`;
-const BUCKET = `floor(extract(epoch FROM (timestamp - $4::timestamptz)) / $6::float8)::int`;
-const RANGE = `account_id = $1 AND customer_id = $2 AND event_name = $3 AND timestamp >= $4::timestamptz AND timestamp < $5::timestamptz`;
+const INTEGER_VALUE = integerValue('properties', '$7');
+const RANGE_KEY = 'account_id = $1 AND customer_id = $2 AND event_name = $3';
+
+/**
+ * The rows a total adds up (docs/decisions.md "Usage totals"): the events of [$4, $8) and [$9, $5), the
+ * partial hours at either end, and the hours of [$8, $9) from usage_hours ($8 = $9 when none is whole), each
+ * as (at, n, value, received_at, id). `event`: what an event row gives for n and value.
+ */
+function parts(event: { n: string; value: string }, hour: { n: string; value: string; at?: string }): string {
+  const events = (from: string, to: string) =>
+    `SELECT timestamp AS at, ${event.n} AS n, ${event.value} AS value, received_at, id FROM usage_events
+      WHERE ${RANGE_KEY} AND timestamp >= ${from}::timestamptz AND timestamp < ${to}::timestamptz`;
+  return `${events('$4', '$8')}
+    UNION ALL ${events('$9', '$5')}
+    UNION ALL SELECT ${hour.at ?? 'hour'}, ${hour.n}, ${hour.value}, last_received_at, last_id FROM usage_hours
+      WHERE ${RANGE_KEY} AND hour >= $8::timestamptz AND hour < $9::timestamptz`;
+}
+
+const BUCKET = `floor(extract(epoch FROM (p.at - $4::timestamptz)) / $6::float8)::int`;
 
 const AGGREGATE: Record<MeterAggregation, Statement> = {
   sum: {
     name: 'usage_aggregate_sum',
-    text: `SELECT ${BUCKET} AS bucket, coalesce(sum(${INTEGER_VALUE}), 0)::text AS value
-      FROM usage_events WHERE ${RANGE} GROUP BY 1`,
+    text: `SELECT ${BUCKET} AS bucket, coalesce(sum(p.value), 0)::text AS value
+      FROM (${parts({ n: '1', value: INTEGER_VALUE }, { n: 'event_count', value: 'value_sum' })}) p GROUP BY 1`,
   },
   count: {
     name: 'usage_aggregate_count',
     // $7 unused by count: named anyway so every aggregation takes the same parameters.
-    text: `SELECT ${BUCKET} AS bucket, count(*)::text AS value
-      FROM usage_events WHERE ${RANGE} AND $7::text IS NULL GROUP BY 1`,
+    text: `SELECT ${BUCKET} AS bucket, sum(p.n)::text AS value
+      FROM (${parts({ n: '1::bigint', value: 'NULL::numeric' }, { n: 'event_count', value: 'NULL::numeric' })}) p
+      WHERE $7::text IS NULL GROUP BY 1`,
   },
   count_unique: {
+    // Distinct values do not add up by hour: every event of the range is read ($8 = $9 = $5: no hour).
     name: 'usage_aggregate_count_unique',
-    text: `SELECT ${BUCKET} AS bucket, count(DISTINCT properties->>$7)::text AS value
-      FROM usage_events WHERE ${RANGE} GROUP BY 1`,
+    text: `SELECT floor(extract(epoch FROM (timestamp - $4::timestamptz)) / $6::float8)::int AS bucket,
+        count(DISTINCT properties->>$7)::text AS value
+      FROM usage_events WHERE ${RANGE_KEY} AND timestamp >= $4::timestamptz AND timestamp < $5::timestamptz
+        AND $8::timestamptz = $9::timestamptz GROUP BY 1`,
   },
   max: {
     name: 'usage_aggregate_max',
-    text: `SELECT ${BUCKET} AS bucket, coalesce(max(${INTEGER_VALUE}), 0)::text AS value
-      FROM usage_events WHERE ${RANGE} GROUP BY 1`,
+    text: `SELECT ${BUCKET} AS bucket, coalesce(max(p.value), 0)::text AS value
+      FROM (${parts({ n: '1', value: INTEGER_VALUE }, { n: 'event_count', value: 'value_max' })}) p GROUP BY 1`,
   },
   last: {
     name: 'usage_aggregate_last',
-    // The latest event's value; of events at the same time, the one received last.
-    text: `SELECT DISTINCT ON (1) ${BUCKET} AS bucket, coalesce(${INTEGER_VALUE}, 0)::text AS value
-      FROM usage_events WHERE ${RANGE} ORDER BY 1, timestamp DESC, received_at DESC, id DESC`,
+    // The latest event's value; of events at the same time, the one received last. An hour's row stands for
+    // its latest event (its time, received_at and id).
+    text: `SELECT DISTINCT ON (1) ${BUCKET} AS bucket, coalesce(p.value, 0)::text AS value
+      FROM (${parts({ n: '1', value: INTEGER_VALUE }, { n: 'event_count', value: 'last_value', at: 'last_timestamp' })}) p ORDER BY 1, p.at DESC, p.received_at DESC, p.id DESC`,
   },
 };
+
+const HOUR_MS = 3_600_000;
+
+/**
+ * The whole hours of [from, to) a total may read from usage_hours: each must fall inside one window (the
+ * windows' bounds on hours), and distinct values (count_unique) never come from them. None: [to, to).
+ */
+function wholeHours(aggregation: MeterAggregation, from: number, to: number, windowMs: number): [number, number] {
+  const first = Math.ceil(from / HOUR_MS) * HOUR_MS;
+  const last = Math.floor(to / HOUR_MS) * HOUR_MS;
+  const windowsOnHours = windowMs >= to - from || (windowMs % HOUR_MS === 0 && from % HOUR_MS === 0);
+  if (aggregation === 'count_unique' || !windowsOnHours || first >= last) return [to, to];
+  return [first, last];
+}
 
 /** How a meter adds up events: its event name, aggregation and property. */
 export interface MeterDefinition {
@@ -125,8 +215,9 @@ export interface MeterDefinition {
 
 /**
  * One customer's aggregated usage of a meter over [from, to), in windows of `windowMs` from `from` (the
- * whole range in one window when absent): one statement, one range of the index (account_id, customer_id,
- * event_name, timestamp). Answers a value per window, in order, 0 for a window without events.
+ * whole range in one window when absent): one statement, reading the whole hours from usage_hours and the
+ * partial ones at either end from usage_events (two ranges of its index (account_id, customer_id,
+ * event_name, timestamp)). Answers a value per window, in order, 0 for a window without events.
  */
 export async function meterUsage(
   db: Queryable,
@@ -138,6 +229,7 @@ export async function meterUsage(
   const spanMs = range.to.getTime() - range.from.getTime();
   const windowMs = range.windowMs ?? spanMs;
   const windows = Math.max(1, Math.ceil(spanMs / windowMs));
+  const [hoursFrom, hoursTo] = wholeHours(meter.aggregation, range.from.getTime(), range.to.getTime(), windowMs);
   const rows = await queryRows<{ bucket: number; value: string }>(db, AGGREGATE[meter.aggregation], [
     accountId,
     customerId,
@@ -146,6 +238,8 @@ export async function meterUsage(
     range.to.toISOString(),
     windowMs / 1000,
     meter.aggregation === 'count' ? null : meter.valueProperty,
+    new Date(hoursFrom).toISOString(),
+    new Date(hoursTo).toISOString(),
   ]);
   const values = new Array<number>(windows).fill(0);
   for (const row of rows) values[row.bucket] = Number(row.value);

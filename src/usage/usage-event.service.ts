@@ -82,7 +82,8 @@ function refusalOf(
  * POST /usage-events (docs/decisions.md, "Usage events"): the batch is checked whole and refused whole at its
  * first bad event (400 or 404 naming `events.<n>.<field>`, nothing written), then written in one statement,
  * each id once. Three statements whatever the batch's size: the customers named, then in one transaction the
- * meters named (locked FOR SHARE: how they aggregate cannot change under the batch) and the insert.
+ * meters named (locked FOR SHARE: how they aggregate cannot change under the batch) and the insert, which adds
+ * the events written to their hours (docs/decisions.md "Usage totals").
  */
 export async function recordUsageEvents(
   prisma: Db,
@@ -110,6 +111,13 @@ export async function recordUsageEvents(
         timestamp: new Date(event.timestamp * 1000),
         properties: event.properties,
       })),
+      // What each meter adds up by hour (docs/decisions.md "Usage totals"): count and distinct values need no value.
+      new Map(
+        meters.map((meter) => [
+          meter.eventName,
+          ['sum', 'max', 'last'].includes(meter.aggregation) ? meter.valueProperty : null,
+        ]),
+      ),
     );
     return {
       object: 'usage_event_batch' as const,

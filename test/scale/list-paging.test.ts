@@ -10,7 +10,7 @@ import { startTwoAccountApp, type ApiClient, type TwoAccountApp } from '../suppo
 let setup: TwoAccountApp;
 let api: ApiClient;
 let db: Client;
-const SIZES = { customers: 400, invoices: 3000, events: 700, deliveries: 700 };
+const SIZES = { customers: 400, invoices: 3000, events: 700, deliveries: 700, usageEvents: 0 };
 
 beforeAll(async () => {
   setup = await startTwoAccountApp();

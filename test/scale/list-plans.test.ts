@@ -44,7 +44,7 @@ import { analyzeSeededTables, openSeedSession, seedChunk, seedSupportingRows } f
 // never a sequential scan of a big table, so a change that loses an index (or writes a query no index
 // serves) fails here. The statements come from the data-access modules, as the services build them.
 
-const SIZES = { customers: 50_000, invoices: 60_000, events: 20_000, deliveries: 40_000 };
+const SIZES = { customers: 50_000, invoices: 60_000, events: 20_000, deliveries: 40_000, usageEvents: 20_000 };
 const BIG_TABLES = ['customers', 'invoices', 'invoice_lines', 'transactions', 'events', 'webhook_deliveries'];
 const ACCOUNT = 'acct_plansBig';
 const OTHER = 'acct_plansOther';
@@ -65,7 +65,7 @@ async function seedAccount(id: string, sizes: typeof SIZES): Promise<void> {
     sizes,
   });
   await seedSupportingRows(client, sizes);
-  for (const table of ['customers', 'invoices', 'events', 'deliveries'] as const) {
+  for (const table of ['customers', 'invoices', 'events', 'deliveries', 'usageEvents'] as const) {
     for (let first = 1; first <= sizes[table]; first += 25_000) {
       await seedChunk(client, table, first, Math.min(sizes[table], first + 24_999));
     }
@@ -78,7 +78,7 @@ beforeAll(async () => {
   client = new Client({ connectionString: url });
   await client.connect();
   await seedAccount(ACCOUNT, SIZES);
-  await seedAccount(OTHER, { customers: 5_000, invoices: 5_000, events: 2_000, deliveries: 2_000 });
+  await seedAccount(OTHER, { customers: 5_000, invoices: 5_000, events: 2_000, deliveries: 2_000, usageEvents: 2_000 });
   await client.query('VACUUM');
   await analyzeSeededTables(client);
   const { rows } = await client.query<{
@@ -458,5 +458,36 @@ describe('GET /subscriptions and GET /emails after a cursor (docs/decisions.md Â
       emailCursorStatement(ACCOUNT, { invoiceId: 'inv_plans0' }, { ...window, at: emailAt }),
       'emails_invoice_id_idx',
     );
+  });
+});
+
+describe('usage events seeded by `npm run seed:scale -- --usage-events N`', () => {
+  it('writes N events of the account meter, one in ten the first customer, over the 90 days before until', async () => {
+    const { rows } = await client.query<{ events: string; heaviest: string; first: Date; last: Date; meters: string }>(
+      `SELECT count(*)::text AS events, max(per.n)::text AS heaviest, min(e.timestamp) AS first, max(e.timestamp) AS last,
+         (SELECT count(*)::text FROM meters m WHERE m.account_id = $1 AND m.event_name = 'api_call' AND m.aggregation = 'sum') AS meters
+       FROM usage_events e,
+         LATERAL (SELECT count(*) AS n FROM usage_events u WHERE u.account_id = $1 GROUP BY u.customer_id ORDER BY 1 DESC LIMIT 1) per
+       WHERE e.account_id = $1 AND e.event_name = 'api_call'`,
+      [ACCOUNT],
+    );
+    const seeded = rows[0]!;
+    expect(seeded.events).toBe(String(SIZES.usageEvents));
+    expect(seeded.meters).toBe('1');
+    // A tenth for the heaviest customer, plus its share of the other nine tenths spread over 50,000.
+    expect(Number(seeded.heaviest)).toBeGreaterThanOrEqual(SIZES.usageEvents / 10);
+    expect(Number(seeded.heaviest)).toBeLessThan(SIZES.usageEvents / 10 + 10);
+    const until = new Date('2026-11-01T00:00:00Z').getTime();
+    expect(seeded.last.getTime()).toBe(until);
+    expect(seeded.first.getTime()).toBeGreaterThanOrEqual(until - 90 * 86_400_000);
+    // Added to their hours as ingestion adds them (docs/decisions.md "Usage totals").
+    const hours = await client.query<{ same: boolean }>(
+      `SELECT (SELECT sum(event_count) FROM usage_hours WHERE account_id = $1)
+          = (SELECT count(*) FROM usage_events WHERE account_id = $1)
+        AND (SELECT sum(value_sum) FROM usage_hours WHERE account_id = $1)
+          = (SELECT sum((properties->>'tokens')::numeric) FROM usage_events WHERE account_id = $1) AS same`,
+      [ACCOUNT],
+    );
+    expect(hours.rows[0]!.same).toBe(true);
   });
 });
