@@ -2,6 +2,8 @@ import { expectStatus } from '../support/harness';
 import { createCustomer, simpleInvoice } from '../support/payments';
 import { startLocalstripeWorld, type LocalstripeWorld } from '../support/stripe-accounts';
 import { stripeToolMissing } from '../support/stripe-tools';
+import { startStripeJsStandIn, type StripeJsStandIn } from '../support/stripe-js-stand-in';
+import { browserTest, haveChromium, openDashboardBrowser, type DashboardBrowser } from '../support/browser';
 import { CHECKOUT_BUYER, EXPIRY, hostedPath, pageForm, pageText, postForm } from './pages';
 
 /**
@@ -15,6 +17,7 @@ const missing = stripeToolMissing('localstripe');
 if (missing) console.warn(`test/hosted-pages/hosted-stripe-card.test.ts skipped: ${missing}`);
 const describeWithLocalstripe = missing ? describe.skip : describe;
 
+const browserIt = browserTest('test/hosted-pages/hosted-stripe-card.test.ts');
 const PUBLISHABLE_KEY = 'pk_test_HostedElement1';
 
 describeWithLocalstripe('hosted pages of an account on Stripe', () => {
@@ -213,5 +216,68 @@ describeWithLocalstripe('hosted pages of an account on Stripe', () => {
     expect(page).toContain('name="number"');
     expect(page).not.toContain('<script');
     expect(page).not.toContain('data-stripe-key');
+  });
+
+  describe('in Chromium, with the Stripe.js stand-in at STRIPE_JS_URL', () => {
+    let standIn: StripeJsStandIn;
+    let browser: DashboardBrowser | undefined;
+    const jsUrlBefore = process.env.STRIPE_JS_URL;
+    beforeAll(async () => {
+      standIn = await startStripeJsStandIn(world.localstripe, 'sk_test_HostedElement1');
+      process.env.STRIPE_JS_URL = standIn.url;
+      browser = haveChromium
+        ? await openDashboardBrowser(app.baseUrl, { screens: 'hosted', alsoAllowed: [standIn.origin] })
+        : undefined;
+    });
+    afterAll(async () => {
+      process.env.STRIPE_JS_URL = jsUrlBefore;
+      await browser?.close();
+      await standIn?.close();
+    });
+
+    browserIt(
+      'pays the invoice with a card typed in the element: the number goes to Stripe alone (axe, screenshots)',
+      async () => {
+        const b = browser!;
+        const { customer, invoice, path } = await openInvoice(api, 5400);
+        const page = await b.newPage();
+        const posted: string[] = [];
+        page.on('request', (request) => {
+          if (request.url().startsWith(app.baseUrl) && request.method() === 'POST')
+            posted.push(request.postData() ?? '');
+        });
+        await page.goto(`${app.baseUrl}${path}`);
+        const number = page.getByRole('textbox', { name: 'Card number', exact: true });
+        await number.waitFor();
+        await b.screen(page, 'invoice-stripe-element');
+
+        // An incomplete card is refused by the element, in the page, before anything is sent.
+        await page.getByRole('button', { name: 'Pay $54.00', exact: true }).click();
+        await page.getByText('Your card number is incomplete.', { exact: true }).waitFor();
+        expect(posted).toEqual([]);
+
+        await page.getByLabel('Name on card', { exact: true }).fill('Ada Lovelace');
+        await number.fill('4242 4242 4242 4242');
+        await page.getByRole('textbox', { name: 'Expiration date MM / YY', exact: true }).fill(EXPIRY);
+        await page.getByRole('textbox', { name: 'Security code', exact: true }).fill('123');
+        await page.getByRole('button', { name: 'Pay $54.00', exact: true }).click();
+        await page.getByText('Payment received: $54.00 on visa ending 4242. Thank you.', { exact: true }).waitFor();
+        await b.screen(page, 'invoice-stripe-element-paid');
+
+        expect(standIn.madeMethods).toHaveLength(1);
+        const [methodId] = standIn.madeMethods;
+        expect(posted).toHaveLength(1);
+        expect(new URLSearchParams(posted[0]).get('payment_method')).toBe(methodId);
+        expect(posted[0]).not.toContain('4242');
+        expect(expectStatus(await api.get(`/invoices/${invoice.id}`), 200)).toMatchObject({
+          status: 'paid',
+          amount_paid: 5400,
+          payment_method: methodId,
+        });
+        const [saved] = expectStatus(await api.get(`/customers/${customer.id}/payment-methods`), 200).data;
+        expect(saved).toMatchObject({ id: methodId, billing_details: { name: 'Ada Lovelace' } });
+        expect(b.offSite).toEqual([]);
+      },
+    );
   });
 });
