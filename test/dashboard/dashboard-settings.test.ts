@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core';
 import { browserTest, haveChromium, openDashboardBrowser, type DashboardBrowser } from '../support/browser';
 import { createTestAccount, startTestApp, type TestApp, type TestAccount } from '../support/harness';
-import { createTestUser } from '../support/dashboard';
+import { createTestUser, openSettings } from '../support/dashboard';
 
 /**
  * The Settings screen in headless Chromium (docs/api.md "Dashboard team"): a superadmin sets the
@@ -29,14 +29,6 @@ afterAll(async () => {
 
 /** Every screen fits 390 px: no sideways scrolling, no table scrolling inside its card (docs/decisions.md §35). */
 const screen = (page: Page, name: string) => browser!.screenFits(page, name);
-
-async function openSettings(page: Page) {
-  await page
-    .getByRole('navigation', { name: 'Main', exact: true })
-    .getByRole('link', { name: 'Settings', exact: true })
-    .click();
-  await page.getByRole('heading', { name: 'Settings', level: 1, exact: true }).waitFor();
-}
 
 describe('the Settings screen', () => {
   browserIt(
