@@ -1,13 +1,25 @@
 import { browserTest, haveChromium, openDashboardBrowser, type DashboardBrowser } from '../support/browser';
 import { createTestUser, openSettings, signIn } from '../support/dashboard';
-import { createTestAccount, expectStatus, startTestApp, type TestApp } from '../support/harness';
+import {
+  apiClient,
+  createTestAccount,
+  expectStatus,
+  startTestApp,
+  type ApiClient,
+  type TestApp,
+} from '../support/harness';
+import { createCustomer, simpleInvoice } from '../support/payments';
+import { stripeAt } from '../support/stripe-accounts';
 import { startStripeJsStandIn, type StripeJsStandIn } from '../support/stripe-js-stand-in';
 import { startLocalstripe, stripeToolMissing, type StripeStandIn } from '../support/stripe-tools';
+import { EXPIRY, hostedPath } from '../hosted-pages/pages';
 
 /**
- * Stripe for a merchant in Chromium (docs/api.md, "Payment processors"), localstripe standing for Stripe: a
- * developer connects Stripe in Settings → Payment processor (the API's refusals shown beside their fields; a
- * standard user has no such section).
+ * A merchant's whole Stripe flow in Chromium (docs/api.md, "Payment processors"), localstripe standing for Stripe:
+ * a developer connects Stripe in Settings → Payment processor (the API's refusals shown beside their fields; a
+ * standard user has no such section), a customer pays an invoice on its hosted page with a card typed in the
+ * Stripe.js stand-in's element, and the developer refunds part of it from the invoice's screen. The amounts are
+ * checked in the API and at localstripe; another account's user reaches none of it.
  */
 const missing = stripeToolMissing('localstripe');
 if (missing) console.warn(`test/dashboard/dashboard-stripe.test.ts skipped: ${missing}`);
@@ -20,6 +32,8 @@ let localstripe: StripeStandIn;
 let standIn: StripeJsStandIn;
 let app: TestApp;
 let accountId: string;
+let api: ApiClient;
+let otherAccountId: string;
 let browser: DashboardBrowser | undefined;
 const envBefore = { api: process.env.STRIPE_API_BASE, js: process.env.STRIPE_JS_URL };
 
@@ -32,6 +46,8 @@ beforeAll(async () => {
   app = await startTestApp();
   const account = await createTestAccount(app.prisma, { name: 'Orbit Supplies' });
   accountId = account.accountId;
+  api = apiClient(app.baseUrl, account.apiKey);
+  otherAccountId = (await createTestAccount(app.prisma, { name: 'Someone Else' })).accountId;
   browser = await openDashboardBrowser(app.baseUrl, { alsoAllowed: [standIn.origin] });
 });
 afterAll(async () => {
@@ -102,6 +118,80 @@ describe('Stripe for a merchant, in the dashboard and on the hosted page', () =>
     await openSettings(standardPage);
     await standardPage.getByRole('region', { name: 'Payment plans', exact: true }).waitFor();
     expect(await standardPage.getByRole('region', { name: 'Payment processor', exact: true }).count()).toBe(0);
+    expect(browser!.offSite).toEqual([]);
+  });
+
+  browserIt("a customer pays on the hosted page with Stripe's element; the merchant refunds part of it", async () => {
+    const customer = await createCustomer(api);
+    const draft = await simpleInvoice(api, customer.id, 8_000);
+    const invoice = expectStatus(await api.post(`/invoices/${draft.id}/finalize`, {}), 200);
+
+    const hosted = await browser!.newPage();
+    await hosted.goto(`${app.baseUrl}${hostedPath(invoice)}`);
+    await hosted.getByLabel('Name on card', { exact: true }).fill('Grace Hopper');
+    await hosted.getByRole('textbox', { name: 'Card number', exact: true }).fill('4242 4242 4242 4242');
+    await hosted.getByRole('textbox', { name: 'Expiration date MM / YY', exact: true }).fill(EXPIRY);
+    await hosted.getByRole('textbox', { name: 'Security code', exact: true }).fill('123');
+    await browser!.screen(hosted, 'stripe-hosted-invoice-filled');
+    await hosted.getByRole('button', { name: 'Pay $80.00', exact: true }).click();
+    await hosted.getByText('Payment received: $80.00 on visa ending 4242. Thank you.', { exact: true }).waitFor();
+    const [methodId] = standIn.madeMethods.slice(-1);
+
+    const developer = await createTestUser(app.prisma, accountId, { role: 'developer' });
+    const page = await browser!.newPage();
+    await browser!.signIn(page, developer);
+    await page.goto(`${app.baseUrl}/dashboard/invoices/${invoice.id}`);
+    await page.getByRole('button', { name: 'Refund', exact: true }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByLabel(/^Amount in USD/).fill('25.00');
+    await dialog.getByRole('button', { name: 'Refund', exact: true }).dblclick();
+    await page.getByRole('status').filter({ hasText: 'Refunded. $25.00 goes back to the card.' }).waitFor();
+    await browser!.screenFits(page, 'stripe-invoice-refunded');
+
+    // The API: paid $80.00 with the element's method, $25.00 of it refunded, once.
+    expect(expectStatus(await api.get(`/invoices/${invoice.id}`), 200)).toMatchObject({
+      status: 'paid',
+      amount_paid: 8_000,
+      amount_refunded: 2_500,
+      payment_method: methodId,
+    });
+    const entries = expectStatus(await api.get(`/transactions?invoice=${invoice.id}`), 200).data as {
+      type: string;
+      status: string;
+      amount: number;
+      gateway_reference: string;
+    }[];
+    expect(
+      entries.map(({ type, status, amount }) => ({ type, status, amount })).sort((a, b) => b.amount - a.amount),
+    ).toEqual([
+      { type: 'payment', status: 'succeeded', amount: 8_000 },
+      { type: 'refund', status: 'succeeded', amount: -2_500 },
+    ]);
+    // localstripe: one PaymentIntent of $80.00 on that method, one refund of $25.00.
+    const stripe = stripeAt(localstripe, SECRET_KEY);
+    const payment = entries.find((entry) => entry.type === 'payment')!;
+    const intent = await stripe.paymentIntents.retrieve(payment.gateway_reference);
+    expect(intent).toMatchObject({ amount: 8_000, currency: 'usd', status: 'succeeded', payment_method: methodId });
+    expect((await stripe.refunds.list({ payment_intent: intent.id })).data.map((refund) => refund.amount)).toEqual([
+      2_500,
+    ]);
+
+    // Another account's user reaches none of it.
+    const stranger = await createTestUser(app.prisma, otherAccountId, { role: 'developer' });
+    const theirs = await signIn(app.baseUrl, stranger.email, stranger.password);
+    expect((await theirs.api.get(`/invoices/${invoice.id}`)).status).toBe(404);
+    expect((await theirs.api.get(`/payment-methods/${methodId}`)).status).toBe(404);
+    expect((await theirs.api.post(`/invoices/${invoice.id}/refund`, { amount: 100 })).status).toBe(404);
+    expect(expectStatus(await theirs.api.get('/settings/gateway'), 200)).toMatchObject({
+      processor: 'simulated',
+      secret_key_last4: null,
+    });
+    const strangerPage = await browser!.newPage();
+    await browser!.signIn(strangerPage, stranger);
+    await strangerPage.goto(`${app.baseUrl}/dashboard/invoices/${invoice.id}`);
+    await strangerPage.getByRole('heading', { name: 'Invoice not found', exact: true }).waitFor();
+    expect(await strangerPage.getByText('$80.00').count()).toBe(0);
+    expect(expectStatus(await api.get(`/invoices/${invoice.id}`), 200).amount_refunded).toBe(2_500);
     expect(browser!.offSite).toEqual([]);
   });
 });
