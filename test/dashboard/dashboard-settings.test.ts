@@ -52,8 +52,12 @@ describe('the Settings screen', () => {
         'America/New_York',
       );
 
-      // Dunning: the API's refusal is shown as it words it, then a valid schedule is saved.
+      // Dunning: a day that is not a number is refused by the form before it asks (the typed client sends
+      // numbers only), the API's refusal is shown as it words it, then a valid schedule is saved.
       const dunning = page.getByRole('region', { name: 'Dunning', exact: true });
+      await dunning.getByLabel(/Retry on days/).fill('2, soon');
+      await dunning.getByRole('button', { name: 'Save dunning', exact: true }).click();
+      await dunning.getByRole('alert').getByText('retry_days: "soon" is not a whole number of days.').waitFor();
       await dunning.getByLabel(/Retry on days/).fill('5, 2');
       await dunning.getByRole('button', { name: 'Save dunning', exact: true }).click();
       await dunning
