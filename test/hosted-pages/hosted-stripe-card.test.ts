@@ -1,4 +1,4 @@
-import { expectStatus } from '../support/harness';
+import { apiClient, createTestAccount, expectStatus } from '../support/harness';
 import { createCustomer, simpleInvoice } from '../support/payments';
 import { startLocalstripeWorld, type LocalstripeWorld } from '../support/stripe-accounts';
 import { stripeToolMissing } from '../support/stripe-tools';
@@ -45,6 +45,20 @@ describeWithLocalstripe('hosted pages of an account on Stripe', () => {
         billing_details: { name: 'Ada Lovelace' },
       })
     ).id;
+
+  async function connectedWithoutPublishableKey() {
+    const account = await createTestAccount(app.prisma, { name: 'No Key Shop' });
+    const client = apiClient(app.baseUrl, account.apiKey);
+    expectStatus(
+      await client.put('/settings/gateway', {
+        processor: 'stripe',
+        secret_key: 'sk_test_NoPublishable1',
+        webhook_secret: 'whsec_NoPublishable',
+      }),
+      200,
+    );
+    return { api: client };
+  }
 
   async function openInvoice(client = api, amount = 3100) {
     const customer = await createCustomer(client);
@@ -205,6 +219,21 @@ describeWithLocalstripe('hosted pages of an account on Stripe', () => {
     expect(done.status).toBe('complete');
     const invoices = expectStatus(await api.get(`/invoices?customer=${done.customer}`), 200).data;
     expect(invoices).toMatchObject([{ status: 'paid', amount_paid: 3000 }]);
+  });
+
+  it('takes no card where the account connected Stripe without a publishable key, and says so', async () => {
+    const { api: withoutKey } = await connectedWithoutPublishableKey();
+    const { invoice, path } = await openInvoice(withoutKey);
+    const response = await fetch(`${app.baseUrl}${path}`);
+    expect(response.headers.get('content-security-policy')).not.toContain('script-src');
+    const page = await pageText(response);
+    expect(page).toContain('This merchant cannot take a new card on this page yet.');
+    expect(page).not.toContain('<form method="post"');
+    expect(page).not.toContain('<script');
+    // A post made by hand is refused the same way, nothing charged.
+    const refused = await postForm(app.baseUrl, `${path}/pay`, { payment_method: await cardAtStripe() });
+    expect(refused.status).toBe(403);
+    expect(expectStatus(await withoutKey.get(`/invoices/${invoice.id}`), 200).status).toBe('open');
   });
 
   it("keeps the service's own form, without script, for an account on the simulator", async () => {
