@@ -1,6 +1,6 @@
 import { apiClient, createTestAccount, expectStatus } from '../support/harness';
 import { createCustomer, simpleInvoice } from '../support/payments';
-import { startLocalstripeWorld, type LocalstripeWorld } from '../support/stripe-accounts';
+import { connectStripe, startLocalstripeWorld, type LocalstripeWorld } from '../support/stripe-accounts';
 import { stripeToolMissing } from '../support/stripe-tools';
 import { startStripeJsStandIn, type StripeJsStandIn } from '../support/stripe-js-stand-in';
 import { browserTest, haveChromium, openDashboardBrowser, type DashboardBrowser } from '../support/browser';
@@ -49,14 +49,7 @@ describeWithLocalstripe('hosted pages of an account on Stripe', () => {
   async function connectedWithoutPublishableKey() {
     const account = await createTestAccount(app.prisma, { name: 'No Key Shop' });
     const client = apiClient(app.baseUrl, account.apiKey);
-    expectStatus(
-      await client.put('/settings/gateway', {
-        processor: 'stripe',
-        secret_key: 'sk_test_NoPublishable1',
-        webhook_secret: 'whsec_NoPublishable',
-      }),
-      200,
-    );
+    await connectStripe(client, { secretKey: 'sk_test_NoPublishable1' });
     return { api: client };
   }
 

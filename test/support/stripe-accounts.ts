@@ -11,7 +11,8 @@ export function stripeAt(standIn: StripeStandIn, secretKey: string): Stripe {
 
 export interface StripeKeys {
   secretKey: string;
-  publishableKey: string;
+  /** Without it the hosted pages take no new card. */
+  publishableKey?: string;
 }
 
 /** Connects the account to Stripe through the API, as the merchant does in Settings. */
@@ -21,7 +22,7 @@ export async function connectStripe(api: ApiClient, keys: StripeKeys): Promise<v
       processor: 'stripe',
       secret_key: keys.secretKey,
       webhook_secret: 'whsec_StandIn',
-      publishable_key: keys.publishableKey,
+      ...(keys.publishableKey ? { publishable_key: keys.publishableKey } : {}),
     }),
     200,
   );
