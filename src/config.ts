@@ -55,6 +55,17 @@ export const config = {
       throw new Error(`STRIPE_API_BASE must be an http or https URL, got "${raw}"`);
     return url;
   },
+  /**
+   * Where the hosted pages load Stripe.js for an account connected to Stripe (Stripe's own address unless set;
+   * the browser tests serve a stand-in with the same calls, since Stripe cannot be reached from them).
+   */
+  get stripeJsUrl(): URL {
+    const raw = process.env.STRIPE_JS_URL || 'https://js.stripe.com/v3/';
+    const url = URL.canParse(raw) ? new URL(raw) : null;
+    if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:'))
+      throw new Error(`STRIPE_JS_URL must be an http or https URL such as https://js.stripe.com/v3/, got "${raw}"`);
+    return url;
+  },
   /** Days a finalized invoice's hosted page link stays valid (docs/decisions.md §29). */
   get hostedInvoiceLinkDays() {
     return intFromEnv('HOSTED_INVOICE_LINK_DAYS', 180);

@@ -1,5 +1,10 @@
 // The gateway-settings module's public face: what other modules use of it (written by scripts/module-faces.ts;
 // docs/architecture.md, "Modules"). Files that load no other module's index.ts come first.
-export { PROCESSOR_WEBHOOKS_PATH, credentialsForWebhook, readProcessorCredentials } from './gateway-settings.service';
-export type { ProcessorCredentials } from './gateway-settings.service';
+export {
+  PROCESSOR_WEBHOOKS_PATH,
+  credentialsForWebhook,
+  hostedCardEntry,
+  readProcessorCredentials,
+} from './gateway-settings.service';
+export type { HostedCardEntry, ProcessorCredentials } from './gateway-settings.service';
 export { registerGatewaySettingsRoutes } from './gateway-settings.routes';

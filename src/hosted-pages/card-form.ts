@@ -14,7 +14,8 @@ export interface CardFormValues {
   exp?: string;
 }
 
-export type FieldErrors = Partial<Record<'name' | 'number' | 'exp' | 'cvc' | 'form', string>>;
+/** `card`: the processor's element (its own fields report their errors in it; the server's go beside it). */
+export type FieldErrors = Partial<Record<'name' | 'number' | 'exp' | 'cvc' | 'card' | 'form', string>>;
 
 /** A fresh key for one rendering of a form: a double click sends it twice, a second tab has its own. */
 export function newFormKey(): string {
@@ -58,10 +59,19 @@ function cardInput(prefix: string, spec: FieldSpec, errors: FieldErrors): Html {
     ${fieldError(errors, spec.field, id)}`;
 }
 
+/** The name on the card, also asked beside the processor's element (it goes to the processor with the card). */
+export function cardNameField(prefix: string, values: CardFormValues, errors: FieldErrors): Html {
+  return cardInput(
+    prefix,
+    { field: 'name', label: 'Name on card', autocomplete: 'cc-name', maxlength: 255, value: values.name },
+    errors,
+  );
+}
+
 /** The card fields (with a name on card), to be placed inside a form. */
 export function cardFields(prefix: string, values: CardFormValues, errors: FieldErrors): Html {
   const input = (spec: FieldSpec) => cardInput(prefix, spec, errors);
-  return html`${input({ field: 'name', label: 'Name on card', autocomplete: 'cc-name', maxlength: 255, value: values.name })}
+  return html`${cardNameField(prefix, values, errors)}
     ${input({ field: 'number', label: 'Card number', autocomplete: 'cc-number', maxlength: 23, placeholder: '1234 1234 1234 1234' })}
     <div class="row">
       <div>

@@ -9,7 +9,10 @@ import { assertCheckoutCompletable, CHECKOUT_PATH, findCheckoutByToken, type Che
 import { createCustomerBody, type CreateCustomerInput } from '../customers';
 import { isRefusal } from '../http/errors';
 import { completeCheckout } from '../use-cases';
-import { cardFields, formKey, newFormKey, parseCardForm, type FieldErrors } from './card-form';
+import { HostedCardRefusedError } from '../use-cases';
+import { hostedCardEntry, type HostedCardEntry } from '../gateway-settings';
+import { formKey, newFormKey, type FieldErrors } from './card-form';
+import { cardEntryFields, cardFormAttributes, cardRefusal, parseCardEntry } from './card-entry';
 import { declineMessage } from './decline-messages';
 import { money } from './format';
 import { csrfToken, csrfValid, formBody, html, type Html, liveToken, sendNotice, sendPage } from './page';
@@ -143,9 +146,10 @@ async function renderCheckout(
   } = {},
 ): Promise<void> {
   const { session } = checkout;
-  const [account, lines] = await Promise.all([
+  const [account, lines, entry] = await Promise.all([
     readAccountProfile(deps.prisma, session.accountId),
     linesOf(deps, session),
+    hostedCardEntry(deps.prisma, session.accountId),
   ]);
   const currency = lines[0]?.currency ?? 'USD';
   const total = lines.reduce((sum, line) => sum + line.amount, 0);
@@ -159,6 +163,7 @@ async function renderCheckout(
     merchant: account?.name,
     brandColor: account?.brandColor,
     formActions: [new URL(session.successUrl).origin],
+    stripeCard: entry.kind === 'stripe',
     body: html`<h1>${subscribing ? 'Subscribe' : 'Pay'}</h1>
       ${extras.notice ? html`<div class="notice notice-error" role="alert">${extras.notice}</div>` : html``}
       <div class="grid">
@@ -186,7 +191,7 @@ async function renderCheckout(
         </section>
         <section class="card" aria-labelledby="details-title">
           <h2 id="details-title">Your details</h2>
-          <form method="post" action="${checkout.base}/complete" novalidate>
+          <form method="post" action="${checkout.base}/complete" novalidate${cardFormAttributes(entry)}>
             <input type="hidden" name="csrf" value="${csrfToken(checkout.hash, 'checkout')}" />
             <input type="hidden" name="form_key" value="${newFormKey()}" />
             ${field('buyer_name', 'Full name', 'name', buyerErrors, values.buyer_name)}
@@ -199,19 +204,23 @@ async function renderCheckout(
             ${field('country', 'Country code', 'country', buyerErrors, values.country)}
             <h3>Card</h3>
             ${
-              extras.values
+              extras.values && entry.kind === 'form'
                 ? html`<p class="muted" id="card-reentry">
                     For your security the card number and security code are never kept: enter them again.
                   </p>`
                 : html``
             }
-            ${cardFields('card', { name: values.name, exp: values.exp }, extras.cardErrors ?? {})}
-            <button type="submit">${subscribing ? `Subscribe` : `Pay ${money(total, currency)}`}</button>
+            ${cardEntryFields('card', entry, { name: values.name, exp: values.exp }, extras.cardErrors ?? {})}
+            ${submitButton(entry, subscribing ? 'Subscribe' : `Pay ${money(total, currency)}`)}
           </form>
         </section>
       </div>`,
   });
 }
+
+/** No button where no card can be entered: the page says why instead (card-entry.ts). */
+const submitButton = (entry: HostedCardEntry, label: string): Html =>
+  entry.kind === 'none' ? html`` : html`<button type="submit">${label}</button>`;
 
 /** The form's fields shown again after a refusal: all but the card's number and security code, never echoed. */
 const KEPT_FIELDS = ['buyer_name', 'email', 'line1', 'city', 'postal_code', 'country', 'name', 'exp'] as const;
@@ -276,7 +285,8 @@ export function checkoutRouter(deps: AppDeps): express.Router {
     if (checkout.session.status !== 'open') return res.redirect(303, checkout.base);
     const key = formKey.safeParse(body.form_key);
     const buyer = parseBuyer(body);
-    const card = parseCardForm(body, checkout.session.customerId ?? 'cus_new', {
+    const entry = await hostedCardEntry(deps.prisma, checkout.session.accountId);
+    const card = parseCardEntry(entry, body, checkout.session.customerId ?? 'cus_new', {
       email: buyer.ok ? buyer.customer.email : undefined,
     });
     if (!key.success || !buyer.ok || !card.ok) {
@@ -287,10 +297,20 @@ export function checkoutRouter(deps: AppDeps): express.Router {
         notice: key.success ? undefined : 'Reload the page and try again.',
       });
     }
-    // Every event the checkout raises says it came from the hosted checkout page (docs/decisions.md §38).
-    const outcome = await fromOrigin('hosted_checkout', () =>
-      completeCheckout(deps, checkout.session, buyer.customer, (customer) => ({ ...card.input, customer }), key.data),
-    );
+    let outcome;
+    try {
+      // Every event the checkout raises says it came from the hosted checkout page (docs/decisions.md §38).
+      outcome = await fromOrigin('hosted_checkout', () =>
+        completeCheckout(deps, checkout.session, buyer.customer, card.card, key.data),
+      );
+    } catch (error) {
+      if (!(error instanceof HostedCardRefusedError)) throw error;
+      const refusal = cardRefusal(error);
+      return renderCheckout(deps, res, refusal.status, checkout, {
+        cardErrors: refusal.errors,
+        values: enteredValues(body),
+      });
+    }
     switch (outcome.kind) {
       case 'complete':
         return res.redirect(303, checkout.session.successUrl);

@@ -7,6 +7,11 @@ const MESSAGES: Record<string, string> = {
   currency_not_supported: 'This payment method cannot pay in this currency.',
 };
 
+/** The processor's code says the card was declined (rather than not found or not usable here). */
+export function isDeclineCode(code: string): boolean {
+  return code in MESSAGES;
+}
+
 export function declineMessage(code: string | null): string {
   return (code && MESSAGES[code]) || 'Your payment was not accepted.';
 }

@@ -15,7 +15,8 @@ import { AUTHENTICATION_REQUIRED } from '../transactions';
 import { formatMoney } from '../lib/money';
 import { longDate } from './format';
 import { findTaxRates } from '../catalog';
-import { cardFields, formKey, newFormKey, parseCardForm, type FieldErrors } from './card-form';
+import { formKey, newFormKey, type FieldErrors } from './card-form';
+import { cardEntryFields, cardFormAttributes, cardRefusal, NO_CARD_ENTRY, parseCardEntry } from './card-entry';
 import { ApiError } from '../http/errors';
 import { liveToken, csrfToken, csrfValid, formBody, html, type Html, sendNotice, sendPage } from './page';
 import { declineMessage } from './decline-messages';
@@ -23,6 +24,8 @@ import { payFromHostedInvoicePage } from '../use-cases';
 import { authenticateOnHostedInvoicePage } from '../use-cases';
 import { hostedAuthentication } from '../use-cases';
 import type { AuthenticationPlace } from '../payments';
+import { HostedCardRefusedError } from '../use-cases';
+import { hostedCardEntry, type HostedCardEntry } from '../gateway-settings';
 
 /** The attempt key of a payment made from the page: the form's one-time key, apart from API keys. */
 const attemptKeyOf = (formKeyValue: string) => `hosted:${formKeyValue}`;
@@ -256,22 +259,31 @@ function outcomeNotice(receipt: ChargeReceipt | null): Html {
   return html`<div class="notice" role="status">Your payment is being processed. Reload this page in a moment.</div>`;
 }
 
-/** The card form; "use for future payments" ticked for a subscription's invoice, or as the customer left it. */
+/**
+ * The card form (the service's fields, or Stripe's element for an account on Stripe); "use for future payments"
+ * ticked for a subscription's invoice, or as the customer left it.
+ */
 function payForm(
   path: string,
   link: LiveLink,
   invoice: InvoiceObject,
+  entry: HostedCardEntry,
   errors: FieldErrors,
   values: { name?: string; useForFuture?: boolean },
 ): Html {
   const useForFuture = values.useForFuture ?? Boolean(invoice.subscription);
+  const title = html`<h2 id="pay-title">Pay ${money(invoice, invoice.amount_remaining)} by card</h2>`;
+  if (entry.kind === 'none')
+    return html`<section class="card" aria-labelledby="pay-title">
+      ${title}
+      <p class="notice" role="status">${NO_CARD_ENTRY}</p>
+    </section>`;
   return html` <section class="card" aria-labelledby="pay-title">
-    <h2 id="pay-title">Pay ${money(invoice, invoice.amount_remaining)} by card</h2>
-    ${errors.form ? html`<div class="notice notice-error" role="alert">${errors.form}</div>` : html``}
-    <form method="post" action="${path}/pay" novalidate>
+    ${title} ${errors.form ? html`<div class="notice notice-error" role="alert">${errors.form}</div>` : html``}
+    <form method="post" action="${path}/pay" novalidate${cardFormAttributes(entry)}>
       <input type="hidden" name="csrf" value="${csrfToken(link.hash, 'pay')}" />
       <input type="hidden" name="form_key" value="${newFormKey()}" />
-      ${cardFields('pay', { name: values.name }, errors)}
+      ${cardEntryFields('pay', entry, { name: values.name }, errors)}
       <label class="check"
         ><input type="checkbox" name="use_for_future" value="yes" ${useForFuture ? html`checked` : html``} /> Use this
         card for my future payments</label
@@ -335,7 +347,9 @@ async function renderInvoicePage(
     ]),
   );
   const notes = await listCreditNotes(deps.prisma, link.accountId, { invoice: invoice.id, page: 1, take: 100 });
+  const entry = payable && !awaiting ? await hostedCardEntry(deps.prisma, link.accountId) : null;
   sendPage(res, status, {
+    stripeCard: entry?.kind === 'stripe',
     title: `Invoice ${invoice.number ?? ''} from ${invoice.account_name ?? ''}`,
     merchant: invoice.account_name,
     brandColor: account?.brandColor,
@@ -343,7 +357,7 @@ async function renderInvoicePage(
       path,
       invoice,
       notes.data,
-    )}${awaiting ? authenticationSection(path, link, invoice, awaiting.place) : payable ? payForm(path, link, invoice, extras.errors ?? {}, extras) : html``}${invoice.status === 'void' ? html`<p class="card">This invoice was voided: nothing is due.</p>` : html``}`,
+    )}${awaiting ? authenticationSection(path, link, invoice, awaiting.place) : entry ? payForm(path, link, invoice, entry, extras.errors ?? {}, extras) : html``}${invoice.status === 'void' ? html`<p class="card">This invoice was voided: nothing is due.</p>` : html``}`,
   });
 }
 
@@ -430,7 +444,7 @@ export function hostedInvoiceRouter(deps: AppDeps): express.Router {
       });
     }
     if (invoice.status !== 'open') return res.redirect(303, pagePath);
-    const card = parseCardForm(body, invoice.customer);
+    const card = parseCardEntry(await hostedCardEntry(deps.prisma, link.accountId), body, invoice.customer);
     if (!card.ok) {
       const name = typeof body.name === 'string' ? body.name.slice(0, 255) : undefined;
       const useForFuture = body.use_for_future === 'yes';
@@ -441,11 +455,19 @@ export function hostedInvoiceRouter(deps: AppDeps): express.Router {
         accountId: link.accountId,
         invoiceId: link.invoiceId,
         customerId: invoice.customer,
-        card: card.input,
+        card: card.card,
         attemptKey: attemptKeyOf(key.data),
         useForFuture: body.use_for_future === 'yes',
       });
     } catch (error) {
+      if (error instanceof HostedCardRefusedError) {
+        const refusal = cardRefusal(error);
+        const useForFuture = body.use_for_future === 'yes';
+        return renderInvoicePage(deps, res, refusal.status, pagePath, link, invoice, {
+          errors: refusal.errors,
+          useForFuture,
+        });
+      }
       // Paid meanwhile (another tab, the merchant) or voided: the page shows where it stands.
       if (error instanceof InvoiceNotPayableError) return res.redirect(303, pagePath);
       // Test mode: the customer's test clock is advancing; nothing was charged.

@@ -42,6 +42,10 @@ a{color:#2751b8}
 .notice-error{background:#fdecec;color:#8a1313;border:1px solid #f1b4b4}
 .notice-ok{background:#e5f5ea;color:#14532d;border:1px solid #a9dcb8}
 .field-error{color:#8a1313;font-size:.9rem;margin:4px 0 0}
+.field-error:empty{display:none}
+.field-label{font-weight:600;margin:12px 0 4px}
+.card-element{padding:10px 12px;border:1px solid #8a909b;border-radius:6px;background:#fff;min-height:44px}
+.card-element input{border:0;padding:4px 0}
 .pdf-slot{margin-top:12px}
 .inline-form{display:inline}
 ul.plain{list-style:none;padding:0;margin:0}

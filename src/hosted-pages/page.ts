@@ -4,11 +4,14 @@ import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { derivedKeys } from '../lib/encryption';
 import { hashPageToken, PAGE_TOKEN_PATTERN } from '../lib/page-tokens';
 import { PAGE_CSS } from './page-style';
+import { config } from '../config';
+import { STRIPE_CARD_SCRIPT, STRIPE_CARD_SCRIPT_PATH } from './stripe-card-script';
 
 /**
- * Pages customers open from a link (docs/decisions.md §29): HTML written by the server, no script at
- * all, one stylesheet from this service. The policy below is stricter than helmet's default for the
- * API: nothing may load from elsewhere, no script may run, forms post only here.
+ * Pages customers open from a link (docs/decisions.md §29): HTML written by the server, no script (but
+ * Stripe's card element where the account is on Stripe: stripeCardCsp below), one stylesheet from this
+ * service. The policy below is stricter than helmet's default for the API: nothing may load from
+ * elsewhere, no script may run, forms post only here.
  */
 export const PAGE_CSP = [
   "default-src 'none'",
@@ -57,6 +60,26 @@ export interface PageOptions {
   formActions?: string[];
   /** The account's colour (`brand_color`, #rrggbb): the header's rule and the buttons (docs/decisions.md §30). */
   brandColor?: string | null;
+  /** The page collects a card with Stripe's element: Stripe.js and the card script load, and the policy allows them. */
+  stripeCard?: boolean;
+}
+
+/**
+ * The policy of a page with Stripe's card element, as Stripe's security guide lists it: Stripe.js (from
+ * STRIPE_JS_URL's origin, Stripe's unless set) and the card script from here, Stripe's frames (the element
+ * lives in one; 3-D Secure in hooks.stripe.com) and its API for the element's calls; nothing else changes.
+ */
+function stripeCardCsp(): string {
+  const stripeJs = 'https://js.stripe.com';
+  // Another STRIPE_JS_URL (the browser tests' stand-in) answers the element's calls itself.
+  const elsewhere = config.stripeJsUrl.origin === stripeJs ? '' : ` ${config.stripeJsUrl.origin}`;
+  const scripts = `${stripeJs} https://*.js.stripe.com${elsewhere}`;
+  return [
+    PAGE_CSP,
+    `script-src 'self' ${scripts}`,
+    `frame-src ${scripts} https://hooks.stripe.com`,
+    `connect-src https://api.stripe.com${elsewhere}`,
+  ].join('; ');
 }
 
 const BRAND_COLOR = /^#([0-9a-f]{6})$/;
@@ -78,7 +101,7 @@ export function brandCss(hex: string): string {
   return `:root{--brand:#${hex};--brand-text:${onWhite >= onDark ? '#ffffff' : '#1a1d23'}}\n`;
 }
 
-export function renderPage({ title, merchant, body, brandColor }: PageOptions): string {
+export function renderPage({ title, merchant, body, brandColor, stripeCard }: PageOptions): string {
   const brand = brandColor ? BRAND_COLOR.exec(brandColor)?.[1] : undefined;
   return `<!doctype html>${
     html`<html lang="en">
@@ -89,6 +112,12 @@ export function renderPage({ title, merchant, body, brandColor }: PageOptions): 
         <title>${title}</title>
         <link rel="stylesheet" href="${PAGE_CSS_PATH}" />
         ${brand ? html`<link rel="stylesheet" href="/hosted/assets/brand-${brand}.css" />` : ''}
+        ${
+          stripeCard
+            ? html`<script src="${config.stripeJsUrl.href}"></script>
+                <script src="${STRIPE_CARD_SCRIPT_PATH}" defer></script>`
+            : ''
+        }
       </head>
       <body>
         <header class="top">${merchant ?? ''}</header>
@@ -105,9 +134,10 @@ export function renderPage({ title, merchant, body, brandColor }: PageOptions): 
  */
 export function sendPage(res: Response, status: number, options: PageOptions): void {
   const extra = (options.formActions ?? []).filter((origin) => /^https?:\/\/[A-Za-z0-9.:[\]-]+$/.test(origin));
+  const policy = options.stripeCard ? stripeCardCsp() : PAGE_CSP;
   res.setHeader(
     'Content-Security-Policy',
-    extra.length > 0 ? PAGE_CSP.replace("form-action 'self'", `form-action 'self' ${extra.join(' ')}`) : PAGE_CSP,
+    extra.length > 0 ? policy.replace("form-action 'self'", `form-action 'self' ${extra.join(' ')}`) : policy,
   );
   res.setHeader('Cache-Control', 'no-store');
   res.setHeader('Referrer-Policy', 'no-referrer');
@@ -243,6 +273,11 @@ export function pageAssets(): express.Router {
     res.locals.route = '/hosted/assets/{file}';
     res.setHeader('Cache-Control', 'public, max-age=31536000, immutable');
     res.type('css').send(PAGE_CSS);
+  });
+  router.get(STRIPE_CARD_SCRIPT_PATH, (_req, res) => {
+    res.locals.route = '/hosted/assets/{file}';
+    res.setHeader('Cache-Control', 'public, max-age=31536000, immutable');
+    res.type('js').send(STRIPE_CARD_SCRIPT);
   });
   router.get(BRAND_CSS_PATH, (req, res) => {
     res.locals.route = '/hosted/assets/{file}';

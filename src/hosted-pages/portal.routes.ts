@@ -6,6 +6,7 @@ import { fromOrigin } from '../lib/events';
 import { PORTAL_PATH, findPortalSession } from '../billing-portal';
 import type { PaymentMethodObject } from '../payments';
 import type { InvoiceObject } from '../invoices';
+import { hostedCardEntry } from '../gateway-settings';
 import {
   addCard,
   cancelAtPeriodEnd,
@@ -21,7 +22,9 @@ import {
   type PortalCustomer,
   type PortalSubscription,
 } from '../use-cases';
-import { cardFields, type FieldErrors, parseCardForm } from './card-form';
+import { HostedCardRefusedError } from '../use-cases';
+import type { FieldErrors } from './card-form';
+import { cardEntryFields, cardFormAttributes, cardRefusal, parseCardEntry } from './card-entry';
 import { longDate, money, samePagePath, shortDate } from './format';
 import {
   csrfToken,
@@ -167,7 +170,9 @@ async function renderPortal(
 ): Promise<void> {
   const { account, customer, subscriptions, invoices: finalized, paymentMethods } = await readPortal(deps, portal.who);
   const items = subscriptions.map((shown) => subscriptionItem(portal, shown));
+  const entry = await hostedCardEntry(deps.prisma, portal.who.accountId);
   sendPage(res, status, {
+    stripeCard: entry.kind === 'stripe',
     title: `Billing: ${account?.name ?? ''}`,
     merchant: account?.name,
     brandColor: account?.brandColor,
@@ -219,12 +224,18 @@ async function renderPortal(
             : html`<p class="muted">No card saved.</p>`
         }
         <h3>Add a card</h3>
-        <form method="post" action="${portal.base}/payment-methods" novalidate>
-          <input type="hidden" name="csrf" value="${csrfToken(portal.hash, 'portal')}" />
-          ${cardFields('card', {}, cardErrors)}
-          <label class="check"><input type="checkbox" name="default" value="yes" /> Make it my default card</label>
-          <button type="submit">Save card</button>
-        </form>
+        ${
+          entry.kind === 'none'
+            ? cardEntryFields('card', entry, {}, cardErrors)
+            : html`<form method="post" action="${portal.base}/payment-methods" novalidate${cardFormAttributes(entry)}>
+                <input type="hidden" name="csrf" value="${csrfToken(portal.hash, 'portal')}" />
+                ${cardEntryFields('card', entry, {}, cardErrors)}
+                <label class="check"
+                  ><input type="checkbox" name="default" value="yes" /> Make it my default card</label
+                >
+                <button type="submit">Save card</button>
+              </form>`
+        }
       </section>`,
   });
 }
@@ -296,6 +307,10 @@ function routeAction(
       if (typeof outcome !== 'string') return await renderPortal(deps, res, 400, portal, {}, outcome.errors);
       res.redirect(303, `${portal.base}?done=${outcome}`);
     } catch (error) {
+      if (error instanceof HostedCardRefusedError) {
+        const refusal = cardRefusal(error);
+        return await renderPortal(deps, res, refusal.status, portal, {}, refusal.errors);
+      }
       if (!(error instanceof ApiError) || error.status >= 500) throw error;
       if (error.status === 404) return sendUnknownLink(res);
       await renderPortal(deps, res, error.status, portal, { error: error.message });
@@ -394,9 +409,10 @@ export function portalRouter(deps: AppDeps): express.Router {
     return 'resumed';
   });
   action('payment-methods', async (portal, req) => {
-    const card = parseCardForm(req.body ?? {}, portal.session.customerId);
+    const entry = await hostedCardEntry(deps.prisma, portal.who.accountId);
+    const card = parseCardEntry(entry, req.body ?? {}, portal.session.customerId);
     if (!card.ok) return { errors: card.errors };
-    await addCard(deps, portal.who, card.input, req.body?.default === 'yes');
+    await addCard(deps, portal.who, card.card, req.body?.default === 'yes');
     return 'card_added';
   });
   action('payment-methods/:id/default', async (portal, req) => {

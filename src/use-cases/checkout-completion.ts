@@ -2,8 +2,7 @@ import type { CheckoutSession } from '../generated/prisma/client';
 import { currentTime } from '../lib/clock-time';
 import { toUnixSeconds } from '../lib/time';
 import type { AppDeps } from '../http/app-deps';
-import type { CreatePaymentMethodInput } from '../payments';
-import { createPaymentMethod, detachPaymentMethod, listCustomerPaymentMethods } from '../payments';
+import { detachPaymentMethod, listCustomerPaymentMethods } from '../payments';
 import { createCustomer } from '../customers';
 import type { CreateCustomerInput } from '../customers';
 import { createInvoice, getInvoice, voidInvoice } from '../invoices';
@@ -17,6 +16,7 @@ import { assertCheckoutCompletable, type CheckoutItem } from '../checkout';
 import { isRefusal, type ApiError } from '../http/errors';
 import { logger } from '../http/logger';
 import { deleteCustomer } from './customer-deletion';
+import { saveHostedCard, type HostedCard } from './hosted-card';
 
 export type CheckoutOutcome =
   | { kind: 'complete' }
@@ -51,7 +51,7 @@ export async function completeCheckout(
   deps: AppDeps,
   session: CheckoutSession,
   buyer: CreateCustomerInput,
-  card: (customerId: string) => CreatePaymentMethodInput,
+  card: HostedCard,
   formKey: string,
 ): Promise<CheckoutOutcome> {
   const { prisma } = deps;
@@ -75,7 +75,7 @@ export async function completeCheckout(
     }
     // A card the customer had saved before is answered as the saved one: it stays theirs whatever happens.
     const savedBefore = writes.customerId ? [] : await savedMethodIds(prisma, session.accountId, customerId);
-    const method = await createPaymentMethod(prisma, session.accountId, card(customerId));
+    const method = await saveHostedCard(prisma, session.accountId, customerId, card);
     if (savedBefore !== null && !savedBefore.includes(method.id)) writes.paymentMethodId = method.id;
     const items = session.items as unknown as CheckoutItem[];
     const attemptKey = `checkout:${session.id}:${formKey}`;

@@ -6,10 +6,9 @@ import { findCustomer } from '../customers';
 import { listInvoices } from '../invoices';
 import { readProductName } from '../invoices';
 import type { InvoiceObject } from '../invoices';
-import type { CreatePaymentMethodInput, PaymentMethodObject } from '../payments';
+import type { PaymentMethodObject } from '../payments';
 import {
   attachPaymentMethod,
-  createPaymentMethod,
   detachPaymentMethod,
   getCustomerPaymentMethod,
   listCustomerPaymentMethods,
@@ -24,6 +23,7 @@ import {
   subscriptionDepsOf,
   updateSubscription,
 } from '../subscriptions';
+import { saveHostedCard, type HostedCard } from './hosted-card';
 
 /**
  * The customer portal's policy (docs/api.md "Hosted pages"): what its page shows, and the actions a customer
@@ -174,14 +174,14 @@ export async function resumeOwnSubscription(deps: AppDeps, who: PortalCustomer, 
   await resumeSubscription(subscriptionDepsOf(deps), who.accountId, subscription.id);
 }
 
-/** A card the customer typed (the form's, for this customer), saved; made their default when they asked. */
+/** A card the customer entered (typed, or made by the processor's element), saved; made their default when they asked. */
 export async function addCard(
   deps: AppDeps,
   who: PortalCustomer,
-  card: CreatePaymentMethodInput,
+  card: HostedCard,
   makeDefault: boolean,
 ): Promise<void> {
-  const method = await createPaymentMethod(deps.prisma, who.accountId, { ...card, customer: who.customerId });
+  const method = await saveHostedCard(deps.prisma, who.accountId, who.customerId, card);
   if (makeDefault)
     await attachPaymentMethod(deps.prisma, who.accountId, method.id, { customer: who.customerId, default: true });
 }

@@ -6,17 +6,17 @@ import { authenticateInvoicePayment, paymentAwaitingAuthentication } from '../in
 import { authenticationPlace, type AuthenticationPlace } from '../payments';
 import { onInvoiceTime } from '../invoices';
 import { fromOrigin } from '../lib/events';
-import type { CreatePaymentMethodInput } from '../payments';
-import { attachPaymentMethod, createPaymentMethod } from '../payments';
+import { attachPaymentMethod } from '../payments';
 import { getSubscription, subscriptionDepsOf, updateSubscription } from '../subscriptions';
+import { saveHostedCard, type HostedCard } from './hosted-card';
 
 export interface HostedInvoicePayment {
   accountId: string;
   invoiceId: string;
   /** The invoice's customer. */
   customerId: string;
-  /** The card, as the page's form read it, for that customer. */
-  card: CreatePaymentMethodInput;
+  /** The card, as the page's form read it: typed, or the id of the method the processor's element made. */
+  card: HostedCard;
   /** The form's one-time key: a double click or a retried post is one attempt. */
   attemptKey: string;
   /** The customer asked that later payments use this card ("Use this card for future payments"). */
@@ -43,7 +43,7 @@ export function payFromHostedInvoicePage(deps: AppDeps, payment: HostedInvoicePa
 function payOnPage(deps: AppDeps, payment: HostedInvoicePayment): Promise<InvoiceObject> {
   const { accountId, invoiceId } = payment;
   return fromOrigin('hosted_invoice_page', async () => {
-    const method = await createPaymentMethod(deps.prisma, accountId, payment.card);
+    const method = await saveHostedCard(deps.prisma, accountId, payment.customerId, payment.card);
     const invoice = await payInvoice(deps.prisma, deps.gateways, accountId, invoiceId, {
       paymentMethodId: method.id,
       attemptKey: payment.attemptKey,

@@ -17,6 +17,8 @@ export {
   subscriptionToCancel,
 } from './customer-portal';
 export type { PortalCustomer, PortalSubscription } from './customer-portal';
+export { HostedCardRefusedError } from './hosted-card';
+export type { HostedCard } from './hosted-card';
 export {
   authenticateOnHostedInvoicePage,
   hostedAuthentication,

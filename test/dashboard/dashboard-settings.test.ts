@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core';
 import { browserTest, haveChromium, openDashboardBrowser, type DashboardBrowser } from '../support/browser';
 import { createTestAccount, startTestApp, type TestApp, type TestAccount } from '../support/harness';
-import { createTestUser } from '../support/dashboard';
+import { createTestUser, openSettings } from '../support/dashboard';
 
 /**
  * The Settings screen in headless Chromium (docs/api.md "Dashboard team"): a superadmin sets the
@@ -30,14 +30,6 @@ afterAll(async () => {
 /** Every screen fits 390 px: no sideways scrolling, no table scrolling inside its card (docs/decisions.md §35). */
 const screen = (page: Page, name: string) => browser!.screenFits(page, name);
 
-async function openSettings(page: Page) {
-  await page
-    .getByRole('navigation', { name: 'Main', exact: true })
-    .getByRole('link', { name: 'Settings', exact: true })
-    .click();
-  await page.getByRole('heading', { name: 'Settings', level: 1, exact: true }).waitFor();
-}
-
 describe('the Settings screen', () => {
   browserIt(
     'time zone, dunning, proration, payment plans, an invitation accepted in a second browser, a role change and the last superadmin',
@@ -60,8 +52,12 @@ describe('the Settings screen', () => {
         'America/New_York',
       );
 
-      // Dunning: the API's refusal is shown as it words it, then a valid schedule is saved.
+      // Dunning: a day that is not a number is refused by the form before it asks (the typed client sends
+      // numbers only), the API's refusal is shown as it words it, then a valid schedule is saved.
       const dunning = page.getByRole('region', { name: 'Dunning', exact: true });
+      await dunning.getByLabel(/Retry on days/).fill('2, soon');
+      await dunning.getByRole('button', { name: 'Save dunning', exact: true }).click();
+      await dunning.getByRole('alert').getByText('retry_days: "soon" is not a whole number of days.').waitFor();
       await dunning.getByLabel(/Retry on days/).fill('5, 2');
       await dunning.getByRole('button', { name: 'Save dunning', exact: true }).click();
       await dunning

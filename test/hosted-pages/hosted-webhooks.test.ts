@@ -12,7 +12,7 @@ import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-r
 import { allowPrivateWebhookTargets } from '../support/webhooks';
 import { CARDS, createCustomer, simpleInvoice } from '../support/payments';
 import { recurringPrice } from '../support/subscriptions';
-import { EXPIRY, pageForm, postForm } from './pages';
+import { CHECKOUT_BUYER, EXPIRY, pageForm, postForm } from './pages';
 
 /**
  * The webhooks of a payment made on the hosted invoice page and of a completed hosted checkout,
@@ -123,13 +123,7 @@ it('a checkout of a subscription without trial: its webhooks arrive once each, i
   const form = await pageForm(app.baseUrl, path);
   const completed = await postForm(app.baseUrl, `${path}/complete`, {
     ...form,
-    buyer_name: 'Mary Somerville',
-    email: 'mary@example.com',
-    line1: '1 Observatory Lane',
-    city: 'Edinburgh',
-    postal_code: 'EH1 1AA',
-    country: 'GB',
-    name: 'Mary Somerville',
+    ...CHECKOUT_BUYER,
     number: CARDS.succeeds,
     exp: EXPIRY,
     cvc: '123',

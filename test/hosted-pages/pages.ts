@@ -7,6 +7,17 @@ import { startSubscriptionWorld, type SubscriptionWorld } from '../support/subsc
 /** A card expiry three years ahead, as the form takes it (MM/YY). */
 export const EXPIRY = `12/${String((new Date().getUTCFullYear() + 3) % 100).padStart(2, '0')}`;
 
+/** A checkout page's buyer fields as a new customer fills them in (the card aside). */
+export const CHECKOUT_BUYER = {
+  buyer_name: 'Mary Somerville',
+  email: 'mary@example.com',
+  line1: '1 Observatory Lane',
+  city: 'Edinburgh',
+  postal_code: 'EH1 1AA',
+  country: 'GB',
+  name: 'Mary Somerville',
+};
+
 /** The path of an invoice's hosted page (its URL is under PUBLIC_URL, the tests' app on another port). */
 export function hostedPath(invoice: { hosted_invoice_url: string }): string {
   return new URL(invoice.hosted_invoice_url).pathname;

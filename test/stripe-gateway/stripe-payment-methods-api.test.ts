@@ -1,8 +1,8 @@
-import Stripe from 'stripe';
-import '../../src/gateway-registrations';
-import { apiClient, createTestAccount, eventsOf, expectStatus, startTestApp, type TestApp } from '../support/harness';
+import type Stripe from 'stripe';
+import { eventsOf, expectStatus, type ApiClient, type TestApp } from '../support/harness';
 import { cardBody, CARDS, createCustomer, simpleInvoice } from '../support/payments';
-import { startLocalstripe, stripeToolMissing, type StripeStandIn } from '../support/stripe-tools';
+import { startLocalstripeWorld, type LocalstripeWorld } from '../support/stripe-accounts';
+import { stripeToolMissing } from '../support/stripe-tools';
 
 /**
  * An account connected to Stripe collects payment methods through Stripe only (docs/api.md, "Payment
@@ -15,42 +15,22 @@ const missing = stripeToolMissing('localstripe');
 if (missing) console.warn(`test/stripe-gateway/stripe-payment-methods-api.test.ts skipped: ${missing}`);
 const describeWithLocalstripe = missing ? describe.skip : describe;
 
-const SECRET_KEY = 'sk_test_PaymentMethods1';
-
 describeWithLocalstripe('payment methods of an account on Stripe', () => {
+  let world: LocalstripeWorld;
   let app: TestApp;
-  let localstripe: StripeStandIn;
   let accountId: string;
-  let api: ReturnType<typeof apiClient>;
-  let other: ReturnType<typeof apiClient>;
+  let api: ApiClient;
+  let other: ApiClient;
   let stripe: Stripe;
-  const apiBaseBefore = process.env.STRIPE_API_BASE;
 
   beforeAll(async () => {
-    localstripe = await startLocalstripe();
-    process.env.STRIPE_API_BASE = localstripe.apiBase;
-    app = await startTestApp();
-    const account = await createTestAccount(app.prisma, { name: 'On Stripe' });
-    accountId = account.accountId;
-    api = apiClient(app.baseUrl, account.apiKey);
-    other = apiClient(app.baseUrl, (await createTestAccount(app.prisma, { name: 'Simulated' })).apiKey);
-    expectStatus(
-      await api.put('/settings/gateway', {
-        processor: 'stripe',
-        secret_key: SECRET_KEY,
-        webhook_secret: 'whsec_PaymentMethods',
-        publishable_key: 'pk_test_PaymentMethods1',
-      }),
-      200,
-    );
-    const base = new URL(localstripe.apiBase);
-    stripe = new Stripe(SECRET_KEY, { host: base.hostname, port: Number(base.port), protocol: 'http' });
+    world = await startLocalstripeWorld('On Stripe', {
+      secretKey: 'sk_test_PaymentMethods1',
+      publishableKey: 'pk_test_PaymentMethods1',
+    });
+    ({ app, accountId, api, other, stripe } = world);
   });
-  afterAll(async () => {
-    process.env.STRIPE_API_BASE = apiBaseBefore;
-    await app?.close();
-    await localstripe?.stop();
-  });
+  afterAll(() => world?.close());
 
   it('refuses raw card numbers with a 400 naming the card, and keeps nothing', async () => {
     const customer = await createCustomer(api);

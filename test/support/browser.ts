@@ -64,7 +64,14 @@ export interface DashboardBrowser {
  */
 export async function openDashboardBrowser(
   baseUrl: string,
-  { screens = 'dashboard' }: { screens?: 'dashboard' | 'hosted' } = {},
+  {
+    screens = 'dashboard',
+    alsoAllowed = [],
+  }: {
+    screens?: 'dashboard' | 'hosted';
+    /** Other origins pages may reach (the Stripe.js stand-in, test/support/stripe-js-stand-in.ts). */
+    alsoAllowed?: string[];
+  } = {},
 ): Promise<DashboardBrowser> {
   if (screens === 'dashboard') ensureDashboardBuilt();
   fs.mkdirSync(OUTPUT, { recursive: true });
@@ -82,7 +89,7 @@ export async function openDashboardBrowser(
       });
       await page.route('**/*', (route) => {
         const url = route.request().url();
-        if (url.startsWith(baseUrl) || url.startsWith('data:')) return route.continue();
+        if ([baseUrl, 'data:', ...alsoAllowed].some((allowed) => url.startsWith(allowed))) return route.continue();
         offSite.push(url);
         return route.abort();
       });

@@ -1,3 +1,4 @@
+import type { Page } from 'playwright-core';
 import { createUser } from '../../src/dashboard-auth/user.service';
 import type { Db } from '../../src/db/prisma';
 import type { Role } from '../../src/http/auth';
@@ -99,4 +100,13 @@ export async function signIn(baseUrl: string, email: string, password: string): 
       return { status: response.status, body: text ? JSON.parse(text) : undefined, headers: response.headers };
     },
   };
+}
+
+/** Settings, opened from the main navigation as a person does. */
+export async function openSettings(page: Page) {
+  await page
+    .getByRole('navigation', { name: 'Main', exact: true })
+    .getByRole('link', { name: 'Settings', exact: true })
+    .click();
+  await page.getByRole('heading', { name: 'Settings', level: 1, exact: true }).waitFor();
 }

@@ -106,21 +106,3 @@ export const api = {
   PATCH: answering(client.PATCH),
   DELETE: answering(client.DELETE),
 };
-
-/**
- * A call whose body the compiler cannot check: the settings forms that send what was typed as it is (a day that
- * is not a number, a field left as text) for the API to refuse with the field's `param`, shown beside it, rather
- * than checking it a second time here. Their paths and answers are typed by the caller.
- */
-export function untypedApi<T>(
-  method: string,
-  path: string,
-  body?: unknown,
-  options: { idempotencyKey?: string } = {},
-): Promise<T> {
-  const request = answering(
-    client.request as (method: string, path: string, init: object) => Promise<{ response: Response }>,
-  );
-  const headers = options.idempotencyKey ? { 'idempotency-key': options.idempotencyKey } : undefined;
-  return request(method, path, { body, headers }) as Promise<T>;
-}

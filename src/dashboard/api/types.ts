@@ -28,6 +28,7 @@ export type BalanceTransaction = Schemas['CustomerBalanceTransaction'];
 export type SearchHit = Schemas['SearchHit'];
 export type Email = Schemas['Email'];
 export type BusinessDetails = Schemas['BusinessDetails'];
+export type BusinessDetailsUpdate = Schemas['BusinessDetailsUpdate'];
 export type PaymentPlanSettings = Schemas['PaymentPlanSettings'];
 export type AccountSettings = Schemas['AccountSettings'];
 export type Member = Schemas['Member'];

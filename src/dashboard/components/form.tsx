@@ -62,12 +62,14 @@ function useClaimedParams() {
 /**
  * Runs an action once until it has been busy and is no longer: the second click of a double click comes before
  * the page shows the button disabled, and would send it again (a keyed refund then answers 409 "in progress").
+ * A new refusal ends it too: one the form finds before asking (a `fieldFailure` thrown by the mutation) comes
+ * before the page ever renders it busy.
  */
-export function useOnce(busy: boolean): (run: () => void) => void {
+export function useOnce(busy: boolean, error?: unknown): (run: () => void) => void {
   const started = useRef(false);
   useEffect(() => {
     if (!busy) started.current = false;
-  }, [busy]);
+  }, [busy, error]);
   return (run) => {
     if (started.current) return;
     started.current = true;
@@ -112,7 +114,7 @@ export function Form(props: FormProps) {
   const layout = props.layout ?? 'stacked';
   const busy = props.action?.isPending ?? false;
   const error = props.action?.error;
-  const once = useOnce(busy);
+  const once = useOnce(busy, error);
   const { claimed, claim } = useClaimedParams();
   const param = error instanceof ApiFailure ? error.error.param : undefined;
   const unclaimed = error && !(param !== undefined && claimed.has(param)) ? error : undefined;

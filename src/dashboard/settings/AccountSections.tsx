@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, untypedApi } from '../api/client';
+import type { paths } from '../../client/schema';
+import { api } from '../api/client';
 import type { Session } from '../api/types';
 import type { EmailKind } from '../api/dashboard-paths';
 import type { AccountSettings } from '../api/types';
@@ -8,6 +9,11 @@ import { currentTimeZone, formatDateTime } from '../components/format';
 import { SESSION_KEY } from '../api/session';
 import { Failure, Loading } from '../components/common';
 import { Check, Field, Form, Options, SelectField } from '../components/form';
+import { wholeNumberOf } from './section-parts';
+
+type AccountSettingsUpdate = NonNullable<
+  paths['/dashboard/api/account']['patch']['requestBody']
+>['content']['application/json'];
 
 /** Every zone this browser's Intl knows, UTC first. */
 function timeZones(): string[] {
@@ -17,7 +23,9 @@ function timeZones(): string[] {
 
 /**
  * The account's settings (GET /dashboard/api/account), whether this member may change them, and their
- * save (PATCH), which keeps the answer and then runs `onSaved`; with the section's notice.
+ * save (PATCH), which keeps the answer and then runs `onSaved`; with the section's notice. The save takes a
+ * function that reads the body, run inside the mutation: a field the form refuses is shown as the API's
+ * refusal is.
  */
 function useAccountSettings(session: Session, onSaved: (saved: AccountSettings) => Promise<string> | string) {
   const queryClient = useQueryClient();
@@ -25,8 +33,7 @@ function useAccountSettings(session: Session, onSaved: (saved: AccountSettings) 
   const account = useQuery({ queryKey: key, queryFn: () => api.GET('/dashboard/api/account') });
   const [notice, setNotice] = useState<string>();
   const save = useMutation({
-    mutationFn: (input: Partial<Record<keyof Omit<AccountSettings, 'id'>, unknown>>) =>
-      untypedApi<AccountSettings>('PATCH', '/dashboard/api/account', input),
+    mutationFn: (body: () => AccountSettingsUpdate) => api.PATCH('/dashboard/api/account', { body: body() }),
     onSuccess: async (saved) => {
       queryClient.setQueryData(key, saved);
       setNotice(await onSaved(saved));
@@ -45,7 +52,7 @@ export function AccountSection({ session }: { session: Session }) {
   const submit = (element: HTMLFormElement) => {
     const form = new FormData(element);
     setNotice(undefined);
-    save.mutate({ name: String(form.get('name') ?? ''), time_zone: String(form.get('time_zone') ?? '') });
+    save.mutate(() => ({ name: String(form.get('name') ?? ''), time_zone: String(form.get('time_zone') ?? '') }));
   };
 
   return (
@@ -108,10 +115,10 @@ function DaysField({ label, name, value }: { label: string; name: string; value:
 }
 
 /** "7" as 7, empty as null (none); anything else is sent as is, for the API to name. */
-function reminderDaysOf(value: FormDataEntryValue | null): unknown {
+/** The days typed, as a number for the body; empty is none (null). */
+function reminderDaysOf(value: FormDataEntryValue | null, param: string): number | null {
   const text = String(value ?? '').trim();
-  if (!text) return null;
-  return /^\d+$/.test(text) ? Number(text) : text;
+  return text ? wholeNumberOf(text, param) : null;
 }
 
 /** The emails sent to the account's customers: their From and the kinds sent (docs/api.md, "Emails"). */
@@ -122,13 +129,13 @@ export function EmailSection({ session }: { session: Session }) {
     const from = String(form.get('email_from') ?? '').trim();
     setNotice(undefined);
     const color = String(form.get('brand_color') ?? '').trim();
-    save.mutate({
+    save.mutate(() => ({
       email_from: from || null,
       emails_off: EMAIL_KINDS.filter(({ kind }) => !form.has(`send_${kind}`)).map(({ kind }) => kind),
-      renewal_reminder_days: reminderDaysOf(form.get('renewal_reminder_days')),
-      trial_end_reminder_days: reminderDaysOf(form.get('trial_end_reminder_days')),
+      renewal_reminder_days: reminderDaysOf(form.get('renewal_reminder_days'), 'renewal_reminder_days'),
+      trial_end_reminder_days: reminderDaysOf(form.get('trial_end_reminder_days'), 'trial_end_reminder_days'),
       brand_color: color || null,
-    });
+    }));
   };
   const data = account.data;
   return (

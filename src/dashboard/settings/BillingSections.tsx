@@ -1,8 +1,9 @@
 import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, untypedApi } from '../api/client';
+import { api } from '../api/client';
 import { Failure, Loading } from '../components/common';
 import { Choices, Field, Form } from '../components/form';
+import { wholeNumberOf } from './section-parts';
 
 interface DunningSettings {
   retry_days: number[];
@@ -15,12 +16,12 @@ const OUTCOMES: { value: DunningSettings['outcome']; label: string }[] = [
   { value: 'keep_active', label: 'Keep it active (the invoice stays open)' },
 ];
 
-/** Turns "1, 3, 7" into [1, 3, 7]; anything that is not a number is sent as is, for the API to name. */
-function daysOf(text: string): unknown[] {
+/** Turns "1, 3, 7" into [1, 3, 7]; a part that is not a whole number is refused beside the field. */
+function daysOf(text: string): number[] {
   return text
     .split(/[\s,]+/)
     .filter(Boolean)
-    .map((part) => (/^-?\d+$/.test(part) ? Number(part) : part));
+    .map((part) => wholeNumberOf(part, 'retry_days'));
 }
 
 export function DunningSection() {
@@ -31,8 +32,9 @@ export function DunningSection() {
   });
   const [notice, setNotice] = useState<string>();
   const save = useMutation({
-    mutationFn: (input: { retry_days: unknown[]; outcome: string }) =>
-      untypedApi<DunningSettings>('PUT', '/settings/dunning', input),
+    // The body is read inside the mutation: a day the form refuses is shown as the API's refusal is.
+    mutationFn: (input: { retry_days: string; outcome: DunningSettings['outcome'] }) =>
+      api.PUT('/settings/dunning', { body: { retry_days: daysOf(input.retry_days), outcome: input.outcome } }),
     onSuccess: (saved) => {
       queryClient.setQueryData(['dunning-settings'], saved);
       setNotice('Saved. The schedule applies to renewal charges that fail from now on.');
@@ -41,7 +43,11 @@ export function DunningSection() {
   const submit = (element: HTMLFormElement) => {
     const form = new FormData(element);
     setNotice(undefined);
-    save.mutate({ retry_days: daysOf(String(form.get('retry_days') ?? '')), outcome: String(form.get('outcome')) });
+    save.mutate({
+      retry_days: String(form.get('retry_days') ?? ''),
+      // One of the radio buttons' values, OUTCOMES.
+      outcome: String(form.get('outcome')) as DunningSettings['outcome'],
+    });
   };
   return (
     <section className="card settings-section" aria-labelledby="dunning-heading">

@@ -1,12 +1,11 @@
 import { Fragment, useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, ApiFailure, untypedApi } from '../api/client';
-import type { BusinessDetails, PaymentPlanSettings, Session } from '../api/types';
+import { api, ApiFailure } from '../api/client';
+import type { BusinessDetailsUpdate, Session } from '../api/types';
 import { Failure, Loading, Notice } from '../components/common';
 import { Check, Field, Form } from '../components/form';
-import { Submit } from './section-parts';
+import { Submit, wholeNumberOf } from './section-parts';
 
-/** "30" as 30, empty as absent (unchanged); anything else is sent as is, for the API to name. */
 const ADDRESS_PARTS = [
   ['line1', 'Address line 1'],
   ['line2', 'Address line 2'],
@@ -23,6 +22,8 @@ const DETAIL_FIELDS = [
   ['tax_id', 'Tax ID (VAT number, EIN…)'],
 ] as const;
 
+type DetailField = (typeof DETAIL_FIELDS)[number][0];
+
 /**
  * Business details (docs/api.md "Business details"): the seller's legal name, address, support email and phone,
  * and tax id that invoices, credit notes, the hosted invoice page and the invoice email show. Every role reads
@@ -35,8 +36,7 @@ export function BusinessDetailsSection({ session }: { session: Session }) {
   const editable = session.account?.role === 'superadmin';
   const [notice, setNotice] = useState<string>();
   const save = useMutation({
-    mutationFn: (input: Record<string, unknown>) =>
-      untypedApi<BusinessDetails>('PUT', '/settings/business-details', input),
+    mutationFn: (input: BusinessDetailsUpdate) => api.PUT('/settings/business-details', { body: input }),
     onSuccess: (saved) => {
       queryClient.setQueryData(key, saved);
       setNotice('Saved. Invoices finalized from now on show these details; issued ones keep theirs.');
@@ -47,12 +47,15 @@ export function BusinessDetailsSection({ session }: { session: Session }) {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
     const value = (name: string) => String(form.get(name) ?? '').trim() || null;
-    const address = Object.fromEntries(
-      ADDRESS_PARTS.flatMap(([part]) => (value(`address.${part}`) ? [[part, value(`address.${part}`)]] : [])),
+    const address: NonNullable<BusinessDetailsUpdate['address']> = Object.fromEntries(
+      ADDRESS_PARTS.flatMap(([part]) => {
+        const text = value(`address.${part}`);
+        return text ? [[part, text]] : [];
+      }),
     );
     setNotice(undefined);
     save.mutate({
-      ...Object.fromEntries(DETAIL_FIELDS.map(([name]) => [name, value(name)])),
+      ...(Object.fromEntries(DETAIL_FIELDS.map(([name]) => [name, value(name)])) as Record<DetailField, string | null>),
       address: Object.keys(address).length > 0 ? address : null,
     });
   };
@@ -113,10 +116,9 @@ export function BusinessDetailsSection({ session }: { session: Session }) {
   );
 }
 
-function wholeDaysOf(value: FormDataEntryValue | null): unknown {
-  const text = String(value ?? '').trim();
-  if (!text) return undefined;
-  return /^\d+$/.test(text) ? Number(text) : text;
+/** The days typed, as a number for the body; empty leaves them as they are. */
+function wholeDaysOf(text: string): number | undefined {
+  return text ? wholeNumberOf(text, 'default_after_days') : undefined;
 }
 
 /**
@@ -133,8 +135,11 @@ export function PaymentPlansSection({ session }: { session: Session }) {
   const editable = session.account?.role === 'superadmin';
   const [notice, setNotice] = useState<string>();
   const save = useMutation({
-    mutationFn: (input: { enabled: boolean; default_after_days?: unknown }) =>
-      untypedApi<PaymentPlanSettings>('PUT', '/settings/payment-plans', input),
+    // The body is read inside the mutation: days the form refuses are shown as the API's refusal is.
+    mutationFn: (input: { enabled: boolean; default_after_days: string }) =>
+      api.PUT('/settings/payment-plans', {
+        body: { enabled: input.enabled, default_after_days: wholeDaysOf(input.default_after_days) },
+      }),
     onSuccess: async (saved) => {
       queryClient.setQueryData(key, saved);
       setNotice(
@@ -149,7 +154,10 @@ export function PaymentPlansSection({ session }: { session: Session }) {
   const submitPlans = (element: HTMLFormElement) => {
     const form = new FormData(element);
     setNotice(undefined);
-    save.mutate({ enabled: form.has('enabled'), default_after_days: wholeDaysOf(form.get('default_after_days')) });
+    save.mutate({
+      enabled: form.has('enabled'),
+      default_after_days: String(form.get('default_after_days') ?? '').trim(),
+    });
   };
   const data = settings.data;
   return (

@@ -5,10 +5,11 @@ import { DunningSection, ProrationSection } from './BillingSections';
 import { BusinessDetailsSection, PaymentPlansSection } from './BusinessSections';
 import { TeamSection } from './TeamSection';
 import { ProfileSection } from './ProfileSection';
+import { PaymentProcessorSection } from './PaymentProcessorSection';
 
 /**
- * Settings (docs/api.md "Dashboard team"): the account (name, time zone), its business details, the dunning schedule, proration, payment
- * plans, the team and invitations, test clocks in test mode, and the signed-in person's profile. What a role may do is the API's to decide:
+ * Settings (docs/api.md "Dashboard team"): the account (name, time zone), its business details, the dunning schedule, proration, the payment
+ * processor, payment plans, the team and invitations, test clocks in test mode, and the signed-in person's profile. What a role may do is the API's to decide:
  * the page only leaves out forms the role would be refused.
  */
 export function Settings({ session }: { session: Session }) {
@@ -22,6 +23,7 @@ export function Settings({ session }: { session: Session }) {
       <EmailSection session={session} />
       {canDevelop && <DunningSection />}
       {canDevelop && <ProrationSection />}
+      {canDevelop && <PaymentProcessorSection />}
       <PaymentPlansSection session={session} />
       {canDevelop && <TeamSection session={session} />}
       <TestClocksSection />
