@@ -27,11 +27,9 @@ export const DATA_ACCESS_OUTSIDE_RECORDS_DEBT = [
   'src/payment-plans/terminal-payments.service.ts',
   'src/payments/payment-method.service.ts',
   'src/terminals/terminal-card.ts',
-  'src/test-clocks/test-clock.service.ts',
   'src/transactions/charge-receipt.ts',
   'src/transactions/ledger.ts',
   'src/transactions/transaction.service.ts',
-  'src/use-cases/customer-deletion.ts',
 ];
 
 /** Files below the service layer that still import HTTP errors (they throw a 404 or 409 naming a request's parameter). */

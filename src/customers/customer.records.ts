@@ -392,3 +392,18 @@ export function updateCustomerRow(tx: Tx, id: string, data: Prisma.CustomerUnche
 export function readCustomerTestClock(db: Db | Tx, id: string): Promise<Pick<Customer, 'testClockId'>> {
   return db.customer.findUniqueOrThrow({ where: { id }, select: { testClockId: true } });
 }
+
+/** The account's customer's test clock (`testClockId` null for none), or null when the account has no such customer. */
+export function findCustomerTestClock(
+  db: Db | Tx,
+  accountId: string,
+  id: string,
+): Promise<Pick<Customer, 'testClockId'> | null> {
+  return db.customer.findFirst({ where: { id, accountId }, select: { testClockId: true } });
+}
+
+/** The ids of the customers on test clock `clockId`. */
+export async function readClockCustomerIds(db: Db | Tx, clockId: string): Promise<string[]> {
+  const rows = await db.customer.findMany({ where: { testClockId: clockId }, select: { id: true } });
+  return rows.map((row) => row.id);
+}

@@ -5,6 +5,8 @@ export type { Address, CreateCustomerInput } from './customer.schemas';
 export {
   CUSTOMER_COLUMNS,
   customerOfRow,
+  findCustomerTestClock,
+  readClockCustomerIds,
   readCustomerEvenDeleted,
   readCustomerTestClock,
   withCustomerNames,

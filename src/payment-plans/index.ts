@@ -12,7 +12,9 @@ export {
   OPEN_TERMINAL_STATES,
   OWED_STATUSES,
   PLAN_INCLUDE,
+  countCustomerPlans,
   listOpenTerminalPayments,
+  readPlanIntervals,
   snapshotOf,
   toPaymentObject,
 } from './payment-plan.records';

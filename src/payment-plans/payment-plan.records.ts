@@ -181,6 +181,23 @@ export async function lockPlan(tx: Tx, accountId: string, id: string): Promise<P
   return tx.paymentPlan.findUniqueOrThrow({ where: { id }, include: PLAN_INCLUDE });
 }
 
+/** How many of the customer's plans are in one of `statuses`. */
+export function countCustomerPlans(db: Db | Tx, accountId: string, customerId: string, statuses: readonly string[]) {
+  return db.paymentPlan.count({ where: { accountId, customerId, status: { in: [...statuses] } } });
+}
+
+/** The workflows and billing intervals of the customers' plans whose status is none of `excluded`. */
+export function readPlanIntervals(
+  db: Db | Tx,
+  customerIds: string[],
+  excluded: readonly string[],
+): Promise<{ id: string; workflowId: string; interval: string; intervalCount: number }[]> {
+  return db.paymentPlan.findMany({
+    where: { customerId: { in: customerIds }, status: { notIn: [...excluded] } },
+    select: { id: true, workflowId: true, interval: true, intervalCount: true },
+  });
+}
+
 /** Card charges of the plan between their pending and settled steps (a request's or the workflow's automatic charge). */
 export function chargesInFlight(db: Db | Tx, planId: string): Promise<{ id: string }[]> {
   return db.paymentPlanPayment.findMany({

@@ -26,6 +26,7 @@ export {
   attachPaymentMethod,
   createPaymentMethod,
   detachAllInTx,
+  detachCustomerMethodsAtProcessor,
   detachPaymentMethod,
   findDefaultPaymentMethod,
   findPaymentMethod,

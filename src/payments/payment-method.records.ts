@@ -1,5 +1,14 @@
 import { Prisma, type PaymentMethod } from '../generated/prisma/client';
-import { execute, modelColumns, queryModels, selectList, type AnyTx, type Queryable, type Statement } from '../db/sql';
+import {
+  execute,
+  modelColumns,
+  queryModels,
+  queryRows,
+  selectList,
+  type AnyTx,
+  type Queryable,
+  type Statement,
+} from '../db/sql';
 
 /** A payment_methods row's columns in Prisma's shape (its ScalarFieldEnum: none missed), for statements outside Prisma. */
 const PAYMENT_METHOD_COLUMNS = modelColumns<PaymentMethod>(Prisma.PaymentMethodScalarFieldEnum, {
@@ -34,6 +43,22 @@ export async function findDefaultPaymentMethod(
 ): Promise<PaymentMethod | null> {
   const [method] = await queryModels(db, PAYMENT_METHOD_COLUMNS, DEFAULT_PAYMENT_METHOD, [accountId, customerId]);
   return method ?? null;
+}
+
+const CUSTOMER_PROCESSOR_METHOD_IDS: Statement = {
+  name: 'payment_methods_customer_processor_ids',
+  text: `SELECT id FROM payment_methods WHERE account_id = $1 AND customer_id = $2 AND test_behavior = 'processor'
+    ORDER BY attached_at, id`,
+};
+
+/** The ids of the customer's attached methods that a processor keeps (Stripe's), oldest attached first. */
+export async function readCustomerProcessorMethodIds(
+  db: Queryable,
+  accountId: string,
+  customerId: string,
+): Promise<string[]> {
+  const rows = await queryRows<{ id: string }>(db, CUSTOMER_PROCESSOR_METHOD_IDS, [accountId, customerId]);
+  return rows.map((row) => row.id);
 }
 
 const LOCK_CUSTOMER_METHODS: Statement = {
