@@ -21,7 +21,8 @@ import {
   type AttemptStep,
   type LedgerOutcome,
 } from '../transactions';
-import { lockInvoice, toInvoiceObject, updateLockedInvoice, type InvoiceWithLines } from './invoice.records';
+import { toInvoiceObject, updateLockedInvoice, type InvoiceWithLines } from './invoice.records';
+import { lockInvoice } from './invoice-lock';
 import type { InvoiceObject } from './invoice.schemas';
 import {
   assertPayable,

@@ -7,7 +7,8 @@ import { refundEntry } from '../payments';
 import { countPendingEntries, openPending, runAttempt, settlePending, type AttemptStep } from '../transactions';
 import { toTransactionObject } from '../transactions';
 import type { TransactionObject } from '../transactions';
-import { lockInvoice, type InvoiceWithLines } from './invoice.records';
+import type { InvoiceWithLines } from './invoice.records';
+import { lockInvoice } from './invoice-lock';
 import { invoiceCreditable } from './period-held';
 
 export interface RefundInvoiceOptions {

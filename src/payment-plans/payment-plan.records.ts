@@ -11,7 +11,6 @@ import {
   type ListPosition,
   type Statement,
 } from '../db/sql';
-import { notFound } from '../http/errors';
 import { toUnixSeconds } from '../lib/time';
 import type { InstallmentObject, PaymentPlanObject, PlanPaymentObject } from './payment-plan.schemas';
 import type { InstallmentStatus, PlanSnapshot, TerminalState } from '../../workflows/payment-plan-contract';
@@ -155,11 +154,9 @@ export function toPaymentObject(row: PaymentPlanPayment): PlanPaymentObject {
   };
 }
 
-/** A plan of the account, or 404 (also for another account's plan). */
-export async function findPlan(db: Db | Tx, accountId: string, id: string): Promise<PlanWithDetails> {
-  const plan = await db.paymentPlan.findFirst({ where: { id, accountId }, include: PLAN_INCLUDE });
-  if (!plan) throw notFound('payment plan', id);
-  return plan;
+/** A plan of the account, or null (also for another account's plan). */
+export function readPlan(db: Db | Tx, accountId: string, id: string): Promise<PlanWithDetails | null> {
+  return db.paymentPlan.findFirst({ where: { id, accountId }, include: PLAN_INCLUDE });
 }
 
 /** The customer of the account's plan `id`, or undefined (no such plan in the account). */
@@ -171,13 +168,13 @@ export async function findPlanCustomerId(db: Db | Tx, accountId: string, id: str
 /**
  * Locks the plan row for the rest of the transaction and answers it fresh. Every change to a plan,
  * its installments or its payments takes this lock first (API and activities alike), so two
- * payments can never take the same installment.
+ * payments can never take the same installment. Null when the account has no such plan.
  */
-export async function lockPlan(tx: Tx, accountId: string, id: string): Promise<PlanWithDetails> {
+export async function lockPlanRow(tx: Tx, accountId: string, id: string): Promise<PlanWithDetails | null> {
   const locked = await tx.$queryRaw<
     { id: string }[]
   >`SELECT id FROM payment_plans WHERE id = ${id} AND account_id = ${accountId} FOR UPDATE`;
-  if (locked.length === 0) throw notFound('payment plan', id);
+  if (locked.length === 0) return null;
   return tx.paymentPlan.findUniqueOrThrow({ where: { id }, include: PLAN_INCLUDE });
 }
 
@@ -220,15 +217,13 @@ export async function reloadPlan(tx: Tx | Db, id: string): Promise<PlanWithDetai
   return tx.paymentPlan.findUniqueOrThrow({ where: { id }, include: PLAN_INCLUDE });
 }
 
-export async function findPayment(
+export function readPlanPayment(
   db: Db | Tx,
   accountId: string,
   planId: string,
   paymentId: string,
-): Promise<PaymentPlanPayment> {
-  const payment = await db.paymentPlanPayment.findFirst({ where: { id: paymentId, planId, accountId } });
-  if (!payment) throw notFound('payment plan payment', paymentId);
-  return payment;
+): Promise<PaymentPlanPayment | null> {
+  return db.paymentPlanPayment.findFirst({ where: { id: paymentId, planId, accountId } });
 }
 
 export async function snapshotOf(db: Db | Tx, planId: string): Promise<PlanSnapshot | null> {

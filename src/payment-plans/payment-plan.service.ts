@@ -24,8 +24,6 @@ import type { Gateways } from '../payments';
 import {
   chargesInFlight,
   countPlans,
-  findPlan,
-  lockPlan,
   OVERDUE_STATUSES,
   PLAN_INCLUDE,
   readPlanPage,
@@ -38,6 +36,7 @@ import {
   updatePaymentPlanSettings,
   writePaymentPlanSettings,
 } from './payment-plan.records';
+import { findPlan, lockPlan } from './plan-lookup';
 import {
   START_DATE_MAX_AHEAD_DAYS,
   START_DATE_PAST_TOLERANCE_SECONDS,

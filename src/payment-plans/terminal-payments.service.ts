@@ -26,7 +26,8 @@ import {
   owedInstallments,
   type PaymentUpdate,
 } from './plan-payments.service';
-import { findPayment, lockPlan, OPEN_TERMINAL_STATES, type PlanWithDetails } from './payment-plan.records';
+import { OPEN_TERMINAL_STATES, type PlanWithDetails } from './payment-plan.records';
+import { findPayment, lockPlan } from './plan-lookup';
 import { settleStatus } from './payment-plan.status';
 
 // A sale waits on a terminal in the real world: its times there (ended_at, state_changed_at,
