@@ -16,11 +16,8 @@ export const PRIVATE_IMPORT_DEBT = [];
 /** Files outside records that still call Prisma's models or run statements themselves. */
 export const DATA_ACCESS_OUTSIDE_RECORDS_DEBT = [
   'activities/payment-plans.ts',
-  'src/cli/support.ts',
   'src/invoices/invoice-payment.service.ts',
   'src/invoices/invoice-refund.service.ts',
-  'src/payment-plans/payment-plan.service.ts',
-  'src/payment-plans/payment-plan.status.ts',
   'src/payment-plans/plan-payments.service.ts',
   'src/payment-plans/plan-refunds.service.ts',
   'src/payment-plans/terminal-payments.service.ts',

@@ -393,13 +393,18 @@ export function readCustomerTestClock(db: Db | Tx, id: string): Promise<Pick<Cus
   return db.customer.findUniqueOrThrow({ where: { id }, select: { testClockId: true } });
 }
 
-/** The account's customer's test clock (`testClockId` null for none), or null when the account has no such customer. */
+/**
+ * The account's customer's test clock (`testClockId` null for none), or null when the account has no such customer
+ * (with `live`, no such customer that is not deleted).
+ */
 export function findCustomerTestClock(
   db: Db | Tx,
   accountId: string,
   id: string,
+  { live = false }: { live?: boolean } = {},
 ): Promise<Pick<Customer, 'testClockId'> | null> {
-  return db.customer.findFirst({ where: { id, accountId }, select: { testClockId: true } });
+  const where = live ? { id, accountId, deletedAt: null } : { id, accountId };
+  return db.customer.findFirst({ where, select: { testClockId: true } });
 }
 
 /** The ids of the customers on test clock `clockId`. */

@@ -1,6 +1,6 @@
 import { PLAN_STATUSES, TERMINAL_STATES } from './payment-plan.schemas';
 import { columnValue, nullableColumnValue } from '../lib/columns';
-import type { PaymentPlan, PaymentPlanInstallment, PaymentPlanPayment } from '../generated/prisma/client';
+import type { PaymentPlan, PaymentPlanInstallment, PaymentPlanPayment, Prisma } from '../generated/prisma/client';
 import type { Db, Tx } from '../db/prisma';
 import {
   execute,
@@ -193,6 +193,104 @@ export function readPlanIntervals(
     where: { customerId: { in: customerIds }, status: { notIn: [...excluded] } },
     select: { id: true, workflowId: true, interval: true, intervalCount: true },
   });
+}
+
+/** Writes `data` to the plan's row. */
+export async function updatePlanRow(tx: Tx, id: string, data: Prisma.PaymentPlanUncheckedUpdateInput): Promise<void> {
+  await tx.paymentPlan.update({ where: { id }, data, select: { id: true } });
+}
+
+/** A new plan with its installments (`data.installments`), answered with them. */
+export function insertPlan(tx: Tx, data: Prisma.PaymentPlanUncheckedCreateInput): Promise<PlanWithDetails> {
+  return tx.paymentPlan.create({ data, include: PLAN_INCLUDE });
+}
+
+/** The account of plan `id`, which exists (a workflow's plan). */
+export async function readPlanAccountId(db: Db | Tx, id: string): Promise<string> {
+  return (await db.paymentPlan.findUniqueOrThrow({ where: { id }, select: { accountId: true } })).accountId;
+}
+
+/** Whether the account has ever had a plan. */
+export async function accountHasPlans(db: Db | Tx, accountId: string): Promise<boolean> {
+  return (await db.paymentPlan.findFirst({ where: { accountId }, select: { id: true } })) !== null;
+}
+
+/** Whether the account has payment plans turned on (false for an unknown account). */
+export async function readPaymentPlansEnabled(db: Db | Tx, accountId: string): Promise<boolean> {
+  const account = await db.account.findUnique({ where: { id: accountId }, select: { paymentPlansEnabled: true } });
+  return account?.paymentPlansEnabled ?? false;
+}
+
+/** The days before default the account set, or null when it set none. */
+export async function readDefaultAfterDays(db: Db | Tx, accountId: string): Promise<number | null> {
+  const settings = await db.paymentPlanSettings.findUnique({
+    where: { accountId },
+    select: { defaultAfterDays: true },
+  });
+  return settings?.defaultAfterDays ?? null;
+}
+
+/** Writes `data` to installment `number` of the plan. */
+export async function updateInstallmentRow(
+  tx: Tx,
+  planId: string,
+  number: number,
+  data: Prisma.PaymentPlanInstallmentUncheckedUpdateInput,
+): Promise<void> {
+  await tx.paymentPlanInstallment.update({
+    where: { planId_number: { planId, number } },
+    data,
+    select: { number: true },
+  });
+}
+
+/** The plan's installments still owed (OWED_STATUSES) are canceled. */
+export async function cancelOwedInstallments(tx: Tx, planId: string): Promise<void> {
+  await tx.paymentPlanInstallment.updateMany({
+    where: { planId, status: { in: [...OWED_STATUSES] } },
+    data: { status: 'canceled' },
+  });
+}
+
+/** Writes `data` to the plan payment's row. */
+export async function updatePlanPaymentRow(
+  tx: Tx,
+  id: string,
+  data: Prisma.PaymentPlanPaymentUncheckedUpdateInput,
+): Promise<void> {
+  await tx.paymentPlanPayment.update({ where: { id }, data, select: { id: true } });
+}
+
+/** The plan's sales waiting on a terminal that nobody has asked to cancel yet. */
+export function readWaitingTerminalPayments(tx: Tx, planId: string): Promise<PaymentPlanPayment[]> {
+  return tx.paymentPlanPayment.findMany({
+    where: { planId, method: 'terminal', terminalState: 'waiting', cancelRequestedAt: null },
+  });
+}
+
+/** The payment's terminal state (null for a card payment), or null for no such payment. */
+export async function readPaymentTerminalState(db: Db | Tx, id: string): Promise<string | null> {
+  const payment = await db.paymentPlanPayment.findUnique({ where: { id }, select: { terminalState: true } });
+  return payment?.terminalState ?? null;
+}
+
+/** A page of the plan's payments, newest first, and how many it has. */
+export function readPlanPaymentPage(
+  db: Db,
+  accountId: string,
+  planId: string,
+  window: { take: number; skip: number },
+): Promise<[PaymentPlanPayment[], number]> {
+  const where = { accountId, planId };
+  return Promise.all([
+    db.paymentPlanPayment.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], ...window }),
+    db.paymentPlanPayment.count({ where }),
+  ]);
+}
+
+/** Payment `paymentId` of plan `planId` in whichever account (the operators' tools), or null. */
+export function readPaymentOfPlan(db: Db | Tx, planId: string, paymentId: string): Promise<PaymentPlanPayment | null> {
+  return db.paymentPlanPayment.findFirst({ where: { id: paymentId, planId } });
 }
 
 /** Card charges of the plan between their pending and settled steps (a request's or the workflow's automatic charge). */

@@ -32,3 +32,8 @@ export async function readSaleProcessorOutcome(db: Db | Tx, saleId: string): Pro
   const sale = await db.terminalSale.findUnique({ where: { id: saleId }, select: { processorOutcome: true } });
   return sale?.processorOutcome ?? null;
 }
+
+/** Asks the terminal to cancel sale `id` (its next poll reads it). */
+export async function requestSaleCancel(tx: Tx, id: string, at: Date): Promise<void> {
+  await tx.terminalSale.update({ where: { id }, data: { cancelRequestedAt: at }, select: { id: true } });
+}
