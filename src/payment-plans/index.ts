@@ -14,6 +14,7 @@ export {
   PLAN_INCLUDE,
   countCustomerPlans,
   listOpenTerminalPayments,
+  readAttemptPayment,
   readPaymentOfPlan,
   readPlanIntervals,
   snapshotOf,

@@ -293,6 +293,18 @@ export function readPaymentOfPlan(db: Db | Tx, planId: string, paymentId: string
   return db.paymentPlanPayment.findFirst({ where: { id: paymentId, planId } });
 }
 
+/** The account and ledger entry of the plan's payment under `attemptKey` (an automatic charge's), or null. */
+export function readAttemptPayment(
+  db: Db | Tx,
+  planId: string,
+  attemptKey: string,
+): Promise<Pick<PaymentPlanPayment, 'accountId' | 'transactionId'> | null> {
+  return db.paymentPlanPayment.findUnique({
+    where: { planId_attemptKey: { planId, attemptKey } },
+    select: { accountId: true, transactionId: true },
+  });
+}
+
 /** Card charges of the plan between their pending and settled steps (a request's or the workflow's automatic charge). */
 export function chargesInFlight(db: Db | Tx, planId: string): Promise<{ id: string }[]> {
   return db.paymentPlanPayment.findMany({

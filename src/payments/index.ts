@@ -18,7 +18,7 @@ export type {
   RetrieveChargeRequest,
   RetrieveRefundRequest,
 } from './gateway';
-export { lockCustomerMethods } from './payment-method.records';
+export { defaultIfNone, findCustomerCard, insertPaymentMethodRow, lockCustomerMethods } from './payment-method.records';
 export { chargeEntry, chargeOutcome, collectEntry, refundEntry } from './gateway-attempt';
 export { createGateways, registerGateway } from './gateways';
 export type { GatewayFactory, Gateways } from './gateways';

@@ -1,4 +1,5 @@
 import { Prisma, type PaymentMethod } from '../generated/prisma/client';
+import type { Tx } from '../db/prisma';
 import {
   execute,
   modelColumns,
@@ -72,4 +73,34 @@ const LOCK_CUSTOMER_METHODS: Statement = {
  */
 export async function lockCustomerMethods(tx: AnyTx, customerId: string): Promise<void> {
   await execute(tx, LOCK_CUSTOMER_METHODS, [`payment-methods:${customerId}`]);
+}
+
+/** The customer's card with `fingerprint` attached first, or null. */
+export function findCustomerCard(
+  tx: Tx,
+  accountId: string,
+  customerId: string,
+  fingerprint: string,
+): Promise<PaymentMethod | null> {
+  return tx.paymentMethod.findFirst({
+    where: { accountId, customerId, fingerprint, type: 'card' },
+    orderBy: { attachedAt: 'asc' },
+  });
+}
+
+export function insertPaymentMethodRow(tx: Tx, data: Prisma.PaymentMethodUncheckedCreateInput): Promise<PaymentMethod> {
+  return tx.paymentMethod.create({ data });
+}
+
+/** Makes `paymentMethodId` the customer's default when the customer has none. */
+export async function defaultIfNone(
+  tx: Tx,
+  accountId: string,
+  customerId: string,
+  paymentMethodId: string,
+): Promise<void> {
+  const current = await tx.customerDefaultPaymentMethod.findUnique({
+    where: { accountId_customerId: { accountId, customerId } },
+  });
+  if (!current) await tx.customerDefaultPaymentMethod.create({ data: { accountId, customerId, paymentMethodId } });
 }
