@@ -23,11 +23,8 @@ import {
   allocateCreditNoteNumber,
   creditedPerLine,
   creditNoteById,
-  countCreditNotes,
+  creditNoteList,
   creditNoteByNumber,
-  readCreditNotePage,
-  readCreditNotePosition,
-  readCreditNotesAfter,
   findCreditNote,
   insertCreditNote,
   updateCreditNote,
@@ -371,10 +368,7 @@ export async function listCreditNotes(
   const filter = { invoiceId: query.invoice, customerId: query.customer };
   return keysetListPage(query, {
     kind: 'credit_note',
-    find: (id) => readCreditNotePosition(prisma, accountId, id),
-    after: (at, forward, take) => readCreditNotesAfter(prisma, accountId, filter, { at, forward, take: take + 1 }),
-    page: (take, skip) => readCreditNotePage(prisma, accountId, filter, { take, skip }),
-    count: () => countCreditNotes(prisma, accountId, filter),
+    ...creditNoteList.reads(prisma, accountId, filter),
     objects: (notes) => notes.map(toCreditNoteObject),
   });
 }

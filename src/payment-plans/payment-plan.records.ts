@@ -2,15 +2,8 @@ import { PLAN_STATUSES, TERMINAL_STATES } from './payment-plan.schemas';
 import { columnValue, nullableColumnValue } from '../lib/columns';
 import type { PaymentPlan, PaymentPlanInstallment, PaymentPlanPayment, Prisma } from '../generated/prisma/client';
 import type { Db, Tx } from '../db/prisma';
-import {
-  execute,
-  idsAfterPositionStatement,
-  readCreatedPosition,
-  readRowsAfterPosition,
-  type AnyTx,
-  type ListPosition,
-  type Statement,
-} from '../db/sql';
+import { execute, type AnyTx, type Statement } from '../db/sql';
+import { newestFirstList } from '../db/newest-first-list';
 import { toUnixSeconds } from '../lib/time';
 import type { InstallmentObject, PaymentPlanObject, PlanPaymentObject } from './payment-plan.schemas';
 import type { InstallmentStatus, PlanSnapshot, TerminalState } from '../../workflows/payment-plan-contract';
@@ -425,46 +418,13 @@ export interface PlanFilter {
   status?: string;
 }
 
-/** A page of the account's payment plans, newest first, at an offset. */
-export function readPlanPage(
-  db: Db,
-  accountId: string,
-  filter: PlanFilter,
-  window: { skip: number; take: number },
-): Promise<PlanWithDetails[]> {
-  return db.paymentPlan.findMany({
-    where: { accountId, ...filter },
-    include: PLAN_INCLUDE,
-    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-    ...window,
-  });
-}
-
-export function countPlans(db: Db, accountId: string, filter: PlanFilter): Promise<number> {
-  return db.paymentPlan.count({ where: { accountId, ...filter } });
-}
-
-/** `take` of the account's payment plans after (`forward`) or before `at`, in the list's order read that way (docs/decisions.md §36). */
-export async function readPlansAfter(
-  db: Db,
-  accountId: string,
-  filter: PlanFilter,
-  window: { at: ListPosition; forward: boolean; take: number },
-): Promise<PlanWithDetails[]> {
-  const columns: [string, unknown][] = [
-    ['account_id', accountId],
-    ['customer_id', filter.customerId],
-    ['status', filter.status],
-  ];
-  return readRowsAfterPosition(db, idsAfterPositionStatement('payment_plans', columns, window), (ids) =>
-    db.paymentPlan.findMany({ where: { accountId, id: { in: ids } }, include: PLAN_INCLUDE }),
-  );
-}
-
-/** Where a payment plan of the account sits in the list, or null (unknown, or another account's). */
-export function readPlanPosition(db: Db, accountId: string, id: string): Promise<ListPosition | null> {
-  return readCreatedPosition(db, 'payment_plans', accountId, id);
-}
+/** The account's payment plans with their installments and payments, newest first (GET /payment-plans). */
+export const planList = newestFirstList<PlanWithDetails, PlanFilter>({
+  table: 'payment_plans',
+  columns: { customerId: 'customer_id', status: 'status' },
+  findMany: (db, read) => db.paymentPlan.findMany({ ...read, include: PLAN_INCLUDE }),
+  count: (db, where) => db.paymentPlan.count({ where }),
+});
 
 /** An account's payment plan settings as stored: `defaultAfterDays` null while the account never set it. */
 export interface StoredPaymentPlanSettings {

@@ -25,7 +25,7 @@ import {
   chargesInFlight,
   accountHasPlans,
   cancelOwedInstallments,
-  countPlans,
+  planList,
   findPlanCustomerId,
   insertPlan,
   OVERDUE_STATUSES,
@@ -37,10 +37,7 @@ import {
   updateInstallmentRow,
   updatePlanPaymentRow,
   updatePlanRow,
-  readPlanPage,
-  readPlanPosition,
   readPaymentPlanSettings,
-  readPlansAfter,
   toInstallmentObject,
   toPaymentObject,
   toPlanObject,
@@ -312,10 +309,7 @@ export async function listPaymentPlans(
   const filter = { customerId: query.customer, status: query.status };
   return keysetListPage(query, {
     kind: 'payment_plan',
-    find: (id) => readPlanPosition(prisma, accountId, id),
-    after: (at, forward, take) => readPlansAfter(prisma, accountId, filter, { at, forward, take: take + 1 }),
-    page: (take, skip) => readPlanPage(prisma, accountId, filter, { take, skip }),
-    count: () => countPlans(prisma, accountId, filter),
+    ...planList.reads(prisma, accountId, filter),
     objects: (rows) => {
       const objects = rows.map(toPlanObject);
       return query.include === 'names' ? withCustomerNames(prisma, accountId, objects) : objects;
