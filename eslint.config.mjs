@@ -17,7 +17,6 @@ export const PRIVATE_IMPORT_DEBT = [];
 export const DATA_ACCESS_OUTSIDE_RECORDS_DEBT = [
   'src/invoices/invoice-payment.service.ts',
   'src/invoices/invoice-refund.service.ts',
-  'src/payment-plans/plan-payments.service.ts',
   'src/payment-plans/plan-refunds.service.ts',
   'src/payment-plans/terminal-payments.service.ts',
   'src/payments/payment-method.service.ts',

@@ -224,17 +224,13 @@ export async function readDefaultAfterDays(db: Db | Tx, accountId: string): Prom
 }
 
 /** Writes `data` to installment `number` of the plan. */
-export async function updateInstallmentRow(
+export function updateInstallmentRow(
   tx: Tx,
   planId: string,
   number: number,
   data: Prisma.PaymentPlanInstallmentUncheckedUpdateInput,
-): Promise<void> {
-  await tx.paymentPlanInstallment.update({
-    where: { planId_number: { planId, number } },
-    data,
-    select: { number: true },
-  });
+): Promise<PaymentPlanInstallment> {
+  return tx.paymentPlanInstallment.update({ where: { planId_number: { planId, number } }, data });
 }
 
 /** The plan's installments still owed (OWED_STATUSES) are canceled. */
@@ -246,12 +242,57 @@ export async function cancelOwedInstallments(tx: Tx, planId: string): Promise<vo
 }
 
 /** Writes `data` to the plan payment's row. */
-export async function updatePlanPaymentRow(
+export function updatePlanPaymentRow(
   tx: Tx,
   id: string,
   data: Prisma.PaymentPlanPaymentUncheckedUpdateInput,
-): Promise<void> {
-  await tx.paymentPlanPayment.update({ where: { id }, data, select: { id: true } });
+): Promise<PaymentPlanPayment> {
+  return tx.paymentPlanPayment.update({ where: { id }, data });
+}
+
+/** Takes installments `numbers` for payment `paymentId` in flight (or lets them go: null). */
+export async function holdInstallmentRows(tx: Tx, planId: string, numbers: number[], paymentId: string): Promise<void> {
+  await tx.paymentPlanInstallment.updateMany({
+    where: { planId, number: { in: numbers } },
+    data: { heldByPaymentId: paymentId },
+  });
+}
+
+/** Lets go of the installments payment `paymentId` held. */
+export async function releaseInstallments(tx: Tx, planId: string, paymentId: string): Promise<void> {
+  await tx.paymentPlanInstallment.updateMany({
+    where: { planId, heldByPaymentId: paymentId },
+    data: { heldByPaymentId: null },
+  });
+}
+
+/** The status of plan `id`, which exists. */
+export async function readPlanStatus(db: Db | Tx, id: string): Promise<string> {
+  return (await db.paymentPlan.findUniqueOrThrow({ where: { id }, select: { status: true } })).status;
+}
+
+/** Payment `id`, which exists (one the caller holds or has just written). */
+export function readPaymentRow(db: Db | Tx, id: string): Promise<PaymentPlanPayment> {
+  return db.paymentPlanPayment.findUniqueOrThrow({ where: { id } });
+}
+
+/** The plan's payment under `attemptKey`, or null. */
+export function findAttempt(db: Db | Tx, planId: string, attemptKey: string): Promise<PaymentPlanPayment | null> {
+  return db.paymentPlanPayment.findUnique({ where: { planId_attemptKey: { planId, attemptKey } } });
+}
+
+/** The plan's card payments left processing (a gateway that did not answer). */
+export function readUnfinishedCardPayments(db: Db, accountId: string, planId: string): Promise<PaymentPlanPayment[]> {
+  return db.paymentPlanPayment.findMany({
+    where: { accountId, planId, method: 'payment_method', status: 'processing' },
+  });
+}
+
+export function insertPlanPayment(
+  tx: Tx,
+  data: Prisma.PaymentPlanPaymentUncheckedCreateInput,
+): Promise<PaymentPlanPayment> {
+  return tx.paymentPlanPayment.create({ data });
 }
 
 /** The plan's sales waiting on a terminal that nobody has asked to cancel yet. */

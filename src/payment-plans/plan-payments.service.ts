@@ -7,8 +7,23 @@ import type { Gateways } from '../payments';
 import { chargeEntry } from '../payments';
 import { findPaymentMethod } from '../payments';
 import { assertPaysCurrency } from '../payments';
-import { openPending, settlePending } from '../transactions';
-import { OVERDUE_STATUSES, type PlanWithDetails } from './payment-plan.records';
+import { findEntry, openPending, settlePending } from '../transactions';
+import {
+  findAttempt,
+  holdInstallmentRows,
+  insertPlanPayment,
+  OVERDUE_STATUSES,
+  readPaymentRow,
+  readPlanAccountId,
+  readPlanStatus,
+  readUnfinishedCardPayments,
+  releaseInstallments,
+  updateInstallmentRow,
+  updatePlanPaymentRow,
+  updatePlanRow,
+  type PlanWithDetails,
+} from './payment-plan.records';
+import { readPaymentMethod } from '../payments';
 import { lockPlan } from './plan-lookup';
 import { moveStatus, recordPlanEvent, settleStatus } from './payment-plan.status';
 import { refundAfterCancellation } from './plan-refunds.service';
@@ -69,10 +84,7 @@ export async function methodForPlan(
 
 /** Takes installments for a payment in flight, so no other payment collects them meanwhile. */
 export async function holdInstallments(tx: Tx, planId: string, numbers: number[], paymentId: string): Promise<void> {
-  await tx.paymentPlanInstallment.updateMany({
-    where: { planId, number: { in: numbers } },
-    data: { heldByPaymentId: paymentId },
-  });
+  await holdInstallmentRows(tx, planId, numbers, paymentId);
 }
 
 /** Installment 1 of a plan that never ran (pending, or past_due/defaulted because its deposit was missed). */
@@ -94,40 +106,27 @@ export async function applyPaymentSucceeded(
   at: Date,
   update: PaymentUpdate = {},
 ): Promise<'paid' | 'refund_due'> {
-  const { status } = await tx.paymentPlan.findUniqueOrThrow({
-    where: { id: payment.planId },
-    select: { status: true },
-  });
-  if (status === 'canceled') {
-    await tx.paymentPlanPayment.update({ where: { id: payment.id }, data: { status: 'succeeded', ...update } });
-    await tx.paymentPlanInstallment.updateMany({
-      where: { planId: payment.planId, heldByPaymentId: payment.id },
-      data: { heldByPaymentId: null },
-    });
+  if ((await readPlanStatus(tx, payment.planId)) === 'canceled') {
+    await updatePlanPaymentRow(tx, payment.id, { status: 'succeeded', ...update });
+    await releaseInstallments(tx, payment.planId, payment.id);
     return 'refund_due';
   }
-  const paid = await tx.paymentPlanPayment.update({
-    where: { id: payment.id },
-    data: { status: 'succeeded', ...update },
-  });
+  const paid = await updatePlanPaymentRow(tx, payment.id, { status: 'succeeded', ...update });
   const installments: PaymentPlanInstallment[] = [];
   for (const number of payment.installmentNumbers) {
     installments.push(
-      await tx.paymentPlanInstallment.update({
-        where: { planId_number: { planId: payment.planId, number } },
-        data: {
-          status: 'paid',
-          paymentId: payment.id,
-          paidAt: at,
-          heldByPaymentId: null,
-          failureCode: null,
-          failureMessage: null,
-        },
+      await updateInstallmentRow(tx, payment.planId, number, {
+        status: 'paid',
+        paymentId: payment.id,
+        paidAt: at,
+        heldByPaymentId: null,
+        failureCode: null,
+        failureMessage: null,
       }),
     );
   }
   if (paid.savePaymentMethod && paid.paymentMethodId) {
-    await tx.paymentPlan.update({ where: { id: payment.planId }, data: { paymentMethodId: paid.paymentMethodId } });
+    await updatePlanRow(tx, payment.planId, { paymentMethodId: paid.paymentMethodId });
   }
   const move = await moveStatus(tx, payment.planId, at);
   await recordPlanEvent(tx, payment.planId, 'payment_succeeded', { payment: paid });
@@ -148,19 +147,19 @@ export async function applyPaymentFailed(
   at: Date,
   update: PaymentUpdate = {},
 ): Promise<void> {
-  await tx.paymentPlanPayment.update({
-    where: { id: payment.id },
-    data: { status: 'failed', failureCode: failure.code, failureMessage: failure.message, ...update },
+  await updatePlanPaymentRow(tx, payment.id, {
+    status: 'failed',
+    failureCode: failure.code,
+    failureMessage: failure.message,
+    ...update,
   });
-  await tx.paymentPlanInstallment.updateMany({
-    where: { planId: payment.planId, heldByPaymentId: payment.id },
-    data: { heldByPaymentId: null },
-  });
+  await releaseInstallments(tx, payment.planId, payment.id);
   if (payment.method !== 'automatic') return;
   for (const number of payment.installmentNumbers) {
-    const installment = await tx.paymentPlanInstallment.update({
-      where: { planId_number: { planId: payment.planId, number } },
-      data: { status: 'failed', failureCode: failure.code, failureMessage: failure.message },
+    const installment = await updateInstallmentRow(tx, payment.planId, number, {
+      status: 'failed',
+      failureCode: failure.code,
+      failureMessage: failure.message,
     });
     await recordPlanEvent(tx, payment.planId, 'installment_failed', { installment });
   }
@@ -172,16 +171,12 @@ export async function applyPaymentCanceled(
   payment: PaymentPlanPayment,
   update: PaymentUpdate = {},
 ): Promise<void> {
-  await tx.paymentPlanPayment.update({ where: { id: payment.id }, data: { status: 'canceled', ...update } });
-  await tx.paymentPlanInstallment.updateMany({
-    where: { planId: payment.planId, heldByPaymentId: payment.id },
-    data: { heldByPaymentId: null },
-  });
+  await updatePlanPaymentRow(tx, payment.id, { status: 'canceled', ...update });
+  await releaseInstallments(tx, payment.planId, payment.id);
 }
 
 async function lockPlanById(tx: Tx, planId: string): Promise<PlanWithDetails> {
-  const plan = await tx.paymentPlan.findUniqueOrThrow({ where: { id: planId }, select: { accountId: true } });
-  return lockPlan(tx, plan.accountId, planId);
+  return lockPlan(tx, await readPlanAccountId(tx, planId), planId);
 }
 
 /**
@@ -194,10 +189,11 @@ export async function settleCharge(
   paymentId: string,
   at: Date,
 ): Promise<PaymentPlanPayment> {
-  const payment = await prisma.paymentPlanPayment.findUniqueOrThrow({ where: { id: paymentId } });
+  const payment = await readPaymentRow(prisma, paymentId);
   if (payment.status !== 'processing') return payment;
-  const method = await prisma.paymentMethod.findUniqueOrThrow({ where: { id: payment.paymentMethodId! } });
-  const entry = await prisma.transaction.findUniqueOrThrow({ where: { id: payment.transactionId! } });
+  const method = await findPaymentMethod(prisma, payment.accountId, payment.paymentMethodId!);
+  const entry = await findEntry(prisma, payment.accountId, payment.transactionId!);
+  if (!entry) throw new Error(`Payment ${paymentId} is processing without its ledger entry ${payment.transactionId}.`);
   const charged = await chargeEntry(
     gateways,
     entry,
@@ -206,7 +202,7 @@ export async function settleCharge(
   );
   const outcome = await runTransaction(prisma, async (tx) => {
     await lockPlanById(tx, payment.planId);
-    const fresh = await tx.paymentPlanPayment.findUniqueOrThrow({ where: { id: paymentId } });
+    const fresh = await readPaymentRow(tx, paymentId);
     if (fresh.status !== 'processing') return 'recorded';
     await settlePending(tx, fresh.transactionId!, charged);
     if (charged.status === 'succeeded') return applyPaymentSucceeded(tx, fresh, at);
@@ -214,7 +210,7 @@ export async function settleCharge(
     return 'recorded';
   });
   if (outcome === 'refund_due') await refundAfterCancellation(prisma, gateways, payment);
-  return prisma.paymentPlanPayment.findUniqueOrThrow({ where: { id: paymentId } });
+  return readPaymentRow(prisma, paymentId);
 }
 
 /** Opens a charge of `method` for `numbers`: payment and pending transaction, installments held. */
@@ -245,25 +241,23 @@ async function openCharge(
     attempt: options.attempt ?? null,
     description: `Payment plan ${plan.id}, installment ${numbers.join(', ')}`,
   });
-  const payment = await tx.paymentPlanPayment.create({
-    data: {
-      id,
-      accountId: plan.accountId,
-      planId: plan.id,
-      customerId: plan.customerId,
-      method: options.kind,
-      deposit: isDeposit(plan, numbers),
-      status: 'processing',
-      amount,
-      currency: plan.currency,
-      installmentNumbers: numbers,
-      paymentMethodId: method.id,
-      createdAt: currentTime(),
-      savePaymentMethod: options.save ?? false,
-      attemptKey: options.attemptKey ?? null,
-      gatewayKey,
-      transactionId: transaction.id,
-    },
+  const payment = await insertPlanPayment(tx, {
+    id,
+    accountId: plan.accountId,
+    planId: plan.id,
+    customerId: plan.customerId,
+    method: options.kind,
+    deposit: isDeposit(plan, numbers),
+    status: 'processing',
+    amount,
+    currency: plan.currency,
+    installmentNumbers: numbers,
+    paymentMethodId: method.id,
+    createdAt: currentTime(),
+    savePaymentMethod: options.save ?? false,
+    attemptKey: options.attemptKey ?? null,
+    gatewayKey,
+    transactionId: transaction.id,
   });
   await holdInstallments(tx, plan.id, numbers, payment.id);
   return payment;
@@ -290,9 +284,7 @@ export async function chargeInstallment(
   const attemptKey = installmentAttemptKey(input.number, input.attempt);
   const opened = await runTransaction(prisma, async (tx): Promise<PaymentPlanPayment | 'skipped' | 'failed'> => {
     const plan = await lockPlanById(tx, input.planId);
-    const existing = await tx.paymentPlanPayment.findUnique({
-      where: { planId_attemptKey: { planId: plan.id, attemptKey } },
-    });
+    const existing = await findAttempt(tx, plan.id, attemptKey);
     if (existing) return existing;
     const installment = plan.installments.find((row) => row.number === input.number);
     const chargeable = plan.status === 'active' || (plan.status === 'pending' && input.number === 1);
@@ -305,20 +297,14 @@ export async function chargeInstallment(
     ) {
       return 'skipped';
     }
-    const method = await tx.paymentMethod.findFirst({ where: { id: plan.paymentMethodId, accountId: plan.accountId } });
-    await tx.paymentPlanInstallment.update({
-      where: { planId_number: { planId: plan.id, number: input.number } },
-      data: { automaticAttempts: input.attempt },
-    });
+    const method = await readPaymentMethod(tx, plan.accountId, plan.paymentMethodId);
+    await updateInstallmentRow(tx, plan.id, input.number, { automaticAttempts: input.attempt });
     if (!method || method.customerId !== plan.customerId) {
       // The card was detached from the customer: nothing may be charged, the installment fails as a decline would.
-      const installmentRow = await tx.paymentPlanInstallment.update({
-        where: { planId_number: { planId: plan.id, number: input.number } },
-        data: {
-          status: 'failed',
-          failureCode: 'payment_method_unavailable',
-          failureMessage: `Payment method ${plan.paymentMethodId} is no longer attached to the customer.`,
-        },
+      const installmentRow = await updateInstallmentRow(tx, plan.id, input.number, {
+        status: 'failed',
+        failureCode: 'payment_method_unavailable',
+        failureMessage: `Payment method ${plan.paymentMethodId} is no longer attached to the customer.`,
       });
       await recordPlanEvent(tx, plan.id, 'installment_failed', { installment: installmentRow });
       await settleStatus(tx, plan.id, input.at);
@@ -347,9 +333,7 @@ export async function chargeStoredMethod(
   planId: string,
   input: { paymentMethodId?: string; save?: boolean },
 ): Promise<PaymentPlanPayment> {
-  const unfinished = await prisma.paymentPlanPayment.findMany({
-    where: { accountId, planId, method: 'payment_method', status: 'processing' },
-  });
+  const unfinished = await readUnfinishedCardPayments(prisma, accountId, planId);
   for (const payment of unfinished) await settleCharge(prisma, gateways, payment.id, currentTime());
 
   const opened = await runTransaction(prisma, async (tx) => {
@@ -380,23 +364,21 @@ export async function recordExternalPayment(
     const plan = await lockPlan(tx, accountId, planId);
     assertPlanOpen(plan);
     const numbers = owedInstallments(plan);
-    const payment = await tx.paymentPlanPayment.create({
-      data: {
-        id: newId('paymentPlanPayment'),
-        accountId,
-        planId,
-        customerId: plan.customerId,
-        method: 'external',
-        deposit: isDeposit(plan, numbers),
-        status: 'processing',
-        amount: amountOf(plan, numbers),
-        currency: plan.currency,
-        installmentNumbers: numbers,
-        externalReference: reference ?? null,
-        createdAt: currentTime(),
-      },
+    const payment = await insertPlanPayment(tx, {
+      id: newId('paymentPlanPayment'),
+      accountId,
+      planId,
+      customerId: plan.customerId,
+      method: 'external',
+      deposit: isDeposit(plan, numbers),
+      status: 'processing',
+      amount: amountOf(plan, numbers),
+      currency: plan.currency,
+      installmentNumbers: numbers,
+      externalReference: reference ?? null,
+      createdAt: currentTime(),
     });
     await applyPaymentSucceeded(tx, payment, currentTime());
-    return tx.paymentPlanPayment.findUniqueOrThrow({ where: { id: payment.id } });
+    return readPaymentRow(tx, payment.id);
   });
 }
