@@ -18,7 +18,6 @@ export const DATA_ACCESS_OUTSIDE_RECORDS_DEBT = [
   'src/invoices/invoice-payment.service.ts',
   'src/invoices/invoice-refund.service.ts',
   'src/payment-plans/plan-refunds.service.ts',
-  'src/payment-plans/terminal-payments.service.ts',
   'src/payments/payment-method.service.ts',
   'src/transactions/charge-receipt.ts',
   'src/transactions/ledger.ts',

@@ -412,3 +412,8 @@ export async function readClockCustomerIds(db: Db | Tx, clockId: string): Promis
   const rows = await db.customer.findMany({ where: { testClockId: clockId }, select: { id: true } });
   return rows.map((row) => row.id);
 }
+
+/** The name of customer `id`, or null for no such customer. */
+export async function readCustomerName(db: Db | Tx, id: string): Promise<string | null> {
+  return (await db.customer.findUnique({ where: { id }, select: { name: true } }))?.name ?? null;
+}

@@ -8,6 +8,7 @@ export {
   findCustomerTestClock,
   readClockCustomerIds,
   readCustomerEvenDeleted,
+  readCustomerName,
   readCustomerTestClock,
   withCustomerNames,
 } from './customer.records';

@@ -339,6 +339,14 @@ export function readAttemptPayment(
   });
 }
 
+/** The plan's latest deposit attempt on a terminal, or null. */
+export function readLatestTerminalDeposit(db: Db | Tx, planId: string): Promise<PaymentPlanPayment | null> {
+  return db.paymentPlanPayment.findFirst({
+    where: { planId, deposit: true, method: 'terminal' },
+    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+  });
+}
+
 /** Card charges of the plan between their pending and settled steps (a request's or the workflow's automatic charge). */
 export function chargesInFlight(db: Db | Tx, planId: string): Promise<{ id: string }[]> {
   return db.paymentPlanPayment.findMany({
