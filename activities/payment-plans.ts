@@ -4,10 +4,10 @@ import { Context } from '@temporalio/activity';
 import type { Db } from '../src/db/prisma';
 import type { Gateways } from '../src/payments';
 import { atTime, type ClockTimed } from '../src/lib/clock-time';
-import { snapshotOf } from '../src/payment-plans';
+import { readAttemptPayment, snapshotOf } from '../src/payment-plans';
 import { applyPlanRequest, markDefaulted, markInstallmentOverdue } from '../src/payment-plans';
 import { chargeInstallment, installmentAttemptKey, type AutomaticChargeOutcome } from '../src/payment-plans';
-import { chargeReceipt, type ChargeReceipt } from '../src/transactions';
+import { chargeReceipt, findEntry, type ChargeReceipt } from '../src/transactions';
 import type {
   PaymentPlanRequestArgs,
   PaymentPlanRequestResult,
@@ -65,15 +65,9 @@ export function createPaymentPlanActivities({ prisma, gateways }: PaymentPlanAct
       const outcome = await atTime(input.clockTime, () =>
         chargeInstallment(prisma, gateways, { ...input, at: new Date(input.at) }),
       );
-      const payment = await prisma.paymentPlanPayment.findUnique({
-        where: {
-          planId_attemptKey: { planId: input.planId, attemptKey: installmentAttemptKey(input.number, input.attempt) },
-        },
-        select: { transactionId: true },
-      });
-      const entry = payment?.transactionId
-        ? await prisma.transaction.findUnique({ where: { id: payment.transactionId } })
-        : null;
+      const attemptKey = installmentAttemptKey(input.number, input.attempt);
+      const payment = await readAttemptPayment(prisma, input.planId, attemptKey);
+      const entry = payment?.transactionId ? await findEntry(prisma, payment.accountId, payment.transactionId) : null;
       const answer = { outcome, snapshot: await snapshot(input.planId), charge: await chargeReceipt(prisma, entry) };
       if (outcome !== 'failed') return answer;
       throw chargeFailure(`installment ${input.number} charge attempt ${input.attempt}`, entry?.failureCode, answer);

@@ -9,6 +9,7 @@ import { formatMoney } from '../lib/money';
 import { toUnixSeconds } from '../lib/time';
 import { MINUTE_MS } from '../lib/durations';
 import { listOpenTerminalPayments, toPaymentObject } from '../payment-plans';
+import { readPaymentOfPlan } from '../payment-plans';
 import {
   applyPlanRequest,
   changePaymentPlanSettings,
@@ -154,7 +155,7 @@ async function requestPayment(
   options: Options,
   actor: OperatorActor,
 ): Promise<number> {
-  const payment = await prisma.paymentPlanPayment.findFirst({ where: { id: paymentId, planId } });
+  const payment = await readPaymentOfPlan(prisma, planId, paymentId);
   if (!payment) refuse(`No payment ${paymentId} on payment plan ${planId}.`);
   const requestId = `support_${crypto.randomUUID()}`;
   const record = await sendPlanRequest(
@@ -180,7 +181,7 @@ async function requestPayment(
       ...(record.applied ? {} : { code: record.code }),
     },
   });
-  const after = toPaymentObject(await prisma.paymentPlanPayment.findUniqueOrThrow({ where: { id: paymentId } }));
+  const after = toPaymentObject((await readPaymentOfPlan(prisma, planId, paymentId))!);
   if (options.json) {
     console.log(JSON.stringify({ request: record, payment: after }));
   } else {

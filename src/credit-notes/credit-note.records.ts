@@ -1,13 +1,7 @@
 import type { CreditNote, CreditNoteLine, Prisma } from '../generated/prisma/client';
 import type { Db, Tx } from '../db/prisma';
-import {
-  idsAfterPositionStatement,
-  readCreatedPosition,
-  readRowsAfterPosition,
-  type AnyTx,
-  type ListPosition,
-  type Statement,
-} from '../db/sql';
+import { type AnyTx, type Statement } from '../db/sql';
+import { newestFirstList } from '../db/newest-first-list';
 import { allocateNumber } from '../invoices';
 
 export type CreditNoteWithLines = CreditNote & { lines: CreditNoteLine[] };
@@ -76,46 +70,13 @@ export interface CreditNoteFilter {
   customerId?: string;
 }
 
-/** A page of the account's credit notes, newest first, at an offset. */
-export function readCreditNotePage(
-  db: Db,
-  accountId: string,
-  filter: CreditNoteFilter,
-  window: { skip: number; take: number },
-): Promise<CreditNoteWithLines[]> {
-  return db.creditNote.findMany({
-    where: { accountId, ...filter },
-    include: { lines: true },
-    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-    ...window,
-  });
-}
-
-export function countCreditNotes(db: Db, accountId: string, filter: CreditNoteFilter): Promise<number> {
-  return db.creditNote.count({ where: { accountId, ...filter } });
-}
-
-/** `take` of the account's credit notes after (`forward`) or before `at`, in the list's order read that way (docs/decisions.md §36). */
-export async function readCreditNotesAfter(
-  db: Db,
-  accountId: string,
-  filter: CreditNoteFilter,
-  window: { at: ListPosition; forward: boolean; take: number },
-): Promise<CreditNoteWithLines[]> {
-  const columns: [string, unknown][] = [
-    ['account_id', accountId],
-    ['invoice_id', filter.invoiceId],
-    ['customer_id', filter.customerId],
-  ];
-  return readRowsAfterPosition(db, idsAfterPositionStatement('credit_notes', columns, window), (ids) =>
-    db.creditNote.findMany({ where: { accountId, id: { in: ids } }, include: { lines: true } }),
-  );
-}
-
-/** Where a credit note of the account sits in the list, or null (unknown, or another account's). */
-export function readCreditNotePosition(db: Db, accountId: string, id: string): Promise<ListPosition | null> {
-  return readCreatedPosition(db, 'credit_notes', accountId, id);
-}
+/** The account's credit notes with their lines, newest first (GET /credit-notes). */
+export const creditNoteList = newestFirstList<CreditNoteWithLines, CreditNoteFilter>({
+  table: 'credit_notes',
+  columns: { invoiceId: 'invoice_id', customerId: 'customer_id' },
+  findMany: (db, read) => db.creditNote.findMany({ ...read, include: { lines: true } }),
+  count: (db, where) => db.creditNote.count({ where }),
+});
 
 /** Cents credited so far on each line of the invoice by its issued credit notes. */
 export async function creditedPerLine(tx: Tx, accountId: string, invoiceId: string): Promise<Map<string, bigint>> {

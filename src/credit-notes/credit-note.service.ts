@@ -25,12 +25,9 @@ import {
   allocateCreditNoteNumber,
   creditedPerLine,
   creditNoteById,
-  countCreditNotes,
+  creditNoteList,
   creditNoteByNumber,
   creditNoteByTransaction,
-  readCreditNotePage,
-  readCreditNotePosition,
-  readCreditNotesAfter,
   findCreditNote,
   insertCreditNote,
   updateCreditNote,
@@ -383,10 +380,7 @@ export async function listCreditNotes(
   const filter = { invoiceId: query.invoice, customerId: query.customer };
   return keysetListPage(query, {
     kind: 'credit_note',
-    find: (id) => readCreditNotePosition(prisma, accountId, id),
-    after: (at, forward, take) => readCreditNotesAfter(prisma, accountId, filter, { at, forward, take: take + 1 }),
-    page: (take, skip) => readCreditNotePage(prisma, accountId, filter, { take, skip }),
-    count: () => countCreditNotes(prisma, accountId, filter),
+    ...creditNoteList.reads(prisma, accountId, filter),
     objects: (notes) => notes.map(toCreditNoteObject),
   });
 }

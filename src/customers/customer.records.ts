@@ -392,3 +392,28 @@ export function updateCustomerRow(tx: Tx, id: string, data: Prisma.CustomerUnche
 export function readCustomerTestClock(db: Db | Tx, id: string): Promise<Pick<Customer, 'testClockId'>> {
   return db.customer.findUniqueOrThrow({ where: { id }, select: { testClockId: true } });
 }
+
+/**
+ * The account's customer's test clock (`testClockId` null for none), or null when the account has no such customer
+ * (with `live`, no such customer that is not deleted).
+ */
+export function findCustomerTestClock(
+  db: Db | Tx,
+  accountId: string,
+  id: string,
+  { live = false }: { live?: boolean } = {},
+): Promise<Pick<Customer, 'testClockId'> | null> {
+  const where = live ? { id, accountId, deletedAt: null } : { id, accountId };
+  return db.customer.findFirst({ where, select: { testClockId: true } });
+}
+
+/** The ids of the customers on test clock `clockId`. */
+export async function readClockCustomerIds(db: Db | Tx, clockId: string): Promise<string[]> {
+  const rows = await db.customer.findMany({ where: { testClockId: clockId }, select: { id: true } });
+  return rows.map((row) => row.id);
+}
+
+/** The name of customer `id`, or null for no such customer. */
+export async function readCustomerName(db: Db | Tx, id: string): Promise<string | null> {
+  return (await db.customer.findUnique({ where: { id }, select: { name: true } }))?.name ?? null;
+}

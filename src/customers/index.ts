@@ -5,7 +5,10 @@ export type { Address, CreateCustomerInput } from './customer.schemas';
 export {
   CUSTOMER_COLUMNS,
   customerOfRow,
+  findCustomerTestClock,
+  readClockCustomerIds,
   readCustomerEvenDeleted,
+  readCustomerName,
   readCustomerTestClock,
   withCustomerNames,
 } from './customer.records';

@@ -4,7 +4,7 @@ import { notFound } from '../http/errors';
 import { keysetListPage, type Page } from '../http/pagination';
 import { toUnixSeconds } from '../lib/time';
 import type { EmailKind } from './email.schemas';
-import { countEmails, findEmail, readEmailPage, readEmailPosition, readEmailsAfter } from './email.records';
+import { emailList, findEmail } from './email.records';
 import type { EmailObject, ListEmailsQuery } from './email.schemas';
 
 export function toEmailObject(email: Email): EmailObject {
@@ -37,10 +37,7 @@ export function listAccountEmails(prisma: Db, accountId: string, query: ListEmai
   const filter = { invoiceId: query.invoice, customerId: query.customer, subscriptionId: query.subscription };
   return keysetListPage(query, {
     kind: 'email',
-    find: (id) => readEmailPosition(prisma, accountId, id),
-    after: (at, forward, take) => readEmailsAfter(prisma, accountId, filter, { at, forward, take: take + 1 }),
-    page: (take, skip) => readEmailPage(prisma, accountId, filter, { take, skip }),
-    count: () => countEmails(prisma, accountId, filter),
+    ...emailList.reads(prisma, accountId, filter),
     objects: (rows) => rows.map(toEmailObject),
   });
 }

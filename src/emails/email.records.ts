@@ -1,12 +1,7 @@
 import type { CaughtEmail, Email, Prisma } from '../generated/prisma/client';
 import type { Db, Tx } from '../db/prisma';
-import {
-  idsAfterPositionStatement,
-  readCreatedPosition,
-  readRowsAfterPosition,
-  type BoundStatement,
-  type ListPosition,
-} from '../db/sql';
+import {} from '../db/sql';
+import { newestFirstList } from '../db/newest-first-list';
 
 /** The email module's data access (docs/architecture.md, "Data access"): emails and caught_emails. */
 
@@ -74,53 +69,16 @@ export interface EmailFilter {
   subscriptionId?: string;
 }
 
-/** A page of the account's emails (about an invoice, to a customer), newest first, at an offset. */
-export function readEmailPage(
-  db: Db,
-  accountId: string,
-  filter: EmailFilter,
-  window: { skip: number; take: number },
-): Promise<Email[]> {
-  return db.email.findMany({
-    where: { accountId, ...filter },
-    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-    ...window,
-  });
-}
-
-export function countEmails(db: Db, accountId: string, filter: EmailFilter): Promise<number> {
-  return db.email.count({ where: { accountId, ...filter } });
-}
-
-type CursorWindow = { at: ListPosition; forward: boolean; take: number };
+/** The account's emails (about an invoice, to a customer, of a subscription), newest first (GET /emails). */
+export const emailList = newestFirstList<Email, EmailFilter>({
+  table: 'emails',
+  columns: { invoiceId: 'invoice_id', customerId: 'customer_id', subscriptionId: 'subscription_id' },
+  findMany: (db, read) => db.email.findMany(read),
+  count: (db, where) => db.email.count({ where }),
+});
 
 /** The statement of the ids of `take` of the account's emails after (`forward`) or before `at`. */
-export function emailCursorStatement(accountId: string, filter: EmailFilter, window: CursorWindow): BoundStatement {
-  const columns: [string, unknown][] = [
-    ['account_id', accountId],
-    ['invoice_id', filter.invoiceId],
-    ['customer_id', filter.customerId],
-    ['subscription_id', filter.subscriptionId],
-  ];
-  return idsAfterPositionStatement('emails', columns, window);
-}
-
-/** `take` of the account's emails after (`forward`) or before `at`, in the list's order read that way (docs/decisions.md §36). */
-export async function readEmailsAfter(
-  db: Db,
-  accountId: string,
-  filter: EmailFilter,
-  window: CursorWindow,
-): Promise<Email[]> {
-  return readRowsAfterPosition(db, emailCursorStatement(accountId, filter, window), (ids) =>
-    db.email.findMany({ where: { accountId, id: { in: ids } } }),
-  );
-}
-
-/** Where an email of the account sits in the list, or null (unknown, or another account's). */
-export function readEmailPosition(db: Db, accountId: string, id: string): Promise<ListPosition | null> {
-  return readCreatedPosition(db, 'emails', accountId, id);
-}
+export const emailCursorStatement = emailList.cursorStatement;
 
 export async function findEmail(db: Db, accountId: string, id: string): Promise<Email | null> {
   return db.email.findFirst({ where: { id, accountId } });

@@ -4,6 +4,7 @@ export { invoiceIdParams, invoiceSchema } from './invoice.schemas';
 export type { InvoiceObject } from './invoice.schemas';
 export { HOSTED_INVOICE_PATH, findHostedInvoiceLink } from './hosted-link.records';
 export { listInvoices } from './invoice-list.service';
+export { lockInvoice } from './invoice-lock';
 export { allocateNumber } from './invoice-number.records';
 export {
   invoiceSettled,
@@ -15,7 +16,6 @@ export type { SettledInvoice } from './invoice-settlement';
 export {
   countCustomerInvoices,
   findRefundByKey,
-  lockInvoice,
   readCustomerDraftIds,
   readInvoiceStatus,
   readProductName,

@@ -12,7 +12,8 @@ import { findDefaultPaymentMethod, findPaymentMethod } from '../payments';
 import { entryByGatewayKey, isInFlight } from '../transactions';
 import { awaitsAuthentication } from '../transactions';
 import { openPending, paymentAttempts, settlePending, type AttemptStep, type LedgerOutcome } from '../transactions';
-import { lockInvoice, toInvoiceObject, updateLockedInvoice, type InvoiceWithLines } from './invoice.records';
+import { toInvoiceObject, updateLockedInvoice, type InvoiceWithLines } from './invoice.records';
+import { lockInvoice } from './invoice-lock';
 import type { InvoiceObject } from './invoice.schemas';
 import {
   assertPayable,

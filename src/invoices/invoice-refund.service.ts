@@ -8,7 +8,8 @@ import { countPendingEntries, isInFlight, openPending, settlePending } from '../
 import type { AttemptStep, LedgerOutcome } from '../transactions';
 import { toTransactionObject } from '../transactions';
 import type { TransactionObject } from '../transactions';
-import { lockInvoice, type InvoiceWithLines } from './invoice.records';
+import type { InvoiceWithLines } from './invoice.records';
+import { lockInvoice } from './invoice-lock';
 import { invoiceCreditable } from './period-held';
 
 export interface RefundInvoiceOptions {

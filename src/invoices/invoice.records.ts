@@ -2,7 +2,6 @@ import { COLLECTION_METHODS, INVOICE_STATUSES } from './invoice.schemas';
 import { columnValue } from '../lib/columns';
 import { Prisma, type Invoice, type InvoiceLine, type Transaction } from '../generated/prisma/client';
 import type { Db, Tx } from '../db/prisma';
-import { notFound } from '../http/errors';
 import { toUnixSeconds } from '../lib/time';
 import type { InvoiceLineObject, InvoiceObject, TaxAmountObject } from './invoice.schemas';
 import { updatedMsOf } from '../lib/object-version';
@@ -255,11 +254,13 @@ const LOCK_INVOICE: Statement = {
   text: `${INVOICES_WITH_LINES} WHERE i.id = $1 AND i.account_id = $2 FOR UPDATE OF i`,
 };
 
-/** The invoice, locked FOR UPDATE until the caller's transaction ends: every state change goes through here. */
-export async function lockInvoice(tx: AnyTx, accountId: string, id: string): Promise<InvoiceWithLines> {
+/**
+ * The account's invoice, locked FOR UPDATE until the caller's transaction ends (every state change goes through
+ * here), or null when the account has no such invoice.
+ */
+export async function lockInvoiceRow(tx: AnyTx, accountId: string, id: string): Promise<InvoiceWithLines | null> {
   const [row] = await queryRows<InvoiceWithLinesRow>(tx, LOCK_INVOICE, [id, accountId]);
-  if (!row) throw notFound('invoice', id);
-  return invoiceWithLinesOfRow(row);
+  return row ? invoiceWithLinesOfRow(row) : null;
 }
 
 const SUBSCRIPTION_INVOICES_MADE: Statement = {
@@ -293,7 +294,7 @@ export type InvoiceChange = Partial<
 > & { customerAddress?: Prisma.InputJsonValue; accountAddress?: Prisma.InputJsonValue | null };
 
 /**
- * Sets `change` on an invoice the caller's transaction has locked (lockInvoice) and answers it with its
+ * Sets `change` on an invoice the caller's transaction has locked (lockInvoiceRow) and answers it with its
  * lines, which a change of the invoice leaves as they are: one raw statement, where Prisma's update with
  * its lines costs three and about five times the CPU (docs/performance.md). Undefined fields are left
  * as they are; `updated_at` is set as Prisma's @updatedAt does (the wall clock).
@@ -315,7 +316,8 @@ export async function updateLockedInvoice(
     invoice.id,
     invoice.accountId,
   ]);
-  if (!row) throw notFound('invoice', invoice.id);
+  // The caller holds the row's lock, so the row is there: a missing one is a broken invariant, not a client's 404.
+  if (!row) throw new Error(`Invoice ${invoice.id} is gone while its lock is held.`);
   return { ...modelOfRow<Invoice>(INVOICE_COLUMNS, row), lines: invoice.lines, hostedLink: invoice.hostedLink };
 }
 

@@ -21,7 +21,6 @@ import {
   findInvoiceIdByKey,
   findInvoiceRow,
   insertInvoiceWithLines,
-  lockInvoice,
   readProductName,
   toInvoiceObject,
   updateLockedInvoice,
@@ -29,9 +28,16 @@ import {
 } from './invoice.records';
 import { createInvoiceBody, type CreateInvoiceInput, type InvoiceObject } from './invoice.schemas';
 import { createHostedInvoiceLink } from './hosted-link.records';
+import { lockInvoice } from './invoice-lock';
 import { currentTime } from '../lib/clock-time';
 import { onCustomerTime } from '../test-clocks';
-import { applyBalanceToInvoice, creditBalanceFromInvoice, recordBalanceEntry, recordNothingDue } from '../transactions';
+import {
+  applyBalanceToInvoice,
+  countPendingEntries,
+  creditBalanceFromInvoice,
+  recordBalanceEntry,
+  recordNothingDue,
+} from '../transactions';
 import { toCustomerObject } from '../customers';
 import { discountParts, type DiscountTerms } from '../coupons';
 import { useOnceDiscount } from '../coupons';
@@ -732,9 +738,7 @@ export async function voidInTx(
   if (invoice.status === 'void') throw conflict(`Invoice ${id} is already void.`, 'invoice_void');
   if (invoice.status === 'paid')
     throw conflict(`Invoice ${id} is paid and cannot be voided; refund it instead.`, 'invoice_already_paid');
-  const inFlight = await tx.transaction.count({
-    where: { accountId, invoiceId: id, type: 'payment', status: { in: ['pending', 'unknown'] } },
-  });
+  const inFlight = await countPendingEntries(tx, accountId, id, 'payment');
   if (inFlight > 0)
     throw conflict(`A payment of invoice ${id} is in progress; try again when it has settled.`, 'payment_in_progress');
   // Credit the invoice took from the customer's balance goes back to it (docs/decisions.md §22); credit

@@ -12,7 +12,11 @@ export {
   OPEN_TERMINAL_STATES,
   OWED_STATUSES,
   PLAN_INCLUDE,
+  countCustomerPlans,
   listOpenTerminalPayments,
+  readAttemptPayment,
+  readPaymentOfPlan,
+  readPlanIntervals,
   snapshotOf,
   toPaymentObject,
 } from './payment-plan.records';

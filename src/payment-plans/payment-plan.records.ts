@@ -1,17 +1,9 @@
 import { PLAN_STATUSES, TERMINAL_STATES } from './payment-plan.schemas';
 import { columnValue, nullableColumnValue } from '../lib/columns';
-import type { PaymentPlan, PaymentPlanInstallment, PaymentPlanPayment } from '../generated/prisma/client';
+import type { PaymentPlan, PaymentPlanInstallment, PaymentPlanPayment, Prisma } from '../generated/prisma/client';
 import type { Db, Tx } from '../db/prisma';
-import {
-  execute,
-  idsAfterPositionStatement,
-  readCreatedPosition,
-  readRowsAfterPosition,
-  type AnyTx,
-  type ListPosition,
-  type Statement,
-} from '../db/sql';
-import { notFound } from '../http/errors';
+import { execute, type AnyTx, type Statement } from '../db/sql';
+import { newestFirstList } from '../db/newest-first-list';
 import { toUnixSeconds } from '../lib/time';
 import type { InstallmentObject, PaymentPlanObject, PlanPaymentObject } from './payment-plan.schemas';
 import type { InstallmentStatus, PlanSnapshot, TerminalState } from '../../workflows/payment-plan-contract';
@@ -155,11 +147,9 @@ export function toPaymentObject(row: PaymentPlanPayment): PlanPaymentObject {
   };
 }
 
-/** A plan of the account, or 404 (also for another account's plan). */
-export async function findPlan(db: Db | Tx, accountId: string, id: string): Promise<PlanWithDetails> {
-  const plan = await db.paymentPlan.findFirst({ where: { id, accountId }, include: PLAN_INCLUDE });
-  if (!plan) throw notFound('payment plan', id);
-  return plan;
+/** A plan of the account, or null (also for another account's plan). */
+export function readPlan(db: Db | Tx, accountId: string, id: string): Promise<PlanWithDetails | null> {
+  return db.paymentPlan.findFirst({ where: { id, accountId }, include: PLAN_INCLUDE });
 }
 
 /** The customer of the account's plan `id`, or undefined (no such plan in the account). */
@@ -171,14 +161,190 @@ export async function findPlanCustomerId(db: Db | Tx, accountId: string, id: str
 /**
  * Locks the plan row for the rest of the transaction and answers it fresh. Every change to a plan,
  * its installments or its payments takes this lock first (API and activities alike), so two
- * payments can never take the same installment.
+ * payments can never take the same installment. Null when the account has no such plan.
  */
-export async function lockPlan(tx: Tx, accountId: string, id: string): Promise<PlanWithDetails> {
+export async function lockPlanRow(tx: Tx, accountId: string, id: string): Promise<PlanWithDetails | null> {
   const locked = await tx.$queryRaw<
     { id: string }[]
   >`SELECT id FROM payment_plans WHERE id = ${id} AND account_id = ${accountId} FOR UPDATE`;
-  if (locked.length === 0) throw notFound('payment plan', id);
+  if (locked.length === 0) return null;
   return tx.paymentPlan.findUniqueOrThrow({ where: { id }, include: PLAN_INCLUDE });
+}
+
+/** How many of the customer's plans are in one of `statuses`. */
+export function countCustomerPlans(db: Db | Tx, accountId: string, customerId: string, statuses: readonly string[]) {
+  return db.paymentPlan.count({ where: { accountId, customerId, status: { in: [...statuses] } } });
+}
+
+/** The workflows and billing intervals of the customers' plans whose status is none of `excluded`. */
+export function readPlanIntervals(
+  db: Db | Tx,
+  customerIds: string[],
+  excluded: readonly string[],
+): Promise<{ id: string; workflowId: string; interval: string; intervalCount: number }[]> {
+  return db.paymentPlan.findMany({
+    where: { customerId: { in: customerIds }, status: { notIn: [...excluded] } },
+    select: { id: true, workflowId: true, interval: true, intervalCount: true },
+  });
+}
+
+/** Writes `data` to the plan's row. */
+export async function updatePlanRow(tx: Tx, id: string, data: Prisma.PaymentPlanUncheckedUpdateInput): Promise<void> {
+  await tx.paymentPlan.update({ where: { id }, data, select: { id: true } });
+}
+
+/** A new plan with its installments (`data.installments`), answered with them. */
+export function insertPlan(tx: Tx, data: Prisma.PaymentPlanUncheckedCreateInput): Promise<PlanWithDetails> {
+  return tx.paymentPlan.create({ data, include: PLAN_INCLUDE });
+}
+
+/** The account of plan `id`, which exists (a workflow's plan). */
+export async function readPlanAccountId(db: Db | Tx, id: string): Promise<string> {
+  return (await db.paymentPlan.findUniqueOrThrow({ where: { id }, select: { accountId: true } })).accountId;
+}
+
+/** Whether the account has ever had a plan. */
+export async function accountHasPlans(db: Db | Tx, accountId: string): Promise<boolean> {
+  return (await db.paymentPlan.findFirst({ where: { accountId }, select: { id: true } })) !== null;
+}
+
+/** Whether the account has payment plans turned on (false for an unknown account). */
+export async function readPaymentPlansEnabled(db: Db | Tx, accountId: string): Promise<boolean> {
+  const account = await db.account.findUnique({ where: { id: accountId }, select: { paymentPlansEnabled: true } });
+  return account?.paymentPlansEnabled ?? false;
+}
+
+/** The days before default the account set, or null when it set none. */
+export async function readDefaultAfterDays(db: Db | Tx, accountId: string): Promise<number | null> {
+  const settings = await db.paymentPlanSettings.findUnique({
+    where: { accountId },
+    select: { defaultAfterDays: true },
+  });
+  return settings?.defaultAfterDays ?? null;
+}
+
+/** Writes `data` to installment `number` of the plan. */
+export function updateInstallmentRow(
+  tx: Tx,
+  planId: string,
+  number: number,
+  data: Prisma.PaymentPlanInstallmentUncheckedUpdateInput,
+): Promise<PaymentPlanInstallment> {
+  return tx.paymentPlanInstallment.update({ where: { planId_number: { planId, number } }, data });
+}
+
+/** The plan's installments still owed (OWED_STATUSES) are canceled. */
+export async function cancelOwedInstallments(tx: Tx, planId: string): Promise<void> {
+  await tx.paymentPlanInstallment.updateMany({
+    where: { planId, status: { in: [...OWED_STATUSES] } },
+    data: { status: 'canceled' },
+  });
+}
+
+/** Writes `data` to the plan payment's row. */
+export function updatePlanPaymentRow(
+  tx: Tx,
+  id: string,
+  data: Prisma.PaymentPlanPaymentUncheckedUpdateInput,
+): Promise<PaymentPlanPayment> {
+  return tx.paymentPlanPayment.update({ where: { id }, data });
+}
+
+/** Takes installments `numbers` for payment `paymentId` in flight (or lets them go: null). */
+export async function holdInstallmentRows(tx: Tx, planId: string, numbers: number[], paymentId: string): Promise<void> {
+  await tx.paymentPlanInstallment.updateMany({
+    where: { planId, number: { in: numbers } },
+    data: { heldByPaymentId: paymentId },
+  });
+}
+
+/** Lets go of the installments payment `paymentId` held. */
+export async function releaseInstallments(tx: Tx, planId: string, paymentId: string): Promise<void> {
+  await tx.paymentPlanInstallment.updateMany({
+    where: { planId, heldByPaymentId: paymentId },
+    data: { heldByPaymentId: null },
+  });
+}
+
+/** The status of plan `id`, which exists. */
+export async function readPlanStatus(db: Db | Tx, id: string): Promise<string> {
+  return (await db.paymentPlan.findUniqueOrThrow({ where: { id }, select: { status: true } })).status;
+}
+
+/** Payment `id`, which exists (one the caller holds or has just written). */
+export function readPaymentRow(db: Db | Tx, id: string): Promise<PaymentPlanPayment> {
+  return db.paymentPlanPayment.findUniqueOrThrow({ where: { id } });
+}
+
+/** The plan's payment under `attemptKey`, or null. */
+export function findAttempt(db: Db | Tx, planId: string, attemptKey: string): Promise<PaymentPlanPayment | null> {
+  return db.paymentPlanPayment.findUnique({ where: { planId_attemptKey: { planId, attemptKey } } });
+}
+
+/** The plan's card payments left processing (a gateway that did not answer). */
+export function readUnfinishedCardPayments(db: Db, accountId: string, planId: string): Promise<PaymentPlanPayment[]> {
+  return db.paymentPlanPayment.findMany({
+    where: { accountId, planId, method: 'payment_method', status: 'processing' },
+  });
+}
+
+export function insertPlanPayment(
+  tx: Tx,
+  data: Prisma.PaymentPlanPaymentUncheckedCreateInput,
+): Promise<PaymentPlanPayment> {
+  return tx.paymentPlanPayment.create({ data });
+}
+
+/** The plan's sales waiting on a terminal that nobody has asked to cancel yet. */
+export function readWaitingTerminalPayments(tx: Tx, planId: string): Promise<PaymentPlanPayment[]> {
+  return tx.paymentPlanPayment.findMany({
+    where: { planId, method: 'terminal', terminalState: 'waiting', cancelRequestedAt: null },
+  });
+}
+
+/** The payment's terminal state (null for a card payment), or null for no such payment. */
+export async function readPaymentTerminalState(db: Db | Tx, id: string): Promise<string | null> {
+  const payment = await db.paymentPlanPayment.findUnique({ where: { id }, select: { terminalState: true } });
+  return payment?.terminalState ?? null;
+}
+
+/** A page of the plan's payments, newest first, and how many it has. */
+export function readPlanPaymentPage(
+  db: Db,
+  accountId: string,
+  planId: string,
+  window: { take: number; skip: number },
+): Promise<[PaymentPlanPayment[], number]> {
+  const where = { accountId, planId };
+  return Promise.all([
+    db.paymentPlanPayment.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], ...window }),
+    db.paymentPlanPayment.count({ where }),
+  ]);
+}
+
+/** Payment `paymentId` of plan `planId` in whichever account (the operators' tools), or null. */
+export function readPaymentOfPlan(db: Db | Tx, planId: string, paymentId: string): Promise<PaymentPlanPayment | null> {
+  return db.paymentPlanPayment.findFirst({ where: { id: paymentId, planId } });
+}
+
+/** The account and ledger entry of the plan's payment under `attemptKey` (an automatic charge's), or null. */
+export function readAttemptPayment(
+  db: Db | Tx,
+  planId: string,
+  attemptKey: string,
+): Promise<Pick<PaymentPlanPayment, 'accountId' | 'transactionId'> | null> {
+  return db.paymentPlanPayment.findUnique({
+    where: { planId_attemptKey: { planId, attemptKey } },
+    select: { accountId: true, transactionId: true },
+  });
+}
+
+/** The plan's latest deposit attempt on a terminal, or null. */
+export function readLatestTerminalDeposit(db: Db | Tx, planId: string): Promise<PaymentPlanPayment | null> {
+  return db.paymentPlanPayment.findFirst({
+    where: { planId, deposit: true, method: 'terminal' },
+    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+  });
 }
 
 /** Card charges of the plan between their pending and settled steps (a request's or the workflow's automatic charge). */
@@ -203,15 +369,13 @@ export async function reloadPlan(tx: Tx | Db, id: string): Promise<PlanWithDetai
   return tx.paymentPlan.findUniqueOrThrow({ where: { id }, include: PLAN_INCLUDE });
 }
 
-export async function findPayment(
+export function readPlanPayment(
   db: Db | Tx,
   accountId: string,
   planId: string,
   paymentId: string,
-): Promise<PaymentPlanPayment> {
-  const payment = await db.paymentPlanPayment.findFirst({ where: { id: paymentId, planId, accountId } });
-  if (!payment) throw notFound('payment plan payment', paymentId);
-  return payment;
+): Promise<PaymentPlanPayment | null> {
+  return db.paymentPlanPayment.findFirst({ where: { id: paymentId, planId, accountId } });
 }
 
 export async function snapshotOf(db: Db | Tx, planId: string): Promise<PlanSnapshot | null> {
@@ -303,46 +467,13 @@ export interface PlanFilter {
   status?: string;
 }
 
-/** A page of the account's payment plans, newest first, at an offset. */
-export function readPlanPage(
-  db: Db,
-  accountId: string,
-  filter: PlanFilter,
-  window: { skip: number; take: number },
-): Promise<PlanWithDetails[]> {
-  return db.paymentPlan.findMany({
-    where: { accountId, ...filter },
-    include: PLAN_INCLUDE,
-    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-    ...window,
-  });
-}
-
-export function countPlans(db: Db, accountId: string, filter: PlanFilter): Promise<number> {
-  return db.paymentPlan.count({ where: { accountId, ...filter } });
-}
-
-/** `take` of the account's payment plans after (`forward`) or before `at`, in the list's order read that way (docs/decisions.md §36). */
-export async function readPlansAfter(
-  db: Db,
-  accountId: string,
-  filter: PlanFilter,
-  window: { at: ListPosition; forward: boolean; take: number },
-): Promise<PlanWithDetails[]> {
-  const columns: [string, unknown][] = [
-    ['account_id', accountId],
-    ['customer_id', filter.customerId],
-    ['status', filter.status],
-  ];
-  return readRowsAfterPosition(db, idsAfterPositionStatement('payment_plans', columns, window), (ids) =>
-    db.paymentPlan.findMany({ where: { accountId, id: { in: ids } }, include: PLAN_INCLUDE }),
-  );
-}
-
-/** Where a payment plan of the account sits in the list, or null (unknown, or another account's). */
-export function readPlanPosition(db: Db, accountId: string, id: string): Promise<ListPosition | null> {
-  return readCreatedPosition(db, 'payment_plans', accountId, id);
-}
+/** The account's payment plans with their installments and payments, newest first (GET /payment-plans). */
+export const planList = newestFirstList<PlanWithDetails, PlanFilter>({
+  table: 'payment_plans',
+  columns: { customerId: 'customer_id', status: 'status' },
+  findMany: (db, read) => db.paymentPlan.findMany({ ...read, include: PLAN_INCLUDE }),
+  count: (db, where) => db.paymentPlan.count({ where }),
+});
 
 /** An account's payment plan settings as stored: `defaultAfterDays` null while the account never set it. */
 export interface StoredPaymentPlanSettings {

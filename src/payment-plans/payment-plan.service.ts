@@ -23,21 +23,30 @@ import { methodForPlan, settleCharge } from './plan-payments.service';
 import type { Gateways } from '../payments';
 import {
   chargesInFlight,
-  countPlans,
-  findPlan,
-  lockPlan,
+  accountHasPlans,
+  cancelOwedInstallments,
+  planList,
+  findPlanCustomerId,
+  insertPlan,
   OVERDUE_STATUSES,
-  PLAN_INCLUDE,
-  readPlanPage,
-  readPlanPosition,
+  readDefaultAfterDays,
+  readPaymentPlansEnabled,
+  readPlanAccountId,
+  readPlanPaymentPage,
+  readWaitingTerminalPayments,
+  updateInstallmentRow,
+  updatePlanPaymentRow,
+  updatePlanRow,
   readPaymentPlanSettings,
-  readPlansAfter,
   toInstallmentObject,
   toPaymentObject,
   toPlanObject,
   updatePaymentPlanSettings,
   writePaymentPlanSettings,
 } from './payment-plan.records';
+import { findPlan, lockPlan } from './plan-lookup';
+import { requestSaleCancel } from '../terminals';
+import { findCustomerTestClock } from '../customers';
 import {
   START_DATE_MAX_AHEAD_DAYS,
   START_DATE_PAST_TOLERANCE_SECONDS,
@@ -60,8 +69,7 @@ import type { TestClockBinding } from '../../workflows/test-clock-contract';
 export const DEFAULT_AFTER_DAYS = 14;
 
 export async function assertPaymentPlansEnabled(prisma: Db, accountId: string): Promise<void> {
-  const account = await prisma.account.findUnique({ where: { id: accountId }, select: { paymentPlansEnabled: true } });
-  if (!account?.paymentPlansEnabled) {
+  if (!(await readPaymentPlansEnabled(prisma, accountId))) {
     throw new ApiError(
       'permission_error',
       'feature_not_enabled',
@@ -77,15 +85,13 @@ export async function assertPaymentPlansEnabled(prisma: Db, accountId: string): 
  * never had any gets 403 as before.
  */
 export async function assertPaymentPlansUsable(prisma: Db, accountId: string): Promise<void> {
-  const account = await prisma.account.findUnique({ where: { id: accountId }, select: { paymentPlansEnabled: true } });
-  if (account?.paymentPlansEnabled) return;
-  if (await prisma.paymentPlan.findFirst({ where: { accountId }, select: { id: true } })) return;
+  if (await readPaymentPlansEnabled(prisma, accountId)) return;
+  if (await accountHasPlans(prisma, accountId)) return;
   await assertPaymentPlansEnabled(prisma, accountId);
 }
 
 export async function defaultAfterDaysOf(prisma: Db, accountId: string): Promise<number> {
-  const settings = await prisma.paymentPlanSettings.findUnique({ where: { accountId } });
-  return settings?.defaultAfterDays ?? DEFAULT_AFTER_DAYS;
+  return (await readDefaultAfterDays(prisma, accountId)) ?? DEFAULT_AFTER_DAYS;
 }
 
 /**
@@ -177,17 +183,11 @@ export async function createPaymentPlan(
   // With an Idempotency-Key the id is the claim's (src/http/idempotency.ts): a retry taking over a
   // request that died after its commit answers that plan instead of making a second schedule.
   const id = idempotencySeed ? idFromSeed('paymentPlan', idempotencySeed) : newId('paymentPlan');
-  if (
-    idempotencySeed &&
-    (await deps.prisma.paymentPlan.findFirst({ where: { id, accountId }, select: { id: true } }))
-  ) {
+  if (idempotencySeed && (await findPlanCustomerId(deps.prisma, accountId, id)) !== undefined) {
     return getPaymentPlan(deps.prisma, accountId, id);
   }
   // A customer on a test clock: the plan starts at the clock's time and its workflow runs on it.
-  const customer = await deps.prisma.customer.findFirst({
-    where: { id: input.customer, accountId, deletedAt: null },
-    select: { testClockId: true },
-  });
+  const customer = await findCustomerTestClock(deps.prisma, accountId, input.customer, { live: true });
   const testClock = customer ? await customerClock(deps.prisma, customer) : null;
   return atTime(testClock?.time, () =>
     createPlanAt(deps, accountId, input, testClock, id, idempotencySeed !== undefined),
@@ -215,37 +215,34 @@ async function createPlanAt(
       // Locked until commit, as a new invoice locks it: a concurrent DELETE /customers/{id} waits and then
       // refuses (the plan is running), or comes first and this answers 404 (decisions.md §4).
       const customer = await withParam('customer', () => lockCustomer(tx, accountId, input.customer, 'share'));
-      const plan = await tx.paymentPlan.create({
-        data: {
-          id,
-          accountId,
-          customerId: customer.id,
-          status: 'pending',
-          currency: input.currency,
-          totalAmount: BigInt(input.total_amount),
-          installmentsCount: input.installments_count,
-          interval: input.interval,
-          intervalCount: input.interval_count,
-          startDate,
-          defaultAfterDays,
-          workflowId,
-          createdAt: now,
-          taskQueue: deps.taskQueue,
-          installments: {
-            create: amounts.map((amount, index) => ({
-              number: index + 1,
-              accountId,
-              amount: BigInt(amount),
-              dueAt: dates[index]!,
-              status: 'scheduled',
-            })),
-          },
+      const plan = await insertPlan(tx, {
+        id,
+        accountId,
+        customerId: customer.id,
+        status: 'pending',
+        currency: input.currency,
+        totalAmount: BigInt(input.total_amount),
+        installmentsCount: input.installments_count,
+        interval: input.interval,
+        intervalCount: input.interval_count,
+        startDate,
+        defaultAfterDays,
+        workflowId,
+        createdAt: now,
+        taskQueue: deps.taskQueue,
+        installments: {
+          create: amounts.map((amount, index) => ({
+            number: index + 1,
+            accountId,
+            amount: BigInt(amount),
+            dueAt: dates[index]!,
+            status: 'scheduled',
+          })),
         },
-        include: PLAN_INCLUDE,
       });
       if (input.payment_method) {
         const method = await methodForPlan(tx, plan, input.payment_method, 'payment_method');
-        await tx.paymentPlan.update({ where: { id }, data: { paymentMethodId: method.id } });
+        await updatePlanRow(tx, id, { paymentMethodId: method.id });
       }
       await recordPlanEvent(tx, id, 'created');
       const workflowInput: PaymentPlanWorkflowInput = {
@@ -312,10 +309,7 @@ export async function listPaymentPlans(
   const filter = { customerId: query.customer, status: query.status };
   return keysetListPage(query, {
     kind: 'payment_plan',
-    find: (id) => readPlanPosition(prisma, accountId, id),
-    after: (at, forward, take) => readPlansAfter(prisma, accountId, filter, { at, forward, take: take + 1 }),
-    page: (take, skip) => readPlanPage(prisma, accountId, filter, { take, skip }),
-    count: () => countPlans(prisma, accountId, filter),
+    ...planList.reads(prisma, accountId, filter),
     objects: (rows) => {
       const objects = rows.map(toPlanObject);
       return query.include === 'names' ? withCustomerNames(prisma, accountId, objects) : objects;
@@ -345,30 +339,18 @@ export async function listPlanPayments(
   page: PageParams,
 ): Promise<Page<PlanPaymentObject>> {
   await findPlan(prisma, accountId, id);
-  const where = { accountId, planId: id };
-  const [rows, total] = await Promise.all([
-    prisma.paymentPlanPayment.findMany({
-      where,
-      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-      ...pageWindow(page),
-    }),
-    prisma.paymentPlanPayment.count({ where }),
-  ]);
+  const [rows, total] = await readPlanPaymentPage(prisma, accountId, id, pageWindow(page));
   return pageEnvelope(rows.map(toPaymentObject), total, page);
 }
 
 /* ---- Changes the workflow makes (through its activities), at workflow time `at`. ---- */
-
-async function accountOf(prisma: Db, planId: string): Promise<string> {
-  return (await prisma.paymentPlan.findUniqueOrThrow({ where: { id: planId }, select: { accountId: true } })).accountId;
-}
 
 /**
  * An installment fell due and was not charged (no card on file, or the plan is past_due/defaulted,
  * which makes no automatic charges): it is overdue, and an active plan becomes past_due.
  */
 export async function markInstallmentOverdue(prisma: Db, planId: string, number: number, at: Date): Promise<void> {
-  const accountId = await accountOf(prisma, planId);
+  const accountId = await readPlanAccountId(prisma, planId);
   await prisma.$transaction(async (tx) => {
     const plan = await lockPlan(tx, accountId, planId);
     const installment = plan.installments.find((row) => row.number === number);
@@ -380,10 +362,7 @@ export async function markInstallmentOverdue(prisma: Db, planId: string, number:
     }
     if (installment.status !== 'scheduled' || installment.heldByPaymentId) return;
     if (!['active', 'past_due', 'defaulted'].includes(plan.status)) return;
-    await tx.paymentPlanInstallment.update({
-      where: { planId_number: { planId, number } },
-      data: { status: 'overdue' },
-    });
+    await updateInstallmentRow(tx, planId, number, { status: 'overdue' });
     await settleStatus(tx, planId, at);
   });
 }
@@ -394,12 +373,12 @@ export async function markInstallmentOverdue(prisma: Db, planId: string, number:
  * it, so it reads exactly "defaulted after N days" however late the timer's activity ran.
  */
 export async function markDefaulted(prisma: Db, planId: string, pastDueAt: number, _at: Date): Promise<void> {
-  const accountId = await accountOf(prisma, planId);
+  const accountId = await readPlanAccountId(prisma, planId);
   await prisma.$transaction(async (tx) => {
     const plan = await lockPlan(tx, accountId, planId);
     if (plan.status !== 'past_due' || plan.pastDueAt?.getTime() !== pastDueAt) return;
     const deadline = new Date(pastDueAt + plan.defaultAfterDays * DAY_MS);
-    await tx.paymentPlan.update({ where: { id: planId }, data: { status: 'defaulted', defaultedAt: deadline } });
+    await updatePlanRow(tx, planId, { status: 'defaulted', defaultedAt: deadline });
     await recordPlanEvent(tx, planId, 'defaulted');
   });
 }
@@ -422,7 +401,7 @@ export async function cancelPlan(
   reason: string | undefined,
   at: Date,
 ): Promise<void> {
-  const accountId = await accountOf(prisma, planId);
+  const accountId = await readPlanAccountId(prisma, planId);
   for (let round = 0; ; round++) {
     for (const payment of await chargesInFlight(prisma, planId)) {
       // A gateway that does not answer leaves the charge processing: the cancel goes on, and the charge, when it settles, is refunded.
@@ -434,20 +413,15 @@ export async function cancelPlan(
         throw conflict(`Payment plan ${planId} is ${plan.status} already.`, 'payment_plan_closed');
       }
       if (round < CANCEL_SETTLE_ROUNDS && (await chargesInFlight(tx, planId)).length > 0) return false;
-      await tx.paymentPlan.update({
-        where: { id: planId },
-        data: { status: 'canceled', canceledAt: at, cancellationReason: reason ?? 'requested' },
+      await updatePlanRow(tx, planId, {
+        status: 'canceled',
+        canceledAt: at,
+        cancellationReason: reason ?? 'requested',
       });
-      await tx.paymentPlanInstallment.updateMany({
-        where: { planId, status: { in: ['scheduled', 'failed', 'overdue'] } },
-        data: { status: 'canceled' },
-      });
-      const waiting = await tx.paymentPlanPayment.findMany({
-        where: { planId, method: 'terminal', terminalState: 'waiting', cancelRequestedAt: null },
-      });
-      for (const payment of waiting) {
-        await tx.terminalSale.update({ where: { id: payment.terminalSaleId! }, data: { cancelRequestedAt: at } });
-        await tx.paymentPlanPayment.update({ where: { id: payment.id }, data: { cancelRequestedAt: at } });
+      await cancelOwedInstallments(tx, planId);
+      for (const payment of await readWaitingTerminalPayments(tx, planId)) {
+        await requestSaleCancel(tx, payment.terminalSaleId!, at);
+        await updatePlanPaymentRow(tx, payment.id, { cancelRequestedAt: at });
       }
       await recordPlanEvent(tx, planId, 'canceled');
       return true;

@@ -3,7 +3,9 @@ import type { Tx } from '../db/prisma';
 import { recordEvent } from '../lib/events';
 import {
   OVERDUE_STATUSES,
+  readPaymentTerminalState,
   reloadPlan,
+  updatePlanRow,
   touchPlan,
   toInstallmentObject,
   toPaymentObject,
@@ -36,8 +38,7 @@ export async function recordPlanEvent(
 async function depositAwaitsContinuation(tx: Tx, plan: PlanWithDetails): Promise<boolean> {
   const paidBy = plan.installments[0]?.paymentId;
   if (!paidBy) return false;
-  const payment = await tx.paymentPlanPayment.findUnique({ where: { id: paidBy }, select: { terminalState: true } });
-  return payment?.terminalState === 'approved_no_credential';
+  return (await readPaymentTerminalState(tx, paidBy)) === 'approved_no_credential';
 }
 
 export type StatusMove = 'activated' | 'past_due' | 'reactivated' | 'completed';
@@ -63,20 +64,17 @@ export async function moveStatus(tx: Tx, planId: string, at: Date): Promise<Stat
 
   if (allPaid) {
     // Paid off: completed straight away, whatever the state (no activated/reactivated on the way).
-    await tx.paymentPlan.update({
-      where: { id: planId },
-      data: { status: 'completed', completedAt: at, pastDueAt: null },
-    });
+    await updatePlanRow(tx, planId, { status: 'completed', completedAt: at, pastDueAt: null });
     return 'completed';
   }
   if ((plan.status === 'active' || plan.status === 'pending') && overdue) {
-    await tx.paymentPlan.update({ where: { id: planId }, data: { status: 'past_due', pastDueAt: at } });
+    await updatePlanRow(tx, planId, { status: 'past_due', pastDueAt: at });
     return 'past_due';
   }
   if (plan.status === 'pending') {
     const depositPaid = plan.installments[0]?.status === 'paid';
     if (!depositPaid || (await depositAwaitsContinuation(tx, plan))) return null;
-    await tx.paymentPlan.update({ where: { id: planId }, data: { status: 'active', activatedAt: at } });
+    await updatePlanRow(tx, planId, { status: 'active', activatedAt: at });
     return 'activated';
   }
   if ((plan.status === 'past_due' || plan.status === 'defaulted') && !overdue) {
@@ -87,14 +85,11 @@ export async function moveStatus(tx: Tx, planId: string, at: Date): Promise<Stat
       // The missed deposit is no longer overdue but not paid either (a payment holds it): it stays as it is.
       return null;
     }
-    await tx.paymentPlan.update({
-      where: { id: planId },
-      data: {
-        status: 'active',
-        pastDueAt: null,
-        defaultedAt: null,
-        ...(plan.activatedAt === null ? { activatedAt: at } : {}),
-      },
+    await updatePlanRow(tx, planId, {
+      status: 'active',
+      pastDueAt: null,
+      defaultedAt: null,
+      ...(plan.activatedAt === null ? { activatedAt: at } : {}),
     });
     return plan.activatedAt === null ? 'activated' : 'reactivated';
   }

@@ -8,13 +8,8 @@ import { onCustomerTime } from '../test-clocks';
 import type { TransactionObject } from '../transactions';
 import { toTransactionObject } from '../transactions';
 import type { PaymentPlanRequestArgs, PaymentPlanRequestKind } from '../../workflows/payment-plan-contract';
-import {
-  findPayment,
-  findPlan,
-  findPlanCustomerId,
-  listOpenTerminalPayments,
-  toPaymentObject,
-} from './payment-plan.records';
+import { findPlanCustomerId, listOpenTerminalPayments, toPaymentObject } from './payment-plan.records';
+import { findPayment, findPlan } from './plan-lookup';
 import type {
   CreatePlanPaymentInput,
   OpenTerminalPaymentObject,

@@ -5,7 +5,7 @@ import { badRequest, conflict } from '../http/errors';
 import type { Gateways } from '../payments';
 import { REFUND_UNAVAILABLE, moveMoney } from '../payments';
 import { isInFlight, openPending, settlePending, type AttemptStep, type LedgerOutcome } from '../transactions';
-import { findPayment, lockPlan } from './payment-plan.records';
+import { findPayment, lockPlan } from './plan-lookup';
 import { recordPlanEvent } from './payment-plan.status';
 
 /**

@@ -8,7 +8,6 @@ import { badRequest, conflict } from '../http/errors';
 import { newId } from '../lib/ids';
 import { cardBrand } from '../payments';
 import { toUnixSeconds } from '../lib/time';
-import { findTerminal } from '../terminals';
 import { processorSaleOutcome, type ProcessorSaleOutcome } from '../terminals';
 import { saveTerminalCard, type PresentedCard } from '../terminals';
 import type { TerminalState } from '../../workflows/payment-plan-contract';
@@ -26,7 +25,27 @@ import {
   owedInstallments,
   type PaymentUpdate,
 } from './plan-payments.service';
-import { findPayment, lockPlan, OPEN_TERMINAL_STATES, type PlanWithDetails } from './payment-plan.records';
+import {
+  insertPlanPayment,
+  OPEN_TERMINAL_STATES,
+  readLatestTerminalDeposit,
+  readPaymentRow,
+  readPlanAccountId,
+  updatePlanPaymentRow,
+  updatePlanRow,
+  type PlanWithDetails,
+} from './payment-plan.records';
+import {
+  claimTerminal,
+  findTerminal,
+  insertTerminalSale,
+  readSaleRow,
+  releaseTerminal,
+  requestSaleCancel,
+  updateTerminalSale,
+} from '../terminals';
+import { readCustomerName } from '../customers';
+import { findPayment, lockPlan } from './plan-lookup';
 import { settleStatus } from './payment-plan.status';
 
 // A sale waits on a terminal in the real world: its times there (ended_at, state_changed_at,
@@ -71,44 +90,36 @@ async function startSale(
   const terminal = await findTerminal(tx, plan.accountId, terminalId, param);
   const paymentId = newId('paymentPlanPayment');
   const saleId = newId('terminalSale');
-  const taken = await tx.terminal.updateMany({
-    where: { id: terminal.id, currentSaleId: null },
-    data: { currentSaleId: saleId },
-  });
-  if (taken.count === 0) {
+  if (!(await claimTerminal(tx, terminal.id, saleId))) {
     throw conflict(
       `Terminal ${terminal.id} is busy with another sale; wait for it to end or cancel it.`,
       'terminal_busy',
     );
   }
   const amount = amountOf(plan, numbers);
-  const payment = await tx.paymentPlanPayment.create({
-    data: {
-      id: paymentId,
-      accountId: plan.accountId,
-      planId: plan.id,
-      customerId: plan.customerId,
-      method: 'terminal',
-      deposit: isDeposit(plan, numbers),
-      status: 'processing',
-      amount,
-      currency: plan.currency,
-      installmentNumbers: numbers,
-      terminalId: terminal.id,
-      terminalSaleId: saleId,
-      terminalState: 'waiting',
-    },
+  const payment = await insertPlanPayment(tx, {
+    id: paymentId,
+    accountId: plan.accountId,
+    planId: plan.id,
+    customerId: plan.customerId,
+    method: 'terminal',
+    deposit: isDeposit(plan, numbers),
+    status: 'processing',
+    amount,
+    currency: plan.currency,
+    installmentNumbers: numbers,
+    terminalId: terminal.id,
+    terminalSaleId: saleId,
+    terminalState: 'waiting',
   });
-  await tx.terminalSale.create({
-    data: {
-      id: saleId,
-      accountId: plan.accountId,
-      terminalId: terminal.id,
-      paymentId,
-      amount,
-      currency: plan.currency,
-      status: 'waiting',
-    },
+  await insertTerminalSale(tx, {
+    id: saleId,
+    accountId: plan.accountId,
+    terminalId: terminal.id,
+    paymentId,
+    amount,
+    currency: plan.currency,
+    status: 'waiting',
   });
   await holdInstallments(tx, plan.id, numbers, paymentId);
   return payment;
@@ -153,23 +164,16 @@ export async function startTerminalPayment(
 }
 
 async function customerName(tx: Tx, customerId: string): Promise<string> {
-  const customer = await tx.customer.findUnique({ where: { id: customerId }, select: { name: true } });
-  return customer?.name ?? 'Card holder';
+  return (await readCustomerName(tx, customerId)) ?? 'Card holder';
 }
 
 async function endSale(tx: Tx, sale: TerminalSale, status: string, card?: PresentedCard): Promise<void> {
-  await tx.terminalSale.update({
-    where: { id: sale.id },
-    data: {
-      status,
-      endedAt: new Date(),
-      ...(card ? { cardLast4: card.number.slice(-4), cardBrand: cardBrand(card.number) } : {}),
-    },
+  await updateTerminalSale(tx, sale.id, {
+    status,
+    endedAt: new Date(),
+    ...(card ? { cardLast4: card.number.slice(-4), cardBrand: cardBrand(card.number) } : {}),
   });
-  await tx.terminal.updateMany({
-    where: { id: sale.terminalId, currentSaleId: sale.id },
-    data: { currentSaleId: null },
-  });
+  await releaseTerminal(tx, sale.terminalId, sale.id);
 }
 
 /** The ledger entry of a terminal sale: its outcome is known when it is recorded, keyed by the sale. */
@@ -212,7 +216,7 @@ async function approve(
     return;
   }
   if (paymentMethodId && !plan.paymentMethodId) {
-    await tx.paymentPlan.update({ where: { id: plan.id }, data: { paymentMethodId } });
+    await updatePlanRow(tx, plan.id, { paymentMethodId });
   }
   await applyPaymentSucceeded(tx, payment, currentTime(), {
     transactionId: transaction.id,
@@ -258,18 +262,15 @@ export async function reportTerminalOutcome(
 ): Promise<PaymentPlanPayment> {
   const terminal = await findTerminal(prisma, accountId, terminalId, 'id');
   if (!terminal.currentSaleId) throw conflict(`No sale is waiting on terminal ${terminalId}.`, 'terminal_idle');
-  const waiting = await prisma.terminalSale.findUniqueOrThrow({ where: { id: terminal.currentSaleId } });
-  const { planId } = await prisma.paymentPlanPayment.findUniqueOrThrow({
-    where: { id: waiting.paymentId },
-    select: { planId: true },
-  });
+  const waiting = await readSaleRow(prisma, terminal.currentSaleId);
+  const { planId } = await readPaymentRow(prisma, waiting.paymentId);
 
   return runTransaction(prisma, async (tx) => {
     const plan = await lockPlan(tx, accountId, planId);
-    const sale = await tx.terminalSale.findUniqueOrThrow({ where: { id: waiting.id } });
+    const sale = await readSaleRow(tx, waiting.id);
     if (sale.status !== 'waiting')
       throw conflict(`Sale ${sale.id} on terminal ${terminalId} has ended already.`, 'terminal_idle');
-    const payment = await tx.paymentPlanPayment.findUniqueOrThrow({ where: { id: sale.paymentId } });
+    const payment = await readPaymentRow(tx, sale.paymentId);
     const card = 'card' in report ? report.card : undefined;
     await endSale(tx, sale, report.outcome, card);
 
@@ -296,17 +297,14 @@ export async function reportTerminalOutcome(
         break;
       case 'lost':
         if (report.processorOutcome && report.processorOutcome !== 'unknown')
-          await tx.terminalSale.update({ where: { id: sale.id }, data: { processorOutcome: report.processorOutcome } });
-        await tx.paymentPlanPayment.update({
-          where: { id: payment.id },
-          data: { terminalState: 'resolving', stateChangedAt: new Date() },
-        });
+          await updateTerminalSale(tx, sale.id, { processorOutcome: report.processorOutcome });
+        await updatePlanPaymentRow(tx, payment.id, { terminalState: 'resolving', stateChangedAt: new Date() });
         break;
       case 'cancelled':
         await applyPaymentCanceled(tx, payment, { terminalState: 'cancelled', stateChangedAt: new Date() });
         break;
     }
-    return tx.paymentPlanPayment.findUniqueOrThrow({ where: { id: payment.id } });
+    return readPaymentRow(tx, payment.id);
   });
 }
 
@@ -316,10 +314,7 @@ export async function currentDepositAttempt(
   planId: string,
   states: readonly TerminalState[] = OPEN_TERMINAL_STATES,
 ): Promise<PaymentPlanPayment> {
-  const attempt = await db.paymentPlanPayment.findFirst({
-    where: { planId, deposit: true, method: 'terminal' },
-    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-  });
+  const attempt = await readLatestTerminalDeposit(db, planId);
   if (
     !attempt ||
     !states.includes(columnValue(TERMINAL_STATES, attempt.terminalState!, 'payment_plan_payments.terminal_state'))
@@ -430,10 +425,7 @@ export async function resolveTerminalPayment(
   source: string,
 ): Promise<PaymentPlanPayment> {
   return runTransaction(prisma, async (tx) => {
-    const { accountId } = await tx.paymentPlan.findUniqueOrThrow({
-      where: { id: planId },
-      select: { accountId: true },
-    });
+    const accountId = await readPlanAccountId(tx, planId);
     const plan = await lockPlan(tx, accountId, planId);
     const payment =
       paymentId === 'deposit'
@@ -451,22 +443,19 @@ export async function resolveTerminalPayment(
     };
     const state = columnValue(TERMINAL_STATES, payment.terminalState!, 'payment_plan_payments.terminal_state');
     if (state === 'waiting') {
-      await endSale(tx, await tx.terminalSale.findUniqueOrThrow({ where: { id: payment.terminalSaleId! } }), 'closed');
+      await endSale(tx, await readSaleRow(tx, payment.terminalSaleId!), 'closed');
     }
     // A plan that has a card already goes on with it: an approved sale needs no continuation.
     const continued = Boolean(input.payment_method || input.external || plan.paymentMethodId);
     if (input.payment_method) {
-      await tx.paymentPlan.update({ where: { id: planId }, data: { paymentMethodId: input.payment_method } });
+      await updatePlanRow(tx, planId, { paymentMethodId: input.payment_method });
     }
     if (state === 'approved_no_credential') {
-      await tx.paymentPlanPayment.update({
-        where: { id: payment.id },
-        data: {
-          terminalState: 'approved',
-          resolution,
-          stateChangedAt: new Date(),
-          paymentMethodId: input.payment_method ?? payment.paymentMethodId,
-        },
+      await updatePlanPaymentRow(tx, payment.id, {
+        terminalState: 'approved',
+        resolution,
+        stateChangedAt: new Date(),
+        paymentMethodId: input.payment_method ?? payment.paymentMethodId,
       });
       await settleStatus(tx, planId, at);
     } else if (outcome === 'declined') {
@@ -477,7 +466,7 @@ export async function resolveTerminalPayment(
         resolution,
       });
     }
-    return tx.paymentPlanPayment.findUniqueOrThrow({ where: { id: payment.id } });
+    return readPaymentRow(tx, payment.id);
   });
 }
 
@@ -491,10 +480,7 @@ export async function requestTerminalCancel(
   paymentId: string | 'deposit',
 ): Promise<PaymentPlanPayment> {
   return runTransaction(prisma, async (tx) => {
-    const { accountId } = await tx.paymentPlan.findUniqueOrThrow({
-      where: { id: planId },
-      select: { accountId: true },
-    });
+    const accountId = await readPlanAccountId(tx, planId);
     await lockPlan(tx, accountId, planId);
     const payment =
       paymentId === 'deposit'
@@ -503,8 +489,8 @@ export async function requestTerminalCancel(
     checkCancellable(payment);
     if (payment.cancelRequestedAt) return payment;
     const at = new Date();
-    await tx.terminalSale.update({ where: { id: payment.terminalSaleId! }, data: { cancelRequestedAt: at } });
-    return tx.paymentPlanPayment.update({ where: { id: payment.id }, data: { cancelRequestedAt: at } });
+    await requestSaleCancel(tx, payment.terminalSaleId!, at);
+    return updatePlanPaymentRow(tx, payment.id, { cancelRequestedAt: at });
   });
 }
 

@@ -18,7 +18,7 @@ export type {
   RetrieveChargeRequest,
   RetrieveRefundRequest,
 } from './gateway';
-export { lockCustomerMethods } from './payment-method.records';
+export { defaultIfNone, findCustomerCard, insertPaymentMethodRow, lockCustomerMethods } from './payment-method.records';
 export {
   REFUND_UNAVAILABLE,
   authenticationPlace,
@@ -42,6 +42,7 @@ export {
   attachPaymentMethod,
   createPaymentMethod,
   detachAllInTx,
+  detachCustomerMethodsAtProcessor,
   detachPaymentMethod,
   findDefaultPaymentMethod,
   findPaymentMethod,

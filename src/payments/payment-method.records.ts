@@ -1,5 +1,15 @@
 import { Prisma, type PaymentMethod } from '../generated/prisma/client';
-import { execute, modelColumns, queryModels, selectList, type AnyTx, type Queryable, type Statement } from '../db/sql';
+import type { Tx } from '../db/prisma';
+import {
+  execute,
+  modelColumns,
+  queryModels,
+  queryRows,
+  selectList,
+  type AnyTx,
+  type Queryable,
+  type Statement,
+} from '../db/sql';
 
 /** A payment_methods row's columns in Prisma's shape (its ScalarFieldEnum: none missed), for statements outside Prisma. */
 const PAYMENT_METHOD_COLUMNS = modelColumns<PaymentMethod>(Prisma.PaymentMethodScalarFieldEnum, {
@@ -36,6 +46,22 @@ export async function findDefaultPaymentMethod(
   return method ?? null;
 }
 
+const CUSTOMER_PROCESSOR_METHOD_IDS: Statement = {
+  name: 'payment_methods_customer_processor_ids',
+  text: `SELECT id FROM payment_methods WHERE account_id = $1 AND customer_id = $2 AND test_behavior = 'processor'
+    ORDER BY attached_at, id`,
+};
+
+/** The ids of the customer's attached methods that a processor keeps (Stripe's), oldest attached first. */
+export async function readCustomerProcessorMethodIds(
+  db: Queryable,
+  accountId: string,
+  customerId: string,
+): Promise<string[]> {
+  const rows = await queryRows<{ id: string }>(db, CUSTOMER_PROCESSOR_METHOD_IDS, [accountId, customerId]);
+  return rows.map((row) => row.id);
+}
+
 const LOCK_CUSTOMER_METHODS: Statement = {
   name: 'payment_methods_lock_customer',
   text: 'SELECT pg_advisory_xact_lock(hashtextextended($1, 0))',
@@ -47,4 +73,34 @@ const LOCK_CUSTOMER_METHODS: Statement = {
  */
 export async function lockCustomerMethods(tx: AnyTx, customerId: string): Promise<void> {
   await execute(tx, LOCK_CUSTOMER_METHODS, [`payment-methods:${customerId}`]);
+}
+
+/** The customer's card with `fingerprint` attached first, or null. */
+export function findCustomerCard(
+  tx: Tx,
+  accountId: string,
+  customerId: string,
+  fingerprint: string,
+): Promise<PaymentMethod | null> {
+  return tx.paymentMethod.findFirst({
+    where: { accountId, customerId, fingerprint, type: 'card' },
+    orderBy: { attachedAt: 'asc' },
+  });
+}
+
+export function insertPaymentMethodRow(tx: Tx, data: Prisma.PaymentMethodUncheckedCreateInput): Promise<PaymentMethod> {
+  return tx.paymentMethod.create({ data });
+}
+
+/** Makes `paymentMethodId` the customer's default when the customer has none. */
+export async function defaultIfNone(
+  tx: Tx,
+  accountId: string,
+  customerId: string,
+  paymentMethodId: string,
+): Promise<void> {
+  const current = await tx.customerDefaultPaymentMethod.findUnique({
+    where: { accountId_customerId: { accountId, customerId } },
+  });
+  if (!current) await tx.customerDefaultPaymentMethod.create({ data: { accountId, customerId, paymentMethodId } });
 }

@@ -1,7 +1,7 @@
 import { Prisma, type PaymentMethod } from '../generated/prisma/client';
 import type { Db, Tx } from '../db/prisma';
 import type { Queryable } from '../db/sql';
-import { lockCustomerMethods, readPaymentMethod } from './payment-method.records';
+import { lockCustomerMethods, readCustomerProcessorMethodIds, readPaymentMethod } from './payment-method.records';
 import { findCustomer } from '../customers';
 import { lockCustomer } from '../customers';
 import { ApiError, badRequest, conflict, notFound } from '../http/errors';
@@ -425,13 +425,33 @@ async function atProcessor<T>(call: () => Promise<T>, id: string): Promise<T> {
 async function detachAtProcessor(prisma: Db, accountId: string, id: string): Promise<void> {
   const method = await readPaymentMethod(prisma, accountId, id);
   if (!method?.customerId || method.testBehavior !== 'processor') return;
+  await detachEachAtProcessor(prisma, accountId, [id]);
+}
+
+async function detachEachAtProcessor(prisma: Db, accountId: string, ids: string[]): Promise<void> {
+  if (ids.length === 0) return;
   const gateway = await createGateways(prisma).gatewayFor(accountId);
-  if (!gateway.detachPaymentMethod) return;
-  try {
-    await atProcessor(() => gateway.detachPaymentMethod!(id), id);
-  } catch (error) {
-    if (!(error instanceof ApiError && error.status === 404)) throw error;
+  const detach = gateway.detachPaymentMethod?.bind(gateway);
+  if (!detach) return;
+  for (const id of ids) {
+    try {
+      await atProcessor(() => detach(id), id);
+    } catch (error) {
+      if (!(error instanceof ApiError && error.status === 404)) throw error;
+    }
   }
+}
+
+/**
+ * A deleted customer's methods that a processor keeps are detached there first, as one detach is: a processor
+ * that does not answer is a 502 and the deletion changes nothing here (sent again, it detaches the rest).
+ */
+export async function detachCustomerMethodsAtProcessor(
+  prisma: Db,
+  accountId: string,
+  customerId: string,
+): Promise<void> {
+  await detachEachAtProcessor(prisma, accountId, await readCustomerProcessorMethodIds(prisma, accountId, customerId));
 }
 
 /**

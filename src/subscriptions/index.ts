@@ -6,7 +6,7 @@ export { BILLING_INTERVALS, addIntervals, addMonths } from './billing-dates';
 export { getDunningSettings } from './dunning-settings.service';
 export { prorationLines, prorationPeriod } from './proration';
 export type { ProrationLine } from './proration';
-export { countCustomerSubscriptions } from './subscription-list.records';
+export { countCustomerSubscriptions, readSubscriptionIntervals } from './subscription-list.records';
 export {
   API_SUBSCRIPTION_STATUSES,
   SubscriptionRuleError,

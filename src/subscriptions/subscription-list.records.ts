@@ -99,3 +99,15 @@ export function countCustomerSubscriptions(
 ): Promise<number> {
   return db.subscription.count({ where: { accountId, customerId, status: { in: statuses } } });
 }
+
+/** The billing intervals of the customers' subscriptions whose status is none of `excluded`. */
+export function readSubscriptionIntervals(
+  db: Db | Tx,
+  customerIds: string[],
+  excluded: readonly string[],
+): Promise<{ id: string; interval: string; intervalCount: number }[]> {
+  return db.subscription.findMany({
+    where: { customerId: { in: customerIds }, status: { notIn: [...excluded] } },
+    select: { id: true, interval: true, intervalCount: true },
+  });
+}

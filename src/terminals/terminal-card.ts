@@ -4,7 +4,8 @@ import { recordEvent } from '../lib/events';
 import { newId, newUuid } from '../lib/ids';
 import { cardBrand, fingerprint } from '../payments';
 import { toPaymentMethodObject } from '../payments';
-import { lockCustomerMethods } from '../payments';
+import { defaultIfNone, findCustomerCard, insertPaymentMethodRow, lockCustomerMethods } from '../payments';
+import { readGatewayAccount } from '../accounts';
 import { cardTestBehavior } from '../simulated-gateway';
 
 export interface PresentedCard {
@@ -29,41 +30,31 @@ export async function saveTerminalCard(
 ): Promise<PaymentMethod> {
   await lockCustomerMethods(tx, customerId);
   const cardFingerprint = fingerprint(accountId, 'card', card.number);
-  const saved = await tx.paymentMethod.findFirst({
-    where: { accountId, customerId, fingerprint: cardFingerprint, type: 'card' },
-    orderBy: { attachedAt: 'asc' },
-  });
-  let method = saved;
+  let method = await findCustomerCard(tx, accountId, customerId, cardFingerprint);
   if (!method) {
-    const account = await tx.account.findUniqueOrThrow({ where: { id: accountId }, select: { gatewayKind: true } });
-    method = await tx.paymentMethod.create({
-      data: {
-        id: account.gatewayKind === 'bank_processor' ? newUuid() : newId('paymentMethod'),
-        accountId,
-        customerId,
-        attachedAt: new Date(),
-        type: 'card',
-        billingDetails: {
-          address: { city: null, country: null, line1: null, line2: null, postal_code: null, state: null },
-          email: null,
-          name: holderName,
-          phone: null,
-        },
-        metadata: { source: 'terminal' },
-        fingerprint: cardFingerprint,
-        last4: card.number.slice(-4),
-        cardBrand: cardBrand(card.number),
-        cardExpMonth: card.exp_month,
-        cardExpYear: card.exp_year,
-        testBehavior: cardTestBehavior(card.number),
+    const account = await readGatewayAccount(tx, accountId);
+    method = await insertPaymentMethodRow(tx, {
+      id: account?.gatewayKind === 'bank_processor' ? newUuid() : newId('paymentMethod'),
+      accountId,
+      customerId,
+      attachedAt: new Date(),
+      type: 'card',
+      billingDetails: {
+        address: { city: null, country: null, line1: null, line2: null, postal_code: null, state: null },
+        email: null,
+        name: holderName,
+        phone: null,
       },
+      metadata: { source: 'terminal' },
+      fingerprint: cardFingerprint,
+      last4: card.number.slice(-4),
+      cardBrand: cardBrand(card.number),
+      cardExpMonth: card.exp_month,
+      cardExpYear: card.exp_year,
+      testBehavior: cardTestBehavior(card.number),
     });
   }
-  const hasDefault = await tx.customerDefaultPaymentMethod.findUnique({
-    where: { accountId_customerId: { accountId, customerId } },
-  });
-  if (!hasDefault)
-    await tx.customerDefaultPaymentMethod.create({ data: { accountId, customerId, paymentMethodId: method.id } });
+  await defaultIfNone(tx, accountId, customerId, method.id);
   await recordEvent(tx, accountId, 'payment_method.attached', toPaymentMethodObject(method));
   return method;
 }

@@ -32,3 +32,40 @@ export async function readSaleProcessorOutcome(db: Db | Tx, saleId: string): Pro
   const sale = await db.terminalSale.findUnique({ where: { id: saleId }, select: { processorOutcome: true } });
   return sale?.processorOutcome ?? null;
 }
+
+/** Asks the terminal to cancel sale `id` (its next poll reads it). */
+export async function requestSaleCancel(tx: Tx, id: string, at: Date): Promise<void> {
+  await tx.terminalSale.update({ where: { id }, data: { cancelRequestedAt: at }, select: { id: true } });
+}
+
+/** Takes the terminal for sale `saleId`; false when another sale holds it. */
+export async function claimTerminal(tx: Tx, terminalId: string, saleId: string): Promise<boolean> {
+  const taken = await tx.terminal.updateMany({
+    where: { id: terminalId, currentSaleId: null },
+    data: { currentSaleId: saleId },
+  });
+  return taken.count > 0;
+}
+
+/** Lets go of the terminal sale `saleId` held, if it still holds it. */
+export async function releaseTerminal(tx: Tx, terminalId: string, saleId: string): Promise<void> {
+  await tx.terminal.updateMany({ where: { id: terminalId, currentSaleId: saleId }, data: { currentSaleId: null } });
+}
+
+export function insertTerminalSale(tx: Tx, data: Prisma.TerminalSaleUncheckedCreateInput): Promise<TerminalSale> {
+  return tx.terminalSale.create({ data });
+}
+
+/** Writes `data` to sale `id`. */
+export async function updateTerminalSale(
+  tx: Tx,
+  id: string,
+  data: Prisma.TerminalSaleUncheckedUpdateInput,
+): Promise<void> {
+  await tx.terminalSale.update({ where: { id }, data, select: { id: true } });
+}
+
+/** Sale `id`, which exists (a terminal's current sale, a payment's). */
+export function readSaleRow(db: Db | Tx, id: string): Promise<TerminalSale> {
+  return db.terminalSale.findUniqueOrThrow({ where: { id } });
+}

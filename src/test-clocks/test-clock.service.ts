@@ -29,6 +29,9 @@ import {
   updateTestClockRow,
 } from './test-clock.records';
 import { testClockDisplay } from '../temporal';
+import { findCustomerTestClock, readClockCustomerIds } from '../customers';
+import { readSubscriptionIntervals } from '../subscriptions';
+import { readPlanIntervals } from '../payment-plans';
 
 export interface TestClockDeps {
   prisma: Db;
@@ -119,7 +122,7 @@ export async function onCustomerTime<T>(
   work: (clock: TestClockBinding | null) => Promise<T>,
 ): Promise<T> {
   // Another account's customer runs on the wall clock: its clock's state must not answer for it (404 follows).
-  const customer = await db.customer.findFirst({ where: { id: customerId, accountId }, select: { testClockId: true } });
+  const customer = await findCustomerTestClock(db, accountId, customerId);
   const clock = customer ? await customerClock(db, customer) : null;
   return atTime(clock?.time, () => work(clock));
 }
@@ -145,17 +148,10 @@ interface LiveObjects {
 }
 
 async function liveObjects(db: Db | Tx, clockId: string): Promise<LiveObjects> {
-  const customers = await db.customer.findMany({ where: { testClockId: clockId }, select: { id: true } });
-  const customerId = { in: customers.map((row) => row.id) };
+  const customerIds = await readClockCustomerIds(db, clockId);
   const [subscriptions, plans] = await Promise.all([
-    db.subscription.findMany({
-      where: { customerId, status: { notIn: ENDED_SUBSCRIPTION_STATUSES } },
-      select: { id: true, interval: true, intervalCount: true },
-    }),
-    db.paymentPlan.findMany({
-      where: { customerId, status: { notIn: [...FINAL_PLAN_STATUSES] } },
-      select: { id: true, workflowId: true, interval: true, intervalCount: true },
-    }),
+    readSubscriptionIntervals(db, customerIds, ENDED_SUBSCRIPTION_STATUSES),
+    readPlanIntervals(db, customerIds, FINAL_PLAN_STATUSES),
   ]);
   return { subscriptions, plans };
 }

@@ -3,8 +3,9 @@ import { markCustomerDeleted } from '../customers';
 import { lockCustomer } from '../customers';
 import { conflict } from '../http/errors';
 import { countCustomerInvoices, readCustomerDraftIds, voidInTx } from '../invoices';
+import { countCustomerPlans } from '../payment-plans';
 import { countCustomerSubscriptions } from '../subscriptions';
-import { detachAllInTx } from '../payments';
+import { detachAllInTx, detachCustomerMethodsAtProcessor } from '../payments';
 
 /**
  * Deleting a customer: a use case above the resources it touches (customers, subscriptions, payment
@@ -19,10 +20,10 @@ const LIVE_PLAN_STATUSES = ['pending', 'active', 'past_due', 'defaulted'];
  * A customer that is still being billed cannot be deleted: its subscriptions and payment plans
  * would go on running against a customer nobody can see. They are canceled first (409 otherwise).
  */
-async function refuseWhileBilled(tx: Tx, accountId: string, customerId: string): Promise<void> {
+async function refuseWhileBilled(db: Db | Tx, accountId: string, customerId: string): Promise<void> {
   const [subscriptions, plans] = await Promise.all([
-    countCustomerSubscriptions(tx, accountId, customerId, LIVE_SUBSCRIPTION_STATUSES),
-    tx.paymentPlan.count({ where: { accountId, customerId, status: { in: LIVE_PLAN_STATUSES } } }),
+    countCustomerSubscriptions(db, accountId, customerId, LIVE_SUBSCRIPTION_STATUSES),
+    countCustomerPlans(db, accountId, customerId, LIVE_PLAN_STATUSES),
   ]);
   if (subscriptions > 0 || plans > 0) {
     throw conflict(
@@ -31,7 +32,7 @@ async function refuseWhileBilled(tx: Tx, accountId: string, customerId: string):
     );
   }
   // An open invoice is money owed: the merchant collects it or voids it; deleting the customer does neither.
-  const open = await countCustomerInvoices(tx, accountId, customerId, 'open');
+  const open = await countCustomerInvoices(db, accountId, customerId, 'open');
   if (open > 0) throw openInvoiceConflict(customerId, open);
 }
 
@@ -45,12 +46,17 @@ function openInvoiceConflict(customerId: string, open: number) {
 /**
  * DELETE /customers/{id}: refused while the customer is billed; its drafts voided, its payment methods
  * detached (spent: decisions.md §5), then the customer hidden (markCustomerDeleted), in one transaction.
+ * Methods a processor keeps are detached there first, as POST /payment-methods/{id}/detach does: a processor
+ * that does not answer is a 502 and nothing changes here.
  */
 export async function deleteCustomer(
   prisma: Db,
   accountId: string,
   id: string,
 ): Promise<{ id: string; object: 'customer'; deleted: true }> {
+  // Checked before the processor is asked, so that a refused deletion detaches nothing there; checked again below.
+  await refuseWhileBilled(prisma, accountId, id);
+  await detachCustomerMethodsAtProcessor(prisma, accountId, id);
   return prisma.$transaction(async (tx) => {
     // First the row lock: invoices and payment methods being made for the customer are committed before
     // the checks below read them, and those that come after find no customer (lockCustomer).

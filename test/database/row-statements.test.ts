@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { lockInvoice } from '../../src/invoices/invoice.records';
+import { lockInvoiceRow } from '../../src/invoices/invoice.records';
 import { findInvoice } from '../../src/invoices';
 import { lockPrice } from '../../src/catalog/records';
 import { findDefaultPaymentMethod, readPaymentMethod } from '../../src/payments/payment-method.service';
@@ -56,14 +56,14 @@ it("reads an invoice with its lines, a price, payment methods and ledger entries
 
   const prismaInvoice = await findInvoice(app.prisma, accountId, draft.id);
   const locked = await app.prisma.$transaction(async (tx) => {
-    const row = await lockInvoice(tx, accountId, draft.id);
+    const row = await lockInvoiceRow(tx, accountId, draft.id);
     expect(await lockFree('invoices', draft.id)).toBe(false);
     return row;
   });
   expect(await lockFree('invoices', draft.id)).toBe(true);
   expect(locked).toEqual({ ...prismaInvoice, lines: [...prismaInvoice.lines].sort((a, b) => a.position - b.position) });
-  expect(typeof locked.amountPaid).toBe('bigint');
-  expect(locked.lines[0]!.periodStart).toBeInstanceOf(Date);
+  expect(typeof locked!.amountPaid).toBe('bigint');
+  expect(locked!.lines[0]!.periodStart).toBeInstanceOf(Date);
 
   const price = await app.prisma.$transaction(async (tx) => {
     const row = await lockPrice(tx, accountId, product.default_price, 'update');

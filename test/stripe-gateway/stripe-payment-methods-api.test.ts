@@ -9,7 +9,7 @@ import { stripeToolMissing } from '../support/stripe-tools';
  * processors"), through the API against localstripe (which keeps state and answers Stripe's test ids): raw
  * numbers are refused; POST /payment-methods/{id}/attach takes a Stripe id (here Stripe's test id
  * `pm_card_visa`), attaches it to a Stripe customer and keeps what Stripe says of it; an invoice is paid with it
- * and refunded through Stripe; detach detaches it at Stripe too. Another account never reaches it.
+ * and refunded through Stripe; detach, and deleting the customer, detach it at Stripe too. Another account never reaches it.
  */
 const missing = stripeToolMissing('localstripe');
 if (missing) console.warn(`test/stripe-gateway/stripe-payment-methods-api.test.ts skipped: ${missing}`);
@@ -105,5 +105,19 @@ describeWithLocalstripe('payment methods of an account on Stripe', () => {
     const method = expectStatus(await api.post('/payment-methods/pm_card_visa/attach', { customer: customer.id }), 200);
     expect(expectStatus(await api.post(`/payment-methods/${method.id}/detach`), 200)).toMatchObject({ customer: null });
     expect((await stripe.paymentMethods.retrieve(method.id)).customer).toBeNull();
+  });
+
+  it("deleting the customer detaches its methods at Stripe too; another account's delete reaches nothing", async () => {
+    const customer = await createCustomer(api);
+    const first = expectStatus(await api.post('/payment-methods/pm_card_visa/attach', { customer: customer.id }), 200);
+    const second = expectStatus(await api.post('/payment-methods/pm_card_visa/attach', { customer: customer.id }), 200);
+    expect((await other.delete(`/customers/${customer.id}`)).status).toBe(404);
+    expect((await stripe.paymentMethods.retrieve(first.id)).customer).toEqual(expect.stringMatching(/^cus_/));
+
+    expect(expectStatus(await api.delete(`/customers/${customer.id}`), 200)).toMatchObject({ deleted: true });
+    for (const method of [first, second]) {
+      expect((await stripe.paymentMethods.retrieve(method.id)).customer).toBeNull();
+      expect(expectStatus(await api.get(`/payment-methods/${method.id}`), 200)).toMatchObject({ customer: null });
+    }
   });
 });

@@ -1,0 +1,8 @@
+import type { AnyTx } from '../db/sql';
+import { orNotFound } from '../http/errors';
+import { lockInvoiceRow, type InvoiceWithLines } from './invoice.records';
+
+/** The account's invoice, locked until the caller's transaction ends (lockInvoiceRow), or 404 naming it. */
+export async function lockInvoice(tx: AnyTx, accountId: string, id: string): Promise<InvoiceWithLines> {
+  return orNotFound(await lockInvoiceRow(tx, accountId, id), 'invoice', id);
+}
