@@ -3010,6 +3010,7 @@ export interface components {
             /** @enum {string} */
             object: "subscription_item";
             price: components["schemas"]["Price"];
+            /** @description 0 on a metered item: its usage, not a stated quantity, is billed */
             quantity: number;
             tax_rates: string[];
             /** @description Unix seconds */
@@ -4660,7 +4661,8 @@ export interface components {
             items: {
                 /** @description A recurring price; every item of a subscription shares one currency and interval */
                 price: string;
-                quantity: number;
+                /** @description Required with a licensed price; absent with a metered one, whose usage each period bills */
+                quantity?: number;
                 /** @description Tax rate ids (txr_) applied to this item on every invoice */
                 tax?: string[];
             }[];
@@ -4687,6 +4689,7 @@ export interface components {
                 /** @description An item of this subscription (si_); absent to add an item */
                 id?: string;
                 price?: string;
+                /** @description Required to add a licensed price; never with a metered one (docs/api.md, "Usage-based billing") */
                 quantity?: number;
                 tax?: string[];
                 /**

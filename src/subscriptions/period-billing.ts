@@ -136,6 +136,8 @@ function pendingBillingLines(lines: PendingLine[], active: Set<string>): Billing
 const taxRatesOf = (lines: PendingLine[]) =>
   lines.map((line) => (line.kind === 'carried_credit' ? [] : line.taxRateIds));
 
+const licensedItems = (items: PeriodToBill['items']) => items.filter((item) => !item.metered);
+
 /**
  * The period's invoice as the invoice module takes it from billing code: the idempotency key names the
  * period. The upcoming-invoice preview bills the same input (src/subscriptions/upcoming-invoice.ts).
@@ -155,7 +157,8 @@ export async function periodInvoice(db: Queryable, input: RenewalInvoiceInput): 
         ? seconds(input.periodStart) + SEND_INVOICE_DUE_DAYS * DAY_SECONDS
         : undefined,
     lines: [
-      ...input.items.map((item) => ({
+      // Metered items bill the usage of the period that closed, not this one in advance (docs/decisions.md §43).
+      ...licensedItems(input.items).map((item) => ({
         priceId: item.priceId,
         quantity: item.quantity,
         taxRateIds: item.taxRateIds.filter((id) => active.has(id)),

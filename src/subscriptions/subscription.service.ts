@@ -4,7 +4,8 @@ import { BILLING_INTERVALS } from './billing-dates';
 import { columnValue } from '../lib/columns';
 import type { Client } from '@temporalio/client';
 import type { Db } from '../db/prisma';
-import { assertBillablePrice, findPrice } from '../catalog';
+import { findPrice } from '../catalog';
+import { assertSubscribablePrice, isMeteredPrice } from '../catalog';
 import type { PriceObject } from '../catalog';
 import type { TaxRateForCalc } from '../catalog';
 import { assertPaysCurrency } from '../payments';
@@ -119,7 +120,7 @@ function recurringPriceOf(
   if (price.type !== 'recurring' || !price.recurring) {
     throw badRequest(`Price ${priceId} is a one-time price; subscriptions need recurring prices.`, param);
   }
-  assertBillablePrice(price, param);
+  assertSubscribablePrice(price, param);
   const own: Cadence = {
     currency: price.currency,
     interval: price.recurring.interval,
@@ -141,6 +142,25 @@ async function activeTaxRates(
   param: string,
 ): Promise<TaxRateForCalc[]> {
   return activeOf(await withParam(param, () => findTaxRates(db, accountId, ids ?? [])), param);
+}
+
+/**
+ * An item's quantity as its price bills it: a licensed price needs one, a metered price takes none and
+ * holds 0 (its meter's usage is billed: docs/decisions.md §43). 400 naming `param` (items.N.quantity).
+ */
+function itemQuantity(price: PriceObject, quantity: number | undefined, param: string): number {
+  if (isMeteredPrice(price)) {
+    if (quantity !== undefined)
+      throw badRequest(
+        `Price ${price.id} is metered: its usage is billed, so the item takes no quantity.`,
+        param,
+        'parameter_invalid',
+      );
+    return 0;
+  }
+  if (quantity === undefined)
+    throw badRequest(`Invalid body parameter '${param}': Required with a licensed price`, param, 'parameter_missing');
+  return quantity;
 }
 
 function activeOf(rates: TaxRateObject[], param: string): TaxRateForCalc[] {
@@ -236,16 +256,18 @@ export async function createSubscription(
     cadence = resolved.cadence;
     prices.push(resolved.price);
     productNames.push(priceRow.productName);
+    const quantity = itemQuantity(resolved.price, item.quantity, `${param}.quantity`);
     const rates = activeOf(taxRatesInOrder(taxRates, item.tax ?? [], `${param}.tax`), `${param}.tax`);
     items.push({
       id: newId('subscriptionItem'),
       priceId: item.price,
-      quantity: item.quantity,
+      quantity,
       taxRateIds: rates.map((rate) => rate.id),
+      ...(isMeteredPrice(resolved.price) ? { metered: true as const } : {}),
     });
     billed.push({
       unitAmount: resolved.price.unit_amount,
-      quantity: item.quantity,
+      quantity,
       rates,
       taxBehavior: resolved.price.tax_behavior,
       param,
@@ -269,6 +291,7 @@ export async function createSubscription(
     startDate: input.start_date * 1000,
     endDate: input.end_date === undefined ? null : input.end_date * 1000,
     startBillingDate: input.start_billing_date === undefined ? null : input.start_billing_date * 1000,
+    usageGraceMs: config.usageGraceMs,
   };
   const display = subscriptionDisplay({
     ...spec,
@@ -388,6 +411,29 @@ async function assertChangedItemsWithinCeiling(
   await assertItemsWithinCeiling(prisma, row.accountId, [...items.values()]);
 }
 
+/**
+ * The quantity a change of items sets, judged against the price the item will bill (its new price, else the
+ * one it has): none with a metered price, required to add a licensed one or to move an item onto one.
+ */
+async function changedQuantity(
+  prisma: Db,
+  row: SubscriptionWithItems,
+  item: NonNullable<UpdateSubscriptionInput['items']>[number],
+  price: PriceObject | undefined,
+  param: string,
+): Promise<number | undefined> {
+  if (item.deleted) return undefined;
+  const current = item.id === undefined ? undefined : row.items.find((existing) => existing.id === item.id);
+  // An unknown item id is the workflow's to refuse (404 naming it).
+  if (item.id !== undefined && !current) return item.quantity;
+  const currentPrice = current ? await findPrice(prisma, row.accountId, current.priceId) : null;
+  const billedBy = price ?? currentPrice!;
+  // A licensed item that stays licensed keeps its quantity unless one is given.
+  if (item.quantity === undefined && currentPrice && !isMeteredPrice(currentPrice) && !isMeteredPrice(billedBy))
+    return undefined;
+  return itemQuantity(billedBy, item.quantity, param);
+}
+
 export async function itemChanges(
   prisma: Db,
   row: SubscriptionWithItems,
@@ -401,10 +447,13 @@ export async function itemChanges(
   const changes: { param: string; change: ItemChange }[] = [];
   for (const [index, item] of input.entries()) {
     const param = `items.${index}`;
-    const priceId =
+    const price =
       item.price === undefined
         ? undefined
-        : (await recurringPrice(prisma, row.accountId, item.price, `${param}.price`, cadence)).price.id;
+        : (await recurringPrice(prisma, row.accountId, item.price, `${param}.price`, cadence)).price;
+    const priceId = price?.id;
+    const quantity = await changedQuantity(prisma, row, item, price, `${param}.quantity`);
+    const metered = price === undefined ? undefined : isMeteredPrice(price);
     const taxRateIds =
       item.tax === undefined
         ? undefined
@@ -415,11 +464,20 @@ export async function itemChanges(
         kind: 'add',
         id: newId('subscriptionItem'),
         priceId: priceId!,
-        quantity: item.quantity!,
+        quantity: quantity!,
         taxRateIds: taxRateIds ?? [],
+        ...(metered ? { metered } : {}),
       };
     else if (item.deleted) change = { kind: 'delete', id: item.id };
-    else change = { kind: 'update', id: item.id, priceId, quantity: item.quantity, taxRateIds };
+    else
+      change = {
+        kind: 'update',
+        id: item.id,
+        priceId,
+        quantity,
+        taxRateIds,
+        ...(metered === undefined ? {} : { metered }),
+      };
     changes.push({ param, change });
   }
   await assertChangedItemsWithinCeiling(prisma, row, changes);
