@@ -28,6 +28,7 @@ export {
   findPricesForUse,
   isMeteredPrice,
   markPricesBilled,
+  pricingOf,
 } from './price.service';
 export { registerPriceRoutes } from './price.routes';
 export { registerProductRoutes } from './product.routes';

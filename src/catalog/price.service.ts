@@ -1,5 +1,6 @@
 import type { Prisma, Price } from '../generated/prisma/client';
 import { assertActiveMeter } from '../usage';
+import type { Pricing } from '../usage';
 import { currentTime } from '../lib/clock-time';
 import type { Db, Tx } from '../db/prisma';
 import type { AnyTx } from '../db/sql';
@@ -91,6 +92,26 @@ export function isMeteredPrice(price: PriceObject): boolean {
  */
 export function assertSubscribablePrice(price: PriceObject, param: string): void {
   if (!isMeteredPrice(price)) assertBillablePrice(price, param);
+}
+
+/** A price's terms as priceQuantity reads them (docs/decisions.md §42, "Tier arithmetic"). */
+export function pricingOf(price: PriceObject): Pricing {
+  if (price.billing_scheme === 'tiered')
+    return {
+      scheme: 'tiered',
+      mode: price.tiers_mode ?? 'graduated',
+      tiers: (price.tiers ?? []).map((tier) => ({
+        upTo: tier.up_to,
+        unitAmount: tier.unit_amount ?? 0,
+        flatAmount: tier.flat_amount ?? 0,
+      })),
+    };
+  const transform = price.transform_quantity;
+  return {
+    scheme: 'per_unit',
+    unitAmount: price.unit_amount,
+    transform: transform ? { divideBy: transform.divide_by, round: transform.round } : null,
+  };
 }
 
 function recurringColumns(recurring: RecurringInput | null | undefined) {

@@ -15,6 +15,7 @@ export type { SettledInvoice } from './invoice-settlement';
 export {
   countCustomerInvoices,
   findRefundByKey,
+  lastBilledUsage,
   lockInvoice,
   readCustomerDraftIds,
   readInvoiceStatus,

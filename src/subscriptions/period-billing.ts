@@ -15,6 +15,8 @@ import {
 } from '../invoices';
 import type { PendingLine } from './proration';
 import { capWaitingCredits } from './unused-time-cap';
+import { meterTotal } from '../usage';
+import { lastBilledUsage } from '../invoices';
 import { periodDiscount } from '../coupons';
 import { findInvoice, findRefundByKey, lockInvoice, toInvoiceObject, updateLockedInvoice } from '../invoices';
 import type { Gateways } from '../payments';
@@ -138,6 +140,64 @@ const taxRatesOf = (lines: PendingLine[]) =>
 
 const licensedItems = (items: PeriodToBill['items']) => items.filter((item) => !item.metered);
 
+const asPeriod = (start: number, end: number) => ({ start: seconds(start), end: seconds(end) });
+
+/**
+ * The usage lines of a period's invoice (docs/decisions.md §43): for each metered item, the usage of the period
+ * that closed (input.usagePeriod), priced through its price's terms by the invoice, and before it the usage of
+ * the period before that reported after its invoice was made (a late line naming that period), when the
+ * meter's total for it now differs from what was billed. The invoice's key makes each line billed once.
+ */
+async function usageLines(db: Queryable, input: RenewalInvoiceInput, active: Set<string>): Promise<BillingLine[]> {
+  const period = input.usagePeriod;
+  const metered = input.items.filter((item) => item.metered);
+  if (!period || metered.length === 0) return [];
+  const prices = new Map(
+    (
+      await readPrices(
+        db,
+        input.accountId,
+        metered.map((item) => item.priceId),
+      )
+    ).map((price) => [price.id, price]),
+  );
+  const total = (meter: string, from: number, to: number) =>
+    meterTotal(db, input.accountId, meter, input.customerId, { from: new Date(from), to: new Date(to) });
+  const lines: BillingLine[] = [];
+  for (const item of metered) {
+    const meter = prices.get(item.priceId)?.recurring?.meter;
+    if (!meter) throw notFound('price', item.priceId);
+    const taxRateIds = item.taxRateIds.filter((id) => active.has(id));
+    const billed = await lastBilledUsage(
+      db,
+      input.accountId,
+      input.subscriptionId,
+      item.priceId,
+      new Date(period.start),
+    );
+    if (billed) {
+      const now = await total(meter, billed.periodStart.getTime(), billed.periodEnd.getTime());
+      if (now !== billed.quantity)
+        lines.push({
+          priceId: item.priceId,
+          quantity: now - billed.quantity,
+          taxRateIds,
+          period: asPeriod(billed.periodStart.getTime(), billed.periodEnd.getTime()),
+          usage: { total: now, billedBefore: billed.quantity, late: true },
+        });
+    }
+    const used = await total(meter, period.start, period.end);
+    lines.push({
+      priceId: item.priceId,
+      quantity: used,
+      taxRateIds,
+      period: asPeriod(period.start, period.end),
+      usage: { total: used, billedBefore: 0 },
+    });
+  }
+  return lines;
+}
+
 /**
  * The period's invoice as the invoice module takes it from billing code: the idempotency key names the
  * period. The upcoming-invoice preview bills the same input (src/subscriptions/upcoming-invoice.ts).
@@ -163,6 +223,7 @@ export async function periodInvoice(db: Queryable, input: RenewalInvoiceInput): 
         quantity: item.quantity,
         taxRateIds: item.taxRateIds.filter((id) => active.has(id)),
       })),
+      ...(await usageLines(db, input, active)),
       ...pendingBillingLines(pending, active),
     ],
     subscriptionId: input.subscriptionId,

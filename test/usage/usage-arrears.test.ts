@@ -1,7 +1,8 @@
 import { apiClient, createTestAccount, startWorkerApp, type ApiClient, type WorkerApp } from '../support/harness';
-import { subscriptionInvoices } from '../support/clocks';
+import { advanceClock, customerOnClock, subscribeOnClock, subscriptionInvoices } from '../support/clocks';
 import { expectStatus, recurringPrice } from '../support/subscriptions';
 import { customerWithCard } from '../support/payments';
+import { createRenewalInvoice } from '../../src/subscriptions/period-billing';
 
 // Metered items billed in arrears through HTTP, with a worker and test clocks (docs/api.md "Usage-based billing",
 // docs/decisions.md §43): a metered item takes no quantity, the first invoice bills only the licensed items, and
@@ -10,6 +11,7 @@ import { customerWithCard } from '../support/payments';
 // The grace for late events is a setting: small here, so a clock moved an hour past a period's end bills it.
 process.env.USAGE_GRACE = '30m';
 
+const at = (iso: string) => Date.parse(iso) / 1000;
 const monthly = { interval: 'month', interval_count: 1 };
 
 let stack: WorkerApp;
@@ -141,4 +143,127 @@ describe('a subscription item on a metered price', () => {
     });
     expect([refused.status, refused.body.error.param]).toEqual([404, 'items.0.price']);
   });
+});
+
+const TIERS = [
+  { up_to: 1000, unit_amount: 5 },
+  { up_to: 10_000, unit_amount: 3, flat_amount: 1000 },
+  { up_to: 'inf', unit_amount: 1 },
+];
+
+/** The graduated TIERS' price of `quantity`, unit by unit, written again here (not the service's function). */
+function graduatedCents(quantity: number): number {
+  let cents = quantity > 1000 ? 1000 : 0;
+  for (let unit = 1; unit <= quantity; unit++) cents += unit <= 1000 ? 5 : unit <= 10_000 ? 3 : 1;
+  return cents;
+}
+
+const day = (iso: string) => at(`${iso}T00:00:00Z`);
+
+describe('billing usage in arrears', () => {
+  it('bills a year of monthly usage through its tiers with the next month, late events on a line naming their month', async () => {
+    const licensed = await recurringPrice(api, { unitAmount: 1000 });
+    const { eventName, price: metered } = await meteredPrice(api, {
+      billing_scheme: 'tiered',
+      tiers_mode: 'graduated',
+      tiers: TIERS,
+    });
+    const { clock, customer, method } = await customerOnClock(api, day('2026-01-01'));
+    const subscription = await subscribeOnClock(
+      api,
+      { customer, method },
+      [{ price: licensed, quantity: 1 }, { price: metered } as never],
+      day('2026-01-01'),
+    );
+    let sent = 0;
+    const send = (timestamp: number, tokens: number) => {
+      sent += 1;
+      return api.post('/usage-events', {
+        events: [
+          { id: `event-${sent}`, event_name: eventName, customer: customer.id, timestamp, properties: { tokens } },
+        ],
+      });
+    };
+    const months = Array.from({ length: 13 }, (_, index) =>
+      day(`${2026 + Math.floor(index / 12)}-${String((index % 12) + 1).padStart(2, '0')}-01`),
+    );
+    const used: number[] = [];
+    for (let month = 0; month < 12; month++) {
+      const start = months[month]!;
+      // Three events in the month, the last in its final second; totals cross the tiers as the months go.
+      const amounts = [700 * (month + 1), 500, 37 * month];
+      // Events in the future of the customer's time are refused: the clock goes to the month's last second first.
+      await advanceClock(api, clock.id, months[month + 1]! - 1);
+      expectStatus(await send(start + 3600, amounts[0]!), 202);
+      expectStatus(await send(start + 15 * 86_400, amounts[1]!), 202);
+      if (month === 1) {
+        // February: an event of January sent at the end of February, after January's usage was invoiced.
+        expectStatus(await send(months[1]! - 60, 400), 202);
+        // One of December is older than the period before the current one: refused.
+        const tooOld = await send(months[0]! - 1, 5);
+        expect([tooOld.status, tooOld.body.error.code]).toEqual([400, 'usage_event_too_old']);
+      }
+      expectStatus(await send(months[month + 1]! - 1, amounts[2]!), 202);
+      used.push(amounts[0]! + amounts[1]! + amounts[2]!);
+      // The period ends; its invoice waits for the grace (30 minutes here) for late events.
+      await advanceClock(api, clock.id, months[month + 1]! + 10 * 60);
+      const waiting = await subscriptionInvoices(api, subscription.id);
+      expect(waiting).toHaveLength(month + 1);
+      await advanceClock(api, clock.id, months[month + 1]! + 3600);
+    }
+
+    const invoices = await subscriptionInvoices(api, subscription.id);
+    expect(invoices).toHaveLength(13);
+    const lineOf = (line: any) => [line.price, line.quantity, line.amount, line.period.start, line.period.end];
+    expect(invoices[0].lines.map(lineOf)).toEqual([[licensed, 1, 1000, months[0], months[1]]]);
+    for (let index = 1; index <= 12; index++) {
+      const usagePeriod = [months[index - 1], months[index]];
+      const expected: unknown[][] = [
+        [licensed, 1, 1000, months[index], months[index + 1] ?? at('2027-02-01T00:00:00Z')],
+      ];
+      // March's invoice carries January's late 400 tokens, priced as the difference January's tiers make.
+      if (index === 2)
+        expected.push([metered, 400, graduatedCents(used[0]! + 400) - graduatedCents(used[0]!), months[0], months[1]]);
+      expected.push([metered, used[index - 1], graduatedCents(used[index - 1]!), ...usagePeriod]);
+      expect([index, invoices[index].lines.map(lineOf)]).toEqual([index, expected]);
+      const total = expected.reduce((sum, line) => sum + (line[2] as number), 0);
+      expect([index, invoices[index].total, invoices[index].status]).toEqual([index, total, 'paid']);
+    }
+    expect(invoices[2].lines[1].description).toMatch(/ usage reported late, 2026-01-01 to 2026-02-01$/);
+
+    // A retried invoice activity (the same period's input, after a late event of December) answers the invoice
+    // it made, unchanged: the late event waits for the next invoice, which bills it once.
+    expectStatus(await send(months[12]! - 5, 250), 202);
+    const january = invoices[12];
+    const retried = await createRenewalInvoice(stack.app.prisma, {
+      accountId: stack.accountId,
+      subscriptionId: subscription.id,
+      periodStart: months[12]! * 1000,
+      periodEnd: at('2027-02-01T00:00:00Z') * 1000,
+      customerId: customer.id,
+      currency: subscription.currency,
+      collectionMethod: 'charge_automatically',
+      billingReason: 'subscription_cycle',
+      items: subscription.items.data.map((item: any) => ({
+        id: item.id,
+        priceId: item.price.id,
+        quantity: item.quantity,
+        taxRateIds: [],
+        ...(item.price.id === metered ? { metered: true } : {}),
+      })),
+      usagePeriod: { start: months[11]! * 1000, end: months[12]! * 1000 },
+    });
+    expect(retried).toEqual({ invoiceId: january.id, total: january.total });
+    expect((await subscriptionInvoices(api, subscription.id))[12]).toEqual(january);
+    await advanceClock(api, clock.id, at('2027-02-01T01:00:00Z'));
+    const february = (await subscriptionInvoices(api, subscription.id))[13];
+    const december = used[11]!;
+    expect(february.lines.map(lineOf)[1]).toEqual([
+      metered,
+      250,
+      graduatedCents(december + 250) - graduatedCents(december),
+      months[11],
+      months[12],
+    ]);
+  }, 240_000);
 });
