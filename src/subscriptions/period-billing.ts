@@ -40,6 +40,7 @@ import {
   type CollectionMethod,
   type DunningOutcome,
   type PeriodToBill,
+  type SubscriptionItemState,
   type SubscriptionState,
 } from './subscription-machine';
 
@@ -148,7 +149,11 @@ const asPeriod = (start: number, end: number) => ({ start: seconds(start), end: 
  * the period before that reported after its invoice was made (a late line naming that period), when the
  * meter's total for it now differs from what was billed. The invoice's key makes each line billed once.
  */
-async function usageLines(db: Queryable, input: RenewalInvoiceInput, active: Set<string>): Promise<BillingLine[]> {
+async function usageLines(
+  db: Queryable,
+  input: Pick<RenewalInvoiceInput, 'accountId' | 'subscriptionId' | 'customerId' | 'items' | 'usagePeriod'>,
+  active: Set<string>,
+): Promise<BillingLine[]> {
   const period = input.usagePeriod;
   const metered = input.items.filter((item) => item.metered);
   if (!period || metered.length === 0) return [];
@@ -253,6 +258,12 @@ export interface ImmediateInvoiceInput {
   /** The version of the state the change writes. */
   version: number;
   /**
+   * The subscription ends with this invoice: the usage of its metered items (`items`) over `period`, the
+   * final usage (docs/decisions.md §43). Absent: none (inputs recorded before it, and subscriptions without
+   * metered items).
+   */
+  finalUsage?: { items: SubscriptionItemState[]; period: { start: number; end: number } };
+  /**
    * The subscription ends with this invoice (cancel or end_date with prorate): a credit below zero the
    * customer's balance could not take cannot be carried, so it is refunded to the card from the invoice
    * that billed this period (its start, ms).
@@ -315,14 +326,21 @@ export function immediateInvoiceKey(subscriptionId: string, version: number): st
 
 export async function immediateInvoice(db: Queryable, input: ImmediateInvoiceInput): Promise<BillingInvoiceInput> {
   const lines = await capWaitingCredits(db, input.accountId, input.subscriptionId, input.lines);
-  const active = await activeRates(db, input.accountId, taxRatesOf(lines));
+  const usageItems = input.finalUsage?.items ?? [];
+  const active = await activeRates(db, input.accountId, [
+    ...taxRatesOf(lines),
+    ...usageItems.map((item) => item.taxRateIds),
+  ]);
+  const usage = input.finalUsage
+    ? await usageLines(db, { ...input, items: usageItems, usagePeriod: input.finalUsage.period }, active)
+    : [];
   return {
     customerId: input.customerId,
     currency: input.currency,
     collectionMethod: input.collectionMethod,
     dueDate:
       input.collectionMethod === 'send_invoice' ? seconds(input.at) + SEND_INVOICE_DUE_DAYS * DAY_SECONDS : undefined,
-    lines: pendingBillingLines(lines, active),
+    lines: [...usage, ...pendingBillingLines(lines, active)],
     subscriptionId: input.subscriptionId,
     billingReason: 'subscription_update',
     period: { start: seconds(input.at), end: seconds(input.at) },

@@ -1,5 +1,5 @@
 import { apiClient, createTestAccount, startWorkerApp, type ApiClient, type WorkerApp } from '../support/harness';
-import { advanceClock, customerOnClock, subscribeOnClock, subscriptionInvoices } from '../support/clocks';
+import { advanceClock, billedShape, customerOnClock, subscribeOnClock, subscriptionInvoices } from '../support/clocks';
 import { expectStatus, recurringPrice } from '../support/subscriptions';
 import { customerWithCard } from '../support/payments';
 import { createRenewalInvoice } from '../../src/subscriptions/period-billing';
@@ -266,4 +266,143 @@ describe('billing usage in arrears', () => {
       months[12],
     ]);
   }, 240_000);
+});
+
+describe('what applies to usage lines', () => {
+  /** A customer on a clock from Jan 1 2026, subscribed to `items`, and a sender of its meter's events. */
+  async function subscribed(items: unknown[], eventName: string, extra: Record<string, unknown> = {}) {
+    const { clock, customer, method } = await customerOnClock(api, day('2026-01-01'));
+    const subscription = await subscribeOnClock(api, { customer, method }, items as never, day('2026-01-01'), extra);
+    let sent = 0;
+    const send = async (timestamp: number, tokens: number) => {
+      sent += 1;
+      const event = { id: `${subscription.id}-${sent}`, event_name: eventName, customer: customer.id, timestamp };
+      expectStatus(await api.post('/usage-events', { events: [{ ...event, properties: { tokens } }] }), 202);
+    };
+    const advance = (iso: string) => advanceClock(api, clock.id, at(iso));
+    return { clock, customer, subscription, send, advance };
+  }
+  const usageLine = (invoice: any) => invoice.lines.find((line: any) => line.description?.includes(' usage'));
+
+  it('a cancel now bills the usage up to it; a cancel at period end the whole period, with no next invoice', async () => {
+    const { eventName, price } = await meteredPrice(api);
+    const now = await subscribed([{ price }], eventName);
+    await now.advance('2026-01-20T00:00:00Z');
+    await now.send(day('2026-01-10'), 100);
+    expectStatus(await api.delete(`/subscriptions/${now.subscription.id}`), 200);
+    const [first, final] = await subscriptionInvoices(api, now.subscription.id);
+    expect(first.total).toBe(0);
+    expect([usageLine(final).quantity, usageLine(final).amount, usageLine(final).period]).toEqual([
+      100,
+      300,
+      { start: day('2026-01-01'), end: day('2026-01-20') },
+    ]);
+    expect([final.total, final.status]).toEqual([300, 'paid']);
+
+    const { eventName: otherName, price: other } = await meteredPrice(api);
+    const atEnd = await subscribed([{ price: other }], otherName);
+    await atEnd.advance('2026-01-25T00:00:00Z');
+    await atEnd.send(day('2026-01-24'), 200);
+    expectStatus(await api.delete(`/subscriptions/${atEnd.subscription.id}?at_period_end=true`), 200);
+    await atEnd.advance('2026-02-01T02:00:00Z');
+    const invoices = await subscriptionInvoices(api, atEnd.subscription.id);
+    expect(invoices).toHaveLength(2);
+    expect([usageLine(invoices[1]).amount, usageLine(invoices[1]).period]).toEqual([
+      600,
+      { start: day('2026-01-01'), end: day('2026-02-01') },
+    ]);
+    expect(expectStatus(await api.get(`/subscriptions/${atEnd.subscription.id}`), 200).status).toBe('canceled');
+  });
+
+  it('usage during a pause is billed with its period at the first invoice after the resume', async () => {
+    const { eventName, price } = await meteredPrice(api);
+    const paused = await subscribed([{ price }], eventName);
+    await paused.advance('2026-01-10T00:00:00Z');
+    await paused.send(day('2026-01-05'), 100);
+    expectStatus(await api.post(`/subscriptions/${paused.subscription.id}/pause`), 200);
+    await paused.advance('2026-01-20T00:00:00Z');
+    await paused.send(day('2026-01-15'), 50);
+    expectStatus(await api.post(`/subscriptions/${paused.subscription.id}/resume`), 200);
+    // Ten paused days move the next billing date from Feb 1 to Feb 11.
+    await paused.advance('2026-02-11T02:00:00Z');
+    const invoices = await subscriptionInvoices(api, paused.subscription.id);
+    expect(invoices).toHaveLength(2);
+    expect([usageLine(invoices[1]).quantity, usageLine(invoices[1]).period]).toEqual([
+      150,
+      { start: day('2026-01-01'), end: day('2026-02-11') },
+    ]);
+  });
+
+  it('with an upgrade prorated, a coupon, tax, a credit note and the balance: the usage line is billed whole and treated as any line', async () => {
+    const rate = expectStatus(
+      await api.post('/taxRates', { display_name: 'Sales tax', percentage: 10, inclusive: false }),
+      201,
+    );
+    const coupon = expectStatus(
+      await api.post('/coupons', { name: 'Quarter', percent_off: 25, duration: 'forever' }),
+      201,
+    );
+    const basic = await recurringPrice(api, { unitAmount: 1000 });
+    const pro = await recurringPrice(api, { unitAmount: 3000 });
+    const { eventName, price } = await meteredPrice(api);
+    const world = await subscribed(
+      [
+        { price: basic, quantity: 1 },
+        { price, tax: [rate.id] },
+      ],
+      eventName,
+      {
+        coupon: coupon.id,
+      },
+    );
+    const [licensedItem] = world.subscription.items.data;
+    await world.advance('2026-01-16T00:00:00Z');
+    expectStatus(
+      await api.patch(`/subscriptions/${world.subscription.id}`, {
+        items: [{ id: licensedItem.id, price: pro }],
+        proration_behavior: 'create_prorations',
+      }),
+      200,
+    );
+    await world.advance('2026-01-31T23:00:00Z');
+    await world.send(day('2026-01-20'), 1000);
+    // The upcoming invoice prices the usage to date, and the invoice the period's end makes is the same.
+    const preview = expectStatus(await api.get(`/invoices/upcoming?subscription=${world.subscription.id}`), 200);
+    await world.advance('2026-02-01T02:00:00Z');
+    const february = (await subscriptionInvoices(api, world.subscription.id))[1];
+    expect(billedShape(february)).toEqual(billedShape(preview));
+
+    const usage = usageLine(february);
+    // The usage is billed for the whole period at its price, not prorated by the upgrade.
+    expect([usage.quantity, usage.amount, usage.proration]).toEqual([1000, 3000, false]);
+    expect(february.lines.filter((line: any) => line.proration).map((line: any) => line.amount > 0)).toEqual([
+      false,
+      true,
+    ]);
+    // The coupon takes 25% of the subtotal, usage included, split over the tax groups of the positive lines
+    // (docs/api.md "Coupons and discounts"); the tax is 10% of the discounted usage, half up.
+    const discounts = february.lines.filter((line: any) => line.discount !== null);
+    const discounted = (lines: any[]) => lines.reduce((sum: number, line: any) => sum + line.amount, 0);
+    expect(discounted(discounts)).toBe(-Math.floor((2 * february.subtotal * 2500 + 10_000) / 20_000));
+    const usageGroup = discounted(discounts.filter((line: any) => line.tax_rates.includes(rate.id)));
+    const positive = discounted(february.lines.filter((line: any) => line.discount === null && line.amount > 0));
+    expect(Math.abs(usageGroup - (discounted(discounts) * 3000) / positive)).toBeLessThan(1);
+    expect(february.tax).toBe(Math.floor((2 * (3000 + usageGroup) * 10 + 100) / 200));
+
+    // A credit note of the whole usage line goes to the customer's balance, which March's invoice uses.
+    const note = expectStatus(
+      await api.post('/credit-notes', {
+        invoice: february.id,
+        lines: [{ invoice_line: usage.id }],
+        reason: 'order_change',
+        refund_to: 'customer_balance',
+      }),
+      201,
+    );
+    const balance = expectStatus(await api.get(`/customers/${world.customer.id}`), 200).balance;
+    expect(balance).toBe(-note.amount);
+    await world.advance('2026-03-01T02:00:00Z');
+    const march = (await subscriptionInvoices(api, world.subscription.id))[2];
+    expect([usageLine(march).amount, march.applied_balance]).toEqual([0, Math.min(note.amount, march.total)]);
+  });
 });
