@@ -286,3 +286,36 @@ export type DunningSettingsObject = z.output<typeof dunningSettingsSchema>;
 export type SubscriptionItemObject = z.output<typeof subscriptionItemSchema>;
 export type SubscriptionObject = z.output<typeof subscriptionSchema>;
 export type ProrationSettingsObject = z.output<typeof prorationSettingsSchema>;
+
+/** GET /subscriptions/{id}/usage (docs/api.md, "Usage-based billing"). */
+export const subscriptionUsageSchema = z
+  .object({
+    object: z.literal('subscription_usage'),
+    subscription: z.string(),
+    period: z
+      .object({ start: unixTime, end: unixTime })
+      .describe('The usage period the next invoice closes: from the current period start to now (the customer time)'),
+    items: z.array(
+      z.object({
+        subscription_item: z.string(),
+        price: z.string(),
+        meter: z.string(),
+        aggregation: z
+          .string()
+          .describe("The meter's aggregation: how the events of the period and of each day add up"),
+        total: z
+          .number()
+          .int()
+          .describe("The meter's aggregation of the customer's events over `period`: what is billed"),
+        amount: z
+          .number()
+          .int()
+          .describe("What `total` costs under the price's terms (tiers, packages), in cents before discount and tax"),
+        daily: z
+          .array(z.object({ start: unixTime, end: unixTime, value: z.number().int() }))
+          .describe('The aggregation per day of the period, 24-hour windows from its start (the last one up to now)'),
+      }),
+    ),
+  })
+  .meta({ id: 'SubscriptionUsage' });
+export type SubscriptionUsageObject = z.output<typeof subscriptionUsageSchema>;

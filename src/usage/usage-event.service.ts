@@ -183,17 +183,18 @@ export async function meterEventSummaries(
 }
 
 /**
- * One customer's usage of the meter `meterId` over [from, to) (docs/decisions.md §43: billing in arrears and
- * the upcoming invoice read it). The meter is read whatever its status: an inactive meter's events already
- * counted are still billed. Runs in any transaction (billing's), hence the statement, not a model call.
+ * One customer's usage of the meter `meterId` over [from, to), in windows of `windowMs` from `from` (one window
+ * when absent) (docs/decisions.md §43: billing in arrears, the upcoming invoice and a subscription's usage read
+ * it). The meter is read whatever its status: an inactive meter's events already counted are still billed.
+ * Runs in any transaction (billing's), hence the statement, not a model call.
  */
-export async function meterTotal(
+export async function meterWindows(
   db: Queryable,
   accountId: string,
   meterId: string,
   customerId: string,
-  range: { from: Date; to: Date },
-): Promise<number> {
+  range: { from: Date; to: Date; windowMs?: number },
+): Promise<{ aggregation: MeterDefinition['aggregation']; values: number[] }> {
   const rule = await meterRule(db, accountId, meterId);
   if (!rule) throw notFound('meter', meterId, 'recurring.meter');
   const definition: MeterDefinition = {
@@ -201,6 +202,19 @@ export async function meterTotal(
     aggregation: columnValue(METER_AGGREGATIONS, rule.aggregation, 'meters.aggregation'),
     valueProperty: rule.valueProperty,
   };
-  const [total] = await meterUsage(db, accountId, definition, customerId, range);
-  return total ?? 0;
+  return {
+    aggregation: definition.aggregation,
+    values: await meterUsage(db, accountId, definition, customerId, range),
+  };
+}
+
+/** meterWindows over [from, to) in one window: the total billing in arrears prices. */
+export async function meterTotal(
+  db: Queryable,
+  accountId: string,
+  meterId: string,
+  customerId: string,
+  range: { from: Date; to: Date },
+): Promise<number> {
+  return (await meterWindows(db, accountId, meterId, customerId, range)).values[0] ?? 0;
 }

@@ -160,21 +160,27 @@ function graduatedCents(quantity: number): number {
 
 const day = (iso: string) => at(`${iso}T00:00:00Z`);
 
+/** A customer on a clock from Jan 1 2026, subscribed to a licensed price of 1000 and a metered one on TIERS. */
+async function tieredSubscription() {
+  const licensed = await recurringPrice(api, { unitAmount: 1000 });
+  const { eventName, price: metered } = await meteredPrice(api, {
+    billing_scheme: 'tiered',
+    tiers_mode: 'graduated',
+    tiers: TIERS,
+  });
+  const { clock, customer, method } = await customerOnClock(api, day('2026-01-01'));
+  const subscription = await subscribeOnClock(
+    api,
+    { customer, method },
+    [{ price: licensed, quantity: 1 }, { price: metered } as never],
+    day('2026-01-01'),
+  );
+  return { licensed, eventName, metered, clock, customer, subscription };
+}
+
 describe('billing usage in arrears', () => {
   it('bills a year of monthly usage through its tiers with the next month, late events on a line naming their month', async () => {
-    const licensed = await recurringPrice(api, { unitAmount: 1000 });
-    const { eventName, price: metered } = await meteredPrice(api, {
-      billing_scheme: 'tiered',
-      tiers_mode: 'graduated',
-      tiers: TIERS,
-    });
-    const { clock, customer, method } = await customerOnClock(api, day('2026-01-01'));
-    const subscription = await subscribeOnClock(
-      api,
-      { customer, method },
-      [{ price: licensed, quantity: 1 }, { price: metered } as never],
-      day('2026-01-01'),
-    );
+    const { licensed, eventName, metered, clock, customer, subscription } = await tieredSubscription();
     let sent = 0;
     const send = (timestamp: number, tokens: number) => {
       sent += 1;
@@ -404,5 +410,55 @@ describe('what applies to usage lines', () => {
     await world.advance('2026-03-01T02:00:00Z');
     const march = (await subscriptionInvoices(api, world.subscription.id))[2];
     expect([usageLine(march).amount, march.applied_balance]).toEqual([0, Math.min(note.amount, march.total)]);
+  });
+});
+
+describe('seeing usage', () => {
+  it("answers each metered item's running total, priced through its tiers, by day; the upcoming invoice bills the same", async () => {
+    const { eventName, metered: price, clock, customer, subscription } = await tieredSubscription();
+    await advanceClock(api, clock.id, at('2026-01-03T12:00:00Z'));
+    const events = [
+      [at('2026-01-01T05:00:00Z'), 700],
+      [at('2026-01-02T00:00:00Z'), 600],
+      [at('2026-01-03T10:00:00Z'), 50],
+    ].map(([timestamp, tokens], index) => ({
+      id: `seen-${index}`,
+      event_name: eventName,
+      customer: customer.id,
+      timestamp,
+      properties: { tokens },
+    }));
+    expectStatus(await api.post('/usage-events', { events }), 202);
+
+    const usage = expectStatus(await api.get(`/subscriptions/${subscription.id}/usage`), 200);
+    const metered = subscription.items.data[1];
+    expect(usage).toEqual({
+      object: 'subscription_usage',
+      subscription: subscription.id,
+      period: { start: day('2026-01-01'), end: at('2026-01-03T12:00:00Z') },
+      items: [
+        {
+          subscription_item: metered.id,
+          price,
+          meter: expect.stringMatching(/^mtr_/),
+          aggregation: 'sum',
+          total: 1350,
+          amount: graduatedCents(1350),
+          daily: [
+            { start: day('2026-01-01'), end: day('2026-01-02'), value: 700 },
+            { start: day('2026-01-02'), end: day('2026-01-03'), value: 600 },
+            { start: day('2026-01-03'), end: at('2026-01-03T12:00:00Z'), value: 50 },
+          ],
+        },
+      ],
+    });
+    const upcoming = expectStatus(await api.get(`/invoices/upcoming?subscription=${subscription.id}`), 200);
+    expect(upcoming.lines.find((line: any) => line.price === price)).toMatchObject({
+      quantity: 1350,
+      amount: graduatedCents(1350),
+      period: { start: day('2026-01-01'), end: day('2026-02-01') },
+    });
+    expect((await other.get(`/subscriptions/${subscription.id}/usage`)).status).toBe(404);
+    expect((await api.get('/subscriptions/sub_missing/usage')).status).toBe(404);
   });
 });
