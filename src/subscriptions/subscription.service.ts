@@ -4,7 +4,7 @@ import { BILLING_INTERVALS } from './billing-dates';
 import { columnValue } from '../lib/columns';
 import type { Client } from '@temporalio/client';
 import type { Db } from '../db/prisma';
-import { findPrice } from '../catalog';
+import { findPrice, readPrices } from '../catalog';
 import { assertSubscribablePrice, isMeteredPrice } from '../catalog';
 import type { PriceObject } from '../catalog';
 import type { TaxRateForCalc } from '../catalog';
@@ -52,6 +52,7 @@ import { getSubscriptionObject } from './subscription-projection.service';
 import type { Gateways } from '../payments';
 import {
   findSubscriptionRow,
+  meterBilledElsewhere,
   readCreationInputs,
   toSubscriptionObjects,
   type SubscriptionWithItems,
@@ -161,6 +162,43 @@ function itemQuantity(price: PriceObject, quantity: number | undefined, param: s
   if (quantity === undefined)
     throw badRequest(`Invalid body parameter '${param}': Required with a licensed price`, param, 'parameter_missing');
   return quantity;
+}
+
+/**
+ * A meter is billed by one item of the customer's live subscriptions (docs/decisions.md §43): usage events name
+ * a customer and a meter, not an item, so a second item counting the same meter would bill the same events
+ * twice. 400 `meter_already_billed` naming the item's price. `metered`: the metered prices the subscription
+ * will hold, each with the field that named it (null: an item it keeps).
+ */
+async function assertMetersBilledOnce(
+  db: Db,
+  accountId: string,
+  customerId: string,
+  subscriptionId: string,
+  metered: { price: PriceObject; param: string | null }[],
+): Promise<void> {
+  const seen = new Set<string>();
+  for (const { price, param } of metered) {
+    const meter = price.recurring?.meter;
+    if (!meter) continue;
+    if (seen.has(meter) && param)
+      throw badRequest(
+        `Price ${price.id} counts meter ${meter}, which another item of the subscription bills already; its usage would be billed twice.`,
+        param,
+        'meter_already_billed',
+      );
+    seen.add(meter);
+  }
+  const named = metered.filter((entry) => entry.param !== null);
+  const meters = named.map((entry) => entry.price.recurring!.meter!);
+  const elsewhere = await meterBilledElsewhere(db, accountId, customerId, meters, subscriptionId);
+  if (!elsewhere) return;
+  const entry = named.find((candidate) => candidate.price.recurring?.meter === elsewhere.meterId)!;
+  throw badRequest(
+    `Price ${entry.price.id} counts meter ${elsewhere.meterId}, which subscription ${elsewhere.subscriptionId} of the customer bills already; its usage would be billed twice.`,
+    entry.param!,
+    'meter_already_billed',
+  );
 }
 
 function activeOf(rates: TaxRateObject[], param: string): TaxRateForCalc[] {
@@ -274,6 +312,15 @@ export async function createSubscription(
     });
   }
   assertPeriodWithinCeiling(billed);
+  const metered = prices.map((price, index) => ({ price, param: `items.${index}.price` }));
+  if (prices.some(isMeteredPrice))
+    await assertMetersBilledOnce(
+      prisma,
+      accountId,
+      customer.id,
+      id,
+      metered.filter(({ price }) => isMeteredPrice(price)),
+    );
   let defaultPaymentMethodId: string | null = null;
   if (input.default_payment_method !== undefined) {
     if (!paymentMethod) throw notFound('payment method', input.default_payment_method, 'default_payment_method');
@@ -434,6 +481,24 @@ async function changedQuantity(
   return itemQuantity(billedBy, item.quantity, param);
 }
 
+/** assertMetersBilledOnce on the items the changes leave: the new metered prices named by their fields. */
+async function assertChangedMetersBilledOnce(
+  prisma: Db,
+  row: SubscriptionWithItems,
+  changes: { param: string; change: ItemChange }[],
+  newPrices: Map<string, PriceObject>,
+): Promise<void> {
+  const added = [...newPrices.entries()].filter(([, price]) => isMeteredPrice(price));
+  if (added.length === 0) return;
+  const changed = new Set(changes.map(({ change }) => change.id));
+  const kept = row.items.filter((item) => !changed.has(item.id)).map((item) => item.priceId);
+  const keptPrices = kept.length === 0 ? [] : await readPrices(prisma, row.accountId, kept);
+  await assertMetersBilledOnce(prisma, row.accountId, row.customerId, row.id, [
+    ...keptPrices.filter(isMeteredPrice).map((price) => ({ price, param: null })),
+    ...added.map(([param, price]) => ({ price, param })),
+  ]);
+}
+
 export async function itemChanges(
   prisma: Db,
   row: SubscriptionWithItems,
@@ -445,6 +510,7 @@ export async function itemChanges(
     intervalCount: row.intervalCount,
   };
   const changes: { param: string; change: ItemChange }[] = [];
+  const newPrices = new Map<string, PriceObject>();
   for (const [index, item] of input.entries()) {
     const param = `items.${index}`;
     const price =
@@ -452,6 +518,7 @@ export async function itemChanges(
         ? undefined
         : (await recurringPrice(prisma, row.accountId, item.price, `${param}.price`, cadence)).price;
     const priceId = price?.id;
+    if (price) newPrices.set(`${param}.price`, price);
     const quantity = await changedQuantity(prisma, row, item, price, `${param}.quantity`);
     const metered = price === undefined ? undefined : isMeteredPrice(price);
     const taxRateIds =
@@ -481,6 +548,7 @@ export async function itemChanges(
     changes.push({ param, change });
   }
   await assertChangedItemsWithinCeiling(prisma, row, changes);
+  await assertChangedMetersBilledOnce(prisma, row, changes, newPrices);
   return changes;
 }
 

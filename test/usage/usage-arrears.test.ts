@@ -1,6 +1,6 @@
 import { apiClient, createTestAccount, startWorkerApp, type ApiClient, type WorkerApp } from '../support/harness';
 import { advanceClock, billedShape, customerOnClock, subscribeOnClock, subscriptionInvoices } from '../support/clocks';
-import { expectStatus, recurringPrice } from '../support/subscriptions';
+import { expectStatus, recurringPrice, subscribeNow } from '../support/subscriptions';
 import { customerWithCard } from '../support/payments';
 import { createRenewalInvoice } from '../../src/subscriptions/period-billing';
 
@@ -46,16 +46,22 @@ async function meteredPrice(client: ApiClient, terms: Record<string, unknown> = 
     await client.get(`/prices/${await recurringPrice(client, { unitAmount: 1 })}`),
     200,
   ).product;
+  const price = await priceOnMeter(client, productId, meter.id, terms);
+  return { eventName, meter, price, productId };
+}
+
+/** A metered price of `productId` counting `meterId`, with `terms` (its scheme). */
+async function priceOnMeter(client: ApiClient, productId: string, meterId: string, terms: Record<string, unknown>) {
   const price = expectStatus(
     await client.post(`/prices/${productId}`, {
       currency: 'USD',
       type: 'recurring',
-      recurring: { ...monthly, usage_type: 'metered', meter: meter.id },
+      recurring: { ...monthly, usage_type: 'metered', meter: meterId },
       ...terms,
     }),
     201,
   );
-  return { eventName, meter, price: price.id as string };
+  return price.id as string;
 }
 
 describe('a subscription item on a metered price', () => {
@@ -130,6 +136,35 @@ describe('a subscription item on a metered price', () => {
     const invoices = await subscriptionInvoices(api, subscription.id);
     expect(invoices.map((invoice) => [invoice.total, invoice.status, invoice.lines.length])).toEqual([[0, 'paid', 0]]);
     expect(subscription.status).toBe('active');
+  });
+
+  it("bills a meter by one item of the customer's live subscriptions: a second one is refused, naming its price", async () => {
+    const { meter, price, productId } = await meteredPrice(api);
+    const sameMeter = await priceOnMeter(api, productId, meter.id, { unit_amount: 7 });
+    const { customer } = await customerWithCard(api);
+    const subscribe = (items: unknown[]) => subscribeNow(api, customer.id, items);
+    const twice = await subscribe([{ price }, { price: sameMeter }]);
+    expect([twice.status, twice.body.error?.code, twice.body.error?.param]).toEqual([
+      400,
+      'meter_already_billed',
+      'items.1.price',
+    ]);
+    const first = expectStatus(await subscribe([{ price }]), 201);
+    const second = await subscribe([{ price: sameMeter }]);
+    expect([second.status, second.body.error?.code, second.body.error?.param]).toEqual([
+      400,
+      'meter_already_billed',
+      'items.0.price',
+    ]);
+    const added = await api.patch(`/subscriptions/${first.id}`, { items: [{ price: sameMeter }] });
+    expect([added.status, added.body.error?.param]).toEqual([400, 'items.0.price']);
+    // Moving the item itself onto the other price of the meter is a change of price, not a second item.
+    const moved = await api.patch(`/subscriptions/${first.id}`, {
+      items: [{ id: first.items.data[0].id, price: sameMeter }],
+    });
+    expect(moved.status).toBe(200);
+    expectStatus(await api.delete(`/subscriptions/${first.id}`), 200);
+    expectStatus(await subscribe([{ price }]), 201);
   });
 
   it("refuses another account's metered price (404 naming it)", async () => {

@@ -1,5 +1,6 @@
 import { expectStatus, startTwoAccountApp, type ApiClient, type TwoAccountApp } from '../support/harness';
 import { createCustomer } from '../support/payments';
+import { subscribeNow } from '../support/subscriptions';
 
 // Prices that describe usage through HTTP (docs/api.md "Usage-based billing"): metered prices on a meter,
 // tiered prices (graduated, volume), packages; the refusals naming the field, another account's meter,
@@ -220,13 +221,7 @@ it('refuses tiered prices on invoices, checkouts and licensed items, and a quant
     201,
   );
   const customer = await createCustomer(api);
-  const subscribe = (items: unknown[]) =>
-    api.post('/subscriptions', {
-      customer: customer.id,
-      items,
-      trial_days: 0,
-      start_date: Math.floor(Date.now() / 1000),
-    });
+  const subscribe = (items: unknown[]) => subscribeNow(api, customer.id, items);
   // A metered item takes no quantity (its usage is billed in arrears); a licensed tiered price is not billable.
   const quantified = await subscribe([{ price: metered.id, quantity: 1 }]);
   expect([quantified.status, quantified.body.error.code, quantified.body.error.param]).toEqual([
