@@ -214,7 +214,7 @@ async function priceLines(tx: AnyTx, accountId: string, lines: BillingLine[], on
           `lines.${index}.price`,
         );
       }
-      if (usage) usageAmount = usageCharge(price!, usage);
+      if (usage) usageAmount = usageCharge(price!, usage, `lines.${index}.quantity`);
       else assertBillablePrice(price!, `lines.${index}.price`);
       unitAmount = price!.unit_amount;
       currency = price!.currency;
@@ -262,12 +262,25 @@ async function priceLines(tx: AnyTx, accountId: string, lines: BillingLine[], on
   return priced;
 }
 
-/** What a usage line bills (LineUsage) under its metered price's terms. */
-function usageCharge(price: PriceObject, usage: LineUsage): number {
+/**
+ * What a usage line bills (LineUsage) under its metered price's terms. An amount past exact integers is refused
+ * as any line past the charge ceiling is (400 amount_too_large: the period cannot be invoiced, docs/decisions.md
+ * §7), not left to fail the activity for ever.
+ */
+function usageCharge(price: PriceObject, usage: LineUsage, param: string): number {
   if (!isMeteredPrice(price))
     throw new Error(`Price ${price.id} is not metered; a usage line bills metered prices only.`);
   const pricing = pricingOf(price);
-  return priceQuantity(pricing, usage.total).amount - priceQuantity(pricing, usage.billedBefore).amount;
+  try {
+    return priceQuantity(pricing, usage.total).amount - priceQuantity(pricing, usage.billedBefore).amount;
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    throw badRequest(
+      `The usage of ${usage.total} under price ${price.id} comes to more than an invoice may bill.`,
+      param,
+      'amount_too_large',
+    );
+  }
 }
 
 /** Sums each tax rate's amounts over the lines, in first-seen order. */

@@ -309,6 +309,26 @@ describe('billing usage in arrears', () => {
   }, 240_000);
 });
 
+describe('usage past what an invoice may bill', () => {
+  it('leaves the period not invoiced (past_due), as any invoice past the ceiling, instead of failing for ever', async () => {
+    const { eventName, price } = await meteredPrice(api, { unit_amount: 100_000 });
+    const { clock, customer, method } = await customerOnClock(api, day('2026-01-01'));
+    const subscription = await subscribeOnClock(api, { customer, method }, [{ price } as never], day('2026-01-01'));
+    await advanceClock(api, clock.id, day('2026-01-31'));
+    const events = [1, 2].map((index) => ({
+      id: `huge-${index}`,
+      event_name: eventName,
+      customer: customer.id,
+      timestamp: day('2026-01-20'),
+      properties: { tokens: 1_000_000_000_000 },
+    }));
+    expectStatus(await api.post('/usage-events', { events }), 202);
+    await advanceClock(api, clock.id, at('2026-02-01T01:00:00Z'));
+    expect(expectStatus(await api.get(`/subscriptions/${subscription.id}`), 200).status).toBe('past_due');
+    expect(await subscriptionInvoices(api, subscription.id)).toHaveLength(1);
+  });
+});
+
 describe('what applies to usage lines', () => {
   /** A customer on a clock from Jan 1 2026, subscribed to `items`, and a sender of its meter's events. */
   async function subscribed(items: unknown[], eventName: string, extra: Record<string, unknown> = {}) {
