@@ -66,6 +66,13 @@ export const config = {
       throw new Error(`STRIPE_JS_URL must be an http or https URL such as https://js.stripe.com/v3/, got "${raw}"`);
     return url;
   },
+  /**
+   * How long a subscription waits after a period's end for that period's late usage events before it
+   * invoices them (docs/decisions.md §43); taken by each subscription when it is created.
+   */
+  get usageGraceMs() {
+    return durationFromEnv('USAGE_GRACE', '1h');
+  },
   /** Days a finalized invoice's hosted page link stays valid (docs/decisions.md §29). */
   get hostedInvoiceLinkDays() {
     return intFromEnv('HOSTED_INVOICE_LINK_DAYS', 180);

@@ -149,15 +149,18 @@ const itemChange = () => {
       kind: z.literal('add'),
       id: z.string().min(1),
       priceId: z.string().min(1),
-      quantity: z.number().int().positive(),
+      // 0 on a metered item (docs/decisions.md §43).
+      quantity: z.number().int().nonnegative(),
       taxRateIds: ids,
+      metered: z.boolean().optional(),
     }),
     z.strictObject({
       kind: z.literal('update'),
       id: z.string().min(1),
       priceId: z.string().min(1).optional(),
-      quantity: z.number().int().positive().optional(),
+      quantity: z.number().int().nonnegative().optional(),
       taxRateIds: ids.optional(),
+      metered: z.boolean().optional(),
     }),
     z.strictObject({ kind: z.literal('delete'), id: z.string().min(1) }),
   ]);

@@ -97,4 +97,11 @@ export const SUBSCRIPTION_PATCHES = {
    * declines reach it; remove when no run that declined before it is open (one period: a year at most).
    */
   declinedChargeShown: 'declined-charge-shown-failed',
+  /**
+   * An ending (cancel now or at period end, end_date, cancel_at, dunning's cancel) of a subscription with
+   * metered items invoices their usage since the period's start at once, with the lines it would invoice
+   * anyway (docs/decisions.md §43). Only subscriptions with metered items reach it, which no run held
+   * before; remove when none that ended before it is open.
+   */
+  finalUsage: 'usage-final-invoice',
 } as const;

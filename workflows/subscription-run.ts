@@ -15,12 +15,13 @@ import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { sendEmail } from './email';
 import { Mutex } from 'async-mutex';
 import type { PersistSubscriptionInput, RenewalChargeResult } from '../activities/subscriptions';
-import type { RenewalChargeInput } from '../src/subscriptions/period-billing';
+import type { ImmediateInvoiceInput, RenewalChargeInput } from '../src/subscriptions/period-billing';
 import type { ClockTimed } from '../src/lib/clock-time';
 import {
   assertNotEnded,
   billed,
   chargedOnFinalize,
+  closingUsagePeriod,
   DUNNING,
   dunningExhausted,
   dunningResolved,
@@ -457,8 +458,10 @@ export class SubscriptionRun {
       credits = await this.capped(current, period, endingCredits(current.items, unitAmounts, period, atMs));
     }
     const lines = [...(current.pendingLines ?? []), ...credits];
-    if (lines.length === 0) return { ...ended, pendingLines: undefined };
-    const { invoiceId } = await invoiceProrationsNow(`invoice ${lines.length} lines as the subscription ends`, {
+    const finalUsage = this.finalUsage(current, atMs);
+    if (lines.length === 0 && !finalUsage) return { ...ended, pendingLines: undefined };
+    const what = finalUsage ? `${lines.length} lines and the final usage` : `${lines.length} lines`;
+    const { invoiceId } = await invoiceProrationsNow(`invoice ${what} as the subscription ends`, {
       accountId: ended.accountId,
       subscriptionId: ended.id,
       customerId: ended.customerId,
@@ -469,14 +472,28 @@ export class SubscriptionRun {
       at: atMs,
       version: ended.version,
       ...(period ? { endingPeriodStart: period.start } : {}),
+      ...(finalUsage ? { finalUsage } : {}),
       ...this.clockTime(),
     });
     return { ...ended, latestInvoiceId: invoiceId, pendingLines: undefined };
   }
 
-  /** Whether an ending owes an invoice (lines waiting, or a prorated end): only runs that used proration reach the patch. */
-  private endsWithInvoice(): boolean {
-    return (Boolean(this.state.pendingLines?.length) || this.state.prorateEnd === true) && patched(PATCHES.prorations);
+  /**
+   * What an ending at `atMs` bills of the metered items (docs/decisions.md §43): the usage since the period's
+   * start, or null. Only subscriptions with metered items ask the patch.
+   */
+  finalUsage(current: SubscriptionState, atMs: number): ImmediateInvoiceInput['finalUsage'] | null {
+    const period = closingUsagePeriod(current, atMs);
+    if (!period || !patched(PATCHES.finalUsage)) return null;
+    return { items: current.items.filter((item) => item.metered), period };
+  }
+
+  /** Whether an ending owes an invoice (lines waiting, a prorated end, usage): only runs that used proration or metered items reach the patches. */
+  private endsWithInvoice(atMs: number): boolean {
+    return (
+      ((Boolean(this.state.pendingLines?.length) || this.state.prorateEnd === true) && patched(PATCHES.prorations)) ||
+      this.finalUsage(this.state, atMs) !== null
+    );
   }
 
   /** The items a change leaves, each with the request field that changed it, against the charge ceiling (an activity: prices live in the database). */
@@ -623,7 +640,7 @@ export class SubscriptionRun {
       case 'expire':
       case 'cancel': {
         let ended = end(this.state, action.at, action.kind === 'expire' ? 'expired' : 'canceled');
-        if (this.endsWithInvoice())
+        if (this.endsWithInvoice(action.at))
           ended = await this.endingProrated(this.state, ended, action.at, this.state.prorateEnd === true);
         // A cancellation at period end asked on the customer portal says so when it happens (§38).
         await this.commit(
@@ -875,7 +892,10 @@ export class SubscriptionRun {
       const nowMs = this.wholeSecondsNow();
       let ended = end(this.state, nowMs, 'canceled');
       // Proration lines still waiting are invoiced (no credit: the period was never paid), as any ending does.
-      if (this.state.pendingLines?.length && patched(PATCHES.prorations))
+      if (
+        (this.state.pendingLines?.length && patched(PATCHES.prorations)) ||
+        this.finalUsage(this.state, nowMs) !== null
+      )
         ended = await this.endingProrated(this.state, ended, nowMs, false);
       await this.commit(ended, { type: 'subscription.canceled', cause: DUNNING });
     } else if (entry.outcome === 'pause' && this.state.status === 'active') {

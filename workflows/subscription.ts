@@ -155,7 +155,9 @@ function handlePauseResumeCancel(run: SubscriptionRun): void {
         // Ending now with lines waiting or a credit asked for invoices them (docs/decisions.md §25), judged
         // under the lock; only runs that used proration reach the patch, so recorded histories replay as before.
         async (current, next, nowMs) =>
-          !atPeriodEnd && (prorate || Boolean(current.pendingLines?.length)) && patched(PATCHES.prorations)
+          !atPeriodEnd &&
+          (((prorate || Boolean(current.pendingLines?.length)) && patched(PATCHES.prorations)) ||
+            run.finalUsage(current, nowMs) !== null)
             ? run.endingProrated(current, next, nowMs, prorate === true)
             : next,
       );

@@ -21,6 +21,14 @@ export { computeTax } from './tax';
 export type { TaxAmount, TaxBehavior, TaxRateForCalc, TaxResult } from './tax';
 export { registerTaxRateRoutes } from './tax-rate.routes';
 export { findTaxRates, taxRateOfRow, taxRatesInOrder, toTaxRateObject } from './tax-rate.service';
-export { assertBillablePrice, findPrice, findPricesForUse, markPricesBilled } from './price.service';
+export {
+  assertBillablePrice,
+  assertSubscribablePrice,
+  findPrice,
+  findPricesForUse,
+  isMeteredPrice,
+  markPricesBilled,
+  pricingOf,
+} from './price.service';
 export { registerPriceRoutes } from './price.routes';
 export { registerProductRoutes } from './product.routes';

@@ -1,5 +1,6 @@
 import type { Prisma, Price } from '../generated/prisma/client';
 import { assertActiveMeter } from '../usage';
+import type { Pricing } from '../usage';
 import { currentTime } from '../lib/clock-time';
 import type { Db, Tx } from '../db/prisma';
 import type { AnyTx } from '../db/sql';
@@ -71,10 +72,46 @@ export function assertBillablePrice(price: PriceObject, param: string): void {
   if (price.billing_scheme === 'per_unit' && price.recurring?.usage_type !== 'metered' && !price.transform_quantity)
     return;
   throw badRequest(
-    `Price ${price.id} is tiered, metered or in packages; such prices cannot be billed on subscriptions, invoices or checkouts yet.`,
+    isMeteredPrice(price)
+      ? `Price ${price.id} is metered; its usage is billed by a subscription at each period's end, not on invoices or checkouts.`
+      : `Price ${price.id} is tiered or in packages; only a metered price bills such terms (on a subscription).`,
     param,
     'price_not_billable',
   );
+}
+
+/** Whether a price bills a meter's usage in arrears (docs/decisions.md §43) rather than a stated quantity. */
+export function isMeteredPrice(price: PriceObject): boolean {
+  return price.recurring?.usage_type === 'metered';
+}
+
+/**
+ * A price a subscription item can bill: licensed per-unit prices (unit_amount x quantity, in advance), and metered
+ * prices in any scheme (per unit, tiered, packages), whose usage the period's end bills in arrears through
+ * priceQuantity (docs/decisions.md §43). A licensed tiered or package price stays refused: 400 `price_not_billable`.
+ */
+export function assertSubscribablePrice(price: PriceObject, param: string): void {
+  if (!isMeteredPrice(price)) assertBillablePrice(price, param);
+}
+
+/** A price's terms as priceQuantity reads them (docs/decisions.md §42, "Tier arithmetic"). */
+export function pricingOf(price: PriceObject): Pricing {
+  if (price.billing_scheme === 'tiered')
+    return {
+      scheme: 'tiered',
+      mode: price.tiers_mode ?? 'graduated',
+      tiers: (price.tiers ?? []).map((tier) => ({
+        upTo: tier.up_to,
+        unitAmount: tier.unit_amount ?? 0,
+        flatAmount: tier.flat_amount ?? 0,
+      })),
+    };
+  const transform = price.transform_quantity;
+  return {
+    scheme: 'per_unit',
+    unitAmount: price.unit_amount,
+    transform: transform ? { divideBy: transform.divide_by, round: transform.round } : null,
+  };
 }
 
 function recurringColumns(recurring: RecurringInput | null | undefined) {

@@ -1486,6 +1486,26 @@ export interface paths {
         patch: operations["patchSubscriptionsById"];
         trace?: never;
     };
+    "/subscriptions/{id}/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Each metered item's usage in the current period, priced, with a daily breakdown
+         * @description The usage the next invoice bills in arrears so far: from current_period_start to now (the customer test clock time when on one), per metered item: the meter aggregation, what it costs under the price terms (tiers, packages; before discount and tax), and its value per 24 hours from the period start (docs/api.md, "Usage-based billing").
+         */
+        get: operations["getSubscriptionsByIdUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/subscriptions/{id}/pause": {
         parameters: {
             query?: never;
@@ -3030,6 +3050,7 @@ export interface components {
             /** @enum {string} */
             object: "subscription_item";
             price: components["schemas"]["Price"];
+            /** @description 0 on a metered item: its usage, not a stated quantity, is billed */
             quantity: number;
             tax_rates: string[];
             /** @description Unix seconds */
@@ -4680,7 +4701,8 @@ export interface components {
             items: {
                 /** @description A recurring price; every item of a subscription shares one currency and interval */
                 price: string;
-                quantity: number;
+                /** @description Required with a licensed price; absent with a metered one, whose usage each period bills */
+                quantity?: number;
                 /** @description Tax rate ids (txr_) applied to this item on every invoice */
                 tax?: string[];
             }[];
@@ -4701,12 +4723,44 @@ export interface components {
             /** @description A coupon of the account (coup_...) to redeem: its discount replaces the current one (docs/api.md, "Coupons and discounts") */
             coupon?: string;
         };
+        SubscriptionUsage: {
+            /** @enum {string} */
+            object: "subscription_usage";
+            subscription: string;
+            /** @description The usage period the next invoice closes: from the current period start to now (the customer time) */
+            period: {
+                /** @description Unix seconds */
+                start: number;
+                /** @description Unix seconds */
+                end: number;
+            };
+            items: {
+                subscription_item: string;
+                price: string;
+                meter: string;
+                /** @description The meter's aggregation: how the events of the period and of each day add up */
+                aggregation: string;
+                /** @description The meter's aggregation of the customer's events over `period`: what is billed */
+                total: number;
+                /** @description What `total` costs under the price's terms (tiers, packages), in cents before discount and tax */
+                amount: number;
+                /** @description The aggregation per day of the period, 24-hour windows from its start (the last one up to now) */
+                daily: {
+                    /** @description Unix seconds */
+                    start: number;
+                    /** @description Unix seconds */
+                    end: number;
+                    value: number;
+                }[];
+            }[];
+        };
         SubscriptionUpdate: {
             /** @description Changes applied in order; they take effect from the next invoice, and proration_behavior says what the rest of the current period costs */
             items?: {
                 /** @description An item of this subscription (si_); absent to add an item */
                 id?: string;
                 price?: string;
+                /** @description Required to add a licensed price; never with a metered one (docs/api.md, "Usage-based billing") */
                 quantity?: number;
                 tax?: string[];
                 /**
@@ -16975,6 +17029,95 @@ export interface operations {
             };
             /** @description The request body is not `application/json` */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests with this API key (`code: rate_limit`): retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request line and headers are larger than 64 KB */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An unexpected error (logged with the request id) */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PostgreSQL or Temporal does not answer: retry after `Retry-After` seconds */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getSubscriptionsByIdUsage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubscriptionUsage"];
+                };
+            };
+            /** @description Invalid request: `error.param` names the field */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing or unknown cc-api-key (or a dashboard session that has ended) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown resource, or one of another account */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -16,6 +16,7 @@ export type { SettledInvoice } from './invoice-settlement';
 export {
   countCustomerInvoices,
   findRefundByKey,
+  lastBilledUsage,
   readCustomerDraftIds,
   readInvoiceStatus,
   readProductName,

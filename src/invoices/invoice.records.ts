@@ -515,3 +515,40 @@ export function findRefundByKey(
 ): Promise<Transaction | null> {
   return db.transaction.findFirst({ where: { accountId, invoiceId, type: 'refund', attemptKey } });
 }
+
+/** What a subscription's invoices billed of a metered price for one usage period (docs/decisions.md §43). */
+export interface BilledUsage {
+  periodStart: Date;
+  periodEnd: Date;
+  /** The usage billed for the period: its line's quantity and those of its late lines. */
+  quantity: number;
+}
+
+// Every invoice counts, voided ones too: a voided invoice's usage was forgiven, not left to bill again.
+const LAST_BILLED_USAGE: Statement = {
+  name: 'invoice_last_billed_usage',
+  text: `SELECT l.period_start, l.period_end, sum(l.quantity)::text AS quantity
+    FROM invoice_lines l JOIN invoices i ON i.id = l.invoice_id
+    WHERE i.account_id = $1 AND i.subscription_id = $2 AND l.price_id = $3 AND NOT l.proration
+      AND l.period_end <= $4::timestamptz
+    GROUP BY l.period_start, l.period_end ORDER BY l.period_start DESC LIMIT 1`,
+};
+
+/** The last usage period of metered price `priceId` a subscription's invoices billed, ending by `before`; null: none. */
+export async function lastBilledUsage(
+  db: Queryable,
+  accountId: string,
+  subscriptionId: string,
+  priceId: string,
+  before: Date,
+): Promise<BilledUsage | null> {
+  const [row] = await queryRows<{ period_start: Date; period_end: Date; quantity: string }>(db, LAST_BILLED_USAGE, [
+    accountId,
+    subscriptionId,
+    priceId,
+    before.toISOString(),
+  ]);
+  return row
+    ? { periodStart: new Date(row.period_start), periodEnd: new Date(row.period_end), quantity: Number(row.quantity) }
+    : null;
+}

@@ -3,6 +3,9 @@ import type { z } from 'zod';
 import type { Prisma } from '../generated/prisma/client';
 import type { Db, Tx } from '../db/prisma';
 import { assertBillablePrice, findPricesForUse, markPricesBilled } from '../catalog';
+import { isMeteredPrice, pricingOf } from '../catalog';
+import type { PriceObject } from '../catalog';
+import { priceQuantity } from '../usage';
 import { computeTax, type TaxAmount, type TaxBehavior } from '../catalog';
 import { findTaxRates } from '../catalog';
 import { lockCustomer, readCustomerEvenDeleted } from '../customers';
@@ -82,7 +85,7 @@ export type BillingLine = {
   taxRateIds: string[];
   period?: InvoicePeriod;
 } & (
-  | { priceId: string; description?: string; proration?: LineProration }
+  | { priceId: string; description?: string; proration?: LineProration; usage?: LineUsage }
   | { priceId?: undefined; description: string; unitAmount: number }
 );
 
@@ -93,6 +96,27 @@ export type BillingLine = {
 export interface LineProration {
   kind: 'unused' | 'remaining';
   amount: number;
+}
+
+/**
+ * A metered price's line (docs/decisions.md §43): the usage of the line's period, priced through the price's
+ * scheme (tiers, packages) by priceQuantity. `total` is the period's usage now, `billedBefore` what earlier lines
+ * billed of it (0 but for late usage): the line bills the difference, quantity `total - billedBefore`, and the
+ * amount `price(total) - price(billedBefore)`, so the tiers see the period's whole usage.
+ */
+export interface LineUsage {
+  total: number;
+  billedBefore: number;
+  /** Usage of a period an earlier invoice billed, reported after it (docs/decisions.md §43). */
+  late?: boolean;
+}
+
+const isoDay = (seconds: number) => new Date(seconds * 1000).toISOString().slice(0, 10);
+
+/** "Tokens usage, 2026-01-01 to 2026-02-01"; a late line says so, naming its period. */
+function usageDescription(usage: LineUsage, name: string, period: InvoicePeriod | undefined): string {
+  const span = period ? `, ${isoDay(period.start)} to ${isoDay(period.end)}` : '';
+  return usage.late ? `${name} usage reported late${span}` : `${name} usage${span}`;
 }
 
 /** "Unused time on 2 × Pro after 2026-01-10 12:00:00 UTC" (Stripe's wording). */
@@ -184,6 +208,8 @@ async function priceLines(tx: AnyTx, accountId: string, lines: BillingLine[], on
     let currency: string | null = null;
     let taxBehavior: TaxBehavior | undefined;
     const proration = line.priceId !== undefined ? line.proration : undefined;
+    const usage = line.priceId !== undefined ? line.usage : undefined;
+    let usageAmount = 0;
     if (line.priceId !== undefined) {
       const priceId = line.priceId;
       // FOR SHARE until commit: a concurrent DELETE /prices cannot remove a price this invoice bills.
@@ -194,7 +220,8 @@ async function priceLines(tx: AnyTx, accountId: string, lines: BillingLine[], on
           `lines.${index}.price`,
         );
       }
-      assertBillablePrice(price!, `lines.${index}.price`);
+      if (usage) usageAmount = usageCharge(price!, usage, `lines.${index}.quantity`);
+      else assertBillablePrice(price!, `lines.${index}.price`);
       unitAmount = price!.unit_amount;
       currency = price!.currency;
       taxBehavior = price!.tax_behavior;
@@ -203,12 +230,13 @@ async function priceLines(tx: AnyTx, accountId: string, lines: BillingLine[], on
         description = price!.description ?? product?.name ?? null;
         if (proration)
           description = prorationDescription(proration, line.quantity, description ?? priceId, line.period?.start);
+        if (usage) description = usageDescription(usage, description ?? priceId, line.period);
       }
     }
     const rates = await withParam(`lines.${index}.tax`, () => findTaxRates(tx, accountId, line.taxRateIds));
     const inactive = rates.find((rate) => !rate.active);
     if (inactive) throw badRequest(`Tax rate ${inactive.id} is inactive and cannot be applied.`, `lines.${index}.tax`);
-    const amount = proration ? proration.amount : unitAmount * line.quantity;
+    const amount = proration ? proration.amount : usage ? usageAmount : unitAmount * line.quantity;
     // A price's tax_behavior decides whether its rates are inside its amount (docs/api.md, Tax arithmetic).
     const tax = computeTax(amount, rates, taxBehavior);
     if (tax.total > MAX_CHARGE_AMOUNT) {
@@ -238,6 +266,27 @@ async function priceLines(tx: AnyTx, accountId: string, lines: BillingLine[], on
     });
   }
   return priced;
+}
+
+/**
+ * What a usage line bills (LineUsage) under its metered price's terms. An amount past exact integers is refused
+ * as any line past the charge ceiling is (400 amount_too_large: the period cannot be invoiced, docs/decisions.md
+ * §7), not left to fail the activity for ever.
+ */
+function usageCharge(price: PriceObject, usage: LineUsage, param: string): number {
+  if (!isMeteredPrice(price))
+    throw new Error(`Price ${price.id} is not metered; a usage line bills metered prices only.`);
+  const pricing = pricingOf(price);
+  try {
+    return priceQuantity(pricing, usage.total).amount - priceQuantity(pricing, usage.billedBefore).amount;
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    throw badRequest(
+      `The usage of ${usage.total} under price ${price.id} comes to more than an invoice may bill.`,
+      param,
+      'amount_too_large',
+    );
+  }
 }
 
 /** Sums each tax rate's amounts over the lines, in first-seen order. */

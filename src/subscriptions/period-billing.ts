@@ -15,6 +15,8 @@ import {
 } from '../invoices';
 import type { PendingLine } from './proration';
 import { capWaitingCredits } from './unused-time-cap';
+import { meterTotal } from '../usage';
+import { lastBilledUsage } from '../invoices';
 import { periodDiscount } from '../coupons';
 import { findInvoice, findRefundByKey, lockInvoice, toInvoiceObject, updateLockedInvoice } from '../invoices';
 import type { Gateways } from '../payments';
@@ -38,6 +40,7 @@ import {
   type CollectionMethod,
   type DunningOutcome,
   type PeriodToBill,
+  type SubscriptionItemState,
   type SubscriptionState,
 } from './subscription-machine';
 
@@ -136,6 +139,70 @@ function pendingBillingLines(lines: PendingLine[], active: Set<string>): Billing
 const taxRatesOf = (lines: PendingLine[]) =>
   lines.map((line) => (line.kind === 'carried_credit' ? [] : line.taxRateIds));
 
+const licensedItems = (items: PeriodToBill['items']) => items.filter((item) => !item.metered);
+
+const asPeriod = (start: number, end: number) => ({ start: seconds(start), end: seconds(end) });
+
+/**
+ * The usage lines of a period's invoice (docs/decisions.md §43): for each metered item, the usage of the period
+ * that closed (input.usagePeriod), priced through its price's terms by the invoice, and before it the usage of
+ * the period before that reported after its invoice was made (a late line naming that period), when the
+ * meter's total for it now differs from what was billed. The invoice's key makes each line billed once.
+ */
+async function usageLines(
+  db: Queryable,
+  input: Pick<RenewalInvoiceInput, 'accountId' | 'subscriptionId' | 'customerId' | 'items' | 'usagePeriod'>,
+  active: Set<string>,
+): Promise<BillingLine[]> {
+  const period = input.usagePeriod;
+  const metered = input.items.filter((item) => item.metered);
+  if (!period || metered.length === 0) return [];
+  const prices = new Map(
+    (
+      await readPrices(
+        db,
+        input.accountId,
+        metered.map((item) => item.priceId),
+      )
+    ).map((price) => [price.id, price]),
+  );
+  const total = (meter: string, from: number, to: number) =>
+    meterTotal(db, input.accountId, meter, input.customerId, { from: new Date(from), to: new Date(to) });
+  const lines: BillingLine[] = [];
+  for (const item of metered) {
+    const meter = prices.get(item.priceId)?.recurring?.meter;
+    if (!meter) throw notFound('price', item.priceId);
+    const taxRateIds = item.taxRateIds.filter((id) => active.has(id));
+    const billed = await lastBilledUsage(
+      db,
+      input.accountId,
+      input.subscriptionId,
+      item.priceId,
+      new Date(period.start),
+    );
+    if (billed) {
+      const now = await total(meter, billed.periodStart.getTime(), billed.periodEnd.getTime());
+      if (now !== billed.quantity)
+        lines.push({
+          priceId: item.priceId,
+          quantity: now - billed.quantity,
+          taxRateIds,
+          period: asPeriod(billed.periodStart.getTime(), billed.periodEnd.getTime()),
+          usage: { total: now, billedBefore: billed.quantity, late: true },
+        });
+    }
+    const used = await total(meter, period.start, period.end);
+    lines.push({
+      priceId: item.priceId,
+      quantity: used,
+      taxRateIds,
+      period: asPeriod(period.start, period.end),
+      usage: { total: used, billedBefore: 0 },
+    });
+  }
+  return lines;
+}
+
 /**
  * The period's invoice as the invoice module takes it from billing code: the idempotency key names the
  * period. The upcoming-invoice preview bills the same input (src/subscriptions/upcoming-invoice.ts).
@@ -155,11 +222,13 @@ export async function periodInvoice(db: Queryable, input: RenewalInvoiceInput): 
         ? seconds(input.periodStart) + SEND_INVOICE_DUE_DAYS * DAY_SECONDS
         : undefined,
     lines: [
-      ...input.items.map((item) => ({
+      // Metered items bill the usage of the period that closed, not this one in advance (docs/decisions.md §43).
+      ...licensedItems(input.items).map((item) => ({
         priceId: item.priceId,
         quantity: item.quantity,
         taxRateIds: item.taxRateIds.filter((id) => active.has(id)),
       })),
+      ...(await usageLines(db, input, active)),
       ...pendingBillingLines(pending, active),
     ],
     subscriptionId: input.subscriptionId,
@@ -188,6 +257,12 @@ export interface ImmediateInvoiceInput {
   at: number;
   /** The version of the state the change writes. */
   version: number;
+  /**
+   * The subscription ends with this invoice: the usage of its metered items (`items`) over `period`, the
+   * final usage (docs/decisions.md §43). Absent: none (inputs recorded before it, and subscriptions without
+   * metered items).
+   */
+  finalUsage?: { items: SubscriptionItemState[]; period: { start: number; end: number } };
   /**
    * The subscription ends with this invoice (cancel or end_date with prorate): a credit below zero the
    * customer's balance could not take cannot be carried, so it is refunded to the card from the invoice
@@ -251,14 +326,21 @@ export function immediateInvoiceKey(subscriptionId: string, version: number): st
 
 export async function immediateInvoice(db: Queryable, input: ImmediateInvoiceInput): Promise<BillingInvoiceInput> {
   const lines = await capWaitingCredits(db, input.accountId, input.subscriptionId, input.lines);
-  const active = await activeRates(db, input.accountId, taxRatesOf(lines));
+  const usageItems = input.finalUsage?.items ?? [];
+  const active = await activeRates(db, input.accountId, [
+    ...taxRatesOf(lines),
+    ...usageItems.map((item) => item.taxRateIds),
+  ]);
+  const usage = input.finalUsage
+    ? await usageLines(db, { ...input, items: usageItems, usagePeriod: input.finalUsage.period }, active)
+    : [];
   return {
     customerId: input.customerId,
     currency: input.currency,
     collectionMethod: input.collectionMethod,
     dueDate:
       input.collectionMethod === 'send_invoice' ? seconds(input.at) + SEND_INVOICE_DUE_DAYS * DAY_SECONDS : undefined,
-    lines: pendingBillingLines(lines, active),
+    lines: [...usage, ...pendingBillingLines(lines, active)],
     subscriptionId: input.subscriptionId,
     billingReason: 'subscription_update',
     period: { start: seconds(input.at), end: seconds(input.at) },

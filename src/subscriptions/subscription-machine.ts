@@ -27,9 +27,15 @@ export const DUNNING: ChangeCause = { reason: 'dunning', initiatedBy: 'system' }
 export interface SubscriptionItemState {
   id: string;
   priceId: string;
+  /** 0 on a metered item. */
   quantity: number;
   taxRateIds: string[];
+  /** The price bills a meter's usage in arrears (docs/decisions.md §43); absent: licensed, billed in advance. */
+  metered?: true;
 }
+
+/** How long a period's usage waits for late events after the period ends, when states hold none (docs/decisions.md §43). */
+export const DEFAULT_USAGE_GRACE_MS = 60 * 60 * 1000;
 
 export interface DunningState {
   invoiceId: string;
@@ -104,6 +110,11 @@ export interface SubscriptionState {
    * subscription.canceled the period's end raises (docs/decisions.md §38); absent: the merchant's.
    */
   cancelOrigin?: EventOrigin;
+  /**
+   * How long a closed period's usage waits for late events before it is invoiced (docs/decisions.md §43): the
+   * setting when the subscription was created; absent: DEFAULT_USAGE_GRACE_MS.
+   */
+  usageGraceMs?: number;
 }
 
 export interface SubscriptionCreateSpec {
@@ -120,11 +131,14 @@ export interface SubscriptionCreateSpec {
   startDate: number;
   endDate: number | null;
   startBillingDate: number | null;
+  /** See SubscriptionState.usageGraceMs. */
+  usageGraceMs?: number;
 }
 
+/** `metered`: the item's (new) price is metered, its quantity 0 (docs/decisions.md §43). */
 export type ItemChange =
-  | { kind: 'add'; id: string; priceId: string; quantity: number; taxRateIds: string[] }
-  | { kind: 'update'; id: string; priceId?: string; quantity?: number; taxRateIds?: string[] }
+  | { kind: 'add'; id: string; priceId: string; quantity: number; taxRateIds: string[]; metered?: boolean }
+  | { kind: 'update'; id: string; priceId?: string; quantity?: number; taxRateIds?: string[]; metered?: boolean }
   | { kind: 'delete'; id: string };
 
 export interface SubscriptionChanges {
@@ -236,6 +250,7 @@ export function initialState(spec: SubscriptionCreateSpec, nowMs: number): Subsc
     dunning: [],
     version: 0,
     lastError: null,
+    ...(spec.usageGraceMs !== undefined ? { usageGraceMs: spec.usageGraceMs } : {}),
   };
 }
 
@@ -243,6 +258,35 @@ export function initialState(spec: SubscriptionCreateSpec, nowMs: number): Subsc
 export function nextBillingAt(state: SubscriptionState): number | null {
   if (isEnded(state) || state.status === 'paused') return null;
   return periodStart(billingCycle(state), state.nextPeriodIndex);
+}
+
+/** Whether any item bills usage in arrears. */
+export function hasMeteredItems(state: Pick<SubscriptionState, 'items'>): boolean {
+  return state.items.some((item) => item.metered === true);
+}
+
+/**
+ * The usage period the next invoice closes: the period running now, [currentPeriodStart, its end), once a
+ * period has been billed (a trial's or the unbilled stretch's usage is not billed: there was no period to bill),
+ * and only with metered items. Null when the next invoice bills no usage.
+ */
+export function closingUsagePeriod(
+  state: Pick<SubscriptionState, 'items' | 'invoicesIssued' | 'currentPeriodStart'>,
+  periodStartMs: number,
+): { start: number; end: number } | null {
+  if (!hasMeteredItems(state) || state.invoicesIssued === 0 || state.currentPeriodStart === null) return null;
+  if (state.currentPeriodStart >= periodStartMs) return null;
+  return { start: state.currentPeriodStart, end: periodStartMs };
+}
+
+/**
+ * The wait after a period's end before its invoice is made, when that invoice bills usage: late events
+ * (sent after the period ended, timestamped inside it) are counted in it (docs/decisions.md §43).
+ */
+function usageGrace(state: SubscriptionState): number {
+  const at = nextBillingAt(state);
+  if (at === null || closingUsagePeriod(state, at) === null) return 0;
+  return state.usageGraceMs ?? DEFAULT_USAGE_GRACE_MS;
 }
 
 export type Action =
@@ -268,7 +312,7 @@ export function nextAction(state: SubscriptionState): Action | null {
   if (state.status === 'active') {
     for (const dunning of state.dunning)
       candidates.push({ kind: 'retry', at: dunning.nextRetryAt, invoiceId: dunning.invoiceId });
-    candidates.push({ kind: 'bill', at: nextBillingAt(state)!, index: state.nextPeriodIndex });
+    candidates.push({ kind: 'bill', at: nextBillingAt(state)! + usageGrace(state), index: state.nextPeriodIndex });
   }
   candidates.sort((a, b) => a.at - b.at || PRIORITY[a.kind] - PRIORITY[b.kind]);
   return candidates[0] ?? null;
@@ -359,6 +403,8 @@ export interface PeriodToBill {
   items: SubscriptionItemState[];
   /** Proration lines and carried credits the period's invoice takes after its items (absent: none). */
   pendingLines?: PendingLine[];
+  /** The usage period the invoice bills in arrears for the metered items (closingUsagePeriod; absent: none). */
+  usagePeriod?: { start: number; end: number };
 }
 
 export function periodToBill(state: SubscriptionState, index: number): PeriodToBill {
@@ -374,8 +420,12 @@ export function periodToBill(state: SubscriptionState, index: number): PeriodToB
     billingReason: state.invoicesIssued === 0 ? 'subscription_create' : 'subscription_cycle',
     items: state.items,
     ...(state.pendingLines?.length ? { pendingLines: state.pendingLines } : {}),
+    ...optional('usagePeriod', closingUsagePeriod(state, periodStartMs)),
   };
 }
+
+const optional = <K extends string, V>(key: K, value: V | null) =>
+  (value === null ? {} : { [key]: value }) as Partial<Record<K, V>>;
 
 /**
  * Period `index` invoiced but not yet billed: the row shows the period and its invoice, and the
@@ -591,7 +641,13 @@ function applyItemChanges(
   for (const { param, change } of changes) {
     const index = result.findIndex((item) => item.id === change.id);
     if (change.kind === 'add') {
-      result.push({ id: change.id, priceId: change.priceId, quantity: change.quantity, taxRateIds: change.taxRateIds });
+      result.push({
+        id: change.id,
+        priceId: change.priceId,
+        quantity: change.quantity,
+        taxRateIds: change.taxRateIds,
+        ...(change.metered ? { metered: true as const } : {}),
+      });
       continue;
     }
     if (index < 0)
@@ -604,12 +660,14 @@ function applyItemChanges(
     if (change.kind === 'delete') {
       result = result.filter((item) => item.id !== change.id);
     } else {
-      const item = result[index]!;
+      const { metered: wasMetered, ...item } = result[index]!;
+      const metered = change.metered ?? wasMetered === true;
       result[index] = {
         ...item,
         priceId: change.priceId ?? item.priceId,
-        quantity: change.quantity ?? item.quantity,
+        quantity: metered ? 0 : (change.quantity ?? item.quantity),
         taxRateIds: change.taxRateIds ?? item.taxRateIds,
+        ...(metered ? { metered: true as const } : {}),
       };
     }
   }

@@ -485,3 +485,32 @@ export async function readCreationInputs(
   ]);
   return row;
 }
+
+// The customer's live subscriptions' items whose price counts one of the meters (docs/decisions.md §43).
+const METERS_BILLED_ELSEWHERE: Statement = {
+  name: 'subscription_meters_billed_elsewhere',
+  text: `SELECT p.meter_id, s.id AS subscription_id FROM subscriptions s
+      JOIN subscription_items i ON i.subscription_id = s.id
+      JOIN prices p ON p.id = i.price_id AND p.account_id = s.account_id
+    WHERE s.account_id = $1 AND s.customer_id = $2 AND s.id <> $4
+      AND s.status IN ('scheduled', 'trialing', 'active', 'paused') AND p.meter_id = ANY($3::text[])
+    LIMIT 1`,
+};
+
+/** A live subscription of the customer other than `exceptId` that bills one of `meterIds`, or null. */
+export async function meterBilledElsewhere(
+  db: Queryable,
+  accountId: string,
+  customerId: string,
+  meterIds: string[],
+  exceptId: string,
+): Promise<{ meterId: string; subscriptionId: string } | null> {
+  if (meterIds.length === 0) return null;
+  const [row] = await queryRows<{ meter_id: string; subscription_id: string }>(db, METERS_BILLED_ELSEWHERE, [
+    accountId,
+    customerId,
+    meterIds,
+    exceptId,
+  ]);
+  return row ? { meterId: row.meter_id, subscriptionId: row.subscription_id } : null;
+}

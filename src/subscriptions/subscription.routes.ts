@@ -18,8 +18,10 @@ import {
   prorationSettingsSchema,
   subscriptionIdParams,
   subscriptionSchema,
+  subscriptionUsageSchema,
   updateSubscriptionBody,
 } from './subscription.schemas';
+import { subscriptionUsage } from './subscription-usage.service';
 import {
   cancelSubscription,
   createSubscription,
@@ -82,6 +84,21 @@ export function registerSubscriptionRoutes(api: Api, appDeps: AppDeps): void {
     response: subscriptionSchema,
     errors: [404],
     handler: ({ principal, params, query }) => getSubscription(prisma, principal.accountId, params.id, query),
+  });
+
+  api.route({
+    method: 'get',
+    path: '/subscriptions/{id}/usage',
+    tag,
+    summary: "Each metered item's usage in the current period, priced, with a daily breakdown",
+    description:
+      'The usage the next invoice bills in arrears so far: from current_period_start to now (the customer test clock time when on one), ' +
+      'per metered item: the meter aggregation, what it costs under the price terms (tiers, packages; before discount and tax), ' +
+      'and its value per 24 hours from the period start (docs/api.md, "Usage-based billing").',
+    params: subscriptionIdParams,
+    response: subscriptionUsageSchema,
+    errors: [404],
+    handler: ({ principal, params }) => subscriptionUsage(prisma, principal.accountId, params.id),
   });
 
   api.route({

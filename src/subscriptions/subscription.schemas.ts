@@ -27,7 +27,9 @@ const taxRateIds = z
 
 const itemInput = z.strictObject({
   price: resourceId.describe('A recurring price; every item of a subscription shares one currency and interval'),
-  quantity,
+  quantity: quantity
+    .optional()
+    .describe('Required with a licensed price; absent with a metered one, whose usage each period bills'),
   tax: taxRateIds.optional().describe('Tax rate ids (txr_) applied to this item on every invoice'),
 });
 
@@ -96,7 +98,9 @@ export const itemChangeInput = z
   .strictObject({
     id: resourceId.optional().describe('An item of this subscription (si_); absent to add an item'),
     price: resourceId.optional(),
-    quantity: quantity.optional(),
+    quantity: quantity
+      .optional()
+      .describe('Required to add a licensed price; never with a metered one (docs/api.md, "Usage-based billing")'),
     tax: taxRateIds.optional(),
     deleted: z.literal(true).optional().describe('Removes the item named by id'),
   })
@@ -108,14 +112,6 @@ export const itemChangeInput = z
           code: 'invalid_type',
           expected: 'string',
           path: ['price'],
-          message: 'Required',
-          input: undefined,
-        });
-      if (item.quantity === undefined)
-        ctx.addIssue({
-          code: 'invalid_type',
-          expected: 'number',
-          path: ['quantity'],
           message: 'Required',
           input: undefined,
         });
@@ -241,7 +237,7 @@ export const subscriptionItemSchema = z
     id: z.string(),
     object: z.literal('subscription_item'),
     price: priceSchema,
-    quantity: z.number(),
+    quantity: z.number().describe('0 on a metered item: its usage, not a stated quantity, is billed'),
     tax_rates: z.array(z.string()),
     created: unixTime,
     subscription: z.string(),
@@ -290,3 +286,36 @@ export type DunningSettingsObject = z.output<typeof dunningSettingsSchema>;
 export type SubscriptionItemObject = z.output<typeof subscriptionItemSchema>;
 export type SubscriptionObject = z.output<typeof subscriptionSchema>;
 export type ProrationSettingsObject = z.output<typeof prorationSettingsSchema>;
+
+/** GET /subscriptions/{id}/usage (docs/api.md, "Usage-based billing"). */
+export const subscriptionUsageSchema = z
+  .object({
+    object: z.literal('subscription_usage'),
+    subscription: z.string(),
+    period: z
+      .object({ start: unixTime, end: unixTime })
+      .describe('The usage period the next invoice closes: from the current period start to now (the customer time)'),
+    items: z.array(
+      z.object({
+        subscription_item: z.string(),
+        price: z.string(),
+        meter: z.string(),
+        aggregation: z
+          .string()
+          .describe("The meter's aggregation: how the events of the period and of each day add up"),
+        total: z
+          .number()
+          .int()
+          .describe("The meter's aggregation of the customer's events over `period`: what is billed"),
+        amount: z
+          .number()
+          .int()
+          .describe("What `total` costs under the price's terms (tiers, packages), in cents before discount and tax"),
+        daily: z
+          .array(z.object({ start: unixTime, end: unixTime, value: z.number().int() }))
+          .describe('The aggregation per day of the period, 24-hour windows from its start (the last one up to now)'),
+      }),
+    ),
+  })
+  .meta({ id: 'SubscriptionUsage' });
+export type SubscriptionUsageObject = z.output<typeof subscriptionUsageSchema>;

@@ -4,7 +4,8 @@ import { BILLING_INTERVALS } from './billing-dates';
 import { columnValue } from '../lib/columns';
 import type { Client } from '@temporalio/client';
 import type { Db } from '../db/prisma';
-import { assertBillablePrice, findPrice } from '../catalog';
+import { findPrice, readPrices } from '../catalog';
+import { assertSubscribablePrice, isMeteredPrice } from '../catalog';
 import type { PriceObject } from '../catalog';
 import type { TaxRateForCalc } from '../catalog';
 import { assertPaysCurrency } from '../payments';
@@ -51,6 +52,7 @@ import { getSubscriptionObject } from './subscription-projection.service';
 import type { Gateways } from '../payments';
 import {
   findSubscriptionRow,
+  meterBilledElsewhere,
   readCreationInputs,
   toSubscriptionObjects,
   type SubscriptionWithItems,
@@ -119,7 +121,7 @@ function recurringPriceOf(
   if (price.type !== 'recurring' || !price.recurring) {
     throw badRequest(`Price ${priceId} is a one-time price; subscriptions need recurring prices.`, param);
   }
-  assertBillablePrice(price, param);
+  assertSubscribablePrice(price, param);
   const own: Cadence = {
     currency: price.currency,
     interval: price.recurring.interval,
@@ -141,6 +143,62 @@ async function activeTaxRates(
   param: string,
 ): Promise<TaxRateForCalc[]> {
   return activeOf(await withParam(param, () => findTaxRates(db, accountId, ids ?? [])), param);
+}
+
+/**
+ * An item's quantity as its price bills it: a licensed price needs one, a metered price takes none and
+ * holds 0 (its meter's usage is billed: docs/decisions.md §43). 400 naming `param` (items.N.quantity).
+ */
+function itemQuantity(price: PriceObject, quantity: number | undefined, param: string): number {
+  if (isMeteredPrice(price)) {
+    if (quantity !== undefined)
+      throw badRequest(
+        `Price ${price.id} is metered: its usage is billed, so the item takes no quantity.`,
+        param,
+        'parameter_invalid',
+      );
+    return 0;
+  }
+  if (quantity === undefined)
+    throw badRequest(`Invalid body parameter '${param}': Required with a licensed price`, param, 'parameter_missing');
+  return quantity;
+}
+
+/**
+ * A meter is billed by one item of the customer's live subscriptions (docs/decisions.md §43): usage events name
+ * a customer and a meter, not an item, so a second item counting the same meter would bill the same events
+ * twice. 400 `meter_already_billed` naming the item's price. `metered`: the metered prices the subscription
+ * will hold, each with the field that named it (null: an item it keeps).
+ */
+async function assertMetersBilledOnce(
+  db: Db,
+  accountId: string,
+  customerId: string,
+  subscriptionId: string,
+  metered: { price: PriceObject; param: string | null }[],
+): Promise<void> {
+  const seen = new Set<string>();
+  for (const { price, param } of metered) {
+    const meter = price.recurring?.meter;
+    if (!meter) continue;
+    if (seen.has(meter) && param)
+      throw badRequest(
+        `Price ${price.id} counts meter ${meter}, which another item of the subscription bills already; its usage would be billed twice.`,
+        param,
+        'meter_already_billed',
+      );
+    seen.add(meter);
+  }
+  const named = metered.filter((entry) => entry.param !== null);
+  const meters = named.map((entry) => entry.price.recurring!.meter!);
+  const elsewhere = await meterBilledElsewhere(db, accountId, customerId, meters, subscriptionId);
+  if (!elsewhere) return;
+  const entry = named.find((candidate) => candidate.price.recurring?.meter === elsewhere.meterId)!;
+  throw badRequest(
+    `Price ${entry.price.id} counts meter ${elsewhere.meterId}, which subscription ${elsewhere.subscriptionId} of the customer bills already; its usage would be billed twice.`,
+    entry.param!,
+    'meter_already_billed',
+  );
 }
 
 function activeOf(rates: TaxRateObject[], param: string): TaxRateForCalc[] {
@@ -236,22 +294,33 @@ export async function createSubscription(
     cadence = resolved.cadence;
     prices.push(resolved.price);
     productNames.push(priceRow.productName);
+    const quantity = itemQuantity(resolved.price, item.quantity, `${param}.quantity`);
     const rates = activeOf(taxRatesInOrder(taxRates, item.tax ?? [], `${param}.tax`), `${param}.tax`);
     items.push({
       id: newId('subscriptionItem'),
       priceId: item.price,
-      quantity: item.quantity,
+      quantity,
       taxRateIds: rates.map((rate) => rate.id),
+      ...(isMeteredPrice(resolved.price) ? { metered: true as const } : {}),
     });
     billed.push({
       unitAmount: resolved.price.unit_amount,
-      quantity: item.quantity,
+      quantity,
       rates,
       taxBehavior: resolved.price.tax_behavior,
       param,
     });
   }
   assertPeriodWithinCeiling(billed);
+  const metered = prices.map((price, index) => ({ price, param: `items.${index}.price` }));
+  if (prices.some(isMeteredPrice))
+    await assertMetersBilledOnce(
+      prisma,
+      accountId,
+      customer.id,
+      id,
+      metered.filter(({ price }) => isMeteredPrice(price)),
+    );
   let defaultPaymentMethodId: string | null = null;
   if (input.default_payment_method !== undefined) {
     if (!paymentMethod) throw notFound('payment method', input.default_payment_method, 'default_payment_method');
@@ -269,6 +338,7 @@ export async function createSubscription(
     startDate: input.start_date * 1000,
     endDate: input.end_date === undefined ? null : input.end_date * 1000,
     startBillingDate: input.start_billing_date === undefined ? null : input.start_billing_date * 1000,
+    usageGraceMs: config.usageGraceMs,
   };
   const display = subscriptionDisplay({
     ...spec,
@@ -388,6 +458,47 @@ async function assertChangedItemsWithinCeiling(
   await assertItemsWithinCeiling(prisma, row.accountId, [...items.values()]);
 }
 
+/**
+ * The quantity a change of items sets, judged against the price the item will bill (its new price, else the
+ * one it has): none with a metered price, required to add a licensed one or to move an item onto one.
+ */
+async function changedQuantity(
+  prisma: Db,
+  row: SubscriptionWithItems,
+  item: NonNullable<UpdateSubscriptionInput['items']>[number],
+  price: PriceObject | undefined,
+  param: string,
+): Promise<number | undefined> {
+  if (item.deleted) return undefined;
+  const current = item.id === undefined ? undefined : row.items.find((existing) => existing.id === item.id);
+  // An unknown item id is the workflow's to refuse (404 naming it).
+  if (item.id !== undefined && !current) return item.quantity;
+  const currentPrice = current ? await findPrice(prisma, row.accountId, current.priceId) : null;
+  const billedBy = price ?? currentPrice!;
+  // A licensed item that stays licensed keeps its quantity unless one is given.
+  if (item.quantity === undefined && currentPrice && !isMeteredPrice(currentPrice) && !isMeteredPrice(billedBy))
+    return undefined;
+  return itemQuantity(billedBy, item.quantity, param);
+}
+
+/** assertMetersBilledOnce on the items the changes leave: the new metered prices named by their fields. */
+async function assertChangedMetersBilledOnce(
+  prisma: Db,
+  row: SubscriptionWithItems,
+  changes: { param: string; change: ItemChange }[],
+  newPrices: Map<string, PriceObject>,
+): Promise<void> {
+  const added = [...newPrices.entries()].filter(([, price]) => isMeteredPrice(price));
+  if (added.length === 0) return;
+  const changed = new Set(changes.map(({ change }) => change.id));
+  const kept = row.items.filter((item) => !changed.has(item.id)).map((item) => item.priceId);
+  const keptPrices = kept.length === 0 ? [] : await readPrices(prisma, row.accountId, kept);
+  await assertMetersBilledOnce(prisma, row.accountId, row.customerId, row.id, [
+    ...keptPrices.filter(isMeteredPrice).map((price) => ({ price, param: null })),
+    ...added.map(([param, price]) => ({ price, param })),
+  ]);
+}
+
 export async function itemChanges(
   prisma: Db,
   row: SubscriptionWithItems,
@@ -399,12 +510,17 @@ export async function itemChanges(
     intervalCount: row.intervalCount,
   };
   const changes: { param: string; change: ItemChange }[] = [];
+  const newPrices = new Map<string, PriceObject>();
   for (const [index, item] of input.entries()) {
     const param = `items.${index}`;
-    const priceId =
+    const price =
       item.price === undefined
         ? undefined
-        : (await recurringPrice(prisma, row.accountId, item.price, `${param}.price`, cadence)).price.id;
+        : (await recurringPrice(prisma, row.accountId, item.price, `${param}.price`, cadence)).price;
+    const priceId = price?.id;
+    if (price) newPrices.set(`${param}.price`, price);
+    const quantity = await changedQuantity(prisma, row, item, price, `${param}.quantity`);
+    const metered = price === undefined ? undefined : isMeteredPrice(price);
     const taxRateIds =
       item.tax === undefined
         ? undefined
@@ -415,14 +531,24 @@ export async function itemChanges(
         kind: 'add',
         id: newId('subscriptionItem'),
         priceId: priceId!,
-        quantity: item.quantity!,
+        quantity: quantity!,
         taxRateIds: taxRateIds ?? [],
+        ...(metered ? { metered } : {}),
       };
     else if (item.deleted) change = { kind: 'delete', id: item.id };
-    else change = { kind: 'update', id: item.id, priceId, quantity: item.quantity, taxRateIds };
+    else
+      change = {
+        kind: 'update',
+        id: item.id,
+        priceId,
+        quantity,
+        taxRateIds,
+        ...(metered === undefined ? {} : { metered }),
+      };
     changes.push({ param, change });
   }
   await assertChangedItemsWithinCeiling(prisma, row, changes);
+  await assertChangedMetersBilledOnce(prisma, row, changes, newPrices);
   return changes;
 }
 

@@ -3,4 +3,7 @@
 export { meterSchema } from './meter.schemas';
 export { assertActiveMeter } from './meter.service';
 export { addToHoursSql } from './usage-event.records';
+export { meterTotal, meterWindows } from './usage-event.service';
+export { priceQuantity } from './usage-pricing';
+export type { Pricing } from './usage-pricing';
 export { registerUsageRoutes } from './usage.routes';

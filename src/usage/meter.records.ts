@@ -73,6 +73,21 @@ export async function activeMetersNamed(db: Queryable, accountId: string, eventN
   }));
 }
 
+const METER_RULE: Statement = {
+  name: 'meter_rule',
+  text: 'SELECT event_name, aggregation, value_property FROM meters WHERE account_id = $1 AND id = $2',
+};
+
+/** How the account's meter `id` adds up events, whatever its status; null when unknown or another account's. */
+export async function meterRule(db: Queryable, accountId: string, id: string): Promise<MeterRule | null> {
+  const [row] = await queryRows<{ event_name: string; aggregation: string; value_property: string | null }>(
+    db,
+    METER_RULE,
+    [accountId, id],
+  );
+  return row ? { eventName: row.event_name, aggregation: row.aggregation, valueProperty: row.value_property } : null;
+}
+
 export interface MeterFilter {
   status?: string;
 }

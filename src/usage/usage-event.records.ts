@@ -100,14 +100,21 @@ export interface UsageWindow {
   customerId: string;
   /** The customer's test clock's time, or null on the wall clock. */
   clockTime: Date | null;
-  /** The earliest current_period_start of its trialing, active or paused subscriptions; null without any. */
+  /**
+   * The earliest start, over its trialing, active or paused subscriptions, of the period before the current
+   * one (its usage may still be reported late: docs/decisions.md §43), or of the current one when none was
+   * billed before it; null without any such subscription.
+   */
   oldestOpenPeriodStart: Date | null;
 }
 
+// The period before the current one is its subscription's last renewal before it (the primary key's range).
 const USAGE_WINDOWS: Statement = {
   name: 'usage_windows',
   text: `SELECT c.id, t.frozen_time AS clock_time,
-      (SELECT min(s.current_period_start) FROM subscriptions s
+      (SELECT min(coalesce(previous.start, s.current_period_start)) FROM subscriptions s
+        LEFT JOIN LATERAL (SELECT max(r.period_start) AS start FROM subscription_renewals r
+          WHERE r.subscription_id = s.id AND r.period_start < s.current_period_start) previous ON true
         WHERE s.account_id = c.account_id AND s.customer_id = c.id AND s.status IN ('trialing', 'active', 'paused'))
         AS oldest_open
     FROM customers c LEFT JOIN test_clocks t ON t.id = c.test_clock_id

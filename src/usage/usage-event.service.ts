@@ -5,8 +5,17 @@ import { currentTime } from '../lib/clock-time';
 import { DAY_MS } from '../lib/durations';
 import { toUnixSeconds } from '../lib/time';
 import { meterDefinition, meterOfAccount } from './meter.service';
-import { activeMetersNamed, type MeterRule } from './meter.records';
-import { insertUsageEvents, meterUsage, usageWindows, type UsageWindow } from './usage-event.records';
+import { activeMetersNamed, meterRule, type MeterRule } from './meter.records';
+import {
+  insertUsageEvents,
+  meterUsage,
+  usageWindows,
+  type MeterDefinition,
+  type UsageWindow,
+} from './usage-event.records';
+import type { Queryable } from '../db/sql';
+import { columnValue } from '../lib/columns';
+import { METER_AGGREGATIONS } from './meter.schemas';
 import {
   CLOCK_SKEW_SECONDS,
   MAX_USAGE_VALUE,
@@ -70,7 +79,7 @@ function refusalOf(
   if (event.timestamp * 1000 < earliest.getTime())
     return badRequest(
       window.oldestOpenPeriodStart
-        ? `Invalid body parameter '${param}': ${event.timestamp} is before the customer's oldest open period, which starts at ${toUnixSeconds(earliest)}`
+        ? `Invalid body parameter '${param}': ${event.timestamp} is before the customer's oldest period still open to usage, which starts at ${toUnixSeconds(earliest)}`
         : `Invalid body parameter '${param}': ${event.timestamp} is more than ${UNSUBSCRIBED_LOOKBACK_DAYS} days ago and the customer has no open subscription`,
       param,
       'usage_event_too_old',
@@ -179,4 +188,41 @@ export async function meterEventSummaries(
       end_time: query.start_time + (index + 1) * step,
     })),
   };
+}
+
+/**
+ * One customer's usage of the meter `meterId` over [from, to), in windows of `windowMs` from `from` (one window
+ * when absent) (docs/decisions.md §43: billing in arrears, the upcoming invoice and a subscription's usage read
+ * it). The meter is read whatever its status: an inactive meter's events already counted are still billed.
+ * Runs in any transaction (billing's), hence the statement, not a model call.
+ */
+export async function meterWindows(
+  db: Queryable,
+  accountId: string,
+  meterId: string,
+  customerId: string,
+  range: { from: Date; to: Date; windowMs?: number },
+): Promise<{ aggregation: MeterDefinition['aggregation']; values: number[] }> {
+  const rule = await meterRule(db, accountId, meterId);
+  if (!rule) throw notFound('meter', meterId, 'recurring.meter');
+  const definition: MeterDefinition = {
+    eventName: rule.eventName,
+    aggregation: columnValue(METER_AGGREGATIONS, rule.aggregation, 'meters.aggregation'),
+    valueProperty: rule.valueProperty,
+  };
+  return {
+    aggregation: definition.aggregation,
+    values: await meterUsage(db, accountId, definition, customerId, range),
+  };
+}
+
+/** meterWindows over [from, to) in one window: the total billing in arrears prices. */
+export async function meterTotal(
+  db: Queryable,
+  accountId: string,
+  meterId: string,
+  customerId: string,
+  range: { from: Date; to: Date },
+): Promise<number> {
+  return (await meterWindows(db, accountId, meterId, customerId, range)).values[0] ?? 0;
 }

@@ -361,3 +361,51 @@ describe('update', () => {
     });
   });
 });
+
+describe('usage billed in arrears (docs/decisions.md §43)', () => {
+  const metered = { id: 'si_m', priceId: 'price_m', quantity: 0, taxRateIds: [], metered: true as const };
+  const HOUR = 60 * 60 * 1000;
+
+  it('a period that closes usage is billed after the grace, with the closed period to bill; the first one is not', () => {
+    const state = initialState(spec({ items: [spec().items[0]!, metered], usageGraceMs: HOUR }), NOW);
+    expect(nextAction(state)).toEqual({ kind: 'bill', at: NOW, index: 0 });
+    expect(periodToBill(state, 0).usagePeriod).toBeUndefined();
+    const first = billed(state, 0, 'inv_1');
+    const periodEnd = Date.parse('2027-04-10T12:00:00.000Z');
+    expect(nextAction(first)).toEqual({ kind: 'bill', at: periodEnd + HOUR, index: 1 });
+    expect(periodToBill(first, 1).usagePeriod).toEqual({ start: NOW, end: periodEnd });
+    // Without a grace of its own the state waits the default hour; without metered items, not at all.
+    const { usageGraceMs: _grace, ...older } = first;
+    expect(nextAction(older)).toEqual({ kind: 'bill', at: periodEnd + HOUR, index: 1 });
+    const licensedOnly = billed(initialState(spec(), NOW), 0, 'inv_1');
+    expect(nextAction(licensedOnly)).toEqual({ kind: 'bill', at: periodEnd, index: 1 });
+    expect(periodToBill(licensedOnly, 1).usagePeriod).toBeUndefined();
+  });
+
+  it("a trial's usage is not billed: the first invoice after it closes no usage period", () => {
+    const trialing = initialState(spec({ items: [metered], trialDays: 7 }), NOW);
+    const ended = { ...trialing, status: 'active' as const };
+    expect(nextAction(ended)).toEqual({ kind: 'bill', at: NOW + 7 * DAY_MS, index: 0 });
+    expect(periodToBill(ended, 0).usagePeriod).toBeUndefined();
+  });
+
+  it('an item moved onto a metered price holds quantity 0 and is marked metered; moved back it needs its quantity', () => {
+    const state = initialState(spec(), NOW);
+    const moved = update(
+      state,
+      { items: [{ param: 'items.0', change: { kind: 'update', id: 'si_a', priceId: 'price_m', metered: true } }] },
+      NOW,
+    );
+    expect(moved.items).toEqual([{ id: 'si_a', priceId: 'price_m', quantity: 0, taxRateIds: [], metered: true }]);
+    const back = update(
+      moved,
+      {
+        items: [
+          { param: 'items.0', change: { kind: 'update', id: 'si_a', priceId: 'price_a', quantity: 2, metered: false } },
+        ],
+      },
+      NOW,
+    );
+    expect(back.items).toEqual([{ id: 'si_a', priceId: 'price_a', quantity: 2, taxRateIds: [] }]);
+  });
+});

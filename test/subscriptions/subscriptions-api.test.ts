@@ -380,7 +380,7 @@ describe('POST /subscriptions', () => {
     [{ items: [] }, 'items', 'parameter_invalid'],
     [{ items: 'price_x' }, 'items', 'parameter_invalid'],
     [{ items: [{ quantity: 1 }] }, 'items.0.price', 'parameter_missing'],
-    [{ items: [{ price: 'price_abc' }] }, 'items.0.quantity', 'parameter_missing'],
+    // A missing quantity is judged against the price (a metered one takes none): test/usage/usage-arrears.test.ts.
     [{ items: [{ price: 'price_abc', quantity: 0 }] }, 'items.0.quantity', 'parameter_invalid'],
     [{ items: [{ price: 'price_abc', quantity: -2 }] }, 'items.0.quantity', 'parameter_invalid'],
     [{ items: [{ price: 'price_abc', quantity: 1.5 }] }, 'items.0.quantity', 'parameter_invalid'],

@@ -137,6 +137,22 @@ export async function createSubscription(api: ApiClient, body: Record<string, un
   return expectStatus(await api.post('/subscriptions', body), 201, 'POST /subscriptions');
 }
 
+/** POST /subscriptions of `items` for `customerId`, starting now without a trial (the answer as it is). */
+export function subscribeNow(
+  api: ApiClient,
+  customerId: string,
+  items: unknown[],
+  extra: Record<string, unknown> = {},
+) {
+  return api.post('/subscriptions', {
+    customer: customerId,
+    items,
+    trial_days: 0,
+    start_date: Math.floor(Date.now() / 1000),
+    ...extra,
+  });
+}
+
 /** A subscription whose own card declines: its first invoice open and in dunning, the subscription past due. */
 export async function subscriptionInDunning(world: SubscriptionWorld) {
   const customer = await createCustomer(world.api);

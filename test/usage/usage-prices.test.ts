@@ -1,5 +1,6 @@
 import { expectStatus, startTwoAccountApp, type ApiClient, type TwoAccountApp } from '../support/harness';
 import { createCustomer } from '../support/payments';
+import { subscribeNow } from '../support/subscriptions';
 
 // Prices that describe usage through HTTP (docs/api.md "Usage-based billing"): metered prices on a meter,
 // tiered prices (graduated, volume), packages; the refusals naming the field, another account's meter,
@@ -188,7 +189,7 @@ it("refuses another account's meter and an inactive one", async () => {
   ]);
 });
 
-it('refuses tiered and metered prices on subscriptions, invoices and checkouts, naming the price', async () => {
+it('refuses tiered prices on invoices, checkouts and licensed items, and a quantity on a metered item, naming the field', async () => {
   const metered = expectStatus(
     await api.post(`/prices/${product}`, {
       currency: 'USD',
@@ -208,18 +209,37 @@ it('refuses tiered and metered prices on subscriptions, invoices and checkouts, 
     }),
     201,
   );
+  const licensedTiers = expectStatus(
+    await api.post(`/prices/${product}`, {
+      currency: 'USD',
+      type: 'recurring',
+      recurring: monthly,
+      billing_scheme: 'tiered',
+      tiers_mode: 'graduated',
+      tiers: TIERS,
+    }),
+    201,
+  );
   const customer = await createCustomer(api);
-  const subscription = await api.post('/subscriptions', {
-    customer: customer.id,
-    items: [{ price: metered.id, quantity: 1 }],
-    trial_days: 0,
-    start_date: Math.floor(Date.now() / 1000),
-  });
-  expect([subscription.status, subscription.body.error.code, subscription.body.error.param]).toEqual([
+  const subscribe = (items: unknown[]) => subscribeNow(api, customer.id, items);
+  // A metered item takes no quantity (its usage is billed in arrears); a licensed tiered price is not billable.
+  const quantified = await subscribe([{ price: metered.id, quantity: 1 }]);
+  expect([quantified.status, quantified.body.error.code, quantified.body.error.param]).toEqual([
+    400,
+    'parameter_invalid',
+    'items.0.quantity',
+  ]);
+  const tiered = await subscribe([{ price: licensedTiers.id, quantity: 1 }]);
+  expect([tiered.status, tiered.body.error.code, tiered.body.error.param]).toEqual([
     400,
     'price_not_billable',
     'items.0.price',
   ]);
+  const invoiceOfMetered = await api.post('/invoices', {
+    customer: customer.id,
+    lines: [{ price: metered.id, quantity: 3 }],
+  });
+  expect(invoiceOfMetered.status).toBe(400);
   const invoice = await api.post('/invoices', { customer: customer.id, lines: [{ price: volume.id, quantity: 3 }] });
   expect([invoice.status, invoice.body.error.code, invoice.body.error.param]).toEqual([
     400,
