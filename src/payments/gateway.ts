@@ -171,4 +171,23 @@ export class GatewayUnavailableError extends Error {
  */
 export type ProcessorReport =
   | { kind: 'charge'; accountId: string; idempotencyKey: string; result: ChargeResult }
-  | { kind: 'refund'; accountId: string; idempotencyKey: string; result: RefundResult };
+  | { kind: 'refund'; accountId: string; idempotencyKey: string; result: RefundResult }
+  | { kind: 'dispute'; accountId: string; dispute: ProcessorDispute };
+
+/**
+ * A customer's dispute of a charge, as the processor's latest event says it (docs/decisions.md §43): found by the
+ * charge's id the charge result answered (`chargeId`, the payment's gateway reference).
+ */
+export interface ProcessorDispute {
+  /** The processor's id of the dispute. */
+  id: string;
+  chargeId: string;
+  /** Integer cents disputed, in the charge's currency. */
+  amount: number;
+  currency: string;
+  /** Stripe's dispute statuses (needs_response, under_review, won, lost, warning_*...), the port's names for them. */
+  status: string;
+  reason: string | null;
+  /** When the processor opened it. */
+  created: Date;
+}
