@@ -137,12 +137,17 @@ export interface ProcessorPaymentMethod {
 
 /**
  * The processor refused the call itself (a reused key with another request, an unknown charge, a refund
- * above what is left): a programming or state error, not a decline, and not worth retrying.
+ * above what is left, a key it no longer takes): a programming, state or configuration error, not a decline.
+ * `final`: it refused this very request for what it says (a parameter, an object it does not know), so nothing
+ * moved under its key and the same request is refused again; otherwise (the account's key refused, a key in use
+ * by a concurrent request) what an earlier send under the key did is not known, and the entry stays in flight
+ * (docs/decisions.md §44).
  */
 export class GatewayRequestError extends Error {
   constructor(
     readonly code: string,
     message: string,
+    readonly final = true,
   ) {
     super(message);
   }
