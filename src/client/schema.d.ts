@@ -2297,6 +2297,46 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "charge.dispute.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * charge.dispute.created: `data` is the dispute of the charge that paid an invoice, as the invoice's `dispute` shows it (docs/api.md, "Payment processors")
+         * @description `data` carries `origin` when the change was asked on a customer-facing page: `customer_portal`, `hosted_checkout` or `hosted_invoice_page` (absent for the API, the dashboard and the billing engine).
+         */
+        post: operations["event_charge_dispute_created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "charge.dispute.closed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * charge.dispute.closed: `data` is the dispute of the charge that paid an invoice, as the invoice's `dispute` shows it (docs/api.md, "Payment processors")
+         * @description `data` carries `origin` when the change was asked on a customer-facing page: `customer_portal`, `hosted_checkout` or `hosted_invoice_page` (absent for the API, the dashboard and the billing engine).
+         */
+        post: operations["event_charge_dispute_closed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "credit_note.created": {
         parameters: {
             query?: never;
@@ -3955,6 +3995,8 @@ export interface components {
             amount_paid: number;
             amount_remaining: number;
             amount_refunded: number;
+            /** @description The processor's dispute of the charge that paid it (docs/api.md, "Payment processors"); null when never disputed */
+            dispute: components["schemas"]["InvoiceDispute"] | null;
             /** @description Cents of the customer's credit balance used at finalization: amount_due = total - applied_balance - pre_payment_credit_notes_amount (docs/decisions.md §22); negative (= total) when a total below zero went to the balance (§25) */
             applied_balance: number;
             /** @description Cents credited by credit notes while the invoice was open */
@@ -4010,6 +4052,26 @@ export interface components {
                 amount: number;
                 discount: string;
             }[];
+        };
+        InvoiceDispute: {
+            /** @description The processor's dispute id (Stripe's dp_...) */
+            id: string;
+            /** @enum {string} */
+            object: "dispute";
+            /** @description Cents disputed */
+            amount: number;
+            currency: components["schemas"]["CurrencyCode"];
+            /** @description Stripe's dispute status: warning_needs_response, warning_under_review, warning_closed (an inquiry: no money moved), needs_response, under_review, appeal_needs_response, appeal_under_review (withdrawn while open), won (given back), lost (withdrawn for good) or prevented */
+            status: string;
+            /** @description won, lost, warning_closed or prevented: the dispute is over */
+            closed: boolean;
+            /** @description The processor's reason (fraudulent, product_not_received, ...) */
+            reason: string | null;
+            /** @description The charge disputed, as the processor names it (the payment's gateway_reference) */
+            charge: string;
+            invoice: string;
+            /** @description When the processor opened the dispute */
+            created: number;
         };
         InvoiceLine: {
             id: string;
@@ -4097,6 +4159,8 @@ export interface components {
             amount_paid: number;
             amount_remaining: number;
             amount_refunded: number;
+            /** @description The processor's dispute of the charge that paid it (docs/api.md, "Payment processors"); null when never disputed */
+            dispute: components["schemas"]["InvoiceDispute"] | null;
             /** @description Cents of the customer's credit balance used at finalization: amount_due = total - applied_balance - pre_payment_credit_notes_amount (docs/decisions.md §22); negative (= total) when a total below zero went to the balance (§25) */
             applied_balance: number;
             /** @description Cents credited by credit notes while the invoice was open */
@@ -4193,10 +4257,10 @@ export interface components {
             /** @enum {string} */
             object: "transaction";
             /** @enum {string} */
-            type: "payment" | "refund" | "adjustment";
+            type: "payment" | "refund" | "adjustment" | "dispute";
             /** @enum {string} */
             status: "succeeded" | "failed" | "pending" | "unknown";
-            /** @description Signed cents: payments positive, refunds negative */
+            /** @description Signed cents: payments positive, refunds negative; a dispute: its withdrawal negative, its reinstatement positive */
             amount: number;
             currency: components["schemas"]["CurrencyCode"];
             customer: string | null;
@@ -4206,7 +4270,7 @@ export interface components {
             /** @description With include=names: the invoice's number, once it has one */
             invoice_number?: string;
             payment_method: string | null;
-            /** @description Refunds: the payment refunded */
+            /** @description Refunds: the payment refunded; disputes: the payment disputed */
             source_transaction: string | null;
             /** @description Payments: attempt number on the invoice */
             attempt: number | null;
@@ -11755,7 +11819,7 @@ export interface operations {
                 starting_after?: string;
                 /** @description Cursor: the page holds the items that come just before this id in the list (page is then ignored) */
                 ending_before?: string;
-                type?: "payment" | "refund" | "adjustment";
+                type?: "payment" | "refund" | "adjustment" | "dispute";
                 status?: "succeeded" | "failed" | "pending" | "unknown";
                 customer?: string;
                 invoice?: string;
@@ -21074,6 +21138,76 @@ export interface operations {
                     /** @description When the event was written, ISO 8601 in UTC */
                     createdAt: string;
                     data: components["schemas"]["Invoice"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx: delivered. 5xx, 408 and 429 are retried (6 attempts in about 43 minutes); a 3xx or another 4xx is final */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    event_charge_dispute_created: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<Unix seconds>,v1=<hex HMAC-SHA256(destination secret, t + "." + raw body)>`; refuse a `t` more than 300 s away from now */
+                "cc-signature": string;
+                /** @description The event id, as `id` in the body */
+                "cc-event-id": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Event id: deliveries of one event carry the same id, so a receiver deduplicates on it */
+                    id: string;
+                    /** @enum {string} */
+                    event: "charge.dispute.created";
+                    /** @description When the event was written, ISO 8601 in UTC */
+                    createdAt: string;
+                    data: components["schemas"]["InvoiceDispute"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx: delivered. 5xx, 408 and 429 are retried (6 attempts in about 43 minutes); a 3xx or another 4xx is final */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    event_charge_dispute_closed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<Unix seconds>,v1=<hex HMAC-SHA256(destination secret, t + "." + raw body)>`; refuse a `t` more than 300 s away from now */
+                "cc-signature": string;
+                /** @description The event id, as `id` in the body */
+                "cc-event-id": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Event id: deliveries of one event carry the same id, so a receiver deduplicates on it */
+                    id: string;
+                    /** @enum {string} */
+                    event: "charge.dispute.closed";
+                    /** @description When the event was written, ISO 8601 in UTC */
+                    createdAt: string;
+                    data: components["schemas"]["InvoiceDispute"];
                 };
             };
         };

@@ -1,6 +1,6 @@
 // The invoices module's public face: what other modules use of it (written by scripts/module-faces.ts;
 // docs/architecture.md, "Modules"). Files that load no other module's index.ts come first.
-export { invoiceIdParams, invoiceSchema } from './invoice.schemas';
+export { invoiceDisputeSchema, invoiceIdParams, invoiceSchema } from './invoice.schemas';
 export type { InvoiceObject } from './invoice.schemas';
 export { HOSTED_INVOICE_PATH, findHostedInvoiceLink } from './hosted-link.records';
 export { listInvoices } from './invoice-list.service';
@@ -25,6 +25,7 @@ export {
   withInvoiceNumbers,
 } from './invoice.records';
 export type { InvoiceWithLines } from './invoice.records';
+export { recordInvoiceDispute } from './invoice-dispute.service';
 export {
   authenticateInvoicePayment,
   collectInvoice,

@@ -3,7 +3,7 @@ import { columnValue } from '../lib/columns';
 import { Prisma, type Invoice, type InvoiceLine, type Transaction } from '../generated/prisma/client';
 import type { Db, Tx } from '../db/prisma';
 import { toUnixSeconds } from '../lib/time';
-import type { InvoiceLineObject, InvoiceObject, TaxAmountObject } from './invoice.schemas';
+import type { InvoiceDisputeObject, InvoiceLineObject, InvoiceObject, TaxAmountObject } from './invoice.schemas';
 import { updatedMsOf } from '../lib/object-version';
 import { hostedInvoiceUrl, type HostedLinkRef } from './hosted-link.records';
 import {
@@ -78,6 +78,7 @@ export function toInvoiceObject(invoice: InvoiceWithLines): InvoiceObject {
     amount_paid: amountPaid,
     amount_remaining: amountDue - amountPaid,
     amount_refunded: Number(invoice.amountRefunded),
+    dispute: (invoice.dispute as InvoiceDisputeObject | null) ?? null,
     applied_balance: Number(invoice.appliedBalance),
     pre_payment_credit_notes_amount: Number(invoice.prePaymentCreditNotesAmount),
     post_payment_credit_notes_amount: Number(invoice.postPaymentCreditNotesAmount),
@@ -290,8 +291,12 @@ export async function readSubscriptionInvoicesMade(
 
 /** What a state change of an invoice sets (never its identity, lines or version, which its trigger bumps). */
 export type InvoiceChange = Partial<
-  Omit<Invoice, 'id' | 'accountId' | 'updatedAt' | 'updatedMs' | 'customerAddress' | 'accountAddress'>
-> & { customerAddress?: Prisma.InputJsonValue; accountAddress?: Prisma.InputJsonValue | null };
+  Omit<Invoice, 'id' | 'accountId' | 'updatedAt' | 'updatedMs' | 'customerAddress' | 'accountAddress' | 'dispute'>
+> & {
+  customerAddress?: Prisma.InputJsonValue;
+  accountAddress?: Prisma.InputJsonValue | null;
+  dispute?: Prisma.InputJsonValue;
+};
 
 /**
  * Sets `change` on an invoice the caller's transaction has locked (lockInvoiceRow) and answers it with its
@@ -340,6 +345,7 @@ export type NewInvoice = Omit<
   | 'customerAddress'
   | 'accountAddress'
   | 'totalTaxes'
+  | 'dispute'
 > & {
   customerAddress?: Prisma.InputJsonValue;
   accountAddress: Prisma.InputJsonValue | null;
@@ -362,6 +368,7 @@ const INSERT_FIELDS = Object.keys(INVOICE_COLUMNS).filter(
       'paidAt',
       'voidedAt',
       'updatedMs',
+      'dispute',
     ].includes(field),
 );
 const LINE_FIELDS = Object.keys(LINE_COLUMNS);

@@ -156,6 +156,31 @@ export const invoiceLineSchema = z
   })
   .meta({ id: 'InvoiceLine' });
 
+/**
+ * The processor's dispute of the charge that paid an invoice (docs/decisions.md §44), as its latest event said: on the
+ * invoice as `dispute` and the `data` of the charge.dispute.* events.
+ */
+export const invoiceDisputeSchema = z
+  .object({
+    id: z.string().describe("The processor's dispute id (Stripe's dp_...)"),
+    object: z.literal('dispute'),
+    amount: z.number().int().describe('Cents disputed'),
+    currency: currencyCode,
+    status: z
+      .string()
+      .describe(
+        "Stripe's dispute status: warning_needs_response, warning_under_review, warning_closed (an inquiry: no money moved), " +
+          'needs_response, under_review, appeal_needs_response, appeal_under_review (withdrawn while open), won (given back), ' +
+          'lost (withdrawn for good) or prevented',
+      ),
+    closed: z.boolean().describe('won, lost, warning_closed or prevented: the dispute is over'),
+    reason: z.string().nullable().describe("The processor's reason (fraudulent, product_not_received, ...)"),
+    charge: z.string().describe("The charge disputed, as the processor names it (the payment's gateway_reference)"),
+    invoice: z.string(),
+    created: unixTime.describe('When the processor opened the dispute'),
+  })
+  .meta({ id: 'InvoiceDispute' });
+
 export const invoiceSchema = z
   .object({
     id: z.string(),
@@ -176,6 +201,11 @@ export const invoiceSchema = z
     amount_paid: z.number(),
     amount_remaining: z.number(),
     amount_refunded: z.number(),
+    dispute: z
+      .union([invoiceDisputeSchema, z.null()])
+      .describe(
+        'The processor\'s dispute of the charge that paid it (docs/api.md, "Payment processors"); null when never disputed',
+      ),
     applied_balance: z
       .number()
       .describe(
@@ -249,3 +279,4 @@ export type ListInvoicesQuery = z.output<typeof listInvoicesQuery>;
 export type InvoiceObject = z.output<typeof invoiceSchema>;
 export type InvoiceLineObject = z.output<typeof invoiceLineSchema>;
 export type TaxAmountObject = z.output<typeof taxAmountSchema>;
+export type InvoiceDisputeObject = z.output<typeof invoiceDisputeSchema>;

@@ -168,6 +168,46 @@ export interface EntryRecording<S> {
   settledOnly?: boolean;
 }
 
+/** The failed outcome a refusal of `entry` is, or null when it must stay in flight (docs/decisions.md §45). */
+function refusalOutcome(entry: Transaction, error: GatewayRequestError): LedgerOutcome | null {
+  const neverAnswered = entry.status === 'pending' && entry.gatewayReference === null;
+  if (!error.final || !neverAnswered) return null;
+  return { status: 'failed', gatewayReference: null, failureCode: error.code, failureMessage: error.message };
+}
+
+/**
+ * The processor refused the call for `entry` (docs/decisions.md §45). A final refusal of an entry it never
+ * answered (this very request refused for a parameter or an object it does not know: nothing moved under the key)
+ * is recorded failed by its owner, with the processor's code and message, and answered 400 `processor_refused`;
+ * any other (the account's key refused, a key in use, a refusal while asking about an entry sent before) leaves the
+ * entry as it was, in flight under its key, and is answered 502 `processor_error`: a charge is never recorded
+ * failed while an earlier send of it may have moved money.
+ */
+async function refusedByProcessor(
+  entry: Transaction,
+  error: GatewayRequestError,
+  record: OutcomeRecorder<unknown>,
+): Promise<ApiError> {
+  const what = entry.type === 'refund' ? 'refund' : 'payment';
+  const failed = refusalOutcome(entry, error);
+  if (failed) {
+    await record(entry, failed);
+    return new ApiError(
+      'invalid_request_error',
+      'processor_refused',
+      `The payment processor refused the ${what} (${error.code}): ${error.message} It was recorded as failed.`,
+    );
+  }
+  return new ApiError(
+    'api_error',
+    'processor_error',
+    `The payment processor refused the ${what} (${error.code}): ${error.message} Nothing was recorded as paid or failed: ` +
+      'the attempt stays pending under its key and is sent again, never twice, once the processor takes it.',
+    undefined,
+    502,
+  );
+}
+
 /**
  * The charge protocol's second half for an entry opened already (docs/architecture.md, "Payment processors"):
  * sent to the processor (or asked about) under its key, and its outcome recorded by its owner.
@@ -178,7 +218,13 @@ export async function finishEntry<S>(
   entry: Transaction,
   recording: EntryRecording<S>,
 ): Promise<S> {
-  const outcome = await sendEntry(prisma, gateways, entry, recording.unavailable);
+  let outcome: LedgerOutcome;
+  try {
+    outcome = await sendEntry(prisma, gateways, entry, recording.unavailable);
+  } catch (error) {
+    if (error instanceof GatewayRequestError) throw await refusedByProcessor(entry, error, recording.record);
+    throw error;
+  }
   const recorded = await recording.record(entry, outcome);
   if (recording.settledOnly && !isSettled(outcome)) throw gatewayUnavailable(recording.unavailable);
   return recorded;
@@ -266,6 +312,32 @@ export interface ReconciliationPass {
 const RECONCILIATION_BATCH = 100;
 
 /**
+ * What the processor says of an entry in flight, for a reconciliation pass: a refusal for what the request says is
+ * its failed outcome (asking again would be refused again); null (logged) when it cannot be told now.
+ */
+async function outcomeToRecord(prisma: Db, gateways: Gateways, entry: Transaction): Promise<LedgerOutcome | null> {
+  try {
+    return await sendEntry(prisma, gateways, entry, 'The next pass asks again.');
+  } catch (error) {
+    const failed = error instanceof GatewayRequestError ? refusalOutcome(entry, error) : null;
+    if (!failed)
+      logger.warn({ err: error, transaction: entry.id }, 'payment in flight not reconciled; the next pass asks again');
+    return failed;
+  }
+}
+
+/** Records an entry's outcome in a reconciliation pass: false (logged) when its owner could not. */
+async function recordedInPass(record: OutcomeRecorder<unknown>, entry: Transaction, outcome: LedgerOutcome) {
+  try {
+    await record(entry, outcome);
+    return true;
+  } catch (error) {
+    logger.warn({ err: error, transaction: entry.id }, 'payment in flight not reconciled; the next pass asks again');
+    return false;
+  }
+}
+
+/**
  * One batch of the payment reconciliation (docs/decisions.md §40): each charge or refund in flight (every
  * `unknown` one, and each `pending` one older than `pendingOlderThanMs`) is asked of its processor under its own
  * key and recorded by its owner (`recorderOf`) as the request would have. One that cannot be finished now (its
@@ -285,14 +357,9 @@ export async function reconcileEntries(
   );
   let settled = 0;
   for (const entry of batch) {
-    try {
-      const outcome = await sendEntry(prisma, gateways, entry, 'The next pass asks again.');
-      await recorderOf(entry)(entry, outcome);
-      if (isSettled(outcome)) settled += 1;
-    } catch (error) {
-      // One entry that cannot be finished holds up none of the others: it stays in flight for the next pass.
-      logger.warn({ err: error, transaction: entry.id }, 'payment in flight not reconciled; the next pass asks again');
-    }
+    const outcome = await outcomeToRecord(prisma, gateways, entry);
+    // One entry that cannot be finished holds up none of the others: it stays in flight for the next pass.
+    if (outcome && (await recordedInPass(recorderOf(entry), entry, outcome)) && isSettled(outcome)) settled += 1;
   }
   return {
     asked: batch.length,

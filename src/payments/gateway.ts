@@ -137,12 +137,17 @@ export interface ProcessorPaymentMethod {
 
 /**
  * The processor refused the call itself (a reused key with another request, an unknown charge, a refund
- * above what is left): a programming or state error, not a decline, and not worth retrying.
+ * above what is left, a key it no longer takes): a programming, state or configuration error, not a decline.
+ * `final`: it refused this very request for what it says (a parameter, an object it does not know), so nothing
+ * moved under its key and the same request is refused again; otherwise (the account's key refused, a key in use
+ * by a concurrent request) what an earlier send under the key did is not known, and the entry stays in flight
+ * (docs/decisions.md §45).
  */
 export class GatewayRequestError extends Error {
   constructor(
     readonly code: string,
     message: string,
+    readonly final = true,
   ) {
     super(message);
   }
@@ -171,4 +176,23 @@ export class GatewayUnavailableError extends Error {
  */
 export type ProcessorReport =
   | { kind: 'charge'; accountId: string; idempotencyKey: string; result: ChargeResult }
-  | { kind: 'refund'; accountId: string; idempotencyKey: string; result: RefundResult };
+  | { kind: 'refund'; accountId: string; idempotencyKey: string; result: RefundResult }
+  | { kind: 'dispute'; accountId: string; dispute: ProcessorDispute };
+
+/**
+ * A customer's dispute of a charge, as the processor's latest event says it (docs/decisions.md §44): found by the
+ * charge's id the charge result answered (`chargeId`, the payment's gateway reference).
+ */
+export interface ProcessorDispute {
+  /** The processor's id of the dispute. */
+  id: string;
+  chargeId: string;
+  /** Integer cents disputed, in the charge's currency. */
+  amount: number;
+  currency: string;
+  /** Stripe's dispute statuses (needs_response, under_review, won, lost, warning_*...), the port's names for them. */
+  status: string;
+  reason: string | null;
+  /** When the processor opened it. */
+  created: Date;
+}

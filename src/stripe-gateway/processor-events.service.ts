@@ -19,6 +19,9 @@ export interface ProcessorEventOutcome {
 /** The event types whose object the service acts on (docs/api.md, "Payment processors"); others are ignored. */
 const HANDLED_OBJECTS = new Set(['payment_intent', 'charge', 'refund', 'dispute']);
 
+/** The dispute events the service settles from (docs/decisions.md §44); funds_withdrawn/reinstated repeat what they say. */
+const DISPUTE_EVENTS = new Set(['charge.dispute.created', 'charge.dispute.updated', 'charge.dispute.closed']);
+
 interface EventObject {
   id?: string;
   object?: string;
@@ -32,6 +35,7 @@ interface EventObject {
  */
 function reportOf(accountId: string, event: Stripe.Event): ProcessorReport | null {
   const object = event.data.object as EventObject;
+  if (object.object === 'dispute' && DISPUTE_EVENTS.has(event.type)) return disputeReportOf(accountId, event);
   const idempotencyKey = object.metadata?.[IDEMPOTENCY_METADATA_KEY];
   if (!idempotencyKey) return null;
   if (object.object === 'payment_intent') {
@@ -41,6 +45,30 @@ function reportOf(accountId: string, event: Stripe.Event): ProcessorReport | nul
     return { kind: 'refund', accountId, idempotencyKey, result: refundResult(object as Stripe.Refund) };
   }
   return null;
+}
+
+/**
+ * A dispute event's report: the dispute of the PaymentIntent the adapter made (the charge's id a charge result
+ * answers, so the payment's gateway reference), in the service's upper-case currency.
+ */
+function disputeReportOf(accountId: string, event: Stripe.Event): ProcessorReport | null {
+  const dispute = event.data.object as Stripe.Dispute;
+  const intent = dispute.payment_intent;
+  const chargeId = typeof intent === 'string' ? intent : intent?.id;
+  if (!chargeId || typeof dispute.amount !== 'number' || typeof dispute.currency !== 'string') return null;
+  return {
+    kind: 'dispute',
+    accountId,
+    dispute: {
+      id: dispute.id,
+      chargeId,
+      amount: dispute.amount,
+      currency: dispute.currency.toUpperCase(),
+      status: dispute.status,
+      reason: dispute.reason ?? null,
+      created: new Date(dispute.created * 1000),
+    },
+  };
 }
 
 /**

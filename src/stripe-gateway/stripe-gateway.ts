@@ -31,7 +31,11 @@ function credentialsOnce(prisma: Db, accountId: string): () => Promise<Processor
   return () =>
     (loaded ??= readProcessorCredentials(prisma, accountId).then((credentials) => {
       if (!credentials || credentials.processor !== 'stripe')
-        throw new GatewayRequestError('processor_not_connected', `Account ${accountId} has not connected Stripe.`);
+        throw new GatewayRequestError(
+          'processor_not_connected',
+          `Account ${accountId} has not connected Stripe.`,
+          false,
+        );
       return credentials;
     }));
 }
@@ -41,7 +45,7 @@ function writeFailure(error: unknown): { status: 'unknown'; reason: string } | R
   if (!(error instanceof Error) || !('type' in error)) throw error;
   const kind = classifyStripeError(error as never);
   if (kind.kind === 'unavailable') throw new GatewayUnavailableError('stripe', kind.message);
-  if (kind.kind === 'refused') throw new GatewayRequestError(kind.code, kind.message);
+  if (kind.kind === 'refused') throw new GatewayRequestError(kind.code, kind.message, kind.final);
   if (kind.kind === 'unknown') return { status: 'unknown', reason: kind.message };
   return kind;
 }
@@ -50,7 +54,7 @@ function writeFailure(error: unknown): { status: 'unknown'; reason: string } | R
 function readFailure(error: unknown): never {
   if (!(error instanceof Error) || !('type' in error)) throw error;
   const kind = classifyStripeError(error as never);
-  if (kind.kind === 'refused') throw new GatewayRequestError(kind.code, kind.message);
+  if (kind.kind === 'refused') throw new GatewayRequestError(kind.code, kind.message, kind.final);
   throw new GatewayUnavailableError('stripe', kind.kind === 'declined' ? 'Stripe declined a read' : kind.message);
 }
 

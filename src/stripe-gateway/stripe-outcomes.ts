@@ -129,7 +129,8 @@ export type StripeErrorKind =
   | { kind: 'unavailable'; message: string }
   | { kind: 'unknown'; message: string }
   | { kind: 'declined'; decline: StripeDecline; paymentIntentId?: string; chargeId?: string }
-  | { kind: 'refused'; code: string; message: string };
+  /** `final`: a 400 or 404 about the request itself (docs/decisions.md §45); a key refused (401, 403) or an idempotency conflict is not. */
+  | { kind: 'refused'; code: string; message: string; final: boolean };
 
 interface StripeLikeError {
   type?: string;
@@ -160,5 +161,15 @@ export function classifyStripeError(error: StripeLikeError): StripeErrorKind {
       chargeId: error.charge,
     };
   }
-  return { kind: 'refused', code: error.code ?? `stripe_${error.statusCode}`, message };
+  const code = error.code ?? `stripe_${error.statusCode}`;
+  if (error.statusCode === 401 || error.statusCode === 403)
+    // Stripe's message of a refused key quotes part of it (stripe-mock's the whole header): never passed on.
+    return {
+      kind: 'refused',
+      code,
+      message: `Stripe refused the account's secret key (HTTP ${error.statusCode}).`,
+      final: false,
+    };
+  const final = (error.statusCode === 400 || error.statusCode === 404) && error.type !== 'StripeIdempotencyError';
+  return { kind: 'refused', code, message, final };
 }

@@ -85,7 +85,8 @@ function originWords(charge: Transaction, invoice: Invoice): string | null {
 
 function chargeReason(charge: Transaction, invoice: Invoice | undefined, activity: CustomerActivity): string {
   const payment = activity.planPayments.get(charge.id);
-  if (charge.type === 'refund') return charge.description ?? `refund of ${charge.sourceTransactionId ?? 'a payment'}`;
+  if (charge.type === 'refund' || charge.type === 'dispute')
+    return charge.description ?? `refund of ${charge.sourceTransactionId ?? 'a payment'}`;
   if (payment) {
     const installments = `installment${payment.installmentNumbers.length > 1 ? 's' : ''} ${payment.installmentNumbers.join(', ')}`;
     return `payment plan ${payment.planId}, ${installments}${payment.deposit ? ' (deposit)' : ''}, ${payment.method} payment ${payment.id}`;

@@ -23,7 +23,7 @@ import type { ChargeOrigin } from './transaction-origin';
  */
 export interface LedgerEntry {
   accountId: string;
-  type: 'payment' | 'refund' | 'adjustment';
+  type: 'payment' | 'refund' | 'adjustment' | 'dispute';
   /** Signed cents: payments positive, refunds negative, so the balance is a plain sum. */
   amount: bigint;
   currency: string;
@@ -112,6 +112,7 @@ function entryData(
 // src/invoices and src/credit-notes import them from here.
 export {
   countPendingEntries,
+  disputedPayment,
   entryByGatewayKey,
   findEntry,
   entriesInFlight,
@@ -182,6 +183,37 @@ export async function recordAdjustment(
   });
   const recorded = await insertEntry(tx, data, 'succeeded', currentTime());
   return recorded!;
+}
+
+/**
+ * A dispute's money as Stripe's balance moves it (docs/decisions.md §44): the disputed cents are withdrawn when the
+ * dispute opens (an inquiry withdraws nothing) and given back if it is won, each a succeeded `dispute` entry naming
+ * the payment. Once per dispute and movement (its gateway key), however often and in whatever order the
+ * processor's events come: undefined when it was recorded already.
+ */
+export async function recordDisputeMovement(
+  tx: AnyTx,
+  payment: Transaction,
+  dispute: { id: string; amount: number },
+  movement: 'withdrawal' | 'reinstatement',
+): Promise<Transaction | undefined> {
+  const cents = BigInt(dispute.amount);
+  const data = entryData({
+    accountId: payment.accountId,
+    type: 'dispute',
+    amount: movement === 'withdrawal' ? -cents : cents,
+    currency: payment.currency,
+    customerId: payment.customerId,
+    invoiceId: payment.invoiceId,
+    paymentMethodId: payment.paymentMethodId,
+    sourceTransactionId: payment.id,
+    gatewayKey: `dispute:${dispute.id}:${movement}`,
+    description:
+      movement === 'withdrawal'
+        ? `Dispute ${dispute.id}: funds withdrawn`
+        : `Dispute ${dispute.id} won: funds reinstated`,
+  });
+  return insertEntry(tx, data, 'succeeded', currentTime());
 }
 
 /** Why a customer balance entry changes it: Stripe's names for the same entries. */

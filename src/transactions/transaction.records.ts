@@ -226,3 +226,14 @@ export async function entriesInFlight(
 ): Promise<Transaction[]> {
   return queryModels(db, TRANSACTION_COLUMNS, ENTRIES_IN_FLIGHT, [pendingOlderThanMs / 1000, after, limit]);
 }
+
+/**
+ * The succeeded invoice payment the processor knows as `gatewayReference` (its charge id), the newest when several
+ * carry it: what a dispute of that charge is about; null when the account made no such payment.
+ */
+export function disputedPayment(db: Db | Tx, accountId: string, gatewayReference: string): Promise<Transaction | null> {
+  return db.transaction.findFirst({
+    where: { accountId, gatewayReference, type: 'payment', status: 'succeeded', invoiceId: { not: null } },
+    orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+  });
+}

@@ -5,7 +5,7 @@ import { invoiceId } from '../invoices/invoice.schemas';
 import { currencyCode } from '../lib/iso';
 import { TRANSACTION_ORIGINS } from './transaction-origin';
 
-export const TRANSACTION_TYPES = ['payment', 'refund', 'adjustment'] as const;
+export const TRANSACTION_TYPES = ['payment', 'refund', 'adjustment', 'dispute'] as const;
 export const BALANCE_ENTRY_TYPES = [
   'credit_note',
   'applied_to_invoice',
@@ -20,14 +20,18 @@ export const transactionSchema = z
     object: z.literal('transaction'),
     type: z.enum(TRANSACTION_TYPES),
     status: z.enum(TRANSACTION_STATUSES),
-    amount: z.number().describe('Signed cents: payments positive, refunds negative'),
+    amount: z
+      .number()
+      .describe(
+        'Signed cents: payments positive, refunds negative; a dispute: its withdrawal negative, its reinstatement positive',
+      ),
     currency: currencyCode,
     customer: z.string().nullable(),
     customer_name: z.string().optional().describe("With include=names: the customer's name"),
     invoice: z.string().nullable(),
     invoice_number: z.string().optional().describe("With include=names: the invoice's number, once it has one"),
     payment_method: z.string().nullable(),
-    source_transaction: z.string().nullable().describe('Refunds: the payment refunded'),
+    source_transaction: z.string().nullable().describe('Refunds: the payment refunded; disputes: the payment disputed'),
     attempt: z.number().nullable().describe('Payments: attempt number on the invoice'),
     gateway_reference: z.string().nullable().describe('The charge (ch_) or refund (re_) id at the gateway'),
     failure_code: z.string().nullable(),

@@ -1,7 +1,7 @@
 import type { Transaction } from '../generated/prisma/client';
 import type { Db } from '../db/prisma';
 import { creditNoteOfRefund, recordCreditNoteRefund } from '../credit-notes';
-import { recordInvoicePayment, recordInvoiceRefund } from '../invoices';
+import { recordInvoiceDispute, recordInvoicePayment, recordInvoiceRefund } from '../invoices';
 import { recordPlanCharge } from '../payment-plans';
 import { recordPlanRefund } from '../payment-plans';
 import { chargeOutcome, reconcileEntries, refundOutcome } from '../payments';
@@ -44,13 +44,15 @@ export function reconcilePayments(
 /**
  * A processor's own report of what became of a charge or refund (its webhook: docs/architecture.md, "Payment
  * processors"), recorded by the entry's owner as its outcome, once. `ignored`: nothing of the account was sent
- * under that key (an object the service did not create), or its entry is settled already.
+ * under that key (an object the service did not create), or its entry is settled already. A dispute's report is
+ * its invoice's (docs/decisions.md §44).
  */
 export async function recordProcessorReport(
   prisma: Db,
   gateways: Gateways,
   report: ProcessorReport,
 ): Promise<'recorded' | 'ignored'> {
+  if (report.kind === 'dispute') return recordInvoiceDispute(prisma, report.accountId, report.dispute);
   const entry = await entryByGatewayKey(prisma, report.accountId, report.idempotencyKey);
   const type = report.kind === 'charge' ? 'payment' : 'refund';
   if (!entry || entry.type !== type || !isInFlight(entry)) return 'ignored';

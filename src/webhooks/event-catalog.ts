@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { OpenAPIRegistry } from '@asteasolutions/zod-to-openapi';
 import { customerSchema } from '../customers';
 import { paymentMethodSchema } from '../payments';
-import { invoiceSchema } from '../invoices';
+import { invoiceDisputeSchema, invoiceSchema } from '../invoices';
 import { creditNoteSchema } from '../credit-notes';
 import { couponSchema, discountSchema } from '../coupons';
 import { meterSchema } from '../usage';
@@ -80,6 +80,12 @@ const groups: { data: z.ZodType; types: string[]; about: string }[] = [
       'invoice.updated',
     ],
     about: 'the invoice object (money in the smallest currency unit)',
+  },
+  {
+    data: invoiceDisputeSchema,
+    types: ['charge.dispute.created', 'charge.dispute.closed'],
+    about:
+      'the dispute of the charge that paid an invoice, as the invoice\'s `dispute` shows it (docs/api.md, "Payment processors")',
   },
   {
     data: creditNoteSchema,

@@ -7,6 +7,7 @@ import { Link } from '../router';
 import { InvoiceWhy } from './Why';
 import {
   AmountField,
+  DisputeBadge,
   Failure,
   Loading,
   Notice,
@@ -90,6 +91,7 @@ export function InvoiceDetail({ id }: { id: string }) {
           <code>{invoiceName(inv)}</code>
         </h1>
         <StatusBadge status={inv.status} />
+        {inv.dispute ? <DisputeBadge dispute={inv.dispute} /> : null}
       </div>
       <InvoiceActionButtons
         invoice={inv}

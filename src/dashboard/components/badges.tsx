@@ -19,3 +19,16 @@ export function StateBadge({
 }) {
   return <span className={`badge badge-${on ? onStatus : offStatus}`}>{on ? label[0] : label[1]}</span>;
 }
+
+/**
+ * An invoice whose payment the customer disputed (docs/api.md, "Payment processors"): "Disputed" while the dispute
+ * is open, then how it ended; coloured as a failure unless it was won.
+ */
+export function DisputeBadge({ dispute }: { dispute: { status: string; closed: boolean } }) {
+  const colour = dispute.status === 'won' ? 'paid' : 'failed';
+  return (
+    <span className={`badge badge-${colour}`} title={`Dispute: ${statusLabel(dispute.status)}`}>
+      {dispute.closed ? `Dispute ${statusLabel(dispute.status)}` : 'Disputed'}
+    </span>
+  );
+}

@@ -5,7 +5,7 @@ import { type ReactNode } from 'react';
  * parts from here; this file goes once the last of them is.
  */
 export { Empty, Failure, isNotFound, Loading, Notice, OutcomeNotice, ReadFailure, type Outcome } from './feedback';
-export { StatusBadge } from '../components/badges';
+export { DisputeBadge, StatusBadge } from '../components/badges';
 export { DisclosureButton, Pager, PagesOf, StatusTabs } from '../components/lists';
 export { paramError, useIdempotencyKeys } from './form';
 export { objectPath, WorkflowLink } from '../components/links';

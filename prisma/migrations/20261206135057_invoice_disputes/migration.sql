@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "invoices" ADD COLUMN     "dispute" JSONB;
+
