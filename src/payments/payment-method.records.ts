@@ -36,6 +36,16 @@ export async function readPaymentMethod(db: Queryable, accountId: string, id: st
   return method ?? null;
 }
 
+const PAYMENT_METHOD_ID_TAKEN: Statement = {
+  name: 'payment_method_id_taken',
+  text: 'SELECT 1 AS taken FROM payment_methods WHERE id = $1',
+};
+
+/** Whether any account holds a payment method with this id (a processor's id is unique among them all). */
+export async function paymentMethodIdTaken(db: Queryable, id: string): Promise<boolean> {
+  return (await queryRows(db, PAYMENT_METHOD_ID_TAKEN, [id])).length > 0;
+}
+
 /** The customer's default payment method, or null when the customer has none attached. */
 export async function findDefaultPaymentMethod(
   db: Queryable,

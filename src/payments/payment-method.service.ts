@@ -1,7 +1,12 @@
 import { Prisma, type PaymentMethod } from '../generated/prisma/client';
 import type { Db, Tx } from '../db/prisma';
 import type { Queryable } from '../db/sql';
-import { lockCustomerMethods, readCustomerProcessorMethodIds, readPaymentMethod } from './payment-method.records';
+import {
+  lockCustomerMethods,
+  paymentMethodIdTaken,
+  readCustomerProcessorMethodIds,
+  readPaymentMethod,
+} from './payment-method.records';
 import { findCustomer } from '../customers';
 import { lockCustomer } from '../customers';
 import { ApiError, badRequest, conflict, notFound } from '../http/errors';
@@ -366,6 +371,13 @@ async function attachProcessorMethod(
       await recordEvent(tx, accountId, 'payment_method.attached', object);
       return object;
     }
+    // Another account's customer holds it (the processor attached it anew for this one only if it is a test
+    // stand-in's fixed id, or two accounts share one processor account): refused, nothing written here.
+    if (await paymentMethodIdTaken(tx, imported.id))
+      throw conflict(
+        `Payment method ${imported.id} is attached to a customer of another account.`,
+        'payment_method_unavailable',
+      );
     const method = await tx.paymentMethod.create({
       data: {
         id: imported.id,

@@ -62,12 +62,15 @@ describeWithStripeMock('Stripe disputes of a charge that paid an invoice', () =>
     await stripeMock?.stop();
   });
 
-  /** Each account's one customer: stripe-mock answers the same payment method id for every attach. */
+  /** Each account's one customer, with a payment method id of its own (stripe-mock answers the id it is asked for). */
   const customers = new Map<ApiClient, string>();
   async function customerOf(api: ApiClient): Promise<string> {
     if (!customers.has(api)) {
       const customer = expectStatus(await api.post('/customers', { name: 'Ada', email: 'ada@example.com' }), 201);
-      expectStatus(await api.post('/payment-methods/pm_card_visa/attach', { customer: customer.id }), 200);
+      expectStatus(
+        await api.post(`/payment-methods/pm_disputes_visa${customers.size}/attach`, { customer: customer.id }),
+        200,
+      );
       customers.set(api, customer.id);
     }
     return customers.get(api)!;

@@ -69,7 +69,7 @@ describeWithStripeMock('Stripe refusing a charge or a refund', () => {
       200,
     );
     customer = expectStatus(await api.post('/customers', { name: 'Ada', email: 'ada@example.com' }), 201).id;
-    expectStatus(await api.post('/payment-methods/pm_card_visa/attach', { customer }), 200);
+    expectStatus(await api.post('/payment-methods/pm_refusals_visa/attach', { customer }), 200);
   });
   afterEach(() => {
     proxy.mode('forward');
@@ -141,5 +141,24 @@ describeWithStripeMock('Stripe refusing a charge or a refund', () => {
     expect(expectStatus(await api.get(`/invoices/${id}`), 200).status).toBe('open');
     const payments = await paymentsOf(id);
     expect(payments.map((payment) => [payment.status, payment.failureCode])).toEqual([['failed', 'amount_too_small']]);
+  });
+  it("answers 409 payment_method_unavailable for a processor's id another account holds, writing nothing", async () => {
+    const other = await createTestAccount(app.prisma, { name: 'Refusals other' });
+    const otherApi = apiClient(app.baseUrl, other.apiKey);
+    expectStatus(
+      await otherApi.put('/settings/gateway', {
+        processor: 'stripe',
+        secret_key: 'sk_test_RefusalsOther',
+        webhook_secret: 'whsec_RefusalsOther0123456789',
+      }),
+      200,
+    );
+    const theirs = expectStatus(await otherApi.post('/customers', { name: 'Bo', email: 'bo@example.com' }), 201).id;
+    // stripe-mock answers the id it is asked for, as if the same method were attached anew.
+    const refused = await otherApi.post('/payment-methods/pm_refusals_visa/attach', { customer: theirs });
+    expect(refused.status).toBe(409);
+    expect(refused.body.error).toMatchObject({ code: 'payment_method_unavailable' });
+    expect(expectStatus(await otherApi.get(`/payment-methods?customer=${theirs}`), 200).data).toEqual([]);
+    expect(expectStatus(await api.get('/payment-methods/pm_refusals_visa'), 200).customer).toBe(customer);
   });
 });

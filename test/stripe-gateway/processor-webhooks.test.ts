@@ -252,7 +252,7 @@ describeWithStripeMock('a Stripe event settles the invoice payment it reports', 
       200,
     );
     const customer = expectStatus(await api.post('/customers', { name: 'Ada', email: 'ada@example.com' }), 201);
-    expectStatus(await api.post('/payment-methods/pm_card_visa/attach', { customer: customer.id }), 200);
+    expectStatus(await api.post('/payment-methods/pm_webhooks_visa/attach', { customer: customer.id }), 200);
     const invoice = expectStatus(
       await api.post('/invoices', { customer: customer.id, lines: [{ description: 'Work', amount: 2500 }] }),
       201,
