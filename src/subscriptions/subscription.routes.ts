@@ -32,12 +32,13 @@ import {
   subscriptionDepsOf,
 } from './subscription.service';
 
+const stateChange =
+  'Goes through the subscription workflow; 409 when the state forbids it (subscription_starting: its workflow has not started yet, ask again); 503 with Retry-After when the workflow service does not answer.';
+
 export function registerSubscriptionRoutes(api: Api, appDeps: AppDeps): void {
   const deps = subscriptionDepsOf(appDeps);
   const { prisma } = deps;
   const tag = 'Subscriptions';
-  const stateChange =
-    'Goes through the subscription workflow; 409 when the state forbids it (subscription_starting: its workflow has not started yet, ask again); 503 with Retry-After when the workflow service does not answer.';
 
   api.route({
     method: 'post',
@@ -131,6 +132,12 @@ export function registerSubscriptionRoutes(api: Api, appDeps: AppDeps): void {
       cancelSubscription(deps, principal.accountId, params.id, query.at_period_end ?? false, query.prorate ?? false),
   });
 
+  registerPauseRoutes(api, deps, tag);
+  registerSubscriptionSettingsRoutes(api, prisma, tag);
+}
+
+/** Pausing and resuming a subscription (through its workflow). */
+function registerPauseRoutes(api: Api, deps: ReturnType<typeof subscriptionDepsOf>, tag: string): void {
   api.route({
     method: 'post',
     path: '/subscriptions/{id}/pause',
@@ -158,8 +165,6 @@ export function registerSubscriptionRoutes(api: Api, appDeps: AppDeps): void {
     handler: ({ principal, params, idempotencySeed }) =>
       resumeSubscription(deps, principal.accountId, params.id, idempotencySeed),
   });
-
-  registerSubscriptionSettingsRoutes(api, prisma, tag);
 }
 
 /** The account's defaults for changes and failed renewals of its subscriptions. */
