@@ -1,4 +1,5 @@
 import type { CreditNote, CreditNoteLine, Transaction } from '../generated/prisma/client';
+import { assertNoDisputeHoldsFunds } from '../invoices';
 import type { Db, Tx } from '../db/prisma';
 import { runTransaction } from '../db/sql-transaction';
 import { badRequest, conflict, notFound } from '../http/errors';
@@ -162,6 +163,7 @@ async function assertCreditable(tx: Tx, accountId: string, invoice: InvoiceWithL
     );
   if (invoice.status === 'void')
     throw conflict(`Invoice ${invoice.id} is void; there is nothing to credit.`, 'invoice_void');
+  assertNoDisputeHoldsFunds(invoice);
   if ((await countPendingEntries(tx, accountId, invoice.id, 'payment')) > 0)
     throw conflict(
       `A payment of invoice ${invoice.id} is in progress; try again when it has settled.`,

@@ -25,7 +25,7 @@ export {
   withInvoiceNumbers,
 } from './invoice.records';
 export type { InvoiceWithLines } from './invoice.records';
-export { recordInvoiceDispute } from './invoice-dispute.service';
+export { assertNoDisputeHoldsFunds, recordInvoiceDispute } from './invoice-dispute.service';
 export {
   authenticateInvoicePayment,
   collectInvoice,

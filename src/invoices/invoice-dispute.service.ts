@@ -1,5 +1,6 @@
 import type { Db } from '../db/prisma';
 import { runTransaction } from '../db/sql-transaction';
+import { conflict } from '../http/errors';
 import { recordEvent } from '../lib/events';
 import { toUnixSeconds } from '../lib/time';
 import type { ProcessorReport } from '../payments';
@@ -25,6 +26,20 @@ const WITHDRAWN = new Set([
 ]);
 const CLOSED = new Set(['won', 'lost', 'warning_closed', 'prevented']);
 const APPEALS = new Set(['appeal_needs_response', 'appeal_under_review']);
+
+/**
+ * Refunds and credit notes wait for a dispute that holds the payment's money (open, on appeal or lost,
+ * docs/decisions.md §44): the processor took it back already, so giving it back again would return more than
+ * was collected (Stripe refuses refunds of a disputed charge; a credit to the balance would not be refused there).
+ */
+export function assertNoDisputeHoldsFunds(invoice: Pick<InvoiceWithLines, 'id' | 'dispute'>): void {
+  const dispute = invoice.dispute as InvoiceDisputeObject | null;
+  if (dispute && WITHDRAWN.has(dispute.status) && dispute.status !== 'won')
+    throw conflict(
+      `Invoice ${invoice.id}'s payment is disputed (${dispute.status}): the processor holds ${dispute.amount} cents of it, so nothing can be refunded or credited while it does.`,
+      'invoice_disputed',
+    );
+}
 
 function disputeObject(invoice: InvoiceWithLines, dispute: ProcessorDispute): InvoiceDisputeObject {
   return {

@@ -9,6 +9,7 @@ import type { AttemptStep, LedgerOutcome } from '../transactions';
 import { toTransactionObject } from '../transactions';
 import type { TransactionObject } from '../transactions';
 import type { InvoiceWithLines } from './invoice.records';
+import { assertNoDisputeHoldsFunds } from './invoice-dispute.service';
 import { lockInvoice } from './invoice-lock';
 import { invoiceCreditable } from './period-held';
 
@@ -42,6 +43,7 @@ async function nextStep(
       `Invoice ${invoiceId} is ${invoice.status}; only a paid invoice can be refunded.`,
       'invoice_not_paid',
     );
+  assertNoDisputeHoldsFunds(invoice);
   // Credit notes to the customer's balance or settled outside gave part of it back already (docs/decisions.md §22),
   // and a subscription's credits for the period's unused time (§25).
   const cardLeft = invoice.amountPaid - invoice.amountRefunded;

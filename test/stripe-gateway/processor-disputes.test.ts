@@ -212,6 +212,15 @@ describeWithStripeMock('Stripe disputes of a charge that paid an invoice', () =>
       closed: true,
     });
     expect(await disputeEventsOf(accountId, 'charge.dispute.closed', `dp_${lost.intent}`)).toHaveLength(1);
+    // The processor took the disputed money back: neither a refund nor a credit note gives it back again.
+    for (const refused of [
+      await api.post(`/invoices/${lost.invoice.id}/refund`, { amount: 100 }),
+      await api.post('/credit-notes', { invoice: lost.invoice.id, amount: 100, reason: 'duplicate' }),
+    ]) {
+      expect(refused.status).toBe(409);
+      expect(refused.body.error).toMatchObject({ code: 'invoice_disputed' });
+    }
+    expect(expectStatus(await api.get(`/invoices/${lost.invoice.id}`), 200)).toMatchObject({ amount_refunded: 0 });
 
     const inquiry = await paidInvoice(api);
     expect(
