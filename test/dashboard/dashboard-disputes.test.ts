@@ -48,10 +48,17 @@ browserIt("shows a paid invoice's dispute beside its status, open and then won",
   await page.goto(`${app.baseUrl}/dashboard/invoices/${paid.id}`);
   await page.getByText('Disputed', { exact: true }).waitFor();
   await page.getByText('Paid', { exact: true }).first().waitFor();
+  // The API refuses refunds and credit notes while the processor holds the money: the page does not offer them.
+  const held =
+    'This payment is disputed (needs response): the processor holds its money, so it cannot be refunded or credited unless the dispute is won.';
+  await page.getByText(held, { exact: true }).waitFor();
+  expect(await page.getByRole('button', { name: 'Refund', exact: true }).count()).toBe(0);
+  expect(await page.getByRole('button', { name: 'Issue credit note', exact: true }).count()).toBe(0);
   await browser!.screen(page, 'invoice-disputed');
 
   expect(await recordInvoiceDispute(app.prisma, accountId, dispute('won'))).toBe('recorded');
   await page.reload();
   await page.getByText('Dispute won', { exact: true }).waitFor();
+  await page.getByRole('button', { name: 'Refund', exact: true }).waitFor();
   await browser!.screen(page, 'invoice-dispute-won');
 });

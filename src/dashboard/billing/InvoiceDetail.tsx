@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api } from '../api/client';
 import type { Invoice } from '../api/types';
-import { formatMoney, centsFromText, textFromCents } from '../components/format';
+import { formatMoney, centsFromText, statusLabel, textFromCents } from '../components/format';
 import { Link } from '../router';
 import { InvoiceWhy } from './Why';
 import {
@@ -21,7 +21,7 @@ import { Confirm } from '../components/dialogs';
 import { invoiceName } from './Invoices';
 import { creditableOf, CreditNotesTable, IssueCreditNote } from './InvoiceCredits';
 import { EmailTimeline, EventTimeline } from '../components/timelines';
-import { ACTIONS, actionsFor, runInvoiceAction, type Action } from './invoice-actions';
+import { ACTIONS, actionsFor, disputeHoldsFunds, runInvoiceAction, type Action } from './invoice-actions';
 import { InvoiceFacts, InvoiceLines, InvoiceLinks, InvoiceTotals, InvoiceTransactions } from './InvoiceParts';
 
 export function InvoiceDetail({ id }: { id: string }) {
@@ -79,7 +79,8 @@ export function InvoiceDetail({ id }: { id: string }) {
   const notes = creditNotes.data?.data ?? [];
   // Proposed only once the credit notes are read: until then what is left is not known.
   const refundable = creditNotes.isSuccess ? creditableOf(inv, notes).card : 0;
-  const creditable = inv.status === 'open' || (inv.status === 'paid' && creditNotes.isSuccess);
+  const held = disputeHoldsFunds(inv);
+  const creditable = !held && (inv.status === 'open' || (inv.status === 'paid' && creditNotes.isSuccess));
   const startOver = () => (act.reset(), setNotice(undefined), setOutcome(undefined));
   return (
     <>
@@ -104,6 +105,12 @@ export function InvoiceDetail({ id }: { id: string }) {
         )}
         onCredit={() => (startOver(), setAsking(undefined), setCrediting(true))}
       />
+      {held && (
+        <p className="muted">
+          This payment is disputed ({statusLabel(inv.dispute!.status)}): the processor holds its money, so it cannot be
+          refunded or credited unless the dispute is won.
+        </p>
+      )}
       {crediting && (
         <IssueCreditNote
           invoice={inv}

@@ -41,6 +41,15 @@ export const ACTIONS: Record<Action, { label: string; question: string; done: st
 };
 
 /**
+ * Whether a dispute holds the payment's money (open, on appeal or lost: docs/decisions.md §44), so that the API
+ * refuses refunds and credit notes with 409 `invoice_disputed`: the page does not offer them then.
+ */
+export function disputeHoldsFunds(invoice: Invoice): boolean {
+  const status = invoice.dispute?.status;
+  return status !== undefined && status !== 'won' && !status.startsWith('warning_') && status !== 'prevented';
+}
+
+/**
  * What the API allows in each status (docs/api.md, invoices). `refundable`: what a refund can still give
  * back once credit notes to the balance or outside are counted (docs/decisions.md §22).
  */
@@ -51,7 +60,7 @@ export function actionsFor(invoice: Invoice, refundable: number): Action[] {
     case 'open':
       return ['pay', 'send', 'void'];
     case 'paid':
-      return refundable > 0 ? ['send', 'refund'] : ['send'];
+      return refundable > 0 && !disputeHoldsFunds(invoice) ? ['send', 'refund'] : ['send'];
     case 'void':
       return [];
   }
