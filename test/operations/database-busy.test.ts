@@ -44,9 +44,7 @@ async function holdInvoiceNumberCounter(accountId: string): Promise<pg.Client> {
 
 /** Resolves once another session waits on a lock the holder has (the request has locked the invoice by then). */
 async function untilSomeoneWaitsOn(holder: pg.Client): Promise<void> {
-  const {
-    rows: [{ pid }],
-  } = await holder.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+  const { pid } = (await holder.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!;
   const watcher = new pg.Client({ connectionString: process.env.DATABASE_URL });
   await watcher.connect();
   try {
