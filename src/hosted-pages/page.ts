@@ -122,7 +122,13 @@ export function renderPage({ title, merchant, body, brandColor, stripeCard }: Pa
       <body>
         <header class="top">${merchant ?? ''}</header>
         <main>${body}</main>
-        <footer class="foot">Payments are processed securely. Card numbers are never stored by this page.</footer>
+        <footer class="foot">
+          ${
+            stripeCard
+              ? 'Card details go straight to Stripe, the payment processor: they never reach this site.'
+              : 'Payments are processed securely. Card numbers are never stored by this page.'
+          }
+        </footer>
       </body>
     </html>`.text
   }`;

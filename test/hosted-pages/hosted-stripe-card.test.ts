@@ -77,6 +77,7 @@ describeWithLocalstripe('hosted pages of an account on Stripe', () => {
     expect(page).toContain('<input type="hidden" name="payment_method" value="" />');
     expect(page).not.toContain('name="number"');
     expect(page).not.toContain('name="cvc"');
+    expect(page).toContain('Card details go straight to Stripe, the payment processor: they never reach this site.');
     const script = page.match(/\/hosted\/assets\/stripe-card-[0-9a-f]{12}\.js/)![0];
     const served = await fetch(`${app.baseUrl}${script}`);
     expect(served.headers.get('content-type')).toContain('javascript');
@@ -238,6 +239,7 @@ describeWithLocalstripe('hosted pages of an account on Stripe', () => {
     expect(page).toContain('name="number"');
     expect(page).not.toContain('<script');
     expect(page).not.toContain('data-stripe-key');
+    expect(page).toContain('Card numbers are never stored by this page.');
   });
 
   describe('in Chromium, with the Stripe.js stand-in at STRIPE_JS_URL', () => {
