@@ -42,6 +42,7 @@ export {
   finalizeInTx,
   finalizeInvoice,
   findInvoice,
+  findOrCreateInvoiceForBilling,
   getInvoice,
   getInvoiceByNumber,
   onInvoiceTime,

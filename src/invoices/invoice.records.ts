@@ -190,6 +190,24 @@ const INVOICE_ID_BY_KEY: Statement = {
   text: 'SELECT id FROM invoices WHERE account_id = $1 AND idempotency_key = $2',
 };
 
+const INVOICE_MADE_BY_KEY: Statement = {
+  name: 'invoice_made_by_key',
+  text: 'SELECT id, total FROM invoices WHERE account_id = $1 AND idempotency_key = $2',
+};
+
+/** The id and total of the account's invoice made under `idempotencyKey`, or null. */
+export async function findInvoiceMadeByKey(
+  db: Queryable,
+  accountId: string,
+  idempotencyKey: string,
+): Promise<{ id: string; total: number } | null> {
+  const [row] = await queryRows<{ id: string; total: bigint | number }>(db, INVOICE_MADE_BY_KEY, [
+    accountId,
+    idempotencyKey,
+  ]);
+  return row ? { id: row.id, total: Number(row.total) } : null;
+}
+
 /** The id of the account's invoice made under `idempotencyKey`, if any (its unique index answers). */
 export async function findInvoiceIdByKey(
   db: Queryable,

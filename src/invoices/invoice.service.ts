@@ -22,6 +22,7 @@ import {
   findInvoiceByNumber,
   findInvoiceCustomerId,
   findInvoiceIdByKey,
+  findInvoiceMadeByKey,
   findInvoiceRow,
   insertInvoiceWithLines,
   readProductName,
@@ -463,6 +464,19 @@ export function createInvoiceForBilling(
   input: BillingInvoiceInput,
 ): Promise<InvoiceObject> {
   return insertInvoice(tx, accountId, input);
+}
+
+/**
+ * createInvoiceForBilling, unless the input's key made an invoice already (a retried step whose transaction
+ * committed): the check is in the caller's transaction, for callers that serialise their retries themselves.
+ */
+export async function findOrCreateInvoiceForBilling(
+  tx: AnyTx,
+  accountId: string,
+  input: () => Promise<BillingInvoiceInput>,
+  idempotencyKey: string,
+): Promise<{ id: string; total: number }> {
+  return (await findInvoiceMadeByKey(tx, accountId, idempotencyKey)) ?? insertInvoice(tx, accountId, await input());
 }
 
 /** Carries the invoice a preview made out of the transaction that is rolled back. */

@@ -8,6 +8,7 @@ import { collectInvoice } from '../invoices';
 import {
   createInvoiceForBilling,
   createKeyedInvoice,
+  findOrCreateInvoiceForBilling,
   finalizeInTx,
   finalizeInvoice,
   type BillingInvoiceInput,
@@ -15,7 +16,7 @@ import {
 } from '../invoices';
 import type { PendingLine } from './proration';
 import { capWaitingCredits } from './unused-time-cap';
-import { meterTotal } from '../usage';
+import { holdCustomerUsage, meterTotal } from '../usage';
 import { lastBilledUsage } from '../invoices';
 import { periodDiscount } from '../coupons';
 import { findInvoice, findRefundByKey, lockInvoice, toInvoiceObject, updateLockedInvoice } from '../invoices';
@@ -409,12 +410,30 @@ async function recordRenewal(
 
 /** The period's draft invoice (invoice.created), made once per period whatever the retries. A 4xx ApiError when the items can no longer be billed. */
 export async function createRenewalInvoice(prisma: Db, input: RenewalInvoiceInput): Promise<RenewalInvoice> {
+  if (input.usagePeriod) return createUsageRenewalInvoice(prisma, input);
   const invoice = await createKeyedInvoice(prisma, input.accountId, await periodInvoice(prisma, input));
   return recordRenewal(prisma, input, invoice);
 }
 
+/**
+ * A period's invoice that bills usage: the meters' totals read, the invoice and its renewal row written in one
+ * transaction holding the customer's usage (docs/decisions.md §43, "Late events"). A batch of events checked
+ * before it is in the totals; one checked after it finds the window its renewal row closed: no event is
+ * accepted into a period whose invoice has read its total, and none is lost between the two. Retries find the
+ * invoice their key made.
+ */
+async function createUsageRenewalInvoice(prisma: Db, input: RenewalInvoiceInput): Promise<RenewalInvoice> {
+  return sqlTransaction(prisma, async (tx) => {
+    await holdCustomerUsage(tx, input.customerId);
+    const key = renewalInvoiceKey(input.subscriptionId, input.periodStart);
+    const invoice = await findOrCreateInvoiceForBilling(tx, input.accountId, () => periodInvoice(tx, input), key);
+    return recordRenewal(tx, input, invoice);
+  });
+}
+
 /** createRenewalInvoice in the caller's transaction (billPeriod's). */
 async function createRenewalInvoiceInTx(tx: AnyTx, input: RenewalInvoiceInput): Promise<RenewalInvoice> {
+  if (input.usagePeriod) await holdCustomerUsage(tx, input.customerId);
   const invoice = await createInvoiceForBilling(tx, input.accountId, await periodInvoice(tx, input));
   return recordRenewal(tx, input, invoice);
 }

@@ -2,7 +2,7 @@
 // docs/architecture.md, "Modules"). Files that load no other module's index.ts come first.
 export { meterSchema } from './meter.schemas';
 export { assertActiveMeter } from './meter.service';
-export { addToHoursSql } from './usage-event.records';
+export { addToHoursSql, holdCustomerUsage } from './usage-event.records';
 export { meterTotal, meterWindows } from './usage-event.service';
 export { priceQuantity } from './usage-pricing';
 export type { Pricing } from './usage-pricing';

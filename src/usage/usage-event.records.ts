@@ -1,4 +1,4 @@
-import { queryRows, type Queryable, type Statement } from '../db/sql';
+import { execute, queryRows, type AnyTx, type Queryable, type Statement } from '../db/sql';
 import type { MeterAggregation } from './meter.schemas';
 
 /** A usage event as it is written (the merchant's id, unique in the account). */
@@ -108,18 +108,49 @@ export interface UsageWindow {
   oldestOpenPeriodStart: Date | null;
 }
 
-// The period before the current one is its subscription's last renewal before it (the primary key's range).
+// The period before the current one is the start of its subscription's renewal before the latest (the primary
+// key's range, read backwards): a period's invoice writes its renewal row in the transaction that reads the
+// usage it bills, so the window closes with that commit, before the subscription's row shows the new period.
 const USAGE_WINDOWS: Statement = {
   name: 'usage_windows',
   text: `SELECT c.id, t.frozen_time AS clock_time,
       (SELECT min(coalesce(previous.start, s.current_period_start)) FROM subscriptions s
-        LEFT JOIN LATERAL (SELECT max(r.period_start) AS start FROM subscription_renewals r
-          WHERE r.subscription_id = s.id AND r.period_start < s.current_period_start) previous ON true
+        LEFT JOIN LATERAL (SELECT r.period_start AS start FROM subscription_renewals r
+          WHERE r.subscription_id = s.id ORDER BY r.period_start DESC OFFSET 1 LIMIT 1) previous ON true
         WHERE s.account_id = c.account_id AND s.customer_id = c.id AND s.status IN ('trialing', 'active', 'paused'))
         AS oldest_open
     FROM customers c LEFT JOIN test_clocks t ON t.id = c.test_clock_id
     WHERE c.account_id = $1 AND c.id = ANY($2::text[]) AND c.deleted_at IS NULL`,
 };
+
+// Shared by batches of events, exclusive for a period's invoice: in customer order, so two batches never wait
+// on each other in a cycle (a batch only ever waits for an invoice, which holds one customer).
+const SHARE_CUSTOMERS_USAGE: Statement = {
+  name: 'usage_customers_share',
+  text: `SELECT count(pg_advisory_xact_lock_shared(hashtextextended('usage:' || ids.id, 0)))
+    FROM (SELECT DISTINCT id FROM unnest($1::text[]) AS id ORDER BY id) ids`,
+};
+const HOLD_CUSTOMER_USAGE: Statement = {
+  name: 'usage_customer_hold',
+  text: `SELECT pg_advisory_xact_lock(hashtextextended('usage:' || $1, 0))`,
+};
+
+/**
+ * Holds the customers' usage for a batch of events until the caller's transaction ends: the batch waits for a
+ * period's invoice reading one of their totals, and that invoice for the batch (docs/decisions.md §43, "Late events").
+ */
+export async function shareCustomersUsage(tx: AnyTx, customerIds: string[]): Promise<void> {
+  await execute(tx, SHARE_CUSTOMERS_USAGE, [customerIds]);
+}
+
+/**
+ * Holds the customer's usage for a period's invoice until the caller's transaction ends: batches of events
+ * already checked are committed first (their events are in the totals it reads), later ones are checked
+ * against the window its renewal row closes (docs/decisions.md §43, "Late events").
+ */
+export async function holdCustomerUsage(tx: AnyTx, customerId: string): Promise<void> {
+  await execute(tx, HOLD_CUSTOMER_USAGE, [customerId]);
+}
 
 /** The usage windows of the account's live customers among `customerIds` (another account's are absent). */
 export async function usageWindows(db: Queryable, accountId: string, customerIds: string[]): Promise<UsageWindow[]> {

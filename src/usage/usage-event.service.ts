@@ -9,6 +9,7 @@ import { activeMetersNamed, meterRule, type MeterRule } from './meter.records';
 import {
   insertUsageEvents,
   meterUsage,
+  shareCustomersUsage,
   usageWindows,
   type MeterDefinition,
   type UsageWindow,
@@ -90,9 +91,9 @@ function refusalOf(
 /**
  * POST /usage-events (docs/decisions.md, "Usage events"): the batch is checked whole and refused whole at its
  * first bad event (400 or 404 naming `events.<n>.<field>`, nothing written), then written in one statement,
- * each id once. Three statements whatever the batch's size: the customers named, then in one transaction the
- * meters named (locked FOR SHARE: how they aggregate cannot change under the batch) and the insert, which adds
- * the events written to their hours (docs/decisions.md "Usage totals").
+ * each id once. Four statements in one transaction whatever the batch's size: the customers' usage held (shared),
+ * the customers named, the meters named (locked FOR SHARE: how they aggregate cannot change under the batch) and
+ * the insert, which adds the events written to their hours (docs/decisions.md "Usage totals").
  */
 export async function recordUsageEvents(
   prisma: Db,
@@ -101,9 +102,13 @@ export async function recordUsageEvents(
 ): Promise<UsageEventsAccepted> {
   const now = currentTime();
   const { events } = input;
-  const windows = await usageWindows(prisma, accountId, [...new Set(events.map((event) => event.customer))]);
-  const windowByCustomer = new Map(windows.map((window) => [window.customerId, window]));
+  const customerIds = [...new Set(events.map((event) => event.customer))];
   return sqlTransaction(prisma, async (tx) => {
+    // The windows are read once no period's invoice is reading these customers' totals (docs/decisions.md §43,
+    // "Late events"): an event is either in the total an invoice bills or checked against the period it closed.
+    await shareCustomersUsage(tx, customerIds);
+    const windows = await usageWindows(tx, accountId, customerIds);
+    const windowByCustomer = new Map(windows.map((window) => [window.customerId, window]));
     const meters = await activeMetersNamed(tx, accountId, [...new Set(events.map((event) => event.event_name))]);
     const meterByName = new Map(meters.map((meter) => [meter.eventName, meter]));
     for (const [index, event] of events.entries()) {

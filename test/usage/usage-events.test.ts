@@ -2,6 +2,9 @@ import { apiClient, createTestAccount, startWorkerApp, type ApiClient, type Work
 import { advanceClock, customerOnClock, subscribeOnClock } from '../support/clocks';
 import { createCustomer } from '../support/payments';
 import { expectStatus, recurringPrice } from '../support/subscriptions';
+import { queryRows, execute } from '../../src/db/sql';
+import { sqlTransaction } from '../../src/db/sql-transaction';
+import { holdCustomerUsage } from '../../src/usage';
 
 // Meters and usage events through HTTP against the real database (docs/api.md "Usage-based billing",
 // docs/decisions.md "Usage events"): the meters' endpoints and rules, batches refused whole naming the
@@ -302,5 +305,67 @@ describe('usage events', () => {
     const ahead = await send('ahead', start + 20 * DAY_S);
     expect([ahead.status, ahead.body.error.code]).toEqual([400, 'usage_event_in_future']);
     expect(await total(meter.id, customer.id, start, start + 31 * DAY_S)).toBe(2);
+  });
+
+  it('takes no event into a period whose invoice has read its usage: a batch waits for that invoice, then finds the period closed', async () => {
+    const start = Date.UTC(2026, 4, 1) / 1000;
+    const june = Date.UTC(2026, 5, 1) / 1000;
+    const july = Date.UTC(2026, 6, 1) / 1000;
+    const meter = await createMeter({ aggregation: 'count' });
+    const price = await recurringPrice(api, { unitAmount: 1000 });
+    const { clock, customer, method } = await customerOnClock(api, start);
+    const subscription = await subscribeOnClock(api, { customer, method }, [{ price, quantity: 1 }], start);
+    await advanceClock(api, clock.id, june + 4 * DAY_S);
+    const send = (id: string) =>
+      api.post('/usage-events', {
+        events: [{ id, event_name: meter.event_name, customer: customer.id, timestamp: start + 9 * DAY_S }],
+      });
+    // June's period runs: May's usage may still come late (June's invoice will bill it).
+    expectStatus(await send('may-late'), 202);
+
+    // July's invoice, as its step makes it: the customer's usage held while it reads May's and June's totals
+    // and writes its renewal row. A batch sent meanwhile waits, then finds May closed: refused, not lost.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let holderPid = 0;
+    const invoicing = sqlTransaction(stack.app.prisma, async (tx) => {
+      await holdCustomerUsage(tx, customer.id);
+      holderPid = (
+        await queryRows<{ pid: number }>(tx, { name: 'test_backend_pid', text: 'SELECT pg_backend_pid() AS pid' }, [])
+      )[0]!.pid;
+      await execute(
+        tx,
+        {
+          name: 'test_renewal_row',
+          text: `INSERT INTO subscription_renewals (subscription_id, period_start, account_id, period_end, status)
+            SELECT id, $2, account_id, $3, 'invoiced' FROM subscriptions WHERE id = $1`,
+        },
+        [subscription.id, new Date(july * 1000), new Date(Date.UTC(2026, 7, 1))],
+      );
+      await released;
+    });
+    while (holderPid === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+    const late = send('may-too-late');
+    const waiting = async () =>
+      (
+        await queryRows(
+          stack.app.prisma,
+          {
+            name: 'test_blocked_by',
+            text: 'SELECT 1 FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))',
+          },
+          [holderPid],
+        )
+      ).length > 0;
+    while (!(await waiting())) await new Promise((resolve) => setTimeout(resolve, 20));
+    release();
+    await invoicing;
+    const refused = await late;
+    expect([refused.status, refused.body.error?.code, refused.body.error?.param]).toEqual([
+      400,
+      'usage_event_too_old',
+      'events.0.timestamp',
+    ]);
+    expect(await total(meter.id, customer.id, start, june)).toBe(1);
   });
 });
