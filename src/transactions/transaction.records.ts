@@ -185,6 +185,11 @@ export async function findEntry(db: Db | Tx, accountId: string, id: string): Pro
   return db.transaction.findFirst({ where: { id, accountId } });
 }
 
+/** The entry `id`, which exists (one the caller holds or has just written). */
+export function readEntryById(tx: Tx, id: string): Promise<Transaction> {
+  return tx.transaction.findUniqueOrThrow({ where: { id } });
+}
+
 /**
  * GET /balance's sums per status and currency from balance_sums, which triggers on transactions keep in
  * the writing transaction (docs/decisions.md §23): a few rows per account however many transactions it has.
