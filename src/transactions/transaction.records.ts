@@ -190,6 +190,18 @@ export function readEntryById(tx: Tx, id: string): Promise<Transaction> {
   return tx.transaction.findUniqueOrThrow({ where: { id } });
 }
 
+/** The card brand, bank and last4 a receipt shows of the account's payment method `id`, or null. */
+export function readReceiptMethod(
+  db: Db,
+  accountId: string,
+  id: string,
+): Promise<Pick<PaymentMethod, 'cardBrand' | 'bankName' | 'last4'> | null> {
+  return db.paymentMethod.findFirst({
+    where: { id, accountId },
+    select: { cardBrand: true, bankName: true, last4: true },
+  });
+}
+
 /**
  * GET /balance's sums per status and currency from balance_sums, which triggers on transactions keep in
  * the writing transaction (docs/decisions.md §23): a few rows per account however many transactions it has.
