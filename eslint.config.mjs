@@ -20,7 +20,6 @@ export const DATA_ACCESS_OUTSIDE_RECORDS_DEBT = [
   'src/payment-plans/plan-payments.service.ts',
   'src/payment-plans/plan-refunds.service.ts',
   'src/payments/payment-method.service.ts',
-  'src/transactions/transaction.service.ts',
 ];
 
 /** Files below the service layer that still import HTTP errors: none (records answer null, services say 404). */

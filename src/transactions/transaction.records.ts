@@ -190,6 +190,30 @@ export function readEntryById(tx: Tx, id: string): Promise<Transaction> {
   return tx.transaction.findUniqueOrThrow({ where: { id } });
 }
 
+/** The account's entry `id` of the invoice `invoiceId`, or null. */
+export function findInvoiceEntry(
+  db: Db,
+  accountId: string,
+  invoiceId: string,
+  id: string,
+): Promise<Transaction | null> {
+  return db.transaction.findFirst({ where: { id, accountId, invoiceId } });
+}
+
+/** A page of an invoice's entries, newest first, and how many there are. */
+export async function invoiceEntriesPage(
+  db: Db,
+  accountId: string,
+  invoiceId: string,
+  window: { skip: number; take: number },
+): Promise<[Transaction[], number]> {
+  const where = { accountId, invoiceId };
+  return Promise.all([
+    db.transaction.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], ...window }),
+    db.transaction.count({ where }),
+  ]);
+}
+
 /** The card brand, bank and last4 a receipt shows of the account's payment method `id`, or null. */
 export function readReceiptMethod(
   db: Db,
