@@ -523,6 +523,16 @@ export function findRefundByKey(
   return db.transaction.findFirst({ where: { accountId, invoiceId, type: 'refund', attemptKey } });
 }
 
+/** The invoice's payment attempt made under the caller's `attemptKey`, if any. */
+export function findPaymentByKey(
+  db: Db,
+  accountId: string,
+  invoiceId: string,
+  attemptKey: string,
+): Promise<Transaction | null> {
+  return db.transaction.findFirst({ where: { accountId, invoiceId, type: 'payment', attemptKey } });
+}
+
 /** The invoice's oldest refund in flight (pending or unknown at the gateway), if any. */
 export function oldestRefundInFlight(tx: Tx, accountId: string, invoiceId: string): Promise<Transaction | null> {
   return tx.transaction.findFirst({
