@@ -15,7 +15,6 @@ export const PRIVATE_IMPORT_DEBT = [];
 
 /** Files outside records that still call Prisma's models or run statements themselves. */
 export const DATA_ACCESS_OUTSIDE_RECORDS_DEBT = [
-  'src/payment-plans/plan-payments.service.ts',
   'src/payment-plans/plan-refunds.service.ts',
   'src/payments/payment-method.service.ts',
 ];

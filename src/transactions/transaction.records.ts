@@ -186,8 +186,8 @@ export async function findEntry(db: Db | Tx, accountId: string, id: string): Pro
 }
 
 /** The entry `id`, which exists (one the caller holds or has just written). */
-export function readEntryById(tx: Tx, id: string): Promise<Transaction> {
-  return tx.transaction.findUniqueOrThrow({ where: { id } });
+export function readEntryById(db: Db | Tx, id: string): Promise<Transaction> {
+  return db.transaction.findUniqueOrThrow({ where: { id } });
 }
 
 /** The account's entry `id` of the invoice `invoiceId`, or null. */
