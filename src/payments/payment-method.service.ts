@@ -23,7 +23,7 @@ import { findCustomer } from '../customers';
 import { lockCustomer } from '../customers';
 import { ApiError, badRequest, conflict, notFound } from '../http/errors';
 import { readGatewayAccount } from '../accounts';
-import { createGateways } from './gateways';
+import type { Gateways } from './gateways';
 import { pageEnvelope, pageWindow, type Page, type PageParams } from '../http/pagination';
 import { recordEvent } from '../lib/events';
 import { newId, newUuid } from '../lib/ids';
@@ -205,13 +205,14 @@ async function attachInTx(
 
 export async function createPaymentMethod(
   prisma: Db,
+  gateways: Gateways,
   accountId: string,
   input: CreatePaymentMethodInput,
 ): Promise<PaymentMethodObject> {
   const account = await readGatewayAccount(prisma, accountId);
   if (!account) throw notFound('account', accountId);
   // PCI: an account on a processor that keeps the methods never has numbers sent through this service.
-  if ((await createGateways(prisma).gatewayFor(account)).importPaymentMethod) {
+  if ((await gateways.gatewayFor(account)).importPaymentMethod) {
     throw badRequest(
       'This account collects payment methods through its processor (Stripe): card and account numbers are never sent ' +
         "to this service. Create the payment method in the customer's browser with Stripe.js, then attach it with " +
@@ -318,12 +319,13 @@ export async function listPaymentMethods(
 
 export async function attachPaymentMethod(
   prisma: Db,
+  gateways: Gateways,
   accountId: string,
   id: string,
   input: AttachPaymentMethodInput,
 ): Promise<PaymentMethodObject> {
   if (!(await readPaymentMethod(prisma, accountId, id))) {
-    const gateway = await createGateways(prisma).gatewayFor(accountId);
+    const gateway = await gateways.gatewayFor(accountId);
     if (gateway.importPaymentMethod)
       return attachProcessorMethod(prisma, gateway.importPaymentMethod.bind(gateway), accountId, id, input);
   }
@@ -437,15 +439,15 @@ async function atProcessor<T>(call: () => Promise<T>, id: string): Promise<T> {
  * A processor's method is detached there first (it can never be charged there again either); a processor
  * that no longer knows it has nothing to detach. A processor that does not answer is a 502: nothing changed.
  */
-async function detachAtProcessor(prisma: Db, accountId: string, id: string): Promise<void> {
+async function detachAtProcessor(prisma: Db, gateways: Gateways, accountId: string, id: string): Promise<void> {
   const method = await readPaymentMethod(prisma, accountId, id);
   if (!method?.customerId || method.testBehavior !== 'processor') return;
-  await detachEachAtProcessor(prisma, accountId, [id]);
+  await detachEachAtProcessor(gateways, accountId, [id]);
 }
 
-async function detachEachAtProcessor(prisma: Db, accountId: string, ids: string[]): Promise<void> {
+async function detachEachAtProcessor(gateways: Gateways, accountId: string, ids: string[]): Promise<void> {
   if (ids.length === 0) return;
-  const gateway = await createGateways(prisma).gatewayFor(accountId);
+  const gateway = await gateways.gatewayFor(accountId);
   const detach = gateway.detachPaymentMethod?.bind(gateway);
   if (!detach) return;
   for (const id of ids) {
@@ -463,10 +465,11 @@ async function detachEachAtProcessor(prisma: Db, accountId: string, ids: string[
  */
 export async function detachCustomerMethodsAtProcessor(
   prisma: Db,
+  gateways: Gateways,
   accountId: string,
   customerId: string,
 ): Promise<void> {
-  await detachEachAtProcessor(prisma, accountId, await readCustomerProcessorMethodIds(prisma, accountId, customerId));
+  await detachEachAtProcessor(gateways, accountId, await readCustomerProcessorMethodIds(prisma, accountId, customerId));
 }
 
 /**
@@ -474,8 +477,13 @@ export async function detachCustomerMethodsAtProcessor(
  * customer with methods always has a default (the rule that made the first one default). A detached
  * method is never attached or charged again (decisions.md §5).
  */
-export async function detachPaymentMethod(prisma: Db, accountId: string, id: string): Promise<PaymentMethodObject> {
-  await detachAtProcessor(prisma, accountId, id);
+export async function detachPaymentMethod(
+  prisma: Db,
+  gateways: Gateways,
+  accountId: string,
+  id: string,
+): Promise<PaymentMethodObject> {
+  await detachAtProcessor(prisma, gateways, accountId, id);
   return prisma.$transaction(async (tx) => {
     const found = await findPaymentMethod(tx, accountId, id);
     if (!found.customerId)
