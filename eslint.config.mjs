@@ -14,16 +14,7 @@ import { modulesPlugin, prismaModels, PRISMA_OPERATIONS } from './scripts/module
 export const PRIVATE_IMPORT_DEBT = [];
 
 /** Files outside records that still call Prisma's models or run statements themselves. */
-export const DATA_ACCESS_OUTSIDE_RECORDS_DEBT = [
-  'src/invoices/invoice-payment.service.ts',
-  'src/invoices/invoice-refund.service.ts',
-  'src/payment-plans/plan-payments.service.ts',
-  'src/payment-plans/plan-refunds.service.ts',
-  'src/payments/payment-method.service.ts',
-  'src/transactions/charge-receipt.ts',
-  'src/transactions/ledger.ts',
-  'src/transactions/transaction.service.ts',
-];
+export const DATA_ACCESS_OUTSIDE_RECORDS_DEBT = [];
 
 /** Files below the service layer that still import HTTP errors: none (records answer null, services say 404). */
 export const HTTP_BELOW_SERVICES_DEBT = [];

@@ -19,7 +19,7 @@ import {
   updateCustomer,
 } from './customer.service';
 
-export function registerCustomerRoutes(api: Api, { prisma }: AppDeps): void {
+export function registerCustomerRoutes(api: Api, { prisma, gateways }: AppDeps): void {
   const tag = 'Customers';
 
   api.route({
@@ -90,6 +90,6 @@ export function registerCustomerRoutes(api: Api, { prisma }: AppDeps): void {
     params: customerIdParams,
     response: z.object({ id: z.string(), object: z.literal('customer'), deleted: z.literal(true) }),
     errors: [404, 409],
-    handler: ({ principal, params }) => deleteCustomer(prisma, principal.accountId, params.externalKey),
+    handler: ({ principal, params }) => deleteCustomer(prisma, gateways, principal.accountId, params.externalKey),
   });
 }

@@ -12,7 +12,7 @@ import { findDefaultPaymentMethod, findPaymentMethod } from '../payments';
 import { entryByGatewayKey, isInFlight } from '../transactions';
 import { awaitsAuthentication } from '../transactions';
 import { openPending, paymentAttempts, settlePending, type AttemptStep, type LedgerOutcome } from '../transactions';
-import { toInvoiceObject, updateLockedInvoice, type InvoiceWithLines } from './invoice.records';
+import { findPaymentByKey, toInvoiceObject, updateLockedInvoice, type InvoiceWithLines } from './invoice.records';
 import { lockInvoice } from './invoice-lock';
 import type { InvoiceObject } from './invoice.schemas';
 import {
@@ -265,10 +265,6 @@ export async function collectInvoice(
       ? ran.value === 'succeeded'
       : (ran?.value ?? (await getInvoice(prisma, accountId, invoiceId))).status === 'paid';
   if (paid) return { outcome: 'paid' };
-  const attempt = opts.attemptKey
-    ? await prisma.transaction.findFirst({
-        where: { accountId, invoiceId, type: 'payment', attemptKey: opts.attemptKey },
-      })
-    : null;
+  const attempt = opts.attemptKey ? await findPaymentByKey(prisma, accountId, invoiceId, opts.attemptKey) : null;
   return { outcome: 'failed', failureCode: attempt?.failureCode ?? null };
 }

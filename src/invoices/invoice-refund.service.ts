@@ -5,10 +5,18 @@ import { badRequest, conflict } from '../http/errors';
 import type { Gateways } from '../payments';
 import { REFUND_UNAVAILABLE, moveMoney } from '../payments';
 import { countPendingEntries, isInFlight, openPending, settlePending } from '../transactions';
+import { readEntryById } from '../transactions';
 import type { AttemptStep, LedgerOutcome } from '../transactions';
 import { toTransactionObject } from '../transactions';
 import type { TransactionObject } from '../transactions';
-import type { InvoiceWithLines } from './invoice.records';
+import {
+  countInvoiceRefunds,
+  findRefundByKey,
+  latestGatewayPayment,
+  oldestRefundInFlight,
+  setAmountRefunded,
+  type InvoiceWithLines,
+} from './invoice.records';
 import { assertNoDisputeHoldsFunds } from './invoice-dispute.service';
 import { lockInvoice } from './invoice-lock';
 import { invoiceCreditable } from './period-held';
@@ -29,13 +37,10 @@ async function nextStep(
   const invoice = await lockInvoice(tx, accountId, invoiceId);
   const attemptKey = opts.attemptKey ? `refund:${opts.attemptKey}` : null;
   if (attemptKey) {
-    const mine = await tx.transaction.findFirst({ where: { accountId, invoiceId, type: 'refund', attemptKey } });
+    const mine = await findRefundByKey(tx, accountId, invoiceId, attemptKey);
     if (mine) return isInFlight(mine) ? { kind: 'settle', entry: mine, own: true } : { kind: 'done', value: mine };
   }
-  const inFlight = await tx.transaction.findFirst({
-    where: { accountId, invoiceId, type: 'refund', status: { in: ['pending', 'unknown'] } },
-    orderBy: { createdAt: 'asc' },
-  });
+  const inFlight = await oldestRefundInFlight(tx, accountId, invoiceId);
   if (inFlight) return { kind: 'settle', entry: inFlight, own: false };
 
   if (invoice.status !== 'paid')
@@ -73,12 +78,9 @@ export async function openRefund(
   attemptKey: string | null,
 ): Promise<Transaction | undefined> {
   const { accountId, id: invoiceId } = invoice;
-  const payment = await tx.transaction.findFirst({
-    where: { accountId, invoiceId, type: 'payment', status: 'succeeded', gatewayReference: { not: null } },
-    orderBy: { createdAt: 'desc' },
-  });
+  const payment = await latestGatewayPayment(tx, accountId, invoiceId);
   if (!payment) return undefined;
-  const sequence = (await tx.transaction.count({ where: { accountId, invoiceId, type: 'refund' } })) + 1;
+  const sequence = (await countInvoiceRefunds(tx, accountId, invoiceId)) + 1;
   return openPending(tx, {
     accountId,
     type: 'refund',
@@ -111,12 +113,9 @@ export async function recordInvoiceRefund(
   return runTransaction(prisma, async (tx) => {
     const invoice = await lockInvoice(tx, refund.accountId, refund.invoiceId!);
     if ((await settlePending(tx, refund.id, outcome)) && outcome.status === 'succeeded') {
-      await tx.invoice.update({
-        where: { id: invoice.id },
-        data: { amountRefunded: invoice.amountRefunded - refund.amount },
-      });
+      await setAmountRefunded(tx, invoice.id, invoice.amountRefunded - refund.amount);
     }
-    return tx.transaction.findUniqueOrThrow({ where: { id: refund.id } });
+    return readEntryById(tx, refund.id);
   });
 }
 

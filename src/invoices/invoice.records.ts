@@ -533,12 +533,48 @@ export async function paidInvoiceGivenBack(db: Queryable, invoice: InvoiceWithLi
 
 /** The invoice's refund made under `attemptKey` (its ledger key), if any. */
 export function findRefundByKey(
-  db: Db,
+  db: Db | Tx,
   accountId: string,
   invoiceId: string,
   attemptKey: string,
 ): Promise<Transaction | null> {
   return db.transaction.findFirst({ where: { accountId, invoiceId, type: 'refund', attemptKey } });
+}
+
+/** The invoice's payment attempt made under the caller's `attemptKey`, if any. */
+export function findPaymentByKey(
+  db: Db,
+  accountId: string,
+  invoiceId: string,
+  attemptKey: string,
+): Promise<Transaction | null> {
+  return db.transaction.findFirst({ where: { accountId, invoiceId, type: 'payment', attemptKey } });
+}
+
+/** The invoice's oldest refund in flight (pending or unknown at the gateway), if any. */
+export function oldestRefundInFlight(tx: Tx, accountId: string, invoiceId: string): Promise<Transaction | null> {
+  return tx.transaction.findFirst({
+    where: { accountId, invoiceId, type: 'refund', status: { in: ['pending', 'unknown'] } },
+    orderBy: { createdAt: 'asc' },
+  });
+}
+
+/** The invoice's latest succeeded payment at the gateway (the card payment a refund gives back), if any. */
+export function latestGatewayPayment(tx: Tx, accountId: string, invoiceId: string): Promise<Transaction | null> {
+  return tx.transaction.findFirst({
+    where: { accountId, invoiceId, type: 'payment', status: 'succeeded', gatewayReference: { not: null } },
+    orderBy: { createdAt: 'desc' },
+  });
+}
+
+/** How many refunds of the invoice the ledger holds, whatever their outcome. */
+export function countInvoiceRefunds(tx: Tx, accountId: string, invoiceId: string): Promise<number> {
+  return tx.transaction.count({ where: { accountId, invoiceId, type: 'refund' } });
+}
+
+/** Sets the cents refunded of an invoice the caller's transaction has locked. */
+export async function setAmountRefunded(tx: Tx, invoiceId: string, amountRefunded: bigint): Promise<void> {
+  await tx.invoice.update({ where: { id: invoiceId }, data: { amountRefunded } });
 }
 
 /** What a subscription's invoices billed of a metered price for one usage period (docs/decisions.md §43). */

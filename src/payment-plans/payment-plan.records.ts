@@ -1,6 +1,12 @@
 import { PLAN_STATUSES, TERMINAL_STATES } from './payment-plan.schemas';
 import { columnValue, nullableColumnValue } from '../lib/columns';
-import type { PaymentPlan, PaymentPlanInstallment, PaymentPlanPayment, Prisma } from '../generated/prisma/client';
+import type {
+  PaymentPlan,
+  PaymentPlanInstallment,
+  PaymentPlanPayment,
+  Prisma,
+  Transaction,
+} from '../generated/prisma/client';
 import type { Db, Tx } from '../db/prisma';
 import { execute, type AnyTx, type Statement } from '../db/sql';
 import { newestFirstList } from '../db/newest-first-list';
@@ -279,6 +285,39 @@ export function readPaymentRow(db: Db | Tx, id: string): Promise<PaymentPlanPaym
 /** The plan's payment under `attemptKey`, or null. */
 export function findAttempt(db: Db | Tx, planId: string, attemptKey: string): Promise<PaymentPlanPayment | null> {
   return db.paymentPlanPayment.findUnique({ where: { planId_attemptKey: { planId, attemptKey } } });
+}
+
+/** The account's plan payment whose ledger entry is `transactionId`, which exists (a charge or a refund's source). */
+export function readPaymentOfEntry(db: Db | Tx, accountId: string, transactionId: string): Promise<PaymentPlanPayment> {
+  return db.paymentPlanPayment.findFirstOrThrow({ where: { accountId, transactionId } });
+}
+
+/** The oldest refund in flight (pending or unknown at the gateway) of the payment entry `sourceTransactionId`, or null. */
+export function oldestRefundInFlightOf(
+  tx: Tx,
+  accountId: string,
+  sourceTransactionId: string,
+): Promise<Transaction | null> {
+  return tx.transaction.findFirst({
+    where: { accountId, type: 'refund', status: { in: ['pending', 'unknown'] }, sourceTransactionId },
+    orderBy: { createdAt: 'asc' },
+  });
+}
+
+/** How many refunds of the payment entry `sourceTransactionId` the ledger holds, whatever their outcome. */
+export function countRefundsOf(tx: Tx, accountId: string, sourceTransactionId: string): Promise<number> {
+  return tx.transaction.count({ where: { accountId, type: 'refund', sourceTransactionId } });
+}
+
+/** One of the plan's card payments left processing (a gateway that did not answer), or null. */
+export function findUnfinishedCardPayment(
+  tx: Tx,
+  accountId: string,
+  planId: string,
+): Promise<PaymentPlanPayment | null> {
+  return tx.paymentPlanPayment.findFirst({
+    where: { accountId, planId, method: 'payment_method', status: 'processing' },
+  });
 }
 
 /** The plan's card payments left processing (a gateway that did not answer). */

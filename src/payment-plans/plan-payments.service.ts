@@ -11,10 +11,25 @@ import { ApiError, badRequest, conflict } from '../http/errors';
 import { newId } from '../lib/ids';
 import type { Gateways } from '../payments';
 import { finishEntry, moveMoney, type EntryRecording } from '../payments';
-import { findPaymentMethod } from '../payments';
+import { findPaymentMethod, readPaymentMethod } from '../payments';
 import { assertPaysCurrency } from '../payments';
-import { openPending, settlePending, type AttemptStep, type LedgerOutcome } from '../transactions';
-import { OVERDUE_STATUSES, type PlanWithDetails } from './payment-plan.records';
+import { openPending, readEntryById, settlePending, type AttemptStep, type LedgerOutcome } from '../transactions';
+import {
+  OVERDUE_STATUSES,
+  findAttempt,
+  findUnfinishedCardPayment,
+  holdInstallmentRows,
+  insertPlanPayment,
+  readPaymentOfEntry,
+  readPaymentRow,
+  readPlanAccountId,
+  readPlanStatus,
+  releaseInstallments,
+  updateInstallmentRow,
+  updatePlanPaymentRow,
+  updatePlanRow,
+  type PlanWithDetails,
+} from './payment-plan.records';
 import { lockPlan } from './plan-lookup';
 import { moveStatus, recordPlanEvent, settleStatus } from './payment-plan.status';
 import { refundAfterCancellation } from './plan-refunds.service';
@@ -75,10 +90,7 @@ export async function methodForPlan(
 
 /** Takes installments for a payment in flight, so no other payment collects them meanwhile. */
 export async function holdInstallments(tx: Tx, planId: string, numbers: number[], paymentId: string): Promise<void> {
-  await tx.paymentPlanInstallment.updateMany({
-    where: { planId, number: { in: numbers } },
-    data: { heldByPaymentId: paymentId },
-  });
+  await holdInstallmentRows(tx, planId, numbers, paymentId);
 }
 
 /** Installment 1 of a plan that never ran (pending, or past_due/defaulted because its deposit was missed). */
@@ -100,40 +112,28 @@ export async function applyPaymentSucceeded(
   at: Date,
   update: PaymentUpdate = {},
 ): Promise<'paid' | 'refund_due'> {
-  const { status } = await tx.paymentPlan.findUniqueOrThrow({
-    where: { id: payment.planId },
-    select: { status: true },
-  });
+  const status = await readPlanStatus(tx, payment.planId);
   if (status === 'canceled') {
-    await tx.paymentPlanPayment.update({ where: { id: payment.id }, data: { status: 'succeeded', ...update } });
-    await tx.paymentPlanInstallment.updateMany({
-      where: { planId: payment.planId, heldByPaymentId: payment.id },
-      data: { heldByPaymentId: null },
-    });
+    await updatePlanPaymentRow(tx, payment.id, { status: 'succeeded', ...update });
+    await releaseInstallments(tx, payment.planId, payment.id);
     return 'refund_due';
   }
-  const paid = await tx.paymentPlanPayment.update({
-    where: { id: payment.id },
-    data: { status: 'succeeded', ...update },
-  });
+  const paid = await updatePlanPaymentRow(tx, payment.id, { status: 'succeeded', ...update });
   const installments: PaymentPlanInstallment[] = [];
   for (const number of payment.installmentNumbers) {
     installments.push(
-      await tx.paymentPlanInstallment.update({
-        where: { planId_number: { planId: payment.planId, number } },
-        data: {
-          status: 'paid',
-          paymentId: payment.id,
-          paidAt: at,
-          heldByPaymentId: null,
-          failureCode: null,
-          failureMessage: null,
-        },
+      await updateInstallmentRow(tx, payment.planId, number, {
+        status: 'paid',
+        paymentId: payment.id,
+        paidAt: at,
+        heldByPaymentId: null,
+        failureCode: null,
+        failureMessage: null,
       }),
     );
   }
   if (paid.savePaymentMethod && paid.paymentMethodId) {
-    await tx.paymentPlan.update({ where: { id: payment.planId }, data: { paymentMethodId: paid.paymentMethodId } });
+    await updatePlanRow(tx, payment.planId, { paymentMethodId: paid.paymentMethodId });
   }
   const move = await moveStatus(tx, payment.planId, at);
   await recordPlanEvent(tx, payment.planId, 'payment_succeeded', { payment: paid });
@@ -154,19 +154,19 @@ export async function applyPaymentFailed(
   at: Date,
   update: PaymentUpdate = {},
 ): Promise<void> {
-  await tx.paymentPlanPayment.update({
-    where: { id: payment.id },
-    data: { status: 'failed', failureCode: failure.code, failureMessage: failure.message, ...update },
+  await updatePlanPaymentRow(tx, payment.id, {
+    status: 'failed',
+    failureCode: failure.code,
+    failureMessage: failure.message,
+    ...update,
   });
-  await tx.paymentPlanInstallment.updateMany({
-    where: { planId: payment.planId, heldByPaymentId: payment.id },
-    data: { heldByPaymentId: null },
-  });
+  await releaseInstallments(tx, payment.planId, payment.id);
   if (payment.method !== 'automatic') return;
   for (const number of payment.installmentNumbers) {
-    const installment = await tx.paymentPlanInstallment.update({
-      where: { planId_number: { planId: payment.planId, number } },
-      data: { status: 'failed', failureCode: failure.code, failureMessage: failure.message },
+    const installment = await updateInstallmentRow(tx, payment.planId, number, {
+      status: 'failed',
+      failureCode: failure.code,
+      failureMessage: failure.message,
     });
     await recordPlanEvent(tx, payment.planId, 'installment_failed', { installment });
   }
@@ -178,16 +178,12 @@ export async function applyPaymentCanceled(
   payment: PaymentPlanPayment,
   update: PaymentUpdate = {},
 ): Promise<void> {
-  await tx.paymentPlanPayment.update({ where: { id: payment.id }, data: { status: 'canceled', ...update } });
-  await tx.paymentPlanInstallment.updateMany({
-    where: { planId: payment.planId, heldByPaymentId: payment.id },
-    data: { heldByPaymentId: null },
-  });
+  await updatePlanPaymentRow(tx, payment.id, { status: 'canceled', ...update });
+  await releaseInstallments(tx, payment.planId, payment.id);
 }
 
 async function lockPlanById(tx: Tx, planId: string): Promise<PlanWithDetails> {
-  const plan = await tx.paymentPlan.findUniqueOrThrow({ where: { id: planId }, select: { accountId: true } });
-  return lockPlan(tx, plan.accountId, planId);
+  return lockPlan(tx, await readPlanAccountId(tx, planId), planId);
 }
 
 /**
@@ -202,12 +198,10 @@ export async function recordPlanCharge(
   outcome: LedgerOutcome,
   at: Date = currentTime(),
 ): Promise<PaymentPlanPayment> {
-  const payment = await prisma.paymentPlanPayment.findFirstOrThrow({
-    where: { accountId: entry.accountId, transactionId: entry.id },
-  });
+  const payment = await readPaymentOfEntry(prisma, entry.accountId, entry.id);
   const recorded = await runTransaction(prisma, async (tx) => {
     await lockPlanById(tx, payment.planId);
-    const fresh = await tx.paymentPlanPayment.findUniqueOrThrow({ where: { id: payment.id } });
+    const fresh = await readPaymentRow(tx, payment.id);
     if (fresh.status !== 'processing') return 'recorded';
     await settlePending(tx, entry.id, outcome);
     if (outcome.status === 'succeeded') return applyPaymentSucceeded(tx, fresh, at);
@@ -216,7 +210,7 @@ export async function recordPlanCharge(
     return 'recorded';
   });
   if (recorded === 'refund_due') await refundAfterCancellation(prisma, gateways, payment);
-  return prisma.paymentPlanPayment.findUniqueOrThrow({ where: { id: payment.id } });
+  return readPaymentRow(prisma, payment.id);
 }
 
 /** How a plan's charges are recorded (at `at`): one still in flight is a 502 saying how it gets finished. */
@@ -241,9 +235,9 @@ export async function settleCharge(
   paymentId: string,
   at: Date,
 ): Promise<PaymentPlanPayment> {
-  const payment = await prisma.paymentPlanPayment.findUniqueOrThrow({ where: { id: paymentId } });
+  const payment = await readPaymentRow(prisma, paymentId);
   if (payment.status !== 'processing') return payment;
-  const entry = await prisma.transaction.findUniqueOrThrow({ where: { id: payment.transactionId! } });
+  const entry = await readEntryById(prisma, payment.transactionId!);
   return finishEntry(prisma, gateways, entry, planChargeRecording(prisma, gateways, at));
 }
 
@@ -275,25 +269,23 @@ async function openCharge(
     attempt: options.attempt ?? null,
     description: `Payment plan ${plan.id}, installment ${numbers.join(', ')}`,
   });
-  const payment = await tx.paymentPlanPayment.create({
-    data: {
-      id,
-      accountId: plan.accountId,
-      planId: plan.id,
-      customerId: plan.customerId,
-      method: options.kind,
-      deposit: isDeposit(plan, numbers),
-      status: 'processing',
-      amount,
-      currency: plan.currency,
-      installmentNumbers: numbers,
-      paymentMethodId: method.id,
-      createdAt: currentTime(),
-      savePaymentMethod: options.save ?? false,
-      attemptKey: options.attemptKey ?? null,
-      gatewayKey,
-      transactionId: transaction.id,
-    },
+  const payment = await insertPlanPayment(tx, {
+    id,
+    accountId: plan.accountId,
+    planId: plan.id,
+    customerId: plan.customerId,
+    method: options.kind,
+    deposit: isDeposit(plan, numbers),
+    status: 'processing',
+    amount,
+    currency: plan.currency,
+    installmentNumbers: numbers,
+    paymentMethodId: method.id,
+    createdAt: currentTime(),
+    savePaymentMethod: options.save ?? false,
+    attemptKey: options.attemptKey ?? null,
+    gatewayKey,
+    transactionId: transaction.id,
   });
   await holdInstallments(tx, plan.id, numbers, payment.id);
   return transaction;
@@ -320,15 +312,9 @@ export async function chargeInstallment(
   const attemptKey = installmentAttemptKey(input.number, input.attempt);
   const ran = await planCharge(prisma, gateways, input.at, async (tx): Promise<AttemptStep<AutomaticChargeOutcome>> => {
     const plan = await lockPlanById(tx, input.planId);
-    const existing = await tx.paymentPlanPayment.findUnique({
-      where: { planId_attemptKey: { planId: plan.id, attemptKey } },
-    });
+    const existing = await findAttempt(tx, plan.id, attemptKey);
     if (existing?.status === 'processing')
-      return {
-        kind: 'settle',
-        entry: await tx.transaction.findUniqueOrThrow({ where: { id: existing.transactionId! } }),
-        own: true,
-      };
+      return { kind: 'settle', entry: await readEntryById(tx, existing.transactionId!), own: true };
     if (existing) return { kind: 'done', value: existing.status === 'succeeded' ? 'succeeded' : 'failed' };
     const installment = plan.installments.find((row) => row.number === input.number);
     const chargeable = plan.status === 'active' || (plan.status === 'pending' && input.number === 1);
@@ -341,20 +327,14 @@ export async function chargeInstallment(
     ) {
       return { kind: 'done', value: 'skipped' };
     }
-    const method = await tx.paymentMethod.findFirst({ where: { id: plan.paymentMethodId, accountId: plan.accountId } });
-    await tx.paymentPlanInstallment.update({
-      where: { planId_number: { planId: plan.id, number: input.number } },
-      data: { automaticAttempts: input.attempt },
-    });
+    const method = await readPaymentMethod(tx, plan.accountId, plan.paymentMethodId);
+    await updateInstallmentRow(tx, plan.id, input.number, { automaticAttempts: input.attempt });
     if (!method || method.customerId !== plan.customerId) {
       // The card was detached from the customer: nothing may be charged, the installment fails as a decline would.
-      const installmentRow = await tx.paymentPlanInstallment.update({
-        where: { planId_number: { planId: plan.id, number: input.number } },
-        data: {
-          status: 'failed',
-          failureCode: 'payment_method_unavailable',
-          failureMessage: `Payment method ${plan.paymentMethodId} is no longer attached to the customer.`,
-        },
+      const installmentRow = await updateInstallmentRow(tx, plan.id, input.number, {
+        status: 'failed',
+        failureCode: 'payment_method_unavailable',
+        failureMessage: `Payment method ${plan.paymentMethodId} is no longer attached to the customer.`,
       });
       await recordPlanEvent(tx, plan.id, 'installment_failed', { installment: installmentRow });
       await settleStatus(tx, plan.id, input.at);
@@ -386,15 +366,8 @@ export async function chargeStoredMethod(
   const ran = await planCharge(prisma, gateways, currentTime(), async (tx): Promise<AttemptStep<never>> => {
     const plan = await lockPlan(tx, accountId, planId);
     // A charge left processing (a processor that could not answer) is finished first, under its own key.
-    const unfinished = await tx.paymentPlanPayment.findFirst({
-      where: { accountId, planId, method: 'payment_method', status: 'processing' },
-    });
-    if (unfinished)
-      return {
-        kind: 'settle',
-        entry: await tx.transaction.findUniqueOrThrow({ where: { id: unfinished.transactionId! } }),
-        own: false,
-      };
+    const unfinished = await findUnfinishedCardPayment(tx, accountId, planId);
+    if (unfinished) return { kind: 'settle', entry: await readEntryById(tx, unfinished.transactionId!), own: false };
     assertPlanOpen(plan);
     const methodId = input.paymentMethodId ?? plan.paymentMethodId;
     if (!methodId) {
@@ -427,23 +400,21 @@ export async function recordExternalPayment(
     const plan = await lockPlan(tx, accountId, planId);
     assertPlanOpen(plan);
     const numbers = owedInstallments(plan);
-    const payment = await tx.paymentPlanPayment.create({
-      data: {
-        id: newId('paymentPlanPayment'),
-        accountId,
-        planId,
-        customerId: plan.customerId,
-        method: 'external',
-        deposit: isDeposit(plan, numbers),
-        status: 'processing',
-        amount: amountOf(plan, numbers),
-        currency: plan.currency,
-        installmentNumbers: numbers,
-        externalReference: reference ?? null,
-        createdAt: currentTime(),
-      },
+    const payment = await insertPlanPayment(tx, {
+      id: newId('paymentPlanPayment'),
+      accountId,
+      planId,
+      customerId: plan.customerId,
+      method: 'external',
+      deposit: isDeposit(plan, numbers),
+      status: 'processing',
+      amount: amountOf(plan, numbers),
+      currency: plan.currency,
+      installmentNumbers: numbers,
+      externalReference: reference ?? null,
+      createdAt: currentTime(),
     });
     await applyPaymentSucceeded(tx, payment, currentTime());
-    return tx.paymentPlanPayment.findUniqueOrThrow({ where: { id: payment.id } });
+    return readPaymentRow(tx, payment.id);
   });
 }

@@ -4,7 +4,16 @@ import { runTransaction } from '../db/sql-transaction';
 import { badRequest, conflict } from '../http/errors';
 import type { Gateways } from '../payments';
 import { REFUND_UNAVAILABLE, moveMoney } from '../payments';
-import { isInFlight, openPending, settlePending, type AttemptStep, type LedgerOutcome } from '../transactions';
+import { entryByGatewayKey, isInFlight, openPending, readEntryById, settlePending } from '../transactions';
+import type { AttemptStep, LedgerOutcome } from '../transactions';
+import {
+  countRefundsOf,
+  oldestRefundInFlightOf,
+  readPaymentOfEntry,
+  readPaymentRow,
+  updatePlanPaymentRow,
+  updatePlanRow,
+} from './payment-plan.records';
 import { findPayment, lockPlan } from './plan-lookup';
 import { recordPlanEvent } from './payment-plan.status';
 
@@ -38,7 +47,7 @@ async function openRefund(
   key: string,
   attemptKey: string | null,
 ): Promise<Transaction> {
-  const source = await tx.transaction.findUniqueOrThrow({ where: { id: payment.transactionId! } });
+  const source = await readEntryById(tx, payment.transactionId!);
   return openPending(tx, {
     accountId: payment.accountId,
     type: 'refund',
@@ -61,15 +70,13 @@ async function openRefund(
 async function recordRefundOutcome(tx: Tx, refund: Transaction, outcome: LedgerOutcome): Promise<void> {
   if (!(await settlePending(tx, refund.id, outcome)) || outcome.status !== 'succeeded') return;
   const amount = -refund.amount;
-  const payment = await tx.paymentPlanPayment.findFirstOrThrow({
-    where: { accountId: refund.accountId, transactionId: refund.sourceTransactionId! },
-  });
+  const payment = await readPaymentOfEntry(tx, refund.accountId, refund.sourceTransactionId!);
   const refunded = payment.amountRefunded + amount;
-  const after = await tx.paymentPlanPayment.update({
-    where: { id: payment.id },
-    data: { amountRefunded: refunded, ...(refunded >= payment.amount ? { status: 'refunded' } : {}) },
+  const after = await updatePlanPaymentRow(tx, payment.id, {
+    amountRefunded: refunded,
+    ...(refunded >= payment.amount ? { status: 'refunded' } : {}),
   });
-  await tx.paymentPlan.update({ where: { id: payment.planId }, data: { amountRefunded: { increment: amount } } });
+  await updatePlanRow(tx, payment.planId, { amountRefunded: { increment: amount } });
   await recordPlanEvent(tx, payment.planId, 'payment_refunded', { payment: after });
 }
 
@@ -78,7 +85,7 @@ async function recordRefundOutcome(tx: Tx, refund: Transaction, outcome: LedgerO
  * the caller's transaction (plan locked, the sale's transaction recorded succeeded).
  */
 export async function refundCanceledPlanSale(tx: Tx, payment: PaymentPlanPayment): Promise<void> {
-  const fresh = await tx.paymentPlanPayment.findUniqueOrThrow({ where: { id: payment.id } });
+  const fresh = await readPaymentRow(tx, payment.id);
   const refund = await openRefund(tx, fresh, fresh.amount - fresh.amountRefunded, 'plan-canceled', null);
   await recordRefundOutcome(tx, refund, { status: 'succeeded', gatewayReference: fresh.terminalSaleId! });
 }
@@ -94,21 +101,11 @@ async function nextStep(
   const payment = await findPayment(tx, accountId, planId, paymentId);
   const key = opts.internalKey ?? (opts.attemptKey ? `key:${opts.attemptKey}` : null);
   if (key) {
-    const mine = await tx.transaction.findUnique({
-      where: { accountId_gatewayKey: { accountId, gatewayKey: refundKey(planId, paymentId, key) } },
-    });
+    const mine = await entryByGatewayKey(tx, accountId, refundKey(planId, paymentId, key));
     if (mine) return isInFlight(mine) ? { kind: 'settle', entry: mine, own: true } : { kind: 'done', value: mine };
   }
   if (payment.transactionId) {
-    const inFlight = await tx.transaction.findFirst({
-      where: {
-        accountId,
-        type: 'refund',
-        status: { in: ['pending', 'unknown'] },
-        sourceTransactionId: payment.transactionId,
-      },
-      orderBy: { createdAt: 'asc' },
-    });
+    const inFlight = await oldestRefundInFlightOf(tx, accountId, payment.transactionId);
     if (inFlight) return { kind: 'settle', entry: inFlight, own: false };
   }
 
@@ -131,26 +128,22 @@ async function nextStep(
       `amount ${amount} exceeds the ${refundable} cents left to refund on payment ${paymentId}.`,
       'amount',
     );
-  const sequence =
-    (await tx.transaction.count({ where: { accountId, type: 'refund', sourceTransactionId: payment.transactionId } })) +
-    1;
+  const sequence = (await countRefundsOf(tx, accountId, payment.transactionId)) + 1;
   const refund = await openRefund(tx, payment, amount, key ?? `${sequence}`, opts.attemptKey ?? null);
   if (payment.method === 'terminal') {
     await recordRefundOutcome(tx, refund, { status: 'succeeded', gatewayReference: payment.terminalSaleId! });
-    return { kind: 'done', value: await tx.transaction.findUniqueOrThrow({ where: { id: refund.id } }) };
+    return { kind: 'done', value: await readEntryById(tx, refund.id) };
   }
   return { kind: 'settle', entry: refund, own: true };
 }
 
 /** The charge protocol's recorder of plan refunds: the outcome recorded once, under the plan's lock. */
 export async function recordPlanRefund(prisma: Db, refund: Transaction, outcome: LedgerOutcome): Promise<Transaction> {
-  const payment = await prisma.paymentPlanPayment.findFirstOrThrow({
-    where: { accountId: refund.accountId, transactionId: refund.sourceTransactionId! },
-  });
+  const payment = await readPaymentOfEntry(prisma, refund.accountId, refund.sourceTransactionId!);
   return runTransaction(prisma, async (tx) => {
     await lockPlan(tx, refund.accountId, payment.planId);
     await recordRefundOutcome(tx, refund, outcome);
-    return tx.transaction.findUniqueOrThrow({ where: { id: refund.id } });
+    return readEntryById(tx, refund.id);
   });
 }
 

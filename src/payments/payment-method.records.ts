@@ -1,5 +1,5 @@
-import { Prisma, type PaymentMethod } from '../generated/prisma/client';
-import type { Tx } from '../db/prisma';
+import { Prisma, type CustomerDefaultPaymentMethod, type PaymentMethod } from '../generated/prisma/client';
+import type { Db, Tx } from '../db/prisma';
 import {
   execute,
   modelColumns,
@@ -113,4 +113,131 @@ export async function defaultIfNone(
     where: { accountId_customerId: { accountId, customerId } },
   });
   if (!current) await tx.customerDefaultPaymentMethod.create({ data: { accountId, customerId, paymentMethodId } });
+}
+
+/** Writes `data` to the payment method's row and answers it. */
+export function updatePaymentMethodRow(
+  tx: Tx,
+  id: string,
+  data: Prisma.PaymentMethodUncheckedUpdateInput,
+): Promise<PaymentMethod> {
+  return tx.paymentMethod.update({ where: { id }, data });
+}
+
+/**
+ * The customer's method of `fingerprint` and `type` attached first (the one it saved), or null; `exceptId` leaves a
+ * method out (the one being attached), `attachedOnly` the detached ones.
+ */
+export function findSavedMethod(
+  tx: Tx,
+  accountId: string,
+  customerId: string,
+  like: { fingerprint: string; type: string; exceptId?: string; attachedOnly?: boolean },
+): Promise<PaymentMethod | null> {
+  return tx.paymentMethod.findFirst({
+    where: {
+      accountId,
+      customerId,
+      fingerprint: like.fingerprint,
+      type: like.type,
+      ...(like.attachedOnly ? { detachedAt: null } : {}),
+      ...(like.exceptId ? { NOT: { id: like.exceptId } } : {}),
+    },
+    orderBy: { attachedAt: 'asc' },
+  });
+}
+
+/** The customer's methods in the order they were attached (`asc`) or the reverse, ties by id. */
+export function readCustomerMethods(
+  db: Db | Tx,
+  accountId: string,
+  customerId: string,
+  order: 'asc' | 'desc',
+): Promise<PaymentMethod[]> {
+  return db.paymentMethod.findMany({
+    where: { accountId, customerId },
+    orderBy: [{ attachedAt: order }, { id: order }],
+  });
+}
+
+/** The customer's method attached first, ties by id, or null when it has none. */
+export function firstAttachedMethod(tx: Tx, accountId: string, customerId: string): Promise<PaymentMethod | null> {
+  return tx.paymentMethod.findFirst({
+    where: { accountId, customerId },
+    orderBy: [{ attachedAt: 'asc' }, { id: 'asc' }],
+  });
+}
+
+/** The account's method `id` attached to the customer, or null. */
+export function findCustomerMethod(
+  db: Db,
+  accountId: string,
+  customerId: string,
+  id: string,
+): Promise<PaymentMethod | null> {
+  return db.paymentMethod.findFirst({ where: { id, accountId, customerId } });
+}
+
+/** A page of the account's methods (of a customer, of a type), newest first, and how many there are. */
+export function paymentMethodsPage(
+  db: Db,
+  accountId: string,
+  filter: { customerId?: string; type?: string },
+  window: { skip: number; take: number },
+): Promise<[PaymentMethod[], number]> {
+  const where: Prisma.PaymentMethodWhereInput = {
+    accountId,
+    ...(filter.customerId ? { customerId: filter.customerId } : {}),
+    ...(filter.type ? { type: filter.type } : {}),
+  };
+  return Promise.all([
+    db.paymentMethod.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], ...window }),
+    db.paymentMethod.count({ where }),
+  ]);
+}
+
+/** The customer's default method's row, or null when it has none. */
+export function readDefaultMethodRow(
+  db: Db | Tx,
+  accountId: string,
+  customerId: string,
+): Promise<CustomerDefaultPaymentMethod | null> {
+  return db.customerDefaultPaymentMethod.findUnique({ where: { accountId_customerId: { accountId, customerId } } });
+}
+
+/** Makes `paymentMethodId` the customer's default, whether it had one or not. */
+export async function setDefaultMethod(
+  tx: Tx,
+  accountId: string,
+  customerId: string,
+  paymentMethodId: string,
+): Promise<void> {
+  await tx.customerDefaultPaymentMethod.upsert({
+    where: { accountId_customerId: { accountId, customerId } },
+    create: { accountId, customerId, paymentMethodId },
+    update: { paymentMethodId },
+  });
+}
+
+/** Hands the customer's default, which it has, to `paymentMethodId`. */
+export async function moveDefaultMethod(
+  tx: Tx,
+  accountId: string,
+  customerId: string,
+  paymentMethodId: string,
+): Promise<void> {
+  await tx.customerDefaultPaymentMethod.update({
+    where: { accountId_customerId: { accountId, customerId } },
+    data: { paymentMethodId },
+  });
+}
+
+/** Deletes the customer's default, which it has. */
+export async function deleteDefaultMethod(tx: Tx, accountId: string, customerId: string): Promise<void> {
+  await tx.customerDefaultPaymentMethod.delete({ where: { accountId_customerId: { accountId, customerId } } });
+}
+
+/** Deletes the customer's default, if it has one. */
+export async function clearDefaultMethod(tx: Tx, accountId: string, customerId: string): Promise<void> {
+  await tx.customerDefaultPaymentMethod.deleteMany({ where: { accountId, customerId } });
 }

@@ -22,7 +22,7 @@ import {
   listPaymentMethods,
 } from './payment-method.service';
 
-export function registerPaymentMethodRoutes(api: Api, { prisma }: AppDeps): void {
+export function registerPaymentMethodRoutes(api: Api, { prisma, gateways }: AppDeps): void {
   const tag = 'Payment methods';
 
   api.route({
@@ -36,7 +36,7 @@ export function registerPaymentMethodRoutes(api: Api, { prisma }: AppDeps): void
     status: 201,
     response: paymentMethodSchema,
     errors: [404],
-    handler: ({ principal, body }) => createPaymentMethod(prisma, principal.accountId, body),
+    handler: ({ principal, body }) => createPaymentMethod(prisma, gateways, principal.accountId, body),
   });
 
   api.route({
@@ -73,7 +73,8 @@ export function registerPaymentMethodRoutes(api: Api, { prisma }: AppDeps): void
     body: attachPaymentMethodBody,
     response: paymentMethodSchema,
     errors: [404, 409],
-    handler: ({ principal, params, body }) => attachPaymentMethod(prisma, principal.accountId, params.id, body),
+    handler: ({ principal, params, body }) =>
+      attachPaymentMethod(prisma, gateways, principal.accountId, params.id, body),
   });
 
   api.route({
@@ -88,7 +89,7 @@ export function registerPaymentMethodRoutes(api: Api, { prisma }: AppDeps): void
     body: z.strictObject({}).optional(),
     response: paymentMethodSchema,
     errors: [404, 409],
-    handler: ({ principal, params }) => detachPaymentMethod(prisma, principal.accountId, params.id),
+    handler: ({ principal, params }) => detachPaymentMethod(prisma, gateways, principal.accountId, params.id),
   });
 
   api.route({

@@ -2,16 +2,28 @@ import { Prisma, type PaymentMethod } from '../generated/prisma/client';
 import type { Db, Tx } from '../db/prisma';
 import type { Queryable } from '../db/sql';
 import {
+  clearDefaultMethod,
+  deleteDefaultMethod,
+  findCustomerMethod,
+  findSavedMethod,
+  firstAttachedMethod,
+  insertPaymentMethodRow,
   lockCustomerMethods,
+  moveDefaultMethod,
   paymentMethodIdTaken,
+  paymentMethodsPage,
+  readCustomerMethods,
   readCustomerProcessorMethodIds,
+  readDefaultMethodRow,
   readPaymentMethod,
+  setDefaultMethod,
+  updatePaymentMethodRow,
 } from './payment-method.records';
 import { findCustomer } from '../customers';
 import { lockCustomer } from '../customers';
 import { ApiError, badRequest, conflict, notFound } from '../http/errors';
 import { readGatewayAccount } from '../accounts';
-import { createGateways } from './gateways';
+import type { Gateways } from './gateways';
 import { pageEnvelope, pageWindow, type Page, type PageParams } from '../http/pagination';
 import { recordEvent } from '../lib/events';
 import { newId, newUuid } from '../lib/ids';
@@ -124,7 +136,7 @@ async function refreshSavedMethod(
     billingDetails: Prisma.InputJsonValue | Prisma.JsonValue;
   },
 ): Promise<PaymentMethod> {
-  const data: Prisma.PaymentMethodUpdateInput = {};
+  const data: Prisma.PaymentMethodUncheckedUpdateInput = {};
   if (saved.type === 'card' && entered.cardExpMonth && entered.cardExpYear) {
     if (entered.cardExpMonth !== saved.cardExpMonth) data.cardExpMonth = entered.cardExpMonth;
     if (entered.cardExpYear !== saved.cardExpYear) data.cardExpYear = entered.cardExpYear;
@@ -133,7 +145,7 @@ async function refreshSavedMethod(
     data.billingDetails = entered.billingDetails as Prisma.InputJsonValue;
   }
   if (Object.keys(data).length === 0) return saved;
-  return tx.paymentMethod.update({ where: { id: saved.id }, data });
+  return updatePaymentMethodRow(tx, saved.id, data);
 }
 
 /** 409 for a method detached before: it can never be attached again (decisions.md §5). */
@@ -174,23 +186,18 @@ async function attachInTx(
     }
     // A detached method is spent for good (decisions.md §5): the card details are entered again instead.
     if (method.detachedAt) throw detachedConflict(method.id);
-    const saved = await tx.paymentMethod.findFirst({
-      where: { accountId, customerId, fingerprint: method.fingerprint, type: method.type, NOT: { id: method.id } },
-      orderBy: { attachedAt: 'asc' },
+    const saved = await findSavedMethod(tx, accountId, customerId, {
+      fingerprint: method.fingerprint,
+      type: method.type,
+      exceptId: method.id,
     });
     attached = saved
       ? await refreshSavedMethod(tx, saved, method)
-      : await tx.paymentMethod.update({ where: { id: method.id }, data: { customerId, attachedAt: new Date() } });
+      : await updatePaymentMethodRow(tx, method.id, { customerId, attachedAt: new Date() });
   }
-  const current = await tx.customerDefaultPaymentMethod.findUnique({
-    where: { accountId_customerId: { accountId, customerId } },
-  });
+  const current = await readDefaultMethodRow(tx, accountId, customerId);
   if (!current || (makeDefault && current.paymentMethodId !== attached.id)) {
-    await tx.customerDefaultPaymentMethod.upsert({
-      where: { accountId_customerId: { accountId, customerId } },
-      create: { accountId, customerId, paymentMethodId: attached.id },
-      update: { paymentMethodId: attached.id },
-    });
+    await setDefaultMethod(tx, accountId, customerId, attached.id);
   }
   if (changed) await recordEvent(tx, accountId, 'payment_method.attached', toPaymentMethodObject(attached));
   return attached;
@@ -198,13 +205,14 @@ async function attachInTx(
 
 export async function createPaymentMethod(
   prisma: Db,
+  gateways: Gateways,
   accountId: string,
   input: CreatePaymentMethodInput,
 ): Promise<PaymentMethodObject> {
   const account = await readGatewayAccount(prisma, accountId);
   if (!account) throw notFound('account', accountId);
   // PCI: an account on a processor that keeps the methods never has numbers sent through this service.
-  if ((await createGateways(prisma).gatewayFor(account)).importPaymentMethod) {
+  if ((await gateways.gatewayFor(account)).importPaymentMethod) {
     throw badRequest(
       'This account collects payment methods through its processor (Stripe): card and account numbers are never sent ' +
         "to this service. Create the payment method in the customer's browser with Stripe.js, then attach it with " +
@@ -253,9 +261,9 @@ export async function createPaymentMethod(
     if (input.customer) {
       await lockCustomerParam(tx, accountId, input.customer);
       await lockCustomerMethods(tx, input.customer);
-      const saved = await tx.paymentMethod.findFirst({
-        where: { accountId, customerId: input.customer, fingerprint: data.fingerprint, type: data.type },
-        orderBy: { attachedAt: 'asc' },
+      const saved = await findSavedMethod(tx, accountId, input.customer, {
+        fingerprint: data.fingerprint,
+        type: data.type,
       });
       // Already saved for this customer: answer the saved method rather than keep a duplicate.
       if (saved) {
@@ -270,7 +278,7 @@ export async function createPaymentMethod(
         return object;
       }
     }
-    const method = await tx.paymentMethod.create({ data });
+    const method = await insertPaymentMethodRow(tx, data);
     const result = input.customer ? await attachInTx(tx, accountId, method, input.customer, false) : method;
     return toPaymentMethodObject(result);
   });
@@ -300,26 +308,24 @@ export async function listPaymentMethods(
   accountId: string,
   query: ListPaymentMethodsQuery,
 ): Promise<Page<PaymentMethodObject>> {
-  const where: Prisma.PaymentMethodWhereInput = {
+  const [methods, total] = await paymentMethodsPage(
+    prisma,
     accountId,
-    ...(query.customer ? { customerId: query.customer } : {}),
-    ...(query.type ? { type: query.type } : {}),
-  };
-  const [methods, total] = await Promise.all([
-    prisma.paymentMethod.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], ...pageWindow(query) }),
-    prisma.paymentMethod.count({ where }),
-  ]);
+    { customerId: query.customer, type: query.type },
+    pageWindow(query),
+  );
   return pageEnvelope(methods.map(toPaymentMethodObject), total, query);
 }
 
 export async function attachPaymentMethod(
   prisma: Db,
+  gateways: Gateways,
   accountId: string,
   id: string,
   input: AttachPaymentMethodInput,
 ): Promise<PaymentMethodObject> {
   if (!(await readPaymentMethod(prisma, accountId, id))) {
-    const gateway = await createGateways(prisma).gatewayFor(accountId);
+    const gateway = await gateways.gatewayFor(accountId);
     if (gateway.importPaymentMethod)
       return attachProcessorMethod(prisma, gateway.importPaymentMethod.bind(gateway), accountId, id, input);
   }
@@ -360,9 +366,10 @@ async function attachProcessorMethod(
     if (known)
       return toPaymentMethodObject(await attachInTx(tx, accountId, known, input.customer, input.default ?? false));
     const fingerprint = `${imported.livemode ? 'live' : 'test'}:${imported.fingerprint ?? imported.id}`;
-    const saved = await tx.paymentMethod.findFirst({
-      where: { accountId, customerId: input.customer, fingerprint, type: imported.type, detachedAt: null },
-      orderBy: { attachedAt: 'asc' },
+    const saved = await findSavedMethod(tx, accountId, input.customer, {
+      fingerprint,
+      type: imported.type,
+      attachedOnly: true,
     });
     if (saved) {
       const object = toPaymentMethodObject(
@@ -378,31 +385,29 @@ async function attachProcessorMethod(
         `Payment method ${imported.id} is attached to a customer of another account.`,
         'payment_method_unavailable',
       );
-    const method = await tx.paymentMethod.create({
-      data: {
-        id: imported.id,
-        accountId,
-        type: imported.type,
-        billingDetails: {
-          address: { city: null, country: null, line1: null, line2: null, postal_code: null, state: null },
-          email: null,
-          name: imported.billingName,
-          phone: null,
-        },
-        fingerprint,
-        last4: imported.last4,
-        cardBrand: imported.card?.brand ?? null,
-        cardExpMonth: imported.card?.expMonth ?? null,
-        cardExpYear: imported.card?.expYear ?? null,
-        walletType: imported.card?.wallet ?? null,
-        bankName: imported.bank?.bankName ?? null,
-        bankRoutingNumber: imported.bank?.routingNumber ?? null,
-        bankAccountHolderType: imported.bank?.holderType ?? null,
-        bankAccountType: imported.bank?.accountType ?? null,
-        livemode: imported.livemode,
-        // The processor decides its outcomes: the simulator's verdict has no meaning for its methods.
-        testBehavior: 'processor',
+    const method = await insertPaymentMethodRow(tx, {
+      id: imported.id,
+      accountId,
+      type: imported.type,
+      billingDetails: {
+        address: { city: null, country: null, line1: null, line2: null, postal_code: null, state: null },
+        email: null,
+        name: imported.billingName,
+        phone: null,
       },
+      fingerprint,
+      last4: imported.last4,
+      cardBrand: imported.card?.brand ?? null,
+      cardExpMonth: imported.card?.expMonth ?? null,
+      cardExpYear: imported.card?.expYear ?? null,
+      walletType: imported.card?.wallet ?? null,
+      bankName: imported.bank?.bankName ?? null,
+      bankRoutingNumber: imported.bank?.routingNumber ?? null,
+      bankAccountHolderType: imported.bank?.holderType ?? null,
+      bankAccountType: imported.bank?.accountType ?? null,
+      livemode: imported.livemode,
+      // The processor decides its outcomes: the simulator's verdict has no meaning for its methods.
+      testBehavior: 'processor',
     });
     return toPaymentMethodObject(await attachInTx(tx, accountId, method, input.customer, input.default ?? false));
   });
@@ -434,15 +439,15 @@ async function atProcessor<T>(call: () => Promise<T>, id: string): Promise<T> {
  * A processor's method is detached there first (it can never be charged there again either); a processor
  * that no longer knows it has nothing to detach. A processor that does not answer is a 502: nothing changed.
  */
-async function detachAtProcessor(prisma: Db, accountId: string, id: string): Promise<void> {
+async function detachAtProcessor(prisma: Db, gateways: Gateways, accountId: string, id: string): Promise<void> {
   const method = await readPaymentMethod(prisma, accountId, id);
   if (!method?.customerId || method.testBehavior !== 'processor') return;
-  await detachEachAtProcessor(prisma, accountId, [id]);
+  await detachEachAtProcessor(gateways, accountId, [id]);
 }
 
-async function detachEachAtProcessor(prisma: Db, accountId: string, ids: string[]): Promise<void> {
+async function detachEachAtProcessor(gateways: Gateways, accountId: string, ids: string[]): Promise<void> {
   if (ids.length === 0) return;
-  const gateway = await createGateways(prisma).gatewayFor(accountId);
+  const gateway = await gateways.gatewayFor(accountId);
   const detach = gateway.detachPaymentMethod?.bind(gateway);
   if (!detach) return;
   for (const id of ids) {
@@ -460,10 +465,11 @@ async function detachEachAtProcessor(prisma: Db, accountId: string, ids: string[
  */
 export async function detachCustomerMethodsAtProcessor(
   prisma: Db,
+  gateways: Gateways,
   accountId: string,
   customerId: string,
 ): Promise<void> {
-  await detachEachAtProcessor(prisma, accountId, await readCustomerProcessorMethodIds(prisma, accountId, customerId));
+  await detachEachAtProcessor(gateways, accountId, await readCustomerProcessorMethodIds(prisma, accountId, customerId));
 }
 
 /**
@@ -471,8 +477,13 @@ export async function detachCustomerMethodsAtProcessor(
  * customer with methods always has a default (the rule that made the first one default). A detached
  * method is never attached or charged again (decisions.md §5).
  */
-export async function detachPaymentMethod(prisma: Db, accountId: string, id: string): Promise<PaymentMethodObject> {
-  await detachAtProcessor(prisma, accountId, id);
+export async function detachPaymentMethod(
+  prisma: Db,
+  gateways: Gateways,
+  accountId: string,
+  id: string,
+): Promise<PaymentMethodObject> {
+  await detachAtProcessor(prisma, gateways, accountId, id);
   return prisma.$transaction(async (tx) => {
     const found = await findPaymentMethod(tx, accountId, id);
     if (!found.customerId)
@@ -482,25 +493,18 @@ export async function detachPaymentMethod(prisma: Db, accountId: string, id: str
     const customerId = method.customerId;
     if (!customerId)
       throw conflict(`Payment method ${id} is not attached to a customer.`, 'payment_method_not_attached');
-    const detached = await tx.paymentMethod.update({
-      where: { id },
-      data: { customerId: null, attachedAt: null, detachedAt: new Date() },
+    const detached = await updatePaymentMethodRow(tx, id, {
+      customerId: null,
+      attachedAt: null,
+      detachedAt: new Date(),
     });
-    const current = await tx.customerDefaultPaymentMethod.findUnique({
-      where: { accountId_customerId: { accountId, customerId } },
-    });
+    const current = await readDefaultMethodRow(tx, accountId, customerId);
     if (current?.paymentMethodId === id) {
-      const next = await tx.paymentMethod.findFirst({
-        where: { accountId, customerId },
-        orderBy: [{ attachedAt: 'asc' }, { id: 'asc' }],
-      });
+      const next = await firstAttachedMethod(tx, accountId, customerId);
       if (next) {
-        await tx.customerDefaultPaymentMethod.update({
-          where: { accountId_customerId: { accountId, customerId } },
-          data: { paymentMethodId: next.id },
-        });
+        await moveDefaultMethod(tx, accountId, customerId, next.id);
       } else {
-        await tx.customerDefaultPaymentMethod.delete({ where: { accountId_customerId: { accountId, customerId } } });
+        await deleteDefaultMethod(tx, accountId, customerId);
       }
     }
     const object = toPaymentMethodObject(detached);
@@ -516,18 +520,16 @@ export async function detachPaymentMethod(prisma: Db, accountId: string, id: str
  */
 export async function detachAllInTx(tx: Tx, accountId: string, customerId: string): Promise<void> {
   await lockCustomerMethods(tx, customerId);
-  const methods = await tx.paymentMethod.findMany({
-    where: { accountId, customerId },
-    orderBy: [{ attachedAt: 'asc' }, { id: 'asc' }],
-  });
+  const methods = await readCustomerMethods(tx, accountId, customerId, 'asc');
   for (const method of methods) {
-    const detached = await tx.paymentMethod.update({
-      where: { id: method.id },
-      data: { customerId: null, attachedAt: null, detachedAt: new Date() },
+    const detached = await updatePaymentMethodRow(tx, method.id, {
+      customerId: null,
+      attachedAt: null,
+      detachedAt: new Date(),
     });
     await recordEvent(tx, accountId, 'payment_method.detached', toPaymentMethodObject(detached));
   }
-  await tx.customerDefaultPaymentMethod.deleteMany({ where: { accountId, customerId } });
+  await clearDefaultMethod(tx, accountId, customerId);
 }
 
 /** The customer's methods, the default first, then the most recently attached. */
@@ -538,13 +540,8 @@ export async function listCustomerPaymentMethods(
   page: PageParams,
 ): Promise<Page<PaymentMethodObject>> {
   await findCustomer(prisma, accountId, customerId);
-  const defaultMethod = await prisma.customerDefaultPaymentMethod.findUnique({
-    where: { accountId_customerId: { accountId, customerId } },
-  });
-  const methods = await prisma.paymentMethod.findMany({
-    where: { accountId, customerId },
-    orderBy: [{ attachedAt: 'desc' }, { id: 'desc' }],
-  });
+  const defaultMethod = await readDefaultMethodRow(prisma, accountId, customerId);
+  const methods = await readCustomerMethods(prisma, accountId, customerId, 'desc');
   const ordered = [
     ...methods.filter((method) => method.id === defaultMethod?.paymentMethodId),
     ...methods.filter((method) => method.id !== defaultMethod?.paymentMethodId),
@@ -560,7 +557,7 @@ export async function getCustomerPaymentMethod(
   id: string,
 ): Promise<PaymentMethodObject> {
   await findCustomer(prisma, accountId, customerId);
-  const method = await prisma.paymentMethod.findFirst({ where: { id, accountId, customerId } });
+  const method = await findCustomerMethod(prisma, accountId, customerId, id);
   if (!method) throw notFound('payment method', id);
   return toPaymentMethodObject(method);
 }

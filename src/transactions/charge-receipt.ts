@@ -1,7 +1,7 @@
 import type { Transaction } from '../generated/prisma/client';
 import type { Db } from '../db/prisma';
 import { formatMoney } from '../lib/money';
-import { readAttemptReceipt } from './transaction.records';
+import { readAttemptReceipt, readReceiptMethod } from './transaction.records';
 
 /**
  * What one charge attempt did, as the workflows' charge activities answer it: their result is shown
@@ -68,12 +68,7 @@ function receiptOf(
 /** The receipt of a ledger entry (null when there is none: no charge was made). */
 export async function chargeReceipt(db: Db, entry: Transaction | null): Promise<ChargeReceipt | null> {
   if (!entry) return null;
-  const method = entry.paymentMethodId
-    ? await db.paymentMethod.findFirst({
-        where: { id: entry.paymentMethodId, accountId: entry.accountId },
-        select: { cardBrand: true, bankName: true, last4: true },
-      })
-    : null;
+  const method = entry.paymentMethodId ? await readReceiptMethod(db, entry.accountId, entry.paymentMethodId) : null;
   return receiptOf(entry, method);
 }
 

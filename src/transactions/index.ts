@@ -6,6 +6,7 @@ export { attemptReceipt, chargeReceipt } from './charge-receipt';
 export type { ChargeReceipt } from './charge-receipt';
 export { TRANSACTION_ORIGINS } from './transaction-origin';
 export type { ChargeOrigin } from './transaction-origin';
+export { readEntryById } from './transaction.records';
 export {
   AUTHENTICATION_REQUIRED,
   applyBalanceToInvoice,

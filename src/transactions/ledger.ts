@@ -1,7 +1,7 @@
 import type { CustomerBalanceTransaction, Transaction } from '../generated/prisma/client';
 import type { Db, Tx } from '../db/prisma';
 import type { AnyTx } from '../db/sql';
-import { entryByGatewayKey, insertEntry, settleEntry, type NewEntry } from './transaction.records';
+import { entryByGatewayKey, insertEntry, readEntryById, settleEntry, type NewEntry } from './transaction.records';
 import { newId } from '../lib/ids';
 import { currentTime } from '../lib/clock-time';
 import { afterCommit, runTransaction } from '../db/sql-transaction';
@@ -152,7 +152,7 @@ export async function settlePending(tx: AnyTx, id: string, outcome: LedgerOutcom
 export async function recordSettled(tx: Tx, entry: LedgerEntry, outcome: LedgerOutcome): Promise<Transaction> {
   const row = await openPending(tx, entry);
   await settlePending(tx, row.id, outcome);
-  return tx.transaction.findUniqueOrThrow({ where: { id: row.id } });
+  return readEntryById(tx, row.id);
 }
 
 /** A payment that moved no money (an invoice with nothing due): a succeeded zero entry, so the call leaves a trace. */

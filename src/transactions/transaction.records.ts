@@ -185,6 +185,47 @@ export async function findEntry(db: Db | Tx, accountId: string, id: string): Pro
   return db.transaction.findFirst({ where: { id, accountId } });
 }
 
+/** The entry `id`, which exists (one the caller holds or has just written). */
+export function readEntryById(db: Db | Tx, id: string): Promise<Transaction> {
+  return db.transaction.findUniqueOrThrow({ where: { id } });
+}
+
+/** The account's entry `id` of the invoice `invoiceId`, or null. */
+export function findInvoiceEntry(
+  db: Db,
+  accountId: string,
+  invoiceId: string,
+  id: string,
+): Promise<Transaction | null> {
+  return db.transaction.findFirst({ where: { id, accountId, invoiceId } });
+}
+
+/** A page of an invoice's entries, newest first, and how many there are. */
+export async function invoiceEntriesPage(
+  db: Db,
+  accountId: string,
+  invoiceId: string,
+  window: { skip: number; take: number },
+): Promise<[Transaction[], number]> {
+  const where = { accountId, invoiceId };
+  return Promise.all([
+    db.transaction.findMany({ where, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }], ...window }),
+    db.transaction.count({ where }),
+  ]);
+}
+
+/** The card brand, bank and last4 a receipt shows of the account's payment method `id`, or null. */
+export function readReceiptMethod(
+  db: Db,
+  accountId: string,
+  id: string,
+): Promise<Pick<PaymentMethod, 'cardBrand' | 'bankName' | 'last4'> | null> {
+  return db.paymentMethod.findFirst({
+    where: { id, accountId },
+    select: { cardBrand: true, bankName: true, last4: true },
+  });
+}
+
 /**
  * GET /balance's sums per status and currency from balance_sums, which triggers on transactions keep in
  * the writing transaction (docs/decisions.md §23): a few rows per account however many transactions it has.

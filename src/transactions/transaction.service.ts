@@ -1,6 +1,6 @@
 import { BALANCE_ENTRY_TYPES, TRANSACTION_STATUSES, TRANSACTION_TYPES } from './transaction.schemas';
 import { columnValue } from '../lib/columns';
-import type { Prisma, Transaction } from '../generated/prisma/client';
+import type { Transaction } from '../generated/prisma/client';
 import type { Db } from '../db/prisma';
 import { notFound } from '../http/errors';
 import { keysetListPage, pageEnvelope, pageWindow, type Page, type PageParams } from '../http/pagination';
@@ -25,7 +25,7 @@ import type { CustomerBalanceTransaction } from '../generated/prisma/client';
 import { withCustomerNames } from '../customers';
 import { findCustomer } from '../customers';
 import { balanceEntriesPage } from './customer-balance.records';
-import { readBalanceSums } from './transaction.records';
+import { findEntry, findInvoiceEntry, invoiceEntriesPage, readBalanceSums } from './transaction.records';
 
 export function toTransactionObject(transaction: Transaction): TransactionObject {
   return {
@@ -46,20 +46,6 @@ export function toTransactionObject(transaction: Transaction): TransactionObject
     description: transaction.description,
     created: toUnixSeconds(transaction.createdAt),
   };
-}
-
-const NEWEST_FIRST: Prisma.TransactionOrderByWithRelationInput[] = [{ createdAt: 'desc' }, { id: 'desc' }];
-
-async function page(
-  prisma: Db,
-  where: Prisma.TransactionWhereInput,
-  params: PageParams,
-): Promise<Page<TransactionObject>> {
-  const [rows, total] = await Promise.all([
-    prisma.transaction.findMany({ where, orderBy: NEWEST_FIRST, ...pageWindow(params) }),
-    prisma.transaction.count({ where }),
-  ]);
-  return pageEnvelope(rows.map(toTransactionObject), total, params);
 }
 
 /**
@@ -94,7 +80,7 @@ export async function listTransactions(
 }
 
 export async function getTransaction(prisma: Db, accountId: string, id: string): Promise<TransactionObject> {
-  const transaction = await prisma.transaction.findFirst({ where: { id, accountId } });
+  const transaction = await findEntry(prisma, accountId, id);
   if (!transaction) throw notFound('transaction', id);
   return toTransactionObject(transaction);
 }
@@ -106,7 +92,8 @@ export async function listInvoiceTransactions(
   params: PageParams,
 ): Promise<Page<TransactionObject>> {
   await findInvoice(prisma, accountId, invoiceId);
-  return page(prisma, { accountId, invoiceId }, params);
+  const [rows, total] = await invoiceEntriesPage(prisma, accountId, invoiceId, pageWindow(params));
+  return pageEnvelope(rows.map(toTransactionObject), total, params);
 }
 
 export async function getInvoiceTransaction(
@@ -116,7 +103,7 @@ export async function getInvoiceTransaction(
   id: string,
 ): Promise<TransactionObject> {
   await findInvoice(prisma, accountId, invoiceId);
-  const transaction = await prisma.transaction.findFirst({ where: { id, accountId, invoiceId } });
+  const transaction = await findInvoiceEntry(prisma, accountId, invoiceId, id);
   if (!transaction) throw notFound('transaction', id);
   return toTransactionObject(transaction);
 }

@@ -75,7 +75,7 @@ export async function completeCheckout(
     }
     // A card the customer had saved before is answered as the saved one: it stays theirs whatever happens.
     const savedBefore = writes.customerId ? [] : await savedMethodIds(prisma, session.accountId, customerId);
-    const method = await saveHostedCard(prisma, session.accountId, customerId, card);
+    const method = await saveHostedCard(prisma, deps.gateways, session.accountId, customerId, card);
     if (savedBefore !== null && !savedBefore.includes(method.id)) writes.paymentMethodId = method.id;
     const items = session.items as unknown as CheckoutItem[];
     const attemptKey = `checkout:${session.id}:${formKey}`;
@@ -176,7 +176,7 @@ async function abandonSubscription(
  * logged and left as it is, never hidden.
  */
 async function takeBack(deps: AppDeps, session: CheckoutSession, writes: AttemptWrites): Promise<void> {
-  const { prisma } = deps;
+  const { prisma, gateways } = deps;
   const step = async (what: string, work: () => Promise<unknown>) => {
     try {
       await work();
@@ -191,12 +191,14 @@ async function takeBack(deps: AppDeps, session: CheckoutSession, writes: Attempt
     if (voided) await step('session invoice', () => updateCheckout(prisma, session.id, { invoiceId: null }));
   }
   if (writes.customerId) {
-    const deleted = await step('customer', () => deleteCustomer(prisma, session.accountId, writes.customerId!));
+    const deleted = await step('customer', () =>
+      deleteCustomer(prisma, gateways, session.accountId, writes.customerId!),
+    );
     if (deleted) {
       await step('session customer', () => updateCheckout(prisma, session.id, { customerId: null }));
       return;
     }
   }
   if (writes.paymentMethodId)
-    await step('card', () => detachPaymentMethod(prisma, session.accountId, writes.paymentMethodId!));
+    await step('card', () => detachPaymentMethod(prisma, gateways, session.accountId, writes.paymentMethodId!));
 }

@@ -6,6 +6,7 @@ import { countCustomerInvoices, readCustomerDraftIds, voidInTx } from '../invoic
 import { countCustomerPlans } from '../payment-plans';
 import { countCustomerSubscriptions } from '../subscriptions';
 import { detachAllInTx, detachCustomerMethodsAtProcessor } from '../payments';
+import type { Gateways } from '../payments';
 
 /**
  * Deleting a customer: a use case above the resources it touches (customers, subscriptions, payment
@@ -51,12 +52,13 @@ function openInvoiceConflict(customerId: string, open: number) {
  */
 export async function deleteCustomer(
   prisma: Db,
+  gateways: Gateways,
   accountId: string,
   id: string,
 ): Promise<{ id: string; object: 'customer'; deleted: true }> {
   // Checked before the processor is asked, so that a refused deletion detaches nothing there; checked again below.
   await refuseWhileBilled(prisma, accountId, id);
-  await detachCustomerMethodsAtProcessor(prisma, accountId, id);
+  await detachCustomerMethodsAtProcessor(prisma, gateways, accountId, id);
   return prisma.$transaction(async (tx) => {
     // First the row lock: invoices and payment methods being made for the customer are committed before
     // the checks below read them, and those that come after find no customer (lockCustomer).

@@ -181,14 +181,20 @@ export async function addCard(
   card: HostedCard,
   makeDefault: boolean,
 ): Promise<void> {
-  const method = await saveHostedCard(deps.prisma, who.accountId, who.customerId, card);
+  const method = await saveHostedCard(deps.prisma, deps.gateways, who.accountId, who.customerId, card);
   if (makeDefault)
-    await attachPaymentMethod(deps.prisma, who.accountId, method.id, { customer: who.customerId, default: true });
+    await attachPaymentMethod(deps.prisma, deps.gateways, who.accountId, method.id, {
+      customer: who.customerId,
+      default: true,
+    });
 }
 
 export async function makeDefaultCard(deps: AppDeps, who: PortalCustomer, id: string): Promise<void> {
   const method = await ownPaymentMethod(deps, who, id);
-  await attachPaymentMethod(deps.prisma, who.accountId, method.id, { customer: who.customerId, default: true });
+  await attachPaymentMethod(deps.prisma, deps.gateways, who.accountId, method.id, {
+    customer: who.customerId,
+    default: true,
+  });
 }
 
 /** The card its removal's confirmation page asks about. */
@@ -198,5 +204,5 @@ export function cardToRemove(deps: AppDeps, who: PortalCustomer, id: string): Pr
 
 export async function removeCard(deps: AppDeps, who: PortalCustomer, id: string): Promise<void> {
   const method = await ownPaymentMethod(deps, who, id);
-  await detachPaymentMethod(deps.prisma, who.accountId, method.id);
+  await detachPaymentMethod(deps.prisma, deps.gateways, who.accountId, method.id);
 }

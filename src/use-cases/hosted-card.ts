@@ -1,6 +1,6 @@
 import type { Db } from '../db/prisma';
 import { ApiError, isRefusal } from '../http/errors';
-import type { CreatePaymentMethodInput, PaymentMethodObject } from '../payments';
+import type { CreatePaymentMethodInput, Gateways, PaymentMethodObject } from '../payments';
 import { attachPaymentMethod, createPaymentMethod } from '../payments';
 
 /**
@@ -32,13 +32,15 @@ export class HostedCardRefusedError extends Error {
  */
 export async function saveHostedCard(
   prisma: Db,
+  gateways: Gateways,
   accountId: string,
   customerId: string,
   card: HostedCard,
 ): Promise<PaymentMethodObject> {
-  if (card.kind === 'typed') return createPaymentMethod(prisma, accountId, { ...card.input, customer: customerId });
+  if (card.kind === 'typed')
+    return createPaymentMethod(prisma, gateways, accountId, { ...card.input, customer: customerId });
   try {
-    return await attachPaymentMethod(prisma, accountId, card.paymentMethodId, { customer: customerId });
+    return await attachPaymentMethod(prisma, gateways, accountId, card.paymentMethodId, { customer: customerId });
   } catch (error) {
     // A method this customer may not have (another customer's, one detached for good) is refused the same way.
     const unavailable = error instanceof ApiError && error.code === 'gateway_unavailable';

@@ -43,13 +43,16 @@ export function payFromHostedInvoicePage(deps: AppDeps, payment: HostedInvoicePa
 function payOnPage(deps: AppDeps, payment: HostedInvoicePayment): Promise<InvoiceObject> {
   const { accountId, invoiceId } = payment;
   return fromOrigin('hosted_invoice_page', async () => {
-    const method = await saveHostedCard(deps.prisma, accountId, payment.customerId, payment.card);
+    const method = await saveHostedCard(deps.prisma, deps.gateways, accountId, payment.customerId, payment.card);
     const invoice = await payInvoice(deps.prisma, deps.gateways, accountId, invoiceId, {
       paymentMethodId: method.id,
       attemptKey: payment.attemptKey,
     });
     if (payment.useForFuture && invoice.status === 'paid') {
-      await attachPaymentMethod(deps.prisma, accountId, method.id, { customer: payment.customerId, default: true });
+      await attachPaymentMethod(deps.prisma, deps.gateways, accountId, method.id, {
+        customer: payment.customerId,
+        default: true,
+      });
       if (invoice.subscription) await useOnSubscription(deps, accountId, invoice.subscription, method.id);
     }
     return invoice;

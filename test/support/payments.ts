@@ -99,7 +99,8 @@ export function simulatorFor(prisma: Db, accountId: string): Promise<PaymentGate
 
 /**
  * The registered gateways, each account's adapter wrapped by `wrap`: a test's stand-in that slows a call
- * down, loses its answer or refuses it, and hands the rest to the real adapter.
+ * down, loses its answer or refuses it, and hands the rest to the real adapter (its payment-method calls too,
+ * which the app's payment methods make through the same gateways).
  */
 export function wrappedGateways(prisma: Db, wrap: (real: PaymentGateway) => Partial<PaymentGateway>): Gateways {
   const registered = registeredGateways(prisma);
@@ -112,6 +113,8 @@ export function wrappedGateways(prisma: Db, wrap: (real: PaymentGateway) => Part
         refund: stand.refund ?? ((request) => real.refund(request)),
         retrieveCharge: stand.retrieveCharge ?? ((request) => real.retrieveCharge(request)),
         retrieveRefund: stand.retrieveRefund ?? ((request) => real.retrieveRefund(request)),
+        ...(real.importPaymentMethod && { importPaymentMethod: real.importPaymentMethod.bind(real) }),
+        ...(real.detachPaymentMethod && { detachPaymentMethod: real.detachPaymentMethod.bind(real) }),
       };
     },
   };
