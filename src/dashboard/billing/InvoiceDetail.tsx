@@ -21,7 +21,14 @@ import { Confirm } from '../components/dialogs';
 import { invoiceName } from './Invoices';
 import { creditableOf, CreditNotesTable, IssueCreditNote } from './InvoiceCredits';
 import { EmailTimeline, EventTimeline } from '../components/timelines';
-import { ACTIONS, actionsFor, disputeHoldsFunds, runInvoiceAction, type Action } from './invoice-actions';
+import {
+  ACTIONS,
+  actionsFor,
+  canIssueCreditNote,
+  disputeHoldsFunds,
+  runInvoiceAction,
+  type Action,
+} from './invoice-actions';
 import { InvoiceFacts, InvoiceLines, InvoiceLinks, InvoiceTotals, InvoiceTransactions } from './InvoiceParts';
 
 export function InvoiceDetail({ id }: { id: string }) {
@@ -79,8 +86,7 @@ export function InvoiceDetail({ id }: { id: string }) {
   const notes = creditNotes.data?.data ?? [];
   // Proposed only once the credit notes are read: until then what is left is not known.
   const refundable = creditNotes.isSuccess ? creditableOf(inv, notes).card : 0;
-  const held = disputeHoldsFunds(inv);
-  const creditable = !held && (inv.status === 'open' || (inv.status === 'paid' && creditNotes.isSuccess));
+  const creditable = canIssueCreditNote(inv, creditNotes.isSuccess);
   const startOver = () => (act.reset(), setNotice(undefined), setOutcome(undefined));
   return (
     <>
@@ -105,12 +111,7 @@ export function InvoiceDetail({ id }: { id: string }) {
         )}
         onCredit={() => (startOver(), setAsking(undefined), setCrediting(true))}
       />
-      {held && (
-        <p className="muted">
-          This payment is disputed ({statusLabel(inv.dispute!.status)}): the processor holds its money, so it cannot be
-          refunded or credited unless the dispute is won.
-        </p>
-      )}
+      <DisputeHold invoice={inv} />
       {crediting && (
         <IssueCreditNote
           invoice={inv}
@@ -148,6 +149,17 @@ export function InvoiceDetail({ id }: { id: string }) {
       <EmailTimeline filter={{ invoice: inv.id }} version={inv.status} />
       <EventTimeline filter={{ object: inv.id }} version={inv.status} />
     </>
+  );
+}
+
+/** Why a disputed invoice offers no refund and no credit note while the processor holds its money. */
+function DisputeHold({ invoice }: { invoice: Invoice }) {
+  if (!disputeHoldsFunds(invoice)) return null;
+  return (
+    <p className="muted">
+      This payment is disputed ({statusLabel(invoice.dispute!.status)}): the processor holds its money, so it cannot be
+      refunded or credited unless the dispute is won.
+    </p>
   );
 }
 

@@ -49,6 +49,11 @@ export function disputeHoldsFunds(invoice: Invoice): boolean {
   return status !== undefined && status !== 'won' && !status.startsWith('warning_') && status !== 'prevented';
 }
 
+/** A credit note from the page: on an open invoice, or a paid one once its credit notes are read; not while a dispute holds the money. */
+export function canIssueCreditNote(invoice: Invoice, creditNotesRead: boolean): boolean {
+  return !disputeHoldsFunds(invoice) && (invoice.status === 'open' || (invoice.status === 'paid' && creditNotesRead));
+}
+
 /**
  * What the API allows in each status (docs/api.md, invoices). `refundable`: what a refund can still give
  * back once credit notes to the balance or outside are counted (docs/decisions.md §22).
