@@ -1,0 +1,150 @@
+import fs from 'node:fs';
+import { browserTest, haveChromium, openDashboardBrowser, type DashboardBrowser } from '../support/browser';
+import { apiClient, createTestAccount, startWorkerApp, type ApiClient, type WorkerApp } from '../support/harness';
+import { advanceClock, customerOnClock, subscribeOnClock, subscriptionInvoices } from '../support/clocks';
+import { fetchPdf, pdfText } from '../support/pdf';
+import { expectStatus, recurringPrice } from '../support/subscriptions';
+import { hostedPath } from '../hosted-pages/pages';
+
+// Seeing usage (docs/decisions.md §46): a usage invoice's PDF and hosted page show each line's quantity and the
+// tiers or packages it was billed through. Through HTTP, a worker and a test clock.
+
+process.env.USAGE_GRACE = '30m';
+
+const browserIt = browserTest('test/usage/usage-seen.test.ts');
+const at = (iso: string) => Date.parse(iso) / 1000;
+
+let stack: WorkerApp;
+let api: ApiClient;
+let other: ApiClient;
+let browser: DashboardBrowser | undefined;
+
+beforeAll(async () => {
+  stack = await startWorkerApp('usage-seen', { name: 'Tokens & Co' });
+  api = stack.api;
+  const otherAccount = await createTestAccount(stack.app.prisma, { name: 'Other' });
+  other = apiClient(stack.app.baseUrl, otherAccount.apiKey);
+  if (haveChromium) browser = await openDashboardBrowser(stack.app.baseUrl);
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await stack?.close();
+});
+
+let meters = 0;
+
+/** A metered price summing `tokens` of an event name of its own, on a product of its own, with `terms`. */
+async function meteredPrice(terms: Record<string, unknown>) {
+  meters += 1;
+  const eventName = `seen_${meters}_${crypto.randomUUID().slice(0, 8)}`;
+  const meter = expectStatus(
+    await api.post('/meters', { name: 'Tokens', event_name: eventName, aggregation: 'sum', value_property: 'tokens' }),
+    201,
+  );
+  const product = expectStatus(await api.get(`/prices/${await recurringPrice(api, { unitAmount: 1 })}`), 200).product;
+  const price = expectStatus(
+    await api.post(`/prices/${product}`, {
+      currency: 'USD',
+      type: 'recurring',
+      recurring: { interval: 'month', interval_count: 1, usage_type: 'metered', meter: meter.id },
+      ...terms,
+    }),
+    201,
+  );
+  return { eventName, price: price.id as string };
+}
+
+let sent = 0;
+const send = (eventName: string, customer: string, timestamp: number, tokens: number) =>
+  api.post('/usage-events', {
+    events: [{ id: `seen-${++sent}`, event_name: eventName, customer, timestamp, properties: { tokens } }],
+  });
+
+/**
+ * A customer on a clock from Jan 1 2026 with a licensed price of $10, a graduated metered price (1000 units at
+ * 5 cents, up to 10000 at 3 with a $10 flat fee, then 1) and a package one ($2.50 per 1000 units, rounded up);
+ * January's usage (1200 and 2500 tokens) billed on the invoice of Feb 1, an hour after January's end.
+ */
+async function billedJanuary() {
+  const licensed = await recurringPrice(api, { unitAmount: 1000 });
+  const tiered = await meteredPrice({
+    billing_scheme: 'tiered',
+    tiers_mode: 'graduated',
+    tiers: [
+      { up_to: 1000, unit_amount: 5 },
+      { up_to: 10_000, unit_amount: 3, flat_amount: 1000 },
+      { up_to: 'inf', unit_amount: 1 },
+    ],
+  });
+  const packages = await meteredPrice({ unit_amount: 250, transform_quantity: { divide_by: 1000, round: 'up' } });
+  const { clock, customer, method } = await customerOnClock(api, at('2026-01-01T00:00:00Z'));
+  const subscription = await subscribeOnClock(
+    api,
+    { customer, method },
+    [{ price: licensed, quantity: 1 }, { price: tiered.price } as never, { price: packages.price } as never],
+    at('2026-01-01T00:00:00Z'),
+  );
+  await advanceClock(api, clock.id, at('2026-01-31T12:00:00Z'));
+  expectStatus(await send(tiered.eventName, customer.id, at('2026-01-10T00:00:00Z'), 1200), 202);
+  expectStatus(await send(packages.eventName, customer.id, at('2026-01-20T00:00:00Z'), 2500), 202);
+  await advanceClock(api, clock.id, at('2026-02-01T01:00:00Z'));
+  const invoice = (await subscriptionInvoices(api, subscription.id))[1];
+  return { clock, customer, subscription, tiered, packages, invoice };
+}
+
+describe('a usage invoice shows how its usage was priced', () => {
+  let billed: Awaited<ReturnType<typeof billedJanuary>>;
+  beforeAll(async () => {
+    billed = await billedJanuary();
+  }, 120_000);
+
+  it('has each usage line with its quantity, tiers and packages in the PDF', async () => {
+    const { invoice, tiered, packages } = billed;
+    const usageLine = (price: string) => invoice.lines.find((line: any) => line.price === price);
+    expect(usageLine(tiered.price)).toMatchObject({ quantity: 1200, amount: 6600, tiers_mode: 'graduated' });
+    expect(usageLine(packages.price)).toMatchObject({ quantity: 2500, amount: 750, packages: 3 });
+    // Another account's key sees neither the invoice nor its lines.
+    expect((await other.get(`/invoices/${invoice.id}`)).status).toBe(404);
+
+    // The PDF the customer downloads from the hosted page (the API's GET /invoices/{id}/pdf renders the same).
+    const pdf = await fetchPdf(`${stack.app.baseUrl}${hostedPath(invoice)}/pdf`);
+    expect([pdf.status, pdf.type]).toEqual([200, 'application/pdf']);
+    fs.mkdirSync('test-output', { recursive: true });
+    fs.writeFileSync('test-output/usage-invoice.pdf', pdf.body);
+    const text = await pdfText(pdf.body);
+    // pdf-parse reads a row's cells as one line, tab-separated.
+    const rows = text.split('\n').map((row) => row.replace(/\s+/g, ' ').trim());
+    for (const row of [
+      'First 1,000 units at $0.05 $50.00',
+      'Next 200 units at $0.03 + $10.00 flat fee $16.00',
+      '3 packages of 1,000 units at $2.50 $7.50',
+    ])
+      expect(rows).toContain(row);
+    expect(rows.some((row) => /usage, 2026-01-01 to 2026-02-01 1200 \$66\.00$/.test(row))).toBe(true);
+    expect(rows.some((row) => /usage, 2026-01-01 to 2026-02-01 2500 \$2\.50 per 1,000 \$7\.50$/.test(row))).toBe(true);
+  });
+
+  browserIt('shows the tiers and packages under their lines on the hosted page (axe, screenshot)', async () => {
+    const { invoice } = billed;
+    const page = await browser!.newPage();
+    await page.goto(`${stack.app.baseUrl}${hostedPath(invoice)}`);
+    await page.getByRole('heading', { name: `Invoice ${invoice.number}`, exact: true }).waitFor();
+    for (const name of [
+      'First 1,000 units at $0.05 $50.00',
+      'Next 200 units at $0.03 + $10.00 flat fee $16.00',
+      '3 packages of 1,000 units at $2.50 $7.50',
+    ])
+      await page.getByRole('row', { name, exact: true }).waitFor();
+    const tieredRow = invoice.lines.find((line: any) => line.tiers_mode === 'graduated');
+    // The tiered line's own row: its quantity, no unit price (its tiers say it), its amount.
+    await page.getByRole('row', { name: `${tieredRow.description} 1200 $66.00`, exact: true }).waitFor();
+    const packageRow = invoice.lines.find((line: any) => line.packages !== null);
+    await page
+      .getByRole('row', { name: `${packageRow.description} 2500 $2.50 per 1,000 $7.50`, exact: true })
+      .waitFor();
+    await browser!.screen(page, 'hosted-usage-invoice');
+    expect(browser!.offSite).toEqual([]);
+    await page.close();
+  });
+});
