@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import { browserTest, haveChromium, openDashboardBrowser, type DashboardBrowser } from '../support/browser';
+import { createTestUser } from '../support/dashboard';
 import { apiClient, createTestAccount, startWorkerApp, type ApiClient, type WorkerApp } from '../support/harness';
 import { advanceClock, customerOnClock, subscribeOnClock, subscriptionInvoices } from '../support/clocks';
 import { fetchPdf, pdfText } from '../support/pdf';
@@ -7,7 +8,8 @@ import { expectStatus, recurringPrice } from '../support/subscriptions';
 import { hostedPath } from '../hosted-pages/pages';
 
 // Seeing usage (docs/decisions.md §46): a usage invoice's PDF and hosted page show each line's quantity and the
-// tiers or packages it was billed through. Through HTTP, a worker and a test clock.
+// tiers or packages it was billed through; the subscription's page in the dashboard draws each metered item's
+// usage by day, its running total and the upcoming invoice's amount. Through HTTP, a worker and a test clock.
 
 process.env.USAGE_GRACE = '30m';
 
@@ -18,12 +20,16 @@ let stack: WorkerApp;
 let api: ApiClient;
 let other: ApiClient;
 let browser: DashboardBrowser | undefined;
+let user: { email: string; password: string };
+let otherUser: { email: string; password: string };
 
 beforeAll(async () => {
   stack = await startWorkerApp('usage-seen', { name: 'Tokens & Co' });
   api = stack.api;
   const otherAccount = await createTestAccount(stack.app.prisma, { name: 'Other' });
   other = apiClient(stack.app.baseUrl, otherAccount.apiKey);
+  user = await createTestUser(stack.app.prisma, stack.accountId, { role: 'developer', name: 'Dora Developer' });
+  otherUser = await createTestUser(stack.app.prisma, otherAccount.accountId, { role: 'developer' });
   if (haveChromium) browser = await openDashboardBrowser(stack.app.baseUrl);
 }, 60_000);
 
@@ -147,4 +153,64 @@ describe('a usage invoice shows how its usage was priced', () => {
     expect(browser!.offSite).toEqual([]);
     await page.close();
   });
+});
+
+describe("the dashboard's subscription page", () => {
+  browserIt(
+    "draws each metered item's usage by day with its running total and the upcoming invoice's amount; another account's is not found",
+    async () => {
+      const { clock, customer, subscription, tiered, packages } = await billedJanuary();
+      // February so far: three days of the tiered meter, one of the packages.
+      await advanceClock(api, clock.id, at('2026-02-03T12:00:00Z'));
+      for (const [timestamp, tokens] of [
+        [at('2026-02-01T05:00:00Z'), 700],
+        [at('2026-02-02T08:00:00Z'), 400],
+        [at('2026-02-03T09:00:00Z'), 150],
+      ] as const)
+        expectStatus(await send(tiered.eventName, customer.id, timestamp, tokens), 202);
+      expectStatus(await send(packages.eventName, customer.id, at('2026-02-02T10:00:00Z'), 1500), 202);
+      const named = expectStatus(await api.get(`/subscriptions/${subscription.id}?include=names`), 200);
+      const nameOf = (price: string) =>
+        named.items.data.find((item: any) => item.price.id === price).price.product_name as string;
+      const upcoming = expectStatus(await api.get(`/invoices/upcoming?subscription=${subscription.id}`), 200);
+      // 1250 tokens through the tiers: 1000 x 5 + 1000 + 250 x 3; 1500 tokens in packages of 1000: 2 x $2.50.
+      expect(upcoming.lines.map((line: any) => line.amount)).toEqual([1000, 6750, 500]);
+
+      const page = await browser!.newPage();
+      await browser!.signIn(page, user);
+      await page.goto(`${stack.app.baseUrl}/dashboard/subscriptions/${subscription.id}`);
+      await page.getByRole('heading', { name: 'Usage this period', exact: true }).waitFor();
+      // The items table names a metered item's billing instead of a quantity of 0 and $0.00.
+      expect(await page.getByRole('cell', { name: 'By usage, in arrears', exact: true }).count()).toBe(2);
+      expect(await page.getByRole('cell', { name: 'Tiered', exact: true }).count()).toBe(1);
+      const tieredName = nameOf(tiered.price);
+      await page.getByRole('heading', { name: `${tieredName} usage by day`, exact: true }).waitFor();
+      await page.getByRole('img', { name: `${tieredName} usage by day`, exact: true }).waitFor();
+      expect(
+        await page
+          .getByRole('img', { name: `${tieredName} usage by day`, exact: true })
+          .getAttribute('aria-describedby'),
+      ).toBeTruthy();
+      await page.getByRole('heading', { name: `${nameOf(packages.price)} usage by day`, exact: true }).waitFor();
+      const figure = page.getByRole('figure', { name: `${tieredName} usage by day`, exact: true });
+      await figure.getByText('1,250', { exact: true }).waitFor();
+      await figure.getByText('$67.50', { exact: true }).waitFor();
+      await page.getByText(`$${(upcoming.total / 100).toFixed(2)}`, { exact: true }).waitFor();
+      await page.getByText(`${tieredName} usage by day as a table`, { exact: true }).click();
+      const table = page.getByRole('table', { name: `${tieredName} usage by day`, exact: true });
+      const values = await table.locator('tbody td').allTextContents();
+      expect(values).toEqual(['700', '400', '150']);
+      await browser!.screenFits(page, 'subscription-usage');
+
+      // Another account's user reads the same page as not found, and its API key gets 404.
+      expect((await other.get(`/subscriptions/${subscription.id}/usage`)).status).toBe(404);
+      const stranger = await browser!.newPage();
+      await browser!.signIn(stranger, otherUser);
+      await stranger.goto(`${stack.app.baseUrl}/dashboard/subscriptions/${subscription.id}`);
+      await stranger.getByRole('heading', { name: 'Subscription not found', exact: true }).waitFor();
+      expect(await stranger.getByRole('heading', { name: 'Usage this period', exact: true }).count()).toBe(0);
+      expect(browser!.offSite).toEqual([]);
+    },
+    180_000,
+  );
 });
