@@ -50,7 +50,7 @@ function toLineObject(line: InvoiceLine, currency: string): InvoiceLineObject {
     period: { start: toUnixSeconds(line.periodStart), end: toUnixSeconds(line.periodEnd) },
     proration: line.proration,
     discount: line.discountId,
-    ...linePricingFields(line.pricing as LinePricing | null),
+    ...linePricingFields((line.pricing ?? null) as LinePricing | null),
   };
 }
 
