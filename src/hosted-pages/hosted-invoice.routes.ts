@@ -127,7 +127,7 @@ function invoiceItems(invoice: InvoiceObject, taxNames: Map<string, string>, pdf
       html`<tr>
           <td>${line.description ?? ''}</td>
           <td class="num">${line.quantity}</td>
-          <td class="num">${unitPrice(line, format)}</td>
+          <td class="num unit">${unitPrice(line, format)}</td>
           <td class="num">${format(line.amount)}</td>
         </tr>
         ${pricingDetails(line, format).map(
