@@ -110,6 +110,21 @@ describe('a usage invoice shows how its usage was priced', () => {
     const usageLine = (price: string) => invoice.lines.find((line: any) => line.price === price);
     expect(usageLine(tiered.price)).toMatchObject({ quantity: 1200, amount: 6600, tiers_mode: 'graduated' });
     expect(usageLine(packages.price)).toMatchObject({ quantity: 2500, amount: 750, packages: 3 });
+    // The breakdown is a record of what was billed: a price whose tiers changed (never through the API: 409
+    // price_usage_terms; here in the database) leaves the invoice as it was.
+    const tieredTerms = await stack.app.prisma.price.findUniqueOrThrow({ where: { id: tiered.price } });
+    await stack.app.prisma.price.update({
+      where: { id: tiered.price },
+      data: { tiersMode: 'volume', tiers: [{ up_to: null, unit_amount: 1, flat_amount: 0 }] },
+    });
+    try {
+      expect(expectStatus(await api.get(`/invoices/${invoice.id}`), 200).lines).toEqual(invoice.lines);
+    } finally {
+      await stack.app.prisma.price.update({
+        where: { id: tiered.price },
+        data: { tiersMode: tieredTerms.tiersMode, tiers: tieredTerms.tiers ?? undefined },
+      });
+    }
     // Another account's key sees neither the invoice nor its lines.
     expect((await other.get(`/invoices/${invoice.id}`)).status).toBe(404);
 
