@@ -4095,6 +4095,21 @@ export interface components {
             proration: boolean;
             /** @description A discount line: the discount (di_) whose amount off it is, a negative `amount` carrying the tax rates of the lines it discounts (docs/api.md, "Coupons and discounts"); null on every other line */
             discount: string | null;
+            /**
+             * @description A usage line of a tiered price: the price's tiers_mode when billed; null on every other line
+             * @enum {string|null}
+             */
+            tiers_mode: "graduated" | "volume" | null;
+            /** @description A usage line of a tiered price: each tier the usage reached, lowest first, what it billed in it (volume: the one tier; a late line: what the late usage adds, a tier taken back negative), the amounts adding up to `amount` (docs/api.md, "Usage-based billing"); null on every other line */
+            tiers: components["schemas"]["InvoiceLineTier"][] | null;
+            /** @description A usage line of a package price: the price's transform_quantity when billed; null on every other line */
+            transform_quantity: {
+                divide_by: number;
+                /** @enum {string} */
+                round: "up" | "down";
+            } | null;
+            /** @description A usage line of a package price: the packages billed (`amount` = packages x unit_amount); null otherwise */
+            packages: number | null;
         };
         TaxAmount: {
             amount: number;
@@ -4102,6 +4117,17 @@ export interface components {
             tax_behavior: "inclusive" | "exclusive";
             tax_rate: string;
             taxable_amount: number;
+        };
+        InvoiceLineTier: {
+            /** @description The tier's last unit (inclusive); null for "inf" */
+            up_to: number | null;
+            /** @description Units billed in the tier */
+            quantity: number;
+            unit_amount: number;
+            /** @description The tier's flat fee this line charges */
+            flat_amount: number;
+            /** @description unit_amount x quantity + flat_amount */
+            amount: number;
         };
         InvoiceCreate: {
             customer: string;

@@ -2,6 +2,8 @@ import type { Address } from '../customers';
 import type { InvoiceObject } from '../invoices';
 import { formatMoney } from '../lib/money';
 
+type InvoiceLineObject = InvoiceObject['lines'][number];
+
 /**
  * Everything an invoice's document shows (the PDF, the email's body, the hosted page): the invoice as
  * the API answers it, who issues it, where it ships, and the names of its tax rates. Pure data, so a
@@ -120,4 +122,44 @@ export function headlineFacts(document: InvoiceDocument): { label: string; value
     facts.push({ label: 'Paid on', value: documentDate(document, invoice.status_transitions.paid_at) });
   if (invoice.status === 'void') facts.push({ label: 'Status', value: 'Void' });
   return facts;
+}
+
+/** A part of a line's amount shown under it: a tier or the packages it billed. */
+export interface LineDetail {
+  label: string;
+  amount: string;
+}
+
+const count = (units: number) => units.toLocaleString('en-US');
+
+/**
+ * How a usage line was priced, as the PDF and the hosted page show it under the line (docs/decisions.md §46):
+ * "First 1,000 units at $0.00", "Next 4,000 units at $0.02 + $10.00 flat fee" (graduated), "All 12,000 units at
+ * $0.01" (volume; a late line's tier taken back "Less 900 units at $0.05"), "3 packages of 1,000 units at $2.50".
+ * `format` writes cents in the invoice's currency. None for other lines.
+ */
+export function pricingDetails(line: InvoiceLineObject, format: (cents: number) => string): LineDetail[] {
+  if (line.packages !== null && line.transform_quantity)
+    return [
+      {
+        label: `${count(line.packages)} package${line.packages === 1 ? '' : 's'} of ${count(line.transform_quantity.divide_by)} units at ${format(line.unit_amount)}`,
+        amount: format(line.amount),
+      },
+    ];
+  return (line.tiers ?? []).map((tier, index) => {
+    const flat = tier.flat_amount !== 0 ? ` + ${format(tier.flat_amount)} flat fee` : '';
+    const units = `${count(Math.abs(tier.quantity))} unit${Math.abs(tier.quantity) === 1 ? '' : 's'}`;
+    const which = tier.quantity < 0 ? 'Less' : line.tiers_mode === 'volume' ? 'All' : index === 0 ? 'First' : 'Next';
+    return { label: `${which} ${units} at ${format(tier.unit_amount)}${flat}`, amount: format(tier.amount) };
+  });
+}
+
+/**
+ * A line's unit price as the documents show it: none for a tiered line, whose tiers say it; a package line's per
+ * package ("$2.50 per 1,000"), as its quantity counts units.
+ */
+export function unitPrice(line: InvoiceLineObject, format: (cents: number) => string): string {
+  if (line.tiers_mode !== null) return '';
+  if (line.transform_quantity) return `${format(line.unit_amount)} per ${count(line.transform_quantity.divide_by)}`;
+  return format(line.unit_amount);
 }

@@ -3,8 +3,10 @@ import {
   documentDate,
   headlineFacts,
   money,
+  pricingDetails,
   shipToLines,
   summaryRows,
+  unitPrice,
   type InvoiceDocument,
 } from './invoice-document';
 import { drawBlocks, drawFacts, drawHeader, drawHeadline, drawSummary, drawTable, renderPdf } from './pdf-layout';
@@ -62,13 +64,14 @@ function draw(pdf: PDFKit.PDFDocument, document: InvoiceDocument, kind: 'invoice
       cells: [
         line.description ?? '',
         String(line.quantity),
-        money(document, line.unit_amount),
+        unitPrice(line, (cents) => money(document, cents)),
         money(document, line.amount),
       ],
       note:
         line.period.end > line.period.start
           ? `${documentDate(document, line.period.start)} to ${documentDate(document, line.period.end)}`
           : undefined,
+      details: pricingDetails(line, (cents) => money(document, cents)),
     })),
     y,
   );

@@ -103,11 +103,17 @@ export interface TableColumn {
   align?: 'right';
 }
 
-/** A row of the table: one text per column, and a muted note under the first (a line's period). */
+/**
+ * A row of the table: one text per column, a muted note under the first (a line's period), and details under
+ * it (a usage line's tiers), each a label under the first column and an amount under the last.
+ */
 export interface TableRow {
   cells: string[];
   note?: string;
+  details?: { label: string; amount: string }[];
 }
+
+const DETAIL_HEIGHT = 11;
 
 /** The lines table, its heading repeated on each new page; answers the y below its closing rule. */
 export function drawTable(pdf: PDFKit.PDFDocument, columns: TableColumn[], rows: TableRow[], y: number): number {
@@ -136,7 +142,8 @@ export function drawTable(pdf: PDFKit.PDFDocument, columns: TableColumn[], rows:
   for (const row of rows) {
     pdf.font('Helvetica').fontSize(10);
     const height = Math.max(pdf.heightOfString(row.cells[0] ?? '', { width: first.width }), 12) + 2;
-    const rowHeight = height + (row.note ? 12 : 0) + 6;
+    const details = row.details ?? [];
+    const rowHeight = height + (row.note ? 12 : 0) + details.length * DETAIL_HEIGHT + 6;
     if (y + rowHeight > bottom) {
       pdf.addPage();
       y = MARGIN;
@@ -152,6 +159,15 @@ export function drawTable(pdf: PDFKit.PDFDocument, columns: TableColumn[], rows:
         .fillColor(MUTED)
         .fontSize(8)
         .text(row.note, first.x, y + height, { width: first.width });
+    const last = at(columns[columns.length - 1]!);
+    details.forEach((detail, index) => {
+      const detailY = y + height + (row.note ? 12 : 0) + index * DETAIL_HEIGHT;
+      pdf
+        .fillColor(MUTED)
+        .fontSize(8)
+        .text(detail.label, first.x + 8, detailY, { width: first.width - 8 });
+      pdf.text(detail.amount, last.x, detailY, { width: last.width, align: 'right' });
+    });
     y += rowHeight;
   }
   rule();

@@ -2,7 +2,7 @@ import { readAccountProfile } from '../accounts';
 import { invoicePdf, receiptPdf } from '../documents';
 import { creditNotePdf } from '../documents';
 import { creditDestination } from '../documents';
-import { sellerLines } from '../documents';
+import { pricingDetails, sellerLines, unitPrice } from '../documents';
 import { listCreditNotes } from '../credit-notes';
 import type { CreditNoteObject } from '../credit-notes';
 import express, { type Request, type Response } from 'express';
@@ -120,14 +120,23 @@ function invoiceHeading(invoice: InvoiceObject): Html {
 
 /** The lines, discounts and tax per rate, the totals, and the PDF's link. */
 function invoiceItems(invoice: InvoiceObject, taxNames: Map<string, string>, pdfPath?: string): Html {
+  const format = (cents: number) => money(invoice, cents);
+  // A usage line's tiers or packages follow it (docs/decisions.md §46), each part's amount under the line's.
   const rows = invoice.lines.map(
     (line) =>
       html`<tr>
-        <td>${line.description ?? ''}</td>
-        <td class="num">${line.quantity}</td>
-        <td class="num">${money(invoice, line.unit_amount)}</td>
-        <td class="num">${money(invoice, line.amount)}</td>
-      </tr>`,
+          <td>${line.description ?? ''}</td>
+          <td class="num">${line.quantity}</td>
+          <td class="num unit">${unitPrice(line, format)}</td>
+          <td class="num">${format(line.amount)}</td>
+        </tr>
+        ${pricingDetails(line, format).map(
+          (detail) =>
+            html`<tr class="detail">
+              <td colspan="3">${detail.label}</td>
+              <td class="num">${detail.amount}</td>
+            </tr>`,
+        )}`,
   );
   const taxes = invoice.total_tax_amounts.map(
     (tax) =>

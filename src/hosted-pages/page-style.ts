@@ -22,7 +22,10 @@ table{width:100%;border-collapse:collapse}
 th,td{text-align:left;padding:8px 6px;border-bottom:1px solid #e6e8ec;vertical-align:top}
 th{font-size:.85rem;color:#555c68;font-weight:600}
 td.num,th.num{text-align:right;white-space:nowrap}
+td.num.unit{white-space:normal}
 tfoot td{border-bottom:none}
+tbody tr.detail td{font-size:.85rem;color:#555c68;padding-top:2px;padding-bottom:4px}
+tbody tr.detail td:first-child{padding-left:18px}
 tfoot tr.total td{font-weight:700;border-top:2px solid #1a1d23}
 dl{margin:0;display:grid;grid-template-columns:max-content 1fr;gap:4px 16px}
 dt{color:#555c68}

@@ -5,6 +5,7 @@ import type { Db, Tx } from '../db/prisma';
 import { toUnixSeconds } from '../lib/time';
 import type { InvoiceDisputeObject, InvoiceLineObject, InvoiceObject, TaxAmountObject } from './invoice.schemas';
 import { updatedMsOf } from '../lib/object-version';
+import type { LinePricing } from '../usage';
 import { hostedInvoiceUrl, type HostedLinkRef } from './hosted-link.records';
 import {
   columnOfField,
@@ -49,6 +50,17 @@ function toLineObject(line: InvoiceLine, currency: string): InvoiceLineObject {
     period: { start: toUnixSeconds(line.periodStart), end: toUnixSeconds(line.periodEnd) },
     proration: line.proration,
     discount: line.discountId,
+    ...linePricingFields((line.pricing ?? null) as LinePricing | null),
+  };
+}
+
+/** A usage line's breakdown as kept when billed (docs/decisions.md §46), every field null on other lines. */
+function linePricingFields(pricing: LinePricing | null) {
+  return {
+    tiers_mode: pricing && 'tiers' in pricing ? pricing.tiers_mode : null,
+    tiers: pricing && 'tiers' in pricing ? pricing.tiers : null,
+    transform_quantity: pricing && 'packages' in pricing ? pricing.transform_quantity : null,
+    packages: pricing && 'packages' in pricing ? pricing.packages : null,
   };
 }
 
@@ -369,7 +381,10 @@ export type NewInvoice = Omit<
   accountAddress: Prisma.InputJsonValue | null;
   totalTaxes: Prisma.InputJsonValue;
 };
-export type NewInvoiceLine = Omit<InvoiceLine, 'invoiceId' | 'taxAmounts'> & { taxAmounts: Prisma.InputJsonValue };
+export type NewInvoiceLine = Omit<InvoiceLine, 'invoiceId' | 'taxAmounts' | 'pricing'> & {
+  taxAmounts: Prisma.InputJsonValue;
+  pricing?: Prisma.InputJsonValue | null;
+};
 
 const INSERT_FIELDS = Object.keys(INVOICE_COLUMNS).filter(
   (field) =>

@@ -126,6 +126,16 @@ const taxAmountSchema = z
   })
   .meta({ id: 'TaxAmount' });
 
+const lineTierSchema = z
+  .object({
+    up_to: z.number().int().nullable().describe('The tier\'s last unit (inclusive); null for "inf"'),
+    quantity: z.number().int().describe('Units billed in the tier'),
+    unit_amount: z.number().int(),
+    flat_amount: z.number().int().describe("The tier's flat fee this line charges"),
+    amount: z.number().int().describe('unit_amount x quantity + flat_amount'),
+  })
+  .meta({ id: 'InvoiceLineTier' });
+
 export const invoiceLineSchema = z
   .object({
     id: z.string(),
@@ -152,6 +162,31 @@ export const invoiceLineSchema = z
       .describe(
         'A discount line: the discount (di_) whose amount off it is, a negative `amount` carrying the tax rates of the lines it ' +
           'discounts (docs/api.md, "Coupons and discounts"); null on every other line',
+      ),
+    tiers_mode: z
+      .enum(['graduated', 'volume'])
+      .nullable()
+      .describe("A usage line of a tiered price: the price's tiers_mode when billed; null on every other line"),
+    tiers: z
+      .array(lineTierSchema)
+      .nullable()
+      .describe(
+        'A usage line of a tiered price: each tier the usage reached, lowest first, what it billed in it (volume: the one ' +
+          'tier; a late line: what the late usage adds, a tier taken back negative), the amounts adding up to `amount` ' +
+          '(docs/api.md, "Usage-based billing"); null on every other line',
+      ),
+    transform_quantity: z
+      .object({ divide_by: z.number().int(), round: z.enum(['up', 'down']) })
+      .nullable()
+      .describe(
+        "A usage line of a package price: the price's transform_quantity when billed; null on every other line",
+      ),
+    packages: z
+      .number()
+      .int()
+      .nullable()
+      .describe(
+        'A usage line of a package price: the packages billed (`amount` = packages x unit_amount); null otherwise',
       ),
   })
   .meta({ id: 'InvoiceLine' });

@@ -5,7 +5,7 @@ import type { Db, Tx } from '../db/prisma';
 import { assertBillablePrice, findPricesForUse, markPricesBilled } from '../catalog';
 import { isMeteredPrice, pricingOf } from '../catalog';
 import type { PriceObject } from '../catalog';
-import { priceQuantity } from '../usage';
+import { priceUsageLine, type LinePricing } from '../usage';
 import { computeTax, type TaxAmount, type TaxBehavior } from '../catalog';
 import { findTaxRates } from '../catalog';
 import { lockCustomer, readCustomerEvenDeleted } from '../customers';
@@ -193,6 +193,8 @@ interface PricedLine {
   taxBehavior: TaxBehavior | undefined;
   /** A discount line's discount (di_); null for every other line. */
   discountId: string | null;
+  /** A usage line's tiers or packages (docs/decisions.md §46); null for every other line. */
+  pricing: LinePricing | null;
 }
 
 type TaxRate = Awaited<ReturnType<typeof findTaxRates>>[number];
@@ -210,7 +212,7 @@ async function priceLines(tx: AnyTx, accountId: string, lines: BillingLine[], on
     let taxBehavior: TaxBehavior | undefined;
     const proration = line.priceId !== undefined ? line.proration : undefined;
     const usage = line.priceId !== undefined ? line.usage : undefined;
-    let usageAmount = 0;
+    let usagePriced: { amount: number; pricing: LinePricing | null } | undefined;
     if (line.priceId !== undefined) {
       const priceId = line.priceId;
       // FOR SHARE until commit: a concurrent DELETE /prices cannot remove a price this invoice bills.
@@ -221,7 +223,7 @@ async function priceLines(tx: AnyTx, accountId: string, lines: BillingLine[], on
           `lines.${index}.price`,
         );
       }
-      if (usage) usageAmount = usageCharge(price!, usage, `lines.${index}.quantity`);
+      if (usage) usagePriced = usageCharge(price!, usage, `lines.${index}.quantity`);
       else assertBillablePrice(price!, `lines.${index}.price`);
       unitAmount = price!.unit_amount;
       currency = price!.currency;
@@ -237,7 +239,7 @@ async function priceLines(tx: AnyTx, accountId: string, lines: BillingLine[], on
     const rates = await withParam(`lines.${index}.tax`, () => findTaxRates(tx, accountId, line.taxRateIds));
     const inactive = rates.find((rate) => !rate.active);
     if (inactive) throw badRequest(`Tax rate ${inactive.id} is inactive and cannot be applied.`, `lines.${index}.tax`);
-    const amount = proration ? proration.amount : usage ? usageAmount : unitAmount * line.quantity;
+    const amount = proration ? proration.amount : usagePriced ? usagePriced.amount : unitAmount * line.quantity;
     // A price's tax_behavior decides whether its rates are inside its amount (docs/api.md, Tax arithmetic).
     const tax = computeTax(amount, rates, taxBehavior);
     if (tax.total > MAX_CHARGE_AMOUNT) {
@@ -264,6 +266,7 @@ async function priceLines(tx: AnyTx, accountId: string, lines: BillingLine[], on
       rates,
       taxBehavior,
       discountId: null,
+      pricing: usagePriced?.pricing ?? null,
     });
   }
   return priced;
@@ -274,12 +277,12 @@ async function priceLines(tx: AnyTx, accountId: string, lines: BillingLine[], on
  * as any line past the charge ceiling is (400 amount_too_large: the period cannot be invoiced, docs/decisions.md
  * §7), not left to fail the activity for ever.
  */
-function usageCharge(price: PriceObject, usage: LineUsage, param: string): number {
+function usageCharge(price: PriceObject, usage: LineUsage, param: string): ReturnType<typeof priceUsageLine> {
   if (!isMeteredPrice(price))
     throw new Error(`Price ${price.id} is not metered; a usage line bills metered prices only.`);
   const pricing = pricingOf(price);
   try {
-    return priceQuantity(pricing, usage.total).amount - priceQuantity(pricing, usage.billedBefore).amount;
+    return priceUsageLine(pricing, usage.total, usage.billedBefore);
   } catch (error) {
     if (!(error instanceof RangeError)) throw error;
     throw badRequest(
@@ -350,6 +353,7 @@ async function discountLines(
     rates: [...part.rates] as TaxRate[],
     taxBehavior: part.taxBehavior,
     discountId: discount.id,
+    pricing: null,
   }));
 }
 
@@ -638,6 +642,7 @@ async function insertInvoice(tx: AnyTx, accountId: string, input: BillingInvoice
       periodEnd: line.period ? fromUnixSeconds(line.period.end) : periodEnd,
       proration: line.proration,
       discountId: line.discountId,
+      pricing: line.pricing as Prisma.InputJsonValue | null,
     })),
   );
   const object = toInvoiceObject(invoice);

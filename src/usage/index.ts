@@ -4,6 +4,6 @@ export { meterSchema } from './meter.schemas';
 export { assertActiveMeter } from './meter.service';
 export { addToHoursSql, holdCustomerUsage } from './usage-event.records';
 export { meterTotal, meterWindows } from './usage-event.service';
-export { priceQuantity } from './usage-pricing';
-export type { Pricing } from './usage-pricing';
+export { priceQuantity, priceUsageLine } from './usage-pricing';
+export type { LinePricing, LineTier, Pricing } from './usage-pricing';
 export { registerUsageRoutes } from './usage.routes';

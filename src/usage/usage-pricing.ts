@@ -20,6 +20,8 @@ export type Pricing =
 export interface TierCharge {
   /** The tier's position in the price's tiers, from 0. */
   tier: number;
+  /** The tier's up_to (null: "inf"). */
+  upTo: number | null;
   quantity: number;
   unitAmount: number;
   flatAmount: number;
@@ -41,9 +43,10 @@ function exact(cents: bigint): number {
   return Number(cents);
 }
 
-function charge(tier: number, { unitAmount, flatAmount }: PriceTier, quantity: number): TierCharge {
+function charge(tier: number, { upTo, unitAmount, flatAmount }: PriceTier, quantity: number): TierCharge {
   return {
     tier,
+    upTo,
     quantity,
     unitAmount,
     flatAmount,
@@ -81,4 +84,63 @@ export function priceQuantity(pricing: Pricing, quantity: number): PricedQuantit
     }
   }
   return { quantity, amount: exact(tiers.reduce((sum, tier) => sum + BigInt(tier.amount), 0n)), tiers };
+}
+
+/** A usage line's tier as the invoice line keeps it: the API's names, what this line billed in that tier. */
+export interface LineTier {
+  up_to: number | null;
+  quantity: number;
+  unit_amount: number;
+  /** The tier's flat fee this line charges (0 when an earlier line of the period charged it). */
+  flat_amount: number;
+  /** unit_amount x quantity + flat_amount. */
+  amount: number;
+}
+
+/**
+ * How a usage line was priced (docs/decisions.md §46), kept with the line when it is billed: the tiers and
+ * their parts, or the packages billed. The parts add up to the line's amount exactly.
+ */
+export type LinePricing =
+  | { tiers_mode: 'graduated' | 'volume'; tiers: LineTier[] }
+  | { transform_quantity: { divide_by: number; round: 'up' | 'down' }; packages: number };
+
+/**
+ * A usage line's amount and its breakdown: the period's usage `total` less what earlier lines billed of it
+ * (`billedBefore`, docs/decisions.md §43). Each tier's part is its part of price(total) less its part of
+ * price(billedBefore), so the parts add up to `price(total) - price(billedBefore)` exactly; a volume line
+ * whose usage moved the period to another tier shows the earlier tier taken back (negative) and the new one
+ * whole. A plain per-unit price has no breakdown (null): quantity x unit_amount says it all.
+ */
+export function priceUsageLine(
+  pricing: Pricing,
+  total: number,
+  billedBefore: number,
+): { amount: number; pricing: LinePricing | null } {
+  const now = priceQuantity(pricing, total);
+  const before = priceQuantity(pricing, billedBefore);
+  const amount = now.amount - before.amount;
+  if (pricing.scheme === 'per_unit') {
+    if (!pricing.transform) return { amount, pricing: null };
+    const { divideBy, round } = pricing.transform;
+    return {
+      amount,
+      pricing: { transform_quantity: { divide_by: divideBy, round }, packages: now.quantity - before.quantity },
+    };
+  }
+  const tiers: LineTier[] = [];
+  for (const [index, tier] of pricing.tiers.entries()) {
+    const part = (charges: TierCharge[]) =>
+      charges.find((each) => each.tier === index) ?? { quantity: 0, flatAmount: 0, amount: 0 };
+    const [after, earlier] = [part(now.tiers), part(before.tiers)];
+    if (after.quantity === earlier.quantity && after.amount === earlier.amount) continue;
+    tiers.push({
+      up_to: tier.upTo,
+      quantity: after.quantity - earlier.quantity,
+      unit_amount: tier.unitAmount,
+      flat_amount: after.flatAmount - earlier.flatAmount,
+      amount: after.amount - earlier.amount,
+    });
+  }
+  return { amount, pricing: { tiers_mode: pricing.mode, tiers } };
 }

@@ -271,6 +271,26 @@ describe('billing usage in arrears', () => {
       expect([index, invoices[index].total, invoices[index].status]).toEqual([index, total, 'paid']);
     }
     expect(invoices[2].lines[1].description).toMatch(/ usage reported late, 2026-01-01 to 2026-02-01$/);
+    // Each usage line keeps the tiers it was billed through (docs/decisions.md §46); the late line the part its
+    // usage adds (January had 1200 tokens: the late 400 all fall in the second tier, whose flat fee was billed).
+    const tierParts = (line: any) => [line.tiers_mode, line.tiers, line.transform_quantity, line.packages];
+    const januaryLine = expectStatus(await api.get(`/invoices/${invoices[1].id}`), 200).lines[1];
+    expect(tierParts(januaryLine)).toEqual([
+      'graduated',
+      [
+        { up_to: 1000, quantity: 1000, unit_amount: 5, flat_amount: 0, amount: 5000 },
+        { up_to: 10_000, quantity: 200, unit_amount: 3, flat_amount: 1000, amount: 1600 },
+      ],
+      null,
+      null,
+    ]);
+    expect(tierParts(invoices[2].lines[1])).toEqual([
+      'graduated',
+      [{ up_to: 10_000, quantity: 400, unit_amount: 3, flat_amount: 0, amount: 1200 }],
+      null,
+      null,
+    ]);
+    expect(tierParts(invoices[2].lines[0])).toEqual([null, null, null, null]);
 
     // A retried invoice activity (the same period's input, after a late event of December) answers the invoice
     // it made, unchanged: the late event waits for the next invoice, which bills it once.
@@ -512,6 +532,11 @@ describe('seeing usage', () => {
       quantity: 1350,
       amount: graduatedCents(1350),
       period: { start: day('2026-01-01'), end: day('2026-02-01') },
+      tiers_mode: 'graduated',
+      tiers: [
+        { up_to: 1000, quantity: 1000, unit_amount: 5, flat_amount: 0, amount: 5000 },
+        { up_to: 10_000, quantity: 350, unit_amount: 3, flat_amount: 1000, amount: 2050 },
+      ],
     });
     expect((await other.get(`/subscriptions/${subscription.id}/usage`)).status).toBe(404);
     expect((await api.get('/subscriptions/sub_missing/usage')).status).toBe(404);

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { priceQuantity, type PriceTier, type Pricing } from '../../src/usage/usage-pricing';
+import { priceQuantity, priceUsageLine, type PriceTier, type Pricing } from '../../src/usage/usage-pricing';
 
 // The tier arithmetic (docs/decisions.md §42, "Tier arithmetic") against a deliberately naive calculation
 // written here: units priced one at a time, tiers found by scanning, packages counted by subtraction.
@@ -95,6 +95,69 @@ it('bills graduated tiers a breakdown whose quantities add up to the quantity, n
   );
 });
 
+it('breaks a usage line down into parts adding up to its amount exactly, late usage included (docs/decisions.md §46)', () => {
+  fc.assert(
+    fc.property(fc.oneof(tiered, perUnit), quantity, quantity, (pricing, a, b) => {
+      const [billedBefore, total] = a <= b ? [a, b] : [b, a];
+      const line = priceUsageLine(pricing, total, billedBefore);
+      expect(line.amount).toBe(naiveAmount(pricing, total) - naiveAmount(pricing, billedBefore));
+      if (pricing.scheme === 'per_unit' && !pricing.transform) return expect(line.pricing).toBeNull();
+      if (pricing.scheme === 'per_unit') {
+        if (!line.pricing || !('packages' in line.pricing)) throw new Error('a package line has its packages');
+        return expect(line.pricing.packages * pricing.unitAmount).toBe(line.amount);
+      }
+      if (!line.pricing || !('tiers' in line.pricing)) throw new Error('a tiered line has its tiers');
+      const parts = line.pricing.tiers;
+      expect(parts.reduce((sum, part) => sum + part.amount, 0)).toBe(line.amount);
+      for (const part of parts) expect(part.amount).toBe(part.unit_amount * part.quantity + part.flat_amount);
+      // Graduated: the units added land in tiers, never taken back; every unit is counted once.
+      if (pricing.mode === 'graduated') {
+        expect(parts.reduce((sum, part) => sum + part.quantity, 0)).toBe(total - billedBefore);
+        for (const part of parts) expect(part.quantity).toBeGreaterThanOrEqual(0);
+      }
+      // Volume billed from nothing: the one tier the total falls in.
+      if (pricing.mode === 'volume' && billedBefore === 0 && total > 0) expect(parts).toHaveLength(1);
+    }),
+    { numRuns: 500 },
+  );
+});
+
+it('breaks the examples of docs/api.md down by tier and package', () => {
+  const tiersOf: PriceTier[] = [
+    { upTo: 1000, unitAmount: 5, flatAmount: 0 },
+    { upTo: 10_000, unitAmount: 3, flatAmount: 1000 },
+    { upTo: null, unitAmount: 1, flatAmount: 0 },
+  ];
+  expect(priceUsageLine({ scheme: 'tiered', mode: 'graduated', tiers: tiersOf }, 12_000, 0)).toEqual({
+    amount: 35_000,
+    pricing: {
+      tiers_mode: 'graduated',
+      tiers: [
+        { up_to: 1000, quantity: 1000, unit_amount: 5, flat_amount: 0, amount: 5000 },
+        { up_to: 10_000, quantity: 9000, unit_amount: 3, flat_amount: 1000, amount: 28_000 },
+        { up_to: null, quantity: 2000, unit_amount: 1, flat_amount: 0, amount: 2000 },
+      ],
+    },
+  });
+  // Late usage moving a volume period from the first tier to the second: the first taken back, the second whole.
+  expect(priceUsageLine({ scheme: 'tiered', mode: 'volume', tiers: tiersOf }, 1500, 900)).toEqual({
+    amount: 1000 + 1500 * 3 - 900 * 5,
+    pricing: {
+      tiers_mode: 'volume',
+      tiers: [
+        { up_to: 1000, quantity: -900, unit_amount: 5, flat_amount: 0, amount: -4500 },
+        { up_to: 10_000, quantity: 1500, unit_amount: 3, flat_amount: 1000, amount: 5500 },
+      ],
+    },
+  });
+  const packages: Pricing = { scheme: 'per_unit', unitAmount: 250, transform: { divideBy: 1000, round: 'up' } };
+  expect(priceUsageLine(packages, 2500, 0)).toEqual({
+    amount: 750,
+    pricing: { transform_quantity: { divide_by: 1000, round: 'up' }, packages: 3 },
+  });
+  expect(priceUsageLine({ scheme: 'per_unit', unitAmount: 3 }, 10, 0)).toEqual({ amount: 30, pricing: null });
+});
+
 it('prices the examples of docs/api.md', () => {
   const tiersOf: PriceTier[] = [
     { upTo: 1000, unitAmount: 5, flatAmount: 0 },
@@ -105,7 +168,7 @@ it('prices the examples of docs/api.md', () => {
   expect(priceQuantity({ scheme: 'tiered', mode: 'graduated', tiers: tiersOf }, 12_000)).toMatchObject({
     amount: 35_000,
     tiers: [
-      { tier: 0, quantity: 1000, amount: 5000 },
+      { tier: 0, upTo: 1000, quantity: 1000, amount: 5000 },
       { tier: 1, quantity: 9000, amount: 28_000 },
       { tier: 2, quantity: 2000, amount: 2000 },
     ],

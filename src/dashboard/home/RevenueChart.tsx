@@ -1,9 +1,8 @@
 import { formatMoney } from '../components/format';
+import { ChartSvg, CHART_HEIGHT, CHART_WIDTH } from '../components/ChartSvg';
 import { Table } from '../components/Table';
 
-const WIDTH = 600;
-const HEIGHT = 160;
-const SLOT = WIDTH / 30;
+const SLOT = CHART_WIDTH / 30;
 
 /** The API's days are UTC days (`YYYY-MM-DD`); they are named as such, not moved to the reader's zone. */
 const dayFormat = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric', timeZone: 'UTC' });
@@ -20,7 +19,7 @@ export function RevenueChart({ currency, daily }: { currency: string; daily: { d
   const bottom = Math.min(0, ...daily.map((day) => day.amount));
   const span = top - bottom || 1;
   // Bars grow up from the zero line, refunds larger than a day's payments down from it.
-  const y = (amount: number) => ((top - amount) / span) * (HEIGHT - 2) + 1;
+  const y = (amount: number) => ((top - amount) / span) * (CHART_HEIGHT - 2) + 1;
   const zero = y(0);
   const best = daily.reduce((a, b) => (b.amount > a.amount ? b : a), daily[0]!);
   const total = daily.reduce((sum, day) => sum + day.amount, 0);
@@ -35,14 +34,8 @@ export function RevenueChart({ currency, daily }: { currency: string; daily: { d
         <h3 id={titleId}>Revenue by day, last 30 days</h3>
         <p className="muted small">UTC days · highest day {money(top)}</p>
       </figcaption>
-      <svg
-        viewBox={`0 0 ${WIDTH} ${HEIGHT}`}
-        role="img"
-        aria-labelledby={titleId}
-        aria-describedby={`${titleId}-summary`}
-        preserveAspectRatio="none"
-      >
-        <line className="chart-axis" x1={0} x2={WIDTH} y1={zero} y2={zero} />
+      <ChartSvg titleId={titleId}>
+        <line className="chart-axis" x1={0} x2={CHART_WIDTH} y1={zero} y2={zero} />
         {daily.map((day, n) => {
           const from = Math.min(y(day.amount), zero);
           const height = Math.max(Math.abs(y(day.amount) - zero), day.amount === 0 ? 0 : 1);
@@ -59,7 +52,7 @@ export function RevenueChart({ currency, daily }: { currency: string; daily: { d
             </rect>
           );
         })}
-      </svg>
+      </ChartSvg>
       <div className="chart-scale muted small" aria-hidden="true">
         <span>{dayName(daily[0]!.date)}</span>
         <span>{dayName(daily.at(-1)!.date)}</span>

@@ -16,7 +16,11 @@ import { ApplyCoupon } from '../catalog/ApplyCoupon';
 import { Link } from '../router';
 import { SubscriptionActions } from './SubscriptionActions';
 import { SubscriptionFacts } from './SubscriptionFacts';
+import { SubscriptionUsage } from './SubscriptionUsage';
 import { keepNames } from './facts';
+
+const isMetered = (item: { price: { recurring: { usage_type?: string } | null } }) =>
+  item.price.recurring?.usage_type === 'metered';
 
 export function SubscriptionDetail({ id, session }: { id: string; session: Session }) {
   const [notice, setNotice] = useState<string>();
@@ -81,16 +85,24 @@ export function SubscriptionDetail({ id, session }: { id: string; session: Sessi
           },
           {
             header: 'Unit amount',
-            cell: (item) => formatMoney(item.price.unit_amount, item.price.currency),
+            // A tiered price's unit_amount is 0: its tiers price the usage (docs/api.md, "Usage-based billing").
+            cell: (item) =>
+              item.price.billing_scheme === 'tiered'
+                ? 'Tiered'
+                : formatMoney(item.price.unit_amount, item.price.currency),
             wide: true,
           },
-          { header: 'Quantity', cell: (item) => item.quantity },
+          { header: 'Quantity', cell: (item) => (isMetered(item) ? 'Metered' : item.quantity) },
           {
             header: 'Amount',
-            cell: (item) => formatMoney(item.price.unit_amount * item.quantity, item.price.currency),
+            cell: (item) =>
+              isMetered(item)
+                ? 'By usage, in arrears'
+                : formatMoney(item.price.unit_amount * item.quantity, item.price.currency),
           },
         ]}
       />
+      <SubscriptionUsage subscription={s} />
       <EventTimeline filter={{ object: s.id }} version={s.status} />
     </>
   );

@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "invoice_lines" ADD COLUMN     "pricing" JSONB;
+
