@@ -12,7 +12,7 @@ export {
   summaryRows,
   unitPrice,
 } from './invoice-document';
-export type { InvoiceDocument, LineDetail, SummaryRow } from './invoice-document';
+export type { InvoiceDocument, SummaryRow } from './invoice-document';
 export { renderInvoicePdf } from './invoice-pdf';
 export { creditNotePdf } from './credit-note-document.service';
 export { invoicePdf, loadInvoiceDocument, receiptPdf } from './invoice-document.service';

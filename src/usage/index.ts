@@ -5,5 +5,5 @@ export { assertActiveMeter } from './meter.service';
 export { addToHoursSql, holdCustomerUsage } from './usage-event.records';
 export { meterTotal, meterWindows } from './usage-event.service';
 export { priceQuantity, priceUsageLine } from './usage-pricing';
-export type { LinePricing, LineTier, Pricing } from './usage-pricing';
+export type { LinePricing, Pricing } from './usage-pricing';
 export { registerUsageRoutes } from './usage.routes';
