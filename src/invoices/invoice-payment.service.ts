@@ -15,6 +15,7 @@ import { openPending, paymentAttempts, settlePending, type AttemptStep, type Led
 import { toInvoiceObject, updateLockedInvoice, type InvoiceWithLines } from './invoice.records';
 import { lockInvoice } from './invoice-lock';
 import type { InvoiceObject } from './invoice.schemas';
+import { heldPaymentFailed } from './invoice-settlement';
 import {
   assertPayable,
   finalizeInTx,
@@ -159,9 +160,10 @@ export async function recordInvoicePayment(
     const before = await entryByGatewayKey(tx, accountId, attempt.gatewayKey!);
     if (!(await settlePending(tx, attempt.id, outcome))) return; // a concurrent call recorded this outcome already
     if (outcome.status === 'succeeded') await markPaid(tx, accountId, invoice, attempt.amount, attempt.paymentMethodId);
-    else if (outcome.status === 'failed')
+    else if (outcome.status === 'failed') {
       await recordEvent(tx, accountId, 'invoice.payment_failed', toInvoiceObject(invoice));
-    else if (outcome.status === 'pending' && outcome.actionRequired && !(before && awaitsAuthentication(before)))
+      if (before?.status === 'pending' && before.gatewayReference !== null) heldPaymentFailed(invoice);
+    } else if (outcome.status === 'pending' && outcome.actionRequired && !(before && awaitsAuthentication(before)))
       await recordEvent(tx, accountId, 'invoice.payment_action_required', toInvoiceObject(invoice));
   });
   return outcome.status;
@@ -238,6 +240,11 @@ export type Collection =
   | { outcome: 'void' }
   /** The charge was declined (or failed at the gateway); the invoice stays open. */
   | { outcome: 'failed'; failureCode: string | null }
+  /**
+   * The processor holds the charge (a bank debit: days): neither paid nor failed, and no attempt may be made beside
+   * it. Its outcome is recorded when the processor reports it, and the subscription's workflow is told.
+   */
+  | { outcome: 'pending' }
   /** No charge could be made (no usable payment method): `failureCode` says why. */
   | { outcome: 'not_attempted'; failureCode: string };
 
@@ -270,5 +277,7 @@ export async function collectInvoice(
         where: { accountId, invoiceId, type: 'payment', attemptKey: opts.attemptKey },
       })
     : null;
+  if (attempt && attempt.status === 'pending' && attempt.gatewayReference !== null && !awaitsAuthentication(attempt))
+    return { outcome: 'pending' };
   return { outcome: 'failed', failureCode: attempt?.failureCode ?? null };
 }

@@ -26,6 +26,7 @@ export {
 } from './hosted-invoice-payment';
 export { sendInvoiceEmail } from './invoice-sending';
 export { reconcilePayments, recordProcessorReport } from './payment-reconciliation';
+export { settleSimulatedBankDebit } from './bank-debit-settlement';
 export { changeSubscription } from './subscription-change';
 export { queueSubscriptionReminder, reminderDays } from './subscription-reminders';
 export { upcomingInvoice } from './upcoming-invoice';
