@@ -165,6 +165,9 @@ export async function recordInvoicePayment(
       if (before?.status === 'pending' && before.gatewayReference !== null) heldPaymentFailed(invoice);
     } else if (outcome.status === 'pending' && outcome.actionRequired && !(before && awaitsAuthentication(before)))
       await recordEvent(tx, accountId, 'invoice.payment_action_required', toInvoiceObject(invoice));
+    // The processor first says it holds the payment (a bank debit: days): told once, however often it is asked again.
+    else if (outcome.status === 'pending' && !outcome.actionRequired && before?.gatewayReference === null)
+      await recordEvent(tx, accountId, 'invoice.payment_processing', toInvoiceObject(invoice));
   });
   return outcome.status;
 }

@@ -99,9 +99,11 @@ describe('a bank debit of an invoice', () => {
 
     const paid = await bankAnswers(invoice.id, 'paid', 'succeeded');
     expect(paid).toMatchObject({ paid: true, amount_paid: 1250, attempt_count: 1 });
+    // Told once that the bank holds it (however often it was asked about), then once paid.
     expect(await invoiceEvents(invoice.id)).toEqual([
       'invoice.created',
       'invoice.finalized',
+      'invoice.payment_processing',
       'invoice.payment_succeeded',
     ]);
   });
@@ -114,7 +116,11 @@ describe('a bank debit of an invoice', () => {
     await addPaymentMethod(world.api, customer.id, bankBody(number));
     const invoice = await simpleInvoice(world.api, customer.id, 700);
     expect(expectStatus(await world.api.put(`/invoices/${invoice.id}`), 200, 'PUT invoice').status).toBe('open');
-    expect(await invoiceEvents(invoice.id)).toEqual(['invoice.created', 'invoice.finalized']);
+    expect(await invoiceEvents(invoice.id)).toEqual([
+      'invoice.created',
+      'invoice.finalized',
+      'invoice.payment_processing',
+    ]);
 
     const open = await bankAnswers(invoice.id, 'open', 'failed');
     expect(open).toMatchObject({ paid: false, attempt_count: 1, amount_remaining: 700 });
@@ -125,7 +131,12 @@ describe('a bank debit of an invoice', () => {
         failure_message: expect.stringContaining(code.slice(-3)),
       }),
     ]);
-    expect(await invoiceEvents(invoice.id)).toEqual(['invoice.created', 'invoice.finalized', 'invoice.payment_failed']);
+    expect(await invoiceEvents(invoice.id)).toEqual([
+      'invoice.created',
+      'invoice.finalized',
+      'invoice.payment_processing',
+      'invoice.payment_failed',
+    ]);
   });
 });
 
