@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api } from '../api/client';
-import type { Invoice } from '../api/types';
+import type { Invoice, Transaction } from '../api/types';
 import { formatMoney, centsFromText, textFromCents } from '../components/format';
 import { Link } from '../router';
 import { InvoiceWhy } from './Why';
@@ -18,6 +18,7 @@ import {
   type Outcome,
 } from '../components/common';
 import { Confirm } from '../components/dialogs';
+import { PaymentPendingBadge } from '../components/badges';
 import { invoiceName } from './Invoices';
 import { creditableOf, CreditNotesTable, IssueCreditNote } from './InvoiceCredits';
 import { EmailTimeline, EventTimeline } from '../components/timelines';
@@ -92,6 +93,7 @@ export function InvoiceDetail({ id }: { id: string }) {
         </h1>
         <StatusBadge status={inv.status} />
         {inv.dispute ? <DisputeBadge dispute={inv.dispute} /> : null}
+        {inv.status === 'open' && heldPayment(transactions.data?.data) ? <PaymentPendingBadge /> : null}
       </div>
       <InvoiceActionButtons
         invoice={inv}
@@ -141,6 +143,17 @@ export function InvoiceDetail({ id }: { id: string }) {
       <EmailTimeline filter={{ invoice: inv.id }} version={inv.status} />
       <EventTimeline filter={{ object: inv.id }} version={inv.status} />
     </>
+  );
+}
+
+/** A payment its processor holds (a bank debit), not one waiting for the customer to authenticate it. */
+function heldPayment(transactions: Transaction[] | undefined): boolean {
+  return (transactions ?? []).some(
+    (entry) =>
+      entry.type === 'payment' &&
+      entry.status === 'pending' &&
+      entry.gateway_reference !== null &&
+      entry.failure_code !== 'authentication_required',
   );
 }
 
