@@ -1,12 +1,13 @@
 import { proxyActivities, sleep } from '@temporalio/workflow';
 import type { BankDebitActivities } from '../activities/bank-debits';
 import { HEARTBEAT_TIMEOUT } from './activity-options';
+import { DAY_MS } from '../src/lib/durations';
 
 /**
  * How long the simulated gateway's bank debit stays `pending` before its bank answers (docs/decisions.md §40):
  * four days, as an ACH debit's settlement and the window for an early return (R01, R02) take.
  */
-export const BANK_DEBIT_SETTLEMENT_MS = 4 * 24 * 60 * 60 * 1000;
+export const BANK_DEBIT_SETTLEMENT_MS = 4 * DAY_MS;
 
 /** The settlement is recorded whatever the database's mood: retried until it is, the debit pending meanwhile. */
 const settlement = proxyActivities<BankDebitActivities>({

@@ -172,6 +172,21 @@ export async function recordInvoicePayment(
   return outcome.status;
 }
 
+/** An entry the processor answered it holds (a bank debit settling for days), not one waiting for the customer. */
+function heldByProcessor(entry: Transaction): boolean {
+  return entry.status === 'pending' && entry.gatewayReference !== null && !awaitsAuthentication(entry);
+}
+
+/** The invoice's payment its processor holds (a bank debit: docs/decisions.md §40), or null. */
+export async function paymentHeldByProcessor(
+  prisma: Db,
+  accountId: string,
+  invoiceId: string,
+): Promise<Transaction | null> {
+  const attempts = await paymentAttempts(prisma, accountId, invoiceId, null);
+  return attempts.find(heldByProcessor) ?? null;
+}
+
 /** The invoice's payment waiting for its customer to authenticate it (3-D Secure), or null. */
 export async function paymentAwaitingAuthentication(
   prisma: Db,
@@ -280,7 +295,6 @@ export async function collectInvoice(
         where: { accountId, invoiceId, type: 'payment', attemptKey: opts.attemptKey },
       })
     : null;
-  if (attempt && attempt.status === 'pending' && attempt.gatewayReference !== null && !awaitsAuthentication(attempt))
-    return { outcome: 'pending' };
+  if (attempt && heldByProcessor(attempt)) return { outcome: 'pending' };
   return { outcome: 'failed', failureCode: attempt?.failureCode ?? null };
 }

@@ -3,6 +3,7 @@ import {
   addPaymentMethod,
   bankBody,
   BANK_ACCOUNTS,
+  CARDS,
   createCustomer,
   gatewayCharges,
   simpleInvoice,
@@ -19,6 +20,7 @@ import {
   type SubscriptionWorld,
 } from '../support/subscriptions';
 import { BANK_DEBIT_SETTLEMENT_MS } from '../../workflows/bank-debit-settlement';
+import { EXPIRY, hostedPath, pageForm, pageText, postForm } from '../hosted-pages/pages';
 
 // The simulated gateway's US bank debits (docs/decisions.md §40): pending for days, then settled by the bank's
 // durable timer (paid, or returned with an ACH return code), on a time-skipping Temporal environment, over HTTP.
@@ -106,6 +108,30 @@ describe('a bank debit of an invoice', () => {
       'invoice.payment_processing',
       'invoice.payment_succeeded',
     ]);
+  });
+
+  it('holds its hosted page: no pay form while the bank settles it, and a form sent before makes no second payment', async () => {
+    const customer = await createCustomer(world.api);
+    await addPaymentMethod(world.api, customer.id, bankBody(BANK_ACCOUNTS.succeeds));
+    const draft = await simpleInvoice(world.api, customer.id, 1800);
+    const open = expectStatus(await world.api.post(`/invoices/${draft.id}/finalize`), 200, 'finalize');
+    const path = hostedPath(open);
+    const staleForm = await pageForm(world.app.baseUrl, path);
+    expect(expectStatus(await world.api.put(`/invoices/${draft.id}`), 200, 'PUT invoice').status).toBe('open');
+
+    const page = await pageText(await fetch(`${world.app.baseUrl}${path}`));
+    expect(page).toContain('Payment processing');
+    expect(page).not.toContain(`action="${path}/pay"`);
+    const debits = await gatewayCharges(world.app.prisma, world.accountId);
+    const card = { name: 'Ada Lovelace', number: CARDS.succeeds, exp: EXPIRY, cvc: '123' };
+    const sent = await postForm(world.app.baseUrl, `${path}/pay`, { ...staleForm, ...card });
+    expect(sent.status).toBe(303);
+    expect(await gatewayCharges(world.app.prisma, world.accountId)).toBe(debits);
+    expect(expectStatus(await world.api.get(`/invoices/${draft.id}`), 200, 'GET').status).toBe('open');
+    expect(await pageText(await fetch(`${world.app.baseUrl}${sent.headers.get('location')!}`))).toContain(
+      'Payment processing',
+    );
+    expect(await transactionsOf(draft.id)).toHaveLength(1);
   });
 
   it.each([
