@@ -12,6 +12,7 @@ import { waitUntil } from '../support/webhooks';
 import {
   createSubscription,
   DAY_MS,
+  recordHistories,
   recurringPrice,
   settled,
   startSubscriptionWorld,
@@ -181,6 +182,7 @@ describe('a subscription paying by bank account', () => {
     expect(after?.dunning).toEqual([]);
     expect(expectStatus(await world.api.get(`/subscriptions/${subscription.id}`), 200, 'GET').status).toBe('active');
     expect(await transactionsOf(invoiceId)).toHaveLength(1);
+    await recordHistories(world, subscription.id, 'bank-debit-held-paid');
   });
 
   it('a returned debit (R01) counts as a failed attempt: past_due, dunning on the schedule from the return, then retried', async () => {
@@ -208,5 +210,6 @@ describe('a subscription paying by bank account', () => {
       [2, 'pending'],
       [1, 'failed'],
     ]);
+    await recordHistories(world, subscription.id, 'bank-debit-held-returned');
   });
 });
