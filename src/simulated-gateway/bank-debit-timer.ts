@@ -1,6 +1,7 @@
 import { Context } from '@temporalio/activity';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { GatewayTemporal } from '../payments';
+import { logger } from '../http/logger';
 import type { bankDebitSettlement } from '../../workflows/bank-debit-settlement';
 import { bankDebitSettlementId } from '../../workflows/bank-debit-settlement';
 
@@ -21,7 +22,8 @@ function temporalOf(given: GatewayTemporal | undefined): GatewayTemporal | undef
 /**
  * Makes sure the debit's settlement timer runs (workflows/bank-debit-settlement.ts): started under an id derived
  * from the charge, so a second start (a repeated charge, every reconciliation pass that asks about the debit) is
- * refused and changes nothing. Without a Temporal at hand (a CLI), the next reconciliation pass starts it.
+ * refused and changes nothing. Without a Temporal at hand (a CLI), or with one that cannot be reached, the debit
+ * is answered all the same (it was made): the next reconciliation pass, which asks about it, starts its timer.
  */
 export async function ensureSettlementTimer(
   temporal: GatewayTemporal | undefined,
@@ -37,6 +39,10 @@ export async function ensureSettlementTimer(
       workflowIdReusePolicy: 'REJECT_DUPLICATE',
     });
   } catch (error) {
-    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+    if (error instanceof WorkflowExecutionAlreadyStartedError) return;
+    logger.warn(
+      { err: error, chargeId: debit.chargeId },
+      'bank debit settlement timer not started; the reconciliation starts it',
+    );
   }
 }

@@ -20,7 +20,9 @@ import {
   unix,
   type SubscriptionWorld,
 } from '../support/subscriptions';
+import type { Client } from '@temporalio/client';
 import { BANK_DEBIT_SETTLEMENT_MS } from '../../workflows/bank-debit-settlement';
+import { registeredGateways } from '../../src/gateway-registrations';
 import { EXPIRY, hostedPath, pageForm, pageText, postForm } from '../hosted-pages/pages';
 
 // The simulated gateway's US bank debits (docs/decisions.md §40): pending for days, then settled by the bank's
@@ -164,6 +166,38 @@ describe('a bank debit of an invoice', () => {
       'invoice.payment_processing',
       'invoice.payment_failed',
     ]);
+  });
+});
+
+describe("the bank's timer", () => {
+  it('a debit made while Temporal cannot be reached is answered pending; asked about later, its timer starts and settles it', async () => {
+    const customer = await createCustomer(world.api);
+    const account = await addPaymentMethod(world.api, customer.id, bankBody(BANK_ACCOUNTS.succeeds));
+    const unreachable = {
+      workflow: { start: () => Promise.reject(new Error('14 UNAVAILABLE: connection refused')) },
+    } as unknown as Client;
+    const request = {
+      amount: 990,
+      currency: 'usd',
+      paymentMethod: { id: account.id, accountId: world.accountId, type: 'us_bank_account', customerId: customer.id },
+      idempotencyKey: `bank-timer-${account.id}`,
+    };
+    const cut = registeredGateways(world.app.prisma, { client: unreachable, taskQueue: world.taskQueue });
+    const answered = await (await cut.gatewayFor(world.accountId)).charge(request);
+    expect(answered).toEqual({ status: 'pending', chargeId: expect.stringMatching(/^ch_/) });
+
+    // The reconciliation's question, on a process that reaches Temporal, starts the timer the charge could not.
+    const reached = await registeredGateways(world.app.prisma, {
+      client: world.env.client,
+      taskQueue: world.taskQueue,
+    }).gatewayFor(world.accountId);
+    expect(await reached.retrieveCharge({ idempotencyKey: request.idempotencyKey })).toEqual(answered);
+    await world.env.sleep(BANK_DEBIT_SETTLEMENT_MS + 60_000);
+    const settled = await waitUntil(async () => {
+      const result = await reached.retrieveCharge({ idempotencyKey: request.idempotencyKey });
+      return result?.status === 'succeeded' ? result : null;
+    });
+    expect(settled).toEqual({ status: 'succeeded', chargeId: answered.status === 'pending' ? answered.chargeId : '' });
   });
 });
 
