@@ -100,6 +100,9 @@ describe('a bank debit of an invoice', () => {
 
     expect((await other.get(`/invoices/${invoice.id}`)).status).toBe(404);
     expect((await other.get(`/invoices/${invoice.id}/transactions`)).status).toBe(404);
+    const [debit] = await transactionsOf(invoice.id);
+    expect((await other.get(`/transactions/${debit.id}`)).status).toBe(404);
+    expect((await other.get('/transactions?status=pending')).body.data).toEqual([]);
     expect((await other.put(`/invoices/${invoice.id}`)).status).toBe(404);
 
     const paid = await bankAnswers(invoice.id, 'paid', 'succeeded');
