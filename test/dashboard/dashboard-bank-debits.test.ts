@@ -33,4 +33,12 @@ browserIt('shows an open invoice whose bank debit is pending as "Payment pending
   await page.locator('.title-row').getByText('open', { exact: true }).waitFor();
   await page.getByRole('cell', { name: 'pending', exact: true }).waitFor();
   await browser!.screen(page, 'invoice-bank-debit-pending');
+
+  // Charging again while the bank holds the debit says so, and charges nothing.
+  await page.getByRole('button', { name: 'Charge now', exact: true }).click();
+  await page.getByRole('dialog').getByRole('button', { name: 'Charge now', exact: true }).click();
+  await page.getByText(/^The bank debit of \$31\.00 is processing/).waitFor();
+  await browser!.screen(page, 'invoice-bank-debit-charge-again');
+  const payments = await app.prisma.transaction.count({ where: { invoiceId: draft.id, type: 'payment' } });
+  expect(payments).toBe(1);
 });
