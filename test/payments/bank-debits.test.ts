@@ -23,6 +23,7 @@ import {
 import type { Client } from '@temporalio/client';
 import { BANK_DEBIT_SETTLEMENT_MS } from '../../workflows/bank-debit-settlement';
 import { registeredGateways } from '../../src/gateway-registrations';
+import { ledgerRegistry } from '../../src/transactions/ledger-metrics';
 import { EXPIRY, hostedPath, pageForm, pageText, postForm } from '../hosted-pages/pages';
 
 // The simulated gateway's US bank debits (docs/decisions.md §40): pending for days, then settled by the bank's
@@ -169,6 +170,8 @@ describe('a bank debit of an invoice', () => {
       'invoice.payment_processing',
       'invoice.payment_failed',
     ]);
+    // Counted under its own code, not `other` (docs/operations.md, "Money").
+    expect(await ledgerRegistry.getSingleMetricAsString('billing_charges_total')).toContain(`failure_code="${code}"`);
   });
 });
 
