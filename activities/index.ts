@@ -6,6 +6,7 @@ import { createSubscriptionActivities } from './subscriptions';
 import { createTestClockActivities } from './test-clocks';
 import { createRetentionActivities } from './retention';
 import { createReconciliationActivities } from './reconciliation';
+import { createBankDebitActivities } from './bank-debits';
 import { withHeartbeats } from './heartbeat';
 import { createEmailActivities, type EmailActivityDeps } from './emails';
 import { createMailer } from '../src/emails';
@@ -29,6 +30,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createTestClockActivities(deps),
     ...createRetentionActivities(deps),
     ...createReconciliationActivities(deps),
+    ...createBankDebitActivities(deps),
     ...createEmailActivities({ ...deps, mailer: deps.mailer ?? createMailer(config.smtpUrl) }),
   });
 }

@@ -1,12 +1,20 @@
+import { Context } from '@temporalio/activity';
 import type { Db } from '../src/db/prisma';
 import type { Gateways, ReconciliationPass, ReconciliationPassInput } from '../src/payments';
 import { reconcilePayments } from '../src/use-cases';
+import { tellingSettledInvoices } from '../src/invoices';
+import { noticeInvoicesSettled } from '../src/subscriptions';
 
-/** The payment reconciliation's activity (docs/decisions.md §40): one batch of charges and refunds in flight. */
+/**
+ * The payment reconciliation's activity (docs/decisions.md §40): one batch of charges and refunds in flight. A
+ * subscription's invoice it settles is told to its workflow, as a request's payment is (dunning waits for it).
+ */
 export function createReconciliationActivities({ prisma, gateways }: { prisma: Db; gateways: Gateways }) {
   return {
     async reconcilePayments(input: ReconciliationPassInput): Promise<ReconciliationPass> {
-      return reconcilePayments(prisma, gateways, input);
+      return tellingSettledInvoices(noticeInvoicesSettled(Context.current().client), () =>
+        reconcilePayments(prisma, gateways, input),
+      );
     },
   };
 }

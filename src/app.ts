@@ -72,7 +72,15 @@ export type { AppDeps, AppOptions } from './http/app-deps';
 
 export function createApp(options: AppOptions): express.Express {
   // Every route that moves money asks the same choice of gateways for the account's adapter.
-  const deps: AppDeps = { ...options, gateways: options.gateways ?? registeredGateways(options.prisma) };
+  const deps: AppDeps = {
+    ...options,
+    gateways:
+      options.gateways ??
+      registeredGateways(options.prisma, {
+        client: options.temporal,
+        taskQueue: options.taskQueue ?? config.taskQueue,
+      }),
+  };
   const log = deps.logger ?? defaultLogger;
   const app = express();
   const metrics = createApiMetrics(deps.prisma);

@@ -2,7 +2,7 @@
 // an account is served by the adapter registered for its `payment_processor`, or for its gateway kind
 // when it has connected none.
 import type { Db } from './db/prisma';
-import { createGateways, registerGateway, type Gateways } from './payments';
+import { createGateways, registerGateway, type Gateways, type GatewayTemporal } from './payments';
 import { simulatedGateway } from './simulated-gateway';
 import { stripeGateway } from './stripe-gateway';
 
@@ -10,7 +10,10 @@ registerGateway('card_processor', simulatedGateway);
 registerGateway('bank_processor', simulatedGateway);
 registerGateway('stripe', stripeGateway);
 
-/** The registered adapters, each account served by its own: what the API, the worker and the CLI are given. */
-export function registeredGateways(prisma: Db): Gateways {
-  return createGateways(prisma);
+/**
+ * The registered adapters, each account served by its own: what the API, the worker and the CLI are given. The
+ * API gives its Temporal (a worker's activities have their own: src/simulated-gateway/bank-debit-timer.ts).
+ */
+export function registeredGateways(prisma: Db, temporal?: GatewayTemporal): Gateways {
+  return createGateways(prisma, temporal);
 }

@@ -7,3 +7,4 @@ export { testClockWorkflow } from './test-clock';
 export { sendEmail } from './email';
 export { retentionSweep } from './retention-sweep';
 export { paymentReconciliation } from './payment-reconciliation';
+export { bankDebitSettlement } from './bank-debit-settlement';

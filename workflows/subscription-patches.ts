@@ -104,4 +104,11 @@ export const SUBSCRIPTION_PATCHES = {
    * before; remove when none that ended before it is open.
    */
   finalUsage: 'usage-final-invoice',
+  /**
+   * A charge its processor answers `pending` (a bank debit: days) is held: the invoice is neither paid nor retried
+   * until the processor's outcome is recorded and the workflow told (invoiceSettledSignal), which then asks the same
+   * attempt again; a return counts as a failed attempt (docs/decisions.md §40). Only held charges reach it, which no
+   * run saw before; remove when no run that held one before it is open.
+   */
+  heldCharges: 'held-charges',
 } as const;

@@ -21,6 +21,9 @@ import {
   assertNotEnded,
   billed,
   chargedOnFinalize,
+  chargeHeld,
+  heldChargeSettled,
+  isHeld,
   closingUsagePeriod,
   DUNNING,
   dunningExhausted,
@@ -44,6 +47,8 @@ import {
   start,
   startDunning,
   SubscriptionRuleError,
+  type DunningState,
+  type HeldCharge,
   type Action,
   type SubscriptionChanges,
   type SubscriptionState,
@@ -137,7 +142,10 @@ export class SubscriptionRun {
   /** The loop waits for the next action's time (or for a change): nothing is due. */
   settled = false;
   renewalsThisRun = 0;
-  /** Invoices in dunning reported paid or voided from outside (invoiceSettledSignal), to check under the lock. */
+  /**
+   * Invoices in dunning reported paid or voided from outside, or whose held charge the processor settled
+   * (invoiceSettledSignal), to check under the lock.
+   */
   readonly reportedSettled = new Set<string>();
   /** BillingStatus as this run set it (a continued run: as the previous run left it). */
   private shownStatus: string;
@@ -530,15 +538,26 @@ export class SubscriptionRun {
   /** A notice that an invoice was paid or voided outside the workflow: kept for the loop when it is one in dunning. */
   noticeSettled(notice: unknown): void {
     const invoiceId = (notice as { invoiceId?: unknown } | null)?.invoiceId;
-    if (typeof invoiceId === 'string' && this.state.dunning.some((entry) => entry.invoiceId === invoiceId))
+    if (
+      typeof invoiceId === 'string' &&
+      (this.state.dunning.some((entry) => entry.invoiceId === invoiceId) || isHeld(this.state, invoiceId))
+    )
       this.reportedSettled.add(invoiceId);
     else log.warn('invoiceSettled ignored: not an invoice in dunning', { subscriptionId: this.state.id, notice });
   }
 
-  /** Ends the dunning of each reported invoice the database shows paid or voided; one still open waits for its retry. */
+  /**
+   * Ends the dunning of each reported invoice the database shows paid or voided; one still open waits for its retry.
+   * An invoice whose charge the processor held is asked about that charge instead (heldOutcome).
+   */
   async checkReportedSettled(): Promise<void> {
     for (const invoiceId of [...this.reportedSettled]) {
       this.reportedSettled.delete(invoiceId);
+      const held = this.state.held?.find((charge) => charge.invoiceId === invoiceId);
+      if (held && patched(PATCHES.heldCharges)) {
+        await this.heldOutcome(held);
+        continue;
+      }
       if (!this.state.dunning.some((entry) => entry.invoiceId === invoiceId)) continue;
       const { status } = await localRecords.invoiceStatus.executeWithOptions(
         { summary: `invoice ${invoiceId} settled outside the workflow?` },
@@ -812,7 +831,17 @@ export class SubscriptionRun {
       charge?.outcome === 'failed'
         ? { failedAt: this.wholeSecondsNow(), retryDays: charge.retryDays, outcome: charge.dunningOutcome }
         : null;
-    const billedState = periodBilled(this.state, index, { id: invoiceId, number }, failure);
+    const invoiced = periodBilled(this.state, index, { id: invoiceId, number }, failure);
+    // A renewal the processor holds (a bank debit) waits for its outcome: neither paid nor failed yet.
+    const billedState =
+      charge?.outcome === 'pending' && patched(PATCHES.heldCharges)
+        ? chargeHeld(invoiced, {
+            invoiceId,
+            ...(number ? { invoiceNumber: number } : {}),
+            periodStart: periodToBill(this.state, index).periodStart,
+            attempt: 1,
+          })
+        : invoiced;
     // A renewal below zero whose credit the customer's balance did not take carries it to the next invoice.
     const next = carried ? { ...billedState, pendingLines: carried } : billedState;
     await this.commit(next, { type: 'subscription.updated' }, recorder);
@@ -851,6 +880,25 @@ export class SubscriptionRun {
         },
       ),
     );
+    if (result.outcome === 'pending' && patched(PATCHES.heldCharges)) {
+      // The dunning waits for the processor: no retry is made beside a held charge (docs/decisions.md §40).
+      this.state = chargeHeld(this.state, {
+        invoiceId,
+        ...(entry.invoiceNumber ? { invoiceNumber: entry.invoiceNumber } : {}),
+        periodStart: entry.periodStart,
+        attempt,
+      });
+      return;
+    }
+    await this.retryAnswered(entry, result);
+  }
+
+  /**
+   * A retry's answer (or the outcome of a held one): paid or voided ends the dunning; a failure counts, and the last
+   * one applies the account's outcome.
+   */
+  private async retryAnswered(entry: DunningState, result: RenewalChargeResult): Promise<void> {
+    const { invoiceId } = entry;
     if (result.outcome !== 'failed') {
       await this.endDunning(invoiceId);
       return;
@@ -868,6 +916,49 @@ export class SubscriptionRun {
           })
         : retryFailed(this.state, invoiceId);
     if (dunningExhausted(this.state, invoiceId)) await this.applyDunningOutcome(invoiceId);
+  }
+
+  /**
+   * The processor settled the invoice's held charge (or a notice came early): the same attempt is asked again, under
+   * its attempt key, which answers the recorded outcome and charges nothing (docs/decisions.md §40). Still held: it
+   * waits on. Paid or voided: collection ends. Failed (a bank debit returned): a failed attempt, and dunning goes on
+   * as for a decline (a renewal's return starts it, on the account's schedule from now).
+   */
+  private async heldOutcome(held: HeldCharge): Promise<void> {
+    const { state } = this;
+    const result = this.charged(
+      await chargeInvoice(
+        `outcome of invoice ${invoiceLabel(held.invoiceId, held.invoiceNumber)} attempt ${held.attempt}, held by the processor`,
+        {
+          accountId: state.accountId,
+          subscriptionId: state.id,
+          periodStart: held.periodStart,
+          invoiceId: held.invoiceId,
+          attempt: held.attempt,
+          paymentMethodId: state.defaultPaymentMethodId,
+          ...this.clockTime(),
+        },
+      ),
+    );
+    if (result.outcome === 'pending') return;
+    this.state = heldChargeSettled(this.state, held.invoiceId);
+    const entry = this.state.dunning.find((candidate) => candidate.invoiceId === held.invoiceId);
+    if (entry) {
+      await this.retryAnswered(entry, result);
+      return;
+    }
+    // Paid or voided: nothing the subscription's row shows has changed.
+    if (result.outcome !== 'failed') return;
+    this.state = startDunning(this.state, {
+      invoiceId: held.invoiceId,
+      ...(held.invoiceNumber ? { invoiceNumber: held.invoiceNumber } : {}),
+      periodStart: held.periodStart,
+      failedAt: this.wholeSecondsNow(),
+      retryDays: result.retryDays,
+      outcome: result.dunningOutcome,
+    });
+    await this.commit(newVersion(this.state), { type: 'subscription.updated' });
+    if (dunningExhausted(this.state, held.invoiceId)) await this.applyDunningOutcome(held.invoiceId);
   }
 
   /** Dunning of `invoiceId` is over: recorded (the row leaves past_due) since PATCHES.dunningEndRecorded, else in the state only. */

@@ -2277,6 +2277,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "invoice.payment_processing": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * invoice.payment_processing: `data` is the invoice object (money in the smallest currency unit)
+         * @description `data` carries `origin` when the change was asked on a customer-facing page: `customer_portal`, `hosted_checkout` or `hosted_invoice_page` (absent for the API, the dashboard and the billing engine).
+         */
+        post: operations["event_invoice_payment_processing"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "invoice.updated": {
         parameters: {
             query?: never;
@@ -21126,6 +21146,41 @@ export interface operations {
                     id: string;
                     /** @enum {string} */
                     event: "invoice.payment_action_required";
+                    /** @description When the event was written, ISO 8601 in UTC */
+                    createdAt: string;
+                    data: components["schemas"]["Invoice"];
+                };
+            };
+        };
+        responses: {
+            /** @description Any 2xx: delivered. 5xx, 408 and 429 are retried (6 attempts in about 43 minutes); a 3xx or another 4xx is final */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    event_invoice_payment_processing: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `t=<Unix seconds>,v1=<hex HMAC-SHA256(destination secret, t + "." + raw body)>`; refuse a `t` more than 300 s away from now */
+                "cc-signature": string;
+                /** @description The event id, as `id` in the body */
+                "cc-event-id": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Event id: deliveries of one event carry the same id, so a receiver deduplicates on it */
+                    id: string;
+                    /** @enum {string} */
+                    event: "invoice.payment_processing";
                     /** @description When the event was written, ISO 8601 in UTC */
                     createdAt: string;
                     data: components["schemas"]["Invoice"];

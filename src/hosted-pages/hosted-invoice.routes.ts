@@ -7,7 +7,7 @@ import { listCreditNotes } from '../credit-notes';
 import type { CreditNoteObject } from '../credit-notes';
 import express, { type Request, type Response } from 'express';
 import type { AppDeps } from '../http/app-deps';
-import { getInvoice, InvoiceNotPayableError } from '../invoices';
+import { getInvoice, InvoiceNotPayableError, paymentHeldByProcessor } from '../invoices';
 import { findHostedInvoiceLink, HOSTED_INVOICE_PATH } from '../invoices';
 import type { InvoiceObject } from '../invoices';
 import { attemptReceipt, type ChargeReceipt } from '../transactions';
@@ -331,6 +331,17 @@ function authenticationSection(
   </section>`;
 }
 
+/** A payment the customer's bank is settling (a bank debit, days: docs/decisions.md §40): nothing more to pay now. */
+function heldPaymentSection(invoice: InvoiceObject): Html {
+  return html`<section class="card" aria-labelledby="processing-title">
+    <h2 id="processing-title">Payment processing</h2>
+    <p>
+      A bank debit of ${money(invoice, invoice.amount_remaining)} is on its way: banks take a few days to settle it.
+      Nothing more is due unless it fails, in which case you will be told.
+    </p>
+  </section>`;
+}
+
 async function renderInvoicePage(
   deps: AppDeps,
   res: Response,
@@ -356,7 +367,9 @@ async function renderInvoicePage(
     ]),
   );
   const notes = await listCreditNotes(deps.prisma, link.accountId, { invoice: invoice.id, page: 1, take: 100 });
-  const entry = payable && !awaiting ? await hostedCardEntry(deps.prisma, link.accountId) : null;
+  // A debit the bank is settling holds the invoice too: no second payment beside it.
+  const held = payable && !awaiting ? await paymentHeldByProcessor(deps.prisma, link.accountId, invoice.id) : null;
+  const entry = payable && !awaiting && !held ? await hostedCardEntry(deps.prisma, link.accountId) : null;
   sendPage(res, status, {
     stripeCard: entry?.kind === 'stripe',
     title: `Invoice ${invoice.number ?? ''} from ${invoice.account_name ?? ''}`,
@@ -366,7 +379,7 @@ async function renderInvoicePage(
       path,
       invoice,
       notes.data,
-    )}${awaiting ? authenticationSection(path, link, invoice, awaiting.place) : entry ? payForm(path, link, invoice, entry, extras.errors ?? {}, extras) : html``}${invoice.status === 'void' ? html`<p class="card">This invoice was voided: nothing is due.</p>` : html``}`,
+    )}${awaiting ? authenticationSection(path, link, invoice, awaiting.place) : held ? heldPaymentSection(invoice) : entry ? payForm(path, link, invoice, entry, extras.errors ?? {}, extras) : html``}${invoice.status === 'void' ? html`<p class="card">This invoice was voided: nothing is due.</p>` : html``}`,
   });
 }
 

@@ -31,6 +31,7 @@ export {
   collectInvoice,
   payInvoice,
   paymentAwaitingAuthentication,
+  paymentHeldByProcessor,
   recordInvoicePayment,
 } from './invoice-payment.service';
 export { openRefund, recordInvoiceRefund, refundInFlight, refundInvoice } from './invoice-refund.service';

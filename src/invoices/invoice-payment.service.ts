@@ -15,6 +15,7 @@ import { openPending, paymentAttempts, settlePending, type AttemptStep, type Led
 import { findPaymentByKey, toInvoiceObject, updateLockedInvoice, type InvoiceWithLines } from './invoice.records';
 import { lockInvoice } from './invoice-lock';
 import type { InvoiceObject } from './invoice.schemas';
+import { heldPaymentFailed } from './invoice-settlement';
 import {
   assertPayable,
   finalizeInTx,
@@ -159,12 +160,31 @@ export async function recordInvoicePayment(
     const before = await entryByGatewayKey(tx, accountId, attempt.gatewayKey!);
     if (!(await settlePending(tx, attempt.id, outcome))) return; // a concurrent call recorded this outcome already
     if (outcome.status === 'succeeded') await markPaid(tx, accountId, invoice, attempt.amount, attempt.paymentMethodId);
-    else if (outcome.status === 'failed')
+    else if (outcome.status === 'failed') {
       await recordEvent(tx, accountId, 'invoice.payment_failed', toInvoiceObject(invoice));
-    else if (outcome.status === 'pending' && outcome.actionRequired && !(before && awaitsAuthentication(before)))
+      if (before?.status === 'pending' && before.gatewayReference !== null) heldPaymentFailed(invoice);
+    } else if (outcome.status === 'pending' && outcome.actionRequired && !(before && awaitsAuthentication(before)))
       await recordEvent(tx, accountId, 'invoice.payment_action_required', toInvoiceObject(invoice));
+    // The processor first says it holds the payment (a bank debit: days): told once, however often it is asked again.
+    else if (outcome.status === 'pending' && !outcome.actionRequired && before?.gatewayReference === null)
+      await recordEvent(tx, accountId, 'invoice.payment_processing', toInvoiceObject(invoice));
   });
   return outcome.status;
+}
+
+/** An entry the processor answered it holds (a bank debit settling for days), not one waiting for the customer. */
+function heldByProcessor(entry: Transaction): boolean {
+  return entry.status === 'pending' && entry.gatewayReference !== null && !awaitsAuthentication(entry);
+}
+
+/** The invoice's payment its processor holds (a bank debit: docs/decisions.md §40), or null. */
+export async function paymentHeldByProcessor(
+  prisma: Db,
+  accountId: string,
+  invoiceId: string,
+): Promise<Transaction | null> {
+  const attempts = await paymentAttempts(prisma, accountId, invoiceId, null);
+  return attempts.find(heldByProcessor) ?? null;
 }
 
 /** The invoice's payment waiting for its customer to authenticate it (3-D Secure), or null. */
@@ -238,6 +258,11 @@ export type Collection =
   | { outcome: 'void' }
   /** The charge was declined (or failed at the gateway); the invoice stays open. */
   | { outcome: 'failed'; failureCode: string | null }
+  /**
+   * The processor holds the charge (a bank debit: days): neither paid nor failed, and no attempt may be made beside
+   * it. Its outcome is recorded when the processor reports it, and the subscription's workflow is told.
+   */
+  | { outcome: 'pending' }
   /** No charge could be made (no usable payment method): `failureCode` says why. */
   | { outcome: 'not_attempted'; failureCode: string };
 
@@ -266,5 +291,6 @@ export async function collectInvoice(
       : (ran?.value ?? (await getInvoice(prisma, accountId, invoiceId))).status === 'paid';
   if (paid) return { outcome: 'paid' };
   const attempt = opts.attemptKey ? await findPaymentByKey(prisma, accountId, invoiceId, opts.attemptKey) : null;
+  if (attempt && heldByProcessor(attempt)) return { outcome: 'pending' };
   return { outcome: 'failed', failureCode: attempt?.failureCode ?? null };
 }

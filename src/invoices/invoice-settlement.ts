@@ -26,6 +26,15 @@ export function invoiceSettled(invoice: { id: string; subscriptionId: string | n
   settledInRequest.getStore()?.set(invoice.id, { invoiceId: invoice.id, subscriptionId: invoice.subscriptionId });
 }
 
+/**
+ * A payment its processor held (a bank debit, days: docs/decisions.md §40) failed on an open invoice: the
+ * subscription's workflow, which waits for that outcome instead of retrying beside it, is told as for a settlement,
+ * and reads what became of its attempt.
+ */
+export function heldPaymentFailed(invoice: { id: string; subscriptionId: string | null }): void {
+  invoiceSettled(invoice);
+}
+
 /** Runs a request's work, then hands `tell` the invoices it settled, each once (also when it failed after a commit). */
 export async function tellingSettledInvoices<T>(
   tell: (settled: SettledInvoice[]) => Promise<void>,

@@ -1,13 +1,25 @@
+import type { Client } from '@temporalio/client';
 import type { Db } from '../db/prisma';
 import { readGatewayAccount, type GatewayAccount } from '../accounts';
 import type { PaymentGateway } from './gateway';
 
 export type { GatewayAccount };
 
-/** What an adapter is built with: the database (its own records, the account's connection) and the account served. */
+/** The service's Temporal and the task queue its workflows run on. */
+export interface GatewayTemporal {
+  client: Client;
+  taskQueue: string;
+}
+
+/**
+ * What an adapter is built with: the database (its own records, the account's connection), the account served,
+ * and the service's Temporal when the caller has one (an adapter whose processor answers later on durable timers
+ * of its own, the simulator's bank debits, starts them there).
+ */
 export interface GatewayContext {
   prisma: Db;
   account: GatewayAccount;
+  temporal?: GatewayTemporal;
 }
 
 export type GatewayFactory = (context: GatewayContext) => PaymentGateway;
@@ -41,7 +53,7 @@ export interface Gateways {
 export class UnknownAccountError extends Error {}
 
 /** The registered adapters, chosen by each account's processor. */
-export function createGateways(prisma: Db): Gateways {
+export function createGateways(prisma: Db, temporal?: GatewayTemporal): Gateways {
   return {
     async gatewayFor(account) {
       const served = typeof account === 'string' ? await readGatewayAccount(prisma, account) : account;
@@ -50,7 +62,7 @@ export function createGateways(prisma: Db): Gateways {
       const factory = factories.get(processor);
       if (!factory)
         throw new Error(`No payment gateway is registered for ${processor} (src/gateway-registrations.ts).`);
-      return factory({ prisma, account: served });
+      return factory({ prisma, account: served, ...(temporal ? { temporal } : {}) });
     },
   };
 }

@@ -37,7 +37,7 @@ export type {
   ReconciliationPassInput,
 } from './gateway-attempt';
 export { createGateways, registerGateway } from './gateways';
-export type { GatewayFactory, Gateways } from './gateways';
+export type { GatewayFactory, GatewayTemporal, Gateways } from './gateways';
 export {
   attachPaymentMethod,
   createPaymentMethod,

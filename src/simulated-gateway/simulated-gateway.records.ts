@@ -90,6 +90,28 @@ export async function confirmCharge(
   return row;
 }
 
+const SETTLE_DEBIT: Statement = {
+  name: 'gateway_charge_settle_debit',
+  text: `UPDATE gateway_charges AS g SET status = CASE WHEN failure_code IS NULL THEN 'succeeded' ELSE 'failed' END
+    WHERE account_id = $1 AND id = $2 AND kind = 'charge' AND status = 'pending'
+    RETURNING ${selectList(GATEWAY_CHARGE_COLUMNS, 'g')}`,
+};
+
+/** A pending bank debit given the verdict stored with it (a failure code: returned), once; undefined when none was pending. */
+export async function settleDebit(
+  db: AnyTx | Db,
+  accountId: string,
+  chargeId: string,
+): Promise<GatewayCharge | undefined> {
+  const [row] = await queryModels(db, GATEWAY_CHARGE_COLUMNS, SETTLE_DEBIT, [accountId, chargeId]);
+  return row;
+}
+
+/** An account's charge or refund by id, or null. */
+export function chargeById(db: Db, charge: { accountId: string; chargeId: string }): Promise<GatewayCharge | null> {
+  return db.gatewayCharge.findFirst({ where: { id: charge.chargeId, accountId: charge.accountId } });
+}
+
 /** The row under an account's idempotency key (a charge or a refund), or null. */
 export function chargeByKey(db: Db | Tx, accountId: string, idempotencyKey: string): Promise<GatewayCharge | null> {
   return db.gatewayCharge.findUnique({ where: { accountId_idempotencyKey: { accountId, idempotencyKey } } });

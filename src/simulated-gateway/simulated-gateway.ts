@@ -1,8 +1,10 @@
 import type { Db } from '../db/prisma';
 import type { GatewayCharge, PaymentMethod } from '../generated/prisma/client';
 import {
+  chargeById,
   chargeByKey,
   confirmCharge,
+  settleDebit,
   insertCharge,
   insertRefund,
   lockCharge,
@@ -23,10 +25,11 @@ import {
   type RetrieveChargeRequest,
   type RetrieveRefundRequest,
 } from '../payments';
-import { FAILURES, TEST_BEHAVIORS, type TestBehavior } from './test-numbers';
+import { BANK_RETURNS, FAILURES, TEST_BEHAVIORS, type TestBehavior } from './test-numbers';
 import { paysCurrency } from '../payments';
 import { currentTime } from '../lib/clock-time';
-import type { GatewayFactory } from '../payments';
+import type { GatewayFactory, GatewayTemporal, ProcessorReport } from '../payments';
+import { ensureSettlementTimer } from './bank-debit-timer';
 
 function isTestBehavior(value: string): value is TestBehavior {
   return (TEST_BEHAVIORS as readonly string[]).includes(value);
@@ -58,6 +61,8 @@ function toChargeResult(row: GatewayCharge): ChargeResult {
   if (row.status === 'succeeded') return { status: 'succeeded', chargeId: row.id };
   // The simulator's authentication is a button on the hosted invoice page, which the customer's email links to.
   if (row.status === 'requires_action') return { status: 'requires_action', chargeId: row.id };
+  // A bank debit the bank has not answered yet; what it will answer is kept beside it (bankVerdictOf).
+  if (row.status === 'pending') return { status: 'pending', chargeId: row.id };
   return {
     status: 'failed',
     chargeId: row.id,
@@ -88,6 +93,20 @@ function testFailureOf(method: PaymentMethod): Failure | null {
     message: method.type === 'card' ? failure.card : failure.bank,
     retryable: failure.retryable,
   };
+}
+
+/**
+ * What the bank answers a debit it accepted, days later (docs/decisions.md §40): a failing test account's ACH
+ * return (`bank_return_R01`...), not retryable (the customer must give another account), or null: it pays.
+ */
+function bankVerdictOf(method: PaymentMethod): Failure | null {
+  const bankReturn = isTestBehavior(method.testBehavior) ? BANK_RETURNS[method.testBehavior] : undefined;
+  return bankReturn ? { code: bankReturn.code, message: bankReturn.message, retryable: false } : null;
+}
+
+/** Whether the charge is a bank debit the bank answers later (a US bank account's, not refused up front). */
+function isBankDebit(method: PaymentMethod, refusal: Failure | null): boolean {
+  return method.type === 'us_bank_account' && refusal === null;
 }
 
 /**
@@ -133,6 +152,7 @@ export class SimulatedGateway implements PaymentGateway {
   constructor(
     private readonly prisma: Db,
     private readonly accountId: string,
+    private readonly temporal?: GatewayTemporal,
   ) {}
 
   async charge(request: ChargeRequest): Promise<ChargeResult> {
@@ -145,7 +165,10 @@ export class SimulatedGateway implements PaymentGateway {
     );
     if (!paymentMethod)
       throw new GatewayRequestError('payment_method_missing', `No such payment method: ${request.paymentMethod.id}`);
-    const failure = refusalOf(request, paymentMethod) ?? testFailureOf(paymentMethod);
+    const refusal = refusalOf(request, paymentMethod);
+    const debit = isBankDebit(paymentMethod, refusal);
+    // A debit is pending until its bank answers; the failure it will be answered with is stored with it.
+    const failure = refusal ?? (debit ? bankVerdictOf(paymentMethod) : testFailureOf(paymentMethod));
     const inserted = await insertCharge(this.prisma, {
       id: newId('gatewayCharge'),
       accountId: paymentMethod.accountId,
@@ -153,7 +176,13 @@ export class SimulatedGateway implements PaymentGateway {
       paymentMethodId: paymentMethod.id,
       amount: request.amount,
       currency: request.currency,
-      status: failure ? 'failed' : paymentMethod.testBehavior === 'requires_action' ? 'requires_action' : 'succeeded',
+      status: debit
+        ? 'pending'
+        : failure
+          ? 'failed'
+          : paymentMethod.testBehavior === 'requires_action'
+            ? 'requires_action'
+            : 'succeeded',
       failureCode: failure?.code ?? null,
       failureMessage: failure?.message ?? null,
       retryable: failure?.retryable ?? false,
@@ -167,6 +196,7 @@ export class SimulatedGateway implements PaymentGateway {
         Number(stored.amount) === request.amount,
       request.idempotencyKey,
     );
+    if (stored.status === 'pending') await this.settleLater(stored);
     return toChargeResult(stored);
   }
 
@@ -217,7 +247,14 @@ export class SimulatedGateway implements PaymentGateway {
 
   async retrieveCharge(request: RetrieveChargeRequest): Promise<ChargeResult | null> {
     const row = await this.find(request.idempotencyKey);
-    return row && row.kind === 'charge' ? toChargeResult(row) : null;
+    if (!row || row.kind !== 'charge') return null;
+    // A debit whose timer was never started (the process died after the insert) gets it when it is asked about.
+    if (row.status === 'pending') await this.settleLater(row);
+    return toChargeResult(row);
+  }
+
+  private settleLater(debit: GatewayCharge): Promise<void> {
+    return ensureSettlementTimer(this.temporal, { accountId: debit.accountId, chargeId: debit.id });
   }
 
   async retrieveRefund(request: RetrieveRefundRequest): Promise<RefundResult | null> {
@@ -235,4 +272,20 @@ export class SimulatedGateway implements PaymentGateway {
 }
 
 /** The simulated gateway serving one account (both gateway kinds: src/gateway-registrations.ts). */
-export const simulatedGateway: GatewayFactory = ({ prisma, account }) => new SimulatedGateway(prisma, account.id);
+export const simulatedGateway: GatewayFactory = ({ prisma, account, temporal }) =>
+  new SimulatedGateway(prisma, account.id, temporal);
+
+/**
+ * The bank's answer to a pending debit, when its settlement timer fires (workflows/bank-debit-settlement.ts): the
+ * verdict stored with it applied once (succeeded, or failed with its ACH return), answered as the processor's
+ * report of the charge, which the charge protocol records as any processor's webhook. A debit settled already
+ * answers its report again; null: no such debit.
+ */
+export async function settleBankDebit(
+  prisma: Db,
+  debit: { accountId: string; chargeId: string },
+): Promise<ProcessorReport | null> {
+  const row = (await settleDebit(prisma, debit.accountId, debit.chargeId)) ?? (await chargeById(prisma, debit));
+  if (!row || row.kind !== 'charge') return null;
+  return { kind: 'charge', accountId: row.accountId, idempotencyKey: row.idempotencyKey, result: toChargeResult(row) };
+}

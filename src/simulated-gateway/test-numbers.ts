@@ -37,6 +37,15 @@ export function bankAccountTestBehavior(accountNumber: string): TestBehavior {
   return TEST_BANK_ACCOUNTS[accountNumber] ?? 'succeeds';
 }
 
+/**
+ * The ACH return a failing test bank account's debit comes back with, days after it was accepted
+ * (docs/decisions.md §40): the Nacha return codes, as the port names them (`bank_return_R01`...).
+ */
+export const BANK_RETURNS: Partial<Record<TestBehavior, { code: string; message: string }>> = {
+  insufficient_funds: { code: 'bank_return_R01', message: 'The bank returned the debit: insufficient funds (R01).' },
+  account_closed: { code: 'bank_return_R02', message: 'The bank returned the debit: the account is closed (R02).' },
+};
+
 /** The behaviours that decline the charge, with what the decline says. */
 export type FailingBehavior = Exclude<TestBehavior, 'succeeds' | 'requires_action'>;
 

@@ -87,6 +87,8 @@ export interface RenewalChargeInput extends RenewalPeriod {
 export type RenewalChargeResult = (
   | { outcome: 'paid' | 'void' }
   | { outcome: 'failed'; failureCode: string | null; retryDays: number[]; dunningOutcome: DunningOutcome }
+  /** The processor holds the charge (a bank debit): the workflow waits for its outcome (docs/decisions.md §40). */
+  | { outcome: 'pending' }
 ) & { charge?: ChargeReceipt | null };
 
 const seconds = (ms: number) => Math.floor(ms / 1000);
@@ -541,6 +543,9 @@ export async function chargeRenewalInvoice(
     case 'void':
       await recordAttempt(prisma, input, 'void', null);
       return { outcome: 'void', charge };
+    case 'pending':
+      await recordAttempt(prisma, input, 'payment_pending', null);
+      return { outcome: 'pending', charge };
     case 'failed':
       await recordAttempt(prisma, input, 'payment_failed', collection.failureCode);
       break;

@@ -57,6 +57,18 @@ export interface DunningState {
   attemptOffset?: number;
 }
 
+/**
+ * A charge of one of the subscription's invoices that its processor holds (a bank debit: days, docs/decisions.md
+ * §40): the invoice is neither paid nor retried until the processor's outcome is recorded and the workflow told.
+ */
+export interface HeldCharge {
+  invoiceId: string;
+  invoiceNumber?: string;
+  periodStart: number;
+  /** The attempt held (its attempt key): 1 is the renewal charge. */
+  attempt: number;
+}
+
 export interface SubscriptionState {
   id: string;
   accountId: string;
@@ -88,6 +100,8 @@ export interface SubscriptionState {
   latestInvoiceId: string | null;
   invoicesIssued: number;
   dunning: DunningState[];
+  /** Charges the processor holds (absent: none); an invoice in dunning with one waits for it instead of retrying. */
+  held?: HeldCharge[];
   /** Bumped by every change the database must show; the projection ignores writes older than what it has. */
   version: number;
   /** The last renewal that could not be invoiced (e.g. the customer was deleted), for operators. */
@@ -311,7 +325,8 @@ export function nextAction(state: SubscriptionState): Action | null {
     candidates.push({ kind: 'end_trial', at: state.trialEnd });
   if (state.status === 'active') {
     for (const dunning of state.dunning)
-      candidates.push({ kind: 'retry', at: dunning.nextRetryAt, invoiceId: dunning.invoiceId });
+      if (!isHeld(state, dunning.invoiceId))
+        candidates.push({ kind: 'retry', at: dunning.nextRetryAt, invoiceId: dunning.invoiceId });
     candidates.push({ kind: 'bill', at: nextBillingAt(state)! + usageGrace(state), index: state.nextPeriodIndex });
   }
   candidates.sort((a, b) => a.at - b.at || PRIORITY[a.kind] - PRIORITY[b.kind]);
@@ -518,6 +533,23 @@ export function retryFailed(state: SubscriptionState, invoiceId: string): Subscr
 /** The number of the next charge of the invoice, across rounds of dunning (its attempt key). */
 export function nextAttempt(entry: DunningState): number {
   return (entry.attemptOffset ?? 0) + entry.attempts + 1;
+}
+
+/** Whether the processor holds a charge of the invoice (no retry beside it). */
+export function isHeld(state: Pick<SubscriptionState, 'held'>, invoiceId: string): boolean {
+  return state.held?.some((charge) => charge.invoiceId === invoiceId) ?? false;
+}
+
+/** The processor answered a charge `pending`: the invoice waits for its outcome. */
+export function chargeHeld(state: SubscriptionState, charge: HeldCharge): SubscriptionState {
+  return { ...state, held: [...(state.held ?? []).filter((held) => held.invoiceId !== charge.invoiceId), charge] };
+}
+
+/** The processor's outcome of the invoice's held charge is known: the invoice no longer waits for it. */
+export function heldChargeSettled(state: SubscriptionState, invoiceId: string): SubscriptionState {
+  const held = (state.held ?? []).filter((charge) => charge.invoiceId !== invoiceId);
+  const { held: _, ...rest } = state;
+  return held.length > 0 ? { ...rest, held } : rest;
 }
 
 /** The invoice no longer needs collecting (paid, voided): its dunning ends. */

@@ -1,5 +1,5 @@
 import { Counter, Registry } from 'prom-client';
-import { FAILURES } from '../simulated-gateway';
+import { BANK_RETURNS, FAILURES } from '../simulated-gateway';
 
 /**
  * Money that moved, counted by the one ledger writer (src/transactions/ledger.ts) once the entry's
@@ -14,6 +14,8 @@ export const ledgerRegistry = new Registry();
 /** Failure codes kept as labels; any other code a gateway answers is counted as `other`, so the series stay bounded. */
 export const FAILURE_CODE_LABELS: readonly string[] = [
   ...Object.keys(FAILURES),
+  // The ACH returns of bank debits (docs/decisions.md §40).
+  ...Object.values(BANK_RETURNS).map((bankReturn) => bankReturn.code),
   'expired_card',
   'payment_method_detached',
   'currency_not_supported',

@@ -1,6 +1,7 @@
 // The use-cases module's public face: what other modules use of it (written by scripts/module-faces.ts;
 // docs/architecture.md, "Modules"). Files that load no other module's index.ts come first.
 export { upcomingInvoiceQuery, upcomingInvoiceSchema } from './upcoming-invoice.schemas';
+export { settleSimulatedBankDebit } from './bank-debit-settlement';
 export { completeCheckout } from './checkout-completion';
 export { deleteCustomer } from './customer-deletion';
 export {

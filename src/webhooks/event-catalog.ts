@@ -77,6 +77,7 @@ const groups: { data: z.ZodType; types: string[]; about: string }[] = [
       'invoice.payment_succeeded',
       'invoice.payment_failed',
       'invoice.payment_action_required',
+      'invoice.payment_processing',
       'invoice.updated',
     ],
     about: 'the invoice object (money in the smallest currency unit)',

@@ -534,8 +534,6 @@ describe('PUT /invoices/{id} (pay)', () => {
     ['card_declined', CARDS.declined, cardBody],
     ['insufficient_funds', CARDS.insufficientFunds, cardBody],
     ['processing_error', CARDS.processingError, cardBody],
-    ['account_closed', BANK_ACCOUNTS.accountClosed, bankBody],
-    ['insufficient_funds', BANK_ACCOUNTS.insufficientFunds, bankBody],
   ])(
     'a decline (%s, %s) leaves the invoice open, counts the attempt, writes invoice.payment_failed',
     async (code, number, body) => {
@@ -589,11 +587,13 @@ describe('PUT /invoices/{id} (pay)', () => {
     },
   );
 
-  it('pays with a bank account that succeeds', async () => {
+  it('a bank account is debited: the invoice waits for its bank, open and unpaid (test/payments/bank-debits.test.ts)', async () => {
     const customer = await createCustomer(api);
     await addPaymentMethod(api, customer.id, bankBody(BANK_ACCOUNTS.succeeds));
     const invoice = await simpleInvoice(api, customer.id, 990);
-    expect((await api.put(`/invoices/${invoice.id}`)).body.status).toBe('paid');
+    expect((await api.put(`/invoices/${invoice.id}`)).body).toMatchObject({ status: 'open', attempt_count: 1 });
+    const [transaction] = (await api.get(`/invoices/${invoice.id}/transactions`)).body.data;
+    expect(transaction).toMatchObject({ status: 'pending', amount: 990 });
   });
 
   it('a US bank account pays USD only: an EUR invoice (or plan) refuses it with 400 naming payment_method; a card pays EUR', async () => {

@@ -14,6 +14,7 @@ import { billingCycle, initialState, type SubscriptionState } from '../../src/su
 import type { SubscriptionObject } from '../../src/subscriptions/subscription.schemas';
 import {
   cancelUpdate,
+  invoiceSettledSignal,
   pauseUpdate,
   resumeUpdate,
   stateQuery,
@@ -23,6 +24,7 @@ import {
 import { billingDataConverter } from '../../src/temporal/payload-codec';
 import { createTimeSkippingEnv, terminateWhenIdle } from '../support/temporal';
 import { quietRuntime } from '../support/subscriptions';
+import { waitUntil } from '../support/webhooks';
 
 /**
  * The subscription workflow's rules on the time-skipping server with mocked activities (no
@@ -174,6 +176,36 @@ describe('subscription workflow rules (mocked activities, time skipping)', () =>
       expect(canceled.state.endedAt! - state.anchor).toBeGreaterThanOrEqual(5 * DAY_MS);
       expect(canceled.state.endedAt! - state.anchor).toBeLessThan(6 * DAY_MS);
     });
+  });
+
+  it('a charge the processor holds is neither retried nor counted; told of its outcome, the workflow asks the same attempt again', async () => {
+    let outcome: RenewalChargeResult = { outcome: 'pending' };
+    await run(
+      () => outcome,
+      async (state, { calls }) => {
+        const handle = env.client.workflow.getHandle(subscriptionWorkflowId(state.id));
+        const invoiceId = `in_${state.anchor}`;
+        await env.sleep(10 * DAY_MS);
+        expect(calls.filter((call) => call.startsWith('charge'))).toEqual([`charge ${invoiceId} attempt 1`]);
+        const waiting = await handle.query(stateQuery);
+        expect(waiting.held).toEqual([expect.objectContaining({ invoiceId, attempt: 1 })]);
+        expect(waiting.dunning).toEqual([]);
+
+        // The bank returned the debit: a failed attempt, and dunning starts on the schedule from then.
+        outcome = declined({} as RenewalChargeInput);
+        await handle.signal(invoiceSettledSignal, { invoiceId });
+        const returned = await waitUntil(async () => {
+          const view = await handle.query(stateQuery);
+          return view.dunning.length === 1 && !view.busy ? view : null;
+        });
+        expect(returned.held).toBeUndefined();
+        expect(returned.dunning[0]).toMatchObject({ invoiceId, attempts: 1 });
+        expect(calls.filter((call) => call.startsWith('charge'))).toEqual([
+          `charge ${invoiceId} attempt 1`,
+          `charge ${invoiceId} attempt 1`,
+        ]);
+      },
+    );
   });
 
   it('updates sent at once are written one after another: every version once, in order, each decided on the one before', async () => {

@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api } from '../api/client';
-import type { Invoice } from '../api/types';
+import type { Invoice, Transaction } from '../api/types';
 import { formatMoney, centsFromText, statusLabel, textFromCents } from '../components/format';
 import { Link } from '../router';
 import { InvoiceWhy } from './Why';
@@ -18,6 +18,7 @@ import {
   type Outcome,
 } from '../components/common';
 import { Confirm } from '../components/dialogs';
+import { PaymentPendingBadge } from '../components/badges';
 import { invoiceName } from './Invoices';
 import { creditableOf, CreditNotesTable, IssueCreditNote } from './InvoiceCredits';
 import { EmailTimeline, EventTimeline } from '../components/timelines';
@@ -97,8 +98,7 @@ export function InvoiceDetail({ id }: { id: string }) {
         <h1>
           <code>{invoiceName(inv)}</code>
         </h1>
-        <StatusBadge status={inv.status} />
-        {inv.dispute ? <DisputeBadge dispute={inv.dispute} /> : null}
+        <InvoiceBadges invoice={inv} transactions={transactions.data?.data} />
       </div>
       <InvoiceActionButtons
         invoice={inv}
@@ -152,6 +152,17 @@ export function InvoiceDetail({ id }: { id: string }) {
   );
 }
 
+/** The invoice's status, and beside it a dispute or a payment its processor holds. */
+function InvoiceBadges({ invoice, transactions }: { invoice: Invoice; transactions: Transaction[] | undefined }) {
+  return (
+    <>
+      <StatusBadge status={invoice.status} />
+      {invoice.dispute ? <DisputeBadge dispute={invoice.dispute} /> : null}
+      {invoice.status === 'open' && heldPayment(transactions) ? <PaymentPendingBadge /> : null}
+    </>
+  );
+}
+
 /** Why a disputed invoice offers no refund and no credit note while the processor holds its money. */
 function DisputeHold({ invoice }: { invoice: Invoice }) {
   if (!disputeHoldsFunds(invoice)) return null;
@@ -160,6 +171,17 @@ function DisputeHold({ invoice }: { invoice: Invoice }) {
       This payment is disputed ({statusLabel(invoice.dispute!.status)}): the processor holds its money, so it cannot be
       refunded or credited unless the dispute is won.
     </p>
+  );
+}
+
+/** A payment its processor holds (a bank debit), not one waiting for the customer to authenticate it. */
+function heldPayment(transactions: Transaction[] | undefined): boolean {
+  return (transactions ?? []).some(
+    (entry) =>
+      entry.type === 'payment' &&
+      entry.status === 'pending' &&
+      entry.gateway_reference !== null &&
+      entry.failure_code !== 'authentication_required',
   );
 }
 

@@ -58,6 +58,12 @@ export async function paymentOutcome(invoice: Invoice): Promise<Outcome> {
       tone: 'failure',
       text: `Declined: ${declineReason(payment)}. ${invoiceName(invoice)} is still open, ${money(invoice.amount_remaining)} due; nothing was charged.`,
     };
+  // A bank debit its bank settles days later (docs/decisions.md §40): neither an unanswered charge nor a decline.
+  if (payment?.status === 'pending' && payment.gateway_reference !== null && !payment.failure_code)
+    return {
+      tone: 'pending',
+      text: `The bank debit of ${money(payment.amount)} is processing: banks settle it within a few days. Nothing more is charged meanwhile.`,
+    };
   if (payment?.status === 'pending')
     return {
       tone: 'pending',

@@ -32,3 +32,15 @@ export function DisputeBadge({ dispute }: { dispute: { status: string; closed: b
     </span>
   );
 }
+
+/**
+ * An open invoice whose payment its processor holds (a bank debit settles days later: docs/decisions.md §40):
+ * neither paid nor retried until the bank answers.
+ */
+export function PaymentPendingBadge() {
+  return (
+    <span className="badge badge-pending" title="The bank has not settled the debit yet; the invoice waits for it">
+      Payment pending
+    </span>
+  );
+}

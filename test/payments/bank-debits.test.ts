@@ -1,0 +1,255 @@
+import { apiClient, createTestAccount, eventsOf, expectStatus, type ApiClient } from '../support/harness';
+import {
+  addPaymentMethod,
+  bankBody,
+  BANK_ACCOUNTS,
+  CARDS,
+  createCustomer,
+  gatewayCharges,
+  simpleInvoice,
+} from '../support/payments';
+import { waitUntil } from '../support/webhooks';
+import {
+  createSubscription,
+  DAY_MS,
+  recordHistories,
+  recurringPrice,
+  settled,
+  startSubscriptionWorld,
+  subscriptionState,
+  unix,
+  type SubscriptionWorld,
+} from '../support/subscriptions';
+import type { Client } from '@temporalio/client';
+import { BANK_DEBIT_SETTLEMENT_MS } from '../../workflows/bank-debit-settlement';
+import { registeredGateways } from '../../src/gateway-registrations';
+import { ledgerRegistry } from '../../src/transactions/ledger-metrics';
+import { EXPIRY, hostedPath, pageForm, pageText, postForm } from '../hosted-pages/pages';
+
+// The simulated gateway's US bank debits (docs/decisions.md §40): pending for days, then settled by the bank's
+// durable timer (paid, or returned with an ACH return code), on a time-skipping Temporal environment, over HTTP.
+let world: SubscriptionWorld;
+let other: ApiClient;
+
+beforeAll(async () => {
+  world = await startSubscriptionWorld();
+  other = apiClient(world.app.baseUrl, (await createTestAccount(world.app.prisma, { name: 'Other Co' })).apiKey);
+});
+
+afterAll(async () => {
+  await world.close();
+});
+
+async function transactionsOf(invoiceId: string) {
+  return expectStatus(await world.api.get(`/invoices/${invoiceId}/transactions`), 200, 'GET transactions').data;
+}
+
+async function invoiceEvents(invoiceId: string) {
+  return (await eventsOf(world.app.prisma, world.accountId))
+    .filter((event) => (event.data as { id?: string }).id === invoiceId)
+    .map((event) => event.type);
+}
+
+/** The bank answers: the environment's clock moved past the settlement delay, then the invoice read once it shows. */
+async function bankAnswers(invoiceId: string, status: 'paid' | 'open', transactionStatus: string) {
+  await world.env.sleep(BANK_DEBIT_SETTLEMENT_MS + 60_000);
+  return waitUntil(async () => {
+    const [entry] = await transactionsOf(invoiceId);
+    if (entry?.status !== transactionStatus) return null;
+    const invoice = expectStatus(await world.api.get(`/invoices/${invoiceId}`), 200, 'GET invoice');
+    return invoice.status === status ? invoice : null;
+  });
+}
+
+async function subscribeByBank(accountNumber: string) {
+  const customer = await createCustomer(world.api);
+  const account = await addPaymentMethod(world.api, customer.id, bankBody(accountNumber));
+  const subscription = await createSubscription(world.api, {
+    customer: customer.id,
+    items: [{ price: await recurringPrice(world.api, { unitAmount: 4500 }), quantity: 1 }],
+    trial_days: 0,
+    start_date: unix(await world.env.currentTimeMs()),
+    default_payment_method: account.id,
+  });
+  await settled(world, subscription.id);
+  const current = expectStatus(await world.api.get(`/subscriptions/${subscription.id}`), 200, 'GET subscription');
+  return { subscription: current, invoiceId: current.latest_invoice as string };
+}
+
+describe('a bank debit of an invoice', () => {
+  it('is pending for days (no second debit, another account sees nothing), then paid when the bank settles it', async () => {
+    const customer = await createCustomer(world.api);
+    await addPaymentMethod(world.api, customer.id, bankBody(BANK_ACCOUNTS.succeeds));
+    const invoice = await simpleInvoice(world.api, customer.id, 1250);
+
+    const paying = expectStatus(await world.api.put(`/invoices/${invoice.id}`), 200, 'PUT invoice');
+    expect(paying).toMatchObject({ status: 'open', paid: false, attempt_count: 1, amount_paid: 0 });
+    expect(await transactionsOf(invoice.id)).toEqual([
+      expect.objectContaining({ status: 'pending', amount: 1250, gateway_reference: expect.stringMatching(/^ch_/) }),
+    ]);
+    const listed = expectStatus(await world.api.get('/transactions?status=pending'), 200, 'GET /transactions').data;
+    expect(listed.map((entry: { invoice: string }) => entry.invoice)).toContain(invoice.id);
+
+    // Paying again while the bank holds the debit asks about it and makes no debit beside it (§40).
+    const debits = await gatewayCharges(world.app.prisma, world.accountId);
+    const again = expectStatus(await world.api.put(`/invoices/${invoice.id}`), 200, 'PUT invoice again');
+    expect(again).toMatchObject({ status: 'open', attempt_count: 1 });
+    expect(await gatewayCharges(world.app.prisma, world.accountId)).toBe(debits);
+    expect(await transactionsOf(invoice.id)).toHaveLength(1);
+    // Voiding is refused while the money may still move.
+    expect((await world.api.delete(`/invoices/${invoice.id}`)).status).toBe(409);
+
+    expect((await other.get(`/invoices/${invoice.id}`)).status).toBe(404);
+    expect((await other.get(`/invoices/${invoice.id}/transactions`)).status).toBe(404);
+    const [debit] = await transactionsOf(invoice.id);
+    expect((await other.get(`/transactions/${debit.id}`)).status).toBe(404);
+    expect((await other.get('/transactions?status=pending')).body.data).toEqual([]);
+    expect((await other.put(`/invoices/${invoice.id}`)).status).toBe(404);
+
+    const paid = await bankAnswers(invoice.id, 'paid', 'succeeded');
+    expect(paid).toMatchObject({ paid: true, amount_paid: 1250, attempt_count: 1 });
+    // Told once that the bank holds it (however often it was asked about), then once paid.
+    expect(await invoiceEvents(invoice.id)).toEqual([
+      'invoice.created',
+      'invoice.finalized',
+      'invoice.payment_processing',
+      'invoice.payment_succeeded',
+    ]);
+  });
+
+  it('holds its hosted page: no pay form while the bank settles it, and a form sent before makes no second payment', async () => {
+    const customer = await createCustomer(world.api);
+    await addPaymentMethod(world.api, customer.id, bankBody(BANK_ACCOUNTS.succeeds));
+    const draft = await simpleInvoice(world.api, customer.id, 1800);
+    const open = expectStatus(await world.api.post(`/invoices/${draft.id}/finalize`), 200, 'finalize');
+    const path = hostedPath(open);
+    const staleForm = await pageForm(world.app.baseUrl, path);
+    expect(expectStatus(await world.api.put(`/invoices/${draft.id}`), 200, 'PUT invoice').status).toBe('open');
+
+    const page = await pageText(await fetch(`${world.app.baseUrl}${path}`));
+    expect(page).toContain('Payment processing');
+    expect(page).not.toContain(`action="${path}/pay"`);
+    const debits = await gatewayCharges(world.app.prisma, world.accountId);
+    const card = { name: 'Ada Lovelace', number: CARDS.succeeds, exp: EXPIRY, cvc: '123' };
+    const sent = await postForm(world.app.baseUrl, `${path}/pay`, { ...staleForm, ...card });
+    expect(sent.status).toBe(303);
+    expect(await gatewayCharges(world.app.prisma, world.accountId)).toBe(debits);
+    expect(expectStatus(await world.api.get(`/invoices/${draft.id}`), 200, 'GET').status).toBe('open');
+    expect(await pageText(await fetch(`${world.app.baseUrl}${sent.headers.get('location')!}`))).toContain(
+      'Payment processing',
+    );
+    expect(await transactionsOf(draft.id)).toHaveLength(1);
+  });
+
+  it.each([
+    ['bank_return_R01', BANK_ACCOUNTS.insufficientFunds],
+    ['bank_return_R02', BANK_ACCOUNTS.accountClosed],
+  ])('is returned (%s) days later: the invoice stays open with invoice.payment_failed', async (code, number) => {
+    const customer = await createCustomer(world.api);
+    await addPaymentMethod(world.api, customer.id, bankBody(number));
+    const invoice = await simpleInvoice(world.api, customer.id, 700);
+    expect(expectStatus(await world.api.put(`/invoices/${invoice.id}`), 200, 'PUT invoice').status).toBe('open');
+    expect(await invoiceEvents(invoice.id)).toEqual([
+      'invoice.created',
+      'invoice.finalized',
+      'invoice.payment_processing',
+    ]);
+
+    const open = await bankAnswers(invoice.id, 'open', 'failed');
+    expect(open).toMatchObject({ paid: false, attempt_count: 1, amount_remaining: 700 });
+    expect(await transactionsOf(invoice.id)).toEqual([
+      expect.objectContaining({
+        status: 'failed',
+        failure_code: code,
+        failure_message: expect.stringContaining(code.slice(-3)),
+      }),
+    ]);
+    expect(await invoiceEvents(invoice.id)).toEqual([
+      'invoice.created',
+      'invoice.finalized',
+      'invoice.payment_processing',
+      'invoice.payment_failed',
+    ]);
+    // Counted under its own code, not `other` (docs/operations.md, "Money").
+    expect(await ledgerRegistry.getSingleMetricAsString('billing_charges_total')).toContain(`failure_code="${code}"`);
+  });
+});
+
+describe("the bank's timer", () => {
+  it('a debit made while Temporal cannot be reached is answered pending; asked about later, its timer starts and settles it', async () => {
+    const customer = await createCustomer(world.api);
+    const account = await addPaymentMethod(world.api, customer.id, bankBody(BANK_ACCOUNTS.succeeds));
+    const unreachable = {
+      workflow: { start: () => Promise.reject(new Error('14 UNAVAILABLE: connection refused')) },
+    } as unknown as Client;
+    const request = {
+      amount: 990,
+      currency: 'usd',
+      paymentMethod: { id: account.id, accountId: world.accountId, type: 'us_bank_account', customerId: customer.id },
+      idempotencyKey: `bank-timer-${account.id}`,
+    };
+    const cut = registeredGateways(world.app.prisma, { client: unreachable, taskQueue: world.taskQueue });
+    const answered = await (await cut.gatewayFor(world.accountId)).charge(request);
+    expect(answered).toEqual({ status: 'pending', chargeId: expect.stringMatching(/^ch_/) });
+
+    // The reconciliation's question, on a process that reaches Temporal, starts the timer the charge could not.
+    const reached = await registeredGateways(world.app.prisma, {
+      client: world.env.client,
+      taskQueue: world.taskQueue,
+    }).gatewayFor(world.accountId);
+    expect(await reached.retrieveCharge({ idempotencyKey: request.idempotencyKey })).toEqual(answered);
+    await world.env.sleep(BANK_DEBIT_SETTLEMENT_MS + 60_000);
+    const settled = await waitUntil(async () => {
+      const result = await reached.retrieveCharge({ idempotencyKey: request.idempotencyKey });
+      return result?.status === 'succeeded' ? result : null;
+    });
+    expect(settled).toEqual({ status: 'succeeded', chargeId: answered.status === 'pending' ? answered.chargeId : '' });
+  });
+});
+
+describe('a subscription paying by bank account', () => {
+  it('waits for its debit: neither past_due nor retried while pending, active and paid once the bank settles it', async () => {
+    const { subscription, invoiceId } = await subscribeByBank(BANK_ACCOUNTS.succeeds);
+    expect(subscription.status).toBe('active');
+    expect((await transactionsOf(invoiceId)).map((entry: { status: string }) => entry.status)).toEqual(['pending']);
+    const waiting = await subscriptionState(world, subscription.id);
+    expect(waiting.dunning).toEqual([]);
+    expect(waiting.held).toEqual([expect.objectContaining({ invoiceId, attempt: 1 })]);
+
+    await bankAnswers(invoiceId, 'paid', 'succeeded');
+    await waitUntil(async () => ((await subscriptionState(world, subscription.id)).held ?? []).length === 0);
+    const after = await settled(world, subscription.id);
+    expect(after?.dunning).toEqual([]);
+    expect(expectStatus(await world.api.get(`/subscriptions/${subscription.id}`), 200, 'GET').status).toBe('active');
+    expect(await transactionsOf(invoiceId)).toHaveLength(1);
+    await recordHistories(world, subscription.id, 'bank-debit-held-paid');
+  });
+
+  it('a returned debit (R01) counts as a failed attempt: past_due, dunning on the schedule from the return, then retried', async () => {
+    expectStatus(await world.api.put('/settings/dunning', { retry_days: [3], outcome: 'keep_active' }), 200, 'dunning');
+    const { subscription, invoiceId } = await subscribeByBank(BANK_ACCOUNTS.insufficientFunds);
+    expect(subscription.status).toBe('active');
+    expect(await invoiceEvents(invoiceId)).not.toContain('invoice.payment_failed');
+
+    await bankAnswers(invoiceId, 'open', 'failed');
+    const returned = await waitUntil(async () => {
+      const state = await subscriptionState(world, subscription.id);
+      return state.dunning.length === 1 && !state.busy ? state : null;
+    });
+    expect(returned.dunning[0]).toMatchObject({ invoiceId, attempts: 1 });
+    expect(returned.held ?? []).toEqual([]);
+    await settled(world, subscription.id);
+    expect(expectStatus(await world.api.get(`/subscriptions/${subscription.id}`), 200, 'GET').status).toBe('past_due');
+    expect((await invoiceEvents(invoiceId)).filter((type) => type === 'invoice.payment_failed')).toHaveLength(1);
+
+    // The retry, three days after the return, is a new debit of the same account: pending again, not a second failure.
+    await world.env.sleep(3 * DAY_MS + 60_000);
+    await waitUntil(async () => ((await subscriptionState(world, subscription.id)).held ?? []).length === 1);
+    const attempts = await transactionsOf(invoiceId);
+    expect(attempts.map((entry: { attempt: number; status: string }) => [entry.attempt, entry.status])).toEqual([
+      [2, 'pending'],
+      [1, 'failed'],
+    ]);
+    await recordHistories(world, subscription.id, 'bank-debit-held-returned');
+  });
+});
