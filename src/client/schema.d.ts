@@ -5219,7 +5219,7 @@ export interface components {
                 } | null;
                 processor: {
                     /** @enum {string} */
-                    outcome: "succeeded" | "failed" | "no answer yet";
+                    outcome: "succeeded" | "failed" | "processing" | "waiting for the customer to authenticate" | "no answer yet";
                     failure_code: string | null;
                     failure_message: string | null;
                     reference: string | null;

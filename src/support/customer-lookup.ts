@@ -103,9 +103,19 @@ function chargeReason(charge: Transaction, invoice: Invoice | undefined, activit
   return charge.description ?? charge.type;
 }
 
+/**
+ * What the processor said of a charge, in support staff's words: a pending entry with the processor's reference
+ * is a bank debit processing or a charge waiting for the customer to authenticate (docs/decisions.md §40);
+ * without one, or `unknown`, no answer came.
+ */
+function processorOutcome(charge: Transaction): ChargeView['processor']['outcome'] {
+  if (charge.status === 'succeeded' || charge.status === 'failed') return charge.status;
+  if (charge.status !== 'pending' || charge.gatewayReference === null) return 'no answer yet';
+  return charge.failureCode === 'authentication_required' ? 'waiting for the customer to authenticate' : 'processing';
+}
+
 function chargeView(charge: Transaction, invoices: Map<string, Invoice>, activity: CustomerActivity): ChargeView {
   const invoice = charge.invoiceId ? invoices.get(charge.invoiceId) : undefined;
-  const outcome = charge.status === 'succeeded' ? 'succeeded' : charge.status === 'failed' ? 'failed' : 'no answer yet';
   return {
     id: charge.id,
     at: iso(charge.createdAt),
@@ -120,7 +130,7 @@ function chargeView(charge: Transaction, invoices: Map<string, Invoice>, activit
     payment_method: methodView(activity, charge.paymentMethodId),
     origin: nullableColumnValue(TRANSACTION_ORIGINS, charge.origin, 'transactions.origin'),
     processor: {
-      outcome,
+      outcome: processorOutcome(charge),
       failure_code: charge.failureCode,
       failure_message: charge.failureMessage,
       reference: charge.gatewayReference,

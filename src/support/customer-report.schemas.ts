@@ -105,7 +105,13 @@ export const customerReportSchema = z
         payment_plan: z.string().nullable(),
         payment_method: method,
         processor: z.object({
-          outcome: z.enum(['succeeded', 'failed', 'no answer yet']),
+          outcome: z.enum([
+            'succeeded',
+            'failed',
+            'processing',
+            'waiting for the customer to authenticate',
+            'no answer yet',
+          ]),
           failure_code: z.string().nullable(),
           failure_message: z.string().nullable(),
           reference: z.string().nullable(),

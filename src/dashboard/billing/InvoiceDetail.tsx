@@ -102,6 +102,7 @@ export function InvoiceDetail({ id }: { id: string }) {
       </div>
       <InvoiceActionButtons
         invoice={inv}
+        transactions={transactions.data?.data}
         refundable={refundable}
         creditable={creditable}
         onAction={(action) => (
@@ -158,7 +159,7 @@ function InvoiceBadges({ invoice, transactions }: { invoice: Invoice; transactio
     <>
       <StatusBadge status={invoice.status} />
       {invoice.dispute ? <DisputeBadge dispute={invoice.dispute} /> : null}
-      {invoice.status === 'open' && heldPayment(transactions) ? <PaymentPendingBadge /> : null}
+      {heldPayment(invoice, transactions) ? <PaymentPendingBadge /> : null}
     </>
   );
 }
@@ -175,19 +176,23 @@ function DisputeHold({ invoice }: { invoice: Invoice }) {
 }
 
 /** A payment its processor holds (a bank debit), not one waiting for the customer to authenticate it. */
-function heldPayment(transactions: Transaction[] | undefined): boolean {
-  return (transactions ?? []).some(
-    (entry) =>
-      entry.type === 'payment' &&
-      entry.status === 'pending' &&
-      entry.gateway_reference !== null &&
-      entry.failure_code !== 'authentication_required',
+function heldPayment(invoice: Invoice, transactions: Transaction[] | undefined): boolean {
+  return (
+    invoice.status === 'open' &&
+    (transactions ?? []).some(
+      (entry) =>
+        entry.type === 'payment' &&
+        entry.status === 'pending' &&
+        entry.gateway_reference !== null &&
+        entry.failure_code !== 'authentication_required',
+    )
   );
 }
 
 /** What can be done to the invoice as it is now, the credit note when one can be issued, its PDF and hosted page. */
 function InvoiceActionButtons(props: {
   invoice: Invoice;
+  transactions: Transaction[] | undefined;
   refundable: number;
   creditable: boolean;
   onAction: (action: Action) => void;
@@ -195,7 +200,7 @@ function InvoiceActionButtons(props: {
 }) {
   return (
     <div className="actions">
-      {actionsFor(props.invoice, props.refundable).map((action) => (
+      {actionsFor(props.invoice, props.refundable, heldPayment(props.invoice, props.transactions)).map((action) => (
         <button
           key={action}
           type="button"

@@ -56,14 +56,16 @@ export function canIssueCreditNote(invoice: Invoice, creditNotesRead: boolean): 
 
 /**
  * What the API allows in each status (docs/api.md, invoices). `refundable`: what a refund can still give
- * back once credit notes to the balance or outside are counted (docs/decisions.md §22).
+ * back once credit notes to the balance or outside are counted (docs/decisions.md §22). `held`: a payment of the
+ * invoice its processor holds (docs/decisions.md §40).
  */
-export function actionsFor(invoice: Invoice, refundable: number): Action[] {
+export function actionsFor(invoice: Invoice, refundable: number, held = false): Action[] {
   switch (invoice.status) {
     case 'draft':
       return ['finalize', 'pay', 'void'];
     case 'open':
-      return ['pay', 'send', 'void'];
+      // A payment its processor holds (a bank debit processing) is neither charged again nor voided under.
+      return held ? ['send'] : ['pay', 'send', 'void'];
     case 'paid':
       return refundable > 0 && !disputeHoldsFunds(invoice) ? ['send', 'refund'] : ['send'];
     case 'void':
