@@ -104,4 +104,11 @@ export const SUBSCRIPTION_PATCHES = {
    * before; remove when none that ended before it is open.
    */
   finalUsage: 'usage-final-invoice',
+  /**
+   * A change of items that removes a metered item or moves it to another price inside a billed period keeps its
+   * usage up to the change for the next invoice, and an item added or moved bills from the change on
+   * (docs/decisions.md §43, "Changes of items"). Only changes of metered items reach it, and an ending then
+   * bills the kept usage too; remove when no run that changed a metered item before it is open.
+   */
+  changedUsage: 'usage-kept-on-item-change',
 } as const;

@@ -22,6 +22,7 @@ import {
   billed,
   chargedOnFinalize,
   closingUsagePeriod,
+  keepChangedUsage,
   DUNNING,
   dunningExhausted,
   dunningResolved,
@@ -484,8 +485,24 @@ export class SubscriptionRun {
    */
   finalUsage(current: SubscriptionState, atMs: number): ImmediateInvoiceInput['finalUsage'] | null {
     const period = closingUsagePeriod(current, atMs);
-    if (!period || !patched(PATCHES.finalUsage)) return null;
-    return { items: current.items.filter((item) => item.metered), period };
+    // Usage kept from a changed item is there only since PATCHES.changedUsage, in runs that already took it.
+    const kept = current.keptUsage ?? [];
+    if (!period && kept.length === 0) return null;
+    if (!patched(PATCHES.finalUsage)) return null;
+    return {
+      items: current.items.filter((item) => item.metered),
+      ...(period ? { period } : {}),
+      ...(kept.length > 0 ? { kept } : {}),
+    };
+  }
+
+  /**
+   * A change of items keeps the usage of the metered items it removes or moves, and bills those it adds or
+   * moves from now (keepChangedUsage, docs/decisions.md §43). Only changes of metered items ask the patch.
+   */
+  keptUsage(current: SubscriptionState, next: SubscriptionState, nowMs: number): SubscriptionState {
+    const kept = keepChangedUsage(current, next, nowMs);
+    return kept && patched(PATCHES.changedUsage) ? kept : next;
   }
 
   /** Whether an ending owes an invoice (lines waiting, a prorated end, usage): only runs that used proration or metered items reach the patches. */

@@ -191,7 +191,8 @@ function handleChange(run: SubscriptionRun): void {
           () => withOrigin({ type: 'subscription.updated' as const }, changes.origin),
           changes.items && patched(PATCHES.serialSteps) ? (next) => run.checkItemsCeiling(next, changes) : undefined,
           changes.items
-            ? async (current, next, nowMs) => {
+            ? async (current, changed, nowMs) => {
+                const next = run.keptUsage(current, changed, nowMs);
                 const prorated = prorate ? await run.prorated(current, next, nowMs, prorate) : next;
                 // Charges left waiting make the next invoice more than its items: it is judged too, here under the
                 // lock, where every change decided before this one is in the state (an invoice made at once by

@@ -10,6 +10,7 @@ export { countCustomerSubscriptions, readSubscriptionIntervals } from './subscri
 export {
   API_SUBSCRIPTION_STATUSES,
   SubscriptionRuleError,
+  keepChangedUsage,
   nextPeriodBilling,
   periodToBill,
   update,

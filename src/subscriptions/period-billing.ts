@@ -39,6 +39,7 @@ import {
   periodToBill,
   type CollectionMethod,
   type DunningOutcome,
+  type KeptUsage,
   type PeriodToBill,
   type SubscriptionItemState,
   type SubscriptionState,
@@ -151,27 +152,45 @@ const asPeriod = (start: number, end: number) => ({ start: seconds(start), end: 
  */
 async function usageLines(
   db: Queryable,
-  input: Pick<RenewalInvoiceInput, 'accountId' | 'subscriptionId' | 'customerId' | 'items' | 'usagePeriod'>,
+  input: Pick<
+    RenewalInvoiceInput,
+    'accountId' | 'subscriptionId' | 'customerId' | 'items' | 'usagePeriod' | 'keptUsage'
+  >,
   active: Set<string>,
 ): Promise<BillingLine[]> {
   const period = input.usagePeriod;
-  const metered = input.items.filter((item) => item.metered);
-  if (!period || metered.length === 0) return [];
+  const metered = period ? input.items.filter((item) => item.metered) : [];
+  const kept = input.keptUsage ?? [];
+  if (metered.length === 0 && kept.length === 0) return [];
   const prices = new Map(
     (
-      await readPrices(
-        db,
-        input.accountId,
-        metered.map((item) => item.priceId),
-      )
+      await readPrices(db, input.accountId, [
+        ...new Set([...metered.map((item) => item.priceId), ...kept.map((usage) => usage.priceId)]),
+      ])
     ).map((price) => [price.id, price]),
   );
+  const meterOf = (priceId: string) => {
+    const meter = prices.get(priceId)?.recurring?.meter;
+    if (!meter) throw notFound('price', priceId);
+    return meter;
+  };
   const total = (meter: string, from: number, to: number) =>
     meterTotal(db, input.accountId, meter, input.customerId, { from: new Date(from), to: new Date(to) });
   const lines: BillingLine[] = [];
+  // Items changed away inside the period: their usage up to the change, on a line naming that part of it.
+  for (const usage of kept) {
+    const used = await total(meterOf(usage.priceId), usage.start, usage.end);
+    lines.push({
+      priceId: usage.priceId,
+      quantity: used,
+      taxRateIds: usage.taxRateIds.filter((id) => active.has(id)),
+      period: asPeriod(usage.start, usage.end),
+      usage: { total: used, billedBefore: 0 },
+    });
+  }
   for (const item of metered) {
-    const meter = prices.get(item.priceId)?.recurring?.meter;
-    if (!meter) throw notFound('price', item.priceId);
+    if (!period) break;
+    const meter = meterOf(item.priceId);
     const taxRateIds = item.taxRateIds.filter((id) => active.has(id));
     const billed = await lastBilledUsage(
       db,
@@ -191,12 +210,16 @@ async function usageLines(
           usage: { total: now, billedBefore: billed.quantity, late: true },
         });
     }
-    const used = await total(meter, period.start, period.end);
+    // An item added or moved to its price inside the period bills from then on (the part before was kept usage).
+    const from = Math.max(period.start, item.usageFrom ?? period.start);
+    // Moved in the second the period closes: nothing of the period is its own.
+    if (from >= period.end) continue;
+    const used = await total(meter, from, period.end);
     lines.push({
       priceId: item.priceId,
       quantity: used,
       taxRateIds,
-      period: asPeriod(period.start, period.end),
+      period: asPeriod(from, period.end),
       usage: { total: used, billedBefore: 0 },
     });
   }
@@ -211,6 +234,7 @@ export async function periodInvoice(db: Queryable, input: RenewalInvoiceInput): 
   const pending = await capWaitingCredits(db, input.accountId, input.subscriptionId, input.pendingLines ?? []);
   const active = await activeRates(db, input.accountId, [
     ...input.items.map((item) => item.taxRateIds),
+    ...(input.keptUsage ?? []).map((usage) => usage.taxRateIds),
     ...taxRatesOf(pending),
   ]);
   return {
@@ -262,7 +286,13 @@ export interface ImmediateInvoiceInput {
    * final usage (docs/decisions.md §43). Absent: none (inputs recorded before it, and subscriptions without
    * metered items).
    */
-  finalUsage?: { items: SubscriptionItemState[]; period: { start: number; end: number } };
+  finalUsage?: {
+    items: SubscriptionItemState[];
+    /** Absent when no metered item is left (only `kept` to bill). */
+    period?: { start: number; end: number };
+    /** The usage of metered items changed away during the period (docs/decisions.md §43); absent: none. */
+    kept?: KeptUsage[];
+  };
   /**
    * The subscription ends with this invoice (cancel or end_date with prorate): a credit below zero the
    * customer's balance could not take cannot be carried, so it is refunded to the card from the invoice
@@ -327,12 +357,18 @@ export function immediateInvoiceKey(subscriptionId: string, version: number): st
 export async function immediateInvoice(db: Queryable, input: ImmediateInvoiceInput): Promise<BillingInvoiceInput> {
   const lines = await capWaitingCredits(db, input.accountId, input.subscriptionId, input.lines);
   const usageItems = input.finalUsage?.items ?? [];
+  const kept = input.finalUsage?.kept ?? [];
   const active = await activeRates(db, input.accountId, [
     ...taxRatesOf(lines),
     ...usageItems.map((item) => item.taxRateIds),
+    ...kept.map((usage) => usage.taxRateIds),
   ]);
   const usage = input.finalUsage
-    ? await usageLines(db, { ...input, items: usageItems, usagePeriod: input.finalUsage.period }, active)
+    ? await usageLines(
+        db,
+        { ...input, items: usageItems, usagePeriod: input.finalUsage.period, keptUsage: kept },
+        active,
+      )
     : [];
   return {
     customerId: input.customerId,

@@ -106,6 +106,11 @@ export interface UsageWindow {
    * billed before it; null without any such subscription.
    */
   oldestOpenPeriodStart: Date | null;
+  /**
+   * Per event name, the latest end of the customer's ended subscriptions whose metered items billed its meter:
+   * their final invoice billed its usage up to then, and no invoice will bill more (docs/decisions.md §43).
+   */
+  closedUntil: Map<string, Date>;
 }
 
 // The period before the current one is its subscription's last renewal before it (the primary key's range).
@@ -116,21 +121,31 @@ const USAGE_WINDOWS: Statement = {
         LEFT JOIN LATERAL (SELECT max(r.period_start) AS start FROM subscription_renewals r
           WHERE r.subscription_id = s.id AND r.period_start < s.current_period_start) previous ON true
         WHERE s.account_id = c.account_id AND s.customer_id = c.id AND s.status IN ('trialing', 'active', 'paused'))
-        AS oldest_open
+        AS oldest_open,
+      (SELECT json_object_agg(m.event_name, closed.until) FROM (
+          SELECT p.meter_id, max(s.ended_at) AS until FROM subscriptions s
+            JOIN subscription_items i ON i.subscription_id = s.id
+            JOIN prices p ON p.id = i.price_id AND p.meter_id IS NOT NULL
+          WHERE s.account_id = c.account_id AND s.customer_id = c.id AND s.ended_at IS NOT NULL
+          GROUP BY p.meter_id) closed
+        JOIN meters m ON m.id = closed.meter_id AND m.account_id = c.account_id) AS closed_until
     FROM customers c LEFT JOIN test_clocks t ON t.id = c.test_clock_id
     WHERE c.account_id = $1 AND c.id = ANY($2::text[]) AND c.deleted_at IS NULL`,
 };
 
 /** The usage windows of the account's live customers among `customerIds` (another account's are absent). */
 export async function usageWindows(db: Queryable, accountId: string, customerIds: string[]): Promise<UsageWindow[]> {
-  const rows = await queryRows<{ id: string; clock_time: Date | null; oldest_open: Date | null }>(db, USAGE_WINDOWS, [
-    accountId,
-    customerIds,
-  ]);
+  const rows = await queryRows<{
+    id: string;
+    clock_time: Date | null;
+    oldest_open: Date | null;
+    closed_until: Record<string, string> | null;
+  }>(db, USAGE_WINDOWS, [accountId, customerIds]);
   return rows.map((row) => ({
     customerId: row.id,
     clockTime: row.clock_time === null ? null : new Date(row.clock_time),
     oldestOpenPeriodStart: row.oldest_open === null ? null : new Date(row.oldest_open),
+    closedUntil: new Map(Object.entries(row.closed_until ?? {}).map(([name, until]) => [name, new Date(until)])),
   }));
 }
 

@@ -84,6 +84,15 @@ function refusalOf(
       param,
       'usage_event_too_old',
     );
+  // A canceled or expired subscription's final invoice billed this meter's usage up to its end: an event before it
+  // would be billed by no invoice, so it is refused rather than silently dropped (docs/decisions.md §43).
+  const closedUntil = window.closedUntil.get(event.event_name);
+  if (closedUntil && event.timestamp * 1000 < closedUntil.getTime())
+    return badRequest(
+      `Invalid body parameter '${param}': ${event.timestamp} is before ${toUnixSeconds(closedUntil)}, when the customer's subscription billing ${event.event_name} ended; its final invoice is made and no invoice bills usage before it`,
+      param,
+      'usage_period_closed',
+    );
   return undefined;
 }
 
