@@ -111,4 +111,10 @@ export const SUBSCRIPTION_PATCHES = {
    * bills the kept usage too; remove when no run that changed a metered item before it is open.
    */
   changedUsage: 'usage-kept-on-item-change',
+  /**
+   * A subscription with a billing threshold told of its customer's usage checks it under the lock, and invoices the
+   * usage to date when it is reached (docs/decisions.md §43, "Billing thresholds"). Only subscriptions with a
+   * threshold are told, which no run held before; remove when none that checked before it is open.
+   */
+  billingThresholds: 'usage-billing-thresholds',
 } as const;

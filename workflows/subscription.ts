@@ -32,6 +32,7 @@ import {
   changeUpdate,
   createdUpdate,
   invoiceSettledSignal,
+  usageReportedSignal,
   noArgs,
   originArgs,
   pauseUpdate,
@@ -249,6 +250,7 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
   handlePauseResumeCancel(run);
   handleChange(run);
   setHandler(invoiceSettledSignal, (notice: unknown) => run.noticeSettled(notice));
+  setHandler(usageReportedSignal, () => run.noticeUsage());
 
   if ('create' in input && !(await run.recordCreation())) {
     await condition(allHandlersFinished);
@@ -278,6 +280,10 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
     }
     if (run.reportedSettled.size > 0) {
       await run.exclusive(() => run.checkReportedSettled());
+      continue;
+    }
+    if (run.usageReported) {
+      await run.exclusive(() => run.checkThreshold());
       continue;
     }
     const action = nextAction(run.state);

@@ -25,6 +25,7 @@ export {
   finalizeRenewalInvoice,
   immediateInvoice,
   invoiceProrationsNow,
+  invoiceThresholdUsage,
   periodInvoice,
   priceUnitAmounts,
   settleCreatedInvoice,
@@ -33,6 +34,8 @@ export type {
   FinalizedRenewal,
   ImmediateInvoiceInput,
   ImmediateInvoiceResult,
+  ThresholdInvoiceInput,
+  ThresholdInvoiceResult,
   RenewalChargeInput,
   RenewalChargeResult,
   RenewalInvoice,
@@ -51,6 +54,7 @@ export { persistSubscription } from './subscription-projection.service';
 export type { PersistSubscriptionInput, SubscriptionEventType } from './subscription-projection.service';
 export {
   noticeInvoicesSettled,
+  noticeUsageReported,
   readSubscriptionState,
   updateSubscriptionWorkflow,
 } from './subscription-workflow.client';

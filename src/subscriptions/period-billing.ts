@@ -16,7 +16,7 @@ import {
 import type { PendingLine } from './proration';
 import { capWaitingCredits } from './unused-time-cap';
 import { meterTotal } from '../usage';
-import { lastBilledUsage } from '../invoices';
+import { findInvoiceIdByKey, lastBilledUsage, previewInvoiceForBilling, usageBilledFrom } from '../invoices';
 import { periodDiscount } from '../coupons';
 import { findInvoice, findRefundByKey, lockInvoice, toInvoiceObject, updateLockedInvoice } from '../invoices';
 import type { Gateways } from '../payments';
@@ -155,7 +155,7 @@ async function usageLines(
   input: Pick<
     RenewalInvoiceInput,
     'accountId' | 'subscriptionId' | 'customerId' | 'items' | 'usagePeriod' | 'keptUsage'
-  >,
+  > & { usageUpTo?: number },
   active: Set<string>,
 ): Promise<BillingLine[]> {
   const period = input.usagePeriod;
@@ -212,15 +212,20 @@ async function usageLines(
     }
     // An item added or moved to its price inside the period bills from then on (the part before was kept usage).
     const from = Math.max(period.start, item.usageFrom ?? period.start);
+    // A threshold's invoice counts up to its time; the period's own, to its end.
+    const upTo = Math.min(period.end, input.usageUpTo ?? period.end);
     // Moved in the second the period closes: nothing of the period is its own.
-    if (from >= period.end) continue;
-    const used = await total(meter, from, period.end);
+    if (from >= upTo) continue;
+    const used = await total(meter, from, upTo);
+    // What threshold invoices billed of the period already is not billed again: the line bills the rest, priced
+    // as the difference its tiers make (docs/decisions.md §43, "Billing thresholds").
+    const billedBefore = await usageBilledFrom(db, input.accountId, input.subscriptionId, item.priceId, new Date(from));
     lines.push({
       priceId: item.priceId,
-      quantity: used,
+      quantity: used - billedBefore,
       taxRateIds,
       period: asPeriod(from, period.end),
-      usage: { total: used, billedBefore: 0 },
+      usage: { total: used, billedBefore },
     });
   }
   return lines;
@@ -292,7 +297,11 @@ export interface ImmediateInvoiceInput {
     period?: { start: number; end: number };
     /** The usage of metered items changed away during the period (docs/decisions.md §43); absent: none. */
     kept?: KeptUsage[];
+    /** A threshold's invoice: the usage of `period` up to this time (workflow ms) only; absent: to its end. */
+    upTo?: number;
   };
+  /** The invoice's billing_reason; absent: subscription_update (a change's or an ending's). */
+  billingReason?: 'subscription_threshold';
   /**
    * The subscription ends with this invoice (cancel or end_date with prorate): a credit below zero the
    * customer's balance could not take cannot be carried, so it is refunded to the card from the invoice
@@ -366,7 +375,13 @@ export async function immediateInvoice(db: Queryable, input: ImmediateInvoiceInp
   const usage = input.finalUsage
     ? await usageLines(
         db,
-        { ...input, items: usageItems, usagePeriod: input.finalUsage.period, keptUsage: kept },
+        {
+          ...input,
+          items: usageItems,
+          usagePeriod: input.finalUsage.period,
+          keptUsage: kept,
+          usageUpTo: input.finalUsage.upTo,
+        },
         active,
       )
     : [];
@@ -378,7 +393,7 @@ export async function immediateInvoice(db: Queryable, input: ImmediateInvoiceInp
       input.collectionMethod === 'send_invoice' ? seconds(input.at) + SEND_INVOICE_DUE_DAYS * DAY_SECONDS : undefined,
     lines: [...usage, ...pendingBillingLines(lines, active)],
     subscriptionId: input.subscriptionId,
-    billingReason: 'subscription_update',
+    billingReason: input.billingReason ?? 'subscription_update',
     period: { start: seconds(input.at), end: seconds(input.at) },
     idempotencyKey: immediateInvoiceKey(input.subscriptionId, input.version),
   };
@@ -425,6 +440,37 @@ export async function invoiceProrationsNow(
   });
   const status = collection.outcome === 'paid' || collection.outcome === 'already_paid' ? 'paid' : 'open';
   return { ...made, status: collection.outcome === 'void' ? 'void' : status };
+}
+
+/** A billing threshold's check (docs/decisions.md §43, "Billing thresholds"): the usage to date, and its amount_gte. */
+export interface ThresholdInvoiceInput extends ImmediateInvoiceInput {
+  threshold: number;
+}
+
+export type ThresholdInvoiceResult =
+  { invoiced: false; amount: number } | ({ invoiced: true } & ImmediateInvoiceResult);
+
+/**
+ * The usage of the period to date not yet billed, invoiced and charged at once (billing_reason
+ * subscription_threshold) when its amount before tax reaches the threshold, or nothing. Under the workflow's lock,
+ * one check at a time; a retry finds the invoice its key names and finishes it instead of judging again (the
+ * usage it billed would now read as billed).
+ */
+export async function invoiceThresholdUsage(
+  prisma: Db,
+  gateways: Gateways,
+  input: ThresholdInvoiceInput,
+): Promise<ThresholdInvoiceResult> {
+  const made = await findInvoiceIdByKey(
+    prisma,
+    input.accountId,
+    immediateInvoiceKey(input.subscriptionId, input.version),
+  );
+  if (!made) {
+    const preview = await previewInvoiceForBilling(prisma, input.accountId, await immediateInvoice(prisma, input));
+    if (preview.total_excluding_tax < input.threshold) return { invoiced: false, amount: preview.total_excluding_tax };
+  }
+  return { invoiced: true, ...(await invoiceProrationsNow(prisma, gateways, input)) };
 }
 
 /** A period's invoice: its id, and its total (below zero only with credits: docs/decisions.md §25, "Totals below zero"). */

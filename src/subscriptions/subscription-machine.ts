@@ -135,6 +135,11 @@ export interface SubscriptionState {
   usageGraceMs?: number;
   /** Usage of metered items changed away, waiting for the next invoice (KeptUsage); absent: none. */
   keptUsage?: KeptUsage[];
+  /**
+   * billing_thresholds.amount_gte (integer cents): the period's unbilled usage, priced, that invoices it early
+   * (docs/decisions.md §43, "Billing thresholds"); absent: none.
+   */
+  billingThreshold?: number;
 }
 
 export interface SubscriptionCreateSpec {
@@ -153,6 +158,8 @@ export interface SubscriptionCreateSpec {
   startBillingDate: number | null;
   /** See SubscriptionState.usageGraceMs. */
   usageGraceMs?: number;
+  /** See SubscriptionState.billingThreshold. */
+  billingThreshold?: number;
 }
 
 /** `metered`: the item's (new) price is metered, its quantity 0 (docs/decisions.md §43). */
@@ -178,6 +185,8 @@ export interface SubscriptionChanges {
   prorateEnd?: boolean;
   /** The hosted page the change was asked on (docs/decisions.md §38): said by its event, never a change itself. */
   origin?: EventOrigin;
+  /** billing_thresholds.amount_gte; null removes it. */
+  billingThreshold?: number | null;
   /**
    * A coupon (`coup_` id) to redeem on the subscription: not a change of the state (the discount lives in
    * the database), redeemed by the workflow under its lock after the other fields (docs/decisions.md §37).
@@ -271,6 +280,7 @@ export function initialState(spec: SubscriptionCreateSpec, nowMs: number): Subsc
     version: 0,
     lastError: null,
     ...(spec.usageGraceMs !== undefined ? { usageGraceMs: spec.usageGraceMs } : {}),
+    ...(spec.billingThreshold !== undefined ? { billingThreshold: spec.billingThreshold } : {}),
   };
 }
 
@@ -766,6 +776,7 @@ export function update(state: SubscriptionState, changes: SubscriptionChanges, n
   if (changes.defaultPaymentMethodId !== undefined) patch.defaultPaymentMethodId = changes.defaultPaymentMethodId;
   if (changes.endDate !== undefined) patch.endDate = changes.endDate;
   if (changes.prorateEnd !== undefined) patch.prorateEnd = changes.prorateEnd ? true : undefined;
+  if (changes.billingThreshold !== undefined) patch.billingThreshold = changes.billingThreshold ?? undefined;
   // A cancellation the merchant sets or clears is the merchant's, whoever asked for the one it replaces.
   if (changes.cancelAt !== undefined || changes.cancelAtPeriodEnd !== undefined) patch.cancelOrigin = undefined;
   if (changes.cancelAt !== undefined) {

@@ -111,6 +111,8 @@ export interface UsageWindow {
    * their final invoice billed its usage up to then, and no invoice will bill more (docs/decisions.md §43).
    */
   closedUntil: Map<string, Date>;
+  /** The customer's active subscriptions with a billing threshold: told of its usage (docs/decisions.md §43). */
+  thresholdSubscriptionIds: string[];
 }
 
 // The period before the current one is its subscription's last renewal before it (the primary key's range).
@@ -128,7 +130,10 @@ const USAGE_WINDOWS: Statement = {
             JOIN prices p ON p.id = i.price_id AND p.meter_id IS NOT NULL
           WHERE s.account_id = c.account_id AND s.customer_id = c.id AND s.ended_at IS NOT NULL
           GROUP BY p.meter_id) closed
-        JOIN meters m ON m.id = closed.meter_id AND m.account_id = c.account_id) AS closed_until
+        JOIN meters m ON m.id = closed.meter_id AND m.account_id = c.account_id) AS closed_until,
+      (SELECT array_agg(s.id) FROM subscriptions s
+        WHERE s.account_id = c.account_id AND s.customer_id = c.id AND s.status IN ('active', 'past_due')
+          AND s.billing_threshold_amount_gte IS NOT NULL) AS threshold_subscriptions
     FROM customers c LEFT JOIN test_clocks t ON t.id = c.test_clock_id
     WHERE c.account_id = $1 AND c.id = ANY($2::text[]) AND c.deleted_at IS NULL`,
 };
@@ -140,12 +145,14 @@ export async function usageWindows(db: Queryable, accountId: string, customerIds
     clock_time: Date | null;
     oldest_open: Date | null;
     closed_until: Record<string, string> | null;
+    threshold_subscriptions: string[] | null;
   }>(db, USAGE_WINDOWS, [accountId, customerIds]);
   return rows.map((row) => ({
     customerId: row.id,
     clockTime: row.clock_time === null ? null : new Date(row.clock_time),
     oldestOpenPeriodStart: row.oldest_open === null ? null : new Date(row.oldest_open),
     closedUntil: new Map(Object.entries(row.closed_until ?? {}).map(([name, until]) => [name, new Date(until)])),
+    thresholdSubscriptionIds: row.threshold_subscriptions ?? [],
   }));
 }
 

@@ -107,12 +107,12 @@ export async function recordUsageEvents(
   prisma: Db,
   accountId: string,
   input: CreateUsageEventsInput,
-): Promise<UsageEventsAccepted> {
+): Promise<{ accepted: UsageEventsAccepted; thresholdSubscriptionIds: string[] }> {
   const now = currentTime();
   const { events } = input;
   const windows = await usageWindows(prisma, accountId, [...new Set(events.map((event) => event.customer))]);
   const windowByCustomer = new Map(windows.map((window) => [window.customerId, window]));
-  return sqlTransaction(prisma, async (tx) => {
+  const accepted = await sqlTransaction(prisma, async (tx) => {
     const meters = await activeMetersNamed(tx, accountId, [...new Set(events.map((event) => event.event_name))]);
     const meterByName = new Map(meters.map((meter) => [meter.eventName, meter]));
     for (const [index, event] of events.entries()) {
@@ -144,6 +144,8 @@ export async function recordUsageEvents(
       duplicates: events.length - counted,
     };
   });
+  const thresholdSubscriptionIds = accepted.counted === 0 ? [] : windows.flatMap((w) => w.thresholdSubscriptionIds);
+  return { accepted, thresholdSubscriptionIds };
 }
 
 /** The most daily summaries one request answers: a year. */

@@ -46,3 +46,17 @@ export async function priceOnMeter(
   );
   return price.id as string;
 }
+
+/** Graduated tiers the usage tests price through: 5 up to 1000, then 3 with a flat 1000 up to 10,000, then 1. */
+export const TIERS = [
+  { up_to: 1000, unit_amount: 5 },
+  { up_to: 10_000, unit_amount: 3, flat_amount: 1000 },
+  { up_to: 'inf', unit_amount: 1 },
+];
+
+/** The graduated TIERS' price of `quantity`, unit by unit, written again here (not the service's function). */
+export function graduatedCents(quantity: number): number {
+  let cents = quantity > 1000 ? 1000 : 0;
+  for (let unit = 1; unit <= quantity; unit++) cents += unit <= 1000 ? 5 : unit <= 10_000 ? 3 : 1;
+  return cents;
+}

@@ -2,7 +2,7 @@ import { apiClient, createTestAccount, startWorkerApp, type ApiClient, type Work
 import { advanceClock, billedShape, customerOnClock, subscribeOnClock, subscriptionInvoices } from '../support/clocks';
 import { expectStatus, recurringPrice, subscribeNow } from '../support/subscriptions';
 import { customerWithCard } from '../support/payments';
-import { meteredPrice, priceOnMeter } from '../support/usage';
+import { graduatedCents, meteredPrice, priceOnMeter, TIERS } from '../support/usage';
 import { createRenewalInvoice } from '../../src/subscriptions/period-billing';
 
 // Metered items billed in arrears through HTTP, with a worker and test clocks (docs/api.md "Usage-based billing",
@@ -141,19 +141,6 @@ describe('a subscription item on a metered price', () => {
     expect([refused.status, refused.body.error.param]).toEqual([404, 'items.0.price']);
   });
 });
-
-const TIERS = [
-  { up_to: 1000, unit_amount: 5 },
-  { up_to: 10_000, unit_amount: 3, flat_amount: 1000 },
-  { up_to: 'inf', unit_amount: 1 },
-];
-
-/** The graduated TIERS' price of `quantity`, unit by unit, written again here (not the service's function). */
-function graduatedCents(quantity: number): number {
-  let cents = quantity > 1000 ? 1000 : 0;
-  for (let unit = 1; unit <= quantity; unit++) cents += unit <= 1000 ? 5 : unit <= 10_000 ? 3 : 1;
-  return cents;
-}
 
 const day = (iso: string) => at(`${iso}T00:00:00Z`);
 
