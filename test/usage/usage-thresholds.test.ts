@@ -144,4 +144,44 @@ describe('billing_thresholds.amount_gte', () => {
     ]);
     expect(tokens).toBe(1501);
   }, 180_000);
+
+  it('crosses again after an early invoice, and a cancellation bills only what no early invoice did', async () => {
+    const { eventName, price } = await meteredPrice(api, { unit_amount: 10 });
+    const { clock, customer, method } = await customerOnClock(api, day('2026-01-01'));
+    const subscription = await subscribeOnClock(api, { customer, method }, [{ price } as never], day('2026-01-01'), {
+      billing_thresholds: { amount_gte: 5000 },
+    });
+    await advanceClock(api, clock.id, day('2026-01-20'));
+    let sent = 0;
+    const send = async (tokens: number) => {
+      sent += 1;
+      const event = { id: `c-${sent}`, event_name: eventName, customer: customer.id, timestamp: day('2026-01-05') };
+      expectStatus(await api.post('/usage-events', { events: [{ ...event, properties: { tokens } }] }), 202);
+    };
+    const settledEarly = (count: number) =>
+      invoicesWhen(
+        subscription.id,
+        (list) => thresholdInvoices(list).filter((i) => i.status === 'paid').length === count,
+      );
+
+    await send(600);
+    await settledEarly(1);
+    await send(700);
+    const early = thresholdInvoices(await settledEarly(2));
+    expect(early.map((invoice) => [invoice.lines[0].quantity, invoice.total])).toEqual([
+      [600, 6000],
+      [700, 7000],
+    ]);
+    // Below the threshold again: billed by the final invoice only.
+    await send(100);
+    expectStatus(await api.delete(`/subscriptions/${subscription.id}`), 200);
+    const invoices = await subscriptionInvoices(api, subscription.id);
+    // The early invoices and the final one share the clock's time: the final one is the ending's change.
+    const final = invoices.filter((invoice) => invoice.billing_reason === 'subscription_update');
+    expect(final.map((invoice) => invoice.lines.map((line: any) => [line.quantity, line.amount]))).toEqual([
+      [[100, 1000]],
+    ]);
+    const billed = invoices.flatMap((invoice) => invoice.lines).reduce((sum, line) => sum + line.quantity, 0);
+    expect([thresholdInvoices(invoices).length, billed]).toEqual([2, 600 + 700 + 100]);
+  }, 120_000);
 });
