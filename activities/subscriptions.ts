@@ -8,10 +8,13 @@ import {
   createRenewalInvoice,
   finalizeRenewalInvoice,
   invoiceProrationsNow,
+  invoiceThresholdUsage,
   priceUnitAmounts,
   settleCreatedInvoice,
   type ImmediateInvoiceInput,
   type ImmediateInvoiceResult,
+  type ThresholdInvoiceInput,
+  type ThresholdInvoiceResult,
   type RenewalInvoice,
   type RenewalChargeInput,
   type RenewalChargeResult,
@@ -91,6 +94,11 @@ export function createSubscriptionActivities({ prisma, gateways }: { prisma: Db;
     /** always_invoice: the change's proration lines invoiced and charged now, once (period-billing.ts). */
     async invoiceProrationsNow(input: ImmediateInvoiceInput & ClockTimed): Promise<ImmediateInvoiceResult> {
       return refusing(() => atTime(input.clockTime, () => invoiceProrationsNow(prisma, gateways, input)));
+    },
+
+    /** A billing threshold: the usage to date invoiced and charged now when it reaches it, once (period-billing.ts). */
+    async invoiceThresholdUsage(input: ThresholdInvoiceInput & ClockTimed): Promise<ThresholdInvoiceResult> {
+      return refusing(() => atTime(input.clockTime, () => invoiceThresholdUsage(prisma, gateways, input)));
     },
 
     async createRenewalInvoice(input: RenewalInvoiceInput & ClockTimed): Promise<RenewalInvoice> {

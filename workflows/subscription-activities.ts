@@ -8,6 +8,8 @@ import type { SubscriptionActivities } from '../activities/subscriptions';
 import type { EmailActivities } from '../activities/emails';
 import type {
   ImmediateInvoiceInput,
+  ThresholdInvoiceInput,
+  ThresholdInvoiceResult,
   ImmediateInvoiceResult,
   RenewalChargeInput,
   RenewalChargeResult,
@@ -41,7 +43,7 @@ export const records: Pick<
 /** A charge: the gateway may take a while; a retry finishes the same attempt (its attempt key). */
 const payments: Pick<
   ActivityInterfaceFor<SubscriptionActivities>,
-  'chargeRenewalInvoice' | 'invoiceProrationsNow'
+  'chargeRenewalInvoice' | 'invoiceProrationsNow' | 'invoiceThresholdUsage'
 > = proxyActivities<SubscriptionActivities>({
   startToCloseTimeout: '2 minutes',
   heartbeatTimeout: HEARTBEAT_TIMEOUT,
@@ -90,6 +92,14 @@ export function invoiceProrationsNow(
   input: ImmediateInvoiceInput & ClockTimed,
 ): Promise<ImmediateInvoiceResult> {
   return payments.invoiceProrationsNow.executeWithOptions({ summary }, [input]);
+}
+
+/** A billing threshold's check and, when reached, its invoice charged now (docs/decisions.md §43); the payments profile. */
+export function invoiceThresholdUsage(
+  summary: string,
+  input: ThresholdInvoiceInput & ClockTimed,
+): Promise<ThresholdInvoiceResult> {
+  return payments.invoiceThresholdUsage.executeWithOptions({ summary }, [input]);
 }
 
 /** A reminder's steps (docs/decisions.md §31): the account's days, read in the workflow task; the email queued once. */

@@ -94,6 +94,8 @@ export const changeUpdate = defineUpdate<SubscriptionObject, [SubscriptionChange
  * so the status leaves past_due at once rather than at the next retry. Anything else sent is ignored.
  */
 export const invoiceSettledSignal = defineSignal<[{ invoiceId: string }]>('invoiceSettled');
+/** Usage events of the subscription's customer were written: a billing threshold is checked (docs/decisions.md §43). */
+export const usageReportedSignal = defineSignal('usageReported');
 
 // --- update arguments, as the workflow's validators check them ---
 // Operators send updates too (Temporal Web UI, `temporal workflow update execute`), so every update
@@ -179,6 +181,7 @@ export const changeArgs = lazySchema(() => {
         endDate: millis.nullable().optional(),
         prorationBehavior: z.enum(PRORATION_BEHAVIORS).optional(),
         prorateEnd: z.boolean().optional(),
+        billingThreshold: z.number().int().positive().nullable().optional(),
         origin: z.enum(EVENT_ORIGINS).optional(),
         coupon: z.string().min(1).optional(),
       }),

@@ -111,4 +111,17 @@ export const SUBSCRIPTION_PATCHES = {
    * run saw before; remove when no run that held one before it is open.
    */
   heldCharges: 'held-charges',
+  /**
+   * A change of items that removes a metered item or moves it to another price inside a billed period keeps its
+   * usage up to the change for the next invoice, and an item added or moved bills from the change on
+   * (docs/decisions.md §43, "Changes of items"). Only changes of metered items reach it, and an ending then
+   * bills the kept usage too; remove when no run that changed a metered item before it is open.
+   */
+  changedUsage: 'usage-kept-on-item-change',
+  /**
+   * A subscription with a billing threshold told of its customer's usage checks it under the lock, and invoices the
+   * usage to date when it is reached (docs/decisions.md §43, "Billing thresholds"). Only subscriptions with a
+   * threshold are told, which no run held before; remove when none that checked before it is open.
+   */
+  billingThresholds: 'usage-billing-thresholds',
 } as const;

@@ -25,6 +25,7 @@ import {
   heldChargeSettled,
   isHeld,
   closingUsagePeriod,
+  keepChangedUsage,
   DUNNING,
   dunningExhausted,
   dunningResolved,
@@ -67,6 +68,7 @@ import type { WorkflowTime } from './clock';
 import {
   chargeInvoice,
   invoiceProrationsNow,
+  invoiceThresholdUsage,
   localRecords,
   records,
   reminderEmails,
@@ -147,6 +149,8 @@ export class SubscriptionRun {
    * (invoiceSettledSignal), to check under the lock.
    */
   readonly reportedSettled = new Set<string>();
+  /** Usage of the customer was reported since the threshold was last checked (usageReported signal). */
+  usageReported = false;
   /** BillingStatus as this run set it (a continued run: as the previous run left it). */
   private shownStatus: string;
   /** The last charge this run saw answered (or the API's first charge in its input), for the current details. */
@@ -402,18 +406,7 @@ export class SubscriptionRun {
     const invoiced = [...(next.pendingLines ?? []), ...lines];
     const { invoiceId, total, creditedToBalance } = await invoiceProrationsNow(
       `invoice ${invoiced.length} proration lines now`,
-      {
-        accountId: next.accountId,
-        subscriptionId: next.id,
-        customerId: next.customerId,
-        currency: next.currency,
-        collectionMethod: next.collectionMethod,
-        paymentMethodId: next.defaultPaymentMethodId,
-        lines: invoiced,
-        at: nowMs,
-        version: next.version,
-        ...this.clockTime(),
-      },
+      { ...this.invoiceNow(next, nowMs), lines: invoiced },
     );
     return { ...next, latestInvoiceId: invoiceId, pendingLines: carriedFrom(invoiceId, total, creditedToBalance) };
   }
@@ -492,8 +485,24 @@ export class SubscriptionRun {
    */
   finalUsage(current: SubscriptionState, atMs: number): ImmediateInvoiceInput['finalUsage'] | null {
     const period = closingUsagePeriod(current, atMs);
-    if (!period || !patched(PATCHES.finalUsage)) return null;
-    return { items: current.items.filter((item) => item.metered), period };
+    // Usage kept from a changed item is there only since PATCHES.changedUsage, in runs that already took it.
+    const kept = current.keptUsage ?? [];
+    if (!period && kept.length === 0) return null;
+    if (!patched(PATCHES.finalUsage)) return null;
+    return {
+      items: current.items.filter((item) => item.metered),
+      ...(period ? { period } : {}),
+      ...(kept.length > 0 ? { kept } : {}),
+    };
+  }
+
+  /**
+   * A change of items keeps the usage of the metered items it removes or moves, and bills those it adds or
+   * moves from now (keepChangedUsage, docs/decisions.md §43). Only changes of metered items ask the patch.
+   */
+  keptUsage(current: SubscriptionState, next: SubscriptionState, nowMs: number): SubscriptionState {
+    const kept = keepChangedUsage(current, next, nowMs);
+    return kept && patched(PATCHES.changedUsage) ? kept : next;
   }
 
   /** Whether an ending owes an invoice (lines waiting, a prorated end, usage): only runs that used proration or metered items reach the patches. */
@@ -533,6 +542,51 @@ export class SubscriptionRun {
       },
       [periodToBill(next, next.nextPeriodIndex)],
     );
+  }
+
+  /** What an invoice made now for `next` (its version names it) says of the subscription. */
+  private invoiceNow(next: SubscriptionState, nowMs: number) {
+    return {
+      accountId: next.accountId,
+      subscriptionId: next.id,
+      customerId: next.customerId,
+      currency: next.currency,
+      collectionMethod: next.collectionMethod,
+      paymentMethodId: next.defaultPaymentMethodId,
+      at: nowMs,
+      version: next.version,
+      ...this.clockTime(),
+    };
+  }
+
+  /** A notice of usage written: the loop checks the billing threshold, one check for any number of notices. */
+  noticeUsage(): void {
+    if (this.state.billingThreshold !== undefined) this.usageReported = true;
+  }
+
+  /**
+   * The billing threshold (docs/decisions.md §43, "Billing thresholds"), checked under the lock: while a billed
+   * period runs (not in its grace, a trial or a pause), the activity prices the usage to date not yet billed and,
+   * when it reaches the threshold, invoices and charges it at once under the key of the version written here.
+   */
+  async checkThreshold(): Promise<void> {
+    this.usageReported = false;
+    const threshold = this.state.billingThreshold;
+    const periodEnd = this.state.currentPeriodEnd;
+    if (threshold === undefined || periodEnd === null || this.state.status !== 'active') return;
+    const period = closingUsagePeriod(this.state, periodEnd);
+    const nowMs = this.wholeSecondsNow();
+    if (!period || nowMs >= period.end || !patched(PATCHES.billingThresholds)) return;
+    const next = newVersion(this.state);
+    const result = await invoiceThresholdUsage(`check the usage to date against the threshold of ${threshold}`, {
+      ...this.invoiceNow(next, nowMs),
+      lines: [],
+      finalUsage: { items: next.items.filter((item) => item.metered), period, upTo: nowMs },
+      billingReason: 'subscription_threshold',
+      threshold,
+    });
+    if (result.invoiced)
+      await this.commit({ ...next, latestInvoiceId: result.invoiceId }, { type: 'subscription.updated' });
   }
 
   /** A notice that an invoice was paid or voided outside the workflow: kept for the loop when it is one in dunning. */
@@ -602,7 +656,7 @@ export class SubscriptionRun {
       this.settled = true;
       const seen = this.state.version;
       await this.time.sleep(
-        () => this.state.version !== seen || this.reportedSettled.size > 0,
+        () => this.state.version !== seen || this.reportedSettled.size > 0 || this.usageReported,
         at,
         `${target.kind} email for ${isoDay(target.dueAt)}`,
       );
@@ -645,7 +699,7 @@ export class SubscriptionRun {
     this.settled = true;
     const seen = this.state.version;
     await this.time.sleep(
-      () => this.state.version !== seen || this.reportedSettled.size > 0,
+      () => this.state.version !== seen || this.reportedSettled.size > 0 || this.usageReported,
       action === null ? null : action.at,
       action === null ? undefined : subscriptionTimerSummary(action, this.state),
     );

@@ -32,6 +32,7 @@ import {
   changeUpdate,
   createdUpdate,
   invoiceSettledSignal,
+  usageReportedSignal,
   noArgs,
   originArgs,
   pauseUpdate,
@@ -191,7 +192,8 @@ function handleChange(run: SubscriptionRun): void {
           () => withOrigin({ type: 'subscription.updated' as const }, changes.origin),
           changes.items && patched(PATCHES.serialSteps) ? (next) => run.checkItemsCeiling(next, changes) : undefined,
           changes.items
-            ? async (current, next, nowMs) => {
+            ? async (current, changed, nowMs) => {
+                const next = run.keptUsage(current, changed, nowMs);
                 const prorated = prorate ? await run.prorated(current, next, nowMs, prorate) : next;
                 // Charges left waiting make the next invoice more than its items: it is judged too, here under the
                 // lock, where every change decided before this one is in the state (an invoice made at once by
@@ -248,6 +250,7 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
   handlePauseResumeCancel(run);
   handleChange(run);
   setHandler(invoiceSettledSignal, (notice: unknown) => run.noticeSettled(notice));
+  setHandler(usageReportedSignal, () => run.noticeUsage());
 
   if ('create' in input && !(await run.recordCreation())) {
     await condition(allHandlersFinished);
@@ -277,6 +280,10 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
     }
     if (run.reportedSettled.size > 0) {
       await run.exclusive(() => run.checkReportedSettled());
+      continue;
+    }
+    if (run.usageReported) {
+      await run.exclusive(() => run.checkThreshold());
       continue;
     }
     const action = nextAction(run.state);

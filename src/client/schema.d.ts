@@ -3084,6 +3084,10 @@ export interface components {
             paused_at: number | null;
             /** @description The discount applied to invoices (docs/api.md, "Coupons and discounts"): a subscription's wins over its customer's; null when none */
             discount: components["schemas"]["Discount"] | null;
+            /** @description The monetary threshold that invoices the usage early; null: none */
+            billing_thresholds: {
+                amount_gte: number;
+            } | null;
             /**
              * @description On subscription.canceled, paused and resumed only
              * @enum {string}
@@ -3370,6 +3374,10 @@ export interface components {
             paused_at: number | null;
             /** @description The discount applied to invoices (docs/api.md, "Coupons and discounts"): a subscription's wins over its customer's; null when none */
             discount: components["schemas"]["Discount"] | null;
+            /** @description The monetary threshold that invoices the usage early; null: none */
+            billing_thresholds: {
+                amount_gte: number;
+            } | null;
             /**
              * @description On subscription.canceled, paused and resumed only
              * @enum {string}
@@ -4805,6 +4813,10 @@ export interface components {
             paused_at: number | null;
             /** @description The discount applied to invoices (docs/api.md, "Coupons and discounts"): a subscription's wins over its customer's; null when none */
             discount: components["schemas"]["Discount"] | null;
+            /** @description The monetary threshold that invoices the usage early; null: none */
+            billing_thresholds: {
+                amount_gte: number;
+            } | null;
         };
         SubscriptionCreate: {
             customer: string;
@@ -4832,6 +4844,11 @@ export interface components {
             default_payment_method?: string;
             /** @description A coupon of the account (coup_...) to redeem: its discount replaces the current one (docs/api.md, "Coupons and discounts") */
             coupon?: string;
+            /** @description Invoices the usage to date early (billing_reason subscription_threshold) when its amount reaches amount_gte (docs/api.md, "Usage-based billing") */
+            billing_thresholds?: {
+                /** @description Integer cents: the unbilled usage of the period, priced, that invoices it early once reached */
+                amount_gte: number;
+            };
         };
         SubscriptionUsage: {
             /** @enum {string} */
@@ -4896,6 +4913,11 @@ export interface components {
             proration_behavior?: "create_prorations" | "always_invoice" | "none";
             /** @description A coupon of the account (coup_...) to redeem: its discount replaces the current one (docs/api.md, "Coupons and discounts") */
             coupon?: string;
+            /** @description null removes the threshold */
+            billing_thresholds?: {
+                /** @description Integer cents: the unbilled usage of the period, priced, that invoices it early once reached */
+                amount_gte: number;
+            } | null;
         };
         ProrationSettings: {
             /** @enum {string} */

@@ -15,6 +15,7 @@ export {
 export type { SettledInvoice } from './invoice-settlement';
 export {
   countCustomerInvoices,
+  findInvoiceIdByKey,
   findRefundByKey,
   lastBilledUsage,
   readCustomerDraftIds,
@@ -22,6 +23,7 @@ export {
   readProductName,
   toInvoiceObject,
   updateLockedInvoice,
+  usageBilledFrom,
   withInvoiceNumbers,
 } from './invoice.records';
 export type { InvoiceWithLines } from './invoice.records';

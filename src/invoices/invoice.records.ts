@@ -610,6 +610,35 @@ const LAST_BILLED_USAGE: Statement = {
     GROUP BY l.period_start, l.period_end ORDER BY l.period_start DESC LIMIT 1`,
 };
 
+// Threshold invoices bill a period's usage in parts, each line from the period's start (docs/decisions.md §43).
+const USAGE_BILLED_FROM: Statement = {
+  name: 'invoice_usage_billed_from',
+  text: `SELECT coalesce(sum(l.quantity), 0)::text AS quantity
+    FROM invoice_lines l JOIN invoices i ON i.id = l.invoice_id
+    WHERE i.account_id = $1 AND i.subscription_id = $2 AND l.price_id = $3 AND NOT l.proration
+      AND l.period_start = $4::timestamptz`,
+};
+
+/**
+ * The usage of metered price `priceId` a subscription's invoices billed on lines from `periodStart`: what
+ * threshold invoices billed of the period beginning then (0 when none did), voided invoices included.
+ */
+export async function usageBilledFrom(
+  db: Queryable,
+  accountId: string,
+  subscriptionId: string,
+  priceId: string,
+  periodStart: Date,
+): Promise<number> {
+  const [row] = await queryRows<{ quantity: string }>(db, USAGE_BILLED_FROM, [
+    accountId,
+    subscriptionId,
+    priceId,
+    periodStart.toISOString(),
+  ]);
+  return Number(row?.quantity ?? 0);
+}
+
 /** The last usage period of metered price `priceId` a subscription's invoices billed, ending by `before`; null: none. */
 export async function lastBilledUsage(
   db: Queryable,

@@ -10,6 +10,7 @@ export { countCustomerSubscriptions, readSubscriptionIntervals } from './subscri
 export {
   API_SUBSCRIPTION_STATUSES,
   SubscriptionRuleError,
+  keepChangedUsage,
   nextPeriodBilling,
   periodToBill,
   update,
@@ -24,6 +25,7 @@ export {
   finalizeRenewalInvoice,
   immediateInvoice,
   invoiceProrationsNow,
+  invoiceThresholdUsage,
   periodInvoice,
   priceUnitAmounts,
   settleCreatedInvoice,
@@ -37,6 +39,8 @@ export type {
   RenewalInvoice,
   RenewalInvoiceInput,
   RenewalPeriod,
+  ThresholdInvoiceInput,
+  ThresholdInvoiceResult,
 } from './period-billing';
 export {
   assertItemsWithinCeiling,
@@ -50,6 +54,7 @@ export { persistSubscription } from './subscription-projection.service';
 export type { PersistSubscriptionInput, SubscriptionEventType } from './subscription-projection.service';
 export {
   noticeInvoicesSettled,
+  noticeUsageReported,
   readSubscriptionState,
   updateSubscriptionWorkflow,
 } from './subscription-workflow.client';

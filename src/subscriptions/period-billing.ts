@@ -17,7 +17,7 @@ import {
 import type { PendingLine } from './proration';
 import { capWaitingCredits } from './unused-time-cap';
 import { holdCustomerUsage, meterTotal } from '../usage';
-import { lastBilledUsage } from '../invoices';
+import { findInvoiceIdByKey, lastBilledUsage, previewInvoiceForBilling, usageBilledFrom } from '../invoices';
 import { periodDiscount } from '../coupons';
 import { findInvoice, findRefundByKey, lockInvoice, toInvoiceObject, updateLockedInvoice } from '../invoices';
 import type { Gateways } from '../payments';
@@ -40,6 +40,7 @@ import {
   periodToBill,
   type CollectionMethod,
   type DunningOutcome,
+  type KeptUsage,
   type PeriodToBill,
   type SubscriptionItemState,
   type SubscriptionState,
@@ -154,27 +155,45 @@ const asPeriod = (start: number, end: number) => ({ start: seconds(start), end: 
  */
 async function usageLines(
   db: Queryable,
-  input: Pick<RenewalInvoiceInput, 'accountId' | 'subscriptionId' | 'customerId' | 'items' | 'usagePeriod'>,
+  input: Pick<
+    RenewalInvoiceInput,
+    'accountId' | 'subscriptionId' | 'customerId' | 'items' | 'usagePeriod' | 'keptUsage'
+  > & { usageUpTo?: number },
   active: Set<string>,
 ): Promise<BillingLine[]> {
   const period = input.usagePeriod;
-  const metered = input.items.filter((item) => item.metered);
-  if (!period || metered.length === 0) return [];
+  const metered = period ? input.items.filter((item) => item.metered) : [];
+  const kept = input.keptUsage ?? [];
+  if (metered.length === 0 && kept.length === 0) return [];
   const prices = new Map(
     (
-      await readPrices(
-        db,
-        input.accountId,
-        metered.map((item) => item.priceId),
-      )
+      await readPrices(db, input.accountId, [
+        ...new Set([...metered.map((item) => item.priceId), ...kept.map((usage) => usage.priceId)]),
+      ])
     ).map((price) => [price.id, price]),
   );
+  const meterOf = (priceId: string) => {
+    const meter = prices.get(priceId)?.recurring?.meter;
+    if (!meter) throw notFound('price', priceId);
+    return meter;
+  };
   const total = (meter: string, from: number, to: number) =>
     meterTotal(db, input.accountId, meter, input.customerId, { from: new Date(from), to: new Date(to) });
   const lines: BillingLine[] = [];
+  // Items changed away inside the period: their usage up to the change, on a line naming that part of it.
+  for (const usage of kept) {
+    const used = await total(meterOf(usage.priceId), usage.start, usage.end);
+    lines.push({
+      priceId: usage.priceId,
+      quantity: used,
+      taxRateIds: usage.taxRateIds.filter((id) => active.has(id)),
+      period: asPeriod(usage.start, usage.end),
+      usage: { total: used, billedBefore: 0 },
+    });
+  }
   for (const item of metered) {
-    const meter = prices.get(item.priceId)?.recurring?.meter;
-    if (!meter) throw notFound('price', item.priceId);
+    if (!period) break;
+    const meter = meterOf(item.priceId);
     const taxRateIds = item.taxRateIds.filter((id) => active.has(id));
     const billed = await lastBilledUsage(
       db,
@@ -194,13 +213,22 @@ async function usageLines(
           usage: { total: now, billedBefore: billed.quantity, late: true },
         });
     }
-    const used = await total(meter, period.start, period.end);
+    // An item added or moved to its price inside the period bills from then on (the part before was kept usage).
+    const from = Math.max(period.start, item.usageFrom ?? period.start);
+    // A threshold's invoice counts up to its time; the period's own, to its end.
+    const upTo = Math.min(period.end, input.usageUpTo ?? period.end);
+    // Moved in the second the period closes: nothing of the period is its own.
+    if (from >= upTo) continue;
+    const used = await total(meter, from, upTo);
+    // What threshold invoices billed of the period already is not billed again: the line bills the rest, priced
+    // as the difference its tiers make (docs/decisions.md §43, "Billing thresholds").
+    const billedBefore = await usageBilledFrom(db, input.accountId, input.subscriptionId, item.priceId, new Date(from));
     lines.push({
       priceId: item.priceId,
-      quantity: used,
+      quantity: used - billedBefore,
       taxRateIds,
-      period: asPeriod(period.start, period.end),
-      usage: { total: used, billedBefore: 0 },
+      period: asPeriod(from, period.end),
+      usage: { total: used, billedBefore },
     });
   }
   return lines;
@@ -214,6 +242,7 @@ export async function periodInvoice(db: Queryable, input: RenewalInvoiceInput): 
   const pending = await capWaitingCredits(db, input.accountId, input.subscriptionId, input.pendingLines ?? []);
   const active = await activeRates(db, input.accountId, [
     ...input.items.map((item) => item.taxRateIds),
+    ...(input.keptUsage ?? []).map((usage) => usage.taxRateIds),
     ...taxRatesOf(pending),
   ]);
   return {
@@ -265,7 +294,17 @@ export interface ImmediateInvoiceInput {
    * final usage (docs/decisions.md §43). Absent: none (inputs recorded before it, and subscriptions without
    * metered items).
    */
-  finalUsage?: { items: SubscriptionItemState[]; period: { start: number; end: number } };
+  finalUsage?: {
+    items: SubscriptionItemState[];
+    /** Absent when no metered item is left (only `kept` to bill). */
+    period?: { start: number; end: number };
+    /** The usage of metered items changed away during the period (docs/decisions.md §43); absent: none. */
+    kept?: KeptUsage[];
+    /** A threshold's invoice: the usage of `period` up to this time (workflow ms) only; absent: to its end. */
+    upTo?: number;
+  };
+  /** The invoice's billing_reason; absent: subscription_update (a change's or an ending's). */
+  billingReason?: 'subscription_threshold';
   /**
    * The subscription ends with this invoice (cancel or end_date with prorate): a credit below zero the
    * customer's balance could not take cannot be carried, so it is refunded to the card from the invoice
@@ -330,12 +369,24 @@ export function immediateInvoiceKey(subscriptionId: string, version: number): st
 export async function immediateInvoice(db: Queryable, input: ImmediateInvoiceInput): Promise<BillingInvoiceInput> {
   const lines = await capWaitingCredits(db, input.accountId, input.subscriptionId, input.lines);
   const usageItems = input.finalUsage?.items ?? [];
+  const kept = input.finalUsage?.kept ?? [];
   const active = await activeRates(db, input.accountId, [
     ...taxRatesOf(lines),
     ...usageItems.map((item) => item.taxRateIds),
+    ...kept.map((usage) => usage.taxRateIds),
   ]);
   const usage = input.finalUsage
-    ? await usageLines(db, { ...input, items: usageItems, usagePeriod: input.finalUsage.period }, active)
+    ? await usageLines(
+        db,
+        {
+          ...input,
+          items: usageItems,
+          usagePeriod: input.finalUsage.period,
+          keptUsage: kept,
+          usageUpTo: input.finalUsage.upTo,
+        },
+        active,
+      )
     : [];
   return {
     customerId: input.customerId,
@@ -345,7 +396,7 @@ export async function immediateInvoice(db: Queryable, input: ImmediateInvoiceInp
       input.collectionMethod === 'send_invoice' ? seconds(input.at) + SEND_INVOICE_DUE_DAYS * DAY_SECONDS : undefined,
     lines: [...usage, ...pendingBillingLines(lines, active)],
     subscriptionId: input.subscriptionId,
-    billingReason: 'subscription_update',
+    billingReason: input.billingReason ?? 'subscription_update',
     period: { start: seconds(input.at), end: seconds(input.at) },
     idempotencyKey: immediateInvoiceKey(input.subscriptionId, input.version),
   };
@@ -392,6 +443,37 @@ export async function invoiceProrationsNow(
   });
   const status = collection.outcome === 'paid' || collection.outcome === 'already_paid' ? 'paid' : 'open';
   return { ...made, status: collection.outcome === 'void' ? 'void' : status };
+}
+
+/** A billing threshold's check (docs/decisions.md §43, "Billing thresholds"): the usage to date, and its amount_gte. */
+export interface ThresholdInvoiceInput extends ImmediateInvoiceInput {
+  threshold: number;
+}
+
+export type ThresholdInvoiceResult =
+  { invoiced: false; amount: number } | ({ invoiced: true } & ImmediateInvoiceResult);
+
+/**
+ * The usage of the period to date not yet billed, invoiced and charged at once (billing_reason
+ * subscription_threshold) when its amount before tax reaches the threshold, or nothing. Under the workflow's lock,
+ * one check at a time; a retry finds the invoice its key names and finishes it instead of judging again (the
+ * usage it billed would now read as billed).
+ */
+export async function invoiceThresholdUsage(
+  prisma: Db,
+  gateways: Gateways,
+  input: ThresholdInvoiceInput,
+): Promise<ThresholdInvoiceResult> {
+  const made = await findInvoiceIdByKey(
+    prisma,
+    input.accountId,
+    immediateInvoiceKey(input.subscriptionId, input.version),
+  );
+  if (!made) {
+    const preview = await previewInvoiceForBilling(prisma, input.accountId, await immediateInvoice(prisma, input));
+    if (preview.total_excluding_tax < input.threshold) return { invoiced: false, amount: preview.total_excluding_tax };
+  }
+  return { invoiced: true, ...(await invoiceProrationsNow(prisma, gateways, input)) };
 }
 
 /** A period's invoice: its id, and its total (below zero only with credits: docs/decisions.md §25, "Totals below zero"). */

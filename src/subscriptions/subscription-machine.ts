@@ -32,6 +32,24 @@ export interface SubscriptionItemState {
   taxRateIds: string[];
   /** The price bills a meter's usage in arrears (docs/decisions.md §43); absent: licensed, billed in advance. */
   metered?: true;
+  /**
+   * A metered item added or moved to its price inside a billed period bills usage from then on (workflow ms):
+   * what came before was the period's other item's, billed as kept usage (docs/decisions.md §43, "Changes of
+   * items"). Absent, or before the period's start: the whole period.
+   */
+  usageFrom?: number;
+}
+
+/**
+ * The usage of a metered item removed or moved to another price inside a billed period, up to the change:
+ * the next invoice bills it on a line naming that part of the period (docs/decisions.md §43).
+ */
+export interface KeptUsage {
+  priceId: string;
+  taxRateIds: string[];
+  /** Workflow ms: the part of the period the item billed, [start, end). */
+  start: number;
+  end: number;
 }
 
 /** How long a period's usage waits for late events after the period ends, when states hold none (docs/decisions.md §43). */
@@ -129,6 +147,13 @@ export interface SubscriptionState {
    * setting when the subscription was created; absent: DEFAULT_USAGE_GRACE_MS.
    */
   usageGraceMs?: number;
+  /** Usage of metered items changed away, waiting for the next invoice (KeptUsage); absent: none. */
+  keptUsage?: KeptUsage[];
+  /**
+   * billing_thresholds.amount_gte (integer cents): the period's unbilled usage, priced, that invoices it early
+   * (docs/decisions.md §43, "Billing thresholds"); absent: none.
+   */
+  billingThreshold?: number;
 }
 
 export interface SubscriptionCreateSpec {
@@ -147,6 +172,8 @@ export interface SubscriptionCreateSpec {
   startBillingDate: number | null;
   /** See SubscriptionState.usageGraceMs. */
   usageGraceMs?: number;
+  /** See SubscriptionState.billingThreshold. */
+  billingThreshold?: number;
 }
 
 /** `metered`: the item's (new) price is metered, its quantity 0 (docs/decisions.md §43). */
@@ -172,6 +199,8 @@ export interface SubscriptionChanges {
   prorateEnd?: boolean;
   /** The hosted page the change was asked on (docs/decisions.md §38): said by its event, never a change itself. */
   origin?: EventOrigin;
+  /** billing_thresholds.amount_gte; null removes it. */
+  billingThreshold?: number | null;
   /**
    * A coupon (`coup_` id) to redeem on the subscription: not a change of the state (the discount lives in
    * the database), redeemed by the workflow under its lock after the other fields (docs/decisions.md §37).
@@ -265,6 +294,7 @@ export function initialState(spec: SubscriptionCreateSpec, nowMs: number): Subsc
     version: 0,
     lastError: null,
     ...(spec.usageGraceMs !== undefined ? { usageGraceMs: spec.usageGraceMs } : {}),
+    ...(spec.billingThreshold !== undefined ? { billingThreshold: spec.billingThreshold } : {}),
   };
 }
 
@@ -371,6 +401,7 @@ export function billed(
     lastError: error,
     // The pending lines went on the period's invoice; kept when it could not be made.
     pendingLines: invoiceId ? undefined : state.pendingLines,
+    keptUsage: invoiceId ? undefined : state.keptUsage,
     uninvoicedSince: invoiceId ? undefined : state.uninvoicedSince,
   });
 }
@@ -420,6 +451,8 @@ export interface PeriodToBill {
   pendingLines?: PendingLine[];
   /** The usage period the invoice bills in arrears for the metered items (closingUsagePeriod; absent: none). */
   usagePeriod?: { start: number; end: number };
+  /** The usage of metered items changed away since the last invoice (absent: none). */
+  keptUsage?: KeptUsage[];
 }
 
 export function periodToBill(state: SubscriptionState, index: number): PeriodToBill {
@@ -436,6 +469,43 @@ export function periodToBill(state: SubscriptionState, index: number): PeriodToB
     items: state.items,
     ...(state.pendingLines?.length ? { pendingLines: state.pendingLines } : {}),
     ...optional('usagePeriod', closingUsagePeriod(state, periodStartMs)),
+    ...(state.keptUsage?.length ? { keptUsage: state.keptUsage } : {}),
+  };
+}
+
+/**
+ * A change of items at `nowMs` inside a billed period keeps the usage of the metered items it removes or
+ * moves to another price, up to the change, for the next invoice, and bills the metered items it adds or
+ * moves from the change on (docs/decisions.md §43, "Changes of items"): the events before the change are
+ * billed once, at the price the item had then, as Stripe's do. Null when the change touches no metered item
+ * of a billed period (nothing to keep).
+ */
+export function keepChangedUsage(
+  current: SubscriptionState,
+  changed: SubscriptionState,
+  nowMs: number,
+): SubscriptionState | null {
+  const period = closingUsagePeriod(current, nowMs) ?? closingUsagePeriod(changed, nowMs);
+  if (!period) return null;
+  const before = new Map(current.items.map((item) => [item.id, item]));
+  const after = new Map(changed.items.map((item) => [item.id, item]));
+  const kept: KeptUsage[] = [];
+  for (const item of current.items) {
+    if (!item.metered || after.get(item.id)?.priceId === item.priceId) continue;
+    const start = Math.max(period.start, item.usageFrom ?? period.start);
+    if (start < nowMs) kept.push({ priceId: item.priceId, taxRateIds: item.taxRateIds, start, end: nowMs });
+  }
+  let started = false;
+  const items = changed.items.map((item) => {
+    if (!item.metered || before.get(item.id)?.priceId === item.priceId) return item;
+    started = true;
+    return { ...item, usageFrom: nowMs };
+  });
+  if (kept.length === 0 && !started) return null;
+  return {
+    ...changed,
+    items,
+    ...(kept.length > 0 ? { keptUsage: [...(changed.keptUsage ?? []), ...kept] } : {}),
   };
 }
 
@@ -738,6 +808,7 @@ export function update(state: SubscriptionState, changes: SubscriptionChanges, n
   if (changes.defaultPaymentMethodId !== undefined) patch.defaultPaymentMethodId = changes.defaultPaymentMethodId;
   if (changes.endDate !== undefined) patch.endDate = changes.endDate;
   if (changes.prorateEnd !== undefined) patch.prorateEnd = changes.prorateEnd ? true : undefined;
+  if (changes.billingThreshold !== undefined) patch.billingThreshold = changes.billingThreshold ?? undefined;
   // A cancellation the merchant sets or clears is the merchant's, whoever asked for the one it replaces.
   if (changes.cancelAt !== undefined || changes.cancelAtPeriodEnd !== undefined) patch.cancelOrigin = undefined;
   if (changes.cancelAt !== undefined) {

@@ -8,6 +8,7 @@ import { isStartPending, type WorkflowStart } from '../temporal';
 import { displayStartOptions, type WorkflowDisplay } from '../temporal';
 import {
   invoiceSettledSignal,
+  usageReportedSignal,
   stateQuery,
   SUBSCRIPTION_WORKFLOW_TYPE,
   subscriptionWorkflowId,
@@ -190,6 +191,26 @@ export function noticeInvoicesSettled(temporal: Client): (settled: SettledInvoic
       }),
     );
   };
+}
+
+/**
+ * Tells the workflows of subscriptions with a billing threshold that their customer's usage was written, so each
+ * checks its threshold (docs/decisions.md §43, "Billing thresholds"). A notice: one that cannot be sent is made
+ * good by the next batch's, and the period's own invoice bills the usage whatever happens. Under a short deadline,
+ * so that a batch already written answers at once when Temporal is down (ingestion needs only PostgreSQL).
+ */
+export async function noticeUsageReported(temporal: Client, subscriptionIds: string[]): Promise<void> {
+  await Promise.all(
+    subscriptionIds.map(async (subscriptionId) => {
+      try {
+        await temporal.withDeadline(Date.now() + TEMPORAL_PROBE_MS, () =>
+          temporal.workflow.getHandle(subscriptionWorkflowId(subscriptionId)).signal(usageReportedSignal),
+        );
+      } catch (error) {
+        logger.info({ err: error, subscriptionId }, 'usage reported: the subscription workflow was not told');
+      }
+    }),
+  );
 }
 
 /**

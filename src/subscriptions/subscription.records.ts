@@ -75,6 +75,7 @@ export function toSubscriptionObject(row: SubscriptionWithItems, prices: Map<str
     default_payment_method: row.defaultPaymentMethodId,
     paused_at: toUnixSeconds(row.pausedAt),
     discount: (row.discount as DiscountObject | null) ?? null,
+    billing_thresholds: row.billingThresholdAmountGte === null ? null : { amount_gte: row.billingThresholdAmountGte },
   };
 }
 
@@ -205,6 +206,7 @@ export function subscriptionRowColumns(state: SubscriptionState) {
     pausedAt: at(state.pausedAt),
     latestInvoiceId: state.latestInvoiceId,
     defaultPaymentMethodId: state.defaultPaymentMethodId,
+    billingThresholdAmountGte: state.billingThreshold ?? null,
     workflowVersion: state.version,
   };
 }

@@ -48,6 +48,25 @@ function noRepeatedPrices(items: { price?: string }[], ctx: z.RefinementCtx): vo
   });
 }
 
+/** Stripe's minimum for a monetary threshold (docs/api.md, "Usage-based billing"): 50 of the smallest currency unit. */
+export const MIN_THRESHOLD_AMOUNT = 50;
+/** The most a threshold may name: what one price may bill (integer cents). */
+export const MAX_THRESHOLD_AMOUNT = 99_999_999;
+
+/** `billing_thresholds` (Stripe's name): invoice the usage early once its amount reaches `amount_gte`. */
+const billingThresholdsInput = z
+  .strictObject({
+    amount_gte: z
+      .number()
+      .int('must be an integer')
+      .min(MIN_THRESHOLD_AMOUNT, `must be at least ${MIN_THRESHOLD_AMOUNT}`)
+      .max(MAX_THRESHOLD_AMOUNT, `must be at most ${MAX_THRESHOLD_AMOUNT}`)
+      .describe('Integer cents: the unbilled usage of the period, priced, that invoices it early once reached'),
+  })
+  .describe(
+    'Invoices the usage to date early (billing_reason subscription_threshold) when its amount reaches amount_gte (docs/api.md, "Usage-based billing")',
+  );
+
 export const createSubscriptionBody = z
   .strictObject({
     customer: resourceId,
@@ -76,6 +95,7 @@ export const createSubscriptionBody = z
       .optional()
       .describe("A method attached to the customer; the customer's default when absent"),
     coupon: couponField.optional(),
+    billing_thresholds: billingThresholdsInput.optional(),
   })
   .superRefine((body, ctx) => {
     noRepeatedPrices(body.items, ctx);
@@ -147,6 +167,7 @@ export const updateSubscriptionBody = z
         'How a change of items inside a billed period is prorated (docs/api.md, "Proration"): `create_prorations` puts a credit for the unused time of what is replaced and a charge for the rest of the period of what replaces it on the next invoice, `always_invoice` invoices and charges them now, `none` bills the change from the next invoice only. Default: the account\'s setting (GET /settings/proration)',
       ),
     coupon: couponField.optional(),
+    billing_thresholds: billingThresholdsInput.nullable().optional().describe('null removes the threshold'),
   })
   .superRefine((body, ctx) => {
     if (body.items) noRepeatedPrices(body.items, ctx);
@@ -274,6 +295,10 @@ export const subscriptionSchema = z
     default_payment_method: z.string().nullable(),
     paused_at: z.number().nullable(),
     discount: discountField,
+    billing_thresholds: z
+      .object({ amount_gte: z.number() })
+      .nullable()
+      .describe('The monetary threshold that invoices the usage early; null: none'),
   })
   .meta({ id: 'Subscription' });
 

@@ -339,6 +339,7 @@ export async function createSubscription(
     endDate: input.end_date === undefined ? null : input.end_date * 1000,
     startBillingDate: input.start_billing_date === undefined ? null : input.start_billing_date * 1000,
     usageGraceMs: config.usageGraceMs,
+    ...(input.billing_thresholds ? { billingThreshold: input.billing_thresholds.amount_gte } : {}),
   };
   const display = subscriptionDisplay({
     ...spec,
@@ -591,6 +592,8 @@ async function applySubscriptionUpdate(
   }
   if (input.cancel_at_period_end !== undefined) changes.cancelAtPeriodEnd = input.cancel_at_period_end;
   if (input.prorate !== undefined) changes.prorateEnd = input.prorate;
+  if (input.billing_thresholds !== undefined)
+    changes.billingThreshold = input.billing_thresholds === null ? null : input.billing_thresholds.amount_gte;
   if (input.end_date !== undefined) {
     assertFuture(input.end_date, 'end_date');
     if (input.end_date !== null && input.end_date * 1000 <= row.startDate.getTime()) {

@@ -106,6 +106,13 @@ export interface UsageWindow {
    * billed before it; null without any such subscription.
    */
   oldestOpenPeriodStart: Date | null;
+  /**
+   * Per event name, the latest end of the customer's ended subscriptions whose metered items billed its meter:
+   * their final invoice billed its usage up to then, and no invoice will bill more (docs/decisions.md §43).
+   */
+  closedUntil: Map<string, Date>;
+  /** The customer's active subscriptions with a billing threshold: told of its usage (docs/decisions.md §43). */
+  thresholdSubscriptionIds: string[];
 }
 
 // The period before the current one is the start of its subscription's renewal before the latest (the primary
@@ -118,7 +125,17 @@ const USAGE_WINDOWS: Statement = {
         LEFT JOIN LATERAL (SELECT r.period_start AS start FROM subscription_renewals r
           WHERE r.subscription_id = s.id ORDER BY r.period_start DESC OFFSET 1 LIMIT 1) previous ON true
         WHERE s.account_id = c.account_id AND s.customer_id = c.id AND s.status IN ('trialing', 'active', 'paused'))
-        AS oldest_open
+        AS oldest_open,
+      (SELECT json_object_agg(m.event_name, closed.until) FROM (
+          SELECT p.meter_id, max(s.ended_at) AS until FROM subscriptions s
+            JOIN subscription_items i ON i.subscription_id = s.id
+            JOIN prices p ON p.id = i.price_id AND p.meter_id IS NOT NULL
+          WHERE s.account_id = c.account_id AND s.customer_id = c.id AND s.ended_at IS NOT NULL
+          GROUP BY p.meter_id) closed
+        JOIN meters m ON m.id = closed.meter_id AND m.account_id = c.account_id) AS closed_until,
+      (SELECT array_agg(s.id) FROM subscriptions s
+        WHERE s.account_id = c.account_id AND s.customer_id = c.id AND s.status IN ('active', 'past_due')
+          AND s.billing_threshold_amount_gte IS NOT NULL) AS threshold_subscriptions
     FROM customers c LEFT JOIN test_clocks t ON t.id = c.test_clock_id
     WHERE c.account_id = $1 AND c.id = ANY($2::text[]) AND c.deleted_at IS NULL`,
 };
@@ -154,14 +171,19 @@ export async function holdCustomerUsage(tx: AnyTx, customerId: string): Promise<
 
 /** The usage windows of the account's live customers among `customerIds` (another account's are absent). */
 export async function usageWindows(db: Queryable, accountId: string, customerIds: string[]): Promise<UsageWindow[]> {
-  const rows = await queryRows<{ id: string; clock_time: Date | null; oldest_open: Date | null }>(db, USAGE_WINDOWS, [
-    accountId,
-    customerIds,
-  ]);
+  const rows = await queryRows<{
+    id: string;
+    clock_time: Date | null;
+    oldest_open: Date | null;
+    closed_until: Record<string, string> | null;
+    threshold_subscriptions: string[] | null;
+  }>(db, USAGE_WINDOWS, [accountId, customerIds]);
   return rows.map((row) => ({
     customerId: row.id,
     clockTime: row.clock_time === null ? null : new Date(row.clock_time),
     oldestOpenPeriodStart: row.oldest_open === null ? null : new Date(row.oldest_open),
+    closedUntil: new Map(Object.entries(row.closed_until ?? {}).map(([name, until]) => [name, new Date(until)])),
+    thresholdSubscriptionIds: row.threshold_subscriptions ?? [],
   }));
 }
 

@@ -85,6 +85,15 @@ function refusalOf(
       param,
       'usage_event_too_old',
     );
+  // A canceled or expired subscription's final invoice billed this meter's usage up to its end: an event before it
+  // would be billed by no invoice, so it is refused rather than silently dropped (docs/decisions.md §43).
+  const closedUntil = window.closedUntil.get(event.event_name);
+  if (closedUntil && event.timestamp * 1000 < closedUntil.getTime())
+    return badRequest(
+      `Invalid body parameter '${param}': ${event.timestamp} is before ${toUnixSeconds(closedUntil)}, when the customer's subscription billing ${event.event_name} ended; its final invoice is made and no invoice bills usage before it`,
+      param,
+      'usage_period_closed',
+    );
   return undefined;
 }
 
@@ -99,15 +108,16 @@ export async function recordUsageEvents(
   prisma: Db,
   accountId: string,
   input: CreateUsageEventsInput,
-): Promise<UsageEventsAccepted> {
+): Promise<{ accepted: UsageEventsAccepted; thresholdSubscriptionIds: string[] }> {
   const now = currentTime();
   const { events } = input;
   const customerIds = [...new Set(events.map((event) => event.customer))];
-  return sqlTransaction(prisma, async (tx) => {
+  let windows: UsageWindow[] = [];
+  const accepted = await sqlTransaction(prisma, async (tx) => {
     // The windows are read once no period's invoice is reading these customers' totals (docs/decisions.md §43,
     // "Late events"): an event is either in the total an invoice bills or checked against the period it closed.
     await shareCustomersUsage(tx, customerIds);
-    const windows = await usageWindows(tx, accountId, customerIds);
+    windows = await usageWindows(tx, accountId, customerIds);
     const windowByCustomer = new Map(windows.map((window) => [window.customerId, window]));
     const meters = await activeMetersNamed(tx, accountId, [...new Set(events.map((event) => event.event_name))]);
     const meterByName = new Map(meters.map((meter) => [meter.eventName, meter]));
@@ -140,6 +150,8 @@ export async function recordUsageEvents(
       duplicates: events.length - counted,
     };
   });
+  const thresholdSubscriptionIds = accepted.counted === 0 ? [] : windows.flatMap((w) => w.thresholdSubscriptionIds);
+  return { accepted, thresholdSubscriptionIds };
 }
 
 /** The most daily summaries one request answers: a year. */

@@ -9,9 +9,10 @@ import {
   meterEventSummariesSchema,
   usageEventsAcceptedSchema,
 } from './usage-event.schemas';
-import { meterEventSummaries, recordUsageEvents } from './usage-event.service';
+import { meterEventSummaries } from './usage-event.service';
+import { reportUsage } from '../use-cases';
 
-export function registerUsageRoutes(api: Api, { prisma }: AppDeps): void {
+export function registerUsageRoutes(api: Api, { prisma, temporal }: AppDeps): void {
   const tag = 'Usage';
 
   api.route({
@@ -114,6 +115,6 @@ export function registerUsageRoutes(api: Api, { prisma }: AppDeps): void {
     status: 202,
     response: usageEventsAcceptedSchema,
     errors: [404],
-    handler: ({ principal, body }) => recordUsageEvents(prisma, principal.accountId, body),
+    handler: ({ principal, body }) => reportUsage({ prisma, temporal }, principal.accountId, body),
   });
 }

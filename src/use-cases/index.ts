@@ -30,3 +30,4 @@ export { reconcilePayments, recordProcessorReport } from './payment-reconciliati
 export { changeSubscription } from './subscription-change';
 export { queueSubscriptionReminder, reminderDays } from './subscription-reminders';
 export { upcomingInvoice } from './upcoming-invoice';
+export { reportUsage } from './usage-reporting';

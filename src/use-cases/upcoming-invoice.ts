@@ -9,6 +9,7 @@ import { prorationLines, prorationPeriod } from '../subscriptions';
 import { accountProrationBehavior } from '../subscriptions';
 import { capUnusedTimeCredits } from '../subscriptions';
 import {
+  keepChangedUsage,
   nextPeriodBilling,
   periodToBill,
   SubscriptionRuleError,
@@ -62,6 +63,8 @@ export async function upcomingInvoice(
     } catch (error) {
       asApiError(error);
     }
+    // The usage of metered items the change removes or moves is kept as the workflow keeps it (docs/decisions.md §43).
+    next = keepChangedUsage(state, next, at) ?? next;
     const behavior = query.proration_behavior ?? (await accountProrationBehavior(prisma, accountId));
     const period = prorationPeriod(state, at);
     if (query.proration_date !== undefined && !period)

@@ -2,6 +2,7 @@ import { apiClient, createTestAccount, startWorkerApp, type ApiClient, type Work
 import { advanceClock, billedShape, customerOnClock, subscribeOnClock, subscriptionInvoices } from '../support/clocks';
 import { expectStatus, recurringPrice, subscribeNow } from '../support/subscriptions';
 import { customerWithCard } from '../support/payments';
+import { graduatedCents, meteredPrice, priceOnMeter, TIERS } from '../support/usage';
 import { createRenewalInvoice } from '../../src/subscriptions/period-billing';
 
 // Metered items billed in arrears through HTTP, with a worker and test clocks (docs/api.md "Usage-based billing",
@@ -12,7 +13,6 @@ import { createRenewalInvoice } from '../../src/subscriptions/period-billing';
 process.env.USAGE_GRACE = '30m';
 
 const at = (iso: string) => Date.parse(iso) / 1000;
-const monthly = { interval: 'month', interval_count: 1 };
 
 let stack: WorkerApp;
 let api: ApiClient;
@@ -25,44 +25,6 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(() => stack?.close());
-
-let meterCounter = 0;
-
-/** A meter summing `tokens` of its own event name, and a metered price on it (`terms`: its scheme). */
-async function meteredPrice(client: ApiClient, terms: Record<string, unknown> = { unit_amount: 3 }) {
-  meterCounter += 1;
-  const eventName = `tokens_${meterCounter}`;
-  const meter = expectStatus(
-    await client.post('/meters', {
-      name: 'Tokens',
-      event_name: eventName,
-      aggregation: 'sum',
-      value_property: 'tokens',
-    }),
-    201,
-  );
-  // The product of a new licensed price (support's helper): the metered price is a second price of it.
-  const productId = expectStatus(
-    await client.get(`/prices/${await recurringPrice(client, { unitAmount: 1 })}`),
-    200,
-  ).product;
-  const price = await priceOnMeter(client, productId, meter.id, terms);
-  return { eventName, meter, price, productId };
-}
-
-/** A metered price of `productId` counting `meterId`, with `terms` (its scheme). */
-async function priceOnMeter(client: ApiClient, productId: string, meterId: string, terms: Record<string, unknown>) {
-  const price = expectStatus(
-    await client.post(`/prices/${productId}`, {
-      currency: 'USD',
-      type: 'recurring',
-      recurring: { ...monthly, usage_type: 'metered', meter: meterId },
-      ...terms,
-    }),
-    201,
-  );
-  return price.id as string;
-}
 
 describe('a subscription item on a metered price', () => {
   it('takes no quantity, shows the price as metered, and the first invoice bills the licensed items only', async () => {
@@ -179,19 +141,6 @@ describe('a subscription item on a metered price', () => {
     expect([refused.status, refused.body.error.param]).toEqual([404, 'items.0.price']);
   });
 });
-
-const TIERS = [
-  { up_to: 1000, unit_amount: 5 },
-  { up_to: 10_000, unit_amount: 3, flat_amount: 1000 },
-  { up_to: 'inf', unit_amount: 1 },
-];
-
-/** The graduated TIERS' price of `quantity`, unit by unit, written again here (not the service's function). */
-function graduatedCents(quantity: number): number {
-  let cents = quantity > 1000 ? 1000 : 0;
-  for (let unit = 1; unit <= quantity; unit++) cents += unit <= 1000 ? 5 : unit <= 10_000 ? 3 : 1;
-  return cents;
-}
 
 const day = (iso: string) => at(`${iso}T00:00:00Z`);
 
