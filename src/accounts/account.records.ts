@@ -59,6 +59,21 @@ export async function readAccountSeller(db: Queryable, accountId: string): Promi
   return row;
 }
 
+const sellersOfTransactions = new WeakMap<AnyTx, Map<string, Promise<AccountSeller | undefined>>>();
+
+/**
+ * readAccountSeller once per transaction and account: an invoice made and finalized in one transaction (a
+ * subscription's creation, a period's billing) is issued under one reading of the account's details, with one
+ * statement. Nothing writes an account's details inside a billing transaction.
+ */
+export function readAccountSellerInTx(tx: AnyTx, accountId: string): Promise<AccountSeller | undefined> {
+  let sellers = sellersOfTransactions.get(tx);
+  if (!sellers) sellersOfTransactions.set(tx, (sellers = new Map()));
+  let seller = sellers.get(accountId);
+  if (!seller) sellers.set(accountId, (seller = readAccountSeller(tx, accountId)));
+  return seller;
+}
+
 /** The business details `change` gives (undefined: left as they are, null: cleared). */
 export async function writeBusinessDetails(
   db: Db,

@@ -5,7 +5,7 @@ export {
   countAccounts,
   readAccount,
   readAccountProfile,
-  readAccountSeller,
+  readAccountSellerInTx,
   readExistingAccount,
   readGatewayAccount,
   readProrationBehavior,

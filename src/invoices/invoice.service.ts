@@ -45,7 +45,7 @@ import {
 import { toCustomerObject } from '../customers';
 import { discountParts, type DiscountTerms } from '../coupons';
 import { useOnceDiscount } from '../coupons';
-import { readAccountSeller, type AccountSeller } from '../accounts';
+import { readAccountSellerInTx, type AccountSeller } from '../accounts';
 import { invoiceSettled } from './invoice-settlement';
 
 /** An invoice of the account with its lines, or 404 (also for another account's invoice). */
@@ -575,7 +575,7 @@ async function insertInvoice(tx: AnyTx, accountId: string, input: BillingInvoice
   // Locked until commit, so a concurrent DELETE /customers/{id} waits for this draft and voids it, or
   // comes first and this answers 404 (decisions.md §4).
   const customer = await withParam('customer', () => lockCustomer(tx, accountId, input.customerId, 'share'));
-  const seller = await readAccountSeller(tx, accountId);
+  const seller = await readAccountSellerInTx(tx, accountId);
   if (!seller) throw new Error(`Account ${accountId} not found.`);
   const priced = await priceLines(tx, accountId, input.lines, !input.subscriptionId);
   const currency = invoiceCurrency(priced, input.currency, customer.currency);
@@ -720,7 +720,7 @@ export async function finalizeInTx(
   }
   const number = await allocateInvoiceNumber(tx, accountId);
   // What the invoice is issued under is what the account says now, kept from then on (docs/api.md, "Business details").
-  const seller = await readAccountSeller(tx, accountId);
+  const seller = await readAccountSellerInTx(tx, accountId);
   // The customer's credit pays first, before any card (docs/decisions.md §22). The snapshot just read
   // says whether there is any, so an invoice of a customer without credit costs no further statement.
   const applied =

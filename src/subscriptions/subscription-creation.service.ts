@@ -255,12 +255,15 @@ async function recordPaidPeriod(
   const billedState = periodBilled(state, 0, { id: first.billing.invoiceId }, null);
   const start = subscriptionWorkflowStart(deps.taskQueue, billedState, testClock, display, charge.charge ?? null);
   try {
-    // As they are now: the charge marked them billed (active).
-    const billedPrices = await readPrices(
-      deps.prisma,
-      state.accountId,
-      prices.map((price) => price.id),
-    );
+    // As they are now: the charge marked them billed (active). Prices billed before are as they were read (only
+    // an active price's description can change), so they are read again only when one was billed first now.
+    const billedPrices = prices.every((price) => price.active)
+      ? prices
+      : await readPrices(
+          deps.prisma,
+          state.accountId,
+          prices.map((price) => price.id),
+        );
     if (billedPrices.length !== new Set(prices.map((price) => price.id)).size) return null;
     const object = await atTime(testClock?.time, () =>
       recordFirstPeriodBilled(deps.prisma, first.written!, billedState, billedPrices, start),
