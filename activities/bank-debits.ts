@@ -4,6 +4,7 @@ import type { Gateways } from '../src/payments';
 import { tellingSettledInvoices } from '../src/invoices';
 import { noticeInvoicesSettled } from '../src/subscriptions';
 import { settleSimulatedBankDebit } from '../src/use-cases';
+import { atTime, type ClockTimed } from '../src/lib/clock-time';
 
 /**
  * The simulated bank's settlement of a debit (workflows/bank-debit-settlement.ts). The subscription whose invoice
@@ -11,9 +12,15 @@ import { settleSimulatedBankDebit } from '../src/use-cases';
  */
 export function createBankDebitActivities({ prisma, gateways }: { prisma: Db; gateways: Gateways }) {
   return {
-    async settleBankDebit(debit: { accountId: string; chargeId: string }): Promise<'recorded' | 'ignored'> {
-      return tellingSettledInvoices(noticeInvoicesSettled(Context.current().client), () =>
-        settleSimulatedBankDebit(prisma, gateways, debit),
+    /** On a test clock (`clockTime`), the outcome is dated at the clock's time of the settlement. */
+    async settleBankDebit(
+      debit: { accountId: string; chargeId: string } & ClockTimed,
+    ): Promise<'recorded' | 'ignored'> {
+      const { clockTime, ...charge } = debit;
+      return atTime(clockTime, () =>
+        tellingSettledInvoices(noticeInvoicesSettled(Context.current().client), () =>
+          settleSimulatedBankDebit(prisma, gateways, charge),
+        ),
       );
     },
   };

@@ -3,7 +3,7 @@ import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { GatewayTemporal } from '../payments';
 import { logger } from '../http/logger';
 import type { bankDebitSettlement } from '../../workflows/bank-debit-settlement';
-import { bankDebitSettlementId } from '../../workflows/bank-debit-settlement';
+import { bankDebitSettlementId, type BankDebitSettlementInput } from '../../workflows/bank-debit-settlement';
 
 /**
  * The Temporal the simulated bank's timers are started on: the one the gateway was built with (the API's), else,
@@ -24,10 +24,11 @@ function temporalOf(given: GatewayTemporal | undefined): GatewayTemporal | undef
  * from the charge, so a second start (a repeated charge, every reconciliation pass that asks about the debit) is
  * refused and changes nothing. Without a Temporal at hand (a CLI), or with one that cannot be reached, the debit
  * is answered all the same (it was made): the next reconciliation pass, which asks about it, starts its timer.
+ * A debit of a customer on a test clock carries the clock (`testClock`): its timer waits on the clock's time.
  */
 export async function ensureSettlementTimer(
   temporal: GatewayTemporal | undefined,
-  debit: { accountId: string; chargeId: string },
+  debit: BankDebitSettlementInput,
 ): Promise<void> {
   const target = temporalOf(temporal);
   if (!target) return;

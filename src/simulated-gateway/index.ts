@@ -2,3 +2,4 @@
 // docs/architecture.md, "Modules"). Files that load no other module's index.ts come first.
 export { BANK_RETURNS, FAILURES, bankAccountTestBehavior, cardTestBehavior } from './test-numbers';
 export { settleBankDebit, simulatedGateway } from './simulated-gateway';
+export { readClockPendingDebitIds } from './simulated-gateway.records';

@@ -136,3 +136,36 @@ export function insertRefund(
 ): Promise<GatewayCharge> {
   return tx.gatewayCharge.create({ data: { ...refund, kind: 'refund' } });
 }
+
+/** The live test clock a payment method's customer is on: its debits settle on its time (docs/decisions.md §40). */
+const METHOD_TEST_CLOCK: Statement = {
+  name: 'gateway_method_test_clock',
+  text: `SELECT c.id, c.frozen_time AS "frozenTime" FROM payment_methods pm
+    JOIN customers cu ON cu.id = pm.customer_id
+    JOIN test_clocks c ON c.id = cu.test_clock_id
+    WHERE pm.id = $1 AND c.deleted_at IS NULL`,
+};
+
+/** The live test clock of the customer whose payment method `paymentMethodId` is, or null (the wall clock). */
+export async function readMethodTestClock(
+  db: Db,
+  paymentMethodId: string,
+): Promise<{ id: string; frozenTime: Date } | null> {
+  const [clock] = await queryRows<{ id: string; frozenTime: Date }>(db, METHOD_TEST_CLOCK, [paymentMethodId]);
+  return clock ?? null;
+}
+
+/** The pending debits of a test clock's customers: an advance waits for their settlement (docs/decisions.md §40). */
+const CLOCK_PENDING_DEBITS: Statement = {
+  name: 'gateway_clock_pending_debits',
+  text: `SELECT g.id FROM gateway_charges g
+    JOIN payment_methods pm ON pm.id = g.payment_method_id
+    JOIN customers cu ON cu.id = pm.customer_id
+    WHERE cu.test_clock_id = $1 AND g.kind = 'charge' AND g.status = 'pending'`,
+};
+
+/** Ids (`ch_...`) of the debits still pending of the customers on test clock `clockId`. */
+export async function readClockPendingDebitIds(db: Db, clockId: string): Promise<string[]> {
+  const rows = await queryRows<{ id: string }>(db, CLOCK_PENDING_DEBITS, [clockId]);
+  return rows.map((row) => row.id);
+}

@@ -9,6 +9,7 @@ import {
   insertRefund,
   lockCharge,
   refundedOf,
+  readMethodTestClock,
   storedByKey,
 } from './simulated-gateway.records';
 import { readPaymentMethod } from '../payments';
@@ -196,7 +197,8 @@ export class SimulatedGateway implements PaymentGateway {
         Number(stored.amount) === request.amount,
       request.idempotencyKey,
     );
-    if (stored.status === 'pending') await this.settleLater(stored);
+    // Made now: on a test clock, at the clock's time of the request or workflow step (src/lib/clock-time.ts).
+    if (stored.status === 'pending') await this.settleLater(stored, currentTime().getTime());
     return toChargeResult(stored);
   }
 
@@ -249,12 +251,25 @@ export class SimulatedGateway implements PaymentGateway {
     const row = await this.find(request.idempotencyKey);
     if (!row || row.kind !== 'charge') return null;
     // A debit whose timer was never started (the process died after the insert) gets it when it is asked about.
+    // Its time on a test clock is not kept: the clock's time now stands in for it.
     if (row.status === 'pending') await this.settleLater(row);
     return toChargeResult(row);
   }
 
-  private settleLater(debit: GatewayCharge): Promise<void> {
-    return ensureSettlementTimer(this.temporal, { accountId: debit.accountId, chargeId: debit.id });
+  /**
+   * Starts the debit's settlement timer; for a customer on a test clock, on the clock's time from `debitedAt`, so
+   * that the clock's advance settles it (docs/decisions.md §40). The clock's time is the latest a debit of its can
+   * have been made at (an advance's steps come before it): it stands in for a time not known or not the clock's.
+   */
+  private async settleLater(debit: GatewayCharge, debitedAt?: number): Promise<void> {
+    const clock = debit.paymentMethodId ? await readMethodTestClock(this.prisma, debit.paymentMethodId) : null;
+    return ensureSettlementTimer(this.temporal, {
+      accountId: debit.accountId,
+      chargeId: debit.id,
+      ...(clock
+        ? { testClock: { id: clock.id, time: Math.min(debitedAt ?? Infinity, clock.frozenTime.getTime()) } }
+        : {}),
+    });
   }
 
   async retrieveRefund(request: RetrieveRefundRequest): Promise<RefundResult | null> {

@@ -32,6 +32,8 @@ import { testClockDisplay } from '../temporal';
 import { findCustomerTestClock, readClockCustomerIds } from '../customers';
 import { readSubscriptionIntervals } from '../subscriptions';
 import { readPlanIntervals } from '../payment-plans';
+import { readClockPendingDebitIds } from '../simulated-gateway';
+import { bankDebitSettlementId } from '../../workflows/bank-debit-settlement';
 
 export interface TestClockDeps {
   prisma: Db;
@@ -156,10 +158,20 @@ async function liveObjects(db: Db | Tx, clockId: string): Promise<LiveObjects> {
   return { subscriptions, plans };
 }
 
-/** The workflows on the clock that still run: what an advance must wait for. */
+/**
+ * The workflows on the clock that still run: what an advance must wait for. Its customers' pending bank debits
+ * settle on its time too (docs/decisions.md §40), so `ready` means the ones due by then are settled.
+ */
 export async function liveClockWorkflows(prisma: Db, clockId: string): Promise<string[]> {
-  const { subscriptions, plans } = await liveObjects(prisma, clockId);
-  return [...subscriptions.map((row) => subscriptionWorkflowId(row.id)), ...plans.map((row) => row.workflowId)];
+  const [{ subscriptions, plans }, debits] = await Promise.all([
+    liveObjects(prisma, clockId),
+    readClockPendingDebitIds(prisma, clockId),
+  ]);
+  return [
+    ...subscriptions.map((row) => subscriptionWorkflowId(row.id)),
+    ...plans.map((row) => row.workflowId),
+    ...debits.map(bankDebitSettlementId),
+  ];
 }
 
 /**

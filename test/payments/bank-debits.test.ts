@@ -25,6 +25,7 @@ import { BANK_DEBIT_SETTLEMENT_MS } from '../../workflows/bank-debit-settlement'
 import { registeredGateways } from '../../src/gateway-registrations';
 import { ledgerRegistry } from '../../src/transactions/ledger-metrics';
 import { EXPIRY, hostedPath, pageForm, pageText, postForm } from '../hosted-pages/pages';
+import { advanceClock } from '../support/clocks';
 
 // The simulated gateway's US bank debits (docs/decisions.md §40): pending for days, then settled by the bank's
 // durable timer (paid, or returned with an ACH return code), on a time-skipping Temporal environment, over HTTP.
@@ -251,5 +252,101 @@ describe('a subscription paying by bank account', () => {
       [1, 'failed'],
     ]);
     await recordHistories(world, subscription.id, 'bank-debit-held-returned');
+  });
+});
+
+describe('a bank debit of a customer on a test clock', () => {
+  const CLOCK_START = 1706695200; // 2024-01-31T10:00:00Z
+  const DAY = DAY_MS / 1000;
+
+  async function bankCustomerOnClock(accountNumber: string) {
+    const clock = expectStatus(
+      await world.api.post('/test-helpers/test-clocks', { frozen_time: CLOCK_START }),
+      201,
+      'clock',
+    );
+    const customer = expectStatus(
+      await world.api.post('/customers', { name: 'Bank on a clock', test_clock: clock.id }),
+      201,
+      'POST /customers',
+    );
+    const account = await addPaymentMethod(world.api, customer.id, bankBody(accountNumber));
+    return { clock, customer, account };
+  }
+
+  it("stays processing for three days of the clock, then is paid when the clock passes four, dated at the clock's time", async () => {
+    const { clock, customer } = await bankCustomerOnClock(BANK_ACCOUNTS.succeeds);
+    const invoice = await simpleInvoice(world.api, customer.id, 1250);
+    expectStatus(await world.api.put(`/invoices/${invoice.id}`), 200, 'PUT invoice');
+    expect(await transactionsOf(invoice.id)).toEqual([expect.objectContaining({ status: 'pending' })]);
+
+    await advanceClock(world.api, clock.id, CLOCK_START + 3 * DAY);
+    expect(expectStatus(await world.api.get(`/invoices/${invoice.id}`), 200, 'GET')).toMatchObject({ status: 'open' });
+    expect(await transactionsOf(invoice.id)).toEqual([expect.objectContaining({ status: 'pending' })]);
+
+    // Ready means settled: the advance waited for the debit's settlement, made at the clock's debit time + 4 days.
+    await advanceClock(world.api, clock.id, CLOCK_START + 5 * DAY);
+    const paid = expectStatus(await world.api.get(`/invoices/${invoice.id}`), 200, 'GET');
+    expect(paid).toMatchObject({ status: 'paid', amount_paid: 1250, attempt_count: 1 });
+    expect(paid.status_transitions.paid_at).toBe(CLOCK_START + 4 * DAY);
+    expect(await transactionsOf(invoice.id)).toEqual([expect.objectContaining({ status: 'succeeded' })]);
+    const [succeeded] = await eventsOf(world.app.prisma, world.accountId, 'invoice.payment_succeeded').then((events) =>
+      events.filter((event) => (event.data as { id?: string }).id === invoice.id),
+    );
+    expect(succeeded?.createdAt.getTime()).toBe((CLOCK_START + 4 * DAY) * 1000);
+
+    // Another account neither sees nor moves the clock.
+    expect((await other.get(`/test-helpers/test-clocks/${clock.id}`)).status).toBe(404);
+    expect(
+      (await other.post(`/test-helpers/test-clocks/${clock.id}/advance`, { frozen_time: CLOCK_START + 6 * DAY }))
+        .status,
+    ).toBe(404);
+    expect((await other.get(`/invoices/${invoice.id}`)).status).toBe(404);
+  });
+
+  it("a subscription's returned debit (R01) is returned at the clock's time and its dunning goes on from there", async () => {
+    expectStatus(await world.api.put('/settings/dunning', { retry_days: [3], outcome: 'keep_active' }), 200, 'dunning');
+    const { clock, customer, account } = await bankCustomerOnClock(BANK_ACCOUNTS.insufficientFunds);
+    const created = await createSubscription(world.api, {
+      customer: customer.id,
+      items: [{ price: await recurringPrice(world.api, { unitAmount: 4500 }), quantity: 1 }],
+      trial_days: 0,
+      start_date: CLOCK_START,
+      default_payment_method: account.id,
+    });
+    // On a clock, `settled` (the environment's time) does not apply: the first invoice's debit shows it is done.
+    const invoiceId = await waitUntil(async () => {
+      const subscription = expectStatus(await world.api.get(`/subscriptions/${created.id}`), 200, 'GET');
+      const latest = subscription.latest_invoice as string | null;
+      return latest && (await transactionsOf(latest)).length === 1 ? latest : null;
+    });
+    expect(await transactionsOf(invoiceId)).toEqual([expect.objectContaining({ status: 'pending' })]);
+    // The workflow keeps the debit as held before the clock moves: a settlement it does not know of yet is not its own.
+    await waitUntil(async () => ((await subscriptionState(world, created.id)).held ?? []).length === 1);
+
+    await advanceClock(world.api, clock.id, CLOCK_START + 5 * DAY);
+    expect(await transactionsOf(invoiceId)).toEqual([
+      expect.objectContaining({ status: 'failed', failure_code: 'bank_return_R01' }),
+    ]);
+    const [failed] = (await eventsOf(world.app.prisma, world.accountId, 'invoice.payment_failed')).filter(
+      (event) => (event.data as { id?: string }).id === invoiceId,
+    );
+    expect(failed?.createdAt.getTime()).toBe((CLOCK_START + 4 * DAY) * 1000);
+    const returned = await waitUntil(async () => {
+      const state = await subscriptionState(world, created.id);
+      return state.dunning.length === 1 && !state.busy ? state : null;
+    });
+    expect(returned.dunning[0]).toMatchObject({ invoiceId, attempts: 1 });
+    await waitUntil(
+      async () => expectStatus(await world.api.get(`/subscriptions/${created.id}`), 200, 'GET').status === 'past_due',
+    );
+
+    // The retry falls due on the clock three days after the return: a new debit, pending again.
+    await advanceClock(world.api, clock.id, CLOCK_START + 8 * DAY);
+    const attempts = await transactionsOf(invoiceId);
+    expect(attempts.map((entry: { attempt: number; status: string }) => [entry.attempt, entry.status])).toEqual([
+      [2, 'pending'],
+      [1, 'failed'],
+    ]);
   });
 });
