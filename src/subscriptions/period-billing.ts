@@ -399,6 +399,12 @@ export async function immediateInvoice(db: Queryable, input: ImmediateInvoiceInp
     billingReason: input.billingReason ?? 'subscription_update',
     period: { start: seconds(input.at), end: seconds(input.at) },
     idempotencyKey: immediateInvoiceKey(input.subscriptionId, input.version),
+    // An early invoice takes the discount in force when it is made, as the period's invoice does; a `once`
+    // discount goes to whichever of them takes something off first (docs/decisions.md §43, "Billing thresholds").
+    discount:
+      input.billingReason === 'subscription_threshold'
+        ? await periodDiscount(db, input.accountId, input.subscriptionId, input.customerId, input.at)
+        : undefined,
   };
 }
 
