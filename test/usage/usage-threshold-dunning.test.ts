@@ -13,6 +13,7 @@ import {
   type SubscriptionWorld,
 } from '../support/subscriptions';
 import { meteredPrice } from '../support/usage';
+import { apiClient, createTestAccount } from '../support/harness';
 
 // An early (threshold) invoice whose charge is declined is dunned as the period's invoice is (docs/decisions.md
 // §43, "Billing thresholds"; §7): past_due, the account's retry schedule, each failure its invoice.payment_failed,
@@ -72,6 +73,8 @@ it('retries a declined early invoice on the account schedule, past_due meanwhile
       (item) => item.type === 'invoice.payment_failed' && (item.data as { id: string }).id === early.id,
     ).length;
   expect(await failures()).toBe(1);
+  const other = apiClient(world.app.baseUrl, (await createTestAccount(world.app.prisma, { name: 'Other' })).apiKey);
+  expect((await other.get(`/invoices/${early.id}`)).status).toBe(404);
 
   // Day 1 after the decline: the first retry, declined again.
   await advanceTo(world, subscription.id, entry.failedAt + DAY_MS + 1000);
