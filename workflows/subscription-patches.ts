@@ -124,4 +124,10 @@ export const SUBSCRIPTION_PATCHES = {
    * threshold are told, which no run held before; remove when none that checked before it is open.
    */
   billingThresholds: 'usage-billing-thresholds',
+  /**
+   * An early (threshold) invoice whose charge fails enters the subscription's dunning as the period's invoice does
+   * (docs/decisions.md §43, "Billing thresholds"); before it, it stayed open. Only a failed early invoice reaches
+   * it; remove when no run whose early invoice failed before it is open.
+   */
+  thresholdDunning: 'threshold-invoice-dunning',
 } as const;

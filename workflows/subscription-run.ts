@@ -585,8 +585,23 @@ export class SubscriptionRun {
       billingReason: 'subscription_threshold',
       threshold,
     });
-    if (result.invoiced)
-      await this.commit({ ...next, latestInvoiceId: result.invoiceId }, { type: 'subscription.updated' });
+    if (!result.invoiced) return;
+    const invoiced = { ...next, latestInvoiceId: result.invoiceId };
+    if (!result.dunning || !patched(PATCHES.thresholdDunning)) {
+      await this.commit(invoiced, { type: 'subscription.updated' });
+      return;
+    }
+    // A declined early invoice is dunned as the period's invoice is (docs/decisions.md §43, "Billing thresholds").
+    const dunned = startDunning(invoiced, {
+      invoiceId: result.invoiceId,
+      periodStart: period.start,
+      failedAt: nowMs,
+      retryDays: result.dunning.retryDays,
+      outcome: result.dunning.outcome,
+      earlyInvoiceVersion: next.version,
+    });
+    await this.commit(dunned, { type: 'subscription.updated' });
+    if (dunningExhausted(this.state, result.invoiceId)) await this.applyDunningOutcome(result.invoiceId);
   }
 
   /** A notice that an invoice was paid or voided outside the workflow: kept for the loop when it is one in dunning. */
@@ -930,6 +945,7 @@ export class SubscriptionRun {
             entry.attempts === 0
               ? { origin: 'charge_after_resume' }
               : { origin: 'dunning_retry', dunningRetry: entry.attempts },
+          ...earlyInvoiceKeyOf(state, invoiceId),
           ...this.clockTime(),
         },
       ),
@@ -990,6 +1006,8 @@ export class SubscriptionRun {
           invoiceId: held.invoiceId,
           attempt: held.attempt,
           paymentMethodId: state.defaultPaymentMethodId,
+          // A retry of a dunned early invoice the processor holds: asked again under that retry's key.
+          ...earlyInvoiceKeyOf(state, held.invoiceId),
           ...this.clockTime(),
         },
       ),
@@ -1051,4 +1069,10 @@ export class SubscriptionRun {
       await this.commit(newVersion(this.state), { type: 'subscription.updated' });
     else this.showStatus(this.state);
   }
+}
+
+/** The key an early invoice in dunning charges under (docs/decisions.md §43, "Billing thresholds"); {} for others. */
+function earlyInvoiceKeyOf(state: SubscriptionState, invoiceId: string): { earlyInvoiceVersion?: number } {
+  const version = state.dunning.find((entry) => entry.invoiceId === invoiceId)?.earlyInvoiceVersion;
+  return version === undefined ? {} : { earlyInvoiceVersion: version };
 }

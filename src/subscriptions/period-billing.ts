@@ -78,6 +78,11 @@ export interface RenewalChargeInput extends RenewalPeriod {
    * the period's own charge. Absent from inputs recorded before it was added: such an attempt records none.
    */
   retry?: ChargeOrigin & { origin: 'dunning_retry' | 'charge_after_resume' };
+  /**
+   * A retry of an early (threshold) invoice: the version whose key made it, which keys its attempts (attempt 1 was
+   * its own, `immediateInvoiceKey`'s); it has no renewal row. Absent: the period's invoice.
+   */
+  earlyInvoiceVersion?: number;
 }
 
 /**
@@ -399,6 +404,12 @@ export async function immediateInvoice(db: Queryable, input: ImmediateInvoiceInp
     billingReason: input.billingReason ?? 'subscription_update',
     period: { start: seconds(input.at), end: seconds(input.at) },
     idempotencyKey: immediateInvoiceKey(input.subscriptionId, input.version),
+    // An early invoice takes the discount in force when it is made, as the period's invoice does; a `once`
+    // discount goes to whichever of them takes something off first (docs/decisions.md §43, "Billing thresholds").
+    discount:
+      input.billingReason === 'subscription_threshold'
+        ? await periodDiscount(db, input.accountId, input.subscriptionId, input.customerId, input.at)
+        : undefined,
   };
 }
 
@@ -413,6 +424,8 @@ export interface ImmediateInvoiceResult {
   status: string;
   refunded?: number;
   creditedToBalance?: boolean;
+  /** Its charge was declined or could not be made (absent: charged, held, or not charged automatically). */
+  declined?: boolean;
 }
 
 /**
@@ -442,7 +455,8 @@ export async function invoiceProrationsNow(
     origin: { origin: 'subscription_change' },
   });
   const status = collection.outcome === 'paid' || collection.outcome === 'already_paid' ? 'paid' : 'open';
-  return { ...made, status: collection.outcome === 'void' ? 'void' : status };
+  const declined = collection.outcome === 'failed' || collection.outcome === 'not_attempted';
+  return { ...made, status: collection.outcome === 'void' ? 'void' : status, ...(declined ? { declined } : {}) };
 }
 
 /** A billing threshold's check (docs/decisions.md §43, "Billing thresholds"): the usage to date, and its amount_gte. */
@@ -450,8 +464,13 @@ export interface ThresholdInvoiceInput extends ImmediateInvoiceInput {
   threshold: number;
 }
 
+/**
+ * `dunning`: the early invoice's charge was declined, and the account's dunning settings then, which the workflow
+ * retries it by as the period's invoice (absent from results recorded before early invoices were dunned).
+ */
 export type ThresholdInvoiceResult =
-  { invoiced: false; amount: number } | ({ invoiced: true } & ImmediateInvoiceResult);
+  | { invoiced: false; amount: number }
+  | ({ invoiced: true; dunning?: { retryDays: number[]; outcome: DunningOutcome } } & ImmediateInvoiceResult);
 
 /**
  * The usage of the period to date not yet billed, invoiced and charged at once (billing_reason
@@ -473,7 +492,10 @@ export async function invoiceThresholdUsage(
     const preview = await previewInvoiceForBilling(prisma, input.accountId, await immediateInvoice(prisma, input));
     if (preview.total_excluding_tax < input.threshold) return { invoiced: false, amount: preview.total_excluding_tax };
   }
-  return { invoiced: true, ...(await invoiceProrationsNow(prisma, gateways, input)) };
+  const invoiced = await invoiceProrationsNow(prisma, gateways, input);
+  if (!invoiced.declined) return { invoiced: true, ...invoiced };
+  const settings = await getDunningSettings(prisma, input.accountId);
+  return { invoiced: true, ...invoiced, dunning: { retryDays: settings.retry_days, outcome: settings.outcome } };
 }
 
 /** A period's invoice: its id, and its total (below zero only with credits: docs/decisions.md §25, "Totals below zero"). */
@@ -568,6 +590,8 @@ async function recordAttempt(
   status: string,
   failureCode: string | null,
 ): Promise<void> {
+  // An early invoice has no renewal row: its attempts show on the invoice only.
+  if (input.earlyInvoiceVersion !== undefined) return;
   await recordRenewalAttempt(prisma, periodKey(input), status, input.attempt, failureCode);
 }
 
@@ -581,9 +605,14 @@ async function recordAttemptWithoutCharge(prisma: Db, input: RenewalChargeInput,
     const key = periodKey(input);
     // The invoice first, then the period, in the order finalizeRenewalInvoiceInTx takes them.
     const invoice = await lockInvoice(tx, input.accountId, input.invoiceId);
-    const attemptCount = await lockRenewalAttemptCount(tx, key);
-    if (attemptCount !== null && attemptCount >= input.attempt) return;
-    await recordRenewalAttempt(tx, key, 'payment_failed', input.attempt, code);
+    if (input.earlyInvoiceVersion !== undefined) {
+      // No renewal row: the invoice's own count says whether this attempt was recorded.
+      if (invoice.attemptCount >= input.attempt) return;
+    } else {
+      const attemptCount = await lockRenewalAttemptCount(tx, key);
+      if (attemptCount !== null && attemptCount >= input.attempt) return;
+      await recordRenewalAttempt(tx, key, 'payment_failed', input.attempt, code);
+    }
     const attempted =
       invoice.status === 'open'
         ? await updateLockedInvoice(tx, invoice, { attemptCount: invoice.attemptCount + 1 })
@@ -609,7 +638,10 @@ export async function chargeRenewalInvoice(
   input: RenewalChargeInput,
   { receipt = true }: { receipt?: boolean } = {},
 ): Promise<RenewalChargeResult> {
-  const attemptKey = renewalAttemptKey(input.subscriptionId, input.periodStart, input.attempt);
+  const attemptKey =
+    input.earlyInvoiceVersion === undefined
+      ? renewalAttemptKey(input.subscriptionId, input.periodStart, input.attempt)
+      : `${immediateInvoiceKey(input.subscriptionId, input.earlyInvoiceVersion)}:attempt:${input.attempt}`;
   const collection = await collectInvoice(prisma, gateways, input.accountId, input.invoiceId, {
     paymentMethodId: input.paymentMethodId ?? undefined,
     attemptKey,

@@ -73,6 +73,11 @@ export interface DunningState {
    * renewal charge, or again when a subscription paused by dunning resumes; attempt keys count on.
    */
   attemptOffset?: number;
+  /**
+   * An early (threshold) invoice's dunning: the state version whose key made it (docs/decisions.md §43, "Billing
+   * thresholds"), which its attempts are keyed by instead of the period's. Absent: the period's own invoice.
+   */
+  earlyInvoiceVersion?: number;
 }
 
 /**
@@ -568,6 +573,7 @@ export function startDunning(
     retryDays: number[];
     outcome: DunningOutcome;
     attemptOffset?: number;
+    earlyInvoiceVersion?: number;
   },
 ): SubscriptionState {
   const dunning: DunningState = {

@@ -38,6 +38,40 @@ async function invoicesWhen(subscriptionId: string, done: (invoices: any[]) => b
 const thresholdInvoices = (invoices: any[]) =>
   invoices.filter((invoice) => invoice.billing_reason === 'subscription_threshold');
 
+/**
+ * A subscription of a metered price at 10 cents a token with `extra` (its threshold...), on a clock moved to
+ * Jan 20; `send` reports tokens used on Jan 5, `settledEarly` waits for `count` paid early invoices.
+ */
+async function thresholdWorld(idPrefix: string, extra: Record<string, unknown>) {
+  const { eventName, price } = await meteredPrice(api, { unit_amount: 10 });
+  const { clock, customer, method } = await customerOnClock(api, day('2026-01-01'));
+  const subscription = await subscribeOnClock(
+    api,
+    { customer, method },
+    [{ price } as never],
+    day('2026-01-01'),
+    extra,
+  );
+  await advanceClock(api, clock.id, day('2026-01-20'));
+  let sent = 0;
+  const send = async (tokens: number) => {
+    sent += 1;
+    const event = {
+      id: `${idPrefix}-${sent}`,
+      event_name: eventName,
+      customer: customer.id,
+      timestamp: day('2026-01-05'),
+    };
+    expectStatus(await api.post('/usage-events', { events: [{ ...event, properties: { tokens } }] }), 202);
+  };
+  const settledEarly = (count: number) =>
+    invoicesWhen(
+      subscription.id,
+      (list) => thresholdInvoices(list).filter((i) => i.status === 'paid').length === count,
+    );
+  return { clock, subscription, send, settledEarly };
+}
+
 describe('billing_thresholds.amount_gte', () => {
   it('is validated naming the field, answered, removed with null, and refused on another account (404)', async () => {
     const { price } = await meteredPrice(api);
@@ -146,28 +180,17 @@ describe('billing_thresholds.amount_gte', () => {
   }, 180_000);
 
   it('crosses again after an early invoice, and a cancellation bills only what no early invoice did', async () => {
-    const { eventName, price } = await meteredPrice(api, { unit_amount: 10 });
-    const { clock, customer, method } = await customerOnClock(api, day('2026-01-01'));
-    const subscription = await subscribeOnClock(api, { customer, method }, [{ price } as never], day('2026-01-01'), {
+    const { subscription, send, settledEarly } = await thresholdWorld('c', {
       billing_thresholds: { amount_gte: 5000 },
     });
-    await advanceClock(api, clock.id, day('2026-01-20'));
-    let sent = 0;
-    const send = async (tokens: number) => {
-      sent += 1;
-      const event = { id: `c-${sent}`, event_name: eventName, customer: customer.id, timestamp: day('2026-01-05') };
-      expectStatus(await api.post('/usage-events', { events: [{ ...event, properties: { tokens } }] }), 202);
-    };
-    const settledEarly = (count: number) =>
-      invoicesWhen(
-        subscription.id,
-        (list) => thresholdInvoices(list).filter((i) => i.status === 'paid').length === count,
-      );
 
     await send(600);
     await settledEarly(1);
     await send(700);
-    const early = thresholdInvoices(await settledEarly(2));
+    // Both share the clock's time: the account's invoice numbers say which came first.
+    const early = thresholdInvoices(await settledEarly(2)).sort((a, b) =>
+      a.number.localeCompare(b.number, 'en', { numeric: true }),
+    );
     expect(early.map((invoice) => [invoice.lines[0].quantity, invoice.total])).toEqual([
       [600, 6000],
       [700, 7000],
@@ -184,4 +207,34 @@ describe('billing_thresholds.amount_gte', () => {
     const billed = invoices.flatMap((invoice) => invoice.lines).reduce((sum, line) => sum + line.quantity, 0);
     expect([thresholdInvoices(invoices).length, billed]).toEqual([2, 600 + 700 + 100]);
   }, 120_000);
+
+  it("takes the subscription's discount, a once-coupon on the first invoice it takes something off only", async () => {
+    const coupon = expectStatus(
+      await api.post('/coupons', { name: 'Quarter', percent_off: 25, duration: 'once' }),
+      201,
+    );
+    const { clock, subscription, send, settledEarly } = await thresholdWorld('d', {
+      billing_thresholds: { amount_gte: 4000 },
+      coupon: coupon.id,
+    });
+    // Independently: 10 cents a token, 25% off the first early invoice (the $0 first invoice took nothing off).
+    const discounted = (tokens: number) => tokens * 10 - (tokens * 10) / 4;
+
+    await send(600);
+    const [first] = thresholdInvoices(await settledEarly(1));
+    expect([first.subtotal, first.total, first.amount_paid]).toEqual([6000, discounted(600), discounted(600)]);
+    expect(first.lines.filter((line: any) => line.discount !== null).map((line: any) => line.amount)).toEqual([-1500]);
+    // Used up: the next early invoice and the period's take nothing off.
+    await send(700);
+    // Both early invoices share the clock's time: the second is the one that is not the first.
+    const [second] = thresholdInvoices(await settledEarly(2)).filter((invoice) => invoice.id !== first.id);
+    expect([second.subtotal, second.total]).toEqual([7000, 7000]);
+    await send(100);
+    await advanceClock(api, clock.id, at('2026-02-01T01:00:00Z'));
+    const february = (await subscriptionInvoices(api, subscription.id)).find(
+      (invoice) => invoice.billing_reason === 'subscription_cycle',
+    );
+    expect([february.subtotal, february.total]).toEqual([1000, 1000]);
+    expect(expectStatus(await api.get(`/subscriptions/${subscription.id}`), 200).discount).toBeNull();
+  }, 180_000);
 });

@@ -1,0 +1,92 @@
+import { customerWithCard, CARDS } from '../support/payments';
+import {
+  advanceTo,
+  createSubscription,
+  DAY_MS,
+  expectStatus,
+  recordHistories,
+  settled,
+  startSubscriptionWorld,
+  subscriptionEvents,
+  subscriptionState,
+  unix,
+  type SubscriptionWorld,
+} from '../support/subscriptions';
+import { meteredPrice } from '../support/usage';
+import { apiClient, createTestAccount } from '../support/harness';
+
+// An early (threshold) invoice whose charge is declined is dunned as the period's invoice is (docs/decisions.md
+// §43, "Billing thresholds"; §7): past_due, the account's retry schedule, each failure its invoice.payment_failed,
+// and the account's outcome once no retry is left. On a time-skipping Temporal server, through the HTTP API.
+
+let world: SubscriptionWorld;
+
+beforeAll(async () => {
+  world = await startSubscriptionWorld();
+}, 60_000);
+
+afterAll(() => world?.close());
+
+/** Waits until the workflow's state satisfies `done` (it acts on the usage notice after the 202). */
+async function stateWhen(subscriptionId: string, done: (state: any) => boolean) {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const state = await subscriptionState(world, subscriptionId).catch(() => null);
+    if (state && done(state)) return state;
+    if (Date.now() > deadline) throw new Error(`state of ${subscriptionId}: ${JSON.stringify(state?.dunning)}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+it('retries a declined early invoice on the account schedule, past_due meanwhile, then applies the outcome', async () => {
+  expectStatus(await world.api.put('/settings/dunning', { retry_days: [1, 3], outcome: 'keep_active' }), 200);
+  const { eventName, price } = await meteredPrice(world.api, { unit_amount: 10 });
+  const { customer } = await customerWithCard(world.api, CARDS.declined);
+  const startedAt = unix(await world.env.currentTimeMs());
+  const subscription = await createSubscription(world.api, {
+    customer: customer.id,
+    items: [{ price }],
+    trial_days: 0,
+    start_date: startedAt,
+    billing_thresholds: { amount_gte: 1000 },
+  });
+  // Metered items only: the first invoice is $0, paid without a charge.
+  await settled(world, subscription.id);
+  expect(expectStatus(await world.api.get(`/subscriptions/${subscription.id}`), 200).status).toBe('active');
+
+  // At the period's start as the API dated it (it may be a second after the requested start_date).
+  const timestamp = subscription.current_period_start;
+  const event = { id: 'u-1', event_name: eventName, customer: customer.id, timestamp };
+  expectStatus(await world.api.post('/usage-events', { events: [{ ...event, properties: { tokens: 150 } }] }), 202);
+  const entry = (await stateWhen(subscription.id, (state) => state.dunning.length === 1)).dunning[0]!;
+  await settled(world, subscription.id);
+  const early = expectStatus(await world.api.get(`/invoices/${entry.invoiceId}`), 200);
+  expect([early.billing_reason, early.status, early.total, early.attempt_count]).toEqual([
+    'subscription_threshold',
+    'open',
+    1500,
+    1,
+  ]);
+  expect(expectStatus(await world.api.get(`/subscriptions/${subscription.id}`), 200).status).toBe('past_due');
+  const failures = async () =>
+    (await subscriptionEvents(world, subscription.id)).filter(
+      (item) => item.type === 'invoice.payment_failed' && (item.data as { id: string }).id === early.id,
+    ).length;
+  expect(await failures()).toBe(1);
+  const other = apiClient(world.app.baseUrl, (await createTestAccount(world.app.prisma, { name: 'Other' })).apiKey);
+  expect((await other.get(`/invoices/${early.id}`)).status).toBe(404);
+
+  // Day 1 after the decline: the first retry, declined again.
+  await advanceTo(world, subscription.id, entry.failedAt + DAY_MS + 1000);
+  expect(expectStatus(await world.api.get(`/invoices/${early.id}`), 200).attempt_count).toBe(2);
+  expect(await failures()).toBe(2);
+  expect(expectStatus(await world.api.get(`/subscriptions/${subscription.id}`), 200).status).toBe('past_due');
+
+  // Day 3: the last retry; keep_active leaves the invoice open and the subscription billing on.
+  await advanceTo(world, subscription.id, entry.failedAt + 3 * DAY_MS + 1000);
+  const after = expectStatus(await world.api.get(`/invoices/${early.id}`), 200);
+  expect([after.status, after.attempt_count, await failures()]).toEqual(['open', 3, 3]);
+  expect(expectStatus(await world.api.get(`/subscriptions/${subscription.id}`), 200).status).toBe('active');
+  expect((await subscriptionState(world, subscription.id)).dunning).toEqual([]);
+  await recordHistories(world, subscription.id, 'threshold-invoice-dunning');
+}, 120_000);
