@@ -1,5 +1,6 @@
 import Stripe from 'stripe';
 import { createTestAccount, apiClient, type ApiClient } from '../support/harness';
+import { createCustomer } from '../support/payments';
 import {
   eventually,
   expectStatus,
@@ -296,6 +297,31 @@ describeWithStripeMock('Stripe Terminal sales of payment plans', () => {
       proxy.answer(`/v1/payment_intents/${sale.processorReference}`, null);
     }
     expect(sent('GET', new RegExp(`^/v1/payment_intents/${sale.processorReference}$`)).length).toBeGreaterThan(0);
+  });
+
+  it('a sale Stripe refuses never started: it ends cancelled, the terminal is free, the refusal answered 400', async () => {
+    const customer = await createCustomer(world.api);
+    const terminal = expectStatus(await world.api.post('/terminals', { label: 'Refused' }), 201);
+    const plan = expectStatus(
+      await world.api.post('/payment-plans', {
+        customer: customer.id,
+        total_amount: 300,
+        currency: 'USD',
+        installments_count: 3,
+        interval: 'month',
+      }),
+      201,
+    );
+    proxy.mode({ status: 400, error: { type: 'invalid_request_error', code: 'parameter_invalid', message: 'No.' } });
+    let refused;
+    try {
+      refused = await world.api.post(`/payment-plans/${plan.id}/deposit/terminal`, { terminal: terminal.id });
+    } finally {
+      proxy.mode('forward');
+    }
+    expect(refused).toMatchObject({ status: 400, body: { error: { code: 'processor_refused' } } });
+    expect(await attemptOf(plan.id)).toMatchObject({ state: 'cancelled' });
+    expect(expectStatus(await world.api.get(`/terminals/${terminal.id}`), 200).status).toBe('idle');
   });
 
   it("another account's endpoint, or a sale the service did not make, changes nothing", async () => {

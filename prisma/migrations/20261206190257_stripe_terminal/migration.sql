@@ -14,3 +14,5 @@ CREATE TABLE "stripe_terminal_locations" (
     CONSTRAINT "stripe_terminal_locations_pkey" PRIMARY KEY ("account_id","livemode")
 );
 
+-- CreateIndex
+CREATE INDEX "terminal_sales_account_id_processor_reference_idx" ON "terminal_sales"("account_id", "processor_reference");
