@@ -38,7 +38,7 @@ import { registerCreditNoteRoutes } from './credit-notes';
 import { registerCouponRoutes } from './coupons';
 import { registerUsageRoutes } from './usage';
 import { registerTerminalRoutes } from './terminals';
-import { registerPaymentPlanRoutes } from './payment-plans';
+import { notifyPlanUpdated, recordProcessorSaleReport, registerPaymentPlanRoutes } from './payment-plans';
 import { registerSubscriptionRoutes } from './subscriptions';
 import { registerTestClockRoutes } from './test-clocks';
 import { registerReportRoutes } from './reports';
@@ -163,12 +163,20 @@ export function createApp(options: AppOptions): express.Express {
   // Each connected account's Stripe events, signed with its webhook secret (docs/api.md, "Payment processors").
   app.use(
     `${PROCESSOR_WEBHOOKS_PATH}/stripe`,
-    stripeWebhookRouter(deps.prisma, (report) =>
-      // A later outcome is recorded by its entry's owner, as the reconciliation's; the subscription's workflow is told
-      // of an invoice it settles, as for a request.
-      tellingSettledInvoices(noticeInvoicesSettled(deps.temporal), () =>
-        recordProcessorReport(deps.prisma, deps.gateways, report),
-      ),
+    stripeWebhookRouter(
+      deps.prisma,
+      (report) =>
+        // A later outcome is recorded by its entry's owner, as the reconciliation's; the subscription's workflow is told
+        // of an invoice it settles, as for a request.
+        tellingSettledInvoices(noticeInvoicesSettled(deps.temporal), () =>
+          recordProcessorReport(deps.prisma, deps.gateways, report),
+        ),
+      // A terminal sale's outcome is recorded as the terminal's report, and the plan's workflow told, as the test
+      // helpers do for the simulated terminal.
+      async (report) => {
+        const payment = await recordProcessorSaleReport(deps.prisma, deps.gateways, report);
+        if (payment) await notifyPlanUpdated(deps.temporal, payment.planId);
+      },
     ),
   );
   app.use(api.router);

@@ -4603,6 +4603,8 @@ export interface components {
         TerminalCreate: {
             /** @description Where the terminal is, e.g. "Front desk" */
             label: string;
+            /** @description On an account connected to Stripe: the code the reader shows, to register it (in test mode Stripe's simulated reader is registered when absent); ignored otherwise */
+            registration_code?: string;
         };
         TerminalPresentCard: {
             /**

@@ -34,6 +34,10 @@ export {
 export { chargeInstallment, installmentAttemptKey, recordPlanCharge } from './plan-payments.service';
 export type { AutomaticChargeOutcome } from './plan-payments.service';
 export { recordPlanRefund } from './plan-refunds.service';
-export { reportTerminalOutcome } from './terminal-payments.service';
+export {
+  presentProcessorTestCard,
+  recordProcessorSaleReport,
+  reportTerminalOutcome,
+} from './terminal-payments.service';
 export type { TerminalReport } from './terminal-payments.service';
 export { registerPaymentPlanRoutes } from './payment-plan.routes';

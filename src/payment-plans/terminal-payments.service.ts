@@ -4,12 +4,14 @@ import { columnValue } from '../lib/columns';
 import type { PaymentPlanPayment, TerminalSale } from '../generated/prisma/client';
 import type { Db, Tx } from '../db/prisma';
 import { runTransaction } from '../db/sql-transaction';
-import { badRequest, conflict } from '../http/errors';
+import { badRequest, conflict, isRefusal } from '../http/errors';
 import { newId } from '../lib/ids';
 import { cardBrand } from '../payments';
 import { toUnixSeconds } from '../lib/time';
 import { processorSaleOutcome, type ProcessorSaleOutcome } from '../terminals';
-import { saveTerminalCard, type PresentedCard } from '../terminals';
+import { saveProcessorTerminalCard, saveTerminalCard, type PresentedCard } from '../terminals';
+import { terminalProcessorFor, type ProcessorSale, type ProcessorSaleReport } from '../terminals';
+import { GatewayRequestError, type Gateways, type ProcessorPaymentMethod } from '../payments';
 import type { TerminalState } from '../../workflows/payment-plan-contract';
 import { recordSettled, type LedgerEntry } from '../transactions';
 import { refundCanceledPlanSale } from './plan-refunds.service';
@@ -37,6 +39,7 @@ import {
 } from './payment-plan.records';
 import {
   claimTerminal,
+  findSaleWithTerminal,
   findTerminal,
   insertTerminalSale,
   readSaleRow,
@@ -57,7 +60,7 @@ import { settleStatus } from './payment-plan.status';
  * simulated terminal's processor keeps `processorOutcome` (src/terminals/terminal-processor.ts).
  */
 export type TerminalReport =
-  | { outcome: 'approved'; card: PresentedCard }
+  | { outcome: 'approved'; card: PresentedCard | ProcessorPaymentMethod }
   | { outcome: 'approved_no_credential'; card?: PresentedCard }
   | { outcome: 'declined'; card?: PresentedCard }
   | { outcome: 'lost'; processorOutcome?: ProcessorSaleOutcome }
@@ -132,7 +135,7 @@ export async function startDepositOnTerminal(
   planId: string,
   terminalId: string,
 ): Promise<void> {
-  await runTransaction(prisma, async (tx) => {
+  const payment = await runTransaction(prisma, async (tx) => {
     const plan = await lockPlan(tx, accountId, planId);
     assertPlanOpen(plan);
     const deposit = plan.installments[0]!;
@@ -145,8 +148,9 @@ export async function startDepositOnTerminal(
         'deposit_in_progress',
       );
     }
-    await startSale(tx, plan, terminalId, [1], 'terminal');
+    return startSale(tx, plan, terminalId, [1], 'terminal');
   });
+  await sendSaleToProcessor(prisma, accountId, payment);
 }
 
 /** POST /payment-plans/{id}/payments with a terminal: what is owed now goes to the terminal. */
@@ -156,23 +160,57 @@ export async function startTerminalPayment(
   planId: string,
   terminalId: string,
 ): Promise<PaymentPlanPayment> {
-  return runTransaction(prisma, async (tx) => {
+  const payment = await runTransaction(prisma, async (tx) => {
     const plan = await lockPlan(tx, accountId, planId);
     assertPlanOpen(plan);
     return startSale(tx, plan, terminalId, owedInstallments(plan), 'payment_method.terminal');
   });
+  await sendSaleToProcessor(prisma, accountId, payment);
+  return readPaymentRow(prisma, payment.id);
+}
+
+/** The sale as the terminal's processor is told it, under the sale's key. */
+async function processorSaleOf(prisma: Db, accountId: string, payment: PaymentPlanPayment): Promise<ProcessorSale> {
+  const found = await findSaleWithTerminal(prisma, accountId, payment.terminalSaleId!);
+  const { terminal, ...sale } = found!;
+  return { accountId, terminal, sale, planId: payment.planId, idempotencyKey: saleKey(payment.planId, sale.id) };
+}
+
+/**
+ * The committed sale sent to the terminal's processor (after the commit: a processor's call is never made inside
+ * the plan's lock). A processor that refuses it never started it: the sale ends cancelled, the installments free,
+ * and the refusal is answered. One that did not answer may have started it: the sale stays waiting, to be
+ * cancelled or to end by the processor's report (docs/decisions.md §47).
+ */
+async function sendSaleToProcessor(prisma: Db, accountId: string, payment: PaymentPlanPayment): Promise<void> {
+  const processor = await terminalProcessorFor(prisma, accountId);
+  const sale = await processorSaleOf(prisma, accountId, payment);
+  try {
+    const reference = await processor.startSale(sale);
+    if (reference)
+      await runTransaction(prisma, (tx) => updateTerminalSale(tx, sale.sale.id, { processorReference: reference }));
+  } catch (error) {
+    if (isRefusal(error)) await reportTerminalOutcome(prisma, accountId, sale.terminal.id, { outcome: 'cancelled' });
+    throw error;
+  }
 }
 
 async function customerName(tx: Tx, customerId: string): Promise<string> {
   return (await readCustomerName(tx, customerId)) ?? 'Card holder';
 }
 
-async function endSale(tx: Tx, sale: TerminalSale, status: string, card?: PresentedCard): Promise<void> {
-  await updateTerminalSale(tx, sale.id, {
-    status,
-    endedAt: new Date(),
-    ...(card ? { cardLast4: card.number.slice(-4), cardBrand: cardBrand(card.number) } : {}),
-  });
+function cardShown(card: PresentedCard | ProcessorPaymentMethod): { cardLast4: string; cardBrand: string | null } {
+  if ('number' in card) return { cardLast4: card.number.slice(-4), cardBrand: cardBrand(card.number) };
+  return { cardLast4: card.last4, cardBrand: card.card?.brand ?? null };
+}
+
+async function endSale(
+  tx: Tx,
+  sale: TerminalSale,
+  status: string,
+  card?: PresentedCard | ProcessorPaymentMethod,
+): Promise<void> {
+  await updateTerminalSale(tx, sale.id, { status, endedAt: new Date(), ...(card ? cardShown(card) : {}) });
   await releaseTerminal(tx, sale.terminalId, sale.id);
 }
 
@@ -276,13 +314,16 @@ export async function reportTerminalOutcome(
 
     switch (report.outcome) {
       case 'approved': {
-        const method = await saveTerminalCard(
-          tx,
-          accountId,
-          plan.customerId,
-          await customerName(tx, plan.customerId),
-          report.card,
-        );
+        const method =
+          'number' in report.card
+            ? await saveTerminalCard(
+                tx,
+                accountId,
+                plan.customerId,
+                await customerName(tx, plan.customerId),
+                report.card,
+              )
+            : await saveProcessorTerminalCard(tx, accountId, plan.customerId, report.card);
         await approve(tx, plan, payment, method.id, { terminalState: 'approved' });
         break;
       }
@@ -479,7 +520,7 @@ export async function requestTerminalCancel(
   planId: string,
   paymentId: string | 'deposit',
 ): Promise<PaymentPlanPayment> {
-  return runTransaction(prisma, async (tx) => {
+  const requested = await runTransaction(prisma, async (tx) => {
     const accountId = await readPlanAccountId(tx, planId);
     await lockPlan(tx, accountId, planId);
     const payment =
@@ -492,6 +533,12 @@ export async function requestTerminalCancel(
     await requestSaleCancel(tx, payment.terminalSaleId!, at);
     return updatePlanPaymentRow(tx, payment.id, { cancelRequestedAt: at });
   });
+  // Asked again on a repeated request too: a processor that did not answer the first time is asked once more.
+  const processor = await terminalProcessorFor(prisma, requested.accountId);
+  const sale = await processorSaleOf(prisma, requested.accountId, requested);
+  if ((await processor.cancelSale(sale)) === 'cancelled' && sale.sale.status === 'waiting')
+    return reportTerminalOutcome(prisma, requested.accountId, sale.terminal.id, { outcome: 'cancelled' });
+  return requested;
 }
 
 export function checkCancellable(payment: PaymentPlanPayment): void {
@@ -506,5 +553,70 @@ export function checkCancellable(payment: PaymentPlanPayment): void {
       `Payment ${payment.id} is ${payment.terminalState}; only a sale waiting on the terminal can be cancelled.`,
       'payment_not_waiting',
     );
+  }
+}
+
+/**
+ * Test mode, a processor's terminal (docs/decisions.md §47): its own test card is presented to the reader and the
+ * waiting payment answered as it is (the outcome arrives with the processor's event). Null: the simulated terminal,
+ * whose test helper reports the outcome itself.
+ */
+export async function presentProcessorTestCard(
+  prisma: Db,
+  accountId: string,
+  terminalId: string,
+): Promise<PaymentPlanPayment | null> {
+  const terminal = await findTerminal(prisma, accountId, terminalId, 'id');
+  const processor = await terminalProcessorFor(prisma, accountId);
+  if (!processor.presentTestCard) return null;
+  if (!terminal.currentSaleId) throw conflict(`No sale is waiting on terminal ${terminalId}.`, 'terminal_idle');
+  const payment = await readPaymentRow(prisma, (await readSaleRow(prisma, terminal.currentSaleId)).paymentId);
+  await processor.presentTestCard(await processorSaleOf(prisma, accountId, payment));
+  return payment;
+}
+
+/**
+ * A processor's report of one of the account's sales (its webhook): recorded as the terminal's report, once. An
+ * approved sale's generated card is attached to the customer at the processor first (the sale is approved without
+ * a credential when the processor refuses it). Null: not a sale of this account waiting on its terminal (another
+ * account's, one the service did not make, or one ended already: a redelivery, or a report after a resolution).
+ */
+export async function recordProcessorSaleReport(
+  prisma: Db,
+  gateways: Gateways,
+  report: ProcessorSaleReport,
+): Promise<PaymentPlanPayment | null> {
+  const found = await findSaleWithTerminal(prisma, report.accountId, report.sale);
+  if (!found || found.status !== 'waiting' || found.terminal.currentSaleId !== found.id) return null;
+  let terminalReport: TerminalReport;
+  if (report.outcome === 'approved') {
+    const card = report.generatedCard ? await importSaleCard(prisma, gateways, found, report.generatedCard) : null;
+    terminalReport = card ? { outcome: 'approved', card } : { outcome: 'approved_no_credential' };
+  } else {
+    terminalReport = { outcome: report.outcome };
+  }
+  try {
+    return await reportTerminalOutcome(prisma, report.accountId, found.terminalId, terminalReport);
+  } catch (error) {
+    // Another report (the test helper, a resolution) ended the sale first.
+    if (isRefusal(error) && error.code === 'terminal_idle') return null;
+    throw error;
+  }
+}
+
+async function importSaleCard(
+  prisma: Db,
+  gateways: Gateways,
+  sale: TerminalSale,
+  generatedCard: string,
+): Promise<ProcessorPaymentMethod | null> {
+  const gateway = await gateways.gatewayFor(sale.accountId);
+  if (!gateway.importPaymentMethod) return null;
+  const { customerId } = await readPaymentRow(prisma, sale.paymentId);
+  try {
+    return await gateway.importPaymentMethod({ paymentMethodId: generatedCard, customerId });
+  } catch (error) {
+    if (error instanceof GatewayRequestError) return null;
+    throw error;
   }
 }

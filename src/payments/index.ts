@@ -36,7 +36,7 @@ export type {
   ReconciliationPass,
   ReconciliationPassInput,
 } from './gateway-attempt';
-export { createGateways, registerGateway } from './gateways';
+export { createGateways, processorOf, registerGateway } from './gateways';
 export type { GatewayFactory, GatewayTemporal, Gateways } from './gateways';
 export {
   attachPaymentMethod,

@@ -7,6 +7,8 @@ import { stripeClient } from './stripe-client';
 import { IDEMPOTENCY_METADATA_KEY } from './stripe-gateway';
 import { paymentIntentResult, refundResult } from './stripe-outcomes';
 import { insertProcessorEvent } from './processor-events.records';
+import type { ProcessorSaleReport } from '../terminals';
+import { terminalSaleReportOf, withGeneratedCard } from './stripe-terminal';
 
 /** What became of one event posted to an account's processor-webhook URL. */
 export interface ProcessorEventOutcome {
@@ -14,6 +16,8 @@ export interface ProcessorEventOutcome {
   status: 'recorded' | 'duplicate' | 'ignored';
   /** The later outcome of a charge or refund the event reports, for the charge protocol; null: none. */
   report: ProcessorReport | null;
+  /** The outcome of a terminal sale the event reports (docs/decisions.md §47); null: none. */
+  saleReport: ProcessorSaleReport | null;
 }
 
 /** The event types whose object the service acts on (docs/api.md, "Payment processors"); others are ignored. */
@@ -78,6 +82,7 @@ function disputeReportOf(accountId: string, event: Stripe.Event): ProcessorRepor
  */
 function servicesObject(event: Stripe.Event): boolean {
   const object = event.data.object as EventObject;
+  if (terminalSaleReportOf('', event)) return true;
   if (!object.object || !HANDLED_OBJECTS.has(object.object)) return false;
   if (object.metadata?.[IDEMPOTENCY_METADATA_KEY]) return true;
   return (object.object === 'charge' || object.object === 'dispute') && Boolean(object.payment_intent);
@@ -110,9 +115,10 @@ export async function processorEventReceived(
   });
   // A redelivery hands its report on again: recording it is once per attempt (an attempt settled already is
   // left alone), and a delivery whose recording failed before its 200 is finished by Stripe's next one.
-  if (!kept) return { status: 'duplicate', report: ours ? reportOf(accountId, event) : null };
-  if (!ours) return { status: 'ignored', report: null };
-  return { status: 'recorded', report: reportOf(accountId, event) };
+  const saleReport = ours ? terminalSaleReportOf(accountId, event) : null;
+  if (!kept) return { status: 'duplicate', report: ours ? reportOf(accountId, event) : null, saleReport };
+  if (!ours) return { status: 'ignored', report: null, saleReport: null };
+  return { status: 'recorded', report: reportOf(accountId, event), saleReport };
 }
 
 /**
@@ -145,5 +151,10 @@ export async function receiveStripeWebhook(
   }
   if (typeof event.id !== 'string' || typeof event.type !== 'string' || typeof event.data?.object !== 'object')
     throw badRequest('The body is not a Stripe event.', undefined, 'body_invalid');
-  return processorEventReceived(prisma, credentials.accountId, event, credentials.livemode);
+  const outcome = await processorEventReceived(prisma, credentials.accountId, event, credentials.livemode);
+  if (!outcome.saleReport) return outcome;
+  return {
+    ...outcome,
+    saleReport: await withGeneratedCard(stripeClient(credentials.secretKey), outcome.saleReport, event),
+  };
 }

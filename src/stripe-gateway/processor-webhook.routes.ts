@@ -2,6 +2,7 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import type { Db } from '../db/prisma';
 import { MAX_BODY_BYTES } from '../http/api';
 import type { ProcessorReport } from '../payments';
+import type { ProcessorSaleReport } from '../terminals';
 import { receiveStripeWebhook } from './processor-events.service';
 
 /**
@@ -13,6 +14,8 @@ export function stripeWebhookRouter(
   prisma: Db,
   /** Records what an event reports (the charge protocol's: the app wires it); answered 200 once it is recorded. */
   settle: (report: ProcessorReport) => Promise<unknown>,
+  /** Records a terminal sale's outcome (the payment plan's: the app wires it). */
+  recordSale: (report: ProcessorSaleReport) => Promise<unknown>,
 ): express.Router {
   const router = express.Router();
   router.post(
@@ -24,6 +27,7 @@ export function stripeWebhookRouter(
       receiveStripeWebhook(prisma, req.params.webhookKey, body, req.header('stripe-signature'))
         .then(async (outcome) => {
           if (outcome.report) await settle(outcome.report);
+          if (outcome.saleReport) await recordSale(outcome.saleReport);
           res.status(200).json({ received: true, status: outcome.status });
         })
         .catch(next);

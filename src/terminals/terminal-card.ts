@@ -7,11 +7,22 @@ import { toPaymentMethodObject } from '../payments';
 import { defaultIfNone, findCustomerCard, insertPaymentMethodRow, lockCustomerMethods } from '../payments';
 import { readGatewayAccount } from '../accounts';
 import { cardTestBehavior } from '../simulated-gateway';
+import type { ProcessorPaymentMethod } from '../payments';
 
 export interface PresentedCard {
   number: string;
   exp_month: number;
   exp_year: number;
+}
+
+/** A terminal knows the holder's name at most. */
+function holderDetails(name: string | null) {
+  return {
+    address: { city: null, country: null, line1: null, line2: null, postal_code: null, state: null },
+    email: null,
+    name,
+    phone: null,
+  };
 }
 
 /**
@@ -39,12 +50,7 @@ export async function saveTerminalCard(
       customerId,
       attachedAt: new Date(),
       type: 'card',
-      billingDetails: {
-        address: { city: null, country: null, line1: null, line2: null, postal_code: null, state: null },
-        email: null,
-        name: holderName,
-        phone: null,
-      },
+      billingDetails: holderDetails(holderName),
       metadata: { source: 'terminal' },
       fingerprint: cardFingerprint,
       last4: card.number.slice(-4),
@@ -54,6 +60,44 @@ export async function saveTerminalCard(
       testBehavior: cardTestBehavior(card.number),
     });
   }
+  await defaultIfNone(tx, accountId, customerId, method.id);
+  await recordEvent(tx, accountId, 'payment_method.attached', toPaymentMethodObject(method));
+  return method;
+}
+
+/**
+ * Saves the reusable card a processor's terminal sale generated (Stripe's `generated_card`, attached to the
+ * customer at the processor already) as a payment method of the customer under the processor's id, with
+ * saveTerminalCard's rules: the customer's card of the same processor fingerprint answers the saved method, the
+ * first method becomes the default, payment_method.attached carries it.
+ */
+export async function saveProcessorTerminalCard(
+  tx: Tx,
+  accountId: string,
+  customerId: string,
+  card: ProcessorPaymentMethod,
+): Promise<PaymentMethod> {
+  await lockCustomerMethods(tx, customerId);
+  // The processor's fingerprint in its mode, as payment methods attached from the processor keep it.
+  const cardFingerprint = `${card.livemode ? 'live' : 'test'}:${card.fingerprint ?? card.id}`;
+  const method =
+    (await findCustomerCard(tx, accountId, customerId, cardFingerprint)) ??
+    (await insertPaymentMethodRow(tx, {
+      id: card.id,
+      accountId,
+      customerId,
+      attachedAt: new Date(),
+      type: 'card',
+      billingDetails: holderDetails(card.billingName),
+      metadata: { source: 'terminal' },
+      fingerprint: cardFingerprint,
+      last4: card.last4,
+      cardBrand: card.card?.brand ?? null,
+      cardExpMonth: card.card?.expMonth ?? null,
+      cardExpYear: card.card?.expYear ?? null,
+      livemode: card.livemode,
+      testBehavior: 'processor',
+    }));
   await defaultIfNone(tx, accountId, customerId, method.id);
   await recordEvent(tx, accountId, 'payment_method.attached', toPaymentMethodObject(method));
   return method;

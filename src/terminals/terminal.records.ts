@@ -69,3 +69,13 @@ export async function updateTerminalSale(
 export function readSaleRow(db: Db | Tx, id: string): Promise<TerminalSale> {
   return db.terminalSale.findUniqueOrThrow({ where: { id } });
 }
+
+/** The account's sale (by id or the processor's reference) with its terminal, or null (also for another account's sale). */
+export function findSaleWithTerminal(
+  db: Db | Tx,
+  accountId: string,
+  sale: string | { id: string } | { processorReference: string },
+): Promise<(TerminalSale & { terminal: Terminal }) | null> {
+  const where = typeof sale === 'string' ? { id: sale } : sale;
+  return db.terminalSale.findFirst({ where: { ...where, accountId }, include: { terminal: true } });
+}

@@ -1,7 +1,7 @@
 import type { AppDeps } from '../http/app-deps';
 import type { Api } from '../http/api';
 import { pageSchema } from '../http/pagination';
-import { reportTerminalOutcome, type TerminalReport } from '../payment-plans';
+import { presentProcessorTestCard, reportTerminalOutcome, type TerminalReport } from '../payment-plans';
 import { toPaymentObject } from '../payment-plans';
 import { planPaymentSchema } from '../payment-plans';
 import { notifyPlanUpdated } from '../payment-plans';
@@ -97,7 +97,11 @@ export function registerTerminalRoutes(api: Api, deps: AppDeps): void {
     body: presentCardBody,
     response: planPaymentSchema,
     errors: [404, 409],
-    handler: ({ principal, params, body }) => report(principal.accountId, params.id, reportOf(body)),
+    handler: async ({ principal, params, body }) => {
+      // A processor's reader is given the processor's own test card; its outcome comes with the processor's event.
+      const waiting = await presentProcessorTestCard(prisma, principal.accountId, params.id);
+      return waiting ? toPaymentObject(waiting) : report(principal.accountId, params.id, reportOf(body));
+    },
   });
 
   api.route({

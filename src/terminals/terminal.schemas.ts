@@ -12,6 +12,15 @@ export const createTerminalBody = z
       .min(1, 'must not be empty')
       .max(100, 'must be at most 100 characters')
       .describe('Where the terminal is, e.g. "Front desk"'),
+    registration_code: z
+      .string()
+      .trim()
+      .min(1, 'must not be empty')
+      .max(100, 'must be at most 100 characters')
+      .optional()
+      .describe(
+        "On an account connected to Stripe: the code the reader shows, to register it (in test mode Stripe's simulated reader is registered when absent); ignored otherwise",
+      ),
   })
   .meta({ id: 'TerminalCreate' });
 

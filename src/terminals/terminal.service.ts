@@ -4,6 +4,7 @@ import { ApiError, notFound } from '../http/errors';
 import { pageEnvelope, pageWindow, type Page, type PageParams } from '../http/pagination';
 import { newId } from '../lib/ids';
 import { toUnixSeconds } from '../lib/time';
+import { terminalProcessorFor } from './terminal-processor';
 import type { CreateTerminalInput, TerminalObject } from './terminal.schemas';
 import { findTerminalRow, insertTerminal, readTerminalPage, readTerminalSale } from './terminal.records';
 
@@ -43,7 +44,14 @@ export async function createTerminal(
   accountId: string,
   input: CreateTerminalInput,
 ): Promise<TerminalObject> {
-  const terminal = await insertTerminal(prisma, { id: newId('terminal'), accountId, label: input.label });
+  const id = newId('terminal');
+  const processor = await terminalProcessorFor(prisma, accountId);
+  const readerId = await processor.registerReader({
+    terminalId: id,
+    label: input.label,
+    ...(input.registration_code ? { registrationCode: input.registration_code } : {}),
+  });
+  const terminal = await insertTerminal(prisma, { id, accountId, label: input.label, readerId });
   return toTerminalObject(prisma, terminal);
 }
 

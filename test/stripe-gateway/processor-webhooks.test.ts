@@ -152,7 +152,25 @@ describeWithStripeMock('POST /processor-webhooks/stripe/{webhook_key}', () => {
         }) as never,
         false,
       ),
-    ).toEqual({ status: 'recorded', report: null });
+    ).toEqual({ status: 'recorded', report: null, saleReport: null });
+    // A terminal sale's PaymentIntent (its metadata names the sale) reports the sale, not a charge.
+    expect(
+      await processorEventReceived(
+        app.prisma,
+        accountId,
+        event('payment_intent.payment_failed', {
+          id: 'pi_terminal',
+          object: 'payment_intent',
+          status: 'requires_payment_method',
+          metadata: { terminal_sale_id: 'tms_1' },
+        }) as never,
+        false,
+      ),
+    ).toEqual({
+      status: 'recorded',
+      report: null,
+      saleReport: { accountId, sale: { id: 'tms_1' }, outcome: 'declined' },
+    });
   });
 
   it('ignores (200) objects the service did not make and events of the other mode', async () => {

@@ -107,6 +107,11 @@ export interface StripeProxy {
   apiBase: string;
   requests: ProxiedRequest[];
   mode(next: ProxyMode): void;
+  /**
+   * Answers `body` (200) to every GET of `path` instead of asking the upstream: Stripe's state where stripe-mock's
+   * fixtures cannot hold it (a card_present charge, a succeeded PaymentIntent). Null stops it.
+   */
+  answer(path: string, body: object | null): void;
   close(): Promise<void>;
 }
 
@@ -114,6 +119,7 @@ export interface StripeProxy {
 export async function startStripeProxy(upstream: string): Promise<StripeProxy> {
   const requests: ProxiedRequest[] = [];
   let current: ProxyMode = 'forward';
+  const answers = new Map<string, object>();
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -127,6 +133,13 @@ export async function startStripeProxy(upstream: string): Promise<StripeProxy> {
       };
       requests.push(recorded);
       const mode = current;
+      const fixed = req.method === 'GET' ? answers.get(req.url!.split('?')[0]!) : undefined;
+      if (fixed) {
+        recorded.answered = { status: 200, body: fixed };
+        res.writeHead(200, { 'content-type': 'application/json', 'request-id': 'req_proxy' });
+        res.end(JSON.stringify(fixed));
+        return;
+      }
       if (typeof mode === 'object') {
         res.writeHead(mode.status, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ error: mode.error }));
@@ -159,6 +172,10 @@ export async function startStripeProxy(upstream: string): Promise<StripeProxy> {
     requests,
     mode: (next) => {
       current = next;
+    },
+    answer: (path, body) => {
+      if (body) answers.set(path, body);
+      else answers.delete(path);
     },
     close: () =>
       new Promise<void>((resolve) => {
