@@ -149,6 +149,11 @@ export class SubscriptionRun {
    * (invoiceSettledSignal), to check under the lock.
    */
   readonly reportedSettled = new Set<string>();
+  /**
+   * Invoices reported settled before the workflow held their charge (the processor's outcome overtook the charge's
+   * answer, or came while the step holding it wrote it): asked about once it is held (recallEarlyNotices).
+   */
+  private readonly settledBeforeHeld = new Set<string>();
   /** Usage of the customer was reported since the threshold was last checked (usageReported signal). */
   usageReported = false;
   /** BillingStatus as this run set it (a continued run: as the previous run left it). */
@@ -604,15 +609,32 @@ export class SubscriptionRun {
     if (dunningExhausted(this.state, result.invoiceId)) await this.applyDunningOutcome(result.invoiceId);
   }
 
-  /** A notice that an invoice was paid or voided outside the workflow: kept for the loop when it is one in dunning. */
+  /**
+   * A notice that an invoice was paid or voided outside the workflow, or that its held charge was settled: kept for
+   * the loop when it is one in dunning or held, else until the workflow holds its charge (recallEarlyNotices).
+   */
   noticeSettled(notice: unknown): void {
     const invoiceId = (notice as { invoiceId?: unknown } | null)?.invoiceId;
-    if (
-      typeof invoiceId === 'string' &&
-      (this.state.dunning.some((entry) => entry.invoiceId === invoiceId) || isHeld(this.state, invoiceId))
-    )
+    if (typeof invoiceId !== 'string') {
+      log.warn('invoiceSettled ignored: no invoice named', { subscriptionId: this.state.id, notice });
+      return;
+    }
+    if (this.state.dunning.some((entry) => entry.invoiceId === invoiceId) || isHeld(this.state, invoiceId))
       this.reportedSettled.add(invoiceId);
-    else log.warn('invoiceSettled ignored: not an invoice in dunning', { subscriptionId: this.state.id, notice });
+    else this.settledBeforeHeld.add(invoiceId);
+  }
+
+  /**
+   * Moves to the loop's checks the notices that came before the workflow held their invoice's charge (the settlement
+   * overtook the charge's answer, or came while the step holding it was writing it): no other notice will come
+   * (docs/decisions.md §40).
+   */
+  recallEarlyNotices(): void {
+    for (const invoiceId of [...this.settledBeforeHeld]) {
+      if (!isHeld(this.state, invoiceId)) continue;
+      this.settledBeforeHeld.delete(invoiceId);
+      if (patched(PATCHES.earlySettledNotices)) this.reportedSettled.add(invoiceId);
+    }
   }
 
   /**

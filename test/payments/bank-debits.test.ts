@@ -354,6 +354,47 @@ describe('a bank debit of a customer on a test clock', () => {
     expect((await other.get(`/invoices/${invoice.id}`)).status).toBe(404);
   });
 
+  // The clock advanced at once after the creation: the settlement may reach the workflow before the answer of the
+  // charge it settles (docs/decisions.md §40, "On a test clock"); the workflow keeps the notice and uses it then.
+  it.each([
+    ['returned (R01): dunning starts', BANK_ACCOUNTS.insufficientFunds, 'past_due'],
+    ['paid: collection ends', BANK_ACCOUNTS.succeeds, 'active'],
+  ])('a debit settled by an advance right after the creation is not held forever: %s', async (_, number, status) => {
+    expectStatus(await world.api.put('/settings/dunning', { retry_days: [3], outcome: 'keep_active' }), 200, 'dunning');
+    const { clock, customer, account } = await bankCustomerOnClock(number);
+    const created = await createSubscription(world.api, {
+      customer: customer.id,
+      items: [{ price: await recurringPrice(world.api, { unitAmount: 3900 }), quantity: 1 }],
+      trial_days: 0,
+      start_date: CLOCK_START,
+      default_payment_method: account.id,
+    });
+    await advanceClock(world.api, clock.id, CLOCK_START + 5 * DAY);
+
+    const invoiceId = expectStatus(await world.api.get(`/subscriptions/${created.id}`), 200, 'GET').latest_invoice;
+    const firstAttempt = async () =>
+      (await transactionsOf(invoiceId)).find((entry: { attempt: number }) => entry.attempt === 1);
+    if (status === 'past_due') {
+      expect(await firstAttempt()).toMatchObject({ status: 'failed', failure_code: 'bank_return_R01' });
+      const dunned = await waitUntil(async () => {
+        const read = await subscriptionState(world, created.id);
+        return read.dunning.length === 1 && !read.busy ? read : null;
+      });
+      expect(dunned.dunning[0]).toMatchObject({ invoiceId });
+    } else {
+      expect(await transactionsOf(invoiceId)).toEqual([expect.objectContaining({ attempt: 1, status: 'succeeded' })]);
+      const done = await waitUntil(async () => {
+        const read = await subscriptionState(world, created.id);
+        return (read.held ?? []).length === 0 && !read.busy ? read : null;
+      });
+      expect(done.dunning).toEqual([]);
+    }
+    await waitUntil(
+      async () => expectStatus(await world.api.get(`/subscriptions/${created.id}`), 200, 'GET').status === status,
+    );
+    expect((await other.get(`/subscriptions/${created.id}`)).status).toBe(404);
+  });
+
   it("a subscription's returned debit (R01) is returned at the clock's time and its dunning goes on from there", async () => {
     expectStatus(await world.api.put('/settings/dunning', { retry_days: [3], outcome: 'keep_active' }), 200, 'dunning');
     const { clock, customer, account } = await bankCustomerOnClock(BANK_ACCOUNTS.insufficientFunds);
