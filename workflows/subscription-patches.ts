@@ -136,4 +136,11 @@ export const SUBSCRIPTION_PATCHES = {
    * (docs/decisions.md §40). Only such early notices reach it; remove when no run that was told one before it is open.
    */
   earlySettledNotices: 'early-settled-notices',
+  /**
+   * An early (threshold) invoice whose charge its processor holds (a bank debit) is held as a renewal's is: its
+   * outcome, when the workflow is told, is asked under the early invoice's attempt key, and a return starts that
+   * invoice's dunning (docs/decisions.md §43, "Billing thresholds"); before it, the workflow left it as it was. Only
+   * such held charges reach it; remove when no run that held one before it is open.
+   */
+  thresholdHeldCharges: 'threshold-invoice-held-charges',
 } as const;

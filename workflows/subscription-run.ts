@@ -592,6 +592,17 @@ export class SubscriptionRun {
     });
     if (!result.invoiced) return;
     const invoiced = { ...next, latestInvoiceId: result.invoiceId };
+    if (result.held && patched(PATCHES.thresholdHeldCharges)) {
+      // Its bank debit waits for the bank as a renewal's does (docs/decisions.md §40, "Who waits for a bank debit").
+      const held = chargeHeld(invoiced, {
+        invoiceId: result.invoiceId,
+        periodStart: period.start,
+        attempt: 1,
+        earlyInvoiceVersion: next.version,
+      });
+      await this.commit(held, { type: 'subscription.updated' });
+      return;
+    }
     if (!result.dunning || !patched(PATCHES.thresholdDunning)) {
       await this.commit(invoiced, { type: 'subscription.updated' });
       return;
@@ -1046,6 +1057,7 @@ export class SubscriptionRun {
     this.state = startDunning(this.state, {
       invoiceId: held.invoiceId,
       ...(held.invoiceNumber ? { invoiceNumber: held.invoiceNumber } : {}),
+      ...(held.earlyInvoiceVersion !== undefined ? { earlyInvoiceVersion: held.earlyInvoiceVersion } : {}),
       periodStart: held.periodStart,
       failedAt: this.wholeSecondsNow(),
       retryDays: result.retryDays,
@@ -1095,6 +1107,8 @@ export class SubscriptionRun {
 
 /** The key an early invoice in dunning charges under (docs/decisions.md §43, "Billing thresholds"); {} for others. */
 function earlyInvoiceKeyOf(state: SubscriptionState, invoiceId: string): { earlyInvoiceVersion?: number } {
-  const version = state.dunning.find((entry) => entry.invoiceId === invoiceId)?.earlyInvoiceVersion;
+  const version =
+    state.dunning.find((entry) => entry.invoiceId === invoiceId)?.earlyInvoiceVersion ??
+    state.held?.find((charge) => charge.invoiceId === invoiceId)?.earlyInvoiceVersion;
   return version === undefined ? {} : { earlyInvoiceVersion: version };
 }
