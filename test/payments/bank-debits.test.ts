@@ -395,6 +395,28 @@ describe('a bank debit of a customer on a test clock', () => {
     expect((await other.get(`/subscriptions/${created.id}`)).status).toBe(404);
   });
 
+  it('a debit pending when its clock is deleted is answered by its bank at once, dated when the bank would have', async () => {
+    const { clock, customer } = await bankCustomerOnClock(BANK_ACCOUNTS.succeeds);
+    const invoice = await simpleInvoice(world.api, customer.id, 1650);
+    expectStatus(await world.api.put(`/invoices/${invoice.id}`), 200, 'PUT invoice');
+    expect(await transactionsOf(invoice.id)).toEqual([expect.objectContaining({ status: 'pending' })]);
+
+    expect((await other.delete(`/test-helpers/test-clocks/${clock.id}`)).status).toBe(404);
+    expect(expectStatus(await world.api.delete(`/test-helpers/test-clocks/${clock.id}`), 200, 'DELETE clock')).toEqual({
+      id: clock.id,
+      object: 'test_clock',
+      deleted: true,
+    });
+    const paid = await waitUntil(async () => {
+      const read = expectStatus(await world.api.get(`/invoices/${invoice.id}`), 200, 'GET invoice');
+      return read.status === 'paid' ? read : null;
+    });
+    expect(paid).toMatchObject({ amount_paid: 1650, attempt_count: 1 });
+    expect(paid.status_transitions.paid_at).toBe(CLOCK_START + 4 * DAY);
+    expect(await transactionsOf(invoice.id)).toEqual([expect.objectContaining({ status: 'succeeded' })]);
+    expect((await other.get(`/invoices/${invoice.id}`)).status).toBe(404);
+  });
+
   it("a subscription's returned debit (R01) is returned at the clock's time and its dunning goes on from there", async () => {
     expectStatus(await world.api.put('/settings/dunning', { retry_days: [3], outcome: 'keep_active' }), 200, 'dunning');
     const { clock, customer, account } = await bankCustomerOnClock(BANK_ACCOUNTS.insufficientFunds);
