@@ -130,4 +130,17 @@ export const SUBSCRIPTION_PATCHES = {
    * it; remove when no run whose early invoice failed before it is open.
    */
   thresholdDunning: 'threshold-invoice-dunning',
+  /**
+   * A settled notice of an invoice whose charge the workflow does not hold yet (the settlement overtook the charge's
+   * answer: a test clock advanced right after the creation) is kept, and the charge asked about again once it is held
+   * (docs/decisions.md §40). Only such early notices reach it; remove when no run that was told one before it is open.
+   */
+  earlySettledNotices: 'early-settled-notices',
+  /**
+   * An early (threshold) invoice whose charge its processor holds (a bank debit) is held as a renewal's is: its
+   * outcome, when the workflow is told, is asked under the early invoice's attempt key, and a return starts that
+   * invoice's dunning (docs/decisions.md §43, "Billing thresholds"); before it, the workflow left it as it was. Only
+   * such held charges reach it; remove when no run that held one before it is open.
+   */
+  thresholdHeldCharges: 'threshold-invoice-held-charges',
 } as const;

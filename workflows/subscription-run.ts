@@ -149,6 +149,11 @@ export class SubscriptionRun {
    * (invoiceSettledSignal), to check under the lock.
    */
   readonly reportedSettled = new Set<string>();
+  /**
+   * Invoices reported settled before the workflow held their charge (the processor's outcome overtook the charge's
+   * answer, or came while the step holding it wrote it): asked about once it is held (recallEarlyNotices).
+   */
+  private readonly settledBeforeHeld = new Set<string>();
   /** Usage of the customer was reported since the threshold was last checked (usageReported signal). */
   usageReported = false;
   /** BillingStatus as this run set it (a continued run: as the previous run left it). */
@@ -587,6 +592,17 @@ export class SubscriptionRun {
     });
     if (!result.invoiced) return;
     const invoiced = { ...next, latestInvoiceId: result.invoiceId };
+    if (result.held && patched(PATCHES.thresholdHeldCharges)) {
+      // Its bank debit waits for the bank as a renewal's does (docs/decisions.md §40, "Who waits for a bank debit").
+      const held = chargeHeld(invoiced, {
+        invoiceId: result.invoiceId,
+        periodStart: period.start,
+        attempt: 1,
+        earlyInvoiceVersion: next.version,
+      });
+      await this.commit(held, { type: 'subscription.updated' });
+      return;
+    }
     if (!result.dunning || !patched(PATCHES.thresholdDunning)) {
       await this.commit(invoiced, { type: 'subscription.updated' });
       return;
@@ -604,15 +620,32 @@ export class SubscriptionRun {
     if (dunningExhausted(this.state, result.invoiceId)) await this.applyDunningOutcome(result.invoiceId);
   }
 
-  /** A notice that an invoice was paid or voided outside the workflow: kept for the loop when it is one in dunning. */
+  /**
+   * A notice that an invoice was paid or voided outside the workflow, or that its held charge was settled: kept for
+   * the loop when it is one in dunning or held, else until the workflow holds its charge (recallEarlyNotices).
+   */
   noticeSettled(notice: unknown): void {
     const invoiceId = (notice as { invoiceId?: unknown } | null)?.invoiceId;
-    if (
-      typeof invoiceId === 'string' &&
-      (this.state.dunning.some((entry) => entry.invoiceId === invoiceId) || isHeld(this.state, invoiceId))
-    )
+    if (typeof invoiceId !== 'string') {
+      log.warn('invoiceSettled ignored: no invoice named', { subscriptionId: this.state.id, notice });
+      return;
+    }
+    if (this.state.dunning.some((entry) => entry.invoiceId === invoiceId) || isHeld(this.state, invoiceId))
       this.reportedSettled.add(invoiceId);
-    else log.warn('invoiceSettled ignored: not an invoice in dunning', { subscriptionId: this.state.id, notice });
+    else this.settledBeforeHeld.add(invoiceId);
+  }
+
+  /**
+   * Moves to the loop's checks the notices that came before the workflow held their invoice's charge (the settlement
+   * overtook the charge's answer, or came while the step holding it was writing it): no other notice will come
+   * (docs/decisions.md §40).
+   */
+  recallEarlyNotices(): void {
+    for (const invoiceId of [...this.settledBeforeHeld]) {
+      if (!isHeld(this.state, invoiceId)) continue;
+      this.settledBeforeHeld.delete(invoiceId);
+      if (patched(PATCHES.earlySettledNotices)) this.reportedSettled.add(invoiceId);
+    }
   }
 
   /**
@@ -1024,6 +1057,7 @@ export class SubscriptionRun {
     this.state = startDunning(this.state, {
       invoiceId: held.invoiceId,
       ...(held.invoiceNumber ? { invoiceNumber: held.invoiceNumber } : {}),
+      ...(held.earlyInvoiceVersion !== undefined ? { earlyInvoiceVersion: held.earlyInvoiceVersion } : {}),
       periodStart: held.periodStart,
       failedAt: this.wholeSecondsNow(),
       retryDays: result.retryDays,
@@ -1073,6 +1107,8 @@ export class SubscriptionRun {
 
 /** The key an early invoice in dunning charges under (docs/decisions.md §43, "Billing thresholds"); {} for others. */
 function earlyInvoiceKeyOf(state: SubscriptionState, invoiceId: string): { earlyInvoiceVersion?: number } {
-  const version = state.dunning.find((entry) => entry.invoiceId === invoiceId)?.earlyInvoiceVersion;
+  const version =
+    state.dunning.find((entry) => entry.invoiceId === invoiceId)?.earlyInvoiceVersion ??
+    state.held?.find((charge) => charge.invoiceId === invoiceId)?.earlyInvoiceVersion;
   return version === undefined ? {} : { earlyInvoiceVersion: version };
 }

@@ -261,6 +261,7 @@ export async function subscriptionWorkflow(input: SubscriptionWorkflowInput): Pr
     // A retry's failure or the end of dunning moves the state without a write: the details follow here too.
     run.showDetails();
     if (isEnded(run.state)) break;
+    run.recallEarlyNotices();
     const info = workflowInfo();
     if (
       run.renewalsThisRun >= RENEWALS_PER_RUN ||

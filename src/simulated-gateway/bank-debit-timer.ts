@@ -20,10 +20,17 @@ function temporalOf(given: GatewayTemporal | undefined): GatewayTemporal | undef
 }
 
 /**
+ * How long a debit's request gives Temporal to take its timer's start: unreachable, the client would retry for some
+ * 20 s before failing, and the request that made the debit would wait as long for nothing (docs/decisions.md §40).
+ */
+const TIMER_START_DEADLINE_MS = 2_000;
+
+/**
  * Makes sure the debit's settlement timer runs (workflows/bank-debit-settlement.ts): started under an id derived
  * from the charge, so a second start (a repeated charge, every reconciliation pass that asks about the debit) is
- * refused and changes nothing. Without a Temporal at hand (a CLI), or with one that cannot be reached, the debit
- * is answered all the same (it was made): the next reconciliation pass, which asks about it, starts its timer.
+ * refused and changes nothing. Without a Temporal at hand (a CLI), or with one that cannot be reached within the
+ * deadline, the debit is answered all the same (it was made): the next reconciliation pass, which asks about it,
+ * starts its timer.
  * A debit of a customer on a test clock carries the clock (`testClock`): its timer waits on the clock's time.
  */
 export async function ensureSettlementTimer(
@@ -33,12 +40,14 @@ export async function ensureSettlementTimer(
   const target = temporalOf(temporal);
   if (!target) return;
   try {
-    await target.client.workflow.start<typeof bankDebitSettlement>('bankDebitSettlement', {
-      workflowId: bankDebitSettlementId(debit.chargeId),
-      taskQueue: target.taskQueue,
-      args: [debit],
-      workflowIdReusePolicy: 'REJECT_DUPLICATE',
-    });
+    await target.client.withDeadline(Date.now() + TIMER_START_DEADLINE_MS, () =>
+      target.client.workflow.start<typeof bankDebitSettlement>('bankDebitSettlement', {
+        workflowId: bankDebitSettlementId(debit.chargeId),
+        taskQueue: target.taskQueue,
+        args: [debit],
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      }),
+    );
   } catch (error) {
     if (error instanceof WorkflowExecutionAlreadyStartedError) return;
     logger.warn(

@@ -426,6 +426,8 @@ export interface ImmediateInvoiceResult {
   creditedToBalance?: boolean;
   /** Its charge was declined or could not be made (absent: charged, held, or not charged automatically). */
   declined?: boolean;
+  /** Its processor holds the charge (a bank debit): the outcome is recorded later (docs/decisions.md §40). */
+  held?: boolean;
 }
 
 /**
@@ -456,7 +458,13 @@ export async function invoiceProrationsNow(
   });
   const status = collection.outcome === 'paid' || collection.outcome === 'already_paid' ? 'paid' : 'open';
   const declined = collection.outcome === 'failed' || collection.outcome === 'not_attempted';
-  return { ...made, status: collection.outcome === 'void' ? 'void' : status, ...(declined ? { declined } : {}) };
+  const held = collection.outcome === 'pending';
+  return {
+    ...made,
+    status: collection.outcome === 'void' ? 'void' : status,
+    ...(declined ? { declined } : {}),
+    ...(held ? { held } : {}),
+  };
 }
 
 /** A billing threshold's check (docs/decisions.md §43, "Billing thresholds"): the usage to date, and its amount_gte. */

@@ -90,6 +90,8 @@ export interface HeldCharge {
   periodStart: number;
   /** The attempt held (its attempt key): 1 is the renewal charge. */
   attempt: number;
+  /** An early (threshold) invoice's charge: the version whose key made it, whose attempt keys it is asked under. */
+  earlyInvoiceVersion?: number;
 }
 
 export interface SubscriptionState {

@@ -11,8 +11,10 @@ import { addIntervals, BILLING_INTERVALS } from '../subscriptions';
 import { cancelUpdate, subscriptionWorkflowId } from '../../workflows/subscription-messages';
 import { FINAL_PLAN_STATUSES } from '../../workflows/payment-plan-contract';
 import {
+  TEST_CLOCK_SIGNALS,
   TEST_CLOCK_WORKFLOW_TYPE,
   testClockWorkflowId,
+  type ClockAdvance,
   type TestClockBinding,
   type TestClockWorkflowInput,
 } from '../../workflows/test-clock-contract';
@@ -252,14 +254,38 @@ export async function advanceTestClock(
   );
 }
 
+/**
+ * Nothing advances a deleted clock, so a debit pending on it would wait for its bank forever (and be asked about by
+ * every reconciliation pass): the money was sent, so its bank answers now, as it would have after four days of the
+ * clock. Its timer is told that every settlement is due; one not running (never started: Temporal was down) is given
+ * a timer on the wall clock when the reconciliation asks about it, the clock no longer being live.
+ */
+async function settleClockDebits({ prisma, temporal }: TestClockDeps, clockId: string): Promise<void> {
+  const advance: ClockAdvance = { time: EVERY_SETTLEMENT_DUE, ackWorkflowId: testClockWorkflowId(clockId) };
+  for (const chargeId of await readClockPendingDebitIds(prisma, clockId)) {
+    try {
+      await temporal.workflow.getHandle(bankDebitSettlementId(chargeId)).signal(TEST_CLOCK_SIGNALS.advance, advance);
+    } catch {
+      // Its timer is not running: the reconciliation starts one (docs/decisions.md §40).
+    }
+  }
+}
+
 /** Called by `test-clock:<id>` once every workflow on the clock has caught up with `time`. */
 export async function finishTestClockAdvance(prisma: Db, clockId: string, time: number): Promise<void> {
   await markTestClockReady(prisma, clockId, new Date(time));
 }
 
 /**
+ * An advance past every debit's four days: a debit's timer takes it as its bank's answer falling due, dated when it
+ * would have come (the debit's time + four days).
+ */
+const EVERY_SETTLEMENT_DUE = Number.MAX_SAFE_INTEGER;
+
+/**
  * DELETE: the clock answers 404 from now on, its advance (if any) stops, and what hangs on it is
- * canceled through its workflow: subscriptions cancel now, payment plans are canceled.
+ * canceled through its workflow: subscriptions cancel now, payment plans are canceled. Its customers' bank debits
+ * still pending are answered by their bank at once (docs/decisions.md §40, "On a test clock").
  */
 export async function deleteTestClock(
   deps: TestClockDeps,
@@ -281,5 +307,6 @@ export async function deleteTestClock(
   for (const row of subscriptions)
     await updateSubscriptionWorkflow(deps, row.id, cancelUpdate, [{ atPeriodEnd: false }]).catch(ignoreEnded);
   for (const row of plans) await sendPlanRequest(temporal, row.id, 'cancelPlan', { source: 'api' }).catch(ignoreEnded);
+  await settleClockDebits(deps, id);
   return { id, object: 'test_clock', deleted: true };
 }

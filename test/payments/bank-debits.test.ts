@@ -20,8 +20,12 @@ import {
   unix,
   type SubscriptionWorld,
 } from '../support/subscriptions';
-import type { Client } from '@temporalio/client';
-import { BANK_DEBIT_SETTLEMENT_MS } from '../../workflows/bank-debit-settlement';
+import { Connection, type Client } from '@temporalio/client';
+import { BANK_DEBIT_SETTLEMENT_MS, bankDebitSettlementId } from '../../workflows/bank-debit-settlement';
+import { paymentReconciliation } from '../../workflows/payment-reconciliation';
+import { temporalClient } from '../../src/temporal/client';
+import { freePort } from '../support/ports';
+import { startTestApp } from '../support/harness';
 import { registeredGateways } from '../../src/gateway-registrations';
 import { ledgerRegistry } from '../../src/transactions/ledger-metrics';
 import { EXPIRY, hostedPath, pageForm, pageText, postForm } from '../hosted-pages/pages';
@@ -181,6 +185,7 @@ describe("the bank's timer", () => {
     const customer = await createCustomer(world.api);
     const account = await addPaymentMethod(world.api, customer.id, bankBody(BANK_ACCOUNTS.succeeds));
     const unreachable = {
+      withDeadline: (_deadline: number, call: () => Promise<unknown>) => call(),
       workflow: { start: () => Promise.reject(new Error('14 UNAVAILABLE: connection refused')) },
     } as unknown as Client;
     const request = {
@@ -205,6 +210,51 @@ describe("the bank's timer", () => {
       return result?.status === 'succeeded' ? result : null;
     });
     expect(settled).toEqual({ status: 'succeeded', chargeId: answered.status === 'pending' ? answered.chargeId : '' });
+  });
+  it('a charge request made while Temporal refuses connections answers at once, pending; the reconciliation starts its timer', async () => {
+    // The same database, with a Temporal client whose server refuses every connection.
+    const down = await startTestApp({
+      temporal: temporalClient(Connection.lazy({ address: `127.0.0.1:${await freePort()}` })),
+      taskQueue: world.taskQueue,
+    });
+    try {
+      const { apiKey } = await createTestAccount(world.app.prisma, { name: 'Bank debits, Temporal down' });
+      const up = apiClient(world.app.baseUrl, apiKey);
+      const downApi = apiClient(down.baseUrl, apiKey);
+      const customer = await createCustomer(up);
+      await addPaymentMethod(up, customer.id, bankBody(BANK_ACCOUNTS.succeeds));
+      const invoice = await simpleInvoice(up, customer.id, 1450);
+      const debitsOf = async () =>
+        expectStatus(await up.get(`/invoices/${invoice.id}/transactions`), 200, 'GET transactions').data;
+
+      const started = Date.now();
+      const paying = expectStatus(await downApi.put(`/invoices/${invoice.id}`), 200, 'PUT invoice, Temporal down');
+      expect(Date.now() - started).toBeLessThan(5_000);
+      expect(paying).toMatchObject({ status: 'open', paid: false, attempt_count: 1 });
+      const [debit] = await debitsOf();
+      expect(debit).toMatchObject({ status: 'pending', gateway_reference: expect.stringMatching(/^ch_/) });
+      expect((await other.get(`/invoices/${invoice.id}`)).status).toBe(404);
+
+      // A reconciliation pass on the worker, which reaches Temporal, asks about the debit and starts its timer.
+      await world.env.client.workflow.execute(paymentReconciliation, {
+        taskQueue: world.taskQueue,
+        workflowId: `payment-reconciliation-test-${crypto.randomUUID()}`,
+        args: [{ pendingOlderThanMs: 0 }],
+      });
+      const timer = await world.env.client.workflow
+        .getHandle(bankDebitSettlementId(debit.gateway_reference))
+        .describe();
+      expect(timer.status.name).toBe('RUNNING');
+      await world.env.sleep(BANK_DEBIT_SETTLEMENT_MS + 60_000);
+      const paid = await waitUntil(async () => {
+        const read = expectStatus(await up.get(`/invoices/${invoice.id}`), 200, 'GET invoice');
+        return read.status === 'paid' ? read : null;
+      });
+      expect(paid).toMatchObject({ amount_paid: 1450, attempt_count: 1 });
+      expect(await debitsOf()).toEqual([expect.objectContaining({ status: 'succeeded' })]);
+    } finally {
+      await down.close();
+    }
   });
 });
 
@@ -301,6 +351,69 @@ describe('a bank debit of a customer on a test clock', () => {
       (await other.post(`/test-helpers/test-clocks/${clock.id}/advance`, { frozen_time: CLOCK_START + 6 * DAY }))
         .status,
     ).toBe(404);
+    expect((await other.get(`/invoices/${invoice.id}`)).status).toBe(404);
+  });
+
+  // The clock advanced at once after the creation: the settlement may reach the workflow before the answer of the
+  // charge it settles (docs/decisions.md §40, "On a test clock"); the workflow keeps the notice and uses it then.
+  it.each([
+    ['returned (R01): dunning starts', BANK_ACCOUNTS.insufficientFunds, 'past_due'],
+    ['paid: collection ends', BANK_ACCOUNTS.succeeds, 'active'],
+  ])('a debit settled by an advance right after the creation is not held forever: %s', async (_, number, status) => {
+    expectStatus(await world.api.put('/settings/dunning', { retry_days: [3], outcome: 'keep_active' }), 200, 'dunning');
+    const { clock, customer, account } = await bankCustomerOnClock(number);
+    const created = await createSubscription(world.api, {
+      customer: customer.id,
+      items: [{ price: await recurringPrice(world.api, { unitAmount: 3900 }), quantity: 1 }],
+      trial_days: 0,
+      start_date: CLOCK_START,
+      default_payment_method: account.id,
+    });
+    await advanceClock(world.api, clock.id, CLOCK_START + 5 * DAY);
+
+    const invoiceId = expectStatus(await world.api.get(`/subscriptions/${created.id}`), 200, 'GET').latest_invoice;
+    const firstAttempt = async () =>
+      (await transactionsOf(invoiceId)).find((entry: { attempt: number }) => entry.attempt === 1);
+    if (status === 'past_due') {
+      expect(await firstAttempt()).toMatchObject({ status: 'failed', failure_code: 'bank_return_R01' });
+      const dunned = await waitUntil(async () => {
+        const read = await subscriptionState(world, created.id);
+        return read.dunning.length === 1 && !read.busy ? read : null;
+      });
+      expect(dunned.dunning[0]).toMatchObject({ invoiceId });
+    } else {
+      expect(await transactionsOf(invoiceId)).toEqual([expect.objectContaining({ attempt: 1, status: 'succeeded' })]);
+      const done = await waitUntil(async () => {
+        const read = await subscriptionState(world, created.id);
+        return (read.held ?? []).length === 0 && !read.busy ? read : null;
+      });
+      expect(done.dunning).toEqual([]);
+    }
+    await waitUntil(
+      async () => expectStatus(await world.api.get(`/subscriptions/${created.id}`), 200, 'GET').status === status,
+    );
+    expect((await other.get(`/subscriptions/${created.id}`)).status).toBe(404);
+  });
+
+  it('a debit pending when its clock is deleted is answered by its bank at once, dated when the bank would have', async () => {
+    const { clock, customer } = await bankCustomerOnClock(BANK_ACCOUNTS.succeeds);
+    const invoice = await simpleInvoice(world.api, customer.id, 1650);
+    expectStatus(await world.api.put(`/invoices/${invoice.id}`), 200, 'PUT invoice');
+    expect(await transactionsOf(invoice.id)).toEqual([expect.objectContaining({ status: 'pending' })]);
+
+    expect((await other.delete(`/test-helpers/test-clocks/${clock.id}`)).status).toBe(404);
+    expect(expectStatus(await world.api.delete(`/test-helpers/test-clocks/${clock.id}`), 200, 'DELETE clock')).toEqual({
+      id: clock.id,
+      object: 'test_clock',
+      deleted: true,
+    });
+    const paid = await waitUntil(async () => {
+      const read = expectStatus(await world.api.get(`/invoices/${invoice.id}`), 200, 'GET invoice');
+      return read.status === 'paid' ? read : null;
+    });
+    expect(paid).toMatchObject({ amount_paid: 1650, attempt_count: 1 });
+    expect(paid.status_transitions.paid_at).toBe(CLOCK_START + 4 * DAY);
+    expect(await transactionsOf(invoice.id)).toEqual([expect.objectContaining({ status: 'succeeded' })]);
     expect((await other.get(`/invoices/${invoice.id}`)).status).toBe(404);
   });
 

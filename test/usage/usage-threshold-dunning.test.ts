@@ -1,4 +1,12 @@
-import { customerWithCard, CARDS } from '../support/payments';
+import {
+  addPaymentMethod,
+  bankBody,
+  BANK_ACCOUNTS,
+  createCustomer,
+  customerWithCard,
+  CARDS,
+} from '../support/payments';
+import { BANK_DEBIT_SETTLEMENT_MS } from '../../workflows/bank-debit-settlement';
 import {
   advanceTo,
   createSubscription,
@@ -28,10 +36,10 @@ beforeAll(async () => {
 afterAll(() => world?.close());
 
 /** Waits until the workflow's state satisfies `done` (it acts on the usage notice after the 202). */
-async function stateWhen(subscriptionId: string, done: (state: any) => boolean) {
+async function stateWhen(subscriptionId: string, done: (state: any) => boolean, on: SubscriptionWorld = world) {
   const deadline = Date.now() + 30_000;
   for (;;) {
-    const state = await subscriptionState(world, subscriptionId).catch(() => null);
+    const state = await subscriptionState(on, subscriptionId).catch(() => null);
     if (state && done(state)) return state;
     if (Date.now() > deadline) throw new Error(`state of ${subscriptionId}: ${JSON.stringify(state?.dunning)}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -90,3 +98,73 @@ it('retries a declined early invoice on the account schedule, past_due meanwhile
   expect((await subscriptionState(world, subscription.id)).dunning).toEqual([]);
   await recordHistories(world, subscription.id, 'threshold-invoice-dunning');
 }, 120_000);
+
+describe('an early invoice paid by bank debit', () => {
+  // Its own world: usage is dated by the wall clock, which the world above has left days behind its Temporal's.
+  let world: SubscriptionWorld;
+
+  beforeAll(async () => {
+    world = await startSubscriptionWorld();
+  }, 60_000);
+
+  afterAll(() => world?.close());
+
+  it('holds an early invoice paid by bank debit until the bank answers; its return starts that invoice dunning', async () => {
+    expectStatus(await world.api.put('/settings/dunning', { retry_days: [1], outcome: 'keep_active' }), 200);
+    const { eventName, price } = await meteredPrice(world.api, { unit_amount: 10 });
+    const customer = await createCustomer(world.api);
+    const account = await addPaymentMethod(world.api, customer.id, bankBody(BANK_ACCOUNTS.insufficientFunds));
+    const subscription = await createSubscription(world.api, {
+      customer: customer.id,
+      items: [{ price }],
+      trial_days: 0,
+      start_date: unix(await world.env.currentTimeMs()),
+      default_payment_method: account.id,
+      billing_thresholds: { amount_gte: 1000 },
+    });
+    await settled(world, subscription.id);
+
+    const event = { id: 'bank-u-1', event_name: eventName, customer: customer.id };
+    const usage = { ...event, timestamp: subscription.current_period_start, properties: { tokens: 120 } };
+    expectStatus(await world.api.post('/usage-events', { events: [usage] }), 202);
+    const held = (await stateWhen(subscription.id, (state) => (state.held ?? []).length === 1, world)).held![0]!;
+    await settled(world, subscription.id);
+    const early = expectStatus(await world.api.get(`/invoices/${held.invoiceId}`), 200);
+    expect([early.billing_reason, early.status, early.total, early.attempt_count]).toEqual([
+      'subscription_threshold',
+      'open',
+      1200,
+      1,
+    ]);
+    const debits = async () =>
+      expectStatus(await world.api.get(`/invoices/${early.id}/transactions`), 200).data.map(
+        (entry: { attempt: number; status: string }) => [entry.attempt, entry.status],
+      );
+    expect(await debits()).toEqual([[1, 'pending']]);
+    // The bank holds it: neither past_due nor retried meanwhile.
+    expect(expectStatus(await world.api.get(`/subscriptions/${subscription.id}`), 200).status).toBe('active');
+    expect((await subscriptionState(world, subscription.id)).dunning).toEqual([]);
+
+    // The bank returns it (R01): a failed attempt of the early invoice, whose dunning starts from the return.
+    await world.env.sleep(BANK_DEBIT_SETTLEMENT_MS + 60_000);
+    const entry = (await stateWhen(subscription.id, (state) => state.dunning.length === 1 && !state.busy, world))
+      .dunning[0]!;
+    expect(entry).toMatchObject({ invoiceId: early.id, attempts: 1 });
+    expect((await subscriptionState(world, subscription.id)).held ?? []).toEqual([]);
+    expect(await debits()).toEqual([[1, 'failed']]);
+    await settled(world, subscription.id);
+    expect(expectStatus(await world.api.get(`/subscriptions/${subscription.id}`), 200).status).toBe('past_due');
+    const other = apiClient(world.app.baseUrl, (await createTestAccount(world.app.prisma, { name: 'Other' })).apiKey);
+    expect((await other.get(`/invoices/${early.id}`)).status).toBe(404);
+
+    // A day after the return: the retry, under the early invoice's own key, is a new debit held again.
+    await advanceTo(world, subscription.id, entry.failedAt + DAY_MS + 1000);
+    expect(await debits()).toEqual([
+      [2, 'pending'],
+      [1, 'failed'],
+    ]);
+    expect((await subscriptionState(world, subscription.id)).held).toEqual([
+      expect.objectContaining({ invoiceId: early.id, attempt: 2 }),
+    ]);
+  }, 120_000);
+});
