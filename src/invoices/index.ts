@@ -31,11 +31,13 @@ export { assertNoDisputeHoldsFunds, recordInvoiceDispute } from './invoice-dispu
 export {
   authenticateInvoicePayment,
   collectInvoice,
+  openFirstAttempt,
   payInvoice,
   paymentAwaitingAuthentication,
   paymentHeldByProcessor,
   recordInvoicePayment,
 } from './invoice-payment.service';
+export type { PayInvoiceOptions } from './invoice-payment.service';
 export { openRefund, recordInvoiceRefund, refundInFlight, refundInvoice } from './invoice-refund.service';
 export {
   InvoiceNotPayableError,

@@ -7,8 +7,8 @@ import { currentOrigin, recordEvent } from '../lib/events';
 import type { Gateways } from '../payments';
 import { moveMoney } from '../payments';
 import { confirmEntry } from '../payments';
-import { assertPaysCurrency } from '../payments';
-import { findDefaultPaymentMethod, findPaymentMethod } from '../payments';
+import { assertPaysCurrency, paysCurrency, type OpenedEntry } from '../payments';
+import { findDefaultPaymentMethod, findPaymentMethod, readPaymentMethod } from '../payments';
 import { entryByGatewayKey, isInFlight } from '../transactions';
 import { awaitsAuthentication } from '../transactions';
 import { openPending, paymentAttempts, settlePending, type AttemptStep, type LedgerOutcome } from '../transactions';
@@ -41,6 +41,13 @@ export interface PayInvoiceOptions {
    * subscription, whose first charge would say `subscription_period`): the page's origin wins.
    */
   origin?: ChargeOrigin;
+  /** This attempt, opened already in the transaction that finalized the invoice (openFirstAttempt): sent first. */
+  opened?: OpenedEntry;
+  /**
+   * What the caller records with its own attempt's success, in the transaction that settles it and marks the
+   * invoice paid (a subscription's paid first period: docs/performance.md, "Sixteenth round").
+   */
+  whenPaid?: (tx: SqlTx, paid: InvoiceWithLines, settled: Transaction) => Promise<void>;
 }
 
 function originOf(opts: PayInvoiceOptions): ChargeOrigin | null {
@@ -123,24 +130,55 @@ async function nextStep(
       value: toInvoiceObject(await paidWithNothingDue(tx, invoice, opts.attemptKey ?? null, originOf(opts))),
     };
   const method = await resolvePaymentMethod(tx, accountId, invoice, opts.paymentMethodId);
+  return { kind: 'settle', entry: await openAttempt(tx, invoice, amount, method, opts), own: true };
+}
 
+/** The invoice's next attempt opened pending under its gateway key and counted, its lock held by the caller. */
+async function openAttempt(
+  tx: AnyTx,
+  invoice: InvoiceWithLines,
+  amount: bigint,
+  method: PaymentMethod,
+  opts: PayInvoiceOptions,
+): Promise<Transaction> {
   const attemptNumber = invoice.attemptCount + 1;
   const attempt = await openPending(tx, {
-    accountId,
+    accountId: invoice.accountId,
     type: 'payment',
     amount,
     currency: invoice.currency,
     customerId: invoice.customerId,
-    invoiceId,
+    invoiceId: invoice.id,
     paymentMethodId: method.id,
     attempt: attemptNumber,
     attemptKey: opts.attemptKey ?? null,
-    gatewayKey: gatewayKeyFor(invoiceId, attemptNumber, opts.attemptKey),
+    gatewayKey: gatewayKeyFor(invoice.id, attemptNumber, opts.attemptKey),
     description: `Payment of invoice ${invoice.number}`,
     origin: originOf(opts),
   });
   await updateLockedInvoice(tx, invoice, { attemptCount: attemptNumber });
-  return { kind: 'settle', entry: attempt, own: true };
+  return attempt;
+}
+
+/**
+ * The first attempt of an invoice just finalized in the caller's transaction, which holds its lock: opened there
+ * as nextStep would open it (nothing to look for: it has no attempt yet), so the transaction's commit is the
+ * attempt's (docs/performance.md, "Sixteenth round"), and collectInvoice sends it (`opened`). Null when no
+ * attempt would be opened (nothing due, no usable method): collectInvoice then takes the usual path, which
+ * says why.
+ */
+export async function openFirstAttempt(
+  tx: AnyTx,
+  invoice: InvoiceWithLines,
+  opts: Pick<PayInvoiceOptions, 'paymentMethodId' | 'attemptKey' | 'origin'>,
+): Promise<OpenedEntry | null> {
+  const amount = invoice.amountDue - invoice.amountPaid;
+  if (invoice.status !== 'open' || invoice.attemptCount !== 0 || amount <= 0n) return null;
+  const method = opts.paymentMethodId
+    ? await readPaymentMethod(tx, invoice.accountId, opts.paymentMethodId)
+    : await findDefaultPaymentMethod(tx, invoice.accountId, invoice.customerId);
+  if (!method || method.customerId !== invoice.customerId || !paysCurrency(method.type, invoice.currency)) return null;
+  return { entry: await openAttempt(tx, invoice, amount, method, opts), method };
 }
 
 /**
@@ -152,15 +190,23 @@ export async function recordInvoicePayment(
   prisma: Db,
   attempt: Transaction,
   outcome: LedgerOutcome,
+  whenPaid?: PayInvoiceOptions['whenPaid'],
 ): Promise<LedgerOutcome['status']> {
   const accountId = attempt.accountId;
   await sqlTransaction(prisma, async (tx) => {
     const invoice = await lockInvoice(tx, accountId, attempt.invoiceId!);
     // Read under the lock: the customer is asked to authenticate once, however often the processor is asked.
-    const before = await entryByGatewayKey(tx, accountId, attempt.gatewayKey!);
+    // A success does not depend on what the entry was before.
+    const before =
+      outcome.status === 'failed' || outcome.status === 'pending'
+        ? await entryByGatewayKey(tx, accountId, attempt.gatewayKey!)
+        : null;
     if (!(await settlePending(tx, attempt.id, outcome))) return; // a concurrent call recorded this outcome already
-    if (outcome.status === 'succeeded') await markPaid(tx, accountId, invoice, attempt.amount, attempt.paymentMethodId);
-    else if (outcome.status === 'failed') {
+    if (outcome.status === 'succeeded') {
+      const paid = await markPaid(tx, accountId, invoice, attempt.amount, attempt.paymentMethodId);
+      const settled = { ...attempt, status: outcome.status, gatewayReference: outcome.gatewayReference };
+      await whenPaid?.(tx, paid, { ...settled, failureCode: null, failureMessage: null });
+    } else if (outcome.status === 'failed') {
       await recordEvent(tx, accountId, 'invoice.payment_failed', toInvoiceObject(invoice));
       if (before?.status === 'pending' && before.gatewayReference !== null) heldPaymentFailed(invoice);
     } else if (outcome.status === 'pending' && outcome.actionRequired && !(before && awaitsAuthentication(before)))
@@ -241,9 +287,12 @@ export async function payInvoice(
  * first; if it paid the invoice that is the answer, otherwise this call makes its own attempt.
  */
 function attemptPayment(prisma: Db, gateways: Gateways, accountId: string, invoiceId: string, opts: PayInvoiceOptions) {
+  const own = (attempt: Transaction) => opts.attemptKey !== undefined && attempt.attemptKey === opts.attemptKey;
   return moveMoney(prisma, gateways, {
     next: (tx: SqlTx) => nextStep(tx, accountId, invoiceId, opts),
-    record: (attempt, outcome) => recordInvoicePayment(prisma, attempt, outcome),
+    opened: opts.opened,
+    record: (attempt, outcome) =>
+      recordInvoicePayment(prisma, attempt, outcome, own(attempt) ? opts.whenPaid : undefined),
     unavailable: 'The attempt stays pending; paying the invoice again completes it without a second charge.',
     // An attempt still in flight after it was asked about holds the invoice: no new one is made beside it.
     finished: (status) => status !== 'failed',

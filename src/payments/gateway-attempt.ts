@@ -136,13 +136,14 @@ async function sendEntry(
   gateways: Gateways,
   entry: Transaction,
   unavailable: string,
+  methodRead?: PaymentMethod,
 ): Promise<LedgerOutcome> {
   if (entry.type === 'refund') {
     const source = await findEntry(prisma, entry.accountId, entry.sourceTransactionId!);
     if (!source) throw new Error(`Payment ${entry.sourceTransactionId} refunded by ${entry.id} is gone.`);
     return refundAtGateway(gateways, entry, source, unavailable);
   }
-  const method = await readPaymentMethod(prisma, entry.accountId, entry.paymentMethodId!);
+  const method = methodRead ?? (await readPaymentMethod(prisma, entry.accountId, entry.paymentMethodId!));
   if (!method) throw new Error(`Payment method ${entry.paymentMethodId} of entry ${entry.id} is gone.`);
   return collectEntry(gateways, entry, method, unavailable);
 }
@@ -210,17 +211,19 @@ async function refusedByProcessor(
 
 /**
  * The charge protocol's second half for an entry opened already (docs/architecture.md, "Payment processors"):
- * sent to the processor (or asked about) under its key, and its outcome recorded by its owner.
+ * sent to the processor (or asked about) under its key, and its outcome recorded by its owner. `method`: the
+ * payment's method as the transaction that opened the entry read it, not read again.
  */
 export async function finishEntry<S>(
   prisma: Db,
   gateways: Gateways,
   entry: Transaction,
   recording: EntryRecording<S>,
+  method?: PaymentMethod,
 ): Promise<S> {
   let outcome: LedgerOutcome;
   try {
-    outcome = await sendEntry(prisma, gateways, entry, recording.unavailable);
+    outcome = await sendEntry(prisma, gateways, entry, recording.unavailable, method);
   } catch (error) {
     if (error instanceof GatewayRequestError) throw await refusedByProcessor(entry, error, recording.record);
     throw error;
@@ -273,11 +276,19 @@ export interface MoneyMovement<T, S, X extends AnyTx> extends EntryRecording<S> 
   finished?: (settled: S) => boolean;
   /** The transaction `next` runs in: Prisma's unless given (invoice payments run on sqlTransaction). */
   inTransaction?: (work: (tx: X) => Promise<AttemptStep<T>>) => Promise<AttemptStep<T>>;
+  /** The caller's own entry, opened and committed already under the owner's lock with its method: sent first. */
+  opened?: OpenedEntry;
+}
+
+/** A payment entry opened pending and committed, with the method it charges as its transaction read it. */
+export interface OpenedEntry {
+  entry: Transaction;
+  method: PaymentMethod;
 }
 
 /**
  * The one charge protocol (docs/architecture.md, "Payment processors"): opens the attempt under its owner's
- * lock, calls the processor, records the outcome, and leaves one still in flight to the reconciliation. An
+ * lock (or takes the one `opened` there already), calls the processor, records the outcome, and leaves one still in flight to the reconciliation. An
  * attempt in flight found first is finished before the caller's own (never a second charge beside it). Answers
  * `done`, the caller's recorded outcome, or null when other attempts kept the owner busy for every round.
  */
@@ -286,12 +297,14 @@ export function moveMoney<T, S, X extends AnyTx = Tx>(
   gateways: Gateways,
   movement: MoneyMovement<T, S, X>,
 ) {
+  const opened = movement.opened;
   return runAttempt<T, S, X>(
     prisma,
     movement.next,
-    (entry) => finishEntry(prisma, gateways, entry, movement),
+    (entry) => finishEntry(prisma, gateways, entry, movement, entry === opened?.entry ? opened.method : undefined),
     movement.finished,
     movement.inTransaction,
+    opened?.entry,
   );
 }
 

@@ -32,6 +32,7 @@ export {
 export type {
   AuthenticationPlace,
   EntryRecording,
+  OpenedEntry,
   OutcomeRecorder,
   ReconciliationPass,
   ReconciliationPassInput,

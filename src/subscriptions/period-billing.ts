@@ -4,7 +4,7 @@ import { sqlTransaction } from '../db/sql-transaction';
 import { activeTaxRateIds, readPrices } from '../catalog';
 import { recordEvent } from '../lib/events';
 import { DAY_SECONDS } from '../lib/durations';
-import { collectInvoice } from '../invoices';
+import { collectInvoice, openFirstAttempt, type InvoiceWithLines, type PayInvoiceOptions } from '../invoices';
 import {
   createInvoiceForBilling,
   createKeyedInvoice,
@@ -20,7 +20,7 @@ import { holdCustomerUsage, meterTotal } from '../usage';
 import { findInvoiceIdByKey, lastBilledUsage, previewInvoiceForBilling, usageBilledFrom } from '../invoices';
 import { periodDiscount } from '../coupons';
 import { findInvoice, findRefundByKey, lockInvoice, toInvoiceObject, updateLockedInvoice } from '../invoices';
-import type { Gateways } from '../payments';
+import type { Gateways, OpenedEntry } from '../payments';
 import { notFound } from '../http/errors';
 import { attemptReceipt, type ChargeReceipt } from '../transactions';
 import type { ChargeOrigin } from '../transactions';
@@ -569,31 +569,38 @@ export async function finalizeRenewalInvoice(
   prisma: Db,
   input: RenewalPeriod & { invoiceId: string },
 ): Promise<FinalizedRenewal> {
-  return sqlTransaction(prisma, (tx) => finalizeRenewalInvoiceInTx(tx, input));
+  return sqlTransaction(prisma, async (tx) => (await finalizeRenewalInvoiceInTx(tx, input)).finalized);
 }
 
+/** finalizeRenewalInvoice in the caller's transaction, with the invoice as it left it (its lock held). */
 async function finalizeRenewalInvoiceInTx(
   tx: AnyTx,
   input: RenewalPeriod & { invoiceId: string },
-): Promise<FinalizedRenewal> {
+): Promise<{ finalized: FinalizedRenewal; invoice: InvoiceWithLines }> {
   let invoice = await lockInvoice(tx, input.accountId, input.invoiceId);
   if (invoice.status === 'void') {
     await setRenewalStatus(tx, periodKey(input), 'void');
-    return { status: 'void', number: invoice.number, creditedToBalance: invoice.appliedBalance < 0n };
+    const finalized = {
+      status: 'void',
+      number: invoice.number,
+      creditedToBalance: invoice.appliedBalance < 0n,
+    } as const;
+    return { finalized, invoice };
   }
   if (invoice.status === 'draft') invoice = await finalizeInTx(tx, input.accountId, invoice);
   if (invoice.collectionMethod === 'send_invoice') {
     await setRenewalStatus(tx, periodKey(input), 'sent', 'invoiced');
   }
-  return {
+  const finalized: FinalizedRenewal = {
     status: invoice.status === 'paid' ? 'paid' : 'open',
     number: invoice.number,
     creditedToBalance: invoice.appliedBalance < 0n,
   };
+  return { finalized, invoice };
 }
 
 async function recordAttempt(
-  prisma: Db,
+  prisma: Queryable,
   input: RenewalChargeInput,
   status: string,
   failureCode: string | null,
@@ -635,6 +642,24 @@ function chargeOriginOf(input: RenewalChargeInput): { origin?: ChargeOrigin } {
   return input.retry ? { origin: input.retry } : {};
 }
 
+/** How collectInvoice names and charges an attempt of a renewal invoice: the same wherever the attempt is opened. */
+function attemptOptions(input: RenewalChargeInput) {
+  const attemptKey =
+    input.earlyInvoiceVersion === undefined
+      ? renewalAttemptKey(input.subscriptionId, input.periodStart, input.attempt)
+      : `${immediateInvoiceKey(input.subscriptionId, input.earlyInvoiceVersion)}:attempt:${input.attempt}`;
+  return { paymentMethodId: input.paymentMethodId ?? undefined, attemptKey, ...chargeOriginOf(input) };
+}
+
+export interface RenewalChargeOptions {
+  /** Reads the attempt's receipt for the result (true unless given). */
+  receipt?: boolean;
+  /** The attempt, opened already with the invoice (billPeriod): sent as it is. */
+  opened?: OpenedEntry | null;
+  /** What the caller records with the attempt's success, in the transaction that settles it (PayInvoiceOptions). */
+  whenPaid?: PayInvoiceOptions['whenPaid'];
+}
+
 /**
  * One charge attempt of a renewal invoice (invoice.payment_succeeded or invoice.payment_failed).
  * The attempt key (subscription, period, attempt number) makes a retried or crashed activity finish
@@ -644,23 +669,28 @@ export async function chargeRenewalInvoice(
   prisma: Db,
   gateways: Gateways,
   input: RenewalChargeInput,
-  { receipt = true }: { receipt?: boolean } = {},
+  { receipt = true, opened, whenPaid }: RenewalChargeOptions = {},
 ): Promise<RenewalChargeResult> {
-  const attemptKey =
-    input.earlyInvoiceVersion === undefined
-      ? renewalAttemptKey(input.subscriptionId, input.periodStart, input.attempt)
-      : `${immediateInvoiceKey(input.subscriptionId, input.earlyInvoiceVersion)}:attempt:${input.attempt}`;
+  const options = attemptOptions(input);
+  // A success records the period's attempt in the transaction that settles it (one commit fewer).
+  let paidRecorded = false;
   const collection = await collectInvoice(prisma, gateways, input.accountId, input.invoiceId, {
-    paymentMethodId: input.paymentMethodId ?? undefined,
-    attemptKey,
-    ...chargeOriginOf(input),
+    ...options,
+    opened: opened ?? undefined,
+    whenPaid: async (tx, paid, settled) => {
+      await recordAttempt(tx, input, 'paid', null);
+      await whenPaid?.(tx, paid, settled);
+      paidRecorded = true;
+    },
   });
   // The receipt is for the workflow's history; the API's first charge (which the workflow reports) skips it.
-  const charge = receipt ? await attemptReceipt(prisma, input.accountId, input.invoiceId, attemptKey) : undefined;
+  const charge = receipt
+    ? await attemptReceipt(prisma, input.accountId, input.invoiceId, options.attemptKey)
+    : undefined;
   switch (collection.outcome) {
     case 'paid':
     case 'already_paid':
-      await recordAttempt(prisma, input, 'paid', null);
+      if (!paidRecorded) await recordAttempt(prisma, input, 'paid', null);
       return { outcome: 'paid', charge };
     case 'void':
       await recordAttempt(prisma, input, 'void', null);
@@ -711,12 +741,14 @@ export interface InvoicedPeriod {
   status: FinalizedRenewal['status'];
   /** Attempt 1, for chargeRenewalInvoice once the transaction has committed; null when nothing is charged now. */
   charge: RenewalChargeInput | null;
+  /** Attempt 1 opened in the caller's transaction (null: nothing charged now, or no usable method to open it with). */
+  opened: OpenedEntry | null;
 }
 
 /**
  * Bills period `index` of `state` in the caller's transaction: the invoice made and finalized as the
  * workflow's steps make them (same period key, same renewal row: its bill(index) finds them done), and
- * attempt 1 answered for the caller to make after its commit (no call out inside a transaction).
+ * attempt 1 opened pending for the caller to send after its commit (no call out inside a transaction).
  * `alongside` writes what goes with the invoiced state in the same transaction, before finalizing:
  * that takes the account's invoice-number counter, held until the commit.
  */
@@ -735,9 +767,13 @@ export async function billPeriod<T>(
     subscriptionId: state.id,
     periodStart: toBill.periodStart,
   };
-  const { status } = await finalizeRenewalInvoiceInTx(tx, { ...period, invoiceId });
-  const charge = chargedOnFinalize(state, status)
+  const { finalized, invoice } = await finalizeRenewalInvoiceInTx(tx, { ...period, invoiceId });
+  const charge = chargedOnFinalize(state, finalized.status)
     ? { ...period, invoiceId, attempt: 1, paymentMethodId: state.defaultPaymentMethodId }
     : null;
-  return { state: invoiced, invoiceId, status, charge, alongside: written };
+  // The attempt opened here commits with the invoice, before the processor is called after the commit, as the
+  // charge protocol requires (docs/performance.md, "Sixteenth round"): a crash leaves it to the workflow's attempt 1
+  // (the same key) or the reconciliation.
+  const opened = charge ? await openFirstAttempt(tx, invoice, attemptOptions(charge)) : null;
+  return { state: invoiced, invoiceId, status: finalized.status, charge, opened, alongside: written };
 }

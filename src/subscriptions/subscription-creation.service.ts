@@ -6,7 +6,7 @@ import { logger } from '../http/logger';
 import { atTime } from '../lib/clock-time';
 import type { AnyTx } from '../db/sql';
 import { runTransaction, sqlTransaction } from '../db/sql-transaction';
-import type { Gateways } from '../payments';
+import type { Gateways, OpenedEntry } from '../payments';
 import { recordWorkflowStart, startRecordedWorkflow, type WorkflowStart } from '../temporal';
 import type { WorkflowDisplay } from '../temporal';
 import type { TestClockBinding } from '../../workflows/test-clock-contract';
@@ -16,8 +16,10 @@ import {
   chargeRenewalInvoice,
   type InvoicedPeriod,
   type RenewalChargeInput,
+  type RenewalChargeOptions,
   type RenewalChargeResult,
 } from './period-billing';
+import { invoicePaymentReceipt } from '../transactions';
 import {
   initialState,
   newVersion,
@@ -208,14 +210,29 @@ async function readBack(
 /**
  * The first charge, bounded by the creation wait: null when it was still running then (it goes on,
  * and the workflow finishes it if this process dies) or failed here (the workflow's attempt 1 does it).
+ * `whenPaid` runs in the transaction settling a success unless the wait is over by then; once it has begun,
+ * the answer waits for that transaction (a paid period is recorded and started from, or not at all).
  */
 async function chargeWithin(
   deps: CreationDeps,
   charge: RenewalChargeInput,
+  opened: OpenedEntry | null,
   state: SubscriptionState,
-  clockMs: number | undefined,
+  { clockMs, whenPaid }: { clockMs: number | undefined; whenPaid: RenewalChargeOptions['whenPaid'] },
 ): Promise<RenewalChargeResult | null> {
-  const charging = atTime(clockMs, () => chargeRenewalInvoice(deps.prisma, deps.gateways, charge)).catch(
+  let phase = 'charging' as 'charging' | 'recording' | 'given_up';
+  const options: RenewalChargeOptions = {
+    receipt: false,
+    opened,
+    whenPaid: whenPaid
+      ? async (tx, paid, settled) => {
+          if (phase === 'given_up') return;
+          phase = 'recording';
+          await whenPaid(tx, paid, settled);
+        }
+      : undefined,
+  };
+  const charging = atTime(clockMs, () => chargeRenewalInvoice(deps.prisma, deps.gateways, charge, options)).catch(
     (error: unknown) => {
       logger.warn(
         { err: error, subscriptionId: state.id },
@@ -225,7 +242,14 @@ async function chargeWithin(
     },
   );
   let timer: NodeJS.Timeout | undefined;
-  const waited = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), CREATION_WAIT_MS)));
+  const waited = new Promise<null>(
+    (resolve) =>
+      (timer = setTimeout(() => {
+        if (phase !== 'charging') return;
+        phase = 'given_up';
+        resolve(null);
+      }, CREATION_WAIT_MS)),
+  );
   try {
     return await Promise.race([charging, waited]);
   } finally {
@@ -233,49 +257,50 @@ async function chargeWithin(
   }
 }
 
+interface PaidPeriod {
+  object: SubscriptionObject;
+  start: WorkflowStart;
+}
+
 /**
- * A paid first invoice: the period is recorded billed here (version 3, subscription.updated), as the
- * workflow's first task would, and the recorded start takes that state (with the charge's receipt),
- * so the workflow has nothing to do until the next period (docs/performance.md: the worker's share of
- * a charged creation). Null when that was not written (the row was inserted the slow way, or the write
- * failed): the workflow then starts from the creation's state and its first task records the period.
+ * A paid first invoice: the period is recorded billed (version 3, subscription.updated) in the transaction
+ * that settles the charge (docs/performance.md, "Sixteenth round"), as the workflow's first task would, and
+ * the recorded start takes that state (with the charge's receipt), so the workflow has nothing to do until
+ * the next period (docs/performance.md: the worker's share of a charged creation). `recorded` hears of it;
+ * not hearing (the row was inserted the slow way, the attempt not opened with the invoice, the row moved
+ * on) the workflow starts from the creation's state and its first task records the period.
  */
-async function recordPaidPeriod(
+function paidPeriodRecorder(
   deps: CreationDeps,
   first: FirstInvoice,
   state: SubscriptionState,
-  charge: RenewalChargeResult,
   {
     testClock,
     display,
     prices,
   }: { testClock: TestClockBinding | null; display: WorkflowDisplay | undefined; prices: PriceObject[] },
-): Promise<{ object: SubscriptionObject; start: WorkflowStart } | null> {
-  if (!first.written) return null;
-  const billedState = periodBilled(state, 0, { id: first.billing.invoiceId }, null);
-  const start = subscriptionWorkflowStart(deps.taskQueue, billedState, testClock, display, charge.charge ?? null);
-  try {
+  recorded: (paid: PaidPeriod) => void,
+): RenewalChargeOptions['whenPaid'] {
+  const { written } = first;
+  const method = first.billing.opened?.method;
+  if (!written || !method) return undefined;
+  return async (tx, paidInvoice, settled) => {
+    const billedState = periodBilled(state, 0, { id: first.billing.invoiceId }, null);
+    const receipt = invoicePaymentReceipt(settled, method, paidInvoice);
+    const start = subscriptionWorkflowStart(deps.taskQueue, billedState, testClock, display, receipt);
     // As they are now: the charge marked them billed (active). Prices billed before are as they were read (only
     // an active price's description can change), so they are read again only when one was billed first now.
     const billedPrices = prices.every((price) => price.active)
       ? prices
       : await readPrices(
-          deps.prisma,
+          tx,
           state.accountId,
           prices.map((price) => price.id),
         );
-    if (billedPrices.length !== new Set(prices.map((price) => price.id)).size) return null;
-    const object = await atTime(testClock?.time, () =>
-      recordFirstPeriodBilled(deps.prisma, first.written!, billedState, billedPrices, start),
-    );
-    return object ? { object, start } : null;
-  } catch (error) {
-    logger.warn(
-      { err: error, subscriptionId: state.id },
-      'first period not recorded by the API; the subscription workflow records it',
-    );
-    return null;
-  }
+    if (billedPrices.length !== new Set(prices.map((price) => price.id)).size) return;
+    const object = await recordFirstPeriodBilled(tx, written, billedState, billedPrices, start);
+    if (object) recorded({ object, start });
+  };
 }
 
 /**
@@ -322,11 +347,15 @@ async function writeAndChargeFirst(
   }
   // Charged before the start; the recorded start stands if this process dies first (the sweep starts it,
   // and the workflow's first task settles the period from what it finds).
-  const charge = await chargeWithin(deps, first.billing.charge, state, clockMs);
-  const recorded =
-    charge?.outcome === 'paid'
-      ? await recordPaidPeriod(deps, first, state, charge, { testClock, display, prices })
-      : null;
+  const paid: { period: PaidPeriod | null } = { period: null };
+  const recordPaidPeriod = paidPeriodRecorder(deps, first, state, { testClock, display, prices }, (period) => {
+    paid.period = period;
+  });
+  const charge = await chargeWithin(deps, first.billing.charge, first.billing.opened, state, {
+    clockMs,
+    whenPaid: recordPaidPeriod,
+  });
+  const recorded = charge?.outcome === 'paid' ? paid.period : null;
   if (recorded) {
     await startRecordedWorkflow(deps, recorded.start);
     return { subscription: recorded.object, billingPending: false };

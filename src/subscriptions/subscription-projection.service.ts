@@ -222,11 +222,11 @@ export async function insertSubscriptionInTx(
 
 /**
  * Writes `state` (the created row's next version, its first period billed) over `written` with its
- * event and the start's new input, as RECORD_FIRST_PERIOD says; answers its object, or null when
- * nothing was written.
+ * event and the start's new input, as RECORD_FIRST_PERIOD says (in the transaction settling the first
+ * charge); answers its object, or null when nothing was written.
  */
 export async function recordFirstPeriodBilled(
-  prisma: Db,
+  db: Db | AnyTx,
   written: SubscriptionWithItems,
   state: SubscriptionState,
   prices: PriceObject[],
@@ -236,7 +236,7 @@ export async function recordFirstPeriodBilled(
   const row: SubscriptionWithItems = { ...written, ...version };
   const object = toSubscriptionObject(row, new Map(prices.map((price) => [price.id, price])));
   const ws = startColumns(start);
-  const updatedMs = await writeFirstPeriodBilled(prisma, [
+  const updatedMs = await writeFirstPeriodBilled(db, [
     subscriptionRowRecord(version),
     state.id,
     state.accountId,

@@ -65,6 +65,15 @@ function receiptOf(
   };
 }
 
+/** The receipt of an invoice's payment entry as its settling transaction left it, with the method it charged. */
+export function invoicePaymentReceipt(
+  entry: ReceiptEntry,
+  method: ReceiptMethod,
+  invoice: ReceiptInvoice,
+): ChargeReceipt {
+  return receiptOf(entry, method, { id: invoice.id, number: invoice.number });
+}
+
 /** The receipt of a ledger entry (null when there is none: no charge was made). */
 export async function chargeReceipt(db: Db, entry: Transaction | null): Promise<ChargeReceipt | null> {
   if (!entry) return null;

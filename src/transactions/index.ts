@@ -2,7 +2,7 @@
 // docs/architecture.md, "Modules"). Files that load no other module's index.ts come first.
 export { transactionSchema } from './transaction.schemas';
 export type { TransactionObject } from './transaction.schemas';
-export { attemptReceipt, chargeReceipt } from './charge-receipt';
+export { attemptReceipt, chargeReceipt, invoicePaymentReceipt } from './charge-receipt';
 export type { ChargeReceipt } from './charge-receipt';
 export { TRANSACTION_ORIGINS } from './transaction-origin';
 export type { ChargeOrigin } from './transaction-origin';

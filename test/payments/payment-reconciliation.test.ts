@@ -20,6 +20,8 @@ import {
 } from '../support/harness';
 import { customerWithCard, gatewayCharges, simpleInvoice, simulatorFor, wrappedGateways } from '../support/payments';
 import { recordProcessorReport } from '../../src/use-cases/payment-reconciliation';
+import { recurringPrice } from '../support/subscriptions';
+import { eventually } from '../support/payment-plans';
 import { registeredGateways } from '../../src/gateway-registrations';
 
 // The API's gateway charges and then loses the answer (a timeout after the processor took the request):
@@ -113,6 +115,35 @@ it('a charge whose answer was lost stays unknown (never failed, never retried un
     (event) => (event.data as { id: string }).id === invoice.id,
   );
   expect(paid).toHaveLength(1);
+});
+
+it("a subscription's first charge, opened with the creation, whose answer was lost: finished under its key by the workflow's attempt 1, one charge", async () => {
+  const { customer } = await customerWithCard(api);
+  const price = await recurringPrice(api, { unitAmount: 3100 });
+  const before = await gatewayCharges(app.prisma, accountId);
+  const subscription = await api.post('/subscriptions', {
+    customer: customer.id,
+    items: [{ price, quantity: 1 }],
+    trial_days: 0,
+    start_date: Math.floor(Date.now() / 1000),
+  });
+  expectStatus(subscription, 201, 'POST /subscriptions');
+  const invoiceId: string = subscription.body.latest_invoice;
+  // The API's attempt (opened in the creation's transaction) is the invoice's only one, whoever finished it.
+  const paid = await eventually(
+    () => api.get(`/invoices/${invoiceId}`),
+    (answer) => answer.status === 200 && answer.body.status === 'paid',
+  );
+  expect(paid.body).toMatchObject({ amount_paid: 3100, attempt_count: 1 });
+  const attempts = expectStatus(await api.get(`/invoices/${invoiceId}/transactions`), 200).data;
+  expect(attempts).toEqual([expect.objectContaining({ type: 'payment', status: 'succeeded', amount: 3100 })]);
+  expect(await gatewayCharges(app.prisma, accountId)).toBe(before + 1);
+  const succeeded = (await eventsOf(app.prisma, accountId, 'invoice.payment_succeeded')).filter(
+    (event) => (event.data as { id: string }).id === invoiceId,
+  );
+  expect(succeeded).toHaveLength(1);
+  expect((await other.get(`/invoices/${invoiceId}`)).status).toBe(404);
+  expect((await other.get(`/subscriptions/${subscription.body.id}`)).status).toBe(404);
 });
 
 it('a charge the processor never received is sent again under its own key, once', async () => {

@@ -3,7 +3,10 @@ import { createPrisma, type Db } from '../../src/db/prisma';
 import { startWorkflowStartSweeper } from '../../src/temporal/workflow-starts';
 import { subscriptionWorkflowId } from '../../workflows/subscription-messages';
 import { apiClient, createTestAccount, startTestApp, type ApiClient, type TestApp } from '../support/harness';
-import { customerWithCard, CARDS, heldGateways } from '../support/payments';
+import { customerWithCard, CARDS, heldGateways, wrappedGateways } from '../support/payments';
+import { reconcilePayments } from '../../src/use-cases/payment-reconciliation';
+import { registeredGateways } from '../../src/gateway-registrations';
+import { renewalAttemptKey } from '../../src/subscriptions/period-billing';
 import {
   createSubscription,
   expectStatus,
@@ -274,5 +277,70 @@ describe("when the API's first charge is slow, the workflow's own attempt overla
     ).toBe(1);
     const types = (await subscriptionEvents(world, answer.body.id)).map((event) => event.type);
     expect(types.filter((type) => type === 'invoice.payment_failed')).toHaveLength(1);
+  });
+});
+
+describe("when the API stops between the creation's commit and its first charge", () => {
+  let world: SubscriptionWorld;
+  let gatewayDb: Db;
+  let otherApi: ApiClient;
+
+  beforeAll(async () => {
+    gatewayDb = createPrisma(process.env.DATABASE_URL!, 2);
+    // The API's processor call never happens (its process stopped there): nothing reaches the processor.
+    const stopped = wrappedGateways(gatewayDb, () => ({
+      charge: () => Promise.reject(new Error('the API process stopped before the processor was called')),
+    }));
+    world = await startSubscriptionWorld({ gateways: stopped, worker: false });
+    otherApi = apiClient(world.app.baseUrl, (await createTestAccount(world.app.prisma, { name: 'Other' })).apiKey);
+  });
+
+  afterAll(async () => {
+    await world.close();
+    await gatewayDb.$disconnect();
+  });
+
+  it('the first attempt committed with the creation is finished by the reconciliation under its key: one charge, the period billed once', async () => {
+    const { customer } = await customerWithCard(world.api);
+    const price = await recurringPrice(world.api);
+    const startDate = unix(await world.env.currentTimeMs());
+    const answer = await world.api.post('/subscriptions', {
+      customer: customer.id,
+      items: [{ price, quantity: 1 }],
+      trial_days: 0,
+      start_date: startDate,
+    });
+    expect(answer.status).toBe(202);
+    const [invoice] = await invoicesOf(world, answer.body.id);
+    expect(invoice).toMatchObject({ status: 'open', attemptCount: 1 });
+    // The attempt was opened in the creation's transaction, before any call to the processor.
+    const attemptKey = renewalAttemptKey(answer.body.id, startDate * 1000, 1);
+    const opened = await world.app.prisma.transaction.findMany({ where: { invoiceId: invoice!.id, type: 'payment' } });
+    expect(opened).toEqual([
+      expect.objectContaining({ status: 'pending', attempt: 1, attemptKey, gatewayReference: null }),
+    ]);
+    expect(await world.app.prisma.gatewayCharge.count({ where: { accountId: world.accountId, kind: 'charge' } })).toBe(
+      0,
+    );
+    expect((await otherApi.get(`/subscriptions/${answer.body.id}`)).status).toBe(404);
+    expect((await otherApi.get(`/invoices/${invoice!.id}`)).status).toBe(404);
+
+    // The reconciliation charges the entry under its own key; the workflow's attempt 1 then finds it paid.
+    await reconcilePayments(world.app.prisma, registeredGateways(world.app.prisma), { pendingOlderThanMs: 0 });
+    await world.startWorker();
+    const state = await settled(world, answer.body.id);
+    expect(state).toMatchObject({ nextPeriodIndex: 1, dunning: [] });
+    expect((await invoicesOf(world, answer.body.id))[0]).toMatchObject({ status: 'paid', attemptCount: 1 });
+    const payments = await world.app.prisma.transaction.findMany({
+      where: { invoiceId: invoice!.id, type: 'payment' },
+    });
+    expect(payments).toEqual([expect.objectContaining({ id: opened[0]!.id, status: 'succeeded', attemptKey })]);
+    expect(
+      await world.app.prisma.gatewayCharge.count({
+        where: { accountId: world.accountId, kind: 'charge', idempotencyKey: { contains: invoice!.id } },
+      }),
+    ).toBe(1);
+    const types = (await subscriptionEvents(world, answer.body.id)).map((event) => event.type);
+    expect(types.filter((type) => type === 'invoice.payment_succeeded')).toHaveLength(1);
   });
 });

@@ -650,23 +650,22 @@ describe('subscription billing on Temporal (time skipping)', () => {
     });
   });
 
-  it("created by the API, which charged the first invoice but could not record its period: the workflow's first task finds the API's charge (its receipt in a local activity's result) and records the period, charging nothing again", async () => {
+  it("created by the API, whose transaction settling the first charge failed (the paid period is recorded in it, docs/decisions.md §14): answered 202, the workflow's attempt 1 finishes the charge under the API's key and records the period, charging nothing again", async () => {
     await inWorld('api-created-unrecorded', async (world) => {
       const { prisma } = world.app;
       // The API's record of the paid period fails (here a trigger refuses its statement; in production the
-      // database went away for a moment): the creation still answers, and starts the workflow from the creation's state.
+      // database went away for a moment): the payment settled with it is not recorded either, so the creation answers
+      // billing pending and starts the workflow from the creation's state, its attempt 1 still in flight.
       await prisma.$executeRawUnsafe(`CREATE OR REPLACE FUNCTION refuse_recorded_start() RETURNS trigger LANGUAGE plpgsql AS $$
         BEGIN IF NEW.account_id = '${world.accountId}' THEN RAISE EXCEPTION 'refused by the test'; END IF; RETURN NEW; END $$`);
       await prisma.$executeRawUnsafe(
         'CREATE TRIGGER refuse_recorded_start BEFORE UPDATE ON workflow_starts FOR EACH ROW EXECUTE FUNCTION refuse_recorded_start()',
       );
-      let created: Awaited<ReturnType<typeof customerAndPrice>> & {
-        subscription?: { id: string; status: string; latest_invoice: string };
-      };
+      let answer: { status: number; body: { id: string; status: string; latest_invoice: string } };
       try {
-        created = await customerAndPrice(world, { unitAmount: 1400 });
+        const created = await customerAndPrice(world, { unitAmount: 1400 });
         const start = unix(await world.env.currentTimeMs());
-        created.subscription = await createSubscription(world.api, {
+        answer = await world.api.post('/subscriptions', {
           customer: created.customer,
           items: [{ price: created.price, quantity: 1 }],
           trial_days: 0,
@@ -676,7 +675,8 @@ describe('subscription billing on Temporal (time skipping)', () => {
         await prisma.$executeRawUnsafe('DROP TRIGGER refuse_recorded_start ON workflow_starts');
         await prisma.$executeRawUnsafe('DROP FUNCTION refuse_recorded_start()');
       }
-      const paid = created.subscription!;
+      expect(answer.status).toBe(202);
+      const paid = answer.body;
       const [first] = await invoicesOf(world, paid.id);
       expect(paid).toMatchObject({ status: 'active', latest_invoice: first!.id });
       expect(await settled(world, paid.id)).toMatchObject({
@@ -686,19 +686,19 @@ describe('subscription billing on Temporal (time skipping)', () => {
         latestInvoiceId: first!.id,
       });
       const payments = await prisma.transaction.findMany({ where: { invoiceId: first!.id, type: 'payment' } });
-      expect(payments).toHaveLength(1);
-      // No activity task at all: the period is settled by local activities in the first workflow task.
+      expect(payments).toEqual([expect.objectContaining({ status: 'succeeded', attempt: 1 })]);
       const view = await historyView(world.env.client.workflow.getHandle(subscriptionWorkflowId(paid.id)));
       expect(view.input).toMatchObject({ created: { version: 2, invoicesIssued: 0 } });
       expect(view.activities.map(({ type, local }) => [type, local])).toEqual([
         ['settleCreatedInvoice', true],
-        ['persistSubscription', true],
+        ['chargeRenewalInvoice', false],
+        ['persistSubscription', false],
         // Before it waits for the renewal, the account's reminder days (docs/decisions.md §31), local too.
         ['reminderDays', true],
       ]);
-      expect(view.activities[0]!.result).toMatchObject({
-        status: 'paid',
-        apiAttempt: { outcome: 'paid', charge: { transactionId: payments[0]!.id, amount: 1400 } },
+      expect(view.activities[1]!.result).toMatchObject({
+        outcome: 'paid',
+        charge: { transactionId: payments[0]!.id, amount: 1400 },
       });
       const events = await subscriptionEvents(world, paid.id);
       expect(invoiceEventTypes(events)).toEqual([
