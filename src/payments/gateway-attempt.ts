@@ -71,15 +71,20 @@ export async function collectEntry(
 ): Promise<LedgerOutcome> {
   const gateway = await gateways.gatewayFor(entry.accountId);
   const idempotencyKey = entry.gatewayKey!;
+  const paymentMethod = toGatewayPaymentMethod(method);
   const result = await atGateway(async () => {
     if (entry.status === 'unknown' || entry.gatewayReference !== null) {
-      const found = await gateway.retrieveCharge({ idempotencyKey, chargeId: entry.gatewayReference ?? undefined });
+      const found = await gateway.retrieveCharge({
+        idempotencyKey,
+        chargeId: entry.gatewayReference ?? undefined,
+        sentTo: { paymentMethod, openedAt: entry.createdAt },
+      });
       if (found) return found;
     }
     return gateway.charge({
       amount: Number(entry.amount),
       currency: entry.currency,
-      paymentMethod: toGatewayPaymentMethod(method),
+      paymentMethod,
       idempotencyKey,
       description: entry.description ?? undefined,
       metadata: entry.invoiceId ? { invoice_id: entry.invoiceId } : undefined,

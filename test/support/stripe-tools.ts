@@ -64,7 +64,9 @@ export async function startStripeMock(): Promise<StripeStandIn> {
  * dump is turned off, so parallel test files never see each other's objects. It predates
  * `automatic_payment_methods` (which Stripe needs for an off-session confirm without a return URL) and
  * refuses it, nor a PaymentIntent's `description` (the invoice's, which the adapter sends): the stand-in drops
- * both. It listens on every interface (no option says otherwise).
+ * both. Its list of PaymentIntents takes no filter: the stand-in filters it by `customer` and `created[gte]`,
+ * newest first, as Stripe does (what `retrieveCharge` asks). It listens on every interface (no option says
+ * otherwise).
  */
 export async function startLocalstripe(): Promise<StripeStandIn> {
   const missing = stripeToolMissing('localstripe');
@@ -77,6 +79,14 @@ export async function startLocalstripe(): Promise<StripeStandIn> {
     'create_intent = resources.PaymentIntent._api_create.__func__',
     'resources.PaymentIntent._api_create = classmethod(',
     '    lambda cls, automatic_payment_methods=None, description=None, **data: create_intent(cls, **data))',
+    'list_all = resources.StripeObject._api_list_all.__func__',
+    'def list_intents(cls, url, customer=None, created=None, limit=None, starting_after=None):',
+    '    since = int((created or {}).get("gte", 0))',
+    '    listed = list_all(cls, url, limit=limit, starting_after=starting_after)',
+    '    kept = [i for i in listed._list if customer in (None, i.customer) and i.created >= since]',
+    '    listed._list = sorted(kept, key=lambda i: i.created, reverse=True)',
+    '    return listed',
+    'resources.PaymentIntent._api_list_all = classmethod(list_intents)',
     'from localstripe.server import start',
     `sys.argv = ['localstripe', '--port', '${port}', '--from-scratch']`,
     'start()',
