@@ -140,7 +140,7 @@ async function nextStep(
     origin: originOf(opts),
   });
   await updateLockedInvoice(tx, invoice, { attemptCount: attemptNumber });
-  return { kind: 'settle', entry: attempt, own: true };
+  return { kind: 'settle', entry: attempt, own: true, opened: true };
 }
 
 /**

@@ -109,14 +109,19 @@ export interface ProxiedRequest {
 /**
  * What the proxy does with the next requests: `forward` (the default) passes them on; `cut` passes a
  * request on, lets the upstream answer, then destroys the connection (the request reached Stripe, its
- * answer was lost); a status answers that status with a Stripe error body without passing it on.
+ * answer was lost); `hold` passes a request on, lets the upstream answer, and keeps that answer (the
+ * caller waits, as for a slow network, until it dies or the proxy closes); a status answers that status
+ * with a Stripe error body without passing it on.
  */
-export type ProxyMode = 'forward' | 'cut' | { status: number; error: { type: string; code?: string; message: string } };
+export type ProxyMode =
+  'forward' | 'cut' | 'hold' | { status: number; error: { type: string; code?: string; message: string } };
 
 export interface StripeProxy {
   apiBase: string;
   requests: ProxiedRequest[];
   mode(next: ProxyMode): void;
+  /** The next request held (mode `hold`) once the upstream has answered it. */
+  nextHeld(): Promise<ProxiedRequest>;
   close(): Promise<void>;
 }
 
@@ -124,6 +129,8 @@ export interface StripeProxy {
 export async function startStripeProxy(upstream: string): Promise<StripeProxy> {
   const requests: ProxiedRequest[] = [];
   let current: ProxyMode = 'forward';
+  const held: ProxiedRequest[] = [];
+  const heldWaiters: ((request: ProxiedRequest) => void)[] = [];
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -156,6 +163,12 @@ export async function startStripeProxy(upstream: string): Promise<StripeProxy> {
             req.socket.destroy();
             return;
           }
+          if (mode === 'hold') {
+            const waiter = heldWaiters.shift();
+            if (waiter) waiter(recorded);
+            else held.push(recorded);
+            return;
+          }
           res.writeHead(answer.status, { 'content-type': 'application/json', 'request-id': 'req_proxy' });
           res.end(text);
         })
@@ -169,6 +182,10 @@ export async function startStripeProxy(upstream: string): Promise<StripeProxy> {
     requests,
     mode: (next) => {
       current = next;
+    },
+    nextHeld: () => {
+      const first = held.shift();
+      return first ? Promise.resolve(first) : new Promise((resolve) => heldWaiters.push(resolve));
     },
     close: () =>
       new Promise<void>((resolve) => {
