@@ -101,9 +101,19 @@ describeWithLocalstripe('a worker killed between the Stripe charge and its recor
       .then((entries) => entries.map((entry) => [entry.status, entry.amount]));
   }
 
-  /** The reconciliation's pass, as its schedule's activity runs it, taking the attempt in flight at once. */
-  function reconcile() {
-    return reconcilePayments(world.app.prisma, registeredGateways(world.app.prisma), { pendingOlderThanMs: 0 });
+  /**
+   * A new worker, and the reconciliation's pass as its schedule's activity runs it (called here: the time-skipping
+   * server would move the subscription's clock while waiting for a workflow), taking the attempt in flight at once;
+   * answers the invoice once the subscription's workflow has replayed the killed worker's task.
+   */
+  async function settleAfterTheKill(subscriptionId: string, invoiceId: string) {
+    await world.startWorker();
+    const pass = await reconcilePayments(world.app.prisma, registeredGateways(world.app.prisma), {
+      pendingOlderThanMs: 0,
+    });
+    expect(pass).toMatchObject({ settled: 1 });
+    await settled(world, subscriptionId, 90_000);
+    return world.app.prisma.invoice.findUniqueOrThrow({ where: { id: invoiceId } });
   }
 
   async function paymentIntentsFor(invoiceId: string) {
@@ -120,14 +130,7 @@ describeWithLocalstripe('a worker killed between the Stripe charge and its recor
     const { subscription, invoice, charge } = await chargeKilledAfterStripeAnswered('pm_card_visa');
     expect(charge.answered).toMatchObject({ status: 200, body: { status: 'succeeded' } });
 
-    await world.startWorker();
-    expect(await reconcile()).toMatchObject({ settled: 1 });
-    await settled(world, subscription.id, 90_000);
-
-    expect(await world.app.prisma.invoice.findUniqueOrThrow({ where: { id: invoice.id } })).toMatchObject({
-      status: 'paid',
-      amountPaid: 4900n,
-    });
+    expect(await settleAfterTheKill(subscription.id, invoice.id)).toMatchObject({ status: 'paid', amountPaid: 4900n });
     expect((await paymentIntentsFor(invoice.id)).map((intent) => [intent.id, intent.status])).toEqual([
       [charge.answered!.body.id, 'succeeded'],
     ]);
@@ -144,14 +147,7 @@ describeWithLocalstripe('a worker killed between the Stripe charge and its recor
     const { subscription, invoice, charge } = await chargeKilledAfterStripeAnswered('pm_card_chargeCustomerFail');
     expect(charge.answered?.status).toBe(402);
 
-    await world.startWorker();
-    expect(await reconcile()).toMatchObject({ settled: 1 });
-    await settled(world, subscription.id, 90_000);
-
-    expect(await world.app.prisma.invoice.findUniqueOrThrow({ where: { id: invoice.id } })).toMatchObject({
-      status: 'open',
-      amountPaid: 0n,
-    });
+    expect(await settleAfterTheKill(subscription.id, invoice.id)).toMatchObject({ status: 'open', amountPaid: 0n });
     expect(await paymentIntentsFor(invoice.id)).toHaveLength(1);
     expect(await paymentsOf(invoice.id)).toEqual([['failed', 4900n]]);
     const types = await eventTypes(subscription.id, invoice.id);
