@@ -1,6 +1,7 @@
 import { columnValue } from '../lib/columns';
 import type { Db, Tx } from '../db/prisma';
 import { hashApiKey, ROLES, type Role } from '../http/auth';
+import { expiringCache } from '../lib/expiring-cache';
 import { newId, newSecret } from '../lib/ids';
 import { recordOperatorAction, type OperatorActor } from './operator-action.records';
 import {
@@ -9,11 +10,34 @@ import {
   lockApiKey,
   readAccountApiKeys,
   readApiKey,
+  readGatewayAccount,
   updateApiKeyRow,
+  type GatewayAccount,
 } from './account.records';
 
 export const GATEWAY_KINDS = ['card_processor', 'bank_processor'] as const;
 export type GatewayKind = (typeof GATEWAY_KINDS)[number];
+
+/**
+ * How long a process keeps what chooses an account's processor (read by the payment registry at every charge),
+ * as long as it keeps the account's connection (`CREDENTIALS_CACHE_MS`): the process that changes the processor
+ * forgets it at once, others see the change within this time (docs/decisions.md, "An account's processor and its
+ * connection, kept 30 s per process").
+ */
+export const GATEWAY_ACCOUNT_CACHE_MS = 30_000;
+const gatewayAccounts = expiringCache<GatewayAccount | undefined>(GATEWAY_ACCOUNT_CACHE_MS);
+
+/** What chooses the account's processor, kept `GATEWAY_ACCOUNT_CACHE_MS`; undefined (not kept): no such account. */
+export async function gatewayAccountOf(db: Db, accountId: string): Promise<GatewayAccount | undefined> {
+  const account = await gatewayAccounts.get(accountId, () => readGatewayAccount(db, accountId));
+  if (!account) gatewayAccounts.forget(accountId);
+  return account;
+}
+
+/** After a change of the account's processor is committed: this process reads it again at the next charge. */
+export function forgetGatewayAccount(accountId: string): void {
+  gatewayAccounts.forget(accountId);
+}
 
 export interface CreatedKey {
   key_id: string;

@@ -19,6 +19,8 @@ export {
   createAccount,
   createApiKey,
   expireApiKey,
+  forgetGatewayAccount,
+  gatewayAccountOf,
   isRole,
   listApiKeys,
   rotateApiKey,

@@ -349,11 +349,17 @@ export async function createCreditNote(
   }
   if (!issued.refund) return { note: toCreditNoteObject(issued.note), invoice: issued.invoice };
   const { note: issuedNote } = issued;
-  const note = await finishEntry(prisma, gateways, issued.refund, {
-    record: (refund, outcome) => recordCreditNoteRefund(prisma, issuedNote, refund, outcome),
-    unavailable: REFUND_UNAVAILABLE,
-    settledOnly: true,
-  });
+  const note = await finishEntry(
+    prisma,
+    gateways,
+    issued.refund,
+    {
+      record: (refund, outcome) => recordCreditNoteRefund(prisma, issuedNote, refund, outcome),
+      unavailable: REFUND_UNAVAILABLE,
+      settledOnly: true,
+    },
+    !earlier,
+  );
   return { note: toCreditNoteObject(note), invoice: issued.invoice };
 }
 

@@ -6,7 +6,8 @@ import { open, seal } from '../lib/encryption';
 import { newSecret } from '../lib/ids';
 import { toUnixSeconds } from '../lib/time';
 import { verifyStripeSecretKey } from '../stripe-gateway';
-import { writePaymentProcessor } from '../accounts';
+import { forgetGatewayAccount, writePaymentProcessor } from '../accounts';
+import { expiringCache } from '../lib/expiring-cache';
 import {
   readGatewaySettingsByWebhookKey,
   readGatewaySettingsRow,
@@ -117,7 +118,8 @@ export async function putGatewaySettings(
       newSecret('gwk'),
     );
   });
-  credentialsCache.delete(accountId);
+  credentials.forget(accountId);
+  forgetGatewayAccount(accountId);
   return toGatewaySettingsObject(row);
 }
 
@@ -143,20 +145,13 @@ function credentialsOf(row: GatewaySettings): ProcessorCredentials {
  * key within this time, as they take a revoked API key within the auth cache's 30 s.
  */
 export const CREDENTIALS_CACHE_MS = 30_000;
-const credentialsCache = new Map<string, { until: number; credentials: Promise<ProcessorCredentials | null> }>();
-const CREDENTIALS_CACHE_SIZE = 10_000;
+const credentials = expiringCache<ProcessorCredentials | null>(CREDENTIALS_CACHE_MS);
 
 /** The account's processor and its secrets, or null: no processor connected (the simulated gateway). */
 export function readProcessorCredentials(prisma: Db, accountId: string): Promise<ProcessorCredentials | null> {
-  const now = Date.now();
-  const cached = credentialsCache.get(accountId);
-  if (cached && cached.until > now) return cached.credentials;
-  if (credentialsCache.size >= CREDENTIALS_CACHE_SIZE) credentialsCache.clear();
-  const credentials = readGatewaySettingsRow(prisma, accountId).then((row) => (row ? credentialsOf(row) : null));
-  credentialsCache.set(accountId, { until: now + CREDENTIALS_CACHE_MS, credentials });
-  // A failed read is not kept: the next charge reads again.
-  credentials.catch(() => credentialsCache.delete(accountId));
-  return credentials;
+  return credentials.get(accountId, () =>
+    readGatewaySettingsRow(prisma, accountId).then((row) => (row ? credentialsOf(row) : null)),
+  );
 }
 
 /** The connection whose processor-webhook URL ends with `webhookKey` for `processor`, or null. */

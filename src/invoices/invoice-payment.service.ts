@@ -130,7 +130,7 @@ async function nextStep(
       value: toInvoiceObject(await paidWithNothingDue(tx, invoice, opts.attemptKey ?? null, originOf(opts))),
     };
   const method = await resolvePaymentMethod(tx, accountId, invoice, opts.paymentMethodId);
-  return { kind: 'settle', entry: await openAttempt(tx, invoice, amount, method, opts), own: true };
+  return { kind: 'settle', entry: await openAttempt(tx, invoice, amount, method, opts), own: true, opened: true };
 }
 
 /** The invoice's next attempt opened pending under its gateway key and counted, its lock held by the caller. */

@@ -63,7 +63,7 @@ async function nextStep(
     );
   const refund = await openRefund(tx, invoice, amount, attemptKey);
   if (!refund) throw conflict(`Invoice ${invoiceId} has nothing left to refund.`, 'nothing_to_refund');
-  return { kind: 'settle', entry: refund, own: true };
+  return { kind: 'settle', entry: refund, own: true, opened: true };
 }
 
 /**

@@ -346,7 +346,7 @@ export async function chargeInstallment(
       attempt: input.attempt,
       gatewayKey: `payment-plan:${plan.id}:installment:${input.number}:attempt:${input.attempt}`,
     });
-    return { kind: 'settle', entry: opened, own: true };
+    return { kind: 'settle', entry: opened, own: true, opened: true };
   });
   if (ran?.kind === 'done') return ran.value;
   return ran?.value.status === 'succeeded' ? 'succeeded' : 'failed';
@@ -382,7 +382,7 @@ export async function chargeStoredMethod(
       kind: 'payment_method',
       save: input.save,
     });
-    return { kind: 'settle', entry: opened, own: true };
+    return { kind: 'settle', entry: opened, own: true, opened: true };
   });
   if (ran?.kind !== 'settled')
     throw conflict(`Payments of payment plan ${planId} are in progress; try again.`, 'payment_in_progress');

@@ -134,7 +134,7 @@ async function nextStep(
     await recordRefundOutcome(tx, refund, { status: 'succeeded', gatewayReference: payment.terminalSaleId! });
     return { kind: 'done', value: await readEntryById(tx, refund.id) };
   }
-  return { kind: 'settle', entry: refund, own: true };
+  return { kind: 'settle', entry: refund, own: true, opened: true };
 }
 
 /** The charge protocol's recorder of plan refunds: the outcome recorded once, under the plan's lock. */

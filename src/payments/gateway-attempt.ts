@@ -59,27 +59,34 @@ export function chargeOutcome(result: ChargeResult): LedgerOutcome {
 }
 
 /**
- * Charges `entry` (or finds what became of it) and answers its outcome, in flight included. An entry sent
- * before (its outcome `unknown`, or `pending` with the processor's reference) is asked about first under
- * its key; one the processor never received is charged under that same key, never a new one.
+ * Charges `entry` (or finds what became of it) and answers its outcome, in flight included. An entry that may
+ * have been sent before (any but one the caller has just `opened`: a process may have died after sending it) is
+ * asked about first under its key; one the processor never received is charged under that same key, never a new
+ * one (a processor's own key expires: Stripe's after 24 hours).
  */
 export async function collectEntry(
   gateways: Gateways,
   entry: Transaction,
   method: PaymentMethod,
   unavailable: string,
+  opened = false,
 ): Promise<LedgerOutcome> {
   const gateway = await gateways.gatewayFor(entry.accountId);
   const idempotencyKey = entry.gatewayKey!;
+  const paymentMethod = toGatewayPaymentMethod(method);
   const result = await atGateway(async () => {
-    if (entry.status === 'unknown' || entry.gatewayReference !== null) {
-      const found = await gateway.retrieveCharge({ idempotencyKey, chargeId: entry.gatewayReference ?? undefined });
+    if (!opened) {
+      const found = await gateway.retrieveCharge({
+        idempotencyKey,
+        chargeId: entry.gatewayReference ?? undefined,
+        sentTo: { paymentMethod, openedAt: entry.createdAt },
+      });
       if (found) return found;
     }
     return gateway.charge({
       amount: Number(entry.amount),
       currency: entry.currency,
-      paymentMethod: toGatewayPaymentMethod(method),
+      paymentMethod,
       idempotencyKey,
       description: entry.description ?? undefined,
       metadata: entry.invoiceId ? { invoice_id: entry.invoiceId } : undefined,
@@ -113,11 +120,12 @@ async function refundAtGateway(
   refund: Transaction,
   source: Transaction,
   unavailable: string,
+  opened: boolean,
 ): Promise<LedgerOutcome> {
   const gateway = await gateways.gatewayFor(refund.accountId);
   const idempotencyKey = refund.gatewayKey!;
   const result = await atGateway(async () => {
-    if (refund.status === 'unknown' || refund.gatewayReference !== null) {
+    if (!opened) {
       const found = await gateway.retrieveRefund({ idempotencyKey, refundId: refund.gatewayReference ?? undefined });
       if (found) return found;
     }
@@ -128,24 +136,25 @@ async function refundAtGateway(
 
 /**
  * Sends an entry opened in flight to its account's processor under the entry's own key (a payment charges its
- * method, a refund refunds the payment it names), or asks first what became of one sent before. Answers the
- * outcome, in flight included.
+ * method, a refund refunds the payment it names), or asks first what became of one that may have been sent
+ * before (all but one the caller has just `opened`). Answers the outcome, in flight included.
  */
 async function sendEntry(
   prisma: Db,
   gateways: Gateways,
   entry: Transaction,
   unavailable: string,
+  opened = false,
   methodRead?: PaymentMethod,
 ): Promise<LedgerOutcome> {
   if (entry.type === 'refund') {
     const source = await findEntry(prisma, entry.accountId, entry.sourceTransactionId!);
     if (!source) throw new Error(`Payment ${entry.sourceTransactionId} refunded by ${entry.id} is gone.`);
-    return refundAtGateway(gateways, entry, source, unavailable);
+    return refundAtGateway(gateways, entry, source, unavailable, opened);
   }
   const method = methodRead ?? (await readPaymentMethod(prisma, entry.accountId, entry.paymentMethodId!));
   if (!method) throw new Error(`Payment method ${entry.paymentMethodId} of entry ${entry.id} is gone.`);
-  return collectEntry(gateways, entry, method, unavailable);
+  return collectEntry(gateways, entry, method, unavailable, opened);
 }
 
 /**
@@ -211,19 +220,21 @@ async function refusedByProcessor(
 
 /**
  * The charge protocol's second half for an entry opened already (docs/architecture.md, "Payment processors"):
- * sent to the processor (or asked about) under its key, and its outcome recorded by its owner. `method`: the
- * payment's method as the transaction that opened the entry read it, not read again.
+ * sent to the processor (or asked about, unless the caller has just `opened` it) under its key, and its outcome
+ * recorded by its owner. `method`: the payment's method as the transaction that opened the entry read it, not read
+ * again.
  */
 export async function finishEntry<S>(
   prisma: Db,
   gateways: Gateways,
   entry: Transaction,
   recording: EntryRecording<S>,
+  opened = false,
   method?: PaymentMethod,
 ): Promise<S> {
   let outcome: LedgerOutcome;
   try {
-    outcome = await sendEntry(prisma, gateways, entry, recording.unavailable, method);
+    outcome = await sendEntry(prisma, gateways, entry, recording.unavailable, opened, method);
   } catch (error) {
     if (error instanceof GatewayRequestError) throw await refusedByProcessor(entry, error, recording.record);
     throw error;
@@ -301,7 +312,8 @@ export function moveMoney<T, S, X extends AnyTx = Tx>(
   return runAttempt<T, S, X>(
     prisma,
     movement.next,
-    (entry) => finishEntry(prisma, gateways, entry, movement, entry === opened?.entry ? opened.method : undefined),
+    (entry, justOpened) =>
+      finishEntry(prisma, gateways, entry, movement, justOpened, entry === opened?.entry ? opened.method : undefined),
     movement.finished,
     movement.inTransaction,
     opened?.entry,

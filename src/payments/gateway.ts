@@ -74,6 +74,12 @@ export interface RetrieveChargeRequest {
   idempotencyKey: string;
   /** The processor's id when an earlier answer gave one. */
   chargeId?: string;
+  /**
+   * The method the charge was sent to, and when its attempt was opened (the charge was sent after that), when
+   * the caller has them: a processor may find the charge among that customer's recent charges, which can be
+   * read at once, rather than by a search that lags its writes (Stripe's, docs/decisions.md §41).
+   */
+  sentTo?: { paymentMethod: GatewayPaymentMethod; openedAt: Date };
 }
 
 export interface RetrieveRefundRequest {

@@ -1,6 +1,6 @@
 import type { Client } from '@temporalio/client';
 import type { Db } from '../db/prisma';
-import { readGatewayAccount, type GatewayAccount } from '../accounts';
+import { gatewayAccountOf, type GatewayAccount } from '../accounts';
 import type { PaymentGateway } from './gateway';
 
 export type { GatewayAccount };
@@ -44,7 +44,9 @@ export function processorOf(account: GatewayAccount): string {
 /**
  * The one place an account's payment gateway is chosen. The API, the use cases, the activities and the
  * worker hold one `Gateways` and ask it for the account's gateway at each charge, so that connecting a
- * processor (or a test's stand-in) takes effect without anything else knowing.
+ * processor (or a test's stand-in) takes effect without anything else knowing: at once in the process that
+ * connected it, within 30 s in the others (the account's processor is kept as its connection is,
+ * `gatewayAccountOf`).
  */
 export interface Gateways {
   gatewayFor(account: string | GatewayAccount): Promise<PaymentGateway>;
@@ -56,7 +58,7 @@ export class UnknownAccountError extends Error {}
 export function createGateways(prisma: Db, temporal?: GatewayTemporal): Gateways {
   return {
     async gatewayFor(account) {
-      const served = typeof account === 'string' ? await readGatewayAccount(prisma, account) : account;
+      const served = typeof account === 'string' ? await gatewayAccountOf(prisma, account) : account;
       if (!served) throw new UnknownAccountError(`No account ${String(account)}.`);
       const processor = processorOf(served);
       const factory = factories.get(processor);

@@ -58,6 +58,9 @@ function readFailure(error: unknown): never {
   throw new GatewayUnavailableError('stripe', kind.kind === 'declined' ? 'Stripe declined a read' : kind.message);
 }
 
+/** How far Stripe's clock may be behind ours when a PaymentIntent's `created` is compared with an attempt's time. */
+const CLOCK_SKEW_MS = 5 * 60_000;
+
 function notFound(error: unknown): boolean {
   return (error as { statusCode?: number }).statusCode === 404;
 }
@@ -137,27 +140,56 @@ export class StripeGateway implements PaymentGateway {
   }
 
   /**
-   * The PaymentIntent by its id when one was answered, else the one whose metadata carries the key
-   * (Stripe's search). Null: Stripe has none under the key. Stripe's search index lags writes by up to
-   * about a minute (docs/decisions.md, "Stripe's answers as the port's results"): reconciliation asks
-   * after that.
+   * The PaymentIntent by its id when one was answered; else the one whose metadata carries the key, among the
+   * PaymentIntents of the Stripe customer it was sent for, made since its attempt was opened (a list reads its
+   * writes at once); else, when that customer is not known, by Stripe's search, whose index lags writes by up to
+   * about a minute: reconciliation asks after that (docs/decisions.md, "Stripe's answers as the port's
+   * results"). Null: Stripe has none under the key.
    */
   async retrieveCharge(request: RetrieveChargeRequest): Promise<ChargeResult | null> {
-    const { stripe } = await this.client();
+    const { stripe, livemode } = await this.client();
     try {
       if (request.chargeId?.startsWith('pi_')) {
         return paymentIntentResult(await stripe.paymentIntents.retrieve(request.chargeId));
       }
+      const intent = request.sentTo
+        ? await this.customerIntentUnderKey(stripe, livemode, request.idempotencyKey, request.sentTo)
+        : undefined;
+      if (intent !== undefined) return intent ? paymentIntentResult(intent) : null;
       const found = await stripe.paymentIntents.search({
         query: `metadata['${IDEMPOTENCY_METADATA_KEY}']:'${searchValue(request.idempotencyKey)}'`,
         limit: 1,
       });
-      const intent = found.data[0];
-      return intent ? paymentIntentResult(intent) : null;
+      return found.data[0] ? paymentIntentResult(found.data[0]) : null;
     } catch (error) {
       if (notFound(error) && request.chargeId) return null;
       return readFailure(error);
     }
+  }
+
+  /**
+   * The PaymentIntent under `idempotencyKey` among its Stripe customer's, newest first, or null: none. Undefined
+   * when the method's customer has no Stripe customer: `charge` then sent it without one (it reads the same row),
+   * and only the search can find it.
+   */
+  private async customerIntentUnderKey(
+    stripe: Stripe,
+    livemode: boolean,
+    idempotencyKey: string,
+    sentTo: NonNullable<RetrieveChargeRequest['sentTo']>,
+  ): Promise<Stripe.PaymentIntent | null | undefined> {
+    const serviceCustomer = sentTo.paymentMethod.customerId;
+    const customer = serviceCustomer
+      ? await readStripeCustomerId(this.prisma, this.accountId, serviceCustomer, livemode)
+      : null;
+    if (!customer) return undefined;
+    // The attempt's time may be a test clock's, ahead of Stripe's: never later than now, less the clocks' skew.
+    const openedMs = Math.min(sentTo.openedAt.getTime(), Date.now()) - CLOCK_SKEW_MS;
+    const since = Math.floor(openedMs / 1000);
+    for await (const intent of stripe.paymentIntents.list({ customer, created: { gte: since }, limit: 100 })) {
+      if (intent.metadata?.[IDEMPOTENCY_METADATA_KEY] === idempotencyKey) return intent;
+    }
+    return null;
   }
 
   /** The refund by id, else among the refunds of the last week the one whose metadata carries the key. */

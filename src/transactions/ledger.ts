@@ -311,8 +311,14 @@ export async function creditBalanceFromInvoice(tx: AnyTx, invoice: FinalizingInv
   return credit;
 }
 
-/** What the step under the lock found: the answer already, or an entry to settle (the caller's own, or one left in flight). */
-export type AttemptStep<T> = { kind: 'done'; value: T } | { kind: 'settle'; entry: Transaction; own: boolean };
+/**
+ * What the step under the lock found: the answer already, or an entry to settle (the caller's own, or one left in
+ * flight). `opened`: the step opened the entry itself, so nothing can have been sent under its key yet; any other
+ * entry in flight may have reached its processor (a process killed before recording its answer), which is asked
+ * first (docs/decisions.md §40).
+ */
+export type AttemptStep<T> =
+  { kind: 'done'; value: T } | { kind: 'settle'; entry: Transaction; own: boolean; opened?: boolean };
 
 /**
  * Runs an attempt the way every money movement here runs: under the row lock `next` either answers,
@@ -323,12 +329,12 @@ export type AttemptStep<T> = { kind: 'done'; value: T } | { kind: 'settle'; entr
  * unless given: invoice payments give sqlTransaction, whose `next` runs named statements only).
  * `opened`: the caller's own entry, opened pending and committed already under the owner's lock (a
  * subscription's first invoice, in the creation's transaction: docs/performance.md, "Sixteenth round"),
- * settled first instead of asking `next`.
+ * settled first instead of asking `next` (just opened: nothing can have been sent under its key yet).
  */
 export async function runAttempt<T, S, X extends AnyTx = Tx>(
   prisma: Db,
   next: (tx: X) => Promise<AttemptStep<T>>,
-  settle: (entry: Transaction) => Promise<S>,
+  settle: (entry: Transaction, opened: boolean) => Promise<S>,
   finished: (settled: S) => boolean = () => false,
   inTransaction: (work: (tx: X) => Promise<AttemptStep<T>>) => Promise<AttemptStep<T>> = (work) =>
     runTransaction(prisma, work as (tx: Tx) => Promise<AttemptStep<T>>),
@@ -336,9 +342,9 @@ export async function runAttempt<T, S, X extends AnyTx = Tx>(
 ): Promise<{ kind: 'done'; value: T } | { kind: 'settled'; value: S } | null> {
   for (let round = 0; round < 3; round++) {
     const step: AttemptStep<T> =
-      round === 0 && opened ? { kind: 'settle', entry: opened, own: true } : await inTransaction(next);
+      round === 0 && opened ? { kind: 'settle', entry: opened, own: true, opened: true } : await inTransaction(next);
     if (step.kind === 'done') return step;
-    const settled = await settle(step.entry);
+    const settled = await settle(step.entry, step.opened === true);
     if (step.own || finished(settled)) return { kind: 'settled', value: settled };
   }
   return null;

@@ -1,4 +1,8 @@
+import '../../src/gateway-registrations';
 import { createApiKey } from '../../src/accounts/account.service';
+import { createGateways } from '../../src/payments/gateways';
+import { SimulatedGateway } from '../../src/simulated-gateway/simulated-gateway';
+import { StripeGateway } from '../../src/stripe-gateway/stripe-gateway';
 import { freePort } from '../support/ports';
 import {
   apiClient,
@@ -97,6 +101,15 @@ describeWithStripeMock('/settings/gateway', () => {
     ]);
     expect(JSON.stringify(audited)).not.toContain(TEST_KEY.slice(0, 12));
     expect(JSON.stringify(audited)).not.toContain('Another');
+  });
+
+  it("serves the account's next charge through the processor just connected, in the process that connected it", async () => {
+    const account = await newAccount('Switches');
+    // The registry keeps the account's processor for 30 s in this process (the app's and the test's).
+    const gateways = createGateways(app.prisma);
+    expect(await gateways.gatewayFor(account.accountId)).toBeInstanceOf(SimulatedGateway);
+    expectStatus(await account.developer.put('/settings/gateway', connect), 200);
+    expect(await gateways.gatewayFor(account.accountId)).toBeInstanceOf(StripeGateway);
   });
 
   it('answers the publishable key in full: public by design, what the hosted pages give Stripe.js', async () => {

@@ -102,9 +102,12 @@ describeWithStripeMock('Stripe refusing a charge or a refund', () => {
     proxy.mode('forward');
     const sentBefore = proxy.requests.length;
     expectStatus(await api.put(`/invoices/${id}`), 200);
-    // The attempt left in flight is sent again under its own key and settled first; only then may the request make
-    // its own (stripe-mock's PaymentIntent does not succeed, so it does).
-    const resent = proxy.requests.slice(sentBefore).filter((request) => request.path.startsWith('/v1/payment_intents'));
+    // The attempt left in flight is asked about first (Stripe has nothing under its key), then sent again under its
+    // own key and settled; only then may the request make its own (stripe-mock's PaymentIntent does not succeed, so
+    // it does).
+    const sent = proxy.requests.slice(sentBefore).filter((request) => request.path.startsWith('/v1/payment_intents'));
+    expect(sent[0]).toMatchObject({ method: 'GET', answered: { status: 200 } });
+    const resent = sent.filter((request) => request.method === 'POST');
     expect(resent[0]!.headers['idempotency-key']).toBe(attempt!.gatewayKey);
     const [first] = await paymentsOf(id);
     expect(first!.id).toBe(attempt!.id);

@@ -180,6 +180,37 @@ describeWithStripeMock('Stripe adapter against stripe-mock', () => {
     expect(byKey).toEqual(paymentIntentResult(lastRequest().answered!.body.data[0]));
   });
 
+  it("lists the Stripe customer's PaymentIntents since the attempt opened, rather than searching, when the customer is known", async () => {
+    const { stripeCustomerId } = await app.prisma.stripeCustomer.findFirstOrThrow({ where: { accountId, customerId } });
+    const openedAt = new Date();
+    const sentTo = { paymentMethod: { id: 'pm_card_visa', accountId, type: 'card', customerId }, openedAt };
+    // stripe-mock's listed fixture carries no such metadata: none is found, and no search is made.
+    expect(await gateway.retrieveCharge({ idempotencyKey: 'charge:in_listed:1', sentTo })).toBeNull();
+    expect(proxy.requests).toHaveLength(1);
+    const listed = new URL(lastRequest().path, 'http://x');
+    expect(listed.pathname).toBe('/v1/payment_intents');
+    expect(Object.fromEntries(listed.searchParams)).toEqual({
+      customer: stripeCustomerId,
+      'created[gte]': String(Math.floor(openedAt.getTime() / 1000) - 300),
+      limit: '100',
+    });
+    expect(lastRequest().answered?.status).toBe(200);
+
+    // A test clock's time ahead of Stripe's is not trusted: the list starts from now at the latest.
+    const ahead = new Date(Date.now() + 30 * 24 * 3600_000);
+    await gateway.retrieveCharge({ idempotencyKey: 'charge:in_listed:2', sentTo: { ...sentTo, openedAt: ahead } });
+    const since = Number(new URL(lastRequest().path, 'http://x').searchParams.get('created[gte]'));
+    expect(since).toBeLessThanOrEqual(Math.floor(Date.now() / 1000) - 300);
+
+    // A customer without a Stripe customer: its charges were sent without one, so only the search finds them.
+    proxy.requests.length = 0;
+    const noStripeCustomer = { ...sentTo, paymentMethod: { ...sentTo.paymentMethod, customerId: 'cus_none' } };
+    await gateway.retrieveCharge({ idempotencyKey: 'charge:in_listed:3', sentTo: noStripeCustomer });
+    expect(proxy.requests.map((sent) => new URL(sent.path, 'http://x').pathname)).toEqual([
+      '/v1/payment_intents/search',
+    ]);
+  });
+
   it('retrieves a refund by id, or by the key among the recent refunds', async () => {
     const byId = await gateway.retrieveRefund({ idempotencyKey: 'refund:cn_1', refundId: 're_123' });
     expect(lastRequest()).toMatchObject({ method: 'GET', path: '/v1/refunds/re_123' });

@@ -10,7 +10,8 @@ import { startLocalstripe, stripeToolMissing, type StripeStandIn } from '../supp
  * The Stripe adapter's flows against localstripe, which keeps state and declines Stripe's decline test
  * cards: attach pm_card_visa, charge it, refund it; attach pm_card_chargeCustomerFail and see its charge
  * declined. Where localstripe falls short of Stripe (docs/api.md, "Payment processors"): no PaymentIntent
- * search (retrieveCharge by key only works against Stripe and stripe-mock), no decline_code or PaymentIntent
+ * search (retrieveCharge by key finds a charge among its customer's PaymentIntents here, a list the stand-in
+ * filters as Stripe does; the search only works against Stripe and stripe-mock), no decline_code or PaymentIntent
  * in a decline's error, no /v1/account, no `automatic_payment_methods` (the stand-in drops it), and it
  * ignores Idempotency-Key (a second charge under the same key makes a second PaymentIntent, where Stripe
  * answers the first again: that the adapter sends the key is checked against stripe-mock), and it refunds more
@@ -78,6 +79,20 @@ describeWithLocalstripe('Stripe adapter against localstripe', () => {
     expect(refunded).toEqual({ status: 'succeeded', refundId: expect.stringMatching(/^re_/) });
     const refundId = (refunded as { refundId: string }).refundId;
     expect(await gateway.retrieveRefund({ idempotencyKey: 'refund:cn_local', refundId })).toEqual(refunded);
+  });
+
+  it("finds a charge whose answer was not kept among the customer's PaymentIntents by its key; null for a key never sent", async () => {
+    const method = await attachStripePaymentMethod(app.prisma, accountId, {
+      paymentMethodId: 'pm_card_visa',
+      customerId,
+    });
+    const sentTo = { paymentMethod: { id: method.id, accountId, type: 'card', customerId }, openedAt: new Date() };
+    expect(await gateway.retrieveCharge({ idempotencyKey: 'charge:in_local:3', sentTo })).toBeNull();
+    const paid = await charge(method.id, 'charge:in_local:3', 1500);
+    expect(await gateway.retrieveCharge({ idempotencyKey: 'charge:in_local:3', sentTo })).toEqual(paid);
+    expect(await gateway.retrieveCharge({ idempotencyKey: 'charge:in_local:1', sentTo })).toMatchObject({
+      status: 'succeeded',
+    });
   });
 
   it('declines pm_card_chargeCustomerFail: failed card_declined, not retryable', async () => {

@@ -1,8 +1,5 @@
-import { spawn } from 'node:child_process';
 import { HOUR_MS } from '../../src/lib/durations';
-import path from 'node:path';
-import readline from 'node:readline';
-import { TSX_NODE_ARGS } from '../../src/runtime/processes';
+import { startCrashingWorker } from '../support/crashing-workers';
 import { CARDS, customerWithCard } from '../support/payments';
 import {
   expectStatus,
@@ -14,7 +11,6 @@ import {
   subscriptionEvents,
   unix,
   workflowHandle,
-  type SubscriptionWorld,
 } from '../support/subscriptions';
 
 // A worker dies (SIGKILL) in the middle of a renewal, after the work of a step was done but before the
@@ -23,38 +19,10 @@ import {
 // killed worker's task is lost with it: the server times the task out, and the new worker replays the
 // workflow and runs the period's steps again, each finding what the first run did.
 
-/** A worker process (test/support/crashing-worker.ts) that stops at `step` and waits there; answers when it polls. */
-async function crashingWorker(world: SubscriptionWorld, step: 'invoice-created' | 'charged') {
-  const child = spawn(
-    process.execPath,
-    [...TSX_NODE_ARGS, path.join(__dirname, '..', 'support', 'crashing-worker.ts'), world.taskQueue, step],
-    {
-      env: { ...process.env, TEMPORAL_ADDRESS: world.env.address },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
-  );
-  const lines = readline.createInterface({ input: child.stdout! });
-  const said = (word: string) =>
-    new Promise<void>((resolve, reject) => {
-      lines.on('line', (line) => line.trim() === word && resolve());
-      child.once('exit', (code) => reject(new Error(`the crashing worker exited (${code}) before "${word}"`)));
-    });
-  const reached = said('reached');
-  await said('polling');
-  return {
-    reached,
-    kill: () =>
-      new Promise<void>((resolve) => {
-        child.once('exit', () => resolve());
-        child.kill('SIGKILL');
-      }),
-  };
-}
-
 async function renewalCrash(name: string, step: 'invoice-created' | 'charged') {
   const world = await startSubscriptionWorld({ worker: false });
   try {
-    const first = await crashingWorker(world, step);
+    const first = await startCrashingWorker(world, step);
     const { customer } = await customerWithCard(world.api, CARDS.succeeds);
     const price = await recurringPrice(world.api, { unitAmount: 4900 });
     const startAt = (await world.env.currentTimeMs()) + HOUR_MS;

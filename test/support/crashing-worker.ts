@@ -1,10 +1,12 @@
 // A subscription worker in a process of its own that stops at a step of a renewal and waits there, to be
 // killed with SIGKILL by test/subscriptions/subscription-crash.test.ts (a worker lost mid-renewal).
-// Usage: tsx test/support/crashing-worker.ts <task queue> <step: invoice-created | charged>
+// Usage: tsx test/support/crashing-worker.ts <task queue> <step: invoice-created | charged | none>
 //   (TEMPORAL_ADDRESS, DATABASE_URL, TEST_WORKFLOW_BUNDLE from env). Prints "reached" once at the step.
 // Or: tsx test/support/crashing-worker.ts <task queue> webhook-sending <HTTP timeout ms>: the webhook
 //   attempts with that timeout, killed by test/webhooks/webhook-delivery.test.ts while an attempt's request
 //   is at its receiver (sent, not recorded); the test sees the request itself.
+//   Step `none`: the project's activities as they are, killed where the test sees fit (test/stripe-gateway/
+//   stripe-worker-kill.test.ts kills it while Stripe's answer to its charge is held).
 import { NativeConnection, Runtime, DefaultLogger, Worker } from '@temporalio/worker';
 import { createActivities } from '../../activities';
 import { createSubscriptionActivities } from '../../activities/subscriptions';
@@ -36,13 +38,15 @@ async function main(): Promise<void> {
       ? createWebhookActivities({ prisma, httpTimeoutMs: Number(httpTimeoutMs) })
       : step === 'charged'
         ? { ...activities, ...createSubscriptionActivities({ prisma, gateways }) }
-        : {
-            ...activities,
-            async createRenewalInvoice(input: Parameters<typeof activities.createRenewalInvoice>[0]) {
-              await activities.createRenewalInvoice(input);
-              return reached();
-            },
-          };
+        : step === 'none'
+          ? activities
+          : {
+              ...activities,
+              async createRenewalInvoice(input: Parameters<typeof activities.createRenewalInvoice>[0]) {
+                await activities.createRenewalInvoice(input);
+                return reached();
+              },
+            };
   const worker = await Worker.create({
     connection: await NativeConnection.connect({ address: process.env.TEMPORAL_ADDRESS! }),
     taskQueue: taskQueue!,

@@ -64,7 +64,9 @@ export async function startStripeMock(): Promise<StripeStandIn> {
  * dump is turned off, so parallel test files never see each other's objects. It predates
  * `automatic_payment_methods` (which Stripe needs for an off-session confirm without a return URL) and
  * refuses it, nor a PaymentIntent's `description` (the invoice's, which the adapter sends): the stand-in drops
- * both. It listens on every interface (no option says otherwise).
+ * both. Its list of PaymentIntents takes no filter: the stand-in filters it by `customer` and `created[gte]`,
+ * newest first, as Stripe does (what `retrieveCharge` asks). It listens on every interface (no option says
+ * otherwise).
  */
 export async function startLocalstripe(): Promise<StripeStandIn> {
   const missing = stripeToolMissing('localstripe');
@@ -77,6 +79,14 @@ export async function startLocalstripe(): Promise<StripeStandIn> {
     'create_intent = resources.PaymentIntent._api_create.__func__',
     'resources.PaymentIntent._api_create = classmethod(',
     '    lambda cls, automatic_payment_methods=None, description=None, **data: create_intent(cls, **data))',
+    'list_all = resources.StripeObject._api_list_all.__func__',
+    'def list_intents(cls, url, customer=None, created=None, limit=None, starting_after=None):',
+    '    since = int((created or {}).get("gte", 0))',
+    '    listed = list_all(cls, url, limit=limit, starting_after=starting_after)',
+    '    kept = [i for i in listed._list if customer in (None, i.customer) and i.created >= since]',
+    '    listed._list = sorted(kept, key=lambda i: i.created, reverse=True)',
+    '    return listed',
+    'resources.PaymentIntent._api_list_all = classmethod(list_intents)',
     'from localstripe.server import start',
     `sys.argv = ['localstripe', '--port', '${port}', '--from-scratch']`,
     'start()',
@@ -99,9 +109,12 @@ export interface ProxiedRequest {
 /**
  * What the proxy does with the next requests: `forward` (the default) passes them on; `cut` passes a
  * request on, lets the upstream answer, then destroys the connection (the request reached Stripe, its
- * answer was lost); a status answers that status with a Stripe error body without passing it on.
+ * answer was lost); `hold` passes a request on, lets the upstream answer, and keeps that answer (the
+ * caller waits, as for a slow network, until it dies or the proxy closes); a status answers that status
+ * with a Stripe error body without passing it on.
  */
-export type ProxyMode = 'forward' | 'cut' | { status: number; error: { type: string; code?: string; message: string } };
+export type ProxyMode =
+  'forward' | 'cut' | 'hold' | { status: number; error: { type: string; code?: string; message: string } };
 
 export interface StripeProxy {
   apiBase: string;
@@ -112,6 +125,8 @@ export interface StripeProxy {
    * fixtures cannot hold it (a card_present charge, a succeeded PaymentIntent). Null stops it.
    */
   answer(path: string, body: object | null): void;
+  /** The next request held (mode `hold`) once the upstream has answered it. */
+  nextHeld(): Promise<ProxiedRequest>;
   close(): Promise<void>;
 }
 
@@ -120,6 +135,8 @@ export async function startStripeProxy(upstream: string): Promise<StripeProxy> {
   const requests: ProxiedRequest[] = [];
   let current: ProxyMode = 'forward';
   const answers = new Map<string, object>();
+  const held: ProxiedRequest[] = [];
+  const heldWaiters: ((request: ProxiedRequest) => void)[] = [];
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -159,6 +176,12 @@ export async function startStripeProxy(upstream: string): Promise<StripeProxy> {
             req.socket.destroy();
             return;
           }
+          if (mode === 'hold') {
+            const waiter = heldWaiters.shift();
+            if (waiter) waiter(recorded);
+            else held.push(recorded);
+            return;
+          }
           res.writeHead(answer.status, { 'content-type': 'application/json', 'request-id': 'req_proxy' });
           res.end(text);
         })
@@ -176,6 +199,10 @@ export async function startStripeProxy(upstream: string): Promise<StripeProxy> {
     answer: (path, body) => {
       if (body) answers.set(path, body);
       else answers.delete(path);
+    },
+    nextHeld: () => {
+      const first = held.shift();
+      return first ? Promise.resolve(first) : new Promise((resolve) => heldWaiters.push(resolve));
     },
     close: () =>
       new Promise<void>((resolve) => {
