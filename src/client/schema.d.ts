@@ -4871,6 +4871,16 @@ export interface components {
                 total: number;
                 /** @description What `total` costs under the price's terms (tiers, packages), in cents before discount and tax */
                 amount: number;
+                /** @description What early (threshold) invoices already billed of `total` this period: its quantity, and the amount they billed */
+                billed: {
+                    quantity: number;
+                    amount: number;
+                };
+                /** @description What the period's invoice has left to bill: `total` less `billed`, priced as the difference the tiers make (`amount` less `billed.amount`) */
+                unbilled: {
+                    quantity: number;
+                    amount: number;
+                };
                 /** @description The aggregation per day of the period, 24-hour windows from its start (the last one up to now) */
                 daily: {
                     /** @description Unix seconds */

@@ -468,6 +468,8 @@ describe('seeing usage', () => {
           aggregation: 'sum',
           total: 1350,
           amount: graduatedCents(1350),
+          billed: { quantity: 0, amount: 0 },
+          unbilled: { quantity: 1350, amount: graduatedCents(1350) },
           daily: [
             { start: day('2026-01-01'), end: day('2026-01-02'), value: 700 },
             { start: day('2026-01-02'), end: day('2026-01-03'), value: 600 },
