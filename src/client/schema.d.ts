@@ -4156,6 +4156,8 @@ export interface components {
             flat_amount: number;
             /** @description unit_amount x quantity + flat_amount */
             amount: number;
+            /** @description Graduated: the period's first unit this part bills, counting the period's whole usage from 1 (a late or remainder line starts past the units billed before it); null for volume, and on lines billed before it was kept */
+            first_unit: number | null;
         };
         InvoiceCreate: {
             customer: string;

@@ -227,15 +227,15 @@ describe('billing usage in arrears', () => {
     expect(tierParts(januaryLine)).toEqual([
       'graduated',
       [
-        { up_to: 1000, quantity: 1000, unit_amount: 5, flat_amount: 0, amount: 5000 },
-        { up_to: 10_000, quantity: 200, unit_amount: 3, flat_amount: 1000, amount: 1600 },
+        { up_to: 1000, quantity: 1000, unit_amount: 5, flat_amount: 0, amount: 5000, first_unit: 1 },
+        { up_to: 10_000, quantity: 200, unit_amount: 3, flat_amount: 1000, amount: 1600, first_unit: 1001 },
       ],
       null,
       null,
     ]);
     expect(tierParts(invoices[2].lines[1])).toEqual([
       'graduated',
-      [{ up_to: 10_000, quantity: 400, unit_amount: 3, flat_amount: 0, amount: 1200 }],
+      [{ up_to: 10_000, quantity: 400, unit_amount: 3, flat_amount: 0, amount: 1200, first_unit: 1201 }],
       null,
       null,
     ]);

@@ -167,6 +167,48 @@ describe('a usage invoice shows how its usage was priced', () => {
   });
 });
 
+describe('a late usage line says which units it bills', () => {
+  let late: { invoice: any; line: any };
+  beforeAll(async () => {
+    const { clock, customer, subscription, tiered } = await billedJanuary();
+    // 300 tokens of January reported in February: billed on March's invoice past January's 1200 tokens.
+    expectStatus(await send(tiered.eventName, customer.id, at('2026-01-25T00:00:00Z'), 300), 202);
+    await advanceClock(api, clock.id, at('2026-03-01T01:00:00Z'));
+    const invoice = (await subscriptionInvoices(api, subscription.id))[2];
+    const line = invoice.lines.find(
+      (each: any) => each.price === tiered.price && / reported late, /.test(each.description),
+    );
+    late = { invoice, line };
+  }, 120_000);
+
+  it('names the units past those billed in its period in the PDF', async () => {
+    const { invoice, line } = late;
+    expect([line.quantity, line.amount]).toEqual([300, 900]);
+    expect(line.tiers).toEqual([
+      { up_to: 10_000, quantity: 300, unit_amount: 3, flat_amount: 0, amount: 900, first_unit: 1201 },
+    ]);
+    const pdf = await fetchPdf(`${stack.app.baseUrl}${hostedPath(invoice)}/pdf`);
+    expect([pdf.status, pdf.type]).toEqual([200, 'application/pdf']);
+    fs.mkdirSync('test-output', { recursive: true });
+    fs.writeFileSync('test-output/usage-late-invoice.pdf', pdf.body);
+    const rows = (await pdfText(pdf.body)).split('\n').map((row) => row.replace(/\s+/g, ' ').trim());
+    expect(rows).toContain('Units 1,201-1,500 at $0.03 $9.00');
+    expect(rows.some((row) => row.startsWith('First '))).toBe(false);
+    expect((await other.get(`/invoices/${invoice.id}`)).status).toBe(404);
+  });
+
+  browserIt('names them on the hosted page (screenshot)', async () => {
+    const { invoice } = late;
+    const page = await browser!.newPage();
+    await page.goto(`${stack.app.baseUrl}${hostedPath(invoice)}`);
+    await page.getByRole('heading', { name: `Invoice ${invoice.number}`, exact: true }).waitFor();
+    await page.getByRole('row', { name: 'Units 1,201-1,500 at $0.03 $9.00', exact: true }).waitFor();
+    await browser!.screenFits(page, 'hosted-usage-late-invoice');
+    expect(browser!.offSite).toEqual([]);
+    await page.close();
+  });
+});
+
 describe("the dashboard's subscription page", () => {
   browserIt(
     "draws each metered item's usage by day with its running total and the upcoming invoice's amount; another account's is not found",
