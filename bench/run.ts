@@ -5,13 +5,14 @@
 // `--json` adds a last line with every figure, per engine: {"dev": {"read_ratio": ...}, "server": {...}}.
 // `--only scale` (or the section's name) runs the data-at-scale section alone: its lists and searches on
 // the first engine (they need no Temporal), its renewal storm on the server engine (BENCH_STORM_* sizes);
-// its figures are the JSON line's "scale" object.
+// its figures are the JSON line's "scale" object. `usage-storm` runs the licensed renewal storm and the metered one
+// (BENCH_USAGE_STORM_SUBSCRIPTIONS) on the server engine: usage_storm_ratio in the JSON line.
 import { benchCustomers } from './customers';
 import { benchWebhooks } from './webhooks';
 import { benchSubscriptions } from './subscriptions';
 import { benchDashboard } from './dashboard';
 import { benchScale } from './scale';
-import { benchStorm } from './storm';
+import { benchStorm, benchUsageStorm } from './storm';
 import { benchStripe } from './stripe';
 import { benchUsage } from './usage';
 import { startBenchServices, type BenchContext, type Engine, type Figures } from './support';
@@ -27,6 +28,8 @@ const SECTIONS: Record<string, (ctx: BenchContext) => Promise<Figures>> = {
   // Usage ingestion needs no Temporal: on the first engine only.
   usage: async (ctx) => (ctx.engine === firstEngine ? benchUsage(ctx) : {}),
   scale: async (ctx) => ({ ...(ctx.engine === firstEngine ? await benchScale(ctx) : {}), ...(await benchStorm(ctx)) }),
+  // Metered subscriptions billed at one period end beside the licensed renewal storm (server engine only).
+  'usage-storm': benchUsageStorm,
 };
 
 /** The engine measured first: sections with no Temporal figure run there only. */

@@ -55,6 +55,7 @@ async function waitForStorm(
   progress: () => Promise<{ done: number; lastMs: number | null }>,
   atMs: number,
   stallMs = 120_000,
+  count = SUBSCRIPTIONS,
 ): Promise<{ done: number; spanMs: number }> {
   let last = { done: -1, lastMs: null as number | null };
   let movedAt = Date.now();
@@ -65,7 +66,7 @@ async function waitForStorm(
     const stalled = Date.now() > Math.max(atMs, movedAt) + stallMs;
     if (process.env.BENCH_STORM_VERBOSE)
       console.log(`storm: ${reading.done} done, ${Math.round((Date.now() - atMs) / 1000)} s from its second`);
-    if (reading.done >= SUBSCRIPTIONS || stalled)
+    if (reading.done >= count || stalled)
       return { done: reading.done, spanMs: reading.lastMs === null ? NaN : reading.lastMs - atMs };
     await sleep(1000);
   }
@@ -114,13 +115,8 @@ async function baselineStorm(ctx: BenchContext, children: ChildProcess[]): Promi
   return { done, spanMs, rssBefore, rssAfter: await memory() };
 }
 
-/**
- * The service's storm: SUBSCRIPTIONS monthly subscriptions created through the API, all starting at
- * the same second, on WORKERS of the service's worker processes. At that second each one's workflow
- * wakes (its start delay ends, as a renewal's timer fires: decisions.md §14), bills its period
- * (invoice created and finalized) and charges it, as a renewal does. Done: its invoice paid.
- */
-async function serviceStorm(ctx: BenchContext, children: ChildProcess[]) {
+/** The service's worker processes and API (children), an account of its own, and a POST through its API. */
+async function startService(ctx: BenchContext, children: ChildProcess[], name: string) {
   const env = {
     DATABASE_URL: ctx.databaseUrl,
     TEMPORAL_ADDRESS: ctx.temporalAddress,
@@ -130,8 +126,8 @@ async function serviceStorm(ctx: BenchContext, children: ChildProcess[]) {
   const api = spawnTsx('server-process.ts', ['api'], env);
   children.push(api);
   const { port } = await jsonLines(api)();
-  const account = await createAccount(ctx.prisma, { name: 'Bench storm', role: 'developer' });
-  const call = async (route: string, body: object): Promise<any> => {
+  const account = await createAccount(ctx.prisma, { name, role: 'developer' });
+  const call: Post = async (route, body) => {
     for (;;) {
       const response = await fetch(`http://127.0.0.1:${port}${route}`, {
         method: 'POST',
@@ -146,24 +142,47 @@ async function serviceStorm(ctx: BenchContext, children: ChildProcess[]) {
       else return json;
     }
   };
-  const customers: string[] = [];
-  for (let index = 0; index < CUSTOMERS; index += 1) {
-    const customer = await call('/customers', { name: `Storm Customer ${index}` });
-    await call('/payment-methods', {
-      type: 'card',
-      card: { number: '4242424242424242', exp_month: 12, exp_year: new Date().getUTCFullYear() + 3, cvc: '123' },
-      billing_details: { name: `Storm Customer ${index}` },
-      customer: customer.id,
-    });
-    customers.push(customer.id);
-  }
-  const product = await call('/products', {
-    name: 'Storm plan',
+  return { memory, account, call };
+}
+
+type Post = (route: string, body: object) => Promise<any>;
+
+/** A customer (`body`: its name, its test clock) with a card that pays, through the API; answers its id. */
+async function customerWithCard(call: Post, body: { name: string; test_clock?: string }): Promise<string> {
+  const customer = await call('/customers', body);
+  await call('/payment-methods', {
+    type: 'card',
+    card: { number: '4242424242424242', exp_month: 12, exp_year: new Date().getUTCFullYear() + 3, cvc: '123' },
+    billing_details: { name: body.name },
+    customer: customer.id,
+  });
+  return customer.id as string;
+}
+
+/** A product with a monthly default price of `unitAmount` cents. */
+function monthlyProduct(call: Post, name: string, unitAmount: number): Promise<any> {
+  return call('/products', {
+    name,
     currency: 'USD',
-    unit_amount: 1000,
+    unit_amount: unitAmount,
     type: 'recurring',
     recurring: { interval: 'month', interval_count: 1 },
   });
+}
+
+/**
+ * The service's storm: SUBSCRIPTIONS monthly subscriptions created through the API, all starting at
+ * the same second, on WORKERS of the service's worker processes. At that second each one's workflow
+ * wakes (its start delay ends, as a renewal's timer fires: decisions.md §14), bills its period
+ * (invoice created and finalized) and charges it, as a renewal does. Done: its invoice paid.
+ */
+async function serviceStorm(ctx: BenchContext, children: ChildProcess[]) {
+  const { memory, account, call } = await startService(ctx, children, 'Bench storm');
+  const customers: string[] = [];
+  for (let index = 0; index < CUSTOMERS; index += 1) {
+    customers.push(await customerWithCard(call, { name: `Storm Customer ${index}` }));
+  }
+  const product = await monthlyProduct(call, 'Storm plan', 1000);
   const subscribe = (index: number, startDate: number) =>
     call('/subscriptions', {
       customer: customers[index % CUSTOMERS],
@@ -196,48 +215,74 @@ async function serviceStorm(ctx: BenchContext, children: ChildProcess[]) {
 }
 
 /**
+ * Stops `children`, each gone before the next storm or before Temporal stops (a worker polling a stopped server
+ * only retries).
+ */
+const stopper = (children: ChildProcess[]) => () =>
+  Promise.all(
+    children.splice(0).map(
+      (child) =>
+        new Promise((resolve) => {
+          if (child.exitCode !== null || child.signalCode !== null) return resolve(undefined);
+          child.once('exit', resolve);
+          child.kill('SIGTERM');
+        }),
+    ),
+  );
+
+/** Done per second, from the storm's second to the last one done. */
+const stormRate = (storm: Storm) => (storm.done / storm.spanMs) * 1000;
+
+const stormRow = (storm: Storm) => ({
+  done: storm.done,
+  'seconds to the last': roundTo(storm.spanMs / 1000, 1),
+  'per s': Math.round(stormRate(storm)),
+  'worker RSS MB before': storm.rssBefore.map(mb).join(' / '),
+  after: storm.rssAfter.map(mb).join(' / '),
+});
+
+/**
+ * Runs `storms` on the server engine only (BENCH_STORM_ANY_ENGINE=1 elsewhere too) with the child processes they
+ * start, every one stopped at the end whatever happens.
+ */
+async function onServerEngine(
+  ctx: BenchContext,
+  name: string,
+  storms: (children: ChildProcess[], stopChildren: () => Promise<unknown>) => Promise<Figures>,
+): Promise<Figures> {
+  if (ctx.engine !== 'server' && !process.env.BENCH_STORM_ANY_ENGINE) {
+    console.log(`\n${name}: measured on the server engine only (BENCH_STORM_ANY_ENGINE=1 to run it here)`);
+    return {};
+  }
+  const children: ChildProcess[] = [];
+  const stopChildren = stopper(children);
+  try {
+    return await storms(children, stopChildren);
+  } finally {
+    await stopChildren();
+  }
+}
+
+/**
  * A renewal storm on the `server` engine (docs/performance.md): SUBSCRIPTIONS subscriptions billed and
  * charged at the same second on two worker processes, beside the bare baseline on the same engine
  * (one timer and one row each). The figure: subscriptions done per second over baseline workflows done
  * per second, counted from that second to the last one done; 0 lost and 0 charged twice.
  */
 export async function benchStorm(ctx: BenchContext): Promise<Figures> {
-  if (ctx.engine !== 'server' && !process.env.BENCH_STORM_ANY_ENGINE) {
-    console.log('\nRenewal storm: measured on the server engine only (BENCH_STORM_ANY_ENGINE=1 to run it here)');
-    return {};
-  }
-  const children: ChildProcess[] = [];
-  // Each stopped and gone before the next storm or before Temporal stops (a worker polling a stopped
-  // server only retries).
-  const stopChildren = () =>
-    Promise.all(
-      children.splice(0).map(
-        (child) =>
-          new Promise((resolve) => {
-            if (child.exitCode !== null || child.signalCode !== null) return resolve(undefined);
-            child.once('exit', resolve);
-            child.kill('SIGTERM');
-          }),
-      ),
-    );
-  try {
+  return onServerEngine(ctx, 'Renewal storm', async (children, stopChildren) => {
     console.log(
       `\nRenewal storm: ${SUBSCRIPTIONS} at the same second, ${WORKERS} worker processes (${ctx.engine} engine)`,
     );
     const baseline = await baselineStorm(ctx, children);
     await stopChildren();
     const service = await serviceStorm(ctx, children);
-    const rate = (storm: Storm) => (storm.done / storm.spanMs) * 1000;
-    const row = (storm: Storm) => ({
-      done: storm.done,
-      'seconds to the last': roundTo(storm.spanMs / 1000, 1),
-      'per s': Math.round(rate(storm)),
-      'worker RSS MB before': storm.rssBefore.map(mb).join(' / '),
-      after: storm.rssAfter.map(mb).join(' / '),
+    console.table({
+      'bare timer + one row': stormRow(baseline),
+      'subscription billed and charged': stormRow(service.storm),
     });
-    console.table({ 'bare timer + one row': row(baseline), 'subscription billed and charged': row(service.storm) });
     const lost = SUBSCRIPTIONS - service.storm.done;
-    const stormRatio = rate(service.storm) / rate(baseline);
+    const stormRatio = stormRate(service.storm) / stormRate(baseline);
     console.log(
       `renewal storm subscriptions/baseline: ${stormRatio.toFixed(2)}x (goal 0.5x), lost ${lost}, charged twice ${service.chargedTwice}` +
         (service.late ? ' (creations ran past the storm second: some started early)' : ''),
@@ -248,7 +293,140 @@ export async function benchStorm(ctx: BenchContext): Promise<Figures> {
       'scale.renewals_charged_twice': service.chargedTwice,
       'scale.renewal_storm_worker_rss_mb_max': mb(Math.max(...service.storm.rssAfter)),
     };
-  } finally {
-    await stopChildren();
+  });
+}
+
+const USAGE_SUBSCRIPTIONS = Number(process.env.BENCH_USAGE_STORM_SUBSCRIPTIONS ?? 10_000);
+/** Customers of the metered storm: one live item per meter and customer (docs/decisions.md §43), so a meter each 1,000. */
+const USAGE_CUSTOMERS = Math.min(1000, USAGE_SUBSCRIPTIONS);
+const USAGE_METERS = Math.ceil(USAGE_SUBSCRIPTIONS / USAGE_CUSTOMERS);
+/** Customers per test clock: the clocks advance together, each telling its own workflows. */
+const CUSTOMERS_PER_CLOCK = 100;
+/** Usage events per metered subscription, sent in batches of 1,000 before the storm. */
+const EVENTS_PER_SUBSCRIPTION = 3;
+const USAGE_BATCH = 1000;
+/** The clocks' time at creation: a month's first second, so that every period ends on Feb 1. */
+const USAGE_START = Date.UTC(2026, 0, 1) / 1000;
+/** Past Feb 1 and its usage grace (1 hour by default): every period's invoice is due. */
+const USAGE_STORM_TIME = Date.UTC(2026, 1, 1, 2) / 1000;
+
+/**
+ * The metered storm: USAGE_SUBSCRIPTIONS monthly subscriptions of a metered price created through the API, each
+ * with EVENTS_PER_SUBSCRIPTION usage events in its period, all closing their period at the same second, on WORKERS
+ * of the service's worker processes. A metered period cannot end on the wall clock within a bench's minutes (a
+ * past start_date starts now, the shortest interval is a day), so their customers are on test clocks: at the
+ * storm's second every clock advances past the period's end and its grace, and each workflow wakes (the clock's
+ * signal, where the licensed storm's wake on their timers), reads its meter's total, bills the usage under the
+ * customer's usage lock and charges it. Done: its period's invoice (subscription_cycle) paid; the span is read
+ * from the invoices' updated_ms (the wall clock: their dates are the clocks').
+ */
+async function usageStorm(ctx: BenchContext, children: ChildProcess[]) {
+  const { memory, account, call } = await startService(ctx, children, 'Bench usage storm');
+  const clocks: string[] = [];
+  for (let index = 0; index < Math.ceil(USAGE_CUSTOMERS / CUSTOMERS_PER_CLOCK); index += 1)
+    clocks.push((await call('/test-helpers/test-clocks', { frozen_time: USAGE_START, name: `Storm ${index}` })).id);
+  const customers: string[] = [];
+  await runLanes(USAGE_CUSTOMERS, BARE_START_LANES, async (index) => {
+    const clock = clocks[Math.floor(index / CUSTOMERS_PER_CLOCK)];
+    customers[index] = await customerWithCard(call, { name: `Usage Storm Customer ${index}`, test_clock: clock });
+  });
+  const product = await monthlyProduct(call, 'Storm usage plan', 1);
+  const meters: { eventName: string; price: string }[] = [];
+  for (let index = 0; index < USAGE_METERS; index += 1) {
+    const eventName = `storm_tokens_${index}`;
+    const meter = await call('/meters', {
+      name: `Storm tokens ${index}`,
+      event_name: eventName,
+      aggregation: 'sum',
+      value_property: 'tokens',
+    });
+    const price = await call(`/prices/${product.id}`, {
+      currency: 'USD',
+      type: 'recurring',
+      recurring: { interval: 'month', interval_count: 1, usage_type: 'metered', meter: meter.id },
+      unit_amount: 3,
+    });
+    meters.push({ eventName, price: price.id });
   }
+  // Subscription `index`: customer index % USAGE_CUSTOMERS on meter floor(index / USAGE_CUSTOMERS).
+  const ofIndex = (index: number) => ({
+    customer: customers[index % USAGE_CUSTOMERS]!,
+    meter: meters[Math.floor(index / USAGE_CUSTOMERS)]!,
+  });
+  await runLanes(USAGE_SUBSCRIPTIONS, BARE_START_LANES, async (index) => {
+    const { customer, meter } = ofIndex(index);
+    await call('/subscriptions', {
+      customer,
+      items: [{ price: meter.price }],
+      trial_days: 0,
+      start_date: USAGE_START,
+    });
+  });
+  const run = crypto.randomUUID().slice(0, 8);
+  const events = Array.from({ length: USAGE_SUBSCRIPTIONS * EVENTS_PER_SUBSCRIPTION }, (_, n) => {
+    const index = Math.floor(n / EVENTS_PER_SUBSCRIPTION);
+    const { customer, meter } = ofIndex(index);
+    return {
+      id: `${run}-${n}`,
+      event_name: meter.eventName,
+      customer,
+      timestamp: USAGE_START + 60,
+      properties: { tokens: (n % 7) + 1 },
+    };
+  });
+  await runLanes(Math.ceil(events.length / USAGE_BATCH), 4, async (batch) => {
+    await call('/usage-events', { events: events.slice(batch * USAGE_BATCH, (batch + 1) * USAGE_BATCH) });
+  });
+  const cycleInvoices = async () => {
+    const [row] = await ctx.prisma.$queryRawUnsafe<{ done: bigint; last: bigint | null }[]>(
+      `SELECT count(*) AS done, max(updated_ms) AS last FROM invoices
+        WHERE account_id = $1 AND status = 'paid' AND billing_reason = 'subscription_cycle'`,
+      account.account_id,
+    );
+    return { done: Number(row!.done), lastMs: row!.last === null ? null : Number(row!.last) };
+  };
+  const rssBefore = await memory();
+  const atMs = Date.now();
+  await Promise.all(
+    clocks.map((clock) => call(`/test-helpers/test-clocks/${clock}/advance`, { frozen_time: USAGE_STORM_TIME })),
+  );
+  const { done, spanMs } = await waitForStorm(cycleInvoices, atMs, 120_000, USAGE_SUBSCRIPTIONS);
+  const charges = await ctx.prisma.gatewayCharge.count({ where: { accountId: account.account_id, kind: 'charge' } });
+  return {
+    storm: { done, spanMs, rssBefore, rssAfter: await memory() } satisfies Storm,
+    chargedTwice: Math.max(0, charges - done),
+  };
+}
+
+/**
+ * The metered storm beside the licensed one, in the same run on the same engine (docs/performance.md, "Usage
+ * storm"): BENCH_STORM_SUBSCRIPTIONS licensed renewals, then BENCH_USAGE_STORM_SUBSCRIPTIONS metered ones billed at
+ * one period end. The figure: metered subscriptions done per second over licensed ones (goal 0.5x), 0 lost and 0
+ * charged twice.
+ */
+export async function benchUsageStorm(ctx: BenchContext): Promise<Figures> {
+  return onServerEngine(ctx, 'Usage storm', async (children, stopChildren) => {
+    console.log(
+      `\nUsage storm: ${USAGE_SUBSCRIPTIONS} metered (${USAGE_METERS} meters, ${EVENTS_PER_SUBSCRIPTION} events each) beside ${SUBSCRIPTIONS} licensed, ${WORKERS} worker processes (${ctx.engine} engine)`,
+    );
+    const licensed = await serviceStorm(ctx, children);
+    await stopChildren();
+    const metered = await usageStorm(ctx, children);
+    console.table({
+      'licensed renewal': stormRow(licensed.storm),
+      'metered renewal (usage billed)': stormRow(metered.storm),
+    });
+    const lost = USAGE_SUBSCRIPTIONS - metered.storm.done;
+    const ratio = stormRate(metered.storm) / stormRate(licensed.storm);
+    console.log(
+      `usage storm metered/licensed: ${ratio.toFixed(2)}x (goal 0.5x): ${Math.round(stormRate(metered.storm))} and ${Math.round(stormRate(licensed.storm))} per s, lost ${lost}, charged twice ${metered.chargedTwice}`,
+    );
+    return {
+      usage_storm_ratio: roundTo(ratio),
+      usage_storm_per_second: Math.round(stormRate(metered.storm)),
+      usage_storm_licensed_per_second: Math.round(stormRate(licensed.storm)),
+      usage_storm_lost: lost,
+      usage_storm_charged_twice: metered.chargedTwice,
+    };
+  });
 }

@@ -161,24 +161,7 @@ export function createApp(options: AppOptions): express.Express {
   // Pages customers open from a link (docs/api.md "Hosted pages"): HTML with their own policy, never the API's JSON.
   app.use(hostedPagesRouter(routeDeps, log));
   // Each connected account's Stripe events, signed with its webhook secret (docs/api.md, "Payment processors").
-  app.use(
-    `${PROCESSOR_WEBHOOKS_PATH}/stripe`,
-    stripeWebhookRouter(
-      deps.prisma,
-      (report) =>
-        // A later outcome is recorded by its entry's owner, as the reconciliation's; the subscription's workflow is told
-        // of an invoice it settles, as for a request.
-        tellingSettledInvoices(noticeInvoicesSettled(deps.temporal), () =>
-          recordProcessorReport(deps.prisma, deps.gateways, report),
-        ),
-      // A terminal sale's outcome is recorded as the terminal's report, and the plan's workflow told, as the test
-      // helpers do for the simulated terminal.
-      async (report) => {
-        const payment = await recordProcessorSaleReport(deps.prisma, deps.gateways, report);
-        if (payment) await notifyPlanUpdated(deps.temporal, payment.planId);
-      },
-    ),
-  );
+  mountProcessorWebhooks(app, deps);
   app.use(api.router);
   app.locals.api = api;
 
@@ -300,6 +283,28 @@ function describeOperationsEndpoints(api: Api): void {
       200: { description: 'Prometheus text format 0.0.4', content: { 'text/plain': { schema: z.string() } } },
     },
   });
+}
+
+/** Each connected account's processor events: payments and refunds settled by their owners, terminal sales ended. */
+function mountProcessorWebhooks(app: express.Express, deps: AppDeps): void {
+  app.use(
+    `${PROCESSOR_WEBHOOKS_PATH}/stripe`,
+    stripeWebhookRouter(
+      deps.prisma,
+      (report) =>
+        // A later outcome is recorded by its entry's owner, as the reconciliation's; the subscription's workflow is told
+        // of an invoice it settles, as for a request.
+        tellingSettledInvoices(noticeInvoicesSettled(deps.temporal), () =>
+          recordProcessorReport(deps.prisma, deps.gateways, report),
+        ),
+      // A terminal sale's outcome is recorded as the terminal's report, and the plan's workflow told, as the test
+      // helpers do for the simulated terminal.
+      async (report) => {
+        const payment = await recordProcessorSaleReport(deps.prisma, deps.gateways, report);
+        if (payment) await notifyPlanUpdated(deps.temporal, payment.planId);
+      },
+    ),
+  );
 }
 
 /** The dashboard's sign-in, join and password-reset endpoints, each behind its own failure limits. */

@@ -4156,6 +4156,8 @@ export interface components {
             flat_amount: number;
             /** @description unit_amount x quantity + flat_amount */
             amount: number;
+            /** @description Graduated: the period's first unit this part bills, counting the period's whole usage from 1 (a late or remainder line starts past the units billed before it); null for volume, and on lines billed before it was kept */
+            first_unit: number | null;
         };
         InvoiceCreate: {
             customer: string;
@@ -4873,6 +4875,16 @@ export interface components {
                 total: number;
                 /** @description What `total` costs under the price's terms (tiers, packages), in cents before discount and tax */
                 amount: number;
+                /** @description What early (threshold) invoices already billed of `total` this period: its quantity, and the amount they billed */
+                billed: {
+                    quantity: number;
+                    amount: number;
+                };
+                /** @description What the period's invoice has left to bill: `total` less `billed`, priced as the difference the tiers make (`amount` less `billed.amount`) */
+                unbilled: {
+                    quantity: number;
+                    amount: number;
+                };
                 /** @description The aggregation per day of the period, 24-hour windows from its start (the last one up to now) */
                 daily: {
                     /** @description Unix seconds */

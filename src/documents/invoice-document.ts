@@ -135,7 +135,8 @@ const count = (units: number) => units.toLocaleString('en-US');
 /**
  * How a usage line was priced, as the PDF and the hosted page show it under the line (docs/decisions.md §46):
  * "First 1,000 units at $0.00", "Next 4,000 units at $0.02 + $10.00 flat fee" (graduated), "All 12,000 units at
- * $0.01" (volume; a late line's tier taken back "Less 900 units at $0.05"), "3 packages of 1,000 units at $2.50".
+ * $0.01" (volume; a late line's tier taken back "Less 900 units at $0.05"), "3 packages of 1,000 units at $2.50";
+ * a late or remainder graduated line starts at the units it adds: "Units 101-150 at $0.05", then "Next ...".
  * `format` writes cents in the invoice's currency. None for other lines.
  */
 export function pricingDetails(line: InvoiceLineObject, format: (cents: number) => string): LineDetail[] {
@@ -146,11 +147,28 @@ export function pricingDetails(line: InvoiceLineObject, format: (cents: number) 
         amount: format(line.amount),
       },
     ];
-  return (line.tiers ?? []).map((tier, index) => {
+  const tiers = line.tiers ?? [];
+  return tiers.map((tier, index) => {
     const flat = tier.flat_amount !== 0 ? ` + ${format(tier.flat_amount)} flat fee` : '';
     const units = `${count(Math.abs(tier.quantity))} unit${Math.abs(tier.quantity) === 1 ? '' : 's'}`;
-    const which = tier.quantity < 0 ? 'Less' : line.tiers_mode === 'volume' ? 'All' : index === 0 ? 'First' : 'Next';
-    return { label: `${which} ${units} at ${format(tier.unit_amount)}${flat}`, amount: format(tier.amount) };
+    const at = ` at ${format(tier.unit_amount)}${flat}`;
+    const amount = format(tier.amount);
+    if (tier.quantity < 0) return { label: `Less ${units}${at}`, amount };
+    if (line.tiers_mode === 'volume') return { label: `All ${units}${at}`, amount };
+    const previous = tiers[index - 1];
+    const follows =
+      previous !== undefined &&
+      (tier.first_unit === null ||
+        previous.first_unit === null ||
+        previous.first_unit + previous.quantity === tier.first_unit);
+    if (follows) return { label: `Next ${units}${at}`, amount };
+    // A late or remainder line starts past the units billed before it: it names the units it bills.
+    if (tier.first_unit !== null && tier.first_unit > 1) {
+      const last = tier.first_unit + tier.quantity - 1;
+      const span = last === tier.first_unit ? `Unit ${count(last)}` : `Units ${count(tier.first_unit)}-${count(last)}`;
+      return { label: `${span}${at}`, amount };
+    }
+    return { label: `First ${units}${at}`, amount };
   });
 }
 

@@ -58,7 +58,11 @@ function toLineObject(line: InvoiceLine, currency: string): InvoiceLineObject {
 function linePricingFields(pricing: LinePricing | null) {
   return {
     tiers_mode: pricing && 'tiers' in pricing ? pricing.tiers_mode : null,
-    tiers: pricing && 'tiers' in pricing ? pricing.tiers : null,
+    // Lines billed before first_unit was kept read it as unknown.
+    tiers:
+      pricing && 'tiers' in pricing
+        ? pricing.tiers.map((tier) => ({ ...tier, first_unit: tier.first_unit ?? null }))
+        : null,
     transform_quantity: pricing && 'packages' in pricing ? pricing.transform_quantity : null,
     packages: pricing && 'packages' in pricing ? pricing.packages : null,
   };

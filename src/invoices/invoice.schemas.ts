@@ -133,6 +133,14 @@ const lineTierSchema = z
     unit_amount: z.number().int(),
     flat_amount: z.number().int().describe("The tier's flat fee this line charges"),
     amount: z.number().int().describe('unit_amount x quantity + flat_amount'),
+    first_unit: z
+      .number()
+      .int()
+      .nullable()
+      .describe(
+        "Graduated: the period's first unit this part bills, counting the period's whole usage from 1 (a late or remainder " +
+          'line starts past the units billed before it); null for volume, and on lines billed before it was kept',
+      ),
   })
   .meta({ id: 'InvoiceLineTier' });
 

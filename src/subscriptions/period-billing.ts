@@ -16,6 +16,7 @@ import {
 } from '../invoices';
 import type { PendingLine } from './proration';
 import { capWaitingCredits } from './unused-time-cap';
+import { closeSubscriptionUsage } from './subscription.records';
 import { holdCustomerUsage, meterTotal } from '../usage';
 import { findInvoiceIdByKey, lastBilledUsage, previewInvoiceForBilling, usageBilledFrom } from '../invoices';
 import { periodDiscount } from '../coupons';
@@ -430,6 +431,27 @@ export interface ImmediateInvoiceResult {
   held?: boolean;
 }
 
+/** The final invoice of an ending that bills metered usage (a threshold's invoice bills usage too, but ends nothing). */
+const isEndingInvoice = (input: ImmediateInvoiceInput) =>
+  input.finalUsage !== undefined && input.billingReason === undefined;
+
+/**
+ * An ending's final invoice: the meters' totals read, the invoice written and the subscription's usage closed at
+ * the ending in one transaction holding the customer's usage, as a period's invoice closes its window with its
+ * renewal row (docs/decisions.md §43, "No event slips between a batch and an invoice"). A batch of events checked
+ * before it is on the invoice; one checked after it is refused (usage_period_closed). Retries find the invoice
+ * their key made.
+ */
+async function createEndingInvoice(prisma: Db, input: ImmediateInvoiceInput): Promise<{ id: string; total: number }> {
+  return sqlTransaction(prisma, async (tx) => {
+    await holdCustomerUsage(tx, input.customerId);
+    const key = immediateInvoiceKey(input.subscriptionId, input.version);
+    const invoice = await findOrCreateInvoiceForBilling(tx, input.accountId, () => immediateInvoice(tx, input), key);
+    await closeSubscriptionUsage(tx, input.accountId, input.subscriptionId, new Date(input.at));
+    return invoice;
+  });
+}
+
 /**
  * `always_invoice`: the change's proration lines invoiced, finalized and (charge_automatically) charged
  * now, once whatever the retries (the invoice's key, then the attempt's). A declined charge leaves the
@@ -442,7 +464,9 @@ export async function invoiceProrationsNow(
   gateways: Gateways,
   input: ImmediateInvoiceInput,
 ): Promise<ImmediateInvoiceResult> {
-  const invoice = await createKeyedInvoice(prisma, input.accountId, await immediateInvoice(prisma, input));
+  const invoice = isEndingInvoice(input)
+    ? await createEndingInvoice(prisma, input)
+    : await createKeyedInvoice(prisma, input.accountId, await immediateInvoice(prisma, input));
   const finalized = await finalizeInvoice(prisma, input.accountId, invoice.id, { allowFinalized: true });
   const made = { invoiceId: invoice.id, total: invoice.total, creditedToBalance: finalized.applied_balance < 0 };
   if (invoice.total < 0 && input.endingPeriodStart !== undefined && !made.creditedToBalance) {

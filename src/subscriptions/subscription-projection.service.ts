@@ -263,6 +263,8 @@ function newSubscription(state: SubscriptionState, prices: PriceObject[], start:
     updatedMs: 0n,
     // A new row has no discount: a coupon at creation is redeemed after it is written (docs/decisions.md §37).
     discount: null,
+    // Written by an ending's final invoice only (docs/decisions.md §43).
+    usageClosedAt: null,
     ...subscriptionRowColumns(state),
     items: itemRows(state, now),
   };

@@ -6,6 +6,7 @@ import { toUnixSeconds } from '../lib/time';
 import { readPrices } from '../catalog';
 import { isMeteredPrice, pricingOf } from '../catalog';
 import { readCustomerTestClock } from '../customers';
+import { usageBilledFrom } from '../invoices';
 import { customerClock } from '../test-clocks';
 import { priceQuantity } from '../usage';
 import { meterWindows } from '../usage';
@@ -15,7 +16,8 @@ import type { SubscriptionUsageObject } from './subscription.schemas';
 /**
  * GET /subscriptions/{id}/usage (docs/decisions.md §43): each metered item's usage over the period the next
  * invoice closes, [current_period_start, now), now being the customer's time (its test clock's); its total
- * priced as that invoice will price it, and its aggregation per 24 hours from the period's start. 404 for
+ * priced as that invoice will price it, what early (threshold) invoices already billed of it and what is left, and its
+ * aggregation per 24 hours from the period's start. 404 for
  * another account's subscription. A subscription without a current period answers no items.
  */
 export async function subscriptionUsage(prisma: Db, accountId: string, id: string): Promise<SubscriptionUsageObject> {
@@ -37,13 +39,20 @@ export async function subscriptionUsage(prisma: Db, accountId: string, id: strin
       meterWindows(prisma, accountId, meter, row.customerId, { ...range, windowMs: DAY_MS }),
     ]);
     const total = whole.values[0] ?? 0;
+    const amount = priceQuantity(pricingOf(price), total).amount;
+    // Early invoices bill price(to date) - price(billed before), so together they billed price(what they billed):
+    // the period's invoice bills the rest the same way (docs/decisions.md §43, "Billing thresholds").
+    const billedQuantity = await usageBilledFrom(prisma, accountId, row.id, price.id, range.from);
+    const billed = { quantity: billedQuantity, amount: priceQuantity(pricingOf(price), billedQuantity).amount };
     items.push({
       subscription_item: item.id,
       price: price.id,
       meter,
       aggregation: whole.aggregation,
       total,
-      amount: priceQuantity(pricingOf(price), total).amount,
+      amount,
+      billed,
+      unbilled: { quantity: total - billed.quantity, amount: amount - billed.amount },
       daily: days.values.map((value, index) => ({
         start: toUnixSeconds(new Date(from + index * DAY_MS)),
         end: toUnixSeconds(new Date(Math.min(to, from + (index + 1) * DAY_MS))),

@@ -7,6 +7,7 @@ import {
 } from './subscription-machine';
 import {
   columnOfField,
+  execute,
   jsonObjectOf,
   jsonRecord,
   modelColumns,
@@ -294,6 +295,25 @@ export async function writeSubscriptionRow(
   }
   const values = [subscriptionRowRecord(subscriptionVersionRow(state)), state.id, state.accountId, write.overVersion];
   return (await queryRows(tx, UPDATE_ROW, values)).length === 1;
+}
+
+const CLOSE_USAGE: Statement = {
+  name: 'subscription_usage_close',
+  text: 'UPDATE subscriptions SET usage_closed_at = $3 WHERE id = $1 AND account_id = $2',
+};
+
+/**
+ * Closes the subscription's metered usage at `endsAt` in the caller's transaction, the one writing its final
+ * invoice: ingestion refuses its meters' events before then from that commit on (docs/decisions.md §43,
+ * "Usage after the end is refused"), without waiting for the workflow to write ended_at.
+ */
+export async function closeSubscriptionUsage(
+  tx: AnyTx,
+  accountId: string,
+  subscriptionId: string,
+  endsAt: Date,
+): Promise<void> {
+  await execute(tx, CLOSE_USAGE, [subscriptionId, accountId, endsAt]);
 }
 
 export const ITEM_FIELDS = [

@@ -312,6 +312,9 @@ export type SubscriptionItemObject = z.output<typeof subscriptionItemSchema>;
 export type SubscriptionObject = z.output<typeof subscriptionSchema>;
 export type ProrationSettingsObject = z.output<typeof prorationSettingsSchema>;
 
+/** A part of a metered item's usage of the period: its quantity in the meter's units, and its amount in cents. */
+const usagePart = z.object({ quantity: z.number().int(), amount: z.number().int() });
+
 /** GET /subscriptions/{id}/usage (docs/api.md, "Usage-based billing"). */
 export const subscriptionUsageSchema = z
   .object({
@@ -336,6 +339,12 @@ export const subscriptionUsageSchema = z
           .number()
           .int()
           .describe("What `total` costs under the price's terms (tiers, packages), in cents before discount and tax"),
+        billed: usagePart.describe(
+          'What early (threshold) invoices already billed of `total` this period: its quantity, and the amount they billed',
+        ),
+        unbilled: usagePart.describe(
+          "What the period's invoice has left to bill: `total` less `billed`, priced as the difference the tiers make (`amount` less `billed.amount`)",
+        ),
         daily: z
           .array(z.object({ start: unixTime, end: unixTime, value: z.number().int() }))
           .describe('The aggregation per day of the period, 24-hour windows from its start (the last one up to now)'),

@@ -108,7 +108,8 @@ export interface UsageWindow {
   oldestOpenPeriodStart: Date | null;
   /**
    * Per event name, the latest end of the customer's ended subscriptions whose metered items billed its meter:
-   * their final invoice billed its usage up to then, and no invoice will bill more (docs/decisions.md §43).
+   * their final invoice billed its usage up to then, and no invoice will bill more (docs/decisions.md §43). An
+   * ending's invoice closes it (usage_closed_at) in its own commit, before the workflow writes ended_at.
    */
   closedUntil: Map<string, Date>;
   /** The customer's active subscriptions with a billing threshold: told of its usage (docs/decisions.md §43). */
@@ -127,10 +128,11 @@ const USAGE_WINDOWS: Statement = {
         WHERE s.account_id = c.account_id AND s.customer_id = c.id AND s.status IN ('trialing', 'active', 'paused'))
         AS oldest_open,
       (SELECT json_object_agg(m.event_name, closed.until) FROM (
-          SELECT p.meter_id, max(s.ended_at) AS until FROM subscriptions s
+          SELECT p.meter_id, max(greatest(s.ended_at, s.usage_closed_at)) AS until FROM subscriptions s
             JOIN subscription_items i ON i.subscription_id = s.id
             JOIN prices p ON p.id = i.price_id AND p.meter_id IS NOT NULL
-          WHERE s.account_id = c.account_id AND s.customer_id = c.id AND s.ended_at IS NOT NULL
+          WHERE s.account_id = c.account_id AND s.customer_id = c.id
+            AND (s.ended_at IS NOT NULL OR s.usage_closed_at IS NOT NULL)
           GROUP BY p.meter_id) closed
         JOIN meters m ON m.id = closed.meter_id AND m.account_id = c.account_id) AS closed_until,
       (SELECT array_agg(s.id) FROM subscriptions s

@@ -95,6 +95,12 @@ export interface LineTier {
   flat_amount: number;
   /** unit_amount x quantity + flat_amount. */
   amount: number;
+  /**
+   * Graduated: the period's first unit this part bills (or takes back), counting the period's whole usage from
+   * 1, so a late or remainder line's part names the units it adds past those billed before ("Units 101-150");
+   * null for volume (every unit at one tier's price). Absent from lines billed before it was kept.
+   */
+  first_unit?: number | null;
 }
 
 /**
@@ -134,12 +140,14 @@ export function priceUsageLine(
       charges.find((each) => each.tier === index) ?? { quantity: 0, flatAmount: 0, amount: 0 };
     const [after, earlier] = [part(now.tiers), part(before.tiers)];
     if (after.quantity === earlier.quantity && after.amount === earlier.amount) continue;
+    const tierStart = index === 0 ? 0 : (pricing.tiers[index - 1]!.upTo ?? 0);
     tiers.push({
       up_to: tier.upTo,
       quantity: after.quantity - earlier.quantity,
       unit_amount: tier.unitAmount,
       flat_amount: after.flatAmount - earlier.flatAmount,
       amount: after.amount - earlier.amount,
+      first_unit: pricing.mode === 'graduated' ? tierStart + Math.min(after.quantity, earlier.quantity) + 1 : null,
     });
   }
   return { amount, pricing: { tiers_mode: pricing.mode, tiers } };

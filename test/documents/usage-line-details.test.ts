@@ -37,6 +37,27 @@ it('names each graduated tier the usage reached, first then next, with its flat 
   expect(unitPrice(line, usd)).toBe('');
 });
 
+it('names the units a late or remainder graduated line adds past those billed before, then the next tiers', () => {
+  const graduated: Pricing = { scheme: 'tiered', mode: 'graduated', tiers };
+  expect(pricingDetails(usageLine(graduated, 150, 100), usd)).toEqual([
+    { label: 'Units 101-150 at $0.00', amount: '$0.00' },
+  ]);
+  expect(pricingDetails(usageLine(graduated, 1200, 900), usd)).toEqual([
+    { label: 'Units 901-1,000 at $0.00', amount: '$0.00' },
+    { label: 'Next 200 units at $0.02 + $5.00 flat fee', amount: '$9.00' },
+  ]);
+  expect(pricingDetails(usageLine(graduated, 1201, 1200), usd)).toEqual([
+    { label: 'Unit 1,201 at $0.02', amount: '$0.02' },
+  ]);
+  // A line billed before the first unit was kept reads as it did.
+  const older = usageLine(graduated, 1200, 900);
+  older.tiers = older.tiers.map((tier: object) => ({ ...tier, first_unit: null }));
+  expect(pricingDetails(older, usd).map((detail) => detail.label)).toEqual([
+    'First 100 units at $0.00',
+    'Next 200 units at $0.02 + $5.00 flat fee',
+  ]);
+});
+
 it('names the one volume tier, and a late line taking the earlier tier back before billing the new one whole', () => {
   const volume: Pricing = { scheme: 'tiered', mode: 'volume', tiers };
   expect(pricingDetails(usageLine(volume, 1), usd)).toEqual([{ label: 'All 1 unit at $0.00', amount: '$0.00' }]);

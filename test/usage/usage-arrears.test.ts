@@ -227,15 +227,15 @@ describe('billing usage in arrears', () => {
     expect(tierParts(januaryLine)).toEqual([
       'graduated',
       [
-        { up_to: 1000, quantity: 1000, unit_amount: 5, flat_amount: 0, amount: 5000 },
-        { up_to: 10_000, quantity: 200, unit_amount: 3, flat_amount: 1000, amount: 1600 },
+        { up_to: 1000, quantity: 1000, unit_amount: 5, flat_amount: 0, amount: 5000, first_unit: 1 },
+        { up_to: 10_000, quantity: 200, unit_amount: 3, flat_amount: 1000, amount: 1600, first_unit: 1001 },
       ],
       null,
       null,
     ]);
     expect(tierParts(invoices[2].lines[1])).toEqual([
       'graduated',
-      [{ up_to: 10_000, quantity: 400, unit_amount: 3, flat_amount: 0, amount: 1200 }],
+      [{ up_to: 10_000, quantity: 400, unit_amount: 3, flat_amount: 0, amount: 1200, first_unit: 1201 }],
       null,
       null,
     ]);
@@ -468,6 +468,8 @@ describe('seeing usage', () => {
           aggregation: 'sum',
           total: 1350,
           amount: graduatedCents(1350),
+          billed: { quantity: 0, amount: 0 },
+          unbilled: { quantity: 1350, amount: graduatedCents(1350) },
           daily: [
             { start: day('2026-01-01'), end: day('2026-01-02'), value: 700 },
             { start: day('2026-01-02'), end: day('2026-01-03'), value: 600 },

@@ -133,6 +133,67 @@ describe('a metered item changed during a period keeps the usage it counted', ()
 });
 
 describe('usage sent after its subscription ended', () => {
+  /**
+   * Senders post one-event batches of the open period one after another until `ending` has answered (and a few
+   * more after it), so some land before the ending's invoice, some while it is made and some after. Answers how
+   * many were accepted, and every outcome.
+   */
+  async function raceWithEnding(
+    world: Awaited<ReturnType<typeof subscribed>>,
+    eventName: string,
+    ending: () => Promise<void>,
+  ) {
+    let ended = false;
+    let sent = 0;
+    const outcomes: string[] = [];
+    const sender = async () => {
+      for (let after = 0; after < 3; after += ended ? 1 : 0) {
+        sent += 1;
+        const event = {
+          id: `race-${world.subscription.id}-${sent}`,
+          event_name: eventName,
+          customer: world.customer.id,
+        };
+        const response = await api.post('/usage-events', {
+          events: [{ ...event, timestamp: day('2026-01-10'), properties: { tokens: 1 } }],
+        });
+        outcomes.push(response.status === 202 ? 'accepted' : `${response.status} ${response.body.error?.code}`);
+      }
+    };
+    const senders = Array.from({ length: 4 }, sender);
+    while (!outcomes.includes('accepted')) await new Promise((resolve) => setTimeout(resolve, 10));
+    await ending();
+    ended = true;
+    await Promise.all(senders);
+    return { accepted: outcomes.filter((outcome) => outcome === 'accepted').length, outcomes: new Set(outcomes) };
+  }
+
+  it('a burst of batches racing the cancellation: every accepted event is on the final invoice once, the others refused', async () => {
+    const { eventName, price } = await meteredPrice(api, { unit_amount: 3 });
+    const world = await subscribed([{ price }]);
+    await world.advance('2026-01-20T00:00:00Z');
+    const { accepted, outcomes } = await raceWithEnding(world, eventName, async () => {
+      expectStatus(await api.delete(`/subscriptions/${world.subscription.id}`), 200);
+    });
+    expect(outcomes).toEqual(new Set(['accepted', '400 usage_period_closed']));
+    const [, final] = await subscriptionInvoices(api, world.subscription.id);
+    expect(final.lines.map(lineOf)).toEqual([[price, accepted, 3 * accepted, day('2026-01-01'), day('2026-01-20')]]);
+    expect((await other.get(`/invoices/${final.id}`)).status).toBe(404);
+  }, 120_000);
+
+  it('a burst of batches racing an end at the period end on a clock: every accepted event is on the final invoice once', async () => {
+    const { eventName, price } = await meteredPrice(api, { unit_amount: 3 });
+    const world = await subscribed([{ price }]);
+    await world.advance('2026-01-20T00:00:00Z');
+    expectStatus(await api.patch(`/subscriptions/${world.subscription.id}`, { cancel_at_period_end: true }), 200);
+    const { accepted, outcomes } = await raceWithEnding(world, eventName, () =>
+      world.advance('2026-02-01T02:00:00Z').then(() => undefined),
+    );
+    expect(outcomes).toEqual(new Set(['accepted', '400 usage_period_closed']));
+    const [, final] = await subscriptionInvoices(api, world.subscription.id);
+    expect(final.lines.map(lineOf)).toEqual([[price, accepted, 3 * accepted, day('2026-01-01'), day('2026-02-01')]]);
+  }, 120_000);
+
   it('is refused, naming the timestamp, when the final invoice billed its period; later usage is accepted', async () => {
     const { eventName, price } = await meteredPrice(api, { unit_amount: 3 });
     const world = await subscribed([{ price }]);

@@ -114,6 +114,12 @@ it('breaks a usage line down into parts adding up to its amount exactly, late us
       if (pricing.mode === 'graduated') {
         expect(parts.reduce((sum, part) => sum + part.quantity, 0)).toBe(total - billedBefore);
         for (const part of parts) expect(part.quantity).toBeGreaterThanOrEqual(0);
+        // The parts bill the units after those billed before, one after another.
+        let next = billedBefore + 1;
+        for (const part of parts) {
+          expect(part.first_unit).toBe(next);
+          next += part.quantity;
+        }
       }
       // Volume billed from nothing: the one tier the total falls in.
       if (pricing.mode === 'volume' && billedBefore === 0 && total > 0) expect(parts).toHaveLength(1);
@@ -133,9 +139,9 @@ it('breaks the examples of docs/api.md down by tier and package', () => {
     pricing: {
       tiers_mode: 'graduated',
       tiers: [
-        { up_to: 1000, quantity: 1000, unit_amount: 5, flat_amount: 0, amount: 5000 },
-        { up_to: 10_000, quantity: 9000, unit_amount: 3, flat_amount: 1000, amount: 28_000 },
-        { up_to: null, quantity: 2000, unit_amount: 1, flat_amount: 0, amount: 2000 },
+        { up_to: 1000, quantity: 1000, unit_amount: 5, flat_amount: 0, amount: 5000, first_unit: 1 },
+        { up_to: 10_000, quantity: 9000, unit_amount: 3, flat_amount: 1000, amount: 28_000, first_unit: 1001 },
+        { up_to: null, quantity: 2000, unit_amount: 1, flat_amount: 0, amount: 2000, first_unit: 10_001 },
       ],
     },
   });
@@ -145,10 +151,15 @@ it('breaks the examples of docs/api.md down by tier and package', () => {
     pricing: {
       tiers_mode: 'volume',
       tiers: [
-        { up_to: 1000, quantity: -900, unit_amount: 5, flat_amount: 0, amount: -4500 },
-        { up_to: 10_000, quantity: 1500, unit_amount: 3, flat_amount: 1000, amount: 5500 },
+        { up_to: 1000, quantity: -900, unit_amount: 5, flat_amount: 0, amount: -4500, first_unit: null },
+        { up_to: 10_000, quantity: 1500, unit_amount: 3, flat_amount: 1000, amount: 5500, first_unit: null },
       ],
     },
+  });
+  // Late usage of a graduated period billed up to 1100 before: units 1101-1300, in the second tier.
+  expect(priceUsageLine({ scheme: 'tiered', mode: 'graduated', tiers: tiersOf }, 1300, 1100).pricing).toEqual({
+    tiers_mode: 'graduated',
+    tiers: [{ up_to: 10_000, quantity: 200, unit_amount: 3, flat_amount: 0, amount: 600, first_unit: 1101 }],
   });
   const packages: Pricing = { scheme: 'per_unit', unitAmount: 250, transform: { divideBy: 1000, round: 'up' } };
   expect(priceUsageLine(packages, 2500, 0)).toEqual({

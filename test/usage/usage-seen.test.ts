@@ -6,6 +6,7 @@ import { advanceClock, customerOnClock, subscribeOnClock, subscriptionInvoices }
 import { fetchPdf, pdfText } from '../support/pdf';
 import { expectStatus, recurringPrice } from '../support/subscriptions';
 import { hostedPath } from '../hosted-pages/pages';
+import { TIERS } from '../support/usage';
 
 // Seeing usage (docs/decisions.md §46): a usage invoice's PDF and hosted page show each line's quantity and the
 // tiers or packages it was billed through; the subscription's page in the dashboard draws each metered item's
@@ -37,6 +38,9 @@ afterAll(async () => {
   await browser?.close();
   await stack?.close();
 });
+
+/** The graduated terms of the tests' tiered prices (TIERS). */
+const GRADUATED = { billing_scheme: 'tiered', tiers_mode: 'graduated', tiers: TIERS };
 
 let meters = 0;
 
@@ -74,15 +78,7 @@ const send = (eventName: string, customer: string, timestamp: number, tokens: nu
  */
 async function billedJanuary() {
   const licensed = await recurringPrice(api, { unitAmount: 1000 });
-  const tiered = await meteredPrice({
-    billing_scheme: 'tiered',
-    tiers_mode: 'graduated',
-    tiers: [
-      { up_to: 1000, unit_amount: 5 },
-      { up_to: 10_000, unit_amount: 3, flat_amount: 1000 },
-      { up_to: 'inf', unit_amount: 1 },
-    ],
-  });
+  const tiered = await meteredPrice(GRADUATED);
   const packages = await meteredPrice({ unit_amount: 250, transform_quantity: { divide_by: 1000, round: 'up' } });
   const { clock, customer, method } = await customerOnClock(api, at('2026-01-01T00:00:00Z'));
   const subscription = await subscribeOnClock(
@@ -171,6 +167,48 @@ describe('a usage invoice shows how its usage was priced', () => {
   });
 });
 
+describe('a late usage line says which units it bills', () => {
+  let late: { invoice: any; line: any };
+  beforeAll(async () => {
+    const { clock, customer, subscription, tiered } = await billedJanuary();
+    // 300 tokens of January reported in February: billed on March's invoice past January's 1200 tokens.
+    expectStatus(await send(tiered.eventName, customer.id, at('2026-01-25T00:00:00Z'), 300), 202);
+    await advanceClock(api, clock.id, at('2026-03-01T01:00:00Z'));
+    const invoice = (await subscriptionInvoices(api, subscription.id))[2];
+    const line = invoice.lines.find(
+      (each: any) => each.price === tiered.price && / reported late, /.test(each.description),
+    );
+    late = { invoice, line };
+  }, 120_000);
+
+  it('names the units past those billed in its period in the PDF', async () => {
+    const { invoice, line } = late;
+    expect([line.quantity, line.amount]).toEqual([300, 900]);
+    expect(line.tiers).toEqual([
+      { up_to: 10_000, quantity: 300, unit_amount: 3, flat_amount: 0, amount: 900, first_unit: 1201 },
+    ]);
+    const pdf = await fetchPdf(`${stack.app.baseUrl}${hostedPath(invoice)}/pdf`);
+    expect([pdf.status, pdf.type]).toEqual([200, 'application/pdf']);
+    fs.mkdirSync('test-output', { recursive: true });
+    fs.writeFileSync('test-output/usage-late-invoice.pdf', pdf.body);
+    const rows = (await pdfText(pdf.body)).split('\n').map((row) => row.replace(/\s+/g, ' ').trim());
+    expect(rows).toContain('Units 1,201-1,500 at $0.03 $9.00');
+    expect(rows.some((row) => row.startsWith('First '))).toBe(false);
+    expect((await other.get(`/invoices/${invoice.id}`)).status).toBe(404);
+  });
+
+  browserIt('names them on the hosted page (screenshot)', async () => {
+    const { invoice } = late;
+    const page = await browser!.newPage();
+    await page.goto(`${stack.app.baseUrl}${hostedPath(invoice)}`);
+    await page.getByRole('heading', { name: `Invoice ${invoice.number}`, exact: true }).waitFor();
+    await page.getByRole('row', { name: 'Units 1,201-1,500 at $0.03 $9.00', exact: true }).waitFor();
+    await browser!.screenFits(page, 'hosted-usage-late-invoice');
+    expect(browser!.offSite).toEqual([]);
+    await page.close();
+  });
+});
+
 describe("the dashboard's subscription page", () => {
   browserIt(
     "draws each metered item's usage by day with its running total and the upcoming invoice's amount; another account's is not found",
@@ -226,6 +264,56 @@ describe("the dashboard's subscription page", () => {
       await stranger.getByRole('heading', { name: 'Subscription not found', exact: true }).waitFor();
       expect(await stranger.getByRole('heading', { name: 'Usage this period', exact: true }).count()).toBe(0);
       expect(browser!.offSite).toEqual([]);
+    },
+    180_000,
+  );
+
+  browserIt(
+    'shows what an early (threshold) invoice billed of the period and what is left, which the upcoming invoice bills',
+    async () => {
+      const tiered = await meteredPrice(GRADUATED);
+      const { clock, customer, method } = await customerOnClock(api, at('2026-01-01T00:00:00Z'));
+      const subscription = await subscribeOnClock(
+        api,
+        { customer, method },
+        [{ price: tiered.price } as never],
+        at('2026-01-01T00:00:00Z'),
+        { billing_thresholds: { amount_gte: 5000 } },
+      );
+      await advanceClock(api, clock.id, at('2026-01-10T00:00:00Z'));
+      // 1200 tokens cost $66.00 through the tiers: past the threshold, invoiced early.
+      expectStatus(await send(tiered.eventName, customer.id, at('2026-01-05T00:00:00Z'), 1200), 202);
+      const usage = async () => expectStatus(await api.get(`/subscriptions/${subscription.id}/usage`), 200);
+      // The workflow invoices it after the batch's answer: its next task.
+      while ((await usage()).items[0].billed.quantity === 0) await new Promise((resolve) => setTimeout(resolve, 100));
+      // 300 more: 1500 tokens cost $75.00, of which $9.00 is left for the period's invoice.
+      expectStatus(await send(tiered.eventName, customer.id, at('2026-01-08T00:00:00Z'), 300), 202);
+      const item = (await usage()).items[0];
+      expect([item.total, item.amount, item.billed, item.unbilled]).toEqual([
+        1500,
+        7500,
+        { quantity: 1200, amount: 6600 },
+        { quantity: 300, amount: 900 },
+      ]);
+      const upcoming = expectStatus(await api.get(`/invoices/upcoming?subscription=${subscription.id}`), 200);
+      expect(upcoming.total).toBe(900);
+
+      const page = await browser!.newPage();
+      await browser!.signIn(page, user);
+      await page.goto(`${stack.app.baseUrl}/dashboard/subscriptions/${subscription.id}`);
+      const named = expectStatus(await api.get(`/subscriptions/${subscription.id}?include=names`), 200);
+      const figure = page.getByRole('figure', {
+        name: `${named.items.data[0].price.product_name as string} usage by day`,
+        exact: true,
+      });
+      await figure.getByText('1,500', { exact: true }).waitFor();
+      await figure.getByText('$75.00', { exact: true }).waitFor();
+      await figure.getByText('1,200 units billed early ($66.00) · $9.00 left to bill', { exact: true }).waitFor();
+      await page.getByText('$9.00', { exact: true }).waitFor();
+      await browser!.screenFits(page, 'subscription-usage-billed-early');
+      expect((await other.get(`/subscriptions/${subscription.id}/usage`)).status).toBe(404);
+      expect(browser!.offSite).toEqual([]);
+      await page.close();
     },
     180_000,
   );

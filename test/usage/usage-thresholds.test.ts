@@ -162,6 +162,23 @@ describe('billing_thresholds.amount_gte', () => {
     );
     expect(created.map((event: any) => event.data.billing_reason)).toEqual(['subscription_threshold']);
 
+    // The period's usage reads whole, with what the early invoice billed of it and what is left for the period's
+    // invoice, which the upcoming invoice bills.
+    const usage = expectStatus(await api.get(`/subscriptions/${subscription.id}/usage`), 200);
+    expect(usage.items.map((item: any) => [item.total, item.amount, item.billed, item.unbilled])).toEqual([
+      [
+        1500,
+        graduatedCents(1500),
+        { quantity: billedEarly, amount: graduatedCents(billedEarly) },
+        { quantity: 1500 - billedEarly, amount: graduatedCents(1500) - graduatedCents(billedEarly) },
+      ],
+    ]);
+    const upcoming = expectStatus(await api.get(`/invoices/upcoming?subscription=${subscription.id}`), 200);
+    expect(upcoming.lines.map((line: any) => [line.quantity, line.amount])).toEqual([
+      [usage.items[0].unbilled.quantity, usage.items[0].unbilled.amount],
+    ]);
+    expect((await other.get(`/subscriptions/${subscription.id}/usage`)).status).toBe(404);
+
     // The rest stays below the threshold: no second early invoice, however the notices interleaved.
     await batch(1, day('2026-01-09'));
     await advanceClock(api, clock.id, at('2026-02-01T01:00:00Z'));

@@ -115,8 +115,13 @@ function UsageChart({
   const top = Math.max(1, ...item.daily.map((day) => day.value));
   const titleId = `usage-${item.subscription_item}`;
   const busiest = item.daily.reduce((a, b) => (b.value > a.value ? b : a), item.daily[0] ?? { start: 0, value: 0 });
+  // An early (threshold) invoice billed part of the period: the upcoming invoice bills the rest only (docs/decisions.md §43).
+  const billedEarly = item.billed.quantity !== 0 || item.billed.amount !== 0;
+  const earlyText = `${units(item.billed.quantity)} units billed early (${formatMoney(item.billed.amount, currency)})`;
+  const leftText = `${formatMoney(item.unbilled.amount, currency)} left to bill`;
   const summary =
     `${name}: ${units(item.total)} units so far (${item.aggregation}), ${formatMoney(item.amount, currency)}` +
+    (billedEarly ? `, of which ${earlyText}, ${leftText}` : '') +
     (item.daily.length > 0 ? `; the most ${units(busiest.value)} on ${formatDate(busiest.start)}.` : '.');
   return (
     <figure className="card chart" aria-labelledby={titleId}>
@@ -126,6 +131,11 @@ function UsageChart({
           <strong>{units(item.total)}</strong> units so far · <strong>{formatMoney(item.amount, currency)}</strong>{' '}
           <span className="muted small">before discounts and tax</span>
         </p>
+        {billedEarly && (
+          <p>
+            {earlyText} · <strong>{leftText}</strong>
+          </p>
+        )}
       </figcaption>
       <ChartSvg titleId={titleId}>
         <line className="chart-axis" x1={0} x2={CHART_WIDTH} y1={CHART_HEIGHT - 1} y2={CHART_HEIGHT - 1} />
