@@ -101,7 +101,17 @@ export interface ProxiedRequest {
  * request on, lets the upstream answer, then destroys the connection (the request reached Stripe, its
  * answer was lost); a status answers that status with a Stripe error body without passing it on.
  */
-export type ProxyMode = 'forward' | 'cut' | { status: number; error: { type: string; code?: string; message: string } };
+export type ProxyMode =
+  'forward' | 'cut' | { status: number; error: { type: string; code?: string; message: string } } | ReshapeMode;
+
+/**
+ * Passes a request on (stripe-mock still validates it) and answers what `reshape` makes of the upstream's
+ * answer, for the objects stripe-mock's fixtures never are (a us_bank_account method, a `processing` PaymentIntent).
+ * Only 200 answers are reshaped.
+ */
+export interface ReshapeMode {
+  reshape: (answer: any, request: ProxiedRequest) => any;
+}
 
 export interface StripeProxy {
   apiBase: string;
@@ -127,7 +137,7 @@ export async function startStripeProxy(upstream: string): Promise<StripeProxy> {
       };
       requests.push(recorded);
       const mode = current;
-      if (typeof mode === 'object') {
+      if (typeof mode === 'object' && !('reshape' in mode)) {
         res.writeHead(mode.status, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ error: mode.error }));
         return;
@@ -140,8 +150,12 @@ export async function startStripeProxy(upstream: string): Promise<StripeProxy> {
         body: raw.length > 0 ? raw : undefined,
       })
         .then(async (answer) => {
-          const text = await answer.text();
+          let text = await answer.text();
           recorded.answered = { status: answer.status, body: text ? JSON.parse(text) : undefined };
+          if (typeof mode === 'object' && answer.status === 200) {
+            recorded.answered.body = mode.reshape(recorded.answered.body, recorded);
+            text = JSON.stringify(recorded.answered.body);
+          }
           if (mode === 'cut') {
             req.socket.destroy();
             return;
