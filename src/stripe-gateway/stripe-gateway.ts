@@ -16,7 +16,13 @@ import type { GatewayFactory, ImportPaymentMethodRequest, ProcessorPaymentMethod
 import { stripeClient } from './stripe-client';
 import { attachStripePaymentMethod, detachStripePaymentMethod } from './stripe-payment-methods';
 import { readStripeCustomerId } from './stripe-customers.records';
-import { classifyStripeError, declineResult, paymentIntentResult, refundResult } from './stripe-outcomes';
+import {
+  bankDebitFailureResult,
+  classifyStripeError,
+  declineResult,
+  paymentIntentResult,
+  refundResult,
+} from './stripe-outcomes';
 
 /**
  * The metadata key under which every PaymentIntent and refund the adapter makes carries the service's
@@ -125,6 +131,7 @@ export class StripeGateway implements PaymentGateway {
       if (failure.kind !== 'declined') throw error;
       // A decline answers 402 with the PaymentIntent it left in requires_payment_method.
       const chargeId = failure.paymentIntentId ?? failure.chargeId ?? `declined:${request.idempotencyKey}`;
+      if (method.type === 'us_bank_account') return bankDebitFailureResult(chargeId, failure.decline);
       return declineResult(chargeId, { ...failure.decline });
     }
   }

@@ -1,6 +1,7 @@
 import Stripe from 'stripe';
 import { createGateways } from '../../src/payments/gateways';
 import { IDEMPOTENCY_METADATA_KEY } from '../../src/stripe-gateway/stripe-gateway';
+import { paymentIntentResult } from '../../src/stripe-gateway/stripe-outcomes';
 import { eventsOf, expectStatus, startTestApp, type ApiClient, type TestApp } from '../support/harness';
 import { createCustomer, simpleInvoice } from '../support/payments';
 import { webhookConnectedAccount, type WebhookConnectedAccount } from '../support/stripe-accounts';
@@ -225,5 +226,114 @@ describeWithStripeMock('US bank debits through Stripe', () => {
     expect(paid).toMatchObject({ status: 'succeeded', gateway_reference: intent.id });
     expect(await invoiceEvents('invoice.payment_succeeded', invoice.id)).toHaveLength(1);
     expect(await invoiceEvents('invoice.payment_processing', invoice.id)).toHaveLength(1);
+  });
+
+  it('records a return for insufficient funds as bank_return_R01, not retryable, told once when Stripe sends the event twice', async () => {
+    const { api, path, secret } = accounts.a;
+    const { invoice, intent } = await debitedInvoice('pm_bank_returned', 3100);
+    const returned = {
+      ...intent,
+      status: 'requires_payment_method',
+      last_payment_error: {
+        type: 'invalid_request_error',
+        code: 'insufficient_funds',
+        message: 'The customer’s account has insufficient funds to cover this payment.',
+        payment_method: { id: 'pm_bank_returned', object: 'payment_method', type: 'us_bank_account' },
+      },
+    };
+    // Another account's endpoint first: nothing of this invoice moves.
+    expect((await deliver(accounts.b.path, accounts.b.secret, 'payment_intent.payment_failed', returned)).status).toBe(
+      200,
+    );
+    const [stillPending] = expectStatus(await api.get(`/invoices/${invoice.id}/transactions`), 200).data;
+    expect(stillPending.status).toBe('pending');
+
+    const eventId = `evt_bank_returned_${Date.now()}`;
+    const first = await deliver(path, secret, 'payment_intent.payment_failed', returned, eventId);
+    const again = await deliver(path, secret, 'payment_intent.payment_failed', returned, eventId);
+    expect([first.body.status, again.body.status]).toEqual(['recorded', 'duplicate']);
+    expect(expectStatus(await api.get(`/invoices/${invoice.id}`), 200)).toMatchObject({
+      status: 'open',
+      paid: false,
+      amount_paid: 0,
+    });
+    const [failed] = expectStatus(await api.get(`/invoices/${invoice.id}/transactions`), 200).data;
+    expect(failed).toMatchObject({ status: 'failed', failure_code: 'bank_return_R01', gateway_reference: intent.id });
+    expect(await invoiceEvents('invoice.payment_failed', invoice.id)).toHaveLength(1);
+    expect(await invoiceEvents('invoice.payment_succeeded', invoice.id)).toHaveLength(0);
+  });
+
+  it('reads a refusal Stripe answers at once for a bank account as its return, not as a card decline', async () => {
+    const { accountId, api } = accounts.a;
+    const { customer, method } = await bankAccountOf(api, 'pm_bank_refused');
+    const gateway = await createGateways(app.prisma).gatewayFor(accountId);
+    proxy.mode({
+      status: 402,
+      error: { type: 'card_error', code: 'account_closed', message: 'The account is closed.' },
+    });
+    try {
+      const result = await gateway.charge({
+        amount: 900,
+        currency: 'usd',
+        paymentMethod: { id: method.id, accountId, type: 'us_bank_account', customerId: customer.id },
+        idempotencyKey: `charge:refused:${Date.now()}`,
+      });
+      expect(result).toMatchObject({ status: 'failed', failureCode: 'bank_return_R02', retryable: false });
+    } finally {
+      proxy.mode({ reshape: asStripeAnswersBankDebits });
+    }
+  });
+});
+
+describe("a us_bank_account PaymentIntent's failure as the port's result", () => {
+  const failedDebit = (error: Record<string, unknown>, types = ['us_bank_account']) =>
+    paymentIntentResult({
+      id: 'pi_debit',
+      object: 'payment_intent',
+      status: 'requires_payment_method',
+      payment_method_types: types,
+      last_payment_error: error,
+    } as unknown as Stripe.PaymentIntent);
+
+  it.each([
+    ['insufficient_funds', 'bank_return_R01'],
+    ['account_closed', 'bank_return_R02'],
+    ['no_account', 'bank_return_R03'],
+    ['invalid_account_number', 'bank_return_R04'],
+    ['account_frozen', 'bank_return_R16'],
+    ['debit_not_authorized', 'bank_return'],
+    ['bank_account_restricted', 'bank_return'],
+  ])("Stripe's %s is %s, Stripe's code kept, never retryable", (code, failureCode) => {
+    expect(failedDebit({ code, message: 'Returned.' })).toEqual({
+      status: 'failed',
+      chargeId: 'pi_debit',
+      failureCode,
+      declineCode: code,
+      failureMessage: 'Returned.',
+      retryable: false,
+    });
+  });
+
+  it('reads the failed method when the PaymentIntent allowed others too; a card there is still a decline', () => {
+    const bank = { code: 'account_closed', payment_method: { type: 'us_bank_account' } };
+    expect(failedDebit(bank, ['card', 'us_bank_account'])).toMatchObject({ failureCode: 'bank_return_R02' });
+    const card = { code: 'card_declined', decline_code: 'insufficient_funds', payment_method: { type: 'card' } };
+    expect(failedDebit(card, ['card', 'us_bank_account'])).toMatchObject({
+      failureCode: 'insufficient_funds',
+      retryable: true,
+    });
+  });
+
+  it("falls back to the expanded charge's failure_code, and to the generic return without one", () => {
+    expect(
+      paymentIntentResult({
+        id: 'pi_debit',
+        status: 'requires_payment_method',
+        payment_method_types: ['us_bank_account'],
+        last_payment_error: null,
+        latest_charge: { id: 'py_1', failure_code: 'no_account', failure_message: 'No account.' },
+      } as unknown as Stripe.PaymentIntent),
+    ).toMatchObject({ failureCode: 'bank_return_R03', declineCode: 'no_account', retryable: false });
+    expect(failedDebit({})).toMatchObject({ failureCode: 'bank_return', retryable: false });
   });
 });
