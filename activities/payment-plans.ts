@@ -1,6 +1,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { chargeFailure } from '../src/payments';
 import { Context } from '@temporalio/activity';
+import { ApiError } from '../src/http/errors';
 import type { Db } from '../src/db/prisma';
 import type { Gateways } from '../src/payments';
 import { atTime, type ClockTimed } from '../src/lib/clock-time';
@@ -27,6 +28,29 @@ export interface PaymentPlanActivityDeps {
  */
 const VISIBILITY_WAIT_MS = 3_000;
 const MISSING_PLAN_ATTEMPTS = 5;
+
+/**
+ * How long the plan's workflow waits before asking again about an installment's payment its processor holds (a
+ * bank debit: four days; docs/decisions.md §40). Its settlement is recorded by the processor's report, the
+ * settlement timer or the reconciliation whenever it comes; the workflow's next try reads it, up to this late.
+ * The activity's retry policy (a minute at most) stays for an answer that was lost.
+ */
+export const HELD_PAYMENT_RECHECK_MS = 60 * 60 * 1000;
+
+/**
+ * A charge's error as the activity's: when the processor holds the attempt's payment (pending with its reference),
+ * a retry after HELD_PAYMENT_RECHECK_MS rather than the policy's minute, which would ask the processor 5,760 times
+ * over a bank debit's four days; any other error as it was.
+ */
+async function heldPaymentRetry(error: unknown, entry: { status: string; gatewayReference: string | null } | null) {
+  const unavailable = error instanceof ApiError && error.code === 'gateway_unavailable';
+  if (!unavailable || entry?.status !== 'pending' || !entry.gatewayReference) return error;
+  return ApplicationFailure.create({
+    message: `${error.message} The processor holds payment ${entry.gatewayReference}: asked again later.`,
+    type: 'PaymentHeldByProcessor',
+    nextRetryDelay: HELD_PAYMENT_RECHECK_MS,
+  });
+}
 
 export function createPaymentPlanActivities({ prisma, gateways }: PaymentPlanActivityDeps) {
   async function snapshot(planId: string): Promise<PlanSnapshot> {
@@ -62,12 +86,20 @@ export function createPaymentPlanActivities({ prisma, gateways }: PaymentPlanAct
         at: number;
       } & ClockTimed,
     ): Promise<{ outcome: AutomaticChargeOutcome; snapshot: PlanSnapshot; charge?: ChargeReceipt | null }> {
-      const outcome = await atTime(input.clockTime, () =>
-        chargeInstallment(prisma, gateways, { ...input, at: new Date(input.at) }),
-      );
       const attemptKey = installmentAttemptKey(input.number, input.attempt);
-      const payment = await readAttemptPayment(prisma, input.planId, attemptKey);
-      const entry = payment?.transactionId ? await findEntry(prisma, payment.accountId, payment.transactionId) : null;
+      const entryOfAttempt = async () => {
+        const payment = await readAttemptPayment(prisma, input.planId, attemptKey);
+        return payment?.transactionId ? findEntry(prisma, payment.accountId, payment.transactionId) : null;
+      };
+      let outcome: AutomaticChargeOutcome;
+      try {
+        outcome = await atTime(input.clockTime, () =>
+          chargeInstallment(prisma, gateways, { ...input, at: new Date(input.at) }),
+        );
+      } catch (error) {
+        throw await heldPaymentRetry(error, await entryOfAttempt());
+      }
+      const entry = await entryOfAttempt();
       const answer = { outcome, snapshot: await snapshot(input.planId), charge: await chargeReceipt(prisma, entry) };
       if (outcome !== 'failed') return answer;
       throw chargeFailure(`installment ${input.number} charge attempt ${input.attempt}`, entry?.failureCode, answer);

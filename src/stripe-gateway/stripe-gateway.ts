@@ -16,7 +16,13 @@ import type { GatewayFactory, ImportPaymentMethodRequest, ProcessorPaymentMethod
 import { stripeClient } from './stripe-client';
 import { attachStripePaymentMethod, detachStripePaymentMethod } from './stripe-payment-methods';
 import { readStripeCustomerId } from './stripe-customers.records';
-import { classifyStripeError, declineResult, paymentIntentResult, refundResult } from './stripe-outcomes';
+import {
+  bankDebitFailureResult,
+  classifyStripeError,
+  declineResult,
+  paymentIntentResult,
+  refundResult,
+} from './stripe-outcomes';
 
 /**
  * The metadata key under which every PaymentIntent and refund the adapter makes carries the service's
@@ -65,6 +71,21 @@ function notFound(error: unknown): boolean {
   return (error as { statusCode?: number }).statusCode === 404;
 }
 
+/**
+ * Which of Stripe's method types the PaymentIntent may use. A US bank account is an ACH debit, named alone
+ * (`allowed_payment_method_types`: the API version the client pins, 2026-08-26.dahlia, refuses a written
+ * `payment_method_types`). Stripe confirms it off session under the mandate the customer accepted when Stripe.js
+ * saved the account, which it finds on the method, and answers `processing` for days (docs/decisions.md §41). A
+ * card goes through automatic methods, and off session nobody can follow a redirect: a method that needs one
+ * is refused, not left waiting.
+ */
+function methodTypesOf(
+  method: ChargeRequest['paymentMethod'],
+): Pick<Stripe.PaymentIntentCreateParams, 'allowed_payment_method_types' | 'automatic_payment_methods'> {
+  if (method.type === 'us_bank_account') return { allowed_payment_method_types: ['us_bank_account'] };
+  return { automatic_payment_methods: { enabled: true, allow_redirects: 'never' } };
+}
+
 export class StripeGateway implements PaymentGateway {
   private readonly credentials: () => Promise<ProcessorCredentials>;
 
@@ -98,8 +119,7 @@ export class StripeGateway implements PaymentGateway {
           currency: request.currency.toLowerCase(),
           payment_method: method.id,
           ...(customer ? { customer } : {}),
-          // Off session nobody can follow a redirect: a method that needs one is refused, not left waiting.
-          automatic_payment_methods: { enabled: true, allow_redirects: 'never' },
+          ...methodTypesOf(method),
           off_session: true,
           confirm: true,
           ...(request.description ? { description: request.description } : {}),
@@ -113,9 +133,9 @@ export class StripeGateway implements PaymentGateway {
       if ('status' in failure) return failure;
       if (failure.kind !== 'declined') throw error;
       // A decline answers 402 with the PaymentIntent it left in requires_payment_method.
-      return declineResult(failure.paymentIntentId ?? failure.chargeId ?? `declined:${request.idempotencyKey}`, {
-        ...failure.decline,
-      });
+      const chargeId = failure.paymentIntentId ?? failure.chargeId ?? `declined:${request.idempotencyKey}`;
+      if (method.type === 'us_bank_account') return bankDebitFailureResult(chargeId, failure.decline);
+      return declineResult(chargeId, { ...failure.decline });
     }
   }
 

@@ -62,6 +62,57 @@ export function declineResult(chargeId: string, decline: StripeDecline): ChargeR
   };
 }
 
+/**
+ * Stripe's ACH failure codes (a us_bank_account PaymentIntent's `last_payment_error.code`, its charge's
+ * `failure_code`) that name one Nacha return, as the service's codes the simulator uses too (docs/decisions.md
+ * §40: `bank_return_R01`...). Stripe folds several returns into its other codes (`debit_not_authorized` is R05,
+ * R07, R10, R29 or R51): those are the generic `bank_return`, Stripe's code kept as the decline code.
+ */
+const BANK_RETURN_OF: Record<string, string> = {
+  insufficient_funds: 'bank_return_R01',
+  account_closed: 'bank_return_R02',
+  no_account: 'bank_return_R03',
+  invalid_account_number: 'bank_return_R04',
+  account_frozen: 'bank_return_R16',
+};
+
+/**
+ * A failed bank debit: the bank returned it (or Stripe refused to send it), so charging the same account again
+ * fails again until the customer acts: never retryable.
+ */
+export function bankDebitFailureResult(chargeId: string, failure: StripeDecline | null | undefined): ChargeResult {
+  // The client gives an error's missing codes as empty strings: neither names a return.
+  const stripeCode = failure?.decline_code || failure?.code || undefined;
+  return {
+    status: 'failed',
+    chargeId,
+    failureCode: (stripeCode ? BANK_RETURN_OF[stripeCode] : undefined) ?? 'bank_return',
+    ...(stripeCode ? { declineCode: stripeCode } : {}),
+    failureMessage: failure?.message ?? 'The bank returned the debit.',
+    retryable: false,
+  };
+}
+
+/**
+ * Whether the PaymentIntent debits a US bank account: its failed method says so, else it was made for that
+ * method type alone (the adapter's bank debits are; a card's automatic methods may list it beside others).
+ */
+function isBankDebit(intent: Stripe.PaymentIntent): boolean {
+  const failedMethod = intent.last_payment_error?.payment_method?.type;
+  if (failedMethod) return failedMethod === 'us_bank_account';
+  const types = intent.allowed_payment_method_types ?? intent.payment_method_types;
+  return types?.length === 1 && types[0] === 'us_bank_account';
+}
+
+/** What Stripe says went wrong: the last error, else the failure of its latest charge when that was expanded. */
+function lastFailureOf(intent: Stripe.PaymentIntent): StripeDecline | null {
+  if (intent.last_payment_error) return intent.last_payment_error;
+  const charge = intent.latest_charge;
+  if (charge && typeof charge === 'object' && charge.failure_code)
+    return { code: charge.failure_code, message: charge.failure_message ?? undefined };
+  return null;
+}
+
 /** A PaymentIntent's status as a charge result; a status the service does not use is `unknown`, never failed. */
 export function paymentIntentResult(intent: Stripe.PaymentIntent): ChargeResult {
   switch (intent.status) {
@@ -74,7 +125,8 @@ export function paymentIntentResult(intent: Stripe.PaymentIntent): ChargeResult 
       return { status: 'requires_action', chargeId: intent.id, ...(redirect ? { actionUrl: redirect } : {}) };
     }
     case 'requires_payment_method':
-      // Confirmed and declined: Stripe puts the decline in last_payment_error and waits for another method.
+      // Confirmed and declined (or a debit returned): Stripe puts why in last_payment_error and waits for another method.
+      if (isBankDebit(intent)) return bankDebitFailureResult(intent.id, lastFailureOf(intent));
       return declineResult(intent.id, intent.last_payment_error ?? { code: 'card_declined' });
     case 'canceled':
       return {

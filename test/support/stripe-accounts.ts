@@ -68,3 +68,29 @@ export async function startLocalstripeWorld(name: string, keys: StripeKeys): Pro
     },
   };
 }
+
+/** An account connected to Stripe with a webhook secret of its own, and the path Stripe posts its events to. */
+export interface WebhookConnectedAccount {
+  accountId: string;
+  api: ApiClient;
+  /** The path of its `webhook_url` (which is under PUBLIC_URL), to post to on the test app. */
+  path: string;
+  secret: string;
+}
+
+/** A new account connected to Stripe through the API with a secret key and webhook secret derived from `name`. */
+export async function webhookConnectedAccount(app: TestApp, name: string): Promise<WebhookConnectedAccount> {
+  const account = await createTestAccount(app.prisma, { name });
+  const api = apiClient(app.baseUrl, account.apiKey);
+  const suffix = name.replace(/[^A-Za-z0-9]/g, '');
+  const secret = `whsec_${suffix}0123456789`;
+  const settings = expectStatus(
+    await api.put('/settings/gateway', {
+      processor: 'stripe',
+      secret_key: `sk_test_${suffix}`,
+      webhook_secret: secret,
+    }),
+    200,
+  );
+  return { accountId: account.accountId, api, path: new URL(settings.webhook_url).pathname, secret };
+}

@@ -114,7 +114,20 @@ export interface ProxiedRequest {
  * with a Stripe error body without passing it on.
  */
 export type ProxyMode =
-  'forward' | 'cut' | 'hold' | { status: number; error: { type: string; code?: string; message: string } };
+  | 'forward'
+  | 'cut'
+  | 'hold'
+  | { status: number; error: { type: string; code?: string; message: string } }
+  | ReshapeMode;
+
+/**
+ * Passes a request on (stripe-mock still validates it) and answers what `reshape` makes of the upstream's
+ * answer, for the objects stripe-mock's fixtures never are (a us_bank_account method, a `processing` PaymentIntent).
+ * Only 200 answers are reshaped.
+ */
+export interface ReshapeMode {
+  reshape: (answer: any, request: ProxiedRequest) => any;
+}
 
 export interface StripeProxy {
   apiBase: string;
@@ -157,7 +170,7 @@ export async function startStripeProxy(upstream: string): Promise<StripeProxy> {
         res.end(JSON.stringify(fixed));
         return;
       }
-      if (typeof mode === 'object') {
+      if (typeof mode === 'object' && !('reshape' in mode)) {
         res.writeHead(mode.status, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ error: mode.error }));
         return;
@@ -170,8 +183,12 @@ export async function startStripeProxy(upstream: string): Promise<StripeProxy> {
         body: raw.length > 0 ? raw : undefined,
       })
         .then(async (answer) => {
-          const text = await answer.text();
+          let text = await answer.text();
           recorded.answered = { status: answer.status, body: text ? JSON.parse(text) : undefined };
+          if (typeof mode === 'object' && answer.status === 200) {
+            recorded.answered.body = mode.reshape(recorded.answered.body, recorded);
+            text = JSON.stringify(recorded.answered.body);
+          }
           if (mode === 'cut') {
             req.socket.destroy();
             return;
