@@ -37,6 +37,12 @@ function terminalFailure(error: unknown, what: string, param?: string): never {
   throw new ApiError('api_error', 'processor_error', `Stripe did not answer ${what}: ${kind.message}`, undefined, 502);
 }
 
+/**
+ * The API version a terminal sale's PaymentIntent is created with: the last that takes `payment_method_types`
+ * (2026-08-26 removed it; `card_present` in `allowed_payment_method_types` came with 2026-09-30).
+ */
+const TERMINAL_PAYMENT_INTENT_API_VERSION = '2026-07-29.dahlia';
+
 /** Stripe Terminal (docs/decisions.md §47): readers at a Location of the account, sales as card_present PaymentIntents. */
 export class StripeTerminalProcessor implements TerminalProcessor {
   constructor(
@@ -105,12 +111,13 @@ export class StripeTerminalProcessor implements TerminalProcessor {
         {
           amount: Number(sale.amount),
           currency: sale.currency.toLowerCase(),
-          // Stripe's documented parameter for Terminal sales (and what stripe-mock's OpenAPI validates); the
-          // installed client's types name it allowed_payment_method_types only.
+          // The client's pinned version refuses a written payment_method_types and takes card_present in
+          // allowed_payment_method_types only from a later version (docs/decisions.md §47): this request names the
+          // last version that writes it, the one stripe-mock's OpenAPI validates too.
           ...({ payment_method_types: ['card_present'] } as object),
           metadata: { [PAYMENT_PLAN_METADATA_KEY]: request.planId, [TERMINAL_SALE_METADATA_KEY]: sale.id },
         },
-        { idempotencyKey: request.idempotencyKey },
+        { idempotencyKey: request.idempotencyKey, apiVersion: TERMINAL_PAYMENT_INTENT_API_VERSION },
       );
       await stripe.terminal.readers.processPaymentIntent(
         terminal.readerId!,
