@@ -111,7 +111,9 @@ describeWithLocalstripe('a worker killed between the Stripe charge and its recor
     const pass = await reconcilePayments(world.app.prisma, registeredGateways(world.app.prisma), {
       pendingOlderThanMs: 0,
     });
-    expect(pass).toMatchObject({ settled: 1 });
+    // At least the killed worker's entry: on a busy machine the pass can also meet one the restarted worker is
+    // finishing at that moment; what each invoice holds (one entry, one PaymentIntent) is checked by the caller.
+    expect(pass.settled).toBeGreaterThanOrEqual(1);
     await settled(world, subscriptionId, 90_000);
     return world.app.prisma.invoice.findUniqueOrThrow({ where: { id: invoiceId } });
   }
