@@ -38,7 +38,12 @@ import { registerCreditNoteRoutes } from './credit-notes';
 import { registerCouponRoutes } from './coupons';
 import { registerUsageRoutes } from './usage';
 import { registerTerminalRoutes } from './terminals';
-import { notifyPlanUpdated, recordProcessorSaleReport, registerPaymentPlanRoutes } from './payment-plans';
+import {
+  notifyPlanUpdated,
+  recordProcessorSaleReport,
+  registerPaymentPlanRoutes,
+  tellingPlansOfChangedPayments,
+} from './payment-plans';
 import { registerSubscriptionRoutes } from './subscriptions';
 import { registerTestClockRoutes } from './test-clocks';
 import { registerReportRoutes } from './reports';
@@ -293,9 +298,9 @@ function mountProcessorWebhooks(app: express.Express, deps: AppDeps): void {
       deps.prisma,
       (report) =>
         // A later outcome is recorded by its entry's owner, as the reconciliation's; the subscription's workflow is told
-        // of an invoice it settles, as for a request.
+        // of an invoice it settles, and the payment plan's of a charge it settles, as for a request (decisions.md §9).
         tellingSettledInvoices(noticeInvoicesSettled(deps.temporal), () =>
-          recordProcessorReport(deps.prisma, deps.gateways, report),
+          tellingPlansOfChangedPayments(deps.temporal, () => recordProcessorReport(deps.prisma, deps.gateways, report)),
         ),
       // A terminal sale's outcome is recorded as the terminal's report, and the plan's workflow told, as the test
       // helpers do for the simulated terminal.

@@ -21,7 +21,7 @@ export {
   toPaymentObject,
 } from './payment-plan.records';
 export type { PlanWithDetails } from './payment-plan.records';
-export { notifyPlanUpdated, sendPlanRequest } from './workflow-client';
+export { notifyPlanUpdated, sendPlanRequest, tellingPlansOfChangedPayments } from './workflow-client';
 export {
   applyPlanRequest,
   changePaymentPlanSettings,

@@ -27,7 +27,8 @@ import {
   startDepositOnTerminal,
   startTerminalPayment,
 } from './terminal-payments.service';
-import { notifyPlanUpdated, rejectionError, sendPlanRequest } from './workflow-client';
+import { planPaymentChanged } from './plan-settlement';
+import { notifyPlanUpdated, rejectionError, sendPlanRequest, tellingPlansOfChangedPayments } from './workflow-client';
 
 /**
  * What the API asks of a running plan (src/payment-plans/payment-plan.routes.ts calls one of these per
@@ -135,16 +136,21 @@ export async function payPlan(
   input: CreatePlanPaymentInput,
 ): Promise<PlanPaymentObject> {
   const { prisma, gateways } = deps;
-  const payment = await onPlanTime(prisma, accountId, planId, () => {
-    if (input.external) return recordExternalPayment(prisma, accountId, planId, input.external_reference);
-    if (typeof input.payment_method === 'object')
-      return startTerminalPayment(prisma, accountId, planId, input.payment_method.terminal);
-    return chargeStoredMethod(prisma, gateways, accountId, planId, {
-      paymentMethodId: input.payment_method,
-      save: input.save_payment_method,
+  // A charge opened or settled here is told to the workflow also when the request fails after it (a 502: the
+  // processor could not be reached, or its answer was lost), so it knows of the payment in flight.
+  const payment = await tellingPlansOfChangedPayments(deps.temporal, async () => {
+    const paid = await onPlanTime(prisma, accountId, planId, () => {
+      if (input.external) return recordExternalPayment(prisma, accountId, planId, input.external_reference);
+      if (typeof input.payment_method === 'object')
+        return startTerminalPayment(prisma, accountId, planId, input.payment_method.terminal);
+      return chargeStoredMethod(prisma, gateways, accountId, planId, {
+        paymentMethodId: input.payment_method,
+        save: input.save_payment_method,
+      });
     });
+    planPaymentChanged(planId);
+    return paid;
   });
-  await notifyPlanUpdated(deps.temporal, planId);
   return toPaymentObject(payment);
 }
 

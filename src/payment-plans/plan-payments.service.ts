@@ -13,7 +13,14 @@ import type { Gateways } from '../payments';
 import { finishEntry, moveMoney, type EntryRecording } from '../payments';
 import { findPaymentMethod, readPaymentMethod } from '../payments';
 import { assertPaysCurrency } from '../payments';
-import { openPending, readEntryById, settlePending, type AttemptStep, type LedgerOutcome } from '../transactions';
+import {
+  isSettled,
+  openPending,
+  readEntryById,
+  settlePending,
+  type AttemptStep,
+  type LedgerOutcome,
+} from '../transactions';
 import {
   OVERDUE_STATUSES,
   findAttempt,
@@ -34,6 +41,7 @@ import { lockPlan } from './plan-lookup';
 import { moveStatus, recordPlanEvent, settleStatus } from './payment-plan.status';
 import { refundAfterCancellation } from './plan-refunds.service';
 import { currentTime } from '../lib/clock-time';
+import { planPaymentChanged } from './plan-settlement';
 
 export type PaymentUpdate = Prisma.PaymentPlanPaymentUncheckedUpdateInput;
 
@@ -204,6 +212,7 @@ export async function recordPlanCharge(
     const fresh = await readPaymentRow(tx, payment.id);
     if (fresh.status !== 'processing') return 'recorded';
     await settlePending(tx, entry.id, outcome);
+    if (isSettled(outcome)) planPaymentChanged(fresh.planId);
     if (outcome.status === 'succeeded') return applyPaymentSucceeded(tx, fresh, at);
     if (outcome.status === 'failed')
       await applyPaymentFailed(tx, fresh, { code: outcome.failureCode, message: outcome.failureMessage }, at);
@@ -288,6 +297,7 @@ async function openCharge(
     transactionId: transaction.id,
   });
   await holdInstallments(tx, plan.id, numbers, payment.id);
+  planPaymentChanged(plan.id);
   return transaction;
 }
 

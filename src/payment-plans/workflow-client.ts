@@ -18,6 +18,7 @@ import {
   type PaymentPlanRequestResult,
   type PaymentPlanRequestKind,
 } from '../../workflows/payment-plan-contract';
+import { tellingChangedPlans } from './plan-settlement';
 
 export const REQUEST_TIMEOUT_MS = 15_000;
 
@@ -160,4 +161,14 @@ export async function notifyPlanUpdated(client: Client, planId: string): Promise
     // The workflow re-reads the plan before each step it takes anyway; a lost nudge only delays it.
     logger.warn({ err: error, planId }, 'could not signal planUpdated');
   }
+}
+
+/**
+ * Runs `work` (a request, a reconciliation's pass, a processor's report) and tells the workflow of each plan whose
+ * payment it opened or settled, once (src/payment-plans/plan-settlement.ts, docs/decisions.md §9).
+ */
+export function tellingPlansOfChangedPayments<T>(client: Client, work: () => Promise<T>): Promise<T> {
+  return tellingChangedPlans(async (planIds) => {
+    await Promise.all(planIds.map((planId) => notifyPlanUpdated(client, planId)));
+  }, work);
 }
