@@ -49,6 +49,36 @@ describe('terminals', () => {
     expect((await world.api.get('/terminals/tml_doesnotexist')).status).toBe(404);
   });
 
+  it.each<[string, unknown]>([
+    ['empty', ''],
+    ['whitespace only', '   \t '],
+    ['101 characters', 'r'.repeat(101)],
+    ['101 characters between spaces', ` ${'r'.repeat(101)} `],
+    ['a number', 12345],
+    ['null', null],
+    ['an object', { code: 'simulated-wpe' }],
+  ])('refuses a registration_code that is %s: 400 naming it, no terminal written', async (_, registrationCode) => {
+    const before = expectStatus(await world.api.get('/terminals?take=100'), 200);
+    const refused = await world.api.post('/terminals', { label: 'Counter 3', registration_code: registrationCode });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toMatchObject({ type: 'invalid_request_error', param: 'registration_code' });
+    expect(expectStatus(await world.api.get('/terminals?take=100'), 200)).toEqual(before);
+  });
+
+  it('takes a registration_code of 1 to 100 characters, trimmed, and none at all: a simulated terminal ignores it (api.md "Terminals")', async () => {
+    for (const registrationCode of [undefined, 'r', ` ${'r'.repeat(100)} `]) {
+      const body =
+        registrationCode === undefined
+          ? { label: 'Counter 4' }
+          : { label: 'Counter 4', registration_code: registrationCode };
+      expect(expectStatus(await world.api.post('/terminals', body), 201)).toMatchObject({
+        object: 'terminal',
+        label: 'Counter 4',
+        status: 'idle',
+      });
+    }
+  });
+
   it('test helpers answer 409 when no sale waits', async () => {
     const terminal = await createTerminal(world.api);
     expect((await present(terminal.id, { outcome: 'approved' })).body.error.code).toBe('terminal_idle');
