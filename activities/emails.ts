@@ -50,6 +50,8 @@ export function createEmailActivities({ prisma, mailer, emailLinks }: EmailActiv
     async queueReminder(
       input: { state: SubscriptionState; kind: ReminderEmailKind; dueAt: number } & ClockTimed,
     ): Promise<string | null> {
+      // Days the run was started with are timed without asking this worker (docs/decisions.md §31): none without SMTP.
+      if (mailer.configured === false) return null;
       return atTime(input.clockTime, () => queueSubscriptionReminder(prisma, input));
     },
     /** Retries ran out: the email is failed for good. */

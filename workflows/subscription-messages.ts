@@ -12,6 +12,7 @@ import {
 import type { SubscriptionObject } from '../src/subscriptions/subscription.schemas';
 import { PRORATION_BEHAVIORS } from '../src/subscriptions/proration';
 import type { ChargeReceipt } from '../src/transactions/charge-receipt';
+import type { ReminderEmailKind } from '../src/emails/email.schemas';
 import type { TestClockBinding, TestClockCarry } from './test-clock-contract';
 
 /**
@@ -40,7 +41,15 @@ export type SubscriptionWorkflowInput = (
    * workflow does not act on it.
    */
   firstCharge?: ChargeReceipt | null;
+  /**
+   * The account's reminder days as the API read them at the creation (docs/decisions.md §31): the run's first
+   * reminder is timed by them, so the creation's own workflow task asks the database nothing.
+   */
+  reminderDays?: ReminderDays;
 };
+
+/** Days before a renewal and before a trial's end their reminders go; null: none. */
+export type ReminderDays = Record<ReminderEmailKind, number | null>;
 
 export interface SubscriptionStateView extends SubscriptionState {
   nextBillingAt: number | null;

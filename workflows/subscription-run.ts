@@ -17,6 +17,7 @@ import { Mutex } from 'async-mutex';
 import type { PersistSubscriptionInput, RenewalChargeResult } from '../activities/subscriptions';
 import type { ImmediateInvoiceInput, RenewalChargeInput } from '../src/subscriptions/period-billing';
 import type { ClockTimed } from '../src/lib/clock-time';
+import type { ReminderEmailKind } from '../src/emails/email.schemas';
 import {
   assertNotEnded,
   billed,
@@ -174,6 +175,7 @@ export class SubscriptionRun {
           : initialState(input.create, time.now());
     this.shownStatus = workflowInfo().typedSearchAttributes.get(BILLING_STATUS) ?? this.state.status;
     this.lastPayment = ('firstCharge' in input && input.firstCharge?.description) || null;
+    this.startReminderDays = input.reminderDays;
     this.showDetails();
   }
 
@@ -674,6 +676,17 @@ export class SubscriptionRun {
   /** The account's reminder days, read once per moment (`kind:moment`). */
   private readonly reminderDaysRead = new Map<string, number | null>();
 
+  /** The reminder days the run was started with, for the first moment it asks about (later ones ask the account). */
+  private startReminderDays: SubscriptionWorkflowInput['reminderDays'];
+
+  private reminderDaysFromStart(key: string, kind: ReminderEmailKind): number | null | undefined {
+    const given = this.startReminderDays;
+    if (!given) return undefined;
+    this.startReminderDays = undefined;
+    this.reminderDaysRead.set(key, given[kind]);
+    return given[kind];
+  }
+
   /**
    * The reminder of the next renewal or trial end, when it comes before `action` (docs/decisions.md §31),
    * since PATCHES.reminders: its moment come, it is queued once and its email's workflow started; not
@@ -684,9 +697,13 @@ export class SubscriptionRun {
     const target = reminderTarget(this.state);
     if (!target) return false;
     const key = `${target.kind}:${target.dueAt}`;
-    if (this.remindersDone.has(key) || !patched(PATCHES.reminders)) return false;
-    let days = this.reminderDaysRead.get(key);
+    if (this.remindersDone.has(key)) return false;
+    let days = this.reminderDaysRead.has(key)
+      ? this.reminderDaysRead.get(key)
+      : this.reminderDaysFromStart(key, target.kind);
     if (days === undefined) {
+      // A run started with the days (never one recorded before reminders existed) needs no patch for them.
+      if (!patched(PATCHES.reminders)) return false;
       const read = await reminderRecords.reminderDays.executeWithOptions(
         { summary: `reminder days before ${isoDay(target.dueAt)}` },
         [{ accountId: this.state.accountId }],

@@ -75,6 +75,18 @@ function originOf(data: unknown): unknown {
   return (data as { origin?: unknown } | null)?.origin;
 }
 
+/** The reminder days an account's settings ask for: null for a kind switched off or unset (docs/decisions.md §31). */
+export function wantedReminderDays(
+  account: Pick<AccountProfile, 'emailsOff' | 'renewalReminderDays' | 'trialEndReminderDays'> | undefined,
+): Record<ReminderEmailKind, number | null> {
+  const wanted = (kind: ReminderEmailKind, days: number | null | undefined) =>
+    account && !account.emailsOff.includes(kind) ? (days ?? null) : null;
+  return {
+    renewal_reminder: wanted('renewal_reminder', account?.renewalReminderDays),
+    trial_ending: wanted('trial_ending', account?.trialEndReminderDays),
+  };
+}
+
 /** The From of the account's emails: its own when set, else its name with EMAIL_FROM. */
 export function fromAddressOf(account: Pick<AccountProfile, 'name' | 'emailFrom'>): SmtpAddress {
   return { name: account.name, address: account.emailFrom ?? config.emailFromDefault };

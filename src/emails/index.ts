@@ -20,5 +20,6 @@ export {
   queueReminderEmail,
   queueRequestedInvoiceEmail,
   requestedInvoiceEmailId,
+  wantedReminderDays,
 } from './email.service';
 export type { DeliveryOutcome } from './email.service';

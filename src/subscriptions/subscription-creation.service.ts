@@ -8,7 +8,6 @@ import type { AnyTx } from '../db/sql';
 import { runTransaction, sqlTransaction } from '../db/sql-transaction';
 import type { Gateways, OpenedEntry } from '../payments';
 import { recordWorkflowStart, startRecordedWorkflow, type WorkflowStart } from '../temporal';
-import type { WorkflowDisplay } from '../temporal';
 import type { TestClockBinding } from '../../workflows/test-clock-contract';
 import type { SubscriptionCreated } from '../../workflows/subscription-messages';
 import {
@@ -48,7 +47,7 @@ import {
 } from './subscription.records';
 import { isDatabaseBusy, isDatabaseUnavailable } from '../db/availability';
 import type { SubscriptionObject } from './subscription.schemas';
-import { subscriptionWorkflowStart } from './subscription-workflow.client';
+import { subscriptionWorkflowStart, type SubscriptionStartExtras } from './subscription-workflow.client';
 import { withoutSettlementNotice } from '../invoices';
 import { redeemCoupon } from '../coupons';
 
@@ -94,14 +93,14 @@ async function billFirstPeriod(
   inserted: { row: SubscriptionWithItems | null; eventId: string | null },
   {
     testClock,
-    display,
+    started,
     prices,
-  }: { testClock: TestClockBinding | null; display: WorkflowDisplay | undefined; prices: Map<string, PriceObject> },
+  }: { testClock: TestClockBinding | null; started: SubscriptionStartExtras; prices: Map<string, PriceObject> },
 ): Promise<WrittenSubscription> {
   const billing = await billPeriod(tx, initial, 0, async (invoiced, invoiceId) => {
     if (inserted.eventId) await setCreatedEventInvoice(tx, initial.accountId, inserted.eventId, invoiceId);
     await projectColumnsInTx(tx, invoiced);
-    const start = subscriptionWorkflowStart(taskQueue, invoiced, testClock, display);
+    const start = subscriptionWorkflowStart(taskQueue, invoiced, testClock, started);
     await recordWorkflowStart(tx, start);
     return start;
   });
@@ -127,7 +126,7 @@ async function writeSubscription(
   spec: SubscriptionCreateSpec,
   nowMs: number,
   testClock: TestClockBinding | null,
-  display: WorkflowDisplay | undefined,
+  started: SubscriptionStartExtras,
   prices: PriceObject[],
   couponId: string | undefined,
 ): Promise<WrittenSubscription> {
@@ -137,14 +136,14 @@ async function writeSubscription(
   // A coupon takes Prisma's path: it is redeemed after the row is written and before the first invoice is made (docs/decisions.md §37).
   if (!billsNow && !couponId) {
     // Nothing billed now: one statement, unless a price changed since the checks read it.
-    const start = subscriptionWorkflowStart(deps.taskQueue, initial, testClock, display);
+    const start = subscriptionWorkflowStart(deps.taskQueue, initial, testClock, started);
     const object = await insertSubscription(deps.prisma, initial, prices, start);
     if (object) return { state: initial, start, first: null, object, committed: object };
   }
   const firstPeriod = (tx: AnyTx, inserted: { row: SubscriptionWithItems | null; eventId: string | null }) =>
     billFirstPeriod(tx, deps.taskQueue, initial, inserted, {
       testClock,
-      display,
+      started,
       prices: new Map(prices.map((price) => [price.id, price])),
     });
   // Billed now: the row inserted in one statement on the hot path's transaction. A price changed since
@@ -173,7 +172,7 @@ async function writeSubscription(
         created = { ...created, discount };
       }
       if (billsNow) return firstPeriod(tx, { row: null, eventId: persisted.eventId });
-      const start = subscriptionWorkflowStart(deps.taskQueue, initial, testClock, display);
+      const start = subscriptionWorkflowStart(deps.taskQueue, initial, testClock, started);
       await recordWorkflowStart(tx, start);
       return { state: initial, start, first: null, object: created, committed: created };
     }));
@@ -276,9 +275,9 @@ function paidPeriodRecorder(
   state: SubscriptionState,
   {
     testClock,
-    display,
+    started,
     prices,
-  }: { testClock: TestClockBinding | null; display: WorkflowDisplay | undefined; prices: PriceObject[] },
+  }: { testClock: TestClockBinding | null; started: SubscriptionStartExtras; prices: PriceObject[] },
   recorded: (paid: PaidPeriod) => void,
 ): RenewalChargeOptions['whenPaid'] {
   const { written } = first;
@@ -287,7 +286,7 @@ function paidPeriodRecorder(
   return async (tx, paidInvoice, settled) => {
     const billedState = periodBilled(state, 0, { id: first.billing.invoiceId }, null);
     const receipt = invoicePaymentReceipt(settled, method, paidInvoice);
-    const start = subscriptionWorkflowStart(deps.taskQueue, billedState, testClock, display, receipt);
+    const start = subscriptionWorkflowStart(deps.taskQueue, billedState, testClock, started, receipt);
     // As they are now: the charge marked them billed (active). Prices billed before are as they were read (only
     // an active price's description can change), so they are read again only when one was billed first now.
     const billedPrices = prices.every((price) => price.active)
@@ -332,13 +331,13 @@ async function writeAndChargeFirst(
   spec: SubscriptionCreateSpec,
   nowMs: number,
   testClock: TestClockBinding | null,
-  display: WorkflowDisplay | undefined,
+  started: SubscriptionStartExtras,
   prices: PriceObject[],
   couponId?: string,
 ): Promise<SubscriptionCreated> {
   const clockMs = testClock?.time;
   const written = await atTime(clockMs, () =>
-    writeSubscription(deps, spec, nowMs, testClock, display, prices, couponId),
+    writeSubscription(deps, spec, nowMs, testClock, started, prices, couponId),
   );
   const { state, start, first, object } = written;
   if (!first?.billing.charge) {
@@ -348,7 +347,7 @@ async function writeAndChargeFirst(
   // Charged before the start; the recorded start stands if this process dies first (the sweep starts it,
   // and the workflow's first task settles the period from what it finds).
   const paid: { period: PaidPeriod | null } = { period: null };
-  const recordPaidPeriod = paidPeriodRecorder(deps, first, state, { testClock, display, prices }, (period) => {
+  const recordPaidPeriod = paidPeriodRecorder(deps, first, state, { testClock, started, prices }, (period) => {
     paid.period = period;
   });
   const charge = await chargeWithin(deps, first.billing.charge, first.billing.opened, state, {

@@ -12,6 +12,7 @@ import {
   stateQuery,
   SUBSCRIPTION_WORKFLOW_TYPE,
   subscriptionWorkflowId,
+  type ReminderDays,
   type SubscriptionWorkflowInput,
 } from '../../workflows/subscription-messages';
 import { logger } from '../http/logger';
@@ -84,6 +85,12 @@ async function assertTemporalReachable(temporal: Client): Promise<void> {
   }
 }
 
+/** What a subscription's start carries besides its state: how operators see it, and the account's reminder days then. */
+export interface SubscriptionStartExtras {
+  display?: WorkflowDisplay;
+  reminderDays?: ReminderDays;
+}
+
 /**
  * The start of `subscription:<id>` for the workflow-start outbox (decisions.md §14): its input is the
  * state the API has persisted. Account and customer go into search attributes and memo for
@@ -93,7 +100,7 @@ export function subscriptionWorkflowStart(
   taskQueue: string,
   state: SubscriptionState,
   testClock: TestClockBinding | null,
-  display?: WorkflowDisplay,
+  { display, reminderDays }: SubscriptionStartExtras = {},
   firstCharge?: ChargeReceipt | null,
 ): WorkflowStart {
   const shown = display ? displayStartOptions(display) : undefined;
@@ -102,6 +109,7 @@ export function subscriptionWorkflowStart(
     ...(firstCharge !== undefined ? { firstCharge } : {}),
     created: state,
     ...(testClock ? { testClock } : {}),
+    ...(reminderDays ? { reminderDays } : {}),
   };
   const firstStep = nextAction(state);
   const delayed = firstStep && !testClock && config.subscriptionFirstTask === 'first-step';

@@ -30,6 +30,7 @@ import type { PriceObject } from '../catalog';
 import { toUnixSeconds } from '../lib/time';
 import { webhookStatus, type ChangeCause } from './subscription-machine';
 import type { SubscriptionObject } from './subscription.schemas';
+import type { AccountProfile } from '../accounts';
 import { updatedMsOf } from '../lib/object-version';
 import { insertEventsSql, notifyEventsSql } from '../lib/event.records';
 import { insertWorkflowStartsSql } from '../temporal';
@@ -465,12 +466,15 @@ export type CreationInputsRow = CustomerColumns & {
   prices: PricedColumns[];
   taxRates: RowColumns<TaxRate>[];
   paymentMethod: { id: string; type: string; customerId: string | null } | null;
+  /** The account's reminder settings (wantedReminderDays gives the days they ask for). */
+  reminderSettings: Pick<AccountProfile, 'emailsOff' | 'renewalReminderDays' | 'trialEndReminderDays'>;
 };
 
 /**
  * Everything POST /subscriptions checks in the database, in one prepared statement (src/db/sql.ts:
  * about a tenth of Prisma's CPU, one round trip instead of six): the customer (no row when unknown),
- * its test clock, the request's prices with their products' names, its tax rates and payment method.
+ * its test clock, the request's prices with their products' names, its tax rates and payment method, and the
+ * account's reminder days (its workflow's first reminder is timed by them: docs/decisions.md §31).
  */
 const CREATION_INPUTS: Statement = {
   name: 'subscription_creation_inputs',
@@ -483,7 +487,9 @@ const CREATION_INPUTS: Statement = {
     (SELECT coalesce(json_agg(x), '[]') FROM (SELECT ${TAX_RATE_COLUMNS} FROM tax_rates t
       WHERE t.account_id = $2 AND t.id = ANY($4::text[])) x) AS "taxRates",
     (SELECT json_build_object('id', m.id, 'type', m.type, 'customerId', m.customer_id) FROM payment_methods m
-      WHERE m.id = $5 AND m.account_id = $2) AS "paymentMethod"
+      WHERE m.id = $5 AND m.account_id = $2) AS "paymentMethod",
+    (SELECT json_build_object('emailsOff', coalesce(a.emails_off, '{}'), 'renewalReminderDays', a.renewal_reminder_days,
+      'trialEndReminderDays', a.trial_end_reminder_days) FROM accounts a WHERE a.id = $2) AS "reminderSettings"
     FROM customers c WHERE c.id = $1 AND c.account_id = $2 AND c.deleted_at IS NULL`,
 };
 

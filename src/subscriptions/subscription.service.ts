@@ -1,3 +1,4 @@
+import { wantedReminderDays } from '../emails';
 import { config } from '../config';
 import type { AppDeps } from '../http/app-deps';
 import { BILLING_INTERVALS } from './billing-dates';
@@ -351,7 +352,8 @@ export async function createSubscription(
     })),
   });
   const nowMs = testClock?.time ?? (deps.temporalNow ? await deps.temporalNow() : currentTime().getTime());
-  return createSubscriptionRecords(deps, spec, nowMs, testClock, display, prices, input.coupon);
+  const started = { display, reminderDays: wantedReminderDays(row.reminderSettings) };
+  return createSubscriptionRecords(deps, spec, nowMs, testClock, started, prices, input.coupon);
 }
 
 export async function listSubscriptions(

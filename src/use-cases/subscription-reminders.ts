@@ -2,7 +2,7 @@ import type { Db } from '../db/prisma';
 import { readAccountProfile } from '../accounts';
 import type { ReminderDetails } from '../emails';
 import type { ReminderEmailKind } from '../emails';
-import { queueReminderEmail } from '../emails';
+import { queueReminderEmail, wantedReminderDays } from '../emails';
 import { previewInvoiceForBilling } from '../invoices';
 import { atTime } from '../lib/clock-time';
 import { periodInvoice } from '../subscriptions';
@@ -10,13 +10,7 @@ import { periodToBill, type SubscriptionState } from '../subscriptions';
 
 /** The days before each moment its reminder goes (null: none), as the account's settings say now (docs/decisions.md §31). */
 export async function reminderDays(prisma: Db, accountId: string): Promise<Record<ReminderEmailKind, number | null>> {
-  const account = await readAccountProfile(prisma, accountId);
-  const wanted = (kind: ReminderEmailKind, days: number | null | undefined) =>
-    account && !account.emailsOff.includes(kind) ? (days ?? null) : null;
-  return {
-    renewal_reminder: wanted('renewal_reminder', account?.renewalReminderDays),
-    trial_ending: wanted('trial_ending', account?.trialEndReminderDays),
-  };
+  return wantedReminderDays(await readAccountProfile(prisma, accountId));
 }
 
 /**

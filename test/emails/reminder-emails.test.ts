@@ -83,6 +83,15 @@ async function clockedSubscription(
   return { clock, customer, subscription };
 }
 
+/** How many times the workflow's current run ran the local activity `type` (its markers in the history). */
+async function localActivityCount(workflowId: string, type: string): Promise<number> {
+  const { events } = await world.app.temporal.workflow.getHandle(workflowId).fetchHistory();
+  return (events ?? []).filter((event) => {
+    const data = event.markerRecordedEventAttributes?.details?.data?.payloads?.[0]?.data;
+    return data && (JSON.parse(Buffer.from(data).toString()) as { activity_type?: string }).activity_type === type;
+  }).length;
+}
+
 describe('trial ending and renewal reminders', () => {
   it('each goes once, days before, with the invoice to come; a retry of its steps sends nothing more', async () => {
     const to = 'ada+reminders@example.com';
@@ -151,11 +160,19 @@ describe('trial ending and renewal reminders', () => {
     expect(child).toEqual({ emailId: again, status: 'sent' });
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(await caughtKinds(to)).toEqual(['trial_ending', 'receipt', 'renewal_reminder']);
-    // For the replay test: a run with both reminders' timers, activities and email workflows' starts.
+    // The trial's reminder was timed by the days the API started the workflow with; only the renewal's asked the account.
+    expect(await localActivityCount(subscriptionWorkflowId(subscription.id), 'reminderDays')).toBe(1);
+    // For the replay test: a run with both reminders' timers, activities and email workflows' starts (recorded
+    // before the days came with the start), and one whose first reminder's days came with it.
     await recordWorkflowHistories(
       world.app.temporal,
       subscriptionWorkflowId(subscription.id),
       'reminders-trial-renewal',
+    );
+    await recordWorkflowHistories(
+      world.app.temporal,
+      subscriptionWorkflowId(subscription.id),
+      'reminders-days-from-start',
     );
   });
 
