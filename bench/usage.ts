@@ -11,7 +11,8 @@ import { percentile, ratio, roundTo, type BenchContext, type Figures } from './s
 // made like usage_events, in the same run, in alternating rounds; then every id counted once. Then the
 // API is killed (SIGKILL) in the middle of a burst of batches, started again, and every batch not answered
 // 202 sent again: every id is counted once. Then a second account is seeded with BENCH_USAGE_AGGREGATE_EVENTS
-// events (npm run seed:scale's statements) and one customer's period total is read through the API.
+// events (npm run seed:scale's statements) and one customer's period total is read through the API; then the upcoming
+// invoice and the usage to date of a subscription on a graduated metered price, checked against the seeded events.
 
 const BATCH = 1000;
 const LANES = Number(process.env.BENCH_USAGE_LANES ?? 4);
