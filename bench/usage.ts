@@ -2,6 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import { Client, Pool } from 'pg';
 import { createAccount } from '../src/accounts/account.service';
 import { analyzeSeededTables, openSeedSession, seedChunk, seedSupportingRows } from '../src/scale/seed.records';
+import { jsonLines, spawnTsx } from './children';
 import { startServer } from './customers';
 import { percentile, ratio, roundTo, type BenchContext, type Figures } from './support';
 
@@ -10,7 +11,8 @@ import { percentile, ratio, roundTo, type BenchContext, type Figures } from './s
 // made like usage_events, in the same run, in alternating rounds; then every id counted once. Then the
 // API is killed (SIGKILL) in the middle of a burst of batches, started again, and every batch not answered
 // 202 sent again: every id is counted once. Then a second account is seeded with BENCH_USAGE_AGGREGATE_EVENTS
-// events (npm run seed:scale's statements) and one customer's period total is read through the API.
+// events (npm run seed:scale's statements) and one customer's period total is read through the API; then the upcoming
+// invoice and the usage to date of a subscription on a graduated metered price, checked against the seeded events.
 
 const BATCH = 1000;
 const LANES = Number(process.env.BENCH_USAGE_LANES ?? 4);
@@ -282,14 +284,23 @@ async function aggregateAtScale(ctx: BenchContext): Promise<Figures> {
     where: { accountId: account.account_id, id: 'ue-10' },
     select: { customerId: true },
   });
-  const api = await startServer('api', { DATABASE_URL: ctx.databaseUrl, TEMPORAL_ADDRESS: ctx.temporalAddress });
+  const env = {
+    DATABASE_URL: ctx.databaseUrl,
+    TEMPORAL_ADDRESS: ctx.temporalAddress,
+    WORKFLOW_BUNDLE: ctx.workflowBundle,
+  };
+  const worker = spawnTsx('subscription-worker.ts', [WORKER_TASK_QUEUE], env, true);
+  let api: Awaited<ReturnType<typeof startServer>> | undefined;
   try {
+    await jsonLines(worker)();
+    api = await startServer('api', env);
+    const port = api.port;
     const end = Math.floor(until.getTime() / 1000);
     const start = end - 30 * 86_400;
     const read = async (customer: string, byDay: boolean): Promise<number> => {
       const query = `customer=${customer}&start_time=${start}&end_time=${end}${byDay ? '&value_grouping_window=day' : ''}`;
       const at = performance.now();
-      const response = await fetch(`http://127.0.0.1:${api.port}/meters/${meter.id}/event-summaries?${query}`, {
+      const response = await fetch(`http://127.0.0.1:${port}/meters/${meter.id}/event-summaries?${query}`, {
         headers: { 'cc-api-key': account.api_key },
       });
       if (response.status !== 200)
@@ -297,30 +308,9 @@ async function aggregateAtScale(ctx: BenchContext): Promise<Figures> {
       await response.json();
       return performance.now() - at;
     };
-    const p99Of = async (next: (run: number) => Promise<number>) => {
-      for (let run = 0; run < 5; run++) await next(run); // warm-up
-      const ms: number[] = [];
-      for (let run = 0; run < AGGREGATE_RUNS; run++) ms.push(await next(run));
-      return {
-        p50: roundTo(
-          percentile(
-            [...ms].sort((a, b) => a - b),
-            50,
-          ),
-          1,
-        ),
-        p99: roundTo(
-          percentile(
-            [...ms].sort((a, b) => a - b),
-            99,
-          ),
-          1,
-        ),
-      };
-    };
-    const heavyDaily = await p99Of(() => read(heaviest.customerId, true));
-    const heavy = await p99Of(() => read(heaviest.customerId, false));
-    const typical = await p99Of((run) => read(customers[1 + (run % (customers.length - 1))]!.id, false));
+    const heavyDaily = await timed(() => read(heaviest.customerId, true));
+    const heavy = await timed(() => read(heaviest.customerId, false));
+    const typical = await timed((run) => read(customers[1 + (run % (customers.length - 1))]!.id, false));
     const [{ count }] = (await ctx.prisma.$queryRawUnsafe<{ count: bigint }[]>(
       'SELECT count(*) FROM usage_events WHERE account_id = $1 AND customer_id = $2 AND timestamp >= $3 AND timestamp < $4',
       account.account_id,
@@ -328,21 +318,203 @@ async function aggregateAtScale(ctx: BenchContext): Promise<Figures> {
       new Date(start * 1000),
       until,
     )) as [{ count: bigint }];
+    const call = apiCaller(port, account.api_key);
+    const subscribed = await subscribeOnTheMeter(ctx, call, account.account_id, meter.id, until, [
+      heaviest.customerId,
+      customers[1]!.id,
+    ]);
+    const [heavySubscription, typicalSubscription] = subscribed as [Subscribed, Subscribed];
+    const preview = (subscription: Subscribed) => () =>
+      timedGet(port, account.api_key, `/invoices/upcoming?subscription=${subscription.id}`);
+    const usageToDate = (subscription: Subscribed) => () =>
+      timedGet(port, account.api_key, `/subscriptions/${subscription.id}/usage`);
+    const heavyUpcoming = await timed(preview(heavySubscription));
+    const typicalUpcoming = await timed(preview(typicalSubscription));
+    const heavyUsage = await timed(usageToDate(heavySubscription));
+    const typicalUsage = await timed(usageToDate(typicalSubscription));
     console.log(
       `\nusage totals at scale: ${AGGREGATE_EVENTS} events of ${AGGREGATE_CUSTOMERS} customers in one account (seeded in ${seededSeconds} s); ` +
-        `a 30-day total, ${AGGREGATE_RUNS} reads each, one at a time`,
+        `a 30-day total, ${AGGREGATE_RUNS} reads each, one at a time; then the upcoming invoice and the usage to date of a ` +
+        `subscription on a graduated metered price whose period holds the last ${PERIOD_DAYS_TO_DATE} days' events`,
     );
+    const row = (figure: { p50: number; p99: number }) => ({ 'p50 ms': figure.p50, 'p99 ms': figure.p99 });
     console.table({
-      [`heaviest customer (${count} events in the period)`]: { 'p50 ms': heavy.p50, 'p99 ms': heavy.p99 },
-      'heaviest customer, per day': { 'p50 ms': heavyDaily.p50, 'p99 ms': heavyDaily.p99 },
-      'other customers': { 'p50 ms': typical.p50, 'p99 ms': typical.p99 },
+      [`heaviest customer (${count} events in the period)`]: row(heavy),
+      'heaviest customer, per day': row(heavyDaily),
+      'other customers': row(typical),
+      [`upcoming invoice, heaviest customer (${heavySubscription.events} events, ${heavySubscription.total} tokens)`]:
+        row(heavyUpcoming),
+      [`upcoming invoice, a typical customer (${typicalSubscription.events} events)`]: row(typicalUpcoming),
+      'usage to date, heaviest customer': row(heavyUsage),
+      'usage to date, a typical customer': row(typicalUsage),
     });
     return {
       'usage.total_p99_ms_heaviest': heavy.p99,
       'usage.total_p99_ms_daily_heaviest': heavyDaily.p99,
       'usage.total_p99_ms_typical': typical.p99,
+      'usage.upcoming_p50_ms_heaviest': heavyUpcoming.p50,
+      'usage.upcoming_p99_ms_heaviest': heavyUpcoming.p99,
+      'usage.upcoming_p99_ms_typical': typicalUpcoming.p99,
+      'usage.to_date_p99_ms_heaviest': heavyUsage.p99,
+      'usage.to_date_p99_ms_typical': typicalUsage.p99,
     };
   } finally {
-    api.child.kill('SIGTERM');
+    api?.child.kill('SIGTERM');
+    worker.kill('SIGTERM');
   }
+}
+
+/** The task queue the API starts workflows on (config.taskQueue): the bench worker polls it. */
+const WORKER_TASK_QUEUE = 'billing';
+/** The subscriptions' period started this many days before the seed's `until`, their clock's time. */
+const PERIOD_DAYS_TO_DATE = 25;
+/** A graduated price as a usage plan has them: the first 100,000 tokens at 3 cents, to 1,000,000 at 2, then 1. */
+const TOKEN_TIERS = [
+  { up_to: 100_000, unit_amount: 3, flat_amount: 0 },
+  { up_to: 1_000_000, unit_amount: 2, flat_amount: 0 },
+  { up_to: 'inf' as const, unit_amount: 1, flat_amount: 0 },
+];
+
+/** TOKEN_TIERS' amount of `quantity`, worked out here apart from the service's pricing, to check its answers. */
+function graduatedAmount(quantity: number): number {
+  let amount = 0;
+  let below = 0;
+  for (const tier of TOKEN_TIERS) {
+    const top = tier.up_to === 'inf' ? quantity : Math.min(quantity, tier.up_to);
+    if (top <= below) break;
+    amount += (top - below) * tier.unit_amount + tier.flat_amount;
+    below = top;
+  }
+  return amount;
+}
+
+/** AGGREGATE_RUNS reads one at a time after 5 of warm-up: p50 and p99 (ms). */
+async function timed(next: (run: number) => Promise<number>): Promise<{ p50: number; p99: number }> {
+  for (let run = 0; run < 5; run++) await next(run);
+  const ms: number[] = [];
+  for (let run = 0; run < AGGREGATE_RUNS; run++) ms.push(await next(run));
+  ms.sort((a, b) => a - b);
+  return { p50: roundTo(percentile(ms, 50), 1), p99: roundTo(percentile(ms, 99), 1) };
+}
+
+async function timedGet(port: number, apiKey: string, route: string): Promise<number> {
+  const at = performance.now();
+  const response = await fetch(`http://127.0.0.1:${port}${route}`, { headers: { 'cc-api-key': apiKey } });
+  if (response.status !== 200) throw new Error(`GET ${route} answered ${response.status}: ${await response.text()}`);
+  await response.json();
+  return performance.now() - at;
+}
+
+type Call = (method: 'GET' | 'POST', route: string, body?: object) => Promise<any>;
+
+function apiCaller(port: number, apiKey: string): Call {
+  return async (method, route, body) => {
+    const response = await fetch(`http://127.0.0.1:${port}${route}`, {
+      method,
+      headers: { 'cc-api-key': apiKey, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const json = await response.json();
+    if (response.status >= 300)
+      throw new Error(`${method} ${route} answered ${response.status}: ${JSON.stringify(json)}`);
+    return json;
+  };
+}
+
+interface Subscribed {
+  id: string;
+  /** The customer's seeded events in the subscription's period, and their tokens. */
+  events: number;
+  total: number;
+}
+
+/**
+ * A subscription of each of `customerIds` (seeded customers) on a graduated metered price of the seeded meter,
+ * whose period started PERIOD_DAYS_TO_DATE days before `until`, read at `until`: the seeded events are all before
+ * `until`, so the period holds the last PERIOD_DAYS_TO_DATE days' of them. A period cannot start in the wall
+ * clock's past (a past start_date starts now), so the customers are put on a test clock (the one column, by SQL,
+ * as the seed makes its rows) that starts there and is advanced to `until`. Checks that the upcoming invoice and
+ * the usage to date answer the customer's events of the period, summed and priced through the tiers here.
+ */
+async function subscribeOnTheMeter(
+  ctx: BenchContext,
+  call: Call,
+  accountId: string,
+  meterId: string,
+  until: Date,
+  customerIds: string[],
+): Promise<Subscribed[]> {
+  const end = Math.floor(until.getTime() / 1000);
+  const periodStart = end - PERIOD_DAYS_TO_DATE * 86_400;
+  const clock = await call('POST', '/test-helpers/test-clocks', { frozen_time: periodStart, name: 'Usage at scale' });
+  await ctx.prisma.$executeRawUnsafe(
+    'UPDATE customers SET test_clock_id = $1 WHERE account_id = $2 AND id = ANY($3::text[])',
+    clock.id,
+    accountId,
+    customerIds,
+  );
+  const product = await call('POST', '/products', {
+    name: 'API tokens',
+    currency: 'USD',
+    unit_amount: 1000,
+    type: 'recurring',
+    recurring: { interval: 'month', interval_count: 1 },
+  });
+  const price = await call('POST', `/prices/${product.id}`, {
+    currency: 'USD',
+    type: 'recurring',
+    recurring: { interval: 'month', interval_count: 1, usage_type: 'metered', meter: meterId },
+    billing_scheme: 'tiered',
+    tiers_mode: 'graduated',
+    tiers: TOKEN_TIERS,
+  });
+  const subscriptions: { id: string; customer: string }[] = [];
+  for (const customer of customerIds) {
+    const subscription = await call('POST', '/subscriptions', {
+      customer,
+      items: [{ price: price.id }],
+      trial_days: 0,
+      start_date: periodStart,
+      collection_method: 'send_invoice',
+    });
+    subscriptions.push({ id: subscription.id, customer });
+  }
+  await call('POST', `/test-helpers/test-clocks/${clock.id}/advance`, { frozen_time: end });
+  while ((await call('GET', `/test-helpers/test-clocks/${clock.id}`)).status !== 'ready')
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  const subscribed: Subscribed[] = [];
+  const tokens = async (customer: string, from: Date, to: Date) => {
+    const [seeded] = await ctx.prisma.$queryRawUnsafe<{ events: bigint; total: string | null }[]>(
+      `SELECT count(*) AS events, sum((properties->>'tokens')::numeric)::text AS total FROM usage_events
+        WHERE account_id = $1 AND customer_id = $2 AND event_name = 'api_call' AND timestamp >= $3 AND timestamp < $4`,
+      accountId,
+      customer,
+      from,
+      to,
+    );
+    return { events: Number(seeded!.events), total: Number(seeded!.total ?? 0) };
+  };
+  for (const { id, customer } of subscriptions) {
+    const state = await call('GET', `/subscriptions/${id}`);
+    const from = new Date(state.current_period_start * 1000);
+    // The period's invoice bills its whole period; the usage to date stops at the clock's time, `until` (the seed's
+    // last event is at `until` itself: on the invoice, not yet in the usage to date).
+    const period = await tokens(customer, from, new Date(state.current_period_end * 1000));
+    const upcoming = await call('GET', `/invoices/upcoming?subscription=${id}`);
+    const usageLine = upcoming.lines.find((line: { price: string | null }) => line.price === price.id);
+    const amount = graduatedAmount(period.total);
+    if (state.current_period_start !== periodStart || upcoming.total !== amount || usageLine?.quantity !== period.total)
+      throw new Error(
+        `upcoming invoice of ${id} (period from ${state.current_period_start}, ${periodStart} expected): total ${upcoming.total}, ` +
+          `usage ${usageLine?.quantity}; the seeded events make ${period.total} tokens, ${amount} cents through the tiers`,
+      );
+    const toDate = await tokens(customer, from, until);
+    const usage = (await call('GET', `/subscriptions/${id}/usage`)).items[0];
+    if (usage?.total !== toDate.total || usage?.amount !== graduatedAmount(toDate.total))
+      throw new Error(
+        `usage to date of ${id}: ${usage?.total} tokens, ${usage?.amount} cents; ${toDate.total} and ${graduatedAmount(toDate.total)} expected`,
+      );
+    subscribed.push({ id, ...period });
+  }
+  return subscribed;
 }

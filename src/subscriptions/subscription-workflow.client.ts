@@ -77,8 +77,13 @@ function translated(error: unknown, subscriptionId: string): unknown {
  * Retry-After at once, and nothing is started or changed.
  */
 async function assertTemporalReachable(temporal: Client): Promise<void> {
+  await probed(temporal, () => temporal.workflowService.getSystemInfo({}));
+}
+
+/** `call` under the probe's short deadline: Temporal not answering is 503 with Retry-After at once. */
+async function probed<T>(temporal: Client, call: () => Promise<T>): Promise<T> {
   try {
-    await temporal.withDeadline(Date.now() + TEMPORAL_PROBE_MS, () => temporal.workflowService.getSystemInfo({}));
+    return await temporal.withDeadline(Date.now() + TEMPORAL_PROBE_MS, call);
   } catch (error) {
     if (isUnreachable(error)) throw temporalUnavailable();
     throw error;
@@ -231,10 +236,11 @@ export async function readSubscriptionState(
   { temporal, prisma }: { temporal: Client; prisma: Db },
   subscriptionId: string,
 ): Promise<SubscriptionState> {
-  await assertTemporalReachable(temporal);
   const handle = temporal.workflow.getHandle(subscriptionWorkflowId(subscriptionId));
   try {
-    const { historyLength } = await handle.describe();
+    // The describe is the probe itself (assertTemporalReachable's deadline and 503): a read needs no round trip
+    // of its own to learn that Temporal answers (docs/performance.md, "Usage ingestion": the preview's time).
+    const { historyLength } = await probed(temporal, () => handle.describe());
     if (historyLength > 2) return await handle.query(stateQuery);
     const history = await handle.fetchHistory();
     const started = history.events?.[0]?.workflowExecutionStartedEventAttributes;

@@ -72,7 +72,7 @@ describe('with Temporal down', () => {
     await world.close();
   });
 
-  it('changes of a running subscription answer 503 with Retry-After within a few seconds; nothing is written', async () => {
+  it('changes of a running subscription, and its upcoming invoice, answer 503 with Retry-After within a few seconds; nothing is written', async () => {
     const { customer } = await customerWithCard(up);
     const price = await recurringPrice(up);
     const subscription = await createSubscription(up, {
@@ -90,6 +90,8 @@ describe('with Temporal down', () => {
       ['DELETE at period end', () => downApi.delete(`/subscriptions/${subscription.id}?at_period_end=true`)],
       ['pause', () => downApi.post(`/subscriptions/${subscription.id}/pause`)],
       ['resume', () => downApi.post(`/subscriptions/${subscription.id}/resume`)],
+      // A read of the workflow's state: its first call to Temporal is the probe (no round trip of its own).
+      ['upcoming invoice', () => downApi.get(`/invoices/upcoming?subscription=${subscription.id}`)],
     ];
     for (const [name, call] of calls) {
       const { answer, ms } = await timed(call);
