@@ -627,8 +627,7 @@ describe('subscription billing on Temporal (time skipping)', () => {
         ['settleCreatedInvoice', true],
         ['chargeRenewalInvoice', false],
         ['persistSubscription', false],
-        // Before it waits, the account's reminder days (docs/decisions.md §31).
-        ['reminderDays', true],
+        // No read of the account's reminder days before it waits: they came with the start (docs/decisions.md §31).
       ]);
       expect(invoiceEventTypes(await subscriptionEvents(world, declined.id))).toEqual([
         ['invoice.created', 'invoice.finalized', 'invoice.payment_failed'],
@@ -688,13 +687,15 @@ describe('subscription billing on Temporal (time skipping)', () => {
       const payments = await prisma.transaction.findMany({ where: { invoiceId: first!.id, type: 'payment' } });
       expect(payments).toEqual([expect.objectContaining({ status: 'succeeded', attempt: 1 })]);
       const view = await historyView(world.env.client.workflow.getHandle(subscriptionWorkflowId(paid.id)));
-      expect(view.input).toMatchObject({ created: { version: 2, invoicesIssued: 0 } });
+      expect(view.input).toMatchObject({
+        created: { version: 2, invoicesIssued: 0 },
+        // The account's reminder days as the creation read them (none set): its first reminder asks nothing (docs/decisions.md §31).
+        reminderDays: { renewal_reminder: null, trial_ending: null },
+      });
       expect(view.activities.map(({ type, local }) => [type, local])).toEqual([
         ['settleCreatedInvoice', true],
         ['chargeRenewalInvoice', false],
         ['persistSubscription', false],
-        // Before it waits for the renewal, the account's reminder days (docs/decisions.md §31), local too.
-        ['reminderDays', true],
       ]);
       expect(view.activities[1]!.result).toMatchObject({
         outcome: 'paid',
