@@ -128,13 +128,7 @@ export async function recordUsageEvents(
     const counted = await insertUsageEvents(
       tx,
       accountId,
-      events.map((event) => ({
-        id: event.id,
-        eventName: event.event_name,
-        customerId: event.customer,
-        timestamp: new Date(event.timestamp * 1000),
-        properties: event.properties,
-      })),
+      events,
       // What each meter adds up by hour (docs/decisions.md "Usage totals"): count and distinct values need no value.
       new Map(
         meters.map((meter) => [

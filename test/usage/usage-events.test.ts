@@ -175,6 +175,33 @@ describe('usage events', () => {
     expect(await total(meter.id, customer.id)).toBe(35);
   });
 
+  it('writes each event as sent: its time, its properties exactly ({} when absent), for its own customer', async () => {
+    const meter = await createMeter({ aggregation: 'count' });
+    const customer = await createCustomer(api);
+    const at = nowS() - 120;
+    const properties = { note: 'a "quoted" \\ back\u00e9 {x}', n: 12, ok: true, big: 1e21, neg: -0.5 };
+    const events = [
+      { id: 'bare', event_name: meter.event_name, customer: customer.id, timestamp: at },
+      { id: 'full', event_name: meter.event_name, customer: customer.id, timestamp: at + 1, properties },
+    ];
+    expect(expectStatus(await api.post('/usage-events', { events }), 202)).toMatchObject({ counted: 2 });
+    const rows = await stack.app.prisma.usageEvent.findMany({
+      where: { customerId: customer.id },
+      orderBy: { id: 'asc' },
+    });
+    expect(rows.map((row) => [row.id, row.eventName, row.timestamp.getTime(), row.properties])).toEqual([
+      ['bare', meter.event_name, at * 1000, {}],
+      ['full', meter.event_name, (at + 1) * 1000, properties],
+    ]);
+    expect(await total(meter.id, customer.id)).toBe(2);
+    // Another account's key: the same batch names a customer it does not have.
+    const theirs = await createMeter({ aggregation: 'count', event_name: meter.event_name }, other);
+    const refused = await other.post('/usage-events', {
+      events: [{ ...events[0], event_name: theirs.event_name }],
+    });
+    expect([refused.status, refused.body.error?.param]).toEqual([404, 'events.0.customer']);
+  });
+
   it('refuses a batch whole at its first bad event, naming the event and field', async () => {
     const meter = await createMeter({ aggregation: 'sum', value_property: 'tokens' });
     const inactive = await createMeter({ aggregation: 'count' });
