@@ -8,7 +8,7 @@ export type MeterAggregation = (typeof METER_AGGREGATIONS)[number];
 export const METER_STATUSES = ['active', 'inactive'] as const;
 
 /** Event names and property names: what Stripe's meters take, letters, digits and `_ . : -`. */
-const EVENT_NAME = /^[A-Za-z0-9_.:-]+$/;
+export const EVENT_NAME = /^[A-Za-z0-9_.:-]+$/;
 export const eventName = z
   .string()
   .min(1, 'must not be empty')
