@@ -1,5 +1,6 @@
 import { execute, queryRows, type AnyTx, type Queryable, type Statement } from '../db/sql';
 import type { MeterAggregation } from './meter.schemas';
+import { activeMetersNamedSql, meterRuleOf, type MeterRule, type MeterRuleRow } from './meter.records';
 
 /**
  * A usage event as POST /usage-events takes it and as it is written (the merchant's id, unique in the account;
@@ -119,9 +120,7 @@ export interface UsageWindow {
 // The period before the current one is the start of its subscription's renewal before the latest (the primary
 // key's range, read backwards): a period's invoice writes its renewal row in the transaction that reads the
 // usage it bills, so the window closes with that commit, before the subscription's row shows the new period.
-const USAGE_WINDOWS: Statement = {
-  name: 'usage_windows',
-  text: `SELECT c.id, t.frozen_time AS clock_time,
+const USAGE_WINDOWS_SQL = `SELECT c.id, t.frozen_time AS clock_time,
       (SELECT min(coalesce(previous.start, s.current_period_start)) FROM subscriptions s
         LEFT JOIN LATERAL (SELECT r.period_start AS start FROM subscription_renewals r
           WHERE r.subscription_id = s.id ORDER BY r.period_start DESC OFFSET 1 LIMIT 1) previous ON true
@@ -139,7 +138,19 @@ const USAGE_WINDOWS: Statement = {
         WHERE s.account_id = c.account_id AND s.customer_id = c.id AND s.status IN ('active', 'past_due')
           AND s.billing_threshold_amount_gte IS NOT NULL) AS threshold_subscriptions
     FROM customers c LEFT JOIN test_clocks t ON t.id = c.test_clock_id
-    WHERE c.account_id = $1 AND c.id = ANY($2::text[]) AND c.deleted_at IS NULL`,
+    WHERE c.account_id = $1 AND c.id = ANY($2::text[]) AND c.deleted_at IS NULL`;
+const USAGE_WINDOWS: Statement = { name: 'usage_windows', text: USAGE_WINDOWS_SQL };
+
+/**
+ * A batch's customers' windows and its meters (locked FOR SHARE) in one statement, one round trip fewer per
+ * batch (docs/performance.md, "Usage ingestion"), after the customers' usage is held: both read once no
+ * period's invoice is reading these customers' totals.
+ */
+const USAGE_WINDOWS_AND_METERS: Statement = {
+  name: 'usage_windows_and_meters',
+  text: `WITH meters_named AS (${activeMetersNamedSql('$3')}), windows AS (${USAGE_WINDOWS_SQL})
+    SELECT (SELECT coalesce(json_agg(w), '[]') FROM windows w) AS windows,
+      (SELECT coalesce(json_agg(m ORDER BY m.event_name), '[]') FROM meters_named m) AS meters`,
 };
 
 // Shared by batches of events, exclusive for a period's invoice: in customer order, so two batches never wait
@@ -171,22 +182,46 @@ export async function holdCustomerUsage(tx: AnyTx, customerId: string): Promise<
   await execute(tx, HOLD_CUSTOMER_USAGE, [customerId]);
 }
 
-/** The usage windows of the account's live customers among `customerIds` (another account's are absent). */
-export async function usageWindows(db: Queryable, accountId: string, customerIds: string[]): Promise<UsageWindow[]> {
-  const rows = await queryRows<{
-    id: string;
-    clock_time: Date | null;
-    oldest_open: Date | null;
-    closed_until: Record<string, string> | null;
-    threshold_subscriptions: string[] | null;
-  }>(db, USAGE_WINDOWS, [accountId, customerIds]);
-  return rows.map((row) => ({
+/** A row of USAGE_WINDOWS_SQL: its times as Dates, or as JSON's text when aggregated with json_agg. */
+interface UsageWindowRow {
+  id: string;
+  clock_time: Date | string | null;
+  oldest_open: Date | string | null;
+  closed_until: Record<string, string> | null;
+  threshold_subscriptions: string[] | null;
+}
+
+function usageWindowOf(row: UsageWindowRow): UsageWindow {
+  return {
     customerId: row.id,
     clockTime: row.clock_time === null ? null : new Date(row.clock_time),
     oldestOpenPeriodStart: row.oldest_open === null ? null : new Date(row.oldest_open),
     closedUntil: new Map(Object.entries(row.closed_until ?? {}).map(([name, until]) => [name, new Date(until)])),
     thresholdSubscriptionIds: row.threshold_subscriptions ?? [],
-  }));
+  };
+}
+
+/** The usage windows of the account's live customers among `customerIds` (another account's are absent). */
+export async function usageWindows(db: Queryable, accountId: string, customerIds: string[]): Promise<UsageWindow[]> {
+  return (await queryRows<UsageWindowRow>(db, USAGE_WINDOWS, [accountId, customerIds])).map(usageWindowOf);
+}
+
+/**
+ * usageWindows of `customerIds` and the account's active meters named by `eventNames`, locked FOR SHARE until
+ * the caller's transaction ends (activeMetersNamedSql), in one statement.
+ */
+export async function usageWindowsAndMeters(
+  tx: AnyTx,
+  accountId: string,
+  customerIds: string[],
+  eventNames: string[],
+): Promise<{ windows: UsageWindow[]; meters: MeterRule[] }> {
+  const [row] = await queryRows<{ windows: UsageWindowRow[]; meters: MeterRuleRow[] }>(tx, USAGE_WINDOWS_AND_METERS, [
+    accountId,
+    customerIds,
+    eventNames,
+  ]);
+  return { windows: (row?.windows ?? []).map(usageWindowOf), meters: (row?.meters ?? []).map(meterRuleOf) };
 }
 
 const ANY_USAGE_EVENT: Statement = {
