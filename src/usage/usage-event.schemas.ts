@@ -8,7 +8,7 @@ import {
   unixSeconds,
   unixTime,
 } from '../http/validation';
-import { EVENT_NAME, eventName, METER_AGGREGATIONS } from './meter.schemas';
+import { EVENT_NAME, eventName, MAX_EVENT_NAME_LENGTH, METER_AGGREGATIONS } from './meter.schemas';
 
 /** The most events one POST /usage-events takes. */
 export const MAX_EVENTS_PER_BATCH = 1000;
@@ -22,7 +22,6 @@ const MAX_PROPERTIES = 10;
 const MAX_PROPERTY_NAME_LENGTH = 40;
 const MAX_PROPERTY_TEXT_LENGTH = 100;
 const EVENT_ID = /^[\x21-\x7e]{1,100}$/;
-const MAX_EVENT_NAME_LENGTH = 100;
 
 const properties = z
   .record(
