@@ -13,11 +13,19 @@ export async function startServer(
   mode: 'api' | 'baseline',
   env: NodeJS.ProcessEnv,
 ): Promise<{ port: number; child: ChildProcess }> {
-  const child = spawn(process.execPath, [...TSX_NODE_ARGS, path.join(__dirname, 'server-process.ts'), mode], {
-    cwd: projectRoot,
-    env: { ...process.env, ...env, LOG_LEVEL: 'silent' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  // BENCH_CPU_PROFILE_DIR: the server writes its V8 CPU profile there when it exits (SIGTERM), as spawnTsx's children do.
+  const profile = process.env.BENCH_CPU_PROFILE_DIR
+    ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROFILE_DIR}`]
+    : [];
+  const child = spawn(
+    process.execPath,
+    [...profile, ...TSX_NODE_ARGS, path.join(__dirname, 'server-process.ts'), mode],
+    {
+      cwd: projectRoot,
+      env: { ...process.env, ...env, LOG_LEVEL: 'silent' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   const port = await new Promise<number>((resolve, reject) => {
     child.stdout!.once('data', (chunk) => resolve(JSON.parse(String(chunk)).port));
     child.once('exit', (code) => reject(new Error(`${mode} server exited with ${code}`)));

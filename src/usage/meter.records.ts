@@ -43,16 +43,14 @@ export function updateMeterRow(
 }
 
 /**
- * The active meters of the account named by `eventNames`, one statement for a batch of usage events, locked
- * FOR SHARE until the batch's transaction ends: a change of aggregation or a deactivation (FOR UPDATE) waits
- * for the batch, then sees its events, and a batch waits for them, then sees the meter as it became.
+ * The active meters of the account ($1) named by the SQL parameter `eventNames`, for a batch of usage events,
+ * locked FOR SHARE until the batch's transaction ends: a change of aggregation or a deactivation (FOR UPDATE)
+ * waits for the batch, then sees its events, and a batch waits for them, then sees the meter as it became.
+ * The batch reads them in the statement that reads its customers' windows (usageWindowsAndMeters).
  */
-const ACTIVE_METERS_NAMED: Statement = {
-  name: 'meters_active_named_locked',
-  text: `SELECT event_name, aggregation, value_property FROM meters
-    WHERE account_id = $1 AND event_name = ANY($2::text[]) AND status = 'active'
-    ORDER BY event_name FOR SHARE`,
-};
+export const activeMetersNamedSql = (eventNames: string) => `SELECT event_name, aggregation, value_property FROM meters
+    WHERE account_id = $1 AND event_name = ANY(${eventNames}::text[]) AND status = 'active'
+    ORDER BY event_name FOR SHARE`;
 
 export interface MeterRule {
   eventName: string;
@@ -60,17 +58,14 @@ export interface MeterRule {
   valueProperty: string | null;
 }
 
-export async function activeMetersNamed(db: Queryable, accountId: string, eventNames: string[]): Promise<MeterRule[]> {
-  const rows = await queryRows<{ event_name: string; aggregation: string; value_property: string | null }>(
-    db,
-    ACTIVE_METERS_NAMED,
-    [accountId, eventNames],
-  );
-  return rows.map((row) => ({
-    eventName: row.event_name,
-    aggregation: row.aggregation,
-    valueProperty: row.value_property,
-  }));
+export interface MeterRuleRow {
+  event_name: string;
+  aggregation: string;
+  value_property: string | null;
+}
+
+export function meterRuleOf(row: MeterRuleRow): MeterRule {
+  return { eventName: row.event_name, aggregation: row.aggregation, valueProperty: row.value_property };
 }
 
 const METER_RULE: Statement = {
@@ -80,12 +75,8 @@ const METER_RULE: Statement = {
 
 /** How the account's meter `id` adds up events, whatever its status; null when unknown or another account's. */
 export async function meterRule(db: Queryable, accountId: string, id: string): Promise<MeterRule | null> {
-  const [row] = await queryRows<{ event_name: string; aggregation: string; value_property: string | null }>(
-    db,
-    METER_RULE,
-    [accountId, id],
-  );
-  return row ? { eventName: row.event_name, aggregation: row.aggregation, valueProperty: row.value_property } : null;
+  const [row] = await queryRows<MeterRuleRow>(db, METER_RULE, [accountId, id]);
+  return row ? meterRuleOf(row) : null;
 }
 
 export interface MeterFilter {

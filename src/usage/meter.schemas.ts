@@ -8,11 +8,12 @@ export type MeterAggregation = (typeof METER_AGGREGATIONS)[number];
 export const METER_STATUSES = ['active', 'inactive'] as const;
 
 /** Event names and property names: what Stripe's meters take, letters, digits and `_ . : -`. */
-const EVENT_NAME = /^[A-Za-z0-9_.:-]+$/;
+export const EVENT_NAME = /^[A-Za-z0-9_.:-]+$/;
+export const MAX_EVENT_NAME_LENGTH = 100;
 export const eventName = z
   .string()
   .min(1, 'must not be empty')
-  .max(100, 'must be at most 100 characters')
+  .max(MAX_EVENT_NAME_LENGTH, `must be at most ${MAX_EVENT_NAME_LENGTH} characters`)
   .regex(EVENT_NAME, 'may hold letters, digits and _ . : - only');
 export const propertyName = z
   .string()

@@ -1,12 +1,16 @@
 import { execute, queryRows, type AnyTx, type Queryable, type Statement } from '../db/sql';
 import type { MeterAggregation } from './meter.schemas';
+import { activeMetersNamedSql, meterRuleOf, type MeterRule, type MeterRuleRow } from './meter.records';
 
-/** A usage event as it is written (the merchant's id, unique in the account). */
+/**
+ * A usage event as POST /usage-events takes it and as it is written (the merchant's id, unique in the account;
+ * `timestamp` in Unix seconds): the batch goes to the database as the one JSON text of these objects.
+ */
 export interface NewUsageEvent {
   id: string;
-  eventName: string;
-  customerId: string;
-  timestamp: Date;
+  event_name: string;
+  customer: string;
+  timestamp: number;
   properties: Record<string, unknown>;
 }
 
@@ -45,27 +49,28 @@ export function addToHoursSql(accountId: string, source: string): string {
 }
 
 /**
- * The whole batch in one statement (arrays unnested: one prepared text whatever the batch's size); an id
- * the account already holds is left as it is (the first event with an id counts, docs/decisions.md
- * "Usage events"). Rows are written in id order and the events written added to their hours (usage_hours,
- * docs/decisions.md "Usage totals") in key order, in the same statement: two batches sharing ids or hours
- * wait for each other, never deadlock (in their own order, batches of the same ids in another order did).
- * $7/$8: each event name's property whose values its meter adds up (null: none, count and count_unique).
+ * The whole batch in one statement, its events one JSON array ($2, one prepared text whatever the batch's size:
+ * one JSON.stringify of the batch instead of six arrays of 1,000 values each escaped by pg, docs/performance.md
+ * "Usage ingestion"); an id the account already holds is left as it is (the first event with an id counts,
+ * docs/decisions.md "Usage events"). Rows are written in id order and the events written added to their hours
+ * (usage_hours, docs/decisions.md "Usage totals") in key order, in the same statement: two batches sharing ids or
+ * hours wait for each other, never deadlock (in their own order, batches of the same ids in another order did).
+ * $3/$4: each event name's property whose values its meter adds up (null: none, count and count_unique).
  * Answers how many events were written.
  */
 const INSERT_USAGE_EVENTS: Statement = {
-  name: 'usage_events_insert',
+  name: 'usage_events_insert_json',
   text: `WITH written AS (
       INSERT INTO usage_events (account_id, id, event_name, customer_id, timestamp, properties)
-      SELECT $1, e.id, e.event_name, e.customer_id, e.timestamp, e.properties
-      FROM unnest($2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::jsonb[])
-        WITH ORDINALITY AS e(id, event_name, customer_id, timestamp, properties, position)
-      ORDER BY e.id, e.position
+      SELECT $1, e.event->>'id', e.event->>'event_name', e.event->>'customer',
+        to_timestamp((e.event->>'timestamp')::bigint), coalesce(e.event->'properties', '{}'::jsonb)
+      FROM jsonb_array_elements($2::jsonb) WITH ORDINALITY AS e(event, position)
+      ORDER BY e.event->>'id', e.position
       ON CONFLICT (account_id, id) DO NOTHING
       RETURNING id, event_name, customer_id, timestamp, received_at, properties
     ), v AS (
       SELECT w.*, ${integerValue('w.properties', 'm.property')} AS value
-      FROM written w LEFT JOIN unnest($7::text[], $8::text[]) AS m(event_name, property) ON m.event_name = w.event_name
+      FROM written w LEFT JOIN unnest($3::text[], $4::text[]) AS m(event_name, property) ON m.event_name = w.event_name
     ), hours AS (
       ${addToHoursSql('$1', 'v')}
     )
@@ -79,16 +84,12 @@ const INSERT_USAGE_EVENTS: Statement = {
 export async function insertUsageEvents(
   db: Queryable,
   accountId: string,
-  events: NewUsageEvent[],
+  events: readonly NewUsageEvent[],
   valueProperties: Map<string, string | null>,
 ): Promise<number> {
   const [row] = await queryRows<{ counted: number }>(db, INSERT_USAGE_EVENTS, [
     accountId,
-    events.map((event) => event.id),
-    events.map((event) => event.eventName),
-    events.map((event) => event.customerId),
-    events.map((event) => event.timestamp.toISOString()),
-    events.map((event) => JSON.stringify(event.properties)),
+    JSON.stringify(events),
     [...valueProperties.keys()],
     [...valueProperties.values()],
   ]);
@@ -119,9 +120,7 @@ export interface UsageWindow {
 // The period before the current one is the start of its subscription's renewal before the latest (the primary
 // key's range, read backwards): a period's invoice writes its renewal row in the transaction that reads the
 // usage it bills, so the window closes with that commit, before the subscription's row shows the new period.
-const USAGE_WINDOWS: Statement = {
-  name: 'usage_windows',
-  text: `SELECT c.id, t.frozen_time AS clock_time,
+const USAGE_WINDOWS_SQL = `SELECT c.id, t.frozen_time AS clock_time,
       (SELECT min(coalesce(previous.start, s.current_period_start)) FROM subscriptions s
         LEFT JOIN LATERAL (SELECT r.period_start AS start FROM subscription_renewals r
           WHERE r.subscription_id = s.id ORDER BY r.period_start DESC OFFSET 1 LIMIT 1) previous ON true
@@ -139,7 +138,19 @@ const USAGE_WINDOWS: Statement = {
         WHERE s.account_id = c.account_id AND s.customer_id = c.id AND s.status IN ('active', 'past_due')
           AND s.billing_threshold_amount_gte IS NOT NULL) AS threshold_subscriptions
     FROM customers c LEFT JOIN test_clocks t ON t.id = c.test_clock_id
-    WHERE c.account_id = $1 AND c.id = ANY($2::text[]) AND c.deleted_at IS NULL`,
+    WHERE c.account_id = $1 AND c.id = ANY($2::text[]) AND c.deleted_at IS NULL`;
+const USAGE_WINDOWS: Statement = { name: 'usage_windows', text: USAGE_WINDOWS_SQL };
+
+/**
+ * A batch's customers' windows and its meters (locked FOR SHARE) in one statement, one round trip fewer per
+ * batch (docs/performance.md, "Usage ingestion"), after the customers' usage is held: both read once no
+ * period's invoice is reading these customers' totals.
+ */
+const USAGE_WINDOWS_AND_METERS: Statement = {
+  name: 'usage_windows_and_meters',
+  text: `WITH meters_named AS (${activeMetersNamedSql('$3')}), windows AS (${USAGE_WINDOWS_SQL})
+    SELECT (SELECT coalesce(json_agg(w), '[]') FROM windows w) AS windows,
+      (SELECT coalesce(json_agg(m ORDER BY m.event_name), '[]') FROM meters_named m) AS meters`,
 };
 
 // Shared by batches of events, exclusive for a period's invoice: in customer order, so two batches never wait
@@ -171,22 +182,46 @@ export async function holdCustomerUsage(tx: AnyTx, customerId: string): Promise<
   await execute(tx, HOLD_CUSTOMER_USAGE, [customerId]);
 }
 
-/** The usage windows of the account's live customers among `customerIds` (another account's are absent). */
-export async function usageWindows(db: Queryable, accountId: string, customerIds: string[]): Promise<UsageWindow[]> {
-  const rows = await queryRows<{
-    id: string;
-    clock_time: Date | null;
-    oldest_open: Date | null;
-    closed_until: Record<string, string> | null;
-    threshold_subscriptions: string[] | null;
-  }>(db, USAGE_WINDOWS, [accountId, customerIds]);
-  return rows.map((row) => ({
+/** A row of USAGE_WINDOWS_SQL: its times as Dates, or as JSON's text when aggregated with json_agg. */
+interface UsageWindowRow {
+  id: string;
+  clock_time: Date | string | null;
+  oldest_open: Date | string | null;
+  closed_until: Record<string, string> | null;
+  threshold_subscriptions: string[] | null;
+}
+
+function usageWindowOf(row: UsageWindowRow): UsageWindow {
+  return {
     customerId: row.id,
     clockTime: row.clock_time === null ? null : new Date(row.clock_time),
     oldestOpenPeriodStart: row.oldest_open === null ? null : new Date(row.oldest_open),
     closedUntil: new Map(Object.entries(row.closed_until ?? {}).map(([name, until]) => [name, new Date(until)])),
     thresholdSubscriptionIds: row.threshold_subscriptions ?? [],
-  }));
+  };
+}
+
+/** The usage windows of the account's live customers among `customerIds` (another account's are absent). */
+export async function usageWindows(db: Queryable, accountId: string, customerIds: string[]): Promise<UsageWindow[]> {
+  return (await queryRows<UsageWindowRow>(db, USAGE_WINDOWS, [accountId, customerIds])).map(usageWindowOf);
+}
+
+/**
+ * usageWindows of `customerIds` and the account's active meters named by `eventNames`, locked FOR SHARE until
+ * the caller's transaction ends (activeMetersNamedSql), in one statement.
+ */
+export async function usageWindowsAndMeters(
+  tx: AnyTx,
+  accountId: string,
+  customerIds: string[],
+  eventNames: string[],
+): Promise<{ windows: UsageWindow[]; meters: MeterRule[] }> {
+  const [row] = await queryRows<{ windows: UsageWindowRow[]; meters: MeterRuleRow[] }>(tx, USAGE_WINDOWS_AND_METERS, [
+    accountId,
+    customerIds,
+    eventNames,
+  ]);
+  return { windows: (row?.windows ?? []).map(usageWindowOf), meters: (row?.meters ?? []).map(meterRuleOf) };
 }
 
 const ANY_USAGE_EVENT: Statement = {

@@ -5,12 +5,13 @@ import { currentTime } from '../lib/clock-time';
 import { DAY_MS } from '../lib/durations';
 import { toUnixSeconds } from '../lib/time';
 import { meterDefinition, meterOfAccount } from './meter.service';
-import { activeMetersNamed, meterRule, type MeterRule } from './meter.records';
+import { meterRule, type MeterRule } from './meter.records';
 import {
   insertUsageEvents,
   meterUsage,
   shareCustomersUsage,
   usageWindows,
+  usageWindowsAndMeters,
   type MeterDefinition,
   type UsageWindow,
 } from './usage-event.records';
@@ -100,9 +101,9 @@ function refusalOf(
 /**
  * POST /usage-events (docs/decisions.md, "Usage events"): the batch is checked whole and refused whole at its
  * first bad event (400 or 404 naming `events.<n>.<field>`, nothing written), then written in one statement,
- * each id once. Four statements in one transaction whatever the batch's size: the customers' usage held (shared),
- * the customers named, the meters named (locked FOR SHARE: how they aggregate cannot change under the batch) and
- * the insert, which adds the events written to their hours (docs/decisions.md "Usage totals").
+ * each id once. Three statements in one transaction whatever the batch's size: the customers' usage held (shared),
+ * the customers and the meters named (the meters locked FOR SHARE: how they aggregate cannot change under the
+ * batch) and the insert, which adds the events written to their hours (docs/decisions.md "Usage totals").
  */
 export async function recordUsageEvents(
   prisma: Db,
@@ -117,9 +118,12 @@ export async function recordUsageEvents(
     // The windows are read once no period's invoice is reading these customers' totals (docs/decisions.md §43,
     // "Late events"): an event is either in the total an invoice bills or checked against the period it closed.
     await shareCustomersUsage(tx, customerIds);
-    windows = await usageWindows(tx, accountId, customerIds);
+    const read = await usageWindowsAndMeters(tx, accountId, customerIds, [
+      ...new Set(events.map((event) => event.event_name)),
+    ]);
+    windows = read.windows;
     const windowByCustomer = new Map(windows.map((window) => [window.customerId, window]));
-    const meters = await activeMetersNamed(tx, accountId, [...new Set(events.map((event) => event.event_name))]);
+    const { meters } = read;
     const meterByName = new Map(meters.map((meter) => [meter.eventName, meter]));
     for (const [index, event] of events.entries()) {
       const refusal = refusalOf(event, index, meterByName, windowByCustomer, now);
@@ -128,13 +132,7 @@ export async function recordUsageEvents(
     const counted = await insertUsageEvents(
       tx,
       accountId,
-      events.map((event) => ({
-        id: event.id,
-        eventName: event.event_name,
-        customerId: event.customer,
-        timestamp: new Date(event.timestamp * 1000),
-        properties: event.properties,
-      })),
+      events,
       // What each meter adds up by hour (docs/decisions.md "Usage totals"): count and distinct values need no value.
       new Map(
         meters.map((meter) => [

@@ -4,6 +4,7 @@ import { pageSchema } from '../http/pagination';
 import { createMeterBody, listMetersQuery, meterIdParams, meterSchema, updateMeterBody } from './meter.schemas';
 import { createMeter, getMeter, listMeters, setMeterStatus, updateMeter } from './meter.service';
 import {
+  commonUsageEventsBody,
   createUsageEventsBody,
   eventSummariesQuery,
   meterEventSummariesSchema,
@@ -112,6 +113,7 @@ export function registerUsageRoutes(api: Api, { prisma, temporal }: AppDeps): vo
       "active meter, the meter's property missing or not an integer, another account's customer, a timestamp in the " +
       'future or before the customer\'s oldest open period (docs/api.md, "Usage-based billing").',
     body: createUsageEventsBody,
+    bodyCommonShape: commonUsageEventsBody,
     status: 202,
     response: usageEventsAcceptedSchema,
     errors: [404],

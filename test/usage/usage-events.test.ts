@@ -175,6 +175,89 @@ describe('usage events', () => {
     expect(await total(meter.id, customer.id)).toBe(35);
   });
 
+  it('writes each event as sent: its time, its properties exactly ({} when absent), for its own customer', async () => {
+    const meter = await createMeter({ aggregation: 'count' });
+    const customer = await createCustomer(api);
+    const at = nowS() - 120;
+    const properties = { note: 'a "quoted" \\ back\u00e9 {x}', n: 12, ok: true, big: 1e21, neg: -0.5 };
+    const events = [
+      { id: 'bare', event_name: meter.event_name, customer: customer.id, timestamp: at },
+      { id: 'full', event_name: meter.event_name, customer: customer.id, timestamp: at + 1, properties },
+    ];
+    expect(expectStatus(await api.post('/usage-events', { events }), 202)).toMatchObject({ counted: 2 });
+    const rows = await stack.app.prisma.usageEvent.findMany({
+      where: { customerId: customer.id },
+      orderBy: { id: 'asc' },
+    });
+    expect(rows.map((row) => [row.id, row.eventName, row.timestamp.getTime(), row.properties])).toEqual([
+      ['bare', meter.event_name, at * 1000, {}],
+      ['full', meter.event_name, (at + 1) * 1000, properties],
+    ]);
+    expect(await total(meter.id, customer.id)).toBe(2);
+    // Another account's key: the same batch names a customer it does not have.
+    const theirs = await createMeter({ aggregation: 'count', event_name: meter.event_name }, other);
+    const refused = await other.post('/usage-events', {
+      events: [{ ...events[0], event_name: theirs.event_name }],
+    });
+    expect([refused.status, refused.body.error?.param]).toEqual([404, 'events.0.customer']);
+  });
+
+  it("holds the meters a batch read until it commits: the meter's deactivation waits for it, then its events count", async () => {
+    const meter = await createMeter({ aggregation: 'count' });
+    const customer = await createCustomer(api);
+    const at = nowS() - 120;
+    const event = (id: string) => ({ id, event_name: meter.event_name, customer: customer.id, timestamp: at });
+    expectStatus(await api.post('/usage-events', { events: [event('first')] }), 202);
+    const blockedBy = async (pid: number) =>
+      (
+        await queryRows<{ pid: number }>(
+          stack.app.prisma,
+          {
+            name: 'test_blocked_by_pid',
+            text: 'SELECT pid FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))',
+          },
+          [pid],
+        )
+      ).map((row) => row.pid);
+    // The event's hour held by another transaction: a batch of the same hour stops at adding to it, after it
+    // read (and locked) its meter.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let holderPid = 0;
+    const holding = sqlTransaction(stack.app.prisma, async (tx) => {
+      holderPid = (
+        await queryRows<{ pid: number }>(
+          tx,
+          {
+            name: 'test_hold_hour',
+            text: 'SELECT pg_backend_pid() AS pid FROM usage_hours WHERE customer_id = $1 FOR UPDATE',
+          },
+          [customer.id],
+        )
+      )[0]!.pid;
+      await released;
+    });
+    while (holderPid === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+    const batch = api.post('/usage-events', { events: [event('second')] });
+    let batchPids: number[] = [];
+    while (batchPids.length === 0) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      batchPids = await blockedBy(holderPid);
+    }
+    let deactivated = false;
+    const deactivation = api.post(`/meters/${meter.id}/deactivate`).then((response) => {
+      deactivated = true;
+      return response;
+    });
+    while ((await blockedBy(batchPids[0]!)).length === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(deactivated).toBe(false);
+    release();
+    await holding;
+    expect(expectStatus(await batch, 202)).toMatchObject({ counted: 1 });
+    expectStatus(await deactivation, 200);
+    expect(await total(meter.id, customer.id)).toBe(2);
+  });
+
   it('refuses a batch whole at its first bad event, naming the event and field', async () => {
     const meter = await createMeter({ aggregation: 'sum', value_property: 'tokens' });
     const inactive = await createMeter({ aggregation: 'count' });
