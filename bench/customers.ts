@@ -4,7 +4,7 @@ import autocannon from 'autocannon';
 import { projectRoot } from '../src/config';
 import { TSX_NODE_ARGS } from '../src/runtime/processes';
 import { createAccount } from '../src/accounts/account.service';
-import { ratio, roundTo, type BenchContext, type Figures } from './support';
+import { descendantsCpuMs, ratio, roundTo, type BenchContext, type Figures } from './support';
 
 const DURATION_S = Number(process.env.BENCH_DURATION ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
@@ -45,21 +45,41 @@ async function load(url: string, headers: Record<string, string>, seconds: numbe
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
-type Load = { requestsPerSecond: number; p50Ms: number; p99Ms: number };
+type Load = {
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  /** CPU ms a request cost the server's process and PostgreSQL, over its own slices: steadier than a rate on a busy machine. */
+  serverCpuMs: number;
+  postgresCpuMs: number;
+};
+
+type Target = { url: string; headers: Record<string, string>; pid: number | undefined };
 
 /** Both servers, `SLICES` alternating slices each after a 2 s warm-up: requests/s over all slices, median p50 and p99. */
-async function alternate(targets: { url: string; headers: Record<string, string> }[]): Promise<Load[]> {
+async function alternate(targets: Target[]): Promise<Load[]> {
   for (const { url, headers } of targets) await load(url, headers, 2); // warm-up: JIT, pools, caches
   const slices = targets.map(() => [] as Awaited<ReturnType<typeof load>>[]);
+  const cpu = targets.map(() => ({ server: 0, postgres: 0 }));
   for (let slice = 0; slice < SLICES; slice++) {
-    for (const [index, { url, headers }] of targets.entries())
+    for (const [index, { url, headers, pid }] of targets.entries()) {
+      const before = descendantsCpuMs({ server: pid });
       slices[index]!.push(await load(url, headers, DURATION_S / SLICES));
+      const after = descendantsCpuMs({ server: pid });
+      cpu[index]!.server += (after.server ?? 0) - (before.server ?? 0);
+      cpu[index]!.postgres += (after.postgres ?? 0) - (before.postgres ?? 0);
+    }
   }
-  return slices.map((results) => ({
-    requestsPerSecond: results.reduce((sum, result) => sum + result.requests, 0) / DURATION_S,
-    p50Ms: median(results.map((result) => result.p50Ms)),
-    p99Ms: median(results.map((result) => result.p99Ms)),
-  }));
+  return slices.map((results, index) => {
+    const requests = results.reduce((sum, result) => sum + result.requests, 0);
+    return {
+      requestsPerSecond: requests / DURATION_S,
+      p50Ms: median(results.map((result) => result.p50Ms)),
+      p99Ms: median(results.map((result) => result.p99Ms)),
+      serverCpuMs: cpu[index]!.server / requests,
+      postgresCpuMs: cpu[index]!.postgres / requests,
+    };
+  });
 }
 
 /**
@@ -93,19 +113,29 @@ export async function benchCustomers(ctx: BenchContext): Promise<Figures> {
       `\nGET /customers/{id}: ${CONNECTIONS} connections, ${DURATION_S} s each in ${SLICES} alternating slices, after a 2 s warm-up`,
     );
     const [base, ours] = (await alternate([
-      { url: `http://127.0.0.1:${baseline.port}/customers/${customer.id}`, headers: {} },
-      { url: `http://127.0.0.1:${api.port}/customers/${customer.id}`, headers: { 'cc-api-key': account.api_key } },
+      { url: `http://127.0.0.1:${baseline.port}/customers/${customer.id}`, headers: {}, pid: baseline.child.pid },
+      {
+        url: `http://127.0.0.1:${api.port}/customers/${customer.id}`,
+        headers: { 'cc-api-key': account.api_key },
+        pid: api.child.pid,
+      },
     ])) as [Load, Load];
-    console.table({
-      baseline: { 'req/s': Math.round(base.requestsPerSecond), 'p50 ms': base.p50Ms, 'p99 ms': base.p99Ms },
-      api: { 'req/s': Math.round(ours.requestsPerSecond), 'p50 ms': ours.p50Ms, 'p99 ms': ours.p99Ms },
+    const row = (figure: Load) => ({
+      'req/s': Math.round(figure.requestsPerSecond),
+      'p50 ms': figure.p50Ms,
+      'p99 ms': figure.p99Ms,
+      'server CPU ms/request': roundTo(figure.serverCpuMs, 3),
+      'PostgreSQL CPU ms/request': roundTo(figure.postgresCpuMs, 3),
     });
+    console.table({ baseline: row(base), api: row(ours) });
     console.log(
       `customers api/baseline: throughput ${ratio(ours.requestsPerSecond, base.requestsPerSecond)}, p99 latency ${ratio(ours.p99Ms, base.p99Ms)}`,
     );
     return {
       read_ratio: roundTo(ours.requestsPerSecond / base.requestsPerSecond),
       read_p99_ratio: roundTo(ours.p99Ms / base.p99Ms),
+      read_server_cpu_ms: roundTo(ours.serverCpuMs, 3),
+      read_server_cpu_ms_baseline: roundTo(base.serverCpuMs, 3),
     };
   } finally {
     for (const child of children) child.kill('SIGTERM');

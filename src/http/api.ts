@@ -217,6 +217,15 @@ export function operationIdOf(method: string, path: string): string {
   return method.toLowerCase() + words.join('');
 }
 
+/**
+ * A path's first segment as routes are matched: without case (Express matches paths in any case), empty
+ * for `/`. Every template's first segment is a literal (`/customers/{externalKey}`: `customers`).
+ */
+function firstSegment(path: string): string {
+  const end = path.indexOf('/', 1);
+  return (end === -1 ? path.slice(1) : path.slice(1, end)).toLowerCase();
+}
+
 /** A write the API answered with success (not a replay of an Idempotency-Key): what the audit log records. */
 export interface CompletedWrite {
   principal: Principal;
@@ -264,6 +273,12 @@ export const binaryFileSchema = z.string().meta({ format: 'binary' });
 export class Api {
   readonly router = express.Router();
   readonly registry = new OpenAPIRegistry();
+  /**
+   * The routes by their path's first segment, each segment's in the order declared: a request walks the
+   * routes of its own resource only, not the 140 before it (docs/performance.md, "Reads by resource").
+   * A path's first segment is always a literal, so no route of one segment can match another's path.
+   */
+  private readonly segmentRouters = new Map<string, express.Router>();
 
   constructor(
     readonly prisma: Db,
@@ -276,6 +291,11 @@ export class Api {
     private readonly aroundHandler: <T>(work: () => Promise<T>) => Promise<T> = (work) => work(),
   ) {
     this.router.use((req, res, next) => this.methodGate(req, res, next));
+    this.router.use((req, res, next) => {
+      const routes = this.segmentRouters.get(firstSegment(req.path));
+      if (routes) routes(req, res, next);
+      else next();
+    });
     this.registry.registerComponent('securitySchemes', 'apiKey', { type: 'apiKey', in: 'header', name: 'cc-api-key' });
     this.registry.registerComponent('securitySchemes', 'session', {
       type: 'apiKey',
@@ -358,7 +378,10 @@ export class Api {
       res.locals.route = def.path;
       next();
     };
-    this.router[def.method](expressPath, routeTemplate, ...bodyParsers, async (req: Request, res: Response) => {
+    const segment = firstSegment(def.path);
+    let routes = this.segmentRouters.get(segment);
+    if (!routes) this.segmentRouters.set(segment, (routes = express.Router()));
+    routes[def.method](expressPath, routeTemplate, ...bodyParsers, async (req: Request, res: Response) => {
       // What a session's request answers is that user's: never kept by a cache (docs/decisions.md §21).
       if (def.sessionOnly) res.setHeader('Cache-Control', 'no-store');
       const principal = await this.authenticate(req, res, def.sessionOnly === true);
@@ -418,7 +441,7 @@ export class Api {
   allowedMethods(path: string): string[] {
     let fewestParameters = Infinity;
     let methods = new Set<string>();
-    for (const { pattern, parameters, method } of this.templates()) {
+    for (const { pattern, parameters, method } of this.templates().get(firstSegment(path)) ?? []) {
       if (parameters > fewestParameters || !pattern.test(path)) continue;
       if (parameters < fewestParameters) {
         fewestParameters = parameters;
@@ -430,9 +453,15 @@ export class Api {
     return [...methods].sort();
   }
 
-  private compiledTemplates?: { count: number; list: { pattern: RegExp; parameters: number; method: string }[] };
+  private compiledTemplates?: {
+    count: number;
+    bySegment: Map<string, { pattern: RegExp; parameters: number; method: string }[]>;
+  };
 
-  /** Each documented operation's path as a regular expression, compiled once (again only when a route is added). */
+  /**
+   * Each documented operation's path as a regular expression, by the path's first segment, compiled once
+   * (again only when a route is added): a request tests its own resource's templates only.
+   */
   private templates() {
     const definitions = this.registry.definitions;
     if (this.compiledTemplates?.count !== definitions.length) {
@@ -445,15 +474,19 @@ export class Api {
           .join('[^/]+');
         return [
           {
+            segment: firstSegment(template),
             pattern: new RegExp(`^${source}/?$`, 'i'),
             parameters: (template.match(/\{\w+\}/g) ?? []).length,
             method: definition.route.method.toUpperCase(),
           },
         ];
       });
-      this.compiledTemplates = { count: definitions.length, list };
+      const bySegment = new Map<string, { pattern: RegExp; parameters: number; method: string }[]>();
+      for (const { segment, ...template } of list)
+        bySegment.set(segment, [...(bySegment.get(segment) ?? []), template]);
+      this.compiledTemplates = { count: definitions.length, bySegment };
     }
-    return this.compiledTemplates.list;
+    return this.compiledTemplates.bySegment;
   }
 
   /**

@@ -233,6 +233,24 @@ describe('item 16: methods and content types', () => {
     });
   });
 
+  it('a path is matched in any case and with a trailing slash, a fixed path before an id, as Express matches it', async () => {
+    const created = await api.post('/customers', { name: 'Any Case' });
+    expect(created.status).toBe(201);
+    for (const path of [`/CUSTOMERS/${created.body.id}`, `/Customers/${created.body.id}/`]) {
+      const read = await api.get(path);
+      expect(read.status).toBe(200);
+      expect(read.body.id).toBe(created.body.id);
+    }
+    const upper = await api.request('PUT', '/CUSTOMERS', {});
+    expect(errorOf(upper).status).toBe(405);
+    expect(upper.headers.get('allow')).toBe('GET, HEAD, POST');
+    // `/customers/search` is the search, never a customer named "search", in any case.
+    const search = await api.get('/Customers/Search?search=Any');
+    expect(search.status).toBe(200);
+    expect(search.body.map((customer: { id: string }) => customer.id)).toContain(created.body.id);
+    expect(errorOf(await api.get('/customersx/abc')).status).toBe(404);
+  });
+
   it('a body that is not application/json is 415 and writes nothing; no body and no content type is fine', async () => {
     const before = await world.app.prisma.customer.count({ where: { accountId: world.accountId } });
     const plain = await api.post('/customers', '{"name":"Plain"}', { 'content-type': 'text/plain' });
