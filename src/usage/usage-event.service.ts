@@ -7,9 +7,9 @@ import { toUnixSeconds } from '../lib/time';
 import { meterDefinition, meterOfAccount } from './meter.service';
 import { meterRule, type MeterRule } from './meter.records';
 import {
-  insertUsageEvents,
+  insertUsageEventsAndCommit,
   meterUsage,
-  shareCustomersUsage,
+  shareCustomersUsageOnBegin,
   usageWindows,
   usageWindowsAndMeters,
   type MeterDefinition,
@@ -114,40 +114,46 @@ export async function recordUsageEvents(
   const { events } = input;
   const customerIds = [...new Set(events.map((event) => event.customer))];
   let windows: UsageWindow[] = [];
-  const accepted = await sqlTransaction(prisma, async (tx) => {
-    // The windows are read once no period's invoice is reading these customers' totals (docs/decisions.md §43,
-    // "Late events"): an event is either in the total an invoice bills or checked against the period it closed.
-    await shareCustomersUsage(tx, customerIds);
-    const read = await usageWindowsAndMeters(tx, accountId, customerIds, [
-      ...new Set(events.map((event) => event.event_name)),
-    ]);
-    windows = read.windows;
-    const windowByCustomer = new Map(windows.map((window) => [window.customerId, window]));
-    const { meters } = read;
-    const meterByName = new Map(meters.map((meter) => [meter.eventName, meter]));
-    for (const [index, event] of events.entries()) {
-      const refusal = refusalOf(event, index, meterByName, windowByCustomer, now);
-      if (refusal) throw refusal;
-    }
-    const counted = await insertUsageEvents(
-      tx,
-      accountId,
-      events,
-      // What each meter adds up by hour (docs/decisions.md "Usage totals"): count and distinct values need no value.
-      new Map(
-        meters.map((meter) => [
-          meter.eventName,
-          ['sum', 'max', 'last'].includes(meter.aggregation) ? meter.valueProperty : null,
-        ]),
-      ),
-    );
-    return {
-      object: 'usage_event_batch' as const,
-      received: events.length,
-      counted,
-      duplicates: events.length - counted,
-    };
-  });
+  // The windows are read once no period's invoice is reading these customers' totals (docs/decisions.md §43,
+  // "Late events"): an event is either in the total an invoice bills or checked against the period it closed. The
+  // customers' usage is held with BEGIN, in its round trip, before the windows' statement takes its snapshot.
+  const holdCustomers = shareCustomersUsageOnBegin(customerIds);
+  const accepted = await sqlTransaction(
+    prisma,
+    async (tx) => {
+      const read = await usageWindowsAndMeters(tx, accountId, customerIds, [
+        ...new Set(events.map((event) => event.event_name)),
+      ]);
+      windows = read.windows;
+      const windowByCustomer = new Map(windows.map((window) => [window.customerId, window]));
+      const { meters } = read;
+      const meterByName = new Map(meters.map((meter) => [meter.eventName, meter]));
+      for (const [index, event] of events.entries()) {
+        const refusal = refusalOf(event, index, meterByName, windowByCustomer, now);
+        if (refusal) throw refusal;
+      }
+      const counted = await insertUsageEventsAndCommit(
+        tx,
+        accountId,
+        events,
+        // What each meter adds up by hour (docs/decisions.md "Usage totals"): count and distinct values need no value.
+        new Map(
+          meters.map((meter) => [
+            meter.eventName,
+            ['sum', 'max', 'last'].includes(meter.aggregation) ? meter.valueProperty : null,
+          ]),
+        ),
+      );
+      return {
+        object: 'usage_event_batch' as const,
+        received: events.length,
+        counted,
+        duplicates: events.length - counted,
+      };
+    },
+    undefined,
+    holdCustomers,
+  );
   const thresholdSubscriptionIds = accepted.counted === 0 ? [] : windows.flatMap((w) => w.thresholdSubscriptionIds);
   return { accepted, thresholdSubscriptionIds };
 }
