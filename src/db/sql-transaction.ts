@@ -202,15 +202,16 @@ export function sqlDollarQuoted(value: string): string {
 
 /**
  * Runs `work` in one transaction on a pg client of the pool under `prisma` (Prisma's transaction on a
- * client without one). `bounds` as Prisma's transaction options (the client's unless given). `opening` is
- * sent with BEGIN, in its round trip (a 1,000-event batch holds its customers' usage there, docs/performance.md
- * "A batch's p99"); the work's last statement may be sent with COMMIT (SqlTx.commitWith).
+ * client without one). `bounds` as Prisma's transaction options (the client's unless given). `opening`'s
+ * statements are sent with BEGIN, in its round trip, and their rows handed to the work, one array per statement
+ * (a 1,000-event batch holds its customers' usage and reads their windows there, docs/performance.md "A batch's
+ * p99"); the work's last statement may be sent with COMMIT (SqlTx.commitWith).
  */
 export async function sqlTransaction<T>(
   prisma: Db,
-  work: (tx: SqlTx) => Promise<T>,
+  work: (tx: SqlTx, opened: unknown[][]) => Promise<T>,
   bounds?: { maxWait: number; timeout: number },
-  opening?: InlineSql,
+  opening: InlineSql[] = [],
 ): Promise<T> {
   const pool = poolOf(prisma);
   if (!pool)
@@ -218,8 +219,9 @@ export async function sqlTransaction<T>(
       prisma,
       async (tx) => {
         const sqlTx = prismaSqlTx(tx);
-        if (opening) await sqlTx.run({ name: '', text: opening.text }, []);
-        const result = await work(sqlTx);
+        const opened: unknown[][] = [];
+        for (const sql of opening) opened.push((await sqlTx.run({ name: '', text: sql.text }, [])).rows);
+        const result = await work(sqlTx, opened);
         afterCommit(tx, () => runHooks(sqlTx.committed));
         return result;
       },
@@ -254,10 +256,11 @@ export async function sqlTransaction<T>(
   let broken: Error | undefined;
   try {
     // A statement waiting on a lock past the transaction's timeout is cancelled (57014: database_busy).
-    await client.query(
-      `BEGIN; SET LOCAL statement_timeout = ${Math.max(1, Math.floor(timeout))}${opening ? `; ${opening.text}` : ''}`,
-    );
-    const result = await work(tx);
+    const begun = [`BEGIN; SET LOCAL statement_timeout = ${Math.max(1, Math.floor(timeout))}`];
+    const results: unknown = await client.query([...begun, ...opening.map((sql) => sql.text)].join('; '));
+    // One result per statement: BEGIN's and SET's, then the opening's, one each.
+    const opened = (results as pg.QueryResult[]).slice(2).map((result) => result.rows);
+    const result = await work(tx, opened);
     if (!committed) {
       if (expired) throw new TransactionExpiredError();
       await client.query('COMMIT');

@@ -131,7 +131,7 @@ export interface UsageWindow {
 // The period before the current one is the start of its subscription's renewal before the latest (the primary
 // key's range, read backwards): a period's invoice writes its renewal row in the transaction that reads the
 // usage it bills, so the window closes with that commit, before the subscription's row shows the new period.
-const USAGE_WINDOWS_SQL = `SELECT c.id, t.frozen_time AS clock_time,
+const usageWindowsSql = (account: string, customerIds: string) => `SELECT c.id, t.frozen_time AS clock_time,
       (SELECT min(coalesce(previous.start, s.current_period_start)) FROM subscriptions s
         LEFT JOIN LATERAL (SELECT r.period_start AS start FROM subscription_renewals r
           WHERE r.subscription_id = s.id ORDER BY r.period_start DESC OFFSET 1 LIMIT 1) previous ON true
@@ -149,20 +149,8 @@ const USAGE_WINDOWS_SQL = `SELECT c.id, t.frozen_time AS clock_time,
         WHERE s.account_id = c.account_id AND s.customer_id = c.id AND s.status IN ('active', 'past_due')
           AND s.billing_threshold_amount_gte IS NOT NULL) AS threshold_subscriptions
     FROM customers c LEFT JOIN test_clocks t ON t.id = c.test_clock_id
-    WHERE c.account_id = $1 AND c.id = ANY($2::text[]) AND c.deleted_at IS NULL`;
-const USAGE_WINDOWS: Statement = { name: 'usage_windows', text: USAGE_WINDOWS_SQL };
-
-/**
- * A batch's customers' windows and its meters (locked FOR SHARE) in one statement, one round trip fewer per
- * batch (docs/performance.md, "Usage ingestion"), after the customers' usage is held: both read once no
- * period's invoice is reading these customers' totals.
- */
-const USAGE_WINDOWS_AND_METERS: Statement = {
-  name: 'usage_windows_and_meters',
-  text: `WITH meters_named AS (${activeMetersNamedSql('$3')}), windows AS (${USAGE_WINDOWS_SQL})
-    SELECT (SELECT coalesce(json_agg(w), '[]') FROM windows w) AS windows,
-      (SELECT coalesce(json_agg(m ORDER BY m.event_name), '[]') FROM meters_named m) AS meters`,
-};
+    WHERE c.account_id = ${account} AND c.id = ANY(${customerIds}) AND c.deleted_at IS NULL`;
+const USAGE_WINDOWS: Statement = { name: 'usage_windows', text: usageWindowsSql('$1', '$2::text[]') };
 
 // Shared by batches of events, exclusive for a period's invoice: in customer order, so two batches never wait
 // on each other in a cycle (a batch only ever waits for an invoice, which holds one customer).
@@ -219,19 +207,28 @@ export async function usageWindows(db: Queryable, accountId: string, customerIds
 
 /**
  * usageWindows of `customerIds` and the account's active meters named by `eventNames`, locked FOR SHARE until
- * the caller's transaction ends (activeMetersNamedSql), in one statement.
+ * the transaction ends (activeMetersNamedSql), in one statement sent with the batch's BEGIN after its customers'
+ * usage is held (shareCustomersUsageOnBegin; docs/performance.md "A batch's p99"): both read once no period's
+ * invoice is reading these customers' totals, in a snapshot of its own taken after the hold. Its values are quoted
+ * into its text (sqlTransaction's opening); `usageWindowsAndMetersOf` reads its rows.
  */
-export async function usageWindowsAndMeters(
-  tx: AnyTx,
+export function usageWindowsAndMetersOnBegin(
   accountId: string,
   customerIds: string[],
   eventNames: string[],
-): Promise<{ windows: UsageWindow[]; meters: MeterRule[] }> {
-  const [row] = await queryRows<{ windows: UsageWindowRow[]; meters: MeterRuleRow[] }>(tx, USAGE_WINDOWS_AND_METERS, [
-    accountId,
-    customerIds,
-    eventNames,
-  ]);
+): InlineSql {
+  const account = sqlLiteral(accountId);
+  return {
+    text: `WITH meters_named AS (${activeMetersNamedSql(account, textArray(eventNames))}),
+      windows AS (${usageWindowsSql(account, textArray(customerIds))})
+    SELECT (SELECT coalesce(json_agg(w), '[]') FROM windows w) AS windows,
+      (SELECT coalesce(json_agg(m ORDER BY m.event_name), '[]') FROM meters_named m) AS meters`,
+  };
+}
+
+/** The windows and meters of usageWindowsAndMetersOnBegin's rows. */
+export function usageWindowsAndMetersOf(rows: unknown[]): { windows: UsageWindow[]; meters: MeterRule[] } {
+  const [row] = rows as { windows: UsageWindowRow[]; meters: MeterRuleRow[] }[];
   return { windows: (row?.windows ?? []).map(usageWindowOf), meters: (row?.meters ?? []).map(meterRuleOf) };
 }
 

@@ -11,7 +11,8 @@ import {
   meterUsage,
   shareCustomersUsageOnBegin,
   usageWindows,
-  usageWindowsAndMeters,
+  usageWindowsAndMetersOf,
+  usageWindowsAndMetersOnBegin,
   type MeterDefinition,
   type UsageWindow,
 } from './usage-event.records';
@@ -101,9 +102,10 @@ function refusalOf(
 /**
  * POST /usage-events (docs/decisions.md, "Usage events"): the batch is checked whole and refused whole at its
  * first bad event (400 or 404 naming `events.<n>.<field>`, nothing written), then written in one statement,
- * each id once. Three statements in one transaction whatever the batch's size: the customers' usage held (shared),
- * the customers and the meters named (the meters locked FOR SHARE: how they aggregate cannot change under the
- * batch) and the insert, which adds the events written to their hours (docs/decisions.md "Usage totals").
+ * each id once. Three statements in one transaction, two round trips, whatever the batch's size: the customers'
+ * usage held (shared) and the customers and the meters named (the meters locked FOR SHARE: how they aggregate
+ * cannot change under the batch), both sent with BEGIN; then the insert, which adds the events written to their
+ * hours (docs/decisions.md "Usage totals"), sent with COMMIT (docs/performance.md, "A batch's p99").
  */
 export async function recordUsageEvents(
   prisma: Db,
@@ -116,14 +118,16 @@ export async function recordUsageEvents(
   let windows: UsageWindow[] = [];
   // The windows are read once no period's invoice is reading these customers' totals (docs/decisions.md §43,
   // "Late events"): an event is either in the total an invoice bills or checked against the period it closed. The
-  // customers' usage is held with BEGIN, in its round trip, before the windows' statement takes its snapshot.
-  const holdCustomers = shareCustomersUsageOnBegin(customerIds);
+  // customers' usage is held and then their windows read with BEGIN, in its round trip, each statement with a
+  // snapshot of its own: the read's is taken once the hold is granted.
+  const opening = [
+    shareCustomersUsageOnBegin(customerIds),
+    usageWindowsAndMetersOnBegin(accountId, customerIds, [...new Set(events.map((event) => event.event_name))]),
+  ];
   const accepted = await sqlTransaction(
     prisma,
-    async (tx) => {
-      const read = await usageWindowsAndMeters(tx, accountId, customerIds, [
-        ...new Set(events.map((event) => event.event_name)),
-      ]);
+    async (tx, opened) => {
+      const read = usageWindowsAndMetersOf(opened[1] ?? []);
       windows = read.windows;
       const windowByCustomer = new Map(windows.map((window) => [window.customerId, window]));
       const { meters } = read;
@@ -152,7 +156,7 @@ export async function recordUsageEvents(
       };
     },
     undefined,
-    holdCustomers,
+    opening,
   );
   const thresholdSubscriptionIds = accepted.counted === 0 ? [] : windows.flatMap((w) => w.thresholdSubscriptionIds);
   return { accepted, thresholdSubscriptionIds };

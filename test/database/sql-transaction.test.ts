@@ -79,15 +79,17 @@ it('rolls back everything when the work fails', async () => {
   expect(await counterOf(accountId)).toBeNull();
 });
 
-it('sends its opening SQL with BEGIN and the last statement with COMMIT, in the one transaction', async () => {
+it('sends its opening SQL with BEGIN (their rows to the work) and the last statement with COMMIT, in one transaction', async () => {
   const { accountId } = await createTestAccount(prisma);
   const account = sqlLiteral(accountId);
   const bumpText = `INSERT INTO invoice_number_counters (account_id, last_number) VALUES (${account}, 1)
     ON CONFLICT (account_id) DO UPDATE SET last_number = invoice_number_counters.last_number + 1`;
   const seen = await sqlTransaction(
     prisma,
-    async (tx) => {
+    async (tx, [bumped, read]) => {
       const opened = (await queryRows<{ lastNumber: number }>(tx, COUNTER, [accountId]))[0]?.lastNumber;
+      expect(bumped).toEqual([]);
+      expect(read).toEqual([{ lastNumber: 1 }]);
       const outside = await counterOf(accountId);
       await bump(tx, accountId);
       // The value quoted under a tag it does not hold: '$q$' inside it is text.
@@ -97,7 +99,10 @@ it('sends its opening SQL with BEGIN and the last statement with COMMIT, in the 
       return { opened, outside, row };
     },
     undefined,
-    { text: bumpText },
+    [
+      { text: bumpText },
+      { text: `SELECT last_number AS "lastNumber" FROM invoice_number_counters WHERE account_id = ${account}` },
+    ],
   );
   expect(seen).toEqual({ opened: 1, outside: null, row: { lastNumber: 3, quoted: "it's $q$ and $qq$" } });
   expect(await counterOf(accountId)).toBe(3);
