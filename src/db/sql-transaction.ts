@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { escapeLiteral } from 'pg';
 import type { Db, Tx } from './prisma';
 import { poolOf, transactionOptionsOf } from './prisma';
 import { TransactionExpiredError } from './availability';
@@ -32,10 +33,34 @@ export class SqlConnection {
   }
 }
 
+/**
+ * SQL whose values are written into its text, each one quoted by `sqlLiteral` or `sqlDollarQuoted`: the simple
+ * protocol, which sends BEGIN and COMMIT, takes no parameters. Made by a data-access file (`*.records.ts`).
+ */
+export interface InlineSql {
+  text: string;
+}
+
 /** The transaction sqlTransaction hands its work. */
 export class SqlTx extends SqlConnection {
   /** Hooks run once the transaction has committed (afterCommit). */
   readonly committed: (() => void)[] = [];
+
+  constructor(
+    runner: Runner,
+    private readonly runAndCommit: (sql: InlineSql) => Promise<unknown[]>,
+  ) {
+    super(runner);
+  }
+
+  /**
+   * Runs `sql` as the work's last statement and commits in the same round trip (a 1,000-event batch's insert:
+   * the hour rows it updates are locked until COMMIT, which then follows without a wait on the API,
+   * docs/performance.md "A batch's p99"); its rows. Nothing runs on the transaction after it.
+   */
+  commitWith(sql: InlineSql): Promise<unknown[]> {
+    return this.runAndCommit(sql);
+  }
 }
 
 /**
@@ -150,22 +175,43 @@ async function connect(pool: pg.Pool, maxWaitMs: number): Promise<pg.PoolClient>
 
 /** A SqlTx on Prisma's transaction client: for a client createPrisma did not make (it has no pool to take). */
 function prismaSqlTx(tx: Tx): SqlTx {
-  return new SqlTx({
+  const runner: Runner = {
     async query(statement, values) {
       const rows = await tx.$queryRawUnsafe<unknown[]>(statement.text, ...values);
       return { rows, rowCount: rows.length };
     },
-  });
+  };
+  // Prisma's transaction commits when the work returns.
+  return new SqlTx(runner, async (sql) => (await runner.query({ name: '', text: sql.text }, [])).rows);
+}
+
+/** `value` as an SQL string literal (pg's escapeLiteral): for an InlineSql's text. */
+export function sqlLiteral(value: string): string {
+  return escapeLiteral(value);
+}
+
+/**
+ * `value` as a dollar-quoted SQL string, taken as it is: for a long text in an InlineSql (a batch's JSON, where
+ * escapeLiteral's copy character by character would cost more), under a tag the text does not hold.
+ */
+export function sqlDollarQuoted(value: string): string {
+  let tag = '$q$';
+  while (value.includes(tag)) tag = `${tag.slice(0, -1)}q$`;
+  return `${tag}${value}${tag}`;
 }
 
 /**
  * Runs `work` in one transaction on a pg client of the pool under `prisma` (Prisma's transaction on a
- * client without one). `bounds` as Prisma's transaction options (the client's unless given).
+ * client without one). `bounds` as Prisma's transaction options (the client's unless given). `opening`'s
+ * statements are sent with BEGIN, in its round trip, and their rows handed to the work, one array per statement
+ * (a 1,000-event batch holds its customers' usage and reads their windows there, docs/performance.md "A batch's
+ * p99"); the work's last statement may be sent with COMMIT (SqlTx.commitWith).
  */
 export async function sqlTransaction<T>(
   prisma: Db,
-  work: (tx: SqlTx) => Promise<T>,
+  work: (tx: SqlTx, opened: unknown[][]) => Promise<T>,
   bounds?: { maxWait: number; timeout: number },
+  opening: InlineSql[] = [],
 ): Promise<T> {
   const pool = poolOf(prisma);
   if (!pool)
@@ -173,7 +219,9 @@ export async function sqlTransaction<T>(
       prisma,
       async (tx) => {
         const sqlTx = prismaSqlTx(tx);
-        const result = await work(sqlTx);
+        const opened: unknown[][] = [];
+        for (const sql of opening) opened.push((await sqlTx.run({ name: '', text: sql.text }, [])).rows);
+        const result = await work(sqlTx, opened);
         afterCommit(tx, () => runHooks(sqlTx.committed));
         return result;
       },
@@ -184,21 +232,39 @@ export async function sqlTransaction<T>(
   const connectionLost = watchConnection(client);
   let expired = false;
   const expiry = setTimeout(() => (expired = true), timeout);
-  const tx = new SqlTx({
-    async query(statement, values) {
-      if (expired) throw new TransactionExpiredError();
-      const result = await client.query({ name: statement.name, text: statement.text, values });
-      return { rows: result.rows, rowCount: result.rowCount ?? 0 };
+  // Once committed by the work's last statement (commitWith), the transaction takes no other statement.
+  let committed = false;
+  const tx = new SqlTx(
+    {
+      async query(statement, values) {
+        if (committed) throw new Error('The transaction has committed: commitWith runs the last statement.');
+        if (expired) throw new TransactionExpiredError();
+        const result = await client.query({ name: statement.name, text: statement.text, values });
+        return { rows: result.rows, rowCount: result.rowCount ?? 0 };
+      },
     },
-  });
+    async (sql) => {
+      if (committed) throw new Error('The transaction has committed: commitWith runs the last statement.');
+      if (expired) throw new TransactionExpiredError();
+      // A statement that fails skips the COMMIT after it: the transaction is rolled back below.
+      const results = (await client.query(`${sql.text}; COMMIT`)) as unknown as pg.QueryResult[];
+      committed = true;
+      return results[0]?.rows ?? [];
+    },
+  );
   // A client whose ROLLBACK failed is dropped (release with the error), not reused.
   let broken: Error | undefined;
   try {
     // A statement waiting on a lock past the transaction's timeout is cancelled (57014: database_busy).
-    await client.query(`BEGIN; SET LOCAL statement_timeout = ${Math.max(1, Math.floor(timeout))}`);
-    const result = await work(tx);
-    if (expired) throw new TransactionExpiredError();
-    await client.query('COMMIT');
+    const begun = [`BEGIN; SET LOCAL statement_timeout = ${Math.max(1, Math.floor(timeout))}`];
+    const results: unknown = await client.query([...begun, ...opening.map((sql) => sql.text)].join('; '));
+    // One result per statement: BEGIN's and SET's, then the opening's, one each.
+    const opened = (results as pg.QueryResult[]).slice(2).map((result) => result.rows);
+    const result = await work(tx, opened);
+    if (!committed) {
+      if (expired) throw new TransactionExpiredError();
+      await client.query('COMMIT');
+    }
     runHooks(tx.committed);
     return result;
   } catch (error) {

@@ -48,8 +48,9 @@ export function updateMeterRow(
  * waits for the batch, then sees its events, and a batch waits for them, then sees the meter as it became.
  * The batch reads them in the statement that reads its customers' windows (usageWindowsAndMeters).
  */
-export const activeMetersNamedSql = (eventNames: string) => `SELECT event_name, aggregation, value_property FROM meters
-    WHERE account_id = $1 AND event_name = ANY(${eventNames}::text[]) AND status = 'active'
+export const activeMetersNamedSql = (account: string, eventNames: string) => `SELECT event_name, aggregation,
+      value_property FROM meters
+    WHERE account_id = ${account} AND event_name = ANY(${eventNames}) AND status = 'active'
     ORDER BY event_name FOR SHARE`;
 
 export interface MeterRule {

@@ -1,4 +1,5 @@
 import { execute, queryRows, type AnyTx, type Queryable, type Statement } from '../db/sql';
+import { sqlDollarQuoted, sqlLiteral, type InlineSql, type SqlTx } from '../db/sql-transaction';
 import type { MeterAggregation } from './meter.schemas';
 import { activeMetersNamedSql, meterRuleOf, type MeterRule, type MeterRuleRow } from './meter.records';
 
@@ -49,50 +50,60 @@ export function addToHoursSql(accountId: string, source: string): string {
 }
 
 /**
- * The whole batch in one statement, its events one JSON array ($2, one prepared text whatever the batch's size:
+ * The whole batch in one statement, its events one JSON array (one text whatever the batch's size:
  * one JSON.stringify of the batch instead of six arrays of 1,000 values each escaped by pg, docs/performance.md
  * "Usage ingestion"); an id the account already holds is left as it is (the first event with an id counts,
  * docs/decisions.md "Usage events"). Rows are written in id order and the events written added to their hours
  * (usage_hours, docs/decisions.md "Usage totals") in key order, in the same statement: two batches sharing ids or
  * hours wait for each other, never deadlock (in their own order, batches of the same ids in another order did).
- * $3/$4: each event name's property whose values its meter adds up (null: none, count and count_unique).
- * Answers how many events were written.
+ * `eventNames`/`properties` (text arrays): each event name's property whose values its meter adds up (null: none,
+ * count and count_unique). `v` is materialized so that each event's value is read from its properties once, not
+ * once per aggregate that takes it (sum, max and last: about 2 ms of the statement's 24 for 1,000 events,
+ * docs/performance.md "A batch's p99"). Answers how many events were written.
  */
-const INSERT_USAGE_EVENTS: Statement = {
-  name: 'usage_events_insert_json',
-  text: `WITH written AS (
+const insertUsageEventsSql = (account: string, events: string, eventNames: string, properties: string) =>
+  `WITH written AS (
       INSERT INTO usage_events (account_id, id, event_name, customer_id, timestamp, properties)
-      SELECT $1, e.event->>'id', e.event->>'event_name', e.event->>'customer',
+      SELECT ${account}, e.event->>'id', e.event->>'event_name', e.event->>'customer',
         to_timestamp((e.event->>'timestamp')::bigint), coalesce(e.event->'properties', '{}'::jsonb)
-      FROM jsonb_array_elements($2::jsonb) WITH ORDINALITY AS e(event, position)
+      FROM jsonb_array_elements(${events}::jsonb) WITH ORDINALITY AS e(event, position)
       ORDER BY e.event->>'id', e.position
       ON CONFLICT (account_id, id) DO NOTHING
       RETURNING id, event_name, customer_id, timestamp, received_at, properties
-    ), v AS (
-      SELECT w.*, ${integerValue('w.properties', 'm.property')} AS value
-      FROM written w LEFT JOIN unnest($3::text[], $4::text[]) AS m(event_name, property) ON m.event_name = w.event_name
+    ), v AS MATERIALIZED (
+      SELECT w.customer_id, w.event_name, w.timestamp, w.received_at, w.id,
+        ${integerValue('w.properties', 'm.property')} AS value
+      FROM written w LEFT JOIN unnest(${eventNames}, ${properties}) AS m(event_name, property) ON m.event_name = w.event_name
     ), hours AS (
-      ${addToHoursSql('$1', 'v')}
+      ${addToHoursSql(account, 'v')}
     )
-    SELECT count(*)::int AS counted FROM written`,
-};
+    SELECT count(*)::int AS counted FROM written`;
+
+/** `values` as an SQL text array, each quoted (null as NULL). */
+const textArray = (values: (string | null)[]) =>
+  `ARRAY[${values.map((value) => (value === null ? 'NULL' : sqlLiteral(value))).join(', ')}]::text[]`;
 
 /**
- * Writes `events` of the account, each id once, and adds them to their hours; answers how many were new.
- * `valueProperties`: each event name's property its meter adds up (sum, max, last), null for the others.
+ * Writes `events` of the account, each id once, adds them to their hours and commits the transaction, in one
+ * round trip (SqlTx.commitWith: the hour rows the statement updates stay locked until COMMIT, which no longer waits
+ * for the API; docs/performance.md "A batch's p99"); answers how many were new. The batch is written into the
+ * statement's text as one JSON text, dollar-quoted, unescaped. `valueProperties`: each event name's property its
+ * meter adds up (sum, max, last), null for the others.
  */
-export async function insertUsageEvents(
-  db: Queryable,
+export async function insertUsageEventsAndCommit(
+  tx: SqlTx,
   accountId: string,
   events: readonly NewUsageEvent[],
   valueProperties: Map<string, string | null>,
 ): Promise<number> {
-  const [row] = await queryRows<{ counted: number }>(db, INSERT_USAGE_EVENTS, [
-    accountId,
-    JSON.stringify(events),
-    [...valueProperties.keys()],
-    [...valueProperties.values()],
-  ]);
+  const [row] = (await tx.commitWith({
+    text: insertUsageEventsSql(
+      sqlLiteral(accountId),
+      sqlDollarQuoted(JSON.stringify(events)),
+      textArray([...valueProperties.keys()]),
+      textArray([...valueProperties.values()]),
+    ),
+  })) as { counted: number }[];
   return row?.counted ?? 0;
 }
 
@@ -120,7 +131,7 @@ export interface UsageWindow {
 // The period before the current one is the start of its subscription's renewal before the latest (the primary
 // key's range, read backwards): a period's invoice writes its renewal row in the transaction that reads the
 // usage it bills, so the window closes with that commit, before the subscription's row shows the new period.
-const USAGE_WINDOWS_SQL = `SELECT c.id, t.frozen_time AS clock_time,
+const usageWindowsSql = (account: string, customerIds: string) => `SELECT c.id, t.frozen_time AS clock_time,
       (SELECT min(coalesce(previous.start, s.current_period_start)) FROM subscriptions s
         LEFT JOIN LATERAL (SELECT r.period_start AS start FROM subscription_renewals r
           WHERE r.subscription_id = s.id ORDER BY r.period_start DESC OFFSET 1 LIMIT 1) previous ON true
@@ -138,39 +149,27 @@ const USAGE_WINDOWS_SQL = `SELECT c.id, t.frozen_time AS clock_time,
         WHERE s.account_id = c.account_id AND s.customer_id = c.id AND s.status IN ('active', 'past_due')
           AND s.billing_threshold_amount_gte IS NOT NULL) AS threshold_subscriptions
     FROM customers c LEFT JOIN test_clocks t ON t.id = c.test_clock_id
-    WHERE c.account_id = $1 AND c.id = ANY($2::text[]) AND c.deleted_at IS NULL`;
-const USAGE_WINDOWS: Statement = { name: 'usage_windows', text: USAGE_WINDOWS_SQL };
-
-/**
- * A batch's customers' windows and its meters (locked FOR SHARE) in one statement, one round trip fewer per
- * batch (docs/performance.md, "Usage ingestion"), after the customers' usage is held: both read once no
- * period's invoice is reading these customers' totals.
- */
-const USAGE_WINDOWS_AND_METERS: Statement = {
-  name: 'usage_windows_and_meters',
-  text: `WITH meters_named AS (${activeMetersNamedSql('$3')}), windows AS (${USAGE_WINDOWS_SQL})
-    SELECT (SELECT coalesce(json_agg(w), '[]') FROM windows w) AS windows,
-      (SELECT coalesce(json_agg(m ORDER BY m.event_name), '[]') FROM meters_named m) AS meters`,
-};
+    WHERE c.account_id = ${account} AND c.id = ANY(${customerIds}) AND c.deleted_at IS NULL`;
+const USAGE_WINDOWS: Statement = { name: 'usage_windows', text: usageWindowsSql('$1', '$2::text[]') };
 
 // Shared by batches of events, exclusive for a period's invoice: in customer order, so two batches never wait
 // on each other in a cycle (a batch only ever waits for an invoice, which holds one customer).
-const SHARE_CUSTOMERS_USAGE: Statement = {
-  name: 'usage_customers_share',
-  text: `SELECT count(pg_advisory_xact_lock_shared(hashtextextended('usage:' || ids.id, 0)))
-    FROM (SELECT DISTINCT id FROM unnest($1::text[]) AS id ORDER BY id) ids`,
-};
+const shareCustomersUsageSql = (customerIds: string) =>
+  `SELECT count(pg_advisory_xact_lock_shared(hashtextextended('usage:' || ids.id, 0)))
+    FROM (SELECT DISTINCT id FROM unnest(${customerIds}) AS id ORDER BY id) ids`;
 const HOLD_CUSTOMER_USAGE: Statement = {
   name: 'usage_customer_hold',
   text: `SELECT pg_advisory_xact_lock(hashtextextended('usage:' || $1, 0))`,
 };
 
 /**
- * Holds the customers' usage for a batch of events until the caller's transaction ends: the batch waits for a
- * period's invoice reading one of their totals, and that invoice for the batch (docs/decisions.md §43, "Late events").
+ * Holds the customers' usage for a batch of events until its transaction ends: the batch waits for a period's
+ * invoice reading one of their totals, and that invoice for the batch (docs/decisions.md §43, "Late events"). SQL
+ * sent with the transaction's BEGIN (sqlTransaction's `opening`), in its round trip, before the batch's first
+ * statement reads them (docs/performance.md, "A batch's p99"); the ids are the batch's, quoted.
  */
-export async function shareCustomersUsage(tx: AnyTx, customerIds: string[]): Promise<void> {
-  await execute(tx, SHARE_CUSTOMERS_USAGE, [customerIds]);
+export function shareCustomersUsageOnBegin(customerIds: string[]): InlineSql {
+  return { text: shareCustomersUsageSql(`ARRAY[${customerIds.map(sqlLiteral).join(', ')}]::text[]`) };
 }
 
 /**
@@ -208,19 +207,28 @@ export async function usageWindows(db: Queryable, accountId: string, customerIds
 
 /**
  * usageWindows of `customerIds` and the account's active meters named by `eventNames`, locked FOR SHARE until
- * the caller's transaction ends (activeMetersNamedSql), in one statement.
+ * the transaction ends (activeMetersNamedSql), in one statement sent with the batch's BEGIN after its customers'
+ * usage is held (shareCustomersUsageOnBegin; docs/performance.md "A batch's p99"): both read once no period's
+ * invoice is reading these customers' totals, in a snapshot of its own taken after the hold. Its values are quoted
+ * into its text (sqlTransaction's opening); `usageWindowsAndMetersOf` reads its rows.
  */
-export async function usageWindowsAndMeters(
-  tx: AnyTx,
+export function usageWindowsAndMetersOnBegin(
   accountId: string,
   customerIds: string[],
   eventNames: string[],
-): Promise<{ windows: UsageWindow[]; meters: MeterRule[] }> {
-  const [row] = await queryRows<{ windows: UsageWindowRow[]; meters: MeterRuleRow[] }>(tx, USAGE_WINDOWS_AND_METERS, [
-    accountId,
-    customerIds,
-    eventNames,
-  ]);
+): InlineSql {
+  const account = sqlLiteral(accountId);
+  return {
+    text: `WITH meters_named AS (${activeMetersNamedSql(account, textArray(eventNames))}),
+      windows AS (${usageWindowsSql(account, textArray(customerIds))})
+    SELECT (SELECT coalesce(json_agg(w), '[]') FROM windows w) AS windows,
+      (SELECT coalesce(json_agg(m ORDER BY m.event_name), '[]') FROM meters_named m) AS meters`,
+  };
+}
+
+/** The windows and meters of usageWindowsAndMetersOnBegin's rows. */
+export function usageWindowsAndMetersOf(rows: unknown[]): { windows: UsageWindow[]; meters: MeterRule[] } {
+  const [row] = rows as { windows: UsageWindowRow[]; meters: MeterRuleRow[] }[];
   return { windows: (row?.windows ?? []).map(usageWindowOf), meters: (row?.meters ?? []).map(meterRuleOf) };
 }
 

@@ -7,11 +7,12 @@ import { toUnixSeconds } from '../lib/time';
 import { meterDefinition, meterOfAccount } from './meter.service';
 import { meterRule, type MeterRule } from './meter.records';
 import {
-  insertUsageEvents,
+  insertUsageEventsAndCommit,
   meterUsage,
-  shareCustomersUsage,
+  shareCustomersUsageOnBegin,
   usageWindows,
-  usageWindowsAndMeters,
+  usageWindowsAndMetersOf,
+  usageWindowsAndMetersOnBegin,
   type MeterDefinition,
   type UsageWindow,
 } from './usage-event.records';
@@ -101,9 +102,10 @@ function refusalOf(
 /**
  * POST /usage-events (docs/decisions.md, "Usage events"): the batch is checked whole and refused whole at its
  * first bad event (400 or 404 naming `events.<n>.<field>`, nothing written), then written in one statement,
- * each id once. Three statements in one transaction whatever the batch's size: the customers' usage held (shared),
- * the customers and the meters named (the meters locked FOR SHARE: how they aggregate cannot change under the
- * batch) and the insert, which adds the events written to their hours (docs/decisions.md "Usage totals").
+ * each id once. Three statements in one transaction, two round trips, whatever the batch's size: the customers'
+ * usage held (shared) and the customers and the meters named (the meters locked FOR SHARE: how they aggregate
+ * cannot change under the batch), both sent with BEGIN; then the insert, which adds the events written to their
+ * hours (docs/decisions.md "Usage totals"), sent with COMMIT (docs/performance.md, "A batch's p99").
  */
 export async function recordUsageEvents(
   prisma: Db,
@@ -114,40 +116,48 @@ export async function recordUsageEvents(
   const { events } = input;
   const customerIds = [...new Set(events.map((event) => event.customer))];
   let windows: UsageWindow[] = [];
-  const accepted = await sqlTransaction(prisma, async (tx) => {
-    // The windows are read once no period's invoice is reading these customers' totals (docs/decisions.md §43,
-    // "Late events"): an event is either in the total an invoice bills or checked against the period it closed.
-    await shareCustomersUsage(tx, customerIds);
-    const read = await usageWindowsAndMeters(tx, accountId, customerIds, [
-      ...new Set(events.map((event) => event.event_name)),
-    ]);
-    windows = read.windows;
-    const windowByCustomer = new Map(windows.map((window) => [window.customerId, window]));
-    const { meters } = read;
-    const meterByName = new Map(meters.map((meter) => [meter.eventName, meter]));
-    for (const [index, event] of events.entries()) {
-      const refusal = refusalOf(event, index, meterByName, windowByCustomer, now);
-      if (refusal) throw refusal;
-    }
-    const counted = await insertUsageEvents(
-      tx,
-      accountId,
-      events,
-      // What each meter adds up by hour (docs/decisions.md "Usage totals"): count and distinct values need no value.
-      new Map(
-        meters.map((meter) => [
-          meter.eventName,
-          ['sum', 'max', 'last'].includes(meter.aggregation) ? meter.valueProperty : null,
-        ]),
-      ),
-    );
-    return {
-      object: 'usage_event_batch' as const,
-      received: events.length,
-      counted,
-      duplicates: events.length - counted,
-    };
-  });
+  // The windows are read once no period's invoice is reading these customers' totals (docs/decisions.md §43,
+  // "Late events"): an event is either in the total an invoice bills or checked against the period it closed. The
+  // customers' usage is held and then their windows read with BEGIN, in its round trip, each statement with a
+  // snapshot of its own: the read's is taken once the hold is granted.
+  const opening = [
+    shareCustomersUsageOnBegin(customerIds),
+    usageWindowsAndMetersOnBegin(accountId, customerIds, [...new Set(events.map((event) => event.event_name))]),
+  ];
+  const accepted = await sqlTransaction(
+    prisma,
+    async (tx, opened) => {
+      const read = usageWindowsAndMetersOf(opened[1] ?? []);
+      windows = read.windows;
+      const windowByCustomer = new Map(windows.map((window) => [window.customerId, window]));
+      const { meters } = read;
+      const meterByName = new Map(meters.map((meter) => [meter.eventName, meter]));
+      for (const [index, event] of events.entries()) {
+        const refusal = refusalOf(event, index, meterByName, windowByCustomer, now);
+        if (refusal) throw refusal;
+      }
+      const counted = await insertUsageEventsAndCommit(
+        tx,
+        accountId,
+        events,
+        // What each meter adds up by hour (docs/decisions.md "Usage totals"): count and distinct values need no value.
+        new Map(
+          meters.map((meter) => [
+            meter.eventName,
+            ['sum', 'max', 'last'].includes(meter.aggregation) ? meter.valueProperty : null,
+          ]),
+        ),
+      );
+      return {
+        object: 'usage_event_batch' as const,
+        received: events.length,
+        counted,
+        duplicates: events.length - counted,
+      };
+    },
+    undefined,
+    opening,
+  );
   const thresholdSubscriptionIds = accepted.counted === 0 ? [] : windows.flatMap((w) => w.thresholdSubscriptionIds);
   return { accepted, thresholdSubscriptionIds };
 }

@@ -1,7 +1,14 @@
 import pg from 'pg';
 import { createPrisma, type Db } from '../../src/db/prisma';
 import { execute, queryRows, type AnyTx } from '../../src/db/sql';
-import { afterCommit, runTransaction, sqlTransaction, withSqlSession } from '../../src/db/sql-transaction';
+import {
+  afterCommit,
+  runTransaction,
+  sqlDollarQuoted,
+  sqlLiteral,
+  sqlTransaction,
+  withSqlSession,
+} from '../../src/db/sql-transaction';
 import { isDatabaseBusy, isDatabaseUnavailable } from '../../src/db/availability';
 import { createTestAccount } from '../support/harness';
 
@@ -69,6 +76,53 @@ it('rolls back everything when the work fails', async () => {
       throw new Error('refused by the test');
     }),
   ).rejects.toThrow('refused by the test');
+  expect(await counterOf(accountId)).toBeNull();
+});
+
+it('sends its opening SQL with BEGIN (their rows to the work) and the last statement with COMMIT, in one transaction', async () => {
+  const { accountId } = await createTestAccount(prisma);
+  const account = sqlLiteral(accountId);
+  const bumpText = `INSERT INTO invoice_number_counters (account_id, last_number) VALUES (${account}, 1)
+    ON CONFLICT (account_id) DO UPDATE SET last_number = invoice_number_counters.last_number + 1`;
+  const seen = await sqlTransaction(
+    prisma,
+    async (tx, [bumped, read]) => {
+      const opened = (await queryRows<{ lastNumber: number }>(tx, COUNTER, [accountId]))[0]?.lastNumber;
+      expect(bumped).toEqual([]);
+      expect(read).toEqual([{ lastNumber: 1 }]);
+      const outside = await counterOf(accountId);
+      await bump(tx, accountId);
+      // The value quoted under a tag it does not hold: '$q$' inside it is text.
+      const [row] = (await tx.commitWith({
+        text: `${bumpText} RETURNING last_number AS "lastNumber", ${sqlDollarQuoted("it's $q$ and $qq$")} AS quoted`,
+      })) as { lastNumber: number; quoted: string }[];
+      return { opened, outside, row };
+    },
+    undefined,
+    [
+      { text: bumpText },
+      { text: `SELECT last_number AS "lastNumber" FROM invoice_number_counters WHERE account_id = ${account}` },
+    ],
+  );
+  expect(seen).toEqual({ opened: 1, outside: null, row: { lastNumber: 3, quoted: "it's $q$ and $qq$" } });
+  expect(await counterOf(accountId)).toBe(3);
+});
+
+it('rolls back everything when the statement sent with COMMIT fails, and takes no statement after it', async () => {
+  const { accountId } = await createTestAccount(prisma);
+  await expect(
+    sqlTransaction(prisma, async (tx) => {
+      await bump(tx, accountId);
+      return tx.commitWith({ text: 'SELECT 1 / 0' });
+    }),
+  ).rejects.toThrow('division by zero');
+  expect(await counterOf(accountId)).toBeNull();
+  await expect(
+    sqlTransaction(prisma, async (tx) => {
+      await tx.commitWith({ text: 'SELECT 1' });
+      return bump(tx, accountId);
+    }),
+  ).rejects.toThrow('The transaction has committed');
   expect(await counterOf(accountId)).toBeNull();
 });
 
