@@ -202,6 +202,38 @@ describe('usage events', () => {
     expect([refused.status, refused.body.error?.param]).toEqual([404, 'events.0.customer']);
   });
 
+  it('takes text that would end a quoted SQL string as text: ids, names, properties and customers', async () => {
+    // The batch's values are quoted into its statements' text (docs/performance.md, "A batch's p99").
+    const meter = await createMeter({ aggregation: 'sum', value_property: 'tokens' });
+    const customer = await createCustomer(api);
+    const at = nowS() - 60;
+    const tricky = ["');DROP_TABLE_usage_events;--", '$q$$qq$$$', 'back\\slash\\', 'ends_with$q'];
+    const events = tricky.map((id, index) => ({
+      id,
+      event_name: meter.event_name,
+      customer: customer.id,
+      timestamp: at,
+      properties: { tokens: index + 1, "it's $q$": `${tricky[(index + 1) % tricky.length]} '' $$ \\ $q` },
+    }));
+    expect(expectStatus(await api.post('/usage-events', { events }), 202)).toMatchObject({ counted: 4 });
+    const rows = await stack.app.prisma.usageEvent.findMany({ where: { customerId: customer.id } });
+    expect(rows.map((row) => [row.id, row.properties]).sort()).toEqual(
+      events.map((event) => [event.id, event.properties]).sort(),
+    );
+    expect(await total(meter.id, customer.id)).toBe(10);
+    for (const name of ["cus_x'); --", 'cus_$q$']) {
+      const refused = await api.post('/usage-events', { events: [{ ...events[0], id: 'new', customer: name }] });
+      expect([[400, 404].includes(refused.status), refused.body.error?.param]).toEqual([true, 'events.0.customer']);
+    }
+    const strangeName = await api.post('/usage-events', {
+      events: [{ ...events[0], id: 'new', event_name: "no'meter$q$" }],
+    });
+    expect([[400, 404].includes(strangeName.status), strangeName.body.error?.param]).toEqual([
+      true,
+      'events.0.event_name',
+    ]);
+  });
+
   it("holds the meters a batch read until it commits: the meter's deactivation waits for it, then its events count", async () => {
     const meter = await createMeter({ aggregation: 'count' });
     const customer = await createCustomer(api);
