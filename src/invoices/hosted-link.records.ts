@@ -32,19 +32,34 @@ const INSERT_LINK = statementOf(
  * always has one. An invoice that has one keeps it (the conflict answers the stored row).
  */
 export async function createHostedInvoiceLink(tx: AnyTx, accountId: string, invoiceId: string): Promise<HostedLinkRef> {
-  const token = newPageToken();
-  const sealed = seal(token, sealContext(invoiceId));
-  // A link expires in the real world's time, whatever clock its customer bills on.
-  const expiresAt = new Date(Date.now() + config.hostedInvoiceLinkDays * DAY_MS);
+  const link = newHostedLink(invoiceId);
   const [row] = await queryRows<HostedLinkRef>(tx, INSERT_LINK, [
     invoiceId,
     accountId,
-    hashPageToken(token),
-    sealed.ciphertext,
-    sealed.keyId,
-    expiresAt,
+    link.tokenHash,
+    link.tokenSealed,
+    link.keyId,
+    link.expiresAt,
   ]);
   return row!;
+}
+
+/** A new invoice's link, for a statement that writes it with its invoice (insertFinalizedInvoiceWithLines). */
+export interface NewHostedLink extends HostedLinkRef {
+  tokenHash: string;
+  expiresAt: Date;
+}
+
+export function newHostedLink(invoiceId: string): NewHostedLink {
+  const token = newPageToken();
+  const sealed = seal(token, sealContext(invoiceId));
+  return {
+    tokenHash: hashPageToken(token),
+    tokenSealed: sealed.ciphertext,
+    keyId: sealed.keyId,
+    // A link expires in the real world's time, whatever clock its customer bills on.
+    expiresAt: new Date(Date.now() + config.hostedInvoiceLinkDays * DAY_MS),
+  };
 }
 
 const FIND_LINK = statementOf(

@@ -31,6 +31,7 @@ export { assertNoDisputeHoldsFunds, recordInvoiceDispute } from './invoice-dispu
 export {
   authenticateInvoicePayment,
   collectInvoice,
+  createChargedInvoiceForBilling,
   openFirstAttempt,
   payInvoice,
   paymentAwaitingAuthentication,

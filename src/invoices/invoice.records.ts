@@ -6,7 +6,7 @@ import { toUnixSeconds } from '../lib/time';
 import type { InvoiceDisputeObject, InvoiceLineObject, InvoiceObject, TaxAmountObject } from './invoice.schemas';
 import { updatedMsOf } from '../lib/object-version';
 import type { LinePricing } from '../usage';
-import { hostedInvoiceUrl, type HostedLinkRef } from './hosted-link.records';
+import { hostedInvoiceUrl, type HostedLinkRef, type NewHostedLink } from './hosted-link.records';
 import {
   columnOfField,
   jsonObjectOf,
@@ -441,6 +441,58 @@ export async function insertInvoiceWithLines(
   return {
     ...modelOfRow<Invoice>(INVOICE_COLUMNS, row!),
     lines: row!.lines.map((line) => modelOfRow<InvoiceLine>(LINE_COLUMNS, line)),
+  };
+}
+
+/** What an invoice made already finalized sets besides a draft's fields (insertFinalizedInvoiceWithLines). */
+export type FinalizedFields = Pick<Invoice, 'number' | 'finalizedAt' | 'attemptCount'>;
+
+const FINALIZED_FIELDS = [...INSERT_FIELDS, 'number', 'finalizedAt', 'attemptCount'];
+
+/**
+ * INSERT_INVOICE for an invoice written already open (its number, finalized_at and attempt count set) with its
+ * hosted page's link: one write of the row where a draft is inserted, then finalized, then its attempt counted
+ * (docs/performance.md, "Eighteenth round").
+ */
+const INSERT_FINALIZED_INVOICE: Statement = {
+  name: 'invoice_insert_finalized',
+  text: `WITH inv AS (
+      INSERT INTO invoices AS i (${columnList(FINALIZED_FIELDS)})
+      SELECT ${columnList(FINALIZED_FIELDS)} FROM jsonb_populate_record(NULL::invoices, $1::jsonb)
+      RETURNING ${selectList(INVOICE_COLUMNS, 'i')}
+    ), lines AS (
+      INSERT INTO invoice_lines AS l (${columnList(LINE_FIELDS)})
+      SELECT ${columnList(LINE_FIELDS)} FROM jsonb_populate_recordset(NULL::invoice_lines, $2::jsonb)
+      RETURNING l.position, ${jsonObjectOf(LINE_COLUMNS, 'l')} AS line
+    ), link AS (
+      INSERT INTO hosted_invoice_links (invoice_id, account_id, token_hash, token_sealed, key_id, expires_at)
+      SELECT inv.id, inv."accountId", $3, $4, $5, $6 FROM inv
+    )
+    SELECT inv.*, (SELECT coalesce(json_agg(lines.line ORDER BY lines.position), '[]') FROM lines) AS lines FROM inv`,
+};
+
+export async function insertFinalizedInvoiceWithLines(
+  tx: AnyTx,
+  invoice: NewInvoice & FinalizedFields,
+  lines: NewInvoiceLine[],
+  link: NewHostedLink,
+): Promise<InvoiceWithLines> {
+  const [row] = await queryRows<Record<string, unknown> & { lines: Record<string, unknown>[] }>(
+    tx,
+    INSERT_FINALIZED_INVOICE,
+    [
+      JSON.stringify(jsonRecord({ ...invoice, updatedAt: new Date() })), // @updatedAt's wall clock, as above
+      JSON.stringify(lines.map((line) => jsonRecord({ ...line, invoiceId: invoice.id }))),
+      link.tokenHash,
+      link.tokenSealed,
+      link.keyId,
+      link.expiresAt,
+    ],
+  );
+  return {
+    ...modelOfRow<Invoice>(INVOICE_COLUMNS, row!),
+    lines: row!.lines.map((line) => modelOfRow<InvoiceLine>(LINE_COLUMNS, line)),
+    hostedLink: { tokenSealed: link.tokenSealed, keyId: link.keyId },
   };
 }
 

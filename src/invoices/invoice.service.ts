@@ -1,6 +1,6 @@
 import type { ChargeOrigin } from '../transactions';
 import type { z } from 'zod';
-import type { Prisma } from '../generated/prisma/client';
+import type { Customer, Invoice, Prisma } from '../generated/prisma/client';
 import type { Db, Tx } from '../db/prisma';
 import { assertBillablePrice, findPricesForUse, markPricesBilled } from '../catalog';
 import { isMeteredPrice, pricingOf } from '../catalog';
@@ -13,7 +13,7 @@ import type { AnyTx } from '../db/sql';
 import { sqlTransaction } from '../db/sql-transaction';
 import { ApiError, badRequest, conflict, orNotFound } from '../http/errors';
 import { parseOrThrow } from '../http/validation';
-import { recordEvent } from '../lib/events';
+import { recordEvent, recordEvents } from '../lib/events';
 import { newId, newUuid } from '../lib/ids';
 import { formatMoney, MAX_CHARGE_AMOUNT } from '../lib/money';
 import { fromUnixSeconds } from '../lib/time';
@@ -24,14 +24,17 @@ import {
   findInvoiceIdByKey,
   findInvoiceMadeByKey,
   findInvoiceRow,
+  insertFinalizedInvoiceWithLines,
   insertInvoiceWithLines,
   readProductName,
   toInvoiceObject,
   updateLockedInvoice,
   type InvoiceWithLines,
+  type NewInvoice,
+  type NewInvoiceLine,
 } from './invoice.records';
 import { createInvoiceBody, type CreateInvoiceInput, type InvoiceObject } from './invoice.schemas';
-import { createHostedInvoiceLink } from './hosted-link.records';
+import { createHostedInvoiceLink, newHostedLink } from './hosted-link.records';
 import { lockInvoice } from './invoice-lock';
 import { currentTime } from '../lib/clock-time';
 import { onCustomerTime } from '../test-clocks';
@@ -150,6 +153,8 @@ export interface BillingInvoiceInput {
   idempotencyKey?: string;
   /** The discount the invoice takes, as discount lines (docs/decisions.md §37): subscription periods only. */
   discount?: InvoiceDiscount;
+  /** The id the invoice takes, when its caller named it before (a subscription written with its first invoice's id); a new one when absent. */
+  id?: string;
 }
 
 /** A discount as billing code hands it to the invoice: which (di_), what it takes off, and how often. */
@@ -572,6 +577,19 @@ function billingInputOf(input: ParsedInvoiceInput, opts: CreateInvoiceOptions): 
 }
 
 async function insertInvoice(tx: AnyTx, accountId: string, input: BillingInvoiceInput): Promise<InvoiceObject> {
+  return toInvoiceObject(await writeDraftInvoice(tx, await draftInvoice(tx, accountId, input)));
+}
+
+/** An invoice as it is to be written, with the customer (locked) and the seller it was made from. */
+export interface DraftInvoice {
+  invoice: NewInvoice;
+  lines: NewInvoiceLine[];
+  customer: Customer;
+  seller: AccountSeller;
+}
+
+/** The draft insertInvoice writes, made from `input` (its customer locked, its lines priced), not written yet. */
+export async function draftInvoice(tx: AnyTx, accountId: string, input: BillingInvoiceInput): Promise<DraftInvoice> {
   // Locked until commit, so a concurrent DELETE /customers/{id} waits for this draft and voids it, or
   // comes first and this answers 404 (decisions.md §4).
   const customer = await withParam('customer', () => lockCustomer(tx, accountId, input.customerId, 'share'));
@@ -579,7 +597,7 @@ async function insertInvoice(tx: AnyTx, accountId: string, input: BillingInvoice
   if (!seller) throw new Error(`Account ${accountId} not found.`);
   const priced = await priceLines(tx, accountId, input.lines, !input.subscriptionId);
   const currency = invoiceCurrency(priced, input.currency, customer.currency);
-  const id = newUuid();
+  const id = input.id ?? newUuid();
   const lines = [...priced, ...(await discountLines(tx, accountId, id, priced, currency, input.discount))];
   const now = currentTime();
   const periodStart = input.period ? fromUnixSeconds(input.period.start) : now;
@@ -600,9 +618,10 @@ async function insertInvoice(tx: AnyTx, accountId: string, input: BillingInvoice
       'amount_too_large',
     );
   }
-  const invoice = await insertInvoiceWithLines(
-    tx,
-    {
+  return {
+    customer,
+    seller,
+    invoice: {
       id,
       accountId,
       customerId: customer.id,
@@ -626,7 +645,7 @@ async function insertInvoice(tx: AnyTx, accountId: string, input: BillingInvoice
       idempotencyKey: input.idempotencyKey ?? null,
       createdAt: now,
     },
-    lines.map((line, position) => ({
+    lines: lines.map((line, position) => ({
       id: newId('invoiceLine'),
       accountId,
       position,
@@ -644,10 +663,58 @@ async function insertInvoice(tx: AnyTx, accountId: string, input: BillingInvoice
       discountId: line.discountId,
       pricing: line.pricing as Prisma.InputJsonValue | null,
     })),
+  };
+}
+
+/** The draft written (invoice.created). */
+export async function writeDraftInvoice(tx: AnyTx, draft: DraftInvoice): Promise<InvoiceWithLines> {
+  const invoice = await insertInvoiceWithLines(tx, draft.invoice, draft.lines);
+  await recordEvent(tx, invoice.accountId, 'invoice.created', toInvoiceObject(invoice));
+  return invoice;
+}
+
+/**
+ * Whether finalizeInTx would leave `draft` open with its whole amount to collect: no credit balance to apply,
+ * no total below zero to credit, something due. Such a draft can be written finalized at once (writeFinalizedInvoice).
+ */
+export function finalizesUntouched(draft: DraftInvoice): boolean {
+  return draft.customer.balance >= 0n && draft.invoice.total >= 0n && draft.invoice.amountDue > 0n;
+}
+
+/**
+ * A draft finalizesUntouched accepts, written once as insertInvoice, finalizeInTx and `attemptCount` attempts
+ * counted would leave it (docs/performance.md, "Eighteenth round"): numbered, open, its hosted link made, its
+ * customer and seller as the draft read them (the customer locked since, the seller read once per transaction),
+ * with invoice.created and invoice.finalized as those steps record them. The events' `updated_ms` are the row's
+ * less two and less one: each version of the object still has its own, in order, below the row's.
+ */
+export async function writeFinalizedInvoice(
+  tx: AnyTx,
+  draft: DraftInvoice,
+  attemptCount: number,
+): Promise<InvoiceWithLines> {
+  const { invoice: fields, lines } = draft;
+  const number = await allocateInvoiceNumber(tx, fields.accountId);
+  const link = newHostedLink(fields.id);
+  const written = await insertFinalizedInvoiceWithLines(
+    tx,
+    { ...fields, status: 'open', number, finalizedAt: currentTime(), attemptCount },
+    lines,
+    link,
   );
-  const object = toInvoiceObject(invoice);
-  await recordEvent(tx, accountId, 'invoice.created', object);
-  return object;
+  const version = (status: Invoice['status'], back: bigint, finalized: boolean) =>
+    toInvoiceObject({
+      ...written,
+      status,
+      updatedMs: written.updatedMs - back,
+      attemptCount: 0,
+      ...(finalized ? {} : { number: null, finalizedAt: null, hostedLink: null }),
+    });
+  await recordEvents(tx, fields.accountId, [
+    { type: 'invoice.created', object: version('draft', 2n, false) },
+    { type: 'invoice.finalized', object: version('open', 1n, true) },
+  ]);
+  return written;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { AnyTx } from '../db/sql';
 import { withOrigin, type EventOrigin } from './event-origin';
-import { insertEvent } from './event.records';
+import { insertEvent, insertEvents } from './event.records';
 import { newId } from './ids';
 import { currentTime } from './clock-time';
 
@@ -35,6 +35,25 @@ export async function recordEvent(tx: AnyTx, accountId: string, type: string, ob
   const data = withOrigin(object, currentOrigin());
   await insertEvent(tx, { id, accountId, type, data, createdAt });
   return { id, event: type, createdAt: createdAt.toISOString(), data };
+}
+
+/** recordEvent for several events of one change, written in one statement in the order given (same time, same origin). */
+export async function recordEvents(
+  tx: AnyTx,
+  accountId: string,
+  events: { type: string; object: object }[],
+): Promise<EventEnvelope[]> {
+  const createdAt = currentTime();
+  const origin = currentOrigin();
+  const rows = events.map(({ type, object }) => ({
+    id: newId('event'),
+    accountId,
+    type,
+    data: withOrigin(object, origin),
+    createdAt,
+  }));
+  await insertEvents(tx, rows);
+  return rows.map((row) => ({ id: row.id, event: row.type, createdAt: createdAt.toISOString(), data: row.data }));
 }
 
 /** An outbox event as the relay hands it to a consumer besides the webhooks (the emails). */

@@ -4,7 +4,13 @@ import { sqlTransaction } from '../db/sql-transaction';
 import { activeTaxRateIds, readPrices } from '../catalog';
 import { recordEvent } from '../lib/events';
 import { DAY_SECONDS } from '../lib/durations';
-import { collectInvoice, openFirstAttempt, type InvoiceWithLines, type PayInvoiceOptions } from '../invoices';
+import {
+  collectInvoice,
+  createChargedInvoiceForBilling,
+  openFirstAttempt,
+  type InvoiceWithLines,
+  type PayInvoiceOptions,
+} from '../invoices';
 import {
   createInvoiceForBilling,
   createKeyedInvoice,
@@ -569,10 +575,35 @@ async function createUsageRenewalInvoice(prisma: Db, input: RenewalInvoiceInput)
   });
 }
 
-/** createRenewalInvoice in the caller's transaction (billPeriod's). */
-async function createRenewalInvoiceInTx(tx: AnyTx, input: RenewalInvoiceInput): Promise<RenewalInvoice> {
+/** createRenewalInvoiceInTx of an invoice charged automatically, written finalized with its attempt 1 opened when it can be. */
+async function createChargedRenewalInvoiceInTx(
+  tx: AnyTx,
+  input: RenewalInvoiceInput,
+  attempt: Omit<RenewalChargeInput, 'invoiceId'>,
+  invoiceId: string | undefined,
+): Promise<Awaited<ReturnType<typeof createChargedInvoiceForBilling>>> {
   if (input.usagePeriod) await holdCustomerUsage(tx, input.customerId);
-  const invoice = await createInvoiceForBilling(tx, input.accountId, await periodInvoice(tx, input));
+  const made = await createChargedInvoiceForBilling(
+    tx,
+    input.accountId,
+    { ...(await periodInvoice(tx, input)), id: invoiceId },
+    attemptOptions(attempt),
+  );
+  await recordRenewal(tx, input, { id: made.invoice.id, total: Number(made.invoice.total) });
+  return made;
+}
+
+/** createRenewalInvoice in the caller's transaction (billPeriod's). */
+async function createRenewalInvoiceInTx(
+  tx: AnyTx,
+  input: RenewalInvoiceInput,
+  invoiceId?: string,
+): Promise<RenewalInvoice> {
+  if (input.usagePeriod) await holdCustomerUsage(tx, input.customerId);
+  const invoice = await createInvoiceForBilling(tx, input.accountId, {
+    ...(await periodInvoice(tx, input)),
+    id: invoiceId,
+  });
   return recordRenewal(tx, input, invoice);
 }
 
@@ -661,13 +692,13 @@ async function recordAttemptWithoutCharge(prisma: Db, input: RenewalChargeInput,
 }
 
 /** The origin a period's attempt records: its own charge for attempt 1, else what the workflow said it was. */
-function chargeOriginOf(input: RenewalChargeInput): { origin?: ChargeOrigin } {
+function chargeOriginOf(input: Omit<RenewalChargeInput, 'invoiceId'>): { origin?: ChargeOrigin } {
   if (input.attempt === 1) return { origin: { origin: 'subscription_period' } };
   return input.retry ? { origin: input.retry } : {};
 }
 
 /** How collectInvoice names and charges an attempt of a renewal invoice: the same wherever the attempt is opened. */
-function attemptOptions(input: RenewalChargeInput) {
+function attemptOptions(input: Omit<RenewalChargeInput, 'invoiceId'>) {
   const attemptKey =
     input.earlyInvoiceVersion === undefined
       ? renewalAttemptKey(input.subscriptionId, input.periodStart, input.attempt)
@@ -774,30 +805,41 @@ export interface InvoicedPeriod {
  * workflow's steps make them (same period key, same renewal row: its bill(index) finds them done), and
  * attempt 1 opened pending for the caller to send after its commit (no call out inside a transaction).
  * `alongside` writes what goes with the invoiced state in the same transaction, before finalizing:
- * that takes the account's invoice-number counter, held until the commit.
+ * that takes the account's invoice-number counter, held until the commit. `invoiceId`: the id the invoice
+ * takes, when the caller named it before (a new one otherwise).
  */
 export async function billPeriod<T>(
   tx: AnyTx,
   state: SubscriptionState,
   index: number,
   alongside: (invoiced: SubscriptionState, invoiceId: string) => Promise<T>,
+  invoiceId?: string,
 ): Promise<InvoicedPeriod & { alongside: T }> {
   const toBill = periodToBill(state, index);
-  const { invoiceId } = await createRenewalInvoiceInTx(tx, toBill);
-  const invoiced = periodInvoiced(state, index, invoiceId);
-  const written = await alongside(invoiced, invoiceId);
   const period: RenewalPeriod = {
     accountId: state.accountId,
     subscriptionId: state.id,
     periodStart: toBill.periodStart,
   };
-  const { finalized, invoice } = await finalizeRenewalInvoiceInTx(tx, { ...period, invoiceId });
-  const charge = chargedOnFinalize(state, finalized.status)
-    ? { ...period, invoiceId, attempt: 1, paymentMethodId: state.defaultPaymentMethodId }
-    : null;
+  const firstAttempt = { ...period, attempt: 1, paymentMethodId: state.defaultPaymentMethodId };
+  // Charged automatically, the invoice is written finalized with attempt 1 opened when nothing changes it on
+  // finalization (createChargedInvoiceForBilling); otherwise as a draft, finalized below.
+  const made =
+    state.collectionMethod === 'charge_automatically'
+      ? await createChargedRenewalInvoiceInTx(tx, toBill, firstAttempt, invoiceId)
+      : null;
+  const madeId = made?.invoice.id ?? (await createRenewalInvoiceInTx(tx, toBill, invoiceId)).invoiceId;
+  const invoiced = periodInvoiced(state, index, madeId);
+  const written = await alongside(invoiced, madeId);
+  const { finalized, invoice } = made?.opened
+    ? { finalized: { status: 'open' as const }, invoice: made.invoice }
+    : await finalizeRenewalInvoiceInTx(tx, { ...period, invoiceId: madeId });
+  const charge = chargedOnFinalize(state, finalized.status) ? { ...firstAttempt, invoiceId: madeId } : null;
   // The attempt opened here commits with the invoice, before the processor is called after the commit, as the
   // charge protocol requires (docs/performance.md, "Sixteenth round"): a crash leaves it to the workflow's attempt 1
   // (the same key) or the reconciliation.
-  const opened = charge ? await openFirstAttempt(tx, invoice, attemptOptions(charge)) : null;
-  return { state: invoiced, invoiceId, status: finalized.status, charge, opened, alongside: written };
+  const opened =
+    made?.opened ??
+    (charge && !made?.methodMissing ? await openFirstAttempt(tx, invoice, attemptOptions(charge)) : null);
+  return { state: invoiced, invoiceId: madeId, status: finalized.status, charge, opened, alongside: written };
 }

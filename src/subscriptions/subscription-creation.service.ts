@@ -4,6 +4,7 @@ import { lockCustomer } from '../customers';
 import { withParam } from '../invoices';
 import { logger } from '../http/logger';
 import { atTime } from '../lib/clock-time';
+import { newUuid } from '../lib/ids';
 import type { AnyTx } from '../db/sql';
 import { runTransaction, sqlTransaction } from '../db/sql-transaction';
 import type { Gateways, OpenedEntry } from '../payments';
@@ -24,12 +25,13 @@ import {
   newVersion,
   nextAction,
   periodBilled,
+  periodInvoiced,
   type SubscriptionCreateSpec,
   type SubscriptionState,
 } from './subscription-machine';
 import {
   insertSubscription,
-  insertSubscriptionInTx,
+  insertInvoicedSubscriptionInTx,
   persistSubscriptionEventInTx,
   projectColumnsInTx,
   getSubscriptionObject,
@@ -84,26 +86,34 @@ interface FirstInvoice {
  * The first period, billed in the creation's transaction (billPeriod: the workflow's bill(0) finds it
  * done), with the row moved to the period invoiced (version 2) and the workflow's start recorded.
  * `inserted`: subscription.created, which then names the invoice, whichever path wrote it, and the row
- * when insertSubscriptionInTx wrote it (the paid period is then recorded in one statement).
+ * when insertInvoicedSubscriptionInTx wrote it (the paid period is then recorded in one statement).
  */
 async function billFirstPeriod(
   tx: AnyTx,
   taskQueue: string,
   initial: SubscriptionState,
-  inserted: { row: SubscriptionWithItems | null; eventId: string | null },
+  inserted: FirstPeriodRow,
   {
     testClock,
     started,
     prices,
   }: { testClock: TestClockBinding | null; started: SubscriptionStartExtras; prices: Map<string, PriceObject> },
 ): Promise<WrittenSubscription> {
-  const billing = await billPeriod(tx, initial, 0, async (invoiced, invoiceId) => {
-    if (inserted.eventId) await setCreatedEventInvoice(tx, initial.accountId, inserted.eventId, invoiceId);
-    await projectColumnsInTx(tx, invoiced);
-    const start = subscriptionWorkflowStart(taskQueue, invoiced, testClock, started);
-    await recordWorkflowStart(tx, start);
-    return start;
-  });
+  const billing = await billPeriod(
+    tx,
+    initial,
+    0,
+    async (invoiced, invoiceId) => {
+      // Written with the row already (insertInvoicedSubscriptionInTx): its event names the invoice, its start is recorded.
+      if (inserted.start) return inserted.start;
+      if (inserted.eventId) await setCreatedEventInvoice(tx, initial.accountId, inserted.eventId, invoiceId);
+      await projectColumnsInTx(tx, invoiced);
+      const start = subscriptionWorkflowStart(taskQueue, invoiced, testClock, started);
+      await recordWorkflowStart(tx, start);
+      return start;
+    },
+    inserted.invoiceId,
+  );
   const first = { billing, written: inserted.row };
   // What the transaction commits, for an answer when PostgreSQL goes away before it can be read back.
   const committed = inserted.row
@@ -111,6 +121,15 @@ async function billFirstPeriod(
     : await getSubscriptionObject(tx, initial.accountId, initial.id);
   return { state: billing.state, start: billing.alongside, first, object: null, committed };
 }
+
+/**
+ * The row billFirstPeriod bills: inserted already invoiced, with its first invoice's id and its workflow's start
+ * (`start`), or inserted at version 1 (`eventId`: its subscription.created, to name the invoice) or by Prisma's path
+ * (`row` null).
+ */
+type FirstPeriodRow =
+  | { row: SubscriptionWithItems; invoiceId: string; start: WorkflowStart; eventId?: undefined }
+  | { row: null; eventId: string | null; invoiceId?: undefined; start?: undefined };
 
 interface WrittenSubscription {
   state: SubscriptionState;
@@ -140,7 +159,7 @@ async function writeSubscription(
     const object = await insertSubscription(deps.prisma, initial, prices, start);
     if (object) return { state: initial, start, first: null, object, committed: object };
   }
-  const firstPeriod = (tx: AnyTx, inserted: { row: SubscriptionWithItems | null; eventId: string | null }) =>
+  const firstPeriod = (tx: AnyTx, inserted: FirstPeriodRow) =>
     billFirstPeriod(tx, deps.taskQueue, initial, inserted, {
       testClock,
       started,
@@ -151,8 +170,12 @@ async function writeSubscription(
   const written =
     (billsNow && !couponId
       ? await sqlTransaction(deps.prisma, async (tx) => {
-          const inserted = await insertSubscriptionInTx(tx, initial, prices);
-          return inserted ? firstPeriod(tx, inserted) : null;
+          // The row written invoiced at once, its first invoice's id named before that invoice is made.
+          const invoiceId = newUuid();
+          const invoiced = periodInvoiced(initial, 0, invoiceId);
+          const start = subscriptionWorkflowStart(deps.taskQueue, invoiced, testClock, started);
+          const inserted = await insertInvoicedSubscriptionInTx(tx, initial, invoiced, prices, start);
+          return inserted ? firstPeriod(tx, { row: inserted.row, invoiceId, start }) : null;
         })
       : null) ??
     (await runTransaction(deps.prisma, async (tx) => {

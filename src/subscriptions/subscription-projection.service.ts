@@ -221,6 +221,25 @@ export async function insertSubscriptionInTx(
 }
 
 /**
+ * insertSubscriptionInTx of a subscription billed at once, written already at `invoiced` (its next version, its first
+ * invoice `invoiced.latestInvoiceId` named before that invoice is made) with the start of its workflow from there:
+ * one write where the row was inserted, then updated, its event updated and its start inserted (docs/performance.md,
+ * "Eighteenth round"). subscription.created tells of `state` naming that invoice, as it did, its `updated_ms` the
+ * row's less one (the version before).
+ */
+export async function insertInvoicedSubscriptionInTx(
+  tx: AnyTx,
+  state: SubscriptionState,
+  invoiced: SubscriptionState,
+  prices: PriceObject[],
+  start: WorkflowStart,
+): Promise<{ row: SubscriptionWithItems } | null> {
+  const { values, row } = newSubscription(state, prices, start, invoiced);
+  const updatedMs = await insertSubscriptionRows(tx, values);
+  return updatedMs === null ? null : { row };
+}
+
+/**
  * Writes `state` (the created row's next version, its first period billed) over `written` with its
  * event and the start's new input, as RECORD_FIRST_PERIOD says (in the transaction settling the first
  * charge); answers its object, or null when nothing was written.
@@ -250,10 +269,18 @@ export async function recordFirstPeriodBilled(
   return updatedMs === null ? null : { ...object, updated_ms: Number(updatedMs) };
 }
 
-/** INSERT_SUBSCRIPTION's values, and the object it writes but for its `updated_ms` (the row's trigger sets it). */
-function newSubscription(state: SubscriptionState, prices: PriceObject[], start: WorkflowStart | null) {
+/**
+ * INSERT_SUBSCRIPTION's values, and the object it writes but for its `updated_ms` (the row's trigger sets it).
+ * With `invoiced`, the row is written at that version and the event tells of `state` naming its invoice.
+ */
+function newSubscription(
+  state: SubscriptionState,
+  prices: PriceObject[],
+  start: WorkflowStart | null,
+  invoiced?: SubscriptionState,
+) {
   const now = currentTime();
-  const row: SubscriptionWithItems = {
+  const created: SubscriptionWithItems = {
     id: state.id,
     accountId: state.accountId,
     customerId: state.customerId,
@@ -268,8 +295,10 @@ function newSubscription(state: SubscriptionState, prices: PriceObject[], start:
     ...subscriptionRowColumns(state),
     items: itemRows(state, now),
   };
+  const row = invoiced ? { ...created, ...subscriptionRowColumns(invoiced) } : created;
   const byId = new Map(prices.map((price) => [price.id, price]));
-  const object = toSubscriptionObject(row, byId);
+  const object = toSubscriptionObject(created, byId);
+  const eventObject = invoiced ? { ...object, latest_invoice: invoiced.latestInvoiceId } : object;
   const ws = start ? startColumns(start) : null;
   const values = [
     subscriptionRowRecord(row),
@@ -278,13 +307,14 @@ function newSubscription(state: SubscriptionState, prices: PriceObject[], start:
     [...byId.values()].map((price) => String(price.updated_ms)),
     JSON.stringify(row.items.map((item) => recordJson(item, ITEM_FIELDS))),
     newId('event'),
-    JSON.stringify(withOrigin(subscriptionEventData(object), currentOrigin())),
+    JSON.stringify(withOrigin(subscriptionEventData(eventObject), currentOrigin())),
     now.toISOString(),
     ws?.workflowId ?? null,
     ws?.workflowType ?? null,
     ws?.taskQueue ?? null,
     ws?.args ?? null,
     ws?.options ?? null,
+    invoiced ? 1 : 0,
   ];
   return { values, object, row };
 }

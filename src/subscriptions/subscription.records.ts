@@ -340,7 +340,8 @@ export function recordJson<Row>(row: Row, fields: readonly (keyof Row & string)[
  * trigger) and the workflow_starts row, only while every price is as the checks read it
  * (same updated_ms), locked FOR SHARE as lockNewPrices does, and while the customer is live, locked
  * as lockCustomer's `share` does (a concurrent deletion waits, then refuses: decisions.md §4); no row
- * answered otherwise.
+ * answered otherwise. The event's `updated_ms` is the row's less $14 (1 when the row is written at the version after
+ * the one the event tells of: insertInvoicedSubscriptionInTx).
  */
 const INSERT_SUBSCRIPTION: Statement = {
   name: 'subscription_insert',
@@ -356,7 +357,7 @@ const INSERT_SUBSCRIPTION: Statement = {
       INSERT INTO subscription_items (${columnList(ITEM_FIELDS)})
       SELECT ${columnList(ITEM_FIELDS)} FROM jsonb_populate_recordset(NULL::subscription_items, $5::jsonb) WHERE EXISTS (SELECT FROM sub)
     ), event AS (
-      ${insertEventsSql(`SELECT $6, $2, 'subscription.created', jsonb_set($7::jsonb, '{updated_ms}', to_jsonb(sub.updated_ms)), $8::timestamptz FROM sub`)}
+      ${insertEventsSql(`SELECT $6, $2, 'subscription.created', jsonb_set($7::jsonb, '{updated_ms}', to_jsonb(sub.updated_ms - $14::bigint)), $8::timestamptz FROM sub`)}
     ), start AS (
       ${insertWorkflowStartsSql('SELECT $9, $2, $10, $11, $12::jsonb, $13::jsonb FROM sub WHERE $9::text IS NOT NULL')}
     )
