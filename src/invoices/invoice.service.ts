@@ -1,6 +1,6 @@
 import type { ChargeOrigin } from '../transactions';
 import type { z } from 'zod';
-import type { Prisma } from '../generated/prisma/client';
+import type { Customer, Prisma } from '../generated/prisma/client';
 import type { Db, Tx } from '../db/prisma';
 import { assertBillablePrice, findPricesForUse, markPricesBilled } from '../catalog';
 import { isMeteredPrice, pricingOf } from '../catalog';
@@ -514,7 +514,10 @@ function withBalanceAsFinalized(
 
 /**
  * The invoice createInvoiceForBilling would make for `input`, made by the same code in a transaction
- * that is then rolled back: nothing is written, no event is sent (the upcoming-invoice preview).
+ * that is then rolled back: nothing is written, no event is sent (the upcoming-invoice preview). On a pg
+ * connection of its own (sqlTransaction), not Prisma's interactive transaction, and with the customer the draft
+ * locked: its balance cannot move under that lock, so it is not read a second time (docs/performance.md, "The
+ * upcoming invoice's fixed costs").
  */
 export async function previewInvoiceForBilling(
   prisma: Db,
@@ -522,10 +525,9 @@ export async function previewInvoiceForBilling(
   input: BillingInvoiceInput,
 ): Promise<InvoiceObject> {
   try {
-    await prisma.$transaction(async (tx) => {
-      const draft = await insertInvoice(tx, accountId, { ...input, idempotencyKey: undefined });
-      const customer = await readCustomerEvenDeleted(tx, accountId, input.customerId);
-      throw new PreviewMade(customer ? withBalanceAsFinalized(draft, customer) : draft);
+    await sqlTransaction(prisma, async (tx) => {
+      const { invoice, customer } = await insertDraft(tx, accountId, { ...input, idempotencyKey: undefined });
+      throw new PreviewMade(withBalanceAsFinalized(invoice, customer));
     });
   } catch (error) {
     if (error instanceof PreviewMade) return error.invoice;
@@ -572,6 +574,15 @@ function billingInputOf(input: ParsedInvoiceInput, opts: CreateInvoiceOptions): 
 }
 
 async function insertInvoice(tx: AnyTx, accountId: string, input: BillingInvoiceInput): Promise<InvoiceObject> {
+  return (await insertDraft(tx, accountId, input)).invoice;
+}
+
+/** The draft insertInvoice makes, with its customer as locked for it (under that lock until commit). */
+async function insertDraft(
+  tx: AnyTx,
+  accountId: string,
+  input: BillingInvoiceInput,
+): Promise<{ invoice: InvoiceObject; customer: Customer }> {
   // Locked until commit, so a concurrent DELETE /customers/{id} waits for this draft and voids it, or
   // comes first and this answers 404 (decisions.md §4).
   const customer = await withParam('customer', () => lockCustomer(tx, accountId, input.customerId, 'share'));
@@ -647,7 +658,7 @@ async function insertInvoice(tx: AnyTx, accountId: string, input: BillingInvoice
   );
   const object = toInvoiceObject(invoice);
   await recordEvent(tx, accountId, 'invoice.created', object);
-  return object;
+  return { invoice: object, customer };
 }
 
 /**

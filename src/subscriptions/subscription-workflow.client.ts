@@ -226,11 +226,24 @@ export async function noticeUsageReported(temporal: Client, subscriptionIds: str
   );
 }
 
+/** gRPC FAILED_PRECONDITION: what Temporal answers at once to a query of a workflow that has never had a task. */
+const FAILED_PRECONDITION = 9;
+
+/** The query was refused because the workflow has had no task yet (its start delay): no task ran to answer it. */
+function isNotReadyForQueries(error: unknown): boolean {
+  for (let current: unknown = error; current instanceof Error; current = current.cause) {
+    if (isGrpcServiceError(current) && current.code === FAILED_PRECONDITION) return true;
+  }
+  return false;
+}
+
 /**
  * The subscription's state as its workflow holds it (pending proration lines included), for reads that
- * must bill exactly as the workflow will (the upcoming-invoice preview). A workflow still waiting on its
- * start delay (decisions.md §14) has run no task and answers no query: its state is then its input, read
- * from the start event of its history (decoded by the client's codec), since nothing has changed it yet.
+ * must bill exactly as the workflow will (the upcoming-invoice preview). One round trip to Temporal: the
+ * `state` query, which is the probe too (assertTemporalReachable's deadline and 503). A workflow still waiting
+ * on its start delay (decisions.md §14) has run no task: Temporal refuses the query at once without scheduling
+ * one, and its state is then its input, read from the start event of its history (decoded by the client's
+ * codec), since nothing has changed it yet.
  */
 export async function readSubscriptionState(
   { temporal, prisma }: { temporal: Client; prisma: Db },
@@ -238,20 +251,14 @@ export async function readSubscriptionState(
 ): Promise<SubscriptionState> {
   const handle = temporal.workflow.getHandle(subscriptionWorkflowId(subscriptionId));
   try {
-    // The describe is the probe itself (assertTemporalReachable's deadline and 503): a read needs no round trip
-    // of its own to learn that Temporal answers (docs/performance.md, "Usage ingestion": the preview's time).
-    const { historyLength } = await probed(temporal, () => handle.describe());
-    if (historyLength > 2) return await handle.query(stateQuery);
-    const history = await handle.fetchHistory();
-    const started = history.events?.[0]?.workflowExecutionStartedEventAttributes;
-    const input = await decodeFromPayloadsAtIndex<SubscriptionWorkflowInput>(
-      temporal.options.loadedDataConverter,
-      0,
-      started?.input?.payloads,
-    );
-    if ('created' in input) return input.created;
-    if ('continued' in input) return input.continued;
-    return await handle.query(stateQuery);
+    try {
+      return await probed(temporal, () => handle.query(stateQuery));
+    } catch (refused) {
+      if (!isNotReadyForQueries(refused)) throw refused;
+      const input = await probed(temporal, () => startInputOfUnchanged(temporal, handle));
+      if (!input) throw refused;
+      return input;
+    }
   } catch (error) {
     if (error instanceof WorkflowNotFoundError) {
       if (await isStartPending(prisma, subscriptionWorkflowId(subscriptionId)))
@@ -263,4 +270,25 @@ export async function readSubscriptionState(
     }
     throw translated(error, subscriptionId);
   }
+}
+
+/**
+ * The state a workflow was started with, while its history shows no task started (the start event, at most
+ * its first task scheduled): nothing has changed it. Null once a task has run, or for an input of another shape.
+ */
+async function startInputOfUnchanged(
+  temporal: Client,
+  handle: ReturnType<Client['workflow']['getHandle']>,
+): Promise<SubscriptionState | null> {
+  const history = await handle.fetchHistory();
+  if ((history.events?.length ?? 0) > 2) return null;
+  const started = history.events?.[0]?.workflowExecutionStartedEventAttributes;
+  const input = await decodeFromPayloadsAtIndex<SubscriptionWorkflowInput>(
+    temporal.options.loadedDataConverter,
+    0,
+    started?.input?.payloads,
+  );
+  if ('created' in input) return input.created;
+  if ('continued' in input) return input.continued;
+  return null;
 }
