@@ -519,7 +519,10 @@ function withBalanceAsFinalized(
 
 /**
  * The invoice createInvoiceForBilling would make for `input`, made by the same code in a transaction
- * that is then rolled back: nothing is written, no event is sent (the upcoming-invoice preview).
+ * that is then rolled back: nothing is written, no event is sent (the upcoming-invoice preview). On a pg
+ * connection of its own (sqlTransaction), not Prisma's interactive transaction, and with the customer the draft
+ * locked: its balance cannot move under that lock, so it is not read a second time (docs/performance.md, "The
+ * upcoming invoice's fixed costs").
  */
 export async function previewInvoiceForBilling(
   prisma: Db,
@@ -527,10 +530,11 @@ export async function previewInvoiceForBilling(
   input: BillingInvoiceInput,
 ): Promise<InvoiceObject> {
   try {
-    await prisma.$transaction(async (tx) => {
-      const draft = await insertInvoice(tx, accountId, { ...input, idempotencyKey: undefined });
-      const customer = await readCustomerEvenDeleted(tx, accountId, input.customerId);
-      throw new PreviewMade(customer ? withBalanceAsFinalized(draft, customer) : draft);
+    await sqlTransaction(prisma, async (tx) => {
+      const draft = await draftInvoice(tx, accountId, { ...input, idempotencyKey: undefined });
+      const invoice = toInvoiceObject(await writeDraftInvoice(tx, draft));
+      const { customer } = draft;
+      throw new PreviewMade(withBalanceAsFinalized(invoice, customer));
     });
   } catch (error) {
     if (error instanceof PreviewMade) return error.invoice;

@@ -226,11 +226,50 @@ export async function noticeUsageReported(temporal: Client, subscriptionIds: str
   );
 }
 
+/** gRPC FAILED_PRECONDITION: what Temporal answers at once to a query of a workflow that has never had a task. */
+const FAILED_PRECONDITION = 9;
+/** gRPC DEADLINE_EXCEEDED. */
+const DEADLINE_EXCEEDED = 4;
+
+function hasGrpcCode(error: unknown, code: number): boolean {
+  for (let current: unknown = error; current instanceof Error; current = current.cause) {
+    if (isGrpcServiceError(current) && current.code === code) return true;
+  }
+  return false;
+}
+
+/**
+ * How long the state query may take before the read asks whether Temporal answers at all: shorter than the
+ * probe's, so that Temporal down still answers 503 within a few seconds with the probe after it.
+ */
+const STATE_QUERY_FIRST_MS = 1_500;
+
+/**
+ * The `state` query, which is the probe too: one round trip to Temporal when it answers in time. Past
+ * STATE_QUERY_FIRST_MS Temporal may be unreachable or a worker slow to answer (a busy period end): the probe,
+ * which Temporal answers alone, tells which, 503 for the one, and the query asked again, without the short
+ * deadline, for the other (a slow worker answers late, not never).
+ */
+async function queryState(temporal: Client, handle: ReturnType<Client['workflow']['getHandle']>) {
+  try {
+    return await temporal.withDeadline(Date.now() + STATE_QUERY_FIRST_MS, () => handle.query(stateQuery));
+  } catch (error) {
+    if (!hasGrpcCode(error, DEADLINE_EXCEEDED)) {
+      if (isUnreachable(error)) throw temporalUnavailable();
+      throw error;
+    }
+    await assertTemporalReachable(temporal);
+    return await handle.query(stateQuery);
+  }
+}
+
 /**
  * The subscription's state as its workflow holds it (pending proration lines included), for reads that
- * must bill exactly as the workflow will (the upcoming-invoice preview). A workflow still waiting on its
- * start delay (decisions.md §14) has run no task and answers no query: its state is then its input, read
- * from the start event of its history (decoded by the client's codec), since nothing has changed it yet.
+ * must bill exactly as the workflow will (the upcoming-invoice preview). One round trip to Temporal: the
+ * `state` query, which is the probe too (queryState). A workflow still waiting
+ * on its start delay (decisions.md §14) has run no task: Temporal refuses the query at once without scheduling
+ * one, and its state is then its input, read from the start event of its history (decoded by the client's
+ * codec), since nothing has changed it yet.
  */
 export async function readSubscriptionState(
   { temporal, prisma }: { temporal: Client; prisma: Db },
@@ -238,20 +277,14 @@ export async function readSubscriptionState(
 ): Promise<SubscriptionState> {
   const handle = temporal.workflow.getHandle(subscriptionWorkflowId(subscriptionId));
   try {
-    // The describe is the probe itself (assertTemporalReachable's deadline and 503): a read needs no round trip
-    // of its own to learn that Temporal answers (docs/performance.md, "Usage ingestion": the preview's time).
-    const { historyLength } = await probed(temporal, () => handle.describe());
-    if (historyLength > 2) return await handle.query(stateQuery);
-    const history = await handle.fetchHistory();
-    const started = history.events?.[0]?.workflowExecutionStartedEventAttributes;
-    const input = await decodeFromPayloadsAtIndex<SubscriptionWorkflowInput>(
-      temporal.options.loadedDataConverter,
-      0,
-      started?.input?.payloads,
-    );
-    if ('created' in input) return input.created;
-    if ('continued' in input) return input.continued;
-    return await handle.query(stateQuery);
+    try {
+      return await queryState(temporal, handle);
+    } catch (refused) {
+      if (!hasGrpcCode(refused, FAILED_PRECONDITION)) throw refused;
+      const input = await probed(temporal, () => startInputOfUnchanged(temporal, handle));
+      if (!input) throw refused;
+      return input;
+    }
   } catch (error) {
     if (error instanceof WorkflowNotFoundError) {
       if (await isStartPending(prisma, subscriptionWorkflowId(subscriptionId)))
@@ -263,4 +296,25 @@ export async function readSubscriptionState(
     }
     throw translated(error, subscriptionId);
   }
+}
+
+/**
+ * The state a workflow was started with, while its history shows no task started (the start event, at most
+ * its first task scheduled): nothing has changed it. Null once a task has run, or for an input of another shape.
+ */
+async function startInputOfUnchanged(
+  temporal: Client,
+  handle: ReturnType<Client['workflow']['getHandle']>,
+): Promise<SubscriptionState | null> {
+  const history = await handle.fetchHistory();
+  if ((history.events?.length ?? 0) > 2) return null;
+  const started = history.events?.[0]?.workflowExecutionStartedEventAttributes;
+  const input = await decodeFromPayloadsAtIndex<SubscriptionWorkflowInput>(
+    temporal.options.loadedDataConverter,
+    0,
+    started?.input?.payloads,
+  );
+  if ('created' in input) return input.created;
+  if ('continued' in input) return input.continued;
+  return null;
 }
