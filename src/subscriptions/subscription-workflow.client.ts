@@ -228,8 +228,6 @@ export async function noticeUsageReported(temporal: Client, subscriptionIds: str
 
 /** gRPC FAILED_PRECONDITION: what Temporal answers at once to a query of a workflow that has never had a task. */
 const FAILED_PRECONDITION = 9;
-/** gRPC DEADLINE_EXCEEDED. */
-const DEADLINE_EXCEEDED = 4;
 
 function hasGrpcCode(error: unknown, code: number): boolean {
   for (let current: unknown = error; current instanceof Error; current = current.cause) {
@@ -239,27 +237,47 @@ function hasGrpcCode(error: unknown, code: number): boolean {
 }
 
 /**
- * How long the state query may take before the read asks whether Temporal answers at all: shorter than the
- * probe's, so that Temporal down still answers 503 within a few seconds with the probe after it.
+ * How long the state query runs alone before the probe is sent beside it: a query is answered in milliseconds, and
+ * Temporal down must still be 503 within a few seconds.
  */
-const STATE_QUERY_FIRST_MS = 1_500;
+const STATE_QUERY_ALONE_MS = 500;
+/** The longest a worker may take to answer the state query (a busy period end) before the read gives up. */
+const STATE_QUERY_MAX_MS = 30_000;
 
 /**
- * The `state` query, which is the probe too: one round trip to Temporal when it answers in time. Past
- * STATE_QUERY_FIRST_MS Temporal may be unreachable or a worker slow to answer (a busy period end): the probe,
- * which Temporal answers alone, tells which, 503 for the one, and the query asked again, without the short
- * deadline, for the other (a slow worker answers late, not never).
+ * The `state` query, and the probe only when it is not answered at once: one round trip to Temporal when it
+ * answers. Past STATE_QUERY_ALONE_MS Temporal may be unreachable or a worker slow to answer: the probe, which
+ * Temporal answers alone, is sent beside it; no answer is 503, an answer leaves the query to finish (a busy
+ * worker answers late, not never).
  */
 async function queryState(temporal: Client, handle: ReturnType<Client['workflow']['getHandle']>) {
-  try {
-    return await temporal.withDeadline(Date.now() + STATE_QUERY_FIRST_MS, () => handle.query(stateQuery));
-  } catch (error) {
-    if (!hasGrpcCode(error, DEADLINE_EXCEEDED)) {
-      if (isUnreachable(error)) throw temporalUnavailable();
-      throw error;
+  const abandon = new AbortController();
+  const query = temporal.withAbortSignal(abandon.signal, () =>
+    temporal.withDeadline(Date.now() + STATE_QUERY_MAX_MS, () => handle.query(stateQuery)),
+  );
+  let timer: NodeJS.Timeout | undefined;
+  const answered = await Promise.race([
+    query.then(
+      () => true,
+      () => true,
+    ),
+    new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), STATE_QUERY_ALONE_MS))),
+  ]);
+  clearTimeout(timer);
+  if (!answered) {
+    try {
+      await assertTemporalReachable(temporal);
+    } catch (unreachable) {
+      query.catch(() => undefined);
+      abandon.abort();
+      throw unreachable;
     }
-    await assertTemporalReachable(temporal);
-    return await handle.query(stateQuery);
+  }
+  try {
+    return await query;
+  } catch (error) {
+    if (isUnreachable(error)) throw temporalUnavailable();
+    throw error;
   }
 }
 
