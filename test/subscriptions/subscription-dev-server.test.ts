@@ -86,3 +86,35 @@ it('creates, queries, pauses, resumes and cancels a subscription; operators find
   const result = await handle.result();
   expect(result).toMatchObject({ status: 'canceled' });
 });
+
+it('with no worker answering for a while, the upcoming invoice waits for one instead of answering 503', async () => {
+  const { customer } = await customerWithCard(api);
+  const price = await recurringPrice(api, { unitAmount: 2500 });
+  const subscription = expectStatus(
+    await api.post('/subscriptions', {
+      customer: customer.id,
+      items: [{ price, quantity: 2 }],
+      trial_days: 0,
+      start_date: unix(Date.now()),
+    }),
+    201,
+    'POST /subscriptions',
+  );
+  const path = `/invoices/upcoming?subscription=${subscription.id}`;
+  const expected = expectStatus(await api.get(path), 200);
+  expect(expected).toMatchObject({ subscription: subscription.id, total: 5000 });
+  const taskQueue = (await app.temporal.workflow.getHandle(subscriptionWorkflowId(subscription.id)).describe())
+    .taskQueue;
+  await worker.stop();
+  const asked = api.get(path);
+  // Longer than the query runs alone (0.5 s) and the probe takes: Temporal answers, the read waits on a worker, as
+  // behind a busy period end (docs/decisions.md §25).
+  await new Promise((resolve) => setTimeout(resolve, 3_000));
+  worker = await startTestWorker(app.prisma, taskQueue);
+  // The same invoice: each preview's lines are made anew (their ids) at its own time (updated_ms).
+  const comparable = (invoice: any) =>
+    JSON.stringify(invoice, (key, value) => (key === 'updated_ms' || /^il_/.test(value) ? undefined : value));
+  expect(comparable(expectStatus(await asked, 200, 'the upcoming invoice asked while no worker ran'))).toEqual(
+    comparable(expected),
+  );
+});
