@@ -388,11 +388,6 @@ export function updateCustomerRow(tx: Tx, id: string, data: Prisma.CustomerUnche
   return tx.customer.update({ where: { id }, data });
 }
 
-/** The test clock of a customer known to exist (a subscription's), or null for none. */
-export function readCustomerTestClock(db: Db | Tx, id: string): Promise<Pick<Customer, 'testClockId'>> {
-  return db.customer.findUniqueOrThrow({ where: { id }, select: { testClockId: true } });
-}
-
 /**
  * The account's customer's test clock (`testClockId` null for none), or null when the account has no such customer
  * (with `live`, no such customer that is not deleted).

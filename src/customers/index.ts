@@ -9,7 +9,6 @@ export {
   readClockCustomerIds,
   readCustomerEvenDeleted,
   readCustomerName,
-  readCustomerTestClock,
   withCustomerNames,
 } from './customer.records';
 export type { CustomerColumns } from './customer.records';

@@ -432,6 +432,17 @@ export class Api {
     });
   }
 
+  /** Every operation the routers serve, as `method /path/{param}` (what test/api/openapi.test.ts holds the document to). */
+  servedOperations(): string[] {
+    return [...this.segmentRouters.values()].flatMap((routes) =>
+      routes.stack.flatMap((layer) => {
+        const route = layer.route as unknown as { path: string; methods: Record<string, boolean> } | undefined;
+        if (!route) return [];
+        return Object.keys(route.methods).map((method) => `${method} ${route.path.replace(/:(\w+)/g, '{$1}')}`);
+      }),
+    );
+  }
+
   /**
    * The methods (upper case, HEAD with GET) of the documented operations whose path matches `path`
    * the way Express matches it (any case, optional trailing slash); empty for an unknown path. Where a

@@ -5,12 +5,11 @@ import { DAY_MS } from '../lib/durations';
 import { toUnixSeconds } from '../lib/time';
 import { readPrices } from '../catalog';
 import { isMeteredPrice, pricingOf } from '../catalog';
-import { readCustomerTestClock } from '../customers';
 import { usageBilledFrom } from '../invoices';
-import { customerClock } from '../test-clocks';
+import { clockBindingOfColumns } from '../test-clocks';
 import { priceQuantity } from '../usage';
 import { meterWindows } from '../usage';
-import { findSubscriptionRow } from './subscription.records';
+import { findSubscriptionRowAndClock } from './subscription.records';
 import type { SubscriptionUsageObject } from './subscription.schemas';
 
 /**
@@ -21,8 +20,8 @@ import type { SubscriptionUsageObject } from './subscription.schemas';
  * another account's subscription. A subscription without a current period answers no items.
  */
 export async function subscriptionUsage(prisma: Db, accountId: string, id: string): Promise<SubscriptionUsageObject> {
-  const row = orNotFound(await findSubscriptionRow(prisma, accountId, id), 'subscription', id);
-  const clock = await customerClock(prisma, await readCustomerTestClock(prisma, row.customerId));
+  const { row, testClock } = orNotFound(await findSubscriptionRowAndClock(prisma, accountId, id), 'subscription', id);
+  const clock = testClock ? clockBindingOfColumns(testClock) : null;
   const now = clock?.time ?? currentTime().getTime();
   const from = row.currentPeriodStart?.getTime() ?? now;
   const to = Math.max(from, Math.min(now, row.currentPeriodEnd?.getTime() ?? now));

@@ -138,6 +138,45 @@ export async function findSubscriptionRow(
   };
 }
 
+/** A test clock as a statement answers it in JSON (its times as text), for clockBinding once its dates are read. */
+export interface ClockColumns {
+  id: string;
+  frozenTime: string;
+  status: string;
+  deletedAt: string | null;
+}
+
+const SUBSCRIPTION_WITH_ITEMS_AND_CLOCK: Statement = {
+  name: 'subscription_with_items_and_clock',
+  text: `SELECT ${selectList(SUBSCRIPTION_MODEL, 's')},
+    (SELECT coalesce(json_agg(${jsonObjectOf(ITEM_MODEL, 'i')} ORDER BY i.position), '[]') FROM subscription_items i WHERE i.subscription_id = s.id) AS items,
+    (SELECT json_build_object('id', k.id, 'frozenTime', k.frozen_time, 'status', k.status, 'deletedAt', k.deleted_at)
+      FROM customers c JOIN test_clocks k ON k.id = c.test_clock_id WHERE c.id = s.customer_id) AS "testClock"
+    FROM subscriptions s WHERE s.id = $1 AND s.account_id = $2`,
+};
+
+/**
+ * findSubscriptionRow with its customer's test clock (null for none), in one statement where reading them one after
+ * the other took three (docs/performance.md, "The upcoming invoice's fixed costs").
+ */
+export async function findSubscriptionRowAndClock(
+  db: Queryable,
+  accountId: string,
+  id: string,
+): Promise<{ row: SubscriptionWithItems; testClock: ClockColumns | null } | null> {
+  const [row] = await queryRows<
+    Record<string, unknown> & { items: Record<string, unknown>[]; testClock: ClockColumns | null }
+  >(db, SUBSCRIPTION_WITH_ITEMS_AND_CLOCK, [id, accountId]);
+  if (!row) return null;
+  return {
+    row: {
+      ...modelOfRow<Subscription>(SUBSCRIPTION_MODEL, row),
+      items: row.items.map((item) => modelOfRow<SubscriptionItem>(ITEM_MODEL, item)),
+    },
+    testClock: row.testClock,
+  };
+}
+
 /** How a subscription of the account is collected and its latest invoice, or null (another account's too). */
 export function readSubscriptionCollection(
   db: Db,

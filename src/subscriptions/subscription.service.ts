@@ -20,8 +20,7 @@ import { findTaxRates, taxRateOfRow, taxRatesInOrder } from '../catalog';
 import type { TaxRateObject } from '../catalog';
 import { priceOfRow, toPriceObject, withProductNames } from '../catalog';
 import { customerOfRow, withCustomerNames } from '../customers';
-import { readCustomerTestClock } from '../customers';
-import { dateOf, dateOrNull, inOrderOf } from '../db/sql';
+import { inOrderOf } from '../db/sql';
 import { badRequest, conflict, notFound, orNotFound } from '../http/errors';
 import { keysetListPage, type Page } from '../http/pagination';
 import {
@@ -52,7 +51,7 @@ import { createdBefore, createSubscriptionRecords } from './subscription-creatio
 import { getSubscriptionObject } from './subscription-projection.service';
 import type { Gateways } from '../payments';
 import {
-  findSubscriptionRow,
+  findSubscriptionRowAndClock,
   meterBilledElsewhere,
   readCreationInputs,
   toSubscriptionObjects,
@@ -66,7 +65,7 @@ import type {
   UpdateSubscriptionInput,
 } from './subscription.schemas';
 import { atTime, currentTime } from '../lib/clock-time';
-import { clockBinding, customerClock } from '../test-clocks';
+import { clockBindingOfColumns } from '../test-clocks';
 import { subscriptionDisplay } from '../temporal';
 import { accountProrationBehavior } from './proration-settings.service';
 import { assertRedeemable } from '../coupons';
@@ -276,9 +275,7 @@ export async function createSubscription(
   const { testClock: clockRow, prices: priceRows, taxRates: rateRows, paymentMethod, ...customerColumns } = row;
   const customer = customerOfRow(customerColumns);
   // A customer on a test clock: its time judges the dates, and the workflow runs on it.
-  const testClock = clockRow
-    ? clockBinding({ ...clockRow, frozenTime: dateOf(clockRow.frozenTime), deletedAt: dateOrNull(clockRow.deletedAt) })
-    : null;
+  const testClock = clockRow ? clockBindingOfColumns(clockRow) : null;
   await atTime(testClock?.time, async () => assertFuture(input.end_date, 'end_date'));
   const pricesById = new Map(priceRows.map((price) => [price.id, price]));
   const taxRates = rateRows.map(taxRateOfRow);
@@ -416,12 +413,11 @@ export async function liveSubscription(
   accountId: string,
   id: string,
 ): Promise<SubscriptionWithItems & { clockTime?: number }> {
-  const row = orNotFound(await findSubscriptionRow(prisma, accountId, id), 'subscription', id);
+  const { row, testClock } = orNotFound(await findSubscriptionRowAndClock(prisma, accountId, id), 'subscription', id);
   if (row.status === 'canceled' || row.status === 'expired') {
     throw conflict(`Subscription ${id} is ${row.status}; it can no longer change.`, `subscription_${row.status}`);
   }
-  const customer = await readCustomerTestClock(prisma, row.customerId);
-  return { ...row, clockTime: (await customerClock(prisma, customer))?.time };
+  return { ...row, clockTime: testClock ? clockBindingOfColumns(testClock).time : undefined };
 }
 
 /**

@@ -2,7 +2,7 @@
 // docs/architecture.md, "Modules"). Files that load no other module's index.ts come first.
 export { readTestClockRow } from './test-clock.records';
 export {
-  clockBinding,
+  clockBindingOfColumns,
   clockForNewCustomer,
   customerClock,
   finishTestClockAdvance,

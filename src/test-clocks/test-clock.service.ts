@@ -1,6 +1,7 @@
 import type { Client } from '@temporalio/client';
 import type { TestClock } from '../generated/prisma/client';
 import type { Db, Tx } from '../db/prisma';
+import { dateOf, dateOrNull } from '../db/sql';
 import { ApiError, badRequest, conflict, notFound } from '../http/errors';
 import { pageEnvelope, pageWindow, type Page, type PageParams } from '../http/pagination';
 import { columnValue } from '../lib/columns';
@@ -113,6 +114,21 @@ export function clockBinding(clock: Pick<TestClock, 'id' | 'frozenTime' | 'statu
     throw conflict(`Test clock ${clock.id} was deleted; its customers take no new changes.`, 'test_clock_deleted');
   if (clock.status === 'advancing') throw advancingConflict(clock.id);
   return { id: clock.id, time: clock.frozenTime.getTime() };
+}
+
+/** clockBinding of a clock a statement answered as JSON, its times as text (another module's statement joins it). */
+export function clockBindingOfColumns(clock: {
+  id: string;
+  frozenTime: string;
+  status: string;
+  deletedAt: string | null;
+}): TestClockBinding {
+  return clockBinding({
+    id: clock.id,
+    frozenTime: dateOf(clock.frozenTime),
+    status: clock.status as TestClock['status'],
+    deletedAt: dateOrNull(clock.deletedAt),
+  });
 }
 
 /**
