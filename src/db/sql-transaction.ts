@@ -196,7 +196,9 @@ export function sqlLiteral(value: string): string {
  */
 export function sqlDollarQuoted(value: string): string {
   let tag = '$q$';
-  while (value.includes(tag)) tag = `${tag.slice(0, -1)}q$`;
+  // The string ends at the tag's first appearance after the opening one: that must be the closing tag itself, not
+  // one the value holds or one its last characters make with the tag (a value ending in `$q`).
+  while (`${value}${tag}`.indexOf(tag) !== value.length) tag = `${tag.slice(0, -1)}q$`;
   return `${tag}${value}${tag}`;
 }
 

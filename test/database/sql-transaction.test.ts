@@ -94,8 +94,8 @@ it('sends its opening SQL with BEGIN (their rows to the work) and the last state
       await bump(tx, accountId);
       // The value quoted under a tag it does not hold: '$q$' inside it is text.
       const [row] = (await tx.commitWith({
-        text: `${bumpText} RETURNING last_number AS "lastNumber", ${sqlDollarQuoted("it's $q$ and $qq$")} AS quoted`,
-      })) as { lastNumber: number; quoted: string }[];
+        text: `${bumpText} RETURNING last_number AS "lastNumber", ${sqlDollarQuoted("it's $q$ and $qq$")} AS quoted, ${sqlDollarQuoted('ends with $q')} AS tail`,
+      })) as { lastNumber: number; quoted: string; tail: string }[];
       return { opened, outside, row };
     },
     undefined,
@@ -104,7 +104,11 @@ it('sends its opening SQL with BEGIN (their rows to the work) and the last state
       { text: `SELECT last_number AS "lastNumber" FROM invoice_number_counters WHERE account_id = ${account}` },
     ],
   );
-  expect(seen).toEqual({ opened: 1, outside: null, row: { lastNumber: 3, quoted: "it's $q$ and $qq$" } });
+  expect(seen).toEqual({
+    opened: 1,
+    outside: null,
+    row: { lastNumber: 3, quoted: "it's $q$ and $qq$", tail: 'ends with $q' },
+  });
   expect(await counterOf(accountId)).toBe(3);
 });
 
