@@ -412,22 +412,22 @@ const LINE_FIELDS = Object.keys(LINE_COLUMNS);
 const columnList = (fields: string[]) => fields.map(columnOfField).join(', ');
 
 /**
- * A new draft invoice and its lines in one statement, answered as written (Prisma's nested create
- * makes four statements at about five times the CPU: docs/performance.md).
+ * A new invoice and its lines in one statement, answered as written (Prisma's nested create makes four
+ * statements at about five times the CPU: docs/performance.md); `fields` the row's columns written, `link` a
+ * further step of the statement (the finalized invoice's hosted link).
  */
-const INSERT_INVOICE: Statement = {
-  name: 'invoice_insert',
-  text: `WITH inv AS (
-      INSERT INTO invoices AS i (${columnList(INSERT_FIELDS)})
-      SELECT ${columnList(INSERT_FIELDS)} FROM jsonb_populate_record(NULL::invoices, $1::jsonb)
+const insertInvoiceText = (fields: string[], link = '') => `WITH inv AS (
+      INSERT INTO invoices AS i (${columnList(fields)})
+      SELECT ${columnList(fields)} FROM jsonb_populate_record(NULL::invoices, $1::jsonb)
       RETURNING ${selectList(INVOICE_COLUMNS, 'i')}
     ), lines AS (
       INSERT INTO invoice_lines AS l (${columnList(LINE_FIELDS)})
       SELECT ${columnList(LINE_FIELDS)} FROM jsonb_populate_recordset(NULL::invoice_lines, $2::jsonb)
       RETURNING l.position, ${jsonObjectOf(LINE_COLUMNS, 'l')} AS line
-    )
-    SELECT inv.*, (SELECT coalesce(json_agg(lines.line ORDER BY lines.position), '[]') FROM lines) AS lines FROM inv`,
-};
+    )${link}
+    SELECT inv.*, (SELECT coalesce(json_agg(lines.line ORDER BY lines.position), '[]') FROM lines) AS lines FROM inv`;
+
+const INSERT_INVOICE: Statement = { name: 'invoice_insert', text: insertInvoiceText(INSERT_FIELDS) };
 
 export async function insertInvoiceWithLines(
   tx: AnyTx,
@@ -456,19 +456,13 @@ const FINALIZED_FIELDS = [...INSERT_FIELDS, 'number', 'finalizedAt', 'attemptCou
  */
 const INSERT_FINALIZED_INVOICE: Statement = {
   name: 'invoice_insert_finalized',
-  text: `WITH inv AS (
-      INSERT INTO invoices AS i (${columnList(FINALIZED_FIELDS)})
-      SELECT ${columnList(FINALIZED_FIELDS)} FROM jsonb_populate_record(NULL::invoices, $1::jsonb)
-      RETURNING ${selectList(INVOICE_COLUMNS, 'i')}
-    ), lines AS (
-      INSERT INTO invoice_lines AS l (${columnList(LINE_FIELDS)})
-      SELECT ${columnList(LINE_FIELDS)} FROM jsonb_populate_recordset(NULL::invoice_lines, $2::jsonb)
-      RETURNING l.position, ${jsonObjectOf(LINE_COLUMNS, 'l')} AS line
-    ), link AS (
+  text: insertInvoiceText(
+    FINALIZED_FIELDS,
+    `, link AS (
       INSERT INTO hosted_invoice_links (invoice_id, account_id, token_hash, token_sealed, key_id, expires_at)
       SELECT inv.id, inv."accountId", $3, $4, $5, $6 FROM inv
-    )
-    SELECT inv.*, (SELECT coalesce(json_agg(lines.line ORDER BY lines.position), '[]') FROM lines) AS lines FROM inv`,
+    )`,
+  ),
 };
 
 export async function insertFinalizedInvoiceWithLines(
