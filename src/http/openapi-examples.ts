@@ -207,7 +207,11 @@ export function sampleOf(
     return next(document.components?.schemas?.[schema.$ref.split('/').pop()!] ?? {}, property, objectName);
   if ('example' in schema) return schema.example;
   if ('const' in schema) return schema.const;
-  if (Array.isArray(schema.enum)) return schema.enum[0];
+  if (Array.isArray(schema.enum)) {
+    // A currency or country list's first entry (AED, AD) reads as a strange example; its usual one if listed.
+    const usual = property === undefined ? undefined : STRING_BY_NAME[property];
+    return usual !== undefined && schema.enum.includes(usual) ? usual : schema.enum[0];
+  }
   if ('default' in schema && schema.default !== undefined && mode === 'request') return schema.default;
   const branches = (schema.anyOf ?? schema.oneOf) as Schema[] | undefined;
   if (branches) return next(branches.find((branch) => branch.type !== 'null') ?? branches[0]!, property, objectName);
