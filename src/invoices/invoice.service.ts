@@ -26,6 +26,7 @@ import {
   findInvoiceRow,
   insertFinalizedInvoiceWithLines,
   insertInvoiceWithLines,
+  unwrittenInvoiceWithLines,
   readProductName,
   toInvoiceObject,
   updateLockedInvoice,
@@ -518,11 +519,12 @@ function withBalanceAsFinalized(
 }
 
 /**
- * The invoice createInvoiceForBilling would make for `input`, made by the same code in a transaction
- * that is then rolled back: nothing is written, no event is sent (the upcoming-invoice preview). On a pg
- * connection of its own (sqlTransaction), not Prisma's interactive transaction, and with the customer the draft
- * locked: its balance cannot move under that lock, so it is not read a second time (docs/performance.md, "The
- * upcoming invoice's fixed costs").
+ * The invoice createInvoiceForBilling would make for `input`, drafted by the same code (draftInvoice: lines,
+ * totals, tax, discounts) in a transaction that is then rolled back, and answered as its insert would answer it
+ * without being written (unwrittenInvoiceWithLines): nothing is written, no event is sent (the upcoming-invoice
+ * preview). On a pg connection of its own (sqlTransaction), not Prisma's interactive transaction, and with the
+ * customer the draft locked: its balance cannot move under that lock, so it is not read a second time
+ * (docs/performance.md, "The upcoming invoice's fixed costs" and "The upcoming invoice's query").
  */
 export async function previewInvoiceForBilling(
   prisma: Db,
@@ -532,7 +534,7 @@ export async function previewInvoiceForBilling(
   try {
     await sqlTransaction(prisma, async (tx) => {
       const draft = await draftInvoice(tx, accountId, { ...input, idempotencyKey: undefined });
-      const invoice = toInvoiceObject(await writeDraftInvoice(tx, draft));
+      const invoice = toInvoiceObject(unwrittenInvoiceWithLines(draft.invoice, draft.lines));
       const { customer } = draft;
       throw new PreviewMade(withBalanceAsFinalized(invoice, customer));
     });
