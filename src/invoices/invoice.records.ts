@@ -13,6 +13,7 @@ import { CUSTOMER_COLUMNS, customerOfRow, type CustomerColumns } from '../custom
 import { PRICE_COLUMNS, priceOfRow, toPriceObject, type PriceObject } from '../catalog';
 import { accountSellerJsonSql, rememberAccountSellerInTx, type AccountSeller } from '../accounts';
 import { paymentMethodOfJson, paymentMethodOrDefaultJsonSql } from '../payments';
+import { applicableDiscountJsonSql, periodDiscountOfJson, type PeriodDiscount } from '../coupons';
 import type { Db, Tx } from '../db/prisma';
 import { toUnixSeconds } from '../lib/time';
 import type { InvoiceDisputeObject, InvoiceLineObject, InvoiceObject, TaxAmountObject } from './invoice.schemas';
@@ -739,7 +740,8 @@ const draftInputsStatement = (): Statement =>
     (SELECT coalesce(json_agg(x), '[]') FROM (SELECT ${PRICE_COLUMNS}, pr.name AS "productName"
       FROM prices p LEFT JOIN products pr ON pr.id = p.product_id AND pr.account_id = p.account_id
       WHERE p.account_id = $2 AND p.id = ANY($3::text[]) ORDER BY p.id FOR SHARE OF p) x) AS prices,
-    CASE WHEN $4::boolean THEN ${paymentMethodOrDefaultJsonSql('$2', '$1', '$5')} END AS "paymentMethod"
+    CASE WHEN $4::boolean THEN ${paymentMethodOrDefaultJsonSql('$2', '$1', '$5')} END AS "paymentMethod",
+    CASE WHEN $6::text IS NOT NULL THEN ${applicableDiscountJsonSql('$2', '$6', '$1', '$7')} END AS "periodDiscount"
     FROM c`,
   });
 
@@ -756,6 +758,8 @@ export interface DraftInputs {
   prices: Map<string, LockedLinePrice>;
   /** The first attempt's method as found (not yet checked usable); undefined when not asked for. */
   method?: PaymentMethod | null;
+  /** The period's discount (coupons' periodDiscount), null when none applies; undefined when not asked for. */
+  discount?: PeriodDiscount | null;
 }
 
 /** draftInputsStatement's, the seller remembered for the transaction (readAccountSellerInTx); null when the customer is not live. */
@@ -764,22 +768,26 @@ export async function lockDraftInputs(
   accountId: string,
   customerId: string,
   priceIds: string[],
-  method?: { id: string | null },
+  asked: { method?: { id: string | null }; discountOfPeriod?: { subscriptionId: string; periodStart: Date } } = {},
 ): Promise<DraftInputs | null> {
   type Row = CustomerColumns & {
     seller: AccountSeller | null;
     prices: (RowColumns<Price> & { productName: string | null })[];
     paymentMethod: Record<string, unknown> | null;
+    periodDiscount: Parameters<typeof periodDiscountOfJson>[0] | null;
   };
+  const { method, discountOfPeriod } = asked;
   const [row] = await queryRows<Row>(tx, draftInputsStatement(), [
     customerId,
     accountId,
     priceIds,
     !!method,
     method?.id ?? null,
+    discountOfPeriod?.subscriptionId ?? null,
+    discountOfPeriod?.periodStart.toISOString() ?? null,
   ]);
   if (!row) return null;
-  const { seller, prices, paymentMethod, ...customerColumns } = row;
+  const { seller, prices, paymentMethod, periodDiscount, ...customerColumns } = row;
   rememberAccountSellerInTx(tx, accountId, seller ?? undefined);
   return {
     customer: customerOfRow(customerColumns),
@@ -788,5 +796,6 @@ export async function lockDraftInputs(
       prices.map(({ productName, ...price }) => [price.id, { price: toPriceObject(priceOfRow(price)), productName }]),
     ),
     ...(method ? { method: paymentMethod ? paymentMethodOfJson(paymentMethod) : null } : {}),
+    ...(discountOfPeriod ? { discount: periodDiscount ? periodDiscountOfJson(periodDiscount) : null } : {}),
   };
 }

@@ -155,6 +155,11 @@ export interface BillingInvoiceInput {
   idempotencyKey?: string;
   /** The discount the invoice takes, as discount lines (docs/decisions.md §37): subscription periods only. */
   discount?: InvoiceDiscount;
+  /**
+   * Instead of `discount`: the discount the subscription's period starting at `periodStart` takes (the coupons'
+   * periodDiscount), read with the draft's inputs in one statement when the invoice is made.
+   */
+  discountOfPeriod?: { subscriptionId: string; periodStart: Date };
   /** The id the invoice takes, when its caller named it before (a subscription written with its first invoice's id); a new one when absent. */
   id?: string;
 }
@@ -625,7 +630,11 @@ export async function draftInvoice(
   // comes first and this answers 404 (decisions.md §4). The customer, the seller, the lines' prices (locked) with
   // their products' names and the method in one statement; a customer not live is answered by its own read (404).
   const priceIds = [...new Set(input.lines.flatMap((line) => (line.priceId === undefined ? [] : [line.priceId])))];
-  const inputs = await lockDraftInputs(tx, accountId, input.customerId, priceIds, method);
+  const inputs = await lockDraftInputs(tx, accountId, input.customerId, priceIds, {
+    method,
+    discountOfPeriod: input.discountOfPeriod,
+  });
+  const discount = input.discountOfPeriod ? (inputs?.discount ?? undefined) : input.discount;
   const customer =
     inputs?.customer ?? (await withParam('customer', () => lockCustomer(tx, accountId, input.customerId, 'share')));
   const seller = inputs ? inputs.seller : await readAccountSellerInTx(tx, accountId);
@@ -633,7 +642,7 @@ export async function draftInvoice(
   const priced = await priceLines(tx, accountId, input.lines, !input.subscriptionId, inputs?.prices);
   const currency = invoiceCurrency(priced, input.currency, customer.currency);
   const id = input.id ?? newUuid();
-  const lines = [...priced, ...(await discountLines(tx, accountId, id, priced, currency, input.discount))];
+  const lines = [...priced, ...(await discountLines(tx, accountId, id, priced, currency, discount))];
   const now = currentTime();
   const periodStart = input.period ? fromUnixSeconds(input.period.start) : now;
   const periodEnd = input.period ? fromUnixSeconds(input.period.end) : periodStart;
