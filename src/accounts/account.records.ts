@@ -54,6 +54,16 @@ const ACCOUNT_SELLER: Statement = {
     FROM accounts WHERE id = $1`,
 };
 
+/**
+ * A scalar subselect answering, as JSON, what readAccountSeller answers of the account whose id is the parameter
+ * `accountParam` (`$2`, say): another module's statement reads the seller with what it reads (an invoice's inputs).
+ */
+export function accountSellerJsonSql(accountParam: string): string {
+  return `(SELECT json_build_object('name', a.name, 'legalName', a.legal_name, 'businessAddress', a.business_address,
+    'supportEmail', a.support_email, 'supportPhone', a.support_phone, 'taxId', a.tax_id)
+    FROM accounts a WHERE a.id = ${accountParam})`;
+}
+
 export async function readAccountSeller(db: Queryable, accountId: string): Promise<AccountSeller | undefined> {
   const [row] = await queryRows<AccountSeller>(db, ACCOUNT_SELLER, [accountId]);
   return row;
@@ -72,6 +82,13 @@ export function readAccountSellerInTx(tx: AnyTx, accountId: string): Promise<Acc
   let seller = sellers.get(accountId);
   if (!seller) sellers.set(accountId, (seller = readAccountSeller(tx, accountId)));
   return seller;
+}
+
+/** The seller read by another statement of the transaction (accountSellerJsonSql): readAccountSellerInTx answers it. */
+export function rememberAccountSellerInTx(tx: AnyTx, accountId: string, seller: AccountSeller | undefined): void {
+  let sellers = sellersOfTransactions.get(tx);
+  if (!sellers) sellersOfTransactions.set(tx, (sellers = new Map()));
+  sellers.set(accountId, Promise.resolve(seller));
 }
 
 /** The business details `change` gives (undefined: left as they are, null: cleared). */

@@ -2,6 +2,7 @@
 // docs/architecture.md, "Modules"). Files that load no other module's index.ts come first.
 export {
   accountExists,
+  accountSellerJsonSql,
   countAccounts,
   readAccount,
   readAccountProfile,
@@ -9,6 +10,7 @@ export {
   readExistingAccount,
   readGatewayAccount,
   readProrationBehavior,
+  rememberAccountSellerInTx,
   updateAccountSettingsRow,
   writePaymentProcessor,
   writeProrationBehavior,

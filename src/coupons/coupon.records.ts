@@ -233,6 +233,30 @@ const APPLICABLE_DISCOUNT: Statement = {
 };
 
 /**
+ * APPLICABLE_DISCOUNT as a scalar subselect answering its row as JSON (discountOfJson reads it), its parameters
+ * named by the caller: another module's statement reads the discount with what it reads (an invoice's inputs).
+ */
+export function applicableDiscountJsonSql(
+  accountParam: string,
+  subscriptionParam: string,
+  customerParam: string,
+  periodStartParam: string,
+): string {
+  return `(SELECT json_build_object('id', id, 'couponId', coupon_id, 'customerId', customer_id,
+      'subscriptionId', subscription_id, 'coupon', coupon, 'start', start, 'end', "end") FROM discounts
+    WHERE account_id = ${accountParam} AND removed_at IS NULL AND used_invoice_id IS NULL
+      AND (subscription_id = ${subscriptionParam}::text OR (customer_id = ${customerParam} AND subscription_id IS NULL))
+      AND ("end" IS NULL OR "end" > ${periodStartParam}::timestamptz)
+    ORDER BY (subscription_id IS NULL), created_at DESC, id
+    LIMIT 1)`;
+}
+
+/** A row applicableDiscountJsonSql answered. */
+export function discountOfJson(row: RawDiscount): DiscountRow {
+  return discountOfRaw(row);
+}
+
+/**
  * The discount a subscription's period starting at `periodStart` takes (docs/decisions.md §37): the
  * subscription's own while it runs, else its customer's; a `once` discount not used yet; a `repeating`
  * one while the period starts before its end.

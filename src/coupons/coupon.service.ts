@@ -12,6 +12,7 @@ import type { DiscountTerms } from './discount-lines';
 import {
   applicableDiscount,
   couponsPage,
+  discountOfJson,
   findCoupon,
   insertCoupon,
   insertDiscount,
@@ -19,6 +20,7 @@ import {
   setHolderDiscount,
   takeRedemption,
   type CouponRow,
+  type DiscountRow,
 } from './coupon.records';
 import {
   COUPON_DURATIONS,
@@ -225,6 +227,15 @@ function termsOf(coupon: CouponObject): DiscountTerms {
   };
 }
 
+/** A discount as a period's invoice takes it (the invoice module's InvoiceDiscount). */
+export interface PeriodDiscount {
+  id: string;
+  label: string;
+  terms: DiscountTerms;
+  currency: string | null;
+  once: boolean;
+}
+
 /**
  * The discount a subscription's period invoice takes (docs/decisions.md §37), as the invoice module
  * takes it; undefined when none applies to the period starting at `periodStartMs`.
@@ -235,9 +246,13 @@ export async function periodDiscount(
   subscriptionId: string,
   customerId: string,
   periodStartMs: number,
-): Promise<{ id: string; label: string; terms: DiscountTerms; currency: string | null; once: boolean } | undefined> {
+): Promise<PeriodDiscount | undefined> {
   const row = await applicableDiscount(db, accountId, subscriptionId, customerId, new Date(periodStartMs));
-  if (!row) return undefined;
+  return row ? periodDiscountOf(row) : undefined;
+}
+
+/** A period's discount (periodDiscount's answer) from its row: as read by applicableDiscountJsonSql, say. */
+export function periodDiscountOf(row: DiscountRow): PeriodDiscount {
   const coupon = row.coupon as CouponObject;
   return {
     id: row.id,
@@ -246,4 +261,9 @@ export async function periodDiscount(
     currency: coupon.currency,
     once: coupon.duration === 'once',
   };
+}
+
+/** periodDiscountOf of a row applicableDiscountJsonSql answered as JSON. */
+export function periodDiscountOfJson(row: Parameters<typeof discountOfJson>[0]): PeriodDiscount {
+  return periodDiscountOf(discountOfJson(row));
 }

@@ -3,8 +3,6 @@
 export { invoiceDisputeSchema, invoiceIdParams, invoiceSchema } from './invoice.schemas';
 export type { InvoiceObject } from './invoice.schemas';
 export { HOSTED_INVOICE_PATH, findHostedInvoiceLink } from './hosted-link.records';
-export { listInvoices } from './invoice-list.service';
-export { lockInvoice } from './invoice-lock';
 export { allocateNumber } from './invoice-number.records';
 export {
   invoiceSettled,
@@ -28,6 +26,8 @@ export {
 } from './invoice.records';
 export type { InvoiceWithLines } from './invoice.records';
 export { assertNoDisputeHoldsFunds, recordInvoiceDispute } from './invoice-dispute.service';
+export { listInvoices } from './invoice-list.service';
+export { lockInvoice } from './invoice-lock';
 export {
   authenticateInvoicePayment,
   collectInvoice,

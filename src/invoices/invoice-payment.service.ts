@@ -188,6 +188,15 @@ async function firstAttemptMethod(
   const method = paymentMethodId
     ? await readPaymentMethod(tx, accountId, paymentMethodId)
     : await findDefaultPaymentMethod(tx, accountId, customerId);
+  return usableFirstAttemptMethod(method, customerId, currency);
+}
+
+/** The method found for a first attempt when it is the customer's and pays `currency`; null otherwise. */
+function usableFirstAttemptMethod(
+  method: PaymentMethod | null,
+  customerId: string,
+  currency: string,
+): PaymentMethod | null {
   return method && method.customerId === customerId && paysCurrency(method.type, currency) ? method : null;
 }
 
@@ -230,11 +239,15 @@ export async function createChargedInvoiceForBilling(
   input: BillingInvoiceInput,
   opts: Pick<PayInvoiceOptions, 'paymentMethodId' | 'attemptKey' | 'origin'>,
 ): Promise<{ invoice: InvoiceWithLines; opened: OpenedEntry | null; methodMissing: boolean }> {
-  const draft = await draftInvoice(tx, accountId, input);
+  // The method the first attempt charges is read with the draft's inputs (firstAttemptMethod's, in one statement).
+  const draft = await draftInvoice(tx, accountId, input, { id: opts.paymentMethodId || null });
   if (!finalizesUntouched(draft))
     return { invoice: await writeDraftInvoice(tx, draft), opened: null, methodMissing: false };
   const { customerId, currency } = draft.invoice;
-  const method = await firstAttemptMethod(tx, accountId, customerId, currency, opts.paymentMethodId);
+  const method =
+    draft.method === undefined
+      ? await firstAttemptMethod(tx, accountId, customerId, currency, opts.paymentMethodId)
+      : usableFirstAttemptMethod(draft.method, customerId, currency);
   if (!method) return { invoice: await writeDraftInvoice(tx, draft), opened: null, methodMissing: true };
   const invoice = await writeFinalizedInvoice(tx, draft, 1);
   const entry = await openAttemptEntry(tx, invoice, invoice.amountDue, method, 1, opts);

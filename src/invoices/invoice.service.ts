@@ -1,6 +1,6 @@
 import type { ChargeOrigin } from '../transactions';
 import type { z } from 'zod';
-import type { Customer, Invoice, Prisma } from '../generated/prisma/client';
+import type { Customer, Invoice, PaymentMethod, Prisma } from '../generated/prisma/client';
 import type { Db, Tx } from '../db/prisma';
 import { assertBillablePrice, findPricesForUse, markPricesBilled } from '../catalog';
 import { isMeteredPrice, pricingOf } from '../catalog';
@@ -26,11 +26,13 @@ import {
   findInvoiceRow,
   insertFinalizedInvoiceWithLines,
   insertInvoiceWithLines,
+  lockDraftInputs,
   unwrittenInvoiceWithLines,
   readProductName,
   toInvoiceObject,
   updateLockedInvoice,
   type InvoiceWithLines,
+  type LockedLinePrice,
   type NewInvoice,
   type NewInvoiceLine,
 } from './invoice.records';
@@ -154,6 +156,11 @@ export interface BillingInvoiceInput {
   idempotencyKey?: string;
   /** The discount the invoice takes, as discount lines (docs/decisions.md §37): subscription periods only. */
   discount?: InvoiceDiscount;
+  /**
+   * Instead of `discount`: the discount the subscription's period starting at `periodStart` takes (the coupons'
+   * periodDiscount), read with the draft's inputs in one statement when the invoice is made.
+   */
+  discountOfPeriod?: { subscriptionId: string; periodStart: Date };
   /** The id the invoice takes, when its caller named it before (a subscription written with its first invoice's id); a new one when absent. */
   id?: string;
 }
@@ -209,7 +216,13 @@ type TaxRate = Awaited<ReturnType<typeof findTaxRates>>[number];
  * Prices each line. A one-off invoice (no subscription) bills one-time prices only: a recurring
  * price is billed by a subscription, period by period.
  */
-async function priceLines(tx: AnyTx, accountId: string, lines: BillingLine[], oneOff: boolean): Promise<PricedLine[]> {
+async function priceLines(
+  tx: AnyTx,
+  accountId: string,
+  lines: BillingLine[],
+  oneOff: boolean,
+  locked: Map<string, LockedLinePrice> = new Map(),
+): Promise<PricedLine[]> {
   const priced: PricedLine[] = [];
   for (const [index, line] of lines.entries()) {
     let unitAmount = line.priceId === undefined ? line.unitAmount : 0;
@@ -221,8 +234,12 @@ async function priceLines(tx: AnyTx, accountId: string, lines: BillingLine[], on
     let usagePriced: { amount: number; pricing: LinePricing | null } | undefined;
     if (line.priceId !== undefined) {
       const priceId = line.priceId;
-      // FOR SHARE until commit: a concurrent DELETE /prices cannot remove a price this invoice bills.
-      const [price] = await withParam(`lines.${index}.price`, () => findPricesForUse(tx, accountId, [priceId]));
+      // FOR SHARE until commit: a concurrent DELETE /prices cannot remove a price this invoice bills (locked with
+      // the draft's inputs, or here: an unknown price's 404 names its line).
+      const known = locked.get(priceId);
+      const [price] = known
+        ? [known.price]
+        : await withParam(`lines.${index}.price`, () => findPricesForUse(tx, accountId, [priceId]));
       if (oneOff && price!.type === 'recurring') {
         throw badRequest(
           `Price ${priceId} is recurring; bill it with a subscription (POST /subscriptions), or use a one-time price.`,
@@ -235,8 +252,12 @@ async function priceLines(tx: AnyTx, accountId: string, lines: BillingLine[], on
       currency = price!.currency;
       taxBehavior = price!.tax_behavior;
       if (description === null) {
-        const product = await readProductName(tx, accountId, price!.product);
-        description = price!.description ?? product?.name ?? null;
+        const productName = known
+          ? known.productName
+          : price!.description === null
+            ? ((await readProductName(tx, accountId, price!.product))?.name ?? null)
+            : null;
+        description = price!.description ?? productName;
         if (proration)
           description = prorationDescription(proration, line.quantity, description ?? priceId, line.period?.start);
         if (usage) description = usageDescription(usage, description ?? priceId, line.period);
@@ -592,19 +613,38 @@ export interface DraftInvoice {
   lines: NewInvoiceLine[];
   customer: Customer;
   seller: AccountSeller;
+  /** The method asked for (draftInvoice's `method`) as found, not yet checked usable; undefined when not asked for. */
+  method?: PaymentMethod | null;
 }
 
-/** The draft insertInvoice writes, made from `input` (its customer locked, its lines priced), not written yet. */
-export async function draftInvoice(tx: AnyTx, accountId: string, input: BillingInvoiceInput): Promise<DraftInvoice> {
+/**
+ * The draft insertInvoice writes, made from `input` (its customer locked, its lines priced), not written yet.
+ * `method`: the payment method its first attempt would charge is read with it (`id`'s, or the customer's default
+ * when null).
+ */
+export async function draftInvoice(
+  tx: AnyTx,
+  accountId: string,
+  input: BillingInvoiceInput,
+  method?: { id: string | null },
+): Promise<DraftInvoice> {
   // Locked until commit, so a concurrent DELETE /customers/{id} waits for this draft and voids it, or
-  // comes first and this answers 404 (decisions.md §4).
-  const customer = await withParam('customer', () => lockCustomer(tx, accountId, input.customerId, 'share'));
-  const seller = await readAccountSellerInTx(tx, accountId);
+  // comes first and this answers 404 (decisions.md §4). The customer, the seller, the lines' prices (locked) with
+  // their products' names and the method in one statement; a customer not live is answered by its own read (404).
+  const priceIds = [...new Set(input.lines.flatMap((line) => (line.priceId === undefined ? [] : [line.priceId])))];
+  const inputs = await lockDraftInputs(tx, accountId, input.customerId, priceIds, {
+    method,
+    discountOfPeriod: input.discountOfPeriod,
+  });
+  const discount = input.discountOfPeriod ? (inputs?.discount ?? undefined) : input.discount;
+  const customer =
+    inputs?.customer ?? (await withParam('customer', () => lockCustomer(tx, accountId, input.customerId, 'share')));
+  const seller = inputs ? inputs.seller : await readAccountSellerInTx(tx, accountId);
   if (!seller) throw new Error(`Account ${accountId} not found.`);
-  const priced = await priceLines(tx, accountId, input.lines, !input.subscriptionId);
+  const priced = await priceLines(tx, accountId, input.lines, !input.subscriptionId, inputs?.prices);
   const currency = invoiceCurrency(priced, input.currency, customer.currency);
   const id = input.id ?? newUuid();
-  const lines = [...priced, ...(await discountLines(tx, accountId, id, priced, currency, input.discount))];
+  const lines = [...priced, ...(await discountLines(tx, accountId, id, priced, currency, discount))];
   const now = currentTime();
   const periodStart = input.period ? fromUnixSeconds(input.period.start) : now;
   const periodEnd = input.period ? fromUnixSeconds(input.period.end) : periodStart;
@@ -627,6 +667,7 @@ export async function draftInvoice(tx: AnyTx, accountId: string, input: BillingI
   return {
     customer,
     seller,
+    ...(inputs && 'method' in inputs ? { method: inputs.method } : {}),
     invoice: {
       id,
       accountId,

@@ -18,7 +18,14 @@ export type {
   RetrieveChargeRequest,
   RetrieveRefundRequest,
 } from './gateway';
-export { defaultIfNone, findCustomerCard, insertPaymentMethodRow, lockCustomerMethods } from './payment-method.records';
+export {
+  defaultIfNone,
+  findCustomerCard,
+  insertPaymentMethodRow,
+  lockCustomerMethods,
+  paymentMethodOfJson,
+  paymentMethodOrDefaultJsonSql,
+} from './payment-method.records';
 export {
   REFUND_UNAVAILABLE,
   authenticationPlace,

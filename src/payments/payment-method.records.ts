@@ -2,7 +2,9 @@ import { Prisma, type CustomerDefaultPaymentMethod, type PaymentMethod } from '.
 import type { Db, Tx } from '../db/prisma';
 import {
   execute,
+  jsonObjectOf,
   modelColumns,
+  modelOfRow,
   queryModels,
   queryRows,
   selectList,
@@ -29,6 +31,25 @@ const DEFAULT_PAYMENT_METHOD: Statement = {
     JOIN payment_methods m ON m.id = d.payment_method_id AND m.account_id = d.account_id AND m.customer_id = d.customer_id
     WHERE d.account_id = $1 AND d.customer_id = $2`,
 };
+
+/**
+ * A scalar subselect answering, as JSON, the account's payment method whose id is `idParam`, or when that parameter
+ * is null the customer's default one (readPaymentMethod's and findDefaultPaymentMethod's rows): another module's
+ * statement reads it with what it reads (an invoice's inputs). paymentMethodOfJson gives it Prisma's shape.
+ */
+export function paymentMethodOrDefaultJsonSql(accountParam: string, customerParam: string, idParam: string): string {
+  return `coalesce(
+    (SELECT ${jsonObjectOf(PAYMENT_METHOD_COLUMNS, 'm')} FROM payment_methods m
+      WHERE ${idParam}::text IS NOT NULL AND m.id = ${idParam}::text AND m.account_id = ${accountParam}),
+    (SELECT ${jsonObjectOf(PAYMENT_METHOD_COLUMNS, 'm')} FROM customer_default_payment_methods d
+      JOIN payment_methods m ON m.id = d.payment_method_id AND m.account_id = d.account_id AND m.customer_id = d.customer_id
+      WHERE ${idParam}::text IS NULL AND d.account_id = ${accountParam} AND d.customer_id = ${customerParam}))`;
+}
+
+/** A row paymentMethodOrDefaultJsonSql answered, in Prisma's shape. */
+export function paymentMethodOfJson(row: Record<string, unknown>): PaymentMethod {
+  return modelOfRow(PAYMENT_METHOD_COLUMNS, row);
+}
 
 /** The account's payment method, or null. */
 export async function readPaymentMethod(db: Queryable, accountId: string, id: string): Promise<PaymentMethod | null> {

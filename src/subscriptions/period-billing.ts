@@ -250,7 +250,11 @@ async function usageLines(
  * The period's invoice as the invoice module takes it from billing code: the idempotency key names the
  * period. The upcoming-invoice preview bills the same input (src/subscriptions/upcoming-invoice.ts).
  */
-export async function periodInvoice(db: Queryable, input: RenewalInvoiceInput): Promise<BillingInvoiceInput> {
+export async function periodInvoice(
+  db: Queryable,
+  input: RenewalInvoiceInput,
+  { discountWithDraft = false }: { discountWithDraft?: boolean } = {},
+): Promise<BillingInvoiceInput> {
   const pending = await capWaitingCredits(db, input.accountId, input.subscriptionId, input.pendingLines ?? []);
   const active = await activeRates(db, input.accountId, [
     ...input.items.map((item) => item.taxRateIds),
@@ -280,7 +284,18 @@ export async function periodInvoice(db: Queryable, input: RenewalInvoiceInput): 
     period: { start: seconds(input.periodStart), end: seconds(input.periodEnd) },
     idempotencyKey: renewalInvoiceKey(input.subscriptionId, input.periodStart),
     // Read when the invoice is made, in the activity that makes it (docs/decisions.md §37): the preview reads the same.
-    discount: await periodDiscount(db, input.accountId, input.subscriptionId, input.customerId, input.periodStart),
+    // discountWithDraft: the same discount, read with the draft's inputs (one statement fewer where the invoice is made).
+    ...(discountWithDraft
+      ? { discountOfPeriod: { subscriptionId: input.subscriptionId, periodStart: new Date(input.periodStart) } }
+      : {
+          discount: await periodDiscount(
+            db,
+            input.accountId,
+            input.subscriptionId,
+            input.customerId,
+            input.periodStart,
+          ),
+        }),
   };
 }
 
@@ -586,7 +601,7 @@ async function createChargedRenewalInvoiceInTx(
   const made = await createChargedInvoiceForBilling(
     tx,
     input.accountId,
-    { ...(await periodInvoice(tx, input)), id: invoiceId },
+    { ...(await periodInvoice(tx, input, { discountWithDraft: true })), id: invoiceId },
     attemptOptions(attempt),
   );
   await recordRenewal(tx, input, { id: made.invoice.id, total: Number(made.invoice.total) });
