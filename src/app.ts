@@ -157,14 +157,14 @@ export function createApp(options: AppOptions): express.Express {
   app.get('/openapi.json', (_req, res) => {
     res.json(openApi);
   });
-  app.use(docsRouter());
+  app.use(underSegment('docs', docsRouter()));
   // The Temporal Web UI's codec endpoint, for operators (src/temporal/codec-server.ts); not part of the API's contract.
   app.use(CODEC_PATH, codecRouter());
   // The dashboard (docs/api.md "Dashboard sessions"): its sign-in endpoints and its single-page app.
   mountDashboardSignIn(app, deps, { rateLimit, sessionSettings, userMailer });
-  app.use(dashboardRouter(deps.dashboardDir));
+  app.use(underSegment('dashboard', dashboardRouter(deps.dashboardDir)));
   // Pages customers open from a link (docs/api.md "Hosted pages"): HTML with their own policy, never the API's JSON.
-  app.use(hostedPagesRouter(routeDeps, log));
+  app.use(underSegment('hosted', hostedPagesRouter(routeDeps, log)));
   // Each connected account's Stripe events, signed with its webhook secret (docs/api.md, "Payment processors").
   mountProcessorWebhooks(app, deps);
   app.use(api.router);
@@ -210,6 +210,22 @@ function requestLog(metrics: ApiMetrics, log: Logger) {
       );
     });
     next();
+  };
+}
+
+/**
+ * A router whose paths all start with `/segment` (the docs page, the dashboard, the hosted pages), entered by the
+ * requests under it only: mounted bare, each of these routers was walked by every API request, at the cost of a
+ * router's setup and its layers' matching (docs/performance.md, "Reads, second pass"). The segment is compared
+ * without case, as Express matches paths.
+ */
+function underSegment(segment: string, router: express.RequestHandler): express.RequestHandler {
+  return (req, res, next) => {
+    const path = req.path;
+    const end = path.indexOf('/', 1);
+    const first = end === -1 ? path.slice(1) : path.slice(1, end);
+    if (first.length === segment.length && first.toLowerCase() === segment) router(req, res, next);
+    else next();
   };
 }
 

@@ -157,10 +157,19 @@ export function jsonObjectOf<Model>(columns: ModelColumns<Model>, alias: string)
     .join(', ')})`;
 }
 
+const entriesOfColumns = new WeakMap<object, [string, ColumnKind][]>();
+
+/** A model's columns as a list, made once per model: every row read walks it (garbage per row otherwise). */
+function columnEntries<Model>(columns: ModelColumns<Model>): [string, ColumnKind][] {
+  let entries = entriesOfColumns.get(columns);
+  if (!entries) entriesOfColumns.set(columns, (entries = Object.entries(columns) as [string, ColumnKind][]));
+  return entries;
+}
+
 /** A row read by selectList or jsonObjectOf, in Prisma's shape (bigints as BigInt, timestamps as Date). */
 export function modelOfRow<Model>(columns: ModelColumns<Model>, row: Record<string, unknown>): Model {
   const model: Record<string, unknown> = {};
-  for (const [field, kind] of Object.entries(columns) as [string, ColumnKind][]) {
+  for (const [field, kind] of columnEntries(columns)) {
     const value = row[field];
     model[field] =
       kind === 'bigint'

@@ -146,6 +146,12 @@ function boundIntegers<T>(node: T): T {
 /** The query schema of a route that takes no query parameter: any is 400 `parameter_unknown` naming it. */
 const NO_QUERY = z.strictObject({});
 
+/** NO_QUERY's answer: most requests to such a route carry no query, which needs no schema to be found empty. */
+function noQuery(input: unknown): Record<string, never> {
+  for (const _name in input as object) return parseOrThrow(NO_QUERY, input, 'query');
+  return {};
+}
+
 /** Path parameters; one that does not parse is 404 `resource_missing` naming it, or 400 where the route says so. */
 function parsePath<P extends AnyObject>(schema: P, input: unknown, malformed: 400 | 404, path: string): z.output<P> {
   try {
@@ -266,12 +272,55 @@ export const ANY_MEDIA_TYPE = '*/*';
 /** The schema a route with `mediaType` documents its answer with. */
 export const binaryFileSchema = z.string().meta({ format: 'binary' });
 
+/** A route's file answer, with its own type, the route's, or the octet stream's. */
+function sendFile(res: Response, status: number, file: FileAnswer, mediaType: string | undefined): void {
+  res
+    .status(status)
+    .type(file.contentType ?? (mediaType === ANY_MEDIA_TYPE ? undefined : mediaType) ?? OCTET_STREAM)
+    .setHeader('Content-Disposition', `inline; filename="${file.filename.replace(/[^\w.-]/g, '_')}"`)
+    .send(file.body);
+}
+
+/**
+ * A JSON answer, as `res.status(status).json(body)` sends it (`application/json; charset=utf-8`, its Content-Length;
+ * no ETag: src/app.ts turns them off, so no request is fresh) without Express's steps around it: the Content-Type
+ * set, read back, parsed and formatted again to add its charset (docs/performance.md, "Reads, second pass"). A
+ * status without a body (204, 304), a HEAD request and an answer of no value still take Express's path, which sends
+ * them as it does.
+ */
+function sendJson(res: Response, status: number, body: unknown): void {
+  if (
+    status === 204 ||
+    status === 304 ||
+    body === undefined ||
+    res.req.method === 'HEAD' ||
+    res.hasHeader('Content-Type')
+  ) {
+    res.status(status).json(body);
+    return;
+  }
+  const text = JSON.stringify(body);
+  res.statusCode = status;
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', Buffer.byteLength(text));
+  res.end(text);
+}
+
 /**
  * Routes are declared once: the same zod schemas validate the request and describe it in
  * /openapi.json, so the document cannot drift from what the server accepts.
  */
 export class Api {
-  readonly router = express.Router();
+  /**
+   * Every route of the API, for `app.use`: the method gate, then the routes of the request's resource. A function
+   * rather than a router of its own: a router's setup on each request it enters was one more for every API request.
+   */
+  readonly router: express.RequestHandler = (req, res, next) => {
+    if (!this.methodGate(req, res, next)) return;
+    const routes = this.segmentRouters.get(firstSegment(req.path));
+    if (routes) routes(req, res, next);
+    else next();
+  };
   readonly registry = new OpenAPIRegistry();
   /**
    * The routes by their path's first segment, each segment's in the order declared: a request walks the
@@ -290,12 +339,6 @@ export class Api {
     /** Runs every handler: what its work leaves to tell once committed is told before the answer (src/app.ts). */
     private readonly aroundHandler: <T>(work: () => Promise<T>) => Promise<T> = (work) => work(),
   ) {
-    this.router.use((req, res, next) => this.methodGate(req, res, next));
-    this.router.use((req, res, next) => {
-      const routes = this.segmentRouters.get(firstSegment(req.path));
-      if (routes) routes(req, res, next);
-      else next();
-    });
     this.registry.registerComponent('securitySchemes', 'apiKey', { type: 'apiKey', in: 'header', name: 'cc-api-key' });
     this.registry.registerComponent('securitySchemes', 'session', {
       type: 'apiKey',
@@ -381,7 +424,11 @@ export class Api {
     const segment = firstSegment(def.path);
     let routes = this.segmentRouters.get(segment);
     if (!routes) this.segmentRouters.set(segment, (routes = express.Router()));
-    routes[def.method](expressPath, routeTemplate, ...bodyParsers, async (req: Request, res: Response) => {
+    // A route without a body names its template in its handler: one layer fewer for the router to walk. A route with
+    // one names it before the body is parsed, so that a body refused is logged under its route.
+    const bodyLayers = def.body ? [routeTemplate, ...bodyParsers] : [];
+    routes[def.method](expressPath, ...bodyLayers, async (req: Request, res: Response) => {
+      if (!def.body) res.locals.route = def.path;
       // What a session's request answers is that user's: never kept by a cache (docs/decisions.md §21).
       if (def.sessionOnly) res.setHeader('Cache-Control', 'no-store');
       const principal = await this.authenticate(req, res, def.sessionOnly === true);
@@ -391,7 +438,7 @@ export class Api {
       if (def.guard) await def.guard(principal);
       const params = def.params ? parsePath(def.params, req.params, malformedPath, def.path) : {};
       // A route without query parameters refuses any, like the others refuse unknown ones (docs/api.md "Conventions").
-      const query = parseOrThrow(def.query ?? NO_QUERY, req.query, 'query');
+      const query = def.query ? parseOrThrow(def.query, req.query, 'query') : noQuery(req.query);
       const body = def.body ? parseOrThrow(def.body, req.body ?? {}, 'body', def.bodyCommonShape) : undefined;
       const idempotencyKey = idempotent ? readIdempotencyKey(req) : undefined;
       const run = async (idempotencySeed?: string) => {
@@ -406,18 +453,12 @@ export class Api {
         : await run();
       if (!answer || res.headersSent) return;
       if (answer.body instanceof FileAnswer) {
-        res
-          .status(answer.status)
-          .type(
-            answer.body.contentType ?? (def.mediaType === ANY_MEDIA_TYPE ? undefined : def.mediaType) ?? OCTET_STREAM,
-          )
-          .setHeader('Content-Disposition', `inline; filename="${answer.body.filename.replace(/[^\w.-]/g, '_')}"`)
-          .send(answer.body.body);
+        sendFile(res, answer.status, answer.body, def.mediaType);
         return;
       }
       const replayed = 'replayed' in answer && answer.replayed;
       if (replayed) res.setHeader('Idempotent-Replayed', 'true');
-      res.status(answer.status).json(answer.body);
+      sendJson(res, answer.status, answer.body);
       if (def.method !== 'get' && !replayed && answer.status < 300)
         this.onWrite({
           principal,
@@ -501,23 +542,21 @@ export class Api {
   }
 
   /**
-   * Runs before every route: a documented path asked with a method it does not answer is 405 with
+   * Runs before every route (true: go on to the routes): a documented path asked with a method it does not answer is 405 with
    * `Allow` here, before Express could hand it to a route with a parameter in its place
    * (`PATCH /customers/search` is not `PATCH /customers/{externalKey}`); OPTIONS answers 204 with
    * the same `Allow`.
    */
-  private methodGate(req: Request, res: Response, next: (error?: unknown) => void): void {
+  private methodGate(req: Request, res: Response, next: (error?: unknown) => void): boolean {
     const allowed = this.allowedMethods(req.path);
-    if (allowed.length === 0 || allowed.includes(req.method)) {
-      next();
-      return;
-    }
+    if (allowed.length === 0 || allowed.includes(req.method)) return true;
     if (req.method === 'OPTIONS') {
       res.setHeader('Allow', allowed.join(', '));
       res.status(204).end();
-      return;
+      return false;
     }
     next(new MethodNotAllowedError(req.method, req.path, allowed));
+    return false;
   }
 
   openApiDocument(): object {
