@@ -469,17 +469,25 @@ describe('in the route table', () => {
       const limitedAccount = await createTestAccount(limitedApp.prisma, { name: 'Limited team' });
       const user = await createTestUser(limitedApp.prisma, limitedAccount.accountId, { role: 'superadmin' });
       const session = await signIn(limitedApp.baseUrl, user.email, user.password);
-      const answers = await Promise.all(Array.from({ length: 20 }, () => session.api.get('/dashboard/api/members')));
-      const limited = answers.filter((answer) => answer.status === 429);
-      expect(limited.length).toBeGreaterThan(0);
-      expect(limited[0]!.body.error.code).toBe('rate_limit');
-      expect(limited[0]!.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
-      const invited = await session.api.post('/dashboard/api/invitations', {
-        email: 'throttled@example.com',
-        role: 'standard',
-      });
-      expect(invited.status).toBe(429);
-      expect(await limitedApp.prisma.invitation.count({ where: { email: 'throttled@example.com' } })).toBe(0);
+      // The limit refills each second: on a busy machine a second can turn between the burst's last answer and the
+      // POST, which then passes like any request of a new second. Spent again and tried again, up to five times.
+      let refusedEmail: string | undefined;
+      for (let attempt = 1; attempt <= 5 && !refusedEmail; attempt += 1) {
+        const answers = await Promise.all(Array.from({ length: 20 }, () => session.api.get('/dashboard/api/members')));
+        const limited = answers.filter((answer) => answer.status === 429);
+        expect(limited.length).toBeGreaterThan(0);
+        expect(limited[0]!.body.error.code).toBe('rate_limit');
+        expect(limited[0]!.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
+        const email = `throttled-${attempt}@example.com`;
+        const invited = await session.api.post('/dashboard/api/invitations', { email, role: 'standard' });
+        if (invited.status === 429) {
+          expect(invited.body.error.code).toBe('rate_limit');
+          refusedEmail = email;
+        } else expect(invited.status).toBe(201);
+      }
+      expect(refusedEmail).toBeDefined();
+      // Refused before any work: no invitation written for it.
+      expect(await limitedApp.prisma.invitation.count({ where: { email: refusedEmail } })).toBe(0);
     } finally {
       await limitedApp.close();
     }
