@@ -3,6 +3,8 @@
 export { invoiceDisputeSchema, invoiceIdParams, invoiceSchema } from './invoice.schemas';
 export type { InvoiceObject } from './invoice.schemas';
 export { HOSTED_INVOICE_PATH, findHostedInvoiceLink } from './hosted-link.records';
+export { listInvoices } from './invoice-list.service';
+export { lockInvoice } from './invoice-lock';
 export { allocateNumber } from './invoice-number.records';
 export {
   invoiceSettled,
@@ -26,8 +28,6 @@ export {
 } from './invoice.records';
 export type { InvoiceWithLines } from './invoice.records';
 export { assertNoDisputeHoldsFunds, recordInvoiceDispute } from './invoice-dispute.service';
-export { listInvoices } from './invoice-list.service';
-export { lockInvoice } from './invoice-lock';
 export {
   authenticateInvoicePayment,
   collectInvoice,

@@ -26,16 +26,15 @@ import {
   findInvoiceRow,
   insertFinalizedInvoiceWithLines,
   insertInvoiceWithLines,
-  lockDraftInputs,
   unwrittenInvoiceWithLines,
   readProductName,
   toInvoiceObject,
   updateLockedInvoice,
   type InvoiceWithLines,
-  type LockedLinePrice,
   type NewInvoice,
   type NewInvoiceLine,
 } from './invoice.records';
+import { lockDraftInputs, type LockedLinePrice } from './invoice-draft-inputs.records';
 import { createInvoiceBody, type CreateInvoiceInput, type InvoiceObject } from './invoice.schemas';
 import { createHostedInvoiceLink, newHostedLink } from './hosted-link.records';
 import { lockInvoice } from './invoice-lock';
