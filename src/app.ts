@@ -114,7 +114,7 @@ export function createApp(options: AppOptions): express.Express {
     deps.authFailuresPerMinute ?? config.authFailuresPerMinute,
     rateLimit.processes,
   );
-  const authenticateKey = createAuthenticator(deps.prisma, deps.authCacheMs, authFailures);
+  const authenticateKey = createAuthenticator(deps.prisma, deps.authCacheMs, authFailures, deps.apiKeyEnds);
   const sessionSettings = deps.sessionSettings ?? sessionSettingsFromConfig();
   const authenticateSession = createSessionAuthenticator(deps.prisma, sessionSettings);
   // Every write the API answered with success is audited (src/audit).

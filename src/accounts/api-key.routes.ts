@@ -44,7 +44,7 @@ export function registerApiKeyRoutes(api: Api, { prisma }: AppDeps): void {
     path: '/api-keys/{id}/revoke',
     tag,
     roles,
-    summary: 'End a key now: it answers 401 within 30 s. 409 if it no longer works, or makes this request',
+    summary: 'End a key now: it answers 401 at once. 409 if it no longer works, or makes this request',
     params: apiKeyIdParams,
     response: apiKeySchema,
     errors: [404, 409],

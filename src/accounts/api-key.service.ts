@@ -99,7 +99,7 @@ function assertNotSelf(principal: Principal, id: string, what: string): void {
   }
 }
 
-/** Ends the key now (requests with it answer 401 within the 30 s authentication cache). */
+/** Ends the key now: requests with it answer 401 at once (docs/api.md, "Conventions": within 30 s at most). */
 export async function revokeAccountKey(prisma: Db, principal: Principal, id: string): Promise<ApiKeyObject> {
   return prisma.$transaction(async (tx) => {
     const now = new Date();

@@ -4,15 +4,15 @@ import { expireApiKey, rotateApiKey } from '../accounts';
 import { fail, operatorActor, OPERATOR_OPTION, parseCommandLine, refuse, runCommand, withDatabase } from './operator';
 
 /**
- * `npm run key:revoke -- --key <key_id>`: the key answers 401 from now on (within the API's 30 s auth
- * cache). `npm run key:rotate -- --key <key_id> [--overlap-hours 24] [--force]`: a new key (printed
+ * `npm run key:revoke -- --key <key_id>`: the key answers 401 from now on (running API processes are told at
+ * once; one that missed it refuses the key within its 30 s auth cache). `npm run key:rotate -- --key <key_id> [--overlap-hours 24] [--force]`: a new key (printed
  * once) with the same account and role; the old one keeps working for the overlap, then answers 401.
  */
 const exitCodes =
   'Exit codes: 0 done, 1 failed or refused (unknown key, a live successor), 2 bad usage (docs/operations.md).';
 const usage = {
   revoke: `Usage: npm run key:revoke -- --key <key_id> [--operator NAME] [--json]
-  Ends the key now: running API processes refuse it within 30 s. --operator: who to record (default: OS user@host).
+  Ends the key now: running API processes refuse it at once (within 30 s at most). --operator: who to record (default: OS user@host).
 ${exitCodes}`,
   rotate: `Usage: npm run key:rotate -- --key <key_id> [--overlap-hours <0..720, default 24>] [--force] [--operator NAME] [--json]
   Issues a new key (printed once) with the same account and role; the old key keeps working for the overlap.
@@ -38,7 +38,9 @@ async function revoke(args: string[]): Promise<number> {
   if (!revoked) refuse(`No such key: ${keyId}`);
   if (values.json) console.log(JSON.stringify({ key_id: keyId, expires_at: revoked.expiresAt.toISOString() }));
   else
-    console.log(`Key ${keyId} revoked by ${actor.operator}; running API processes refuse it within ${cacheSeconds} s.`);
+    console.log(
+      `Key ${keyId} revoked by ${actor.operator}; running API processes refuse it at once (within ${cacheSeconds} s at most).`,
+    );
   return 0;
 }
 

@@ -209,7 +209,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** End a key now: it answers 401 within 30 s. 409 if it no longer works, or makes this request */
+        /** End a key now: it answers 401 at once. 409 if it no longer works, or makes this request */
         post: operations["postApiKeysByIdRevoke"];
         delete?: never;
         options?: never;

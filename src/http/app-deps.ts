@@ -4,6 +4,7 @@ import type { Gateways } from '../payments';
 import type { Logger } from './logger';
 import type { Mailer } from '../emails';
 import type { RateLimitSettings } from './rate-limit';
+import type { ApiKeyEnds } from './auth';
 
 /** What the API's routes are built with; createApp (src/app.ts) takes the same. */
 export interface AppDeps {
@@ -27,6 +28,11 @@ export interface AppDeps {
   temporalNow?: () => Promise<number>;
   /** How long a looked-up API key is trusted (AUTH_CACHE_MS unless given; tests shorten it). */
   authCacheMs?: number;
+  /**
+   * Keys' ends as PostgreSQL announces them (listenForApiKeyEndsAt): a revoked key leaves the cache at once. Without
+   * them a revoked key is refused within authCacheMs.
+   */
+  apiKeyEnds?: ApiKeyEnds;
   /** Dashboard session lifetimes (SESSION_IDLE_MINUTES, SESSION_MAX_HOURS unless given; tests shorten them). */
   sessionSettings?: { idleMs: number; absoluteMs: number };
   /** Failed dashboard sign-ins allowed per email and per client address within 15 minutes (LOGIN_FAILURES_* unless given). */

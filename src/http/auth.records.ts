@@ -1,3 +1,4 @@
+import type pg from 'pg';
 import type { ApiKey } from '../generated/prisma/client';
 import type { Db } from '../db/prisma';
 
@@ -18,4 +19,15 @@ export function findApiKeyByHash(
 
 export async function stampApiKeyUsed(prisma: Db, id: string, at: Date): Promise<void> {
   await prisma.apiKey.update({ where: { id }, data: { lastUsedAt: at }, select: { id: true } });
+}
+
+/**
+ * The channel PostgreSQL announces a key's end on (revoked, rotated or deleted), with the key's SHA-256: the
+ * api_keys table's trigger sends it at commit, whoever changed the row (docs/api.md, "API keys").
+ */
+export const API_KEY_ENDS_CHANNEL = 'api_key_ends';
+
+/** Subscribes `client` to those announcements for as long as its session lasts. */
+export async function listenForApiKeyEnds(client: pg.Client): Promise<void> {
+  await client.query(`LISTEN ${API_KEY_ENDS_CHANNEL}`);
 }

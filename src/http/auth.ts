@@ -3,7 +3,9 @@ import crypto from 'node:crypto';
 import type { Db } from '../db/prisma';
 import { ApiError } from './errors';
 import type { AuthFailureLimiter } from './rate-limit';
-import { findApiKeyByHash, stampApiKeyUsed } from './auth.records';
+import { findApiKeyByHash, stampApiKeyUsed, listenForApiKeyEnds } from './auth.records';
+import { notificationListener } from '../db/notification-listener';
+import type { Logger } from './logger';
 
 export const ROLES = ['standard', 'developer', 'superadmin'] as const;
 export type Role = (typeof ROLES)[number];
@@ -44,15 +46,64 @@ export function hashApiKey(key: string): string {
 export const AUTH_CACHE_MS = 30_000;
 
 /**
+ * The ends of keys (revoked, rotated, deleted) as PostgreSQL announces them to this process: `forget` is told
+ * each key's SHA-256, or `null` when announcements may have been missed (the listening connection was lost).
+ */
+export interface ApiKeyEnds {
+  subscribe(forget: (keyHash: string | null) => void): void;
+  close(): Promise<void>;
+}
+
+/** Listens for the api_keys trigger's announcements on a connection of its own (one per API process). */
+export async function listenForApiKeyEndsAt(databaseUrl: string, log: Logger): Promise<ApiKeyEnds> {
+  const subscribers: ((keyHash: string | null) => void)[] = [];
+  const tell = (keyHash: string | null) => subscribers.forEach((forget) => forget(keyHash));
+  let listening = false;
+  const listener = notificationListener({
+    databaseUrl,
+    name: 'API key ends',
+    log,
+    listen: listenForApiKeyEnds,
+    onNotification: (payload) => tell(payload ?? null),
+    // The first LISTEN finds nothing cached yet; one after a lost connection may have missed announcements.
+    onListening: () => {
+      if (listening) tell(null);
+      listening = true;
+    },
+  });
+  await listener.start();
+  return { subscribe: (forget) => subscribers.push(forget), close: listener.close };
+}
+
+/**
  * Resolves `cc-api-key` to its account. Keys are high-entropy random strings, so a SHA-256 digest is
  * a safe lookup key. Lookups are cached for `cacheMs` (never past the key's expiry): an authenticated
- * request then costs no extra query, and a key revoked by another process answers 401 within it.
- * Each lookup also stamps `last_used_at`, so it is exact to within the cache lifetime.
+ * request then costs no extra query. A key's end announced by PostgreSQL (`keyEnds`) removes it from the
+ * cache at once; without announcements (or while they are lost) a key revoked by another process answers
+ * 401 within `cacheMs`. Each lookup also stamps `last_used_at`, so it is exact to within the cache lifetime.
  */
-export function createAuthenticator(prisma: Db, cacheMs = AUTH_CACHE_MS, failures?: AuthFailureLimiter) {
+export function createAuthenticator(
+  prisma: Db,
+  cacheMs = AUTH_CACHE_MS,
+  failures?: AuthFailureLimiter,
+  keyEnds?: ApiKeyEnds,
+) {
   const cache = new Map<string, { principal: Principal; expires: number }>();
   /** Digests of keys found valid before: their lookups are never held up by the failed-authentication limit. */
   const seenValid = new Set<string>();
+  /**
+   * Counts the ends announced: a lookup that read a key before an end was announced does not cache what it read
+   * (the end may be that key's, committed after the read).
+   */
+  let endsSeen = 0;
+  keyEnds?.subscribe((keyHash) => {
+    endsSeen += 1;
+    if (keyHash === null) cache.clear();
+    else {
+      cache.delete(keyHash);
+      seenValid.delete(keyHash);
+    }
+  });
   /** `clientAddress`: where the request came from, for the failed-authentication limit. */
   return async function authenticate(rawKey: string | undefined, clientAddress = 'unknown'): Promise<Principal> {
     if (!rawKey) {
@@ -68,6 +119,7 @@ export function createAuthenticator(prisma: Db, cacheMs = AUTH_CACHE_MS, failure
     if (cached && cached.expires > now) return cached.principal;
     cache.delete(hash);
     if (!seenValid.has(hash)) await failures?.assertAllowed(clientAddress);
+    const endsBefore = endsSeen;
     const key = await findApiKeyByHash(prisma, hash);
     if (!key || (key.expiresAt && key.expiresAt.getTime() <= now)) {
       await failures?.recordFailure(clientAddress);
@@ -82,7 +134,8 @@ export function createAuthenticator(prisma: Db, cacheMs = AUTH_CACHE_MS, failure
     if (cache.size > 10_000) cache.clear();
     if (seenValid.size > 100_000) seenValid.clear();
     seenValid.add(hash);
-    cache.set(hash, { principal, expires: Math.min(now + cacheMs, key.expiresAt?.getTime() ?? Infinity) });
+    if (endsSeen === endsBefore)
+      cache.set(hash, { principal, expires: Math.min(now + cacheMs, key.expiresAt?.getTime() ?? Infinity) });
     return principal;
   };
 }

@@ -1,8 +1,8 @@
-import pg from 'pg';
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import type { MetricMeter } from '@temporalio/common';
 import type { Db } from '../db/prisma';
 import { withSqlSession } from '../db/sql-transaction';
+import { notificationListener } from '../db/notification-listener';
 import { EVENTS_CHANNEL, listenForEvents } from '../lib/event.records';
 import { logger as defaultLogger, type Logger } from '../http/logger';
 import { forEachLimited } from '../lib/concurrency';
@@ -171,50 +171,6 @@ function handedOver(first: WebhookAttemptResult, scheduledAt: number) {
 }
 
 /**
- * LISTEN for new events on a connection of its own; each notification wakes the relay. A lost connection is
- * opened again a second later, and the relay polls meanwhile.
- */
-function eventListener(databaseUrl: string, log: Logger, wake: () => void, stopped: () => boolean) {
-  let listener: pg.Client | null = null;
-  let reconnectTimer: NodeJS.Timeout | null = null;
-  async function listen(): Promise<void> {
-    if (stopped()) return;
-    const client = new pg.Client({ connectionString: databaseUrl });
-    listener = client;
-    const reconnect = () => {
-      if (stopped() || listener !== client || reconnectTimer) return;
-      listener = null;
-      client.end().catch(() => undefined);
-      reconnectTimer = setTimeout(() => {
-        reconnectTimer = null;
-        void listen();
-      }, 1000);
-    };
-    client.on('notification', wake);
-    client.on('error', (error) => {
-      log.warn({ err: error }, 'webhook relay listener lost; reconnecting');
-      reconnect();
-    });
-    client.on('end', reconnect);
-    try {
-      await client.connect();
-      await listenForEvents(client);
-      wake(); // events written while nobody listened
-    } catch (error) {
-      log.warn({ err: error }, 'webhook relay cannot listen; polling until it can');
-      reconnect();
-    }
-  }
-  async function close(): Promise<void> {
-    if (reconnectTimer) clearTimeout(reconnectTimer);
-    const client = listener;
-    listener = null;
-    await client?.end().catch(() => undefined);
-  }
-  return { listen, close };
-}
-
-/**
  * The outbox relay: takes committed events with no `dispatched_at`, in `seq` order, and starts one
  * `deliverWebhook` workflow per (event, destination active at dispatch). Everything it does is
  * repeatable: delivery rows are unique per (event, destination) and the workflow id
@@ -304,11 +260,19 @@ export function startRelay(options: RelayOptions): Relay {
     });
   }
 
-  const listener = eventListener(options.databaseUrl, log, wake, () => stopped);
+  // LISTEN for new events: each wakes the relay, and so does each LISTEN (events written while nobody listened).
+  const listener = notificationListener({
+    databaseUrl: options.databaseUrl,
+    name: 'webhook relay',
+    log,
+    listen: listenForEvents,
+    onNotification: wake,
+    onListening: wake,
+  });
 
   let poll: NodeJS.Timeout | undefined;
   if (options.background !== false) {
-    void listener.listen();
+    void listener.start();
     poll = setInterval(wake, options.pollIntervalMs ?? 1000);
     wake();
   }

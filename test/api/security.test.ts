@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import { config, projectRoot } from '../../src/config';
 import { BUILT_IN_SECRETS, newEncryptionKey, productionProblems } from '../../src/lib/secrets';
 import { createRateLimiter, rateLimitSettingsFromConfig } from '../../src/http/rate-limit';
+import { AUTH_CACHE_MS } from '../../src/http/auth';
 import { sendWebhook } from '../../src/webhooks/sender';
 import { allowPrivateWebhookTargets, waitUntil } from '../support/webhooks';
 import { apiClient, createTestAccount, startTestApp, type ApiClient, type TestApp } from '../support/harness';
@@ -119,7 +120,9 @@ describe('item 2: API key lifecycle', () => {
       expect(statuses).toEqual(['active', 'expiring']);
 
       const revoked = await cli('key-revoke.ts', ['revoke', '--key', oldKey.key_id]);
-      expect(revoked.stdout).toMatch(/revoked( by \S+)?; running API processes refuse it within 30 s/);
+      expect(revoked.stdout).toMatch(
+        /revoked( by \S+)?; running API processes refuse it at once \(within 30 s at most\)/,
+      );
       await new Promise((resolve) => setTimeout(resolve, 400));
       const refused = await oldClient.get('/customers');
       expect(refused.status).toBe(401);
@@ -141,6 +144,54 @@ describe('item 2: API key lifecycle', () => {
       expect(failure).toMatchObject({ code: 1, stderr: expect.stringContaining('No such key: key_unknown') });
     } finally {
       await shortCache.close();
+    }
+  });
+});
+
+describe('item 2: a key ended in one API process is refused by the others at once', () => {
+  it('hears the end announced by PostgreSQL, and forgets every key after a lost announcement', async () => {
+    const other = await startTestApp(); // the default 30 s cache
+    try {
+      const account = await createTestAccount(app.prisma, { name: 'Ends' });
+      const developer = apiClient(app.baseUrl, account.apiKey);
+      const issue = async () => {
+        const created = await developer.post('/api-keys', { role: 'standard' });
+        expect(created.status).toBe(201);
+        return { id: created.body.id as string, client: apiClient(other.baseUrl, created.body.secret) };
+      };
+      const refusedWithin = (client: ApiClient) =>
+        waitUntil(async () => (await client.get('/customers')).status === 401, 10_000, 50);
+      const trusted = async (client: ApiClient) => expect((await client.get('/customers')).status).toBe(200);
+
+      // Revoked through the first process: the second, which trusted the key, refuses it long before its 30 s.
+      const revoked = await issue();
+      await trusted(revoked.client);
+      const revokedAt = Date.now();
+      expect((await developer.post(`/api-keys/${revoked.id}/revoke`)).status).toBe(200);
+      await refusedWithin(revoked.client);
+      expect(Date.now() - revokedAt).toBeLessThan(AUTH_CACHE_MS / 3);
+
+      // Ended while nobody listened (the listeners' connections cut in the transaction that ends it, so its
+      // announcement is sent to none): a listener that connects again forgets every key it trusted.
+      const missed = await issue();
+      const kept = await issue();
+      await trusted(missed.client);
+      await trusted(kept.client);
+      const stampOf = async (id: string) =>
+        (await app.prisma.apiKey.findUniqueOrThrow({ where: { id } })).lastUsedAt?.getTime();
+      const keptStamp = await stampOf(kept.id);
+      const cutAt = Date.now();
+      await app.prisma.$transaction(async (tx) => {
+        await tx.apiKey.update({ where: { id: missed.id }, data: { expiresAt: new Date() } });
+        await tx.$queryRaw`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = 'LISTEN api_key_ends'`;
+      });
+      await refusedWithin(missed.client);
+      expect(Date.now() - cutAt).toBeLessThan(AUTH_CACHE_MS / 3);
+      // The key still live was looked up again (its stamp moved), and still works.
+      await trusted(kept.client);
+      expect(await stampOf(kept.id)).toBeGreaterThan(keptStamp!);
+    } finally {
+      await other.close();
     }
   });
 });

@@ -4,7 +4,8 @@ import type { AddressInfo } from 'node:net';
 import type { Client } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
 import { createAccount } from '../../src/accounts/account.service';
-import type { Role } from '../../src/http/auth';
+import { listenForApiKeyEndsAt, type Role } from '../../src/http/auth';
+import { logger } from '../../src/http/logger';
 import type { AppOptions } from '../../src/http/app-deps';
 import { registeredGateways } from '../../src/gateway-registrations';
 import { createPrisma, type Db } from '../../src/db/prisma';
@@ -49,7 +50,9 @@ export async function startTestApp(
   const prisma = createPrisma(process.env.DATABASE_URL!, 5, transactionOptions);
   const connection = options.temporal ? undefined : await connectTemporal({ address: process.env.TEMPORAL_ADDRESS! });
   const temporal = options.temporal ?? temporalClient(connection!, 'default');
-  const server = createServer(createApp({ ...appOptions, prisma, temporal }));
+  // Every test app hears keys' ends as an API process does: a key revoked through another app is refused at once.
+  const apiKeyEnds = await listenForApiKeyEndsAt(process.env.DATABASE_URL!, logger);
+  const server = createServer(createApp({ ...appOptions, prisma, temporal, apiKeyEnds }));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
@@ -60,6 +63,7 @@ export async function startTestApp(
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
       await connection?.close();
+      await apiKeyEnds.close();
       await prisma.$disconnect();
     },
   };

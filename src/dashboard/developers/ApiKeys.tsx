@@ -22,7 +22,7 @@ type Action = 'revoke' | 'rotate';
 const ACTIONS: Record<Action, { label: string; question: string; danger: boolean }> = {
   revoke: {
     label: 'Revoke',
-    question: 'Requests made with it are refused from now on (within 30 seconds). This cannot be undone.',
+    question: 'Requests made with it are refused from now on. This cannot be undone.',
     danger: true,
   },
   rotate: {
