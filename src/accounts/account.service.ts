@@ -20,9 +20,8 @@ export type GatewayKind = (typeof GATEWAY_KINDS)[number];
 
 /**
  * How long a process keeps what chooses an account's processor (read by the payment registry at every charge),
- * as long as it keeps the account's connection (`CREDENTIALS_CACHE_MS`): the process that changes the processor
- * forgets it at once, others see the change within this time (docs/decisions.md, "An account's processor and its
- * connection, kept 30 s per process").
+ * as long as it keeps the account's connection (`CREDENTIALS_CACHE_MS`): every process forgets it when PostgreSQL
+ * announces a change, and sees a change within this time should it miss the announcement (docs/decisions.md §48).
  */
 export const GATEWAY_ACCOUNT_CACHE_MS = 30_000;
 const gatewayAccounts = expiringCache<GatewayAccount | undefined>(GATEWAY_ACCOUNT_CACHE_MS);
@@ -34,9 +33,13 @@ export async function gatewayAccountOf(db: Db, accountId: string): Promise<Gatew
   return account;
 }
 
-/** After a change of the account's processor is committed: this process reads it again at the next charge. */
-export function forgetGatewayAccount(accountId: string): void {
-  gatewayAccounts.forget(accountId);
+/**
+ * After a change of the account's processor is committed (by this process, or announced by PostgreSQL): this
+ * process reads it again at the next charge. `null`: every account's (announcements may have been missed).
+ */
+export function forgetGatewayAccount(accountId: string | null): void {
+  if (accountId === null) gatewayAccounts.forgetAll();
+  else gatewayAccounts.forget(accountId);
 }
 
 export interface CreatedKey {

@@ -4,6 +4,7 @@ import { resolveDatabase } from '../db/local-database';
 import { createPrisma } from '../db/prisma';
 import { logger } from '../http/logger';
 import { listenForApiKeyEndsAt } from '../http/auth';
+import { hearGatewayChanges } from '../use-cases';
 import { closeGracefully, listen } from '../server';
 import { connectTemporalClient } from '../temporal';
 import { onShutdown } from './shutdown';
@@ -21,12 +22,14 @@ async function serve(): Promise<void> {
   const prisma = createPrisma(database.url);
   const temporal = await connectTemporalClient();
   const apiKeyEnds = await listenForApiKeyEndsAt(database.url, logger);
+  const gatewayChanges = await hearGatewayChanges(database.url, logger);
   const server = await listen({ prisma, temporal: temporal.client, apiKeyEnds }, config.port);
   logger.info({ port: config.port, pid: process.pid }, 'api listening');
   onShutdown(async () => {
     // Requests in flight are answered (a pause waits on a worker: npm start stops the workers after the API).
     await closeGracefully(server);
     await apiKeyEnds.close();
+    await gatewayChanges.close();
     await prisma.$disconnect();
     await temporal.connection.close();
     await database.stop();

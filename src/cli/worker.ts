@@ -3,6 +3,7 @@ import { stopRequestedDuringStart } from './stop-during-start';
 import { NativeConnection } from '@temporalio/worker';
 import { config } from '../config';
 import { resolveDatabase } from '../db/local-database';
+import { hearGatewayChanges } from '../use-cases';
 import { createPrisma } from '../db/prisma';
 import { logger } from '../http/logger';
 import { createWorker, workerPoolSize } from '../temporal';
@@ -51,6 +52,8 @@ async function main(): Promise<void> {
   }
   const database = await resolveDatabase();
   const prisma = createPrisma(database.url, workerPoolSize());
+  // Charges go through the processor an account connected last, also when another process connected it.
+  const gatewayChanges = await hearGatewayChanges(database.url, logger);
   const encrypted = await encryptStoredSecrets(prisma);
   if (encrypted > 0)
     logger.info({ destinations: encrypted }, 'webhook secrets encrypted under the current SECRETS_ENCRYPTION_KEY');
@@ -115,6 +118,7 @@ async function main(): Promise<void> {
   await relay.stop();
   await starts.stop();
   await folding.stop();
+  await gatewayChanges.close();
   mailer.close();
   await metrics?.close();
   await connection.close();

@@ -9,8 +9,8 @@ export interface NotificationListener {
 
 /**
  * A LISTEN on a connection of its own (a pooled one would hand its session to other work). A lost connection
- * is opened again a second later; `onListening` runs after each LISTEN, the first and every one after a gap,
- * since notifications sent while nobody listened are gone (NOTIFY keeps none for later).
+ * is opened again a second later. Notifications sent while nobody listened are gone (NOTIFY keeps none for later):
+ * `onListening` runs after each LISTEN, the first too, `onGap` after each one but the first.
  */
 export function notificationListener(options: {
   databaseUrl: string;
@@ -19,12 +19,14 @@ export function notificationListener(options: {
   log: Logger;
   listen: (client: pg.Client) => Promise<void>;
   onNotification: (payload: string | undefined) => void;
-  onListening: () => void;
+  onListening?: () => void;
+  onGap?: () => void;
 }): NotificationListener {
   const { name, log } = options;
   let listener: pg.Client | null = null;
   let reconnectTimer: NodeJS.Timeout | null = null;
   let stopped = false;
+  let listenedBefore = false;
   async function listen(): Promise<void> {
     if (stopped) return;
     const client = new pg.Client({ connectionString: options.databaseUrl });
@@ -47,7 +49,9 @@ export function notificationListener(options: {
     try {
       await client.connect();
       await options.listen(client);
-      options.onListening();
+      options.onListening?.();
+      if (listenedBefore) options.onGap?.();
+      listenedBefore = true;
     } catch (error) {
       log.warn({ err: error }, `${name} cannot listen; trying again`);
       reconnect();

@@ -1,3 +1,4 @@
+import type pg from 'pg';
 import type { GatewaySettings, Prisma } from '../generated/prisma/client';
 import type { Db, Tx } from '../db/prisma';
 
@@ -22,4 +23,15 @@ export function upsertGatewaySettingsRow(
     create: { accountId, webhookKey, ...data },
     update: data,
   });
+}
+
+/**
+ * The channel PostgreSQL announces a change of an account's processor or connection on, with the account's id:
+ * triggers on accounts (payment_processor, gateway_kind) and gateway_settings send it at commit (docs/decisions.md §48).
+ */
+export const GATEWAY_CHANGES_CHANNEL = 'account_gateway_changes';
+
+/** Subscribes `client` to those announcements for as long as its session lasts. */
+export async function listenForGatewayChanges(client: pg.Client): Promise<void> {
+  await client.query(`LISTEN ${GATEWAY_CHANGES_CHANNEL}`);
 }

@@ -141,11 +141,17 @@ function credentialsOf(row: GatewaySettings): ProcessorCredentials {
 
 /**
  * How long a process keeps an account's decrypted connection: a charge then costs no read of its row. A
- * PUT clears it at once in the process that answered it; other API and worker processes take the new
- * key within this time, as they take a revoked API key within the auth cache's 30 s.
+ * PUT clears it at once in the process that answered it, and every API and worker process when PostgreSQL
+ * announces the change (docs/decisions.md §48); one that missed the announcement takes the new key within this time.
  */
 export const CREDENTIALS_CACHE_MS = 30_000;
 const credentials = expiringCache<ProcessorCredentials | null>(CREDENTIALS_CACHE_MS);
+
+/** Forgets the account's connection (`null`: every account's), changed in another process. */
+export function forgetProcessorCredentials(accountId: string | null): void {
+  if (accountId === null) credentials.forgetAll();
+  else credentials.forget(accountId);
+}
 
 /** The account's processor and its secrets, or null: no processor connected (the simulated gateway). */
 export function readProcessorCredentials(prisma: Db, accountId: string): Promise<ProcessorCredentials | null> {

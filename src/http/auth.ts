@@ -58,18 +58,13 @@ export interface ApiKeyEnds {
 export async function listenForApiKeyEndsAt(databaseUrl: string, log: Logger): Promise<ApiKeyEnds> {
   const subscribers: ((keyHash: string | null) => void)[] = [];
   const tell = (keyHash: string | null) => subscribers.forEach((forget) => forget(keyHash));
-  let listening = false;
   const listener = notificationListener({
     databaseUrl,
     name: 'API key ends',
     log,
     listen: listenForApiKeyEnds,
     onNotification: (payload) => tell(payload ?? null),
-    // The first LISTEN finds nothing cached yet; one after a lost connection may have missed announcements.
-    onListening: () => {
-      if (listening) tell(null);
-      listening = true;
-    },
+    onGap: () => tell(null),
   });
   await listener.start();
   return { subscribe: (forget) => subscribers.push(forget), close: listener.close };

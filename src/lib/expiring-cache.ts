@@ -4,11 +4,13 @@ export interface ExpiringCache<T> {
   get(key: string, read: () => Promise<T>): Promise<T>;
   /** Drops what is kept for `key`: the process that changed it reads it again at once. */
   forget(key: string): void;
+  /** Drops everything kept: changes may have been missed. */
+  forgetAll(): void;
 }
 
 /**
  * Reads kept per process for `ms`, as promises, so callers at the same moment share one read. Other processes
- * see a change within `ms` (docs/decisions.md §48). Past `size` keys it starts afresh rather than grow.
+ * see a change when they are told of it, or within `ms` (docs/decisions.md §48). Past `size` keys it starts afresh rather than grow.
  */
 export function expiringCache<T>(ms: number, size = 10_000): ExpiringCache<T> {
   const kept = new Map<string, { until: number; value: Promise<T> }>();
@@ -27,6 +29,9 @@ export function expiringCache<T>(ms: number, size = 10_000): ExpiringCache<T> {
     },
     forget(key) {
       kept.delete(key);
+    },
+    forgetAll() {
+      kept.clear();
     },
   };
 }

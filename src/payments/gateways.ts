@@ -45,8 +45,8 @@ export function processorOf(account: GatewayAccount): string {
  * The one place an account's payment gateway is chosen. The API, the use cases, the activities and the
  * worker hold one `Gateways` and ask it for the account's gateway at each charge, so that connecting a
  * processor (or a test's stand-in) takes effect without anything else knowing: at once in the process that
- * connected it, within 30 s in the others (the account's processor is kept as its connection is,
- * `gatewayAccountOf`).
+ * connected it, and in the others when PostgreSQL announces the change (docs/decisions.md §48; within 30 s
+ * at most in one that missed the announcement: the account's processor is kept as its connection is, `gatewayAccountOf`).
  */
 export interface Gateways {
   gatewayFor(account: string | GatewayAccount): Promise<PaymentGateway>;

@@ -18,6 +18,7 @@ export {
   subscriptionToCancel,
 } from './customer-portal';
 export type { PortalCustomer, PortalSubscription } from './customer-portal';
+export { hearGatewayChanges } from './gateway-changes';
 export { HostedCardRefusedError } from './hosted-card';
 export type { HostedCard } from './hosted-card';
 export {

@@ -1,5 +1,9 @@
 import '../../src/gateway-registrations';
-import { createApiKey } from '../../src/accounts/account.service';
+import { createApiKey, GATEWAY_ACCOUNT_CACHE_MS } from '../../src/accounts/account.service';
+import { readProcessorCredentials } from '../../src/gateway-settings';
+import { logger } from '../../src/http/logger';
+import { hearGatewayChanges } from '../../src/use-cases/gateway-changes';
+import { waitUntil } from '../support/webhooks';
 import { createGateways } from '../../src/payments/gateways';
 import { SimulatedGateway } from '../../src/simulated-gateway/simulated-gateway';
 import { StripeGateway } from '../../src/stripe-gateway/stripe-gateway';
@@ -110,6 +114,37 @@ describeWithStripeMock('/settings/gateway', () => {
     expect(await gateways.gatewayFor(account.accountId)).toBeInstanceOf(SimulatedGateway);
     expectStatus(await account.developer.put('/settings/gateway', connect), 200);
     expect(await gateways.gatewayFor(account.accountId)).toBeInstanceOf(StripeGateway);
+  });
+
+  it('and in every other process, told by PostgreSQL at commit; after a lost announcement too', async () => {
+    const changes = await hearGatewayChanges(process.env.DATABASE_URL!, logger);
+    try {
+      const gateways = createGateways(app.prisma);
+      const soon = <T>(probe: () => Promise<T | false>) => waitUntil(probe, GATEWAY_ACCOUNT_CACHE_MS / 3, 50);
+      // Changed by another process (its statements here, which forget nothing in this one): the account's
+      // processor, then its connection.
+      const switched = await newAccount('Switched elsewhere');
+      expectStatus(await switched.developer.put('/settings/gateway', connect), 200);
+      expect(await gateways.gatewayFor(switched.accountId)).toBeInstanceOf(StripeGateway);
+      expect(await readProcessorCredentials(app.prisma, switched.accountId)).not.toBeNull();
+      await app.prisma.$executeRaw`UPDATE accounts SET payment_processor = NULL WHERE id = ${switched.accountId}`;
+      await soon(async () => (await gateways.gatewayFor(switched.accountId)) instanceof SimulatedGateway);
+      await app.prisma.$executeRaw`DELETE FROM gateway_settings WHERE account_id = ${switched.accountId}`;
+      await soon(async () => (await readProcessorCredentials(app.prisma, switched.accountId)) === null);
+
+      // Disconnected while nobody listened (the listeners' connections cut in the same transaction): a listener
+      // that connects again forgets every account's.
+      const missed = await newAccount('Missed');
+      expectStatus(await missed.developer.put('/settings/gateway', connect), 200);
+      expect(await readProcessorCredentials(app.prisma, missed.accountId)).not.toBeNull();
+      await app.prisma.$transaction(async (tx) => {
+        await tx.$executeRaw`DELETE FROM gateway_settings WHERE account_id = ${missed.accountId}`;
+        await tx.$queryRaw`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = 'LISTEN account_gateway_changes'`;
+      });
+      await soon(async () => (await readProcessorCredentials(app.prisma, missed.accountId)) === null);
+    } finally {
+      await changes.close();
+    }
   });
 
   it('answers the publishable key in full: public by design, what the hosted pages give Stripe.js', async () => {
