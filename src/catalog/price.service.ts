@@ -166,16 +166,22 @@ export async function findPricesForUse(tx: AnyTx, accountId: string, ids: string
  * The one way a price becomes billed, and therefore active, for good. Call it in the invoicing
  * transaction that bills the prices. Prices already billed are left alone; each price that changes
  * gets a `price.updated` event. Unknown ids (or another account's) are a 404. Returns the ids changed.
+ * `unbilled`: which of `priceIds` the caller read not billed (or not found) earlier in this transaction,
+ * without a lock as below; the others were billed then and stay so (billed_at is never cleared).
  */
-export async function markPricesBilled(tx: AnyTx, accountId: string, priceIds: string[]): Promise<string[]> {
+export async function markPricesBilled(
+  tx: AnyTx,
+  accountId: string,
+  priceIds: string[],
+  unbilled?: string[],
+): Promise<string[]> {
   const changed: string[] = [];
   const ids = [...new Set(priceIds)];
   // Most payments bill prices billed long ago: those are read, not locked, so concurrent payments of
   // one price do not queue on its row. A price not found is locked below, which answers the 404.
-  const known = await pricesBilledAt(tx, accountId, ids);
-  const billedAlready = new Set(known.filter((price) => price.billedAt).map((price) => price.id));
+  const toBill = unbilled ? new Set(unbilled) : await notBilled(tx, accountId, ids);
   // Sorted so that two invoices billing the same prices lock them in the same order (no deadlock).
-  for (const id of ids.filter((candidate) => !billedAlready.has(candidate)).sort()) {
+  for (const id of ids.filter((candidate) => toBill.has(candidate)).sort()) {
     const price = await lockKnownPrice(tx, accountId, id, 'update');
     if (price.billedAt) continue;
     const billed = orNotFound(await setPriceBilled(tx, accountId, price.id, currentTime()), 'price', id);
@@ -183,6 +189,14 @@ export async function markPricesBilled(tx: AnyTx, accountId: string, priceIds: s
     changed.push(id);
   }
   return changed;
+}
+
+/** The ids of `ids` not billed (or not found), read without a lock. */
+async function notBilled(tx: AnyTx, accountId: string, ids: string[]): Promise<Set<string>> {
+  const billed = new Set(
+    (await pricesBilledAt(tx, accountId, ids)).filter((price) => price.billedAt).map((price) => price.id),
+  );
+  return new Set(ids.filter((id) => !billed.has(id)));
 }
 
 export async function createPrice(

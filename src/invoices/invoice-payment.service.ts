@@ -13,7 +13,7 @@ import { entryByGatewayKey, isInFlight } from '../transactions';
 import { awaitsAuthentication } from '../transactions';
 import { openPending, paymentAttempts, settlePending, type AttemptStep, type LedgerOutcome } from '../transactions';
 import { findPaymentByKey, toInvoiceObject, updateLockedInvoice, type InvoiceWithLines } from './invoice.records';
-import { lockInvoice } from './invoice-lock';
+import { lockInvoice, lockInvoiceForPayment } from './invoice-lock';
 import type { InvoiceObject } from './invoice.schemas';
 import { heldPaymentFailed } from './invoice-settlement';
 import {
@@ -267,7 +267,7 @@ export async function recordInvoicePayment(
 ): Promise<LedgerOutcome['status']> {
   const accountId = attempt.accountId;
   await sqlTransaction(prisma, async (tx) => {
-    const invoice = await lockInvoice(tx, accountId, attempt.invoiceId!);
+    const invoice = await lockInvoiceForPayment(tx, accountId, attempt.invoiceId!);
     // Read under the lock: the customer is asked to authenticate once, however often the processor is asked.
     // A success does not depend on what the entry was before.
     const before =

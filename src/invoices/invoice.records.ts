@@ -266,9 +266,10 @@ export const LINE_COLUMNS = modelColumns<InvoiceLine>(Prisma.InvoiceLineScalarFi
 export const HOSTED_LINK_SELECT = `(SELECT json_build_object('tokenSealed', h.token_sealed, 'keyId', h.key_id) FROM hosted_invoice_links h WHERE h.invoice_id = i.id) AS hosted_link`;
 
 /** Invoices `i` with their lines and hosted link, one row each (invoiceWithLinesOfRow reads them). */
-const INVOICES_WITH_LINES = `SELECT ${selectList(INVOICE_COLUMNS, 'i')},
+const INVOICE_WITH_LINES_SELECT = `SELECT ${selectList(INVOICE_COLUMNS, 'i')},
     (SELECT coalesce(json_agg(${jsonObjectOf(LINE_COLUMNS, 'l')} ORDER BY l.position), '[]') FROM invoice_lines l WHERE l.invoice_id = i.id) AS lines,
-    ${HOSTED_LINK_SELECT}
+    ${HOSTED_LINK_SELECT}`;
+const INVOICES_WITH_LINES = `${INVOICE_WITH_LINES_SELECT}
     FROM invoices i`;
 
 type InvoiceWithLinesRow = Record<string, unknown> & {
@@ -296,6 +297,36 @@ const LOCK_INVOICE: Statement = {
 export async function lockInvoiceRow(tx: AnyTx, accountId: string, id: string): Promise<InvoiceWithLines | null> {
   const [row] = await queryRows<InvoiceWithLinesRow>(tx, LOCK_INVOICE, [id, accountId]);
   return row ? invoiceWithLinesOfRow(row) : null;
+}
+
+/**
+ * The lock of a payment's outcome: LOCK_INVOICE, and the prices of its lines not billed yet (read without a lock,
+ * as markPricesBilled reads them; a price not found is among them) so a paid invoice's prices need no read of
+ * their own in the settling transaction (docs/performance.md, "Twentieth round").
+ */
+const LOCK_INVOICE_FOR_PAYMENT: Statement = {
+  name: 'invoice_lock_for_payment',
+  text: `${INVOICE_WITH_LINES_SELECT},
+    (SELECT coalesce(array_agg(DISTINCT l.price_id), '{}') FROM invoice_lines l
+      LEFT JOIN prices p ON p.id = l.price_id AND p.account_id = i.account_id
+      WHERE l.invoice_id = i.id AND l.price_id IS NOT NULL AND p.billed_at IS NULL) AS unbilled_price_ids
+    FROM invoices i WHERE i.id = $1 AND i.account_id = $2 FOR UPDATE OF i`,
+};
+
+/** An invoice locked for its payment's outcome, with the ids of its lines' prices not billed when it was locked. */
+export type InvoiceLockedForPayment = InvoiceWithLines & { unbilledPriceIds: string[] };
+
+/** lockInvoiceRow, with the lines' prices not billed yet (LOCK_INVOICE_FOR_PAYMENT). */
+export async function lockInvoiceRowForPayment(
+  tx: AnyTx,
+  accountId: string,
+  id: string,
+): Promise<InvoiceLockedForPayment | null> {
+  const [row] = await queryRows<InvoiceWithLinesRow & { unbilled_price_ids: string[] }>(tx, LOCK_INVOICE_FOR_PAYMENT, [
+    id,
+    accountId,
+  ]);
+  return row ? { ...invoiceWithLinesOfRow(row), unbilledPriceIds: row.unbilled_price_ids } : null;
 }
 
 const SUBSCRIPTION_INVOICES_MADE: Statement = {

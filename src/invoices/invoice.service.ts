@@ -770,7 +770,7 @@ export async function writeFinalizedInvoice(
 export async function markPaid(
   tx: AnyTx,
   accountId: string,
-  invoice: InvoiceWithLines,
+  invoice: InvoiceWithLines & { unbilledPriceIds?: string[] },
   amount: bigint,
   paymentMethodId: string | null,
 ): Promise<InvoiceWithLines> {
@@ -784,7 +784,8 @@ export async function markPaid(
   invoiceSettled(paid);
   // Billing a price activates it for good (spec: price activity), in the transaction that marks it paid.
   const priceIds = paid.lines.flatMap((line) => (line.priceId ? [line.priceId] : []));
-  if (priceIds.length > 0) await markPricesBilled(tx, accountId, priceIds);
+  // A lock for the payment (lockInvoiceForPayment) read which of them were not billed yet.
+  if (priceIds.length > 0) await markPricesBilled(tx, accountId, priceIds, invoice.unbilledPriceIds);
   return paid;
 }
 
