@@ -5,7 +5,7 @@ import { Api, MAX_BODY_BYTES } from './http/api';
 import { createAuthenticator } from './http/auth';
 import {
   createAuthFailureLimiter,
-  createRateLimiter,
+  createRateLimitCheck,
   rateLimitSettingsFromConfig,
   type RateLimitSettings,
 } from './http/rate-limit';
@@ -55,7 +55,7 @@ import { docsRouter } from './http/docs-page';
 import { createApiMetrics, UNMATCHED_ROUTE } from './observability';
 import type { ApiMetrics } from './observability';
 import { securityHeaders } from './http/security-headers';
-import { compressAnswers } from './http/compression';
+import { compressAnswersUnless, sendCompressed } from './http/compression';
 import { config } from './config';
 import { CODEC_PATH, codecRouter } from './temporal';
 import { dashboardRouter } from './http/dashboard-page';
@@ -92,8 +92,9 @@ export function createApp(options: AppOptions): express.Express {
   app.disable('x-powered-by');
   // Security headers on every answer (docs/api.md "Security"); no CORS headers: browsers on other origins may not call the API.
   app.use(securityHeaders);
-  // Answers the client can take compressed are (docs/decisions.md §19): the dashboard's script, the hosted pages, long JSON lists.
-  app.use(compressAnswers);
+  // Answers the client can take compressed are (docs/decisions.md §19): the dashboard's script, the hosted pages, long JSON
+  // lists. A request only the API's routes answer is given to compression when its answer is sent (src/http/api.ts).
+  app.use(compressAnswersUnless((req) => answeredByApiAlone(api, req.path)));
   app.set('etag', false);
   app.set('query parser', 'simple');
   // Behind a load balancer every request comes from its address: the per-address limits need the client's.
@@ -108,6 +109,13 @@ export function createApp(options: AppOptions): express.Express {
   }
 
   app.use(requestLog(metrics, log));
+  // A request only the API's routes answer goes to them now, past the routers of the pages, the dashboard and the
+  // operations endpoints it could not match (their dozen layers were walked by every API request: docs/performance.md,
+  // "Reads, third pass"); one they do not answer is 404 or 405 as below.
+  app.use((req, res, next) => {
+    if (!answeredByApiAlone(api, req.path)) next();
+    else api.router(req, res, (error?: unknown) => next(error ?? noRouteError(api, req)));
+  });
 
   const rateLimit = deps.rateLimit ?? rateLimitSettingsFromConfig();
   const authFailures = createAuthFailureLimiter(
@@ -129,7 +137,7 @@ export function createApp(options: AppOptions): express.Express {
       if (key === undefined && readCookie(req, SESSION_COOKIE) !== undefined) return authenticateSession(req);
       return authenticateKey(key, req.ip);
     },
-    createRateLimiter(rateLimit),
+    createRateLimitCheck(rateLimit),
     recordWrite,
     // An open invoice a request paid or voided: its subscription's workflow is told (docs/decisions.md §7).
     (work) => tellingSettledInvoices(noticeInvoicesSettled(deps.temporal), work),
@@ -171,14 +179,12 @@ export function createApp(options: AppOptions): express.Express {
   app.locals.api = api;
 
   app.use((req) => {
-    const allowed = api.allowedMethods(req.path);
-    if (allowed.length > 0) throw new MethodNotAllowedError(req.method, req.path, allowed);
-    throw new ApiError('not_found', 'route_not_found', `No route for ${req.method} ${req.path}`);
+    throw noRouteError(api, req);
   });
-  app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => {
+  app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
     const apiError = toApiError(error, res.locals.requestId as string, log);
     for (const [name, value] of Object.entries(apiError.headers())) res.setHeader(name, value);
-    res.status(apiError.status).json(apiError.toBody());
+    sendCompressed(req, res, () => res.status(apiError.status).json(apiError.toBody()));
   });
   return app;
 }
@@ -190,12 +196,15 @@ function requestLog(metrics: ApiMetrics, log: Logger) {
     res.setHeader('x-request-id', requestId);
     res.locals.requestId = requestId;
     const started = process.hrtime.bigint();
-    // Read before routing: a mounted router (the dashboard's) rewrites req.url while it answers.
-    const path = redactPageToken(loggablePath(req.path));
+    // Read before routing: a mounted router (the dashboard's) rewrites req.url while it answers. Not read, nor the log's
+    // record made, when info is not logged (LOG_LEVEL=warn or above).
+    const logged = log.isLevelEnabled('info');
+    const path = logged ? redactPageToken(loggablePath(req.path)) : '';
     res.on('finish', () => {
       const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
       const route = (res.locals.route as string | undefined) ?? UNMATCHED_ROUTE;
       metrics.observe(req.method, route, res.statusCode, durationMs / 1000);
+      if (!logged) return;
       log.info(
         {
           requestId,
@@ -211,6 +220,42 @@ function requestLog(metrics: ApiMetrics, log: Logger) {
     });
     next();
   };
+}
+
+/** What a request no route answered gets: 405 with `Allow` for a documented path, otherwise 404. */
+function noRouteError(api: Api, req: Request): ApiError {
+  const allowed = api.allowedMethods(req.path);
+  if (allowed.length > 0) return new MethodNotAllowedError(req.method, req.path, allowed);
+  return new ApiError('not_found', 'route_not_found', `No route for ${req.method} ${req.path}`);
+}
+
+/** A path's first segment, without case as Express matches paths: `/customers/cus_1` -> `customers`. */
+function firstSegmentOf(path: string): string {
+  const end = path.indexOf('/', 1);
+  return (end === -1 ? path.slice(1) : path.slice(1, end)).toLowerCase();
+}
+
+/** The first segments of the paths served outside the API's routes (their requests are compressed as they start). */
+const SEGMENTS_OUTSIDE_API = new Set(
+  [
+    '/health',
+    '/openapi.json',
+    '/metrics',
+    '/docs',
+    '/dashboard',
+    '/hosted',
+    CODEC_PATH,
+    SESSION_PATH,
+    PASSWORD_RESET_PATH,
+    JOIN_PATH,
+    PROCESSOR_WEBHOOKS_PATH,
+  ].map(firstSegmentOf),
+);
+
+/** Whether a request's path can only be answered by the API's routes (or its 404 and 405). */
+function answeredByApiAlone(api: Api, path: string): boolean {
+  const segment = firstSegmentOf(path);
+  return !SEGMENTS_OUTSIDE_API.has(segment) && api.servesSegment(segment);
 }
 
 /**

@@ -10,6 +10,7 @@ import { ApiError, MethodNotAllowedError } from './errors';
 import { idempotencyHeaders, readIdempotencyKey, withIdempotency } from './idempotency';
 import { parseOrThrow } from './validation';
 import { addExamples } from './openapi-examples';
+import { INITIAL_WINDOW_BYTES, sendCompressed } from './compression';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 type AnyObject = z.ZodObject<z.ZodRawShape>;
@@ -274,11 +275,13 @@ export const binaryFileSchema = z.string().meta({ format: 'binary' });
 
 /** A route's file answer, with its own type, the route's, or the octet stream's. */
 function sendFile(res: Response, status: number, file: FileAnswer, mediaType: string | undefined): void {
-  res
-    .status(status)
-    .type(file.contentType ?? (mediaType === ANY_MEDIA_TYPE ? undefined : mediaType) ?? OCTET_STREAM)
-    .setHeader('Content-Disposition', `inline; filename="${file.filename.replace(/[^\w.-]/g, '_')}"`)
-    .send(file.body);
+  sendCompressed(res.req, res, () =>
+    res
+      .status(status)
+      .type(file.contentType ?? (mediaType === ANY_MEDIA_TYPE ? undefined : mediaType) ?? OCTET_STREAM)
+      .setHeader('Content-Disposition', `inline; filename="${file.filename.replace(/[^\w.-]/g, '_')}"`)
+      .send(file.body),
+  );
 }
 
 /**
@@ -286,7 +289,7 @@ function sendFile(res: Response, status: number, file: FileAnswer, mediaType: st
  * no ETag: src/app.ts turns them off, so no request is fresh) without Express's steps around it: the Content-Type
  * set, read back, parsed and formatted again to add its charset (docs/performance.md, "Reads, second pass"). A
  * status without a body (204, 304), a HEAD request and an answer of no value still take Express's path, which sends
- * them as it does.
+ * them as it does. Compressed as compressAnswers would (src/http/compression.ts, decided here for the API's requests).
  */
 function sendJson(res: Response, status: number, body: unknown): void {
   if (
@@ -296,14 +299,17 @@ function sendJson(res: Response, status: number, body: unknown): void {
     res.req.method === 'HEAD' ||
     res.hasHeader('Content-Type')
   ) {
-    res.status(status).json(body);
+    sendCompressed(res.req, res, () => res.status(status).json(body));
     return;
   }
   const text = JSON.stringify(body);
+  const length = Buffer.byteLength(text);
   res.statusCode = status;
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
-  res.setHeader('Content-Length', Buffer.byteLength(text));
-  res.end(text);
+  res.setHeader('Content-Length', length);
+  // A JSON answer shorter than the initial window is never compressed (src/http/compression.ts): no need to ask.
+  if (length < INITIAL_WINDOW_BYTES) res.end(text);
+  else sendCompressed(res.req, res, () => res.end(text));
 }
 
 /**
@@ -333,7 +339,8 @@ export class Api {
     readonly prisma: Db,
     /** The request's credential: `cc-api-key`, or a dashboard session cookie (src/app.ts chooses); the session alone for a `sessionOnly` route. */
     private readonly authenticate: (req: Request, res: Response, sessionOnly: boolean) => Promise<Principal>,
-    private readonly rateLimit: (keyId: string) => Promise<void> = async () => {},
+    /** Throws (or rejects with) 429 once the credential has spent its limit; synchronous in src/app.ts. */
+    private readonly rateLimit: (keyId: string) => void | Promise<void> = () => {},
     /** Told of every successful write once its answer is sent (src/audit: the audit log). */
     private readonly onWrite: (write: CompletedWrite) => void = () => {},
     /** Runs every handler: what its work leaves to tell once committed is told before the answer (src/app.ts). */
@@ -433,7 +440,8 @@ export class Api {
       if (def.sessionOnly) res.setHeader('Cache-Control', 'no-store');
       const principal = await this.authenticate(req, res, def.sessionOnly === true);
       res.locals.accountId = principal.accountId;
-      await this.rateLimit(rateLimitSubject(principal));
+      const limited = this.rateLimit(rateLimitSubject(principal));
+      if (limited) await limited;
       if (def.roles) requireRole(principal, def.roles);
       if (def.guard) await def.guard(principal);
       const params = def.params ? parsePath(def.params, req.params, malformedPath, def.path) : {};
@@ -471,6 +479,11 @@ export class Api {
           requestId: String(res.locals.requestId ?? ''),
         });
     });
+  }
+
+  /** Whether some route's path starts with this segment (lower case, as `firstSegment` gives it). */
+  servesSegment(segment: string): boolean {
+    return this.segmentRouters.has(segment);
   }
 
   /** Every operation the routers serve, as `method /path/{param}` (what test/api/openapi.test.ts holds the document to). */

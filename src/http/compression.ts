@@ -1,4 +1,4 @@
-import type { Request, Response } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import compression from 'compression';
 
 /**
@@ -20,3 +20,33 @@ function worthCompressing(req: Request, res: Response): boolean {
 
 /** What the API compresses, for a client whose Accept-Encoding takes it (docs/decisions.md §19). */
 export const compressAnswers = compression({ filter: worthCompressing });
+
+/**
+ * compressAnswers for every request but those `atSend` picks, whose answer is given to compression only when it is
+ * sent and could be compressed (`sendCompressed`): compression wraps the response of each request it enters (its
+ * `write`, `end`, `on` and `writeHead`), some 4% of a read's CPU though a short JSON answer is never compressed
+ * (docs/performance.md, "Reads, third pass").
+ */
+export function compressAnswersUnless(atSend: (req: Request) => boolean): RequestHandler {
+  return (req, res, next) => {
+    if (!atSend(req)) {
+      compressAnswers(req, res, next);
+      return;
+    }
+    res.locals.compressAtSend = true;
+    next();
+  };
+}
+
+/**
+ * Sends an answer through compressAnswers when its request was let past it (`compressAnswersUnless`), as it would
+ * have gone through it at the request's start; otherwise sends it. `send` writes the whole answer.
+ */
+export function sendCompressed(req: Request, res: Response, send: () => void): void {
+  if (res.locals.compressAtSend !== true || res.headersSent) {
+    send();
+    return;
+  }
+  res.locals.compressAtSend = false;
+  compressAnswers(req, res, send);
+}
