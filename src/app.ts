@@ -252,8 +252,12 @@ const SEGMENTS_OUTSIDE_API = new Set(
   ].map(firstSegmentOf),
 );
 
-/** Whether a request's path can only be answered by the API's routes (or its 404 and 405). */
-function answeredByApiAlone(api: Api, path: string): boolean {
+/**
+ * Whether a request's path can only be answered by the API's routes (or its 404 and 405). Such a request never
+ * reaches a router mounted after the API's early dispatch: a path served outside the API under one of the API's
+ * segments must be named in SEGMENTS_OUTSIDE_API (test/api/routing.test.ts holds every mount to that).
+ */
+export function answeredByApiAlone(api: Api, path: string): boolean {
   const segment = firstSegmentOf(path);
   return !SEGMENTS_OUTSIDE_API.has(segment) && api.servesSegment(segment);
 }

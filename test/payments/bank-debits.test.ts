@@ -229,7 +229,9 @@ describe("the bank's timer", () => {
 
       const started = Date.now();
       const paying = expectStatus(await downApi.put(`/invoices/${invoice.id}`), 200, 'PUT invoice, Temporal down');
-      expect(Date.now() - started).toBeLessThan(5_000);
+      // Each call to the unreachable Temporal gives up at its 2 s deadline (docs/decisions.md §40); without one the client
+      // retries for some 20 s. The bound sits between the two, wide enough for a busy machine.
+      expect(Date.now() - started).toBeLessThan(10_000);
       expect(paying).toMatchObject({ status: 'open', paid: false, attempt_count: 1 });
       const [debit] = await debitsOf();
       expect(debit).toMatchObject({ status: 'pending', gateway_reference: expect.stringMatching(/^ch_/) });
