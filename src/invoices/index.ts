@@ -14,10 +14,10 @@ export {
 } from './invoice-settlement';
 export type { SettledInvoice } from './invoice-settlement';
 export {
+  billedUsageBeforePeriod,
   countCustomerInvoices,
   findInvoiceIdByKey,
   findRefundByKey,
-  lastBilledUsage,
   readCustomerDraftIds,
   readInvoiceStatus,
   readProductName,

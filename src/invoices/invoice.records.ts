@@ -582,7 +582,7 @@ const PRODUCT_NAME: Statement = {
 
 /** The name an invoice line shows of its product (undefined when the row is gone). */
 export async function readProductName(
-  db: AnyTx,
+  db: Queryable,
   accountId: string,
   productId: string,
 ): Promise<{ name: string } | undefined> {
@@ -760,21 +760,41 @@ export async function usageBilledFrom(
   return Number(row?.quantity ?? 0);
 }
 
-/** The last usage period of metered price `priceId` a subscription's invoices billed, ending by `before`; null: none. */
-export async function lastBilledUsage(
+// LAST_BILLED_USAGE ($1-$4) and USAGE_BILLED_FROM's sum ($5 the period's start) in one statement.
+const BILLED_USAGE_OF_PERIOD: Statement = {
+  name: 'invoice_billed_usage_of_period',
+  text: `SELECT last.period_start, last.period_end, last.quantity,
+      (SELECT coalesce(sum(l.quantity), 0)::text FROM invoice_lines l JOIN invoices i ON i.id = l.invoice_id
+        WHERE i.account_id = $1 AND i.subscription_id = $2 AND l.price_id = $3 AND NOT l.proration
+          AND l.period_start = $5::timestamptz) AS billed_from
+    FROM (SELECT 1) one LEFT JOIN LATERAL (${LAST_BILLED_USAGE.text}) last ON true`,
+};
+
+/**
+ * What a subscription's invoices billed of metered price `priceId` before a period is billed, in one statement:
+ * `last`, the last usage period they billed ending by `before` (null: none), and `billedFrom`, what they billed on
+ * lines from `from` (usageBilledFrom: threshold invoices' parts of the period beginning then, 0 when none did).
+ */
+export async function billedUsageBeforePeriod(
   db: Queryable,
   accountId: string,
   subscriptionId: string,
   priceId: string,
-  before: Date,
-): Promise<BilledUsage | null> {
-  const [row] = await queryRows<{ period_start: Date; period_end: Date; quantity: string }>(db, LAST_BILLED_USAGE, [
-    accountId,
-    subscriptionId,
-    priceId,
-    before.toISOString(),
-  ]);
-  return row
-    ? { periodStart: new Date(row.period_start), periodEnd: new Date(row.period_end), quantity: Number(row.quantity) }
-    : null;
+  at: { before: Date; from: Date },
+): Promise<{ last: BilledUsage | null; billedFrom: number }> {
+  const [row] = await queryRows<{
+    period_start: Date | null;
+    period_end: Date | null;
+    quantity: string | null;
+    billed_from: string;
+  }>(db, BILLED_USAGE_OF_PERIOD, [accountId, subscriptionId, priceId, at.before.toISOString(), at.from.toISOString()]);
+  const last =
+    row!.period_start !== null
+      ? {
+          periodStart: new Date(row!.period_start),
+          periodEnd: new Date(row!.period_end!),
+          quantity: Number(row!.quantity),
+        }
+      : null;
+  return { last, billedFrom: Number(row!.billed_from) };
 }

@@ -9,9 +9,9 @@ import { priceUsageLine, type LinePricing } from '../usage';
 import { computeTax, type TaxAmount, type TaxBehavior } from '../catalog';
 import { findTaxRates } from '../catalog';
 import { lockCustomer, readCustomerEvenDeleted } from '../customers';
-import type { AnyTx } from '../db/sql';
+import type { AnyTx, Queryable } from '../db/sql';
 import { sqlTransaction } from '../db/sql-transaction';
-import { ApiError, badRequest, conflict, orNotFound } from '../http/errors';
+import { ApiError, badRequest, conflict, notFound, orNotFound } from '../http/errors';
 import { parseOrThrow } from '../http/validation';
 import { recordEvent, recordEvents } from '../lib/events';
 import { newId, newUuid } from '../lib/ids';
@@ -34,7 +34,7 @@ import {
   type NewInvoice,
   type NewInvoiceLine,
 } from './invoice.records';
-import { lockDraftInputs, type LockedLinePrice } from './invoice-draft-inputs.records';
+import { readDraftInputs, type LockedLinePrice } from './invoice-draft-inputs.records';
 import { createInvoiceBody, type CreateInvoiceInput, type InvoiceObject } from './invoice.schemas';
 import { createHostedInvoiceLink, newHostedLink } from './hosted-link.records';
 import { lockInvoice } from './invoice-lock';
@@ -216,7 +216,8 @@ type TaxRate = Awaited<ReturnType<typeof findTaxRates>>[number];
  * price is billed by a subscription, period by period.
  */
 async function priceLines(
-  tx: AnyTx,
+  db: Queryable,
+  tx: AnyTx | undefined,
   accountId: string,
   lines: BillingLine[],
   oneOff: boolean,
@@ -234,11 +235,12 @@ async function priceLines(
     if (line.priceId !== undefined) {
       const priceId = line.priceId;
       // FOR SHARE until commit: a concurrent DELETE /prices cannot remove a price this invoice bills (locked with
-      // the draft's inputs, or here: an unknown price's 404 names its line).
+      // the draft's inputs, or here: an unknown price's 404 names its line). A preview read them all unlocked.
       const known = locked.get(priceId);
+      if (!known && !tx) throw notFound('price', priceId, `lines.${index}.price`);
       const [price] = known
         ? [known.price]
-        : await withParam(`lines.${index}.price`, () => findPricesForUse(tx, accountId, [priceId]));
+        : await withParam(`lines.${index}.price`, () => findPricesForUse(tx!, accountId, [priceId]));
       if (oneOff && price!.type === 'recurring') {
         throw badRequest(
           `Price ${priceId} is recurring; bill it with a subscription (POST /subscriptions), or use a one-time price.`,
@@ -254,7 +256,7 @@ async function priceLines(
         const productName = known
           ? known.productName
           : price!.description === null
-            ? ((await readProductName(tx, accountId, price!.product))?.name ?? null)
+            ? ((await readProductName(db, accountId, price!.product))?.name ?? null)
             : null;
         description = price!.description ?? productName;
         if (proration)
@@ -262,7 +264,7 @@ async function priceLines(
         if (usage) description = usageDescription(usage, description ?? priceId, line.period);
       }
     }
-    const rates = await withParam(`lines.${index}.tax`, () => findTaxRates(tx, accountId, line.taxRateIds));
+    const rates = await withParam(`lines.${index}.tax`, () => findTaxRates(db, accountId, line.taxRateIds));
     const inactive = rates.find((rate) => !rate.active);
     if (inactive) throw badRequest(`Tax rate ${inactive.id} is inactive and cannot be applied.`, `lines.${index}.tax`);
     const amount = proration ? proration.amount : usagePriced ? usagePriced.amount : unitAmount * line.quantity;
@@ -350,7 +352,7 @@ function discountDescription(discount: InvoiceDiscount, currency: string): strin
  * (its row locked: a concurrent invoice finds it used and takes nothing).
  */
 async function discountLines(
-  tx: AnyTx,
+  tx: AnyTx | undefined,
   accountId: string,
   invoiceId: string,
   lines: PricedLine[],
@@ -360,7 +362,8 @@ async function discountLines(
   if (!discount || (discount.currency !== null && discount.currency !== currency)) return [];
   const parts = discountParts(lines, discount.terms);
   if (parts.length === 0) return [];
-  if (discount.once && !(await useOnceDiscount(tx, accountId, discount.id, invoiceId))) return [];
+  // A preview (no transaction) uses nothing: the discount was read unused, so the invoice made now would take it.
+  if (discount.once && tx && !(await useOnceDiscount(tx, accountId, discount.id, invoiceId))) return [];
   const description = discountDescription(discount, currency);
   return parts.map((part) => ({
     description,
@@ -509,13 +512,6 @@ export async function findOrCreateInvoiceForBilling(
   return (await findInvoiceMadeByKey(tx, accountId, idempotencyKey)) ?? insertInvoice(tx, accountId, await input());
 }
 
-/** Carries the invoice a preview made out of the transaction that is rolled back. */
-class PreviewMade extends Error {
-  constructor(readonly invoice: InvoiceObject) {
-    super('invoice preview (rolled back)');
-  }
-}
-
 /**
  * The draft `invoice` as finalization will leave it with the customer's balance as it is now (finalizeInTx,
  * docs/decisions.md §22 and §25): its credit in the invoice's currency lowers what is due, and a total
@@ -540,29 +536,20 @@ function withBalanceAsFinalized(
 
 /**
  * The invoice createInvoiceForBilling would make for `input`, drafted by the same code (draftInvoice: lines,
- * totals, tax, discounts) in a transaction that is then rolled back, and answered as its insert would answer it
- * without being written (unwrittenInvoiceWithLines): nothing is written, no event is sent (the upcoming-invoice
- * preview). On a pg connection of its own (sqlTransaction), not Prisma's interactive transaction, and with the
- * customer the draft locked: its balance cannot move under that lock, so it is not read a second time
- * (docs/performance.md, "The upcoming invoice's fixed costs" and "The upcoming invoice's query").
+ * totals, tax, discounts) and answered as its insert would answer it without being written
+ * (unwrittenInvoiceWithLines): nothing is written, no event is sent, and nothing is locked (the upcoming-invoice
+ * preview). Its reads run on the pool outside any transaction (PreviewReads): a preview holds no lock that real
+ * billing of the customer would wait on, and the customer's balance is the one the draft read
+ * (docs/decisions.md §25; docs/performance.md, "The upcoming invoice without its transaction").
  */
 export async function previewInvoiceForBilling(
   prisma: Db,
   accountId: string,
   input: BillingInvoiceInput,
 ): Promise<InvoiceObject> {
-  try {
-    await sqlTransaction(prisma, async (tx) => {
-      const draft = await draftInvoice(tx, accountId, { ...input, idempotencyKey: undefined });
-      const invoice = toInvoiceObject(unwrittenInvoiceWithLines(draft.invoice, draft.lines));
-      const { customer } = draft;
-      throw new PreviewMade(withBalanceAsFinalized(invoice, customer));
-    });
-  } catch (error) {
-    if (error instanceof PreviewMade) return error.invoice;
-    throw error;
-  }
-  throw new Error('The preview transaction committed.');
+  const draft = await draftInvoice(new PreviewReads(prisma), accountId, { ...input, idempotencyKey: undefined });
+  const invoice = toInvoiceObject(unwrittenInvoiceWithLines(draft.invoice, draft.lines));
+  return withBalanceAsFinalized(invoice, draft.customer);
 }
 
 function parsedInvoiceInput(rawInput: CreateInvoiceInput, opts: CreateInvoiceOptions): ParsedInvoiceInput {
@@ -617,30 +604,44 @@ export interface DraftInvoice {
 }
 
 /**
+ * Where a preview's draft reads (previewInvoiceForBilling): `db` outside any transaction, each statement on its own,
+ * taking no lock and writing nothing. Every other draft is made in its billing transaction.
+ */
+export class PreviewReads {
+  constructor(readonly db: Queryable) {}
+}
+
+/**
  * The draft insertInvoice writes, made from `input` (its customer locked, its lines priced), not written yet.
  * `method`: the payment method its first attempt would charge is read with it (`id`'s, or the customer's default
- * when null).
+ * when null). On PreviewReads (a preview): the same reads and the same arithmetic, without the locks and without
+ * using up a `once` discount.
  */
 export async function draftInvoice(
-  tx: AnyTx,
+  on: AnyTx | PreviewReads,
   accountId: string,
   input: BillingInvoiceInput,
   method?: { id: string | null },
 ): Promise<DraftInvoice> {
+  // The transaction the draft locks in (none for a preview), and what its reads run on.
+  const tx = on instanceof PreviewReads ? undefined : on;
+  const db = on instanceof PreviewReads ? on.db : on;
   // Locked until commit, so a concurrent DELETE /customers/{id} waits for this draft and voids it, or
   // comes first and this answers 404 (decisions.md §4). The customer, the seller, the lines' prices (locked) with
-  // their products' names and the method in one statement; a customer not live is answered by its own read (404).
+  // their products' names and the method in one statement; a customer not live is answered by its own read (404),
+  // a preview's by this one.
   const priceIds = [...new Set(input.lines.flatMap((line) => (line.priceId === undefined ? [] : [line.priceId])))];
-  const inputs = await lockDraftInputs(tx, accountId, input.customerId, priceIds, {
+  const inputs = await readDraftInputs(db, tx, accountId, input.customerId, priceIds, {
     method,
     discountOfPeriod: input.discountOfPeriod,
   });
+  if (!inputs && !tx) throw notFound('customer', input.customerId, 'customer');
   const discount = input.discountOfPeriod ? (inputs?.discount ?? undefined) : input.discount;
   const customer =
-    inputs?.customer ?? (await withParam('customer', () => lockCustomer(tx, accountId, input.customerId, 'share')));
-  const seller = inputs ? inputs.seller : await readAccountSellerInTx(tx, accountId);
+    inputs?.customer ?? (await withParam('customer', () => lockCustomer(tx!, accountId, input.customerId, 'share')));
+  const seller = inputs ? inputs.seller : await readAccountSellerInTx(tx!, accountId);
   if (!seller) throw new Error(`Account ${accountId} not found.`);
-  const priced = await priceLines(tx, accountId, input.lines, !input.subscriptionId, inputs?.prices);
+  const priced = await priceLines(db, tx, accountId, input.lines, !input.subscriptionId, inputs?.prices);
   const currency = invoiceCurrency(priced, input.currency, customer.currency);
   const id = input.id ?? newUuid();
   const lines = [...priced, ...(await discountLines(tx, accountId, id, priced, currency, discount))];

@@ -24,7 +24,7 @@ import type { PendingLine } from './proration';
 import { capWaitingCredits } from './unused-time-cap';
 import { closeSubscriptionUsage } from './subscription.records';
 import { holdCustomerUsage, meterTotal } from '../usage';
-import { findInvoiceIdByKey, lastBilledUsage, previewInvoiceForBilling, usageBilledFrom } from '../invoices';
+import { billedUsageBeforePeriod, findInvoiceIdByKey, previewInvoiceForBilling } from '../invoices';
 import { periodDiscount } from '../coupons';
 import { findInvoice, findRefundByKey, lockInvoice, toInvoiceObject, updateLockedInvoice } from '../invoices';
 import type { Gateways, OpenedEntry } from '../payments';
@@ -207,12 +207,15 @@ async function usageLines(
     if (!period) break;
     const meter = meterOf(item.priceId);
     const taxRateIds = item.taxRateIds.filter((id) => active.has(id));
-    const billed = await lastBilledUsage(
+    // An item added or moved to its price inside the period bills from then on (the part before was kept usage).
+    const from = Math.max(period.start, item.usageFrom ?? period.start);
+    // The last period billed and what threshold invoices billed of this one already, in one read.
+    const { last: billed, billedFrom: billedBefore } = await billedUsageBeforePeriod(
       db,
       input.accountId,
       input.subscriptionId,
       item.priceId,
-      new Date(period.start),
+      { before: new Date(period.start), from: new Date(from) },
     );
     if (billed) {
       const now = await total(meter, billed.periodStart.getTime(), billed.periodEnd.getTime());
@@ -225,16 +228,13 @@ async function usageLines(
           usage: { total: now, billedBefore: billed.quantity, late: true },
         });
     }
-    // An item added or moved to its price inside the period bills from then on (the part before was kept usage).
-    const from = Math.max(period.start, item.usageFrom ?? period.start);
     // A threshold's invoice counts up to its time; the period's own, to its end.
     const upTo = Math.min(period.end, input.usageUpTo ?? period.end);
     // Moved in the second the period closes: nothing of the period is its own.
     if (from >= upTo) continue;
     const used = await total(meter, from, upTo);
-    // What threshold invoices billed of the period already is not billed again: the line bills the rest, priced
-    // as the difference its tiers make (docs/decisions.md §43, "Billing thresholds").
-    const billedBefore = await usageBilledFrom(db, input.accountId, input.subscriptionId, item.priceId, new Date(from));
+    // What threshold invoices billed of the period already (billedBefore) is not billed again: the line bills the
+    // rest, priced as the difference its tiers make (docs/decisions.md §43, "Billing thresholds").
     lines.push({
       priceId: item.priceId,
       quantity: used - billedBefore,
@@ -284,7 +284,8 @@ export async function periodInvoice(
     period: { start: seconds(input.periodStart), end: seconds(input.periodEnd) },
     idempotencyKey: renewalInvoiceKey(input.subscriptionId, input.periodStart),
     // Read when the invoice is made, in the activity that makes it (docs/decisions.md §37): the preview reads the same.
-    // discountWithDraft: the same discount, read with the draft's inputs (one statement fewer where the invoice is made).
+    // discountWithDraft: the same discount, read with the draft's inputs (one statement fewer where the invoice is
+    // made, and in its previews).
     ...(discountWithDraft
       ? { discountOfPeriod: { subscriptionId: input.subscriptionId, periodStart: new Date(input.periodStart) } }
       : {

@@ -50,14 +50,14 @@ export function prorationsPastCeiling(invoiceRefusal: string): ApiError {
 
 /**
  * The period's invoice as the renewal will make it (its items and the proration lines waiting, made by
- * the billing code in a transaction rolled back) within MAX_CHARGE_AMOUNT: the workflow asks it under its
+ * the billing code, written nowhere and locking nothing) within MAX_CHARGE_AMOUNT: the workflow asks it under its
  * lock of a change that leaves lines waiting, so that changes decided one after another, however they
  * arrived, never leave a renewal the invoice would refuse. Anything else the invoice would refuse is the
  * renewal's to report (docs/decisions.md §7), not this change's.
  */
 export async function assertPeriodInvoiceWithinCeiling(db: Db, period: RenewalInvoiceInput): Promise<void> {
   try {
-    await previewInvoiceForBilling(db, period.accountId, await periodInvoice(db, period));
+    await previewInvoiceForBilling(db, period.accountId, await periodInvoice(db, period, { discountWithDraft: true }));
   } catch (error) {
     if (error instanceof ApiError && error.code === 'amount_too_large') throw prorationsPastCeiling(error.message);
     if (!isRefusal(error)) throw error;

@@ -34,7 +34,7 @@ export async function queueSubscriptionReminder(
         previewInvoiceForBilling(
           prisma,
           state.accountId,
-          await periodInvoice(prisma, periodToBill(state, state.nextPeriodIndex)),
+          await periodInvoice(prisma, periodToBill(state, state.nextPeriodIndex), { discountWithDraft: true }),
         ),
       );
       return {

@@ -35,7 +35,7 @@ const noUpcoming = (id: string, why: string) =>
 /**
  * GET /invoices/upcoming (docs/api.md, "Proration"): the subscription's next invoice exactly as it will
  * be billed, made by the billing code itself on the workflow's state (pending proration lines included)
- * in a transaction rolled back, so nothing is written. With a proposed change (`items`), the change is
+ * without a transaction: nothing is written and nothing locked (previewInvoiceForBilling). With a proposed change (`items`), the change is
  * applied to that state at `proration_date` and prorated as PATCH would: with `always_invoice` the
  * answer is the invoice the change would charge at once.
  */
@@ -108,5 +108,8 @@ export async function upcomingInvoice(
   }
   const billing = nextPeriodBilling(next);
   if ('none' in billing) throw noUpcoming(row.id, billing.none);
-  return preview(billing.at, () => periodInvoice(prisma, periodToBill(next, next.nextPeriodIndex)));
+  // The period's discount read with the draft's inputs, as the renewal reads it (one statement fewer).
+  return preview(billing.at, () =>
+    periodInvoice(prisma, periodToBill(next, next.nextPeriodIndex), { discountWithDraft: true }),
+  );
 }
