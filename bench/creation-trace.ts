@@ -20,6 +20,7 @@ import { subscriptionWorkflowId } from '../workflows/subscription-messages';
 import { startBenchServices } from './support';
 
 const CREATIONS = Number(process.env.BENCH_TRACE_CREATIONS ?? 20);
+const SCHEDULED = Boolean(process.env.BENCH_TRACE_SCHEDULED);
 
 /** Statements by the first words of their text (or their prepared name), per process role. */
 const statements = new Map<string, number>();
@@ -105,7 +106,8 @@ async function main(): Promise<void> {
         customer: customer.id,
         items: [{ price: product.default_price, quantity: 1 }],
         trial_days: 0,
-        start_date: Math.floor(Date.now() / 1000),
+        // BENCH_TRACE_SCHEDULED=1: a creation starting in a year (nothing billed, nothing charged) instead.
+        start_date: Math.floor(Date.now() / 1000) + (SCHEDULED ? 365 * 86_400 : 0),
       });
     for (let i = 0; i < 5; i += 1) await subscribe(); // warm-up: connections, prepared statements, the worker's bundle
     await new Promise((resolve) => setTimeout(resolve, 2_000));
@@ -144,7 +146,9 @@ async function main(): Promise<void> {
       }
     }
     const per = (n: number) => Math.round((n / CREATIONS) * 10) / 10;
-    console.log(`\nOne charged POST /subscriptions, averaged over ${CREATIONS} (API and worker in one process here):`);
+    console.log(
+      `\nOne ${SCHEDULED ? 'scheduled' : 'charged'} POST /subscriptions, averaged over ${CREATIONS} (API and worker in one process here):`,
+    );
     console.log('Database statements (API and worker):');
     console.table(
       Object.fromEntries(

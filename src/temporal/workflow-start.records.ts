@@ -42,6 +42,16 @@ export async function deleteWorkflowStart(db: Queryable, workflowId: string): Pr
   await execute(db, DELETE_START, [workflowId]);
 }
 
+const DELETE_STARTS: Statement = {
+  name: 'workflow_starts_forget',
+  text: 'DELETE FROM workflow_starts WHERE workflow_id = ANY($1::text[])',
+};
+
+/** The rows of several starts made, in one statement. */
+export async function deleteWorkflowStarts(db: Queryable, workflowIds: string[]): Promise<void> {
+  await execute(db, DELETE_STARTS, [workflowIds]);
+}
+
 /** A recorded start as the sweep reads it back. */
 export interface RecordedStart {
   workflowId: string;
