@@ -1,4 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
+import { availableParallelism } from 'node:os';
 import { Client, Pool } from 'pg';
 import { createAccount } from '../src/accounts/account.service';
 import { analyzeSeededTables, openSeedSession, seedChunk, seedSupportingRows } from '../src/scale/seed.records';
@@ -16,6 +17,12 @@ import { percentile, ratio, roundTo, type BenchContext, type Figures } from './s
 
 const BATCH = 1000;
 const LANES = Number(process.env.BENCH_USAGE_LANES ?? 4);
+/**
+ * The lanes of the latency's rounds: as many batches in flight as the machine has cores. Past that a batch waits
+ * for a core behind the others, so the saturated rounds' p99 is the queue's (docs/performance.md, "A batch's p99 at
+ * the cores' concurrency").
+ */
+const CORE_LANES = Number(process.env.BENCH_USAGE_CORE_LANES ?? availableParallelism());
 const ROUNDS = Number(process.env.BENCH_USAGE_ROUNDS ?? 4);
 const BATCHES_PER_ROUND = Number(process.env.BENCH_USAGE_BATCHES ?? 20);
 /** Usage events of the aggregation's account (10,000,000 in the issue's figure), over BENCH_USAGE_CUSTOMERS customers. */
@@ -48,16 +55,17 @@ function batchOf(prefix: string, batch: number, customer: string): UsageEvent[] 
   }));
 }
 
-/** `batches` batches over LANES concurrent lanes: events/s and each batch's milliseconds. */
+/** `batches` batches over `lanes` concurrent lanes: events/s and each batch's milliseconds. */
 async function run(
   batches: number,
   send: (batch: number) => Promise<void>,
+  lanes = LANES,
 ): Promise<{ seconds: number; ms: number[] }> {
   const ms: number[] = [];
   let next = 0;
   const started = performance.now();
   await Promise.all(
-    Array.from({ length: LANES }, async () => {
+    Array.from({ length: lanes }, async () => {
       for (let batch = next++; batch < batches; batch = next++) {
         const at = performance.now();
         await send(batch);
@@ -66,6 +74,42 @@ async function run(
     }),
   );
   return { seconds: (performance.now() - started) / 1000, ms };
+}
+
+interface IngestFigures {
+  apiRate: number;
+  bareRate: number;
+  api: { p50: number; p99: number };
+  bare: { p50: number; p99: number };
+}
+
+/** ROUNDS rounds on `lanes` lanes, each the bare insert's batches then the API's (ids `<prefix><round>-...`). */
+async function alternate(
+  prefix: string,
+  lanes: number,
+  viaApi: (prefix: string, batch: number) => Promise<void>,
+  bare: (prefix: string, batch: number) => Promise<void>,
+): Promise<IngestFigures> {
+  const totals = { api: { seconds: 0, ms: [] as number[] }, bare: { seconds: 0, ms: [] as number[] } };
+  for (let round = 0; round < ROUNDS; round++) {
+    const base = await run(BATCHES_PER_ROUND, (batch) => bare(`${prefix}${round}`, batch), lanes);
+    const ours = await run(BATCHES_PER_ROUND, (batch) => viaApi(`${prefix}${round}`, batch), lanes);
+    totals.bare.seconds += base.seconds;
+    totals.bare.ms.push(...base.ms);
+    totals.api.seconds += ours.seconds;
+    totals.api.ms.push(...ours.ms);
+  }
+  const events = ROUNDS * BATCHES_PER_ROUND * BATCH;
+  const spread = (ms: number[]) => {
+    const sorted = [...ms].sort((a, b) => a - b);
+    return { p50: roundTo(percentile(sorted, 50), 1), p99: roundTo(percentile(sorted, 99), 1) };
+  };
+  return {
+    apiRate: Math.round(events / totals.api.seconds),
+    bareRate: Math.round(events / totals.bare.seconds),
+    api: spread(totals.api.ms),
+    bare: spread(totals.bare.ms),
+  };
 }
 
 export async function benchUsage(ctx: BenchContext): Promise<Figures> {
@@ -83,7 +127,7 @@ export async function benchUsage(ctx: BenchContext): Promise<Figures> {
       valueProperty: 'tokens',
     },
   });
-  const pool = new Pool({ connectionString: ctx.databaseUrl, max: LANES });
+  const pool = new Pool({ connectionString: ctx.databaseUrl, max: Math.max(LANES, CORE_LANES) });
   await pool.query('CREATE TABLE bench_usage_events (LIKE usage_events INCLUDING ALL)');
   const children: ChildProcess[] = [];
   try {
@@ -114,53 +158,47 @@ export async function benchUsage(ctx: BenchContext): Promise<Figures> {
     // Warm-up: JIT, pools, prepared statements.
     await run(LANES * 2, (batch) => viaApi('warm', batch));
     await run(LANES * 2, (batch) => bare('warm', batch));
-    const totals = { api: { seconds: 0, ms: [] as number[] }, bare: { seconds: 0, ms: [] as number[] } };
-    for (let round = 0; round < ROUNDS; round++) {
-      const base = await run(BATCHES_PER_ROUND, (batch) => bare(`r${round}`, batch));
-      const ours = await run(BATCHES_PER_ROUND, (batch) => viaApi(`r${round}`, batch));
-      totals.bare.seconds += base.seconds;
-      totals.bare.ms.push(...base.ms);
-      totals.api.seconds += ours.seconds;
-      totals.api.ms.push(...ours.ms);
-    }
+    const saturated = await alternate('r', LANES, viaApi, bare);
+    const atCores = await alternate('c', CORE_LANES, viaApi, bare);
     // A retried round: every id already there, none counted again.
     await run(BATCHES_PER_ROUND, (batch) => viaApi('r0', batch));
-    const sent = (ROUNDS * BATCHES_PER_ROUND + LANES * 2) * BATCH;
+    const sent = (2 * ROUNDS * BATCHES_PER_ROUND + LANES * 2) * BATCH;
     const [{ count }] = (
       await pool.query<{ count: string }>('SELECT count(*) FROM usage_events WHERE account_id = $1', [
         account.account_id,
       ])
     ).rows as [{ count: string }];
-    const events = ROUNDS * BATCHES_PER_ROUND * BATCH;
-    const apiRate = events / totals.api.seconds;
-    const bareRate = events / totals.bare.seconds;
-    const p99 = (ms: number[]) =>
-      roundTo(
-        percentile(
-          [...ms].sort((a, b) => a - b),
-          99,
-        ),
-        1,
+    for (const [lanes, figures] of [
+      [LANES, saturated],
+      [CORE_LANES, atCores],
+    ] as const) {
+      console.log(
+        `\nusage events: ${ROUNDS} alternating rounds of ${BATCHES_PER_ROUND} batches of ${BATCH}, ${lanes} lanes, after a warm-up`,
       );
-    console.log(
-      `\nusage events: ${ROUNDS} alternating rounds of ${BATCHES_PER_ROUND} batches of ${BATCH}, ${LANES} lanes, after a warm-up`,
-    );
-    console.table({
-      bare_insert: { 'events/s': Math.round(bareRate), 'batch p99 ms': p99(totals.bare.ms) },
-      api: { 'events/s': Math.round(apiRate), 'batch p99 ms': p99(totals.api.ms) },
-    });
-    console.log(
-      `usage api/bare: throughput ${ratio(apiRate, bareRate)}; ${sent} distinct ids sent, ${count} rows (a retried round included)`,
-    );
+      console.table({
+        bare_insert: {
+          'events/s': figures.bareRate,
+          'batch p50 ms': figures.bare.p50,
+          'batch p99 ms': figures.bare.p99,
+        },
+        api: { 'events/s': figures.apiRate, 'batch p50 ms': figures.api.p50, 'batch p99 ms': figures.api.p99 },
+      });
+      console.log(`usage api/bare at ${lanes} lanes: throughput ${ratio(figures.apiRate, figures.bareRate)}`);
+    }
+    console.log(`usage: ${sent} distinct ids sent, ${count} rows (a retried round included)`);
     const killed = await ingestThroughAKill(ctx, account.api_key, customer.id, pool, account.account_id);
     const aggregation = AGGREGATE_EVENTS > 0 ? await aggregateAtScale(ctx) : {};
     return {
       ...killed,
       ...aggregation,
-      'usage.ingest_ratio': roundTo(apiRate / bareRate),
-      'usage.api_events_per_s': Math.round(apiRate),
-      'usage.bare_events_per_s': Math.round(bareRate),
-      'usage.batch_p99_ms': p99(totals.api.ms),
+      'usage.ingest_ratio': roundTo(saturated.apiRate / saturated.bareRate),
+      'usage.api_events_per_s': saturated.apiRate,
+      'usage.bare_events_per_s': saturated.bareRate,
+      'usage.batch_p99_ms': saturated.api.p99,
+      'usage.bare_batch_p99_ms': saturated.bare.p99,
+      'usage.ingest_ratio_at_cores': roundTo(atCores.apiRate / atCores.bareRate),
+      'usage.batch_p99_ms_at_cores': atCores.api.p99,
+      'usage.bare_batch_p99_ms_at_cores': atCores.bare.p99,
       'usage.events_miscounted': Math.abs(sent - Number(count)),
     };
   } finally {
