@@ -97,11 +97,12 @@ describe('retry schedule (time skipping)', () => {
     WEBHOOK_RETRY_DELAYS_MS.forEach((base, index) => {
       const gap = rows[index + 1]!.scheduledAt.getTime() - rows[index]!.scheduledAt.getTime();
       const drawn = state.retryDelaysMs[index]!;
-      // The drawn delay is in its band, and the logged gap is that delay plus the attempt's own few milliseconds.
+      // The drawn delay is in its band, and the logged gap is that delay plus the real time of the attempt and of
+      // a workflow task (milliseconds on a quiet machine, seconds on a busy one): well under the shortest delay.
       expect(drawn).toBeGreaterThanOrEqual(base * 0.8);
       expect(drawn).toBeLessThanOrEqual(base * 1.2);
       expect(gap).toBeGreaterThanOrEqual(drawn);
-      expect(gap - drawn).toBeLessThan(2000);
+      expect(gap - drawn).toBeLessThan(5_000);
       expect(gap).toBeGreaterThanOrEqual(base * 0.8);
     });
     const totalMinutes = (rows[5]!.scheduledAt.getTime() - rows[0]!.scheduledAt.getTime()) / 60_000;
