@@ -7,7 +7,8 @@ import { apiClient, createTestAccount, eventsOf, expectStatus } from '../support
 import { expectCursorWalk } from '../support/cursor-lists';
 import { newId } from '../../src/lib/ids';
 import { addPaymentMethod, cardBody, CARDS } from '../support/payments';
-import { recurringPrice } from '../support/subscriptions';
+import { recordWorkflowHistories, recurringPrice } from '../support/subscriptions';
+import { historyView } from '../support/history';
 import { customerWithAddresses, pdfText } from '../support/pdf';
 import {
   caughtMessages,
@@ -227,6 +228,17 @@ describe('the receipt', () => {
     await new Promise((resolve) => setTimeout(resolve, 1000));
     expect((await caughtFor(to)).data).toHaveLength(1);
     expect(await invoiceEventTypes(paid.id)).not.toContain('invoice.sent');
+    // The email written queued in the first workflow task (a local activity), then sent by the one activity task.
+    const [email] = await emailsOfInvoice(world.app.prisma, paid.id);
+    const handle = world.app.temporal.workflow.getHandle(emailWorkflowId(email!.eventId!));
+    expect(await handle.result()).toEqual({ emailId: email!.id, status: 'sent' });
+    const view = await historyView(handle);
+    expect(view.activities.map(({ type, local }) => ({ type, local }))).toEqual([
+      { type: 'prepareEmail', local: true },
+      { type: 'deliverEmail', local: false },
+    ]);
+    expect(view.workflowTasks).toBe(2);
+    await recordWorkflowHistories(world.app.temporal, handle.workflowId, 'email-receipt-local-prepare');
   });
 });
 

@@ -22,6 +22,8 @@ import { quietRuntime, readHistories } from '../support/subscriptions';
 // reminders-trial-renewal.json is a subscription on a test clock that sent its trial's and its renewal's
 // reminders (test/emails/reminder-emails.test.ts, docs/decisions.md §31). unused-time-cap.json is a prorated
 // cancel whose credit the period's credit note capped (test/subscriptions/proration-credit-cap.test.ts, §25).
+// email-receipt-activities.json is a receipt's sendEmail run recorded while its email was written by an activity
+// task, email-receipt-local-prepare.json one after that became a local activity (test/emails/emails.test.ts, §30).
 
 describe('subscription workflow replay', () => {
   beforeAll(quietRuntime);
