@@ -741,11 +741,11 @@ export async function writeFinalizedInvoice(
   attemptCount: number,
 ): Promise<InvoiceWithLines> {
   const { invoice: fields, lines } = draft;
-  const number = await allocateInvoiceNumber(tx, fields.accountId);
   const link = newHostedLink(fields.id);
+  // Numbered by the insert itself: the account's counter is locked from there to the commit.
   const written = await insertFinalizedInvoiceWithLines(
     tx,
-    { ...fields, status: 'open', number, finalizedAt: currentTime(), attemptCount },
+    { ...fields, status: 'open', finalizedAt: currentTime(), attemptCount },
     lines,
     link,
   );

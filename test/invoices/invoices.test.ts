@@ -7,6 +7,7 @@ import {
 import { payInvoice } from '../../src/invoices/invoice-payment.service';
 import { apiClient, createTestAccount, eventsOf, startTestApp, type ApiClient, type TestApp } from '../support/harness';
 import { createProduct } from '../support/catalog';
+import { recurringPrice, subscribeNow } from '../support/subscriptions';
 import {
   addPaymentMethod,
   BANK_ACCOUNTS,
@@ -471,6 +472,32 @@ describe('finalize (POST /invoices/{id}/finalize)', () => {
     const results = await Promise.all(invoices.map((invoice) => numberingApi.post(`/invoices/${invoice.id}/finalize`)));
     expect(results.map((r) => r.status)).toEqual(Array(8).fill(200));
     expect(results.map((r) => r.body.number).sort()).toEqual(Array.from({ length: 8 }, (_, i) => `INV-00000${i + 1}`));
+  });
+
+  it("numbers a charged subscription's first invoice (numbered by its insert) and finalized invoices from one gapless counter, past six digits too", async () => {
+    const numbering = await createTestAccount(app.prisma);
+    const numberingApi = apiClient(app.baseUrl, numbering.apiKey);
+    const { customer } = await customerWithCard(numberingApi, CARDS.succeeds);
+    const price = await recurringPrice(numberingApi, { unitAmount: 900 });
+    const drafts = [];
+    for (let i = 0; i < 3; i++) drafts.push(await simpleInvoice(numberingApi, customer.id));
+    const subscribe = () => subscribeNow(numberingApi, customer.id, [{ price, quantity: 1 }]);
+    const finalized = drafts.map((draft) => numberingApi.post(`/invoices/${draft.id}/finalize`));
+    const subscribed = [subscribe(), subscribe(), subscribe()];
+    const answers = await Promise.all([...finalized, ...subscribed]);
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 201, 201, 201]);
+    const numbers = async () =>
+      (await app.prisma.invoice.findMany({ where: { accountId: numbering.accountId }, select: { number: true } }))
+        .map((invoice) => invoice.number)
+        .sort();
+    expect(await numbers()).toEqual(Array.from({ length: 6 }, (_, i) => `INV-00000${i + 1}`));
+
+    await app.prisma
+      .$executeRaw`UPDATE invoice_number_counters SET last_number = 999999 WHERE account_id = ${numbering.accountId}`;
+    expect((await subscribe()).status).toBe(201);
+    const last = await simpleInvoice(numberingApi, customer.id);
+    expect((await numberingApi.post(`/invoices/${last.id}/finalize`)).body.number).toBe('INV-1000001');
+    expect((await numbers()).slice(6)).toEqual(['INV-1000000', 'INV-1000001']);
   });
 
   it('send_invoice invoices get no invoice.sent at finalization: it follows their email (test/emails/emails.test.ts)', async () => {
