@@ -22,7 +22,7 @@ function objectIdOf(write: CompletedWrite): string | null {
 export const AUDIT_WINDOW_MS = 100;
 const AUDIT_BATCH_MAX = 500;
 
-/** Each recorder's flush of what it holds, for a graceful stop (flushAuditEntries). */
+/** The flush of each recorder holding entries or inserting them, for a graceful stop (flushAuditEntries). */
 const recorderFlushes = new Set<() => Promise<void>>();
 
 /**
@@ -55,14 +55,18 @@ export function auditRecorder(prisma: Db): (write: CompletedWrite) => void {
       .catch((error: unknown) =>
         logger.error({ err: error, requestIds: batch.map((entry) => entry.requestId) }, 'audit entries not recorded'),
       )
-      .finally(() => inFlight.delete(insert));
+      .finally(() => {
+        inFlight.delete(insert);
+        // Nothing held: the recorder (and its client) is not kept alive by the registry.
+        if (pending.length === 0 && inFlight.size === 0) recorderFlushes.delete(flush);
+      });
     inFlight.add(insert);
     return insert;
   };
-  recorderFlushes.add(async () => {
+  const flush = async () => {
     await insertPending();
     await Promise.all([...inFlight]);
-  });
+  };
   return (write) => {
     const { principal } = write;
     const actor = principal.keyId
@@ -79,6 +83,7 @@ export function auditRecorder(prisma: Db): (write: CompletedWrite) => void {
       objectId: objectIdOf(write),
       requestId: write.requestId,
     });
+    recorderFlushes.add(flush);
     if (pending.length >= AUDIT_BATCH_MAX) void insertPending();
     else window ??= setTimeout(() => void insertPending(), AUDIT_WINDOW_MS);
   };
