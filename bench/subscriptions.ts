@@ -17,6 +17,7 @@ import {
   type LaneResult,
 } from './support';
 import { temporalClient } from '../src/temporal/client';
+import { pgStatements } from './pg-statements';
 
 const CREATIONS = Number(process.env.BENCH_SUBSCRIPTIONS ?? 300);
 const IDLE = Number(process.env.BENCH_IDLE_SUBSCRIPTIONS ?? 10_000);
@@ -126,25 +127,37 @@ export async function benchSubscriptions(ctx: BenchContext): Promise<Figures> {
     console.log(
       `\nSubscriptions: ${CREATIONS} creations per row over ${BARE_START_LANES} concurrent lanes, same Temporal server (${ctx.engine} engine)`,
     );
+    const statements = await pgStatements(ctx.databaseUrl);
     const bare = await bareWorkflowStarts(ctx.temporalAddress, CREATIONS);
     const baselineWorker = spawnTsx('baseline-worker.ts', [BASELINE_QUEUE, 'creation'], env, true);
     children.push(baselineWorker);
     await jsonLines(baselineWorker)();
+    const settled = () => new Promise((resolve) => setTimeout(resolve, 2000)); // the last first tasks finish
+    const baselineProcesses = { api: api.pid, worker: baselineWorker.pid };
+    await statements.reset();
+    const cpuBaselineBefore = descendantsCpuMs(baselineProcesses);
     const readable = await workflowStarts(ctx.temporalAddress, CREATIONS, {
       workflowType: 'creationBaselineWorkflow',
       taskQueue: BASELINE_QUEUE,
       args: () => [Date.now() + 365 * 86_400_000],
     });
+    await settled();
+    const cpuBaselineAfter = descendantsCpuMs(baselineProcesses);
+    await statements.print('baseline start (first task run)', CREATIONS);
     baselineWorker.kill('SIGTERM');
     const processes = { api: api.pid, worker: worker.pid };
+    await statements.reset();
     const cpuBefore = descendantsCpuMs(processes);
     const scheduled = await runLanes(CREATIONS, BARE_START_LANES, () => subscribe(nextYear()).then(() => undefined));
-    const settled = () => new Promise((resolve) => setTimeout(resolve, 2000)); // the last first tasks finish
     await settled();
     const cpuBetween = descendantsCpuMs(processes);
+    await statements.print('scheduled creation', CREATIONS);
+    await statements.reset();
+    const cpuCharged = descendantsCpuMs(processes);
     const active = await runLanes(CREATIONS, BARE_START_LANES, () => subscribe(now()).then(() => undefined));
     await settled();
     const cpuAfter = descendantsCpuMs(processes);
+    await statements.print('charged creation', CREATIONS);
     const row = (result: LaneResult) => ({
       'per s': Math.round(result.perSecond),
       'p50 ms': +result.p50.toFixed(1),
@@ -157,7 +170,8 @@ export async function benchSubscriptions(ctx: BenchContext): Promise<Figures> {
       'POST /subscriptions, first invoice charged': row(active),
     });
     console.log(
-      `CPU ms per creation, scheduled: ${cpuPerJob(cpuBefore, cpuBetween, CREATIONS)}; charged: ${cpuPerJob(cpuBetween, cpuAfter, CREATIONS)}`,
+      `CPU ms per creation, scheduled: ${cpuPerJob(cpuBefore, cpuBetween, CREATIONS)}; charged: ${cpuPerJob(cpuCharged, cpuAfter, CREATIONS)}` +
+        `; per baseline start whose first task runs: ${cpuPerJob(cpuBaselineBefore, cpuBaselineAfter, CREATIONS)}`,
     );
     if (retried503 > 0)
       console.log(`(${retried503} creations answered 503 database_busy and were retried; the machine is loaded)`);

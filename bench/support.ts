@@ -41,6 +41,10 @@ export async function startBenchServices(engine: Engine): Promise<BenchContext &
     dataDir: path.join(runDir, 'postgres'),
     port: await freePort(),
     database: 'bench',
+    // BENCH_PG_STATEMENTS=1: every database's statements counted (bench/pg-statements.ts), Temporal's too.
+    settings: process.env.BENCH_PG_STATEMENTS
+      ? ['shared_preload_libraries=pg_stat_statements', 'pg_stat_statements.track=all', 'pg_stat_statements.max=5000']
+      : [],
   });
   const temporalDbUrl = new URL(database.url);
   temporalDbUrl.pathname = '/temporal';

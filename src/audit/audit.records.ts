@@ -4,23 +4,30 @@ import { execute, queryRows, type Queryable, type RowColumns, type Statement } f
 /** A write as the API recorded it (AuditEntry without its id and time). */
 export type AuditWrite = Omit<AuditEntry, 'id' | 'at'>;
 
-const INSERT_ENTRY: Statement = {
-  name: 'audit_insert',
-  text: `INSERT INTO audit_log (account_id, actor_type, actor_id, method, route, path, status, object_id, request_id)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+/** Many entries in one statement, in the order given (their ids follow it), each with the time it was answered. */
+const INSERT_ENTRIES: Statement = {
+  name: 'audit_insert_many',
+  text: `INSERT INTO audit_log (at, account_id, actor_type, actor_id, method, route, path, status, object_id, request_id)
+         SELECT at, account_id, actor_type, actor_id, method, route, path, status, object_id, request_id
+           FROM unnest($1::timestamptz[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[],
+                       $8::int[], $9::text[], $10::text[])
+                WITH ORDINALITY AS e(at, account_id, actor_type, actor_id, method, route, path, status, object_id, request_id, n)
+          ORDER BY n`,
 };
 
-export async function insertAuditEntry(db: Queryable, write: AuditWrite): Promise<void> {
-  await execute(db, INSERT_ENTRY, [
-    write.accountId,
-    write.actorType,
-    write.actorId,
-    write.method,
-    write.route,
-    write.path,
-    write.status,
-    write.objectId,
-    write.requestId,
+export async function insertAuditEntries(db: Queryable, writes: (AuditWrite & { at: Date })[]): Promise<void> {
+  const column = <K extends keyof AuditWrite | 'at'>(key: K) => writes.map((write) => write[key]);
+  await execute(db, INSERT_ENTRIES, [
+    column('at'),
+    column('accountId'),
+    column('actorType'),
+    column('actorId'),
+    column('method'),
+    column('route'),
+    column('path'),
+    column('status'),
+    column('objectId'),
+    column('requestId'),
   ]);
 }
 

@@ -10,6 +10,7 @@ import { connectTemporalClient } from '../temporal';
 import { onShutdown } from './shutdown';
 import { refuseUnsafeProductionStart } from '../lib/secrets';
 import { serveClusterMetrics } from '../observability';
+import { flushAuditEntries } from '../audit';
 
 /**
  * Production API entry point: DATABASE_URL, TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, PORT.
@@ -28,6 +29,8 @@ async function serve(): Promise<void> {
   onShutdown(async () => {
     // Requests in flight are answered (a pause waits on a worker: npm start stops the workers after the API).
     await closeGracefully(server);
+    // The audit entries of the last writes, held for their window, are written before the pool closes.
+    await flushAuditEntries();
     await apiKeyEnds.close();
     await gatewayChanges.close();
     await prisma.$disconnect();

@@ -97,6 +97,8 @@ export async function startEmbeddedPostgres(options: {
   database: string;
   log?: (line: string) => void;
   detached?: boolean;
+  /** More server settings (`-c name=value` pairs), e.g. the bench's pg_stat_statements. */
+  settings?: string[];
 }): Promise<LocalDatabase> {
   const { dataDir, database } = options;
   const reusedPort = runningPostmasterPort(dataDir);
@@ -116,6 +118,7 @@ export async function startEmbeddedPostgres(options: {
     'max_connections=300',
     '-c',
     `unix_socket_directories=${os.tmpdir()}`,
+    ...(options.settings ?? []).flatMap((setting) => ['-c', setting]),
   ];
   const cluster = new EmbeddedPostgres({
     databaseDir: dataDir,

@@ -11,6 +11,7 @@ import { registeredGateways } from '../../src/gateway-registrations';
 import { createPrisma, type Db } from '../../src/db/prisma';
 import { createApp } from '../../src/app';
 import { createServer } from '../../src/server';
+import { flushAuditEntries } from '../../src/audit/audit.service';
 import { createWorker, type WorkerDeps } from '../../src/temporal/worker';
 import { connectTemporal, temporalClient } from '../../src/temporal/client';
 
@@ -62,6 +63,7 @@ export async function startTestApp(
     async close() {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
+      await flushAuditEntries();
       await connection?.close();
       await apiKeyEnds.close();
       await prisma.$disconnect();
