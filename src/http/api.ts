@@ -312,6 +312,12 @@ function sendJson(res: Response, status: number, body: unknown): void {
   else sendCompressed(res.req, res, () => res.end(text));
 }
 
+/** What a handler's result answers: null when the handler sent its answer itself, else its status and body. */
+function answerOf(res: Response, status: number, result: unknown): { status: number; body: unknown } | null {
+  if (res.headersSent) return null;
+  return result instanceof Answer ? { status: result.status, body: result.body } : { status, body: result };
+}
+
 /**
  * Routes are declared once: the same zod schemas validate the request and describe it in
  * /openapi.json, so the document cannot drift from what the server accepts.
@@ -449,16 +455,18 @@ export class Api {
       const query = def.query ? parseOrThrow(def.query, req.query, 'query') : noQuery(req.query);
       const body = def.body ? parseOrThrow(def.body, req.body ?? {}, 'body', def.bodyCommonShape) : undefined;
       const idempotencyKey = idempotent ? readIdempotencyKey(req) : undefined;
-      const run = async (idempotencySeed?: string) => {
-        type Context = HandlerContext<z.output<P>, z.output<Q>, z.output<B>>;
-        const context = { params, query, body, principal, req, res, idempotencyKey, idempotencySeed } as Context;
-        const result = await this.aroundHandler(async () => def.handler(context));
-        if (res.headersSent) return null;
-        return result instanceof Answer ? { status: result.status, body: result.body } : { status, body: result };
-      };
+      type Context = HandlerContext<z.output<P>, z.output<Q>, z.output<B>>;
+      const handle = (idempotencySeed?: string) =>
+        this.aroundHandler(() =>
+          def.handler({ params, query, body, principal, req, res, idempotencyKey, idempotencySeed } as Context),
+        );
+      // Without an Idempotency-Key (every read) the handler's result is answered as it comes, without the closure and
+      // the promise of withIdempotency's `run` around it (docs/performance.md, "Reads, fourth pass").
       const answer = idempotencyKey
-        ? await withIdempotency(this.prisma, principal.accountId, idempotencyKey, req, run)
-        : await run();
+        ? await withIdempotency(this.prisma, principal.accountId, idempotencyKey, req, async (seed) =>
+            answerOf(res, status, await handle(seed)),
+          )
+        : answerOf(res, status, await handle());
       if (!answer || res.headersSent) return;
       if (answer.body instanceof FileAnswer) {
         sendFile(res, answer.status, answer.body, def.mediaType);
@@ -518,6 +526,24 @@ export class Api {
     return [...methods].sort();
   }
 
+  /**
+   * `allowedMethods(path).length === 0 || allowedMethods(path).includes(method)`, without the set and the sorted list
+   * each request would make: only a request the gate stops needs them (docs/performance.md, "Reads, fourth pass").
+   */
+  private passesMethodGate(path: string, method: string): boolean {
+    let fewestParameters = Infinity;
+    let answered = false;
+    for (const template of this.templates().get(firstSegment(path)) ?? []) {
+      if (template.parameters > fewestParameters || !template.pattern.test(path)) continue;
+      if (template.parameters < fewestParameters) {
+        fewestParameters = template.parameters;
+        answered = false;
+      }
+      if (template.method === method || (method === 'HEAD' && template.method === 'GET')) answered = true;
+    }
+    return fewestParameters === Infinity || answered;
+  }
+
   private compiledTemplates?: {
     count: number;
     bySegment: Map<string, { pattern: RegExp; parameters: number; method: string }[]>;
@@ -561,8 +587,9 @@ export class Api {
    * the same `Allow`.
    */
   private methodGate(req: Request, res: Response, next: (error?: unknown) => void): boolean {
-    const allowed = this.allowedMethods(req.path);
-    if (allowed.length === 0 || allowed.includes(req.method)) return true;
+    const path = req.path;
+    if (this.passesMethodGate(path, req.method)) return true;
+    const allowed = this.allowedMethods(path);
     if (req.method === 'OPTIONS') {
       res.setHeader('Allow', allowed.join(', '));
       res.status(204).end();
