@@ -127,6 +127,8 @@ export function createApp(options: AppOptions): express.Express {
   const authenticateSession = createSessionAuthenticator(deps.prisma, sessionSettings);
   // Every write the API answered with success is audited (src/audit).
   const recordWrite = auditRecorder(deps.prisma);
+  // An open invoice a request paid or voided: its subscription's workflow is told (docs/decisions.md §7).
+  const tellSettled = noticeInvoicesSettled(deps.temporal);
   const api = new Api(
     deps.prisma,
     (req, res, sessionOnly) => {
@@ -135,12 +137,11 @@ export function createApp(options: AppOptions): express.Express {
       const key = req.header('cc-api-key');
       // A request with a key is the API's as before, whatever cookie its client also sends (docs/api.md "Dashboard sessions").
       if (key === undefined && readCookie(req, SESSION_COOKIE) !== undefined) return authenticateSession(req);
-      return authenticateKey(key, req.ip);
+      return authenticateKey(key, () => req.ip);
     },
     createRateLimitCheck(rateLimit),
     recordWrite,
-    // An open invoice a request paid or voided: its subscription's workflow is told (docs/decisions.md §7).
-    (work) => tellingSettledInvoices(noticeInvoicesSettled(deps.temporal), work),
+    (work) => tellingSettledInvoices(tellSettled, work),
   );
   // Every route of the API is mounted here, module by module.
   const routeDeps = deps;

@@ -251,6 +251,26 @@ describe('item 16: methods and content types', () => {
     expect(errorOf(await api.get('/customersx/abc')).status).toBe(404);
   });
 
+  it('a HEAD request is answered by the GET route without a body; an id is percent-decoded, one that cannot be is 400', async () => {
+    const created = await api.post('/customers', { name: 'Head' });
+    expect(created.status).toBe(201);
+    const get = await api.get(`/customers/${created.body.id}`);
+    const head = await api.request('HEAD', `/customers/${created.body.id}`);
+    expect(head.status).toBe(200);
+    expect(head.body).toBeUndefined();
+    expect(head.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(head.headers.get('content-length')).toBe(get.headers.get('content-length'));
+    const encoded = await api.get(`/customers/${created.body.id.replace('_', '%5F')}`);
+    expect(encoded.status).toBe(200);
+    expect(encoded.body.id).toBe(created.body.id);
+    expect(errorOf(await api.get('/customers/%E0%A4%A'))).toEqual({
+      status: 400,
+      code: 'bad_request',
+      param: undefined,
+    });
+    expect(errorOf(await api.request('PATCH', '/customers/%E0%A4%A', {}))).toMatchObject({ status: 400 });
+  });
+
   it('a body that is not application/json is 415 and writes nothing; no body and no content type is fine', async () => {
     const before = await world.app.prisma.customer.count({ where: { accountId: world.accountId } });
     const plain = await api.post('/customers', '{"name":"Plain"}', { 'content-type': 'text/plain' });
