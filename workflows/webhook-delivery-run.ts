@@ -75,14 +75,19 @@ export class DeliveryRun {
     return result;
   }
 
-  /** Waits for attempt `next` after one that asks for a retry; false when the delivery has ended. */
-  async waitBefore(next: number, previous: WebhookAttemptResult): Promise<boolean> {
-    const retryDelayMs = this.state.retryDelaysMs[next - 2] ?? null;
-    if (previous.status !== 'retry' || retryDelayMs === null) return false;
-    const waitMs = this.waitAfter(previous, retryDelayMs);
+  /**
+   * Whether attempt `next` comes after `previous`: it asked for a retry and the schedule has a delay left.
+   * Asked apart from the wait, without a promise, so that a delivery that has ended returns with none made.
+   */
+  retriesAfter(next: number, previous: WebhookAttemptResult): boolean {
+    return previous.status === 'retry' && this.state.retryDelaysMs[next - 2] !== undefined;
+  }
+
+  /** Waits for attempt `next` after `previous`, which asked for a retry (`retriesAfter`). */
+  async waitBefore(next: number, previous: WebhookAttemptResult): Promise<void> {
+    const waitMs = this.waitAfter(previous, this.state.retryDelaysMs[next - 2]!);
     this.state.nextAttemptAt = workflowNow() + waitMs;
     if (waitMs > 0) await sleep(waitMs, { summary: webhookRetrySummary(next, WEBHOOK_MAX_ATTEMPTS, waitMs) });
-    return true;
   }
 
   /**

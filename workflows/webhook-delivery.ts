@@ -24,11 +24,18 @@ export async function deliverWebhook(input: DeliverWebhookInput): Promise<Webhoo
   setHandler(webhookStateQuery, () => run.view());
 
   const { firstAttempt } = input;
-  if (firstAttempt && !(await run.waitBefore(2, firstAttempt))) return run.state;
+  if (firstAttempt) {
+    // Most deliveries end with the relay's attempt 1: they return here having awaited nothing (the SDK's
+    // promise hook takes a stack trace of each promise a workflow makes; docs/performance.md, "Webhook
+    // deliveries, sixth pass"). The commands are the same either way: none before the wait's timer.
+    if (!run.retriesAfter(2, firstAttempt)) return run.state;
+    await run.waitBefore(2, firstAttempt);
+  }
   if (input.firstAttemptAfterMs) await run.waitForRelay(input.firstAttemptAfterMs);
   for (let attempt = firstAttempt ? 2 : 1; attempt <= WEBHOOK_MAX_ATTEMPTS; attempt++) {
     const result = await run.attempt(attempt);
-    if (!(await run.waitBefore(attempt + 1, result))) break;
+    if (!run.retriesAfter(attempt + 1, result)) break;
+    await run.waitBefore(attempt + 1, result);
   }
   return run.state;
 }

@@ -84,6 +84,24 @@ export async function claimSend(
   return delivery;
 }
 
+/** CLAIM_SEND for several deliveries at once: each claimed row's `sending_since` is its own update's time. */
+const CLAIM_SENDS: Statement = {
+  name: 'webhook_claim_sends',
+  text: `UPDATE webhook_deliveries d SET sending_attempt = $2, sending_since = clock_timestamp()
+    FROM webhook_destinations w
+    WHERE d.id = ANY($1::text[]) AND w.id = d.destination_id AND w.active AND w.deleted_at IS NULL
+      AND d.status IN ('pending', 'retry') AND d.attempt_count < $2 AND d.sending_attempt IS DISTINCT FROM $2
+    RETURNING ${DELIVERY_TO_SEND_COLUMNS}`,
+};
+
+/**
+ * Claims the send of `attempt` of each of `deliveryIds` (no take-over: claimSend does that one by one):
+ * answers the deliveries claimed; those missing were refused.
+ */
+export function claimSends(prisma: Db, deliveryIds: string[], attempt: number): Promise<DeliveryToSend[]> {
+  return queryRows<DeliveryToSend>(prisma, CLAIM_SENDS, [deliveryIds, attempt]);
+}
+
 /**
  * Records an attempt and, in the same statement, the delivery's state after it (no send in flight
  * any more). (delivery, attempt number) is unique: when the attempt is recorded already (a concurrent

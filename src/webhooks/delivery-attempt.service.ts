@@ -17,6 +17,7 @@ import { ATTEMPT_OUTCOMES, sendWebhook, type AttemptOutcome } from './sender';
 import { EVENT_ID_HEADER, SIGNATURE_HEADER, signatureHeader } from './signing';
 import { DELIVERY_STATUSES } from './webhook.schemas';
 import { signingSecrets } from './destination.service';
+import type { SendClaimer } from './send-claims';
 
 export type WebhookDeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
@@ -126,6 +127,7 @@ export async function attemptDelivery(
   input: WebhookAttemptInput,
   httpTimeoutMs: number,
   log: Logger = defaultLogger,
+  claim: SendClaimer = (deliveryId, attempt) => claimSend(prisma, deliveryId, attempt),
 ): Promise<WebhookAttemptResult | 'missing'> {
   const unrecorded = unrecordedSends.get(sendKey(input));
   if (unrecorded) {
@@ -135,7 +137,9 @@ export async function attemptDelivery(
   }
   let takeOverFrom: Date | null = null;
   for (let refusals = 0; ;) {
-    const claimed = await claimSend(prisma, input.deliveryId, input.attempt, takeOverFrom);
+    const claimed = takeOverFrom
+      ? await claimSend(prisma, input.deliveryId, input.attempt, takeOverFrom)
+      : await claim(input.deliveryId, input.attempt);
     if (claimed) {
       if (takeOverFrom)
         log.warn(

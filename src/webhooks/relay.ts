@@ -15,6 +15,7 @@ import { drawRetryDelays } from '../../workflows/webhook-schedule';
 import { countWebhookAttempt } from './attempt-metrics';
 import { attemptDelivery, sendWindowMs, type WebhookAttemptResult } from './delivery-attempt.service';
 import { envelopeOf } from './envelope';
+import { sendClaimsTogether, type SendClaimer } from './send-claims';
 import {
   claimEvents,
   eventsOfTypes,
@@ -85,6 +86,8 @@ interface DeliveryStarter {
   log: Logger;
   /** Attempts 1 still running after the relay stopped waiting for them (stop() waits for them). */
   lateAttempts: Set<Promise<unknown>>;
+  /** The claims of the attempts 1 in flight, asked together (send-claims.ts). */
+  claim: SendClaimer;
 }
 
 /**
@@ -98,7 +101,7 @@ interface DeliveryStarter {
  * (or still in flight, and waits for it) and sends nothing again.
  */
 async function startDelivery(starter: DeliveryStarter, delivery: DeliveryKey): Promise<void> {
-  const { options, httpTimeoutMs, firstAttemptWaitMs, log, lateAttempts } = starter;
+  const { options, httpTimeoutMs, firstAttemptWaitMs, log, lateAttempts, claim } = starter;
   const { prisma, temporal, taskQueue } = options;
   const retryDelaysMs = drawRetryDelays(Math.random);
   const scheduledAt = options.temporalNow ? await options.temporalNow() : Date.now();
@@ -107,6 +110,7 @@ async function startDelivery(starter: DeliveryStarter, delivery: DeliveryKey): P
     { deliveryId: delivery.id, attempt: 1, scheduledAt, retryDelayMs: retryDelaysMs[0]! },
     httpTimeoutMs,
     log,
+    claim,
   ).then((result) => {
     if (result !== 'missing' && options.metricMeter) countWebhookAttempt(options.metricMeter, result, { taskQueue });
     return result;
@@ -187,7 +191,14 @@ export function startRelay(options: RelayOptions): Relay {
   const firstAttemptWaitMs = options.firstAttemptWaitMs ?? FIRST_ATTEMPT_WAIT_MS;
   const log = options.logger ?? defaultLogger;
 
-  const starter: DeliveryStarter = { options, httpTimeoutMs, firstAttemptWaitMs, log, lateAttempts: new Set() };
+  const starter: DeliveryStarter = {
+    options,
+    httpTimeoutMs,
+    firstAttemptWaitMs,
+    log,
+    lateAttempts: new Set(),
+    claim: sendClaimsTogether(prisma),
+  };
 
   /**
    * One batch, in no transaction: the events are claimed (advisory locks of one pooled connection,

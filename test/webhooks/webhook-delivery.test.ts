@@ -10,6 +10,7 @@ import { TSX_NODE_ARGS } from '../../src/runtime/processes';
 import { newId } from '../../src/lib/ids';
 import { sendWindowMs } from '../../src/webhooks/delivery-attempt.service';
 import { webhookWorkflowId } from '../../src/webhooks/workflow-id';
+import { sendClaimsTogether } from '../../src/webhooks/send-claims';
 import { createPrisma, type Db } from '../../src/db/prisma';
 import { setDestinationActive, deleteDestination, createDestination } from '../../src/webhooks/destination.service';
 import { verifySignature } from '../../src/webhooks/signing';
@@ -403,6 +404,34 @@ async function workerProcess(taskQueue: string, httpTimeoutMs: number) {
       }),
   };
 }
+
+describe("the relay's claims asked together (src/webhooks/send-claims.ts)", () => {
+  it('claims each delivery asked at once, each from when its statement ran; the same attempt asked twice is claimed once', async () => {
+    const target = await receiver(200);
+    const deliveries = [
+      (await deliveryToAttempt(target.url)).delivery,
+      (await deliveryToAttempt(target.url)).delivery,
+      (await deliveryToAttempt(target.url)).delivery,
+    ];
+    const claim = sendClaimsTogether(prisma);
+    const asked = Date.now();
+    const claimed = await Promise.all([
+      ...deliveries.map((delivery) => claim(delivery.id, 1)),
+      claim(deliveries[0]!.id, 1),
+    ]);
+    expect(claimed.slice(0, 3).map((row) => row?.id)).toEqual(deliveries.map((delivery) => delivery.id));
+    expect(claimed[0]).toMatchObject({ url: target.url, destinationId: deliveries[0]!.destinationId });
+    // One send of attempt 1 of the first delivery, not two.
+    expect(claimed[3]).toBeUndefined();
+    const rows = await prisma.webhookDelivery.findMany({ where: { id: { in: deliveries.map((row) => row.id) } } });
+    for (const row of rows) {
+      expect(row.sendingAttempt).toBe(1);
+      expect(row.sendingSince!.getTime()).toBeGreaterThanOrEqual(asked - 1_000);
+    }
+    // Claimed already: asked again, refused (as claimSend refuses a send in flight).
+    expect(await claim(deliveries[2]!.id, 1)).toBeUndefined();
+  });
+});
 
 describe('a worker killed while its attempt is at the receiver (between the send and its record)', () => {
   it('another worker sends it again once that send cannot be in flight any more, never before; recorded once', async () => {
