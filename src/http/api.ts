@@ -11,7 +11,6 @@ import { idempotencyHeaders, readIdempotencyKey, withIdempotency } from './idemp
 import { parseOrThrow } from './validation';
 import { addExamples } from './openapi-examples';
 import { INITIAL_WINDOW_BYTES, sendCompressed } from './compression';
-import { SegmentRoutes } from './segment-routes';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 type AnyObject = z.ZodObject<z.ZodRawShape>;
@@ -330,8 +329,8 @@ export class Api {
    */
   readonly router: express.RequestHandler = (req, res, next) => {
     if (!this.methodGate(req, res, next)) return;
-    const routes = this.segmentRoutes.get(firstSegment(req.path));
-    if (routes) routes.handle(req, res, next);
+    const routes = this.segmentRouters.get(firstSegment(req.path));
+    if (routes) routes(req, res, next);
     else next();
   };
   readonly registry = new OpenAPIRegistry();
@@ -340,7 +339,7 @@ export class Api {
    * routes of its own resource only, not the 140 before it (docs/performance.md, "Reads by resource").
    * A path's first segment is always a literal, so no route of one segment can match another's path.
    */
-  private readonly segmentRoutes = new Map<string, SegmentRoutes>();
+  private readonly segmentRouters = new Map<string, express.Router>();
 
   constructor(
     readonly prisma: Db,
@@ -428,82 +427,82 @@ export class Api {
       },
     });
 
+    const expressPath = def.path.replace(/\{(\w+)\}/g, ':$1');
+    const bodyParsers = def.body ? [requireJsonBody, jsonBody] : [];
     const routeTemplate = (_req: Request, res: Response, next: () => void) => {
       // For the request log and metrics (src/app.ts): the template, not the path with its ids.
       res.locals.route = def.path;
       next();
     };
-    // A route without a body names its template in its handler: one layer fewer to run. A route with one names it
-    // before the body is parsed, so that a body refused is logged under its route.
-    const bodyLayers = def.body ? [routeTemplate, requireJsonBody, jsonBody] : [];
-    this.segmentRoutesOf(def.path).add(def.method, def.path, [
-      ...bodyLayers,
-      async (req: Request, res: Response) => {
-        if (!def.body) res.locals.route = def.path;
-        // What a session's request answers is that user's: never kept by a cache (docs/decisions.md §21).
-        if (def.sessionOnly) res.setHeader('Cache-Control', 'no-store');
-        const principal = await this.authenticate(req, res, def.sessionOnly === true);
-        res.locals.accountId = principal.accountId;
-        const limited = this.rateLimit(rateLimitSubject(principal));
-        if (limited) await limited;
-        if (def.roles) requireRole(principal, def.roles);
-        if (def.guard) await def.guard(principal);
-        const params = def.params ? parsePath(def.params, req.params, malformedPath, def.path) : {};
-        // A route without query parameters refuses any, like the others refuse unknown ones (docs/api.md "Conventions").
-        const query = def.query ? parseOrThrow(def.query, req.query, 'query') : noQuery(req.query);
-        const body = def.body ? parseOrThrow(def.body, req.body ?? {}, 'body', def.bodyCommonShape) : undefined;
-        const idempotencyKey = idempotent ? readIdempotencyKey(req) : undefined;
-        type Context = HandlerContext<z.output<P>, z.output<Q>, z.output<B>>;
-        const handle = (idempotencySeed?: string) =>
-          this.aroundHandler(() =>
-            def.handler({ params, query, body, principal, req, res, idempotencyKey, idempotencySeed } as Context),
-          );
-        // Without an Idempotency-Key (every read) the handler's result is answered as it comes, without the closure and
-        // the promise of withIdempotency's `run` around it (docs/performance.md, "Reads, fourth pass").
-        const answer = idempotencyKey
-          ? await withIdempotency(this.prisma, principal.accountId, idempotencyKey, req, async (seed) =>
-              answerOf(res, status, await handle(seed)),
-            )
-          : answerOf(res, status, await handle());
-        if (!answer || res.headersSent) return;
-        if (answer.body instanceof FileAnswer) {
-          sendFile(res, answer.status, answer.body, def.mediaType);
-          return;
-        }
-        const replayed = 'replayed' in answer && answer.replayed;
-        if (replayed) res.setHeader('Idempotent-Replayed', 'true');
-        sendJson(res, answer.status, answer.body);
-        if (def.method !== 'get' && !replayed && answer.status < 300)
-          this.onWrite({
-            principal,
-            method: def.method,
-            route: def.path,
-            path: req.path,
-            status: answer.status,
-            params,
-            body: answer.body,
-            requestId: String(res.locals.requestId ?? ''),
-          });
-      },
-    ]);
-  }
-
-  /** The routes of the first segment of `path` (a template's), made on its first route. */
-  private segmentRoutesOf(path: string): SegmentRoutes {
-    const segment = firstSegment(path);
-    let routes = this.segmentRoutes.get(segment);
-    if (!routes) this.segmentRoutes.set(segment, (routes = new SegmentRoutes()));
-    return routes;
+    const segment = firstSegment(def.path);
+    let routes = this.segmentRouters.get(segment);
+    if (!routes) this.segmentRouters.set(segment, (routes = express.Router()));
+    // A route without a body names its template in its handler: one layer fewer for the router to walk. A route with
+    // one names it before the body is parsed, so that a body refused is logged under its route.
+    const bodyLayers = def.body ? [routeTemplate, ...bodyParsers] : [];
+    routes[def.method](expressPath, ...bodyLayers, async (req: Request, res: Response) => {
+      if (!def.body) res.locals.route = def.path;
+      // What a session's request answers is that user's: never kept by a cache (docs/decisions.md §21).
+      if (def.sessionOnly) res.setHeader('Cache-Control', 'no-store');
+      const principal = await this.authenticate(req, res, def.sessionOnly === true);
+      res.locals.accountId = principal.accountId;
+      const limited = this.rateLimit(rateLimitSubject(principal));
+      if (limited) await limited;
+      if (def.roles) requireRole(principal, def.roles);
+      if (def.guard) await def.guard(principal);
+      const params = def.params ? parsePath(def.params, req.params, malformedPath, def.path) : {};
+      // A route without query parameters refuses any, like the others refuse unknown ones (docs/api.md "Conventions").
+      const query = def.query ? parseOrThrow(def.query, req.query, 'query') : noQuery(req.query);
+      const body = def.body ? parseOrThrow(def.body, req.body ?? {}, 'body', def.bodyCommonShape) : undefined;
+      const idempotencyKey = idempotent ? readIdempotencyKey(req) : undefined;
+      type Context = HandlerContext<z.output<P>, z.output<Q>, z.output<B>>;
+      const handle = (idempotencySeed?: string) =>
+        this.aroundHandler(() =>
+          def.handler({ params, query, body, principal, req, res, idempotencyKey, idempotencySeed } as Context),
+        );
+      // Without an Idempotency-Key (every read) the handler's result is answered as it comes, without the closure and
+      // the promise of withIdempotency's `run` around it (docs/performance.md, "Reads, fourth pass").
+      const answer = idempotencyKey
+        ? await withIdempotency(this.prisma, principal.accountId, idempotencyKey, req, async (seed) =>
+            answerOf(res, status, await handle(seed)),
+          )
+        : answerOf(res, status, await handle());
+      if (!answer || res.headersSent) return;
+      if (answer.body instanceof FileAnswer) {
+        sendFile(res, answer.status, answer.body, def.mediaType);
+        return;
+      }
+      const replayed = 'replayed' in answer && answer.replayed;
+      if (replayed) res.setHeader('Idempotent-Replayed', 'true');
+      sendJson(res, answer.status, answer.body);
+      if (def.method !== 'get' && !replayed && answer.status < 300)
+        this.onWrite({
+          principal,
+          method: def.method,
+          route: def.path,
+          path: req.path,
+          status: answer.status,
+          params,
+          body: answer.body,
+          requestId: String(res.locals.requestId ?? ''),
+        });
+    });
   }
 
   /** Whether some route's path starts with this segment (lower case, as `firstSegment` gives it). */
   servesSegment(segment: string): boolean {
-    return this.segmentRoutes.has(segment);
+    return this.segmentRouters.has(segment);
   }
 
-  /** Every operation the routes serve, as `method /path/{param}` (what test/api/openapi.test.ts holds the document to). */
+  /** Every operation the routers serve, as `method /path/{param}` (what test/api/openapi.test.ts holds the document to). */
   servedOperations(): string[] {
-    return [...this.segmentRoutes.values()].flatMap((routes) => routes.operations());
+    return [...this.segmentRouters.values()].flatMap((routes) =>
+      routes.stack.flatMap((layer) => {
+        const route = layer.route as unknown as { path: string; methods: Record<string, boolean> } | undefined;
+        if (!route) return [];
+        return Object.keys(route.methods).map((method) => `${method} ${route.path.replace(/:(\w+)/g, '{$1}')}`);
+      }),
+    );
   }
 
   /**
