@@ -381,7 +381,12 @@ describe('PATCH /subscriptions/{id} proration_behavior', () => {
         expect(billing(renewal)).toEqual(billing(upcoming));
         expect(renewal.status).toBe('paid');
       }),
-      { numRuns: 8 },
+      // One change prorated for certain besides the random ones: eight random runs draw no create_prorations
+      // change left pending at the period's end about once in a hundred.
+      {
+        numRuns: 8,
+        examples: [[[{ day: 10, second: 3_600, quantity: 5, price: 1, behavior: 'create_prorations' as const }]]],
+      },
     );
     // The runs did reach the proration path, not only `none`.
     expect(prorationLinesSeen).toBeGreaterThan(0);
