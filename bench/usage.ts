@@ -6,6 +6,9 @@ import { analyzeSeededTables, openSeedSession, seedChunk, seedSupportingRows } f
 import { jsonLines, spawnTsx } from './children';
 import { startServer } from './customers';
 import { percentile, ratio, roundTo, type BenchContext, type Figures } from './support';
+import { Connection, type Client as TemporalClient } from '@temporalio/client';
+import { temporalClient } from '../src/temporal/client';
+import { subscriptionWorkflowId, usageReportedSignal } from '../workflows/subscription-messages';
 
 // Usage ingestion (docs/api.md "Usage-based billing"): batches of 1,000 events through POST /usage-events
 // beside the bare statement, the same batches written by `pg` with the same multi-row INSERT into a table
@@ -372,6 +375,14 @@ async function aggregateAtScale(ctx: BenchContext): Promise<Figures> {
       preview(heavySubscription),
       preview(typicalSubscription),
     );
+    // The same read after the workflow's history moved (a signal it handles without changing the bill): the state is
+    // asked of the worker again, as on a subscription's first read in an API process (docs/decisions.md §25).
+    const heavyMoved = await withTemporal(ctx.temporalAddress, (temporal) =>
+      timed(async () => {
+        await historyMoved(temporal, heavySubscription.id);
+        return preview(heavySubscription)();
+      }),
+    );
     const [heavyUsage, typicalUsage] = await timedInTurn(
       usageToDate(heavySubscription),
       usageToDate(typicalSubscription),
@@ -389,6 +400,7 @@ async function aggregateAtScale(ctx: BenchContext): Promise<Figures> {
       [`upcoming invoice, heaviest customer (${heavySubscription.events} events, ${heavySubscription.total} tokens)`]:
         row(heavyUpcoming),
       [`upcoming invoice, a typical customer (${typicalSubscription.events} events)`]: row(typicalUpcoming),
+      'upcoming invoice, heaviest customer, its history moved before each read': row(heavyMoved),
       'usage to date, heaviest customer': row(heavyUsage),
       'usage to date, a typical customer': row(typicalUsage),
     });
@@ -399,6 +411,8 @@ async function aggregateAtScale(ctx: BenchContext): Promise<Figures> {
       'usage.upcoming_p50_ms_heaviest': heavyUpcoming.p50,
       'usage.upcoming_p99_ms_heaviest': heavyUpcoming.p99,
       'usage.upcoming_p99_ms_typical': typicalUpcoming.p99,
+      'usage.upcoming_moved_p50_ms_heaviest': heavyMoved.p50,
+      'usage.upcoming_moved_p99_ms_heaviest': heavyMoved.p99,
       'usage.to_date_p99_ms_heaviest': heavyUsage.p99,
       'usage.to_date_p99_ms_typical': typicalUsage.p99,
     };
@@ -460,6 +474,35 @@ async function timedInTurn(
     return { p50: roundTo(percentile(ms, 50), 1), p99: roundTo(percentile(ms, 99), 1) };
   };
   return [spread(a), spread(b)];
+}
+
+async function withTemporal<T>(address: string, work: (temporal: TemporalClient) => Promise<T>): Promise<T> {
+  const connection = await Connection.connect({ address });
+  try {
+    return await work(temporalClient(connection));
+  } finally {
+    await connection.close();
+  }
+}
+
+/**
+ * Signals the subscription's workflow that usage was reported (its threshold check: the bench's subscriptions have
+ * none, so nothing is billed) and waits until the workflow task that handled it is done: its history has grown.
+ */
+async function historyMoved(temporal: TemporalClient, subscriptionId: string): Promise<void> {
+  const workflowId = subscriptionWorkflowId(subscriptionId);
+  const described = () =>
+    temporal.workflowService.describeWorkflowExecution({
+      namespace: temporal.options.namespace,
+      execution: { workflowId },
+    });
+  const before = Number((await described()).workflowExecutionInfo?.historyLength ?? 0);
+  await temporal.workflow.getHandle(workflowId).signal(usageReportedSignal);
+  for (;;) {
+    const now = await described();
+    if (!now.pendingWorkflowTask && Number(now.workflowExecutionInfo?.historyLength ?? 0) > before) return;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
 }
 
 async function timedGet(port: number, apiKey: string, route: string): Promise<number> {

@@ -22,6 +22,7 @@ import type { TestClockBinding } from '../../workflows/test-clock-contract';
 import { rejectionOf, type Rejection, type RejectionKind } from './subscription-rejection';
 import type { SubscriptionObject } from './subscription.schemas';
 import { subscriptionTimerSummary } from '../../workflows/summaries';
+import { historyMark, KnownStates } from './known-states';
 import type { ChargeReceipt } from '../transactions';
 import type { SettledInvoice } from '../invoices';
 
@@ -35,6 +36,8 @@ function toApiError(rejection: Rejection): ApiError {
   return new ApiError(ERROR_TYPE_OF[rejection.kind], rejection.code, rejection.message, rejection.param);
 }
 
+/** The most subscriptions' states one API process keeps (each a few KB). */
+const KNOWN_STATES_MAX = 2_000;
 /** How long the API waits for Temporal to answer a health probe before it answers 503. */
 const TEMPORAL_PROBE_MS = 2_000;
 /** What 503 tells the caller in Retry-After (seconds). */
@@ -282,9 +285,16 @@ async function queryState(temporal: Client, handle: ReturnType<Client['workflow'
 }
 
 /**
+ * The states this process last read, by subscription (docs/decisions.md §25, "The upcoming invoice's state"): a
+ * repeated read whose workflow's history has not moved since is answered by the server's describe alone.
+ */
+const knownStates = new KnownStates(KNOWN_STATES_MAX);
+
+/**
  * The subscription's state as its workflow holds it (pending proration lines included), for reads that
- * must bill exactly as the workflow will (the upcoming-invoice preview). One round trip to Temporal: the
- * `state` query, which is the probe too (queryState). A workflow still waiting
+ * must bill exactly as the workflow will (the upcoming-invoice preview). The server's describe first, under the
+ * probe's deadline (Temporal down is 503 at once): when the run's history has not moved since this process last
+ * asked, the state it answered then is the state now (KnownStates); otherwise the `state` query. A workflow still waiting
  * on its start delay (decisions.md §14) has run no task: Temporal refuses the query at once without scheduling
  * one, and its state is then its input, read from the start event of its history (decoded by the client's
  * codec), since nothing has changed it yet.
@@ -295,14 +305,12 @@ export async function readSubscriptionState(
 ): Promise<SubscriptionState> {
   const handle = temporal.workflow.getHandle(subscriptionWorkflowId(subscriptionId));
   try {
-    try {
-      return await queryState(temporal, handle);
-    } catch (refused) {
-      if (!hasGrpcCode(refused, FAILED_PRECONDITION)) throw refused;
-      const input = await probed(temporal, () => startInputOfUnchanged(temporal, handle));
-      if (!input) throw refused;
-      return input;
-    }
+    const mark = await probed(temporal, () => historyMark(temporal, handle.workflowId));
+    const known = mark && knownStates.at(subscriptionId, mark);
+    if (known) return known;
+    const state = await askedState(temporal, handle);
+    if (mark) knownStates.remember(subscriptionId, mark, state);
+    return state;
   } catch (error) {
     if (error instanceof WorkflowNotFoundError) {
       if (await isStartPending(prisma, subscriptionWorkflowId(subscriptionId)))
@@ -313,6 +321,21 @@ export async function readSubscriptionState(
       throw conflict(`Subscription ${subscriptionId} has ended.`, 'subscription_ended');
     }
     throw translated(error, subscriptionId);
+  }
+}
+
+/** The `state` query, or the start's input of a workflow that has run no task yet (Temporal refuses its query). */
+async function askedState(
+  temporal: Client,
+  handle: ReturnType<Client['workflow']['getHandle']>,
+): Promise<SubscriptionState> {
+  try {
+    return await queryState(temporal, handle);
+  } catch (refused) {
+    if (!hasGrpcCode(refused, FAILED_PRECONDITION)) throw refused;
+    const input = await probed(temporal, () => startInputOfUnchanged(temporal, handle));
+    if (!input) throw refused;
+    return input;
   }
 }
 

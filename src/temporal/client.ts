@@ -4,6 +4,7 @@ import {
   defaultGrpcRetryOptions,
   makeGrpcRetryInterceptor,
   type ConnectionLike,
+  type ClientInterceptors,
   type ConnectionOptions,
 } from '@temporalio/client';
 import { config } from '../config';
@@ -11,10 +12,15 @@ import { billingDataConverter } from './payload-codec';
 
 /**
  * A Temporal client on `connection` with the service's data converter (payloads encrypted,
- * src/temporal/payload-codec.ts). Every client the service makes is made here.
+ * src/temporal/payload-codec.ts). Every client the service makes is made here; `interceptors` let a test count the
+ * calls the service makes through it.
  */
-export function temporalClient(connection: ConnectionLike, namespace = config.temporalNamespace): Client {
-  return new Client({ connection, namespace, dataConverter: billingDataConverter() });
+export function temporalClient(
+  connection: ConnectionLike,
+  namespace = config.temporalNamespace,
+  interceptors?: ClientInterceptors,
+): Client {
+  return new Client({ connection, namespace, dataConverter: billingDataConverter(), interceptors });
 }
 
 /**
