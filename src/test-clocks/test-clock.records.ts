@@ -52,7 +52,17 @@ export function updateTestClockRow(
   return db.testClock.update({ where: { id }, data });
 }
 
-/** Marks the clock ready if it is still advancing to `frozenTime` (a later advance keeps it advancing). */
+/**
+ * Marks the clock ready if it is still advancing to `frozenTime` (a later advance keeps it advancing).
+ * The row is locked first, by its id alone: the advance starts its workflow inside the transaction that marks
+ * the clock advancing (docs/api.md, Test clocks, "How it works"), so the workflow can finish before that commit.
+ * An UPDATE filtered on status and time judges the row by its last committed version (still ready, at the old
+ * time) and skips it without waiting, which left the clock advancing for good; the lock waits for the commit,
+ * and the UPDATE after it sees it.
+ */
 export async function markTestClockReady(db: Db, id: string, frozenTime: Date): Promise<void> {
-  await db.testClock.updateMany({ where: { id, status: 'advancing', frozenTime }, data: { status: 'ready' } });
+  await db.$transaction(async (tx) => {
+    await lockTestClock(tx, id);
+    await tx.testClock.updateMany({ where: { id, status: 'advancing', frozenTime }, data: { status: 'ready' } });
+  });
 }

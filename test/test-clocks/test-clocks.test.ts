@@ -10,6 +10,9 @@ import {
 import { addPaymentMethod, cardBody, CARDS } from '../support/payments';
 import { expectStatus, recurringPrice } from '../support/subscriptions';
 import { EXPIRY, hostedPath, pageForm, pageText, postForm } from '../hosted-pages/pages';
+import { queryRows } from '../../src/db/sql';
+import { sqlTransaction } from '../../src/db/sql-transaction';
+import { finishTestClockAdvance } from '../../src/test-clocks';
 
 // Test clocks over HTTP, in real time, on the suite's Temporal dev server (no time skipping): the
 // workflows of a clock's customers wait on the clock, and each advance runs what falls due, in order.
@@ -236,6 +239,53 @@ describe('test clock resource', () => {
     });
     expect(invoice.status).toBe(409);
     expect(invoice.body.error.code).toBe('test_clock_deleted');
+  });
+
+  it("is marked ready by an advance's workflow that finishes before the advance's transaction commits", async () => {
+    // POST .../advance starts the clock's workflow inside the transaction that marks the clock advancing: under load
+    // the workflow (nothing on the clock here: at once) can finish before that commit, and its mark must still land.
+    const frozen = seconds('2025-03-01T00:00:00Z');
+    const clock = await createClock(frozen);
+    const target = frozen + DAY_S;
+    let commit!: () => void;
+    const committing = new Promise<void>((resolve) => (commit = resolve));
+    let advancerPid = 0;
+    const advancing = sqlTransaction(app.prisma, async (tx) => {
+      advancerPid = (
+        await queryRows<{ pid: number }>(
+          tx,
+          {
+            name: 'test_clock_advance_uncommitted',
+            text: `UPDATE test_clocks SET status = 'advancing', frozen_time = $2 WHERE id = $1 RETURNING pg_backend_pid() AS pid`,
+          },
+          [clock.id, new Date(target * 1000)],
+        )
+      )[0]!.pid;
+      await committing;
+    });
+    while (advancerPid === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+    // What the workflow's last activity does, while the advance has not committed yet.
+    let finished = false;
+    const finishing = finishTestClockAdvance(app.prisma, clock.id, target * 1000).then(() => (finished = true));
+    const waitsForAdvance = async () =>
+      (
+        await queryRows(
+          app.prisma,
+          {
+            name: 'test_blocked_by_advance',
+            text: 'SELECT pid FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))',
+          },
+          [advancerPid],
+        )
+      ).length > 0;
+    while (!finished && !(await waitsForAdvance())) await new Promise((resolve) => setTimeout(resolve, 20));
+    commit();
+    await advancing;
+    await finishing;
+    expect(expectStatus(await api.get(`/test-helpers/test-clocks/${clock.id}`), 200)).toMatchObject({
+      frozen_time: target,
+      status: 'ready',
+    });
   });
 
   it('does not exist when BILLING_TEST_MODE is off', async () => {
