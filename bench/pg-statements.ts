@@ -7,12 +7,16 @@ import { Client } from 'pg';
  * (no parse, no commit's flush): read the calls and the shares.
  */
 export async function pgStatements(databaseUrl: string) {
-  if (!process.env.BENCH_PG_STATEMENTS) return { reset: async () => undefined, print: async () => undefined };
+  if (!process.env.BENCH_PG_STATEMENTS)
+    return { reset: async () => undefined, print: async () => undefined, close: async () => undefined };
   const client = new Client({ connectionString: databaseUrl });
+  // The cluster stops at the bench's end: a connection still open then must not end the run with an error.
+  client.on('error', () => undefined);
   await client.connect();
   await client.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
   const top = Number(process.env.BENCH_PG_STATEMENTS_TOP ?? 25);
   return {
+    close: () => client.end(),
     reset: async () => void (await client.query('SELECT pg_stat_statements_reset()')),
     print: async (label: string, jobs: number) => {
       const { rows: byDatabase } = await client.query(

@@ -158,6 +158,7 @@ export async function benchSubscriptions(ctx: BenchContext): Promise<Figures> {
     await settled();
     const cpuAfter = descendantsCpuMs(processes);
     await statements.print('charged creation', CREATIONS);
+    await statements.close();
     const row = (result: LaneResult) => ({
       'per s': Math.round(result.perSecond),
       'p50 ms': +result.p50.toFixed(1),
