@@ -54,10 +54,13 @@ export { persistSubscription } from './subscription-projection.service';
 export type { PersistSubscriptionInput, SubscriptionEventType } from './subscription-projection.service';
 export {
   noticeInvoicesSettled,
+  lastKnownSubscriptionState,
   noticeUsageReported,
+  readMarkedSubscriptionState,
   readSubscriptionState,
   updateSubscriptionWorkflow,
 } from './subscription-workflow.client';
+export { sameHistory } from './known-states';
 export {
   cancelSubscription,
   createSubscription,

@@ -8,6 +8,11 @@ export interface HistoryMark {
   historyLength: number;
 }
 
+/** Whether two marks name the same run at the same history length: nothing has reached the workflow between them. */
+export function sameHistory(a: HistoryMark, b: HistoryMark): boolean {
+  return a.runId === b.runId && a.historyLength === b.historyLength;
+}
+
 /** gRPC NOT_FOUND: no workflow of that id (never started, or past the namespace's retention). */
 const NOT_FOUND = 5;
 
@@ -46,10 +51,16 @@ export class KnownStates {
   /** The state answered at this very mark, as a copy the caller may change; undefined when the history has moved. */
   at(subscriptionId: string, mark: HistoryMark): SubscriptionState | undefined {
     const known = this.byId.get(subscriptionId);
-    if (!known || known.mark.runId !== mark.runId || known.mark.historyLength !== mark.historyLength) return undefined;
+    if (!known || !sameHistory(known.mark, mark)) return undefined;
     this.byId.delete(subscriptionId);
     this.byId.set(subscriptionId, known);
     return structuredClone(known.state);
+  }
+
+  /** The state last kept for the subscription and the mark it holds at, as a copy; undefined when none is kept. */
+  latest(subscriptionId: string): { mark: HistoryMark; state: SubscriptionState } | undefined {
+    const known = this.byId.get(subscriptionId);
+    return known && { mark: known.mark, state: structuredClone(known.state) };
   }
 
   /** Keeps the state the query answered after `mark` was read (the state holds at least that history). */

@@ -22,7 +22,7 @@ import type { TestClockBinding } from '../../workflows/test-clock-contract';
 import { rejectionOf, type Rejection, type RejectionKind } from './subscription-rejection';
 import type { SubscriptionObject } from './subscription.schemas';
 import { subscriptionTimerSummary } from '../../workflows/summaries';
-import { historyMark, KnownStates } from './known-states';
+import { historyMark, KnownStates, type HistoryMark } from './known-states';
 import type { ChargeReceipt } from '../transactions';
 import type { SettledInvoice } from '../invoices';
 
@@ -291,6 +291,16 @@ async function queryState(temporal: Client, handle: ReturnType<Client['workflow'
 const knownStates = new KnownStates(KNOWN_STATES_MAX);
 
 /**
+ * The state this process last read of the subscription and the history mark it holds at (a copy), before any call to
+ * Temporal: whether it is still the state is known only once a describe gives the same mark (sameHistory).
+ */
+export function lastKnownSubscriptionState(
+  subscriptionId: string,
+): { mark: HistoryMark; state: SubscriptionState } | undefined {
+  return knownStates.latest(subscriptionId);
+}
+
+/**
  * The subscription's state as its workflow holds it (pending proration lines included), for reads that
  * must bill exactly as the workflow will (the upcoming-invoice preview). The server's describe first, under the
  * probe's deadline (Temporal down is 503 at once): when the run's history has not moved since this process last
@@ -300,17 +310,29 @@ const knownStates = new KnownStates(KNOWN_STATES_MAX);
  * codec), since nothing has changed it yet.
  */
 export async function readSubscriptionState(
-  { temporal, prisma }: { temporal: Client; prisma: Db },
+  deps: { temporal: Client; prisma: Db },
   subscriptionId: string,
 ): Promise<SubscriptionState> {
+  return (await readMarkedSubscriptionState(deps, subscriptionId)).state;
+}
+
+/**
+ * readSubscriptionState, with the history mark its answer holds at (null when the server gave none): a read that
+ * started on the state this process last had (lastKnownSubscriptionState) keeps what it made only when the marks
+ * are the same.
+ */
+export async function readMarkedSubscriptionState(
+  { temporal, prisma }: { temporal: Client; prisma: Db },
+  subscriptionId: string,
+): Promise<{ state: SubscriptionState; mark: HistoryMark | null }> {
   const handle = temporal.workflow.getHandle(subscriptionWorkflowId(subscriptionId));
   try {
     const mark = await probed(temporal, () => historyMark(temporal, handle.workflowId));
     const known = mark && knownStates.at(subscriptionId, mark);
-    if (known) return known;
+    if (known) return { state: known, mark };
     const state = await askedState(temporal, handle);
     if (mark) knownStates.remember(subscriptionId, mark, state);
-    return state;
+    return { state, mark };
   } catch (error) {
     if (error instanceof WorkflowNotFoundError) {
       if (await isStartPending(prisma, subscriptionWorkflowId(subscriptionId)))

@@ -17,7 +17,7 @@ import {
   type SubscriptionState,
 } from '../subscriptions';
 import { itemChanges, liveSubscription } from '../subscriptions';
-import { readSubscriptionState } from '../subscriptions';
+import { lastKnownSubscriptionState, readMarkedSubscriptionState, sameHistory } from '../subscriptions';
 import type { UpcomingInvoiceObject, UpcomingInvoiceQuery } from './upcoming-invoice.schemas';
 
 const RULE_ERROR_TYPES = { conflict: 'conflict', invalid: 'invalid_request_error' } as const;
@@ -48,16 +48,37 @@ export async function upcomingInvoice(
   // The workflow's state is asked for beside the row's read, and used only once the row has shown the subscription
   // is this account's and live: another account's id answers 404 as before (docs/performance.md, "The upcoming
   // invoice's fixed costs"). Should the row refuse, the state's answer or failure is dropped.
-  const stateRead = readSubscriptionState(deps, query.subscription);
+  const stateRead = readMarkedSubscriptionState(deps, query.subscription);
   stateRead.catch(() => undefined);
+  const last = query.items ? undefined : lastKnownSubscriptionState(query.subscription);
   const row = await withParam('subscription', () => liveSubscription(prisma, accountId, query.subscription));
-  const state = await stateRead;
-  const nowMs = Math.floor((row.clockTime ?? currentTime().getTime()) / 1000) * 1000;
   const preview = (at: number, work: () => Promise<Parameters<typeof previewInvoiceForBilling>[2]>) =>
     atTime(at, async () => {
       const invoice = await previewInvoiceForBilling(prisma, accountId, await work());
       return { ...invoice, id: null, number: null };
     });
+  const nextPeriodPreview = (state: SubscriptionState) => {
+    const billing = nextPeriodBilling(state);
+    if ('none' in billing) throw noUpcoming(row.id, billing.none);
+    // The period's discount read with the draft's inputs, as the renewal reads it (one statement fewer).
+    return preview(billing.at, () =>
+      periodInvoice(prisma, periodToBill(state, state.nextPeriodIndex), { discountWithDraft: true }),
+    );
+  };
+  // Made on the state this process last had while the history is described, and kept only when the history has not
+  // moved since: then it is the invoice of the state the describe vouches for (docs/decisions.md §25). It writes
+  // nothing, so one made on a stale state is dropped (its failure too) and the invoice is made again.
+  const early = last && Promise.resolve().then(() => nextPeriodPreview(last.state));
+  early?.catch(() => undefined);
+  const { state, mark } = await stateRead;
+  if (early && last && mark && sameHistory(mark, last.mark)) {
+    const made = await early.then(
+      (invoice) => ({ invoice }),
+      () => undefined,
+    );
+    if (made) return made.invoice;
+  }
+  const nowMs = Math.floor((row.clockTime ?? currentTime().getTime()) / 1000) * 1000;
 
   let next: SubscriptionState = state;
   if (query.items) {
@@ -106,10 +127,5 @@ export async function upcomingInvoice(
       next = { ...next, pendingLines: pending };
     }
   }
-  const billing = nextPeriodBilling(next);
-  if ('none' in billing) throw noUpcoming(row.id, billing.none);
-  // The period's discount read with the draft's inputs, as the renewal reads it (one statement fewer).
-  return preview(billing.at, () =>
-    periodInvoice(prisma, periodToBill(next, next.nextPeriodIndex), { discountWithDraft: true }),
-  );
+  return nextPeriodPreview(next);
 }

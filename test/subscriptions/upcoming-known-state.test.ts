@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import pg from 'pg';
 import type { Client, Connection } from '@temporalio/client';
 import { connectTemporal, temporalClient } from '../../src/temporal/client';
 import {
@@ -18,7 +19,9 @@ import type { SubscriptionState } from '../../src/subscriptions/subscription-mac
 
 // The upcoming invoice reads the workflow's state by the `state` query only when the workflow's history has moved
 // since this API process last asked (docs/decisions.md §25, "The upcoming invoice's state"). Counted on the API's own
-// Temporal client: every `state` query it sends passes its interceptor.
+// Temporal client: every `state` query it sends passes its interceptor. The invoice is made on the state last read
+// while the history is described, and made again when the history has moved: the previews are counted by the
+// statement that reads a preview's inputs (the app runs in this process, on this `pg`).
 
 const DAY_S = 86_400;
 const START = Date.UTC(2026, 4, 4, 8, 0, 0) / 1000;
@@ -29,11 +32,17 @@ let worker: Awaited<ReturnType<typeof startTestWorker>>;
 let api: ApiClient;
 let other: ApiClient;
 const stateQueries: string[] = [];
+let previewsMade = 0;
 /** The test's own client, not counted: it waits for a workflow to have done what is due. */
 let observer: Client;
 
 beforeAll(async () => {
   quietRuntime();
+  const query = pg.Client.prototype.query;
+  jest.spyOn(pg.Client.prototype, 'query').mockImplementation(function (this: pg.Client, ...args: unknown[]) {
+    if ((args[0] as { name?: string } | undefined)?.name === 'invoice_draft_inputs_unlocked') previewsMade += 1;
+    return (query as (...a: unknown[]) => unknown).apply(this, args);
+  } as typeof query);
   const taskQueue = `known-state-${crypto.randomUUID()}`;
   connection = await connectTemporal({ address: process.env.TEMPORAL_ADDRESS! });
   const temporal = temporalClient(connection, 'default', {
@@ -54,6 +63,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
+  jest.restoreAllMocks();
   await worker?.stop();
   await app?.close();
   await connection?.close();
@@ -90,6 +100,17 @@ test('a repeated upcoming invoice asks the state again only after the workflow m
     asOfNow(
       expectStatus(await api.get(`/invoices/upcoming?subscription=${subscription.id}`), 200, 'GET /invoices/upcoming'),
     );
+  /**
+   * The previews the next read makes: 1 when the state it started on held, 2 when the history had moved. A dropped
+   * preview may still be on its way to the database when the answer arrives: waited for up to 5 s.
+   */
+  const previewsOf = async (read: () => Promise<unknown>, expected: number) => {
+    const before = previewsMade;
+    await read();
+    for (const deadline = Date.now() + 5_000; previewsMade - before < expected && Date.now() < deadline;)
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    return previewsMade - before;
+  };
 
   await settled(subscription.id);
   const first = await upcoming();
@@ -99,6 +120,7 @@ test('a repeated upcoming invoice asks the state again only after the workflow m
   expect(await upcoming()).toEqual(first);
   expect(await upcoming()).toEqual(first);
   expect(queriesOf(subscription.id)).toBe(asked);
+  expect(await previewsOf(upcoming, 1)).toBe(1);
 
   // Another account's read is refused as before, and shows nothing of the state.
   const refused = await other.get(`/invoices/upcoming?subscription=${subscription.id}`);
@@ -115,7 +137,9 @@ test('a repeated upcoming invoice asks the state again only after the workflow m
     200,
   );
   await settled(subscription.id);
-  const changed = await upcoming();
+  let changed: any;
+  // The preview made on the state before the change is dropped: the answer is the one made on the state asked anew.
+  expect(await previewsOf(async () => (changed = await upcoming()), 2)).toBe(2);
   expect(queriesOf(subscription.id)).toBe(asked + 1);
   expect(changed.lines.some((line: any) => line.proration)).toBe(true);
   expect(changed.total).toBeGreaterThan(9_000);
@@ -125,7 +149,8 @@ test('a repeated upcoming invoice asks the state again only after the workflow m
   // The renewal moves the period: the next read is of the period after it.
   await advanceClock(api, owner.clock.id, first.period_start + DAY_S);
   await settled(subscription.id);
-  const renewed = await upcoming();
+  let renewed: any;
+  expect(await previewsOf(async () => (renewed = await upcoming()), 2)).toBe(2);
   expect(queriesOf(subscription.id)).toBe(asked + 2);
   expect(renewed.period_start).toBe(first.period_end);
   expect(renewed.total).toBe(9_000);
