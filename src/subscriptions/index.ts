@@ -4,6 +4,7 @@ export { subscriptionSchema } from './subscription.schemas';
 export type { DunningSettingsObject, SubscriptionObject, UpdateSubscriptionInput } from './subscription.schemas';
 export { BILLING_INTERVALS, addIntervals, addMonths } from './billing-dates';
 export { getDunningSettings } from './dunning-settings.service';
+export { sameHistory } from './known-states';
 export { prorationLines, prorationPeriod } from './proration';
 export type { ProrationLine } from './proration';
 export { countCustomerSubscriptions, readSubscriptionIntervals } from './subscription-list.records';
@@ -53,14 +54,12 @@ export { accountProrationBehavior } from './proration-settings.service';
 export { persistSubscription } from './subscription-projection.service';
 export type { PersistSubscriptionInput, SubscriptionEventType } from './subscription-projection.service';
 export {
-  noticeInvoicesSettled,
   lastKnownSubscriptionState,
+  noticeInvoicesSettled,
   noticeUsageReported,
-  readMarkedSubscriptionState,
   readSubscriptionState,
   updateSubscriptionWorkflow,
 } from './subscription-workflow.client';
-export { sameHistory } from './known-states';
 export {
   cancelSubscription,
   createSubscription,

@@ -307,21 +307,11 @@ export function lastKnownSubscriptionState(
  * asked, the state it answered then is the state now (KnownStates); otherwise the `state` query. A workflow still waiting
  * on its start delay (decisions.md §14) has run no task: Temporal refuses the query at once without scheduling
  * one, and its state is then its input, read from the start event of its history (decoded by the client's
- * codec), since nothing has changed it yet.
+ * codec), since nothing has changed it yet. Answered with the history mark the state holds at (null when the server
+ * gave none): a read that started on the state this process last had (lastKnownSubscriptionState) keeps what it
+ * made only when the marks are the same.
  */
 export async function readSubscriptionState(
-  deps: { temporal: Client; prisma: Db },
-  subscriptionId: string,
-): Promise<SubscriptionState> {
-  return (await readMarkedSubscriptionState(deps, subscriptionId)).state;
-}
-
-/**
- * readSubscriptionState, with the history mark its answer holds at (null when the server gave none): a read that
- * started on the state this process last had (lastKnownSubscriptionState) keeps what it made only when the marks
- * are the same.
- */
-export async function readMarkedSubscriptionState(
   { temporal, prisma }: { temporal: Client; prisma: Db },
   subscriptionId: string,
 ): Promise<{ state: SubscriptionState; mark: HistoryMark | null }> {

@@ -17,7 +17,7 @@ import {
   type SubscriptionState,
 } from '../subscriptions';
 import { itemChanges, liveSubscription } from '../subscriptions';
-import { lastKnownSubscriptionState, readMarkedSubscriptionState, sameHistory } from '../subscriptions';
+import { lastKnownSubscriptionState, readSubscriptionState, sameHistory } from '../subscriptions';
 import type { UpcomingInvoiceObject, UpcomingInvoiceQuery } from './upcoming-invoice.schemas';
 
 const RULE_ERROR_TYPES = { conflict: 'conflict', invalid: 'invalid_request_error' } as const;
@@ -48,7 +48,7 @@ export async function upcomingInvoice(
   // The workflow's state is asked for beside the row's read, and used only once the row has shown the subscription
   // is this account's and live: another account's id answers 404 as before (docs/performance.md, "The upcoming
   // invoice's fixed costs"). Should the row refuse, the state's answer or failure is dropped.
-  const stateRead = readMarkedSubscriptionState(deps, query.subscription);
+  const stateRead = readSubscriptionState(deps, query.subscription);
   stateRead.catch(() => undefined);
   const last = query.items ? undefined : lastKnownSubscriptionState(query.subscription);
   const row = await withParam('subscription', () => liveSubscription(prisma, accountId, query.subscription));

@@ -171,4 +171,10 @@ test('the known states are bounded, the least recently read dropped first, and e
   const copy = states.at('sub_c', mark(9))!;
   (copy.items as { quantity: number }[])[0]!.quantity = 99;
   expect(states.at('sub_c', mark(9))?.items[0]?.quantity).toBe(1);
+  // The last state kept, before any describe: with the mark it holds at, as a copy too.
+  const latest = states.latest('sub_c')!;
+  expect(latest.mark).toEqual(mark(9));
+  (latest.state.items as { quantity: number }[])[0]!.quantity = 7;
+  expect(states.latest('sub_c')?.state.items[0]?.quantity).toBe(1);
+  expect(states.latest('sub_b')).toBeUndefined();
 });
