@@ -6,8 +6,9 @@ import { createdUpdate, subscriptionWorkflowId } from '../workflows/subscription
 import {
   BARE_START_LANES,
   bareWorkflowStarts,
+  cpuInAllPerJob,
   cpuPerJob,
-  descendantsCpuMs,
+  cpuOfBurst,
   ratio,
   workflowStarts,
   roundTo,
@@ -132,31 +133,27 @@ export async function benchSubscriptions(ctx: BenchContext): Promise<Figures> {
     const baselineWorker = spawnTsx('baseline-worker.ts', [BASELINE_QUEUE, 'creation'], env, true);
     children.push(baselineWorker);
     await jsonLines(baselineWorker)();
-    const settled = () => new Promise((resolve) => setTimeout(resolve, 2000)); // the last first tasks finish
     const baselineProcesses = { api: api.pid, worker: baselineWorker.pid };
     await statements.reset();
-    const cpuBaselineBefore = descendantsCpuMs(baselineProcesses);
-    const readable = await workflowStarts(ctx.temporalAddress, CREATIONS, {
-      workflowType: 'creationBaselineWorkflow',
-      taskQueue: BASELINE_QUEUE,
-      args: () => [Date.now() + 365 * 86_400_000],
-    });
-    await settled();
-    const cpuBaselineAfter = descendantsCpuMs(baselineProcesses);
+    const { result: readable, cpuMs: cpuBaseline } = await cpuOfBurst(baselineProcesses, () =>
+      workflowStarts(ctx.temporalAddress, CREATIONS, {
+        workflowType: 'creationBaselineWorkflow',
+        taskQueue: BASELINE_QUEUE,
+        args: () => [Date.now() + 365 * 86_400_000],
+      }),
+    );
     await statements.print('baseline start (first task run)', CREATIONS);
     baselineWorker.kill('SIGTERM');
     const processes = { api: api.pid, worker: worker.pid };
     await statements.reset();
-    const cpuBefore = descendantsCpuMs(processes);
-    const scheduled = await runLanes(CREATIONS, BARE_START_LANES, () => subscribe(nextYear()).then(() => undefined));
-    await settled();
-    const cpuBetween = descendantsCpuMs(processes);
+    const { result: scheduled, cpuMs: cpuScheduled } = await cpuOfBurst(processes, () =>
+      runLanes(CREATIONS, BARE_START_LANES, () => subscribe(nextYear()).then(() => undefined)),
+    );
     await statements.print('scheduled creation', CREATIONS);
     await statements.reset();
-    const cpuCharged = descendantsCpuMs(processes);
-    const active = await runLanes(CREATIONS, BARE_START_LANES, () => subscribe(now()).then(() => undefined));
-    await settled();
-    const cpuAfter = descendantsCpuMs(processes);
+    const { result: active, cpuMs: cpuCharged } = await cpuOfBurst(processes, () =>
+      runLanes(CREATIONS, BARE_START_LANES, () => subscribe(now()).then(() => undefined)),
+    );
     await statements.print('charged creation', CREATIONS);
     await statements.close();
     const row = (result: LaneResult) => ({
@@ -171,14 +168,23 @@ export async function benchSubscriptions(ctx: BenchContext): Promise<Figures> {
       'POST /subscriptions, first invoice charged': row(active),
     });
     console.log(
-      `CPU ms per creation, scheduled: ${cpuPerJob(cpuBefore, cpuBetween, CREATIONS)}; charged: ${cpuPerJob(cpuCharged, cpuAfter, CREATIONS)}` +
-        `; per baseline start whose first task runs: ${cpuPerJob(cpuBaselineBefore, cpuBaselineAfter, CREATIONS)}`,
+      `CPU ms per creation, scheduled: ${cpuPerJob({}, cpuScheduled, CREATIONS)}; charged: ${cpuPerJob({}, cpuCharged, CREATIONS)}` +
+        `; per baseline start whose first task runs: ${cpuPerJob({}, cpuBaseline, CREATIONS)}`,
     );
     if (retried503 > 0)
       console.log(`(${retried503} creations answered 503 database_busy and were retried; the machine is loaded)`);
+    // The machine's CPU per job, the baseline's over the creation's: the rate a load long enough to leave no work
+    // behind it would reach on a machine all of whose cores these processes share (docs/performance.md,
+    // "What a burst leaves behind").
+    const cpuEach = {
+      baseline: cpuInAllPerJob({}, cpuBaseline, CREATIONS),
+      scheduled: cpuInAllPerJob({}, cpuScheduled, CREATIONS),
+      charged: cpuInAllPerJob({}, cpuCharged, CREATIONS),
+    };
     console.log(
       `subscriptions via API/workflow starts whose first task runs: scheduled ${ratio(scheduled.perSecond, readable.perSecond)}, charged at creation ${ratio(active.perSecond, readable.perSecond)}` +
-        ` (against bare starts no worker runs, the earlier baseline: ${ratio(scheduled.perSecond, bare.perSecond)}, ${ratio(active.perSecond, bare.perSecond)})`,
+        ` (against bare starts no worker runs, the earlier baseline: ${ratio(scheduled.perSecond, bare.perSecond)}, ${ratio(active.perSecond, bare.perSecond)});` +
+        ` by CPU per job: scheduled ${ratio(cpuEach.baseline, cpuEach.scheduled)}, charged ${ratio(cpuEach.baseline, cpuEach.charged)}`,
     );
 
     // Each idle one is woken once more, by an update its workflow refuses (nothing written), so that it has
@@ -247,6 +253,8 @@ export async function benchSubscriptions(ctx: BenchContext): Promise<Figures> {
       subscription_charge_ratio: roundTo(active.perSecond / readable.perSecond),
       subscription_create_bare_start_ratio: roundTo(scheduled.perSecond / bare.perSecond),
       subscription_charge_bare_start_ratio: roundTo(active.perSecond / bare.perSecond),
+      subscription_create_cpu_ratio: roundTo(cpuEach.baseline / cpuEach.scheduled),
+      subscription_charge_cpu_ratio: roundTo(cpuEach.baseline / cpuEach.charged),
       worker_rss_mb_idle_10k: mb(after.rss),
       worker_rss_mb_before: mb(before.rss),
       worker_rss_mb_rest: mb(rest.rss),

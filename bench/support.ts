@@ -217,5 +217,37 @@ export function cpuPerJob(before: Record<string, number>, after: Record<string, 
     .filter((label) => (after[label] ?? 0) - (before[label] ?? 0) > 0)
     .sort()
     .map((label) => `${label} ${((after[label]! - (before[label] ?? 0)) / jobs).toFixed(1)}`)
+    .concat(`in all ${cpuInAllPerJob(before, after, jobs).toFixed(1)}`)
     .join(', ');
+}
+
+/**
+ * The CPU ms, by what each process is (descendantsCpuMs), that `burst` cost, its work left behind included: a
+ * workflow's first task runs after its start was answered, so the count goes on (at least `minMs`) until the
+ * processes spend under `idleShare` of one core over `windowMs` (at most `maxMs`) (docs/performance.md, "What a
+ * burst leaves behind").
+ */
+export async function cpuOfBurst<T>(
+  named: Record<string, number | undefined>,
+  burst: () => Promise<T>,
+  { minMs = 1_000, windowMs = 500, idleShare = 0.2, maxMs = 30_000 } = {},
+): Promise<{ result: T; cpuMs: Record<string, number> }> {
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+  const before = descendantsCpuMs(named);
+  const result = await burst();
+  await sleep(minMs);
+  for (const until = Date.now() + maxMs; Date.now() < until;) {
+    const windowStart = descendantsCpuMs(named);
+    await sleep(windowMs);
+    if (cpuInAllPerJob(windowStart, descendantsCpuMs(named), 1) < idleShare * windowMs) break;
+  }
+  const after = descendantsCpuMs(named);
+  const cpuMs: Record<string, number> = {};
+  for (const label of Object.keys(after)) cpuMs[label] = Math.max(0, after[label]! - (before[label] ?? 0));
+  return { result, cpuMs };
+}
+
+/** CPU ms per job of every process descendantsCpuMs counted, summed. */
+export function cpuInAllPerJob(before: Record<string, number>, after: Record<string, number>, jobs: number): number {
+  return Object.keys(after).reduce((sum, label) => sum + Math.max(0, after[label]! - (before[label] ?? 0)), 0) / jobs;
 }
