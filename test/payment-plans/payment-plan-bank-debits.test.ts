@@ -1,6 +1,6 @@
 import { BANK_DEBIT_SETTLEMENT_MS } from '../../workflows/bank-debit-settlement';
 import { HELD_PAYMENT_RECHECK_MS } from '../../activities/payment-plans';
-import { BANK_ACCOUNTS, addPaymentMethod, bankBody, createCustomer } from '../support/payments';
+import { BANK_ACCOUNTS, addPaymentMethod, bankBody, createCustomer, settlementTimerSet } from '../support/payments';
 import { apiClient, createTestAccount } from '../support/harness';
 import {
   eventually,
@@ -39,12 +39,19 @@ async function planByBank(world: PlanWorld, accountNumber: string) {
 const debitsOf = (world: PlanWorld) =>
   world.app.prisma.transaction.findMany({ where: { accountId: world.accountId }, orderBy: { createdAt: 'asc' } });
 
-/** Waits until installment `number` has its debit pending at the bank, and answers the plan's installments then. */
+/**
+ * Waits until installment `number` has its debit pending at the bank and the bank's settlement timer set (the clock
+ * moved before it would never reach it), and answers the plan's installments then.
+ */
 async function debitPending(world: PlanWorld, planId: string, number: number) {
-  await eventually(
+  // Pending with the bank's reference: the row is written pending before the debit is asked for.
+  const accepted = (row: Awaited<ReturnType<typeof debitsOf>>[number]) =>
+    row.gatewayKey?.includes(`:installment:${number}:`) && row.status === 'pending' && row.gatewayReference !== null;
+  const rows = await eventually(
     () => debitsOf(world),
-    (rows) => rows.some((row) => row.gatewayKey?.includes(`:installment:${number}:`) && row.status === 'pending'),
+    (rows) => rows.some(accepted),
   );
+  await settlementTimerSet(world.env.client, rows.find(accepted)!.gatewayReference!);
   return installmentsOf(world.api, planId);
 }
 

@@ -6,6 +6,7 @@ import {
   CARDS,
   createCustomer,
   gatewayCharges,
+  settlementTimerSet,
   simpleInvoice,
 } from '../support/payments';
 import { waitUntil } from '../support/webhooks';
@@ -55,8 +56,14 @@ async function invoiceEvents(invoiceId: string) {
     .map((event) => event.type);
 }
 
-/** The bank answers: the environment's clock moved past the settlement delay, then the invoice read once it shows. */
+/**
+ * The bank answers: the environment's clock moved past the settlement delay once the pending debit's timer is set,
+ * then the invoice read once it shows.
+ */
 async function bankAnswers(invoiceId: string, status: 'paid' | 'open', transactionStatus: string) {
+  for (const entry of await transactionsOf(invoiceId)) {
+    if (entry.status === 'pending') await settlementTimerSet(world.env.client, entry.gateway_reference);
+  }
   await world.env.sleep(BANK_DEBIT_SETTLEMENT_MS + 60_000);
   return waitUntil(async () => {
     const [entry] = await transactionsOf(invoiceId);
@@ -204,6 +211,7 @@ describe("the bank's timer", () => {
       taskQueue: world.taskQueue,
     }).gatewayFor(world.accountId);
     expect(await reached.retrieveCharge({ idempotencyKey: request.idempotencyKey })).toEqual(answered);
+    await settlementTimerSet(world.env.client, answered.status === 'pending' ? answered.chargeId : '');
     await world.env.sleep(BANK_DEBIT_SETTLEMENT_MS + 60_000);
     const settled = await waitUntil(async () => {
       const result = await reached.retrieveCharge({ idempotencyKey: request.idempotencyKey });
@@ -247,6 +255,7 @@ describe("the bank's timer", () => {
         .getHandle(bankDebitSettlementId(debit.gateway_reference))
         .describe();
       expect(timer.status.name).toBe('RUNNING');
+      await settlementTimerSet(world.env.client, debit.gateway_reference);
       await world.env.sleep(BANK_DEBIT_SETTLEMENT_MS + 60_000);
       const paid = await waitUntil(async () => {
         const read = expectStatus(await up.get(`/invoices/${invoice.id}`), 200, 'GET invoice');

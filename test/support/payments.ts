@@ -2,7 +2,10 @@ import type { Db } from '../../src/db/prisma';
 import type { PaymentGateway } from '../../src/payments/gateway';
 import type { Gateways } from '../../src/payments/gateways';
 import { registeredGateways } from '../../src/gateway-registrations';
+import type { Client } from '@temporalio/client';
+import { bankDebitSettlementId } from '../../workflows/bank-debit-settlement';
 import type { ApiClient } from './harness';
+import { waitUntil } from './webhooks';
 
 export const CARDS = {
   succeeds: '4242424242424242',
@@ -134,4 +137,19 @@ export function heldGateways(prisma: Db) {
     },
   }));
   return { gateways, release, chargeStarted };
+}
+
+/**
+ * Waits until the simulated bank's settlement timer for a debit is set (its workflow's first task has run). A test on
+ * a time-skipping environment moves the clock only after it: a timer set after the move waits for time the
+ * environment never gives it, and a started workflow sets its timer only when a worker takes its first task.
+ */
+export async function settlementTimerSet(temporal: Client, gatewayReference: string): Promise<void> {
+  await waitUntil(async () => {
+    const history = await temporal.workflow
+      .getHandle(bankDebitSettlementId(gatewayReference))
+      .fetchHistory()
+      .catch(() => null);
+    return history?.events?.some((event) => event.timerStartedEventAttributes) ?? false;
+  }, 60_000);
 }

@@ -5,8 +5,9 @@ import {
   createCustomer,
   customerWithCard,
   CARDS,
+  settlementTimerSet,
 } from '../support/payments';
-import { BANK_DEBIT_SETTLEMENT_MS, bankDebitSettlementId } from '../../workflows/bank-debit-settlement';
+import { BANK_DEBIT_SETTLEMENT_MS } from '../../workflows/bank-debit-settlement';
 import {
   advanceTo,
   createSubscription,
@@ -22,7 +23,6 @@ import {
 } from '../support/subscriptions';
 import { meteredPrice } from '../support/usage';
 import { apiClient, createTestAccount } from '../support/harness';
-import { waitUntil } from '../support/webhooks';
 
 // An early (threshold) invoice whose charge is declined is dunned as the period's invoice is (docs/decisions.md
 // §43, "Billing thresholds"; §7): past_due, the account's retry schedule, each failure its invoice.payment_failed,
@@ -153,11 +153,7 @@ describe('an early invoice paid by bank debit', () => {
     // clock is moved only once the bank's settlement timer is set: set after the move, it would wait for time the
     // time-skipping server never gives it.
     const [debit] = expectStatus(await world.api.get(`/invoices/${early.id}/transactions`), 200).data;
-    await waitUntil(async () => {
-      const handle = world.env.client.workflow.getHandle(bankDebitSettlementId(debit.gateway_reference));
-      const history = await handle.fetchHistory().catch(() => null);
-      return history?.events?.some((event) => event.timerStartedEventAttributes) ?? false;
-    }, 60_000);
+    await settlementTimerSet(world.env.client, debit.gateway_reference);
     await world.env.sleep(BANK_DEBIT_SETTLEMENT_MS + 60_000);
     const entry = (await stateWhen(subscription.id, (state) => state.dunning.length === 1 && !state.busy, world))
       .dunning[0]!;
