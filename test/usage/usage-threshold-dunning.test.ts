@@ -22,6 +22,7 @@ import {
   type SubscriptionWorld,
 } from '../support/subscriptions';
 import { meteredPrice } from '../support/usage';
+import { subscriptionWorkflowId } from '../../workflows/subscription-messages';
 import { apiClient, createTestAccount } from '../support/harness';
 
 // An early (threshold) invoice whose charge is declined is dunned as the period's invoice is (docs/decisions.md
@@ -36,6 +37,20 @@ beforeAll(async () => {
 
 afterAll(() => world?.close());
 
+/** What a wait that timed out saw: the state's dunning, held and busy, and the usage notices the workflow received. */
+async function described(subscriptionId: string, on: SubscriptionWorld): Promise<string> {
+  const state = await subscriptionState(on, subscriptionId).catch((error) => ({ error: String(error) }));
+  const history = await on.env.client.workflow
+    .getHandle(subscriptionWorkflowId(subscriptionId))
+    .fetchHistory()
+    .catch(() => null);
+  const notices = history?.events?.filter(
+    (event) => event.workflowExecutionSignaledEventAttributes?.signalName === 'usageReported',
+  ).length;
+  const { dunning, held, busy, error } = state as { dunning?: unknown; held?: unknown; busy?: unknown; error?: string };
+  return JSON.stringify({ dunning, held, busy, error, usageReportedSignals: notices ?? 'history not read' });
+}
+
 /**
  * Waits until the workflow's state satisfies `done` (it acts on the usage notice after the 202): bounded by the
  * test's own timeout, not a shorter one, since a busy machine takes its time to run the workflow's tasks.
@@ -45,7 +60,7 @@ async function stateWhen(subscriptionId: string, done: (state: any) => boolean, 
   for (;;) {
     const state = await subscriptionState(on, subscriptionId).catch(() => null);
     if (state && done(state)) return state;
-    if (Date.now() > deadline) throw new Error(`state of ${subscriptionId}: ${JSON.stringify(state?.dunning)}`);
+    if (Date.now() > deadline) throw new Error(`state of ${subscriptionId}: ${await described(subscriptionId, on)}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
