@@ -14,6 +14,7 @@ import {
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { sendEmail } from './email';
 import { Mutex } from 'async-mutex';
+import { SECOND_MS } from '../src/lib/durations';
 import type { PersistSubscriptionInput, RenewalChargeResult } from '../activities/subscriptions';
 import type { ImmediateInvoiceInput, RenewalChargeInput } from '../src/subscriptions/period-billing';
 import type { ClockTimed } from '../src/lib/clock-time';
@@ -588,7 +589,9 @@ export class SubscriptionRun {
     const result = await invoiceThresholdUsage(`check the usage to date against the threshold of ${threshold}`, {
       ...this.invoiceNow(next, nowMs),
       lines: [],
-      finalUsage: { items: next.items.filter((item) => item.metered), period, upTo: nowMs },
+      // Events are dated in whole seconds: one dated in the check's own second has happened, and the notice of its
+      // batch may be what started this check, which is the last until another batch comes.
+      finalUsage: { items: next.items.filter((item) => item.metered), period, upTo: nowMs + SECOND_MS },
       billingReason: 'subscription_threshold',
       threshold,
     });
